@@ -1,14 +1,6 @@
 """An autoscaler answering the pending pods: ONE interface (`Autoscaler`), two implementations
-(the Cluster Autoscaler's loop, `kexplain.app.cluster_autoscaler`; Karpenter's provisioning
-pass, `kexplain.app.karpenter`), each run over the one pending pass
-(`kexplain.explain.pending_pass`) and answering with an `AutoscalerRun`.
-
-The implementations are looked up by module name (`adapter`): a run whose input calls for
-neither (no node groups, no NodePools) never imports an autoscaler. This is the one place of
-start-up laziness of the application (docs/development.md, "Lazy imports"): the kinds of the
-cluster's objects are asked first (`kinds_of`), an adapter imported only when they may call
-for it.
-"""
+(`app.cluster_autoscaler`, `app.karpenter`) run over the one pending pass. Looked up by module
+name (`adapter`): the application's one start-up laziness (docs/development.md, "Lazy imports")."""
 from __future__ import annotations
 
 import importlib
@@ -83,9 +75,8 @@ class AutoscalerRun:
 
 @runtime_checkable
 class Autoscaler(Protocol):
-    """An autoscaler answering the pending pods: its inputs read once (`check`: bad input is
-    refused whatever the verdicts), then ONE pass over a `PendingPass` (`run`; `explained`: the
-    pod whose every verdict is shown, a key)."""
+    """An autoscaler answering the pending pods: its inputs read once (`check`: bad input refused
+    whatever the verdicts), then ONE pass over a `PendingPass` (`run`)."""
 
     name: str
 
@@ -115,9 +106,8 @@ def kinds_of(objects: Iterable[tuple[Any, Any]]) -> set:
 
 
 def reports_node_groups(cluster: list) -> bool:
-    """Whether the cluster's objects report node groups (`cloudprovider.reporting_objects`: the
-    cluster is kept for CA's loop); a cluster without any object of their kinds is answered
-    without importing the autoscaler."""
+    """Whether the cluster's objects report node groups; a cluster without any object of their
+    kinds is answered without importing the autoscaler."""
     if not kinds_of(cluster) & MAY_REPORT:
         return False
     return adapter("cluster-autoscaler").reports_node_groups(cluster)
@@ -140,10 +130,8 @@ def keeps_cluster(objects: list) -> bool:
 def node_pools(cluster: Optional[list], aws_data: Optional[str], config: Optional[str], *,
                max_bytes: Optional[int] = None, validate: str = "strict", node_pool: Optional[str] = None,
                applied: list = (), suggestions: bool = True, state: Any = None) -> Optional[Autoscaler]:
-    """Karpenter, when the cluster set (`cluster`, as read, with the objects of the POD file
-    `applied` to it) holds NodePools; None otherwise. `--aws-data`, `--karpenter-config` or
-    `--nodepool` without NodePools: a one-line error (exit 2), as the options would otherwise be
-    ignored. `state`: the cluster admitted already, which the pass reads."""
+    """Karpenter when the cluster set holds NodePools, else None (`--aws-data`,
+    `--karpenter-config` or `--nodepool` then a one-line error: never silently ignored)."""
     if has_node_pools(cluster or ()) or has_node_pools(applied):
         return adapter("karpenter").Karpenter.of(cluster or [], aws_data, config, max_bytes=max_bytes,
                                                  validate=validate, node_pool=node_pool, suggestions=suggestions,
@@ -156,11 +144,8 @@ def node_pools(cluster: Optional[list], aws_data: Optional[str], config: Optiona
 
 
 def annotated_list(doc: dict, run: Optional[AutoscalerRun]) -> dict:
-    """A SchedulingTraceList (or its `placements`) with the autoscalers' pass: the list's key
-    `autoscaler` (CA's document); each object's `placements` entry with the answers for its
-    pending pods (`autoscalers`, every copy's, in copy order) and the copies its controller has
-    not created (`notYetCreated`); each trace of a pod left pending with its own answers
-    (`autoscalers`)."""
+    """A SchedulingTraceList with the autoscalers' pass: key `autoscaler`, each placements entry's
+    answers (`autoscalers`, `notYetCreated`) and each pending pod's trace's own answers."""
     if run is None:
         return doc
     out = dict(doc)

@@ -46,18 +46,16 @@ class ClusterAutoscaler:
         load_groups(self.request, kube)
 
     def run(self, pp: PendingPass, kube: KubeVersion, explained: Optional[str] = None) -> AutoscalerRun:
-        """ONE loop over the pass, with every Filter plugin on each template for the pod
-        `explained` (a key; default: the first of the set). Its document gets where the groups
-        were found and what the pass held (`pendingPass`)."""
+        """ONE loop over the pass, every Filter plugin on each template for the pod `explained`; its
+        document with where the groups were found and the pass (`pendingPass`)."""
         loop, merged, answers = run_pass(load_groups(self.request, kube, applied=pp), pp, explained)
         doc = with_found(answers.document, self.request)
         doc["pendingPass"] = pass_json(merged)
         return AutoscalerRun([replace(answers, document=doc)], merged, loop)
 
     def explain_one(self, trace: dict, pp: PendingPass, kube: KubeVersion, pod: Any) -> AutoscalerRun:
-        """The loop over the pass for one explained pod (`PodInfo`): the trace's `autoscaler`
-        (the document) and `autoscalers` (its answer) keys; its suggestions, when the trace has
-        some, in place of add-node (`suggest.node_groups`)."""
+        """The loop for one explained pod: the trace's `autoscaler` and `autoscalers` keys, and its
+        suggestions with CA's in place of add-node (`suggest.node_groups`)."""
         run = self.run(pp, kube, pod.key)
         trace["autoscaler"] = run.document
         trace["autoscalers"] = run.pod(pod.key)
@@ -71,13 +69,9 @@ class ClusterAutoscaler:
 def groups_request(node_groups: Optional[str], autoscaler_config: Optional[str], node_paths: tuple, max_bytes: int,
                    max_objects: int, validate: str, cluster: Optional[list] = None,
                    say: Optional[Callable[[str], None]] = None, state: Any = None) -> Optional[ClusterAutoscaler]:
-    """Where the node groups, CA's settings and the cluster CA sees come from (`cluster`:
-    --nodes as already read; `state`: the one cluster state, which CA's loop reads as admitted):
-    --node-groups FILE (read now); else the node groups the cluster's objects report, found as
-    on a live cluster (CA's status ConfigMap, Cluster API: `cloudprovider.discover_in`; a
-    snapshot keeps them); else None. What keeps the cluster's report from being used is said
-    (`say`, a note): --node-groups given in its place, a status ConfigMap in a format CA does not
-    write, a report of no group."""
+    """Where CA's node groups, settings and cluster come from: --node-groups FILE, else those the
+    cluster's objects report (`cloudprovider.discover_in`), else None; `state`, the one cluster
+    state, is what CA's loop reads. Why the cluster's report is not used is said (`say`)."""
     def request(found: Discovery) -> ClusterAutoscaler:
         return ClusterAutoscaler(GroupsRequest(found, autoscaler_config, node_paths, max_bytes, max_objects, validate,
                                                cluster_objects=cluster, state=state))
@@ -120,11 +114,8 @@ def with_found(doc: dict, groups: GroupsRequest) -> dict:
 
 
 def check_node_group(name: Optional[str], doc: dict) -> Optional[str]:
-    """The id of the group `--node-group NAME` names among those of --node-groups (or found in
-    the cluster): its id, or the name people know it by (the managed node group, the node
-    pool, the MIG's name, the agent pool: `cloudprovider.names`); a one-line error (exit 2)
-    for a name of several groups (a pool's MIGs: which one) and for an unknown name (the
-    closest names)."""
+    """The id of the group `--node-group NAME` names (its id or the name people know it by:
+    `cloudprovider.names`); a one-line error for a name of several groups or an unknown one."""
     if name is None:
         return None
     groups = known_groups([(g["name"], (g.get("template") or {}).get("labels") or {})
@@ -155,12 +146,8 @@ SCHEDULER_VERDICTS = ("Scheduled", "Unschedulable")
 
 def with_scheduler(answers: list[dict], status: str, node: Optional[str] = None,
                    doc: Optional[dict] = None) -> list[dict]:
-    """A pod's answers (`autoscalers`) with CA's compared with the scheduler's verdict on it in
-    its queue (`status`; `node`: where it goes when Scheduled): key `scheduler`, whether they
-    agree that it fits the existing nodes (Scheduled, and CA's FilterOutSchedulable) or not,
-    and why they may differ (`doc`, CA's document: the pods CA put on that node first). The
-    other answers, and every answer for a verdict that is neither Scheduled nor Unschedulable,
-    as they are."""
+    """A pod's answers with CA's compared with the scheduler's queue verdict (`status`, `node`): key
+    `scheduler`, whether they agree it fits the existing nodes, and why they may differ."""
     out = []
     for answer in answers:
         if answer.get("autoscaler") != CLUSTER_AUTOSCALER or status not in SCHEDULER_VERDICTS:

@@ -34,19 +34,16 @@ CLOSEST = 3     # node names a wrong --node NAME suggests
 
 def run_options(human: bool, node: Optional[str], *, start_index: int = 0, preemption: bool = True,
                 preemption_offset: int = 0, replicated: bool = False) -> RunOptions:
-    """How to run the cycle, and what to record beyond the scheduler's trace: node facts for
-    the human views (`human`; and the facts of every plugin for `--node`); the never-examined
-    nodes evaluated for the search section, except for replicas (only their last copy is shown
-    in full)."""
+    """How to run the cycle and what to record: node facts for the human views (all plugins' for
+    `--node`); never-examined nodes evaluated, but for replicas (only the last copy is shown)."""
     return RunOptions(start_index=start_index, preemption=preemption, preemption_offset=preemption_offset,
                       details=human or node is not None, explain_nodes=frozenset([node] if node else []),
                       unexamined=human and not replicated)
 
 
 def check_node(node: Optional[str], names: Sequence[str], no_nodes: str = "The cluster has no nodes.") -> None:
-    """`--node NAME` names a node of the cluster (`names`), or the command stops with a one-line
-    error (exit 2) naming the closest names, so a typo is not answered by a verdict on no node.
-    `no_nodes`: why the cluster has none, when it has none."""
+    """`--node NAME` names a node of the cluster, or a one-line error with the closest names (exit
+    2): a typo is not answered by a verdict on no node."""
     if node is None or node in names:
         return
     if not names:
@@ -115,10 +112,8 @@ class Files:
 
 
 def read_files(req: Request, stdin: Optional[BinaryIO], *, kueue_version: Optional[str] = None) -> Files:
-    """The POD file and the cluster, read once, problems collected (`Loaded.problems`); the
-    cluster's objects kept when an autoscaler may read them (node groups given or reported,
-    NodePools); Kueue's answer first, for the jobs it manages (`Chain`, the `prepare` hook),
-    as the Kueue release `kueue_version` decides (`--kueue-version`; None: v0.17.8)."""
+    """The POD file and the cluster read once, problems collected; the cluster's objects kept when an
+    autoscaler may read them; Kueue's answer first, as `kueue_version` decides."""
     kueue = Chain(validate=req.validate, version=kueue_version)
     keep = req.node_groups is not None or keeps_cluster
     with bulk_load(freeze=True):
@@ -179,9 +174,8 @@ def check_found(autoscaler_config: Optional[str], node_group: Optional[str], gro
 
 
 def single_pass(loaded: Loaded, trace: dict) -> PendingPass:
-    """What the autoscalers see of one pod explained (`trace`, its explanation): the pod pending,
-    nominated where its preemption would nominate it (the scheduler's PostFilter runs before any
-    autoscaler looks), the file's objects."""
+    """What the autoscalers see of one pod explained: the pod pending, nominated where its
+    preemption would (PostFilter runs first), the file's objects."""
     assert loaded.single is not None
     builder = PassBuilder()
     builder.add_objects(loaded.set_objects, loaded.set_created)
@@ -200,9 +194,8 @@ class Single:
 
 def explain_single(files: Files, options: RunOptions, suggestions: bool, autoscalers: Autoscalers,
                    opts: AutoscalerOptions) -> Single:
-    """One pod: its trace with its suggestions, Kueue's answer (`kueue`), then each autoscaler
-    over the pass of the pod pending (when it is, or when its --node-group/--nodepool asks);
-    the other autoscalers read all the same (bad input is refused whatever the verdict)."""
+    """One pod: its trace with suggestions, Kueue's answer, then each autoscaler over its pass (the
+    others read all the same: bad input is refused whatever the verdict)."""
     loaded = files.loaded
     assert loaded.single is not None
     trace = explain_one(loaded.single, options, suggestions)
@@ -245,9 +238,8 @@ def batch_of(loaded: Loaded, options: RunOptions, suggestions: bool, autoscalers
 
 
 class BatchPass:
-    """What the autoscalers see of a batch, gathered object by object as it is placed (`add`),
-    then their ONE pass (`run`): every copy that did not fit pending, those that did bound, the
-    file's objects (`kexplain.explain.pending_pass`)."""
+    """What the autoscalers see of a batch, gathered as it is placed (`add`), then their ONE pass
+    (`run`) over it (`kexplain.explain.pending_pass`)."""
 
     def __init__(self, loaded: Loaded, autoscalers: Autoscalers, opts: AutoscalerOptions) -> None:
         self.autoscalers, self.kube = autoscalers.each, loaded.kube

@@ -33,8 +33,7 @@ from kexplain.explain.queue_order import Alone, in_queue, needed, walk
 from kexplain.explain.request import RunOptions, VersionChoice
 from kexplain.features import KubeVersion
 from kexplain.kueue.chain import live_chain, live_chains
-from kexplain.load.live import (DAEMONSETS, ClusterReader, LiveError, as_pending, connect, is_pending_unschedulable,
-                                safe_url)
+from kexplain.load.live import DAEMONSETS, ClusterReader, LiveError, as_pending, connect, is_pending_unschedulable
 from kexplain.load.manifests import as_dump
 from kexplain.model.pod import PodInfo
 from kexplain.render.live import LIVE_NO_NODES, live_json
@@ -73,9 +72,8 @@ class Live:
 
 
 class Session:
-    """One connection to the API server: its version first (`server_version`: what the command
-    follows, and so how the configuration is read), then the cluster (`read`). `progress()`:
-    the bar the reads draw (a context giving a callback, or None)."""
+    """One connection to the API server: its version first (what the command follows), then the
+    cluster (`read`); `progress()`: the bar the reads draw."""
 
     def __init__(self, opts: Connect, progress: Callable[[], ContextManager] = lambda: nullcontext(None)) -> None:
         self.opts, self.progress = opts, progress
@@ -93,18 +91,11 @@ class Session:
 
     def read(self, pod_name: Optional[str] = None, allowed: bool = False,
              node_group_labels: Optional[tuple[str, ...]] = None, policies: bool = False) -> Live:
-        """The named pod (get), then every kind the pipeline reads (list). With `allowed`, a
-        refused read (403) does not end it: what RBAC allows is read (`ClusterReader.read_allowed`),
-        the refusals kept, and then the namespace's pod events too (the scheduler's own word).
-        When `node_group_labels` is given (None: not asked for), the autoscaler's node groups too
-        (`kexplain.autoscaler.cloudprovider.live`) and the DaemonSets its templates run, put
-        with the cluster (each failure a note of the groups, never an error). Karpenter's and
-        Kueue's objects when the cluster serves them (`ClusterReader.read_karpenter`,
-        `read_kueue`), put with the cluster; their refusals are `Live.karpenter`'s and
-        `Live.kueue`'s, and in the block of refused reads when the scheduler's were refused
-        too. With `policies`, the namespaces' LimitRanges, ResourceQuotas and HPAs
-        (`ClusterReader.read_policies`: what a set explained against a snapshot meets), put
-        with the cluster after the scheduler's kinds; their refusals and notes are `Live.policies`'."""
+        """The named pod (get), then every kind the pipeline reads (list). With `allowed`, a 403 does
+        not end it: what RBAC allows is read, the refusals kept, then the namespace's pod events. The
+        node groups when asked (`node_group_labels`; failures are notes), Karpenter's and Kueue's
+        objects when served, and with `policies` the namespaces' LimitRanges, quotas and HPAs, all put
+        with the cluster."""
         version = self.server_version()
         with self.progress() as progress:
             reader = ClusterReader(self.conn, self.opts.chunk_size, self.opts.request_timeout, progress)
@@ -152,9 +143,8 @@ def _with_daemonsets(reader: Any, cluster: list, groups: Optional[Discovery], ka
 
 
 def _node_groups(reader: Any, cluster: list[tuple[Obj, Source]], labels: tuple[str, ...]) -> Discovery:
-    """The autoscaler's node groups (`read_node_groups`). What stops their discovery (a status
-    ConfigMap CA would not write) is bad input, but none is needed to explain a pod: it is kept
-    (source "error", `discovery_error`) and reported after the explanation, which counts it (2)."""
+    """The autoscaler's node groups; a discovery that stops on bad input is kept (source "error")
+    and reported after the explanation, which counts it (2)."""
     try:
         return read_node_groups(reader, cluster, labels)
     except KexplainError as err:
@@ -180,10 +170,6 @@ def session(opts: Connect, progress: Callable[[], ContextManager] = lambda: null
         yield s
     finally:
         s.close()
-
-
-def safe_server(server: str) -> str:
-    return safe_url(server)
 
 
 def discovery_error(live: Live) -> Optional[str]:
@@ -219,9 +205,8 @@ class PodArgs:
 
 
 def autoscalers_of(args: PodArgs, live: Live, cluster: list[tuple[Obj, Source]]) -> Autoscalers:
-    """The autoscalers for a live cluster: CA with --node-groups FILE, else the groups found in
-    the cluster (`Live.node_groups`); --node-group and --autoscaler-config without any is an
-    error; Karpenter when the cluster holds NodePools."""
+    """The autoscalers for a live cluster: CA (--node-groups, else the groups found), Karpenter when
+    it holds NodePools; CA's options without groups are an error."""
     found = live.node_groups
     groups = None
     if args.node_groups or (found is not None and found.groups):
@@ -256,14 +241,9 @@ def queue_options(args: PodArgs) -> RunOptions:
 
 def cluster_queue(args: PodArgs, live: Live, config: Any, explained: list[Alone], snapshot: Any, nominated: Any, *,
                   nominations: bool, skipped: frozenset[str] = frozenset()) -> tuple[Any, list[Alone]]:
-    """The scheduler's queue over the cluster's pending pods, every namespace's, as both
-    `kexplain pod NAME` and `--pending` walk it (`kexplain.explain.queue_order`): the pods
-    explained already (`explained`, each `Alone`), and those of the others the walk needs
-    (`queue_order.needed`: the pods ahead of the last one that moves alone; with
-    `nominations`, where an autoscaler reads every pending pod's nomination, every pod that
-    may preempt), explained alone here against the cluster (`snapshot`, with the pods
-    `nominated` there); but those that could not be explained already (`skipped`, keys). The
-    walk (`QueueWalk.left`: what it left out) and the pods it went over."""
+    """The scheduler's queue over the cluster's pending pods, as `pod NAME` and `--pending` walk it
+    (`explain.queue_order`): the pods explained already, and those the walk needs explained alone
+    here (every pod that may preempt with `nominations`), but the `skipped`."""
     options = queue_options(args)
     pending = [Inputs(PodInfo(p), _source(live, p), snapshot, config, nominated) for p in pending_pods(live)
                if pod_key(p) not in skipped]
@@ -276,9 +256,8 @@ def cluster_queue(args: PodArgs, live: Live, config: Any, explained: list[Alone]
 
 
 def in_queue_pass(walked: Any, pods: list[Alone], shown: set[str]) -> list[tuple[Any, dict]]:
-    """What the autoscalers see of the pods the queue went over but `shown` (keys: the pods
-    the command explains, which it passes itself): each nominated where the queue leaves its
-    preemption, standing for nobody (`live_pass`)."""
+    """What the autoscalers see of the pods the queue went over but `shown`: each nominated where
+    the queue leaves its preemption, standing for nobody."""
     return [(a.inputs, {"postFilter": walked.post_filter(a), "standsFor": ""}) for a in pods if a.key not in shown]
 
 
@@ -288,12 +267,9 @@ def verdict_in_queue(trace: dict) -> dict:
 
 
 def live_pass(explained: list[tuple[Any, Optional[dict]]]) -> PendingPass:
-    """What the autoscalers see of a live cluster: the pods explained (`Inputs`, with their
-    explanation's trace, or what of it counts: its `postFilter`; None), each standing for itself
-    (but one whose `standsFor` is "": a pod of the cluster nobody asked about), nominated where
-    its preemption would nominate it; every other pending pod of the cluster (all namespaces)
-    joins when the autoscaler reads the cluster (`PendingPass.with_cluster_pending`), in
-    creation order."""
+    """What the autoscalers see of a live cluster: the pods explained, each standing for itself
+    (`standsFor` "": nobody asked), nominated where their preemption would; the cluster's other
+    pending pods join when the autoscaler reads it."""
     builder = PassBuilder()
     for inputs, trace in explained:
         trace = trace or {}
@@ -306,9 +282,8 @@ def live_pass(explained: list[tuple[Any, Optional[dict]]]) -> PendingPass:
 
 @dataclass(frozen=True)
 class Named:
-    """A named pod explained: its trace (with the queue's, Kueue's and the autoscalers' answers),
-    its verdict in the queue, the comparison with the scheduler's own word (`live`), the note of
-    how it was read, and what --html runs again (`inputs`, `options`)."""
+    """A named pod explained: its trace with every answer, its queue verdict, the comparison with
+    the scheduler's word, how it was read, and what --html runs again."""
 
     trace: dict
     verdict: dict
@@ -320,10 +295,8 @@ class Named:
 
 
 def explain_named(args: PodArgs, live: Live, config: Any, say: Say) -> Named:
-    """The named pod explained alone against the stored cluster, as Kueue leaves it (a pod gated
-    by Kueue's admission whose Workload Kueue admits: started, `kueue_started`); Kueue's answer;
-    its verdict in the scheduler's queue (`cluster_queue`); the autoscalers over the queue's
-    pass; compared with its PodScheduled condition."""
+    """The named pod explained alone against the stored cluster as Kueue leaves it, its verdict in
+    the scheduler's queue, the autoscalers over the queue's pass, compared with PodScheduled."""
     assert live.pod is not None
     kueue = live_chain(live.pod, live.cluster, version=args.kueue_version)   # Kueue's answer first
     pod, cluster, note = as_pending(kueue.pod if kueue is not None else live.pod, live.cluster)
@@ -376,9 +349,8 @@ def kueue_started(comparison: Any) -> Any:
 
 def _named_autoscalers(args: PodArgs, trace: dict, verdict: dict, autoscalers: Autoscalers, kube: KubeVersion,
                        queued: list, inputs: Inputs, others: bool) -> Optional[str]:
-    """The autoscalers for the named pod, over the queue's pass; CA's answer compared with the
-    queue's verdict (CA packs every pending pod: one that the queue places may find no room in
-    CA's loop). The node group --node-group names, resolved."""
+    """The autoscalers for the named pod over the queue's pass, CA's answer compared with the queue's
+    verdict (CA packs every pending pod); --node-group resolved."""
     node_group = args.node_group
     groups, pools = autoscalers.groups, autoscalers.pools
     packed = verdict["status"] == "Scheduled" and others
@@ -413,10 +385,8 @@ def walk_note(left: tuple[str, ...]) -> str:
 
 @dataclass
 class Explained:
-    """A pending pod of `--pending` once explained alone: its verdict (`alone`), the few keys of
-    its trace the list reads (`slim`), the hints of its comparison; its trace in full for
-    --details (`trace`) and --html (`full`); its answer in the scheduler's queue (`queue`, the
-    trace's key, when it differs); or why it was skipped."""
+    """A pending pod of `--pending` once explained alone: what the list, --details and --html read
+    of it, its answer in the queue when it differs; or why it was skipped."""
 
     pod: Obj
     alone: Any = None
@@ -456,10 +426,8 @@ def slim(trace: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass
 class Pending:
-    """Every pending pod explained (`explained`, in the list's order; `skipped`: why some could
-    not be), the traces as the output asked for them spooled (`spool`, -o json/yaml: one line
-    each, read back as the list is written), the autoscalers' run over every pending pod
-    (`ran`), CA's and Karpenter's documents when they are shown, the options the output asked."""
+    """Every pending pod explained (or why skipped), the traces spooled for -o json/yaml, the
+    autoscalers' run over them and the documents shown."""
 
     explained: list[Explained]
     skipped: list[dict[str, str]]
@@ -495,13 +463,9 @@ def pending_of(args: PodArgs, live: Live, say: Say) -> list[Obj]:
 
 def explain_pending(args: PodArgs, live: Live, config: Any, say: Say, *, structured: bool,
                     progress: Callable[[], ContextManager]) -> Pending:
-    """Every pending pod explained on its own against the cluster as it is (`explain_each`; a pod
-    Kueue manages with Kueue's answer, and as Kueue starts it when admitted: `live_chain`), then
-    the cluster's queue over them (`cluster_queue`, as `pod NAME` walks it: a pod whose room the
-    pods ahead take says so), then ONE autoscalers' pass over every pending pod (nominated where
-    the queue leaves their preemption). With `structured` (-o json/yaml), each trace as the
-    output asked for it waits in a spool file (memory stays flat). `progress()`: the bar while
-    the pods are explained."""
+    """Every pending pod explained alone (Kueue's pods as Kueue starts them), then the cluster's
+    queue over them, then ONE autoscalers' pass over every pending pod; with `structured`, traces
+    wait in a spool file (memory stays flat)."""
     pods = pending_of(args, live, say)
     chains = live_chains(pods, live.cluster, version=args.kueue_version)      # Kueue's answer first: one pass
     snapshot, nominated = build_cluster(live.cluster)

@@ -24,10 +24,8 @@ def kubectl_run() -> NoReturn:
 
 
 def exit_now(code: int) -> NoReturn:
-    """End the process with `code` once stdout and stderr are flushed, without tearing the heap
-    down object by object: a command that loaded a cluster of 150,000 pods would spend about a
-    tenth of its time freeing what the process is about to hand back whole. Nothing of
-    kexplain's runs at exit (no atexit handlers, no temporary files)."""
+    """End with `code` once stdout and stderr are flushed, without freeing the heap object by
+    object (a tenth of a large cluster's run); nothing of kexplain runs at exit."""
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

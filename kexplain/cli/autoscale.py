@@ -1,17 +1,8 @@
-"""`kexplain autoscale PODS --nodes CLUSTER --node-groups GROUPS`: one Cluster Autoscaler loop.
-Without --node-groups, the node groups CLUSTER reports (CA's status ConfigMap, Cluster API's
-objects: a snapshot keeps them), found as on a live cluster.
-
-PODS holds the pending Pods and, as `kexplain POD` takes them, workloads: their copies are
-scheduled first as the scheduler would place them (`kexplain.explain.batch`), those that fit
-bound where they went and the others pending (every copy, as their controller creates them),
-with the workloads' own objects (a StatefulSet's claims, a Deployment's ReplicaSet) in the
-cluster: the pending pass of `kexplain.explain.pending_pass`. A file of Pods alone is the loop
-as `../shared/autoscaler` runs it: its Pods pending as given, in file order.
-"""
+"""`kexplain autoscale PODS --nodes CLUSTER [--node-groups GROUPS]`: one Cluster Autoscaler loop
+over the pending pass (`kexplain.explain.pending_pass`: workloads' copies scheduled first, those
+that do not fit pending); without --node-groups, the groups CLUSTER reports, found as live."""
 from __future__ import annotations
 
-from enum import Enum
 from typing import List, Optional
 
 import typer
@@ -23,7 +14,8 @@ from kexplain.autoscaler.loop import run_once
 from kexplain.autoscaler.pending import loop_over
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus
-from kexplain.cli.options import NAMESPACE_OPTION, VALIDATE_OPTION
+from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output,
+                                  max_objects_option)
 from kexplain.cli.versions import feature_gates_option, settle, version_choice, version_option
 from kexplain.errors import KexplainError
 from kexplain.explain.inputs import settled_version
@@ -32,19 +24,12 @@ from kexplain.explain.pods_file_pass import pods_file_pass
 from kexplain.explain.request import VersionChoice
 from kexplain.features import KubeVersion
 from kexplain.load.gcpolicy import bulk_load
-from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.manifests import load_objects
 from kexplain.render import structured
 from kexplain.render.autoscale import print_scale_up
 
 EXIT_HELP = ("Exit codes: 0 every pending pod triggered a scale-up or fits the free room of existing nodes, "
              "1 some pending pod did not, 2 bad usage or bad input, 4 internal error.")
-
-
-class Output(str, Enum):
-    table = "table"
-    json = "json"
-    yaml = "yaml"
 
 
 def command(
@@ -63,11 +48,9 @@ def command(
                                                     help="CA settings: mode, expander, maxNodesTotal, coresTotal, "
                                                          "memoryTotal, balanceSimilarNodeGroups, flags (any CA "
                                                          "flag by name)."),
-    output: Output = typer.Option(Output.table, "-o", "--output", help="table, json or yaml."),
-    max_input_size: int = typer.Option(DEFAULT_MAX_BYTES, "--max-input-size", metavar="BYTES",
-                                       help="Refuse inputs larger than this."),
-    max_objects: int = typer.Option(DEFAULT_MAX_OBJECTS, "--max-objects", min=1, metavar="N",
-                                    help="Refuse inputs of more objects than this (per input)."),
+    output: Output = OUTPUT_OPTION,
+    max_input_size: int = MAX_INPUT_SIZE_OPTION,
+    max_objects: int = max_objects_option(),
     validate: str = VALIDATE_OPTION,
     namespace: Optional[str] = NAMESPACE_OPTION,
     kubernetes_version: Optional[str] = version_option("the version a snapshot in --nodes recorded", CA_KUBERNETES,
@@ -130,9 +113,8 @@ def _followed(env: Environment, choice: VersionChoice, cluster: list) -> KubeVer
 
 def _workloads_pass(env: Environment, path: str, pod_objs: list, cluster: list, kube: KubeVersion,
                     max_bytes: int, max_objects: int, validate: str) -> tuple[Optional[PendingPass], list]:
-    """The PODS file's pending pass, as every command that takes pods builds it
-    (`kexplain.explain.pods_file_pass`), and the objects left to the loop as given; its
-    warnings said."""
+    """The PODS file's pending pass (`explain.pods_file_pass`, as every command taking pods builds
+    it) and the objects left to the loop; its warnings said."""
     found = pods_file_pass(path, pod_objs, cluster, kube, max_bytes=max_bytes, max_objects=max_objects,
                            validate=validate)
     for warning in found.warnings:

@@ -15,9 +15,9 @@ from kexplain.app.explain import (AutoscalerOptions, Autoscalers, BatchPass, Fil
                                   read_files, run_options, versions_compared)
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result, for_trace
-from kexplain.cli.options import (EXPLAIN_NODEPOOL_HELP, NAMESPACE_OPTION, VALIDATE_OPTION, aws_data_option,
-                                  check_groups_options, karpenter_config_option, kueue_version_option,
-                                  node_pool_option)
+from kexplain.cli.options import (EXPLAIN_NODEPOOL_HELP, MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION, VALIDATE_OPTION,
+                                  aws_data_option, check_groups_options, karpenter_config_option, kueue_version_option,
+                                  max_objects_option, node_pool_option)
 from kexplain.cli.output import batch_document, export_view, save_page
 from kexplain.cli.pipes import verdict_known
 from kexplain.cli.versions import (compare_versions_option, compared_versions, feature_gates_option, settle,
@@ -27,7 +27,6 @@ from kexplain.explain.batch import API_VERSION, LIST_KIND, Batch, Outcome
 from kexplain.explain.inputs import Loaded
 from kexplain.explain.request import Request, RunOptions
 from kexplain.features import KubeVersion
-from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.render import structured
 from kexplain.render.batch import print_batch, print_batch_node, print_retries
 from kexplain.render.cluster_autoscaler import print_section as print_ca_section
@@ -98,10 +97,8 @@ def command(
                                     help="Run the DefaultPreemption dry run when no node fits."),
     preemption_offset: int = typer.Option(0, "--preemption-offset", min=0,
                                           help="Where the preemption candidate search starts."),
-    max_input_size: int = typer.Option(DEFAULT_MAX_BYTES, "--max-input-size", metavar="BYTES",
-                                       help="Refuse inputs larger than this."),
-    max_objects: int = typer.Option(DEFAULT_MAX_OBJECTS, "--max-objects", min=1, metavar="N",
-                                    help="Refuse inputs of more objects than this (the POD file, or --nodes)."),
+    max_input_size: int = MAX_INPUT_SIZE_OPTION,
+    max_objects: int = max_objects_option("the POD file, or --nodes"),
     suggestions: bool = typer.Option(True, "--suggestions/--no-suggestions",
                                      help="Show verified fix suggestions for a pod that does not fit."),
     replicas: Optional[int] = typer.Option(None, "--replicas", min=1, metavar="N",
@@ -233,16 +230,14 @@ def explain_files_single(env: Environment, files: Files, options: RunOptions, au
 
 
 def rejected_bound(count: int) -> list[ExitStatus]:
-    """The exit status of the set's pods bound by spec.nodeName that joined the cluster (not
-    explained themselves) and that their kubelet rejects (said on stderr): 1 each, as lint's
-    kubelet-rejected finding and as such a pod explained alone; none when it admits them all."""
+    """The exit status of the set's bound pods their kubelet rejects (said on stderr): 1 each, as
+    lint's kubelet-rejected; none when it admits them all."""
     return [ExitStatus.UNSCHEDULABLE] * min(count, 1)
 
 
 def report_left_out(env: Environment, err: KexplainError) -> ExitStatus:
-    """Say on stderr what was left out of the explanation and why (the file, the object, the
-    reason), as `kubectl apply` reports the objects it could not apply and applies the rest; the
-    exit code it counts for: a pod of another scheduler is not bad input (0), the rest is (2)."""
+    """Say on stderr what was left out and why, as `kubectl apply` does; the exit code it counts
+    for: another scheduler's pod 0, the rest (bad input) 2."""
     if isinstance(err, LeftOutNote):
         env.error(f"note: {err}")
         return ExitStatus.SUCCESS
@@ -252,9 +247,8 @@ def report_left_out(env: Environment, err: KexplainError) -> ExitStatus:
 
 def write_version_comparison(env: Environment, req: Request, kubes: list[KubeVersion], options: RunOptions,
                              output: Output, *, svg: Optional[str] = None) -> ExitStatus:
-    """`--compare-versions`: the pod explained under each version, only what differs shown
-    (`-o json`/`-o yaml`: the VersionComparison); the exit code is the worst of the verdicts
-    (2 when the input is refused under one of the versions)."""
+    """`--compare-versions`: the pod under each version, only what differs shown; the worst of the
+    verdicts (2 when one version refuses the input)."""
     comparison = versions_compared(req, kubes, options, env.stdin)
     for warning in dict.fromkeys(w for run in comparison.runs for w in run.warnings):
         env.error(f"warning: {warning}")
@@ -304,16 +298,9 @@ class _Tally:
 
 def write_batch(env: Environment, loaded: Loaded, batch: Batch, shown: Shown, *, asked: Optional[RunOptions] = None,
                 autoscalers: BatchPass) -> ExitStatus:
-    """Several pods or replicas, streamed as they are scheduled: a SchedulingTraceList (json,
-    yaml) whose items are written one by one, or one section per object as soon as it is
-    placed; a progress bar on stderr when it is a terminal; the exit code. No trace is kept
-    once written (`--svg`/`--html` keep each object's shown ones, to draw them again or to
-    write the page). `asked`: the options the output asked for (the batch records more for
-    `--html`: `as_asked`). `autoscalers`: with node groups or NodePools, their pass over the
-    set (`kexplain.explain.pending_pass`: every copy that did not fit pending, those that did
-    bound, the file's objects), shown after the objects (json, yaml: the list's key
-    `autoscaler`, in each object's `placements` entry its pods' answers, `autoscalers`, and on
-    each item of a pod the pass held its own, `autoscalers`, as `pod --pending` gives them)."""
+    """Several pods or replicas, streamed as they are scheduled (a SchedulingTraceList item by item,
+    or a section per object), no trace kept once written but those `--svg`/`--html` need; then the
+    autoscalers' pass over the set after the objects; the exit code."""
     for warning in (loaded.pool.warnings if loaded.pool else []):
         env.error(f"warning: {warning}")
     tally = _Tally(env, batch, autoscalers)
@@ -339,9 +326,8 @@ def write_batch(env: Environment, loaded: Loaded, batch: Batch, shown: Shown, *,
 
 def _write_batch_list(env: Environment, run: Batch, tally: _Tally, bar, shown: Shown, options: RunOptions,
                       kept: list[Outcome]) -> ExitStatus:
-    """The SchedulingTraceList: each item as its pod is placed; with the autoscalers' pass, each
-    waits for its pod's answers in a spool file (memory stays flat), as `pod --pending` writes
-    its items; then the list's keys (placements, retries, the autoscalers' documents)."""
+    """The SchedulingTraceList item by item; with the autoscalers' pass each item waits for its
+    answers in a spool file (memory stays flat); then the list's keys."""
     writer = structured.ListWriter(env.stdout, shown.output.value, {"apiVersion": API_VERSION, "kind": LIST_KIND})
     spool = structured.ItemSpool() if tally.autoscalers.active else None
     item = spool.add if spool is not None else writer.item
@@ -407,7 +393,3 @@ def outcome_status(outcome: Outcome) -> ExitStatus:
     return aggregate([for_result(c.status) for c in outcome.copies]
                      + ([] if outcome.fits else [ExitStatus.UNSCHEDULABLE]))
 
-
-def batch_status(outcomes: Iterable[Outcome]) -> ExitStatus:
-    """The exit code of several objects: the worst of their verdicts (`outcome_status`)."""
-    return aggregate(outcome_status(o) for o in outcomes)

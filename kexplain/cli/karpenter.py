@@ -1,7 +1,6 @@
 """`kexplain karpenter PODS --nodes CLUSTER --nodes NODEPOOLS`: one Karpenter provisioning pass."""
 from __future__ import annotations
 
-from enum import Enum
 from typing import List, Optional
 
 import typer
@@ -9,25 +8,19 @@ import typer
 from kexplain.app.karpenter import check_node_pool
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate
-from kexplain.cli.options import NAMESPACE_OPTION, VALIDATE_OPTION, aws_data_option, karpenter_config_option
+from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output,
+                                  aws_data_option, karpenter_config_option, max_objects_option)
 from kexplain.errors import Source
 from kexplain.explain.pending_pass import pass_json
 from kexplain.features.kube_version import ENV_VAR, resolve
 from kexplain.karpenter.pending import load_pods_pass, load_world
 from kexplain.karpenter.run import EXPLAIN_ALL, EXPLAIN_UNPLACED, document, schedule
 from kexplain.load.gcpolicy import bulk_load
-from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.render import structured
 from kexplain.render.karpenter import print_pass
 from kexplain.suggest import karpenter as fixes
 
 KARPENTER_KUBERNETES = "1.35"     # the Kubernetes libraries Karpenter v1.13.0 is built with (v0.35)
-
-
-class Output(str, Enum):
-    table = "table"
-    json = "json"
-    yaml = "yaml"
 
 
 def command(
@@ -42,11 +35,9 @@ def command(
                                          "(repeatable)."),
     aws_data: Optional[str] = aws_data_option(),
     karpenter_config: Optional[str] = karpenter_config_option(),
-    output: Output = typer.Option(Output.table, "-o", "--output", help="table, json or yaml."),
-    max_input_size: int = typer.Option(DEFAULT_MAX_BYTES, "--max-input-size", metavar="BYTES",
-                                       help="Refuse inputs larger than this."),
-    max_objects: int = typer.Option(DEFAULT_MAX_OBJECTS, "--max-objects", min=1, metavar="N",
-                                    help="Refuse inputs of more objects than this (per input)."),
+    output: Output = OUTPUT_OPTION,
+    max_input_size: int = MAX_INPUT_SIZE_OPTION,
+    max_objects: int = max_objects_option(),
     node_pool: Optional[str] = typer.Option(None, "--nodepool", metavar="NAME",
                                             help="Show one NodePool's full verdict for every pending pod (placed or "
                                                  "not): every taint, requirement, instance type, offering and limit "

@@ -3,30 +3,23 @@ JobSets and Workloads, as Kueue v0.17.8 (or v0.19.2) decides it."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from enum import Enum
 from typing import List, Optional
 
 import typer
 
 from kexplain.cli.env import env_of
 from kexplain.cli.exit_codes import ExitStatus
-from kexplain.cli.options import NAMESPACE_OPTION, VALIDATE_OPTION, kueue_version_option
+from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output,
+                                  kueue_version_option, max_objects_option)
 from kexplain.errors import KexplainError
 from kexplain.kueue import versions
 from kexplain.kueue.explain import explained_pass
 from kexplain.kueue.inputs import load
 from kexplain.kueue.run import Settings, run_pass
 from kexplain.load.gcpolicy import bulk_load
-from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.render import structured
 from kexplain.render.kueue import print_pass
 from kexplain.suggest import kueue as fixes
-
-
-class Output(str, Enum):
-    table = "table"
-    json = "json"
-    yaml = "yaml"
 
 
 def _now(text: Optional[str]) -> datetime:
@@ -53,14 +46,12 @@ def command(
                                       help="The clock (RFC 3339) for wait times and Workloads without a creation "
                                            "time (default: the current time)."),
     kueue_version: Optional[str] = kueue_version_option(),
-    output: Output = typer.Option(Output.table, "-o", "--output", help="table, json or yaml."),
+    output: Output = OUTPUT_OPTION,
     suggestions: bool = typer.Option(True, "--suggestions/--no-suggestions",
                                      help="Show verified fixes for the Workloads left pending (each change run "
                                           "through Kueue's cycles again; key 'suggestions')."),
-    max_input_size: int = typer.Option(DEFAULT_MAX_BYTES, "--max-input-size", metavar="BYTES",
-                                       help="Refuse inputs larger than this."),
-    max_objects: int = typer.Option(DEFAULT_MAX_OBJECTS, "--max-objects", min=1, metavar="N",
-                                    help="Refuse inputs of more objects than this (per input)."),
+    max_input_size: int = MAX_INPUT_SIZE_OPTION,
+    max_objects: int = max_objects_option(),
     validate: str = VALIDATE_OPTION,
     namespace: Optional[str] = NAMESPACE_OPTION,
 ) -> ExitStatus:

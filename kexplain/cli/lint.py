@@ -10,7 +10,7 @@ import typer
 from kexplain.admission.openapi import normalize_version
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate
-from kexplain.cli.options import NAMESPACE_OPTION, VALIDATE_OPTION, kueue_version_option
+from kexplain.cli.options import MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION, VALIDATE_OPTION, kueue_version_option
 from kexplain.cli.output import save_page
 from kexplain.cli.pipes import verdict_known
 from kexplain.cli.versions import (compared_versions, feature_gates_option, settle, version_choice,
@@ -20,7 +20,6 @@ from kexplain.explain.request import VersionChoice
 from kexplain.features import DEFAULT as DEFAULT_VERSION, RELEASES, KubeVersion
 from kexplain.lint.linter import FAIL_ON, LintOptions, Report, default_suggester, lint
 from kexplain.lint.versions import lint_compared
-from kexplain.load.limits import DEFAULT_MAX_BYTES
 from kexplain.render.lint_formats import RenderOptions, formats_for, print_text, render
 from kexplain.render.live import scheduling_bar
 
@@ -105,8 +104,7 @@ def command(
                                         "info or never."),
     verbose: bool = typer.Option(False, "--verbose", "-v",
                                  help="Also show info findings (objects that fit, kinds without schema)."),
-    max_input_size: int = typer.Option(DEFAULT_MAX_BYTES, "--max-input-size", metavar="BYTES",
-                                       help="Refuse inputs larger than this."),
+    max_input_size: int = MAX_INPUT_SIZE_OPTION,
     html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
                                        help="Also write the findings, with each scheduled pod's explanation, as a "
                                             "self-contained interactive page."),

@@ -16,7 +16,7 @@ import typer
 
 from kexplain.app.explain import as_asked, explain_for_page
 from kexplain.app.live import (Connect, Live, Pending, PodArgs, Session, discovery_error, explain_named,
-                               explain_pending, from_events, kueue_started, safe_server, unschedulable,
+                               explain_pending, from_events, kueue_started, unschedulable,
                                verdict_in_queue)
 from kexplain.app.live import session as app_session
 from kexplain.autoscaler.cloudprovider import label_keys
@@ -33,6 +33,7 @@ from kexplain.explain.inputs import read_config
 from kexplain.explain.request import VersionChoice
 from kexplain.features import KubeVersion, VersionError
 from kexplain.load.gcpolicy import bulk_load
+from kexplain.load.live import safe_url
 from kexplain.render import structured
 from kexplain.render.cluster_autoscaler import print_section as print_ca_section
 from kexplain.render.from_event import print_from_events, refused_lines
@@ -91,16 +92,15 @@ def read_live(env: Environment, opts: Connect, pod_name: Optional[str] = None, p
 
 
 def followed_version(env: Environment, choice: VersionChoice, s: Session) -> KubeVersion:
-    """The version to follow for a live cluster: --kubernetes-version (or the environment's),
-    else the API server's own (a minor newer than kexplain's newest followed as that one, with
-    a warning; one older than the oldest refused), else the default."""
+    """The version followed for a live cluster: the one given, else the API server's (a newer minor
+    as the newest kexplain follows, with a warning; an older one refused)."""
     reported = s.server_version()
     try:
         return settle(env, choice, reported)
     except VersionError as err:
         if reported is None:
             raise
-        raise VersionError(f"{safe_server(s.conn.server)} runs Kubernetes {reported}: {err.message}; explain it as "
+        raise VersionError(f"{safe_url(s.conn.server)} runs Kubernetes {reported}: {err.message}; explain it as "
                            "a supported version with --kubernetes-version") from None
 
 
@@ -202,9 +202,8 @@ def run_pod(env: Environment, args: PodArgs) -> ExitStatus:
 
 
 def say_karpenter_reads(env: Environment, live: Live, refusals: bool = True) -> None:
-    """On stderr: Karpenter's reads RBAC refused (with `refusals`), in the words of the block
-    of refused reads (what each would add, the rule that allows it), and the notes of those
-    reads. The answer goes on without them."""
+    """On stderr: Karpenter's reads RBAC refused (with `refusals`), as the block of refused reads
+    words them, and their notes; the answer goes on without them."""
     say_reads(env, live.karpenter, refusals)
     say_reads(env, live.kueue, refusals)
 
@@ -249,11 +248,8 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
 
 
 def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -> ExitStatus:
-    """Every pending pod (`app.live.explain_pending`: each alone, the queue, ONE autoscalers'
-    pass), then the list: `-o json`/`-o yaml` write each item with its answers (read back from
-    the spool file); the table one row per pod (and the traces only with --details) and the
-    page (--html) read the same items; a progress bar on stderr while the pods are explained
-    when it is a terminal."""
+    """Every pending pod (`app.live.explain_pending`), then the list: -o json/yaml from the spool,
+    else one row per pod (traces with --details) and the page (--html); a progress bar on a tty."""
     structured_out = args.output.value in structured.FORMATS
     bar = lambda: scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal),  # noqa: E731
                                  what="explaining pending pods")
@@ -283,9 +279,8 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
 
 def _list_items(args: PodArgs, live: Live, done: Pending, writer: Any
                 ) -> tuple[list[dict], list[dict], list[dict], list[ExitStatus]]:
-    """Each pod as listed: its item of the list (trace, queue, answers, live), or why it was
-    skipped; the text's rows and the page read these very items (`render.queue.pending_line`);
-    -o json/yaml's items written as they come (the spooled trace with the same keys)."""
+    """Each pod as listed (its list item, or why it was skipped): the rows, the page and -o
+    json/yaml's items all read these very items."""
     statuses: list[ExitStatus] = []
     listed: list[dict[str, Any]] = []
     detailed: list[dict[str, Any]] = []   # each item as the output asked for it, for --details

@@ -4,6 +4,7 @@ karpenter`), Kueue's `--kueue-version` (`kexplain POD`, `kexplain pod`, `kexplai
 the checks of the Cluster Autoscaler's options before anything is read."""
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any, Optional
 
 import typer
@@ -12,6 +13,26 @@ from kexplain.admission.openapi import parse_validate
 from kexplain.apimachinery.names import is_dns1123_label
 from kexplain.errors import KexplainError
 from kexplain.kueue import versions
+from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
+
+MAX_INPUT_SIZE_OPTION = typer.Option(DEFAULT_MAX_BYTES, "--max-input-size", metavar="BYTES",
+                                     help="Refuse inputs larger than this.")
+
+
+def max_objects_option(per: str = "per input") -> Any:
+    return typer.Option(DEFAULT_MAX_OBJECTS, "--max-objects", min=1, metavar="N",
+                        help=f"Refuse inputs of more objects than this ({per}).")
+
+
+class Output(str, Enum):
+    """-o of the commands with one table view (autoscale, karpenter, kueue)."""
+
+    table = "table"
+    json = "json"
+    yaml = "yaml"
+
+
+OUTPUT_OPTION = typer.Option(Output.table, "-o", "--output", help="table, json or yaml.")
 
 VALIDATE_HELP = ("kubectl's --validate: strict (or true; the default): fields a schema does not define are "
                  "errors, as the API server refuses them; warn: warnings; ignore (or false): not looked for.")

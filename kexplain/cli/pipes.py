@@ -1,16 +1,7 @@
-"""A closed output pipe (`kexplain ... | head -1`): how a run ends when its reader leaves.
-
-Python ignores SIGPIPE, so a write to a pipe whose reader has gone raises BrokenPipeError,
-which click turns into exit code 1, the code of a pod that does not schedule. kexplain
-instead ends as an experienced Unix user expects: quietly, with the code of its verdicts when
-every one of them was computed before the pipe closed (the verdict is known, only its
-telling was cut short), and otherwise with 141, the code of a process killed by SIGPIPE
-(128 + 13), as `yes | head -1` ends: the run stopped before reaching its verdict.
-
-`guarded(stream)` wraps stdout so that a broken pipe becomes `OutputClosed` (not an
-OSError: click leaves it alone); a command that knows its verdict before it writes says so
-with `verdict_known`; `kexplain.cli.app.main` turns `OutputClosed` into the exit code.
-"""
+"""A closed output pipe (`kexplain ... | head -1`): quietly end with the verdicts' code when they
+were all known before the pipe closed, else 141 (128 + SIGPIPE), not click's exit 1 (a pod that
+does not schedule). `guarded` turns BrokenPipeError into `OutputClosed`; `verdict_known` says
+a command knows its verdict; `cli.app.main` picks the code."""
 from __future__ import annotations
 
 from contextlib import contextmanager

@@ -1,16 +1,6 @@
-"""`kexplain snapshot [NAME] -o FILE`: save what `kexplain pod` reads from the cluster, to
-replay it offline (`kexplain POD.yaml --nodes FILE --stored`), redacted if asked. The List
-records the API server's version first (a `kexplain/v1 ServerVersion` item), which the replay
-follows unless told another (`--kubernetes-version`). On a cluster that serves Karpenter, its
-NodePools, NodeClaims and EC2NodeClasses and the DaemonSets are written too, so a replay has them
-as `--nodes` objects; a redacted snapshot leaves them out and says so. The namespaces'
-LimitRanges, ResourceQuotas and HorizontalPodAutoscalers are written too (which `kexplain pod`
-does not read: a stored pod has met them), so a set explained against the snapshot (`kexplain
-app.yaml --nodes FILE`) meets them as it would meet the cluster; a kind RBAC refuses is said and
-left out, and a redacted snapshot leaves them out (a redacted set does not exist to meet them).
-What the Cluster Autoscaler's loop reads is written too: CA's status ConfigMap and Cluster
-API's objects, from which a replay finds the node groups as `kexplain pod` finds them live, and
-the DaemonSets its templates run; what could not be read is said, with what a replay then lacks."""
+"""`kexplain snapshot [NAME] -o FILE`: save what `kexplain pod` reads from the cluster (and what
+Karpenter, CA and a set's admission would read), with the API server's version first, to replay
+offline with `--nodes FILE --stored`; redacted if asked. What is written: docs/internals/cli.md."""
 from __future__ import annotations
 
 import json

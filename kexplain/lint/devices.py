@@ -1,23 +1,7 @@
-"""Lint checks of Dynamic Resource Allocation references, each at the line of its field.
-
-A pod that names a ResourceClaim or a ResourceClaimTemplate that does not exist is never
-scheduled: the scheduler keeps it in PreEnqueue and emits no event, so nothing tells the user
-why it is pending. A claim whose request names a DeviceClass that does not exist is refused
-at PreFilter with "device class X does not exist" — for every replica, on every node. Both are
-mistakes of the manifest, so lint names the field that is wrong (the `resourceClaimName`, the
-`deviceClassName`) rather than only the scheduling verdict the batch gives.
-
-A selector that does not compile is refused by the API server (`... is invalid: ...cel.expression:
-Invalid value: ...compilation failed`); with a pool, admission says it for the objects of a file
-it admits, and this module says it for the others, at the line of the expression.
-
-What exists: the objects of the pool as the file leaves it (`cluster`, the pool plus the
-file's admitted objects) and the file's own documents (so that an object refused for another
-reason is not also reported as missing). Without a pool, nothing is known to be missing.
-
-Nothing here prints; `check_devices` returns `DeviceProblem`s, which the linter turns into
-findings of the rules in `DEVICE_RULES`.
-"""
+"""Lint checks of Dynamic Resource Allocation references, each at the line of its field: a missing
+ResourceClaim or ResourceClaimTemplate (the pod waits in PreEnqueue, no event), a missing
+DeviceClass, a CEL selector that does not compile. Missing means absent from the pool as the set
+leaves it and from the set's documents; without a pool nothing is missing."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -115,10 +99,8 @@ def _claim_spec(obj: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def device_requests(obj: Mapping[str, Any]) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
-    """(field path as written, name as the scheduler writes it: `request` or
-    `request/subrequest`, body) of every `exactly` and `firstAvailable` entry of a claim or
-    template; a `resource.k8s.io/v1beta1` request carries its body itself (`api_path` names
-    it as the API server does)."""
+    """(field path, name as the scheduler writes it, body) of every `exactly` and `firstAvailable`
+    request of a claim or template (v1beta1's body is the request itself)."""
     base = f"{claim_spec_path(str(obj.get('kind')))}.devices.requests"
     beta = obj.get("apiVersion") == V1BETA1
     for i, request in enumerate(_list(_dict(_claim_spec(obj).get("devices")).get("requests"))):
@@ -249,10 +231,8 @@ def _missing_text(what: str, namespace: str, name: str, entry: str) -> str:
 
 def check_devices(docs: Sequence[Document], cluster: "Snapshot | None",
                   refused: Collection[tuple[str, int, int | None]] = ()) -> list[DeviceProblem]:
-    """The problems of a file's documents (Lists unwrapped), in document order. `cluster`: the
-    pool as the file leaves it (None: no pool, only selectors are checked); `refused`: the
-    documents admission refused, as (path, document, item) — their findings say what is wrong
-    with their selectors already."""
+    """The problems of the documents, in order, against `cluster` (None: selectors only), but those
+    of `refused` documents: their findings say it already."""
     out: list[DeviceProblem] = []
     known = Known.of(cluster, docs) if cluster is not None else None
     in_file = {(str(d.obj.get("kind")), _namespace(d.obj), _name(d.obj)) for d in docs

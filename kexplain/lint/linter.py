@@ -1,25 +1,6 @@
-"""`kexplain lint`: are these manifests valid, and will their pods schedule on this pool?
-
-Every object of the given files, directories or stdin is checked against the Kubernetes JSON
-schemas of the chosen version (`kexplain.admission.openapi`). With a node pool (`--nodes`), every Pod
-and every workload's pod template then goes through admission and the full scheduling
-pipeline against that pool; a workload with replicas is placed copy by copy, and a DaemonSet
-gets one pod pinned to each node its controller would run it on (`kexplain.explain.placement`). The
-result is a `Report` of `Finding`s, each naming the file, the document, the object and the
-reason; renderers (`kexplain.render.lint_formats`) print it. Nothing here prints.
-
-The paths given (every file of them, directories walked) are one apply, as `kubectl apply -f
-PATH...` and `kexplain DIR` take them: their Pods and workloads are scheduled as `kexplain POD`
-schedules a file, against the pool as the set leaves it (its objects of the kinds the scheduler
-reads: PVCs, PriorityClasses, StorageClasses, Services, ResourceClaimTemplates, bound Pods, ...,
-join the pool as `kubectl apply` would create them, with the claims of its StatefulSets:
-`kexplain.explain.pod_file.PodFile`, `ClusterState.extended`), as one batch
-(`kexplain.explain.batch.Queue`): in PrioritySort order, each pod or copy bound to its node
-before the next is scheduled, so they take room from each other, whatever file they are in. An
-object the API server would refuse is an `admission` finding of its own and is not scheduled;
-an object given twice is one object, with the contents of its later manifest when they differ
-(`kexplain.load.manifests.repeats`, `applied`). Each finding is at its own file and line.
-"""
+"""`kexplain lint`: are these manifests valid, and will their pods schedule on this pool? Schemas,
+then (with --nodes) admission and scheduling of the paths as one apply, one batch, against the
+pool as the set leaves it; a `Report` of `Finding`s at file and line. How: docs/internals/lint.md."""
 from __future__ import annotations
 
 import os
@@ -67,6 +48,7 @@ from kexplain.lint.documents import Document, Location, line_of, line_of_field, 
 from kexplain.lint.node_groups import RULE as NO_NODE_GROUP, SUMMARY as NO_NODE_GROUP_SUMMARY
 from kexplain.lint.node_pools import RULE as NO_NODEPOOL, SUMMARY as NO_NODEPOOL_SUMMARY
 from kexplain.lint.schemas import SchemaError, SchemaStore
+from kexplain.lint.tables import table
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.limits import DEFAULT_MAX_BYTES
 from kexplain.load.manifests import (applied as applied_repeats, check_objects, expand_paths, generate_name_refusal,
@@ -100,49 +82,7 @@ class Rule:
 
 
 RULES: dict[str, Rule] = {r.id: r for r in (
-    Rule("unreadable", Severity.ERROR, "The file or stream cannot be read or parsed."),
-    Rule("invalid-document", Severity.ERROR, "The document is not a Kubernetes object."),
-    Rule("schema", Severity.ERROR, "The object does not match the Kubernetes schema of its kind."),
-    Rule("unknown-field", Severity.ERROR, "The object has a field its schema does not define (strict mode)."),
-    Rule("unknown-api-version", Severity.ERROR,
-         "A built-in API group at a version the chosen Kubernetes version does not serve (kubectl apply refuses "
-         "the object), or (a warning) serves only when kube-apiserver's --runtime-config enables it."),
-    Rule("unknown-kind", Severity.INFO, "No schema for this kind (a custom resource?): not validated."),
-    Rule("namespace-mismatch", Severity.ERROR,
-         "The object names another namespace than --namespace: `kubectl apply -n` refuses it (and applies the rest)."),
-    Rule("generate-name", Severity.WARNING,
-         "The object gives only metadata.generateName: `kubectl apply` (and Argo CD, Flux) refuses it; "
-         "`kubectl create` creates it, as lint checks it."),
-    Rule("admission", Severity.ERROR, "The API server would refuse the object: the pod, its workload (or the workload "
-                                      "has no pod template), or an object of the file the pods need; or it stores "
-                                      "the workload and refuses pods its controller asks for (its FailedCreate)."),
-    Rule("admission-warning", Severity.WARNING,
-         "The API server would admit the object with a warning (Pod Security's warn level: the object, or a "
-         "workload's pod template, breaks it), in its words: what `kubectl apply` prints as `Warning: ...`."),
-    Rule("unschedulable", Severity.ERROR, "No node of the pool can take the pod."),
-    Rule("preemption", Severity.WARNING, "The pod is schedulable only by preempting (evicting) other pods."),
-    Rule("replicas", Severity.ERROR,
-         "Only some of the workload's replicas fit on the pool (a DaemonSet: only on some of its eligible nodes)."),
-    Rule("no-eligible-nodes", Severity.WARNING,
-         "No node of the pool is eligible for the DaemonSet (node selector, affinity, taints): it would run no pod."),
-    Rule("gated", Severity.WARNING, "The pod is held back before scheduling (its scheduling gates, or a PreEnqueue "
-                                    "plugin such as DynamicResources for a missing ResourceClaim): the scheduler will "
-                                    "not consider it yet."),
-    Rule("scheduler-error", Severity.ERROR, "The scheduler itself would fail with an error."),
-    Rule("other-scheduler", Severity.WARNING,
-         "The pod is for a scheduler (spec.schedulerName) that is not a profile of the scheduler configuration "
-         "(--config): not checked."),
-    Rule("fits", Severity.INFO, "The pod (every replica; a DaemonSet: on every eligible node) fits on the pool."),
-    Rule("not-scheduled", Severity.INFO, "spec.nodeName is set: the scheduler is bypassed, and the node's kubelet "
-                                         "admits the pod."),
-    Rule("kubelet-rejected", Severity.ERROR, "spec.nodeName is set: the scheduler is bypassed, and the node's kubelet "
-                                             "rejects the pod (OutOfcpu, NodeAffinity, ...): it fails."),
-    Rule("not-created", Severity.INFO, "The workload's controller creates no pod now (a suspended Job or CronJob): "
-                                       "its template is scheduled, taking no room, for when it is resumed; or "
-                                       "what it makes is in the set already, each linted by itself."),
-    Rule("version-change", Severity.WARNING,
-         "The Pod or workload is scheduled differently under the Kubernetes version compared with "
-         "(--compare-versions): another verdict, other nodes or another FailedScheduling message."),
+    *(Rule(r, Severity[s.upper()], d) for r, s, d in table("rules")),
     Rule(KUEUE_LOCAL_QUEUE, Severity.ERROR, "A Job, Pod or JobSet Kueue manages names a LocalQueue its namespace "
                                             "does not have (with Kueue's objects given): Kueue never admits it."),
     Rule(KUEUE_NEVER_FITS, Severity.ERROR, "A Job, Pod or JobSet Kueue manages can never fit its ClusterQueue's "
@@ -162,9 +102,8 @@ class ObjectRef:
 
     @classmethod
     def of(cls, obj: Any) -> "ObjectRef":
-        """The object's reference, its namespace as the API server would store it (as explain's
-        errors name it: `errors.describe`): `default` for a namespaced kind that gives none,
-        none for a cluster-scoped kind; a custom resource's as written (its scope is unknown)."""
+        """The object's reference, namespaced as the API server stores it (`errors.describe`); a
+        custom resource's as written (its scope is unknown)."""
         if not isinstance(obj, OBJECTS):
             return cls("", "", "", "")
         meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
@@ -265,9 +204,8 @@ class Report:
 
     @property
     def scheduled_objects(self) -> int:
-        """The objects whose pods the scheduler actually ran against the pool: not those the API
-        server would refuse, those bound by spec.nodeName, for another scheduler, or that kexplain
-        failed on."""
+        """The objects whose pods the scheduler actually ran (not refused, bound, another scheduler's,
+        or failed on by kexplain)."""
         return sum(1 for o in self.linted if o.scheduled)
 
     @property
@@ -299,9 +237,8 @@ Progress = Callable[[int, int], None]      # (pods scheduled so far, pods planne
 
 
 def default_suggester() -> Suggester:
-    """Verified fix suggestions (`kexplain.suggest.verified_suggestions`): lint calls
-    `suggester(inputs, trace)` for the pod (or the replica) that did not fit, with the inputs it
-    was scheduled with, and shows each item returned (its `text`, or the item as a string)."""
+    """Verified fix suggestions: called with the inputs and trace of the pod that did not fit;
+    each item shown (its `text`, or as a string)."""
     return verified_suggestions
 
 
@@ -340,9 +277,8 @@ class LintOptions:
 
 
 def _cluster_hpas(pool: "ClusterState", options: LintOptions) -> list[tuple[dict[str, Any], Source]]:
-    """The HPAs of the pool's objects (`podautoscaler.of_cluster`), as explain takes those of
-    --nodes: checked as kubectl --validate asks, validated unless stored; the first refused is
-    raised, as any object of the pool the API server refuses."""
+    """The pool's HPAs as explain takes those of --nodes (checked, validated unless stored); the
+    first refused is raised, as any pool object the API server refuses."""
     found = podautoscaler.of_cluster(pool.other_kinds)
     if not found:
         return []
@@ -422,9 +358,8 @@ class Linter:
         return _File(path, [item for doc in docs for item in unwrap(doc)], error)
 
     def lint_set(self, files: "list[_File]") -> None:
-        """Lint the documents of `files` as one apply: each document in order with its schema
-        and scheduling findings, then its file's device findings and reading error; the pods
-        are scheduled together against the pool as the set leaves it (`_set_cluster`)."""
+        """Lint `files` as one apply: each document with its schema and scheduling findings, then its
+        file's device findings; the pods scheduled together (`_set_cluster`)."""
         self._elsewhere = _in_namespace(files, self.options.namespace)
         self._generated = _name_generated(files)
         items = [item for f in files for item in f.items if _key(item.location) not in self._elsewhere]
@@ -466,11 +401,8 @@ class Linter:
             self._kueue_started = {}
 
     def _kueue(self, items: list[Document]) -> dict[str, list[Finding]]:
-        """Kueue's rules (`kexplain.kueue.lint_checks`) for the set's jobs Kueue manages, with the
-        Kueue objects of the set and of --nodes, by file (none when Kueue's checks refuse one of
-        its objects: `kexplain kueue` says which). The Jobs, Pods and JobSets Kueue admits are
-        kept as Kueue starts them (`_kueue_started`; a JobSet, its Jobs): the scheduler meets
-        those pods, not the held ones."""
+        """Kueue's rules for the set's jobs Kueue manages, by file (none when Kueue refuses one of its
+        objects); the jobs Kueue admits are kept as Kueue starts them: those are what the scheduler meets."""
         objs, where = _objects(items)
         cluster = self.pool.other_kinds if self.pool is not None else []
         out: dict[str, list[Finding]] = {}
@@ -497,14 +429,9 @@ class Linter:
         return out
 
     def _set_cluster(self, items: list[Document], path: str, gone: frozenset[str] = frozenset()) -> "_SetCluster":
-        """The pool as the set leaves it (`ClusterState.extended`): its objects of the kinds the
-        scheduler reads (its Pods bound by spec.nodeName too, when they are all it has to
-        schedule: created in the set's order, as explain creates them), and its StatefulSets'
-        claims. An object the API server would refuse is left out and becomes an `admission`
-        finding of its document (a StatefulSet whose claims are refused: of the StatefulSet,
-        which is then not scheduled; a HorizontalPodAutoscaler it refuses sets no replicas). A
-        Namespace refused (`gone`: at decoding) does not exist: every object of the set in it is
-        refused by NamespaceLifecycle, whatever its kind (`namespaces "team" not found`)."""
+        """The pool as the set leaves it (`ClusterState.extended`), with the set's StatefulSets' claims.
+        An object the API server refuses is left out as an `admission` finding of its document; a
+        Namespace refused (`gone`) makes its objects refused by NamespaceLifecycle."""
         assert self.pool is not None
         objs, where = _objects(items)
         refused: dict[tuple[str, int, int | None], Finding] = {}
@@ -629,9 +556,8 @@ class Linter:
                                                                                                 ref.kind)
 
     def _said_kueue(self, loc: Location, findings: list[Finding], made: int = 0) -> list[Finding]:
-        """The verdict of a Job, Pod or JobSet Kueue admits says so (details `kueue`: its Workload
-        and ClusterQueue): its pods are scheduled as Kueue starts them. A JobSet's findings are
-        those of its Jobs (`made`: which), each named first in their words."""
+        """A verdict on a job Kueue admits says so (details `kueue`); a JobSet's findings are its Jobs'
+        (`made`: which), each named first."""
         started = self._kueue_started.get(_key(loc))
         if started is None:
             return findings
@@ -664,17 +590,15 @@ class Linter:
                             details={"internalError": type(err).__name__})]
 
     def check_schema(self, obj: dict[str, Any], ref: ObjectRef, doc: Document) -> bool:
-        """Adds the schema findings; True when the object is fit to be scheduled: no errors, or
-        only unknown fields under --validate=warn (the API server then drops them; under strict
-        it refuses the object, which is then never created, let alone scheduled)."""
+        """Add the schema findings; True when the object is fit to be scheduled: no errors, or only
+        unknown fields under --validate=warn (the API server drops them)."""
         findings, valid = self._schema_of(obj, ref, doc)
         self.report.findings.extend(findings)
         return valid
 
     def _schema_of(self, obj: dict[str, Any], ref: ObjectRef, doc: Document) -> tuple[list[Finding], bool]:
-        """The schema findings of a document and whether it is fit to be scheduled
-        (`check_schema`), worked out once (the set's documents are checked before the set is
-        applied: `_refused_by_schema`)."""
+        """The schema findings of a document and whether it is fit to be scheduled, worked out once
+        (the set's documents are checked before the set is applied)."""
         key = _key(doc.location)
         found = self._schemas.get(key)
         if found is None:
@@ -713,11 +637,8 @@ class Linter:
                        f"it, checked here as {meta.get('name')})", field="metadata.generateName")
 
     def _refused_by_schema(self, items: list[Document]) -> set[tuple[str, int, int | None]]:
-        """The documents of `items` whose schema check has an error (a field that does not decode,
-        an unknown field under --validate=strict, an API version not served): the API server
-        refuses them, `kubectl apply` goes on with the rest, so they are not part of the set
-        applied, whatever their kind (a LimitRange, a Namespace, a HorizontalPodAutoscaler...).
-        A kind without a schema (a custom resource) is not refused."""
+        """The documents whose schema check has an error: the API server refuses them and `kubectl
+        apply` goes on, so they are not in the set applied, whatever their kind."""
         out: set[tuple[str, int, int | None]] = set()
         for doc in items:
             obj = doc.obj
@@ -732,11 +653,8 @@ class Linter:
     @staticmethod
     def _schema_finding(err: SchemaError, ref: ObjectRef, doc: Document, origin: str,
                         validate: str = "strict") -> Finding:
-        """A schema error as a finding, in the API server's words: for a built-in kind that does
-        not decode, its decoding error (`json: cannot unmarshal string into Go struct field
-        DeploymentSpec.spec.replicas of type int32`, what `kexplain POD` says too); for a custom
-        resource, kube-openapi's; an unknown field is its strict decoding error
-        (`--validate=strict`), or its warning, a warning (`warn`)."""
+        """A schema error as a finding in the API server's words (a built-in kind's decoding error, a
+        custom resource's kube-openapi text; an unknown field: strict's error or warn's warning)."""
         loc = replace(doc.location, line=line_of(doc.node, err.path) or doc.location.line)
         field = dotted_path(err.path) or None
         details = {"schema": origin}
@@ -749,9 +667,8 @@ class Linter:
 
     # -- scheduling -------------------------------------------------------------------------
     def check_scheduling(self, obj: dict[str, Any], ref: ObjectRef, loc: Location) -> "list[Finding] | _Queued":
-        """What a Pod or workload is before it meets the scheduler, against the pool as its set
-        leaves it: findings when it never does (refused, bound, zero replicas, another
-        scheduler's, a DaemonSet that runs no pod), else its entry of the set's batch."""
+        """Findings for a Pod or workload that never meets the scheduler (refused, bound, no replicas,
+        another scheduler's, a DaemonSet with no pod), else its entry of the set's batch."""
         assert self.pool is not None and self._set is not None
         pool = self._set.pool
         source = Source(loc.path, loc.doc)
@@ -828,9 +745,8 @@ class Linter:
 
     @staticmethod
     def _failed_create(entry: "Entry", ref: ObjectRef, loc: Location) -> Finding:
-        """The `admission` finding of a workload the API server admits but whose controller it
-        refuses a pod (`kexplain.explain.created`): how many of its pods are created, and the
-        controller's FailedCreate event."""
+        """The `admission` finding of a workload whose controller's pods the API server refuses: how
+        many are created, and the FailedCreate event."""
         details: dict[str, Any] = {"replicas": entry.asked, "created": entry.copies,
                                    "failedCreate": entry.failed_create}
         if entry.not_created:
@@ -840,10 +756,8 @@ class Linter:
         return Finding("admission", loc, ref, creates.said(entry), details=details)
 
     def _bound_pod(self, obj: dict[str, Any], ref: ObjectRef, loc: Location, node: str) -> list[Finding]:
-        """A Pod bound to a node of the pool (spec.nodeName): the scheduler does not place it,
-        its node's kubelet admits it or not (`kexplain.controllers.kubelet`, as `kexplain POD`
-        says it), on the pool as the set leaves it without the pod itself. Admitted:
-        `not-scheduled` (info); rejected: `kubelet-rejected`, the kubelet's reason and message."""
+        """A Pod bound by spec.nodeName: its kubelet admits it (`not-scheduled`) or rejects it
+        (`kubelet-rejected`), on the pool as the set leaves it without the pod itself."""
         assert self._set is not None
         pool = self._set.pool
         said = f"spec.nodeName is {node}: the scheduler does not place this pod"
@@ -878,9 +792,8 @@ class Linter:
                                              "items": [p.trace.to_json() for p in outcome.attempts]})
 
     def _schedule_set(self) -> None:
-        """Schedule the set's queued Pods and workloads as one batch (`explain.batch.Queue`:
-        PrioritySort order, each pod bound before the next) and add their findings where their
-        documents are."""
+        """Schedule the set's queued objects as one batch (`explain.batch.Queue`) and add their
+        findings where their documents are."""
         if self._set is None or not self._set.queued:
             return
         queue = Queue(self._set.pool, self._run_options())
@@ -907,9 +820,8 @@ class Linter:
             self._scheduled(q.linted, self._said_kueue(q.loc, findings, q.made), q.at)
 
     def _placed(self, q: "_Queued", queue: "Queue", gathered: "_Gathered | None" = None) -> list[Finding]:
-        """The findings of a queued object, placed by the file's queue; a profile the pod's
-        scheduler name finds but cannot build is another scheduler's, as before placing. Its
-        pods join what the autoscalers see (`gathered`: rule no-node-group, after the set)."""
+        """A queued object's findings once placed (a profile that cannot be built: another
+        scheduler's); its pods join what the autoscalers see (`gathered`)."""
         tally = _DaemonTally() if q.entry.daemon else None     # its copies' verdicts, as they come
 
         def placed(placement: "Placement") -> None:
@@ -936,9 +848,8 @@ class Linter:
         return [self._pinned(q, outcome)]
 
     def _retried(self, queue: "Queue", found: dict[int, list[Finding]]) -> list[Any]:
-        """The queue's retry after the set's pass (`kexplain.explain.retry`): the verdict on an
-        object the retry scheduled again is where its pods end up (`_after_retry`). Returns
-        what the retries did."""
+        """The queue's retry after the set's pass (`explain.retry`): an object scheduled again is
+        judged where its pods end up (`_after_retry`). Returns what the retries did."""
         log = self._retry
         waiting = [w for _, w in log.waiting]
         if not waiting:
@@ -952,10 +863,8 @@ class Linter:
         return retried
 
     def _after_retry(self, q: "_Queued", w: Any, mine: list[Any], first: list[Finding]) -> list[Finding]:
-        """An object's findings where the queue's retry leaves its pods: its copies placed on the
-        first pass and on the retries (`mine`), judged with the trace of its last try that did
-        not fit (its message, its suggestions); said with what brought them back, the first
-        attempt's verdict kept in `details.firstAttempt`."""
+        """An object's findings where the queue's retry leaves its pods, judged with its last try that
+        did not fit; the first attempt's verdict kept in `details.firstAttempt`."""
         log = self._retry
         landed = [r for r in mine if r.node is not None]
         nodes_of = self._set.pool.snapshot if self._set is not None else None
@@ -991,10 +900,8 @@ class Linter:
                                                                               details=details)]
 
     def _node_groups(self, gathered: "_Gathered") -> dict[int, list[Finding]]:
-        """With --node-groups, rule no-node-group (`kexplain.lint.node_groups`) for each Pod or
-        workload the scheduler placed: ONE Cluster Autoscaler loop over the set's pending pods
-        (every copy that did not fit; those that did bound), and each object's template check
-        against the cluster as the objects placed before it left it (never its own copies)."""
+        """Rule no-node-group: ONE CA loop over the set's pending pods, and each object's template check
+        against the cluster as the objects before it left it (never its own copies)."""
         # lazy: CA's loop (about 0.3 s to import) only for --node-groups (docs/development.md, "Lazy imports")
         from kexplain.autoscaler.pending import GroupsRequest, load_groups, run_pass as run_ca_pass
         from kexplain.autoscaler.templates import template_node_infos
@@ -1002,7 +909,7 @@ class Linter:
         pp = gathered.builder.build()
         req = GroupsRequest(Discovery.from_file(self.options.node_groups or "", self.options.max_bytes),
                             self.options.autoscaler_config, self.options.node_paths, self.options.max_bytes,
-                            validate=self.options.validate)
+                            validate=self.options.validate, state=self.pool)
         loop = load_groups(req, self.options.kube, applied=pp)
         if not loop.groups:
             return {}
@@ -1036,17 +943,18 @@ class Linter:
         return out
 
     def _node_pools(self, gathered: "_Gathered") -> dict[int, list[Finding]]:
-        """With Karpenter's NodePools among the --nodes objects, rule no-nodepool
-        (`kexplain.lint.node_pools`) for each Pod or workload the scheduler placed: ONE Karpenter
-        provisioning pass over the set's pending pods (every copy that did not fit; those that
-        did bound), and each object's pod alone against the NodePools, with no node."""
+        """Rule no-nodepool: ONE Karpenter pass over the set's pending pods, and each object's pod alone
+        against the NodePools, with no node."""
         # lazy: Karpenter's provisioner only with NodePools (docs/development.md, "Lazy imports")
         from kexplain.karpenter.document import pod_document
         from kexplain.suggest.karpenter_pass import run, shape_inputs
 
         pp = gathered.builder.build()
-        cluster = load_objects(self.options.node_paths, self.options.max_bytes, self.stdin)
-        req = NodePoolsRequest(cluster, max_bytes=self.options.max_bytes, validate=self.options.validate)
+        assert self.pool is not None
+        # the one cluster state, never admitted again; read as stored, the pass admits the objects itself
+        cluster = load_objects(self.options.node_paths, self.options.max_bytes, self.stdin) if self.pool.stored else []
+        req = NodePoolsRequest(cluster, max_bytes=self.options.max_bytes, validate=self.options.validate,
+                               state=self.pool)
         inputs, world = load_node_pools(req, self.options.kube, applied=pp)
         _, _, answers = run_karpenter_pass(inputs, world, pp)
         # each object's pod alone, as Karpenter would see it pending in an empty cluster
@@ -1113,9 +1021,8 @@ class Linter:
     def _verdict(self, ref: ObjectRef, loc: Location, workload: bool, copies: int, placed: list[str],
                  inputs: "Inputs", trace: Trace | None, zones: dict[str, int] | None = None,
                  asked: int = 0) -> Finding:
-        """The verdict on the `copies` pods of an object (`asked`: the replicas it wants, when its
-        controller got only `copies` created): they fit (`placed` has one node each; `trace` may
-        then be None), or the attempt `trace` of `inputs`, the first that did not fit, says why."""
+        """The verdict on an object's `copies` pods (`asked`: the replicas wanted): they fit, or the
+        first attempt that did not fit (`trace` of `inputs`) says why."""
         details: dict[str, Any] = {"replicas": asked or copies, "fit": len(placed), "nodes": placed,
                                    "status": trace.result.status if trace is not None else SCHEDULED}
         if asked:
@@ -1170,10 +1077,8 @@ class Linter:
 
     def _daemon_findings(self, ref: ObjectRef, loc: Location, outcome: "Outcome",
                          tally: "_DaemonTally") -> list[Finding]:
-        """A DaemonSet: one pod pinned to each node its controller would run it on (the eligible
-        nodes), each scheduled through the whole pipeline (`tally`: their verdicts, gathered as
-        they were placed). Nodes that are not eligible are no finding; eligible nodes where the
-        pod does not fit are, with the reason per node."""
+        """A DaemonSet: a pod pinned to each eligible node, each through the whole pipeline (`tally`);
+        eligible nodes where it does not fit are findings, with the reason per node."""
         assert outcome.daemon is not None
         nodes = outcome.daemon
         total = len(nodes.eligible) + len(nodes.excluded)
@@ -1268,9 +1173,8 @@ def _key(loc: Location) -> tuple[str, int, int | None]:
 
 
 def _in_namespace(files: "list[_File]", flag: str | None) -> dict[tuple[str, int, int | None], str]:
-    """The set's objects as `kubectl apply -n flag` takes them (`namespace_flag`): each
-    namespace-less namespaced object in `flag`, in its document; the documents of objects in
-    another namespace, with kubectl's refusal of each."""
+    """The set as `kubectl apply -n flag` takes it: namespace-less objects put in `flag`; the
+    documents of objects in another namespace, with kubectl's refusal."""
     if not flag:
         return {}
     scopes = {**KNOWN_SCOPES, **declared_scopes(doc.obj for f in files for doc in f.items)}
@@ -1288,9 +1192,8 @@ def _in_namespace(files: "list[_File]", flag: str | None) -> dict[tuple[str, int
 
 
 def _name_generated(files: "list[_File]") -> set[tuple[str, int, int | None]]:
-    """Each object of the set that gives only a generateName named as `kexplain POD` names it
-    (`named`: the n-th of one kind, namespace and prefix gets its own name), in its document;
-    the documents so named."""
+    """Objects giving only a generateName, named as `kexplain POD` names them (`named`), in their
+    documents; the documents so named."""
     docs = [(f, j, doc) for f in files for j, doc in enumerate(f.items) if isinstance(doc.obj, dict)]
     out: set[tuple[str, int, int | None]] = set()
     for (f, j, doc), (obj, _) in zip(docs, named([(doc.obj, doc.location) for _, _, doc in docs])):
@@ -1326,10 +1229,8 @@ class _File:
 
 @dataclass
 class _SetCluster:
-    """The pool as the linted set leaves it, the set's objects the API server would refuse
-    (their `admission` findings, by location), and its Pods and workloads queued to be
-    scheduled as one batch, in document order; what the autoscalers read of the set
-    (`autoscaled`: its objects as applied; `created`: its StatefulSets' claims)."""
+    """The pool as the linted set leaves it, the set's refused objects (their findings), its Pods
+    and workloads queued as one batch, and what the autoscalers read of it."""
 
     pool: "ClusterState"
     refused: dict[tuple[str, int, int | None], Finding] = field(default_factory=dict)
@@ -1374,9 +1275,8 @@ class _RetryLog:
 
 
 class _Gathered:
-    """What the autoscalers see of the linted set (`kexplain.explain.pending_pass.PassBuilder`),
-    object by object as the queue places them, and per object its pod, what its pods stand for
-    and its bound copies' span in the pass (`objects`, queue order)."""
+    """What the autoscalers see of the set (`PassBuilder`) as the queue places it, and per object
+    its pod, what it stands for and its bound copies' span (`objects`, queue order)."""
 
     def __init__(self, cluster: _SetCluster) -> None:
         self.builder = PassBuilder()
@@ -1444,9 +1344,8 @@ def _gate_details(trace: Trace) -> dict[str, Any]:
 
 
 def _gated_text(inputs: "Inputs", trace: Trace) -> str:
-    """What holds the pod back before the scheduler considers it: its scheduling gates (by
-    name), or another PreEnqueue plugin with its reason, in explain's words (`held back by
-    DynamicResources: could not find ResourceClaim "default/gpu-claim"`)."""
+    """What holds the pod back before the scheduler: its scheduling gates, or another PreEnqueue
+    plugin with its reason, in explain's words."""
     g = _gate(trace)
     plugin = g.get("plugin") or "SchedulingGates"
     if plugin == "SchedulingGates":
@@ -1474,11 +1373,8 @@ def _node_reason_of(filtered: dict[str, Any] | None, message: str, node: str) ->
 
 @dataclass
 class _DaemonTally:
-    """A DaemonSet's copies as they are placed (a sink of `Queue.place`), without keeping their
-    traces: the nodes they fit on; per copy that does not fit, its index, the Filter verdicts of
-    its trace (a pinned pod's: its one node) and message, or the victims of the preemption that
-    would make room; the first placement that did not fit of each kind (for suggestions), and
-    the first gated or failing one (which is then the finding)."""
+    """A DaemonSet's copies as placed (a sink of `Queue.place`), without their traces: the nodes
+    they fit, per copy that does not its verdicts or victims, and the first placements that matter."""
 
     fit: list[str] = field(default_factory=list)
     failed: list[tuple[int, dict[str, Any] | None, str]] = field(default_factory=list)
@@ -1537,10 +1433,8 @@ def _nodes_text(nodes: list[str]) -> str:
 
 def lint(options: LintOptions, stdin: BinaryIO | None = None,
          suggester: Suggester | None = None, *, freeze_pool: bool = False, progress: Progress | None = None) -> Report:
-    """Lint `options.paths`; raises KexplainError for bad usage (unknown version, unreadable pool
-    or schemas); unreadable manifests are findings (rule `unreadable`). `freeze_pool`: the CLI's
-    garbage-collector policy (kexplain.load.gcpolicy) for the pool, a short-lived process's;
-    `progress(done, planned)` after each pod scheduled against the pool (a progress bar)."""
+    """Lint `options.paths`: KexplainError for bad usage, unreadable manifests as findings.
+    `freeze_pool`: the CLI's GC policy for the pool; `progress(done, planned)` per pod scheduled."""
     if "-" in options.paths and "-" in options.node_paths:
         raise KexplainError("stdin ('-') can be read once: give it to PATH or to --nodes, not both")
     with bulk_load(freeze=freeze_pool):

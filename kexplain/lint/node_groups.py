@@ -1,14 +1,6 @@
-"""The lint rule `no-node-group` (`kexplain lint --node-groups`): a Pod or workload whose pods
-no node group of the Cluster Autoscaler could take, so that the cluster can never grow for it.
-
-Two ways to be one: every group's template node rejects the pod (`never_taken`: a Filter or
-PreFilter plugin on the template, checked whether or not the pod fits the pool today: a
-pre-deploy check, against the cluster as the set's earlier objects leave it, never against the
-object's own copies), or, for an object whose pods do not all fit, CA's one loop over the set's
-pending pods (`kexplain.explain.pending_pass`, every copy that did not fit) finds no group for
-them (`not_scaled_for`: rejected or skipped: at max size, not ready, a quota). The message names
-each group with its reason: CA's own plugin and reasons, or its skip reasons.
-"""
+"""The lint rule `no-node-group` (`kexplain lint --node-groups`): a Pod or workload no node group
+could take, either rejected on every group's template (`never_taken`, a pre-deploy check) or
+found no group by CA's one loop over the set's pending pods (`not_scaled_for`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -61,9 +53,8 @@ def _loop_reason(verdict: Mapping[str, Any]) -> str | None:
 
 
 def never_taken(loop: LoopInputs, pod: PodInfo, cluster: Snapshot, templates: Mapping[str, Any]) -> NoGroup | None:
-    """The finding's words when every group's template rejects `pod` (the object's pod as
-    admitted) placed after the nodes of `cluster`, else None. `templates`: the loop's
-    (`templates.template_node_infos`)."""
+    """The finding's words when every group's template rejects `pod` placed after the nodes of
+    `cluster` (`templates`: the loop's), else None."""
     # lazy: CA's loop only for --node-groups; lint reads this module's rule (docs/development.md, "Lazy imports")
     from kexplain.autoscaler.pending import template_verdict
 
@@ -78,9 +69,8 @@ def never_taken(loop: LoopInputs, pod: PodInfo, cluster: Snapshot, templates: Ma
 
 
 def not_scaled_for(answers: Sequence[PodAnswer | None]) -> NoGroup | None:
-    """The finding's words when CA's loop finds no group for the object's pending pods (their
-    answers, in copy order: the first that reached the scale-up speaks for them), else None
-    (no pod pending, or none reached the scale-up: room found, filtered out)."""
+    """The finding's words when CA's loop finds no group for the object's pending pods (the first
+    answer that reached the scale-up speaks for them), else None."""
     first = next((a for a in answers if a is not None and a.detail.get("nodeGroups")), None)
     if first is None:
         return None

@@ -1,15 +1,6 @@
-"""The lint rule `no-nodepool` (`kexplain lint --nodes` with Karpenter's NodePools among the
-objects): a Pod or workload whose pods no NodePool could take, so that Karpenter can never launch
-a node for them; the Karpenter counterpart of `no-node-group` (`kexplain.lint.node_groups`).
-
-Two ways to be one, as for the Cluster Autoscaler: no NodePool could ever take the object's pod
-(`never_taken`: Karpenter's pass over that pod alone against the NodePools with none of the
-cluster's nodes or NodeClaims, limits counting from zero: checked whether or not the pod fits the
-pool today, a pre-deploy check), or, for an object whose pods do not all fit, Karpenter's one
-provisioning pass over the set's pending pods (`kexplain.explain.pending_pass`, every copy that
-did not fit, with the cluster's own) fails them (`not_provisioned_for`). The message names each
-NodePool with Karpenter's own error for it, in Karpenter's order.
-"""
+"""The lint rule `no-nodepool` (NodePools among --nodes): `no-node-group`'s Karpenter counterpart.
+No NodePool could ever take the pod alone (`never_taken`), or Karpenter's one pass over the set's
+pending pods fails them (`not_provisioned_for`), each NodePool with Karpenter's error."""
 from __future__ import annotations
 
 from dataclasses import dataclass

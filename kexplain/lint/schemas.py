@@ -1,26 +1,7 @@
-"""Lint's schema validation: validators compiled once per kind and version, custom resources.
-
-The schemas of the built-in kinds are the definitions `kexplain.admission.openapi` reads (from
-the `kubernetes-validate` package, plain or strict); custom resources are unknown unless
-`--schemas DIR` supplies their schemas: CustomResourceDefinition manifests, JSON schemas
-carrying `x-kubernetes-group-version-kind`, or files laid out as `<group>/<kind>_<version>.json`
-(the layout of the community CRD schema catalogs), read by the one YAML reader.
-
-Validation is `jsonschema`'s. Since nearly every manifest is valid and jsonschema walks a
-deep schema slowly, each validator also has a fast yes/no check compiled from the same schema
-(only for schemas made of the keywords it implements exactly: type, enum, properties,
-required, additionalProperties, items, oneOf, $ref); when it says valid, the object is valid
-for jsonschema too; otherwise jsonschema runs and its errors are the ones reported, in the
-API server's words (`spec.containers: Invalid value: "object": spec.containers in body must be
-of type array: "object"`, `Required value`, `Unsupported value`: the texts of
-k8s.io/kube-openapi's validation errors as k8s.io/apiextensions-apiserver turns them into field
-errors; `strict decoding error: unknown field "spec.x"` for a field the schema does not define).
-
-Those type errors are a custom resource's: the API server validates it against its CRD's
-schema. A built-in kind it decodes into Go structs instead (`ApiIndex.decode_error`): for a
-built-in kind, a decoding error is the object's one error, and the schema's type checks are
-not reported.
-"""
+"""Lint's schema validation: validators compiled once per kind and version, `--schemas DIR` for
+custom resources. jsonschema decides, worded as kube-openapi's errors; a fast yes/no check
+compiled from the same schema skips it for the valid objects. A built-in kind's decoding error
+(`ApiIndex.decode_error`) is its one error. Details: docs/internals/lint.md."""
 from __future__ import annotations
 
 import functools
@@ -28,7 +9,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import jsonschema
 
@@ -39,6 +20,7 @@ from kexplain.errors import InputError, Source, clip
 from kexplain.apimachinery.unstructured import json_type
 from kexplain.load.manifests import read_text
 from kexplain.load.yaml_io import parse_documents
+from kexplain.lint.tables import table
 
 MAX_ERRORS_PER_OBJECT = 20
 
@@ -280,23 +262,7 @@ def _describe(err: "jsonschema.ValidationError") -> list[SchemaError]:
 
 
 # kube-openapi's messages (k8s.io/kube-openapi/pkg/validation/errors), `in` being "body"
-_MESSAGES = {
-    "pattern": "{name} in body should match '{bound}'",
-    "minLength": "{name} in body should be at least {bound} chars long",
-    "minimum": "{name} in body should be greater than or equal to {bound}",
-    "maximum": "{name} in body should be less than or equal to {bound}",
-    "exclusiveMinimum": "{name} in body should be greater than {bound}",
-    "exclusiveMaximum": "{name} in body should be less than {bound}",
-    "multipleOf": "{name} in body should be a multiple of {bound}",
-    "minItems": "{name} in body should have at least {bound} items",
-    "uniqueItems": "{name} in body shouldn't contain duplicates",
-    "minProperties": "{name} in body should have at least {bound} properties",
-    "format": "{name} in body must be of type {bound}",
-    "oneOf": "{name} must validate one and only one schema (oneOf)",
-    "anyOf": "{name} must validate at least one schema (anyOf)",
-    "allOf": "{name} must validate all the schemas (allOf)",
-    "not": "{name} must not validate the schema (not)",
-}
+_MESSAGES = table("kubeOpenapiMessages")
 
 
 def _types(spec: Any) -> list[str]:
@@ -334,21 +300,12 @@ def _go_value(value: Any) -> str:
 
 
 class SchemaStore:
-    """The validators of one Kubernetes version, compiled on first use.
-
-    `validate` is kubectl's `--validate` (`VALIDATE_MODES`; True is strict, False ignore, as
-    kubectl reads a boolean): unless it is `ignore`, the strict schemas are used and unknown
-    fields are errors of their own (`SchemaError.unknown_field`), which the caller reports as
-    errors (strict) or warnings (warn). `validator(api_version, kind)` returns None for a kind
-    without a schema; `is_builtin_group` tells a removed or misspelt version of a built-in API
-    from a custom resource.
-    """
+    """The validators of one Kubernetes version, compiled on first use. Unless `validate` (kubectl's
+    --validate; a boolean as kubectl reads it) is `ignore`, the strict schemas find unknown fields."""
 
     def __init__(self, version: str = DEFAULT_K8S_VERSION, validate: str | bool = "ignore",
-                 schema_dirs: tuple[str, ...] = (), *, strict: bool | None = None) -> None:
+                 schema_dirs: tuple[str, ...] = ()) -> None:
         self.version = normalize_version(version)
-        if strict is not None:          # the keyword of old: strict=True is --validate=strict
-            validate = strict
         if isinstance(validate, bool):
             validate = "strict" if validate else "ignore"
         self.validate = parse_validate(validate)
@@ -407,10 +364,8 @@ SCHEMA_SUFFIXES = (".json", ".yaml", ".yml")
 
 
 def openapi_to_jsonschema(schema: Any, strict: bool, *, top: bool = False) -> Any:
-    """A CRD's OpenAPI v3 structural schema as a JSON schema: `nullable` adds null to the type,
-    `x-kubernetes-int-or-string` becomes integer-or-string, and in strict mode objects with
-    `properties` refuse unknown fields unless `x-kubernetes-preserve-unknown-fields` is set.
-    At the top, apiVersion, kind and metadata are always allowed."""
+    """A CRD's OpenAPI v3 schema as a JSON schema (`nullable`, `x-kubernetes-int-or-string`; strict:
+    unknown fields refused unless preserved); at the top apiVersion, kind, metadata allowed."""
     if isinstance(schema, list):
         return [openapi_to_jsonschema(s, strict) for s in schema]
     if not isinstance(schema, dict):
@@ -527,7 +482,3 @@ class CustomSchemas:
         self._validators[key] = validator
         return validator
 
-
-def iter_kinds(store: SchemaStore) -> Iterator[tuple[str, str]]:
-    """Every built-in (apiVersion, kind) of the store's version (for tests and docs)."""
-    yield from sorted(store._builtin)

@@ -1,13 +1,6 @@
-"""`kexplain lint --compare-versions A,B`: lint against B, the version a pipeline deploys to
-next, and flag every Pod and workload whose scheduling changes from A.
-
-Both versions lint the same files against the same pool, each with its own schemas, API server
-and scheduler (`Linter`); the report is B's, with a `version-change` finding for each object
-whose scheduling findings differ between the two: another verdict (fits, unschedulable,
-replicas, preemption, gated, refused, ...), its pods on other nodes (the nodes counted, not
-their order), or another FailedScheduling message. The finding names both versions' verdicts.
-Never prints.
-"""
+"""`kexplain lint --compare-versions A,B`: lint against B (the next version) and flag each object
+whose scheduling differs under A (`version-change`: another verdict, other nodes counted, another
+FailedScheduling message), naming both verdicts."""
 from __future__ import annotations
 
 import io

@@ -1,13 +1,6 @@
-"""`kexplain autoscale` in words: the loop's result, the CA and Kubernetes versions followed (and
-the cloud provider, when it matters), each pending pod's outcome and event (or why there is none), a table of the node groups (their option, what the scale-up found for the
-pending pods, the template they were judged on) and the expander's choice with its node count,
-or its tie said as CA's random pick. Reads only the document `-o json` prints
-(`kexplain.autoscaler.document`).
-
-Nothing is cut: names (pods, a MIG's URL, an ASG's id) are laid out as the explanation's
-"Cluster autoscaler" section lays them out (`cluster_autoscaler.names_table`), events and
-reasons wrap; as plain text (a pipe, a file) the tables are ASCII at 80 columns.
-"""
+"""`kexplain autoscale` in words, read only from the `-o json` document (`kexplain.autoscaler.document`):
+the loop's result and versions, each pending pod's outcome, the node groups' table and the
+expander's choice. Names are never cut (`cluster_autoscaler.names_table`)."""
 from __future__ import annotations
 
 from typing import Any, Mapping
@@ -20,15 +13,10 @@ from kexplain.autoscaler.plan import scale_up_plan
 from kexplain.render.cluster_autoscaler import (depending_words, found_blocks, indented,
                                                 min_size_line, names_table, outcome_label, template_words, tie_lines,
                                                 why_none)
-from kexplain.render.style import Look, wrap
+from kexplain.render.style import Look, wrap, wrapped
+from kexplain.render.words import tables
 
-RESULT_WORDS = {
-    "ScaleUpSuccessful": "scale-up",
-    "ScaleUpNoOptionsAvailable": "no node group can take any pending pod",
-    "ScaleUpNotNeeded": "no scale-up needed: every pending pod fits the cluster or was filtered out",
-    "ScaleUpLimitedByMaxNodesTotal": "no scale-up: the cluster has --max-nodes-total ready nodes",
-    "ScaleUpError": "scale-up failed",
-}
+(RESULT_WORDS,) = tables("autoscale", "RESULT_WORDS")
 
 
 def print_scale_up(doc: Mapping[str, Any], console: Console) -> None:
@@ -49,7 +37,7 @@ def scale_up_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     blocks += _choice(doc, look)
     notes = found_blocks(doc, look.width)     # the CA and Kubernetes versions, the cloud provider
     blocks += [Block(notes[0].renderable), *notes[1:]]
-    pods = [(f"{p['namespace']}/{p['name']}", (outcome_label(p),), _wrapped(why_none(p))) for p in doc.get("pods") or ()]
+    pods = [(f"{p['namespace']}/{p['name']}", (outcome_label(p),), wrapped(why_none(p))) for p in doc.get("pods") or ()]
     if pods:
         blocks.append(Block(names_table(look, "Pending pods", ("pod", "outcome", "event, or why none"), pods)))
     rows = []
@@ -71,11 +59,6 @@ def scale_up_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     if doc.get("scaleDown") is not None:
         blocks += _scale_down(doc["scaleDown"], look)
     return blocks
-
-
-def _wrapped(text: str):
-    """The last cell's text, wrapped at the width it gets (a URL broken after a `/`)."""
-    return lambda width: Text(wrap(text, width))
 
 
 def _choice(doc: Mapping[str, Any], look: Look) -> list[Block]:
@@ -124,10 +107,8 @@ def _scale_down(sd: Mapping[str, Any], look: Look) -> list[Block]:
 
 
 def _verdicts_by_group(doc: Mapping[str, Any]) -> dict[str, list[str]]:
-    """Per group, what the scale-up found for the pending pods that reached it, one line per
-    verdict with its number of pods: `fits`, `PLUGIN: reasons`, `skipped: reasons`; a skipped
-    group whose template CA then checked (--scaleup-simulation-for-skipped-node-groups-enabled)
-    with the reasons its event counts for the pod (`pods[].rejected`)."""
+    """Per group, one line per verdict of the scale-up on the pending pods that reached it, with
+    its number of pods (a skipped group CA checked anyway: its reasons from `pods[].rejected`)."""
     counts: dict[str, dict[str, int]] = {}
     for pod in doc.get("pods") or ():
         simulated = pod.get("rejected") or {}

@@ -1,20 +1,6 @@
-"""Several pods, or a workload's replicas (`kexplain.explain.batch`), in words: one section per
-object in scheduling order, printed as soon as the object is placed: a short heading (and for
-replicas how many fit), then its explanation; for replicas where the copies went, the copies
-in the order they were placed and the first copy that did not fit explained in full
-(`table.print_trace`).
-
-A few copies (up to `COPIES_HEAD + COPIES_TAIL + 1`) are listed one by one under a line of
-nodes and one of zones. Many copies are read in counts: the heading says how many fit on how
-many nodes and how many per zone ("720 of 1,000 replicas fit on 12 nodes: us-east-1a 240,
-..."), and the copies table has one row per node (or, across many nodes, per zone) with how
-many copies went there and the first and last of them named.
-
-What is read is what `-o json` writes: the object's `placements` entry and the traces shown
-(`Section`), never the engine's objects. Plain text, without box-drawing characters and
-trailing blanks, when not on a terminal; every name is printed as it is (never read as
-markup) and never cut: lines break between names.
-"""
+"""Several pods, or a workload's replicas, in words: one section per object in scheduling order,
+printed as soon as it is placed; a few copies listed one by one, many read in counts per node
+or zone. Reads what `-o json` writes, never the engine's objects; names never cut."""
 from __future__ import annotations
 
 import textwrap
@@ -107,9 +93,8 @@ def _counts_parts(counts: dict[str, int], what: str) -> list[str]:
 
 
 def heading_parts(section: "Section | Outcome") -> list[str]:
-    """The parts of the heading a line may break between: `Kind`, `ns/name`, `(priority P)`
-    and, for replicas, `(priority P):` `N of M replicas fit`; for many copies the counts:
-    `N of M replicas fit on K nodes:` and the copies per zone."""
+    """The parts of the heading a line may break between (`Kind`, `ns/name`, the priority, the
+    replicas that fit; for many copies their counts per node and zone)."""
     s = _section(section)
     pl = s.placement
     obj = pl.get("object") or {}
@@ -170,9 +155,8 @@ def _limited(counts: dict[str, int], what: str) -> list[str]:
 
 
 def where_lines(section: "Section | Outcome", width: int = 80) -> list[str]:
-    """Where the copies that fit went, grouped by node with counts in order of first placement
-    (the first NODES_LISTED nodes, then how many more), and per zone when the nodes have one;
-    wrapped at `width` between nodes."""
+    """Where the copies that fit went, by node in order of first placement (NODES_LISTED, then how
+    many more) and per zone; wrapped between nodes."""
     s = _section(section)
     counts = dict(s.placement.get("nodes") or {})
     if not counts:
@@ -187,8 +171,7 @@ def where_lines(section: "Section | Outcome", width: int = 80) -> list[str]:
 
 def copies_shown(attempts: Sequence[T]) -> tuple[list[tuple[int, T]], int]:
     """The copies a table lists: all of a few; of many, the first COPIES_HEAD and the last
-    COPIES_TAIL (the last one is the first that does not fit, when one does not), and how many
-    are left out between them."""
+    COPIES_TAIL, and how many are left out between."""
     numbered = list(enumerate(attempts))
     if len(numbered) <= FEW_COPIES:
         return numbered, 0
@@ -200,9 +183,8 @@ def _cell(text: str, w: int) -> str:
 
 
 def copies_lines(section: "Section | Outcome", width: int = 80) -> list[tuple[str, str]]:
-    """The table of copies as (text, style) lines, without trailing blanks: `#`, pod, node; a
-    copy that does not fit says its status. When a row would pass `width`, every node goes on
-    a line of its own under its pod (names are never cut)."""
+    """The table of copies as (text, style) lines; past `width`, each node on a line under its pod
+    (names are never cut)."""
     shown, left_out = copies_shown(_section(section).pods)
     rows = [(str(j), str(p.get("name")), p.get("node") or f"(does not fit: {p.get('status')})") for j, p in shown]
     num_w = max(1, *(len(r[0]) for r in rows))
@@ -223,10 +205,8 @@ def copies_lines(section: "Section | Outcome", width: int = 80) -> list[tuple[st
 
 @dataclass
 class Group:
-    """One row of the grouped copies table: copies that went to one node (or zone), or that
-    did not fit with one status; the first and last of them (`#i`: the i-th copy placed, as
-    the table of a few copies numbers them; their names, generated as their controller's are,
-    would fill the row), and the nodes they span."""
+    """One row of the grouped copies table (a node, a zone, or one status of copies that did not
+    fit), its first and last copy by number: generated names would fill the row."""
 
     key: str
     zone: str = ""
@@ -261,11 +241,8 @@ def group_by(section: Section) -> tuple[str, list[Group]]:
 
 
 def grouped_lines(section: "Section | Outcome", width: int = 80) -> tuple[str, list[tuple[str, str]]]:
-    """The copies table of many copies, one row per node (per zone across many nodes: with how
-    many nodes) with how many copies went there, the first and the last of them (by number:
-    `Group`); of more rows than GROUPS_LISTED, the first and last halves. When a row would be
-    wider than `width`, each row puts its counts on lines under its node. Returns the table's
-    title and its (text, style) lines."""
+    """The copies table of many copies: one row per node (or zone), counts and first/last copy;
+    past GROUPS_LISTED rows the first and last halves; narrow, counts under each node."""
     s = _section(section)
     by, groups = group_by(s)
     left_out = 0
@@ -305,10 +282,8 @@ def grouped_lines(section: "Section | Outcome", width: int = 80) -> tuple[str, l
 
 
 def object_notes(section: "Section | Outcome") -> list[str]:
-    """What happened to the object's pods before they met the scheduler, under its heading: how
-    many its controller got created when the API server refused one (its FailedCreate event).
-    (The HorizontalPodAutoscaler that set its replicas is said on stderr, with the input's
-    other warnings.)"""
+    """What happened to the object's pods before the scheduler (its FailedCreate); the HPA is said
+    on stderr with the other warnings."""
     pl = _section(section).placement
     out = []
     if pl.get("failedCreate"):
@@ -318,9 +293,8 @@ def object_notes(section: "Section | Outcome") -> list[str]:
 
 
 def random_pick_note(section: "Section | Outcome") -> str | None:
-    """Where copies were placed by a random pick among nodes tied at the top (each copy's
-    `summary.randomPickAmong`: kube-scheduler before 1.35), that the nodes shown from the first
-    of them on are one possible outcome, not the outcome."""
+    """Where copies were placed by a random pick among tied nodes (before 1.35), that the nodes
+    shown from then on are one possible outcome."""
     picked = [pod for pod in _section(section).pods
               if ((pod.get("summary") or {}).get("randomPickAmong") or 0) > 1]
     if not picked:
@@ -331,10 +305,8 @@ def random_pick_note(section: "Section | Outcome") -> str | None:
 
 
 def print_batch(outcomes: "Iterable[Section | Outcome]", console: Console, wide: bool = False) -> None:
-    """Each object in scheduling order, as it comes (`outcomes` may be produced while this
-    prints): a short heading with its name (and for replicas how many fit), then its
-    explanation (for replicas: where the copies went, the copies, and the first copy that did
-    not fit explained in full)."""
+    """Each object as it comes (`outcomes` may be produced while this prints): its heading, then
+    its explanation."""
     fancy = bool(console.is_terminal)
 
     def line(text: str, style: str = "") -> None:
@@ -447,9 +419,8 @@ def wrap_words(text: str, width: int, indent: str = "") -> list[str]:
 
 
 def retry_lines(retried: "Iterable[Any]", width: int = 80) -> list[str]:
-    """What the scheduling queue's retry did after the first pass (`kexplain.explain.retry`):
-    per pod scheduled again, where it went and which binding brought it back; wrapped at `width`
-    between words (never inside a parenthesis)."""
+    """What the queue's retry did after the first pass: per pod, where it went and which binding
+    brought it back; wrapped between words."""
     lines: list[str] = []
     for r in retried:
         e = r.entry

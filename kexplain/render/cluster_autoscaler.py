@@ -1,21 +1,7 @@
-"""The "Cluster autoscaler" section of an explanation: what CA would do for the pod the scheduler
-left pending, when node groups are known (`--node-groups`, or found in a live cluster: then the
-document's `nodeGroupsFound` says where, and the section says it too).
-
-It reads only the trace's `autoscaler` key (the CA loop's document plus `explained`, every
-Filter plugin on each group's template): the event CA would emit on the pod, a table of the
-node groups (fits; rejected, by every failing plugin with CA's own marked `*`; skipped, and
-why), the expander's choice and the node count. `--node-group NAME` shows one group's template
-plugin by plugin, in `--node`'s words (`render.node.filter_words`).
-
-Group names are what the provider calls them: a GKE MIG's URL, an ASG's id of fifty
-characters. They are never cut: a name longer than a line breaks after a `/` (else a `-`), and
-when the names leave too little room beside them the table puts each name on a line of its own
-with its size, verdict and why under it (as the rejected nodes' table puts node names under
-their reason). Each group's template is named (the member node it was built from, or the
-file's, or the provider's) with the facts that decided for the pod. A tie the expander leaves
-is said as what it is: CA's random pick among the tied options.
-"""
+"""The "Cluster autoscaler" section of an explanation: what CA would do for the pod left pending,
+read only from the trace's `autoscaler` key (the event, the node groups' table, the expander's
+choice; `--node-group NAME` one template plugin by plugin). Group names are never cut; a tie is
+said as CA's random pick. Layout: docs/internals/render.md."""
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
@@ -29,31 +15,15 @@ from kexplain.autoscaler.plan import scale_up_plan
 from kexplain.plugins.names import NODE_AFFINITY, NODE_RESOURCES_FIT, TAINT_TOLERATION
 from kexplain.render.blocks import Block, print_blocks
 from kexplain.render.node import filter_words, plugin_lines
-from kexplain.render.style import GAP, Look, TextTable, name_lines, wrap
+from kexplain.render.style import GAP, Look, TextTable, name_lines, plural, wrap
+from kexplain.render.words import tables
 from kexplain.render.views import REJECTED
 
 TITLE = "Cluster autoscaler"
 FAILED = (*REJECTED, "Error")
 
-# The pod's outcome in the loop, when CA emits no event on it.
-OUTCOME_WORDS = {
-    "NotListedAsUnschedulable": "CA does not count it as unschedulable (scheduling gates, or a nominated node): "
-                                "nothing happens, no event.",
-    "AwaitingEvaluation": "No event: a node group could take it, but not the one the expander chose; CA looks "
-                          "again in its next loop.",
-    "RemainsUnschedulableNoEvent": "No event: no node group can take it, and CA scaled up for other pods in this "
-                                   "loop (it emits NotTriggerScaleUp only when a loop does not scale up).",
-    "NoEvent": "No event: it would fit the chosen group, but the node count stopped (at the group's max size or "
-               "another limit) before reaching it.",
-    "TriggeredScaleUpNoEvent": "It is among the pods the scale-up is for (no event).",
-}
-FILTERED_WORDS = {
-    "FilterOutSchedulable": "CA finds room for it on an existing node (FilterOutSchedulable, packing the pending "
-                            "pods onto the free room in priority order): no scale-up, no event.",
-    "FilterOutExpendable": "CA ignores it: its priority is below --expendable-pods-priority-cutoff "
-                           "(FilterOutExpendable), no event.",
-    "TooYoung": "CA leaves it for a later loop: younger than --new-pod-scale-up-delay.",
-}
+OUTCOME_WORDS, FILTERED_WORDS, SHORT_WORDS, DOES_WORDS = tables(
+    "cluster_autoscaler", "OUTCOME_WORDS", "FILTERED_WORDS", "SHORT_WORDS", "DOES_WORDS")
 
 
 def explained_pod(doc: Mapping[str, Any]) -> str:
@@ -64,19 +34,6 @@ def explained_pod(doc: Mapping[str, Any]) -> str:
 def several(doc: Mapping[str, Any]) -> bool:
     """The loop held more than one pending pod: say which pod each line is about."""
     return len(doc.get("pods") or ()) > 1
-
-
-# Why CA records no event on a pod, in a table's few words (`OUTCOME_WORDS`, `FILTERED_WORDS` in full).
-SHORT_WORDS = {
-    "NotListedAsUnschedulable": "not counted as unschedulable (scheduling gates, or a nominated node)",
-    "AwaitingEvaluation": "no event: a group could take it, not the one chosen; CA looks again next loop",
-    "RemainsUnschedulableNoEvent": "no event: no group can take it (the loop scaled up for other pods)",
-    "NoEvent": "no event: it fits the chosen group, but the node count stopped before it",
-    "TriggeredScaleUpNoEvent": "no event: among the pods the scale-up is for",
-    "FilterOutSchedulable": "no event: fits the free room of an existing node",
-    "FilterOutExpendable": "no event: priority below --expendable-pods-priority-cutoff",
-    "TooYoung": "no event: younger than --new-pod-scale-up-delay",
-}
 
 
 def not_listed_words(record: Mapping[str, Any]) -> str | None:
@@ -98,9 +55,8 @@ def min_size_words(record: Mapping[str, Any]) -> str | None:
 
 
 def why_none(record: Mapping[str, Any]) -> str:
-    """A pod's event message, or in a few words why CA records none; where it depends on CA's
-    random pick among the expander's tied options (`byPick`), a line per answer a pick gives
-    (`pick_lines`)."""
+    """A pod's event message, or why CA records none; a line per answer where it depends on CA's
+    random pick (`pick_lines`)."""
     lines = pick_lines(record, _why_one)
     return "\n".join(lines) if lines else _why_one(record)
 
@@ -146,9 +102,8 @@ def outcome_label(record: Mapping[str, Any]) -> str:
 
 
 def by_pick(record: Mapping[str, Any], words) -> list[tuple[str, list[str]]]:
-    """The pod's answers under CA's random pick, each with the tied options that give it, in
-    the picks' order: (`words` of the record as that pick leaves it, its `picked` option
-    named, the options)."""
+    """The pod's answers under CA's random pick, each with the tied options giving it, in the picks'
+    order: (`words` of the record so left, the picked option, the options)."""
     out: dict[str, list[str]] = {}
     for p in picks_of(record):
         said = words({**record, "outcome": p.get("outcome"), "events": p.get("events") or [],
@@ -158,10 +113,8 @@ def by_pick(record: Mapping[str, Any], words) -> list[tuple[str, list[str]]]:
 
 
 def pick_lines(record: Mapping[str, Any], words) -> list[str]:
-    """Where the pod's answer depends on CA's random pick (`byPick`): when its outcome does,
-    a line per answer, `if CA picks G (1 of 3 tied options): OUTCOME: ...`; when only its event
-    does (it names the scale-up picked), the first pick's answer and a line saying so. Groups
-    are named by `pick_name`. [] when the answer does not depend on the pick."""
+    """Where the pod's answer depends on CA's random pick (`byPick`), a line per pick (only its
+    event depending: the first pick's answer, said so); [] otherwise."""
     picks = picks_of(record)
     if not picks:
         return []
@@ -190,10 +143,8 @@ def pick_name(group: str, names: list[str]) -> str:
 
 
 def pod_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str]]:
-    """The loop's answer for each pod of the set (the document's `pendingPass.pods`: what each
-    stands for), in the loop's order, pods of one object that follow one another with the same
-    answer on one row: (pods, outcome, the event or why there is none). A row's pods are
-    named by `pods_label`, so a copy with another answer never seems to be among them."""
+    """The loop's answer per pod of the set, in the loop's order, consecutive pods of one object
+    with one answer on one row: (pods, outcome, event or why none)."""
     stands = (doc.get("pendingPass") or {}).get("pods") or {}
     rows: list[tuple[tuple[str, str, str], list[str], list[int | None] | None]] = []
     for record in doc.get("pods") or ():
@@ -218,10 +169,8 @@ NOT_CREATED = "not created (no answer)"
 
 
 def pods_label(keys: list[str], of: str, copies: Sequence[int | None] | None = None) -> str:
-    """Pods of one object with one answer, in a few words: `ns/a`, `ns/a (of Kind ns/x)`, or
-    `ns/a ... c, e (N pods of Kind ns/x)`: a range (`a ... c`) only for copies whose numbers
-    follow one another (`copies`: each pod's; None: the keys are such copies), every other pod
-    named."""
+    """Pods of one object with one answer, in a few words (`ns/a ... c, e (N pods of Kind ns/x)`):
+    a range only for consecutive copy numbers, so another answer's copy never seems among them."""
     if len(keys) == 1:
         return keys[0] if of.startswith("Pod ") else f"{keys[0]} (of {of})"
     numbers = list(copies) if copies is not None else list(range(len(keys)))
@@ -262,9 +211,8 @@ def explained_record(doc: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 
 def version_note(doc: Mapping[str, Any], trace: Mapping[str, Any] | None = None) -> str:
-    """Which CA and which scheduler inside it: CA's behaviour is the reference commit's, its
-    scheduler plugins follow the Kubernetes version kexplain follows (the document's
-    `kubernetesFollowed`, else the trace's)."""
+    """Which CA (the reference commit's) and which scheduler inside it (the Kubernetes version
+    followed: `kubernetesFollowed`, else the trace's)."""
     auto = doc.get("autoscaler") or {}
     followed = doc.get("kubernetesFollowed") or {}
     trace = trace or {}
@@ -319,9 +267,8 @@ def victims_of(doc: Mapping[str, Any], record: Mapping[str, Any]) -> list[str]:
 
 
 def nominated_line(record: Mapping[str, Any], doc: Mapping[str, Any]) -> str:
-    """Why CA emits nothing on a pod nominated by preemption: CA's lister counts it as
-    nominated (ArrangePodsBySchedulability), and its snapshot puts it on that node
-    (SetClusterState), with its victims still there until they are gone."""
+    """Why CA emits nothing on a pod nominated by preemption: its lister counts it as nominated and
+    its snapshot puts it on that node, victims there until gone."""
     node = record.get("nominatedNodeName")
     victims = victims_of(doc, record)
     evicting = f", evicting {', '.join(victims)}" if victims else ""
@@ -331,9 +278,8 @@ def nominated_line(record: Mapping[str, Any], doc: Mapping[str, Any]) -> str:
 
 
 def outcome_line(record: Mapping[str, Any] | None, doc: Mapping[str, Any] | None = None) -> str:
-    """The event CA would emit on the pod, or why it emits none (`doc`: the loop's document,
-    for what its pass knows of the pod); where its outcome depends on CA's random pick among
-    the expander's tied options, what each pick gives (a line each, after the first)."""
+    """The event CA would emit on the pod, or why none; where it depends on CA's random pick, what
+    each pick gives (a line each)."""
     if record is None:
         return "The pod is not among CA's pending pods."
     picks = picks_of(record)
@@ -453,9 +399,8 @@ TEMPLATE = "template"       # the row line naming the template
 
 
 def group_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str, list[Line]]]:
-    """Per node group: name, size, CA's verdict, and lines: the template it was judged on
-    (which node, its zone and instance type; on a template that takes the pod, the facts that
-    decided), then each plugin in the way with its reasons and its facts in `--node`'s words."""
+    """Per node group: name, size, CA's verdict, and lines: the template it was judged on (with the
+    deciding facts), then each plugin in the way in `--node`'s words."""
     record = explained_record(doc) or {}
     verdicts: Mapping[str, Any] = record.get("nodeGroups") or {}
     explained: Mapping[str, Any] = (doc.get("explained") or {}).get("nodeGroups") or {}
@@ -508,10 +453,6 @@ def random_pick(doc: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return pick if pick and len(pick.get("among") or ()) > 1 else None
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n != 1 else ''}"
-
-
 def tie_lines(doc: Mapping[str, Any]) -> tuple[str, list[str]] | None:
     """The tie in words: which expander left it and how the tied options compare, then each
     tied option (group: its node count for its pods)."""
@@ -525,7 +466,7 @@ def tie_lines(doc: Mapping[str, Any]) -> tuple[str, list[str]] | None:
     expander = pick.get("expander")
     head = (f"Expander random: CA draws one of {len(among)} options at random." if expander == "random" else
             f"Expander {expander} leaves {len(among)} options tied{score}: CA picks one of them at random.")
-    items = [f"{g}: {_plural(o.get('nodeCount', 0), 'node')} for {_plural(len(o.get('pods') or ()), 'pod')}"
+    items = [f"{g}: {plural(o.get('nodeCount', 0), 'node')} for {plural(len(o.get('pods') or ()), 'pod')}"
              if (o := options.get(g)) else g for g in among]
     return head, items
 
@@ -554,7 +495,7 @@ def choice_line(doc: Mapping[str, Any]) -> str | None:
     if random_pick(doc):
         return (f"kexplain follows the first: {plan or best.get('nodeGroup')}{fails}; CA may scale up another of "
                 f"them instead.{depending_words(doc)}")
-    line = f"Expander {expander} chose {best.get('nodeGroup')}: {_plural(n, 'node')} for {_plural(pods, 'pod')}"
+    line = f"Expander {expander} chose {best.get('nodeGroup')}: {plural(n, 'node')} for {plural(pods, 'pod')}"
     return line + (f"; {plan}" if plan else "") + fails + "."
 
 
@@ -584,22 +525,6 @@ def depending_words(doc: Mapping[str, Any]) -> str:
 MAX_NAMED = 10     # pods named in a line; the others counted
 
 
-# What CA does for a pod, by its outcome, in the first lines of its explanation.
-DOES_WORDS = {
-    "NotTriggerScaleUp": "adds no node for it: no node group can take it",
-    "RemainsUnschedulableNoEvent": "adds no node for it: no node group can take it (the loop scales up for other pods)",
-    "AwaitingEvaluation": "adds no node for it in this loop: a node group could take it, but CA scales up another "
-                          "for other pods and looks again in its next loop",
-    "NoEvent": "adds no node for it in this loop: it fits the chosen group, but the node count stops (max size or "
-               "a limit) before it",
-    "NotListedAsUnschedulable": "does nothing: it does not count the pod as unschedulable (scheduling gates, or a "
-                                "nominated node)",
-    "FilterOutSchedulable": "adds no node for it: it finds room for it on an existing node (FilterOutSchedulable)",
-    "FilterOutExpendable": "ignores it: its priority is below --expendable-pods-priority-cutoff",
-    "TooYoung": "leaves it for a later loop: younger than --new-pod-scale-up-delay",
-}
-
-
 def _answer(trace: Mapping[str, Any]) -> tuple[Mapping[str, Any] | None, Mapping[str, Any]]:
     """The pod's record in CA's loop and the document it is in (a list's pod: its answer alone)."""
     doc = trace.get("autoscaler") or {}
@@ -612,10 +537,8 @@ def _answer(trace: Mapping[str, Any]) -> tuple[Mapping[str, Any] | None, Mapping
 
 
 def does_line(trace: Mapping[str, Any]) -> str | None:
-    """What the Cluster Autoscaler will do for the pending pod, in one sentence for the top of
-    its explanation: scale up group X (or one of the tied groups, at random), or nothing and
-    why; where that depends on CA's random pick among the expander's tied options, what each
-    pick does. None without CA's answer for the pod."""
+    """What CA will do for the pending pod, in one sentence (each pick's outcome when it depends on
+    CA's random pick); None without CA's answer."""
     record, doc = _answer(trace)
     if record is None:
         return None
@@ -704,12 +627,8 @@ def _why(lines: list[Line]) -> tuple[list[RenderableType], bool]:
 
 def names_table(look: Look, title: str, headers: tuple[str, ...],
                 rows: list[tuple[str, tuple[str, ...], Any]]) -> Any:
-    """A table whose first column holds names never cut (groups, pods), then short columns
-    kept on one line, then one that wraps (`rows`: name, the short cells, the last cell: a
-    renderable, or a function of the width it gets, for text to `wrap` there). Side by side
-    when the longest name leaves the last column `WHY_LEAST` columns; else each name on a line
-    of its own (broken after a `/` when longer than the line) with the other cells under it,
-    indented, as the rejected nodes' table puts node names under their reason."""
+    """A table whose names (groups, pods) are never cut: side by side when the last column keeps
+    `WHY_LEAST` columns, else each name on its own line with its cells indented under it."""
     name_w = max([len(headers[0]), *(len(r[0]) for r in rows)])
     short_w = [max([len(h), *(len(r[1][i]) for r in rows)]) for i, h in enumerate(headers[1:-1])]
     table = look.table(title)

@@ -1,12 +1,6 @@
-"""Consoles that print text as it is.
-
-Everything kexplain prints carries words of the user or the cluster: file names
-(`x:100:.yaml`), object names, label values, taints, CEL expressions
-(`device.attributes["gpu.example.com"]`). rich reads `:100:` in a string as an emoji code and
-`[bold]` as markup; these consoles read neither, so a string printed anywhere comes out as it
-was written. Renderers give styles as `Text` objects (never markup), so they print the same on
-any console.
-"""
+"""Consoles that print text as it is: the user's and the cluster's words (`x:100:.yaml`,
+`[bold]` in a CEL expression) are read neither as emoji codes nor as markup; renderers give
+styles as `Text` objects."""
 from __future__ import annotations
 
 from typing import Any, TextIO

@@ -1,12 +1,6 @@
-"""DynamicResources' facts in plain words: per claim and request, which devices could serve it
-and why the others cannot, grouped so that a node of 8 GPUs reads in a few lines.
-
-The scheduler says only "cannot allocate all claims". The plugin's `explain` facts
-(`details.nodes.<node>.plugins.DynamicResources`, shape in kexplain/plugins/dra/explain.py)
-name every device's verdict; this module words them: `--node` lists the devices by name
-(`node_words`), the overview groups nodes whose devices say the same (`signature`, without
-device names). It reads the trace's facts only.
-"""
+"""DynamicResources' facts in plain words: per claim and request which devices could serve it and
+why the others cannot (the scheduler says only "cannot allocate all claims"), grouped so that a
+node of 8 GPUs reads in a few lines. Reads the trace's facts only."""
 from __future__ import annotations
 
 import re

@@ -1,14 +1,6 @@
-"""Plain words for verdicts of DynamicResources that puzzle people, read from the trace alone.
-
-Two kinds: a pod the real scheduler holds back in PreEnqueue (its claim is missing, being
-deleted, not created yet, or not the pod's): no scheduling attempt, so no FailedScheduling
-event, which is why it looks stuck for no reason; and verdicts that come from a quirk of the
-scheduler release the trace follows (its `kubernetesVersion`) and reproduces (v1.35's Score
-failure, a misleading PostFilter text, one device's CEL error ending the cycle, All mode over
-an incomplete pool). Detected from the scheduler's own keys (`preEnqueue`, `preFilter`,
-`postFilter`, `result`), never from case names. The plugin's own notes (what kexplain does not
-reproduce for that release, trace key `notes`) come last.
-"""
+"""Plain words for DynamicResources verdicts that puzzle people (a pod held in PreEnqueue with no
+event; a release's quirks the trace reproduces), detected from the scheduler's own trace keys,
+never from case names; the plugin's own `notes` last."""
 from __future__ import annotations
 
 import re

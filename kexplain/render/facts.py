@@ -1,12 +1,6 @@
-"""The facts behind a plugin's verdict, in plain words.
-
-Each plugin's `explain` method records JSON facts in the trace (`details.nodes.<node>.plugins`);
-this module turns each plugin's facts into sentences a person reads beside the scheduler's
-terse reason ("Insufficient cpu" becomes "cpu: the pod requests 6; the node has 4
-allocatable, 3 already requested by its pods: 1 free"). It knows the shape of the facts,
-which is part of the trace, and nothing of how the plugins compute them. Plugins it does
-not know are shown as `key: value` lines.
-"""
+"""The facts behind a plugin's verdict, in plain words ("Insufficient cpu" becomes "cpu: the pod
+requests 6; ... 1 free"). Knows the shape of the recorded facts, nothing of how plugins compute
+them; unknown plugins' facts are `key: value` lines."""
 from __future__ import annotations
 
 from typing import Any, Callable, Mapping

@@ -136,9 +136,8 @@ def source_text(word: dict[str, Any]) -> str:
 
 
 def refused_lines(refusals: Iterable[dict[str, Any]], snapshot: str | None) -> list[str]:
-    """One short block: the refused reads (their `-o json` entries) per scope with what each
-    would add, the rules that allow them (per role kind, namespace and API group), and the
-    snapshot to ask for (None: none)."""
+    """One short block: the refused reads per scope with what each would add, the rules that allow
+    them, and the snapshot to ask for (None: none)."""
     refusals = list(refusals)
     if not refusals:
         return []
@@ -167,9 +166,8 @@ def refused_lines(refusals: Iterable[dict[str, Any]], snapshot: str | None) -> l
 
 
 def print_from_events(out: TextIO, doc: dict[str, Any]) -> None:
-    """Pods explained by the scheduler's own word: the `FromEvents` document of one pod or the
-    `FromEventsList` of `--pending` (what `-o json` writes), then one block of the reads RBAC
-    refused, what each would add and the rules that allow them."""
+    """Pods explained by the scheduler's own word (`FromEvents`, `FromEventsList`), then one block
+    of the reads RBAC refused and the rules that allow them."""
     many = doc.get("kind") == "FromEventsList"
     items = doc["items"] if many else [doc]
     if many and not items:

@@ -1,14 +1,6 @@
-"""`json.dumps(doc, indent=2)`, the same text, written faster.
-
-With an indent the standard library encodes in pure Python, value by value, and a trace of a
-large cluster holds tens of thousands of values: writing 1,000 replicas' traces (`-o json`)
-took longer than scheduling them. A trace shares what repeats (one status object for every node
-it applies to, one score entry per distinct score), so here a container met again at the same
-depth is written once and its text reused; strings go through the standard library's own C
-escaping, numbers through the same `repr`s. Anything `json.dumps` would refuse (a type it does
-not know, a non-finite float is allowed as it allows it) is handed to it, so that the error is
-its own.
-"""
+"""`json.dumps(doc, indent=2)`, the same text, written faster: the standard library's indented
+encoder is pure Python, and a container met again at the same depth is written once here
+(traces share what repeats). What `json.dumps` refuses is handed to it: the error is its own."""
 from __future__ import annotations
 
 import json

@@ -1,14 +1,7 @@
-"""`kexplain karpenter` in words: the pass's summary and the AWS data it used, each pending pod's
-result, for each pod Karpenter does not place everything that stands in its way on every
-NodePool (the document's `explained` key), the NodeClaims Karpenter would create, the NodePools,
-and the events. `--nodepool NAME` shows one NodePool's full verdict for every pod.
-
-Reads only the document `-o json` prints (`kexplain.karpenter.document`, `explained` from
-`kexplain.karpenter.explain`). A view is a list of blocks (`render.blocks`), one function per
-block, so another part (fix suggestions) adds its own function to `BLOCKS`. Tables fit the width
-(80 columns when piped): each column gets at least its longest word (up to `MAX_FLOOR`), words
-wrap whole; when even that does not fit, each row is printed as labelled lines.
-"""
+"""`kexplain karpenter` in words, read only from the `-o json` document: summary, pods, why each
+is not placed on every NodePool, NodeClaims, NodePools, events; `--nodepool NAME` in full.
+Tables fit the width (each column at least its longest word, up to `MAX_FLOOR`), else rows
+become labelled lines."""
 from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -20,30 +13,15 @@ from rich.text import Text
 from kexplain.render.blocks import BULLET, Block, indented_line, lines_block, numbered_line, print_blocks
 from kexplain.apimachinery.quantity import QuantityError, parse_quantity, value
 from kexplain.render.cluster_autoscaler import names_table
-from kexplain.render.style import GAP, Look, is_bytes, longest_word, quantity, wrap, wrap_widths
+from kexplain.render.style import GAP, Look, is_bytes, longest_word, plural, quantity, wrap_widths, wrapped
+from kexplain.render.words import tables
 
-RESULT_WORDS = {
-    "NewNodeClaim": "a new NodeClaim",
-    "ExistingNode": "an existing node or in-flight NodeClaim",
-    "Failed": "no NodePool can take it",
-    "Ignored": "refused before scheduling",
-    "NotProvisionable": "not a pod Karpenter provisions for",
-    "NotConsidered": "never reached the scheduler",
-}
+RESULT_WORDS, OFFERING_REASONS = tables("karpenter", "RESULT_WORDS", "OFFERING_REASONS")
 MAX_TYPES_SHOWN = 5
 MAX_FLOOR = 24            # a column never narrower than its longest word, up to this
 LAYOUT_ROWS = 100         # rows whose wrapped lines decide the column widths
 INDENT = 2
 
-OFFERING_REASONS = {
-    "notSold": "the type is not sold in the zone",
-    "noSubnet": "the EC2NodeClass has no subnet in the zone",
-    "insufficientCapacity": "insufficient capacity (the provider's unavailable-offerings cache)",
-    "noPrice": "no price",
-    "incompatibleWithNodeClass": "the EC2NodeClass cannot launch the type",
-    "reservation": "the capacity reservation has no free capacity or is expiring",
-    "unknown": "unavailable",
-}
 SOURCE_WORDS = {"spec.volumes": "the pod's volumes' zones", "topology": "topology spread / pod (anti-)affinity"}
 OVERHEAD_WORDS = (("vmOverhead", "VM overhead"), ("kubeReserved", "kube-reserved"),
                   ("systemReserved", "system-reserved"), ("evictionThreshold", "eviction threshold"))
@@ -51,10 +29,8 @@ OVERHEAD_WORDS = (("vmOverhead", "VM overhead"), ("kubeReserved", "kube-reserved
 
 # -- layout helpers ----------------------------------------------------------------------------------
 def column_widths(width: int, columns: Sequence[tuple[str, Sequence[str]]]) -> list[int] | None:
-    """Widths for columns (header, cells) within `width`: each as wide as its longest line, then
-    narrowed one column at a time by the step that adds the fewest wrapped lines (the first
-    `LAYOUT_ROWS` rows counted), none below its longest word (at most MAX_FLOOR; its header's
-    longest word at least); None when even that does not fit."""
+    """Column widths within `width`: narrowed one column at a time by the step adding the fewest
+    wrapped lines, none below its longest word (up to MAX_FLOOR); None when that does not fit."""
     natural, floors, texts = [], [], []
     for header, cells in columns:
         lines = [line for c in (header, *cells) for line in c.splitlines()] or [""]
@@ -113,10 +89,6 @@ def table_block(look: Look, title: str, headers: Sequence[str], rows: Sequence[S
 
 
 
-def _q(resource: str, amount: Any) -> str:
-    return quantity(resource, amount)
-
-
 GI, MI = 1 << 30, 1 << 20
 
 
@@ -136,10 +108,6 @@ def _size(resource: str, amount: Any) -> str:
     return quantity(resource, amount)
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
 def _shown(names: Sequence[str], total: int) -> str:
     text = ", ".join(names)
     return text + (f" and {total - len(names)} more" if total > len(names) else "")
@@ -150,7 +118,7 @@ def summary_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     summary = doc.get("summary") or {}
     counts = ", ".join(f"{n} {r}" for r, n in (summary.get("pods") or {}).items())
     claims = summary.get("newNodeClaims", 0)
-    head = Text.assemble(("Karpenter: ", "bold"), (f"{_plural(claims, 'new NodeClaim')}", "bold"),
+    head = Text.assemble(("Karpenter: ", "bold"), (f"{plural(claims, 'new NodeClaim')}", "bold"),
                          (f"; pods: {counts or 'none'}", ""))
     out = [Block(head), Block(Text(doc.get("karpenter", ""), style="dim"), gap=False)]
     aws = (doc.get("explained") or {}).get("awsData")
@@ -183,19 +151,14 @@ def pods_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     for pod in doc.get("pods") or ():
         result = pod.get("result", "")
         words = f"{result} ({RESULT_WORDS[result]})" if result in RESULT_WORDS else result
-        rows.append((pod.get("pod", ""), (words,), _wrapped(_where(pod))))
+        rows.append((pod.get("pod", ""), (words,), wrapped(_where(pod))))
     for missing in (doc.get("pendingPass") or {}).get("notYetCreated") or ():     # a list's: not in the pass
         pods = list(missing.get("pods") or ())
         label = pods[0] if len(pods) == 1 else f"{pods[0]} ... {pods[-1].split('/', 1)[-1]} ({len(pods)} pods)"
-        rows.append((label, ("not created (no answer)",), _wrapped(str(missing.get("why") or ""))))
+        rows.append((label, ("not created (no answer)",), wrapped(str(missing.get("why") or ""))))
     if not rows:
         return [Block(Text("No pending pods."))]
     return [Block(names_table(look, "Pending pods", ("pod", "result", "where"), rows))]
-
-
-def _wrapped(text: str) -> Callable[[int], Text]:
-    """A last cell's text, wrapped at the width it gets."""
-    return lambda width: Text(wrap(text, width))
 
 
 def why_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
@@ -262,7 +225,7 @@ def pool_lines(pool: Mapping[str, Any], detail: bool = False) -> list[tuple[int,
                         else "nothing in the way now (the state at the end of the pass would take it)")
         out = [(1, head)]
     else:
-        out = [(1, f"{head}: {_plural(count, 'thing')} in the way")]
+        out = [(1, f"{head}: {plural(count, 'thing')} in the way")]
         if pool.get("karpenter"):
             out.append((2, f"Karpenter's error here: {pool['karpenter']}"))
         out += [(2, BULLET + line) if level == 0 else (3, line) for level, line in blocking]
@@ -346,7 +309,7 @@ def instance_type_lines(its: Mapping[str, Any]) -> tuple[list[tuple[int, str]], 
     for e in its.get("excludedBy") or ():
         out.append((1, _excluded_text(e, its.get("nodePool", 0))))
     if its.get("resources", 0) == 0 and its.get("requests"):
-        need = ", ".join(f"{r['resource']} {_q(r['resource'], r['need'])}" for r in its["requests"])
+        need = ", ".join(f"{r['resource']} {quantity(r['resource'], r['need'])}" for r in its["requests"])
         out.append((1, f"pod + DaemonSets need {need}"))
         enough = ", ".join(f"{r['resource']} {r['enough']}" for r in its["requests"] if r["enough"] < r["of"])
         if enough:
@@ -355,7 +318,7 @@ def instance_type_lines(its: Mapping[str, Any]) -> tuple[list[tuple[int, str]], 
             out.append((1, f"no instance type left has any {name}"))
         otherwise = its.get("enoughOtherwise")
         if otherwise:
-            out.append((1, f"{_plural(otherwise['count'], 'type')} would have enough of everything else: "
+            out.append((1, f"{plural(otherwise['count'], 'type')} would have enough of everything else: "
                            f"{_shown(otherwise['names'], otherwise['count'])}"))
         for c in its.get("closest") or ():
             out.append((1, "closest: " + closest_text(c)))
@@ -387,9 +350,9 @@ def offering_lines(offerings: Mapping[str, Any] | None) -> tuple[list[tuple[int,
     where = (f"zones {', '.join(zones)}; capacity types {', '.join(offerings.get('capacityTypes') or [])}"
              if zones else "none available where the requirements allow")
     n = offerings.get("instanceTypes", 0)
-    of = {"fit": f"of the {_plural(n, 'type')} that meet the requirements and fit",
-          "requirements": f"of the {_plural(n, 'type')} that meet the requirements",
-          "nodePool": f"of the NodePool's {_plural(n, 'type')}"}.get(offerings.get("of", ""), "")
+    of = {"fit": f"of the {plural(n, 'type')} that meet the requirements and fit",
+          "requirements": f"of the {plural(n, 'type')} that meet the requirements",
+          "nodePool": f"of the NodePool's {plural(n, 'type')}"}.get(offerings.get("of", ""), "")
     out = [(0, f"offerings {of}: {where}")]
     excluded = [f"zones {', '.join(offerings['zonesExcluded'])}" if offerings.get("zonesExcluded") else "",
                 f"capacity types {', '.join(offerings['capacityTypesExcluded'])}"
@@ -406,17 +369,17 @@ def offering_lines(offerings: Mapping[str, Any] | None) -> tuple[list[tuple[int,
 def limit_lines(limits: Mapping[str, Any] | None) -> list[tuple[int, str]]:
     if not limits:
         return []
-    used = ", ".join(f"{r['resource']} {_q(r['resource'], r['used'])}/{_q(r['resource'], r['limit'])}"
+    used = ", ".join(f"{r['resource']} {quantity(r['resource'], r['used'])}/{quantity(r['resource'], r['limit'])}"
                      for r in limits.get("resources") or ())
     if limits.get("exhausted"):
         out = [(0, f"limits: no node left under the NodePool's limits (used/limit: {used})")]
     else:
-        out = [(0, f"limits: {_plural(limits.get('exceeding', 0), 'instance type')} that would take the pod "
+        out = [(0, f"limits: {plural(limits.get('exceeding', 0), 'instance type')} that would take the pod "
                    f"exceed what is left under the NodePool's limits (used/limit: {used})")]
     smallest = limits.get("smallest")
     if smallest and not limits.get("exhausted"):
-        over = ", ".join(f"{o['resource']} {_q(o['resource'], o['capacity'])} > "
-                         f"{_q(o['resource'], o['remaining'])} left" for o in smallest.get("over") or ())
+        over = ", ".join(f"{o['resource']} {quantity(o['resource'], o['capacity'])} > "
+                         f"{quantity(o['resource'], o['remaining'])} left" for o in smallest.get("over") or ())
         out.append((1, f"the smallest, {smallest['name']}: {over}"))
     return out
 
@@ -477,7 +440,7 @@ def node_claims_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
         types = _types(c)
         if c.get("createError"):
             types += f"\ncreate failed: {c['createError']}"
-        requests = ", ".join(f"{k} {_q(k, v)}" for k, v in (c.get("requests") or {}).items())
+        requests = ", ".join(f"{k} {quantity(k, v)}" for k, v in (c.get("requests") or {}).items())
         pods = "\n".join(c.get("pods") or ()) + (f"\nrequests: {requests}" if requests else "")
         rows.append((f"{c.get('name', '')}\nNodePool {c.get('nodePool', '')}", pods, types))
     out = [table_block(look, "New NodeClaims", ("nodeclaim", "pods (requests with DaemonSets)",
@@ -498,15 +461,15 @@ def node_pools_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
         state = "ready" if np.get("ready") else "not ready: " + "; ".join(np.get("notReady") or ())
         if e and not e.get("tried") and np.get("ready"):
             state += f"; not tried: {e.get('why', '')}"
-        limits = ", ".join(f"{r['resource']} {_q(r['resource'], r['used'])}/{_q(r['resource'], r['limit'])}"
-                           if r.get("used") else f"{r['resource']} {_q(r['resource'], r['limit'])}"
+        limits = ", ".join(f"{r['resource']} {quantity(r['resource'], r['used'])}/{quantity(r['resource'], r['limit'])}"
+                           if r.get("used") else f"{r['resource']} {quantity(r['resource'], r['limit'])}"
                            for r in e.get("limits") or ())
         if limits:
             state += f"; limits (used/limit) {limits}"
         types = f"{np.get('instanceTypeCount', 0)} offered"
         if "instanceTypes" in e:
             types += f", {e['instanceTypes']} left by its requirements"
-        overhead = ", ".join(f"{k} {_q(k, v)}" for k, v in (e.get("daemonSetOverhead") or {}).items() if v != "0")
+        overhead = ", ".join(f"{k} {quantity(k, v)}" for k, v in (e.get("daemonSetOverhead") or {}).items() if v != "0")
         rows.append((np.get("name", ""), str(np.get("weight", 0)), types, overhead, state))
     headers = ["nodepool", "weight", "instance types", "DaemonSet overhead", "state"]
     if not any(r[3] for r in rows):         # no DaemonSet lands on any NodePool's nodes
@@ -545,13 +508,14 @@ def render_node_pool(doc: Mapping[str, Any], name: str, look: Look) -> list[Bloc
     if pool.get("tried"):
         facts.append((1, f"tried by the scheduler: {pool.get('offered', 0)} instance types offered, "
                          f"{pool.get('instanceTypes', 0)} left by its requirements"))
-        overhead = ", ".join(f"{k} {_q(k, v)}" for k, v in (pool.get("daemonSetOverhead") or {}).items() if v != "0")
+        overhead = ", ".join(f"{k} {quantity(k, v)}" for k, v in (pool.get("daemonSetOverhead") or {}).items()
+                             if v != "0")
         facts.append((1, f"DaemonSet overhead: {overhead or 'none'}"))
     else:
         facts += skipped_lines([pool])
     if pool.get("limits"):
         facts.append((1, "limits (used/limit): " + ", ".join(
-            f"{r['resource']} {_q(r['resource'], r.get('used', '?'))}/{_q(r['resource'], r['limit'])}"
+            f"{r['resource']} {quantity(r['resource'], r.get('used', '?'))}/{quantity(r['resource'], r['limit'])}"
             for r in pool["limits"])))
     blocks = [*summary_blocks(doc, look), Block(head), lines_block(facts, gap=False)]
     for entry in explained.get("pods") or ():

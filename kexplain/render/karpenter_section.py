@@ -81,10 +81,8 @@ def karpenter_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
 
 
 def section_blocks(doc: Mapping[str, Any], look: Look, node_pool: str | None = None) -> list[Block]:
-    """The pass's whole view after a list (each pending pod's result, why each one not placed
-    is not, the NodeClaims, NodePools, events, fixes), or with `node_pool` that NodePool's
-    verdict for every pod: as `kexplain karpenter` shows them (its first line, "Karpenter:
-    ...", the section's title)."""
+    """The pass's view after a list, or with `node_pool` that NodePool's verdict for every pod,
+    as `kexplain karpenter` shows them."""
     return render_node_pool(doc, node_pool, look) if node_pool is not None else render(doc, look)
 
 

@@ -1,12 +1,5 @@
-"""`kexplain kueue` in words: the pass's summary, each Workload's state, then for each pending
-Workload why (the step that decided it, Kueue's own message, its place in its queue, per pod
-set each flavor tried and the quota numbers behind its verdict, what preemption would evict and
-why each admitted Workload is or is not a candidate), the verified fixes, and Kueue's events.
-
-Reads only the document `-o json` prints (`kexplain.kueue.document`, `explanation` from
-`kexplain.kueue.explain`, `suggestions` from `kexplain.suggest.kueue`); the codes there are
-worded here.
-"""
+"""`kexplain kueue` in words, read only from the `-o json` document: the summary, each Workload's
+state, why each pending one waits (flavors, quota, preemption candidates), fixes and events."""
 from __future__ import annotations
 
 from typing import Any, Mapping
@@ -15,66 +8,13 @@ from rich.console import Console, Group
 from rich.text import Text
 
 from kexplain.render.blocks import Block, indented_line, lines_block, numbered_line, print_blocks
-from kexplain.render.style import Look, quantity
+from kexplain.render.style import Look, plural, quantity
+from kexplain.render.words import tables
 
 INDENT = 2
 
-VERDICTS = {
-    "Pending": "pending: Kueue's scheduler tried it and it does not fit",
-    "PendingPreemption": "pending: Kueue is preempting Workloads to make room for it",
-    "Inadmissible": "inadmissible: the workload controller stops it before the scheduler",
-    "NotTried": "pending, never tried: other Workloads are ahead of it in its queue",
-    "NotQueued": "not queued",
-}
-SKIPS = {
-    "taint": "its pods do not tolerate the flavor's taint {taint}",
-    "affinity": "the pods' node selector or required node affinity excludes the flavor's node labels ({keys})",
-    "missing": "the ResourceFlavor does not exist",
-    "uncovered": "no resource group of the ClusterQueue covers {resource}",
-}
-RULES = {
-    "noFit": "it does not fit",
-    "noPreemptionCandidates": "preemption could not make room",
-    "whenCanPreempt=TryNextFlavor": "flavorFungibility.whenCanPreempt is TryNextFlavor",
-    "whenCanBorrow=TryNextFlavor": "flavorFungibility.whenCanBorrow is TryNextFlavor",
-}
-MODES = {"Fit": "fits", "Preempt": "fits after preemption", "NoFit": "does not fit"}
-CANDIDATE_WORDS = {
-    "target": "preempted for it",
-    "candidate": "could be preempted (not needed)",
-    "being-evicted": "already being evicted",
-    "resource-not-used": "uses none of the quota short",
-    "policy-never": "withinClusterQueue is Never",
-    "reclaim-never": "reclaimWithinCohort is Never",
-    "not-lower-priority": "its priority is not lower",
-    "not-lower-or-newer-equal": "its priority is not lower, nor equal and newer",
-    "queue-within-nominal": "its ClusterQueue uses no more than its nominal quota (nothing to reclaim)",
-}
-SUGGESTIONS = {
-    "raise-nominal-quota": "Raise ClusterQueue {clusterQueue}'s nominalQuota of {resource} in flavor {flavor} from "
-                           "{from} to {to}",
-    "raise-borrowing-limit": "Raise ClusterQueue {clusterQueue}'s borrowingLimit of {resource} in flavor {flavor} "
-                             "from {from} to {to}",
-    "raise-lending-limit": "Let ClusterQueue {lender} lend more {resource} in flavor {flavor}: lendingLimit from "
-                           "{from} to {to}",
-    "join-cohort": "Put ClusterQueue {clusterQueue} in cohort {cohort} with ClusterQueue {lender} ({unused} of "
-                   "{resource} in flavor {flavor} unused there)",
-    "cover-resource": "Cover {resource} in ClusterQueue {clusterQueue}: {to} in flavor {flavor}",
-    "lower-request": "Lower {object}'s {resource} request (container {container}) from {from} to {to}",
-    "partial-admission": "Let Kueue admit {object} with at least {minCount} of its {count} pods (partial admission)",
-    "tolerate-flavor-taint": "Tolerate flavor {flavor}'s taint {taint} in {object}",
-    "other-local-queue": "Submit {object} to LocalQueue {localQueue} (ClusterQueue {clusterQueue})",
-    "use-local-queue": "Use the LocalQueue {localQueue} of namespace {namespace}",
-    "create-local-queue": "Create LocalQueue {namespace}/{localQueue} in ClusterQueue {clusterQueue}",
-    "start-queue": "Start {kind} {name} (stopPolicy {from} -> None)",
-    "create-cluster-queue": "Create ClusterQueue {clusterQueue} with {quota} in flavor {flavor}",
-    "create-resource-flavor": "Create the ResourceFlavor(s) ClusterQueue {clusterQueue} names: {flavors}",
-    "label-namespace": "Label namespace {namespace} {labels} so that ClusterQueue {clusterQueue} selects it",
-}
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
+VERDICTS, SKIPS, RULES, MODES, CANDIDATE_WORDS, SUGGESTIONS = tables(
+    "kueue", "VERDICTS", "SKIPS", "RULES", "MODES", "CANDIDATE_WORDS", "SUGGESTIONS")
 
 
 def _values(values: Mapping[str, Any]) -> dict[str, str]:
@@ -93,10 +33,10 @@ def summary_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     reserved = sum(1 for w in workloads if w.get("quotaReserved") and not w.get("inputAdmitted"))
     pending = sum(1 for w in workloads if not w.get("quotaReserved"))
     preempted = sum(1 for w in workloads if w.get("preempted"))
-    text = (f"Kueue {doc.get('kueueVersion')}: {_plural(len(doc.get('jobs') or ()), 'job')} submitted; "
-            f"{_plural(reserved, 'Workload')} admitted now, {pending} pending"
+    text = (f"Kueue {doc.get('kueueVersion')}: {plural(len(doc.get('jobs') or ()), 'job')} submitted; "
+            f"{plural(reserved, 'Workload')} admitted now, {pending} pending"
             + (f", {preempted} preempted" if preempted else "")
-            + f"; {_plural(int(doc.get('cycles') or 0), 'scheduling cycle')}.")
+            + f"; {plural(int(doc.get('cycles') or 0), 'scheduling cycle')}.")
     return [Block(Text(text, style="bold"), gap=False)]
 
 
@@ -229,7 +169,7 @@ def why_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
             lines.append((1, f"Partial admission tried: {pa['counts']} of {pa['fullCounts']} pods"))
         for ps in item.get("podSets") or ():
             requests = ", ".join(f"{r} {quantity(r, v)}" for r, v in (ps.get("requests") or {}).items())
-            lines.append((1, f"Pod set {ps['name']}: {_plural(int(ps['count']), 'pod')}"
+            lines.append((1, f"Pod set {ps['name']}: {plural(int(ps['count']), 'pod')}"
                              + (f", each requesting {requests}" if requests else "")))
             for t in ps.get("trials") or ():
                 lines += _trial_lines(t)

@@ -135,12 +135,9 @@ _SCHEDULING_CHECK = SCHEDULING_RULES | {"version-change"}
 
 
 def render_junit(report: Report, options: RenderOptions = RenderOptions()) -> str:
-    """JUnit XML valid against both widely used JUnit schemas (Apache Ant's, as published by
-    Windy Road, and the Jenkins xUnit plugin's `junit-10.xsd`): a `testsuites` root (which takes
-    no attributes there) with one `testsuite` per file, one `testcase` per object and check
-    (schema, scheduling): a `failure` for the findings at or above --fail-on, `skipped` for kinds
-    without a schema, an `error` for an unreadable file. Lesser findings, which a testcase
-    cannot hold, go to the suite's `system-out`, one line each naming its object."""
+    """JUnit XML valid against Ant's and Jenkins xUnit's schemas: one `testsuite` per file, one
+    `testcase` per object and check; findings below --fail-on, which a testcase cannot hold, go
+    to the suite's `system-out`."""
     by_key: dict[tuple[str, int, int | None], list[Finding]] = {}
     for f in report.findings:
         by_key.setdefault((f.location.path, f.location.doc, f.location.item), []).append(f)

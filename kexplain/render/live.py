@@ -40,9 +40,8 @@ def progress_bar(stream: TextIO, *, color: bool) -> Iterator[Progress]:
 
 
 class ScheduleBar:
-    """How far the scheduling of many pods went: `update(done, planned)` after each pod (the
-    engine's progress callback); `paused()` hides the bar while something is printed to the
-    same terminal. Without a terminal it draws nothing (`ScheduleBar(None)`)."""
+    """How far the scheduling of many pods went (`update(done, planned)`; `paused()` while other
+    output goes to the terminal); without a terminal it draws nothing."""
 
     def __init__(self, bars: Any = None, task: Any = None) -> None:
         self._bars, self._task = bars, task
@@ -112,10 +111,8 @@ def pod_key(doc: Mapping[str, Any]) -> str:
 
 
 def summary(item: Mapping[str, Any]) -> tuple[str, str, str, str]:
-    """A pod's row of `--pending`'s list from its item of the list (its trace, with `queue`,
-    `autoscalers` and `live`), or from its entry of `skipped` (`pod`, `reason`): (pod,
-    kexplain's verdict in the scheduler's queue, whether the scheduler agrees, the one-line
-    why: `render.queue.pending_line`, as the page's table has it)."""
+    """A pod's row of `--pending`'s list, from its list item or its `skipped` entry: (pod, verdict
+    in the queue, whether the scheduler agrees, why: `render.queue.pending_line`)."""
     if "result" not in item:
         return pod_key(item), "skipped", "-", str(item.get("reason") or "")
     status, _, why = pending_line(item)
@@ -125,10 +122,8 @@ def summary(item: Mapping[str, Any]) -> tuple[str, str, str, str]:
 
 def print_pending(out: TextIO, console: Console, listed: Sequence[Mapping[str, Any]],
                   detailed: Sequence[Mapping[str, Any]] = (), *, where: str, wide: bool = False) -> None:
-    """One line per pod (`summary` of each entry of `listed`: the list's items and skipped
-    pods, as listed; the why column unpadded, however long); then each item of `detailed`
-    (--details) explained in full, with its comparison (its `live` key). `where`: the
-    namespace(s) looked at."""
+    """One line per pod of `listed` (the why column unpadded), then each of `detailed` (--details)
+    in full with its comparison; `where`: the namespace(s) looked at."""
     if not listed:
         out.write(f"No pod in {where} is Pending with PodScheduled=False.\n")
         return

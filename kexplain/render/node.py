@@ -129,9 +129,8 @@ def _filters(trace: Mapping[str, Any], node: str, facts: Mapping[str, Any], look
 
 def plugin_lines(title: str, every: Mapping[str, Any], plugin_facts: Mapping[str, Any],
                  own: str | None) -> list[RenderableType]:
-    """Every Filter plugin's verdict (plugin -> status, None: not recorded) with the facts
-    behind it in plain words, `own` marked `*`: a node's (`--node`), a node group's template
-    (`--node-group`)."""
+    """Every Filter plugin's verdict with its facts in words, `own` marked `*`: a node's
+    (`--node`) or a node group's template (`--node-group`)."""
     lines: list[RenderableType] = [Text(title, style="bold")]
     width = max((len(p) for p in every), default=0) + 2
     skipped = []

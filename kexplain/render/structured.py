@@ -1,15 +1,6 @@
-"""Structured output: a trace (or a list of them) as JSON or YAML (`-o json`, `-o yaml`), and
-the objects a snapshot saves (a `kind: List`, as `kubectl get -o json` writes one).
-
-The documents are written as they are: the trace's keys are the contract (README), so
-nothing here reorders or drops them.
-
-A list of traces can be written as it is produced (`ListWriter`): each item goes out when it
-is ready and is not kept, so memory does not grow with the number of pods. The text is the
-same as `dumps` of the whole document would give: JSON indented by 2 (valid once closed),
-YAML one mapping whose `items` are written one by one (`- ...` entries; without anchors, as
-each item is dumped on its own).
-"""
+"""Structured output: traces as JSON or YAML (`-o json|yaml`), and a snapshot's `kind: List`.
+The trace's keys are the contract: nothing is reordered or dropped. `ListWriter` writes a list
+item by item (memory does not grow with the pods), the same text `dumps` would give."""
 from __future__ import annotations
 
 import json
@@ -51,9 +42,8 @@ def write(out: TextIO, doc: Any, fmt: str) -> None:
 
 
 class ListWriter:
-    """A `{head..., "items": [...], tail...}` document written item by item: `item` for each
-    element as it is produced, `close` with the keys that come after the items. Nothing is kept
-    but whether an item was written."""
+    """A `{head..., "items": [...], tail...}` document written item by item (`item`, then `close`
+    with the keys after the items); nothing is kept."""
 
     def __init__(self, out: TextIO, fmt: str, head: Mapping[str, Any], key: str = "items") -> None:
         if fmt not in FORMATS:
@@ -96,10 +86,8 @@ class ListWriter:
 
 
 class ItemSpool:
-    """Items of a list kept aside in a temporary file (JSON lines) until something they need is
-    known (the autoscalers' answers, which come from one pass after the last item): `add` each,
-    then read them back in order with `items`; memory stays flat. A context manager that
-    removes the file."""
+    """A list's items kept aside in a temporary file (JSON lines) until the autoscalers' answers
+    are known, read back in order: memory stays flat; the context removes the file."""
 
     def __init__(self) -> None:
         self.file = tempfile.TemporaryFile("w+", encoding="utf-8")

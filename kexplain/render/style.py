@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from rich import box
 from rich.table import Table
 from rich.text import Text
 
 from kexplain.apimachinery.quantity import QuantityError, format_bytes, parse_quantity, value
+from kexplain.render.words import tables
 
 # SIMPLE_HEAD drawn with ASCII: what a pipe, a file or `less` shows without surprises.
 ASCII_HEAD = box.Box(
@@ -26,17 +27,7 @@ ASCII_HEAD = box.Box(
 )
 
 # Column headers for plugin scores: the full names do not fit 80 columns side by side.
-SHORT_NAMES = {
-    "NodeResourcesFit": "Fit",
-    "NodeResourcesBalancedAllocation": "Balanced",
-    "TaintToleration": "Taint",
-    "NodeAffinity": "NodeAff",
-    "InterPodAffinity": "PodAff",
-    "PodTopologySpread": "Spread",
-    "ImageLocality": "Image",
-    "VolumeBinding": "Volume",
-    "DynamicResources": "DRA",
-}
+(SHORT_NAMES,) = tables("style", "SHORT_NAMES")
 
 
 def short(plugin: str) -> str:
@@ -54,10 +45,8 @@ def is_bytes(resource: str) -> bool:
 
 
 def quantity(resource: str, amount: Any) -> str:
-    """A quantity of the trace (a quantity string: "3500m", "16Gi", "1G", "95551679853") as
-    people read it. Bytes in binary units: exact when a whole number of a unit up to four
-    digits long ("16Gi", "1536Mi"), else in the largest unit rounded to two decimals ("88.99Gi"
-    for 95551679853, "953.67Mi" for 1G, "29.5Gi" for 30208Mi). Anything else as given."""
+    """A trace quantity as people read it: bytes in binary units, exact when a whole number of a
+    unit up to four digits ("1536Mi"), else the largest unit to two decimals ("88.99Gi")."""
     if amount is None:
         return "-"
     text = str(amount)
@@ -112,9 +101,8 @@ def wrap_widths(text: str, width: int) -> list[int]:
 
 @dataclass(frozen=True)
 class NamesLayout:
-    """Widths for a table whose last column lists node names. `text`: the width of the
-    column before the names (a reason), `names`: the names column's. `stacked`: no room for
-    the names beside the text (long names, a narrow terminal): they go under it, in its cell."""
+    """Widths for a table whose last column lists node names (`text`: the column before it);
+    `stacked`: the names go under the text, no room beside it."""
 
     text: int
     names: int
@@ -122,13 +110,9 @@ class NamesLayout:
 
 
 def names_layout(room: int, rows: Sequence[tuple[str, str]], *, least: int = 12) -> NamesLayout:
-    """Split `room` columns (the table's width less its other columns and their gaps) between
-    a column of texts, wrapped between words, and a column of node names (comma-separated
-    lists), wrapped between names, never inside one. `rows`: (text, names), the headers
-    first. The names column is at least as wide as its longest "name*,"; the text column
-    gives way down to its longest word (and `least`). Of those widths, the one that takes the
-    fewest lines; then the one that wraps the texts least (a reason is the scheduler's words,
-    read and searched whole), then the names; then the widest."""
+    """Split `room` columns between a column of texts (wrapped between words) and one of node
+    names (wrapped between names, never inside one): the split of fewest lines, then the one that
+    wraps the texts least (a reason is read whole), then the names, then the widest."""
     texts, names = [t for t, _ in rows], [n for _, n in rows]
     text_full = max((len(t) for t in texts), default=0)
     names_full = max((len(n) for n in names), default=0)
@@ -174,9 +158,8 @@ class Look:
 
 
 class TextTable(Table):
-    """A table whose strings (title, headers, cells) are text, never rich markup or emoji
-    codes: node names, reasons and expressions such as `zone In [zone-b]` or a resource
-    `example.com/:100:` are printed as they are, on any console."""
+    """A table whose strings are text, never rich markup or emoji codes: names and expressions
+    (`zone In [zone-b]`, `example.com/:100:`) print as they are."""
 
     def __init__(self, *headers: Any, title: Any = None, title_style: Any = None, **kwargs: Any) -> None:
         if isinstance(title, str):      # rich styles a string title itself, a Text one not
@@ -238,3 +221,12 @@ def wrap(text: str, width: int) -> str:
                 lines += broken[1:]
         out += lines
     return "\n".join(out)
+
+
+def wrapped(text: str) -> Callable[[int], Text]:
+    """A last cell's text, wrapped at the width it gets (a URL broken after a `/`)."""
+    return lambda width: Text(wrap(text, width))
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")

@@ -64,10 +64,8 @@ def render(trace: Mapping[str, Any], wide: bool = False, plain: bool = False, wi
 def print_trace(trace: Mapping[str, Any], console: Console, wide: bool = False, *,
                 node: str | None = None, no_nodes_hint: str | None = None, node_group: str | None = None,
                 node_pool: str | None = None) -> None:
-    """Print the explanation of one trace: the default or wide view, or with `node` that
-    node's full verdict, or with `node_group` that node group's (the trace's `autoscaler`).
-    Plain text (no box-drawing characters) when not on a terminal. `no_nodes_hint`: what to
-    say when the cluster has no nodes (default NO_NODES_HINT)."""
+    """One trace's explanation: the default or wide view, or `node`'s (`node_group`'s) full verdict;
+    `no_nodes_hint`: what to say when the cluster has no nodes."""
     plain = not console.is_terminal
     wide = wide or (node is not None and bool(trace.get("kubelet")))
     if node_group is not None:
@@ -188,10 +186,8 @@ def _summary(trace: Mapping[str, Any], look: Look) -> list[Block]:
 
 
 def pod_note_lines(trace: Mapping[str, Any], width: int = 80) -> list[str]:
-    """What the pod got beyond its manifest (`kexplain.explain.pod_notes`), each as one text
-    wrapped at `width` (between words; labels between labels): the requests and limits a
-    LimitRange gave it, and its labels when its controller added some, as `kubectl get pods
-    --show-labels` prints them."""
+    """What the pod got beyond its manifest (`explain.pod_notes`: a LimitRange's requests and
+    limits, its controller's labels), each wrapped at `width`."""
     out = []
     limits = trace.get("limitRanger")
     if limits:
@@ -436,9 +432,8 @@ def _resources(trace: Mapping[str, Any], look: Look) -> list[Block]:
 
 
 def _column_parts(width: int, first: list[str], columns: list[list[str]]) -> list[list[int]]:
-    """The columns (each its header and cells, never cut: a header is one word) in runs that
-    fit `width` beside the first column, in order: one table per run, the first column
-    repeated in each. A column wider than the room left has a run of its own."""
+    """The columns in runs that fit `width` beside the first column (one table per run, the first
+    column repeated); a column wider than the room has a run of its own."""
     used = max(cell_len(t) for t in first)
     parts: list[list[int]] = [[]]
     room = used

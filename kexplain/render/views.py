@@ -29,9 +29,8 @@ def version_text(version: Mapping[str, Any] | None) -> str | None:
 
 
 def random_ties(trace: Trace) -> bool:
-    """Whether the trace's kube-scheduler picks among nodes tied at the top score at random
-    (before 1.35: selectHost's reservoir sampling) rather than by its ranking heap; a trace
-    that names no version is read as the default's (the heap)."""
+    """Whether the trace's kube-scheduler breaks top-score ties at random (before 1.35) rather than
+    by its ranking heap; no version named reads as the default's."""
     minor = str((trace.get("kubernetesVersion") or {}).get("minor") or DETERMINISTIC_TIES_SINCE)
     return _minor_key(minor) < _minor_key(DETERMINISTIC_TIES_SINCE)
 
@@ -41,11 +40,8 @@ def _minor_key(minor: str) -> tuple[int, ...]:
 
 
 def tie_rule(trace: Trace) -> str:
-    """Where a tie at the top score goes, in the words of the trace's kube-scheduler, to follow
-    "the tie goes to": before 1.35 selectHost draws one of the tied nodes at random (reservoir
-    sampling); from 1.35 the scheduler pops the top of its ranking heap (sortedNodeScores: Go's
-    container/heap over the scored nodes in the order Filter found them feasible, whose
-    tie-breaking randomizer only a Score extender sets), so no draw: kexplain builds the same heap."""
+    """Where a top-score tie goes, in the trace's kube-scheduler's words: before 1.35 selectHost's
+    random draw; from 1.35 the top of its ranking heap (sortedNodeScores), which kexplain builds."""
     release = (trace.get("kubernetesVersion") or {}).get("scheduler")
     scheduler = f"kube-scheduler {release}" if release else "kube-scheduler"
     if random_ties(trace):
@@ -66,9 +62,8 @@ def random_tie(trace: Trace) -> list[str]:
 
 @dataclass(frozen=True)
 class Ranked:
-    """One scored node. `deciding`: (plugin, weighted difference) for the plugins that set it
-    apart from `against` (the runner-up for the winner, the winner for every other node),
-    largest difference first; positive means ahead."""
+    """One scored node; `deciding`: (plugin, weighted difference) against the runner-up (for the
+    winner) or the winner, largest first; positive means ahead."""
 
     rank: int
     node: str
@@ -123,9 +118,8 @@ def ranking(trace: Trace) -> list[Ranked]:
 
 @dataclass
 class RejectionGroup:
-    """Nodes one plugin rejected with one reason. `reported`: the nodes for which this is (one
-    of) the reason(s) the scheduler itself reported (its first failing plugin), which is
-    what the FailedScheduling message counts."""
+    """Nodes one plugin rejected with one reason; `reported`: those where the scheduler itself
+    reported it (what FailedScheduling counts)."""
 
     plugin: str
     reason: str
@@ -141,10 +135,8 @@ class RejectionGroup:
 
 
 def rejection_groups(trace: Trace) -> list[RejectionGroup]:
-    """Every (plugin, reason) that rejected a node, with its nodes in visiting order; a node
-    rejected by three plugins is in three groups. Most nodes first. Uses `filterAll` when the
-    trace has it, else the scheduler's first reasons only (`filter`); nodes a PreFilter
-    narrowing left out, or that PreFilter rejected as a whole, form one group each."""
+    """Every (plugin, reason) that rejected a node, with its nodes in visiting order, most nodes
+    first (`filterAll` when the trace has it, else `filter`); PreFilter's exclusions one group each."""
     groups: dict[tuple[str, str], RejectionGroup] = {}
 
     def add(plugin: str, reason: str, code: str, node: str, reported: bool) -> None:
@@ -234,10 +226,8 @@ STOP_FIRST = "first"        # the node tried first, alone (nominated, or a batch
 
 @dataclass(frozen=True)
 class SearchFigures:
-    """How far the round-robin search went, what it left out, and why it stopped (`stop`).
-    `tried_first`: the node filtered alone before the round-robin (`first_why`: "nominated" or
-    "hint"); `error_node`/`error_plugin`: where the Filter error happened; `not_in_cluster`: names
-    PreFilter narrowed the search to that name no node."""
+    """How far the round-robin search went, what it left out, and why it stopped (`stop`);
+    `tried_first`: the node filtered alone before it (`first_why`)."""
 
     num_all_nodes: int
     num_feasible_nodes_to_find: int
@@ -269,10 +259,8 @@ class SearchFigures:
 
 
 def tried_first(trace: Trace) -> tuple[str, str] | None:
-    """(node, "nominated" or "hint"): the node the scheduler filtered alone before any
-    round-robin (the pod's nominated node, or OpportunisticBatching's hint), when the trace
-    shows one: the hint it names, a node visited first and again in the round-robin, or a
-    single node visited that fit without moving the round-robin."""
+    """(node, "nominated" or "hint"): the node filtered alone before the round-robin, when the
+    trace shows one."""
     search = trace.get("search") or {}
     order = search.get("order") or []
     if not order:
@@ -364,9 +352,8 @@ def no_nodes(trace: Trace) -> bool:
 
 
 def missing_prefilter_state(trace: Trace) -> Mapping[str, Any] | None:
-    """DynamicResources' PostFilter failing with "not found" (v1.35.4): it reads the cycle state
-    its PreFilter writes, and PreFilter stopped at an earlier plugin before that one ran. The
-    scheduler appends the error to the FailedScheduling message (". not found")."""
+    """DynamicResources' PostFilter failing with "not found" (v1.35.4): PreFilter stopped before it
+    wrote the state; the scheduler appends ". not found" to the message."""
     post = trace.get("postFilter")
     if not isinstance(post, dict):
         return None

@@ -28,7 +28,7 @@ def store() -> SchemaStore:
 
 @pytest.fixture(scope="module")
 def strict_store() -> SchemaStore:
-    return SchemaStore("1.35", strict=True)
+    return SchemaStore("1.35", validate=True)
 
 
 def mutate(obj: dict, path: str, value: object) -> dict:
@@ -190,7 +190,7 @@ def widget(**spec) -> dict:
 ])
 def test_crd_schemas_from_a_directory(tmp_path, spec, strict, expected):
     (tmp_path / "widgets.yaml").write_text(yaml.safe_dump(CRD))
-    store = SchemaStore("1.35", strict=strict, schema_dirs=(str(tmp_path),))
+    store = SchemaStore("1.35", validate=strict, schema_dirs=(str(tmp_path),))
     errors = store.validator("example.com/v1", "Widget").errors(widget(**spec))
     assert [f"{e.dotted}: {e.message}" for e in errors] == expected
 

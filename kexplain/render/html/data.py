@@ -1,13 +1,5 @@
-"""The page's data: the document as `-o json` writes it, and the plugins' facts in words.
-
-The script reads the trace itself (every node, every plugin's verdict and score, the search,
-preemption, suggestions); what it cannot read from the trace is how the terminal puts each
-plugin's facts in words (`--node`), which `kexplain.render.facts` knows. So each trace comes
-with `words`: per node and plugin, the sentences behind its Filter verdict and behind its
-score, exactly as `--node` prints them; the facts the words say are then left out of the
-trace (`without_worded_facts`), except the devices', which the page lays out itself. The lot
-is packed (`pack`): repeated values once.
-"""
+"""The page's data: the `-o json` document plus, per node and plugin, the facts in `--node`'s
+words (`words`: the script cannot word them), the worded facts then left out; packed."""
 from __future__ import annotations
 
 import json
@@ -62,10 +54,8 @@ def without_worded_facts(trace: Trace) -> Trace:
 
 
 def selector_words(trace: Trace) -> dict[str, str]:
-    """A device selector's evaluation (its `summary`: every subexpression and its value) -> the
-    one line that says why it is false (`--node`'s words: `capacity memory 40Gi, selector wants
-    >= 80Gi`), for every selector that rejects a device of the trace's nodes. Keyed by the
-    evaluation, so that the devices that read the same values share one line."""
+    """Per device selector evaluation that rejects a device, the one line of `--node` that says
+    why; keyed by the evaluation, so devices reading the same values share it."""
     out: dict[str, str] = {}
 
     def requests(reqs: Any) -> None:

@@ -1,18 +1,6 @@
-"""The page's data, packed: every value that repeats written once.
-
-A trace of a large cluster repeats itself: the same node names under `filter`, `filterAll`,
-`score` and `details`, the same Success verdict for thousands of nodes, the same facts in
-words ("not cordoned", "no taints") on every node. `pack` writes each string and each list or
-mapping that occurs more than once (and is longer than a reference to it) once, in a table,
-and refers to it by index elsewhere, so the page stays a small multiple of the `-o json`
-trace. The page's script (`unpack` in page.js) rebuilds the document before anything reads
-it: what the page shows is the trace as `-o json` writes it.
-
-The packed form is JSON: `{"t": [table entries], "r": root}`. A reference is a string made of
-`REF` and the entry's index in base 36; a string of the document that starts with `REF` gets a
-second one in front. An entry only refers to entries before it (values are numbered
-children first), so the table is rebuilt in one pass. Mapping keys are written as they are.
-"""
+"""The page's data, packed: every value that repeats written once (`{"t": table, "r": root}`,
+references `REF` + base-36 index), so a large cluster's page stays a small multiple of its
+trace; page.js's `unpack` rebuilds the document. Format: docs/internals/render.md."""
 from __future__ import annotations
 
 import json

@@ -1,12 +1,5 @@
-"""One self-contained page: the static sections (`static`), the style and the script (the
-package's page.css and page.js, inlined) and the data (`data`, packed), in one file that
-needs nothing else to be read: no network, no other file, now or later.
-
-The document is what `-o json` writes: a `SchedulingTrace`, a `SchedulingTraceList` (several
-pods, replicas with their `placements`, `--pending` with `skipped`), or lint's `LintReport`
-with, for the HTML page, `explanations` (per scheduled object its location and its traces); or
-pods explained from the scheduler's events (`FromEvents`, `FromEventsList`: `from_event`).
-"""
+"""One self-contained page: static sections, the inlined page.css and page.js, and the packed
+data, so the page needs no network and no other file. The document is any `-o json` output."""
 from __future__ import annotations
 
 from importlib import resources

@@ -82,10 +82,8 @@ _NODE_LINK = re.compile(r'data-trace="(\d+)" data-node="([^"]*)"')
 
 
 def _node_briefs(trace: Trace, i: int, markup: str) -> Html:
-    """Every node a link of the section names, its verdict in brief, where the link leads
-    without script (`#t<i>/node/<name>`, the address the script opens the node's panel at):
-    the verdict, every Filter plugin that rejects it with the facts in words, its score. Only
-    the nodes named, so the page does not grow with the cluster; the script hides them."""
+    """Each node a link of the section names, in brief where the link leads without script
+    (`#t<i>/node/<name>`); only those named, so the page does not grow with the cluster."""
     named = list(dict.fromkeys(unescape(n) for t, n in _NODE_LINK.findall(markup) if int(t) == i))
     if not named:
         return Html("")
@@ -308,9 +306,8 @@ def _nodes(trace: Trace, i: int) -> list[Html]:
 
 
 def _devices(trace: Trace, i: int) -> list[Html]:
-    """Why DynamicResources cannot allocate the pod's claims, nodes whose devices say the same
-    grouped (as the terminal groups them, `devices_view`), what it would allocate on the chosen
-    node, and the device classes per node; each node's name leads to its own devices."""
+    """Why DynamicResources cannot allocate the claims, nodes whose devices say the same grouped
+    (`devices_view`), its allocation on the chosen node, the device classes per node."""
     groups = why_groups(trace)
     found = allocation(trace)
     classes = class_groups(trace)
@@ -558,10 +555,8 @@ def _object_name(obj: Mapping[str, Any]) -> str:
 
 
 def admitted_notes(placement: Mapping[str, Any]) -> list[str]:
-    """What happened to an object's pods before the scheduler met them, as the table's section
-    says it under the object's heading and stderr's warnings: the HPA that set its replicas, a
-    workload that creates no pod (its template explained apart), its controller's creates the
-    API server refused (FailedCreate)."""
+    """What happened to an object's pods before the scheduler met them (HPA replicas, no pod
+    created, FailedCreate), as the table's section says it."""
     name = _object_name(placement.get("object") or {})
     out: list[str] = []
     hpa = placement.get("horizontalPodAutoscaler") or {}
@@ -579,15 +574,9 @@ def admitted_notes(placement: Mapping[str, Any]) -> list[str]:
 
 
 def untried_note(placement: Mapping[str, Any]) -> str | None:
-    """Why the copies after the first that does not fit were never scheduled (None when every
-    copy was): kexplain places a workload's copies one by one and stops at that copy
-    (`explain.placement.iter_placements`). It is not bound, so the cluster stays as it found it,
-    and every later copy is the same pod under another name: it would be rejected the same way.
-    A StatefulSet's ordinals also differ by their own claims, and its `podManagementPolicy`
-    (the placement's) says whether they exist: with OrderedReady (the default) the controller
-    creates the next ordinal only once this one runs; with Parallel it creates them all at once,
-    so they are pending too (each with its autoscalers' answer, when node groups or NodePools
-    were given)."""
+    """Why the copies after the first that does not fit were never scheduled (None: all were):
+    each later copy is the same pod under another name (`explain.placement.iter_placements`); a
+    StatefulSet's `podManagementPolicy` says whether they exist yet."""
     pods = placement.get("pods") or []
     replicas = int(placement.get("created", placement.get("replicas")) or 0)      # (the pods its controller made)
     if len(pods) >= replicas or not pods or pods[-1].get("node"):

@@ -1,0 +1,70 @@
+"""`kexplain lint --nodes` with an autoscaler's pass (rule no-node-group with --node-groups,
+no-nodepool with NodePools among the objects) admits the cluster once: the pass reads the
+linter's one cluster state (`GroupsRequest.state`, `NodePoolsRequest.state`), never the --nodes
+objects read and admitted again. Counted as tests/autoscaler/test_admitted_once.py counts them:
+the calls of admission (`admission.admit`) and of kubectl's checks (`load.manifests.check_objects`)
+handed the cluster's Nodes."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+import kexplain.autoscaler.pending  # noqa: F401  (every reader of the cluster loaded: their names patched)
+import kexplain.karpenter.pending  # noqa: F401
+import kexplain.lint.linter  # noqa: F401
+import kexplain.state.cluster  # noqa: F401
+from kexplain.admission import pipeline
+from kexplain.cli.app import main
+from kexplain.load import manifests
+from tests.lint.test_lint_node_groups import OBJECTS      # a Pod and workloads no node group takes
+from tests.support.cli_helpers import TestEnvironment
+from tests.support.paths import FIXTURES
+
+CA = FIXTURES / "autoscaler"
+KARPENTER = FIXTURES / "karpenter"
+CASES = {
+    "node-groups": (["--nodes", str(CA / "cluster.yaml"), "--node-groups",
+                     str(CA / "nodegroups.yaml"), "--kubernetes-version", "1.35"], "no-node-group"),
+    "node-pools": ([str(KARPENTER / "pod.yaml"), str(KARPENTER / "trainer-untolerating.yaml"), "--nodes",
+                    str(KARPENTER / "cluster.yaml"), "--nodes", str(KARPENTER / "nodepools.yaml")], "no-nodepool"),
+}
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch, original: Callable[..., Any], name: str) -> list[int]:
+    """Every module's `name` that is `original`, wrapped to count the calls handed a Node (their
+    number of Nodes, one entry per such call)."""
+    calls: list[int] = []
+
+    def counted(objs: Any, *args: Any, **kw: Any) -> Any:
+        objs = list(objs)
+        nodes = sum(1 for o, _ in objs if o.get("kind") == "Node")
+        if nodes:
+            calls.append(nodes)
+        return original(objs, *args, **kw)
+
+    for module in list(sys.modules.values()):
+        if module is not None and getattr(module, name, None) is original:
+            monkeypatch.setattr(module, name, counted)
+    return calls
+
+
+@pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
+@pytest.mark.parametrize("counted", [(pipeline, "admit"), (manifests, "check_objects")],
+                         ids=["admit", "check_objects"])
+def test_the_cluster_is_admitted_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: tuple[list[str], str],
+                                      counted: tuple[Any, str]) -> None:
+    args, rule = case
+    if rule == "no-node-group":
+        (tmp_path / "objects.yaml").write_text(OBJECTS)
+        args = [str(tmp_path / "objects.yaml"), *args]
+    module, name = counted
+    calls = _counting(monkeypatch, getattr(module, name), name)
+    env = TestEnvironment(width=200)
+    code = main(["lint", *args, "--format", "json"], env=env)
+    assert code in (0, 1), env.err
+    assert any(f["rule"] == rule for f in json.loads(env.out)["findings"])     # the autoscaler's pass ran
+    assert len(calls) == 1, calls
