@@ -7,9 +7,8 @@ handed the cluster's Nodes."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -21,6 +20,7 @@ from kexplain.admission import pipeline
 from kexplain.cli.app import main
 from kexplain.load import manifests
 from tests.lint.test_lint_node_groups import OBJECTS      # a Pod and workloads no node group takes
+from tests.support.admissions import counting
 from tests.support.cli_helpers import TestEnvironment
 from tests.support.paths import FIXTURES
 
@@ -34,23 +34,6 @@ CASES = {
 }
 
 
-def _counting(monkeypatch: pytest.MonkeyPatch, original: Callable[..., Any], name: str) -> list[int]:
-    """Every module's `name` that is `original`, wrapped to count the calls handed a Node (their
-    number of Nodes, one entry per such call)."""
-    calls: list[int] = []
-
-    def counted(objs: Any, *args: Any, **kw: Any) -> Any:
-        objs = list(objs)
-        nodes = sum(1 for o, _ in objs if o.get("kind") == "Node")
-        if nodes:
-            calls.append(nodes)
-        return original(objs, *args, **kw)
-
-    for module in list(sys.modules.values()):
-        if module is not None and getattr(module, name, None) is original:
-            monkeypatch.setattr(module, name, counted)
-    return calls
-
 
 @pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
 @pytest.mark.parametrize("counted", [(pipeline, "admit"), (manifests, "check_objects")],
@@ -62,7 +45,7 @@ def test_the_cluster_is_admitted_once(tmp_path: Path, monkeypatch: pytest.Monkey
         (tmp_path / "objects.yaml").write_text(OBJECTS)
         args = [str(tmp_path / "objects.yaml"), *args]
     module, name = counted
-    calls = _counting(monkeypatch, getattr(module, name), name)
+    calls = counting(monkeypatch, getattr(module, name), name)
     env = TestEnvironment(width=200)
     code = main(["lint", *args, "--format", "json"], env=env)
     assert code in (0, 1), env.err
