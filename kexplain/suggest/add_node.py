@@ -1,14 +1,8 @@
 """add-node: add a node like an existing one, without the taints or with the labels the pod needs.
 
-A node qualifies when everything that rejects it is something an empty, uncordoned copy would
-not have (its room, host ports and pods: resources, ports, pod (anti-)affinity, spread, volume
-limits), taints (dropped from the copy) or the pod's node selection (labels set on the copy so
-that nodeSelector and a required term select it; never the hostname). One node is offered per
-way ("taint", "label"; a plain copy only when neither applies), nodes with the fewest uncertain
-reasons first; the copy is named `new-node-like-<node>`. The copy comes with copies of the node's
-ResourceSlices (its devices, all free), renamed for it, so that a pod whose devices are all in
-use (DynamicResources) fits there.
-"""
+Offered for a node whose every rejection an empty, uncordoned copy would not have (room, ports,
+pod affinity, spread, volume limits), taints or node selection; the copy `new-node-like-<node>`
+brings copies of its ResourceSlices, all devices free (docs/internals/suggest.md)."""
 from __future__ import annotations
 
 import copy

@@ -1,11 +1,6 @@
-"""What the Karpenter fix families read: the NodePools as the scheduler sees them (their template,
-the instance types their EC2NodeClass lists, those their requirements allow, the DaemonSet
-overhead on their NodeClaims) and the pods the pass did not place, grouped by shape.
-
-Pods of one shape (same namespace, labels and spec: the replicas of one workload) fail for the
-same reasons, so candidates are worked out once per shape, and a change to the pod is made to
-every pod of the shape, as it would be made in their workload's template.
-"""
+"""What the Karpenter fix families read: the NodePools as the scheduler sees them (template, types,
+DaemonSet overhead) and the unplaced pods grouped by shape (one workload's replicas fail alike,
+so candidates are worked out, and changes made, once per shape)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

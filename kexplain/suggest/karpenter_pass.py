@@ -1,11 +1,6 @@
-"""Karpenter's pass as the suggestions run it: on the inputs as loaded, and again on the inputs with
-a change applied (kexplain.suggest.change's operations on a pending Pod, a NodePool or an
-EC2NodeClass), each pod's placement read from the result.
-
-A changed NodePool or EC2NodeClass goes through its CRD again: a change the API server would refuse
-is no fix (`changed_pass` returns None). The instance types of the EC2NodeClasses a change leaves
-alone are not computed again: the run reuses the first run's provider and its per-class cache.
-"""
+"""Karpenter's pass as the suggestions run it, on the inputs as loaded and again with a change
+applied; a changed NodePool or EC2NodeClass goes through its CRD again (refused: no fix), the
+untouched classes' instance types reused from the first run."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -155,12 +150,9 @@ def scoped_inputs(inputs: PassInputs, keys: set[str], nodes: set[str], node_clai
 
 @dataclass(frozen=True)
 class BoundPods:
-    """The bound pods a pass over some nodes keeps wherever they are (ids), found once: the
-    pod of each DaemonSet Karpenter sizes its overhead from (`Cluster.daemonset_pods`, the
-    newest; kept alone when every DaemonSet pod has a creation time, so that it is the newest
-    of any set of them that holds it), else every DaemonSet pod. With them, the list they were
-    found in (`pods`: changed inputs share it) indexed by node name, so that a pass over some
-    nodes picks their pods without a look at the others (positions in `pods`)."""
+    """The bound pods a pass over some nodes keeps wherever they are (ids): the DaemonSet pod
+    Karpenter sizes overhead from (`Cluster.daemonset_pods`), else every DaemonSet pod; and `pods`
+    indexed by node name, so a pass over some nodes picks theirs alone."""
 
     daemon: frozenset[int]
     pods: list[PodInfo] | None = field(default=None, compare=False)

@@ -1,25 +1,8 @@
-"""node-groups: when the Cluster Autoscaler's node groups are known, what would make CA add a
-node for the pod, in place of "add a node like X" (add_node.py).
-
-From the loop's document (`kexplain.autoscaler.pending`: CA's verdict per group, every plugin
-on each group's template) two sorts of change are proposed:
-
-- on a node group: raise the max size of a group CA skipped at its max size whose template
-  takes the pod;
-- on the pod, when a group's template rejects it only by plugins a change of the pod answers:
-  tolerate the template's taints (TaintToleration), lower its requests to the room the
-  template has (NodeResourcesFit: its allocatable less its DaemonSet pods'), select the
-  template's labels in its nodeSelector or allow the template's value (its zone...) in its
-  required node affinity (NodeAffinity, the pod's own selection). A group rejecting the pod
-  for several of these gets one change doing all of them (`group-changes`).
-
-Each is verified by running CA's loop again with the change (the loaded inputs reused, only
-the pod or the group changed): kept only when the pod then triggers a scale-up
-(`verified.scaleUps`: CA's plan). The cost is bounded: groups whose templates ask the same
-change of the pod (a GKE pool's MIGs, one per zone, alike) share one run, and a max size is
-found by halving the range. Nothing is proposed for a pod that already triggers a scale-up, or
-that CA finds room for.
-"""
+"""node-groups: with the Cluster Autoscaler's node groups known, what would make CA add a node for
+the pod, in place of add-node: raise a group's max size, or change the pod (tolerations,
+requests, node selection) where a group's template rejects it only for that; each kept only when
+CA's loop run again with it scales up (`verified.scaleUps`). Costs and cases:
+docs/internals/suggest.md."""
 from __future__ import annotations
 
 import json

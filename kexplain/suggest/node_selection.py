@@ -1,12 +1,6 @@
 """remove-node-selector, relax-node-affinity: edit the pod's nodeSelector or required node affinity
-so that it selects nodes NodeAffinity alone rejects.
-
-For each such node the smallest edit is found: a nodeSelector entry the node does not match is
-removed (unless the pod's RuntimeClass puts it there: admission would add it back); a required
-term gets the node's value allowed in an `In` expression, stops excluding it from a `NotIn`, or
-loses the expressions the node does not match (the whole required affinity when none would be
-left). The smallest edits opening the most nodes are offered (at most two).
-"""
+so that it selects nodes NodeAffinity alone rejects: per node the smallest edit (a RuntimeClass's
+selector is never removed: admission adds it back), the smallest opening the most nodes (two at most)."""
 from __future__ import annotations
 
 from typing import Any, Mapping
