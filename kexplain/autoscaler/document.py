@@ -1,16 +1,6 @@
-"""The loop's document (kind ClusterAutoscalerScaleUp): what `-o json` prints and renderers read.
-
-Keys as ../shared/autoscaler/README.md defines them: the settings, the result, every pending pod
-with its equivalence class, outcome, events and per-group verdicts, every node group with its
-sizes, template, skip reasons and option, the expansion and the cluster events. Pod names are
-`NAMESPACE/NAME`; lists said to be sorted are sorted by byte order.
-
-Where the expander leaves a tie, CA draws one of the tied options at random; the document
-follows the first and says what each draw gives (the scale-up's `picks`; kexplain's keys, which
-the comparison ignores): `expansion.randomPick.picks` (each tied option's scale-ups and pods)
-and, on each pod whose answer depends on the draw, `byPick` (its outcome and events under each
-tied option).
-"""
+"""The loop's document (kind ClusterAutoscalerScaleUp): what `-o json` prints and renderers read,
+keys as ../shared/autoscaler/README.md defines them. Where the expander's tie makes CA draw at
+random, the document follows the first option and says what each draw gives (`randomPick`, `byPick`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace

@@ -1,14 +1,6 @@
-"""CA's binpacking estimator (estimator/): how many new nodes of a group the pods need.
-
-The pod groups are ordered by decreasing score (a group's first pod's cpu request over the
-template's allocatable cpu plus the same for memory, sorted with Go's sort.Slice). For each
-group, its pods first go onto the new nodes added so far (the first that passes, from after the
-last match, as CA's node ordering goes); the rest onto the last new node, else onto a fresh copy
-of the template, while the limiter allows one more node (the smallest of --max-nodes-per-scaleup,
-the room left in the group and its similar groups, and --max-nodes-total less the nodes there
-are). A pod that does not fit a fresh node ends its group's turn; a fresh node left empty ends
-the estimate. The snapshot is forked for the estimate and reverted after it.
-"""
+"""CA's binpacking estimator (estimator/): how many new nodes of a group the pods need, pod groups
+by decreasing score, each pod onto the new nodes so far, else a fresh template copy while the
+limiter allows; the snapshot forked and reverted (docs/internals/autoscaler.md)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

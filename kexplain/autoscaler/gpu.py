@@ -1,14 +1,6 @@
-"""GPUs as CA counts them (utils/gpu, processors/customresources/gpu_processor.go).
-
-A node is a GPU node with its cloud provider's GPU label (`CloudProvider.gpu_label`, whose value
-is the GPU type; kexplain.autoscaler.cloudprovider.provider) or a GPU vendor's resource in its
-allocatable (`node_gpu_config`, GetNodeGpuConfig). For the cluster-wide GPU limits
-(`--gpu-total TYPE:MIN:MAX`) a node counts, under its label's GPU type, the GPUs it has
-allocatable, or failing that the capacity its group's provider template gives (GPUs whose driver
-is not installed yet); a node without the label, or whose GPUs come through DRA, counts none. A
-node CA's ready lister keeps that has the label but no GPU allocatable is listed as unready
-(`listed_gpu_ready`, FilterOutNodesWithUnreadyResources): its driver is not up yet.
-"""
+"""GPUs as CA counts them (utils/gpu, processors/customresources/gpu_processor.go, GetNodeGpuConfig):
+GPU nodes by the provider's label or a vendor resource, counted for --gpu-total under the label's
+type, and a labelled node without GPU allocatable listed unready (FilterOutNodesWithUnreadyResources)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,20 +1,6 @@
-"""What one CA loop starts from: the pending pods, the cluster, the node groups and the settings.
-
-Every object (pending pods included) goes through the API server's admission steps, as in the
-scheduler's inputs. What the inputs leave out is filled in as the README of the CA cases says:
-creation times (pending pods 10 minutes ago plus a second per pod in file order, bound pods 30
-minutes ago, nodes 2 hours ago), a Ready condition on nodes without one. The groups come as one
-`kexplain.autoscaler.cloudprovider.Discovery`, read from `--node-groups FILE` or found in the
-cluster; either way the loop knows each group's members as one mapping, group to node names: a
-file's groups fill it by their node selector, discovered ones bring it (Cluster API instances
-have no label). The snapshot lists the nodes in cluster order (CA's listers and delta snapshot,
-pinned), with the bound pods CA counts (not the expendable ones).
-
-The pending pods are the cluster's own (its Pods without a node, in creation order) and then
-those of PODS in file order; callers that gather them otherwise (`kexplain.autoscaler.pending`,
-from a `kexplain.explain.pending_pass.PendingPass`) put theirs in with `with_pending`, which
-also puts a pod with a nominated node on that node, as CA does.
-"""
+"""What one CA loop starts from: the pending pods, the cluster, the node groups and the settings,
+admitted as the API server would and completed as the CA cases' README says (creation times,
+Ready conditions); the snapshot in cluster order without expendable pods (docs/internals/autoscaler.md)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace

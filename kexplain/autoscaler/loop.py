@@ -1,21 +1,7 @@
-"""One CA loop (StaticAutoscaler.RunOnce): what the scale-up orchestrator is handed, what CA's
-status processor makes of its status, and the scale-down part after it.
-
-In CA's order: the cleanup of CA's own taints left by an earlier run (a first loop's
-`ClusterAutoscalerCleanup` events), the node lists (startup-tainted nodes listed as unready:
-kexplain.autoscaler.taints), the empty-cluster check (--scale-up-from-zero=false), the pods CA
-lists (--allowed-scheduler-names, --bypassed-scheduler-names), the cluster snapshot (with
---enable-csi-node-aware-scheduling every node needs its CSINode, or the loop ends with CA's
-error), the template node infos, the cluster's health (--ok-total-unready-count,
---max-total-unready-percentage, --max-node-startup-time), the pod list processors, and then:
-no pod left (ScaleUpNotNeeded), as many ready nodes as --max-nodes-total
-(ScaleUpLimitedByMaxNodesTotal), pods too new (ScaleUpInCooldown), or the orchestrator's
-ScaleUp; then scale-down, then, with --enforce-node-group-min-size, ScaleUpToNodeGroupMinSize.
-The loop's answers are those of the status CA's status processors see last (`LoopResult.
-reported`: the min-size's when it ran), the EventingScaleUpStatusProcessor's events on pods
-included. A loop that stops before its pod list processors (no ready node, a snapshot error,
-an unhealthy cluster) lists no pod as unschedulable, and says why (`LoopResult.not_listed`).
-"""
+"""One CA loop (StaticAutoscaler.RunOnce), in CA's order: cleanup, listing, health, the pod list
+processors, the scale-up orchestrator, scale-down, then ScaleUpToNodeGroupMinSize; its answers
+are the status CA's processors see last (`LoopResult.reported`), and a loop that stops early
+says why (`LoopResult.not_listed`). The steps: docs/internals/autoscaler.md."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace

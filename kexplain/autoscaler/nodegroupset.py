@@ -1,20 +1,6 @@
-"""Similar node groups and the balanced scale-up (CA's processors/nodegroupset).
-
-With `--balance-similar-node-groups`, CA splits a scale-up between the chosen group and the
-groups "similar" to it. Similarity compares the groups' template NodeInfos with the comparator
-CA's builder picks at this commit:
-- `--balancing-label` given: only those labels, present on both templates with one value
-  (CreateLabelNodeInfoComparator);
-- otherwise the generic comparator (the cases' provider is neither AWS, Azure nor GCE):
-  every capacity resource on both templates, memory within `--memory-difference-ratio` (0.015)
-  and the rest equal; allocatable within `--max-allocatable-difference-ratio` (0.05) and free
-  room (allocatable less the template's requests: its DaemonSet and static pods) within
-  `--max-free-difference-ratio` (0.05), resource by resource, as (larger - smaller) <=
-  larger * ratio on millivalues; and the same labels with the same values, but for
-  BASIC_IGNORED_LABELS and `--balancing-ignore-label`.
-`balance_scale_up` spreads the new nodes over the groups, smallest current size first, one node
-at a time, within each group's max size.
-"""
+"""Similar node groups and the balanced scale-up (CA's processors/nodegroupset): the comparator CA's
+builder picks (CreateLabelNodeInfoComparator with --balancing-label, else the generic one with
+its difference ratios), and `balance_scale_up`, smallest group first, one node at a time."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,19 +1,7 @@
-"""CA's scale-up orchestrator (core/scaleup/orchestrator): from unschedulable pods to a plan.
-
-`scale_up` builds the equivalence groups, skips the groups that cannot grow (filterValid-
-ScaleUpNodeGroups: not ready, in the backoff CA's status ConfigMap reports, at max size, an atomic scale-up over --max-nodes-total, over the
-cluster's core/memory limits), checks each group's first pod against every valid group's
-template (SchedulablePodGroups: the scheduler's PreFilter and Filter on the template added to
-the snapshot), estimates each group's option with the binpacking estimator, lets the expander
-choose, caps the count (--max-nodes-total, the resource limits), balances it over similar
-groups, and executes it on the provider. The outcome is a `ScaleUpStatus` as CA's. Where the
-expander leaves a tie, CA draws one option at random: the status follows the first, and its
-`picks` are what the rest of the scale-up gives for each other tied option. With
---scaleup-simulation-for-skipped-node-groups-enabled, the pods left unschedulable are also
-checked against the skipped groups' templates, so a skipped group that would reject them says
-why instead of its skip reason. `scale_up_to_node_group_min_size` is RunOnce's other scale-up
-(--enforce-node-group-min-size): each group below its minimum grown to it.
-"""
+"""CA's scale-up orchestrator (core/scaleup/orchestrator): from unschedulable pods to a plan, a
+`ScaleUpStatus` as CA's (filterValidScaleUpNodeGroups, SchedulablePodGroups, estimate, expander,
+limits, balancing); on an expander tie the first option followed, `picks` the rest.
+`scale_up_to_node_group_min_size`: RunOnce's other scale-up (docs/internals/autoscaler.md)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace

@@ -1,17 +1,7 @@
 """The Cluster Autoscaler's adapter to the pending pass (`kexplain.explain.pending_pass`): ONE CA
-loop over everything CA would see pending (the cluster's own pending pods, then the set's: a
-file's Pods, every copy of every workload that did not fit), the copies that fit bound where
-they went and the set's objects (claims, StorageClasses, DaemonSets, ConfigMaps, ...) in the
-cluster it reads; from that loop, each pending pod's answer (`PodAnswer`: its outcome, its
-equivalence class, the groups' verdicts, its event or why there is none) and, for the pod
-explained, every Filter plugin's verdict on each group's template node.
-
-CA stops at a template's first failing Filter plugin and reports only it; kexplain runs every
-plugin there (the template placed in the loop's snapshot, as the scale-up places it, through
-the profile CA embeds), so a reader sees all that stands in the way, CA's own plugin marked by
-the document's `predicate`. The document is the loop's (`document.build_document`) with one
-more key, `explained` (docs/trace.md).
-"""
+loop over everything CA would see pending, each pending pod's answer (`PodAnswer`) and, for the
+pod explained, every Filter plugin on each group's template (CA stops at the first; the
+document's `predicate` marks it)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

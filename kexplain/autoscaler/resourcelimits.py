@@ -1,24 +1,7 @@
-"""The cluster-wide limits: `--cores-total`, `--memory-total`, `--gpu-total`, `--max-nodes-total`.
-
-Cores, memory and GPUs (CA's resourcequotas, fed by the provider's ResourceLimiter, quota
-"cluster-wide"): at the start of a scale-up CA adds up what the cluster's nodes have and keeps
-what is left under each max limit. A node counts its *capacity*: cpu rounded up to whole cores,
-memory in bytes, and its GPUs under its GPU type (kexplain.autoscaler.gpu; only a GPU type
-`--gpu-total` names is limited); virtual-kubelet nodes (label `type=virtual-kubelet`) are not
-counted. CA remembers one figure per node group, from the first node of the group it reads (the
-members in node order, else the group's template), and uses it for every node of that group. A
-group is skipped when one more node (or, with zeroOrMaxNodeScaling, all nodes up to its max)
-would pass a limit (`exceeded quota: "cluster-wide", resources: cpu`, or the GPU type); the
-chosen option's node count is cut to what the limits leave; each group of a balanced scale-up is
-cut in turn, and what it takes is then gone for the next (`QuotaTracker.consume`). Scale-down
-holds the same figures to the minimums instead (`QuotaTracker(..., minimum=True)`): what is
-left is the usage above each minimum, and a node whose removal would go below one stays.
-
-Node count (`--max-nodes-total`, 0 = none): a loop whose ready nodes already reach it does not
-scale up (ScaleUpLimitedByMaxNodesTotal); otherwise the chosen option is cut to the room left
-under it, counting every node of the snapshot, with a MaxNodesTotalReached event, and a cut to
-nothing is the scale-up error `max node total count already reached`.
-"""
+"""The cluster-wide limits: `--cores-total`, `--memory-total`, `--gpu-total`, `--max-nodes-total`
+(CA's resourcequotas, quota "cluster-wide"): node capacity counted once per group, groups
+skipped or cut at a limit, consumed in turn (`QuotaTracker`; scale-down holds the minimums).
+How each is counted: docs/internals/autoscaler.md."""
 from __future__ import annotations
 
 import copy

@@ -1,19 +1,7 @@
-"""CA's cluster snapshot with the scheduler inside (simulator/clustersnapshot/predicate).
-
-`ClusterSim` holds the current `Snapshot` (nodes in list order: the cluster's, then the nodes
-the simulation adds), forks and reverts it as CA's delta snapshot does, and runs the scheduler
-framework's PreFilter and Filter for a pod on one node (`check`) or on the first node that
-passes (`schedule_anywhere`), binding the pod there. The search starts after the node of the
-last match (CA's last-index node ordering, offset 1), and that position lasts the whole loop,
-as in CA, where one plugin runner serves every simulation of the loop. A failure is the first
-failing plugin and its reasons, as CA's FailingPredicateError records them. A node a node-local
-Filter plugin rejected for a pod is not filtered again for the pods like it while its NodeInfo
-stays (500 pending pods of a few shapes, each tried on 5,000 nodes: the search then filters only
-the nodes that could still pass). And pods alike (`kexplain.model.shapes.pending_key`: equal in
-all PreFilter and Filter read of them) get one answer per snapshot: `check` on a node, and a search that found no
-node, are looked up for the next such pod while the snapshot is the same (the pods of one shape,
-checked against every template and tried one after the other).
-"""
+"""CA's cluster snapshot with the scheduler inside (simulator/clustersnapshot/predicate): `ClusterSim`
+forks and reverts it as CA's delta snapshot does and runs PreFilter and Filter on one node
+(`check`) or the first that passes (`schedule_anywhere`, CA's last-index order, kept all loop);
+failures are CA's FailingPredicateError. Its caches (nodes ruled out, pods alike): docs/internals/autoscaler.md."""
 from __future__ import annotations
 
 from bisect import bisect_left
@@ -107,16 +95,10 @@ def with_node(snapshot: Snapshot, node_info: NodeInfo, csi_node: Mapping[str, An
 
 
 class SimMemo:
-    """What the simulations over one loop's inputs share, answers only (never a verdict of its
-    own): per pod as the plugins read it, the NodeInfos a node-local Filter plugin rejected
-    (`ClusterSim._ruled_out`); per snapshot, what pods alike share there (`shapes.pending_key`); and
-    the searches over every node (`schedule_anywhere`) by snapshot, pod, and where the search
-    starts, with the node found, the snapshot its bind made and where the next search starts.
-    A `LoopInputs` keeps one (`LoopInputs.memo`) for the loops run again with a change (the
-    node-group suggestions' verification): their pods, snapshots and scheduler are the same
-    objects, so a rerun that meets the same snapshot with the same pod replays the first run's
-    search, and the snapshot it reaches is that run's (the pods after it then replay too).
-    Each entry keeps the objects its key names by identity alive, so no id is reused."""
+    """What the simulations over one loop's inputs share, answers only: nodes ruled out per pod, per
+    snapshot what pods alike share, and the searches (`schedule_anywhere`); kept by a `LoopInputs`
+    for the loops run again with a change, whose replays then meet the same objects (by identity,
+    kept alive so no id is reused)."""
 
     def __init__(self) -> None:
         self.ruled_out_by_pod: dict[tuple[bytes, frozenset[str]], dict[int, NodeInfo]] = {}

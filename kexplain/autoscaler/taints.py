@@ -1,15 +1,6 @@
 """The taints CA treats specially (utils/taints): its own, the node-condition taints, and the
-startup and status taints of its flags.
-
-`TaintConfig` is CA's from `--startup-taint` and `--ignore-taint` (both startup taints),
-`--startup-taint-prefix` (besides the built-in `ignore-taint.` and `startup-taint.` prefixes),
-`--status-taint` (besides the `status-taint.` prefix) and `--scale-from-unschedulable`. A
-template drops all of these (`sanitize_taints`); a node that CA's ready lister keeps but that
-carries a startup taint is listed as unready (`as_listed`), so it is never a
-good template, counts as unready for the cluster's health and for its group, and scale-down
-treats it as an unready node. The first loop of a CA removes its own taints left by an earlier
-run (`cleanup_events`).
-"""
+startup and status taints of its flags (`TaintConfig`): dropped from templates (`sanitize_taints`),
+a startup-tainted node listed unready (`as_listed`), CA's own cleaned up (`cleanup_events`)."""
 from __future__ import annotations
 
 import re

@@ -1,19 +1,6 @@
-"""Template node infos per node group (CA's MixedTemplateNodeInfoProvider and the sanitizing of
-simulator/node_info_utils.go).
-
-A group's template is built from its first member, in cluster order, that is a good template
-candidate (Ready for more than a minute, schedulable, not being deleted by CA); failing that,
-from the group's own `template`, the provider's (the file's; for groups found in the cluster
-a stand-in, `cloudprovider.standins`, or Cluster API's scale-from-zero one), with every
-DaemonSet that would run there and the deprecated beta labels CA adds to provider templates;
-failing that, from any member. Either way the node
-is sanitized: a new name (and hostname label), the node-condition, CA and startup/status taints
-dropped, only its DaemonSet and mirror pods kept (renamed, bound to the new name), the label
-`cluster-autoscaler.kubernetes.io/template-node: "true"` added. A group with none of these has
-no template (the scale-up skips it as not ready). With --enable-csi-node-aware-scheduling a
-template built from a member carries the member's CSINode under the template's name (so
-NodeVolumeLimits counts the member's attach limits there); a provider template has none.
-"""
+"""Template node infos per node group (CA's MixedTemplateNodeInfoProvider and
+simulator/node_info_utils.go): from the first good member, else the provider's template with its
+DaemonSets, else any member; sanitized as CA does (docs/internals/autoscaler.md)."""
 from __future__ import annotations
 
 import copy

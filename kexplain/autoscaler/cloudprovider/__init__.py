@@ -1,20 +1,8 @@
 """Where node groups come from: CA's cloudprovider seam (`CloudProvider.NodeGroups`, `NodeGroupForNode`).
 
-One module per source, each giving node groups (`kexplain.autoscaler.nodegroups.NodeGroup`),
-their members and notes of what could not be found:
-
-- `static`: the `--node-groups FILE` of `kexplain autoscale`;
-- `status_configmap`: the groups CA itself reports in kube-system/cluster-autoscaler-status,
-  members as the provider the group ids name defines them (`membership`, with `gce`, `aws` and
-  `azure`: MIGs per zone by providerID or pool label and zone, VMSS by providerID, ASGs and any
-  other id by a node-group label, `--node-group-label KEY` too);
-- `clusterapi`: MachineDeployments and MachineSets with the autoscaler's annotations, members
-  through their Machines, templates from the scale-from-zero capacity annotations;
-- `live`: the read-only reads of those objects from an API server.
-
-`discover` combines the last two over plain objects, so it runs the same on a live cluster
-and on objects from files.
-"""
+One module per source (`static`: --node-groups FILE; `status_configmap`: the groups CA reports;
+`clusterapi`: annotated MachineDeployments and MachineSets; `live`: their reads), each giving
+groups, members and notes; `discover` combines the last two over plain objects, live or from files."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace

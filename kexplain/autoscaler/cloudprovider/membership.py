@@ -1,15 +1,6 @@
 """Which node group a node is an instance of, for groups known by their ids only (CA's status
-ConfigMap): CA's `CloudProvider.NodeGroupForNode` as each provider defines it.
-
-The id says the provider. A MIG URL (`gce`): the node whose providerID is an instance of the
-MIG (its project and zone, its base instance name), else the nodes of its node pool (the pool
-label) in its zone (the providerID's zone, else the zone label) — a GKE pool over three zones
-is three MIGs, each with its zone's nodes. A scale set (`azure`): the node whose providerID
-is an instance of it. Any id (an ASG, `aws`; a scale set whose instances name none): the nodes
-whose node-group label names the group — the providers' labels (`PROVIDER_LABELS`), then the
-`--node-group-label` keys given. A node two groups claim by label stays in the first, said in
-a note (CA's NodeGroupForNode gives one group).
-"""
+ConfigMap): CA's `CloudProvider.NodeGroupForNode` as each provider defines it (the id says the
+provider: gce, azure, else a node-group label); a node two groups claim stays in the first, noted."""
 from __future__ import annotations
 
 import re

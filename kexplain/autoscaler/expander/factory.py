@@ -1,12 +1,6 @@
-"""The expander strategy of `--expander` (CA's expander/factory/expander_factory.go).
-
-`build("most-pods,least-waste", configmap)` gives the Chain of those filters. The flag is split
-on commas as written (no trimming: " least-waste" is an unknown name); CA refuses a name given
-twice, any name after `random` (which keeps one option, so the rest would never run) and a
-name it does not know. `price` and `grpc` exist in CA but need the cloud provider's prices or a
-gRPC server, which kexplain does not have: refused too. A trailing `random` is the draw the
-chain ends with anyway.
-"""
+"""The expander strategy of `--expander` (CA's expander/factory/expander_factory.go), with CA's
+refusals (a repeated name, a name after `random`, an unknown one); `price` and `grpc` need what
+kexplain does not have and are refused too."""
 from __future__ import annotations
 
 from typing import Any, Callable, Mapping

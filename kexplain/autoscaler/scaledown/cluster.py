@@ -1,13 +1,6 @@
-"""CA's cluster snapshot as the removal simulation changes it, and the scheduler run on it.
-
-The simulation runs on the loop's `ClusterSim` (kexplain.autoscaler.simulator): its snapshot
-lists the nodes in CA's order (cluster.yaml order; a node the loop adds, the removed node's
-tainted copy included, goes last; a node whose pods change keeps its place) and its
-node search starts after the node of the last match, a position the scale-down inherits from
-the scale-up part and keeps through simulations that are reverted, as CA's one plugin runner
-does. The functions here are the snapshot changes the simulation makes; each returns a new
-`Snapshot`, so keeping the old one is CA's Fork and going back to it its Revert.
-"""
+"""CA's cluster snapshot as the removal simulation changes it (on the loop's `ClusterSim`, its node
+order and search position kept): each change returns a new `Snapshot`, so keeping the old one is
+CA's Fork and going back to it its Revert."""
 from __future__ import annotations
 
 from typing import Sequence

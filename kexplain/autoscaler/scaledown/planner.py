@@ -1,15 +1,7 @@
-"""One loop of CA's scale-down planner: candidates, eligibility, the removal simulation, and
-what would be deleted now (core/static_autoscaler.go scaleDown, core/scaledown/planner).
-
-The candidates are checked in node order; the eligible ones are simulated in that order, each
-removable node leaving the destinations and spending its pods' PDB budgets, so later nodes see
-the cluster with the earlier ones gone. Unneeded nodes are then checked for removal now
-(unneeded/nodes.go RemovableAt): in a first loop a node became unneeded this very moment, so
-with an unneeded time above zero each is `NotUnneededLongEnough` — unless, with
---node-deletion-candidate-ttl, CA read back its DeletionCandidate mark (a taint set less than
-the TTL ago), which says since when. Actuation (taints, drains,
-deletions) is not simulated: `scaled_down` lists the nodes whose deletion would start.
-"""
+"""One loop of CA's scale-down planner: candidates, eligibility, the removal simulation, and what
+would be deleted now (core/static_autoscaler.go scaleDown, core/scaledown/planner, unneeded/nodes.go
+RemovableAt); in a first loop an unneeded node is `NotUnneededLongEnough` unless a
+DeletionCandidate mark says since when. Actuation is not simulated."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
