@@ -122,12 +122,9 @@ class _Lists:
 
 
 def _pods(loop: LoopInputs, result: LoopResult, verdicts: bool = True) -> list[dict[str, Any]]:
-    """Every pending pod's record (`verdicts`: with the groups' verdicts and reasons, else its
-    outcome and events alone). Its outcome, events and CA's lists are those of the status the
-    loop reports (`LoopResult.reported`); where ScaleUpToNodeGroupMinSize's replaced the
-    scale-up's and the pod's answer under the scale-up's own differs, kexplain's key
-    `beforeMinSize` gives that one (outcome, events); `notListed`: why the loop stopped before
-    it listed the unschedulable pods."""
+    """Every pending pod's record, as the status the loop reports (`LoopResult.reported`), with
+    `beforeMinSize` where ScaleUpToNodeGroupMinSize changed its answer and `notListed` when the loop
+    stopped before listing pods."""
     status = result.reported
     classes = {id(p): g.index for g in build_pod_groups(loop.pending) for p in g.pods}
     reached = {id(p): eg for eg in result.status.pod_groups for p in eg.pods} if result.scale_up_called else {}
@@ -255,11 +252,8 @@ def _expansion(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
 
 
 def random_pick_json(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
-    """kexplain's key `expansion.randomPick` (the comparison ignores it): the expander's filters
-    left several options equally good and CA draws one at random (math/rand), so `bestOption`
-    is only the first of them, the one kexplain follows. `expander`: the filter that left the
-    tie (`random` when the chain has none); `among`: the tied groups, in the options' order;
-    `wasteScores` (least-waste): each one's score, all equal."""
+    """kexplain's key `expansion.randomPick` (the comparison ignores it): the expander left a tie CA
+    draws from at random (math/rand), `bestOption` only the first; which filter left it and the tied groups."""
     tied = result.status.random_among
     filters = [n for n in loop.settings.expander.split(",") if n != RANDOM]
     best = result.status.best
@@ -277,11 +271,8 @@ PICKED_KEYS = ("outcome", "events")
 
 
 def _with_picks(doc: dict[str, Any], loop: LoopInputs, result: LoopResult) -> None:
-    """What each draw of the expander's tie gives (the scale-up's `picks`): `expansion.
-    randomPick.picks`, per tied option (the followed one first) its scale-ups and the pods it
-    triggers or leaves awaiting, and `byPick` on each pod whose outcome or events differ between
-    draws: its answer under each tied option, in the same order (the record's own keys are the
-    first's)."""
+    """What each draw of the expander's tie gives: `expansion.randomPick.picks` per tied option, and
+    `byPick` on each pod whose answer differs between draws (the record's own keys are the first's)."""
     statuses = [result.status, *result.status.picks]
     runs = [result, *(replace(result, status=st, pod_events=pod_events(replace(result, status=st).reported))
                       for st in result.status.picks)]

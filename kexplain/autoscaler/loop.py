@@ -71,11 +71,8 @@ class LoopResult:
 
 def is_listed_unschedulable(pod: PodInfo, bypassed: frozenset[str] = frozenset()) -> bool:
     """Whether CA's lister counts the pending pod as unschedulable (ArrangePodsBySchedulability):
-    the scheduler wrote PodScheduled=False/Unschedulable on it (not on a gated pod), or, for a
-    pod of a --bypassed-scheduler-names scheduler, nothing or PodScheduled=False without a
-    reason; it has no nominated node, is not being deleted and has not ended (CA's pod lister
-    leaves out Succeeded and Failed pods). A pod the input gives without a PodScheduled
-    condition has the one the scheduler would write (the inputs' rule)."""
+    PodScheduled=False/Unschedulable (or, under a bypassed scheduler, no reason), no nominated node,
+    not deleted or ended; a pod given without the condition has the one the scheduler would write."""
     if pod.status.get("nominatedNodeName") or pod.deletion_timestamp is not None \
             or pod.status.get("phase") in ("Succeeded", "Failed"):
         return False

@@ -125,11 +125,8 @@ def comparator(balancing_labels: Sequence[str] = (), balancing_ignore_labels: Se
 
 def find_similar_node_groups(group: "NodeGroup", node_groups: Sequence["NodeGroup"],
                              node_infos: Mapping[str, "NodeInfo"], compare: Comparator) -> list["NodeGroup"]:
-    """FindSimilarNodeGroups: the other groups (in `node_groups` order, the provider's) whose
-    template is similar to `group`'s; groups without a template are passed over. A `group`
-    without a template has none (CA returns an error, which its caller logs and ignores).
-    The orchestrator then keeps those that are safe to scale and can take the same pods
-    (ComputeSimilarNodeGroups) and within quota."""
+    """FindSimilarNodeGroups: the other groups, in provider order, whose template is similar to
+    `group`'s (none without a template: CA's error is logged and ignored)."""
     template = node_infos.get(group.name)
     if template is None:
         return []
@@ -159,11 +156,8 @@ class ScaleUpInfo:
 
 def balance_scale_up(groups: Sequence["NodeGroup"], target_sizes: Mapping[str, int],
                      new_nodes: int) -> list[ScaleUpInfo]:
-    """BalanceScaleUpBetweenGroups: `new_nodes` spread over `groups` (the chosen group first,
-    then its similar groups), capped by their room to max size. Groups already at max size
-    are left out; the rest are ordered by current size with Go's sort.Slice (so ties keep
-    Go's order) and each node goes to the smallest group, evening them out. Returns the
-    groups that grow, in that order. `target_sizes`: each group's current target size."""
+    """BalanceScaleUpBetweenGroups: `new_nodes` spread over `groups` (the chosen first), each node to
+    the smallest group below max size (Go's sort.Slice order); the groups that grow, in that order."""
     if not groups:
         raise ValueError("Can't balance scale up between 0 groups")
     infos: list[list] = []                     # [group, current, new, max]

@@ -313,11 +313,9 @@ def _mark_all_unschedulable(groups: list[PodGroup], reason: str) -> None:
 
 
 def _remaining(ctx: Context, groups: list[PodGroup], skipped: Mapping[str, tuple[str, ...]]) -> list[NoScaleUpInfo]:
-    """GetRemainingPods: the pods of the groups no valid node group takes, with why. With
-    --scaleup-simulation-for-skipped-node-groups-enabled the skipped node groups' templates are
-    tried too (SchedulablePodGroups, which marks a pod group that fits one as schedulable): a
-    skipped node group that rejects the pods gives its predicate's reasons, and only those that
-    would take them keep their skip reason."""
+    """GetRemainingPods: the pods no valid group takes, with why; with
+    --scaleup-simulation-for-skipped-node-groups-enabled a skipped group that rejects them gives its
+    predicate's reasons instead of its skip reason."""
     left = [eg for eg in groups if not eg.schedulable]
     if not ctx.settings.flag("scaleup-simulation-for-skipped-node-groups-enabled"):
         return [NoScaleUpInfo(p, dict(eg.scheduling_errors), dict(skipped)) for eg in left for p in eg.pods]

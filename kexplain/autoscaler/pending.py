@@ -146,12 +146,9 @@ def autoscaler_document(loop: LoopInputs, explained: PodInfo | None = None) -> d
 
 
 def template_verdict(loop: LoopInputs, pod: PodInfo, template, cluster=None, csi_node=None) -> dict[str, Any]:
-    """Every Filter plugin's verdict on `template` placed after the nodes of `cluster` (the
-    snapshot the scale-up started from: `LoopResult.snapshot`; default: the loop's)
-    (`filterAll`, as the scheduling trace records a node's), the plugins' facts there
-    (`plugins`, what `--node` reads), or the PreFilter plugin that rejects the pod for every
-    node (`preFilter`), or the PreFilter plugins whose node names leave the template out
-    (`notAmong`). `csi_node`: the template's CSINode (CSI-node-aware scheduling)."""
+    """Every Filter plugin's verdict on `template` placed after the nodes of `cluster` (default: the
+    loop's snapshot): `filterAll`, `plugins`, or the PreFilter that rejects it (`preFilter`,
+    `notAmong`), as the scheduling trace records a node's; `csi_node`: the template's CSINode."""
 
     snapshot = with_node(cluster if cluster is not None else loop.snapshot, template, csi_node)
     fw = framework(loop, snapshot)

@@ -175,11 +175,9 @@ class QuotaTracker:
     def __init__(self, limits: ResourceLimits, nodes: Iterable[Mapping[str, Any]],
                  group_of: Mapping[str, str], provider_templates: Mapping[str, Mapping[str, Any]] | None = None,
                  *, minimum: bool = False, provider: CloudProvider = TEST) -> None:
-        """`nodes`: the Node manifests the scale-up sees (the snapshot's, in its order);
-        `group_of`: node name -> its group's name (nodes in no group are left out of it);
-        `provider_templates`: group name -> the provider's template Node, where it has one;
-        `minimum`: held to the min limits (scale-down) rather than the max ones; `provider`: the
-        cloud provider, whose GPU label gives a node's GPU type."""
+        """`nodes`: the Node manifests the scale-up sees, in order; `group_of`: node to group;
+        `provider_templates`: group to template Node; `minimum`: hold the min limits (scale-down);
+        `provider`: the cloud provider, whose GPU label types a node's GPUs."""
         self._provider = provider
         self._per_group: dict[str, dict[str, int]] = {}
         self._templates = provider_templates or {}

@@ -137,13 +137,9 @@ class ClusterSim:
         return frozenset(pl.name for pl in fw.filter_plugins if pl.node_local)
 
     def _ruled_out(self, pod: PodInfo, state: CycleState) -> dict[int, NodeInfo]:
-        """The NodeInfos (by id; each entry keeps its NodeInfo alive, so the id is that
-        NodeInfo's) a node-local Filter plugin rejected for a pod read alike by the plugins
-        (`shapes.plugin_key`, and the same plugins skipped): such a verdict depends only on the pod
-        and that very NodeInfo, which binds replace rather than change, so the node is not
-        filtered again for the loop's next pods like it (the pending pods of one shape, tried on
-        every node). Kept for the last `_RULED_OUT_KEYS` such pods; nothing is kept when the
-        framework has nominated pods (their verdicts are not the plugin's alone)."""
+        """The NodeInfos (by id, kept alive) a node-local Filter plugin rejected for pods read alike
+        (`shapes.plugin_key`): not filtered again for the next such pod; for the last `_RULED_OUT_KEYS`
+        pods, none when the framework has nominated pods."""
         if getattr(self.framework, "_nominated", None):
             return _NOTHING
         fingerprint = plugin_key(pod)
@@ -230,14 +226,9 @@ class ClusterSim:
         return failed
 
     def schedule_anywhere(self, pod: PodInfo, among: Sequence[int] | None = None) -> str | None:
-        """The first node, from the one after the last match on, where `pod` passes (and is
-        bound); None when none does (SchedulePodOnAnyNodeMatching). `among`: the indexes of
-        the acceptable nodes (default: every node). The nodes are filtered in growing chunks,
-        plugin by plugin over each chunk (Filter has no side effects: the first node that
-        passes is the one a node-by-node search finds). A pod alike that found no node among
-        the same nodes of this very snapshot finds none either (where the search starts
-        does not matter then): it is not searched again. A search over every node that ran
-        before (`SimMemo`: this snapshot, this pod, the same start) is replayed."""
+        """The first node, from the one after the last match on, where `pod` passes (and is bound), or None
+        (SchedulePodOnAnyNodeMatching); `among`: acceptable node indexes. Filtered in growing chunks; a
+        pod alike that found none here finds none again; a search run before is replayed (`SimMemo`)."""
         if among is None and not getattr(self.framework, "_nominated", None):
             # the search over every node: replayed when this very search ran before
             searches = self._memo.searches

@@ -85,12 +85,9 @@ def as_listed(node: Mapping[str, Any], config: TaintConfig) -> Mapping[str, Any]
 
 def cleanup_events(nodes: Sequence[Mapping[str, Any]], in_groups: Iterable[str], settings: "Settings",
                    now: float) -> list[tuple[str, str]]:
-    """cleanUpIfRequired, the first thing a CA's first loop does: (node name, event message)
-    for each node of a node group (`in_groups`: their names) left with CA's ToBeDeleted taint
-    and, when soft taints are off (--max-bulk-soft-taint-count=0), for each node with a
-    DeletionCandidate taint older than --node-deletion-candidate-ttl (any node: CA does not
-    limit this one to its groups); `now`: the loop's time, Unix seconds. The taints are removed
-    through the API; the loop's own listers still hold the nodes as they were."""
+    """cleanUpIfRequired, a CA's first loop's first step: (node, event message) for each group node
+    left with ToBeDeleted and, with soft taints off, any node with a DeletionCandidate older than
+    --node-deletion-candidate-ttl; `now` in Unix seconds (the loop's listers keep the taints)."""
     selected = set(in_groups)
     out = []
     for node in nodes:

@@ -21,11 +21,9 @@ DEFAULT_LABEL_KEYS: tuple[str, ...] = tuple(PROVIDER_LABELS)
 
 @dataclass(frozen=True)
 class Discovery:
-    """Node groups found, in the provider's order, each one's members (node names in cluster
-    order: a Cluster API group's instances are not found by labels, so members travel with the
-    groups) and what could not be found, in plain words. Groups read from a file (`from_file`:
-    `file` set) find their members among the nodes once those are read, by each group's
-    nodeSelector (`members_among`): one interface for the loop, whatever the source."""
+    """Node groups found, in the provider's order, with their members (node names in cluster order:
+    Cluster API members travel with the groups) and notes; a file's groups (`from_file`) find their
+    members by nodeSelector once the nodes are read (`members_among`): one interface for the loop."""
 
     groups: tuple[NodeGroup, ...] = ()
     members: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
@@ -57,11 +55,8 @@ CLUSTER_API_KINDS = ("MachineDeployment/", "MachineSet/")
 
 
 def provenance(found: Discovery) -> dict[str, Any]:
-    """Where the groups of `found` came from, in words (`sources`), the node labels that
-    named the members of the groups found by label (`memberLabels`), the groups some member of
-    which its providerID placed (`memberProviderIds`), the groups CA's status reports in backoff
-    (`backoff`: group -> errorCode, errorMessage, since), and `notes`: the autoscaler document's
-    `nodeGroupsFound` key."""
+    """Where the groups of `found` came from: the autoscaler document's `nodeGroupsFound` key
+    (sources, member labels and providerIDs, CA's backoffs, notes)."""
     labels = dict.fromkeys(k for g in found.groups if not g.name.startswith(CLUSTER_API_KINDS)
                            for k in g.node_selector)
     return {"sources": [SOURCE_WORDS.get(s, s) for s in found.sources], "memberLabels": list(labels),

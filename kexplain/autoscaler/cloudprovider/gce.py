@@ -98,11 +98,9 @@ def zones(groups: Sequence[str]) -> dict[str, str]:
 def pool_templates(groups: Sequence[str], members: Mapping[str, Sequence[str]],
                    selectors: Mapping[str, Mapping[str, str]], nodes: Sequence[Mapping[str, Any]]
                    ) -> dict[str, Any]:
-    """For each MIG without a member, a stand-in for its instance template (`template.StandIn`)
-    from a member of another MIG of its node pool (same project, same pool label, or same GKE
-    name but the hash), with the note that says so: CA builds an empty MIG's template from its
-    instance template, which the cluster does not hold, and a GKE pool's MIGs share machine
-    type, labels and taints (`pool_template`)."""
+    """For each MIG without a member, a stand-in for its instance template (`template.StandIn`) from
+    a member of another MIG of its node pool, with the note that says so: the cluster does not hold
+    the instance template CA reads, and a GKE pool's MIGs share machine type, labels and taints."""
     by_name = {str((n.get("metadata") or {}).get("name")): n for n in nodes}
     migs = {g: ref for g in groups if (ref := parse_mig_url(g)) is not None}
     pools = {g: _pool_key(ref, selectors.get(g) or {}) for g, ref in migs.items()}

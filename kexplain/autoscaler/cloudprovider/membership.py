@@ -116,11 +116,8 @@ def _labels_match(node: NodeRef, sel: Mapping[str, str], mig: gce.GceRef | None,
 
 def selector(group: str, values: Mapping[str, set[str]], label_keys: Sequence[str], mig: gce.GceRef | None = None
              ) -> dict[str, str]:
-    """The first key with a value (among the nodes' `values` of each key) that names the group;
-    of several values, the longest (a MIG name gke-prod-default-pool-HASH-grp reads as pool
-    "default-pool" or as pool "pool" of cluster "prod-default": the longer value is the more
-    specific). A MIG's selector adds its zone (matched against the providerID's zone when there
-    is one)."""
+    """The first key with a value that names the group, of several the longest (the more specific
+    reading of a GKE MIG name); a MIG's selector adds its zone."""
     for key in label_keys:
         named = sorted((v for v in values.get(key, ()) if names_value(group, key, v)), key=lambda v: (-len(v), v))
         if named:

@@ -36,12 +36,8 @@ def without_node(snapshot: Snapshot, node: str) -> Snapshot:
 
 
 def with_ghost(snapshot: Snapshot, node: str, now_ns: int) -> Snapshot:
-    """`node` replaced by a copy without pods that carries CA's ToBeDeleted NoSchedule taint,
-    listed last (replaceWithTaintedGhostNode: the node still counts as a topology domain). The
-    copy is a new NodeInfo the simulation adds, and the snapshot lists what the simulation adds
-    after the rest, in the order added (../shared/autoscaler/README.md, "Order"); nodes that only
-    gain or lose pods keep their place. Every scale-down case agrees (scaledown-thresholds-0055
-    only with the copy last)."""
+    """`node` replaced by a copy without pods carrying CA's ToBeDeleted taint, listed last
+    (replaceWithTaintedGhostNode; the README's "Order": what the simulation adds goes after the rest)."""
     obj = snapshot.get(node).node.obj
     spec = dict(obj.get("spec") or {})
     spec["taints"] = [*(spec.get("taints") or ()),

@@ -55,14 +55,9 @@ def run_scale_down(sim: ClusterSim, node_names: Sequence[str], groups: Sequence[
                    delayed_groups: frozenset[str] = frozenset(),
                    created: Callable[[PodInfo], int | None] | None = None,
                    provider: CloudProvider = TEST) -> ScaleDownOutcome:
-    """Scale-down of one loop at `now_ns`. `sim`: CA's snapshot and scheduler as the loop's
-    scale-up part left them (nodes in CA's list order: cluster.yaml order, then any the loop
-    added; `ca_sim(ca_snapshot(...), config)` for one run on its own); `node_names`: the cluster's nodes (the
-    candidates and destinations), in cluster.yaml order; `members`: each group's nodes;
-    `controllers`: controllers by kind the snapshot's objects lack (DaemonSets, Jobs); `sizes`:
-    each group's size (default: its target size, else its member count); `delayed_groups`: the
-    groups whose nodes are no candidates for a per-group delay; `created`: when a pod without a
-    creationTimestamp was created; `provider`: the cloud provider (its GPU label)."""
+    """Scale-down of one loop at `now_ns`, on `sim` as the loop's scale-up part left it, over the
+    cluster's `node_names` (cluster order), each group's `members` and `sizes`; `controllers` the
+    snapshot lacks, `delayed_groups`, pods' `created` times and the `provider` (its GPU label)."""
     config = ScaleDownConfig.from_settings(settings, provider)
     group_of: dict[str, NodeGroup | None] = {name: None for name in node_names}
     by_name = {g.name: g for g in groups}
