@@ -1,16 +1,7 @@
-"""InterPodAffinity: where a pod may and would rather go, judged by the pods already placed.
-
-Filter enforces required pod affinity (some pod matching every term must run in the
-node's topology domain), required pod anti-affinity (no pod matching a term may run in
-it) and, symmetrically, the required anti-affinity of existing pods against the incoming
-one. Score ranks nodes by the preferred terms of the incoming pod and of existing pods,
-plus existing pods' required affinity terms weighted by `hardPodAffinityWeight`.
-
-Everything cluster-wide is counted once per cycle (PreFilter / PreScore), keyed by
-topology pair (label key, label value); Filter and Score only look up a node's labels. Those
-counts are kept on the snapshot's pod index and followed through binds (`Tally`), so the
-copies of a pod count only the pod each bind adds.
-"""
+"""InterPodAffinity: where a pod may and would rather go, judged by the pods already placed
+(required affinity, anti-affinity both ways; preferred terms and `hardPodAffinityWeight` in Score).
+Cluster-wide counts are made once per cycle by topology pair and followed through binds (`Tally`),
+so the copies of a pod count only what each bind adds."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -1,15 +1,6 @@
-"""NodeResourcesFit: a pod goes only where the node's allocatable still has room for its
-requests, and among those nodes the configured strategy prefers emptier
-(LeastAllocated), fuller (MostAllocated) or shape-chosen (RequestedToCapacityRatio) ones.
-
-Filter compares the pod's effective request (containers, sidecars, init containers,
-pod-level requests, overhead) with what the node's pods already request, one
-resource at a time, plus the node's pod-count limit. A rejection is
-UnschedulableAndUnresolvable when some resource is bigger than the node's whole
-allocatable (evicting pods cannot help), Unschedulable when other pods hold the room
-(preemption might). Extended resources named in ignoredResources, or whose prefix is
-in ignoredResourceGroups, are not checked.
-"""
+"""NodeResourcesFit: a pod goes only where the node's allocatable still has room for its requests,
+scored by the configured strategy. A rejection is UnschedulableAndUnresolvable when a request
+exceeds the whole allocatable (preemption cannot help), Unschedulable when pods hold the room."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,13 +1,6 @@
-"""PodTopologySpread: keeps a workload's pods evenly spread over topology domains (zones,
-hosts, ...).
-
-Hard constraints (`whenUnsatisfiable: DoNotSchedule`) reject a node when placing the pod
-there would make its domain exceed the constraint's `maxSkew` over the least-loaded
-eligible domain; soft ones (`ScheduleAnyway`) prefer nodes in domains holding fewer
-matching pods. A pod without constraints of its own gets the default constraints
-(the system's hostname/zone pair, or the configured list), applied to the pods of
-its Services and controller (see `helper.spread`).
-"""
+"""PodTopologySpread: keeps a workload's pods evenly spread over topology domains: hard constraints
+reject a node whose domain would exceed `maxSkew`, soft ones prefer emptier domains; a pod without
+constraints gets the defaults, over its Services' and controller's pods (`helper.spread`)."""
 from __future__ import annotations
 
 import marshal

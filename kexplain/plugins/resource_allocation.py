@@ -1,23 +1,7 @@
-"""The scoring core NodeResourcesFit and NodeResourcesBalancedAllocation share.
-
-Both score a node by how much of each configured resource would be in use if the
-pod landed there: (what the node's pods request + what this pod requests) against
-the node's allocatable. They differ in two choices made here:
-
-* which requests count. NodeResourcesFit scores with the *non-zero* cpu/memory
-  requests (a container that asks for nothing counts as 100m / 200Mi), so that
-  request-less pods do not all pile onto one node; BalancedAllocation uses the
-  real requests.
-* how the per-resource pairs become one number: LeastAllocated, MostAllocated,
-  RequestedToCapacityRatio (a piecewise-linear shape), or the balance score.
-
-A resource the node does not offer (allocatable zero or absent) takes no part in
-the score, and an extended resource (any scalar: hugepages, `vendor/x`, ...) the pod
-does not request is left out as well, so nodes without it are not penalised.
-
-All arithmetic follows kube-scheduler v1.35.4: integer division truncating toward
-zero, float64 where it uses float64, Go's math.Round.
-"""
+"""The scoring core NodeResourcesFit and NodeResourcesBalancedAllocation share: the use of each
+resource if the pod landed there, differing in which requests count (Fit's non-zero defaults
+keep request-less pods from piling onto one node) and how the pairs become one number. Resources
+the node lacks or the pod does not request take no part; arithmetic as kube-scheduler v1.35.4's."""
 from __future__ import annotations
 
 import math

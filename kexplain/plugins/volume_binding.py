@@ -1,24 +1,8 @@
-"""VolumeBinding: a pod may only go where every PersistentVolumeClaim it uses can be
-satisfied.
-
-A claim that is already bound ties the pod to the nodes its volume's node affinity
-admits. A claim that waits for its first consumer (WaitForFirstConsumer) must find, on
-the node, either a free pre-provisioned volume that fits it (the smallest that does) or
-a storage class able to provision one there. A claim that should have been bound
-already (Immediate binding, a pre-bound volume name, a missing class) keeps the pod out
-of every node until the PV controller binds it.
-
-"Bound" is the binder's isPVCFullyBound: spec.volumeName set and the annotation
-pv.kubernetes.io/bind-completed present (any value), which the PV controller adds when it
-completes a binding. status.phase and the volume's claimRef are not read: a hand-written
-claim with volumeName and phase Bound but no annotation is pre-bound, counted as an
-unbound Immediate claim (PreFilter: "pod has unbound immediate PersistentVolumeClaims"),
-even when its volume's claimRef names it; with the annotation it is bound even when its
-volume has no claimRef, and Filter only checks that the volume exists and admits the node.
-
-Scoring by volume utilisation exists only behind the alpha StorageCapacityScoring gate
-(off in v1.35.4): without it PreScore skips the plugin.
-"""
+"""VolumeBinding: a pod may only go where every PersistentVolumeClaim it uses can be satisfied: a
+bound claim by its volume's node affinity, a WaitForFirstConsumer claim by a free fitting volume
+or a provisioning class, any other unbound claim nowhere. "Bound" is the binder's isPVCFullyBound
+(volumeName and the bind-completed annotation; docs/internals/plugins.md); scoring needs the
+alpha StorageCapacityScoring gate, else PreScore skips."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

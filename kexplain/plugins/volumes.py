@@ -1,15 +1,6 @@
-"""Shared storage lookups for the volume plugins (VolumeBinding, VolumeZone,
-VolumeRestrictions, NodeVolumeLimits).
-
-The four plugins read the same cluster objects: claims, volumes, storage classes and
-CSINodes. This module indexes them once per snapshot and holds the storage rules they
-share: which class a claim or volume belongs to, which claim a pod volume names, whether
-a volume's node affinity admits a node, and how in-tree volumes are seen through CSI
-migration (csi-translation-lib): which CSI driver and volume handle an in-tree disk
-becomes, and how its zone topology is rewritten.
-
-Objects are the admitted raw dicts of the snapshot; nothing here changes them.
-"""
+"""Shared storage lookups for the volume plugins (VolumeBinding, VolumeZone, VolumeRestrictions,
+NodeVolumeLimits): their objects indexed once per snapshot, the storage rules they share, and
+CSI migration (csi-translation-lib). The admitted raw dicts are never changed."""
 from __future__ import annotations
 
 import copy

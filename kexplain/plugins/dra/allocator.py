@@ -1,29 +1,9 @@
 """The structured allocator: which devices of a node's pools the pod's unallocated claims get.
 
-One implementation for every allocator kube-scheduler runs (`AllocatorRules`: the version's,
-for its feature gates): a depth-first search over the claims, their requests (for
-`firstAvailable`, the subrequests in order) and the devices each needs; the first complete
-solution wins. Where the allocators differ, the rules say which way:
-
-* before 1.35, devices of an incomplete pool are allocated, and reaching an invalid pool while
-  looking for a device ends the cycle (`pool P is invalid: ...`); from 1.35 both are skipped,
-  and a node with no solution and an invalid pool fails with "invalid resource pools were
-  encountered";
-* a feature that is off refuses what needs it (subrequests, admin access).
-
-The search keeps the real allocator's quirks, since they decide verdicts:
-
-* before 1.36, while preparing a request's subrequests, the device-selection cache is keyed
-  with the previous subrequest's index, so an `All` subrequest that follows another `All`
-  subrequest gets that one's devices; and after the first device of an `All` subrequest, the
-  search continues with subrequest 0's data (the real code forgets the subrequest index there);
-* running out of the 32-results budget is an error that a subrequest loop absorbs by trying
-  the next subrequest, and a claim boundary absorbs as "no solution".
-
-`allocate` is a pure function of its inputs (plus the selector cache); it raises
-`AllocatorError` for what the scheduler reports as an Error and `NodeFailure` for what makes
-only this node unschedulable.
-"""
+One depth-first search for every allocator kube-scheduler runs, the version's differences in
+`AllocatorRules`; it keeps the real allocator's quirks that decide verdicts (the subrequest cache
+key before 1.36, the 32-results budget), listed in docs/internals/plugins.md. `allocate` raises
+`AllocatorError` for the scheduler's Errors and `NodeFailure` for this node alone."""
 from __future__ import annotations
 
 import uuid

@@ -1,15 +1,7 @@
-"""What DynamicResources writes into a pod's claims when the pod is bound (Reserve, then PreBind).
-
-For a claim the plugin allocated, the allocation its Filter found on the chosen node becomes
-`status.allocation` (the devices with the request each serves, the configuration of their
-classes and of the claim, and the node selector of node-local devices), and the claim gets the
-delete-protection finalizer; every claim not yet reserved for the pod gets the pod in
-`status.reservedFor`. Pods scheduled after it then find those devices in use, which is why a
-workload's later copies run out of devices.
-
-Objects are JSON values as the API server stores them; the functions here build new ones and
-never change what they are given (snapshots share their objects).
-"""
+"""What DynamicResources writes into a pod's claims when the pod is bound (Reserve, then PreBind):
+the allocation Filter found as `status.allocation`, the delete-protection finalizer and the pod
+in `status.reservedFor`, so later pods find the devices in use. New objects, never changed ones
+(snapshots share their objects)."""
 from __future__ import annotations
 
 import copy

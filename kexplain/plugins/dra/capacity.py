@@ -1,13 +1,6 @@
-"""Consumable capacity (DRAConsumableCapacity): how much of a device's capacity a request
-consumes, and whether it still fits (the allocators' consumable_capacity.go).
-
-A request's `capacity.requests` names capacities of the device; a capacity it does not name
-consumes the policy's default, or all of it. A `requestPolicy` rounds a request up (to the
-range's next step from its minimum, or to the next valid value) and may refuse it (above the
-range's maximum, off its step, not a valid value). The consumption of the device's existing
-allocations (`consumedCapacity` of results with a `shareID`) and of the devices picked so far
-in this attempt is added, and every capacity must stay within its value.
-"""
+"""Consumable capacity (DRAConsumableCapacity): how much of a device's capacity a request consumes,
+and whether it still fits beside the device's allocations and this attempt's picks (the
+allocators' consumable_capacity.go)."""
 from __future__ import annotations
 
 import math

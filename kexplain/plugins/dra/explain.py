@@ -1,15 +1,6 @@
-"""The facts behind DynamicResources' verdict on one node, as plain JSON-able data.
-
-For each of the pod's claims: an allocated claim's devices and whether its node selector admits
-the node; for a claim to allocate, per request (and `firstAvailable` subrequest) every device
-of the node's pools with why it cannot be taken (pool incomplete or invalid, a selector false
-with the values it read, in use by which claim, ...), each `matchAttribute` constraint with the
-candidates' values, the subrequest chosen and the devices the allocator would give. Per device
-class the pod names: the node's devices of that class, in use and free.
-
-Everything is computed with the allocator's own pieces (pools, selectors, device attributes)
-so that the explanation cannot disagree with the verdict it explains.
-"""
+"""The facts behind DynamicResources' verdict on one node, as plain JSON-able data, computed with
+the allocator's own pieces (pools, selectors, device attributes) so that the explanation cannot
+disagree with the verdict it explains."""
 from __future__ import annotations
 
 from dataclasses import replace

@@ -1,15 +1,6 @@
 """The cluster's DRA objects, parsed once per snapshot: device classes, slices, claims, and the
-devices that allocated claims hold.
-
-A device counts as in use when any claim's `status.allocation` lists it without admin access
-(the scheduler's allocatedDevices tracker). With consumable capacity on, a result with a
-`shareID` shares the device instead: it is not in use, its `consumedCapacity` adds up per device.
-kexplain never writes claims, so in-flight allocations of a live scheduler do not exist here.
-
-A cluster with GPUs has thousands of claims, and a pod reads only its own: the devices in use
-are read straight from the claims' JSON, and a claim is parsed into a `ResourceClaim` when it
-is first looked up (`Claims`).
-"""
+devices allocated claims hold (the allocatedDevices tracker; shared ones add up their capacity).
+Claims are parsed on first lookup (`Claims`): a GPU cluster has thousands, a pod reads its own."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -1,12 +1,5 @@
-"""What DynamicResources cannot reproduce for a cycle, said instead of silently answering as
-another version would (the trace's `notes`).
-
-Each note names the behaviour of the version followed that kexplain does not implement, and is
-given only when the pod or the cluster uses it: extended resources backed by DRA
-(DRAExtendedResource), DeviceTaintRule objects and the alpha DRA features when their gates are
-turned on, selectors that read `device.allowMultipleAllocations`, 1.34's per-slice partitionable
-counters, and which of several broken pools an allocator with a random pool order names.
-"""
+"""What DynamicResources cannot reproduce for a cycle, said (the trace's `notes`) instead of
+answering as another version would; each note only when the pod or the cluster uses it."""
 from __future__ import annotations
 
 import re
