@@ -33,13 +33,9 @@ class ImageState:
 
 
 class ImageStates:
-    """The `ImageState` of an image name of the nodes' status.images, made when it is asked for:
-    a cluster's nodes list tens of thousands of names, a pod asks for a few. The first names
-    asked are each sought on every node (one pass over the nodes' images, no index); once more
-    than FULL_INDEX_AFTER distinct names were asked (a pass over many pods of many images), every
-    name is indexed in one pass and the rest are looked up. Either way a name's size is the
-    first one the nodes (in order) report for it, as the scheduler's cache keeps it, and a node
-    is counted once."""
+    """The `ImageState` of an image name of the nodes' status.images, made when asked (a cluster lists
+    tens of thousands, a pod asks a few): sought node by node, then indexed at once past
+    FULL_INDEX_AFTER names; a name's size the first the nodes report, as the scheduler's cache keeps it."""
 
     __slots__ = ("_images", "_states", "_index")
 

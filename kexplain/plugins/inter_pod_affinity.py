@@ -477,11 +477,8 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
 
     # Explanation (kexplain) ------------------------------------------------------------------
     def explain(self, state, pod: PodInfo, node_info: NodeInfo) -> dict | None:
-        """For the node's topology domains: per required affinity term, how many pods matching
-        every term run there; per required anti-affinity term, the pods there that it matches;
-        and the existing pods there whose own required anti-affinity matches the pod. What
-        the cluster's pods say is gathered once per cycle by domain (`Neighbours`), so each
-        node's facts are lookups: a page records them for every node."""
+        """For the node's topology domains: per required term the pods matching it there, and the existing
+        pods whose own anti-affinity matches the pod; lookups in `Neighbours` (a page records every node)."""
         s: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return None
@@ -524,14 +521,9 @@ ExistingFact = tuple[int, dict]         # (position in the cluster's order, the 
 
 
 class Neighbours:
-    """What the explanation of any node says of the cluster's pods, by topology domain: per
-    (topology key, value), the existing pods there whose required anti-affinity terms match
-    the incoming pod (gathered at once: one pass over the pods with such terms, numbered in
-    the order of the cluster's nodes and pods); per required anti-affinity term of the
-    incoming pod and domain, the first MAX_PODS_NAMED pods it matches there (in node order,
-    then the node's pod order), found when a node of that domain is first explained. Its
-    caches hold one entry per topology key and per domain of a term: explaining every node
-    looks at each pod once, explaining one node only at its domain's pods."""
+    """What the explanation of any node says of the cluster's pods, by topology domain (existing pods'
+    anti-affinity matching the pod, the first MAX_PODS_NAMED each of its terms matches), gathered
+    once and cached per key and domain: explaining one node looks only at its domain's pods."""
 
     __slots__ = ("_snapshot", "_nodes_by_value", "_named", "existing", "existing_keys")
 

@@ -207,13 +207,9 @@ _NON_ZERO_DEFAULTS = {CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000), MEMORY: Fr
 
 
 class ResourceAllocationScorer:
-    """Scores nodes for one plugin's configured resources with one strategy.
-
-    `use_requested`: count real requests (BalancedAllocation); otherwise the non-zero
-    cpu/memory requests of both the node's pods and the incoming pod (NodeResourcesFit).
-    `change_scorer` (BalancedAllocation from 1.36) scores requested with the pod, requested
-    without it and allocatable instead of `scorer`.
-    """
+    """Scores nodes for one plugin's configured resources with one strategy: real requests with
+    `use_requested` (BalancedAllocation), else non-zero ones (Fit); `change_scorer` (BalancedAllocation
+    from 1.36) scores the change the pod makes."""
 
     def __init__(self, specs: Sequence[ResourceSpec], scorer: Scorer, use_requested: bool,
                  change_scorer: ChangeScorer | None = None) -> None:

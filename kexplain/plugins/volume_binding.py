@@ -456,12 +456,8 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin,
         return {"claims": claims} if claims else None
 
     def explain(self, state, pod, node_info) -> dict | None:
-        """Per claim of the pod: whether it exists and its phase, class and binding mode; a
-        claim naming a volume: whether it is bound for the scheduler (the bind-completed
-        annotation), the volume's claimRef and whether its node affinity admits the node (as
-        Filter checks it, through CSI migration); a claim waiting for its first consumer: the
-        free volumes that could take it (those admitting the node named), and whether its
-        class may provision a volume there."""
+        """Per claim of the pod: its phase, class and binding mode, a named volume's binding and node
+        affinity (as Filter checks it), or a waiting claim's candidate volumes and provisioning."""
         idx = self.index
         labels = node_info.node.labels
         st: VolumeBindingState | None = state.get(self.name)
@@ -498,12 +494,9 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin,
         return {"claims": claims} if claims else None
 
     def _named_volume_facts(self, pvc: Obj, pv_name: str, node) -> dict:
-        """A claim naming a volume (spec.volumeName). `bindCompleted`: whether it carries
-        the annotation that makes it bound for the scheduler (isPVCFullyBound); only then
-        `boundVolume` is set and Filter checks the volume. Without it the claim is pre-bound
-        and PreFilter counts it as an unbound Immediate claim, whatever its phase and the
-        volume's claimRef; the volume's claimRef (which the scheduler does not read) and
-        its node affinity are recorded to say what a hand-written binding lacks."""
+        """A claim naming a volume: `bindCompleted` (isPVCFullyBound: only then `boundVolume` and Filter's
+        check; else pre-bound, an unbound Immediate claim), with the volume's claimRef and node affinity
+        to say what a hand-written binding lacks."""
         idx = self.index
         pv = idx.pv(pv_name)
         completed = ANN_BIND_COMPLETED in annotations(pvc)

@@ -376,13 +376,9 @@ class _Search:
         return position, held, sizes, fixed, counters, shared
 
     def _next(self, ci: int, ri: int, si: int, di: int, in_sub: bool, start: Location) -> bool:
-        """Allocate device `di` of request `ri` (subrequest `si`) of claim `ci`, looking from
-        `start` on (from 1.36 a request's next device comes after its previous one), then the
-        rest.
-
-        A position that failed once fails again (the search is deterministic, and an error
-        would have ended it), so failures are remembered: the real allocator explores every
-        order of the same devices, which only costs time."""
+        """Allocate device `di` of request `ri` (subrequest `si`) of claim `ci` from `start` on, then the
+        rest; a failed position is remembered (the search is deterministic: the real allocator only
+        spends time exploring every order again)."""
         if ci >= len(self.claims):
             return True
         key = self._state_key(ci, ri, si, di, in_sub, start)
@@ -457,14 +453,9 @@ class _Search:
         return False
 
     def _too_few(self, key: tuple[int, int, int], ci: int, admin: bool, need: int) -> bool:
-        """Whether fewer devices are left for the request than the `need` it still has, known
-        without evaluating a selector the search has not evaluated yet: then no order of the
-        remaining devices can succeed, and the search (which would try them all, as the real
-        allocator does) is cut short with the same answer. A device whose selectors were not
-        run yet means "not known": the search runs them in its own order, so that a selector
-        that fails at run time fails exactly when the real allocator would meet it. Nor is it
-        known while an invalid pool would end the search when reached (before 1.35), or when a
-        device may be shared (it could count more than once)."""
+        """Whether fewer devices are left than the request's `need`, known without running a selector not
+        run yet (that one fails when the real allocator meets it), no invalid pool ahead and no shared
+        device: then no order can succeed and the search is cut short with the same answer."""
         if not self.rules.cluster_wide_pools and any(p.invalid for p in self.pools):
             return False
         found = 0
@@ -567,13 +558,9 @@ def allocate(claims: Sequence[ResourceClaim], classes: Mapping[str, DeviceClass]
              in_use: Collection[DeviceID], selectors: Selectors, rules: AllocatorRules = DEFAULT_RULES, *,
              node: "Node | None" = None, shares: Mapping[DeviceID, Sequence[Mapping[str, Any]]] | None = None,
              allocated: Collection[DeviceID] | None = None) -> list[ClaimAllocation] | None:
-    """The devices each of `claims` gets from `pools` (one ClaimAllocation per claim, in order),
-    or None when there is no solution. `in_use`: devices allocated to claims in the cluster
-    (admin-access results excluded; with consumable capacity on, shared ones too); `rules`: the
-    allocator's (the default version's when not given); `node`: the node (a device's own node
-    selection, the node selector of a device that binds to it); `shares`: per shared device,
-    what its shares consume; `allocated`: every allocated device (whose counters are consumed;
-    `in_use` when not given). Raises AllocatorError or NodeFailure, see the module."""
+    """The devices each of `claims` gets from `pools` (one ClaimAllocation per claim), or None without
+    a solution. `in_use` and `allocated`: devices taken (and counters consumed) in the cluster;
+    `shares`: what shared devices' shares consume; raises AllocatorError or NodeFailure."""
     search = _Search(claims, classes, pools, in_use, selectors, rules, node, shares, allocated)
     try:
         search.prepare()

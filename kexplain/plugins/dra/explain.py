@@ -38,26 +38,10 @@ FREE = "free"
 
 
 def explain_node(state: "DraState", node: "Node", pods: Iterable["PodInfo"] = ()) -> dict[str, Any] | None:
-    """The facts for one node (None for a pod without claims):
-
-        verdict        {code, reason | error}: the plugin's Filter verdict
-        pools          [{pool, slices, devices, incomplete?, allocatable?, invalid?}] the node sees
-        claims         per claim, in the pod's order: {claim, allocated, ...}; allocated:
-                       availableOnNode, devices, reservedFor; to allocate: requests
-                       ([{request, deviceClass, allocationMode, count?, adminAccess?, free,
-                       reasons: {reason: devices}, devices: [{device, reason, ...}] (the
-                       first MAX_DEVICES; moreDevices counts the rest)}], or {request,
-                       chosen, subrequests}
-                       for firstAvailable), constraints ([{index, requests, matchAttribute,
-                       values: [{value, devices}], missing}]) and wouldAllocate
-                       ([{request, device, adminAccess?}], None without a solution)
-        deviceClasses  [{deviceClass, total, inUse, free, inUnusablePools?, selectorErrors?}]
-
-    A device's `reason` is one of poolIncomplete, poolInvalid (`detail`), bindingConditions,
-    selectorFalse (`selector`: owner, index, expression, conjunct, summary, values),
-    selectorError (`error`), inUse (`by`: the claims holding it; `pods`: those of `pods`, the
-    node's pods, that use these claims), consumesCounters, tainted (`taint`), capacity, free;
-    as the allocator of the version followed sees them (`state.rules`: which features are on)."""
+    """The facts for one node (None for a pod without claims): the Filter verdict, the pools the node
+    sees, per claim its allocation or per request each device's reason, the constraints and what
+    would be allocated, and per device class its devices in use and free, as the version's allocator
+    sees them (the schema: docs/internals/plugins.md, "DRA explain_node")."""
     inv = state.inventory
     if inv is None or not state.claims:
         return None
