@@ -14,7 +14,6 @@ from kexplain.autoscaler.expander.priority import Priority
 from kexplain.autoscaler.expander.random import Random
 from kexplain.errors import InputError, Source
 
-DEFAULT_EXPANDER = "least-waste"     # --expander's default at this CA
 RANDOM = "random"
 _UNSUPPORTED = {"price": "the cloud provider's prices", "grpc": "a gRPC expander server"}
 
