@@ -40,10 +40,6 @@ SYSTEM_DEFAULTING = "System"  # the other defaultingType, "List", takes args.def
 MAX_INT32 = 2**31 - 1
 INVALID_SCORE = -1
 
-# Feature gates with their v1.35.4 defaults (both on; NodeInclusionPolicy is GA and locked).
-ENABLE_NODE_INCLUSION_POLICY = True
-ENABLE_MATCH_LABEL_KEYS = True
-
 SYSTEM_DEFAULT_CONSTRAINTS: tuple[Mapping[str, Any], ...] = (
     {"maxSkew": 3, "topologyKey": LABEL_HOSTNAME, "whenUnsatisfiable": SCHEDULE_ANYWAY},
     {"maxSkew": 5, "topologyKey": LABEL_TOPOLOGY_ZONE, "whenUnsatisfiable": SCHEDULE_ANYWAY},
@@ -108,13 +104,11 @@ def parse_constraints(raw: Iterable[Mapping[str, Any]], pod_labels: Mapping[str,
         if c.get("whenUnsatisfiable") != action:
             continue
         selector = parse_selector(c.get("labelSelector"))
-        if ENABLE_MATCH_LABEL_KEYS and c.get("matchLabelKeys"):
+        if c.get("matchLabelKeys"):      # MatchLabelKeysInPodTopologySpread: on by default (v1.35.4)
             selector = _merge_match_label_keys(selector, c["matchLabelKeys"], pod_labels)
         min_domains = c.get("minDomains")
-        affinity_policy, taints_policy = HONOR, IGNORE
-        if ENABLE_NODE_INCLUSION_POLICY:
-            affinity_policy = c.get("nodeAffinityPolicy") or HONOR
-            taints_policy = c.get("nodeTaintsPolicy") or IGNORE
+        affinity_policy = c.get("nodeAffinityPolicy") or HONOR     # NodeInclusionPolicyInPodTopologySpread: GA
+        taints_policy = c.get("nodeTaintsPolicy") or IGNORE
         out.append(Constraint(int(c.get("maxSkew") or 0), str(c.get("topologyKey") or ""), selector,
                               1 if min_domains is None else int(min_domains), affinity_policy, taints_policy))
     return out
@@ -250,13 +244,11 @@ def eligible_domains(pod: PodInfo, nodes: Sequence[NodeInfo], constraints: Seque
     out = [Domains({}, {}) for _ in constraints]
     for ni in nodes:
         node = ni.node
-        if not ENABLE_NODE_INCLUSION_POLICY and not affinity(node):
-            continue
         labels = node.labels
         if require_all and not node_has_all_keys(labels, constraints):
             continue
         for c, d in zip(constraints, out):
-            if ENABLE_NODE_INCLUSION_POLICY and not c.includes_node(pod, node, affinity):
+            if not c.includes_node(pod, node, affinity):
                 continue
             value = labels.get(c.topology_key, fallback)
             if value is None:
@@ -476,12 +468,10 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         if not node_has_all_keys(node.labels, s.constraints):
             return SUCCESS
         affinity = _AffinityCache(pod)
-        if not ENABLE_NODE_INCLUSION_POLICY and not affinity(node):
-            return SUCCESS
         for i, c in enumerate(s.constraints):
             if not c.selector.matches(other.labels):
                 continue
-            if ENABLE_NODE_INCLUSION_POLICY and not c.includes_node(pod, node, affinity):
+            if not c.includes_node(pod, node, affinity):
                 continue
             value = node.labels[c.topology_key]
             num = s.tp_value_to_match_num[i].get(value, 0) + delta

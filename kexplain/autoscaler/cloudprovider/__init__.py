@@ -132,8 +132,7 @@ def reporting_objects(objects: Sequence[tuple[dict[str, Any], Any]]) -> list[tup
             (o.get("kind") == "ConfigMap" and status_configmap.find([o]) is not None)]
 
 
-def discover_in(objects: Sequence[tuple[dict[str, Any], Any]], keys: Sequence[str] = DEFAULT_LABEL_KEYS
-                ) -> Discovery | None:
+def discover_in(objects: Sequence[tuple[dict[str, Any], Any]]) -> Discovery | None:
     """The node groups a cluster's objects report, found as on a live cluster (`discover`: CA's
     status ConfigMap with the providers' labels, Cluster API): for a cluster read from files or a
     snapshot. None when no object reports any; a status ConfigMap in a format CA does not write
@@ -145,7 +144,7 @@ def discover_in(objects: Sequence[tuple[dict[str, Any], Any]], keys: Sequence[st
     nodes = columns.of_kind(objects, rows, "Node") if rows is not None else \
         [(o, s) for o, s in objects if o.get("kind") == "Node"]
     source = next((s for o, s in reporting if o.get("kind") == "ConfigMap"), reporting[0][1])
-    return discover([o for o, _ in nodes] + [o for o, _ in reporting], keys, source)
+    return discover([o for o, _ in nodes] + [o for o, _ in reporting], DEFAULT_LABEL_KEYS, source)
 
 
 def _claimed_twice(groups: Sequence[NodeGroup], members: dict[str, list[str]]) -> list[str]:
