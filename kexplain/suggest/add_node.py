@@ -39,9 +39,8 @@ MAX_NODE_NAME = 253     # a Node's name is a DNS subdomain
 
 
 def new_node_name(like: str, taken: set[str] | frozenset[str] = frozenset()) -> str:
-    """The name of a suggested new node like `like`: `new-node-like-<like>` (then `-2`, `-3`, ...
-    when taken), a valid DNS subdomain of at most 253 characters (the end of a long name cut,
-    without a trailing `-` or `.`)."""
+    """`new-node-like-<like>` (then `-2`, `-3`, ... when taken), a valid DNS subdomain of at most 253
+    characters (a long name's end cut, without a trailing `-` or `.`)."""
     for i in range(1, 1000):
         suffix = "" if i == 1 else f"-{i}"
         base = (NEW_NODE_PREFIX + like)[:MAX_NODE_NAME - len(suffix)].rstrip("-.")
@@ -131,9 +130,8 @@ def _renamed(text: str, old: str, new: str) -> str:
 
 
 def slice_copies(ctx: Context, node: str, name: str) -> list[dict[str, Any]]:
-    """Copies of the ResourceSlices published for `node` (spec.nodeName), for the new node
-    `name`: renamed, and in a pool of their own (a pool is named per driver; two nodes
-    sharing one would make a single pool of both)."""
+    """Copies of `node`'s ResourceSlices for the new node `name`, renamed and in a pool of their own
+    (two nodes sharing a driver's pool name would make one pool of both)."""
     out = []
     for s in ctx.snapshot.of_kind("ResourceSlice"):
         spec = s.get("spec") or {}

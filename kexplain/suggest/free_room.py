@@ -73,9 +73,8 @@ def _pods_to_free(info: NodeInfo, needs: dict[str, int], beat: tuple[int, int] |
 
 
 def _may_beat(pool: list[PodInfo], gives: list[tuple[int, ...]], needs: list[int], beat: tuple[int, int]) -> bool:
-    """Whether some choice of pods could cover `needs` and rank before `beat`: no fewer pods
-    cover a need than its largest amounts do, and the pods chosen all give something, so their
-    highest priority is at least the lowest of those that do (a tie ranks the earlier node first)."""
+    """Whether some choice of pods could cover `needs` and rank before `beat` (fewest pods by the
+    largest amounts; highest priority at least the lowest of those that give; a tie: earlier node)."""
     fewest = 0
     for i, need in enumerate(needs):
         covered, count = 0, 0

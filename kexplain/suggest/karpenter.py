@@ -59,17 +59,15 @@ def needed(doc: Mapping[str, Any]) -> bool:
 
 def suggestions(inputs: PassInputs, world: Any, budget: int = MAX_RERUNS, first: Pass | None = None
                 ) -> list[dict[str, Any]]:
-    """The verified suggestions for the pass over `inputs` ([] when every pod is placed);
-    `first`: that pass when the caller ran it already (kexplain.karpenter.run.schedule), which
-    is not run again."""
+    """The verified suggestions for the pass over `inputs` ([] when every pod is placed); `first`:
+    that pass when the caller ran it already (kexplain.karpenter.run.schedule)."""
     return suggestions_for(of_pass(first) if first is not None else run(inputs, world), world, budget)
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """What the pass run again on a changed input said: the pods the first pass did not place
-    that it places, and whether it ran over every pending pod (`pass`) or the pods the change
-    concerns (`shape`)."""
+    """What the pass run again said: the pods the first pass did not place that it places, and its
+    scope (every pending pod, `pass`; the pods the change concerns, `shape`)."""
 
     after: PassRun
     placed: list[str]
@@ -165,9 +163,8 @@ class Verifier:
         return self._verdict(after, want, "pass")
 
     def _verify_within(self, change: Sequence[Op], want: Want) -> Verdict | object | None:
-        """The verdict of a pass over the changed pods alone and the nodes they could land on,
-        when nothing else of the pass can reach them (`karpenter_scope`): a Verdict, NOT_PLACED
-        when that pass says no, or None when that pass cannot decide (the whole pass then)."""
+        """A pass over the changed pods alone and their nodes, when nothing else can reach them
+        (`karpenter_scope`): a Verdict, NOT_PLACED, or None when it cannot decide (the whole pass then)."""
         changed = changed_pass(self.base.inputs, change)
         if changed is None:
             return NOT_PLACED
@@ -190,9 +187,8 @@ class Verifier:
         return self._verdict(after, want, "pods", {k: [k] for k in scope.pods}) or NOT_PLACED
 
     def _doubt(self, after: PassRun, key: str, limited: set[str]) -> bool:
-        """Whether NodePool limits decided the pod's fate in a pass of some pods only: placed on
-        a NodePool with limits (which other pods draw on too), or kept off one by them (its
-        types, the limits aside, would take the pod: other pods' NodeClaims of it might)."""
+        """Whether NodePool limits, which other pods draw on too, decided the pod's fate in a pass of some
+        pods only: placed on a NodePool with limits, or kept off one by them."""
         placement = after.placements[key]
         if placement.placed:
             return placement.node_pool in limited
@@ -232,9 +228,8 @@ def _by_shape(pods: Iterable[PodInfo]) -> list[str]:
 
 
 def uncoupled(ctx: KarpenterContext, reserved: bool) -> bool:
-    """No pod of the pass reaches another but through room on existing nodes and NodePool
-    limits: no topology spread or pod (anti-)affinity (pending, or bound with anti-affinity),
-    no reserved offerings (`reserved`). (Limits are weighed per verdict: `Verifier._doubt`.)"""
+    """No pod reaches another but through room on existing nodes and NodePool limits (weighed per
+    verdict: `Verifier._doubt`): no topology spread, pod (anti-)affinity or `reserved` offerings."""
     if ctx.run.cluster.anti_affinity_pods or reserved:
         return False
     for pod in ctx.run.inputs.pending:

@@ -79,9 +79,8 @@ class Want:
 
 @dataclass(frozen=True)
 class Idea:
-    """A candidate change, only an idea until a pass verifies it. `make` works one out when it
-    is its turn (from a pass of its own: `KarpenterContext.rerun`); of the ideas of one `group`
-    (alternatives, smallest first) only the first that is verified is kept."""
+    """A candidate change, only an idea until a pass verifies it; `make` works it out in its turn, and of
+    one `group`'s alternatives (smallest first) only the first verified is kept."""
 
     candidate: Candidate | None
     pool: str = ""                         # the NodePool it is about ("" for none)

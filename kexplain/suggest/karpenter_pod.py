@@ -119,9 +119,8 @@ def _floor_text(name: str, value: Fraction) -> tuple[str, Fraction]:
 
 
 def _request_ops(want: Want, targets: Mapping[str, Fraction]) -> tuple[list[Op], list[str]]:
-    """Each resource's excess taken off the regular container asking most of it (an extended
-    resource's limit with it, which must equal its request); nothing when that does not bring
-    the pod's requests (init containers, overhead) down to the target."""
+    """Each resource's excess taken off the regular container asking most (an extended resource's limit
+    with it); nothing when that does not bring the pod's requests down to the target."""
     spec = copy.deepcopy(want.pod.spec)
     containers = spec.get("containers") or []
     changes: list[tuple[int, str, str, bool]] = []
@@ -187,9 +186,8 @@ def _met_without(want: Want, path: str, types: Any) -> bool:
 
 
 def _terms(spec: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
-    """(path, words, requirement) of each nodeSelector entry, and of each expression of a
-    required node affinity with a single term (dropping the only expression drops the affinity:
-    an empty term matches nothing)."""
+    """(path, words, requirement) of each nodeSelector entry and of each expression of a single-term
+    required node affinity (dropping the only expression drops the affinity: an empty term matches nothing)."""
     out = []
     for key, value in sorted((spec.get("nodeSelector") or {}).items()):
         out.append((pointer("spec", "nodeSelector", key), f"nodeSelector {key}={value}",

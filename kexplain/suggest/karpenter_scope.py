@@ -21,9 +21,8 @@ BLOCKING = (NO_SCHEDULE, NO_EXECUTE)
 
 @dataclass(frozen=True)
 class Scope:
-    """What a pass run again needs: the pending pods (`pods`, keys), the Nodes and NodeClaims
-    (`nodes`, `node_claims`: names), the NodePools the pods may use (`node_pools`: names; the
-    others would refuse them, and the scheduler tries NodePools in their order)."""
+    """What a pass run again needs: pending pod keys, Node and NodeClaim names, and the NodePools the pods
+    may use (the others would refuse them; the scheduler tries NodePools in order)."""
 
     pods: tuple[str, ...]
     nodes: tuple[str, ...]

@@ -117,9 +117,8 @@ class Verifier:
         return Verdict([key, *(k for k in newly if k != key)], wl.admission.cluster_queue, flavors)
 
     def _changed(self, change: Sequence[Op]) -> tuple[Changed, Created, list[tuple[int, Any, Any]]]:
-        """The objects the change's path operations change (by list and position; each object a
-        reference names, the operations in order), the objects it creates, and each (list, as
-        read, as changed) for `World.parts`."""
+        """The objects the change's path operations change (by list and position, operations in order),
+        those it creates, and each (list, as read, as changed) for `World.parts`."""
         changed: Changed = {}
         pairs: list[tuple[int, Any, Any]] = []
         path_ops = [op for op in change if op["op"] != "create"]

@@ -223,9 +223,8 @@ def _lower(pod: PodInfo, template: NodeInfo, reasons: list[str]) -> Fix | None:
 
 
 def _verified(doc: Mapping[str, Any], pod: PodInfo) -> dict[str, Any] | None:
-    """When `pod` triggers a scale-up in `doc`: the suggestion's `verified`, CA's plan
-    (`scaleUps`) and, when the expander left a tie, the tied groups CA draws the one it scales
-    up from (`randomPickAmong`; the plan is the first's). Else None."""
+    """When `pod` triggers a scale-up in `doc`: `verified`, CA's plan (`scaleUps`) and, on an expander
+    tie, the groups CA draws from (`randomPickAmong`; the plan is the first's). Else None."""
     if not triggered(_record(doc, pod)):
         return None
     expansion = doc.get("expansion") or {}

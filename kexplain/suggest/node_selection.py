@@ -95,9 +95,8 @@ def _affinity_fix(ctx: Context, node: Node, runtime_keys: set[str]) -> Fix | Non
 
 
 def required_edits(pod: PodInfo, node: Node) -> Fix | None:
-    """The edits of the pod's required node affinity after which it selects the node, in the
-    term that needs the fewest (none: no required affinity, or a term selects it already);
-    None when no term can be made to."""
+    """The edits of the pod's required node affinity in the term needing the fewest for it to select the
+    node (none: it selects it already, or no required affinity); None when no term can."""
     required = ((pod.spec.get("affinity") or {}).get("nodeAffinity") or {}).get(REQUIRED_PATH[-1])
     if required is None:
         return [], []

@@ -79,9 +79,8 @@ def _provisioner_words(provisioner: str) -> str:
 
 
 def candidates(ctx: Context) -> list[Candidate]:
-    """One or two changes per claim of the rejection that a class would serve, in claim order;
-    when several claims need one, first the first change of each made together (no single one
-    lets the pod schedule)."""
+    """One or two changes per claim a class would serve, in claim order; when several claims need one,
+    first the first change of each together (no single one lets the pod schedule)."""
     claims = (ctx.trace.extra.get("rejection") or {}).get("claims") or ()
     per_claim = [_claim_candidates(ctx, entry) for entry in claims]
     firsts = [found[0] for found in per_claim if found]
