@@ -81,10 +81,9 @@ def _via_dra(node: Mapping[str, Any], provider: CloudProvider) -> bool:
 
 def gpu_target(node: Mapping[str, Any], provider_template: Mapping[str, Any] | None,
                provider: CloudProvider = TEST) -> tuple[str, int] | None:
-    """GetNodeGpuTarget: (GPU type, count) of a node with the GPU label, None for one without,
-    one whose GPUs come through DRA, or one whose GPUs cannot be told (no allocatable, and no
-    provider template giving a capacity). `provider_template`: the node's group's
-    TemplateNodeInfo node (nodegroups.yaml's `template`)."""
+    """GetNodeGpuTarget: (GPU type, count) of a node with the GPU label, None for one without, one whose GPUs
+    come through DRA, or one whose GPUs cannot be told (no allocatable, and no provider template giving a
+    capacity). `provider_template`: the node's group's TemplateNodeInfo node (nodegroups.yaml's `template`)."""
     kind = gpu_type(node, provider)
     if kind is None or _via_dra(node, provider):
         return None

@@ -107,10 +107,9 @@ def _suspended(node: dict) -> bool:
 
 
 def readiness_states(loop: LoopInputs) -> dict[str, str]:
-    """The cluster state registry's readiness of each node: `Suspended` (condition Suspended=True),
-    `Ready`, `NotStarted` (unready, created less than --max-node-startup-time ago) or `Unready`.
-    As in CA, a node of no group takes the startup time of the last group node before it
-    (15 minutes before any)."""
+    """The cluster state registry's readiness of each node: `Suspended` (condition Suspended=True), `Ready`,
+    `NotStarted` (unready, created less than --max-node-startup-time ago) or `Unready`. As in CA, a node of no
+    group takes the startup time of the last group node before it (15 minutes before any)."""
     startup = MAX_NODE_STARTUP_TIME
     flag = timedelta(seconds=loop.settings.flag("max-node-startup-time"))
     out = {}
@@ -138,10 +137,9 @@ def cluster_healthy(loop: LoopInputs, states: dict[str, str] | None = None) -> b
 
 def unhealthy_groups(loop: LoopInputs, targets: dict[str, int], states: dict[str, str] | None = None
                      ) -> frozenset[str]:
-    """The groups IsNodeGroupHealthy calls unhealthy (the scale-up skips them as not ready):
-    one without instances whose target size is not 0, or one with fewer ready (or suspended)
-    instances than its target size by too many (--ok-total-unready-count,
-    --max-total-unready-percentage of its instances)."""
+    """The groups IsNodeGroupHealthy calls unhealthy (the scale-up skips them as not ready): one without
+    instances whose target size is not 0, or one with fewer ready (or suspended) instances than its target
+    size by too many (--ok-total-unready-count, --max-total-unready-percentage of its instances)."""
     states = states if states is not None else readiness_states(loop)
     out = set()
     for g in loop.groups:

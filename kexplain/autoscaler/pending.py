@@ -1,7 +1,6 @@
-"""The Cluster Autoscaler's adapter to the pending pass (`kexplain.explain.pending_pass`): ONE CA
-loop over everything CA would see pending, each pending pod's answer (`PodAnswer`) and, for the
-pod explained, every Filter plugin on each group's template (CA stops at the first; the
-document's `predicate` marks it)."""
+"""The Cluster Autoscaler's adapter to the pending pass (`kexplain.explain.pending_pass`): ONE CA loop over
+everything CA would see pending, each pending pod's answer (`PodAnswer`) and, for the pod explained, every
+Filter plugin on each group's template (CA stops at the first; the document's `predicate` marks it)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

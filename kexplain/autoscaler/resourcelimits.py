@@ -117,10 +117,9 @@ class ResourceLimits:
 
 def node_resources(node: Mapping[str, Any], provider_template: Mapping[str, Any] | None = None,
                    provider: CloudProvider = TEST) -> dict[str, int]:
-    """What one node counts for: capacity cpu as whole cores (rounded up), memory in bytes
-    (missing or negative: 0), one node, and its GPUs under its GPU type (totalNodeResources;
-    `provider_template`: its group's provider template, for GPUs not allocatable yet;
-    `provider`: whose GPU label gives the type)."""
+    """What one node counts for: capacity cpu as whole cores (rounded up), memory in bytes (missing or
+    negative: 0), one node, and its GPUs under its GPU type (totalNodeResources; `provider_template`: its
+    group's provider template, for GPUs not allocatable yet; `provider`: whose GPU label gives the type)."""
     capacity = resource_list((node.get("status") or {}).get("capacity"))
     cores = max(value(capacity[CPU]), 0) if CPU in capacity else 0
     memory = max(value(capacity[MEMORY]), 0) if MEMORY in capacity else 0

@@ -109,9 +109,8 @@ class SimMemo:
 
 
 class ClusterSim:
-    """The loop's predicate snapshot: one framework, a snapshot that forks and reverts.
-    `memo`: what earlier simulations with the same framework configuration found (default:
-    nothing; see `SimMemo`)."""
+    """The loop's predicate snapshot: one framework, a snapshot that forks and reverts. `memo`: what earlier
+    simulations with the same framework configuration found (default: nothing; see `SimMemo`)."""
 
     def __init__(self, snapshot: Snapshot, framework: "Framework", memo: SimMemo | None = None) -> None:
         self.snapshot = snapshot

@@ -1,7 +1,6 @@
-"""ImageLocality: prefer nodes that already hold the pod's container images, so the pod
-starts without a long pull. Large images count more, but an image present on many
-nodes counts less (its size is scaled by the share of nodes having it), so that pods
-do not all pile onto the few nodes that happen to have an image."""
+"""ImageLocality: prefer nodes that already hold the pod's container images, so the pod starts without a long
+pull. Large images count more, but an image present on many nodes counts less (its size is scaled by the share
+of nodes having it), so that pods do not all pile onto the few nodes that happen to have an image."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -205,9 +205,8 @@ def _counted(counts: TopologyCounts, labels: Mapping[str, str], keys: Sequence[s
 
 
 class IncomingCounts(Tally):
-    """Per topology pair, the bound pods the incoming pod's resolved required terms count:
-    with `every`, the pods matching all the terms, once per term (affinity), else each term a
-    pod matches (anti-affinity)."""
+    """Per topology pair, the bound pods the incoming pod's resolved required terms count: with `every`, the
+    pods matching all the terms, once per term (affinity), else each term a pod matches (anti-affinity)."""
 
     __slots__ = ("terms", "every", "counts")
 
@@ -272,10 +271,9 @@ Weighted = tuple[tuple[AffinityTerm, int], ...]       # resolved preferred terms
 
 
 class Scores(Tally):
-    """PreScore's topology score for an incoming pod (`pod`: one with its namespace, labels and
-    preferred terms): its own preferred terms (`weighted`) against every bound pod, plus the
-    existing pods' terms against it: required affinity at `hard_weight`, preferred ones at
-    their weight (anti-affinity: minus)."""
+    """PreScore's topology score for an incoming pod (`pod`: one with its namespace, labels and preferred
+    terms): its own preferred terms (`weighted`) against every bound pod, plus the existing pods' terms
+    against it: required affinity at `hard_weight`, preferred ones at their weight (anti-affinity: minus)."""
 
     __slots__ = ("pod", "ns_labels", "weighted", "hard_weight", "score")
 

@@ -1,7 +1,6 @@
-"""NodeAffinity: a pod only goes to nodes that match its spec.nodeSelector and its required
-node affinity (and any affinity the scheduler profile enforces), and it prefers nodes
-matching its weighted preferred terms. A required affinity naming nodes by
-`metadata.name` also narrows the search to those nodes up front."""
+"""NodeAffinity: a pod only goes to nodes that match its spec.nodeSelector and its required node affinity (and
+any affinity the scheduler profile enforces), and it prefers nodes matching its weighted preferred terms. A
+required affinity naming nodes by `metadata.name` also narrows the search to those nodes up front."""
 from __future__ import annotations
 
 from typing import Any, Mapping

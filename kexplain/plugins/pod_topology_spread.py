@@ -210,9 +210,8 @@ def _domains_key(pod: PodInfo, constraints: Sequence[Constraint], require_all: b
 
 @dataclass(frozen=True)
 class _DomainSet:
-    """A snapshot's `Domains` for one `_domains_key`, with what `eligible_domains` was given for
-    them (the pod read only for what the key holds), so a node added after the others extends
-    them (`domains_with_node`)."""
+    """A snapshot's `Domains` for one `_domains_key`, with what `eligible_domains` was given for them (the pod
+    read only for what the key holds), so a node added after the others extends them (`domains_with_node`)."""
 
     domains: list[Domains]
     pod: PodInfo
@@ -222,10 +221,9 @@ class _DomainSet:
 
 
 def domains_with_node(cache: Mapping[bytes, _DomainSet], node: NodeInfo) -> dict[bytes, _DomainSet]:
-    """The domain sets of a snapshot (its `DOMAINS_KEY` cache) for that snapshot with `node`
-    added after its nodes (the Cluster Autoscaler's simulated new nodes): what
-    `eligible_domains` makes over the longer list, since it decides each node on its own, in
-    node order, and a domain's first node places it in `zero`."""
+    """The domain sets of a snapshot (its `DOMAINS_KEY` cache) for that snapshot with `node` added after its
+    nodes (the Cluster Autoscaler's simulated new nodes): what `eligible_domains` makes over the longer list,
+    since it decides each node on its own, in node order, and a domain's first node places it in `zero`."""
     out: dict[bytes, _DomainSet] = {}
     for key, got in cache.items():
         extra = eligible_domains(got.pod, [node], got.constraints, got.require_all, got.fallback)

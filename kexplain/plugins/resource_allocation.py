@@ -153,9 +153,8 @@ def requested_to_capacity_ratio(specs: Sequence[ResourceSpec], shape: Sequence[M
 
 
 def balanced_resource_score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
-    """(1 - standard deviation of the used fractions) x 100, truncated. Fractions above 1
-    count as 1; with two resources the deviation is |f1 - f2| / 2; one resource or none
-    is perfectly balanced (100)."""
+    """(1 - standard deviation of the used fractions) x 100, truncated. Fractions above 1 count as 1; with two
+    resources the deviation is |f1 - f2| / 2; one resource or none is perfectly balanced (100)."""
     fractions: list[float] = []
     total = 0.0
     for req, alloc in zip(requested, allocatable):

@@ -306,9 +306,8 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin,
         return SUCCESS
 
     def _check_bound(self, claims: list[Obj], node) -> tuple[bool, bool]:
-        """checkBoundClaims: (node affinity satisfied, every bound volume exists), stopping
-        at the first miss. Only the claim's volumeName is read: neither its phase nor the
-        volume's claimRef."""
+        """checkBoundClaims: (node affinity satisfied, every bound volume exists), stopping at the first miss.
+        Only the claim's volumeName is read: neither its phase nor the volume's claimRef."""
         if not claims:
             return True, True
         idx = self.index
@@ -448,9 +447,8 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin,
 
     # -- explanation (kexplain) ----------------------------------------------------
     def rejection(self, state, pod) -> dict | None:
-        """The claims PreFilter stopped at, each with why it is missing or unbound
-        (`helper.unbound_claims`): what "pod has unbound immediate PersistentVolumeClaims"
-        does not say."""
+        """The claims PreFilter stopped at, each with why it is missing or unbound (`helper.unbound_claims`):
+        what "pod has unbound immediate PersistentVolumeClaims" does not say."""
         idx = self.index
         claims = unbound_claims(idx, pod, lambda pvc: candidates_for(pvc, idx.volumes_of_class(claim_class(pvc))))
         return {"claims": claims} if claims else None

@@ -43,10 +43,9 @@ def get(family_id: str) -> ModuleType:
 
 def suggestions(inputs: Inputs, trace: Trace, request: Request | RunOptions | None = None,
                 budget: int = MAX_VERIFIED) -> list[Suggestion]:
-    """Verified fix suggestions for a pod the trace says is Unschedulable ([] otherwise):
-    pod changes first, then cluster changes, each proven by re-running the scheduling cycle as
-    `request` (its run options) says, without extra trace keys; by default from where the
-    trace's search started."""
+    """Verified fix suggestions for a pod the trace says is Unschedulable ([] otherwise): pod changes first,
+    then cluster changes, each proven by re-running the scheduling cycle as `request` (its run options) says,
+    without extra trace keys; by default from where the trace's search started."""
     # PreFilter turned the pod away for every node: only the facts of its rejection say why
     rejected = trace.search is None and bool(trace.extra.get("rejection"))
     if trace.result.status != UNSCHEDULABLE or (trace.search is None and not rejected):

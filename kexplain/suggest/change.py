@@ -1,9 +1,8 @@
 """The change model: a candidate change as JSON-patch-like operations, and the inputs with it applied.
 
-Paths are JSON pointers into the object as kexplain saw it (a workload's pod: its template);
-`apply_ops` changes one object, `changed_inputs` the scheduling inputs; a changed
-ResourceClaimTemplate changes the pod's unallocated claims made from it, as the resourceclaim
-controller would make them again."""
+Paths are JSON pointers into the object as kexplain saw it (a workload's pod: its template); `apply_ops`
+changes one object, `changed_inputs` the scheduling inputs; a changed ResourceClaimTemplate changes the pod's
+unallocated claims made from it, as the resourceclaim controller would make them again."""
 from __future__ import annotations
 
 import copy

@@ -473,10 +473,9 @@ def objects_of(inputs: PassInputs) -> Callable[[Mapping[str, Any]], Mapping[str,
 
 
 def fragment(change: Sequence[Op], lookup: Callable[[Mapping[str, Any]], Mapping[str, Any] | None]) -> str:
-    """The change as YAML people would write into the objects: per object (the first pod of a
-    shape standing for the others) the fields it sets as they then read, a changed list entry
-    shown whole (a named one, e.g. a container, by its name and the changed field); removals
-    as comments."""
+    """The change as YAML people would write into the objects: per object (the first pod of a shape standing
+    for the others) the fields it sets as they then read, a changed list entry shown whole (a named one, e.g.
+    a container, by its name and the changed field); removals as comments."""
     groups: dict[tuple[str, str, str], list[Op]] = {}
     for op in change:
         ref = op["object"]

@@ -211,10 +211,9 @@ def has_offering(it: Any, reqs: Requirements) -> bool:
 
 
 def takes(pool: Pool, want: Want, its: Sequence[Any] | None = None) -> list[Any]:
-    """The types (of the NodePool's options, or `its`) that would take the pod on a new NodeClaim
-    of the pool, taints aside: requirements, room after overhead, an offering (asked of the
-    pool's TypeIndex: `it.requirements.intersects(reqs)`, `fits`, `has_offering`, each distinct
-    answer once)."""
+    """The types (of the NodePool's options, or `its`) that would take the pod on a new NodeClaim of the pool,
+    taints aside: requirements, room after overhead, an offering (asked of the pool's TypeIndex:
+    `it.requirements.intersects(reqs)`, `fits`, `has_offering`, each distinct answer once)."""
     reqs = combined(pool, want)
     if reqs is None:
         return []

@@ -149,10 +149,9 @@ def _may_use(pool: Any, pod: PodInfo) -> bool:
 
 
 class _Keep:
-    """Whether the pass over S needs a node: one S might be placed on, one whose taints may not
-    be its final ones, or one of a NodePool S may use. Asked of every node: only the labels S
-    selects by are read (Compatible looks at no other key), and each such set of labels and
-    taints is weighed once."""
+    """Whether the pass over S needs a node: one S might be placed on, one whose taints may not be its final
+    ones, or one of a NodePool S may use. Asked of every node: only the labels S selects by are read
+    (Compatible looks at no other key), and each such set of labels and taints is weighed once."""
 
     def __init__(self, pods: Sequence[PodInfo], pools: set[str]) -> None:
         self.pools = pools

@@ -1,8 +1,7 @@
-"""node-groups: with the Cluster Autoscaler's node groups known, what would make CA add a node for
-the pod, in place of add-node: raise a group's max size, or change the pod (tolerations,
-requests, node selection) where a group's template rejects it only for that; each kept only when
-CA's loop run again with it scales up (`verified.scaleUps`). Costs and cases:
-docs/internals/suggest.md."""
+"""node-groups: with the Cluster Autoscaler's node groups known, what would make CA add a node for the pod, in
+place of add-node: raise a group's max size, or change the pod (tolerations, requests, node selection) where a
+group's template rejects it only for that; each kept only when CA's loop run again with it scales up
+(`verified.scaleUps`). Costs and cases: docs/internals/suggest.md."""
 from __future__ import annotations
 
 import json

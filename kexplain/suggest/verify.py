@@ -74,10 +74,9 @@ def _complete(trace: Trace, inputs: Inputs) -> bool:
 
 def verify(inputs: Inputs, options: RunOptions, change: Sequence[Op],
            before: Iterable[str] = ()) -> tuple[Verification, tuple[str, ...]] | None:
-    """Run the scheduling cycle on the changed inputs as `options` say (without filterAll, the
-    preemption dry run or any extra trace key: only the verdict counts): the verification and
-    the nodes opened (feasible now, not in `before`), or None when the pod would still not be
-    scheduled."""
+    """Run the scheduling cycle on the changed inputs as `options` say (without filterAll, the preemption dry
+    run or any extra trace key: only the verdict counts): the verification and the nodes opened (feasible now,
+    not in `before`), or None when the pod would still not be scheduled."""
     changed = changed_inputs(inputs, change)
     trace = explain(changed, replace(options.plain(), filter_all=False, preemption=False))
     if trace.result.status != SCHEDULED:

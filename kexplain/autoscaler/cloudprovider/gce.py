@@ -1,8 +1,7 @@
-"""GCE and GKE: a node group is a managed instance group (MIG), one zone each, so a GKE pool over
-three zones is three groups (CA's cloudprovider/gce `GenerateMigUrl`, `GceRefFromProviderId`).
-Without the GCE API, members are matched by `findMigWithMatchingBasename`'s rule or the pool
-label and zone, and a member (or a pool sibling's, `pool_templates`) stands in for the MIG's
-instance template (docs/internals/autoscaler.md)."""
+"""GCE and GKE: a node group is a managed instance group (MIG), one zone each, so a GKE pool over three zones
+is three groups (CA's cloudprovider/gce `GenerateMigUrl`, `GceRefFromProviderId`). Without the GCE API,
+members are matched by `findMigWithMatchingBasename`'s rule or the pool label and zone, and a member (or a
+pool sibling's, `pool_templates`) stands in for the MIG's instance template (docs/internals/autoscaler.md)."""
 from __future__ import annotations
 
 import re
@@ -74,9 +73,8 @@ def mig_index(migs: Mapping[str, GceRef]) -> MigIndex:
 
 
 def mig_for_instance(instance: GceRef, index: MigIndex) -> str | None:
-    """The id of the MIG (`mig_index`) of the instance's project and zone whose base instance
-    name begins the instance's name; of several, the longest base name, the one the GCE API
-    would list the instance in."""
+    """The id of the MIG (`mig_index`) of the instance's project and zone whose base instance name begins the
+    instance's name; of several, the longest base name, the one the GCE API would list the instance in."""
     for base, gid in index.get((instance.project, instance.zone), ()):
         if instance.name.startswith(base):
             return gid

@@ -45,9 +45,8 @@ def known(groups: Sequence[tuple[str, Mapping[str, str]]]) -> list[Named]:
 
 
 def resolve(name: str, groups: Sequence[Named]) -> list[Named]:
-    """The groups `name` names: the group of that id; else every group known by that name
-    (a GKE pool: its MIGs); else the same without regard to case (as Azure compares scale
-    set names)."""
+    """The groups `name` names: the group of that id; else every group known by that name (a GKE pool: its
+    MIGs); else the same without regard to case (as Azure compares scale set names)."""
     exact = [g for g in groups if g.group == name]
     if exact:
         return exact

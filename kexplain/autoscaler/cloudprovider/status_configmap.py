@@ -1,7 +1,6 @@
 """The node groups CA itself reports: its status ConfigMap, kube-system/cluster-autoscaler-status
-(`WriteStatusConfigMap`), read exactly in both formats CA has written (YAML
-`ClusterAutoscalerStatus` since 11a084699, `GetReadableString`'s text before), anything else
-refused; members found by `membership`."""
+(`WriteStatusConfigMap`), read exactly in both formats CA has written (YAML `ClusterAutoscalerStatus` since
+11a084699, `GetReadableString`'s text before), anything else refused; members found by `membership`."""
 from __future__ import annotations
 
 import re
@@ -202,10 +201,9 @@ def _error(cm: Obj, source: Source | None, what: str, at: str) -> InputError:
 
 def node_groups(status: AutoscalerStatus, nodes: Sequence[Obj], label_keys: Sequence[str],
                 source: Source | None = None) -> tuple[list[NodeGroup], Members]:
-    """The reported groups as NodeGroups (selector: the labels that name their nodes; template:
-    a stand-in for the provider's, `standins`), their members among
-    `nodes` (Node objects, cluster order) as the provider defines them (`membership`), and what
-    could not be found."""
+    """The reported groups as NodeGroups (selector: the labels that name their nodes; template: a stand-in for
+    the provider's, `standins`), their members among `nodes` (Node objects, cluster order) as the provider
+    defines them (`membership`), and what could not be found."""
     ids = [gs.name for gs in status.groups]
     found = members(ids, node_refs(nodes), label_keys)
     templates = stand_ins(ids, found.members, found.selectors, nodes)

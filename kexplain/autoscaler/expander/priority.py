@@ -86,9 +86,8 @@ def _json_kind(value: Any) -> str:
 
 
 def _pattern(item: Any) -> str:
-    """A list item as the []string target receives it: numbers and booleans as text (the
-    YAML-to-JSON step converts them for a string target), null as "" (JSON null leaves a Go
-    string as it was)."""
+    """A list item as the []string target receives it: numbers and booleans as text (the YAML-to-JSON step
+    converts them for a string target), null as "" (JSON null leaves a Go string as it was)."""
     if item is None:
         return ""
     if isinstance(item, bool):

@@ -363,10 +363,9 @@ class _Search:
             raise AllocatorError("allocation max size exceeded") from None
 
     def _state_key(self, *position: Any) -> tuple[Any, ...]:
-        """Everything the rest of the search depends on: where it stands, which devices the
-        claims hold, the constraints' values and what is consumed of counters and shared
-        capacity (a share holds no device). Two paths that took the same devices in a different
-        order reach the same key."""
+        """Everything the rest of the search depends on: where it stands, which devices the claims hold, the
+        constraints' values and what is consumed of counters and shared capacity (a share holds no device).
+        Two paths that took the same devices in a different order reach the same key."""
         held = frozenset((did, ci) for did, cis in self.allocating.items() for ci in cis)
         sizes = tuple(len(r) for r in self.results)
         fixed = tuple(c.state() for cs in self.constraints for c in cs)

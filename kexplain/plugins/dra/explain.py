@@ -81,10 +81,9 @@ def _node_devices(pool: Pool, node: "Node") -> Pool:
 
 
 def claim_users(inv: Inventory, pods: Iterable["PodInfo"], wanted: Iterable[str]) -> dict[str, list[str]]:
-    """claim key -> the pods (namespace/name) among `pods` that use it, for the `wanted` claims:
-    named in the pod's spec (directly, or through its status for a template) or listed in the
-    claim's reservedFor. Why: a device in use is freed by its pods going, and people know
-    pods, not claims."""
+    """claim key -> the pods (namespace/name) among `pods` that use it, for the `wanted` claims: named in the
+    pod's spec (directly, or through its status for a template) or listed in the claim's reservedFor. Why: a
+    device in use is freed by its pods going, and people know pods, not claims."""
     wanted = set(wanted)
     if not wanted:
         return {}
