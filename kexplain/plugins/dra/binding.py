@@ -10,6 +10,7 @@ from typing import Any, Mapping, Sequence
 
 from kexplain.model.dra import ResourceClaim
 from kexplain.plugins.dra.allocator import ClaimAllocation
+from kexplain.plugins.dra.features import as_list, as_map
 
 FINALIZER = "resource.kubernetes.io/delete-protection"   # resourceapi.Finalizer
 SOURCE_CLASS = "FromClass"
@@ -27,14 +28,6 @@ class ClaimBinding:
     allocation_timestamp: str | None = None
 
 
-def _dict(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
 def _device_configuration(config: Mapping[str, Any]) -> dict[str, Any]:
     """The DeviceConfiguration embedded in a class or claim config (today: `opaque`)."""
     return {k: copy.deepcopy(v) for k, v in config.items() if k != "requests"}
@@ -46,14 +39,14 @@ def _chosen_requests(spec: Mapping[str, Any], allocation: ClaimAllocation) -> li
     class of that choice (None when no subrequest of a prioritized list was chosen)."""
     used = {d.request for d in allocation.devices}
     out: list[tuple[str, str, str | None]] = []
-    for raw in _list(_dict(spec.get("devices")).get("requests")):
-        raw = _dict(raw)
+    for raw in as_list(as_map(spec.get("devices")).get("requests")):
+        raw = as_map(raw)
         name = str(raw.get("name") or "")
         exactly = raw.get("exactly")
         if isinstance(exactly, Mapping):
             out.append((name, name, str(exactly.get("deviceClassName") or "") or None))
             continue
-        for sub in map(_dict, _list(raw.get("firstAvailable"))):
+        for sub in map(as_map, as_list(raw.get("firstAvailable"))):
             full = f"{name}/{sub.get('name') or ''}"
             if full in used:
                 out.append((name, full, str(sub.get("deviceClassName") or "") or None))
@@ -80,12 +73,12 @@ def allocation_config(spec: Mapping[str, Any], allocation: ClaimAllocation,
                 entry["requests"].append(result_name)
             continue
         entries = by_class[class_name] = []
-        for config in map(_dict, _list(_dict(_dict(classes.get(class_name)).get("spec")).get("config"))):
+        for config in map(as_map, as_list(as_map(as_map(classes.get(class_name)).get("spec")).get("config"))):
             entry = {"source": SOURCE_CLASS, "requests": [result_name], **_device_configuration(config)}
             entries.append(entry)
             out.append(entry)
-    for config in map(_dict, _list(_dict(spec.get("devices")).get("config"))):
-        named = [str(r) for r in _list(config.get("requests"))]
+    for config in map(as_map, as_list(as_map(spec.get("devices")).get("config"))):
+        named = [str(r) for r in as_list(config.get("requests"))]
         entry = {"source": SOURCE_CLAIM, **({"requests": named} if named else {}), **_device_configuration(config)}
         if not named:
             out.append(entry)
@@ -126,18 +119,18 @@ def bound_claim(obj: Mapping[str, Any], binding: ClaimBinding, pod: Mapping[str,
     """A copy of the claim object `obj` as PreBind writes it for `pod` (its allocation, when the
     plugin made one, with the finalizer; the pod appended to `reservedFor`)."""
     out = copy.deepcopy(dict(obj))
-    status = out["status"] = dict(_dict(out.get("status")))
+    status = out["status"] = dict(as_map(out.get("status")))
     if binding.allocation is not None:
-        meta = out["metadata"] = dict(_dict(out.get("metadata")))
-        finalizers = [str(f) for f in _list(meta.get("finalizers"))]
+        meta = out["metadata"] = dict(as_map(out.get("metadata")))
+        finalizers = [str(f) for f in as_list(meta.get("finalizers"))]
         if FINALIZER not in finalizers:
             meta["finalizers"] = [*finalizers, FINALIZER]
-        status["allocation"] = allocation_result(_dict(out.get("spec")), binding.allocation, classes)
+        status["allocation"] = allocation_result(as_map(out.get("spec")), binding.allocation, classes)
     allocation = status.get("allocation")
     if binding.allocation_timestamp and isinstance(allocation, Mapping) and not allocation.get("allocationTimestamp"):
         status["allocation"] = {**allocation, "allocationTimestamp": binding.allocation_timestamp}
-    pod_meta = _dict(pod.get("metadata"))
-    status["reservedFor"] = [*_list(status.get("reservedFor")),
+    pod_meta = as_map(pod.get("metadata"))
+    status["reservedFor"] = [*as_list(status.get("reservedFor")),
                              {"resource": "pods", "name": str(pod_meta.get("name") or ""),
                               "uid": str(pod_meta.get("uid") or "")}]
     return out

@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from kexplain.features import KubeVersion
-from kexplain.plugins.dra.features import consumption
+from kexplain.plugins.dra.features import as_map, consumption
 from kexplain.plugins.dra.variant import CONSUMABLE_CAPACITY, PARTITIONABLE_DEVICES
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -26,10 +26,6 @@ UNSUPPORTED_GATES = {
 _ALL_INCOMPLETE = re.compile(r"asks for all devices, but resource pool (\S+) is currently (being updated|invalid)")
 
 
-def _map(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
 def extended_resource_classes(classes: Iterable[Mapping[str, Any]]) -> dict[str, str]:
     """Extended resource name -> the DeviceClass that provides it (DRAExtendedResource): every
     class's implicit `deviceclass.resource.kubernetes.io/<class>`, and its `extendedResourceName`
@@ -37,10 +33,10 @@ def extended_resource_classes(classes: Iterable[Mapping[str, Any]]) -> dict[str,
     out: dict[str, str] = {}
     named: dict[str, tuple[str, str]] = {}
     for obj in classes:
-        meta = _map(obj.get("metadata"))
+        meta = as_map(obj.get("metadata"))
         name = str(meta.get("name") or "")
         out[IMPLICIT_PREFIX + name] = name
-        ext = _map(obj.get("spec")).get("extendedResourceName")
+        ext = as_map(obj.get("spec")).get("extendedResourceName")
         if isinstance(ext, str) and ext:
             created = str(meta.get("creationTimestamp") or "")
             have = named.get(ext)
