@@ -74,20 +74,15 @@ PV_RESOURCE = "persistentvolume"
 SC_RESOURCE = "storageclass.storage.k8s.io"
 
 
-def claim_class(pvc: Obj) -> str:
-    """The claim's storage class: the beta annotation wins over spec.storageClassName."""
-    ann = annotations(pvc)
+def claim_class(obj: Obj) -> str:
+    """A claim's or volume's storage class: the beta annotation wins over spec.storageClassName."""
+    ann = annotations(obj)
     if ANN_BETA_STORAGE_CLASS in ann:
         return ann[ANN_BETA_STORAGE_CLASS] or ""
-    return spec(pvc).get("storageClassName") or ""
+    return spec(obj).get("storageClassName") or ""
 
 
-def volume_class(pv: Obj) -> str:
-    """The volume's storage class: the beta annotation wins over spec.storageClassName."""
-    ann = annotations(pv)
-    if ANN_BETA_STORAGE_CLASS in ann:
-        return ann[ANN_BETA_STORAGE_CLASS] or ""
-    return spec(pv).get("storageClassName") or ""
+volume_class = claim_class      # (GetPersistentVolumeClass reads a volume as GetPersistentVolumeClaimClass a claim)
 
 
 def _quantity(raw: object) -> Fraction:
