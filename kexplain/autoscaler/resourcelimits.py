@@ -43,8 +43,7 @@ def _parse_int(text: str, what: str) -> int:
 
 
 def parse_min_max(flag: str) -> tuple[int, int]:
-    """CA's parseMinMaxFlag: `<min>:<max>`, two decimal integers, 0 <= min <= max;
-    ValueError in CA's words."""
+    """CA's parseMinMaxFlag: `<min>:<max>`, two decimal integers, 0 <= min <= max; ValueError in CA's words."""
     tokens = flag.split(":", 1)
     if len(tokens) != 2:
         raise ValueError(f"wrong nodes configuration: {flag}")
@@ -224,8 +223,7 @@ class QuotaTracker:
         return QuotaCheck(allowed, (ExceededQuota(CLUSTER_WIDE, tuple(exceeded)),) if exceeded else ())
 
     def copy(self) -> "QuotaTracker":
-        """A tracker with what is left now, charged apart from this one (another draw of an
-        expander tie)."""
+        """A tracker with what is left now, charged apart from this one (another draw of an expander tie)."""
         other = copy.copy(self)
         other.limits_left = dict(self.limits_left)
         return other

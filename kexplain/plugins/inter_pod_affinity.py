@@ -580,8 +580,7 @@ class Neighbours:
 
 
 def _pods_named(nodes: Iterable[NodeInfo], match) -> tuple[str, ...]:
-    """Up to MAX_PODS_NAMED pods `match` accepts on `nodes`, in their order and then each
-    node's pod order."""
+    """Up to MAX_PODS_NAMED pods `match` accepts on `nodes`, in their order and then each node's pod order."""
     out: list[str] = []
     for ni in nodes:
         for p in ni.pods:

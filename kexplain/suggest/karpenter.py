@@ -459,8 +459,7 @@ def _prices(run: PassRun, requirements: Any, its: Sequence[Any]) -> list[str]:
 
 
 def objects_of(inputs: PassInputs) -> Callable[[Mapping[str, Any]], Mapping[str, Any] | None]:
-    """The stored object a change's `object` reference names (pending pods, NodePools,
-    EC2NodeClasses)."""
+    """The stored object a change's `object` reference names (pending pods, NodePools, EC2NodeClasses)."""
     found: dict[tuple[str, str, str], Mapping[str, Any]] = {}
     for pod in inputs.pending:
         found[("Pod", pod.namespace, pod.name)] = pod.obj

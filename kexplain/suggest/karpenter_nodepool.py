@@ -337,8 +337,7 @@ def _largest(created: Any, name: str) -> Fraction:
 
 
 def quantity_text(name: str, value: Fraction) -> str:
-    """A resource amount as people write it (cpu in cores or millicores, memory in binary units),
-    rounded up."""
+    """A resource amount as people write it (cpu in cores or millicores, memory in binary units), rounded up."""
     if name == resources.CPU:
         return format_milli(ceil(value * 1000))
     if name in (resources.MEMORY, "ephemeral-storage") or name.startswith("hugepages-"):

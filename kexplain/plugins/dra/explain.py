@@ -252,8 +252,7 @@ def _capacity_left(inv: Inventory, did: tuple[str, str, str], d: Device, req: Ex
 
 def selector_failure(selectors: Selectors, owner: Owner, expressions: Sequence[str | None],
                      d: Device) -> dict[str, Any] | None:
-    """The first selector that is false or fails for the device, with what it read; None when
-    all are true."""
+    """The first selector that is false or fails for the device, with what it read; None when all are true."""
     try:
         verdict = selectors.match(owner, expressions, d)
     except SelectorError as err:

@@ -219,8 +219,7 @@ def _build(driver: str, name: str, local: tuple[ResourceSlice, ...], everywhere:
 
 
 def _consumption_problem(sets: Mapping[str, Mapping[str, Fraction]], slices: Iterable[ResourceSlice]) -> str:
-    """validateDeviceCounterConsumption: a device consuming a counter set or counter the pool
-    does not have."""
+    """validateDeviceCounterConsumption: a device consuming a counter set or counter the pool does not have."""
     for s in slices:
         for d in s.devices:
             for set_name, counters in consumption(d):

@@ -26,8 +26,7 @@ class SelectorError(Exception):
 
 @dataclass(frozen=True)
 class Owner:
-    """Whose selectors these are, as the allocator names them in errors: `class NAME` or
-    `claim NS/NAME`."""
+    """Whose selectors these are, as the allocator names them in errors: `class NAME` or `claim NS/NAME`."""
 
     kind: str     # "class" or "claim"
     name: str
