@@ -85,9 +85,8 @@ def count_anti_affinity(counts: TopologyCounts, terms: Iterable[AffinityTerm], p
 # -- namespace resolution -----------------------------------------------------------------------
 
 def resolve_namespaces(term: AffinityTerm, namespaces: Mapping[str, Mapping[str, str]]) -> AffinityTerm:
-    """The incoming pod's term with its namespaceSelector turned into namespace names, as the
-    scheduler does against the Namespace objects it knows. An empty selector (all namespaces)
-    stays as it is; any other becomes "nothing" after its matches join `namespaces`."""
+    """The incoming pod's term with its namespaceSelector turned into the names of the Namespaces known, as
+    the scheduler does (an empty selector, all namespaces, stays; any other becomes "nothing")."""
     sel = term.namespace_selector
     if sel.everything:
         return term
@@ -205,8 +204,8 @@ def _counted(counts: TopologyCounts, labels: Mapping[str, str], keys: Sequence[s
 
 
 class IncomingCounts(Tally):
-    """Per topology pair, the bound pods the incoming pod's resolved required terms count: with `every`, the
-    pods matching all the terms, once per term (affinity), else each term a pod matches (anti-affinity)."""
+    """Per topology pair, the bound pods the incoming pod's required terms count: with `every` the pods
+    matching all terms, once per term (affinity), else each term a pod matches (anti-affinity)."""
 
     __slots__ = ("terms", "every", "counts")
 
@@ -367,9 +366,8 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
 
     @staticmethod
     def _count_existing_anti_affinity(s: PreFilterState, snapshot: Snapshot) -> None:
-        """Each existing pod's required anti-affinity terms that match the incoming pod count
-        in their topology (`ExistingAnti`: kept per incoming pod, patched by binds; a copy
-        here, as the state may be changed by preemption's what-ifs)."""
+        """Each existing pod's required anti-affinity terms that match the incoming pod, counted in their
+        topology (`ExistingAnti`, patched by binds; a copy, as preemption's what-ifs change the state)."""
         pod = s.pod
         tally = pod_index(snapshot).tally(("ipa/existing-anti", incoming_key(pod)),
                                           lambda: ExistingAnti.build(pod, snapshot))
@@ -407,9 +405,8 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         return self.filter_nodes(state, pod, (node_info,))[0]
 
     def filter_nodes(self, state, pod: PodInfo, nodes) -> list[Status]:
-        """The three checks in the scheduler's order: the pod's affinity, then its
-        anti-affinity and the existing pods' anti-affinity, the last two lookups of the
-        node's (topology key, value) pairs among the counted ones."""
+        """The three checks in the scheduler's order (affinity, anti-affinity, existing pods' anti-affinity),
+        lookups of the node's (topology key, value) pairs among the counted ones."""
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return [Status.error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')] * len(nodes)
@@ -444,9 +441,8 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         return SUCCESS
 
     def _scores(self, pod: PodInfo, snapshot: Snapshot, has_constraints: bool) -> dict[str, dict[str, int]]:
-        """The incoming pod's preferred terms against every bound pod of the cluster, plus the
-        existing pods' terms against it (symmetry): what each matching term adds to its
-        topology (`Scores`: kept per incoming pod, patched by binds; read-only, as the state)."""
+        """The incoming pod's preferred terms against every bound pod, plus the existing pods' terms against it
+        (symmetry), per topology (`Scores`: kept per incoming pod, patched by binds; read-only)."""
         weighted: Weighted = ()
         if has_constraints:
             weighted = tuple((t, t.weight * sign)

@@ -144,9 +144,8 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, S
         return SUCCESS
 
     def explain(self, state, pod, node_info) -> dict | None:
-        """The node's labels against each nodeSelector entry and each expression of the
-        required and preferred terms (a required term matches when all its expressions do;
-        the pod needs one matching term), and the profile's enforced affinity."""
+        """The node's labels against each nodeSelector entry and each expression of the required and preferred
+        terms (a term matches when all its expressions do; the pod needs one), and the profile's affinity."""
         node = node_info.node
         facts: dict[str, Any] = {}
         if self.added_node_selector is not None:

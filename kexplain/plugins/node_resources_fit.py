@@ -123,9 +123,8 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         return self.filter_nodes(state, pod, (node_info,))[0]
 
     def filter_nodes(self, state: CycleState, pod: PodInfo, nodes) -> list[Status]:
-        """A node with room for one more pod and for each of cpu, memory and ephemeral
-        storage the pod requests passes at once; any other goes through the full check
-        (scalar resources, the reasons in the scheduler's order)."""
+        """A node with room for one more pod and for the pod's cpu, memory and ephemeral storage passes at once;
+        any other gets the full check (scalar resources, reasons in the scheduler's order)."""
         request = state.get(PRE_FILTER_STATE_KEY)
         if request is None:
             return [Status.error(ERR_STATE_NOT_FOUND.format(PRE_FILTER_STATE_KEY))] * len(nodes)

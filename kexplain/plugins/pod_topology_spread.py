@@ -175,17 +175,15 @@ class _Counter:
 
 @dataclass(frozen=True)
 class Domains:
-    """Of one constraint, over every node of the snapshot: each node whose pods it counts, with
-    its domain (`of_node`), and each such domain with a count of 0 in node order (`zero`, the
-    starting point of a count: a domain without matching pods still counts as a domain)."""
+    """Of one constraint, over the snapshot's nodes: each counted node's domain (`of_node`) and each domain
+    at 0 in node order (`zero`: a domain without matching pods still counts as one)."""
 
     of_node: dict[str, str]
     zero: dict[str, int]
 
     def count(self, per_node: Mapping[str, int], only_known: bool = False) -> dict[str, int]:
-        """Matching pods per domain, from the matching pods per node (`per_node`: only the
-        nodes holding some). `only_known`: the result keeps `zero`'s domains and adds nothing
-        else (PreScore's counts, over domains given by the feasible nodes, start from them)."""
+        """Matching pods per domain from those per node; `only_known` keeps `zero`'s domains and adds none
+        (PreScore's counts start from the feasible nodes' domains)."""
         out = dict(self.zero)
         of_node = self.of_node
         for name, n in per_node.items():
@@ -210,8 +208,8 @@ def _domains_key(pod: PodInfo, constraints: Sequence[Constraint], require_all: b
 
 @dataclass(frozen=True)
 class _DomainSet:
-    """A snapshot's `Domains` for one `_domains_key`, with what `eligible_domains` was given for them (the pod
-    read only for what the key holds), so a node added after the others extends them (`domains_with_node`)."""
+    """A snapshot's `Domains` for one `_domains_key`, with what `eligible_domains` was given (the pod read
+    only for what the key holds), so a node added later extends them (`domains_with_node`)."""
 
     domains: list[Domains]
     pod: PodInfo
@@ -235,9 +233,8 @@ def domains_with_node(cache: Mapping[bytes, _DomainSet], node: NodeInfo) -> dict
 
 def eligible_domains(pod: PodInfo, nodes: Sequence[NodeInfo], constraints: Sequence[Constraint],
                      require_all: bool, fallback: str | None) -> list[Domains]:
-    """Per constraint, the nodes whose pods count and their domains. A node counts when it has
-    every constraint's key (with `require_all`) and the constraint's node inclusion policies
-    admit it; its domain is its label (`fallback` when it lacks it, None: it does not count)."""
+    """Per constraint, the nodes whose pods count (every key with `require_all`, the inclusion policies
+    admitting them) and their domains (the label, else `fallback`; None: not counted)."""
     affinity = _AffinityCache(pod)
     out = [Domains({}, {}) for _ in constraints]
     for ni in nodes:
@@ -482,9 +479,8 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         return self.filter_nodes(state, pod, (node_info,))[0]
 
     def filter_nodes(self, state, pod: PodInfo, nodes: Sequence[NodeInfo]) -> list[Status]:
-        """Per constraint, a node fails when it lacks the topology key or when its domain's
-        count would exceed the allowed skew: count + selfMatch - globalMin > maxSkew, i.e.
-        count > maxSkew - selfMatch + globalMin, a limit worked out once for every node."""
+        """Per constraint a node fails without the topology key, or when count + selfMatch - globalMin >
+        maxSkew, i.e. count > maxSkew - selfMatch + globalMin: a limit worked out once for every node."""
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return [Status.error(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')] * len(nodes)
@@ -621,9 +617,8 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
 
     # -- explanation (kexplain) ---------------------------------------------------------------
     def explain(self, state, pod: PodInfo, node_info: NodeInfo) -> dict | None:
-        """Per hard constraint: matching pods per eligible domain, the global minimum, the skew
-        each domain would have with the pod in it, and this node's domain; per soft constraint
-        (when the node was scored): the matching pods counted for the node's domain."""
+        """Per hard constraint the matching pods per eligible domain, the global minimum and each domain's skew
+        with the pod, this node's domain; per soft one (node scored) the matching pods of its domain."""
         facts: dict[str, Any] = {}
         labels = node_info.node.labels
         pre: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)

@@ -153,8 +153,8 @@ def requested_to_capacity_ratio(specs: Sequence[ResourceSpec], shape: Sequence[M
 
 
 def balanced_resource_score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
-    """(1 - standard deviation of the used fractions) x 100, truncated. Fractions above 1 count as 1; with two
-    resources the deviation is |f1 - f2| / 2; one resource or none is perfectly balanced (100)."""
+    """(1 - standard deviation of the used fractions, each at most 1) x 100, truncated: |f1 - f2| / 2
+    for two resources; one resource or none is perfectly balanced (100)."""
     fractions: list[float] = []
     total = 0.0
     for req, alloc in zip(requested, allocatable):
@@ -176,9 +176,8 @@ def balanced_resource_score(requested: Sequence[int], allocatable: Sequence[int]
 
 
 def balance_change_score(requested: Sequence[int], allocated: Sequence[int], allocatable: Sequence[int]) -> int:
-    """BalancedAllocation from 1.36: how placing the pod changes the node's balance. Both
-    balances lie in 50..100, so their difference in -50..50 is brought back to 50..100
-    (about 75 when the balance hardly changes; towards 100 when it improves)."""
+    """BalancedAllocation from 1.36: how the pod changes the node's balance, the difference of two balances
+    in 50..100 brought back to 50..100 (about 75 when it hardly changes, towards 100 when it improves)."""
     with_pod = balanced_resource_score(requested, allocatable)
     without_pod = balanced_resource_score(allocated, allocatable)
     return MAX_NODE_SCORE // 2 + go_div(MAX_NODE_SCORE // 2 + with_pod - without_pod, 2)
@@ -278,9 +277,8 @@ class ResourceAllocationScorer:
         return out
 
     def usage(self, node_info: NodeInfo, pod_requests: Sequence[int]) -> list[dict[str, Any]]:
-        """What the score is computed from, per configured resource the node offers: requested
-        with the pod (as this scorer counts requests), allocatable, and the percentage in use
-        (kexplain's explanations; JSON-ready)."""
+        """What the score is computed from, per configured resource the node offers: requested with the pod,
+        allocatable and the percentage in use (kexplain's explanations; JSON-ready)."""
         out: list[dict[str, Any]] = []
         for i, spec in enumerate(self.specs):
             alloc, req = self.allocatable_and_requested(node_info, spec.name, pod_requests[i])

@@ -54,9 +54,8 @@ class Candidate:
 
 
 def affinity_guard(pv: Obj) -> list[tuple[str, frozenset[str]]] | None:
-    """A necessary condition for the volume's node affinity to admit a node: one
-    `key In values` requirement per term (a node must meet one of them). None when no such
-    shortcut exists (no required affinity, or a term without an `In` requirement)."""
+    """A necessary condition for the volume's node affinity to admit a node: one `key In values` per term;
+    None when there is no such shortcut (no required affinity, or a term without an `In`)."""
     required = (spec(pv).get("nodeAffinity") or {}).get("required")
     if required is None:
         return None

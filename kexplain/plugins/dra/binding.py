@@ -34,9 +34,8 @@ def _device_configuration(config: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _chosen_requests(spec: Mapping[str, Any], allocation: ClaimAllocation) -> list[tuple[str, str, str | None]]:
-    """Per request of the claim, in order: its name, the name the allocation result uses for
-    it (`request` or `request/subrequest`, the subrequest the allocator chose) and the device
-    class of that choice (None when no subrequest of a prioritized list was chosen)."""
+    """Per request, in order: its name, the name its allocation results use (`request` or the chosen
+    `request/subrequest`) and that choice's device class (None when no subrequest was chosen)."""
     used = {d.request for d in allocation.devices}
     out: list[tuple[str, str, str | None]] = []
     for raw in as_list(as_map(spec.get("devices")).get("requests")):
@@ -58,9 +57,8 @@ def _chosen_requests(spec: Mapping[str, Any], allocation: ClaimAllocation) -> li
 
 def allocation_config(spec: Mapping[str, Any], allocation: ClaimAllocation,
                       classes: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """`status.allocation.devices.config`: each device class's configuration once, for every
-    request that used the class, then the claim's own configuration — an entry naming requests
-    is repeated once per request (or chosen subrequest) it names, as the allocator does it."""
+    """`status.allocation.devices.config`: each used class's configuration once, then the claim's own,
+    an entry naming requests repeated per request (or chosen subrequest) it names, as the allocator does."""
     out: list[dict[str, Any]] = []
     chosen = _chosen_requests(spec, allocation)
     by_class: dict[str, list[dict[str, Any]]] = {}

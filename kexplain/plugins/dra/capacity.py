@@ -101,9 +101,8 @@ def consumed_by(requests: Mapping[str, Any] | None, capacities: Mapping[str, Cap
 
 def fits(requests: Mapping[str, Any] | None, capacities: Mapping[str, Capacity],
          allocated: Consumed, allocating: Consumed) -> bool:
-    """CmpRequestOverCapacity: one more allocation of the request stays within every capacity,
-    on top of what the device's allocations (`allocated`) and this attempt (`allocating`) take;
-    UnknownCapacity when the request names a capacity the device lacks."""
+    """CmpRequestOverCapacity: one more allocation of the request stays within every capacity beside
+    `allocated` and `allocating`; UnknownCapacity when it names a capacity the device lacks."""
     requests = requests or {}
     if any(name not in capacities for name in requests):
         raise UnknownCapacity()

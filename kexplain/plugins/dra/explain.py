@@ -207,9 +207,8 @@ def _devices(pools: Sequence[Pool]) -> Iterable[tuple[Pool, ResourceSlice, Devic
 
 def device_verdict(inv: Inventory, pool: Pool, s: ResourceSlice, d: Device, cls: DeviceClass | None,
                    claim: ResourceClaim, req: ExactRequest, rules: AllocatorRules = DEFAULT_RULES) -> dict[str, Any]:
-    """Why one device can (FREE) or cannot serve the request, with the details of the first
-    reason found: pool state, binding conditions, the class's and the request's selectors, use
-    by other claims, partitioning, taints, consumable capacity (each as `rules` has it)."""
+    """Why one device can (FREE) or cannot serve the request, with the details of the first reason found,
+    checked in the allocator's order as `rules` has it (pool, binding, selectors, use, counters, taints, capacity)."""
     did = (s.driver, s.pool, d.name)
     out: dict[str, Any] = {"device": device_id_str(did)}
     if pool.invalid:

@@ -65,9 +65,8 @@ def tolerates(toleration: Mapping[str, Any], taint: Taint) -> bool:
 
 
 def blocking_taint(d: Device, request: ExactRequest, by_effect: bool) -> Taint | None:
-    """The first taint of the device the request does not tolerate. `by_effect`: only
-    NoSchedule and NoExecute taints count (taintPreventsAllocation); otherwise every taint
-    must be tolerated (allTaintsTolerated, before 1.35 and in 1.35's stable allocator)."""
+    """The first taint of the device the request does not tolerate: with `by_effect` only NoSchedule and
+    NoExecute count (taintPreventsAllocation), else every taint (allTaintsTolerated, before 1.35)."""
     tolerations = [as_map(t) for t in as_list(request.raw.get("tolerations"))]
     for taint in taints(d):
         if by_effect and taint.effect not in (NO_SCHEDULE, NO_EXECUTE):

@@ -27,9 +27,8 @@ _ALL_INCOMPLETE = re.compile(r"asks for all devices, but resource pool (\S+) is 
 
 
 def extended_resource_classes(classes: Iterable[Mapping[str, Any]]) -> dict[str, str]:
-    """Extended resource name -> the DeviceClass that provides it (DRAExtendedResource): every
-    class's implicit `deviceclass.resource.kubernetes.io/<class>`, and its `extendedResourceName`
-    (of two classes naming one, the newer wins, then the smaller name)."""
+    """Extended resource name -> the DeviceClass providing it (DRAExtendedResource): each class's implicit
+    `deviceclass.resource.kubernetes.io/<class>` and its `extendedResourceName` (newer, then smaller name wins)."""
     out: dict[str, str] = {}
     named: dict[str, tuple[str, str]] = {}
     for obj in classes:

@@ -143,9 +143,8 @@ def _has_binding(s: ResourceSlice) -> bool:
 def gather_pools(slices: Sequence[ResourceSlice], node: "Node",
                  candidates: Sequence[ResourceSlice] | None = None,
                  rules: AllocatorRules = DEFAULT_RULES) -> list[Pool]:
-    """The pools of the slices that target `node`. `slices`: all the cluster's slices;
-    `candidates`: those among them that may target the node, in the same order (all of them
-    when not given); `rules`: the allocator's (the default version's when not given)."""
+    """The pools of the slices that target `node`; `candidates`: those of `slices` that may target it, in
+    order (default: all); `rules`: the allocator's (default: the default version's)."""
     partitionable = rules.has(PARTITIONABLE_DEVICES)
     local = [s for s in (slices if candidates is None else candidates)
              if not _skipped(s, rules) and _relevant(s, node, partitionable)]

@@ -35,9 +35,8 @@ def _true(conditions: list[Mapping[str, Any]], name: str) -> Mapping[str, Any] |
 
 
 def binding_state(claim: ResourceClaim) -> str:
-    """"failed" (a failure condition of a device is True: isClaimReadyForBinding's error),
-    "ready" (every binding condition of every device is True) or "waiting". Devices are
-    read in order and the first one without status, or not yet ready, ends the check."""
+    """"failed" (a failure condition True: isClaimReadyForBinding's error), "ready" (every binding condition
+    True) or "waiting"; devices read in order, the first without status or not ready ending the check."""
     for result in _results(claim):
         if not as_list(result.get("bindingConditions")):
             continue

@@ -36,9 +36,8 @@ def _asks_no_class(pvc: "Obj") -> bool:
 
 
 def unbound_claims(idx: VolumeIndex, pod: Any, candidates: Any) -> list[dict[str, Any]]:
-    """The facts of each claim of `pod` that keeps VolumeBinding's PreFilter from passing:
-    missing, or unbound and not waiting for a consumer. `candidates(pvc)`: the free volumes
-    that could bind the claim (VolumeBinding's node-independent matching)."""
+    """The facts of each claim of `pod` that keeps VolumeBinding's PreFilter from passing (missing, or
+    unbound and not waiting); `candidates(pvc)`: the free volumes that could bind it."""
     out: list[dict[str, Any]] = []
     for vol in pod_volumes(pod):
         ref = claim_of_volume(pod, vol)
