@@ -25,9 +25,8 @@ SCALE_DOWN_KIND = "ClusterAutoscalerScaleDown"
 
 
 def triggered(record: Mapping[str, Any]) -> bool:
-    """Whether the loop's scale-up is for the pod of `record` (its record in the document, or its
-    answer): CA's TriggeredScaleUp, also where --enforce-node-group-min-size's status replaced
-    the scale-up's as the loop's (`beforeMinSize`)."""
+    """Whether the loop's scale-up is for the pod of `record`: CA's TriggeredScaleUp, also where
+    --enforce-node-group-min-size's status replaced the scale-up's (`beforeMinSize`)."""
     return TRIGGERED in (record.get("outcome"), (record.get("beforeMinSize") or {}).get("outcome"))
 
 
@@ -215,9 +214,8 @@ def _groups(loop: LoopInputs, result: LoopResult) -> list[dict[str, Any]]:
 
 
 def _template_json(template) -> dict[str, Any] | None:
-    """A group's template as the cases define it, plus kexplain's keys, which the comparison
-    ignores: `member` (the member node it was built from, for `source: node`) and `origin`
-    (for a provider's template found in the cluster: what stands in for it)."""
+    """A group's template as the cases define it, plus kexplain's keys (the comparison ignores them):
+    `member` it was built from (`source: node`) and `origin` (what stands in for a provider's template)."""
     if template is None:
         return None
     out = template.to_json()
@@ -234,9 +232,8 @@ def _scale_ups(status: ScaleUpStatus) -> list[dict[str, Any]]:
 
 
 def _expansion(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
-    """The scale-up's options and the expander's choice; CA's plan and lists as the status the
-    loop reports has them (ScaleUpToNodeGroupMinSize's, with --enforce-node-group-min-size:
-    then kexplain's key `chosenScaleUps` is the scale-up's own plan)."""
+    """The scale-up's options and the expander's choice, CA's plan and lists as the reported status has them
+    (with --enforce-node-group-min-size kexplain's `chosenScaleUps` is the scale-up's own plan)."""
     status = result.status
     reported = result.reported
     out = {"options": [option_json(o) for o in status.options],

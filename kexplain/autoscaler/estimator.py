@@ -82,9 +82,8 @@ def _uses_hostname_spread(pod: PodInfo) -> bool:
 
 def estimate(sim: ClusterSim, groups: Sequence[Sequence[PodInfo]], template: NodeInfo, limiter: Limiter,
              csi_node: Mapping[str, Any] | None = None) -> Estimate:
-    """The node count and the pods placed for `groups` (each a list of equivalent pods) on new
-    nodes made from `template` (BinpackingNodeEstimator.Estimate); `csi_node`: the template's
-    CSINode, which each new node gets a copy of under its own name."""
+    """The node count and the pods placed for `groups` (equivalent pods each) on new nodes from `template`
+    (BinpackingNodeEstimator.Estimate); each new node gets a copy of `csi_node` under its name."""
     scored = [(pod_score(g[0], template), list(g)) for g in groups]
     go_sort(scored, lambda a, b: a[0] > b[0])
     sim.fork()

@@ -59,9 +59,8 @@ class GpuConfig:
 
 
 def node_gpu_config(node: Mapping[str, Any], provider: CloudProvider = TEST) -> GpuConfig | None:
-    """GetNodeGpuConfig: None for a node without the GPU label and without GPUs allocatable; its
-    resource the first vendor resource allocatable (nvidia.com/gpu when none is); on gce, a node
-    labelled for the DRA GPU driver has its GPUs through DRA."""
+    """GetNodeGpuConfig: None without the GPU label and GPUs allocatable; else the first vendor resource
+    allocatable (nvidia.com/gpu when none is); on gce a DRA GPU driver label means GPUs through DRA."""
     labels = _labels(node)
     has_label = provider.gpu_label in labels
     if not has_label and gpu_allocatable(node) is None:
@@ -99,9 +98,8 @@ def gpu_target(node: Mapping[str, Any], provider_template: Mapping[str, Any] | N
 
 
 def listed_gpu_ready(node: Mapping[str, Any], provider: CloudProvider = TEST) -> Mapping[str, Any]:
-    """The GPU processor's FilterOutNodesWithUnreadyResources for one node of CA's list: a node
-    its ready lister keeps (ready and schedulable) with the GPU label and no GPU allocatable
-    (its GPUs not through DRA) becomes its unready copy."""
+    """FilterOutNodesWithUnreadyResources for one node of CA's list: a ready, schedulable node with the GPU
+    label and no GPU allocatable (not through DRA) becomes its unready copy."""
     if provider.gpu_label not in _labels(node) or not is_ready_and_schedulable(node):
         return node
     if _via_dra(node, provider) or gpu_allocatable(node) is not None:

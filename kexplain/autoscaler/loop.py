@@ -63,9 +63,8 @@ class LoopResult:
 
     @property
     def reported(self) -> ScaleUpStatus:
-        """The status CA's status processors saw last, which the loop's answers are: with
-        --enforce-node-group-min-size, ScaleUpToNodeGroupMinSize's, which replaces the
-        scale-up's (RunOnce hands both to the processors, that one last)."""
+        """The status CA's status processors saw last, which the loop's answers are: ScaleUpToNodeGroupMinSize's
+        with --enforce-node-group-min-size (RunOnce hands both, that one last)."""
         return self.final_status or self.status
 
 

@@ -115,9 +115,8 @@ def _generic_difference(n1: "NodeInfo", n2: "NodeInfo", ignored: frozenset[str],
 
 def comparator(balancing_labels: Sequence[str] = (), balancing_ignore_labels: Sequence[str] = (),
                ratios: DifferenceRatios = DifferenceRatios()) -> Comparator:
-    """The comparator of CA's builder: `--balancing-label` values (the label comparator, which
-    ignores everything else), else the generic one with `--balancing-ignore-label` values added
-    to BASIC_IGNORED_LABELS."""
+    """The comparator of CA's builder: the label comparator of `--balancing-label` values, else the generic
+    one ignoring BASIC_IGNORED_LABELS and `--balancing-ignore-label` values."""
     if balancing_labels:
         return Comparator(tuple(balancing_labels), BASIC_IGNORED_LABELS, ratios)
     return Comparator((), BASIC_IGNORED_LABELS | frozenset(balancing_ignore_labels), ratios)

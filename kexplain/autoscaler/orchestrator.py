@@ -210,9 +210,8 @@ def _scale_up_with(ctx: Context, st: ScaleUpStatus, best: Option, groups: list[P
 
 
 def not_safe_to_scale(ctx: Context, g: NodeGroup) -> tuple[str, ...] | None:
-    """IsNodeGroupReadyToScaleUp (NodeGroupScaleUpSafety): unhealthy, not ready; else in the
-    backoff CA's status reports (known only where it has the group's template: without one CA
-    reads no backoff status), in backoff."""
+    """IsNodeGroupReadyToScaleUp (NodeGroupScaleUpSafety): unhealthy, not ready; else in backoff when CA's
+    status says so (known only with the group's template: without one CA reads no backoff status)."""
     if g.name in ctx.unhealthy:
         return (NOT_READY,)
     if g.backoff is not None and g.name in ctx.templates:

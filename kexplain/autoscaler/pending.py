@@ -45,9 +45,8 @@ class GroupsRequest:
 
 def load_groups(req: GroupsRequest, kube: KubeVersion, now: datetime | None = None,
                 applied: PendingPass | None = None) -> LoopInputs:
-    """The loop's inputs with the cluster's own pending pods only: cluster, groups, settings,
-    with the set of `applied` (its objects) in the cluster (bad input: InputError). A cluster
-    state given is read as it is admitted (`loop_of_state`), never admitted again."""
+    """The loop's inputs with the cluster's own pending pods only, `applied`'s set in the cluster (bad input:
+    InputError); a cluster state given is read as admitted (`loop_of_state`), never admitted again."""
     if req.state is not None and not req.state.stored:     # (stored: the loop admits what the state did not)
         return loop_of_state(req.state, req.groups, req.config, max_bytes=req.max_bytes or DEFAULT_MAX_BYTES,
                              validate=req.validate, now=now, applied=applied)
@@ -58,18 +57,16 @@ def load_groups(req: GroupsRequest, kube: KubeVersion, now: datetime | None = No
 
 
 def loop_over(loop: LoopInputs, pp: PendingPass) -> tuple[LoopInputs, PendingPass]:
-    """`loop` with the pass's pods: the pods `loop` has pending (the cluster's own, as CA's
-    lister finds them) first, then the set's, its copies that fit bound; and the pass with the
-    cluster's pending pods merged in (what the loop ran over)."""
+    """`loop` with the pass's pods (its own pending first, as CA's lister finds them, then the set's, copies
+    that fit bound), and the pass with the cluster's pending pods merged in (what the loop ran over)."""
     merged = pp.with_cluster_pending(loop.pending)
     return with_pending(loop, [p.pod for p in merged.pending], pp.bound, [p.created for p in merged.pending]), merged
 
 
 def run_pass(loop: LoopInputs, pp: PendingPass, explained: str | None = None
              ) -> tuple[LoopInputs, PendingPass, PassAnswers]:
-    """ONE loop over the pass (`loop_over`): the loop run, the pass it ran over, and CA's
-    answers, with every Filter plugin on each group's template for the pending pod `explained`
-    (a pod key; default: the first pod that stands for something explained, else the first)."""
+    """ONE loop over the pass: the loop run, the pass it ran over and CA's answers, every Filter plugin on
+    each template for the pod `explained` (default: the first standing for something explained, else the first)."""
     loop, merged = loop_over(loop, pp)
     by_key = {p.key: p for p in loop.pending}
     pod = by_key.get(explained or "") or next(

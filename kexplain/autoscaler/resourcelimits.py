@@ -166,9 +166,8 @@ class QuotaCheck:
 
 
 class QuotaTracker:
-    """CA's quota tracker: built from the snapshot's nodes, then asked about groups (`check`)
-    and charged for the groups a balanced scale-up grows or a scale-down removes (`consume`). It
-    holds state (what is left, the figure per group) for that one scale-up or scale-down only."""
+    """CA's quota tracker: built from the snapshot's nodes, asked about groups (`check`) and charged for the
+    groups a scale-up grows or a scale-down removes (`consume`), for that one scale-up or scale-down."""
 
     def __init__(self, limits: ResourceLimits, nodes: Iterable[Mapping[str, Any]],
                  group_of: Mapping[str, str], provider_templates: Mapping[str, Mapping[str, Any]] | None = None,

@@ -27,9 +27,8 @@ from kexplain.plugins.pod_topology_spread import DOMAINS_KEY, domains_with_node
 
 
 def scheduler_framework(scheduler_config, snapshot):
-    """The scheduler framework CA embeds: the default profile's plugins of `scheduler_config`
-    (the version's default configuration) over `snapshot`. The one builder of the loop's
-    scale-up and scale-down (CA's simulator/framework handle)."""
+    """The scheduler framework CA embeds (its simulator/framework handle): the default profile's plugins of
+    `scheduler_config` over `snapshot`, the one builder for the loop's scale-up and scale-down."""
     profile = scheduler_config.profile_for("default-scheduler")
     registry = {name: plugin_class(name) for names in profile.plugins.values() for name in names}
     return Framework(profile, registry, snapshot)
@@ -78,9 +77,8 @@ class _Shared:
 
 
 def with_node(snapshot: Snapshot, node_info: NodeInfo, csi_node: Mapping[str, Any] | None = None) -> Snapshot:
-    """`snapshot` with one more node after the others, and its pods bound to it one by one
-    (so the indexes that follow binds are patched, not built again); `csi_node`: the node's
-    CSINode, which CA's snapshot carries with it (--enable-csi-node-aware-scheduling)."""
+    """`snapshot` with one more node after the others, its pods bound one by one (indexes patched, not built
+    again); `csi_node`: its CSINode, which CA's snapshot carries (--enable-csi-node-aware-scheduling)."""
     out = snapshot.with_empty_node(node_info.node, _KEPT_ON_NEW_NODE)
     # PodTopologySpread's eligible domains, worked out for the snapshot's nodes: extended by the new one
     domains = snapshot.cached(DOMAINS_KEY, dict, unchanged_by_bind)

@@ -119,9 +119,8 @@ def _shown_name(pod: PodInfo, original_name: str) -> str:
 
 
 def daemonset_pod(ds: Mapping[str, Any], node_name: str) -> PodInfo:
-    """The pod GetDaemonSetPodsForNode makes for `node_name` (daemon.NewPod): the template with
-    the controller's tolerations, on the node (spec.nodeName), owned by the DaemonSet. Its node
-    affinity is the template's: the controller pins a pod to its node only when it creates one."""
+    """The pod GetDaemonSetPodsForNode makes for `node_name` (daemon.NewPod): the template with the
+    controller's tolerations, bound to the node, owned by the DaemonSet; its node affinity the template's."""
     obj = _template_pod(ds)
     meta = obj.setdefault("metadata", {})
     ds_meta = ds.get("metadata") or {}
@@ -157,9 +156,9 @@ def _preempting_system_node_critical(pod: PodInfo) -> bool:
 def sanitized_template(group: str, source: str, node_obj: Mapping[str, Any], pods: Sequence[PodInfo],
                        daemonsets: Sequence[Mapping[str, Any]], force_ds: bool, settings: Settings,
                        *, deprecated_labels: bool = False) -> Template:
-    """SanitizedTemplateNodeInfoFromNodeInfo: the node renamed and cleaned, its DaemonSet and
-    mirror pods, and the pods of DaemonSets not running on it that would (all of them with
-    `force_ds`, else only system-node-critical ones that preempt)."""
+    """SanitizedTemplateNodeInfoFromNodeInfo: the node renamed and cleaned, its DaemonSet and mirror pods,
+    and those of DaemonSets that would run there (all with `force_ds`, else system-node-critical
+    ones that preempt)."""
     name = f"template-node-for-{group}-1"
     obj = _sanitized_node(node_obj, name, settings)
     sanitized = Node.from_obj(obj)       # what the DaemonSets are matched against

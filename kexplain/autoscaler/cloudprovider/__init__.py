@@ -122,9 +122,8 @@ REPORTING_KINDS = frozenset({"ConfigMap", *clusterapi.KINDS})
 
 
 def reporting_objects(objects: Sequence[tuple[dict[str, Any], Any]]) -> list[tuple[dict[str, Any], Any]]:
-    """The objects among `objects` that report node groups: CA's status ConfigMap and Cluster
-    API's MachineDeployments, MachineSets and Machines, in order (a dump's 150,000 objects: only
-    those kinds looked at, `columns.of_kind`)."""
+    """The objects that report node groups (CA's status ConfigMap, Cluster API's MachineDeployments,
+    MachineSets and Machines), in order; of a dump only those kinds are looked at (`columns.of_kind`)."""
     rows = columns.rows_of(objects)
     if rows is not None:
         objects = [pair for kind in sorted(REPORTING_KINDS) for pair in columns.of_kind(objects, rows, kind)]

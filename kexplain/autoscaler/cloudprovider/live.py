@@ -26,9 +26,8 @@ Obj = dict[str, Any]
 
 @dataclass(frozen=True)
 class GroupReads:
-    """The objects that report node groups, as read (CA's status ConfigMap, Cluster API's MachineDeployments,
-    MachineSets and Machines: what `discover` finds groups in, and what a snapshot keeps), the notes of what
-    is not there, and `unread`: the reads that failed (also notes), each in words."""
+    """The objects that report node groups, as read (what `discover` finds groups in, and what a snapshot
+    keeps), the notes of what is not there, and `unread`: the reads that failed, in words."""
 
     objects: tuple[Obj, ...] = ()
     notes: tuple[str, ...] = ()

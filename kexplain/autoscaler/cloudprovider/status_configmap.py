@@ -201,9 +201,8 @@ def _error(cm: Obj, source: Source | None, what: str, at: str) -> InputError:
 
 def node_groups(status: AutoscalerStatus, nodes: Sequence[Obj], label_keys: Sequence[str],
                 source: Source | None = None) -> tuple[list[NodeGroup], Members]:
-    """The reported groups as NodeGroups (selector: the labels that name their nodes; template: a stand-in for
-    the provider's, `standins`), their members among `nodes` (Node objects, cluster order) as the provider
-    defines them (`membership`), and what could not be found."""
+    """The reported groups as NodeGroups (selector: the labels naming their nodes; template: a `standins`
+    stand-in), their members among `nodes` as the provider defines them (`membership`), and notes."""
     ids = [gs.name for gs in status.groups]
     found = members(ids, node_refs(nodes), label_keys)
     templates = stand_ins(ids, found.members, found.selectors, nodes)

@@ -68,9 +68,8 @@ class ScaleDownConfig:
                 bsp_disruption_timeout_ns=ns("blocking-system-pod-distruption-timeout")))
 
     def in_cooldown(self, scaled_up: bool, forbidden: bool) -> bool:
-        """isScaleDownInCooldown in a first loop: scale-down forbidden for the loop (its pods were
-        too new), or, unless the delays are per group, a delay not over yet. CA starts with its
-        last scale-up, deletion and failure an hour ago; a scale-up in this loop happened now."""
+        """isScaleDownInCooldown in a first loop: scale-down forbidden (pods too new) or, unless delays are per
+        group, a delay not over (CA starts with its last scale-up, deletion and failure an hour ago)."""
         if self.delay_type_local:
             return forbidden
         hour = 3600 * NS

@@ -95,9 +95,8 @@ def _ns(at: datetime) -> int:
 
 def loop_scale_down(loop: "LoopInputs", sim: ClusterSim, scale_up_result: str,
                     target_sizes: Mapping[str, int]) -> ScaleDownOutcome:
-    """RunOnce's scale-down part, on CA's snapshot and scheduler (`sim`) as the loop's scale-up
-    part left them, `scale_up_result` being that part's ScaleUpStatus result and `target_sizes`
-    the groups' sizes after it (a scale-up has set them on the provider already)."""
+    """RunOnce's scale-down part on `sim` as the scale-up part left it, `scale_up_result` its ScaleUpStatus
+    result and `target_sizes` the groups' sizes after it (set on the provider already)."""
     if not loop.settings.flag("scale-down-enabled"):
         return untried([n.name for n in loop.nodes], loop.groups, loop.group_members)
     now_ns = _ns(loop.now)
@@ -127,9 +126,8 @@ def untried(node_names: Sequence[str], groups: Sequence[NodeGroup],
 
 def scale_down_document(loop: "LoopInputs", outcome: ScaleDownOutcome | None, processed: bool = True
                         ) -> dict[str, Any]:
-    """The document's `scaleDown` key for the loop; a loop that ended before its scale-down part
-    (an unhealthy cluster) leaves CA's status as it was set up, ScaleDownNotTried, and one that
-    ended before CA's status processors ran (`processed` false) has no status: NotTried."""
+    """The document's `scaleDown` key: ScaleDownNotTried for a loop that ended before scale-down (an
+    unhealthy cluster), NotTried when it ended before CA's status processors ran (`processed` false)."""
     if outcome is None:
         outcome = untried([n.name for n in loop.nodes], loop.groups, loop.group_members)
         if not processed:

@@ -81,9 +81,8 @@ def unneeded_limit(config: ScaleDownConfig) -> int:
 
 
 def plan(loop: Loop) -> ScaleDownOutcome:
-    """UpdateClusterState and NodesToDelete of one loop. The simulation changes `loop.sim`'s
-    snapshot (CA forks it) and the snapshot is restored at the end (CA reverts it); the
-    scheduler's node search keeps its position, as in CA."""
+    """UpdateClusterState and NodesToDelete of one loop: the simulation changes `loop.sim`'s snapshot (CA's
+    fork) and restores it at the end (revert); the node search keeps its position, as in CA."""
     original = loop.sim.snapshot
     try:
         return _plan(loop, original)
@@ -179,9 +178,8 @@ def _removable_now_reason(loop: Loop, original: Snapshot, found: Removable, size
 
 def _nodes_to_delete(loop: Loop, original: Snapshot, removable: Sequence[Removable],
                      reasons: dict[str, tuple[str, BlockingPod | None]]) -> tuple[str, ...]:
-    """NodesToDelete and the deletion budgets: the nodes whose deletion starts now; the reason
-    each other unneeded node stays goes into `reasons`. Empty nodes are checked first, then
-    those needing a drain (the safe before the risky), each in simulation order."""
+    """NodesToDelete and the deletion budgets: the nodes whose deletion starts now, why each other unneeded
+    node stays in `reasons`; empty nodes first, then those needing a drain, each in simulation order."""
     sizes = dict(loop.sizes)
     groups = {n: g for n, g in loop.group_of.items() if g is not None}
     limits = QuotaTracker(loop.config.limits, [ni.node.obj for ni in original.node_infos],
