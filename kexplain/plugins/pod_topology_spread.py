@@ -23,6 +23,7 @@ from kexplain.model.snapshot import unchanged_by_bind
 from kexplain.model.taints import NO_EXECUTE, NO_SCHEDULE, find_untolerated
 from kexplain.plugins import names
 from kexplain.plugins.helper.spread import default_selector, owner_index
+from kexplain.plugins.resource_allocation import go_round
 
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
 ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
@@ -345,13 +346,6 @@ def topology_normalizing_weight(size: int) -> float:
     return go_log(float(size + 2))
 
 
-def round_half_away(x: float) -> int:
-    """Go's math.Round: halves go away from zero (exact: the fraction of a double is exact)."""
-    whole = math.floor(abs(x))
-    rounded = int(whole) + (1 if abs(x) - whole >= 0.5 else 0)
-    return rounded if x >= 0 else -rounded
-
-
 # --- the plugin ------------------------------------------------------------------------------
 
 class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreScorePlugin,
@@ -595,7 +589,7 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
                 else:
                     count = count_matching(ni.pods, selector, pod.namespace)
                 total += float(count) * weight + skew
-            out.append(round_half_away(total))
+            out.append(go_round(total))
         return out
 
     def normalize_score(self, state, pod: PodInfo, scores: NodeScoreList) -> Status:
