@@ -16,6 +16,7 @@ from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.resources import (CPU, DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, EPHEMERAL_STORAGE,
                                MEMORY, Resource, is_scalar_resource, pod_requests)
+from kexplain.plugins.helper.normalize_score import go_div
 
 LEAST_ALLOCATED = "LeastAllocated"
 MOST_ALLOCATED = "MostAllocated"
@@ -52,12 +53,6 @@ def resource_specs(raw: object) -> tuple[ResourceSpec, ...]:
 
 
 # --- Go arithmetic --------------------------------------------------------------------
-
-def go_div(a: int, b: int) -> int:
-    """Go's integer division: truncates toward zero (Python's // floors)."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
 
 def go_round(x: float) -> int:
     """Go's math.Round: halves away from zero."""
