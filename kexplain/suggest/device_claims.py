@@ -115,8 +115,6 @@ def _bytes(q: str) -> float:
 
 def _classes(ctx: Context, facts: dict[str, Facts]) -> list[Candidate]:
     """Another DeviceClass with free devices on the rejected nodes, for a request none of them can serve."""
-    # (imported here: CEL comes with them, which a run without device claims never needs)
-
     inv = inventory(ctx.snapshot)
     stuck: dict[tuple[str, str], str] = {}
     for f in facts.values():
