@@ -72,10 +72,8 @@ def build_document(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
 
 
 def followed_json(loop: LoopInputs) -> dict[str, Any]:
-    """kexplain's keys beside `autoscaler` (whose `kubernetes` names the Kubernetes CA's build
-    vendors, as the cases define it): `kubernetesFollowed`, the version whose scheduler plugins
-    and feature gates the loop ran (--kubernetes-version, a snapshot's, else CA's own minor),
-    and `cloudProvider`, the provider followed (its GPU label) and how it was found."""
+    """kexplain's keys beside `autoscaler`: `kubernetesFollowed`, the version whose plugins and gates the
+    loop ran (--kubernetes-version, a snapshot's, else CA's own minor), and `cloudProvider` (followed, how found)."""
     kube = loop.kube
     return {"kubernetesFollowed": {"minor": kube.minor, "kubeScheduler": kube.release,
                                    "featureGates": dict(kube.gates.changed())},

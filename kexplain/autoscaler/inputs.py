@@ -279,10 +279,9 @@ def _node_facts(obj: dict[str, Any], now: datetime, group: str | None) -> NodeFa
 
 
 def _refuse_repeats(clusters: Sequence[list[tuple[dict, Source]]], pending: list[tuple[dict, Source]]) -> None:
-    """A pending pod named as a pod of the cluster (any list of `clusters`) is refused, as the
-    API server refuses a second object of one kind, namespace and name. Only the pending pods'
-    names are looked for: a dump's names are read of its rows, a stored pod's of its view (no
-    pod of the cluster decoded or its metadata copied for this)."""
+    """A pending pod named as a pod of the cluster (any of `clusters`) is refused, as the API server refuses
+    a second object of one name; only the pending pods' names are looked for (a dump's rows, a stored
+    pod's view: nothing of the cluster decoded for this)."""
     if not pending:
         return
     keys = [_pod_key(obj) for obj, _ in pending]

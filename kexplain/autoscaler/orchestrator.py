@@ -165,10 +165,8 @@ def scale_up(ctx: Context, pods: Sequence[PodInfo], node_count: int) -> ScaleUpS
 
 def _other_draws(ctx: Context, st: ScaleUpStatus, groups: list[PodGroup], schedulable: Mapping[str, list[PodGroup]],
                  node_count: int) -> list[ScaleUpStatus]:
-    """The rest of the scale-up had CA's random draw taken each other tied option, in the tie's
-    order: each from the state the draw finds (its own copy of the groups' sizes and of the
-    quota; what the equivalence groups were found to fit, put back after each), so `ctx` and
-    `groups` are left as they were for the draw followed."""
+    """The rest of the scale-up had CA's random draw taken each other tied option, in order, each from
+    the state the draw finds (its own copies of sizes and quota), `ctx` and `groups` left as they were."""
     saved = [(eg.schedulable, list(eg.schedulable_groups), dict(eg.scheduling_errors)) for eg in groups]
     out = []
     for option in st.random_among:
@@ -338,10 +336,9 @@ def _execute(ctx: Context, st: ScaleUpStatus, infos: Sequence[ScaleUpInfo]) -> N
 
 
 def scale_up_to_node_group_min_size(ctx: Context) -> ScaleUpStatus:
-    """ScaleUpToNodeGroupMinSize: every group whose target size is below its minimum, safe to scale
-    and with a template, grown to the minimum as far as the resource limits (each group checked
-    against what the cluster's nodes leave, nothing charged) and --max-nodes-total allow. CA
-    caps by the group's own target size where the other scale-up counts the cluster's nodes."""
+    """ScaleUpToNodeGroupMinSize: each group below its minimum, safe to scale and with a template, grown to
+    it as far as the resource limits (nothing charged) and --max-nodes-total allow (CA capping by the
+    group's own target size where the other scale-up counts the cluster's nodes)."""
     st = ScaleUpStatus(NOT_NEEDED)
     infos: list[ScaleUpInfo] = []
     for g in ctx.groups:

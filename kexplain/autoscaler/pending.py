@@ -82,10 +82,9 @@ ANSWER_KEYS = ("equivalenceClass", "filteredBy", "node", "nominatedNodeName", "n
 
 
 def pod_answer(record: Mapping[str, Any], doc: Mapping[str, Any]) -> PodAnswer:
-    """A pod's answer from its record in the loop's document: its outcome; the reasons (the
-    NotTriggerScaleUp event's parts, the processor that filtered it out, the scale-ups it
-    triggered, the node preemption nominated it to, or, with no event, CA's reasons per group); its record's keys (`ANSWER_KEYS`),
-    and for a pod that triggered a scale-up, CA's plan (`scaleUps`)."""
+    """A pod's answer from its record in the loop's document: its outcome, its reasons (the event's parts,
+    the filtering processor, scale-ups, nomination, else CA's reasons per group), `ANSWER_KEYS`, and
+    CA's plan (`scaleUps`) for a pod that triggered a scale-up."""
     outcome = str(record.get("outcome") or "")
     events = record.get("events") or ()
     reasons: list[str] = []

@@ -140,10 +140,9 @@ def _template_pod(ds: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def should_run(ds: Mapping[str, Any], node: Node) -> bool:
-    """NodeShouldRunDaemonPod, as GetDaemonSetPodsForNode asks it of a template node: the
-    template's spec.nodeName, when set, is the node; its node selector and required node
-    affinity match; no NoSchedule or NoExecute taint goes untolerated (the DaemonSet
-    controller's predicates, `explain.placement.should_run_daemon_pod`)."""
+    """NodeShouldRunDaemonPod as GetDaemonSetPodsForNode asks it of a template node: spec.nodeName, node
+    selector and required affinity match, no untolerated NoSchedule or NoExecute taint
+    (`explain.placement.should_run_daemon_pod`)."""
     return should_run_daemon_pod(PodInfo(_template_pod(ds)), node) is None
 
 

@@ -195,10 +195,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return SUCCESS
 
     def bindings(self, state, pod, node_info) -> tuple[ClaimBinding, ...] | None:
-        """Reserve then PreBind, for the pod bound to the node: each claim PreBind updates
-        (those not reserved for the pod yet, in spec order) with the allocation this cycle's
-        Filter computed on that node for a claim that had none, so the claims get exactly the
-        devices the verdict was based on. None when Filter did not accept the node."""
+        """Reserve then PreBind for the pod bound to the node: each claim not reserved for it yet, with the
+        allocation this cycle's Filter computed there (the verdict's devices); None when Filter refused the node."""
         s: DraState | None = state.get(STATE_KEY)
         if s is None or not s.claims:
             return ()

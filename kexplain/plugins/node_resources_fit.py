@@ -167,10 +167,8 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
 
     # -- explanation (kexplain) ----------------------------------------------------------
     def explain(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> dict:
-        """Per resource the pod requests, then the pod count: the pod's request, what the
-        node's pods already request, the node's allocatable, what is free, and whether it
-        fits (or even exceeds the whole allocatable); when the node was scored, each scored
-        resource's share of allocatable with the pod (non-zero requests, as the score counts)."""
+        """Per resource the pod requests, then the pod count: its request, the node's pods', allocatable, free
+        and whether it fits (or exceeds the whole); when scored, each resource's share with the pod."""
         request: Resource = state.get(PRE_FILTER_STATE_KEY) or pod_request_for_fit(pod)
         lacking = {r.name: r for r in insufficient_resources(request, node_info, self.ignored_resources,
                                                              self.ignored_resource_groups)}

@@ -168,10 +168,8 @@ def _tolerate(pod: PodInfo, template: NodeInfo) -> Fix | None:
 
 
 def _select(pod: PodInfo, template: NodeInfo, reasons: list[str]) -> Fix | None:
-    """The pod's own node selection made to take the template: its nodeSelector set to the
-    template's labels where they differ (a key the template lacks removed), and in its required
-    node affinity the template's value allowed (its zone, in an `In` expression) or what excludes
-    it relaxed, in the term that needs the fewest edits."""
+    """The pod's own node selection made to take the template: nodeSelector set to its labels (a key it
+    lacks removed), and in the required affinity term needing the fewest edits its value allowed."""
     if reasons != [ERR_REASON_POD]:         # the profile's enforced affinity: not the pod's to change
         return None
     node = template.node
@@ -238,10 +236,9 @@ def _suggestion(kind: str, target: str, description: str, change: list[dict], ve
 
 
 def _raise_max(loop: LoopInputs, pod: PodInfo, group: NodeGroup, target: int, document: Document) -> dict | None:
-    """The smallest max size above the target size (up to one more node per pending pod) with
-    which CA scales the group up for the pod: none when the largest does not; else found by
-    halving the range (a larger max size lets the estimator place a superset of the pods), so
-    that a loop of hundreds of pending pods runs again a few times, not once per pod."""
+    """The smallest max size above the target size (up to one node per pending pod) with which CA scales
+    the group up for the pod, found by halving the range (a larger max places a superset), so a big
+    loop runs again a few times; None when the largest does not."""
     def ups_with(size: int) -> dict | None:
         groups = [replace(g, max_size=size) if g is group else g for g in loop.groups]
         return _verified(document(replace(loop, groups=groups)), pod)

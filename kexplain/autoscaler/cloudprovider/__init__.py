@@ -77,10 +77,9 @@ def label_keys(extra: Sequence[str] = ()) -> tuple[str, ...]:
 
 def discover(objects: Sequence[dict[str, Any]], keys: Sequence[str] = DEFAULT_LABEL_KEYS,
              source: Source | None = None) -> Discovery:
-    """The node groups among `objects` (Nodes in cluster order, CA's status ConfigMap, Cluster
-    API MachineDeployments/MachineSets/Machines). A group both sources know (CA on Cluster
-    API reports `KIND/NAMESPACE/NAME`) is taken from Cluster API, in the status's order; a
-    status in an unknown format raises InputError."""
+    """The node groups among `objects` (Nodes in cluster order, CA's status ConfigMap, Cluster API
+    objects); a group both know (CA on Cluster API) is taken from Cluster API in the status's order;
+    a status in an unknown format raises InputError."""
     nodes = [o for o in objects if o.get("kind") == "Node"]
     capi, capi_members, notes = clusterapi.node_groups(objects, nodes, source)
     groups: list[NodeGroup] = []
@@ -132,10 +131,8 @@ def reporting_objects(objects: Sequence[tuple[dict[str, Any], Any]]) -> list[tup
 
 
 def discover_in(objects: Sequence[tuple[dict[str, Any], Any]]) -> Discovery | None:
-    """The node groups a cluster's objects report, found as on a live cluster (`discover`: CA's
-    status ConfigMap with the providers' labels, Cluster API): for a cluster read from files or a
-    snapshot. None when no object reports any; a status ConfigMap in a format CA does not write
-    raises InputError (naming its file)."""
+    """The node groups a cluster's objects (files or a snapshot) report, found as on a live cluster
+    (`discover`); None when none reports any; a status ConfigMap CA would not write raises InputError."""
     reporting = reporting_objects(objects)
     if not reporting:
         return None

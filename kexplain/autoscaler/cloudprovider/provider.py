@@ -56,10 +56,9 @@ def unknown_name(name: str) -> str | None:
 
 def choose(flag: str | None, groups: Mapping[str, Mapping[str, Any] | None], cluster_api: bool,
            nodes: Sequence[Mapping[str, Any]]) -> Chosen:
-    """The provider followed: `flag` (--cloud-provider, checked by `unknown_name`), else the one
-    the group ids name (`groups`: id -> its template Node or None; `cluster_api`: the groups are
-    Cluster API's), else the one the nodes' providerIDs name, else the test provider. Several
-    named at one step: the next step decides."""
+    """The provider followed: `flag` (--cloud-provider, checked by `unknown_name`), else the one the group
+    ids (`groups`, Cluster API's with `cluster_api`) name, else the nodes' providerIDs, else the test
+    provider; several named at one step: the next step decides."""
     chosen = _choose(flag, list(groups), cluster_api, nodes)
     notes = label_notes(chosen, groups, nodes)
     return Chosen(chosen.provider, chosen.why, tuple(notes)) if notes else chosen

@@ -30,10 +30,8 @@ def accepted_names() -> list[str]:
 
 def build(expander: str, priority_configmap: Mapping[str, Any] | None = None, *,
           source: Source | None = None, field: str = "expander") -> Chain:
-    """The strategy for `--expander` (a comma-separated chain). `priority_configmap`: the
-    `kube-system/cluster-autoscaler-priority-expander` ConfigMap, if the cluster has one.
-    Raises InputError (naming `source` and `field`) where CA would refuse to start.
-    `Chain.choose` tells a random draw (`Choice.random_among`) from a determined choice."""
+    """The strategy for `--expander` (a comma-separated chain; `priority_configmap`: the priority expander's
+    ConfigMap if any); InputError naming `source` and `field` where CA would refuse to start."""
     known = _filters(priority_configmap)
     accepted = ", ".join(accepted_names())
     filters: list[Filter] = []

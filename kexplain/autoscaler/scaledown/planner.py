@@ -58,10 +58,9 @@ class ScaleDownOutcome:
 
 @dataclass(frozen=True)
 class Loop:
-    """What one loop's scale-down starts from. `sim`: CA's snapshot (nodes in CA's list order)
-    and its scheduler, which the simulation changes and `plan` restores; `node_names`: the
-    cluster's nodes, in cluster.yaml order (the candidates and destinations);
-    `group_of`: each node's group (None: no group); `sizes`: each group's size."""
+    """What one loop's scale-down starts from: `sim` (CA's snapshot and scheduler, changed by the
+    simulation and restored by `plan`), the cluster's `node_names` in cluster.yaml order, `group_of`
+    (None: no group) and each group's `sizes`."""
 
     sim: ClusterSim
     node_names: Sequence[str]

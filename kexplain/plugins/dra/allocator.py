@@ -512,10 +512,9 @@ class _Search:
 
 def node_selector(devices: Sequence[AllocatedDevice], node_name: str = "",
                   binding: bool = False) -> Mapping[str, Any] | None:
-    """createNodeSelector: the node a device of a nodeName slice (or with its own nodeName,
-    perDeviceNodeSelection) pins the claim to, also a device that `bindsToNode` where the
-    allocator knows binding conditions (`binding`), else the requirements of the single-term
-    node selectors merged, else None (all nodes); ValueError for a selector of several terms."""
+    """createNodeSelector: the node a nodeName slice's device (or perDeviceNodeSelection's, or one that
+    `bindsToNode` with `binding`) pins the claim to, else the single-term selectors' requirements
+    merged, else None (all nodes); ValueError for a selector of several terms."""
     fields: list[Mapping[str, Any]] = []
     expressions: list[Mapping[str, Any]] = []
     for dev in devices:

@@ -83,10 +83,8 @@ class Inventory:
     _counters: tuple[int, ...] = field(default=(), compare=False, repr=False)   # sharedCounters with a nodeName
 
     def slices_for(self, node_name: str, counters: bool = False) -> list[ResourceSlice]:
-        """The slices that may target the node (its own `nodeName` slices and every slice
-        without one), in their order in the cluster: a cluster publishes a slice per node and
-        driver, and each node only needs to look at its own. `counters`: also every slice of
-        counter sets (with partitionable devices on, they belong to every node's pools)."""
+        """The slices that may target the node (its own `nodeName` slices and every slice without one), in
+        cluster order, so a node looks at its own only; `counters`: also every counter-set slice."""
         own = self._by_node.get(node_name, ())
         extra = tuple(i for i in self._counters if self.slices[i].node_name != node_name) if counters else ()
         if not own and not extra:
