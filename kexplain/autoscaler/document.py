@@ -1,16 +1,6 @@
-"""The loop's document (kind ClusterAutoscalerScaleUp): what `-o json` prints and renderers read.
-
-Keys as ../shared/autoscaler/README.md defines them: the settings, the result, every pending pod
-with its equivalence class, outcome, events and per-group verdicts, every node group with its
-sizes, template, skip reasons and option, the expansion and the cluster events. Pod names are
-`NAMESPACE/NAME`; lists said to be sorted are sorted by byte order.
-
-Where the expander leaves a tie, CA draws one of the tied options at random; the document
-follows the first and says what each draw gives (the scale-up's `picks`; kexplain's keys, which
-the comparison ignores): `expansion.randomPick.picks` (each tied option's scale-ups and pods)
-and, on each pod whose answer depends on the draw, `byPick` (its outcome and events under each
-tied option).
-"""
+"""The loop's document (kind ClusterAutoscalerScaleUp): what `-o json` prints and renderers read,
+keys as ../shared/autoscaler/README.md defines them. Where the expander's tie makes CA draw at
+random, the document follows the first option and says what each draw gives (`randomPick`, `byPick`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -35,9 +25,8 @@ SCALE_DOWN_KIND = "ClusterAutoscalerScaleDown"
 
 
 def triggered(record: Mapping[str, Any]) -> bool:
-    """Whether the loop's scale-up is for the pod of `record` (its record in the document, or its
-    answer): CA's TriggeredScaleUp, also where --enforce-node-group-min-size's status replaced
-    the scale-up's as the loop's (`beforeMinSize`)."""
+    """Whether the loop's scale-up is for the pod of `record`: CA's TriggeredScaleUp, also where
+    --enforce-node-group-min-size's status replaced the scale-up's (`beforeMinSize`)."""
     return TRIGGERED in (record.get("outcome"), (record.get("beforeMinSize") or {}).get("outcome"))
 
 
@@ -83,10 +72,8 @@ def build_document(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
 
 
 def followed_json(loop: LoopInputs) -> dict[str, Any]:
-    """kexplain's keys beside `autoscaler` (whose `kubernetes` names the Kubernetes CA's build
-    vendors, as the cases define it): `kubernetesFollowed`, the version whose scheduler plugins
-    and feature gates the loop ran (--kubernetes-version, a snapshot's, else CA's own minor),
-    and `cloudProvider`, the provider followed (its GPU label) and how it was found."""
+    """kexplain's keys beside `autoscaler`: `kubernetesFollowed`, the version whose plugins and gates the
+    loop ran (--kubernetes-version, a snapshot's, else CA's own minor), and `cloudProvider` (followed, how found)."""
     kube = loop.kube
     return {"kubernetesFollowed": {"minor": kube.minor, "kubeScheduler": kube.release,
                                    "featureGates": dict(kube.gates.changed())},
@@ -132,12 +119,9 @@ class _Lists:
 
 
 def _pods(loop: LoopInputs, result: LoopResult, verdicts: bool = True) -> list[dict[str, Any]]:
-    """Every pending pod's record (`verdicts`: with the groups' verdicts and reasons, else its
-    outcome and events alone). Its outcome, events and CA's lists are those of the status the
-    loop reports (`LoopResult.reported`); where ScaleUpToNodeGroupMinSize's replaced the
-    scale-up's and the pod's answer under the scale-up's own differs, kexplain's key
-    `beforeMinSize` gives that one (outcome, events); `notListed`: why the loop stopped before
-    it listed the unschedulable pods."""
+    """Every pending pod's record, as the status the loop reports (`LoopResult.reported`), with
+    `beforeMinSize` where ScaleUpToNodeGroupMinSize changed its answer and `notListed` when the loop
+    stopped before listing pods."""
     status = result.reported
     classes = {id(p): g.index for g in build_pod_groups(loop.pending) for p in g.pods}
     reached = {id(p): eg for eg in result.status.pod_groups for p in eg.pods} if result.scale_up_called else {}
@@ -228,9 +212,8 @@ def _groups(loop: LoopInputs, result: LoopResult) -> list[dict[str, Any]]:
 
 
 def _template_json(template) -> dict[str, Any] | None:
-    """A group's template as the cases define it, plus kexplain's keys, which the comparison
-    ignores: `member` (the member node it was built from, for `source: node`) and `origin`
-    (for a provider's template found in the cluster: what stands in for it)."""
+    """A group's template as the cases define it, plus kexplain's keys (the comparison ignores them):
+    `member` it was built from (`source: node`) and `origin` (what stands in for a provider's template)."""
     if template is None:
         return None
     out = template.to_json()
@@ -247,9 +230,8 @@ def _scale_ups(status: ScaleUpStatus) -> list[dict[str, Any]]:
 
 
 def _expansion(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
-    """The scale-up's options and the expander's choice; CA's plan and lists as the status the
-    loop reports has them (ScaleUpToNodeGroupMinSize's, with --enforce-node-group-min-size:
-    then kexplain's key `chosenScaleUps` is the scale-up's own plan)."""
+    """The scale-up's options and the expander's choice, CA's plan and lists as the reported status has them
+    (with --enforce-node-group-min-size kexplain's `chosenScaleUps` is the scale-up's own plan)."""
     status = result.status
     reported = result.reported
     out = {"options": [option_json(o) for o in status.options],
@@ -265,11 +247,8 @@ def _expansion(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
 
 
 def random_pick_json(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
-    """kexplain's key `expansion.randomPick` (the comparison ignores it): the expander's filters
-    left several options equally good and CA draws one at random (math/rand), so `bestOption`
-    is only the first of them, the one kexplain follows. `expander`: the filter that left the
-    tie (`random` when the chain has none); `among`: the tied groups, in the options' order;
-    `wasteScores` (least-waste): each one's score, all equal."""
+    """kexplain's key `expansion.randomPick` (the comparison ignores it): the expander left a tie CA
+    draws from at random (math/rand), `bestOption` only the first; which filter left it and the tied groups."""
     tied = result.status.random_among
     filters = [n for n in loop.settings.expander.split(",") if n != RANDOM]
     best = result.status.best
@@ -287,11 +266,8 @@ PICKED_KEYS = ("outcome", "events")
 
 
 def _with_picks(doc: dict[str, Any], loop: LoopInputs, result: LoopResult) -> None:
-    """What each draw of the expander's tie gives (the scale-up's `picks`): `expansion.
-    randomPick.picks`, per tied option (the followed one first) its scale-ups and the pods it
-    triggers or leaves awaiting, and `byPick` on each pod whose outcome or events differ between
-    draws: its answer under each tied option, in the same order (the record's own keys are the
-    first's)."""
+    """What each draw of the expander's tie gives: `expansion.randomPick.picks` per tied option, and
+    `byPick` on each pod whose answer differs between draws (the record's own keys are the first's)."""
     statuses = [result.status, *result.status.picks]
     runs = [result, *(replace(result, status=st, pod_events=pod_events(replace(result, status=st).reported))
                       for st in result.status.picks)]

@@ -1,14 +1,6 @@
-"""CA's binpacking estimator (estimator/): how many new nodes of a group the pods need.
-
-The pod groups are ordered by decreasing score (a group's first pod's cpu request over the
-template's allocatable cpu plus the same for memory, sorted with Go's sort.Slice). For each
-group, its pods first go onto the new nodes added so far (the first that passes, from after the
-last match, as CA's node ordering goes); the rest onto the last new node, else onto a fresh copy
-of the template, while the limiter allows one more node (the smallest of --max-nodes-per-scaleup,
-the room left in the group and its similar groups, and --max-nodes-total less the nodes there
-are). A pod that does not fit a fresh node ends its group's turn; a fresh node left empty ends
-the estimate. The snapshot is forked for the estimate and reverted after it.
-"""
+"""CA's binpacking estimator (estimator/): how many new nodes of a group the pods need, pod groups
+by decreasing score, each pod onto the new nodes so far, else a fresh template copy while the
+limiter allows; the snapshot forked and reverted (docs/internals/autoscaler.md)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -90,9 +82,8 @@ def _uses_hostname_spread(pod: PodInfo) -> bool:
 
 def estimate(sim: ClusterSim, groups: Sequence[Sequence[PodInfo]], template: NodeInfo, limiter: Limiter,
              csi_node: Mapping[str, Any] | None = None) -> Estimate:
-    """The node count and the pods placed for `groups` (each a list of equivalent pods) on new
-    nodes made from `template` (BinpackingNodeEstimator.Estimate); `csi_node`: the template's
-    CSINode, which each new node gets a copy of under its own name."""
+    """The node count and the pods placed for `groups` (equivalent pods each) on new nodes from `template`
+    (BinpackingNodeEstimator.Estimate); each new node gets a copy of `csi_node` under its name."""
     scored = [(pod_score(g[0], template), list(g)) for g in groups]
     go_sort(scored, lambda a, b: a[0] > b[0])
     sim.fork()

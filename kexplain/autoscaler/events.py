@@ -1,15 +1,6 @@
-"""The Cluster Autoscaler's events about a pod, read back from a live cluster and taken apart as
-the scheduler's are.
-
-CA writes `NotTriggerScaleUp` ("pod didn't trigger scale-up: " and `count reason` per reason,
-counting node groups, not nodes, in no set order) and `TriggeredScaleUp` ("pod triggered
-scale-up: [{group current->new (max: M)} ...]"), its words in `kexplain.autoscaler.status`, the
-module the loop writes them from. A reason is either one its embedded scheduler's plugins wrote
-for a node group's template node (the scheduler's vocabulary of the minor followed,
-`kexplain.explain.fit_message`) or one of CA's own skip and reject reasons. The explanation from
-events (`kexplain.explain.from_event.answer`) takes `autoscaler_events` from its caller: this
-layer is above it.
-"""
+"""The Cluster Autoscaler's events about a pod (`NotTriggerScaleUp`, `TriggeredScaleUp`), read back
+from a live cluster and taken apart as the scheduler's are, in the words of `autoscaler.status`;
+`explain.from_event.answer` takes `autoscaler_events` from its caller (this layer is above it)."""
 from __future__ import annotations
 
 import re

@@ -1,14 +1,6 @@
-"""GPUs as CA counts them (utils/gpu, processors/customresources/gpu_processor.go).
-
-A node is a GPU node with its cloud provider's GPU label (`CloudProvider.gpu_label`, whose value
-is the GPU type; kexplain.autoscaler.cloudprovider.provider) or a GPU vendor's resource in its
-allocatable (`node_gpu_config`, GetNodeGpuConfig). For the cluster-wide GPU limits
-(`--gpu-total TYPE:MIN:MAX`) a node counts, under its label's GPU type, the GPUs it has
-allocatable, or failing that the capacity its group's provider template gives (GPUs whose driver
-is not installed yet); a node without the label, or whose GPUs come through DRA, counts none. A
-node CA's ready lister keeps that has the label but no GPU allocatable is listed as unready
-(`listed_gpu_ready`, FilterOutNodesWithUnreadyResources): its driver is not up yet.
-"""
+"""GPUs as CA counts them (utils/gpu, processors/customresources/gpu_processor.go, GetNodeGpuConfig):
+GPU nodes by the provider's label or a vendor resource, counted for --gpu-total under the label's
+type, and a labelled node without GPU allocatable listed unready (FilterOutNodesWithUnreadyResources)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -67,9 +59,8 @@ class GpuConfig:
 
 
 def node_gpu_config(node: Mapping[str, Any], provider: CloudProvider = TEST) -> GpuConfig | None:
-    """GetNodeGpuConfig: None for a node without the GPU label and without GPUs allocatable; its
-    resource the first vendor resource allocatable (nvidia.com/gpu when none is); on gce, a node
-    labelled for the DRA GPU driver has its GPUs through DRA."""
+    """GetNodeGpuConfig: None without the GPU label and GPUs allocatable; else the first vendor resource
+    allocatable (nvidia.com/gpu when none is); on gce a DRA GPU driver label means GPUs through DRA."""
     labels = _labels(node)
     has_label = provider.gpu_label in labels
     if not has_label and gpu_allocatable(node) is None:
@@ -89,10 +80,9 @@ def _via_dra(node: Mapping[str, Any], provider: CloudProvider) -> bool:
 
 def gpu_target(node: Mapping[str, Any], provider_template: Mapping[str, Any] | None,
                provider: CloudProvider = TEST) -> tuple[str, int] | None:
-    """GetNodeGpuTarget: (GPU type, count) of a node with the GPU label, None for one without,
-    one whose GPUs come through DRA, or one whose GPUs cannot be told (no allocatable, and no
-    provider template giving a capacity). `provider_template`: the node's group's
-    TemplateNodeInfo node (nodegroups.yaml's `template`)."""
+    """GetNodeGpuTarget: (GPU type, count) of a node with the GPU label, None for one without, one whose GPUs
+    come through DRA, or one whose GPUs cannot be told (no allocatable, and no provider template giving a
+    capacity). `provider_template`: the node's group's TemplateNodeInfo node (nodegroups.yaml's `template`)."""
     kind = gpu_type(node, provider)
     if kind is None or _via_dra(node, provider):
         return None
@@ -108,9 +98,8 @@ def gpu_target(node: Mapping[str, Any], provider_template: Mapping[str, Any] | N
 
 
 def listed_gpu_ready(node: Mapping[str, Any], provider: CloudProvider = TEST) -> Mapping[str, Any]:
-    """The GPU processor's FilterOutNodesWithUnreadyResources for one node of CA's list: a node
-    its ready lister keeps (ready and schedulable) with the GPU label and no GPU allocatable
-    (its GPUs not through DRA) becomes its unready copy."""
+    """FilterOutNodesWithUnreadyResources for one node of CA's list: a ready, schedulable node with the GPU
+    label and no GPU allocatable (not through DRA) becomes its unready copy."""
     if provider.gpu_label not in _labels(node) or not is_ready_and_schedulable(node):
         return node
     if _via_dra(node, provider) or gpu_allocatable(node) is not None:

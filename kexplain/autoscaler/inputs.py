@@ -1,20 +1,6 @@
-"""What one CA loop starts from: the pending pods, the cluster, the node groups and the settings.
-
-Every object (pending pods included) goes through the API server's admission steps, as in the
-scheduler's inputs. What the inputs leave out is filled in as the README of the CA cases says:
-creation times (pending pods 10 minutes ago plus a second per pod in file order, bound pods 30
-minutes ago, nodes 2 hours ago), a Ready condition on nodes without one. The groups come as one
-`kexplain.autoscaler.cloudprovider.Discovery`, read from `--node-groups FILE` or found in the
-cluster; either way the loop knows each group's members as one mapping, group to node names: a
-file's groups fill it by their node selector, discovered ones bring it (Cluster API instances
-have no label). The snapshot lists the nodes in cluster order (CA's listers and delta snapshot,
-pinned), with the bound pods CA counts (not the expendable ones).
-
-The pending pods are the cluster's own (its Pods without a node, in creation order) and then
-those of PODS in file order; callers that gather them otherwise (`kexplain.autoscaler.pending`,
-from a `kexplain.explain.pending_pass.PendingPass`) put theirs in with `with_pending`, which
-also puts a pod with a nominated node on that node, as CA does.
-"""
+"""What one CA loop starts from: the pending pods, the cluster, the node groups and the settings,
+admitted as the API server would and completed as the CA cases' README says (creation times,
+Ready conditions); the snapshot in cluster order without expendable pods (docs/internals/autoscaler.md)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -106,13 +92,9 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
               cluster_objects: list[tuple[dict, Source]] | None = None,
               applied: "PendingPass | None" = None,
               pod_objects: list[tuple[dict, Source]] | None = None) -> LoopInputs:
-    """Read and admit everything one loop needs (InputError/AdmissionRejected: exit 2); a path
-    `-` reads `stdin`. `groups`: the node groups (`Discovery.from_file` for --node-groups, or
-    found in the cluster). `pods_given`: the caller puts the pending pods in itself
-    (`with_pending`); `cluster_objects`: the cluster already read, in place of `node_paths`;
-    `applied`: a pending pass whose set's objects join the cluster (`PendingPass.applied_to`);
-    `pod_objects`: PODS already read, in place of `pods_path` (which then only names them).
-    A cluster admitted already (a `ClusterState`) is read by `loop_of_state` instead."""
+    """Read and admit everything one loop needs (InputError/AdmissionRejected: exit 2), `-` reading
+    `stdin`; `cluster_objects` and `pod_objects` stand for objects read already, `applied` is a pass
+    whose set joins the cluster. A `ClusterState` is read by `loop_of_state` instead."""
     now = now or datetime.now(timezone.utc)
     settings = read_settings(settings_path, max_bytes)
     with bulk_load():
@@ -146,13 +128,9 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
 def loop_of_state(state: ClusterState, groups: "Discovery", settings_path: str | None, *, max_bytes: int,
                   validate: str = "strict", now: datetime | None = None,
                   applied: "PendingPass | None" = None) -> LoopInputs:
-    """One loop's inputs read from a cluster state (`kexplain.state.ClusterState`: read, checked
-    and admitted once), with the cluster's own pending pods only (the caller puts the others
-    in: `with_pending`): CA's overlays copy-on-write over the state's admitted objects, never
-    admitting them again. The victims of `applied`'s preemptions terminating, its set applied
-    (`ClusterState.with_set`: only what the state does not hold admitted), the DaemonSets,
-    ConfigMaps, Jobs and Deployments the state keeps unchecked checked here (with the set's).
-    What the state said is said already: the loop adds nothing to it."""
+    """One loop's inputs from a cluster state, admitted once: CA's overlays copy-on-write over its
+    objects (`applied`'s victims terminating, its set through `ClusterState.with_set`), only the
+    extra kinds checked here; the state's warnings are said already, so the loop adds none."""
     now = now or datetime.now(timezone.utc)
     settings = read_settings(settings_path, max_bytes)
     view, set_sources, extras = state, set(), of_kinds(state.other_kinds, EXTRA_KINDS)
@@ -172,11 +150,9 @@ def loop_of_state(state: ClusterState, groups: "Discovery", settings_path: str |
 
 def _loop_of(objects: Objects, extras: Objects, settings: Settings, groups: "Discovery", kube: KubeVersion,
              now: datetime, warnings: list[str], set_sources: set[int], pending_ids: set[int]) -> LoopInputs:
-    """The loop's inputs from the admitted cluster (`objects`, the scheduler's kinds, in order)
-    and the checked objects of its other kinds (`extras`: DaemonSets, ConfigMaps, Jobs), as CA
-    lists them: the set's claims settled (`set_sources`), the cluster's own pending pods (in
-    creation order) and those given (`pending_ids`, sources), the expendable pods left out, the
-    nodes as CA's listers leave them (GPU readiness, startup taints), the groups' members."""
+    """The loop's inputs from the admitted cluster (`objects`) and its checked extra kinds (`extras`),
+    as CA lists them: the set's claims settled, pending pods (own in creation order, then those of
+    `pending_ids`), expendable pods left out, nodes as CA's listers leave them, the groups' members."""
     # admission keeps the scheduler's kinds: DaemonSets and ConfigMaps are read as checked
     daemonsets = [_with_uid(o) for o, _ in _of_kinds(extras, {"DaemonSet"})]
     config_maps = [o for o, _ in _of_kinds(extras, {"ConfigMap"})]
@@ -237,11 +213,9 @@ def _provider(settings: Settings, groups: "Discovery", nodes: Sequence[dict[str,
 
 def with_pending(loop: LoopInputs, pending: Sequence[PodInfo], bound: Sequence[PodInfo] = (),
                  created: Sequence[datetime | None] = ()) -> LoopInputs:
-    """`loop` with `pending` as its pending pods, in that order, each created at `created`
-    (None, or none given: its creationTimestamp, else ten minutes ago plus a second per pod,
-    in order), and `bound` (pods with a nodeName: a workload's copies that fit) in its
-    snapshot; a pending pod with a nominated node (and a priority CA does not ignore) is put
-    on that node, as CA's snapshot does. Starts from the cluster as read (`LoopInputs.base`)."""
+    """`loop` with `pending` as its pending pods, in order, created at `created` (else their
+    creationTimestamp, else ten minutes ago plus a second each), `bound` in its snapshot and a
+    nominated pod CA does not ignore put on its node, as CA's snapshot does; from `LoopInputs.base`."""
     snapshot = loop.base if loop.base is not None else loop.snapshot
     for pod in bound:
         if snapshot.get(pod.spec.get("nodeName") or "") is not None:
@@ -305,10 +279,9 @@ def _node_facts(obj: dict[str, Any], now: datetime, group: str | None) -> NodeFa
 
 
 def _refuse_repeats(clusters: Sequence[list[tuple[dict, Source]]], pending: list[tuple[dict, Source]]) -> None:
-    """A pending pod named as a pod of the cluster (any list of `clusters`) is refused, as the
-    API server refuses a second object of one kind, namespace and name. Only the pending pods'
-    names are looked for: a dump's names are read of its rows, a stored pod's of its view (no
-    pod of the cluster decoded or its metadata copied for this)."""
+    """A pending pod named as a pod of the cluster (any of `clusters`) is refused, as the API server refuses
+    a second object of one name; only the pending pods' names are looked for (a dump's rows, a stored
+    pod's view: nothing of the cluster decoded for this)."""
     if not pending:
         return
     keys = [_pod_key(obj) for obj, _ in pending]

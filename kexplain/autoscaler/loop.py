@@ -1,21 +1,7 @@
-"""One CA loop (StaticAutoscaler.RunOnce): what the scale-up orchestrator is handed, what CA's
-status processor makes of its status, and the scale-down part after it.
-
-In CA's order: the cleanup of CA's own taints left by an earlier run (a first loop's
-`ClusterAutoscalerCleanup` events), the node lists (startup-tainted nodes listed as unready:
-kexplain.autoscaler.taints), the empty-cluster check (--scale-up-from-zero=false), the pods CA
-lists (--allowed-scheduler-names, --bypassed-scheduler-names), the cluster snapshot (with
---enable-csi-node-aware-scheduling every node needs its CSINode, or the loop ends with CA's
-error), the template node infos, the cluster's health (--ok-total-unready-count,
---max-total-unready-percentage, --max-node-startup-time), the pod list processors, and then:
-no pod left (ScaleUpNotNeeded), as many ready nodes as --max-nodes-total
-(ScaleUpLimitedByMaxNodesTotal), pods too new (ScaleUpInCooldown), or the orchestrator's
-ScaleUp; then scale-down, then, with --enforce-node-group-min-size, ScaleUpToNodeGroupMinSize.
-The loop's answers are those of the status CA's status processors see last (`LoopResult.
-reported`: the min-size's when it ran), the EventingScaleUpStatusProcessor's events on pods
-included. A loop that stops before its pod list processors (no ready node, a snapshot error,
-an unhealthy cluster) lists no pod as unschedulable, and says why (`LoopResult.not_listed`).
-"""
+"""One CA loop (StaticAutoscaler.RunOnce), in CA's order: cleanup, listing, health, the pod list
+processors, the scale-up orchestrator, scale-down, then ScaleUpToNodeGroupMinSize; its answers
+are the status CA's processors see last (`LoopResult.reported`), and a loop that stops early
+says why (`LoopResult.not_listed`). The steps: docs/internals/autoscaler.md."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -77,19 +63,15 @@ class LoopResult:
 
     @property
     def reported(self) -> ScaleUpStatus:
-        """The status CA's status processors saw last, which the loop's answers are: with
-        --enforce-node-group-min-size, ScaleUpToNodeGroupMinSize's, which replaces the
-        scale-up's (RunOnce hands both to the processors, that one last)."""
+        """The status CA's status processors saw last, which the loop's answers are: ScaleUpToNodeGroupMinSize's
+        with --enforce-node-group-min-size (RunOnce hands both, that one last)."""
         return self.final_status or self.status
 
 
 def is_listed_unschedulable(pod: PodInfo, bypassed: frozenset[str] = frozenset()) -> bool:
     """Whether CA's lister counts the pending pod as unschedulable (ArrangePodsBySchedulability):
-    the scheduler wrote PodScheduled=False/Unschedulable on it (not on a gated pod), or, for a
-    pod of a --bypassed-scheduler-names scheduler, nothing or PodScheduled=False without a
-    reason; it has no nominated node, is not being deleted and has not ended (CA's pod lister
-    leaves out Succeeded and Failed pods). A pod the input gives without a PodScheduled
-    condition has the one the scheduler would write (the inputs' rule)."""
+    PodScheduled=False/Unschedulable (or, under a bypassed scheduler, no reason), no nominated node,
+    not deleted or ended; a pod given without the condition has the one the scheduler would write."""
     if pod.status.get("nominatedNodeName") or pod.deletion_timestamp is not None \
             or pod.status.get("phase") in ("Succeeded", "Failed"):
         return False
@@ -124,10 +106,9 @@ def _suspended(node: dict) -> bool:
 
 
 def readiness_states(loop: LoopInputs) -> dict[str, str]:
-    """The cluster state registry's readiness of each node: `Suspended` (condition Suspended=True),
-    `Ready`, `NotStarted` (unready, created less than --max-node-startup-time ago) or `Unready`.
-    As in CA, a node of no group takes the startup time of the last group node before it
-    (15 minutes before any)."""
+    """The cluster state registry's readiness of each node: `Suspended` (condition Suspended=True), `Ready`,
+    `NotStarted` (unready, created less than --max-node-startup-time ago) or `Unready`. As in CA, a node of no
+    group takes the startup time of the last group node before it (15 minutes before any)."""
     startup = MAX_NODE_STARTUP_TIME
     flag = timedelta(seconds=loop.settings.flag("max-node-startup-time"))
     out = {}
@@ -155,10 +136,9 @@ def cluster_healthy(loop: LoopInputs, states: dict[str, str] | None = None) -> b
 
 def unhealthy_groups(loop: LoopInputs, targets: dict[str, int], states: dict[str, str] | None = None
                      ) -> frozenset[str]:
-    """The groups IsNodeGroupHealthy calls unhealthy (the scale-up skips them as not ready):
-    one without instances whose target size is not 0, or one with fewer ready (or suspended)
-    instances than its target size by too many (--ok-total-unready-count,
-    --max-total-unready-percentage of its instances)."""
+    """The groups IsNodeGroupHealthy calls unhealthy (the scale-up skips them as not ready): one without
+    instances whose target size is not 0, or one with fewer ready (or suspended) instances than its target
+    size by too many (--ok-total-unready-count, --max-total-unready-percentage of its instances)."""
     states = states if states is not None else readiness_states(loop)
     out = set()
     for g in loop.groups:

@@ -32,9 +32,8 @@ class NodeGroupOptions:
 
 @dataclass(frozen=True)
 class Backoff:
-    """A group CA's status ConfigMap reports in backoff after a failed scale-up (its scaleUp
-    condition `Backoff`, clusterstate's NodeGroupScaleUpSafety): CA skips it for scale-up, and
-    leaves it out of balancing, until the backoff ends. Only CA knows it: offline there is none."""
+    """A group CA's status ConfigMap reports in backoff after a failed scale-up (NodeGroupScaleUpSafety):
+    skipped for scale-up and balancing until it ends. Only CA knows it: offline there is none."""
 
     error_code: str = ""        # backoffInfo.errorCode, e.g. InsufficientInstanceCapacity
     error_message: str = ""     # backoffInfo.errorMessage

@@ -1,20 +1,6 @@
-"""Similar node groups and the balanced scale-up (CA's processors/nodegroupset).
-
-With `--balance-similar-node-groups`, CA splits a scale-up between the chosen group and the
-groups "similar" to it. Similarity compares the groups' template NodeInfos with the comparator
-CA's builder picks at this commit:
-- `--balancing-label` given: only those labels, present on both templates with one value
-  (CreateLabelNodeInfoComparator);
-- otherwise the generic comparator (the cases' provider is neither AWS, Azure nor GCE):
-  every capacity resource on both templates, memory within `--memory-difference-ratio` (0.015)
-  and the rest equal; allocatable within `--max-allocatable-difference-ratio` (0.05) and free
-  room (allocatable less the template's requests: its DaemonSet and static pods) within
-  `--max-free-difference-ratio` (0.05), resource by resource, as (larger - smaller) <=
-  larger * ratio on millivalues; and the same labels with the same values, but for
-  BASIC_IGNORED_LABELS and `--balancing-ignore-label`.
-`balance_scale_up` spreads the new nodes over the groups, smallest current size first, one node
-at a time, within each group's max size.
-"""
+"""Similar node groups and the balanced scale-up (CA's processors/nodegroupset): the comparator CA's
+builder picks (CreateLabelNodeInfoComparator with --balancing-label, else the generic one with
+its difference ratios), and `balance_scale_up`, smallest group first, one node at a time."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -129,9 +115,8 @@ def _generic_difference(n1: "NodeInfo", n2: "NodeInfo", ignored: frozenset[str],
 
 def comparator(balancing_labels: Sequence[str] = (), balancing_ignore_labels: Sequence[str] = (),
                ratios: DifferenceRatios = DifferenceRatios()) -> Comparator:
-    """The comparator of CA's builder: `--balancing-label` values (the label comparator, which
-    ignores everything else), else the generic one with `--balancing-ignore-label` values added
-    to BASIC_IGNORED_LABELS."""
+    """The comparator of CA's builder: the label comparator of `--balancing-label` values, else the generic
+    one ignoring BASIC_IGNORED_LABELS and `--balancing-ignore-label` values."""
     if balancing_labels:
         return Comparator(tuple(balancing_labels), BASIC_IGNORED_LABELS, ratios)
     return Comparator((), BASIC_IGNORED_LABELS | frozenset(balancing_ignore_labels), ratios)
@@ -139,11 +124,8 @@ def comparator(balancing_labels: Sequence[str] = (), balancing_ignore_labels: Se
 
 def find_similar_node_groups(group: "NodeGroup", node_groups: Sequence["NodeGroup"],
                              node_infos: Mapping[str, "NodeInfo"], compare: Comparator) -> list["NodeGroup"]:
-    """FindSimilarNodeGroups: the other groups (in `node_groups` order, the provider's) whose
-    template is similar to `group`'s; groups without a template are passed over. A `group`
-    without a template has none (CA returns an error, which its caller logs and ignores).
-    The orchestrator then keeps those that are safe to scale and can take the same pods
-    (ComputeSimilarNodeGroups) and within quota."""
+    """FindSimilarNodeGroups: the other groups, in provider order, whose template is similar to
+    `group`'s (none without a template: CA's error is logged and ignored)."""
     template = node_infos.get(group.name)
     if template is None:
         return []
@@ -173,11 +155,8 @@ class ScaleUpInfo:
 
 def balance_scale_up(groups: Sequence["NodeGroup"], target_sizes: Mapping[str, int],
                      new_nodes: int) -> list[ScaleUpInfo]:
-    """BalanceScaleUpBetweenGroups: `new_nodes` spread over `groups` (the chosen group first,
-    then its similar groups), capped by their room to max size. Groups already at max size
-    are left out; the rest are ordered by current size with Go's sort.Slice (so ties keep
-    Go's order) and each node goes to the smallest group, evening them out. Returns the
-    groups that grow, in that order. `target_sizes`: each group's current target size."""
+    """BalanceScaleUpBetweenGroups: `new_nodes` spread over `groups` (the chosen first), each node to
+    the smallest group below max size (Go's sort.Slice order); the groups that grow, in that order."""
     if not groups:
         raise ValueError("Can't balance scale up between 0 groups")
     infos: list[list] = []                     # [group, current, new, max]

@@ -1,19 +1,7 @@
-"""CA's scale-up orchestrator (core/scaleup/orchestrator): from unschedulable pods to a plan.
-
-`scale_up` builds the equivalence groups, skips the groups that cannot grow (filterValid-
-ScaleUpNodeGroups: not ready, in the backoff CA's status ConfigMap reports, at max size, an atomic scale-up over --max-nodes-total, over the
-cluster's core/memory limits), checks each group's first pod against every valid group's
-template (SchedulablePodGroups: the scheduler's PreFilter and Filter on the template added to
-the snapshot), estimates each group's option with the binpacking estimator, lets the expander
-choose, caps the count (--max-nodes-total, the resource limits), balances it over similar
-groups, and executes it on the provider. The outcome is a `ScaleUpStatus` as CA's. Where the
-expander leaves a tie, CA draws one option at random: the status follows the first, and its
-`picks` are what the rest of the scale-up gives for each other tied option. With
---scaleup-simulation-for-skipped-node-groups-enabled, the pods left unschedulable are also
-checked against the skipped groups' templates, so a skipped group that would reject them says
-why instead of its skip reason. `scale_up_to_node_group_min_size` is RunOnce's other scale-up
-(--enforce-node-group-min-size): each group below its minimum grown to it.
-"""
+"""CA's scale-up orchestrator (core/scaleup/orchestrator): from unschedulable pods to a plan, a
+`ScaleUpStatus` as CA's (filterValidScaleUpNodeGroups, SchedulablePodGroups, estimate, expander,
+limits, balancing); on an expander tie the first option followed, `picks` the rest.
+`scale_up_to_node_group_min_size`: RunOnce's other scale-up (docs/internals/autoscaler.md)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -177,10 +165,8 @@ def scale_up(ctx: Context, pods: Sequence[PodInfo], node_count: int) -> ScaleUpS
 
 def _other_draws(ctx: Context, st: ScaleUpStatus, groups: list[PodGroup], schedulable: Mapping[str, list[PodGroup]],
                  node_count: int) -> list[ScaleUpStatus]:
-    """The rest of the scale-up had CA's random draw taken each other tied option, in the tie's
-    order: each from the state the draw finds (its own copy of the groups' sizes and of the
-    quota; what the equivalence groups were found to fit, put back after each), so `ctx` and
-    `groups` are left as they were for the draw followed."""
+    """The rest of the scale-up had CA's random draw taken each other tied option, in order, each from
+    the state the draw finds (its own copies of sizes and quota), `ctx` and `groups` left as they were."""
     saved = [(eg.schedulable, list(eg.schedulable_groups), dict(eg.scheduling_errors)) for eg in groups]
     out = []
     for option in st.random_among:
@@ -222,9 +208,8 @@ def _scale_up_with(ctx: Context, st: ScaleUpStatus, best: Option, groups: list[P
 
 
 def not_safe_to_scale(ctx: Context, g: NodeGroup) -> tuple[str, ...] | None:
-    """IsNodeGroupReadyToScaleUp (NodeGroupScaleUpSafety): unhealthy, not ready; else in the
-    backoff CA's status reports (known only where it has the group's template: without one CA
-    reads no backoff status), in backoff."""
+    """IsNodeGroupReadyToScaleUp (NodeGroupScaleUpSafety): unhealthy, not ready; else in backoff when CA's
+    status says so (known only with the group's template: without one CA reads no backoff status)."""
     if g.name in ctx.unhealthy:
         return (NOT_READY,)
     if g.backoff is not None and g.name in ctx.templates:
@@ -325,11 +310,9 @@ def _mark_all_unschedulable(groups: list[PodGroup], reason: str) -> None:
 
 
 def _remaining(ctx: Context, groups: list[PodGroup], skipped: Mapping[str, tuple[str, ...]]) -> list[NoScaleUpInfo]:
-    """GetRemainingPods: the pods of the groups no valid node group takes, with why. With
-    --scaleup-simulation-for-skipped-node-groups-enabled the skipped node groups' templates are
-    tried too (SchedulablePodGroups, which marks a pod group that fits one as schedulable): a
-    skipped node group that rejects the pods gives its predicate's reasons, and only those that
-    would take them keep their skip reason."""
+    """GetRemainingPods: the pods no valid group takes, with why; with
+    --scaleup-simulation-for-skipped-node-groups-enabled a skipped group that rejects them gives its
+    predicate's reasons instead of its skip reason."""
     left = [eg for eg in groups if not eg.schedulable]
     if not ctx.settings.flag("scaleup-simulation-for-skipped-node-groups-enabled"):
         return [NoScaleUpInfo(p, dict(eg.scheduling_errors), dict(skipped)) for eg in left for p in eg.pods]
@@ -353,10 +336,9 @@ def _execute(ctx: Context, st: ScaleUpStatus, infos: Sequence[ScaleUpInfo]) -> N
 
 
 def scale_up_to_node_group_min_size(ctx: Context) -> ScaleUpStatus:
-    """ScaleUpToNodeGroupMinSize: every group whose target size is below its minimum, safe to scale
-    and with a template, grown to the minimum as far as the resource limits (each group checked
-    against what the cluster's nodes leave, nothing charged) and --max-nodes-total allow. CA
-    caps by the group's own target size where the other scale-up counts the cluster's nodes."""
+    """ScaleUpToNodeGroupMinSize: each group below its minimum, safe to scale and with a template, grown to
+    it as far as the resource limits (nothing charged) and --max-nodes-total allow (CA capping by the
+    group's own target size where the other scale-up counts the cluster's nodes)."""
     st = ScaleUpStatus(NOT_NEEDED)
     infos: list[ScaleUpInfo] = []
     for g in ctx.groups:

@@ -1,26 +1,16 @@
 """CA's settings for one loop: `--autoscaler-config FILE` (params.yaml) over CA's flag defaults.
 
-Every key of the file but `mode` is a cluster-autoscaler flag: the named keys (`expander`,
-`maxNodesTotal`, `coresTotal`, `memoryTotal`, `balanceSimilarNodeGroups`) and `flags:` (any flag
-by its name; a list for a repeated flag). `FLAGS` is CA's flag set (config/flags/flags.go at
-openshift/kubernetes-autoscaler 70920d3c6f5f) with each flag's kind and default; a flag CA does
-not have is an input error naming it. `Settings.to_json` is the document's `autoscaler` key.
-
-Every flag kexplain accepts is applied as CA applies it. Most change the loop (docs/autoscaler.md
-says how); those in `NO_EFFECT` CA reads too, but one first loop decides the same whatever they
-say (the process, its clients and metrics, later loops' actuation and backoffs, wall-clock
-budgets kexplain never runs out of, other cloud providers). A flag kexplain cannot apply is
-refused as an unknown one is: `REFUSED` whenever given, `ONLY` with any value but the one
-kexplain runs. Values CA refuses at start-up (a bad `--expander`, `--estimator`, `--gpu-total`,
-`<min>:<max>`, `--predicate-parallelism` below 1, `--enable-dynamic-resource-allocation=false`,
-`--bypassed-scheduler-names` outside a non-empty `--allowed-scheduler-names`, a
-`--drain-priority-config` CA cannot parse) are refused here, in CA's words, whether or not the loop
-would reach them.
+Every key but `mode` is a cluster-autoscaler flag (config/flags/flags.go, the set in data/flags.json);
+each flag kexplain accepts is applied as CA applies it, one it cannot apply is refused as an unknown one
+is, and values CA refuses at start-up are refused here in CA's words (docs/internals/autoscaler.md).
 """
 from __future__ import annotations
 
+import functools
+import json
 import re
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any, Mapping
 
 from kexplain.autoscaler.cloudprovider.provider import unknown_name
@@ -32,128 +22,24 @@ from kexplain.load.manifests import read_settings_document
 SOURCE = "k8s.io/autoscaler/cluster-autoscaler (openshift/kubernetes-autoscaler 70920d3c6f5f)"
 KUBERNETES = "k8s.io/kubernetes v1.36.2"
 GIB = 1 << 30
-DEFAULT_MAX_CORES = 5000 * 64               # config.DefaultMaxClusterCores
-DEFAULT_MAX_MEMORY_GIB = 5000 * 64 * 20     # config.DefaultMaxClusterMemory
 
-# name -> (kind, default). kinds: bool, int, float, duration, string, multi (repeatable), slice.
-FLAGS: dict[str, tuple[str, Any]] = {
-    "cluster-name": ("string", ""), "address": ("string", ":8085"), "kubernetes": ("string", ""),
-    "kubeconfig": ("string", ""), "kube-api-content-type": ("string", "application/vnd.kubernetes.protobuf"),
-    "kube-client-burst": ("int", 10), "kube-client-qps": ("float", 5.0), "cloud-config": ("string", ""),
-    "namespace": ("string", "kube-system"), "enforce-node-group-min-size": ("bool", False),
-    "scale-down-enabled": ("bool", True), "scale-down-unready-enabled": ("bool", True),
-    "scale-down-delay-after-add": ("duration", 600.0), "scale-down-delay-type-local": ("bool", False),
-    "scale-down-delay-after-delete": ("duration", 0.0), "scale-down-delay-after-failure": ("duration", 180.0),
-    "scale-down-unneeded-time": ("duration", 600.0), "scale-down-unready-time": ("duration", 1200.0),
-    "scale-down-utilization-threshold": ("float", 0.5), "scale-down-gpu-utilization-threshold": ("float", 0.5),
-    "scale-down-non-empty-candidates-count": ("int", 30), "scale-down-candidates-pool-ratio": ("float", 0.1),
-    "scale-down-candidates-pool-min-count": ("int", 50), "scheduler-config-file": ("string", ""),
-    "node-deletion-delay-timeout": ("duration", 120.0), "node-deletion-batcher-interval": ("duration", 0.0),
-    "scan-interval": ("duration", 10.0), "max-nodes-total": ("int", 0),
-    "cores-total": ("string", f"0:{DEFAULT_MAX_CORES}"), "memory-total": ("string", f"0:{DEFAULT_MAX_MEMORY_GIB}"),
-    "gpu-total": ("multi", ()), "cloud-provider": ("string", "gce"), "max-bulk-soft-taint-count": ("int", 10),
-    "max-bulk-soft-taint-time": ("duration", 3.0), "max-graceful-termination-sec": ("int", 600),
-    "max-total-unready-percentage": ("float", 45.0), "ok-total-unready-count": ("int", 3),
-    "scale-up-from-zero": ("bool", True), "parallel-scale-up": ("bool", False), "salvo-scale-up": ("bool", False),
-    "salvo-scale-up-budget": ("duration", 60.0), "max-node-provision-time": ("duration", 900.0),
-    "max-node-startup-time": ("duration", 900.0), "max-pod-eviction-time": ("duration", 120.0),
-    "nodes": ("multi", ()), "node-group-auto-discovery": ("multi", ()), "estimator": ("string", "binpacking"),
-    "expander": ("string", "least-waste"), "grpc-expander-cert": ("string", ""), "grpc-expander-url": ("string", ""),
-    "ignore-daemonsets-utilization": ("bool", False), "ignore-mirror-pods-utilization": ("bool", False),
-    "write-status-configmap": ("bool", True), "status-config-map-name": ("string", "cluster-autoscaler-status"),
-    "max-inactivity": ("duration", 600.0), "max-binpacking-time": ("duration", 300.0),
-    "max-failing-time": ("duration", 900.0), "max-startup-time": ("duration", 1200.0),
-    "balance-similar-node-groups": ("bool", False), "unremovable-node-recheck-timeout": ("duration", 300.0),
-    "expendable-pods-priority-cutoff": ("int", -10), "regional": ("bool", False),
-    "new-pod-scale-up-delay": ("duration", 0.0), "ignore-taint": ("multi", ()), "startup-taint": ("multi", ()),
-    "startup-taint-prefix": ("multi", ()), "status-taint": ("multi", ()),
-    "balancing-ignore-label": ("multi", ()), "balancing-label": ("multi", ()),
-    "aws-use-static-instance-list": ("bool", False), "scale-from-unschedulable": ("bool", False),
-    "gce-concurrent-refreshes": ("int", 1), "gce-mig-instances-min-refresh-wait-time": ("duration", 5.0),
-    "bulk-mig-instances-listing-enabled": ("bool", False), "profiling": ("bool", False),
-    "clusterapi-cloud-config-authoritative": ("bool", False), "cordon-node-before-terminating": ("bool", True),
-    "daemonset-eviction-for-empty-nodes": ("bool", False), "daemonset-eviction-for-occupied-nodes": ("bool", True),
-    "user-agent": ("string", "cluster-autoscaler"), "emit-per-nodegroup-metrics": ("bool", False),
-    "debugging-snapshot-enabled": ("bool", False), "node-info-cache-expire-time": ("duration", 87600 * 3600.0),
-    "initial-node-group-backoff-duration": ("duration", 300.0), "max-node-group-backoff-duration": ("duration", 1800.0),
-    "node-group-backoff-reset-timeout": ("duration", 10800.0), "max-scale-down-parallelism": ("int", 10),
-    "max-drain-parallelism": ("int", 1), "record-duplicated-events": ("bool", False),
-    "max-nodes-per-scaleup": ("int", 1000), "max-nodegroup-binpacking-duration": ("duration", 10.0),
-    "fastpath-binpacking-enabled": ("bool", False), "skip-nodes-with-system-pods": ("bool", True),
-    "skip-nodes-with-local-storage": ("bool", True), "skip-nodes-with-custom-controller-pods": ("bool", True),
-    "min-replica-count": ("int", 0), "blocking-system-pod-distruption-timeout": ("duration", 3600.0),
-    "node-delete-delay-after-taint": ("duration", 5.0), "scale-down-simulation-timeout": ("duration", 30.0),
-    "memory-difference-ratio": ("float", 0.015), "max-free-difference-ratio": ("float", 0.05),
-    "max-allocatable-difference-ratio": ("float", 0.05), "force-ds": ("bool", False),
-    "dynamic-node-delete-delay-after-taint-enabled": ("bool", False), "bypassed-scheduler-names": ("slice", ()),
-    "allowed-scheduler-names": ("slice", ()), "drain-priority-config": ("string", ""),
-    "enable-provisioning-requests": ("bool", False), "provisioning-request-initial-backoff-time": ("duration", 60.0),
-    "provisioning-request-max-backoff-time": ("duration", 600.0),
-    "provisioning-request-max-backoff-cache-size": ("int", 1000), "frequent-loops-enabled": ("bool", True),
-    "async-node-groups": ("bool", False), "enable-proactive-scaleup": ("bool", False),
-    "pod-injection-limit": ("int", 5000), "check-capacity-batch-processing": ("bool", False),
-    "check-capacity-provisioning-request-max-batch-size": ("int", 10),
-    "check-capacity-provisioning-request-batch-timebox": ("duration", 10.0),
-    "force-delete-unregistered-nodes": ("bool", False), "force-delete-failed-nodes": ("bool", False),
-    "enable-dynamic-resource-allocation": ("bool", True), "enable-csi-node-aware-scheduling": ("bool", False),
-    "predicate-parallelism": ("int", 4), "check-capacity-processor-instance": ("string", ""),
-    "node-deletion-candidate-ttl": ("duration", 0.0), "capacity-buffer-controller-enabled": ("bool", False),
-    "capacity-buffer-pod-injection-enabled": ("bool", False), "capacity-buffer-pod-dry-run-enabled": ("bool", True),
-    "node-removal-latency-tracking-enabled": ("bool", False), "max-node-skip-eval-time-tracker-enabled": ("bool", False),
-    "capacity-quotas-enabled": ("bool", False), "scaleup-simulation-for-skipped-node-groups-enabled": ("bool", False),
-    "cluster-snapshot-parallelism": ("int", 16), "v": ("int", 0),
-}
+
+@functools.lru_cache(maxsize=1)
+def _flag_data() -> dict[str, Any]:
+    """data/flags.json: CA's flag set (kind, default) and what kexplain does with each flag."""
+    return json.loads(resources.files(__package__).joinpath("data", "flags.json").read_text(encoding="utf-8"))
+
+
+# name -> (kind, default). kinds: bool, int, float, duration (seconds), string, multi (repeatable), slice;
+# cores-total and memory-total default to 0:config.DefaultMaxClusterCores (Memory, GiB)
+FLAGS: dict[str, tuple[str, Any]] = {name: (kind, tuple(default) if isinstance(default, list) else default)
+                                     for name, (kind, default) in _flag_data()["flags"].items()}
 # CA reads these, but one first loop decides the same whatever they say: why, per flag
-NO_EFFECT: dict[str, str] = {
-    **dict.fromkeys(("cluster-name", "address", "kubernetes", "kubeconfig", "kube-api-content-type",
-                     "kube-client-burst", "kube-client-qps", "user-agent", "profiling", "v", "max-inactivity",
-                     "max-failing-time", "max-startup-time", "emit-per-nodegroup-metrics", "debugging-snapshot-enabled",
-                     "node-removal-latency-tracking-enabled", "max-node-skip-eval-time-tracker-enabled",
-                     "record-duplicated-events", "frequent-loops-enabled", "scan-interval", "cluster-snapshot-parallelism"),
-                    "the process, its API clients, metrics and loop timing"),
-    **dict.fromkeys(("node-deletion-delay-timeout", "node-deletion-batcher-interval", "max-bulk-soft-taint-time",
-                     "max-graceful-termination-sec", "drain-priority-config", "max-pod-eviction-time",
-                     "node-delete-delay-after-taint", "dynamic-node-delete-delay-after-taint-enabled",
-                     "cordon-node-before-terminating", "daemonset-eviction-for-empty-nodes",
-                     "daemonset-eviction-for-occupied-nodes", "force-delete-unregistered-nodes",
-                     "force-delete-failed-nodes", "max-node-provision-time", "unremovable-node-recheck-timeout",
-                     "node-info-cache-expire-time", "initial-node-group-backoff-duration",
-                     "max-node-group-backoff-duration", "node-group-backoff-reset-timeout"),
-                    "how later loops drain and delete nodes, time out and back off (a first loop has none)"),
-    **dict.fromkeys(("max-binpacking-time", "max-nodegroup-binpacking-duration", "scale-down-simulation-timeout"),
-                    "a wall-clock budget, which kexplain never runs out of"),
-    **dict.fromkeys(("regional", "aws-use-static-instance-list", "gce-concurrent-refreshes",
-                     "gce-mig-instances-min-refresh-wait-time", "bulk-mig-instances-listing-enabled",
-                     "clusterapi-cloud-config-authoritative", "grpc-expander-cert", "grpc-expander-url"),
-                    "another cloud provider's, or the grpc expander's, which this loop does not use"),
-    **dict.fromkeys(("provisioning-request-initial-backoff-time", "provisioning-request-max-backoff-time",
-                     "provisioning-request-max-backoff-cache-size", "check-capacity-batch-processing",
-                     "check-capacity-provisioning-request-max-batch-size",
-                     "check-capacity-provisioning-request-batch-timebox", "check-capacity-processor-instance",
-                     "pod-injection-limit", "capacity-buffer-pod-dry-run-enabled", "salvo-scale-up-budget"),
-                    "a feature that is off (provisioning requests, proactive scale-up, capacity buffers, salvo)"),
-    **dict.fromkeys(("scale-down-non-empty-candidates-count", "scale-down-candidates-pool-ratio",
-                     "scale-down-candidates-pool-min-count"), "no longer read by this CA"),
-    "parallel-scale-up": "the same scale-ups; CA then records the groups' ScaledUpGroup events in any order",
-}
+NO_EFFECT: dict[str, str] = {name: group["why"] for group in _flag_data()["noEffect"] for name in group["flags"]}
 # kexplain cannot apply these: refused whenever given
-REFUSED: dict[str, str] = {
-    "cloud-config": "kexplain reads no cloud provider config; give the node groups with --node-groups",
-    "nodes": "the node groups come from --node-groups",
-    "node-group-auto-discovery": "the node groups come from --node-groups (or are found in the cluster)",
-    "scheduler-config-file": "kexplain runs the default scheduler profile CA embeds",
-}
-# kexplain runs these with one value only: any other is refused
-ONLY: dict[str, tuple[Any, str]] = {
-    "salvo-scale-up": (False, "salvo scale-up is not modelled"),
-    "async-node-groups": (False, "node groups created asynchronously are not modelled"),
-    "enable-provisioning-requests": (False, "ProvisioningRequests are not modelled"),
-    "enable-proactive-scaleup": (False, "proactive scale-up (pod injection) is not modelled"),
-    "capacity-buffer-controller-enabled": (False, "capacity buffers are not modelled"),
-    "capacity-buffer-pod-injection-enabled": (False, "capacity buffers are not modelled"),
-    "capacity-quotas-enabled": (False, "CapacityQuota objects are not modelled"),
-    "fastpath-binpacking-enabled": (False, "the estimator's fast path is not modelled"),
-}
+REFUSED: dict[str, str] = dict(_flag_data()["refused"])
+# kexplain runs these with one value only (the value, why): any other is refused
+ONLY: dict[str, tuple[Any, str]] = {name: (value, why) for name, (value, why) in _flag_data()["only"].items()}
 ESTIMATORS = ("binpacking",)        # estimator.AvailableEstimators
 # params.yaml's named keys and the flags they set
 NAMED = {"expander": "expander", "maxNodesTotal": "max-nodes-total", "coresTotal": "cores-total",

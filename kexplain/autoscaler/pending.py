@@ -1,17 +1,6 @@
-"""The Cluster Autoscaler's adapter to the pending pass (`kexplain.explain.pending_pass`): ONE CA
-loop over everything CA would see pending (the cluster's own pending pods, then the set's: a
-file's Pods, every copy of every workload that did not fit), the copies that fit bound where
-they went and the set's objects (claims, StorageClasses, DaemonSets, ConfigMaps, ...) in the
-cluster it reads; from that loop, each pending pod's answer (`PodAnswer`: its outcome, its
-equivalence class, the groups' verdicts, its event or why there is none) and, for the pod
-explained, every Filter plugin's verdict on each group's template node.
-
-CA stops at a template's first failing Filter plugin and reports only it; kexplain runs every
-plugin there (the template placed in the loop's snapshot, as the scale-up places it, through
-the profile CA embeds), so a reader sees all that stands in the way, CA's own plugin marked by
-the document's `predicate`. The document is the loop's (`document.build_document`) with one
-more key, `explained` (docs/trace.md).
-"""
+"""The Cluster Autoscaler's adapter to the pending pass (`kexplain.explain.pending_pass`): ONE CA loop over
+everything CA would see pending, each pending pod's answer (`PodAnswer`) and, for the pod explained, every
+Filter plugin on each group's template (CA stops at the first; the document's `predicate` marks it)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -56,9 +45,8 @@ class GroupsRequest:
 
 def load_groups(req: GroupsRequest, kube: KubeVersion, now: datetime | None = None,
                 applied: PendingPass | None = None) -> LoopInputs:
-    """The loop's inputs with the cluster's own pending pods only: cluster, groups, settings,
-    with the set of `applied` (its objects) in the cluster (bad input: InputError). A cluster
-    state given is read as it is admitted (`loop_of_state`), never admitted again."""
+    """The loop's inputs with the cluster's own pending pods only, `applied`'s set in the cluster (bad input:
+    InputError); a cluster state given is read as admitted (`loop_of_state`), never admitted again."""
     if req.state is not None and not req.state.stored:     # (stored: the loop admits what the state did not)
         return loop_of_state(req.state, req.groups, req.config, max_bytes=req.max_bytes or DEFAULT_MAX_BYTES,
                              validate=req.validate, now=now, applied=applied)
@@ -69,18 +57,16 @@ def load_groups(req: GroupsRequest, kube: KubeVersion, now: datetime | None = No
 
 
 def loop_over(loop: LoopInputs, pp: PendingPass) -> tuple[LoopInputs, PendingPass]:
-    """`loop` with the pass's pods: the pods `loop` has pending (the cluster's own, as CA's
-    lister finds them) first, then the set's, its copies that fit bound; and the pass with the
-    cluster's pending pods merged in (what the loop ran over)."""
+    """`loop` with the pass's pods (its own pending first, as CA's lister finds them, then the set's, copies
+    that fit bound), and the pass with the cluster's pending pods merged in (what the loop ran over)."""
     merged = pp.with_cluster_pending(loop.pending)
     return with_pending(loop, [p.pod for p in merged.pending], pp.bound, [p.created for p in merged.pending]), merged
 
 
 def run_pass(loop: LoopInputs, pp: PendingPass, explained: str | None = None
              ) -> tuple[LoopInputs, PendingPass, PassAnswers]:
-    """ONE loop over the pass (`loop_over`): the loop run, the pass it ran over, and CA's
-    answers, with every Filter plugin on each group's template for the pending pod `explained`
-    (a pod key; default: the first pod that stands for something explained, else the first)."""
+    """ONE loop over the pass: the loop run, the pass it ran over and CA's answers, every Filter plugin on
+    each template for the pod `explained` (default: the first standing for something explained, else the first)."""
     loop, merged = loop_over(loop, pp)
     by_key = {p.key: p for p in loop.pending}
     pod = by_key.get(explained or "") or next(
@@ -96,10 +82,9 @@ ANSWER_KEYS = ("equivalenceClass", "filteredBy", "node", "nominatedNodeName", "n
 
 
 def pod_answer(record: Mapping[str, Any], doc: Mapping[str, Any]) -> PodAnswer:
-    """A pod's answer from its record in the loop's document: its outcome; the reasons (the
-    NotTriggerScaleUp event's parts, the processor that filtered it out, the scale-ups it
-    triggered, the node preemption nominated it to, or, with no event, CA's reasons per group); its record's keys (`ANSWER_KEYS`),
-    and for a pod that triggered a scale-up, CA's plan (`scaleUps`)."""
+    """A pod's answer from its record in the loop's document: its outcome, its reasons (the event's parts,
+    the filtering processor, scale-ups, nomination, else CA's reasons per group), `ANSWER_KEYS`, and
+    CA's plan (`scaleUps`) for a pod that triggered a scale-up."""
     outcome = str(record.get("outcome") or "")
     events = record.get("events") or ()
     reasons: list[str] = []
@@ -156,12 +141,9 @@ def autoscaler_document(loop: LoopInputs, explained: PodInfo | None = None) -> d
 
 
 def template_verdict(loop: LoopInputs, pod: PodInfo, template, cluster=None, csi_node=None) -> dict[str, Any]:
-    """Every Filter plugin's verdict on `template` placed after the nodes of `cluster` (the
-    snapshot the scale-up started from: `LoopResult.snapshot`; default: the loop's)
-    (`filterAll`, as the scheduling trace records a node's), the plugins' facts there
-    (`plugins`, what `--node` reads), or the PreFilter plugin that rejects the pod for every
-    node (`preFilter`), or the PreFilter plugins whose node names leave the template out
-    (`notAmong`). `csi_node`: the template's CSINode (CSI-node-aware scheduling)."""
+    """Every Filter plugin's verdict on `template` placed after the nodes of `cluster` (default: the
+    loop's snapshot): `filterAll`, `plugins`, or the PreFilter that rejects it (`preFilter`,
+    `notAmong`), as the scheduling trace records a node's; `csi_node`: the template's CSINode."""
 
     snapshot = with_node(cluster if cluster is not None else loop.snapshot, template, csi_node)
     fw = framework(loop, snapshot)

@@ -1,12 +1,6 @@
-"""CA's default pod list processors, in CA's order, and the young pods' filter after them.
-
-ClearTPURequests (no TPUs here: nothing), FilterOutExpendable (priority below
---expendable-pods-priority-cutoff), CurrentlyDrainedNodes (no node is being drained in one
-loop: nothing), FilterOutSchedulable (pods sorted by priority with Go's sort.Slice, each placed
-on the first existing node it fits and left there for the next; a pod like one that did not fit
-is not tried again), FilterOutDaemonSet; then TooYoung (younger than --new-pod-scale-up-delay,
-or a longer `cluster-autoscaler.kubernetes.io/pod-scale-up-delay` annotation).
-"""
+"""CA's default pod list processors, in CA's order (ClearTPURequests, FilterOutExpendable,
+CurrentlyDrainedNodes, FilterOutSchedulable, FilterOutDaemonSet), and the young pods' filter
+(TooYoung: --new-pod-scale-up-delay or the pod-scale-up-delay annotation) after them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

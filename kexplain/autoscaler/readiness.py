@@ -33,9 +33,8 @@ def _later(a: datetime | None, b: datetime | None) -> datetime | None:
 
 
 def node_readiness(node: Mapping[str, Any], no_condition_since: datetime | None = None) -> NodeReadiness:
-    """GetNodeReadiness. A node without a Ready condition is Ready since `no_condition_since`
-    (the inputs' rule: CA saw a Ready=True condition the input leaves out), and a Ready
-    condition without a transition time changed then too."""
+    """GetNodeReadiness; a node without a Ready condition is Ready since `no_condition_since` (the input left
+    out the Ready=True CA saw), and a Ready condition without a transition time changed then too."""
     ready, found, since, reason = True, False, None, ""
     for cond in (node.get("status") or {}).get("conditions") or ():
         if not isinstance(cond, dict):

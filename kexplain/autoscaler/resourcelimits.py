@@ -1,24 +1,7 @@
-"""The cluster-wide limits: `--cores-total`, `--memory-total`, `--gpu-total`, `--max-nodes-total`.
-
-Cores, memory and GPUs (CA's resourcequotas, fed by the provider's ResourceLimiter, quota
-"cluster-wide"): at the start of a scale-up CA adds up what the cluster's nodes have and keeps
-what is left under each max limit. A node counts its *capacity*: cpu rounded up to whole cores,
-memory in bytes, and its GPUs under its GPU type (kexplain.autoscaler.gpu; only a GPU type
-`--gpu-total` names is limited); virtual-kubelet nodes (label `type=virtual-kubelet`) are not
-counted. CA remembers one figure per node group, from the first node of the group it reads (the
-members in node order, else the group's template), and uses it for every node of that group. A
-group is skipped when one more node (or, with zeroOrMaxNodeScaling, all nodes up to its max)
-would pass a limit (`exceeded quota: "cluster-wide", resources: cpu`, or the GPU type); the
-chosen option's node count is cut to what the limits leave; each group of a balanced scale-up is
-cut in turn, and what it takes is then gone for the next (`QuotaTracker.consume`). Scale-down
-holds the same figures to the minimums instead (`QuotaTracker(..., minimum=True)`): what is
-left is the usage above each minimum, and a node whose removal would go below one stays.
-
-Node count (`--max-nodes-total`, 0 = none): a loop whose ready nodes already reach it does not
-scale up (ScaleUpLimitedByMaxNodesTotal); otherwise the chosen option is cut to the room left
-under it, counting every node of the snapshot, with a MaxNodesTotalReached event, and a cut to
-nothing is the scale-up error `max node total count already reached`.
-"""
+"""The cluster-wide limits: `--cores-total`, `--memory-total`, `--gpu-total`, `--max-nodes-total`
+(CA's resourcequotas, quota "cluster-wide"): node capacity counted once per group, groups
+skipped or cut at a limit, consumed in turn (`QuotaTracker`; scale-down holds the minimums).
+How each is counted: docs/internals/autoscaler.md."""
 from __future__ import annotations
 
 import copy
@@ -60,8 +43,7 @@ def _parse_int(text: str, what: str) -> int:
 
 
 def parse_min_max(flag: str) -> tuple[int, int]:
-    """CA's parseMinMaxFlag: `<min>:<max>`, two decimal integers, 0 <= min <= max;
-    ValueError in CA's words."""
+    """CA's parseMinMaxFlag: `<min>:<max>`, two decimal integers, 0 <= min <= max; ValueError in CA's words."""
     tokens = flag.split(":", 1)
     if len(tokens) != 2:
         raise ValueError(f"wrong nodes configuration: {flag}")
@@ -134,10 +116,9 @@ class ResourceLimits:
 
 def node_resources(node: Mapping[str, Any], provider_template: Mapping[str, Any] | None = None,
                    provider: CloudProvider = TEST) -> dict[str, int]:
-    """What one node counts for: capacity cpu as whole cores (rounded up), memory in bytes
-    (missing or negative: 0), one node, and its GPUs under its GPU type (totalNodeResources;
-    `provider_template`: its group's provider template, for GPUs not allocatable yet;
-    `provider`: whose GPU label gives the type)."""
+    """What one node counts for: capacity cpu as whole cores (rounded up), memory in bytes (missing or
+    negative: 0), one node, and its GPUs under its GPU type (totalNodeResources; `provider_template`: its
+    group's provider template, for GPUs not allocatable yet; `provider`: whose GPU label gives the type)."""
     capacity = resource_list((node.get("status") or {}).get("capacity"))
     cores = max(value(capacity[CPU]), 0) if CPU in capacity else 0
     memory = max(value(capacity[MEMORY]), 0) if MEMORY in capacity else 0
@@ -185,18 +166,15 @@ class QuotaCheck:
 
 
 class QuotaTracker:
-    """CA's quota tracker: built from the snapshot's nodes, then asked about groups (`check`)
-    and charged for the groups a balanced scale-up grows or a scale-down removes (`consume`). It
-    holds state (what is left, the figure per group) for that one scale-up or scale-down only."""
+    """CA's quota tracker: built from the snapshot's nodes, asked about groups (`check`) and charged for the
+    groups a scale-up grows or a scale-down removes (`consume`), for that one scale-up or scale-down."""
 
     def __init__(self, limits: ResourceLimits, nodes: Iterable[Mapping[str, Any]],
                  group_of: Mapping[str, str], provider_templates: Mapping[str, Mapping[str, Any]] | None = None,
                  *, minimum: bool = False, provider: CloudProvider = TEST) -> None:
-        """`nodes`: the Node manifests the scale-up sees (the snapshot's, in its order);
-        `group_of`: node name -> its group's name (nodes in no group are left out of it);
-        `provider_templates`: group name -> the provider's template Node, where it has one;
-        `minimum`: held to the min limits (scale-down) rather than the max ones; `provider`: the
-        cloud provider, whose GPU label gives a node's GPU type."""
+        """`nodes`: the Node manifests the scale-up sees, in order; `group_of`: node to group;
+        `provider_templates`: group to template Node; `minimum`: hold the min limits (scale-down);
+        `provider`: the cloud provider, whose GPU label types a node's GPUs."""
         self._provider = provider
         self._per_group: dict[str, dict[str, int]] = {}
         self._templates = provider_templates or {}
@@ -244,8 +222,7 @@ class QuotaTracker:
         return QuotaCheck(allowed, (ExceededQuota(CLUSTER_WIDE, tuple(exceeded)),) if exceeded else ())
 
     def copy(self) -> "QuotaTracker":
-        """A tracker with what is left now, charged apart from this one (another draw of an
-        expander tie)."""
+        """A tracker with what is left now, charged apart from this one (another draw of an expander tie)."""
         other = copy.copy(self)
         other.limits_left = dict(self.limits_left)
         return other

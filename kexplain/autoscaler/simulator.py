@@ -1,19 +1,7 @@
-"""CA's cluster snapshot with the scheduler inside (simulator/clustersnapshot/predicate).
-
-`ClusterSim` holds the current `Snapshot` (nodes in list order: the cluster's, then the nodes
-the simulation adds), forks and reverts it as CA's delta snapshot does, and runs the scheduler
-framework's PreFilter and Filter for a pod on one node (`check`) or on the first node that
-passes (`schedule_anywhere`), binding the pod there. The search starts after the node of the
-last match (CA's last-index node ordering, offset 1), and that position lasts the whole loop,
-as in CA, where one plugin runner serves every simulation of the loop. A failure is the first
-failing plugin and its reasons, as CA's FailingPredicateError records them. A node a node-local
-Filter plugin rejected for a pod is not filtered again for the pods like it while its NodeInfo
-stays (500 pending pods of a few shapes, each tried on 5,000 nodes: the search then filters only
-the nodes that could still pass). And pods alike (`kexplain.model.shapes.pending_key`: equal in
-all PreFilter and Filter read of them) get one answer per snapshot: `check` on a node, and a search that found no
-node, are looked up for the next such pod while the snapshot is the same (the pods of one shape,
-checked against every template and tried one after the other).
-"""
+"""CA's cluster snapshot with the scheduler inside (simulator/clustersnapshot/predicate): `ClusterSim`
+forks and reverts it as CA's delta snapshot does and runs PreFilter and Filter on one node
+(`check`) or the first that passes (`schedule_anywhere`, CA's last-index order, kept all loop);
+failures are CA's FailingPredicateError. Its caches (nodes ruled out, pods alike): docs/internals/autoscaler.md."""
 from __future__ import annotations
 
 from bisect import bisect_left
@@ -39,9 +27,8 @@ from kexplain.plugins.pod_topology_spread import DOMAINS_KEY, domains_with_node
 
 
 def scheduler_framework(scheduler_config, snapshot):
-    """The scheduler framework CA embeds: the default profile's plugins of `scheduler_config`
-    (the version's default configuration) over `snapshot`. The one builder of the loop's
-    scale-up and scale-down (CA's simulator/framework handle)."""
+    """The scheduler framework CA embeds (its simulator/framework handle): the default profile's plugins of
+    `scheduler_config` over `snapshot`, the one builder for the loop's scale-up and scale-down."""
     profile = scheduler_config.profile_for("default-scheduler")
     registry = {name: plugin_class(name) for names in profile.plugins.values() for name in names}
     return Framework(profile, registry, snapshot)
@@ -90,9 +77,8 @@ class _Shared:
 
 
 def with_node(snapshot: Snapshot, node_info: NodeInfo, csi_node: Mapping[str, Any] | None = None) -> Snapshot:
-    """`snapshot` with one more node after the others, and its pods bound to it one by one
-    (so the indexes that follow binds are patched, not built again); `csi_node`: the node's
-    CSINode, which CA's snapshot carries with it (--enable-csi-node-aware-scheduling)."""
+    """`snapshot` with one more node after the others, its pods bound one by one (indexes patched, not built
+    again); `csi_node`: its CSINode, which CA's snapshot carries (--enable-csi-node-aware-scheduling)."""
     out = snapshot.with_empty_node(node_info.node, _KEPT_ON_NEW_NODE)
     # PodTopologySpread's eligible domains, worked out for the snapshot's nodes: extended by the new one
     domains = snapshot.cached(DOMAINS_KEY, dict, unchanged_by_bind)
@@ -107,16 +93,10 @@ def with_node(snapshot: Snapshot, node_info: NodeInfo, csi_node: Mapping[str, An
 
 
 class SimMemo:
-    """What the simulations over one loop's inputs share, answers only (never a verdict of its
-    own): per pod as the plugins read it, the NodeInfos a node-local Filter plugin rejected
-    (`ClusterSim._ruled_out`); per snapshot, what pods alike share there (`shapes.pending_key`); and
-    the searches over every node (`schedule_anywhere`) by snapshot, pod, and where the search
-    starts, with the node found, the snapshot its bind made and where the next search starts.
-    A `LoopInputs` keeps one (`LoopInputs.memo`) for the loops run again with a change (the
-    node-group suggestions' verification): their pods, snapshots and scheduler are the same
-    objects, so a rerun that meets the same snapshot with the same pod replays the first run's
-    search, and the snapshot it reaches is that run's (the pods after it then replay too).
-    Each entry keeps the objects its key names by identity alive, so no id is reused."""
+    """What the simulations over one loop's inputs share, answers only: nodes ruled out per pod, per
+    snapshot what pods alike share, and the searches (`schedule_anywhere`); kept by a `LoopInputs`
+    for the loops run again with a change, whose replays then meet the same objects (by identity,
+    kept alive so no id is reused)."""
 
     def __init__(self) -> None:
         self.ruled_out_by_pod: dict[tuple[bytes, frozenset[str]], dict[int, NodeInfo]] = {}
@@ -127,9 +107,8 @@ class SimMemo:
 
 
 class ClusterSim:
-    """The loop's predicate snapshot: one framework, a snapshot that forks and reverts.
-    `memo`: what earlier simulations with the same framework configuration found (default:
-    nothing; see `SimMemo`)."""
+    """The loop's predicate snapshot: one framework, a snapshot that forks and reverts. `memo`: what earlier
+    simulations with the same framework configuration found (default: nothing; see `SimMemo`)."""
 
     def __init__(self, snapshot: Snapshot, framework: "Framework", memo: SimMemo | None = None) -> None:
         self.snapshot = snapshot
@@ -155,13 +134,9 @@ class ClusterSim:
         return frozenset(pl.name for pl in fw.filter_plugins if pl.node_local)
 
     def _ruled_out(self, pod: PodInfo, state: CycleState) -> dict[int, NodeInfo]:
-        """The NodeInfos (by id; each entry keeps its NodeInfo alive, so the id is that
-        NodeInfo's) a node-local Filter plugin rejected for a pod read alike by the plugins
-        (`shapes.plugin_key`, and the same plugins skipped): such a verdict depends only on the pod
-        and that very NodeInfo, which binds replace rather than change, so the node is not
-        filtered again for the loop's next pods like it (the pending pods of one shape, tried on
-        every node). Kept for the last `_RULED_OUT_KEYS` such pods; nothing is kept when the
-        framework has nominated pods (their verdicts are not the plugin's alone)."""
+        """The NodeInfos (by id, kept alive) a node-local Filter plugin rejected for pods read alike
+        (`shapes.plugin_key`): not filtered again for the next such pod; for the last `_RULED_OUT_KEYS`
+        pods, none when the framework has nominated pods."""
         if getattr(self.framework, "_nominated", None):
             return _NOTHING
         fingerprint = plugin_key(pod)
@@ -248,14 +223,9 @@ class ClusterSim:
         return failed
 
     def schedule_anywhere(self, pod: PodInfo, among: Sequence[int] | None = None) -> str | None:
-        """The first node, from the one after the last match on, where `pod` passes (and is
-        bound); None when none does (SchedulePodOnAnyNodeMatching). `among`: the indexes of
-        the acceptable nodes (default: every node). The nodes are filtered in growing chunks,
-        plugin by plugin over each chunk (Filter has no side effects: the first node that
-        passes is the one a node-by-node search finds). A pod alike that found no node among
-        the same nodes of this very snapshot finds none either (where the search starts
-        does not matter then): it is not searched again. A search over every node that ran
-        before (`SimMemo`: this snapshot, this pod, the same start) is replayed."""
+        """The first node, from the one after the last match on, where `pod` passes (and is bound), or None
+        (SchedulePodOnAnyNodeMatching); `among`: acceptable node indexes. Filtered in growing chunks; a
+        pod alike that found none here finds none again; a search run before is replayed (`SimMemo`)."""
         if among is None and not getattr(self.framework, "_nominated", None):
             # the search over every node: replayed when this very search ran before
             searches = self._memo.searches

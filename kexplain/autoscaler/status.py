@@ -1,13 +1,6 @@
-"""CA's words about a scale-up, spelled once: what the loop writes (`loop`, `orchestrator`,
-`resourcelimits`) and what kexplain takes apart when it reads them back from a live cluster's
-events (`kexplain.autoscaler.events`).
-
-Mirrors CA's processors/status (70920d3c6f5f): the `ScaleUpResult` names
-(scale_up_status_processor.go) and the events `EventingScaleUpStatusProcessor` records on pods
-(eventing_scale_up_processor.go); with the reasons a node group is skipped or rejected for a pod
-(core/scaleup/orchestrator: skippedreasons.go, rejectedreasons.go) that its `NotTriggerScaleUp`
-message counts, and the events CA records on its status ConfigMap.
-"""
+"""CA's words about a scale-up, spelled once, for what the loop writes and what `autoscaler.events`
+reads back: CA's processors/status (70920d3c6f5f: `ScaleUpResult`,
+`EventingScaleUpStatusProcessor`), skippedreasons.go and rejectedreasons.go."""
 from __future__ import annotations
 
 from typing import Sequence

@@ -1,15 +1,6 @@
 """The taints CA treats specially (utils/taints): its own, the node-condition taints, and the
-startup and status taints of its flags.
-
-`TaintConfig` is CA's from `--startup-taint` and `--ignore-taint` (both startup taints),
-`--startup-taint-prefix` (besides the built-in `ignore-taint.` and `startup-taint.` prefixes),
-`--status-taint` (besides the `status-taint.` prefix) and `--scale-from-unschedulable`. A
-template drops all of these (`sanitize_taints`); a node that CA's ready lister keeps but that
-carries a startup taint is listed as unready (`as_listed`), so it is never a
-good template, counts as unready for the cluster's health and for its group, and scale-down
-treats it as an unready node. The first loop of a CA removes its own taints left by an earlier
-run (`cleanup_events`).
-"""
+startup and status taints of its flags (`TaintConfig`): dropped from templates (`sanitize_taints`),
+a startup-tainted node listed unready (`as_listed`), CA's own cleaned up (`cleanup_events`)."""
 from __future__ import annotations
 
 import re
@@ -94,12 +85,9 @@ def as_listed(node: Mapping[str, Any], config: TaintConfig) -> Mapping[str, Any]
 
 def cleanup_events(nodes: Sequence[Mapping[str, Any]], in_groups: Iterable[str], settings: "Settings",
                    now: float) -> list[tuple[str, str]]:
-    """cleanUpIfRequired, the first thing a CA's first loop does: (node name, event message)
-    for each node of a node group (`in_groups`: their names) left with CA's ToBeDeleted taint
-    and, when soft taints are off (--max-bulk-soft-taint-count=0), for each node with a
-    DeletionCandidate taint older than --node-deletion-candidate-ttl (any node: CA does not
-    limit this one to its groups); `now`: the loop's time, Unix seconds. The taints are removed
-    through the API; the loop's own listers still hold the nodes as they were."""
+    """cleanUpIfRequired, a CA's first loop's first step: (node, event message) for each group node
+    left with ToBeDeleted and, with soft taints off, any node with a DeletionCandidate older than
+    --node-deletion-candidate-ttl; `now` in Unix seconds (the loop's listers keep the taints)."""
     selected = set(in_groups)
     out = []
     for node in nodes:

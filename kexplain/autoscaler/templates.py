@@ -1,19 +1,6 @@
-"""Template node infos per node group (CA's MixedTemplateNodeInfoProvider and the sanitizing of
-simulator/node_info_utils.go).
-
-A group's template is built from its first member, in cluster order, that is a good template
-candidate (Ready for more than a minute, schedulable, not being deleted by CA); failing that,
-from the group's own `template`, the provider's (the file's; for groups found in the cluster
-a stand-in, `cloudprovider.standins`, or Cluster API's scale-from-zero one), with every
-DaemonSet that would run there and the deprecated beta labels CA adds to provider templates;
-failing that, from any member. Either way the node
-is sanitized: a new name (and hostname label), the node-condition, CA and startup/status taints
-dropped, only its DaemonSet and mirror pods kept (renamed, bound to the new name), the label
-`cluster-autoscaler.kubernetes.io/template-node: "true"` added. A group with none of these has
-no template (the scale-up skips it as not ready). With --enable-csi-node-aware-scheduling a
-template built from a member carries the member's CSINode under the template's name (so
-NodeVolumeLimits counts the member's attach limits there); a provider template has none.
-"""
+"""Template node infos per node group (CA's MixedTemplateNodeInfoProvider and
+simulator/node_info_utils.go): from the first good member, else the provider's template with its
+DaemonSets, else any member; sanitized as CA does (docs/internals/autoscaler.md)."""
 from __future__ import annotations
 
 import copy
@@ -132,9 +119,8 @@ def _shown_name(pod: PodInfo, original_name: str) -> str:
 
 
 def daemonset_pod(ds: Mapping[str, Any], node_name: str) -> PodInfo:
-    """The pod GetDaemonSetPodsForNode makes for `node_name` (daemon.NewPod): the template with
-    the controller's tolerations, on the node (spec.nodeName), owned by the DaemonSet. Its node
-    affinity is the template's: the controller pins a pod to its node only when it creates one."""
+    """The pod GetDaemonSetPodsForNode makes for `node_name` (daemon.NewPod): the template with the
+    controller's tolerations, bound to the node, owned by the DaemonSet; its node affinity the template's."""
     obj = _template_pod(ds)
     meta = obj.setdefault("metadata", {})
     ds_meta = ds.get("metadata") or {}
@@ -154,10 +140,9 @@ def _template_pod(ds: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def should_run(ds: Mapping[str, Any], node: Node) -> bool:
-    """NodeShouldRunDaemonPod, as GetDaemonSetPodsForNode asks it of a template node: the
-    template's spec.nodeName, when set, is the node; its node selector and required node
-    affinity match; no NoSchedule or NoExecute taint goes untolerated (the DaemonSet
-    controller's predicates, `explain.placement.should_run_daemon_pod`)."""
+    """NodeShouldRunDaemonPod as GetDaemonSetPodsForNode asks it of a template node: spec.nodeName, node
+    selector and required affinity match, no untolerated NoSchedule or NoExecute taint
+    (`explain.placement.should_run_daemon_pod`)."""
     return should_run_daemon_pod(PodInfo(_template_pod(ds)), node) is None
 
 
@@ -170,9 +155,9 @@ def _preempting_system_node_critical(pod: PodInfo) -> bool:
 def sanitized_template(group: str, source: str, node_obj: Mapping[str, Any], pods: Sequence[PodInfo],
                        daemonsets: Sequence[Mapping[str, Any]], force_ds: bool, settings: Settings,
                        *, deprecated_labels: bool = False) -> Template:
-    """SanitizedTemplateNodeInfoFromNodeInfo: the node renamed and cleaned, its DaemonSet and
-    mirror pods, and the pods of DaemonSets not running on it that would (all of them with
-    `force_ds`, else only system-node-critical ones that preempt)."""
+    """SanitizedTemplateNodeInfoFromNodeInfo: the node renamed and cleaned, its DaemonSet and mirror pods,
+    and those of DaemonSets that would run there (all with `force_ds`, else system-node-critical
+    ones that preempt)."""
     name = f"template-node-for-{group}-1"
     obj = _sanitized_node(node_obj, name, settings)
     sanitized = Node.from_obj(obj)       # what the DaemonSets are matched against

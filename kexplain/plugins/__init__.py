@@ -41,8 +41,7 @@ MODULES: dict[str, str] = {
 
 @lru_cache(maxsize=None)   # bounded: one entry per name in MODULES
 def plugin_class(name: str) -> type[Plugin]:
-    """The class implementing `name`, checked against its declaration; KeyError for a name no
-    plugin has."""
+    """The class implementing `name`, checked against its declaration; KeyError for a name no plugin has."""
     module = importlib.import_module(f"{__name__}.{MODULES[name]}")
     for obj in vars(module).values():
         if isinstance(obj, type) and issubclass(obj, Plugin) and obj.name == name:

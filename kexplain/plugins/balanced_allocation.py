@@ -1,14 +1,7 @@
-"""NodeResourcesBalancedAllocation: prefer nodes whose resources would be used evenly
-after placing the pod (cpu and memory by default), so no node ends up with one
-resource exhausted while the others sit idle.
-
-The balance is (1 - standard deviation of the used fractions) x 100 over the
-configured resources the node offers, with real (not defaulted) requests. Up to 1.35 the
-score is the balance with the pod; from 1.36 it is how much the pod improves the balance
-(50 + (50 + with - without) / 2). A pod
-that requests none of the configured resources is not scored at all (PreScore
-Skip): otherwise every best-effort pod would chase the same balanced node.
-"""
+"""NodeResourcesBalancedAllocation: prefer nodes whose resources would be used evenly after placing
+the pod, so no node ends with one resource exhausted and the others idle. Up to 1.35 the score is
+the balance with the pod, from 1.36 how much the pod improves it; a pod requesting none of the
+resources is skipped (PreScore Skip), else every best-effort pod would chase one node."""
 from __future__ import annotations
 
 from typing import Any, Mapping

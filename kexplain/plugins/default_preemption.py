@@ -1,13 +1,6 @@
-"""DefaultPreemption: when a pod fits on no node, decides whether evicting pods of lower
-priority would make room for it, on which node (the nomination) and at the cost of which
-pods (the victims). kexplain runs it as a dry run: nothing is evicted.
-
-PostFilter first asks whether the pod may preempt at all (preemptionPolicy Never may not;
-a pod whose earlier preemption is still terminating its victims on the nominated node
-waits), then hands the search to `kexplain.framework.preemption`. Every message it returns carries
-the "preemption: " prefix. PreEnqueue only holds back a pod whose asynchronous preemption
-is still running, which never happens in a dry run.
-"""
+"""DefaultPreemption: whether evicting lower-priority pods would make room for a pod that fits
+nowhere, on which node and at the cost of which victims, as a dry run (nothing is evicted).
+PostFilter checks the pod may preempt, then hands the search to `kexplain.framework.preemption`."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping

@@ -1,18 +1,7 @@
 """DynamicResources: a pod that references ResourceClaims may only run where its devices can be
-allocated, as the kube-scheduler release followed decides it with its feature gates (the
-allocator it picks and that minor's rules: kexplain.plugins.dra.variant).
-
-PreEnqueue and PreFilter resolve the pod's claims; PreFilter also requires every device class
-a request (or any of its subrequests) names. Filter checks per node that already allocated
-claims may be used there and runs the structured allocator (kexplain.plugins.dra.allocator)
-for the others; Score prefers nodes where earlier `firstAvailable` subrequests fit. Every
-rejection is UnschedulableAndUnresolvable; allocator errors end the cycle as Errors. PostFilter
-would deallocate a claim that keeps the pod off every node; kexplain never writes, it only
-reports what the scheduler would say. The plugin has no PreFilterExtensions, so preemption's
-removal of victims never frees devices. Reserve and PreBind (`bindings`) give what binding the
-pod writes into its claims: the allocation Filter found on the chosen node, and the reservation.
-What kexplain does not reproduce of the version followed, the plugin says (`notes`).
-"""
+allocated, as the release followed decides with its gates (`dra.variant`). Filter runs the
+structured allocator (`dra.allocator`); kexplain never writes, so PostFilter's deallocation is
+only reported, and `bindings` gives what Reserve and PreBind would write (docs/internals/plugins.md)."""
 from __future__ import annotations
 
 import time
@@ -206,10 +195,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return SUCCESS
 
     def bindings(self, state, pod, node_info) -> tuple[ClaimBinding, ...] | None:
-        """Reserve then PreBind, for the pod bound to the node: each claim PreBind updates
-        (those not reserved for the pod yet, in spec order) with the allocation this cycle's
-        Filter computed on that node for a claim that had none, so the claims get exactly the
-        devices the verdict was based on. None when Filter did not accept the node."""
+        """Reserve then PreBind for the pod bound to the node: each claim not reserved for it yet, with the
+        allocation this cycle's Filter computed there (the verdict's devices); None when Filter refused the node."""
         s: DraState | None = state.get(STATE_KEY)
         if s is None or not s.claims:
             return ()

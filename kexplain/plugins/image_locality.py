@@ -1,7 +1,6 @@
-"""ImageLocality: prefer nodes that already hold the pod's container images, so the pod
-starts without a long pull. Large images count more, but an image present on many
-nodes counts less (its size is scaled by the share of nodes having it), so that pods
-do not all pile onto the few nodes that happen to have an image."""
+"""ImageLocality: prefer nodes that already hold the pod's container images, so the pod starts without a long
+pull. Large images count more, but an image present on many nodes counts less (its size is scaled by the share
+of nodes having it), so that pods do not all pile onto the few nodes that happen to have an image."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -33,13 +32,9 @@ class ImageState:
 
 
 class ImageStates:
-    """The `ImageState` of an image name of the nodes' status.images, made when it is asked for:
-    a cluster's nodes list tens of thousands of names, a pod asks for a few. The first names
-    asked are each sought on every node (one pass over the nodes' images, no index); once more
-    than FULL_INDEX_AFTER distinct names were asked (a pass over many pods of many images), every
-    name is indexed in one pass and the rest are looked up. Either way a name's size is the
-    first one the nodes (in order) report for it, as the scheduler's cache keeps it, and a node
-    is counted once."""
+    """The `ImageState` of an image name of the nodes' status.images, made when asked (a cluster lists
+    tens of thousands, a pod asks a few): sought node by node, then indexed at once past
+    FULL_INDEX_AFTER names; a name's size the first the nodes report, as the scheduler's cache keeps it."""
 
     __slots__ = ("_images", "_states", "_index")
 

@@ -1,16 +1,7 @@
-"""InterPodAffinity: where a pod may and would rather go, judged by the pods already placed.
-
-Filter enforces required pod affinity (some pod matching every term must run in the
-node's topology domain), required pod anti-affinity (no pod matching a term may run in
-it) and, symmetrically, the required anti-affinity of existing pods against the incoming
-one. Score ranks nodes by the preferred terms of the incoming pod and of existing pods,
-plus existing pods' required affinity terms weighted by `hardPodAffinityWeight`.
-
-Everything cluster-wide is counted once per cycle (PreFilter / PreScore), keyed by
-topology pair (label key, label value); Filter and Score only look up a node's labels. Those
-counts are kept on the snapshot's pod index and followed through binds (`Tally`), so the
-copies of a pod count only the pod each bind adds.
-"""
+"""InterPodAffinity: where a pod may and would rather go, judged by the pods already placed
+(required affinity, anti-affinity both ways; preferred terms and `hardPodAffinityWeight` in Score).
+Cluster-wide counts are made once per cycle by topology pair and followed through binds (`Tally`),
+so the copies of a pod count only what each bind adds."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -94,9 +85,8 @@ def count_anti_affinity(counts: TopologyCounts, terms: Iterable[AffinityTerm], p
 # -- namespace resolution -----------------------------------------------------------------------
 
 def resolve_namespaces(term: AffinityTerm, namespaces: Mapping[str, Mapping[str, str]]) -> AffinityTerm:
-    """The incoming pod's term with its namespaceSelector turned into namespace names, as the
-    scheduler does against the Namespace objects it knows. An empty selector (all namespaces)
-    stays as it is; any other becomes "nothing" after its matches join `namespaces`."""
+    """The incoming pod's term with its namespaceSelector turned into the names of the Namespaces known, as
+    the scheduler does (an empty selector, all namespaces, stays; any other becomes "nothing")."""
     sel = term.namespace_selector
     if sel.everything:
         return term
@@ -214,9 +204,8 @@ def _counted(counts: TopologyCounts, labels: Mapping[str, str], keys: Sequence[s
 
 
 class IncomingCounts(Tally):
-    """Per topology pair, the bound pods the incoming pod's resolved required terms count:
-    with `every`, the pods matching all the terms, once per term (affinity), else each term a
-    pod matches (anti-affinity)."""
+    """Per topology pair, the bound pods the incoming pod's required terms count: with `every` the pods
+    matching all terms, once per term (affinity), else each term a pod matches (anti-affinity)."""
 
     __slots__ = ("terms", "every", "counts")
 
@@ -281,10 +270,9 @@ Weighted = tuple[tuple[AffinityTerm, int], ...]       # resolved preferred terms
 
 
 class Scores(Tally):
-    """PreScore's topology score for an incoming pod (`pod`: one with its namespace, labels and
-    preferred terms): its own preferred terms (`weighted`) against every bound pod, plus the
-    existing pods' terms against it: required affinity at `hard_weight`, preferred ones at
-    their weight (anti-affinity: minus)."""
+    """PreScore's topology score for an incoming pod (`pod`: one with its namespace, labels and preferred
+    terms): its own preferred terms (`weighted`) against every bound pod, plus the existing pods' terms
+    against it: required affinity at `hard_weight`, preferred ones at their weight (anti-affinity: minus)."""
 
     __slots__ = ("pod", "ns_labels", "weighted", "hard_weight", "score")
 
@@ -378,9 +366,8 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
 
     @staticmethod
     def _count_existing_anti_affinity(s: PreFilterState, snapshot: Snapshot) -> None:
-        """Each existing pod's required anti-affinity terms that match the incoming pod count
-        in their topology (`ExistingAnti`: kept per incoming pod, patched by binds; a copy
-        here, as the state may be changed by preemption's what-ifs)."""
+        """Each existing pod's required anti-affinity terms that match the incoming pod, counted in their
+        topology (`ExistingAnti`, patched by binds; a copy, as preemption's what-ifs change the state)."""
         pod = s.pod
         tally = pod_index(snapshot).tally(("ipa/existing-anti", incoming_key(pod)),
                                           lambda: ExistingAnti.build(pod, snapshot))
@@ -418,9 +405,8 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         return self.filter_nodes(state, pod, (node_info,))[0]
 
     def filter_nodes(self, state, pod: PodInfo, nodes) -> list[Status]:
-        """The three checks in the scheduler's order: the pod's affinity, then its
-        anti-affinity and the existing pods' anti-affinity, the last two lookups of the
-        node's (topology key, value) pairs among the counted ones."""
+        """The three checks in the scheduler's order (affinity, anti-affinity, existing pods' anti-affinity),
+        lookups of the node's (topology key, value) pairs among the counted ones."""
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return [Status.error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')] * len(nodes)
@@ -455,9 +441,8 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         return SUCCESS
 
     def _scores(self, pod: PodInfo, snapshot: Snapshot, has_constraints: bool) -> dict[str, dict[str, int]]:
-        """The incoming pod's preferred terms against every bound pod of the cluster, plus the
-        existing pods' terms against it (symmetry): what each matching term adds to its
-        topology (`Scores`: kept per incoming pod, patched by binds; read-only, as the state)."""
+        """The incoming pod's preferred terms against every bound pod, plus the existing pods' terms against it
+        (symmetry), per topology (`Scores`: kept per incoming pod, patched by binds; read-only)."""
         weighted: Weighted = ()
         if has_constraints:
             weighted = tuple((t, t.weight * sign)
@@ -486,11 +471,8 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
 
     # Explanation (kexplain) ------------------------------------------------------------------
     def explain(self, state, pod: PodInfo, node_info: NodeInfo) -> dict | None:
-        """For the node's topology domains: per required affinity term, how many pods matching
-        every term run there; per required anti-affinity term, the pods there that it matches;
-        and the existing pods there whose own required anti-affinity matches the pod. What
-        the cluster's pods say is gathered once per cycle by domain (`Neighbours`), so each
-        node's facts are lookups: a page records them for every node."""
+        """For the node's topology domains: per required term the pods matching it there, and the existing
+        pods whose own anti-affinity matches the pod; lookups in `Neighbours` (a page records every node)."""
         s: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return None
@@ -533,14 +515,9 @@ ExistingFact = tuple[int, dict]         # (position in the cluster's order, the 
 
 
 class Neighbours:
-    """What the explanation of any node says of the cluster's pods, by topology domain: per
-    (topology key, value), the existing pods there whose required anti-affinity terms match
-    the incoming pod (gathered at once: one pass over the pods with such terms, numbered in
-    the order of the cluster's nodes and pods); per required anti-affinity term of the
-    incoming pod and domain, the first MAX_PODS_NAMED pods it matches there (in node order,
-    then the node's pod order), found when a node of that domain is first explained. Its
-    caches hold one entry per topology key and per domain of a term: explaining every node
-    looks at each pod once, explaining one node only at its domain's pods."""
+    """What the explanation of any node says of the cluster's pods, by topology domain (existing pods'
+    anti-affinity matching the pod, the first MAX_PODS_NAMED each of its terms matches), gathered
+    once and cached per key and domain: explaining one node looks only at its domain's pods."""
 
     __slots__ = ("_snapshot", "_nodes_by_value", "_named", "existing", "existing_keys")
 
@@ -599,8 +576,7 @@ class Neighbours:
 
 
 def _pods_named(nodes: Iterable[NodeInfo], match) -> tuple[str, ...]:
-    """Up to MAX_PODS_NAMED pods `match` accepts on `nodes`, in their order and then each
-    node's pod order."""
+    """Up to MAX_PODS_NAMED pods `match` accepts on `nodes`, in their order and then each node's pod order."""
     out: list[str] = []
     for ni in nodes:
         for p in ni.pods:

@@ -1,7 +1,6 @@
-"""NodeAffinity: a pod only goes to nodes that match its spec.nodeSelector and its required
-node affinity (and any affinity the scheduler profile enforces), and it prefers nodes
-matching its weighted preferred terms. A required affinity naming nodes by
-`metadata.name` also narrows the search to those nodes up front."""
+"""NodeAffinity: a pod only goes to nodes that match its spec.nodeSelector and its required node affinity (and
+any affinity the scheduler profile enforces), and it prefers nodes matching its weighted preferred terms. A
+required affinity naming nodes by `metadata.name` also narrows the search to those nodes up front."""
 from __future__ import annotations
 
 from typing import Any, Mapping
@@ -145,9 +144,8 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, S
         return SUCCESS
 
     def explain(self, state, pod, node_info) -> dict | None:
-        """The node's labels against each nodeSelector entry and each expression of the
-        required and preferred terms (a required term matches when all its expressions do;
-        the pod needs one matching term), and the profile's enforced affinity."""
+        """The node's labels against each nodeSelector entry and each expression of the required and preferred
+        terms (a term matches when all its expressions do; the pod needs one), and the profile's affinity."""
         node = node_info.node
         facts: dict[str, Any] = {}
         if self.added_node_selector is not None:

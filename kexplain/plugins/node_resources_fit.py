@@ -1,15 +1,6 @@
-"""NodeResourcesFit: a pod goes only where the node's allocatable still has room for its
-requests, and among those nodes the configured strategy prefers emptier
-(LeastAllocated), fuller (MostAllocated) or shape-chosen (RequestedToCapacityRatio) ones.
-
-Filter compares the pod's effective request (containers, sidecars, init containers,
-pod-level requests, overhead) with what the node's pods already request, one
-resource at a time, plus the node's pod-count limit. A rejection is
-UnschedulableAndUnresolvable when some resource is bigger than the node's whole
-allocatable (evicting pods cannot help), Unschedulable when other pods hold the room
-(preemption might). Extended resources named in ignoredResources, or whose prefix is
-in ignoredResourceGroups, are not checked.
-"""
+"""NodeResourcesFit: a pod goes only where the node's allocatable still has room for its requests,
+scored by the configured strategy. A rejection is UnschedulableAndUnresolvable when a request
+exceeds the whole allocatable (preemption cannot help), Unschedulable when pods hold the room."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -132,9 +123,8 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         return self.filter_nodes(state, pod, (node_info,))[0]
 
     def filter_nodes(self, state: CycleState, pod: PodInfo, nodes) -> list[Status]:
-        """A node with room for one more pod and for each of cpu, memory and ephemeral
-        storage the pod requests passes at once; any other goes through the full check
-        (scalar resources, the reasons in the scheduler's order)."""
+        """A node with room for one more pod and for the pod's cpu, memory and ephemeral storage passes at once;
+        any other gets the full check (scalar resources, reasons in the scheduler's order)."""
         request = state.get(PRE_FILTER_STATE_KEY)
         if request is None:
             return [Status.error(ERR_STATE_NOT_FOUND.format(PRE_FILTER_STATE_KEY))] * len(nodes)
@@ -177,10 +167,8 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
 
     # -- explanation (kexplain) ----------------------------------------------------------
     def explain(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> dict:
-        """Per resource the pod requests, then the pod count: the pod's request, what the
-        node's pods already request, the node's allocatable, what is free, and whether it
-        fits (or even exceeds the whole allocatable); when the node was scored, each scored
-        resource's share of allocatable with the pod (non-zero requests, as the score counts)."""
+        """Per resource the pod requests, then the pod count: its request, the node's pods', allocatable, free
+        and whether it fits (or exceeds the whole); when scored, each resource's share with the pod."""
         request: Resource = state.get(PRE_FILTER_STATE_KEY) or pod_request_for_fit(pod)
         lacking = {r.name: r for r in insufficient_resources(request, node_info, self.ignored_resources,
                                                              self.ignored_resource_groups)}

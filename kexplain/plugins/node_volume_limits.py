@@ -1,12 +1,6 @@
-"""NodeVolumeLimits: a node can attach only so many volumes of each CSI driver.
-
-The limit per driver is what the node's CSINode reports (`spec.drivers[].allocatable
-.count`). The pod's attachable volumes are counted per driver by unique volume handle:
-CSI persistent volumes, claims not yet bound (counted under their class's provisioner),
-and in-tree disks that CSI migration hands to a CSI driver. Volumes the node's pods
-already attach are not counted twice; if the node would go over a driver's limit, the
-pod does not fit.
-"""
+"""NodeVolumeLimits: a node can attach only so many volumes of each CSI driver (its CSINode's
+`allocatable.count`): the pod's volumes counted per driver by unique handle (unbound claims by
+provisioner, in-tree disks through CSI migration), the node's own not twice."""
 from __future__ import annotations
 
 from typing import Any, Mapping

@@ -1,13 +1,6 @@
-"""PodTopologySpread: keeps a workload's pods evenly spread over topology domains (zones,
-hosts, ...).
-
-Hard constraints (`whenUnsatisfiable: DoNotSchedule`) reject a node when placing the pod
-there would make its domain exceed the constraint's `maxSkew` over the least-loaded
-eligible domain; soft ones (`ScheduleAnyway`) prefer nodes in domains holding fewer
-matching pods. A pod without constraints of its own gets the default constraints
-(the system's hostname/zone pair, or the configured list), applied to the pods of
-its Services and controller (see `helper.spread`).
-"""
+"""PodTopologySpread: keeps a workload's pods evenly spread over topology domains: hard constraints
+reject a node whose domain would exceed `maxSkew`, soft ones prefer emptier domains; a pod without
+constraints gets the defaults, over its Services' and controller's pods (`helper.spread`)."""
 from __future__ import annotations
 
 import marshal
@@ -30,6 +23,7 @@ from kexplain.model.snapshot import unchanged_by_bind
 from kexplain.model.taints import NO_EXECUTE, NO_SCHEDULE, find_untolerated
 from kexplain.plugins import names
 from kexplain.plugins.helper.spread import default_selector, owner_index
+from kexplain.plugins.resource_allocation import go_round
 
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
 ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
@@ -46,10 +40,6 @@ HONOR, IGNORE = "Honor", "Ignore"
 SYSTEM_DEFAULTING = "System"  # the other defaultingType, "List", takes args.defaultConstraints
 MAX_INT32 = 2**31 - 1
 INVALID_SCORE = -1
-
-# Feature gates with their v1.35.4 defaults (both on; NodeInclusionPolicy is GA and locked).
-ENABLE_NODE_INCLUSION_POLICY = True
-ENABLE_MATCH_LABEL_KEYS = True
 
 SYSTEM_DEFAULT_CONSTRAINTS: tuple[Mapping[str, Any], ...] = (
     {"maxSkew": 3, "topologyKey": LABEL_HOSTNAME, "whenUnsatisfiable": SCHEDULE_ANYWAY},
@@ -115,13 +105,11 @@ def parse_constraints(raw: Iterable[Mapping[str, Any]], pod_labels: Mapping[str,
         if c.get("whenUnsatisfiable") != action:
             continue
         selector = parse_selector(c.get("labelSelector"))
-        if ENABLE_MATCH_LABEL_KEYS and c.get("matchLabelKeys"):
+        if c.get("matchLabelKeys"):      # MatchLabelKeysInPodTopologySpread: on by default (v1.35.4)
             selector = _merge_match_label_keys(selector, c["matchLabelKeys"], pod_labels)
         min_domains = c.get("minDomains")
-        affinity_policy, taints_policy = HONOR, IGNORE
-        if ENABLE_NODE_INCLUSION_POLICY:
-            affinity_policy = c.get("nodeAffinityPolicy") or HONOR
-            taints_policy = c.get("nodeTaintsPolicy") or IGNORE
+        affinity_policy = c.get("nodeAffinityPolicy") or HONOR     # NodeInclusionPolicyInPodTopologySpread: GA
+        taints_policy = c.get("nodeTaintsPolicy") or IGNORE
         out.append(Constraint(int(c.get("maxSkew") or 0), str(c.get("topologyKey") or ""), selector,
                               1 if min_domains is None else int(min_domains), affinity_policy, taints_policy))
     return out
@@ -188,17 +176,15 @@ class _Counter:
 
 @dataclass(frozen=True)
 class Domains:
-    """Of one constraint, over every node of the snapshot: each node whose pods it counts, with
-    its domain (`of_node`), and each such domain with a count of 0 in node order (`zero`, the
-    starting point of a count: a domain without matching pods still counts as a domain)."""
+    """Of one constraint, over the snapshot's nodes: each counted node's domain (`of_node`) and each domain
+    at 0 in node order (`zero`: a domain without matching pods still counts as one)."""
 
     of_node: dict[str, str]
     zero: dict[str, int]
 
     def count(self, per_node: Mapping[str, int], only_known: bool = False) -> dict[str, int]:
-        """Matching pods per domain, from the matching pods per node (`per_node`: only the
-        nodes holding some). `only_known`: the result keeps `zero`'s domains and adds nothing
-        else (PreScore's counts, over domains given by the feasible nodes, start from them)."""
+        """Matching pods per domain from those per node; `only_known` keeps `zero`'s domains and adds none
+        (PreScore's counts start from the feasible nodes' domains)."""
         out = dict(self.zero)
         of_node = self.of_node
         for name, n in per_node.items():
@@ -223,9 +209,8 @@ def _domains_key(pod: PodInfo, constraints: Sequence[Constraint], require_all: b
 
 @dataclass(frozen=True)
 class _DomainSet:
-    """A snapshot's `Domains` for one `_domains_key`, with what `eligible_domains` was given for
-    them (the pod read only for what the key holds), so a node added after the others extends
-    them (`domains_with_node`)."""
+    """A snapshot's `Domains` for one `_domains_key`, with what `eligible_domains` was given (the pod read
+    only for what the key holds), so a node added later extends them (`domains_with_node`)."""
 
     domains: list[Domains]
     pod: PodInfo
@@ -235,10 +220,9 @@ class _DomainSet:
 
 
 def domains_with_node(cache: Mapping[bytes, _DomainSet], node: NodeInfo) -> dict[bytes, _DomainSet]:
-    """The domain sets of a snapshot (its `DOMAINS_KEY` cache) for that snapshot with `node`
-    added after its nodes (the Cluster Autoscaler's simulated new nodes): what
-    `eligible_domains` makes over the longer list, since it decides each node on its own, in
-    node order, and a domain's first node places it in `zero`."""
+    """The domain sets of a snapshot (its `DOMAINS_KEY` cache) for that snapshot with `node` added after its
+    nodes (the Cluster Autoscaler's simulated new nodes): what `eligible_domains` makes over the longer list,
+    since it decides each node on its own, in node order, and a domain's first node places it in `zero`."""
     out: dict[bytes, _DomainSet] = {}
     for key, got in cache.items():
         extra = eligible_domains(got.pod, [node], got.constraints, got.require_all, got.fallback)
@@ -250,20 +234,17 @@ def domains_with_node(cache: Mapping[bytes, _DomainSet], node: NodeInfo) -> dict
 
 def eligible_domains(pod: PodInfo, nodes: Sequence[NodeInfo], constraints: Sequence[Constraint],
                      require_all: bool, fallback: str | None) -> list[Domains]:
-    """Per constraint, the nodes whose pods count and their domains. A node counts when it has
-    every constraint's key (with `require_all`) and the constraint's node inclusion policies
-    admit it; its domain is its label (`fallback` when it lacks it, None: it does not count)."""
+    """Per constraint, the nodes whose pods count (every key with `require_all`, the inclusion policies
+    admitting them) and their domains (the label, else `fallback`; None: not counted)."""
     affinity = _AffinityCache(pod)
     out = [Domains({}, {}) for _ in constraints]
     for ni in nodes:
         node = ni.node
-        if not ENABLE_NODE_INCLUSION_POLICY and not affinity(node):
-            continue
         labels = node.labels
         if require_all and not node_has_all_keys(labels, constraints):
             continue
         for c, d in zip(constraints, out):
-            if ENABLE_NODE_INCLUSION_POLICY and not c.includes_node(pod, node, affinity):
+            if not c.includes_node(pod, node, affinity):
                 continue
             value = labels.get(c.topology_key, fallback)
             if value is None:
@@ -363,13 +344,6 @@ def go_log(x: float) -> float:
 def topology_normalizing_weight(size: int) -> float:
     """Weight of a topology with `size` domains: smaller topologies are not watered down."""
     return go_log(float(size + 2))
-
-
-def round_half_away(x: float) -> int:
-    """Go's math.Round: halves go away from zero (exact: the fraction of a double is exact)."""
-    whole = math.floor(abs(x))
-    rounded = int(whole) + (1 if abs(x) - whole >= 0.5 else 0)
-    return rounded if x >= 0 else -rounded
 
 
 # --- the plugin ------------------------------------------------------------------------------
@@ -483,12 +457,10 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         if not node_has_all_keys(node.labels, s.constraints):
             return SUCCESS
         affinity = _AffinityCache(pod)
-        if not ENABLE_NODE_INCLUSION_POLICY and not affinity(node):
-            return SUCCESS
         for i, c in enumerate(s.constraints):
             if not c.selector.matches(other.labels):
                 continue
-            if ENABLE_NODE_INCLUSION_POLICY and not c.includes_node(pod, node, affinity):
+            if not c.includes_node(pod, node, affinity):
                 continue
             value = node.labels[c.topology_key]
             num = s.tp_value_to_match_num[i].get(value, 0) + delta
@@ -501,9 +473,8 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         return self.filter_nodes(state, pod, (node_info,))[0]
 
     def filter_nodes(self, state, pod: PodInfo, nodes: Sequence[NodeInfo]) -> list[Status]:
-        """Per constraint, a node fails when it lacks the topology key or when its domain's
-        count would exceed the allowed skew: count + selfMatch - globalMin > maxSkew, i.e.
-        count > maxSkew - selfMatch + globalMin, a limit worked out once for every node."""
+        """Per constraint a node fails without the topology key, or when count + selfMatch - globalMin >
+        maxSkew, i.e. count > maxSkew - selfMatch + globalMin: a limit worked out once for every node."""
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return [Status.error(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')] * len(nodes)
@@ -618,7 +589,7 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
                 else:
                     count = count_matching(ni.pods, selector, pod.namespace)
                 total += float(count) * weight + skew
-            out.append(round_half_away(total))
+            out.append(go_round(total))
         return out
 
     def normalize_score(self, state, pod: PodInfo, scores: NodeScoreList) -> Status:
@@ -640,9 +611,8 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
 
     # -- explanation (kexplain) ---------------------------------------------------------------
     def explain(self, state, pod: PodInfo, node_info: NodeInfo) -> dict | None:
-        """Per hard constraint: matching pods per eligible domain, the global minimum, the skew
-        each domain would have with the pod in it, and this node's domain; per soft constraint
-        (when the node was scored): the matching pods counted for the node's domain."""
+        """Per hard constraint the matching pods per eligible domain, the global minimum and each domain's skew
+        with the pod, this node's domain; per soft one (node scored) the matching pods of its domain."""
         facts: dict[str, Any] = {}
         labels = node_info.node.labels
         pre: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)

@@ -1,23 +1,7 @@
-"""The scoring core NodeResourcesFit and NodeResourcesBalancedAllocation share.
-
-Both score a node by how much of each configured resource would be in use if the
-pod landed there: (what the node's pods request + what this pod requests) against
-the node's allocatable. They differ in two choices made here:
-
-* which requests count. NodeResourcesFit scores with the *non-zero* cpu/memory
-  requests (a container that asks for nothing counts as 100m / 200Mi), so that
-  request-less pods do not all pile onto one node; BalancedAllocation uses the
-  real requests.
-* how the per-resource pairs become one number: LeastAllocated, MostAllocated,
-  RequestedToCapacityRatio (a piecewise-linear shape), or the balance score.
-
-A resource the node does not offer (allocatable zero or absent) takes no part in
-the score, and an extended resource (any scalar: hugepages, `vendor/x`, ...) the pod
-does not request is left out as well, so nodes without it are not penalised.
-
-All arithmetic follows kube-scheduler v1.35.4: integer division truncating toward
-zero, float64 where it uses float64, Go's math.Round.
-"""
+"""The scoring core NodeResourcesFit and NodeResourcesBalancedAllocation share: the use of each
+resource if the pod landed there, differing in which requests count (Fit's non-zero defaults
+keep request-less pods from piling onto one node) and how the pairs become one number. Resources
+the node lacks or the pod does not request take no part; arithmetic as kube-scheduler v1.35.4's."""
 from __future__ import annotations
 
 import math
@@ -32,6 +16,7 @@ from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.resources import (CPU, DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, EPHEMERAL_STORAGE,
                                MEMORY, Resource, is_scalar_resource, pod_requests)
+from kexplain.plugins.helper.normalize_score import go_div
 
 LEAST_ALLOCATED = "LeastAllocated"
 MOST_ALLOCATED = "MostAllocated"
@@ -68,12 +53,6 @@ def resource_specs(raw: object) -> tuple[ResourceSpec, ...]:
 
 
 # --- Go arithmetic --------------------------------------------------------------------
-
-def go_div(a: int, b: int) -> int:
-    """Go's integer division: truncates toward zero (Python's // floors)."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
 
 def go_round(x: float) -> int:
     """Go's math.Round: halves away from zero."""
@@ -169,9 +148,8 @@ def requested_to_capacity_ratio(specs: Sequence[ResourceSpec], shape: Sequence[M
 
 
 def balanced_resource_score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
-    """(1 - standard deviation of the used fractions) x 100, truncated. Fractions above 1
-    count as 1; with two resources the deviation is |f1 - f2| / 2; one resource or none
-    is perfectly balanced (100)."""
+    """(1 - standard deviation of the used fractions, each at most 1) x 100, truncated: |f1 - f2| / 2
+    for two resources; one resource or none is perfectly balanced (100)."""
     fractions: list[float] = []
     total = 0.0
     for req, alloc in zip(requested, allocatable):
@@ -193,9 +171,8 @@ def balanced_resource_score(requested: Sequence[int], allocatable: Sequence[int]
 
 
 def balance_change_score(requested: Sequence[int], allocated: Sequence[int], allocatable: Sequence[int]) -> int:
-    """BalancedAllocation from 1.36: how placing the pod changes the node's balance. Both
-    balances lie in 50..100, so their difference in -50..50 is brought back to 50..100
-    (about 75 when the balance hardly changes; towards 100 when it improves)."""
+    """BalancedAllocation from 1.36: how the pod changes the node's balance, the difference of two balances
+    in 50..100 brought back to 50..100 (about 75 when it hardly changes, towards 100 when it improves)."""
     with_pod = balanced_resource_score(requested, allocatable)
     without_pod = balanced_resource_score(allocated, allocatable)
     return MAX_NODE_SCORE // 2 + go_div(MAX_NODE_SCORE // 2 + with_pod - without_pod, 2)
@@ -223,13 +200,9 @@ _NON_ZERO_DEFAULTS = {CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000), MEMORY: Fr
 
 
 class ResourceAllocationScorer:
-    """Scores nodes for one plugin's configured resources with one strategy.
-
-    `use_requested`: count real requests (BalancedAllocation); otherwise the non-zero
-    cpu/memory requests of both the node's pods and the incoming pod (NodeResourcesFit).
-    `change_scorer` (BalancedAllocation from 1.36) scores requested with the pod, requested
-    without it and allocatable instead of `scorer`.
-    """
+    """Scores nodes for one plugin's configured resources with one strategy: real requests with
+    `use_requested` (BalancedAllocation), else non-zero ones (Fit); `change_scorer` (BalancedAllocation
+    from 1.36) scores the change the pod makes."""
 
     def __init__(self, specs: Sequence[ResourceSpec], scorer: Scorer, use_requested: bool,
                  change_scorer: ChangeScorer | None = None) -> None:
@@ -299,9 +272,8 @@ class ResourceAllocationScorer:
         return out
 
     def usage(self, node_info: NodeInfo, pod_requests: Sequence[int]) -> list[dict[str, Any]]:
-        """What the score is computed from, per configured resource the node offers: requested
-        with the pod (as this scorer counts requests), allocatable, and the percentage in use
-        (kexplain's explanations; JSON-ready)."""
+        """What the score is computed from, per configured resource the node offers: requested with the pod,
+        allocatable and the percentage in use (kexplain's explanations; JSON-ready)."""
         out: list[dict[str, Any]] = []
         for i, spec in enumerate(self.specs):
             alloc, req = self.allocatable_and_requested(node_info, spec.name, pod_requests[i])

@@ -1,24 +1,8 @@
-"""VolumeBinding: a pod may only go where every PersistentVolumeClaim it uses can be
-satisfied.
-
-A claim that is already bound ties the pod to the nodes its volume's node affinity
-admits. A claim that waits for its first consumer (WaitForFirstConsumer) must find, on
-the node, either a free pre-provisioned volume that fits it (the smallest that does) or
-a storage class able to provision one there. A claim that should have been bound
-already (Immediate binding, a pre-bound volume name, a missing class) keeps the pod out
-of every node until the PV controller binds it.
-
-"Bound" is the binder's isPVCFullyBound: spec.volumeName set and the annotation
-pv.kubernetes.io/bind-completed present (any value), which the PV controller adds when it
-completes a binding. status.phase and the volume's claimRef are not read: a hand-written
-claim with volumeName and phase Bound but no annotation is pre-bound, counted as an
-unbound Immediate claim (PreFilter: "pod has unbound immediate PersistentVolumeClaims"),
-even when its volume's claimRef names it; with the annotation it is bound even when its
-volume has no claimRef, and Filter only checks that the volume exists and admits the node.
-
-Scoring by volume utilisation exists only behind the alpha StorageCapacityScoring gate
-(off in v1.35.4): without it PreScore skips the plugin.
-"""
+"""VolumeBinding: a pod may only go where every PersistentVolumeClaim it uses can be satisfied: a
+bound claim by its volume's node affinity, a WaitForFirstConsumer claim by a free fitting volume
+or a provisioning class, any other unbound claim nowhere. "Bound" is the binder's isPVCFullyBound
+(volumeName and the bind-completed annotation; docs/internals/plugins.md); scoring needs the
+alpha StorageCapacityScoring gate, else PreScore skips."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -70,9 +54,8 @@ class Candidate:
 
 
 def affinity_guard(pv: Obj) -> list[tuple[str, frozenset[str]]] | None:
-    """A necessary condition for the volume's node affinity to admit a node: one
-    `key In values` requirement per term (a node must meet one of them). None when no such
-    shortcut exists (no required affinity, or a term without an `In` requirement)."""
+    """A necessary condition for the volume's node affinity to admit a node: one `key In values` per term;
+    None when there is no such shortcut (no required affinity, or a term without an `In`)."""
     required = (spec(pv).get("nodeAffinity") or {}).get("required")
     if required is None:
         return None
@@ -322,9 +305,8 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin,
         return SUCCESS
 
     def _check_bound(self, claims: list[Obj], node) -> tuple[bool, bool]:
-        """checkBoundClaims: (node affinity satisfied, every bound volume exists), stopping
-        at the first miss. Only the claim's volumeName is read: neither its phase nor the
-        volume's claimRef."""
+        """checkBoundClaims: (node affinity satisfied, every bound volume exists), stopping at the first miss.
+        Only the claim's volumeName is read: neither its phase nor the volume's claimRef."""
         if not claims:
             return True, True
         idx = self.index
@@ -464,20 +446,15 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin,
 
     # -- explanation (kexplain) ----------------------------------------------------
     def rejection(self, state, pod) -> dict | None:
-        """The claims PreFilter stopped at, each with why it is missing or unbound
-        (`helper.unbound_claims`): what "pod has unbound immediate PersistentVolumeClaims"
-        does not say."""
+        """The claims PreFilter stopped at, each with why it is missing or unbound (`helper.unbound_claims`):
+        what "pod has unbound immediate PersistentVolumeClaims" does not say."""
         idx = self.index
         claims = unbound_claims(idx, pod, lambda pvc: candidates_for(pvc, idx.volumes_of_class(claim_class(pvc))))
         return {"claims": claims} if claims else None
 
     def explain(self, state, pod, node_info) -> dict | None:
-        """Per claim of the pod: whether it exists and its phase, class and binding mode; a
-        claim naming a volume: whether it is bound for the scheduler (the bind-completed
-        annotation), the volume's claimRef and whether its node affinity admits the node (as
-        Filter checks it, through CSI migration); a claim waiting for its first consumer: the
-        free volumes that could take it (those admitting the node named), and whether its
-        class may provision a volume there."""
+        """Per claim of the pod: its phase, class and binding mode, a named volume's binding and node
+        affinity (as Filter checks it), or a waiting claim's candidate volumes and provisioning."""
         idx = self.index
         labels = node_info.node.labels
         st: VolumeBindingState | None = state.get(self.name)
@@ -514,12 +491,9 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin,
         return {"claims": claims} if claims else None
 
     def _named_volume_facts(self, pvc: Obj, pv_name: str, node) -> dict:
-        """A claim naming a volume (spec.volumeName). `bindCompleted`: whether it carries
-        the annotation that makes it bound for the scheduler (isPVCFullyBound); only then
-        `boundVolume` is set and Filter checks the volume. Without it the claim is pre-bound
-        and PreFilter counts it as an unbound Immediate claim, whatever its phase and the
-        volume's claimRef; the volume's claimRef (which the scheduler does not read) and
-        its node affinity are recorded to say what a hand-written binding lacks."""
+        """A claim naming a volume: `bindCompleted` (isPVCFullyBound: only then `boundVolume` and Filter's
+        check; else pre-bound, an unbound Immediate claim), with the volume's claimRef and node affinity
+        to say what a hand-written binding lacks."""
         idx = self.index
         pv = idx.pv(pv_name)
         completed = ANN_BIND_COMPLETED in annotations(pvc)

@@ -1,12 +1,6 @@
-"""VolumeRestrictions: some volumes cannot be shared, so a pod must not land where a
-pod already uses them.
-
-Inline GCE persistent disks, AWS EBS volumes, RBD images and iSCSI targets attach to
-one node at a time for writing: a node whose pods already use the same disk (unless
-both sides mount it read-only; EBS not even then) cannot take the pod. A claim with the
-ReadWriteOncePod access mode may be used by one pod in the whole cluster: while any
-scheduled pod uses it, no node can take the pod (preemption may free it).
-"""
+"""VolumeRestrictions: some volumes cannot be shared: an inline GCE PD, EBS volume, RBD image or
+iSCSI target in use on a node (unless read-only on both sides; EBS not even then), or a
+ReadWriteOncePod claim in use anywhere, keeps the pod out."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,12 +1,6 @@
-"""VolumeZone: a pod whose bound volumes live in given zones or regions can only run on
-nodes of those zones or regions.
-
-Zonal volumes carry their location as topology labels (beta `failure-domain...` or GA
-`topology.kubernetes.io/...` zone and region; several zones joined by `__`). A node that
-has any such label must carry, for each of the volume's labels, one of its values; a
-node without topology labels is not constrained. Claims still waiting for their first
-consumer have no volume yet and constrain nothing here (VolumeBinding handles them).
-"""
+"""VolumeZone: a pod whose bound volumes live in given zones or regions can only run on nodes of
+those (a node without topology labels is not constrained; claims still waiting for their first
+consumer are VolumeBinding's)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,15 +1,6 @@
-"""Shared storage lookups for the volume plugins (VolumeBinding, VolumeZone,
-VolumeRestrictions, NodeVolumeLimits).
-
-The four plugins read the same cluster objects: claims, volumes, storage classes and
-CSINodes. This module indexes them once per snapshot and holds the storage rules they
-share: which class a claim or volume belongs to, which claim a pod volume names, whether
-a volume's node affinity admits a node, and how in-tree volumes are seen through CSI
-migration (csi-translation-lib): which CSI driver and volume handle an in-tree disk
-becomes, and how its zone topology is rewritten.
-
-Objects are the admitted raw dicts of the snapshot; nothing here changes them.
-"""
+"""Shared storage lookups for the volume plugins (VolumeBinding, VolumeZone, VolumeRestrictions,
+NodeVolumeLimits): their objects indexed once per snapshot, the storage rules they share, and
+CSI migration (csi-translation-lib). The admitted raw dicts are never changed."""
 from __future__ import annotations
 
 import copy
@@ -83,20 +74,15 @@ PV_RESOURCE = "persistentvolume"
 SC_RESOURCE = "storageclass.storage.k8s.io"
 
 
-def claim_class(pvc: Obj) -> str:
-    """The claim's storage class: the beta annotation wins over spec.storageClassName."""
-    ann = annotations(pvc)
+def claim_class(obj: Obj) -> str:
+    """A claim's or volume's storage class: the beta annotation wins over spec.storageClassName."""
+    ann = annotations(obj)
     if ANN_BETA_STORAGE_CLASS in ann:
         return ann[ANN_BETA_STORAGE_CLASS] or ""
-    return spec(pvc).get("storageClassName") or ""
+    return spec(obj).get("storageClassName") or ""
 
 
-def volume_class(pv: Obj) -> str:
-    """The volume's storage class: the beta annotation wins over spec.storageClassName."""
-    ann = annotations(pv)
-    if ANN_BETA_STORAGE_CLASS in ann:
-        return ann[ANN_BETA_STORAGE_CLASS] or ""
-    return spec(pv).get("storageClassName") or ""
+volume_class = claim_class      # (GetPersistentVolumeClass reads a volume as GetPersistentVolumeClaimClass a claim)
 
 
 def _quantity(raw: object) -> Fraction:

@@ -1,20 +1,8 @@
 """Fix suggestions: the smallest changes that would let an unschedulable pod schedule, each proven.
 
-The trace's `filterAll` names every reason on every node. From those reasons and the pod and
-node objects, each fix family (one module here, with an `ID`, the `KINDS` of suggestion it makes,
-a docstring saying what it proposes and when, and `candidates(ctx)`) proposes changes, either to
-the pod or to the cluster (a pod PreFilter turns away for every node: from the facts of its
-rejection, the trace's `rejection`). An idea is only an idea until it is verified (`verify.py`): the change
-is applied to the inputs and the whole scheduling cycle is run again; only changes after which
-the pod is scheduled are kept, and the number of nodes each opens is the number the re-run found
-feasible. At most `MAX_VERIFIED` candidates are verified per explanation.
-
-Changes to what the pod's ResourceClaims ask for (`device_claims`) count as pod changes: they
-are made in the claim or the template it comes from, which the description names.
-
-The families run in a fixed order: the pod changes first (one candidate of each family in turn),
-all of one node's pod changes together only when no single one worked, then the cluster changes.
-"""
+Each fix family (a module with `ID`, `KINDS` and `candidates(ctx)`) proposes changes to the pod
+or the cluster; a change is kept only when the whole cycle run again with it (`verify.py`)
+schedules the pod, at most `MAX_VERIFIED` per explanation (docs/internals/suggest.md: the order)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -55,10 +43,9 @@ def get(family_id: str) -> ModuleType:
 
 def suggestions(inputs: Inputs, trace: Trace, request: Request | RunOptions | None = None,
                 budget: int = MAX_VERIFIED) -> list[Suggestion]:
-    """Verified fix suggestions for a pod the trace says is Unschedulable ([] otherwise):
-    pod changes first, then cluster changes, each proven by re-running the scheduling cycle as
-    `request` (its run options) says, without extra trace keys; by default from where the
-    trace's search started."""
+    """Verified fix suggestions for a pod the trace says is Unschedulable ([] otherwise): pod changes first,
+    then cluster changes, each proven by re-running the scheduling cycle as `request` (its run options) says,
+    without extra trace keys; by default from where the trace's search started."""
     # PreFilter turned the pod away for every node: only the facts of its rejection say why
     rejected = trace.search is None and bool(trace.extra.get("rejection"))
     if trace.result.status != UNSCHEDULABLE or (trace.search is None and not rejected):

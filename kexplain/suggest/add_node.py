@@ -1,14 +1,8 @@
 """add-node: add a node like an existing one, without the taints or with the labels the pod needs.
 
-A node qualifies when everything that rejects it is something an empty, uncordoned copy would
-not have (its room, host ports and pods: resources, ports, pod (anti-)affinity, spread, volume
-limits), taints (dropped from the copy) or the pod's node selection (labels set on the copy so
-that nodeSelector and a required term select it; never the hostname). One node is offered per
-way ("taint", "label"; a plain copy only when neither applies), nodes with the fewest uncertain
-reasons first; the copy is named `new-node-like-<node>`. The copy comes with copies of the node's
-ResourceSlices (its devices, all free), renamed for it, so that a pod whose devices are all in
-use (DynamicResources) fits there.
-"""
+Offered for a node whose every rejection an empty, uncordoned copy would not have (room, ports,
+pod affinity, spread, volume limits), taints or node selection; the copy `new-node-like-<node>`
+brings copies of its ResourceSlices, all devices free (docs/internals/suggest.md)."""
 from __future__ import annotations
 
 import copy
@@ -45,9 +39,8 @@ MAX_NODE_NAME = 253     # a Node's name is a DNS subdomain
 
 
 def new_node_name(like: str, taken: set[str] | frozenset[str] = frozenset()) -> str:
-    """The name of a suggested new node like `like`: `new-node-like-<like>` (then `-2`, `-3`, ...
-    when taken), a valid DNS subdomain of at most 253 characters (the end of a long name cut,
-    without a trailing `-` or `.`)."""
+    """`new-node-like-<like>` (then `-2`, `-3`, ... when taken), a valid DNS subdomain of at most 253
+    characters (a long name's end cut, without a trailing `-` or `.`)."""
     for i in range(1, 1000):
         suffix = "" if i == 1 else f"-{i}"
         base = (NEW_NODE_PREFIX + like)[:MAX_NODE_NAME - len(suffix)].rstrip("-.")
@@ -137,9 +130,8 @@ def _renamed(text: str, old: str, new: str) -> str:
 
 
 def slice_copies(ctx: Context, node: str, name: str) -> list[dict[str, Any]]:
-    """Copies of the ResourceSlices published for `node` (spec.nodeName), for the new node
-    `name`: renamed, and in a pool of their own (a pool is named per driver; two nodes
-    sharing one would make a single pool of both)."""
+    """Copies of `node`'s ResourceSlices for the new node `name`, renamed and in a pool of their own
+    (two nodes sharing a driver's pool name would make one pool of both)."""
     out = []
     for s in ctx.snapshot.of_kind("ResourceSlice"):
         spec = s.get("spec") or {}

@@ -1,22 +1,8 @@
 """The change model: a candidate change as JSON-patch-like operations, and the inputs with it applied.
 
-A change is a list of operations, each naming the object it applies to:
-
-    {"op": "add" | "replace" | "remove", "object": {"kind": "Pod", "namespace": "default",
-     "name": "web"}, "path": "/spec/tolerations/-", "value": {...}}
-    {"op": "create", "object": {"kind": "Node", "name": "new-node-like-n1"}, "value": {<the Node>}}
-    {"op": "delete", "object": {"kind": "Pod", "namespace": "default", "name": "cache-0"}}
-
-The DRA objects (ResourceClaim, ResourceClaimTemplate, ResourceSlice, DeviceClass), StorageClasses
-and PersistentVolumeClaims take the same operations: paths into one, `create` and `delete`. A
-changed ResourceClaimTemplate also changes the pending pod's unallocated claims made from it, as
-the resourceclaim controller would make them again from the changed template.
-
-Paths are JSON pointers into the object as kexplain saw it (a workload's pod: its pod template,
-so prefix `/spec/template` for a Deployment); `add` sets an object member (creating missing
-parents) or appends to a list with `-`. `apply_ops` applies the path operations to one object;
-`changed_inputs` applies a whole change to the scheduling inputs.
-"""
+Paths are JSON pointers into the object as kexplain saw it (a workload's pod: its template); `apply_ops`
+changes one object, `changed_inputs` the scheduling inputs; a changed ResourceClaimTemplate changes the pod's
+unallocated claims made from it, as the resourceclaim controller would make them again."""
 from __future__ import annotations
 
 import copy

@@ -1,10 +1,5 @@
-"""combined: every pod change one node needs, at once, when no single pod change schedules the pod.
-
-Only nodes that two or more pod-fixable plugins reject (resources, taints, node selection, host
-ports) are considered, those with the fewest reasons and the least lowering of requests first;
-each rejecting plugin's family gives its fix for that node, and the node needing the fewest
-operations wins. Tried only when the single pod changes found nothing.
-"""
+"""combined: every pod change one node needs, at once, when no single pod change schedules the pod:
+on nodes two or more pod-fixable plugins reject, the fewest operations winning."""
 from __future__ import annotations
 
 from typing import Callable

@@ -1,8 +1,5 @@
-"""remove-conflicting-pods: name the bound pods whose required anti-affinity keeps the pod off a node.
-
-Among the nodes InterPodAffinity alone rejects for existing pods' anti-affinity, the one the fewest
-such pods (all of which may go: see `free_room.evictable`) hold wins.
-"""
+"""remove-conflicting-pods: name the bound pods whose required anti-affinity keeps the pod off a
+node: the node the fewest such (evictable: `free_room.evictable`) pods hold."""
 from __future__ import annotations
 
 from kexplain.model.nodeinfo import Node

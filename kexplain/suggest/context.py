@@ -1,8 +1,5 @@
-"""What the trace says, as every fix family reads it: which plugins rejected which nodes, and why.
-
-The trace's `filterAll` names every reason on every node; a node that a plugin could not judge
-(an Error) is left out, since no change can be shown to open it.
-"""
+"""What the trace says, as every fix family reads it: which plugins rejected which nodes, and why
+(a node a plugin could not judge is left out: no change can be shown to open it)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

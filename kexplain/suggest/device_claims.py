@@ -1,11 +1,5 @@
-"""device-claims: change what the pod's claims ask for, in the object that holds it.
-
-From DynamicResources' facts on the nodes it rejects: lower a request's count to the most free
-devices a node has for it; relax a request selector's quantity bound to the value the rejected
-devices have, or drop the selector; ask for another DeviceClass whose devices are free there.
-The change goes to the claim's ResourceClaim, or to the ResourceClaimTemplate it is made from
-(never to the pod, which only names them), and the description says which object and field.
-"""
+"""device-claims: change what the pod's claims ask for (count, selector bound, DeviceClass), in the
+ResourceClaim or ResourceClaimTemplate that holds it (never the pod, which only names them)."""
 from __future__ import annotations
 
 import re
@@ -121,8 +115,6 @@ def _bytes(q: str) -> float:
 
 def _classes(ctx: Context, facts: dict[str, Facts]) -> list[Candidate]:
     """Another DeviceClass with free devices on the rejected nodes, for a request none of them can serve."""
-    # (imported here: CEL comes with them, which a run without device claims never needs)
-
     inv = inventory(ctx.snapshot)
     stuck: dict[tuple[str, str], str] = {}
     for f in facts.values():

@@ -1,10 +1,5 @@
-"""What the device fix families read: DynamicResources' facts on the nodes it rejected, where
-each of the pod's claims lives (the ResourceClaim, or the ResourceClaimTemplate it is made
-from: the object a person edits), and which pods hold a claim.
-
-The facts come from a re-run of the cycle that records the plugin's `explain` for a sample of
-the rejected nodes, so the families reason from the same facts `--node` shows.
-"""
+"""What the device fix families read: DynamicResources' facts on the nodes it rejected (from a
+re-run recording its `explain`, as `--node` shows), where each claim lives, which pods hold one."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace

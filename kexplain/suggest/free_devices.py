@@ -1,11 +1,6 @@
-"""free-devices: free the devices other claims hold on the node that needs the fewest pods to go.
-
-For a node where a request of the pod could be served if devices in use were free (free plus
-in use covers its count), the holding claims are chosen, those of the least important pods
-first, until enough devices are free; their pods go (never a DaemonSet's or a static pod), and
-each claim's allocation with them: a claim the pod owns (made from a template) is deleted with
-it, another is deallocated (what the resourceclaim controller does once no pod reserves it).
-"""
+"""free-devices: free the devices other claims hold on the node that needs the fewest pods to go
+(the least important first, never a DaemonSet's or static pod); a claim the pod owns is deleted
+with it, another deallocated, as the resourceclaim controller does."""
 from __future__ import annotations
 
 from typing import Any

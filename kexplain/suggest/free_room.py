@@ -1,10 +1,5 @@
-"""free-resources: free room on the node that needs the fewest pods to go.
-
-For each node NodeResourcesFit alone rejects (and could accept: not for a resource it does not
-have at all), the pods whose requests cover what is missing (pod slots included) are chosen,
-lowest priority first, never a DaemonSet's pod (it would come back), a static pod or one already
-being deleted; the node needing the fewest, then the least important, pods wins.
-"""
+"""free-resources: free room on the node that needs the fewest pods to go, lowest priority first,
+never a DaemonSet's, static or terminating pod, on nodes NodeResourcesFit alone rejects."""
 from __future__ import annotations
 
 from kexplain.framework.status import Code
@@ -41,11 +36,8 @@ def _evictable_pods(ctx: Context, info: NodeInfo) -> list[PodInfo]:
 
 def _pods_to_free(info: NodeInfo, needs: dict[str, int], beat: tuple[int, int] | None = None,
                   pool: list[PodInfo] | None = None) -> list[PodInfo] | None:
-    """Few pods, lowest priority first, whose requests cover `needs` (name -> amount; `pods`: a count):
-    greedily the pod of lowest priority that covers most of what is still missing (as shares of
-    it), then any chosen pod the others make unnecessary is dropped, last chosen first. Each pod's
-    amounts are read once (a node may need tens of small pods to go). None too when no choice of
-    its pods could rank before `beat` (the best node's count of pods and their highest priority)."""
+    """Few pods, lowest priority first, whose requests cover `needs` (greedy, then the unneeded dropped,
+    last chosen first); None when no choice could rank before `beat` (count, highest priority)."""
     names = list(needs)
     pool = [p for p in info.pods if evictable(p)] if pool is None else pool
     gives = [tuple(1 if n == PODS else p.resource.resource.get(n) for n in names) for p in pool]
@@ -81,9 +73,8 @@ def _pods_to_free(info: NodeInfo, needs: dict[str, int], beat: tuple[int, int] |
 
 
 def _may_beat(pool: list[PodInfo], gives: list[tuple[int, ...]], needs: list[int], beat: tuple[int, int]) -> bool:
-    """Whether some choice of pods could cover `needs` and rank before `beat`: no fewer pods
-    cover a need than its largest amounts do, and the pods chosen all give something, so their
-    highest priority is at least the lowest of those that do (a tie ranks the earlier node first)."""
+    """Whether some choice of pods could cover `needs` and rank before `beat` (fewest pods by the
+    largest amounts; highest priority at least the lowest of those that give; a tie: earlier node)."""
     fewest = 0
     for i, need in enumerate(needs):
         covered, count = 0, 0

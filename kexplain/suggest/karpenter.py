@@ -1,35 +1,9 @@
-"""Verified fix suggestions for the pods Karpenter will not place: the `kexplain karpenter`
-document's `suggestions` key.
+"""Verified fix suggestions for the pods Karpenter will not place (`kexplain karpenter`'s `suggestions`).
 
-The pods the pass failed (or whose NodeClaim Create refused) are grouped by shape (the replicas
-of one workload fail alike); for each shape the fix families propose changes, each only on a
-NodePool (or EC2NodeClass) where it is the reason the pod fails there:
-- on a NodePool (karpenter_nodepool): declare the label the pod selects, widen a requirement just
-  enough for the cheapest instance type that takes the pod, raise a limit to what the NodeClaim
-  needs, relax minValues;
-- on the pod (karpenter_pod): tolerate a NodePool's taint, lower a request to what the largest
-  fitting type takes after overhead, drop a nodeSelector or affinity term no NodePool can meet;
-- on an EC2NodeClass (karpenter_nodeclass): a subnet in the zone the pod needs;
-and, for a shape none of these places, each NodePool's changes together.
-
-An idea is only an idea until Karpenter's pass, run again on the changed input (the same cluster
-and settings), places the pod (an existing node or in-flight NodeClaim, or a new NodeClaim that
-Create makes) and leaves no pod the first pass placed unplaced. Changes are made to every pod of
-the shape, so one run answers for all of them, and every other pod the first pass did not place
-is checked too: a suggestion names all the pods it places. Ideas of different shapes that are the
-same change run once. At most `budget` passes are run per call (the first pass not counted);
-ideas are tried shape by shape in turn, pods in pass order, so that every shape gets its first
-ideas before any gets its last.
-
-Which pods the pass runs with (`Verifier`): all of them, except in a big pass
-- for a change to pods that nothing else of the pass can reach (`karpenter_scope`: no term of
-  another pod selects them, no other pod may use a NodePool they may use): those pods alone,
-  with the nodes they could land on (scope `pods`), whose verdict on them is the whole pass's;
-- whose pods cannot reach one another (no topology spread, pod affinity or reservations): one
-  pod of each shape the change concerns, for the reasons Verifier gives (scope `shape`);
-when in doubt (NodePool limits in play, a changed pod landing on an existing node) the whole
-pass decides (scope `pass`).
-"""
+Families (karpenter_nodepool, karpenter_pod, karpenter_nodeclass) propose changes per pod shape,
+only where the change is the reason the pod fails; an idea is kept only when Karpenter's pass run
+again places the pod and unplaces none, at most `budget` runs, shapes taking turns. Which pods a
+run holds (`Verifier`: scope pods, shape or pass): docs/internals/suggest.md."""
 from __future__ import annotations
 
 import json
@@ -85,17 +59,15 @@ def needed(doc: Mapping[str, Any]) -> bool:
 
 def suggestions(inputs: PassInputs, world: Any, budget: int = MAX_RERUNS, first: Pass | None = None
                 ) -> list[dict[str, Any]]:
-    """The verified suggestions for the pass over `inputs` ([] when every pod is placed);
-    `first`: that pass when the caller ran it already (kexplain.karpenter.run.schedule), which
-    is not run again."""
+    """The verified suggestions for the pass over `inputs` ([] when every pod is placed); `first`:
+    that pass when the caller ran it already (kexplain.karpenter.run.schedule)."""
     return suggestions_for(of_pass(first) if first is not None else run(inputs, world), world, budget)
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """What the pass run again on a changed input said: the pods the first pass did not place
-    that it places, and whether it ran over every pending pod (`pass`) or the pods the change
-    concerns (`shape`)."""
+    """What the pass run again said: the pods the first pass did not place that it places, and its
+    scope (every pending pod, `pass`; the pods the change concerns, `shape`)."""
 
     after: PassRun
     placed: list[str]
@@ -107,27 +79,10 @@ NOT_PLACED = object()      # a pass over the pods a change concerns said no (Ver
 
 
 class Verifier:
-    """Passes on changed inputs, each run once, at most `budget` of them (fewer over every pod
-    of a big pass: `WHOLE_BIG`).
-
-    A big pass (more than `SHAPE_PASS_ABOVE` pending pods) whose pods do not reach each other
-    (no topology spread or pod (anti-)affinity, pending or bound, no reserved offerings) is
-    verified with the pods the change concerns alone, which cannot change the verdict as long
-    as NodePool limits, which all pods of a NodePool draw on, play no part (the changed
-    NodePools have none; no pod run lands on, or is kept off by the limits of, one that has):
-    - a change to NodePools or EC2NodeClasses alone is run with one pod of each shape the first
-      pass did not place and of each shape it put on NodeClaims of the changed NodePools,
-      without the cluster's nodes: no change to a NodePool changes which pods existing nodes
-      and in-flight NodeClaims take (the same pods meet them in the same order), and a pod a
-      fresh NodeClaim of a NodePool takes is taken by it whatever the other pods do, as
-      NodePool templates do not change during a pass and nothing else (limits, topology,
-      reservations) is shared; so each pod's fate is its shape's, and others' cannot change it;
-    - a change to pods alone is run with one of those pods and the whole cluster: placed there
-      on a new NodeClaim, it fitted no existing node even with all its room, so in the whole
-      pass none of them takes room from another pod, and each is placed as well; not placed
-      there, it is not placed in the whole pass either (less room, the same NodePools). Placed
-      on an existing node, the whole pass decides.
-    """
+    """Passes on changed inputs, each run once, at most `budget` of them (fewer over every pod of a
+    big pass: `WHOLE_BIG`); a big pass whose pods do not reach each other is verified with the pods
+    the change concerns alone, which gives the whole pass's verdict while NodePool limits play no
+    part (why: docs/internals/suggest.md, "Verifier")."""
 
     def __init__(self, base: PassRun, world: Any, budget: int, shape_above: int = SHAPE_PASS_ABOVE) -> None:
         self.base, self.world = base, world
@@ -208,9 +163,8 @@ class Verifier:
         return self._verdict(after, want, "pass")
 
     def _verify_within(self, change: Sequence[Op], want: Want) -> Verdict | object | None:
-        """The verdict of a pass over the changed pods alone and the nodes they could land on,
-        when nothing else of the pass can reach them (`karpenter_scope`): a Verdict, NOT_PLACED
-        when that pass says no, or None when that pass cannot decide (the whole pass then)."""
+        """A pass over the changed pods alone and their nodes, when nothing else can reach them
+        (`karpenter_scope`): a Verdict, NOT_PLACED, or None when it cannot decide (the whole pass then)."""
         changed = changed_pass(self.base.inputs, change)
         if changed is None:
             return NOT_PLACED
@@ -233,9 +187,8 @@ class Verifier:
         return self._verdict(after, want, "pods", {k: [k] for k in scope.pods}) or NOT_PLACED
 
     def _doubt(self, after: PassRun, key: str, limited: set[str]) -> bool:
-        """Whether NodePool limits decided the pod's fate in a pass of some pods only: placed on
-        a NodePool with limits (which other pods draw on too), or kept off one by them (its
-        types, the limits aside, would take the pod: other pods' NodeClaims of it might)."""
+        """Whether NodePool limits, which other pods draw on too, decided the pod's fate in a pass of some
+        pods only: placed on a NodePool with limits, or kept off one by them."""
         placement = after.placements[key]
         if placement.placed:
             return placement.node_pool in limited
@@ -275,9 +228,8 @@ def _by_shape(pods: Iterable[PodInfo]) -> list[str]:
 
 
 def uncoupled(ctx: KarpenterContext, reserved: bool) -> bool:
-    """No pod of the pass reaches another but through room on existing nodes and NodePool
-    limits: no topology spread or pod (anti-)affinity (pending, or bound with anti-affinity),
-    no reserved offerings (`reserved`). (Limits are weighed per verdict: `Verifier._doubt`.)"""
+    """No pod reaches another but through room on existing nodes and NodePool limits (weighed per
+    verdict: `Verifier._doubt`): no topology spread, pod (anti-)affinity or `reserved` offerings."""
     if ctx.run.cluster.anti_affinity_pods or reserved:
         return False
     for pod in ctx.run.inputs.pending:
@@ -337,11 +289,8 @@ def suggestions_for(base: PassRun, world: Any, budget: int = MAX_RERUNS,
 
 
 def renumbered(found: list[dict[str, Any]], taken: int) -> list[dict[str, Any]]:
-    """The suggestions with the new NodeClaims their passes made numbered on after the `taken`
-    NodeClaims of the pass explained, and after those of the suggestions before: each pass run
-    again numbers its own from `-00001`, and a page or document that shows them beside the pass
-    explained would give one name to two NodeClaims (a database's suggested NodeClaim "joining"
-    another pod's). The names are kexplain's stand-ins for the API server's random ones."""
+    """The suggestions' new NodeClaims numbered on after the `taken` ones of the pass explained and of
+    the suggestions before (each pass run again numbers from `-00001`): no name for two NodeClaims."""
     number = taken
     for s in found:
         verified = s.get("verified") or {}
@@ -433,13 +382,8 @@ def _remove_order(op: Op) -> tuple[Any, ...]:
 
 # -- the suggestion as the document holds it ------------------------------------------------------
 def suggestion(candidate: Candidate, verdict: Verdict, inputs: PassInputs) -> dict[str, Any]:
-    """kind, target, description, change (as kexplain.suggest.change writes it), the pods it
-    places, a YAML fragment of the change, and what the pass run again did (`verified`): where
-    each pod went and, for the new NodeClaims, their NodePool and cheapest instance types. A
-    pass of one pod of each shape packs pods of different shapes together, which the whole pass
-    may not: there each shape's NodeClaim is given as its NodePool would make it for that pod
-    alone (`alone`). A pass over the changed pods alone (scope `pods`) makes the NodeClaims the
-    whole pass makes for them, numbered over that pass."""
+    """kind, target, description, change, the pods it places, a YAML fragment and what the pass run
+    again did (`verified`); a shape pass's NodeClaims given as made for each pod alone (`alone`)."""
     after, placed = verdict.after, verdict.placed
     where = {k: after.placements[verdict.stands_for[k]] for k in placed}
     pods = []
@@ -515,8 +459,7 @@ def _prices(run: PassRun, requirements: Any, its: Sequence[Any]) -> list[str]:
 
 
 def objects_of(inputs: PassInputs) -> Callable[[Mapping[str, Any]], Mapping[str, Any] | None]:
-    """The stored object a change's `object` reference names (pending pods, NodePools,
-    EC2NodeClasses)."""
+    """The stored object a change's `object` reference names (pending pods, NodePools, EC2NodeClasses)."""
     found: dict[tuple[str, str, str], Mapping[str, Any]] = {}
     for pod in inputs.pending:
         found[("Pod", pod.namespace, pod.name)] = pod.obj
@@ -529,10 +472,9 @@ def objects_of(inputs: PassInputs) -> Callable[[Mapping[str, Any]], Mapping[str,
 
 
 def fragment(change: Sequence[Op], lookup: Callable[[Mapping[str, Any]], Mapping[str, Any] | None]) -> str:
-    """The change as YAML people would write into the objects: per object (the first pod of a
-    shape standing for the others) the fields it sets as they then read, a changed list entry
-    shown whole (a named one, e.g. a container, by its name and the changed field); removals
-    as comments."""
+    """The change as YAML people would write into the objects: per object (the first pod of a shape standing
+    for the others) the fields it sets as they then read, a changed list entry shown whole (a named one, e.g.
+    a container, by its name and the changed field); removals as comments."""
     groups: dict[tuple[str, str, str], list[Op]] = {}
     for op in change:
         ref = op["object"]

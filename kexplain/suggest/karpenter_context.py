@@ -1,11 +1,6 @@
-"""What the Karpenter fix families read: the NodePools as the scheduler sees them (their template,
-the instance types their EC2NodeClass lists, those their requirements allow, the DaemonSet
-overhead on their NodeClaims) and the pods the pass did not place, grouped by shape.
-
-Pods of one shape (same namespace, labels and spec: the replicas of one workload) fail for the
-same reasons, so candidates are worked out once per shape, and a change to the pod is made to
-every pod of the shape, as it would be made in their workload's template.
-"""
+"""What the Karpenter fix families read: the NodePools as the scheduler sees them (template, types,
+DaemonSet overhead) and the unplaced pods grouped by shape (one workload's replicas fail alike,
+so candidates are worked out, and changes made, once per shape)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -84,9 +79,8 @@ class Want:
 
 @dataclass(frozen=True)
 class Idea:
-    """A candidate change, only an idea until a pass verifies it. `make` works one out when it
-    is its turn (from a pass of its own: `KarpenterContext.rerun`); of the ideas of one `group`
-    (alternatives, smallest first) only the first that is verified is kept."""
+    """A candidate change, only an idea until a pass verifies it; `make` works it out in its turn, and of
+    one `group`'s alternatives (smallest first) only the first verified is kept."""
 
     candidate: Candidate | None
     pool: str = ""                         # the NodePool it is about ("" for none)
@@ -217,10 +211,9 @@ def has_offering(it: Any, reqs: Requirements) -> bool:
 
 
 def takes(pool: Pool, want: Want, its: Sequence[Any] | None = None) -> list[Any]:
-    """The types (of the NodePool's options, or `its`) that would take the pod on a new NodeClaim
-    of the pool, taints aside: requirements, room after overhead, an offering (asked of the
-    pool's TypeIndex: `it.requirements.intersects(reqs)`, `fits`, `has_offering`, each distinct
-    answer once)."""
+    """The types (of the NodePool's options, or `its`) that would take the pod on a new NodeClaim of the pool,
+    taints aside: requirements, room after overhead, an offering (asked of the pool's TypeIndex:
+    `it.requirements.intersects(reqs)`, `fits`, `has_offering`, each distinct answer once)."""
     reqs = combined(pool, want)
     if reqs is None:
         return []

@@ -1,14 +1,8 @@
 """A change to an EC2NodeClass: a subnet in the zone a pod needs.
 
-An instance type's zones are those it is sold in where the NodePool's EC2NodeClass has a subnet,
-so a pod requiring a zone (`topology.kubernetes.io/zone` or `topology.k8s.aws/zone-id`) the class
-has no subnet in fails with `no instance type met the scheduling requirements` even where the
-type is sold. Proposed when the NodePool has no type for the pod, some type of its class with
-room for the pod is sold in such a zone, the NodePool's own requirements allow that zone, and
-the account has a subnet there (`describe-subnets`): the class given that subnet. In a cluster
-that is a subnet matched by `spec.subnetSelectorTerms`, which the EC2NodeClass controller then
-lists in `status.subnets`; the pass reads `status.subnets`, so that is what the change sets.
-"""
+A type is offered only in zones its class has a subnet in, so a pod requiring another zone fails
+even where the type is sold; the change sets `status.subnets` (what the pass reads, as the
+EC2NodeClass controller lists it) to include the account's subnet there (`describe-subnets`)."""
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence

@@ -1,22 +1,8 @@
 """Changes to a NodePool that would let Karpenter make a NodeClaim for a pod it could not place.
 
-Each is proposed for a NodePool only where it is the reason the pod fails there (its taints
-tolerated, a type of its EC2NodeClass would take the pod with the change):
-- declare-label: the pod requires a custom label the NodePool does not give (`label "workload"
-  does not have known values`), or gives with other values: a template label (`In` one value),
-  a requirement `Exists`, or the pod's value added to the NodePool's `In` requirement;
-- widen-requirement: the NodePool's requirements allow no instance type that takes the pod (too
-  small, no GPU, wrong arch, zone or capacity type): of the EC2NodeClass's types that meet the
-  pod's own requirements, fit its requests after overhead and have an available offering, the one
-  needing the fewest requirement keys widened, then the cheapest; each such key is widened just
-  enough to allow that type (a value added to `In`, taken out of `NotIn`, a bound moved);
-- raise-limit: the NodePool is at its limits (`all available instance types exceed limits for
-  nodepool`, `node limits have been exhausted`, or Create refused the NodeClaim): each limit
-  raised to what it would need: its usage, this pass's NodeClaims, and the pod's NodeClaim (its
-  smallest type; a second, larger value when that falls short);
-- relax-min-values: minValues that the types which could take the pod cannot meet lowered to
-  what they can (or dropped when none), or to the number of values the pod allows.
-"""
+Each proposed only where it is the reason the pod fails on that NodePool: declare-label,
+widen-requirement (just enough for the cheapest type that takes the pod), raise-limit,
+relax-min-values (docs/internals/suggest.md says when each applies)."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -154,12 +140,9 @@ def _narrowed(it: Any, offering: Any, key: str) -> Requirement | None:
 
 
 def widening(pool: Pool, want: Want, index: TypeIndex | None = None) -> dict[str, str | None] | None:
-    """The NodePool requirement keys to widen, each with the value to allow (None: the
-    requirement must go), for the type needing the fewest, then the cheapest; None when the
-    NodePool's requirements are not what keeps the pod out (a type it allows takes the pod, or
-    no type of its EC2NodeClass would even with them widened). `index`: the pass's TypeIndex,
-    by whose interned requirements each distinct (type requirement per key, offering) pair
-    is weighed once, and which answers whether a type fits and is compatible with the pod."""
+    """The requirement keys to widen, each with the value to allow (None: drop it), for the type
+    needing the fewest, then the cheapest; None when the requirements are not what keeps the pod out.
+    `index`: the pass's TypeIndex (each distinct requirement and offering weighed once)."""
     if takes(pool, want):
         return None
     index = index if index is not None else TypeIndex()
@@ -254,12 +237,8 @@ def _widened(raw: Mapping[str, Any], value: str | None) -> dict[str, Any] | None
 
 # -- raise-limit ------------------------------------------------------------------------------------
 def at_limit(ctx: KarpenterContext, pool: Pool, want: Want) -> bool:
-    """The NodePool's limits keep the pod out: its error there says so, Create refused its
-    NodeClaim, or a type the NodePool allows would take the pod (Karpenter drops the types
-    above the room left under the limits before it looks for one with room for the pod). Not
-    when the NodePool's template keeps the pod out whatever its limits (a requirement it
-    conflicts with, a taint it does not tolerate): Karpenter checks the limits first and says
-    only that."""
+    """The NodePool's limits keep the pod out (its error, a refused Create, or an allowed type that
+    takes the pod); not when its template keeps the pod out anyway: Karpenter checks limits first."""
     if pool.node_pool.spec.limits is None or combined(pool, want) is None or untolerated(pool, want):
         return False
     err = want.errors.get(pool.name)
@@ -313,14 +292,9 @@ def _limit_maker(ctx: KarpenterContext, pool: Pool, want: Want, attempt: int,
 
 def _limits_needed(ctx: KarpenterContext, pool: Pool, want: Want, attempt: int,
                    smallest: Mapping[str, Fraction] | None) -> dict[str, tuple[str, str]] | None:
-    """Each limit to raise: (its new value, how it adds up). Karpenter counts against a
-    NodePool's limits the capacity of its nodes and, for each NodeClaim of the pass, the largest
-    type it could still become; it drops the types above what is left. So a limit must hold the
-    usage, this pass's NodeClaims that Create made, and the pod's NodeClaim: its smallest type
-    (`smallest`), or for every pod of the shape the NodeClaims of a pass with the NodePool's
-    limits removed (`smallest` None). `attempt` 1 adds one more NodeClaim's worth: Karpenter
-    counts a NodeClaim's types as they were when it was made, which a pass shows only after its
-    other pods narrowed them."""
+    """Each limit to raise: (its new value, how it adds up): the usage, this pass's NodeClaims and the
+    pod's (`smallest` type, or None: a pass without limits); `attempt` 1 adds one NodeClaim more, as
+    Karpenter counts a NodeClaim's types as they were when it was made."""
     made = [c for c in ctx.run.result.node_claims if c.claim.node_pool_name == pool.name and c.create_error is None]
     if smallest is None:
         unbounded = ctx.rerun((pool_op(pool, "remove", pointer("spec", "limits")),))
@@ -363,8 +337,7 @@ def _largest(created: Any, name: str) -> Fraction:
 
 
 def quantity_text(name: str, value: Fraction) -> str:
-    """A resource amount as people write it (cpu in cores or millicores, memory in binary units),
-    rounded up."""
+    """A resource amount as people write it (cpu in cores or millicores, memory in binary units), rounded up."""
     if name == resources.CPU:
         return format_milli(ceil(value * 1000))
     if name in (resources.MEMORY, "ephemeral-storage") or name.startswith("hugepages-"):

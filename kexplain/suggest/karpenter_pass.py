@@ -1,11 +1,6 @@
-"""Karpenter's pass as the suggestions run it: on the inputs as loaded, and again on the inputs with
-a change applied (kexplain.suggest.change's operations on a pending Pod, a NodePool or an
-EC2NodeClass), each pod's placement read from the result.
-
-A changed NodePool or EC2NodeClass goes through its CRD again: a change the API server would refuse
-is no fix (`changed_pass` returns None). The instance types of the EC2NodeClasses a change leaves
-alone are not computed again: the run reuses the first run's provider and its per-class cache.
-"""
+"""Karpenter's pass as the suggestions run it, on the inputs as loaded and again with a change
+applied; a changed NodePool or EC2NodeClass goes through its CRD again (refused: no fix), the
+untouched classes' instance types reused from the first run."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -96,9 +91,8 @@ def _ref(op: Op) -> tuple[str, str, str]:
 
 
 def changed_pass(inputs: PassInputs, change: Sequence[Op]) -> PassInputs | None:
-    """The inputs with the change applied: pending pods patched (same uid, so their order in
-    Karpenter's queue is kept), NodePools and EC2NodeClasses patched and stored again through
-    their CRDs. None when the API server would refuse a changed object (or a path is wrong)."""
+    """The inputs with the change applied (pods patched, same uid: their queue order kept; NodePools and
+    EC2NodeClasses stored again through their CRDs); None when the API server would refuse it."""
     by_object: dict[tuple[str, str, str], list[Op]] = {}
     for op in change:
         by_object.setdefault(_ref(op), []).append(op)
@@ -122,9 +116,8 @@ def changed_pass(inputs: PassInputs, change: Sequence[Op]) -> PassInputs | None:
 
 
 def shape_inputs(inputs: PassInputs, keys: set[str], nodes: bool = True) -> PassInputs:
-    """The inputs with only these pending pods; without `nodes`, also without the cluster's
-    Nodes, NodeClaims and bound pods (the DaemonSets' own kept: Karpenter sizes their overhead
-    from them)."""
+    """The inputs with only these pending pods; without `nodes`, also without the cluster's Nodes,
+    NodeClaims and bound pods but the DaemonSets' (Karpenter sizes their overhead from them)."""
     pending = [p for p in inputs.pending if p.key in keys]
     if nodes:
         return replace(inputs, pending=pending)
@@ -134,9 +127,8 @@ def shape_inputs(inputs: PassInputs, keys: set[str], nodes: bool = True) -> Pass
 
 def scoped_inputs(inputs: PassInputs, keys: set[str], nodes: set[str], node_claims: set[str],
                   node_pools: set[str] | None = None, bound: "BoundPods | None" = None) -> PassInputs:
-    """The inputs with only these pending pods, Nodes, NodeClaims and NodePools (names; None:
-    every NodePool), and the pods bound to those Nodes (and `bound`'s: the DaemonSets' pods
-    Karpenter sizes their overhead from)."""
+    """The inputs with only these pending pods, Nodes, NodeClaims and NodePools (None: every one), the
+    pods bound to those Nodes and `bound`'s DaemonSet pods."""
     def named(obj: Mapping[str, Any], names: set[str]) -> bool:
         return (obj.get("metadata") or {}).get("name") in names
 
@@ -155,12 +147,9 @@ def scoped_inputs(inputs: PassInputs, keys: set[str], nodes: set[str], node_clai
 
 @dataclass(frozen=True)
 class BoundPods:
-    """The bound pods a pass over some nodes keeps wherever they are (ids), found once: the
-    pod of each DaemonSet Karpenter sizes its overhead from (`Cluster.daemonset_pods`, the
-    newest; kept alone when every DaemonSet pod has a creation time, so that it is the newest
-    of any set of them that holds it), else every DaemonSet pod. With them, the list they were
-    found in (`pods`: changed inputs share it) indexed by node name, so that a pass over some
-    nodes picks their pods without a look at the others (positions in `pods`)."""
+    """The bound pods a pass over some nodes keeps wherever they are (ids): the DaemonSet pod
+    Karpenter sizes overhead from (`Cluster.daemonset_pods`), else every DaemonSet pod; and `pods`
+    indexed by node name, so a pass over some nodes picks theirs alone."""
 
     daemon: frozenset[int]
     pods: list[PodInfo] | None = field(default=None, compare=False)
@@ -196,9 +185,8 @@ def _index(items: list[Any], match: Callable[[Any], bool]) -> int:
 
 
 def _store(parse: Callable[..., Any], original: Mapping[str, Any], changed: dict[str, Any]) -> Any:
-    """The changed object as the API server stores it. A value its CRD refuses (a pattern, an
-    enum, a rule) makes the change no fix, unless the object as given broke that rule already
-    (then it is taken as written, as the first pass took it)."""
+    """The changed object as the API server stores it; a value its CRD refuses makes the change no fix,
+    unless the object as given broke that rule already (then taken as written, as the first pass did)."""
     try:
         return parse(changed, validate="ignore", invalid="refuse")
     except AdmissionRejected:

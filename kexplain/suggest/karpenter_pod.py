@@ -1,16 +1,6 @@
-"""Changes to the pods Karpenter could not place (made to every pod of the shape, as in their
-workload's template), each proposed only where it is the reason:
-- add-toleration: a NodePool with an instance type that would take the pod carries a NoSchedule
-  or NoExecute taint the pod does not tolerate: tolerations for those taints, naming the NodePool;
-- lower-request: a NodePool whose requirements the pod meets has no instance type with room for
-  it: its requests lowered to what the type needing the smallest cut can take after the
-  NodePool's DaemonSet overhead and the type's own (kube-reserved, eviction threshold), on the
-  regular container asking most (an extended resource, e.g. GPUs, by whole units, its limit
-  with it);
-- drop-term: a nodeSelector entry or node affinity expression no NodePool can meet (a label none
-  declares, a value none of their instance types has), that the pod's own other terms leave no
-  instance type for, or that its volumes' zone contradicts: dropped.
-"""
+"""Changes to the pods Karpenter could not place (every pod of the shape, as in their template),
+each proposed only where it is the reason: add-toleration, lower-request (to what the type
+needing the smallest cut takes after overhead) and drop-term (docs/internals/suggest.md)."""
 from __future__ import annotations
 
 import copy
@@ -129,9 +119,8 @@ def _floor_text(name: str, value: Fraction) -> tuple[str, Fraction]:
 
 
 def _request_ops(want: Want, targets: Mapping[str, Fraction]) -> tuple[list[Op], list[str]]:
-    """Each resource's excess taken off the regular container asking most of it (an extended
-    resource's limit with it, which must equal its request); nothing when that does not bring
-    the pod's requests (init containers, overhead) down to the target."""
+    """Each resource's excess taken off the regular container asking most (an extended resource's limit
+    with it); nothing when that does not bring the pod's requests down to the target."""
     spec = copy.deepcopy(want.pod.spec)
     containers = spec.get("containers") or []
     changes: list[tuple[int, str, str, bool]] = []
@@ -197,9 +186,8 @@ def _met_without(want: Want, path: str, types: Any) -> bool:
 
 
 def _terms(spec: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
-    """(path, words, requirement) of each nodeSelector entry, and of each expression of a
-    required node affinity with a single term (dropping the only expression drops the affinity:
-    an empty term matches nothing)."""
+    """(path, words, requirement) of each nodeSelector entry and of each expression of a single-term
+    required node affinity (dropping the only expression drops the affinity: an empty term matches nothing)."""
     out = []
     for key, value in sorted((spec.get("nodeSelector") or {}).items()):
         out.append((pointer("spec", "nodeSelector", key), f"nodeSelector {key}={value}",

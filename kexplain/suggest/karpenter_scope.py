@@ -1,24 +1,7 @@
 """Which part of Karpenter's pass a change to pending pods can reach: when the changed pods are
-cut off from every other pod of the pass, the pass run again with them alone (and the nodes they
-could land on) says what the whole pass would say about them, at a fraction of its cost.
-
-The changed pods S (the pods of the shapes the change is made to, as changed) are cut off when
-- no pod reaches them through topology: S has no topology spread or pod (anti-)affinity, and no
-  pending pod's spread or (anti-)affinity term, nor a bound pod's required anti-affinity term,
-  selects an S pod (a term whose namespaces are not plain is taken to select it);
-- no pod shares a NodeClaim with them: no other pending pod could go to a NodePool S could go
-  to (its required node selection compatible with the NodePool's template, its NoSchedule and
-  NoExecute taints tolerated: the widest reading, preferences relaxed);
-- no reserved offerings (which all pods draw on) and no volumes or resource claims on S.
-Then the pass over S and the cluster's nodes S could be placed on (labels compatible, taints
-tolerated; uninitialized nodes and nodes of those NodePools, whose capacity counts against
-their limits, kept whatever they are), with those nodes' pods, places each S pod as the whole
-pass does, as long as no S pod lands on an existing node there (`Verifier` runs the whole pass
-then): an S pod on a new NodeClaim found no existing node with room even with all of it, and in
-the whole pass the other pods only take room, so S takes none of theirs; the NodeClaims S opens
-are of NodePools only S uses, whose limits only S and the kept nodes draw on; and the other
-pods, which reach S by no other way, are placed as in the first pass.
-"""
+cut off from every other pod (no topology term, NodeClaim, reservation, volume or claim shared),
+the pass run with them alone and the nodes they could land on says what the whole pass would,
+at a fraction of its cost. Why that holds: docs/internals/suggest.md."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -38,9 +21,8 @@ BLOCKING = (NO_SCHEDULE, NO_EXECUTE)
 
 @dataclass(frozen=True)
 class Scope:
-    """What a pass run again needs: the pending pods (`pods`, keys), the Nodes and NodeClaims
-    (`nodes`, `node_claims`: names), the NodePools the pods may use (`node_pools`: names; the
-    others would refuse them, and the scheduler tries NodePools in their order)."""
+    """What a pass run again needs: pending pod keys, Node and NodeClaim names, and the NodePools the pods
+    may use (the others would refuse them; the scheduler tries NodePools in order)."""
 
     pods: tuple[str, ...]
     nodes: tuple[str, ...]
@@ -51,11 +33,8 @@ class Scope:
 def pod_change_scope(pending: Sequence[PodInfo], changed: Sequence[str], pools: Sequence[Any],
                      bound_anti_affinity: Iterable[PodInfo], nodes: Sequence[Mapping[str, Any]],
                      node_claims: Sequence[Mapping[str, Any]], reserved: bool) -> Scope | None:
-    """The scope of a change made to the pending pods `changed` (keys), `pending` as changed;
-    `pools`: the ready NodePools (`karpenter_context.Pool`); `bound_anti_affinity`: the bound
-    pods with required anti-affinity (one of each kind is enough: `distinct_pods`);
-    `reserved`: whether the NodePools have a reserved offering (`has_reserved`); None when the
-    pods are not cut off."""
+    """The scope of a change to the pending pods `changed` (keys; `pending` as changed), or None when
+    they are not cut off from the pools (`Pool`), bound anti-affinity pods and reservations."""
     keys = set(changed)
     s_pods = [p for p in pending if p.key in keys]
     if not s_pods or any(_reaches_out(p) for p in s_pods):
@@ -170,10 +149,9 @@ def _may_use(pool: Any, pod: PodInfo) -> bool:
 
 
 class _Keep:
-    """Whether the pass over S needs a node: one S might be placed on, one whose taints may not
-    be its final ones, or one of a NodePool S may use. Asked of every node: only the labels S
-    selects by are read (Compatible looks at no other key), and each such set of labels and
-    taints is weighed once."""
+    """Whether the pass over S needs a node: one S might be placed on, one whose taints may not be its final
+    ones, or one of a NodePool S may use. Asked of every node: only the labels S selects by are read
+    (Compatible looks at no other key), and each such set of labels and taints is weighed once."""
 
     def __init__(self, pods: Sequence[PodInfo], pools: set[str]) -> None:
         self.pools = pools

@@ -1,18 +1,9 @@
-"""Verified fixes for the Workloads Kueue leaves pending: the `kexplain kueue` document's
-`suggestions` key.
+"""Verified fixes for the Workloads Kueue leaves pending (`kexplain kueue`'s `suggestions`).
 
-For each pending Workload (those submitted first, in the document's order), each fix family
-(`kueue_quota`: quota, borrowing and lending; `kueue_workload`: the Workload's own requests,
-partial admission, tolerations, LocalQueue; `kueue_queues`: the queues and namespaces the
-workload controller's checks and the namespace selector stop it at) proposes changes as
-operations on the objects read. An idea is only an idea until Kueue's pass, run again on the
-changed objects (read again, so the API server's and Kueue's checks apply to the change),
-gives the Workload QuotaReserved and takes quota from no Workload the first pass admitted. The
-pass run again reads only the cohort trees the change can reach (`kueue_scope`: what it leaves
-out is as in the first pass), the unchanged objects as already parsed. At
-most `MAX_RERUNS` passes are run per call and `MAX_PER_WORKLOAD` suggestions kept per Workload;
-families take turns, so every family gets its first ideas tried before any gets its last.
-"""
+Families (`kueue_quota`, `kueue_workload`, `kueue_queues`) propose operations on the objects
+read; an idea is kept only when Kueue's pass run again on the changed objects (the reachable
+cohort trees only: `kueue_scope`) reserves quota for the Workload and takes none from an admitted
+one. At most `MAX_RERUNS` runs, `MAX_PER_WORKLOAD` kept, families taking turns."""
 from __future__ import annotations
 
 import copy
@@ -126,9 +117,8 @@ class Verifier:
         return Verdict([key, *(k for k in newly if k != key)], wl.admission.cluster_queue, flavors)
 
     def _changed(self, change: Sequence[Op]) -> tuple[Changed, Created, list[tuple[int, Any, Any]]]:
-        """The objects the change's path operations change (by list and position; each object a
-        reference names, the operations in order), the objects it creates, and each (list, as
-        read, as changed) for `World.parts`."""
+        """The objects the change's path operations change (by list and position, operations in order),
+        those it creates, and each (list, as read, as changed) for `World.parts`."""
         changed: Changed = {}
         pairs: list[tuple[int, Any, Any]] = []
         path_ops = [op for op in change if op["op"] != "create"]

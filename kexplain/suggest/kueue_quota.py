@@ -106,9 +106,8 @@ def _join_cohort(ctx: KueueContext, cq_obj: dict[str, Any], flavor: str, resourc
 
 
 def _uncovered(ctx: KueueContext, cq_obj: dict[str, Any], cq_name: str) -> list[Idea]:
-    """A resource the ClusterQueue covers in no group: covered by its first group (a flavor is in
-    one group only), the group's first flavor with the Workload's request as its nominal quota,
-    the others with none."""
+    """A resource the ClusterQueue covers in no group, covered by its first group: the first flavor with
+    the Workload's request as nominal quota, the others with none (a flavor is in one group only)."""
     out = []
     groups = (cq_obj.get("spec") or {}).get("resourceGroups") or ()
     if not groups or not (groups[0].get("flavors") or ()):

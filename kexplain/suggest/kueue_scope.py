@@ -1,22 +1,9 @@
 """Which part of Kueue's pass a suggested change can reach: its cohort trees.
 
-Kueue counts quota per cohort tree (a ClusterQueue, its cohort, the cohort's parents and every
-ClusterQueue and cohort under the root), and everything one scheduling cycle does to a head
-(flavor assignment, preemption, the admission) reads and changes only the tree of the head's
-ClusterQueue. The objects read fall apart into parts nothing links across (`World`): a
-ClusterQueue links to its cohort, a cohort to its parent, a LocalQueue to its ClusterQueue, a
-Workload to its LocalQueue, to the ClusterQueue it is admitted in and to its owners (by uid), a
-submitted job to its LocalQueue and to the Workload it would be given (by uid and by name). The
-objects every part reads (Namespaces, priority classes, ResourceFlavors, what pod admission
-reads) belong to all. A change reaches the parts its objects link to, as read and as changed (a
-Namespace: the parts of its queues and Workloads; a ResourceFlavor: those of the ClusterQueues
-naming it); the pass run on those parts alone with the shared objects gives each of their
-Workloads what the whole pass gives it, and the parts it leaves out are as in the first pass,
-which the change does not touch. A change this cannot place (another kind of object) reaches
-everything (`None`).
-
-Objects Kueue's admission only lists as ignored (the cluster files' Nodes, bound Pods and jobs)
-are left out of every pass run again: they give the pass nothing but that list."""
+Kueue counts quota per cohort tree and one scheduling cycle reads and changes only its head's
+tree, so the objects fall apart into parts nothing links across (`World`); a pass over the parts
+a change reaches, with the shared objects, gives their Workloads what the whole pass gives
+(`None`: everything). The links: docs/internals/suggest.md."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,7 +1,6 @@
-"""Fixes on the Workload's own object (the Job, Pod, JobSet or Workload submitted): lower a
-request by what is missing, let Kueue admit fewer pods (a Job's
-`kueue.x-k8s.io/job-min-parallelism`, a Workload's minCount), tolerate a flavor's taint, or
-name another LocalQueue whose ClusterQueue has room."""
+"""Fixes on the Workload's own object (the Job, Pod, JobSet or Workload submitted): lower a request by what is
+missing, let Kueue admit fewer pods (a Job's `kueue.x-k8s.io/job-min-parallelism`, a Workload's minCount),
+tolerate a flavor's taint, or name another LocalQueue whose ClusterQueue has room."""
 from __future__ import annotations
 
 from typing import Any, Mapping

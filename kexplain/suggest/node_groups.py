@@ -1,25 +1,7 @@
-"""node-groups: when the Cluster Autoscaler's node groups are known, what would make CA add a
-node for the pod, in place of "add a node like X" (add_node.py).
-
-From the loop's document (`kexplain.autoscaler.pending`: CA's verdict per group, every plugin
-on each group's template) two sorts of change are proposed:
-
-- on a node group: raise the max size of a group CA skipped at its max size whose template
-  takes the pod;
-- on the pod, when a group's template rejects it only by plugins a change of the pod answers:
-  tolerate the template's taints (TaintToleration), lower its requests to the room the
-  template has (NodeResourcesFit: its allocatable less its DaemonSet pods'), select the
-  template's labels in its nodeSelector or allow the template's value (its zone...) in its
-  required node affinity (NodeAffinity, the pod's own selection). A group rejecting the pod
-  for several of these gets one change doing all of them (`group-changes`).
-
-Each is verified by running CA's loop again with the change (the loaded inputs reused, only
-the pod or the group changed): kept only when the pod then triggers a scale-up
-(`verified.scaleUps`: CA's plan). The cost is bounded: groups whose templates ask the same
-change of the pod (a GKE pool's MIGs, one per zone, alike) share one run, and a max size is
-found by halving the range. Nothing is proposed for a pod that already triggers a scale-up, or
-that CA finds room for.
-"""
+"""node-groups: with the Cluster Autoscaler's node groups known, what would make CA add a node for the pod, in
+place of add-node: raise a group's max size, or change the pod (tolerations, requests, node selection) where a
+group's template rejects it only for that; each kept only when CA's loop run again with it scales up
+(`verified.scaleUps`). Costs and cases: docs/internals/suggest.md."""
 from __future__ import annotations
 
 import json
@@ -186,10 +168,8 @@ def _tolerate(pod: PodInfo, template: NodeInfo) -> Fix | None:
 
 
 def _select(pod: PodInfo, template: NodeInfo, reasons: list[str]) -> Fix | None:
-    """The pod's own node selection made to take the template: its nodeSelector set to the
-    template's labels where they differ (a key the template lacks removed), and in its required
-    node affinity the template's value allowed (its zone, in an `In` expression) or what excludes
-    it relaxed, in the term that needs the fewest edits."""
+    """The pod's own node selection made to take the template: nodeSelector set to its labels (a key it
+    lacks removed), and in the required affinity term needing the fewest edits its value allowed."""
     if reasons != [ERR_REASON_POD]:         # the profile's enforced affinity: not the pod's to change
         return None
     node = template.node
@@ -240,9 +220,8 @@ def _lower(pod: PodInfo, template: NodeInfo, reasons: list[str]) -> Fix | None:
 
 
 def _verified(doc: Mapping[str, Any], pod: PodInfo) -> dict[str, Any] | None:
-    """When `pod` triggers a scale-up in `doc`: the suggestion's `verified`, CA's plan
-    (`scaleUps`) and, when the expander left a tie, the tied groups CA draws the one it scales
-    up from (`randomPickAmong`; the plan is the first's). Else None."""
+    """When `pod` triggers a scale-up in `doc`: `verified`, CA's plan (`scaleUps`) and, on an expander
+    tie, the groups CA draws from (`randomPickAmong`; the plan is the first's). Else None."""
     if not triggered(_record(doc, pod)):
         return None
     expansion = doc.get("expansion") or {}
@@ -257,10 +236,9 @@ def _suggestion(kind: str, target: str, description: str, change: list[dict], ve
 
 
 def _raise_max(loop: LoopInputs, pod: PodInfo, group: NodeGroup, target: int, document: Document) -> dict | None:
-    """The smallest max size above the target size (up to one more node per pending pod) with
-    which CA scales the group up for the pod: none when the largest does not; else found by
-    halving the range (a larger max size lets the estimator place a superset of the pods), so
-    that a loop of hundreds of pending pods runs again a few times, not once per pod."""
+    """The smallest max size above the target size (up to one node per pending pod) with which CA scales
+    the group up for the pod, found by halving the range (a larger max places a superset), so a big
+    loop runs again a few times; None when the largest does not."""
     def ups_with(size: int) -> dict | None:
         groups = [replace(g, max_size=size) if g is group else g for g in loop.groups]
         return _verified(document(replace(loop, groups=groups)), pod)

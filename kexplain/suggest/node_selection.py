@@ -1,12 +1,6 @@
 """remove-node-selector, relax-node-affinity: edit the pod's nodeSelector or required node affinity
-so that it selects nodes NodeAffinity alone rejects.
-
-For each such node the smallest edit is found: a nodeSelector entry the node does not match is
-removed (unless the pod's RuntimeClass puts it there: admission would add it back); a required
-term gets the node's value allowed in an `In` expression, stops excluding it from a `NotIn`, or
-loses the expressions the node does not match (the whole required affinity when none would be
-left). The smallest edits opening the most nodes are offered (at most two).
-"""
+so that it selects nodes NodeAffinity alone rejects: per node the smallest edit (a RuntimeClass's
+selector is never removed: admission adds it back), the smallest opening the most nodes (two at most)."""
 from __future__ import annotations
 
 from typing import Any, Mapping
@@ -101,9 +95,8 @@ def _affinity_fix(ctx: Context, node: Node, runtime_keys: set[str]) -> Fix | Non
 
 
 def required_edits(pod: PodInfo, node: Node) -> Fix | None:
-    """The edits of the pod's required node affinity after which it selects the node, in the
-    term that needs the fewest (none: no required affinity, or a term selects it already);
-    None when no term can be made to."""
+    """The edits of the pod's required node affinity in the term needing the fewest for it to select the
+    node (none: it selects it already, or no required affinity); None when no term can."""
     required = ((pod.spec.get("affinity") or {}).get("nodeAffinity") or {}).get(REQUIRED_PATH[-1])
     if required is None:
         return [], []

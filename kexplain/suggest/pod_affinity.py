@@ -1,9 +1,5 @@
-"""drop-pod-affinity-term, drop-pod-anti-affinity-term: drop a required pod (anti-)affinity term of
-the pod when InterPodAffinity rejects nodes for the pod's own terms.
-
-Each of the first two required terms of the kind that failed is offered on its own; when several
-terms fail together, dropping one is refuted by its re-run and not shown.
-"""
+"""drop-pod-affinity-term, drop-pod-anti-affinity-term: drop one of the first two required terms of
+the kind InterPodAffinity rejects nodes for (terms failing together are refuted by the re-run)."""
 from __future__ import annotations
 
 from typing import Any, Mapping

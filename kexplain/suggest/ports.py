@@ -1,10 +1,5 @@
 """remove-host-port, change-host-port: free the pod of the host ports other pods hold on nodes
-NodePorts alone rejects.
-
-The smallest set of the pod's host ports that conflicts on the most such nodes is removed, or
-each moved to the next port above it that no node has taken (looked for up to 100 above). A pod
-on the host network is left alone: its container ports are host ports.
-"""
+NodePorts alone rejects (moved up to 100 above); a host-network pod is left alone."""
 from __future__ import annotations
 
 from typing import Any

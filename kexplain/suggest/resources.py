@@ -1,11 +1,6 @@
-"""lower-request: lower the pod's requests the least that opens a node NodeResourcesFit alone rejects.
-
-For each node whose only reasons are `Insufficient <resource>`, the target is the room left on it
-(memory-like amounts rounded down to whole MiB); the node keeping most of the request is chosen.
-The request is taken from the largest running containers first (sidecars count with them), then
-from init containers that still need more than the target; a pod-level request is lowered
-itself. A node that is out of pod slots cannot be opened this way.
-"""
+"""lower-request: lower the pod's requests the least that opens a node NodeResourcesFit alone
+rejects (its room, memory in whole MiB), from the largest running containers first, then init
+containers; a node out of pod slots cannot be opened this way."""
 from __future__ import annotations
 
 import copy

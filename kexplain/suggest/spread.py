@@ -1,12 +1,6 @@
 """raise-max-skew, schedule-anyway: loosen a hard topology spread constraint that alone keeps the pod
-off some nodes.
-
-For each `DoNotSchedule` constraint: raise its maxSkew to the smallest value at which a node the
-other constraints allow would take the pod (the matching pods in the node's domain, plus the pod,
-minus the least loaded domain, counted as PodTopologySpread counts them), and make it a
-preference (`whenUnsatisfiable: ScheduleAnyway`). Nodes without the topology label cannot be
-opened this way.
-"""
+off some nodes: its maxSkew raised to the smallest value opening a node (counted as
+PodTopologySpread counts), or made a preference. Nodes without the topology label stay closed."""
 from __future__ import annotations
 
 import copy

@@ -1,23 +1,9 @@
 """create-storage-class, set-storage-class, default-storage-class: give an unbound claim a class.
 
-When VolumeBinding's PreFilter stops the cycle for a claim that nothing binds (the trace's
-`rejection`: `kexplain.plugins.helper.unbound_claims`), the claim needs a StorageClass that
-exists and can serve it:
-
-- its class is not in the input (`classMissing`): create StorageClass X, binding when the pod
-  is scheduled (volumeBindingMode WaitForFirstConsumer), with the provisioner of the input's
-  default class (else of its first class that provisions; else a placeholder the description
-  says to replace with the cluster's CSI driver); or set storageClassName to a class that
-  exists and provisions;
-- it names no class and the input has no default one (`noDefaultClass`): mark a class that
-  provisions as the default, or add a default StorageClass, before the claim is created (the
-  DefaultStorageClass admission plugin then gives the claim that class: the change sets it on
-  the claim as admission would); or set storageClassName on the claim.
-
-A claim a StatefulSet makes from a volumeClaimTemplates entry is changed in that entry (the
-description says so). Several claims at fault: first the first change of each, together. Claims with other causes get no suggestion (their fix is the input:
-a volume to create, a claim that is missing).
-"""
+For a claim VolumeBinding's PreFilter finds nothing binds (`plugins.helper.unbound_claims`):
+a missing class created (WaitForFirstConsumer, the default class's provisioner) or another named;
+no default class: one marked default (DefaultStorageClass admission then sets it) or one named.
+A StatefulSet's claim is changed in its volumeClaimTemplates entry (docs/internals/suggest.md)."""
 from __future__ import annotations
 
 from typing import Any, Mapping
@@ -93,9 +79,8 @@ def _provisioner_words(provisioner: str) -> str:
 
 
 def candidates(ctx: Context) -> list[Candidate]:
-    """One or two changes per claim of the rejection that a class would serve, in claim order;
-    when several claims need one, first the first change of each made together (no single one
-    lets the pod schedule)."""
+    """One or two changes per claim a class would serve, in claim order; when several claims need one,
+    first the first change of each together (no single one lets the pod schedule)."""
     claims = (ctx.trace.extra.get("rejection") or {}).get("claims") or ()
     per_claim = [_claim_candidates(ctx, entry) for entry in claims]
     firsts = [found[0] for found in per_claim if found]

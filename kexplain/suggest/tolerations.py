@@ -1,10 +1,5 @@
-"""add-toleration: tolerate the taints that alone keep the pod off some nodes.
-
-Nodes TaintToleration alone rejects are grouped by the set of taints the pod does not tolerate
-there; the smallest sets opening the most nodes are offered (at most two). Node condition taints
-(`node.kubernetes.io/*`), the cordon and the control plane's are never tolerated: they say
-something about the node, not about the pod.
-"""
+"""add-toleration: tolerate the taints that alone keep the pod off some nodes, the smallest sets
+opening the most (two at most); node-condition, cordon and control-plane taints never."""
 from __future__ import annotations
 
 from typing import Any, Mapping

@@ -1,9 +1,5 @@
-"""uncordon-node: uncordon the first node that only its cordon keeps from the pod.
-
-The node is rejected by NodeUnschedulable (and perhaps TaintToleration, for the cordon's own
-`node.kubernetes.io/unschedulable` taint alone); the change removes `spec.unschedulable` and that
-taint, as `kubectl uncordon` does.
-"""
+"""uncordon-node: uncordon the first node that only its cordon keeps from the pod, as `kubectl
+uncordon` does (`spec.unschedulable` and its taint removed)."""
 from __future__ import annotations
 
 from kexplain.model.taints import UNSCHEDULABLE_TAINT

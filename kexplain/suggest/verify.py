@@ -1,10 +1,5 @@
-"""Verification: a candidate is applied to the inputs and the whole scheduling cycle is run again;
-only a change after which the pod is scheduled becomes a Suggestion, and the nodes it opens are
-the ones the re-run found feasible that were not before.
-
-A changed pod is re-run over the same snapshot (its cached indexes are reused); a cluster change
-gets a new snapshot (`changed_inputs`).
-"""
+"""Verification: a candidate applied to the inputs and the whole cycle run again; only a change that
+schedules the pod becomes a Suggestion (a pod change reuses the snapshot, a cluster change gets one)."""
 from __future__ import annotations
 
 import copy
@@ -79,10 +74,9 @@ def _complete(trace: Trace, inputs: Inputs) -> bool:
 
 def verify(inputs: Inputs, options: RunOptions, change: Sequence[Op],
            before: Iterable[str] = ()) -> tuple[Verification, tuple[str, ...]] | None:
-    """Run the scheduling cycle on the changed inputs as `options` say (without filterAll, the
-    preemption dry run or any extra trace key: only the verdict counts): the verification and
-    the nodes opened (feasible now, not in `before`), or None when the pod would still not be
-    scheduled."""
+    """Run the scheduling cycle on the changed inputs as `options` say (without filterAll, the preemption dry
+    run or any extra trace key: only the verdict counts): the verification and the nodes opened (feasible now,
+    not in `before`), or None when the pod would still not be scheduled."""
     changed = changed_inputs(inputs, change)
     trace = explain(changed, replace(options.plain(), filter_all=False, preemption=False))
     if trace.result.status != SCHEDULED:

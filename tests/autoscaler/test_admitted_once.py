@@ -152,3 +152,25 @@ def test_one_pods_state_is_the_cluster_read_again(tmp_path: Path, pods: str) -> 
                              applied=pp)
     assert _loop_facts(from_state) == _loop_facts(read_again)
     assert "team" not in loaded.single.state.snapshot.namespaces     # (created for the pod alone)
+
+
+@pytest.mark.parametrize("counted", [(pipeline, "admit"), (manifests, "check_objects")],
+                         ids=["admit", "check_objects"])
+def test_live_pending_checks_and_admits_the_cluster_once(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         counted: tuple[Any, str]) -> None:
+    """Live `--pending` with node groups: the scheduler's side reads the stored objects as listed
+    (no check, no admission) and CA's loop (`live_groups`) checks and admits the cluster once."""
+    from tests.autoscaler.test_cloudprovider_live import CHECKOUT, TOKEN, serve_status
+    from tests.support.live_server import isolate, recorded_api
+
+    isolate(monkeypatch, tmp_path / "home")
+    module, name = counted
+    calls = _counting(monkeypatch, getattr(module, name), name)
+    with recorded_api(tmp_path, TOKEN) as api:
+        serve_status(api)
+        code = main(["pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json"])
+    out, err = capsys.readouterr()
+    assert code == 1, err
+    assert f"shop/{CHECKOUT}" in [f"{p['namespace']}/{p['name']}" for p in json.loads(out)["autoscaler"]["pods"]]
+    assert len(calls) == 1, calls

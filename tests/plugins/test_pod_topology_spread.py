@@ -28,9 +28,9 @@ from kexplain.plugins.pod_topology_spread import (
     count_matching,
     go_log,
     parse_constraints,
-    round_half_away,
     topology_normalizing_weight,
 )
+from kexplain.plugins.resource_allocation import go_round
 from kexplain.plugins.helper.spread import OwnerIndex, default_selector, parse_group_version
 
 HOST = "kubernetes.io/hostname"
@@ -353,7 +353,7 @@ def test_go_log_is_within_an_ulp_of_libm():
 @pytest.mark.parametrize("x,want", [(0.5, 1), (1.5, 2), (2.5, 3), (2.4999999999999996, 2),
                                     (0.49999999999999994, 0), (4.158883083359672, 4), (0.0, 0)])
 def test_round_half_away(x, want):
-    assert round_half_away(x) == want
+    assert go_round(x) == want         # the one math.Round the scoring plugins share
 
 
 def test_weight_formula():

@@ -1,20 +1,8 @@
 """Where node groups come from: CA's cloudprovider seam (`CloudProvider.NodeGroups`, `NodeGroupForNode`).
 
-One module per source, each giving node groups (`kexplain.autoscaler.nodegroups.NodeGroup`),
-their members and notes of what could not be found:
-
-- `static`: the `--node-groups FILE` of `kexplain autoscale`;
-- `status_configmap`: the groups CA itself reports in kube-system/cluster-autoscaler-status,
-  members as the provider the group ids name defines them (`membership`, with `gce`, `aws` and
-  `azure`: MIGs per zone by providerID or pool label and zone, VMSS by providerID, ASGs and any
-  other id by a node-group label, `--node-group-label KEY` too);
-- `clusterapi`: MachineDeployments and MachineSets with the autoscaler's annotations, members
-  through their Machines, templates from the scale-from-zero capacity annotations;
-- `live`: the read-only reads of those objects from an API server.
-
-`discover` combines the last two over plain objects, so it runs the same on a live cluster
-and on objects from files.
-"""
+One module per source (`static`: --node-groups FILE; `status_configmap`: the groups CA reports;
+`clusterapi`: annotated MachineDeployments and MachineSets; `live`: their reads), each giving
+groups, members and notes; `discover` combines the last two over plain objects, live or from files."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -33,11 +21,9 @@ DEFAULT_LABEL_KEYS: tuple[str, ...] = tuple(PROVIDER_LABELS)
 
 @dataclass(frozen=True)
 class Discovery:
-    """Node groups found, in the provider's order, each one's members (node names in cluster
-    order: a Cluster API group's instances are not found by labels, so members travel with the
-    groups) and what could not be found, in plain words. Groups read from a file (`from_file`:
-    `file` set) find their members among the nodes once those are read, by each group's
-    nodeSelector (`members_among`): one interface for the loop, whatever the source."""
+    """Node groups found, in the provider's order, with their members (node names in cluster order:
+    Cluster API members travel with the groups) and notes; a file's groups (`from_file`) find their
+    members by nodeSelector once the nodes are read (`members_among`): one interface for the loop."""
 
     groups: tuple[NodeGroup, ...] = ()
     members: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
@@ -69,11 +55,8 @@ CLUSTER_API_KINDS = ("MachineDeployment/", "MachineSet/")
 
 
 def provenance(found: Discovery) -> dict[str, Any]:
-    """Where the groups of `found` came from, in words (`sources`), the node labels that
-    named the members of the groups found by label (`memberLabels`), the groups some member of
-    which its providerID placed (`memberProviderIds`), the groups CA's status reports in backoff
-    (`backoff`: group -> errorCode, errorMessage, since), and `notes`: the autoscaler document's
-    `nodeGroupsFound` key."""
+    """Where the groups of `found` came from: the autoscaler document's `nodeGroupsFound` key
+    (sources, member labels and providerIDs, CA's backoffs, notes)."""
     labels = dict.fromkeys(k for g in found.groups if not g.name.startswith(CLUSTER_API_KINDS)
                            for k in g.node_selector)
     return {"sources": [SOURCE_WORDS.get(s, s) for s in found.sources], "memberLabels": list(labels),
@@ -94,10 +77,9 @@ def label_keys(extra: Sequence[str] = ()) -> tuple[str, ...]:
 
 def discover(objects: Sequence[dict[str, Any]], keys: Sequence[str] = DEFAULT_LABEL_KEYS,
              source: Source | None = None) -> Discovery:
-    """The node groups among `objects` (Nodes in cluster order, CA's status ConfigMap, Cluster
-    API MachineDeployments/MachineSets/Machines). A group both sources know (CA on Cluster
-    API reports `KIND/NAMESPACE/NAME`) is taken from Cluster API, in the status's order; a
-    status in an unknown format raises InputError."""
+    """The node groups among `objects` (Nodes in cluster order, CA's status ConfigMap, Cluster API
+    objects); a group both know (CA on Cluster API) is taken from Cluster API in the status's order;
+    a status in an unknown format raises InputError."""
     nodes = [o for o in objects if o.get("kind") == "Node"]
     capi, capi_members, notes = clusterapi.node_groups(objects, nodes, source)
     groups: list[NodeGroup] = []
@@ -139,9 +121,8 @@ REPORTING_KINDS = frozenset({"ConfigMap", *clusterapi.KINDS})
 
 
 def reporting_objects(objects: Sequence[tuple[dict[str, Any], Any]]) -> list[tuple[dict[str, Any], Any]]:
-    """The objects among `objects` that report node groups: CA's status ConfigMap and Cluster
-    API's MachineDeployments, MachineSets and Machines, in order (a dump's 150,000 objects: only
-    those kinds looked at, `columns.of_kind`)."""
+    """The objects that report node groups (CA's status ConfigMap, Cluster API's MachineDeployments,
+    MachineSets and Machines), in order; of a dump only those kinds are looked at (`columns.of_kind`)."""
     rows = columns.rows_of(objects)
     if rows is not None:
         objects = [pair for kind in sorted(REPORTING_KINDS) for pair in columns.of_kind(objects, rows, kind)]
@@ -149,12 +130,9 @@ def reporting_objects(objects: Sequence[tuple[dict[str, Any], Any]]) -> list[tup
             (o.get("kind") == "ConfigMap" and status_configmap.find([o]) is not None)]
 
 
-def discover_in(objects: Sequence[tuple[dict[str, Any], Any]], keys: Sequence[str] = DEFAULT_LABEL_KEYS
-                ) -> Discovery | None:
-    """The node groups a cluster's objects report, found as on a live cluster (`discover`: CA's
-    status ConfigMap with the providers' labels, Cluster API): for a cluster read from files or a
-    snapshot. None when no object reports any; a status ConfigMap in a format CA does not write
-    raises InputError (naming its file)."""
+def discover_in(objects: Sequence[tuple[dict[str, Any], Any]]) -> Discovery | None:
+    """The node groups a cluster's objects (files or a snapshot) report, found as on a live cluster
+    (`discover`); None when none reports any; a status ConfigMap CA would not write raises InputError."""
     reporting = reporting_objects(objects)
     if not reporting:
         return None
@@ -162,7 +140,7 @@ def discover_in(objects: Sequence[tuple[dict[str, Any], Any]], keys: Sequence[st
     nodes = columns.of_kind(objects, rows, "Node") if rows is not None else \
         [(o, s) for o, s in objects if o.get("kind") == "Node"]
     source = next((s for o, s in reporting if o.get("kind") == "ConfigMap"), reporting[0][1])
-    return discover([o for o, _ in nodes] + [o for o, _ in reporting], keys, source)
+    return discover([o for o, _ in nodes] + [o for o, _ in reporting], DEFAULT_LABEL_KEYS, source)
 
 
 def _claimed_twice(groups: Sequence[NodeGroup], members: dict[str, list[str]]) -> list[str]:

@@ -1,12 +1,6 @@
-"""AWS and EKS: a node group is an Auto Scaling group (ASG), named by its ASG name.
-
-As CA's cloudprovider/aws does (70920d3c6f5f): a group's id is the ASG's name (`AwsNodeGroup.Id`);
-`NodeGroupForNode` reads the instance of the node's providerID `aws:///ZONE/INSTANCE-ID`
-(`AwsRefFromProviderId`) and gives the ASG the AWS API lists it in. That list is not in the
-cluster, so kexplain finds an ASG's members by a node label that names it: an EKS managed node
-group's nodes carry `eks.amazonaws.com/nodegroup=NAME`, and EKS names the group's ASG
-`eks-NAME-UUID`. An ASG spans the zones of its subnets: the zone does not split it.
-"""
+"""AWS and EKS: a node group is an Auto Scaling group (ASG), named by its ASG name (CA's
+cloudprovider/aws, `AwsRefFromProviderId`). The ASG's instance list is not in the cluster, so
+members are found by the EKS node-group label (`eks-NAME-UUID`); the zone does not split an ASG."""
 from __future__ import annotations
 
 import re

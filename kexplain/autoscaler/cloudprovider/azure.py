@@ -1,14 +1,6 @@
-"""Azure and AKS: a node group is a virtual machine scale set (VMSS), named by its name.
-
-As CA's cloudprovider/azure does (70920d3c6f5f): a scale set's id is its name
-(`ScaleSet.Id`), compared without regard to case (`Belongs`: strings.EqualFold); a node's
-instance is its providerID, for a VMSS instance
-`azure:///subscriptions/SUB/resourceGroups/RG/providers/Microsoft.Compute/virtualMachineScaleSets/NAME/virtualMachines/N`,
-and `NodeGroupForNode` gives the scale set that lists it: the one that providerID names.
-Instances of flexible scale sets and of VMs pools have a `.../virtualMachines/NAME` providerID
-that names no scale set; they are matched by the AKS agent-pool label, whose pool V has the
-scale set `aks-V-DIGITS-vmss`.
-"""
+"""Azure and AKS: a node group is a virtual machine scale set (VMSS), named by its name, compared
+case-blind (CA's cloudprovider/azure `ScaleSet.Id`, `Belongs`): members by the VMSS providerID,
+else (flexible sets, VMs pools) by the AKS agent-pool label (`aks-V-DIGITS-vmss`)."""
 from __future__ import annotations
 
 import re

@@ -1,23 +1,7 @@
-"""Node groups of CA's Cluster API provider: MachineSets and MachineDeployments.
-
-As cloudprovider/clusterapi does (70920d3c6f5f): the scalable resources are the MachineSets not
-owned by a MachineDeployment, then the MachineDeployments (`listScalableResources`); one is a
-node group when its min/max-size annotations give it room (`newNodeGroupFromScalableResource`:
-max > 0 and max >= min; none of the annotations means min = max = 0), unless it has 0 replicas
-and cannot scale from zero, or carries the paused annotation. Its id is `KIND/NAMESPACE/NAME`,
-its target size `spec.replicas`. A Node is an instance of the group that owns its Machine
-(`nodeGroupForNode`): the Machine whose `spec.providerID` is the node's (or the one the node's
-`cluster.x-k8s.io/machine` and `cluster-namespace` annotations name), its owner MachineSet,
-and that one's owner MachineDeployment when there is one.
-
-Scale from zero (`TemplateNodeInfo`): the `capacity.cluster-autoscaler.kubernetes.io/*`
-annotations with both cpu and memory make a template Node: that capacity (pods 110 unless
-maxPods says), allocatable the same, Ready conditions, generic labels (amd64, linux), the
-template's managed labels and the labels annotation, then the well-known labels of the group's
-first instance; taints from the template and the taints annotation. Not read: the capacity an
-infrastructure template reports in its status, DRA and CSI annotations, and the kube-proxy pod
-CA adds to such a template (100m cpu); these are said in the notes.
-"""
+"""Node groups of CA's Cluster API provider: MachineSets and MachineDeployments
+(cloudprovider/clusterapi `listScalableResources`, `newNodeGroupFromScalableResource`,
+`nodeGroupForNode`), and their scale-from-zero templates (`TemplateNodeInfo` from the capacity
+annotations). Which objects qualify and what a template holds: docs/internals/autoscaler.md."""
 from __future__ import annotations
 
 import re
@@ -40,7 +24,6 @@ OPTIONS_PREFIX = f"{GROUP}/autoscaling-options-"
 PAUSED = f"{GROUP}/paused"
 MACHINE_ANNOTATION = f"{GROUP}/machine"
 CLUSTER_NAMESPACE_ANNOTATION = f"{GROUP}/cluster-namespace"
-CLUSTER_NAME_LABEL = f"{GROUP}/cluster-name"
 CAPACITY = "capacity.cluster-autoscaler.kubernetes.io/"
 CPU, MEMORY, DISK = CAPACITY + "cpu", CAPACITY + "memory", CAPACITY + "ephemeral-disk"
 GPU_TYPE, GPU_COUNT, MAX_PODS = CAPACITY + "gpu-type", CAPACITY + "gpu-count", CAPACITY + "maxPods"

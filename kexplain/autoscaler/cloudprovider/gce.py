@@ -1,23 +1,7 @@
-"""GCE and GKE: a node group is a managed instance group (MIG), and a MIG lives in one zone, so a
-GKE node pool spread over three zones is three node groups.
-
-As CA's cloudprovider/gce does (70920d3c6f5f): a MIG's id is its URL (`GenerateMigUrl`,
-`https://www.googleapis.com/compute/v1/projects/PROJECT/zones/ZONE/instanceGroups/NAME`;
-`ParseMigUrl` reads any https host); a node's instance is its providerID
-`gce://PROJECT/ZONE/INSTANCE` (`GceRefFromProviderId`); `NodeGroupForNode` gives the MIG that
-lists the instance. CA asks the GCE API for the MIGs' instances and, for an instance its cache
-does not hold, takes the MIG of the same project and zone whose base instance name begins the
-instance's name (`findMigWithMatchingBasename`). Without the API that rule is what kexplain
-has; the base instance name is the IGM's `baseInstanceName`, which GKE makes the MIG's name
-without its `-grp` (`gke-CLUSTER-POOL-HASH-grp`, instances `gke-CLUSTER-POOL-HASH-XXXX`).
-A node without a gce providerID is matched by its node-pool label and its zone.
-
-CA builds the template of a MIG (used when no member is a good one: a pool's zone scaled to
-zero, its only node cordoned) from the MIG's instance template, read from the GCE API. kexplain
-has no API: a member of the MIG stands in for it (`standins`); for a MIG without one, a node
-of the pool's MIGs in other zones, which share the instance template but for the zone
-(`pool_templates`), said in a note.
-"""
+"""GCE and GKE: a node group is a managed instance group (MIG), one zone each, so a GKE pool over three zones
+is three groups (CA's cloudprovider/gce `GenerateMigUrl`, `GceRefFromProviderId`). Without the GCE API,
+members are matched by `findMigWithMatchingBasename`'s rule or the pool label and zone, and a member (or a
+pool sibling's, `pool_templates`) stands in for the MIG's instance template (docs/internals/autoscaler.md)."""
 from __future__ import annotations
 
 import re
@@ -89,9 +73,8 @@ def mig_index(migs: Mapping[str, GceRef]) -> MigIndex:
 
 
 def mig_for_instance(instance: GceRef, index: MigIndex) -> str | None:
-    """The id of the MIG (`mig_index`) of the instance's project and zone whose base instance
-    name begins the instance's name; of several, the longest base name, the one the GCE API
-    would list the instance in."""
+    """The id of the MIG (`mig_index`) of the instance's project and zone whose base instance name begins the
+    instance's name; of several, the longest base name, the one the GCE API would list the instance in."""
     for base, gid in index.get((instance.project, instance.zone), ()):
         if instance.name.startswith(base):
             return gid
@@ -113,11 +96,9 @@ def zones(groups: Sequence[str]) -> dict[str, str]:
 def pool_templates(groups: Sequence[str], members: Mapping[str, Sequence[str]],
                    selectors: Mapping[str, Mapping[str, str]], nodes: Sequence[Mapping[str, Any]]
                    ) -> dict[str, Any]:
-    """For each MIG without a member, a stand-in for its instance template (`template.StandIn`)
-    from a member of another MIG of its node pool (same project, same pool label, or same GKE
-    name but the hash), with the note that says so: CA builds an empty MIG's template from its
-    instance template, which the cluster does not hold, and a GKE pool's MIGs share machine
-    type, labels and taints (`pool_template`)."""
+    """For each MIG without a member, a stand-in for its instance template (`template.StandIn`) from
+    a member of another MIG of its node pool, with the note that says so: the cluster does not hold
+    the instance template CA reads, and a GKE pool's MIGs share machine type, labels and taints."""
     by_name = {str((n.get("metadata") or {}).get("name")): n for n in nodes}
     migs = {g: ref for g in groups if (ref := parse_mig_url(g)) is not None}
     pools = {g: _pool_key(ref, selectors.get(g) or {}) for g, ref in migs.items()}

@@ -1,12 +1,6 @@
-"""The node groups of a live cluster: what `discover` needs, read with get and list only.
-
-A get of CA's status ConfigMap (kube-system/cluster-autoscaler-status) and lists of the Cluster
-API kinds CA's clusterapi provider reads (MachineDeployments, MachineSets, Machines, at
-cluster.x-k8s.io v1beta2, else v1beta1). None of them is needed to explain a pod: a source that
-is not there (404), not served, or refused (403) is said in a note, never an error. A status
-ConfigMap in a format CA does not write is an error (exit 2), as any bad input. `kexplain
-snapshot` keeps the objects read (`read_group_objects`), so its replay finds the same groups.
-"""
+"""The node groups of a live cluster: what `discover` needs, read with get and list only (CA's
+status ConfigMap; Cluster API kinds at v1beta2, else v1beta1). A source missing or refused is a
+note, never an error; a status in a format CA does not write is (exit 2)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -32,10 +26,8 @@ Obj = dict[str, Any]
 
 @dataclass(frozen=True)
 class GroupReads:
-    """The objects that report node groups, as read (CA's status ConfigMap, Cluster API's
-    MachineDeployments, MachineSets and Machines: what `discover` finds groups in, and what a
-    snapshot keeps), the notes of what is not there, and `unread`: the reads that failed (also
-    notes), each in words."""
+    """The objects that report node groups, as read (what `discover` finds groups in, and what a snapshot
+    keeps), the notes of what is not there, and `unread`: the reads that failed, in words."""
 
     objects: tuple[Obj, ...] = ()
     notes: tuple[str, ...] = ()

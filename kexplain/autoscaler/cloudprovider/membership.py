@@ -1,15 +1,6 @@
 """Which node group a node is an instance of, for groups known by their ids only (CA's status
-ConfigMap): CA's `CloudProvider.NodeGroupForNode` as each provider defines it.
-
-The id says the provider. A MIG URL (`gce`): the node whose providerID is an instance of the
-MIG (its project and zone, its base instance name), else the nodes of its node pool (the pool
-label) in its zone (the providerID's zone, else the zone label) — a GKE pool over three zones
-is three MIGs, each with its zone's nodes. A scale set (`azure`): the node whose providerID
-is an instance of it. Any id (an ASG, `aws`; a scale set whose instances name none): the nodes
-whose node-group label names the group — the providers' labels (`PROVIDER_LABELS`), then the
-`--node-group-label` keys given. A node two groups claim by label stays in the first, said in
-a note (CA's NodeGroupForNode gives one group).
-"""
+ConfigMap): CA's `CloudProvider.NodeGroupForNode` as each provider defines it (the id says the
+provider: gce, azure, else a node-group label); a node two groups claim stays in the first, noted."""
 from __future__ import annotations
 
 import re
@@ -125,11 +116,8 @@ def _labels_match(node: NodeRef, sel: Mapping[str, str], mig: gce.GceRef | None,
 
 def selector(group: str, values: Mapping[str, set[str]], label_keys: Sequence[str], mig: gce.GceRef | None = None
              ) -> dict[str, str]:
-    """The first key with a value (among the nodes' `values` of each key) that names the group;
-    of several values, the longest (a MIG name gke-prod-default-pool-HASH-grp reads as pool
-    "default-pool" or as pool "pool" of cluster "prod-default": the longer value is the more
-    specific). A MIG's selector adds its zone (matched against the providerID's zone when there
-    is one)."""
+    """The first key with a value that names the group, of several the longest (the more specific
+    reading of a GKE MIG name); a MIG's selector adds its zone."""
     for key in label_keys:
         named = sorted((v for v in values.get(key, ()) if names_value(group, key, v)), key=lambda v: (-len(v), v))
         if named:

@@ -1,14 +1,6 @@
-"""The names people know a node group by, for `--node-group NAME`.
-
-CA names a group by its provider id: an ASG's name (an EKS managed node group V's is
-`eks-V-UUID`), a MIG's URL (a GKE node pool's MIG `gke-CLUSTER-POOL-HASH-grp`, one per zone),
-a scale set's name (an AKS agent pool V's is `aks-V-DIGITS-vmss`), `KIND/NAMESPACE/NAME` on
-Cluster API. People type the managed node group, the node pool, the MIG's name, the agent
-pool, the MachineDeployment. Each group is known here by its id, the last part of a path id,
-the pool its id is built from, and the pool its nodes' provider label names (the template's
-labels: one whose value names the id first); the MIGs of one GKE pool (one name but the hash) share the pool's name, so a pool
-over three zones names three groups.
-"""
+"""The names people know a node group by, for `--node-group NAME`: besides CA's provider id, the
+last part of a path id, the pool its id is built from and the pool its nodes' provider label names
+(the MIGs of one GKE pool share the pool's name, so a pool over three zones names three groups)."""
 from __future__ import annotations
 
 import difflib
@@ -53,9 +45,8 @@ def known(groups: Sequence[tuple[str, Mapping[str, str]]]) -> list[Named]:
 
 
 def resolve(name: str, groups: Sequence[Named]) -> list[Named]:
-    """The groups `name` names: the group of that id; else every group known by that name
-    (a GKE pool: its MIGs); else the same without regard to case (as Azure compares scale
-    set names)."""
+    """The groups `name` names: the group of that id; else every group known by that name (a GKE pool: its
+    MIGs); else the same without regard to case (as Azure compares scale set names)."""
     exact = [g for g in groups if g.group == name]
     if exact:
         return exact

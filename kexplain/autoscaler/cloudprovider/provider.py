@@ -1,23 +1,8 @@
-"""Which cloud provider CA runs with, and what the loop reads of it: its GPU label.
+"""Which cloud provider CA runs with, and what the loop reads of it: its GPU label
+(`CloudProvider.GPULabel()`, for --gpu-total, GPU readiness and scale-down's utilization).
 
-CA asks its provider for the label that marks a GPU node (`CloudProvider.GPULabel()`): a node
-with it is a GPU node for `--gpu-total` (the label's value is its GPU type), for GPU readiness
-(a node with the label and no GPU allocatable is unready until its driver is up) and for
-scale-down's GPU utilization. Each provider has its own (70920d3c6f5f): aws
-`k8s.amazonaws.com/accelerator`, gce `cloud.google.com/gke-accelerator` (a node labelled
-`cloud.google.com/gke-gpu-dra-driver=true` has its GPUs through DRA instead: not counted by
-`--gpu-total`, never GPU-unready), azure `kubernetes.azure.com/accelerator`, clusterapi
-`cluster-api/accelerator`, and CA's test provider, which the shared cases run (`--node-groups
-FILE`), `TestGPULabel/accelerator`. `GetAvailableGPUTypes` feeds only CA's metrics at this
-commit (scale-up executor, scale-down actuation, the node-group change observer): no decision
-reads it, and kexplain does not.
-
-The provider followed (`choose`): `cloud-provider` in --autoscaler-config when given (CA's
---cloud-provider); else the one the node groups name (Cluster API groups; MIG URLs, EKS ASG
-names `eks-NAME-UUID`, AKS scale sets `aks-POOL-DIGITS-vmss` as their ids); else the one the
-nodes' providerIDs name (`aws://`, `gce://`, `azure://`); else CA's test provider. Each answer
-says how it was found.
-"""
+`choose`: --cloud-provider, else what the groups' ids name, else the nodes' providerIDs, else
+CA's test provider, each answer saying how it was found (docs/internals/autoscaler.md)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -71,10 +56,9 @@ def unknown_name(name: str) -> str | None:
 
 def choose(flag: str | None, groups: Mapping[str, Mapping[str, Any] | None], cluster_api: bool,
            nodes: Sequence[Mapping[str, Any]]) -> Chosen:
-    """The provider followed: `flag` (--cloud-provider, checked by `unknown_name`), else the one
-    the group ids name (`groups`: id -> its template Node or None; `cluster_api`: the groups are
-    Cluster API's), else the one the nodes' providerIDs name, else the test provider. Several
-    named at one step: the next step decides."""
+    """The provider followed: `flag` (--cloud-provider, checked by `unknown_name`), else the one the group
+    ids (`groups`, Cluster API's with `cluster_api`) name, else the nodes' providerIDs, else the test
+    provider; several named at one step: the next step decides."""
     chosen = _choose(flag, list(groups), cluster_api, nodes)
     notes = label_notes(chosen, groups, nodes)
     return Chosen(chosen.provider, chosen.why, tuple(notes)) if notes else chosen

@@ -1,18 +1,7 @@
-"""Stand-ins for the provider's template of a group found in the cluster (`TemplateNodeInfo`).
-
-CA's MixedTemplateNodeInfoProvider (processors/nodeinfosprovider) takes a group's template from
-its first good member (ready, schedulable, not being deleted); failing that, from the
-provider's `TemplateNodeInfo`, which every provider builds from its cloud API (GCE from the
-MIG's instance template, AWS from the ASG's launch template and instance type, Azure from the
-scale set's VM profile); failing that, from any member. kexplain has no cloud API: what stands
-in for the provider's template is a node of the group as the provider made it: its labels
-(not the hostname), taints, capacity and allocatable, Ready, and nothing the node itself went
-through (a cordon, a node condition's taint, a NotReady status). A group's own member first
-(any member: what it was made from does not change with its state); for a MIG without a
-member, a node of another MIG of its GKE node pool, its zone labels set to the MIG's
-(`gce.pool_templates`). Either way the stand-in says where it came from (`StandIn.origin`).
-Not included: the kube-proxy pod GCE's template adds (100m cpu).
-"""
+"""Stand-ins for the provider's template of a group found in the cluster (`TemplateNodeInfo`):
+kexplain has no cloud API, so a node of the group (or of a sibling MIG of its GKE pool) as the
+provider made it stands in, without what the node went through, saying where it came from
+(`StandIn.origin`); CA's MixedTemplateNodeInfoProvider order: docs/internals/autoscaler.md."""
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence

@@ -1,17 +1,6 @@
-"""The node groups CA itself reports: its status ConfigMap, kube-system/cluster-autoscaler-status.
-
-CA writes the `status` key of that ConfigMap each loop (clusterstate/utils/status.go,
-`WriteStatusConfigMap`). Since December 2023 (commit 11a084699) it is YAML, `ClusterAutoscalerStatus` of
-clusterstate/api/types.go marshalled by sigs.k8s.io/yaml: `nodeGroups[].name` and
-`nodeGroups[].health` with `minSize`, `maxSize` and `cloudProviderTarget` (never omitted).
-Earlier releases wrote `GetReadableString`'s plain text: a `Cluster-autoscaler status at TIME:`
-line, `Cluster-wide:` conditions, then under `NodeGroups:` a `Name:` line per group followed by
-its `Health:` line ending in `cloudProviderTarget=N (minSize=A, maxSize=B))` (the wording of
-every release since March 2017). Both are read exactly; anything else is refused.
-
-The ConfigMap names groups by their provider id only (an ASG name, a MIG URL, a VMSS name...);
-their instances are found as each provider defines them (`kexplain.autoscaler.cloudprovider.membership`).
-"""
+"""The node groups CA itself reports: its status ConfigMap, kube-system/cluster-autoscaler-status
+(`WriteStatusConfigMap`), read exactly in both formats CA has written (YAML `ClusterAutoscalerStatus` since
+11a084699, `GetReadableString`'s text before), anything else refused; members found by `membership`."""
 from __future__ import annotations
 
 import re
@@ -212,10 +201,8 @@ def _error(cm: Obj, source: Source | None, what: str, at: str) -> InputError:
 
 def node_groups(status: AutoscalerStatus, nodes: Sequence[Obj], label_keys: Sequence[str],
                 source: Source | None = None) -> tuple[list[NodeGroup], Members]:
-    """The reported groups as NodeGroups (selector: the labels that name their nodes; template:
-    a stand-in for the provider's, `standins`), their members among
-    `nodes` (Node objects, cluster order) as the provider defines them (`membership`), and what
-    could not be found."""
+    """The reported groups as NodeGroups (selector: the labels naming their nodes; template: a `standins`
+    stand-in), their members among `nodes` as the provider defines them (`membership`), and notes."""
     ids = [gs.name for gs in status.groups]
     found = members(ids, node_refs(nodes), label_keys)
     templates = stand_ins(ids, found.members, found.selectors, nodes)

@@ -1,8 +1,6 @@
-"""Expanders: pick the scale-up option among those the estimator produced (CA's expander/).
-
-`Option` is CA's expander.Option; a `Filter` keeps the equally good options (a chain of
-filters is `--expander a,b`), a `Strategy` returns one.
-"""
+"""Expanders: pick the scale-up option among those the estimator produced (CA's expander/):
+`Option` is CA's expander.Option; a `Filter` keeps the equally good options (a chain of filters
+is `--expander a,b`), a strategy (`chain.Chain`, `random.Random`) returns one."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -28,10 +26,4 @@ class Filter(Protocol):
     def best_options(self, options: Sequence[Option],
                      node_infos: Mapping[str, "NodeInfo"]) -> list[Option]:
         """The equally good options (node_infos: each group's template, by group name)."""
-        ...
-
-
-class Strategy(Protocol):
-    def best_option(self, options: Sequence[Option],
-                    node_infos: Mapping[str, "NodeInfo"]) -> Option | None:
         ...

@@ -27,11 +27,8 @@ class Step:
 
 @dataclass(frozen=True)
 class Choice:
-    """The expander's decision. `option`: the option CA takes, None when none is left (CA then
-    reports every pod as filtered out by the expander). `random_among`: when two or more, CA
-    draws `option` among them at random and `option` is only their first; empty when the
-    choice is determined. `steps`: each filter that ran and what it kept; `events`: what the
-    filters recorded (the priority expander's warnings on its ConfigMap), in order."""
+    """The expander's decision: `option` (None: every pod filtered out by the expander), `random_among`
+    (a tie CA draws from, `option` only its first), each filter's `steps` and recorded `events`."""
 
     option: Option | None
     random_among: tuple[Option, ...] = ()

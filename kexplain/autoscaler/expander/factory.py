@@ -1,12 +1,6 @@
-"""The expander strategy of `--expander` (CA's expander/factory/expander_factory.go).
-
-`build("most-pods,least-waste", configmap)` gives the Chain of those filters. The flag is split
-on commas as written (no trimming: " least-waste" is an unknown name); CA refuses a name given
-twice, any name after `random` (which keeps one option, so the rest would never run) and a
-name it does not know. `price` and `grpc` exist in CA but need the cloud provider's prices or a
-gRPC server, which kexplain does not have: refused too. A trailing `random` is the draw the
-chain ends with anyway.
-"""
+"""The expander strategy of `--expander` (CA's expander/factory/expander_factory.go), with CA's
+refusals (a repeated name, a name after `random`, an unknown one); `price` and `grpc` need what
+kexplain does not have and are refused too."""
 from __future__ import annotations
 
 from typing import Any, Callable, Mapping
@@ -20,7 +14,6 @@ from kexplain.autoscaler.expander.priority import Priority
 from kexplain.autoscaler.expander.random import Random
 from kexplain.errors import InputError, Source
 
-DEFAULT_EXPANDER = "least-waste"     # --expander's default at this CA
 RANDOM = "random"
 _UNSUPPORTED = {"price": "the cloud provider's prices", "grpc": "a gRPC expander server"}
 
@@ -37,10 +30,8 @@ def accepted_names() -> list[str]:
 
 def build(expander: str, priority_configmap: Mapping[str, Any] | None = None, *,
           source: Source | None = None, field: str = "expander") -> Chain:
-    """The strategy for `--expander` (a comma-separated chain). `priority_configmap`: the
-    `kube-system/cluster-autoscaler-priority-expander` ConfigMap, if the cluster has one.
-    Raises InputError (naming `source` and `field`) where CA would refuse to start.
-    `Chain.choose` tells a random draw (`Choice.random_among`) from a determined choice."""
+    """The strategy for `--expander` (a comma-separated chain; `priority_configmap`: the priority expander's
+    ConfigMap if any); InputError naming `source` and `field` where CA would refuse to start."""
     known = _filters(priority_configmap)
     accepted = ", ".join(accepted_names())
     filters: list[Filter] = []

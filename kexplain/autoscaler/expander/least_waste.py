@@ -1,13 +1,6 @@
-"""`least-waste` (CA's expander/waste): keep the options that leave the least cpu and memory idle.
-
-An option's waste is (capacity - requested) / capacity for cpu plus the same for memory, over
-`node_count` new nodes of the group's template. CA reads the template's *capacity*, not its
-allocatable, and the pods' requests as the scheduler computes them (containers, init containers,
-sidecars, pod-level resources, overhead; no defaults for missing requests). The fractions are
-float64 and compared for exact equality, so proportional shapes (two xlarge nodes against one
-2xlarge) tie, and every tied option is kept. A template without cpu or memory capacity divides
-by zero as Go's floats do (NaN or an infinity), and that score is then compared as Go compares it.
-"""
+"""`least-waste` (CA's expander/waste): keep the options that leave the least cpu and memory idle,
+over the template's capacity, as float64 compared exactly (proportional shapes tie; a zero
+capacity divides as Go's floats do)."""
 from __future__ import annotations
 
 import math

@@ -1,21 +1,6 @@
-"""`priority` (CA's expander/priority): keep the options of the highest user-given priority.
-
-The ConfigMap `cluster-autoscaler-priority-expander` in CA's namespace (`--namespace`,
-kube-system) holds under `priorities` a YAML map of integer priority -> list of regular
-expressions (Go's RE2 syntax, matched anywhere in the node group id, as Go's FindStringIndex).
-An option's priority is the highest one with a matching expression; the options of the highest
-priority are kept, in the order given. As in CA:
-- priorities below -1 never win (CA's running maximum starts at -1);
-- a group no expression matches is dropped, with a `PriorityConfigMapNotMatchedGroup` warning;
-- when no option is kept (nothing matched), every option is kept, with a
-  `PriorityConfigMapNoGroupMatched` warning;
-- a missing ConfigMap keeps every option (CA logs it, no event); a ConfigMap without the
-  `priorities` key, with an empty one, or one that does not parse (YAML, keys that are not
-  64-bit integers, values that are not lists, a bad expression) keeps every option too, with a
-  `PriorityConfigMapInvalid` warning. The configuration is read again on every call, as CA
-  reads its lister on every call.
-The warnings go to the ConfigMap, as CA's recorder sends them; they are returned, not printed.
-"""
+"""`priority` (CA's expander/priority): keep the options of the highest user-given priority, read
+from the `cluster-autoscaler-priority-expander` ConfigMap on every call, with CA's warnings
+(returned, not printed) and its edge cases (docs/internals/autoscaler.md)."""
 from __future__ import annotations
 
 import math
@@ -101,9 +86,8 @@ def _json_kind(value: Any) -> str:
 
 
 def _pattern(item: Any) -> str:
-    """A list item as the []string target receives it: numbers and booleans as text (the
-    YAML-to-JSON step converts them for a string target), null as "" (JSON null leaves a Go
-    string as it was)."""
+    """A list item as the []string target receives it: numbers and booleans as text (the YAML-to-JSON step
+    converts them for a string target), null as "" (JSON null leaves a Go string as it was)."""
     if item is None:
         return ""
     if isinstance(item, bool):

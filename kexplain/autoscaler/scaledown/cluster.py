@@ -1,13 +1,6 @@
-"""CA's cluster snapshot as the removal simulation changes it, and the scheduler run on it.
-
-The simulation runs on the loop's `ClusterSim` (kexplain.autoscaler.simulator): its snapshot
-lists the nodes in CA's order (cluster.yaml order; a node the loop adds, the removed node's
-tainted copy included, goes last; a node whose pods change keeps its place) and its
-node search starts after the node of the last match, a position the scale-down inherits from
-the scale-up part and keeps through simulations that are reverted, as CA's one plugin runner
-does. The functions here are the snapshot changes the simulation makes; each returns a new
-`Snapshot`, so keeping the old one is CA's Fork and going back to it its Revert.
-"""
+"""CA's cluster snapshot as the removal simulation changes it (on the loop's `ClusterSim`, its node
+order and search position kept): each change returns a new `Snapshot`, so keeping the old one is
+CA's Fork and going back to it its Revert."""
 from __future__ import annotations
 
 from typing import Sequence
@@ -43,12 +36,8 @@ def without_node(snapshot: Snapshot, node: str) -> Snapshot:
 
 
 def with_ghost(snapshot: Snapshot, node: str, now_ns: int) -> Snapshot:
-    """`node` replaced by a copy without pods that carries CA's ToBeDeleted NoSchedule taint,
-    listed last (replaceWithTaintedGhostNode: the node still counts as a topology domain). The
-    copy is a new NodeInfo the simulation adds, and the snapshot lists what the simulation adds
-    after the rest, in the order added (../shared/autoscaler/README.md, "Order"); nodes that only
-    gain or lose pods keep their place. Every scale-down case agrees (scaledown-thresholds-0055
-    only with the copy last)."""
+    """`node` replaced by a copy without pods carrying CA's ToBeDeleted taint, listed last
+    (replaceWithTaintedGhostNode; the README's "Order": what the simulation adds goes after the rest)."""
     obj = snapshot.get(node).node.obj
     spec = dict(obj.get("spec") or {})
     spec["taints"] = [*(spec.get("taints") or ()),

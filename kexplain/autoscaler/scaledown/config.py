@@ -33,8 +33,6 @@ class ScaleDownConfig:
     delay_type_local: bool = False
     max_scale_down_parallelism: int = 10
     max_drain_parallelism: int = 1
-    expendable_pods_priority_cutoff: int = -10
-    unremovable_node_recheck_timeout_ns: int = 300 * NS
     deletion_candidate_ttl_ns: int = 0      # --node-deletion-candidate-ttl (0: marks not read back)
     limits: ResourceLimits = field(default_factory=ResourceLimits)   # their minimums hold scale-down
     delete_options: DeleteOptions = field(default_factory=DeleteOptions)
@@ -60,8 +58,6 @@ class ScaleDownConfig:
             delay_type_local=flag("scale-down-delay-type-local"),
             max_scale_down_parallelism=flag("max-scale-down-parallelism"),
             max_drain_parallelism=flag("max-drain-parallelism"),
-            expendable_pods_priority_cutoff=flag("expendable-pods-priority-cutoff"),
-            unremovable_node_recheck_timeout_ns=ns("unremovable-node-recheck-timeout"),
             deletion_candidate_ttl_ns=ns("node-deletion-candidate-ttl"),
             limits=settings.resource_limits(), provider=provider,
             delete_options=DeleteOptions(
@@ -72,9 +68,8 @@ class ScaleDownConfig:
                 bsp_disruption_timeout_ns=ns("blocking-system-pod-distruption-timeout")))
 
     def in_cooldown(self, scaled_up: bool, forbidden: bool) -> bool:
-        """isScaleDownInCooldown in a first loop: scale-down forbidden for the loop (its pods were
-        too new), or, unless the delays are per group, a delay not over yet. CA starts with its
-        last scale-up, deletion and failure an hour ago; a scale-up in this loop happened now."""
+        """isScaleDownInCooldown in a first loop: scale-down forbidden (pods too new) or, unless delays are per
+        group, a delay not over (CA starts with its last scale-up, deletion and failure an hour ago)."""
         if self.delay_type_local:
             return forbidden
         hour = 3600 * NS

@@ -57,11 +57,8 @@ def candidates(node_names: Sequence[str], group_of: Mapping[str, NodeGroup | Non
 
 def sort_candidates(names: list[str], snapshot: Snapshot, options: DeleteOptions, now_ns: int,
                     created: Callable[[PodInfo], int | None] | None = None) -> list[str]:
-    """The candidates in the order CA's builder sorts them (ScaleDownCandidatesSortingProcessor,
-    Go's unstable sort.Sort): empty nodes first, and of those the ones with no pod to wait for.
-    A node is empty when the drainability rules, run without listers or PDBs, leave it no pod
-    to move and none that blocks. (CA's other comparer, the previous loop's unneeded nodes
-    first, has nothing to go by in a first loop.)"""
+    """The candidates as CA's builder sorts them (ScaleDownCandidatesSortingProcessor, Go's sort.Sort):
+    empty nodes first (no pod to move or blocking), those with no pod to wait for first among them."""
     bare = DrainContext(PdbTracker(()), None, now_ns, options, created)
     facts: dict[str, tuple[bool, bool]] = {}
     for name in names:

@@ -55,14 +55,9 @@ def run_scale_down(sim: ClusterSim, node_names: Sequence[str], groups: Sequence[
                    delayed_groups: frozenset[str] = frozenset(),
                    created: Callable[[PodInfo], int | None] | None = None,
                    provider: CloudProvider = TEST) -> ScaleDownOutcome:
-    """Scale-down of one loop at `now_ns`. `sim`: CA's snapshot and scheduler as the loop's
-    scale-up part left them (nodes in CA's list order: cluster.yaml order, then any the loop
-    added; `ca_sim(ca_snapshot(...), config)` for one run on its own); `node_names`: the cluster's nodes (the
-    candidates and destinations), in cluster.yaml order; `members`: each group's nodes;
-    `controllers`: controllers by kind the snapshot's objects lack (DaemonSets, Jobs); `sizes`:
-    each group's size (default: its target size, else its member count); `delayed_groups`: the
-    groups whose nodes are no candidates for a per-group delay; `created`: when a pod without a
-    creationTimestamp was created; `provider`: the cloud provider (its GPU label)."""
+    """Scale-down of one loop at `now_ns`, on `sim` as the loop's scale-up part left it, over the
+    cluster's `node_names` (cluster order), each group's `members` and `sizes`; `controllers` the
+    snapshot lacks, `delayed_groups`, pods' `created` times and the `provider` (its GPU label)."""
     config = ScaleDownConfig.from_settings(settings, provider)
     group_of: dict[str, NodeGroup | None] = {name: None for name in node_names}
     by_name = {g.name: g for g in groups}
@@ -100,9 +95,8 @@ def _ns(at: datetime) -> int:
 
 def loop_scale_down(loop: "LoopInputs", sim: ClusterSim, scale_up_result: str,
                     target_sizes: Mapping[str, int]) -> ScaleDownOutcome:
-    """RunOnce's scale-down part, on CA's snapshot and scheduler (`sim`) as the loop's scale-up
-    part left them, `scale_up_result` being that part's ScaleUpStatus result and `target_sizes`
-    the groups' sizes after it (a scale-up has set them on the provider already)."""
+    """RunOnce's scale-down part on `sim` as the scale-up part left it, `scale_up_result` its ScaleUpStatus
+    result and `target_sizes` the groups' sizes after it (set on the provider already)."""
     if not loop.settings.flag("scale-down-enabled"):
         return untried([n.name for n in loop.nodes], loop.groups, loop.group_members)
     now_ns = _ns(loop.now)
@@ -132,9 +126,8 @@ def untried(node_names: Sequence[str], groups: Sequence[NodeGroup],
 
 def scale_down_document(loop: "LoopInputs", outcome: ScaleDownOutcome | None, processed: bool = True
                         ) -> dict[str, Any]:
-    """The document's `scaleDown` key for the loop; a loop that ended before its scale-down part
-    (an unhealthy cluster) leaves CA's status as it was set up, ScaleDownNotTried, and one that
-    ended before CA's status processors ran (`processed` false) has no status: NotTried."""
+    """The document's `scaleDown` key: ScaleDownNotTried for a loop that ended before scale-down (an
+    unhealthy cluster), NotTried when it ended before CA's status processors ran (`processed` false)."""
     if outcome is None:
         outcome = untried([n.name for n in loop.nodes], loop.groups, loop.group_members)
         if not processed:

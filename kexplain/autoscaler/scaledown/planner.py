@@ -1,15 +1,7 @@
-"""One loop of CA's scale-down planner: candidates, eligibility, the removal simulation, and
-what would be deleted now (core/static_autoscaler.go scaleDown, core/scaledown/planner).
-
-The candidates are checked in node order; the eligible ones are simulated in that order, each
-removable node leaving the destinations and spending its pods' PDB budgets, so later nodes see
-the cluster with the earlier ones gone. Unneeded nodes are then checked for removal now
-(unneeded/nodes.go RemovableAt): in a first loop a node became unneeded this very moment, so
-with an unneeded time above zero each is `NotUnneededLongEnough` — unless, with
---node-deletion-candidate-ttl, CA read back its DeletionCandidate mark (a taint set less than
-the TTL ago), which says since when. Actuation (taints, drains,
-deletions) is not simulated: `scaled_down` lists the nodes whose deletion would start.
-"""
+"""One loop of CA's scale-down planner: candidates, eligibility, the removal simulation, and what
+would be deleted now (core/static_autoscaler.go scaleDown, core/scaledown/planner, unneeded/nodes.go
+RemovableAt); in a first loop an unneeded node is `NotUnneededLongEnough` unless a
+DeletionCandidate mark says since when. Actuation is not simulated."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -66,10 +58,9 @@ class ScaleDownOutcome:
 
 @dataclass(frozen=True)
 class Loop:
-    """What one loop's scale-down starts from. `sim`: CA's snapshot (nodes in CA's list order)
-    and its scheduler, which the simulation changes and `plan` restores; `node_names`: the
-    cluster's nodes, in cluster.yaml order (the candidates and destinations);
-    `group_of`: each node's group (None: no group); `sizes`: each group's size."""
+    """What one loop's scale-down starts from: `sim` (CA's snapshot and scheduler, changed by the
+    simulation and restored by `plan`), the cluster's `node_names` in cluster.yaml order, `group_of`
+    (None: no group) and each group's `sizes`."""
 
     sim: ClusterSim
     node_names: Sequence[str]
@@ -89,9 +80,8 @@ def unneeded_limit(config: ScaleDownConfig) -> int:
 
 
 def plan(loop: Loop) -> ScaleDownOutcome:
-    """UpdateClusterState and NodesToDelete of one loop. The simulation changes `loop.sim`'s
-    snapshot (CA forks it) and the snapshot is restored at the end (CA reverts it); the
-    scheduler's node search keeps its position, as in CA."""
+    """UpdateClusterState and NodesToDelete of one loop: the simulation changes `loop.sim`'s snapshot (CA's
+    fork) and restores it at the end (revert); the node search keeps its position, as in CA."""
     original = loop.sim.snapshot
     try:
         return _plan(loop, original)
@@ -187,9 +177,8 @@ def _removable_now_reason(loop: Loop, original: Snapshot, found: Removable, size
 
 def _nodes_to_delete(loop: Loop, original: Snapshot, removable: Sequence[Removable],
                      reasons: dict[str, tuple[str, BlockingPod | None]]) -> tuple[str, ...]:
-    """NodesToDelete and the deletion budgets: the nodes whose deletion starts now; the reason
-    each other unneeded node stays goes into `reasons`. Empty nodes are checked first, then
-    those needing a drain (the safe before the risky), each in simulation order."""
+    """NodesToDelete and the deletion budgets: the nodes whose deletion starts now, why each other unneeded
+    node stays in `reasons`; empty nodes first, then those needing a drain, each in simulation order."""
     sizes = dict(loop.sizes)
     groups = {n: g for n, g in loop.group_of.items() if g is not None}
     limits = QuotaTracker(loop.config.limits, [ni.node.obj for ni in original.node_infos],

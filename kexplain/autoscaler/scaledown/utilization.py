@@ -52,9 +52,8 @@ def _allocatable(node: Mapping[str, Any]) -> Mapping[str, Fraction]:
 
 
 def gpu_resource(node: Mapping[str, Any], provider: CloudProvider = TEST) -> str | None:
-    """The GPU resource a GPU node is measured by (GetNodeGpuConfig), None for another node or
-    one whose GPUs come through DRA: a node is a GPU node with its provider's GPU label or a GPU
-    vendor's resource allocatable."""
+    """The GPU resource a GPU node (provider's GPU label or a vendor resource allocatable) is measured by
+    (GetNodeGpuConfig); None for another node or one whose GPUs come through DRA."""
     config = node_gpu_config(node, provider)
     return config.resource if config is not None and not config.via_dra else None
 

@@ -1,29 +1,9 @@
 """The structured allocator: which devices of a node's pools the pod's unallocated claims get.
 
-One implementation for every allocator kube-scheduler runs (`AllocatorRules`: the version's,
-for its feature gates): a depth-first search over the claims, their requests (for
-`firstAvailable`, the subrequests in order) and the devices each needs; the first complete
-solution wins. Where the allocators differ, the rules say which way:
-
-* before 1.35, devices of an incomplete pool are allocated, and reaching an invalid pool while
-  looking for a device ends the cycle (`pool P is invalid: ...`); from 1.35 both are skipped,
-  and a node with no solution and an invalid pool fails with "invalid resource pools were
-  encountered";
-* a feature that is off refuses what needs it (subrequests, admin access).
-
-The search keeps the real allocator's quirks, since they decide verdicts:
-
-* before 1.36, while preparing a request's subrequests, the device-selection cache is keyed
-  with the previous subrequest's index, so an `All` subrequest that follows another `All`
-  subrequest gets that one's devices; and after the first device of an `All` subrequest, the
-  search continues with subrequest 0's data (the real code forgets the subrequest index there);
-* running out of the 32-results budget is an error that a subrequest loop absorbs by trying
-  the next subrequest, and a claim boundary absorbs as "no solution".
-
-`allocate` is a pure function of its inputs (plus the selector cache); it raises
-`AllocatorError` for what the scheduler reports as an Error and `NodeFailure` for what makes
-only this node unschedulable.
-"""
+One depth-first search for every allocator kube-scheduler runs, the version's differences in
+`AllocatorRules`; it keeps the real allocator's quirks that decide verdicts (the subrequest cache
+key before 1.36, the 32-results budget), listed in docs/internals/plugins.md. `allocate` raises
+`AllocatorError` for the scheduler's Errors and `NodeFailure` for this node alone."""
 from __future__ import annotations
 
 import uuid
@@ -383,10 +363,9 @@ class _Search:
             raise AllocatorError("allocation max size exceeded") from None
 
     def _state_key(self, *position: Any) -> tuple[Any, ...]:
-        """Everything the rest of the search depends on: where it stands, which devices the
-        claims hold, the constraints' values and what is consumed of counters and shared
-        capacity (a share holds no device). Two paths that took the same devices in a different
-        order reach the same key."""
+        """Everything the rest of the search depends on: where it stands, which devices the claims hold, the
+        constraints' values and what is consumed of counters and shared capacity (a share holds no device).
+        Two paths that took the same devices in a different order reach the same key."""
         held = frozenset((did, ci) for did, cis in self.allocating.items() for ci in cis)
         sizes = tuple(len(r) for r in self.results)
         fixed = tuple(c.state() for cs in self.constraints for c in cs)
@@ -396,13 +375,9 @@ class _Search:
         return position, held, sizes, fixed, counters, shared
 
     def _next(self, ci: int, ri: int, si: int, di: int, in_sub: bool, start: Location) -> bool:
-        """Allocate device `di` of request `ri` (subrequest `si`) of claim `ci`, looking from
-        `start` on (from 1.36 a request's next device comes after its previous one), then the
-        rest.
-
-        A position that failed once fails again (the search is deterministic, and an error
-        would have ended it), so failures are remembered: the real allocator explores every
-        order of the same devices, which only costs time."""
+        """Allocate device `di` of request `ri` (subrequest `si`) of claim `ci` from `start` on, then the
+        rest; a failed position is remembered (the search is deterministic: the real allocator only
+        spends time exploring every order again)."""
         if ci >= len(self.claims):
             return True
         key = self._state_key(ci, ri, si, di, in_sub, start)
@@ -477,14 +452,9 @@ class _Search:
         return False
 
     def _too_few(self, key: tuple[int, int, int], ci: int, admin: bool, need: int) -> bool:
-        """Whether fewer devices are left for the request than the `need` it still has, known
-        without evaluating a selector the search has not evaluated yet: then no order of the
-        remaining devices can succeed, and the search (which would try them all, as the real
-        allocator does) is cut short with the same answer. A device whose selectors were not
-        run yet means "not known": the search runs them in its own order, so that a selector
-        that fails at run time fails exactly when the real allocator would meet it. Nor is it
-        known while an invalid pool would end the search when reached (before 1.35), or when a
-        device may be shared (it could count more than once)."""
+        """Whether fewer devices are left than the request's `need`, known without running a selector not
+        run yet (that one fails when the real allocator meets it), no invalid pool ahead and no shared
+        device: then no order can succeed and the search is cut short with the same answer."""
         if not self.rules.cluster_wide_pools and any(p.invalid for p in self.pools):
             return False
         found = 0
@@ -542,10 +512,9 @@ class _Search:
 
 def node_selector(devices: Sequence[AllocatedDevice], node_name: str = "",
                   binding: bool = False) -> Mapping[str, Any] | None:
-    """createNodeSelector: the node a device of a nodeName slice (or with its own nodeName,
-    perDeviceNodeSelection) pins the claim to, also a device that `bindsToNode` where the
-    allocator knows binding conditions (`binding`), else the requirements of the single-term
-    node selectors merged, else None (all nodes); ValueError for a selector of several terms."""
+    """createNodeSelector: the node a nodeName slice's device (or perDeviceNodeSelection's, or one that
+    `bindsToNode` with `binding`) pins the claim to, else the single-term selectors' requirements
+    merged, else None (all nodes); ValueError for a selector of several terms."""
     fields: list[Mapping[str, Any]] = []
     expressions: list[Mapping[str, Any]] = []
     for dev in devices:
@@ -587,13 +556,9 @@ def allocate(claims: Sequence[ResourceClaim], classes: Mapping[str, DeviceClass]
              in_use: Collection[DeviceID], selectors: Selectors, rules: AllocatorRules = DEFAULT_RULES, *,
              node: "Node | None" = None, shares: Mapping[DeviceID, Sequence[Mapping[str, Any]]] | None = None,
              allocated: Collection[DeviceID] | None = None) -> list[ClaimAllocation] | None:
-    """The devices each of `claims` gets from `pools` (one ClaimAllocation per claim, in order),
-    or None when there is no solution. `in_use`: devices allocated to claims in the cluster
-    (admin-access results excluded; with consumable capacity on, shared ones too); `rules`: the
-    allocator's (the default version's when not given); `node`: the node (a device's own node
-    selection, the node selector of a device that binds to it); `shares`: per shared device,
-    what its shares consume; `allocated`: every allocated device (whose counters are consumed;
-    `in_use` when not given). Raises AllocatorError or NodeFailure, see the module."""
+    """The devices each of `claims` gets from `pools` (one ClaimAllocation per claim), or None without
+    a solution. `in_use` and `allocated`: devices taken (and counters consumed) in the cluster;
+    `shares`: what shared devices' shares consume; raises AllocatorError or NodeFailure."""
     search = _Search(claims, classes, pools, in_use, selectors, rules, node, shares, allocated)
     try:
         search.prepare()

@@ -1,15 +1,7 @@
-"""What DynamicResources writes into a pod's claims when the pod is bound (Reserve, then PreBind).
-
-For a claim the plugin allocated, the allocation its Filter found on the chosen node becomes
-`status.allocation` (the devices with the request each serves, the configuration of their
-classes and of the claim, and the node selector of node-local devices), and the claim gets the
-delete-protection finalizer; every claim not yet reserved for the pod gets the pod in
-`status.reservedFor`. Pods scheduled after it then find those devices in use, which is why a
-workload's later copies run out of devices.
-
-Objects are JSON values as the API server stores them; the functions here build new ones and
-never change what they are given (snapshots share their objects).
-"""
+"""What DynamicResources writes into a pod's claims when the pod is bound (Reserve, then PreBind):
+the allocation Filter found as `status.allocation`, the delete-protection finalizer and the pod
+in `status.reservedFor`, so later pods find the devices in use. New objects, never changed ones
+(snapshots share their objects)."""
 from __future__ import annotations
 
 import copy
@@ -18,6 +10,7 @@ from typing import Any, Mapping, Sequence
 
 from kexplain.model.dra import ResourceClaim
 from kexplain.plugins.dra.allocator import ClaimAllocation
+from kexplain.plugins.dra.features import as_list, as_map
 
 FINALIZER = "resource.kubernetes.io/delete-protection"   # resourceapi.Finalizer
 SOURCE_CLASS = "FromClass"
@@ -35,33 +28,24 @@ class ClaimBinding:
     allocation_timestamp: str | None = None
 
 
-def _dict(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
 def _device_configuration(config: Mapping[str, Any]) -> dict[str, Any]:
     """The DeviceConfiguration embedded in a class or claim config (today: `opaque`)."""
     return {k: copy.deepcopy(v) for k, v in config.items() if k != "requests"}
 
 
 def _chosen_requests(spec: Mapping[str, Any], allocation: ClaimAllocation) -> list[tuple[str, str, str | None]]:
-    """Per request of the claim, in order: its name, the name the allocation result uses for
-    it (`request` or `request/subrequest`, the subrequest the allocator chose) and the device
-    class of that choice (None when no subrequest of a prioritized list was chosen)."""
+    """Per request, in order: its name, the name its allocation results use (`request` or the chosen
+    `request/subrequest`) and that choice's device class (None when no subrequest was chosen)."""
     used = {d.request for d in allocation.devices}
     out: list[tuple[str, str, str | None]] = []
-    for raw in _list(_dict(spec.get("devices")).get("requests")):
-        raw = _dict(raw)
+    for raw in as_list(as_map(spec.get("devices")).get("requests")):
+        raw = as_map(raw)
         name = str(raw.get("name") or "")
         exactly = raw.get("exactly")
         if isinstance(exactly, Mapping):
             out.append((name, name, str(exactly.get("deviceClassName") or "") or None))
             continue
-        for sub in map(_dict, _list(raw.get("firstAvailable"))):
+        for sub in map(as_map, as_list(raw.get("firstAvailable"))):
             full = f"{name}/{sub.get('name') or ''}"
             if full in used:
                 out.append((name, full, str(sub.get("deviceClassName") or "") or None))
@@ -73,9 +57,8 @@ def _chosen_requests(spec: Mapping[str, Any], allocation: ClaimAllocation) -> li
 
 def allocation_config(spec: Mapping[str, Any], allocation: ClaimAllocation,
                       classes: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """`status.allocation.devices.config`: each device class's configuration once, for every
-    request that used the class, then the claim's own configuration — an entry naming requests
-    is repeated once per request (or chosen subrequest) it names, as the allocator does it."""
+    """`status.allocation.devices.config`: each used class's configuration once, then the claim's own,
+    an entry naming requests repeated per request (or chosen subrequest) it names, as the allocator does."""
     out: list[dict[str, Any]] = []
     chosen = _chosen_requests(spec, allocation)
     by_class: dict[str, list[dict[str, Any]]] = {}
@@ -88,12 +71,12 @@ def allocation_config(spec: Mapping[str, Any], allocation: ClaimAllocation,
                 entry["requests"].append(result_name)
             continue
         entries = by_class[class_name] = []
-        for config in map(_dict, _list(_dict(_dict(classes.get(class_name)).get("spec")).get("config"))):
+        for config in map(as_map, as_list(as_map(as_map(classes.get(class_name)).get("spec")).get("config"))):
             entry = {"source": SOURCE_CLASS, "requests": [result_name], **_device_configuration(config)}
             entries.append(entry)
             out.append(entry)
-    for config in map(_dict, _list(_dict(spec.get("devices")).get("config"))):
-        named = [str(r) for r in _list(config.get("requests"))]
+    for config in map(as_map, as_list(as_map(spec.get("devices")).get("config"))):
+        named = [str(r) for r in as_list(config.get("requests"))]
         entry = {"source": SOURCE_CLAIM, **({"requests": named} if named else {}), **_device_configuration(config)}
         if not named:
             out.append(entry)
@@ -134,18 +117,18 @@ def bound_claim(obj: Mapping[str, Any], binding: ClaimBinding, pod: Mapping[str,
     """A copy of the claim object `obj` as PreBind writes it for `pod` (its allocation, when the
     plugin made one, with the finalizer; the pod appended to `reservedFor`)."""
     out = copy.deepcopy(dict(obj))
-    status = out["status"] = dict(_dict(out.get("status")))
+    status = out["status"] = dict(as_map(out.get("status")))
     if binding.allocation is not None:
-        meta = out["metadata"] = dict(_dict(out.get("metadata")))
-        finalizers = [str(f) for f in _list(meta.get("finalizers"))]
+        meta = out["metadata"] = dict(as_map(out.get("metadata")))
+        finalizers = [str(f) for f in as_list(meta.get("finalizers"))]
         if FINALIZER not in finalizers:
             meta["finalizers"] = [*finalizers, FINALIZER]
-        status["allocation"] = allocation_result(_dict(out.get("spec")), binding.allocation, classes)
+        status["allocation"] = allocation_result(as_map(out.get("spec")), binding.allocation, classes)
     allocation = status.get("allocation")
     if binding.allocation_timestamp and isinstance(allocation, Mapping) and not allocation.get("allocationTimestamp"):
         status["allocation"] = {**allocation, "allocationTimestamp": binding.allocation_timestamp}
-    pod_meta = _dict(pod.get("metadata"))
-    status["reservedFor"] = [*_list(status.get("reservedFor")),
+    pod_meta = as_map(pod.get("metadata"))
+    status["reservedFor"] = [*as_list(status.get("reservedFor")),
                              {"resource": "pods", "name": str(pod_meta.get("name") or ""),
                               "uid": str(pod_meta.get("uid") or "")}]
     return out

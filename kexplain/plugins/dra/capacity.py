@@ -1,13 +1,6 @@
-"""Consumable capacity (DRAConsumableCapacity): how much of a device's capacity a request
-consumes, and whether it still fits (the allocators' consumable_capacity.go).
-
-A request's `capacity.requests` names capacities of the device; a capacity it does not name
-consumes the policy's default, or all of it. A `requestPolicy` rounds a request up (to the
-range's next step from its minimum, or to the next valid value) and may refuse it (above the
-range's maximum, off its step, not a valid value). The consumption of the device's existing
-allocations (`consumedCapacity` of results with a `shareID`) and of the devices picked so far
-in this attempt is added, and every capacity must stay within its value.
-"""
+"""Consumable capacity (DRAConsumableCapacity): how much of a device's capacity a request consumes,
+and whether it still fits beside the device's allocations and this attempt's picks (the
+allocators' consumable_capacity.go)."""
 from __future__ import annotations
 
 import math
@@ -108,9 +101,8 @@ def consumed_by(requests: Mapping[str, Any] | None, capacities: Mapping[str, Cap
 
 def fits(requests: Mapping[str, Any] | None, capacities: Mapping[str, Capacity],
          allocated: Consumed, allocating: Consumed) -> bool:
-    """CmpRequestOverCapacity: one more allocation of the request stays within every capacity,
-    on top of what the device's allocations (`allocated`) and this attempt (`allocating`) take;
-    UnknownCapacity when the request names a capacity the device lacks."""
+    """CmpRequestOverCapacity: one more allocation of the request stays within every capacity beside
+    `allocated` and `allocating`; UnknownCapacity when it names a capacity the device lacks."""
     requests = requests or {}
     if any(name not in capacities for name in requests):
         raise UnknownCapacity()

@@ -1,15 +1,6 @@
-"""The facts behind DynamicResources' verdict on one node, as plain JSON-able data.
-
-For each of the pod's claims: an allocated claim's devices and whether its node selector admits
-the node; for a claim to allocate, per request (and `firstAvailable` subrequest) every device
-of the node's pools with why it cannot be taken (pool incomplete or invalid, a selector false
-with the values it read, in use by which claim, ...), each `matchAttribute` constraint with the
-candidates' values, the subrequest chosen and the devices the allocator would give. Per device
-class the pod names: the node's devices of that class, in use and free.
-
-Everything is computed with the allocator's own pieces (pools, selectors, device attributes)
-so that the explanation cannot disagree with the verdict it explains.
-"""
+"""The facts behind DynamicResources' verdict on one node, as plain JSON-able data, computed with
+the allocator's own pieces (pools, selectors, device attributes) so that the explanation cannot
+disagree with the verdict it explains."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -47,26 +38,10 @@ FREE = "free"
 
 
 def explain_node(state: "DraState", node: "Node", pods: Iterable["PodInfo"] = ()) -> dict[str, Any] | None:
-    """The facts for one node (None for a pod without claims):
-
-        verdict        {code, reason | error}: the plugin's Filter verdict
-        pools          [{pool, slices, devices, incomplete?, allocatable?, invalid?}] the node sees
-        claims         per claim, in the pod's order: {claim, allocated, ...}; allocated:
-                       availableOnNode, devices, reservedFor; to allocate: requests
-                       ([{request, deviceClass, allocationMode, count?, adminAccess?, free,
-                       reasons: {reason: devices}, devices: [{device, reason, ...}] (the
-                       first MAX_DEVICES; moreDevices counts the rest)}], or {request,
-                       chosen, subrequests}
-                       for firstAvailable), constraints ([{index, requests, matchAttribute,
-                       values: [{value, devices}], missing}]) and wouldAllocate
-                       ([{request, device, adminAccess?}], None without a solution)
-        deviceClasses  [{deviceClass, total, inUse, free, inUnusablePools?, selectorErrors?}]
-
-    A device's `reason` is one of poolIncomplete, poolInvalid (`detail`), bindingConditions,
-    selectorFalse (`selector`: owner, index, expression, conjunct, summary, values),
-    selectorError (`error`), inUse (`by`: the claims holding it; `pods`: those of `pods`, the
-    node's pods, that use these claims), consumesCounters, tainted (`taint`), capacity, free;
-    as the allocator of the version followed sees them (`state.rules`: which features are on)."""
+    """The facts for one node (None for a pod without claims): the Filter verdict, the pools the node
+    sees, per claim its allocation or per request each device's reason, the constraints and what
+    would be allocated, and per device class its devices in use and free, as the version's allocator
+    sees them (the schema: docs/internals/plugins.md, "DRA explain_node")."""
     inv = state.inventory
     if inv is None or not state.claims:
         return None
@@ -106,10 +81,9 @@ def _node_devices(pool: Pool, node: "Node") -> Pool:
 
 
 def claim_users(inv: Inventory, pods: Iterable["PodInfo"], wanted: Iterable[str]) -> dict[str, list[str]]:
-    """claim key -> the pods (namespace/name) among `pods` that use it, for the `wanted` claims:
-    named in the pod's spec (directly, or through its status for a template) or listed in the
-    claim's reservedFor. Why: a device in use is freed by its pods going, and people know
-    pods, not claims."""
+    """claim key -> the pods (namespace/name) among `pods` that use it, for the `wanted` claims: named in the
+    pod's spec (directly, or through its status for a template) or listed in the claim's reservedFor. Why: a
+    device in use is freed by its pods going, and people know pods, not claims."""
     wanted = set(wanted)
     if not wanted:
         return {}
@@ -233,9 +207,8 @@ def _devices(pools: Sequence[Pool]) -> Iterable[tuple[Pool, ResourceSlice, Devic
 
 def device_verdict(inv: Inventory, pool: Pool, s: ResourceSlice, d: Device, cls: DeviceClass | None,
                    claim: ResourceClaim, req: ExactRequest, rules: AllocatorRules = DEFAULT_RULES) -> dict[str, Any]:
-    """Why one device can (FREE) or cannot serve the request, with the details of the first
-    reason found: pool state, binding conditions, the class's and the request's selectors, use
-    by other claims, partitioning, taints, consumable capacity (each as `rules` has it)."""
+    """Why one device can (FREE) or cannot serve the request, with the details of the first reason found,
+    checked in the allocator's order as `rules` has it (pool, binding, selectors, use, counters, taints, capacity)."""
     did = (s.driver, s.pool, d.name)
     out: dict[str, Any] = {"device": device_id_str(did)}
     if pool.invalid:
@@ -278,8 +251,7 @@ def _capacity_left(inv: Inventory, did: tuple[str, str, str], d: Device, req: Ex
 
 def selector_failure(selectors: Selectors, owner: Owner, expressions: Sequence[str | None],
                      d: Device) -> dict[str, Any] | None:
-    """The first selector that is false or fails for the device, with what it read; None when
-    all are true."""
+    """The first selector that is false or fails for the device, with what it read; None when all are true."""
     try:
         verdict = selectors.match(owner, expressions, d)
     except SelectorError as err:

@@ -17,11 +17,12 @@ from kexplain.model.dra import Device, ExactRequest, ResourceSlice
 NO_SCHEDULE, NO_EXECUTE = "NoSchedule", "NoExecute"
 
 
-def _map(value: Any) -> Mapping[str, Any]:
+def as_map(value: Any) -> Mapping[str, Any]:
+    """A JSON field read as a mapping, {} when it is not one (the DRA modules read raw objects)."""
     return value if isinstance(value, Mapping) else {}
 
 
-def _list(value: Any) -> list[Any]:
+def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
@@ -46,7 +47,7 @@ class Taint:
 
 def taints(d: Device) -> tuple[Taint, ...]:
     return tuple(Taint(str(t.get("key") or ""), str(t.get("value") or ""), str(t.get("effect") or ""))
-                 for t in map(_map, _list(d.raw.get("taints"))))
+                 for t in map(as_map, as_list(d.raw.get("taints"))))
 
 
 def tolerates(toleration: Mapping[str, Any], taint: Taint) -> bool:
@@ -64,10 +65,9 @@ def tolerates(toleration: Mapping[str, Any], taint: Taint) -> bool:
 
 
 def blocking_taint(d: Device, request: ExactRequest, by_effect: bool) -> Taint | None:
-    """The first taint of the device the request does not tolerate. `by_effect`: only
-    NoSchedule and NoExecute taints count (taintPreventsAllocation); otherwise every taint
-    must be tolerated (allTaintsTolerated, before 1.35 and in 1.35's stable allocator)."""
-    tolerations = [_map(t) for t in _list(request.raw.get("tolerations"))]
+    """The first taint of the device the request does not tolerate: with `by_effect` only NoSchedule and
+    NoExecute count (taintPreventsAllocation), else every taint (allTaintsTolerated, before 1.35)."""
+    tolerations = [as_map(t) for t in as_list(request.raw.get("tolerations"))]
     for taint in taints(d):
         if by_effect and taint.effect not in (NO_SCHEDULE, NO_EXECUTE):
             continue
@@ -80,15 +80,15 @@ def blocking_taint(d: Device, request: ExactRequest, by_effect: bool) -> Taint |
 
 def counter_sets(s: ResourceSlice) -> list[tuple[str, dict[str, Fraction]]]:
     """The slice's sharedCounters, in order: (counter set, {counter: value})."""
-    return [(str(c.get("name") or ""), {str(k): quantity(_map(v).get("value")) for k, v in _map(c.get("counters")).items()})
-            for c in map(_map, _list(s.raw.get("sharedCounters")))]
+    return [(str(c.get("name") or ""), {str(k): quantity(as_map(v).get("value")) for k, v in as_map(c.get("counters")).items()})
+            for c in map(as_map, as_list(s.raw.get("sharedCounters")))]
 
 
 def consumption(d: Device) -> list[tuple[str, dict[str, Fraction]]]:
     """What the device consumes: (counter set, {counter: value}) per consumesCounters entry."""
-    return [(str(c.get("counterSet") or ""), {str(k): quantity(_map(v).get("value"))
-                                              for k, v in _map(c.get("counters")).items()})
-            for c in map(_map, _list(d.raw.get("consumesCounters")))]
+    return [(str(c.get("counterSet") or ""), {str(k): quantity(as_map(v).get("value"))
+                                              for k, v in as_map(c.get("counters")).items()})
+            for c in map(as_map, as_list(d.raw.get("consumesCounters")))]
 
 
 def device_node_fields(d: Device) -> tuple[str, bool, Mapping[str, Any] | None]:
@@ -109,7 +109,7 @@ def requested_capacity(request: ExactRequest) -> Mapping[str, Any] | None:
     cap = request.raw.get("capacity")
     if cap is None:
         return None
-    return _map(_map(cap).get("requests"))
+    return as_map(as_map(cap).get("requests"))
 
 
 def has_capacity(request: ExactRequest) -> bool:
@@ -127,7 +127,7 @@ class Capacity:
 def capacities(d: Device) -> dict[str, Capacity]:
     out = {}
     for name, raw in d.capacity.items():
-        raw = _map(raw)
+        raw = as_map(raw)
         policy = raw.get("requestPolicy")
         out[str(name)] = Capacity(quantity(raw.get("value")), policy if isinstance(policy, Mapping) else None)
     return out
@@ -136,11 +136,11 @@ def capacities(d: Device) -> dict[str, Capacity]:
 # -- binding conditions -------------------------------------------------------------------------
 
 def binding_conditions(d: Device) -> list[str]:
-    return [str(c) for c in _list(d.raw.get("bindingConditions"))]
+    return [str(c) for c in as_list(d.raw.get("bindingConditions"))]
 
 
 def binding_failure_conditions(d: Device) -> list[str]:
-    return [str(c) for c in _list(d.raw.get("bindingFailureConditions"))]
+    return [str(c) for c in as_list(d.raw.get("bindingFailureConditions"))]
 
 
 def binds_to_node(d: Device) -> bool:

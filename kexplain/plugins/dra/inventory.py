@@ -1,15 +1,6 @@
 """The cluster's DRA objects, parsed once per snapshot: device classes, slices, claims, and the
-devices that allocated claims hold.
-
-A device counts as in use when any claim's `status.allocation` lists it without admin access
-(the scheduler's allocatedDevices tracker). With consumable capacity on, a result with a
-`shareID` shares the device instead: it is not in use, its `consumedCapacity` adds up per device.
-kexplain never writes claims, so in-flight allocations of a live scheduler do not exist here.
-
-A cluster with GPUs has thousands of claims, and a pod reads only its own: the devices in use
-are read straight from the claims' JSON, and a claim is parsed into a `ResourceClaim` when it
-is first looked up (`Claims`).
-"""
+devices allocated claims hold (the allocatedDevices tracker; shared ones add up their capacity).
+Claims are parsed on first lookup (`Claims`): a GPU cluster has thousands, a pod reads its own."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -92,10 +83,8 @@ class Inventory:
     _counters: tuple[int, ...] = field(default=(), compare=False, repr=False)   # sharedCounters with a nodeName
 
     def slices_for(self, node_name: str, counters: bool = False) -> list[ResourceSlice]:
-        """The slices that may target the node (its own `nodeName` slices and every slice
-        without one), in their order in the cluster: a cluster publishes a slice per node and
-        driver, and each node only needs to look at its own. `counters`: also every slice of
-        counter sets (with partitionable devices on, they belong to every node's pools)."""
+        """The slices that may target the node (its own `nodeName` slices and every slice without one), in
+        cluster order, so a node looks at its own only; `counters`: also every counter-set slice."""
         own = self._by_node.get(node_name, ())
         extra = tuple(i for i in self._counters if self.slices[i].node_name != node_name) if counters else ()
         if not own and not extra:

@@ -1,19 +1,12 @@
-"""What DynamicResources cannot reproduce for a cycle, said instead of silently answering as
-another version would (the trace's `notes`).
-
-Each note names the behaviour of the version followed that kexplain does not implement, and is
-given only when the pod or the cluster uses it: extended resources backed by DRA
-(DRAExtendedResource), DeviceTaintRule objects and the alpha DRA features when their gates are
-turned on, selectors that read `device.allowMultipleAllocations`, 1.34's per-slice partitionable
-counters, and which of several broken pools an allocator with a random pool order names.
-"""
+"""What DynamicResources cannot reproduce for a cycle, said (the trace's `notes`) instead of
+answering as another version would; each note only when the pod or the cluster uses it."""
 from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from kexplain.features import KubeVersion
-from kexplain.plugins.dra.features import consumption
+from kexplain.plugins.dra.features import as_map, consumption
 from kexplain.plugins.dra.variant import CONSUMABLE_CAPACITY, PARTITIONABLE_DEVICES
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -33,21 +26,16 @@ UNSUPPORTED_GATES = {
 _ALL_INCOMPLETE = re.compile(r"asks for all devices, but resource pool (\S+) is currently (being updated|invalid)")
 
 
-def _map(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
 def extended_resource_classes(classes: Iterable[Mapping[str, Any]]) -> dict[str, str]:
-    """Extended resource name -> the DeviceClass that provides it (DRAExtendedResource): every
-    class's implicit `deviceclass.resource.kubernetes.io/<class>`, and its `extendedResourceName`
-    (of two classes naming one, the newer wins, then the smaller name)."""
+    """Extended resource name -> the DeviceClass providing it (DRAExtendedResource): each class's implicit
+    `deviceclass.resource.kubernetes.io/<class>` and its `extendedResourceName` (newer, then smaller name wins)."""
     out: dict[str, str] = {}
     named: dict[str, tuple[str, str]] = {}
     for obj in classes:
-        meta = _map(obj.get("metadata"))
+        meta = as_map(obj.get("metadata"))
         name = str(meta.get("name") or "")
         out[IMPLICIT_PREFIX + name] = name
-        ext = _map(obj.get("spec")).get("extendedResourceName")
+        ext = as_map(obj.get("spec")).get("extendedResourceName")
         if isinstance(ext, str) and ext:
             created = str(meta.get("creationTimestamp") or "")
             have = named.get(ext)

@@ -1,31 +1,7 @@
 """The resource pools a node can allocate from (the allocators' GatherPools), as the allocator of
-the version followed gathers them (`AllocatorRules`).
-
-A pool is the set of ResourceSlices of one (driver, pool name) at its newest generation. Only
-slices that target the node count (its `nodeName`, `allNodes`, or a `nodeSelector` that
-matches); with partitionable devices off, slices for them (`perDeviceNodeSelection`, and from
-1.35 `sharedCounters`) are skipped. A pool is invalid when two of its devices share a name.
-
-With partitionable devices on (1.36 by default), a slice of `sharedCounters` belongs to every
-node's pool, a `perDeviceNodeSelection` slice to the nodes one of its devices targets; the
-pool's counter sets come from its counter slices, and it is invalid when a counter set name
-repeats or a device consumes a counter set or counter the pool does not have (also a device
-of the pool's slices for other nodes, which the pool keeps: their allocated devices consume
-counters too).
-
-Completeness changed in 1.35. Before, a pool is incomplete when the node sees fewer slices than
-`resourceSliceCount` (a pool split into per-zone slices is incomplete everywhere), and the
-allocator still allocates from it. From 1.35 the slices of the pool's generation are counted
-across the cluster, a newer generation anywhere makes the node's slices obsolete (the pool is
-left out), and an incomplete pool is never allocated from.
-
-Order: before 1.36 (and in 1.36's stable allocator) the scheduler builds the list from a Go map,
-so its pool order is random; kexplain keeps the order in which the pools' first slices appear,
-which makes every verdict reproducible (only which devices get picked, and which of several
-incomplete pools an error names, can depend on it). 1.36 sorts pools by driver then name and
-slices by name. Pools with devices that have binding conditions come last where the allocator
-knows them.
-"""
+the version followed gathers them (`AllocatorRules`): which slices count, partitionable devices'
+counters, completeness (changed in 1.35) and pool order (Go's map order before 1.36, kept as the
+slices appear so verdicts are reproducible). The rules: docs/internals/plugins.md."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -167,9 +143,8 @@ def _has_binding(s: ResourceSlice) -> bool:
 def gather_pools(slices: Sequence[ResourceSlice], node: "Node",
                  candidates: Sequence[ResourceSlice] | None = None,
                  rules: AllocatorRules = DEFAULT_RULES) -> list[Pool]:
-    """The pools of the slices that target `node`. `slices`: all the cluster's slices;
-    `candidates`: those among them that may target the node, in the same order (all of them
-    when not given); `rules`: the allocator's (the default version's when not given)."""
+    """The pools of the slices that target `node`; `candidates`: those of `slices` that may target it, in
+    order (default: all); `rules`: the allocator's (default: the default version's)."""
     partitionable = rules.has(PARTITIONABLE_DEVICES)
     local = [s for s in (slices if candidates is None else candidates)
              if not _skipped(s, rules) and _relevant(s, node, partitionable)]
@@ -243,8 +218,7 @@ def _build(driver: str, name: str, local: tuple[ResourceSlice, ...], everywhere:
 
 
 def _consumption_problem(sets: Mapping[str, Mapping[str, Fraction]], slices: Iterable[ResourceSlice]) -> str:
-    """validateDeviceCounterConsumption: a device consuming a counter set or counter the pool
-    does not have."""
+    """validateDeviceCounterConsumption: a device consuming a counter set or counter the pool does not have."""
     for s in slices:
         for d in s.devices:
             for set_name, counters in consumption(d):

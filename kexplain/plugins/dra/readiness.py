@@ -12,28 +12,21 @@ from typing import Any, Mapping
 
 from kexplain.framework.preemption import parse_timestamp
 from kexplain.model.dra import ResourceClaim
+from kexplain.plugins.dra.features import as_list, as_map
 
 DEFAULT_BINDING_TIMEOUT_NS = 600 * 10**9   # DynamicResourcesBindingTimeoutDefault
 
 
-def _map(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
 def _results(claim: ResourceClaim) -> list[Mapping[str, Any]]:
-    allocation = _map(_map(claim.raw.get("status")).get("allocation"))
-    return [_map(r) for r in _list(_map(allocation.get("devices")).get("results"))]
+    allocation = as_map(as_map(claim.raw.get("status")).get("allocation"))
+    return [as_map(r) for r in as_list(as_map(allocation.get("devices")).get("results"))]
 
 
 def _conditions(claim: ResourceClaim, result: Mapping[str, Any]) -> list[Mapping[str, Any]] | None:
     """The device's conditions in status.devices (None: the device has no entry)."""
-    for entry in map(_map, _list(_map(claim.raw.get("status")).get("devices"))):
+    for entry in map(as_map, as_list(as_map(claim.raw.get("status")).get("devices"))):
         if all(entry.get(k) == result.get(k) for k in ("driver", "pool", "device")):
-            return [_map(c) for c in _list(entry.get("conditions"))]
+            return [as_map(c) for c in as_list(entry.get("conditions"))]
     return None
 
 
@@ -42,25 +35,24 @@ def _true(conditions: list[Mapping[str, Any]], name: str) -> Mapping[str, Any] |
 
 
 def binding_state(claim: ResourceClaim) -> str:
-    """"failed" (a failure condition of a device is True: isClaimReadyForBinding's error),
-    "ready" (every binding condition of every device is True) or "waiting". Devices are
-    read in order and the first one without status, or not yet ready, ends the check."""
+    """"failed" (a failure condition True: isClaimReadyForBinding's error), "ready" (every binding condition
+    True) or "waiting"; devices read in order, the first without status or not ready ending the check."""
     for result in _results(claim):
-        if not _list(result.get("bindingConditions")):
+        if not as_list(result.get("bindingConditions")):
             continue
         conditions = _conditions(claim, result)
         if conditions is None:
             return "waiting"
-        if any(_true(conditions, str(name)) for name in _list(result.get("bindingFailureConditions"))):
+        if any(_true(conditions, str(name)) for name in as_list(result.get("bindingFailureConditions"))):
             return "failed"
-        if not all(_true(conditions, str(name)) for name in _list(result.get("bindingConditions"))):
+        if not all(_true(conditions, str(name)) for name in as_list(result.get("bindingConditions"))):
             return "waiting"
     return "ready"
 
 
 def timed_out(claim: ResourceClaim, timeout_ns: int, now_ns: int) -> bool:
     """The claim has a device with binding conditions and was allocated more than `timeout_ns` ago."""
-    stamp = _map(_map(claim.raw.get("status")).get("allocation")).get("allocationTimestamp")
+    stamp = as_map(as_map(claim.raw.get("status")).get("allocation")).get("allocationTimestamp")
     at = parse_timestamp(stamp) if isinstance(stamp, str) else None
     if at is None:
         return False

@@ -1,12 +1,6 @@
-"""DynamicResources' Score: earlier `firstAvailable` subrequests are worth more.
-
-Each allocated subrequest at position i of its request adds 8 - i
-(FirstAvailableDeviceRequestMaxSize - i). v1.35 pairs the pod's claims (all of them) with the
-allocations of the claims it had to allocate by position, so a pod with an allocated claim
-and an unallocated one runs out of allocations: that is a Score error, kept for 1.35. From
-1.36 an allocated claim is scored by its own `status.allocation`, the others by the
-allocations made in this cycle, in order; and Score is 0 while prioritized lists are off.
-"""
+"""DynamicResources' Score: earlier `firstAvailable` subrequests are worth more (8 - i,
+FirstAvailableDeviceRequestMaxSize - i); 1.35's positional pairing and its Score error are kept,
+and Score is 0 while prioritized lists are off."""
 from __future__ import annotations
 
 from dataclasses import dataclass

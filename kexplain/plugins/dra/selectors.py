@@ -1,13 +1,6 @@
 """Device selectors: the CEL expressions of a DeviceClass and of a request, run against a device
-with the texts the allocator wraps their failures in.
-
-`Selectors` holds each device's CEL input once it is built (a ResourceSlice's devices are read
-by every node and request), and the verdict of each selector list on each device: a verdict is
-a pure function of the expressions and the device, and the same ones are asked again by the
-copies of a workload, by every re-run that verifies a suggestion and by the explanation of a
-node. One instance lives per snapshot, so the caches are bounded by the cluster's devices times
-the selector lists of its classes and of the pods explained against it.
-"""
+with the texts the allocator wraps their failures in; each device's CEL input and each verdict
+cached per snapshot (a pure function, asked again by copies, re-runs and explanations)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -33,8 +26,7 @@ class SelectorError(Exception):
 
 @dataclass(frozen=True)
 class Owner:
-    """Whose selectors these are, as the allocator names them in errors: `class NAME` or
-    `claim NS/NAME`."""
+    """Whose selectors these are, as the allocator names them in errors: `class NAME` or `claim NS/NAME`."""
 
     kind: str     # "class" or "claim"
     name: str

@@ -1,16 +1,7 @@
-"""Which structured allocator a kube-scheduler minor runs, and the rules that differ between
-minors and between its allocators: data, resolved once per plugin (`allocator_rules`).
-
-Go keeps up to three allocators side by side (structured/allocator.go `NewAllocator`): stable,
-incubating and experimental, most stable first, each declaring the features it supports. The
-plugin derives the enabled features from the feature gates and takes the first allocator whose
-supported set covers them. So a gate can switch allocators: 1.34 turns DRAResourceClaimDeviceStatus
-into a feature of its own, which only the experimental allocator supports, so 1.34 runs that
-one by default; 1.35 folds it into DeviceBindingAndStatus (off by default) and runs incubating.
-
-A feature is named as Go's `Features.Set()` names it (the gate, or `A+B` for one fed by two).
-What differs between minors without a gate is a named `..._SINCE` constant below.
-"""
+"""Which structured allocator a kube-scheduler minor runs (structured/allocator.go `NewAllocator`:
+the first of stable, incubating, experimental supporting the enabled features), and the rules
+that differ between minors: data resolved once per plugin (`allocator_rules`). A feature is named
+as Go's `Features.Set()` names it; a change without a gate is a `..._SINCE` constant below."""
 from __future__ import annotations
 
 from dataclasses import dataclass

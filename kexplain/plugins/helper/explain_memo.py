@@ -1,13 +1,6 @@
-"""Facts the explanations of one cycle share, made on first use (kexplain's own).
-
-The explanation of a node (`Explainer.explain`) may say what the cluster's pods hold for
-that node's topology domains; the framework asks it of every node a page records, each time
-on a fresh clone of the cycle state. What is the same for every node is gathered once:
-PreFilter writes an empty `ExplainMemo` into the cycle state (nothing is computed unless a
-node is explained), every clone of the state shares it, and the first node explained fills
-it. Its value depends only on the snapshot and the incoming pod of that cycle, which no
-clone (preemption's what-ifs) changes.
-"""
+"""Facts the explanations of one cycle share, made on first use (kexplain's own): PreFilter writes
+an empty `ExplainMemo` into the cycle state, every clone shares it and the first node explained
+fills it; it depends only on the snapshot and the pod, which no clone changes."""
 from __future__ import annotations
 
 from typing import Callable, Generic, TypeVar

@@ -1,23 +1,7 @@
-"""Why VolumeBinding's PreFilter turns a pod away for every node: each claim at fault, and why.
-
-The scheduler's own words ("pod has unbound immediate PersistentVolumeClaims", `persistentvolumeclaim
-"x" not found`) name neither the claim nor what keeps it unbound. These facts do (kexplain's,
-recorded beside the trace, never in the scheduler's message): for each claim of the pod, in
-volume order, that PreFilter stops at, one `cause`:
-
-- `missing`: the claim is not in the input (neither the POD file nor --nodes has it);
-- `classMissing`: it names a StorageClass the input does not have (a class that does not exist
-  never waits for a consumer, so the claim must be bound at once, and nothing binds it);
-- `noDefaultClass`: it names no class, and the input has no default StorageClass (the
-  DefaultStorageClass admission plugin gives a new claim the default class, when there is one);
-- `noClass`: it asks for no class (`storageClassName: ""`): only a volume without a class can
-  bind it, and none that is free matches;
-- `noMatchingVolume`: its class binds at once (Immediate) and no free volume of the class
-  matches (size, access modes, volume mode, selector); a class with a provisioner would have
-  one provisioned in a cluster (kexplain does not invent its size and zone);
-- `volumeNotBound`: it names a volume (spec.volumeName) but the binding is not complete (no
-  `pv.kubernetes.io/bind-completed`): the volume is missing or taken by another claim.
-"""
+"""Why VolumeBinding's PreFilter turns a pod away for every node: each claim at fault, in volume
+order, with one `cause` (missing, classMissing, noDefaultClass, noClass, noMatchingVolume,
+volumeNotBound; docs/internals/plugins.md), kexplain's facts beside the trace, never in the
+scheduler's message (whose words name neither the claim nor the cause)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -52,9 +36,8 @@ def _asks_no_class(pvc: "Obj") -> bool:
 
 
 def unbound_claims(idx: VolumeIndex, pod: Any, candidates: Any) -> list[dict[str, Any]]:
-    """The facts of each claim of `pod` that keeps VolumeBinding's PreFilter from passing:
-    missing, or unbound and not waiting for a consumer. `candidates(pvc)`: the free volumes
-    that could bind the claim (VolumeBinding's node-independent matching)."""
+    """The facts of each claim of `pod` that keeps VolumeBinding's PreFilter from passing (missing, or
+    unbound and not waiting); `candidates(pvc)`: the free volumes that could bind it."""
     out: list[dict[str, Any]] = []
     for vol in pod_volumes(pod):
         ref = claim_of_volume(pod, vol)
