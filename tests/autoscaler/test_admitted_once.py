@@ -166,7 +166,7 @@ def test_live_pending_checks_and_admits_the_cluster_once(tmp_path: Path, capsys:
 
     isolate(monkeypatch, tmp_path / "home")
     module, name = counted
-    calls = _counting(monkeypatch, getattr(module, name), name)
+    calls = counting(monkeypatch, getattr(module, name), name)
     with recorded_api(tmp_path, TOKEN) as api:
         serve_status(api)
         code = main(["pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json"])
