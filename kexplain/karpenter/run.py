@@ -1,12 +1,6 @@
 """One Karpenter pass from loaded inputs to the document: the cluster state, the AWS cloud
 provider over the EC2 world (`AWSCloud`), the provisioner (`schedule`: a `Pass`, which the fix
-suggestions reuse), the document (`document`).
-
-`AWSCloud` is what the provisioner asks of the cloud provider and the NodePools: each NodePool's
-instance types (`GetInstanceTypes` of its EC2NodeClass), the minValues check of InstanceTypes,
-whether a NodePool is ready, its limits, a price as the document writes it (the price order is
-the scheduler's TypeIndex's).
-"""
+suggestions reuse), the document (`document`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -167,15 +161,6 @@ def node_class_view(node_class: Any, default_subnets: Sequence[Mapping[str, str]
                            store_policy=node_class.instance_store_policy(),
                            interfaces=node_class.spec.network_interfaces or None,
                            reservations=tuple(status.capacity_reservations or ()))
-
-
-def _dec(q: Any) -> str:
-    """Quantity.AsDec().String(): the value as a plain decimal."""
-    value: Fraction = q.value
-    if value.denominator == 1:
-        return str(value.numerator)
-    text = f"{float(value):f}".rstrip("0")
-    return text
 
 
 def options_of(inputs: PassInputs) -> Options:

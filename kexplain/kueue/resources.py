@@ -93,10 +93,3 @@ def divided(requests: Mapping[str, int], divisor: int) -> Requests:
 def added(into: dict[str, int], more: Mapping[str, int]) -> None:
     for k, v in more.items():
         into[k] = into.get(k, 0) + v
-
-
-def sum_frq(items: Iterable[tuple[FlavorResource, int]]) -> dict[FlavorResource, int]:
-    out: dict[FlavorResource, int] = {}
-    for fr, v in items:
-        out[fr] = out.get(fr, 0) + v
-    return out

@@ -2,12 +2,7 @@
 ec2nodeclass_status.go): what the provider reads to size and launch instances — the AMI family
 (from `amiFamily` or the `alias` of amiSelectorTerms), kubelet settings (maxPods, podsPerCore,
 kube/system reserved, eviction thresholds), block device mappings and the instance store policy —
-and its status (subnets with their zones, security groups, AMIs, conditions).
-
-The EC2NodeClass controller (discovery of subnets, security groups and AMIs) does not run here:
-the status is taken as the input writes it, each part `None` when left out, for the AWS part to
-default.
-"""
+and its status (subnets with their zones, security groups, AMIs, conditions)."""
 from __future__ import annotations
 
 import re
@@ -43,7 +38,6 @@ CONDITION_SUBNETS_READY = "SubnetsReady"
 CONDITION_SECURITY_GROUPS_READY = "SecurityGroupsReady"
 CONDITION_AMIS_READY = "AMIsReady"
 CONDITION_INSTANCE_PROFILE_READY = "InstanceProfileReady"
-CONDITION_CAPACITY_RESERVATIONS_READY = "CapacityReservationsReady"
 CONDITION_VALIDATION_SUCCEEDED = "ValidationSucceeded"
 CONDITION_PLACEMENT_GROUP_READY = "PlacementGroupReady"
 # StatusConditions' dependents (capacity reservations only with that feature on, off here).

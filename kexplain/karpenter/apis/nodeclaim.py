@@ -1,13 +1,7 @@
 """NodeClaim (karpenter.sh/v1, core `pkg/apis/v1/nodeclaim.go`, nodeclaim_status.go) and the
 pieces NodePools share with it: NodeSelectorRequirementWithMinValues (a requirement with
 `minValues`), NodeClassReference, taints, and their CRD rules (the AWS provider's CRDs, which add
-the `karpenter.k8s.aws` domain to the restricted ones).
-
-A NodeClaim read from the cluster is either launched and registered (a Node with its providerID
-exists) or in flight (launched, no Node yet): `parse_node_claim` keeps what Karpenter's state reads
-of it (labels, requirements, taints, the status' providerID, nodeName, capacity, allocatable and
-conditions).
-"""
+the `karpenter.k8s.aws` domain to the restricted ones)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -28,8 +22,6 @@ QUALIFIED_KIND = "NodeClaim.karpenter.sh"
 OPERATORS = ("Gte", "Lte", "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")   # the CRD's enum order
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 CONDITION_LAUNCHED = "Launched"
-CONDITION_REGISTERED = "Registered"
-CONDITION_INITIALIZED = "Initialized"
 QUALIFIED_NAME_PATTERN = (r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(\/))?"
                           r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 LABEL_VALUE_PATTERN = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"

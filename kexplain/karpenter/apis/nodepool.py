@@ -1,17 +1,7 @@
 """NodePool (karpenter.sh/v1, core `pkg/apis/v1/nodepool.go`, nodepool_validation.go,
 nodepool_status.go): what it launches (the NodeClaim template: labels, requirements with
 minValues, taints, startup taints, the node class), how it is ordered (weight), bounded (limits)
-and disrupted, and whether it is ready.
-
-Three gates, in the order a NodePool meets them:
-1. the API server's schema (`parse_node_pool`): refused objects are bad input;
-2. Karpenter's runtime validation (`runtime_validate`, what the CRD cannot say: duplicate taints,
-   well-known labels with none of their known values, ...): the NodePool is stored but its
-   `ValidationSucceeded` condition goes False, so it is not ready;
-3. readiness (`node_pool_conditions`): its node class must exist and be ready.
-Karpenter's provisioner only uses NodePools whose node class is one its cloud provider supports
-(`is_managed`) and that are ready.
-"""
+and disrupted, and whether it is ready."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -39,7 +29,6 @@ KIND = "NodePool"
 QUALIFIED_KIND = "NodePool.karpenter.sh"
 CONDITION_VALIDATION_SUCCEEDED = "ValidationSucceeded"
 CONDITION_NODE_CLASS_READY = "NodeClassReady"
-CONDITION_NODE_REGISTRATION_HEALTHY = "NodeRegistrationHealthy"
 CONSOLIDATION_POLICIES = ("WhenEmpty", "WhenEmptyOrUnderutilized")
 DISRUPTION_REASONS = ("Underutilized", "Empty", "Drifted")
 SUPPORTED_NODE_SELECTOR_OPS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte")

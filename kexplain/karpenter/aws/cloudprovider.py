@@ -1,11 +1,5 @@
 """The AWS cloud provider's GetInstanceTypes (`pkg/cloudprovider/cloudprovider.go`): the instance
-types of the NodePool's EC2NodeClass, before the NodePool's own requirements.
-
-A class that does not exist, or is being deleted, is "not found": Go returns no types and no
-error, and publishes a Warning event `Failed resolving NodeClass` on the NodePool (with no
-reason); the scheduler never asks for a NodePool that is not ready, so that event only shows
-where something else lists a NodePool's types.
-"""
+types of the NodePool's EC2NodeClass, before the NodePool's own requirements."""
 from __future__ import annotations
 
 from typing import Any
@@ -13,8 +7,6 @@ from typing import Any
 from kexplain.karpenter.aws.instancetype.instancetype import InstanceTypeProvider, NodeClass
 from kexplain.karpenter.errors import GoError
 from kexplain.karpenter.cloudprovider.types import InstanceType
-
-FAILED_RESOLVING_NODE_CLASS = "Failed resolving NodeClass"   # the NodePool event's message
 
 
 def _is_terminating(node_class: Any) -> bool:

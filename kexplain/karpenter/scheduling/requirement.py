@@ -1,14 +1,5 @@
 """One label requirement as Karpenter's scheduler reasons with it (`pkg/scheduling/requirement.go`):
-a set of values per key, possibly complemented, with integer bounds and `minValues`.
-
-In = the set; NotIn = the complement of the set; Exists = the complement of nothing;
-DoesNotExist = the empty set. Gt n / Lt n become inclusive bounds (Gte n+1 / Lte n-1) on an
-Exists, so intersecting `In [1 2 8]` with `Gt 4` leaves `In [8]`. The operator is derived from
-that representation, which is why a NodeClaim stores `Gte`/`Lte` where the pod said `Gt`/`Lt`.
-
-`any()` is the one random draw: Go picks a map's first key or `rand.Intn`; the source of the draw
-is an explicit argument (`GoRandom`, or `RandomMarker` to write `<random value: Requirement.Any()>`).
-"""
+a set of values per key, possibly complemented, with integer bounds and `minValues`."""
 from __future__ import annotations
 
 import random as _random
@@ -259,14 +250,4 @@ def new_requirement(key: str, operator: str, *values: str, min_values: int | Non
     elif operator == LTE:
         r.lte = _atoi(first)
     return r
-
-
-def new_requirement_with_flexibility(key: str, operator: str, min_values: int | None,
-                                     *values: str) -> Requirement:
-    """NewRequirementWithFlexibility with Go's argument order."""
-    return new_requirement(key, operator, *values, min_values=min_values)
-
-
-def from_node_selector_requirement(raw: NodeSelectorRequirementWithMinValues) -> Requirement:
-    return new_requirement(raw.key, raw.operator, *raw.values, min_values=raw.min_values)
 

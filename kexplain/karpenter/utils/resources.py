@@ -1,12 +1,4 @@
-"""Karpenter's pkg/utils/resources: resource lists summed, subtracted, compared and printed.
-
-A resource list is a `dict[str, Quantity]` (kexplain.apimachinery.quantity). Karpenter prints
-the sums it makes (`resources={"cpu":"4180m",...}` in its errors, a NodeClaim's requests), and
-a sum's text depends on resource.Quantity's format rule: `Add`/`Sub` keep the receiver's format
-unless the receiver is zero, when they take the other's. A key missing from a list reads as
-Go's zero Quantity (value 0, no format), so the first non-zero addend decides. Pod requests are
-`resourcehelper.PodRequests` with Karpenter's options (no status resources), formats kept.
-"""
+"""Karpenter's pkg/utils/resources: resource lists summed, subtracted, compared and printed."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -53,23 +45,6 @@ def merge_into(dest: ResourceList | None, src: Mapping[str, Quantity]) -> Resour
 def subtract(lhs: Mapping[str, Quantity], rhs: Mapping[str, Quantity]) -> ResourceList:
     """resources.Subtract: lhs less rhs, over lhs's keys only."""
     return {name: sub(q, rhs[name]) if name in rhs else q for name, q in lhs.items()}
-
-
-def subtract_from(dest: ResourceList, src: Mapping[str, Quantity]) -> None:
-    """resources.SubtractFrom: src taken from dest in place (keys of src added to dest)."""
-    for name, q in src.items():
-        dest[name] = sub(dest.get(name, ZERO), q)
-
-
-def max_resources(*lists: Mapping[str, Quantity]) -> ResourceList:
-    """resources.MaxResources: the largest quantity per name."""
-    out: ResourceList = {}
-    for rl in lists:
-        for name, q in rl.items():
-            have = out.get(name)
-            if have is None or q.value > have.value:
-                out[name] = q
-    return out
 
 
 def fits(candidate: Mapping[str, Quantity], total: Mapping[str, Quantity]) -> bool:

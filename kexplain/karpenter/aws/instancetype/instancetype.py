@@ -1,16 +1,5 @@
 """The instance-type provider (`pkg/providers/instancetype/instancetype.go`): `List(nodeClass)`,
-every type of the world resolved for an EC2NodeClass, with its offerings injected.
-
-A NodeClass is read through the methods of Go's `NodeClass` interface in snake_case
-(`ami_family()`, `block_device_mappings()`, `capacity_reservations()`, `cpu_options()`,
-`instance_store_policy()`, `network_interfaces()`, `kubelet_configuration()`, `zone_info()`,
-`connection_tracking()`, `placement_group_selector()`); their parts are read by field name
-(dataclass attributes or mapping keys, snake_case: `max_pods`, `volume_size`, ...).
-
-Go lists the types in a map's order; the shared cases pin it to name order, and so does this.
-Types are resolved once per NodeClass and provider (Go caches them by the class's hash); each
-call returns a new list, which callers may sort in place.
-"""
+every type of the world resolved for an EC2NodeClass, with its offerings injected."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -45,7 +34,6 @@ class NodeClass(Protocol):
     def kubelet_configuration(self) -> Any: ...
     def zone_info(self) -> Sequence["ZoneInfo"]: ...
     def connection_tracking(self) -> Any: ...
-    def placement_group_selector(self) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -111,9 +99,6 @@ class StaticNodeClass:
 
     def connection_tracking(self) -> Any:
         return self.conntrack
-
-    def placement_group_selector(self) -> Any:
-        return None
 
 
 def zone_info(subnets: Iterable[Any]) -> list[ZoneInfo]:

@@ -1,25 +1,5 @@
 """Topology spread and pod (anti-)affinity as Karpenter simulates them
-(controllers/provisioning/scheduling/topology.go).
-
-`new_topology` builds, once per provisioning pass, the topology groups of the pods to schedule:
-one per spread constraint and per pod (anti-)affinity term (preferred ones too unless the
-preference policy is Ignore; the preference relaxation drops them one by one and calls `update`),
-merged across pods by `TopologyGroup.hash`, each counting the matching pods per domain among the
-cluster's bound pods. It also tracks the inverse anti-affinities: the required anti-affinity terms
-of bound pods and of the pods being scheduled, which keep the pods they select out of their domains.
-
-The scheduler asks `add_requirements` for the requirements a pod adds to a node or NodeClaim
-(`topology.kubernetes.io/zone In [the least-loaded zone]`, ...) or the error Karpenter reports
-(`unsatisfiable topology constraint for topology spread, key=... (counts = ..., podDomains = ...,
-nodeDomains = ...` — Go's text, without a closing parenthesis), then `record`s where the pod went
-and `register`s each new NodeClaim's hostname.
-
-What the topology reads of the cluster (`TopologyCluster`, Karpenter's state and API reads):
-`pods` (every pod; bound, running ones are counted), `node_by_name(name)` (the Node a bound pod
-is on), `for_pods_with_anti_affinity()` (bound pods with required anti-affinity and their Node),
-and `objects["Namespace"]` (for namespace selectors); the state nodes (`.node`, the Node or None
-for an in-flight NodeClaim, and `.labels()`) make their domains known.
-"""
+(controllers/provisioning/scheduling/topology.go)."""
 from __future__ import annotations
 
 import marshal
@@ -346,20 +326,6 @@ class Topology:
             selecting = [tg for tg in self.inverse_topology_groups.values() if tg.selects(pod)]
             cached = self._matching[pod.uid] = (self._version, owned, selecting)
         return [*cached[1], *cached[2]]
-
-    def get_topology_zone_constraints(self, pod: PodInfo, pod_requirements: Requirements) -> tuple[set[str] | None, bool]:
-        """GetTopologyZoneConstraints: the zones every zonal group the pod owns allows (None: no
-        zonal group), and False when one allows none."""
-        result: set[str] | None = None
-        for tg in self.topology_groups.values():
-            if not tg.is_owned_by(pod.uid) or tg.key != LABEL_TOPOLOGY_ZONE:
-                continue
-            pod_domains = pod_requirements.get(tg.key) if pod_requirements.has(tg.key) else new_requirement(tg.key, EXISTS)
-            _, valid = tg.get(pod, pod_domains, new_requirement(tg.key, EXISTS))
-            if not valid:
-                return None, False
-            result = set(valid) if result is None else result & valid
-        return result, True
 
     # -- building groups --------------------------------------------------------------------
     def update_inverse_affinities(self) -> KarpenterError | None:

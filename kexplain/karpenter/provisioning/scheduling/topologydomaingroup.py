@@ -52,7 +52,3 @@ class TopologyDomainGroup(dict):
                     yield domain
                     break
 
-
-def new_topology_domain_group() -> TopologyDomainGroup:
-    return TopologyDomainGroup()
-
