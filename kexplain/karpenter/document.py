@@ -1,11 +1,4 @@
-"""The pass as a document: the README's `expected-karpenter.json` shape, key for key.
-
-Built from the pass's result alone (renderers read only this): every pending pod in input order
-with its result, the new NodeClaims in creation order, the events sorted (events on other objects
-first, then the pods' by pod order, reason, message), a summary. `nodePools` and
-`instanceTypes` are the cloud provider's answers, given by the caller. Keys the README says are
-omitted when empty are left out.
-"""
+"""The pass as a document: the README's `expected-karpenter.json` shape, key for key."""
 from __future__ import annotations
 
 from collections import Counter

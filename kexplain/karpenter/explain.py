@@ -1,23 +1,5 @@
 """Everything that stands in the way of a pending pod, per NodePool, as Karpenter's own functions
-see it at the end of the pass: the document's `explained` key.
-
-Karpenter stops at the first failing check of each NodePool and joins one error per NodePool;
-this runs every check on every NodePool the scheduler tried (its templates, in Karpenter's order:
-weight, then name descending) for the pod as Karpenter last tried it (every preference relaxed):
-each taint not tolerated, each requirement of the pod the NodePool's requirements refuse (named
-against the pod's own field, with the label a NodePool must declare for `does not have known
-values`), the volumes' and topology's requirements, host ports, the instance types left at each
-step and the closest ones with their shortfall after overhead, the offerings, the limits; and
-why the existing nodes, in-flight NodeClaims and this pass's new NodeClaims do not take it. The
-NodePools the scheduler did not try are listed once with the reason.
-
-Each pod's last attempt in Solve saw the scheduler's final state (the queue stops after a round
-without progress), so that state is what the checks read. The checks are the engine's own
-(`Taints.tolerates_pod`, `Requirements.compatible`, `Topology.add_requirements`,
-`NodeClaim.can_add`, `ExistingNode.can_add`, ...); `verdict` is the engine's answer for the
-NodePool, replayed as the scheduler's `addToNewNodeClaim` asks it, when the checks find nothing
-in the way (`inTheWay` lists the kinds of obstacle found).
-"""
+see it at the end of the pass: the document's `explained` key."""
 from __future__ import annotations
 
 import copy

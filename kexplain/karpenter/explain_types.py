@@ -1,17 +1,5 @@
-"""What the instance types of one NodePool leave a pod, for the explanation (`explain.py`): how
-many types the NodePool offers, how many its requirements and the pod's leave, which of the
-pod's requirements take them away, the types closest to fitting and by how much each falls short
-once the NodePool's DaemonSet overhead and the type's overhead (kube-reserved, system-reserved,
-the eviction threshold; the VM memory overhead already taken off the capacity) are counted, the
-offerings (zones, capacity types) left and why the others are unavailable, and the NodePool's
-limits.
-
-Every figure comes from the engine's own objects and functions: the types' requirements,
-`allocatable()` and offerings as the AWS provider built them, the pass's `TypeIndex` (which
-answers filterInstanceTypesByRequirements' questions for the scheduler), `Requirements.intersects`,
-the scheduler's `filter_by_remaining_resources`. Quantities are written as Go's
-`resource.Quantity` prints them (`canonical`).
-"""
+"""What the instance types of one NodePool leave a pod, for the explanation (`explain.py`): the
+types left at each step, the closest ones and their shortfall after overhead, the offerings, the limits."""
 from __future__ import annotations
 
 from fractions import Fraction

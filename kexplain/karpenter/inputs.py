@@ -1,28 +1,5 @@
 """What one Karpenter provisioning pass starts from: the pending pods, the cluster, the NodePools
-and EC2NodeClasses, the settings, as the API server would have stored them.
-
-Objects of any kind may come in any file. Every unbound Pod is a pending pod, as Karpenter lists
-them (the PODS file's first, in file order); everything else is the cluster. Karpenter only reads stored objects, so the
-README's API-server steps come first ("What the inputs leave out"): on the clock
-2026-01-01T12:00:00Z, creation timestamps where the input gives none (pending pods 10 minutes
-ago plus a second per pod, bound pods 30 minutes ago, Nodes and NodeClaims 2 hours ago,
-NodePools and EC2NodeClasses a day ago), a uid for every object without one (the sha1 of
-`KIND/NAMESPACE/NAME`, first 16 bytes, `8-4-4-4-12`), the `PodScheduled=False` condition the
-kube-scheduler writes on a pod it could not place (`Unschedulable`, `SchedulingGated` for a gated
-pod), phases, a Node's `Ready=True` condition, a PVC's `Bound` phase when it names its volume,
-a DaemonSet pod's owner reference without uid taking its DaemonSet's. Then kexplain's admission
-(the pods' namespace, requests from limits, Priority, DefaultTolerationSeconds, a repeated name
-refused, StorageClass and PVC defaults, a Node's allocatable from its capacity). kexplain's
-admission does more than the README's subset: it also validates, so a pod the API server would
-refuse is refused here (exit 2) where the recorded Karpenter took it as written.
-
-Karpenter's own kinds (NodePool, NodeClaim, EC2NodeClass) are not admitted: they are read as
-written, with the defaults above. A DaemonSet is stored with its pod template defaulted as the
-API server defaults a template (`default_pod_template`: a container port's protocol TCP, ...; no
-requests from limits, which are a Pod's), so that its pod, made from the template when it has
-none (PodForDaemonSet), holds the host ports a pod of the cluster would: Karpenter counts a
-DaemonSet's host ports on every new NodeClaim, matched by protocol.
-"""
+and EC2NodeClasses, the settings, as the API server would have stored them."""
 from __future__ import annotations
 
 import copy

@@ -1,17 +1,6 @@
 """Karpenter's adapter to the pending pass (`kexplain.explain.pending_pass`), as the Cluster
 Autoscaler's is (`kexplain.autoscaler.pending`): ONE provisioning pass over everything Karpenter
-would see pending (the cluster's own pending pods, then the set's: a file's Pods, every copy of
-every workload that did not fit), as Karpenter batches them, with the copies that fit bound where
-they went and the set's objects (claims, StorageClasses, DaemonSets, ...) in the cluster it
-reads; from that pass, each pending pod's answer (`PodAnswer`: Karpenter's result, its errors,
-where it goes or every NodePool's verdict).
-
-The pass is the one `kexplain karpenter` runs (`kexplain.karpenter.inputs.pass_of`, or over the
-one cluster state `pass_of_state`, which never admits the cluster again; `run.schedule`,
-`run.document`): the same loading, engine and document, with the explanation of every pod it
-does not place (`explained`) and, when asked, the verified suggestions. Karpenter runs when the
-cluster set holds NodePools (`has_node_pools`): read from files or from a live cluster alike.
-"""
+would see pending, and from it each pending pod's answer (`PodAnswer`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace

@@ -2,25 +2,8 @@
 (ResourceFlavors, ClusterQueues, LocalQueues, ...). Before the scheduler sees a pod of a Job,
 Pod or JobSet labelled `kueue.x-k8s.io/queue-name`, Kueue decides whether it runs: `Chain`
 runs Kueue's pass over the POD file's managed objects and the cluster's Kueue objects
-(`kexplain.kueue.run`), then hands back the objects as Kueue leaves them:
-
-- admitted: started as Kueue starts it (the integration's RunWithPodSetsInfo, or the pod
-  integration's Run): a Job unsuspended (its parallelism set to the admitted count under partial
-  admission), a Pod ungated, a JobSet unsuspended; each pod template merged with its pod set's
-  `PodSetInfo` (`kexplain.kueue.podset`: the flavors' node labels and tolerations), so the
-  scheduler's answer (and the autoscalers') is for the pods Kueue lets run;
-- not admitted: held as Kueue's webhooks hold it: a Job suspended, a Pod gated
-  (`kueue.x-k8s.io/admission`, and `kueue.x-k8s.io/topology` while TopologyAwareScheduling is
-  on, as it is by default);
-- a JobSet becomes the Jobs its controller creates, one per replica of each replicated job
-  (`<jobset>-<replicated job>-<index>`), suspended with it, labelled as the JobSet controller
-  labels them (`job-key` and the indexes, the DNS subdomain, exclusive placement's terms on the
-  leader pod: `kexplain.kueue.jobset_jobs`).
-
-Each object made carries Kueue's answer (`answers`, by kind, namespace and name): the Workload,
-its verdict, and where admitted the ClusterQueue and what was merged into its pods; where not,
-Kueue's message and kexplain's explanation of it (`kexplain.kueue.explain`). Objects without
-the label, or a set without Kueue objects, pass unchanged. Nothing here prints."""
+(`kexplain.kueue.run`), then hands back the objects as Kueue leaves them (admitted: started;
+else held)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace

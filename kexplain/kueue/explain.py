@@ -3,12 +3,7 @@ step that decided it, its place in its queue and who is ahead, per pod set and r
 each flavor tried (skipped for a taint, the node selection or a missing flavor; else per
 resource the quota numbers behind its mode: nominal, used, available with borrowing, the most
 it could have, what is short, who in the cohort has it unused and the limits in the way) and
-what preemption would evict and why each admitted Workload is or is not a candidate.
-
-Numbers are Kueue's integers written as quantities; reasons are codes the renderer words. The
-flavor trials are those of the Workload's last evaluation, with the numbers of that moment;
-preemption candidates are classified against the cache as the pass left it.
-"""
+what preemption would evict and why each admitted Workload is or is not a candidate."""
 from __future__ import annotations
 
 import functools

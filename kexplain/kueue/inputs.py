@@ -1,13 +1,7 @@
 """The one seam from objects to Kueue's inputs: whatever read the objects (kexplain's loader
 from files today, one cluster state later), `inputs_of` turns them into what Kueue's
 controllers would hold: the Kueue objects as the API server stores them, the namespaces' labels,
-the priority classes, the Workloads (given, or admitted already) and the jobs submitted.
-
-Objects of any kind may come in any file. Jobs, Pods and JobSets are the submitted set only in
-the WORKLOADS files (`submitted`): those of the cluster files are the cluster's, not explained
-(listed in `ignored`). Workloads come from either: one holding quota (QuotaReserved=True) is
-admitted already and counts against its ClusterQueue; any other is pending.
-"""
+the priority classes, the Workloads (given, or admitted already) and the jobs submitted."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

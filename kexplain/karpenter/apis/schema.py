@@ -1,14 +1,7 @@
 """What kube-apiserver checks of a custom resource before storing it, for Karpenter's CRDs: the
 structural schema (types, required fields, enums, patterns, bounds, sizes: kube-openapi's
 validator as apiextensions-apiserver reports it) and the schema's `x-kubernetes-validations` rules,
-written here as Python predicates with the rules' own messages.
-
-The rules of each kind live beside its dataclasses (nodepool.py, nodeclaim.py, ec2nodeclass.py);
-this module is the walk. As the API server does: `null` values of fields that are not nullable are
-dropped first; the rules run only when the schema found no type, required, enum or size error
-(else one error says they were not checked); unknown fields are refused under kubectl's
-`--validate=strict` (its default), warned of under `warn`, ignored under `ignore`.
-"""
+written here as Python predicates with the rules' own messages."""
 from __future__ import annotations
 
 import re

@@ -1,13 +1,7 @@
 """The instance-type catalog kexplain ships for when `--aws-data` is not given
 (`data/catalog.json.gz`, written by tools/karpenter_aws_catalog.py from the AWS provider's public
 data: the generated instance-type reference of its documentation, its static on-demand price
-lists per region, its VPC-limits and bandwidth tables).
-
-The instance types are stored in the shape `aws ec2 describe-instance-types` prints, so they go
-through the same reader and the same resolution as `--aws-data`. `taken` is the date of the
-newest source; say it wherever catalog data is shown. The catalog has no zones: a catalog world
-takes every type as sold in every zone of the subnets it is given.
-"""
+lists per region, its VPC-limits and bandwidth tables)."""
 from __future__ import annotations
 
 import gzip

@@ -1,15 +1,5 @@
 """The EC2 world the AWS provider sees: instance types, the zones each is sold in, subnets,
-prices, and the provider's generated VPC-limits and bandwidth tables.
-
-`load_world(DIR)` reads `--aws-data DIR` (the files `../shared/karpenter/README.md` describes):
-`describe-instance-types.json`, `describe-instance-type-offerings.json` and
-`describe-subnets.json` as the AWS CLI prints them (required), `world.json` (`{"region": ...}`),
-`pricing.json` (our shape: on-demand and spot maps), `vpc-limits.json` and
-`network-bandwidth.json` (the provider's compiled tables). Where one of the last four is absent
-the provider's own values stand in, from the catalog kexplain ships (`catalog.py`): the region's
-static prices with spot = on-demand, the generated tables; the region is then read from the
-subnets' zones. An unreadable or malformed file is one `InputError` naming the file and member.
-"""
+prices, and the provider's generated VPC-limits and bandwidth tables."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace

@@ -1,14 +1,5 @@
 """Instance types and offerings as Karpenter's core sees every cloud provider's
-(`pkg/cloudprovider/types.go` of sigs.k8s.io/karpenter v1.13.0).
-
-An `InstanceType` is a potential node: its requirements (every well-known label, the zones and
-capacity types it may have), its capacity, the overhead kubelet and the OS keep off it, and its
-`Offerings` (one per zone and capacity type, with a price and whether it can be launched now).
-`InstanceTypes` holds the helpers the scheduler uses: compatible types, the order by price,
-truncation to the 60 options a NodeClaim carries, and the `minValues` check, with Go's exact
-semantics and error texts. Resource lists are `dict[str, Quantity]` (Go's corev1.ResourceList),
-quantities as `kexplain.apimachinery.quantity` keeps them (value, format, text).
-"""
+(`pkg/cloudprovider/types.go` of sigs.k8s.io/karpenter v1.13.0)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -1,14 +1,7 @@
 """Karpenter's provisioner for one pass (pkg/controllers/provisioning/provisioner.go):
 `schedule_pass` runs Schedule (which pending pods, `validate`, the scheduler over the ready
 NodePools, Solve, the truncation to `MAX_INSTANCE_TYPES` types, the events), then Create for each
-new NodeClaim (the NodePool limit check, the NodeClaim object, the Nominated events).
-
-Every pending pod gets a `PodResult`: NotProvisionable (not a pod Karpenter provisions for),
-Ignored (`Validate` refused it: `ignoring pod, ...`), NotConsidered (no ready NodePool, or its
-volume topology could not be read), Failed (the scheduler's error), ExistingNode or
-NewNodeClaim. The cloud provider is passed in (`CloudProvider`): GetInstanceTypes per NodePool,
-InstanceTypes' price order and minValues check, NodePool readiness and limits.
-"""
+new NodeClaim (the NodePool limit check, the NodeClaim object, the Nominated events)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -1,17 +1,6 @@
 """Requirements: one Requirement per label key (`pkg/scheduling/requirements.go`), built from
-NodePools, labels and pods, and the two questions Karpenter asks of them:
-
-* `intersects(other)`: every key both define has a common value (undefined keys are allowed);
-* `compatible(other, allow_undefined=...)`: also, every key `other` requires is defined here,
-  unless `other` only excludes values (NotIn, DoesNotExist) or the key is in `allow_undefined`
-  (`ALLOW_UNDEFINED_WELL_KNOWN_LABELS`: instance types and offerings define every well-known
-  label, so a NodePool need not). Otherwise: `label "team" does not have known values`.
-
-Go iterates maps here, so where several keys fail it reports one at random (`compatible`) or
-all of them in random order (`intersects`); this module takes keys in sorted order, and
-`undefined_keys` lists every key `compatible` could have named. Errors are values (returned, not
-raised) whose str() is Go's text (`kexplain.karpenter.errors`), joined as go.uber.org/multierr does.
-"""
+NodePools, labels and pods, and the two questions Karpenter asks of them (`intersects`,
+`compatible`)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence

@@ -1,18 +1,5 @@
 """The cluster as Karpenter's state sees it when a provisioning pass starts
-(pkg/controllers/state/cluster.go and its informers), built once from the loaded objects.
-
-- State nodes by providerID: a managed NodeClaim with a providerID, a Node (a Node without
-  providerID takes its name, unless it is labelled with a NodePool: then it waits for one; a
-  managed Node without an instance-type label waits until it is initialized), joined when both
-  name the same providerID. A NodeClaim without providerID has not launched: no state node.
-- The pods bound to each (terminal pods left out): their requests, the DaemonSet pods' apart, host
-  ports and volumes (limits from the node's CSINode).
-- Per NodePool, the capacity of its nodes (`nodes: 1` each; deleting nodes left out): what its
-  limits are checked against.
-- Per DaemonSet, its newest pod (the first by name among equally new ones, as the API server
-  lists them), which sizes its overhead in place of its template.
-- The bound pods with required pod anti-affinity, which topology reads.
-"""
+(pkg/controllers/state/cluster.go and its informers), built once from the loaded objects."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -1,11 +1,4 @@
-"""One node as Karpenter's cluster state holds it (pkg/controllers/state/statenode.go).
-
-A `StateNode` is a Node, a NodeClaim, or both (joined by providerID). Which of the two a
-reading comes from follows Go: an unregistered managed node reads its NodeClaim (labels, taints,
-capacity), a registered one its Node; a node without a NodeClaim is not managed, and counts as
-registered and initialized. The pods bound to it are summed once when it is built (requests, the
-DaemonSet pods' requests apart, host ports, volumes).
-"""
+"""One node as Karpenter's cluster state holds it (pkg/controllers/state/statenode.go)."""
 from __future__ import annotations
 
 from fractions import Fraction

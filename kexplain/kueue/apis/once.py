@@ -1,8 +1,4 @@
-"""What is made of an object read, remembered by the object's identity (bounded).
-
-Objects read are never changed in place (a suggested change is a deep copy), and each of the
-suggestions' verifying passes reads every object again; what Kueue's inputs make of an object
-that did not change is then the same, and made once."""
+"""What is made of an object read, remembered by the object's identity (bounded)."""
 from __future__ import annotations
 
 import functools

@@ -1,11 +1,6 @@
 """The CRD schemas of the Kueue kinds kexplain reads (config/components/crd/bases of v0.17.8),
 as nodes of the structural-schema walk kexplain already has (`karpenter.apis.schema`, the
-apiextensions-apiserver's validator and CEL rules), with each rule's own message.
-
-Pod templates (a Workload's podSets[].template) are kept as written: kexplain reads their
-requests, node selection and tolerations; the API server's pod-template validation is not
-repeated here.
-"""
+apiextensions-apiserver's validator and CEL rules), with each rule's own message."""
 from __future__ import annotations
 
 from typing import Any, Callable

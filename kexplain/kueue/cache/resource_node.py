@@ -1,10 +1,7 @@
 """Quota arithmetic over the cohort tree (resource_node.go): what a ClusterQueue or cohort keeps
 for itself (lendingLimit), what it can use now (`available`: its own unused quota plus what its
 ancestors can lend, capped by borrowingLimit) and at most (`potential_available`), and how usage
-climbs to the parent once a node's own quota is used up.
-
-A node is a ClusterQueue or a cohort: it has a `resource_node` and a `parent` (a cohort or None).
-"""
+climbs to the parent once a node's own quota is used up."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

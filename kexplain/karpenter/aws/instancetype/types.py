@@ -1,11 +1,6 @@
 """One EC2 instance type as the AWS provider resolves it for an EC2NodeClass
 (`pkg/providers/instancetype/types.go`: NewInstanceType, computeRequirements, computeCapacity,
-the kube-reserved, system-reserved and eviction-threshold overhead, ENI-limited pods).
-
-Every quantity is built as Go builds it (parsed from the text Go prints, then added or
-subtracted), so it prints as Go's resource.Quantity String() does: `7577Mi`, `70m`,
-`2.147483648e+09` (10% of the root volume, a float printed by fmt and parsed back).
-"""
+the kube-reserved, system-reserved and eviction-threshold overhead, ENI-limited pods)."""
 from __future__ import annotations
 
 import math

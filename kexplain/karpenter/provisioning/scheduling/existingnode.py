@@ -1,12 +1,5 @@
 """A node that is already there, or a NodeClaim in flight, as the scheduler fills it
-(provisioning/scheduling/existingnode.go).
-
-Its room is what it has available (allocatable less the bound pods' requests) less what the
-DaemonSets that would still land on it will take (their requests less those of the DaemonSet pods
-already bound there, never below zero). A pod fits when it tolerates the node's taints, its
-volumes and host ports fit, its requests fit the room, its requirements are compatible with the
-node's labels (no undefined label allowed) and topology allows it.
-"""
+(provisioning/scheduling/existingnode.go)."""
 from __future__ import annotations
 
 from typing import Any

@@ -1,12 +1,4 @@
-"""A NodeClaim the scheduler is filling (provisioning/scheduling/nodeclaim.go).
-
-It starts from its NodePool's template with a placeholder hostname and the DaemonSet overhead as
-requests; each pod added narrows its requirements and its instance types (those still compatible,
-big enough for everything on it, with an available offering the requirements allow).
-`filter_instance_types_by_requirements` keeps Go's record of which criteria some instance type
-met, so its error says why none is left (`InstanceTypeFilterError`: `no instance type has enough
-resources, requirements=..., resources=...`), worded only when printed.
-"""
+"""A NodeClaim the scheduler is filling (provisioning/scheduling/nodeclaim.go)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -1,12 +1,4 @@
-"""A NodePool's template for new NodeClaims (provisioning/scheduling/nodeclaimtemplate.go).
-
-The template carries the NodePool's labels (plus `karpenter.sh/nodepool` and the NodeClass
-label), annotations, taints, startup taints and its requirements (the NodePool's, with its
-labels as `In` requirements), and the instance types still possible. `to_node_claim` is what
-`Provisioner.Create` sends: the instance types ordered by price (at most `MAX_INSTANCE_TYPES`)
-as an `In` requirement, the capacity types their available offerings allow, the labels resolved
-from custom requirements.
-"""
+"""A NodePool's template for new NodeClaims (provisioning/scheduling/nodeclaimtemplate.go)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -1,20 +1,4 @@
-"""Karpenter's scheduler for one pass (provisioning/scheduling/scheduler.go).
-
-`Scheduler.solve` places the pods largest first (`Queue`): each pod goes to the first existing
-node that takes it (initialized nodes first, then by name), else to a NodeClaim this pass already
-made (fewest pods first: Go's `sort.Slice`, whose order among equals `go_sort` repeats), else to a
-new NodeClaim from the first NodePool template (weight, then name descending) that takes it. A pod
-no template takes fails with one error per template, joined with `; `; before giving up, its
-preferences are relaxed one step at a time (`Preferences`). NodePool limits are kept by
-subtracting, for each new NodeClaim, the largest capacity among its instance types.
-
-Speed, with Go's answers: what refused a pod for a reason other than topology refuses a pod of the
-same shape again (taints stay; rooms, host ports and volumes only fill up) or until a pod is added
-there (requirements), so each pod shape remembers those refusals of existing nodes, NodeClaims
-and templates, and an existing node's refusal of a pod's requirements holds for every pod of
-equal requirements until a pod is added there; instance types are asked through a per-pass
-index (`typeindex`).
-"""
+"""Karpenter's scheduler for one pass (provisioning/scheduling/scheduler.go)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

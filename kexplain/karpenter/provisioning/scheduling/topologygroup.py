@@ -1,11 +1,6 @@
 """One topology Karpenter tracks (controllers/provisioning/scheduling/topologygroup.go): a
 topology spread constraint, a pod affinity term or a pod anti-affinity term, with the count of
-matching pods per domain of its key, and the pods that own it.
-
-Where Go takes a domain out of a map (the spread's least-loaded domain among equals, the
-affinity's bootstrap domain), Go's choice is random; this module takes domains in sorted order,
-so among equals the first by name is chosen.
-"""
+matching pods per domain of its key, and the pods that own it."""
 from __future__ import annotations
 
 from enum import IntEnum

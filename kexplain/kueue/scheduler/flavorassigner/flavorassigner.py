@@ -3,11 +3,7 @@ each resource group its requests touch, the flavors in order from where the last
 off: a flavor whose taints the pod does not tolerate or whose node labels its node selection
 excludes is skipped; otherwise each resource's request is checked against the quota
 (`fits_resource_quota`: fit now, fit after preemption, or never) and the flavor fungibility
-rules decide whether to stop or try the next flavor.
-
-Kueue's texts are kept as it words them (sorted, joined, in `Status`); `FlavorTrial` keeps the
-same decisions as values for the explanation.
-"""
+rules decide whether to stop or try the next flavor."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
