@@ -4,8 +4,10 @@ validator as apiextensions-apiserver reports it) and the schema's `x-kubernetes-
 written here as Python predicates with the rules' own messages."""
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any, Callable, Mapping, Sequence
 
 from kexplain.admission.openapi import unknown_field_warning, unknown_fields_error
@@ -85,6 +87,33 @@ ANY = Node("any")
 QUANTITY = Node("int-or-string", pattern=QUANTITY_PATTERN)
 STRING = Node("string")
 STRING_MAP = mapping(STRING)
+
+
+_NAMED = {"string": STRING, "integer": Node("integer"), "boolean": BOOLEAN, "any": ANY, "quantity": QUANTITY}
+
+
+def load_schemas(package: str, named_rules: Mapping[str, tuple[Rule, ...]]) -> dict[str, Node]:
+    """The CRD schemas of `package`'s `data/schemas.json` (data, as the CRDs' YAML is), each
+    node's `x-kubernetes-validations` the Python predicates `named_rules` gives for its name."""
+    data = json.loads(resources.files(package).joinpath("data/schemas.json").read_text(encoding="utf-8"))
+    return {kind: _node(raw, named_rules) for kind, raw in data.items()}
+
+
+def _node(raw: Any, named_rules: Mapping[str, tuple[Rule, ...]]) -> Node:
+    if isinstance(raw, str):
+        return _NAMED[raw]
+    kw = dict(raw)
+    if "properties" in kw:
+        kw["properties"] = {k: _node(v, named_rules) for k, v in kw["properties"].items()}
+    for key in ("values", "items"):
+        if key in kw:
+            kw[key] = _node(kw[key], named_rules)
+    for key in ("required", "enum"):
+        if key in kw:
+            kw[key] = tuple(kw[key])
+    if "rules" in kw:
+        kw["rules"] = named_rules[kw["rules"]]
+    return Node(**kw)
 
 
 def _type_ok(node: Node, jtype: str) -> bool:
