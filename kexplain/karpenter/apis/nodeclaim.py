@@ -20,13 +20,7 @@ API_VERSION = "karpenter.sh/v1"
 KIND = "NodeClaim"
 QUALIFIED_KIND = "NodeClaim.karpenter.sh"
 OPERATORS = ("Gte", "Lte", "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")   # the CRD's enum order
-TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 CONDITION_LAUNCHED = "Launched"
-QUALIFIED_NAME_PATTERN = (r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(\/))?"
-                          r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-LABEL_VALUE_PATTERN = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
-DURATION_PATTERN = r"^([0-9]+(s|m|h))+$"
-NILLABLE_DURATION_PATTERN = r"^(([0-9]+(s|m|h))+|Never)$"
 
 
 @dataclass(frozen=True)
@@ -157,56 +151,19 @@ REQUIREMENTS_RULES = (
 )
 
 
-def requirements_schema(*, node_pool: bool) -> s.Node:
-    return s.array(s.obj({
-        "key": s.string(max_length=316, pattern=QUALIFIED_NAME_PATTERN, rules=key_rules(node_pool=node_pool)),
-        "operator": s.string(enum=OPERATORS),
-        "values": s.array(s.STRING),
-        "minValues": s.integer(minimum=1, maximum=50),
-    }, required=("key", "operator")), max_items=100, rules=REQUIREMENTS_RULES)
+def spec_rules(prefix: str, *, node_pool: bool) -> dict[str, tuple[s.Rule, ...]]:
+    """The rules of a NodeClaim spec's requirements and node class reference, by their names in
+    the data (`prefix`: the spec's path there)."""
+    return {f"{prefix}.requirements[].key": key_rules(node_pool=node_pool),
+            f"{prefix}.requirements": REQUIREMENTS_RULES,
+            f"{prefix}.nodeClassRef.group": ((lambda v: v != "", "group may not be empty"),),
+            f"{prefix}.nodeClassRef.kind": ((lambda v: v != "", "kind may not be empty"),),
+            f"{prefix}.nodeClassRef.name": ((lambda v: v != "", "name may not be empty"),)}
 
 
-TAINTS_SCHEMA = s.array(s.obj({
-    "key": s.string(min_length=1, pattern=QUALIFIED_NAME_PATTERN),
-    "value": s.string(pattern=QUALIFIED_NAME_PATTERN),
-    "effect": s.string(enum=TAINT_EFFECTS),
-    "timeAdded": s.STRING,
-}, required=("effect", "key")))
-
-NODE_CLASS_REF_SCHEMA = s.obj({
-    "group": s.string(pattern=r"^[^/]*$", rules=((lambda v: v != "", "group may not be empty"),)),
-    "kind": s.string(rules=((lambda v: v != "", "kind may not be empty"),)),
-    "name": s.string(rules=((lambda v: v != "", "name may not be empty"),)),
-}, required=("group", "kind", "name"))
-
-RESOURCE_LIST = s.mapping(s.QUANTITY)
-
-# Status is written by Karpenter (the status subresource; a create drops it): taken as given,
-# only its types checked.
-CONDITIONS_SCHEMA = s.array(s.obj({
-    "type": s.STRING, "status": s.string(enum=("True", "False", "Unknown")), "reason": s.STRING,
-    "message": s.STRING, "lastTransitionTime": s.STRING, "observedGeneration": s.integer(),
-}))
-
-METADATA_SCHEMA = s.Node("object", values=s.ANY)
-
-NODE_CLAIM_SCHEMA = s.obj({
-    "apiVersion": s.STRING, "kind": s.STRING, "metadata": METADATA_SCHEMA,
-    "spec": s.obj({
-        "taints": TAINTS_SCHEMA,
-        "startupTaints": TAINTS_SCHEMA,
-        "requirements": requirements_schema(node_pool=False),
-        "resources": s.obj({"requests": RESOURCE_LIST}),
-        "nodeClassRef": NODE_CLASS_REF_SCHEMA,
-        "terminationGracePeriod": s.string(pattern=DURATION_PATTERN),
-        "expireAfter": s.string(pattern=NILLABLE_DURATION_PATTERN, default="720h"),
-    }, required=("nodeClassRef", "requirements")),
-    "status": s.obj({
-        "nodeName": s.STRING, "providerID": s.STRING, "imageID": s.STRING,
-        "capacity": RESOURCE_LIST, "allocatable": RESOURCE_LIST,
-        "conditions": CONDITIONS_SCHEMA, "lastPodEventTime": s.STRING,
-    }),
-}, required=("spec",))
+# The CRD's structure is data (data/nodeclaim.json); status is written by Karpenter (the status
+# subresource; a create drops it): taken as given, only its types checked.
+NODE_CLAIM_SCHEMA = s.load_schemas(__package__, "nodeclaim", spec_rules("NodeClaim.spec", node_pool=False))["NodeClaim"]
 
 
 # -- parsing ---------------------------------------------------------------------------------------

@@ -16,12 +16,9 @@ from kexplain.karpenter.apis.ec2nodeclass import SUPPORTED_NODE_CLASSES
 from kexplain.karpenter.apis.labels import (NODE_POOL_LABEL_KEY, NORMALIZED_LABELS, WELL_KNOWN_LABELS,
                                             WELL_KNOWN_VALUES_FOR_REQUIREMENTS, go_list, go_set_text, go_unsorted_list,
                                             is_restricted_label)
-from kexplain.karpenter.apis.nodeclaim import (CONDITIONS_SCHEMA, DURATION_PATTERN, LABEL_VALUE_PATTERN,
-                                               METADATA_SCHEMA, NILLABLE_DURATION_PATTERN, NODE_CLASS_REF_SCHEMA,
-                                               RESOURCE_LIST, TAINTS_SCHEMA, NodeClassReference,
-                                               NodeSelectorRequirementWithMinValues, admit, key_rules,
-                                               parse_node_class_ref, parse_requirement, parse_resources, parse_taint,
-                                               requirements_schema)
+from kexplain.karpenter.apis.nodeclaim import (NodeClassReference, NodeSelectorRequirementWithMinValues, admit,
+                                               key_rules, parse_node_class_ref, parse_requirement, parse_resources,
+                                               parse_taint, spec_rules)
 from kexplain.karpenter.apis.status import CONDITION_READY, Condition, ConditionSet, parse_conditions
 
 API_VERSION = "karpenter.sh/v1"
@@ -29,8 +26,6 @@ KIND = "NodePool"
 QUALIFIED_KIND = "NodePool.karpenter.sh"
 CONDITION_VALIDATION_SUCCEEDED = "ValidationSucceeded"
 CONDITION_NODE_CLASS_READY = "NodeClassReady"
-CONSOLIDATION_POLICIES = ("WhenEmpty", "WhenEmptyOrUnderutilized")
-DISRUPTION_REASONS = ("Underutilized", "Empty", "Drifted")
 SUPPORTED_NODE_SELECTOR_OPS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte")
 
 
@@ -147,49 +142,17 @@ def _static_limits(spec: Any) -> bool:
     return "replicas" not in spec or not limits or (len(limits) == 1 and "nodes" in limits)
 
 
-NODE_POOL_SCHEMA = s.obj({
-    "apiVersion": s.STRING, "kind": s.STRING, "metadata": METADATA_SCHEMA,
-    "spec": s.obj({
-        "template": s.obj({
-            "metadata": s.obj({
-                "annotations": s.STRING_MAP,
-                "labels": s.mapping(s.string(max_length=63, pattern=LABEL_VALUE_PATTERN), max_properties=100,
-                                    rules=_labels_rules()),
-            }),
-            "spec": s.obj({
-                "taints": TAINTS_SCHEMA,
-                "startupTaints": TAINTS_SCHEMA,
-                "requirements": requirements_schema(node_pool=True),
-                "nodeClassRef": NODE_CLASS_REF_SCHEMA,
-                "terminationGracePeriod": s.string(pattern=DURATION_PATTERN),
-                "expireAfter": s.string(pattern=NILLABLE_DURATION_PATTERN, default="720h"),
-            }, required=("nodeClassRef", "requirements")),
-        }, required=("spec",)),
-        "disruption": s.obj({
-            "consolidateAfter": s.string(pattern=NILLABLE_DURATION_PATTERN),
-            "consolidationPolicy": s.string(enum=CONSOLIDATION_POLICIES, default="WhenEmptyOrUnderutilized"),
-            "budgets": s.array(s.obj({
-                "reasons": s.array(s.string(enum=DISRUPTION_REASONS), max_items=50),
-                "nodes": s.string(pattern=r"^((100|[0-9]{1,2})%|[0-9]+)$", default="10%"),
-                "schedule": s.string(pattern=r"^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|"
-                                             r"((.+)\s(.+)\s(.+)\s(.+)\s(.+))$"),
-                "duration": s.string(pattern=r"^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$"),
-            }, required=("nodes",)), max_items=50, default=[{"nodes": "10%"}],
-                rules=((lambda budgets: all(("schedule" in b) == ("duration" in b) for b in budgets),
-                        "'schedule' must be set with 'duration'"),)),
-        }, required=("consolidateAfter",), default={"consolidateAfter": "0s"}),
-        "limits": RESOURCE_LIST,
-        "weight": s.integer(minimum=1, maximum=100),
-        "replicas": s.integer(minimum=0),
-    }, required=("template",), rules=(
+_RULES: dict[str, tuple[s.Rule, ...]] = {
+    **spec_rules("NodePool.spec.template.spec", node_pool=True),
+    "NodePool.spec.template.metadata.labels": _labels_rules(),
+    "NodePool.spec.disruption.budgets": ((lambda budgets: all(("schedule" in b) == ("duration" in b) for b in budgets),
+                                         "'schedule' must be set with 'duration'"),),
+    "NodePool.spec": (
         (_static_limits, "only 'limits.nodes' is supported on static NodePools"),
         (lambda spec: "replicas" not in spec or "weight" not in spec, "'weight' is not supported on static NodePools"),
-    )),
-    "status": s.obj({
-        "resources": RESOURCE_LIST, "nodes": s.integer(), "nodeClassObservedGeneration": s.integer(),
-        "conditions": CONDITIONS_SCHEMA,
-    }),
-}, required=("spec",))
+    ),
+}
+NODE_POOL_SCHEMA = s.load_schemas(__package__, "nodepool", _RULES)["NodePool"]      # the structure: data/nodepool.json
 
 
 # -- parsing ---------------------------------------------------------------------------------------

@@ -92,10 +92,10 @@ STRING_MAP = mapping(STRING)
 _NAMED = {"string": STRING, "integer": Node("integer"), "boolean": BOOLEAN, "any": ANY, "quantity": QUANTITY}
 
 
-def load_schemas(package: str, named_rules: Mapping[str, tuple[Rule, ...]]) -> dict[str, Node]:
-    """The CRD schemas of `package`'s `data/schemas.json` (data, as the CRDs' YAML is), each
-    node's `x-kubernetes-validations` the Python predicates `named_rules` gives for its name."""
-    data = json.loads(resources.files(package).joinpath("data/schemas.json").read_text(encoding="utf-8"))
+def load_schemas(package: str, name: str, named_rules: Mapping[str, tuple[Rule, ...]]) -> dict[str, Node]:
+    """The CRD schemas of `package`'s `data/NAME.json` (data, as the CRDs' YAML is), each node's
+    `x-kubernetes-validations` the Python predicates `named_rules` gives for its name."""
+    data = json.loads(resources.files(package).joinpath(f"data/{name}.json").read_text(encoding="utf-8"))
     return {kind: _node(raw, named_rules) for kind, raw in data.items()}
 
 

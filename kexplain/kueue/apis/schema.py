@@ -73,7 +73,7 @@ _RULES: dict[str, tuple[s.Rule, ...]] = {
         (lambda v: not _has(v, "priorityClassRef") or _has(v, "priority"),
          "priority should not be nil when priorityClassRef is set")),
 }
-_SCHEMAS = s.load_schemas(__package__, _RULES)
+_SCHEMAS = s.load_schemas(__package__, "schemas", _RULES)
 RESOURCE_FLAVOR = _SCHEMAS["ResourceFlavor"]
 CLUSTER_QUEUE = _SCHEMAS["ClusterQueue"]
 COHORT = _SCHEMAS["Cohort"]
