@@ -4,7 +4,6 @@ suggestions reuse), the document (`document`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
 from kexplain.karpenter.apis.nodeclaim import NodeSelectorRequirementWithMinValues

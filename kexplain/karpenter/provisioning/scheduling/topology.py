@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshal
 from typing import Any, Iterable, Mapping, Protocol, Sequence
 
-from kexplain.apimachinery.labels import LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE
+from kexplain.apimachinery.labels import LABEL_HOSTNAME
 from kexplain.apimachinery.selectors import EXISTS, IN
 from kexplain.karpenter.errors import GoError, KarpenterError, multierr_append, wrap
 from kexplain.karpenter.provisioning.scheduling.topologydomaingroup import TopologyDomainGroup
@@ -13,10 +13,8 @@ from kexplain.karpenter.provisioning.scheduling.topologygroup import (
     MAX_INT32, TopologyGroup, TopologyType,
 )
 from kexplain.karpenter.scheduling.requirement import Requirement, new_requirement
-from kexplain.karpenter.scheduling.requirements import (
-    Requirements, new_label_requirements,
-    new_node_selector_requirements_with_min_values, new_requirements,
-)
+from kexplain.karpenter.scheduling.requirements import (Requirements, new_label_requirements,
+                                                        new_node_selector_requirements_with_min_values)
 from kexplain.karpenter.apis.nodeclaim import NodeSelectorRequirementWithMinValues
 from kexplain.model.labels import EVERYTHING, SelectorError, parse_selector
 from kexplain.model.pod import PodInfo
@@ -139,10 +137,8 @@ def _name(obj: Any) -> str:
 
 def build_domain_groups(node_pools: Sequence[Any],
                         instance_types: Mapping[str, Sequence[Any]]) -> dict[str, TopologyDomainGroup]:
-    """buildDomainGroups: per label key, the values NodePools could give a node (each instance
-    type's requirements within its NodePool's, and the NodePool's own `In` values), with the
-    NodePool's taints. Each NodePool's domains are worked out once for its template and types
-    (`_pool_domains`): the suggestions run the pass again on the same NodePools many times."""
+    """buildDomainGroups: per label key, the values NodePools could give a node, with the NodePool's
+    taints; each NodePool's worked out once (`_pool_domains`)."""
     by_name = {_name(np): np for np in node_pools}
     groups: dict[str, TopologyDomainGroup] = {}
     for np_name, its in instance_types.items():

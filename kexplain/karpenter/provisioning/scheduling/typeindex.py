@@ -127,11 +127,8 @@ class TypeIndex:
         return Question(self, requirements)
 
     def answer_key(self, requirements: Requirements) -> tuple | None:
-        """What a question's answers depend on: the requirements' content on every key but the
-        hostname (a type's compatibility reads the keys the type has, an offering's the keys the
-        offering has: Requirements.IsCompatible and Intersects ignore the other keys), as it is
-        now. None once some type or offering has a requirement on the hostname (then no whole
-        answer is remembered or reused)."""
+        """What a question's answers depend on: the requirements on every key but the hostname; None once
+        some type or offering requires the hostname."""
         if self._hostname:
             return None
         return tuple(sorted((k, *_content(r)) for k, r in requirements.items() if k != LABEL_HOSTNAME))
@@ -244,13 +241,4 @@ class Question:
                 go_sort(its, lambda a, b: prices[id(a)] < prices[id(b)])
             return its
         its[:] = self._kept("order", its, work)
-        return its
-        asked = tuple(its)
-        prices = {id(it): self.cheapest_price(it) for it in its}
-        if len(set(prices.values())) == len(prices):
-            its.sort(key=lambda it: prices[id(it)])
-        else:
-            go_sort(its, lambda a, b: prices[id(a)] < prices[id(b)])
-        if key is not None and index.answers_kept():
-            index.ordered[key] = (tuple(its), asked)
         return its
