@@ -83,9 +83,7 @@ def sorted_events(result: PassResult) -> list[dict[str, str]]:
 
 def build_document(result: PassResult, node_pools: list[dict[str, Any]], instance_types: dict[str, Any],
                    price_text: Any) -> dict[str, Any]:
-    """The document. `node_pools`, `instance_types`: the provider's keys; `price_text(price)`: a
-    price as the document writes it (each NodeClaim option's cheapest available offering its
-    requirements allow)."""
+    """The document; `price_text(price)` writes a price as the document does."""
     doc: dict[str, Any] = {"karpenter": BUILD}
     if result.schedule_error is not None:
         doc["scheduleError"] = str(result.schedule_error)

@@ -479,9 +479,7 @@ class PodExplainer:
 
 
 def in_the_way(verdict: Mapping[str, Any]) -> list[str]:
-    """The kinds of obstacle a NodePool verdict holds, each of which alone keeps the pod off it:
-    taints, hostPorts, requirements (unless some required term has none), volumes, topology,
-    minValues, instanceTypes (none left at some step), offerings (none where allowed), limits."""
+    """The kinds of obstacle a NodePool verdict holds, each of which alone keeps the pod off it."""
     out = [key for key in ("taints", "hostPorts") if verdict.get(key)]
     if verdict.get("requirements") and not verdict.get("termsWithoutProblems"):
         out.append("requirements")
@@ -508,9 +506,8 @@ def _reason_rows(by_reason: Mapping[tuple[str, tuple[str, ...]], list[str]]) -> 
 
 
 def undefined_label(key: str, req: Any, err: UndefinedLabelError) -> dict[str, Any]:
-    """What a NodePool must declare so that `key` has known values: a template label with a value
-    the pod accepts, or a requirement (`In` those values, or `Exists`); Karpenter's typo hint; or
-    why no NodePool may declare it (a restricted domain)."""
+    """What a NodePool must declare so that `key` has known values, Karpenter's typo hint, or why no
+    NodePool may declare it."""
     out: dict[str, Any] = {"key": key}
     if err.hint:
         out["hint"] = err.hint

@@ -49,9 +49,8 @@ EXTRA_KINDS = frozenset({"DaemonSet"})
 
 @dataclass
 class PassInputs:
-    """The loaded pass: settings, the pending pods (file order, admitted), the cluster's objects
-    as Karpenter reads them (admitted where the API server would have), Karpenter's objects in
-    file order (the PODS file, then each --nodes file)."""
+    """The loaded pass: settings, the pending pods, the cluster as Karpenter reads it, Karpenter's
+    objects in file order."""
 
     settings: Settings
     kube: KubeVersion
@@ -134,10 +133,8 @@ def _pending_pod(obj: dict[str, Any], created: datetime) -> dict[str, Any]:
 
 
 def _bound_pod(obj: dict[str, Any], now: datetime, daemonsets: dict[tuple[str, str], str]) -> dict[str, Any]:
-    """The README's defaults of a bound pod: phase Running, its DaemonSet owner's uid. A pod
-    that has them all (a dump's) is taken as it is: no copy of 150,000 pods' metadata; a dump's
-    pod that lacks only a uid, a creation time or a phase (a list written without them) gets
-    them in its view, and in its object only if that is ever decoded (`_defaulted_view`)."""
+    """The README's defaults of a bound pod; a dump's complete pod is taken as it is, and one lacking
+    only a uid, creation time or phase gets them in its view (`_defaulted_view`)."""
     if _complete_bound_pod(obj):
         return obj
     if type(obj) is StoredPod:
@@ -148,10 +145,8 @@ def _bound_pod(obj: dict[str, Any], now: datetime, daemonsets: dict[tuple[str, s
 
 
 def _defaulted_view(obj: StoredPod, now: datetime) -> StoredPod | None:
-    """A dump's bound pod with `_bound_pod`'s defaults, still a view (`StoredPod`): its view
-    given the uid, creation time and phase `_with_defaults` would write, its object decoded
-    only when asked for and then defaulted as `_bound_pod_now` defaults it. None when a
-    DaemonSet owner reference lacks its uid (then the object is defaulted now)."""
+    """A dump's bound pod with `_bound_pod`'s defaults, still a view (its object defaulted only if
+    decoded); None when a DaemonSet owner reference lacks its uid."""
     view = obj.view
     meta, status = view.metadata, view.status
     if meta is None:
@@ -280,9 +275,8 @@ def joined(pod_objs: list[tuple[dict[str, Any], Source]], cluster_objs: list[tup
 
 def pass_of(everything: list[tuple[dict[str, Any], Source]], settings: Settings, kube: KubeVersion, *,
             validate: str = "strict", now: datetime = CLOCK) -> PassInputs:
-    """`load_pass` for objects read already (the PODS file's, then the cluster's), never
-    changed: defaulted, checked and admitted as the API server would store them. A cluster
-    admitted already (a `ClusterState`) is read by `pass_of_state` instead."""
+    """`load_pass` for objects read already (the PODS file's, then the cluster's): defaulted,
+    checked and admitted. A `ClusterState` is read by `pass_of_state` instead."""
     # A dump's rows (`columns.Dump`: kind, apiVersion, name, namespace, stored) stay its objects'
     # through the defaults below, which change none of them: the checks and admission then ask
     # the rows, not each of 150,000 objects.
@@ -297,16 +291,8 @@ def pass_of(everything: list[tuple[dict[str, Any], Source]], settings: Settings,
 def pass_of_state(state: ClusterState, settings: Settings, *, validate: str = "strict", now: datetime = CLOCK,
                   set_objects: Objects = (), created: Objects = (), victims: set[str] | frozenset[str] = frozenset(),
                   given: Objects = ()) -> PassInputs:
-    """The pass's inputs read from a cluster state (`kexplain.state.ClusterState`: read, checked
-    and admitted once), never admitting it again: Karpenter's overlays copy-on-write over the
-    state's admitted objects. The `victims` of a preemption terminating; the set's objects
-    (`set_objects`, and `created` unless they exist) applied, only what the state does not hold
-    admitted admitted (`ClusterState.with_set`); the PODS file's pending Pods `given` joined the
-    same way, listed first (as `joined` lists them). Then the README's defaults, as `pass_of`
-    gives them before admission (admission reads none of them): a uid admission filled in
-    (`admission_filled_uid`) is taken as none, so the pass's own (`object_uid`) is given. The
-    objects the state keeps unchecked (NodePools, EC2NodeClasses, NodeClaims, DaemonSets) with
-    the set's, defaulted, then checked."""
+    """The pass's inputs read from a cluster state, never admitting it again: `victims` terminating,
+    the set's objects applied (`ClusterState.with_set`), `given` Pods first, then the defaults."""
     view = state.overlaid(with_victims(state.objects, set(victims))) if victims else state
     extra = [*given, *set_objects]
     if extra or created:
@@ -346,11 +332,8 @@ def _kinds_of(objects: Objects) -> list[Any]:
 
 def defaulted_objects(objects: Objects, now: datetime, uids: dict[tuple[str, Any], str] | None = None, *,
                       admitted: bool = False) -> Objects:
-    """`objects` with the README's defaults (module docstring), each defaulted object a copy; a
-    dump's rows kept. `uids`: the DaemonSets' (`daemonset_uids`; default: those of `objects`).
-    `admitted`: the objects admission left (a cluster state's), whose pods' uids admission
-    filled in are taken as none, and the objects it made itself (`BUILTIN`: a namespace, the
-    system PriorityClasses), made after the defaults, kept as made."""
+    """`objects` with the README's defaults, each defaulted one a copy. `admitted`: a cluster
+    state's (admission's uids taken as none, `BUILTIN` objects kept as made)."""
     kinds_of = _kinds_of(objects)
     daemonsets = daemonset_uids(objects) if uids is None else uids
     defaulted: Objects = []
@@ -407,9 +390,7 @@ def _cluster_and_rest(checked: Objects) -> tuple[Objects, Objects]:
 
 def _inputs_of(cluster: Objects, rest: Objects, settings: Settings, kube: KubeVersion, now: datetime,
                validate: str, warnings: list[str]) -> PassInputs:
-    """The pass's inputs from the admitted, defaulted cluster (the scheduler's kinds, in order)
-    and the checked objects of the other kinds (Karpenter's, DaemonSets): the pods pending and
-    bound, the nodes, the other objects by kind, Karpenter's objects as their CRDs store them."""
+    """The pass's inputs from the admitted cluster and the checked objects of the other kinds."""
     pending: list[PodInfo] = []
     bound: list[PodInfo] = []
     nodes: list[dict[str, Any]] = []
@@ -435,9 +416,8 @@ def _inputs_of(cluster: Objects, rest: Objects, settings: Settings, kube: KubeVe
 
 
 def check_uids(pending: list[PodInfo], sources: dict[int, Source] | None = None) -> None:
-    """Each pending pod's uid its own, as a cluster gives them (Karpenter tells its pods apart
-    by uid): two pods of one uid are bad input (InputError: exit 2), where the pass would take
-    them for one pod."""
+    """Each pending pod's uid its own (Karpenter tells its pods apart by uid): two pods of one uid are
+    bad input (InputError)."""
     seen: dict[str, PodInfo] = {}
     for pod in pending:
         other = seen.setdefault(pod.uid, pod)
@@ -470,12 +450,8 @@ def _karpenter_objects(objs: list[tuple[dict[str, Any], Source]], validate: str,
 
 def as_stored(parse: Callable[..., Any], obj: dict[str, Any], src: Source, validate: str, warnings: list[str],
               refused: list[KexplainError]) -> Any:
-    """One of Karpenter's objects parsed (`parse`) as its CRD stores it. One the API server
-    refuses for a value (an enum, a pattern, a bound, a CEL rule) goes to `refused` in its words
-    (bad input) and is read as written, as Karpenter reads whatever is stored; one it cannot read
-    (a type, a required field; an unknown field under strict validation) raises. An object an API
-    server stored already (a dump's, a live cluster's: it has a resourceVersion) passed its CRD
-    of then: a value this CRD refuses is a warning."""
+    """One of Karpenter's objects as its CRD stores it: a refused value goes to `refused` and the
+    object is read as written; unreadable raises; an object stored already only warns."""
     if is_stored(obj):
         return parse(obj, src, validate=validate, invalid="note", warnings=warnings)
     try:

@@ -133,9 +133,8 @@ def parse_settings(doc: Any, src: Source) -> Settings:
 
 
 def parse_feature_gates(raw: Any, src: Source) -> tuple[FeatureGates, tuple[str, ...]]:
-    """ParseFeatureGates: `Name=bool,...` over the defaults (the flag's pairs, parsed as the
-    Kubernetes flag parsers do). Names Karpenter does not know it ignores; they are returned
-    to be said."""
+    """ParseFeatureGates: `Name=bool,...` over the defaults; unknown names are ignored and returned to
+    be said."""
     if not isinstance(raw, str):
         raise InputError(f"featureGates: expected a string such as \"ReservedCapacity=true\", found {_show(raw)}",
                          source=src)

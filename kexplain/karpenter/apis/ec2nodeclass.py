@@ -202,9 +202,8 @@ class EC2NodeClass:
         return self.spec.instance_store_policy
 
     def ready_condition(self) -> Condition | None:
-        """StatusConditions().Get(Ready), as the NodePool readiness controller reads it: the
-        status's Ready condition; without it, what the condition set computes from the
-        dependents (Unknown while any is missing)."""
+        """StatusConditions().Get(Ready): the status's Ready condition, else what the condition set
+        computes from the dependents (Unknown while any is missing)."""
         conditions = self.status.conditions or ()
         ready = next((c for c in conditions if c.type == CONDITION_READY), None)
         if ready is not None:

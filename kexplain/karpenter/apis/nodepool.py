@@ -158,9 +158,8 @@ NODE_POOL_SCHEMA = s.load_schemas(__package__, "nodepool", _RULES)["NodePool"]  
 # -- parsing ---------------------------------------------------------------------------------------
 def parse_node_pool(obj: Mapping[str, Any], source: Source | None = None, *, validate: str = "strict",
                     invalid: str = "note", warnings: list[str] | None = None) -> NodePool:
-    """A NodePool as the API server would store it; an object it would refuse raises
-    AdmissionRejected (InputError for unknown fields under strict validation), naming the
-    object and every field at fault, in the API server's words."""
+    """A NodePool as the API server would store it (else AdmissionRejected, or InputError for
+    unknown fields under strict validation, in the API server's words)."""
     stored = admit(obj, NODE_POOL_SCHEMA, QUALIFIED_KIND, source, validate, invalid, warnings)
     meta = stored.get("metadata") or {}
     spec = stored["spec"]
@@ -298,12 +297,8 @@ NODE_CLASS_READINESS_UNKNOWN = ("NodeClassReadinessUnknown", "Node Class Readine
 
 def node_pool_conditions(node_pool: NodePool, node_class_ready: Condition | None, *, found: bool = True,
                          terminating: bool = False) -> tuple[Condition, ...]:
-    """The NodePool's status conditions as Karpenter's controllers leave them: those the input
-    gives, kept; else the readiness controller's NodeClassReady (from the node class's `Ready`
-    condition, `node_class_ready`; `found` False: the class does not exist) then the validation
-    controller's ValidationSucceeded, the root `Ready` recomputed after each (Karpenter registers
-    the readiness controller first; the two run on their own, so a NodePool failing both reads
-    as if they ran in that order). An unmanaged NodePool keeps its conditions (none: Unknown)."""
+    """The NodePool's status conditions as Karpenter's controllers leave them: the input's, else
+    NodeClassReady then ValidationSucceeded, the root `Ready` recomputed after each."""
     if node_pool.status.conditions:
         return node_pool.status.conditions
     cs = ConditionSet((CONDITION_VALIDATION_SUCCEEDED, CONDITION_NODE_CLASS_READY), generation=node_pool.generation)

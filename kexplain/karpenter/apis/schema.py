@@ -272,13 +272,8 @@ def check(value: dict, schema: Node) -> Checked:
 
 def admit(value: dict, schema: Node, qualified_kind: str, source: Source | None, validate: str = "strict",
           invalid: str = "note", warnings: list[str] | None = None) -> dict:
-    """The object as stored (nulls dropped, defaults set). Unknown fields are refused (`validate`
-    strict: InputError, the API server's words), appended to `warnings` (warn) or dropped
-    (ignore). An object whose fields do not have their types, or lack required ones, cannot be
-    read: AdmissionRejected (`Kind.group "name" is invalid: ...`). Other violations (a value out
-    of range, a pattern, an enum, a rule) are refused too with `invalid` "refuse"; with "note"
-    (the default) they are one warning and the object is used as written, as Karpenter's own
-    code reads whatever the API server stored."""
+    """The object as stored (nulls dropped, defaults set): unknown fields per `validate`; a type or
+    required error refuses it; other violations refuse it with `invalid` "refuse", else warn."""
     checked = check(value, schema)
     meta = value.get("metadata") if isinstance(value.get("metadata"), dict) else {}
     name = meta.get("name") if isinstance(meta.get("name"), str) else ""

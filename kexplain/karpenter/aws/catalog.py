@@ -20,9 +20,8 @@ CATALOG_FILE = "catalog.json.gz"
 
 @dataclass(frozen=True)
 class Catalog:
-    """The shipped data: instance types, static on-demand prices per region, the provider's
-    tables, Karpenter's own reference allocatable per type (AL2023, default flags), the sources
-    and the date taken."""
+    """The shipped data: instance types, static prices per region, the provider's tables, the
+    reference allocatable per type, the sources and the date taken."""
 
     instance_types: tuple[InstanceTypeInfo, ...]
     prices_by_region: Mapping[str, Mapping[str, float]]

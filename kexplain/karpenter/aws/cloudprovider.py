@@ -15,9 +15,8 @@ def _is_terminating(node_class: Any) -> bool:
 
 def get_instance_types(node_pool: Any, node_class: NodeClass | None,
                        provider: InstanceTypeProvider) -> tuple[list[InstanceType], GoError | None]:
-    """GetInstanceTypes(nodePool): `node_class` is the pool's EC2NodeClass as resolved from its
-    nodeClassRef (None when missing). ([], None) for a missing or terminating class; the
-    provider's List otherwise (its error, e.g. `no subnets found`, with no types)."""
+    """GetInstanceTypes(nodePool): ([], None) for a missing or terminating class (None), else the
+    provider's List (its error, e.g. `no subnets found`, with no types)."""
     if node_class is None or _is_terminating(node_class):
         return [], None
     return provider.list(node_class)

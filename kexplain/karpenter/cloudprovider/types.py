@@ -111,9 +111,8 @@ class Offerings(list):
 
 @dataclass(eq=False)
 class InstanceType:
-    """A potential node: name, requirements (every well-known label defined, even if empty),
-    offerings, full capacity and overhead. `allocatable()` is capacity less the overhead's total,
-    computed once, as Go's sync.Once does."""
+    """A potential node: `allocatable()` is capacity less the overhead's total, computed once (Go's
+    sync.Once)."""
 
     name: str
     requirements: Requirements
@@ -198,11 +197,8 @@ class InstanceTypes(list):
     def truncate(self, requirements: Requirements, max_items: int,
                  min_values_policy: str = MIN_VALUES_POLICY_STRICT,
                  ordered: list[InstanceType] | None = None) -> tuple["InstanceTypes", WrappedError | None]:
-        """Truncate: the cheapest `max_items` types (this list is sorted by price in place); with
-        minValues under the Strict policy, the untruncated list and an error when the truncated
-        one no longer meets them. `ordered`: these types already in OrderByPrice's order (the
-        scheduler's TypeIndex answers it without asking every offering again); the list
-        returned with the error is then that one, as Go's is its own list sorted in place."""
+        """Truncate: the cheapest `max_items` types (sorted in place); under Strict minValues, the whole
+        list and an error when the cut one no longer meets them. `ordered`: sorted by price already."""
         ordered = ordered if ordered is not None else self.order_by_price(requirements)
         truncated = InstanceTypes(ordered[:max(max_items, 0)])
         if requirements.has_min_values() and min_values_policy != MIN_VALUES_POLICY_BEST_EFFORT:

@@ -183,9 +183,8 @@ def pod_for_daemonset(daemonset: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def daemonset_pods(cluster: Cluster, daemonsets: Sequence[Mapping[str, Any]]) -> list[PodInfo]:
-    """getDaemonSetPods: per DaemonSet (as the API server lists them: by namespace and name),
-    its newest pod, else one from its template; the template's required node affinity in place
-    of the pod's (the DaemonSet controller pins each pod to its node)."""
+    """getDaemonSetPods: per DaemonSet its newest pod, else one from its template, with the
+    template's required node affinity."""
     out = []
     ordered = sorted(daemonsets, key=lambda d: ((d.get("metadata") or {}).get("namespace") or "default",
                                                 (d.get("metadata") or {}).get("name") or ""))
@@ -330,9 +329,8 @@ def _obj_name(obj: Mapping[str, Any] | None) -> str:
 
 
 def truncate_instance_types(results: Results, index: Any, best_effort: bool) -> None:
-    """Results.TruncateInstanceTypes: each new NodeClaim's types ordered by price and cut to
-    `MAX_INSTANCE_TYPES` (InstanceTypes.Truncate); a NodeClaim whose cut list no longer meets
-    minValues (Strict policy) is dropped and its pods fail."""
+    """Results.TruncateInstanceTypes: each new NodeClaim's types cut to `MAX_INSTANCE_TYPES`; one
+    that no longer meets minValues (Strict) is dropped and its pods fail."""
     policy = MIN_VALUES_POLICY_BEST_EFFORT if best_effort else MIN_VALUES_POLICY_STRICT
     valid = []
     for claim in results.new_node_claims:
@@ -367,9 +365,8 @@ def record(results: Results, out: PassResult) -> None:
 
 def create_all(results: Results, cluster: Cluster, cloud: CloudProvider, out: PassResult,
                pools: Sequence[Mapping[str, Any]], index: Any) -> None:
-    """CreateNodeClaims, one at a time in the scheduler's order: the limit check against the
-    NodePool's usage before the pass, the NodeClaim object, the Nominated events. Names are
-    numbered over the pass (`POOL-00001`, `-00002`, ...) in place of the API server's random ones."""
+    """CreateNodeClaims in the scheduler's order; names numbered over the pass (`POOL-00001`, ...) in
+    place of the API server's random ones."""
     by_name = {_name(np): np for np in pools}
     for i, claim in enumerate(results.new_node_claims, start=1):
         name = f"{claim.node_pool_name}-{i:05d}"

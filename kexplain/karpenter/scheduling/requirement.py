@@ -226,10 +226,8 @@ class Requirement:
 
 
 def new_requirement(key: str, operator: str, *values: str, min_values: int | None = None) -> Requirement:
-    """NewRequirementWithFlexibility (NewRequirement without min_values): the key normalized
-    (`beta.kubernetes.io/arch` -> `kubernetes.io/arch`, ...); Gt/Lt canonicalized to bounds.
-    Values of Gt/Lt/Gte/Lte are taken as validated (a value that is not an integer reads 0, as
-    Go's ignored error does); an unknown operator reads as Exists, as Go's default does."""
+    """NewRequirementWithFlexibility: the key normalized, Gt/Lt canonicalized to bounds; a bad bound
+    reads 0 and an unknown operator Exists, as Go's do."""
     key = NORMALIZED_LABELS.get(key, key)
     if operator == IN:
         return Requirement(key, False, set(values), min_values=min_values)

@@ -121,10 +121,8 @@ class Requirements(dict):
         return True
 
     def label_hint(self, key: str, allow_undefined: Iterable[str] = _NONE) -> str:
-        """labelHint: an allowed-undefined key, else a key defined here, that contains `key` or
-        ends with its part after the first `/`; "" for none. Go takes the first match in map
-        order, at random when several match (`zone` matches `topology.kubernetes.io/zone` and
-        `topology.k8s.aws/zone-id`); this takes the first of `label_hints`."""
+        """labelHint: an allowed-undefined key, else a key defined here, matching `key`; "" for none
+        (the first of `label_hints` where Go picks at random)."""
         hints = self.label_hints(key, allow_undefined)
         return hints[0] if hints else ""
 

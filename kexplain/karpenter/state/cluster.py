@@ -202,10 +202,8 @@ def _state_nodes(inputs: PassInputs, index: VolumeIndex, warnings: list[str]
 def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], index: VolumeIndex,
                 ds_uids: set[Any], controlled: dict[str, list[PodInfo]]
                 ) -> tuple[dict[tuple[str, str], str], list[tuple[PodInfo, dict[str, Any]]], list[int]]:
-    """The bound pods on their state nodes (terminal ones left out): their requests (a
-    DaemonSet's apart), host ports and volumes. Returns the bindings, the pods with required
-    anti-affinity with their nodes, the positions of the DaemonSets' pods; a DaemonSet's pods
-    join `controlled`."""
+    """The bound pods on their state nodes (terminal ones left out): the bindings, the pods with
+    required anti-affinity, the DaemonSets' pods' positions."""
     bindings: dict[tuple[str, str], str] = {}
     anti: list[tuple[PodInfo, dict[str, Any]]] = []
     daemonset_owned: list[int] = []

@@ -214,10 +214,8 @@ def fits_nanos(candidate: Mapping[str, int], total: Mapping[str, int]) -> bool:
 
 
 def from_nanos(nanos: Mapping[str, int], like: Mapping[str, Quantity] | None = None) -> ResourceList:
-    """An integer view back as a resource list, to be printed (the scheduler keeps what is left
-    under a NodePool's limits and an existing node's room as integers): each value in the
-    format of the quantity of the same name in `like` (the limits it was taken from), else
-    DecimalSI."""
+    """An integer view back as a resource list, each value in the format of its name's quantity in
+    `like`, else DecimalSI."""
     like = like or {}
     return {name: Quantity(Fraction(v, _NANO), like[name].fmt if name in like else DECIMAL_SI)
             for name, v in nanos.items()}

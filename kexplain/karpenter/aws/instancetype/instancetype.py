@@ -102,9 +102,8 @@ class StaticNodeClass:
 
 
 def zone_info(subnets: Iterable[Any]) -> list[ZoneInfo]:
-    """EC2NodeClass.ZoneInfo: the status subnets grouped by zone ID (the zone of the group's first
-    subnet), groups in first-seen order (Go's is a map's). Subnets are read by `id`, `zone` and
-    `zone_id` (or the status's `zoneID`)."""
+    """EC2NodeClass.ZoneInfo: the status subnets grouped by zone ID, in first-seen order (Go's is a
+    map's)."""
     groups: dict[str, list[Any]] = {}
     for s in subnets:
         groups.setdefault(_field(s, "zone_id", "zoneID") or "", []).append(s)

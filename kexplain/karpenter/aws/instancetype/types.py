@@ -174,10 +174,7 @@ def _add_reservations(reqs: Requirements, capacity_reservations: Sequence[Any]) 
 
 def _insert_type_values(reqs: Requirements, info: InstanceTypeInfo, family: AMIFamily,
                         bandwidth: Mapping[str, int]) -> None:
-    """computeRequirements' values read from the type, into the requirements made
-    DoesNotExist: category, generation, family and size from its name, local NVMe, flex,
-    network bandwidth, one GPU, one accelerator or Neuron device, the Windows build, the CPU's
-    manufacturer and clock, EBS bandwidth."""
+    """computeRequirements' values read from the type, into the requirements made DoesNotExist."""
     name = info.instance_type
     family_parts = _INSTANCE_TYPE_SCHEME.search(name)
     if family_parts:

@@ -104,10 +104,8 @@ def filter_instance_types_by_requirements(instance_types: Sequence[Any], require
                                           total_requests: ResourceList, relax_min_values: bool,
                                           satisfies_min_values: Any, index: TypeIndex
                                           ) -> tuple[list[Any] | None, dict[str, int], InstanceTypeFilterError | None]:
-    """filterInstanceTypesByRequirements: (the types left or None, minValues keys not met, the
-    error when none is left). `satisfies_min_values(types, requirements)`: cloudprovider's
-    InstanceTypes.SatisfiesMinValues, (needed, unsatisfiable keys, error); `index` answers the
-    per-type questions (`typeindex`)."""
+    """filterInstanceTypesByRequirements: (the types left or None, minValues keys not met, the error
+    when none is left)."""
     err = InstanceTypeFilterError(requirements, pod_requests, daemon_requests)
     unsatisfiable: dict[str, int] = {}
     remaining: list[Any] = []

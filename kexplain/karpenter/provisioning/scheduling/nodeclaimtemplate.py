@@ -108,10 +108,8 @@ def resolve_custom_labels_from_requirements(requirements: Requirements) -> dict[
 
 
 def to_node_claim(template: NodeClaimTemplate, index: Any) -> dict[str, Any]:
-    """ToNodeClaim: the NodeClaim object Create sends (name left to the caller), with the
-    template's requirements completed by its instance types and capacity types (mutates the
-    template's requirements and labels, as Go's does). `index`: the pass's TypeIndex, which
-    orders types by price and reads their offerings."""
+    """ToNodeClaim: the NodeClaim Create sends (name left to the caller); mutates the template's
+    requirements and labels, as Go's does."""
     if not template.is_static:
         options = template.instance_type_options
         ordered = index.question(template.requirements).order_by_price(options)[:MAX_INSTANCE_TYPES]

@@ -193,9 +193,7 @@ class Scheduler:
     def _existing_nodes(self, state_nodes: Sequence[StateNode], topology: Any,
                         daemons: Sequence[PodInfo]) -> list[ExistingNode]:
         """The cluster's nodes with their DaemonSet overhead, initialized first, then by name
-        (sort.SliceStable); each one's capacity comes off its NodePool's remaining resources.
-        Each DaemonSet pod's strict requirements are computed once (none: every node's labels
-        take it), and the requests of each set of them that lands on a node once."""
+        (sort.SliceStable); each one's capacity off its NodePool's remaining resources."""
         out: list[ExistingNode] = []
         strict = [(p, new_strict_pod_requirements(p)) for p in daemons]
         overheads: dict[tuple[int, ...], ResourceList] = {}
@@ -292,10 +290,8 @@ class Scheduler:
         return self._node_refusals.setdefault(key, {})
 
     def add_to_existing_node(self, pod: PodInfo, data: PodData) -> bool:
-        """The first existing node that takes the pod. Pods of one shape skip the nodes that
-        refused the shape for good, and those that refused it on requirements and have not
-        changed since (`_ShapeScan`); pods of equal requirements skip the nodes that refused
-        those requirements and have not changed since (`_requirement_refusals`)."""
+        """The first existing node that takes the pod, skipping nodes that refused the pod's shape or
+        requirements and have not changed since."""
         volumes, err = get_volumes(self.volume_index, pod)
         if err is not None:
             return False
@@ -412,9 +408,8 @@ def _created(pod: PodInfo) -> Any:
 
 def _daemons_compatible_with_node(daemons: Sequence[tuple[PodInfo, Requirements]], taints: list[dict[str, Any]],
                                   labels: Mapping[str, str]) -> list[PodInfo]:
-    """The DaemonSet pods (each with its strict requirements) isDaemonPodCompatibleWithNode
-    takes: they tolerate the node's taints, and their strict requirements are compatible with
-    the node's labels (built once, when some pod has a requirement: none is always compatible)."""
+    """The DaemonSet pods isDaemonPodCompatibleWithNode takes: tolerating the node's taints, their
+    strict requirements compatible with its labels."""
     node_taints = Taints(taints)
     node_requirements: Requirements | None = None
     out = []
@@ -431,9 +426,8 @@ def _daemons_compatible_with_node(daemons: Sequence[tuple[PodInfo, Requirements]
 
 
 def is_daemon_pod_compatible(template: NodeClaimTemplate, pod: PodInfo) -> bool:
-    """isDaemonPodCompatible: would the DaemonSet's pod land on this NodePool's nodes (its
-    PreferNoSchedule taints tolerated, its required node affinity terms tried one by one). As
-    Go's, it changes the pod it is given (the toleration stays, the terms tried are gone)."""
+    """isDaemonPodCompatible: would the DaemonSet's pod land on this NodePool's nodes. As Go's, it
+    changes the pod it is given."""
     prefs.tolerate_prefer_no_schedule_taints(pod.spec)
     if Taints(template.taints).tolerates_pod(pod) is not None:
         return False
