@@ -34,9 +34,8 @@ def _dict(value: Any) -> dict[str, Any]:
 
 
 class AWSCloud:
-    """The AWS cloud provider and the NodePools' status, as the provisioner asks them. NodePools
-    are passed around as their stored objects (`NodePool.obj`); their parsed form is looked up
-    by name."""
+    """The AWS cloud provider and the NodePools' status, as the provisioner asks them (NodePools by
+    their stored objects, parsed ones looked up by name)."""
 
     def __init__(self, inputs: PassInputs, world: Any) -> None:
         settings = inputs.settings
@@ -185,9 +184,8 @@ class Pass:
 
 
 def schedule(inputs: PassInputs, world: Any, cloud: AWSCloud | None = None) -> Pass:
-    """Karpenter's pass over the loaded inputs and the EC2 world (`cloud`: a provider the caller
-    made for `inputs`, e.g. sharing another pass's instance types). The cluster state's notes
-    join `inputs.warnings`."""
+    """Karpenter's pass over the inputs and the EC2 world (`cloud`: a provider made for `inputs`); the
+    cluster state's notes join `inputs.warnings`."""
 
     cloud = cloud if cloud is not None else AWSCloud(inputs, world)
     cluster = new_cluster(inputs)

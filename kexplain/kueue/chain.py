@@ -16,9 +16,8 @@ from kexplain.kueue.objects import ADMITTED, READ_KINDS, Objects, is_kueue, kind
 
 @dataclass
 class Chain:
-    """`prepare` for `kexplain.explain.inputs.load`: called with the POD file's objects and the
-    cluster's, it returns the POD file's objects as Kueue leaves them and keeps Kueue's answer
-    for each object it made (`answers`). `now`: the clock of Kueue's pass (default: when it runs)."""
+    """`prepare` for `kexplain.explain.inputs.load`: the POD file's objects as Kueue leaves them, with
+    Kueue's answer for each object it made (`answers`); `now`: the pass's clock."""
 
     validate: str = "strict"
     now: datetime | None = None
@@ -73,13 +72,8 @@ class LiveChain:
 
 def live_chain(pod: Mapping[str, Any], cluster: Objects, *, version: str | None = None,
                now: datetime | None = None) -> LiveChain | None:
-    """A pod read from a cluster (`kexplain pod NAME`, `--pending`) through Kueue: one pass over
-    the cluster's Kueue objects (`live_chains`), as the Kueue release
-    `version` decides (None: v0.17.8) at `now` (default: when it runs). A pod gated by Kueue's
-    admission gate whose Workload Kueue admits (or the cluster admitted) comes back ungated, its
-    pod set's flavors merged, so the scheduler's answer is for the pod Kueue lets run; any other
-    pod comes back as it was (Kueue does not touch a pod it already let go). None when Kueue does
-    not manage it or the cluster has none of Kueue's objects."""
+    """A pod read from a cluster through Kueue (one pass, `live_chains`; `version` None: v0.17.8): an
+    admitted gated pod comes back ungated and merged; None when Kueue does not manage it."""
     return live_chains([pod], cluster, version=version, now=now)[0]
 
 

@@ -107,9 +107,8 @@ def workload_explanation(done: Pass, wl: Workload, entry: Entry | None, snapshot
 
 
 def queue_position(done: Pass, wl: Workload) -> dict[str, Any] | None:
-    """Where the Workload waits: its ClusterQueue's strategy, its place among the pending
-    Workloads in queue order, those ahead, whether it was set aside as inadmissible, and under
-    StrictFIFO the head it waits behind."""
+    """Where the Workload waits: its place in queue order, those ahead, whether set aside as
+    inadmissible, and under StrictFIFO the head it waits behind."""
     lq = done.queues.local_queues.get(f"{wl.meta.namespace}/{wl.spec.queue_name}")
     if lq is None:
         return None

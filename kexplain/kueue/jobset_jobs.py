@@ -140,9 +140,8 @@ def _pod_webhook(template: dict[str, Any], priority_classes: Mapping[str, Priori
 
 def jobset_jobs(obj: Mapping[str, Any], pod_sets: list[PodSetInfo] | None,
                 priority_classes: Mapping[str, PriorityClass] | None = None) -> list[dict[str, Any]]:
-    """The Jobs of a JobSet (see the module's words), each pod template merged with its pod
-    set's info once Kueue started the JobSet (`pod_sets`; None: held, the Jobs suspended);
-    `priority_classes`: the PriorityClasses the pods' priority comes from."""
+    """The Jobs of a JobSet, each pod template merged with its pod set's info once Kueue started it
+    (`pod_sets`; None: held, suspended)."""
     meta = meta_of(obj)
     name = str(meta.get("name") or "")
     namespace = str(meta.get("namespace") or "default")

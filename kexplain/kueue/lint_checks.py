@@ -25,9 +25,8 @@ Problem = tuple[int, str, str, dict[str, Any]]
 
 @dataclass(frozen=True)
 class Started:
-    """A Job or Pod of the set as Kueue starts it once admitted (unsuspended or ungated, its pod
-    set's flavors merged: `kexplain.kueue.started`), or a JobSet as the Jobs it then makes, none
-    of which has a document of its own; and Kueue's answer for it."""
+    """A Job or Pod of the set as Kueue starts it once admitted, or a JobSet as the Jobs it makes; and
+    Kueue's answer for it."""
 
     made: tuple[dict[str, Any], ...]
     answer: dict[str, Any]
@@ -51,9 +50,8 @@ def problems(objs: Objects, cluster: Objects, *, validate: str = "strict") -> li
 
 
 def checked(objs: Objects, cluster: Objects, *, validate: str = "strict", version: str | None = None) -> Checked:
-    """Kueue's pass over the managed objects of `objs` (Kueue's objects from `objs` and
-    `cluster`; as the Kueue release `version` decides, None: v0.17.8): their problems and those
-    it starts; nothing when no Kueue object is given."""
+    """Kueue's pass over the managed objects of `objs` (`version` None: v0.17.8): their problems and
+    those it starts; nothing when no Kueue object is given."""
     submitted = [i for i, (o, _) in enumerate(objs) if managed(o)]
     if not submitted:
         return Checked()

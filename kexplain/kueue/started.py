@@ -38,9 +38,8 @@ def explained_run(submitted: Objects, context: Objects, *, validate: str, now: d
 
 def held_or_started(objs: Objects, submitted: list[int], context: Objects, *, validate: str, now: datetime,
                     version: str | None) -> tuple[Objects, Answers]:
-    """The POD file's objects with its managed ones (at `submitted`) as Kueue leaves them after
-    one pass over them and `context` (the Kueue objects and what pod admission reads), and
-    Kueue's answer for each object made."""
+    """The POD file's objects with its managed ones as Kueue leaves them after one pass, and Kueue's
+    answer for each object made."""
     chosen = set(submitted)
     done, doc = explained_run([objs[i] for i in submitted], context, validate=validate, now=now, version=version)
     outcomes = iter(done.outcomes)
@@ -119,9 +118,8 @@ def _copy(obj: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _job(obj: Mapping[str, Any], outcome: JobOutcome, pod_sets: list[PodSetInfo] | None) -> dict[str, Any]:
-    """A Job held (the job webhook suspends it) or started (RunWithPodSetsInfo: unsuspended;
-    under partial admission its parallelism the admitted count, and its completions too when
-    the completions-equal-parallelism annotation says so; its template merged)."""
+    """A Job held (suspended) or started (RunWithPodSetsInfo: unsuspended, parallelism per partial
+    admission, template merged)."""
     job = _copy(obj)
     spec = job["spec"]
     spec["suspend"] = pod_sets is None
@@ -179,12 +177,8 @@ def _for_made(answer: dict[str, Any], made: Mapping[str, Any], index: int) -> di
 
 def live_started_all(pods: list[dict[str, Any]], context: Objects, now: datetime, *,
                      version: str | None = None) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """Pods read from a cluster (stored: not admitted again) as Kueue leaves them after ONE pass
-    over them and the cluster's Kueue objects (their own Workloads among them: one the cluster
-    admitted holds its quota; the others compete for quota in Kueue's order, as in the
-    cluster): each started (ungated, merged with its pod set's flavors) when admitted, else
-    held; and Kueue's answer, with its Workload's status as the cluster has it (`live`:
-    `workload`, `conditions`, `admission`, `requeueState`) beside what kexplain computes."""
+    """Pods read from a cluster (not admitted again) as Kueue leaves them after ONE pass with the
+    cluster's Kueue objects, and Kueue's answer beside the cluster's status (`live`)."""
     done, doc = explained_run([(pod, None) for pod in pods], context, validate="ignore", now=now, version=version,
                               stored=True)
     owned: dict[str, Mapping[str, Any]] = {}        # each stored Workload by the uid of its owner

@@ -129,9 +129,8 @@ class Requirement:
         self.value_set.update(values)
 
     def any(self, source: AnySource | None = None) -> str:
-        """A value the requirement allows, "" for DoesNotExist. One value of an In is returned
-        as is; otherwise `source` draws (Go: random; NotIn draws a number that may even be one
-        it excludes, as Go's does)."""
+        """A value the requirement allows ("" for DoesNotExist): an In's one value as is, else drawn by
+        `source` (Go: random)."""
         op = self.operator()
         if op == IN:
             if len(self.value_set) == 1:

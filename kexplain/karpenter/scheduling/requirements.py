@@ -98,9 +98,8 @@ class Requirements(dict):
 
     def compatible(self, requirements: "Requirements",
                    allow_undefined: frozenset[str] = _NONE) -> KarpenterError | None:
-        """Compatible: None, or the first undefined custom label (Go: a random one of them), else
-        Intersects' error. `allow_undefined`: keys allowed to be undefined here
-        (`ALLOW_UNDEFINED_WELL_KNOWN_LABELS` for Go's AllowUndefinedWellKnownLabels)."""
+        """Compatible: None, the first undefined custom label (Go: a random one), or Intersects' error;
+        `allow_undefined`: keys that may be undefined here."""
         undefined = self.undefined_keys(requirements, allow_undefined)
         if undefined:
             return UndefinedLabelError(undefined[0], self.label_hint(undefined[0], allow_undefined))
@@ -215,9 +214,8 @@ def _node_affinity(spec: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 
 def sort_preferred_terms(terms: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The preferred node affinity terms as newPodRequirements sorts them: heaviest first, with
-    Go's `sort.Slice` (not stable beyond 12 terms). Go sorts the pod's own slice in place, so the
-    preference relaxation, which removes the first term, sees this order."""
+    """The preferred node affinity terms as newPodRequirements sorts them in place: heaviest first,
+    Go's `sort.Slice` (not stable beyond 12 terms); relaxation sees this order."""
     out = list(terms)
     go_sort(out, lambda a, b: int(a.get("weight") or 0) > int(b.get("weight") or 0))
     return out

@@ -156,9 +156,8 @@ def _volume_index(objects: dict[str, list[dict[str, Any]]]) -> VolumeIndex:
 
 def _state_nodes(inputs: PassInputs, index: VolumeIndex, warnings: list[str]
                  ) -> tuple[dict[str, StateNode], dict[str, StateNode]]:
-    """The state nodes by providerID (the module docstring's rules: a managed NodeClaim without
-    one is said in `warnings` and left out), and by Node name; each with empty host port and
-    volume usage, its volume limits from its CSINode."""
+    """The state nodes by providerID (a managed NodeClaim without one is warned of and left out) and
+    by Node name, with empty usage and their CSINode's volume limits."""
     by_pid: dict[str, StateNode] = {}
     for claim in inputs.node_claims:
         if not is_managed_node_claim(claim):

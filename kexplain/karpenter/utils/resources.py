@@ -109,9 +109,8 @@ _CACHE_MAX = 65536
 
 
 def pod_requests(spec: Mapping[str, Any]) -> ResourceList:
-    """resourcehelper.PodRequests(pod, PodResourcesOptions{}) with formats: containers summed,
-    restartable init containers added, the largest init container step, pod-level cpu/memory,
-    overhead. Pods of one template share the (not to be mutated) result."""
+    """resourcehelper.PodRequests(pod, PodResourcesOptions{}) with formats; pods of one template share
+    the (not to be mutated) result."""
     key = requests_key(spec)
     if key is None:
         return _pod_requests(spec)

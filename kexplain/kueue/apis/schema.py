@@ -89,10 +89,8 @@ def qualified(kind: str) -> str:
 def store(obj: dict[str, Any], schema: s.Node, kind: str, source: Source | None, validate: str,
           warnings: list[str] | None,
           webhook: Callable[[dict[str, Any]], list[FieldError]] | None = None) -> dict[str, Any]:
-    """The object as the API server would store it (nulls dropped, the CRD's defaults set).
-    Unknown fields are refused under `validate` strict (the decoder's words), warned of under
-    warn; a schema or rule violation, then one of Kueue's validating webhook (`webhook`, run on
-    the defaulted object), refuses it: AdmissionRejected in the API server's words."""
+    """The object as the API server would store it (nulls dropped, defaults set): unknown fields per
+    `validate`; a schema, rule or `webhook` violation is AdmissionRejected in its words."""
     checked = s.check(obj, schema)
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
     name = meta.get("name") if isinstance(meta.get("name"), str) else ""

@@ -21,9 +21,8 @@ class Quota:
 
 @dataclass
 class ResourceNode:
-    """`quotas` as configured, `subtree_quota` (own nominal plus what the children lend up),
-    `usage` (own plus what the children use above what they keep). Quotas and subtree quotas
-    are shared between a cache and its snapshots; usage is copied."""
+    """`quotas` as configured, `subtree_quota` and `usage` as they climb the tree; quotas are shared
+    between a cache and its snapshots, usage copied."""
 
     quotas: dict[FlavorResource, Quota] = field(default_factory=dict)
     subtree_quota: dict[FlavorResource, int] = field(default_factory=dict)

@@ -151,10 +151,8 @@ class Scheduler:
                                       snapshot, self.now)
 
     def assignments(self, info: Info, snapshot: Snapshot) -> tuple[Assignment, list[Target], Assignment | None]:
-        """getInitialAssignments: the full assignment when it fits or its preemptions are found;
-        else, when the Workload allows partial admission, the largest counts that fit or whose
-        preemptions are found; else the full assignment without targets. The third value is the
-        full assignment when a partial one was chosen."""
+        """getInitialAssignments: the full assignment, else under partial admission the largest counts
+        that fit; the third value is the full one when a partial one was chosen."""
         cq = snapshot.cluster_queue(info.cluster_queue)
         assert cq is not None
         assigner = FlavorAssigner(info, cq, snapshot.flavors, self.oracle(snapshot), self.version)
@@ -217,9 +215,8 @@ class Scheduler:
         self.admit(entry, cq)
 
     def reserved(self, entry: Entry, cq: ClusterQueueSnapshot) -> dict[FlavorResource, int]:
-        """resourcesToReserve: a preempting Workload without candidates keeps what it could
-        use, up to its nominal quota (or its borrowing limit when it borrows), from Workloads of
-        other queues behind it."""
+        """resourcesToReserve: a preempting Workload without candidates keeps what it could use, up to
+        its nominal quota (or borrowing limit)."""
         assignment = entry.assignment
         assert assignment is not None
         if has_quota_reservation(entry.info.obj):

@@ -51,9 +51,8 @@ class ExistingNode:
         return self.state.managed()
 
     def can_add(self, pod: Any, pod_data: Any, volumes: Any) -> tuple[Requirements | None, BaseException | None]:
-        """CanAdd: (the node's requirements with the pod's, error). A refusal also sets
-        `refusal`: REFUSED_FOR_GOOD (taints, volumes, host ports, room), REFUSED_AT_VERSION (the
-        requirements), REFUSED_NOW (topology)."""
+        """CanAdd: (the node's requirements with the pod's, error); a refusal sets `refusal` (for good,
+        at this version, or now)."""
         self.refusal = REFUSED_FOR_GOOD
         err = self._taints.tolerates_pod(pod) if self._taints else None
         if err is not None:

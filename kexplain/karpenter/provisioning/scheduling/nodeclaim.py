@@ -201,9 +201,8 @@ class NodeClaim:
 
     def can_add(self, pod: Any, pod_data: Any, relax_min_values: bool
                 ) -> tuple[Requirements | None, list[Any] | None, list[Any] | None, BaseException | None]:
-        """CanAdd: (updated requirements, instance types, offerings to reserve, error). A refusal
-        also sets `refusal`: REFUSED_FOR_GOOD (taints, host ports), REFUSED_AT_VERSION (the
-        requirements, or no instance type left where topology added nothing), else REFUSED_NOW."""
+        """CanAdd: (updated requirements, instance types, offerings to reserve, error); a refusal sets
+        `refusal` (for good, at this version, or now)."""
         self.refusal = REFUSED_FOR_GOOD
         err = Taints(self.taints).tolerates_pod(pod)
         if err is not None:

@@ -276,15 +276,13 @@ class Scheduler:
         return self.add_to_new_node_claim(pod, data)
 
     def _shape(self, pod: PodInfo) -> bytes | None:
-        """The pod's `kexplain.model.shapes.node_fit_key`: pods with equal ones are refused alike
-        by a node or NodeClaim that has not changed. None also for a pod with volume requirements
-        (their zones are its own: no pod shares its answers)."""
+        """The pod's `kexplain.model.shapes.node_fit_key` (pods with equal ones are refused alike); None
+        for a pod with volume requirements."""
         return node_fit_key(pod) if pod.uid not in self.volume_reqs_by_pod else None
 
     def _requirement_refusals(self, requirements: Requirements) -> dict[int, int]:
-        """The existing nodes (indexes) that refused pods of these requirements on requirements,
-        with the node version they refused at: a node that has not changed since refuses them
-        again, whatever the rest of the pod (pods of many shapes select one pool)."""
+        """The existing nodes that refused pods of these requirements, with the node version they refused
+        at."""
         key = tuple(sorted((k, r.complement, tuple(sorted(r.value_set)), r.gte, r.lte, r.min_values)
                            for k, r in requirements.items()))
         return self._node_refusals.setdefault(key, {})
@@ -344,9 +342,8 @@ class Scheduler:
         return False
 
     def add_to_new_node_claim(self, pod: PodInfo, data: PodData) -> BaseException | None:
-        """A new NodeClaim from the first template (in weight order) that takes the pod, else
-        every template's error. A template's refusal of a pod shape that topology had no part in
-        is remembered with its error (the NodeClaim would start the same way again)."""
+        """A new NodeClaim from the first template (weight order) that takes the pod, else every
+        template's error; a refusal without topology's part is remembered."""
         errs: list[BaseException | None] = []
         shape = self._shape(pod)
         for index, nct in enumerate(self.templates):

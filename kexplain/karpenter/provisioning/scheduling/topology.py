@@ -158,9 +158,8 @@ _domain_memo: dict[tuple[int, ...], tuple[Any, tuple[Any, ...], Any]] = {}
 
 
 def _pool_domains(np: Any, its: Sequence[Any]) -> tuple[list[tuple[str, list[tuple[str, int]]]], list[Any]]:
-    """One NodePool's label keys, each with its domains in the order buildDomainGroups first
-    inserts them and how many times it does, and the NodePool's taints. Kept for the same
-    NodePool object and instance type objects."""
+    """One NodePool's label keys with their domains in buildDomainGroups' insertion order and counts,
+    and its taints; kept per NodePool and instance type objects."""
     key = (id(np), *map(id, its))
     found = _domain_memo.get(key)
     if found is not None and found[0] is np and all(a is b for a, b in zip(found[1], its)):
@@ -292,9 +291,8 @@ class Topology:
     def add_requirements(self, pod: PodInfo, taints: Sequence[Taint], pod_requirements: Requirements,
                          node_requirements: Requirements, allow_undefined: frozenset[str] = frozenset()
                          ) -> tuple[Requirements | None, TopologyError | None]:
-        """AddRequirements: the node's requirements tightened by every topology that governs the
-        pod or that the pod counts in (an inverse anti-affinity selecting it), or the first
-        topology that leaves no domain (Go takes them in map order; here in the order made)."""
+        """AddRequirements: the node's requirements tightened by every topology the pod is governed by or
+        counts in, or the first that leaves no domain (in the order made, where Go's is a map's)."""
         requirements = Requirements(node_requirements)     # NewRequirements(values...): the same requirements
         for tg in self.get_matching_topologies(pod, taints, node_requirements, allow_undefined):
             pod_domains = dict.get(pod_requirements, tg.key) or self._exists(tg.key)
@@ -452,9 +450,8 @@ class Topology:
         return facts
 
     def count_domains(self, tg: TopologyGroup) -> None:
-        """countDomains: the domains of the state's nodes the group's filter admits, then one
-        count per bound pod it selects, in the domain of the pod's node (a node without the
-        hostname label is its own hostname domain; a node without the key does not count)."""
+        """countDomains: the node domains the group's filter admits, then one count per bound pod it
+        selects (a node without hostname label is its own domain; one without the key does not count)."""
         every_node = tg.node_filter.matches_all()
         if every_node:
             tg.register(*self._state_domains(tg.key))

@@ -22,9 +22,8 @@ class TopologyDomainGroup(dict):
         self.insert_times(domain, taints, 1)
 
     def insert_times(self, domain: str, taints: tuple[Taint, ...], times: int) -> None:
-        """`insert` repeated `times` times (buildDomainGroups inserts a NodePool's domain once
-        per instance type that has it): the first sets or appends, each other appends again
-        unless the domain is untainted."""
+        """`insert` repeated `times` times (once per instance type with the domain): the first sets or
+        appends, each other appends again unless the domain is untainted."""
         if times < 1:
             return
         entry = Taints(taints)          # (one tuple for every repeat: a Taints is never changed)
@@ -35,9 +34,8 @@ class TopologyDomainGroup(dict):
             self[domain].extend([entry] * times)
 
     def for_each_domain(self, pod, taint_honor_policy: str) -> Iterator[str]:
-        """The domains a pod may count: all of them when its policy ignores taints, else those
-        of some NodePool whose taints it tolerates. (Any policy but Ignore honors, as Go reads
-        the empty policy of an affinity term's filter.)"""
+        """The domains a pod may count: all when its policy ignores taints, else those of a NodePool whose
+        taints it tolerates (any policy but Ignore honors them, as Go reads the empty one)."""
         tolerations = (pod.spec.get("tolerations") or ()) if taint_honor_policy != NODE_INCLUSION_POLICY_IGNORE else ()
         for domain, taint_groups in self.items():
             if taint_honor_policy == NODE_INCLUSION_POLICY_IGNORE:

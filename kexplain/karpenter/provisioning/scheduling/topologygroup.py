@@ -36,9 +36,8 @@ _TYPE_NAMES = {TopologyType.SPREAD: "topology spread", TopologyType.POD_AFFINITY
 
 
 def label_selector_as_selector(raw: Any) -> LabelSelector:
-    """metav1.LabelSelectorAsSelector, where Karpenter reads any error as labels.Nothing():
-    null selects nothing, {} everything; a key, value or operator the API would refuse makes
-    the whole selector select nothing."""
+    """metav1.LabelSelectorAsSelector, any error read as labels.Nothing(): null selects nothing, {}
+    everything."""
     if raw is None:
         return NOTHING
     if not isinstance(raw, Mapping):
@@ -80,9 +79,8 @@ class TopologyGroup:
     def __init__(self, topology_type: TopologyType, topology_key: str, pod, namespaces: Iterable[str],
                  label_selector: Any, max_skew: int, min_domains: int | None, taint_policy: str | None,
                  affinity_policy: str | None, domain_group: TopologyDomainGroup | None) -> None:
-        """NewTopologyGroup: a spread constraint gets its node filter (taints ignored and node
-        affinity honored unless the constraint says otherwise); every group starts with the
-        domains NodePools could create for its key, zero each."""
+        """NewTopologyGroup: a spread constraint gets its node filter; every group starts with the domains
+        NodePools could create for its key, zero each."""
         node_filter = TopologyNodeFilter()
         if topology_type == TopologyType.SPREAD:
             node_filter = make_topology_node_filter(pod, taint_policy or NODE_INCLUSION_POLICY_IGNORE,

@@ -230,9 +230,7 @@ class Question:
         return self._kept("capacity", its, work)
 
     def order_by_price(self, its: list[Any]) -> list[Any]:
-        """InstanceTypes.OrderByPrice: sorted in place by cheapest price with Go's sort.Slice
-        (equal prices where pdqsort leaves them; Python's sort gives the same order when no two
-        prices are equal; `_kept`)."""
+        """InstanceTypes.OrderByPrice: sorted in place by cheapest price with Go's sort.Slice (`_kept`)."""
         def work() -> list[Any]:
             prices = {id(it): self.cheapest_price(it) for it in its}
             if len(set(prices.values())) == len(prices):

@@ -125,9 +125,8 @@ class QuotaCheck:
 
 @dataclass(frozen=True)
 class FlavorTrial:
-    """One flavor tried for one resource group of a pod set: skipped (`skip`: the taint, the
-    node-affinity mismatch, the missing flavor) or checked against quota (`quotas`), its mode,
-    and whether the search stopped at it and by which fungibility rule."""
+    """One flavor tried for one resource group of a pod set: skipped (`skip`) or checked against
+    quota (`quotas`), its mode, and the fungibility rule that stopped the search."""
 
     pod_set: str
     resource: str
@@ -414,9 +413,8 @@ class FlavorAssigner:
 
     def fits_resource_quota(self, fr: FlavorResource, assumed: int, request: int
                             ) -> tuple[int, int, Status | None, QuotaCheck]:
-        """fitsResourceQuota: fit when the unused quota (borrowing included) holds it; else, when
-        it is within the nominal quota, reclaiming may help or the ClusterQueue may preempt while
-        borrowing, what preemption could do; else no fit. Over the maximum capacity: no fit."""
+        """fitsResourceQuota: fit, preemption's mode (within nominal quota, or reclaiming), or no fit
+        (over the maximum capacity too)."""
         cq = self.cq
         available = cq.available(fr)
         capacity = cq.potential_available(fr)

@@ -108,9 +108,8 @@ def _restore(snapshot: Snapshot, targets: list[Target]) -> None:
 
 def simulate(snapshot: Snapshot, cq: ClusterQueueSnapshot, info: Info, fr: FlavorResource, quantity: int,
              now: datetime) -> tuple[int, int, list[Target]]:
-    """PreemptionOracle.SimulatePreemption: whether preempting could make room for `quantity`
-    of `fr` (NoCandidates, Preempt within the ClusterQueue, Reclaim from the cohort), the
-    borrowing level after it, and the targets it found."""
+    """PreemptionOracle.SimulatePreemption: whether preempting could make room for `quantity` of
+    `fr`, the borrowing level after it, and the targets."""
     preemptor_cq = snapshot.cluster_queue(info.cluster_queue) or cq
     ctx = Context(info, preemptor_cq, snapshot, {fr: quantity}, frozenset({fr}))
     targets = classical_targets(ctx, now)
