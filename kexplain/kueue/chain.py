@@ -1,9 +1,5 @@
-"""The chain from Kueue to the node: `kexplain POD --nodes CLUSTER` when the objects hold Kueue's
-(ResourceFlavors, ClusterQueues, LocalQueues, ...). Before the scheduler sees a pod of a Job,
-Pod or JobSet labelled `kueue.x-k8s.io/queue-name`, Kueue decides whether it runs: `Chain`
-runs Kueue's pass over the POD file's managed objects and the cluster's Kueue objects
-(`kexplain.kueue.run`), then hands back the objects as Kueue leaves them (admitted: started;
-else held)."""
+"""The chain from Kueue to the node: before the scheduler sees a pod of a Job, Pod or JobSet Kueue
+manages, Kueue decides whether it runs (`Chain`: admitted, started; else held)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace

@@ -1,9 +1,5 @@
-"""Why a Workload is pending, as data (the document's `explanation`): per pending Workload, the
-step that decided it, its place in its queue and who is ahead, per pod set and resource group
-each flavor tried (skipped for a taint, the node selection or a missing flavor; else per
-resource the quota numbers behind its mode: nominal, used, available with borrowing, the most
-it could have, what is short, who in the cohort has it unused and the limits in the way) and
-what preemption would evict and why each admitted Workload is or is not a candidate."""
+"""Why a Workload is pending, as data (the document's `explanation`): the deciding step, its place
+in its queue, each flavor tried with the quota numbers behind it, and what preemption would do."""
 from __future__ import annotations
 
 import functools

@@ -1,7 +1,5 @@
-"""The one seam from objects to Kueue's inputs: whatever read the objects (kexplain's loader
-from files today, one cluster state later), `inputs_of` turns them into what Kueue's
-controllers would hold: the Kueue objects as the API server stores them, the namespaces' labels,
-the priority classes, the Workloads (given, or admitted already) and the jobs submitted."""
+"""The one seam from objects to Kueue's inputs: `inputs_of` turns objects, however read, into what
+Kueue's controllers would hold."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

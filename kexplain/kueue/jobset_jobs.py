@@ -1,8 +1,5 @@
-"""The Jobs the JobSet controller makes of a JobSet (sigs.k8s.io/jobset: the JobSet webhook's
-defaults, `constructJob` and `labelAndAnnotateObject` of pkg/controllers/jobset_controller.go,
-and the pod webhook of pkg/webhooks/pod_webhook.go on the pods those Jobs create), for the
-chain (`kexplain.kueue.started`): one Job per replica of each replicated job, named
-`<jobset>-<replicated job>-<index>`, its template's Job spec, suspended while the JobSet is."""
+"""The Jobs the JobSet controller makes of a JobSet (sigs.k8s.io/jobset: `constructJob` and
+`labelAndAnnotateObject` of jobset_controller.go, the webhooks), for the chain (`kueue.started`)."""
 from __future__ import annotations
 
 import copy

@@ -1,13 +1,5 @@
-"""What lint asks of Kueue (`kexplain.lint.linter`, rules `kueue-local-queue` and
-`kueue-never-fits`): for each Job, Pod or JobSet Kueue manages among a set of objects, run
-against the Kueue objects given with them, whether its LocalQueue does not exist, or whether
-its Workload can never fit its ClusterQueue: in every flavor Kueue could try for a pod set
-(not skipped for a taint or the node selection), some resource asks for more than the most the
-ClusterQueue could ever have there, its nominal quota and all it may borrow (`maxCapacity` of
-the explanation). Problems as values: (index of the object, rule, message, details). The same
-pass gives the Jobs, Pods and JobSets Kueue admits as Kueue starts them (`Checked.started`: a
-JobSet as the Jobs its controller makes, `kexplain.kueue.jobset_jobs`): lint schedules those,
-not the suspended template or the gated pod."""
+"""What lint asks of Kueue (rules `kueue-local-queue` and `kueue-never-fits`), and the Jobs, Pods and
+JobSets Kueue admits as Kueue starts them (`Checked.started`), which lint schedules."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -1,9 +1,5 @@
-"""What Kueue writes into a job's pod templates when it starts an admitted Workload (Kueue's
-`pkg/podset`, and `getPodSetsInfoFromStatus` of the job reconciler): per pod set, its admitted
-count, the node labels and tolerations of the flavors it was assigned, the labels naming the pod
-set and its queues and the annotation naming the Workload; merged into the template as
-`podset.Merge` does (a key the template gives another value is a conflict: Kueue does not start
-the job). Objects are plain dicts; nothing here reads a cluster."""
+"""What Kueue writes into a job's pod templates when it starts an admitted Workload (`pkg/podset`,
+`getPodSetsInfoFromStatus`), merged as `podset.Merge` does."""
 from __future__ import annotations
 
 import copy

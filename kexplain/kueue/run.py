@@ -1,8 +1,5 @@
-"""One pass of Kueue over the inputs, as the README's oracle runs it: the job reconciler makes
-each submitted job's Workload; the cache counts the admitted Workloads; the queue manager takes
-the pending ones; scheduling cycles run until the queues are empty or a cycle changes nothing;
-then the workload controller's checks, once. `run_pass` returns the pass's state (read by the
-document and the explanation); nothing here prints."""
+"""One pass of Kueue over the inputs, as the README's oracle runs it: Workloads made, cycles until
+nothing changes, the workload controller's checks once; `run_pass` returns the state."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace

@@ -1,7 +1,5 @@
 """Kueue's pass for the chain (`kexplain.kueue.chain`): the POD file's managed jobs run through
-Kueue (`kexplain.kueue.run`, explained by `kexplain.kueue.explain`), then are held or started
-as Kueue leaves them (see `kexplain.kueue.chain`), each object made with Kueue's answer.
-Nothing here prints."""
+Kueue, then held or started, each object made with Kueue's answer."""
 from __future__ import annotations
 
 import copy

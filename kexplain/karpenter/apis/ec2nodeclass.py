@@ -1,8 +1,5 @@
 """EC2NodeClass (karpenter.k8s.aws/v1, the AWS provider's `pkg/apis/v1/ec2nodeclass.go` and
-ec2nodeclass_status.go): what the provider reads to size and launch instances — the AMI family
-(from `amiFamily` or the `alias` of amiSelectorTerms), kubelet settings (maxPods, podsPerCore,
-kube/system reserved, eviction thresholds), block device mappings and the instance store policy —
-and its status (subnets with their zones, security groups, AMIs, conditions)."""
+ec2nodeclass_status.go): what the provider reads to size and launch instances, and its status."""
 from __future__ import annotations
 
 import re

@@ -1,7 +1,5 @@
-"""Karpenter's label vocabulary: the core's `pkg/apis/v1/labels.go` and taints.go, and the AWS
-provider's `pkg/apis/v1/labels.go`, whose `init()` registers its `karpenter.k8s.aws/*` labels as
-well-known and its group as a restricted domain in the core's sets. Karpenter only ever runs with
-the provider's additions, so the sets here are the combined ones (as the process sees them)."""
+"""Karpenter's label vocabulary (core and AWS provider `pkg/apis/v1/labels.go`, taints.go), the sets
+combined as the process sees them once the provider's `init()` has run."""
 from __future__ import annotations
 
 from typing import Iterable

@@ -1,7 +1,5 @@
-"""NodeClaim (karpenter.sh/v1, core `pkg/apis/v1/nodeclaim.go`, nodeclaim_status.go) and the
-pieces NodePools share with it: NodeSelectorRequirementWithMinValues (a requirement with
-`minValues`), NodeClassReference, taints, and their CRD rules (the AWS provider's CRDs, which add
-the `karpenter.k8s.aws` domain to the restricted ones)."""
+"""NodeClaim (karpenter.sh/v1, core `pkg/apis/v1/nodeclaim.go`, nodeclaim_status.go) and the pieces
+NodePools share with it (requirements with minValues, NodeClassReference, taints, their CRD rules)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

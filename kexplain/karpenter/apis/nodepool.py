@@ -1,7 +1,5 @@
 """NodePool (karpenter.sh/v1, core `pkg/apis/v1/nodepool.go`, nodepool_validation.go,
-nodepool_status.go): what it launches (the NodeClaim template: labels, requirements with
-minValues, taints, startup taints, the node class), how it is ordered (weight), bounded (limits)
-and disrupted, and whether it is ready."""
+nodepool_status.go): what it launches, how it is ordered, bounded and disrupted, whether it is ready."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

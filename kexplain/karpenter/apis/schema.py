@@ -1,7 +1,5 @@
-"""What kube-apiserver checks of a custom resource before storing it, for Karpenter's CRDs: the
-structural schema (types, required fields, enums, patterns, bounds, sizes: kube-openapi's
-validator as apiextensions-apiserver reports it) and the schema's `x-kubernetes-validations` rules,
-written here as Python predicates with the rules' own messages."""
+"""What kube-apiserver checks of a custom resource before storing it (the structural schema as
+apiextensions-apiserver reports it, then the `x-kubernetes-validations` rules as predicates)."""
 from __future__ import annotations
 
 import json

@@ -1,7 +1,5 @@
-"""The instance-type catalog kexplain ships for when `--aws-data` is not given
-(`data/catalog.json.gz`, written by tools/karpenter_aws_catalog.py from the AWS provider's public
-data: the generated instance-type reference of its documentation, its static on-demand price
-lists per region, its VPC-limits and bandwidth tables)."""
+"""The instance-type catalog kexplain ships for when `--aws-data` is not given (`data/catalog.json.gz`,
+written by tools/karpenter_aws_catalog.py from the AWS provider's public data)."""
 from __future__ import annotations
 
 import gzip

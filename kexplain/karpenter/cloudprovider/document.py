@@ -1,8 +1,4 @@
-"""Instance types as the Karpenter document prints them (its `instanceTypes` entries): quantities
-as resource.Quantity String() prints them, resources sorted by name, zero quantities left out of
-capacity and allocatable, offerings as `ZONE CAPACITYTYPE PRICE` (available ones first, then the
-unavailable ones marked so, each group sorted by byte order), prices as FormatFloat 'f' -1.
-"""
+"""Instance types as the Karpenter document prints them (its `instanceTypes` entries), in Go's formats."""
 from __future__ import annotations
 
 from typing import Any, Iterable, Mapping

@@ -1,7 +1,5 @@
-"""Karpenter's provisioner for one pass (pkg/controllers/provisioning/provisioner.go):
-`schedule_pass` runs Schedule (which pending pods, `validate`, the scheduler over the ready
-NodePools, Solve, the truncation to `MAX_INSTANCE_TYPES` types, the events), then Create for each
-new NodeClaim (the NodePool limit check, the NodeClaim object, the Nominated events)."""
+"""Karpenter's provisioner for one pass (pkg/controllers/provisioning/provisioner.go): `schedule_pass`
+runs Schedule, then Create for each new NodeClaim."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

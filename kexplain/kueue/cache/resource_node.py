@@ -1,7 +1,5 @@
-"""Quota arithmetic over the cohort tree (resource_node.go): what a ClusterQueue or cohort keeps
-for itself (lendingLimit), what it can use now (`available`: its own unused quota plus what its
-ancestors can lend, capped by borrowingLimit) and at most (`potential_available`), and how usage
-climbs to the parent once a node's own quota is used up."""
+"""Quota arithmetic over the cohort tree (resource_node.go): what a node keeps, can use now
+(`available`) and at most (`potential_available`), and how usage climbs to the parent."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -1,8 +1,5 @@
-"""One scheduling cycle (scheduler.go, Scheduler.schedule): the heads of the queues, a snapshot
-of the cache, nominate (the namespace check, then flavor assignment, then the preemption
-targets or partial admission), the entries in order (not borrowing first, higher priority,
-older), each admitted, preempting, or skipped, and the heads not admitted requeued with their
-`Pending` condition and event."""
+"""One scheduling cycle (scheduler.go, Scheduler.schedule): nominate the queues' heads against a
+snapshot, then admit, preempt or skip each entry in order and requeue the rest."""
 from __future__ import annotations
 
 import functools

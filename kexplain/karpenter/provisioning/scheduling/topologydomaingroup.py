@@ -1,7 +1,5 @@
 """The domains of one topology key that NodePools could create, with the taints of the NodePools
-offering each (controllers/provisioning/scheduling/topologydomaingroup.go): a pod whose spread
-honors taints counts only the domains of NodePools whose taints it tolerates.
-"""
+offering each (controllers/provisioning/scheduling/topologydomaingroup.go)."""
 from __future__ import annotations
 
 from typing import Any, Iterator, Mapping

@@ -1,9 +1,5 @@
 """Which nodes a topology spread constraint counts (controllers/provisioning/scheduling/
-topologynodefilter.go): with `nodeAffinityPolicy: Honor` (the default) only nodes matching the
-pod's node selector and one of its required node affinity terms; with `nodeTaintsPolicy: Honor`
-only nodes whose taints the pod tolerates (the default ignores taints). Affinity and
-anti-affinity groups have the zero filter, which lets every node count.
-"""
+topologynodefilter.go): its node affinity and taints policies."""
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence

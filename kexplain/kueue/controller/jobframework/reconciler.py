@@ -1,7 +1,5 @@
 """What the job reconciler does for a job without a Workload (reconciler.go,
-handleJobWithNoWorkload): constructWorkload (the integration's pod sets, the name, the
-`kueue.x-k8s.io/job-uid` label, the controller owner reference), prepareWorkload (the priority)
-and the CreatedWorkload event; or why it creates none."""
+handleJobWithNoWorkload): constructWorkload, prepareWorkload and the event, or why it creates none."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace

@@ -1,9 +1,5 @@
-"""FlavorAssigner (flavorassigner.go): for each pod set (each its own group; no TAS groups) and
-each resource group its requests touch, the flavors in order from where the last attempt left
-off: a flavor whose taints the pod does not tolerate or whose node labels its node selection
-excludes is skipped; otherwise each resource's request is checked against the quota
-(`fits_resource_quota`: fit now, fit after preemption, or never) and the flavor fungibility
-rules decide whether to stop or try the next flavor."""
+"""FlavorAssigner (flavorassigner.go): per pod set and resource group, the flavors in order, each
+skipped or checked against quota (`fits_resource_quota`), fungibility deciding when to stop."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -1,7 +1,5 @@
 """Classical (non fair-sharing) preemption's candidates (preemption/classical): who may be
-preempted and why (within the ClusterQueue, reclaiming quota lent to the cohort with or without
-borrowing, reclaiming with a hierarchical advantage), and the borrowing level a request needs
-(`height_of_lowest_subtree_that_fits`)."""
+preempted and why, and the borrowing level a request needs."""
 from __future__ import annotations
 
 from dataclasses import dataclass

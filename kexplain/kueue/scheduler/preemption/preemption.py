@@ -1,7 +1,5 @@
-"""The preemptor (preemption.go, preemption_oracle.go): the targets a pending Workload would
-evict (classical preemption: first with borrowing, then without, or the other way round; the
-fewest targets by filling back those not needed), the oracle the flavor assigner asks, and
-issuing the preemptions (the Preempted and Evicted conditions and Kueue's events)."""
+"""The preemptor (preemption.go, preemption_oracle.go): the targets a pending Workload would evict,
+the oracle the flavor assigner asks, and issuing the preemptions."""
 from __future__ import annotations
 
 from dataclasses import dataclass
