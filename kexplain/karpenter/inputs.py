@@ -9,7 +9,8 @@ import operator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from itertools import compress, repeat
-from typing import Any, BinaryIO, Callable
+from types import MappingProxyType
+from typing import Any, BinaryIO, Callable, Mapping
 
 from msgspec import UNSET, structs
 
@@ -37,6 +38,7 @@ BOUND_AGE = timedelta(minutes=30)
 _PHASE_RUNNING = decode_view(b'{"status":{"phase":"Running"}}').status   # a view's status of phase Running only
 NODE_AGE = timedelta(hours=2)
 NODEPOOL_AGE = timedelta(days=1)
+NO_DAEMONSETS: Mapping[tuple[str, str], str] = MappingProxyType({})
 
 NODECLAIM = "NodeClaim"
 EC2NODECLASS = "EC2NodeClass"
@@ -117,9 +119,9 @@ def _with_defaults(obj: dict[str, Any], created: datetime, status: bool = False)
     return out
 
 
-def _pending_pod(obj: dict[str, Any], created: datetime) -> dict[str, Any]:
-    """The README's defaults of a pending pod: phase Pending and the scheduler's PodScheduled
-    condition (Unschedulable, or SchedulingGated for a pod with scheduling gates)."""
+def stored_pending(obj: dict[str, Any], created: datetime) -> dict[str, Any]:
+    """A pending pod as stored after the scheduler could not place it (the README's defaults):
+    phase Pending, PodScheduled False (Unschedulable, or SchedulingGated for a gated pod)."""
     out = _with_defaults(obj, created, True)
     status = out["status"]
     status.setdefault("phase", "Pending")
@@ -132,7 +134,8 @@ def _pending_pod(obj: dict[str, Any], created: datetime) -> dict[str, Any]:
     return out
 
 
-def _bound_pod(obj: dict[str, Any], now: datetime, daemonsets: dict[tuple[str, str], str]) -> dict[str, Any]:
+def stored_bound(obj: dict[str, Any], now: datetime, daemonsets: Mapping[tuple[str, str], str] = NO_DAEMONSETS
+                 ) -> dict[str, Any]:
     """The README's defaults of a bound pod; a dump's complete pod is taken as it is, and one lacking
     only a uid, creation time or phase gets them in its view (`_defaulted_view`)."""
     if _complete_bound_pod(obj):
@@ -145,7 +148,7 @@ def _bound_pod(obj: dict[str, Any], now: datetime, daemonsets: dict[tuple[str, s
 
 
 def _defaulted_view(obj: StoredPod, now: datetime) -> StoredPod | None:
-    """A dump's bound pod with `_bound_pod`'s defaults, still a view (its object defaulted only if
+    """A dump's bound pod with `stored_bound`'s defaults, still a view (its object defaulted only if
     decoded); None when a DaemonSet owner reference lacks its uid."""
     view = obj.view
     meta, status = view.metadata, view.status
@@ -173,8 +176,8 @@ def _defaulted_view(obj: StoredPod, now: datetime) -> StoredPod | None:
     return StoredPod(obj.raw, defaulted, listed)
 
 
-def _bound_pod_now(obj: dict[str, Any], now: datetime, daemonsets: dict[tuple[str, str], str]) -> dict[str, Any]:
-    """`_bound_pod`'s defaults written in a copy of `obj`."""
+def _bound_pod_now(obj: dict[str, Any], now: datetime, daemonsets: Mapping[tuple[str, str], str]) -> dict[str, Any]:
+    """`stored_bound`'s defaults written in a copy of `obj`."""
     out = _with_defaults(obj, now - BOUND_AGE, True)
     out["status"].setdefault("phase", "Running")
     meta = out["metadata"]
@@ -191,7 +194,7 @@ def _bound_pod_now(obj: dict[str, Any], now: datetime, daemonsets: dict[tuple[st
 
 
 def _complete_bound_pod(obj: dict[str, Any]) -> bool:
-    """Whether `_bound_pod` would change nothing: a uid and a creation time, a status with a
+    """Whether `stored_bound` would change nothing: a uid and a creation time, a status with a
     phase, every DaemonSet owner reference with its uid."""
     if type(obj) is StoredPod:      # (of a dump: asked of its view)
         view = obj.view
@@ -209,17 +212,6 @@ def _complete_bound_pod(obj: dict[str, Any]) -> bool:
             if isinstance(r, dict) and r.get("kind") == "DaemonSet" and not r.get("uid"):
                 return False
     return True
-
-
-def stored_pending(obj: dict[str, Any], created: datetime) -> dict[str, Any]:
-    """A pending pod admitted elsewhere (the explained set's) as stored after the scheduler
-    could not place it (`_pending_pod`), created at `created` unless it says when."""
-    return _pending_pod(obj, created)
-
-
-def stored_bound(obj: dict[str, Any], now: datetime) -> dict[str, Any]:
-    """A pod bound elsewhere (a copy of the set that fit) as stored (`_bound_pod`)."""
-    return _bound_pod(obj, now, {})
 
 
 def _node(obj: dict[str, Any], now: datetime) -> dict[str, Any]:
@@ -347,13 +339,13 @@ def defaulted_objects(objects: Objects, now: datetime, uids: dict[tuple[str, Any
             obj = dict(obj)
             obj["metadata"] = {**_meta(obj), "uid": ""}
         if kind == "Pod" and type(obj) is not StoredPod and not (obj.get("spec") or {}).get("nodeName"):
-            obj = _pending_pod(obj, now - PENDING_AGE + timedelta(seconds=position))
+            obj = stored_pending(obj, now - PENDING_AGE + timedelta(seconds=position))
             position += 1
         elif kind == "Pod":
             if obj is pair[0] and _complete_bound_pod(obj):        # (a dump's: kept, pair and all)
                 defaulted.append(pair)
                 continue
-            obj = _bound_pod(obj, now, daemonsets)
+            obj = stored_bound(obj, now, daemonsets)
         else:
             obj = _defaulted(obj, kind, now)
         defaulted.append((obj, src))
