@@ -26,6 +26,7 @@ from kexplain.karpenter.scheduling.requirements import (ALLOW_UNDEFINED_WELL_KNO
                                                         new_requirements)
 from kexplain.karpenter.scheduling.taints import Taints
 from kexplain.karpenter.state.cluster import is_managed_node_claim
+from kexplain.karpenter.utils.objects import name_of, template_spec
 from kexplain.karpenter.utils import resources
 from kexplain.model.pod import PodInfo
 from kexplain.model.shapes import plugin_key
@@ -74,14 +75,6 @@ def aws_data(world: Any) -> dict[str, str]:
 
 
 # -- the NodePools ----------------------------------------------------------------------------------
-def _name(obj: Mapping[str, Any]) -> str:
-    return (obj.get("metadata") or {}).get("name") or ""
-
-
-def _template_spec(np: Mapping[str, Any]) -> Mapping[str, Any]:
-    return ((np.get("spec") or {}).get("template") or {}).get("spec") or {}
-
-
 def node_pools_entries(result: PassResult, cloud: Any) -> list[dict[str, Any]]:
     """Every NodePool in Karpenter's order: tried by the scheduler (with its instance types and
     DaemonSet overhead) or the reason it was not."""
@@ -92,7 +85,7 @@ def node_pools_entries(result: PassResult, cloud: Any) -> list[dict[str, Any]]:
     by_name = {t.node_pool_name: t for t in tried.values()}
     out = []
     for np in ordered:
-        name = _name(np)
+        name = name_of(np)
         nct = by_name.get(name)
         types, err = cloud.get_instance_types(np)
         entry: dict[str, Any] = {"nodePool": name, "weight": (new_node_claim_template(np).node_pool_weight),
@@ -127,7 +120,7 @@ def _not_tried(np: Mapping[str, Any], sched: Any, cloud: Any, types: Sequence[An
                ) -> tuple[str, dict[str, Any]]:
     """Why the scheduler has no template of the NodePool, and for one whose requirements leave no
     type (NoCompatibleInstanceTypes) which requirement takes them away, or the offerings."""
-    ref = _template_spec(np).get("nodeClassRef") or {}
+    ref = template_spec(np).get("nodeClassRef") or {}
     if not is_managed_node_claim({"spec": {"nodeClassRef": ref}}):
         return (f"its nodeClassRef ({ref.get('group', '')}/{ref.get('kind', '')}) is not this provider's "
                 "(karpenter.k8s.aws EC2NodeClass)"), {}
@@ -170,7 +163,7 @@ def _pool_fields(np: Mapping[str, Any], key: str) -> list[str]:
         return ["spec.template.spec.nodeClassRef"]
     out = [f"{POOL_LABELS}.{k}" for k in ((template.get("metadata") or {}).get("labels") or {})
            if NORMALIZED_LABELS.get(k, k) == key]
-    for i, r in enumerate(_template_spec(np).get("requirements") or ()):
+    for i, r in enumerate(template_spec(np).get("requirements") or ()):
         if isinstance(r, dict) and NORMALIZED_LABELS.get(str(r.get("key") or ""), r.get("key")) == key:
             out.append(f"{POOL_REQUIREMENTS}[{i}]")
     return out
@@ -254,7 +247,7 @@ class PodExplainer:
     def __init__(self, result: PassResult, cloud: Any) -> None:
         self.sched = result.scheduler
         self.cloud = cloud
-        self.pools = {_name(np): np for np in result.node_pools}
+        self.pools = {name_of(np): np for np in result.node_pools}
         self.claim_names = {id(c.claim): c.name for c in result.node_claims}
         self._cache: dict[bytes, dict[str, Any]] = {}
         self._nodes: list[tuple[Any, str, str]] | None = None    # (node, its group, its name): `nodes`

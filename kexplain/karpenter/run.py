@@ -25,12 +25,9 @@ from kexplain.karpenter.provisioning.scheduling.scheduler import Options
 from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
 from kexplain.karpenter.scheduling.requirements import Requirements
 from kexplain.karpenter.state.cluster import new_cluster
+from kexplain.karpenter.utils.objects import as_dict
 from kexplain.karpenter.utils.resources import ResourceList
 
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 class AWSCloud:
@@ -59,7 +56,7 @@ class AWSCloud:
         self._price_texts: dict[float, str] = {}    # (a few hundred prices, written for every NodeClaim's types)
 
     def _pool(self, node_pool: Mapping[str, Any]) -> Any:
-        return self.node_pools[_dict(node_pool.get("metadata")).get("name") or ""]
+        return self.node_pools[as_dict(node_pool.get("metadata")).get("name") or ""]
 
     # -- the NodePool's class --------------------------------------------------------------------
     def node_class_of(self, node_pool: Mapping[str, Any]) -> Any:

@@ -15,6 +15,7 @@ from kexplain.karpenter.provisioning.scheduling.scheduler import (
 )
 from kexplain.karpenter.scheduling.requirements import new_pod_requirements
 from kexplain.karpenter.state.cluster import Cluster, is_managed_node_claim, is_owned_by_daemonset, is_owned_by_node
+from kexplain.karpenter.utils.objects import name_of
 from kexplain.karpenter.utils.resources import ResourceList
 from kexplain.model.pod import PodInfo
 from kexplain.karpenter.provisioning.scheduling.topology import new_topology
@@ -209,11 +210,7 @@ def order_by_weight(node_pools: list[Mapping[str, Any]]) -> None:
     def weight(np: Mapping[str, Any]) -> int:
         w = (np.get("spec") or {}).get("weight")
         return w if isinstance(w, int) and not isinstance(w, bool) else 0
-    go_sort(node_pools, lambda a, b: (_name(a) > _name(b)) if weight(a) == weight(b) else weight(a) > weight(b))
-
-
-def _name(obj: Mapping[str, Any]) -> str:
-    return (obj.get("metadata") or {}).get("name") or ""
+    go_sort(node_pools, lambda a, b: (name_of(a) > name_of(b)) if weight(a) == weight(b) else weight(a) > weight(b))
 
 
 def _is_managed_pool(np: Mapping[str, Any]) -> bool:
@@ -274,7 +271,7 @@ def _run(pods: list[PodInfo], node_pools: Sequence[Mapping[str, Any]], daemonset
         its, err = cloud.get_instance_types(np)
         if err is not None or not its:
             continue
-        instance_types[_name(np)] = its
+        instance_types[name_of(np)] = its
     volume_reqs: dict[str, list[Any]] = {}
     schedulable: list[PodInfo] = []
     for pod in pods:
@@ -365,7 +362,7 @@ def create_all(results: Results, cluster: Cluster, cloud: CloudProvider, out: Pa
                pools: Sequence[Mapping[str, Any]], index: Any) -> None:
     """CreateNodeClaims in the scheduler's order; names numbered over the pass (`POOL-00001`, ...) in
     place of the API server's random ones."""
-    by_name = {_name(np): np for np in pools}
+    by_name = {name_of(np): np for np in pools}
     for i, claim in enumerate(results.new_node_claims, start=1):
         name = f"{claim.node_pool_name}-{i:05d}"
         np = by_name.get(claim.node_pool_name) or {}

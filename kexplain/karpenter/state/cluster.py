@@ -7,6 +7,7 @@ from typing import Any, Iterable, Iterator
 
 from kexplain.karpenter.inputs import PassInputs, parse_time
 from kexplain.karpenter.state.statenode import INITIALIZED_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, StateNode
+from kexplain.karpenter.utils.objects import as_dict
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
 from kexplain.model.pod import PodFacts, PodInfo
@@ -19,13 +20,9 @@ from kexplain.plugins.volumes import VolumeIndex, name_of, namespace_of, volume_
 SUPPORTED_NODE_CLASSES = frozenset({("karpenter.k8s.aws", "EC2NodeClass")})
 
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def is_managed_node_claim(claim: dict[str, Any]) -> bool:
     """nodeclaimutils.IsManaged: its nodeClassRef is a kind of this cloud provider."""
-    ref = _dict(_dict(claim.get("spec")).get("nodeClassRef"))
+    ref = as_dict(as_dict(claim.get("spec")).get("nodeClassRef"))
     return (ref.get("group") or "", ref.get("kind") or "") in SUPPORTED_NODE_CLASSES
 
 
@@ -103,7 +100,7 @@ class Cluster:
         return dict(self.node_pool_resources.get(name) or {})
 
     def get_daemonset_pod(self, daemonset: dict[str, Any]) -> PodInfo | None:
-        meta = _dict(daemonset.get("metadata"))
+        meta = as_dict(daemonset.get("metadata"))
         return self.daemonset_pods.get((meta.get("namespace") or "default", meta.get("name") or ""))
 
     def for_pods_with_anti_affinity(self) -> Iterator[tuple[PodInfo, dict[str, Any]]]:
@@ -123,7 +120,7 @@ def new_cluster(inputs: PassInputs) -> Cluster:
     by_pid, by_node_name = _state_nodes(inputs, index, warnings)
     # The DaemonSets' pods by the DaemonSet's uid (a controller reference), read in the same look
     # at a bound pod's owners as whether a DaemonSet owns it.
-    ds_uids = {_dict(ds.get("metadata")).get("uid") for ds in inputs.daemonsets}
+    ds_uids = {as_dict(ds.get("metadata")).get("uid") for ds in inputs.daemonsets}
     controlled: dict[str, list[PodInfo]] = {}
     for pod in inputs.pending:
         uid = _controller_uid(pod)
@@ -162,20 +159,20 @@ def _state_nodes(inputs: PassInputs, index: VolumeIndex, warnings: list[str]
     for claim in inputs.node_claims:
         if not is_managed_node_claim(claim):
             continue
-        pid = _dict(claim.get("status")).get("providerID") or ""
+        pid = as_dict(claim.get("status")).get("providerID") or ""
         if not pid:
-            name = _dict(claim.get("metadata")).get("name")
+            name = as_dict(claim.get("metadata")).get("name")
             warnings.append(f"NodeClaim {name} has no status.providerID: it has not launched, and Karpenter waits "
                             "for it before provisioning (it is left out here)")
             continue
         by_pid[pid] = StateNode(None, claim)
     node_name_to_pid: dict[str, str] = {}
     for node in inputs.nodes:
-        meta = _dict(node.get("metadata"))
-        labels = _dict(meta.get("labels"))
+        meta = as_dict(node.get("metadata"))
+        labels = as_dict(meta.get("labels"))
         managed = bool(labels.get(NODEPOOL_LABEL))
         initialized = bool(labels.get(INITIALIZED_LABEL))
-        pid = _dict(node.get("spec")).get("providerID") or ""
+        pid = as_dict(node.get("spec")).get("providerID") or ""
         if not pid:
             if managed:
                 continue
@@ -256,7 +253,7 @@ def _newest_daemonset_pods(daemonsets: list[dict[str, Any]], controlled: dict[st
     among equally new ones)."""
     newest: dict[tuple[str, str], PodInfo] = {}
     for ds in daemonsets:
-        meta = _dict(ds.get("metadata"))
+        meta = as_dict(ds.get("metadata"))
         namespace = meta.get("namespace") or "default"
         best, best_time = None, None
         for pod in sorted(controlled.get(meta.get("uid"), ()), key=lambda p: p.name):

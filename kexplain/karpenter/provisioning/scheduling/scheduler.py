@@ -22,6 +22,7 @@ from kexplain.karpenter.scheduling.requirements import (ALLOW_UNDEFINED_WELL_KNO
                                                         new_pod_requirements, new_strict_pod_requirements)
 from kexplain.karpenter.scheduling.taints import Taints
 from kexplain.karpenter.state.statenode import NODEPOOL_LABEL, StateNode
+from kexplain.karpenter.utils.objects import name_of, template_spec
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
 from kexplain.model.pod import PodInfo
@@ -130,7 +131,7 @@ class Scheduler:
         self.new_node_claims: list[NodeClaim] = []
         self.hostnames = 0
         tolerate = any(t.get("effect") == "PreferNoSchedule"
-                       for np in node_pools for t in _template_spec(np).get("taints") or () if isinstance(t, dict))
+                       for np in node_pools for t in template_spec(np).get("taints") or () if isinstance(t, dict))
         self.preferences = prefs.Preferences(tolerate)
         self.satisfies_min_values = satisfies_min_values
         self.type_index = type_index if type_index is not None else TypeIndex()
@@ -146,7 +147,7 @@ class Scheduler:
         # (compared for every instance type, never printed).
         self.remaining_resources: dict[str, resources.Nanos] = {}
         for np in node_pools:
-            self.remaining_resources[_name(np)] = resources.to_nanos(limits_of(np) or {})
+            self.remaining_resources[name_of(np)] = resources.to_nanos(limits_of(np) or {})
         self.context = SchedulingContext(ReservationManager(instance_types), options.reserved_capacity,
                                          options.strict_reserved_offerings, satisfies_min_values, self.type_index)
         self.existing_nodes = self._existing_nodes(state_nodes, topology, daemons)
@@ -389,14 +390,6 @@ class Scheduler:
             self._within_limits = {k: v for k, v in self._within_limits.items() if k[0] != index}
             return None
         return combine(errs)
-
-
-def _name(obj: Mapping[str, Any]) -> str:
-    return ((obj.get("metadata") or {}).get("name")) or ""
-
-
-def _template_spec(np: Mapping[str, Any]) -> Mapping[str, Any]:
-    return ((np.get("spec") or {}).get("template") or {}).get("spec") or {}
 
 
 def _created(pod: PodInfo) -> Any:
