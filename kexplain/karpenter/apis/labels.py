@@ -27,7 +27,6 @@ NODE_SELECTOR_OP_GTE = "Gte"
 NODE_SELECTOR_OP_LTE = "Lte"
 
 # taints.go
-DISRUPTED_TAINT_KEY = GROUP + "/disrupted"
 UNREGISTERED_TAINT_KEY = GROUP + "/unregistered"
 UNREGISTERED_NO_EXECUTE_TAINT = {"key": UNREGISTERED_TAINT_KEY, "effect": "NoExecute"}
 TAINT_EXTERNAL_CLOUD_PROVIDER = "node.cloudprovider.kubernetes.io/uninitialized"   # k8s.io/cloud-provider/api

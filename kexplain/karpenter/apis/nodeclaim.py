@@ -17,7 +17,6 @@ from kexplain.karpenter.apis.status import Condition, parse_conditions
 API_VERSION = "karpenter.sh/v1"
 KIND = "NodeClaim"
 QUALIFIED_KIND = "NodeClaim.karpenter.sh"
-OPERATORS = ("Gte", "Lte", "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")   # the CRD's enum order
 CONDITION_LAUNCHED = "Launched"
 
 

@@ -84,7 +84,6 @@ BOOLEAN = Node("boolean")
 ANY = Node("any")
 QUANTITY = Node("int-or-string", pattern=QUANTITY_PATTERN)
 STRING = Node("string")
-STRING_MAP = mapping(STRING)
 
 
 _NAMED = {"string": STRING, "integer": Node("integer"), "boolean": BOOLEAN, "any": ANY, "quantity": QUANTITY}

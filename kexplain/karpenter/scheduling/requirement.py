@@ -13,7 +13,6 @@ from kexplain.karpenter.apis.nodeclaim import NodeSelectorRequirementWithMinValu
 MAX_INT = (1 << 63) - 1       # Go's math.MaxInt (64-bit) and math.MaxInt64
 MIN_INT = -(1 << 63)
 RANDOM_VALUE = "<random value: Requirement.Any()>"
-OPERATORS = (IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT, GTE, LTE)
 
 
 class AnySource(Protocol):
