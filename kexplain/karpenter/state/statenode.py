@@ -97,7 +97,8 @@ class StateNode:
             taints = list(as_dict(self.node.get("spec")).get("taints") or ())
         taints = [t for t in taints if isinstance(t, dict)]
         if not self.initialized() and self.managed():
-            startup = [t for t in as_dict(self.node_claim.get("spec")).get("startupTaints") or () if isinstance(t, dict)]
+            startup = [t for t in as_dict(self.node_claim.get("spec")).get("startupTaints") or ()
+                       if isinstance(t, dict)]
             return [t for t in taints
                     if not is_known_ephemeral_taint(t) and not any(match_taint(s, t) for s in startup)]
         return taints
