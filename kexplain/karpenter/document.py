@@ -73,8 +73,7 @@ def node_claim_document(created: Any, price_text: Any, type_index: Any) -> dict[
 
 
 def sorted_events(result: PassResult) -> list[dict[str, str]]:
-    """Events on other objects first (by object, reason, message), then the pods' (by pod order,
-    reason, message)."""
+    """Events on other objects first (object, reason, message), then the pods' (pod order, reason, message)."""
     order = {p.pod.key: i for i, p in enumerate(result.pods)}
     others = sorted((e for e in result.events if e.pod not in order), key=lambda e: (e.object, e.reason, e.message))
     pods = sorted((e for e in result.events if e.pod in order), key=lambda e: (order[e.pod], e.reason, e.message))

@@ -76,8 +76,7 @@ def aws_data(world: Any) -> dict[str, str]:
 
 # -- the NodePools ----------------------------------------------------------------------------------
 def node_pools_entries(result: PassResult, cloud: Any) -> list[dict[str, Any]]:
-    """Every NodePool in Karpenter's order: tried by the scheduler (with its instance types and
-    DaemonSet overhead) or the reason it was not."""
+    """Every NodePool in Karpenter's order: tried by the scheduler, or the reason it was not."""
     sched = result.scheduler
     ordered = list(result.node_pools)
     order_by_weight(ordered)
@@ -220,8 +219,7 @@ def requirement_fields(pod: PodInfo, term: int | None) -> dict[str, list[str]]:
 
 
 def relaxed_pod(pod: PodInfo, preferences: prefs.Preferences) -> PodInfo:
-    """The pod as Karpenter last tried it: every preference relaxed (only the last required node
-    affinity term left)."""
+    """The pod as Karpenter last tried it: every preference relaxed."""
     obj = prefs.relaxable_copy(pod.obj)
     while preferences.relax(obj["spec"]) is not None:
         pass
@@ -416,8 +414,7 @@ class PodExplainer:
         return problems, clean
 
     def _replay(self, nct: Any, pod: PodInfo, data: Any) -> BaseException | None:
-        """The scheduler's answer for this NodePool now (addToNewNodeClaim for one template: the
-        limits, then a new NodeClaim's CanAdd)."""
+        """The scheduler's answer for this NodePool now (addToNewNodeClaim for one template)."""
         sched = self.sched
         name = nct.node_pool_name
         its = nct.instance_type_options

@@ -38,8 +38,7 @@ def _value(rl: Mapping[str, Quantity], name: str) -> Fraction:
 
 
 class TypeCheck:
-    """One instance type against the NodeClaim's requirements and requests, as
-    filterInstanceTypesByRequirements asks it."""
+    """One instance type as filterInstanceTypesByRequirements checks it against a NodeClaim."""
 
     __slots__ = ("it", "compatible", "offering", "fits", "within_limits")
 
@@ -142,8 +141,7 @@ def closest(checks: Sequence[TypeCheck], total: ResourceList, lacks: Mapping[int
 
 def closest_entry(it: Any, total: ResourceList, pod_requests: ResourceList, daemon_requests: ResourceList,
                   world: Any) -> dict[str, Any]:
-    """A type and, per resource it lacks, its allocatable worked out from its capacity, and what
-    the pod and the DaemonSets need."""
+    """A type and, per resource it lacks, its allocatable and what the pod and the DaemonSets need."""
     alloc = it.allocatable()
     overhead = it.overhead
     short = []

@@ -51,8 +51,7 @@ EXTRA_KINDS = frozenset({"DaemonSet"})
 
 @dataclass
 class PassInputs:
-    """The loaded pass: settings, the pending pods, the cluster as Karpenter reads it, Karpenter's
-    objects in file order."""
+    """The loaded pass: settings, pending pods, the cluster as Karpenter reads it, Karpenter's objects."""
 
     settings: Settings
     kube: KubeVersion
@@ -256,8 +255,7 @@ def load_pass(pods_path: str | None, node_paths: tuple[str, ...], settings_path:
 
 def joined(pod_objs: list[tuple[dict[str, Any], Source]], cluster_objs: list[tuple[dict[str, Any], Source]]
            ) -> list[tuple[dict[str, Any], Source]]:
-    """The PODS file's objects, then the cluster's; a dump's rows kept (`columns.Dump`), which
-    the passes over its objects ask."""
+    """The PODS file's objects, then the cluster's; a dump's rows kept (`columns.Dump`)."""
     everything = pod_objs + cluster_objs
     rows = columns.rows_of(cluster_objs)
     if rows is not None:
@@ -408,8 +406,7 @@ def _inputs_of(cluster: Objects, rest: Objects, settings: Settings, kube: KubeVe
 
 
 def check_uids(pending: list[PodInfo], sources: dict[int, Source] | None = None) -> None:
-    """Each pending pod's uid its own (Karpenter tells its pods apart by uid): two pods of one uid are
-    bad input (InputError)."""
+    """Each pending pod's uid its own (Karpenter tells pods apart by uid), else InputError."""
     seen: dict[str, PodInfo] = {}
     for pod in pending:
         other = seen.setdefault(pod.uid, pod)

@@ -138,8 +138,7 @@ Suggest = Callable[[PassInputs, Any, Any, Mapping[str, Any]], "list[dict[str, An
 
 def run_pass(inputs: PassInputs, world: Any, pp: PendingPass, *, suggest: Suggest | None = None,
              every_pod: bool = False) -> tuple[PassInputs, PendingPass, PassAnswers]:
-    """ONE provisioning pass over the pass (`pass_over`): its inputs, the pass, and Karpenter's
-    answers, with the verified suggestions `suggest` finds."""
+    """ONE provisioning pass (`pass_over`): inputs, pass, Karpenter's answers, verified suggestions."""
     # lazy: the provisioner only when a pass runs (docs/development.md, "Lazy imports")
     from kexplain.karpenter.run import EXPLAIN_ALL, EXPLAIN_UNPLACED, document, schedule
 

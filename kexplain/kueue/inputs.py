@@ -151,8 +151,7 @@ def _read_kueue(out: KueueInputs, obj: dict[str, Any], src: Source, validate: st
 
 def load(workload_paths: Iterable[str], cluster_paths: Iterable[str], *, max_bytes: int, max_objects: int,
          validate: str = "strict", stdin: BinaryIO | None = None, namespace: str | None = None) -> KueueInputs:
-    """Read the files and make Kueue's inputs of them; `namespace`: -n, for the WORKLOADS files
-    (`kexplain.load.namespace_flag`)."""
+    """Read the files and make Kueue's inputs of them; `namespace`: -n, for the WORKLOADS files."""
     submitted = load_objects(list(workload_paths), max_bytes, stdin, max_objects=max_objects, namespace=namespace)
     cluster = load_objects(list(cluster_paths), max_bytes, stdin, max_objects=max_objects) if cluster_paths else []
     return inputs_of(submitted, cluster, validate=validate)

@@ -29,8 +29,7 @@ class Started:
 
 @dataclass(frozen=True)
 class Checked:
-    """Kueue's one pass over a set: its problems, and the Jobs, Pods and JobSets it admits as
-    started (by index of the object)."""
+    """Kueue's one pass over a set: its problems, and what it admits as started (by object index)."""
 
     problems: list[Problem] = field(default_factory=list)
     started: dict[int, Started] = field(default_factory=dict)

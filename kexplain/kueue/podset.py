@@ -83,8 +83,7 @@ def _same_toleration(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
 
 
 def merged(template: Mapping[str, Any], info: PodSetInfo) -> dict[str, Any]:
-    """The pod template with `info` merged in (podset.Merge; a key with another value a `Conflict`);
-    `template` is not changed."""
+    """The pod template with `info` merged in (podset.Merge), `template` unchanged."""
     out = copy.deepcopy(dict(template))
     for key in ("metadata", "spec"):
         if not isinstance(out.get(key), dict):

@@ -57,8 +57,7 @@ class Pass:
     _by_key: tuple[int, dict[str, list[tuple[int, Any]]]] | None = field(default=None, repr=False, compare=False)
 
     def cycle_of(self, entry: Any) -> int:
-        """The first cycle whose entries (or inadmissible heads) hold one equal to `entry` (0: none),
-        looked for among the same Workload's."""
+        """The first cycle whose entries (or inadmissible heads) hold one equal to `entry` (0: none)."""
         cycles = self.scheduler.cycles
         if self._by_key is None or self._by_key[0] != len(cycles):
             index: dict[str, list[tuple[int, Any]]] = {}

@@ -27,8 +27,7 @@ Answers = dict[tuple[str, str, str], dict[str, Any]]
 
 def explained_run(submitted: Objects, context: Objects, *, validate: str, now: datetime,
                   version: str | None = None, stored: bool = False) -> tuple[Pass, dict[str, Any]]:
-    """One pass of Kueue over the `submitted` jobs and `context` (`stored`: read from an API
-    server), and its explained document."""
+    """One pass of Kueue over `submitted` and `context` (`stored`: read from an API server), explained."""
     done = run_pass(inputs_of(submitted, context, validate=validate, stored=stored),
                     Settings(versions.resolve(version), now))
     return done, explained_pass(done)
@@ -56,8 +55,7 @@ def held_or_started(objs: Objects, submitted: list[int], context: Objects, *, va
 
 def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[str, Any]
             ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The objects a managed job leaves after Kueue's pass (itself, started or held; a JobSet's
-    Jobs), and Kueue's answer for them."""
+    """The objects a managed job leaves after Kueue's pass, and Kueue's answer for them."""
     answer = _answer(obj, outcome, done, doc)
     wl = done.workloads.get(outcome.workload.meta.key) if outcome.workload is not None else None
     pod_sets: list[PodSetInfo] | None = None

@@ -455,8 +455,7 @@ def _status(raw: Mapping[str, Any]) -> EC2NodeClassStatus:
 
 def parse_ec2_node_class(obj: Mapping[str, Any], source: Source | None = None, *, validate: str = "strict",
                          invalid: str = "note", warnings: list[str] | None = None) -> EC2NodeClass:
-    """An EC2NodeClass as the API server would store it (AdmissionRejected or InputError
-    otherwise, naming the object and every field at fault)."""
+    """An EC2NodeClass as the API server would store it (else AdmissionRejected or InputError)."""
     stored = admit(obj, EC2_NODE_CLASS_SCHEMA, QUALIFIED_KIND, source, validate, invalid, warnings)
     meta = stored.get("metadata") or {}
     spec = stored.get("spec") or {}

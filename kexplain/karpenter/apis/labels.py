@@ -190,8 +190,7 @@ def go_unsorted_list(key: str) -> list[str]:
 
 
 def has_known_values(key: str, values: Iterable[str]) -> str | None:
-    """HasKnownValues: None, or Go's error when a well-known key with known values is given none
-    of them."""
+    """HasKnownValues: None, or Go's error when a well-known key is given none of its known values."""
     if key not in WELL_KNOWN_LABELS:
         return None
     values = list(values)

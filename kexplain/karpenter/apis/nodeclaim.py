@@ -93,8 +93,7 @@ class NodeClaim:
 
 # -- the CRD's rules, shared with NodePools ----------------------------------------------------------
 def _domain_exceptions(domain: str) -> frozenset[str]:
-    """The keys of a restricted domain its CRDs still allow: the well-known ones (and the node
-    class label)."""
+    """The keys of a restricted domain its CRDs still allow (the well-known ones, the node class label)."""
     return frozenset(k for k in WELL_KNOWN_LABELS | {LABEL_NODE_CLASS} if get_label_domain(k) == domain)
 
 
@@ -175,8 +174,7 @@ def metadata_errors(obj: Mapping[str, Any]) -> list[FieldError]:
 
 def admit(obj: Mapping[str, Any], node: s.Node, qualified_kind: str, source: Source | None,
           validate: str = "strict", invalid: str = "note", warnings: list[str] | None = None) -> dict:
-    """The object as the API server would store it: its name checked, then its schema (see
-    schema.admit)."""
+    """The object as the API server would store it: its name checked, then its schema (schema.admit)."""
     if not isinstance(obj, dict):
         raise InputError(f"expected a {qualified_kind.split('.', 1)[0]} object (a mapping)", source=source)
     errs = metadata_errors(obj)
@@ -218,8 +216,7 @@ def _meta(obj: Mapping[str, Any]) -> tuple[str, str, dict[str, str], dict[str, s
 
 def parse_node_claim(obj: Mapping[str, Any], source: Source | None = None, *, validate: str = "strict",
                      invalid: str = "note", warnings: list[str] | None = None) -> NodeClaim:
-    """A NodeClaim as stored; an object the API server would refuse raises AdmissionRejected (or
-    InputError for unknown fields under strict validation) naming the object and the field."""
+    """A NodeClaim as stored (else AdmissionRejected, or InputError for unknown fields under strict)."""
     stored = admit(obj, NODE_CLAIM_SCHEMA, QUALIFIED_KIND, source, validate, invalid, warnings)
     name, uid, labels, annotations = _meta(stored)
     spec = stored["spec"]

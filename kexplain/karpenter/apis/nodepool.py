@@ -84,8 +84,7 @@ class NodePoolSpec:
     replicas: int | None = None
 
     def exceeded_by(self, resources: Mapping[str, quantity.Quantity]) -> LimitExceeded | None:
-        """Limits.ExceededBy: a resource of `resources` above its limit (in key order; Go's is a
-        map's), or None."""
+        """Limits.ExceededBy: a resource of `resources` above its limit (in key order: Go's is a map's)."""
         if self.limits is None:
             return None
         for name in sorted(resources):
@@ -156,8 +155,7 @@ NODE_POOL_SCHEMA = s.load_schemas(__package__, "nodepool", _RULES)["NodePool"]  
 # -- parsing ---------------------------------------------------------------------------------------
 def parse_node_pool(obj: Mapping[str, Any], source: Source | None = None, *, validate: str = "strict",
                     invalid: str = "note", warnings: list[str] | None = None) -> NodePool:
-    """A NodePool as the API server would store it (else AdmissionRejected, or InputError for
-    unknown fields under strict validation, in the API server's words)."""
+    """A NodePool as stored (else AdmissionRejected, or InputError for unknown fields under strict)."""
     stored = admit(obj, NODE_POOL_SCHEMA, QUALIFIED_KIND, source, validate, invalid, warnings)
     meta = stored.get("metadata") or {}
     spec = stored["spec"]

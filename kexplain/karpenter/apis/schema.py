@@ -236,8 +236,7 @@ _RULE_TYPE = {"object": "object", "array": "array", "string": "string", "integer
 
 @dataclass
 class Checked:
-    """The object as the API server would store it (nulls dropped, defaults set), the errors that
-    refuse it and its unknown fields."""
+    """The object as stored (nulls dropped, defaults set), the errors that refuse it, its unknown fields."""
 
     value: dict
     errors: list[FieldError]

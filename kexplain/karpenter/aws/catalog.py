@@ -32,8 +32,7 @@ class Catalog:
     left_out: tuple[str, ...]
 
     def regions(self) -> list[str]:
-        """The regions with their own static prices (any other region gets us-east-1's, as the
-        provider does)."""
+        """The regions with static prices of their own (any other gets us-east-1's, as the provider does)."""
         return sorted(self.prices_by_region)
 
     def pricing(self, region: str) -> Pricing:

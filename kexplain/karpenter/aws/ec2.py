@@ -246,8 +246,7 @@ def read_instance_types(doc: Any) -> list[InstanceTypeInfo]:
 
 
 def read_instance_type_offerings(doc: Any) -> dict[str, list[str]]:
-    """`describe-instance-type-offerings --location-type availability-zone` output: the zones
-    each type is sold in, in file order."""
+    """`describe-instance-type-offerings` output: the zones each type is sold in, in file order."""
     root = Node(doc, "").obj(required=True)
     out: dict[str, list[str]] = {}
     for item in root.member("InstanceTypeOfferings").items(required=True):

@@ -8,8 +8,7 @@ from typing import Iterable
 
 @dataclass(frozen=True)
 class UnavailableOfferings:
-    """Offerings (capacity type, instance type, zone), whole capacity types, and subnets marked
-    unavailable."""
+    """Offerings, whole capacity types, and subnets marked unavailable."""
 
     offerings: frozenset[tuple[str, str, str]] = frozenset()
     capacity_types: frozenset[str] = frozenset()

@@ -35,8 +35,7 @@ MIN_VALUES_POLICY_BEST_EFFORT = "BestEffort"
 # -- overhead and instance types ------------------------------------------------------------------
 @dataclass(frozen=True)
 class InstanceTypeOverhead:
-    """What kubelet and the OS keep off a node of the type: kube-reserved, system-reserved and the
-    hard eviction threshold."""
+    """What kubelet and the OS keep off a node: kube-reserved, system-reserved, the eviction threshold."""
 
     kube_reserved: ResourceList = field(default_factory=dict)
     system_reserved: ResourceList = field(default_factory=dict)
@@ -75,8 +74,7 @@ class Offerings(list):
         return Offerings(o for o in self if o.available)
 
     def compatible(self, reqs: Requirements) -> "Offerings":
-        """Compatible: the offerings whose requirements `reqs` is compatible with (undefined
-        well-known labels allowed)."""
+        """Compatible: the offerings `reqs` is compatible with (undefined well-known labels allowed)."""
         return Offerings(o for o in self if reqs.is_compatible(o.requirements, ALLOW_UNDEFINED_WELL_KNOWN_LABELS))
 
     def has_compatible(self, reqs: Requirements) -> bool:
@@ -111,8 +109,7 @@ class Offerings(list):
 
 @dataclass(eq=False)
 class InstanceType:
-    """A potential node: `allocatable()` is capacity less the overhead's total, computed once (Go's
-    sync.Once)."""
+    """A potential node; `allocatable()` is computed once, as Go's sync.Once does."""
 
     name: str
     requirements: Requirements
@@ -136,8 +133,7 @@ class InstanceType:
         return self._allocatable
 
     def cheapest_price(self, reqs: Requirements) -> float:
-        """The price OrderByPrice sorts by: the cheapest available offering compatible with
-        `reqs`, MaxFloat64 when there is none."""
+        """The price OrderByPrice sorts by: the cheapest available compatible offering's, else MaxFloat64."""
         price = MAX_FLOAT64
         for o in self.offerings:
             if o.available and o.price < price and reqs.is_compatible(o.requirements,

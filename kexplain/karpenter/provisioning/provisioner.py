@@ -182,8 +182,7 @@ def pod_for_daemonset(daemonset: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def daemonset_pods(cluster: Cluster, daemonsets: Sequence[Mapping[str, Any]]) -> list[PodInfo]:
-    """getDaemonSetPods: per DaemonSet its newest pod, else one from its template, with the
-    template's required node affinity."""
+    """getDaemonSetPods: per DaemonSet its newest pod, else one from its template."""
     out = []
     ordered = sorted(daemonsets, key=lambda d: ((d.get("metadata") or {}).get("namespace") or "default",
                                                 (d.get("metadata") or {}).get("name") or ""))

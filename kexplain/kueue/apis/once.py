@@ -9,8 +9,7 @@ MAX_OBJECTS = 65536         # per function; past it the memo starts over
 
 
 def by_identity(fn: Callable[[Any, Any], T]) -> Callable[[Any, Any], T]:
-    """`fn(obj, source)` made once per object (the same `obj`, an equal `source`); what raises
-    is not remembered."""
+    """`fn(obj, source)` made once per object and equal source; what raises is not remembered."""
     made: dict[int, tuple[Any, Any, T]] = {}
 
     @functools.wraps(fn)

@@ -77,8 +77,7 @@ class Entry:
 
 @dataclass
 class CycleRecord:
-    """What one cycle did, for the explanation: its entries in the order processed and the
-    heads found inadmissible before flavor assignment."""
+    """What one cycle did: its entries in order and the heads found inadmissible before assignment."""
 
     number: int
     entries: list[Entry]

@@ -102,8 +102,7 @@ class StaticNodeClass:
 
 
 def zone_info(subnets: Iterable[Any]) -> list[ZoneInfo]:
-    """EC2NodeClass.ZoneInfo: the status subnets grouped by zone ID, in first-seen order (Go's is a
-    map's)."""
+    """EC2NodeClass.ZoneInfo: the status subnets grouped by zone ID, in first-seen order."""
     groups: dict[str, list[Any]] = {}
     for s in subnets:
         groups.setdefault(_field(s, "zone_id", "zoneID") or "", []).append(s)
@@ -120,8 +119,7 @@ def _field(obj: Any, *names: str) -> Any:
 
 
 class InstanceTypeProvider:
-    """The provider over one world, with the provider flags, the insufficient-capacity cache and
-    the ReservedCapacity feature gate."""
+    """The provider over one world: its flags, the insufficient-capacity cache, ReservedCapacity."""
 
     def __init__(self, world: World, options: Options | None = None,
                  unavailable: UnavailableOfferings | None = None, reserved_capacity: bool = True) -> None:
@@ -133,8 +131,7 @@ class InstanceTypeProvider:
         self._cache: dict[int, tuple[Any, list[InstanceType]]] = {}
 
     def list(self, node_class: NodeClass) -> tuple[list[InstanceType], GoError | None]:
-        """List: every type resolved for the class, by name; or Go's error (no types, no
-        offerings, no subnets)."""
+        """List: every type resolved for the class, by name; or Go's error (no types, offerings, subnets)."""
         if not self.world.instance_types:
             return [], GoError(ERR_NO_INSTANCE_TYPES)
         if not self.world.offerings:

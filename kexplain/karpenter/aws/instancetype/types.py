@@ -44,8 +44,7 @@ _CPU_RANGES = ((0, 1000, 0.06), (1000, 2000, 0.01), (2000, 4000, 0.005), (4000, 
 
 @dataclass(frozen=True)
 class Options:
-    """The provider flags that change instance types: --vm-memory-overhead-percent and
-    --reserved-enis."""
+    """The provider flags that change instance types: --vm-memory-overhead-percent, --reserved-enis."""
 
     vm_memory_overhead_percent: float = 0.075
     reserved_enis: int = 0

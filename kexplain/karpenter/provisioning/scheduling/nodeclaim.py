@@ -104,8 +104,7 @@ def filter_instance_types_by_requirements(instance_types: Sequence[Any], require
                                           total_requests: ResourceList, relax_min_values: bool,
                                           satisfies_min_values: Any, index: TypeIndex
                                           ) -> tuple[list[Any] | None, dict[str, int], InstanceTypeFilterError | None]:
-    """filterInstanceTypesByRequirements: (the types left or None, minValues keys not met, the error
-    when none is left)."""
+    """filterInstanceTypesByRequirements: (types left or None, minValues keys not met, error)."""
     err = InstanceTypeFilterError(requirements, pod_requests, daemon_requests)
     unsatisfiable: dict[str, int] = {}
     remaining: list[Any] = []

@@ -159,8 +159,7 @@ class Scheduler:
 
     def _templates(self, node_pools: Sequence[Mapping[str, Any]],
                    instance_types: Mapping[str, list[Any]]) -> list[NodeClaimTemplate]:
-        """A NodeClaimTemplate per NodePool with its compatible instance types; a pool without
-        one is an event instead."""
+        """A NodeClaimTemplate per NodePool with its compatible instance types (else an event)."""
         out: list[NodeClaimTemplate] = []
         for np in node_pools:
             nct = new_node_claim_template(np)
@@ -282,8 +281,7 @@ class Scheduler:
         return node_fit_key(pod) if pod.uid not in self.volume_reqs_by_pod else None
 
     def _requirement_refusals(self, requirements: Requirements) -> dict[int, int]:
-        """The existing nodes that refused pods of these requirements, with the node version they refused
-        at."""
+        """The existing nodes that refused pods of these requirements, and at which node version."""
         key = tuple(sorted((k, r.complement, tuple(sorted(r.value_set)), r.gte, r.lte, r.min_values)
                            for k, r in requirements.items()))
         return self._node_refusals.setdefault(key, {})

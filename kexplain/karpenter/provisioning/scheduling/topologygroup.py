@@ -36,8 +36,7 @@ _TYPE_NAMES = {TopologyType.SPREAD: "topology spread", TopologyType.POD_AFFINITY
 
 
 def label_selector_as_selector(raw: Any) -> LabelSelector:
-    """metav1.LabelSelectorAsSelector, any error read as labels.Nothing(): null selects nothing, {}
-    everything."""
+    """metav1.LabelSelectorAsSelector, any error read as labels.Nothing() (null selects nothing)."""
     if raw is None:
         return NOTHING
     if not isinstance(raw, Mapping):

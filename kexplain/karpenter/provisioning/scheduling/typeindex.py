@@ -91,8 +91,7 @@ class TypeIndex:
         return self._types[id(it)][5]
 
     def offering_set_ids(self, it: Any) -> tuple[int, int]:
-        """The interned ids of the sets of its available offerings' and of all its offerings'
-        requirements ids (`oid_set`)."""
+        """The interned ids of the sets of its available and of all its offerings' requirements ids."""
         self.of(it)
         got = self._types[id(it)]
         return got[5], got[6]

@@ -20,8 +20,7 @@ NOT_MANAGED = "no kueue.x-k8s.io/queue-name label: not managed by Kueue (manageJ
 
 @dataclass(frozen=True)
 class JobOutcome:
-    """What the reconciler made of one job: its Workload (new, or the one it already has) or
-    the reason it made none."""
+    """What the reconciler made of one job: its Workload, or the reason it made none."""
 
     job: GenericJob
     workload: WorkloadObject | None = None

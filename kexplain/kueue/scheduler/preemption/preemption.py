@@ -36,8 +36,7 @@ class Target:
 
 @dataclass
 class Context:
-    """preemptionCtx: the preemptor, its ClusterQueue, the snapshot, its usage, and the
-    (flavor, resource) pairs that need preemption."""
+    """preemptionCtx: the preemptor, its ClusterQueue, the snapshot, usage, the pairs to preempt for."""
 
     preemptor: Info
     cq: ClusterQueueSnapshot
