@@ -1,11 +1,4 @@
-"""The pass as a document: the README's `expected-karpenter.json` shape, key for key.
-
-Built from the pass's result alone (renderers read only this): every pending pod in input order
-with its result, the new NodeClaims in creation order, the events sorted (events on other objects
-first, then the pods' by pod order, reason, message), a summary. `nodePools` and
-`instanceTypes` are the cloud provider's answers, given by the caller. Keys the README says are
-omitted when empty are left out.
-"""
+"""The pass as a document: the README's `expected-karpenter.json` shape, key for key."""
 from __future__ import annotations
 
 from collections import Counter
@@ -80,8 +73,7 @@ def node_claim_document(created: Any, price_text: Any, type_index: Any) -> dict[
 
 
 def sorted_events(result: PassResult) -> list[dict[str, str]]:
-    """Events on other objects first (by object, reason, message), then the pods' (by pod order,
-    reason, message)."""
+    """Events on other objects first (object, reason, message), then the pods' (pod order, reason, message)."""
     order = {p.pod.key: i for i, p in enumerate(result.pods)}
     others = sorted((e for e in result.events if e.pod not in order), key=lambda e: (e.object, e.reason, e.message))
     pods = sorted((e for e in result.events if e.pod in order), key=lambda e: (order[e.pod], e.reason, e.message))
@@ -90,9 +82,7 @@ def sorted_events(result: PassResult) -> list[dict[str, str]]:
 
 def build_document(result: PassResult, node_pools: list[dict[str, Any]], instance_types: dict[str, Any],
                    price_text: Any) -> dict[str, Any]:
-    """The document. `node_pools`, `instance_types`: the provider's keys; `price_text(price)`: a
-    price as the document writes it (each NodeClaim option's cheapest available offering its
-    requirements allow)."""
+    """The document; `price_text(price)` writes a price as the document does."""
     doc: dict[str, Any] = {"karpenter": BUILD}
     if result.schedule_error is not None:
         doc["scheduleError"] = str(result.schedule_error)

@@ -1,17 +1,5 @@
 """Go's error values as Karpenter builds them, so their text is Go's to the character: the one
-home of the engine's errors.
-
-Karpenter returns errors as values and words them only when they are printed; these are the
-shapes it uses: an error with a fixed text (`errors.New`, `fmt.Errorf` without `%w`: `GoError`),
-`fmt.Errorf("context, %w", err)` (`WrappedError`, `wrap`), go.uber.org/multierr's lists
-(`MultiError`, `multierr_append`, `multierr_errors`, `combine`), operatorpkg's
-`serrors.Wrap(err, k, v, ...)` which appends ` (k=v, ...)` with the keys sorted
-(`StructuredError`), and the API server's NotFound (`NotFound`, `is_not_found` as apimachinery's
-`errors.IsNotFound`, which sees through wrapping). Every one is a KarpenterError: a value the
-engine passes around (returned, not raised), whose str() is Go's text; `cause` is the error it
-wraps (errors.Unwrap), if any. Errors with texts of their own (requirements, taints, topology,
-instance-type filtering) subclass KarpenterError beside the code that words them.
-"""
+home of the engine's errors."""
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence

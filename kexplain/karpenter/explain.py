@@ -1,23 +1,5 @@
 """Everything that stands in the way of a pending pod, per NodePool, as Karpenter's own functions
-see it at the end of the pass: the document's `explained` key.
-
-Karpenter stops at the first failing check of each NodePool and joins one error per NodePool;
-this runs every check on every NodePool the scheduler tried (its templates, in Karpenter's order:
-weight, then name descending) for the pod as Karpenter last tried it (every preference relaxed):
-each taint not tolerated, each requirement of the pod the NodePool's requirements refuse (named
-against the pod's own field, with the label a NodePool must declare for `does not have known
-values`), the volumes' and topology's requirements, host ports, the instance types left at each
-step and the closest ones with their shortfall after overhead, the offerings, the limits; and
-why the existing nodes, in-flight NodeClaims and this pass's new NodeClaims do not take it. The
-NodePools the scheduler did not try are listed once with the reason.
-
-Each pod's last attempt in Solve saw the scheduler's final state (the queue stops after a round
-without progress), so that state is what the checks read. The checks are the engine's own
-(`Taints.tolerates_pod`, `Requirements.compatible`, `Topology.add_requirements`,
-`NodeClaim.can_add`, `ExistingNode.can_add`, ...); `verdict` is the engine's answer for the
-NodePool, replayed as the scheduler's `addToNewNodeClaim` asks it, when the checks find nothing
-in the way (`inTheWay` lists the kinds of obstacle found).
-"""
+see it at the end of the pass: the document's `explained` key."""
 from __future__ import annotations
 
 import copy
@@ -44,6 +26,7 @@ from kexplain.karpenter.scheduling.requirements import (ALLOW_UNDEFINED_WELL_KNO
                                                         new_requirements)
 from kexplain.karpenter.scheduling.taints import Taints
 from kexplain.karpenter.state.cluster import is_managed_node_claim
+from kexplain.karpenter.utils.objects import name_of, template_spec
 from kexplain.karpenter.utils import resources
 from kexplain.model.pod import PodInfo
 from kexplain.model.shapes import plugin_key
@@ -92,17 +75,8 @@ def aws_data(world: Any) -> dict[str, str]:
 
 
 # -- the NodePools ----------------------------------------------------------------------------------
-def _name(obj: Mapping[str, Any]) -> str:
-    return (obj.get("metadata") or {}).get("name") or ""
-
-
-def _template_spec(np: Mapping[str, Any]) -> Mapping[str, Any]:
-    return ((np.get("spec") or {}).get("template") or {}).get("spec") or {}
-
-
 def node_pools_entries(result: PassResult, cloud: Any) -> list[dict[str, Any]]:
-    """Every NodePool in Karpenter's order: tried by the scheduler (with its instance types and
-    DaemonSet overhead) or the reason it was not."""
+    """Every NodePool in Karpenter's order: tried by the scheduler, or the reason it was not."""
     sched = result.scheduler
     ordered = list(result.node_pools)
     order_by_weight(ordered)
@@ -110,7 +84,7 @@ def node_pools_entries(result: PassResult, cloud: Any) -> list[dict[str, Any]]:
     by_name = {t.node_pool_name: t for t in tried.values()}
     out = []
     for np in ordered:
-        name = _name(np)
+        name = name_of(np)
         nct = by_name.get(name)
         types, err = cloud.get_instance_types(np)
         entry: dict[str, Any] = {"nodePool": name, "weight": (new_node_claim_template(np).node_pool_weight),
@@ -145,7 +119,7 @@ def _not_tried(np: Mapping[str, Any], sched: Any, cloud: Any, types: Sequence[An
                ) -> tuple[str, dict[str, Any]]:
     """Why the scheduler has no template of the NodePool, and for one whose requirements leave no
     type (NoCompatibleInstanceTypes) which requirement takes them away, or the offerings."""
-    ref = _template_spec(np).get("nodeClassRef") or {}
+    ref = template_spec(np).get("nodeClassRef") or {}
     if not is_managed_node_claim({"spec": {"nodeClassRef": ref}}):
         return (f"its nodeClassRef ({ref.get('group', '')}/{ref.get('kind', '')}) is not this provider's "
                 "(karpenter.k8s.aws EC2NodeClass)"), {}
@@ -188,7 +162,7 @@ def _pool_fields(np: Mapping[str, Any], key: str) -> list[str]:
         return ["spec.template.spec.nodeClassRef"]
     out = [f"{POOL_LABELS}.{k}" for k in ((template.get("metadata") or {}).get("labels") or {})
            if NORMALIZED_LABELS.get(k, k) == key]
-    for i, r in enumerate(_template_spec(np).get("requirements") or ()):
+    for i, r in enumerate(template_spec(np).get("requirements") or ()):
         if isinstance(r, dict) and NORMALIZED_LABELS.get(str(r.get("key") or ""), r.get("key")) == key:
             out.append(f"{POOL_REQUIREMENTS}[{i}]")
     return out
@@ -245,8 +219,7 @@ def requirement_fields(pod: PodInfo, term: int | None) -> dict[str, list[str]]:
 
 
 def relaxed_pod(pod: PodInfo, preferences: prefs.Preferences) -> PodInfo:
-    """The pod as Karpenter last tried it: every preference relaxed (only the last required node
-    affinity term left)."""
+    """The pod as Karpenter last tried it: every preference relaxed."""
     obj = prefs.relaxable_copy(pod.obj)
     while preferences.relax(obj["spec"]) is not None:
         pass
@@ -272,7 +245,7 @@ class PodExplainer:
     def __init__(self, result: PassResult, cloud: Any) -> None:
         self.sched = result.scheduler
         self.cloud = cloud
-        self.pools = {_name(np): np for np in result.node_pools}
+        self.pools = {name_of(np): np for np in result.node_pools}
         self.claim_names = {id(c.claim): c.name for c in result.node_claims}
         self._cache: dict[bytes, dict[str, Any]] = {}
         self._nodes: list[tuple[Any, str, str]] | None = None    # (node, its group, its name): `nodes`
@@ -441,8 +414,7 @@ class PodExplainer:
         return problems, clean
 
     def _replay(self, nct: Any, pod: PodInfo, data: Any) -> BaseException | None:
-        """The scheduler's answer for this NodePool now (addToNewNodeClaim for one template: the
-        limits, then a new NodeClaim's CanAdd)."""
+        """The scheduler's answer for this NodePool now (addToNewNodeClaim for one template)."""
         sched = self.sched
         name = nct.node_pool_name
         its = nct.instance_type_options
@@ -497,9 +469,7 @@ class PodExplainer:
 
 
 def in_the_way(verdict: Mapping[str, Any]) -> list[str]:
-    """The kinds of obstacle a NodePool verdict holds, each of which alone keeps the pod off it:
-    taints, hostPorts, requirements (unless some required term has none), volumes, topology,
-    minValues, instanceTypes (none left at some step), offerings (none where allowed), limits."""
+    """The kinds of obstacle a NodePool verdict holds, each of which alone keeps the pod off it."""
     out = [key for key in ("taints", "hostPorts") if verdict.get(key)]
     if verdict.get("requirements") and not verdict.get("termsWithoutProblems"):
         out.append("requirements")
@@ -526,9 +496,8 @@ def _reason_rows(by_reason: Mapping[tuple[str, tuple[str, ...]], list[str]]) -> 
 
 
 def undefined_label(key: str, req: Any, err: UndefinedLabelError) -> dict[str, Any]:
-    """What a NodePool must declare so that `key` has known values: a template label with a value
-    the pod accepts, or a requirement (`In` those values, or `Exists`); Karpenter's typo hint; or
-    why no NodePool may declare it (a restricted domain)."""
+    """What a NodePool must declare so that `key` has known values, Karpenter's typo hint, or why no
+    NodePool may declare it."""
     out: dict[str, Any] = {"key": key}
     if err.hint:
         out["hint"] = err.hint

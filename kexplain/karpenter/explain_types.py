@@ -1,17 +1,5 @@
-"""What the instance types of one NodePool leave a pod, for the explanation (`explain.py`): how
-many types the NodePool offers, how many its requirements and the pod's leave, which of the
-pod's requirements take them away, the types closest to fitting and by how much each falls short
-once the NodePool's DaemonSet overhead and the type's overhead (kube-reserved, system-reserved,
-the eviction threshold; the VM memory overhead already taken off the capacity) are counted, the
-offerings (zones, capacity types) left and why the others are unavailable, and the NodePool's
-limits.
-
-Every figure comes from the engine's own objects and functions: the types' requirements,
-`allocatable()` and offerings as the AWS provider built them, the pass's `TypeIndex` (which
-answers filterInstanceTypesByRequirements' questions for the scheduler), `Requirements.intersects`,
-the scheduler's `filter_by_remaining_resources`. Quantities are written as Go's
-`resource.Quantity` prints them (`canonical`).
-"""
+"""What the instance types of one NodePool leave a pod, for the explanation (`explain.py`): the
+types left at each step, the closest ones and their shortfall after overhead, the offerings, the limits."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -50,9 +38,7 @@ def _value(rl: Mapping[str, Quantity], name: str) -> Fraction:
 
 
 class TypeCheck:
-    """One instance type against the NodeClaim's requirements and requests, as
-    filterInstanceTypesByRequirements asks it: compatible, has an offering, fits (the pass's
-    `typeindex` answers, each distinct requirement and offering asked once)."""
+    """One instance type as filterInstanceTypesByRequirements checks it against a NodeClaim."""
 
     __slots__ = ("it", "compatible", "offering", "fits", "within_limits")
 
@@ -116,9 +102,8 @@ def instance_types_verdict(offered: int, checks: Sequence[TypeCheck], narrowing:
 
 
 def excluded_by(checks: Sequence[TypeCheck], narrowing: Sequence[tuple[Any, list[str]]]) -> list[dict[str, Any]]:
-    """Each requirement of the pod (or of its volumes, or of topology) that leaves fewer of the
-    NodePool's types than there are, tried alone: how many it leaves, and the values the types
-    have for its key."""
+    """Each requirement of the pod (volumes', topology's) that, tried alone, leaves fewer of the
+    NodePool's types: how many it leaves, and the types' values for its key."""
     out = []
     for req, fields in narrowing:
         alone = new_requirements(req)
@@ -156,8 +141,7 @@ def closest(checks: Sequence[TypeCheck], total: ResourceList, lacks: Mapping[int
 
 def closest_entry(it: Any, total: ResourceList, pod_requests: ResourceList, daemon_requests: ResourceList,
                   world: Any) -> dict[str, Any]:
-    """A type and, per resource it lacks, its allocatable worked out from its capacity, and what
-    the pod and the DaemonSets need."""
+    """A type and, per resource it lacks, its allocatable and what the pod and the DaemonSets need."""
     alloc = it.allocatable()
     overhead = it.overhead
     short = []
@@ -193,11 +177,8 @@ def _hardware_memory(world: Any, name: str) -> Quantity | None:
 # -- offerings -----------------------------------------------------------------------------------
 def offerings_verdict(checks: Sequence[TypeCheck], requirements: Requirements, node_class: Any, provider: Any,
                       index: TypeIndex) -> dict[str, Any]:
-    """The zones and capacity types the pod could launch in: the available offerings the
-    requirements allow of the types that meet the requirements and fit (`of`: "fit"), else of
-    those that meet the requirements ("requirements"), else of all the NodePool's types
-    ("nodePool": a zone the requirements ask for may be one no type can launch in); and the
-    offerings the requirements allow that are unavailable, grouped by zone and reasons."""
+    """The zones and capacity types the pod could launch in (of the types that fit, else meet the
+    requirements, else all: `of`), and the unavailable offerings grouped by zone and reasons."""
     basis, chosen = "fit", [c for c in checks if c.compatible and c.fits]
     if not chosen:
         basis, chosen = "requirements", [c for c in checks if c.compatible]
@@ -264,9 +245,7 @@ def offerings_verdict(checks: Sequence[TypeCheck], requirements: Requirements, n
 
 
 def offering_unavailable_reasons(it: Any, offering: Any, node_class: Any, provider: Any) -> list[str]:
-    """Why the provider made this offering unavailable, from the same answers createOfferings
-    combines: the type's zones (sold there, the class has a subnet there), the
-    insufficient-capacity cache, the pricing provider, the class's compatibility with the type."""
+    """Why the provider made this offering unavailable, from the answers createOfferings combines."""
     world = provider.world
     zone, ct = offering.zone(), offering.capacity_type()
     reasons = []
@@ -292,10 +271,8 @@ def offering_unavailable_reasons(it: Any, offering: Any, node_class: Any, provid
 # -- limits ----------------------------------------------------------------------------------------
 def limits_verdict(limits: Mapping[str, Quantity] | None, remaining: resources.Nanos | None,
                    checks: Sequence[TypeCheck]) -> dict[str, Any] | None:
-    """The NodePool's limits when they stop the pod: its node count exhausted, or types that
-    would take the pod but exceed what is left under the limits; used = limit - remaining (the
-    capacity of its nodes and of the NodeClaims this pass made, the largest of each one's types).
-    `remaining`: the scheduler's integer view (billionths), printed in the limits' formats."""
+    """The NodePool's limits when they stop the pod (nodes exhausted, or types that would exceed
+    them); `remaining`: the scheduler's integer view, printed in the limits' formats."""
     if not limits or remaining is None:
         return None
     exhausted = remaining.get(resources.NODE, 1) <= 0

@@ -1,28 +1,5 @@
 """What one Karpenter provisioning pass starts from: the pending pods, the cluster, the NodePools
-and EC2NodeClasses, the settings, as the API server would have stored them.
-
-Objects of any kind may come in any file. Every unbound Pod is a pending pod, as Karpenter lists
-them (the PODS file's first, in file order); everything else is the cluster. Karpenter only reads stored objects, so the
-README's API-server steps come first ("What the inputs leave out"): on the clock
-2026-01-01T12:00:00Z, creation timestamps where the input gives none (pending pods 10 minutes
-ago plus a second per pod, bound pods 30 minutes ago, Nodes and NodeClaims 2 hours ago,
-NodePools and EC2NodeClasses a day ago), a uid for every object without one (the sha1 of
-`KIND/NAMESPACE/NAME`, first 16 bytes, `8-4-4-4-12`), the `PodScheduled=False` condition the
-kube-scheduler writes on a pod it could not place (`Unschedulable`, `SchedulingGated` for a gated
-pod), phases, a Node's `Ready=True` condition, a PVC's `Bound` phase when it names its volume,
-a DaemonSet pod's owner reference without uid taking its DaemonSet's. Then kexplain's admission
-(the pods' namespace, requests from limits, Priority, DefaultTolerationSeconds, a repeated name
-refused, StorageClass and PVC defaults, a Node's allocatable from its capacity). kexplain's
-admission does more than the README's subset: it also validates, so a pod the API server would
-refuse is refused here (exit 2) where the recorded Karpenter took it as written.
-
-Karpenter's own kinds (NodePool, NodeClaim, EC2NodeClass) are not admitted: they are read as
-written, with the defaults above. A DaemonSet is stored with its pod template defaulted as the
-API server defaults a template (`default_pod_template`: a container port's protocol TCP, ...; no
-requests from limits, which are a Pod's), so that its pod, made from the template when it has
-none (PodForDaemonSet), holds the host ports a pod of the cluster would: Karpenter counts a
-DaemonSet's host ports on every new NodeClaim, matched by protocol.
-"""
+and EC2NodeClasses, the settings, as the API server would have stored them."""
 from __future__ import annotations
 
 import copy
@@ -32,7 +9,8 @@ import operator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from itertools import compress, repeat
-from typing import Any, BinaryIO, Callable
+from types import MappingProxyType
+from typing import Any, BinaryIO, Callable, Mapping
 
 from msgspec import UNSET, structs
 
@@ -60,6 +38,7 @@ BOUND_AGE = timedelta(minutes=30)
 _PHASE_RUNNING = decode_view(b'{"status":{"phase":"Running"}}').status   # a view's status of phase Running only
 NODE_AGE = timedelta(hours=2)
 NODEPOOL_AGE = timedelta(days=1)
+NO_DAEMONSETS: Mapping[tuple[str, str], str] = MappingProxyType({})
 
 NODECLAIM = "NodeClaim"
 EC2NODECLASS = "EC2NodeClass"
@@ -72,9 +51,7 @@ EXTRA_KINDS = frozenset({"DaemonSet"})
 
 @dataclass
 class PassInputs:
-    """The loaded pass: settings, the pending pods (file order, admitted), the cluster's objects
-    as Karpenter reads them (admitted where the API server would have), Karpenter's objects in
-    file order (the PODS file, then each --nodes file)."""
+    """The loaded pass: settings, pending pods, the cluster as Karpenter reads it, Karpenter's objects."""
 
     settings: Settings
     kube: KubeVersion
@@ -141,9 +118,9 @@ def _with_defaults(obj: dict[str, Any], created: datetime, status: bool = False)
     return out
 
 
-def _pending_pod(obj: dict[str, Any], created: datetime) -> dict[str, Any]:
-    """The README's defaults of a pending pod: phase Pending and the scheduler's PodScheduled
-    condition (Unschedulable, or SchedulingGated for a pod with scheduling gates)."""
+def stored_pending(obj: dict[str, Any], created: datetime) -> dict[str, Any]:
+    """A pending pod as stored after the scheduler could not place it (the README's defaults):
+    phase Pending, PodScheduled False (Unschedulable, or SchedulingGated for a gated pod)."""
     out = _with_defaults(obj, created, True)
     status = out["status"]
     status.setdefault("phase", "Pending")
@@ -156,11 +133,10 @@ def _pending_pod(obj: dict[str, Any], created: datetime) -> dict[str, Any]:
     return out
 
 
-def _bound_pod(obj: dict[str, Any], now: datetime, daemonsets: dict[tuple[str, str], str]) -> dict[str, Any]:
-    """The README's defaults of a bound pod: phase Running, its DaemonSet owner's uid. A pod
-    that has them all (a dump's) is taken as it is: no copy of 150,000 pods' metadata; a dump's
-    pod that lacks only a uid, a creation time or a phase (a list written without them) gets
-    them in its view, and in its object only if that is ever decoded (`_defaulted_view`)."""
+def stored_bound(obj: dict[str, Any], now: datetime, daemonsets: Mapping[tuple[str, str], str] = NO_DAEMONSETS
+                 ) -> dict[str, Any]:
+    """The README's defaults of a bound pod; a dump's complete pod is taken as it is, and one lacking
+    only a uid, creation time or phase gets them in its view (`_defaulted_view`)."""
     if _complete_bound_pod(obj):
         return obj
     if type(obj) is StoredPod:
@@ -171,10 +147,8 @@ def _bound_pod(obj: dict[str, Any], now: datetime, daemonsets: dict[tuple[str, s
 
 
 def _defaulted_view(obj: StoredPod, now: datetime) -> StoredPod | None:
-    """A dump's bound pod with `_bound_pod`'s defaults, still a view (`StoredPod`): its view
-    given the uid, creation time and phase `_with_defaults` would write, its object decoded
-    only when asked for and then defaulted as `_bound_pod_now` defaults it. None when a
-    DaemonSet owner reference lacks its uid (then the object is defaulted now)."""
+    """A dump's bound pod with `stored_bound`'s defaults, still a view (its object defaulted only if
+    decoded); None when a DaemonSet owner reference lacks its uid."""
     view = obj.view
     meta, status = view.metadata, view.status
     if meta is None:
@@ -201,8 +175,8 @@ def _defaulted_view(obj: StoredPod, now: datetime) -> StoredPod | None:
     return StoredPod(obj.raw, defaulted, listed)
 
 
-def _bound_pod_now(obj: dict[str, Any], now: datetime, daemonsets: dict[tuple[str, str], str]) -> dict[str, Any]:
-    """`_bound_pod`'s defaults written in a copy of `obj`."""
+def _bound_pod_now(obj: dict[str, Any], now: datetime, daemonsets: Mapping[tuple[str, str], str]) -> dict[str, Any]:
+    """`stored_bound`'s defaults written in a copy of `obj`."""
     out = _with_defaults(obj, now - BOUND_AGE, True)
     out["status"].setdefault("phase", "Running")
     meta = out["metadata"]
@@ -219,7 +193,7 @@ def _bound_pod_now(obj: dict[str, Any], now: datetime, daemonsets: dict[tuple[st
 
 
 def _complete_bound_pod(obj: dict[str, Any]) -> bool:
-    """Whether `_bound_pod` would change nothing: a uid and a creation time, a status with a
+    """Whether `stored_bound` would change nothing: a uid and a creation time, a status with a
     phase, every DaemonSet owner reference with its uid."""
     if type(obj) is StoredPod:      # (of a dump: asked of its view)
         view = obj.view
@@ -237,17 +211,6 @@ def _complete_bound_pod(obj: dict[str, Any]) -> bool:
             if isinstance(r, dict) and r.get("kind") == "DaemonSet" and not r.get("uid"):
                 return False
     return True
-
-
-def stored_pending(obj: dict[str, Any], created: datetime) -> dict[str, Any]:
-    """A pending pod admitted elsewhere (the explained set's) as stored after the scheduler
-    could not place it (`_pending_pod`), created at `created` unless it says when."""
-    return _pending_pod(obj, created)
-
-
-def stored_bound(obj: dict[str, Any], now: datetime) -> dict[str, Any]:
-    """A pod bound elsewhere (a copy of the set that fit) as stored (`_bound_pod`)."""
-    return _bound_pod(obj, now, {})
 
 
 def _node(obj: dict[str, Any], now: datetime) -> dict[str, Any]:
@@ -292,8 +255,7 @@ def load_pass(pods_path: str | None, node_paths: tuple[str, ...], settings_path:
 
 def joined(pod_objs: list[tuple[dict[str, Any], Source]], cluster_objs: list[tuple[dict[str, Any], Source]]
            ) -> list[tuple[dict[str, Any], Source]]:
-    """The PODS file's objects, then the cluster's; a dump's rows kept (`columns.Dump`), which
-    the passes over its objects ask."""
+    """The PODS file's objects, then the cluster's; a dump's rows kept (`columns.Dump`)."""
     everything = pod_objs + cluster_objs
     rows = columns.rows_of(cluster_objs)
     if rows is not None:
@@ -303,9 +265,8 @@ def joined(pod_objs: list[tuple[dict[str, Any], Source]], cluster_objs: list[tup
 
 def pass_of(everything: list[tuple[dict[str, Any], Source]], settings: Settings, kube: KubeVersion, *,
             validate: str = "strict", now: datetime = CLOCK) -> PassInputs:
-    """`load_pass` for objects read already (the PODS file's, then the cluster's), never
-    changed: defaulted, checked and admitted as the API server would store them. A cluster
-    admitted already (a `ClusterState`) is read by `pass_of_state` instead."""
+    """`load_pass` for objects read already (the PODS file's, then the cluster's): defaulted,
+    checked and admitted. A `ClusterState` is read by `pass_of_state` instead."""
     # A dump's rows (`columns.Dump`: kind, apiVersion, name, namespace, stored) stay its objects'
     # through the defaults below, which change none of them: the checks and admission then ask
     # the rows, not each of 150,000 objects.
@@ -320,16 +281,8 @@ def pass_of(everything: list[tuple[dict[str, Any], Source]], settings: Settings,
 def pass_of_state(state: ClusterState, settings: Settings, *, validate: str = "strict", now: datetime = CLOCK,
                   set_objects: Objects = (), created: Objects = (), victims: set[str] | frozenset[str] = frozenset(),
                   given: Objects = ()) -> PassInputs:
-    """The pass's inputs read from a cluster state (`kexplain.state.ClusterState`: read, checked
-    and admitted once), never admitting it again: Karpenter's overlays copy-on-write over the
-    state's admitted objects. The `victims` of a preemption terminating; the set's objects
-    (`set_objects`, and `created` unless they exist) applied, only what the state does not hold
-    admitted admitted (`ClusterState.with_set`); the PODS file's pending Pods `given` joined the
-    same way, listed first (as `joined` lists them). Then the README's defaults, as `pass_of`
-    gives them before admission (admission reads none of them): a uid admission filled in
-    (`admission_filled_uid`) is taken as none, so the pass's own (`object_uid`) is given. The
-    objects the state keeps unchecked (NodePools, EC2NodeClasses, NodeClaims, DaemonSets) with
-    the set's, defaulted, then checked."""
+    """The pass's inputs read from a cluster state, never admitting it again: `victims` terminating,
+    the set's objects applied (`ClusterState.with_set`), `given` Pods first, then the defaults."""
     view = state.overlaid(with_victims(state.objects, set(victims))) if victims else state
     extra = [*given, *set_objects]
     if extra or created:
@@ -369,11 +322,8 @@ def _kinds_of(objects: Objects) -> list[Any]:
 
 def defaulted_objects(objects: Objects, now: datetime, uids: dict[tuple[str, Any], str] | None = None, *,
                       admitted: bool = False) -> Objects:
-    """`objects` with the README's defaults (module docstring), each defaulted object a copy; a
-    dump's rows kept. `uids`: the DaemonSets' (`daemonset_uids`; default: those of `objects`).
-    `admitted`: the objects admission left (a cluster state's), whose pods' uids admission
-    filled in are taken as none, and the objects it made itself (`BUILTIN`: a namespace, the
-    system PriorityClasses), made after the defaults, kept as made."""
+    """`objects` with the README's defaults, each defaulted one a copy. `admitted`: a cluster
+    state's (admission's uids taken as none, `BUILTIN` objects kept as made)."""
     kinds_of = _kinds_of(objects)
     daemonsets = daemonset_uids(objects) if uids is None else uids
     defaulted: Objects = []
@@ -387,13 +337,13 @@ def defaulted_objects(objects: Objects, now: datetime, uids: dict[tuple[str, Any
             obj = dict(obj)
             obj["metadata"] = {**_meta(obj), "uid": ""}
         if kind == "Pod" and type(obj) is not StoredPod and not (obj.get("spec") or {}).get("nodeName"):
-            obj = _pending_pod(obj, now - PENDING_AGE + timedelta(seconds=position))
+            obj = stored_pending(obj, now - PENDING_AGE + timedelta(seconds=position))
             position += 1
         elif kind == "Pod":
             if obj is pair[0] and _complete_bound_pod(obj):        # (a dump's: kept, pair and all)
                 defaulted.append(pair)
                 continue
-            obj = _bound_pod(obj, now, daemonsets)
+            obj = stored_bound(obj, now, daemonsets)
         else:
             obj = _defaulted(obj, kind, now)
         defaulted.append((obj, src))
@@ -430,9 +380,7 @@ def _cluster_and_rest(checked: Objects) -> tuple[Objects, Objects]:
 
 def _inputs_of(cluster: Objects, rest: Objects, settings: Settings, kube: KubeVersion, now: datetime,
                validate: str, warnings: list[str]) -> PassInputs:
-    """The pass's inputs from the admitted, defaulted cluster (the scheduler's kinds, in order)
-    and the checked objects of the other kinds (Karpenter's, DaemonSets): the pods pending and
-    bound, the nodes, the other objects by kind, Karpenter's objects as their CRDs store them."""
+    """The pass's inputs from the admitted cluster and the checked objects of the other kinds."""
     pending: list[PodInfo] = []
     bound: list[PodInfo] = []
     nodes: list[dict[str, Any]] = []
@@ -458,9 +406,7 @@ def _inputs_of(cluster: Objects, rest: Objects, settings: Settings, kube: KubeVe
 
 
 def check_uids(pending: list[PodInfo], sources: dict[int, Source] | None = None) -> None:
-    """Each pending pod's uid its own, as a cluster gives them (Karpenter tells its pods apart
-    by uid): two pods of one uid are bad input (InputError: exit 2), where the pass would take
-    them for one pod."""
+    """Each pending pod's uid its own (Karpenter tells pods apart by uid), else InputError."""
     seen: dict[str, PodInfo] = {}
     for pod in pending:
         other = seen.setdefault(pod.uid, pod)
@@ -493,12 +439,8 @@ def _karpenter_objects(objs: list[tuple[dict[str, Any], Source]], validate: str,
 
 def as_stored(parse: Callable[..., Any], obj: dict[str, Any], src: Source, validate: str, warnings: list[str],
               refused: list[KexplainError]) -> Any:
-    """One of Karpenter's objects parsed (`parse`) as its CRD stores it. One the API server
-    refuses for a value (an enum, a pattern, a bound, a CEL rule) goes to `refused` in its words
-    (bad input) and is read as written, as Karpenter reads whatever is stored; one it cannot read
-    (a type, a required field; an unknown field under strict validation) raises. An object an API
-    server stored already (a dump's, a live cluster's: it has a resourceVersion) passed its CRD
-    of then: a value this CRD refuses is a warning."""
+    """One of Karpenter's objects as its CRD stores it: a refused value goes to `refused` and the
+    object is read as written; unreadable raises; an object stored already only warns."""
     if is_stored(obj):
         return parse(obj, src, validate=validate, invalid="note", warnings=warnings)
     try:

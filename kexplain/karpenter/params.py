@@ -1,14 +1,4 @@
-"""Karpenter's and its AWS provider's settings for one pass: `--karpenter-config FILE`.
-
-The keys are the README's (params.yaml): Karpenter's flags `--feature-gates`,
-`--preference-policy`, `--min-values-policy`, `--cpu-requests`; the provider's
-`--vm-memory-overhead-percent` and `--reserved-enis`; and what the EC2 world holds for the pass:
-`instanceTypes` (keep only these), `zones` (where EC2NodeClasses get subnets),
-`unavailableOfferings` (the insufficient-capacity cache, `type:zone:capacityType`). Every key is
-optional; an unknown key or a value Karpenter's flag parsing would refuse is an input error
-(exit 2). Types, zones and offerings the AWS data lacks are checked against it (`check_world`)
-once it is read.
-"""
+"""Karpenter's and its AWS provider's settings for one pass: `--karpenter-config FILE`."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -21,8 +11,6 @@ from kexplain.features.featuregate import FeatureGateError, parse_flag
 PREFERENCE_POLICIES = ("Respect", "Ignore")          # options.PreferencePolicy
 MIN_VALUES_POLICIES = ("Strict", "BestEffort")       # options.MinValuesPolicy
 CAPACITY_TYPES = ("on-demand", "spot", "reserved")
-DEFAULT_FEATURE_GATES = "NodeRepair=false,ReservedCapacity=true,SpotToSpotConsolidation=false,NodeOverlay=false," \
-                        "StaticCapacity=false"
 KEYS = ("featureGates", "preferencePolicy", "minValuesPolicy", "cpuRequests", "vmMemoryOverheadPercent",
         "reservedENIs", "instanceTypes", "zones", "unavailableOfferings")
 _GATES = {"NodeRepair": "node_repair", "ReservedCapacity": "reserved_capacity",
@@ -145,9 +133,8 @@ def parse_settings(doc: Any, src: Source) -> Settings:
 
 
 def parse_feature_gates(raw: Any, src: Source) -> tuple[FeatureGates, tuple[str, ...]]:
-    """ParseFeatureGates: `Name=bool,...` over the defaults (the flag's pairs, parsed as the
-    Kubernetes flag parsers do). Names Karpenter does not know it ignores; they are returned
-    to be said."""
+    """ParseFeatureGates: `Name=bool,...` over the defaults; unknown names are ignored and returned to
+    be said."""
     if not isinstance(raw, str):
         raise InputError(f"featureGates: expected a string such as \"ReservedCapacity=true\", found {_show(raw)}",
                          source=src)

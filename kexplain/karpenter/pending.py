@@ -1,20 +1,9 @@
 """Karpenter's adapter to the pending pass (`kexplain.explain.pending_pass`), as the Cluster
 Autoscaler's is (`kexplain.autoscaler.pending`): ONE provisioning pass over everything Karpenter
-would see pending (the cluster's own pending pods, then the set's: a file's Pods, every copy of
-every workload that did not fit), as Karpenter batches them, with the copies that fit bound where
-they went and the set's objects (claims, StorageClasses, DaemonSets, ...) in the cluster it
-reads; from that pass, each pending pod's answer (`PodAnswer`: Karpenter's result, its errors,
-where it goes or every NodePool's verdict).
-
-The pass is the one `kexplain karpenter` runs (`kexplain.karpenter.inputs.pass_of`, or over the
-one cluster state `pass_of_state`, which never admits the cluster again; `run.schedule`,
-`run.document`): the same loading, engine and document, with the explanation of every pod it
-does not place (`explained`) and, when asked, the verified suggestions. Karpenter runs when the
-cluster set holds NodePools (`has_node_pools`): read from files or from a live cluster alike.
-"""
+would see pending, and from it each pending pod's answer (`PodAnswer`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from typing import Any, BinaryIO, Callable, Mapping, Sequence
 
@@ -47,12 +36,8 @@ def load_world(aws_data: str | None) -> Any:
 
 def load_node_pools(req: NodePoolsRequest, kube: KubeVersion, now: datetime | None = None,
                     applied: PendingPass | None = None) -> tuple[PassInputs, Any]:
-    """The pass's inputs with the cluster's own pending pods only (the set of `applied` in the
-    cluster, its objects as `kubectl apply` leaves them) and the EC2 world, the settings checked
-    against it (bad input: InputError, exit 2; a NodePool, EC2NodeClass or NodeClaim the API
-    server refuses: AdmissionRejected in its words). A cluster state given is read as it is
-    admitted (`pass_of_state`), never admitted again; else (a live cluster's objects, lint's)
-    the cluster is admitted here."""
+    """The pass's inputs (the cluster's own pending pods; `applied`'s set in the cluster) and the EC2
+    world, the settings checked against it; a cluster state is never admitted again."""
     settings = read_settings(req.config, req.max_bytes)
     now = now or datetime.now(timezone.utc)
     if req.state is not None and not req.state.stored:     # (stored: the pass admits what the state did not)
@@ -79,15 +64,8 @@ def load_pods_pass(pods_path: str | None, node_paths: tuple[str, ...], settings_
                    *, max_bytes: int, max_objects: int, validate: str = "strict", now: datetime = CLOCK,
                    stdin: BinaryIO | None = None, namespace: str | None = None
                    ) -> tuple[PassInputs, PendingPass | None]:
-    """`kexplain karpenter PODS`'s pass: PODS taken as every command that takes pods takes it
-    (`kexplain.explain.pods_file_pass`): its Pods pending as written, in file order (the claims
-    of their generic ephemeral volumes created), and a workload's copies as the scheduler
-    leaves them, those that did not fit pending after (`pass_over`); and the merged pass, when
-    the file held workloads (None otherwise). `namespace`: -n, for PODS (`load_objects`). The
-    cluster is admitted once: with the file's Pods, after the README's defaults (`pass_of`: a
-    DaemonSet pod's owner reference takes its uid before admission checks it), when the file
-    holds Pods alone; else as its workloads were scheduled against it (`PodsFilePass.state`),
-    which the pass reads with the file's Pods and set layered on it (`pass_of_state`)."""
+    """`kexplain karpenter PODS`'s pass (`kexplain.explain.pods_file_pass`), and the merged pass when
+    the file held workloads (None otherwise). `namespace`: -n, for PODS."""
     settings = read_settings(settings_path, max_bytes)
     with bulk_load():
         pod_objs = load_objects([pods_path], max_bytes, stdin, max_objects=max_objects,
@@ -109,9 +87,8 @@ def load_pods_pass(pods_path: str | None, node_paths: tuple[str, ...], settings_
 
 
 def pass_over(inputs: PassInputs, pp: PendingPass) -> tuple[PassInputs, PendingPass]:
-    """`inputs` with the pass's pods: every pending pod (the cluster's own and the set's, in
-    creation order: `PendingPass.with_cluster_pending`) as the API server stores a pod the
-    scheduler could not place, the set's copies that fit bound; and the merged pass."""
+    """`inputs` with the pass's pods (every pending pod, stored as unschedulable; the set's copies
+    that fit bound), and the merged pass."""
     merged = existing_made(pp, inputs.pending).with_cluster_pending(inputs.pending)
     own = {id(p) for p in inputs.pending}
     pending: list[PodInfo] = []
@@ -128,9 +105,8 @@ def pass_over(inputs: PassInputs, pp: PendingPass) -> tuple[PassInputs, PendingP
 
 
 def existing_made(pp: PendingPass, cluster_pending: Sequence[PodInfo]) -> PendingPass:
-    """The pass with each copy a controller would make that the cluster holds already (a
-    StatefulSet's ordinal, by name) as the pod the cluster holds: its controller does not make
-    it again, and the pod keeps its own uid and creation time."""
+    """The pass with each copy a controller would make that the cluster holds already as the pod
+    the cluster holds (its uid and creation time kept)."""
     held = {p.key: p for p in cluster_pending}
     if not any(p.key in held and _controller_made(p) for p in pp.pending):
         return pp
@@ -140,10 +116,8 @@ def existing_made(pp: PendingPass, cluster_pending: Sequence[PodInfo]) -> Pendin
 
 
 def one_per_name(pods: Sequence[PendingPod]) -> list[PendingPod]:
-    """Each pending pod once, as the API server holds one Pod per namespace and name: where the
-    set holds a pod twice (a StatefulSet's ordinal and that pod itself, as `kubectl get
-    statefulset,pods` gives them), the pod given (or read from the cluster) is the one, and the
-    copy its controller would have made is not made (the pod exists). In the pass's order."""
+    """Each pending pod once, as the API server holds one Pod per namespace and name (the pod given
+    wins over its controller's copy), in the pass's order."""
     chosen: dict[str, PendingPod] = {}
     for p in pods:
         held = chosen.get(p.key)
@@ -164,10 +138,7 @@ Suggest = Callable[[PassInputs, Any, Any, Mapping[str, Any]], "list[dict[str, An
 
 def run_pass(inputs: PassInputs, world: Any, pp: PendingPass, *, suggest: Suggest | None = None,
              every_pod: bool = False) -> tuple[PassInputs, PendingPass, PassAnswers]:
-    """ONE provisioning pass over the pass (`pass_over`): its inputs, the pass it ran over, and
-    Karpenter's answers, its document explaining every pod it does not place (every pod with
-    `every_pod`: `--nodepool`), with the verified suggestions `suggest` finds (key
-    `suggestions`)."""
+    """ONE provisioning pass (`pass_over`): inputs, pass, Karpenter's answers, verified suggestions."""
     # lazy: the provisioner only when a pass runs (docs/development.md, "Lazy imports")
     from kexplain.karpenter.run import EXPLAIN_ALL, EXPLAIN_UNPLACED, document, schedule
 
@@ -186,20 +157,16 @@ def run_pass(inputs: PassInputs, world: Any, pp: PendingPass, *, suggest: Sugges
 
 
 def without_listings(doc: dict[str, Any]) -> dict[str, Any]:
-    """The document without the provider's listings, which repeat the EC2 world for every pod
-    explained (the catalog: ~1,000 types, most of a megabyte): every type of each EC2NodeClass
-    (`instanceTypes`) and each NodePool's type names (`nodePools[].instanceTypes`; their count
-    `instanceTypeCount` stays). `kexplain karpenter -o json` prints them."""
+    """The document without the provider's listings (`instanceTypes`, `nodePools[].instanceTypes`),
+    which repeat the EC2 world for every pod; `kexplain karpenter -o json` prints them."""
     out = {k: v for k, v in doc.items() if k != "instanceTypes"}
     out["nodePools"] = [{k: v for k, v in p.items() if k != "instanceTypes"} for p in doc.get("nodePools") or ()]
     return out
 
 
 def pod_answer(record: Mapping[str, Any], doc: Mapping[str, Any]) -> PodAnswer:
-    """A pod's answer from its record in the pass's document: Karpenter's result; the reasons
-    (where it goes, with a new NodeClaim's cheapest instance types; or Karpenter's errors, one
-    per NodePool tried); its record's keys, the new NodeClaim it goes to (`newNodeClaim`), its
-    explanation (`explained`: every NodePool's verdict), and the suggestions that place it."""
+    """A pod's answer from its record in the pass's document: Karpenter's result, the reasons, its
+    NodeClaim, its explanation and the suggestions that place it."""
     result = str(record.get("result") or "")
     key = str(record.get("pod") or "")
     detail: dict[str, Any] = {k: v for k, v in record.items() if k not in ("pod", "result")}

@@ -27,9 +27,8 @@ def has_node_pools(objects: Iterable[tuple[dict[str, Any], Any]]) -> bool:
 
 @dataclass(frozen=True)
 class NodePoolsRequest:
-    """Where the EC2 world, Karpenter's settings and the cluster Karpenter sees come from, as the
-    command line gives them (`--aws-data`, `--karpenter-config`, `--nodes`), or, live, the cluster
-    read."""
+    """Where the EC2 world, Karpenter's settings and the cluster come from (`--aws-data`,
+    `--karpenter-config`, `--nodes`), or, live, the cluster read."""
 
     cluster_objects: Objects
     aws_data: str | None = None          # --aws-data DIR (None: the catalog kexplain ships)

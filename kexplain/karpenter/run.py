@@ -1,16 +1,9 @@
 """One Karpenter pass from loaded inputs to the document: the cluster state, the AWS cloud
 provider over the EC2 world (`AWSCloud`), the provisioner (`schedule`: a `Pass`, which the fix
-suggestions reuse), the document (`document`).
-
-`AWSCloud` is what the provisioner asks of the cloud provider and the NodePools: each NodePool's
-instance types (`GetInstanceTypes` of its EC2NodeClass), the minValues check of InstanceTypes,
-whether a NodePool is ready, its limits, a price as the document writes it (the price order is
-the scheduler's TypeIndex's).
-"""
+suggestions reuse), the document (`document`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
 from kexplain.karpenter.apis.nodeclaim import NodeSelectorRequirementWithMinValues
@@ -32,18 +25,14 @@ from kexplain.karpenter.provisioning.scheduling.scheduler import Options
 from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
 from kexplain.karpenter.scheduling.requirements import Requirements
 from kexplain.karpenter.state.cluster import new_cluster
+from kexplain.karpenter.utils.objects import as_dict
 from kexplain.karpenter.utils.resources import ResourceList
 
 
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 class AWSCloud:
-    """The AWS cloud provider and the NodePools' status, as the provisioner asks them. NodePools
-    are passed around as their stored objects (`NodePool.obj`); their parsed form is looked up
-    by name."""
+    """The AWS cloud provider and the NodePools' status, as the provisioner asks them (NodePools by
+    their stored objects, parsed ones looked up by name)."""
 
     def __init__(self, inputs: PassInputs, world: Any) -> None:
         settings = inputs.settings
@@ -67,7 +56,7 @@ class AWSCloud:
         self._price_texts: dict[float, str] = {}    # (a few hundred prices, written for every NodeClaim's types)
 
     def _pool(self, node_pool: Mapping[str, Any]) -> Any:
-        return self.node_pools[_dict(node_pool.get("metadata")).get("name") or ""]
+        return self.node_pools[as_dict(node_pool.get("metadata")).get("name") or ""]
 
     # -- the NodePool's class --------------------------------------------------------------------
     def node_class_of(self, node_pool: Mapping[str, Any]) -> Any:
@@ -169,15 +158,6 @@ def node_class_view(node_class: Any, default_subnets: Sequence[Mapping[str, str]
                            reservations=tuple(status.capacity_reservations or ()))
 
 
-def _dec(q: Any) -> str:
-    """Quantity.AsDec().String(): the value as a plain decimal."""
-    value: Fraction = q.value
-    if value.denominator == 1:
-        return str(value.numerator)
-    text = f"{float(value):f}".rstrip("0")
-    return text
-
-
 def options_of(inputs: PassInputs) -> Options:
     s = inputs.settings
     return Options(strict_reserved_offerings=True, ignore_preferences=s.preference_policy == "Ignore",
@@ -201,9 +181,8 @@ class Pass:
 
 
 def schedule(inputs: PassInputs, world: Any, cloud: AWSCloud | None = None) -> Pass:
-    """Karpenter's pass over the loaded inputs and the EC2 world (`cloud`: a provider the caller
-    made for `inputs`, e.g. sharing another pass's instance types). The cluster state's notes
-    join `inputs.warnings`."""
+    """Karpenter's pass over the inputs and the EC2 world (`cloud`: a provider made for `inputs`); the
+    cluster state's notes join `inputs.warnings`."""
 
     cloud = cloud if cloud is not None else AWSCloud(inputs, world)
     cluster = new_cluster(inputs)

@@ -1,26 +1,5 @@
-"""The chain from Kueue to the node: `kexplain POD --nodes CLUSTER` when the objects hold Kueue's
-(ResourceFlavors, ClusterQueues, LocalQueues, ...). Before the scheduler sees a pod of a Job,
-Pod or JobSet labelled `kueue.x-k8s.io/queue-name`, Kueue decides whether it runs: `Chain`
-runs Kueue's pass over the POD file's managed objects and the cluster's Kueue objects
-(`kexplain.kueue.run`), then hands back the objects as Kueue leaves them:
-
-- admitted: started as Kueue starts it (the integration's RunWithPodSetsInfo, or the pod
-  integration's Run): a Job unsuspended (its parallelism set to the admitted count under partial
-  admission), a Pod ungated, a JobSet unsuspended; each pod template merged with its pod set's
-  `PodSetInfo` (`kexplain.kueue.podset`: the flavors' node labels and tolerations), so the
-  scheduler's answer (and the autoscalers') is for the pods Kueue lets run;
-- not admitted: held as Kueue's webhooks hold it: a Job suspended, a Pod gated
-  (`kueue.x-k8s.io/admission`, and `kueue.x-k8s.io/topology` while TopologyAwareScheduling is
-  on, as it is by default);
-- a JobSet becomes the Jobs its controller creates, one per replica of each replicated job
-  (`<jobset>-<replicated job>-<index>`), suspended with it, labelled as the JobSet controller
-  labels them (`job-key` and the indexes, the DNS subdomain, exclusive placement's terms on the
-  leader pod: `kexplain.kueue.jobset_jobs`).
-
-Each object made carries Kueue's answer (`answers`, by kind, namespace and name): the Workload,
-its verdict, and where admitted the ClusterQueue and what was merged into its pods; where not,
-Kueue's message and kexplain's explanation of it (`kexplain.kueue.explain`). Objects without
-the label, or a set without Kueue objects, pass unchanged. Nothing here prints."""
+"""The chain from Kueue to the node: before the scheduler sees a pod of a Job, Pod or JobSet Kueue
+manages, Kueue decides whether it runs (`Chain`: admitted, started; else held)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -33,9 +12,8 @@ from kexplain.kueue.objects import ADMITTED, READ_KINDS, Objects, is_kueue, kind
 
 @dataclass
 class Chain:
-    """`prepare` for `kexplain.explain.inputs.load`: called with the POD file's objects and the
-    cluster's, it returns the POD file's objects as Kueue leaves them and keeps Kueue's answer
-    for each object it made (`answers`). `now`: the clock of Kueue's pass (default: when it runs)."""
+    """`prepare` for `kexplain.explain.inputs.load`: the POD file's objects as Kueue leaves them, with
+    Kueue's answer for each object it made (`answers`); `now`: the pass's clock."""
 
     validate: str = "strict"
     now: datetime | None = None
@@ -90,13 +68,8 @@ class LiveChain:
 
 def live_chain(pod: Mapping[str, Any], cluster: Objects, *, version: str | None = None,
                now: datetime | None = None) -> LiveChain | None:
-    """A pod read from a cluster (`kexplain pod NAME`, `--pending`) through Kueue: one pass over
-    the cluster's Kueue objects (`live_chains`), as the Kueue release
-    `version` decides (None: v0.17.8) at `now` (default: when it runs). A pod gated by Kueue's
-    admission gate whose Workload Kueue admits (or the cluster admitted) comes back ungated, its
-    pod set's flavors merged, so the scheduler's answer is for the pod Kueue lets run; any other
-    pod comes back as it was (Kueue does not touch a pod it already let go). None when Kueue does
-    not manage it or the cluster has none of Kueue's objects."""
+    """A pod read from a cluster through Kueue (one pass, `live_chains`; `version` None: v0.17.8): an
+    admitted gated pod comes back ungated and merged; None when Kueue does not manage it."""
     return live_chains([pod], cluster, version=version, now=now)[0]
 
 

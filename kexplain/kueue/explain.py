@@ -1,14 +1,5 @@
-"""Why a Workload is pending, as data (the document's `explanation`): per pending Workload, the
-step that decided it, its place in its queue and who is ahead, per pod set and resource group
-each flavor tried (skipped for a taint, the node selection or a missing flavor; else per
-resource the quota numbers behind its mode: nominal, used, available with borrowing, the most
-it could have, what is short, who in the cohort has it unused and the limits in the way) and
-what preemption would evict and why each admitted Workload is or is not a candidate.
-
-Numbers are Kueue's integers written as quantities; reasons are codes the renderer words. The
-flavor trials are those of the Workload's last evaluation, with the numbers of that moment;
-preemption candidates are classified against the cache as the pass left it.
-"""
+"""Why a Workload is pending, as data (the document's `explanation`): the deciding step, its place
+in its queue, each flavor tried with the quota numbers behind it, and what preemption would do."""
 from __future__ import annotations
 
 import functools
@@ -112,9 +103,8 @@ def workload_explanation(done: Pass, wl: Workload, entry: Entry | None, snapshot
 
 
 def queue_position(done: Pass, wl: Workload) -> dict[str, Any] | None:
-    """Where the Workload waits: its ClusterQueue's strategy, its place among the pending
-    Workloads in queue order, those ahead, whether it was set aside as inadmissible, and under
-    StrictFIFO the head it waits behind."""
+    """Where the Workload waits: its place in queue order, those ahead, whether set aside as
+    inadmissible, and under StrictFIFO the head it waits behind."""
     lq = done.queues.local_queues.get(f"{wl.meta.namespace}/{wl.spec.queue_name}")
     if lq is None:
         return None

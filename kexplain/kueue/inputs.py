@@ -1,13 +1,5 @@
-"""The one seam from objects to Kueue's inputs: whatever read the objects (kexplain's loader
-from files today, one cluster state later), `inputs_of` turns them into what Kueue's
-controllers would hold: the Kueue objects as the API server stores them, the namespaces' labels,
-the priority classes, the Workloads (given, or admitted already) and the jobs submitted.
-
-Objects of any kind may come in any file. Jobs, Pods and JobSets are the submitted set only in
-the WORKLOADS files (`submitted`): those of the cluster files are the cluster's, not explained
-(listed in `ignored`). Workloads come from either: one holding quota (QuotaReserved=True) is
-admitted already and counts against its ClusterQueue; any other is pending.
-"""
+"""The one seam from objects to Kueue's inputs: `inputs_of` turns objects, however read, into what
+Kueue's controllers would hold."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -87,10 +79,8 @@ def _with_uid(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict", stored: bool = False) -> KueueInputs:
-    """Kueue's inputs from objects already read: `submitted` (the WORKLOADS files) and `cluster`
-    (the cluster files). A Kueue object the API server would refuse is bad input; a submitted
-    Pod is admitted as the API server stores it (its priority and default tolerations set),
-    unless `stored` (read from an API server: admitted already)."""
+    """Kueue's inputs from `submitted` and `cluster` objects already read: a refused Kueue object is
+    bad input; a submitted Pod is admitted unless `stored`."""
     out = KueueInputs(submitted=tuple(submitted), cluster=tuple(cluster), validate=validate)
     pods = [(o, s) for o, s in submitted if isinstance(o, dict) and _kind(o) == "Pod"
             and integration_for("Pod", str(o.get("apiVersion") or "")) is not None]
@@ -161,10 +151,7 @@ def _read_kueue(out: KueueInputs, obj: dict[str, Any], src: Source, validate: st
 
 def load(workload_paths: Iterable[str], cluster_paths: Iterable[str], *, max_bytes: int, max_objects: int,
          validate: str = "strict", stdin: BinaryIO | None = None, namespace: str | None = None) -> KueueInputs:
-    """Read the files (kexplain's loader: any kind, YAML or JSON, lists unwrapped) and make
-    Kueue's inputs of them. `namespace`: -n, for the WORKLOADS files as `kubectl apply -n` takes
-    it (`kexplain.load.namespace_flag`: their namespace-less objects in it, one of another
-    namespace refused)."""
+    """Read the files and make Kueue's inputs of them; `namespace`: -n, for the WORKLOADS files."""
     submitted = load_objects(list(workload_paths), max_bytes, stdin, max_objects=max_objects, namespace=namespace)
     cluster = load_objects(list(cluster_paths), max_bytes, stdin, max_objects=max_objects) if cluster_paths else []
     return inputs_of(submitted, cluster, validate=validate)

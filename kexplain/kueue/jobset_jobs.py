@@ -1,34 +1,5 @@
-"""The Jobs the JobSet controller makes of a JobSet (sigs.k8s.io/jobset: the JobSet webhook's
-defaults, `constructJob` and `labelAndAnnotateObject` of pkg/controllers/jobset_controller.go,
-and the pod webhook of pkg/webhooks/pod_webhook.go on the pods those Jobs create), for the
-chain (`kexplain.kueue.started`): one Job per replica of each replicated job, named
-`<jobset>-<replicated job>-<index>`, its template's Job spec, suspended while the JobSet is.
-
-- Defaults (the JobSet webhook): a replicated job's completion mode Indexed, its pods' restart
-  policy OnFailure, `network.enableDNSHostnames` true.
-- Labels and annotations, on the Job and its pod template, over the template's own: the
-  JobSet's name and uid, the replicated job's name and replicas, the JobSet's replicas in all
-  (`global-replicas`), the Job's index, its `job-key` (the SHA-1 of `<namespace>/<job name>`),
-  its global index, its group (`groupName`, default `default`), the group's replicas and the
-  Job's index in the group, the restart attempt (the JobSet's `status.restarts`); the
-  coordinator's endpoint when `spec.coordinator` names one; the annotation
-  `alpha.jobset.sigs.k8s.io/exclusive-topology` (and `.../node-selector`) when the JobSet or
-  the replicated job's template carries it. The RestartJob feature gate (alpha, off by default)
-  is off: no `job-restart-attempt`.
-- DNS hostnames on: the pod template's subdomain (`network.subdomain`, else the JobSet's name).
-- Exclusive placement with the node-selector strategy: the node selector
-  `alpha.jobset.sigs.k8s.io/namespaced-job: <namespace>_<job>` and the toleration of the
-  `alpha.jobset.sigs.k8s.io/no-schedule` NoSchedule taint.
-- The pod webhook, for the pods the Job creates: the label `jobset.sigs.k8s.io/priority` (the
-  pod's priority, as the Priority admission plugin set it before: `priority` of the template,
-  else its PriorityClass's value, else the global default's, else 0); with exclusive placement
-  (not the node-selector strategy) the leader's (completion index 0, the pod kexplain explains
-  for a Job) required pod affinity to its own `job-key` and anti-affinity to any other
-  `job-key` of the same priority, both over the exclusive topology key, in every namespace.
-  A follower (index > 0) gets instead, once the leader is bound, a node selector for the
-  leader's topology domain, which the leader's terms give it too: the template carries the
-  leader's terms.
-Objects are plain dicts; nothing here reads a cluster."""
+"""The Jobs the JobSet controller makes of a JobSet (sigs.k8s.io/jobset: `constructJob` and
+`labelAndAnnotateObject` of jobset_controller.go, the webhooks), for the chain (`kueue.started`)."""
 from __future__ import annotations
 
 import copy
@@ -166,9 +137,8 @@ def _pod_webhook(template: dict[str, Any], priority_classes: Mapping[str, Priori
 
 def jobset_jobs(obj: Mapping[str, Any], pod_sets: list[PodSetInfo] | None,
                 priority_classes: Mapping[str, PriorityClass] | None = None) -> list[dict[str, Any]]:
-    """The Jobs of a JobSet (see the module's words), each pod template merged with its pod
-    set's info once Kueue started the JobSet (`pod_sets`; None: held, the Jobs suspended);
-    `priority_classes`: the PriorityClasses the pods' priority comes from."""
+    """The Jobs of a JobSet, each pod template merged with its pod set's info once Kueue started it
+    (`pod_sets`; None: held, suspended)."""
     meta = meta_of(obj)
     name = str(meta.get("name") or "")
     namespace = str(meta.get("namespace") or "default")

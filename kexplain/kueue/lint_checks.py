@@ -1,13 +1,5 @@
-"""What lint asks of Kueue (`kexplain.lint.linter`, rules `kueue-local-queue` and
-`kueue-never-fits`): for each Job, Pod or JobSet Kueue manages among a set of objects, run
-against the Kueue objects given with them, whether its LocalQueue does not exist, or whether
-its Workload can never fit its ClusterQueue: in every flavor Kueue could try for a pod set
-(not skipped for a taint or the node selection), some resource asks for more than the most the
-ClusterQueue could ever have there, its nominal quota and all it may borrow (`maxCapacity` of
-the explanation). Problems as values: (index of the object, rule, message, details). The same
-pass gives the Jobs, Pods and JobSets Kueue admits as Kueue starts them (`Checked.started`: a
-JobSet as the Jobs its controller makes, `kexplain.kueue.jobset_jobs`): lint schedules those,
-not the suspended template or the gated pod."""
+"""What lint asks of Kueue (rules `kueue-local-queue` and `kueue-never-fits`), and the Jobs, Pods and
+JobSets Kueue admits as Kueue starts them (`Checked.started`), which lint schedules."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -25,9 +17,8 @@ Problem = tuple[int, str, str, dict[str, Any]]
 
 @dataclass(frozen=True)
 class Started:
-    """A Job or Pod of the set as Kueue starts it once admitted (unsuspended or ungated, its pod
-    set's flavors merged: `kexplain.kueue.started`), or a JobSet as the Jobs it then makes, none
-    of which has a document of its own; and Kueue's answer for it."""
+    """A Job or Pod of the set as Kueue starts it once admitted, or a JobSet as the Jobs it makes; and
+    Kueue's answer for it."""
 
     made: tuple[dict[str, Any], ...]
     answer: dict[str, Any]
@@ -38,8 +29,7 @@ class Started:
 
 @dataclass(frozen=True)
 class Checked:
-    """Kueue's one pass over a set: its problems, and the Jobs, Pods and JobSets it admits as
-    started (by index of the object)."""
+    """Kueue's one pass over a set: its problems, and what it admits as started (by object index)."""
 
     problems: list[Problem] = field(default_factory=list)
     started: dict[int, Started] = field(default_factory=dict)
@@ -51,9 +41,8 @@ def problems(objs: Objects, cluster: Objects, *, validate: str = "strict") -> li
 
 
 def checked(objs: Objects, cluster: Objects, *, validate: str = "strict", version: str | None = None) -> Checked:
-    """Kueue's pass over the managed objects of `objs` (Kueue's objects from `objs` and
-    `cluster`; as the Kueue release `version` decides, None: v0.17.8): their problems and those
-    it starts; nothing when no Kueue object is given."""
+    """Kueue's pass over the managed objects of `objs` (`version` None: v0.17.8): their problems and
+    those it starts; nothing when no Kueue object is given."""
     submitted = [i for i, (o, _) in enumerate(objs) if managed(o)]
     if not submitted:
         return Checked()

@@ -57,8 +57,3 @@ def of_kinds(objects: Iterable[tuple[Any, Any]], kinds: frozenset[str]) -> Objec
     if rows is not None:
         return [pair for kind in sorted(kinds) for pair in columns.of_kind(objects, rows, kind)]  # type: ignore[arg-type]
     return [(o, s) for o, s in objects if isinstance(o, dict) and kind_of(o) in kinds]
-
-
-def has_kueue(objects: Iterable[tuple[Any, Any]]) -> bool:
-    """Whether a set of objects holds any of Kueue's."""
-    return any(is_kueue(o) for o, _ in of_kinds(objects, c.KINDS))

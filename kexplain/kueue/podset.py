@@ -1,9 +1,5 @@
-"""What Kueue writes into a job's pod templates when it starts an admitted Workload (Kueue's
-`pkg/podset`, and `getPodSetsInfoFromStatus` of the job reconciler): per pod set, its admitted
-count, the node labels and tolerations of the flavors it was assigned, the labels naming the pod
-set and its queues and the annotation naming the Workload; merged into the template as
-`podset.Merge` does (a key the template gives another value is a conflict: Kueue does not start
-the job). Objects are plain dicts; nothing here reads a cluster."""
+"""What Kueue writes into a job's pod templates when it starts an admitted Workload (`pkg/podset`,
+`getPodSetsInfoFromStatus`), merged as `podset.Merge` does."""
 from __future__ import annotations
 
 import copy
@@ -45,13 +41,8 @@ class PodSetInfo:
 
 
 def infos(wl: Workload, flavors: Mapping[str, ResourceFlavor]) -> list[PodSetInfo]:
-    """getPodSetsInfoFromStatus for an admitted Workload: per pod set assignment, FromAssignment
-    (each flavor once: its node labels copied, its tolerations appended; Kueue walks the
-    assignment's map of resources in Go's random order, kexplain by resource name: only two
-    flavors that set one label to two values tell the orders apart), the pod set label, the
-    queue labels (AssignQueueLabelsForPods, on by default; the ClusterQueue's only when its name
-    is a DNS-1123 label) and the Workload annotation (TopologyAwareScheduling, on by default).
-    A flavor that does not exist gives nothing (Kueue's Get fails and it retries)."""
+    """getPodSetsInfoFromStatus for an admitted Workload: per assignment FromAssignment (flavors by
+    resource name, where Go's map order is random), the labels and annotation Kueue adds."""
     assert wl.admission is not None
     out = []
     pod_sets = {ps.name: ps for ps in wl.spec.pod_sets}
@@ -92,9 +83,7 @@ def _same_toleration(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
 
 
 def merged(template: Mapping[str, Any], info: PodSetInfo) -> dict[str, Any]:
-    """The pod template with `info` merged in (podset.Merge): annotations, labels and node
-    selector added, a key already there with another value a `Conflict`; tolerations appended
-    unless an equal one is there. `template` is not changed."""
+    """The pod template with `info` merged in (podset.Merge), `template` unchanged."""
     out = copy.deepcopy(dict(template))
     for key in ("metadata", "spec"):
         if not isinstance(out.get(key), dict):

@@ -36,9 +36,8 @@ def fnv64a(text: str) -> int:
 
 
 def iteration_order(names: Iterable[str]) -> list[str]:
-    """The order Kueue ranges over a pod set's requests: v0.19 keeps them sorted by the FNV-64a
-    hash of the name (SliceRequests, VectorizedResourceRequests); v0.17's are Go maps, in no
-    order, of which this is one. It decides which resource a flavor is found short of first."""
+    """The order Kueue ranges over a pod set's requests (v0.19: by FNV-64a hash of the name; v0.17: a
+    Go map's, of which this is one): it decides which resource is found short first."""
     return sorted(names, key=lambda n: (fnv64a(n), n))
 
 
@@ -93,10 +92,3 @@ def divided(requests: Mapping[str, int], divisor: int) -> Requests:
 def added(into: dict[str, int], more: Mapping[str, int]) -> None:
     for k, v in more.items():
         into[k] = into.get(k, 0) + v
-
-
-def sum_frq(items: Iterable[tuple[FlavorResource, int]]) -> dict[FlavorResource, int]:
-    out: dict[FlavorResource, int] = {}
-    for fr, v in items:
-        out[fr] = out.get(fr, 0) + v
-    return out

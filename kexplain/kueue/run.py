@@ -1,8 +1,5 @@
-"""One pass of Kueue over the inputs, as the README's oracle runs it: the job reconciler makes
-each submitted job's Workload; the cache counts the admitted Workloads; the queue manager takes
-the pending ones; scheduling cycles run until the queues are empty or a cycle changes nothing;
-then the workload controller's checks, once. `run_pass` returns the pass's state (read by the
-document and the explanation); nothing here prints."""
+"""One pass of Kueue over the inputs, as the README's oracle runs it: Workloads made, cycles until
+nothing changes, the workload controller's checks once; `run_pass` returns the state."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -44,9 +41,8 @@ class Event:
 
 @dataclass
 class Pass:
-    """The state a pass leaves: the jobs' outcomes, every Workload (by key), the cache and the
-    queues, the scheduler (with its cycles' records) and the events, and which step decided each
-    pending Workload's condition."""
+    """The state a pass leaves: outcomes, Workloads, cache, queues, scheduler, events, and the step
+    that decided each pending Workload."""
 
     settings: Settings
     inputs: KueueInputs
@@ -61,9 +57,7 @@ class Pass:
     _by_key: tuple[int, dict[str, list[tuple[int, Any]]]] | None = field(default=None, repr=False, compare=False)
 
     def cycle_of(self, entry: Any) -> int:
-        """The number of the first cycle whose entries (or heads found inadmissible) hold one
-        equal to `entry` (0: none). Entries are looked for among those of the same Workload
-        (equal entries are of the same Workload), indexed once per count of cycles."""
+        """The first cycle whose entries (or inadmissible heads) hold one equal to `entry` (0: none)."""
         cycles = self.scheduler.cycles
         if self._by_key is None or self._by_key[0] != len(cycles):
             index: dict[str, list[tuple[int, Any]]] = {}
@@ -142,9 +136,7 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
 
 
 def _fingerprint(done: Pass, pending: list[tuple[str, Workload]]) -> tuple:
-    """What a cycle may change: the status of every Workload that came in pending (`pending`),
-    the preemptions issued (the only change a Workload admitted before can see), and what each
-    queue holds."""
+    """What a cycle may change: pending Workloads' status, the preemptions issued, the queues."""
     statuses = (tuple((k, tuple(wl.conditions), wl.admission) for k, wl in pending), done.scheduler.evictions)
     queues = tuple((name, tuple(sorted(i.key for i in cq.heap.items())), tuple(sorted(cq.inadmissible)),
                     tuple((i.key, repr(i.last_assignment)) for i in cq.heap.items()))

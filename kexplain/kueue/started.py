@@ -1,7 +1,5 @@
 """Kueue's pass for the chain (`kexplain.kueue.chain`): the POD file's managed jobs run through
-Kueue (`kexplain.kueue.run`, explained by `kexplain.kueue.explain`), then are held or started
-as Kueue leaves them (see `kexplain.kueue.chain`), each object made with Kueue's answer.
-Nothing here prints."""
+Kueue, then held or started, each object made with Kueue's answer."""
 from __future__ import annotations
 
 import copy
@@ -29,8 +27,7 @@ Answers = dict[tuple[str, str, str], dict[str, Any]]
 
 def explained_run(submitted: Objects, context: Objects, *, validate: str, now: datetime,
                   version: str | None = None, stored: bool = False) -> tuple[Pass, dict[str, Any]]:
-    """One pass of Kueue over the `submitted` jobs and `context` (`stored`: read from an API
-    server), and its explained document."""
+    """One pass of Kueue over `submitted` and `context` (`stored`: read from an API server), explained."""
     done = run_pass(inputs_of(submitted, context, validate=validate, stored=stored),
                     Settings(versions.resolve(version), now))
     return done, explained_pass(done)
@@ -38,9 +35,8 @@ def explained_run(submitted: Objects, context: Objects, *, validate: str, now: d
 
 def held_or_started(objs: Objects, submitted: list[int], context: Objects, *, validate: str, now: datetime,
                     version: str | None) -> tuple[Objects, Answers]:
-    """The POD file's objects with its managed ones (at `submitted`) as Kueue leaves them after
-    one pass over them and `context` (the Kueue objects and what pod admission reads), and
-    Kueue's answer for each object made."""
+    """The POD file's objects with its managed ones as Kueue leaves them after one pass, and Kueue's
+    answer for each object made."""
     chosen = set(submitted)
     done, doc = explained_run([objs[i] for i in submitted], context, validate=validate, now=now, version=version)
     outcomes = iter(done.outcomes)
@@ -59,8 +55,7 @@ def held_or_started(objs: Objects, submitted: list[int], context: Objects, *, va
 
 def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[str, Any]
             ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The objects a managed job leaves after Kueue's pass (itself, started or held; a JobSet's
-    Jobs), and Kueue's answer for them."""
+    """The objects a managed job leaves after Kueue's pass, and Kueue's answer for them."""
     answer = _answer(obj, outcome, done, doc)
     wl = done.workloads.get(outcome.workload.meta.key) if outcome.workload is not None else None
     pod_sets: list[PodSetInfo] | None = None
@@ -119,9 +114,8 @@ def _copy(obj: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _job(obj: Mapping[str, Any], outcome: JobOutcome, pod_sets: list[PodSetInfo] | None) -> dict[str, Any]:
-    """A Job held (the job webhook suspends it) or started (RunWithPodSetsInfo: unsuspended;
-    under partial admission its parallelism the admitted count, and its completions too when
-    the completions-equal-parallelism annotation says so; its template merged)."""
+    """A Job held (suspended) or started (RunWithPodSetsInfo: unsuspended, parallelism per partial
+    admission, template merged)."""
     job = _copy(obj)
     spec = job["spec"]
     spec["suspend"] = pod_sets is None
@@ -179,12 +173,8 @@ def _for_made(answer: dict[str, Any], made: Mapping[str, Any], index: int) -> di
 
 def live_started_all(pods: list[dict[str, Any]], context: Objects, now: datetime, *,
                      version: str | None = None) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """Pods read from a cluster (stored: not admitted again) as Kueue leaves them after ONE pass
-    over them and the cluster's Kueue objects (their own Workloads among them: one the cluster
-    admitted holds its quota; the others compete for quota in Kueue's order, as in the
-    cluster): each started (ungated, merged with its pod set's flavors) when admitted, else
-    held; and Kueue's answer, with its Workload's status as the cluster has it (`live`:
-    `workload`, `conditions`, `admission`, `requeueState`) beside what kexplain computes."""
+    """Pods read from a cluster (not admitted again) as Kueue leaves them after ONE pass with the
+    cluster's Kueue objects, and Kueue's answer beside the cluster's status (`live`)."""
     done, doc = explained_run([(pod, None) for pod in pods], context, validate="ignore", now=now, version=version,
                               stored=True)
     owned: dict[str, Mapping[str, Any]] = {}        # each stored Workload by the uid of its owner

@@ -1,7 +1,5 @@
-"""Kueue versions as data: v0.17.8 is the base the engine follows, a later release is the base
-with the differences the code asks about. Nothing branches on a version's name; code asks a
-`KueueVersion` for the behaviour it needs.
-"""
+"""Kueue versions as data: v0.17.8 is the base; code asks a `KueueVersion` for the behaviour it
+needs, never a version's name."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace

@@ -9,7 +9,7 @@ import msgspec
 import pytest
 
 from kexplain.apimachinery.stored_pods import StoredPod, decode_view
-from kexplain.karpenter.inputs import _bound_pod, _bound_pod_now
+from kexplain.karpenter.inputs import _bound_pod_now, stored_bound
 from kexplain.model.pod import PodInfo
 
 NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
@@ -41,7 +41,7 @@ CASES = [lean(), lean(status__startTime="2026-01-01T00:00:00Z"), lean(status__ph
 @pytest.mark.parametrize("obj", CASES)
 def test_a_lean_dump_pod_is_defaulted_as_its_copy_would_be(obj):
     eager = _bound_pod_now(obj, NOW, {})
-    lazy = _bound_pod(stored(obj), NOW, {})
+    lazy = stored_bound(stored(obj), NOW, {})
     assert type(lazy) is StoredPod and lazy._obj is None         # (not decoded by the defaults)
     info, plain = PodInfo(lazy), PodInfo(eager)
     assert (info.uid, info.phase, info.namespace, info.name) == (plain.uid, plain.phase, plain.namespace, plain.name)
@@ -53,5 +53,5 @@ def test_a_lean_dump_pod_is_defaulted_as_its_copy_would_be(obj):
 
 def test_a_daemonset_reference_without_uid_is_filled_in_at_once():
     obj = lean(metadata__ownerReferences=[{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "ds"}])
-    got = _bound_pod(stored(obj), NOW, {("ns-1", "ds"): "ds-uid"})
+    got = stored_bound(stored(obj), NOW, {("ns-1", "ds"): "ds-uid"})
     assert type(got) is dict and got["metadata"]["ownerReferences"][0]["uid"] == "ds-uid"

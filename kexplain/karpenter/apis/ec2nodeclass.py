@@ -1,13 +1,5 @@
 """EC2NodeClass (karpenter.k8s.aws/v1, the AWS provider's `pkg/apis/v1/ec2nodeclass.go` and
-ec2nodeclass_status.go): what the provider reads to size and launch instances — the AMI family
-(from `amiFamily` or the `alias` of amiSelectorTerms), kubelet settings (maxPods, podsPerCore,
-kube/system reserved, eviction thresholds), block device mappings and the instance store policy —
-and its status (subnets with their zones, security groups, AMIs, conditions).
-
-The EC2NodeClass controller (discovery of subnets, security groups and AMIs) does not run here:
-the status is taken as the input writes it, each part `None` when left out, for the AWS part to
-default.
-"""
+ec2nodeclass_status.go): what the provider reads to size and launch instances, and its status."""
 from __future__ import annotations
 
 import re
@@ -20,7 +12,7 @@ from kexplain.karpenter.apis import schema as s
 from kexplain.karpenter.apis.labels import (AMI_FAMILY_AL2, AMI_FAMILY_AL2023, AMI_FAMILY_BOTTLEROCKET,
                                             AMI_FAMILY_CUSTOM, AMI_FAMILY_WINDOWS2019, AMI_FAMILY_WINDOWS2022,
                                             AMI_FAMILY_WINDOWS2025, AWS_GROUP)
-from kexplain.karpenter.apis.nodeclaim import CONDITIONS_SCHEMA, METADATA_SCHEMA, admit
+from kexplain.karpenter.apis.nodeclaim import admit
 from kexplain.karpenter.apis.status import CONDITION_READY, Condition, ConditionSet, parse_conditions
 
 API_VERSION = "karpenter.k8s.aws/v1"
@@ -29,8 +21,6 @@ QUALIFIED_KIND = "EC2NodeClass.karpenter.k8s.aws"
 # The node classes the AWS cloud provider supports (GetSupportedNodeClasses), as (group, kind).
 SUPPORTED_NODE_CLASSES = frozenset({(AWS_GROUP, KIND)})
 
-AMI_FAMILIES = (AMI_FAMILY_AL2, AMI_FAMILY_AL2023, AMI_FAMILY_BOTTLEROCKET, AMI_FAMILY_CUSTOM,
-                AMI_FAMILY_WINDOWS2019, AMI_FAMILY_WINDOWS2022, AMI_FAMILY_WINDOWS2025)
 # amiFamilyFromAlias's families (no Custom), matched by their lower-case names.
 ALIAS_FAMILIES = (AMI_FAMILY_AL2, AMI_FAMILY_AL2023, AMI_FAMILY_BOTTLEROCKET, AMI_FAMILY_WINDOWS2019,
                   AMI_FAMILY_WINDOWS2022, AMI_FAMILY_WINDOWS2025)
@@ -43,7 +33,6 @@ CONDITION_SUBNETS_READY = "SubnetsReady"
 CONDITION_SECURITY_GROUPS_READY = "SecurityGroupsReady"
 CONDITION_AMIS_READY = "AMIsReady"
 CONDITION_INSTANCE_PROFILE_READY = "InstanceProfileReady"
-CONDITION_CAPACITY_RESERVATIONS_READY = "CapacityReservationsReady"
 CONDITION_VALIDATION_SUCCEEDED = "ValidationSucceeded"
 CONDITION_PLACEMENT_GROUP_READY = "PlacementGroupReady"
 # StatusConditions' dependents (capacity reservations only with that feature on, off here).
@@ -210,9 +199,8 @@ class EC2NodeClass:
         return self.spec.instance_store_policy
 
     def ready_condition(self) -> Condition | None:
-        """StatusConditions().Get(Ready), as the NodePool readiness controller reads it: the
-        status's Ready condition; without it, what the condition set computes from the
-        dependents (Unknown while any is missing)."""
+        """StatusConditions().Get(Ready): the status's Ready condition, else what the condition set
+        computes from the dependents (Unknown while any is missing)."""
         conditions = self.status.conditions or ()
         ready = next((c for c in conditions if c.type == CONDITION_READY), None)
         if ready is not None:
@@ -221,9 +209,8 @@ class EC2NodeClass:
 
 
 # -- the CRD ---------------------------------------------------------------------------------------
-def _tags_schema() -> s.Node:
-    return s.mapping(s.STRING, max_properties=20, rules=(
-        (lambda tags: all(k != "" and v != "" for k, v in tags.items()), "empty tag keys or values aren't supported"),))
+_TAGS_RULES = ((lambda tags: all(k != "" and v != "" for k, v in tags.items()),
+                "empty tag keys or values aren't supported"),)
 
 
 def _exactly_one_alias_family(family: str, alias: str) -> s.Rule:
@@ -255,14 +242,14 @@ def _ami_terms_rules() -> tuple[s.Rule, ...]:
 _ALIAS_FAMILY_NAMES = ("al2", "al2023", "bottlerocket", "windows2019", "windows2022", "windows2025")
 _WINDOWS = ("windows2019", "windows2022", "windows2025")
 
-ALIAS_SCHEMA = s.string(max_length=30, rules=(
+_ALIAS_RULES = (
     (lambda a: re.search(r"^[a-zA-Z0-9]+@.+$", a) is not None,
      "'alias' is improperly formatted, must match the format 'family@version'"),
     (lambda a: a.split("@")[0] in _ALIAS_FAMILY_NAMES,
      "family is not supported, must be one of the following: 'al2', 'al2023', 'bottlerocket', 'windows2019', "
      "'windows2022', 'windows2025'"),
     (lambda a: _windows_latest(a), "windows families may only specify version 'latest'"),
-))
+)
 
 
 def _windows_latest(alias: str) -> bool:
@@ -274,23 +261,18 @@ def _windows_latest(alias: str) -> bool:
     return parts[1] == "latest"
 
 
-def _reserved_schema(name: str) -> s.Node:
-    return s.mapping(s.string(pattern=s.QUANTITY_PATTERN), rules=(
-        (lambda m: all(k in RESERVED_RESOURCES for k in m),
-         f"valid keys for {name} are ['cpu','memory','ephemeral-storage','pid']"),
-        (lambda m: all(not v.startswith("-") for v in m.values()),
-         f"{name} value cannot be a negative resource quantity"),
-    ))
+def _reserved_rules(name: str) -> tuple[s.Rule, ...]:
+    return ((lambda m: all(k in RESERVED_RESOURCES for k in m),
+             f"valid keys for {name} are ['cpu','memory','ephemeral-storage','pid']"),
+            (lambda m: all(not v.startswith("-") for v in m.values()),
+             f"{name} value cannot be a negative resource quantity"))
 
 
-_EVICTION_VALUE = (r"^((\d{1,2}(\.\d{1,2})?|100(\.0{1,2})?)%||(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))"
-                   r"(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?)$")
 _SIGNALS_TEXT = "[" + ",".join(f"'{x}'" for x in EVICTION_SIGNALS) + "]"
 
 
-def _eviction_schema(name: str, values: s.Node) -> s.Node:
-    return s.mapping(values, rules=((lambda m: all(k in EVICTION_SIGNALS for k in m),
-                                     f"valid keys for {name} are {_SIGNALS_TEXT}"),))
+def _eviction_rules(name: str) -> tuple[s.Rule, ...]:
+    return ((lambda m: all(k in EVICTION_SIGNALS for k in m), f"valid keys for {name} are {_SIGNALS_TEXT}"),)
 
 
 def _soft_matches(k: Any) -> bool:
@@ -307,46 +289,19 @@ def _grace_matches(k: Any) -> bool:
     return all(e in soft for e in k["evictionSoftGracePeriod"])
 
 
-KUBELET_SCHEMA = s.obj({
-    "clusterDNS": s.array(s.STRING),
-    "maxPods": s.integer(minimum=0),
-    "podsPerCore": s.integer(minimum=0),
-    "systemReserved": _reserved_schema("systemReserved"),
-    "kubeReserved": _reserved_schema("kubeReserved"),
-    "evictionHard": _eviction_schema("evictionHard", s.string(pattern=_EVICTION_VALUE)),
-    "evictionSoft": _eviction_schema("evictionSoft", s.string(pattern=_EVICTION_VALUE)),
-    "evictionSoftGracePeriod": _eviction_schema("evictionSoftGracePeriod", s.STRING),
-    "evictionMaxPodGracePeriod": s.integer(),
-    "imageGCHighThresholdPercent": s.integer(minimum=0, maximum=100),
-    "imageGCLowThresholdPercent": s.integer(minimum=0, maximum=100),
-    "cpuCFSQuota": s.BOOLEAN,
-}, rules=(
+_KUBELET_RULES = (
     (lambda k: k["imageGCHighThresholdPercent"] > k["imageGCLowThresholdPercent"]
      if "imageGCHighThresholdPercent" in k and "imageGCLowThresholdPercent" in k else True,
      "imageGCHighThresholdPercent must be greater than imageGCLowThresholdPercent"),
     (_soft_matches, "evictionSoft OwnerKey does not have a matching evictionSoftGracePeriod"),
     (_grace_matches, "evictionSoftGracePeriod OwnerKey does not have a matching evictionSoft"),
-))
+)
 
-_VOLUME_SIZE = (r"^((?:[1-9][0-9]{0,3}|[1-4][0-9]{4}|[5][0-8][0-9]{3}|59000)Gi|(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|"
-                r"[6][0-3][0-9]{3}|64000)G|([1-9]||[1-5][0-7]|58)Ti|([1-9]||[1-5][0-9]|6[0-3]|64)T)$")
-
-BLOCK_DEVICE_MAPPINGS_SCHEMA = s.array(s.obj({
-    "deviceName": s.STRING,
-    "ebs": s.obj({
-        "deleteOnTermination": s.BOOLEAN, "encrypted": s.BOOLEAN, "iops": s.integer(), "kmsKeyID": s.STRING,
-        "snapshotID": s.STRING, "throughput": s.integer(),
-        "volumeInitializationRate": s.integer(minimum=100, maximum=300),
-        "volumeSize": s.string(pattern=_VOLUME_SIZE),
-        "volumeType": s.string(enum=("standard", "io1", "io2", "gp2", "sc1", "st1", "gp3")),
-    }, rules=(
-        (lambda e: "snapshotID" in e or "volumeSize" in e, "snapshotID or volumeSize must be defined"),
-        (lambda e: "volumeInitializationRate" not in e or e.get("snapshotID", "") != "",
-         "snapshotID must be set when volumeInitializationRate is set"),
-    )),
-    "rootVolume": s.BOOLEAN,
-}), max_items=50, rules=((lambda m: sum(1 for x in m if x.get("rootVolume") is True) <= 1,
-                          "must have only one blockDeviceMappings with rootVolume"),))
+_EBS_RULES = (
+    (lambda e: "snapshotID" in e or "volumeSize" in e, "snapshotID or volumeSize must be defined"),
+    (lambda e: "volumeInitializationRate" not in e or e.get("snapshotID", "") != "",
+     "snapshotID must be set when volumeInitializationRate is set"),
+)
 
 
 def _network_interfaces_rules() -> tuple[s.Rule, ...]:
@@ -368,9 +323,9 @@ def _network_interfaces_rules() -> tuple[s.Rule, ...]:
                      "have at most one efa device per network card"))
 
 
-def _selector_terms(term: Mapping[str, s.Node], fields_rule: tuple[str, ...], what: str,
-                    exclusive: tuple[tuple[str, tuple[str, ...]], ...], empty_message: str | None,
-                    wording: str = "cannot be set with a combination of other fields in") -> s.Node:
+def _selector_terms_rules(fields_rule: tuple[str, ...], what: str, exclusive: tuple[tuple[str, tuple[str, ...]], ...],
+                          empty_message: str | None,
+                          wording: str = "cannot be set with a combination of other fields in") -> tuple[s.Rule, ...]:
     rules: list[s.Rule] = []
     if empty_message:
         rules.append((lambda terms: len(terms) != 0, empty_message))
@@ -382,7 +337,7 @@ def _selector_terms(term: Mapping[str, s.Node], fields_rule: tuple[str, ...], wh
         rules.append((lambda terms, key=key, others=others:
                       not all(key in t and any(o in t for o in others) for t in terms),
                       f"'{key}' is mutually exclusive, {wording} {what}"))
-    return s.array(s.obj(dict(term)), max_items=30, rules=tuple(rules))
+    return tuple(rules)
 
 
 SPEC_RULES: tuple[s.Rule, ...] = (
@@ -412,72 +367,40 @@ _RESTRICTED_TAGS = (
      "tag contains a restricted tag matching karpenter.k8s.aws/ec2nodeclass"),
 )
 
-EC2_NODE_CLASS_SCHEMA = s.obj({
-    "apiVersion": s.STRING, "kind": s.STRING, "metadata": METADATA_SCHEMA,
-    "spec": s.obj({
-        "subnetSelectorTerms": _selector_terms(
-            {"tags": _tags_schema(), "id": s.string(pattern="subnet-[0-9a-z]+")}, ("tags", "id"),
-            "a subnet selector term", (("id", ("tags",)),), "subnetSelectorTerms cannot be empty"),
-        "securityGroupSelectorTerms": _selector_terms(
-            {"tags": _tags_schema(), "id": s.string(pattern="sg-[0-9a-z]+"), "name": s.STRING},
-            ("tags", "id", "name"), "a security group selector term",
-            (("id", ("tags", "name")), ("name", ("tags", "id"))), "securityGroupSelectorTerms cannot be empty"),
-        "capacityReservationSelectorTerms": _selector_terms(
-            {"tags": _tags_schema(), "id": s.string(pattern="^cr-[0-9a-z]+$"),
-             "ownerID": s.string(pattern="^[0-9]{12}$"), "instanceMatchCriteria": s.string(enum=("open", "targeted"))},
-            ("tags", "id", "instanceMatchCriteria"), "a capacity reservation selector term",
-            (("id", ("tags", "ownerID", "instanceMatchCriteria")),), None, "cannot be set along with other fields in"),
-        "placementGroupSelector": s.obj(
-            {"name": s.string(min_length=1), "id": s.string(pattern="^pg-[0-9a-z]+$")},
-            rules=((lambda p: "name" in p or "id" in p, "expected at least one, got none, ['name', 'id']"),
-                   (lambda p: not ("name" in p and "id" in p), "'name' and 'id' are mutually exclusive"))),
-        "associatePublicIPAddress": s.BOOLEAN,
-        "ipPrefixCount": s.integer(minimum=0),
-        "amiSelectorTerms": s.array(s.obj({
-            "alias": ALIAS_SCHEMA, "tags": _tags_schema(), "id": s.string(pattern="ami-[0-9a-z]+"), "name": s.STRING,
-            "owner": s.STRING, "ssmParameter": s.STRING,
-        }), min_items=1, max_items=30, rules=_ami_terms_rules()),
-        "amiFamily": s.string(enum=AMI_FAMILIES),
-        "userData": s.STRING,
-        "role": s.string(rules=((lambda r: r != "", "role cannot be empty"),)),
-        "instanceProfile": s.string(rules=((lambda r: r != "", "instanceProfile cannot be empty"),)),
-        "tags": s.mapping(s.STRING, rules=_RESTRICTED_TAGS),
-        "kubelet": KUBELET_SCHEMA,
-        "blockDeviceMappings": BLOCK_DEVICE_MAPPINGS_SCHEMA,
-        "instanceStorePolicy": s.string(enum=(INSTANCE_STORE_POLICY_RAID0,)),
-        "networkInterfaces": s.array(s.obj({
-            "networkCardIndex": s.integer(minimum=0), "deviceIndex": s.integer(minimum=0),
-            "interfaceType": s.string(enum=("interface", "efa-only")),
-        }, required=("deviceIndex", "interfaceType", "networkCardIndex")), max_items=150,
-            rules=_network_interfaces_rules()),
-        "detailedMonitoring": s.BOOLEAN,
-        "metadataOptions": s.obj({
-            "httpEndpoint": s.string(enum=("enabled", "disabled"), default="enabled"),
-            "httpProtocolIPv6": s.string(enum=("enabled", "disabled"), default="disabled"),
-            "httpPutResponseHopLimit": s.integer(minimum=1, maximum=64, default=1),
-            "httpTokens": s.string(enum=("required", "optional"), default="required"),
-        }, default={"httpEndpoint": "enabled", "httpProtocolIPv6": "disabled", "httpPutResponseHopLimit": 1,
-                    "httpTokens": "required"}),
-        "connectionTracking": s.obj({
-            "tcpEstablishedTimeout": s.integer(minimum=60, maximum=432000),
-            "udpStreamTimeout": s.integer(minimum=60, maximum=180),
-            "udpTimeout": s.integer(minimum=30, maximum=60),
-        }, rules=((lambda c: any(k in c for k in ("tcpEstablishedTimeout", "udpStreamTimeout", "udpTimeout")),
-                   "at least one of tcpEstablishedTimeout, udpStreamTimeout, or udpTimeout must be set"),)),
-        "context": s.STRING,
-        "cpuOptions": s.obj({"nestedVirtualization": s.string(enum=("enabled", "disabled"))}),
-    }, required=("amiSelectorTerms", "securityGroupSelectorTerms", "subnetSelectorTerms"), rules=SPEC_RULES),
-    "status": s.obj({
-        "subnets": s.array(s.obj({"id": s.STRING, "zone": s.STRING, "zoneID": s.STRING})),
-        "securityGroups": s.array(s.obj({"id": s.STRING, "name": s.STRING})),
-        "capacityReservations": s.array(s.Node("object", values=s.ANY)),
-        "amis": s.array(s.obj({"id": s.STRING, "name": s.STRING, "deprecated": s.BOOLEAN,
-                               "requirements": s.array(s.obj({"key": s.STRING, "operator": s.STRING,
-                                                              "values": s.array(s.STRING)}))})),
-        "instanceProfile": s.STRING,
-        "conditions": CONDITIONS_SCHEMA,
-    }),
-})
+_RULES: dict[str, tuple[s.Rule, ...]] = {
+    "EC2NodeClass.tags": _TAGS_RULES,
+    "EC2NodeClass.spec.subnetSelectorTerms": _selector_terms_rules(
+        ("tags", "id"), "a subnet selector term", (("id", ("tags",)),), "subnetSelectorTerms cannot be empty"),
+    "EC2NodeClass.spec.securityGroupSelectorTerms": _selector_terms_rules(
+        ("tags", "id", "name"), "a security group selector term", (("id", ("tags", "name")), ("name", ("tags", "id"))),
+        "securityGroupSelectorTerms cannot be empty"),
+    "EC2NodeClass.spec.capacityReservationSelectorTerms": _selector_terms_rules(
+        ("tags", "id", "instanceMatchCriteria"), "a capacity reservation selector term",
+        (("id", ("tags", "ownerID", "instanceMatchCriteria")),), None, "cannot be set along with other fields in"),
+    "EC2NodeClass.spec.placementGroupSelector": (
+        (lambda p: "name" in p or "id" in p, "expected at least one, got none, ['name', 'id']"),
+        (lambda p: not ("name" in p and "id" in p), "'name' and 'id' are mutually exclusive")),
+    "EC2NodeClass.spec.amiSelectorTerms[].alias": _ALIAS_RULES,
+    "EC2NodeClass.spec.amiSelectorTerms": _ami_terms_rules(),
+    "EC2NodeClass.spec.role": ((lambda r: r != "", "role cannot be empty"),),
+    "EC2NodeClass.spec.instanceProfile": ((lambda r: r != "", "instanceProfile cannot be empty"),),
+    "EC2NodeClass.spec.tags": _RESTRICTED_TAGS,
+    "EC2NodeClass.spec.kubelet.systemReserved": _reserved_rules("systemReserved"),
+    "EC2NodeClass.spec.kubelet.kubeReserved": _reserved_rules("kubeReserved"),
+    "EC2NodeClass.spec.kubelet.evictionHard": _eviction_rules("evictionHard"),
+    "EC2NodeClass.spec.kubelet.evictionSoft": _eviction_rules("evictionSoft"),
+    "EC2NodeClass.spec.kubelet.evictionSoftGracePeriod": _eviction_rules("evictionSoftGracePeriod"),
+    "EC2NodeClass.spec.kubelet": _KUBELET_RULES,
+    "EC2NodeClass.spec.blockDeviceMappings[].ebs": _EBS_RULES,
+    "EC2NodeClass.spec.blockDeviceMappings": ((lambda m: sum(1 for x in m if x.get("rootVolume") is True) <= 1,
+                                               "must have only one blockDeviceMappings with rootVolume"),),
+    "EC2NodeClass.spec.networkInterfaces": _network_interfaces_rules(),
+    "EC2NodeClass.spec.connectionTracking": (
+        (lambda c: any(k in c for k in ("tcpEstablishedTimeout", "udpStreamTimeout", "udpTimeout")),
+         "at least one of tcpEstablishedTimeout, udpStreamTimeout, or udpTimeout must be set"),),
+    "EC2NodeClass.spec": SPEC_RULES,
+}
+EC2_NODE_CLASS_SCHEMA = s.load_schemas(__package__, "ec2nodeclass", _RULES)["EC2NodeClass"]   # data/ec2nodeclass.json
 
 
 # -- parsing ---------------------------------------------------------------------------------------
@@ -532,8 +455,7 @@ def _status(raw: Mapping[str, Any]) -> EC2NodeClassStatus:
 
 def parse_ec2_node_class(obj: Mapping[str, Any], source: Source | None = None, *, validate: str = "strict",
                          invalid: str = "note", warnings: list[str] | None = None) -> EC2NodeClass:
-    """An EC2NodeClass as the API server would store it (AdmissionRejected or InputError
-    otherwise, naming the object and every field at fault)."""
+    """An EC2NodeClass as the API server would store it (else AdmissionRejected or InputError)."""
     stored = admit(obj, EC2_NODE_CLASS_SCHEMA, QUALIFIED_KIND, source, validate, invalid, warnings)
     meta = stored.get("metadata") or {}
     spec = stored.get("spec") or {}

@@ -1,11 +1,5 @@
-"""Karpenter's label vocabulary: the core's `pkg/apis/v1/labels.go` and taints.go, and the AWS
-provider's `pkg/apis/v1/labels.go`, whose `init()` registers its `karpenter.k8s.aws/*` labels as
-well-known and its group as a restricted domain in the core's sets. Karpenter only ever runs with
-the provider's additions, so the sets here are the combined ones (as the process sees them).
-
-Which labels are "well known" decides the requirement algebra's answers: an undefined well-known
-label is allowed, an undefined custom label "does not have known values".
-"""
+"""Karpenter's label vocabulary (core and AWS provider `pkg/apis/v1/labels.go`, taints.go), the sets
+combined as the process sees them once the provider's `init()` has run."""
 from __future__ import annotations
 
 from typing import Iterable
@@ -17,7 +11,6 @@ from kexplain.apimachinery.labels import (LABEL_ARCH, LABEL_ARCH_BETA, LABEL_FAI
 
 # -- the core: sigs.k8s.io/karpenter pkg/apis ---------------------------------------------------
 GROUP = "karpenter.sh"
-COMPATIBILITY_GROUP = "compatibility." + GROUP
 LABEL_WINDOWS_BUILD = "node.kubernetes.io/windows-build"
 
 ARCHITECTURE_AMD64 = "amd64"
@@ -27,33 +20,19 @@ CAPACITY_TYPE_ON_DEMAND = "on-demand"
 CAPACITY_TYPE_RESERVED = "reserved"
 
 NODE_POOL_LABEL_KEY = GROUP + "/nodepool"
-NODE_INITIALIZED_LABEL_KEY = GROUP + "/initialized"
-NODE_REGISTERED_LABEL_KEY = GROUP + "/registered"
-NODE_DO_NOT_SYNC_TAINTS_LABEL_KEY = GROUP + "/do-not-sync-taints"
 CAPACITY_TYPE_LABEL_KEY = GROUP + "/capacity-type"
-
-DO_NOT_DISRUPT_ANNOTATION_KEY = GROUP + "/do-not-disrupt"
-PROVIDER_COMPATIBILITY_ANNOTATION_KEY = COMPATIBILITY_GROUP + "/provider"
-NODE_POOL_HASH_ANNOTATION_KEY = GROUP + "/nodepool-hash"
-NODE_POOL_HASH_VERSION_ANNOTATION_KEY = GROUP + "/nodepool-hash-version"
-NODE_CLAIM_TERMINATION_TIMESTAMP_ANNOTATION_KEY = GROUP + "/nodeclaim-termination-timestamp"
-NODE_CLAIM_MIN_VALUES_RELAXED_ANNOTATION_KEY = GROUP + "/nodeclaim-min-values-relaxed"
-TERMINATION_FINALIZER = GROUP + "/termination"
 
 # Karpenter's NodeSelectorOperators beyond core/v1's (nodeclaim.go): a Gt/Lt is stored as these.
 NODE_SELECTOR_OP_GTE = "Gte"
 NODE_SELECTOR_OP_LTE = "Lte"
 
 # taints.go
-DISRUPTED_TAINT_KEY = GROUP + "/disrupted"
 UNREGISTERED_TAINT_KEY = GROUP + "/unregistered"
-DISRUPTED_NO_SCHEDULE_TAINT = {"key": DISRUPTED_TAINT_KEY, "effect": "NoSchedule"}
 UNREGISTERED_NO_EXECUTE_TAINT = {"key": UNREGISTERED_TAINT_KEY, "effect": "NoExecute"}
 TAINT_EXTERNAL_CLOUD_PROVIDER = "node.cloudprovider.kubernetes.io/uninitialized"   # k8s.io/cloud-provider/api
 
 # -- the AWS provider: github.com/aws/karpenter-provider-aws pkg/apis ---------------------------
 AWS_GROUP = "karpenter.k8s.aws"
-AWS_COMPATIBILITY_GROUP = "compatibility." + AWS_GROUP
 
 LABEL_CAPACITY_RESERVATION_ID = AWS_GROUP + "/capacity-reservation-id"
 LABEL_CAPACITY_RESERVATION_TYPE = AWS_GROUP + "/capacity-reservation-type"
@@ -87,10 +66,6 @@ LABEL_TOPOLOGY_ZONE_ID = "topology.k8s.aws/zone-id"
 # The EBS CSI driver's zone key, normalized to the zone by the provider's operator (operator.go).
 LABEL_EBS_CSI_ZONE = "topology.ebs.csi.aws.com/zone"
 
-ANNOTATION_EC2_NODE_CLASS_HASH = AWS_GROUP + "/ec2nodeclass-hash"
-ANNOTATION_EC2_NODE_CLASS_HASH_VERSION = AWS_GROUP + "/ec2nodeclass-hash-version"
-ANNOTATION_INSTANCE_PROFILE = AWS_GROUP + "/instance-profile-name"
-
 RESOURCE_NVIDIA_GPU = "nvidia.com/gpu"
 RESOURCE_AMD_GPU = "amd.com/gpu"
 RESOURCE_AWS_NEURON = "aws.amazon.com/neuron"
@@ -101,14 +76,10 @@ RESOURCE_PRIVATE_IPV4_ADDRESS = "vpc.amazonaws.com/PrivateIPv4Address"
 RESOURCE_EFA = "vpc.amazonaws.com/efa"
 
 AWS_TO_KUBE_ARCHITECTURES = {"x86_64": ARCHITECTURE_AMD64, ARCHITECTURE_ARM64: ARCHITECTURE_ARM64}
-WELL_KNOWN_ARCHITECTURES = frozenset({ARCHITECTURE_AMD64, ARCHITECTURE_ARM64})
-WELL_KNOWN_EXOTIC_RESOURCES = frozenset({RESOURCE_NVIDIA_GPU, RESOURCE_AMD_GPU, RESOURCE_AWS_NEURON,
-                                         RESOURCE_AWS_NEURON_CORE, RESOURCE_HABANA_GAUDI})
 
 AMI_FAMILY_BOTTLEROCKET = "Bottlerocket"
 AMI_FAMILY_AL2 = "AL2"
 AMI_FAMILY_AL2023 = "AL2023"
-AMI_FAMILY_UBUNTU = "Ubuntu"
 AMI_FAMILY_WINDOWS2019 = "Windows2019"
 AMI_FAMILY_WINDOWS2022 = "Windows2022"
 AMI_FAMILY_WINDOWS2025 = "Windows2025"
@@ -137,10 +108,6 @@ WELL_KNOWN_LABELS = frozenset({
     LABEL_OS, CAPACITY_TYPE_LABEL_KEY, LABEL_WINDOWS_BUILD, *_AWS_WELL_KNOWN_LABELS,
 })
 
-WELL_KNOWN_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage", "pods", RESOURCE_AWS_POD_ENI,
-                                  RESOURCE_AWS_NEURON, RESOURCE_AWS_NEURON_CORE, RESOURCE_HABANA_GAUDI,
-                                  RESOURCE_EFA})
-
 # WellKnownValuesForRequirements: the only values that make sense for these keys.
 WELL_KNOWN_VALUES_FOR_REQUIREMENTS: dict[str, frozenset[str]] = {
     CAPACITY_TYPE_LABEL_KEY: frozenset({CAPACITY_TYPE_ON_DEMAND, CAPACITY_TYPE_SPOT, CAPACITY_TYPE_RESERVED}),
@@ -153,7 +120,6 @@ _WELL_KNOWN_VALUES_ORDER = {
     LABEL_INSTANCE_TENANCY: ("dedicated", "default"),
 }
 
-WELL_KNOWN_LABELS_FOR_OFFERINGS = frozenset({LABEL_TOPOLOGY_ZONE, CAPACITY_TYPE_LABEL_KEY})
 
 # RestrictedLabels: may not be required at all (they would interfere with provisioning).
 RESTRICTED_LABELS = frozenset({LABEL_HOSTNAME})
@@ -224,8 +190,7 @@ def go_unsorted_list(key: str) -> list[str]:
 
 
 def has_known_values(key: str, values: Iterable[str]) -> str | None:
-    """HasKnownValues: None, or Go's error when a well-known key with known values is given none
-    of them."""
+    """HasKnownValues: None, or Go's error when a well-known key is given none of its known values."""
     if key not in WELL_KNOWN_LABELS:
         return None
     values = list(values)

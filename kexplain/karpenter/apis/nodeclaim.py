@@ -1,13 +1,5 @@
-"""NodeClaim (karpenter.sh/v1, core `pkg/apis/v1/nodeclaim.go`, nodeclaim_status.go) and the
-pieces NodePools share with it: NodeSelectorRequirementWithMinValues (a requirement with
-`minValues`), NodeClassReference, taints, and their CRD rules (the AWS provider's CRDs, which add
-the `karpenter.k8s.aws` domain to the restricted ones).
-
-A NodeClaim read from the cluster is either launched and registered (a Node with its providerID
-exists) or in flight (launched, no Node yet): `parse_node_claim` keeps what Karpenter's state reads
-of it (labels, requirements, taints, the status' providerID, nodeName, capacity, allocatable and
-conditions).
-"""
+"""NodeClaim (karpenter.sh/v1, core `pkg/apis/v1/nodeclaim.go`, nodeclaim_status.go) and the pieces
+NodePools share with it (requirements with minValues, NodeClassReference, taints, their CRD rules)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -25,16 +17,7 @@ from kexplain.karpenter.apis.status import Condition, parse_conditions
 API_VERSION = "karpenter.sh/v1"
 KIND = "NodeClaim"
 QUALIFIED_KIND = "NodeClaim.karpenter.sh"
-OPERATORS = ("Gte", "Lte", "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")   # the CRD's enum order
-TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 CONDITION_LAUNCHED = "Launched"
-CONDITION_REGISTERED = "Registered"
-CONDITION_INITIALIZED = "Initialized"
-QUALIFIED_NAME_PATTERN = (r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(\/))?"
-                          r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-LABEL_VALUE_PATTERN = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
-DURATION_PATTERN = r"^([0-9]+(s|m|h))+$"
-NILLABLE_DURATION_PATTERN = r"^(([0-9]+(s|m|h))+|Never)$"
 
 
 @dataclass(frozen=True)
@@ -110,8 +93,7 @@ class NodeClaim:
 
 # -- the CRD's rules, shared with NodePools ----------------------------------------------------------
 def _domain_exceptions(domain: str) -> frozenset[str]:
-    """The keys of a restricted domain its CRDs still allow: the well-known ones (and the node
-    class label)."""
+    """The keys of a restricted domain its CRDs still allow (the well-known ones, the node class label)."""
     return frozenset(k for k in WELL_KNOWN_LABELS | {LABEL_NODE_CLASS} if get_label_domain(k) == domain)
 
 
@@ -165,56 +147,19 @@ REQUIREMENTS_RULES = (
 )
 
 
-def requirements_schema(*, node_pool: bool) -> s.Node:
-    return s.array(s.obj({
-        "key": s.string(max_length=316, pattern=QUALIFIED_NAME_PATTERN, rules=key_rules(node_pool=node_pool)),
-        "operator": s.string(enum=OPERATORS),
-        "values": s.array(s.STRING),
-        "minValues": s.integer(minimum=1, maximum=50),
-    }, required=("key", "operator")), max_items=100, rules=REQUIREMENTS_RULES)
+def spec_rules(prefix: str, *, node_pool: bool) -> dict[str, tuple[s.Rule, ...]]:
+    """The rules of a NodeClaim spec's requirements and node class reference, by their names in
+    the data (`prefix`: the spec's path there)."""
+    return {f"{prefix}.requirements[].key": key_rules(node_pool=node_pool),
+            f"{prefix}.requirements": REQUIREMENTS_RULES,
+            f"{prefix}.nodeClassRef.group": ((lambda v: v != "", "group may not be empty"),),
+            f"{prefix}.nodeClassRef.kind": ((lambda v: v != "", "kind may not be empty"),),
+            f"{prefix}.nodeClassRef.name": ((lambda v: v != "", "name may not be empty"),)}
 
 
-TAINTS_SCHEMA = s.array(s.obj({
-    "key": s.string(min_length=1, pattern=QUALIFIED_NAME_PATTERN),
-    "value": s.string(pattern=QUALIFIED_NAME_PATTERN),
-    "effect": s.string(enum=TAINT_EFFECTS),
-    "timeAdded": s.STRING,
-}, required=("effect", "key")))
-
-NODE_CLASS_REF_SCHEMA = s.obj({
-    "group": s.string(pattern=r"^[^/]*$", rules=((lambda v: v != "", "group may not be empty"),)),
-    "kind": s.string(rules=((lambda v: v != "", "kind may not be empty"),)),
-    "name": s.string(rules=((lambda v: v != "", "name may not be empty"),)),
-}, required=("group", "kind", "name"))
-
-RESOURCE_LIST = s.mapping(s.QUANTITY)
-
-# Status is written by Karpenter (the status subresource; a create drops it): taken as given,
-# only its types checked.
-CONDITIONS_SCHEMA = s.array(s.obj({
-    "type": s.STRING, "status": s.string(enum=("True", "False", "Unknown")), "reason": s.STRING,
-    "message": s.STRING, "lastTransitionTime": s.STRING, "observedGeneration": s.integer(),
-}))
-
-METADATA_SCHEMA = s.Node("object", values=s.ANY)
-
-NODE_CLAIM_SCHEMA = s.obj({
-    "apiVersion": s.STRING, "kind": s.STRING, "metadata": METADATA_SCHEMA,
-    "spec": s.obj({
-        "taints": TAINTS_SCHEMA,
-        "startupTaints": TAINTS_SCHEMA,
-        "requirements": requirements_schema(node_pool=False),
-        "resources": s.obj({"requests": RESOURCE_LIST}),
-        "nodeClassRef": NODE_CLASS_REF_SCHEMA,
-        "terminationGracePeriod": s.string(pattern=DURATION_PATTERN),
-        "expireAfter": s.string(pattern=NILLABLE_DURATION_PATTERN, default="720h"),
-    }, required=("nodeClassRef", "requirements")),
-    "status": s.obj({
-        "nodeName": s.STRING, "providerID": s.STRING, "imageID": s.STRING,
-        "capacity": RESOURCE_LIST, "allocatable": RESOURCE_LIST,
-        "conditions": CONDITIONS_SCHEMA, "lastPodEventTime": s.STRING,
-    }),
-}, required=("spec",))
+# The CRD's structure is data (data/nodeclaim.json); status is written by Karpenter (the status
+# subresource; a create drops it): taken as given, only its types checked.
+NODE_CLAIM_SCHEMA = s.load_schemas(__package__, "nodeclaim", spec_rules("NodeClaim.spec", node_pool=False))["NodeClaim"]
 
 
 # -- parsing ---------------------------------------------------------------------------------------
@@ -229,8 +174,7 @@ def metadata_errors(obj: Mapping[str, Any]) -> list[FieldError]:
 
 def admit(obj: Mapping[str, Any], node: s.Node, qualified_kind: str, source: Source | None,
           validate: str = "strict", invalid: str = "note", warnings: list[str] | None = None) -> dict:
-    """The object as the API server would store it: its name checked, then its schema (see
-    schema.admit)."""
+    """The object as the API server would store it: its name checked, then its schema (schema.admit)."""
     if not isinstance(obj, dict):
         raise InputError(f"expected a {qualified_kind.split('.', 1)[0]} object (a mapping)", source=source)
     errs = metadata_errors(obj)
@@ -272,8 +216,7 @@ def _meta(obj: Mapping[str, Any]) -> tuple[str, str, dict[str, str], dict[str, s
 
 def parse_node_claim(obj: Mapping[str, Any], source: Source | None = None, *, validate: str = "strict",
                      invalid: str = "note", warnings: list[str] | None = None) -> NodeClaim:
-    """A NodeClaim as stored; an object the API server would refuse raises AdmissionRejected (or
-    InputError for unknown fields under strict validation) naming the object and the field."""
+    """A NodeClaim as stored (else AdmissionRejected, or InputError for unknown fields under strict)."""
     stored = admit(obj, NODE_CLAIM_SCHEMA, QUALIFIED_KIND, source, validate, invalid, warnings)
     name, uid, labels, annotations = _meta(stored)
     spec = stored["spec"]

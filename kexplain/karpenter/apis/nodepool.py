@@ -1,17 +1,5 @@
 """NodePool (karpenter.sh/v1, core `pkg/apis/v1/nodepool.go`, nodepool_validation.go,
-nodepool_status.go): what it launches (the NodeClaim template: labels, requirements with
-minValues, taints, startup taints, the node class), how it is ordered (weight), bounded (limits)
-and disrupted, and whether it is ready.
-
-Three gates, in the order a NodePool meets them:
-1. the API server's schema (`parse_node_pool`): refused objects are bad input;
-2. Karpenter's runtime validation (`runtime_validate`, what the CRD cannot say: duplicate taints,
-   well-known labels with none of their known values, ...): the NodePool is stored but its
-   `ValidationSucceeded` condition goes False, so it is not ready;
-3. readiness (`node_pool_conditions`): its node class must exist and be ready.
-Karpenter's provisioner only uses NodePools whose node class is one its cloud provider supports
-(`is_managed`) and that are ready.
-"""
+nodepool_status.go): what it launches, how it is ordered, bounded and disrupted, whether it is ready."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -26,12 +14,9 @@ from kexplain.karpenter.apis.ec2nodeclass import SUPPORTED_NODE_CLASSES
 from kexplain.karpenter.apis.labels import (NODE_POOL_LABEL_KEY, NORMALIZED_LABELS, WELL_KNOWN_LABELS,
                                             WELL_KNOWN_VALUES_FOR_REQUIREMENTS, go_list, go_set_text, go_unsorted_list,
                                             is_restricted_label)
-from kexplain.karpenter.apis.nodeclaim import (CONDITIONS_SCHEMA, DURATION_PATTERN, LABEL_VALUE_PATTERN,
-                                               METADATA_SCHEMA, NILLABLE_DURATION_PATTERN, NODE_CLASS_REF_SCHEMA,
-                                               RESOURCE_LIST, TAINTS_SCHEMA, NodeClassReference,
-                                               NodeSelectorRequirementWithMinValues, admit, key_rules,
-                                               parse_node_class_ref, parse_requirement, parse_resources, parse_taint,
-                                               requirements_schema)
+from kexplain.karpenter.apis.nodeclaim import (NodeClassReference, NodeSelectorRequirementWithMinValues, admit,
+                                               key_rules, parse_node_class_ref, parse_requirement, parse_resources,
+                                               parse_taint, spec_rules)
 from kexplain.karpenter.apis.status import CONDITION_READY, Condition, ConditionSet, parse_conditions
 
 API_VERSION = "karpenter.sh/v1"
@@ -39,9 +24,6 @@ KIND = "NodePool"
 QUALIFIED_KIND = "NodePool.karpenter.sh"
 CONDITION_VALIDATION_SUCCEEDED = "ValidationSucceeded"
 CONDITION_NODE_CLASS_READY = "NodeClassReady"
-CONDITION_NODE_REGISTRATION_HEALTHY = "NodeRegistrationHealthy"
-CONSOLIDATION_POLICIES = ("WhenEmpty", "WhenEmptyOrUnderutilized")
-DISRUPTION_REASONS = ("Underutilized", "Empty", "Drifted")
 SUPPORTED_NODE_SELECTOR_OPS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte")
 
 
@@ -102,8 +84,7 @@ class NodePoolSpec:
     replicas: int | None = None
 
     def exceeded_by(self, resources: Mapping[str, quantity.Quantity]) -> LimitExceeded | None:
-        """Limits.ExceededBy: a resource of `resources` above its limit (in key order; Go's is a
-        map's), or None."""
+        """Limits.ExceededBy: a resource of `resources` above its limit (in key order: Go's is a map's)."""
         if self.limits is None:
             return None
         for name in sorted(resources):
@@ -158,57 +139,23 @@ def _static_limits(spec: Any) -> bool:
     return "replicas" not in spec or not limits or (len(limits) == 1 and "nodes" in limits)
 
 
-NODE_POOL_SCHEMA = s.obj({
-    "apiVersion": s.STRING, "kind": s.STRING, "metadata": METADATA_SCHEMA,
-    "spec": s.obj({
-        "template": s.obj({
-            "metadata": s.obj({
-                "annotations": s.STRING_MAP,
-                "labels": s.mapping(s.string(max_length=63, pattern=LABEL_VALUE_PATTERN), max_properties=100,
-                                    rules=_labels_rules()),
-            }),
-            "spec": s.obj({
-                "taints": TAINTS_SCHEMA,
-                "startupTaints": TAINTS_SCHEMA,
-                "requirements": requirements_schema(node_pool=True),
-                "nodeClassRef": NODE_CLASS_REF_SCHEMA,
-                "terminationGracePeriod": s.string(pattern=DURATION_PATTERN),
-                "expireAfter": s.string(pattern=NILLABLE_DURATION_PATTERN, default="720h"),
-            }, required=("nodeClassRef", "requirements")),
-        }, required=("spec",)),
-        "disruption": s.obj({
-            "consolidateAfter": s.string(pattern=NILLABLE_DURATION_PATTERN),
-            "consolidationPolicy": s.string(enum=CONSOLIDATION_POLICIES, default="WhenEmptyOrUnderutilized"),
-            "budgets": s.array(s.obj({
-                "reasons": s.array(s.string(enum=DISRUPTION_REASONS), max_items=50),
-                "nodes": s.string(pattern=r"^((100|[0-9]{1,2})%|[0-9]+)$", default="10%"),
-                "schedule": s.string(pattern=r"^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|"
-                                             r"((.+)\s(.+)\s(.+)\s(.+)\s(.+))$"),
-                "duration": s.string(pattern=r"^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$"),
-            }, required=("nodes",)), max_items=50, default=[{"nodes": "10%"}],
-                rules=((lambda budgets: all(("schedule" in b) == ("duration" in b) for b in budgets),
-                        "'schedule' must be set with 'duration'"),)),
-        }, required=("consolidateAfter",), default={"consolidateAfter": "0s"}),
-        "limits": RESOURCE_LIST,
-        "weight": s.integer(minimum=1, maximum=100),
-        "replicas": s.integer(minimum=0),
-    }, required=("template",), rules=(
+_RULES: dict[str, tuple[s.Rule, ...]] = {
+    **spec_rules("NodePool.spec.template.spec", node_pool=True),
+    "NodePool.spec.template.metadata.labels": _labels_rules(),
+    "NodePool.spec.disruption.budgets": ((lambda budgets: all(("schedule" in b) == ("duration" in b) for b in budgets),
+                                         "'schedule' must be set with 'duration'"),),
+    "NodePool.spec": (
         (_static_limits, "only 'limits.nodes' is supported on static NodePools"),
         (lambda spec: "replicas" not in spec or "weight" not in spec, "'weight' is not supported on static NodePools"),
-    )),
-    "status": s.obj({
-        "resources": RESOURCE_LIST, "nodes": s.integer(), "nodeClassObservedGeneration": s.integer(),
-        "conditions": CONDITIONS_SCHEMA,
-    }),
-}, required=("spec",))
+    ),
+}
+NODE_POOL_SCHEMA = s.load_schemas(__package__, "nodepool", _RULES)["NodePool"]      # the structure: data/nodepool.json
 
 
 # -- parsing ---------------------------------------------------------------------------------------
 def parse_node_pool(obj: Mapping[str, Any], source: Source | None = None, *, validate: str = "strict",
                     invalid: str = "note", warnings: list[str] | None = None) -> NodePool:
-    """A NodePool as the API server would store it; an object it would refuse raises
-    AdmissionRejected (InputError for unknown fields under strict validation), naming the
-    object and every field at fault, in the API server's words."""
+    """A NodePool as stored (else AdmissionRejected, or InputError for unknown fields under strict)."""
     stored = admit(obj, NODE_POOL_SCHEMA, QUALIFIED_KIND, source, validate, invalid, warnings)
     meta = stored.get("metadata") or {}
     spec = stored["spec"]
@@ -346,12 +293,8 @@ NODE_CLASS_READINESS_UNKNOWN = ("NodeClassReadinessUnknown", "Node Class Readine
 
 def node_pool_conditions(node_pool: NodePool, node_class_ready: Condition | None, *, found: bool = True,
                          terminating: bool = False) -> tuple[Condition, ...]:
-    """The NodePool's status conditions as Karpenter's controllers leave them: those the input
-    gives, kept; else the readiness controller's NodeClassReady (from the node class's `Ready`
-    condition, `node_class_ready`; `found` False: the class does not exist) then the validation
-    controller's ValidationSucceeded, the root `Ready` recomputed after each (Karpenter registers
-    the readiness controller first; the two run on their own, so a NodePool failing both reads
-    as if they ran in that order). An unmanaged NodePool keeps its conditions (none: Unknown)."""
+    """The NodePool's status conditions as Karpenter's controllers leave them: the input's, else
+    NodeClassReady then ValidationSucceeded, the root `Ready` recomputed after each."""
     if node_pool.status.conditions:
         return node_pool.status.conditions
     cs = ConditionSet((CONDITION_VALIDATION_SUCCEEDED, CONDITION_NODE_CLASS_READY), generation=node_pool.generation)

@@ -1,18 +1,11 @@
-"""What kube-apiserver checks of a custom resource before storing it, for Karpenter's CRDs: the
-structural schema (types, required fields, enums, patterns, bounds, sizes: kube-openapi's
-validator as apiextensions-apiserver reports it) and the schema's `x-kubernetes-validations` rules,
-written here as Python predicates with the rules' own messages.
-
-The rules of each kind live beside its dataclasses (nodepool.py, nodeclaim.py, ec2nodeclass.py);
-this module is the walk. As the API server does: `null` values of fields that are not nullable are
-dropped first; the rules run only when the schema found no type, required, enum or size error
-(else one error says they were not checked); unknown fields are refused under kubectl's
-`--validate=strict` (its default), warned of under `warn`, ignored under `ignore`.
-"""
+"""What kube-apiserver checks of a custom resource before storing it (the structural schema as
+apiextensions-apiserver reports it, then the `x-kubernetes-validations` rules as predicates)."""
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any, Callable, Mapping, Sequence
 
 from kexplain.admission.openapi import unknown_field_warning, unknown_fields_error
@@ -91,7 +84,33 @@ BOOLEAN = Node("boolean")
 ANY = Node("any")
 QUANTITY = Node("int-or-string", pattern=QUANTITY_PATTERN)
 STRING = Node("string")
-STRING_MAP = mapping(STRING)
+
+
+_NAMED = {"string": STRING, "integer": Node("integer"), "boolean": BOOLEAN, "any": ANY, "quantity": QUANTITY}
+
+
+def load_schemas(package: str, name: str, named_rules: Mapping[str, tuple[Rule, ...]]) -> dict[str, Node]:
+    """The CRD schemas of `package`'s `data/NAME.json` (data, as the CRDs' YAML is), each node's
+    `x-kubernetes-validations` the Python predicates `named_rules` gives for its name."""
+    data = json.loads(resources.files(package).joinpath(f"data/{name}.json").read_text(encoding="utf-8"))
+    return {kind: _node(raw, named_rules) for kind, raw in data.items()}
+
+
+def _node(raw: Any, named_rules: Mapping[str, tuple[Rule, ...]]) -> Node:
+    if isinstance(raw, str):
+        return _NAMED[raw]
+    kw = dict(raw)
+    if "properties" in kw:
+        kw["properties"] = {k: _node(v, named_rules) for k, v in kw["properties"].items()}
+    for key in ("values", "items"):
+        if key in kw:
+            kw[key] = _node(kw[key], named_rules)
+    for key in ("required", "enum"):
+        if key in kw:
+            kw[key] = tuple(kw[key])
+    if "rules" in kw:
+        kw["rules"] = named_rules[kw["rules"]]
+    return Node(**kw)
 
 
 def _type_ok(node: Node, jtype: str) -> bool:
@@ -217,8 +236,7 @@ _RULE_TYPE = {"object": "object", "array": "array", "string": "string", "integer
 
 @dataclass
 class Checked:
-    """The object as the API server would store it (nulls dropped, defaults set), the errors that
-    refuse it and its unknown fields."""
+    """The object as stored (nulls dropped, defaults set), the errors that refuse it, its unknown fields."""
 
     value: dict
     errors: list[FieldError]
@@ -250,13 +268,8 @@ def check(value: dict, schema: Node) -> Checked:
 
 def admit(value: dict, schema: Node, qualified_kind: str, source: Source | None, validate: str = "strict",
           invalid: str = "note", warnings: list[str] | None = None) -> dict:
-    """The object as stored (nulls dropped, defaults set). Unknown fields are refused (`validate`
-    strict: InputError, the API server's words), appended to `warnings` (warn) or dropped
-    (ignore). An object whose fields do not have their types, or lack required ones, cannot be
-    read: AdmissionRejected (`Kind.group "name" is invalid: ...`). Other violations (a value out
-    of range, a pattern, an enum, a rule) are refused too with `invalid` "refuse"; with "note"
-    (the default) they are one warning and the object is used as written, as Karpenter's own
-    code reads whatever the API server stored."""
+    """The object as stored (nulls dropped, defaults set): unknown fields per `validate`; a type or
+    required error refuses it; other violations refuse it with `invalid` "refuse", else warn."""
     checked = check(value, schema)
     meta = value.get("metadata") if isinstance(value.get("metadata"), dict) else {}
     name = meta.get("name") if isinstance(meta.get("name"), str) else ""

@@ -1,12 +1,5 @@
 """Status conditions as Karpenter keeps them (github.com/awslabs/operatorpkg/status): a root
-condition (`Ready`) that is True only when every dependent condition is True.
-
-`ConditionSet` follows operatorpkg's ConditionSet: `For` sets missing conditions Unknown (the root
-first), every `set_*` stores the conditions ordered by transition time with the root last, then
-recomputes the root (`UnhealthyDependents` and `A=False, B=Unknown` as its message, newest first).
-Time is a counter that advances on every transition: the order in which a reconciler set
-conditions is the order of their times, as under a clock that moves between reconciles.
-"""
+condition (`Ready`) that is True only when every dependent condition is True."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -121,9 +114,6 @@ class ConditionSet:
 
     def set_true(self, type_: str) -> bool:
         return self.set(Condition(type_, TRUE, type_, ""))
-
-    def set_true_with_reason(self, type_: str, reason: str, message: str) -> bool:
-        return self.set(Condition(type_, TRUE, reason, message))
 
     def set_unknown(self, type_: str) -> bool:
         return self.set(Condition(type_, UNKNOWN, "AwaitingReconciliation", "object is awaiting reconciliation"))

@@ -1,9 +1,5 @@
-"""The AMI family facts that shape an instance type (`pkg/providers/amifamily`): whether pods are
-ENI-limited, whether podsPerCore applies, whether kube-reserved memory counts ENI-limited pods,
-the block device ephemeral storage lives on and its default size, and Windows' OS and build.
-
-`get_ami_family(name)` is GetAMIFamily: an unknown name is AL2, as Go's default branch.
-"""
+"""The AMI family facts that shape an instance type (`pkg/providers/amifamily`): ENI-limited pods,
+podsPerCore, the ephemeral-storage block device, Windows' OS and build."""
 from __future__ import annotations
 
 from dataclasses import dataclass

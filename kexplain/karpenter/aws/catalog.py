@@ -1,13 +1,5 @@
-"""The instance-type catalog kexplain ships for when `--aws-data` is not given
-(`data/catalog.json.gz`, written by tools/karpenter_aws_catalog.py from the AWS provider's public
-data: the generated instance-type reference of its documentation, its static on-demand price
-lists per region, its VPC-limits and bandwidth tables).
-
-The instance types are stored in the shape `aws ec2 describe-instance-types` prints, so they go
-through the same reader and the same resolution as `--aws-data`. `taken` is the date of the
-newest source; say it wherever catalog data is shown. The catalog has no zones: a catalog world
-takes every type as sold in every zone of the subnets it is given.
-"""
+"""The instance-type catalog kexplain ships for when `--aws-data` is not given (`data/catalog.json.gz`,
+written by tools/karpenter_aws_catalog.py from the AWS provider's public data)."""
 from __future__ import annotations
 
 import gzip
@@ -26,9 +18,8 @@ CATALOG_FILE = "catalog.json.gz"
 
 @dataclass(frozen=True)
 class Catalog:
-    """The shipped data: instance types, static on-demand prices per region, the provider's
-    tables, Karpenter's own reference allocatable per type (AL2023, default flags), the sources
-    and the date taken."""
+    """The shipped data: instance types, static prices per region, the provider's tables, the
+    reference allocatable per type, the sources and the date taken."""
 
     instance_types: tuple[InstanceTypeInfo, ...]
     prices_by_region: Mapping[str, Mapping[str, float]]
@@ -41,8 +32,7 @@ class Catalog:
     left_out: tuple[str, ...]
 
     def regions(self) -> list[str]:
-        """The regions with their own static prices (any other region gets us-east-1's, as the
-        provider does)."""
+        """The regions with static prices of their own (any other gets us-east-1's, as the provider does)."""
         return sorted(self.prices_by_region)
 
     def pricing(self, region: str) -> Pricing:

@@ -1,11 +1,5 @@
 """The AWS cloud provider's GetInstanceTypes (`pkg/cloudprovider/cloudprovider.go`): the instance
-types of the NodePool's EC2NodeClass, before the NodePool's own requirements.
-
-A class that does not exist, or is being deleted, is "not found": Go returns no types and no
-error, and publishes a Warning event `Failed resolving NodeClass` on the NodePool (with no
-reason); the scheduler never asks for a NodePool that is not ready, so that event only shows
-where something else lists a NodePool's types.
-"""
+types of the NodePool's EC2NodeClass, before the NodePool's own requirements."""
 from __future__ import annotations
 
 from typing import Any
@@ -14,8 +8,6 @@ from kexplain.karpenter.aws.instancetype.instancetype import InstanceTypeProvide
 from kexplain.karpenter.errors import GoError
 from kexplain.karpenter.cloudprovider.types import InstanceType
 
-FAILED_RESOLVING_NODE_CLASS = "Failed resolving NodeClass"   # the NodePool event's message
-
 
 def _is_terminating(node_class: Any) -> bool:
     return bool(getattr(node_class, "deletion_timestamp", None))
@@ -23,9 +15,8 @@ def _is_terminating(node_class: Any) -> bool:
 
 def get_instance_types(node_pool: Any, node_class: NodeClass | None,
                        provider: InstanceTypeProvider) -> tuple[list[InstanceType], GoError | None]:
-    """GetInstanceTypes(nodePool): `node_class` is the pool's EC2NodeClass as resolved from its
-    nodeClassRef (None when missing). ([], None) for a missing or terminating class; the
-    provider's List otherwise (its error, e.g. `no subnets found`, with no types)."""
+    """GetInstanceTypes(nodePool): ([], None) for a missing or terminating class (None), else the
+    provider's List (its error, e.g. `no subnets found`, with no types)."""
     if node_class is None or _is_terminating(node_class):
         return [], None
     return provider.list(node_class)

@@ -1,7 +1,5 @@
-"""The document keys the AWS provider answers alone: `instanceTypes` (every type the provider
-lists for each EC2NodeClass, by name) and each NodePool's `instanceTypes`/`instanceTypeCount`
-(the names GetInstanceTypes returns for it, sorted; none when it fails or the class is missing).
-"""
+"""The document keys the AWS provider answers alone: `instanceTypes` per EC2NodeClass and each
+NodePool's `instanceTypes`/`instanceTypeCount`."""
 from __future__ import annotations
 
 from typing import Any, Iterable

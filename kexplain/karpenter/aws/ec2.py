@@ -1,12 +1,5 @@
 """The EC2 facts the AWS provider reads, in the shapes the AWS CLI prints them
-(`aws ec2 describe-instance-types`, `describe-instance-type-offerings`, `describe-subnets`).
-
-`InstanceTypeInfo` keeps the members of ec2types.InstanceTypeInfo that the provider's
-instance-type code reads (`pkg/providers/instancetype`), under their EC2 names in snake_case;
-a member the CLI left out is None, as Go's nil pointer. The readers check every member they take
-and say which one is wrong: `InstanceTypes[3].VCpuInfo.DefaultVCpus: expected an integer, got
-"two"`. Members Go dereferences unconditionally are required.
-"""
+(`aws ec2 describe-instance-types`, `describe-instance-type-offerings`, `describe-subnets`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -253,8 +246,7 @@ def read_instance_types(doc: Any) -> list[InstanceTypeInfo]:
 
 
 def read_instance_type_offerings(doc: Any) -> dict[str, list[str]]:
-    """`describe-instance-type-offerings --location-type availability-zone` output: the zones
-    each type is sold in, in file order."""
+    """`describe-instance-type-offerings` output: the zones each type is sold in, in file order."""
     root = Node(doc, "").obj(required=True)
     out: dict[str, list[str]] = {}
     for item in root.member("InstanceTypeOfferings").items(required=True):

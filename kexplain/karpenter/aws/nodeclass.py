@@ -1,9 +1,5 @@
 """The EC2NodeClass status the pass starts from where the input leaves it out (the EC2NodeClass
-controller's discovery does not run): every subnet of the world in the given zones, three security
-groups, an instance profile, `Ready=True`; no AMIs, so AMIs never filter types. Without zones
-(`params.zones`), the contract's default test-zone-1a/1b/1c where the world has them (the shared
-test world), else every zone with a subnet.
-"""
+controller's discovery does not run)."""
 from __future__ import annotations
 
 from typing import Any, Iterable

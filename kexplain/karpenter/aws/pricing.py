@@ -1,12 +1,5 @@
 """The pricing provider's answers (`pkg/providers/pricing/pricing.go`): `OnDemandPrice(type)` and
-`SpotPrice(type, zone)`, USD per hour.
-
-In its initial state (before any price update, which kexplain never runs) the provider holds the
-static on-demand list it ships for the region (us-east-1's for a region without its own list)
-and answers every spot question with the type's on-demand price. `--aws-data`'s `pricing.json`
-gives both maps explicitly; a type or type/zone without an entry has no price (its offering is
-unavailable).
-"""
+`SpotPrice(type, zone)`, USD per hour."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -1,10 +1,5 @@
-"""The AWS provider's compiled-in tables that no EC2 API answers: the VPC limits
-(`Limits` in pkg/providers/instancetype/zz_generated.vpclimits.go: branch interfaces for pod
-ENIs, IPv4 addresses per interface for Windows' private IPv4 resource) and the network bandwidth
-(`InstanceTypeBandwidthMegabits`, zz_generated.bandwidth.go: the instance-network-bandwidth label).
-`--aws-data` may give them as `vpc-limits.json` and `network-bandwidth.json` with the same
-field names; the shipped catalog holds the provider's own.
-"""
+"""The AWS provider's compiled-in tables no EC2 API answers: the VPC limits (zz_generated.vpclimits.go)
+and the network bandwidth (zz_generated.bandwidth.go)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,8 +1,5 @@
-"""The provider's insufficient-capacity cache (`pkg/cache/unavailableofferings.go`): offerings that
-recently failed to launch are unavailable while they are in it. kexplain fills it from
-`params.unavailableOfferings` (`instanceType:zone:capacityType`); no launch runs, so nothing
-else adds to it and nothing expires within a pass.
-"""
+"""The provider's insufficient-capacity cache (`pkg/cache/unavailableofferings.go`), filled from
+`params.unavailableOfferings`; nothing expires within a pass."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -11,8 +8,7 @@ from typing import Iterable
 
 @dataclass(frozen=True)
 class UnavailableOfferings:
-    """Offerings (capacity type, instance type, zone), whole capacity types, and subnets marked
-    unavailable."""
+    """Offerings, whole capacity types, and subnets marked unavailable."""
 
     offerings: frozenset[tuple[str, str, str]] = frozenset()
     capacity_types: frozenset[str] = frozenset()

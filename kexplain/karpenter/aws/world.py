@@ -1,15 +1,5 @@
 """The EC2 world the AWS provider sees: instance types, the zones each is sold in, subnets,
-prices, and the provider's generated VPC-limits and bandwidth tables.
-
-`load_world(DIR)` reads `--aws-data DIR` (the files `../shared/karpenter/README.md` describes):
-`describe-instance-types.json`, `describe-instance-type-offerings.json` and
-`describe-subnets.json` as the AWS CLI prints them (required), `world.json` (`{"region": ...}`),
-`pricing.json` (our shape: on-demand and spot maps), `vpc-limits.json` and
-`network-bandwidth.json` (the provider's compiled tables). Where one of the last four is absent
-the provider's own values stand in, from the catalog kexplain ships (`catalog.py`): the region's
-static prices with spot = on-demand, the generated tables; the region is then read from the
-subnets' zones. An unreadable or malformed file is one `InputError` naming the file and member.
-"""
+prices, and the provider's generated VPC-limits and bandwidth tables."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -36,9 +26,7 @@ MAX_FILE_BYTES = 512 * 1024 * 1024   # far beyond any real region's data; a bigg
 
 @dataclass(frozen=True)
 class World:
-    """Everything the instance-type provider computes from. `instance_types` in the order the
-    data lists them (after the provider's DescribeInstanceTypes filters); `offerings`: the zones
-    each type is sold in; `all_zones`: every zone any type is sold in."""
+    """Everything the instance-type provider computes from; `instance_types` in the data's order."""
 
     region: str
     instance_types: Mapping[str, InstanceTypeInfo]
@@ -169,10 +157,8 @@ def load_world(directory: str | Path) -> World:
 
 
 def catalog_world(region: str = "us-east-1", subnets: Iterable[Subnet] | None = None) -> World:
-    """A world from the shipped catalog for a region: every catalog type, sold in every zone of
-    `subnets` (the catalog has no zones; default: one subnet in each of the region's zones a, b
-    and c, each zone's ID its name: real zone IDs are per account, and the provider groups a
-    class's subnets by zone ID), the region's static prices with spot = on-demand."""
+    """A world from the shipped catalog for a region: every type sold in every zone of `subnets`
+    (default: zones a, b, c, each zone's ID its name), spot priced as on-demand."""
     shipped = catalog.load_catalog()
     subnets = tuple(subnets) if subnets is not None else tuple(
         Subnet(id=f"subnet-{region}{letter}", zone=f"{region}{letter}", zone_id=f"{region}{letter}") for letter in "abc")

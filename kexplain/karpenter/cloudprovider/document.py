@@ -1,8 +1,4 @@
-"""Instance types as the Karpenter document prints them (its `instanceTypes` entries): quantities
-as resource.Quantity String() prints them, resources sorted by name, zero quantities left out of
-capacity and allocatable, offerings as `ZONE CAPACITYTYPE PRICE` (available ones first, then the
-unavailable ones marked so, each group sorted by byte order), prices as FormatFloat 'f' -1.
-"""
+"""Instance types as the Karpenter document prints them (its `instanceTypes` entries), in Go's formats."""
 from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
@@ -13,8 +9,7 @@ from kexplain.karpenter.utils.resources import to_json
 
 
 def resource_list_document(rl: Mapping[str, Quantity], drop_zero: bool = False) -> dict[str, str]:
-    """A resource list by name, each quantity's String() (resources.to_json), zeros left out
-    when `drop_zero`."""
+    """A resource list by name, each quantity's String(), zeros left out when `drop_zero`."""
     return to_json({name: q for name, q in rl.items() if not (drop_zero and q.value == 0)})
 
 
@@ -32,8 +27,7 @@ def offerings_document(offerings: Iterable[Offering]) -> list[str]:
 
 
 def instance_type_document(it: InstanceType) -> dict[str, Any]:
-    """One `instanceTypes` entry: name, capacity, the overhead's parts (left out when empty),
-    allocatable, offerings."""
+    """One `instanceTypes` entry: name, capacity, overhead parts, allocatable, offerings."""
     out: dict[str, Any] = {"name": it.name, "capacity": resource_list_document(it.capacity, drop_zero=True)}
     for key, rl in (("kubeReserved", it.overhead.kube_reserved), ("systemReserved", it.overhead.system_reserved),
                     ("evictionThreshold", it.overhead.eviction_threshold)):

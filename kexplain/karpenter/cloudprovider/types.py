@@ -1,14 +1,5 @@
 """Instance types and offerings as Karpenter's core sees every cloud provider's
-(`pkg/cloudprovider/types.go` of sigs.k8s.io/karpenter v1.13.0).
-
-An `InstanceType` is a potential node: its requirements (every well-known label, the zones and
-capacity types it may have), its capacity, the overhead kubelet and the OS keep off it, and its
-`Offerings` (one per zone and capacity type, with a price and whether it can be launched now).
-`InstanceTypes` holds the helpers the scheduler uses: compatible types, the order by price,
-truncation to the 60 options a NodeClaim carries, and the `minValues` check, with Go's exact
-semantics and error texts. Resource lists are `dict[str, Quantity]` (Go's corev1.ResourceList),
-quantities as `kexplain.apimachinery.quantity` keeps them (value, format, text).
-"""
+(`pkg/cloudprovider/types.go` of sigs.k8s.io/karpenter v1.13.0)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -44,8 +35,7 @@ MIN_VALUES_POLICY_BEST_EFFORT = "BestEffort"
 # -- overhead and instance types ------------------------------------------------------------------
 @dataclass(frozen=True)
 class InstanceTypeOverhead:
-    """What kubelet and the OS keep off a node of the type: kube-reserved, system-reserved and the
-    hard eviction threshold."""
+    """What kubelet and the OS keep off a node: kube-reserved, system-reserved, the eviction threshold."""
 
     kube_reserved: ResourceList = field(default_factory=dict)
     system_reserved: ResourceList = field(default_factory=dict)
@@ -84,8 +74,7 @@ class Offerings(list):
         return Offerings(o for o in self if o.available)
 
     def compatible(self, reqs: Requirements) -> "Offerings":
-        """Compatible: the offerings whose requirements `reqs` is compatible with (undefined
-        well-known labels allowed)."""
+        """Compatible: the offerings `reqs` is compatible with (undefined well-known labels allowed)."""
         return Offerings(o for o in self if reqs.is_compatible(o.requirements, ALLOW_UNDEFINED_WELL_KNOWN_LABELS))
 
     def has_compatible(self, reqs: Requirements) -> bool:
@@ -120,9 +109,7 @@ class Offerings(list):
 
 @dataclass(eq=False)
 class InstanceType:
-    """A potential node: name, requirements (every well-known label defined, even if empty),
-    offerings, full capacity and overhead. `allocatable()` is capacity less the overhead's total,
-    computed once, as Go's sync.Once does."""
+    """A potential node; `allocatable()` is computed once, as Go's sync.Once does."""
 
     name: str
     requirements: Requirements
@@ -146,8 +133,7 @@ class InstanceType:
         return self._allocatable
 
     def cheapest_price(self, reqs: Requirements) -> float:
-        """The price OrderByPrice sorts by: the cheapest available offering compatible with
-        `reqs`, MaxFloat64 when there is none."""
+        """The price OrderByPrice sorts by: the cheapest available compatible offering's, else MaxFloat64."""
         price = MAX_FLOAT64
         for o in self.offerings:
             if o.available and o.price < price and reqs.is_compatible(o.requirements,
@@ -207,11 +193,8 @@ class InstanceTypes(list):
     def truncate(self, requirements: Requirements, max_items: int,
                  min_values_policy: str = MIN_VALUES_POLICY_STRICT,
                  ordered: list[InstanceType] | None = None) -> tuple["InstanceTypes", WrappedError | None]:
-        """Truncate: the cheapest `max_items` types (this list is sorted by price in place); with
-        minValues under the Strict policy, the untruncated list and an error when the truncated
-        one no longer meets them. `ordered`: these types already in OrderByPrice's order (the
-        scheduler's TypeIndex answers it without asking every offering again); the list
-        returned with the error is then that one, as Go's is its own list sorted in place."""
+        """Truncate: the cheapest `max_items` types (sorted in place); under Strict minValues, the whole
+        list and an error when the cut one no longer meets them. `ordered`: sorted by price already."""
         ordered = ordered if ordered is not None else self.order_by_price(requirements)
         truncated = InstanceTypes(ordered[:max(max_items, 0)])
         if requirements.has_min_values() and min_values_policy != MIN_VALUES_POLICY_BEST_EFFORT:

@@ -1,14 +1,5 @@
-"""Karpenter's provisioner for one pass (pkg/controllers/provisioning/provisioner.go):
-`schedule_pass` runs Schedule (which pending pods, `validate`, the scheduler over the ready
-NodePools, Solve, the truncation to `MAX_INSTANCE_TYPES` types, the events), then Create for each
-new NodeClaim (the NodePool limit check, the NodeClaim object, the Nominated events).
-
-Every pending pod gets a `PodResult`: NotProvisionable (not a pod Karpenter provisions for),
-Ignored (`Validate` refused it: `ignoring pod, ...`), NotConsidered (no ready NodePool, or its
-volume topology could not be read), Failed (the scheduler's error), ExistingNode or
-NewNodeClaim. The cloud provider is passed in (`CloudProvider`): GetInstanceTypes per NodePool,
-InstanceTypes' price order and minValues check, NodePool readiness and limits.
-"""
+"""Karpenter's provisioner for one pass (pkg/controllers/provisioning/provisioner.go): `schedule_pass`
+runs Schedule, then Create for each new NodeClaim."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -24,6 +15,7 @@ from kexplain.karpenter.provisioning.scheduling.scheduler import (
 )
 from kexplain.karpenter.scheduling.requirements import new_pod_requirements
 from kexplain.karpenter.state.cluster import Cluster, is_managed_node_claim, is_owned_by_daemonset, is_owned_by_node
+from kexplain.karpenter.utils.objects import name_of
 from kexplain.karpenter.utils.resources import ResourceList
 from kexplain.model.pod import PodInfo
 from kexplain.karpenter.provisioning.scheduling.topology import new_topology
@@ -190,9 +182,7 @@ def pod_for_daemonset(daemonset: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def daemonset_pods(cluster: Cluster, daemonsets: Sequence[Mapping[str, Any]]) -> list[PodInfo]:
-    """getDaemonSetPods: per DaemonSet (as the API server lists them: by namespace and name),
-    its newest pod, else one from its template; the template's required node affinity in place
-    of the pod's (the DaemonSet controller pins each pod to its node)."""
+    """getDaemonSetPods: per DaemonSet its newest pod, else one from its template."""
     out = []
     ordered = sorted(daemonsets, key=lambda d: ((d.get("metadata") or {}).get("namespace") or "default",
                                                 (d.get("metadata") or {}).get("name") or ""))
@@ -219,11 +209,7 @@ def order_by_weight(node_pools: list[Mapping[str, Any]]) -> None:
     def weight(np: Mapping[str, Any]) -> int:
         w = (np.get("spec") or {}).get("weight")
         return w if isinstance(w, int) and not isinstance(w, bool) else 0
-    go_sort(node_pools, lambda a, b: (_name(a) > _name(b)) if weight(a) == weight(b) else weight(a) > weight(b))
-
-
-def _name(obj: Mapping[str, Any]) -> str:
-    return (obj.get("metadata") or {}).get("name") or ""
+    go_sort(node_pools, lambda a, b: (name_of(a) > name_of(b)) if weight(a) == weight(b) else weight(a) > weight(b))
 
 
 def _is_managed_pool(np: Mapping[str, Any]) -> bool:
@@ -284,7 +270,7 @@ def _run(pods: list[PodInfo], node_pools: Sequence[Mapping[str, Any]], daemonset
         its, err = cloud.get_instance_types(np)
         if err is not None or not its:
             continue
-        instance_types[_name(np)] = its
+        instance_types[name_of(np)] = its
     volume_reqs: dict[str, list[Any]] = {}
     schedulable: list[PodInfo] = []
     for pod in pods:
@@ -337,9 +323,8 @@ def _obj_name(obj: Mapping[str, Any] | None) -> str:
 
 
 def truncate_instance_types(results: Results, index: Any, best_effort: bool) -> None:
-    """Results.TruncateInstanceTypes: each new NodeClaim's types ordered by price and cut to
-    `MAX_INSTANCE_TYPES` (InstanceTypes.Truncate); a NodeClaim whose cut list no longer meets
-    minValues (Strict policy) is dropped and its pods fail."""
+    """Results.TruncateInstanceTypes: each new NodeClaim's types cut to `MAX_INSTANCE_TYPES`; one
+    that no longer meets minValues (Strict) is dropped and its pods fail."""
     policy = MIN_VALUES_POLICY_BEST_EFFORT if best_effort else MIN_VALUES_POLICY_STRICT
     valid = []
     for claim in results.new_node_claims:
@@ -374,10 +359,9 @@ def record(results: Results, out: PassResult) -> None:
 
 def create_all(results: Results, cluster: Cluster, cloud: CloudProvider, out: PassResult,
                pools: Sequence[Mapping[str, Any]], index: Any) -> None:
-    """CreateNodeClaims, one at a time in the scheduler's order: the limit check against the
-    NodePool's usage before the pass, the NodeClaim object, the Nominated events. Names are
-    numbered over the pass (`POOL-00001`, `-00002`, ...) in place of the API server's random ones."""
-    by_name = {_name(np): np for np in pools}
+    """CreateNodeClaims in the scheduler's order; names numbered over the pass (`POOL-00001`, ...) in
+    place of the API server's random ones."""
+    by_name = {name_of(np): np for np in pools}
     for i, claim in enumerate(results.new_node_claims, start=1):
         name = f"{claim.node_pool_name}-{i:05d}"
         np = by_name.get(claim.node_pool_name) or {}

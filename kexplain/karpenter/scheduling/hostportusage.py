@@ -1,11 +1,5 @@
 """Host ports on one node as Karpenter tracks them (pkg/scheduling/hostportusage.go): each
-<hostIP, hostPort, protocol> may be held by one pod of a node.
-
-Karpenter's rule is not kube-scheduler's NodePorts (kexplain.plugins.node_ports), so it is its own
-here: only `spec.containers` count (no sidecar init containers), IPs compare as parsed addresses
-(`::` is a wildcard too, `::ffff:1.2.3.4` equals `1.2.3.4`), and the protocol is taken as the pod
-gives it (an unset protocol is `""`, which matches only another unset one).
-"""
+<hostIP, hostPort, protocol> may be held by one pod of a node."""
 from __future__ import annotations
 
 import ipaddress

@@ -1,14 +1,5 @@
 """One label requirement as Karpenter's scheduler reasons with it (`pkg/scheduling/requirement.go`):
-a set of values per key, possibly complemented, with integer bounds and `minValues`.
-
-In = the set; NotIn = the complement of the set; Exists = the complement of nothing;
-DoesNotExist = the empty set. Gt n / Lt n become inclusive bounds (Gte n+1 / Lte n-1) on an
-Exists, so intersecting `In [1 2 8]` with `Gt 4` leaves `In [8]`. The operator is derived from
-that representation, which is why a NodeClaim stores `Gte`/`Lte` where the pod said `Gt`/`Lt`.
-
-`any()` is the one random draw: Go picks a map's first key or `rand.Intn`; the source of the draw
-is an explicit argument (`GoRandom`, or `RandomMarker` to write `<random value: Requirement.Any()>`).
-"""
+a set of values per key, possibly complemented, with integer bounds and `minValues`."""
 from __future__ import annotations
 
 import random as _random
@@ -22,7 +13,6 @@ from kexplain.karpenter.apis.nodeclaim import NodeSelectorRequirementWithMinValu
 MAX_INT = (1 << 63) - 1       # Go's math.MaxInt (64-bit) and math.MaxInt64
 MIN_INT = -(1 << 63)
 RANDOM_VALUE = "<random value: Requirement.Any()>"
-OPERATORS = (IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT, GTE, LTE)
 
 
 class AnySource(Protocol):
@@ -138,9 +128,8 @@ class Requirement:
         self.value_set.update(values)
 
     def any(self, source: AnySource | None = None) -> str:
-        """A value the requirement allows, "" for DoesNotExist. One value of an In is returned
-        as is; otherwise `source` draws (Go: random; NotIn draws a number that may even be one
-        it excludes, as Go's does)."""
+        """A value the requirement allows ("" for DoesNotExist): an In's one value as is, else drawn by
+        `source` (Go: random)."""
         op = self.operator()
         if op == IN:
             if len(self.value_set) == 1:
@@ -235,10 +224,8 @@ class Requirement:
 
 
 def new_requirement(key: str, operator: str, *values: str, min_values: int | None = None) -> Requirement:
-    """NewRequirementWithFlexibility (NewRequirement without min_values): the key normalized
-    (`beta.kubernetes.io/arch` -> `kubernetes.io/arch`, ...); Gt/Lt canonicalized to bounds.
-    Values of Gt/Lt/Gte/Lte are taken as validated (a value that is not an integer reads 0, as
-    Go's ignored error does); an unknown operator reads as Exists, as Go's default does."""
+    """NewRequirementWithFlexibility: the key normalized, Gt/Lt canonicalized to bounds; a bad bound
+    reads 0 and an unknown operator Exists, as Go's do."""
     key = NORMALIZED_LABELS.get(key, key)
     if operator == IN:
         return Requirement(key, False, set(values), min_values=min_values)
@@ -259,14 +246,4 @@ def new_requirement(key: str, operator: str, *values: str, min_values: int | Non
     elif operator == LTE:
         r.lte = _atoi(first)
     return r
-
-
-def new_requirement_with_flexibility(key: str, operator: str, min_values: int | None,
-                                     *values: str) -> Requirement:
-    """NewRequirementWithFlexibility with Go's argument order."""
-    return new_requirement(key, operator, *values, min_values=min_values)
-
-
-def from_node_selector_requirement(raw: NodeSelectorRequirementWithMinValues) -> Requirement:
-    return new_requirement(raw.key, raw.operator, *raw.values, min_values=raw.min_values)
 

@@ -1,17 +1,6 @@
 """Requirements: one Requirement per label key (`pkg/scheduling/requirements.go`), built from
-NodePools, labels and pods, and the two questions Karpenter asks of them:
-
-* `intersects(other)`: every key both define has a common value (undefined keys are allowed);
-* `compatible(other, allow_undefined=...)`: also, every key `other` requires is defined here,
-  unless `other` only excludes values (NotIn, DoesNotExist) or the key is in `allow_undefined`
-  (`ALLOW_UNDEFINED_WELL_KNOWN_LABELS`: instance types and offerings define every well-known
-  label, so a NodePool need not). Otherwise: `label "team" does not have known values`.
-
-Go iterates maps here, so where several keys fail it reports one at random (`compatible`) or
-all of them in random order (`intersects`); this module takes keys in sorted order, and
-`undefined_keys` lists every key `compatible` could have named. Errors are values (returned, not
-raised) whose str() is Go's text (`kexplain.karpenter.errors`), joined as go.uber.org/multierr does.
-"""
+NodePools, labels and pods, and the two questions Karpenter asks of them (`intersects`,
+`compatible`)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
@@ -109,9 +98,8 @@ class Requirements(dict):
 
     def compatible(self, requirements: "Requirements",
                    allow_undefined: frozenset[str] = _NONE) -> KarpenterError | None:
-        """Compatible: None, or the first undefined custom label (Go: a random one of them), else
-        Intersects' error. `allow_undefined`: keys allowed to be undefined here
-        (`ALLOW_UNDEFINED_WELL_KNOWN_LABELS` for Go's AllowUndefinedWellKnownLabels)."""
+        """Compatible: None, the first undefined custom label (Go: a random one), or Intersects' error;
+        `allow_undefined`: keys that may be undefined here."""
         undefined = self.undefined_keys(requirements, allow_undefined)
         if undefined:
             return UndefinedLabelError(undefined[0], self.label_hint(undefined[0], allow_undefined))
@@ -132,10 +120,8 @@ class Requirements(dict):
         return True
 
     def label_hint(self, key: str, allow_undefined: Iterable[str] = _NONE) -> str:
-        """labelHint: an allowed-undefined key, else a key defined here, that contains `key` or
-        ends with its part after the first `/`; "" for none. Go takes the first match in map
-        order, at random when several match (`zone` matches `topology.kubernetes.io/zone` and
-        `topology.k8s.aws/zone-id`); this takes the first of `label_hints`."""
+        """labelHint: an allowed-undefined key, else a key defined here, matching `key`; "" for none
+        (the first of `label_hints` where Go picks at random)."""
         hints = self.label_hints(key, allow_undefined)
         return hints[0] if hints else ""
 
@@ -228,9 +214,8 @@ def _node_affinity(spec: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 
 def sort_preferred_terms(terms: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The preferred node affinity terms as newPodRequirements sorts them: heaviest first, with
-    Go's `sort.Slice` (not stable beyond 12 terms). Go sorts the pod's own slice in place, so the
-    preference relaxation, which removes the first term, sees this order."""
+    """The preferred node affinity terms as newPodRequirements sorts them in place: heaviest first,
+    Go's `sort.Slice` (not stable beyond 12 terms); relaxation sees this order."""
     out = list(terms)
     go_sort(out, lambda a, b: int(a.get("weight") or 0) > int(b.get("weight") or 0))
     return out

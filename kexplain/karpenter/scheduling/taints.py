@@ -1,8 +1,5 @@
-"""Taints as Karpenter's scheduler checks them (`pkg/scheduling/taints.go`): every taint a pod does
-not tolerate is an error (`did not tolerate taint (taint=key=value:Effect)`), whatever its effect —
-Karpenter does not skip PreferNoSchedule as kube-scheduler's filter does — and tolerations may use
-the Gt/Lt operators. The toleration rule itself is kexplain.model.taints'.
-"""
+"""Taints as Karpenter's scheduler checks them (`pkg/scheduling/taints.go`): every taint not
+tolerated is an error, PreferNoSchedule too, and tolerations may use Gt/Lt."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence

@@ -1,15 +1,4 @@
-"""CSI volume limits as Karpenter tracks them per node (pkg/scheduling/volumeusage.go).
-
-Karpenter counts a node's volumes per CSI driver by claim (`namespace/name`), not by volume
-handle as kube-scheduler's NodeVolumeLimits does, and resolves the driver its own way: a bound
-claim's PersistentVolume (its CSI driver, or `ebs.csi.aws.com` for an in-tree EBS volume; other
-in-tree volumes are not counted), else the claim's `spec.storageClassName` (the beta annotation is
-not read) and that class's provisioner, an in-tree name translated by csi-translation-lib. The
-limit per driver is the node's CSINode `allocatable.count` (a driver with `allocatable` but no
-count has limit 0, as Go's nil pointer reads). The claims, volumes and classes are kexplain's
-one index of them (kexplain.plugins.volumes.VolumeIndex), as are the in-tree plugin names and the
-claim a pod volume names.
-"""
+"""CSI volume limits as Karpenter tracks them per node (pkg/scheduling/volumeusage.go)."""
 from __future__ import annotations
 
 from typing import Any, Mapping

@@ -1,18 +1,5 @@
 """The cluster as Karpenter's state sees it when a provisioning pass starts
-(pkg/controllers/state/cluster.go and its informers), built once from the loaded objects.
-
-- State nodes by providerID: a managed NodeClaim with a providerID, a Node (a Node without
-  providerID takes its name, unless it is labelled with a NodePool: then it waits for one; a
-  managed Node without an instance-type label waits until it is initialized), joined when both
-  name the same providerID. A NodeClaim without providerID has not launched: no state node.
-- The pods bound to each (terminal pods left out): their requests, the DaemonSet pods' apart, host
-  ports and volumes (limits from the node's CSINode).
-- Per NodePool, the capacity of its nodes (`nodes: 1` each; deleting nodes left out): what its
-  limits are checked against.
-- Per DaemonSet, its newest pod (the first by name among equally new ones, as the API server
-  lists them), which sizes its overhead in place of its template.
-- The bound pods with required pod anti-affinity, which topology reads.
-"""
+(pkg/controllers/state/cluster.go and its informers), built once from the loaded objects."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -20,6 +7,7 @@ from typing import Any, Iterable, Iterator
 
 from kexplain.karpenter.inputs import PassInputs, parse_time
 from kexplain.karpenter.state.statenode import INITIALIZED_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, StateNode
+from kexplain.karpenter.utils.objects import as_dict
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
 from kexplain.model.pod import PodFacts, PodInfo
@@ -32,13 +20,9 @@ from kexplain.plugins.volumes import VolumeIndex, name_of, namespace_of, volume_
 SUPPORTED_NODE_CLASSES = frozenset({("karpenter.k8s.aws", "EC2NodeClass")})
 
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def is_managed_node_claim(claim: dict[str, Any]) -> bool:
     """nodeclaimutils.IsManaged: its nodeClassRef is a kind of this cloud provider."""
-    ref = _dict(_dict(claim.get("spec")).get("nodeClassRef"))
+    ref = as_dict(as_dict(claim.get("spec")).get("nodeClassRef"))
     return (ref.get("group") or "", ref.get("kind") or "") in SUPPORTED_NODE_CLASSES
 
 
@@ -116,7 +100,7 @@ class Cluster:
         return dict(self.node_pool_resources.get(name) or {})
 
     def get_daemonset_pod(self, daemonset: dict[str, Any]) -> PodInfo | None:
-        meta = _dict(daemonset.get("metadata"))
+        meta = as_dict(daemonset.get("metadata"))
         return self.daemonset_pods.get((meta.get("namespace") or "default", meta.get("name") or ""))
 
     def for_pods_with_anti_affinity(self) -> Iterator[tuple[PodInfo, dict[str, Any]]]:
@@ -136,7 +120,7 @@ def new_cluster(inputs: PassInputs) -> Cluster:
     by_pid, by_node_name = _state_nodes(inputs, index, warnings)
     # The DaemonSets' pods by the DaemonSet's uid (a controller reference), read in the same look
     # at a bound pod's owners as whether a DaemonSet owns it.
-    ds_uids = {_dict(ds.get("metadata")).get("uid") for ds in inputs.daemonsets}
+    ds_uids = {as_dict(ds.get("metadata")).get("uid") for ds in inputs.daemonsets}
     controlled: dict[str, list[PodInfo]] = {}
     for pod in inputs.pending:
         uid = _controller_uid(pod)
@@ -169,27 +153,26 @@ def _volume_index(objects: dict[str, list[dict[str, Any]]]) -> VolumeIndex:
 
 def _state_nodes(inputs: PassInputs, index: VolumeIndex, warnings: list[str]
                  ) -> tuple[dict[str, StateNode], dict[str, StateNode]]:
-    """The state nodes by providerID (the module docstring's rules: a managed NodeClaim without
-    one is said in `warnings` and left out), and by Node name; each with empty host port and
-    volume usage, its volume limits from its CSINode."""
+    """The state nodes by providerID (a managed NodeClaim without one is warned of and left out) and
+    by Node name, with empty usage and their CSINode's volume limits."""
     by_pid: dict[str, StateNode] = {}
     for claim in inputs.node_claims:
         if not is_managed_node_claim(claim):
             continue
-        pid = _dict(claim.get("status")).get("providerID") or ""
+        pid = as_dict(claim.get("status")).get("providerID") or ""
         if not pid:
-            name = _dict(claim.get("metadata")).get("name")
+            name = as_dict(claim.get("metadata")).get("name")
             warnings.append(f"NodeClaim {name} has no status.providerID: it has not launched, and Karpenter waits "
                             "for it before provisioning (it is left out here)")
             continue
         by_pid[pid] = StateNode(None, claim)
     node_name_to_pid: dict[str, str] = {}
     for node in inputs.nodes:
-        meta = _dict(node.get("metadata"))
-        labels = _dict(meta.get("labels"))
+        meta = as_dict(node.get("metadata"))
+        labels = as_dict(meta.get("labels"))
         managed = bool(labels.get(NODEPOOL_LABEL))
         initialized = bool(labels.get(INITIALIZED_LABEL))
-        pid = _dict(node.get("spec")).get("providerID") or ""
+        pid = as_dict(node.get("spec")).get("providerID") or ""
         if not pid:
             if managed:
                 continue
@@ -215,10 +198,8 @@ def _state_nodes(inputs: PassInputs, index: VolumeIndex, warnings: list[str]
 def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], index: VolumeIndex,
                 ds_uids: set[Any], controlled: dict[str, list[PodInfo]]
                 ) -> tuple[dict[tuple[str, str], str], list[tuple[PodInfo, dict[str, Any]]], list[int]]:
-    """The bound pods on their state nodes (terminal ones left out): their requests (a
-    DaemonSet's apart), host ports and volumes. Returns the bindings, the pods with required
-    anti-affinity with their nodes, the positions of the DaemonSets' pods; a DaemonSet's pods
-    join `controlled`."""
+    """The bound pods on their state nodes (terminal ones left out): the bindings, the pods with
+    required anti-affinity, the DaemonSets' pods' positions."""
     bindings: dict[tuple[str, str], str] = {}
     anti: list[tuple[PodInfo, dict[str, Any]]] = []
     daemonset_owned: list[int] = []
@@ -272,7 +253,7 @@ def _newest_daemonset_pods(daemonsets: list[dict[str, Any]], controlled: dict[st
     among equally new ones)."""
     newest: dict[tuple[str, str], PodInfo] = {}
     for ds in daemonsets:
-        meta = _dict(ds.get("metadata"))
+        meta = as_dict(ds.get("metadata"))
         namespace = meta.get("namespace") or "default"
         best, best_time = None, None
         for pod in sorted(controlled.get(meta.get("uid"), ()), key=lambda p: p.name):

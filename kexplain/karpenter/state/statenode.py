@@ -1,11 +1,4 @@
-"""One node as Karpenter's cluster state holds it (pkg/controllers/state/statenode.go).
-
-A `StateNode` is a Node, a NodeClaim, or both (joined by providerID). Which of the two a
-reading comes from follows Go: an unregistered managed node reads its NodeClaim (labels, taints,
-capacity), a registered one its Node; a node without a NodeClaim is not managed, and counts as
-registered and initialized. The pods bound to it are summed once when it is built (requests, the
-DaemonSet pods' requests apart, host ports, volumes).
-"""
+"""One node as Karpenter's cluster state holds it (pkg/controllers/state/statenode.go)."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -14,6 +7,7 @@ from typing import Any
 from kexplain.apimachinery.labels import LABEL_HOSTNAME as HOSTNAME_LABEL
 from kexplain.apimachinery.quantity import DECIMAL_SI, Quantity
 from kexplain.karpenter.scheduling.taints import is_known_ephemeral_taint, match_taint
+from kexplain.karpenter.utils.objects import as_dict
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
 
@@ -22,10 +16,6 @@ REGISTERED_LABEL = "karpenter.sh/registered"
 INITIALIZED_LABEL = "karpenter.sh/initialized"
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 ONE_NODE = Quantity(Fraction(1), DECIMAL_SI)        # resource.MustParse("1")
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 class StateNode:
     """A Node and/or its NodeClaim, with what is bound to it."""
 
@@ -53,8 +43,8 @@ class StateNode:
 
     def provider_id(self) -> str:
         if self.node is None:
-            return _dict(_dict(self.node_claim).get("status")).get("providerID") or ""
-        return _dict(self.node.get("spec")).get("providerID") or ""
+            return as_dict(as_dict(self.node_claim).get("status")).get("providerID") or ""
+        return as_dict(self.node.get("spec")).get("providerID") or ""
 
     def host_name(self) -> str:
         return self.labels().get(HOSTNAME_LABEL) or self.name()
@@ -76,13 +66,13 @@ class StateNode:
         """Its NodeClaim is deleting or its instance terminating, or a Node without NodeClaim is
         deleting."""
         if self.node_claim is not None:
-            if _dict(self.node_claim.get("metadata")).get("deletionTimestamp"):
+            if as_dict(self.node_claim.get("metadata")).get("deletionTimestamp"):
                 return True
-            for cond in _dict(self.node_claim.get("status")).get("conditions") or ():
+            for cond in as_dict(self.node_claim.get("status")).get("conditions") or ():
                 if isinstance(cond, dict) and cond.get("type") == "InstanceTerminating" and cond.get("status") == "True":
                     return True
             return False
-        return bool(self.node is not None and _dict(self.node.get("metadata")).get("deletionTimestamp"))
+        return bool(self.node is not None and as_dict(self.node.get("metadata")).get("deletionTimestamp"))
 
     def marked_for_deletion(self) -> bool:
         return self.marked or self.deleted()
@@ -95,19 +85,20 @@ class StateNode:
         return _labels(self.node_claim if self._reads_claim() else self.node)
 
     def annotations(self) -> dict[str, str]:
-        meta = _dict((self.node_claim if self._reads_claim() else self.node).get("metadata"))
-        return _dict(meta.get("annotations"))
+        meta = as_dict((self.node_claim if self._reads_claim() else self.node).get("metadata"))
+        return as_dict(meta.get("annotations"))
 
     def taints(self) -> list[dict[str, Any]]:
         """The taints pods must tolerate: the NodeClaim's until a managed node registers; until it
         is initialized, without the ephemeral taints and its startup taints."""
         if (not self.registered() and self.managed()) or self.node is None:
-            taints = list(_dict(self.node_claim.get("spec")).get("taints") or ())
+            taints = list(as_dict(self.node_claim.get("spec")).get("taints") or ())
         else:
-            taints = list(_dict(self.node.get("spec")).get("taints") or ())
+            taints = list(as_dict(self.node.get("spec")).get("taints") or ())
         taints = [t for t in taints if isinstance(t, dict)]
         if not self.initialized() and self.managed():
-            startup = [t for t in _dict(self.node_claim.get("spec")).get("startupTaints") or () if isinstance(t, dict)]
+            startup = [t for t in as_dict(self.node_claim.get("spec")).get("startupTaints") or ()
+                       if isinstance(t, dict)]
             return [t for t in taints
                     if not is_known_ephemeral_taint(t) and not any(match_taint(s, t) for s in startup)]
         return taints
@@ -122,15 +113,15 @@ class StateNode:
 
     def _status_list(self, key: str) -> ResourceList:
         if not self.initialized() and self.node_claim is not None:
-            claim = resources.parse_list(_dict(self.node_claim.get("status")).get(key))
+            claim = resources.parse_list(as_dict(self.node_claim.get("status")).get(key))
             if self.node is not None:
-                out = resources.parse_list(_dict(self.node.get("status")).get(key))
+                out = resources.parse_list(as_dict(self.node.get("status")).get(key))
                 for name, q in claim.items():
                     if resources.is_zero(out.get(name)):
                         out[name] = q
                 return out
             return claim
-        return resources.parse_list(_dict(_dict(self.node).get("status")).get(key))
+        return resources.parse_list(as_dict(as_dict(self.node).get("status")).get(key))
 
     def pod_requests_total(self) -> ResourceList:
         total: ResourceList | None = None
@@ -168,8 +159,8 @@ class StateNode:
 
 
 def _name(obj: dict[str, Any] | None) -> str:
-    return _dict(_dict(obj).get("metadata")).get("name") or ""
+    return as_dict(as_dict(obj).get("metadata")).get("name") or ""
 
 
 def _labels(obj: dict[str, Any] | None) -> dict[str, str]:
-    return _dict(_dict(_dict(obj).get("metadata")).get("labels"))
+    return as_dict(as_dict(as_dict(obj).get("metadata")).get("labels"))

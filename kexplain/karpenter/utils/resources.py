@@ -1,12 +1,4 @@
-"""Karpenter's pkg/utils/resources: resource lists summed, subtracted, compared and printed.
-
-A resource list is a `dict[str, Quantity]` (kexplain.apimachinery.quantity). Karpenter prints
-the sums it makes (`resources={"cpu":"4180m",...}` in its errors, a NodeClaim's requests), and
-a sum's text depends on resource.Quantity's format rule: `Add`/`Sub` keep the receiver's format
-unless the receiver is zero, when they take the other's. A key missing from a list reads as
-Go's zero Quantity (value 0, no format), so the first non-zero addend decides. Pod requests are
-`resourcehelper.PodRequests` with Karpenter's options (no status resources), formats kept.
-"""
+"""Karpenter's pkg/utils/resources: resource lists summed, subtracted, compared and printed."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -53,23 +45,6 @@ def merge_into(dest: ResourceList | None, src: Mapping[str, Quantity]) -> Resour
 def subtract(lhs: Mapping[str, Quantity], rhs: Mapping[str, Quantity]) -> ResourceList:
     """resources.Subtract: lhs less rhs, over lhs's keys only."""
     return {name: sub(q, rhs[name]) if name in rhs else q for name, q in lhs.items()}
-
-
-def subtract_from(dest: ResourceList, src: Mapping[str, Quantity]) -> None:
-    """resources.SubtractFrom: src taken from dest in place (keys of src added to dest)."""
-    for name, q in src.items():
-        dest[name] = sub(dest.get(name, ZERO), q)
-
-
-def max_resources(*lists: Mapping[str, Quantity]) -> ResourceList:
-    """resources.MaxResources: the largest quantity per name."""
-    out: ResourceList = {}
-    for rl in lists:
-        for name, q in rl.items():
-            have = out.get(name)
-            if have is None or q.value > have.value:
-                out[name] = q
-    return out
 
 
 def fits(candidate: Mapping[str, Quantity], total: Mapping[str, Quantity]) -> bool:
@@ -134,9 +109,8 @@ _CACHE_MAX = 65536
 
 
 def pod_requests(spec: Mapping[str, Any]) -> ResourceList:
-    """resourcehelper.PodRequests(pod, PodResourcesOptions{}) with formats: containers summed,
-    restartable init containers added, the largest init container step, pod-level cpu/memory,
-    overhead. Pods of one template share the (not to be mutated) result."""
+    """resourcehelper.PodRequests(pod, PodResourcesOptions{}) with formats; pods of one template share
+    the (not to be mutated) result."""
     key = requests_key(spec)
     if key is None:
         return _pod_requests(spec)
@@ -239,10 +213,8 @@ def fits_nanos(candidate: Mapping[str, int], total: Mapping[str, int]) -> bool:
 
 
 def from_nanos(nanos: Mapping[str, int], like: Mapping[str, Quantity] | None = None) -> ResourceList:
-    """An integer view back as a resource list, to be printed (the scheduler keeps what is left
-    under a NodePool's limits and an existing node's room as integers): each value in the
-    format of the quantity of the same name in `like` (the limits it was taken from), else
-    DecimalSI."""
+    """An integer view back as a resource list, each value in the format of its name's quantity in
+    `like`, else DecimalSI."""
     like = like or {}
     return {name: Quantity(Fraction(v, _NANO), like[name].fmt if name in like else DECIMAL_SI)
             for name, v in nanos.items()}

@@ -104,9 +104,8 @@ def parse_resource_groups(raw: Any, source: Source | None, obj: Any, path: str) 
 
 def resource_group_errors(raw: Any, path: str, *, has_parent: bool, is_cohort: bool,
                           enforce_lending: bool) -> list[FieldError]:
-    """validateResourceGroups: covered resources and flavors unique across groups, each flavor's
-    resources named in coveredResources' order, quantities not negative, limits only with a
-    cohort (a parent for a Cohort), a lendingLimit at most the nominalQuota."""
+    """validateResourceGroups: unique covered resources and flavors, resources in coveredResources'
+    order, no negative quantity, limits only with a cohort (or parent), lendingLimit <= nominal."""
     errs: list[FieldError] = []
     seen_resources: set[str] = set()
     seen_flavors: set[str] = set()

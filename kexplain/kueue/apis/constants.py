@@ -10,7 +10,6 @@ PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"       # a WorkloadPriorit
 JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 JOB_MIN_PARALLELISM_ANNOTATION = "kueue.x-k8s.io/job-min-parallelism"
 ADMISSION_GATE = "kueue.x-k8s.io/admission"                   # the pod webhook's scheduling gate
-RESOURCE_IN_USE_FINALIZER = "kueue.x-k8s.io/resource-in-use"
 
 DEFAULT_POD_SET_NAME = "main"
 DEFAULT_PRIORITY = 0
@@ -31,7 +30,6 @@ ADMITTED = "Admitted"
 EVICTED = "Evicted"
 PREEMPTED = "Preempted"
 FINISHED = "Finished"
-REQUEUED = "Requeued"
 
 # Reasons
 REASON_PENDING = "Pending"

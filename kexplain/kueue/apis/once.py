@@ -1,8 +1,4 @@
-"""What is made of an object read, remembered by the object's identity (bounded).
-
-Objects read are never changed in place (a suggested change is a deep copy), and each of the
-suggestions' verifying passes reads every object again; what Kueue's inputs make of an object
-that did not change is then the same, and made once."""
+"""What is made of an object read, remembered by the object's identity (bounded)."""
 from __future__ import annotations
 
 import functools
@@ -13,8 +9,7 @@ MAX_OBJECTS = 65536         # per function; past it the memo starts over
 
 
 def by_identity(fn: Callable[[Any, Any], T]) -> Callable[[Any, Any], T]:
-    """`fn(obj, source)` made once per object (the same `obj`, an equal `source`); what raises
-    is not remembered."""
+    """`fn(obj, source)` made once per object and equal source; what raises is not remembered."""
     made: dict[int, tuple[Any, Any, T]] = {}
 
     @functools.wraps(fn)

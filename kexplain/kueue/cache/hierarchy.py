@@ -1,10 +1,6 @@
 """The cohort tree (pkg/cache/hierarchy): a cohort exists once a ClusterQueue or a Cohort names
 it (implicitly) or a Cohort object defines it (explicitly); a cohort whose parents run in a
-cycle is left out of the snapshot and its ClusterQueues are inactive.
-
-Go keeps children in sets; kexplain keeps them sorted by name, which is one of the orders Go's
-may take: every decision that reads them sorts or takes the maximum afterwards.
-"""
+cycle is left out of the snapshot and its ClusterQueues are inactive."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

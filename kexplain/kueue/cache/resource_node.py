@@ -1,10 +1,5 @@
-"""Quota arithmetic over the cohort tree (resource_node.go): what a ClusterQueue or cohort keeps
-for itself (lendingLimit), what it can use now (`available`: its own unused quota plus what its
-ancestors can lend, capped by borrowingLimit) and at most (`potential_available`), and how usage
-climbs to the parent once a node's own quota is used up.
-
-A node is a ClusterQueue or a cohort: it has a `resource_node` and a `parent` (a cohort or None).
-"""
+"""Quota arithmetic over the cohort tree (resource_node.go): what a node keeps, can use now
+(`available`) and at most (`potential_available`), and how usage climbs to the parent."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -24,9 +19,8 @@ class Quota:
 
 @dataclass
 class ResourceNode:
-    """`quotas` as configured, `subtree_quota` (own nominal plus what the children lend up),
-    `usage` (own plus what the children use above what they keep). Quotas and subtree quotas
-    are shared between a cache and its snapshots; usage is copied."""
+    """`quotas` as configured, `subtree_quota` and `usage` as they climb the tree; quotas are shared
+    between a cache and its snapshots, usage copied."""
 
     quotas: dict[FlavorResource, Quota] = field(default_factory=dict)
     subtree_quota: dict[FlavorResource, int] = field(default_factory=dict)

@@ -1,8 +1,5 @@
-"""One ClusterQueue's pending Workloads (cache/queue/cluster_queue.go): a heap ordered by
-priority then creation time (a Workload waiting on its preemptions first, under BestEffortFIFO),
-the inadmissible ones set aside, and how a head the scheduler could not admit goes back:
-BestEffortFIFO sets it aside unless it has flavors left to try or must be retried at once,
-StrictFIFO puts it back at the head."""
+"""One ClusterQueue's pending Workloads (cache/queue/cluster_queue.go): a heap by priority then
+creation time, the inadmissible set aside, and how a head not admitted goes back."""
 from __future__ import annotations
 
 import functools

@@ -34,8 +34,7 @@ class Manager:
     @classmethod
     def build(cls, version: KueueVersion, cluster_queues: list[ClusterQueue], local_queues: list[LocalQueue]
               ) -> "Manager":
-        """The ClusterQueues, and the LocalQueues that are not stopped (the LocalQueue controller
-        adds no stopped one)."""
+        """The ClusterQueues, and the LocalQueues not stopped (the LocalQueue controller adds no stopped one)."""
         m = cls(version)
         for cq in cluster_queues:
             m.cluster_queues[cq.name] = QueuedClusterQueue(cq.name, cq.queueing_strategy, version)
@@ -68,8 +67,7 @@ class Manager:
         return lq.cluster_queue, lq.cluster_queue in self.cluster_queues
 
     def heads(self, active: Callable[[str], bool]) -> list[Info]:
-        """Heads: the head of each ClusterQueue the cache holds active, popped, as a copy
-        naming its ClusterQueue."""
+        """Heads: the head of each active ClusterQueue, popped, as a copy naming its ClusterQueue."""
         out = []
         for name in sorted(self.cluster_queues):
             if not active(name):

@@ -1,8 +1,5 @@
-"""One scheduling cycle (scheduler.go, Scheduler.schedule): the heads of the queues, a snapshot
-of the cache, nominate (the namespace check, then flavor assignment, then the preemption
-targets or partial admission), the entries in order (not borrowing first, higher priority,
-older), each admitted, preempting, or skipped, and the heads not admitted requeued with their
-`Pending` condition and event."""
+"""One scheduling cycle (scheduler.go, Scheduler.schedule): nominate the queues' heads against a
+snapshot, then admit, preempt or skip each entry in order and requeue the rest."""
 from __future__ import annotations
 
 import functools
@@ -80,8 +77,7 @@ class Entry:
 
 @dataclass
 class CycleRecord:
-    """What one cycle did, for the explanation: its entries in the order processed and the
-    heads found inadmissible before flavor assignment."""
+    """What one cycle did: its entries in order and the heads found inadmissible before assignment."""
 
     number: int
     entries: list[Entry]
@@ -151,10 +147,8 @@ class Scheduler:
                                       snapshot, self.now)
 
     def assignments(self, info: Info, snapshot: Snapshot) -> tuple[Assignment, list[Target], Assignment | None]:
-        """getInitialAssignments: the full assignment when it fits or its preemptions are found;
-        else, when the Workload allows partial admission, the largest counts that fit or whose
-        preemptions are found; else the full assignment without targets. The third value is the
-        full assignment when a partial one was chosen."""
+        """getInitialAssignments: the full assignment, else under partial admission the largest counts
+        that fit; the third value is the full one when a partial one was chosen."""
         cq = snapshot.cluster_queue(info.cluster_queue)
         assert cq is not None
         assigner = FlavorAssigner(info, cq, snapshot.flavors, self.oracle(snapshot), self.version)
@@ -217,9 +211,8 @@ class Scheduler:
         self.admit(entry, cq)
 
     def reserved(self, entry: Entry, cq: ClusterQueueSnapshot) -> dict[FlavorResource, int]:
-        """resourcesToReserve: a preempting Workload without candidates keeps what it could
-        use, up to its nominal quota (or its borrowing limit when it borrows), from Workloads of
-        other queues behind it."""
+        """resourcesToReserve: a preempting Workload without candidates keeps what it could use, up to
+        its nominal quota (or borrowing limit)."""
         assignment = entry.assignment
         assert assignment is not None
         if has_quota_reservation(entry.info.obj):

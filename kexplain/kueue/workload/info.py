@@ -14,8 +14,7 @@ from kexplain.kueue.workload.workload import Workload
 
 @dataclass
 class PodSetResources:
-    """One pod set's total requests (per-pod requests times `count`) and, once admitted, the
-    flavor of each resource."""
+    """One pod set's total requests (per pod times `count`) and, once admitted, each resource's flavor."""
 
     name: str
     requests: Requests

@@ -1,7 +1,5 @@
-"""What Kueue adjusts in a Workload's pod templates before it counts their requests
-(workload.AdjustResources): a container's limits stand in for the requests it leaves out
-(UseLimitsAsMissingRequestsInPod). Pod overhead from a RuntimeClass and LimitRange defaults
-are not applied (no case holds them)."""
+"""What Kueue adjusts in a Workload's pod templates before counting their requests
+(workload.AdjustResources: limits stand in for missing requests)."""
 from __future__ import annotations
 
 from typing import Any, Mapping

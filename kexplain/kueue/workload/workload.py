@@ -1,10 +1,6 @@
 """A Workload during the pass: its metadata and spec as stored, and the status Kueue changes
 (conditions and admission), with Kueue's condition helpers (pkg/workload/workload.go,
-admissionchecks.go) and the texts they write.
-
-The status is the pass's mutable state: the scheduler and the workload controller change it
-the way they patch the API object; everything else about a Workload is frozen.
-"""
+admissionchecks.go) and the texts they write."""
 from __future__ import annotations
 
 import functools

@@ -1,8 +1,5 @@
-"""Which instance types an EC2NodeClass can launch at all (`pkg/providers/instancetype/compatibility`):
-the network interfaces it asks for, AL2023's refusal of a1 types, nested virtualization,
-placement groups and connection tracking. An incompatible type stays listed; its offerings are
-all unavailable.
-"""
+"""Which instance types an EC2NodeClass can launch at all (`pkg/providers/instancetype/compatibility`);
+an incompatible type stays listed, its offerings all unavailable."""
 from __future__ import annotations
 
 from typing import Any, Sequence

@@ -1,16 +1,5 @@
 """The instance-type provider (`pkg/providers/instancetype/instancetype.go`): `List(nodeClass)`,
-every type of the world resolved for an EC2NodeClass, with its offerings injected.
-
-A NodeClass is read through the methods of Go's `NodeClass` interface in snake_case
-(`ami_family()`, `block_device_mappings()`, `capacity_reservations()`, `cpu_options()`,
-`instance_store_policy()`, `network_interfaces()`, `kubelet_configuration()`, `zone_info()`,
-`connection_tracking()`, `placement_group_selector()`); their parts are read by field name
-(dataclass attributes or mapping keys, snake_case: `max_pods`, `volume_size`, ...).
-
-Go lists the types in a map's order; the shared cases pin it to name order, and so does this.
-Types are resolved once per NodeClass and provider (Go caches them by the class's hash); each
-call returns a new list, which callers may sort in place.
-"""
+every type of the world resolved for an EC2NodeClass, with its offerings injected."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -45,7 +34,6 @@ class NodeClass(Protocol):
     def kubelet_configuration(self) -> Any: ...
     def zone_info(self) -> Sequence["ZoneInfo"]: ...
     def connection_tracking(self) -> Any: ...
-    def placement_group_selector(self) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -112,14 +100,9 @@ class StaticNodeClass:
     def connection_tracking(self) -> Any:
         return self.conntrack
 
-    def placement_group_selector(self) -> Any:
-        return None
-
 
 def zone_info(subnets: Iterable[Any]) -> list[ZoneInfo]:
-    """EC2NodeClass.ZoneInfo: the status subnets grouped by zone ID (the zone of the group's first
-    subnet), groups in first-seen order (Go's is a map's). Subnets are read by `id`, `zone` and
-    `zone_id` (or the status's `zoneID`)."""
+    """EC2NodeClass.ZoneInfo: the status subnets grouped by zone ID, in first-seen order."""
     groups: dict[str, list[Any]] = {}
     for s in subnets:
         groups.setdefault(_field(s, "zone_id", "zoneID") or "", []).append(s)
@@ -136,8 +119,7 @@ def _field(obj: Any, *names: str) -> Any:
 
 
 class InstanceTypeProvider:
-    """The provider over one world, with the provider flags, the insufficient-capacity cache and
-    the ReservedCapacity feature gate."""
+    """The provider over one world: its flags, the insufficient-capacity cache, ReservedCapacity."""
 
     def __init__(self, world: World, options: Options | None = None,
                  unavailable: UnavailableOfferings | None = None, reserved_capacity: bool = True) -> None:
@@ -149,8 +131,7 @@ class InstanceTypeProvider:
         self._cache: dict[int, tuple[Any, list[InstanceType]]] = {}
 
     def list(self, node_class: NodeClass) -> tuple[list[InstanceType], GoError | None]:
-        """List: every type resolved for the class, by name; or Go's error (no types, no
-        offerings, no subnets)."""
+        """List: every type resolved for the class, by name; or Go's error (no types, offerings, subnets)."""
         if not self.world.instance_types:
             return [], GoError(ERR_NO_INSTANCE_TYPES)
         if not self.world.offerings:

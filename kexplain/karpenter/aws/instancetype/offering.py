@@ -1,10 +1,5 @@
 """An instance type's offerings for an EC2NodeClass (`pkg/providers/instancetype/offering`,
-createOfferings): one per zone any type is sold in x capacity type of the type, priced by the
-pricing provider; available only when the class can launch the type, the offering is not in the
-insufficient-capacity cache, it has a price, and the type is sold in that zone and the class has
-a subnet there. Reserved offerings come from the class's capacity reservations (feature gate
-ReservedCapacity); the world has no reservation counts, so they are listed unavailable.
-"""
+createOfferings): one per zone and capacity type, priced, available or not."""
 from __future__ import annotations
 
 from typing import Any, Iterable, Sequence

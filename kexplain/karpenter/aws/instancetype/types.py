@@ -1,11 +1,6 @@
 """One EC2 instance type as the AWS provider resolves it for an EC2NodeClass
 (`pkg/providers/instancetype/types.go`: NewInstanceType, computeRequirements, computeCapacity,
-the kube-reserved, system-reserved and eviction-threshold overhead, ENI-limited pods).
-
-Every quantity is built as Go builds it (parsed from the text Go prints, then added or
-subtracted), so it prints as Go's resource.Quantity String() does: `7577Mi`, `70m`,
-`2.147483648e+09` (10% of the root volume, a float printed by fmt and parsed back).
-"""
+the kube-reserved, system-reserved and eviction-threshold overhead, ENI-limited pods)."""
 from __future__ import annotations
 
 import math
@@ -49,8 +44,7 @@ _CPU_RANGES = ((0, 1000, 0.06), (1000, 2000, 0.01), (2000, 4000, 0.005), (4000, 
 
 @dataclass(frozen=True)
 class Options:
-    """The provider flags that change instance types: --vm-memory-overhead-percent and
-    --reserved-enis."""
+    """The provider flags that change instance types: --vm-memory-overhead-percent, --reserved-enis."""
 
     vm_memory_overhead_percent: float = 0.075
     reserved_enis: int = 0
@@ -179,10 +173,7 @@ def _add_reservations(reqs: Requirements, capacity_reservations: Sequence[Any]) 
 
 def _insert_type_values(reqs: Requirements, info: InstanceTypeInfo, family: AMIFamily,
                         bandwidth: Mapping[str, int]) -> None:
-    """computeRequirements' values read from the type, into the requirements made
-    DoesNotExist: category, generation, family and size from its name, local NVMe, flex,
-    network bandwidth, one GPU, one accelerator or Neuron device, the Windows build, the CPU's
-    manufacturer and clock, EBS bandwidth."""
+    """computeRequirements' values read from the type, into the requirements made DoesNotExist."""
     name = info.instance_type
     family_parts = _INSTANCE_TYPE_SCHEME.search(name)
     if family_parts:

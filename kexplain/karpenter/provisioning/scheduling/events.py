@@ -1,9 +1,4 @@
-"""The events the scheduler and provisioner record (provisioning/scheduling/events.go).
-
-An event is a value: the object it is about (`KIND NAME` or `KIND NAMESPACE/NAME`), its type,
-reason and message; Karpenter's recorder would drop a repeat within its dedupe window, which one
-pass never meets.
-"""
+"""The events the scheduler and provisioner record (provisioning/scheduling/events.go)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,12 +1,5 @@
 """A node that is already there, or a NodeClaim in flight, as the scheduler fills it
-(provisioning/scheduling/existingnode.go).
-
-Its room is what it has available (allocatable less the bound pods' requests) less what the
-DaemonSets that would still land on it will take (their requests less those of the DaemonSet pods
-already bound there, never below zero). A pod fits when it tolerates the node's taints, its
-volumes and host ports fit, its requests fit the room, its requirements are compatible with the
-node's labels (no undefined label allowed) and topology allows it.
-"""
+(provisioning/scheduling/existingnode.go)."""
 from __future__ import annotations
 
 from typing import Any
@@ -58,9 +51,8 @@ class ExistingNode:
         return self.state.managed()
 
     def can_add(self, pod: Any, pod_data: Any, volumes: Any) -> tuple[Requirements | None, BaseException | None]:
-        """CanAdd: (the node's requirements with the pod's, error). A refusal also sets
-        `refusal`: REFUSED_FOR_GOOD (taints, volumes, host ports, room), REFUSED_AT_VERSION (the
-        requirements), REFUSED_NOW (topology)."""
+        """CanAdd: (the node's requirements with the pod's, error); a refusal sets `refusal` (for good,
+        at this version, or now)."""
         self.refusal = REFUSED_FOR_GOOD
         err = self._taints.tolerates_pod(pod) if self._taints else None
         if err is not None:

@@ -1,12 +1,4 @@
-"""A NodeClaim the scheduler is filling (provisioning/scheduling/nodeclaim.go).
-
-It starts from its NodePool's template with a placeholder hostname and the DaemonSet overhead as
-requests; each pod added narrows its requirements and its instance types (those still compatible,
-big enough for everything on it, with an available offering the requirements allow).
-`filter_instance_types_by_requirements` keeps Go's record of which criteria some instance type
-met, so its error says why none is left (`InstanceTypeFilterError`: `no instance type has enough
-resources, requirements=..., resources=...`), worded only when printed.
-"""
+"""A NodeClaim the scheduler is filling (provisioning/scheduling/nodeclaim.go)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -112,10 +104,7 @@ def filter_instance_types_by_requirements(instance_types: Sequence[Any], require
                                           total_requests: ResourceList, relax_min_values: bool,
                                           satisfies_min_values: Any, index: TypeIndex
                                           ) -> tuple[list[Any] | None, dict[str, int], InstanceTypeFilterError | None]:
-    """filterInstanceTypesByRequirements: (the types left or None, minValues keys not met, the
-    error when none is left). `satisfies_min_values(types, requirements)`: cloudprovider's
-    InstanceTypes.SatisfiesMinValues, (needed, unsatisfiable keys, error); `index` answers the
-    per-type questions (`typeindex`)."""
+    """filterInstanceTypesByRequirements: (types left or None, minValues keys not met, error)."""
     err = InstanceTypeFilterError(requirements, pod_requests, daemon_requests)
     unsatisfiable: dict[str, int] = {}
     remaining: list[Any] = []
@@ -211,9 +200,8 @@ class NodeClaim:
 
     def can_add(self, pod: Any, pod_data: Any, relax_min_values: bool
                 ) -> tuple[Requirements | None, list[Any] | None, list[Any] | None, BaseException | None]:
-        """CanAdd: (updated requirements, instance types, offerings to reserve, error). A refusal
-        also sets `refusal`: REFUSED_FOR_GOOD (taints, host ports), REFUSED_AT_VERSION (the
-        requirements, or no instance type left where topology added nothing), else REFUSED_NOW."""
+        """CanAdd: (updated requirements, instance types, offerings to reserve, error); a refusal sets
+        `refusal` (for good, at this version, or now)."""
         self.refusal = REFUSED_FOR_GOOD
         err = Taints(self.taints).tolerates_pod(pod)
         if err is not None:

@@ -1,12 +1,4 @@
-"""A NodePool's template for new NodeClaims (provisioning/scheduling/nodeclaimtemplate.go).
-
-The template carries the NodePool's labels (plus `karpenter.sh/nodepool` and the NodeClass
-label), annotations, taints, startup taints and its requirements (the NodePool's, with its
-labels as `In` requirements), and the instance types still possible. `to_node_claim` is what
-`Provisioner.Create` sends: the instance types ordered by price (at most `MAX_INSTANCE_TYPES`)
-as an `In` requirement, the capacity types their available offerings allow, the labels resolved
-from custom requirements.
-"""
+"""A NodePool's template for new NodeClaims (provisioning/scheduling/nodeclaimtemplate.go)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -18,6 +10,7 @@ from kexplain.karpenter.scheduling.requirement import RandomMarker, new_requirem
 from kexplain.karpenter.scheduling.requirements import (
     Requirements, new_label_requirements, new_node_selector_requirements_with_min_values, new_requirements,
 )
+from kexplain.karpenter.utils.objects import as_dict
 from kexplain.karpenter.utils.resources import ResourceList
 from kexplain.karpenter.apis.nodeclaim import NodeSelectorRequirementWithMinValues
 
@@ -27,10 +20,6 @@ MAX_INSTANCE_TYPES = 600
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 CAPACITY_TYPE_LABEL = "karpenter.sh/capacity-type"
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def node_class_label_key(group: str, kind: str) -> str:
@@ -64,17 +53,17 @@ class NodeClaimTemplate:
 
 def new_node_claim_template(node_pool: Mapping[str, Any]) -> NodeClaimTemplate:
     """NewNodeClaimTemplate of a NodePool (its object as written)."""
-    meta = _dict(node_pool.get("metadata"))
-    spec = _dict(node_pool.get("spec"))
-    template = _dict(spec.get("template"))
-    tmeta = _dict(template.get("metadata"))
-    tspec = _dict(template.get("spec"))
-    ref = _dict(tspec.get("nodeClassRef"))
+    meta = as_dict(node_pool.get("metadata"))
+    spec = as_dict(node_pool.get("spec"))
+    template = as_dict(spec.get("template"))
+    tmeta = as_dict(template.get("metadata"))
+    tspec = as_dict(template.get("spec"))
+    ref = as_dict(tspec.get("nodeClassRef"))
     name = meta.get("name") or ""
-    labels = {str(k): str(v) for k, v in _dict(tmeta.get("labels")).items()}
+    labels = {str(k): str(v) for k, v in as_dict(tmeta.get("labels")).items()}
     labels[NODEPOOL_LABEL] = name
     labels[node_class_label_key(ref.get("group") or "", ref.get("kind") or "")] = ref.get("name") or ""
-    annotations = {str(k): str(v) for k, v in _dict(tmeta.get("annotations")).items()}
+    annotations = {str(k): str(v) for k, v in as_dict(tmeta.get("annotations")).items()}
     requirements = new_requirements()
     requirements.add(*new_node_selector_requirements_with_min_values(
         _requirement_values(tspec.get("requirements"))).values())
@@ -116,10 +105,8 @@ def resolve_custom_labels_from_requirements(requirements: Requirements) -> dict[
 
 
 def to_node_claim(template: NodeClaimTemplate, index: Any) -> dict[str, Any]:
-    """ToNodeClaim: the NodeClaim object Create sends (name left to the caller), with the
-    template's requirements completed by its instance types and capacity types (mutates the
-    template's requirements and labels, as Go's does). `index`: the pass's TypeIndex, which
-    orders types by price and reads their offerings."""
+    """ToNodeClaim: the NodeClaim Create sends (name left to the caller); mutates the template's
+    requirements and labels, as Go's does."""
     if not template.is_static:
         options = template.instance_type_options
         ordered = index.question(template.requirements).order_by_price(options)[:MAX_INSTANCE_TYPES]

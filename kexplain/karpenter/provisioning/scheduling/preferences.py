@@ -1,12 +1,4 @@
-"""Preference relaxation (provisioning/scheduling/preferences.go).
-
-When a pod cannot be placed, Karpenter loosens it one step at a time and tries again: a required
-node affinity's first term when there are several (they are ORed), then the heaviest preferred
-pod affinity term, pod anti-affinity term, node affinity term, then a ScheduleAnyway topology
-spread constraint, and last (when some NodePool has a PreferNoSchedule taint) a toleration of
-PreferNoSchedule taints. Each step changes the pod's object in place (a copy the scheduler made)
-and says what it removed; the caller re-reads the pod.
-"""
+"""Preference relaxation (provisioning/scheduling/preferences.go)."""
 from __future__ import annotations
 
 import copy

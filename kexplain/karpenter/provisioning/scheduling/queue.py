@@ -1,10 +1,4 @@
-"""The order the scheduler tries pods in (provisioning/scheduling/queue.go).
-
-Pods are sorted once, largest first: by cpu request, then memory, descending, then by creation
-time, then uid (a total order, so Go's unstable sort.Slice cannot leave ties anywhere else). A
-pod that fails goes to the back; popping a pod last pushed when the queue had the same length
-means a whole round made no progress, and the queue stops.
-"""
+"""The order the scheduler tries pods in (provisioning/scheduling/queue.go)."""
 from __future__ import annotations
 
 from collections import deque

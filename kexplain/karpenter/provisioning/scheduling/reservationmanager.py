@@ -1,9 +1,4 @@
-"""Reserved-capacity bookkeeping for one pass (provisioning/scheduling/reservationmanager.go).
-
-Each capacity reservation (an offering with capacity type `reserved`) has a count of instances;
-a NodeClaim that could launch into it holds one of them until it drops the offering. The AWS data
-of the cases has no reservations, so this stays empty there.
-"""
+"""Reserved-capacity bookkeeping for one pass (provisioning/scheduling/reservationmanager.go)."""
 from __future__ import annotations
 
 from typing import Any, Iterable, Mapping, Sequence

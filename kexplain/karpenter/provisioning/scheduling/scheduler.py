@@ -1,20 +1,4 @@
-"""Karpenter's scheduler for one pass (provisioning/scheduling/scheduler.go).
-
-`Scheduler.solve` places the pods largest first (`Queue`): each pod goes to the first existing
-node that takes it (initialized nodes first, then by name), else to a NodeClaim this pass already
-made (fewest pods first: Go's `sort.Slice`, whose order among equals `go_sort` repeats), else to a
-new NodeClaim from the first NodePool template (weight, then name descending) that takes it. A pod
-no template takes fails with one error per template, joined with `; `; before giving up, its
-preferences are relaxed one step at a time (`Preferences`). NodePool limits are kept by
-subtracting, for each new NodeClaim, the largest capacity among its instance types.
-
-Speed, with Go's answers: what refused a pod for a reason other than topology refuses a pod of the
-same shape again (taints stay; rooms, host ports and volumes only fill up) or until a pod is added
-there (requirements), so each pod shape remembers those refusals of existing nodes, NodeClaims
-and templates, and an existing node's refusal of a pod's requirements holds for every pod of
-equal requirements until a pod is added there; instance types are asked through a per-pass
-index (`typeindex`).
-"""
+"""Karpenter's scheduler for one pass (provisioning/scheduling/scheduler.go)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -38,6 +22,7 @@ from kexplain.karpenter.scheduling.requirements import (ALLOW_UNDEFINED_WELL_KNO
                                                         new_pod_requirements, new_strict_pod_requirements)
 from kexplain.karpenter.scheduling.taints import Taints
 from kexplain.karpenter.state.statenode import NODEPOOL_LABEL, StateNode
+from kexplain.karpenter.utils.objects import name_of, template_spec
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
 from kexplain.model.pod import PodInfo
@@ -146,7 +131,7 @@ class Scheduler:
         self.new_node_claims: list[NodeClaim] = []
         self.hostnames = 0
         tolerate = any(t.get("effect") == "PreferNoSchedule"
-                       for np in node_pools for t in _template_spec(np).get("taints") or () if isinstance(t, dict))
+                       for np in node_pools for t in template_spec(np).get("taints") or () if isinstance(t, dict))
         self.preferences = prefs.Preferences(tolerate)
         self.satisfies_min_values = satisfies_min_values
         self.type_index = type_index if type_index is not None else TypeIndex()
@@ -162,7 +147,7 @@ class Scheduler:
         # (compared for every instance type, never printed).
         self.remaining_resources: dict[str, resources.Nanos] = {}
         for np in node_pools:
-            self.remaining_resources[_name(np)] = resources.to_nanos(limits_of(np) or {})
+            self.remaining_resources[name_of(np)] = resources.to_nanos(limits_of(np) or {})
         self.context = SchedulingContext(ReservationManager(instance_types), options.reserved_capacity,
                                          options.strict_reserved_offerings, satisfies_min_values, self.type_index)
         self.existing_nodes = self._existing_nodes(state_nodes, topology, daemons)
@@ -174,8 +159,7 @@ class Scheduler:
 
     def _templates(self, node_pools: Sequence[Mapping[str, Any]],
                    instance_types: Mapping[str, list[Any]]) -> list[NodeClaimTemplate]:
-        """A NodeClaimTemplate per NodePool with its compatible instance types; a pool without
-        one is an event instead."""
+        """A NodeClaimTemplate per NodePool with its compatible instance types (else an event)."""
         out: list[NodeClaimTemplate] = []
         for np in node_pools:
             nct = new_node_claim_template(np)
@@ -209,9 +193,7 @@ class Scheduler:
     def _existing_nodes(self, state_nodes: Sequence[StateNode], topology: Any,
                         daemons: Sequence[PodInfo]) -> list[ExistingNode]:
         """The cluster's nodes with their DaemonSet overhead, initialized first, then by name
-        (sort.SliceStable); each one's capacity comes off its NodePool's remaining resources.
-        Each DaemonSet pod's strict requirements are computed once (none: every node's labels
-        take it), and the requests of each set of them that lands on a node once."""
+        (sort.SliceStable); each one's capacity off its NodePool's remaining resources."""
         out: list[ExistingNode] = []
         strict = [(p, new_strict_pod_requirements(p)) for p in daemons]
         overheads: dict[tuple[int, ...], ResourceList] = {}
@@ -294,24 +276,19 @@ class Scheduler:
         return self.add_to_new_node_claim(pod, data)
 
     def _shape(self, pod: PodInfo) -> bytes | None:
-        """The pod's `kexplain.model.shapes.node_fit_key`: pods with equal ones are refused alike
-        by a node or NodeClaim that has not changed. None also for a pod with volume requirements
-        (their zones are its own: no pod shares its answers)."""
+        """The pod's `kexplain.model.shapes.node_fit_key` (pods with equal ones are refused alike); None
+        for a pod with volume requirements."""
         return node_fit_key(pod) if pod.uid not in self.volume_reqs_by_pod else None
 
     def _requirement_refusals(self, requirements: Requirements) -> dict[int, int]:
-        """The existing nodes (indexes) that refused pods of these requirements on requirements,
-        with the node version they refused at: a node that has not changed since refuses them
-        again, whatever the rest of the pod (pods of many shapes select one pool)."""
+        """The existing nodes that refused pods of these requirements, and at which node version."""
         key = tuple(sorted((k, r.complement, tuple(sorted(r.value_set)), r.gte, r.lte, r.min_values)
                            for k, r in requirements.items()))
         return self._node_refusals.setdefault(key, {})
 
     def add_to_existing_node(self, pod: PodInfo, data: PodData) -> bool:
-        """The first existing node that takes the pod. Pods of one shape skip the nodes that
-        refused the shape for good, and those that refused it on requirements and have not
-        changed since (`_ShapeScan`); pods of equal requirements skip the nodes that refused
-        those requirements and have not changed since (`_requirement_refusals`)."""
+        """The first existing node that takes the pod, skipping nodes that refused the pod's shape or
+        requirements and have not changed since."""
         volumes, err = get_volumes(self.volume_index, pod)
         if err is not None:
             return False
@@ -364,9 +341,8 @@ class Scheduler:
         return False
 
     def add_to_new_node_claim(self, pod: PodInfo, data: PodData) -> BaseException | None:
-        """A new NodeClaim from the first template (in weight order) that takes the pod, else
-        every template's error. A template's refusal of a pod shape that topology had no part in
-        is remembered with its error (the NodeClaim would start the same way again)."""
+        """A new NodeClaim from the first template (weight order) that takes the pod, else every
+        template's error; a refusal without topology's part is remembered."""
         errs: list[BaseException | None] = []
         shape = self._shape(pod)
         for index, nct in enumerate(self.templates):
@@ -414,23 +390,14 @@ class Scheduler:
         return combine(errs)
 
 
-def _name(obj: Mapping[str, Any]) -> str:
-    return ((obj.get("metadata") or {}).get("name")) or ""
-
-
-def _template_spec(np: Mapping[str, Any]) -> Mapping[str, Any]:
-    return ((np.get("spec") or {}).get("template") or {}).get("spec") or {}
-
-
 def _created(pod: PodInfo) -> Any:
     return parse_time(pod.metadata.get("creationTimestamp"))
 
 
 def _daemons_compatible_with_node(daemons: Sequence[tuple[PodInfo, Requirements]], taints: list[dict[str, Any]],
                                   labels: Mapping[str, str]) -> list[PodInfo]:
-    """The DaemonSet pods (each with its strict requirements) isDaemonPodCompatibleWithNode
-    takes: they tolerate the node's taints, and their strict requirements are compatible with
-    the node's labels (built once, when some pod has a requirement: none is always compatible)."""
+    """The DaemonSet pods isDaemonPodCompatibleWithNode takes: tolerating the node's taints, their
+    strict requirements compatible with its labels."""
     node_taints = Taints(taints)
     node_requirements: Requirements | None = None
     out = []
@@ -447,9 +414,8 @@ def _daemons_compatible_with_node(daemons: Sequence[tuple[PodInfo, Requirements]
 
 
 def is_daemon_pod_compatible(template: NodeClaimTemplate, pod: PodInfo) -> bool:
-    """isDaemonPodCompatible: would the DaemonSet's pod land on this NodePool's nodes (its
-    PreferNoSchedule taints tolerated, its required node affinity terms tried one by one). As
-    Go's, it changes the pod it is given (the toleration stays, the terms tried are gone)."""
+    """isDaemonPodCompatible: would the DaemonSet's pod land on this NodePool's nodes. As Go's, it
+    changes the pod it is given."""
     prefs.tolerate_prefer_no_schedule_taints(pod.spec)
     if Taints(template.taints).tolerates_pod(pod) is not None:
         return False

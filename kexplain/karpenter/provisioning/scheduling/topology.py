@@ -1,31 +1,11 @@
 """Topology spread and pod (anti-)affinity as Karpenter simulates them
-(controllers/provisioning/scheduling/topology.go).
-
-`new_topology` builds, once per provisioning pass, the topology groups of the pods to schedule:
-one per spread constraint and per pod (anti-)affinity term (preferred ones too unless the
-preference policy is Ignore; the preference relaxation drops them one by one and calls `update`),
-merged across pods by `TopologyGroup.hash`, each counting the matching pods per domain among the
-cluster's bound pods. It also tracks the inverse anti-affinities: the required anti-affinity terms
-of bound pods and of the pods being scheduled, which keep the pods they select out of their domains.
-
-The scheduler asks `add_requirements` for the requirements a pod adds to a node or NodeClaim
-(`topology.kubernetes.io/zone In [the least-loaded zone]`, ...) or the error Karpenter reports
-(`unsatisfiable topology constraint for topology spread, key=... (counts = ..., podDomains = ...,
-nodeDomains = ...` — Go's text, without a closing parenthesis), then `record`s where the pod went
-and `register`s each new NodeClaim's hostname.
-
-What the topology reads of the cluster (`TopologyCluster`, Karpenter's state and API reads):
-`pods` (every pod; bound, running ones are counted), `node_by_name(name)` (the Node a bound pod
-is on), `for_pods_with_anti_affinity()` (bound pods with required anti-affinity and their Node),
-and `objects["Namespace"]` (for namespace selectors); the state nodes (`.node`, the Node or None
-for an in-flight NodeClaim, and `.labels()`) make their domains known.
-"""
+(controllers/provisioning/scheduling/topology.go)."""
 from __future__ import annotations
 
 import marshal
 from typing import Any, Iterable, Mapping, Protocol, Sequence
 
-from kexplain.apimachinery.labels import LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE
+from kexplain.apimachinery.labels import LABEL_HOSTNAME
 from kexplain.apimachinery.selectors import EXISTS, IN
 from kexplain.karpenter.errors import GoError, KarpenterError, multierr_append, wrap
 from kexplain.karpenter.provisioning.scheduling.topologydomaingroup import TopologyDomainGroup
@@ -33,10 +13,8 @@ from kexplain.karpenter.provisioning.scheduling.topologygroup import (
     MAX_INT32, TopologyGroup, TopologyType,
 )
 from kexplain.karpenter.scheduling.requirement import Requirement, new_requirement
-from kexplain.karpenter.scheduling.requirements import (
-    Requirements, new_label_requirements,
-    new_node_selector_requirements_with_min_values, new_requirements,
-)
+from kexplain.karpenter.scheduling.requirements import (Requirements, new_label_requirements,
+                                                        new_node_selector_requirements_with_min_values)
 from kexplain.karpenter.apis.nodeclaim import NodeSelectorRequirementWithMinValues
 from kexplain.model.labels import EVERYTHING, SelectorError, parse_selector
 from kexplain.model.pod import PodInfo
@@ -159,10 +137,8 @@ def _name(obj: Any) -> str:
 
 def build_domain_groups(node_pools: Sequence[Any],
                         instance_types: Mapping[str, Sequence[Any]]) -> dict[str, TopologyDomainGroup]:
-    """buildDomainGroups: per label key, the values NodePools could give a node (each instance
-    type's requirements within its NodePool's, and the NodePool's own `In` values), with the
-    NodePool's taints. Each NodePool's domains are worked out once for its template and types
-    (`_pool_domains`): the suggestions run the pass again on the same NodePools many times."""
+    """buildDomainGroups: per label key, the values NodePools could give a node, with the NodePool's
+    taints; each NodePool's worked out once (`_pool_domains`)."""
     by_name = {_name(np): np for np in node_pools}
     groups: dict[str, TopologyDomainGroup] = {}
     for np_name, its in instance_types.items():
@@ -182,9 +158,8 @@ _domain_memo: dict[tuple[int, ...], tuple[Any, tuple[Any, ...], Any]] = {}
 
 
 def _pool_domains(np: Any, its: Sequence[Any]) -> tuple[list[tuple[str, list[tuple[str, int]]]], list[Any]]:
-    """One NodePool's label keys, each with its domains in the order buildDomainGroups first
-    inserts them and how many times it does, and the NodePool's taints. Kept for the same
-    NodePool object and instance type objects."""
+    """One NodePool's label keys with their domains in buildDomainGroups' insertion order and counts,
+    and its taints; kept per NodePool and instance type objects."""
     key = (id(np), *map(id, its))
     found = _domain_memo.get(key)
     if found is not None and found[0] is np and all(a is b for a, b in zip(found[1], its)):
@@ -316,9 +291,8 @@ class Topology:
     def add_requirements(self, pod: PodInfo, taints: Sequence[Taint], pod_requirements: Requirements,
                          node_requirements: Requirements, allow_undefined: frozenset[str] = frozenset()
                          ) -> tuple[Requirements | None, TopologyError | None]:
-        """AddRequirements: the node's requirements tightened by every topology that governs the
-        pod or that the pod counts in (an inverse anti-affinity selecting it), or the first
-        topology that leaves no domain (Go takes them in map order; here in the order made)."""
+        """AddRequirements: the node's requirements tightened by every topology the pod is governed by or
+        counts in, or the first that leaves no domain (in the order made, where Go's is a map's)."""
         requirements = Requirements(node_requirements)     # NewRequirements(values...): the same requirements
         for tg in self.get_matching_topologies(pod, taints, node_requirements, allow_undefined):
             pod_domains = dict.get(pod_requirements, tg.key) or self._exists(tg.key)
@@ -346,20 +320,6 @@ class Topology:
             selecting = [tg for tg in self.inverse_topology_groups.values() if tg.selects(pod)]
             cached = self._matching[pod.uid] = (self._version, owned, selecting)
         return [*cached[1], *cached[2]]
-
-    def get_topology_zone_constraints(self, pod: PodInfo, pod_requirements: Requirements) -> tuple[set[str] | None, bool]:
-        """GetTopologyZoneConstraints: the zones every zonal group the pod owns allows (None: no
-        zonal group), and False when one allows none."""
-        result: set[str] | None = None
-        for tg in self.topology_groups.values():
-            if not tg.is_owned_by(pod.uid) or tg.key != LABEL_TOPOLOGY_ZONE:
-                continue
-            pod_domains = pod_requirements.get(tg.key) if pod_requirements.has(tg.key) else new_requirement(tg.key, EXISTS)
-            _, valid = tg.get(pod, pod_domains, new_requirement(tg.key, EXISTS))
-            if not valid:
-                return None, False
-            result = set(valid) if result is None else result & valid
-        return result, True
 
     # -- building groups --------------------------------------------------------------------
     def update_inverse_affinities(self) -> KarpenterError | None:
@@ -490,9 +450,8 @@ class Topology:
         return facts
 
     def count_domains(self, tg: TopologyGroup) -> None:
-        """countDomains: the domains of the state's nodes the group's filter admits, then one
-        count per bound pod it selects, in the domain of the pod's node (a node without the
-        hostname label is its own hostname domain; a node without the key does not count)."""
+        """countDomains: the node domains the group's filter admits, then one count per bound pod it
+        selects (a node without hostname label is its own domain; one without the key does not count)."""
         every_node = tg.node_filter.matches_all()
         if every_node:
             tg.register(*self._state_domains(tg.key))

@@ -1,7 +1,5 @@
 """The domains of one topology key that NodePools could create, with the taints of the NodePools
-offering each (controllers/provisioning/scheduling/topologydomaingroup.go): a pod whose spread
-honors taints counts only the domains of NodePools whose taints it tolerates.
-"""
+offering each (controllers/provisioning/scheduling/topologydomaingroup.go)."""
 from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
@@ -22,9 +20,8 @@ class TopologyDomainGroup(dict):
         self.insert_times(domain, taints, 1)
 
     def insert_times(self, domain: str, taints: tuple[Taint, ...], times: int) -> None:
-        """`insert` repeated `times` times (buildDomainGroups inserts a NodePool's domain once
-        per instance type that has it): the first sets or appends, each other appends again
-        unless the domain is untainted."""
+        """`insert` repeated `times` times (once per instance type with the domain): the first sets or
+        appends, each other appends again unless the domain is untainted."""
         if times < 1:
             return
         entry = Taints(taints)          # (one tuple for every repeat: a Taints is never changed)
@@ -35,9 +32,8 @@ class TopologyDomainGroup(dict):
             self[domain].extend([entry] * times)
 
     def for_each_domain(self, pod, taint_honor_policy: str) -> Iterator[str]:
-        """The domains a pod may count: all of them when its policy ignores taints, else those
-        of some NodePool whose taints it tolerates. (Any policy but Ignore honors, as Go reads
-        the empty policy of an affinity term's filter.)"""
+        """The domains a pod may count: all when its policy ignores taints, else those of a NodePool whose
+        taints it tolerates (any policy but Ignore honors them, as Go reads the empty one)."""
         tolerations = (pod.spec.get("tolerations") or ()) if taint_honor_policy != NODE_INCLUSION_POLICY_IGNORE else ()
         for domain, taint_groups in self.items():
             if taint_honor_policy == NODE_INCLUSION_POLICY_IGNORE:
@@ -51,8 +47,4 @@ class TopologyDomainGroup(dict):
                 if taints.tolerates(tolerations) is None:
                     yield domain
                     break
-
-
-def new_topology_domain_group() -> TopologyDomainGroup:
-    return TopologyDomainGroup()
 

@@ -1,11 +1,6 @@
 """One topology Karpenter tracks (controllers/provisioning/scheduling/topologygroup.go): a
 topology spread constraint, a pod affinity term or a pod anti-affinity term, with the count of
-matching pods per domain of its key, and the pods that own it.
-
-Where Go takes a domain out of a map (the spread's least-loaded domain among equals, the
-affinity's bootstrap domain), Go's choice is random; this module takes domains in sorted order,
-so among equals the first by name is chosen.
-"""
+matching pods per domain of its key, and the pods that own it."""
 from __future__ import annotations
 
 from enum import IntEnum
@@ -41,9 +36,7 @@ _TYPE_NAMES = {TopologyType.SPREAD: "topology spread", TopologyType.POD_AFFINITY
 
 
 def label_selector_as_selector(raw: Any) -> LabelSelector:
-    """metav1.LabelSelectorAsSelector, where Karpenter reads any error as labels.Nothing():
-    null selects nothing, {} everything; a key, value or operator the API would refuse makes
-    the whole selector select nothing."""
+    """metav1.LabelSelectorAsSelector, any error read as labels.Nothing() (null selects nothing)."""
     if raw is None:
         return NOTHING
     if not isinstance(raw, Mapping):
@@ -85,9 +78,8 @@ class TopologyGroup:
     def __init__(self, topology_type: TopologyType, topology_key: str, pod, namespaces: Iterable[str],
                  label_selector: Any, max_skew: int, min_domains: int | None, taint_policy: str | None,
                  affinity_policy: str | None, domain_group: TopologyDomainGroup | None) -> None:
-        """NewTopologyGroup: a spread constraint gets its node filter (taints ignored and node
-        affinity honored unless the constraint says otherwise); every group starts with the
-        domains NodePools could create for its key, zero each."""
+        """NewTopologyGroup: a spread constraint gets its node filter; every group starts with the domains
+        NodePools could create for its key, zero each."""
         node_filter = TopologyNodeFilter()
         if topology_type == TopologyType.SPREAD:
             node_filter = make_topology_node_filter(pod, taint_policy or NODE_INCLUSION_POLICY_IGNORE,

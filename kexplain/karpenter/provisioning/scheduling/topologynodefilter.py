@@ -1,9 +1,5 @@
 """Which nodes a topology spread constraint counts (controllers/provisioning/scheduling/
-topologynodefilter.go): with `nodeAffinityPolicy: Honor` (the default) only nodes matching the
-pod's node selector and one of its required node affinity terms; with `nodeTaintsPolicy: Honor`
-only nodes whose taints the pod tolerates (the default ignores taints). Affinity and
-anti-affinity groups have the zero filter, which lets every node count.
-"""
+topologynodefilter.go): its node affinity and taints policies."""
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
@@ -18,9 +14,8 @@ Taint = Mapping[str, Any]
 
 
 def odd_set(items) -> frozenset:
-    """What hashstructure's SlicesAsSets keeps of a slice: element hashes XORed, so a value
-    present an even number of times cancels out (the sets of values present an odd number of
-    times compare as Go's hashes do)."""
+    """What hashstructure's SlicesAsSets keeps of a slice: element hashes XORed (a value present an
+    even number of times cancels out)."""
     counts: dict = {}
     for item in items:
         counts[item] = counts.get(item, 0) + 1
@@ -64,9 +59,8 @@ class TopologyNodeFilter:
         return any(not term or requirements.is_compatible(term) for term in self.requirements)
 
     def hash_key(self) -> tuple:
-        """The filter as TopologyGroup.Hash sees it (hashstructure: exported fields only, slices
-        as sets). A Requirement's values are unexported, so only each term's keys and minValues
-        count: two filters on the same keys with other values hash alike, as in Go."""
+        """The filter as TopologyGroup.Hash sees it (hashstructure: exported fields, slices as sets): each
+        term's keys and minValues only, as a Requirement's values are unexported."""
         terms = odd_set(frozenset((key, r.min_values) for key, r in term.items()) for term in self.requirements)
         tolerations = odd_set((t.get("key") or "", t.get("operator") or "", t.get("value") or "",
                                t.get("effect") or "", t.get("tolerationSeconds")) for t in self.tolerations)

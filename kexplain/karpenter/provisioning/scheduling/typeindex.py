@@ -1,23 +1,9 @@
 """The instance types of a pass, indexed once for the questions the scheduler asks thousands of
 times: which types are compatible with a NodeClaim's requirements, which have an available
-offering those requirements allow, which fit, and their order by price.
-
-Go asks each type and each offering in turn. The answers depend only on the requirement each
-side has per key, and across hundreds of types those are few distinct values (a handful of
-zones and capacity types, tens of categories), so each type's requirement per key and each
-offering's requirements are interned once per pass (`TypeIndex`) and a question is answered
-once per distinct value (`Question`), by the same Requirements methods Go's code calls. The
-answers are exactly Go's; only the repeats are skipped. Each type's available reserved
-offerings are listed once too (`reserved`).
-
-Whole answers over a list of types are remembered too (`filtered`, `ordered`), by what they
-depend on (`answer_key`): the requirements on the keys a type or an offering may name. Every
-NodeClaim has a hostname of its own, which no catalog type or offering names, so NodeClaims
-started for pods of one shape ask the same questions: answered once per shape, not per NodeClaim.
-"""
+offering those requirements allow, which fit, and their order by price."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from kexplain.apimachinery.gosort import go_sort
 from kexplain.apimachinery.labels import LABEL_HOSTNAME
@@ -105,8 +91,7 @@ class TypeIndex:
         return self._types[id(it)][5]
 
     def offering_set_ids(self, it: Any) -> tuple[int, int]:
-        """The interned ids of the sets of its available offerings' and of all its offerings'
-        requirements ids (`oid_set`)."""
+        """The interned ids of the sets of its available and of all its offerings' requirements ids."""
         self.of(it)
         got = self._types[id(it)]
         return got[5], got[6]
@@ -141,11 +126,8 @@ class TypeIndex:
         return Question(self, requirements)
 
     def answer_key(self, requirements: Requirements) -> tuple | None:
-        """What a question's answers depend on: the requirements' content on every key but the
-        hostname (a type's compatibility reads the keys the type has, an offering's the keys the
-        offering has: Requirements.IsCompatible and Intersects ignore the other keys), as it is
-        now. None once some type or offering has a requirement on the hostname (then no whole
-        answer is remembered or reused)."""
+        """What a question's answers depend on: the requirements on every key but the hostname; None once
+        some type or offering requires the hostname."""
         if self._hostname:
             return None
         return tuple(sorted((k, *_content(r)) for k, r in requirements.items() if k != LABEL_HOSTNAME))
@@ -211,63 +193,49 @@ class Question:
                 price = o.price
         return price
 
-    def cheapest_prices(self, its: Sequence[Any]) -> list[float]:
-        """`cheapest_price` of each type, in order; for a list of equal types and equal
-        requirements (`answer_key`), worked out once."""
+    def _kept(self, tag: str, its: Sequence[Any], work: Callable[[], list[Any]]) -> list[Any]:
+        """`work()`'s answer for `its`, worked out once for a list of equal types and equal
+        requirements (`answer_key`)."""
         index = self.index
         key = index.answer_key(self.requirements)
         if key is not None:
-            key = ("prices", key, tuple(map(id, its)))
+            key = (tag, key, tuple(map(id, its)))
             known = index.ordered.get(key)
             if known is not None:
                 return list(known[0])
-        out = [self.cheapest_price(it) for it in its]
+        asked = tuple(its)
+        out = work()
         if key is not None and index.answers_kept():
-            index.ordered[key] = (tuple(out), tuple(its))
+            index.ordered[key] = (tuple(out), asked)
         return out
+
+    def cheapest_prices(self, its: Sequence[Any]) -> list[float]:
+        """`cheapest_price` of each type, in order (`_kept`)."""
+        return self._kept("prices", its, lambda: [self.cheapest_price(it) for it in its])
 
     def capacity_types(self, its: Sequence[Any]) -> list[str]:
         """The capacity types of the available offerings the requirements allow, in first-seen
-        order (ToNodeClaim's lo.Uniq); for a list of equal types and equal requirements
-        (`answer_key`), worked out once."""
-        index = self.index
-        key = index.answer_key(self.requirements)
-        if key is not None:
-            key = ("capacity", key, tuple(map(id, its)))
-            known = index.ordered.get(key)
-            if known is not None:
-                return list(known[0])
-        out: list[str] = []
-        for it in its:
-            _, offerings, _ = self.index.of(it)
-            for o, oid in offerings:
-                if o.available and self.offering_allowed(oid):
-                    ct = o.capacity_type()
-                    if ct not in out:
-                        out.append(ct)
-        if key is not None and index.answers_kept():
-            index.ordered[key] = (tuple(out), tuple(its))
-        return out
+        order (ToNodeClaim's lo.Uniq; `_kept`)."""
+        def work() -> list[str]:
+            out: list[str] = []
+            for it in its:
+                _, offerings, _ = self.index.of(it)
+                for o, oid in offerings:
+                    if o.available and self.offering_allowed(oid):
+                        ct = o.capacity_type()
+                        if ct not in out:
+                            out.append(ct)
+            return out
+        return self._kept("capacity", its, work)
 
     def order_by_price(self, its: list[Any]) -> list[Any]:
-        """InstanceTypes.OrderByPrice: sorted in place by cheapest price with Go's sort.Slice
-        (equal prices where pdqsort leaves them; Python's sort gives the same order when no two
-        prices are equal). The order of a list of equal types for equal requirements (`answer_key`)
-        is worked out once."""
-        index = self.index
-        key = index.answer_key(self.requirements)
-        if key is not None:
-            key = (key, tuple(map(id, its)))
-            known = index.ordered.get(key)
-            if known is not None:
-                its[:] = known[0]
-                return its
-        asked = tuple(its)
-        prices = {id(it): self.cheapest_price(it) for it in its}
-        if len(set(prices.values())) == len(prices):
-            its.sort(key=lambda it: prices[id(it)])
-        else:
-            go_sort(its, lambda a, b: prices[id(a)] < prices[id(b)])
-        if key is not None and index.answers_kept():
-            index.ordered[key] = (tuple(its), asked)
+        """InstanceTypes.OrderByPrice: sorted in place by cheapest price with Go's sort.Slice (`_kept`)."""
+        def work() -> list[Any]:
+            prices = {id(it): self.cheapest_price(it) for it in its}
+            if len(set(prices.values())) == len(prices):
+                its.sort(key=lambda it: prices[id(it)])
+            else:
+                go_sort(its, lambda a, b: prices[id(a)] < prices[id(b)])
+            return its
+        its[:] = self._kept("order", its, work)
         return its

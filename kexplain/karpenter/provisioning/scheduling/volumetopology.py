@@ -1,19 +1,5 @@
 """Where a pod's volumes let it run, as Karpenter works it out before scheduling
-(controllers/provisioning/scheduling/volumetopology.go).
-
-`get_requirements` gives the zonal (or any) requirements of the pod's claims as alternatives: a
-bound claim's PersistentVolume node affinity (each term an alternative; a local or hostPath
-volume's hostname requirement dropped, since the pod will run on a new node), else the claim's
-StorageClass `allowedTopologies` (each term an alternative) — for WaitForFirstConsumer and
-Immediate classes alike. Several volumes multiply their alternatives, keeping the combinations
-that intersect (all of them when none does). The scheduler adds an alternative to the node's
-requirements only, never to the pod's, so topology spread still counts by the pod's own affinity.
-
-`validate_persistent_volume_claims` is the provisioner's check that a pod's claims can be
-provisioned for at all (a missing claim or volume, a claim being deleted or lost, a bound claim
-the binder has not completed, an unbound claim without a class or with an Immediate class); its
-error makes the provisioner ignore the pod. The texts are Karpenter's.
-"""
+(controllers/provisioning/scheduling/volumetopology.go)."""
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence

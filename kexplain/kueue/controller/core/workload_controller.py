@@ -1,7 +1,5 @@
-"""The workload controller's inadmissible checks (workload_controller.go, Reconcile), in its
-order: the LocalQueue missing, then stopped, then its ClusterQueue missing, then inactive. A
-pending Workload that meets one gets QuotaReserved=False, reason Inadmissible, with the
-controller's text (and no event)."""
+"""The workload controller's inadmissible checks (workload_controller.go, Reconcile), in its order;
+a pending Workload meeting one gets QuotaReserved=False, reason Inadmissible."""
 from __future__ import annotations
 
 from datetime import datetime

@@ -1,7 +1,5 @@
 """What the job reconciler does for a job without a Workload (reconciler.go,
-handleJobWithNoWorkload): constructWorkload (the integration's pod sets, the name, the
-`kueue.x-k8s.io/job-uid` label, the controller owner reference), prepareWorkload (the priority)
-and the CreatedWorkload event; or why it creates none."""
+handleJobWithNoWorkload): constructWorkload, prepareWorkload and the event, or why it creates none."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -22,8 +20,7 @@ NOT_MANAGED = "no kueue.x-k8s.io/queue-name label: not managed by Kueue (manageJ
 
 @dataclass(frozen=True)
 class JobOutcome:
-    """What the reconciler made of one job: its Workload (new, or the one it already has) or
-    the reason it made none."""
+    """What the reconciler made of one job: its Workload, or the reason it made none."""
 
     job: GenericJob
     workload: WorkloadObject | None = None

@@ -1,13 +1,5 @@
-"""FlavorAssigner (flavorassigner.go): for each pod set (each its own group; no TAS groups) and
-each resource group its requests touch, the flavors in order from where the last attempt left
-off: a flavor whose taints the pod does not tolerate or whose node labels its node selection
-excludes is skipped; otherwise each resource's request is checked against the quota
-(`fits_resource_quota`: fit now, fit after preemption, or never) and the flavor fungibility
-rules decide whether to stop or try the next flavor.
-
-Kueue's texts are kept as it words them (sorted, joined, in `Status`); `FlavorTrial` keeps the
-same decisions as values for the explanation.
-"""
+"""FlavorAssigner (flavorassigner.go): per pod set and resource group, the flavors in order, each
+skipped or checked against quota (`fits_resource_quota`), fungibility deciding when to stop."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -129,9 +121,8 @@ class QuotaCheck:
 
 @dataclass(frozen=True)
 class FlavorTrial:
-    """One flavor tried for one resource group of a pod set: skipped (`skip`: the taint, the
-    node-affinity mismatch, the missing flavor) or checked against quota (`quotas`), its mode,
-    and whether the search stopped at it and by which fungibility rule."""
+    """One flavor tried for one resource group of a pod set: skipped (`skip`) or checked against
+    quota (`quotas`), its mode, and the fungibility rule that stopped the search."""
 
     pod_set: str
     resource: str
@@ -418,9 +409,8 @@ class FlavorAssigner:
 
     def fits_resource_quota(self, fr: FlavorResource, assumed: int, request: int
                             ) -> tuple[int, int, Status | None, QuotaCheck]:
-        """fitsResourceQuota: fit when the unused quota (borrowing included) holds it; else, when
-        it is within the nominal quota, reclaiming may help or the ClusterQueue may preempt while
-        borrowing, what preemption could do; else no fit. Over the maximum capacity: no fit."""
+        """fitsResourceQuota: fit, preemption's mode (within nominal quota, or reclaiming), or no fit
+        (over the maximum capacity too)."""
         cq = self.cq
         available = cq.available(fr)
         capacity = cq.potential_available(fr)

@@ -1,7 +1,5 @@
 """Classical (non fair-sharing) preemption's candidates (preemption/classical): who may be
-preempted and why (within the ClusterQueue, reclaiming quota lent to the cohort with or without
-borrowing, reclaiming with a hierarchical advantage), and the borrowing level a request needs
-(`height_of_lowest_subtree_that_fits`)."""
+preempted and why, and the borrowing level a request needs."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -52,10 +50,8 @@ class Context:
 
 @dataclass(frozen=True, slots=True)
 class Held:
-    """An admitted Workload as preemption reads it: the (flavor, resource) pairs it holds, its
-    priority and creation time, and its place in CandidatesOrdering among the candidates of one
-    group (in a group the ClusterQueue is either the preemptor's for all or for none): evicted
-    first, then lower priority, then the most recently reserved, then by uid."""
+    """An admitted Workload as preemption reads it, with its place in CandidatesOrdering (evicted,
+    lower priority, most recently reserved, uid)."""
 
     info: Info
     frs: frozenset[FlavorResource]
@@ -69,9 +65,8 @@ ORDER = attrgetter("order")
 
 
 def held(ctx: Context, cq: ClusterQueueSnapshot) -> list[Held]:
-    """`cq`'s admitted Workloads in candidate order, worked out once per snapshot: within a cycle
-    the candidates are chosen while the Workloads a snapshot holds and their eviction stand still
-    (preemption's trials remove and restore them; preemptions are issued after)."""
+    """`cq`'s admitted Workloads in candidate order, once per snapshot (they stand still within a
+    cycle; preemptions are issued after)."""
     memo = ctx.snapshot.held
     out = memo.get(cq.name)
     if out is None:
@@ -139,11 +134,8 @@ class Candidate:
 
 def _from_cq(cq: ClusterQueueSnapshot, lca: CohortSnapshot | None, ctx: Context, advantage: bool
              ) -> list[Candidate]:
-    """`cq`'s candidates for the preemptor, in `cq`'s candidate order; worked out once per
-    snapshot for what they depend on (whether `cq` is the preemptor's, the preemptor's
-    ClusterQueue's policies, its priority, its creation time where the policy reads it, the
-    resources, the lowest common ancestor and the advantage): the heads of a cycle ask the same
-    ClusterQueues the same questions."""
+    """`cq`'s candidates for the preemptor in candidate order, worked out once per snapshot for what
+    they depend on (the heads of a cycle ask the same questions)."""
     own = cq.name == ctx.cq.name
     policy = ctx.cq.preemption.within_cluster_queue if own else ctx.cq.preemption.reclaim_within_cohort
     preemptor = priority(ctx.wl)
@@ -239,9 +231,8 @@ class CandidateIterator:
 
 
 def height_of_lowest_subtree_that_fits(cq: ClusterQueueSnapshot, fr: FlavorResource, val: int) -> tuple[int, bool]:
-    """FindHeightOfLowestSubtreeThatFits: 0 when the ClusterQueue's own nominal quota holds
-    `val`, else the height of the lowest cohort whose subtree quota holds what is left; and
-    whether reclaiming within that cohort's subtree may help (it has a parent)."""
+    """FindHeightOfLowestSubtreeThatFits: the height of the lowest node whose quota holds `val`, and
+    whether reclaiming within it may help."""
     if not cq.borrowing_with(fr, val) or cq.parent is None:
         return 0, cq.parent is not None
     remaining = val - rn.local_available(cq, fr)

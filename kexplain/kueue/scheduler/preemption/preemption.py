@@ -1,7 +1,5 @@
-"""The preemptor (preemption.go, preemption_oracle.go): the targets a pending Workload would
-evict (classical preemption: first with borrowing, then without, or the other way round; the
-fewest targets by filling back those not needed), the oracle the flavor assigner asks, and
-issuing the preemptions (the Preempted and Evicted conditions and Kueue's events)."""
+"""The preemptor (preemption.go, preemption_oracle.go): the targets a pending Workload would evict,
+the oracle the flavor assigner asks, and issuing the preemptions."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -38,8 +36,7 @@ class Target:
 
 @dataclass
 class Context:
-    """preemptionCtx: the preemptor, its ClusterQueue, the snapshot, its usage, and the
-    (flavor, resource) pairs that need preemption."""
+    """preemptionCtx: the preemptor, its ClusterQueue, the snapshot, usage, the pairs to preempt for."""
 
     preemptor: Info
     cq: ClusterQueueSnapshot
@@ -108,9 +105,8 @@ def _restore(snapshot: Snapshot, targets: list[Target]) -> None:
 
 def simulate(snapshot: Snapshot, cq: ClusterQueueSnapshot, info: Info, fr: FlavorResource, quantity: int,
              now: datetime) -> tuple[int, int, list[Target]]:
-    """PreemptionOracle.SimulatePreemption: whether preempting could make room for `quantity`
-    of `fr` (NoCandidates, Preempt within the ClusterQueue, Reclaim from the cohort), the
-    borrowing level after it, and the targets it found."""
+    """PreemptionOracle.SimulatePreemption: whether preempting could make room for `quantity` of
+    `fr`, the borrowing level after it, and the targets."""
     preemptor_cq = snapshot.cluster_queue(info.cluster_queue) or cq
     ctx = Context(info, preemptor_cq, snapshot, {fr: quantity}, frozenset({fr}))
     targets = classical_targets(ctx, now)

@@ -1,0 +1,18 @@
+"""Field reads of unstructured objects that the pass's modules share, where Karpenter reads the
+fields of typed Go objects."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def name_of(obj: Mapping[str, Any]) -> str:
+    return (obj.get("metadata") or {}).get("name") or ""
+
+
+def template_spec(np: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A NodePool's spec.template.spec."""
+    return ((np.get("spec") or {}).get("template") or {}).get("spec") or {}
