@@ -19,7 +19,7 @@ from typing import Any, Iterator, Mapping, TextIO
 import yaml
 
 from kexplain.apimachinery.stored_pods import plain
-from kexplain.render.json_text import dumps_indented
+from kexplain.render.json_text import Carried, dumps_indented
 
 FORMATS = ("json", "yaml")
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -53,13 +53,15 @@ def write(out: TextIO, doc: Any, fmt: str) -> None:
 class ListWriter:
     """A `{head..., "items": [...], tail...}` document written item by item: `item` for each
     element as it is produced, `close` with the keys that come after the items. Nothing is kept
-    but whether an item was written."""
+    but whether an item was written, and the texts of the largest containers written (`Carried`:
+    bounded, so that traces sharing a cycle share their text too)."""
 
     def __init__(self, out: TextIO, fmt: str, head: Mapping[str, Any], key: str = "items") -> None:
         if fmt not in FORMATS:
             raise ValueError(f"not a structured format: {fmt}")
         self.out, self.fmt, self.key = out, fmt, key
         self.count = 0
+        self.carried = Carried()        # the items' large containers written already (shared traces)
         if fmt == "json":
             body = json.dumps(dict(head), indent=2)[:-2]        # without the closing "\n}"
             self.out.write(f"{body},\n" if head else "{\n")
@@ -71,7 +73,7 @@ class ListWriter:
     def item(self, doc: Any) -> None:
         """One more element of the list, written now."""
         if self.fmt == "json":
-            text = dumps_indented(doc, margin="    ")     # json.dumps(doc, indent=2), 4 more spaces a line
+            text = dumps_indented(doc, margin="    ", carried=self.carried)   # json.dumps(doc, indent=2), 4 more spaces a line
             self.out.write(("\n    " if not self.count else ",\n    ") + text)
         else:
             if not self.count:
