@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from typing import Any, Iterator, Mapping, TextIO
+from typing import Any, Callable, Iterator, Mapping, TextIO
 
 import yaml
 
@@ -70,11 +70,14 @@ class ListWriter:
             if head:
                 self.out.write(_yaml(dict(head)))
 
-    def item(self, doc: Any) -> None:
-        """One more element of the list, written now."""
+    def text(self, doc: Any) -> str:
+        """An element's text as `item` writes it as JSON: json.dumps(doc, indent=2), 4 more spaces a line."""
+        return dumps_indented(doc, margin="    ", carried=self.carried)
+
+    def item(self, doc: Any, text: str | None = None) -> None:
+        """One more element of the list, written now (as JSON, its `text` when given)."""
         if self.fmt == "json":
-            text = dumps_indented(doc, margin="    ", carried=self.carried)   # json.dumps(doc, indent=2), 4 more spaces a line
-            self.out.write(("\n    " if not self.count else ",\n    ") + text)
+            self.out.write(("\n    " if not self.count else ",\n    ") + (text if text is not None else self.text(doc)))
         else:
             if not self.count:
                 self.out.write(f"{self.key}:\n")
@@ -100,19 +103,46 @@ class ListWriter:
 class ItemSpool:
     """Items of a list kept aside in a temporary file (JSON lines) until something they need is
     known (the autoscalers' answers, which come from one pass after the last item): `add` each,
-    then read them back in order with `items`; memory stays flat. A context manager that
-    removes the file."""
+    then write them in order with `write` (or read them back with `items`); memory stays flat.
+    With a JSON `writer`, an item is kept as the writer's text (its shared containers written
+    once: `Carried`), and `write` adds the keys that come last to that text, unless the item
+    has one of `late` keys (then it is kept whole). A context manager that removes the file."""
 
-    def __init__(self) -> None:
+    def __init__(self, writer: ListWriter | None = None, late: frozenset[str] = frozenset()) -> None:
         self.file = tempfile.TemporaryFile("w+", encoding="utf-8")
+        self.writer = writer if writer is not None and writer.fmt == "json" else None
+        self.late = late
 
     def add(self, doc: Any) -> None:
-        self.file.write(json.dumps(doc) + "\n")
+        if self.writer is None or not isinstance(doc, dict) or not doc or not self.late.isdisjoint(doc):
+            self.file.write(json.dumps({"doc": doc}) + "\n")
+            return
+        self.file.write(json.dumps({"pod": doc.get("pod"), "text": self.writer.text(doc)}) + "\n")
 
     def items(self) -> Iterator[Any]:
+        """Each item's document, or as text: `{"pod": its pod key, "text": its text}`."""
         self.file.seek(0)
         for line in self.file:
-            yield json.loads(line)
+            kept = json.loads(line)
+            yield kept["doc"] if "doc" in kept else kept
+
+    def write(self, writer: ListWriter, last: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+        """Each item written, with the keys `last(item)` says at its end (`{**item, **last(item)}`;
+        of an item kept as text, `last` reads its `pod`)."""
+        self.file.seek(0)
+        for line in self.file:
+            kept = json.loads(line)
+            if "doc" in kept:
+                doc = kept["doc"]
+                writer.item({**doc, **last(doc)} if isinstance(doc, dict) else doc)
+                continue
+            text, more = kept["text"], last({"pod": kept["pod"]})
+            if more:
+                end = "\n    }"
+                assert text.endswith(end)
+                text = text[:-len(end)] + "".join(f",\n      {json.dumps(k)}: {dumps_indented(v, margin='      ')}"
+                                                  for k, v in more.items()) + end
+            writer.item(None, text)
 
     def __enter__(self) -> "ItemSpool":
         return self
