@@ -22,7 +22,9 @@ Pods, ...) join the cluster of --nodes first, as applying the file would create 
 (`pod_file.PodFile`, `ClusterState.extended`), with the claims of its StatefulSets.
 
 Memory stays flat in the number of pods: a trace of a large cluster weighs megabytes, so no
-trace outlives its pod's turn unless someone shows it. `explain_batch` is a lazy `Batch`:
+trace outlives its pod's turn unless someone shows it, but the first Unschedulable trace of each
+of the last few pod shapes while the cluster is unchanged (`shared_cycles`: the next pod of that
+shape gets it renamed instead of a cycle of its own). `explain_batch` is a lazy `Batch`:
 iterating it schedules the pods and yields one `Outcome` per object as soon as it is placed;
 every pod's `Placement` (its trace) goes to the caller's `sink` as it is produced (`-o json`
 writes it and lets it go); an `Outcome` keeps of its copies only name, node, zone and status
