@@ -168,6 +168,13 @@ def _placement(placement: dict, run: AutoscalerRun) -> dict:
 def with_answers(trace: dict, run: AutoscalerRun) -> dict:
     """An item of a list (a pod's trace) with its pod's answers (`autoscalers`) when the pass
     held it: each pod's answers sit on its item, offline as live (`pod --pending`)."""
+    more = answers_of(trace, run)
+    return {**trace, **more} if more else trace
+
+
+def answers_of(trace: dict, run: AutoscalerRun) -> dict:
+    """The key `with_answers` adds to the item (none when the pass did not hold its pod): of
+    the item, only its `pod` is read."""
     pod = trace.get("pod") or {}
     answers = run.pod(f"{pod.get('namespace')}/{pod.get('name')}")
-    return {**trace, "autoscalers": answers} if answers else trace
+    return {"autoscalers": answers} if answers else {}

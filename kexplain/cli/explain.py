@@ -9,7 +9,7 @@ from typing import Iterable, Iterator, List, Optional
 
 import typer
 
-from kexplain.app.autoscalers import AutoscalerRun, annotated_list, with_answers
+from kexplain.app.autoscalers import AutoscalerRun, annotated_list, answers_of
 from kexplain.app.explain import (AutoscalerOptions, Autoscalers, BatchPass, Files, as_asked, autoscalers_of,
                                   batch_of, check_node, explain_single, node_names, page_of_single, page_options,
                                   read_files, run_options, versions_compared)
@@ -329,7 +329,7 @@ def _write_batch_list(env: Environment, run: Batch, tally: _Tally, bar, shown: S
     """The SchedulingTraceList item by item; with the autoscalers' pass each item waits for its
     answers in a spool file (memory stays flat); then the list's keys."""
     writer = structured.ListWriter(env.stdout, shown.output.value, {"apiVersion": API_VERSION, "kind": LIST_KIND})
-    spool = structured.ItemSpool() if tally.autoscalers.active else None
+    spool = structured.ItemSpool(writer, frozenset({"autoscalers"})) if tally.autoscalers.active else None
     item = spool.add if spool is not None else writer.item
     outcomes = []
     for o in tally.placed(run.with_sink(lambda p: item(as_asked(p.trace.to_json(), options))), bar):
@@ -339,8 +339,7 @@ def _write_batch_list(env: Environment, run: Batch, tally: _Tally, bar, shown: S
     ran = tally.autoscalers.run(run)
     if spool is not None:
         with spool:
-            for trace in spool.items():
-                writer.item(with_answers(trace, ran) if ran is not None else trace)
+            spool.write(writer, lambda trace: answers_of(trace, ran) if ran is not None else {})
     retries = _retries(run)
     writer.close(annotated_list({"placements": outcomes, **retries}, ran))
     if shown.html:

@@ -22,7 +22,9 @@ Pods, ...) join the cluster of --nodes first, as applying the file would create 
 (`pod_file.PodFile`, `ClusterState.extended`), with the claims of its StatefulSets.
 
 Memory stays flat in the number of pods: a trace of a large cluster weighs megabytes, so no
-trace outlives its pod's turn unless someone shows it. `explain_batch` is a lazy `Batch`:
+trace outlives its pod's turn unless someone shows it, but the first Unschedulable trace of each
+of the last few pod shapes while the cluster is unchanged (`shared_cycles`: the next pod of that
+shape gets it renamed instead of a cycle of its own). `explain_batch` is a lazy `Batch`:
 iterating it schedules the pods and yields one `Outcome` per object as soon as it is placed;
 every pod's `Placement` (its trace) goes to the caller's `sink` as it is produced (`-o json`
 writes it and lets it go); an `Outcome` keeps of its copies only name, node, zone and status
@@ -56,6 +58,7 @@ from kexplain.explain.request import RunOptions
 from kexplain.explain.retry import Bound, Waiting, retry, waiting_of
 from kexplain.explain.run import explain
 from kexplain.explain.shapes import renamed
+from kexplain.explain.shared_cycles import SharedCycles
 from kexplain.framework.trace import UNSCHEDULABLE, Trace
 from kexplain.model.shapes import pending_key
 from kexplain.model.snapshot import Snapshot
@@ -243,6 +246,7 @@ class Queue:
         self.on_first_unfit = on_first_unfit
         self._snapshot = pool.snapshot
         self._unbound: _Unbound | None = None   # the last outcome, bound when needed
+        self._shared = SharedCycles()
 
     def snapshot(self) -> Snapshot:
         """The cluster with every pod placed so far bound to its node."""
@@ -279,7 +283,7 @@ class Queue:
         elif entry.replicated:
             placements = iter_placements(inputs, options, entry.copies, entry.naming, self.carry)
         else:
-            placements = (place(inputs, options, self.carry) for _ in range(1))
+            placements = (self._place_one(inputs, options, entry.idle) for _ in range(1))
             bound_each = not entry.idle     # an idle workload's template: explained, never bound
         start = self.start
         each: list[tuple[Inputs, str]] = []
@@ -289,7 +293,7 @@ class Queue:
                 placement.trace.extra["notCreated"] = entry.idle
             first_unfit = placement.node is None and outcome.first_unfit is None
             outcome.record(placement)
-            if first_unfit and self.on_first_unfit is not None:
+            if first_unfit and self.on_first_unfit is not None and not placement.shared:
                 self.on_first_unfit(placement)
             if placement.node is None:
                 post = placement.trace.post_filter or {}
@@ -305,6 +309,18 @@ class Queue:
         self._snapshot = base
         self._unbound = _Unbound(base, outcome.last if bound_each else None, tuple(each), tuple(preempted))
         return outcome
+
+    def _place_one(self, inputs: Inputs, options: RunOptions, idle: bool) -> Placement:
+        """`inputs.pod` itself, or the cycle of the pod of its shape before it when nothing it
+        reads changed since (`explain.shared_cycles`: counted as a cycle all the same)."""
+        key = None if idle else self._shared.key(inputs, options, self.carry)
+        found = self._shared.found(key, inputs)
+        if found is not None:
+            self.carry.kept(inputs.pod, UNSCHEDULABLE)
+            return found
+        placement = place(inputs, options, self.carry)
+        self._shared.keep(key, placement)
+        return placement
 
 
 def _with_namespaces(carried: Snapshot, inputs: Inputs) -> Snapshot:

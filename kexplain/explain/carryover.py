@@ -77,6 +77,14 @@ class Carryover:
             self._nominate(inputs.pod, trace.post_filter.get("nominatedNodeName") or "")
         return trace
 
+    def settled(self) -> tuple[tuple[str, tuple[PodInfo, ...]], ...] | None:
+        """What the next cycle reads of this memory, when the cycles before it decide nothing
+        else: the pods nominated per node (the same objects while no preemption nominates
+        again). None when a profile's batch may hand the next pod a hint."""
+        if any(b.may_hint(self.cycle + 1) for b in self.batches.values()):
+            return None
+        return tuple((node, tuple(pods)) for node, pods in sorted(self.nominated.items()) if pods)
+
     def kept(self, pod: PodInfo, status: str, nominated: str = "") -> None:
         """A cycle whose verdict is known without running it again (the scheduler's queue
         walked over pods explained alone, `kexplain.explain.queue_order`): counted as `run`

@@ -83,6 +83,8 @@ class Placement:
     trace: Trace
     node: str | None
     start_index: int = 0
+    shared: bool = False        # an earlier pod's cycle, renamed (`explain.shared_cycles`): what
+                                # the queue's `on_first_unfit` added to that trace, it has
 
     @property
     def next_start_index(self) -> int:

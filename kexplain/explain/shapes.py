@@ -22,7 +22,7 @@ def renamed(trace: Trace, first: PodInfo, pod: PodInfo) -> Trace:
     objects they change, their words) replaced by `pod`'s."""
     out = replace(trace, pod={"namespace": pod.namespace, "name": pod.name}, extra=dict(trace.extra))
     if "suggestions" in trace.extra:
-        old = re.compile(re.escape(first.key) + r"(?![\w.-])")
+        old = re.compile(r"(?<![\w.-])" + re.escape(first.key) + r"(?![\w.-])")     # not inside another name
         out.extra["suggestions"] = _rename(trace.extra["suggestions"], old, pod.key, first, pod.name)
     return out
 

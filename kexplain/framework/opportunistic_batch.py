@@ -59,6 +59,14 @@ class OpportunisticBatch:
         assert self._ranking is not None
         return self._ranking.pop(), signature
 
+    def may_hint(self, cycle: int) -> bool:
+        """Whether a pod of cycle `cycle` may be handed a hint: the cycle before placed a pod
+        and left a ranking. When not, the cycle neither reads nor changes this batch unless it
+        places its pod (`store_results`)."""
+        last = self._last
+        return bool(self._ranking is not None and len(self._ranking) and last is not None
+                    and cycle == last.count + 1)
+
     def _compatible(self, fw: "Framework", state: CycleState, pod: "PodInfo", signature: str | None,
                     cycle: int) -> bool:
         if self._ranking is None or not len(self._ranking):

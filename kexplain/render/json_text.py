@@ -3,7 +3,9 @@ encoder is pure Python, and a container met again at the same depth is written o
 (traces share what repeats). What `json.dumps` refuses is handed to it: the error is its own."""
 from __future__ import annotations
 
+import itertools
 import json
+from collections import OrderedDict
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
@@ -40,21 +42,67 @@ def _key(key: Any) -> str:
     raise _Refused
 
 
-def dumps_indented(doc: Any, indent: int = 2, margin: str = "") -> str:
+class Carried:
+    """The texts of the largest containers of the items written before (a list's items written
+    one by one with one indent and margin: `ListWriter`), kept with the containers so that their
+    ids name them: the traces of pods that share a cycle share their filterAll, and it is written
+    once. The `KEPT` most recently written or met again (at an item's first two levels); the
+    items' containers are not changed once written."""
+
+    KEPT = 256
+    MIN_CHARS = 4096        # smaller containers are quicker written again than kept
+
+    def __init__(self) -> None:
+        self.texts: OrderedDict[tuple[int, int], tuple[Any, str]] = OrderedDict()
+
+    def seed(self) -> dict[tuple[int, int], str]:
+        return {key: text for key, (_, text) in self.texts.items()}
+
+    def take(self, doc: Any, writer: "_Writer", seeded: int) -> None:
+        """Keep the large containers `writer` wrote itself (its memo after the `seeded` ones),
+        and count the kept ones `doc` met again as recent."""
+        texts = self.texts
+        for v in _children(doc):
+            if (id(v), 1) in texts:
+                texts.move_to_end((id(v), 1))
+                continue
+            for w in _children(v):
+                if (id(w), 2) in texts:
+                    texts.move_to_end((id(w), 2))
+        for (key, text), held in zip(itertools.islice(writer.memo.items(), seeded, None), writer.held):
+            if key[1] and len(text) >= self.MIN_CHARS:      # (the item itself is new each time)
+                texts[key] = (held, text)
+        while len(texts) > self.KEPT:
+            texts.popitem(last=False)
+
+
+def _children(v: Any) -> Any:
+    t = type(v)
+    return [c for c in (v.values() if t is dict else v if t is list else ()) if type(c) is dict or type(c) is list]
+
+
+def dumps_indented(doc: Any, indent: int = 2, margin: str = "", carried: Carried | None = None) -> str:
     """`json.dumps(doc, indent=indent)` with `margin` after every newline (the text of an item
-    nested in a document written piece by piece)."""
+    nested in a document written piece by piece); with `carried`, the large containers written
+    in its earlier items reused (see `Carried`)."""
     try:
-        return _Writer(" " * indent, margin).value(doc, 0)
+        if carried is None:
+            return _Writer(" " * indent, margin).value(doc, 0)
+        writer = _Writer(" " * indent, margin, carried.seed())
+        seeded = len(writer.memo)
+        text = writer.value(doc, 0)
+        carried.take(doc, writer, seeded)
+        return text
     except (_Refused, RecursionError):
         return json.dumps(doc, indent=indent).replace("\n", "\n" + margin)
 
 
 class _Writer:
-    def __init__(self, step: str, margin: str) -> None:
+    def __init__(self, step: str, margin: str, memo: dict[tuple[int, int], str] | None = None) -> None:
         self.step = step
         self.newlines = ["\n" + margin]           # per depth: a newline and the indentation
-        self.memo: dict[tuple[int, int], str] = {}
-        self.held: list[Any] = []                 # containers whose id is in `memo`: kept alive
+        self.memo: dict[tuple[int, int], str] = memo if memo is not None else {}
+        self.held: list[Any] = []                 # containers whose id this writer put in `memo`: kept alive
 
     def _newline(self, depth: int) -> str:
         lines = self.newlines

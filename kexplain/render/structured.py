@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import tempfile
-from typing import Any, Iterator, Mapping, TextIO
+from typing import Any, Callable, Iterator, Mapping, TextIO
 
 import yaml
 
 from kexplain.apimachinery.stored_pods import plain
-from kexplain.render.json_text import dumps_indented
+from kexplain.render.json_text import Carried, dumps_indented
 
 FORMATS = ("json", "yaml")
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -43,13 +43,16 @@ def write(out: TextIO, doc: Any, fmt: str) -> None:
 
 class ListWriter:
     """A `{head..., "items": [...], tail...}` document written item by item (`item`, then `close`
-    with the keys after the items); nothing is kept."""
+    with the keys after the items); nothing is kept but whether an item was written and the texts
+    of the largest containers written (`Carried`: bounded, so that traces sharing a cycle share
+    their text too)."""
 
     def __init__(self, out: TextIO, fmt: str, head: Mapping[str, Any], key: str = "items") -> None:
         if fmt not in FORMATS:
             raise ValueError(f"not a structured format: {fmt}")
         self.out, self.fmt, self.key = out, fmt, key
         self.count = 0
+        self.carried = Carried()        # the items' large containers written already (shared traces)
         if fmt == "json":
             body = json.dumps(dict(head), indent=2)[:-2]        # without the closing "\n}"
             self.out.write(f"{body},\n" if head else "{\n")
@@ -58,11 +61,14 @@ class ListWriter:
             if head:
                 self.out.write(_yaml(dict(head)))
 
-    def item(self, doc: Any) -> None:
-        """One more element of the list, written now."""
+    def text(self, doc: Any) -> str:
+        """An element's text as `item` writes it as JSON: json.dumps(doc, indent=2), 4 more spaces a line."""
+        return dumps_indented(doc, margin="    ", carried=self.carried)
+
+    def item(self, doc: Any, text: str | None = None) -> None:
+        """One more element of the list, written now (as JSON, its `text` when given)."""
         if self.fmt == "json":
-            text = dumps_indented(doc, margin="    ")     # json.dumps(doc, indent=2), 4 more spaces a line
-            self.out.write(("\n    " if not self.count else ",\n    ") + text)
+            self.out.write(("\n    " if not self.count else ",\n    ") + (text if text is not None else self.text(doc)))
         else:
             if not self.count:
                 self.out.write(f"{self.key}:\n")
@@ -87,18 +93,45 @@ class ListWriter:
 
 class ItemSpool:
     """A list's items kept aside in a temporary file (JSON lines) until the autoscalers' answers
-    are known, read back in order: memory stays flat; the context removes the file."""
+    are known: `add` each, then `write` them in order (or read them back with `items`); memory
+    stays flat. With a JSON `writer` an item is kept as the writer's text (`Carried`) and `write`
+    adds the last keys to that text, unless the item has one of `late` keys (then kept whole)."""
 
-    def __init__(self) -> None:
+    def __init__(self, writer: ListWriter | None = None, late: frozenset[str] = frozenset()) -> None:
         self.file = tempfile.TemporaryFile("w+", encoding="utf-8")
+        self.writer = writer if writer is not None and writer.fmt == "json" else None
+        self.late = late
 
     def add(self, doc: Any) -> None:
-        self.file.write(json.dumps(doc) + "\n")
+        if self.writer is None or not isinstance(doc, dict) or not doc or not self.late.isdisjoint(doc):
+            self.file.write(json.dumps({"doc": doc}) + "\n")
+            return
+        self.file.write(json.dumps({"pod": doc.get("pod"), "text": self.writer.text(doc)}) + "\n")
 
     def items(self) -> Iterator[Any]:
+        """Each item's document, or as text: `{"pod": its pod key, "text": its text}`."""
         self.file.seek(0)
         for line in self.file:
-            yield json.loads(line)
+            kept = json.loads(line)
+            yield kept["doc"] if "doc" in kept else kept
+
+    def write(self, writer: ListWriter, last: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+        """Each item written, with the keys `last(item)` says at its end (`{**item, **last(item)}`;
+        of an item kept as text, `last` reads its `pod`)."""
+        self.file.seek(0)
+        for line in self.file:
+            kept = json.loads(line)
+            if "doc" in kept:
+                doc = kept["doc"]
+                writer.item({**doc, **last(doc)} if isinstance(doc, dict) else doc)
+                continue
+            text, more = kept["text"], last({"pod": kept["pod"]})
+            if more:
+                end = "\n    }"
+                assert text.endswith(end)
+                text = text[:-len(end)] + "".join(f",\n      {json.dumps(k)}: {dumps_indented(v, margin='      ')}"
+                                                  for k, v in more.items()) + end
+            writer.item(None, text)
 
     def __enter__(self) -> "ItemSpool":
         return self

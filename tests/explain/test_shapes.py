@@ -54,3 +54,14 @@ def test_pods_that_differ_are_explained_each():
     claims = _pod("d")
     claims["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": "gpu"}]
     assert pending_key(PodInfo(claims)) is None
+
+
+def test_a_renamed_trace_leaves_other_pods_whose_key_ends_like_the_first_one_s():
+    from kexplain.explain.shapes import renamed
+    from kexplain.framework.trace import Trace
+    from kexplain.model.pod import PodInfo
+    first, pod = PodInfo(_pod("web-a")), PodInfo(_pod("web-b"))
+    trace = Trace(pod={"namespace": "shop", "name": "web-a"}, profile="default-scheduler",
+                  extra={"suggestions": [{"description": "delete pod myshop/web-a or pod shop/web-a-0; pod shop/web-a"}]})
+    assert renamed(trace, first, pod).extra["suggestions"][0]["description"] == \
+        "delete pod myshop/web-a or pod shop/web-a-0; pod shop/web-b"

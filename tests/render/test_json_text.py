@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kexplain.render.json_text import dumps_indented
+from kexplain.render.json_text import Carried, _Writer, dumps_indented
 
 _scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text()
 _keys = st.text() | st.integers() | st.booleans() | st.none() | st.floats(allow_nan=False)
@@ -40,3 +40,31 @@ def test_a_cycle_is_json_s_error() -> None:
     loop.append(loop)
     with pytest.raises(ValueError, match="Circular reference"):
         dumps_indented(loop)
+
+
+def _trace(name: str, filter_all: dict) -> dict:
+    return {"pod": {"name": name}, "search": {"order": list(filter_all)}, "filterAll": filter_all}
+
+
+def test_items_written_with_carried_texts_are_json_dumps_and_write_a_shared_container_once(monkeypatch) -> None:
+    shared = {f"node-{i:04d}": {"NodeAffinity": {"code": "Unschedulable", "reasons": ["no"]}} for i in range(300)}
+    other = {f"node-{i:04d}": {"TaintToleration": {"code": "Success"}} for i in range(300)}
+    items = [_trace("a", shared), _trace("b", other), _trace("c", shared), _trace("d", shared)]
+    written: list[int] = []
+    real = _Writer._dict
+    monkeypatch.setattr(_Writer, "_dict", lambda self, m, d: written.append(id(m)) or real(self, m, d))
+    carried = Carried()
+    texts = [dumps_indented(doc, margin="    ", carried=carried) for doc in items]
+    assert texts == [json.dumps(doc, indent=2).replace("\n", "\n    ") for doc in items]
+    assert written.count(id(shared)) == 1 and written.count(id(other)) == 1
+
+
+def test_carried_texts_keep_the_most_recent_only(monkeypatch) -> None:
+    monkeypatch.setattr(Carried, "KEPT", 3)
+    monkeypatch.setattr(Carried, "MIN_CHARS", 1)
+    carried = Carried()
+    first, second, third = ({"k": [i] * 5} for i in range(3))
+    for doc in ({"x": first}, {"x": second}, {"x": first}, {"x": third}):
+        dumps_indented(doc, carried=carried)
+    kept = [held for held, _ in carried.texts.values()]
+    assert not any(h is second for h in kept) and any(h is first for h in kept)    # first met again: kept
