@@ -272,8 +272,7 @@ def state_admitted_with_pod(objects: Objects, snapshot: Snapshot, nominated: dic
     namespace = str((pod.get("metadata") or {}).get("namespace") or "default")
     made = [o for o, s in objects if s is BUILTIN and o.get("kind") == "Namespace"
             and (o.get("metadata") or {}).get("name") == namespace]
-    if made and not any(o.get("kind") in ("Pod", "ResourceClaim")
-                        and ((o.get("metadata") or {}).get("namespace") or "default") == namespace for o, _ in objects):
+    if made and not _holds_pods_or_claims(objects, namespace):
         keep = [o is not made[0] for o, _ in objects]
         objects = objects.taken(keep) if columns.rows_of(objects) is not None \
             else list(compress(objects, keep))   # type: ignore[attr-defined]
@@ -284,6 +283,17 @@ def state_admitted_with_pod(objects: Objects, snapshot: Snapshot, nominated: dic
     return ClusterState(snapshot, config, nominated, admission_context(objects), frozenset(_pod_keys(objects)),
                         objects=objects, other_kinds=list(other_kinds), absent_namespaces=absent,
                         applied=list(applied))
+
+
+def _holds_pods_or_claims(objects: Objects, namespace: str) -> bool:
+    """Whether a Pod or ResourceClaim of `objects` is in `namespace`: a dump's rows read in C,
+    so that no stored pod's metadata is decoded for it (else object by object)."""
+    rows = columns.rows_of(objects)
+    if rows is not None:
+        return any((kind == "Pod" or kind == "ResourceClaim") and (ns or "default") == namespace
+                   for kind, ns in zip(rows.kinds, rows.namespaces))
+    return any(o.get("kind") in ("Pod", "ResourceClaim")
+               and ((o.get("metadata") or {}).get("namespace") or "default") == namespace for o, _ in objects)
 
 
 def _pod_keys(cluster: list[tuple[dict[str, Any], Source]]) -> set[tuple[str, str]]:
