@@ -14,6 +14,7 @@ from tests.support.doc_examples import (DocError, Example, broken_link, examples
 from tests.support.paths import DOCS, ROOT
 
 PAGES = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+INTERNALS = sorted(DOCS.glob("internals/*.md"))     # notes per room, linked from development.md
 
 
 def page_name(page: Path) -> str:
@@ -68,6 +69,19 @@ def test_the_readme_shows_the_first_command_with_its_output() -> None:
 def test_links_resolve(page: Path) -> None:
     broken = [why for t in relative_links(page.read_text()) if (why := broken_link(page, t))]
     assert not broken, f"{page_name(page)}: " + "; ".join(broken)
+
+
+@pytest.mark.parametrize("page", INTERNALS, ids=page_name)
+def test_internals_links_resolve(page: Path) -> None:
+    broken = [why for t in relative_links(page.read_text()) if (why := broken_link(page, t))]
+    assert not broken, f"{page_name(page)}: " + "; ".join(broken)
+
+
+def test_development_links_every_internals_page() -> None:
+    development = DOCS / "development.md"
+    linked = {(development.parent / t.partition("#")[0]).resolve() for t in relative_links(development.read_text())}
+    assert INTERNALS, "no docs/internals/ pages"
+    assert not set(INTERNALS) - linked, sorted(page_name(p) for p in set(INTERNALS) - linked)
 
 
 def test_the_readme_links_every_docs_page() -> None:
