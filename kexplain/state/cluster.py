@@ -1,7 +1,5 @@
-"""The cluster state: the cluster read, decoded and admitted once, in the role of the Cluster
-Autoscaler's ClusterSnapshot or an informer cache. Every decision reads it and layers its changes
-on it (`ClusterState.extended`: a set of objects applied; pods placed on its snapshot), never
-admitting the cluster again."""
+"""The cluster state, read and admitted once (CA's ClusterSnapshot or an informer cache), never admitted
+again."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -30,9 +28,7 @@ from kexplain.state.objects import CLUSTER_KINDS, VOLUME_KINDS, Objects, admissi
 
 @dataclass(frozen=True)
 class _Applied:
-    """A set applied to a state's objects (`ClusterState._applied`): the objects after it, in
-    order, the new ones as given and as admitted, the Namespaces admission created, the new
-    objects' keys and sources (ids), the namespaces that do not exist, admission's warnings."""
+    """A set applied to a state's objects (`ClusterState._applied`) and what admission said of it."""
 
     objects: Objects
     new: Objects
@@ -46,14 +42,8 @@ class _Applied:
 
 @dataclass
 class ClusterState:
-    """A cluster read, decoded, admitted (unless stored) and snapshotted once, as `kube`'s API
-    server and controllers leave it, to explain many pods against it and to answer every
-    autoscaler from it.
-
-    `state_of` builds it; `kexplain.explain.inputs.inputs_for` admits one pending pod against
-    it. The snapshot is shared by every pod and never changed. `extended` is the state a set of
-    objects leaves (a POD file's, a linted file's: `cluster_with`), admitted alone.
-    """
+    """A cluster read, decoded, admitted and snapshotted once, to explain many pods and answer every
+    autoscaler."""
 
     snapshot: Snapshot
     config: SchedulerConfig     # the scheduler's configuration (its version's API server admitted the objects)
@@ -91,15 +81,8 @@ class ClusterState:
 
     def extended(self, file_objects: Objects, created: Objects = (), *, stored: bool = False,
                  problems: Problems = RAISE, absent: frozenset[str] = frozenset()) -> "ClusterState":
-        """This state with the cluster objects of a POD file (or of a linted file) applied to
-        it, as `cluster_with` says: the file's version of an object the pool has is patched onto it,
-        `created` objects (a StatefulSet's claims) are added unless they exist. The new objects
-        are admitted as the pool's were (unless `stored`), against the pool's StorageClasses,
-        PriorityClasses, RuntimeClasses, Namespaces and the Nodes their pods are bound to.
-        This pool is not changed; without new objects it is returned as it is. A new object the
-        API server refuses goes to `problems` (raised unless it collects: then it is left out).
-        `absent`: namespaces refused already (a caller that left their Namespace out), besides
-        those of `file_objects` the API server refuses and the pool's own."""
+        """This state with a POD file's (or linted file's) objects applied (`cluster_with`), only the new ones
+        admitted."""
         if not created and not of_kinds(file_objects, CLUSTER_KINDS):
             return self if not absent else replace(self, absent_namespaces=self.absent_namespaces | absent)
         applied = self._applied(file_objects, created, stored=stored, problems=problems, absent=absent)
@@ -157,10 +140,7 @@ class ClusterState:
     def _applied(self, file_objects: Objects, created: Objects = (), *, kinds: frozenset[str] = CLUSTER_KINDS,
                  stored: bool = False, problems: Problems = RAISE, absent: frozenset[str] = frozenset()
                  ) -> "_Applied | None":
-        """The state's objects with a set applied (`cluster_with`, the set's objects of `kinds`),
-        only its new objects admitted (unless `stored`), against the state's StorageClasses,
-        PriorityClasses, RuntimeClasses, Namespaces, LimitRanges and the Nodes their pods are
-        bound to; None when the set brings nothing new. Neither the snapshot nor this state changes."""
+        """The state's objects with a set applied and only its new objects admitted; None when nothing is new."""
         merged = cluster_with(self.objects, file_objects, created, kinds=kinds, kube=self.kube, problems=problems)
         old = {id(o) for o, _ in self.objects}
         new = [(o, s) for o, s in merged if id(o) not in old]
@@ -198,10 +178,8 @@ class ClusterState:
 
     def with_set(self, file_objects: Objects, created: Objects = (), *, kinds: frozenset[str] = CLUSTER_KINDS
                  ) -> tuple[Objects, list[str]]:
-        """The state's objects (copy-on-write: this state is not changed) with a set applied as an
-        autoscaler reads it: what the state holds applied already (`applied`, by identity) left
-        out, the rest applied and only its new objects admitted (`_applied`: a refusal raises);
-        and what their admission said. No snapshot is built: the autoscaler builds its own."""
+        """The state's objects with a set applied as an autoscaler reads it (copy-on-write, no snapshot
+        built)."""
         held = {id(o) for o, _ in self.applied}
         rest = [(o, s) for o, s in file_objects if id(o) not in held]
         applied = self._applied(rest, created, kinds=kinds) if rest or created else None
@@ -215,9 +193,8 @@ class ClusterState:
         return replace(self, objects=objects)
 
     def snapshot_with_namespace(self, namespace: dict[str, Any]) -> Snapshot:
-        """The state's snapshot, plus `namespace` (a Namespace object) if the state lacks it:
-        what the API server would have created for a pod in a new namespace. (Remembered per
-        namespace name: one per namespace the pods of a run create.)"""
+        """The state's snapshot plus the Namespace the API server would create for a pod (one per namespace
+        name)."""
         name = (namespace.get("metadata") or {}).get("name") or ""
         if name in self.snapshot.namespaces:
             return self.snapshot
@@ -231,9 +208,7 @@ class ClusterState:
 
 def state_of(loaded: Objects, config: SchedulerConfig, stored: bool = False, validate: str = "strict",
              problems: Problems = RAISE) -> ClusterState:
-    """The state of cluster objects read already, as the API server of `config`'s version takes
-    them (kubectl `--validate` as `validate` asks: `check_objects`) and admits them (unless
-    `stored`); an object refused goes to `problems` (`admitting`)."""
+    """The state of cluster objects read already, validated and admitted as `config`'s API server would."""
     kube = config.kube
     index = ShapeIndex()                # the pods' shapes, worked out once for both passes (this load only)
     checked = check_objects(loaded, CLUSTER_KINDS, validate=validate, stored=stored, shape_index=index, kube=kube,
@@ -262,13 +237,7 @@ def state_of(loaded: Objects, config: SchedulerConfig, stored: bool = False, val
 def state_admitted_with_pod(objects: Objects, snapshot: Snapshot, nominated: dict[str, list[PodInfo]],
                             config: SchedulerConfig, pod: dict[str, Any], *, other_kinds: Objects = (),
                             absent: frozenset[str] = frozenset(), applied: Objects = ()) -> ClusterState:
-    """The state of a cluster admitted together with one pending `pod` (admitted: its namespace
-    set), as `kexplain.explain.inputs.single_inputs` admits them for the scheduler's one-pod path,
-    shared as admitted and never admitted again: the same as a state read without the pod
-    (`state_of`, `extended` with the set `applied`) but for the Namespace the API server created
-    for the pod alone (no Pod or ResourceClaim of the cluster is in it), which is left out, as
-    an autoscaler reading the cluster meets the pod in its own pass. The kubelets' verdicts on
-    the set's bound pods and the warnings are the pod's explanation's (`Inputs`), not the state's."""
+    """The state of a cluster admitted together with one pending `pod`, shared and never admitted again."""
     namespace = str((pod.get("metadata") or {}).get("namespace") or "default")
     made = [o for o, s in objects if s is BUILTIN and o.get("kind") == "Namespace"
             and (o.get("metadata") or {}).get("name") == namespace]

@@ -1,6 +1,5 @@
-"""The words for the objects of a cluster state: which kinds the scheduler reads, how an object is
-named (`object_key`), whether a pod is bound, and the objects of some kinds, asked of a dump's
-rows where it has them."""
+"""The words for a cluster state's objects: kinds the scheduler reads, `object_key`, bound pods, kinds by
+kind."""
 from __future__ import annotations
 
 from typing import Any
@@ -97,12 +96,8 @@ def is_bound_pod(obj: dict[str, Any]) -> bool:
 
 
 def admission_filled_uid(obj: Any) -> bool:
-    """Whether an admitted Pod's uid is the one admission filled in, the object written without
-    one: admission gives such a pod the uid derived from its kind, namespace and name
-    (`identity.object_uid`, a version-5 uuid, where an API server's are random version-4 ones),
-    so the state's objects keep that fact, read back here, and a consumer that fills a uid-less
-    object's uid its own way (Karpenter's README: a sha1) gives its own. Cheap on 150,000
-    stored pods: only a version-5 uid is hashed."""
+    """Whether an admitted Pod's uid is the version-5 one admission filled in (`identity.object_uid`),
+    cheaply."""
     if type(obj) is StoredPod:
         view = obj.view.metadata
         uid, namespace, name = view.uid, view.namespace, view.name
