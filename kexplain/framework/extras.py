@@ -1,12 +1,5 @@
-"""What people need to read a decision, added after it under extra trace keys.
-
-The scheduler's own keys say what it did; these say why it reads that way, and never touch
-them: `details` (per node: zone, allocatable and requested resources; for the nodes named,
-every plugin's `explain` facts) and `unexamined` (the nodes the search never reached, filtered
-and scored against the same cycle state: would one of them have beaten the winner?). The
-caller's options decide which are recorded (`schedule.Options`); `schedule_pod` calls these
-with the `Cycle` it ran.
-"""
+"""The extra trace keys (`details`, `unexamined`) that help read a decision without touching the scheduler's
+own."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -76,10 +69,8 @@ def pod_facts(pod: "PodInfo") -> dict[str, Any]:
 
 
 def record_details(fw: Framework, pod: "PodInfo", trace: Trace, cycle: Cycle, explain_nodes: frozenset[str]) -> None:
-    """Extra key `details`: the pod's requests; facts for every node the search visited (with
-    the facts of the plugins the overview reads, `Explainer.in_overview`); for
-    the nodes of `explain_nodes`, every plugin's `explain` facts, and for such a node the
-    search never visited, every Filter plugin's verdict on it (`filterAll`, `examined: false`)."""
+    """Extra key `details`: the pod's requests and each visited node's facts; every plugin's facts for
+    `explain_nodes`."""
     snapshot = fw.snapshot
     visited = list(dict.fromkeys(trace.search.order)) if trace.search is not None else []
     nodes: dict[str, Any] = {}
@@ -110,10 +101,8 @@ def record_details(fw: Framework, pod: "PodInfo", trace: Trace, cycle: Cycle, ex
 
 
 def evaluate_unexamined(fw: Framework, pod: "PodInfo", trace: Trace, cycle: Cycle) -> None:
-    """Extra key `unexamined`: the nodes of the search list the round-robin never reached
-    (and the feasible one it found too many and dropped), filtered against a copy of the
-    cycle state, then scored together with the nodes that were scored, as if the scheduler
-    had looked at all of them. `higher` names the ones that would have beaten the winner."""
+    """Extra key `unexamined`: the nodes the round-robin never reached, filtered and scored as if it had;
+    `higher` names those that would have won."""
     visited = set(trace.search.order) if trace.search is not None else set()
     never = [ni for ni in cycle.order if ni.name not in visited]
     out: dict[str, Any] = {"nodes": [ni.name for ni in never],

@@ -1,17 +1,5 @@
-"""OpportunisticBatching (beta, on by default in v1.35): reusing one cycle's ranking for the next pod.
-
-When consecutive pods sign alike (`Framework.sign_pod`), the scheduler keeps the previous
-cycle's score ranking (`SortedScores`, its best node already taken). If the node the previous
-pod went to now rejects the new pod, the next node of that ranking is handed out as a hint:
-the new pod is filtered on it alone, like a nominated node, and when it fits it is taken
-without a search or scoring. Mirrors runtime/batch.go: `get_node_hint` after PreFilter,
-`store_results` after a pod is placed.
-
-The real batch also expires 500 ms after the cycle that scored; kexplain schedules a
-sequence's pods back to back, so it never expires here. One `OpportunisticBatch` per profile,
-kept across the cycles of a sequence; the cycle count is the scheduler's (one per pod taken
-from the queue: a gated pod is never taken).
-"""
+"""OpportunisticBatching (beta, on by default in v1.35): reusing one cycle's ranking for the next pod that
+signs alike; mirrors runtime/batch.go (`get_node_hint`, `store_results`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -77,9 +65,7 @@ class OpportunisticBatch:
 
     def store_results(self, signature: str | None, hint: str, chosen: str, rest: SortedScores | None,
                       cycle: int) -> None:
-        """After a pod of cycle `cycle` was placed on `chosen`: keep the ranking when the hint
-        was taken, else the rest of this cycle's ranking (`rest`: None when it did not score)
-        for the next pods that sign alike."""
+        """After a pod of `cycle` was placed on `chosen`: keep the ranking for the next pods that sign alike."""
         self._last = _LastCycle(cycle, chosen)
         if hint and hint == chosen:
             return

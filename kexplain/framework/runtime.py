@@ -1,16 +1,5 @@
-"""The framework runner: instantiates a profile's plugins and runs each extension point.
-
-Mirrors kube-scheduler's frameworkImpl (run order, Skip bookkeeping, how statuses
-merge) and records what every call returned, which is what the trace is made of.
-
-Plugins are called through the interfaces of kexplain.framework.interface: each point's
-list is typed by its interface when the framework is built (a plugin listed at a point it
-does not declare is refused there, as NewFramework does), so the runs below call methods
-directly. Besides the scheduling decision, `run_explain` asks the plugins that are
-`Explainer`s for the facts behind their verdicts, after the decision and only when asked,
-so it never slows down or changes a plain run; renderers read those facts from the trace
-(extra key `details`) and never look at plugin internals.
-"""
+"""The framework runner (kube-scheduler's frameworkImpl): instantiates a profile's plugins, runs each
+extension point and records what every call returned for the trace."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -85,9 +74,7 @@ class FilterBatch:
 
 @dataclass
 class ScoreBatch:
-    """run_score's answer, in node order: each node's total, and per plugin (in order) its
-    weight and each node's raw and normalized score (the trace's entries are made of them
-    only for the nodes read: `NodeScores`)."""
+    """run_score's answer in node order: totals, and per plugin its weight and raw and normalized scores."""
 
     plugins: list[str]
     weights: list[int]
@@ -105,10 +92,7 @@ def _filter_failure(plugin: str, s: Status) -> Status:
 
 
 def _sift(plugin: str, alive: Sequence[int], statuses: Sequence[Status], verdicts: list[Status]) -> list[int]:
-    """Of the nodes `alive` (indices into `verdicts`), with `statuses` from `plugin` in the same
-    order: those that passed; each other's verdict set. Equal statuses (a plugin's per-node
-    `Insufficient cpu`s, or one shared by many nodes) make one verdict: it depends on the code
-    and reasons only."""
+    """The nodes of `alive` that passed `plugin`, each other's verdict set (equal statuses share one verdict)."""
     passed: list[int] = []
     made: dict[tuple[Code, tuple[str, ...]], Status] = {}
     for i, s in zip(alive, statuses):
@@ -189,17 +173,14 @@ class Framework:
         return signature(pod.spec.get("schedulerName") or "", fragments)
 
     def _node_local(self, pl: Plugin, pod: "PodInfo", point: str) -> dict | None:
-        """The memo of a `node_local` plugin's answers at `point` for `pod` with this plugin's
-        configuration, kept across cycles on the snapshot (`kexplain.framework.node_memo`); None for any
-        other plugin, or a pod that is not plain data."""
+        """The node memo of a `node_local` plugin's answers at `point` for `pod`; None otherwise."""
         if not pl.node_local:
             return None
         return self._memo_table(point, (pl,), pod)
 
     def _memo_table(self, point: str, plugins: Sequence[Plugin], pod: "PodInfo") -> dict | None:
-        """The node memo's table for these node-local plugins at `point` (one plugin, or a run
-        of Filter plugins memoized as one: `_filter_run`) for `pod`; None when the pod is not
-        plain data."""
+        """The node memo's table for these node-local plugins at `point` for `pod`; None for a pod not plain
+        data."""
         fingerprints = self.__dict__.setdefault("_fingerprints", {})
         found = fingerprints.get(id(pod))
         if found is None or found[0] is not pod:
@@ -246,11 +227,8 @@ class Framework:
 
     def _filter_run(self, state: CycleState, pod: "PodInfo", run: Sequence[Plugin],
                     nodes: "Sequence[NodeInfo]") -> list[Status]:
-        """Each node's verdict from a segment of Filter plugins (SUCCESS, or the first failure's,
-        as `run_filter_plugins` gives it), each plugin on the nodes the ones before it passed. A
-        run of node-local ones is memoized as one answer per node: a workload's copies meet the
-        same thousands of NodeInfos cycle after cycle, and one look-up a node costs less than one
-        a plugin."""
+        """Each node's verdict from a segment of Filter plugins, a node-local run memoized as one answer per
+        node."""
         def compute(todo: "Sequence[NodeInfo]") -> list[Status]:
             out: list[Status] = [SUCCESS] * len(todo)
             alive = list(range(len(todo)))
@@ -341,12 +319,8 @@ class Framework:
 
     def run_filter_nodes(self, state: CycleState, pod: "PodInfo", nodes: "Sequence[NodeInfo]",
                          every: bool = False) -> FilterBatch:
-        """The verdict of run_filter_plugins_with_nominated_pods on each of `nodes`, reached
-        plugin by plugin over the list rather than node by node, through each plugin's
-        `filter_nodes` (which does its per-pod work once). A plugin runs only on the nodes
-        every plugin before it passed, as the scheduler stops at a node's first failure; with
-        `every` it runs on all of them and its statuses are kept (filterAll). Filter has no
-        side effects, so the order makes no difference."""
+        """run_filter_plugins_with_nominated_pods on each of `nodes`, plugin by plugin over the list (`every`:
+        filterAll)."""
         verdicts: list[Status] = [SUCCESS] * len(nodes)
         columns: list[tuple[str, list[Status] | None]] = []
         if every:
@@ -425,9 +399,8 @@ class Framework:
 
     def _with_nominated(self, state: CycleState, pod: "PodInfo",
                         node_info: "NodeInfo") -> "tuple[CycleState, NodeInfo] | Status | None":
-        """The state and node with the pods nominated to the node at this pod's priority or
-        above added (addGENominatedPods); None when there are none, the Error status when a
-        PreFilter extension fails."""
+        """addGENominatedPods: the state and node with pods nominated at or above this priority; None when
+        none."""
         nominated = [p for p in self._nominated.get(node_info.name, ())
                      if p.priority >= pod.priority and p.uid != pod.uid]
         if not nominated:
@@ -462,9 +435,8 @@ class Framework:
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo",
                                                plain: Status | None = None) -> Status:
-        """Filters with higher-or-equal priority pods nominated to the node counted in, then
-        (if any were added and that passed) once more without them. `plain`: the verdict of
-        that second run when the caller has it already."""
+        """RunFilterPluginsWithNominatedPods: filters with nominated pods counted in, then once more without
+        them."""
         added = self._with_nominated(state, pod, node_info)
         if isinstance(added, Status):
             return added
@@ -579,10 +551,8 @@ class Framework:
 
     def run_explain(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo", *,
                     overview: bool = False) -> dict[str, Any]:
-        """plugin -> the facts its `explain` gives for the node (plugins with nothing to say
-        are left out; with `overview`, only the plugins whose facts the overview reads). A
-        plugin whose explain fails is listed with `{"error": ...}`: a broken explanation must
-        not hide the verdict it would have explained."""
+        """plugin -> its `explain` facts for the node; a failing explain is listed as `{"error": ...}`, never
+        hiding the verdict."""
         out: dict[str, Any] = {}
         for pl in self.explaining_plugins:
             if overview and not pl.in_overview:

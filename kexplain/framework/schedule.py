@@ -1,17 +1,5 @@
-"""One scheduling attempt (schedulingCycle up to the choice of a node), fully traced.
-
-Follows schedule_one.go: PreEnqueue, PreFilter (with node narrowing), the nominated
-node first, the round-robin search that stops once enough feasible nodes are found,
-scoring (skipped for a single feasible node), the pick, and for a failure the
-PostFilter run and the FailedScheduling message (with DefaultPreemption's candidates under
-the extra key `preemption`).
-
-After the decision, and only when `Options` ask for them, `kexplain.framework.extras` adds
-what people need to read it (`details`, `unexamined`); always, the plugins' `notes` on what
-kexplain could not reproduce for the cycle, and, when a PreFilter plugin stopped the cycle,
-the facts behind its rejection that its message does not name (`rejection`). Everything that decides the trace is
-an argument: there is no ambient setting.
-"""
+"""One scheduling attempt (schedulingCycle up to the choice of a node), fully traced, following
+schedule_one.go (`schedulePod`); every setting is an argument."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -149,10 +137,7 @@ def _pre_filter(fw: Framework, state: CycleState, pod: "PodInfo", statuses: Node
 def _find_nodes_that_fit(fw: Framework, state: CycleState, pod: "PodInfo", pre: PreFilterOutcome, hint: str,
                          statuses: NodeToStatus, options: Options, trace: Trace,
                          cycle: Cycle) -> list["NodeInfo"]:
-    """findNodesThatFitPod: the nominated node (set by an earlier preemption), else the batch's
-    hint, tried first and alone; when it does not fit, the round-robin search of the nodes
-    PreFilter left, which stops once enough feasible nodes are found. Failed nodes go to
-    `statuses`."""
+    """findNodesThatFitPod: the nominated node or the batch's hint first, else the round-robin search."""
     snapshot, search = fw.snapshot, trace.search
     all_nodes = snapshot.node_infos
     num_all = len(all_nodes)
@@ -242,9 +227,7 @@ MIN_FILTER_BATCH = 32
 
 def _filter_all_rows(columns: list[tuple[str, list[Status] | None]], passed: frozenset[int],
                      n: int) -> list[dict[str, Any]]:
-    """filterAll's entry per node, from run_filter_nodes' plugin columns: plugin -> status
-    JSON. The JSON objects are shared between nodes with the same statuses (they are only
-    read): the nodes that passed every plugin have one entry between them."""
+    """filterAll's entry per node (plugin -> status JSON), shared between nodes with the same statuses."""
     names = [name for name, _ in columns]
     clean = dict(zip(names, [SKIP_JSON if col is None else SUCCESS_JSON for _, col in columns]))
     out = [clean] * n

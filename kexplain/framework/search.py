@@ -19,10 +19,8 @@ def num_feasible_nodes_to_find(num_all_nodes: int, profile_percentage: int | Non
 
 
 class SortedScores:
-    """The scheduler's ranking of scored nodes (sortedNodeScores): a max-heap of totals built
-    with Go's container/heap over the nodes in the order they were scored, every randomizer
-    0, so ties go to whichever node the heap's sift-downs leave on top. `pop` takes the best;
-    OpportunisticBatching keeps the rest and pops them as hints for later pods."""
+    """The scheduler's sortedNodeScores: a Go container/heap max-heap of totals, ties as its sift-downs leave
+    them."""
 
     def __init__(self, names: list[str], totals: list[int]) -> None:
         self._heap = list(zip(names, totals))

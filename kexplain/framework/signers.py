@@ -1,13 +1,5 @@
-"""The pieces of a pod that OpportunisticBatching signs (kube-scheduler/framework/signers.go).
-
-Two pods with equal signatures get the same Filter verdicts and scores on the same nodes, so
-the scheduler may reuse one pod's score ranking for the next. Each plugin that can sign a pod
-(`SignPlugin`) contributes fragments under one of the keys below; the helpers normalise the
-parts of the spec whose order or spelling does not change a verdict (tolerations, node
-affinity terms, host ports, volumes), so that only differences that matter make two
-signatures differ. Only equality of signatures is ever used, so the values need to be
-canonical, not byte-identical to Go's JSON.
-"""
+"""The pieces of a pod that OpportunisticBatching signs (kube-scheduler/framework/signers.go), canonical so
+that only differences that matter make two signatures differ."""
 from __future__ import annotations
 
 import json
