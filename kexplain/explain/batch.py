@@ -1,36 +1,5 @@
-"""Several pods, a workload's replicas, a DaemonSet: scheduled one after another, as the
-scheduler's queue would meet them.
-
-A POD file with several Pods (or workloads) is one batch (`kexplain.explain.inputs.load`).
-Every pod goes through admission first (that gives its priority); then the pods are taken in
-PrioritySort order (priority descending, then order of appearance in the file, which is the
-order they would have been created in) and each is scheduled against the cluster as the
-previous ones left it: a pod that fits is bound to the node the scheduler picks
-(`placement.chosen_node`) before the next pod is scheduled, and the round-robin position is
-carried over (`Queue`). A workload with more than one replica (`spec.replicas`; a Job's
-parallelism, at most its completions; or `--replicas N` for every object of the file) is placed
-copy by copy (`placement.iter_placements`), copies named as their controller names them
-(`controllers.workloads.Copies`: `<name>-<hash>-<5 characters>` of a Deployment; a StatefulSet's: its
-pods of each ordinal, each with its own claims), until one does not fit: how many fit, where, and
-the trace of the first copy that does not fit, with its reasons. A DaemonSet is placed as its
-controller places it: one pod pinned to each node it would run on
-(`placement.iter_daemon_placements`); with no such node it runs no pod, and there is nothing
-to schedule.
-
-The file's other objects that the scheduler reads (claims, Services, PriorityClasses, bound
-Pods, ...) join the cluster of --nodes first, as applying the file would create them
-(`pod_file.PodFile`, `ClusterState.extended`), with the claims of its StatefulSets.
-
-Memory stays flat in the number of pods: a trace of a large cluster weighs megabytes, so no
-trace outlives its pod's turn unless someone shows it. `explain_batch` is a lazy `Batch`:
-iterating it schedules the pods and yields one `Outcome` per object as soon as it is placed;
-every pod's `Placement` (its trace) goes to the caller's `sink` as it is produced (`-o json`
-writes it and lets it go); an `Outcome` keeps of its copies only name, node, zone and status
-(`CopyRecord`), and the placements a reader shows: the first copy, the first that does not
-fit, the last (the one the next object's cluster is built from).
-
-`kexplain POD` and `kexplain lint` both schedule a file's pods this way. Never prints.
-"""
+"""Several pods (a file's, a workload's replicas, a DaemonSet's) scheduled one after another in PrioritySort
+order, as the scheduler's queue would meet them; lazy, so memory stays flat in the number of pods."""
 from __future__ import annotations
 
 import itertools
@@ -95,13 +64,8 @@ class CopyRecord:
 
 @dataclass
 class Outcome:
-    """One Pod or workload of a batch, scheduled. `copies`: each pod (or copy) in the order
-    they were scheduled, without its trace; the placements shown in full are kept: `first`,
-    `first_unfit` (of replicas: the last attempt) and `last`. `entry` is the entry as placed (a
-    DaemonSet's `copies`: its eligible nodes); `inputs` its pod as admitted, before any copy;
-    `daemon`: which nodes a DaemonSet runs on, and why not the others. An entry whose
-    controller got no pod created (`Entry.not_created`) is never placed: no copies, and no
-    `inputs` when the API server refused its pod (not a quota)."""
+    """One Pod or workload of a batch, scheduled: its copies without traces, and the placements a reader
+    shows."""
 
     entry: Entry
     inputs: Inputs | None
@@ -218,10 +182,7 @@ def _order(entry: Entry, inputs: Inputs | None) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class _Unbound:
-    """What the queue needs to bind an outcome's pods when the next object comes: the cluster
-    it was placed in, its last placement (copies bound one after another), or every fitting
-    copy (a DaemonSet's, all judged against `base`), and the preemptions whose victims stay
-    terminating."""
+    """What the queue needs to bind an outcome's pods when the next object comes."""
 
     base: Snapshot
     last: Placement | None
@@ -230,10 +191,7 @@ class _Unbound:
 
 
 class Queue:
-    """The scheduler working through a batch: each entry placed (`place`) against the cluster
-    as the entries before it left it, from the round-robin position they left. An entry that
-    fails to be placed (an exception) leaves the queue as it was. `on_first_unfit` sees the
-    first placement of each object that does not fit before any sink does (suggestions)."""
+    """The scheduler working through a batch: each entry placed against the cluster the ones before it left."""
 
     def __init__(self, pool: ClusterState, options: RunOptions, *,
                  on_first_unfit: Callable[[Placement], None] | None = None) -> None:
@@ -320,16 +278,7 @@ def _with_namespaces(carried: Snapshot, inputs: Inputs) -> Snapshot:
 
 @dataclass(frozen=True)
 class Batch:
-    """A file's pods to schedule, lazily: iterating schedules every entry in PrioritySort
-    order, each against the cluster the earlier ones left, and yields its `Outcome` as soon as
-    it is placed (iterating again schedules them again, with the same result; indexing
-    schedules them once and holds the outcomes: `held`). Each pod's
-    placement goes to `sink` as it is produced; `progress(done, planned)` after each pod.
-    The first attempt of an entry that does not fit, when Unschedulable, gets `suggestions` in
-    its trace's extra keys when a suggester is given (run with `options.plain()`: no extra
-    keys), before the sink sees it. With `refused`, an entry whose pod the API server refuses,
-    or that is another scheduler's (`OtherScheduler`), is left out and handed to it with the
-    error, and the others are scheduled; without, the error is raised."""
+    """A file's pods to schedule lazily, each `Outcome` yielded as soon as it is placed, placements to `sink`."""
 
     batch: tuple[Entry, ...]
     pool: ClusterState
@@ -478,13 +427,8 @@ SHAPES_KEPT = 16
 
 def explain_each(pods: Iterable[Inputs], options: RunOptions, suggester: Suggester | None = None, *,
                  planned: int = 0, progress: Progress | None = None) -> Iterator[Verdict]:
-    """Pods that are all pending now (`kexplain pod --pending`), each explained against the
-    cluster as it is, none bound for the others: the verdict each would get on its next
-    attempt, which is what its PodScheduled condition is compared with. Lazy like `Batch`: a
-    verdict is produced when it is asked for and not kept (but the first of each shape: pods
-    only their names tell apart share it, `kexplain.explain.shapes`); `progress(done, planned)`
-    after each pod. An Unschedulable pod gets its verified suggestions (`suggester`) in the
-    trace."""
+    """Pods all pending now (`kexplain pod --pending`), each explained alone against the cluster as it is,
+    lazily."""
     done = 0
     # shape -> the first trace of that shape (`shapes`); the most recent SHAPES_KEPT only, since
     # a trace of a large cluster weighs megabytes (pods of one workload come together in a listing)

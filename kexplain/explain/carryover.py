@@ -1,21 +1,5 @@
-"""What kube-scheduler carries from one scheduling cycle to the next, besides the bound pods.
-
-A sequence of pods (a file's pods, replicas, a DaemonSet's copies) is scheduled one cycle after
-another, and v1.35.4 remembers three things between them that change later verdicts:
-
-- nominations: a pod that did not fit but for which preemption found room stays nominated to
-  that node (`status.nominatedNodeName`); every later pod of at most its priority is filtered
-  there with it counted in (`Framework.run_filter_plugins_with_nominated_pods`);
-- the victims of that preemption: they are not gone but terminating (deletionTimestamp and the
-  DisruptionTarget condition), so their room stays taken while PodTopologySpread stops counting
-  them, and a later preemptor may pick them again;
-- OpportunisticBatching: per profile, the previous cycle's ranking of nodes, and the cycle
-  count (`kexplain.framework.opportunistic_batch`).
-
-`Carryover.run` schedules one pod with what the cycles before it left; `terminating` gives the
-cluster after a cycle's preemption marked its victims. kexplain schedules the pods back to
-back, so a batch never reaches the scheduler's 500 ms age limit. Never prints.
-"""
+"""What kube-scheduler carries from one scheduling cycle to the next besides bound pods: nominations,
+terminating victims and OpportunisticBatching's ranking."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -52,13 +36,8 @@ class Carryover:
         return cls({node: list(pods) for node, pods in nominated.items()})
 
     def run(self, inputs: Inputs, options: RunOptions, quiet: RunOptions | None = None) -> Trace:
-        """One cycle of `inputs.pod` after the cycles before it: with the nominations they left
-        and its profile's batch; then its own nomination is remembered.
-
-        With `quiet` (a copy nobody reads in full unless it does not fit), the cycle runs as
-        `quiet` says, and only when the pod is not scheduled then is it run again, from the
-        same memory, as `options` say: the decision is the same, the extra keys differ. A pod
-        bound by `spec.nodeName` is no cycle: its kubelet admits it (`explain.kubelet`)."""
+        """One cycle of `inputs.pod` with the nominations and batch the cycles before it left; a `quiet` run
+        is redone in full only when the pod is not scheduled."""
         node = bound_node(inputs.pod, inputs)
         if node is not None:
             return kubelet_trace(inputs, options, node)

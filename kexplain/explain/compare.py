@@ -1,9 +1,4 @@
-"""kexplain's verdict next to the scheduler's own last word, a live pod's PodScheduled condition.
-
-Whether the two agree, and when they differ the likely reasons, most specific first (a
-stale message, a nominated node, another scheduler version than the one kexplain followed, a
-profile kexplain was not given). Nothing here prints: `kexplain.render.live` shows it, the trace's `live` key holds it.
-"""
+"""kexplain's verdict next to a live pod's PodScheduled condition: whether they agree, and if not, likely why."""
 from __future__ import annotations
 
 import re

@@ -1,18 +1,5 @@
-"""The scheduler's FailedScheduling message taken apart, for the minor that wrote it.
-
-`kexplain.framework.fit_error` writes the message; this reads it back:
-
-    0/N nodes are available: <PreFilter message>. | <count reason, ...>. [<PostFilter message>]
-
-where the PostFilter message is each PostFilter plugin's reasons joined with ", " (DRA's "no
-new claims to deallocate", then "preemption: " and DefaultPreemption's own message, itself a
-`0/N nodes are available: ...` histogram or a sentence). The vocabulary is the plugins' own
-reason constants (one home per text), chosen per minor by the same `*_SINCE` constants the
-plugins use; a templated reason (`Insufficient {}`, 1.33's `untolerated taint {key: value}`)
-is matched through its template. A histogram entry no reason of that minor explains is kept
-as it is, with no plugin: nothing is invented, and a message that is not a FailedScheduling
-message at all parses to None.
-"""
+"""The scheduler's FailedScheduling message (`kexplain.framework.fit_error`) taken apart with the plugins' own
+reason constants for the minor that wrote it; None for any other message."""
 from __future__ import annotations
 
 import re

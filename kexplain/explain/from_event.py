@@ -1,11 +1,5 @@
-"""The answer for a user who cannot read the whole cluster: the scheduler's own last word on a
-pod (its newest FailedScheduling event, else its PodScheduled condition), with the reads RBAC
-refused and what each would have added.
-
-Nothing here simulates: the verdict is the scheduler's, and the output says where it comes
-from (the event's age and count). `kexplain.render.live` shows it; `to_json` is the `-o json`
-document's `fromEvent` key.
-"""
+"""The answer for a user who cannot read the whole cluster: the scheduler's own last word on a pod, and the
+reads RBAC refused."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -68,11 +62,7 @@ def answer(pod: Obj, events: Iterable[Obj], objects: Iterable[Obj], refusals: tu
            kube: KubeVersion, now: datetime, per_node: Optional[Callable[[Obj], Optional[Obj]]] = None,
            gating: Optional[Callable[[Obj], list[Obj]]] = None,
            autoscaler: Optional[Callable[[Obj], Iterable[Obj]]] = None) -> EventAnswer:
-    """The pod explained by the scheduler's word, its message taken apart against the pod's
-    spec and the namespace's readable objects; with `per_node` (the nodes were read), what its
-    spec allows on each node, for a pod the scheduler has not bound; a pod with no
-    FailedScheduling event explained by `gating` (its PreEnqueue plugins); by `autoscaler`, the
-    Cluster Autoscaler's events about it taken apart (`kexplain.autoscaler.events`, a layer up)."""
+    """The pod explained by the scheduler's word, taken apart against its spec and the readable objects."""
     events = list(events)
     word = scheduler_word(pod, events, now)
     details = taken_apart(word.message, pod, objects, kube) if word.status == UNSCHEDULABLE else {}

@@ -1,14 +1,5 @@
-"""Loading: from a `Request` to what the scheduler's cycle starts from.
-
-The scheduler configuration, the POD file (the Pods and workloads to explain, and the objects
-that join the cluster with them: `pod_file.PodFile`, `cluster_with`), the cluster of --nodes,
-admission, and the snapshot. `load` is the one way to read a POD file (the CLI, the conformance
-runner, the benchmarks): one pod of one copy gives the `pod_inputs.Inputs` of one explanation,
-anything else a batch (`pod_file.Entry`s) against a `kexplain.state.ClusterState`, which `kexplain.explain.batch`
-schedules. `load_pool` and `inputs_for` are also lint's: a cluster state read once, and pods
-admitted against it one by one.
-Never prints.
-"""
+"""Loading: from a `Request` to what the scheduler's cycle starts from (`load`, and lint's `load_pool`,
+`inputs_for`). Never prints."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -105,15 +96,7 @@ Prepare = Callable[[Objects, Objects], Objects]
 
 def load(req: Request, stdin: BinaryIO | None = None, *, collect: bool = False,
          keep: "bool | Callable[[Objects], bool]" = False, prepare: Prepare | None = None) -> Loaded:
-    """Read the configuration, the POD file and the cluster once. One Pod or workload of one
-    copy (not a DaemonSet) is `single`: it is admitted together with the cluster, as a pod
-    created against it; anything else is a batch against the cluster state. `collect`: one bad file,
-    document or object does not stop the load (`kexplain.load.problems`): it is left out, and
-    `problems` says why (else the first is raised). `keep`: the cluster's objects as read stay
-    in `cluster_objects`, for what reads the cluster again (the autoscalers), so that it is
-    read once (a function of the objects read, --nodes' then the POD file's: whether to keep
-    them, e.g. when either holds Karpenter's NodePools). `prepare(objects, cluster)`: the POD
-    file's objects as what acts before their controllers leaves them (Kueue: `kexplain.kueue.chain`)."""
+    """Read the configuration, the POD file and the cluster once: one pod is `single`, anything else a batch."""
     problems = Problems(keep=collect)
     with bulk_load():
         loaded = _load(req, stdin, problems, keep, prepare)
@@ -137,13 +120,7 @@ def _load(req: Request, stdin: BinaryIO | None, problems: Problems,
 
 def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems = RAISE, *,
               keep_state: bool = False) -> Loaded:
-    """`load`, for the objects of the POD file (`objs`) and of --nodes (`cluster`) read already:
-    to explain them again (under another version), as read objects are never changed. The
-    version followed is settled first (`followed_version`): the configuration's defaults, the
-    plugins and admission depend on it. An object refused goes to `problems` (raised unless it
-    collects); when that leaves nothing to explain, the `Loaded` is `empty`. `keep_state`: the
-    autoscalers read the cluster: one pod's keeps it as admitted with it (`Inputs.state`; a
-    batch's `pool` is one always)."""
+    """`load` for objects read already, under the version settled first (`followed_version`)."""
     kube, version_warnings = followed_version(req, cluster)
     config = read_config(req.config_path, req.max_bytes, req.max_objects, kube)
     # kubectl --validate, for the objects explained and those that join the cluster (PodFile)
@@ -209,11 +186,7 @@ def cluster_hpas(cluster: Objects, req: Request, kube: KubeVersion, problems: Pr
 def _single(req: Request, found: list[Entry], objs: Objects, pod_file: PodFile, cluster: Objects,
             config: SchedulerConfig, warnings: list[str], kube: KubeVersion, problems: Problems,
             gone: frozenset[str] = frozenset(), keep_state: bool = False) -> Loaded | None:
-    """The one pod of `found` admitted together with the cluster (`Loaded.single`). None when its
-    workload's controller gets no pod created (the API server or a quota refuses the first:
-    `kexplain.explain.created`): the workload is explained as a batch, with its FailedCreate.
-    `keep_state`: the cluster kept as admitted (`Inputs.state`), unless some of it was refused
-    (left out here, where an autoscaler reading the cluster refuses it)."""
+    """The one pod of `found` admitted with the cluster; None when its controller gets no pod created."""
     entry = found[0]
     since = len(problems.found)
     index = ShapeIndex()            # the pods' shapes, worked out once for both passes (this load only)
@@ -323,12 +296,8 @@ def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any
                   kube: KubeVersion = DEFAULT_VERSION, problems: Problems = RAISE,
                   absent: frozenset[str] = frozenset(), later: frozenset[tuple[str, str, str]] = frozenset(),
                   keep_state: bool = False) -> Inputs:
-    """The inputs of `pod_obj`, the pod of the POD file's one Pod or workload `obj` (its first
-    pod), against `cluster` (--nodes, checked) with the file's cluster objects and the
-    workload's created objects, admitted by `kube`'s API server. `absent`: namespaces of the
-    file refused already (their Namespace left out); `later`: the file's policies created after
-    it (`policies_after`); `keep_state`: the cluster as admitted kept as a `ClusterState`
-    (`Inputs.state`, unless `stored`: `state_admitted_with_pod`), for the autoscalers."""
+    """The inputs of the POD file's one pod against `cluster` with the file's objects, admitted by `kube`'s
+    API server."""
     created = created_objects(obj, src, 1)
     merged = cluster_with(cluster, pod_file.cluster, created, kube=kube, problems=problems)
     applied = frozenset(id(s) for o, s in [*pod_file.cluster, *created] if o.get("kind") in VOLUME_KINDS
@@ -354,11 +323,7 @@ def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any
 
 def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objects, config: SchedulerConfig,
                         stored: bool = False, kube: KubeVersion = DEFAULT_VERSION) -> Inputs:
-    """Inputs from objects already read (files, or a live cluster with `stored=True`): objects
-    of other kinds are ignored; admission (`kube`'s API server) runs unless the objects were
-    stored; the cluster is as it is (no object of it is the POD file's). The collector pauses
-    meanwhile (`bulk_load`: a live cluster's objects are read by a caller that may not pause it).
-    A cluster object the API server refuses is raised (`admitting`)."""
+    """Inputs from objects already read, admitted unless stored (the collector paused)."""
     with bulk_load():
         inputs, _, _ = _admitted_inputs(pod_obj, pod_src, cluster, config, stored, frozenset(), None, kube)
         return with_template_claims(inputs)
@@ -370,14 +335,7 @@ def _admitted_inputs(pod_obj: dict[str, Any], pod_src: Source, cluster: Objects,
                      owned: frozenset[int] = frozenset(), gone: frozenset[str] = frozenset(),
                      later: frozenset[tuple[str, str, str]] = frozenset()
                      ) -> tuple[Inputs, Objects, frozenset[str]]:
-    """`inputs_from_objects` before the pod's template claims are made (`with_template_claims`),
-    with the cluster's objects as admitted (and settled) and the namespaces that do not exist.
-    `applied`: the ids of the Sources of the POD file's objects, which the PersistentVolume
-    controller then binds (`controllers.persistentvolume`) and whose bound pods their kubelet
-    admits or rejects (`kubelets_admit`); the rest is the cluster as it is. A cluster object the
-    API server refuses goes to `problems` (`admitting`), but one of `owned`; a Namespace refused
-    (there, or before: `gone`) does not exist; the pod is created after `cluster`'s objects but
-    the policies `later` names (`policies_after`)."""
+    """`inputs_from_objects` before the pod's template claims are made, with the cluster as admitted."""
     cluster = of_kinds(cluster, CLUSTER_KINDS)
     warnings: list[str] = []
     absent = gone
@@ -409,11 +367,8 @@ def load_pool(node_paths: tuple[str, ...], config_path: str | None = None, *, st
               max_bytes: int = DEFAULT_MAX_BYTES, max_objects: int = DEFAULT_MAX_OBJECTS,
               stdin: BinaryIO | None = None, validate: str = "strict",
               kube: KubeVersion = DEFAULT_VERSION, version: VersionChoice | None = None) -> ClusterState:
-    """The cluster state of `--nodes`, checked as kubectl `--validate` asks (`check_objects`), admitted
-    (unless `stored`) and snapshotted once, with the scheduler configuration of `config_path`, as
-    `kube`'s API server and kube-scheduler take them; with a `version` choice, as the version it
-    settles on once the objects are read (a snapshot's recorded one, unless one is given), whose
-    warnings lead the state's."""
+    """The cluster state of `--nodes`, validated, admitted and snapshotted once with `config_path`'s
+    configuration."""
     with bulk_load():
         # The configuration is checked first (before a large snapshot is read), unless the
         # version it is read as depends on that snapshot.
@@ -430,11 +385,7 @@ def load_pool(node_paths: tuple[str, ...], config_path: str | None = None, *, st
 
 def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: ClusterState, *, stored: bool = False,
                itself: bool = False, later: frozenset[tuple[str, str, str]] = frozenset()) -> Inputs:
-    """`Inputs` for one pending pod against a loaded pool: the pod goes through admission as
-    `load` would (against the pool's PriorityClasses and RuntimeClasses, refused when a pod of
-    that name exists in the pool, unless `itself`: the pool's pod of that name is this very
-    pod, bound already, joined from its file); `pod_obj` itself is not changed. `later`: the
-    pool's policies its set creates after the pod (`policies_after`), which it does not meet."""
+    """`Inputs` for one pending pod admitted against a loaded pool, as `load` would; `pod_obj` is not changed."""
     if stored:
         return with_template_claims(Inputs(PodInfo(copy_json(pod_obj)), pod_source, pool.snapshot, pool.config,
                                            pool.nominated, claims_from_templates=controllers_create_for(pod_obj)))

@@ -1,13 +1,5 @@
-"""Per node, for a user who can read the nodes but not every pod: what the pod's own spec
-allows on each node, from the node alone.
-
-The cycle runs on what was read (the nodes, the pod's namespace), and only the verdicts of the
-Filter plugins that read nothing but the pod and the node (`node_local`) are kept. A rejection
-by one of them is certain. A pass is certain too, except for the plugins that count what the
-node's pods use (`USAGE_PLUGINS`): with other namespaces' pods unread, their pass is an upper
-bound (the node's allocatable minus this namespace's pods). Every other plugin is not known.
-None of it is the scheduler's verdict, which stays the event's.
-"""
+"""Per node, for a user who can read the nodes but not every pod: what the node-local Filter plugins say of
+the pod's spec (never the scheduler's verdict)."""
 from __future__ import annotations
 
 from typing import Any, Optional

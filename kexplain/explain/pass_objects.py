@@ -1,9 +1,5 @@
-"""What the autoscalers read of a POD file besides its pending pods: the file's objects but
-those pods (`set_objects`), the controller objects its workloads' pods name as their owner
-(`pods_owner`, `owner_objects`: a Deployment's ReplicaSet), and the claims the ephemeral
-volume controller creates for a pod (`ephemeral_claims`). Loading (`explain.inputs`), lint and
-the pending pass (`explain.pending_pass`) gather them alike.
-"""
+"""What the autoscalers read of a POD file besides its pending pods, gathered alike by loading, lint and the
+pending pass."""
 from __future__ import annotations
 
 from typing import Any, Iterable, Mapping

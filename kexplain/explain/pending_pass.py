@@ -1,45 +1,5 @@
-"""The pending pass: what an autoscaler sees of what kexplain was given, gathered once for every
-autoscaler (the Cluster Autoscaler's loop, Karpenter's provisioning).
-
-An autoscaler never looks at one pod alone. The Cluster Autoscaler's loop lists every pending
-pod of the cluster and packs them together (one fits the room another leaves, several share a
-new node, a scale-up for one covers another); Karpenter batches them into one provisioning
-pass. So the answer for a pod comes from one pass over all of them, and `PendingPass` is that
-pass's input, built from whatever kexplain was given:
-
-- `pending`: the pods explained and left pending: a file's Pods, every copy of every workload
-  that did not fit (the copies after the first that did not were never tried: pending as
-  well, when its controller has created them: `existing_copies`), each named as its
-  controller names it, with its own claims, in creation order, each tied to the explained
-  Pod or workload (and copy) it stands for (`PendingPod.stands_for`);
-- `not_created`: the copies a controller has not created yet (a StatefulSet's ordinals after
-  the first that does not fit, with OrderedReady): no autoscaler sees them (`NotCreated`);
-- `bound`: the copies that fit, bound to their nodes;
-- `preemptions`: where the scheduler's preemption, in the explanation of a pod left pending,
-  would nominate it (`Preemption`): the scheduler's PostFilter runs before any autoscaler looks,
-  so the pod carries `status.nominatedNodeName` (the Cluster Autoscaler's lister counts it as
-  nominated and puts it on that node in its snapshot, not among the pods to scale up for;
-  Karpenter's IsProvisionable skips a pod that is preempting) and its victims are terminating
-  (deletionTimestamp, DisruptionTarget), still on their node (CA counts them there; its
-  templates leave out pods being deleted). Taken from the explanations, never run again;
-- `objects`: the set's own objects, as `kubectl apply` leaves them (claims, volumes,
-  StorageClasses, DaemonSets, ConfigMaps, the workloads, ...): each replaces the cluster's
-  object of the same kind, namespace and name; `created`: what controllers create for the
-  set's pods (a StatefulSet's claims per copy, generic ephemeral volumes' claims), added unless
-  the cluster has them (`applied_to`);
-- the cluster's own pending pods (those of --nodes, or of every namespace of a live cluster)
-  join once an autoscaler has read the cluster (`with_cluster_pending`), in creation order
-  (a file's pods, without a creation time, after them).
-
-How an autoscaler plugs in (the Cluster Autoscaler's adapter is `kexplain.autoscaler.pending`;
-Karpenter's comes the same way): it takes a `PendingPass`, reads the cluster with the set
-applied (`applied_to`), merges the cluster's pending pods (`with_cluster_pending`), runs ONE
-pass over `pending` with `bound` in place, and returns a `PassAnswers`: its name, its document
-(under its own key of `-o json`) and one `PodAnswer` per pending pod, keyed by pod key. The
-commands put each explained pod's answers in one slot (`answers_json`: the key `autoscalers`, a
-list with one answer per autoscaler) and describe the pass beside each document
-(`pass_json`); renderers read that slot, which names no autoscaler's internals. Never prints.
-"""
+"""The pending pass: what every autoscaler (CA's loop, Karpenter's provisioning) sees of what kexplain was
+given, gathered once, since an autoscaler packs all pending pods together. Never prints."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -68,10 +28,7 @@ Objects = list[tuple[Obj, Source]]
 
 @dataclass(frozen=True)
 class PendingPod:
-    """One pod an autoscaler sees pending. `stands_for`: the explained Pod or workload it is
-    (`Kind namespace/name`), "" for a pending pod of the cluster nobody asked about; `copy`: its
-    copy of that workload (replicas), None for the object's own pod; `created`: its creation
-    time when the input says it (else the autoscaler places it in order)."""
+    """One pod an autoscaler sees pending, and the explained Pod or workload (and copy) it stands for."""
 
     pod: PodInfo
     stands_for: str = ""
@@ -137,10 +94,7 @@ class PendingPass:
         return cluster_with(cluster, list(self.objects), list(self.created), kinds=None)
 
     def with_cluster_pending(self, pods: Iterable[PodInfo]) -> "PendingPass":
-        """Every pending pod, the cluster's own (as the autoscaler read them) with the set's, in
-        creation order: those with a creation time first, by it (a live cluster's pods), then
-        the others as listed, the cluster's before the set's (a file's pods, as applied after
-        the cluster was). A pod the set has (by key), pending or bound, is the set's."""
+        """Every pending pod, the cluster's and the set's, in creation order; a pod the set has is the set's."""
         mine = {p.key: p for p in self.pending}
         bound = {p.key for p in self.bound}
         listed: list[PendingPod] = []
@@ -217,10 +171,7 @@ def pod_ref(pod: PodInfo) -> str:
 # -- answers -------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class PodAnswer:
-    """One autoscaler's answer for one pending pod: its outcome in the autoscaler's own word
-    (the Cluster Autoscaler's TriggeredScaleUp, NotTriggerScaleUp, FilteredOut, ...), the
-    reasons behind it in the autoscaler's words, and the autoscaler's own record of the pod
-    (`detail`: its keys are the autoscaler's)."""
+    """One autoscaler's answer for one pending pod, in the autoscaler's own words (`detail`: its own keys)."""
 
     autoscaler: str
     pod: str                     # NAMESPACE/NAME
@@ -305,10 +256,7 @@ class PassBuilder:
 
     def add_pod(self, pod: PodInfo, source: Source, *, stands_for: str | None = None, node: str | None = None,
                 copy: int | None = None, claims: bool = False, post_filter: Mapping[str, Any] | None = None) -> None:
-        """One pod: pending (`node` None) or bound to `node`; `claims`: its controllers create its
-        ephemeral volumes' claims (`kexplain.explain.pod_inputs.controllers_create_for`); `post_filter`:
-        its explanation's PostFilter (a trace's `postFilter`), whose nomination it carries when
-        pending (`preempting`)."""
+        """One pod, pending or bound to `node`, with its ephemeral claims and its explanation's nomination."""
         if claims:
             self.created.extend(ephemeral_claims(pod.obj, source))
         if node is not None:
@@ -393,10 +341,7 @@ class PassBuilder:
 
 
 def existing_copies(entry: Any, nodes: Sequence[str | None]) -> int:
-    """How many of a workload's copies its controller has created, given where the copies tried
-    went (`nodes`, None: did not fit): every copy, but a StatefulSet's with OrderedReady, whose
-    controller creates ordinal n+1 only once ordinal n is Running and Ready (stateful_set_control.go):
-    the copies that fit (bound, taken as becoming Ready) and the first that does not."""
+    """How many of a workload's copies its controller has created (OrderedReady: stateful_set_control.go)."""
     if not ordered_ready(entry.workload) or not nodes or nodes[-1] is not None:
         return entry.copies
     return len(nodes)

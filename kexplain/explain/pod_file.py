@@ -1,7 +1,4 @@
-"""The POD file: what is explained, what joins the cluster (`PodFile`), and one `Entry` per Pod
-or workload explained, with how many copies its controller makes (`entries`). Read by
-`kexplain.explain.inputs` (loading), the batch and lint; imports no module that schedules.
-"""
+"""The POD file: what is explained, what joins the cluster (`PodFile`), and one `Entry` per Pod or workload."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -21,18 +18,7 @@ from kexplain.state.objects import CLUSTER_KINDS, POD_KINDS, Objects, is_bound_p
 
 @dataclass
 class PodFile:
-    """The POD file split as a user applies it: what is explained, and what joins the cluster.
-
-    `explained`: the Pods and workloads whose pods are explained, in file order. `cluster`: the
-    file's objects of the kinds the scheduler reads (`CLUSTER_KINDS`: claims, volumes,
-    StorageClasses, PriorityClasses, Services, ...): `kubectl apply -f FILE` creates them with
-    the pods, so the pods are scheduled against a cluster that has them. A Pod with spec.nodeName
-    is bound already: it joins the cluster (taking room on its node) when the file has anything
-    else to explain, and is explained (as before) when it is all the file holds. A ReplicaSet,
-    StatefulSet or ReplicationController is both: its pods are explained, and the object itself
-    is in the cluster when they are scheduled (default topology spreading reads its selector).
-    Objects of other kinds (ConfigMaps, Ingresses, Deployments as cluster objects, ...) are
-    ignored, as in --nodes."""
+    """The POD file split as `kubectl apply -f` creates it: what is explained, and what joins the cluster."""
 
     path: str
     explained: Objects = field(default_factory=list)
@@ -144,12 +130,8 @@ POLICY_KINDS = frozenset({"LimitRange", "ResourceQuota"})
 
 
 def policies_after(objs: Objects) -> dict[int, frozenset[tuple[str, str, str]]]:
-    """By id of each object of a set (in the set's order: `kubectl apply -f` creates objects in
-    the order given, files by name, documents in order, and does not sort kinds), the namespace
-    policies of the set created after it: (kind, namespace, name) of its LimitRanges and
-    ResourceQuotas that do not exist yet when it is created. A Pod is created at its place; a
-    workload's pods are taken as created at the workload's (its controller creates them within
-    a second of it: a later policy may in fact win that race, which kexplain does not play)."""
+    """By object id, the LimitRanges and ResourceQuotas of the set created after it (`kubectl apply -f`
+    order)."""
     keys = [(o.get("kind"), str((o.get("metadata") or {}).get("namespace") or "default"),
              str((o.get("metadata") or {}).get("name") or "")) if o.get("kind") in POLICY_KINDS
             and isinstance(o.get("metadata"), dict) else None for o, _ in objs]
@@ -167,10 +149,7 @@ def policies_after(objs: Objects) -> dict[int, frozenset[tuple[str, str, str]]]:
 
 def entry_of(obj: dict[str, Any], src: Source, position: int, replicas: int | None = None, *,
              stored: bool = False, kube: KubeVersion = DEFAULT_VERSION) -> Entry:
-    """The entry of one Pod or workload, the `position`-th of its file; `replicas` overrides its
-    count (not a DaemonSet's). A workload's pod is its first copy, `<name>-0` (a StatefulSet's,
-    its first ordinal's); a workload the API server would refuse is refused with its message
-    (`kexplain.admission.workloads`), unless `stored`."""
+    """The entry of one Pod or workload, its first copy as its pod; refused as the API server would refuse it."""
     kind = str(obj.get("kind"))
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
     copies = replicas if replicas is not None and kind != "DaemonSet" else replica_count(obj)

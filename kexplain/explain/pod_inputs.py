@@ -1,8 +1,5 @@
-"""One pending pod, admitted, and the cluster it is scheduled against: what one scheduling
-cycle starts from (`Inputs`), as `kexplain.explain.inputs` loads it, with the claims the pod's
-controllers create from its templates (`with_template_claims`). Below every module that
-schedules a pod (run, placement, batch, the queue): it imports none of them.
-"""
+"""One pending pod, admitted, and the cluster it is scheduled against (`Inputs`); imports no module that
+schedules."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -36,12 +33,7 @@ class Inputs:
 
 
 def with_template_claims(inputs: Inputs) -> Inputs:
-    """`inputs` with the pod's template claims made as the resourceclaim controller makes them
-    (`kexplain.controllers.resourceclaim`), for a pod that had no status as written
-    (`claims_from_templates`): the status entries are the controller's, so any the pod carries
-    (made for the pod it was copied from) are made again for this pod, and its claims join
-    the snapshot (replacing a claim of the same name: the one made for the pod copied from).
-    A note per claim created or template missing joins the warnings. Other pods: unchanged."""
+    """`inputs` with the pod's template claims made as the resourceclaim controller makes them."""
     if not inputs.claims_from_templates:
         return inputs
     snapshot = inputs.snapshot

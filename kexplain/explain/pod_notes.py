@@ -1,17 +1,5 @@
-"""What the pod carries that its manifest did not say, noted in its trace for the reader: the
-requests and limits the LimitRanger admission plugin gave it, and the labels its controller
-added (extra keys `limitRanger` and `labels`, which never change the others).
-
-LimitRanger leaves the `kubernetes.io/limit-ranger` annotation on a pod it gave defaults to
-(`LimitRanger plugin set: cpu, memory request for container api; cpu limit for container api`):
-what it set, not from which LimitRange. The LimitRanges of the pod's namespace the cluster holds
-say which: for each resource set, the first of them (by name, the order admission applies them
-in: `kexplain.admission.limitranger`) whose Container items default it, as stored.
-
-A workload's controller labels its pods (`pod-template-hash`, `controller-revision-hash`,
-`kexplain.controllers.workloads.controller_labels`); the labels are shown as `kubectl get pods
---show-labels` shows them, for a pod that carries one of those.
-"""
+"""What the pod carries that its manifest did not say: LimitRanger's defaults and its controller's labels
+(extra keys `limitRanger`, `labels`)."""
 from __future__ import annotations
 
 import re

@@ -1,10 +1,4 @@
-"""What to explain and how: the two settings objects every caller builds explicitly.
-
-`Request` is what the command line gives: the POD file, the cluster, the configuration and
-how to read them. `RunOptions` is how each scheduling cycle runs and what its trace records
-beyond the scheduler's own keys; nothing else decides it (no ambient state), so two callers
-that pass the same options get the same trace.
-"""
+"""What to explain (`Request`) and how (`RunOptions`): explicit settings objects, no ambient state."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -15,11 +9,7 @@ from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 
 @dataclass(frozen=True)
 class RunOptions:
-    """How to run one scheduling cycle, and which extra trace keys to record.
-
-    `details`: per node facts (zone, allocatable and requested resources) under the extra key
-    `details`, and for the nodes of `explain_nodes` every plugin's `explain` facts;
-    `unexamined`: the nodes the search never reached, evaluated under the key `unexamined`."""
+    """How to run one scheduling cycle, and which extra trace keys (`details`, `unexamined`) to record."""
 
     start_index: int = 0          # the scheduler's round-robin position before this pod
     preemption: bool = True       # run DefaultPreemption's dry run when no node fits
@@ -41,10 +31,8 @@ class RunOptions:
 
 @dataclass(frozen=True)
 class VersionChoice:
-    """The Kubernetes version as the command line asks for it, settled once the cluster is read:
-    `given` (--kubernetes-version, else $KEXPLAIN_KUBERNETES_VERSION) wins over the version the
-    cluster reports (a live API server's /version, the one a snapshot recorded), which wins over
-    the default; `feature_gates` (--feature-gates) change that version's gates."""
+    """The Kubernetes version the command line asks for: --kubernetes-version over the cluster's over the
+    default."""
 
     given: str | None = None
     feature_gates: str | None = None

@@ -1,25 +1,5 @@
-"""The scheduling queue's retry of a set's pods (pkg/scheduler/backend/queue, QueueingHints):
-after the pass in creation order, a pod left unschedulable waits among the unschedulable pods
-with the plugins that rejected it, and an event brings it back to the active queue when one of
-those plugins' queueing hints says it may now fit.
-
-In a set the events are the bindings of the set's later pods (AssignedPod/Add: kexplain
-changes no node). The hints of the followed minor for that event:
-
-- **InterPodAffinity** (isSchedulableAfterPodChange): Queue when the bound pod matches every
-  required pod affinity term of the waiting pod (a pod that satisfies its affinity arrived);
-- **PodTopologySpread**: Queue when the bound pod is in the waiting pod's namespace and its
-  labels match the selector of one of the waiting pod's spread constraints;
-- every other plugin that rejects pods (NodeResourcesFit, NodePorts, TaintToleration,
-  NodeAffinity, volume and DRA plugins, ...): no hint for a pod's binding (they wait for pod
-  deletions, node or claim changes, which a set does not make).
-
-A waiting pod brought back is scheduled again against the cluster as it is now; when it fits
-it is bound (an event for the others), and the next copies of its workload follow; this goes on
-until no waiting pod moves. Each pod's first attempt is left as it was; `Retried` says what the
-retries did, and which binding brought each pod back. Not reproduced: backoff timing (only the
-end state is told), and pods nominated by preemption (they wait for their victims to go).
-"""
+"""The scheduling queue's retry of a set's pods by QueueingHints (pkg/scheduler/backend/queue): a binding
+brings a waiting pod back when a rejecting plugin's hint says it may now fit."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -154,13 +134,8 @@ def waiting_of(entry: Entry, inputs: Inputs, placed: int, unfit: Any, seq: int) 
 
 def retry(queue: Any, waiting: list[Waiting], events: list[Bound], next_seq: Callable[[], int],
           order: Callable[[Waiting], Any], on_unfit: Callable[[Waiting, Any], None] | None = None) -> list[Retried]:
-    """Retry the `waiting` objects on `queue` (`kexplain.explain.batch.Queue`, as the first
-    pass left it) until none moves: in each round, in queue order, an object that a binding
-    since its last try brings back (`requeued_by`) is scheduled again from its first copy not
-    placed. `events` are the bindings so far (grown as pods land); `next_seq` numbers events and
-    tries. `on_unfit(w, placement)`: a retry's copy that did not fit, with its trace (what a
-    verdict on where the pods end up reads: lint's; not kept here, as a trace of a large
-    cluster weighs megabytes). Returns what each retry did, in order."""
+    """Retry the `waiting` objects on `queue` round after round until none moves; what each retry did, in
+    order."""
     out: list[Retried] = []
     for round_ in range(1, MAX_ROUNDS + 1):
         moved = False

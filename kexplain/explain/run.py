@@ -1,10 +1,4 @@
-"""One explanation: the pod's profile bound to its cluster, and one scheduling cycle, traced.
-
-`explain(inputs, options)` runs the cycle as `options` say (where the round-robin starts,
-preemption, and which extra trace keys to record): everything that decides the trace is an
-argument. The inputs come from `kexplain.explain.inputs`; the CLI, lint, the batch, the
-placement of copies and the suggestions' re-runs all call this. Never prints.
-"""
+"""One explanation: the pod's profile bound to its cluster, and one scheduling cycle, traced. Never prints."""
 from __future__ import annotations
 
 from dataclasses import replace

@@ -1,15 +1,5 @@
-"""What changes when the cluster is upgraded: one pod explained under several Kubernetes
-versions, and only what differs between their traces (`--compare-versions 1.35,1.36`).
-
-The POD file and the cluster are read once; each version then loads them as its own API
-server and scheduler would (configuration defaults, admission, plugins: `load_read`) and runs
-the cycle. `differences` compares the traces key by key, as a reader of the trace would: the
-verdict, the chosen node (and whether a tie is broken at random), the FailedScheduling event,
-the scheduler's error, the plugin that gated the pod, PreFilter's rejections, each node's
-Filter verdict plugin by plugin, each node's score plugin by plugin, and what preemption
-would do. A version under which the input is refused (its API server refuses an object)
-counts as a difference too. Never prints.
-"""
+"""One pod explained under several Kubernetes versions (`--compare-versions`), and only what differs between
+their traces. Never prints."""
 from __future__ import annotations
 
 import re
@@ -104,10 +94,7 @@ def verdict(run: Run) -> dict[str, Any]:
 
 def compare_versions(req: Request, kubes: Sequence[KubeVersion], options: RunOptions,
                      stdin: BinaryIO | None = None) -> Comparison:
-    """`req`'s one pod explained under each of `kubes` (the files read once), compared. An
-    input refused alike under every version is the error (KexplainError); refused under some
-    only, it is a difference. A POD file of several pods or copies is refused: they are
-    compared by `kexplain lint --compare-versions`."""
+    """`req`'s one pod explained under each of `kubes` and compared; refused under some only is a difference."""
     with bulk_load():
         objs = load_objects([req.pod_path], req.max_bytes, stdin, max_objects=req.max_objects,
                             namespace=req.namespace)
