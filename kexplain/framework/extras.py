@@ -1,5 +1,4 @@
-"""The extra trace keys (`details`, `unexamined`) that help read a decision without touching the scheduler's
-own."""
+"""The extra trace keys (`details`, `unexamined`), which never touch the scheduler's own."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -30,8 +29,7 @@ class Cycle:
 
 
 def plugin_verdicts(columns: list[tuple[str, list[Status] | None]], k: int) -> dict[str, Any]:
-    """Every Filter plugin's verdict on node `k` of a filtered batch (the trace's filterAll
-    entry for it): plugin -> status JSON, `Skip` for a plugin PreFilter told to skip."""
+    """Every Filter plugin's verdict on node `k` of a filtered batch (its filterAll entry)."""
     return {name: verdict_json(None if col is None else col[k]) for name, col in columns}
 
 
@@ -41,8 +39,7 @@ def verdict_json(status: "Status | None") -> dict[str, Any]:
 
 
 def node_facts(ni: "NodeInfo") -> dict[str, Any]:
-    """A node's zone and, per resource it offers or its pods request, allocatable and
-    requested (the bound pods' requests, as the scheduler's cache adds them up)."""
+    """A node's zone and, per resource, allocatable and requested (as the scheduler's cache adds them up)."""
     alloc, used = ni.allocatable, ni.requested
     resources: dict[str, dict[str, str]] = {}
     for name in ("cpu", "memory", "ephemeral-storage"):
@@ -69,8 +66,7 @@ def pod_facts(pod: "PodInfo") -> dict[str, Any]:
 
 
 def record_details(fw: Framework, pod: "PodInfo", trace: Trace, cycle: Cycle, explain_nodes: frozenset[str]) -> None:
-    """Extra key `details`: the pod's requests and each visited node's facts; every plugin's facts for
-    `explain_nodes`."""
+    """Extra key `details`: the pod's requests, each visited node's facts and `explain_nodes`' plugin facts."""
     snapshot = fw.snapshot
     visited = list(dict.fromkeys(trace.search.order)) if trace.search is not None else []
     nodes: dict[str, Any] = {}
@@ -101,8 +97,7 @@ def record_details(fw: Framework, pod: "PodInfo", trace: Trace, cycle: Cycle, ex
 
 
 def evaluate_unexamined(fw: Framework, pod: "PodInfo", trace: Trace, cycle: Cycle) -> None:
-    """Extra key `unexamined`: the nodes the round-robin never reached, filtered and scored as if it had;
-    `higher` names those that would have won."""
+    """Extra key `unexamined`: the nodes the round-robin never reached, filtered and scored as if it had."""
     visited = set(trace.search.order) if trace.search is not None else set()
     never = [ni for ni in cycle.order if ni.name not in visited]
     out: dict[str, Any] = {"nodes": [ni.name for ni in never],

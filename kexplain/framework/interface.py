@@ -1,5 +1,4 @@
-"""The plugin contract: one interface per extension point, with kube-scheduler's names (`fwk.FilterPlugin`,
-...); a plugin declares its points by inheriting them, and `check_plugin` holds it to that."""
+"""The plugin contract: one interface per extension point, with kube-scheduler's names (`fwk.FilterPlugin`)."""
 from __future__ import annotations
 
 from abc import abstractmethod
@@ -22,8 +21,7 @@ MIN_NODE_SCORE = 0
 
 
 class ExtensionPoint(str, Enum):
-    """The extension points, by their KubeSchedulerConfiguration field names (in the v1 API's
-    order: kexplain.config.EXTENSION_POINTS lists the same names for the decoder)."""
+    """The extension points, by their KubeSchedulerConfiguration field names, in the v1 API's order."""
 
     PRE_ENQUEUE = "preEnqueue"
     QUEUE_SORT = "queueSort"
@@ -111,8 +109,7 @@ class Handle(Protocol):
 
 
 class Plugin:
-    """kube-scheduler's fwk.Plugin: a name, its profile's args and the handle; `extension_points` from its
-    interfaces."""
+    """kube-scheduler's fwk.Plugin: a name, its profile's args and the handle."""
 
     name: ClassVar[str] = ""
     # Its Filter status and raw Score on a node depend only on the pod, its args and that
@@ -140,14 +137,12 @@ class Plugin:
 
     @classmethod
     def points_at(cls, kube: "KubeVersion") -> frozenset[ExtensionPoint]:
-        """The extension points this plugin implements in `kube`'s minor: the declared ones,
-        unless a plugin gained or lost an interface between minors (it overrides this)."""
+        """The extension points this plugin implements in `kube`'s minor (overridden where they changed)."""
         return cls.extension_points
 
     @classmethod
     def listed(cls, plugins: Mapping[str, "Plugin"], names: Iterable[str]) -> list[Self]:
-        """The plugins `names`, in order, as this interface; FrameworkError for one that does not
-        declare it (the configuration refuses such profiles; a profile built by hand may not)."""
+        """The plugins `names`, in order, as this interface; FrameworkError for one that does not declare it."""
         out: list[Self] = []
         for name in names:
             pl = plugins[name]
@@ -180,8 +175,7 @@ class PreFilterPlugin(Plugin):
 
 
 class PreFilterExtensions(Plugin):
-    """A PreFilter plugin whose state follows pods added to or removed from a node (the
-    nominated pods, preemption's victims): kube-scheduler's PreFilterExtensions()."""
+    """kube-scheduler's PreFilterExtensions(): state following pods added to or removed from a node."""
 
     @abstractmethod
     def add_pod(self, state: CycleState, pod: "PodInfo", other: "PodInfo", node_info: "NodeInfo") -> Status: ...
@@ -264,8 +258,7 @@ class SignPlugin(Plugin):
 
 
 class Explainer(Plugin):
-    """kexplain's own: the JSON-ready facts behind a plugin's verdict on one node, asked after the decision
-    (`Framework.run_explain`)."""
+    """kexplain's own: the JSON-ready facts behind a plugin's verdict on one node (`run_explain`)."""
 
     in_overview: ClassVar[bool] = False
 

@@ -1,5 +1,4 @@
-"""Node-local verdicts and scores kept across the cycles of a workload's copies: a bind changes one NodeInfo,
-so every other node's earlier answer is looked up instead of computed again."""
+"""Node-local verdicts and scores kept across the cycles of a workload's copies (a bind changes one NodeInfo)."""
 from __future__ import annotations
 
 from operator import itemgetter
@@ -40,8 +39,7 @@ def node_memo(snapshot: "Snapshot") -> NodeMemo:
 
 def memoized(table: dict[int, tuple["NodeInfo", T]], snapshot: "Snapshot", nodes: Sequence["NodeInfo"],
              compute: Callable[[Sequence["NodeInfo"]], list[T]]) -> list[T]:
-    """`compute(nodes)` with the answers `table` holds for these very NodeInfos looked up (by id) and only the
-    others computed."""
+    """`compute(nodes)`, with the answers `table` holds for these very NodeInfos looked up by id."""
     found = list(map(table.get, map(id, nodes)))
     if all(found):                  # (every node answered before: the common case of a cycle)
         return list(map(_ANSWER, found))

@@ -1,5 +1,4 @@
-"""OpportunisticBatching (beta, on by default in v1.35): reusing one cycle's ranking for the next pod that
-signs alike; mirrors runtime/batch.go (`get_node_hint`, `store_results`)."""
+"""OpportunisticBatching (runtime/batch.go): reusing one cycle's ranking for the next pod that signs alike."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -23,8 +22,7 @@ class _LastCycle:
 
 
 class OpportunisticBatch:
-    """One profile's batch state across a sequence of cycles (mutable: it is the scheduler's
-    memory between pods)."""
+    """One profile's batch state across a sequence of cycles: the scheduler's memory between pods."""
 
     def __init__(self) -> None:
         self._signature: str | None = None
@@ -39,8 +37,7 @@ class OpportunisticBatch:
         return out
 
     def get_node_hint(self, fw: "Framework", state: CycleState, pod: "PodInfo", cycle: int) -> tuple[str, str | None]:
-        """The hint for `pod` in cycle `cycle` ("" for none) and its signature; a hint is popped
-        from the kept ranking, so it is never handed out twice."""
+        """The hint for `pod` in `cycle` ("" for none) and its signature; a hint is never handed out twice."""
         signature = fw.sign_pod(pod)
         if not self._compatible(fw, state, pod, signature, cycle):
             return "", signature

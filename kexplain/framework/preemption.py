@@ -1,5 +1,4 @@
-"""The preemption evaluator behind DefaultPreemption's PostFilter (kube-scheduler's framework/preemption), run
-as a dry run: the nominated node and its victims, or why preemption cannot help."""
+"""DefaultPreemption's evaluator (kube-scheduler's framework/preemption), run as a dry run."""
 from __future__ import annotations
 
 import calendar
@@ -201,8 +200,7 @@ def is_preemption_allowed(victim: "PodInfo", preemptor: "PodInfo") -> bool:
 
 def select_victims_on_node(handle: "Handle", state: CycleState, pod: "PodInfo", node_info: "NodeInfo",
                            pdbs: Sequence[DisruptionBudget], times: StartTimes) -> tuple[Victims | None, Status]:
-    """SelectVictimsOnNode: the fewest lower-priority pods to evict for `pod` to fit (`state`, `node_info`
-    changed)."""
+    """SelectVictimsOnNode: the fewest lower-priority pods to evict for `pod` to fit (changes its arguments)."""
 
     def remove(victim: "PodInfo") -> None:
         node_info.remove_pod(victim)
@@ -258,22 +256,19 @@ def select_victims_on_node(handle: "Handle", state: CycleState, pod: "PodInfo", 
 
 def calculate_num_candidates(num_nodes: int, percentage: int = DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE,
                              absolute: int = DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE) -> int:
-    """How many candidates the dry run looks for: `percentage` of the nodes, at least
-    `absolute`, at most all of them."""
+    """calculateNumCandidates: `percentage` of the nodes, at least `absolute`, at most all of them."""
     n = num_nodes * percentage // 100
     return min(max(n, absolute), num_nodes)
 
 
 def nodes_where_preemption_might_help(nodes: Sequence["NodeInfo"], statuses: NodeToStatus) -> list["NodeInfo"]:
-    """The nodes rejected with plain Unschedulable (absent nodes share the absent status),
-    in node order. UnschedulableAndUnresolvable nodes cannot be fixed by evicting pods."""
+    """nodesWherePreemptionMightHelp: the nodes rejected with plain Unschedulable, in node order."""
     return [ni for ni in nodes if statuses.get(ni.name).code is Code.UNSCHEDULABLE]
 
 
 @dataclass
 class DryRun:
-    """What the dry run found: candidates (PDB-respecting ones first), the statuses of the
-    nodes that are no candidate, and the errors met."""
+    """What the dry run found: candidates (PDB-respecting first), the other nodes' statuses, the errors."""
 
     candidates: list[Candidate]
     statuses: NodeToStatus
@@ -310,8 +305,7 @@ def dry_run_preemption(handle: "Handle", state: CycleState, pod: "PodInfo", pote
 
 
 def pick_one_node_for_preemption(candidates: Sequence[Candidate], times: StartTimes) -> str:
-    """The best candidate's node: each criterion in turn narrows the tied candidates; the
-    first of the remaining ones wins."""
+    """pickOneNodeForPreemption: each criterion in turn narrows the tied candidates; the first left wins."""
     if not candidates:
         return ""
     criteria: list[Callable[[Victims], int]] = [
@@ -375,8 +369,7 @@ def _details(offset: int, num_candidates: int, potential: Sequence["NodeInfo"], 
 # -- what the explanation shows of the candidates (kexplain) ---------------------------------
 
 def _victim_details(victims: Sequence["PodInfo"], pdbs: Sequence[DisruptionBudget]) -> list[dict[str, Any]]:
-    """Each victim's priority and the PodDisruptionBudgets its eviction would violate: those
-    selecting it once the victims before it have used up their disruptionsAllowed."""
+    """Each victim's priority and the PodDisruptionBudgets its eviction would violate."""
     violating, _ = filter_pods_with_pdb_violation(victims, pdbs)
     breaking = {victim_key(p) for p in violating}
     out = []

@@ -1,5 +1,4 @@
-"""One scheduling attempt (schedulingCycle up to the choice of a node), fully traced, following
-schedule_one.go (`schedulePod`); every setting is an argument."""
+"""One scheduling attempt (schedule_one.go's `schedulePod`), fully traced; every setting is an argument."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -28,8 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 @dataclass(frozen=True)
 class Options:
-    """How to run one cycle (`start_index`, the configuration's `global_percentage`, whether
-    to record every Filter plugin per node: `filter_all`) and which extra keys to record."""
+    """How to run one cycle and which extra keys to record."""
 
     start_index: int = 0
     global_percentage: int | None = None
@@ -77,8 +75,7 @@ def _record_notes(fw: Framework, pod: "PodInfo", trace: Trace, cycle: Cycle) -> 
 
 
 def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cycle: Cycle) -> None:
-    """schedulePod: the PreEnqueue gate, findNodesThatFitPod, then prioritizeNodes and
-    selectHost (`_decide`) on the feasible nodes, or the failure (`_fail`)."""
+    """schedulePod: PreEnqueue, findNodesThatFitPod, then prioritizeNodes and selectHost, or the failure."""
     status, calls = fw.run_pre_enqueue(pod)
     trace.pre_enqueue = [c.to_json() for c in calls]
     if not status.is_success:
@@ -115,8 +112,7 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cyc
 
 def _pre_filter(fw: Framework, state: CycleState, pod: "PodInfo", statuses: NodeToStatus, trace: Trace,
                 num_all: int) -> PreFilterOutcome | None:
-    """The PreFilter stage, traced; its result, or None when it ended the cycle (an error, or a
-    rejection: then the failure, PostFilter included, is recorded)."""
+    """The PreFilter stage, traced; None when it ended the cycle (its failure recorded)."""
     pre = fw.run_pre_filter(state, pod)
     trace.pre_filter = [c.to_json() for c in pre.calls]
     if pre.result is not None and not pre.result.all_nodes:
@@ -174,8 +170,7 @@ def _find_nodes_that_fit(fw: Framework, state: CycleState, pod: "PodInfo", pre: 
 
 def _search_feasible(fw: Framework, state: CycleState, pod: "PodInfo", nodes: list["NodeInfo"], to_find: int,
                      statuses: NodeToStatus, options: Options, trace: Trace, cycle: Cycle) -> list["NodeInfo"]:
-    """The round-robin from the start index: batches filtered until `to_find` nodes fit (one
-    more that fits is dropped, and visited first next time) or the nodes run out."""
+    """The round-robin from the start index, batch by batch, until `to_find` nodes fit or none are left."""
     feasible: list["NodeInfo"] = []
     order = cycle.order = _rotated(nodes, options.start_index)
     if not fw.has_filter_plugins:
@@ -199,8 +194,7 @@ def _search_feasible(fw: Framework, state: CycleState, pod: "PodInfo", nodes: li
 
 def _checked(fw: Framework, state: CycleState, pod: "PodInfo", nodes: list["NodeInfo"], options: Options,
              trace: Trace) -> Iterator[tuple["NodeInfo", Status]]:
-    """Filter `nodes` as one batch, then hand them out in order, each recorded in the
-    trace only when taken: the search may stop before the end of the batch."""
+    """Filter `nodes` as one batch, then hand them out in order, each traced only when taken."""
     search = trace.search
     batch = fw.run_filter_nodes(state, pod, nodes, every=options.filter_all)
     rows = _filter_all_rows(batch.columns, batch.passed, len(nodes)) if batch.columns is not None else None

@@ -1,5 +1,4 @@
-"""The scheduling trace (../shared/trace-format.md): the contract renderers read; the engine fills it and
-never prints."""
+"""The scheduling trace (../shared/trace-format.md): the contract renderers read; the engine never prints."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

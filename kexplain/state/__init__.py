@@ -1,2 +1,1 @@
-"""The one cluster state, read and admitted once, that every decision reads and overlays its changes on
-(`cluster.state_of`, `ClusterState.extended`)."""
+"""The one cluster state, read and admitted once; every decision overlays its changes on it."""

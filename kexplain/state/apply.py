@@ -1,5 +1,4 @@
-"""A set of objects applied to a cluster as `kubectl apply` leaves it, refusals and refused Namespaces
-included."""
+"""A set of objects applied to a cluster as `kubectl apply` leaves it, refusals included."""
 from __future__ import annotations
 
 import operator
@@ -18,8 +17,7 @@ T = TypeVar("T")
 
 def admitting(attempt: Callable[[Objects], T], objects: Objects, problems: Problems = RAISE,
               owned: frozenset[int] = frozenset()) -> tuple[T, Objects]:
-    """`attempt(objects)` retried without each object the API server refuses, as `kubectl apply` goes on with
-    the others; a refused `owned` object raises."""
+    """`attempt(objects)` retried without each refused object, as `kubectl apply` goes on with the others."""
     while True:
         try:
             return attempt(objects), objects
@@ -38,8 +36,7 @@ _OBJECT = operator.itemgetter(0)
 
 
 def left_out_namespaces(before: Objects, after: Objects) -> frozenset[str]:
-    """The Namespaces of `before` that `after` lacks (refused), so NamespaceLifecycle refuses what goes in
-    them."""
+    """The Namespaces of `before` that `after` lacks: refused, so NamespaceLifecycle refuses their objects."""
     namespaces = [o for o, _ in of_kinds(before, _NAMESPACE) if isinstance(o.get("metadata"), dict)]
     if not namespaces:          # (a dump's 150,000 objects are not asked one by one)
         return frozenset()
@@ -48,8 +45,7 @@ def left_out_namespaces(before: Objects, after: Objects) -> frozenset[str]:
 
 
 def outside_namespaces(objs: Objects, absent: frozenset[str]) -> tuple[Objects, list[KexplainError]]:
-    """`objs` without what admission does not read in an `absent` namespace, and NamespaceLifecycle's refusal
-    of each."""
+    """`objs` without those admission does not read in an `absent` namespace, and the refusal of each."""
     if not absent:
         return objs, []
     kept: Objects = []
@@ -72,8 +68,7 @@ def _dropped(objects: Objects, rest: Objects) -> list[dict[str, Any]]:
 
 
 def _without(objects: Objects, err: KexplainError) -> Objects | None:
-    """`objects` less the one `err` is about (by its source, then the object itself or its
-    name); None when it is about none of them."""
+    """`objects` less the one `err` is about; None when it is about none of them."""
     if err.source is None:
         return None
     same = [i for i, (_, s) in enumerate(objects) if s is err.source or s == err.source]
@@ -89,8 +84,7 @@ def _without(objects: Objects, err: KexplainError) -> Objects | None:
 def cluster_with(cluster: Objects, file_objects: Objects, created: Objects = (),
                  kinds: frozenset[str] | None = CLUSTER_KINDS, *, kube: KubeVersion = DEFAULT_VERSION,
                  problems: Problems | None = None) -> Objects:
-    """The cluster after the POD file is applied, as `kubectl apply` would leave it (three-way merge onto
-    existing objects, refused updates to `problems`)."""
+    """The cluster after the POD file is applied, as `kubectl apply` would leave it (three-way merge)."""
     file_objects = of_kinds(file_objects, kinds) if kinds is not None else list(file_objects)
     if not file_objects and not created:
         return cluster

@@ -1,5 +1,4 @@
-"""The snapshot of a cluster state and its nominated pods, and the set's pods bound by hand as their kubelets
-admit them."""
+"""A cluster state's snapshot and nominated pods, and the set's hand-bound pods as their kubelets admit them."""
 from __future__ import annotations
 
 import operator
@@ -96,8 +95,7 @@ class _BuiltFrom:
         return [p for p in self.pods if type(p) is not StoredPod and not (p.get("spec") or {}).get("nodeName")]
 
     def replaced_in(self, other: "_BuiltFrom") -> list[tuple[dict[str, Any], dict[str, Any]]] | None:
-        """The pods `other` has in place of this one's (old, new) when at most MAX_REPLACED differ; None
-        otherwise."""
+        """The pods `other` has in place of this one's when at most MAX_REPLACED differ; else None."""
         if not _same(self.nodes, other.nodes):
             return None
         mine, theirs = self.bound, other.bound
@@ -145,8 +143,7 @@ _LAST_BUILT: list[tuple[_BuiltFrom, Snapshot]] = []
 
 
 def _unreadable(cluster: Objects, exc: Exception) -> KexplainError:
-    """The error naming the first field of a cluster the model could not read (stored objects are checked only
-    here)."""
+    """The error naming the first field of a cluster the model could not read."""
     for obj, src in cluster:
         if obj.get("kind") in SCHEMAS:
             try:
@@ -194,8 +191,7 @@ def kubelets_admit(snapshot: Snapshot, pods: Objects, kube: KubeVersion, bound: 
 
 
 def _admitted_among_all(pod: PodInfo, snapshot: Snapshot, kube: KubeVersion) -> bool:
-    """Whether `pod`'s kubelet admits it, evicting nothing, with every other pod of its node
-    there (its own binding taken away)."""
+    """Whether `pod`'s kubelet admits it, evicting nothing, with every other pod of its node there."""
     info = snapshot.get(pod.node_name)
     if info is None:
         return True

@@ -1,5 +1,4 @@
-"""The cluster state, read and admitted once (CA's ClusterSnapshot or an informer cache), never admitted
-again."""
+"""The cluster state, read and admitted once (CA's ClusterSnapshot or an informer cache)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -42,8 +41,7 @@ class _Applied:
 
 @dataclass
 class ClusterState:
-    """A cluster read, decoded, admitted and snapshotted once, to explain many pods and answer every
-    autoscaler."""
+    """A cluster read, admitted and snapshotted once, to explain many pods and answer every autoscaler."""
 
     snapshot: Snapshot
     config: SchedulerConfig     # the scheduler's configuration (its version's API server admitted the objects)
@@ -75,14 +73,12 @@ class ClusterState:
 
     @property
     def kube(self) -> KubeVersion:
-        """The version the state was read as (its configuration's): its API server admits what
-        joins the state."""
+        """The version the state was read as, whose API server admits what joins it."""
         return self.config.kube
 
     def extended(self, file_objects: Objects, created: Objects = (), *, stored: bool = False,
                  problems: Problems = RAISE, absent: frozenset[str] = frozenset()) -> "ClusterState":
-        """This state with a POD file's (or linted file's) objects applied (`cluster_with`), only the new ones
-        admitted."""
+        """This state with a file's objects applied (`cluster_with`), only the new ones admitted."""
         if not created and not of_kinds(file_objects, CLUSTER_KINDS):
             return self if not absent else replace(self, absent_namespaces=self.absent_namespaces | absent)
         applied = self._applied(file_objects, created, stored=stored, problems=problems, absent=absent)
@@ -178,8 +174,7 @@ class ClusterState:
 
     def with_set(self, file_objects: Objects, created: Objects = (), *, kinds: frozenset[str] = CLUSTER_KINDS
                  ) -> tuple[Objects, list[str]]:
-        """The state's objects with a set applied as an autoscaler reads it (copy-on-write, no snapshot
-        built)."""
+        """The state's objects with a set applied as an autoscaler reads it (copy-on-write)."""
         held = {id(o) for o, _ in self.applied}
         rest = [(o, s) for o, s in file_objects if id(o) not in held]
         applied = self._applied(rest, created, kinds=kinds) if rest or created else None
@@ -188,13 +183,11 @@ class ClusterState:
         return [*applied.objects, *applied.namespaces_created], applied.warnings
 
     def overlaid(self, objects: Objects) -> "ClusterState":
-        """This state with `objects` in place of its objects (an overlay: victims of a
-        preemption terminating), its snapshot and the rest shared."""
+        """This state with `objects` in place of its own (an overlay), its snapshot shared."""
         return replace(self, objects=objects)
 
     def snapshot_with_namespace(self, namespace: dict[str, Any]) -> Snapshot:
-        """The state's snapshot plus the Namespace the API server would create for a pod (one per namespace
-        name)."""
+        """The state's snapshot plus the Namespace the API server would create for a pod."""
         name = (namespace.get("metadata") or {}).get("name") or ""
         if name in self.snapshot.namespaces:
             return self.snapshot
@@ -256,8 +249,7 @@ def state_admitted_with_pod(objects: Objects, snapshot: Snapshot, nominated: dic
 
 
 def _pod_keys(cluster: list[tuple[dict[str, Any], Source]]) -> set[tuple[str, str]]:
-    """The (namespace, name) of every Pod of `cluster` (no namespace: default); a dump's read
-    of its rows (`columns.Dump`), in C but for the few written without a namespace or name."""
+    """The (namespace, name) of every Pod of `cluster`, read off a dump's rows where it has them."""
     rows = columns.rows_of(cluster)
     if rows is not None:
         try:
