@@ -1,5 +1,4 @@
-"""Several pods (a file's, a workload's replicas, a DaemonSet's) scheduled one after another in PrioritySort
-order, as the scheduler's queue would meet them; lazy, so memory stays flat in the number of pods."""
+"""Several pods scheduled one after another in PrioritySort order, lazily (memory flat in their number)."""
 from __future__ import annotations
 
 import itertools
@@ -37,8 +36,7 @@ Progress = Callable[[int, int], None]       # (pods scheduled so far, pods plann
 
 @dataclass(frozen=True)
 class CopyRecord:
-    """What stays of one pod (or copy) once its trace is gone: enough for the copies table,
-    the counts per node and zone, and the exit code."""
+    """What stays of one pod once its trace is gone: enough for the copies table and the exit code."""
 
     name: str
     node: str | None
@@ -64,8 +62,7 @@ class CopyRecord:
 
 @dataclass
 class Outcome:
-    """One Pod or workload of a batch, scheduled: its copies without traces, and the placements a reader
-    shows."""
+    """One Pod or workload of a batch, scheduled: its copies without traces, and the placements shown."""
 
     entry: Entry
     inputs: Inputs | None
@@ -86,8 +83,7 @@ class Outcome:
 
     @property
     def attempts(self) -> list[Placement]:
-        """The placements kept (first, first that does not fit, last), in order: not every
-        copy's (a `sink` of `explain_batch` sees every one)."""
+        """The placements kept (first, first that does not fit, last), in order."""
         kept = {id(p): p for p in (self.first, self.first_unfit, self.last) if p is not None}
         return sorted(kept.values(), key=lambda p: p.index)
 
@@ -102,13 +98,11 @@ class Outcome:
 
     @property
     def fits(self) -> bool:
-        """Every pod the controller creates fits (an idle workload creates none), and it could
-        create every one (no quota refused one)."""
+        """Every pod the controller creates fits, and no quota refused one."""
         return bool(self.entry.idle) or (len(self.placed) == self.entry.copies and not self.entry.failed_create)
 
     def to_json(self) -> dict[str, Any]:
-        """The object's entry of `placements`: how many copies fit, per node and per zone (when
-        the nodes have one), and each copy's name, node, zone and status."""
+        """The object's entry of `placements`: copies that fit per node and zone, and each copy's record."""
         nodes: dict[str, int] = {}
         zones: dict[str, int] = {}
         for c in self.copies:
@@ -144,22 +138,18 @@ class Outcome:
 
 
 def admitted(entry: Entry, pool: ClusterState, *, stored: bool = False) -> Inputs:
-    """The entry's pod admitted against the pool; a workload's pod refused is said of the
-    workload (`admission.workloads.pods_of`)."""
+    """The entry's pod admitted against the pool; a workload's refused pod is said of the workload."""
     with pods_of(entry.workload, pool.config.kube):
         inputs = inputs_for(entry.pod, entry.source, pool, stored=stored, later=entry.later_policies)
     return replace(inputs, warnings=workload_warnings(inputs.warnings, entry.workload))
 
 
 class OtherScheduler(LeftOutNote):
-    """A pod whose spec.schedulerName is no profile of the scheduler configuration: another
-    scheduler's (Volcano's, a gang scheduler's), which this kube-scheduler never picks up. Not
-    unschedulable, and not bad input when other pods are explained."""
+    """A pod of another scheduler (spec.schedulerName no profile here): neither unschedulable nor bad input."""
 
 
 def other_scheduler(entry: Entry, inputs: Inputs, pool: ClusterState) -> OtherScheduler | None:
-    """Why the entry's pod (admitted: `inputs`) is not this kube-scheduler's, as lint's
-    other-scheduler rule finds it (`SchedulerConfig.profile_for`); None when a profile takes it."""
+    """Why the entry's pod is not this kube-scheduler's (`SchedulerConfig.profile_for`); None when it is."""
     try:
         pool.config.profile_for(inputs.pod.spec.get("schedulerName") or "default-scheduler")
     except ConfigError as err:
@@ -169,14 +159,12 @@ def other_scheduler(entry: Entry, inputs: Inputs, pool: ClusterState) -> OtherSc
 
 
 def queue_order(entry: Entry, inputs: Inputs) -> tuple[int, int]:
-    """Where an admitted entry comes in PrioritySort order: priority descending, then order of
-    appearance (a sort key)."""
+    """PrioritySort's sort key: priority descending, then order of appearance."""
     return -inputs.pod.priority, entry.position
 
 
 def _order(entry: Entry, inputs: Inputs | None) -> tuple[int, int]:
-    """`queue_order`, an entry whose pod the API server refused at priority 0 (it is not placed:
-    only where its section comes)."""
+    """`queue_order`, a refused entry at priority 0 (only where its section comes)."""
     return queue_order(entry, inputs) if inputs is not None else (0, entry.position)
 
 
@@ -219,8 +207,7 @@ class Queue:
         return self._snapshot
 
     def place(self, entry: Entry, inputs: Inputs, sink: Sink | None = None) -> Outcome:
-        """Schedule the entry's pod (admitted: `inputs`), its copies, or its DaemonSet's pods;
-        each placement goes to `sink` as it is produced, and only the ones shown are kept."""
+        """Schedule the entry's pod or copies, each placement to `sink`; only those shown are kept."""
         base = _with_namespaces(self.snapshot(), inputs)
         inputs = replace(inputs, snapshot=base)
         options = self.options.at(self.start)
@@ -266,8 +253,7 @@ class Queue:
 
 
 def _with_namespaces(carried: Snapshot, inputs: Inputs) -> Snapshot:
-    """The snapshot the earlier pods left, with any Namespace the pod's admission created
-    (`inputs_for` adds it to the pool's snapshot) added to it as well."""
+    """The snapshot the earlier pods left, plus any Namespace the pod's admission created."""
     extra = {ns: labels for ns, labels in inputs.snapshot.namespaces.items() if ns not in carried.namespaces}
     if not extra:
         return carried
@@ -300,9 +286,7 @@ class Batch:
 
     @cached_property
     def held(self) -> list[Outcome]:
-        """Every outcome, held in memory (what indexing reads): for small batches and tests (no
-        `len`: `list(batch)` would ask for it, and hold everything). A caller that only iterates holds nothing (each outcome keeps at most three
-        traces, and only as long as the caller keeps it)."""
+        """Every outcome, held in memory (what indexing reads): for small batches and tests."""
         return list(self._scheduled())
 
     def __getitem__(self, i: int) -> Outcome:
@@ -344,9 +328,7 @@ class Batch:
         self.still_pending.update({w.entry.position: w.pending for w in waiting})
 
     def _admitted(self) -> Iterator[tuple[Entry, Inputs | None]]:
-        """Each entry with its pod admitted, and as many copies as the quotas let be created
-        (`created`); a workload whose pods the API server refuses, with none created and no
-        inputs (`refused_creates`); but those `refused` takes (see the class)."""
+        """Each entry with its pod admitted and as many copies as the quotas let be created."""
         ledger = None if self.stored else QuotaLedger.of((o for o, _ in self.pool.objects),
                                                           self.pool.kube.enabled("PodLevelResources"))
         for entry in self.batch:
@@ -401,9 +383,7 @@ LIST_KIND = "SchedulingTraceList"
 
 
 def to_json(batch: Batch) -> dict[str, Any]:
-    """A `SchedulingTraceList` held in memory: every attempt's trace in the order they were
-    scheduled, and per object how many copies fit and where. For small batches and tests; the
-    CLI streams the same document (`kexplain.render.structured.ListWriter`)."""
+    """A `SchedulingTraceList` held in memory, for small batches and tests (the CLI streams it)."""
     if not isinstance(batch, Batch):
         raise TypeError("to_json needs the Batch itself (explain_batch's result), not its outcomes: "
                         "their traces are not kept")
@@ -414,8 +394,7 @@ def to_json(batch: Batch) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Verdict:
-    """One pod explained on its own (`explain_each`): its trace, or why it could not be (the
-    pod's own error, as `kexplain POD` would say it)."""
+    """One pod explained on its own: its trace, or its own error."""
 
     inputs: Inputs
     trace: Trace | None = None
@@ -427,8 +406,7 @@ SHAPES_KEPT = 16
 
 def explain_each(pods: Iterable[Inputs], options: RunOptions, suggester: Suggester | None = None, *,
                  planned: int = 0, progress: Progress | None = None) -> Iterator[Verdict]:
-    """Pods all pending now (`kexplain pod --pending`), each explained alone against the cluster as it is,
-    lazily."""
+    """Pods all pending now (`kexplain pod --pending`), each explained alone against the cluster, lazily."""
     done = 0
     # shape -> the first trace of that shape (`shapes`); the most recent SHAPES_KEPT only, since
     # a trace of a large cluster weighs megabytes (pods of one workload come together in a listing)

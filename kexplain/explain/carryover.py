@@ -1,5 +1,4 @@
-"""What kube-scheduler carries from one scheduling cycle to the next besides bound pods: nominations,
-terminating victims and OpportunisticBatching's ranking."""
+"""What kube-scheduler carries between cycles besides bound pods: nominations, victims, batching's ranking."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -23,9 +22,7 @@ DELETION_TIMESTAMP = "1970-01-01T00:00:00Z"
 
 @dataclass
 class Carryover:
-    """The scheduler's memory across the cycles of one sequence (mutable, one per sequence):
-    the pods nominated per node (seeded with the cluster's), the cycle count, and each
-    profile's OpportunisticBatch."""
+    """The scheduler's memory across the cycles of one sequence (mutable, one per sequence)."""
 
     nominated: dict[str, list[PodInfo]] = field(default_factory=dict)
     cycle: int = 0
@@ -36,8 +33,7 @@ class Carryover:
         return cls({node: list(pods) for node, pods in nominated.items()})
 
     def run(self, inputs: Inputs, options: RunOptions, quiet: RunOptions | None = None) -> Trace:
-        """One cycle of `inputs.pod` with the nominations and batch the cycles before it left; a `quiet` run
-        is redone in full only when the pod is not scheduled."""
+        """One cycle after the cycles before it; a `quiet` run is redone in full if not scheduled."""
         node = bound_node(inputs.pod, inputs)
         if node is not None:
             return kubelet_trace(inputs, options, node)
@@ -57,9 +53,7 @@ class Carryover:
         return trace
 
     def kept(self, pod: PodInfo, status: str, nominated: str = "") -> None:
-        """A cycle whose verdict is known without running it again (the scheduler's queue
-        walked over pods explained alone, `kexplain.explain.queue_order`): counted as `run`
-        counts one, and the node its preemption nominated (`nominated`) remembered."""
+        """A cycle whose verdict is known without running it, counted as `run` counts one."""
         if status != GATED:
             self.cycle += 1
         if status == UNSCHEDULABLE:
@@ -88,9 +82,7 @@ class Carryover:
 
 
 def terminating(snapshot: Snapshot, post_filter: dict | None) -> Snapshot:
-    """The cluster after a cycle whose PostFilter said `post_filter` (a trace's `postFilter`):
-    the victims of its preemption, if any, marked as the scheduler marks them (DisruptionTarget
-    condition, graceful deletion), still on their node."""
+    """The cluster after a cycle's preemption, its victims marked as the scheduler marks them."""
     post = post_filter or {}
     node, victims = post.get("nominatedNodeName") or "", set(post.get("victims") or ())
     info = snapshot.get(node) if node else None
@@ -104,8 +96,7 @@ def terminating(snapshot: Snapshot, post_filter: dict | None) -> Snapshot:
 
 
 def preempted(obj: dict) -> dict:
-    """A victim of preemption as the scheduler leaves it: a copy with the DisruptionTarget
-    condition and graceful deletion's deletionTimestamp (the pod object as it is when it has one)."""
+    """A preemption victim as the scheduler leaves it: DisruptionTarget and a deletionTimestamp."""
     if (obj.get("metadata") or {}).get("deletionTimestamp"):
         return obj
     obj = copy_json(obj)

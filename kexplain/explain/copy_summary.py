@@ -46,8 +46,7 @@ def _top(score: Mapping[str, dict[str, Any]], chosen: str | None, n: int) -> lis
 
 
 def _rejected(trace: Trace) -> list[dict[str, Any]]:
-    """Per (plugin, reason), the nodes Filter rejected for it; PreFilter's rejection of the
-    pod (no node searched) as one entry of stage PreFilter."""
+    """Per (plugin, reason), the nodes Filter rejected for it; PreFilter's rejection as one entry."""
     counts: dict[tuple[str, tuple[str, ...]], int] = {}
     for verdict in (trace.filter or {}).values():
         plugin = verdict.get("plugin")

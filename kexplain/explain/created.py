@@ -1,5 +1,4 @@
-"""What a workload's controller gets created of the pods it wants (a full quota or a refused template), with
-its FailedCreate event."""
+"""What a workload's controller gets created of the pods it wants, with its FailedCreate event."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -37,8 +36,7 @@ def controller(entry: Entry) -> str:
 
 
 def said(entry: Entry) -> str:
-    """What the entry's controller did, in a line: `replicaset-controller creates 2 of 3 pods:
-    FailedCreate: Error creating: ...` ("" when it created every pod)."""
+    """What the entry's controller did, in a line ("" when it created every pod)."""
     if not entry.failed_create:
         return ""
     wanted = f" of {entry.asked}" if entry.asked else ""
@@ -64,8 +62,7 @@ def created(entry: Entry, inputs: Inputs, ledger: QuotaLedger | None) -> tuple[E
 
 def refused_creates(entry: Entry, err: KexplainError, pool: "ClusterState | None" = None,
                     kube: "KubeVersion | None" = None) -> Entry | None:
-    """The entry as its controller leaves it when the API server refuses its first pod; None for a refused
-    workload."""
+    """The entry as its controller leaves it when its first pod is refused; None for a refused workload."""
     if entry.kind == "Pod" or entry.idle or not isinstance(entry.workload, dict):
         return None
     converted = refused_pods(err, entry.workload, kube or (pool.kube if pool is not None else DEFAULT_VERSION))

@@ -1,5 +1,4 @@
-"""A bound pod's ResourceClaims as the DynamicResources plugin's Reserve and PreBind leave them, so later
-copies find the devices taken."""
+"""A bound pod's ResourceClaims as DynamicResources' Reserve and PreBind leave them."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -20,8 +19,7 @@ def _key(obj: Mapping[str, Any]) -> str:
 
 
 def claim_bindings(snapshot: Snapshot, inputs: Inputs, options: RunOptions, node: str) -> tuple[ClaimBinding, ...]:
-    """What PreBind writes for `inputs.pod` bound to `node` of `snapshot` (nothing when the pod
-    has no claims, or when the plugin would not accept the node: then there is no binding)."""
+    """What PreBind writes for `inputs.pod` bound to `node`; nothing when there is no binding."""
     pod = inputs.pod
     if not pod.spec.get("resourceClaims"):
         return ()

@@ -1,5 +1,4 @@
-"""Each reason of a FailedScheduling message next to what in the pod's own spec it concerns, for a user who
-cannot read the nodes."""
+"""Each reason of a FailedScheduling message next to what in the pod's own spec it concerns."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,5 +1,4 @@
-"""The answer for a user who cannot read the whole cluster: the scheduler's own last word on a pod, and the
-reads RBAC refused."""
+"""The scheduler's own last word on a pod, for a user who cannot read the whole cluster."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -73,9 +72,7 @@ def answer(pod: Obj, events: Iterable[Obj], objects: Iterable[Obj], refusals: tu
 
 
 def taken_apart(message: str, pod: Obj, objects: Iterable[Obj], kube: KubeVersion) -> Obj:
-    """The message's parts, one row per reason with its plugin, its node count and the pod's
-    side (`kexplain.explain.event_facts`); `parsed` False, and nothing else, for a message
-    that is not a FailedScheduling message of `kube`'s minor."""
+    """The message's parts, one row per reason with the pod's side; `parsed` False for another message."""
     parsed = parse(message, kube)
     if parsed is None:
         return {"parsed": False, "kubernetesVersion": kube.minor}
@@ -95,8 +92,7 @@ def taken_apart(message: str, pod: Obj, objects: Iterable[Obj], kube: KubeVersio
 
 
 def scheduler_word(pod: Obj, events: Iterable[Obj], now: datetime) -> SchedulerWord:
-    """The scheduler's last word on `pod`: bound, gated, or its newest FailedScheduling event
-    (of this pod: same uid when both say one), else its PodScheduled condition."""
+    """The scheduler's last word on `pod`: bound, gated, its newest FailedScheduling event, or PodScheduled."""
     if (pod.get("spec") or {}).get("nodeName"):
         return SchedulerWord(SCHEDULED, f"bound to {pod['spec']['nodeName']}", "pod", "Scheduled")
     cond = pod_scheduled_condition(pod) or {}

@@ -1,5 +1,4 @@
-"""Loading: from a `Request` to what the scheduler's cycle starts from (`load`, and lint's `load_pool`,
-`inputs_for`). Never prints."""
+"""Loading: from a `Request` to what the scheduler's cycle starts from. Never prints."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -53,8 +52,7 @@ def read_config(path: str | None, max_bytes: int = DEFAULT_MAX_BYTES,
 
 
 def missing_node_warnings(pods: Objects, snapshot: Snapshot) -> list[str]:
-    """A warning for each Pod whose spec.nodeName names a node the cluster does not have: the
-    scheduler never sees such a pod, and no kubelet will run it."""
+    """A warning for each Pod whose spec.nodeName names a node the cluster does not have."""
     out = []
     for obj, src in pods:
         if is_bound_pod(obj) and snapshot.get(str(obj["spec"]["nodeName"])) is None:
@@ -65,8 +63,7 @@ def missing_node_warnings(pods: Objects, snapshot: Snapshot) -> list[str]:
 
 @dataclass
 class Loaded:
-    """What the POD file holds: `single` inputs (one pod, one trace), or a `batch` of entries
-    against a `pool` (several pods, replicas, a DaemonSet)."""
+    """What the POD file holds: `single` inputs, or a `batch` of entries against a `pool`."""
 
     single: Inputs | None = None
     batch: list[Entry] = field(default_factory=list)
@@ -81,8 +78,7 @@ class Loaded:
 
     @property
     def cluster_state(self) -> ClusterState | None:
-        """The cluster state the autoscalers read instead of admitting the cluster again: the
-        batch's `pool`, or the one pod's cluster as admitted with it (`Inputs.state`)."""
+        """The cluster state the autoscalers read instead of admitting the cluster again."""
         return self.pool if self.single is None else self.single.state
 
     @property
@@ -171,8 +167,7 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
 
 
 def cluster_hpas(cluster: Objects, req: Request, kube: KubeVersion, problems: Problems) -> Objects:
-    """The HPAs of --nodes (`podautoscaler.of_cluster`), as kubectl --validate and the API
-    server take them (stored ones as they are); one refused goes to `problems`."""
+    """The HPAs of --nodes, as kubectl --validate and the API server take them."""
     found = of_cluster(of_kinds(cluster, frozenset({HPA_KIND})))     # (a dump's asked of its rows)
     if not found:
         return []
@@ -219,9 +214,7 @@ def _single(req: Request, found: list[Entry], objs: Objects, pod_file: PodFile, 
 
 
 def autoscaled_objects(objs: Objects, pod_file: PodFile, found: list[Entry]) -> dict[str, Objects]:
-    """`Loaded.set_objects` and `set_created`: the file's objects but its pending Pods
-    (`pass_objects.set_objects`), a Deployment's ReplicaSet, and the claims of every copy of its
-    StatefulSets."""
+    """`Loaded.set_objects` and `set_created`: what the autoscalers read of the file besides pending Pods."""
     objects = set_objects(objs, [o for o, _ in pod_file.explained])
     created: Objects = []
     for e in found:
@@ -233,9 +226,7 @@ def autoscaled_objects(objs: Objects, pod_file: PodFile, found: list[Entry]) -> 
 
 def _without_refused_claims(found: list[Entry], created: dict[int, Objects], problems: Problems,
                             since: int) -> list[Entry]:
-    """The entries but those an object created for them (a StatefulSet's claim) was refused for
-    since `problems` held `since` errors: without its claim the controller makes no pod. Each
-    such entry keeps the first refusal of its claims in `problems`, the others are dropped."""
+    """The entries but those whose created objects (a StatefulSet's claim) were refused since `since`."""
     refused: set[int] = set()
     kept: list[KexplainError] = []
     for err in problems.found[since:]:
@@ -251,9 +242,7 @@ def _without_refused_claims(found: list[Entry], created: dict[int, Objects], pro
 
 
 def followed_version(req: Request, cluster: Objects) -> tuple[KubeVersion, list[str]]:
-    """The version `req` follows, and the warnings to say: its `kube`, or the version settled
-    from its `version` choice and the one a snapshot among `cluster` recorded (`kexplain
-    snapshot` records the API server's), which a version given explicitly overrides."""
+    """The version `req` follows, and the warnings to say."""
     if req.version is None:
         return req.kube, []
     return settled_version(req.version, cluster)
@@ -261,9 +250,7 @@ def followed_version(req: Request, cluster: Objects) -> tuple[KubeVersion, list[
 
 def settled_version(choice: VersionChoice, cluster: Objects, default: str | None = None
                     ) -> tuple[KubeVersion, list[str]]:
-    """The version `choice` settles on, given the one a snapshot among `cluster` recorded (a
-    version given explicitly wins), and the warnings to say; `default`: the version followed
-    when neither says one (None: kexplain's default)."""
+    """The version `choice` settles on given a snapshot's recorded one, and the warnings to say."""
     recorded = recorded_version(cluster) if choice.given is None else None
     if recorded is None:
         return choice.settle(default)
@@ -277,9 +264,7 @@ def settled_version(choice: VersionChoice, cluster: Objects, default: str | None
 
 
 def load_inputs(req: Request, stdin: BinaryIO | None = None) -> Inputs:
-    """The inputs of the POD file's one pod (a workload's first copy), read by `load`: for
-    callers that explain one pod. A file of several Pods or workloads is refused, and so is a
-    DaemonSet (its pods are placed one per node: a batch)."""
+    """The inputs of the POD file's one pod, for callers that explain one pod; anything else is refused."""
     loaded = load(replace(req, replicas=1), stdin)
     if loaded.single is not None:
         return loaded.single
@@ -296,8 +281,7 @@ def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any
                   kube: KubeVersion = DEFAULT_VERSION, problems: Problems = RAISE,
                   absent: frozenset[str] = frozenset(), later: frozenset[tuple[str, str, str]] = frozenset(),
                   keep_state: bool = False) -> Inputs:
-    """The inputs of the POD file's one pod against `cluster` with the file's objects, admitted by `kube`'s
-    API server."""
+    """The inputs of the POD file's one pod against `cluster` with the file's objects, admitted."""
     created = created_objects(obj, src, 1)
     merged = cluster_with(cluster, pod_file.cluster, created, kube=kube, problems=problems)
     applied = frozenset(id(s) for o, s in [*pod_file.cluster, *created] if o.get("kind") in VOLUME_KINDS
@@ -367,8 +351,7 @@ def load_pool(node_paths: tuple[str, ...], config_path: str | None = None, *, st
               max_bytes: int = DEFAULT_MAX_BYTES, max_objects: int = DEFAULT_MAX_OBJECTS,
               stdin: BinaryIO | None = None, validate: str = "strict",
               kube: KubeVersion = DEFAULT_VERSION, version: VersionChoice | None = None) -> ClusterState:
-    """The cluster state of `--nodes`, validated, admitted and snapshotted once with `config_path`'s
-    configuration."""
+    """The cluster state of `--nodes`, validated, admitted and snapshotted once."""
     with bulk_load():
         # The configuration is checked first (before a large snapshot is read), unless the
         # version it is read as depends on that snapshot.

@@ -1,5 +1,4 @@
-"""Per node, for a user who can read the nodes but not every pod: what the node-local Filter plugins say of
-the pod's spec (never the scheduler's verdict)."""
+"""Per node, for a user who cannot read every pod: what the node-local Filter plugins say of the pod."""
 from __future__ import annotations
 
 from typing import Any, Optional
@@ -21,8 +20,7 @@ REJECTED, AT_MOST, PASSES = "rejected", "atMost", "passes"
 
 def per_node(pod: Obj, source: Source, cluster: list[tuple[Obj, Source]], config: Any,
              kube: KubeVersion) -> Optional[Obj]:
-    """`{"nodes": [...], "unknown": [plugins]}`, a row per node read; None when the cycle cannot
-    run on what was read (its reason under "error")."""
+    """A row per node read, and the plugins not known; None when the cycle cannot run on what was read."""
     try:
         trace = _cycle(pod, source, cluster, config, kube)
     except KexplainError as err:
@@ -56,8 +54,7 @@ def per_node(pod: Obj, source: Source, cluster: list[tuple[Obj, Source]], config
 
 
 def label_keys(pod: Obj) -> frozenset[str]:
-    """The node label keys the pod's spec reads: its node selector, its required node affinity,
-    its spread constraints' topology keys."""
+    """The node label keys the pod's spec reads."""
     spec = pod.get("spec") or {}
     keys = set(spec.get("nodeSelector") or {})
     required = (((spec.get("affinity") or {}).get("nodeAffinity") or {})
@@ -77,9 +74,7 @@ def _node_local(name: str) -> bool:
 
 def gating(pod: Obj, source: Source, cluster: list[tuple[Obj, Source]], config: Any,
            kube: KubeVersion) -> list[Obj]:
-    """What holds the pod before any node is looked at: the PreEnqueue plugins that refuse it
-    (scheduling gates, a claim that does not exist yet), as `kexplain POD` explains a gated pod.
-    They read only the pod and its namespace's claims, which a namespace's reader can read."""
+    """The PreEnqueue plugins that refuse the pod, which a namespace's reader can run."""
     try:
         trace = _cycle(pod, source, cluster, config, kube)
     except KexplainError as err:

@@ -1,5 +1,4 @@
-"""The pending pass: what every autoscaler (CA's loop, Karpenter's provisioning) sees of what kexplain was
-given, gathered once, since an autoscaler packs all pending pods together. Never prints."""
+"""The pending pass: what every autoscaler sees of what kexplain was given, gathered once. Never prints."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -42,8 +41,7 @@ class PendingPod:
 
 @dataclass(frozen=True)
 class Preemption:
-    """The scheduler's preemption for a pod left pending (`pod`, a key), as its explanation's
-    PostFilter found it: the node it nominates and the victims (keys) it deletes there."""
+    """The scheduler's preemption for a pod left pending: the node it nominates and its victims."""
 
     pod: str
     node: str
@@ -55,8 +53,7 @@ class Preemption:
 
 @dataclass(frozen=True)
 class NotCreated:
-    """Copies of an explained workload (`stands_for`) its controller has not created (`pods`,
-    keys in ordinal order), and why (`why`): no autoscaler sees them, so they get no answer."""
+    """Copies of an explained workload its controller has not created, and why: no autoscaler sees them."""
 
     stands_for: str
     pods: tuple[str, ...]
@@ -84,8 +81,7 @@ class PendingPass:
         return {v for p in self.preemptions for v in p.victims}
 
     def applied_to(self, cluster: Objects) -> Objects:
-        """The cluster with the set applied (`kexplain.explain.inputs.cluster_with`, every kind),
-        and the victims of the pass's preemptions terminating (`carryover.preempted`)."""
+        """The cluster with the set applied and the pass's preemption victims terminating."""
         victims = self.victims
         if victims:
             cluster = with_victims(cluster, victims)
@@ -123,9 +119,7 @@ def _pod_key(obj: Obj) -> str | None:
 
 
 def with_victims(cluster: Objects, victims: set[str]) -> Objects:
-    """The cluster with the bound pods `victims` (keys) terminating (`_as_victim`); a dump's
-    (`columns.Dump`) looked up by its rows' names and kept a dump (its rows stand: a victim
-    keeps its kind, name and resourceVersion), so the passes over it keep their fast paths."""
+    """The cluster with the bound pods `victims` terminating, a dump kept a dump (its fast paths kept)."""
     rows = columns.rows_of(cluster)
     if rows is None:
         return [(_as_victim(o) if _pod_key(o) in victims else o, s) for o, s in cluster]
@@ -147,8 +141,7 @@ def _as_victim(obj: Obj) -> Obj:
 
 
 def creation_order(created: datetime | None) -> tuple[bool, datetime]:
-    """A sort key for creation order: times first, by time (naive ones taken as UTC), then
-    those without one, in the order they come (the sort is stable)."""
+    """A sort key for creation order: times first (naive ones taken as UTC), then the others in order."""
     if created is None:
         return True, datetime.min.replace(tzinfo=timezone.utc)
     return False, created if created.tzinfo is not None else created.replace(tzinfo=timezone.utc)
@@ -186,8 +179,7 @@ class PodAnswer:
 
 @dataclass(frozen=True)
 class PassAnswers:
-    """One autoscaler's pass over a `PendingPass`: its name, its document (`-o json`'s key
-    `key`), and its answer for each pending pod, by pod key."""
+    """One autoscaler's pass over a `PendingPass`: its name, its document and its answers by pod key."""
 
     autoscaler: str
     key: str
@@ -209,8 +201,7 @@ def copies_json(passes: Sequence[PassAnswers], pp: PendingPass, explained: str) 
 
 
 def pass_json(pp: PendingPass) -> dict[str, Any]:
-    """The pass beside an autoscaler's document (key `pendingPass`): what each pod of the set
-    stands for, how many pending pods are the cluster's own, and the notes."""
+    """The pass beside an autoscaler's document (key `pendingPass`)."""
     pods: dict[str, Any] = {}
     for p in pp.pending:
         if p.stands_for:
@@ -232,8 +223,7 @@ def not_created_json(pp: PendingPass, explained: str) -> dict[str, Any] | None:
 
 # -- building the pass ---------------------------------------------------------------------------
 class PassBuilder:
-    """Gathers a pass as kexplain meets the pods: a batch's outcomes one by one (`add_outcome`,
-    keeping no trace), a pod on its own (`add_pod`), the set's objects (`add_objects`)."""
+    """Gathers a pass as kexplain meets the pods, keeping no trace."""
 
     def __init__(self) -> None:
         self.pending: list[PendingPod] = []
@@ -267,9 +257,7 @@ class PassBuilder:
                                            creation_time(pod)))
 
     def preempting(self, pod: PodInfo, post_filter: Mapping[str, Any] | None) -> PodInfo:
-        """The pending pod as the scheduler's attempt leaves it when its preemption (`post_filter`,
-        a trace's `postFilter`) nominates a node: `status.nominatedNodeName` set and the victims
-        remembered (`Preemption`); as it is otherwise (a nomination it already carries stays)."""
+        """The pending pod as its preemption leaves it: `status.nominatedNodeName` set, victims remembered."""
         node = (post_filter or {}).get("nominatedNodeName") or ""
         if not node:
             return pod
@@ -278,9 +266,7 @@ class PassBuilder:
         return PodInfo({**pod.obj, "status": {**pod.status, "nominatedNodeName": node}})
 
     def settle(self, retried: Iterable[Any]) -> None:
-        """The pods the scheduling queue's retry placed (`kexplain.explain.retry.Retried` with a
-        node), bound where they went rather than pending: an autoscaler looks at the cluster as
-        the scheduler leaves it, and a pod requeued when its peer bound is no longer pending."""
+        """The pods the queue's retry placed, bound where they went rather than pending."""
         landed = {(object_ref(r.entry.kind, r.entry.namespace, r.entry.name), r.pod): r.node
                   for r in retried if r.node is not None}
         if not landed:
@@ -296,15 +282,12 @@ class PassBuilder:
 
     def add_single(self, inputs: "Inputs", node: str | None = None,
                    post_filter: Mapping[str, Any] | None = None) -> None:
-        """The pod of one explanation: pending (nominated where its PostFilter, `post_filter`,
-        says), or bound to `node`."""
+        """The pod of one explanation: pending (nominated as `post_filter` says), or bound to `node`."""
         self.add_pod(inputs.pod, inputs.pod_source, node=node, claims=inputs.claims_from_templates,
                      post_filter=post_filter)
 
     def add_outcome(self, outcome: "Outcome") -> None:
-        """One object of a batch, placed: each of its pods (a workload's every copy, those never
-        tried included) pending, or bound where it went. An idle workload makes none, and one
-        whose controller the API server refuses every pod (`Entry.not_created`) gets none."""
+        """One object of a batch, placed: each of its pods pending, or bound where it went."""
         entry, inputs = outcome.entry, outcome.inputs
         if entry.idle or inputs is None or entry.not_created:     # no pod: none made, or none created
             return
@@ -354,8 +337,7 @@ def ordered_ready_why(waiting: str) -> str:
 
 
 def _kubelet_rejects(pod: PodInfo, inputs: "Inputs") -> bool:
-    """A pod bound by spec.nodeName to a node of the cluster that did not land there: its kubelet
-    rejected it (`kexplain.explain.kubelet`), so it is Failed, not pending: no autoscaler acts."""
+    """A pod bound by spec.nodeName whose kubelet rejected it: Failed, not pending."""
     return bound_node(pod, inputs) is not None
 
 

@@ -1,5 +1,4 @@
-"""Placing a workload's replicas copy by copy, and a DaemonSet's pods node by node, as the scheduler would
-meet them: each bound (`bind`) before the next, the round-robin position (`nextStartIndex`) carried over."""
+"""Placing a workload's replicas and a DaemonSet's pods one by one, each bound before the next."""
 from __future__ import annotations
 
 import uuid
@@ -30,9 +29,7 @@ _COPY_UID_NAMESPACE = uuid.UUID("0b3c6f0e-5c2d-4a8e-9f61-7d2a4c1e9b35")
 
 @dataclass(frozen=True)
 class Placement:
-    """One pod (or copy) scheduled in turn: the inputs it was scheduled with (its cluster as
-    the pods before it left it), the round-robin position it started from, its trace, and the
-    node it was bound to (None: it did not fit)."""
+    """One pod (or copy) scheduled in turn: its inputs, start index, trace and node (None: no fit)."""
 
     index: int
     inputs: Inputs
@@ -57,9 +54,7 @@ def chosen_node(trace: Trace) -> str | None:
 
 
 def pending_copy(pod: PodInfo, index: int, naming: Copies | None = None) -> dict[str, Any]:
-    """The pending pod object of copy `index`: the pod named as `naming` names it (by default
-    `<name>-<index>`; a workload's: its controller's; a StatefulSet's pod of that ordinal, with
-    its own claims), with its own uid."""
+    """The pending pod object of copy `index`, named as `naming` names it, with its own uid."""
     obj = copy_json(pod.obj)
     meta = obj.setdefault("metadata", {})
     (naming or Copies.of_pod(pod.name)).apply(obj, index)
@@ -68,8 +63,7 @@ def pending_copy(pod: PodInfo, index: int, naming: Copies | None = None) -> dict
 
 
 def bound_copy(obj: dict[str, Any], node_name: str, copied: dict[str, str]) -> PodInfo:
-    """The copy as stored after binding: spec.nodeName set, the labels PodTopologyLabels copies
-    from the node (`copied`: `admission.podtopologylabels.labels_on_bind`) set."""
+    """The copy as stored after binding: spec.nodeName and PodTopologyLabels' labels set."""
     bound = copy_json(obj)
     bound.setdefault("spec", {})["nodeName"] = node_name
     if copied:
@@ -140,15 +134,12 @@ def bind(snapshot: Snapshot, inputs: Inputs, options: RunOptions, obj: dict[str,
 
 
 def quiet_options(options: RunOptions) -> RunOptions:
-    """How a copy nobody reads in full runs: no filterAll, no extra keys, no preemption dry
-    run (a copy that does not fit runs again as `options` say: `_run`)."""
+    """How a copy nobody reads in full runs: no filterAll, no extra keys, no preemption dry run."""
     return replace(options.plain(), filter_all=False, preemption=False)
 
 
 def _run(inputs: Inputs, options: RunOptions, carry: Carryover | None, shown: bool = True) -> Trace:
-    """One cycle: after the cycles `carry` remembers, or on its own. A copy not `shown` (not
-    the first or the last) runs quietly (`quiet_options`), and again in full only when it
-    does not fit: that is the copy the views show in full."""
+    """One cycle; a copy not `shown` runs quietly, and again in full only when it does not fit."""
     if shown:
         return carry.run(inputs, options) if carry is not None else explain(inputs, options)
     quiet = quiet_options(options)
@@ -159,8 +150,7 @@ def _run(inputs: Inputs, options: RunOptions, carry: Carryover | None, shown: bo
 
 
 def place(inputs: Inputs, options: RunOptions, carry: Carryover | None = None) -> Placement:
-    """`inputs.pod` itself (not a copy) scheduled from `options.start_index` (with its template
-    claims made in the cluster it is scheduled against: `with_template_claims`)."""
+    """`inputs.pod` itself scheduled from `options.start_index`, its template claims made."""
     inputs = with_template_claims(inputs)
     trace = _run(inputs, options, carry)
     return Placement(0, inputs, trace, chosen_node(trace), options.start_index)
@@ -205,8 +195,7 @@ def _evicting_or_blocking(taint: dict[str, Any]) -> bool:
 
 
 def should_run_daemon_pod(pod: PodInfo, node: Node, required: RequiredNodeAffinity | None = None) -> str | None:
-    """The DaemonSet controller's predicates (NodeShouldRunDaemonPod): None when it runs its pod on `node`,
-    else why."""
+    """The DaemonSet controller's NodeShouldRunDaemonPod: None when it runs its pod on `node`, else why."""
     if pod.node_name and pod.node_name != node.name:
         return f"spec.nodeName is {pod.node_name}"
     if not (required or RequiredNodeAffinity.from_pod(pod)).matches(node):
@@ -272,8 +261,7 @@ def siblings_matter(pod: PodInfo, inputs: Inputs) -> bool:
 
 
 def daemon_copy(pod: PodInfo, index: int, node_name: str, naming: Copies | None = None) -> dict[str, Any]:
-    """The pod the DaemonSet controller creates for `node_name` (copy `index`, named as `naming`
-    names it): pinned to it."""
+    """The pod the DaemonSet controller creates for `node_name`, pinned to it."""
     obj = pending_copy(pod, index, naming)
     pin_to_node(obj.setdefault("spec", {}), node_name)
     return obj

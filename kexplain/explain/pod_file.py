@@ -38,9 +38,7 @@ class PodFile:
 
 
 def found_kinds(objs: Objects) -> str:
-    """The kinds of `objs`, for a message that there is nothing to explain; a custom resource
-    named like a kind kexplain reads is named with its group (`Job (batch.volcano.sh, a custom
-    resource)`), as the kind alone would say a Job was found and not explained."""
+    """The kinds of `objs` for a nothing-to-explain message, a custom resource named with its group."""
     names = set()
     for o, _ in objs:
         kind = str(o.get("kind"))
@@ -66,9 +64,7 @@ def explained_object(objs: Objects, path: str) -> tuple[dict[str, Any], Source]:
 
 def pod_of(obj: dict[str, Any], src: Source, *, stored: bool = False,
            kube: KubeVersion | None = None) -> dict[str, Any]:
-    """The pending pod of a Pod or workload of the POD file: the Pod itself, or the workload's
-    first pod (`workload_pod`: refused with the API server's message when it would refuse the
-    workload, unless `stored`)."""
+    """The pending pod of a Pod or workload of the POD file: the Pod itself, or the workload's first pod."""
     if obj.get("kind") != "Pod":
         return workload_pod(obj, src, 0, stored=stored, kube=kube)
     if not isinstance(obj.get("spec"), dict):
@@ -83,8 +79,7 @@ def pending_pod(objs: Objects, path: str, *, stored: bool = False) -> tuple[dict
 
 
 def created_objects(obj: dict[str, Any], src: Source, copies: int) -> Objects:
-    """What a workload's controller creates besides its pods, for its first `copies` pods: a
-    StatefulSet's claims (`statefulset_claims`)."""
+    """What a workload's controller creates besides its pods: a StatefulSet's claims."""
     return [(c, src) for c in statefulset_claims(obj, copies)]
 
 
@@ -121,8 +116,7 @@ class Entry:
 
     @property
     def daemon(self) -> bool:
-        """A DaemonSet: one copy per node its controller runs it on, whatever `copies` says
-        (`kexplain.explain.placement.daemon_nodes`)."""
+        """A DaemonSet: one copy per node its controller runs it on, whatever `copies` says."""
         return self.kind == "DaemonSet"
 
 
@@ -130,8 +124,7 @@ POLICY_KINDS = frozenset({"LimitRange", "ResourceQuota"})
 
 
 def policies_after(objs: Objects) -> dict[int, frozenset[tuple[str, str, str]]]:
-    """By object id, the LimitRanges and ResourceQuotas of the set created after it (`kubectl apply -f`
-    order)."""
+    """By object id, the set's LimitRanges and ResourceQuotas created after it (`kubectl apply -f` order)."""
     keys = [(o.get("kind"), str((o.get("metadata") or {}).get("namespace") or "default"),
              str((o.get("metadata") or {}).get("name") or "")) if o.get("kind") in POLICY_KINDS
             and isinstance(o.get("metadata"), dict) else None for o, _ in objs]
@@ -163,8 +156,7 @@ def entry_of(obj: dict[str, Any], src: Source, position: int, replicas: int | No
 
 
 def with_existing(entry: Entry, children: Children) -> Entry:
-    """The entry with the pods its controller still creates, given the objects of the file it
-    made already (`kexplain.controllers.existing`); raises `PodsExist` when it creates none."""
+    """The entry with the pods its controller still creates; raises `PodsExist` when none."""
     if entry.workload is None or entry.kind == "Pod":
         return entry
     todo = still_to_create(entry.workload, children)
@@ -181,15 +173,12 @@ def with_existing(entry: Entry, children: Children) -> Entry:
 
 
 class PodsExist(LeftOutNote):
-    """A workload whose controller creates nothing now: its pods (a Deployment's ReplicaSet)
-    are in the input already, each explained as what it is. Not bad input."""
+    """A workload whose controller creates nothing now (its pods are in the input). Not bad input."""
 
 
 def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bool = False,
             problems: Problems = RAISE, kube: KubeVersion = DEFAULT_VERSION) -> list[Entry]:
-    """The entries of the Pods and workloads of the POD file that are explained (`PodFile`), in
-    order (`entry_of`). A workload the API server refuses goes to `problems` (raised unless it
-    collects), and so does a file with nothing to explain."""
+    """The entries of the POD file's explained Pods and workloads, in order; refusals go to `problems`."""
     out = []
     candidates = PodFile.of(objs, path).explained
     children = Children(o for o, _ in objs) if replicas is None else None
@@ -216,8 +205,7 @@ def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bo
 
 
 def ordered_ready(workload: Mapping[str, Any] | None) -> bool:
-    """A StatefulSet whose controller creates its pods one by one (podManagementPolicy
-    OrderedReady, the default; Parallel creates them all at once)."""
+    """A StatefulSet whose controller creates its pods one by one (podManagementPolicy OrderedReady)."""
     if not workload or workload.get("kind") != "StatefulSet":
         return False
     spec = workload.get("spec") if isinstance(workload.get("spec"), dict) else {}

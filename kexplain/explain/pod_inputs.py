@@ -1,5 +1,4 @@
-"""One pending pod, admitted, and the cluster it is scheduled against (`Inputs`); imports no module that
-schedules."""
+"""One pending pod, admitted, and its cluster (`Inputs`); imports no module that schedules."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -53,6 +52,5 @@ def with_template_claims(inputs: Inputs) -> Inputs:
 
 
 def controllers_create_for(pod: dict[str, Any]) -> bool:
-    """Whether kexplain plays the controllers that create a pod's claims from its templates
-    (resource claim templates, ephemeral volume claim templates): a pod as people write it."""
+    """Whether kexplain plays the controllers that create a pod's claims from its templates."""
     return writes_claims_for(pod) or writes_volume_claims_for(pod)

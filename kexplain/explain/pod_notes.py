@@ -1,5 +1,4 @@
-"""What the pod carries that its manifest did not say: LimitRanger's defaults and its controller's labels
-(extra keys `limitRanger`, `labels`)."""
+"""What the pod carries that its manifest did not say: LimitRanger's defaults, its controller's labels."""
 from __future__ import annotations
 
 import re
@@ -17,8 +16,7 @@ CONTROLLER_LABELS = (POD_TEMPLATE_HASH_LABEL, CONTROLLER_REVISION_HASH_LABEL)
 
 
 def limit_ranger(pod: PodInfo, snapshot: Snapshot) -> dict[str, Any] | None:
-    """`{"set": what the annotation says was set, "limitRanges": [names]}` for a pod LimitRanger
-    gave defaults to (none known: `[]`), else None."""
+    """What LimitRanger set on the pod and from which LimitRanges; None when it set nothing."""
     meta = pod.obj.get("metadata") or {}
     annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
     text = annotations.get(limitranger.ANNOTATION)

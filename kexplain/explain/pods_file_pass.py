@@ -1,5 +1,4 @@
-"""The pending pass of an autoscaler command's PODS file, built as `kexplain POD` builds it, so workloads are
-taken the same way everywhere. Never prints."""
+"""The pending pass of an autoscaler command's PODS file, built as `kexplain POD` builds it. Never prints."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -73,8 +72,7 @@ def pods_file_pass(path: str, pod_objs: Objects, cluster: Objects, kube: KubeVer
 
 
 def _stands_for(workloads: Objects) -> str | None:
-    """What the one pod explained stands for: the file's one workload (`Kind namespace/name`);
-    None (the pod itself) when the file holds others, idle ones."""
+    """What the one pod explained stands for: the file's one workload, else None."""
     if len(workloads) != 1:
         return None
     workload = workloads[0][0]

@@ -1,5 +1,4 @@
-"""The scheduler's queue (PrioritySort) over pods explained each alone: a pod that fits alone may find its
-room taken by the pods ahead. Never prints."""
+"""The scheduler's queue (PrioritySort) over pods explained each alone. Never prints."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -19,9 +18,7 @@ Obj = dict[str, Any]
 
 @dataclass(frozen=True)
 class Alone:
-    """A pending pod with its verdict alone (its explanation): status, the node it would be
-    bound to (Scheduled), its PostFilter (a trace's `postFilter`: where preemption nominates
-    it, and the victims)."""
+    """A pending pod with its verdict alone: status, node, and PostFilter."""
 
     inputs: Inputs
     status: str
@@ -112,8 +109,7 @@ class QueueAnswer:
 
 
 def queue_key(pod: PodInfo, index: int) -> tuple[Any, ...]:
-    """PrioritySort's order: priority, highest first; then the time the pod entered the queue
-    (its creation time; a pod without one after those with one); then `index` (the listing)."""
+    """PrioritySort's order: priority, then the time the pod entered the queue, then `index`."""
     return -pod.priority, creation_order(creation_time(pod)), index
 
 
@@ -131,9 +127,7 @@ PREEMPTION_RERUNS = 8
 
 @dataclass(frozen=True)
 class QueueWalk:
-    """The walk's answers by pod key, and the pods that change the cluster it did not schedule
-    again once `RERUNS` (or `PREEMPTION_RERUNS`) were (`left`, keys in queue order: they keep
-    their verdict alone)."""
+    """The walk's answers by pod key, and the pods it did not schedule again (`left`)."""
 
     answers: Mapping[str, QueueAnswer]
     left: tuple[str, ...] = ()
@@ -142,9 +136,7 @@ class QueueWalk:
         return self.answers.get(key)
 
     def post_filter(self, alone: Alone) -> Mapping[str, Any] | None:
-        """Where the pod's preemption nominates it as the queue leaves it (a trace's
-        `postFilter`, its answer's when the queue changes its verdict): what the autoscalers
-        read."""
+        """Where the pod's preemption nominates it as the queue leaves it: what the autoscalers read."""
         answer = self.answers.get(alone.key)
         return answer.post_filter if answer is not None else alone.post_filter
 
@@ -216,9 +208,7 @@ def lowest_priority(snapshot: Any) -> int:
 
 
 def may_preempt(pod: PodInfo, lowest: int) -> bool:
-    """Whether the pod's preemption can find a victim: its preemptionPolicy lets it preempt
-    (not Never) and some pod on a node has a lower priority (`lowest`: the lowest); the pods
-    the queue binds before it have at least its priority, so they are never its victims."""
+    """Whether the pod's preemption can find a victim (its policy lets it, a lower priority exists)."""
     return pod.spec.get("preemptionPolicy") != "Never" and pod.priority > lowest
 
 
@@ -256,8 +246,6 @@ def needed(explained: Sequence[Alone], pending: Sequence[Inputs],
 
 
 def in_queue(trace: Mapping[str, Any]) -> Mapping[str, Any]:
-    """A pod's verdict (a trace's `result` words) as the scheduler's queue leaves it: its
-    `queue` answer's, where the pods ahead change it, else its own. What the exit code, the
-    comparison with the scheduler and every renderer (the text's list, the page) read."""
+    """A pod's verdict as the scheduler's queue leaves it, which every reader reads."""
     queue = trace.get("queue")
     return queue["result"] if queue else trace["result"]
