@@ -24,15 +24,13 @@ class RunOptions:
         return self if start_index == self.start_index else replace(self, start_index=start_index)
 
     def plain(self) -> "RunOptions":
-        """These options without the extra trace keys: for re-runs nobody reads in full
-        (suggestions verified by running the cycle again)."""
+        """These options without extra trace keys, for re-runs nobody reads in full (verified suggestions)."""
         return replace(self, details=False, explain_nodes=frozenset(), unexamined=False)
 
 
 @dataclass(frozen=True)
 class VersionChoice:
-    """The Kubernetes version the command line asks for: --kubernetes-version over the cluster's over the
-    default."""
+    """The Kubernetes version asked for: --kubernetes-version over the cluster's over the default."""
 
     given: str | None = None
     feature_gates: str | None = None
@@ -44,8 +42,7 @@ class VersionChoice:
 
 @dataclass(frozen=True)
 class Request:
-    """What to explain, as the command line gives it: the POD file, the cluster objects
-    (--nodes), the scheduler configuration, how to read them, and `run`, how to run."""
+    """What to explain, as the command line gives it, and `run`, how to run it."""
 
     pod_path: str
     node_paths: tuple[str, ...] = ()

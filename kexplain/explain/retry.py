@@ -1,5 +1,4 @@
-"""The scheduling queue's retry of a set's pods by QueueingHints (pkg/scheduler/backend/queue): a binding
-brings a waiting pod back when a rejecting plugin's hint says it may now fit."""
+"""The scheduling queue's retry of a set's pods by QueueingHints (pkg/scheduler/backend/queue)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -30,8 +29,7 @@ class Bound:
 
 
 def rejecting_plugins(trace: Trace) -> frozenset[str]:
-    """The plugins of an attempt's diagnosis that rejected the pod (its unschedulable plugins):
-    the PreFilter plugin that turned it away, and each node's failing Filter plugin."""
+    """The plugins that rejected the pod in an attempt (its unschedulable plugins)."""
     out = {s.get("plugin") for s in trace.pre_filter or () if s.get("code") in REJECTED}
     out |= {s.get("plugin") for s in (trace.filter or {}).values() if s.get("code") in REJECTED}
     return frozenset(p for p in out if p)
@@ -72,9 +70,7 @@ def requeued_by(pod: PodInfo, plugins: frozenset[str], event: Bound) -> str:
 
 @dataclass(frozen=True)
 class Retried:
-    """A pod (or a workload's copy) scheduled again on a retry: where it went (None: still
-    unschedulable), which binding brought it back and by which plugin's hint, and in which
-    round of retries."""
+    """A pod scheduled again on a retry: where it went, what brought it back, and in which round."""
 
     entry: Entry
     pod: str
@@ -94,9 +90,7 @@ class Retried:
 
 @dataclass
 class Waiting:
-    """An object with a pod left unschedulable: its entry and base inputs (its pod before any
-    copy), the index of its first copy not placed, when it was last tried (an event sequence
-    number), and the plugins that rejected it then."""
+    """An object with a pod left unschedulable, and the plugins that rejected it when last tried."""
 
     entry: Entry
     inputs: Inputs
@@ -122,9 +116,7 @@ class _Shifted(Copies):
 
 
 def waiting_of(entry: Entry, inputs: Inputs, placed: int, unfit: Any, seq: int) -> Waiting | None:
-    """What waits of an object after its first attempt (`unfit`: its placement that did not
-    fit), None when nothing does: every copy fit, it is held back (gated) or failed with an
-    error, preemption nominated a node for it, or a DaemonSet's or an idle workload's."""
+    """What waits of an object after its first attempt; None when nothing does."""
     if unfit is None or entry.daemon or entry.idle or unfit.trace.result.status != UNSCHEDULABLE:
         return None
     if (unfit.trace.post_filter or {}).get("nominatedNodeName"):
@@ -134,8 +126,7 @@ def waiting_of(entry: Entry, inputs: Inputs, placed: int, unfit: Any, seq: int) 
 
 def retry(queue: Any, waiting: list[Waiting], events: list[Bound], next_seq: Callable[[], int],
           order: Callable[[Waiting], Any], on_unfit: Callable[[Waiting, Any], None] | None = None) -> list[Retried]:
-    """Retry the `waiting` objects on `queue` round after round until none moves; what each retry did, in
-    order."""
+    """Retry the `waiting` objects on `queue` until none moves; what each retry did, in order."""
     out: list[Retried] = []
     for round_ in range(1, MAX_ROUNDS + 1):
         moved = False

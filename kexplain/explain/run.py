@@ -16,9 +16,7 @@ from kexplain.plugins.names import DEFAULT_PREEMPTION
 
 
 def explain(inputs: Inputs, options: RunOptions | Request) -> Trace:
-    """The trace of one scheduling cycle of `inputs.pod` (a `Request` runs as its `run` options);
-    of a pod bound to a node of the cluster by `spec.nodeName`, which no scheduler sees, its
-    kubelet's admission instead (`kexplain.explain.kubelet`)."""
+    """The trace of one scheduling cycle of `inputs.pod`, or its kubelet's verdict when it names its node."""
     if isinstance(options, Request):
         options = options.run
     node = bound_node(inputs.pod, inputs)
@@ -39,8 +37,7 @@ def schedule_options(inputs: Inputs, options: RunOptions) -> Options:
 
 
 def framework_for(inputs: Inputs, options: RunOptions | Request) -> Framework:
-    """The pod's profile (by schedulerName) with its plugins, bound to the snapshot; without
-    DefaultPreemption when `options.preemption` is off."""
+    """The pod's profile bound to the snapshot, without DefaultPreemption when preemption is off."""
     if isinstance(options, Request):
         options = options.run
     scheduler_name = inputs.pod.spec.get("schedulerName") or "default-scheduler"

@@ -10,8 +10,7 @@ from kexplain.model.pod import PodInfo
 
 
 def renamed(trace: Trace, first: PodInfo, pod: PodInfo) -> Trace:
-    """`first`'s trace as `pod`'s: the pod named, and `first`'s name in the suggestions (the
-    objects they change, their words) replaced by `pod`'s."""
+    """`first`'s trace as `pod`'s: the pod's name in place of `first`'s, suggestions included."""
     out = replace(trace, pod={"namespace": pod.namespace, "name": pod.name}, extra=dict(trace.extra))
     if "suggestions" in trace.extra:
         old = re.compile(re.escape(first.key) + r"(?![\w.-])")

@@ -1,5 +1,4 @@
-"""One pod explained under several Kubernetes versions (`--compare-versions`), and only what differs between
-their traces. Never prints."""
+"""One pod explained under several Kubernetes versions, and only what differs. Never prints."""
 from __future__ import annotations
 
 import re
@@ -32,8 +31,7 @@ Trace = Mapping[str, Any]
 
 @dataclass(frozen=True)
 class Change:
-    """One thing that differs: what (`ORDER`), the node and plugin it is about when it is about
-    one, and its value under each version (by minor; None: absent under that version)."""
+    """One thing that differs (`ORDER`), its node and plugin, and its value under each version."""
 
     what: str
     values: Mapping[str, Any]
@@ -142,14 +140,12 @@ _POD_NAME = re.compile(r'pods "[^"]*"')
 
 
 def unnamed(refusal: str) -> str:
-    """A refusal without the name of the pod refused: a Deployment's pods are named after its
-    pod-template-hash, which each version computes (the same refusal otherwise)."""
+    """A refusal without the pod's name, which each version's pod-template-hash makes differ."""
     return _POD_NAME.sub('pods "..."', refusal)
 
 
 def _not_created(loaded: Loaded, options: RunOptions) -> None:
-    """The one workload of the file, when its controller gets none of its pods created
-    (`kexplain.explain.created`), refused with its FailedCreate: nothing to compare."""
+    """The file's one workload when its controller gets none of its pods created: nothing to compare."""
     assert loaded.pool is not None
     for outcome in explain_batch(loaded.batch, loaded.pool, options):
         if outcome.entry.not_created:
@@ -228,8 +224,7 @@ def _preemption(trace: Trace) -> dict[str, Any] | None:
 
 
 def _filters(trace: Trace) -> dict[str, dict[str, Any]]:
-    """Each node examined: the plugins that rejected it, {plugin: {code, reasons}} (every
-    plugin with `filterAll`, the scheduler's first one without); {} when none did."""
+    """Each node examined: the plugins that rejected it, {plugin: {code, reasons}}."""
     every = trace.get("filterAll")
     out: dict[str, dict[str, Any]] = {}
     for node, status in (trace.get("filter") or {}).items():
