@@ -274,9 +274,7 @@ class Batch:
     sink: Sink | None = None
     progress: Progress | None = None
     refused: Refused | None = None
-    # filled once every outcome is yielded (shared by the batches `replace` makes of this one):
-    # what the queue's retry did (`kexplain.explain.retry`), and per object (its position) how many
-    # of its pods were still left unschedulable after it
+    # filled once every outcome is yielded: the queue's retry (`kexplain.explain.retry`) and what it left
     retried: list[Any] = field(default_factory=list, compare=False)
     still_pending: dict[int, int] = field(default_factory=dict, compare=False)
 
@@ -408,8 +406,7 @@ def explain_each(pods: Iterable[Inputs], options: RunOptions, suggester: Suggest
                  planned: int = 0, progress: Progress | None = None) -> Iterator[Verdict]:
     """Pods all pending now (`kexplain pod --pending`), each explained alone against the cluster, lazily."""
     done = 0
-    # shape -> the first trace of that shape (`shapes`); the most recent SHAPES_KEPT only, since
-    # a trace of a large cluster weighs megabytes (pods of one workload come together in a listing)
+    # shape -> its first trace (`shapes`); only the most recent SHAPES_KEPT, as traces weigh megabytes
     explained: OrderedDict[bytes, Verdict] = OrderedDict()
     for inputs in pods:
         shape = pending_key(inputs.pod)

@@ -70,8 +70,7 @@ class Loaded:
     pool: ClusterState | None = None
     kube: KubeVersion = DEFAULT_VERSION     # the version followed (`followed_version`)
     problems: list[KexplainError] = field(default_factory=list)    # what was left out, and why
-    # What the autoscalers read of the POD file besides its pending pods (`autoscaled_objects`):
-    # its objects as applied, and what controllers create for its pods unless they exist.
+    # What the autoscalers read of the POD file besides its pending pods (`autoscaled_objects`).
     set_objects: Objects = field(default_factory=list)
     set_created: Objects = field(default_factory=list)
     cluster_objects: Objects | None = None     # --nodes as read (never changed), when asked to keep them
@@ -353,8 +352,7 @@ def load_pool(node_paths: tuple[str, ...], config_path: str | None = None, *, st
               kube: KubeVersion = DEFAULT_VERSION, version: VersionChoice | None = None) -> ClusterState:
     """The cluster state of `--nodes`, validated, admitted and snapshotted once."""
     with bulk_load():
-        # The configuration is checked first (before a large snapshot is read), unless the
-        # version it is read as depends on that snapshot.
+        # The configuration is checked before a large snapshot is read, unless its version depends on it.
         config = read_config(config_path, max_bytes, max_objects, kube) if version is None else None
         loaded = load_objects(node_paths, max_bytes, stdin, max_objects=max_objects)
         warnings: list[str] = []

@@ -11,8 +11,7 @@ from kexplain.errors import Source
 Obj = dict[str, Any]
 Objects = list[tuple[Obj, Source]]
 
-# The controller a workload's pods get their ownerReference from, when it is not the workload
-# itself: a Deployment's ReplicaSet, a CronJob's Job (autoscalers group pods by controller).
+# The controller a workload's pods get their ownerReference from, when it is not the workload itself.
 OWNER_OF_PODS = {"Deployment": ("apps/v1", "ReplicaSet"), "CronJob": ("batch/v1", "Job")}
 
 

@@ -98,13 +98,11 @@ class Entry:
     naming: Copies | None = None             # how its copies are named (a StatefulSet's: ordinals, claims)
     workload: dict[str, Any] | None = None   # the Pod or workload as the file has it
     idle: str = ""      # why its controller creates no pod now (`idle_reason`): its template is explained, unbound
-    # its controller could create only `copies` pods (none: 0) of the `asked` it wants: the
-    # FailedCreate event of the first create the API server refused (`kexplain.explain.created`)
+    # the FailedCreate event when its controller could create only `copies` of the `asked` pods
     failed_create: str = ""
     asked: int = 0
     autoscaled_by: dict[str, Any] | None = None     # the HPA that set its replicas (`podautoscaler.scaling`)
-    # the set's LimitRanges and ResourceQuotas created after it ((kind, namespace, name)): its pods,
-    # created at its place in the set, are admitted without them (`policies_after`)
+    # the set's LimitRanges and ResourceQuotas created after it, which its pods miss (`policies_after`)
     later_policies: frozenset[tuple[str, str, str]] = frozenset()
     # what held its pods before its controller created them: Kueue's answer (`kexplain.kueue.chain`)
     kueue: dict[str, Any] | None = None

@@ -26,8 +26,7 @@ class Inputs:
     warnings: list[str] = field(default_factory=list)
     claims_from_templates: bool = False    # kexplain plays the claims' controllers (`controllers_create_for`)
     kubelet_rejected: int = 0     # the set's other pods bound by spec.nodeName that their kubelet rejects
-    # The cluster as admitted with the pod, for the autoscalers to read instead of admitting it
-    # again (`single_inputs`' keep_state; None: not asked, stored, or part of it refused)
+    # The cluster as admitted with the pod, for the autoscalers (`single_inputs`' keep_state; None: not kept)
     state: ClusterState | None = None
 
 

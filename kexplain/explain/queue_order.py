@@ -117,10 +117,7 @@ def in_queue_order(pods: Sequence[Alone]) -> list[Alone]:
     return [p for _, p in sorted(enumerate(pods), key=lambda ip: queue_key(ip[1].inputs.pod, ip[0]))]
 
 
-# The pods the walk schedules again at most: each is a scheduling cycle over the whole cluster
-# (one that fails, with preemption's dry run); the pods after that keep their verdict alone, and
-# `QueueWalk.left` names them. A preemptor's cycle is a dry run of preemption on node after node
-# (ten times a cycle that fits, and more): fewer of them.
+# At most this many pods are scheduled again (a cycle each); `QueueWalk.left` names the rest.
 RERUNS = 64
 PREEMPTION_RERUNS = 8
 

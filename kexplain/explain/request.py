@@ -57,6 +57,5 @@ class Request:
     autoscaler_config: str | None = None  # --autoscaler-config: CA's settings
     run: RunOptions = field(default_factory=RunOptions)
     kube: KubeVersion = DEFAULT_VERSION   # the Kubernetes version followed: scheduler, gates, API server
-    # None: follow `kube`. Else the version is settled from this choice and the version a
-    # snapshot in --nodes recorded (`kexplain.load.live.recorded_version`), and `kube` is unused.
+    # None: follow `kube`; else the version is settled from this choice and a snapshot's recorded one.
     version: VersionChoice | None = None

@@ -112,8 +112,7 @@ class Plugin:
     """kube-scheduler's fwk.Plugin: a name, its profile's args and the handle."""
 
     name: ClassVar[str] = ""
-    # Its Filter status and raw Score on a node depend only on the pod, its args and that
-    # node's NodeInfo (nothing else a bind changes): kept across cycles (framework.node_memo).
+    # Filter status and raw Score depend only on the pod, args and that NodeInfo (`framework.node_memo`).
     node_local: ClassVar[bool] = False
     extension_points: ClassVar[frozenset[ExtensionPoint]] = frozenset()
     _point: ClassVar[ExtensionPoint | None] = None   # set by each extension point's interface
@@ -131,8 +130,7 @@ class Plugin:
     def __init__(self, args: Mapping[str, Any] | None, handle: Handle) -> None:
         self.args: Mapping[str, Any] = args or {}
         self.handle = handle
-        # The version whose behaviour to follow (Go hands plugins feature.Features); a plugin made
-        # with a handle that names none (a unit test's stand-in) follows the default one.
+        # The version to follow (Go hands plugins feature.Features); default for a handle naming none.
         self.kube: KubeVersion = getattr(handle, "kube", DEFAULT_VERSION)
 
     @classmethod

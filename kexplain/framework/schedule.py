@@ -35,8 +35,7 @@ class Options:
     details: bool = False                        # extra key `details`: node facts
     explain_nodes: frozenset[str] = frozenset()  # ... and plugin facts (`explain`) for these nodes
     unexamined: bool = False                     # extra key `unexamined`
-    # Across the cycles of a sequence: the profile's OpportunisticBatching state and this
-    # cycle's number (None: a cycle on its own, never batched).
+    # The profile's OpportunisticBatching state across a sequence (None: a cycle on its own, never batched).
     batch: OpportunisticBatch | None = None
     cycle: int = 0
 
@@ -177,8 +176,7 @@ def _search_feasible(fw: Framework, state: CycleState, pod: "PodInfo", nodes: li
         return order[:to_find]
     pos = 0
     while pos < len(order):
-        # At least as many nodes as must still be looked at, so no batch filters nodes
-        # the search will not reach by more than MIN_FILTER_BATCH.
+        # No batch filters more than MIN_FILTER_BATCH nodes the search will not reach.
         size = max(MIN_FILTER_BATCH, to_find - len(feasible) + 1)
         batch, pos = order[pos:pos + size], pos + size
         for ni, s in _checked(fw, state, pod, batch, options, trace):

@@ -9,8 +9,7 @@ from typing import Any, Iterator, Mapping
 API_VERSION = "kexplain/v1"
 
 SCHEDULED, UNSCHEDULABLE, GATED, ERROR = "Scheduled", "Unschedulable", "Gated", "Error"
-# kexplain's own: a pod bound by spec.nodeName, which no scheduler sees, that its node's kubelet
-# rejects (the pod's phase: `kexplain.controllers.kubelet`)
+# kexplain's own: a pod bound by spec.nodeName that its node's kubelet rejects (`controllers.kubelet`)
 FAILED = "Failed"
 
 

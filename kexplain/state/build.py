@@ -134,11 +134,8 @@ def _same(a: list[Any], b: list[Any]) -> bool:
     return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
-# The last snapshot built and what from (one entry; it holds those objects, so no id is reused):
-# `kexplain POD --node-groups` and `kexplain pod NAME` build the scheduler's cluster, then the
-# Cluster Autoscaler's loop builds its own from the same stored objects, and gets this one's
-# nodes and indexes (`Snapshot.with_objects`: its own other objects, and nothing a plugin of the
-# other profile cached) instead of building 5,000 nodes and 150,000 pods again.
+# The last snapshot built and what from, so CA's loop reuses the scheduler's nodes and indexes
+# (`Snapshot.with_objects`) instead of building 5,000 nodes and 150,000 pods again.
 _LAST_BUILT: list[tuple[_BuiltFrom, Snapshot]] = []
 
 

@@ -51,24 +51,18 @@ class ClusterState:
     warnings: list[str] = field(default_factory=list)
     _with_namespace: dict[str, Snapshot] = field(default_factory=dict, repr=False)
     objects: Objects = field(default_factory=list, repr=False)  # admitted, in order
-    # The objects of kinds the scheduler does not read, as checked (an autoscaler's: Karpenter's
-    # NodePools say whether its pass runs).
+    # The objects of kinds the scheduler does not read, as checked (Karpenter's NodePools, ...).
     other_kinds: Objects = field(default_factory=list, repr=False)
-    # Namespaces the input named but the API server refused (`podsecurity.refused_namespaces`):
-    # they do not exist, so what is created in them is refused (`admit`'s `absent`).
+    # Namespaces the API server refused: what is created in them is refused (`admit`'s `absent`).
     absent_namespaces: frozenset[str] = frozenset()
-    # The set's pods bound by spec.nodeName that their kubelet rejected as they were created
-    # (`kubelets_admit`): (namespace, name) -> (reason, message), the kubelet's event.
+    # The set's hand-bound pods their kubelet rejected: (namespace, name) -> its event (`kubelets_admit`).
     kubelet_rejected: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict, repr=False)
-    # ... and those a critical pod's kubelet admitted by evicting pods: (namespace, name) -> the
-    # pods evicted (`namespace/name`)
+    # ... and those a critical pod's kubelet admitted by evicting pods: (namespace, name) -> evicted pods
     kubelet_evicted: dict[tuple[str, str], list[str]] = field(default_factory=dict, repr=False)
-    # The set's objects applied to the state (`extended`'s, as given): an autoscaler reading the
-    # state with the same set applied takes them as held (`with_set`), admitted once.
+    # The set applied to the state (`extended`'s): an autoscaler with the same set takes them as held.
     applied: Objects = field(default_factory=list, repr=False)
     stored: bool = False        # read as stored (`--stored`): nothing was admitted
-    # What kubectl's checks, then admission, said of the objects as they joined the state (not
-    # the controllers' notes): a consumer whose document repeats what loading said reads it here.
+    # What kubectl's checks and admission said of the objects as they joined the state.
     said: list[str] = field(default_factory=list, repr=False)
 
     @property
