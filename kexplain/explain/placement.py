@@ -1,4 +1,4 @@
-"""Placing a workload's replicas and a DaemonSet's pods one by one, each bound before the next."""
+"""Replicas and a DaemonSet's pods placed one by one, each bound before the next (`nextStartIndex` carried)."""
 from __future__ import annotations
 
 import uuid

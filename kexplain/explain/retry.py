@@ -1,4 +1,5 @@
-"""The scheduling queue's retry of a set's pods by QueueingHints (pkg/scheduler/backend/queue)."""
+"""The scheduling queue's retry of a set's pods by QueueingHints (pkg/scheduler/backend/queue), e.g.
+InterPodAffinity's isSchedulableAfterPodChange."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace

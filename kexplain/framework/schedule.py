@@ -1,4 +1,4 @@
-"""One scheduling attempt (schedule_one.go's `schedulePod`), fully traced; every setting is an argument."""
+"""One traced scheduling attempt: schedule_one.go's schedulingCycle up to `schedulePod`'s choice of a node."""
 from __future__ import annotations
 
 from dataclasses import dataclass
