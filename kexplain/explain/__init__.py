@@ -1,2 +1,1 @@
-"""Explaining pods: the request and its options, the inputs, one run, several pods (batch) and
-replicas and DaemonSets (placement). Never prints."""
+"""Explaining pods: the request, the inputs, one run, batches and placement. Never prints."""

@@ -1,38 +1,5 @@
-"""Several pods, a workload's replicas, a DaemonSet: scheduled one after another, as the
-scheduler's queue would meet them.
-
-A POD file with several Pods (or workloads) is one batch (`kexplain.explain.inputs.load`).
-Every pod goes through admission first (that gives its priority); then the pods are taken in
-PrioritySort order (priority descending, then order of appearance in the file, which is the
-order they would have been created in) and each is scheduled against the cluster as the
-previous ones left it: a pod that fits is bound to the node the scheduler picks
-(`placement.chosen_node`) before the next pod is scheduled, and the round-robin position is
-carried over (`Queue`). A workload with more than one replica (`spec.replicas`; a Job's
-parallelism, at most its completions; or `--replicas N` for every object of the file) is placed
-copy by copy (`placement.iter_placements`), copies named as their controller names them
-(`controllers.workloads.Copies`: `<name>-<hash>-<5 characters>` of a Deployment; a StatefulSet's: its
-pods of each ordinal, each with its own claims), until one does not fit: how many fit, where, and
-the trace of the first copy that does not fit, with its reasons. A DaemonSet is placed as its
-controller places it: one pod pinned to each node it would run on
-(`placement.iter_daemon_placements`); with no such node it runs no pod, and there is nothing
-to schedule.
-
-The file's other objects that the scheduler reads (claims, Services, PriorityClasses, bound
-Pods, ...) join the cluster of --nodes first, as applying the file would create them
-(`pod_file.PodFile`, `ClusterState.extended`), with the claims of its StatefulSets.
-
-Memory stays flat in the number of pods: a trace of a large cluster weighs megabytes, so no
-trace outlives its pod's turn unless someone shows it, but the first Unschedulable trace of each
-of the last few pod shapes while the cluster is unchanged (`shared_cycles`: the next pod of that
-shape gets it renamed instead of a cycle of its own). `explain_batch` is a lazy `Batch`:
-iterating it schedules the pods and yields one `Outcome` per object as soon as it is placed;
-every pod's `Placement` (its trace) goes to the caller's `sink` as it is produced (`-o json`
-writes it and lets it go); an `Outcome` keeps of its copies only name, node, zone and status
-(`CopyRecord`), and the placements a reader shows: the first copy, the first that does not
-fit, the last (the one the next object's cluster is built from).
-
-`kexplain POD` and `kexplain lint` both schedule a file's pods this way. Never prints.
-"""
+"""Several pods scheduled one after another in PrioritySort order, lazily (memory flat in their number);
+the next pod of a shape whose Unschedulable cycle nothing has changed since takes it renamed (`shared_cycles`)."""
 from __future__ import annotations
 
 import itertools
@@ -71,8 +38,7 @@ Progress = Callable[[int, int], None]       # (pods scheduled so far, pods plann
 
 @dataclass(frozen=True)
 class CopyRecord:
-    """What stays of one pod (or copy) once its trace is gone: enough for the copies table,
-    the counts per node and zone, and the exit code."""
+    """What stays of one pod once its trace is gone: enough for the copies table and the exit code."""
 
     name: str
     node: str | None
@@ -98,13 +64,7 @@ class CopyRecord:
 
 @dataclass
 class Outcome:
-    """One Pod or workload of a batch, scheduled. `copies`: each pod (or copy) in the order
-    they were scheduled, without its trace; the placements shown in full are kept: `first`,
-    `first_unfit` (of replicas: the last attempt) and `last`. `entry` is the entry as placed (a
-    DaemonSet's `copies`: its eligible nodes); `inputs` its pod as admitted, before any copy;
-    `daemon`: which nodes a DaemonSet runs on, and why not the others. An entry whose
-    controller got no pod created (`Entry.not_created`) is never placed: no copies, and no
-    `inputs` when the API server refused its pod (not a quota)."""
+    """One Pod or workload of a batch, scheduled: its copies without traces, and the placements shown."""
 
     entry: Entry
     inputs: Inputs | None
@@ -125,8 +85,7 @@ class Outcome:
 
     @property
     def attempts(self) -> list[Placement]:
-        """The placements kept (first, first that does not fit, last), in order: not every
-        copy's (a `sink` of `explain_batch` sees every one)."""
+        """The placements kept (first, first that does not fit, last), in order."""
         kept = {id(p): p for p in (self.first, self.first_unfit, self.last) if p is not None}
         return sorted(kept.values(), key=lambda p: p.index)
 
@@ -141,13 +100,11 @@ class Outcome:
 
     @property
     def fits(self) -> bool:
-        """Every pod the controller creates fits (an idle workload creates none), and it could
-        create every one (no quota refused one)."""
+        """Every pod the controller creates fits, and no quota refused one."""
         return bool(self.entry.idle) or (len(self.placed) == self.entry.copies and not self.entry.failed_create)
 
     def to_json(self) -> dict[str, Any]:
-        """The object's entry of `placements`: how many copies fit, per node and per zone (when
-        the nodes have one), and each copy's name, node, zone and status."""
+        """The object's entry of `placements`: copies that fit per node and zone, and each copy's record."""
         nodes: dict[str, int] = {}
         zones: dict[str, int] = {}
         for c in self.copies:
@@ -183,22 +140,18 @@ class Outcome:
 
 
 def admitted(entry: Entry, pool: ClusterState, *, stored: bool = False) -> Inputs:
-    """The entry's pod admitted against the pool; a workload's pod refused is said of the
-    workload (`admission.workloads.pods_of`)."""
+    """The entry's pod admitted against the pool; a workload's refused pod is said of the workload."""
     with pods_of(entry.workload, pool.config.kube):
         inputs = inputs_for(entry.pod, entry.source, pool, stored=stored, later=entry.later_policies)
     return replace(inputs, warnings=workload_warnings(inputs.warnings, entry.workload))
 
 
 class OtherScheduler(LeftOutNote):
-    """A pod whose spec.schedulerName is no profile of the scheduler configuration: another
-    scheduler's (Volcano's, a gang scheduler's), which this kube-scheduler never picks up. Not
-    unschedulable, and not bad input when other pods are explained."""
+    """A pod of another scheduler (spec.schedulerName no profile here): neither unschedulable nor bad input."""
 
 
 def other_scheduler(entry: Entry, inputs: Inputs, pool: ClusterState) -> OtherScheduler | None:
-    """Why the entry's pod (admitted: `inputs`) is not this kube-scheduler's, as lint's
-    other-scheduler rule finds it (`SchedulerConfig.profile_for`); None when a profile takes it."""
+    """Why the entry's pod is not this kube-scheduler's (`SchedulerConfig.profile_for`); None when it is."""
     try:
         pool.config.profile_for(inputs.pod.spec.get("schedulerName") or "default-scheduler")
     except ConfigError as err:
@@ -208,23 +161,18 @@ def other_scheduler(entry: Entry, inputs: Inputs, pool: ClusterState) -> OtherSc
 
 
 def queue_order(entry: Entry, inputs: Inputs) -> tuple[int, int]:
-    """Where an admitted entry comes in PrioritySort order: priority descending, then order of
-    appearance (a sort key)."""
+    """PrioritySort's sort key: priority descending, then order of appearance."""
     return -inputs.pod.priority, entry.position
 
 
 def _order(entry: Entry, inputs: Inputs | None) -> tuple[int, int]:
-    """`queue_order`, an entry whose pod the API server refused at priority 0 (it is not placed:
-    only where its section comes)."""
+    """`queue_order`, a refused entry at priority 0 (only where its section comes)."""
     return queue_order(entry, inputs) if inputs is not None else (0, entry.position)
 
 
 @dataclass(frozen=True)
 class _Unbound:
-    """What the queue needs to bind an outcome's pods when the next object comes: the cluster
-    it was placed in, its last placement (copies bound one after another), or every fitting
-    copy (a DaemonSet's, all judged against `base`), and the preemptions whose victims stay
-    terminating."""
+    """What the queue needs to bind an outcome's pods when the next object comes."""
 
     base: Snapshot
     last: Placement | None
@@ -233,10 +181,7 @@ class _Unbound:
 
 
 class Queue:
-    """The scheduler working through a batch: each entry placed (`place`) against the cluster
-    as the entries before it left it, from the round-robin position they left. An entry that
-    fails to be placed (an exception) leaves the queue as it was. `on_first_unfit` sees the
-    first placement of each object that does not fit before any sink does (suggestions)."""
+    """The scheduler working through a batch: each entry placed against the cluster the ones before it left."""
 
     def __init__(self, pool: ClusterState, options: RunOptions, *,
                  on_first_unfit: Callable[[Placement], None] | None = None) -> None:
@@ -265,8 +210,7 @@ class Queue:
         return self._snapshot
 
     def place(self, entry: Entry, inputs: Inputs, sink: Sink | None = None) -> Outcome:
-        """Schedule the entry's pod (admitted: `inputs`), its copies, or its DaemonSet's pods;
-        each placement goes to `sink` as it is produced, and only the ones shown are kept."""
+        """Schedule the entry's pod or copies, each placement to `sink`; only those shown are kept."""
         base = _with_namespaces(self.snapshot(), inputs)
         inputs = replace(inputs, snapshot=base)
         options = self.options.at(self.start)
@@ -324,8 +268,7 @@ class Queue:
 
 
 def _with_namespaces(carried: Snapshot, inputs: Inputs) -> Snapshot:
-    """The snapshot the earlier pods left, with any Namespace the pod's admission created
-    (`inputs_for` adds it to the pool's snapshot) added to it as well."""
+    """The snapshot the earlier pods left, plus any Namespace the pod's admission created."""
     extra = {ns: labels for ns, labels in inputs.snapshot.namespaces.items() if ns not in carried.namespaces}
     if not extra:
         return carried
@@ -336,16 +279,7 @@ def _with_namespaces(carried: Snapshot, inputs: Inputs) -> Snapshot:
 
 @dataclass(frozen=True)
 class Batch:
-    """A file's pods to schedule, lazily: iterating schedules every entry in PrioritySort
-    order, each against the cluster the earlier ones left, and yields its `Outcome` as soon as
-    it is placed (iterating again schedules them again, with the same result; indexing
-    schedules them once and holds the outcomes: `held`). Each pod's
-    placement goes to `sink` as it is produced; `progress(done, planned)` after each pod.
-    The first attempt of an entry that does not fit, when Unschedulable, gets `suggestions` in
-    its trace's extra keys when a suggester is given (run with `options.plain()`: no extra
-    keys), before the sink sees it. With `refused`, an entry whose pod the API server refuses,
-    or that is another scheduler's (`OtherScheduler`), is left out and handed to it with the
-    error, and the others are scheduled; without, the error is raised."""
+    """A file's pods to schedule lazily, each `Outcome` yielded as soon as it is placed, placements to `sink`."""
 
     batch: tuple[Entry, ...]
     pool: ClusterState
@@ -355,9 +289,7 @@ class Batch:
     sink: Sink | None = None
     progress: Progress | None = None
     refused: Refused | None = None
-    # filled once every outcome is yielded (shared by the batches `replace` makes of this one):
-    # what the queue's retry did (`kexplain.explain.retry`), and per object (its position) how many
-    # of its pods were still left unschedulable after it
+    # filled once every outcome is yielded: the queue's retry (`kexplain.explain.retry`) and what it left
     retried: list[Any] = field(default_factory=list, compare=False)
     still_pending: dict[int, int] = field(default_factory=dict, compare=False)
 
@@ -367,9 +299,7 @@ class Batch:
 
     @cached_property
     def held(self) -> list[Outcome]:
-        """Every outcome, held in memory (what indexing reads): for small batches and tests (no
-        `len`: `list(batch)` would ask for it, and hold everything). A caller that only iterates holds nothing (each outcome keeps at most three
-        traces, and only as long as the caller keeps it)."""
+        """Every outcome, held in memory (what indexing reads): for small batches and tests."""
         return list(self._scheduled())
 
     def __getitem__(self, i: int) -> Outcome:
@@ -411,9 +341,7 @@ class Batch:
         self.still_pending.update({w.entry.position: w.pending for w in waiting})
 
     def _admitted(self) -> Iterator[tuple[Entry, Inputs | None]]:
-        """Each entry with its pod admitted, and as many copies as the quotas let be created
-        (`created`); a workload whose pods the API server refuses, with none created and no
-        inputs (`refused_creates`); but those `refused` takes (see the class)."""
+        """Each entry with its pod admitted and as many copies as the quotas let be created."""
         ledger = None if self.stored else QuotaLedger.of((o for o, _ in self.pool.objects),
                                                           self.pool.kube.enabled("PodLevelResources"))
         for entry in self.batch:
@@ -468,9 +396,7 @@ LIST_KIND = "SchedulingTraceList"
 
 
 def to_json(batch: Batch) -> dict[str, Any]:
-    """A `SchedulingTraceList` held in memory: every attempt's trace in the order they were
-    scheduled, and per object how many copies fit and where. For small batches and tests; the
-    CLI streams the same document (`kexplain.render.structured.ListWriter`)."""
+    """A `SchedulingTraceList` held in memory, for small batches and tests (the CLI streams it)."""
     if not isinstance(batch, Batch):
         raise TypeError("to_json needs the Batch itself (explain_batch's result), not its outcomes: "
                         "their traces are not kept")
@@ -481,8 +407,7 @@ def to_json(batch: Batch) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Verdict:
-    """One pod explained on its own (`explain_each`): its trace, or why it could not be (the
-    pod's own error, as `kexplain POD` would say it)."""
+    """One pod explained on its own: its trace, or its own error."""
 
     inputs: Inputs
     trace: Trace | None = None
@@ -494,16 +419,9 @@ SHAPES_KEPT = 16
 
 def explain_each(pods: Iterable[Inputs], options: RunOptions, suggester: Suggester | None = None, *,
                  planned: int = 0, progress: Progress | None = None) -> Iterator[Verdict]:
-    """Pods that are all pending now (`kexplain pod --pending`), each explained against the
-    cluster as it is, none bound for the others: the verdict each would get on its next
-    attempt, which is what its PodScheduled condition is compared with. Lazy like `Batch`: a
-    verdict is produced when it is asked for and not kept (but the first of each shape: pods
-    only their names tell apart share it, `kexplain.explain.shapes`); `progress(done, planned)`
-    after each pod. An Unschedulable pod gets its verified suggestions (`suggester`) in the
-    trace."""
+    """Pods all pending now (`kexplain pod --pending`), each explained alone against the cluster, lazily."""
     done = 0
-    # shape -> the first trace of that shape (`shapes`); the most recent SHAPES_KEPT only, since
-    # a trace of a large cluster weighs megabytes (pods of one workload come together in a listing)
+    # shape -> its first trace (`shapes`); only the most recent SHAPES_KEPT, as traces weigh megabytes
     explained: OrderedDict[bytes, Verdict] = OrderedDict()
     for inputs in pods:
         shape = pending_key(inputs.pod)

@@ -1,21 +1,4 @@
-"""What kube-scheduler carries from one scheduling cycle to the next, besides the bound pods.
-
-A sequence of pods (a file's pods, replicas, a DaemonSet's copies) is scheduled one cycle after
-another, and v1.35.4 remembers three things between them that change later verdicts:
-
-- nominations: a pod that did not fit but for which preemption found room stays nominated to
-  that node (`status.nominatedNodeName`); every later pod of at most its priority is filtered
-  there with it counted in (`Framework.run_filter_plugins_with_nominated_pods`);
-- the victims of that preemption: they are not gone but terminating (deletionTimestamp and the
-  DisruptionTarget condition), so their room stays taken while PodTopologySpread stops counting
-  them, and a later preemptor may pick them again;
-- OpportunisticBatching: per profile, the previous cycle's ranking of nodes, and the cycle
-  count (`kexplain.framework.opportunistic_batch`).
-
-`Carryover.run` schedules one pod with what the cycles before it left; `terminating` gives the
-cluster after a cycle's preemption marked its victims. kexplain schedules the pods back to
-back, so a batch never reaches the scheduler's 500 ms age limit. Never prints.
-"""
+"""What kube-scheduler carries between cycles besides bound pods: nominations, victims, batching's ranking."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -39,9 +22,7 @@ DELETION_TIMESTAMP = "1970-01-01T00:00:00Z"
 
 @dataclass
 class Carryover:
-    """The scheduler's memory across the cycles of one sequence (mutable, one per sequence):
-    the pods nominated per node (seeded with the cluster's), the cycle count, and each
-    profile's OpportunisticBatch."""
+    """The scheduler's memory across the cycles of one sequence (mutable, one per sequence)."""
 
     nominated: dict[str, list[PodInfo]] = field(default_factory=dict)
     cycle: int = 0
@@ -52,13 +33,7 @@ class Carryover:
         return cls({node: list(pods) for node, pods in nominated.items()})
 
     def run(self, inputs: Inputs, options: RunOptions, quiet: RunOptions | None = None) -> Trace:
-        """One cycle of `inputs.pod` after the cycles before it: with the nominations they left
-        and its profile's batch; then its own nomination is remembered.
-
-        With `quiet` (a copy nobody reads in full unless it does not fit), the cycle runs as
-        `quiet` says, and only when the pod is not scheduled then is it run again, from the
-        same memory, as `options` say: the decision is the same, the extra keys differ. A pod
-        bound by `spec.nodeName` is no cycle: its kubelet admits it (`explain.kubelet`)."""
+        """One cycle after the cycles before it; a `quiet` run is redone in full if not scheduled."""
         node = bound_node(inputs.pod, inputs)
         if node is not None:
             return kubelet_trace(inputs, options, node)
@@ -86,9 +61,7 @@ class Carryover:
         return tuple((node, tuple(pods)) for node, pods in sorted(self.nominated.items()) if pods)
 
     def kept(self, pod: PodInfo, status: str, nominated: str = "") -> None:
-        """A cycle whose verdict is known without running it again (the scheduler's queue
-        walked over pods explained alone, `kexplain.explain.queue_order`): counted as `run`
-        counts one, and the node its preemption nominated (`nominated`) remembered."""
+        """A cycle whose verdict is known without running it, counted as `run` counts one."""
         if status != GATED:
             self.cycle += 1
         if status == UNSCHEDULABLE:
@@ -117,9 +90,7 @@ class Carryover:
 
 
 def terminating(snapshot: Snapshot, post_filter: dict | None) -> Snapshot:
-    """The cluster after a cycle whose PostFilter said `post_filter` (a trace's `postFilter`):
-    the victims of its preemption, if any, marked as the scheduler marks them (DisruptionTarget
-    condition, graceful deletion), still on their node."""
+    """The cluster after a cycle's preemption, its victims marked as the scheduler marks them."""
     post = post_filter or {}
     node, victims = post.get("nominatedNodeName") or "", set(post.get("victims") or ())
     info = snapshot.get(node) if node else None
@@ -133,8 +104,7 @@ def terminating(snapshot: Snapshot, post_filter: dict | None) -> Snapshot:
 
 
 def preempted(obj: dict) -> dict:
-    """A victim of preemption as the scheduler leaves it: a copy with the DisruptionTarget
-    condition and graceful deletion's deletionTimestamp (the pod object as it is when it has one)."""
+    """A preemption victim as the scheduler leaves it: DisruptionTarget and a deletionTimestamp."""
     if (obj.get("metadata") or {}).get("deletionTimestamp"):
         return obj
     obj = copy_json(obj)

@@ -1,9 +1,4 @@
-"""kexplain's verdict next to the scheduler's own last word, a live pod's PodScheduled condition.
-
-Whether the two agree, and when they differ the likely reasons, most specific first (a
-stale message, a nominated node, another scheduler version than the one kexplain followed, a
-profile kexplain was not given). Nothing here prints: `kexplain.render.live` shows it, the trace's `live` key holds it.
-"""
+"""kexplain's verdict next to a live pod's PodScheduled condition: whether they agree, and if not, likely why."""
 from __future__ import annotations
 
 import re
@@ -27,8 +22,7 @@ _NODE_COUNT = re.compile(r"^0/(\d+) nodes are available")
 
 @dataclass(frozen=True)
 class Comparison:
-    """The pod's PodScheduled condition (its documented keys), whether kexplain agrees (None:
-    nothing to compare with), why they may differ (`notes`) and what else to know (`hints`)."""
+    """The pod's PodScheduled condition, whether kexplain agrees, and why they may differ."""
 
     pod_scheduled: Optional[Obj] = None
     agrees: Optional[bool] = None
@@ -82,9 +76,7 @@ def compare(trace: Obj, pod: Obj, *, config_given: bool, server_version: Optiona
 
 
 def nominated_notes(inputs: Any, trace: Obj) -> list[str]:
-    """Nodes that reject the pod only because of pods nominated there (every Filter plugin
-    passes on the node as it is): the scheduler counts nominated pods of at least this pod's
-    priority as if they were running."""
+    """Nodes that reject the pod only because of pods nominated there (counted as if running)."""
     pod = inputs.pod
     suspects: dict[str, list[Any]] = {}
     if not any(inputs.nominated.values()):     # (no pod nominated anywhere: nothing to ask of each node)
@@ -112,9 +104,7 @@ def nominated_notes(inputs: Any, trace: Obj) -> list[str]:
 
 
 def version_note(trace: Obj, server_version: Optional[str]) -> Optional[str]:
-    """Why the scheduler may differ because its version does: the cluster runs another minor
-    than the one kexplain followed (the trace's `kubernetesVersion`), or its version is
-    unknown. None when they are the same minor (a patch release changes no plugin's verdict)."""
+    """Why the scheduler's verdict may differ by version; None for the same minor."""
     followed = trace.get("kubernetesVersion") or {}
     minor = followed.get("minor") or DEFAULT_MINOR
     release = followed.get("scheduler") or RELEASES.get(minor, "")

@@ -1,13 +1,4 @@
-"""What an explanation of one copy must say, kept for every copy of a many-pods run.
-
-Of a workload's replicas or a DaemonSet's pods only a few traces are kept in full (a trace
-of a large cluster weighs megabytes); the others were counted. `summarize` keeps, from a
-copy's trace before it is let go, what its own explanation says first: the verdict's
-FailedScheduling event, the search (where it started, how many nodes it visited and found
-feasible), its best few nodes with their total and per-plugin scores, and the rejections
-counted by plugin and reason. A few hundred bytes per copy, whatever the size of the
-cluster; the copies table of the page (`placements[].pods[].summary`) opens it on a click.
-"""
+"""The few hundred bytes of a copy's trace its explanation says first, kept for every copy of a many-pods run."""
 from __future__ import annotations
 
 import heapq
@@ -20,12 +11,7 @@ _REJECTED = frozenset({"Unschedulable", "UnschedulableAndUnresolvable", "Error"}
 
 
 def summarize(trace: Trace, top: int = TOP_NODES) -> dict[str, Any]:
-    """The compact record of one attempt: `search`, `top` (the `top` best scored nodes, as the
-    scheduler ranks them: total, then the chosen node first, then name), `rejected` ([{plugin,
-    reason, nodes}], most nodes first; PreFilter's with `stage`), `randomPickAmong` (how many
-    nodes tied at the top when the version's scheduler picks one of them at random), and,
-    unless it was scheduled, the event `message` and any `nominatedNodeName` (a pod bound by
-    spec.nodeName that its kubelet rejects: `kubelet`, the kubelet's event)."""
+    """The compact record of one attempt: search, top nodes, rejections by plugin and reason, and the event."""
     out: dict[str, Any] = {}
     result = trace.result
     kubelet = trace.extra.get("kubelet") or {}
@@ -60,8 +46,7 @@ def _top(score: Mapping[str, dict[str, Any]], chosen: str | None, n: int) -> lis
 
 
 def _rejected(trace: Trace) -> list[dict[str, Any]]:
-    """Per (plugin, reason), the nodes Filter rejected for it; PreFilter's rejection of the
-    pod (no node searched) as one entry of stage PreFilter."""
+    """Per (plugin, reason), the nodes Filter rejected for it; PreFilter's rejection as one entry."""
     counts: dict[tuple[str, tuple[str, ...]], int] = {}
     for verdict in (trace.filter or {}).values():
         plugin = verdict.get("plugin")

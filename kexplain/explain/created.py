@@ -1,22 +1,4 @@
-"""What a workload's controller gets created of the pods it wants: the API server stores the
-workload, then answers each create of its controller, which stops at the first it refuses and
-says so in a FailedCreate event on the workload (the ReplicaSet of a Deployment), in its own
-words: `Error creating: pods "web-2" is forbidden: exceeded quota: ...` (a StatefulSet's:
-`create Pod web-2 in StatefulSet web failed error: ...`). Two ways a create is refused:
-
-- a ResourceQuota of the namespace is full (`kexplain.admission.resourcequota`): pods are
-  charged in the order of the set (the order they are created in), each copy in turn, and the
-  controller creates them until one is refused (`created`); a DaemonSet's pods too, one for
-  each node its controller runs it on (`placement.daemon_nodes`, in node name order: the pods
-  the quota refuses are those of the last nodes); an idle workload's template is not charged;
-- an admission plugin refuses every pod the template makes (Pod Security's enforce level,
-  a LimitRange's bounds, a missing PriorityClass, ...: `kexplain.admission.workloads.refused_pods`
-  says the pods are refused, not the workload): none is created (`refused_creates`).
-
-Either way the workload itself was admitted: its entry stays, with the pods created (maybe
-none), the pods asked for and the event (`Entry.failed_create`, `Entry.asked`). A Pod the API
-server refuses is the user's own create failing: it is refused (AdmissionRejected).
-"""
+"""What a workload's controller gets created of the pods it wants, with its FailedCreate event."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -54,8 +36,7 @@ def controller(entry: Entry) -> str:
 
 
 def said(entry: Entry) -> str:
-    """What the entry's controller did, in a line: `replicaset-controller creates 2 of 3 pods:
-    FailedCreate: Error creating: ...` ("" when it created every pod)."""
+    """What the entry's controller did, in a line ("" when it created every pod)."""
     if not entry.failed_create:
         return ""
     wanted = f" of {entry.asked}" if entry.asked else ""
@@ -63,10 +44,7 @@ def said(entry: Entry) -> str:
 
 
 def created(entry: Entry, inputs: Inputs, ledger: QuotaLedger | None) -> tuple[Entry, str]:
-    """The entry as the quotas let its pods be created (its copies, when fewer are: a
-    DaemonSet's, the pods of its first eligible nodes; maybe none), and what its controller says
-    of the pods that are not (`said`; "" when all are). Raises AdmissionRejected for a Pod the
-    quotas refuse."""
+    """The entry as the quotas let its pods be created, and what its controller says of the others."""
     if ledger is None or entry.idle:
         return entry, ""
     copies = len(daemon_nodes(inputs.pod, inputs.snapshot).eligible) if entry.daemon else entry.copies
@@ -84,11 +62,7 @@ def created(entry: Entry, inputs: Inputs, ledger: QuotaLedger | None) -> tuple[E
 
 def refused_creates(entry: Entry, err: KexplainError, pool: "ClusterState | None" = None,
                     kube: "KubeVersion | None" = None) -> Entry | None:
-    """The entry as its controller leaves it when the API server refuses its first pod (`err`,
-    raised admitting the pod its template makes): none created, the FailedCreate event naming
-    the pod's refusal. None when `err` refuses the workload itself (its template invalid, a bad
-    field: not created at all) or the entry is a Pod. A DaemonSet asks for a pod on each node
-    its controller would run one on (`pool`'s; its template's pod as written decides)."""
+    """The entry as its controller leaves it when its first pod is refused; None for a refused workload."""
     if entry.kind == "Pod" or entry.idle or not isinstance(entry.workload, dict):
         return None
     converted = refused_pods(err, entry.workload, kube or (pool.kube if pool is not None else DEFAULT_VERSION))

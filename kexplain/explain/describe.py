@@ -1,8 +1,4 @@
-"""Wording read off a trace (and off placements) that both the views (`kexplain.render`) and
-lint's findings (`kexplain.lint`) use: one definition, so the two say the same thing.
-
-Reads a trace as `Trace.to_json()` gives it (a mapping of the documented keys); never prints.
-"""
+"""Wording read off a trace that both the views and lint's findings use, so the two say the same thing."""
 from __future__ import annotations
 
 from typing import Any, Mapping

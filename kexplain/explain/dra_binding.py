@@ -1,16 +1,4 @@
-"""A bound pod's ResourceClaims as the DynamicResources plugin leaves them (Reserve, PreBind).
-
-When kexplain binds a pod before scheduling the next one (replicas, the pods of a file, a
-DaemonSet's copies: `kexplain.explain.placement.bind`), the pod's claims get what the scheduler
-writes: the allocation its Filter found on the chosen node and the pod in `reservedFor`. The
-devices are then in use for every later pod, and a later copy that needs as many is turned
-away with "cannot allocate all claims", as in a cluster.
-
-The allocation is the plugin's own: its PreFilter and its per-node verdict are run again on the
-same snapshot (whose inventory and selector results the cycle already cached), so the devices
-written are the ones that verdict was based on. The snapshot given is never changed: the claims
-are new objects in a new snapshot (`Snapshot.with_objects`), the others shared.
-"""
+"""A bound pod's ResourceClaims as DynamicResources' Reserve and PreBind leave them."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -31,8 +19,7 @@ def _key(obj: Mapping[str, Any]) -> str:
 
 
 def claim_bindings(snapshot: Snapshot, inputs: Inputs, options: RunOptions, node: str) -> tuple[ClaimBinding, ...]:
-    """What PreBind writes for `inputs.pod` bound to `node` of `snapshot` (nothing when the pod
-    has no claims, or when the plugin would not accept the node: then there is no binding)."""
+    """What PreBind writes for `inputs.pod` bound to `node`; nothing when there is no binding."""
     pod = inputs.pod
     if not pod.spec.get("resourceClaims"):
         return ()

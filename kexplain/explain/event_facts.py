@@ -1,11 +1,4 @@
-"""Each reason of a FailedScheduling message (`kexplain.explain.fit_message`) next to what in the
-pod's own spec it concerns, for a user who can read the pod and its namespace but not the nodes.
-
-One function per plugin says what the pod asks for that the reason is about (its effective
-requests, node selector and required affinity, tolerations, host ports, claims, pod affinity
-and spread terms) and, where the pod's side alone can change the outcome, what to change; a fix
-that depends on the nodes says so instead of guessing.
-"""
+"""Each reason of a FailedScheduling message next to what in the pod's own spec it concerns."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,18 +1,4 @@
-"""The scheduler's FailedScheduling message taken apart, for the minor that wrote it.
-
-`kexplain.framework.fit_error` writes the message; this reads it back:
-
-    0/N nodes are available: <PreFilter message>. | <count reason, ...>. [<PostFilter message>]
-
-where the PostFilter message is each PostFilter plugin's reasons joined with ", " (DRA's "no
-new claims to deallocate", then "preemption: " and DefaultPreemption's own message, itself a
-`0/N nodes are available: ...` histogram or a sentence). The vocabulary is the plugins' own
-reason constants (one home per text), chosen per minor by the same `*_SINCE` constants the
-plugins use; a templated reason (`Insufficient {}`, 1.33's `untolerated taint {key: value}`)
-is matched through its template. A histogram entry no reason of that minor explains is kept
-as it is, with no plugin: nothing is invented, and a message that is not a FailedScheduling
-message at all parses to None.
-"""
+"""The scheduler's FailedScheduling message (`framework.fit_error`) taken apart for the minor that wrote it."""
 from __future__ import annotations
 
 import re
@@ -39,8 +25,7 @@ TRUNCATION = " ..."
 
 @dataclass(frozen=True)
 class Reason:
-    """One text a plugin can put in the message: its plugin, the template (`{}` marks a part
-    that varies, such as a resource or a taint) and the names of those parts."""
+    """One text a plugin can put in the message: its plugin, template (`{}`: a varying part) and part names."""
 
     plugin: str
     template: str
@@ -62,8 +47,7 @@ def _pattern(template: str, parts: tuple[str, ...]) -> re.Pattern[str]:
 
 @dataclass(frozen=True)
 class Entry:
-    """One `count reason` of a histogram: the plugin is None when no reason of the minor is
-    that text (it is shown as it is)."""
+    """One `count reason` of a histogram; plugin None when no reason of the minor is that text."""
 
     count: int
     text: str
@@ -98,9 +82,7 @@ class FitMessage:
 
 
 def counts_add_up(histogram: Histogram) -> bool:
-    """Whether a histogram's counts fit its node count: every node gives at least one reason
-    (so the counts sum to N or more: one plugin may give a node several, `Insufficient cpu`
-    and `Insufficient memory`), and no reason is given by more nodes than there are."""
+    """Whether a histogram's counts fit its node count."""
     counts = [e.count for e in histogram.entries]
     return not counts or (sum(counts) >= histogram.nodes and max(counts) <= histogram.nodes)
 
@@ -108,8 +90,7 @@ def counts_add_up(histogram: Histogram) -> bool:
 # --- the vocabulary of one minor ------------------------------------------------------------------
 
 def filter_reasons(kube: KubeVersion) -> tuple[Reason, ...]:
-    """Every text a Filter plugin (or the framework, for nodes a PreFilter result left out) can
-    give a node in `kube`'s minor."""
+    """Every text a Filter plugin (or the framework) can give a node in `kube`'s minor."""
     fit = names.NODE_RESOURCES_FIT
     reasons = [
         Reason(fit, node_resources_fit.ERR_REASON_TOO_MANY_PODS),
@@ -157,8 +138,7 @@ def preemption_reasons() -> tuple[Reason, ...]:
 
 
 def pre_filter_reasons() -> tuple[Reason, ...]:
-    """The PreFilter messages the plugins write (the rest, DRA's errors among them, are shown
-    as they are)."""
+    """The PreFilter messages the plugins write (the rest are shown as they are)."""
     marker = _SENTINEL.format("")
     binding = names.VOLUME_BINDING
     return (Reason(binding, volume_binding.ERR_UNBOUND_IMMEDIATE),
@@ -194,8 +174,7 @@ def _gate(kube: KubeVersion, name: str) -> bool:
 # --- parsing --------------------------------------------------------------------------------------
 
 def parse(message: str, kube: KubeVersion) -> Optional[FitMessage]:
-    """The message taken apart with `kube`'s vocabulary; None when it is not a FailedScheduling
-    message (the caller shows it as it is)."""
+    """The message taken apart with `kube`'s vocabulary; None when it is not a FailedScheduling message."""
     raw = message.strip()
     truncated = raw.endswith(TRUNCATION) and len(raw.encode()) >= fit_error.NOTE_LENGTH_LIMIT - 8
     if truncated:
@@ -210,8 +189,7 @@ def parse(message: str, kube: KubeVersion) -> Optional[FitMessage]:
 
 def _histogram(text: str, reasons: tuple[Reason, ...], sentences: tuple[Reason, ...],
                truncated: bool) -> Optional[tuple[Histogram, str]]:
-    """`0/N nodes are available: ...` at the start of `text`: the histogram (or sentence) and
-    what follows it (without the separating space)."""
+    """`0/N nodes are available: ...` at the start of `text`: the histogram and what follows it."""
     head = _HEAD.match(text)
     if head is None:
         return None
@@ -248,8 +226,7 @@ def _histogram(text: str, reasons: tuple[Reason, ...], sentences: tuple[Reason, 
 
 def _entry(text: str, pos: int, count: int, reasons: tuple[Reason, ...],
            truncated: bool) -> tuple[Optional[Entry], int]:
-    """The reason at `pos`: the longest known text that ends where an entry may end (", N "
-    or "."); else the text up to the first such end, as it is."""
+    """The reason at `pos`: the longest known text ending where an entry may end, else the text as it is."""
     best: Optional[tuple[int, Entry]] = None
     for reason in reasons:
         m = reason.pattern.match(text, pos)
@@ -290,8 +267,7 @@ def _entry_ends(text: str, end: int, truncated: bool) -> bool:
 
 def _sentence(text: str, pos: int, nodes: int, sentences: tuple[Reason, ...],
               truncated: bool) -> Optional[tuple[Histogram, str]]:
-    """A PreFilter message: a known one when one matches up to one of its possible ends, else
-    the text up to the first ". " (or the final ".") as it is."""
+    """A PreFilter message: a known one ending where it may end, else the text up to the first end."""
     for end in _sentence_ends(text, pos):
         for reason in sentences:
             m = reason.pattern.fullmatch(text, pos, end)
@@ -306,8 +282,7 @@ def _sentence(text: str, pos: int, nodes: int, sentences: tuple[Reason, ...],
 
 
 def _sentence_ends(text: str, pos: int) -> list[int]:
-    """Where a PreFilter message may end, in order: before each ". " (PostFilter text follows),
-    then at the final "."."""
+    """Where a PreFilter message may end: before each ". ", then at the final "."."""
     ends = [m.start() for m in re.finditer(r"\. ", text[pos:])]
     ends = [pos + e for e in ends]
     if text.endswith("."):
@@ -317,8 +292,7 @@ def _sentence_ends(text: str, pos: int) -> list[int]:
 
 def _post_filter(rest: str, kube: KubeVersion, truncated: bool
                  ) -> tuple[tuple[tuple[str, Optional[str]], ...], Optional[Histogram]]:
-    """The PostFilter reasons (", "-joined; one no plugin of the minor writes is kept with no
-    plugin) and DefaultPreemption's part, which comes last."""
+    """The PostFilter reasons and DefaultPreemption's part, which comes last."""
     out: list[tuple[str, Optional[str]]] = []
     known = post_filter_reasons(kube)
     pos = 0
@@ -352,8 +326,7 @@ def _preemption(body: str, kube: KubeVersion, truncated: bool) -> Histogram:
 
 
 def parse_counts(text: str, reasons: tuple[Reason, ...]) -> Optional[tuple[Entry, ...]]:
-    """`count reason, count reason` alone (the Cluster Autoscaler's list, which counts node
-    groups), read with the histogram's grammar; None when it is not such a list."""
+    """`count reason, ...` alone (CA's list) read with the histogram's grammar; None otherwise."""
     found = _histogram(f"0/0 nodes are available: {text}.", reasons, (), False)
     if found is None or found[1] or found[0].text:
         return None

@@ -1,11 +1,4 @@
-"""The answer for a user who cannot read the whole cluster: the scheduler's own last word on a
-pod (its newest FailedScheduling event, else its PodScheduled condition), with the reads RBAC
-refused and what each would have added.
-
-Nothing here simulates: the verdict is the scheduler's, and the output says where it comes
-from (the event's age and count). `kexplain.render.live` shows it; `to_json` is the `-o json`
-document's `fromEvent` key.
-"""
+"""The scheduler's own last word on a pod, for a user who cannot read the whole cluster."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -68,11 +61,7 @@ def answer(pod: Obj, events: Iterable[Obj], objects: Iterable[Obj], refusals: tu
            kube: KubeVersion, now: datetime, per_node: Optional[Callable[[Obj], Optional[Obj]]] = None,
            gating: Optional[Callable[[Obj], list[Obj]]] = None,
            autoscaler: Optional[Callable[[Obj], Iterable[Obj]]] = None) -> EventAnswer:
-    """The pod explained by the scheduler's word, its message taken apart against the pod's
-    spec and the namespace's readable objects; with `per_node` (the nodes were read), what its
-    spec allows on each node, for a pod the scheduler has not bound; a pod with no
-    FailedScheduling event explained by `gating` (its PreEnqueue plugins); by `autoscaler`, the
-    Cluster Autoscaler's events about it taken apart (`kexplain.autoscaler.events`, a layer up)."""
+    """The pod explained by the scheduler's word, taken apart against its spec and the readable objects."""
     events = list(events)
     word = scheduler_word(pod, events, now)
     details = taken_apart(word.message, pod, objects, kube) if word.status == UNSCHEDULABLE else {}
@@ -83,9 +72,7 @@ def answer(pod: Obj, events: Iterable[Obj], objects: Iterable[Obj], refusals: tu
 
 
 def taken_apart(message: str, pod: Obj, objects: Iterable[Obj], kube: KubeVersion) -> Obj:
-    """The message's parts, one row per reason with its plugin, its node count and the pod's
-    side (`kexplain.explain.event_facts`); `parsed` False, and nothing else, for a message
-    that is not a FailedScheduling message of `kube`'s minor."""
+    """The message's parts, one row per reason with the pod's side; `parsed` False for another message."""
     parsed = parse(message, kube)
     if parsed is None:
         return {"parsed": False, "kubernetesVersion": kube.minor}
@@ -105,8 +92,7 @@ def taken_apart(message: str, pod: Obj, objects: Iterable[Obj], kube: KubeVersio
 
 
 def scheduler_word(pod: Obj, events: Iterable[Obj], now: datetime) -> SchedulerWord:
-    """The scheduler's last word on `pod`: bound, gated, or its newest FailedScheduling event
-    (of this pod: same uid when both say one), else its PodScheduled condition."""
+    """The scheduler's last word on `pod`: bound, gated, its newest FailedScheduling event, or PodScheduled."""
     if (pod.get("spec") or {}).get("nodeName"):
         return SchedulerWord(SCHEDULED, f"bound to {pod['spec']['nodeName']}", "pod", "Scheduled")
     cond = pod_scheduled_condition(pod) or {}

@@ -1,14 +1,4 @@
-"""Loading: from a `Request` to what the scheduler's cycle starts from.
-
-The scheduler configuration, the POD file (the Pods and workloads to explain, and the objects
-that join the cluster with them: `pod_file.PodFile`, `cluster_with`), the cluster of --nodes,
-admission, and the snapshot. `load` is the one way to read a POD file (the CLI, the conformance
-runner, the benchmarks): one pod of one copy gives the `pod_inputs.Inputs` of one explanation,
-anything else a batch (`pod_file.Entry`s) against a `kexplain.state.ClusterState`, which `kexplain.explain.batch`
-schedules. `load_pool` and `inputs_for` are also lint's: a cluster state read once, and pods
-admitted against it one by one.
-Never prints.
-"""
+"""Loading: from a `Request` to what the scheduler's cycle starts from. Never prints."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -62,8 +52,7 @@ def read_config(path: str | None, max_bytes: int = DEFAULT_MAX_BYTES,
 
 
 def missing_node_warnings(pods: Objects, snapshot: Snapshot) -> list[str]:
-    """A warning for each Pod whose spec.nodeName names a node the cluster does not have: the
-    scheduler never sees such a pod, and no kubelet will run it."""
+    """A warning for each Pod whose spec.nodeName names a node the cluster does not have."""
     out = []
     for obj, src in pods:
         if is_bound_pod(obj) and snapshot.get(str(obj["spec"]["nodeName"])) is None:
@@ -74,24 +63,21 @@ def missing_node_warnings(pods: Objects, snapshot: Snapshot) -> list[str]:
 
 @dataclass
 class Loaded:
-    """What the POD file holds: `single` inputs (one pod, one trace), or a `batch` of entries
-    against a `pool` (several pods, replicas, a DaemonSet)."""
+    """What the POD file holds: `single` inputs, or a `batch` of entries against a `pool`."""
 
     single: Inputs | None = None
     batch: list[Entry] = field(default_factory=list)
     pool: ClusterState | None = None
     kube: KubeVersion = DEFAULT_VERSION     # the version followed (`followed_version`)
     problems: list[KexplainError] = field(default_factory=list)    # what was left out, and why
-    # What the autoscalers read of the POD file besides its pending pods (`autoscaled_objects`):
-    # its objects as applied, and what controllers create for its pods unless they exist.
+    # What the autoscalers read of the POD file besides its pending pods (`autoscaled_objects`).
     set_objects: Objects = field(default_factory=list)
     set_created: Objects = field(default_factory=list)
     cluster_objects: Objects | None = None     # --nodes as read (never changed), when asked to keep them
 
     @property
     def cluster_state(self) -> ClusterState | None:
-        """The cluster state the autoscalers read instead of admitting the cluster again: the
-        batch's `pool`, or the one pod's cluster as admitted with it (`Inputs.state`)."""
+        """The cluster state the autoscalers read instead of admitting the cluster again."""
         return self.pool if self.single is None else self.single.state
 
     @property
@@ -105,15 +91,7 @@ Prepare = Callable[[Objects, Objects], Objects]
 
 def load(req: Request, stdin: BinaryIO | None = None, *, collect: bool = False,
          keep: "bool | Callable[[Objects], bool]" = False, prepare: Prepare | None = None) -> Loaded:
-    """Read the configuration, the POD file and the cluster once. One Pod or workload of one
-    copy (not a DaemonSet) is `single`: it is admitted together with the cluster, as a pod
-    created against it; anything else is a batch against the cluster state. `collect`: one bad file,
-    document or object does not stop the load (`kexplain.load.problems`): it is left out, and
-    `problems` says why (else the first is raised). `keep`: the cluster's objects as read stay
-    in `cluster_objects`, for what reads the cluster again (the autoscalers), so that it is
-    read once (a function of the objects read, --nodes' then the POD file's: whether to keep
-    them, e.g. when either holds Karpenter's NodePools). `prepare(objects, cluster)`: the POD
-    file's objects as what acts before their controllers leaves them (Kueue: `kexplain.kueue.chain`)."""
+    """Read the configuration, the POD file and the cluster once: one pod is `single`, anything else a batch."""
     problems = Problems(keep=collect)
     with bulk_load():
         loaded = _load(req, stdin, problems, keep, prepare)
@@ -137,13 +115,7 @@ def _load(req: Request, stdin: BinaryIO | None, problems: Problems,
 
 def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems = RAISE, *,
               keep_state: bool = False) -> Loaded:
-    """`load`, for the objects of the POD file (`objs`) and of --nodes (`cluster`) read already:
-    to explain them again (under another version), as read objects are never changed. The
-    version followed is settled first (`followed_version`): the configuration's defaults, the
-    plugins and admission depend on it. An object refused goes to `problems` (raised unless it
-    collects); when that leaves nothing to explain, the `Loaded` is `empty`. `keep_state`: the
-    autoscalers read the cluster: one pod's keeps it as admitted with it (`Inputs.state`; a
-    batch's `pool` is one always)."""
+    """`load` for objects read already, under the version settled first (`followed_version`)."""
     kube, version_warnings = followed_version(req, cluster)
     config = read_config(req.config_path, req.max_bytes, req.max_objects, kube)
     # kubectl --validate, for the objects explained and those that join the cluster (PodFile)
@@ -194,8 +166,7 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
 
 
 def cluster_hpas(cluster: Objects, req: Request, kube: KubeVersion, problems: Problems) -> Objects:
-    """The HPAs of --nodes (`podautoscaler.of_cluster`), as kubectl --validate and the API
-    server take them (stored ones as they are); one refused goes to `problems`."""
+    """The HPAs of --nodes, as kubectl --validate and the API server take them."""
     found = of_cluster(of_kinds(cluster, frozenset({HPA_KIND})))     # (a dump's asked of its rows)
     if not found:
         return []
@@ -209,11 +180,7 @@ def cluster_hpas(cluster: Objects, req: Request, kube: KubeVersion, problems: Pr
 def _single(req: Request, found: list[Entry], objs: Objects, pod_file: PodFile, cluster: Objects,
             config: SchedulerConfig, warnings: list[str], kube: KubeVersion, problems: Problems,
             gone: frozenset[str] = frozenset(), keep_state: bool = False) -> Loaded | None:
-    """The one pod of `found` admitted together with the cluster (`Loaded.single`). None when its
-    workload's controller gets no pod created (the API server or a quota refuses the first:
-    `kexplain.explain.created`): the workload is explained as a batch, with its FailedCreate.
-    `keep_state`: the cluster kept as admitted (`Inputs.state`), unless some of it was refused
-    (left out here, where an autoscaler reading the cluster refuses it)."""
+    """The one pod of `found` admitted with the cluster; None when its controller gets no pod created."""
     entry = found[0]
     since = len(problems.found)
     index = ShapeIndex()            # the pods' shapes, worked out once for both passes (this load only)
@@ -246,9 +213,7 @@ def _single(req: Request, found: list[Entry], objs: Objects, pod_file: PodFile, 
 
 
 def autoscaled_objects(objs: Objects, pod_file: PodFile, found: list[Entry]) -> dict[str, Objects]:
-    """`Loaded.set_objects` and `set_created`: the file's objects but its pending Pods
-    (`pass_objects.set_objects`), a Deployment's ReplicaSet, and the claims of every copy of its
-    StatefulSets."""
+    """`Loaded.set_objects` and `set_created`: what the autoscalers read of the file besides pending Pods."""
     objects = set_objects(objs, [o for o, _ in pod_file.explained])
     created: Objects = []
     for e in found:
@@ -260,9 +225,7 @@ def autoscaled_objects(objs: Objects, pod_file: PodFile, found: list[Entry]) -> 
 
 def _without_refused_claims(found: list[Entry], created: dict[int, Objects], problems: Problems,
                             since: int) -> list[Entry]:
-    """The entries but those an object created for them (a StatefulSet's claim) was refused for
-    since `problems` held `since` errors: without its claim the controller makes no pod. Each
-    such entry keeps the first refusal of its claims in `problems`, the others are dropped."""
+    """The entries but those whose created objects (a StatefulSet's claim) were refused since `since`."""
     refused: set[int] = set()
     kept: list[KexplainError] = []
     for err in problems.found[since:]:
@@ -278,9 +241,7 @@ def _without_refused_claims(found: list[Entry], created: dict[int, Objects], pro
 
 
 def followed_version(req: Request, cluster: Objects) -> tuple[KubeVersion, list[str]]:
-    """The version `req` follows, and the warnings to say: its `kube`, or the version settled
-    from its `version` choice and the one a snapshot among `cluster` recorded (`kexplain
-    snapshot` records the API server's), which a version given explicitly overrides."""
+    """The version `req` follows, and the warnings to say."""
     if req.version is None:
         return req.kube, []
     return settled_version(req.version, cluster)
@@ -288,9 +249,7 @@ def followed_version(req: Request, cluster: Objects) -> tuple[KubeVersion, list[
 
 def settled_version(choice: VersionChoice, cluster: Objects, default: str | None = None
                     ) -> tuple[KubeVersion, list[str]]:
-    """The version `choice` settles on, given the one a snapshot among `cluster` recorded (a
-    version given explicitly wins), and the warnings to say; `default`: the version followed
-    when neither says one (None: kexplain's default)."""
+    """The version `choice` settles on given a snapshot's recorded one, and the warnings to say."""
     recorded = recorded_version(cluster) if choice.given is None else None
     if recorded is None:
         return choice.settle(default)
@@ -304,9 +263,7 @@ def settled_version(choice: VersionChoice, cluster: Objects, default: str | None
 
 
 def load_inputs(req: Request, stdin: BinaryIO | None = None) -> Inputs:
-    """The inputs of the POD file's one pod (a workload's first copy), read by `load`: for
-    callers that explain one pod. A file of several Pods or workloads is refused, and so is a
-    DaemonSet (its pods are placed one per node: a batch)."""
+    """The inputs of the POD file's one pod, for callers that explain one pod; anything else is refused."""
     loaded = load(replace(req, replicas=1), stdin)
     if loaded.single is not None:
         return loaded.single
@@ -323,12 +280,7 @@ def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any
                   kube: KubeVersion = DEFAULT_VERSION, problems: Problems = RAISE,
                   absent: frozenset[str] = frozenset(), later: frozenset[tuple[str, str, str]] = frozenset(),
                   keep_state: bool = False) -> Inputs:
-    """The inputs of `pod_obj`, the pod of the POD file's one Pod or workload `obj` (its first
-    pod), against `cluster` (--nodes, checked) with the file's cluster objects and the
-    workload's created objects, admitted by `kube`'s API server. `absent`: namespaces of the
-    file refused already (their Namespace left out); `later`: the file's policies created after
-    it (`policies_after`); `keep_state`: the cluster as admitted kept as a `ClusterState`
-    (`Inputs.state`, unless `stored`: `state_admitted_with_pod`), for the autoscalers."""
+    """The inputs of the POD file's one pod against `cluster` with the file's objects, admitted."""
     created = created_objects(obj, src, 1)
     merged = cluster_with(cluster, pod_file.cluster, created, kube=kube, problems=problems)
     applied = frozenset(id(s) for o, s in [*pod_file.cluster, *created] if o.get("kind") in VOLUME_KINDS
@@ -354,11 +306,7 @@ def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any
 
 def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objects, config: SchedulerConfig,
                         stored: bool = False, kube: KubeVersion = DEFAULT_VERSION) -> Inputs:
-    """Inputs from objects already read (files, or a live cluster with `stored=True`): objects
-    of other kinds are ignored; admission (`kube`'s API server) runs unless the objects were
-    stored; the cluster is as it is (no object of it is the POD file's). The collector pauses
-    meanwhile (`bulk_load`: a live cluster's objects are read by a caller that may not pause it).
-    A cluster object the API server refuses is raised (`admitting`)."""
+    """Inputs from objects already read, admitted unless stored (the collector paused)."""
     with bulk_load():
         inputs, _, _ = _admitted_inputs(pod_obj, pod_src, cluster, config, stored, frozenset(), None, kube)
         return with_template_claims(inputs)
@@ -370,14 +318,7 @@ def _admitted_inputs(pod_obj: dict[str, Any], pod_src: Source, cluster: Objects,
                      owned: frozenset[int] = frozenset(), gone: frozenset[str] = frozenset(),
                      later: frozenset[tuple[str, str, str]] = frozenset()
                      ) -> tuple[Inputs, Objects, frozenset[str]]:
-    """`inputs_from_objects` before the pod's template claims are made (`with_template_claims`),
-    with the cluster's objects as admitted (and settled) and the namespaces that do not exist.
-    `applied`: the ids of the Sources of the POD file's objects, which the PersistentVolume
-    controller then binds (`controllers.persistentvolume`) and whose bound pods their kubelet
-    admits or rejects (`kubelets_admit`); the rest is the cluster as it is. A cluster object the
-    API server refuses goes to `problems` (`admitting`), but one of `owned`; a Namespace refused
-    (there, or before: `gone`) does not exist; the pod is created after `cluster`'s objects but
-    the policies `later` names (`policies_after`)."""
+    """`inputs_from_objects` before the pod's template claims are made, with the cluster as admitted."""
     cluster = of_kinds(cluster, CLUSTER_KINDS)
     warnings: list[str] = []
     absent = gone
@@ -409,14 +350,9 @@ def load_pool(node_paths: tuple[str, ...], config_path: str | None = None, *, st
               max_bytes: int = DEFAULT_MAX_BYTES, max_objects: int = DEFAULT_MAX_OBJECTS,
               stdin: BinaryIO | None = None, validate: str = "strict",
               kube: KubeVersion = DEFAULT_VERSION, version: VersionChoice | None = None) -> ClusterState:
-    """The cluster state of `--nodes`, checked as kubectl `--validate` asks (`check_objects`), admitted
-    (unless `stored`) and snapshotted once, with the scheduler configuration of `config_path`, as
-    `kube`'s API server and kube-scheduler take them; with a `version` choice, as the version it
-    settles on once the objects are read (a snapshot's recorded one, unless one is given), whose
-    warnings lead the state's."""
+    """The cluster state of `--nodes`, validated, admitted and snapshotted once."""
     with bulk_load():
-        # The configuration is checked first (before a large snapshot is read), unless the
-        # version it is read as depends on that snapshot.
+        # The configuration is checked before a large snapshot is read, unless its version depends on it.
         config = read_config(config_path, max_bytes, max_objects, kube) if version is None else None
         loaded = load_objects(node_paths, max_bytes, stdin, max_objects=max_objects)
         warnings: list[str] = []
@@ -430,11 +366,7 @@ def load_pool(node_paths: tuple[str, ...], config_path: str | None = None, *, st
 
 def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: ClusterState, *, stored: bool = False,
                itself: bool = False, later: frozenset[tuple[str, str, str]] = frozenset()) -> Inputs:
-    """`Inputs` for one pending pod against a loaded pool: the pod goes through admission as
-    `load` would (against the pool's PriorityClasses and RuntimeClasses, refused when a pod of
-    that name exists in the pool, unless `itself`: the pool's pod of that name is this very
-    pod, bound already, joined from its file); `pod_obj` itself is not changed. `later`: the
-    pool's policies its set creates after the pod (`policies_after`), which it does not meet."""
+    """`Inputs` for one pending pod admitted against a loaded pool, as `load` would; `pod_obj` is not changed."""
     if stored:
         return with_template_claims(Inputs(PodInfo(copy_json(pod_obj)), pod_source, pool.snapshot, pool.config,
                                            pool.nominated, claims_from_templates=controllers_create_for(pod_obj)))

@@ -1,5 +1,4 @@
-"""The trace of a pod that names its node (`spec.nodeName`): no scheduling cycle, its node's
-kubelet's verdict (`kexplain.controllers.kubelet.admission`) in its place."""
+"""The trace of a pod that names its node: its kubelet's verdict in place of a scheduling cycle."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -16,18 +15,14 @@ if TYPE_CHECKING:
 
 
 def bound_node(pod: PodInfo, inputs: "Inputs") -> str | None:
-    """The node a pod names (`spec.nodeName`) when the cluster has it: its kubelet, not the
-    scheduler, decides (a node the cluster lacks runs no kubelet that could: the scheduler's
-    NodeName filter says so, as before)."""
+    """The node a pod names when the cluster has it: its kubelet, not the scheduler, decides."""
     name = pod.node_name
     return name if name and inputs.snapshot.get(name) is not None else None
 
 
 
 def kubelet_trace(inputs: "Inputs", options: "RunOptions", node: str) -> Trace:
-    """The trace of a pod bound to `node`: no scheduling cycle (every scheduler key null), the
-    kubelet's verdict under `kubelet`, and `result`: Scheduled on that node when admitted, else
-    Failed with the pod's status message."""
+    """The trace of a pod bound to `node`: no scheduling cycle, the kubelet's verdict under `kubelet`."""
     pod = inputs.pod
     info = inputs.snapshot.get(node)
     assert info is not None

@@ -1,13 +1,4 @@
-"""Per node, for a user who can read the nodes but not every pod: what the pod's own spec
-allows on each node, from the node alone.
-
-The cycle runs on what was read (the nodes, the pod's namespace), and only the verdicts of the
-Filter plugins that read nothing but the pod and the node (`node_local`) are kept. A rejection
-by one of them is certain. A pass is certain too, except for the plugins that count what the
-node's pods use (`USAGE_PLUGINS`): with other namespaces' pods unread, their pass is an upper
-bound (the node's allocatable minus this namespace's pods). Every other plugin is not known.
-None of it is the scheduler's verdict, which stays the event's.
-"""
+"""Per node, for a user who cannot read every pod: what the node-local Filter plugins say of the pod."""
 from __future__ import annotations
 
 from typing import Any, Optional
@@ -29,8 +20,7 @@ REJECTED, AT_MOST, PASSES = "rejected", "atMost", "passes"
 
 def per_node(pod: Obj, source: Source, cluster: list[tuple[Obj, Source]], config: Any,
              kube: KubeVersion) -> Optional[Obj]:
-    """`{"nodes": [...], "unknown": [plugins]}`, a row per node read; None when the cycle cannot
-    run on what was read (its reason under "error")."""
+    """A row per node read, and the plugins not known; None when the cycle cannot run on what was read."""
     try:
         trace = _cycle(pod, source, cluster, config, kube)
     except KexplainError as err:
@@ -64,8 +54,7 @@ def per_node(pod: Obj, source: Source, cluster: list[tuple[Obj, Source]], config
 
 
 def label_keys(pod: Obj) -> frozenset[str]:
-    """The node label keys the pod's spec reads: its node selector, its required node affinity,
-    its spread constraints' topology keys."""
+    """The node label keys the pod's spec reads."""
     spec = pod.get("spec") or {}
     keys = set(spec.get("nodeSelector") or {})
     required = (((spec.get("affinity") or {}).get("nodeAffinity") or {})
@@ -85,9 +74,7 @@ def _node_local(name: str) -> bool:
 
 def gating(pod: Obj, source: Source, cluster: list[tuple[Obj, Source]], config: Any,
            kube: KubeVersion) -> list[Obj]:
-    """What holds the pod before any node is looked at: the PreEnqueue plugins that refuse it
-    (scheduling gates, a claim that does not exist yet), as `kexplain POD` explains a gated pod.
-    They read only the pod and its namespace's claims, which a namespace's reader can read."""
+    """The PreEnqueue plugins that refuse the pod, which a namespace's reader can run."""
     try:
         trace = _cycle(pod, source, cluster, config, kube)
     except KexplainError as err:

@@ -1,9 +1,4 @@
-"""What the autoscalers read of a POD file besides its pending pods: the file's objects but
-those pods (`set_objects`), the controller objects its workloads' pods name as their owner
-(`pods_owner`, `owner_objects`: a Deployment's ReplicaSet), and the claims the ephemeral
-volume controller creates for a pod (`ephemeral_claims`). Loading (`explain.inputs`), lint and
-the pending pass (`explain.pending_pass`) gather them alike.
-"""
+"""What the autoscalers read of a POD file besides its pending pods."""
 from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
@@ -16,15 +11,12 @@ from kexplain.errors import Source
 Obj = dict[str, Any]
 Objects = list[tuple[Obj, Source]]
 
-# The controller a workload's pods get their ownerReference from, when it is not the workload
-# itself: a Deployment's ReplicaSet, a CronJob's Job (autoscalers group pods by controller).
+# The controller a workload's pods get their ownerReference from, when it is not the workload itself.
 OWNER_OF_PODS = {"Deployment": ("apps/v1", "ReplicaSet"), "CronJob": ("batch/v1", "Job")}
 
 
 def pods_owner(workload: Mapping[str, Any]) -> Obj | None:
-    """The controller ownerReference of a workload's pods when it is not the workload itself
-    (`OWNER_OF_PODS`: a Deployment's pods are its ReplicaSet's; named here after the Deployment,
-    the pod-template hash left out), None otherwise (the pods already name their owner)."""
+    """The controller ownerReference of a workload's pods when it is not the workload (`OWNER_OF_PODS`)."""
     kind = workload.get("kind")
     if kind not in OWNER_OF_PODS:
         return None
@@ -36,9 +28,7 @@ def pods_owner(workload: Mapping[str, Any]) -> Obj | None:
 
 
 def owner_objects(workload: Mapping[str, Any], source: Source, replicas: int) -> Objects:
-    """The controller object `pods_owner` names, as its workload's controller makes it (a
-    Deployment's ReplicaSet: its selector, template and replicas), so that what reads a pod's
-    controller (the Cluster Autoscaler's drain rules) finds it; none for other workloads."""
+    """The controller object `pods_owner` names, as its workload's controller makes it."""
     owner = pods_owner(workload)
     if owner is None or owner["kind"] != "ReplicaSet":
         return []
@@ -55,8 +45,7 @@ def owner_objects(workload: Mapping[str, Any], source: Source, replicas: int) ->
 
 
 def ephemeral_claims(pod: Obj, source: Source) -> Objects:
-    """The claims the ephemeral volume controller creates for `pod`'s generic ephemeral volumes
-    (a pod not yet admitted: owned by the uid admission gives it, `admission.workloads.object_uid`)."""
+    """The claims the ephemeral volume controller creates for `pod`'s generic ephemeral volumes."""
     meta = pod.get("metadata") if isinstance(pod.get("metadata"), dict) else {}
     if not meta.get("uid"):
         pod = {**pod, "metadata": {**meta, "uid": object_uid(pod)}}
@@ -64,8 +53,6 @@ def ephemeral_claims(pod: Obj, source: Source) -> Objects:
 
 
 def set_objects(objects: Objects, explained: Iterable[Obj]) -> Objects:
-    """The objects of a POD file the autoscalers read besides its pending pods: every object but
-    the explained ones that are pending Pods (a workload is both: its pods are explained, and the
-    object is in the cluster they run in)."""
+    """The objects of a POD file the autoscalers read besides its pending Pods."""
     skip = {id(o) for o in explained if o.get("kind") == "Pod" and not (o.get("spec") or {}).get("nodeName")}
     return [(o, s) for o, s in objects if id(o) not in skip]

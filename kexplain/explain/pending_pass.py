@@ -1,45 +1,4 @@
-"""The pending pass: what an autoscaler sees of what kexplain was given, gathered once for every
-autoscaler (the Cluster Autoscaler's loop, Karpenter's provisioning).
-
-An autoscaler never looks at one pod alone. The Cluster Autoscaler's loop lists every pending
-pod of the cluster and packs them together (one fits the room another leaves, several share a
-new node, a scale-up for one covers another); Karpenter batches them into one provisioning
-pass. So the answer for a pod comes from one pass over all of them, and `PendingPass` is that
-pass's input, built from whatever kexplain was given:
-
-- `pending`: the pods explained and left pending: a file's Pods, every copy of every workload
-  that did not fit (the copies after the first that did not were never tried: pending as
-  well, when its controller has created them: `existing_copies`), each named as its
-  controller names it, with its own claims, in creation order, each tied to the explained
-  Pod or workload (and copy) it stands for (`PendingPod.stands_for`);
-- `not_created`: the copies a controller has not created yet (a StatefulSet's ordinals after
-  the first that does not fit, with OrderedReady): no autoscaler sees them (`NotCreated`);
-- `bound`: the copies that fit, bound to their nodes;
-- `preemptions`: where the scheduler's preemption, in the explanation of a pod left pending,
-  would nominate it (`Preemption`): the scheduler's PostFilter runs before any autoscaler looks,
-  so the pod carries `status.nominatedNodeName` (the Cluster Autoscaler's lister counts it as
-  nominated and puts it on that node in its snapshot, not among the pods to scale up for;
-  Karpenter's IsProvisionable skips a pod that is preempting) and its victims are terminating
-  (deletionTimestamp, DisruptionTarget), still on their node (CA counts them there; its
-  templates leave out pods being deleted). Taken from the explanations, never run again;
-- `objects`: the set's own objects, as `kubectl apply` leaves them (claims, volumes,
-  StorageClasses, DaemonSets, ConfigMaps, the workloads, ...): each replaces the cluster's
-  object of the same kind, namespace and name; `created`: what controllers create for the
-  set's pods (a StatefulSet's claims per copy, generic ephemeral volumes' claims), added unless
-  the cluster has them (`applied_to`);
-- the cluster's own pending pods (those of --nodes, or of every namespace of a live cluster)
-  join once an autoscaler has read the cluster (`with_cluster_pending`), in creation order
-  (a file's pods, without a creation time, after them).
-
-How an autoscaler plugs in (the Cluster Autoscaler's adapter is `kexplain.autoscaler.pending`;
-Karpenter's comes the same way): it takes a `PendingPass`, reads the cluster with the set
-applied (`applied_to`), merges the cluster's pending pods (`with_cluster_pending`), runs ONE
-pass over `pending` with `bound` in place, and returns a `PassAnswers`: its name, its document
-(under its own key of `-o json`) and one `PodAnswer` per pending pod, keyed by pod key. The
-commands put each explained pod's answers in one slot (`answers_json`: the key `autoscalers`, a
-list with one answer per autoscaler) and describe the pass beside each document
-(`pass_json`); renderers read that slot, which names no autoscaler's internals. Never prints.
-"""
+"""The pending pass: what every autoscaler sees of what kexplain was given, gathered once. Never prints."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -68,10 +27,7 @@ Objects = list[tuple[Obj, Source]]
 
 @dataclass(frozen=True)
 class PendingPod:
-    """One pod an autoscaler sees pending. `stands_for`: the explained Pod or workload it is
-    (`Kind namespace/name`), "" for a pending pod of the cluster nobody asked about; `copy`: its
-    copy of that workload (replicas), None for the object's own pod; `created`: its creation
-    time when the input says it (else the autoscaler places it in order)."""
+    """One pod an autoscaler sees pending, and the explained Pod or workload (and copy) it stands for."""
 
     pod: PodInfo
     stands_for: str = ""
@@ -85,8 +41,7 @@ class PendingPod:
 
 @dataclass(frozen=True)
 class Preemption:
-    """The scheduler's preemption for a pod left pending (`pod`, a key), as its explanation's
-    PostFilter found it: the node it nominates and the victims (keys) it deletes there."""
+    """The scheduler's preemption for a pod left pending: the node it nominates and its victims."""
 
     pod: str
     node: str
@@ -98,8 +53,7 @@ class Preemption:
 
 @dataclass(frozen=True)
 class NotCreated:
-    """Copies of an explained workload (`stands_for`) its controller has not created (`pods`,
-    keys in ordinal order), and why (`why`): no autoscaler sees them, so they get no answer."""
+    """Copies of an explained workload its controller has not created, and why: no autoscaler sees them."""
 
     stands_for: str
     pods: tuple[str, ...]
@@ -127,8 +81,7 @@ class PendingPass:
         return {v for p in self.preemptions for v in p.victims}
 
     def applied_to(self, cluster: Objects) -> Objects:
-        """The cluster with the set applied (`kexplain.explain.inputs.cluster_with`, every kind),
-        and the victims of the pass's preemptions terminating (`carryover.preempted`)."""
+        """The cluster with the set applied and the pass's preemption victims terminating."""
         victims = self.victims
         if victims:
             cluster = with_victims(cluster, victims)
@@ -137,10 +90,7 @@ class PendingPass:
         return cluster_with(cluster, list(self.objects), list(self.created), kinds=None)
 
     def with_cluster_pending(self, pods: Iterable[PodInfo]) -> "PendingPass":
-        """Every pending pod, the cluster's own (as the autoscaler read them) with the set's, in
-        creation order: those with a creation time first, by it (a live cluster's pods), then
-        the others as listed, the cluster's before the set's (a file's pods, as applied after
-        the cluster was). A pod the set has (by key), pending or bound, is the set's."""
+        """Every pending pod, the cluster's and the set's, in creation order; a pod the set has is the set's."""
         mine = {p.key: p for p in self.pending}
         bound = {p.key for p in self.bound}
         listed: list[PendingPod] = []
@@ -169,9 +119,7 @@ def _pod_key(obj: Obj) -> str | None:
 
 
 def with_victims(cluster: Objects, victims: set[str]) -> Objects:
-    """The cluster with the bound pods `victims` (keys) terminating (`_as_victim`); a dump's
-    (`columns.Dump`) looked up by its rows' names and kept a dump (its rows stand: a victim
-    keeps its kind, name and resourceVersion), so the passes over it keep their fast paths."""
+    """The cluster with the bound pods `victims` terminating, a dump kept a dump (its fast paths kept)."""
     rows = columns.rows_of(cluster)
     if rows is None:
         return [(_as_victim(o) if _pod_key(o) in victims else o, s) for o, s in cluster]
@@ -193,8 +141,7 @@ def _as_victim(obj: Obj) -> Obj:
 
 
 def creation_order(created: datetime | None) -> tuple[bool, datetime]:
-    """A sort key for creation order: times first, by time (naive ones taken as UTC), then
-    those without one, in the order they come (the sort is stable)."""
+    """A sort key for creation order: times first (naive ones taken as UTC), then the others in order."""
     if created is None:
         return True, datetime.min.replace(tzinfo=timezone.utc)
     return False, created if created.tzinfo is not None else created.replace(tzinfo=timezone.utc)
@@ -217,10 +164,7 @@ def pod_ref(pod: PodInfo) -> str:
 # -- answers -------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class PodAnswer:
-    """One autoscaler's answer for one pending pod: its outcome in the autoscaler's own word
-    (the Cluster Autoscaler's TriggeredScaleUp, NotTriggerScaleUp, FilteredOut, ...), the
-    reasons behind it in the autoscaler's words, and the autoscaler's own record of the pod
-    (`detail`: its keys are the autoscaler's)."""
+    """One autoscaler's answer for one pending pod, in the autoscaler's own words (`detail`: its own keys)."""
 
     autoscaler: str
     pod: str                     # NAMESPACE/NAME
@@ -235,8 +179,7 @@ class PodAnswer:
 
 @dataclass(frozen=True)
 class PassAnswers:
-    """One autoscaler's pass over a `PendingPass`: its name, its document (`-o json`'s key
-    `key`), and its answer for each pending pod, by pod key."""
+    """One autoscaler's pass over a `PendingPass`: its name, its document and its answers by pod key."""
 
     autoscaler: str
     key: str
@@ -258,8 +201,7 @@ def copies_json(passes: Sequence[PassAnswers], pp: PendingPass, explained: str) 
 
 
 def pass_json(pp: PendingPass) -> dict[str, Any]:
-    """The pass beside an autoscaler's document (key `pendingPass`): what each pod of the set
-    stands for, how many pending pods are the cluster's own, and the notes."""
+    """The pass beside an autoscaler's document (key `pendingPass`)."""
     pods: dict[str, Any] = {}
     for p in pp.pending:
         if p.stands_for:
@@ -281,8 +223,7 @@ def not_created_json(pp: PendingPass, explained: str) -> dict[str, Any] | None:
 
 # -- building the pass ---------------------------------------------------------------------------
 class PassBuilder:
-    """Gathers a pass as kexplain meets the pods: a batch's outcomes one by one (`add_outcome`,
-    keeping no trace), a pod on its own (`add_pod`), the set's objects (`add_objects`)."""
+    """Gathers a pass as kexplain meets the pods, keeping no trace."""
 
     def __init__(self) -> None:
         self.pending: list[PendingPod] = []
@@ -305,10 +246,7 @@ class PassBuilder:
 
     def add_pod(self, pod: PodInfo, source: Source, *, stands_for: str | None = None, node: str | None = None,
                 copy: int | None = None, claims: bool = False, post_filter: Mapping[str, Any] | None = None) -> None:
-        """One pod: pending (`node` None) or bound to `node`; `claims`: its controllers create its
-        ephemeral volumes' claims (`kexplain.explain.pod_inputs.controllers_create_for`); `post_filter`:
-        its explanation's PostFilter (a trace's `postFilter`), whose nomination it carries when
-        pending (`preempting`)."""
+        """One pod, pending or bound to `node`, with its ephemeral claims and its explanation's nomination."""
         if claims:
             self.created.extend(ephemeral_claims(pod.obj, source))
         if node is not None:
@@ -319,9 +257,7 @@ class PassBuilder:
                                            creation_time(pod)))
 
     def preempting(self, pod: PodInfo, post_filter: Mapping[str, Any] | None) -> PodInfo:
-        """The pending pod as the scheduler's attempt leaves it when its preemption (`post_filter`,
-        a trace's `postFilter`) nominates a node: `status.nominatedNodeName` set and the victims
-        remembered (`Preemption`); as it is otherwise (a nomination it already carries stays)."""
+        """The pending pod as its preemption leaves it: `status.nominatedNodeName` set, victims remembered."""
         node = (post_filter or {}).get("nominatedNodeName") or ""
         if not node:
             return pod
@@ -330,9 +266,7 @@ class PassBuilder:
         return PodInfo({**pod.obj, "status": {**pod.status, "nominatedNodeName": node}})
 
     def settle(self, retried: Iterable[Any]) -> None:
-        """The pods the scheduling queue's retry placed (`kexplain.explain.retry.Retried` with a
-        node), bound where they went rather than pending: an autoscaler looks at the cluster as
-        the scheduler leaves it, and a pod requeued when its peer bound is no longer pending."""
+        """The pods the queue's retry placed, bound where they went rather than pending."""
         landed = {(object_ref(r.entry.kind, r.entry.namespace, r.entry.name), r.pod): r.node
                   for r in retried if r.node is not None}
         if not landed:
@@ -348,15 +282,12 @@ class PassBuilder:
 
     def add_single(self, inputs: "Inputs", node: str | None = None,
                    post_filter: Mapping[str, Any] | None = None) -> None:
-        """The pod of one explanation: pending (nominated where its PostFilter, `post_filter`,
-        says), or bound to `node`."""
+        """The pod of one explanation: pending (nominated as `post_filter` says), or bound to `node`."""
         self.add_pod(inputs.pod, inputs.pod_source, node=node, claims=inputs.claims_from_templates,
                      post_filter=post_filter)
 
     def add_outcome(self, outcome: "Outcome") -> None:
-        """One object of a batch, placed: each of its pods (a workload's every copy, those never
-        tried included) pending, or bound where it went. An idle workload makes none, and one
-        whose controller the API server refuses every pod (`Entry.not_created`) gets none."""
+        """One object of a batch, placed: each of its pods pending, or bound where it went."""
         entry, inputs = outcome.entry, outcome.inputs
         if entry.idle or inputs is None or entry.not_created:     # no pod: none made, or none created
             return
@@ -393,10 +324,7 @@ class PassBuilder:
 
 
 def existing_copies(entry: Any, nodes: Sequence[str | None]) -> int:
-    """How many of a workload's copies its controller has created, given where the copies tried
-    went (`nodes`, None: did not fit): every copy, but a StatefulSet's with OrderedReady, whose
-    controller creates ordinal n+1 only once ordinal n is Running and Ready (stateful_set_control.go):
-    the copies that fit (bound, taken as becoming Ready) and the first that does not."""
+    """How many of a workload's copies its controller has created (OrderedReady: stateful_set_control.go)."""
     if not ordered_ready(entry.workload) or not nodes or nodes[-1] is not None:
         return entry.copies
     return len(nodes)
@@ -409,8 +337,7 @@ def ordered_ready_why(waiting: str) -> str:
 
 
 def _kubelet_rejects(pod: PodInfo, inputs: "Inputs") -> bool:
-    """A pod bound by spec.nodeName to a node of the cluster that did not land there: its kubelet
-    rejected it (`kexplain.explain.kubelet`), so it is Failed, not pending: no autoscaler acts."""
+    """A pod bound by spec.nodeName whose kubelet rejected it: Failed, not pending."""
     return bound_node(pod, inputs) is not None
 
 

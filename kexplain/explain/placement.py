@@ -1,49 +1,4 @@
-"""Placing a workload's replicas copy by copy, as the scheduler would meet them one after another.
-
-A Deployment of five replicas is five pending pods: each is scheduled against the cluster as
-the previous ones left it. Copy i is scheduled, bound to the node the scheduler picks, and only
-then is copy i+1 scheduled, with the scheduler's round-robin position carried over from the
-previous attempt (`search.nextStartIndex`). Placement stops at the first copy that does not
-fit, whose trace says why (the preemption dry run included: a nominated node is reported, not
-acted on).
-
-Which node a copy is bound to: the trace's `result.suggestedHost`, the node the scheduler's own
-selectHost picks. When PreFilter narrowed the nodes (`search.orderDeterministic` false), the
-scheduler visits them in a random order, so its pick among tied nodes is random too; kexplain
-then binds the copy to the smallest name among `result.selectedNodes`, so that the result is
-reproducible.
-
-Binding a copy adds it to the node as a bound pod in a new snapshot
-(`Snapshot.with_pod_bound`), with the zone and region labels the PodTopologyLabels admission
-plugin copies onto bound pods (where the version followed runs it: from 1.35), and binds its claims for that node as VolumeBinding's Reserve and
-PreBind do (a free volume it was matched to is taken, a claim to provision gets the selected
-node: `bind`); the snapshot the caller passed in is never changed, and every index cached on it
-(by the snapshot or by a plugin) stays valid for it.
-
-What a copy's trace holds: the first copy, the last one and a copy that does not fit are
-explained in full (filterAll, and the extra keys the options ask for); every other copy, which
-the views only count and name, is scheduled without them (`quiet_options`: its trace has no
-`filterAll` key and no extra keys; its decision is the same). So `-o json` lists a trace per
-copy, most of them without `filterAll`.
-
-Copy i is named as its controller names it (`kexplain.controllers.workloads.Copies`): its generated
-name (`<replicaset>-<5 characters>` of a Deployment), or a StatefulSet's pod of ordinal i, with
-that ordinal's claims. Each copy is a `Placement`:
-the one record of a pod scheduled in turn, which `kexplain.explain.batch` and lint read.
-
-A DaemonSet is placed differently: its controller creates one pod for every node on which the
-pod "should run" (`daemon_nodes`: the template's spec.nodeName, node selector and required node
-affinity match the node, and the pod, with the tolerations the controller adds, tolerates the
-node's NoSchedule and NoExecute taints; the scheduler's other filters are not consulted), each
-pinned to its node by a required node affinity on `metadata.name`, which the scheduler then
-schedules like any other pod. `iter_daemon_placements` schedules one such pinned copy per
-eligible node through the whole pipeline, in node name order, the round-robin position carried
-over as for replicas. Copies do not compete for a node, so they are all judged against the
-snapshot passed in, which keeps every index cached on it, unless a copy could be affected by its
-copies on other nodes (required pod affinity or anti-affinity, or topology spread constraints,
-that select its own labels; volume claims; resource claims: `siblings_matter`); then each copy
-is bound before the next, as `iter_placements` binds replicas.
-"""
+"""Replicas and a DaemonSet's pods placed one by one, each bound before the next (`nextStartIndex` carried)."""
 from __future__ import annotations
 
 import uuid
@@ -74,9 +29,7 @@ _COPY_UID_NAMESPACE = uuid.UUID("0b3c6f0e-5c2d-4a8e-9f61-7d2a4c1e9b35")
 
 @dataclass(frozen=True)
 class Placement:
-    """One pod (or copy) scheduled in turn: the inputs it was scheduled with (its cluster as
-    the pods before it left it), the round-robin position it started from, its trace, and the
-    node it was bound to (None: it did not fit)."""
+    """One pod (or copy) scheduled in turn: its inputs, start index, trace and node (None: no fit)."""
 
     index: int
     inputs: Inputs
@@ -103,9 +56,7 @@ def chosen_node(trace: Trace) -> str | None:
 
 
 def pending_copy(pod: PodInfo, index: int, naming: Copies | None = None) -> dict[str, Any]:
-    """The pending pod object of copy `index`: the pod named as `naming` names it (by default
-    `<name>-<index>`; a workload's: its controller's; a StatefulSet's pod of that ordinal, with
-    its own claims), with its own uid."""
+    """The pending pod object of copy `index`, named as `naming` names it, with its own uid."""
     obj = copy_json(pod.obj)
     meta = obj.setdefault("metadata", {})
     (naming or Copies.of_pod(pod.name)).apply(obj, index)
@@ -114,8 +65,7 @@ def pending_copy(pod: PodInfo, index: int, naming: Copies | None = None) -> dict
 
 
 def bound_copy(obj: dict[str, Any], node_name: str, copied: dict[str, str]) -> PodInfo:
-    """The copy as stored after binding: spec.nodeName set, the labels PodTopologyLabels copies
-    from the node (`copied`: `admission.podtopologylabels.labels_on_bind`) set."""
+    """The copy as stored after binding: spec.nodeName and PodTopologyLabels' labels set."""
     bound = copy_json(obj)
     bound.setdefault("spec", {})["nodeName"] = node_name
     if copied:
@@ -130,11 +80,7 @@ def _uses_claims(pod: PodInfo) -> bool:
 
 
 def _with_volumes_bound(snapshot: Snapshot, inputs: Inputs, options: RunOptions, node: str) -> Snapshot:
-    """The snapshot after the pod's claims are bound for `node`, as the scheduler's VolumeBinding
-    assumes them at Reserve and binds them at PreBind: each waiting claim matched to a free
-    volume on the node is bound to it (the volume's claimRef, the claim's volumeName), and each
-    claim to provision is annotated with the selected node. The next pod then finds those
-    volumes taken, as the next replica of a StatefulSet with local volumes does."""
+    """The snapshot with the pod's claims bound for `node`, as VolumeBinding's Reserve and PreBind leave them."""
     if not _uses_claims(inputs.pod):
         return snapshot
     fw = framework_for(replace(inputs, snapshot=snapshot), options)
@@ -179,10 +125,7 @@ def _with_volumes_bound(snapshot: Snapshot, inputs: Inputs, options: RunOptions,
 
 
 def bind(snapshot: Snapshot, inputs: Inputs, options: RunOptions, obj: dict[str, Any], node: str) -> Snapshot:
-    """The snapshot after the pod `obj` (scheduled with `inputs`) is bound to `node`: the pod on
-    the node (`bound_copy`), its resource claims allocated and reserved for it as DynamicResources
-    writes them (`with_claims_allocated`), and its volume claims bound for the node
-    (`_with_volumes_bound`)."""
+    """The snapshot after `obj` is bound to `node`, its resource and volume claims with it."""
     from kexplain.explain.dra_binding import with_claims_allocated     # (start-up: DRA's allocator, ~20 ms)
 
     info = snapshot.get(node)
@@ -193,15 +136,12 @@ def bind(snapshot: Snapshot, inputs: Inputs, options: RunOptions, obj: dict[str,
 
 
 def quiet_options(options: RunOptions) -> RunOptions:
-    """How a copy nobody reads in full runs: no filterAll, no extra keys, no preemption dry
-    run (a copy that does not fit runs again as `options` say: `_run`)."""
+    """How a copy nobody reads in full runs: no filterAll, no extra keys, no preemption dry run."""
     return replace(options.plain(), filter_all=False, preemption=False)
 
 
 def _run(inputs: Inputs, options: RunOptions, carry: Carryover | None, shown: bool = True) -> Trace:
-    """One cycle: after the cycles `carry` remembers, or on its own. A copy not `shown` (not
-    the first or the last) runs quietly (`quiet_options`), and again in full only when it
-    does not fit: that is the copy the views show in full."""
+    """One cycle; a copy not `shown` runs quietly, and again in full only when it does not fit."""
     if shown:
         return carry.run(inputs, options) if carry is not None else explain(inputs, options)
     quiet = quiet_options(options)
@@ -212,8 +152,7 @@ def _run(inputs: Inputs, options: RunOptions, carry: Carryover | None, shown: bo
 
 
 def place(inputs: Inputs, options: RunOptions, carry: Carryover | None = None) -> Placement:
-    """`inputs.pod` itself (not a copy) scheduled from `options.start_index` (with its template
-    claims made in the cluster it is scheduled against: `with_template_claims`)."""
+    """`inputs.pod` itself scheduled from `options.start_index`, its template claims made."""
     inputs = with_template_claims(inputs)
     trace = _run(inputs, options, carry)
     return Placement(0, inputs, trace, chosen_node(trace), options.start_index)
@@ -221,11 +160,7 @@ def place(inputs: Inputs, options: RunOptions, carry: Carryover | None = None) -
 
 def iter_placements(inputs: Inputs, options: RunOptions, copies: int,
                     naming: Copies | None = None, carry: Carryover | None = None) -> Iterator[Placement]:
-    """Schedule up to `copies` copies of `inputs.pod` one after another, copy i named as `naming`
-    names it (by default `<name>-<i>`; a workload's: as its controller does), each bound before
-    the next (after the cycles `carry` remembers, when given); stops after the first copy that does not fit (that placement has
-    `node` None). Only the first copy, the last and one that does not fit have a full trace;
-    the others have no filterAll and no extra keys (`_run`)."""
+    """Schedule up to `copies` copies one after another, each bound before the next, until one does not fit."""
     snapshot = inputs.snapshot
     start = options.start_index
     for i in range(copies):
@@ -246,10 +181,7 @@ NOT_SELECTED = "node selector or affinity does not match"
 
 @dataclass(frozen=True)
 class DaemonNodes:
-    """Which nodes of a snapshot a DaemonSet's controller would create a pod for (`eligible`, in
-    node name order), and why not for the others (`excluded`: node name -> reason);
-    `not_created`: eligible nodes whose pod the API server refused to create (a quota), which
-    `eligible` then leaves out."""
+    """The nodes a DaemonSet's controller would create a pod for, and why not the others."""
 
     eligible: tuple[str, ...]
     excluded: dict[str, str]
@@ -265,11 +197,7 @@ def _evicting_or_blocking(taint: dict[str, Any]) -> bool:
 
 
 def should_run_daemon_pod(pod: PodInfo, node: Node, required: RequiredNodeAffinity | None = None) -> str | None:
-    """None when the DaemonSet controller would create its pod (`pod`: the template as a pod, with
-    the controller's tolerations) on `node`, else why not. As the controller's own predicates:
-    the template's spec.nodeName, when set, must be the node; the node selector and required node
-    affinity must match; no NoSchedule or NoExecute taint may go untolerated. Nothing else (room,
-    ports, volumes, pod affinity) decides where a DaemonSet pod is created."""
+    """The DaemonSet controller's NodeShouldRunDaemonPod: None when it runs its pod on `node`, else why."""
     if pod.node_name and pod.node_name != node.name:
         return f"spec.nodeName is {pod.node_name}"
     if not (required or RequiredNodeAffinity.from_pod(pod)).matches(node):
@@ -304,13 +232,7 @@ def _selects(raw: Any, labels: dict[str, str]) -> bool:
 
 
 def siblings_matter(pod: PodInfo, inputs: Inputs) -> bool:
-    """Whether a DaemonSet pod's verdict on one node can depend on its copies on other nodes.
-
-    Only through what the pod requires of the pods around it and selects its own copies by: a
-    required pod affinity or anti-affinity term, or a DoNotSchedule topology spread constraint,
-    whose label selector selects the pod's own labels (its copies have the same), or a profile's
-    default DoNotSchedule constraints; and, to be safe, through volume claims and resource
-    claims. Preferences only score, and a pinned pod has one node to score."""
+    """Whether a DaemonSet pod's verdict on one node can depend on its copies on other nodes."""
     spec = pod.spec
     labels = pod.labels
     affinity = spec.get("affinity") if isinstance(spec.get("affinity"), dict) else {}
@@ -341,8 +263,7 @@ def siblings_matter(pod: PodInfo, inputs: Inputs) -> bool:
 
 
 def daemon_copy(pod: PodInfo, index: int, node_name: str, naming: Copies | None = None) -> dict[str, Any]:
-    """The pod the DaemonSet controller creates for `node_name` (copy `index`, named as `naming`
-    names it): pinned to it."""
+    """The pod the DaemonSet controller creates for `node_name`, pinned to it."""
     obj = pending_copy(pod, index, naming)
     pin_to_node(obj.setdefault("spec", {}), node_name)
     return obj
@@ -351,10 +272,7 @@ def daemon_copy(pod: PodInfo, index: int, node_name: str, naming: Copies | None 
 def iter_daemon_placements(inputs: Inputs, options: RunOptions, nodes: Sequence[str],
                            bind_each: bool | None = None, naming: Copies | None = None,
                            carry: Carryover | None = None) -> Iterator[Placement]:
-    """Schedule one copy of the DaemonSet pod `inputs.pod` pinned to each of `nodes`, in order,
-    copy i named as `naming` names it, the round-robin position carried over; every node is
-    tried (a copy that does not fit has `node` None). With `bind_each` (by default: when
-    `siblings_matter`), each copy that fits is bound before the next is scheduled."""
+    """Schedule one pinned DaemonSet pod on each of `nodes` in order; `bind_each` when `siblings_matter`."""
     if bind_each is None:
         bind_each = siblings_matter(inputs.pod, inputs)
     snapshot = inputs.snapshot

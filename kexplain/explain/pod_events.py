@@ -1,5 +1,4 @@
-"""A pod's events as the API server lists them (core/v1, which shows events.k8s.io/v1 events
-too): which are the pod's, when one was last seen, how often, how long ago."""
+"""A pod's events as the API server lists them (core/v1): which are the pod's, and how recent."""
 from __future__ import annotations
 
 from datetime import datetime

@@ -1,7 +1,4 @@
-"""The POD file: what is explained, what joins the cluster (`PodFile`), and one `Entry` per Pod
-or workload explained, with how many copies its controller makes (`entries`). Read by
-`kexplain.explain.inputs` (loading), the batch and lint; imports no module that schedules.
-"""
+"""The POD file: what is explained, what joins the cluster (`PodFile`), and one `Entry` per Pod or workload."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -21,18 +18,7 @@ from kexplain.state.objects import CLUSTER_KINDS, POD_KINDS, Objects, is_bound_p
 
 @dataclass
 class PodFile:
-    """The POD file split as a user applies it: what is explained, and what joins the cluster.
-
-    `explained`: the Pods and workloads whose pods are explained, in file order. `cluster`: the
-    file's objects of the kinds the scheduler reads (`CLUSTER_KINDS`: claims, volumes,
-    StorageClasses, PriorityClasses, Services, ...): `kubectl apply -f FILE` creates them with
-    the pods, so the pods are scheduled against a cluster that has them. A Pod with spec.nodeName
-    is bound already: it joins the cluster (taking room on its node) when the file has anything
-    else to explain, and is explained (as before) when it is all the file holds. A ReplicaSet,
-    StatefulSet or ReplicationController is both: its pods are explained, and the object itself
-    is in the cluster when they are scheduled (default topology spreading reads its selector).
-    Objects of other kinds (ConfigMaps, Ingresses, Deployments as cluster objects, ...) are
-    ignored, as in --nodes."""
+    """The POD file split as `kubectl apply -f` creates it: what is explained, and what joins the cluster."""
 
     path: str
     explained: Objects = field(default_factory=list)
@@ -52,9 +38,7 @@ class PodFile:
 
 
 def found_kinds(objs: Objects) -> str:
-    """The kinds of `objs`, for a message that there is nothing to explain; a custom resource
-    named like a kind kexplain reads is named with its group (`Job (batch.volcano.sh, a custom
-    resource)`), as the kind alone would say a Job was found and not explained."""
+    """The kinds of `objs` for a nothing-to-explain message, a custom resource named with its group."""
     names = set()
     for o, _ in objs:
         kind = str(o.get("kind"))
@@ -80,9 +64,7 @@ def explained_object(objs: Objects, path: str) -> tuple[dict[str, Any], Source]:
 
 def pod_of(obj: dict[str, Any], src: Source, *, stored: bool = False,
            kube: KubeVersion | None = None) -> dict[str, Any]:
-    """The pending pod of a Pod or workload of the POD file: the Pod itself, or the workload's
-    first pod (`workload_pod`: refused with the API server's message when it would refuse the
-    workload, unless `stored`)."""
+    """The pending pod of a Pod or workload of the POD file: the Pod itself, or the workload's first pod."""
     if obj.get("kind") != "Pod":
         return workload_pod(obj, src, 0, stored=stored, kube=kube)
     if not isinstance(obj.get("spec"), dict):
@@ -97,8 +79,7 @@ def pending_pod(objs: Objects, path: str, *, stored: bool = False) -> tuple[dict
 
 
 def created_objects(obj: dict[str, Any], src: Source, copies: int) -> Objects:
-    """What a workload's controller creates besides its pods, for its first `copies` pods: a
-    StatefulSet's claims (`statefulset_claims`)."""
+    """What a workload's controller creates besides its pods: a StatefulSet's claims."""
     return [(c, src) for c in statefulset_claims(obj, copies)]
 
 
@@ -117,13 +98,11 @@ class Entry:
     naming: Copies | None = None             # how its copies are named (a StatefulSet's: ordinals, claims)
     workload: dict[str, Any] | None = None   # the Pod or workload as the file has it
     idle: str = ""      # why its controller creates no pod now (`idle_reason`): its template is explained, unbound
-    # its controller could create only `copies` pods (none: 0) of the `asked` it wants: the
-    # FailedCreate event of the first create the API server refused (`kexplain.explain.created`)
+    # the FailedCreate event when its controller could create only `copies` of the `asked` pods
     failed_create: str = ""
     asked: int = 0
     autoscaled_by: dict[str, Any] | None = None     # the HPA that set its replicas (`podautoscaler.scaling`)
-    # the set's LimitRanges and ResourceQuotas created after it ((kind, namespace, name)): its pods,
-    # created at its place in the set, are admitted without them (`policies_after`)
+    # the set's LimitRanges and ResourceQuotas created after it, which its pods miss (`policies_after`)
     later_policies: frozenset[tuple[str, str, str]] = frozenset()
     # what held its pods before its controller created them: Kueue's answer (`kexplain.kueue.chain`)
     kueue: dict[str, Any] | None = None
@@ -135,8 +114,7 @@ class Entry:
 
     @property
     def daemon(self) -> bool:
-        """A DaemonSet: one copy per node its controller runs it on, whatever `copies` says
-        (`kexplain.explain.placement.daemon_nodes`)."""
+        """A DaemonSet: one copy per node its controller runs it on, whatever `copies` says."""
         return self.kind == "DaemonSet"
 
 
@@ -144,12 +122,7 @@ POLICY_KINDS = frozenset({"LimitRange", "ResourceQuota"})
 
 
 def policies_after(objs: Objects) -> dict[int, frozenset[tuple[str, str, str]]]:
-    """By id of each object of a set (in the set's order: `kubectl apply -f` creates objects in
-    the order given, files by name, documents in order, and does not sort kinds), the namespace
-    policies of the set created after it: (kind, namespace, name) of its LimitRanges and
-    ResourceQuotas that do not exist yet when it is created. A Pod is created at its place; a
-    workload's pods are taken as created at the workload's (its controller creates them within
-    a second of it: a later policy may in fact win that race, which kexplain does not play)."""
+    """By object id, the set's LimitRanges and ResourceQuotas created after it (`kubectl apply -f` order)."""
     keys = [(o.get("kind"), str((o.get("metadata") or {}).get("namespace") or "default"),
              str((o.get("metadata") or {}).get("name") or "")) if o.get("kind") in POLICY_KINDS
             and isinstance(o.get("metadata"), dict) else None for o, _ in objs]
@@ -167,10 +140,7 @@ def policies_after(objs: Objects) -> dict[int, frozenset[tuple[str, str, str]]]:
 
 def entry_of(obj: dict[str, Any], src: Source, position: int, replicas: int | None = None, *,
              stored: bool = False, kube: KubeVersion = DEFAULT_VERSION) -> Entry:
-    """The entry of one Pod or workload, the `position`-th of its file; `replicas` overrides its
-    count (not a DaemonSet's). A workload's pod is its first copy, `<name>-0` (a StatefulSet's,
-    its first ordinal's); a workload the API server would refuse is refused with its message
-    (`kexplain.admission.workloads`), unless `stored`."""
+    """The entry of one Pod or workload, its first copy as its pod; refused as the API server would refuse it."""
     kind = str(obj.get("kind"))
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
     copies = replicas if replicas is not None and kind != "DaemonSet" else replica_count(obj)
@@ -184,8 +154,7 @@ def entry_of(obj: dict[str, Any], src: Source, position: int, replicas: int | No
 
 
 def with_existing(entry: Entry, children: Children) -> Entry:
-    """The entry with the pods its controller still creates, given the objects of the file it
-    made already (`kexplain.controllers.existing`); raises `PodsExist` when it creates none."""
+    """The entry with the pods its controller still creates; raises `PodsExist` when none."""
     if entry.workload is None or entry.kind == "Pod":
         return entry
     todo = still_to_create(entry.workload, children)
@@ -202,15 +171,12 @@ def with_existing(entry: Entry, children: Children) -> Entry:
 
 
 class PodsExist(LeftOutNote):
-    """A workload whose controller creates nothing now: its pods (a Deployment's ReplicaSet)
-    are in the input already, each explained as what it is. Not bad input."""
+    """A workload whose controller creates nothing now (its pods are in the input). Not bad input."""
 
 
 def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bool = False,
             problems: Problems = RAISE, kube: KubeVersion = DEFAULT_VERSION) -> list[Entry]:
-    """The entries of the Pods and workloads of the POD file that are explained (`PodFile`), in
-    order (`entry_of`). A workload the API server refuses goes to `problems` (raised unless it
-    collects), and so does a file with nothing to explain."""
+    """The entries of the POD file's explained Pods and workloads, in order; refusals go to `problems`."""
     out = []
     candidates = PodFile.of(objs, path).explained
     children = Children(o for o, _ in objs) if replicas is None else None
@@ -237,8 +203,7 @@ def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bo
 
 
 def ordered_ready(workload: Mapping[str, Any] | None) -> bool:
-    """A StatefulSet whose controller creates its pods one by one (podManagementPolicy
-    OrderedReady, the default; Parallel creates them all at once)."""
+    """A StatefulSet whose controller creates its pods one by one (podManagementPolicy OrderedReady)."""
     if not workload or workload.get("kind") != "StatefulSet":
         return False
     spec = workload.get("spec") if isinstance(workload.get("spec"), dict) else {}

@@ -1,8 +1,4 @@
-"""One pending pod, admitted, and the cluster it is scheduled against: what one scheduling
-cycle starts from (`Inputs`), as `kexplain.explain.inputs` loads it, with the claims the pod's
-controllers create from its templates (`with_template_claims`). Below every module that
-schedules a pod (run, placement, batch, the queue): it imports none of them.
-"""
+"""One pending pod, admitted, and its cluster (`Inputs`); imports no module that schedules."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -30,18 +26,12 @@ class Inputs:
     warnings: list[str] = field(default_factory=list)
     claims_from_templates: bool = False    # kexplain plays the claims' controllers (`controllers_create_for`)
     kubelet_rejected: int = 0     # the set's other pods bound by spec.nodeName that their kubelet rejects
-    # The cluster as admitted with the pod, for the autoscalers to read instead of admitting it
-    # again (`single_inputs`' keep_state; None: not asked, stored, or part of it refused)
+    # The cluster as admitted with the pod, for the autoscalers (`single_inputs`' keep_state; None: not kept)
     state: ClusterState | None = None
 
 
 def with_template_claims(inputs: Inputs) -> Inputs:
-    """`inputs` with the pod's template claims made as the resourceclaim controller makes them
-    (`kexplain.controllers.resourceclaim`), for a pod that had no status as written
-    (`claims_from_templates`): the status entries are the controller's, so any the pod carries
-    (made for the pod it was copied from) are made again for this pod, and its claims join
-    the snapshot (replacing a claim of the same name: the one made for the pod copied from).
-    A note per claim created or template missing joins the warnings. Other pods: unchanged."""
+    """`inputs` with the pod's template claims made as the resourceclaim controller makes them."""
     if not inputs.claims_from_templates:
         return inputs
     snapshot = inputs.snapshot
@@ -61,6 +51,5 @@ def with_template_claims(inputs: Inputs) -> Inputs:
 
 
 def controllers_create_for(pod: dict[str, Any]) -> bool:
-    """Whether kexplain plays the controllers that create a pod's claims from its templates
-    (resource claim templates, ephemeral volume claim templates): a pod as people write it."""
+    """Whether kexplain plays the controllers that create a pod's claims from its templates."""
     return writes_claims_for(pod) or writes_volume_claims_for(pod)

@@ -1,17 +1,4 @@
-"""What the pod carries that its manifest did not say, noted in its trace for the reader: the
-requests and limits the LimitRanger admission plugin gave it, and the labels its controller
-added (extra keys `limitRanger` and `labels`, which never change the others).
-
-LimitRanger leaves the `kubernetes.io/limit-ranger` annotation on a pod it gave defaults to
-(`LimitRanger plugin set: cpu, memory request for container api; cpu limit for container api`):
-what it set, not from which LimitRange. The LimitRanges of the pod's namespace the cluster holds
-say which: for each resource set, the first of them (by name, the order admission applies them
-in: `kexplain.admission.limitranger`) whose Container items default it, as stored.
-
-A workload's controller labels its pods (`pod-template-hash`, `controller-revision-hash`,
-`kexplain.controllers.workloads.controller_labels`); the labels are shown as `kubectl get pods
---show-labels` shows them, for a pod that carries one of those.
-"""
+"""What the pod carries that its manifest did not say: LimitRanger's defaults, its controller's labels."""
 from __future__ import annotations
 
 import re
@@ -29,8 +16,7 @@ CONTROLLER_LABELS = (POD_TEMPLATE_HASH_LABEL, CONTROLLER_REVISION_HASH_LABEL)
 
 
 def limit_ranger(pod: PodInfo, snapshot: Snapshot) -> dict[str, Any] | None:
-    """`{"set": what the annotation says was set, "limitRanges": [names]}` for a pod LimitRanger
-    gave defaults to (none known: `[]`), else None."""
+    """What LimitRanger set on the pod and from which LimitRanges; None when it set nothing."""
     meta = pod.obj.get("metadata") or {}
     annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
     text = annotations.get(limitranger.ANNOTATION)

@@ -1,16 +1,4 @@
-"""The pending pass of an autoscaler command's PODS file (`kexplain autoscale PODS`, `kexplain
-karpenter PODS`), as `kexplain POD` builds it for the same file: one mechanism for every command
-that takes pods, so that a workload is taken the same way wherever a pod is.
-
-A PODS file of Pods alone is the autoscaler's input as its yardstick gives it: the Pods pending
-as written, in file order, with the claims the ephemeral volume controller creates at once for
-their generic ephemeral volumes (`ephemeral_claims`). A file with workloads (Deployment,
-ReplicaSet, StatefulSet, Job, CronJob, DaemonSet, ...) has their copies scheduled first, as the
-scheduler would place them (`explain.batch`, `kexplain.explain.inputs.load_read`): those that fit
-bound where they went, the others pending as their controller names and creates them, with what
-the controllers create besides (a StatefulSet's claims, a Deployment's ReplicaSet) and the file's
-other objects in the cluster (`PassBuilder`, `kexplain.explain.pending_pass`). Never prints.
-"""
+"""The pending pass of an autoscaler command's PODS file, built as `kexplain POD` builds it. Never prints."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -36,11 +24,7 @@ Objects = list[tuple[dict[str, Any], Source]]
 
 @dataclass(frozen=True)
 class PodsFilePass:
-    """`pending_pass`: what the autoscaler sees of the file besides its Pods (None: nothing, a
-    file of Pods none of whose volumes a controller creates); `pods`: the PODS file's objects
-    the autoscaler reads as given (every object of a file of Pods alone; else its pending Pods);
-    `warnings`: what loading and scheduling the workloads said; `state`: the cluster state the
-    workloads were scheduled against (None: a file of Pods alone), which the autoscaler reads."""
+    """What the autoscaler reads of a PODS file: the pass, the pods as given, warnings and the state used."""
 
     pending_pass: PendingPass | None
     pods: Objects
@@ -88,8 +72,7 @@ def pods_file_pass(path: str, pod_objs: Objects, cluster: Objects, kube: KubeVer
 
 
 def _stands_for(workloads: Objects) -> str | None:
-    """What the one pod explained stands for: the file's one workload (`Kind namespace/name`);
-    None (the pod itself) when the file holds others, idle ones."""
+    """What the one pod explained stands for: the file's one workload, else None."""
     if len(workloads) != 1:
         return None
     workload = workloads[0][0]

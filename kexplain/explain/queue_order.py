@@ -1,41 +1,4 @@
-"""The scheduler's queue over pods explained each on its own (`kexplain pod NAME`, `--pending`).
-
-kexplain explains a live cluster's pending pod against the cluster as it is, alone: the verdict
-its next attempt would get if nothing else moved first. But the scheduler's queue holds every
-pending pod and pops them one at a time, by PrioritySort (priority, highest first, then the time
-each entered the queue, taken here as its creation time; the listing's order after that), each
-bound, or nominated by preemption, before the next is tried. A pod that fits alone may find its
-room taken by the pods ahead of it; five pods that fit alone where one fits are not five that
-will be scheduled. The Cluster Autoscaler's loop packs every pending pod the same way (in its
-own order: `kexplain.autoscaler.podlistprocessor`), so where the two are put side by side the
-pod's answer in the queue is the one to compare.
-
-`walk` takes the pods with their verdicts alone (`Alone`) and goes through the queue as the
-scheduler does, through the same memory a file's pods are scheduled with (`explain.batch`'s
-queue): a `Carryover` of the nominations (seeded with the cluster's) and the cycles. Each pod
-changes the cluster for those after it as the scheduler leaves it: one that fits is bound
-where it goes; one whose preemption nominates a node is nominated there (counted there for
-the pods of at most its priority, in Filter and in preemption's own check of a candidate
-node), its victims terminating. A pod that fits alone is scheduled again, as the scheduler
-would, against the cluster the pods ahead of it left, once one of them changed it (plainly: no
-extra keys; its PostFilter, preemption, when it does not fit, as the scheduler runs it); a pod
-whose preemption nominates a node alone, once one of them is bound or nominated on that node:
-so a second preemptor meets the first one's nomination there, and goes elsewhere when the room
-of one victim was all there was (one that finds its node as it was keeps its nomination: the
-other nodes only lose room). At most `RERUNS` pods that fit alone and `PREEMPTION_RERUNS`
-preemptors (a dry run of preemption on node after node each) are scheduled again so
-(`QueueWalk.left` names the others: they keep their verdict alone). The other pods keep their
-verdict alone: a pod that fits nowhere and preempts nothing alone fits nowhere once others take
-room (pod affinity and topology spread, which the pods ahead can help, are the exception
-kexplain does not try).
-Its answer (`QueueAnswer`) for each pod whose verdict there differs from its verdict alone.
-
-`needed` picks the pending pods of the cluster the walk must hear of beside those explained
-already, so that `kexplain pod NAME` and `--pending` (of a namespace, or of every one) walk
-the same queue and the autoscalers see the same nominations: the pods ahead of the last one
-that moves alone, and every pod that may preempt when the nominations are read. `in_queue` is
-a trace's verdict as the queue leaves it. Never prints; no trace kept but the answers' few facts.
-"""
+"""The scheduler's queue (PrioritySort) over pods explained each alone. Never prints."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -55,9 +18,7 @@ Obj = dict[str, Any]
 
 @dataclass(frozen=True)
 class Alone:
-    """A pending pod with its verdict alone (its explanation): status, the node it would be
-    bound to (Scheduled), its PostFilter (a trace's `postFilter`: where preemption nominates
-    it, and the victims)."""
+    """A pending pod with its verdict alone: status, node, and PostFilter."""
 
     inputs: Inputs
     status: str
@@ -108,11 +69,7 @@ class Placed:
 
 @dataclass(frozen=True)
 class QueueAnswer:
-    """A pod's verdict in the scheduler's queue where it differs from its verdict alone: how
-    many pending pods come before it (`ahead`) and how many of those moved the cluster
-    (`moved`: bound or nominated), its verdict alone, its verdict after them (status; the node
-    it goes to; else the scheduler's message; where its preemption nominates it then), and the
-    pods ahead bound or nominated where it went alone (`taken_by`)."""
+    """A pod's verdict in the scheduler's queue where it differs from its verdict alone."""
 
     pod: str
     ahead: int
@@ -152,8 +109,7 @@ class QueueAnswer:
 
 
 def queue_key(pod: PodInfo, index: int) -> tuple[Any, ...]:
-    """PrioritySort's order: priority, highest first; then the time the pod entered the queue
-    (its creation time; a pod without one after those with one); then `index` (the listing)."""
+    """PrioritySort's order: priority, then the time the pod entered the queue, then `index`."""
     return -pod.priority, creation_order(creation_time(pod)), index
 
 
@@ -161,19 +117,14 @@ def in_queue_order(pods: Sequence[Alone]) -> list[Alone]:
     return [p for _, p in sorted(enumerate(pods), key=lambda ip: queue_key(ip[1].inputs.pod, ip[0]))]
 
 
-# The pods the walk schedules again at most: each is a scheduling cycle over the whole cluster
-# (one that fails, with preemption's dry run); the pods after that keep their verdict alone, and
-# `QueueWalk.left` names them. A preemptor's cycle is a dry run of preemption on node after node
-# (ten times a cycle that fits, and more): fewer of them.
+# At most this many pods are scheduled again (a cycle each); `QueueWalk.left` names the rest.
 RERUNS = 64
 PREEMPTION_RERUNS = 8
 
 
 @dataclass(frozen=True)
 class QueueWalk:
-    """The walk's answers by pod key, and the pods that change the cluster it did not schedule
-    again once `RERUNS` (or `PREEMPTION_RERUNS`) were (`left`, keys in queue order: they keep
-    their verdict alone)."""
+    """The walk's answers by pod key, and the pods it did not schedule again (`left`)."""
 
     answers: Mapping[str, QueueAnswer]
     left: tuple[str, ...] = ()
@@ -182,19 +133,13 @@ class QueueWalk:
         return self.answers.get(key)
 
     def post_filter(self, alone: Alone) -> Mapping[str, Any] | None:
-        """Where the pod's preemption nominates it as the queue leaves it (a trace's
-        `postFilter`, its answer's when the queue changes its verdict): what the autoscalers
-        read."""
+        """Where the pod's preemption nominates it as the queue leaves it: what the autoscalers read."""
         answer = self.answers.get(alone.key)
         return answer.post_filter if answer is not None else alone.post_filter
 
 
 def _stale(alone: Alone, moved: Sequence[Placed]) -> bool:
-    """Whether the pods ahead (`moved`) changed the cluster its verdict alone was found in, as
-    far as it goes: any of them, for a pod that fits alone (its best node may be taken, or
-    scored differently); for a preemptor, one bound or nominated on the node its preemption
-    nominates alone (there the room of its victims may be taken: the others only lose room, or
-    keep their candidates' victims)."""
+    """Whether the pods ahead (`moved`) changed the cluster the pod's verdict alone was found in."""
     if alone.fits:
         return bool(moved)
     return bool(alone.nominated) and any(p.node == alone.nominated for p in moved)
@@ -202,11 +147,7 @@ def _stale(alone: Alone, moved: Sequence[Placed]) -> bool:
 
 def walk(pods: Sequence[Alone], options: RunOptions, *, only: str | None = None,
          budget: int | None = None, preemptions: int | None = None) -> QueueWalk:
-    """The scheduler's queue over `pods` (see the module docstring): each pod's answer where its
-    verdict there differs from its verdict alone, by pod key. With `only` (a key), the walk
-    stops at that pod. Pods share one cluster: the first pod's snapshot and nominations. At
-    most `budget` (default `RERUNS`) pods that fit alone and `preemptions` (default
-    `PREEMPTION_RERUNS`) preemptors are scheduled again."""
+    """The scheduler's queue over `pods`: each pod's answer where it differs from its verdict alone."""
     if not pods:
         return QueueWalk({})
     left_to_run = {True: RERUNS if budget is None else budget,
@@ -264,24 +205,13 @@ def lowest_priority(snapshot: Any) -> int:
 
 
 def may_preempt(pod: PodInfo, lowest: int) -> bool:
-    """Whether the pod's preemption can find a victim: its preemptionPolicy lets it preempt
-    (not Never) and some pod on a node has a lower priority (`lowest`: the lowest); the pods
-    the queue binds before it have at least its priority, so they are never its victims."""
+    """Whether the pod's preemption can find a victim (its policy lets it, a lower priority exists)."""
     return pod.spec.get("preemptionPolicy") != "Never" and pod.priority > lowest
 
 
 def needed(explained: Sequence[Alone], pending: Sequence[Inputs],
            explain_alone: Callable[[list[Inputs]], list[Alone]], *, nominations: bool) -> list[Alone]:
-    """Every pod the walk needs, in the listing's order: `explained` (pods explained alone
-    already) and of `pending` (every pending pod of the cluster's queue, as listed) those
-    `explain_alone` explains here: with `nominations` (an autoscaler reads where each pending
-    pod is nominated), every pod that may preempt (`may_preempt`: the others are never
-    nominated); then every pod ahead of the last one that moves alone (fits, or is nominated),
-    whose verdict in the queue the pods ahead decide. The pods after it change nothing the
-    walk is asked for: so `kexplain pod NAME` walks the queue `--pending -A` walks, for its
-    own verdict and for the nominations, without explaining every pending pod. A pod of the
-    shape of one explained already (`explain.shapes`: only their names tell them apart) gets
-    its verdict alone."""
+    """Every pod the walk needs, so `kexplain pod NAME` and `--pending` walk the same queue."""
     have = {a.key: a for a in explained}
     tried = set(have)       # (a pod that cannot be explained is tried once)
     shapes = {shape: a for a in explained if (shape := pending_key(a.inputs.pod)) is not None}
@@ -313,8 +243,6 @@ def needed(explained: Sequence[Alone], pending: Sequence[Inputs],
 
 
 def in_queue(trace: Mapping[str, Any]) -> Mapping[str, Any]:
-    """A pod's verdict (a trace's `result` words) as the scheduler's queue leaves it: its
-    `queue` answer's, where the pods ahead change it, else its own. What the exit code, the
-    comparison with the scheduler and every renderer (the text's list, the page) read."""
+    """A pod's verdict as the scheduler's queue leaves it, which every reader reads."""
     queue = trace.get("queue")
     return queue["result"] if queue else trace["result"]

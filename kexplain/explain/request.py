@@ -1,10 +1,4 @@
-"""What to explain and how: the two settings objects every caller builds explicitly.
-
-`Request` is what the command line gives: the POD file, the cluster, the configuration and
-how to read them. `RunOptions` is how each scheduling cycle runs and what its trace records
-beyond the scheduler's own keys; nothing else decides it (no ambient state), so two callers
-that pass the same options get the same trace.
-"""
+"""What to explain (`Request`) and how (`RunOptions`): explicit settings objects, no ambient state."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -15,11 +9,7 @@ from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 
 @dataclass(frozen=True)
 class RunOptions:
-    """How to run one scheduling cycle, and which extra trace keys to record.
-
-    `details`: per node facts (zone, allocatable and requested resources) under the extra key
-    `details`, and for the nodes of `explain_nodes` every plugin's `explain` facts;
-    `unexamined`: the nodes the search never reached, evaluated under the key `unexamined`."""
+    """How to run one scheduling cycle, and which extra trace keys (`details`, `unexamined`) to record."""
 
     start_index: int = 0          # the scheduler's round-robin position before this pod
     preemption: bool = True       # run DefaultPreemption's dry run when no node fits
@@ -34,17 +24,13 @@ class RunOptions:
         return self if start_index == self.start_index else replace(self, start_index=start_index)
 
     def plain(self) -> "RunOptions":
-        """These options without the extra trace keys: for re-runs nobody reads in full
-        (suggestions verified by running the cycle again)."""
+        """These options without extra trace keys, for re-runs nobody reads in full (verified suggestions)."""
         return replace(self, details=False, explain_nodes=frozenset(), unexamined=False)
 
 
 @dataclass(frozen=True)
 class VersionChoice:
-    """The Kubernetes version as the command line asks for it, settled once the cluster is read:
-    `given` (--kubernetes-version, else $KEXPLAIN_KUBERNETES_VERSION) wins over the version the
-    cluster reports (a live API server's /version, the one a snapshot recorded), which wins over
-    the default; `feature_gates` (--feature-gates) change that version's gates."""
+    """The Kubernetes version asked for: --kubernetes-version over the cluster's over the default."""
 
     given: str | None = None
     feature_gates: str | None = None
@@ -56,8 +42,7 @@ class VersionChoice:
 
 @dataclass(frozen=True)
 class Request:
-    """What to explain, as the command line gives it: the POD file, the cluster objects
-    (--nodes), the scheduler configuration, how to read them, and `run`, how to run."""
+    """What to explain, as the command line gives it, and `run`, how to run it."""
 
     pod_path: str
     node_paths: tuple[str, ...] = ()
@@ -72,6 +57,5 @@ class Request:
     autoscaler_config: str | None = None  # --autoscaler-config: CA's settings
     run: RunOptions = field(default_factory=RunOptions)
     kube: KubeVersion = DEFAULT_VERSION   # the Kubernetes version followed: scheduler, gates, API server
-    # None: follow `kube`. Else the version is settled from this choice and the version a
-    # snapshot in --nodes recorded (`kexplain.load.live.recorded_version`), and `kube` is unused.
+    # None: follow `kube`; else the version is settled from this choice and a snapshot's recorded one.
     version: VersionChoice | None = None

@@ -1,25 +1,5 @@
-"""The scheduling queue's retry of a set's pods (pkg/scheduler/backend/queue, QueueingHints):
-after the pass in creation order, a pod left unschedulable waits among the unschedulable pods
-with the plugins that rejected it, and an event brings it back to the active queue when one of
-those plugins' queueing hints says it may now fit.
-
-In a set the events are the bindings of the set's later pods (AssignedPod/Add: kexplain
-changes no node). The hints of the followed minor for that event:
-
-- **InterPodAffinity** (isSchedulableAfterPodChange): Queue when the bound pod matches every
-  required pod affinity term of the waiting pod (a pod that satisfies its affinity arrived);
-- **PodTopologySpread**: Queue when the bound pod is in the waiting pod's namespace and its
-  labels match the selector of one of the waiting pod's spread constraints;
-- every other plugin that rejects pods (NodeResourcesFit, NodePorts, TaintToleration,
-  NodeAffinity, volume and DRA plugins, ...): no hint for a pod's binding (they wait for pod
-  deletions, node or claim changes, which a set does not make).
-
-A waiting pod brought back is scheduled again against the cluster as it is now; when it fits
-it is bound (an event for the others), and the next copies of its workload follow; this goes on
-until no waiting pod moves. Each pod's first attempt is left as it was; `Retried` says what the
-retries did, and which binding brought each pod back. Not reproduced: backoff timing (only the
-end state is told), and pods nominated by preemption (they wait for their victims to go).
-"""
+"""The scheduling queue's retry of a set's pods by QueueingHints (pkg/scheduler/backend/queue), e.g.
+InterPodAffinity's isSchedulableAfterPodChange."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -50,8 +30,7 @@ class Bound:
 
 
 def rejecting_plugins(trace: Trace) -> frozenset[str]:
-    """The plugins of an attempt's diagnosis that rejected the pod (its unschedulable plugins):
-    the PreFilter plugin that turned it away, and each node's failing Filter plugin."""
+    """The plugins that rejected the pod in an attempt (its unschedulable plugins)."""
     out = {s.get("plugin") for s in trace.pre_filter or () if s.get("code") in REJECTED}
     out |= {s.get("plugin") for s in (trace.filter or {}).values() if s.get("code") in REJECTED}
     return frozenset(p for p in out if p)
@@ -92,9 +71,7 @@ def requeued_by(pod: PodInfo, plugins: frozenset[str], event: Bound) -> str:
 
 @dataclass(frozen=True)
 class Retried:
-    """A pod (or a workload's copy) scheduled again on a retry: where it went (None: still
-    unschedulable), which binding brought it back and by which plugin's hint, and in which
-    round of retries."""
+    """A pod scheduled again on a retry: where it went, what brought it back, and in which round."""
 
     entry: Entry
     pod: str
@@ -114,9 +91,7 @@ class Retried:
 
 @dataclass
 class Waiting:
-    """An object with a pod left unschedulable: its entry and base inputs (its pod before any
-    copy), the index of its first copy not placed, when it was last tried (an event sequence
-    number), and the plugins that rejected it then."""
+    """An object with a pod left unschedulable, and the plugins that rejected it when last tried."""
 
     entry: Entry
     inputs: Inputs
@@ -142,9 +117,7 @@ class _Shifted(Copies):
 
 
 def waiting_of(entry: Entry, inputs: Inputs, placed: int, unfit: Any, seq: int) -> Waiting | None:
-    """What waits of an object after its first attempt (`unfit`: its placement that did not
-    fit), None when nothing does: every copy fit, it is held back (gated) or failed with an
-    error, preemption nominated a node for it, or a DaemonSet's or an idle workload's."""
+    """What waits of an object after its first attempt; None when nothing does."""
     if unfit is None or entry.daemon or entry.idle or unfit.trace.result.status != UNSCHEDULABLE:
         return None
     if (unfit.trace.post_filter or {}).get("nominatedNodeName"):
@@ -154,13 +127,7 @@ def waiting_of(entry: Entry, inputs: Inputs, placed: int, unfit: Any, seq: int) 
 
 def retry(queue: Any, waiting: list[Waiting], events: list[Bound], next_seq: Callable[[], int],
           order: Callable[[Waiting], Any], on_unfit: Callable[[Waiting, Any], None] | None = None) -> list[Retried]:
-    """Retry the `waiting` objects on `queue` (`kexplain.explain.batch.Queue`, as the first
-    pass left it) until none moves: in each round, in queue order, an object that a binding
-    since its last try brings back (`requeued_by`) is scheduled again from its first copy not
-    placed. `events` are the bindings so far (grown as pods land); `next_seq` numbers events and
-    tries. `on_unfit(w, placement)`: a retry's copy that did not fit, with its trace (what a
-    verdict on where the pods end up reads: lint's; not kept here, as a trace of a large
-    cluster weighs megabytes). Returns what each retry did, in order."""
+    """Retry the `waiting` objects on `queue` until none moves; what each retry did, in order."""
     out: list[Retried] = []
     for round_ in range(1, MAX_ROUNDS + 1):
         moved = False

@@ -1,10 +1,4 @@
-"""One explanation: the pod's profile bound to its cluster, and one scheduling cycle, traced.
-
-`explain(inputs, options)` runs the cycle as `options` say (where the round-robin starts,
-preemption, and which extra trace keys to record): everything that decides the trace is an
-argument. The inputs come from `kexplain.explain.inputs`; the CLI, lint, the batch, the
-placement of copies and the suggestions' re-runs all call this. Never prints.
-"""
+"""One explanation: the pod's profile bound to its cluster, and one scheduling cycle, traced. Never prints."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -22,9 +16,7 @@ from kexplain.plugins.names import DEFAULT_PREEMPTION
 
 
 def explain(inputs: Inputs, options: RunOptions | Request) -> Trace:
-    """The trace of one scheduling cycle of `inputs.pod` (a `Request` runs as its `run` options);
-    of a pod bound to a node of the cluster by `spec.nodeName`, which no scheduler sees, its
-    kubelet's admission instead (`kexplain.explain.kubelet`)."""
+    """The trace of one scheduling cycle of `inputs.pod`, or its kubelet's verdict when it names its node."""
     if isinstance(options, Request):
         options = options.run
     node = bound_node(inputs.pod, inputs)
@@ -45,8 +37,7 @@ def schedule_options(inputs: Inputs, options: RunOptions) -> Options:
 
 
 def framework_for(inputs: Inputs, options: RunOptions | Request) -> Framework:
-    """The pod's profile (by schedulerName) with its plugins, bound to the snapshot; without
-    DefaultPreemption when `options.preemption` is off."""
+    """The pod's profile bound to the snapshot, without DefaultPreemption when preemption is off."""
     if isinstance(options, Request):
         options = options.run
     scheduler_name = inputs.pod.spec.get("schedulerName") or "default-scheduler"

@@ -1,12 +1,4 @@
-"""Pending pods that only their names tell apart, explained once (`kexplain pod --pending`).
-
-Hundreds of pending pods are mostly copies: the replicas of a few workloads. Against one
-unchanged cluster, two pending pods of one `kexplain.model.shapes.pending_key` get the same
-verdict, search, scores, preemption dry run and suggestions: nothing the scheduler reads tells
-them apart. So the first of each shape is explained and the others get its trace with their own
-name (`renamed`). A pod whose identity the engine does read (a nominated node, resource claims,
-generic ephemeral volumes) has no key: it is explained on its own.
-"""
+"""Pending pods that only their names tell apart (`pending_key`), explained once and renamed."""
 from __future__ import annotations
 
 import re
@@ -18,8 +10,7 @@ from kexplain.model.pod import PodInfo
 
 
 def renamed(trace: Trace, first: PodInfo, pod: PodInfo) -> Trace:
-    """`first`'s trace as `pod`'s: the pod named, and `first`'s name in the suggestions (the
-    objects they change, their words) replaced by `pod`'s."""
+    """`first`'s trace as `pod`'s: the pod's name in place of `first`'s, suggestions included."""
     out = replace(trace, pod={"namespace": pod.namespace, "name": pod.name}, extra=dict(trace.extra))
     if "suggestions" in trace.extra:
         old = re.compile(r"(?<![\w.-])" + re.escape(first.key) + r"(?![\w.-])")     # not inside another name

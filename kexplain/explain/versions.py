@@ -1,15 +1,4 @@
-"""What changes when the cluster is upgraded: one pod explained under several Kubernetes
-versions, and only what differs between their traces (`--compare-versions 1.35,1.36`).
-
-The POD file and the cluster are read once; each version then loads them as its own API
-server and scheduler would (configuration defaults, admission, plugins: `load_read`) and runs
-the cycle. `differences` compares the traces key by key, as a reader of the trace would: the
-verdict, the chosen node (and whether a tie is broken at random), the FailedScheduling event,
-the scheduler's error, the plugin that gated the pod, PreFilter's rejections, each node's
-Filter verdict plugin by plugin, each node's score plugin by plugin, and what preemption
-would do. A version under which the input is refused (its API server refuses an object)
-counts as a difference too. Never prints.
-"""
+"""One pod explained under several Kubernetes versions, and only what differs. Never prints."""
 from __future__ import annotations
 
 import re
@@ -42,8 +31,7 @@ Trace = Mapping[str, Any]
 
 @dataclass(frozen=True)
 class Change:
-    """One thing that differs: what (`ORDER`), the node and plugin it is about when it is about
-    one, and its value under each version (by minor; None: absent under that version)."""
+    """One thing that differs (`ORDER`), its node and plugin, and its value under each version."""
 
     what: str
     values: Mapping[str, Any]
@@ -104,10 +92,7 @@ def verdict(run: Run) -> dict[str, Any]:
 
 def compare_versions(req: Request, kubes: Sequence[KubeVersion], options: RunOptions,
                      stdin: BinaryIO | None = None) -> Comparison:
-    """`req`'s one pod explained under each of `kubes` (the files read once), compared. An
-    input refused alike under every version is the error (KexplainError); refused under some
-    only, it is a difference. A POD file of several pods or copies is refused: they are
-    compared by `kexplain lint --compare-versions`."""
+    """`req`'s one pod explained under each of `kubes` and compared; refused under some only is a difference."""
     with bulk_load():
         objs = load_objects([req.pod_path], req.max_bytes, stdin, max_objects=req.max_objects,
                             namespace=req.namespace)
@@ -155,14 +140,12 @@ _POD_NAME = re.compile(r'pods "[^"]*"')
 
 
 def unnamed(refusal: str) -> str:
-    """A refusal without the name of the pod refused: a Deployment's pods are named after its
-    pod-template-hash, which each version computes (the same refusal otherwise)."""
+    """A refusal without the pod's name, which each version's pod-template-hash makes differ."""
     return _POD_NAME.sub('pods "..."', refusal)
 
 
 def _not_created(loaded: Loaded, options: RunOptions) -> None:
-    """The one workload of the file, when its controller gets none of its pods created
-    (`kexplain.explain.created`), refused with its FailedCreate: nothing to compare."""
+    """The file's one workload when its controller gets none of its pods created: nothing to compare."""
     assert loaded.pool is not None
     for outcome in explain_batch(loaded.batch, loaded.pool, options):
         if outcome.entry.not_created:
@@ -241,8 +224,7 @@ def _preemption(trace: Trace) -> dict[str, Any] | None:
 
 
 def _filters(trace: Trace) -> dict[str, dict[str, Any]]:
-    """Each node examined: the plugins that rejected it, {plugin: {code, reasons}} (every
-    plugin with `filterAll`, the scheduler's first one without); {} when none did."""
+    """Each node examined: the plugins that rejected it, {plugin: {code, reasons}}."""
     every = trace.get("filterAll")
     out: dict[str, dict[str, Any]] = {}
     for node, status in (trace.get("filter") or {}).items():

@@ -5,8 +5,7 @@ from typing import Any
 
 
 class CycleState:
-    """A key/value store; values with a `clone()` are copied when the state is cloned
-    (preemption's what-ifs change a clone, never the original)."""
+    """kube-scheduler's CycleState: values with a `clone()` are copied when the state is cloned."""
 
     __slots__ = ("_data", "skip_filter_plugins", "skip_score_plugins")
 

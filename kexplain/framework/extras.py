@@ -1,12 +1,4 @@
-"""What people need to read a decision, added after it under extra trace keys.
-
-The scheduler's own keys say what it did; these say why it reads that way, and never touch
-them: `details` (per node: zone, allocatable and requested resources; for the nodes named,
-every plugin's `explain` facts) and `unexamined` (the nodes the search never reached, filtered
-and scored against the same cycle state: would one of them have beaten the winner?). The
-caller's options decide which are recorded (`schedule.Options`); `schedule_pod` calls these
-with the `Cycle` it ran.
-"""
+"""The extra trace keys (`details`, `unexamined`), which never touch the scheduler's own."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -37,8 +29,7 @@ class Cycle:
 
 
 def plugin_verdicts(columns: list[tuple[str, list[Status] | None]], k: int) -> dict[str, Any]:
-    """Every Filter plugin's verdict on node `k` of a filtered batch (the trace's filterAll
-    entry for it): plugin -> status JSON, `Skip` for a plugin PreFilter told to skip."""
+    """Every Filter plugin's verdict on node `k` of a filtered batch (its filterAll entry)."""
     return {name: verdict_json(None if col is None else col[k]) for name, col in columns}
 
 
@@ -48,8 +39,7 @@ def verdict_json(status: "Status | None") -> dict[str, Any]:
 
 
 def node_facts(ni: "NodeInfo") -> dict[str, Any]:
-    """A node's zone and, per resource it offers or its pods request, allocatable and
-    requested (the bound pods' requests, as the scheduler's cache adds them up)."""
+    """A node's zone and, per resource, allocatable and requested (as the scheduler's cache adds them up)."""
     alloc, used = ni.allocatable, ni.requested
     resources: dict[str, dict[str, str]] = {}
     for name in ("cpu", "memory", "ephemeral-storage"):
@@ -76,10 +66,7 @@ def pod_facts(pod: "PodInfo") -> dict[str, Any]:
 
 
 def record_details(fw: Framework, pod: "PodInfo", trace: Trace, cycle: Cycle, explain_nodes: frozenset[str]) -> None:
-    """Extra key `details`: the pod's requests; facts for every node the search visited (with
-    the facts of the plugins the overview reads, `Explainer.in_overview`); for
-    the nodes of `explain_nodes`, every plugin's `explain` facts, and for such a node the
-    search never visited, every Filter plugin's verdict on it (`filterAll`, `examined: false`)."""
+    """Extra key `details`: the pod's requests, each visited node's facts and `explain_nodes`' plugin facts."""
     snapshot = fw.snapshot
     visited = list(dict.fromkeys(trace.search.order)) if trace.search is not None else []
     nodes: dict[str, Any] = {}
@@ -110,10 +97,7 @@ def record_details(fw: Framework, pod: "PodInfo", trace: Trace, cycle: Cycle, ex
 
 
 def evaluate_unexamined(fw: Framework, pod: "PodInfo", trace: Trace, cycle: Cycle) -> None:
-    """Extra key `unexamined`: the nodes of the search list the round-robin never reached
-    (and the feasible one it found too many and dropped), filtered against a copy of the
-    cycle state, then scored together with the nodes that were scored, as if the scheduler
-    had looked at all of them. `higher` names the ones that would have beaten the winner."""
+    """Extra key `unexamined`: the nodes the round-robin never reached, filtered and scored as if it had."""
     visited = set(trace.search.order) if trace.search is not None else set()
     never = [ni for ni in cycle.order if ni.name not in visited]
     out: dict[str, Any] = {"nodes": [ni.name for ni in never],

@@ -1,34 +1,4 @@
-"""The plugin contract: one interface per extension point, with kube-scheduler's names.
-
-A plugin is a `Plugin` subclass that names itself and declares the extension points it
-implements by inheriting their interfaces, as kube-scheduler's plugins assert
-`var _ fwk.FilterPlugin = &NodeName{}`:
-
-    class NodeName(FilterPlugin, Explainer): ...
-
-    PreEnqueuePlugin   pre_enqueue(pod) -> Status
-    QueueSortPlugin    less(a, b) -> bool
-    PreFilterPlugin    pre_filter(state, pod, nodes) -> (PreFilterResult | None, Status)
-    PreFilterExtensions  add_pod / remove_pod(state, pod, other, node_info) -> Status
-    FilterPlugin       filter(state, pod, node_info) -> Status, and filter_nodes(state, pod, nodes)
-    PostFilterPlugin   post_filter(state, pod, statuses: NodeToStatus) -> (PostFilterResult | None, Status)
-    PreScorePlugin     pre_score(state, pod, nodes) -> Status
-    ScorePlugin        score(state, pod, node_info) -> int, and score_nodes(state, pod, nodes)
-    ScoreExtensions    normalize_score(state, pod, scores: NodeScoreList) -> Status (in place)
-    SignPlugin         sign_pod(pod) -> list[(key, value)] | None (OpportunisticBatching's signature)
-    Explainer          explain(state, pod, node_info) -> dict | None (kexplain's own: the facts)
-
-ReservePlugin, PermitPlugin, PreBindPlugin, BindPlugin and PostBindPlugin have no methods
-here: they are declared so that configuration can be validated, and never run (kexplain
-stops before binding). The declared points are the class's `extension_points`, by the names
-KubeSchedulerConfiguration gives them (`ExtensionPoint`); `check_plugin` holds a class to its
-declaration both ways, and the registry applies it to every plugin it hands out.
-
-The interfaces are plain classes with abstract methods rather than `typing.Protocol`s: a
-plugin declares them explicitly anyway, and the framework checks every plugin at each of its
-points whenever it is built (once per pod), where an isinstance against a runtime-checkable
-Protocol costs microseconds on Python 3.11.
-"""
+"""The plugin contract: one interface per extension point, with kube-scheduler's names (`fwk.FilterPlugin`)."""
 from __future__ import annotations
 
 from abc import abstractmethod
@@ -51,8 +21,7 @@ MIN_NODE_SCORE = 0
 
 
 class ExtensionPoint(str, Enum):
-    """The extension points, by their KubeSchedulerConfiguration field names (in the v1 API's
-    order: kexplain.config.EXTENSION_POINTS lists the same names for the decoder)."""
+    """The extension points, by their KubeSchedulerConfiguration field names, in the v1 API's order."""
 
     PRE_ENQUEUE = "preEnqueue"
     QUEUE_SORT = "queueSort"
@@ -91,9 +60,7 @@ class PreFilterResult:
 
 @dataclass(slots=True)
 class NodeScoreList:
-    """Go's NodeScoreList (a []NodeScore) as two columns in node order: the nodes' names, and
-    their scores, which normalizers rewrite in place (`scores[i] = ...`). Columns rather than
-    an object per node: a cycle scores hundreds of nodes, and a workload's copies a cycle each."""
+    """Go's NodeScoreList as two columns in node order (names, scores), which normalizers rewrite in place."""
 
     names: list[str]
     scores: list[int]
@@ -125,9 +92,7 @@ class PostFilterResult:
 
 
 class Handle(Protocol):
-    """What the framework offers plugins (kube-scheduler's framework.Handle, the parts we need),
-    and kexplain's own `preemption_offset`: where DefaultPreemption's candidate search starts
-    (the scheduler picks it at random)."""
+    """kube-scheduler's framework.Handle (the parts we need), plus DefaultPreemption's `preemption_offset`."""
 
     snapshot: "Snapshot"
     profile_name: str
@@ -144,13 +109,10 @@ class Handle(Protocol):
 
 
 class Plugin:
-    """What every interface below builds on (kube-scheduler's fwk.Plugin): a name, the args
-    of its profile and the framework's handle. `extension_points` is derived from the
-    interfaces the class inherits: the declaration."""
+    """kube-scheduler's fwk.Plugin: a name, its profile's args and the handle."""
 
     name: ClassVar[str] = ""
-    # Its Filter status and raw Score on a node depend only on the pod, its args and that
-    # node's NodeInfo (nothing else a bind changes): kept across cycles (framework.node_memo).
+    # Filter status and raw Score depend only on the pod, args and that NodeInfo (`framework.node_memo`).
     node_local: ClassVar[bool] = False
     extension_points: ClassVar[frozenset[ExtensionPoint]] = frozenset()
     _point: ClassVar[ExtensionPoint | None] = None   # set by each extension point's interface
@@ -168,20 +130,17 @@ class Plugin:
     def __init__(self, args: Mapping[str, Any] | None, handle: Handle) -> None:
         self.args: Mapping[str, Any] = args or {}
         self.handle = handle
-        # The version whose behaviour to follow (Go hands plugins feature.Features); a plugin made
-        # with a handle that names none (a unit test's stand-in) follows the default one.
+        # The version to follow (Go hands plugins feature.Features); default for a handle naming none.
         self.kube: KubeVersion = getattr(handle, "kube", DEFAULT_VERSION)
 
     @classmethod
     def points_at(cls, kube: "KubeVersion") -> frozenset[ExtensionPoint]:
-        """The extension points this plugin implements in `kube`'s minor: the declared ones,
-        unless a plugin gained or lost an interface between minors (it overrides this)."""
+        """The extension points this plugin implements in `kube`'s minor (overridden where they changed)."""
         return cls.extension_points
 
     @classmethod
     def listed(cls, plugins: Mapping[str, "Plugin"], names: Iterable[str]) -> list[Self]:
-        """The plugins `names`, in order, as this interface; FrameworkError for one that does not
-        declare it (the configuration refuses such profiles; a profile built by hand may not)."""
+        """The plugins `names`, in order, as this interface; FrameworkError for one that does not declare it."""
         out: list[Self] = []
         for name in names:
             pl = plugins[name]
@@ -214,8 +173,7 @@ class PreFilterPlugin(Plugin):
 
 
 class PreFilterExtensions(Plugin):
-    """A PreFilter plugin whose state follows pods added to or removed from a node (the
-    nominated pods, preemption's victims): kube-scheduler's PreFilterExtensions()."""
+    """kube-scheduler's PreFilterExtensions(): state following pods added to or removed from a node."""
 
     @abstractmethod
     def add_pod(self, state: CycleState, pod: "PodInfo", other: "PodInfo", node_info: "NodeInfo") -> Status: ...
@@ -231,9 +189,7 @@ class FilterPlugin(Plugin):
     def filter(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo") -> Status: ...
 
     def filter_nodes(self, state: CycleState, pod: "PodInfo", nodes: Sequence["NodeInfo"]) -> list[Status]:
-        """`filter` on each of `nodes`, in order: the runner's call. A plugin overrides it to do
-        its per-pod work once for the whole list (tests/test_batch_plugins.py holds every
-        override to `filter`, node for node)."""
+        """`filter` on each of `nodes`, in order; overridden to do per-pod work once for the list."""
         filter_one = self.filter
         return [filter_one(state, pod, ni) for ni in nodes]
 
@@ -293,23 +249,14 @@ class PostBindPlugin(Plugin):
 
 
 class SignPlugin(Plugin):
-    """kube-scheduler's SignPlugin: the parts of a pod this plugin's verdicts and scores depend
-    on, as (key, value) fragments (`kexplain.framework.signers`), or None when the plugin
-    cannot sign the pod (it is then never batched). A profile with a Filter or Score plugin
-    that is no SignPlugin signs no pod."""
+    """kube-scheduler's SignPlugin: the pod's parts this plugin's verdicts depend on, or None (never batched)."""
 
     @abstractmethod
     def sign_pod(self, pod: "PodInfo") -> list[tuple[str, Any]] | None: ...
 
 
 class Explainer(Plugin):
-    """kexplain's own: the facts behind a plugin's verdict on one node, as JSON-ready values
-    (what it compared: requested against allocatable, the taints not tolerated, the skew per
-    domain...), read from what its PreFilter/PreScore stored in the cycle state. It must not
-    change the state, and returns None when it has nothing to say about the node. The
-    framework asks only after the scheduling decision (Framework.run_explain). A plugin whose
-    facts the overview reads for every node the search visited (not only for `--node`) says so
-    with `in_overview`."""
+    """kexplain's own: the JSON-ready facts behind a plugin's verdict on one node (`run_explain`)."""
 
     in_overview: ClassVar[bool] = False
 
@@ -317,15 +264,11 @@ class Explainer(Plugin):
     def explain(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo") -> dict[str, Any] | None: ...
 
     def notes(self, state: CycleState, pod: "PodInfo") -> list[str]:
-        """What the plugin could not reproduce for this cycle, in plain words (the trace's
-        `notes`): a behaviour of the version followed that kexplain does not implement and the
-        pod or cluster uses. Asked once per cycle, after the decision; none by default."""
+        """What the plugin could not reproduce for this cycle (the trace's `notes`); none by default."""
         return []
 
     def rejection(self, state: CycleState, pod: "PodInfo") -> dict[str, Any] | None:
-        """The facts behind this plugin's PreFilter rejection of the pod, which holds for every
-        node (the trace's `rejection`): what its message does not name. Asked once, after the
-        decision, only when this plugin's PreFilter stopped the cycle; none by default."""
+        """The facts behind this plugin's PreFilter rejection that its message does not name (`rejection`)."""
         return None
 
 
@@ -349,9 +292,7 @@ def _methods(interface: type[Plugin]) -> frozenset[str]:
 
 
 def check_plugin(cls: type[Plugin]) -> None:
-    """Raise TypeError unless `cls` has a name, implements every method of the interfaces it
-    declares, declares every interface whose methods it has, and declares the extension point
-    each of its optional interfaces belongs to."""
+    """Raise TypeError unless `cls` is named and declares exactly the interfaces it implements."""
     if not cls.name:
         raise TypeError(f"plugin class {cls.__qualname__} has no name")
     missing = sorted(cls.__abstractmethods__)

@@ -1,17 +1,4 @@
-"""OpportunisticBatching (beta, on by default in v1.35): reusing one cycle's ranking for the next pod.
-
-When consecutive pods sign alike (`Framework.sign_pod`), the scheduler keeps the previous
-cycle's score ranking (`SortedScores`, its best node already taken). If the node the previous
-pod went to now rejects the new pod, the next node of that ranking is handed out as a hint:
-the new pod is filtered on it alone, like a nominated node, and when it fits it is taken
-without a search or scoring. Mirrors runtime/batch.go: `get_node_hint` after PreFilter,
-`store_results` after a pod is placed.
-
-The real batch also expires 500 ms after the cycle that scored; kexplain schedules a
-sequence's pods back to back, so it never expires here. One `OpportunisticBatch` per profile,
-kept across the cycles of a sequence; the cycle count is the scheduler's (one per pod taken
-from the queue: a gated pod is never taken).
-"""
+"""OpportunisticBatching (runtime/batch.go): reusing one cycle's ranking for the next pod that signs alike."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -35,8 +22,7 @@ class _LastCycle:
 
 
 class OpportunisticBatch:
-    """One profile's batch state across a sequence of cycles (mutable: it is the scheduler's
-    memory between pods)."""
+    """One profile's batch state across a sequence of cycles: the scheduler's memory between pods."""
 
     def __init__(self) -> None:
         self._signature: str | None = None
@@ -51,8 +37,7 @@ class OpportunisticBatch:
         return out
 
     def get_node_hint(self, fw: "Framework", state: CycleState, pod: "PodInfo", cycle: int) -> tuple[str, str | None]:
-        """The hint for `pod` in cycle `cycle` ("" for none) and its signature; a hint is popped
-        from the kept ranking, so it is never handed out twice."""
+        """The hint for `pod` in `cycle` ("" for none) and its signature; a hint is never handed out twice."""
         signature = fw.sign_pod(pod)
         if not self._compatible(fw, state, pod, signature, cycle):
             return "", signature
@@ -85,9 +70,7 @@ class OpportunisticBatch:
 
     def store_results(self, signature: str | None, hint: str, chosen: str, rest: SortedScores | None,
                       cycle: int) -> None:
-        """After a pod of cycle `cycle` was placed on `chosen`: keep the ranking when the hint
-        was taken, else the rest of this cycle's ranking (`rest`: None when it did not score)
-        for the next pods that sign alike."""
+        """After a pod of `cycle` was placed on `chosen`: keep the ranking for the next pods that sign alike."""
         self._last = _LastCycle(cycle, chosen)
         if hint and hint == chosen:
             return

@@ -1,25 +1,4 @@
-"""The preemption evaluator: for a pod that fits on no node, would evicting lower-priority
-pods make room, where, and which pods would have to go?
-
-This is the engine behind DefaultPreemption's PostFilter (kube-scheduler's
-framework/preemption plus DefaultPreemption's victim selection), run as a dry run:
-nothing is evicted and no API call is made. It answers with the node the pod would be
-nominated to and the victims on it, or with the FitError-style message explaining why
-preemption cannot help. Rendering is left to the caller.
-
-What the scheduler does, and so what this module reproduces:
-
-* only nodes rejected with plain `Unschedulable` are worth a look (UnschedulableAndUnresolvable
-  ones cannot be fixed by removing pods);
-* the nodes are visited from an offset (random in the scheduler, 0 here unless given) until
-  enough candidates are found (`minCandidateNodesPercentage`/`minCandidateNodesAbsolute`);
-* on each node every lower-priority pod is removed from a copy of the node and of the cycle
-  state; if the pod then fits, victims are reprieved one by one, PDB-protected pods first,
-  most important first, keeping each one whose return still lets the pod fit;
-* among the candidates, the node with the fewest PDB violations wins, then the lowest
-  highest-victim priority, the smallest priority sum, the fewest victims, the latest start of
-  the highest-priority victims, then the first.
-"""
+"""DefaultPreemption's evaluator (kube-scheduler's framework/preemption), run as a dry run."""
 from __future__ import annotations
 
 import calendar
@@ -85,11 +64,7 @@ def parse_timestamp(text: str) -> int | None:
 
 
 class StartTimes:
-    """A pod's start time (`status.startTime`) in nanoseconds.
-
-    A pod that has not started counts as starting "now", read afresh on every call as the
-    scheduler's clock is: each reading is later than the previous one and than any recorded
-    start. One instance serves one preemption attempt."""
+    """A pod's start time in nanoseconds; a pod not started reads the clock afresh, as the scheduler's does."""
 
     def __init__(self) -> None:
         self._now = time.time_ns()
@@ -169,9 +144,7 @@ def disruption_budgets(snapshot: "Snapshot") -> list[DisruptionBudget]:
 
 def filter_pods_with_pdb_violation(pods: Iterable["PodInfo"], pdbs: Sequence[DisruptionBudget]
                                    ) -> tuple[list["PodInfo"], list["PodInfo"]]:
-    """Split `pods` (order kept) into those whose eviction, counted in this order, would take
-    some matching budget below zero, and the rest. A pod already listed in a budget's
-    disruptedPods does not use up that budget."""
+    """filterPodsWithPDBViolation: split `pods` into those whose eviction would break a budget, and the rest."""
     allowed = [b.disruptions_allowed for b in pdbs]
     by_namespace: dict[str, list[int]] = {}
     for i, b in enumerate(pdbs):
@@ -227,10 +200,7 @@ def is_preemption_allowed(victim: "PodInfo", preemptor: "PodInfo") -> bool:
 
 def select_victims_on_node(handle: "Handle", state: CycleState, pod: "PodInfo", node_info: "NodeInfo",
                            pdbs: Sequence[DisruptionBudget], times: StartTimes) -> tuple[Victims | None, Status]:
-    """The fewest lower-priority pods to evict from `node_info` for `pod` to fit.
-
-    `state` and `node_info` must be copies: both are changed. Returns the victims and
-    Success, or None and the status saying why this node cannot help."""
+    """SelectVictimsOnNode: the fewest lower-priority pods to evict for `pod` to fit (changes its arguments)."""
 
     def remove(victim: "PodInfo") -> None:
         node_info.remove_pod(victim)
@@ -286,22 +256,19 @@ def select_victims_on_node(handle: "Handle", state: CycleState, pod: "PodInfo", 
 
 def calculate_num_candidates(num_nodes: int, percentage: int = DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE,
                              absolute: int = DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE) -> int:
-    """How many candidates the dry run looks for: `percentage` of the nodes, at least
-    `absolute`, at most all of them."""
+    """calculateNumCandidates: `percentage` of the nodes, at least `absolute`, at most all of them."""
     n = num_nodes * percentage // 100
     return min(max(n, absolute), num_nodes)
 
 
 def nodes_where_preemption_might_help(nodes: Sequence["NodeInfo"], statuses: NodeToStatus) -> list["NodeInfo"]:
-    """The nodes rejected with plain Unschedulable (absent nodes share the absent status),
-    in node order. UnschedulableAndUnresolvable nodes cannot be fixed by evicting pods."""
+    """nodesWherePreemptionMightHelp: the nodes rejected with plain Unschedulable, in node order."""
     return [ni for ni in nodes if statuses.get(ni.name).code is Code.UNSCHEDULABLE]
 
 
 @dataclass
 class DryRun:
-    """What the dry run found: candidates (PDB-respecting ones first), the statuses of the
-    nodes that are no candidate, and the errors met."""
+    """What the dry run found: candidates (PDB-respecting first), the other nodes' statuses, the errors."""
 
     candidates: list[Candidate]
     statuses: NodeToStatus
@@ -312,9 +279,7 @@ class DryRun:
 def dry_run_preemption(handle: "Handle", state: CycleState, pod: "PodInfo", potential: Sequence["NodeInfo"],
                        pdbs: Sequence[DisruptionBudget], offset: int, num_candidates: int,
                        times: StartTimes) -> DryRun:
-    """Visit `potential` round-robin from `offset` and stop once at least one PDB-respecting
-    candidate is known and `num_candidates` candidates in all (each kind keeps at most
-    `num_candidates`)."""
+    """DryRunPreemption: visit `potential` round-robin from `offset` until enough candidates are found."""
     non_violating: list[Candidate] = []
     violating: list[Candidate] = []
     out = DryRun([], NodeToStatus())
@@ -340,8 +305,7 @@ def dry_run_preemption(handle: "Handle", state: CycleState, pod: "PodInfo", pote
 
 
 def pick_one_node_for_preemption(candidates: Sequence[Candidate], times: StartTimes) -> str:
-    """The best candidate's node: each criterion in turn narrows the tied candidates; the
-    first of the remaining ones wins."""
+    """pickOneNodeForPreemption: each criterion in turn narrows the tied candidates; the first left wins."""
     if not candidates:
         return ""
     criteria: list[Callable[[Victims], int]] = [
@@ -405,8 +369,7 @@ def _details(offset: int, num_candidates: int, potential: Sequence["NodeInfo"], 
 # -- what the explanation shows of the candidates (kexplain) ---------------------------------
 
 def _victim_details(victims: Sequence["PodInfo"], pdbs: Sequence[DisruptionBudget]) -> list[dict[str, Any]]:
-    """Each victim's priority and the PodDisruptionBudgets its eviction would violate: those
-    selecting it once the victims before it have used up their disruptionsAllowed."""
+    """Each victim's priority and the PodDisruptionBudgets its eviction would violate."""
     violating, _ = filter_pods_with_pdb_violation(victims, pdbs)
     breaking = {victim_key(p) for p in violating}
     out = []
@@ -428,9 +391,7 @@ _LAST_CRITERIA = "the later start of its highest-priority victims, then the cand
 
 
 def _lost_on(candidates: Sequence[Candidate], chosen: Candidate | None) -> dict[str, str]:
-    """Node -> the criterion on which the chosen candidate beat it. The start-time criterion
-    reads the clock for pods that have not started, so it is not replayed: candidates still
-    tied with the chosen one after the first four criteria lost on start time or order."""
+    """Node -> the criterion on which the chosen candidate beat it (start time is not replayed)."""
     if chosen is None or len(candidates) < 2:
         return {}
     out: dict[str, str] = {}
@@ -450,9 +411,7 @@ def _lost_on(candidates: Sequence[Candidate], chosen: Candidate | None) -> dict[
 def preempt(handle: "Handle", state: CycleState, pod: "PodInfo", statuses: NodeToStatus, *,
             offset: int = 0, percentage: int = DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE,
             absolute: int = DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE) -> tuple[PostFilterResult | None, Status]:
-    """Find candidates, pick one: (result naming the node and victims, Success); or (result
-    with no node, Unschedulable with the FitError-style message); or (None, Error).
-    The pod's eligibility to preempt is the caller's check."""
+    """Evaluator.Preempt: find candidates and pick one, or the FitError-style message saying why none helps."""
     all_nodes = handle.snapshot.node_infos
     if not all_nodes:
         return None, Status.error(ERR_NO_NODES)

@@ -1,16 +1,4 @@
-"""The framework runner: instantiates a profile's plugins and runs each extension point.
-
-Mirrors kube-scheduler's frameworkImpl (run order, Skip bookkeeping, how statuses
-merge) and records what every call returned, which is what the trace is made of.
-
-Plugins are called through the interfaces of kexplain.framework.interface: each point's
-list is typed by its interface when the framework is built (a plugin listed at a point it
-does not declare is refused there, as NewFramework does), so the runs below call methods
-directly. Besides the scheduling decision, `run_explain` asks the plugins that are
-`Explainer`s for the facts behind their verdicts, after the decision and only when asked,
-so it never slows down or changes a plain run; renderers read those facts from the trace
-(extra key `details`) and never look at plugin internals.
-"""
+"""The framework runner (kube-scheduler's frameworkImpl): runs each extension point and records every call."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -75,8 +63,7 @@ class PostFilterOutcome:
 
 @dataclass
 class FilterBatch:
-    """run_filter_nodes' answer: the verdict per node and, when every plugin ran on every
-    node, each plugin's statuses in node order (None for a plugin its PreFilter skipped)."""
+    """run_filter_nodes' answer: the verdict per node and, with filterAll, each plugin's statuses."""
 
     verdicts: list[Status]
     columns: list[tuple[str, list[Status] | None]] | None = None
@@ -85,9 +72,7 @@ class FilterBatch:
 
 @dataclass
 class ScoreBatch:
-    """run_score's answer, in node order: each node's total, and per plugin (in order) its
-    weight and each node's raw and normalized score (the trace's entries are made of them
-    only for the nodes read: `NodeScores`)."""
+    """run_score's answer in node order: totals, and per plugin its weight and raw and normalized scores."""
 
     plugins: list[str]
     weights: list[int]
@@ -97,18 +82,14 @@ class ScoreBatch:
 
 
 def _filter_failure(plugin: str, s: Status) -> Status:
-    """A node's verdict from the first Filter plugin that did not succeed: its status, or
-    an Error naming the plugin when it returned neither success nor a rejection."""
+    """A node's verdict from its first Filter failure, or an Error for a plugin that returned neither."""
     if not s.is_rejected:
         s = Status(Code.ERROR, (f'running "{plugin}" filter plugin: {s.message()}',))
     return s.with_plugin(plugin)
 
 
 def _sift(plugin: str, alive: Sequence[int], statuses: Sequence[Status], verdicts: list[Status]) -> list[int]:
-    """Of the nodes `alive` (indices into `verdicts`), with `statuses` from `plugin` in the same
-    order: those that passed; each other's verdict set. Equal statuses (a plugin's per-node
-    `Insufficient cpu`s, or one shared by many nodes) make one verdict: it depends on the code
-    and reasons only."""
+    """The nodes of `alive` that passed `plugin`, each other's verdict set (equal statuses share one verdict)."""
     passed: list[int] = []
     made: dict[tuple[Code, tuple[str, ...]], Status] = {}
     for i, s in zip(alive, statuses):
@@ -165,8 +146,7 @@ class Framework:
 
     @cached_property
     def _signers(self) -> list[SignPlugin] | None:
-        """The plugins that sign a pod (those of PreFilter, Filter, PreScore and Score, each
-        once, in that order); None when one of them cannot sign at all."""
+        """The plugins that sign a pod, each once; None when one of them cannot sign at all."""
         found: dict[str, Plugin] = {}
         for pl in (*self.pre_filter_plugins, *self.filter_plugins, *self.pre_score_plugins, *self.score_plugins):
             found.setdefault(pl.name, pl)
@@ -175,8 +155,7 @@ class Framework:
         return [pl for pl in found.values() if isinstance(pl, SignPlugin)]
 
     def sign_pod(self, pod: "PodInfo") -> str | None:
-        """The pod's OpportunisticBatching signature (frameworkImpl.SignPod): equal for two
-        pods every Filter and Score plugin treats alike; None when some plugin cannot sign it."""
+        """frameworkImpl.SignPod: the pod's OpportunisticBatching signature; None if a plugin cannot sign it."""
         plugins = self._signers
         if plugins is None:
             return None
@@ -189,17 +168,13 @@ class Framework:
         return signature(pod.spec.get("schedulerName") or "", fragments)
 
     def _node_local(self, pl: Plugin, pod: "PodInfo", point: str) -> dict | None:
-        """The memo of a `node_local` plugin's answers at `point` for `pod` with this plugin's
-        configuration, kept across cycles on the snapshot (`kexplain.framework.node_memo`); None for any
-        other plugin, or a pod that is not plain data."""
+        """The node memo of a `node_local` plugin's answers at `point` for `pod`; None otherwise."""
         if not pl.node_local:
             return None
         return self._memo_table(point, (pl,), pod)
 
     def _memo_table(self, point: str, plugins: Sequence[Plugin], pod: "PodInfo") -> dict | None:
-        """The node memo's table for these node-local plugins at `point` (one plugin, or a run
-        of Filter plugins memoized as one: `_filter_run`) for `pod`; None when the pod is not
-        plain data."""
+        """The node memo's table for these node-local plugins at `point`; None for a pod not plain data."""
         fingerprints = self.__dict__.setdefault("_fingerprints", {})
         found = fingerprints.get(id(pod))
         if found is None or found[0] is not pod:
@@ -218,16 +193,14 @@ class Framework:
 
     def _filter_memoized(self, state: CycleState, pod: "PodInfo", pl: Plugin,
                          nodes: "Sequence[NodeInfo]") -> list[Status]:
-        """`pl.filter_nodes`, through the node memo when the plugin is node-local (filterAll's
-        columns fill it for the runs of later copies, and the other way round)."""
+        """`pl.filter_nodes`, through the node memo when the plugin is node-local."""
         table = self._node_local(pl, pod, "filter")
         if table is None:
             return pl.filter_nodes(state, pod, nodes)
         return memoized(table, self.snapshot, nodes, lambda todo: pl.filter_nodes(state, pod, todo))
 
     def _filter_segments(self, skip: frozenset[str]) -> list[tuple[Plugin, ...]]:
-        """The Filter plugins not skipped, in order, with each run of node-local ones one segment
-        (`_filter_run`), every other plugin a segment of its own."""
+        """The Filter plugins not skipped, each run of node-local ones one segment (`_filter_run`)."""
         segments: list[tuple[Plugin, ...]] = []
         run: list[Plugin] = []
         for pl in self.filter_plugins:
@@ -246,11 +219,7 @@ class Framework:
 
     def _filter_run(self, state: CycleState, pod: "PodInfo", run: Sequence[Plugin],
                     nodes: "Sequence[NodeInfo]") -> list[Status]:
-        """Each node's verdict from a segment of Filter plugins (SUCCESS, or the first failure's,
-        as `run_filter_plugins` gives it), each plugin on the nodes the ones before it passed. A
-        run of node-local ones is memoized as one answer per node: a workload's copies meet the
-        same thousands of NodeInfos cycle after cycle, and one look-up a node costs less than one
-        a plugin."""
+        """Each node's verdict from a segment of Filter plugins, a node-local run memoized per node."""
         def compute(todo: "Sequence[NodeInfo]") -> list[Status]:
             out: list[Status] = [SUCCESS] * len(todo)
             alive = list(range(len(todo)))
@@ -341,12 +310,7 @@ class Framework:
 
     def run_filter_nodes(self, state: CycleState, pod: "PodInfo", nodes: "Sequence[NodeInfo]",
                          every: bool = False) -> FilterBatch:
-        """The verdict of run_filter_plugins_with_nominated_pods on each of `nodes`, reached
-        plugin by plugin over the list rather than node by node, through each plugin's
-        `filter_nodes` (which does its per-pod work once). A plugin runs only on the nodes
-        every plugin before it passed, as the scheduler stops at a node's first failure; with
-        `every` it runs on all of them and its statuses are kept (filterAll). Filter has no
-        side effects, so the order makes no difference."""
+        """RunFilterPluginsWithNominatedPods on each of `nodes`, plugin by plugin (`every`: filterAll)."""
         verdicts: list[Status] = [SUCCESS] * len(nodes)
         columns: list[tuple[str, list[Status] | None]] = []
         if every:
@@ -357,8 +321,7 @@ class Framework:
 
     def _filter_to_first_failure(self, state: CycleState, pod: "PodInfo", nodes: "Sequence[NodeInfo]",
                                  verdicts: list[Status]) -> list[int]:
-        """Each segment (`_filter_segments`) on the nodes the ones before it passed: the indices
-        of the nodes that pass them all; the others' verdicts set."""
+        """Each segment on the nodes the ones before it passed: the nodes that pass all; others' verdicts set."""
         n = len(nodes)
         alive = list(range(n))              # nodes no plugin has failed yet
         for segment in self._filter_segments(state.skip_filter_plugins):
@@ -376,8 +339,7 @@ class Framework:
 
     def _filter_every(self, state: CycleState, pod: "PodInfo", nodes: "Sequence[NodeInfo]",
                       verdicts: list[Status], columns: list[tuple[str, list[Status] | None]]) -> list[int]:
-        """filterAll: every plugin on every node, each plugin's statuses kept as a column (None
-        for a skipped plugin); the verdicts are still each node's first failure."""
+        """filterAll: every plugin on every node, statuses kept per plugin; verdicts still the first failure."""
         skip = state.skip_filter_plugins
         alive = list(range(len(nodes)))
         for pl in self.filter_plugins:
@@ -407,8 +369,7 @@ class Framework:
 
     def _nominated_column_entries(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo", i: int,
                                   columns: list[tuple[str, list[Status] | None]], passed: set[int]) -> None:
-        """filterAll on a node with nominated pods: each plugin's status with those pods counted
-        in when it rejects the pod then (what the scheduler's first pass sees), else as it is."""
+        """filterAll on a node with nominated pods: each status as the scheduler's first pass sees it."""
         added = self._with_nominated(state, pod, node_info)
         if added is None or isinstance(added, Status):
             return
@@ -425,9 +386,7 @@ class Framework:
 
     def _with_nominated(self, state: CycleState, pod: "PodInfo",
                         node_info: "NodeInfo") -> "tuple[CycleState, NodeInfo] | Status | None":
-        """The state and node with the pods nominated to the node at this pod's priority or
-        above added (addGENominatedPods); None when there are none, the Error status when a
-        PreFilter extension fails."""
+        """addGENominatedPods: state and node with pods nominated at or above this priority; None when none."""
         nominated = [p for p in self._nominated.get(node_info.name, ())
                      if p.priority >= pod.priority and p.uid != pod.uid]
         if not nominated:
@@ -462,9 +421,7 @@ class Framework:
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo",
                                                plain: Status | None = None) -> Status:
-        """Filters with higher-or-equal priority pods nominated to the node counted in, then
-        (if any were added and that passed) once more without them. `plain`: the verdict of
-        that second run when the caller has it already."""
+        """RunFilterPluginsWithNominatedPods: filters with nominated pods counted in, then without them."""
         added = self._with_nominated(state, pod, node_info)
         if isinstance(added, Status):
             return added
@@ -513,8 +470,7 @@ class Framework:
             state.skip_score_plugins = frozenset(skip)
 
     def run_score(self, state: CycleState, pod: "PodInfo", nodes: list["NodeInfo"]) -> ScoreBatch:
-        """Each Score plugin's raw and normalized scores of `nodes` (in the given order), plugin
-        by plugin over the list, and each node's weighted total."""
+        """RunScorePlugins: raw and normalized scores of `nodes`, plugin by plugin, and each weighted total."""
         names: list[str] = []
         weights: list[int] = []
         raws: list[list[int]] = []
@@ -567,8 +523,7 @@ class Framework:
         return [{"plugin": pl.name, "note": note} for pl in self.explaining_plugins for note in pl.notes(state, pod)]
 
     def run_rejection(self, state: CycleState, pod: "PodInfo", plugin: str) -> dict[str, Any] | None:
-        """The facts `plugin` gives for its PreFilter rejection of the pod (`Explainer.rejection`),
-        or None; a plugin whose rejection facts fail says so in them, as in `run_explain`."""
+        """The facts `plugin` gives for its PreFilter rejection of the pod (`Explainer.rejection`), or None."""
         for pl in self.explaining_plugins:
             if pl.name == plugin:
                 try:
@@ -579,10 +534,7 @@ class Framework:
 
     def run_explain(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo", *,
                     overview: bool = False) -> dict[str, Any]:
-        """plugin -> the facts its `explain` gives for the node (plugins with nothing to say
-        are left out; with `overview`, only the plugins whose facts the overview reads). A
-        plugin whose explain fails is listed with `{"error": ...}`: a broken explanation must
-        not hide the verdict it would have explained."""
+        """plugin -> its `explain` facts for the node; a failing one listed as `{"error": ...}`."""
         out: dict[str, Any] = {}
         for pl in self.explaining_plugins:
             if overview and not pl.in_overview:

@@ -1,17 +1,4 @@
-"""One scheduling attempt (schedulingCycle up to the choice of a node), fully traced.
-
-Follows schedule_one.go: PreEnqueue, PreFilter (with node narrowing), the nominated
-node first, the round-robin search that stops once enough feasible nodes are found,
-scoring (skipped for a single feasible node), the pick, and for a failure the
-PostFilter run and the FailedScheduling message (with DefaultPreemption's candidates under
-the extra key `preemption`).
-
-After the decision, and only when `Options` ask for them, `kexplain.framework.extras` adds
-what people need to read it (`details`, `unexamined`); always, the plugins' `notes` on what
-kexplain could not reproduce for the cycle, and, when a PreFilter plugin stopped the cycle,
-the facts behind its rejection that its message does not name (`rejection`). Everything that decides the trace is
-an argument: there is no ambient setting.
-"""
+"""One traced scheduling attempt: schedule_one.go's schedulingCycle up to `schedulePod`'s choice of a node."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -40,8 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 @dataclass(frozen=True)
 class Options:
-    """How to run one cycle (`start_index`, the configuration's `global_percentage`, whether
-    to record every Filter plugin per node: `filter_all`) and which extra keys to record."""
+    """How to run one cycle and which extra keys to record."""
 
     start_index: int = 0
     global_percentage: int | None = None
@@ -49,8 +35,7 @@ class Options:
     details: bool = False                        # extra key `details`: node facts
     explain_nodes: frozenset[str] = frozenset()  # ... and plugin facts (`explain`) for these nodes
     unexamined: bool = False                     # extra key `unexamined`
-    # Across the cycles of a sequence: the profile's OpportunisticBatching state and this
-    # cycle's number (None: a cycle on its own, never batched).
+    # The profile's OpportunisticBatching state across a sequence (None: a cycle on its own, never batched).
     batch: OpportunisticBatch | None = None
     cycle: int = 0
 
@@ -89,8 +74,7 @@ def _record_notes(fw: Framework, pod: "PodInfo", trace: Trace, cycle: Cycle) -> 
 
 
 def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cycle: Cycle) -> None:
-    """schedulePod: the PreEnqueue gate, findNodesThatFitPod, then prioritizeNodes and
-    selectHost (`_decide`) on the feasible nodes, or the failure (`_fail`)."""
+    """schedulePod: PreEnqueue, findNodesThatFitPod, then prioritizeNodes and selectHost, or the failure."""
     status, calls = fw.run_pre_enqueue(pod)
     trace.pre_enqueue = [c.to_json() for c in calls]
     if not status.is_success:
@@ -127,8 +111,7 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cyc
 
 def _pre_filter(fw: Framework, state: CycleState, pod: "PodInfo", statuses: NodeToStatus, trace: Trace,
                 num_all: int) -> PreFilterOutcome | None:
-    """The PreFilter stage, traced; its result, or None when it ended the cycle (an error, or a
-    rejection: then the failure, PostFilter included, is recorded)."""
+    """The PreFilter stage, traced; None when it ended the cycle (its failure recorded)."""
     pre = fw.run_pre_filter(state, pod)
     trace.pre_filter = [c.to_json() for c in pre.calls]
     if pre.result is not None and not pre.result.all_nodes:
@@ -149,10 +132,7 @@ def _pre_filter(fw: Framework, state: CycleState, pod: "PodInfo", statuses: Node
 def _find_nodes_that_fit(fw: Framework, state: CycleState, pod: "PodInfo", pre: PreFilterOutcome, hint: str,
                          statuses: NodeToStatus, options: Options, trace: Trace,
                          cycle: Cycle) -> list["NodeInfo"]:
-    """findNodesThatFitPod: the nominated node (set by an earlier preemption), else the batch's
-    hint, tried first and alone; when it does not fit, the round-robin search of the nodes
-    PreFilter left, which stops once enough feasible nodes are found. Failed nodes go to
-    `statuses`."""
+    """findNodesThatFitPod: the nominated node or the batch's hint first, else the round-robin search."""
     snapshot, search = fw.snapshot, trace.search
     all_nodes = snapshot.node_infos
     num_all = len(all_nodes)
@@ -189,16 +169,14 @@ def _find_nodes_that_fit(fw: Framework, state: CycleState, pod: "PodInfo", pre: 
 
 def _search_feasible(fw: Framework, state: CycleState, pod: "PodInfo", nodes: list["NodeInfo"], to_find: int,
                      statuses: NodeToStatus, options: Options, trace: Trace, cycle: Cycle) -> list["NodeInfo"]:
-    """The round-robin from the start index: batches filtered until `to_find` nodes fit (one
-    more that fits is dropped, and visited first next time) or the nodes run out."""
+    """The round-robin from the start index, batch by batch, until `to_find` nodes fit or none are left."""
     feasible: list["NodeInfo"] = []
     order = cycle.order = _rotated(nodes, options.start_index)
     if not fw.has_filter_plugins:
         return order[:to_find]
     pos = 0
     while pos < len(order):
-        # At least as many nodes as must still be looked at, so no batch filters nodes
-        # the search will not reach by more than MIN_FILTER_BATCH.
+        # No batch filters more than MIN_FILTER_BATCH nodes the search will not reach.
         size = max(MIN_FILTER_BATCH, to_find - len(feasible) + 1)
         batch, pos = order[pos:pos + size], pos + size
         for ni, s in _checked(fw, state, pod, batch, options, trace):
@@ -214,8 +192,7 @@ def _search_feasible(fw: Framework, state: CycleState, pod: "PodInfo", nodes: li
 
 def _checked(fw: Framework, state: CycleState, pod: "PodInfo", nodes: list["NodeInfo"], options: Options,
              trace: Trace) -> Iterator[tuple["NodeInfo", Status]]:
-    """Filter `nodes` as one batch, then hand them out in order, each recorded in the
-    trace only when taken: the search may stop before the end of the batch."""
+    """Filter `nodes` as one batch, then hand them out in order, each traced only when taken."""
     search = trace.search
     batch = fw.run_filter_nodes(state, pod, nodes, every=options.filter_all)
     rows = _filter_all_rows(batch.columns, batch.passed, len(nodes)) if batch.columns is not None else None
@@ -242,9 +219,7 @@ MIN_FILTER_BATCH = 32
 
 def _filter_all_rows(columns: list[tuple[str, list[Status] | None]], passed: frozenset[int],
                      n: int) -> list[dict[str, Any]]:
-    """filterAll's entry per node, from run_filter_nodes' plugin columns: plugin -> status
-    JSON. The JSON objects are shared between nodes with the same statuses (they are only
-    read): the nodes that passed every plugin have one entry between them."""
+    """filterAll's entry per node (plugin -> status JSON), shared between nodes with the same statuses."""
     names = [name for name, _ in columns]
     clean = dict(zip(names, [SKIP_JSON if col is None else SUCCESS_JSON for _, col in columns]))
     out = [clean] * n

@@ -7,8 +7,7 @@ MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 
 def num_feasible_nodes_to_find(num_all_nodes: int, profile_percentage: int | None,
                                global_percentage: int | None) -> int:
-    """Below 100 nodes every node; else the profile's (or global) percentage, or the adaptive
-    max(5, 50 - N/125) percent, never fewer than 100 nodes."""
+    """numFeasibleNodesToFind: every node below 100, else a percentage, never fewer than 100."""
     if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
         return num_all_nodes
     percentage = profile_percentage if profile_percentage is not None else (global_percentage or 0)
@@ -19,10 +18,7 @@ def num_feasible_nodes_to_find(num_all_nodes: int, profile_percentage: int | Non
 
 
 class SortedScores:
-    """The scheduler's ranking of scored nodes (sortedNodeScores): a max-heap of totals built
-    with Go's container/heap over the nodes in the order they were scored, every randomizer
-    0, so ties go to whichever node the heap's sift-downs leave on top. `pop` takes the best;
-    OpportunisticBatching keeps the rest and pops them as hints for later pods."""
+    """The scheduler's sortedNodeScores: a Go container/heap max-heap of totals."""
 
     def __init__(self, names: list[str], totals: list[int]) -> None:
         self._heap = list(zip(names, totals))

@@ -1,13 +1,4 @@
-"""The pieces of a pod that OpportunisticBatching signs (kube-scheduler/framework/signers.go).
-
-Two pods with equal signatures get the same Filter verdicts and scores on the same nodes, so
-the scheduler may reuse one pod's score ranking for the next. Each plugin that can sign a pod
-(`SignPlugin`) contributes fragments under one of the keys below; the helpers normalise the
-parts of the spec whose order or spelling does not change a verdict (tolerations, node
-affinity terms, host ports, volumes), so that only differences that matter make two
-signatures differ. Only equality of signatures is ever used, so the values need to be
-canonical, not byte-identical to Go's JSON.
-"""
+"""The pieces of a pod that OpportunisticBatching signs (kube-scheduler/framework/signers.go), canonical."""
 from __future__ import annotations
 
 import json
@@ -91,8 +82,7 @@ def _term(term: Any) -> dict[str, list[str]]:
 
 
 def node_affinity(pod: "PodInfo") -> dict[str, list[str]] | None:
-    """The node affinity with requirement values, requirements and terms sorted; None
-    without one."""
+    """The node affinity with requirement values, requirements and terms sorted; None without one."""
     affinity = pod.spec.get("affinity")
     node = affinity.get("nodeAffinity") if isinstance(affinity, dict) else None
     if node is None:
@@ -112,8 +102,7 @@ def image_names(pod: "PodInfo") -> list[str]:
 
 
 def signature(scheduler_name: str, fragments: Iterable[tuple[str, Any]]) -> str:
-    """The pod's signature from every signing plugin's fragments (a later fragment under the
-    same key replaces an earlier one, as in the scheduler's map)."""
+    """The pod's signature from every signing plugin's fragments (a later key replaces an earlier one)."""
     merged: dict[str, Any] = {SCHEDULER_NAME: scheduler_name}
     for key, value in fragments:
         merged[key] = value

@@ -66,8 +66,7 @@ class Status:
         return out
 
     def json_view(self, with_plugin: bool = False) -> dict:
-        """to_json(), built once per status and shared by every caller, who must only read
-        it: a trace holds the same status for many nodes."""
+        """to_json(), built once per status and shared (read only): a trace holds one status for many nodes."""
         key = "_json_plugin" if with_plugin else "_json"
         try:
             return self.__dict__[key]

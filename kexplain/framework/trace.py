@@ -1,9 +1,4 @@
-"""The scheduling trace (../shared/trace-format.md): what every plugin call returned.
-
-This is the contract renderers and scripts read; the engine fills it and never prints. Facts
-behind the verdicts (extra keys `details`, `unexamined`) carry quantities and selectors as
-strings (kexplain.apimachinery.display writes them), so that readers need not know a unit.
-"""
+"""The scheduling trace (../shared/trace-format.md): the contract renderers read; the engine never prints."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -14,8 +9,7 @@ from typing import Any, Iterator, Mapping
 API_VERSION = "kexplain/v1"
 
 SCHEDULED, UNSCHEDULABLE, GATED, ERROR = "Scheduled", "Unschedulable", "Gated", "Error"
-# kexplain's own: a pod bound by spec.nodeName, which no scheduler sees, that its node's kubelet
-# rejects (the pod's phase: `kexplain.controllers.kubelet`)
+# kexplain's own: a pod bound by spec.nodeName that its node's kubelet rejects (`controllers.kubelet`)
 FAILED = "Failed"
 
 
@@ -58,10 +52,7 @@ class Result:
 
 
 class NodeScores(Mapping[str, dict[str, Any]]):
-    """The trace's `score`: per node scored, in order, `{"total", "plugins"}` (plugin -> its
-    entry: raw, normalized, weight, weighted), made from Score's columns on first read. Of the
-    many copies of a workload only a few traces are read in full, and a copy scores hundreds of
-    nodes: the others never build a mapping per node."""
+    """The trace's `score` per node, built from Score's columns only when read."""
 
     __slots__ = ("_nodes", "_totals", "_plugins", "_weights", "_raw", "_normalized", "_at", "_made", "_entries")
 

@@ -1,7 +1,4 @@
-"""A set of objects applied to a cluster, as `kubectl apply` leaves it: an object the cluster has
-patched onto it (`cluster_with`), an object the API server refuses left out and the rest applied
-(`admitting`), and what a refused Namespace takes with it (`left_out_namespaces`,
-`outside_namespaces`)."""
+"""A set of objects applied to a cluster as `kubectl apply` leaves it, refusals included."""
 from __future__ import annotations
 
 import operator
@@ -20,12 +17,7 @@ T = TypeVar("T")
 
 def admitting(attempt: Callable[[Objects], T], objects: Objects, problems: Problems = RAISE,
               owned: frozenset[int] = frozenset()) -> tuple[T, Objects]:
-    """`attempt(objects)` (an admission of them), and the objects it was made with. When
-    `problems` collect and the API server refuses one of `objects` (the error names it), the
-    refusal goes to `problems` and the attempt is made again without that object, as `kubectl
-    apply` goes on with the others; any other error is raised, and so is the refusal of an object
-    of `owned` (ids: what a controller creates for the pod explained, a StatefulSet's claims,
-    without which there is no pod)."""
+    """`attempt(objects)` retried without each refused object, as `kubectl apply` goes on with the others."""
     while True:
         try:
             return attempt(objects), objects
@@ -44,9 +36,7 @@ _OBJECT = operator.itemgetter(0)
 
 
 def left_out_namespaces(before: Objects, after: Objects) -> frozenset[str]:
-    """The names of the Namespaces of `before` that `after` does not have (by identity): refused,
-    so they do not exist, and NamespaceLifecycle refuses what is created in them (`admit`'s
-    `absent`), where a namespace the input does not name is taken as one the cluster has."""
+    """The Namespaces of `before` that `after` lacks: refused, so NamespaceLifecycle refuses their objects."""
     namespaces = [o for o, _ in of_kinds(before, _NAMESPACE) if isinstance(o.get("metadata"), dict)]
     if not namespaces:          # (a dump's 150,000 objects are not asked one by one)
         return frozenset()
@@ -55,11 +45,7 @@ def left_out_namespaces(before: Objects, after: Objects) -> frozenset[str]:
 
 
 def outside_namespaces(objs: Objects, absent: frozenset[str]) -> tuple[Objects, list[KexplainError]]:
-    """`objs` without the objects of the built-in namespaced kinds admission does not read (a
-    ConfigMap, a HorizontalPodAutoscaler, a Role...) whose namespace is `absent` (its Namespace
-    was refused), and NamespaceLifecycle's refusal of each (`namespaces "team" not found`):
-    everything the input creates in a namespace that does not exist is refused. The kinds
-    admission reads (`CLUSTER_KINDS`, Pods and workloads) are refused where they are admitted."""
+    """`objs` without those admission does not read in an `absent` namespace, and the refusal of each."""
     if not absent:
         return objs, []
     kept: Objects = []
@@ -82,8 +68,7 @@ def _dropped(objects: Objects, rest: Objects) -> list[dict[str, Any]]:
 
 
 def _without(objects: Objects, err: KexplainError) -> Objects | None:
-    """`objects` less the one `err` is about (by its source, then the object itself or its
-    name); None when it is about none of them."""
+    """`objects` less the one `err` is about; None when it is about none of them."""
     if err.source is None:
         return None
     same = [i for i, (_, s) in enumerate(objects) if s is err.source or s == err.source]
@@ -99,18 +84,7 @@ def _without(objects: Objects, err: KexplainError) -> Objects | None:
 def cluster_with(cluster: Objects, file_objects: Objects, created: Objects = (),
                  kinds: frozenset[str] | None = CLUSTER_KINDS, *, kube: KubeVersion = DEFAULT_VERSION,
                  problems: Problems | None = None) -> Objects:
-    """The cluster after the POD file is applied to it, as `kubectl apply` would leave it.
-
-    An object of the file that the cluster has already (same kind, namespace and name) is
-    patched onto the cluster's as `kubectl apply` patches it (`load.apply_patch.apply_onto`: a
-    three-way merge, the cluster's fields the file does not set kept), in the cluster's place (so
-    Nodes keep their order); an update the API server refuses (an immutable field changed)
-    leaves the cluster's object as it is, and the refusal goes to `problems` (raised unless it
-    collects; None: not said again). The file's other objects come after the cluster's, in
-    file order. `created` are objects a controller creates unless they exist (a StatefulSet's
-    claims): each is added only if neither the cluster nor the file has it, so a claim that
-    exists is used as it is. No object is listed twice. Only the file's objects of `kinds` are
-    applied (the scheduler's; None: every kind, as the autoscalers read more)."""
+    """The cluster after the POD file is applied, as `kubectl apply` would leave it (three-way merge)."""
     file_objects = of_kinds(file_objects, kinds) if kinds is not None else list(file_objects)
     if not file_objects and not created:
         return cluster

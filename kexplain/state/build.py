@@ -1,6 +1,4 @@
-"""The snapshot of a cluster state (nodes with their bound pods, the other kinds by kind) and the
-pods nominated to its nodes, built from admitted or stored objects; and the set's pods bound by
-hand, as their kubelets admit them (`kexplain.controllers.kubelet`)."""
+"""A cluster state's snapshot and nominated pods, and the set's hand-bound pods as their kubelets admit them."""
 from __future__ import annotations
 
 import operator
@@ -24,10 +22,7 @@ from kexplain.model.snapshot import Snapshot
 from kexplain.state.objects import Objects
 
 def build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
-    """The snapshot (nodes with their bound pods, and the other kinds) and the nominated pods
-    by node, from admitted or stored cluster objects, a PodDisruptionBudget without a status
-    given the disruption controller's (`controllers.disruption`). Several pods can share
-    one cluster. The collector pauses meanwhile (`bulk_load`)."""
+    """The snapshot and nominated pods by node, from admitted or stored objects (the collector paused)."""
     try:
         with bulk_load():
             return _build_cluster(cluster)
@@ -86,10 +81,7 @@ def _build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]
 
 @dataclass(frozen=True)
 class _BuiltFrom:
-    """What a snapshot was built from: its nodes and pods (the very objects). Only the bound
-    pods are compared (`bound`, split off only when a second build asks): each build reads its
-    own pods without a node for the nominated pods, and CA's loop leaves the cluster's pending
-    pods out of its cluster where the explanation keeps them."""
+    """What a snapshot was built from, so a second build can reuse it when only bound pods differ."""
 
     nodes: list[dict[str, Any]]
     pods: list[dict[str, Any]]
@@ -103,10 +95,7 @@ class _BuiltFrom:
         return [p for p in self.pods if type(p) is not StoredPod and not (p.get("spec") or {}).get("nodeName")]
 
     def replaced_in(self, other: "_BuiltFrom") -> list[tuple[dict[str, Any], dict[str, Any]]] | None:
-        """The pods `other` has in place of this one's (old, new), when it has the same nodes
-        and, but for at most MAX_REPLACED of them, the same bound pods, each replacement on its
-        pod's node (the victims a preemption marks terminating); [] for the same objects; None
-        otherwise."""
+        """The pods `other` has in place of this one's when at most MAX_REPLACED differ; else None."""
         if not _same(self.nodes, other.nodes):
             return None
         mine, theirs = self.bound, other.bound
@@ -125,9 +114,7 @@ MAX_REPLACED = 64       # pods replaced in a cluster built before, patched into 
 
 
 def _patched(snapshot: Snapshot, pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> Snapshot | None:
-    """`snapshot` with the pods of `pairs` (old object, new object) replaced on their nodes
-    (`Snapshot.with_pods_replaced`); None when one is not there as its old object (a pod the
-    build left out: a finished one), or its new object is one the build would leave out."""
+    """`snapshot` with the pods of `pairs` replaced on their nodes; None when the build would differ."""
     by_node: dict[str, dict[int, PodInfo]] = {}
     for old, new in pairs:
         info = PodInfo(new)
@@ -147,18 +134,13 @@ def _same(a: list[Any], b: list[Any]) -> bool:
     return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
-# The last snapshot built and what from (one entry; it holds those objects, so no id is reused):
-# `kexplain POD --node-groups` and `kexplain pod NAME` build the scheduler's cluster, then the
-# Cluster Autoscaler's loop builds its own from the same stored objects, and gets this one's
-# nodes and indexes (`Snapshot.with_objects`: its own other objects, and nothing a plugin of the
-# other profile cached) instead of building 5,000 nodes and 150,000 pods again.
+# The last snapshot built and what from, so CA's loop reuses the scheduler's nodes and indexes
+# (`Snapshot.with_objects`) instead of building 5,000 nodes and 150,000 pods again.
 _LAST_BUILT: list[tuple[_BuiltFrom, Snapshot]] = []
 
 
 def _unreadable(cluster: Objects, exc: Exception) -> KexplainError:
-    """The error for a cluster the model could not read. Admitted objects were type-checked;
-    stored ones are trusted until then (checking 150k pods up front costs seconds), so find
-    the first object that would not decode and name its field."""
+    """The error naming the first field of a cluster the model could not read."""
     for obj, src in cluster:
         if obj.get("kind") in SCHEMAS:
             try:
@@ -174,16 +156,7 @@ def _unreadable(cluster: Objects, exc: Exception) -> KexplainError:
 def kubelets_admit(snapshot: Snapshot, pods: Objects, kube: KubeVersion, bound: bool,
                     stored: bool) -> tuple[Snapshot, dict[int, tuple[dict[str, Any], tuple[str, str]]], list[str],
                                            dict[tuple[str, str], list[str]]]:
-    """The set's pods bound by spec.nodeName, created one after another: each node's kubelet
-    admits or rejects them (`kexplain.explain.kubelet`), against what it runs already and the
-    set's pods it admitted before. `bound`: `snapshot` has them bound already (rebuilt from the
-    objects), else it has none of them. Returns the snapshot with the admitted ones bound (and a
-    critical pod's evictions gone), by id the rejected pods as the kubelet leaves them (phase
-    Failed, its reason and message) with its event's (reason, message), what is said of them,
-    and by (namespace, name) the pods a critical pod's kubelet evicted to admit it. `stored` pods
-    ran already. Cheap when every pod is admitted even with all the others
-    there (a kubelet that admits a pod among more pods admits it among fewer): then nothing
-    moves."""
+    """The set's pods bound by spec.nodeName, admitted or rejected by each node's kubelet in creation order."""
     candidates = [(PodInfo(o), s) for o, s in pods if (o.get("spec") or {}).get("nodeName")
                   and snapshot.get(str(o["spec"]["nodeName"])) is not None
                   and (o.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
@@ -215,8 +188,7 @@ def kubelets_admit(snapshot: Snapshot, pods: Objects, kube: KubeVersion, bound: 
 
 
 def _admitted_among_all(pod: PodInfo, snapshot: Snapshot, kube: KubeVersion) -> bool:
-    """Whether `pod`'s kubelet admits it, evicting nothing, with every other pod of its node
-    there (its own binding taken away)."""
+    """Whether `pod`'s kubelet admits it, evicting nothing, with every other pod of its node there."""
     info = snapshot.get(pod.node_name)
     if info is None:
         return True

@@ -1,7 +1,4 @@
-"""The cluster state: the cluster read, decoded and admitted once, in the role of the Cluster
-Autoscaler's ClusterSnapshot or an informer cache. Every decision reads it and layers its changes
-on it (`ClusterState.extended`: a set of objects applied; pods placed on its snapshot), never
-admitting the cluster again."""
+"""The cluster state, read and admitted once (CA's ClusterSnapshot or an informer cache)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -30,9 +27,7 @@ from kexplain.state.objects import CLUSTER_KINDS, VOLUME_KINDS, Objects, admissi
 
 @dataclass(frozen=True)
 class _Applied:
-    """A set applied to a state's objects (`ClusterState._applied`): the objects after it, in
-    order, the new ones as given and as admitted, the Namespaces admission created, the new
-    objects' keys and sources (ids), the namespaces that do not exist, admission's warnings."""
+    """A set applied to a state's objects (`ClusterState._applied`) and what admission said of it."""
 
     objects: Objects
     new: Objects
@@ -46,14 +41,7 @@ class _Applied:
 
 @dataclass
 class ClusterState:
-    """A cluster read, decoded, admitted (unless stored) and snapshotted once, as `kube`'s API
-    server and controllers leave it, to explain many pods against it and to answer every
-    autoscaler from it.
-
-    `state_of` builds it; `kexplain.explain.inputs.inputs_for` admits one pending pod against
-    it. The snapshot is shared by every pod and never changed. `extended` is the state a set of
-    objects leaves (a POD file's, a linted file's: `cluster_with`), admitted alone.
-    """
+    """A cluster read, admitted and snapshotted once, to explain many pods and answer every autoscaler."""
 
     snapshot: Snapshot
     config: SchedulerConfig     # the scheduler's configuration (its version's API server admitted the objects)
@@ -63,43 +51,28 @@ class ClusterState:
     warnings: list[str] = field(default_factory=list)
     _with_namespace: dict[str, Snapshot] = field(default_factory=dict, repr=False)
     objects: Objects = field(default_factory=list, repr=False)  # admitted, in order
-    # The objects of kinds the scheduler does not read, as checked (an autoscaler's: Karpenter's
-    # NodePools say whether its pass runs).
+    # The objects of kinds the scheduler does not read, as checked (Karpenter's NodePools, ...).
     other_kinds: Objects = field(default_factory=list, repr=False)
-    # Namespaces the input named but the API server refused (`podsecurity.refused_namespaces`):
-    # they do not exist, so what is created in them is refused (`admit`'s `absent`).
+    # Namespaces the API server refused: what is created in them is refused (`admit`'s `absent`).
     absent_namespaces: frozenset[str] = frozenset()
-    # The set's pods bound by spec.nodeName that their kubelet rejected as they were created
-    # (`kubelets_admit`): (namespace, name) -> (reason, message), the kubelet's event.
+    # The set's hand-bound pods their kubelet rejected: (namespace, name) -> its event (`kubelets_admit`).
     kubelet_rejected: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict, repr=False)
-    # ... and those a critical pod's kubelet admitted by evicting pods: (namespace, name) -> the
-    # pods evicted (`namespace/name`)
+    # ... and those a critical pod's kubelet admitted by evicting pods: (namespace, name) -> evicted pods
     kubelet_evicted: dict[tuple[str, str], list[str]] = field(default_factory=dict, repr=False)
-    # The set's objects applied to the state (`extended`'s, as given): an autoscaler reading the
-    # state with the same set applied takes them as held (`with_set`), admitted once.
+    # The set applied to the state (`extended`'s): an autoscaler with the same set takes them as held.
     applied: Objects = field(default_factory=list, repr=False)
     stored: bool = False        # read as stored (`--stored`): nothing was admitted
-    # What kubectl's checks, then admission, said of the objects as they joined the state (not
-    # the controllers' notes): a consumer whose document repeats what loading said reads it here.
+    # What kubectl's checks and admission said of the objects as they joined the state.
     said: list[str] = field(default_factory=list, repr=False)
 
     @property
     def kube(self) -> KubeVersion:
-        """The version the state was read as (its configuration's): its API server admits what
-        joins the state."""
+        """The version the state was read as, whose API server admits what joins it."""
         return self.config.kube
 
     def extended(self, file_objects: Objects, created: Objects = (), *, stored: bool = False,
                  problems: Problems = RAISE, absent: frozenset[str] = frozenset()) -> "ClusterState":
-        """This state with the cluster objects of a POD file (or of a linted file) applied to
-        it, as `cluster_with` says: the file's version of an object the pool has is patched onto it,
-        `created` objects (a StatefulSet's claims) are added unless they exist. The new objects
-        are admitted as the pool's were (unless `stored`), against the pool's StorageClasses,
-        PriorityClasses, RuntimeClasses, Namespaces and the Nodes their pods are bound to.
-        This pool is not changed; without new objects it is returned as it is. A new object the
-        API server refuses goes to `problems` (raised unless it collects: then it is left out).
-        `absent`: namespaces refused already (a caller that left their Namespace out), besides
-        those of `file_objects` the API server refuses and the pool's own."""
+        """This state with a file's objects applied (`cluster_with`), only the new ones admitted."""
         if not created and not of_kinds(file_objects, CLUSTER_KINDS):
             return self if not absent else replace(self, absent_namespaces=self.absent_namespaces | absent)
         applied = self._applied(file_objects, created, stored=stored, problems=problems, absent=absent)
@@ -157,10 +130,7 @@ class ClusterState:
     def _applied(self, file_objects: Objects, created: Objects = (), *, kinds: frozenset[str] = CLUSTER_KINDS,
                  stored: bool = False, problems: Problems = RAISE, absent: frozenset[str] = frozenset()
                  ) -> "_Applied | None":
-        """The state's objects with a set applied (`cluster_with`, the set's objects of `kinds`),
-        only its new objects admitted (unless `stored`), against the state's StorageClasses,
-        PriorityClasses, RuntimeClasses, Namespaces, LimitRanges and the Nodes their pods are
-        bound to; None when the set brings nothing new. Neither the snapshot nor this state changes."""
+        """The state's objects with a set applied and only its new objects admitted; None when nothing is new."""
         merged = cluster_with(self.objects, file_objects, created, kinds=kinds, kube=self.kube, problems=problems)
         old = {id(o) for o, _ in self.objects}
         new = [(o, s) for o, s in merged if id(o) not in old]
@@ -198,10 +168,7 @@ class ClusterState:
 
     def with_set(self, file_objects: Objects, created: Objects = (), *, kinds: frozenset[str] = CLUSTER_KINDS
                  ) -> tuple[Objects, list[str]]:
-        """The state's objects (copy-on-write: this state is not changed) with a set applied as an
-        autoscaler reads it: what the state holds applied already (`applied`, by identity) left
-        out, the rest applied and only its new objects admitted (`_applied`: a refusal raises);
-        and what their admission said. No snapshot is built: the autoscaler builds its own."""
+        """The state's objects with a set applied as an autoscaler reads it (copy-on-write)."""
         held = {id(o) for o, _ in self.applied}
         rest = [(o, s) for o, s in file_objects if id(o) not in held]
         applied = self._applied(rest, created, kinds=kinds) if rest or created else None
@@ -210,14 +177,11 @@ class ClusterState:
         return [*applied.objects, *applied.namespaces_created], applied.warnings
 
     def overlaid(self, objects: Objects) -> "ClusterState":
-        """This state with `objects` in place of its objects (an overlay: victims of a
-        preemption terminating), its snapshot and the rest shared."""
+        """This state with `objects` in place of its own (an overlay), its snapshot shared."""
         return replace(self, objects=objects)
 
     def snapshot_with_namespace(self, namespace: dict[str, Any]) -> Snapshot:
-        """The state's snapshot, plus `namespace` (a Namespace object) if the state lacks it:
-        what the API server would have created for a pod in a new namespace. (Remembered per
-        namespace name: one per namespace the pods of a run create.)"""
+        """The state's snapshot plus the Namespace the API server would create for a pod."""
         name = (namespace.get("metadata") or {}).get("name") or ""
         if name in self.snapshot.namespaces:
             return self.snapshot
@@ -231,9 +195,7 @@ class ClusterState:
 
 def state_of(loaded: Objects, config: SchedulerConfig, stored: bool = False, validate: str = "strict",
              problems: Problems = RAISE) -> ClusterState:
-    """The state of cluster objects read already, as the API server of `config`'s version takes
-    them (kubectl `--validate` as `validate` asks: `check_objects`) and admits them (unless
-    `stored`); an object refused goes to `problems` (`admitting`)."""
+    """The state of cluster objects read already, validated and admitted as `config`'s API server would."""
     kube = config.kube
     index = ShapeIndex()                # the pods' shapes, worked out once for both passes (this load only)
     checked = check_objects(loaded, CLUSTER_KINDS, validate=validate, stored=stored, shape_index=index, kube=kube,
@@ -262,13 +224,7 @@ def state_of(loaded: Objects, config: SchedulerConfig, stored: bool = False, val
 def state_admitted_with_pod(objects: Objects, snapshot: Snapshot, nominated: dict[str, list[PodInfo]],
                             config: SchedulerConfig, pod: dict[str, Any], *, other_kinds: Objects = (),
                             absent: frozenset[str] = frozenset(), applied: Objects = ()) -> ClusterState:
-    """The state of a cluster admitted together with one pending `pod` (admitted: its namespace
-    set), as `kexplain.explain.inputs.single_inputs` admits them for the scheduler's one-pod path,
-    shared as admitted and never admitted again: the same as a state read without the pod
-    (`state_of`, `extended` with the set `applied`) but for the Namespace the API server created
-    for the pod alone (no Pod or ResourceClaim of the cluster is in it), which is left out, as
-    an autoscaler reading the cluster meets the pod in its own pass. The kubelets' verdicts on
-    the set's bound pods and the warnings are the pod's explanation's (`Inputs`), not the state's."""
+    """The state of a cluster admitted together with one pending `pod`, shared and never admitted again."""
     namespace = str((pod.get("metadata") or {}).get("namespace") or "default")
     made = [o for o, s in objects if s is BUILTIN and o.get("kind") == "Namespace"
             and (o.get("metadata") or {}).get("name") == namespace]
@@ -297,8 +253,7 @@ def _holds_pods_or_claims(objects: Objects, namespace: str) -> bool:
 
 
 def _pod_keys(cluster: list[tuple[dict[str, Any], Source]]) -> set[tuple[str, str]]:
-    """The (namespace, name) of every Pod of `cluster` (no namespace: default); a dump's read
-    of its rows (`columns.Dump`), in C but for the few written without a namespace or name."""
+    """The (namespace, name) of every Pod of `cluster`, read off a dump's rows where it has them."""
     rows = columns.rows_of(cluster)
     if rows is not None:
         try:

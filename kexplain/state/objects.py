@@ -1,6 +1,4 @@
-"""The words for the objects of a cluster state: which kinds the scheduler reads, how an object is
-named (`object_key`), whether a pod is bound, and the objects of some kinds, asked of a dump's
-rows where it has them."""
+"""The words for a cluster state's objects: the scheduler's kinds, `object_key`, bound pods."""
 from __future__ import annotations
 
 from typing import Any
@@ -33,15 +31,13 @@ Objects = list[tuple[dict[str, Any], Source]]
 
 
 def admission_context(objects: Objects) -> Objects:
-    """What admission looks up when a pod is created against a pool: its PriorityClasses,
-    RuntimeClasses and LimitRanges, and the Namespaces whose labels set a Pod Security level."""
+    """What admission looks up when a pod is created against a pool."""
     return [(o, s) for o, s in objects if o.get("kind") in ADMISSION_CONTEXT_KINDS or (
         o.get("kind") == "Namespace" and labelled((o.get("metadata") or {}).get("labels")))]
 
 
 def of_kinds(objs: Objects, kinds: frozenset[str]) -> Objects:
-    """The objects of the built-in `kinds`: a custom resource that shares a kind's name (a
-    `batch.volcano.sh` Job, an `example.com` Node) is none of them (`is_builtin_kind`)."""
+    """The objects of the built-in `kinds`, not custom resources sharing a kind's name (`is_builtin_kind`)."""
     rows = columns.rows_of(objs)
     if rows is not None:       # a dump's 150,000 objects: by (apiVersion, kind), asked of their rows
         try:
@@ -77,8 +73,7 @@ def of_kinds(objs: Objects, kinds: frozenset[str]) -> Objects:
 
 
 def object_key(obj: dict[str, Any]) -> tuple[str, str, str] | None:
-    """(kind, namespace, name): what names one object in a cluster (the namespace `default`
-    when empty, none for cluster-scoped kinds); None for an object without a name."""
+    """(kind, namespace, name): what names one object in a cluster; None for an object without a name."""
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
     name = meta.get("name")
     if not isinstance(name, str) or not name:
@@ -97,12 +92,7 @@ def is_bound_pod(obj: dict[str, Any]) -> bool:
 
 
 def admission_filled_uid(obj: Any) -> bool:
-    """Whether an admitted Pod's uid is the one admission filled in, the object written without
-    one: admission gives such a pod the uid derived from its kind, namespace and name
-    (`identity.object_uid`, a version-5 uuid, where an API server's are random version-4 ones),
-    so the state's objects keep that fact, read back here, and a consumer that fills a uid-less
-    object's uid its own way (Karpenter's README: a sha1) gives its own. Cheap on 150,000
-    stored pods: only a version-5 uid is hashed."""
+    """Whether an admitted Pod's uid is the version-5 one admission filled in (`identity.object_uid`)."""
     if type(obj) is StoredPod:
         view = obj.view.metadata
         uid, namespace, name = view.uid, view.namespace, view.name
