@@ -112,7 +112,7 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
                          "--autoscaler-config runs without it")
     pending_objs = {id(o) for o, _ in pending_src}
     others = [(o, s) for o, s in pod_objs if id(o) not in pending_objs]
-    _refuse_repeats((cluster_objs, others), pending_src)
+    refuse_repeats((cluster_objs, others), pending_src)
     kinds = CLUSTER_KINDS | EXTRA_KINDS
     cluster = _of_kinds(cluster_objs + others if others else cluster_objs, kinds)
     index = ShapeIndex()
@@ -127,25 +127,43 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
 
 def loop_of_state(state: ClusterState, groups: "Discovery", settings_path: str | None, *, max_bytes: int,
                   validate: str = "strict", now: datetime | None = None,
-                  applied: "PendingPass | None" = None) -> LoopInputs:
+                  applied: "PendingPass | None" = None, given: Objects = ()) -> LoopInputs:
     """One loop's inputs from a cluster state, admitted once: CA's overlays copy-on-write over its
-    objects (`applied`'s victims terminating, its set through `ClusterState.with_set`), only the
-    extra kinds checked here; the state's warnings are said already, so the loop adds none."""
+    objects (`applied`'s victims terminating, its set and the `given` pending pods the state does not
+    hold through `ClusterState.with_set`), only what joins it checked here; its warnings are the loop's."""
     now = now or datetime.now(timezone.utc)
     settings = read_settings(settings_path, max_bytes)
     view, set_sources, extras = state, set(), of_kinds(state.other_kinds, EXTRA_KINDS)
+    set_objects: Objects = []
+    created: Objects = []
     if applied is not None:
-        victims = applied.victims
-        if victims:
-            view = state.overlaid(with_victims(state.objects, victims))
+        if applied.victims:
+            view = state.overlaid(with_victims(state.objects, applied.victims))
         set_objects, created = list(applied.objects), list(applied.created)
-        objects, _ = view.with_set(set_objects, created)
         extras = cluster_with(extras, set_objects, kinds=EXTRA_KINDS, kube=state.kube)
         set_sources = {id(s) for _, s in (*applied.objects, *applied.created)}
-    else:
-        objects = view.objects
+    fresh, warnings = _given(view, given, validate)
+    objects = view.objects
+    if set_objects or created or fresh:
+        objects, said = view.with_set([*set_objects, *fresh], created)
+        warnings += said
     checked = check_objects(extras, EXTRA_KINDS, validate=validate, kube=state.kube)
-    return _loop_of(objects, checked.objects, settings, groups, state.kube, now, [], set_sources, set())
+    return _loop_of(objects, checked.objects, settings, groups, state.kube, now, [*checked.warnings, *warnings],
+                    set_sources, {id(s) for _, s in given})
+
+
+def _given(state: ClusterState, given: Objects, validate: str) -> tuple[Objects, list[str]]:
+    """The pending pods of `given` the state does not hold, checked as kubectl sends them (a pod
+    named as one of the cluster's refused), and what the checks said."""
+    if not given:
+        return [], []
+    held = {id(s) for _, s in state.objects}
+    fresh = [(o, s) for o, s in given if id(s) not in held]
+    if not fresh:
+        return [], []
+    refuse_repeats((state.objects,), fresh)
+    checked = check_objects(fresh, CLUSTER_KINDS, validate=validate, kube=state.kube)
+    return list(checked.objects), list(checked.warnings)
 
 
 def _loop_of(objects: Objects, extras: Objects, settings: Settings, groups: "Discovery", kube: KubeVersion,
@@ -278,7 +296,7 @@ def _node_facts(obj: dict[str, Any], now: datetime, group: str | None) -> NodeFa
     return NodeFacts(meta.get("name") or "", readiness.ready, readiness.last_transition, created, group)
 
 
-def _refuse_repeats(clusters: Sequence[list[tuple[dict, Source]]], pending: list[tuple[dict, Source]]) -> None:
+def refuse_repeats(clusters: Sequence[list[tuple[dict, Source]]], pending: list[tuple[dict, Source]]) -> None:
     """A pending pod named as a pod of the cluster (any of `clusters`) is refused, as the API server refuses
     a second object of one name; only the pending pods' names are looked for (a dump's rows, a stored
     pod's view: nothing of the cluster decoded for this)."""
