@@ -97,13 +97,13 @@ def groups_request(node_groups: Optional[str], autoscaler_config: Optional[str],
 
 
 def live_groups(node_groups: Optional[str], autoscaler_config: Optional[str], found: Optional[Discovery],
-                cluster: list) -> Optional[ClusterAutoscaler]:
-    """A live cluster's: --node-groups FILE, else those found in the cluster (`found`), else None."""
+                state: Any) -> Optional[ClusterAutoscaler]:
+    """A live cluster's: --node-groups FILE, else those found in the cluster (`found`), else None;
+    CA's loop reads `state`, the live session's one cluster state (stored: the loop admits it, once)."""
     if node_groups:
-        return ClusterAutoscaler(GroupsRequest(Discovery.from_file(node_groups), autoscaler_config,
-                                               cluster_objects=cluster))
+        return ClusterAutoscaler(GroupsRequest(Discovery.from_file(node_groups), autoscaler_config, state=state))
     if found is not None and found.groups:
-        return ClusterAutoscaler(GroupsRequest(found, autoscaler_config, cluster_objects=cluster))
+        return ClusterAutoscaler(GroupsRequest(found, autoscaler_config, state=state))
     return None
 
 

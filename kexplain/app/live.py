@@ -38,6 +38,7 @@ from kexplain.load.manifests import as_dump
 from kexplain.model.pod import PodInfo
 from kexplain.render.live import LIVE_NO_NODES, live_json
 from kexplain.state.build import build_cluster
+from kexplain.state.cluster import ClusterState, stored_state
 from kexplain.suggest import suggestions as suggest
 
 Obj = dict[str, Any]
@@ -204,13 +205,15 @@ class PodArgs:
     kueue_version: Optional[str] = None       # --kueue-version: the Kueue release that answers (None: v0.17.8)
 
 
-def autoscalers_of(args: PodArgs, live: Live, cluster: list[tuple[Obj, Source]]) -> Autoscalers:
-    """The autoscalers for a live cluster: CA (--node-groups, else the groups found), Karpenter when
-    it holds NodePools; CA's options without groups are an error."""
+def autoscalers_of(args: PodArgs, live: Live, state: ClusterState) -> Autoscalers:
+    """The autoscalers for a live cluster, over the session's one cluster state (`state`, the
+    scheduler's): CA (--node-groups, else the groups found), Karpenter when it holds NodePools;
+    CA's options without groups are an error."""
     found = live.node_groups
     groups = None
+    cluster = state.read if state.read is not None else state.objects
     if args.node_groups or (found is not None and found.groups):
-        groups = adapter("cluster-autoscaler").live_groups(args.node_groups, args.autoscaler_config, found, cluster)
+        groups = adapter("cluster-autoscaler").live_groups(args.node_groups, args.autoscaler_config, found, state)
     else:
         for flag, given in (("--autoscaler-config", args.autoscaler_config), ("--node-group", args.node_group)):
             if given is not None:
@@ -314,7 +317,7 @@ def explain_named(args: PodArgs, live: Live, config: Any, say: Say) -> Named:
         trace["kueue"] = kueue.answer       # its Workload's status as stored beside
     pending = not (live.pod.get("spec") or {}).get("nodeName")
     others = [p for p in pending_pods(live) if pod_key(p) != inputs.pod.key] if pending else []
-    autoscalers = autoscalers_of(args, live, cluster)
+    autoscalers = autoscalers_of(args, live, stored_state(cluster, inputs.snapshot, inputs.nominated, config))
     # the queue `--pending -A` walks: its verdict there, and every pod's nomination for the autoscalers
     walked, walked_pods = cluster_queue(args, live, config, [Alone.of(inputs, trace)] if pending else [],
                                         inputs.snapshot, inputs.nominated, nominations=bool(autoscalers.each))
@@ -500,7 +503,7 @@ def explain_pending(args: PodArgs, live: Live, config: Any, say: Say, *, structu
 def _pending_pass(args: PodArgs, live: Live, config: Any, say: Say, pods: list[Obj], explained: list[Explained],
                   snapshot: Any, nominated: Any, out: Pending) -> Pending:
     """The queue over the explained pods, then ONE autoscalers' pass over every pending pod."""
-    autoscalers = autoscalers_of(args, live, live.cluster)
+    autoscalers = autoscalers_of(args, live, stored_state(live.cluster, snapshot, nominated, config))
     groups, pools = autoscalers.groups, autoscalers.pools
     alone = [e.alone for e in explained if e.alone is not None]
     # the cluster's queue, as `pod NAME` walks it: the pods of other namespaces it needs explained too

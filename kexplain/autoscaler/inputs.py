@@ -102,14 +102,21 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
             load_objects(node_paths, max_bytes, stdin, max_objects=max_objects) if node_paths else []
         pod_objs = list(pod_objects) if pod_objects is not None else \
             load_objects([pods_path], max_bytes, stdin, max_objects=max_objects) if pods_path else []
+    if not pods_path and pod_objects is None and settings.mode == "scaleup" and not pods_given:
+        raise InputError("PODS (the pending pods) is needed in scale-up mode; only mode: scaledown in "
+                         "--autoscaler-config runs without it")
+    return _admitted_loop(cluster_objs, pod_objs, settings, groups, kube, now, validate, applied)
+
+
+def _admitted_loop(cluster_objs: Objects, pod_objs: Objects, settings: Settings, groups: "Discovery",
+                   kube: KubeVersion, now: datetime, validate: str, applied: "PendingPass | None") -> LoopInputs:
+    """The loop of objects read and never admitted (`applied`'s set joining them), checked and
+    admitted here once, the pending pods of `pod_objs` with them."""
     set_sources = set()
     if applied is not None:
         cluster_objs = applied.applied_to(cluster_objs)
         set_sources = {id(s) for _, s in (*applied.objects, *applied.created)}
     pending_src = [(o, s) for o, s in pod_objs if o.get("kind") == "Pod" and not (o.get("spec") or {}).get("nodeName")]
-    if not pods_path and pod_objects is None and settings.mode == "scaleup" and not pods_given:
-        raise InputError("PODS (the pending pods) is needed in scale-up mode; only mode: scaledown in "
-                         "--autoscaler-config runs without it")
     pending_objs = {id(o) for o, _ in pending_src}
     others = [(o, s) for o, s in pod_objs if id(o) not in pending_objs]
     refuse_repeats((cluster_objs, others), pending_src)
@@ -133,6 +140,9 @@ def loop_of_state(state: ClusterState, groups: "Discovery", settings_path: str |
     hold through `ClusterState.with_set`), only what joins it checked here; its warnings are the loop's."""
     now = now or datetime.now(timezone.utc)
     settings = read_settings(settings_path, max_bytes)
+    if state.stored:        # nothing admitted: the loop admits the objects as read, once
+        return _admitted_loop(_listed(state.read or []), list(given), settings, groups, state.kube, now, validate,
+                              applied)
     view, set_sources, extras = state, set(), of_kinds(state.other_kinds, EXTRA_KINDS)
     set_objects: Objects = []
     created: Objects = []

@@ -46,8 +46,9 @@ class GroupsRequest:
 def load_groups(req: GroupsRequest, kube: KubeVersion, now: datetime | None = None,
                 applied: PendingPass | None = None) -> LoopInputs:
     """The loop's inputs with the cluster's own pending pods only, `applied`'s set in the cluster (bad input:
-    InputError); a cluster state given is read as admitted (`loop_of_state`), never admitted again."""
-    if req.state is not None and not req.state.stored:     # (stored: the loop admits what the state did not)
+    InputError); a cluster state given is read as it is (`loop_of_state`): an admitted one never admitted again,
+    a stored one admitted there once."""
+    if req.state is not None:
         return loop_of_state(req.state, req.groups, req.config, max_bytes=req.max_bytes or DEFAULT_MAX_BYTES,
                              validate=req.validate, now=now, applied=applied)
     return load_loop(None, req.node_paths, req.groups, req.config, kube,

@@ -907,8 +907,9 @@ class Linter:
         from kexplain.autoscaler.templates import template_node_infos
 
         pp = gathered.builder.build()
+        # the lint pool's one state: read as stored, CA's loop admits its objects as read (`ClusterState.read`)
         req = GroupsRequest(Discovery.from_file(self.options.node_groups or "", self.options.max_bytes),
-                            self.options.autoscaler_config, self.options.node_paths, self.options.max_bytes,
+                            self.options.autoscaler_config, max_bytes=self.options.max_bytes,
                             validate=self.options.validate, state=self.pool)
         loop = load_groups(req, self.options.kube, applied=pp)
         if not loop.groups:

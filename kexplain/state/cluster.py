@@ -64,6 +64,8 @@ class ClusterState:
     stored: bool = False        # read as stored (`--stored`): nothing was admitted
     # What kubectl's checks and admission said of the objects as they joined the state.
     said: list[str] = field(default_factory=list, repr=False)
+    # A stored state's objects as read, every kind (nothing admitted): what CA's loop admits, once.
+    read: Objects | None = field(default=None, repr=False)
 
     @property
     def kube(self) -> KubeVersion:
@@ -125,7 +127,7 @@ class ClusterState:
                     [*self.warnings, *applied.warnings, *provisioned, *said], objects=objects,
                     other_kinds=self.other_kinds, absent_namespaces=absent, kubelet_rejected=rejected,
                     kubelet_evicted=evicted, applied=[*self.applied, *file_objects, *created], stored=self.stored,
-                    said=[*self.said, *applied.warnings])
+                    said=[*self.said, *applied.warnings], read=self.read)
 
     def _applied(self, file_objects: Objects, created: Objects = (), *, kinds: frozenset[str] = CLUSTER_KINDS,
                  stored: bool = False, problems: Problems = RAISE, absent: frozenset[str] = frozenset()
@@ -218,7 +220,15 @@ def state_of(loaded: Objects, config: SchedulerConfig, stored: bool = False, val
     others = [(o, s) for o, s in checked.objects if o.get("kind") not in CLUSTER_KINDS]
     return ClusterState(snapshot, config, nominated, context, frozenset(keys), warnings + list(admitted.warnings),
                 objects=cluster, other_kinds=others, absent_namespaces=absent, stored=stored,
-                said=[*said, *admitted.warnings])
+                said=[*said, *admitted.warnings], read=loaded if stored else None)
+
+
+def stored_state(objects: Objects, snapshot: Snapshot, nominated: dict[str, list[PodInfo]],
+                 config: SchedulerConfig) -> ClusterState:
+    """The state of objects read as stored (a live cluster's lists), its snapshot built already:
+    nothing checked or admitted, the objects kept as read for the consumers that admit them."""
+    return ClusterState(snapshot, config, nominated, objects=of_kinds(objects, CLUSTER_KINDS), stored=True,
+                        read=objects)
 
 
 def state_admitted_with_pod(objects: Objects, snapshot: Snapshot, nominated: dict[str, list[PodInfo]],
