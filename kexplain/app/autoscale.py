@@ -45,13 +45,28 @@ class AutoscaleRequest:
 def scale_up(req: AutoscaleRequest, choice: VersionChoice, given: Optional[KubeVersion], say: Say) -> dict:
     """ONE CA loop over the PODS file's pending pass, read from the one cluster state; its
     document, with where the groups were found when the cluster reported them. Warnings go to `say`."""
-    groups = Discovery.from_file(req.node_groups, req.max_bytes) if req.node_groups else None
+    loop, found, groups = read_loop(req, say, kube=given, choice=choice)
+    if found.pending_pass is not None:
+        loop, _ = loop_over(loop, found.pending_pass)
+    doc = build_document(loop, run_once(loop))
+    if not groups.file:         # found in the cluster's objects: where, as live
+        doc["nodeGroupsFound"] = provenance(groups)
+    return doc
+
+
+def read_loop(req: AutoscaleRequest, say: Say = lambda _: None, *, kube: Optional[KubeVersion] = None,
+              choice: VersionChoice = VersionChoice(), groups: Optional[Discovery] = None
+              ) -> tuple[LoopInputs, PodsFilePass, Discovery]:
+    """The files read once: CA's loop from the one cluster state (the PODS file's pending pods in it,
+    its pass's not yet: `loop_over`), the PODS file's pass and the node groups (`groups`, else
+    --node-groups, else found in the cluster); `kube`, else the version the cluster follows."""
+    groups = groups or (Discovery.from_file(req.node_groups, req.max_bytes) if req.node_groups else None)
     with bulk_load(freeze=True):      # as the scheduler's CLI: no collection while reading, the snapshot frozen
         cluster = load_objects(req.nodes, req.max_bytes, req.stdin, max_objects=req.max_objects) if req.nodes else []
         groups = groups or found_groups(cluster)
         pod_objs = load_objects([req.pods], req.max_bytes, req.stdin, max_objects=req.max_objects,
                                 namespace=req.namespace) if req.pods else []
-        kube = given or _followed(choice, cluster, say)
+        kube = kube or _followed(choice, cluster, say)
         found = pods_file_pass(req.pods or "", pod_objs, cluster, kube, max_bytes=req.max_bytes,
                                max_objects=req.max_objects, validate=req.validate)
         for warning in found.warnings:
@@ -59,12 +74,7 @@ def scale_up(req: AutoscaleRequest, choice: VersionChoice, given: Optional[KubeV
         loop = _loop(req, found, cluster, groups, kube, say)
     for warning in loop.warnings:
         say(f"warning: {warning}")
-    if found.pending_pass is not None:
-        loop, _ = loop_over(loop, found.pending_pass)
-    doc = build_document(loop, run_once(loop))
-    if not groups.file:         # found in the cluster's objects: where, as live
-        doc["nodeGroupsFound"] = provenance(groups)
-    return doc
+    return loop, found, groups
 
 
 def found_groups(cluster: Objects) -> Discovery:

@@ -66,15 +66,16 @@ class ClusterAutoscaler:
         return run
 
 
-def groups_request(node_groups: Optional[str], autoscaler_config: Optional[str], node_paths: tuple, max_bytes: int,
-                   max_objects: int, validate: str, cluster: Optional[list] = None,
-                   say: Optional[Callable[[str], None]] = None, state: Any = None) -> Optional[ClusterAutoscaler]:
+def groups_request(node_groups: Optional[str], autoscaler_config: Optional[str], max_bytes: int, validate: str,
+                   cluster: Optional[list] = None, say: Optional[Callable[[str], None]] = None,
+                   state: Any = None) -> Optional[ClusterAutoscaler]:
     """Where CA's node groups, settings and cluster come from: --node-groups FILE, else those the
     cluster's objects report (`cloudprovider.discover_in`), else None; `state`, the one cluster
-    state, is what CA's loop reads. Why the cluster's report is not used is said (`say`)."""
+    state, is what CA's loop reads (the cluster as read, where none holds it). Why the cluster's
+    report is not used is said (`say`)."""
     def request(found: Discovery) -> ClusterAutoscaler:
-        return ClusterAutoscaler(GroupsRequest(found, autoscaler_config, node_paths, max_bytes, max_objects, validate,
-                                               cluster_objects=cluster, state=state))
+        return ClusterAutoscaler(GroupsRequest(found, autoscaler_config, max_bytes, validate, state=state,
+                                               cluster_objects=cluster if state is None else None))
 
     note = say or (lambda _: None)
     if node_groups:

@@ -152,8 +152,8 @@ def autoscalers_of(req: Request, loaded: Loaded, opts: AutoscalerOptions,
     groups = None
     if req.node_groups or reports_node_groups(loaded.cluster_objects or []):
         ca = adapter("cluster-autoscaler")
-        groups = ca.groups_request(req.node_groups, req.autoscaler_config, req.node_paths, req.max_bytes,
-                                   req.max_objects, req.validate, loaded.cluster_objects, say,
+        groups = ca.groups_request(req.node_groups, req.autoscaler_config, req.max_bytes, req.validate,
+                                   loaded.cluster_objects, say,
                                    state=loaded.cluster_state)
     check_found(req.autoscaler_config, opts.node_group, groups)
     pools = node_pools(loaded.cluster_objects, opts.aws_data, opts.karpenter_config, max_bytes=req.max_bytes,

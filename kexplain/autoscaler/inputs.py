@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any, BinaryIO, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from kexplain.admission import admit
 from kexplain.admission.shapes import ShapeIndex
@@ -22,13 +22,12 @@ from kexplain.autoscaler.readiness import node_readiness
 from kexplain.autoscaler.taints import TaintConfig, as_listed
 from kexplain.controllers.disruption import notes as budget_notes
 from kexplain.controllers.persistentvolume import settle
-from kexplain.errors import AdmissionRejected, InputError, Source
+from kexplain.errors import AdmissionRejected, Source
 from kexplain.explain.inputs import read_config
 from kexplain.explain.pending_pass import creation_order, creation_time, with_victims
 from kexplain.explain.pod_events import parse_time
 from kexplain.features import KubeVersion
-from kexplain.load.gcpolicy import bulk_load
-from kexplain.load.manifests import check_objects, load_objects
+from kexplain.load.manifests import check_objects
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
 from kexplain.state.apply import cluster_with
@@ -85,27 +84,14 @@ class LoopInputs:
     memo: dict[int, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
-def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Discovery",
-              settings_path: str | None,
-              kube: KubeVersion, *, max_bytes: int, max_objects: int, validate: str = "strict",
-              now: datetime | None = None, stdin: BinaryIO | None = None, pods_given: bool = False,
-              cluster_objects: list[tuple[dict, Source]] | None = None,
-              applied: "PendingPass | None" = None,
-              pod_objects: list[tuple[dict, Source]] | None = None) -> LoopInputs:
-    """Read and admit everything one loop needs (InputError/AdmissionRejected: exit 2), `-` reading
-    `stdin`; `cluster_objects` and `pod_objects` stand for objects read already, `applied` is a pass
-    whose set joins the cluster. A `ClusterState` is read by `loop_of_state` instead."""
-    now = now or datetime.now(timezone.utc)
+def loop_of_read(cluster_objs: Objects, groups: "Discovery", settings_path: str | None, kube: KubeVersion, *,
+                 max_bytes: int, validate: str = "strict", now: datetime | None = None,
+                 applied: "PendingPass | None" = None) -> LoopInputs:
+    """One loop's inputs from a cluster read but in no state (explain's stored pod, a file whose pods
+    were all refused), checked and admitted here once, `applied`'s set joining it; as a stored state's."""
     settings = read_settings(settings_path, max_bytes)
-    with bulk_load():
-        cluster_objs = _listed(cluster_objects) if cluster_objects is not None else \
-            load_objects(node_paths, max_bytes, stdin, max_objects=max_objects) if node_paths else []
-        pod_objs = list(pod_objects) if pod_objects is not None else \
-            load_objects([pods_path], max_bytes, stdin, max_objects=max_objects) if pods_path else []
-    if not pods_path and pod_objects is None and settings.mode == "scaleup" and not pods_given:
-        raise InputError("PODS (the pending pods) is needed in scale-up mode; only mode: scaledown in "
-                         "--autoscaler-config runs without it")
-    return _admitted_loop(cluster_objs, pod_objs, settings, groups, kube, now, validate, applied)
+    return _admitted_loop(_listed(cluster_objs), [], settings, groups, kube, now or datetime.now(timezone.utc),
+                          validate, applied)
 
 
 def _admitted_loop(cluster_objs: Objects, pod_objs: Objects, settings: Settings, groups: "Discovery",

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from kexplain.autoscaler.document import build_document, triggered
 from kexplain.autoscaler.plan import scale_up_plan
-from kexplain.autoscaler.inputs import LoopInputs, load_loop, loop_of_state, with_pending
+from kexplain.autoscaler.inputs import LoopInputs, loop_of_read, loop_of_state, with_pending
 from kexplain.autoscaler.loop import framework, run_once
 from kexplain.autoscaler.simulator import with_node
 from kexplain.autoscaler.templates import template_node_infos
@@ -17,7 +17,7 @@ from kexplain.explain.pending_pass import PassAnswers, PendingPass, PodAnswer
 from kexplain.features import KubeVersion
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.extras import plugin_verdicts
-from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
+from kexplain.load.limits import DEFAULT_MAX_BYTES
 from kexplain.model.pod import PodInfo
 from kexplain.state.cluster import ClusterState
 
@@ -35,26 +35,23 @@ class GroupsRequest:
 
     groups: "Discovery"                  # --node-groups FILE (`Discovery.from_file`), or found in the cluster
     config: str | None = None            # --autoscaler-config FILE
-    node_paths: tuple[str, ...] = ()     # --nodes: the cluster CA sees
     max_bytes: int | None = None
-    max_objects: int | None = None
     validate: str = "strict"
-    cluster_objects: list | None = None  # the cluster already read (a live one), in place of node_paths
-    state: ClusterState | None = None    # the cluster admitted already, read in place of both (`loop_of_state`)
+    state: ClusterState | None = None    # the one cluster state CA's loop reads (`loop_of_state`)
+    cluster_objects: list | None = None  # the cluster as read, when no state holds it (`loop_of_read`)
 
 
 def load_groups(req: GroupsRequest, kube: KubeVersion, now: datetime | None = None,
                 applied: PendingPass | None = None) -> LoopInputs:
     """The loop's inputs with the cluster's own pending pods only, `applied`'s set in the cluster (bad input:
-    InputError); a cluster state given is read as it is (`loop_of_state`): an admitted one never admitted again,
-    a stored one admitted there once."""
+    InputError), read from the cluster state (`loop_of_state`: an admitted one never admitted again, a
+    stored one admitted there once); a cluster in no state is admitted there once (`loop_of_read`)."""
+    max_bytes = req.max_bytes or DEFAULT_MAX_BYTES
     if req.state is not None:
-        return loop_of_state(req.state, req.groups, req.config, max_bytes=req.max_bytes or DEFAULT_MAX_BYTES,
-                             validate=req.validate, now=now, applied=applied)
-    return load_loop(None, req.node_paths, req.groups, req.config, kube,
-                     max_bytes=req.max_bytes or DEFAULT_MAX_BYTES, max_objects=req.max_objects or DEFAULT_MAX_OBJECTS,
-                     validate=req.validate, now=now, pods_given=True, cluster_objects=req.cluster_objects,
-                     applied=applied)
+        return loop_of_state(req.state, req.groups, req.config, max_bytes=max_bytes, validate=req.validate, now=now,
+                             applied=applied)
+    return loop_of_read(req.cluster_objects or [], req.groups, req.config, kube, max_bytes=max_bytes,
+                        validate=req.validate, now=now, applied=applied)
 
 
 def loop_over(loop: LoopInputs, pp: PendingPass) -> tuple[LoopInputs, PendingPass]:

@@ -52,7 +52,7 @@ from kexplain.lint.tables import table
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.limits import DEFAULT_MAX_BYTES
 from kexplain.load.manifests import (applied as applied_repeats, check_objects, expand_paths, generate_name_refusal,
-                                     kustomization_dirs, kustomize_hint, load_objects, named, read_text, repeats)
+                                     kustomization_dirs, kustomize_hint, named, read_text, repeats)
 from kexplain.load.namespace_flag import KNOWN_SCOPES, declared_scopes, placed, refusal
 from kexplain.state.apply import outside_namespaces
 from kexplain.state.cluster import ClusterState
@@ -952,8 +952,8 @@ class Linter:
 
         pp = gathered.builder.build()
         assert self.pool is not None
-        # the one cluster state, never admitted again; read as stored, the pass admits the objects itself
-        cluster = load_objects(self.options.node_paths, self.options.max_bytes, self.stdin) if self.pool.stored else []
+        # the one cluster state, never admitted again; read as stored, the pass admits its objects as read
+        cluster = (self.pool.read or []) if self.pool.stored else []
         req = NodePoolsRequest(cluster, max_bytes=self.options.max_bytes, validate=self.options.validate,
                                state=self.pool)
         inputs, world = load_node_pools(req, self.options.kube, applied=pp)

@@ -33,8 +33,7 @@ def test_each_implementation_is_found_by_its_name_and_is_an_autoscaler():
     assert set(ADAPTERS) == {ClusterAutoscaler.name, Karpenter.name}
     karpenter = Karpenter.of([], None, None)
     assert isinstance(karpenter, Autoscaler)
-    ca = adapter("cluster-autoscaler").groups_request(str(CA / "nodegroups.yaml"), None, (str(CA / "cluster.yaml"),),
-                                                      10 ** 8, 10 ** 6, "strict")
+    ca = adapter("cluster-autoscaler").groups_request(str(CA / "nodegroups.yaml"), None, 10 ** 8, "strict")
     assert isinstance(ca, Autoscaler)
 
 

@@ -2,9 +2,12 @@
 state (`kexplain.state.ClusterState`) for the scheduler — a batch's pool, or one pod's cluster
 as admitted with it (`Inputs.state`) — and CA's loop reads that state (`inputs.loop_of_state`),
 its overlays copy-on-write, instead of checking and admitting the cluster's objects again.
+The same on every path CA's loop takes: `kexplain autoscale` (the cluster read into the one state
+once, by the PODS file's pass or with its pods: `app.autoscale`), live `--pending` (the session's
+state, stored: CA's loop admits it, once) and lint's CA pass (the lint pool's state).
 Counted: how many calls of admission (`admission.admit`) and of kubectl's checks
 (`load.manifests.check_objects`) are handed the cluster's Nodes. And one pod's state gives CA
-the loop the cluster read again gives (`load_loop`): the same snapshot, objects and pods."""
+the loop the cluster read again gives (`loop_of_read`): the same snapshot, objects and pods."""
 from __future__ import annotations
 
 import json
@@ -15,7 +18,9 @@ from typing import Any
 import pytest
 
 import kexplain.autoscaler.pending  # noqa: F401  (every reader of the cluster loaded: their names patched)
+import kexplain.app.autoscale  # noqa: F401
 import kexplain.app.cluster_autoscaler  # noqa: F401
+import kexplain.lint.linter  # noqa: F401
 import kexplain.app.explain  # noqa: F401
 import kexplain.explain.inputs  # noqa: F401
 import kexplain.state.cluster  # noqa: F401
@@ -113,6 +118,46 @@ def test_the_cluster_is_admitted_once(tmp_path: Path, monkeypatch: pytest.Monkey
     assert len(calls) == 1, calls
 
 
+@pytest.mark.parametrize("pods", [DEPLOYMENT, TWO_PODS, *SINGLE.values()],
+                         ids=["deployment", "two-pods", *(f"single-{name}" for name in SINGLE)])
+@pytest.mark.parametrize("counted", [(pipeline, "admit"), (manifests, "check_objects")],
+                         ids=["admit", "check_objects"])
+def test_autoscale_admits_the_cluster_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pods: str,
+                                           counted: tuple[Any, str]) -> None:
+    """`kexplain autoscale`: the workloads' pass reads the cluster into the one state and CA's loop
+    reads that state (its given pods joining it), or the cluster is read into it with the file's pods."""
+    module, name = counted
+    calls = counting(monkeypatch, getattr(module, name), name)
+    path = tmp_path / "pods.yaml"
+    path.write_text(pods)
+    env = TestEnvironment(width=100)
+    code = main(["autoscale", str(path), "--nodes", str(CASE / "cluster.yaml"), "--node-groups",
+                 str(CASE / "nodegroups.yaml"), "--kubernetes-version", "1.35", "-o", "json"], env=env)
+    assert code in (0, 1), env.err
+    assert json.loads(env.out)["pods"]
+    assert len(calls) == 1, calls
+
+
+@pytest.mark.parametrize("stored", [False, True], ids=["admitted", "stored"])
+@pytest.mark.parametrize("counted", [(pipeline, "admit"), (manifests, "check_objects")],
+                         ids=["admit", "check_objects"])
+def test_lint_node_groups_reads_the_pool_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stored: bool,
+                                              counted: tuple[Any, str]) -> None:
+    """`kexplain lint --node-groups`: CA's loop reads the lint pool's state, never --nodes again; a
+    pool read as stored (--stored: only decoded, not counted) is checked and admitted once, by CA's loop."""
+    module, name = counted
+    calls = counting(monkeypatch, getattr(module, name), name, stored=False)
+    path = tmp_path / "objects.yaml"
+    path.write_text(DEPLOYMENT)
+    env = TestEnvironment(width=100)
+    code = main(["lint", str(path), "--nodes", str(CASE / "cluster.yaml"), "--node-groups",
+                 str(CASE / "nodegroups.yaml"), "--kubernetes-version", "1.35", "--format", "json",
+                 *(["--stored"] if stored else [])], env=env)
+    assert code in (0, 1), env.err
+    assert json.loads(env.out)["scheduling"]
+    assert len(calls) == 1, calls
+
+
 def _loop_facts(loop: LoopInputs) -> str:
     """What CA's loop reads of its inputs: the snapshot's nodes with their pods, namespaces and
     objects, the nodes' facts, the groups' members, DaemonSets, ConfigMaps and Jobs."""
@@ -131,7 +176,7 @@ def _loop_facts(loop: LoopInputs) -> str:
 @pytest.mark.parametrize("pods", SINGLE.values(), ids=SINGLE.keys())
 def test_one_pods_state_is_the_cluster_read_again(tmp_path: Path, pods: str) -> None:
     """CA's loop over one pod's cluster state (`Inputs.state`) is the loop over the cluster read
-    and admitted again (`load_loop`), with the pod's set applied: a namespace created for the pod
+    and admitted again (`loop_of_read`), with the pod's set applied: a namespace created for the pod
     alone is none of the cluster's."""
     path = tmp_path / "pods.yaml"
     path.write_text(pods)
@@ -146,9 +191,9 @@ def test_one_pods_state_is_the_cluster_read_again(tmp_path: Path, pods: str) -> 
     pp = builder.build()
     now = datetime(2026, 1, 1, tzinfo=timezone.utc)
     groups = Discovery.from_file(str(CASE / "nodegroups.yaml"))
-    again = GroupsRequest(groups, None, req.node_paths, cluster_objects=loaded.cluster_objects)
+    again = GroupsRequest(groups, cluster_objects=loaded.cluster_objects)
     read_again = load_groups(again, kube, now=now, applied=pp)
-    from_state = load_groups(GroupsRequest(groups, None, req.node_paths, state=loaded.single.state), kube, now=now,
+    from_state = load_groups(GroupsRequest(groups, state=loaded.single.state), kube, now=now,
                              applied=pp)
     assert _loop_facts(from_state) == _loop_facts(read_again)
     assert "team" not in loaded.single.state.snapshot.namespaces     # (created for the pod alone)

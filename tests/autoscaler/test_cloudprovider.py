@@ -329,7 +329,7 @@ nodeGroups:
 ])
 def test_a_group_in_backoff_is_neither_balanced_to_nor_grown_to_its_minimum(tmp_path, flags, sizes):
     from kexplain.autoscaler.document import build_document
-    from kexplain.autoscaler.inputs import load_loop
+    from tests.support.ca_loop import ca_loop
     from kexplain.autoscaler.loop import run_once
     from kexplain.features import KubeVersion
 
@@ -345,7 +345,7 @@ def test_a_group_in_backoff_is_neither_balanced_to_nor_grown_to_its_minimum(tmp_
             for i in range(4 if "balance-similar-node-groups" in flags else 0)]
     (tmp_path / "pods.yaml").write_text(yaml.safe_dump_all(pods) if pods else "")
     (tmp_path / "params.yaml").write_text(yaml.safe_dump({"flags": flags}))
-    loop = load_loop(str(tmp_path / "pods.yaml"), (str(tmp_path / "cluster.yaml"),), discover([*nodes, status]),
+    loop = ca_loop(str(tmp_path / "pods.yaml"), (str(tmp_path / "cluster.yaml"),), discover([*nodes, status]),
                      str(tmp_path / "params.yaml"), KubeVersion(), max_bytes=1 << 20, max_objects=1000)
     doc = build_document(loop, run_once(loop))
     assert {k: next(g["newTargetSize"] for g in doc["nodeGroups"] if g["name"] == gid) for k, gid in ids.items()} \

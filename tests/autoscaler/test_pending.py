@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from kexplain.autoscaler.cloudprovider import Discovery
-from kexplain.autoscaler.inputs import load_loop
+from tests.support.ca_loop import ca_loop
 from kexplain.autoscaler.pending import GroupsRequest, autoscaler_document, load_groups, run_pass, with_pending
+from kexplain.explain.inputs import load_pool
 from kexplain.explain.pending_pass import PendingPass, PendingPod
 from kexplain.features import KubeVersion
 from kexplain.model.pod import PodInfo
@@ -36,8 +37,12 @@ def loop_with(*pending: PodInfo, bound=()):
 
 
 def base():
-    return load_groups(GroupsRequest(Discovery.from_file(str(CASE / "nodegroups.yaml")),
-                                     node_paths=(str(CASE / "cluster.yaml"),)), KUBE)
+    return load_groups(GroupsRequest(Discovery.from_file(str(CASE / "nodegroups.yaml")), state=pool()), KUBE)
+
+
+def pool():
+    """The cluster's one state (`explain.inputs.load_pool`), which CA's loop reads."""
+    return load_pool((str(CASE / "cluster.yaml"),), kube=KUBE)
 
 
 def on(node: str, p: PodInfo) -> PodInfo:
@@ -92,7 +97,7 @@ def test_every_plugin_on_a_template_agrees_with_ca_on_the_first(case: Path):
     is the plugin CA reported, and a template CA says fits passes every plugin."""
     expected = json.loads((case / "expected-ca.json").read_text())
     params = case / "params.yaml"
-    loop = load_loop(str(case / "pods.yaml"), (str(case / "cluster.yaml"),), Discovery.from_file(str(case / "nodegroups.yaml")),
+    loop = ca_loop(str(case / "pods.yaml"), (str(case / "cluster.yaml"),), Discovery.from_file(str(case / "nodegroups.yaml")),
                      str(params) if params.exists() else None, KubeVersion("1.36"), max_bytes=1 << 26,
                      max_objects=100_000)
     pods = {p.key: p for p in loop.pending}
@@ -125,6 +130,6 @@ def test_node_groups_are_one_discovery_from_a_file_or_found():
     loop = base()
     assert loop.group_members == {"general": ["general-1", "general-2"], "gpu": [], "arm": [], "compute": []}
     found = Discovery(read.groups, {"general": ("general-2",)}, sources=("status ConfigMap",))
-    other = load_groups(GroupsRequest(found, node_paths=(str(CASE / "cluster.yaml"),)), KUBE)
+    other = load_groups(GroupsRequest(found, state=pool()), KUBE)
     assert other.group_members == {"general": ["general-2"], "gpu": [], "arm": [], "compute": []}
     assert changed(read, notes=("x",)).with_notes(["y"]).file == read.file

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from kexplain.autoscaler.cloudprovider import Discovery
-from kexplain.autoscaler.inputs import load_loop
+from tests.support.ca_loop import ca_loop
 from kexplain.errors import AdmissionRejected
 from kexplain.features import KubeVersion
 
@@ -36,7 +36,7 @@ def run(tmp_path, pods: list[dict], cluster: list[dict]):
     (tmp_path / "cluster.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": cluster}))
     (tmp_path / "pods.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": pods}))
     (tmp_path / "groups.yaml").write_text("nodeGroups: []\n")
-    return load_loop(str(tmp_path / "pods.json"), (str(tmp_path / "cluster.json"),),
+    return ca_loop(str(tmp_path / "pods.json"), (str(tmp_path / "cluster.json"),),
                      Discovery.from_file(str(tmp_path / "groups.yaml")), None, KubeVersion(),
                      max_bytes=1 << 20, max_objects=1000)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from kexplain.autoscaler.cloudprovider import Discovery
 from kexplain.autoscaler.pending import GroupsRequest, autoscaler_document, load_groups, with_pending
 from kexplain.cli.app import main
+from kexplain.explain.inputs import load_pool
 from kexplain.features import KubeVersion
 from kexplain.load.manifests import load_objects
 from kexplain.model.pod import PodInfo
@@ -33,7 +34,7 @@ def suggested(pod_file: str, case: Path = CASE, runs: list | None = None, obj: d
     obj["metadata"].setdefault("namespace", "default")
     pod = PodInfo(obj)
     req = GroupsRequest(Discovery.from_file(str(case / "nodegroups.yaml")), config,
-                        node_paths=(str(case / "cluster.yaml"),))
+                        state=load_pool((str(case / "cluster.yaml"),), kube=KubeVersion("1.35")))
     loop = with_pending(load_groups(req, KubeVersion("1.35")), [pod])
 
     def document(changed):

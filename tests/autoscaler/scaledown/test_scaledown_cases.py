@@ -15,7 +15,7 @@ import pytest
 
 from kexplain.autoscaler.document import build_document
 from kexplain.autoscaler.cloudprovider import Discovery
-from kexplain.autoscaler.inputs import load_loop
+from tests.support.ca_loop import ca_loop
 from kexplain.autoscaler.loop import run_once
 from kexplain.cli.app import main
 from kexplain.features import KubeVersion
@@ -84,7 +84,7 @@ def test_scale_down_disabled_is_not_tried(tmp_path: Path) -> None:
     case = BUNDLED / "scaledown-0009"
     params = tmp_path / "params.yaml"
     params.write_text("mode: scaledown\nflags:\n  scale-down-enabled: false\n")
-    loop = load_loop(None, (str(case / "cluster.yaml"),), Discovery.from_file(str(case / "nodegroups.yaml")), str(params),
+    loop = ca_loop(None, (str(case / "cluster.yaml"),), Discovery.from_file(str(case / "nodegroups.yaml")), str(params),
                      KubeVersion("1.36"), max_bytes=10**8, max_objects=10**6)
     got = build_document(loop, run_once(loop))["scaleDown"]
     assert got["result"] == "ScaleDownNotTried" and got["unneeded"] == []
@@ -102,7 +102,7 @@ def test_an_unhealthy_cluster_is_not_tried(tmp_path: Path) -> None:
         node["status"]["conditions"] = [{"type": "Ready", "status": "False", "reason": "KubeletNotReady"}]
     cluster = tmp_path / "cluster.yaml"
     cluster.write_text(yaml.safe_dump_all(docs))
-    loop = load_loop(None, (str(cluster),), Discovery.from_file(str(case / "nodegroups.yaml")), str(case / "params.yaml"),
+    loop = ca_loop(None, (str(cluster),), Discovery.from_file(str(case / "nodegroups.yaml")), str(case / "params.yaml"),
                      KubeVersion("1.36"), max_bytes=10**8, max_objects=10**6)
     got = build_document(loop, run_once(loop))["scaleDown"]
     assert got["result"] == "ScaleDownNotTried" and got["unneeded"] == []
@@ -117,7 +117,7 @@ def test_after_a_scale_up(tmp_path: Path, local: bool) -> None:
     case = TESTS / "autoscaler" / "cases" / "expendable-0015"
     params = tmp_path / "params.yaml"
     params.write_text("mode: scaledown\n" + ("flags:\n  scale-down-delay-type-local: true\n" if local else ""))
-    loop = load_loop(str(case / "pods.yaml"), (str(case / "cluster.yaml"),), Discovery.from_file(str(case / "nodegroups.yaml")),
+    loop = ca_loop(str(case / "pods.yaml"), (str(case / "cluster.yaml"),), Discovery.from_file(str(case / "nodegroups.yaml")),
                      str(params), KubeVersion("1.36"), max_bytes=10**8, max_objects=10**6)
     doc = build_document(loop, run_once(loop))
     assert doc["result"] == "ScaleUpSuccessful"
@@ -136,7 +136,7 @@ def test_bound_pods_without_a_creation_time_are_half_an_hour_old(tmp_path: Path)
     def blocking(timeout: str) -> dict:
         params = tmp_path / "params.yaml"
         params.write_text(f"mode: scaledown\nflags:\n  blocking-system-pod-distruption-timeout: {timeout}\n")
-        loop = load_loop(None, (str(case / "cluster.yaml"),), Discovery.from_file(str(case / "nodegroups.yaml")), str(params),
+        loop = ca_loop(None, (str(case / "cluster.yaml"),), Discovery.from_file(str(case / "nodegroups.yaml")), str(params),
                          KubeVersion("1.36"), max_bytes=10**8, max_objects=10**6)
         nodes = build_document(loop, run_once(loop))["scaleDown"]["nodes"]
         return {n["name"]: (n.get("blockingPod") or {}).get("reason") for n in nodes}
