@@ -199,13 +199,15 @@ def test_one_pods_state_is_the_cluster_read_again(tmp_path: Path, pods: str) -> 
     assert "team" not in loaded.single.state.snapshot.namespaces     # (created for the pod alone)
 
 
+@pytest.mark.parametrize("named", [False, True], ids=["pending", "pod-name"])
 @pytest.mark.parametrize("counted", [(pipeline, "admit"), (manifests, "check_objects")],
                          ids=["admit", "check_objects"])
 def test_live_pending_checks_and_admits_the_cluster_once(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                          monkeypatch: pytest.MonkeyPatch,
-                                                         counted: tuple[Any, str]) -> None:
-    """Live `--pending` with node groups: the scheduler's side reads the stored objects as listed
-    (no check, no admission) and CA's loop (`live_groups`) checks and admits the cluster once."""
+                                                         counted: tuple[Any, str], named: bool) -> None:
+    """Live `--pending` (and `pod NAME`) with node groups: the scheduler's side reads the stored
+    objects as listed (no check, no admission) into the session's one state, and CA's loop
+    (`live_groups`) reads that state, checking and admitting the cluster once."""
     from tests.autoscaler.test_cloudprovider_live import CHECKOUT, TOKEN, serve_status
     from tests.support.live_server import isolate, recorded_api
 
@@ -214,8 +216,10 @@ def test_live_pending_checks_and_admits_the_cluster_once(tmp_path: Path, capsys:
     calls = counting(monkeypatch, getattr(module, name), name)
     with recorded_api(tmp_path, TOKEN) as api:
         serve_status(api)
-        code = main(["pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json"])
+        code = main(["pod", *([CHECKOUT] if named else ["--pending"]), "-n", "shop", "--kubeconfig", api.kubeconfig,
+                     "-o", "json"])
     out, err = capsys.readouterr()
     assert code == 1, err
-    assert f"shop/{CHECKOUT}" in [f"{p['namespace']}/{p['name']}" for p in json.loads(out)["autoscaler"]["pods"]]
+    pods = json.loads(out)["autoscaler"]["pods"]
+    assert f"shop/{CHECKOUT}" in [f"{p['namespace']}/{p['name']}" for p in pods]
     assert len(calls) == 1, calls
