@@ -102,15 +102,14 @@ def _loop(req: AutoscaleRequest, found: PodsFilePass, cluster: Objects, groups: 
     """CA's loop from the one cluster state: the workloads' pass's (its given pending pods joining
     it as CA's overlay), else the cluster read here with the PODS file's objects."""
     state = found.state
-    if state is None:
-        state = _state(req, found, cluster, kube)
-        for warning in state.said:          # kubectl's checks and admission (nobody said them)
-            say(f"warning: {warning}")
-        given = _pending(found.pods)
-    else:
-        given = found.pods
+    if state is not None:       # (its pending pods: the PODS file's Pods, which the pass did not read)
+        return loop_of_state(state, groups, req.autoscaler_config, max_bytes=req.max_bytes, validate=req.validate,
+                             applied=found.pending_pass, given=found.pods)
+    state = _state(req, found, cluster, kube)
+    for warning in state.said:          # kubectl's checks and admission (nobody said them)
+        say(f"warning: {warning}")
     return loop_of_state(state, groups, req.autoscaler_config, max_bytes=req.max_bytes, validate=req.validate,
-                         applied=found.pending_pass, given=given)
+                         applied=found.pending_pass, held=_pending(found.pods))
 
 
 def _state(req: AutoscaleRequest, found: PodsFilePass, cluster: Objects, kube: KubeVersion) -> ClusterState:

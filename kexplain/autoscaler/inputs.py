@@ -120,15 +120,16 @@ def _admitted_loop(cluster_objs: Objects, pod_objs: Objects, settings: Settings,
 
 def loop_of_state(state: ClusterState, groups: "Discovery", settings_path: str | None, *, max_bytes: int,
                   validate: str = "strict", now: datetime | None = None,
-                  applied: "PendingPass | None" = None, given: Objects = ()) -> LoopInputs:
+                  applied: "PendingPass | None" = None, given: Objects = (), held: Objects = ()) -> LoopInputs:
     """One loop's inputs from a cluster state, admitted once: CA's overlays copy-on-write over its
-    objects (`applied`'s victims terminating, its set and the `given` pending pods the state does not
-    hold through `ClusterState.with_set`), only what joins it checked here; its warnings are the loop's."""
+    objects (`applied`'s victims terminating, its set and the `given` pending pods through
+    `ClusterState.with_set`), only what joins it checked here; its warnings are the loop's. `held`:
+    pending pods of PODS the state holds (read with the cluster), pending after the cluster's own."""
     now = now or datetime.now(timezone.utc)
     settings = read_settings(settings_path, max_bytes)
     if state.stored:        # nothing admitted: the loop admits the objects as read, once
-        return _admitted_loop(_listed(state.read or []), list(given), settings, groups, state.kube, now, validate,
-                              applied)
+        return _admitted_loop(_listed(state.read or []), [*given, *held], settings, groups, state.kube, now,
+                              validate, applied)
     view, set_sources, extras = state, set(), of_kinds(state.other_kinds, EXTRA_KINDS)
     set_objects: Objects = []
     created: Objects = []
@@ -145,20 +146,16 @@ def loop_of_state(state: ClusterState, groups: "Discovery", settings_path: str |
         warnings += said
     checked = check_objects(extras, EXTRA_KINDS, validate=validate, kube=state.kube)
     return _loop_of(objects, checked.objects, settings, groups, state.kube, now, [*checked.warnings, *warnings],
-                    set_sources, {id(s) for _, s in given})
+                    set_sources, {id(s) for _, s in (*given, *held)})
 
 
 def _given(state: ClusterState, given: Objects, validate: str) -> tuple[Objects, list[str]]:
-    """The pending pods of `given` the state does not hold, checked as kubectl sends them (a pod
-    named as one of the cluster's refused), and what the checks said."""
+    """The pending pods `given`, checked as kubectl sends them (a pod named as one of the cluster's
+    refused), and what the checks said."""
     if not given:
         return [], []
-    held = {id(s) for _, s in state.objects}
-    fresh = [(o, s) for o, s in given if id(s) not in held]
-    if not fresh:
-        return [], []
-    refuse_repeats((state.objects,), fresh)
-    checked = check_objects(fresh, CLUSTER_KINDS, validate=validate, kube=state.kube)
+    refuse_repeats((state.objects,), list(given))
+    checked = check_objects(given, CLUSTER_KINDS, validate=validate, kube=state.kube)
     return list(checked.objects), list(checked.warnings)
 
 
