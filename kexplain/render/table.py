@@ -125,20 +125,13 @@ def _kubelet_summary(trace: Mapping[str, Any]) -> list[Block]:
                             f"{pod_status['reason']})."), gap=False))
     lines.append(Block(Text(bypass, style="dim"), gap=False))
     event = kubelet["event"]
-    rows = [("Type", "Reason", "From", "Message"), ("----", "------", "----", "-------"),
-            (event["type"], event["reason"], event["from"], event["message"])]
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    table = ["  " + "  ".join(r[i].ljust(widths[i]) for i in range(3)) + "  " + r[3] for r in rows]
-    lines += [Block(Text.assemble(("Events:", "bold"))), Block(Text("\n".join(table[:2])), gap=False),
-              Block(Text(table[2]), whole=True, gap=False),
-              Block(Text(f"Status: {pod_status['phase']}, reason {pod_status['reason']}: {pod_status['message']}"),
-                    whole=True)]
+    lines += _events(event["type"], event["reason"], event["from"], event["message"])
+    lines.append(Block(Text(f"Status: {pod_status['phase']}, reason {pod_status['reason']}: {pod_status['message']}"),
+                       whole=True))
     return lines
 
 
 def _summary(trace: Mapping[str, Any], look: Look) -> list[Block]:
-    if trace.get("kubelet"):
-        return _kubelet_summary(trace)
     result = trace["result"]
     pod = trace["pod"]
     status = result["status"]
@@ -179,7 +172,7 @@ def _summary(trace: Mapping[str, Any], look: Look) -> list[Block]:
         lines += [Block(Padding(Text(line), (0, 0, 0, 2)), gap=False)       # what the message does not name
                   for line in rejection_words(trace.get("rejection"))]
     if status == "Unschedulable" and result.get("message"):
-        lines += _event(trace)
+        lines += _events("Warning", "FailedScheduling", trace["profile"], result["message"])
         lines += _not_found(trace, pre)
     lines += [Block(Text(note, style="yellow")) for note in dra_notes(trace)]
     return lines
@@ -249,15 +242,14 @@ def _scheduled_line(trace: Mapping[str, Any]) -> str:
     return line
 
 
-def _event(trace: Mapping[str, Any]) -> list[Block]:
-    """The FailedScheduling event as `kubectl describe pod` lists it, the message unwrapped."""
-    source = trace["profile"]
-    header = Text.assemble(("Events:", "bold"))
+def _events(kind: str, reason: str, source: str, message: str) -> list[Block]:
+    """One event as `kubectl describe pod` lists it, the message unwrapped."""
     rows = [("Type", "Reason", "From", "Message"), ("----", "------", "----", "-------"),
-            ("Warning", "FailedScheduling", source, trace["result"]["message"])]
+            (kind, reason, source, message)]
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     lines = ["  " + "  ".join(r[i].ljust(widths[i]) for i in range(3)) + "  " + r[3] for r in rows]
-    return [Block(header), Block(Text("\n".join(lines[:2])), gap=False), Block(Text(lines[2]), whole=True, gap=False)]
+    return [Block(Text.assemble(("Events:", "bold"))), Block(Text("\n".join(lines[:2])), gap=False),
+            Block(Text(lines[2]), whole=True, gap=False)]
 
 
 # -- feasible nodes ----------------------------------------------------------------------------------
