@@ -187,10 +187,9 @@ def _plain_reasons(doc: Mapping[str, Any]) -> list[Block]:
     return out
 
 
-def pod_why(entry: Mapping[str, Any], skipped: Sequence[Mapping[str, Any]], look: Look,
-            only: str | None = None) -> list[Block]:
-    """One pod: Karpenter's own error, then every NodePool (or only `only`), the nodes and
-    NodeClaims it does not go to, the NodePools not tried."""
+def pod_why(entry: Mapping[str, Any], skipped: Sequence[Mapping[str, Any]], look: Look) -> list[Block]:
+    """One pod: Karpenter's own error, then every NodePool, the nodes and NodeClaims it does not
+    go to, the NodePools not tried."""
     head = Text.assemble(("Why not placed: ", "bold"), (entry["pod"], "bold"), (f" ({entry.get('result')})", ""))
     items: list[tuple[int, str]] = []
     if entry.get("karpenter"):
@@ -202,14 +201,13 @@ def pod_why(entry: Mapping[str, Any], skipped: Sequence[Mapping[str, Any]], look
     if entry.get("nodeSelectorTerms"):
         items.append((1, f"{entry['nodeSelectorTerms']} required node affinity terms: Karpenter tries them in order "
                          f"and last tries term {entry['termTried']} alone, with every preference relaxed"))
-    pools = [p for p in entry.get("nodePools") or () if only is None or p.get("nodePool") == only]
-    if pools and all(p.get("karpenter") for p in entry.get("nodePools") or ()):
+    pools = list(entry.get("nodePools") or ())
+    if pools and all(p.get("karpenter") for p in pools):
         items = [i for i in items if not i[1].startswith("Karpenter: ")]     # said per NodePool below
     blocks = [Block(head), lines_block(items, gap=False)] if items else [Block(head)]
     for pool in pools:
-        blocks.append(lines_block(pool_lines(pool, detail=only is not None), gap=False))
-    if only is None:
-        blocks += [lines_block(lines, gap=False) for lines in (nodes_lines(entry), skipped_lines(skipped)) if lines]
+        blocks.append(lines_block(pool_lines(pool), gap=False))
+    blocks += [lines_block(lines, gap=False) for lines in (nodes_lines(entry), skipped_lines(skipped)) if lines]
     return blocks
 
 
