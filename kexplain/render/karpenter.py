@@ -123,15 +123,18 @@ def summary_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     out = [Block(head), Block(Text(doc.get("karpenter", ""), style="dim"), gap=False)]
     aws = (doc.get("explained") or {}).get("awsData")
     if aws:
-        text = f"Instance types and prices from {aws.get('source', '')}, region {aws.get('region', '')}"
-        if aws.get("taken") and aws["taken"] not in text:
-            text += f" (taken {aws['taken']})"
-        out.append(Block(Text(text, style="dim"), gap=False))
+        out.append(Block(Text(aws_source(aws), style="dim"), gap=False))
         if aws.get("prices"):
             out.append(Block(Text(f"Prices: {aws['prices']}", style="dim"), gap=False))
     if doc.get("scheduleError"):
         out.append(Block(Text(f"error: {doc['scheduleError']}", style="red")))
     return out
+
+
+def aws_source(aws: Mapping[str, Any]) -> str:
+    """Where the instance types and prices come from, and when they were taken."""
+    text = f"Instance types and prices from {aws.get('source', '')}, region {aws.get('region', '')}"
+    return text + (f" (taken {aws['taken']})" if aws.get("taken") and aws["taken"] not in text else "")
 
 
 def _where(pod: Mapping[str, Any]) -> str:
@@ -420,7 +423,7 @@ def _excluded_text(e: Mapping[str, Any], of: int) -> str:
     return f"{e['requirement']} ({who}) leaves {e['left']} of {of}; the types have {e['key']}: {have}"
 
 
-def _types(claim: Mapping[str, Any]) -> str:
+def cheapest_types(claim: Mapping[str, Any]) -> str:
     """A NodeClaim's cheapest instance types with their prices (MAX_TYPES_SHOWN, then how many more)."""
     pairs = [f"{t} ${p}" for t, p in zip(claim.get("instanceTypes") or (), claim.get("prices") or ())]
     shown = ", ".join(pairs[:MAX_TYPES_SHOWN])
@@ -435,7 +438,7 @@ def node_claims_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
         return []
     rows = []
     for c in claims:
-        types = _types(c)
+        types = cheapest_types(c)
         if c.get("createError"):
             types += f"\ncreate failed: {c['createError']}"
         requests = ", ".join(f"{k} {quantity(k, v)}" for k, v in (c.get("requests") or {}).items())
@@ -569,7 +572,7 @@ def suggestion_places(s: Mapping[str, Any]) -> list[tuple[str, str]]:
         if p.get("result") == "NewNodeClaim" and claim is not None:
             more = claim.get("instanceTypeCount", 0) - len(claim.get("instanceTypes") or ())
             where = (f"NodePool {claim.get('nodePool')}" + (" (for one such pod alone)" if claim.get("alone") else "")
-                     + ": " + _types(claim) + (f" and {more} more" if more > 0 else ""))
+                     + ": " + cheapest_types(claim) + (f" and {more} more" if more > 0 else ""))
         else:
             where = _where(p)
         pods, names = places.setdefault(where, ([], set()))
