@@ -102,14 +102,7 @@ def _kubelet_summary(trace: Mapping[str, Any]) -> list[Block]:
     pod, status, node = trace["pod"], trace["result"]["status"], kubelet["node"]
     head = Text.assemble(("Pod ", ""), (f"{pod['namespace']}/{pod['name']}", "bold"),
                          (f" (spec.nodeName {node}): ", ""), (status, VERDICT_STYLE.get(status, "bold")))
-    lines: list[Block] = [Block(head, gap=False)]
-    version = version_text(trace.get("kubernetesVersion"))
-    if version:
-        lines.append(Block(Text(version.replace("(kube-scheduler ", "(kubelet "), style="dim"), gap=False))
-    facts = (trace.get("details") or {}).get("pod")
-    if facts:
-        lines.append(Block(Text(f"Requests {quantities(facts.get('requests'))}; priority {facts.get('priority', 0)}",
-                                style="dim"), gap=False))
+    lines: list[Block] = [Block(head, gap=False), *_pod_facts(trace, "(kubelet ")]
     bypass = ("The scheduler never sees a pod that names its node: the node's kubelet admits it with its own "
               "checks (resources, node selector and affinity, host ports, NoExecute taints; not a cordon nor "
               "NoSchedule taints, which are the scheduler's).")
@@ -131,6 +124,17 @@ def _kubelet_summary(trace: Mapping[str, Any]) -> list[Block]:
     return lines
 
 
+def _pod_facts(trace: Mapping[str, Any], follower: str) -> list[Block]:
+    """Dim: the version followed (its kube-scheduler, or for a bound pod its `follower`, the
+    kubelet), then the pod's requests and priority."""
+    version = version_text(trace.get("kubernetesVersion"))
+    facts = (trace.get("details") or {}).get("pod")
+    lines = [version.replace("(kube-scheduler ", follower)] if version else []
+    if facts:
+        lines.append(f"Requests {quantities(facts.get('requests'))}; priority {facts.get('priority', 0)}")
+    return [Block(Text(line, style="dim"), gap=False) for line in lines]
+
+
 def _summary(trace: Mapping[str, Any], look: Look) -> list[Block]:
     result = trace["result"]
     pod = trace["pod"]
@@ -147,14 +151,7 @@ def _summary(trace: Mapping[str, Any], look: Look) -> list[Block]:
         lines += karpenter_does(trace, look)
     if differs:
         lines.append(Block(Text(wrap(differs, look.width)), gap=False))
-    version = version_text(trace.get("kubernetesVersion"))
-    if version:
-        lines.append(Block(Text(version, style="dim"), gap=False))
-    facts = (trace.get("details") or {}).get("pod")
-    if facts:
-        requests = quantities(facts.get("requests"))
-        lines.append(Block(Text(f"Requests {requests}; priority {facts.get('priority', 0)}", style="dim"),
-                           gap=False))
+    lines += _pod_facts(trace, "(kube-scheduler ")
     lines += [Block(Text(text, style="dim"), gap=False) for text in pod_note_lines(trace, look.width)]
     if status == "Scheduled":
         lines.append(Block(Text(_scheduled_line(trace)), gap=False))
