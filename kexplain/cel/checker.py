@@ -331,21 +331,11 @@ class Checker:
             self.error(e, f"expected type '{T.format_type(t)}' but found '{T.format_type(actual)}'")
 
 
+_LITERAL_TYPES = {bool: T.BOOL, int: T.INT, UInt: T.UINT, float: T.DOUBLE, str: T.STRING, bytes: T.BYTES}
+
+
 def _literal_type(v: object) -> Type:
-    t = type(v)
-    if t is bool:
-        return T.BOOL
-    if t is int:
-        return T.INT
-    if t is UInt:
-        return T.UINT
-    if t is float:
-        return T.DOUBLE
-    if t is str:
-        return T.STRING
-    if t is bytes:
-        return T.BYTES
-    return T.NULL
+    return _LITERAL_TYPES.get(type(v), T.NULL)
 
 
 def _walk(e: A.Expr):

@@ -13,7 +13,7 @@ from kexplain.cel.checker import Checked
 from kexplain.cel.errors import CelCostError, CelEvalError, CelUnsupported
 from kexplain.cel.functions import Overload, traversal
 from kexplain.cel.library.stdlib import (TYPE_IDENTS, add, contains_in, div, ge, go_format_g, gt,
-                             le, lt, mod, mul, neg, sub)
+                             le, lt, mod, mul, neg, sub, to_string)
 from kexplain.cel.quantity import Quantity
 from kexplain.cel.semver import Semver
 from kexplain.cel.values import (NONE, DefaultMap, DeviceObject, Optional, TypeValue, UInt, equals, format_value,
@@ -68,17 +68,8 @@ def _matches(guard: tuple[frozenset[type] | None, ...], args: tuple[Any, ...]) -
 
 
 def key_text(v: Any) -> str:
-    """A key as Go's `%v` prints a CEL value in `no such key: %v`."""
-    t = type(v)
-    if t is str:
-        return v
-    if t is bool:
-        return "true" if v else "false"
-    if t is float:
-        return go_format_g(v)
-    if t is int or t is UInt:
-        return str(int(v))
-    return format_value(v)
+    """A key as Go's `%v` prints a CEL value in `no such key: %v`: a scalar as `string()` writes it."""
+    return to_string(v) if type(v) in (str, bool, float, int, UInt) else format_value(v)
 
 
 def _too_large() -> None:

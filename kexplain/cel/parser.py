@@ -74,6 +74,13 @@ class Parser:
         t = self.toks[self.i]
         return (t.kind == OP or (t.kind == IDENT and t.text in _KEYWORDS)) and t.text == text
 
+    def _skip(self, text: str) -> bool:
+        """Whether the next token is `text` (an optional marker, a separator), consumed if so."""
+        if self._is(text):
+            self.i += 1
+            return True
+        return False
+
     def _syntax(self, t: Token, message: str) -> _Abort:
         if t.kind == ERROR:
             message = f"token recognition error at: '{t.text}'"
@@ -244,10 +251,7 @@ class Parser:
                 if self._is("."):
                     dot = self.tok
                     self.i += 1
-                    opt = False
-                    if self._is("?"):
-                        opt = True
-                        self.i += 1
+                    opt = self._skip("?")
                     name_tok = self.tok
                     if name_tok.kind == ESC_IDENT:
                         self.i += 1
@@ -274,10 +278,7 @@ class Parser:
                 elif self._is("["):
                     open_tok = self.tok
                     self.i += 1
-                    opt = False
-                    if self._is("?"):
-                        opt = True
-                        self.i += 1
+                    opt = self._skip("?")
                     self._enter("member")
                     links += 1
                     index = self.expr()
@@ -315,18 +316,15 @@ class Parser:
         if k == IDENT and t.text == "null":
             self.i += 1
             return A.Literal(self._id(), t.pos, t.pos, t.end, None)
-        if self._is("("):
-            self.i += 1
+        if self._skip("("):
             e = self.expr()
             self._expect(")")
             return e
-        if self._is("["):
-            self.i += 1
+        if self._skip("["):
             elems, optional = self.list_init()
             close = self._expect("]")
             return A.ListLit(self._id(), t.pos, t.pos, close.end, tuple(elems), frozenset(optional))
-        if self._is("{"):
-            self.i += 1
+        if self._skip("{"):
             entries = self.map_init()
             close = self._expect("}")
             return A.MapLit(self._id(), t.pos, t.pos, close.end, tuple(entries))
@@ -368,10 +366,7 @@ class Parser:
         self.i += 1
         fields: list[tuple[str, A.Expr, bool]] = []
         while not self._is("}"):
-            opt = False
-            if self._is("?"):
-                opt = True
-                self.i += 1
+            opt = self._skip("?")
             ft = self.tok
             if ft.kind == ESC_IDENT:
                 self._error(ft.pos, "unsupported syntax: '`'")
@@ -383,9 +378,8 @@ class Parser:
             self.i += 1
             self._expect(":")
             fields.append((fname, self.expr(), opt))
-            if not self._is(","):
+            if not self._skip(","):
                 break
-            self.i += 1
         close = self._expect("}")
         return A.StructLit(self._id(), brace.pos, first.pos, close.end, name, tuple(fields))
 
@@ -395,37 +389,30 @@ class Parser:
             return args
         while True:
             args.append(self.expr())
-            if not self._is(","):
+            if not self._skip(","):
                 return args
-            self.i += 1
 
     def list_init(self) -> tuple[list[A.Expr], list[int]]:
         elems: list[A.Expr] = []
         optional: list[int] = []
         while not self._is("]"):
-            if self._is("?"):
-                self.i += 1
+            if self._skip("?"):
                 optional.append(len(elems))
             elems.append(self.expr())
-            if not self._is(","):
+            if not self._skip(","):
                 break
-            self.i += 1
         return elems, optional
 
     def map_init(self) -> list[A.MapEntry]:
         entries: list[A.MapEntry] = []
         while not self._is("}"):
-            opt = False
-            if self._is("?"):
-                opt = True
-                self.i += 1
+            opt = self._skip("?")
             key = self.expr()
             col = self._expect(":")
             value = self.expr()
             entries.append(A.MapEntry(key, value, opt, col.pos))
-            if not self._is(","):
+            if not self._skip(","):
                 break
-            self.i += 1
         return entries
 
     # -- literals -------------------------------------------------------------------------

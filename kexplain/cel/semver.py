@@ -99,14 +99,6 @@ def parse(s: str) -> Semver:
     parts = s.split(".", 2)
     if len(parts) != 3:
         raise SemverError("No Major.Minor.Patch elements found")
-    names = ("major", "minor")
-    nums = []
-    for name, part in zip(names, parts[:2]):
-        if not _only(part, _NUMBERS):
-            raise SemverError(f"Invalid character(s) found in {name} number {_quote(part)}")
-        if _leading_zero(part):
-            raise SemverError(f"{name.capitalize()} number must not contain leading zeroes {_quote(part)}")
-        nums.append(_parse_uint(part))
     patch_str = parts[2]
     build: list[str] = []
     prerelease: list[str] = []
@@ -118,18 +110,20 @@ def parse(s: str) -> Semver:
         i = patch_str.index("-")
         prerelease = patch_str[i + 1:].split(".")
         patch_str = patch_str[:i]
-    if not _only(patch_str, _NUMBERS):
-        raise SemverError(f"Invalid character(s) found in patch number {_quote(patch_str)}")
-    if _leading_zero(patch_str):
-        raise SemverError(f"Patch number must not contain leading zeroes {_quote(patch_str)}")
-    patch = _parse_uint(patch_str)
+    nums = []
+    for name, part in zip(("major", "minor", "patch"), (parts[0], parts[1], patch_str)):
+        if not _only(part, _NUMBERS):
+            raise SemverError(f"Invalid character(s) found in {name} number {_quote(part)}")
+        if _leading_zero(part):
+            raise SemverError(f"{name.capitalize()} number must not contain leading zeroes {_quote(part)}")
+        nums.append(_parse_uint(part))
     pre = tuple(_pr_version(p) for p in prerelease)
     for b in build:
         if not b:
             raise SemverError("Build meta data is empty")
         if not _only(b, _ALPHANUM):
             raise SemverError(f"Invalid character(s) found in build meta data {_quote(b)}")
-    return Semver(nums[0], nums[1], patch, pre, tuple(build))
+    return Semver(nums[0], nums[1], nums[2], pre, tuple(build))
 
 
 def normalize_and_parse(s: str) -> Semver:

@@ -146,10 +146,6 @@ def __getattr__(name: str) -> typer.Typer:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _subcommands() -> set[str]:
-    return set(COMMANDS)
-
-
 def app_for(args: list[str]) -> typer.Typer:
     """The app to run `args` with: only the command they name; kexplain's help: every command
     listed, none imported (`listing_app`); another root option, shell completion: every command."""
@@ -170,7 +166,7 @@ def main(argv: list[str] | None = None, env: Environment | None = None, *, prog_
     env = copy.copy(env)               # the caller's own is not changed
     env.stdout = guarded(env.stdout)
     args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] not in _subcommands() and args[0] not in ROOT_OPTIONS:
+    if args and args[0] not in COMMANDS and args[0] not in ROOT_OPTIONS:
         args.insert(0, "explain")
     try:
         with _streams(env):
@@ -252,7 +248,7 @@ def kubectl_args(args: list[str]) -> list[str]:
                 i += 1
             i += 1
             continue
-        if arg in _subcommands() or arg == "-" or os.path.exists(arg):
+        if arg in COMMANDS or arg == "-" or os.path.exists(arg):
             return args
         break
     return ["pod", *args]

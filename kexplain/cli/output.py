@@ -29,7 +29,7 @@ def export_view(env: Environment, draw: Callable, svg: Optional[str]) -> None:
 def save_page(html: str, doc: dict) -> None:
     """`--html`: the interactive page of the document `-o json` would print."""
     try:
-        _export().export_html(html, doc)
+        _export().write_page(html, doc)
     except OSError as err:
         raise KexplainError(f"{err.filename or html}: {err.strerror or err}") from None
 

@@ -50,12 +50,6 @@ def settle(env: Environment, choice: VersionChoice, reported: Optional[str] = No
     return kube
 
 
-def kube_version(env: Environment, flag: Optional[str], feature_gates: Optional[str],
-                 detected: Optional[str] = None) -> KubeVersion:
-    """The version to follow (`version_choice`, then `settle`)."""
-    return settle(env, version_choice(env, flag, feature_gates), detected)
-
-
 def compared_versions(env: Environment, value: str, flag: Optional[str],
                       feature_gates: Optional[str]) -> list[KubeVersion]:
     """`--compare-versions A,B[,...]`: each version with `--feature-gates` applied, in the order

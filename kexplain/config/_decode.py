@@ -63,29 +63,24 @@ def integer(v: object, path: str, bounds: tuple[int, int] = INT32) -> int | None
     return v
 
 
-def string(v: object, path: str) -> str | None:
-    if v is None:
-        return None
-    if not isinstance(v, str):
-        raise DecodeError(f"expected a string, got {_describe(v)}", path)
+def _typed(v: Any, path: str, kind: type, what: str) -> Any:
+    """`v` when it is a `kind` (None stays None: unset), else the decoder's refusal."""
+    if v is not None and not isinstance(v, kind):
+        raise DecodeError(f"expected {what}, got {_describe(v)}", path)
     return v
+
+
+def string(v: object, path: str) -> str | None:
+    return _typed(v, path, str, "a string")
 
 
 def boolean(v: object, path: str) -> bool | None:
-    if v is None:
-        return None
-    if not isinstance(v, bool):
-        raise DecodeError(f"expected a boolean, got {_describe(v)}", path)
-    return v
+    return _typed(v, path, bool, "a boolean")
 
 
 def array(v: object, path: str) -> list[Any] | None:
     """A list; None stays None because some checks tell nil from empty (Go slices)."""
-    if v is None:
-        return None
-    if not isinstance(v, list):
-        raise DecodeError(f"expected an array, got {_describe(v)}", path)
-    return v
+    return _typed(v, path, list, "an array")
 
 
 def strings(v: object, path: str) -> list[str]:

@@ -14,7 +14,7 @@ from typing import Any, Callable
 import jsonschema
 
 from kexplain.admission.openapi import (DEFAULT_K8S_VERSION, DEFS_PREFIX, DecodeError, api_version_of, builtin_index, builtin_kinds,
-                                        definitions, dotted_path, group_of, gvk_key, normalize_version, parse_validate,
+                                        definitions, dotted_path, gvk_key, normalize_version, parse_validate,
                                         quote, unknown_field_warning)
 from kexplain.errors import InputError, Source, clip
 from kexplain.apimachinery.unstructured import json_type
@@ -314,7 +314,6 @@ class SchemaStore:
         self._document = document
         self._defs: dict[str, Any] = document.get("$defs") or {}
         self._builtin = builtin_kinds(self._defs)
-        self._builtin_groups = {group_of(a) for a, _ in self._builtin}
         self._builtin_kinds: dict[str, list[str]] = {}
         for api_version, kind in self._builtin:
             self._builtin_kinds.setdefault(kind, []).append(api_version)
@@ -327,9 +326,6 @@ class SchemaStore:
     @property
     def origin(self) -> str:
         return f"Kubernetes {self.version}{' (strict)' if self.strict else ''}"
-
-    def is_builtin_group(self, api_version: str) -> bool:
-        return group_of(api_version) in self._builtin_groups
 
     def served_versions(self, kind: str) -> list[str]:
         """The API versions of a built-in kind in this Kubernetes version."""

@@ -767,10 +767,8 @@ def render_node_group(trace: Mapping[str, Any], group: str, plain: bool = False,
     blocks = [Block(head, gap=False), *found_blocks(doc, width, trace)]
     if not v:       # CA's scale-up did not look at the groups for it: why
         blocks.append(Block(Text(wrap(outcome_line(record or None, doc), width)), gap=False))
-    size = (f"size {g.get('targetSize')} (min {g.get('minSize')}, max {g.get('maxSize')}); members: "
-            f"{', '.join(g.get('nodes') or ()) or 'none'}")
     template = g.get("template") or {}
-    blocks.append(Block(Text(wrap(f"{size}; template: {template_words(doc, template)}", width)), gap=False))
+    blocks.append(Block(Text(wrap(f"{size_words(g)}; template: {template_words(doc, template)}", width)), gap=False))
     if verdict == "skipped":
         backoff = ((doc.get("nodeGroupsFound") or {}).get("backoff") or {}).get(group)
         blocks.append(Block(Text(wrap("Skipped by CA: " + "; ".join(v.get("reasons") or ())
@@ -780,7 +778,7 @@ def render_node_group(trace: Mapping[str, Any], group: str, plain: bool = False,
                                       + "; ".join(v.get("reasons") or ()), width)), gap=False))
     if entry is not None:
         blocks += _template_plugins(entry, v.get("predicate") if verdict == "rejected" else None)
-    taints = ", ".join(_taint(t) for t in template.get("taints") or ())
+    taints = ", ".join(taint_text(t) for t in template.get("taints") or ())
     if template:
         facts = [f"built from {template_source(doc, template)}",
                  f"labels {', '.join(f'{k}={val}' for k, val in (template.get('labels') or {}).items())}",
@@ -792,7 +790,13 @@ def render_node_group(trace: Mapping[str, Any], group: str, plain: bool = False,
     return blocks
 
 
-def _taint(t: Mapping[str, Any]) -> str:
+def size_words(g: Mapping[str, Any]) -> str:
+    """A group's sizes and members, as `--node-group` says them."""
+    return (f"size {g.get('targetSize')} (min {g.get('minSize')}, max {g.get('maxSize')}); members: "
+            f"{', '.join(g.get('nodes') or ()) or 'none'}")
+
+
+def taint_text(t: Mapping[str, Any]) -> str:
     value = f"={t['value']}" if t.get("value") else ""
     return f"{t.get('key')}{value}:{t.get('effect')}"
 

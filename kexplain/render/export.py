@@ -8,7 +8,7 @@ print: `batch_document` makes it for several pods or replicas, from the objects 
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from rich.console import Console
 
@@ -18,7 +18,6 @@ from kexplain.render.html import write_page
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.explain.batch import Outcome
 
-TITLE = "kexplain"
 API_VERSION = "kexplain/v1"
 LIST_KIND = "SchedulingTraceList"
 
@@ -28,16 +27,11 @@ def recording_console(width: int) -> Console:
                         soft_wrap=False)
 
 
-def export_svg(draw: Callable[[Console], None], width: int, svg: str, title: str = TITLE) -> None:
+def export_svg(draw: Callable[[Console], None], width: int, svg: str) -> None:
     """Draw once on a recording console and save it as SVG (OSError if it cannot be written)."""
     console = recording_console(width)
     draw(console)
-    console.save_svg(svg, title=title, clear=False)
-
-
-def export_html(path: str, doc: Mapping[str, Any]) -> None:
-    """The page of a trace, a list of traces or a lint report (OSError if it cannot be written)."""
-    write_page(path, doc)
+    console.save_svg(svg, title="kexplain", clear=False)
 
 
 def batch_document(outcomes: "Iterable[Outcome]") -> dict[str, Any]:

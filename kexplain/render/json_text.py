@@ -81,25 +81,24 @@ def _children(v: Any) -> Any:
     return [c for c in (v.values() if t is dict else v if t is list else ()) if type(c) is dict or type(c) is list]
 
 
-def dumps_indented(doc: Any, indent: int = 2, margin: str = "", carried: Carried | None = None) -> str:
-    """`json.dumps(doc, indent=indent)` with `margin` after every newline (the text of an item
+def dumps_indented(doc: Any, margin: str = "", carried: Carried | None = None) -> str:
+    """`json.dumps(doc, indent=2)` with `margin` after every newline (the text of an item
     nested in a document written piece by piece); with `carried`, the large containers written
     in its earlier items reused (see `Carried`)."""
     try:
         if carried is None:
-            return _Writer(" " * indent, margin).value(doc, 0)
-        writer = _Writer(" " * indent, margin, carried.seed())
+            return _Writer(margin).value(doc, 0)
+        writer = _Writer(margin, carried.seed())
         seeded = len(writer.memo)
         text = writer.value(doc, 0)
         carried.take(doc, writer, seeded)
         return text
     except (_Refused, RecursionError):
-        return json.dumps(doc, indent=indent).replace("\n", "\n" + margin)
+        return json.dumps(doc, indent=2).replace("\n", "\n" + margin)
 
 
 class _Writer:
-    def __init__(self, step: str, margin: str, memo: dict[tuple[int, int], str] | None = None) -> None:
-        self.step = step
+    def __init__(self, margin: str, memo: dict[tuple[int, int], str] | None = None) -> None:
         self.newlines = ["\n" + margin]           # per depth: a newline and the indentation
         self.memo: dict[tuple[int, int], str] = memo if memo is not None else {}
         self.held: list[Any] = []                 # containers whose id this writer put in `memo`: kept alive
@@ -107,7 +106,7 @@ class _Writer:
     def _newline(self, depth: int) -> str:
         lines = self.newlines
         while len(lines) <= depth:
-            lines.append(lines[-1] + self.step)
+            lines.append(lines[-1] + "  ")
         return lines[depth]
 
     def value(self, v: Any, depth: int) -> str:

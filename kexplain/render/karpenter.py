@@ -123,15 +123,18 @@ def summary_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     out = [Block(head), Block(Text(doc.get("karpenter", ""), style="dim"), gap=False)]
     aws = (doc.get("explained") or {}).get("awsData")
     if aws:
-        text = f"Instance types and prices from {aws.get('source', '')}, region {aws.get('region', '')}"
-        if aws.get("taken") and aws["taken"] not in text:
-            text += f" (taken {aws['taken']})"
-        out.append(Block(Text(text, style="dim"), gap=False))
+        out.append(Block(Text(aws_source(aws), style="dim"), gap=False))
         if aws.get("prices"):
             out.append(Block(Text(f"Prices: {aws['prices']}", style="dim"), gap=False))
     if doc.get("scheduleError"):
         out.append(Block(Text(f"error: {doc['scheduleError']}", style="red")))
     return out
+
+
+def aws_source(aws: Mapping[str, Any]) -> str:
+    """Where the instance types and prices come from, and when they were taken."""
+    text = f"Instance types and prices from {aws.get('source', '')}, region {aws.get('region', '')}"
+    return text + (f" (taken {aws['taken']})" if aws.get("taken") and aws["taken"] not in text else "")
 
 
 def _where(pod: Mapping[str, Any]) -> str:
@@ -187,10 +190,9 @@ def _plain_reasons(doc: Mapping[str, Any]) -> list[Block]:
     return out
 
 
-def pod_why(entry: Mapping[str, Any], skipped: Sequence[Mapping[str, Any]], look: Look,
-            only: str | None = None) -> list[Block]:
-    """One pod: Karpenter's own error, then every NodePool (or only `only`), the nodes and
-    NodeClaims it does not go to, the NodePools not tried."""
+def pod_why(entry: Mapping[str, Any], skipped: Sequence[Mapping[str, Any]], look: Look) -> list[Block]:
+    """One pod: Karpenter's own error, then every NodePool, the nodes and NodeClaims it does not
+    go to, the NodePools not tried."""
     head = Text.assemble(("Why not placed: ", "bold"), (entry["pod"], "bold"), (f" ({entry.get('result')})", ""))
     items: list[tuple[int, str]] = []
     if entry.get("karpenter"):
@@ -202,14 +204,13 @@ def pod_why(entry: Mapping[str, Any], skipped: Sequence[Mapping[str, Any]], look
     if entry.get("nodeSelectorTerms"):
         items.append((1, f"{entry['nodeSelectorTerms']} required node affinity terms: Karpenter tries them in order "
                          f"and last tries term {entry['termTried']} alone, with every preference relaxed"))
-    pools = [p for p in entry.get("nodePools") or () if only is None or p.get("nodePool") == only]
-    if pools and all(p.get("karpenter") for p in entry.get("nodePools") or ()):
+    pools = list(entry.get("nodePools") or ())
+    if pools and all(p.get("karpenter") for p in pools):
         items = [i for i in items if not i[1].startswith("Karpenter: ")]     # said per NodePool below
     blocks = [Block(head), lines_block(items, gap=False)] if items else [Block(head)]
     for pool in pools:
-        blocks.append(lines_block(pool_lines(pool, detail=only is not None), gap=False))
-    if only is None:
-        blocks += [lines_block(lines, gap=False) for lines in (nodes_lines(entry), skipped_lines(skipped)) if lines]
+        blocks.append(lines_block(pool_lines(pool), gap=False))
+    blocks += [lines_block(lines, gap=False) for lines in (nodes_lines(entry), skipped_lines(skipped)) if lines]
     return blocks
 
 
@@ -422,7 +423,7 @@ def _excluded_text(e: Mapping[str, Any], of: int) -> str:
     return f"{e['requirement']} ({who}) leaves {e['left']} of {of}; the types have {e['key']}: {have}"
 
 
-def _types(claim: Mapping[str, Any]) -> str:
+def cheapest_types(claim: Mapping[str, Any]) -> str:
     """A NodeClaim's cheapest instance types with their prices (MAX_TYPES_SHOWN, then how many more)."""
     pairs = [f"{t} ${p}" for t, p in zip(claim.get("instanceTypes") or (), claim.get("prices") or ())]
     shown = ", ".join(pairs[:MAX_TYPES_SHOWN])
@@ -437,7 +438,7 @@ def node_claims_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
         return []
     rows = []
     for c in claims:
-        types = _types(c)
+        types = cheapest_types(c)
         if c.get("createError"):
             types += f"\ncreate failed: {c['createError']}"
         requests = ", ".join(f"{k} {quantity(k, v)}" for k, v in (c.get("requests") or {}).items())
@@ -571,7 +572,7 @@ def suggestion_places(s: Mapping[str, Any]) -> list[tuple[str, str]]:
         if p.get("result") == "NewNodeClaim" and claim is not None:
             more = claim.get("instanceTypeCount", 0) - len(claim.get("instanceTypes") or ())
             where = (f"NodePool {claim.get('nodePool')}" + (" (for one such pod alone)" if claim.get("alone") else "")
-                     + ": " + _types(claim) + (f" and {more} more" if more > 0 else ""))
+                     + ": " + cheapest_types(claim) + (f" and {more} more" if more > 0 else ""))
         else:
             where = _where(p)
         pods, names = places.setdefault(where, ([], set()))

@@ -102,14 +102,7 @@ def _kubelet_summary(trace: Mapping[str, Any]) -> list[Block]:
     pod, status, node = trace["pod"], trace["result"]["status"], kubelet["node"]
     head = Text.assemble(("Pod ", ""), (f"{pod['namespace']}/{pod['name']}", "bold"),
                          (f" (spec.nodeName {node}): ", ""), (status, VERDICT_STYLE.get(status, "bold")))
-    lines: list[Block] = [Block(head, gap=False)]
-    version = version_text(trace.get("kubernetesVersion"))
-    if version:
-        lines.append(Block(Text(version.replace("(kube-scheduler ", "(kubelet "), style="dim"), gap=False))
-    facts = (trace.get("details") or {}).get("pod")
-    if facts:
-        lines.append(Block(Text(f"Requests {quantities(facts.get('requests'))}; priority {facts.get('priority', 0)}",
-                                style="dim"), gap=False))
+    lines: list[Block] = [Block(head, gap=False), *_pod_facts(trace, "(kubelet ")]
     bypass = ("The scheduler never sees a pod that names its node: the node's kubelet admits it with its own "
               "checks (resources, node selector and affinity, host ports, NoExecute taints; not a cordon nor "
               "NoSchedule taints, which are the scheduler's).")
@@ -125,20 +118,24 @@ def _kubelet_summary(trace: Mapping[str, Any]) -> list[Block]:
                             f"{pod_status['reason']})."), gap=False))
     lines.append(Block(Text(bypass, style="dim"), gap=False))
     event = kubelet["event"]
-    rows = [("Type", "Reason", "From", "Message"), ("----", "------", "----", "-------"),
-            (event["type"], event["reason"], event["from"], event["message"])]
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    table = ["  " + "  ".join(r[i].ljust(widths[i]) for i in range(3)) + "  " + r[3] for r in rows]
-    lines += [Block(Text.assemble(("Events:", "bold"))), Block(Text("\n".join(table[:2])), gap=False),
-              Block(Text(table[2]), whole=True, gap=False),
-              Block(Text(f"Status: {pod_status['phase']}, reason {pod_status['reason']}: {pod_status['message']}"),
-                    whole=True)]
+    lines += _events(event["type"], event["reason"], event["from"], event["message"])
+    lines.append(Block(Text(f"Status: {pod_status['phase']}, reason {pod_status['reason']}: {pod_status['message']}"),
+                       whole=True))
     return lines
 
 
+def _pod_facts(trace: Mapping[str, Any], follower: str) -> list[Block]:
+    """Dim: the version followed (its kube-scheduler, or for a bound pod its `follower`, the
+    kubelet), then the pod's requests and priority."""
+    version = version_text(trace.get("kubernetesVersion"))
+    facts = (trace.get("details") or {}).get("pod")
+    lines = [version.replace("(kube-scheduler ", follower)] if version else []
+    if facts:
+        lines.append(f"Requests {quantities(facts.get('requests'))}; priority {facts.get('priority', 0)}")
+    return [Block(Text(line, style="dim"), gap=False) for line in lines]
+
+
 def _summary(trace: Mapping[str, Any], look: Look) -> list[Block]:
-    if trace.get("kubelet"):
-        return _kubelet_summary(trace)
     result = trace["result"]
     pod = trace["pod"]
     status = result["status"]
@@ -154,14 +151,7 @@ def _summary(trace: Mapping[str, Any], look: Look) -> list[Block]:
         lines += karpenter_does(trace, look)
     if differs:
         lines.append(Block(Text(wrap(differs, look.width)), gap=False))
-    version = version_text(trace.get("kubernetesVersion"))
-    if version:
-        lines.append(Block(Text(version, style="dim"), gap=False))
-    facts = (trace.get("details") or {}).get("pod")
-    if facts:
-        requests = quantities(facts.get("requests"))
-        lines.append(Block(Text(f"Requests {requests}; priority {facts.get('priority', 0)}", style="dim"),
-                           gap=False))
+    lines += _pod_facts(trace, "(kube-scheduler ")
     lines += [Block(Text(text, style="dim"), gap=False) for text in pod_note_lines(trace, look.width)]
     if status == "Scheduled":
         lines.append(Block(Text(_scheduled_line(trace)), gap=False))
@@ -179,7 +169,7 @@ def _summary(trace: Mapping[str, Any], look: Look) -> list[Block]:
         lines += [Block(Padding(Text(line), (0, 0, 0, 2)), gap=False)       # what the message does not name
                   for line in rejection_words(trace.get("rejection"))]
     if status == "Unschedulable" and result.get("message"):
-        lines += _event(trace)
+        lines += _events("Warning", "FailedScheduling", trace["profile"], result["message"])
         lines += _not_found(trace, pre)
     lines += [Block(Text(note, style="yellow")) for note in dra_notes(trace)]
     return lines
@@ -249,15 +239,14 @@ def _scheduled_line(trace: Mapping[str, Any]) -> str:
     return line
 
 
-def _event(trace: Mapping[str, Any]) -> list[Block]:
-    """The FailedScheduling event as `kubectl describe pod` lists it, the message unwrapped."""
-    source = trace["profile"]
-    header = Text.assemble(("Events:", "bold"))
+def _events(kind: str, reason: str, source: str, message: str) -> list[Block]:
+    """One event as `kubectl describe pod` lists it, the message unwrapped."""
     rows = [("Type", "Reason", "From", "Message"), ("----", "------", "----", "-------"),
-            ("Warning", "FailedScheduling", source, trace["result"]["message"])]
+            (kind, reason, source, message)]
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     lines = ["  " + "  ".join(r[i].ljust(widths[i]) for i in range(3)) + "  " + r[3] for r in rows]
-    return [Block(header), Block(Text("\n".join(lines[:2])), gap=False), Block(Text(lines[2]), whole=True, gap=False)]
+    return [Block(Text.assemble(("Events:", "bold"))), Block(Text("\n".join(lines[:2])), gap=False),
+            Block(Text(lines[2]), whole=True, gap=False)]
 
 
 # -- feasible nodes ----------------------------------------------------------------------------------

@@ -13,8 +13,9 @@ from typing import Any, Mapping
 
 from kexplain.render.cluster_autoscaler import (FAILED, TEMPLATE, answer_lines, choice_line, does_line, explained_pod,
                                                 explained_record, found_lines, group_rows, min_size_line, others_line,
-                                                outcome_line, pod_rows, provider_lines, random_pick, several,
-                                                template_source, template_words, tie_lines, version_note)
+                                                outcome_line, pod_rows, provider_lines, random_pick, several, size_words,
+                                                taint_text, template_source, template_words, tie_lines,
+                                                version_note)
 from kexplain.render.html.markup import Html, el, esc, join, table
 from kexplain.render.node import filter_words
 
@@ -110,9 +111,7 @@ def _group_details(doc: Mapping[str, Any], g: Mapping[str, Any], i: int | str) -
     entry = ((doc.get("explained") or {}).get("nodeGroups") or {}).get(name) or {}
     own = verdict.get("predicate") if verdict.get("verdict") == "rejected" else None
     template = g.get("template")
-    items = [el("p", f"size {g.get('targetSize')} (min {g.get('minSize')}, max {g.get('maxSize')}); members: "
-                     f"{', '.join(g.get('nodes') or ()) or 'none'}; template: ",
-                     breakable(template_words(doc, template)))]
+    items = [el("p", f"{size_words(g)}; template: ", breakable(template_words(doc, template)))]
     if verdict.get("verdict") == "skipped":
         items.append(el("p", "Skipped by CA: " + "; ".join(verdict.get("reasons") or ())))
     pre = entry.get("preFilter")
@@ -142,12 +141,10 @@ def _template(doc: Mapping[str, Any], template: Mapping[str, Any] | None) -> Htm
     allocatable, taints and pods (those of its DaemonSets)."""
     if not template:
         return el("p", "No template node: neither a ready member nor a template.", cls="ca-template")
-    taints = [f"{t.get('key')}{'=' + t['value'] if t.get('value') else ''}:{t.get('effect')}"
-              for t in template.get("taints") or ()]
     rows = [("built from", template_source(doc, template)),
             ("labels", join((el("div", f"{k}={v}") for k, v in (template.get("labels") or {}).items()))),
             ("allocatable", ", ".join(f"{k} {q}" for k, q in (template.get("allocatable") or {}).items())),
-            ("taints", ", ".join(taints) or "none"),
+            ("taints", ", ".join(taint_text(t) for t in template.get("taints") or ()) or "none"),
             ("pods", ", ".join(template.get("pods") or ()) or "none")]
     return el("div", el("h5", "The template node"),
               el("dl", *(Html(el("dt", k) + el("dd", v)) for k, v in rows), cls="figures"), cls="ca-template")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping, Sequence
 
 from kexplain.render.html.markup import Html, el, join, table
-from kexplain.render.karpenter import (MAX_TYPES_SHOWN, RESULT_WORDS, nodes_lines, pool_lines, skipped_lines,
+from kexplain.render.karpenter import (RESULT_WORDS, aws_source, cheapest_types, nodes_lines, pool_lines, skipped_lines,
                                        suggestion_places)
 from kexplain.render.karpenter_section import PLACED, does_line, pod_key
 
@@ -36,10 +36,7 @@ def _summary(doc: Mapping[str, Any]) -> list[Html]:
            el("p", doc.get("karpenter", ""), cls="note")]
     aws = (doc.get("explained") or {}).get("awsData")
     if aws:
-        text = f"Instance types and prices from {aws.get('source', '')}, region {aws.get('region', '')}"
-        if aws.get("taken") and aws["taken"] not in text:
-            text += f" (taken {aws['taken']})"
-        out.append(el("p", text + (f". Prices: {aws['prices']}" if aws.get("prices") else ""), cls="note"))
+        out.append(el("p", aws_source(aws) + (f". Prices: {aws['prices']}" if aws.get("prices") else ""), cls="note"))
     if doc.get("scheduleError"):
         out.append(el("p", f"error: {doc['scheduleError']}", cls="kp-error"))
     return out
@@ -68,13 +65,6 @@ def _lines(items: Iterable[tuple[int, str]]) -> Html:
     return el("div", *(el("div", text, cls=f"kp-line kp-l{min(level, 4)}") for level, text in items), cls="kp-why")
 
 
-def _types(claim: Mapping[str, Any]) -> Html:
-    pairs = list(zip(claim.get("instanceTypes") or (), claim.get("prices") or ()))
-    shown = ", ".join(f"{t} ${p}" for t, p in pairs[:MAX_TYPES_SHOWN])
-    more = len(pairs) - MAX_TYPES_SHOWN
-    return Html(join([shown, f" and {more} more" if more > 0 else ""]))
-
-
 def _claims(claims: Sequence[Mapping[str, Any]]) -> Html:
     rows = []
     for c in claims:
@@ -82,7 +72,7 @@ def _claims(claims: Sequence[Mapping[str, Any]]) -> Html:
         rows.append((join([el("b", c.get("name", "")), el("div", f"NodePool {c.get('nodePool', '')}")]),
                      join([*(el("div", p) for p in c.get("pods") or ()),
                            el("div", f"requests: {requests}", cls="note") if requests else ""]),
-                     join([_types(c), el("div", f"create failed: {c['createError']}", cls="kp-error")
+                     join([cheapest_types(c), el("div", f"create failed: {c['createError']}", cls="kp-error")
                            if c.get("createError") else ""])))
     return table(("NodeClaim", "pods (requests with DaemonSets)", "instance types ($/hour), cheapest first"), rows,
                  cls="kp-claims", caption="New NodeClaims")
