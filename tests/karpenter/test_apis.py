@@ -289,12 +289,12 @@ status:
 def test_ec2_node_class() -> None:
     nc = parse_ec2_node_class(NODE_CLASS, SRC)
     assert nc.ami_family() == "AL2023" and str(nc.alias()) == "AL2023@latest"
-    kubelet = nc.kubelet_configuration()
+    kubelet = nc.spec.kubelet
     assert kubelet is not None and kubelet.max_pods == 110 and kubelet.kube_reserved == {"cpu": "200m"}
     assert kubelet.eviction_hard == {"memory.available": "5%"} and kubelet.pods_per_core is None
-    (bdm,) = nc.block_device_mappings()
+    (bdm,) = nc.spec.block_device_mappings
     assert bdm.root_volume and bdm.ebs is not None and str(bdm.ebs.volume_size) == "100Gi"
-    assert nc.spec.metadata_options["httpTokens"] == "required"        # the CRD's default
+    assert nc.obj["spec"]["metadataOptions"]["httpTokens"] == "required"        # the CRD's default
     assert nc.status.subnets is None and nc.status.conditions is None      # left to be defaulted
     custom = parse_ec2_node_class(_variant(NODE_CLASS, _set("spec.amiFamily", "Custom")), SRC)
     assert custom.ami_family() == "Custom"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from kexplain.karpenter.aws.instancetype.instancetype import (InstanceTypeProvider, KubeletConfiguration,
-                                                              StaticNodeClass, zone_info)
+from kexplain.karpenter.apis.ec2nodeclass import KubeletConfiguration
+from kexplain.karpenter.aws.instancetype.instancetype import InstanceTypeProvider, StaticNodeClass, zone_info
 from kexplain.karpenter.aws.instancetype.types import Options, go_sprint
 from kexplain.karpenter.aws.nodeclass import default_status_subnets
 from kexplain.karpenter.aws.unavailableofferings import from_entries, parse_unavailable_offering
@@ -45,8 +45,7 @@ def test_kube_reserved_and_system_reserved_settings():
 
 
 def test_eviction_hard_percentages_print_as_go_prints_the_float():
-    d = doc("m5.large", kubelet=KubeletConfiguration(eviction_hard={"memory.available": "5%", "nodefs.available": "15%"},
-                                                      eviction_soft={"memory.available": "50%"}))
+    d = doc("m5.large", kubelet=KubeletConfiguration(eviction_hard={"memory.available": "5%", "nodefs.available": "15%"}))
     # ceil(7945060352 / 100 * 5) = 397253018 -> fmt.Sprint -> 3.97253018e+08, kept as parsed
     assert d["evictionThreshold"] == {"ephemeral-storage": "3.221225472e+09", "memory": "3.97253018e+08"}
     # 7945060352 - 601882624 - 397253018 bytes: no longer whole MiB, so printed in decimal

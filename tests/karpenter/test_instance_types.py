@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from kexplain.karpenter.aws.document import instance_types_key, node_pool_instance_types
-from kexplain.karpenter.aws.instancetype.instancetype import (InstanceTypeProvider, KubeletConfiguration,
-                                                              StaticNodeClass, zone_info)
+from kexplain.karpenter.apis.ec2nodeclass import KubeletConfiguration
+from kexplain.karpenter.aws.instancetype.instancetype import InstanceTypeProvider, StaticNodeClass, zone_info
 from kexplain.karpenter.aws.instancetype.types import Options
 from kexplain.karpenter.aws.nodeclass import default_status_subnets
 from kexplain.karpenter.aws.unavailableofferings import from_entries, parse_unavailable_offering

@@ -8,7 +8,6 @@ from kexplain.karpenter.aws import amifamily
 from kexplain.karpenter.aws.ec2 import InstanceTypeInfo
 
 INTERFACE_TYPE_EFA_ONLY = "efa-only"
-NESTED_VIRTUALIZATION = "nested-virtualization"
 
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:
@@ -42,24 +41,8 @@ def ami_family_compatible(info: InstanceTypeInfo, ami_family: str) -> bool:
     return not (ami_family == amifamily.AL2023 and info.instance_type.startswith("a1."))
 
 
-def nested_virtualization_compatible(info: InstanceTypeInfo, cpu_options: Any) -> bool:
-    if _get(cpu_options, "nested_virtualization") != "enabled":
-        return True
-    return NESTED_VIRTUALIZATION in info.supported_features
-
-
-def connection_tracking_compatible(info: InstanceTypeInfo, connection_tracking: Any) -> bool:
-    return connection_tracking is None or info.hypervisor == "nitro"
-
-
-def placement_group_compatible(info: InstanceTypeInfo, strategy: str | None) -> bool:
-    return strategy is None or strategy in info.placement_group_strategies
-
-
-def is_compatible_with_node_class(info: InstanceTypeInfo, node_class: Any, placement_strategy: str | None = None) -> bool:
-    """IsCompatibleWithNodeClass: every check passes."""
+def is_compatible_with_node_class(info: InstanceTypeInfo, node_class: Any) -> bool:
+    """IsCompatibleWithNodeClass: every check passes. Its nested-virtualization, placement-group and
+    connection-tracking checks pass for every class here: the pass reads none of those fields."""
     return (network_interface_compatible(info, node_class.network_interfaces())
-            and ami_family_compatible(info, node_class.ami_family())
-            and nested_virtualization_compatible(info, node_class.cpu_options())
-            and placement_group_compatible(info, placement_strategy)
-            and connection_tracking_compatible(info, node_class.connection_tracking()))
+            and ami_family_compatible(info, node_class.ami_family()))
