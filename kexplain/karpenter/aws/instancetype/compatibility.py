@@ -6,14 +6,9 @@ from typing import Any, Sequence
 
 from kexplain.karpenter.aws import amifamily
 from kexplain.karpenter.aws.ec2 import InstanceTypeInfo
+from kexplain.karpenter.utils.objects import field_of
 
 INTERFACE_TYPE_EFA_ONLY = "efa-only"
-
-
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    if obj is None:
-        return default
-    return obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
 
 
 def network_interface_compatible(info: InstanceTypeInfo, network_interfaces: Sequence[Any] | None) -> bool:
@@ -24,13 +19,13 @@ def network_interface_compatible(info: InstanceTypeInfo, network_interfaces: Seq
     if info.ena_support == "unsupported":
         return False
     for ni in network_interfaces:
-        index = _get(ni, "network_card_index") or 0
+        index = field_of(ni, "network_card_index") or 0
         if len(info.network_cards) <= index:
             return False
         card = next((c for c in info.network_cards if (c.network_card_index or 0) == index), None)
-        if card is None or (card.maximum_network_interfaces or 0) <= (_get(ni, "device_index") or 0):
+        if card is None or (card.maximum_network_interfaces or 0) <= (field_of(ni, "device_index") or 0):
             return False
-    efa_only = sum(1 for ni in network_interfaces if _get(ni, "interface_type") == INTERFACE_TYPE_EFA_ONLY)
+    efa_only = sum(1 for ni in network_interfaces if field_of(ni, "interface_type") == INTERFACE_TYPE_EFA_ONLY)
     if efa_only > 0 and (info.maximum_efa_interfaces is None or efa_only > info.maximum_efa_interfaces):
         return False
     return True
