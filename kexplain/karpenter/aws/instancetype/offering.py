@@ -30,11 +30,10 @@ def create_offerings(it: InstanceType, zone_info: Sequence[Any], compatible: boo
     capacity_types = it.requirements.get(L.CAPACITY_TYPE_LABEL_KEY).values()
     for zone in sorted(all_zones):
         info = by_zone.get(zone)
-        subnet_ids = list(field_of(info, "subnet_ids") or ()) if info is not None else []
         for capacity_type in capacity_types:
             if capacity_type == L.CAPACITY_TYPE_RESERVED:
                 continue
-            is_unavailable = unavailable.is_unavailable(it.name, zone, subnet_ids, capacity_type)
+            is_unavailable = unavailable.is_unavailable(it.name, zone, capacity_type)
             if capacity_type == L.CAPACITY_TYPE_ON_DEMAND:
                 price = pricing.on_demand_price(it.name)
             elif capacity_type == L.CAPACITY_TYPE_SPOT:
