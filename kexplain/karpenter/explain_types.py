@@ -256,7 +256,7 @@ def offering_unavailable_reasons(it: Any, offering: Any, node_class: Any, provid
     info = next((z for z in (node_class.zone_info() if node_class is not None else ()) if z.zone == zone), None)
     if info is None:
         reasons.append(NO_SUBNET)
-    if provider.unavailable.is_unavailable(it.name, zone, list(info.subnet_ids) if info is not None else [], ct):
+    if provider.unavailable.is_unavailable(it.name, zone, ct):
         reasons.append(INSUFFICIENT_CAPACITY)
     price = (world.pricing.on_demand_price(it.name) if ct == L.CAPACITY_TYPE_ON_DEMAND
              else world.pricing.spot_price(it.name, zone))

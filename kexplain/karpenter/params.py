@@ -57,11 +57,6 @@ class Settings:
     unavailable_offerings: tuple[Offering, ...] = ()
     unknown_gates: tuple[str, ...] = ()      # gate names Karpenter ignores (said as a warning)
 
-    @property
-    def num_concurrent_reconciles(self) -> int:
-        """ceil(cpuRequests / 1000): the scheduler's workers (Provisioner.Schedule)."""
-        return max(1, -(-self.cpu_requests // 1000))
-
     def check_world(self, type_names: Iterable[str], zone_names: Iterable[str], src: Source | None = None) -> None:
         """An instance type, zone or offering that the AWS data lacks is an input error."""
         types, zones = set(type_names), set(zone_names)

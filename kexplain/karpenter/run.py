@@ -151,9 +151,9 @@ def node_class_view(node_class: Any, default_subnets: Sequence[Mapping[str, str]
     subnets = [{"id": sn.id, "zone": sn.zone, "zoneID": sn.zone_id} for sn in status.subnets] \
         if status.subnets is not None else list(default_subnets)
     return StaticNodeClass(name=node_class.name, family=node_class.ami_family(),
-                           kubelet=node_class.kubelet_configuration(), zones=tuple(zone_info(subnets)),
-                           block_devices=node_class.block_device_mappings() or None,
-                           store_policy=node_class.instance_store_policy(),
+                           kubelet=node_class.spec.kubelet, zones=tuple(zone_info(subnets)),
+                           block_devices=node_class.spec.block_device_mappings or None,
+                           store_policy=node_class.spec.instance_store_policy,
                            interfaces=node_class.spec.network_interfaces or None,
                            reservations=tuple(status.capacity_reservations or ()))
 

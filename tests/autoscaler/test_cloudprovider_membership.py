@@ -100,7 +100,6 @@ def test_the_providerid_decides_over_the_labels():
 
 def test_mig_urls_and_provider_ids_are_read_as_ca_reads_them():
     assert gce.parse_mig_url(url("a", MIG["a"])) == gce.GceRef(PROJECT, "us-central1-a", MIG["a"])
-    assert gce.mig_url(gce.GceRef(PROJECT, "us-central1-a", MIG["a"])) == url("a", MIG["a"])
     assert gce.parse_mig_url("gke-prod-default-pool-1a2b3c4d-grp") is None
     assert gce.ref_from_provider_id("gce://p/z/i") == gce.GceRef("p", "z", "i")
     assert gce.ref_from_provider_id("gce://p/z") is None and gce.ref_from_provider_id("aws:///z/i-1") is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import pytest
 import yaml
@@ -13,10 +13,10 @@ import yaml
 from kexplain.apimachinery import quantity
 from kexplain.errors import AdmissionRejected, InputError, Source
 from kexplain.karpenter.apis.ec2nodeclass import parse_ec2_node_class
-from kexplain.karpenter.apis.labels import has_known_values, is_restricted_label
+from kexplain.karpenter.apis.labels import is_restricted_label
 from kexplain.karpenter.apis.nodeclaim import NodeSelectorRequirementWithMinValues as NSR, parse_node_claim
 from kexplain.karpenter.apis.nodepool import is_ready, node_pool_conditions, parse_node_pool, runtime_validate
-from kexplain.karpenter.apis.status import Condition, ConditionSet, not_true
+from kexplain.karpenter.apis.status import Condition, ConditionSet
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "karpenter"
 SRC = Source("pools.yaml", 1)
@@ -54,6 +54,11 @@ spec:
   kubelet: {maxPods: 110, kubeReserved: {cpu: 200m}, evictionHard: {memory.available: 5%}}
   blockDeviceMappings: [{deviceName: /dev/xvda, rootVolume: true, ebs: {volumeSize: 100Gi, volumeType: gp3}}]
 """)
+
+
+def not_true(conditions: Iterable[Condition]) -> list[str]:
+    """Each condition that is not True, as `TYPE=STATUS (REASON: MESSAGE)`, in the given order."""
+    return [str(c) for c in conditions if not c.is_true()]
 
 
 def _set(path: str, value: Any) -> Callable[[dict], None]:
@@ -273,7 +278,7 @@ status:
   conditions:
   - {type: Launched, status: "True", reason: Launched, message: "", lastTransitionTime: "2026-01-01T10:00:00Z"}
 """), SRC)
-    assert claim.node_pool_name == "default" and claim.is_launched() and claim.status.node_name == ""
+    assert claim.node_pool_name == "default" and claim.status.condition("Launched").is_true() and claim.status.node_name == ""
     assert claim.status.provider_id == "aws:///test-zone-1a/i-0123"
     assert {k: str(v) for k, v in claim.status.allocatable.items()} == {"cpu": "1930m", "memory": "6903Mi"}
     assert str(claim.requests["cpu"]) == "100m" and claim.expire_after == "720h"
@@ -284,12 +289,12 @@ status:
 def test_ec2_node_class() -> None:
     nc = parse_ec2_node_class(NODE_CLASS, SRC)
     assert nc.ami_family() == "AL2023" and str(nc.alias()) == "AL2023@latest"
-    kubelet = nc.kubelet_configuration()
+    kubelet = nc.spec.kubelet
     assert kubelet is not None and kubelet.max_pods == 110 and kubelet.kube_reserved == {"cpu": "200m"}
     assert kubelet.eviction_hard == {"memory.available": "5%"} and kubelet.pods_per_core is None
-    (bdm,) = nc.block_device_mappings()
+    (bdm,) = nc.spec.block_device_mappings
     assert bdm.root_volume and bdm.ebs is not None and str(bdm.ebs.volume_size) == "100Gi"
-    assert nc.spec.metadata_options["httpTokens"] == "required"        # the CRD's default
+    assert nc.obj["spec"]["metadataOptions"]["httpTokens"] == "required"        # the CRD's default
     assert nc.status.subnets is None and nc.status.conditions is None      # left to be defaulted
     custom = parse_ec2_node_class(_variant(NODE_CLASS, _set("spec.amiFamily", "Custom")), SRC)
     assert custom.ami_family() == "Custom"
@@ -378,9 +383,6 @@ def test_restricted_labels_and_known_values() -> None:
     assert msg.endswith("topology.kubernetes.io/zone], or a custom label that does not use a restricted domain: "
                         "[karpenter.k8s.aws karpenter.sh]")
     assert is_restricted_label("sub.karpenter.sh/x") is not None and is_restricted_label("notkarpenter.sh/x") is None
-    assert has_known_values("karpenter.sh/capacity-type", ["spot", "x"]) is None
-    assert has_known_values("karpenter.sh/capacity-type", ["x"]) == (
-        "invalid values: [x] for key: karpenter.sh/capacity-type, expected one of: [on-demand spot reserved]")
 
 
 def test_ignoring_pod_text_of_the_shared_cases() -> None:

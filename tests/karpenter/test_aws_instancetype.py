@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from kexplain.karpenter.aws.instancetype.instancetype import (InstanceTypeProvider, KubeletConfiguration,
-                                                              StaticNodeClass, zone_info)
+from kexplain.karpenter.apis.ec2nodeclass import KubeletConfiguration
+from kexplain.karpenter.aws.instancetype.instancetype import InstanceTypeProvider, StaticNodeClass, zone_info
 from kexplain.karpenter.aws.instancetype.types import Options, go_sprint
 from kexplain.karpenter.aws.nodeclass import default_status_subnets
-from kexplain.karpenter.aws.unavailableofferings import from_entries, parse_unavailable_offering
+from kexplain.karpenter.aws.unavailableofferings import from_entries
 from kexplain.karpenter.aws.world import load_world
 from kexplain.karpenter.cloudprovider.document import instance_type_document
 
@@ -45,8 +45,7 @@ def test_kube_reserved_and_system_reserved_settings():
 
 
 def test_eviction_hard_percentages_print_as_go_prints_the_float():
-    d = doc("m5.large", kubelet=KubeletConfiguration(eviction_hard={"memory.available": "5%", "nodefs.available": "15%"},
-                                                      eviction_soft={"memory.available": "50%"}))
+    d = doc("m5.large", kubelet=KubeletConfiguration(eviction_hard={"memory.available": "5%", "nodefs.available": "15%"}))
     # ceil(7945060352 / 100 * 5) = 397253018 -> fmt.Sprint -> 3.97253018e+08, kept as parsed
     assert d["evictionThreshold"] == {"ephemeral-storage": "3.221225472e+09", "memory": "3.97253018e+08"}
     # 7945060352 - 601882624 - 397253018 bytes: no longer whole MiB, so printed in decimal
@@ -168,14 +167,13 @@ def test_zones_are_the_offering_zones_with_a_subnet():
 
 
 def test_offerings_and_the_insufficient_capacity_cache():
-    unavailable = from_entries([parse_unavailable_offering("m5.large:test-zone-1b:spot")])
+    unavailable = from_entries([("m5.large", "test-zone-1b", "spot")])
     d = doc("m5.large", unavailable=unavailable)
     assert d["offerings"] == [
         "test-zone-1a on-demand 0.096", "test-zone-1a spot 0.096", "test-zone-1b on-demand 0.096",
         "test-zone-1c on-demand 0.096", "test-zone-1c spot 0.096",
         "test-zone-1a-local on-demand 0.096 unavailable", "test-zone-1a-local spot 0.096 unavailable",
         "test-zone-1b spot 0.096 unavailable"]
-    assert parse_unavailable_offering("m5.large:test-zone-1b") is None
 
 
 def test_no_subnets_is_the_providers_error():

@@ -11,7 +11,7 @@ import pytest
 
 from kexplain.errors import InputError
 from kexplain.karpenter.aws.world import load_world
-from kexplain.karpenter.aws.nodeclass import default_status, default_status_subnets, unknown_zones
+from kexplain.karpenter.aws.nodeclass import default_status_subnets
 
 AWS = Path(__file__).resolve().parent / "cases" / "aws-max-pods-0023" / "aws"
 
@@ -56,9 +56,6 @@ def test_status_defaults_take_the_subnets_of_the_zones():
     assert default_status_subnets(world, ["test-zone-1c", "test-zone-1a"]) == [
         {"id": "subnet-test1", "zone": "test-zone-1a", "zoneID": "tstz1-1a"},
         {"id": "subnet-test3", "zone": "test-zone-1c", "zoneID": "tstz1-1c"}]
-    assert unknown_zones(world, ["test-zone-1a", "test-zone-9z"]) == ["test-zone-9z"]
-    status = default_status(world)
-    assert status["instanceProfile"] == "test-profile" and status["conditions"][0]["status"] == "True"
 
 
 def test_malformed_json_names_the_file(data: Path):
@@ -128,7 +125,3 @@ def test_keep_instance_types(data: Path):
     world = load_world(data).keep_instance_types(["inf2.xlarge", "t4g.small"])
     assert sorted(world.instance_types) == ["inf2.xlarge", "t4g.small"] and sorted(world.offerings) == ["inf2.xlarge"]
     assert world.all_zones == {"test-zone-1a"}
-
-
-def test_unknown_instance_types_for_params():
-    assert load_world(AWS).unknown_instance_types(["m5.large", "m9.huge"]) == ["m9.huge"]

@@ -13,11 +13,11 @@ import pytest
 import yaml
 
 from kexplain.karpenter.aws.document import instance_types_key, node_pool_instance_types
-from kexplain.karpenter.aws.instancetype.instancetype import (InstanceTypeProvider, KubeletConfiguration,
-                                                              StaticNodeClass, zone_info)
+from kexplain.karpenter.apis.ec2nodeclass import KubeletConfiguration
+from kexplain.karpenter.aws.instancetype.instancetype import InstanceTypeProvider, StaticNodeClass, zone_info
 from kexplain.karpenter.aws.instancetype.types import Options
 from kexplain.karpenter.aws.nodeclass import default_status_subnets
-from kexplain.karpenter.aws.unavailableofferings import from_entries, parse_unavailable_offering
+from kexplain.karpenter.aws.unavailableofferings import from_entries
 from kexplain.karpenter.aws.world import load_world
 from tests.support.paths import ROOT
 
@@ -67,7 +67,7 @@ def build(case: Path) -> tuple[dict, list[dict], dict]:
     by_name = {c.name: c for c in classes}
     provider = InstanceTypeProvider(
         world, Options(params.get("vmMemoryOverheadPercent", 0.075), params.get("reservedENIs", 0)),
-        from_entries(parse_unavailable_offering(e) for e in params.get("unavailableOfferings", ())))
+        from_entries(tuple(e.split(":")) for e in params.get("unavailableOfferings", ())))
     pools = [{"name": d["metadata"]["name"],
               **node_pool_instance_types(d, by_name.get(d["spec"]["template"]["spec"]["nodeClassRef"]["name"]), provider)}
              for d in docs if d.get("kind") == "NodePool"]

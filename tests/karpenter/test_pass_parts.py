@@ -85,8 +85,7 @@ def test_settings_defaults_are_karpenters_flags() -> None:
     s = parse_settings({}, SRC)
     assert s == Settings()
     assert s.feature_gates == FeatureGates(node_repair=False, reserved_capacity=True)
-    assert (s.preference_policy, s.min_values_policy, s.cpu_requests, s.num_concurrent_reconciles) == \
-        ("Respect", "Strict", 1000, 1)
+    assert (s.preference_policy, s.min_values_policy, s.cpu_requests) == ("Respect", "Strict", 1000)
 
 
 def test_settings_read_every_key() -> None:
@@ -95,7 +94,7 @@ def test_settings_read_every_key() -> None:
                         "reservedENIs": 1, "instanceTypes": ["m5.large"], "zones": ["test-zone-1a"],
                         "unavailableOfferings": ["m5.large:test-zone-1a:spot"]}, SRC)
     assert not s.feature_gates.reserved_capacity and s.feature_gates.node_overlay
-    assert s.num_concurrent_reconciles == 3
+    assert s.cpu_requests == 2500
     assert s.unavailable_offerings == (Offering("m5.large", "test-zone-1a", "spot"),)
     assert parse_settings({"cpuRequests": 0}, SRC).cpu_requests == 1000      # Options.Parse: <= 0 is the default
 
@@ -295,7 +294,7 @@ def test_daemonset_requests_in_billionths_are_their_sum() -> None:
     state = StateNode({"metadata": {"name": "n"}}, None)
     state.daemonset_requests = {("ns", "a"): resources.requests_for_pod(pod("a", "100m", "64Mi")["spec"]),
                                 ("ns", "b"): resources.requests_for_pod(pod("b", "1500m", "1.5Gi")["spec"])}
-    assert state.daemonset_requests_nanos() == resources.to_nanos(state.daemonset_requests_total()) == {
+    assert state.daemonset_requests_nanos() == resources.to_nanos(resources.merge(*state.daemonset_requests.values())) == {
         "cpu": 1_600_000_000, "memory": (64 + 1536) * 2 ** 20 * 10 ** 9, "pods": 2 * 10 ** 9}
 
 

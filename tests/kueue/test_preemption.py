@@ -13,17 +13,38 @@ from kexplain.kueue.apis.meta import ObjectMeta
 from kexplain.kueue.apis.constants import EVICTED, QUOTA_RESERVED
 from kexplain.kueue.apis.workload import Condition, WorkloadSpec
 from kexplain.kueue.scheduler.preemption import classical
-from kexplain.kueue.scheduler.preemption.common import candidates_order, satisfies_policy
+from kexplain.kueue.scheduler.preemption.common import quota_reservation_time, satisfies_policy
 from kexplain.kueue.workload.info import Info
-from kexplain.kueue.workload.workload import TRUE, Workload, set_evicted
+from kexplain.kueue.workload.ordering import priority
+from kexplain.kueue.workload.workload import TRUE, Workload, is_evicted, set_evicted
 from tests.kueue.builders import cluster_queue, flavor, local_queue, run, workload
 
 T0 = datetime(2025, 12, 31, 20, tzinfo=timezone.utc)
 T1 = datetime(2025, 12, 31, 21, tzinfo=timezone.utc)
 
 
-def _wl(priority: int, created: datetime, uid: str = "") -> Workload:
-    return Workload(ObjectMeta("w", "default", uid=uid, created=created), WorkloadSpec("q", (), priority=priority))
+def _wl(prio: int, created: datetime, uid: str = "") -> Workload:
+    return Workload(ObjectMeta("w", "default", uid=uid, created=created), WorkloadSpec("q", (), priority=prio))
+
+
+def candidates_order(a: Info, b: Info, cq: str, now: datetime) -> int:
+    """Kueue's CandidatesOrdering comparator, the reference the per-cycle index is held to: evicted
+    first, then those of other ClusterQueues, then lower priority, then the most recently
+    admitted, then by uid."""
+    ea, eb = is_evicted(a.obj), is_evicted(b.obj)
+    if ea != eb:
+        return -1 if ea else 1
+    oa, ob = a.cluster_queue == cq, b.cluster_queue == cq
+    if oa != ob:
+        return -1 if ob else 1
+    pa, pb = priority(a.obj), priority(b.obj)
+    if pa != pb:
+        return -1 if pa < pb else 1
+    ta, tb = quota_reservation_time(a.obj, now), quota_reservation_time(b.obj, now)
+    if ta != tb:
+        return -1 if tb < ta else 1
+    ua, ub = a.obj.meta.uid, b.obj.meta.uid
+    return (ua > ub) - (ua < ub)
 
 
 @pytest.mark.parametrize(("preemptor", "candidate", "policy", "ok"), [

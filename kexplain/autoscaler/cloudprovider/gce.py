@@ -20,7 +20,6 @@ POOL_MIG_FORM = r"gke-.+-{v}-[0-9a-f]{8}-grp"
 _MIG_URL = re.compile(r"https://.*/projects/(.*)/zones/(.*)/instanceGroups/(.*)")     # ParseMigUrl
 _GKE_MIG = re.compile(r"(gke-.+)-[0-9a-f]{8}-grp")
 PROVIDER_ID_PREFIX = "gce://"
-DOMAIN_URL = "https://www.googleapis.com/compute/v1"
 GCE_KUBE_PROXY = "less the kube-proxy pod CA adds to it (100m cpu)"
 
 
@@ -37,11 +36,6 @@ def parse_mig_url(url: str) -> GceRef | None:
     """The MIG a node group id names (`ParseMigUrl`), or None for an id that is not a MIG URL."""
     found = _MIG_URL.fullmatch(url)
     return GceRef(*found.groups()) if found else None
-
-
-def mig_url(ref: GceRef, domain: str = DOMAIN_URL) -> str:
-    """`GenerateMigUrl`: the id CA gives the MIG."""
-    return f"{domain}/projects/{ref.project}/zones/{ref.zone}/instanceGroups/{ref.name}"
 
 
 def ref_from_provider_id(provider_id: str) -> GceRef | None:

@@ -44,45 +44,25 @@ STATUS_DEPENDENTS = (CONDITION_AMIS_READY, CONDITION_SUBNETS_READY, CONDITION_SE
 # -- the objects -----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class SelectorTerm:
-    """A subnet, security group, AMI or capacity reservation selector term (the fields set)."""
+    """An AMI selector term: its alias, the one field the pass reads (the schema checks the rest)."""
 
-    tags: Mapping[str, str] | None = None
-    id: str = ""
-    name: str = ""
-    owner: str = ""
     alias: str = ""
-    ssm_parameter: str = ""
-    owner_id: str = ""
-    instance_match_criteria: str = ""
 
 
 @dataclass(frozen=True)
 class KubeletConfiguration:
-    cluster_dns: tuple[str, ...] = ()
+    """The kubelet settings that shape instance types (the instance-type provider reads these)."""
+
     max_pods: int | None = None
     pods_per_core: int | None = None
     system_reserved: Mapping[str, str] | None = None
     kube_reserved: Mapping[str, str] | None = None
     eviction_hard: Mapping[str, str] | None = None
-    eviction_soft: Mapping[str, str] | None = None
-    eviction_soft_grace_period: Mapping[str, str] | None = None
-    eviction_max_pod_grace_period: int | None = None
-    image_gc_high_threshold_percent: int | None = None
-    image_gc_low_threshold_percent: int | None = None
-    cpu_cfs_quota: bool | None = None
 
 
 @dataclass(frozen=True)
 class BlockDevice:
     volume_size: quantity.Quantity | None = None
-    volume_type: str | None = None
-    iops: int | None = None
-    throughput: int | None = None
-    encrypted: bool | None = None
-    delete_on_termination: bool | None = None
-    kms_key_id: str | None = None
-    snapshot_id: str | None = None
-    volume_initialization_rate: int | None = None
 
 
 @dataclass(frozen=True)
@@ -110,24 +90,14 @@ class Alias:
 
 @dataclass(frozen=True)
 class EC2NodeClassSpec:
-    subnet_selector_terms: tuple[SelectorTerm, ...]
-    security_group_selector_terms: tuple[SelectorTerm, ...]
+    """What the instance-type provider reads of the spec (the stored object keeps all of it)."""
+
     ami_selector_terms: tuple[SelectorTerm, ...]
-    capacity_reservation_selector_terms: tuple[SelectorTerm, ...] = ()
     ami_family: str | None = None
-    role: str = ""
-    instance_profile: str | None = None
-    user_data: str | None = None
-    tags: Mapping[str, str] = field(default_factory=dict)
     kubelet: KubeletConfiguration | None = None
     block_device_mappings: tuple[BlockDeviceMapping, ...] = ()
     instance_store_policy: str | None = None
     network_interfaces: tuple[NetworkInterface, ...] = ()
-    associate_public_ip_address: bool | None = None
-    ip_prefix_count: int | None = None
-    detailed_monitoring: bool | None = None
-    metadata_options: Mapping[str, Any] = field(default_factory=dict)
-    context: str | None = None
 
 
 @dataclass(frozen=True)
@@ -138,27 +108,10 @@ class Subnet:
 
 
 @dataclass(frozen=True)
-class SecurityGroup:
-    id: str
-    name: str = ""
-
-
-@dataclass(frozen=True)
-class AMI:
-    id: str
-    name: str = ""
-    deprecated: bool = False
-    requirements: tuple[Mapping[str, Any], ...] = ()
-
-
-@dataclass(frozen=True)
 class EC2NodeClassStatus:
     """The status as the input writes it: each part None when left out (to be defaulted)."""
 
     subnets: tuple[Subnet, ...] | None = None
-    security_groups: tuple[SecurityGroup, ...] | None = None
-    amis: tuple[AMI, ...] | None = None
-    instance_profile: str | None = None
     conditions: tuple[Condition, ...] | None = None
     capacity_reservations: tuple[Mapping[str, Any], ...] | None = None
 
@@ -166,7 +119,6 @@ class EC2NodeClassStatus:
 @dataclass(frozen=True)
 class EC2NodeClass:
     name: str
-    uid: str
     generation: int
     deleting: bool
     spec: EC2NodeClassSpec
@@ -188,15 +140,6 @@ class EC2NodeClass:
             return self.spec.ami_family
         alias = self.alias()
         return alias.family if alias is not None else AMI_FAMILY_CUSTOM
-
-    def kubelet_configuration(self) -> KubeletConfiguration | None:
-        return self.spec.kubelet
-
-    def block_device_mappings(self) -> tuple[BlockDeviceMapping, ...]:
-        return self.spec.block_device_mappings
-
-    def instance_store_policy(self) -> str | None:
-        return self.spec.instance_store_policy
 
     def ready_condition(self) -> Condition | None:
         """StatusConditions().Get(Ready): the status's Ready condition, else what the condition set
@@ -404,13 +347,6 @@ EC2_NODE_CLASS_SCHEMA = s.load_schemas(__package__, "ec2nodeclass", _RULES)["EC2
 
 
 # -- parsing ---------------------------------------------------------------------------------------
-def _term(raw: Mapping[str, Any]) -> SelectorTerm:
-    return SelectorTerm(tags=dict(raw["tags"]) if "tags" in raw else None, id=raw.get("id", ""),
-                        name=raw.get("name", ""), owner=raw.get("owner", ""), alias=raw.get("alias", ""),
-                        ssm_parameter=raw.get("ssmParameter", ""), owner_id=raw.get("ownerID", ""),
-                        instance_match_criteria=raw.get("instanceMatchCriteria", ""))
-
-
 def _kubelet(raw: Mapping[str, Any] | None) -> KubeletConfiguration | None:
     if raw is None:
         return None
@@ -418,25 +354,15 @@ def _kubelet(raw: Mapping[str, Any] | None) -> KubeletConfiguration | None:
     def m(key: str) -> dict[str, str] | None:
         return dict(raw[key]) if key in raw else None
     return KubeletConfiguration(
-        cluster_dns=tuple(raw.get("clusterDNS") or ()), max_pods=raw.get("maxPods"),
-        pods_per_core=raw.get("podsPerCore"),
-        system_reserved=m("systemReserved"), kube_reserved=m("kubeReserved"), eviction_hard=m("evictionHard"),
-        eviction_soft=m("evictionSoft"), eviction_soft_grace_period=m("evictionSoftGracePeriod"),
-        eviction_max_pod_grace_period=raw.get("evictionMaxPodGracePeriod"),
-        image_gc_high_threshold_percent=raw.get("imageGCHighThresholdPercent"),
-        image_gc_low_threshold_percent=raw.get("imageGCLowThresholdPercent"), cpu_cfs_quota=raw.get("cpuCFSQuota"))
+        max_pods=raw.get("maxPods"), pods_per_core=raw.get("podsPerCore"), system_reserved=m("systemReserved"),
+        kube_reserved=m("kubeReserved"), eviction_hard=m("evictionHard"))
 
 
 def _block_device_mapping(raw: Mapping[str, Any]) -> BlockDeviceMapping:
     ebs = raw.get("ebs")
     device = None
     if ebs is not None:
-        device = BlockDevice(
-            volume_size=quantity.parse(ebs["volumeSize"]) if "volumeSize" in ebs else None,
-            volume_type=ebs.get("volumeType"), iops=ebs.get("iops"), throughput=ebs.get("throughput"),
-            encrypted=ebs.get("encrypted"), delete_on_termination=ebs.get("deleteOnTermination"),
-            kms_key_id=ebs.get("kmsKeyID"), snapshot_id=ebs.get("snapshotID"),
-            volume_initialization_rate=ebs.get("volumeInitializationRate"))
+        device = BlockDevice(quantity.parse(ebs["volumeSize"]) if "volumeSize" in ebs else None)
     return BlockDeviceMapping(raw.get("deviceName"), device, bool(raw.get("rootVolume", False)))
 
 
@@ -445,10 +371,6 @@ def _status(raw: Mapping[str, Any]) -> EC2NodeClassStatus:
         return tuple(build(x) for x in raw[key]) if key in raw else None
     return EC2NodeClassStatus(
         subnets=part("subnets", lambda x: Subnet(x.get("id", ""), x.get("zone", ""), x.get("zoneID", ""))),
-        security_groups=part("securityGroups", lambda x: SecurityGroup(x.get("id", ""), x.get("name", ""))),
-        amis=part("amis", lambda x: AMI(x.get("id", ""), x.get("name", ""), bool(x.get("deprecated", False)),
-                                        tuple(x.get("requirements") or ()))),
-        instance_profile=raw.get("instanceProfile"),
         conditions=parse_conditions(raw["conditions"]) if "conditions" in raw else None,
         capacity_reservations=part("capacityReservations", dict))
 
@@ -464,23 +386,13 @@ def parse_ec2_node_class(obj: Mapping[str, Any], source: Source | None = None, *
     except quantity.QuantityError as e:
         raise InputError(str(e), source=source, obj=obj) from None
     return EC2NodeClass(
-        name=meta["name"], uid=str(meta.get("uid") or ""), generation=int(meta.get("generation") or 0),
-        deleting=bool(meta.get("deletionTimestamp")),
+        name=meta["name"], generation=int(meta.get("generation") or 0), deleting=bool(meta.get("deletionTimestamp")),
         spec=EC2NodeClassSpec(
-            subnet_selector_terms=tuple(_term(t) for t in spec.get("subnetSelectorTerms") or ()),
-            security_group_selector_terms=tuple(_term(t) for t in spec.get("securityGroupSelectorTerms") or ()),
-            ami_selector_terms=tuple(_term(t) for t in spec.get("amiSelectorTerms") or ()),
-            capacity_reservation_selector_terms=tuple(
-                _term(t) for t in spec.get("capacityReservationSelectorTerms") or ()),
-            ami_family=spec.get("amiFamily"), role=spec.get("role", ""), instance_profile=spec.get("instanceProfile"),
-            user_data=spec.get("userData"), tags=dict(spec.get("tags") or {}), kubelet=_kubelet(spec.get("kubelet")),
+            ami_selector_terms=tuple(SelectorTerm(t.get("alias", "")) for t in spec.get("amiSelectorTerms") or ()),
+            ami_family=spec.get("amiFamily"), kubelet=_kubelet(spec.get("kubelet")),
             block_device_mappings=bdms, instance_store_policy=spec.get("instanceStorePolicy"),
             network_interfaces=tuple(NetworkInterface(n["networkCardIndex"], n["deviceIndex"], n["interfaceType"])
-                                     for n in spec.get("networkInterfaces") or ()),
-            associate_public_ip_address=spec.get("associatePublicIPAddress"), ip_prefix_count=spec.get("ipPrefixCount"),
-            detailed_monitoring=spec.get("detailedMonitoring"),
-            metadata_options=dict(spec.get("metadataOptions") or {}),
-            context=spec.get("context")),
+                                     for n in spec.get("networkInterfaces") or ())),
         status=_status(stored.get("status") or {}),
         obj=stored,
     )

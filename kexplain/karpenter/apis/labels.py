@@ -189,18 +189,6 @@ def go_unsorted_list(key: str) -> list[str]:
     return list(_WELL_KNOWN_VALUES_ORDER.get(key, ()))
 
 
-def has_known_values(key: str, values: Iterable[str]) -> str | None:
-    """HasKnownValues: None, or Go's error when a well-known key is given none of its known values."""
-    if key not in WELL_KNOWN_LABELS:
-        return None
-    values = list(values)
-    known = WELL_KNOWN_VALUES_FOR_REQUIREMENTS.get(key, frozenset())
-    if not known.intersection(values):
-        return (f"invalid values: {go_list(values)} for key: {key}, expected one of: "
-                f"{go_list(go_unsorted_list(key))}")
-    return None
-
-
 def node_class_label_key(group: str, kind: str) -> str:
     """NodeClassLabelKey: `group/kind` lower-cased (`karpenter.k8s.aws/ec2nodeclass`)."""
     return f"{group}/{kind.lower()}"

@@ -17,7 +17,6 @@ from kexplain.karpenter.apis.status import Condition, parse_conditions
 API_VERSION = "karpenter.sh/v1"
 KIND = "NodeClaim"
 QUALIFIED_KIND = "NodeClaim.karpenter.sh"
-CONDITION_LAUNCHED = "Launched"
 
 
 @dataclass(frozen=True)
@@ -85,10 +84,6 @@ class NodeClaim:
     def node_pool_name(self) -> str:
         """The `karpenter.sh/nodepool` label ("" for a NodeClaim no NodePool owns)."""
         return self.labels.get(NODE_POOL_LABEL_KEY, "")
-
-    def is_launched(self) -> bool:
-        c = self.status.condition(CONDITION_LAUNCHED)
-        return c is not None and c.is_true()
 
 
 # -- the CRD's rules, shared with NodePools ----------------------------------------------------------

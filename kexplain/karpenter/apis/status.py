@@ -54,11 +54,6 @@ def get(conditions: Iterable[Condition], type_: str) -> Condition | None:
     return next((c for c in conditions if c.type == type_), None)
 
 
-def not_true(conditions: Iterable[Condition]) -> list[str]:
-    """Each condition that is not True, as `TYPE=STATUS (REASON: MESSAGE)`, in the given order."""
-    return [str(c) for c in conditions if not c.is_true()]
-
-
 class ConditionSet:
     """A root condition and its dependents over a list of conditions (mutable, like the object's
     status it stands for). `generation` is the object's metadata.generation."""

@@ -27,7 +27,6 @@ class FeatureFlags:
 
     uses_eni_limited_memory_overhead: bool = True
     pods_per_core_enabled: bool = True
-    eviction_soft_enabled: bool = True
     supports_eni_limited_pod_density: bool = True
 
 
@@ -70,8 +69,7 @@ _DEFAULT = FeatureFlags()
 _FAMILIES = {
     AL2: AMIFamily(AL2, _DEFAULT, "/dev/xvda", (BlockDevice("/dev/xvda", DEFAULT_EBS_VOLUME_SIZE),)),
     AL2023: AMIFamily(AL2023, _DEFAULT, "/dev/xvda", (BlockDevice("/dev/xvda", DEFAULT_EBS_VOLUME_SIZE),)),
-    BOTTLEROCKET: AMIFamily(BOTTLEROCKET, FeatureFlags(uses_eni_limited_memory_overhead=False, pods_per_core_enabled=False,
-                                                       eviction_soft_enabled=False),
+    BOTTLEROCKET: AMIFamily(BOTTLEROCKET, FeatureFlags(uses_eni_limited_memory_overhead=False, pods_per_core_enabled=False),
                             "/dev/xvdb", (BlockDevice("/dev/xvda", "4Gi"), BlockDevice("/dev/xvdb", DEFAULT_EBS_VOLUME_SIZE))),
     CUSTOM: AMIFamily(CUSTOM, _DEFAULT, None, ()),
     **{name: AMIFamily(name, FeatureFlags(uses_eni_limited_memory_overhead=False, supports_eni_limited_pod_density=False),

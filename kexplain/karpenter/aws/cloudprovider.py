@@ -9,14 +9,11 @@ from kexplain.karpenter.errors import GoError
 from kexplain.karpenter.cloudprovider.types import InstanceType
 
 
-def _is_terminating(node_class: Any) -> bool:
-    return bool(getattr(node_class, "deletion_timestamp", None))
-
-
 def get_instance_types(node_pool: Any, node_class: NodeClass | None,
                        provider: InstanceTypeProvider) -> tuple[list[InstanceType], GoError | None]:
-    """GetInstanceTypes(nodePool): ([], None) for a missing or terminating class (None), else the
-    provider's List (its error, e.g. `no subnets found`, with no types)."""
-    if node_class is None or _is_terminating(node_class):
+    """GetInstanceTypes(nodePool): ([], None) for a missing or terminating class (None for both:
+    `run.AWSCloud.node_class_of`), else the provider's List (its error, e.g. `no subnets found`,
+    with no types)."""
+    if node_class is None:
         return [], None
     return provider.list(node_class)

@@ -2,12 +2,10 @@
 controller's discovery does not run)."""
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Iterable
 
 from kexplain.karpenter.aws.world import World
 
-DEFAULT_SECURITY_GROUPS = ("sg-test1", "sg-test2", "sg-test3")
-DEFAULT_INSTANCE_PROFILE = "test-profile"
 DEFAULT_ZONES = ("test-zone-1a", "test-zone-1b", "test-zone-1c")   # params.zones' default
 
 
@@ -17,23 +15,7 @@ def default_zones(world: World) -> list[str]:
     return list(DEFAULT_ZONES) if set(DEFAULT_ZONES) <= set(zones) else zones
 
 
-def unknown_zones(world: World, zones: Iterable[str]) -> list[str]:
-    """The zones of `zones` without a subnet in the world (an input error of params.zones)."""
-    known = set(world.zones())
-    return [z for z in zones if z not in known]
-
-
 def default_status_subnets(world: World, zones: Iterable[str] | None = None) -> list[dict[str, str]]:
     """status.subnets: `{id, zone, zoneID}` for every subnet in the zones, in the world's order."""
     wanted = set(default_zones(world) if zones is None else zones)
     return [{"id": s.id, "zone": s.zone, "zoneID": s.zone_id} for s in world.subnets if s.zone in wanted]
-
-
-def default_status(world: World, zones: Iterable[str] | None = None) -> dict[str, Any]:
-    """The whole default status, as the API would store it (conditions without timestamps)."""
-    return {
-        "subnets": default_status_subnets(world, zones),
-        "securityGroups": [{"id": sg} for sg in DEFAULT_SECURITY_GROUPS],
-        "instanceProfile": DEFAULT_INSTANCE_PROFILE,
-        "conditions": [{"type": "Ready", "status": "True", "reason": "Ready"}],
-    }

@@ -49,10 +49,6 @@ class World:
         return replace(self, instance_types={n: i for n, i in self.instance_types.items() if n in keep},
                        offerings={n: z for n, z in self.offerings.items() if n in keep}, all_zones=frozenset())
 
-    def unknown_instance_types(self, names: Iterable[str]) -> list[str]:
-        """The names the world has no type of (an input error of params.instanceTypes)."""
-        return [n for n in names if n not in self.instance_types]
-
     def zones(self) -> list[str]:
         """Every zone with a subnet, in subnet order (each once)."""
         return list(dict.fromkeys(s.zone for s in self.subnets))

@@ -7,14 +7,11 @@ from typing import Iterable
 
 from kexplain.apimachinery.gosort import go_sort
 from kexplain.apimachinery.quantity import Quantity, sub
-from kexplain.apimachinery.selectors import IN
 from kexplain.apimachinery.strconv import format_float
 from kexplain.apimachinery.labels import LABEL_TOPOLOGY_ZONE
-from kexplain.karpenter.apis.labels import (CAPACITY_TYPE_LABEL_KEY, CAPACITY_TYPE_ON_DEMAND, CAPACITY_TYPE_RESERVED,
-                                            CAPACITY_TYPE_SPOT, LABEL_CAPACITY_RESERVATION_ID)
+from kexplain.karpenter.apis.labels import CAPACITY_TYPE_LABEL_KEY, LABEL_CAPACITY_RESERVATION_ID
 from kexplain.karpenter.errors import KarpenterError, WrappedError
-from kexplain.karpenter.scheduling.requirement import new_requirement
-from kexplain.karpenter.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN_LABELS, Requirements, new_requirements
+from kexplain.karpenter.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN_LABELS, Requirements
 from kexplain.karpenter.utils.resources import ResourceList, merge, subtract
 
 MEMORY = "memory"
@@ -23,10 +20,6 @@ MAX_FLOAT64 = 1.7976931348623157e308   # math.MaxFloat64: the price of a type wi
 
 # ReservationIDLabel: set by the provider at init; the AWS provider's is its capacity-reservation-id label.
 RESERVATION_ID_LABEL = LABEL_CAPACITY_RESERVATION_ID
-
-SPOT_REQUIREMENT = new_requirements(new_requirement(CAPACITY_TYPE_LABEL_KEY, IN, CAPACITY_TYPE_SPOT))
-ON_DEMAND_REQUIREMENT = new_requirements(new_requirement(CAPACITY_TYPE_LABEL_KEY, IN, CAPACITY_TYPE_ON_DEMAND))
-RESERVED_REQUIREMENT = new_requirements(new_requirement(CAPACITY_TYPE_LABEL_KEY, IN, CAPACITY_TYPE_RESERVED))
 
 MIN_VALUES_POLICY_STRICT = "Strict"
 MIN_VALUES_POLICY_BEST_EFFORT = "BestEffort"
@@ -88,23 +81,6 @@ class Offerings(list):
             if best is None or o.price < best.price:
                 best = o
         return best
-
-    def most_expensive(self) -> Offering | None:
-        """MostExpensive: the first of the highest-priced offerings (lo.MaxBy); None when empty."""
-        best = None
-        for o in self:
-            if best is None or o.price > best.price:
-                best = o
-        return best
-
-    def worst_launch_price(self, reqs: Requirements) -> float:
-        """WorstLaunchPrice: the most expensive compatible offering of the capacity type Karpenter
-        would launch (reserved, else spot, else on-demand); MaxFloat64 when there is none."""
-        for ct_reqs in (RESERVED_REQUIREMENT, SPOT_REQUIREMENT, ON_DEMAND_REQUIREMENT):
-            compatible = self.compatible(reqs).compatible(ct_reqs)
-            if compatible:
-                return compatible.most_expensive().price
-        return MAX_FLOAT64
 
 
 @dataclass(eq=False)

@@ -100,8 +100,5 @@ class HostPortUsage:
                             "existing-hostport-protocol": existing.protocol})
         return None
 
-    def delete_pod(self, key: tuple[str, str]) -> None:
-        self.reserved.pop(key, None)
-
     def deep_copy(self) -> "HostPortUsage":
         return HostPortUsage({k: list(v) for k, v in self.reserved.items()})

@@ -144,12 +144,6 @@ class VolumeUsage:
         self.pod_volumes[(pod.namespace, pod.name)] = volumes
         self.volumes = union(self.volumes, volumes)
 
-    def delete_pod(self, key: tuple[str, str]) -> None:
-        self.pod_volumes.pop(key, None)
-        self.volumes = {}
-        for vols in self.pod_volumes.values():
-            self.volumes = union(self.volumes, vols)
-
     def deep_copy(self) -> "VolumeUsage":
         out = VolumeUsage()
         out.volumes = {k: set(v) for k, v in self.volumes.items()}

@@ -142,11 +142,8 @@ class StateNode:
                 used[name] = used.get(name, 0) + v
         return {name: v - used.get(name, 0) for name, v in out.items()}
 
-    def daemonset_requests_total(self) -> ResourceList:
-        return resources.merge(*self.daemonset_requests.values())
-
     def daemonset_requests_nanos(self) -> resources.Nanos:
-        """`daemonset_requests_total()` as integers (billionths), summed without Quantity
+        """The DaemonSets' requests as integers (billionths), summed without Quantity
         arithmetic."""
         total: dict[str, int] = {}
         for reqs in self.daemonset_requests.values():

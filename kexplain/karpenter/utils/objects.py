@@ -9,6 +9,15 @@ def as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def field_of(obj: Any, name: str, default: Any = None) -> Any:
+    """A field of a NodeClass part, read from a dataclass or a mapping alike."""
+    if obj is None:
+        return default
+    if isinstance(obj, Mapping):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
 def name_of(obj: Mapping[str, Any]) -> str:
     return (obj.get("metadata") or {}).get("name") or ""
 

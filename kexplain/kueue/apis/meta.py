@@ -20,7 +20,6 @@ class ObjectMeta:
     owner_kind: str = ""            # the controller owner reference
     owner_name: str = ""
     owner_uid: str = ""
-    owner_api_version: str = ""
 
     @property
     def key(self) -> str:
@@ -58,4 +57,4 @@ def object_meta(obj: Mapping[str, Any], source: Source | None = None, *, namespa
         created=parse_time(meta.get("creationTimestamp"), source, obj, "metadata.creationTimestamp"),
         labels=_strings(meta.get("labels")), annotations=_strings(meta.get("annotations")),
         owner_kind=str(owner.get("kind") or ""), owner_name=str(owner.get("name") or ""),
-        owner_uid=str(owner.get("uid") or ""), owner_api_version=str(owner.get("apiVersion") or ""))
+        owner_uid=str(owner.get("uid") or ""))

@@ -18,7 +18,6 @@ class ResourceFlavor:
     node_labels: Mapping[str, str] = field(default_factory=dict)
     node_taints: tuple[Mapping[str, Any], ...] = ()
     tolerations: tuple[Mapping[str, Any], ...] = ()
-    topology_name: str = ""
 
     @property
     def name(self) -> str:
@@ -51,5 +50,4 @@ def parse_resource_flavor(obj: dict[str, Any], source: Source | None = None, *, 
         meta=object_meta(stored, source, namespaced=False),
         node_labels={str(k): str(v) for k, v in (spec.get("nodeLabels") or {}).items()},
         node_taints=tuple(spec.get("nodeTaints") or ()),
-        tolerations=tuple(spec.get("tolerations") or ()),
-        topology_name=str(spec.get("topologyName") or ""))
+        tolerations=tuple(spec.get("tolerations") or ()))

@@ -24,12 +24,10 @@ class Group:
 
     covered: frozenset[str]
     flavors: tuple[str, ...]
-    covered_order: tuple[str, ...] = ()
 
 
 def groups_of(groups: tuple[ResourceGroup, ...]) -> tuple[Group, ...]:
-    return tuple(Group(frozenset(rg.covered_resources), tuple(f.name for f in rg.flavors), rg.covered_resources)
-                 for rg in groups)
+    return tuple(Group(frozenset(rg.covered_resources), tuple(f.name for f in rg.flavors)) for rg in groups)
 
 
 def quotas_of(groups: tuple[ResourceGroup, ...]) -> dict[FlavorResource, Quota]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 from kexplain.model.dra import ResourceClaim
 from kexplain.plugins.dra.allocator import ClaimAllocation
@@ -137,8 +137,3 @@ def bound_claim(obj: Mapping[str, Any], binding: ClaimBinding, pod: Mapping[str,
 def reserved_for_pod(claim: ResourceClaim, pod_uid: str) -> bool:
     """resourceclaim.IsReservedForPod: PreBind leaves such a claim alone."""
     return bool(pod_uid) and pod_uid in claim.reserved_for
-
-
-def bindings_to_write(claims: Sequence[ClaimBinding], pod_uid: str) -> list[ClaimBinding]:
-    """The claims PreBind updates: those not reserved for the pod yet."""
-    return [b for b in claims if not reserved_for_pod(b.claim, pod_uid)]

@@ -7,7 +7,7 @@ import copy
 from kexplain.framework.cycle_state import CycleState
 from kexplain.model.dra import ResourceClaim
 from kexplain.plugins.dra.allocator import AllocatedDevice, ClaimAllocation
-from kexplain.plugins.dra.binding import FINALIZER, ClaimBinding, allocation_config, bound_claim, bindings_to_write
+from kexplain.plugins.dra.binding import FINALIZER, ClaimBinding, allocation_config, bound_claim, reserved_for_pod
 from kexplain.plugins.dynamic_resources import STATE_KEY, DynamicResources
 from kexplain.plugins.dra.inventory import Inventory
 from kexplain.plugins.dra.state import DraState
@@ -86,7 +86,7 @@ def test_claims_reserved_for_the_pod_are_not_written_again():
     mine = ResourceClaim.from_obj(claim("mine", req("g"), allocation={"devices": {"results": []}},
                                         reserved_for=["pod-uid"]))
     other = ResourceClaim.from_obj(claim("other", req("g")))
-    assert bindings_to_write([ClaimBinding(mine), ClaimBinding(other)], "pod-uid") == [ClaimBinding(other)]
+    assert reserved_for_pod(mine, "pod-uid") and not reserved_for_pod(other, "pod-uid")
 
 
 def _state(claims_: list[dict], devices: int) -> tuple[CycleState, Node]:

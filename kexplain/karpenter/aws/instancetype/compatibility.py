@@ -6,15 +6,9 @@ from typing import Any, Sequence
 
 from kexplain.karpenter.aws import amifamily
 from kexplain.karpenter.aws.ec2 import InstanceTypeInfo
+from kexplain.karpenter.utils.objects import field_of
 
 INTERFACE_TYPE_EFA_ONLY = "efa-only"
-NESTED_VIRTUALIZATION = "nested-virtualization"
-
-
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    if obj is None:
-        return default
-    return obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
 
 
 def network_interface_compatible(info: InstanceTypeInfo, network_interfaces: Sequence[Any] | None) -> bool:
@@ -25,13 +19,13 @@ def network_interface_compatible(info: InstanceTypeInfo, network_interfaces: Seq
     if info.ena_support == "unsupported":
         return False
     for ni in network_interfaces:
-        index = _get(ni, "network_card_index") or 0
+        index = field_of(ni, "network_card_index") or 0
         if len(info.network_cards) <= index:
             return False
         card = next((c for c in info.network_cards if (c.network_card_index or 0) == index), None)
-        if card is None or (card.maximum_network_interfaces or 0) <= (_get(ni, "device_index") or 0):
+        if card is None or (card.maximum_network_interfaces or 0) <= (field_of(ni, "device_index") or 0):
             return False
-    efa_only = sum(1 for ni in network_interfaces if _get(ni, "interface_type") == INTERFACE_TYPE_EFA_ONLY)
+    efa_only = sum(1 for ni in network_interfaces if field_of(ni, "interface_type") == INTERFACE_TYPE_EFA_ONLY)
     if efa_only > 0 and (info.maximum_efa_interfaces is None or efa_only > info.maximum_efa_interfaces):
         return False
     return True
@@ -42,24 +36,8 @@ def ami_family_compatible(info: InstanceTypeInfo, ami_family: str) -> bool:
     return not (ami_family == amifamily.AL2023 and info.instance_type.startswith("a1."))
 
 
-def nested_virtualization_compatible(info: InstanceTypeInfo, cpu_options: Any) -> bool:
-    if _get(cpu_options, "nested_virtualization") != "enabled":
-        return True
-    return NESTED_VIRTUALIZATION in info.supported_features
-
-
-def connection_tracking_compatible(info: InstanceTypeInfo, connection_tracking: Any) -> bool:
-    return connection_tracking is None or info.hypervisor == "nitro"
-
-
-def placement_group_compatible(info: InstanceTypeInfo, strategy: str | None) -> bool:
-    return strategy is None or strategy in info.placement_group_strategies
-
-
-def is_compatible_with_node_class(info: InstanceTypeInfo, node_class: Any, placement_strategy: str | None = None) -> bool:
-    """IsCompatibleWithNodeClass: every check passes."""
+def is_compatible_with_node_class(info: InstanceTypeInfo, node_class: Any) -> bool:
+    """IsCompatibleWithNodeClass: every check passes. Its nested-virtualization, placement-group and
+    connection-tracking checks pass for every class here: the pass reads none of those fields."""
     return (network_interface_compatible(info, node_class.network_interfaces())
-            and ami_family_compatible(info, node_class.ami_family())
-            and nested_virtualization_compatible(info, node_class.cpu_options())
-            and placement_group_compatible(info, placement_strategy)
-            and connection_tracking_compatible(info, node_class.connection_tracking()))
+            and ami_family_compatible(info, node_class.ami_family()))

@@ -3,9 +3,10 @@ every type of the world resolved for an EC2NodeClass, with its offerings injecte
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Protocol, Sequence
+from typing import Any, Iterable, Protocol, Sequence
 
 from kexplain.errors import InputError
+from kexplain.karpenter.apis.ec2nodeclass import KubeletConfiguration
 from kexplain.karpenter.aws.amifamily import get_ami_family
 from kexplain.karpenter.aws.instancetype.compatibility import is_compatible_with_node_class
 from kexplain.karpenter.aws.instancetype.offering import create_offerings
@@ -28,12 +29,10 @@ class NodeClass(Protocol):
     def ami_family(self) -> str: ...
     def block_device_mappings(self) -> Sequence[Any] | None: ...
     def capacity_reservations(self) -> Sequence[Any]: ...
-    def cpu_options(self) -> Any: ...
     def instance_store_policy(self) -> str | None: ...
     def network_interfaces(self) -> Sequence[Any] | None: ...
     def kubelet_configuration(self) -> Any: ...
     def zone_info(self) -> Sequence["ZoneInfo"]: ...
-    def connection_tracking(self) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -43,18 +42,6 @@ class ZoneInfo:
     zone: str
     zone_id: str
     subnet_ids: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class KubeletConfiguration:
-    """The kubelet settings that shape instance types (EC2NodeClass spec.kubelet)."""
-
-    max_pods: int | None = None
-    pods_per_core: int | None = None
-    kube_reserved: Mapping[str, str] | None = None
-    system_reserved: Mapping[str, str] | None = None
-    eviction_hard: Mapping[str, str] | None = None
-    eviction_soft: Mapping[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -70,8 +57,6 @@ class StaticNodeClass:
     store_policy: str | None = None
     interfaces: tuple[Any, ...] | None = None
     reservations: tuple[Any, ...] = ()
-    cpu: Any = None
-    conntrack: Any = None
 
     def ami_family(self) -> str:
         return self.family
@@ -81,9 +66,6 @@ class StaticNodeClass:
 
     def capacity_reservations(self) -> Sequence[Any]:
         return self.reservations
-
-    def cpu_options(self) -> Any:
-        return self.cpu
 
     def instance_store_policy(self) -> str | None:
         return self.store_policy
@@ -96,9 +78,6 @@ class StaticNodeClass:
 
     def zone_info(self) -> Sequence[ZoneInfo]:
         return self.zones
-
-    def connection_tracking(self) -> Any:
-        return self.conntrack
 
 
 def zone_info(subnets: Iterable[Any]) -> list[ZoneInfo]:

@@ -12,15 +12,10 @@ from kexplain.karpenter.aws.unavailableofferings import UnavailableOfferings
 from kexplain.karpenter.cloudprovider.types import RESERVATION_ID_LABEL, InstanceType, Offering, Offerings
 from kexplain.karpenter.scheduling.requirement import new_requirement
 from kexplain.karpenter.scheduling.requirements import new_requirements
+from kexplain.karpenter.utils.objects import field_of
 
 CAPACITY_RESERVATION_STATE_EXPIRING = "expiring"
 RESERVED_PRICE_DIVISOR = 10_000_000.0   # a reservation is "free" but keeps the on-demand order
-
-
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    if obj is None:
-        return default
-    return obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
 
 
 def create_offerings(it: InstanceType, zone_info: Sequence[Any], compatible: bool, all_zones: Iterable[str],
@@ -31,15 +26,14 @@ def create_offerings(it: InstanceType, zone_info: Sequence[Any], compatible: boo
     it_zones = set(it.requirements.get(LABEL_TOPOLOGY_ZONE).values())
     by_zone = {}
     for z in zone_info:
-        by_zone.setdefault(_get(z, "zone"), z)     # lo.Find: the first ZoneInfo of the zone
+        by_zone.setdefault(field_of(z, "zone"), z)     # lo.Find: the first ZoneInfo of the zone
     capacity_types = it.requirements.get(L.CAPACITY_TYPE_LABEL_KEY).values()
     for zone in sorted(all_zones):
         info = by_zone.get(zone)
-        subnet_ids = list(_get(info, "subnet_ids") or ()) if info is not None else []
         for capacity_type in capacity_types:
             if capacity_type == L.CAPACITY_TYPE_RESERVED:
                 continue
-            is_unavailable = unavailable.is_unavailable(it.name, zone, subnet_ids, capacity_type)
+            is_unavailable = unavailable.is_unavailable(it.name, zone, capacity_type)
             if capacity_type == L.CAPACITY_TYPE_ON_DEMAND:
                 price = pricing.on_demand_price(it.name)
             elif capacity_type == L.CAPACITY_TYPE_SPOT:
@@ -58,31 +52,31 @@ def create_offerings(it: InstanceType, zone_info: Sequence[Any], compatible: boo
                 available=compatible and not is_unavailable and price is not None and zone in it_zones,
             )
             if info is not None:
-                offering.requirements.add(new_requirement(L.LABEL_TOPOLOGY_ZONE_ID, IN, _get(info, "zone_id") or ""))
+                offering.requirements.add(new_requirement(L.LABEL_TOPOLOGY_ZONE_ID, IN, field_of(info, "zone_id") or ""))
             out.append(offering)
     if reserved_capacity:
         for reservation in capacity_reservations:
-            if _get(reservation, "instance_type") != it.name:
+            if field_of(reservation, "instance_type") != it.name:
                 continue
             od = pricing.on_demand_price(it.name)
-            zone = _get(reservation, "availability_zone") or ""
+            zone = field_of(reservation, "availability_zone") or ""
             info = by_zone.get(zone)
-            capacity = int(_get(reservation, "available_instance_count") or 0)
+            capacity = int(field_of(reservation, "available_instance_count") or 0)
             offering = Offering(
                 requirements=new_requirements(
                     new_requirement(L.CAPACITY_TYPE_LABEL_KEY, IN, L.CAPACITY_TYPE_RESERVED),
                     new_requirement(LABEL_TOPOLOGY_ZONE, IN, zone),
-                    new_requirement(RESERVATION_ID_LABEL, IN, _get(reservation, "id") or ""),
-                    new_requirement(L.LABEL_CAPACITY_RESERVATION_TYPE, IN, str(_get(reservation, "reservation_type") or "")),
+                    new_requirement(RESERVATION_ID_LABEL, IN, field_of(reservation, "id") or ""),
+                    new_requirement(L.LABEL_CAPACITY_RESERVATION_TYPE, IN, str(field_of(reservation, "reservation_type") or "")),
                     new_requirement(L.LABEL_CAPACITY_RESERVATION_INTERRUPTIBLE, IN,
-                                    "true" if _get(reservation, "interruptible") else "false"),
+                                    "true" if field_of(reservation, "interruptible") else "false"),
                 ),
                 price=od / RESERVED_PRICE_DIVISOR if od is not None else 0.0,
                 available=(compatible and capacity != 0 and zone in it_zones
-                           and _get(reservation, "state") != CAPACITY_RESERVATION_STATE_EXPIRING),
+                           and field_of(reservation, "state") != CAPACITY_RESERVATION_STATE_EXPIRING),
                 reservation_capacity=capacity,
             )
             if info is not None:
-                offering.requirements.add(new_requirement(L.LABEL_TOPOLOGY_ZONE_ID, IN, _get(info, "zone_id") or ""))
+                offering.requirements.add(new_requirement(L.LABEL_TOPOLOGY_ZONE_ID, IN, field_of(info, "zone_id") or ""))
             out.append(offering)
     return out

@@ -22,6 +22,7 @@ from kexplain.karpenter.aws.tables import VPCLimits
 from kexplain.karpenter.cloudprovider.types import RESERVATION_ID_LABEL, InstanceType, InstanceTypeOverhead, Offerings
 from kexplain.karpenter.scheduling.requirement import new_requirement
 from kexplain.karpenter.scheduling.requirements import Requirements, new_requirements
+from kexplain.karpenter.utils.objects import field_of
 from kexplain.karpenter.utils.resources import ResourceList
 
 MEMORY_AVAILABLE = "memory.available"
@@ -82,15 +83,6 @@ def _parse_setting(value: Any, where: str) -> Quantity:
         raise NodeClassSettingError(where, f"{str(value)[:80]!r}: {err}") from None
 
 
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    """A field of a NodeClass part, read from a dataclass or a mapping alike."""
-    if obj is None:
-        return default
-    if isinstance(obj, Mapping):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
 # -- requirements ----------------------------------------------------------------------------------
 def get_architecture(info: InstanceTypeInfo) -> str:
     for arch in info.supported_architectures:
@@ -113,7 +105,7 @@ def compute_requirements(info: InstanceTypeInfo, region: str, offering_zones: It
     capacity_types = [uc for uc in info.supported_usage_classes if uc in (USAGE_CLASS_ON_DEMAND, USAGE_CLASS_SPOT)]
     if capacity_reservations:
         capacity_types.append(L.CAPACITY_TYPE_RESERVED)
-    available_zones = set(offering_zones) & {_get(z, "zone") for z in subnet_zone_info}
+    available_zones = set(offering_zones) & {field_of(z, "zone") for z in subnet_zone_info}
     dne = DOES_NOT_EXIST
     reqs = new_requirements(
         new_requirement(LABEL_INSTANCE_TYPE, IN, info.instance_type),
@@ -147,7 +139,7 @@ def compute_requirements(info: InstanceTypeInfo, region: str, offering_zones: It
                         "true" if info.encryption_in_transit_supported else "false"),
         new_requirement(L.LABEL_INSTANCE_TENANCY, IN, TENANCY_DEFAULT, TENANCY_DEDICATED),
     )
-    zone_ids = [_get(z, "zone_id") or "" for z in subnet_zone_info if _get(z, "zone") in available_zones]
+    zone_ids = [field_of(z, "zone_id") or "" for z in subnet_zone_info if field_of(z, "zone") in available_zones]
     if zone_ids:
         reqs.add(new_requirement(L.LABEL_TOPOLOGY_ZONE_ID, IN, *zone_ids))
     _add_reservations(reqs, capacity_reservations)
@@ -160,11 +152,11 @@ def _add_reservations(reqs: Requirements, capacity_reservations: Sequence[Any]) 
     interruptibility, or DoesNotExist without any."""
     dne = DOES_NOT_EXIST
     if capacity_reservations:
-        reqs.add(new_requirement(RESERVATION_ID_LABEL, IN, *(_get(cr, "id") for cr in capacity_reservations)))
+        reqs.add(new_requirement(RESERVATION_ID_LABEL, IN, *(field_of(cr, "id") for cr in capacity_reservations)))
         reqs.add(new_requirement(L.LABEL_CAPACITY_RESERVATION_TYPE, IN,
-                                 *(str(_get(cr, "reservation_type") or "") for cr in capacity_reservations)))
+                                 *(str(field_of(cr, "reservation_type") or "") for cr in capacity_reservations)))
         reqs.add(new_requirement(L.LABEL_CAPACITY_RESERVATION_INTERRUPTIBLE, IN,
-                                 *("true" if _get(cr, "interruptible") else "false" for cr in capacity_reservations)))
+                                 *("true" if field_of(cr, "interruptible") else "false" for cr in capacity_reservations)))
     else:
         reqs.add(new_requirement(RESERVATION_ID_LABEL, dne))
         reqs.add(new_requirement(L.LABEL_CAPACITY_RESERVATION_TYPE, dne))
@@ -251,16 +243,16 @@ def ephemeral_storage(info: InstanceTypeInfo, family: AMIFamily, block_device_ma
             and info.instance_storage_total_size_in_gb is not None:
         return _quantity(f"{info.instance_storage_total_size_in_gb}G")
     if block_device_mappings:
-        root = next((b for b in block_device_mappings if _get(b, "root_volume")), None)
-        if root is not None and _volume_size(_get(_get(root, "ebs"), "volume_size")) is not None:
-            return _volume_size(_get(_get(root, "ebs"), "volume_size"))
+        root = next((b for b in block_device_mappings if field_of(b, "root_volume")), None)
+        if root is not None and _volume_size(field_of(field_of(root, "ebs"), "volume_size")) is not None:
+            return _volume_size(field_of(field_of(root, "ebs"), "volume_size"))
         if family.is_custom:
-            size = _volume_size(_get(_get(block_device_mappings[-1], "ebs"), "volume_size"))
+            size = _volume_size(field_of(field_of(block_device_mappings[-1], "ebs"), "volume_size"))
             return size if size is not None else family.default_volume_size()
         device = next((b for b in block_device_mappings
-                       if _get(b, "device_name") == family.ephemeral_block_device), None)
-        if device is not None and _volume_size(_get(_get(device, "ebs"), "volume_size")) is not None:
-            return _volume_size(_get(_get(device, "ebs"), "volume_size"))
+                       if field_of(b, "device_name") == family.ephemeral_block_device), None)
+        if device is not None and _volume_size(field_of(field_of(device, "ebs"), "volume_size")) is not None:
+            return _volume_size(field_of(field_of(device, "ebs"), "volume_size"))
     return family.default_volume_size()
 
 
@@ -287,7 +279,7 @@ def aws_neuron_devices(info: InstanceTypeInfo) -> Quantity:
 def efas(info: InstanceTypeInfo, network_interfaces: Sequence[Any] | None) -> Quantity:
     """The NodeClass's EFA-only interfaces when it lists interfaces, else the type's maximum."""
     if network_interfaces is not None:
-        count = sum(1 for ni in network_interfaces if _get(ni, "interface_type") == INTERFACE_TYPE_EFA_ONLY)
+        count = sum(1 for ni in network_interfaces if field_of(ni, "interface_type") == INTERFACE_TYPE_EFA_ONLY)
     else:
         count = info.maximum_efa_interfaces or 0
     return _quantity(str(count))
@@ -297,7 +289,7 @@ def eni_limited_pods(info: InstanceTypeInfo, reserved_enis: int, network_interfa
     """ENILimitedPods: (the default card's ENIs - reserved - EFA-only ones) x (IPv4 per ENI - 1) + 2."""
     interfaces = info.default_card_max_interfaces()
     efa_only = sum(1 for ni in network_interfaces or ()
-                   if (_get(ni, "network_card_index") or 0) == 0 and _get(ni, "interface_type") == INTERFACE_TYPE_EFA_ONLY)
+                   if (field_of(ni, "network_card_index") or 0) == 0 and field_of(ni, "interface_type") == INTERFACE_TYPE_EFA_ONLY)
     usable = max(interfaces - reserved_enis - efa_only, 0)
     if usable == 0:
         return new_quantity(0, DECIMAL_SI)
@@ -408,7 +400,7 @@ def new_instance_type(info: InstanceTypeInfo, region: str, offering_zones: Itera
                       capacity_reservations: Sequence[Any], limits: Mapping[str, VPCLimits],
                       bandwidth: Mapping[str, int], options: Options) -> InstanceType:
     """NewInstanceType: requirements, capacity and overhead (offerings come later: offering.py)."""
-    max_pods, pods_per_core = _get(kubelet, "max_pods"), _get(kubelet, "pods_per_core")
+    max_pods, pods_per_core = field_of(kubelet, "max_pods"), field_of(kubelet, "pods_per_core")
     requirements = compute_requirements(info, region, offering_zones, subnet_zone_info, family, bandwidth,
                                         capacity_reservations)
     capacity = compute_capacity(info, family, block_device_mappings, instance_store_policy, network_interfaces,
@@ -416,11 +408,11 @@ def new_instance_type(info: InstanceTypeInfo, region: str, offering_zones: Itera
     memory_pods = (eni_limited_pods(info, 0, network_interfaces) if family.feature_flags.uses_eni_limited_memory_overhead
                    else pods(info, family, max_pods, pods_per_core, network_interfaces, options))
     overhead = InstanceTypeOverhead(
-        kube_reserved=kube_reserved_resources(cpu(info), memory_pods, _get(kubelet, "kube_reserved")),
-        system_reserved=system_reserved_resources(_get(kubelet, "system_reserved")),
+        kube_reserved=kube_reserved_resources(cpu(info), memory_pods, field_of(kubelet, "kube_reserved")),
+        system_reserved=system_reserved_resources(field_of(kubelet, "system_reserved")),
         eviction_threshold=eviction_threshold(memory(info, options),
                                               ephemeral_storage(info, family, block_device_mappings, instance_store_policy),
-                                              _get(kubelet, "eviction_hard")),
+                                              field_of(kubelet, "eviction_hard")),
     )
     windows = new_requirements(new_requirement(LABEL_OS, IN, "windows"))
     if requirements.compatible(windows) is None:

@@ -39,10 +39,9 @@ def construct_workload(job: GenericJob, created: datetime, priority_classes: Map
     labels = {JOB_UID_LABEL: meta.uid} if meta.uid and not is_label_value(meta.uid) else {}
     ref, priority = extract_priority(meta.labels, job.pod_priority_class_name(), workload_priority_classes,
                                      priority_classes)
-    api_version = f"{job.group}/v1" if job.group else "v1"
     wmeta = ObjectMeta(name=workload_name(meta.name, meta.uid, job.kind, job.group), namespace=meta.namespace,
                        created=meta.created or created, labels=labels, owner_kind=job.kind, owner_name=meta.name,
-                       owner_uid=meta.uid, owner_api_version=api_version)
+                       owner_uid=meta.uid)
     spec = WorkloadSpec(queue_name=meta.labels.get(QUEUE_NAME_LABEL, ""), pod_sets=job.pod_sets(),
                         priority=priority, priority_class=ref)
     return WorkloadObject(wmeta, spec, source=job.source)

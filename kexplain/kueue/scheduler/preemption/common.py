@@ -1,13 +1,12 @@
 """What classical preemption shares (preemption/common): whether a policy lets a Workload
-preempt another, the order candidates are tried in, and what a simulation found."""
+preempt another, when a candidate's quota was reserved, and what a simulation found."""
 from __future__ import annotations
 
 from datetime import datetime
 
 from kexplain.kueue.apis.constants import ANY, LOWER_OR_NEWER_EQUAL_PRIORITY, LOWER_PRIORITY, QUOTA_RESERVED
-from kexplain.kueue.workload.info import Info
 from kexplain.kueue.workload.ordering import priority, queue_order_timestamp
-from kexplain.kueue.workload.workload import TRUE, Workload, is_evicted
+from kexplain.kueue.workload.workload import TRUE, Workload
 
 # PreemptionPossibility
 NO_CANDIDATES, PREEMPT, RECLAIM = 0, 1, 2
@@ -33,22 +32,3 @@ def quota_reservation_time(wl: Workload, now: datetime) -> datetime:
     if cond is None or cond.status != TRUE or cond.last_transition is None:
         return now
     return cond.last_transition
-
-
-def candidates_order(a: Info, b: Info, cq: str, now: datetime) -> int:
-    """CandidatesOrdering: evicted first, then those of other ClusterQueues, then lower
-    priority, then the most recently admitted, then by uid."""
-    ea, eb = is_evicted(a.obj), is_evicted(b.obj)
-    if ea != eb:
-        return -1 if ea else 1
-    oa, ob = a.cluster_queue == cq, b.cluster_queue == cq
-    if oa != ob:
-        return -1 if ob else 1
-    pa, pb = priority(a.obj), priority(b.obj)
-    if pa != pb:
-        return -1 if pa < pb else 1
-    ta, tb = quota_reservation_time(a.obj, now), quota_reservation_time(b.obj, now)
-    if ta != tb:
-        return -1 if tb < ta else 1
-    ua, ub = a.obj.meta.uid, b.obj.meta.uid
-    return (ua > ub) - (ua < ub)
