@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterable
 
 from kexplain.apimachinery import columns
 from kexplain.apimachinery.fielderrors import FieldError, go_quote, invalid, invalid_message
+from kexplain.apimachinery.identity import as_dict
 
 PREFIX = "pod-security.kubernetes.io/"
 PRIVILEGED, BASELINE, RESTRICTED = "privileged", "baseline", "restricted"
@@ -88,8 +89,8 @@ def label_errors(labels: dict[str, Any] | None) -> list[FieldError]:
 def namespace_refusal(namespace: dict[str, Any]) -> str:
     """ValidateNamespace on create: the refusal (apierrors.NewInvalid's words) of a Namespace whose
     Pod Security labels do not parse; "" when they parse."""
-    meta = _d(namespace.get("metadata"))
-    errs = label_errors(_d(meta.get("labels")))
+    meta = as_dict(namespace.get("metadata"))
+    errs = label_errors(as_dict(meta.get("labels")))
     return invalid_message("Namespace", str(meta.get("name") or ""), errs) if errs else ""
 
 
@@ -101,8 +102,8 @@ def refused_namespaces(objects: Iterable[tuple[dict[str, Any], Any]]) -> frozens
     out = set()
     for obj, _ in objects:
         if isinstance(obj, dict) and obj.get("kind") == "Namespace":
-            meta = _d(obj.get("metadata"))
-            if not meta.get("resourceVersion") and labelled(_d(meta.get("labels"))) and namespace_refusal(obj):
+            meta = as_dict(obj.get("metadata"))
+            if not meta.get("resourceVersion") and labelled(as_dict(meta.get("labels"))) and namespace_refusal(obj):
                 out.add(str(meta.get("name") or ""))
     return frozenset(out)
 
@@ -142,10 +143,6 @@ Result = tuple[str, str] | None       # (forbidden reason, detail), None when al
 Spec = dict[str, Any]
 
 
-def _d(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def _containers(spec: Spec) -> list[dict[str, Any]]:
     """visitContainers: init containers, containers, ephemeral containers."""
     return [c for key in ("initContainers", "containers", "ephemeralContainers")
@@ -173,7 +170,7 @@ def _who(containers: list[str]) -> str:
 
 
 def _windows(spec: Spec) -> bool:
-    return _d(spec.get("os")).get("name") == "windows"
+    return as_dict(spec.get("os")).get("name") == "windows"
 
 
 def _user_namespace(spec: Spec) -> bool:
@@ -181,26 +178,26 @@ def _user_namespace(spec: Spec) -> bool:
 
 
 def _privileged(meta: dict, spec: Spec, minor: int) -> Result:
-    bad = [c.get("name", "") for c in _containers(spec) if _d(_sc(c)).get("privileged") is True]
+    bad = [c.get("name", "") for c in _containers(spec) if as_dict(_sc(c)).get("privileged") is True]
     return ("privileged", f"{_who(bad)} must not set securityContext.privileged=true") if bad else None
 
 
 def _app_armor(meta: dict, spec: Spec, minor: int) -> Result:
     setters: list[str] = []
     values: set[str] = set()
-    profile = _d(_pod_sc(spec)).get("appArmorProfile")
+    profile = as_dict(_pod_sc(spec)).get("appArmorProfile")
     if isinstance(profile, dict) and profile.get("type") not in ("RuntimeDefault", "Localhost"):
         setters.append("pod")
         values.add(str(profile.get("type") or ""))
     bad = []
     for c in _containers(spec):
-        profile = _d(_sc(c)).get("appArmorProfile")
+        profile = as_dict(_sc(c)).get("appArmorProfile")
         if isinstance(profile, dict) and profile.get("type") not in ("RuntimeDefault", "Localhost"):
             bad.append(c.get("name", ""))
             values.add(str(profile.get("type") or ""))
     if bad:
         setters.append(_who(bad))
-    annotations = sorted(f"{k}={go_quote(str(v))}" for k, v in _d(meta.get("annotations")).items()
+    annotations = sorted(f"{k}={go_quote(str(v))}" for k, v in as_dict(meta.get("annotations")).items()
                          if k.startswith("container.apparmor.security.beta.kubernetes.io/")
                          and not (not v or v == "runtime/default" or str(v).startswith("localhost/")))
     value_list = sorted(values) + annotations
@@ -219,7 +216,7 @@ _CAPABILITIES = {"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KI
 def _capabilities_baseline(meta: dict, spec: Spec, minor: int) -> Result:
     bad, added = [], set()
     for c in _containers(spec):
-        caps = _d(_sc(c)).get("capabilities")
+        caps = as_dict(_sc(c)).get("capabilities")
         if isinstance(caps, dict):
             wrong = [str(x) for x in caps.get("add") or () if str(x) not in _CAPABILITIES]
             if wrong:
@@ -255,8 +252,8 @@ def _host_ports(meta: dict, spec: Spec, minor: int) -> Result:
 
 
 def _hosts(handler: Any) -> list[str]:
-    handler = _d(handler)
-    return [str(_d(handler.get(k)).get("host")) for k in ("httpGet", "tcpSocket") if _d(handler.get(k)).get("host")]
+    handler = as_dict(handler)
+    return [str(as_dict(handler.get(k)).get("host")) for k in ("httpGet", "tcpSocket") if as_dict(handler.get(k)).get("host")]
 
 
 def _probe_hosts(meta: dict, spec: Spec, minor: int) -> Result:
@@ -264,7 +261,7 @@ def _probe_hosts(meta: dict, spec: Spec, minor: int) -> Result:
     hosts: set[str] = set()
     for c in _containers(spec):
         found = [h for k in ("livenessProbe", "readinessProbe", "startupProbe") for h in _hosts(c.get(k))]
-        lifecycle = _d(c.get("lifecycle"))
+        lifecycle = as_dict(c.get("lifecycle"))
         found += [h for k in ("postStart", "preStop") for h in _hosts(lifecycle.get(k))]
         if found:
             bad.add(c.get("name", ""))
@@ -281,7 +278,7 @@ def _proc_mount(meta: dict, spec: Spec, minor: int, relax: bool = True) -> Resul
         return None
     bad, kinds = [], set()
     for c in _containers(spec):
-        mount = _d(_sc(c)).get("procMount")
+        mount = as_dict(_sc(c)).get("procMount")
         if mount is not None and mount != "Default":
             bad.append(c.get("name", ""))
             kinds.add(str(mount))
@@ -307,11 +304,11 @@ def _selinux(meta: dict, spec: Spec, minor: int) -> Result:
                 flags[key] = True
         return ok
 
-    opts = _d(_pod_sc(spec)).get("seLinuxOptions")
+    opts = as_dict(_pod_sc(spec)).get("seLinuxOptions")
     if isinstance(opts, dict) and not valid(opts):
         setters.append("pod")
     bad = [c.get("name", "") for c in _containers(spec)
-           if isinstance(_d(_sc(c)).get("seLinuxOptions"), dict) and not valid(_d(_sc(c))["seLinuxOptions"])]
+           if isinstance(as_dict(_sc(c)).get("seLinuxOptions"), dict) and not valid(as_dict(_sc(c))["seLinuxOptions"])]
     if bad:
         setters.append(_who(bad))
     if setters:
@@ -322,7 +319,7 @@ def _selinux(meta: dict, spec: Spec, minor: int) -> Result:
 
 
 def _seccomp_type(sc: dict | None) -> str | None:
-    profile = _d(sc).get("seccompProfile")
+    profile = as_dict(sc).get("seccompProfile")
     return str(profile.get("type") or "") if isinstance(profile, dict) else None
 
 
@@ -357,14 +354,14 @@ _SYSCTLS = [(0, {"kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.
 
 def _sysctls(meta: dict, spec: Spec, minor: int) -> Result:
     allowed = set().union(*(names for since, names in _SYSCTLS if minor >= since))
-    bad = [str(s.get("name")) for s in _d(_pod_sc(spec)).get("sysctls") or ()
+    bad = [str(s.get("name")) for s in as_dict(_pod_sc(spec)).get("sysctls") or ()
            if isinstance(s, dict) and s.get("name") not in allowed]
     return ("forbidden sysctls", ", ".join(bad)) if bad else None
 
 
 def _host_process(meta: dict, spec: Spec, minor: int) -> Result:
-    setters = ["pod"] if _d(_d(_pod_sc(spec)).get("windowsOptions")).get("hostProcess") is True else []
-    bad = [c.get("name", "") for c in _containers(spec) if _d(_d(_sc(c)).get("windowsOptions")).get("hostProcess") is True]
+    setters = ["pod"] if as_dict(as_dict(_pod_sc(spec)).get("windowsOptions")).get("hostProcess") is True else []
+    bad = [c.get("name", "") for c in _containers(spec) if as_dict(as_dict(_sc(c)).get("windowsOptions")).get("hostProcess") is True]
     if bad:
         setters.append(_who(bad))
     if setters:
@@ -375,7 +372,7 @@ def _host_process(meta: dict, spec: Spec, minor: int) -> Result:
 def _privilege_escalation(meta: dict, spec: Spec, minor: int) -> Result:
     if minor >= 25 and _windows(spec):
         return None
-    bad = [c.get("name", "") for c in _containers(spec) if _d(_sc(c)).get("allowPrivilegeEscalation") is not False]
+    bad = [c.get("name", "") for c in _containers(spec) if as_dict(_sc(c)).get("allowPrivilegeEscalation") is not False]
     return ("allowPrivilegeEscalation != false",
             f"{_who(bad)} must set securityContext.allowPrivilegeEscalation=false") if bad else None
 
@@ -385,7 +382,7 @@ def _capabilities_restricted(meta: dict, spec: Spec, minor: int) -> Result:
         return None
     missing, adding, added = [], [], set()
     for c in _containers(spec):
-        caps = _d(_sc(c)).get("capabilities")
+        caps = as_dict(_sc(c)).get("capabilities")
         if not isinstance(caps, dict):
             missing.append(c.get("name", ""))
             continue
@@ -433,13 +430,13 @@ def _run_as_non_root(meta: dict, spec: Spec, minor: int) -> Result:
     if minor >= 35 and _user_namespace(spec):
         return None
     setters: list[str] = []
-    pod_value = _d(_pod_sc(spec)).get("runAsNonRoot")
+    pod_value = as_dict(_pod_sc(spec)).get("runAsNonRoot")
     pod_ok = pod_value is True
     if pod_value is False:
         setters.append("pod")
     explicit, implicit = [], []
     for c in _containers(spec):
-        value = _d(_sc(c)).get("runAsNonRoot")
+        value = as_dict(_sc(c)).get("runAsNonRoot")
         if value is not None:
             if value is False:
                 explicit.append(c.get("name", ""))
@@ -457,10 +454,10 @@ def _run_as_non_root(meta: dict, spec: Spec, minor: int) -> Result:
 def _run_as_user(meta: dict, spec: Spec, minor: int) -> Result:
     if minor >= 35 and _user_namespace(spec):
         return None
-    setters = ["pod"] if _d(_pod_sc(spec)).get("runAsUser") == 0 and _d(_pod_sc(spec)).get("runAsUser") is not False \
+    setters = ["pod"] if as_dict(_pod_sc(spec)).get("runAsUser") == 0 and as_dict(_pod_sc(spec)).get("runAsUser") is not False \
         else []
     bad = [c.get("name", "") for c in _containers(spec)
-           if _d(_sc(c)).get("runAsUser") == 0 and _d(_sc(c)).get("runAsUser") is not False]
+           if as_dict(_sc(c)).get("runAsUser") == 0 and as_dict(_sc(c)).get("runAsUser") is not False]
     if bad:
         setters.append(_who(bad))
     return ("runAsUser=0", f"{' and '.join(setters)} must not set runAsUser=0") if setters else None
@@ -555,7 +552,7 @@ def validate_pod(pod: dict[str, Any], labels: dict[str, str], server_minor: int)
     policy = policy_of(labels)
     if policy.privileged:
         return Verdict()
-    meta, spec = _d(pod.get("metadata")), _d(pod.get("spec"))
+    meta, spec = as_dict(pod.get("metadata")), as_dict(pod.get("spec"))
     enforce = evaluate(policy.enforce, meta, spec, server_minor)
     audit = evaluate(policy.audit, meta, spec, server_minor)
     audit_text = f"would violate PodSecurity {go_quote(str(policy.audit))}: {audit}" if audit else ""
