@@ -8,14 +8,11 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator
 
 from kexplain.features import KubeVersion
+from kexplain.apimachinery.identity import as_dict
 
 EXACT_COUNT = "ExactCount"
 ALL = "All"
 TOLERATION_EQUAL = "Equal"
-
-
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
 
 
 def _dicts(value: Any) -> Iterator[dict]:
@@ -24,14 +21,14 @@ def _dicts(value: Any) -> Iterator[dict]:
 
 def claim_spec_of(obj: dict) -> dict:
     """The ResourceClaimSpec of a claim (`spec`) or of a template (`spec.spec`); {} when absent."""
-    spec = _dict(obj.get("spec"))
-    return _dict(spec.get("spec")) if obj.get("kind") == "ResourceClaimTemplate" else spec
+    spec = as_dict(obj.get("spec"))
+    return as_dict(spec.get("spec")) if obj.get("kind") == "ResourceClaimTemplate" else spec
 
 
 def device_requests(claim_spec: dict) -> Iterator[tuple[dict, dict | None]]:
     """(request, None) for each `exactly` request's body, (subrequest, request) for each
     `firstAvailable` subrequest: the parts that carry a class, selectors and a count."""
-    for request in _dicts(_dict(claim_spec.get("devices")).get("requests")):
+    for request in _dicts(as_dict(claim_spec.get("devices")).get("requests")):
         if isinstance(request.get("exactly"), dict):
             yield request["exactly"], None
         for sub in _dicts(request.get("firstAvailable")):
@@ -75,7 +72,7 @@ def _pop(items: Iterator[dict], *keys: str) -> None:
 
 
 def _slice_spec(obj: dict) -> dict:
-    return _dict(obj.get("spec")) if obj.get("kind") == "ResourceSlice" else {}
+    return as_dict(obj.get("spec")) if obj.get("kind") == "ResourceSlice" else {}
 
 
 def _devices(obj: dict) -> Iterator[dict]:
@@ -93,7 +90,7 @@ def _bodies(obj: dict) -> Iterator[dict]:
 def _results(obj: dict) -> Iterator[dict]:
     if obj.get("kind") != "ResourceClaim":
         return iter(())
-    return _dicts(_dict(_dict(_dict(obj.get("status")).get("allocation")).get("devices")).get("results"))
+    return _dicts(as_dict(as_dict(as_dict(obj.get("status")).get("allocation")).get("devices")).get("results"))
 
 
 def _device_taints(obj: dict) -> None:
@@ -115,27 +112,27 @@ def _binding_conditions(obj: dict) -> None:
 def _consumable_capacity(obj: dict) -> None:
     for device in _devices(obj):
         device.pop("allowMultipleAllocations", None)
-        _pop((c for c in _dict(device.get("capacity")).values() if isinstance(c, dict)), "requestPolicy")
+        _pop((c for c in as_dict(device.get("capacity")).values() if isinstance(c, dict)), "requestPolicy")
     _pop(_bodies(obj), "capacity")
-    _pop(_dicts(_dict(_claim_spec(obj).get("devices")).get("constraints")), "distinctAttribute")
+    _pop(_dicts(as_dict(_claim_spec(obj).get("devices")).get("constraints")), "distinctAttribute")
     _pop(_results(obj), "shareID", "consumedCapacity")
     if obj.get("kind") == "ResourceClaim":
-        _pop(_dicts(_dict(obj.get("status")).get("devices")), "shareID")
+        _pop(_dicts(as_dict(obj.get("status")).get("devices")), "shareID")
 
 
 def _extended_resource(obj: dict) -> None:
     if obj.get("kind") == "DeviceClass":
-        _dict(obj.get("spec")).pop("extendedResourceName", None)
+        as_dict(obj.get("spec")).pop("extendedResourceName", None)
 
 
 def _admin_access(obj: dict) -> None:
-    _pop((_dict(r.get("exactly")) for r in _dicts(_dict(_claim_spec(obj).get("devices")).get("requests"))),
+    _pop((as_dict(r.get("exactly")) for r in _dicts(as_dict(_claim_spec(obj).get("devices")).get("requests"))),
          "adminAccess")
     _pop(_results(obj), "adminAccess")
 
 
 def _prioritized_list(obj: dict) -> None:
-    _pop(_dicts(_dict(_claim_spec(obj).get("devices")).get("requests")), "firstAvailable")
+    _pop(_dicts(as_dict(_claim_spec(obj).get("devices")).get("requests")), "firstAvailable")
 
 
 def _node_allocatable_resources(obj: dict) -> None:
@@ -144,13 +141,13 @@ def _node_allocatable_resources(obj: dict) -> None:
 
 def _list_type_attributes(obj: dict) -> None:
     for device in _devices(obj):
-        _pop((a for a in _dict(device.get("attributes")).values() if isinstance(a, dict)),
+        _pop((a for a in as_dict(device.get("attributes")).values() if isinstance(a, dict)),
              "boolValues", "intValues", "stringValues", "versionValues")
 
 
 def _device_status(obj: dict) -> None:
     if obj.get("kind") == "ResourceClaim":
-        _dict(obj.get("status")).pop("devices", None)
+        as_dict(obj.get("status")).pop("devices", None)
 
 
 # The registry strategies' dropping (resourceslice, resourceclaim(template), deviceclass and

@@ -15,6 +15,7 @@ from kexplain.apimachinery.fielderrors import (FieldError, child, duplicate, for
 from kexplain.apimachinery.names import is_dns1123_subdomain, validate_dns1123_label, validate_labels
 from kexplain.admission.validate_common import validate_annotations, validate_node_selector, validate_object_meta
 from kexplain.features import KubeVersion
+from kexplain.apimachinery.identity import as_dict, as_list
 
 REQUESTS_MAX = 32                   # DeviceRequestsMaxSize (= AllocationResultsMaxSize)
 SUBREQUESTS_MAX = 8                 # FirstAvailableDeviceRequestMaxSize
@@ -52,14 +53,6 @@ Errors = list[FieldError]
 Item = Callable[[Any, str], Errors]
 
 
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list:
-    return value if isinstance(value, list) else []
-
-
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
@@ -77,7 +70,7 @@ def too_many(path: str, actual: int, limit: int) -> FieldError:
 # -- lists, sets and maps (the helpers every DRA rule is built from) ------------------------------
 def validate_slice(items: Any, limit: int, item: Item, path: str) -> Errors:
     """Too many items short-circuits (denial-of-service protection); else each item."""
-    items = _list(items)
+    items = as_list(items)
     if 0 <= limit < len(items):
         return [too_many(path, len(items), limit)]
     errs: Errors = []
@@ -88,7 +81,7 @@ def validate_slice(items: Any, limit: int, item: Item, path: str) -> Errors:
 
 def validate_set(items: Any, limit: int, item: Item, key: Callable[[Any], Any], path: str) -> Errors:
     """`validate_slice`, then a Duplicate error for every item whose key came before."""
-    items = _list(items)
+    items = as_list(items)
     if 0 <= limit < len(items):
         return [too_many(path, len(items), limit)]
     errs = validate_slice(items, -1, item, path)
@@ -183,7 +176,7 @@ def validate_cel_expression(expression: Any, path: str, cel: str | None = None) 
 
 
 def _selector(selector: Any, path: str, env: str | None) -> Errors:
-    cel = _dict(selector).get("cel")
+    cel = as_dict(selector).get("cel")
     if not isinstance(cel, dict):
         return [required(child(path, "cel"))]
     return validate_cel_expression(cel.get("expression"), child(path, "cel", "expression"), env)
@@ -211,7 +204,7 @@ def _opaque(opaque: dict, path: str) -> Errors:
 
 
 def validate_device_configuration(config: Any, path: str) -> Errors:
-    opaque = _dict(config).get("opaque")
+    opaque = as_dict(config).get("opaque")
     if not isinstance(opaque, dict):
         return [required(child(path, "opaque"))]
     return _opaque(opaque, child(path, "opaque"))
@@ -224,9 +217,9 @@ RequestNames = dict[str, "frozenset[str] | None"]
 def request_names(devices: dict) -> RequestNames:
     """Each request's name, with its subrequests' names (None for an `exactly` request)."""
     out: RequestNames = {}
-    for request in _list(devices.get("requests")):
-        request = _dict(request)
-        subs = [s for s in _list(request.get("firstAvailable")) if isinstance(s, dict)]
+    for request in as_list(devices.get("requests")):
+        request = as_dict(request)
+        subs = [s for s in as_list(request.get("firstAvailable")) if isinstance(s, dict)]
         out[_text(request.get("name"))] = frozenset(_text(s.get("name")) for s in subs) if subs else None
     return out
 
@@ -278,14 +271,14 @@ def _request_body(body: dict, path: str, cel: str | None) -> Errors:
 
 
 def _subrequest(sub: Any, path: str, cel: str | None) -> Errors:
-    sub = _dict(sub)
+    sub = as_dict(sub)
     return validate_dns1123_label(_text(sub.get("name")), child(path, "name")) + _request_body(sub, path, cel)
 
 
 def _request(request: Any, path: str, cel: str | None) -> Errors:
-    request = _dict(request)
+    request = as_dict(request)
     errs = validate_dns1123_label(_text(request.get("name")), child(path, "name"))
-    first = [s for s in _list(request.get("firstAvailable"))]
+    first = [s for s in as_list(request.get("firstAvailable"))]
     exactly = request.get("exactly")
     if not first and exactly is None:
         errs.append(required(path, _ONE_REQUEST_TYPE))
@@ -293,14 +286,14 @@ def _request(request: Any, path: str, cel: str | None) -> Errors:
         errs.append(invalid_typed(path, None, _ONE_REQUEST_TYPE + ", but multiple fields are set"))
     elif first:
         errs += validate_set(first, SUBREQUESTS_MAX, lambda s, p: _subrequest(s, p, cel),
-                             lambda s: _text(_dict(s).get("name")), child(path, "firstAvailable"))
+                             lambda s: _text(as_dict(s).get("name")), child(path, "firstAvailable"))
     else:
-        errs += _request_body(_dict(exactly), child(path, "exactly"), cel)
+        errs += _request_body(as_dict(exactly), child(path, "exactly"), cel)
     return errs
 
 
 def _constraint(constraint: Any, path: str, names: RequestNames) -> Errors:
-    constraint = _dict(constraint)
+    constraint = as_dict(constraint)
     errs = _request_refs(constraint.get("requests"), child(path, "requests"), names)
     attribute = constraint.get("matchAttribute")
     if attribute is None:
@@ -309,7 +302,7 @@ def _constraint(constraint: Any, path: str, names: RequestNames) -> Errors:
 
 
 def _claim_config(config: Any, path: str, names: RequestNames) -> Errors:
-    config = _dict(config)
+    config = as_dict(config)
     return _request_refs(config.get("requests"), child(path, "requests"), names) + \
         validate_device_configuration(config, path)
 
@@ -317,11 +310,11 @@ def _claim_config(config: Any, path: str, names: RequestNames) -> Errors:
 def validate_claim_spec(spec: dict, path: str, cel: str | None = None) -> Errors:
     """validateResourceClaimSpec: requests, constraints, configs (selectors compiled at the CEL
     compatibility version `cel`)."""
-    devices = _dict(spec.get("devices"))
+    devices = as_dict(spec.get("devices"))
     p = child(path, "devices")
     names = request_names(devices)
     errs = validate_set(devices.get("requests"), REQUESTS_MAX, lambda r, rp: _request(r, rp, cel),
-                        lambda r: _text(_dict(r).get("name")), child(p, "requests"))
+                        lambda r: _text(as_dict(r).get("name")), child(p, "requests"))
     errs += validate_slice(devices.get("constraints"), CONSTRAINTS_MAX,
                            lambda c, cp: _constraint(c, cp, names), child(p, "constraints"))
     errs += validate_slice(devices.get("config"), CONFIG_MAX,
@@ -330,30 +323,30 @@ def validate_claim_spec(spec: dict, path: str, cel: str | None = None) -> Errors
 
 
 def validate_resource_claim(claim: dict, cel: str | None = None) -> Errors:
-    errs = validate_object_meta(_dict(claim.get("metadata")), True, is_dns1123_subdomain)
-    return errs + validate_claim_spec(_dict(claim.get("spec")), "spec", cel)
+    errs = validate_object_meta(as_dict(claim.get("metadata")), True, is_dns1123_subdomain)
+    return errs + validate_claim_spec(as_dict(claim.get("spec")), "spec", cel)
 
 
 def validate_resource_claim_template(template: dict, cel: str | None = None) -> Errors:
-    errs = validate_object_meta(_dict(template.get("metadata")), True, is_dns1123_subdomain)
-    spec = _dict(template.get("spec"))
-    meta = _dict(spec.get("metadata"))
+    errs = validate_object_meta(as_dict(template.get("metadata")), True, is_dns1123_subdomain)
+    spec = as_dict(template.get("spec"))
+    meta = as_dict(spec.get("metadata"))
     errs += validate_annotations(meta.get("annotations"), "spec.metadata.annotations")
     errs += validate_labels(meta.get("labels"), "spec.metadata.labels")
     for key, value in meta.items():                # ValidateTemplateObjectMeta's allow-list
         if key not in ("labels", "annotations") and value not in (None, "", [], {}):
             errs.append(forbidden(child("spec.metadata", key), "cannot be set for a template"))
-    return errs + validate_claim_spec(_dict(spec.get("spec")), "spec.spec", cel)
+    return errs + validate_claim_spec(as_dict(spec.get("spec")), "spec.spec", cel)
 
 
 # -- a claim's status, as the update that wrote it ------------------------------------------------
 def _consumer(ref: Any, path: str) -> Errors:
-    ref = _dict(ref)
+    ref = as_dict(ref)
     return [required(child(path, key)) for key in ("resource", "name", "uid") if not ref.get(key)]
 
 
 def _result(result: Any, path: str, names: RequestNames) -> Errors:
-    result = _dict(result)
+    result = as_dict(result)
     errs = validate_request_ref(result.get("request"), child(path, "request"), names)
     errs += validate_driver_name(result.get("driver"), child(path, "driver"))
     errs += validate_pool_name(result.get("pool"), child(path, "pool"))
@@ -361,7 +354,7 @@ def _result(result: Any, path: str, names: RequestNames) -> Errors:
 
 
 def _allocation_config(config: Any, path: str, names: RequestNames) -> Errors:
-    config = _dict(config)
+    config = as_dict(config)
     source = _text(config.get("source"))
     errs: Errors = []
     if not source:
@@ -373,16 +366,16 @@ def _allocation_config(config: Any, path: str, names: RequestNames) -> Errors:
 
 def validate_claim_status(claim: dict) -> Errors:
     """validateResourceClaimStatusUpdate against an empty old status."""
-    status = _dict(claim.get("status"))
-    names = request_names(_dict(_dict(claim.get("spec")).get("devices")))
-    reserved = _list(status.get("reservedFor"))
-    errs = validate_set(reserved, RESERVED_FOR_MAX, _consumer, lambda r: _text(_dict(r).get("uid")),
+    status = as_dict(claim.get("status"))
+    names = request_names(as_dict(as_dict(claim.get("spec")).get("devices")))
+    reserved = as_list(status.get("reservedFor"))
+    errs = validate_set(reserved, RESERVED_FOR_MAX, _consumer, lambda r: _text(as_dict(r).get("uid")),
                         "status.reservedFor")
     allocation = status.get("allocation")
     if reserved and not isinstance(allocation, dict):
         errs.append(forbidden("status.reservedFor", "may not be specified when `allocated` is not set"))
     if isinstance(allocation, dict):
-        devices = _dict(allocation.get("devices"))
+        devices = as_dict(allocation.get("devices"))
         p = "status.allocation.devices"
         errs += validate_slice(devices.get("results"), RESULTS_MAX, lambda r, rp: _result(r, rp, names),
                                child(p, "results"))
@@ -395,8 +388,8 @@ def validate_claim_status(claim: dict) -> Errors:
 
 # -- device classes -------------------------------------------------------------------------------
 def validate_device_class(cls: dict, cel: str | None = None) -> Errors:
-    errs = validate_object_meta(_dict(cls.get("metadata")), False, is_dns1123_subdomain)
-    spec = _dict(cls.get("spec"))
+    errs = validate_object_meta(as_dict(cls.get("metadata")), False, is_dns1123_subdomain)
+    spec = as_dict(cls.get("spec"))
     errs += validate_selectors(spec.get("selectors"), "spec.selectors", cel)
     return errs + validate_slice(spec.get("config"), CONFIG_MAX, validate_device_configuration, "spec.config")
 
@@ -406,7 +399,7 @@ _ATTRIBUTE_FIELDS = ("int", "bool", "string", "version")   # DeviceAttribute's f
 
 
 def _attribute(attribute: Any, path: str) -> Errors:
-    attribute = _dict(attribute)
+    attribute = as_dict(attribute)
     errs: Errors = []
     present = [f for f in _ATTRIBUTE_FIELDS if attribute.get(f) is not None]
     for name in ("string", "version"):
@@ -428,7 +421,7 @@ def _attribute(attribute: Any, path: str) -> Errors:
 def _named_map(values: Any, path: str, item: Item | None) -> Errors:
     """validateMap over attributes or capacities: each name (reported at the map), each value."""
     errs: Errors = []
-    for name, value in _dict(values).items():
+    for name, value in as_dict(values).items():
         name = str(name)
         errs += validate_qualified_name(name, path)
         if item is not None:
@@ -437,9 +430,9 @@ def _named_map(values: Any, path: str, item: Item | None) -> Errors:
 
 
 def _device(device: Any, path: str) -> Errors:
-    device = _dict(device)
+    device = as_dict(device)
     errs = validate_dns1123_label(_text(device.get("name")), child(path, "name"))
-    total = len(_dict(device.get("attributes"))) + len(_dict(device.get("capacity")))
+    total = len(as_dict(device.get("attributes"))) + len(as_dict(device.get("capacity")))
     if total > ATTRIBUTES_AND_CAPACITIES_MAX:
         errs.append(invalid_typed(path, total, "the total number of attributes and capacities must not exceed "
                                                f"{ATTRIBUTES_AND_CAPACITIES_MAX}"))
@@ -461,7 +454,7 @@ def _node_selection(spec: dict) -> Errors:
     if isinstance(selector, dict):
         chosen.append("`nodeSelector`")
         errs += validate_node_selector(selector, "spec.nodeSelector")
-        terms = _list(selector.get("nodeSelectorTerms"))
+        terms = as_list(selector.get("nodeSelectorTerms"))
         if len(terms) != 1:
             errs.append(invalid_typed("spec.nodeSelector.nodeSelectorTerms", terms or None,
                                       "must have exactly one node selector term"))
@@ -479,10 +472,10 @@ def _node_selection(spec: dict) -> Errors:
 
 
 def validate_resource_slice(slice_: dict) -> Errors:
-    errs = validate_object_meta(_dict(slice_.get("metadata")), False, is_dns1123_subdomain)
-    spec = _dict(slice_.get("spec"))
+    errs = validate_object_meta(as_dict(slice_.get("metadata")), False, is_dns1123_subdomain)
+    spec = as_dict(slice_.get("spec"))
     errs += validate_driver_name(spec.get("driver"), "spec.driver")
-    pool = _dict(spec.get("pool"))
+    pool = as_dict(spec.get("pool"))
     errs += validate_pool_name(pool.get("name"), "spec.pool.name")
     count, generation = pool.get("resourceSliceCount") or 0, pool.get("generation") or 0
     if count <= 0:
@@ -491,7 +484,7 @@ def validate_resource_slice(slice_: dict) -> Errors:
         errs.append(invalid_typed("spec.pool.generation", generation, "must be greater than or equal to zero"))
     errs += _node_selection(spec)
     return errs + validate_set(spec.get("devices"), SLICE_DEVICES_MAX, _device,
-                               lambda d: _text(_dict(d).get("name")), "spec.devices")
+                               lambda d: _text(as_dict(d).get("name")), "spec.devices")
 
 
 # -- the namespace rule for admin access (a validating step of the claim strategies) --------------
@@ -503,7 +496,7 @@ def admin_access_errors(requests: Iterable[Any], namespace_labels: dict | None,
                         path: Callable[[int], str] = lambda i: f"spec.devices.requests[{i}].adminAccess") -> Errors:
     """AuthorizedForAdmin: the first `exactly` request with adminAccess true needs the namespace label."""
     for i, request in enumerate(requests):
-        exactly = _dict(_dict(request).get("exactly"))
+        exactly = as_dict(as_dict(request).get("exactly"))
         if exactly.get("adminAccess") is True:
             if (namespace_labels or {}).get(ADMIN_ACCESS_LABEL) == "true":
                 return []
@@ -513,9 +506,9 @@ def admin_access_errors(requests: Iterable[Any], namespace_labels: dict | None,
 
 def admin_access_status_errors(claim: dict, namespace_labels: dict | None) -> Errors:
     """AuthorizedForAdminStatus: an allocation result with adminAccess needs the label as well."""
-    results = _list(_dict(_dict(_dict(claim.get("status")).get("allocation")).get("devices")).get("results"))
+    results = as_list(as_dict(as_dict(as_dict(claim.get("status")).get("allocation")).get("devices")).get("results"))
     for i, result in enumerate(results):
-        if _dict(result).get("adminAccess") is True:
+        if as_dict(result).get("adminAccess") is True:
             if (namespace_labels or {}).get(ADMIN_ACCESS_LABEL) == "true":
                 return []
             return [forbidden(f"status.allocation.devices.results[{i}].adminAccess", ADMIN_ACCESS_MESSAGE)]

@@ -8,16 +8,13 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator
 
 from kexplain.features import KubeVersion
+from kexplain.apimachinery.identity import as_dict
 
 _CONTAINER_KINDS = ("containers", "initContainers", "ephemeralContainers")
 
 
 def _dicts(value: Any) -> Iterator[dict]:
     return (v for v in value if isinstance(v, dict)) if isinstance(value, list) else iter(())
-
-
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
 
 
 class _Field:
@@ -29,10 +26,10 @@ class _Field:
         self.where, self.key = where, key
 
     def __call__(self, obj: dict) -> None:
-        _dict(obj.get(self.where)).pop(self.key, None)
+        as_dict(obj.get(self.where)).pop(self.key, None)
 
     def found(self, obj: dict) -> bool:
-        return self.key in _dict(obj.get(self.where))
+        return self.key in as_dict(obj.get(self.where))
 
 
 def _containers(spec: dict, kinds: tuple[str, ...] = _CONTAINER_KINDS) -> Iterator[dict]:
@@ -41,8 +38,8 @@ def _containers(spec: dict, kinds: tuple[str, ...] = _CONTAINER_KINDS) -> Iterat
 
 
 def _affinity_terms(spec: dict) -> Iterator[dict]:
-    affinity = _dict(spec.get("affinity"))
-    for section in (_dict(affinity.get("podAffinity")), _dict(affinity.get("podAntiAffinity"))):
+    affinity = as_dict(spec.get("affinity"))
+    for section in (as_dict(affinity.get("podAffinity")), as_dict(affinity.get("podAntiAffinity"))):
         yield from _dicts(section.get("requiredDuringSchedulingIgnoredDuringExecution"))
         for weighted in _dicts(section.get("preferredDuringSchedulingIgnoredDuringExecution")):
             if isinstance(weighted.get("podAffinityTerm"), dict):
@@ -61,7 +58,7 @@ def _host_users(pod: dict) -> None:
 
 def _security_context(key: str) -> Callable[[dict], None]:
     def drop(pod: dict) -> None:
-        _dict(pod["spec"].get("securityContext")).pop(key, None)
+        as_dict(pod["spec"].get("securityContext")).pop(key, None)
     return drop
 
 
@@ -72,7 +69,7 @@ def _pod_level_resources(pod: dict) -> None:
 def _proc_mount(pod: dict) -> None:
     """The gate off: a procMount written is forced to the default (never removed: see Go)."""
     for c in _containers(pod["spec"]):
-        context = _dict(c.get("securityContext"))
+        context = as_dict(c.get("securityContext"))
         if context.get("procMount") is not None:
             context["procMount"] = "Default"
 
@@ -92,19 +89,19 @@ def _affinity_match_label_keys(pod: dict) -> None:
 def _resource_claims(pod: dict) -> None:
     spec = pod["spec"]
     for c in _containers(spec):
-        _dict(c.get("resources")).pop("claims", None)
+        as_dict(c.get("resources")).pop("claims", None)
     spec.pop("resourceClaims", None)
-    _dict(pod.get("status")).pop("resourceClaimStatuses", None)
+    as_dict(pod.get("status")).pop("resourceClaimStatuses", None)
 
 
 def _extended_resource_claim_status(pod: dict) -> None:
-    _dict(pod.get("status")).pop("extendedResourceClaimStatus", None)
+    as_dict(pod.get("status")).pop("extendedResourceClaimStatus", None)
 
 
 def _projected_source(key: str) -> Callable[[dict], None]:
     def drop(pod: dict) -> None:
         for volume in _dicts(pod["spec"].get("volumes")):
-            _pop_all(_dicts(_dict(volume.get("projected")).get("sources")), key)
+            _pop_all(_dicts(as_dict(volume.get("projected")).get("sources")), key)
     return drop
 
 
@@ -139,7 +136,7 @@ def _recursive_read_only(pod: dict) -> None:
 def _file_key_refs(pod: dict) -> None:
     for c in _containers(pod["spec"]):
         for env in _dicts(c.get("env")):
-            _dict(env.get("valueFrom")).pop("fileKeyRef", None)
+            as_dict(env.get("valueFrom")).pop("fileKeyRef", None)
 
 
 def _sleep_actions(pod: dict) -> None:

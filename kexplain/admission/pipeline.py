@@ -12,7 +12,7 @@ import datetime
 from dataclasses import dataclass, field
 from itertools import groupby, repeat
 from operator import and_
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 
 import msgspec
 

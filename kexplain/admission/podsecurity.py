@@ -7,11 +7,13 @@ docs/internals/admission.md.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from kexplain.apimachinery import columns
 from kexplain.apimachinery.fielderrors import FieldError, go_quote, invalid, invalid_message
+from kexplain.apimachinery.identity import as_dict
 
 PREFIX = "pod-security.kubernetes.io/"
 PRIVILEGED, BASELINE, RESTRICTED = "privileged", "baseline", "restricted"
@@ -88,8 +90,8 @@ def label_errors(labels: dict[str, Any] | None) -> list[FieldError]:
 def namespace_refusal(namespace: dict[str, Any]) -> str:
     """ValidateNamespace on create: the refusal (apierrors.NewInvalid's words) of a Namespace whose
     Pod Security labels do not parse; "" when they parse."""
-    meta = _d(namespace.get("metadata"))
-    errs = label_errors(_d(meta.get("labels")))
+    meta = as_dict(namespace.get("metadata"))
+    errs = label_errors(as_dict(meta.get("labels")))
     return invalid_message("Namespace", str(meta.get("name") or ""), errs) if errs else ""
 
 
@@ -101,8 +103,8 @@ def refused_namespaces(objects: Iterable[tuple[dict[str, Any], Any]]) -> frozens
     out = set()
     for obj, _ in objects:
         if isinstance(obj, dict) and obj.get("kind") == "Namespace":
-            meta = _d(obj.get("metadata"))
-            if not meta.get("resourceVersion") and labelled(_d(meta.get("labels"))) and namespace_refusal(obj):
+            meta = as_dict(obj.get("metadata"))
+            if not meta.get("resourceVersion") and labelled(as_dict(meta.get("labels"))) and namespace_refusal(obj):
                 out.add(str(meta.get("name") or ""))
     return frozenset(out)
 
@@ -112,28 +114,17 @@ def policy_of(labels: dict[str, str]) -> Policy:
     level is restricted (fail closed); an invalid audit or warn level privileged (fail open)."""
     if not labels:
         return Policy()
-    enforce, audit, warn = LevelVersion(PRIVILEGED), LevelVersion(PRIVILEGED), LevelVersion(PRIVILEGED)
-    has_enforce = has_warn = has_warn_version = False
-    if PREFIX + "enforce" in labels:
-        level = labels[PREFIX + "enforce"]
-        has_enforce = level in _LEVELS
-        enforce = LevelVersion(level if level in _LEVELS else RESTRICTED)
-    if PREFIX + "enforce-version" in labels:
-        enforce = LevelVersion(enforce.level, _version(labels[PREFIX + "enforce-version"]))
-    if PREFIX + "audit" in labels:
-        level = labels[PREFIX + "audit"]
-        audit = LevelVersion(level if level in _LEVELS else PRIVILEGED)
-    if PREFIX + "audit-version" in labels:
-        audit = LevelVersion(audit.level, _version(labels[PREFIX + "audit-version"]))
-    if PREFIX + "warn" in labels:
-        has_warn = True
-        level = labels[PREFIX + "warn"]
-        warn = LevelVersion(level if level in _LEVELS else PRIVILEGED)
-    if PREFIX + "warn-version" in labels:
-        has_warn_version = True
-        warn = LevelVersion(warn.level, _version(labels[PREFIX + "warn-version"]))
-    if not has_warn and has_enforce and _LEVELS.index(enforce.level) > _LEVELS.index(warn.level):
-        warn = LevelVersion(enforce.level, warn.version if has_warn_version else enforce.version)
+    read: dict[str, LevelVersion] = {}
+    for mode, fallback in (("enforce", RESTRICTED), ("audit", PRIVILEGED), ("warn", PRIVILEGED)):
+        level = labels.get(PREFIX + mode, PRIVILEGED)
+        read[mode] = LevelVersion(level if level in _LEVELS else fallback)
+        if PREFIX + mode + "-version" in labels:
+            read[mode] = LevelVersion(read[mode].level, _version(labels[PREFIX + mode + "-version"]))
+    enforce, audit, warn = read["enforce"], read["audit"], read["warn"]
+    has_enforce = labels.get(PREFIX + "enforce") in _LEVELS
+    if PREFIX + "warn" not in labels and has_enforce and _LEVELS.index(enforce.level) > _LEVELS.index(warn.level):
+        version = warn.version if PREFIX + "warn-version" in labels else enforce.version
+        warn = LevelVersion(enforce.level, version)
     return Policy(enforce, audit, warn)
 
 
@@ -142,22 +133,15 @@ Result = tuple[str, str] | None       # (forbidden reason, detail), None when al
 Spec = dict[str, Any]
 
 
-def _d(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def _containers(spec: Spec) -> list[dict[str, Any]]:
     """visitContainers: init containers, containers, ephemeral containers."""
     return [c for key in ("initContainers", "containers", "ephemeralContainers")
             for c in spec.get(key) or () if isinstance(c, dict)]
 
 
-def _sc(c: dict[str, Any]) -> dict[str, Any] | None:
-    return c.get("securityContext") if isinstance(c.get("securityContext"), dict) else None
-
-
-def _pod_sc(spec: Spec) -> dict[str, Any] | None:
-    return spec.get("securityContext") if isinstance(spec.get("securityContext"), dict) else None
+def _sc(owner: dict[str, Any]) -> dict[str, Any]:
+    """The securityContext of a container or of the pod's spec ({} without one)."""
+    return as_dict(owner.get("securityContext"))
 
 
 def _plural(one: str, many: str, n: int) -> str:
@@ -172,8 +156,13 @@ def _who(containers: list[str]) -> str:
     return f"{_plural('container', 'containers', len(containers))} {_quote(containers)}"
 
 
+def _setters(pod: bool, containers: list[str]) -> list[str]:
+    """Who sets a forbidden value, in Go's words: the pod, then the containers named."""
+    return (["pod"] if pod else []) + ([_who(containers)] if containers else [])
+
+
 def _windows(spec: Spec) -> bool:
-    return _d(spec.get("os")).get("name") == "windows"
+    return as_dict(spec.get("os")).get("name") == "windows"
 
 
 def _user_namespace(spec: Spec) -> bool:
@@ -181,26 +170,24 @@ def _user_namespace(spec: Spec) -> bool:
 
 
 def _privileged(meta: dict, spec: Spec, minor: int) -> Result:
-    bad = [c.get("name", "") for c in _containers(spec) if _d(_sc(c)).get("privileged") is True]
+    bad = [c.get("name", "") for c in _containers(spec) if _sc(c).get("privileged") is True]
     return ("privileged", f"{_who(bad)} must not set securityContext.privileged=true") if bad else None
 
 
-def _app_armor(meta: dict, spec: Spec, minor: int) -> Result:
-    setters: list[str] = []
-    values: set[str] = set()
-    profile = _d(_pod_sc(spec)).get("appArmorProfile")
+def _forbidden_app_armor(owner: dict[str, Any], values: set[str]) -> bool:
+    """Whether the pod's or a container's AppArmor profile is of a forbidden type (added to `values`)."""
+    profile = _sc(owner).get("appArmorProfile")
     if isinstance(profile, dict) and profile.get("type") not in ("RuntimeDefault", "Localhost"):
-        setters.append("pod")
         values.add(str(profile.get("type") or ""))
-    bad = []
-    for c in _containers(spec):
-        profile = _d(_sc(c)).get("appArmorProfile")
-        if isinstance(profile, dict) and profile.get("type") not in ("RuntimeDefault", "Localhost"):
-            bad.append(c.get("name", ""))
-            values.add(str(profile.get("type") or ""))
-    if bad:
-        setters.append(_who(bad))
-    annotations = sorted(f"{k}={go_quote(str(v))}" for k, v in _d(meta.get("annotations")).items()
+        return True
+    return False
+
+
+def _app_armor(meta: dict, spec: Spec, minor: int) -> Result:
+    values: set[str] = set()
+    pod = _forbidden_app_armor(spec, values)
+    setters = _setters(pod, [c.get("name", "") for c in _containers(spec) if _forbidden_app_armor(c, values)])
+    annotations = sorted(f"{k}={go_quote(str(v))}" for k, v in as_dict(meta.get("annotations")).items()
                          if k.startswith("container.apparmor.security.beta.kubernetes.io/")
                          and not (not v or v == "runtime/default" or str(v).startswith("localhost/")))
     value_list = sorted(values) + annotations
@@ -219,7 +206,7 @@ _CAPABILITIES = {"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KI
 def _capabilities_baseline(meta: dict, spec: Spec, minor: int) -> Result:
     bad, added = [], set()
     for c in _containers(spec):
-        caps = _d(_sc(c)).get("capabilities")
+        caps = _sc(c).get("capabilities")
         if isinstance(caps, dict):
             wrong = [str(x) for x in caps.get("add") or () if str(x) not in _CAPABILITIES]
             if wrong:
@@ -255,8 +242,8 @@ def _host_ports(meta: dict, spec: Spec, minor: int) -> Result:
 
 
 def _hosts(handler: Any) -> list[str]:
-    handler = _d(handler)
-    return [str(_d(handler.get(k)).get("host")) for k in ("httpGet", "tcpSocket") if _d(handler.get(k)).get("host")]
+    handler = as_dict(handler)
+    return [str(as_dict(handler.get(k)).get("host")) for k in ("httpGet", "tcpSocket") if as_dict(handler.get(k)).get("host")]
 
 
 def _probe_hosts(meta: dict, spec: Spec, minor: int) -> Result:
@@ -264,7 +251,7 @@ def _probe_hosts(meta: dict, spec: Spec, minor: int) -> Result:
     hosts: set[str] = set()
     for c in _containers(spec):
         found = [h for k in ("livenessProbe", "readinessProbe", "startupProbe") for h in _hosts(c.get(k))]
-        lifecycle = _d(c.get("lifecycle"))
+        lifecycle = as_dict(c.get("lifecycle"))
         found += [h for k in ("postStart", "preStop") for h in _hosts(lifecycle.get(k))]
         if found:
             bad.add(c.get("name", ""))
@@ -281,7 +268,7 @@ def _proc_mount(meta: dict, spec: Spec, minor: int, relax: bool = True) -> Resul
         return None
     bad, kinds = [], set()
     for c in _containers(spec):
-        mount = _d(_sc(c)).get("procMount")
+        mount = _sc(c).get("procMount")
         if mount is not None and mount != "Default":
             bad.append(c.get("name", ""))
             kinds.add(str(mount))
@@ -292,7 +279,6 @@ def _proc_mount(meta: dict, spec: Spec, minor: int, relax: bool = True) -> Resul
 
 def _selinux(meta: dict, spec: Spec, minor: int) -> Result:
     allowed = {"", "container_t", "container_init_t", "container_kvm_t"} | ({"container_engine_t"} if minor >= 31 else set())
-    setters: list[str] = []
     types: set[str] = set()
     flags = {"user": False, "role": False}
 
@@ -307,13 +293,11 @@ def _selinux(meta: dict, spec: Spec, minor: int) -> Result:
                 flags[key] = True
         return ok
 
-    opts = _d(_pod_sc(spec)).get("seLinuxOptions")
-    if isinstance(opts, dict) and not valid(opts):
-        setters.append("pod")
-    bad = [c.get("name", "") for c in _containers(spec)
-           if isinstance(_d(_sc(c)).get("seLinuxOptions"), dict) and not valid(_d(_sc(c))["seLinuxOptions"])]
-    if bad:
-        setters.append(_who(bad))
+    def invalid_in(owner: dict[str, Any]) -> bool:
+        opts = _sc(owner).get("seLinuxOptions")
+        return isinstance(opts, dict) and not valid(opts)
+
+    setters = _setters(invalid_in(spec), [c.get("name", "") for c in _containers(spec) if invalid_in(c)])
     if setters:
         data = [f"{_plural('type', 'types', len(types))} {_quote(sorted(types))}"] if types else []
         data += [f"{k} may not be set" for k in ("user", "role") if flags[k]]
@@ -321,26 +305,24 @@ def _selinux(meta: dict, spec: Spec, minor: int) -> Result:
     return None
 
 
-def _seccomp_type(sc: dict | None) -> str | None:
-    profile = _d(sc).get("seccompProfile")
+def _seccomp_type(owner: dict[str, Any]) -> str | None:
+    profile = _sc(owner).get("seccompProfile")
     return str(profile.get("type") or "") if isinstance(profile, dict) else None
 
 
+def _forbidden_seccomp(owner: dict[str, Any], values: set[str]) -> bool:
+    """Whether the pod's or a container's seccomp profile is of a forbidden type (added to `values`)."""
+    kind = _seccomp_type(owner)
+    if kind is not None and kind not in ("Localhost", "RuntimeDefault"):
+        values.add(kind)
+        return True
+    return False
+
+
 def _seccomp_baseline(meta: dict, spec: Spec, minor: int) -> Result:
-    setters: list[str] = []
     values: set[str] = set()
-    pod_type = _seccomp_type(_pod_sc(spec))
-    if pod_type is not None and pod_type not in ("Localhost", "RuntimeDefault"):
-        setters.append("pod")
-        values.add(pod_type)
-    bad = []
-    for c in _containers(spec):
-        t = _seccomp_type(_sc(c))
-        if t is not None and t not in ("Localhost", "RuntimeDefault"):
-            bad.append(c.get("name", ""))
-            values.add(t)
-    if bad:
-        setters.append(_who(bad))
+    pod = _forbidden_seccomp(spec, values)
+    setters = _setters(pod, [c.get("name", "") for c in _containers(spec) if _forbidden_seccomp(c, values)])
     if setters:
         return ("seccompProfile",
                 f"{' and '.join(setters)} must not set securityContext.seccompProfile.type to {_quote(sorted(values))}")
@@ -357,16 +339,16 @@ _SYSCTLS = [(0, {"kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.
 
 def _sysctls(meta: dict, spec: Spec, minor: int) -> Result:
     allowed = set().union(*(names for since, names in _SYSCTLS if minor >= since))
-    bad = [str(s.get("name")) for s in _d(_pod_sc(spec)).get("sysctls") or ()
+    bad = [str(s.get("name")) for s in _sc(spec).get("sysctls") or ()
            if isinstance(s, dict) and s.get("name") not in allowed]
     return ("forbidden sysctls", ", ".join(bad)) if bad else None
 
 
 def _host_process(meta: dict, spec: Spec, minor: int) -> Result:
-    setters = ["pod"] if _d(_d(_pod_sc(spec)).get("windowsOptions")).get("hostProcess") is True else []
-    bad = [c.get("name", "") for c in _containers(spec) if _d(_d(_sc(c)).get("windowsOptions")).get("hostProcess") is True]
-    if bad:
-        setters.append(_who(bad))
+    def host_process(owner: dict[str, Any]) -> bool:
+        return as_dict(_sc(owner).get("windowsOptions")).get("hostProcess") is True
+
+    setters = _setters(host_process(spec), [c.get("name", "") for c in _containers(spec) if host_process(c)])
     if setters:
         return ("hostProcess", f"{' and '.join(setters)} must not set securityContext.windowsOptions.hostProcess=true")
     return None
@@ -375,7 +357,7 @@ def _host_process(meta: dict, spec: Spec, minor: int) -> Result:
 def _privilege_escalation(meta: dict, spec: Spec, minor: int) -> Result:
     if minor >= 25 and _windows(spec):
         return None
-    bad = [c.get("name", "") for c in _containers(spec) if _d(_sc(c)).get("allowPrivilegeEscalation") is not False]
+    bad = [c.get("name", "") for c in _containers(spec) if _sc(c).get("allowPrivilegeEscalation") is not False]
     return ("allowPrivilegeEscalation != false",
             f"{_who(bad)} must set securityContext.allowPrivilegeEscalation=false") if bad else None
 
@@ -385,7 +367,7 @@ def _capabilities_restricted(meta: dict, spec: Spec, minor: int) -> Result:
         return None
     missing, adding, added = [], [], set()
     for c in _containers(spec):
-        caps = _d(_sc(c)).get("capabilities")
+        caps = _sc(c).get("capabilities")
         if not isinstance(caps, dict):
             missing.append(c.get("name", ""))
             continue
@@ -403,16 +385,11 @@ def _capabilities_restricted(meta: dict, spec: Spec, minor: int) -> Result:
     return ("unrestricted capabilities", "; ".join(details)) if details else None
 
 
-def _proc_mount_restricted(meta: dict, spec: Spec, minor: int) -> Result:
-    return _proc_mount(meta, spec, minor, relax=False)
-
-
 _ALLOWED_VOLUMES = ("configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "image", "persistentVolumeClaim",
                     "projected", "secret")
 _VOLUME_TYPES = ("hostPath", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "nfs", "iscsi", "glusterfs",
                  "rbd", "flexVolume", "cinder", "cephfs", "flocker", "fc", "azureFile", "vsphereVolume", "quobyte",
                  "azureDisk", "photonPersistentDisk", "portworxVolume", "scaleIO", "storageos")
-_JSON_NAMES = {"storageos": "storageos"}
 
 
 def _restricted_volumes(meta: dict, spec: Spec, minor: int) -> Result:
@@ -433,13 +410,13 @@ def _run_as_non_root(meta: dict, spec: Spec, minor: int) -> Result:
     if minor >= 35 and _user_namespace(spec):
         return None
     setters: list[str] = []
-    pod_value = _d(_pod_sc(spec)).get("runAsNonRoot")
+    pod_value = _sc(spec).get("runAsNonRoot")
     pod_ok = pod_value is True
     if pod_value is False:
         setters.append("pod")
     explicit, implicit = [], []
     for c in _containers(spec):
-        value = _d(_sc(c)).get("runAsNonRoot")
+        value = _sc(c).get("runAsNonRoot")
         if value is not None:
             if value is False:
                 explicit.append(c.get("name", ""))
@@ -457,42 +434,21 @@ def _run_as_non_root(meta: dict, spec: Spec, minor: int) -> Result:
 def _run_as_user(meta: dict, spec: Spec, minor: int) -> Result:
     if minor >= 35 and _user_namespace(spec):
         return None
-    setters = ["pod"] if _d(_pod_sc(spec)).get("runAsUser") == 0 and _d(_pod_sc(spec)).get("runAsUser") is not False \
-        else []
-    bad = [c.get("name", "") for c in _containers(spec)
-           if _d(_sc(c)).get("runAsUser") == 0 and _d(_sc(c)).get("runAsUser") is not False]
-    if bad:
-        setters.append(_who(bad))
+
+    def root(owner: dict[str, Any]) -> bool:
+        return _sc(owner).get("runAsUser") == 0 and _sc(owner).get("runAsUser") is not False
+
+    setters = _setters(root(spec), [c.get("name", "") for c in _containers(spec) if root(c)])
     return ("runAsUser=0", f"{' and '.join(setters)} must not set runAsUser=0") if setters else None
 
 
 def _seccomp_restricted(meta: dict, spec: Spec, minor: int) -> Result:
     if minor >= 25 and _windows(spec):
         return None
-    setters: list[str] = []
-    values: set[str] = set()
-    pod_type = _seccomp_type(_pod_sc(spec))
-    pod_set = False
-    if pod_type is not None:
-        if pod_type not in ("Localhost", "RuntimeDefault"):
-            setters.append("pod")
-            values.add(pod_type)
-        else:
-            pod_set = True
-    explicit, implicit = [], []
-    for c in _containers(spec):
-        t = _seccomp_type(_sc(c))
-        if t is not None:
-            if t not in ("Localhost", "RuntimeDefault"):
-                explicit.append(c.get("name", ""))
-                values.add(t)
-        elif not pod_set:
-            implicit.append(c.get("name", ""))
-    if explicit:
-        setters.append(_who(explicit))
-    if setters:
-        return ("seccompProfile",
-                f"{' and '.join(setters)} must not set securityContext.seccompProfile.type to {_quote(sorted(values))}")
+    forbidden = _seccomp_baseline(meta, spec, minor)
+    if forbidden is not None or _seccomp_type(spec) is not None:    # (an allowed type of the pod's: every container's)
+        return forbidden
+    implicit = [c.get("name", "") for c in _containers(spec) if _seccomp_type(c) is None]
     if implicit:
         return ("seccompProfile",
                 f'pod or {_who(implicit)} must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost"')
@@ -516,7 +472,7 @@ _CHECKS: tuple[tuple[str, str, int, str, Check], ...] = (
     ("windowsHostProcess", BASELINE, 0, "", _host_process),
     ("allowPrivilegeEscalation", RESTRICTED, 8, "", _privilege_escalation),
     ("capabilities_restricted", RESTRICTED, 22, "capabilities_baseline", _capabilities_restricted),
-    ("procMount_restricted", RESTRICTED, 35, "procMount", _proc_mount_restricted),
+    ("procMount_restricted", RESTRICTED, 35, "procMount", functools.partial(_proc_mount, relax=False)),
     ("restrictedVolumes", RESTRICTED, 0, "hostPathVolumes", _restricted_volumes),
     ("runAsNonRoot", RESTRICTED, 0, "", _run_as_non_root),
     ("runAsUser", RESTRICTED, 23, "", _run_as_user),
@@ -555,7 +511,7 @@ def validate_pod(pod: dict[str, Any], labels: dict[str, str], server_minor: int)
     policy = policy_of(labels)
     if policy.privileged:
         return Verdict()
-    meta, spec = _d(pod.get("metadata")), _d(pod.get("spec"))
+    meta, spec = as_dict(pod.get("metadata")), as_dict(pod.get("spec"))
     enforce = evaluate(policy.enforce, meta, spec, server_minor)
     audit = evaluate(policy.audit, meta, spec, server_minor)
     audit_text = f"would violate PodSecurity {go_quote(str(policy.audit))}: {audit}" if audit else ""

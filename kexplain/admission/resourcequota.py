@@ -12,6 +12,7 @@ from typing import Any, Iterable
 from kexplain.apimachinery import quantity
 from kexplain.apimachinery.fielderrors import go_quote
 from kexplain.model.resources import is_native_resource
+from kexplain.apimachinery.identity import as_dict
 
 Quantity = quantity.Quantity
 _ZERO = Quantity(Fraction(0))
@@ -22,16 +23,12 @@ _PREFIXES = ("hugepages-", "requests.hugepages-")
 VALIDATION_SET = frozenset({"cpu", "memory", "requests.cpu", "requests.memory", "limits.cpu", "limits.memory"})
 
 
-def _d(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 _add = quantity.add        # Quantity.Add: the sum, in the first one's format unless it is zero
 
 
 def _list(raw: Any) -> dict[str, Quantity]:
     out = {}
-    for name, value in _d(raw).items():
+    for name, value in as_dict(raw).items():
         try:
             out[str(name)] = quantity.parse(value)
         except quantity.QuantityError:
@@ -65,8 +62,8 @@ def _pod_level_resource(name: str) -> bool:
 def pod_level_set(spec: dict[str, Any]) -> bool:
     """resourcehelper.IsPodLevelResourcesSet: `spec.resources` requests or limits a resource
     pod-level resources support."""
-    own = _d(spec.get("resources"))
-    return any(_pod_level_resource(str(n)) for key in ("requests", "limits") for n in _d(own.get(key)))
+    own = as_dict(spec.get("resources"))
+    return any(_pod_level_resource(str(n)) for key in ("requests", "limits") for n in as_dict(own.get(key)))
 
 
 def _pod_total(spec: dict[str, Any], key: str, pod_level: bool = True) -> dict[str, Quantity]:
@@ -75,13 +72,13 @@ def _pod_total(spec: dict[str, Any], key: str, pod_level: bool = True) -> dict[s
     total: dict[str, Quantity] = {}
     for c in spec.get("containers") or ():
         if isinstance(c, dict):
-            _sum_into(total, _list(_d(c.get("resources")).get(key)))
+            _sum_into(total, _list(as_dict(c.get("resources")).get(key)))
     sidecars: dict[str, Quantity] = {}
     init_max: dict[str, Quantity] = {}
     for c in spec.get("initContainers") or ():
         if not isinstance(c, dict):
             continue
-        own = _list(_d(c.get("resources")).get(key))
+        own = _list(as_dict(c.get("resources")).get(key))
         if c.get("restartPolicy") == "Always":
             _sum_into(total, own)
             _sum_into(sidecars, own)
@@ -92,7 +89,7 @@ def _pod_total(spec: dict[str, Any], key: str, pod_level: bool = True) -> dict[s
         _max_into(init_max, current)
     _max_into(total, init_max)
     if pod_level:
-        for k, v in _list(_d(spec.get("resources")).get(key)).items():
+        for k, v in _list(as_dict(spec.get("resources")).get(key)).items():
             if _pod_level_resource(k):
                 total[k] = v
     overhead = _list(spec.get("overhead"))
@@ -119,7 +116,7 @@ def _compute_usage(requests: dict[str, Quantity], limits: dict[str, Quantity]) -
 
 
 def terminal(pod: dict[str, Any]) -> bool:
-    return _d(pod.get("status")).get("phase") in ("Succeeded", "Failed")
+    return as_dict(pod.get("status")).get("phase") in ("Succeeded", "Failed")
 
 
 def pod_usage(pod: dict[str, Any], pod_level: bool = True) -> dict[str, Quantity]:
@@ -128,7 +125,7 @@ def pod_usage(pod: dict[str, Any], pod_level: bool = True) -> dict[str, Quantity
     out = {"count/pods": Quantity(Fraction(1))}
     if terminal(pod):
         return out
-    spec = _d(pod.get("spec"))
+    spec = as_dict(pod.get("spec"))
     out.update(_compute_usage(_pod_total(spec, "requests", pod_level), _pod_total(spec, "limits", pod_level)))
     return out
 
@@ -137,7 +134,7 @@ def _missing(pod: dict[str, Any], required: set[str], pod_level: bool = True) ->
     """podEvaluator.Constraints: the tracked cpu/memory resources a container does not state;
     nothing is asked of a pod that sets pod-level resources (PodLevelResources on)."""
     needed = required & VALIDATION_SET
-    spec = _d(pod.get("spec"))
+    spec = as_dict(pod.get("spec"))
     if not needed or (pod_level and pod_level_set(spec)):
         return ""
     missing: dict[str, set[str]] = {}
@@ -145,7 +142,7 @@ def _missing(pod: dict[str, Any], required: set[str], pod_level: bool = True) ->
         for c in spec.get(key) or ():
             if not isinstance(c, dict):
                 continue
-            resources = _d(c.get("resources"))
+            resources = as_dict(c.get("resources"))
             have = set(_compute_usage(_list(resources.get("requests")), _list(resources.get("limits"))))
             for name in needed - have:
                 missing.setdefault(name, set()).add(str(c.get("name") or ""))
@@ -157,33 +154,33 @@ def _missing(pod: dict[str, Any], required: set[str], pod_level: bool = True) ->
 # -- scopes ------------------------------------------------------------------------------------
 def _best_effort(pod: dict[str, Any]) -> bool:
     """The pod's QoS class is BestEffort: no container requests or limits cpu or memory."""
-    spec = _d(pod.get("spec"))
+    spec = as_dict(pod.get("spec"))
     for key in ("containers", "initContainers"):
         for c in spec.get(key) or ():
-            resources = _d(_d(c).get("resources"))
+            resources = as_dict(as_dict(c).get("resources"))
             for kind in ("requests", "limits"):
                 if any(n in ("cpu", "memory") and not quantity.parse(v).value == 0
-                       for n, v in _d(resources.get(kind)).items() if quantity.is_valid(v)):
+                       for n, v in as_dict(resources.get(kind)).items() if quantity.is_valid(v)):
                     return False
-    pod_resources = _d(spec.get("resources"))
-    return not any(n in ("cpu", "memory") for kind in ("requests", "limits") for n in _d(pod_resources.get(kind)))
+    pod_resources = as_dict(spec.get("resources"))
+    return not any(n in ("cpu", "memory") for kind in ("requests", "limits") for n in as_dict(pod_resources.get(kind)))
 
 
 def _cross_namespace_affinity(pod: dict[str, Any]) -> bool:
-    affinity = _d(_d(pod.get("spec")).get("affinity"))
+    affinity = as_dict(as_dict(pod.get("spec")).get("affinity"))
     for kind in ("podAffinity", "podAntiAffinity"):
-        a = _d(affinity.get(kind))
+        a = as_dict(affinity.get(kind))
         terms = list(a.get("requiredDuringSchedulingIgnoredDuringExecution") or ())
-        terms += [_d(t).get("podAffinityTerm") for t in a.get("preferredDuringSchedulingIgnoredDuringExecution") or ()]
+        terms += [as_dict(t).get("podAffinityTerm") for t in a.get("preferredDuringSchedulingIgnoredDuringExecution") or ()]
         for t in terms:
-            t = _d(t)
+            t = as_dict(t)
             if t.get("namespaces") or t.get("namespaceSelector") is not None:
                 return True
     return False
 
 
 def _scope_matches(scope: str, operator: str, values: list[str], pod: dict[str, Any]) -> bool:
-    spec = _d(pod.get("spec"))
+    spec = as_dict(pod.get("spec"))
     if scope == "Terminating":
         return isinstance(spec.get("activeDeadlineSeconds"), int) and spec["activeDeadlineSeconds"] >= 0
     if scope == "NotTerminating":
@@ -212,10 +209,10 @@ class Quota:
 
     @classmethod
     def of(cls, obj: dict[str, Any]) -> "Quota":
-        meta, spec, status = _d(obj.get("metadata")), _d(obj.get("spec")), _d(obj.get("status"))
+        meta, spec, status = as_dict(obj.get("metadata")), as_dict(obj.get("spec")), as_dict(obj.get("status"))
         scopes = [(str(s), "Exists", []) for s in spec.get("scopes") or ()]
-        for e in _d(spec.get("scopeSelector")).get("matchExpressions") or ():
-            e = _d(e)
+        for e in as_dict(spec.get("scopeSelector")).get("matchExpressions") or ():
+            e = as_dict(e)
             scopes.append((str(e.get("scopeName") or ""), str(e.get("operator") or ""),
                            [str(v) for v in e.get("values") or ()]))
         hard = _list(status.get("hard")) or _list(spec.get("hard"))
@@ -265,7 +262,7 @@ class QuotaLedger:
         if counted:
             for o in objects:
                 if o.get("kind") == "Pod":
-                    namespace = str(_d(o.get("metadata")).get("namespace") or "default")
+                    namespace = str(as_dict(o.get("metadata")).get("namespace") or "default")
                     for q in counted:
                         if q.namespace == namespace and q.matches(o):
                             q.charge(pod_usage(o, pod_level))
@@ -274,7 +271,7 @@ class QuotaLedger:
     def refusal(self, pod: dict[str, Any], later: frozenset[tuple[str, str, str]] = frozenset()) -> str:
         """Why the API server would refuse to create `pod` (its whole message), "" when admitted; nothing is
         charged. `later`: quotas its set creates after it, which admit it."""
-        meta = _d(pod.get("metadata"))
+        meta = as_dict(pod.get("metadata"))
         quotas = [q for q in self.by_namespace.get(str(meta.get("namespace") or "default"), ())
                   if q.matches(pod) and q.key not in later]
         if not quotas:
@@ -298,7 +295,7 @@ class QuotaLedger:
 
     def charge(self, pod: dict[str, Any]) -> None:
         """Count an admitted pod in every quota of its namespace that matches it."""
-        meta = _d(pod.get("metadata"))
+        meta = as_dict(pod.get("metadata"))
         usage = pod_usage(pod, self.pod_level)
         for q in self.by_namespace.get(str(meta.get("namespace") or "default"), ()):
             if q.matches(pod):
@@ -319,7 +316,7 @@ class QuotaLedger:
             refused = self.refusal(pod, later)
             if refused:
                 if name_of is not None:
-                    named = {**pod, "metadata": {**_d(pod.get("metadata")), "name": name_of(i)}}
+                    named = {**pod, "metadata": {**as_dict(pod.get("metadata")), "name": name_of(i)}}
                     refused = self.refusal(named, later)
                 return i, refused
             self.charge(pod)

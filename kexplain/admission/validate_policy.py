@@ -17,6 +17,7 @@ from kexplain.apimachinery.fielderrors import (FieldError, Raw, duplicate, forbi
                                                not_supported, required)
 from kexplain.apimachinery.names import is_dns1123_subdomain, is_label_key, validate_dns1123_label
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
+from kexplain.apimachinery.identity import as_dict, as_int, as_list
 
 KINDS = frozenset({"LimitRange", "ResourceQuota", "HorizontalPodAutoscaler"})
 # how apierrors names the kind in `Kind "name" is invalid`
@@ -28,21 +29,9 @@ _LIMIT_TYPES = (POD, CONTAINER, PVC)
 _MAX_MILLI = (2 ** 63 - 1) // 1000      # resource.MaxMilliValue
 
 
-def _d(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _l(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def _meta(obj: dict[str, Any]) -> dict[str, Any]:
     """The metadata as the create request has it: the namespace of the request (`default`)."""
-    meta = dict(_d(obj.get("metadata")))
+    meta = dict(as_dict(obj.get("metadata")))
     if not meta.get("namespace"):
         meta["namespace"] = "default"
     return meta
@@ -52,7 +41,7 @@ def _resources(raw: Any) -> dict[str, quantity.Quantity]:
     """A resource list as defaulted (SetDefaults_ResourceList: each value rounded up to milli
     precision); a value that does not decode is left out (the decoder refused it before)."""
     out: dict[str, quantity.Quantity] = {}
-    for name, value in _d(raw).items():
+    for name, value in as_dict(raw).items():
         try:
             out[str(name)] = quantity.round_up_milli(quantity.parse(value))
         except quantity.QuantityError:
@@ -95,8 +84,8 @@ def validate_limit_range(obj: dict[str, Any]) -> list[FieldError]:
     """ValidateLimitRange of the LimitRange as defaulted; [] when the API server stores it."""
     errs = validate_object_meta(_meta(obj), True, is_dns1123_subdomain)
     seen: set[str] = set()
-    for i, raw in enumerate(_l(_d(obj.get("spec")).get("limits"))):
-        raw = _d(raw)
+    for i, raw in enumerate(as_list(as_dict(obj.get("spec")).get("limits"))):
+        raw = as_dict(raw)
         path = f"spec.limits[{i}]"
         limit_type = str(raw.get("type") or "")
         errs += _limit_type_errors(limit_type, f"{path}.type")
@@ -234,9 +223,9 @@ def _quota_resource_name_errors(name: str, path: str) -> list[FieldError]:
 
 def _scope_selector_value(selector: dict[str, Any]) -> Raw:
     """A *core.ScopeSelector as json.Marshal writes it: internal types, Go field names."""
-    exprs = [{"ScopeName": str(_d(e).get("scopeName") or ""), "Operator": str(_d(e).get("operator") or ""),
-              "Values": [str(v) for v in _l(_d(e).get("values"))] or None}
-             for e in _l(selector.get("matchExpressions"))]
+    exprs = [{"ScopeName": str(as_dict(e).get("scopeName") or ""), "Operator": str(as_dict(e).get("operator") or ""),
+              "Values": [str(v) for v in as_list(as_dict(e).get("values"))] or None}
+             for e in as_list(selector.get("matchExpressions"))]
     return Raw(go_json({"MatchExpressions": exprs or None}))
 
 
@@ -244,8 +233,8 @@ def validate_resource_quota(obj: dict[str, Any]) -> list[FieldError]:
     """ValidateResourceQuota of the ResourceQuota as created (its status cleared); [] when the
     API server stores it."""
     errs = validate_object_meta(_meta(obj), True, is_dns1123_subdomain)
-    spec = _d(obj.get("spec"))
-    hard = {str(k): v for k, v in _d(spec.get("hard")).items()}
+    spec = as_dict(obj.get("spec"))
+    hard = {str(k): v for k, v in as_dict(spec.get("hard")).items()}
     for name in sorted(hard):
         path = f"spec.hard[{name}]"
         errs += _quota_resource_name_errors(name, path)
@@ -255,7 +244,7 @@ def validate_resource_quota(obj: dict[str, Any]) -> list[FieldError]:
         except quantity.QuantityError:
             continue
     names = sorted(hard)
-    scopes = [str(s) for s in _l(spec.get("scopes"))]
+    scopes = [str(s) for s in as_list(spec.get("scopes"))]
     scopes_value = scopes if spec.get("scopes") is not None else None
     if scopes:
         for scope in scopes:
@@ -271,10 +260,10 @@ def validate_resource_quota(obj: dict[str, Any]) -> list[FieldError]:
     if isinstance(selector, dict):
         path = "spec.scopeSelector.matchExpressions"
         seen: set[str] = set()
-        for e in _l(selector.get("matchExpressions")):
-            e = _d(e)
+        for e in as_list(selector.get("matchExpressions")):
+            e = as_dict(e)
             scope, operator = str(e.get("scopeName") or ""), str(e.get("operator") or "")
-            values = [str(v) for v in _l(e.get("values"))]
+            values = [str(v) for v in as_list(e.get("values"))]
             if scope not in SCOPES:
                 errs.append(invalid_typed(f"{path}.scopeName", scope, "unsupported scope"))
             for name in names:
@@ -322,7 +311,7 @@ def _path_segment_errors(name: str) -> list[str]:
 
 def internal_hpa(obj: dict[str, Any]) -> dict[str, Any]:
     """An autoscaling/v1 or v2 HPA's spec as the API server validates it: defaulted and converted to v2."""
-    spec = dict(_d(obj.get("spec")))
+    spec = dict(as_dict(obj.get("spec")))
     if spec.get("minReplicas") is None:
         spec["minReplicas"] = 1
     if str(obj.get("apiVersion") or "") == "autoscaling/v1":
@@ -330,7 +319,7 @@ def internal_hpa(obj: dict[str, Any]) -> dict[str, Any]:
         utilization = target if target is not None else DEFAULT_CPU_UTILIZATION
         spec["metrics"] = [{"type": "Resource", "resource": {"name": "cpu", "target": {
             "type": "Utilization", "averageUtilization": utilization}}}]
-    elif not _l(spec.get("metrics")):
+    elif not as_list(spec.get("metrics")):
         spec["metrics"] = [{"type": "Resource", "resource": {"name": "cpu", "target": {
             "type": "Utilization", "averageUtilization": DEFAULT_CPU_UTILIZATION}}}]
     behavior = spec.get("behavior")
@@ -342,7 +331,7 @@ def internal_hpa(obj: dict[str, Any]) -> dict[str, Any]:
 def _defaulted_rules(raw: Any) -> dict[str, Any]:
     """copyHPAScalingRules onto the defaults: what the rules set, the defaults' policies where
     they set none (nil; an empty list is kept, and refused)."""
-    rules = _d(raw)
+    rules = as_dict(raw)
     out = {"selectPolicy": "Max", "policies": [{"type": "Pods", "value": 4, "periodSeconds": 15}]}
     for key in ("selectPolicy", "stabilizationWindowSeconds", "policies", "tolerance"):
         if rules.get(key) is not None:
@@ -355,7 +344,7 @@ def validate_hpa(obj: dict[str, Any], kube: KubeVersion = DEFAULT_VERSION) -> li
     errs = validate_object_meta(_meta(obj), True, is_dns1123_subdomain)
     spec = internal_hpa(obj)
     lower = 0 if kube.enabled("HPAScaleToZero") else 1
-    minimum, maximum = _int(spec.get("minReplicas")), _int(spec.get("maxReplicas")) or 0
+    minimum, maximum = as_int(spec.get("minReplicas")), as_int(spec.get("maxReplicas")) or 0
     if minimum is not None and minimum < lower:
         errs.append(invalid_typed("spec.minReplicas", minimum, f"must be greater than or equal to {lower}"))
     if kube.minor in ("1.33", "1.34"):
@@ -368,15 +357,15 @@ def validate_hpa(obj: dict[str, Any], kube: KubeVersion = DEFAULT_VERSION) -> li
     if minimum is not None and maximum < minimum:
         errs.append(invalid_typed("spec.maxReplicas", maximum, "must be greater than or equal to `minReplicas`"))
     versions = kube.minor != "1.33"         # the apiVersion checks came with v1.34 (kubernetes#132537)
-    target = _d(spec.get("scaleTargetRef"))
+    target = as_dict(spec.get("scaleTargetRef"))
     errs += _object_reference(target, "spec.scaleTargetRef", versions and target.get("kind") != "ReplicationController",
                               versions)
-    errs += _metrics(_l(spec.get("metrics")), "spec.metrics", minimum, versions)
+    errs += _metrics(as_list(spec.get("metrics")), "spec.metrics", minimum, versions)
     behavior = spec.get("behavior")
     if isinstance(behavior, dict):
         tolerance = kube.enabled("HPAConfigurableTolerance")    # (else dropped on create)
         for key in ("scaleUp", "scaleDown"):
-            errs += _scaling_rules(_d(behavior.get(key)), f"spec.behavior.{key}", tolerance)
+            errs += _scaling_rules(as_dict(behavior.get(key)), f"spec.behavior.{key}", tolerance)
     return errs
 
 
@@ -416,7 +405,7 @@ def _metrics(metrics: list[Any], path: str, minimum: int | None, versions: bool)
     errs: list[FieldError] = []
     has_object_or_external = False
     for i, metric in enumerate(metrics):
-        metric = _d(metric)
+        metric = as_dict(metric)
         errs += _metric(metric, f"{path}[{i}]", versions)
         has_object_or_external |= metric.get("type") in ("Object", "External")
     if minimum == 0 and not has_object_or_external:
@@ -437,9 +426,9 @@ def _metric(metric: dict[str, Any], path: str, versions: bool) -> list[FieldErro
     if present:
         first = present[0]
         if first == "object":
-            errs += _object_source(_d(metric[first]), f"{path}.{first}", versions)
+            errs += _object_source(as_dict(metric[first]), f"{path}.{first}", versions)
         else:
-            errs += _SOURCE_CHECKS[first](_d(metric[first]), f"{path}.{first}")
+            errs += _SOURCE_CHECKS[first](as_dict(metric[first]), f"{path}.{first}")
     expected = _SOURCE_FIELDS.get(kind)
     if expected is not None:
         if metric.get(expected) is None:
@@ -475,16 +464,16 @@ def _target(target: dict[str, Any], path: str) -> list[FieldError]:
                 continue
             if q.value <= 0:
                 errs.append(invalid_typed(f"{path}.{key}", _q(q), "must be positive"))
-    utilization = _int(target.get("averageUtilization"))
+    utilization = as_int(target.get("averageUtilization"))
     if utilization is not None and utilization < 1:
         errs.append(invalid_typed(f"{path}.averageUtilization", utilization, "must be greater than 0"))
     return errs
 
 
 def _object_source(src: dict[str, Any], path: str, versions: bool = True) -> list[FieldError]:
-    target = _d(src.get("target"))
-    errs = _object_reference(_d(src.get("describedObject")), f"{path}.describedObject", False, versions)
-    errs += _identifier(_d(src.get("metric")), f"{path}.metric")
+    target = as_dict(src.get("target"))
+    errs = _object_reference(as_dict(src.get("describedObject")), f"{path}.describedObject", False, versions)
+    errs += _identifier(as_dict(src.get("metric")), f"{path}.metric")
     errs += _target(target, f"{path}.target")
     if target.get("value") is None and target.get("averageValue") is None:
         errs.append(required(f"{path}.target.averageValue", "must set either a target value or averageValue"))
@@ -492,8 +481,8 @@ def _object_source(src: dict[str, Any], path: str, versions: bool = True) -> lis
 
 
 def _external_source(src: dict[str, Any], path: str) -> list[FieldError]:
-    target = _d(src.get("target"))
-    errs = _identifier(_d(src.get("metric")), f"{path}.metric") + _target(target, f"{path}.target")
+    target = as_dict(src.get("target"))
+    errs = _identifier(as_dict(src.get("metric")), f"{path}.metric") + _target(target, f"{path}.target")
     if target.get("value") is None and target.get("averageValue") is None:
         errs.append(required(f"{path}.target.averageValue", "must set either a target value for metric or a per-pod "
                                                             "target"))
@@ -503,8 +492,8 @@ def _external_source(src: dict[str, Any], path: str) -> list[FieldError]:
 
 
 def _pods_source(src: dict[str, Any], path: str) -> list[FieldError]:
-    target = _d(src.get("target"))
-    errs = _identifier(_d(src.get("metric")), f"{path}.metric") + _target(target, f"{path}.target")
+    target = as_dict(src.get("target"))
+    errs = _identifier(as_dict(src.get("metric")), f"{path}.metric") + _target(target, f"{path}.target")
     if target.get("averageValue") is None:
         errs.append(required(f"{path}.target.averageValue", "must specify a positive target averageValue"))
     return errs
@@ -522,7 +511,7 @@ def _utilization_or_value(target: dict[str, Any], path: str) -> list[FieldError]
 
 
 def _resource_source(src: dict[str, Any], path: str) -> list[FieldError]:
-    target = _d(src.get("target"))
+    target = as_dict(src.get("target"))
     errs: list[FieldError] = []
     if not src.get("name"):
         errs.append(required(f"{path}.name", "must specify a resource name"))
@@ -530,7 +519,7 @@ def _resource_source(src: dict[str, Any], path: str) -> list[FieldError]:
 
 
 def _container_resource_source(src: dict[str, Any], path: str) -> list[FieldError]:
-    target = _d(src.get("target"))
+    target = as_dict(src.get("target"))
     errs: list[FieldError] = []
     name, container = str(src.get("name") or ""), str(src.get("container") or "")
     if not name:
@@ -553,7 +542,7 @@ POLICY_TYPES = ["Percent", "Pods"]
 def _scaling_rules(rules: dict[str, Any], path: str, tolerance_kept: bool) -> list[FieldError]:
     """validateScalingRules of a behavior's rules, defaulted."""
     errs: list[FieldError] = []
-    window = _int(rules.get("stabilizationWindowSeconds"))
+    window = as_int(rules.get("stabilizationWindowSeconds"))
     if window is not None and window < 0:
         errs.append(invalid_typed(f"{path}.stabilizationWindowSeconds", window, "must be greater than or equal to zero"))
     if window is not None and window > MAX_STABILIZATION_WINDOW_SECONDS:
@@ -562,16 +551,16 @@ def _scaling_rules(rules: dict[str, Any], path: str, tolerance_kept: bool) -> li
     select = rules.get("selectPolicy")
     if select is not None and select not in SELECT_POLICIES:
         errs.append(not_supported(f"{path}.selectPolicy", select, SELECT_POLICIES))
-    policies = _l(rules.get("policies"))
+    policies = as_list(rules.get("policies"))
     if not policies:
         errs.append(required(f"{path}.policies", "must specify at least one Policy"))
     for i, policy in enumerate(policies):
-        policy = _d(policy)
+        policy = as_dict(policy)
         at = f"{path}.policies[{i}]"
         kind = str(policy.get("type") or "")
         if kind not in POLICY_TYPES:
             errs.append(not_supported(f"{at}.type", kind, POLICY_TYPES))
-        value, period = _int(policy.get("value")) or 0, _int(policy.get("periodSeconds")) or 0
+        value, period = as_int(policy.get("value")) or 0, as_int(policy.get("periodSeconds")) or 0
         if value <= 0:
             errs.append(invalid_typed(f"{at}.value", value, "must be greater than zero"))
         if period <= 0:

@@ -13,6 +13,7 @@ from kexplain.admission.pod_spec_defaults import default_pod_spec
 from kexplain.apimachinery.fielderrors import FieldError, forbidden, invalid_message, invalid_typed
 from kexplain.apimachinery.kinds import api_group
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
+from kexplain.apimachinery.identity import as_dict
 
 IMMUTABLE = "field is immutable"
 STATEFULSET_FORBIDDEN = ("updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', "
@@ -29,10 +30,6 @@ JOB_IMMUTABLE = ("selector", "completionMode", "podFailurePolicy", "backoffLimit
                  "successPolicy")
 JOB_DEFAULTS = {"completionMode": "NonIndexed"}
 SCHEDULING_DIRECTIVES = ("nodeSelector", "tolerations", "schedulingGates")
-
-
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
 
 
 def same(a: Any, b: Any) -> bool:
@@ -64,12 +61,12 @@ def _priority_class(new: dict, old: dict, kube: KubeVersion) -> list[FieldError]
 
 
 def _selector(new: dict, old: dict, kube: KubeVersion) -> list[FieldError]:
-    return _immutable("spec.selector", _dict(new.get("spec")).get("selector"), _dict(old.get("spec")).get("selector"))
+    return _immutable("spec.selector", as_dict(new.get("spec")).get("selector"), as_dict(old.get("spec")).get("selector"))
 
 
 def _statefulset(new: dict, old: dict, kube: KubeVersion) -> list[FieldError]:
     def fixed(obj: dict) -> dict:
-        spec = {k: v for k, v in _dict(obj.get("spec")).items() if k not in STATEFULSET_MUTABLE}
+        spec = {k: v for k, v in as_dict(obj.get("spec")).items() if k not in STATEFULSET_MUTABLE}
         spec.setdefault("podManagementPolicy", "OrderedReady")
         templates = []
         for claim in spec.get("volumeClaimTemplates") or []:
@@ -83,7 +80,7 @@ def _statefulset(new: dict, old: dict, kube: KubeVersion) -> list[FieldError]:
 
 
 def _job(new: dict, old: dict, kube: KubeVersion) -> list[FieldError]:
-    spec, before = _dict(new.get("spec")), _dict(old.get("spec"))
+    spec, before = as_dict(new.get("spec")), as_dict(old.get("spec"))
     errs: list[FieldError] = []
     indexed = spec.get("completionMode") == "Indexed"
     if not indexed:
@@ -93,7 +90,7 @@ def _job(new: dict, old: dict, kube: KubeVersion) -> list[FieldError]:
         errs.append(invalid_typed("spec.completions", spec.get("completions"),
                                   "can only be modified in tandem with spec.parallelism"))
     errs += _immutable("spec.selector", spec.get("selector"), before.get("selector"))
-    errs += _job_template(spec, before, _dict(old.get("status")))
+    errs += _job_template(spec, before, as_dict(old.get("status")))
     for field in JOB_IMMUTABLE[1:]:
         default = JOB_DEFAULTS.get(field)
         errs += _immutable(f"spec.{field}", spec.get(field, default), before.get(field, default))
@@ -108,13 +105,13 @@ def _job_template(spec: dict, before: dict, status: dict) -> list[FieldError]:
         old_spec, new_spec = old.setdefault("spec", {}), template.get("spec") or {}
         for key in SCHEDULING_DIRECTIVES:
             _copy_key(new_spec, old_spec, key)
-        affinity = _dict(new_spec.get("affinity"))
-        old_affinity = _dict(old_spec.get("affinity"))
+        affinity = as_dict(new_spec.get("affinity"))
+        old_affinity = as_dict(old_spec.get("affinity"))
         old_affinity = {**old_affinity, "nodeAffinity": affinity.get("nodeAffinity")}
         old_spec["affinity"] = old_affinity if any(v is not None for v in old_affinity.values()) else None
         meta = old.setdefault("metadata", {})
         for key in ("labels", "annotations"):
-            _copy_key(_dict(template.get("metadata")), meta, key)
+            _copy_key(as_dict(template.get("metadata")), meta, key)
     return _immutable("spec.template", spec.get("template"), before.get("template")) \
         if not same(template, old) else []
 
@@ -135,27 +132,27 @@ def _template(value: Any) -> dict:
 
 
 def _pvc(new: dict, old: dict, kube: KubeVersion) -> list[FieldError]:
-    spec, before = copy.deepcopy(_dict(new.get("spec"))), copy.deepcopy(_dict(old.get("spec")))
-    notes = _dict(_dict(old.get("metadata")).get("annotations"))
+    spec, before = copy.deepcopy(as_dict(new.get("spec"))), copy.deepcopy(as_dict(old.get("spec")))
+    notes = as_dict(as_dict(old.get("metadata")).get("annotations"))
     if not before.get("volumeName"):
         before["volumeName"] = spec.get("volumeName")
     beta_class = "volume.beta.kubernetes.io/storage-class"
     if before.get("storageClassName") is None and spec.get("storageClassName") is not None \
             and beta_class not in notes:
         before["storageClassName"] = spec.get("storageClassName")     # (a class set where there was none)
-    if _dict(new.get("status")).get("phase") == "Bound":
-        requests = _dict(_dict(spec.get("resources")).get("requests"))
+    if as_dict(new.get("status")).get("phase") == "Bound":
+        requests = as_dict(as_dict(spec.get("resources")).get("requests"))
         if "storage" in requests:
             spec["resources"] = {**spec["resources"], "requests": {
-                **requests, "storage": _dict(_dict(before.get("resources")).get("requests")).get("storage")}}
+                **requests, "storage": as_dict(as_dict(before.get("resources")).get("requests")).get("storage")}}
         spec["volumeAttributesClassName"] = before.get("volumeAttributesClassName")
     errs = [] if same(spec, before) else [forbidden("spec", PVC_FORBIDDEN)]
-    return errs + _immutable("volumeMode", _dict(new.get("spec")).get("volumeMode"),
-                             _dict(old.get("spec")).get("volumeMode"))
+    return errs + _immutable("volumeMode", as_dict(new.get("spec")).get("volumeMode"),
+                             as_dict(old.get("spec")).get("volumeMode"))
 
 
 def _service(new: dict, old: dict, kube: KubeVersion) -> list[FieldError]:
-    spec, before = _dict(new.get("spec")), _dict(old.get("spec"))
+    spec, before = as_dict(new.get("spec")), as_dict(old.get("spec"))
     if "ExternalName" in (spec.get("type"), before.get("type")):
         return []
     old_ips = _cluster_ips(before)
@@ -185,7 +182,7 @@ def _pod(new: dict, old: dict, kube: KubeVersion) -> list[FieldError]:
     new, old = copy.deepcopy(new), copy.deepcopy(old)
     default_pod(new, kube)
     default_pod(old, kube)
-    spec, before = _dict(new.get("spec")), _dict(old.get("spec"))
+    spec, before = as_dict(new.get("spec")), as_dict(old.get("spec"))
     for field in ("containers", "initContainers"):
         if len(spec.get(field) or []) != len(before.get(field) or []):
             return [forbidden(f"spec.{field}", "pod updates may not add or remove containers")]
@@ -265,6 +262,6 @@ def update_refusal(new: dict[str, Any], old: dict[str, Any], kube: KubeVersion =
         return None
     group = api_group(new.get("apiVersion")) or ""
     kind = str(new.get("kind") or "")
-    name = _dict(new.get("metadata")).get("name")
+    name = as_dict(new.get("metadata")).get("name")
     return invalid_message(f"{kind}.{group}" if group else kind, str(name or ""), errs)
 

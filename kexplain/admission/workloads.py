@@ -16,7 +16,7 @@ from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.apimachinery.fielderrors import (FieldError, forbidden, go_quote, invalid, invalid_typed, invalid_message, not_supported,
                           required)
 from kexplain.apimachinery.names import is_dns1123_label, is_dns1123_subdomain, validate_labels
-from kexplain.apimachinery.identity import generated_name, object_uid
+from kexplain.apimachinery.identity import as_dict, as_int, generated_name, object_uid
 from kexplain.apimachinery.unstructured import copy_json
 from kexplain.admission import defaults, gated_fields
 from kexplain.admission.decode import SCHEMAS, check_decodes
@@ -51,10 +51,6 @@ JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
 CONTROLLER_UID_LABEL = "batch.kubernetes.io/controller-uid"
 LEGACY_JOB_NAME_LABEL = "job-name"
 LEGACY_CONTROLLER_UID_LABEL = "controller-uid"
-
-
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
 
 
 def qualified_kind(kind: str) -> str:
@@ -104,7 +100,7 @@ def _selector_value(selector: Any) -> Any:
     if selector.get("matchExpressions"):
         exprs = []
         for e in selector["matchExpressions"]:
-            e = _dict(e)
+            e = as_dict(e)
             item: dict[str, Any] = {"key": e.get("key") or "", "operator": e.get("operator") or ""}
             if e.get("values"):
                 item["values"] = list(e["values"])
@@ -113,12 +109,8 @@ def _selector_value(selector: Any) -> Any:
     return out
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def _nonnegative(spec: dict, key: str, path: str) -> list[FieldError]:
-    value = _int(spec.get(key))
+    value = as_int(spec.get(key))
     return [invalid_typed(path, value, NEGATIVE)] if value is not None and value < 0 else []
 
 
@@ -149,7 +141,7 @@ class _Selector:
 
     def matches(self, labels: Any) -> bool:
         assert self.parsed is not None
-        return self.parsed.matches({str(k): str(v) for k, v in _dict(labels).items()})
+        return self.parsed.matches({str(k): str(v) for k, v in as_dict(labels).items()})
 
 
 def _selector_errors(spec: dict, path: str, what: str, required_: bool) -> list[FieldError]:
@@ -167,20 +159,20 @@ def _selector_errors(spec: dict, path: str, what: str, required_: bool) -> list[
 
 def _template_meta_errors(template: dict, path: str) -> list[FieldError]:
     """ValidatePodTemplateSpec's metadata part: the template's labels and annotations."""
-    tmeta = _dict(template.get("metadata"))
+    tmeta = as_dict(template.get("metadata"))
     return validate_labels(tmeta.get("labels"), f"{path}.labels") + \
         validate_annotations(tmeta.get("annotations"), f"{path}.annotations")
 
 
 def _mismatch(selector: _Selector, template: dict, path: str) -> list[FieldError]:
-    labels = _dict(template.get("metadata")).get("labels")
+    labels = as_dict(template.get("metadata")).get("labels")
     if selector.matches(labels):
         return []
     return [invalid_typed(f"{path}.metadata.labels", _labels_value(labels), SELECTOR_MISMATCH)]
 
 
 def _restart_always(template: dict, path: str, what: str) -> list[FieldError]:
-    spec = _dict(template.get("spec"))
+    spec = as_dict(template.get("spec"))
     errs: list[FieldError] = []
     policy = spec.get("restartPolicy") or "Always"
     if policy != "Always":
@@ -210,16 +202,16 @@ def _deployment_or_replicaset(spec: dict, deployment: bool) -> list[FieldError]:
     if not selector.ok:
         errs.append(invalid_typed("spec.selector", _selector_value(spec.get("selector")), "invalid label selector"))
     else:
-        errs += _replicaset_template(selector, _dict(spec.get("template")), "spec.template")
+        errs += _replicaset_template(selector, as_dict(spec.get("template")), "spec.template")
     if deployment:
         errs += _nonnegative(spec, "minReadySeconds", "spec.minReadySeconds")
         errs += _nonnegative(spec, "revisionHistoryLimit", "spec.revisionHistoryLimit")
-        deadline = _int(spec.get("progressDeadlineSeconds"))
+        deadline = as_int(spec.get("progressDeadlineSeconds"))
         deadline = 600 if spec.get("progressDeadlineSeconds") is None else deadline
         if deadline is not None:
             if deadline < 0:
                 errs.append(invalid_typed("spec.progressDeadlineSeconds", deadline, NEGATIVE))
-            if deadline <= (_int(spec.get("minReadySeconds")) or 0):
+            if deadline <= (as_int(spec.get("minReadySeconds")) or 0):
                 errs.append(invalid_typed("spec.progressDeadlineSeconds", deadline,
                                           "must be greater than minReadySeconds"))
     return errs
@@ -239,10 +231,10 @@ def _statefulset(spec: dict) -> list[FieldError]:
                                           ["Retain", "Delete"]))
     errs += _nonnegative(spec, "replicas", "spec.replicas")
     errs += _nonnegative(spec, "minReadySeconds", "spec.minReadySeconds")
-    errs += _nonnegative(_dict(spec.get("ordinals")), "start", "spec.ordinals.start")
+    errs += _nonnegative(as_dict(spec.get("ordinals")), "start", "spec.ordinals.start")
     errs += _selector_errors(spec, "spec.selector", "statefulset", True)
     selector = _Selector(spec.get("selector"))
-    template = _dict(spec.get("template"))
+    template = as_dict(spec.get("template"))
     if not selector.ok:
         errs.append(invalid_typed("spec.selector", _selector_value(spec.get("selector")), ""))
     else:
@@ -257,7 +249,7 @@ def _daemonset(spec: dict) -> list[FieldError]:
     selector_raw = spec.get("selector")
     errs = validate_label_selector(selector_raw, "spec.selector") if isinstance(selector_raw, dict) else []
     selector = _Selector(selector_raw)
-    template = _dict(spec.get("template"))
+    template = as_dict(spec.get("template"))
     if selector.ok:
         errs += _mismatch(selector, template, "spec.template")
     if isinstance(selector_raw, dict) and not (selector_raw.get("matchLabels") or selector_raw.get("matchExpressions")):
@@ -275,10 +267,10 @@ def _job_spec(spec: dict, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     for key in ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished"):
         errs += _nonnegative(spec, key, f"{path}.{key}")
-    template = _dict(spec.get("template"))
+    template = as_dict(spec.get("template"))
     tpath = f"{path}.template"
     errs += _template_meta_errors(template, tpath)
-    policy = _dict(template.get("spec")).get("restartPolicy") or "Always"
+    policy = as_dict(template.get("spec")).get("restartPolicy") or "Always"
     if policy not in JOB_RESTART_POLICIES:
         errs.append(not_supported(f"{tpath}.spec.restartPolicy", policy, JOB_RESTART_POLICIES))
     elif policy == "OnFailure" and spec.get("podFailurePolicy") is not None:
@@ -289,7 +281,7 @@ def _job_spec(spec: dict, path: str) -> list[FieldError]:
 
 def _has_label(template: dict, key: str, expected: str) -> list[FieldError]:
     """ValidateHasLabel on the template's metadata."""
-    labels = _dict(_dict(template.get("metadata")).get("labels"))
+    labels = as_dict(as_dict(template.get("metadata")).get("labels"))
     path = f"spec.template.metadata.labels[{key}]"
     if key not in labels:
         return [required(path, f"must be '{expected}'")]
@@ -299,10 +291,10 @@ def _has_label(template: dict, key: str, expected: str) -> list[FieldError]:
 
 
 def _job(job: dict) -> list[FieldError]:
-    spec = _dict(job.get("spec"))
-    name = _dict(job.get("metadata")).get("name") or ""
+    spec = as_dict(job.get("spec"))
+    name = as_dict(job.get("metadata")).get("name") or ""
     errs: list[FieldError] = []
-    template = _dict(spec.get("template"))
+    template = as_dict(spec.get("template"))
     if spec.get("manualSelector") is not True and isinstance(spec.get("selector"), dict):
         uid = object_uid(job)
         errs += _has_label(template, CONTROLLER_UID_LABEL, uid)
@@ -323,7 +315,7 @@ def _job(job: dict) -> list[FieldError]:
 
 
 def _cronjob(cronjob: dict) -> list[FieldError]:
-    spec = _dict(cronjob.get("spec"))
+    spec = as_dict(cronjob.get("spec"))
     errs: list[FieldError] = []
     if not spec.get("schedule"):
         errs.append(required("spec.schedule"))
@@ -331,7 +323,7 @@ def _cronjob(cronjob: dict) -> list[FieldError]:
     policy = spec.get("concurrencyPolicy") or "Allow"
     if policy not in ("Allow", "Forbid", "Replace"):
         errs.append(not_supported("spec.concurrencyPolicy", policy, ["Allow", "Forbid", "Replace"]))
-    job_spec = _dict(_dict(spec.get("jobTemplate")).get("spec"))
+    job_spec = as_dict(as_dict(spec.get("jobTemplate")).get("spec"))
     errs += _job_spec(job_spec, "spec.jobTemplate.spec")
     if job_spec.get("selector") is not None:
         errs.append(invalid_typed("spec.jobTemplate.spec.selector", _selector_value(job_spec["selector"]),
@@ -346,15 +338,15 @@ def _cronjob(cronjob: dict) -> list[FieldError]:
 def _replication_controller(spec: dict) -> list[FieldError]:
     errs = _nonnegative(spec, "replicas", "spec.replicas")
     errs += _nonnegative(spec, "minReadySeconds", "spec.minReadySeconds")
-    template = _dict(spec.get("template"))
+    template = as_dict(spec.get("template"))
     selector = spec.get("selector")
     if not isinstance(selector, dict) or not selector:   # defaulted to the template's labels
-        selector = _dict(_dict(template.get("metadata")).get("labels"))
+        selector = as_dict(as_dict(template.get("metadata")).get("labels"))
     if not selector:
         errs.append(required("spec.selector"))
-    elif any(_dict(_dict(template.get("metadata")).get("labels")).get(k) != v for k, v in selector.items()):
+    elif any(as_dict(as_dict(template.get("metadata")).get("labels")).get(k) != v for k, v in selector.items()):
         errs.append(invalid_typed("spec.template.metadata.labels",
-                                  _labels_value(_dict(template.get("metadata")).get("labels")), SELECTOR_MISMATCH))
+                                  _labels_value(as_dict(template.get("metadata")).get("labels")), SELECTOR_MISMATCH))
     errs += _template_meta_errors(template, "spec.template")
     errs += _restart_always(template, "spec.template", "ReplicationController")
     return errs
@@ -378,7 +370,7 @@ def validate_workload(obj: dict) -> list[FieldError]:
     if kind == "Job":
         generate_job_selector(work)
     errs = validate_object_meta(meta, True, _NAME_FNS.get(kind, is_dns1123_subdomain))
-    spec = _dict(work.get("spec"))
+    spec = as_dict(work.get("spec"))
     if kind in ("Deployment", "ReplicaSet"):
         errs += _deployment_or_replicaset(spec, kind == "Deployment")
     elif kind == "StatefulSet":
@@ -503,7 +495,7 @@ def workload_warnings(warnings: list[str], workload: Any) -> list[str]:
     Security's warning is the workload's (`Deployment shop/web: Warning: ...`)."""
     if not isinstance(workload, dict) or workload.get("kind") in (None, "Pod"):
         return warnings
-    meta = _dict(workload.get("metadata"))
+    meta = as_dict(workload.get("metadata"))
     who = f"{workload.get('kind')} {meta.get('namespace') or 'default'}/{generated_name(workload)}"
     out = []
     for w in warnings:

@@ -17,6 +17,16 @@ def as_dict(value: Any) -> dict:
     return value if isinstance(value, dict) else {}
 
 
+def as_list(value: Any) -> list:
+    """A field read as a list: a missing or malformed one reads as empty."""
+    return value if isinstance(value, list) else []
+
+
+def as_int(value: Any) -> int | None:
+    """A field read as an integer: None when missing or of another type (a bool is none)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 _NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"   # apimachinery utilrand: no vowels, no 0/1/3
 _NAME_SUFFIX_LENGTH = 5
 

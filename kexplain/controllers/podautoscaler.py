@@ -13,7 +13,7 @@ from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.admission.pipeline import is_stored
 from kexplain.admission.validate_policy import QUALIFIED, validate_hpa
 from kexplain.apimachinery.fielderrors import invalid_message
-from kexplain.apimachinery.identity import as_dict
+from kexplain.apimachinery.identity import as_dict, as_int
 
 KIND = "HorizontalPodAutoscaler"
 SCALABLE_KINDS = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
@@ -22,10 +22,6 @@ BELOW_MIN = "Current number of replicas below Spec.MinReplicas"
 SCALING_DISABLED = "scaling is disabled since the replica count of the target is zero"
 
 Objects = list[tuple[dict[str, Any], Source]]
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _key(kind: str, namespace: Any, name: Any) -> tuple[str, str, str]:
@@ -89,9 +85,9 @@ def desired_replicas(hpa: dict[str, Any], replicas: int) -> tuple[int, str]:
     """What one reconcile of `hpa` sets the target's replicas to, before it reads a metric, and
     why ("" when it leaves them to the metrics, or disabled)."""
     spec = as_dict(hpa.get("spec"))
-    minimum = _int(spec.get("minReplicas"))
+    minimum = as_int(spec.get("minReplicas"))
     minimum = 1 if minimum is None else minimum
-    maximum = _int(spec.get("maxReplicas"))
+    maximum = as_int(spec.get("maxReplicas"))
     if replicas == 0 and minimum != 0:
         return 0, ""
     if maximum is not None and replicas > maximum:
@@ -126,7 +122,7 @@ class Reconciled:
 def reconciled(obj: dict[str, Any], hpas: list[dict[str, Any]]) -> Reconciled:
     """The reconciles of `hpas` on `obj`, resync after resync, until none rescales it (AmbiguousSelector
     stops metrics once several are within bounds); conflicting bounds flip and the largest is kept."""
-    written = _int(as_dict(obj.get("spec")).get("replicas"))
+    written = as_int(as_dict(obj.get("spec")).get("replicas"))
     replicas = current = 1 if written is None else written
     steps: list[Step] = []
     visited = [current]                 # the count after each rescale
@@ -189,7 +185,7 @@ def _said(obj: dict[str, Any], done: Reconciled) -> str:
             return f"{head}: {SCALING_DISABLED} (the pods are explained at 0 replicas)"
         spec = as_dict(hpa.get("spec"))
         return (f"{head} leaves spec.replicas at {done.replicas} until its metrics say otherwise (kexplain reads no "
-                f"metrics: the HPA may set any count from {_int(spec.get('minReplicas')) or 1} to "
+                f"metrics: the HPA may set any count from {as_int(spec.get('minReplicas')) or 1} to "
                 f"{spec.get('maxReplicas')})")
     names = [_ref(h) for h in done.hpas]
     head = f"{who}: HorizontalPodAutoscalers {', '.join(names[:-1])} and {names[-1]} all target it"

@@ -224,11 +224,11 @@ class Redactor:
         if not isinstance(aff, dict):
             return aff
         out: Obj = {}
+        req = "requiredDuringSchedulingIgnoredDuringExecution"
+        pref = "preferredDuringSchedulingIgnoredDuringExecution"
         na = aff.get("nodeAffinity")
         if isinstance(na, dict):
             out["nodeAffinity"] = {}
-            req = "requiredDuringSchedulingIgnoredDuringExecution"
-            pref = "preferredDuringSchedulingIgnoredDuringExecution"
             if req in na:
                 out["nodeAffinity"][req] = self.node_selector(na[req])
             if pref in na:
@@ -240,8 +240,6 @@ class Redactor:
             if not isinstance(pa, dict):
                 continue
             out[key] = {}
-            req = "requiredDuringSchedulingIgnoredDuringExecution"
-            pref = "preferredDuringSchedulingIgnoredDuringExecution"
             if req in pa:
                 out[key][req] = [self.pod_affinity_term(t) for t in pa[req] or []]
             if pref in pa:
@@ -268,8 +266,7 @@ class Redactor:
         return [{**t, **({"value": self.token(t["value"])} if "value" in t else {})}
                 for t in tols if isinstance(t, dict)]
 
-    def taints(self, taints: Any) -> Any:
-        return self.tolerations(taints)
+    taints = tolerations        # (a taint's value is a toleration's)
 
     def scrub(self, value: Any, key: str = "") -> Any:
         """A volume source: every string becomes a token, except the kinds of things
@@ -493,8 +490,7 @@ class Redactor:
         spec = svc.get("spec") or {}
         return {"spec": {"selector": self.labels(spec["selector"])} if "selector" in spec else {}}
 
-    def _ReplicationController(self, rc: Obj) -> Obj:
-        return self._Service(rc)
+    _ReplicationController = _Service        # (its selector is a map, as a Service's)
 
     def _ReplicaSet(self, rs: Obj) -> Obj:
         spec = rs.get("spec") or {}
@@ -503,8 +499,7 @@ class Redactor:
             out["selector"] = self.selector(spec["selector"])
         return {"spec": out}
 
-    def _StatefulSet(self, sts: Obj) -> Obj:
-        return self._ReplicaSet(sts)
+    _StatefulSet = _ReplicaSet
 
     # -- Dynamic Resource Allocation -----------------------------------------------------------
     def _DeviceClass(self, cls: Obj) -> Obj:

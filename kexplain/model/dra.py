@@ -8,6 +8,8 @@ from collections.abc import Mapping    # not typing.Mapping: its isinstance goes
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from kexplain.apimachinery.identity import as_list
+
 EXACT_COUNT = "ExactCount"
 ALL = "All"
 
@@ -27,14 +29,10 @@ def _map(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
 def _selectors(raw: Any) -> tuple[str | None, ...]:
     """CEL expressions of `selectors`; None for a selector without `cel` (unsupported type)."""
     out: list[str | None] = []
-    for sel in _list(raw):
+    for sel in as_list(raw):
         cel = _map(sel).get("cel")
         out.append(str(_map(cel).get("expression", "")) if isinstance(cel, Mapping) else None)
     return tuple(out)
@@ -89,8 +87,8 @@ class Device:
     @classmethod
     def from_obj(cls, raw: Mapping[str, Any], driver: str) -> "Device":
         return cls(str(raw.get("name") or ""), driver, dict(_map(raw.get("attributes"))),
-                   dict(_map(raw.get("capacity"))), bool(_list(raw.get("consumesCounters"))),
-                   bool(_list(raw.get("bindingConditions"))), raw)
+                   dict(_map(raw.get("capacity"))), bool(as_list(raw.get("consumesCounters"))),
+                   bool(as_list(raw.get("bindingConditions"))), raw)
 
     def attribute(self, qualified: str) -> Attribute | None:
         """lookupAttribute: the attribute by its fully qualified name, or by its bare name when
@@ -131,8 +129,8 @@ class ResourceSlice:
             node_name=str(spec.get("nodeName") or ""), all_nodes=spec.get("allNodes") is True,
             node_selector=selector if isinstance(selector, Mapping) else None,
             per_device_node_selection=None if per_device is None else bool(per_device),
-            shared_counters=bool(_list(spec.get("sharedCounters"))),
-            devices=tuple(Device.from_obj(_map(d), driver) for d in _list(spec.get("devices"))), raw=spec)
+            shared_counters=bool(as_list(spec.get("sharedCounters"))),
+            devices=tuple(Device.from_obj(_map(d), driver) for d in as_list(spec.get("devices"))), raw=spec)
 
 
 def _int(value: Any, default: int = 0) -> int:
@@ -182,7 +180,7 @@ class Request:
         exactly = raw.get("exactly")
         # A subrequest has no adminAccess field: whatever one carries is not read.
         subs = tuple(replace(ExactRequest.from_obj(_map(s), str(_map(s).get("name") or "")), admin_access=None)
-                     for s in _list(raw.get("firstAvailable")))
+                     for s in as_list(raw.get("firstAvailable")))
         return cls(name, ExactRequest.from_obj(exactly, name) if isinstance(exactly, Mapping) else None, subs)
 
 
@@ -195,7 +193,7 @@ class Constraint:
     @classmethod
     def from_obj(cls, raw: Mapping[str, Any]) -> "Constraint":
         attr, distinct = raw.get("matchAttribute"), raw.get("distinctAttribute")
-        return cls(tuple(str(r) for r in _list(raw.get("requests"))), None if attr is None else str(attr),
+        return cls(tuple(str(r) for r in as_list(raw.get("requests"))), None if attr is None else str(attr),
                    None if distinct is None else str(distinct))
 
 
@@ -224,7 +222,7 @@ class Allocation:
         results = tuple(DeviceResult(str(r.get("request") or ""), str(r.get("driver") or ""),
                                      str(r.get("pool") or ""), str(r.get("device") or ""),
                                      r.get("adminAccess") is True)
-                        for r in map(_map, _list(_map(raw.get("devices")).get("results"))))
+                        for r in map(_map, as_list(_map(raw.get("devices")).get("results"))))
         selector = raw.get("nodeSelector")
         return cls(results, selector if isinstance(selector, Mapping) else None)
 
@@ -246,16 +244,16 @@ class ResourceClaim:
     def from_obj(cls, obj: Mapping[str, Any]) -> "ResourceClaim":
         meta, spec, status = _meta(obj), _spec(obj), _map(obj.get("status"))
         devices = _map(spec.get("devices"))
-        controller = next((str(o.get("uid") or "") for o in map(_map, _list(meta.get("ownerReferences")))
+        controller = next((str(o.get("uid") or "") for o in map(_map, as_list(meta.get("ownerReferences")))
                            if o.get("controller") is True), None)
         allocation = status.get("allocation")
         return cls(
             namespace=str(meta.get("namespace") or "default"), name=str(meta.get("name") or ""),
             uid=str(meta.get("uid") or ""),
-            requests=tuple(Request.from_obj(_map(r)) for r in _list(devices.get("requests"))),
-            constraints=tuple(Constraint.from_obj(_map(c)) for c in _list(devices.get("constraints"))),
+            requests=tuple(Request.from_obj(_map(r)) for r in as_list(devices.get("requests"))),
+            constraints=tuple(Constraint.from_obj(_map(c)) for c in as_list(devices.get("constraints"))),
             allocation=Allocation.from_obj(allocation) if isinstance(allocation, Mapping) else None,
-            reserved_for=tuple(str(_map(r).get("uid") or "") for r in _list(status.get("reservedFor"))),
+            reserved_for=tuple(str(_map(r).get("uid") or "") for r in as_list(status.get("reservedFor"))),
             controller_uid=controller, deleting=bool(meta.get("deletionTimestamp")), raw=obj)
 
     @property
