@@ -37,6 +37,15 @@ def node_memo(snapshot: "Snapshot") -> NodeMemo:
     return snapshot.cached(MEMO_KEY, NodeMemo, unchanged_by_bind)
 
 
+def share_node_memo(parent: "Snapshot", child: "Snapshot") -> "Snapshot":
+    """`child`, made from `parent`'s NodeInfos with a few replaced or added (a suggestion's changed
+    cluster), reading and adding to `parent`'s memo: a node-local answer depends on the pod, the
+    plugin's args and that very NodeInfo, never on the snapshot holding it (the tables hold each
+    NodeInfo they answer for, so its id names it)."""
+    child.cached(MEMO_KEY, lambda: node_memo(parent), unchanged_by_bind)
+    return child
+
+
 def memoized(table: dict[int, tuple["NodeInfo", T]], snapshot: "Snapshot", nodes: Sequence["NodeInfo"],
              compute: Callable[[Sequence["NodeInfo"]], list[T]]) -> list[T]:
     """`compute(nodes)`, with the answers `table` holds for these very NodeInfos looked up by id."""
