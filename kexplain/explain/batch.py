@@ -51,7 +51,8 @@ class CopyRecord:
         node = placement.node
         info = placement.inputs.snapshot.get(node) if node is not None else None
         zone = zone_of(info.node.labels) if info is not None else ""
-        return cls(placement.inputs.pod.name, node, placement.trace.result.status, zone, summarize(placement.trace))
+        return cls(placement.inputs.pod.name, node, placement.trace.result.status, zone,
+                   summarize(placement.trace, shared=placement.shared))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "node": self.node, "status": self.status}

@@ -8,10 +8,15 @@ from kexplain.framework.trace import SCHEDULED, NodeScores, Trace
 
 TOP_NODES = 3
 _REJECTED = frozenset({"Unschedulable", "UnschedulableAndUnresolvable", "Error"})
+# Shared traces' rejections counted, by the identity of the `filter` and `pre_filter` read (held,
+# so that their ids name them); more than the shapes a batch holds (`shared_cycles.SHAPES_KEPT`).
+SHARED_KEPT = 64
+_COUNTED: dict[tuple[int, int], tuple[Any, Any, list[dict[str, Any]]]] = {}
 
 
-def summarize(trace: Trace, top: int = TOP_NODES) -> dict[str, Any]:
-    """The compact record of one attempt: search, top nodes, rejections by plugin and reason, and the event."""
+def summarize(trace: Trace, top: int = TOP_NODES, shared: bool = False) -> dict[str, Any]:
+    """The compact record of one attempt: search, top nodes, rejections by plugin and reason, and the event
+    (`shared`: a trace that shares its cycle with others, whose rejections are counted once)."""
     out: dict[str, Any] = {}
     result = trace.result
     kubelet = trace.extra.get("kubelet") or {}
@@ -30,7 +35,7 @@ def summarize(trace: Trace, top: int = TOP_NODES) -> dict[str, Any]:
         out["top"] = _top(trace.score, result.suggested_host, top)
     if trace.extra.get("tieBreak") == "random":     # before 1.35: one of these, picked at random
         out["randomPickAmong"] = len(result.selected_nodes)
-    rejected = _rejected(trace)
+    rejected = _rejected(trace) if shared else _counted(trace)
     if rejected:
         out["rejected"] = rejected
     return out
@@ -46,7 +51,19 @@ def _top(score: Mapping[str, dict[str, Any]], chosen: str | None, n: int) -> lis
 
 
 def _rejected(trace: Trace) -> list[dict[str, Any]]:
-    """Per (plugin, reason), the nodes Filter rejected for it; PreFilter's rejection as one entry."""
+    """Per (plugin, reason), the nodes Filter rejected for it; PreFilter's rejection as one entry.
+    The pods of a shape that share a cycle share its `filter` and `pre_filter`
+    (`kexplain.explain.shared_cycles`): counted once for them (`_COUNTED`), each given its own copy."""
+    key = (id(trace.filter), id(trace.pre_filter))
+    found = _COUNTED.get(key)
+    if found is None or found[0] is not trace.filter or found[1] is not trace.pre_filter:
+        if len(_COUNTED) >= SHARED_KEPT:
+            _COUNTED.clear()
+        found = _COUNTED[key] = (trace.filter, trace.pre_filter, _counted(trace))
+    return [dict(entry) for entry in found[2]]
+
+
+def _counted(trace: Trace) -> list[dict[str, Any]]:
     counts: dict[tuple[str, tuple[str, ...]], int] = {}
     for verdict in (trace.filter or {}).values():
         plugin = verdict.get("plugin")

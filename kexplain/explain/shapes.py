@@ -1,6 +1,7 @@
 """Pending pods that only their names tell apart (`pending_key`), explained once and renamed."""
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import replace
 from typing import Any
@@ -19,13 +20,17 @@ def renamed(trace: Trace, first: PodInfo, pod: PodInfo) -> Trace:
 
 
 def _rename(value: Any, old: re.Pattern[str], new_key: str, first: PodInfo, new_name: str) -> Any:
+    """`value` with `first` renamed; a part that does not name it is the very same object (no
+    copy: a trace is read only once made, and the pods of a shape share what does not name them)."""
     if isinstance(value, str):
-        return old.sub(new_key, value)
+        return old.sub(new_key, value) if first.key in value else value
     if isinstance(value, list):
-        return [_rename(v, old, new_key, first, new_name) for v in value]
+        items = [_rename(v, old, new_key, first, new_name) for v in value]
+        return value if all(map(operator.is_, items, value)) else items
     if isinstance(value, dict):
         out = {k: _rename(v, old, new_key, first, new_name) for k, v in value.items()}
         if out.get("kind") == "Pod" and (out.get("namespace"), out.get("name")) == (first.namespace, first.name):
             out["name"] = new_name
-        return out
+            return out
+        return value if all(map(operator.is_, out.values(), value.values())) else out
     return value

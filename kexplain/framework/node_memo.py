@@ -11,6 +11,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from kexplain.model.snapshot import Snapshot
 
 MEMO_KEY = "framework/node-local"
+MEMBERS_KEY = "framework/node-ids"     # the ids of a snapshot's own NodeInfos (it holds them)
 MAX_KEYS = 64            # (plugin, profile, pod) keys kept; the least recently used goes first
 T = Any
 _ANSWER = itemgetter(1)         # of a table's (NodeInfo, answer)
@@ -37,22 +38,46 @@ def node_memo(snapshot: "Snapshot") -> NodeMemo:
     return snapshot.cached(MEMO_KEY, NodeMemo, unchanged_by_bind)
 
 
+def share_node_memo(parent: "Snapshot", child: "Snapshot") -> "Snapshot":
+    """`child`, made from `parent`'s NodeInfos with a few replaced or added (a suggestion's changed
+    cluster), reading and adding to `parent`'s memo: a node-local answer depends on the pod, the
+    plugin's args and that very NodeInfo, never on the snapshot holding it (the tables hold each
+    NodeInfo they answer for, so its id names it)."""
+    child.cached(MEMO_KEY, lambda: node_memo(parent), unchanged_by_bind)
+    return child
+
+
 def memoized(table: dict[int, tuple["NodeInfo", T]], snapshot: "Snapshot", nodes: Sequence["NodeInfo"],
              compute: Callable[[Sequence["NodeInfo"]], list[T]]) -> list[T]:
     """`compute(nodes)`, with the answers `table` holds for these very NodeInfos looked up by id."""
-    found = list(map(table.get, map(id, nodes)))
+    ids = list(map(id, nodes))
+    found = list(map(table.get, ids))
     if all(found):                  # (every node answered before: the common case of a cycle)
         return list(map(_ANSWER, found))
+    if not any(found):              # (none: a pod's first cycle)
+        answers = list(compute(nodes))
+        _keep(table, snapshot, ids, nodes, answers)
+        return answers
     out: list[T] = [f[1] if f is not None else None for f in found]
     missing = [k for k, f in enumerate(found) if f is None]
-    if missing:
-        todo = nodes if len(missing) == len(nodes) else [nodes[k] for k in missing]
-        if len(table) > 2 * len(snapshot.node_infos):      # mostly NodeInfos binds replaced since
-            table.clear()
-        by_name = snapshot.get
-        for k, answer in zip(missing, compute(todo)):
-            out[k] = answer
-            ni = nodes[k]
-            if by_name(ni.name) is ni:
-                table[id(ni)] = (ni, answer)
+    todo = [nodes[k] for k in missing]
+    answers = compute(todo)
+    for k, answer in zip(missing, answers):
+        out[k] = answer
+    _keep(table, snapshot, [ids[k] for k in missing], todo, answers)
     return out
+
+
+def _keep(table: dict[int, tuple["NodeInfo", T]], snapshot: "Snapshot", ids: list[int],
+          nodes: Sequence["NodeInfo"], answers: Sequence[T]) -> None:
+    """The answers of the nodes that are the snapshot's own (not a copy a plugin changes, as
+    preemption's dry run does), put in `table`; in one step when all are."""
+    if len(table) > 2 * len(snapshot.node_infos):      # mostly NodeInfos binds replaced since
+        table.clear()
+    members = snapshot.cached(MEMBERS_KEY, lambda: frozenset(map(id, snapshot.node_infos)))
+    if members.issuperset(ids):
+        table.update(zip(ids, zip(nodes, answers)))
+        return
+    for key, ni, answer in zip(ids, nodes, answers):
+        if key in members:
+            table[key] = (ni, answer)

@@ -104,6 +104,31 @@ def _sift(plugin: str, alive: Sequence[int], statuses: Sequence[Status], verdict
     return passed
 
 
+_STATUSES_KEPT = 4096     # distinct Filter statuses a framework keeps to share
+
+
+def _interned(statuses: list[Status], pool: dict[tuple[int, tuple[str, ...], str], Status]) -> list[Status]:
+    """A plugin's Filter statuses with equal ones made one object (the first met): a plugin may
+    answer "Insufficient cpu" with a new Status per node, and filterAll shares an entry between
+    nodes whose statuses are the same objects (`kexplain.framework.schedule`), as the trace's
+    JSON writes a container met again once. A code is a singleton: its id stands for it."""
+    out = statuses
+    for i, s in enumerate(statuses):
+        if s.code is _SUCCESS_CODE:
+            continue
+        key = (id(s.code), s.reasons, s.plugin)
+        kept = pool.get(key)
+        if kept is None:
+            if len(pool) >= _STATUSES_KEPT:
+                pool.clear()
+            kept = pool[key] = s
+        elif kept is not s:
+            if out is statuses:
+                out = list(statuses)
+            out[i] = kept
+    return out
+
+
 class Framework:
     """One profile's plugins, bound to a snapshot. Also the `Handle` plugins receive."""
 
@@ -195,9 +220,10 @@ class Framework:
                          nodes: "Sequence[NodeInfo]") -> list[Status]:
         """`pl.filter_nodes`, through the node memo when the plugin is node-local."""
         table = self._node_local(pl, pod, "filter")
+        pool = self.__dict__.setdefault("_statuses", {})
         if table is None:
-            return pl.filter_nodes(state, pod, nodes)
-        return memoized(table, self.snapshot, nodes, lambda todo: pl.filter_nodes(state, pod, todo))
+            return _interned(pl.filter_nodes(state, pod, nodes), pool)
+        return memoized(table, self.snapshot, nodes, lambda todo: _interned(pl.filter_nodes(state, pod, todo), pool))
 
     def _filter_segments(self, skip: frozenset[str]) -> list[tuple[Plugin, ...]]:
         """The Filter plugins not skipped, each run of node-local ones one segment (`_filter_run`)."""

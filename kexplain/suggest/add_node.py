@@ -12,8 +12,7 @@ from kexplain.apimachinery.labels import LABEL_HOSTNAME
 from kexplain.apimachinery.quantity import format_bytes, format_milli
 from kexplain.framework.status import Code
 from kexplain.model.nodeinfo import Node, NodeInfo
-from kexplain.model.nodeselector import DOES_NOT_EXIST, EXISTS, GT, IN, LT, NOT_IN, ParsedTerm, is_empty_term, \
-    parse_int64
+from kexplain.model.nodeselector import DOES_NOT_EXIST, EXISTS, GT, IN, LT, NOT_IN, is_empty_term, parse_int64
 from kexplain.model.taints import taint_to_string
 from kexplain.plugins.names import DYNAMIC_RESOURCES, INTER_POD_AFFINITY, NODE_AFFINITY, NODE_PORTS, NODE_RESOURCES_FIT, \
     NODE_UNSCHEDULABLE, NODE_VOLUME_LIMITS, POD_TOPOLOGY_SPREAD, TAINT_TOLERATION
@@ -21,6 +20,7 @@ from kexplain.suggest.change import Candidate, node_ref
 from kexplain.suggest.context import Context
 from kexplain.suggest.dra import node_facts, pending_requests
 from kexplain.suggest.node_selection import REQUIRED_PATH, selection_only
+from kexplain.suggest.parsed_terms import compiled_expression, compiled_term
 from kexplain.suggest.tolerations import taint_key, untolerated
 from kexplain.suggest.uncordon import CORDON_TAINT_KEY
 
@@ -61,7 +61,7 @@ def _labels_for(ctx: Context, node: Node) -> dict[str, str | None] | None:
     if required is not None:
         best: dict[str, str | None] | None = None
         for term in required.get("nodeSelectorTerms") or []:
-            if is_empty_term(term) or ParsedTerm.parse(term).errors or term.get("matchFields"):
+            if is_empty_term(term) or compiled_term(term).errors or term.get("matchFields"):
                 continue
             edits = _term_labels(term, node)
             if edits is not None and (best is None or len(edits) < len(best)):
@@ -80,7 +80,7 @@ def _labels_for(ctx: Context, node: Node) -> dict[str, str | None] | None:
 def _term_labels(term: Mapping[str, Any], node: Node) -> dict[str, str | None] | None:
     edits: dict[str, str | None] = {}
     for expr in term.get("matchExpressions") or []:
-        if ParsedTerm.parse({"matchExpressions": [expr]}).matches(node):
+        if compiled_expression(expr).matches(node):
             continue
         op, key, values = expr.get("operator"), expr.get("key", ""), [str(v) for v in expr.get("values") or []]
         if op == IN:

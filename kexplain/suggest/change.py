@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 from kexplain.explain.pod_inputs import Inputs
+from kexplain.framework.node_memo import share_node_memo
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot, node_tree_order
@@ -215,4 +216,4 @@ def _changed_snapshot(snapshot: Snapshot, node_ops: Mapping[str, list[Op]], crea
             by_name[info.name] = info
         infos = [by_name[n.name] for n in node_tree_order([*(ni.node for ni in infos),
                                                              *(by_name[o["metadata"]["name"]].node for o in created)])]
-    return snapshot.with_node_infos(infos)
+    return share_node_memo(snapshot, snapshot.with_node_infos(infos))

@@ -23,15 +23,26 @@ Blocked = Mapping[str, Mapping[str, Mapping[str, Any]]]
 
 
 def blocked_nodes(filter_all: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[str, dict[str, dict[str, Any]]]:
-    """The rejected nodes and, for each, the plugins that rejected it (nodes with an Error left out)."""
+    """The rejected nodes and, for each, the plugins that rejected it (nodes with an Error left out).
+    Nodes with the same statuses share filterAll's entry (`kexplain.framework.schedule`), and
+    then their rejections too, read once (read only, as `Blocked` says)."""
     out: dict[str, dict[str, dict[str, Any]]] = {}
+    read: dict[int, tuple[Mapping[str, Any], dict[str, dict[str, Any]]]] = {}     # id(entry) -> (entry, rejections)
     for node, plugins in filter_all.items():
-        if any(st.get("code") == Code.ERROR for st in plugins.values()):
-            continue
-        rejecting = {p: dict(st) for p, st in plugins.items() if st.get("code") in REJECTED}
-        if rejecting:
-            out[node] = rejecting
+        found = read.get(id(plugins))
+        if found is None:
+            found = read[id(plugins)] = (plugins, _rejecting(plugins))
+        if found[1]:
+            out[node] = found[1]
     return out
+
+
+def _rejecting(plugins: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The rejecting plugins of one node's filterAll entry, each status copied; none when one
+    failed with an Error."""
+    if any(st.get("code") == Code.ERROR for st in plugins.values()):
+        return {}
+    return {p: dict(st) for p, st in plugins.items() if st.get("code") in REJECTED}
 
 
 @dataclass(frozen=True)

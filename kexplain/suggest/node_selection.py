@@ -6,12 +6,13 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from kexplain.model.nodeinfo import Node, NodeInfo
-from kexplain.model.nodeselector import IN, NOT_IN, ParsedTerm, RequiredNodeAffinity, is_empty_term
+from kexplain.model.nodeselector import IN, NOT_IN, RequiredNodeAffinity, is_empty_term
 from kexplain.model.pod import PodInfo
 from kexplain.plugins.names import NODE_AFFINITY
 from kexplain.plugins.node_affinity import ERR_REASON_POD
 from kexplain.suggest.change import Candidate, Fix, Op, apply_ops, pod_op, pointer
 from kexplain.suggest.context import MAX_GROUPS, MAX_PER_REASON, Context
+from kexplain.suggest.parsed_terms import compiled_expression, compiled_field, compiled_term
 
 ID = "node-selection"
 REMOVE_NODE_SELECTOR = "remove-node-selector"
@@ -52,7 +53,7 @@ def _term_edits(pod: PodInfo, term_index: int, term: Mapping[str, Any], node: No
     exprs = term.get("matchExpressions") or []
     fields = term.get("matchFields") or []
     for i, expr in enumerate(exprs):
-        if ParsedTerm.parse({"matchExpressions": [expr]}).matches(node):
+        if compiled_expression(expr).matches(node):
             continue
         op, key, values = expr.get("operator"), expr.get("key", ""), list(expr.get("values") or [])
         have = node.labels.get(key)
@@ -65,7 +66,7 @@ def _term_edits(pod: PodInfo, term_index: int, term: Mapping[str, Any], node: No
         else:
             removals.append(("matchExpressions", i, expr_text(expr)))
     for i, f in enumerate(fields):
-        if not ParsedTerm.parse({"matchFields": [f]}).matches(node):
+        if not compiled_field(f).matches(node):
             removals.append(("matchFields", i, expr_text(f)))
     if len(removals) == len(exprs) + len(fields):   # nothing would be left: the term would select nothing
         return ([pod_op(pod, "remove", pointer(*REQUIRED_PATH))], ["remove the required node affinity"])
@@ -102,9 +103,9 @@ def required_edits(pod: PodInfo, node: Node) -> Fix | None:
         return [], []
     best: Fix | None = None
     for i, term in enumerate(required.get("nodeSelectorTerms") or []):
-        if is_empty_term(term) or ParsedTerm.parse(term).errors:
+        if is_empty_term(term) or compiled_term(term).errors:
             continue
-        if ParsedTerm.parse(term).matches(node):
+        if compiled_term(term).matches(node):
             return [], []
         edits = _term_edits(pod, i, term, node)
         if best is None or len(edits[0]) < len(best[0]):
