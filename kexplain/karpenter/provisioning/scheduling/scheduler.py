@@ -323,12 +323,17 @@ class Scheduler:
 
     def add_to_inflight_node(self, pod: PodInfo, data: PodData) -> bool:
         """The first NodeClaim of this pass (in the order `add` sorted them) that takes the pod;
-        a NodeClaim that refused the pod's shape for good, or at its current version, is skipped."""
+        a NodeClaim that refused the pod's shape for good, or at its current version, is skipped,
+        and so is one whose hostname already holds a pod the pod's hostname anti-affinity counts
+        (`Topology.hostname_counts`: it would refuse the pod, now and later)."""
         shape = self._shape(pod)
         refused = self._claim_refusals.setdefault(shape, {}) if shape is not None else {}
+        taken = self.topology.hostname_counts(pod)
         for claim in self.new_node_claims:
             seen = refused.get(id(claim))
             if seen is not None and (seen == -1 or seen == claim.version):
+                continue
+            if taken and any(counts.get(claim.hostname, 0) > 0 for counts in taken):
                 continue
             requirements, its, offerings, err = claim.can_add(pod, data, False)
             if err is None:
