@@ -1,7 +1,6 @@
 """One node as Karpenter's cluster state holds it (pkg/controllers/state/statenode.go)."""
 from __future__ import annotations
 
-from collections import Counter
 from fractions import Fraction
 from typing import Any
 
@@ -137,29 +136,23 @@ class StateNode:
     def available_nanos(self) -> resources.Nanos:
         """`available()` as integers (billionths), summed without Quantity arithmetic."""
         out = resources.to_nanos(self.allocatable())
-        used = _nanos_total(self.pod_requests)
+        used: dict[str, int] = {}
+        for reqs in self.pod_requests.values():
+            for name, v in resources.nanos_of(reqs).items():
+                used[name] = used.get(name, 0) + v
         return {name: v - used.get(name, 0) for name, v in out.items()}
 
     def daemonset_requests_nanos(self) -> resources.Nanos:
         """The DaemonSets' requests as integers (billionths), summed without Quantity
         arithmetic."""
-        return _nanos_total(self.daemonset_requests)
+        total: dict[str, int] = {}
+        for reqs in self.daemonset_requests.values():
+            for name, v in resources.nanos_of(reqs).items():
+                total[name] = total.get(name, 0) + v
+        return total
 
     def __repr__(self) -> str:
         return f"StateNode({self.name()})"
-
-
-def _nanos_total(requests: dict[Any, ResourceList]) -> dict[str, int]:
-    """The sum of the request lists as integers (billionths): the pods of a shape share one list,
-    so each distinct list is counted (in C) and added once, times its count."""
-    lists = list(requests.values())
-    ids = list(map(id, lists))
-    by_id = dict(zip(ids, lists))
-    total: dict[str, int] = {}
-    for key, times in Counter(ids).items():
-        for name, v in resources.nanos_of(by_id[key]).items():
-            total[name] = total.get(name, 0) + v * times
-    return total
 
 
 def _name(obj: dict[str, Any] | None) -> str:
