@@ -319,12 +319,17 @@ class Scheduler:
         gone: list[int] = []          # refused for good, or parked
         parked = scan.parked
         placed = False
+        need = resources.nanos_of(data.requests)
+        fits = resources.fits_nanos
         for i in scan.alive:
             node = nodes[i]
             version = node.version
             if refused.get(i) == version:
                 parked[i] = version
                 gone.append(i)
+                continue
+            if not fits(need, node.remaining_resources):    # CanAdd refuses it for good, whichever
+                gone.append(i)                              # check comes first (room only fills up)
                 continue
             requirements, err = node.can_add(pod, data, volumes)
             if err is None:
