@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import BinaryIO, Callable, Optional
 
+from kexplain.apimachinery import columns
 from kexplain.autoscaler.cloudprovider import Discovery, discover_in, provenance
 from kexplain.autoscaler.document import build_document
 from kexplain.autoscaler.inputs import CA_KUBERNETES, LoopInputs, loop_of_state, refuse_repeats
@@ -124,8 +125,20 @@ def _state(req: AutoscaleRequest, found: PodsFilePass, cluster: Objects, kube: K
     others = [(o, s) for o, s in found.pods if id(o) not in held]
     objects = found.pending_pass.applied_to(cluster) if found.pending_pass is not None else cluster
     refuse_repeats((objects, others), pending)
-    every = [*objects, *others, *pending] if others or pending else objects
+    every = _joined(objects, [*others, *pending]) if others or pending else objects
     return state_of(every, read_config(None, kube=kube), validate=req.validate)
+
+
+def _joined(objects: Objects, more: Objects) -> Objects:
+    """`objects` then `more`; a dump kept a dump (its rows and the file's joined), so that the checks
+    and admission read each stored pod's kind and whether it is stored off its row, never its object."""
+    rows = columns.rows_of(objects)
+    if rows is None:
+        return [*objects, *more]
+    added = columns.Rows.of(more)
+    if not added.plain:
+        return [*objects, *more]
+    return columns.Dump([*objects, *more], rows + added)
 
 
 def _pending(pods: Objects) -> Objects:

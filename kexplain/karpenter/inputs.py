@@ -139,14 +139,20 @@ def stored_bound(obj: dict[str, Any], now: datetime, daemonsets: Mapping[tuple[s
     only a uid, creation time or phase gets them in its view (`_defaulted_view`)."""
     if _complete_bound_pod(obj):
         return obj
+    return _incomplete_bound(obj, now, daemonsets)
+
+
+def _incomplete_bound(obj: dict[str, Any], now: datetime, daemonsets: Mapping[tuple[str, str], str],
+                      created: str | None = None) -> dict[str, Any]:
+    """`stored_bound` of a pod it changes (`created`: `now - BOUND_AGE` stamped, when known)."""
     if type(obj) is StoredPod:
-        lazy = _defaulted_view(obj, now)
+        lazy = _defaulted_view(obj, now, created)
         if lazy is not None:
             return lazy
     return _bound_pod_now(obj, now, daemonsets)
 
 
-def _defaulted_view(obj: StoredPod, now: datetime) -> StoredPod | None:
+def _defaulted_view(obj: StoredPod, now: datetime, created_text: str | None = None) -> StoredPod | None:
     """A dump's bound pod with `stored_bound`'s defaults, still a view (its object defaulted only if
     decoded); None when a DaemonSet owner reference lacks its uid."""
     view = obj.view
@@ -161,7 +167,7 @@ def _defaulted_view(obj: StoredPod, now: datetime) -> StoredPod | None:
     kind = view.kind or ""
     namespace = "" if kind in _CLUSTER_SCOPED else (meta.namespace or "default")
     uid = meta.uid or object_uid(kind, namespace, meta.name if isinstance(meta.name, str) else "")
-    created = meta.creationTimestamp or _stamp(now - BOUND_AGE)
+    created = meta.creationTimestamp or created_text or _stamp(now - BOUND_AGE)
     if status is None:
         status = _PHASE_RUNNING
     elif status.phase is UNSET:
@@ -328,6 +334,7 @@ def defaulted_objects(objects: Objects, now: datetime, uids: dict[tuple[str, Any
     daemonsets = daemonset_uids(objects) if uids is None else uids
     defaulted: Objects = []
     position = 0
+    bound_created = _stamp(now - BOUND_AGE)
     for pair, kind in zip(objects, kinds_of):
         obj, src = pair
         if admitted and src is BUILTIN:
@@ -340,10 +347,12 @@ def defaulted_objects(objects: Objects, now: datetime, uids: dict[tuple[str, Any
             obj = stored_pending(obj, now - PENDING_AGE + timedelta(seconds=position))
             position += 1
         elif kind == "Pod":
-            if obj is pair[0] and _complete_bound_pod(obj):        # (a dump's: kept, pair and all)
-                defaulted.append(pair)
-                continue
-            obj = stored_bound(obj, now, daemonsets)
+            if _complete_bound_pod(obj):
+                if obj is pair[0]:        # (a dump's: kept, pair and all)
+                    defaulted.append(pair)
+                    continue
+            else:
+                obj = _incomplete_bound(obj, now, daemonsets, bound_created)
         else:
             obj = _defaulted(obj, kind, now)
         defaulted.append((obj, src))

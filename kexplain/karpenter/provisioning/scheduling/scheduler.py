@@ -39,14 +39,27 @@ MIN_VALUES_NOT_MET = "pod didn\u2019t schedule because NodePool couldn\u2019t me
 
 
 class _ShapeScan:
-    """One pod shape's view of the existing nodes: those not refused for good (in order), and
-    the node version at which each of the others refused it on requirements."""
+    """One pod shape's view of the existing nodes: those to try (in order), and those that
+    refused it on requirements, parked with their version until a pod is added to them (`seen`:
+    how much of the scheduler's log of such additions it has read); nodes that refused it for
+    good are in neither."""
 
-    __slots__ = ("alive", "stale")
+    __slots__ = ("alive", "parked", "seen")
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, seen: int) -> None:
         self.alive = list(range(count))
-        self.stale: dict[int, int] = {}
+        self.parked: dict[int, int] = {}
+        self.seen = seen
+
+    def unpark(self, added: list[int], nodes: Sequence[ExistingNode]) -> None:
+        """The parked nodes a pod was added to since the last look back among those to try, in
+        their place (a refusal on requirements holds only at the version it was made)."""
+        back = {i for i in added[self.seen:] if i in self.parked and self.parked[i] != nodes[i].version}
+        self.seen = len(added)
+        if back:
+            for i in back:
+                del self.parked[i]
+            self.alive = sorted([*self.alive, *back])
 
 
 class DRAError(GoError):
@@ -152,6 +165,7 @@ class Scheduler:
                                          options.strict_reserved_offerings, satisfies_min_values, self.type_index)
         self.existing_nodes = self._existing_nodes(state_nodes, topology, daemons)
         self._scans: dict[bytes, _ShapeScan] = {}
+        self._added: list[int] = []          # the existing nodes a pod was added to, in turn (by index)
         self._node_refusals: dict[tuple, dict[int, int]] = {}
         self._claim_refusals: dict[bytes, dict[int, int]] = {}
         self._template_refusals: dict[tuple[int, bytes, int], BaseException] = {}
@@ -293,42 +307,59 @@ class Scheduler:
         if err is not None:
             return False
         shape = self._shape(pod)
+        nodes = self.existing_nodes
         scan = self._scans.get(shape) if shape is not None else None
         if scan is None:
-            scan = _ShapeScan(len(self.existing_nodes))
+            scan = _ShapeScan(len(nodes), len(self._added))
             if shape is not None:
                 self._scans[shape] = scan
+        elif scan.seen < len(self._added):
+            scan.unpark(self._added, nodes)
         refused = self._requirement_refusals(data.requirements)
-        nodes = self.existing_nodes
-        dead: list[int] = []
+        gone: list[int] = []          # refused for good, or parked
+        parked = scan.parked
         placed = False
+        need = resources.nanos_of(data.requests)
+        fits = resources.fits_nanos
         for i in scan.alive:
             node = nodes[i]
             version = node.version
-            if scan.stale.get(i) == version or refused.get(i) == version:
+            if refused.get(i) == version:
+                parked[i] = version
+                gone.append(i)
+                continue
+            if not fits(need, node.remaining_resources):    # CanAdd refuses it for good, whichever
+                gone.append(i)                              # check comes first (room only fills up)
                 continue
             requirements, err = node.can_add(pod, data, volumes)
             if err is None:
                 node.add(pod, data, requirements, volumes)
+                self._added.append(i)
                 placed = True
                 break
             if node.refusal == REFUSED_FOR_GOOD:
-                dead.append(i)
+                gone.append(i)
             elif node.refusal == REFUSED_AT_VERSION:
-                scan.stale[i] = refused[i] = version
-        if dead:
-            gone = set(dead)
-            scan.alive = [i for i in scan.alive if i not in gone]
+                parked[i] = refused[i] = version
+                gone.append(i)
+        if gone:
+            left = set(gone)
+            scan.alive = [i for i in scan.alive if i not in left]
         return placed
 
     def add_to_inflight_node(self, pod: PodInfo, data: PodData) -> bool:
         """The first NodeClaim of this pass (in the order `add` sorted them) that takes the pod;
-        a NodeClaim that refused the pod's shape for good, or at its current version, is skipped."""
+        a NodeClaim that refused the pod's shape for good, or at its current version, is skipped,
+        and so is one whose hostname already holds a pod the pod's hostname anti-affinity counts
+        (`Topology.hostname_counts`: it would refuse the pod, now and later)."""
         shape = self._shape(pod)
         refused = self._claim_refusals.setdefault(shape, {}) if shape is not None else {}
+        taken = self.topology.hostname_counts(pod)
         for claim in self.new_node_claims:
             seen = refused.get(id(claim))
             if seen is not None and (seen == -1 or seen == claim.version):
+                continue
+            if taken and any(counts.get(claim.hostname, 0) > 0 for counts in taken):
                 continue
             requirements, its, offerings, err = claim.can_add(pod, data, False)
             if err is None:

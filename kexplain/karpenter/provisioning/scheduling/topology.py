@@ -310,7 +310,8 @@ class Topology:
             req = self._exists_by_key[key] = new_requirement(key, EXISTS)
         return req
 
-    def get_matching_topologies(self, pod: PodInfo, taints: Sequence[Taint], requirements: Requirements,
+    def get_matching_topologies(self, pod: PodInfo, taints: Sequence[Taint],
+                                requirements: Requirements | None = None,
                                 allow_undefined: frozenset[str] = frozenset()) -> list[TopologyGroup]:
         """The groups the pod owns, then the inverse anti-affinities that select it."""
         cached = self._matching.get(pod.uid)
@@ -320,6 +321,14 @@ class Topology:
             selecting = [tg for tg in self.inverse_topology_groups.values() if tg.selects(pod)]
             cached = self._matching[pod.uid] = (self._version, owned, selecting)
         return [*cached[1], *cached[2]]
+
+    def hostname_counts(self, pod: PodInfo) -> list[dict[str, int]]:
+        """The counts by hostname of the pod anti-affinity groups on the hostname key that
+        AddRequirements applies to the pod: a NodeClaim (its one hostname) whose hostname one of
+        them counts refuses the pod (nextDomainAntiAffinity's hostname case), for the rest of the
+        pass, since counts only grow while it runs."""
+        return [tg.domains for tg in self.get_matching_topologies(pod, ())
+                if tg.type == TopologyType.POD_ANTI_AFFINITY and tg.key == LABEL_HOSTNAME]
 
     # -- building groups --------------------------------------------------------------------
     def update_inverse_affinities(self) -> KarpenterError | None:
