@@ -663,9 +663,10 @@ class _Admission:
         patch = self._shapes.patches[shape]
         if patch is None:
             return None
-        labels_shared = not shapes.holds_own(self._shapes.first[shape], "labels")
+        first = self._shapes.first[shape]
         return ShapeAdmission(patch.compiled(), self.pod_keys, self._pod_namespace_set, self._pod_namespace_seen,
-                              self._node_topology, self._topology_labels, labels_shared).admit
+                              self._node_topology, self._topology_labels, not shapes.holds_own(first, "labels"),
+                              shapes.images_own(first)).admit
 
     def _register_stored_pods(self, indexes: list[int]) -> bool:
         """`_register_stored_pod` of a stored dump's pods at `indexes` at once (their names all new);
