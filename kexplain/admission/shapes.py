@@ -49,7 +49,6 @@ _ZONE_PLACEHOLDER, _REGION_PLACEHOLDER = TOPOLOGY[_ZONE], TOPOLOGY[_REGION]
 _subdomain_problems = getattr(is_dns1123_subdomain, "__wrapped__", is_dns1123_subdomain)   # names are unique: no cache
 _SUBDOMAIN_FULL = re.compile(DNS1123_SUBDOMAIN).fullmatch      # the valid ones at once (ASCII: chars are bytes)
 _LABEL_VALUE_FULL = re.compile(LABEL_VALUE_FMT).fullmatch       # a valid label value at most 63 long (ASCII)
-_LABEL_VALUES_FULL = re.compile(f"(?:{LABEL_VALUE_FMT})(?:\0(?:{LABEL_VALUE_FMT}))*").fullmatch   # NUL-joined
 # Annotations of these domains keep their values in the shape: the API server's own, some of which
 # admission reads (the mirror pod's, the deletion cost, seccomp and AppArmor profiles, tolerations).
 _RESERVED_DOMAINS = ("kubernetes.io", "k8s.io")
@@ -297,8 +296,7 @@ def _labels_cut(key: bytes, labels: dict[str, str], memo: dict[Any, Any]) -> byt
     written once as a whole (else each written once, twice it may be a selector's); only the zone's and
     region's when admission reads label values (`_reads_labels`: the text names `LabelKeys`)."""
     read = b"LabelKeys" in key
-    if not read and _LABEL_VALUES_FULL("\0".join(labels.values())) is not None \
-            and max(map(len, labels.values())) <= 63:
+    if not read and _all_valid(labels.values(), memo):
         written = b'"labels":' + _json(labels)
         if key.count(written) == 1:
             names = tuple(labels)
@@ -316,6 +314,23 @@ def _labels_cut(key: bytes, labels: dict[str, str], memo: dict[Any, Any]) -> byt
         if key.count(written) == 1:
             key = key.replace(written, quoted + b"\0")
     return key
+
+
+def _all_valid(values: Any, memo: dict[Any, Any]) -> bool:
+    """Whether each label value is valid (`_LABEL_VALUE_FULL`), those found so remembered in `memo`."""
+    valid = memo.get(_VALID)
+    if valid is None:
+        valid = memo[_VALID] = set()
+    for value in values:
+        if value not in valid:
+            if len(value) > 63 or _LABEL_VALUE_FULL(value) is None:
+                return False
+            if len(valid) < _MEMO_MAX:
+                valid.add(value)
+    return True
+
+
+_VALID = ("valid label values",)      # (`_all_valid`'s entry in the memo: no key of another kind)
 
 
 def _images_cut(key: bytes, spec: Any, memo: dict[Any, Any]) -> bytes:
