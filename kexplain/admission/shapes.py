@@ -285,6 +285,8 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str],
     memo = {} if memo is None else memo
     if labels:
         key = _labels_cut(key, labels, memo)
+    if b'"annotations":{' in key:
+        key = _annotations_cut(key, text)
     return _images_cut(key, spec, memo)
 
 
@@ -314,6 +316,39 @@ def _labels_cut(key: bytes, labels: dict[str, str], memo: dict[Any, Any]) -> byt
         if key.count(written) == 1:
             key = key.replace(written, quoted + b"\0")
     return key
+
+
+class _AnnotationsMeta(msgspec.Struct):
+    annotations: dict[str, str] | None = None
+
+
+class _Annotated(msgspec.Struct):
+    metadata: _AnnotationsMeta | None = None
+
+
+_annotated = msgspec.json.Decoder(_Annotated).decode
+
+
+def _annotations_cut(key: bytes, text: bytes) -> bytes:
+    """`written_key`'s step for the annotation values `_canonical_annotations` replaces (not the reserved
+    domains'), when the annotations are written once as a whole, within the size limit (`text`: the pod's)."""
+    try:
+        meta = _annotated(text).metadata
+    except msgspec.MsgspecError:
+        return key
+    annotations = meta.annotations if meta is not None else None
+    if not annotations:
+        return key
+    total = sum(len(k) + len(v) for k, v in annotations.items())
+    if 4 * total > ANNOTATIONS_SIZE_LIMIT and sum(
+            len(k.encode()) + len(v.encode()) for k, v in annotations.items()) > ANNOTATIONS_SIZE_LIMIT:
+        return key
+    written = b'"annotations":' + _json(annotations)
+    if key.count(written) != 1:
+        return key
+    cut = b",".join(_json(k) + (b":" + _json(v) if k.partition("/")[0].endswith(_RESERVED_DOMAINS) and "/" in k
+                                else b":\0") for k, v in annotations.items())
+    return key.replace(written, b'"annotations":{%s}' % cut)
 
 
 def _all_valid(values: Any, memo: dict[Any, Any]) -> bool:

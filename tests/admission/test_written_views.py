@@ -176,6 +176,11 @@ TWINS = {
     "label-values": lambda p, i: p["metadata"]["labels"].update(app=f"svc-{i}", hash=f"{i * 7919:08x}"),
     "label-value-as-selector": lambda p, i: p["metadata"]["labels"].update(app=f"svc-{i}") or
     p["spec"].update(nodeSelector={"app": f"svc-{i}"}),
+    "annotation-values": lambda p, i: p["metadata"].update(annotations={"example.com/build": f"b-{i}",
+                                                                         "kubernetes.io/description": "kept"}),
+    "annotation-reserved-values": lambda p, i: p["metadata"].update(annotations={"kubernetes.io/description": f"{i}"}),
+    "annotation-value-as-selector": lambda p, i: p["metadata"].update(annotations={"app": f"b-{i}"}) or
+    p["spec"].update(nodeSelector={"app": f"b-{i}"}),
     "image-values": lambda p, i: p["spec"]["containers"][0].update(image=f"registry.example/app-{i}:1"),
     "image-latest-or-tag": lambda p, i: p["spec"]["containers"][0].update(image=["nginx", "nginx:1.0"][i]),
     "image-as-env-name": lambda p, i: p["spec"]["containers"][0].update(
@@ -199,5 +204,5 @@ def test_equal_written_keys_are_equal_shapes(name: str) -> None:
             if keys[a] is not None and keys[a] == keys[b]:
                 assert shapes[a] == shapes[b], (name, a, b)
     if name in ("plain", "no-uid", "no-status", "condition-status", "nested-status-key", "invalid-zone", "created",
-                "label-values", "image-values"):
+                "label-values", "image-values", "annotation-values"):
         assert keys[0] is not None and keys[0] == keys[1], name      # (what the key is for)
