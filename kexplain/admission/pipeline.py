@@ -128,9 +128,9 @@ def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
             continue
         if kept:                    # (a stored object of a known kind, not DRA: `_take` keeps it)
             stored.add(id(listed))
-            found = flat.by_kind.get(listed["kind"])
+            found = flat.by_kind.get(listed.get("kind"))      # (`get`: a view answers undecoded)
             if found is None:
-                found = flat.by_kind[listed["kind"]] = []
+                found = flat.by_kind[listed.get("kind")] = []
             found.append(len(flat.objects))
             flat.objects.append((listed, src))
             continue
@@ -183,7 +183,7 @@ def _take(obj: dict, kind: str, src: Source, flat: _Flat, warnings: list[str],
         else:
             kept = _copy(obj, src)
         flat.undecoded.append((kept, src))
-    flat.by_kind.setdefault(kept["kind"], []).append(len(flat.objects))
+    flat.by_kind.setdefault(kept.get("kind"), []).append(len(flat.objects))     # (a view: undecoded)
     flat.objects.append((kept, src))
 
 
