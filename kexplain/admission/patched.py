@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from msgspec import Raw
+
 from kexplain.apimachinery import stored_pods
 from kexplain.apimachinery.identity import pod_uid
 from kexplain.apimachinery.stored_pods import StoredPod
+from kexplain.admission.shapes import IMAGED as _IMAGED, image_pieces as shapes_image_pieces, image_values
 
 _UNSET = object()
 # An admitted view of a shape: the view of its first pod admitted, its labels as patched (before
@@ -22,11 +25,11 @@ class ShapeAdmission:
     (`apply`), the node's zone labels copied. `admit` is what the pipeline calls per pod."""
 
     __slots__ = ("apply", "pod_keys", "namespaces", "namespace_seen", "node_topology", "topology_labels",
-                 "merged", "template", "admitted")
+                 "merged", "template", "admitted", "images")
 
     def __init__(self, apply: Callable[[dict, dict], dict], pod_keys: Any, namespaces: set[str],
                  namespace_seen: Callable[[str], None], node_topology: dict[str, dict[str, str]],
-                 topology_labels: Callable[[Any], dict[str, str]], labels_shared: bool) -> None:
+                 topology_labels: Callable[[Any], dict[str, str]], labels_shared: bool, images_own: bool) -> None:
         self.apply = apply
         self.pod_keys = pod_keys
         self.namespaces = namespaces
@@ -40,6 +43,8 @@ class ShapeAdmission:
         self.merged: dict[int, Any] | None = {} if labels_shared else None
         self.template: Template | None | Any = _UNSET     # made for the shape's first pod read as a view
         self.admitted = self.admitted_of        # bound once: each view keeps it
+        # when the shape's pods may differ in their images: the admitted containers' texts by images
+        self.images: OwnImages | None = OwnImages() if images_own else None
 
     def zone_labels(self, labels: Any, copied: dict[str, str]) -> Any:
         """The labels of a pod of the shape on a node of the zone `copied` names (its labels
@@ -65,6 +70,8 @@ class ShapeAdmission:
     def admitted_of(self, pod: dict) -> dict:
         """The pod admitted, its name taken: the shape's patch, its node's zone labels."""
         admitted = self.apply(pod, pod)
+        if self.images is not None:
+            self.images.share(admitted, pod)
         copied = self.node_zone(pod["spec"].get("nodeName"))
         if copied:
             meta, new_meta = pod["metadata"], admitted["metadata"]
@@ -83,10 +90,15 @@ class ShapeAdmission:
             return None
         return found
 
-    def own_view(self, pod: StoredPod, template: Template) -> stored_pods.PodView:
-        """The shape's admitted view with `pod`'s own values: uid, name, labels, zone labels."""
+    def own_view(self, pod: StoredPod, template: Template) -> stored_pods.PodView | None:
+        """The shape's admitted view with `pod`'s own values: uid, name, labels, zone labels, images;
+        None when its images are not read from its text."""
         view, patched_labels, own_labels = template
         own = pod.view
+        if self.images is not None:
+            view = self.images.view(view, own)
+            if view is None:
+                return None
         meta = own.metadata
         if own_labels:
             patched_labels = meta.labels
@@ -117,9 +129,70 @@ class ShapeAdmission:
         template = self.template
         if template is _UNSET:
             template = self.template = self.first_template(pod)
-        if template is None:
+        view = self.own_view(pod, template) if template is not None else None
+        if view is None:
             return self.admitted_of(pod.obj)
-        return StoredPod(pod.raw, self.own_view(pod, template), self.admitted)
+        return StoredPod(pod.raw, view, self.admitted)
+
+
+class OwnImages:
+    """The admitted view of a shape's first pod with another pod's images in its containers' texts
+    (`shapes.image_pieces`), one text per list of images written."""
+
+    __slots__ = ("pieces", "texts", "lists")
+
+    def __init__(self) -> None:
+        self.pieces: dict[int, tuple[Any, list[bytes] | None]] = {}   # id(template's Raw) -> (it, its pieces)
+        self.texts: dict[tuple[int, bytes], Any] = {}         # (id(template's Raw), written text) -> Raw
+        self.lists: dict[tuple[str, tuple[Any, ...]], Any] = {}   # (field, images) -> admitted containers
+
+    def share(self, admitted: dict, pod: dict) -> None:
+        """One admitted containers list for the pods of the shape with the same images (the rest alike)."""
+        spec = admitted.get("spec")
+        if type(spec) is not dict or spec is pod.get("spec"):
+            return
+        for field in _IMAGED:
+            containers = spec.get(field)
+            if type(containers) is list:
+                key = (field, tuple(c.get("image") if type(c) is dict else None for c in containers))
+                found = self.lists.setdefault(key, containers)
+                if found is not containers:
+                    spec[field] = found
+
+    def view(self, view: stored_pods.PodView, own: stored_pods.PodView) -> stored_pods.PodView | None:
+        """`view` with `own`'s images; None when they cannot be told."""
+        spec, mine = view.spec, own.spec
+        containers = self._own(spec.containers, mine.containers)
+        init = self._own(spec.initContainers, mine.initContainers)
+        if containers is None or init is None:
+            return None
+        if containers is spec.containers and init is spec.initContainers:
+            return view
+        return stored_pods.with_containers(view, containers, init)
+
+    def _own(self, admitted: Any, written: Any) -> Any:
+        """The admitted containers' text `admitted` with the images of the written one; None when unknown."""
+        if not admitted:
+            return admitted
+        key = (id(admitted), bytes(written))
+        found = self.texts.get(key)
+        if found is not None:
+            return found
+        held = self.pieces.get(id(admitted))
+        if held is None:
+            held = self.pieces[id(admitted)] = (admitted, shapes_image_pieces(bytes(admitted)))
+        pieces = held[1]
+        values = image_values(key[1])
+        if pieces is None or values is None or 2 * len(values) + 1 != len(pieces):
+            return None
+        if values == pieces[1::2]:
+            found = admitted
+        else:
+            out = pieces.copy()
+            out[1::2] = values
+            found = Raw(b"".join(out))
+        self.texts[key] = found
+        return found
 
 
 def view_template(pod: StoredPod, apply: Callable[[dict, dict], dict], admitted_of: Callable[[dict], dict]

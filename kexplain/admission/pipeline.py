@@ -128,9 +128,9 @@ def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
             continue
         if kept:                    # (a stored object of a known kind, not DRA: `_take` keeps it)
             stored.add(id(listed))
-            found = flat.by_kind.get(listed["kind"])
+            found = flat.by_kind.get(listed.get("kind"))      # (`get`: a view answers undecoded)
             if found is None:
-                found = flat.by_kind[listed["kind"]] = []
+                found = flat.by_kind[listed.get("kind")] = []
             found.append(len(flat.objects))
             flat.objects.append((listed, src))
             continue
@@ -183,7 +183,7 @@ def _take(obj: dict, kind: str, src: Source, flat: _Flat, warnings: list[str],
         else:
             kept = _copy(obj, src)
         flat.undecoded.append((kept, src))
-    flat.by_kind.setdefault(kept["kind"], []).append(len(flat.objects))
+    flat.by_kind.setdefault(kept.get("kind"), []).append(len(flat.objects))     # (a view: undecoded)
     flat.objects.append((kept, src))
 
 
@@ -663,9 +663,10 @@ class _Admission:
         patch = self._shapes.patches[shape]
         if patch is None:
             return None
-        labels_shared = not shapes.holds_own(self._shapes.first[shape], "labels")
+        first = self._shapes.first[shape]
         return ShapeAdmission(patch.compiled(), self.pod_keys, self._pod_namespace_set, self._pod_namespace_seen,
-                              self._node_topology, self._topology_labels, labels_shared).admit
+                              self._node_topology, self._topology_labels, not shapes.holds_own(first, "labels"),
+                              shapes.images_own(first)).admit
 
     def _register_stored_pods(self, indexes: list[int]) -> bool:
         """`_register_stored_pod` of a stored dump's pods at `indexes` at once (their names all new);

@@ -13,8 +13,11 @@ from functools import lru_cache
 from types import CodeType
 from typing import Any, Callable
 
+import msgspec
+
 from kexplain.admission.decode import status_decodes
 from kexplain.admission.openapi import RFC3339, go_time_parse_error
+from kexplain.admission.pod_spec_defaults import image_tag
 from kexplain.apimachinery.labels import TOPOLOGY_LABELS
 from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.admission.validate_common import ANNOTATIONS_SIZE_LIMIT
@@ -32,8 +35,11 @@ HOST = "kexplain-placeholder-hostname"             # a DNS label
 LABEL = "kexplain-placeholder-label"                # any other label's value (a valid one)
 ANNOTATION = "kexplain-placeholder-annotation"      # an annotation's value admission does not read
 CREATED = "1111-11-11T11:11:11Z"                    # a creation timestamp (a valid one)
+# a container's image, by what admission reads of it (`pod_spec_defaults.image_tag`: "latest" or not)
+IMAGE, IMAGE_LATEST = "kexplain-placeholder-image:tag", "kexplain-placeholder-image"
 STATUS: dict[str, Any] = {}         # a pod's status (`_canonicalize`, a canonical pod's: never changed)
-PLACEHOLDERS = (NAME, UID, NODE, NAME_LABEL, SUFFIX_LABEL, HOST, CREATED, LABEL, ANNOTATION, *TOPOLOGY.values())
+PLACEHOLDERS = (NAME, UID, NODE, NAME_LABEL, SUFFIX_LABEL, HOST, CREATED, LABEL, ANNOTATION, IMAGE, IMAGE_LATEST,
+                *TOPOLOGY.values())
 # The status fields of a pod that admission reads or drops (the claim statuses it validates and
 # drops with their gates, `validate_pod.validate_pod_status`, `gated_fields`); the rest of the
 # status it takes as written (admission.md), each value checked on its own when decoded.
@@ -111,6 +117,7 @@ def _canonicalize(pod: dict, valid_nodes: set[str], valid_times: set[str]) -> li
         pod["status"] = STATUS
     if node:
         _canonical_node(spec, node, undo)
+    _canonical_images(spec, undo)
     if renamed:
         _canonical_named(spec, name, volumes, undo)
     return undo
@@ -142,6 +149,31 @@ def _canonical_labels(labels: dict, name: str, renamed: bool, undo: list[tuple[d
                 if (value == name or value == suffix) and key not in TOPOLOGY and not is_label_value(value):
                     undo.append((labels, key, value))
                     labels[key] = NAME_LABEL if value == name else SUFFIX_LABEL
+
+
+def _canonical_images(spec: dict, undo: list[tuple[dict, Any, Any]]) -> None:
+    """`_canonicalize`'s step for the containers' images: admission reads of one only whether it is
+    given, without surrounding space, and whether its tag is "latest" (the pull policy's default)."""
+    for field in IMAGED:
+        containers = spec.get(field)
+        if type(containers) is not list or not containers:
+            continue
+        replaced = None
+        for i, c in enumerate(containers):
+            image = c.get("image") if type(c) is dict else None
+            if type(image) is str and image and image == image.strip() and image not in _IMAGES:
+                if replaced is None:
+                    replaced = containers.copy()
+                replaced[i] = {**c, "image": IMAGE_LATEST if image_tag(image) == "latest" else IMAGE}
+        if replaced is not None:
+            undo.append((spec, field, containers))
+            spec[field] = replaced
+
+
+IMAGED = ("containers", "initContainers")      # (ephemeral containers are refused on create)
+_IMAGES = (IMAGE, IMAGE_LATEST)
+_json = msgspec.json.encode
+_compact = msgspec.json.format
 
 
 def _reads_labels(spec: dict) -> bool:
@@ -202,9 +234,11 @@ def _canonical_named(spec: dict, name: str, volumes: Any, undo: list[tuple[dict,
         spec["volumes"] = [_claim_renamed(v, name) for v in volumes]
 
 
-def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str]) -> bytes | None:
-    """The shape of a pod read as a view, from its text: the text with its identity values cut out
-    and its status left out; None when that would not say what `canonical` says."""
+def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str],
+                memo: dict[Any, Any] | None = None) -> bytes | None:
+    """The shape of a pod read as a view, from its text (made compact): the text with its identity values,
+    its label values and images cut out and its status left out; None when that would not say what
+    `canonical` says. `memo`: what the texts of one load share (bounded)."""
     view = pod.view
     meta, spec = view.metadata, view.spec
     name, node = meta.name, spec.nodeName
@@ -220,10 +254,15 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str]) ->
         if name in values or name.rsplit("-", 1)[-1] in values:
             return None
     named, node_named = name.encode(), node.encode()
-    if spec.volumes and (named in bytes(spec.volumes) or b'"ephemeral":' in bytes(spec.volumes)) \
+    if spec.volumes and (named in bytes(spec.volumes) or b'"ephemeral"' in bytes(spec.volumes)) \
             or spec.affinity and node_named in bytes(spec.affinity):
         return None
     text = bytes(pod.raw)
+    if b'": ' in text or b", " in text or b"\n" in text:     # (not compact: as `json.dump` writes)
+        try:
+            text = _compact(text, indent=-1)
+        except msgspec.MsgspecError:
+            return None
     found = pod.written_status(text)
     if found is None:
         return None
@@ -243,13 +282,148 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str]) ->
     created = meta.creationTimestamp
     if created and (created in valid_times or _valid_time(created, valid_times)):
         key = key.replace(b'"creationTimestamp":"%s"' % created.encode(), b'"creationTimestamp":\0', 1)
-    if labels and (_ZONE in labels or _REGION in labels):
-        for label in TOPOLOGY_LABELS:
-            value = labels.get(label)
-            if value is not None and not is_label_value(value):
-                quoted = b'"%s":' % label.encode()
-                key = key.replace(quoted + b'"%s"' % value.encode(), quoted + b"\0", 1)
+    memo = {} if memo is None else memo
+    if labels:
+        key = _labels_cut(key, labels, memo)
+    if b'"annotations":{' in key:
+        key = _annotations_cut(key, text)
+    return _images_cut(key, spec, memo)
+
+
+_MEMO_MAX = 65536
+
+
+def _labels_cut(key: bytes, labels: dict[str, str], memo: dict[Any, Any]) -> bytes:
+    """`written_key`'s step for the label values `_canonical_labels` replaces: every valid one, the labels
+    written once as a whole (else each written once, twice it may be a selector's); only the zone's and
+    region's when admission reads label values (`_reads_labels`: the text names `LabelKeys`)."""
+    read = b"LabelKeys" in key
+    if not read and _all_valid(labels.values(), memo):
+        written = b'"labels":' + _json(labels)
+        if key.count(written) == 1:
+            names = tuple(labels)
+            cut = memo.get(names)
+            if cut is None:
+                cut = b'"labels":{%s}' % b",".join(_json(label) + b":\0" for label in names)
+                if len(memo) < _MEMO_MAX:
+                    memo[names] = cut
+            return key.replace(written, cut)
+    for label, value in labels.items():
+        if read and label not in TOPOLOGY or len(value) > 63 or _LABEL_VALUE_FULL(value) is None:
+            continue
+        quoted = _json(label) + b":"
+        written = quoted + b'"%s"' % value.encode()
+        if key.count(written) == 1:
+            key = key.replace(written, quoted + b"\0")
     return key
+
+
+class _AnnotationsMeta(msgspec.Struct):
+    annotations: dict[str, str] | None = None
+
+
+class _Annotated(msgspec.Struct):
+    metadata: _AnnotationsMeta | None = None
+
+
+_annotated = msgspec.json.Decoder(_Annotated).decode
+
+
+def _annotations_cut(key: bytes, text: bytes) -> bytes:
+    """`written_key`'s step for the annotation values `_canonical_annotations` replaces (not the reserved
+    domains'), when the annotations are written once as a whole, within the size limit (`text`: the pod's)."""
+    try:
+        meta = _annotated(text).metadata
+    except msgspec.MsgspecError:
+        return key
+    annotations = meta.annotations if meta is not None else None
+    if not annotations:
+        return key
+    total = sum(len(k) + len(v) for k, v in annotations.items())
+    if 4 * total > ANNOTATIONS_SIZE_LIMIT and sum(
+            len(k.encode()) + len(v.encode()) for k, v in annotations.items()) > ANNOTATIONS_SIZE_LIMIT:
+        return key
+    written = b'"annotations":' + _json(annotations)
+    if key.count(written) != 1:
+        return key
+    cut = b",".join(_json(k) + (b":" + _json(v) if k.partition("/")[0].endswith(_RESERVED_DOMAINS) and "/" in k
+                                else b":\0") for k, v in annotations.items())
+    return key.replace(written, b'"annotations":{%s}' % cut)
+
+
+def _all_valid(values: Any, memo: dict[Any, Any]) -> bool:
+    """Whether each label value is valid (`_LABEL_VALUE_FULL`), those found so remembered in `memo`."""
+    valid = memo.get(_VALID)
+    if valid is None:
+        valid = memo[_VALID] = set()
+    for value in values:
+        if value not in valid:
+            if len(value) > 63 or _LABEL_VALUE_FULL(value) is None:
+                return False
+            if len(valid) < _MEMO_MAX:
+                valid.add(value)
+    return True
+
+
+_VALID = ("valid label values",)      # (`_all_valid`'s entry in the memo: no key of another kind)
+
+
+def _images_cut(key: bytes, spec: Any, memo: dict[Any, Any]) -> bytes:
+    """`written_key`'s step for the images `_canonical_images` replaces, when every `"image"` of the text is
+    a container's (`image_values`): each cut, its tag's class kept."""
+    texts = (bytes(spec.containers), bytes(spec.initContainers))
+    found = memo.get(texts)
+    if found is None:
+        found = _image_cuts(texts)
+        if len(memo) < _MEMO_MAX:
+            memo[texts] = found
+    count, cuts = found
+    if not cuts or key.count(b'"image"') != count:
+        return key
+    for written, cut in cuts:
+        key = key.replace(written, cut)
+    return key
+
+
+def _image_cuts(texts: tuple[bytes, bytes]) -> tuple[int, tuple[tuple[bytes, bytes], ...]]:
+    """The images of containers' texts (`image_values`), how many, and each distinct one's text and cut;
+    none when one is not told."""
+    images: list[bytes] = []
+    for text in texts:
+        if text:
+            values = image_values(text)
+            if values is None:
+                return 0, ()
+            images += values
+    cuts = []
+    for value in dict.fromkeys(images):
+        image = value.decode()
+        if image and image == image.strip() and image not in _IMAGES:
+            cuts.append((b'"image":"%s"' % value, b"\"image\":\0L" if image_tag(image) == "latest" else b"\"image\":\0T"))
+    return len(images), tuple(cuts)
+
+
+# a container's image as written: a string without escapes (`image_values`)
+_IMAGE_VALUE = re.compile(rb'"image"\s*:\s*"([^"\\]*)"')
+
+
+def image_values(text: bytes) -> list[bytes] | None:
+    """The images written in a containers list's text, in order; None unless each `"image"` in it is
+    one written as a plain string."""
+    found = _IMAGE_VALUE.findall(text)
+    return found if len(found) == text.count(b'"image"') else None
+
+
+def image_pieces(text: bytes) -> list[bytes] | None:
+    """A containers list's text cut at its images (`image_values`): text, image, text, ..., text."""
+    if image_values(text) is None:
+        return None
+    pieces, at = [], 0
+    for found in _IMAGE_VALUE.finditer(text):
+        pieces += (text[at:found.start(1)], found[1])
+        at = found.end(1)
+    pieces.append(text[at:])
+    return pieces
 
 
 def _valid_time(text: str, valid_times: set[str]) -> bool:
@@ -310,6 +484,7 @@ class ShapeIndex:
         # id -> (pod, key, `status_decodes`, whether it has a `written_key`)
         self._of: dict[int, tuple[dict, bytes | None, bool, bool]] = {}
         self._written: dict[bytes, bytes] = {}             # `written_key` -> the shape's key
+        self._texts: dict[Any, Any] = {}                   # `written_key`'s memo
         # (minor, validate) -> the shapes whose pods check_fields found nothing in
         self.fields_ok: dict[tuple[str, str], set[bytes]] = {}
 
@@ -337,7 +512,7 @@ class ShapeIndex:
 
     def _written_shape(self, pod: StoredPod) -> tuple[bytes | None, bool]:
         """The shape of a pod read as a view, and whether it has a `written_key` (then admitted as a view)."""
-        text = written_key(pod, self.valid_nodes, self.valid_times)
+        text = written_key(pod, self.valid_nodes, self.valid_times, self._texts)
         key = self._written.get(text) if text is not None else None
         if key is None:
             key = self._shape(pod.obj)
@@ -426,18 +601,23 @@ def _compile(patch: Patch) -> Callable[[dict, dict], dict]:
             lines.append(f"        {out} = {const(node._template)}.copy()")
             for key in node._own:
                 lines.append(f"        {out}[{const(key)}] = {source}[{const(key)}]")
+            for key, change in node.changes:
+                if type(change) is Patch:
+                    nested(key, change, source, out)
             return
         lines.append(f"        {out} = {source}.copy()")
         for op, key, payload in node._ops if node._ops is not None else node._prepare():
             if op == 0:
                 lines.append(f"        {out}.update({const(payload)})")
             elif op == 2:
-                n = next(names)
-                lines.append(f"        s{n} = {source}[{const(key)}]")
-                emit(payload, f"s{n}", f"o{n}")
-                lines.append(f"        {out}[{const(key)}] = o{n}")
+                nested(key, payload, source, out)
             else:
                 lines.append(f"        {out}[{const(key)}] = {fresh(payload)}")
+    def nested(key: Any, change: Patch, source: str, out: str) -> None:
+        n = next(names)
+        lines.append(f"        s{n} = {source}[{const(key)}]")
+        emit(change, f"s{n}", f"o{n}")
+        lines.append(f"        {out}[{const(key)}] = o{n}")
     emit(patch, "v0", "o0")
     lines.append("        return o0")
     lines.append("    return apply")
@@ -532,15 +712,16 @@ def _share_alike(patch: Patch, written: Any, admitted: Any) -> None:
 
 
 def _templated(patch: Patch, written: Any, admitted: Any) -> None:
-    """Mappings changed by plain values only, made from the admitted mapping with the pod's own values
-    written back: one copy at its final size, not one that grows."""
+    """Mappings changed by more plain values than they hold of the pod's own, made from the admitted
+    mapping with the pod's own values and patched parts written back: one copy at its final size, not
+    one that grows."""
     for key, change in patch.changes:
         if type(change) is Patch:
             _templated(change, written[key], admitted[key])
-    if patch.is_dict and all(type(change) is _Set for _, change in patch.changes):
+    if patch.is_dict and all(type(change) is _Set or type(change) is Patch for _, change in patch.changes):
         changed = {key for key, _ in patch.changes}
         own = tuple(key for key in written if key not in changed and _own(written[key]))
-        if len(own) < len(changed):
+        if len(own) < sum(type(change) is _Set for _, change in patch.changes):
             patch._template, patch._own = admitted, own
 
 
@@ -563,6 +744,13 @@ def _holds_placeholder(value: Any) -> bool:
         text = repr(value)
         return _MARKS[0] in text or _MARKS[1] in text
     return _MARK_BYTES[0] in encoded or _MARK_BYTES[1] in encoded
+
+
+def images_own(canonical_pod: dict) -> bool:
+    """Whether the pods of a shape (its `canonical` pod) may differ in their containers' images."""
+    spec = canonical_pod.get("spec")
+    return type(spec) is dict and any(type(c) is dict and c.get("image") in _IMAGES
+                                      for field in IMAGED if type(spec.get(field)) is list for c in spec[field])
 
 
 def holds_own(canonical_pod: dict, field: str) -> bool:

@@ -133,6 +133,15 @@ def with_own(view: PodView, own: PodView, uid: str | None, labels: dict[str, str
                    own.status)
 
 
+def with_containers(view: PodView, containers: Raw, init_containers: Raw) -> PodView:
+    """`view` with these containers' texts (a pod admitted by its shape, with its own images)."""
+    spec = view.spec
+    return PodView(view.kind, view.apiVersion, view.metadata,
+                   _Spec(spec.nodeName, spec.priority, spec.volumes, spec.affinity, spec.resources, spec.overhead,
+                         init_containers, containers, spec.hostname),
+                   view.status)
+
+
 def owning(view: PodView, texts: dict[bytes, Raw]) -> PodView:
     """`view` with each `Raw` its own copy, one per distinct text (`texts`), so a view does not keep a
     large file's part alive and a shape's pods share one copy."""

@@ -21,7 +21,7 @@ from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError,
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.admission.validate_update import update_refusal
 from kexplain.apimachinery import columns
-from kexplain.apimachinery.stored_pods import OBJECTS, plain as plain_object
+from kexplain.apimachinery.stored_pods import OBJECTS, StoredPod, plain as plain_object
 from kexplain.load import json_list
 from kexplain.load.apply_patch import alike
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
@@ -631,6 +631,9 @@ def _all_served_and_stored(rows: columns.Rows, kinds: Collection[str], fields: b
 
 
 def _stored(obj: dict[str, Any]) -> bool:
-    """An object an API server stored: it has a resourceVersion (`admission.pipeline.is_stored`)."""
+    """An object an API server stored: it has a resourceVersion (`admission.pipeline.is_stored`); a pod read
+    as a view answers from its view, undecoded."""
+    if type(obj) is StoredPod:
+        return obj.stored
     meta = obj.get("metadata")
     return isinstance(meta, dict) and bool(meta.get("resourceVersion"))

@@ -300,6 +300,23 @@ def _variant(name: str, i: int) -> dict:
                 "labelSelector": {"matchLabels": {"app": "web"}}, "matchLabelKeys": ["apps.kubernetes.io/pod-index"]}]
         if name == "stateful-fqdn":
             spec["setHostnameAsFQDN"] = True
+    elif name == "image-values":                # each pod its own image, of one tag's class
+        spec["containers"][0]["image"] = f"registry.example/app-{i}:1"
+    elif name == "image-classes":               # "latest" (said or not), a tag, a digest: pull policies apart
+        spec["containers"][0]["image"] = ["nginx", "nginx:latest", "nginx:1.0", "nginx@sha256:" + "a" * 64,
+                                          "Nginx:1.0"][i % 5]
+    elif name == "image-placeholder-text":
+        spec["containers"][0]["image"] = "kexplain-placeholder-image:tag" if i % 2 else "kexplain-placeholder-image"
+    elif name == "image-init-containers":
+        spec["initContainers"] = [{"name": "init", "image": f"registry.example/init-{i}"}]
+    elif name == "image-volume":                # an image volume: the pod's images as written stay in the key
+        spec["containers"][0]["image"] = f"registry.example/app-{i}:1"
+        spec["volumes"] = [{"name": "data", "image": {"reference": "registry.example/data:1"}}]
+        spec["containers"][0]["volumeMounts"] = [{"name": "data", "mountPath": "/data"}]
+    elif name == "image-space-later" and i == 2:
+        spec["containers"][0]["image"] = " nginx:1.0"
+    elif name == "image-empty-later" and i == 2:
+        spec["containers"][0]["image"] = ""
     elif name.startswith("daemon"):               # a DaemonSet's pods: each pinned to its node
         values = [spec["nodeName"]] if not (name == "daemon-bad-pin-later" and i == 2) else ["Bad_Node"]
         spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
@@ -312,11 +329,13 @@ ADMITTED = ["plain", "long-name-ephemeral", "uid-kinds", "match-label-keys", "ma
             "null-labels", "unbound", "unknown-node", "yaml-timestamp", "float-values", "priority", "runtime-class",
             "default-namespace", "host-network", "node-name-placeholder-text", "stateful", "stateful-match-label-keys",
             "stateful-fqdn", "daemon", "label-values", "annotation-values", "merged-label-values",
-            "label-placeholder-text"]
+            "label-placeholder-text", "image-values", "image-classes", "image-placeholder-text",
+            "image-init-containers", "image-volume"]
 REFUSED = ["bad-name-later", "bad-node-later", "uid-not-a-string", "duplicate-name", "zone-label-invalid-later",
            "yaml-naive-timestamp", "null-port-later", "priority-given-wrong", "mirror-annotation", "scheduling-gates",
            "stateful-dotted-later", "daemon-bad-pin-later", "label-value-invalid-later", "label-value-long-later",
-           "annotation-key-invalid-later", "annotations-too-large-later", "deletion-cost-later"]
+           "annotation-key-invalid-later", "annotations-too-large-later", "deletion-cost-later",
+           "image-space-later", "image-empty-later"]
 VARIANTS = ADMITTED + REFUSED
 CONTEXT = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
             "value": 1000},

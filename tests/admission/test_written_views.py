@@ -173,6 +173,21 @@ TWINS = {
     "owner-named-alike": lambda p, i: p["metadata"].update(ownerReferences=[
         {"apiVersion": "v1", "kind": "X", "name": p["metadata"]["name"], "uid": p["metadata"]["uid"]}]),
     "node-as-label": lambda p, i: p["metadata"]["labels"].update(host=p["spec"]["nodeName"]),
+    "label-values": lambda p, i: p["metadata"]["labels"].update(app=f"svc-{i}", hash=f"{i * 7919:08x}"),
+    "label-value-as-selector": lambda p, i: p["metadata"]["labels"].update(app=f"svc-{i}") or
+    p["spec"].update(nodeSelector={"app": f"svc-{i}"}),
+    "annotation-values": lambda p, i: p["metadata"].update(annotations={"example.com/build": f"b-{i}",
+                                                                         "kubernetes.io/description": "kept"}),
+    "annotation-reserved-values": lambda p, i: p["metadata"].update(annotations={"kubernetes.io/description": f"{i}"}),
+    "annotation-value-as-selector": lambda p, i: p["metadata"].update(annotations={"app": f"b-{i}"}) or
+    p["spec"].update(nodeSelector={"app": f"b-{i}"}),
+    "image-values": lambda p, i: p["spec"]["containers"][0].update(image=f"registry.example/app-{i}:1"),
+    "image-latest-or-tag": lambda p, i: p["spec"]["containers"][0].update(image=["nginx", "nginx:1.0"][i]),
+    "image-as-env-name": lambda p, i: p["spec"]["containers"][0].update(
+        image=f"app-{i}:1", env=[{"name": "image", "value": f"app-{i}:1"}]),
+    "image-volume": lambda p, i: p["spec"].update(volumes=[{"name": "d", "image": {"reference": f"data-{i}:1"}}]),
+    "image-in-annotation": lambda p, i: p["metadata"].update(annotations={"x": f'"image":"app-{i}:1"'}) or
+    p["spec"]["containers"][0].update(image=f"app-{i}:1"),
 }
 
 
@@ -188,5 +203,6 @@ def test_equal_written_keys_are_equal_shapes(name: str) -> None:
         for b in range(len(pods)):
             if keys[a] is not None and keys[a] == keys[b]:
                 assert shapes[a] == shapes[b], (name, a, b)
-    if name in ("plain", "no-uid", "no-status", "condition-status", "nested-status-key", "invalid-zone", "created"):
+    if name in ("plain", "no-uid", "no-status", "condition-status", "nested-status-key", "invalid-zone", "created",
+                "label-values", "image-values", "annotation-values"):
         assert keys[0] is not None and keys[0] == keys[1], name      # (what the key is for)
