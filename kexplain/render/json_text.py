@@ -55,14 +55,12 @@ class Carried:
 
     def __init__(self) -> None:
         self.texts: OrderedDict[tuple[int, int], tuple[Any, str]] = OrderedDict()
+        self.by_key: dict[tuple[int, int], str] = {}      # the same texts, for the writer to read
 
-    def seed(self) -> dict[tuple[int, int], str]:
-        return {key: text for key, (_, text) in self.texts.items()}
-
-    def take(self, doc: Any, writer: "_Writer", seeded: int) -> None:
-        """Keep the large containers `writer` wrote itself (its memo after the `seeded` ones),
-        and count the kept ones `doc` met again as recent."""
-        texts = self.texts
+    def take(self, doc: Any, writer: "_Writer") -> None:
+        """Keep the large containers `writer` wrote itself (its memo), and count the kept ones
+        `doc` met again as recent."""
+        texts, by_key = self.texts, self.by_key
         for v in _children(doc):
             if (id(v), 1) in texts:
                 texts.move_to_end((id(v), 1))
@@ -70,11 +68,12 @@ class Carried:
             for w in _children(v):
                 if (id(w), 2) in texts:
                     texts.move_to_end((id(w), 2))
-        for (key, text), held in zip(itertools.islice(writer.memo.items(), seeded, None), writer.held):
+        for (key, text), held in zip(writer.memo.items(), writer.held):
             if key[1] and len(text) >= self.MIN_CHARS:      # (the item itself is new each time)
                 texts[key] = (held, text)
+                by_key[key] = text
         while len(texts) > self.KEPT:
-            texts.popitem(last=False)
+            del by_key[texts.popitem(last=False)[0]]
 
 
 def _children(v: Any) -> Any:
@@ -89,10 +88,9 @@ def dumps_indented(doc: Any, margin: str = "", carried: Carried | None = None) -
     try:
         if carried is None:
             return _Writer(margin).value(doc, 0)
-        writer = _Writer(margin, carried.seed())
-        seeded = len(writer.memo)
+        writer = _Writer(margin, carried.by_key)
         text = writer.value(doc, 0)
-        carried.take(doc, writer, seeded)
+        carried.take(doc, writer)
         return text
     except (_Refused, RecursionError):
         return json.dumps(doc, indent=2).replace("\n", "\n" + margin)
@@ -103,11 +101,10 @@ def pieces_indented(doc: Any, margin: str = "", carried: Carried | None = None) 
     `doc`'s own keys or elements (a shared trace's filterAll, from `carried`) are not copied
     into one string again (a 2 MB item was five fresh 2 MB copies, and their page faults)."""
     try:
-        writer = _Writer(margin, carried.seed() if carried is not None else None)
-        seeded = len(writer.memo)
+        writer = _Writer(margin, carried.by_key if carried is not None else None)
         pieces = writer.pieces(doc)
         if carried is not None:
-            carried.take(doc, writer, seeded)
+            carried.take(doc, writer)
         return pieces
     except (_Refused, RecursionError):
         return [json.dumps(doc, indent=2).replace("\n", "\n" + margin)]
@@ -131,10 +128,11 @@ def _coalesced(pieces: list[str]) -> list[str]:
 
 
 class _Writer:
-    def __init__(self, margin: str, memo: dict[tuple[int, int], str] | None = None) -> None:
+    def __init__(self, margin: str, carried: dict[tuple[int, int], str] | None = None) -> None:
         self.newlines = ["\n" + margin]           # per depth: a newline and the indentation
-        self.memo: dict[tuple[int, int], str] = memo if memo is not None else {}
+        self.memo: dict[tuple[int, int], str] = {}
         self.held: list[Any] = []                 # containers whose id this writer put in `memo`: kept alive
+        self.carried = carried if carried is not None else {}     # texts of earlier items (read only)
 
     def _newline(self, depth: int) -> str:
         lines = self.newlines
@@ -148,6 +146,9 @@ class _Writer:
             key = (id(v), depth)
             text = self.memo.get(key)
             if text is None:
+                text = self.carried.get(key)
+                if text is not None:
+                    return text
                 text = self._dict(v, depth) if t is dict else self._list(v, depth)
                 self.memo[key] = text
                 self.held.append(v)
@@ -166,7 +167,7 @@ class _Writer:
             return _float(v)
         if isinstance(v, (list, tuple, dict)):
             key = (id(v), depth)
-            text = self.memo.get(key)
+            text = self.memo.get(key) or self.carried.get(key)
             if text is None:
                 text = self._dict(v, depth) if isinstance(v, dict) else self._list(v, depth)
                 self.memo[key] = text
