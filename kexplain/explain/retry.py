@@ -2,6 +2,7 @@
 InterPodAffinity's isSchedulableAfterPodChange."""
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
@@ -32,8 +33,27 @@ class Bound:
 def rejecting_plugins(trace: Trace) -> frozenset[str]:
     """The plugins that rejected the pod in an attempt (its unschedulable plugins)."""
     out = {s.get("plugin") for s in trace.pre_filter or () if s.get("code") in REJECTED}
-    out |= {s.get("plugin") for s in (trace.filter or {}).values() if s.get("code") in REJECTED}
+    out |= _filter_rejecters(trace.filter or {})
     return frozenset(p for p in out if p)
+
+
+_REJECTERS: OrderedDict[int, tuple[dict, set]] = OrderedDict()     # id(filter) -> (filter, its rejecting plugins)
+_REJECTERS_KEPT = 64
+
+
+def _filter_rejecters(statuses: dict[str, dict[str, Any]]) -> set:
+    """The plugins of `statuses`' rejections, worked out once per dict: the pods of a shape share
+    their first one's (`explain.shared_cycles`), and a trace is read only once made."""
+    kept = _REJECTERS.get(id(statuses))
+    if kept is not None and kept[0] is statuses:
+        return kept[1]
+    values = list(statuses.values())
+    unique = dict(zip(map(id, values), values)).values()        # (nodes share their status objects)
+    found = {s.get("plugin") for s in unique if s.get("code") in REJECTED}
+    _REJECTERS[id(statuses)] = (statuses, found)
+    while len(_REJECTERS) > _REJECTERS_KEPT:
+        _REJECTERS.popitem(last=False)
+    return found
 
 
 def _affinity_hint(pod: PodInfo, event: Bound) -> bool:

@@ -25,6 +25,8 @@ def _rename(value: Any, old: re.Pattern[str], new_key: str, first: PodInfo, new_
     if isinstance(value, str):
         return old.sub(new_key, value) if first.key in value else value
     if isinstance(value, list):
+        if _strings_without(value, first.key):     # (a suggestion's node lists: thousands of names)
+            return value
         items = [_rename(v, old, new_key, first, new_name) for v in value]
         return value if all(map(operator.is_, items, value)) else items
     if isinstance(value, dict):
@@ -34,3 +36,13 @@ def _rename(value: Any, old: re.Pattern[str], new_key: str, first: PodInfo, new_
             return out
         return value if all(map(operator.is_, out.values(), value.values())) else out
     return value
+
+
+def _strings_without(values: list, key: str) -> bool:
+    """Every element a string and none with `key` in it (tested in one pass over their join;
+    False when unsure: the elements are then looked at one by one)."""
+    try:
+        joined = "\0".join(values)
+    except TypeError:               # not all strings
+        return False
+    return key not in joined

@@ -10,6 +10,7 @@ from json.encoder import encode_basestring_ascii
 from typing import Any
 
 _INFINITY = float("inf")
+_LARGE = 16384         # a piece written as it is, not joined to its neighbours
 
 
 def _float(value: float) -> str:
@@ -54,14 +55,12 @@ class Carried:
 
     def __init__(self) -> None:
         self.texts: OrderedDict[tuple[int, int], tuple[Any, str]] = OrderedDict()
+        self.by_key: dict[tuple[int, int], str] = {}      # the same texts, for the writer to read
 
-    def seed(self) -> dict[tuple[int, int], str]:
-        return {key: text for key, (_, text) in self.texts.items()}
-
-    def take(self, doc: Any, writer: "_Writer", seeded: int) -> None:
-        """Keep the large containers `writer` wrote itself (its memo after the `seeded` ones),
-        and count the kept ones `doc` met again as recent."""
-        texts = self.texts
+    def take(self, doc: Any, writer: "_Writer") -> None:
+        """Keep the large containers `writer` wrote itself (its memo), and count the kept ones
+        `doc` met again as recent."""
+        texts, by_key = self.texts, self.by_key
         for v in _children(doc):
             if (id(v), 1) in texts:
                 texts.move_to_end((id(v), 1))
@@ -69,11 +68,12 @@ class Carried:
             for w in _children(v):
                 if (id(w), 2) in texts:
                     texts.move_to_end((id(w), 2))
-        for (key, text), held in zip(itertools.islice(writer.memo.items(), seeded, None), writer.held):
+        for (key, text), held in zip(writer.memo.items(), writer.held):
             if key[1] and len(text) >= self.MIN_CHARS:      # (the item itself is new each time)
                 texts[key] = (held, text)
+                by_key[key] = text
         while len(texts) > self.KEPT:
-            texts.popitem(last=False)
+            del by_key[texts.popitem(last=False)[0]]
 
 
 def _children(v: Any) -> Any:
@@ -88,20 +88,51 @@ def dumps_indented(doc: Any, margin: str = "", carried: Carried | None = None) -
     try:
         if carried is None:
             return _Writer(margin).value(doc, 0)
-        writer = _Writer(margin, carried.seed())
-        seeded = len(writer.memo)
+        writer = _Writer(margin, carried.by_key)
         text = writer.value(doc, 0)
-        carried.take(doc, writer, seeded)
+        carried.take(doc, writer)
         return text
     except (_Refused, RecursionError):
         return json.dumps(doc, indent=2).replace("\n", "\n" + margin)
 
 
+def pieces_indented(doc: Any, margin: str = "", carried: Carried | None = None) -> list[str]:
+    """`dumps_indented`'s text as pieces to write one after the other: the large texts of
+    `doc`'s own keys or elements (a shared trace's filterAll, from `carried`) are not copied
+    into one string again (a 2 MB item was five fresh 2 MB copies, and their page faults)."""
+    try:
+        writer = _Writer(margin, carried.by_key if carried is not None else None)
+        pieces = writer.pieces(doc)
+        if carried is not None:
+            carried.take(doc, writer)
+        return pieces
+    except (_Refused, RecursionError):
+        return [json.dumps(doc, indent=2).replace("\n", "\n" + margin)]
+
+
+def _coalesced(pieces: list[str]) -> list[str]:
+    """`pieces` with each run of small ones joined (fewer writes), the large ones as they are."""
+    out: list[str] = []
+    run: list[str] = []
+    for piece in pieces:
+        if len(piece) < _LARGE:
+            run.append(piece)
+            continue
+        if run:
+            out.append("".join(run))
+            run = []
+        out.append(piece)
+    if run:
+        out.append("".join(run))
+    return out
+
+
 class _Writer:
-    def __init__(self, margin: str, memo: dict[tuple[int, int], str] | None = None) -> None:
+    def __init__(self, margin: str, carried: dict[tuple[int, int], str] | None = None) -> None:
         self.newlines = ["\n" + margin]           # per depth: a newline and the indentation
-        self.memo: dict[tuple[int, int], str] = memo if memo is not None else {}
+        self.memo: dict[tuple[int, int], str] = {}
         self.held: list[Any] = []                 # containers whose id this writer put in `memo`: kept alive
+        self.carried = carried if carried is not None else {}     # texts of earlier items (read only)
 
     def _newline(self, depth: int) -> str:
         lines = self.newlines
@@ -115,6 +146,9 @@ class _Writer:
             key = (id(v), depth)
             text = self.memo.get(key)
             if text is None:
+                text = self.carried.get(key)
+                if text is not None:
+                    return text
                 text = self._dict(v, depth) if t is dict else self._list(v, depth)
                 self.memo[key] = text
                 self.held.append(v)
@@ -133,7 +167,7 @@ class _Writer:
             return _float(v)
         if isinstance(v, (list, tuple, dict)):
             key = (id(v), depth)
-            text = self.memo.get(key)
+            text = self.memo.get(key) or self.carried.get(key)
             if text is None:
                 text = self._dict(v, depth) if isinstance(v, dict) else self._list(v, depth)
                 self.memo[key] = text
@@ -141,17 +175,36 @@ class _Writer:
             return text
         raise _Refused
 
+    def pieces(self, v: Any) -> list[str]:
+        """`value(v, 0)` as pieces (`pieces_indented`): a non-empty dict's or list's own level
+        is not joined, nor memoized (written once, as `value` keeps only what is met again)."""
+        t = type(v)
+        if t is dict and v:
+            return _coalesced(self._dict_pieces(v, 0))
+        if t is list and v:
+            return _coalesced(self._list_pieces(v, 0))
+        return [self.value(v, 0)]
+
     def _list(self, items: list | tuple, depth: int) -> str:
         if not items:
             return "[]"
+        return "".join(self._list_pieces(items, depth))
+
+    def _list_pieces(self, items: list | tuple, depth: int) -> list[str]:
         inner = self._newline(depth + 1)
-        return "[" + inner + ("," + inner).join(self._values(items, depth + 1)) + self._newline(depth) + "]"
+        return ["[", inner, ("," + inner).join(self._values(items, depth + 1)), self._newline(depth), "]"]
 
     def _dict(self, mapping: dict, depth: int) -> str:
         if not mapping:
             return "{}"
+        return "".join(self._dict_pieces(mapping, depth))
+
+    def _dict_pieces(self, mapping: dict, depth: int) -> list[str]:
+        """"{", then each key and its value, then "}": a container's text a piece of its own, so
+        that it is copied once, by the join of its parent (or not at all: `pieces`)."""
         inner = self._newline(depth + 1)
-        parts: list[str] = []
+        sep = "," + inner
+        parts: list[str] = ["{" + inner]
         append, value, below = parts.append, self.value, depth + 1
         for k, v in mapping.items():        # the common scalars without a call each
             k = encode_basestring_ascii(k) if type(k) is str else _key(k)
@@ -161,8 +214,11 @@ class _Writer:
             elif t is int:
                 append(k + ": " + int.__repr__(v))
             else:
-                append(k + ": " + value(v, below))
-        return "{" + inner + ("," + inner).join(parts) + self._newline(depth) + "}"
+                append(k + ": ")
+                append(value(v, below))
+            append(sep)
+        parts[-1] = self._newline(depth) + "}"
+        return parts
 
     def _values(self, values: Any, depth: int) -> list[str]:
         """`value` of each, the common scalars without a call each (a trace holds tens of

@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterator, Mapping, TextIO
 import yaml
 
 from kexplain.apimachinery.stored_pods import plain
-from kexplain.render.json_text import Carried, dumps_indented
+from kexplain.render.json_text import Carried, dumps_indented, pieces_indented
 
 FORMATS = ("json", "yaml")
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -61,14 +61,16 @@ class ListWriter:
             if head:
                 self.out.write(_yaml(dict(head)))
 
-    def text(self, doc: Any) -> str:
-        """An element's text as `item` writes it as JSON: json.dumps(doc, indent=2), 4 more spaces a line."""
-        return dumps_indented(doc, margin="    ", carried=self.carried)
+    def text(self, doc: Any) -> list[str]:
+        """An element's text as `item` writes it as JSON (json.dumps(doc, indent=2), 4 more spaces
+        a line), in pieces whose concatenation it is (`pieces_indented`)."""
+        return pieces_indented(doc, margin="    ", carried=self.carried)
 
-    def item(self, doc: Any, text: str | None = None) -> None:
-        """One more element of the list, written now (as JSON, its `text` when given)."""
+    def item(self, doc: Any, text: list[str] | None = None) -> None:
+        """One more element of the list, written now (as JSON, its `text` pieces when given)."""
         if self.fmt == "json":
-            self.out.write(("\n    " if not self.count else ",\n    ") + (text if text is not None else self.text(doc)))
+            self.out.write("\n    " if not self.count else ",\n    ")
+            self.out.writelines(text if text is not None else self.text(doc))
         else:
             if not self.count:
                 self.out.write(f"{self.key}:\n")
@@ -92,13 +94,16 @@ class ListWriter:
 
 
 class ItemSpool:
-    """A list's items kept aside in a temporary file (JSON lines) until the autoscalers' answers
-    are known: `add` each, then `write` them in order (or read them back with `items`); memory
-    stays flat. With a JSON `writer` an item is kept as the writer's text (`Carried`) and `write`
-    adds the last keys to that text, unless the item has one of `late` keys (then kept whole)."""
+    """A list's items kept aside in a temporary file until the autoscalers' answers are known:
+    `add` each, then `write` them in order (or read them back with `items`); memory stays flat.
+    A line of JSON per item (`{"doc": item}`), or with a JSON `writer` the writer's text of the
+    item (`Carried`) after a line that says its pod and length, and `write` adds the last keys
+    to that text, unless the item has one of `late` keys (then kept whole)."""
+
+    _END = "\n    }"         # how the text of a non-empty dict item ends (`ListWriter.text`)
 
     def __init__(self, writer: ListWriter | None = None, late: frozenset[str] = frozenset()) -> None:
-        self.file = tempfile.TemporaryFile("w+", encoding="utf-8")
+        self.file = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")
         self.writer = writer if writer is not None and writer.fmt == "json" else None
         self.late = late
 
@@ -106,32 +111,41 @@ class ItemSpool:
         if self.writer is None or not isinstance(doc, dict) or not doc or not self.late.isdisjoint(doc):
             self.file.write(json.dumps({"doc": doc}) + "\n")
             return
-        self.file.write(json.dumps({"pod": doc.get("pod"), "text": self.writer.text(doc)}) + "\n")
+        pieces = self.writer.text(doc)
+        self.file.write(json.dumps({"pod": doc.get("pod"), "chars": sum(map(len, pieces))}) + "\n")
+        self.file.writelines(pieces)
+
+    def _kept(self) -> Iterator[tuple[dict[str, Any], list[str]]]:
+        """Each item's line, and (of an item kept as text) its text: the pieces before `_END`, and
+        `_END`."""
+        self.file.seek(0)
+        while line := self.file.readline():
+            kept = json.loads(line)
+            if "doc" in kept:
+                yield kept, []
+                continue
+            body = self.file.read(kept["chars"] - len(self._END))
+            end = self.file.read(len(self._END))
+            assert end == self._END
+            yield kept, [body, end]
 
     def items(self) -> Iterator[Any]:
         """Each item's document, or as text: `{"pod": its pod key, "text": its text}`."""
-        self.file.seek(0)
-        for line in self.file:
-            kept = json.loads(line)
-            yield kept["doc"] if "doc" in kept else kept
+        for kept, text in self._kept():
+            yield kept["doc"] if "doc" in kept else {"pod": kept["pod"], "text": "".join(text)}
 
     def write(self, writer: ListWriter, last: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
         """Each item written, with the keys `last(item)` says at its end (`{**item, **last(item)}`;
         of an item kept as text, `last` reads its `pod`)."""
-        self.file.seek(0)
-        for line in self.file:
-            kept = json.loads(line)
+        for kept, text in self._kept():
             if "doc" in kept:
                 doc = kept["doc"]
                 writer.item({**doc, **last(doc)} if isinstance(doc, dict) else doc)
                 continue
-            text, more = kept["text"], last({"pod": kept["pod"]})
-            if more:
-                end = "\n    }"
-                assert text.endswith(end)
-                text = text[:-len(end)] + "".join(f",\n      {json.dumps(k)}: {dumps_indented(v, margin='      ')}"
-                                                  for k, v in more.items()) + end
-            writer.item(None, text)
+            body, end = text
+            more = last({"pod": kept["pod"]})
+            writer.item(None, [body, *(f",\n      {json.dumps(k)}: {dumps_indented(v, margin='      ')}"
+                                       for k, v in more.items()), end])
 
     def __enter__(self) -> "ItemSpool":
         return self

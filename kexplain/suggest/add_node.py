@@ -20,7 +20,7 @@ from kexplain.suggest.change import Candidate, node_ref
 from kexplain.suggest.context import Context
 from kexplain.suggest.dra import node_facts, pending_requests
 from kexplain.suggest.node_selection import REQUIRED_PATH, selection_only
-from kexplain.suggest.parsed_terms import compiled_expression, compiled_term
+from kexplain.suggest.parsed_terms import by_labels, compiled_expression, compiled_term, selection_label_keys
 from kexplain.suggest.tolerations import taint_key, untolerated
 from kexplain.suggest.uncordon import CORDON_TAINT_KEY
 
@@ -177,6 +177,7 @@ def candidates(ctx: Context) -> list[Candidate]:
     shapes: dict[str, tuple[tuple[int, int], str, list[dict[str, Any]], dict[str, str | None]]] = {}
     nodes = ctx.within(allowed)
     devices = node_facts(ctx, [n for n in nodes if DYNAMIC_RESOURCES in ctx.blocked[n]])
+    labels_for = by_labels(selection_label_keys(ctx.pod.spec), lambda n: _labels_for(ctx, n))
     for position, node in enumerate(nodes):
         plugins = set(ctx.blocked[node])
         info = ctx.info(node)
@@ -189,7 +190,7 @@ def candidates(ctx: Context) -> list[Candidate]:
         if NODE_AFFINITY in plugins:
             if not selection_only(ctx, node):
                 continue
-            found = _labels_for(ctx, info.node)
+            found = labels_for(info.node)
             if not found:
                 continue
             labels = found

@@ -12,7 +12,8 @@ from kexplain.plugins.names import NODE_AFFINITY
 from kexplain.plugins.node_affinity import ERR_REASON_POD
 from kexplain.suggest.change import Candidate, Fix, Op, apply_ops, pod_op, pointer
 from kexplain.suggest.context import MAX_GROUPS, MAX_PER_REASON, Context
-from kexplain.suggest.parsed_terms import compiled_expression, compiled_field, compiled_term
+from kexplain.suggest.parsed_terms import by_labels, compiled_expression, compiled_field, compiled_term, \
+    selection_label_keys
 
 ID = "node-selection"
 REMOVE_NODE_SELECTOR = "remove-node-selector"
@@ -119,11 +120,12 @@ def candidates(ctx: Context) -> list[Candidate]:
     if not nodes:
         return []
     runtime_keys = _runtime_selector_keys(ctx)
+    fix_of = by_labels(selection_label_keys(ctx.pod.spec), lambda n: _affinity_fix(ctx, n, runtime_keys))
     fixes: dict[str, Fix] = {}
     counts: dict[str, int] = {}
     for node in nodes:
         info = ctx.info(node)
-        fix = _affinity_fix(ctx, info.node, runtime_keys) if info is not None else None
+        fix = fix_of(info.node) if info is not None else None
         if fix is None:
             continue
         key = repr(fix[0])
