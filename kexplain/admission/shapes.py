@@ -128,7 +128,7 @@ def _canonical_labels(labels: dict, name: str, renamed: bool, undo: list[tuple[d
     """`_canonicalize`'s step for a pod's labels (values only: PodTopologyLabels merges by key)."""
     if unread:
         for key, value in labels.items():
-            if type(value) is str and len(value) <= 63 and _LABEL_VALUE_FULL(value) is not None:
+            if type(value) is str and _valid_label_value(value):
                 undo.append((labels, key, value))
                 labels[key] = TOPOLOGY.get(key, LABEL)
         return
@@ -176,6 +176,11 @@ _json = msgspec.json.encode
 _compact = msgspec.json.format
 
 
+def _valid_label_value(value: str) -> bool:
+    """A valid label value (at most 63 long, ASCII: `_LABEL_VALUE_FULL`), as admission checks it alone."""
+    return len(value) <= 63 and _LABEL_VALUE_FULL(value) is not None
+
+
 def _reads_labels(spec: dict) -> bool:
     """Whether admission reads a pod's label values beyond validating them (`match_label_keys`); loosely."""
     spread = spec.get("topologySpreadConstraints")
@@ -195,18 +200,27 @@ def _reads_labels(spec: dict) -> bool:
 
 def _canonical_annotations(meta: dict, annotations: dict, undo: list[tuple[dict, Any, Any]]) -> None:
     """`_canonicalize`'s step for a pod's annotations (not the reserved domains'), within the size limit."""
+    if not _annotations_replaced(annotations):
+        return
+    replaced = {key: value if _reserved(key) else ANNOTATION for key, value in annotations.items()}
+    undo.append((meta, "annotations", annotations))
+    meta["annotations"] = replaced
+
+
+def _annotations_replaced(annotations: dict) -> bool:
+    """Whether the values of `annotations` are replaced: all keys and values strings, within the size limit."""
     total = 0
     for key, value in annotations.items():
         if type(key) is not str or type(value) is not str:
-            return
+            return False
         total += len(key) + len(value)
-    if 4 * total > ANNOTATIONS_SIZE_LIMIT and sum(
-            len(k.encode()) + len(v.encode()) for k, v in annotations.items()) > ANNOTATIONS_SIZE_LIMIT:
-        return
-    replaced = {key: value if key.partition("/")[0].endswith(_RESERVED_DOMAINS) and "/" in key else ANNOTATION
-                for key, value in annotations.items()}
-    undo.append((meta, "annotations", annotations))
-    meta["annotations"] = replaced
+    return 4 * total <= ANNOTATIONS_SIZE_LIMIT or sum(
+        len(k.encode()) + len(v.encode()) for k, v in annotations.items()) <= ANNOTATIONS_SIZE_LIMIT
+
+
+def _reserved(key: str) -> bool:
+    """An annotation of the API server's own domains, whose value stays in the shape."""
+    return key.partition("/")[0].endswith(_RESERVED_DOMAINS) and "/" in key
 
 
 def _canonical_node(spec: dict, node: str, undo: list[tuple[dict, Any, Any]]) -> None:
@@ -309,7 +323,7 @@ def _labels_cut(key: bytes, labels: dict[str, str], memo: dict[Any, Any]) -> byt
                     memo[names] = cut
             return key.replace(written, cut)
     for label, value in labels.items():
-        if read and label not in TOPOLOGY or len(value) > 63 or _LABEL_VALUE_FULL(value) is None:
+        if read and label not in TOPOLOGY or not _valid_label_value(value):
             continue
         quoted = _json(label) + b":"
         written = quoted + b'"%s"' % value.encode()
@@ -337,17 +351,12 @@ def _annotations_cut(key: bytes, text: bytes) -> bytes:
     except msgspec.MsgspecError:
         return key
     annotations = meta.annotations if meta is not None else None
-    if not annotations:
-        return key
-    total = sum(len(k) + len(v) for k, v in annotations.items())
-    if 4 * total > ANNOTATIONS_SIZE_LIMIT and sum(
-            len(k.encode()) + len(v.encode()) for k, v in annotations.items()) > ANNOTATIONS_SIZE_LIMIT:
+    if not annotations or not _annotations_replaced(annotations):
         return key
     written = b'"annotations":' + _json(annotations)
     if key.count(written) != 1:
         return key
-    cut = b",".join(_json(k) + (b":" + _json(v) if k.partition("/")[0].endswith(_RESERVED_DOMAINS) and "/" in k
-                                else b":\0") for k, v in annotations.items())
+    cut = b",".join(_json(k) + (b":" + _json(v) if _reserved(k) else b":\0") for k, v in annotations.items())
     return key.replace(written, b'"annotations":{%s}' % cut)
 
 
@@ -358,7 +367,7 @@ def _all_valid(values: Any, memo: dict[Any, Any]) -> bool:
         valid = memo[_VALID] = set()
     for value in values:
         if value not in valid:
-            if len(value) > 63 or _LABEL_VALUE_FULL(value) is None:
+            if not _valid_label_value(value):
                 return False
             if len(valid) < _MEMO_MAX:
                 valid.add(value)
