@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import heapq
+from collections import Counter
 from typing import Any, Mapping
 
-from kexplain.framework.trace import SCHEDULED, NodeScores, Trace
+from kexplain.framework.trace import SCHEDULED, NodeScores, NodeVerdicts, Trace
 
 TOP_NODES = 3
 _REJECTED = frozenset({"Unschedulable", "UnschedulableAndUnresolvable", "Error"})
@@ -65,12 +66,17 @@ def _rejected(trace: Trace) -> list[dict[str, Any]]:
 
 def _counted(trace: Trace) -> list[dict[str, Any]]:
     counts: dict[tuple[str, tuple[str, ...]], int] = {}
-    for verdict in (trace.filter or {}).values():
+    # A trace's verdicts are shared objects, one per status (`Status.json_view`): counted by identity in C.
+    found = trace.filter or {}
+    verdicts = found.verdicts() if isinstance(found, NodeVerdicts) else list(found.values())
+    distinct = dict(zip(map(id, verdicts), verdicts))
+    for ident, n in Counter(map(id, verdicts)).items():
+        verdict = distinct[ident]
         plugin = verdict.get("plugin")
         if plugin is None or verdict.get("code") not in _REJECTED:
             continue
         key = (plugin, tuple(verdict.get("reasons") or (verdict.get("code", ""),)))
-        counts[key] = counts.get(key, 0) + 1
+        counts[key] = counts.get(key, 0) + n
     per_reason: dict[tuple[str, str], int] = {}
     for (plugin, reasons), n in counts.items():
         for reason in reasons:

@@ -15,6 +15,7 @@ MEMBERS_KEY = "framework/node-ids"     # the ids of a snapshot's own NodeInfos (
 MAX_KEYS = 64            # (plugin, profile, pod) keys kept; the least recently used goes first
 T = Any
 _ANSWER = itemgetter(1)         # of a table's (NodeInfo, answer)
+FEW = 8                 # nodes whose membership is checked one by one
 
 
 class NodeMemo:
@@ -74,6 +75,11 @@ def _keep(table: dict[int, tuple["NodeInfo", T]], snapshot: "Snapshot", ids: lis
     preemption's dry run does), put in `table`; in one step when all are."""
     if len(table) > 2 * len(snapshot.node_infos):      # mostly NodeInfos binds replaced since
         table.clear()
+    if len(nodes) <= FEW:       # (a bind's one new NodeInfo: looked up by name, not by a set of all)
+        for key, ni, answer in zip(ids, nodes, answers):
+            if snapshot.get(ni.name) is ni:
+                table[key] = (ni, answer)
+        return
     members = snapshot.cached(MEMBERS_KEY, lambda: frozenset(map(id, snapshot.node_infos)))
     if members.issuperset(ids):
         table.update(zip(ids, zip(nodes, answers)))

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import attrgetter, is_
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from kexplain.errors import FrameworkError
@@ -349,19 +350,19 @@ class Framework:
                                  verdicts: list[Status]) -> list[int]:
         """Each segment on the nodes the ones before it passed: the nodes that pass all; others' verdicts set."""
         n = len(nodes)
-        alive = list(range(n))              # nodes no plugin has failed yet
+        alive: Sequence[int] = range(n)     # nodes no plugin has failed yet
         for segment in self._filter_segments(state.skip_filter_plugins):
             if not alive:
                 break
-            targets = nodes if len(alive) == n else [nodes[i] for i in alive]
-            survivors = []
-            for i, v in zip(alive, self._filter_run(state, pod, segment, targets)):
-                if v is SUCCESS:
-                    survivors.append(i)
-                else:
+            if len(alive) == n:     # (the first segment: its verdicts are every node's so far)
+                run = self._filter_run(state, pod, segment, nodes)
+                verdicts[:] = run
+            else:
+                run = self._filter_run(state, pod, segment, [nodes[i] for i in alive])
+                for i, v in zip(alive, run):
                     verdicts[i] = v
-            alive = survivors
-        return alive
+            alive = list(compress(alive, map(is_, run, repeat(SUCCESS))))
+        return list(alive)
 
     def _filter_every(self, state: CycleState, pod: "PodInfo", nodes: "Sequence[NodeInfo]",
                       verdicts: list[Status], columns: list[tuple[str, list[Status] | None]]) -> list[int]:

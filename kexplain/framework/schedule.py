@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import repeat
-from typing import TYPE_CHECKING, Any, Iterator
+from bisect import bisect_left
+from itertools import compress, repeat
+from operator import attrgetter, is_, is_not
+from typing import TYPE_CHECKING, Any
 
 from kexplain.features import version_json
 from kexplain.errors import FrameworkError
@@ -15,7 +17,8 @@ from kexplain.framework.runtime import Framework, PreFilterOutcome
 from kexplain.framework.opportunistic_batch import OpportunisticBatch
 from kexplain.framework.search import SortedScores, num_feasible_nodes_to_find
 from kexplain.framework.status import SKIP_JSON, SUCCESS_JSON, Code, Status
-from kexplain.framework.trace import ERROR, GATED, SCHEDULED, UNSCHEDULABLE, NodeScores, Result, Search, Trace
+from kexplain.framework.trace import (ERROR, GATED, SCHEDULED, UNSCHEDULABLE, NodeScores, NodeVerdicts, Result,
+                                      Search, Trace)
 
 # The reason of the nodes a PreFilter result left out (the plugins that narrowed them, by name).
 ERR_ABSENT_FORMAT = "node(s) didn't satisfy plugin(s) [{}]"
@@ -91,7 +94,7 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cyc
         return
     search = Search(num_all_nodes=num_all, num_feasible_nodes_to_find=0, start_index=options.start_index)
     cycle.searched = True
-    trace.search, trace.filter = search, {}
+    trace.search, trace.filter = search, NodeVerdicts()
     if options.filter_all:
         trace.filter_all = {}
     hint, signature = "", None
@@ -139,15 +142,13 @@ def _find_nodes_that_fit(fw: Framework, state: CycleState, pod: "PodInfo", pre: 
     nominated = pod.nominated_node_name or hint
     ni = snapshot.get(nominated) if nominated else None
     if ni is not None:
-        _, s = next(_checked(fw, state, pod, [ni], options, trace))
-        if s.is_success:
+        if _checked(fw, state, pod, [ni], 1, statuses, options, trace):
             search.num_feasible_nodes_to_find = num_feasible_nodes_to_find(
                 num_all, fw.percentage_of_nodes_to_score, options.global_percentage) \
                 if pod.nominated_node_name else 1
             search.next_start_index = options.start_index
             cycle.order = _rotated(all_nodes, options.start_index)
             return [ni]
-        statuses.set(ni.name, s)
 
     nodes = all_nodes
     if pre.result is not None and not pre.result.all_nodes:
@@ -179,39 +180,53 @@ def _search_feasible(fw: Framework, state: CycleState, pod: "PodInfo", nodes: li
         # No batch filters more than MIN_FILTER_BATCH nodes the search will not reach.
         size = max(MIN_FILTER_BATCH, to_find - len(feasible) + 1)
         batch, pos = order[pos:pos + size], pos + size
-        for ni, s in _checked(fw, state, pod, batch, options, trace):
-            if s.is_success:
-                if len(feasible) == to_find:
-                    cycle.dropped = ni
-                    return feasible  # one more than needed: found, dropped, visited first next time
-                feasible.append(ni)
-            else:
-                statuses.set(ni.name, s)
+        fits = _checked(fw, state, pod, batch, to_find - len(feasible) + 1, statuses, options, trace)
+        if len(feasible) + len(fits) > to_find:
+            cycle.dropped = fits[-1]
+            feasible += fits[:-1]
+            return feasible  # one more than needed: found, dropped, visited first next time
+        feasible += fits
     return feasible
 
 
-def _checked(fw: Framework, state: CycleState, pod: "PodInfo", nodes: list["NodeInfo"], options: Options,
-             trace: Trace) -> Iterator[tuple["NodeInfo", Status]]:
-    """Filter `nodes` as one batch, then hand them out in order, each traced only when taken."""
+def _checked(fw: Framework, state: CycleState, pod: "PodInfo", nodes: list["NodeInfo"], until: int,
+             statuses: NodeToStatus, options: Options, trace: Trace) -> list["NodeInfo"]:
+    """Filter `nodes` as one batch and trace them in order up to the `until`-th that fits (all, when fewer
+    fit): the nodes that fit among them; the others' statuses set. Written column by column, in C: a
+    search visits thousands of nodes per cycle and a batch of replicas runs a thousand cycles."""
     search = trace.search
     batch = fw.run_filter_nodes(state, pod, nodes, every=options.filter_all)
-    rows = _filter_all_rows(batch.columns, batch.passed, len(nodes)) if batch.columns is not None else None
-    for k, ni in enumerate(nodes):
-        s = batch.verdicts[k]
-        search.order.append(ni.name)
-        search.num_nodes_searched += 1
-        if rows is not None:
-            trace.filter_all[ni.name] = rows[k]
-        if s.code is Code.ERROR:
-            # The cycle ends, but the node is reported, and the round-robin still moves
-            # past the nodes processed before it (the scheduler updates it regardless).
-            trace.filter[ni.name] = s.json_view(with_plugin=True)
-            search.next_start_index = (options.start_index + search.num_nodes_searched - 1) % search.num_all_nodes
-            raise FrameworkError(s.message())
-        trace.filter[ni.name] = s.json_view(with_plugin=True)
-        if s.is_success:
-            search.num_filter_success += 1
-        yield ni, s
+    verdicts = batch.verdicts
+    codes = codes_all = list(map(_CODE, verdicts))
+    fits = list(compress(range(len(nodes)), map(is_, codes, repeat(Code.SUCCESS))))
+    end = fits[until - 1] + 1 if len(fits) >= until else len(nodes)
+    try:
+        # The cycle ends at an error, but the node is reported, and the round-robin still moves
+        # past the nodes processed before it (the scheduler updates it regardless).
+        error_at: int | None = codes.index(Code.ERROR, 0, end)
+        end = error_at + 1
+    except ValueError:
+        error_at = None
+    if end < len(nodes):
+        nodes, verdicts, codes = nodes[:end], verdicts[:end], codes[:end]
+    names = list(map(_NAME, nodes))
+    search.order += names
+    search.num_nodes_searched += end
+    if batch.columns is not None:
+        trace.filter_all.update(zip(names, _filter_all_rows(batch.columns, batch.passed, len(codes_all))))
+    views = {key: s.json_view(with_plugin=True) for key, s in dict(zip(map(id, verdicts), verdicts)).items()}
+    trace.filter.extend(names, map(views.__getitem__, map(id, verdicts)))
+    fits = fits[:bisect_left(fits, end)]
+    search.num_filter_success += len(fits)
+    if error_at is not None:
+        search.next_start_index = (options.start_index + search.num_nodes_searched - 1) % search.num_all_nodes
+        raise FrameworkError(verdicts[error_at].message())
+    statuses.statuses.update(compress(zip(names, verdicts), map(is_not, codes, repeat(Code.SUCCESS))))
+    return [nodes[k] for k in fits]
+
+
+_CODE = attrgetter("code")
+_NAME = attrgetter("name")
 
 
 MIN_FILTER_BATCH = 32

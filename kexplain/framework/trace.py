@@ -94,6 +94,63 @@ class NodeScores(Mapping[str, dict[str, Any]]):
         return dict(zip(self._nodes, self._totals))
 
 
+class NodeVerdicts(Mapping[str, dict[str, Any]]):
+    """The trace's `filter`: each node visited, in order, with its verdict (its status's shared JSON),
+    kept as the search's two columns and made a dict only when read by node. A search visits thousands
+    of nodes per cycle, and of a thousand copies' cycles most are only counted (`verdicts`)."""
+
+    __slots__ = ("_names", "_views", "_made")
+
+    def __init__(self) -> None:
+        self._names: list[str] = []
+        self._views: list[dict[str, Any]] = []
+        self._made: dict[str, dict[str, Any]] | None = None
+
+    def extend(self, names: list[str], views: "list[dict[str, Any]] | Iterator[dict[str, Any]]") -> None:
+        """More nodes visited (a node visited again keeps its place and takes its new verdict, as a dict)."""
+        self._names += names
+        self._views += views
+        self._made = None
+
+    def verdicts(self) -> list[dict[str, Any]]:
+        """One verdict per node (its last, for a node visited twice: the nominated node first, then again)."""
+        if len(set(self._names)) == len(self._names):
+            return self._views
+        return list(self._dict().values())
+
+    def _dict(self) -> dict[str, dict[str, Any]]:
+        made = self._made
+        if made is None:
+            made = self._made = dict(zip(self._names, self._views))
+        return made
+
+    def __getitem__(self, node: str) -> dict[str, Any]:
+        return self._dict()[node]
+
+    def get(self, node: str, default: Any = None) -> Any:
+        return self._dict().get(node, default)
+
+    def __contains__(self, node: object) -> bool:
+        return node in self._dict()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._dict())
+
+    def __len__(self) -> int:
+        return len(self._dict())
+
+    def items(self):  # type: ignore[override]
+        return self._dict().items()
+
+    def values(self):  # type: ignore[override]
+        return self._dict().values()
+
+
+def filter_json(verdicts: Mapping[str, dict[str, Any]] | None) -> dict[str, dict[str, Any]] | None:
+    """The trace's `filter` as JSON: a plain mapping per node, in order."""
+    return verdicts if verdicts is None or type(verdicts) is dict else dict(verdicts.items())
+
+
 def score_json(score: Mapping[str, dict[str, Any]] | None) -> dict[str, dict[str, Any]] | None:
     """The trace's `score` as JSON: a plain mapping per node, in order."""
     return score if score is None or type(score) is dict else {n: score[n] for n in score}
@@ -109,7 +166,7 @@ class Trace:
     pre_filter: list[dict[str, Any]] | None = None
     pre_filter_node_names: list[str] | None = None
     search: Search | None = None
-    filter: dict[str, dict[str, Any]] | None = None
+    filter: Mapping[str, dict[str, Any]] | None = None     # node -> verdict (`NodeVerdicts`)
     filter_all: dict[str, dict[str, dict[str, Any]]] | None = None
     score: Mapping[str, dict[str, Any]] | None = None       # node -> total and plugins (`NodeScores`)
     post_filter: dict[str, Any] | None = None
@@ -128,7 +185,7 @@ class Trace:
             "preFilter": self.pre_filter,
             "preFilterNodeNames": self.pre_filter_node_names,
             "search": self.search.to_json() if self.search else None,
-            "filter": self.filter,
+            "filter": filter_json(self.filter),
             "filterAll": self.filter_all,
             "score": score_json(self.score),
             "postFilter": self.post_filter,
