@@ -1,7 +1,8 @@
 """Node-local verdicts and scores kept across the cycles of a workload's copies (a bind changes one NodeInfo)."""
 from __future__ import annotations
 
-from operator import itemgetter
+from itertools import compress, repeat
+from operator import is_, itemgetter
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Sequence
 
 from kexplain.model.snapshot import unchanged_by_bind
@@ -59,14 +60,14 @@ def memoized(table: dict[int, tuple["NodeInfo", T]], snapshot: "Snapshot", nodes
         answers = list(compute(nodes))
         _keep(table, snapshot, ids, nodes, answers)
         return answers
-    out: list[T] = [f[1] if f is not None else None for f in found]
-    missing = [k for k, f in enumerate(found) if f is None]
+    # (some: a bind replaced a few NodeInfos since; the rest read in C)
+    missing = list(compress(range(len(found)), map(is_, found, repeat(None))))
     todo = [nodes[k] for k in missing]
     answers = compute(todo)
-    for k, answer in zip(missing, answers):
-        out[k] = answer
+    for k, ni, answer in zip(missing, todo, answers):
+        found[k] = (ni, answer)
     _keep(table, snapshot, [ids[k] for k in missing], todo, answers)
-    return out
+    return list(map(_ANSWER, found))
 
 
 def _keep(table: dict[int, tuple["NodeInfo", T]], snapshot: "Snapshot", ids: list[int],

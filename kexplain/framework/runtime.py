@@ -69,6 +69,8 @@ class FilterBatch:
     verdicts: list[Status]
     columns: list[tuple[str, list[Status] | None]] | None = None
     passed: frozenset[int] = frozenset()   # the nodes every plugin that ran passed (by index)
+    # Every verdict read from the node memo, none computed: filtering more nodes costs lookups only.
+    warm: bool = False
 
 
 @dataclass
@@ -245,9 +247,12 @@ class Framework:
         return segments
 
     def _filter_run(self, state: CycleState, pod: "PodInfo", run: Sequence[Plugin],
-                    nodes: "Sequence[NodeInfo]") -> list[Status]:
-        """Each node's verdict from a segment of Filter plugins, a node-local run memoized per node."""
+                    nodes: "Sequence[NodeInfo]", computed: list[int] | None = None) -> list[Status]:
+        """Each node's verdict from a segment of Filter plugins, a node-local run memoized per node
+        (`computed`: counts the nodes whose verdicts the plugins computed)."""
         def compute(todo: "Sequence[NodeInfo]") -> list[Status]:
+            if computed is not None:
+                computed[0] += len(todo)
             out: list[Status] = [SUCCESS] * len(todo)
             alive = list(range(len(todo)))
             for pl in run:
@@ -340,14 +345,17 @@ class Framework:
         """RunFilterPluginsWithNominatedPods on each of `nodes`, plugin by plugin (`every`: filterAll)."""
         verdicts: list[Status] = [SUCCESS] * len(nodes)
         columns: list[tuple[str, list[Status] | None]] = []
+        computed = [0]
         if every:
             passed = self._filter_every(state, pod, nodes, verdicts, columns)
         else:
-            passed = self._filter_to_first_failure(state, pod, nodes, verdicts)
-        return self._with_nominated_verdicts(state, pod, nodes, verdicts, set(passed), columns, every)
+            passed = self._filter_to_first_failure(state, pod, nodes, verdicts, computed)
+        batch = self._with_nominated_verdicts(state, pod, nodes, verdicts, set(passed), columns, every)
+        batch.warm = not every and not computed[0]
+        return batch
 
     def _filter_to_first_failure(self, state: CycleState, pod: "PodInfo", nodes: "Sequence[NodeInfo]",
-                                 verdicts: list[Status]) -> list[int]:
+                                 verdicts: list[Status], computed: list[int]) -> list[int]:
         """Each segment on the nodes the ones before it passed: the nodes that pass all; others' verdicts set."""
         n = len(nodes)
         alive: Sequence[int] = range(n)     # nodes no plugin has failed yet
@@ -355,10 +363,10 @@ class Framework:
             if not alive:
                 break
             if len(alive) == n:     # (the first segment: its verdicts are every node's so far)
-                run = self._filter_run(state, pod, segment, nodes)
+                run = self._filter_run(state, pod, segment, nodes, computed)
                 verdicts[:] = run
             else:
-                run = self._filter_run(state, pod, segment, [nodes[i] for i in alive])
+                run = self._filter_run(state, pod, segment, [nodes[i] for i in alive], computed)
                 for i, v in zip(alive, run):
                     verdicts[i] = v
             alive = list(compress(alive, map(is_, run, repeat(SUCCESS))))

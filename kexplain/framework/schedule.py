@@ -142,7 +142,7 @@ def _find_nodes_that_fit(fw: Framework, state: CycleState, pod: "PodInfo", pre: 
     nominated = pod.nominated_node_name or hint
     ni = snapshot.get(nominated) if nominated else None
     if ni is not None:
-        if _checked(fw, state, pod, [ni], 1, statuses, options, trace):
+        if _checked(fw, state, pod, [ni], 1, statuses, options, trace)[0]:
             search.num_feasible_nodes_to_find = num_feasible_nodes_to_find(
                 num_all, fw.percentage_of_nodes_to_score, options.global_percentage) \
                 if pod.nominated_node_name else 1
@@ -175,12 +175,14 @@ def _search_feasible(fw: Framework, state: CycleState, pod: "PodInfo", nodes: li
     order = cycle.order = _rotated(nodes, options.start_index)
     if not fw.has_filter_plugins:
         return order[:to_find]
-    pos = 0
+    pos, warm = 0, False
     while pos < len(order):
-        # No batch filters more than MIN_FILTER_BATCH nodes the search will not reach.
-        size = max(MIN_FILTER_BATCH, to_find - len(feasible) + 1)
+        # No batch filters more than MIN_FILTER_BATCH nodes the search will not reach, unless the
+        # last one's verdicts were all known already (a copy's cycle after the first): then the rest
+        # is one batch, of lookups, and what this cycle does not reach the next one starts with.
+        size = len(order) - pos if warm else max(MIN_FILTER_BATCH, to_find - len(feasible) + 1)
         batch, pos = order[pos:pos + size], pos + size
-        fits = _checked(fw, state, pod, batch, to_find - len(feasible) + 1, statuses, options, trace)
+        fits, warm = _checked(fw, state, pod, batch, to_find - len(feasible) + 1, statuses, options, trace)
         if len(feasible) + len(fits) > to_find:
             cycle.dropped = fits[-1]
             feasible += fits[:-1]
@@ -190,9 +192,10 @@ def _search_feasible(fw: Framework, state: CycleState, pod: "PodInfo", nodes: li
 
 
 def _checked(fw: Framework, state: CycleState, pod: "PodInfo", nodes: list["NodeInfo"], until: int,
-             statuses: NodeToStatus, options: Options, trace: Trace) -> list["NodeInfo"]:
+             statuses: NodeToStatus, options: Options, trace: Trace) -> tuple[list["NodeInfo"], bool]:
     """Filter `nodes` as one batch and trace them in order up to the `until`-th that fits (all, when fewer
-    fit): the nodes that fit among them; the others' statuses set. Written column by column, in C: a
+    fit): the nodes that fit among them, and whether every verdict came from the node memo; the
+    others' statuses set. Written column by column, in C: a
     search visits thousands of nodes per cycle and a batch of replicas runs a thousand cycles."""
     search = trace.search
     batch = fw.run_filter_nodes(state, pod, nodes, every=options.filter_all)
@@ -222,7 +225,7 @@ def _checked(fw: Framework, state: CycleState, pod: "PodInfo", nodes: list["Node
         search.next_start_index = (options.start_index + search.num_nodes_searched - 1) % search.num_all_nodes
         raise FrameworkError(verdicts[error_at].message())
     statuses.statuses.update(compress(zip(names, verdicts), map(is_not, codes, repeat(Code.SUCCESS))))
-    return [nodes[k] for k in fits]
+    return [nodes[k] for k in fits], batch.warm
 
 
 _CODE = attrgetter("code")

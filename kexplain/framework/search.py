@@ -34,20 +34,21 @@ class SortedScores:
         out._heap = list(self._heap)
         return out
 
-    def _less(self, i: int, j: int) -> bool:
-        return self._heap[i][1] > self._heap[j][1]
-
     def _down(self, i: int, n: int) -> None:
+        """container/heap's down with Less(i, j) = total i > total j (the comparisons written in place)."""
         h = self._heap
         while True:
             j = 2 * i + 1
             if j >= n:
                 return
-            if j + 1 < n and self._less(j + 1, j):
+            child = h[j]
+            if j + 1 < n and h[j + 1][1] > child[1]:
                 j += 1
-            if not self._less(j, i):
+                child = h[j]
+            top = h[i]
+            if not child[1] > top[1]:
                 return
-            h[i], h[j] = h[j], h[i]
+            h[i], h[j] = child, top
             i = j
 
     def pop(self) -> str:

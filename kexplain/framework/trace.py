@@ -139,6 +139,9 @@ class NodeVerdicts(Mapping[str, dict[str, Any]]):
     def __len__(self) -> int:
         return len(self._dict())
 
+    def __bool__(self) -> bool:
+        return bool(self._names)
+
     def items(self):  # type: ignore[override]
         return self._dict().items()
 

@@ -190,6 +190,15 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         except ScoreError as err:
             raise FrameworkError(f'running Score plugins: plugin "{NAME}" failed with: {err}') from None
 
+    def score_nodes(self, state, pod, nodes) -> list[int]:
+        """`score` on each node: 0 on every node without a claim to allocate (most pods), at once."""
+        if not self.enabled:
+            return [0] * len(nodes)
+        s: DraState | None = state.get(STATE_KEY)
+        if s is not None and (not s.claims or not s.to_allocate):
+            return [0] * len(nodes)
+        return super().score_nodes(state, pod, nodes)
+
     def normalize_score(self, state, pod, scores) -> Status:
         default_normalize_score(MAX_NODE_SCORE, False, scores)
         return SUCCESS

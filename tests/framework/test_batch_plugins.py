@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.conformance_support import cases_under, request_for
-from kexplain.errors import KexplainError
+from kexplain.errors import FrameworkError, KexplainError
 from kexplain.explain.inputs import load_inputs
 from kexplain.explain.run import framework_for
 from kexplain.framework.cycle_state import CycleState
@@ -59,10 +59,18 @@ def _check_case(case: Path) -> int:
     for pl in fw.score_plugins:
         if pl.name in state.skip_score_plugins or type(pl).score_nodes is ScorePlugin.score_nodes:
             continue
-        assert pl.score_nodes(state, pod, feasible) == [int(pl.score(state, pod, ni)) for ni in feasible], \
-            (case.name, pl.name)
+        assert _outcome(lambda: pl.score_nodes(state, pod, feasible)) == \
+            _outcome(lambda: [int(pl.score(state, pod, ni)) for ni in feasible]), (case.name, pl.name)
         compared += 1
     return compared
+
+
+def _outcome(run) -> object:
+    """What a run answers, or the error it raises (a plugin's error ends the cycle either way)."""
+    try:
+        return run()
+    except FrameworkError as err:
+        return ("error", str(err))
 
 
 def _chunks(items: list[Path], n: int) -> list[list[Path]]:
