@@ -114,6 +114,9 @@ class Plugin:
     name: ClassVar[str] = ""
     # Filter status and raw Score depend only on the pod, args and that NodeInfo (`framework.node_memo`).
     node_local: ClassVar[bool] = False
+    # Filter reads only its PreFilter state and the node's labels: a few look-ups per node, so
+    # filtering nodes the search may not reach costs what reading the node memo does.
+    filter_from_state: ClassVar[bool] = False
     extension_points: ClassVar[frozenset[ExtensionPoint]] = frozenset()
     _point: ClassVar[ExtensionPoint | None] = None   # set by each extension point's interface
     __abstractmethods__: ClassVar[frozenset[str]]    # set for each subclass, below

@@ -61,6 +61,9 @@ class PostFilterOutcome:
     calls: list[PluginCall]
     results: dict[str, PostFilterResult | None]
 
+# At most one node in this many filtered afresh, for a batch to count as warm (`FilterBatch.warm`).
+WARM_MISSES = 16
+
 
 @dataclass
 class FilterBatch:
@@ -69,7 +72,8 @@ class FilterBatch:
     verdicts: list[Status]
     columns: list[tuple[str, list[Status] | None]] | None = None
     passed: frozenset[int] = frozenset()   # the nodes every plugin that ran passed (by index)
-    # Every verdict read from the node memo, none computed: filtering more nodes costs lookups only.
+    # The verdicts read from the node memo but a few (the NodeInfos binds replaced since): filtering
+    # more nodes costs look-ups, mostly.
     warm: bool = False
 
 
@@ -249,9 +253,9 @@ class Framework:
     def _filter_run(self, state: CycleState, pod: "PodInfo", run: Sequence[Plugin],
                     nodes: "Sequence[NodeInfo]", computed: list[int] | None = None) -> list[Status]:
         """Each node's verdict from a segment of Filter plugins, a node-local run memoized per node
-        (`computed`: counts the nodes whose verdicts the plugins computed)."""
+        (`computed`: counts the nodes whose verdicts the plugins computed, but from their state only)."""
         def compute(todo: "Sequence[NodeInfo]") -> list[Status]:
-            if computed is not None:
+            if computed is not None and not all(pl.filter_from_state for pl in run):
                 computed[0] += len(todo)
             out: list[Status] = [SUCCESS] * len(todo)
             alive = list(range(len(todo)))
@@ -351,7 +355,7 @@ class Framework:
         else:
             passed = self._filter_to_first_failure(state, pod, nodes, verdicts, computed)
         batch = self._with_nominated_verdicts(state, pod, nodes, verdicts, set(passed), columns, every)
-        batch.warm = not every and not computed[0]
+        batch.warm = not every and computed[0] * WARM_MISSES <= len(nodes)
         return batch
 
     def _filter_to_first_failure(self, state: CycleState, pod: "PodInfo", nodes: "Sequence[NodeInfo]",

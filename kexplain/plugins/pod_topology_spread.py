@@ -264,6 +264,22 @@ class CriticalPaths:
     def __init__(self, paths: list[list[Any]] | None = None) -> None:
         self.paths = paths or [["", MAX_INT32], ["", MAX_INT32]]
 
+    @classmethod
+    def of(cls, match_num: Mapping[str, int]) -> "CriticalPaths":
+        """`update` of every (domain, count) in order, worked out at once: strict comparisons keep the
+        first two of the counts sorted stably (a later domain never displaces an equal one)."""
+        values = list(match_num.values())
+        if not values:
+            return cls()
+        names = list(match_num)
+        first = values.index(min(values))
+        rest = values[:first] + values[first + 1:]
+        if not rest:
+            return cls([[names[first], values[first]], ["", MAX_INT32]])
+        second = rest.index(min(rest))
+        second += second >= first
+        return cls([[names[first], values[first]], [names[second], values[second]]])
+
     def clone(self) -> "CriticalPaths":
         return CriticalPaths([list(self.paths[0]), list(self.paths[1])])
 
@@ -351,6 +367,7 @@ def topology_normalizing_weight(size: int) -> float:
 class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreScorePlugin,
                         ScorePlugin, ScoreExtensions, Explainer, SignPlugin):
     name = names.POD_TOPOLOGY_SPREAD
+    filter_from_state = True   # Filter: look-ups of the node's labels in PreFilter's counts
 
     def sign_pod(self, pod: PodInfo) -> signers.Fragments | None:
         """Not signable with constraints of its own or the profile's default constraints (the System default
@@ -431,13 +448,7 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         counter = _Counter(nodes, self._snapshot)
         domains = self._domains(pod, nodes, constraints, True, None)
         match_num = [dict(counter.per_domain(c.selector, pod.namespace, d)) for c, d in zip(constraints, domains)]
-        paths = []
-        for m in match_num:
-            cp = CriticalPaths()
-            for value, num in m.items():
-                cp.update(value, num)
-            paths.append(cp)
-        return PreFilterState(constraints, paths, match_num)
+        return PreFilterState(constraints, [CriticalPaths.of(m) for m in match_num], match_num)
 
     # -- PreFilter extensions (preemption's what-ifs) -----------------------------------------
     def add_pod(self, state, pod: PodInfo, other: PodInfo, node_info: NodeInfo) -> Status:

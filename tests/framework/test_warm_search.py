@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from kexplain.explain.inputs import load_inputs
 from kexplain.explain.request import Request, RunOptions
 from kexplain.explain.run import framework_for
@@ -11,16 +13,19 @@ from kexplain.framework.schedule import MIN_FILTER_BATCH, Options, schedule_pod
 from tests.support.generated import generated_cluster
 
 
-def _framework(tmp_path: Path):
+def _framework(tmp_path: Path, role: str):
     paths = generated_cluster(tmp_path, "classic", nodes=300, pods_per_node=6)
-    req = Request(pod_path=str(paths["pod-plain"]), node_paths=(str(paths["json"]),), run=RunOptions())
+    req = Request(pod_path=str(paths[role]), node_paths=(str(paths["json"]),), run=RunOptions())
     inputs = load_inputs(req)
     return inputs, framework_for(inputs, req)
 
 
-def test_a_warm_search_traces_what_a_cold_one_does(tmp_path: Path) -> None:
+# A plain pod; one with required anti-affinity and zone spread, whose Filters read their PreFilter
+# state only (`Plugin.filter_from_state`): they run on every node of the warm batch.
+@pytest.mark.parametrize("role", ["pod-plain", "pod"])
+def test_a_warm_search_traces_what_a_cold_one_does(tmp_path: Path, role: str) -> None:
     for start in (0, 17, 299):
-        inputs, fw = _framework(tmp_path / str(start))     # (a new snapshot: its node memo empty)
+        inputs, fw = _framework(tmp_path / str(start), role)     # (a new snapshot: its node memo empty)
         sizes: list[int] = []
         run = fw.run_filter_nodes
 
