@@ -516,12 +516,15 @@ class Framework:
         normalized: list[list[int]] = []
         weighted: list[list[int]] = []
         node_names: list[str] | None = None          # (for the normalizers)
+        local = self._local_raw_scores(state, pod, nodes)
         for pl in self.score_plugins:
             if pl.name in state.skip_score_plugins:
                 continue
-            table = self._node_local(pl, pod, "score")
-            raw = pl.score_nodes(state, pod, nodes) if table is None else memoized(
-                table, self.snapshot, nodes, lambda todo, pl=pl: pl.score_nodes(state, pod, todo))
+            raw = local.get(pl.name)
+            if raw is None:
+                table = self._node_local(pl, pod, "score")
+                raw = pl.score_nodes(state, pod, nodes) if table is None else memoized(
+                    table, self.snapshot, nodes, lambda todo, pl=pl: pl.score_nodes(state, pod, todo))
             final = raw
             normalize = self._normalizers.get(pl.name)
             if normalize is not None:
@@ -548,6 +551,26 @@ class Framework:
         if not names:
             return ScoreBatch([], [], [], [], [0] * len(nodes))
         return ScoreBatch(names, weights, raws, normalized, list(map(sum, zip(*weighted))))
+
+    def _local_raw_scores(self, state: CycleState, pod: "PodInfo", nodes: list["NodeInfo"]) -> dict[str, list[int]]:
+        """The raw scores of the node-local Score plugins that run, memoized together: one look-up
+        per node for all of them. Empty when fewer than two, or when one fails (the plugins' order,
+        in `run_score`, then says whose error comes first)."""
+        local = tuple(pl for pl in self.score_plugins
+                      if pl.node_local and pl.name not in state.skip_score_plugins)
+        table = self._memo_table("score-run", local, pod) if len(local) > 1 else None
+        if table is None:
+            return {}
+
+        def compute(todo: "Sequence[NodeInfo]") -> list[tuple[int, ...]]:
+            return list(zip(*[pl.score_nodes(state, pod, todo) for pl in local]))
+
+        try:
+            rows = memoized(table, self.snapshot, nodes, compute)
+        except FrameworkError:
+            return {}
+        columns = list(zip(*rows)) if rows else [()] * len(local)
+        return {pl.name: list(col) for pl, col in zip(local, columns)}
 
     # -- explanations (kexplain's own, never part of a scheduling decision) ------------------
     @cached_property

@@ -113,8 +113,10 @@ class NodeVerdicts(Mapping[str, dict[str, Any]]):
         self._made = None
 
     def verdicts(self) -> list[dict[str, Any]]:
-        """One verdict per node (its last, for a node visited twice: the nominated node first, then again)."""
-        if len(set(self._names)) == len(self._names):
+        """One verdict per node (its last, for a node visited twice). The search visits each node once:
+        only the node checked before it (nominated, or the batch's hint) can come again."""
+        names = self._names
+        if not names or names.count(names[0]) == 1:
             return self._views
         return list(self._dict().values())
 
