@@ -178,9 +178,11 @@ def _search_feasible(fw: Framework, state: CycleState, pod: "PodInfo", nodes: li
     pos, warm = 0, False
     while pos < len(order):
         # No batch filters more than MIN_FILTER_BATCH nodes the search will not reach, unless the
-        # last one's verdicts were all known already (a copy's cycle after the first): then the rest
-        # is one batch, of lookups, and what this cycle does not reach the next one starts with.
-        size = len(order) - pos if warm else max(MIN_FILTER_BATCH, to_find - len(feasible) + 1)
+        # last one's verdicts were known already (a copy's cycle after the first): then a batch of
+        # look-ups as long as the fit rate so far says the search needs (what this cycle does not
+        # reach, the next one starts with).
+        need = to_find - len(feasible) + 1
+        size = _warm_size(need, pos, len(feasible)) if warm else max(MIN_FILTER_BATCH, need)
         batch, pos = order[pos:pos + size], pos + size
         fits, warm = _checked(fw, state, pod, batch, to_find - len(feasible) + 1, statuses, options, trace)
         if len(feasible) + len(fits) > to_find:
@@ -189,6 +191,13 @@ def _search_feasible(fw: Framework, state: CycleState, pod: "PodInfo", nodes: li
             return feasible  # one more than needed: found, dropped, visited first next time
         feasible += fits
     return feasible
+
+
+def _warm_size(need: int, visited: int, fits: int) -> int:
+    """A quarter more nodes than the fit rate of the nodes visited says hold `need` more that fit."""
+    if not fits:
+        return visited * 4 + MIN_FILTER_BATCH
+    return need * visited * 5 // (fits * 4) + MIN_FILTER_BATCH
 
 
 def _checked(fw: Framework, state: CycleState, pod: "PodInfo", nodes: list["NodeInfo"], until: int,

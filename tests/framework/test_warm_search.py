@@ -1,5 +1,6 @@
-"""A search whose first batch's verdicts all came from the node memo (a copy's cycle after the first)
-filters the rest of the nodes as one batch: the trace is the one a cold search writes, node for node."""
+"""A search whose first batch's verdicts came from the node memo (a copy's cycle after the first)
+filters the nodes it needs as one batch, sized by the fit rate: the trace is the one a cold search
+writes, node for node."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -13,16 +14,30 @@ from kexplain.framework.schedule import MIN_FILTER_BATCH, Options, schedule_pod
 from tests.support.generated import generated_cluster
 
 
+SPREAD = """apiVersion: v1
+kind: Pod
+metadata: {name: spread, namespace: default, labels: {app: spread}}
+spec:
+  containers: [{name: c, image: x, resources: {requests: {cpu: 250m, memory: 256Mi}}}]
+  nodeSelector: {pool: general}
+  topologySpreadConstraints:
+  - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule,
+     labelSelector: {matchLabels: {app: spread}}}
+"""
+
+
 def _framework(tmp_path: Path, role: str):
     paths = generated_cluster(tmp_path, "classic", nodes=300, pods_per_node=6)
+    paths["pod-spread"] = tmp_path / "spread.yaml"
+    paths["pod-spread"].write_text(SPREAD)
     req = Request(pod_path=str(paths[role]), node_paths=(str(paths["json"]),), run=RunOptions())
     inputs = load_inputs(req)
     return inputs, framework_for(inputs, req)
 
 
-# A plain pod; one with required anti-affinity and zone spread, whose Filters read their PreFilter
-# state only (`Plugin.filter_from_state`): they run on every node of the warm batch.
-@pytest.mark.parametrize("role", ["pod-plain", "pod"])
+# A plain pod; one with a hostname spread, whose Filter reads its PreFilter state only
+# (`Plugin.filter_from_state`); one too big for any node: its search visits every node.
+@pytest.mark.parametrize("role", ["pod-plain", "pod-spread", "pod-unschedulable"])
 def test_a_warm_search_traces_what_a_cold_one_does(tmp_path: Path, role: str) -> None:
     for start in (0, 17, 299):
         inputs, fw = _framework(tmp_path / str(start), role)     # (a new snapshot: its node memo empty)
@@ -42,5 +57,7 @@ def test_a_warm_search_traces_what_a_cold_one_does(tmp_path: Path, role: str) ->
         assert warm == cold, start
         to_find = cold["search"]["numFeasibleNodesToFind"]
         assert max(cold_sizes) <= max(MIN_FILTER_BATCH, to_find + 1), (start, cold_sizes)   # cold: as needed
-        assert len(sizes) == 2 and sizes[1] == 300 - sizes[0], (start, sizes)    # warm: the rest at once
-        assert cold["search"]["numNodesSearched"] < 300      # the cut, not the batch, ends the search
+        # warm: after the first batch, one sized by the fit rate so far, where the cold search took several
+        assert len(sizes) == 2 < len(cold_sizes) and sizes[0] == cold_sizes[0], (start, sizes, cold_sizes)
+        searched = cold["search"]["numNodesSearched"]
+        assert searched < 300 if role != "pod-unschedulable" else searched == 300     # the cut, or every node
