@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, repeat
-from operator import attrgetter, is_
+from operator import attrgetter, is_, itemgetter
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from kexplain.errors import FrameworkError
@@ -569,8 +569,8 @@ class Framework:
             rows = memoized(table, self.snapshot, nodes, compute)
         except FrameworkError:
             return {}
-        columns = list(zip(*rows)) if rows else [()] * len(local)
-        return {pl.name: list(col) for pl, col in zip(local, columns)}
+        # (a column per plugin, one pass each: no iterator per row for the collector to meet)
+        return {pl.name: list(map(itemgetter(i), rows)) for i, pl in enumerate(local)}
 
     # -- explanations (kexplain's own, never part of a scheduling decision) ------------------
     @cached_property
