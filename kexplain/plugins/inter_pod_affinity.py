@@ -5,6 +5,8 @@ so the copies of a pod count only what each bind adds."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import add, methodcaller
 from typing import Iterable, Mapping, Sequence
 
 from kexplain.apimachinery.display import format_parsed_selector
@@ -456,6 +458,15 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
 
     def score(self, state, pod: PodInfo, node_info: NodeInfo) -> int:
         return state.read(PRE_SCORE_STATE_KEY).node_score(node_info.node.labels)
+
+    def score_nodes(self, state, pod: PodInfo, nodes: Sequence[NodeInfo]) -> list[int]:
+        """`node_score` of every node, a topology key at a time: its values looked up in C."""
+        s: PreScoreState = state.read(PRE_SCORE_STATE_KEY)
+        labels = [ni.node.labels for ni in nodes]
+        totals = [0] * len(nodes)
+        for key, by_value in s.topology_score.items():
+            totals = list(map(add, totals, map(by_value.get, map(methodcaller("get", key), labels), repeat(0))))
+        return totals
 
     def normalize_score(self, state, pod: PodInfo, scores: NodeScoreList) -> Status:
         """Min-max onto 0..MAX_NODE_SCORE, truncated as the scheduler's float arithmetic does."""

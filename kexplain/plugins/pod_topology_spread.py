@@ -6,6 +6,8 @@ from __future__ import annotations
 import marshal
 import math
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import and_, methodcaller, not_
 from typing import Any, Iterable, Mapping, Sequence
 
 from kexplain.apimachinery.display import format_parsed_selector
@@ -537,15 +539,19 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
                               require_all: bool) -> PreScoreState:
         """Domains present among the feasible nodes (count 0 for now), ignored nodes, weights."""
         s = PreScoreState(constraints, set(), [{} for _ in constraints], [])
-        for ni in nodes:
-            labels = ni.node.labels
-            if require_all and not node_has_all_keys(labels, constraints):
-                s.ignored_nodes.add(ni.name)
-                continue
-            for i, c in enumerate(constraints):
-                if c.topology_key == LABEL_HOSTNAME:
-                    continue  # per-node counts are taken at Score
-                s.topology_value_to_pod_counts[i].setdefault(labels.get(c.topology_key, ""), 0)
+        # column by column, in C: a cycle scores hundreds of nodes
+        labels = [ni.node.labels for ni in nodes]
+        if require_all:
+            has_all = [True] * len(labels)
+            for c in constraints:
+                has_all = list(map(and_, has_all, map(methodcaller("__contains__", c.topology_key), labels)))
+            s.ignored_nodes.update(compress([ni.name for ni in nodes], map(not_, has_all)))
+            labels = list(compress(labels, has_all))
+        for i, c in enumerate(constraints):
+            if c.topology_key == LABEL_HOSTNAME:
+                continue  # per-node counts are taken at Score
+            # each domain at 0, in the order of the nodes that first have it
+            s.topology_value_to_pod_counts[i].update(dict.fromkeys(map(methodcaller("get", c.topology_key, ""), labels), 0))
         for i, c in enumerate(constraints):
             size = len(s.topology_value_to_pod_counts[i])
             if c.topology_key == LABEL_HOSTNAME:
