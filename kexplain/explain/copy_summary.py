@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
+from functools import partial
+from operator import ne, neg
 from typing import Any, Mapping
 
 from kexplain.framework.trace import SCHEDULED, NodeScores, NodeVerdicts, Trace
@@ -45,10 +47,11 @@ def summarize(trace: Trace, top: int = TOP_NODES, shared: bool = False) -> dict[
 def _top(score: Mapping[str, dict[str, Any]], chosen: str | None, n: int) -> list[dict[str, Any]]:
     totals = score.totals() if isinstance(score, NodeScores) else \
         {node: entry.get("total", 0) for node, entry in score.items()}
-    best = heapq.nsmallest(n, totals.items(), key=lambda kv: (-kv[1], kv[0] != chosen, kv[0]))
-    return [{"node": node, "total": total,
+    # highest total first, then the chosen node, then by name: keys as tuples made and compared in C
+    best = heapq.nsmallest(n, zip(map(neg, totals.values()), map(partial(ne, chosen), totals), totals))
+    return [{"node": node, "total": -total,
              "plugins": {p: v.get("weighted", 0) for p, v in (score[node].get("plugins") or {}).items()}}
-            for node, total in best]
+            for total, _, node in best]
 
 
 def _rejected(trace: Trace) -> list[dict[str, Any]]:
