@@ -6,13 +6,16 @@ nothing is cached on the pod (Karpenter relaxes specs in place). Details: docs/i
 """
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any, Mapping
 
 import msgspec
 
-from kexplain.apimachinery.stored_pods import StoredPod, resize_text
+from kexplain.apimachinery.stored_pods import PodView, StoredPod, resize_text
 
 _encode = msgspec.msgpack.Encoder().encode
+# The texts of a stored pod's spec fields its facts are worked out from, in C (`stored_facts_key`).
+_FACT_TEXTS = attrgetter("affinity", "resources", "overhead", "initContainers", "containers")
 
 # Metadata that names one pod and decides nothing about where it goes (`pending_key`).
 IDENTITY = frozenset({"name", "uid", "creationTimestamp", "resourceVersion", "managedFields", "generation",
@@ -65,12 +68,7 @@ def facts_key(pod: Any) -> bytes | None:
     a decoded pod's: speed only)."""
     obj = pod.obj
     if type(obj) is StoredPod:
-        view = pod.view
-        spec = view.spec
-        return shape_key((pod.namespace if spec.affinity else None,
-                          b"\0".join((spec.affinity, spec.resources, spec.overhead, spec.initContainers,
-                                      spec.containers)),
-                          resize_text(view.status)))
+        return stored_facts_key(pod.view, pod.namespace)
     spec = pod.spec
     try:
         affinity = spec.get("affinity")
@@ -80,6 +78,20 @@ def facts_key(pod: Any) -> bytes | None:
     except (AttributeError, TypeError):
         return None
     return shape_key(parts)
+
+
+def stored_facts_key(view: PodView, namespace: str) -> bytes:
+    """`facts_key` of a stored pod (`view`, bound: it has a spec) in `namespace`: the common pod's (no
+    affinity, no resized container) is its texts NUL-joined, which begin with a NUL (no MessagePack array
+    does), the others' a MessagePack tuple."""
+    spec, status = view.spec, view.status
+    texts = b"\0".join(_FACT_TEXTS(spec))
+    if spec.affinity:
+        return _encode((namespace, texts, resize_text(status)))
+    if status is None or not (status.containerStatuses or status.initContainerStatuses):
+        return texts
+    resized = resize_text(status)
+    return _encode((None, texts, resized)) if resized else texts
 
 
 def plugin_key(pod: Any) -> bytes | None:
