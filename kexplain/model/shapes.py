@@ -54,13 +54,24 @@ def requests_key(spec: Mapping, status: Mapping | None = None) -> bytes | None:
     """What a pod's requests are made of, and with `status` its resized containers (Kubernetes'
     PodRequests reads the status, Karpenter's does not)."""
     try:
-        parts: list[object] = [spec.get("resources"), spec.get("overhead"), spec.get("initContainers"),
-                               spec.get("containers")]
+        parts: list[object] = [spec.get("resources"), spec.get("overhead"), _requested(spec.get("initContainers")),
+                               _requested(spec.get("containers"))]
         if status is not None:
             status_parts(status, parts)
     except (AttributeError, TypeError):
         return None
     return shape_key(parts)
+
+
+def _requested(containers: Any) -> Any:
+    """What requests read of a containers list: each one's name, resources and restart policy (not its image,
+    which would make each workload a shape of its own); anything but a list of mappings as it is."""
+    if type(containers) is not list:
+        return containers
+    return [{k: c[k] for k in _REQUESTED if k in c} if type(c) is dict else c for c in containers]
+
+
+_REQUESTED = ("name", "resources", "restartPolicy")      # what requests read of a container (`_requested`)
 
 
 def facts_key(pod: Any) -> bytes | None:
