@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from kexplain.model.pod import HostPort, PodFacts, PodInfo
+from kexplain.model.pod import HostPort, PodInfo
 from kexplain.apimachinery.quantity import parse_quantity
-from kexplain.model.resources import Resource, resource_list
+from kexplain.model.resources import Amount, Resource, resource_list
 from kexplain.model.shapes import shape_key
 
 WILDCARD_IP = "0.0.0.0"
@@ -125,20 +125,21 @@ class NodeInfo:
         self.add_pods((pod,))
 
     def add_pods(self, pods: Sequence[PodInfo]) -> None:
-        """`add_pod` of each in turn, with requests counted per shared `PodInfo.facts` and multiplied once;
-        only pods with affinity, host ports or volumes looked at one by one."""
-        counts: dict[PodFacts, int] = {}       # in order of first use
+        """`add_pod` of each in turn, with requests counted per `PodFacts.amount` and multiplied once; only
+        pods with affinity, host ports or volumes looked at one by one."""
+        counts: dict[Amount, int] = {}       # in order of first use
         looked_at = []
         for pod in pods:
             facts = pod.facts
-            counts[facts] = counts.get(facts, 0) + 1
+            amount = facts.amount
+            counts[amount] = counts.get(amount, 0) + 1
             if facts.indexed or pod.has_volumes:
                 looked_at.append(pod)
         self.add_counted(pods, counts, looked_at)
 
-    def add_counted(self, pods: Sequence[PodInfo], counts: dict[PodFacts, int], looked_at: Sequence[PodInfo]) -> None:
-        """`add_pods(pods)` given the counts per `PodInfo.facts` and the pods to look at one by one, which a
-        snapshot's build finds while it reads the pods."""
+    def add_counted(self, pods: Sequence[PodInfo], counts: dict[Amount, int], looked_at: Sequence[PodInfo]) -> None:
+        """`add_pods(pods)` given the counts per `PodFacts.amount` (in order of first use: the scalars' key
+        order) and the pods to look at one by one, which a snapshot's build finds while it reads the pods."""
         self.pods.extend(pods)
         for pod in looked_at:
             facts = pod.facts
@@ -152,8 +153,8 @@ class NodeInfo:
             if pod.has_volumes:                 # no claims without volumes
                 self._count_claims(pod, 1)
         requested, non_zero = self.requested, self.non_zero_requested
-        for facts, n in counts.items():         # in order of first use: the scalars' key order
-            res = facts.resource
+        for amount, n in counts.items():
+            res = amount.resource
             requested.add(res.resource, n)
             non_zero.milli_cpu += n * res.non0_cpu
             non_zero.memory += n * res.non0_mem

@@ -112,6 +112,33 @@ class PodResource:
     non0_mem: int
 
 
+class Amount:
+    """One per distinct value of `PodResource` (`amount_of`): what a NodeInfo adds up pods by, so a node's
+    pods of many shapes but few request sizes are added once per size (hashed by identity, in C)."""
+
+    __slots__ = ("resource",)
+
+    def __init__(self, resource: PodResource) -> None:
+        self.resource = resource
+
+
+_AMOUNTS: dict[tuple[object, ...], Amount] = {}
+_AMOUNTS_MAX = 65536
+
+
+def amount_of(res: PodResource) -> Amount:
+    """The `Amount` of `res`'s value (its scalars in their order: the order a node's sums take them in)."""
+    r = res.resource
+    key = (r.milli_cpu, r.memory, r.ephemeral_storage, r.allowed_pod_number, tuple(r.scalar.items()), res.non0_cpu,
+           res.non0_mem)
+    found = _AMOUNTS.get(key)
+    if found is None:
+        found = Amount(res)
+        if len(_AMOUNTS) < _AMOUNTS_MAX:
+            _AMOUNTS[key] = found
+    return found
+
+
 def resource_list(raw: object) -> ResourceList:
     """Parse a `{name: quantity}` mapping (already validated by admission)."""
     if not isinstance(raw, dict):

@@ -6,13 +6,16 @@ nothing is cached on the pod (Karpenter relaxes specs in place). Details: docs/i
 """
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any, Mapping
 
 import msgspec
 
-from kexplain.apimachinery.stored_pods import StoredPod, resize_text
+from kexplain.apimachinery.stored_pods import PodView, StoredPod, resize_text
 
 _encode = msgspec.msgpack.Encoder().encode
+# The texts of a stored pod's spec fields its facts are worked out from, in C (`stored_facts_key`).
+_FACT_TEXTS = attrgetter("affinity", "resources", "overhead", "initContainers", "containers")
 
 # Metadata that names one pod and decides nothing about where it goes (`pending_key`).
 IDENTITY = frozenset({"name", "uid", "creationTimestamp", "resourceVersion", "managedFields", "generation",
@@ -51,8 +54,8 @@ def requests_key(spec: Mapping, status: Mapping | None = None) -> bytes | None:
     """What a pod's requests are made of, and with `status` its resized containers (Kubernetes'
     PodRequests reads the status, Karpenter's does not)."""
     try:
-        parts: list[object] = [spec.get("resources"), spec.get("overhead"), spec.get("initContainers"),
-                               spec.get("containers")]
+        parts: list[object] = [spec.get("resources"), spec.get("overhead"), _requested(spec.get("initContainers")),
+                               _requested(spec.get("containers"))]
         if status is not None:
             status_parts(status, parts)
     except (AttributeError, TypeError):
@@ -60,17 +63,23 @@ def requests_key(spec: Mapping, status: Mapping | None = None) -> bytes | None:
     return shape_key(parts)
 
 
+def _requested(containers: Any) -> Any:
+    """What requests read of a containers list: each one's name, resources and restart policy (not its image,
+    which would make each workload a shape of its own); anything but a list of mappings as it is."""
+    if type(containers) is not list:
+        return containers
+    return [{k: c[k] for k in _REQUESTED if k in c} if type(c) is dict else c for c in containers]
+
+
+_REQUESTED = ("name", "resources", "restartPolicy")      # what requests read of a container (`_requested`)
+
+
 def facts_key(pod: Any) -> bytes | None:
     """What `PodFacts` read; a `StoredPod` is keyed by its dump texts, never decoded (its key never equals
     a decoded pod's: speed only)."""
     obj = pod.obj
     if type(obj) is StoredPod:
-        view = pod.view
-        spec = view.spec
-        return shape_key((pod.namespace if spec.affinity else None,
-                          b"\0".join((spec.affinity, spec.resources, spec.overhead, spec.initContainers,
-                                      spec.containers)),
-                          resize_text(view.status)))
+        return stored_facts_key(pod.view, pod.namespace)
     spec = pod.spec
     try:
         affinity = spec.get("affinity")
@@ -80,6 +89,20 @@ def facts_key(pod: Any) -> bytes | None:
     except (AttributeError, TypeError):
         return None
     return shape_key(parts)
+
+
+def stored_facts_key(view: PodView, namespace: str) -> bytes:
+    """`facts_key` of a stored pod (`view`, bound: it has a spec) in `namespace`: the common pod's (no
+    affinity, no resized container) is its texts NUL-joined, which begin with a NUL (no MessagePack array
+    does), the others' a MessagePack tuple."""
+    spec, status = view.spec, view.status
+    texts = b"\0".join(_FACT_TEXTS(spec))
+    if spec.affinity:
+        return _encode((namespace, texts, resize_text(status)))
+    if status is None or not (status.containerStatuses or status.initContainerStatuses):
+        return texts
+    resized = resize_text(status)
+    return _encode((None, texts, resized)) if resized else texts
 
 
 def plugin_key(pod: Any) -> bytes | None:

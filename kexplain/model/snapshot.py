@@ -10,9 +10,11 @@ from typing import Any, Callable, Hashable, Iterable, TypeVar
 from kexplain.apimachinery.labels import REGION_LABELS, ZONE_LABELS
 from kexplain.errors import InputError, Source
 from kexplain.model.nodeinfo import Node, NodeInfo
-from kexplain.model.pod import PodFacts, PodInfo
+from kexplain.apimachinery.stored_pods import StoredPod
+from kexplain.model.pod import PodFacts, PodInfo, stored_pod_info
 from kexplain.model.prefix import Prefix
-from kexplain.model.shapes import facts_key
+from kexplain.model.resources import Amount
+from kexplain.model.shapes import facts_key, stored_facts_key
 
 T = TypeVar("T")
 # How a cached index follows a bind: (the index of the snapshot before, the snapshot after, the
@@ -95,14 +97,16 @@ class Snapshot:
             parsed.append(node)
         infos = [NodeInfo(n) for n in node_tree_order(parsed)]
         # Each node's pods, added at the end in one batch (`NodeInfo.add_counted`): its Node, its
-        # pods, how many of them have each `PodInfo.facts`, those looked at one by one.
-        batches: dict[str, tuple[Node, list[PodInfo], dict[PodFacts, int], list[PodInfo]]] = {
+        # pods, how many of them have each `PodFacts.amount`, those looked at one by one.
+        batches: dict[str, tuple[Node, list[PodInfo], dict[Amount, int], list[PodInfo]]] = {
             ni.name: (ni.node, [], {}, []) for ni in infos}
         by_namespace: dict[str, list[tuple[PodInfo, Node]]] = {}
-        shared: dict[Hashable, PodFacts] = {}       # `shapes.facts_key` -> the shape's facts
+        # `shapes.facts_key` -> the shape's facts, their amount and whether its pods are looked at one by one
+        shared: dict[Hashable, tuple[PodFacts, Amount, bool]] = {}
         namespace, members = None, []               # the last pod's (a dump lists pods by namespace)
         for obj in pods:
-            pod = PodInfo(obj)
+            stored = type(obj) is StoredPod
+            pod = stored_pod_info(obj) if stored else PodInfo(obj)
             if not pod.node_name:
                 if unbound is not None:
                     unbound.append(obj)
@@ -112,19 +116,19 @@ class Snapshot:
             batch = batches.get(pod.node_name)
             if batch is None:
                 continue
-            key = facts_key(pod)
-            if key is None:
+            key = stored_facts_key(obj.view, pod.namespace) if stored else facts_key(pod)
+            found = shared.get(key) if key is not None else None
+            if found is None:
                 facts = pod.facts
+                found = (facts, facts.amount, facts.indexed)
+                if key is not None:
+                    shared[key] = found
             else:
-                facts = shared.get(key)
-                if facts is None:
-                    facts = shared[key] = pod.facts
-                else:
-                    pod._facts = facts              # (its slot: set, they are not worked out)
+                pod._facts = found[0]               # (its slot: set, they are not worked out)
             batch[1].append(pod)
             counts = batch[2]
-            counts[facts] = counts.get(facts, 0) + 1
-            if facts.indexed or pod.has_volumes:
+            counts[found[1]] = counts.get(found[1], 0) + 1
+            if found[2] or (bool(obj.view.spec.volumes) if stored else pod.has_volumes):
                 batch[3].append(pod)
             if pod.namespace != namespace:
                 namespace = pod.namespace

@@ -156,3 +156,20 @@ def test_pods_read_from_a_dump_as_views_build_the_same_nodes():
     assert all(p.obj._obj is None for p in built.all_pods()
                if type(p.obj) is StoredPod and p.name not in {"web-1", "web-3", "gpu-1", "mem-1", "two-1", "spl-1",
                                                                  "prt-1", "app-1", "pvc-1", "rsz-1"})
+
+
+def test_shapes_that_differ_in_images_only_share_their_requests_and_add_up_alike():
+    """Requests read no image (`shapes.requests_key`), and a node adds its pods per amount
+    (`PodFacts.amount`): the sums and the scalars' key order are those of adding each pod."""
+    def imaged(name: str, image: str, **extra: str) -> dict[str, Any]:
+        return pod(name, "n1", [{**container(**extra), "image": image}])
+    pods = [imaged("a-1", "a:1", **{"example.com/gpu": "1"}), imaged("b-1", "b:1", memory="1Gi"),
+            imaged("c-1", "c:1", **{"example.com/gpu": "1"}), imaged("d-1", "d:1", **{"hugepages-2Mi": "2Mi"}),
+            imaged("e-1", "e:1", memory="1Gi")]
+    built = Snapshot.build([(node("n1"), None)], copy.deepcopy(pods))
+    assert [state(ni) for ni in built.node_infos] == [state(one_by_one([node("n1")], pods)["n1"])]
+    by_name = {p.name: p for p in built.all_pods()}
+    assert by_name["a-1"].facts is not by_name["c-1"].facts                 # (their images differ)
+    assert by_name["a-1"].resource is by_name["c-1"].resource
+    assert by_name["a-1"].facts.amount is by_name["c-1"].facts.amount is not by_name["b-1"].facts.amount
+    assert list(built.get("n1").requested.scalar) == ["example.com/gpu", "hugepages-2Mi"]
