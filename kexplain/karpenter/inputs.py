@@ -156,25 +156,14 @@ def _defaulted_view(obj: StoredPod, now: datetime, created_text: str | None = No
     """A dump's bound pod with `stored_bound`'s defaults, still a view (its object defaulted only if
     decoded); None when a DaemonSet owner reference lacks its uid."""
     view = obj.view
-    meta = view.metadata
+    meta, status = view.metadata, view.status
     if meta is None:
         return None
-    if _daemonset_without_uid(view.owner_references()):
-        return None
-    return _view_defaulted(obj, meta, view.status, now, created_text)
-
-
-def _daemonset_without_uid(refs: Any) -> bool:
+    refs = view.owner_references()
     if isinstance(refs, list):
-        for r in refs:          # (a loop, not any(): asked of 150,000 pods)
+        for r in refs:
             if isinstance(r, dict) and r.get("kind") == "DaemonSet" and not r.get("uid"):
-                return True
-    return False
-
-
-def _view_defaulted(obj: StoredPod, meta: Any, status: Any, now: datetime, created_text: str | None) -> StoredPod:
-    """`_defaulted_view` of a pod whose view has metadata and no DaemonSet reference without a uid."""
-    view = obj.view
+                return None
     kind = view.kind or ""
     namespace = "" if kind in _CLUSTER_SCOPED else (meta.namespace or "default")
     uid = meta.uid or object_uid(kind, namespace, meta.name if isinstance(meta.name, str) else "")
@@ -190,22 +179,6 @@ def _view_defaulted(obj: StoredPod, meta: Any, status: Any, now: datetime, creat
     def listed(whole: dict[str, Any]) -> dict[str, Any]:
         return _bound_pod_now(given(whole) if given is not None else whole, now, {})
     return StoredPod(obj.raw, defaulted, listed)
-
-
-def _stored_bound_pod(obj: StoredPod, now: datetime, daemonsets: Mapping[tuple[str, str], str],
-                      created_text: str) -> StoredPod | dict[str, Any] | None:
-    """`stored_bound` of a dump's pod, its view read once for whether it is complete and for its
-    defaults (as `_complete_bound_pod`, then `_incomplete_bound`); None: complete, kept as read."""
-    view = obj.view
-    meta = view.metadata
-    if meta is None:                 # (as the two steps say it)
-        return None if _complete_bound_pod(obj) else _incomplete_bound(obj, now, daemonsets, created_text)
-    if _daemonset_without_uid(view.owner_references()):
-        return _bound_pod_now(obj, now, daemonsets)
-    status = view.status
-    if meta.uid and meta.creationTimestamp and status is not None and status.phase is not UNSET:
-        return None
-    return _view_defaulted(obj, meta, status, now, created_text)
 
 
 def _bound_pod_now(obj: dict[str, Any], now: datetime, daemonsets: Mapping[tuple[str, str], str]) -> dict[str, Any]:
@@ -373,12 +346,6 @@ def defaulted_objects(objects: Objects, now: datetime, uids: dict[tuple[str, Any
         if kind == "Pod" and type(obj) is not StoredPod and not (obj.get("spec") or {}).get("nodeName"):
             obj = stored_pending(obj, now - PENDING_AGE + timedelta(seconds=position))
             position += 1
-        elif kind == "Pod" and type(obj) is StoredPod:     # (a dump's: `pair` is kept when complete)
-            stored = _stored_bound_pod(obj, now, daemonsets, bound_created)
-            if stored is None:
-                defaulted.append(pair)
-                continue
-            obj = stored
         elif kind == "Pod":
             if _complete_bound_pod(obj):
                 if obj is pair[0]:        # (a dump's: kept, pair and all)
