@@ -434,6 +434,7 @@ class PodExplainer:
         """Why each existing node and in-flight NodeClaim does not take the pod, grouped by reason."""
         volumes, verr = get_volumes(self.sched.volume_index, pod)
         groups: dict[str, dict[tuple[str, tuple[str, ...]], list[str]]] = {NODES: {}, IN_FLIGHT: {}}
+        wanted = sorted(resources.nanos_of(data.requests).items())     # (the pod's, asked of every node)
         for node, kind, name in self.nodes():
             short: tuple[str, ...] = ()
             if verr is not None:
@@ -443,8 +444,7 @@ class PodExplainer:
                 reason = str(err) if err is not None else ""
                 if reason == EXCEEDS_NODE_RESOURCES:
                     room = node.remaining_resources         # integers, as fits_nanos compares them
-                    short = tuple(n for n, v in sorted(resources.nanos_of(data.requests).items())
-                                  if v > room.get(n, 0))
+                    short = tuple(n for n, v in wanted if v > room.get(n, 0))
             groups[kind].setdefault((reason, short), []).append(name)
         out = {}
         for kind, by_reason in groups.items():

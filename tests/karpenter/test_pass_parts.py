@@ -284,9 +284,9 @@ def test_state_nodes_join_by_provider_id(tmp_path: Path) -> None:
      {"apiVersion": "apps/v1", "kind": "ReplicaSet", "uid": "rs", "controller": True}],
     [{"apiVersion": "extensions/v1beta1", "kind": "DaemonSet", "uid": "old", "controller": True}]])
 def test_one_look_at_the_owners_says_what_two_do(refs: Any) -> None:
-    from kexplain.karpenter.state.cluster import _controller_uid, _owners, is_owned_by_daemonset
+    from kexplain.karpenter.state.cluster import _controller_uid, _owners_of, is_owned_by_daemonset
     bound = PodInfo({**pod("p"), "metadata": {"name": "p", **({"ownerReferences": refs} if refs is not None else {})}})
-    assert _owners(bound) == (is_owned_by_daemonset(bound), _controller_uid(bound))
+    assert _owners_of(bound.owner_references or ()) == (is_owned_by_daemonset(bound), _controller_uid(bound))
 
 
 def test_daemonset_requests_in_billionths_are_their_sum() -> None:

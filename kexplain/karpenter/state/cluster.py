@@ -10,7 +10,7 @@ from kexplain.karpenter.state.statenode import INITIALIZED_LABEL, INSTANCE_TYPE_
 from kexplain.karpenter.utils.objects import as_dict
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
-from kexplain.model.pod import PodFacts, PodInfo
+from kexplain.model.pod import PodFacts, PodInfo, StoredPodInfo
 from kexplain.karpenter.scheduling.hostportusage import HostPortUsage, get_host_ports
 from kexplain.karpenter.scheduling.volumeusage import VolumeUsage, get_volumes, volume_limits
 from kexplain.plugins.volumes import VolumeIndex, name_of, namespace_of, volume_class
@@ -54,11 +54,11 @@ def _controller_uid(pod: PodInfo) -> str | None:
     return None
 
 
-def _owners(pod: PodInfo) -> tuple[bool, str | None]:
-    """(`is_owned_by_daemonset`, `_controller_uid`) in one look at the owner references."""
+def _owners_of(refs: Any) -> tuple[bool, str | None]:
+    """(`is_owned_by_daemonset`, `_controller_uid`) of a pod's owner references as written, in one look."""
     daemonset, controller = False, None
     found = False
-    for ref in pod.owner_references or ():
+    for ref in refs:
         if not isinstance(ref, dict):
             continue
         if not daemonset and ref.get("apiVersion") == "apps/v1" and ref.get("kind") == "DaemonSet":
@@ -199,38 +199,55 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
                 ds_uids: set[Any], controlled: dict[str, list[PodInfo]]
                 ) -> tuple[dict[tuple[str, str], str], list[tuple[PodInfo, dict[str, Any]]], list[int]]:
     """The bound pods on their state nodes (terminal ones left out): the bindings, the pods with
-    required anti-affinity, the DaemonSets' pods' positions."""
+    required anti-affinity, the DaemonSets' pods' positions. One loop over 150,000 pods: a dump's
+    pod is read off its view (no per-pod `lazy` attribute, which gives each pod a dict), and what
+    a shape decides (requests, host ports, required anti-affinity) is worked out once per shape."""
     bindings: dict[tuple[str, str], str] = {}
     anti: list[tuple[PodInfo, dict[str, Any]]] = []
     daemonset_owned: list[int] = []
-    of_shape: dict[PodFacts, tuple[Any, list[Any]]] = {}      # requests and host ports of each shape
+    of_shape: dict[PodFacts, tuple[Any, list[Any], bool]] = {}
+    unowned_controlled = None in ds_uids      # (a pod without a controller has uid None)
     for position, pod in enumerate(bound_pods):
-        daemonset, uid = _owners(pod)
-        if uid in ds_uids:
+        view = pod.view if type(pod) is StoredPodInfo else None
+        refs = view.owner_references() if view is not None else pod.owner_references
+        if refs:
+            daemonset, uid = _owners_of(refs)
+        else:
+            daemonset, uid = False, None
+        if uid in ds_uids if uid is not None else unowned_controlled:
             controlled.setdefault(uid, []).append(pod)
         if daemonset:
             daemonset_owned.append(position)
         state = by_node_name.get(pod.node_name)
-        if state is None or is_terminal(pod):
+        if state is None:
+            continue
+        if view is not None:            # (StoredPodInfo.phase and has_volumes, read off the view here)
+            status = view.status
+            phase = status.phase if status is not None else None
+            has_volumes = bool(view.spec.volumes)
+        else:
+            phase, has_volumes = pod.phase, pod.has_volumes
+        if phase == "Failed" or phase == "Succeeded":           # is_terminal
             continue
         key = (pod.namespace, pod.name)
-        facts = pod.facts       # (requests and host ports read what the facts of a shape read: once a shape)
+        facts = pod.facts
         shaped = of_shape.get(facts)
         if shaped is None:
-            shaped = of_shape[facts] = (resources.requests_for_pod(pod.spec), get_host_ports(pod))
-        reqs, ports = shaped
+            shaped = of_shape[facts] = (resources.requests_for_pod(pod.spec), get_host_ports(pod),
+                                        facts.has_required_anti_affinity)
+        reqs, ports, anti_affinity = shaped
         state.pod_requests[key] = reqs
         if daemonset:
             state.daemonset_requests[key] = reqs
         if ports:                      # (a pod without any adds nothing: skipped for 150,000 pods)
             state.host_port_usage.add(pod, ports)
-        if pod.has_volumes:
+        if has_volumes:
             volumes, _ = get_volumes(index, pod)
             if volumes:
                 state.volume_usage.add(pod, volumes)
         state.pods.append(pod)
         bindings[key] = pod.node_name
-        if state.node is not None and pod.has_required_anti_affinity:
+        if anti_affinity and state.node is not None:
             anti.append((pod, state.node))
     return bindings, anti, daemonset_owned
 
