@@ -120,6 +120,10 @@ class NodeVerdicts(Mapping[str, dict[str, Any]]):
             return self._views
         return list(self._dict().values())
 
+    def as_dict(self) -> dict[str, dict[str, Any]]:
+        """The mapping as a dict, made once until more nodes are visited (read only)."""
+        return self._dict()
+
     def _dict(self) -> dict[str, dict[str, Any]]:
         made = self._made
         if made is None:
@@ -152,8 +156,13 @@ class NodeVerdicts(Mapping[str, dict[str, Any]]):
 
 
 def filter_json(verdicts: Mapping[str, dict[str, Any]] | None) -> dict[str, dict[str, Any]] | None:
-    """The trace's `filter` as JSON: a plain mapping per node, in order."""
-    return verdicts if verdicts is None or type(verdicts) is dict else dict(verdicts.items())
+    """The trace's `filter` as JSON: a plain mapping per node, in order; the same dict each time
+    (read only): a trace shared by many pods is written once and its text reused (`render/json_text`)."""
+    if verdicts is None or type(verdicts) is dict:
+        return verdicts   # type: ignore[return-value]
+    if isinstance(verdicts, NodeVerdicts):
+        return verdicts.as_dict()
+    return dict(verdicts.items())
 
 
 def score_json(score: Mapping[str, dict[str, Any]] | None) -> dict[str, dict[str, Any]] | None:

@@ -25,6 +25,8 @@ def test_read_as_the_dict_written_node_by_node() -> None:
     assert columns == written and len(columns) == 3 and "c" in columns and "d" not in columns
     assert columns["a"] is TAINT and columns.get("d") is None
     assert filter_json(columns) == written and type(filter_json(columns)) is dict
+    # one dict while no node is added: a trace shared by many pods is written once (render/json_text)
+    assert filter_json(columns) is filter_json(columns)
     assert columns.verdicts() == [TAINT, FIT, TAINT]
 
 
