@@ -114,6 +114,9 @@ class Plugin:
     name: ClassVar[str] = ""
     # Filter status and raw Score depend only on the pod, args and that NodeInfo (`framework.node_memo`).
     node_local: ClassVar[bool] = False
+    # The spec fields a node-local plugin reads of the pod: its memo answers are keyed by them alone
+    # (`model.shapes.fields_key`); None: by the whole pod (`model.shapes.plugin_key`).
+    pod_fields: ClassVar[tuple[str, ...] | None] = None
     # Filter reads only its PreFilter state and the node's labels: a few look-ups per node, so
     # filtering nodes the search may not reach costs what reading the node memo does.
     filter_from_state: ClassVar[bool] = False

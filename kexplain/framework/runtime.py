@@ -16,7 +16,7 @@ from kexplain.framework.interface import (
 from kexplain.framework.node_memo import memoized, node_memo
 from kexplain.framework.signers import signature
 from kexplain.framework.status import SUCCESS, Code, Status
-from kexplain.model.shapes import plugin_key
+from kexplain.model.shapes import fields_key, plugin_key
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.config import Profile
@@ -210,9 +210,19 @@ class Framework:
         fingerprints = self.__dict__.setdefault("_fingerprints", {})
         found = fingerprints.get(id(pod))
         if found is None or found[0] is not pod:
-            found = fingerprints[id(pod)] = (pod, plugin_key(pod))
-        if found[1] is None:
-            return None
+            found = fingerprints[id(pod)] = (pod, {})
+        # each plugin's view of the pod (`Plugin.pod_fields`): a pod that differs from another only
+        # where a plugin does not read shares that plugin's answers
+        keys = found[1]
+        views = []
+        for pl in plugins:
+            fields = pl.pod_fields
+            if fields not in keys:
+                keys[fields] = plugin_key(pod) if fields is None else fields_key(pod, fields)
+            view = keys[fields]
+            if view is None:
+                return None
+            views.append(view)
         # each plugin as configured: its args, and whatever else configures it (a Kubernetes
         # version); the framework's own plugins, so their ids name them while it lives
         known = self.__dict__.setdefault("_configured", {})
@@ -221,7 +231,7 @@ class Framework:
         if configured is None:
             configured = known[ids] = tuple(
                 (pl.name, repr((pl.args, getattr(self, "kube", None), getattr(pl, "kube", None)))) for pl in plugins)
-        return node_memo(self.snapshot).table((point, configured, found[1]))
+        return node_memo(self.snapshot).table((point, configured, tuple(views)))
 
     def _filter_memoized(self, state: CycleState, pod: "PodInfo", pl: Plugin,
                          nodes: "Sequence[NodeInfo]") -> list[Status]:

@@ -23,6 +23,8 @@ IDENTITY = frozenset({"name", "uid", "creationTimestamp", "resourceVersion", "ma
 # The pod status fields plugins read (DRA's claims made for the pod; `pending_key`).
 READ_STATUS = ("resourceClaimStatuses", "extendedResourceClaimStatus")
 # What of a pod's spec Karpenter's suggestions group pods by (`want_key`).
+# The spec fields a pod's requests are made of (PodRequests; `requests_key`, `Plugin.pod_fields`).
+REQUEST_FIELDS = ("resources", "overhead", "initContainers", "containers")
 WANT_FIELDS = ("nodeSelector", "affinity", "tolerations", "topologySpreadConstraints", "overhead", "resources",
                "priority", "resourceClaims", "hostNetwork")
 
@@ -111,6 +113,20 @@ def plugin_key(pod: Any) -> bytes | None:
     parts: list[object] = [pod.namespace, pod.metadata.get("labels"), pod.spec]
     try:
         status_parts(pod.status, parts)
+    except (AttributeError, TypeError):
+        return None
+    return shape_key(parts)
+
+
+def fields_key(pod: Any, fields: tuple[str, ...]) -> bytes | None:
+    """The pod as a node-local plugin that reads only these spec fields sees it (`Plugin.pod_fields`),
+    with the status' resized containers when it reads containers (requests read them): shapes that
+    differ elsewhere share that plugin's answers."""
+    spec = pod.spec
+    try:
+        parts: list[object] = [spec.get(name) for name in fields]
+        if "containers" in fields:
+            status_parts(pod.status, parts)
     except (AttributeError, TypeError):
         return None
     return shape_key(parts)

@@ -13,6 +13,7 @@ from kexplain.plugins.node_resources_fit import signed_request
 from kexplain.framework.status import SKIP, SUCCESS, Status
 from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
+from kexplain.model.shapes import REQUEST_FIELDS
 from kexplain.plugins import names
 from kexplain.plugins.resource_allocation import (ResourceAllocationScorer, balance_change_score, balanced_resource_score,
                                                   is_best_effort, resource_specs)
@@ -27,6 +28,7 @@ SCORES_BALANCE_CHANGE_SINCE = "1.36"
 class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin, Explainer, SignPlugin):
     name = NAME
     node_local = True      # reads only the pod and the node's NodeInfo (kexplain.framework.node_memo)
+    pod_fields = REQUEST_FIELDS
 
     def sign_pod(self, pod: PodInfo) -> signers.Fragments | None:
         """The pod's requests, as NodeResourcesFit signs them."""

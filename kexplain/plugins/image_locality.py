@@ -116,6 +116,7 @@ class _PodImages:
 class ImageLocality(ScorePlugin, Explainer, SignPlugin):
     name = NAME
     node_local = True      # reads only the pod and the node's NodeInfo (kexplain.framework.node_memo)
+    pod_fields = ("initContainers", "containers")
 
     def sign_pod(self, pod) -> signers.Fragments | None:
         """The pod's images, normalised as ImageLocality looks them up."""

@@ -63,6 +63,7 @@ def preferred_terms(pod) -> PreferredSchedulingTerms | None:
 class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, ScoreExtensions, Explainer, SignPlugin):
     name = NAME
     node_local = True      # reads only the pod and the node's NodeInfo (kexplain.framework.node_memo)
+    pod_fields = ("nodeSelector", "affinity")
 
     def sign_pod(self, pod) -> signers.Fragments | None:
         """The node affinity (normalised) and the node selector."""

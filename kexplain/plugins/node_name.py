@@ -12,6 +12,7 @@ ERR_REASON = "node(s) didn't match the requested node name"
 class NodeName(FilterPlugin, Explainer, SignPlugin):
     name = names.NODE_NAME
     node_local = True      # reads only the pod and the node's NodeInfo (kexplain.framework.node_memo)
+    pod_fields = ("nodeName",)
 
     def sign_pod(self, pod) -> signers.Fragments | None:
         """Its verdict reads only spec.nodeName."""

@@ -38,6 +38,7 @@ def fits_ports(wanted, used_ports) -> bool:
 class NodePorts(PreFilterPlugin, FilterPlugin, Explainer, SignPlugin):
     name = NAME
     node_local = True      # reads only the pod and the node's NodeInfo (kexplain.framework.node_memo)
+    pod_fields = ("initContainers", "containers")
 
     def sign_pod(self, pod) -> signers.Fragments | None:
         """The host ports the pod asks for."""

@@ -15,6 +15,7 @@ from kexplain.framework.status import SUCCESS, Code, Status
 from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.resources import Resource, is_extended_resource, pod_requests
+from kexplain.model.shapes import REQUEST_FIELDS
 from kexplain.plugins import names
 from kexplain.plugins.resource_allocation import ResourceAllocationScorer, fit_scorer
 
@@ -100,6 +101,7 @@ def fits(pod: PodInfo, node_info: NodeInfo) -> list[InsufficientResource]:
 class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, Explainer, SignPlugin):
     name = NAME
     node_local = True      # reads only the pod and the node's NodeInfo (kexplain.framework.node_memo)
+    pod_fields = REQUEST_FIELDS
     # PreFilterExtensions and ScoreExtensions are nil in v1.35.4: no AddPod/RemovePod, no NormalizeScore.
 
     def sign_pod(self, pod: PodInfo) -> signers.Fragments | None:

@@ -14,6 +14,7 @@ ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 class NodeUnschedulable(FilterPlugin, Explainer, SignPlugin):
     name = names.NODE_UNSCHEDULABLE
     node_local = True      # reads only the pod and the node's NodeInfo (kexplain.framework.node_memo)
+    pod_fields = ("tolerations",)
 
     def sign_pod(self, pod) -> signers.Fragments | None:
         """Its verdict reads only the tolerations."""

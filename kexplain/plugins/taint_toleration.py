@@ -49,6 +49,7 @@ def count_intolerable_prefer_no_schedule(taints, tolerations) -> int:
 class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, ScoreExtensions, Explainer, SignPlugin):
     name = NAME
     node_local = True      # reads only the pod and the node's NodeInfo (kexplain.framework.node_memo)
+    pod_fields = ("tolerations",)
 
     def sign_pod(self, pod) -> signers.Fragments | None:
         """Its verdict and score read only the tolerations."""
