@@ -532,9 +532,7 @@ class Framework:
                 continue
             raw = local.get(pl.name)
             if raw is None:
-                table = self._node_local(pl, pod, "score")
-                raw = pl.score_nodes(state, pod, nodes) if table is None else memoized(
-                    table, self.snapshot, nodes, lambda todo, pl=pl: pl.score_nodes(state, pod, todo))
+                raw = self._raw_scores(state, pod, pl, nodes)
             final = raw
             normalize = self._normalizers.get(pl.name)
             if normalize is not None:
@@ -562,6 +560,13 @@ class Framework:
             return ScoreBatch([], [], [], [], [0] * len(nodes))
         return ScoreBatch(names, weights, raws, normalized, list(map(sum, zip(*weighted))))
 
+    def _raw_scores(self, state: CycleState, pod: "PodInfo", pl: Plugin, nodes: "Sequence[NodeInfo]") -> list[int]:
+        """`pl.score_nodes`, through the node memo when the plugin is node-local."""
+        table = self._node_local(pl, pod, "score")
+        if table is None:
+            return pl.score_nodes(state, pod, nodes)
+        return memoized(table, self.snapshot, nodes, lambda todo: pl.score_nodes(state, pod, todo))
+
     def _local_raw_scores(self, state: CycleState, pod: "PodInfo", nodes: list["NodeInfo"]) -> dict[str, list[int]]:
         """The raw scores of the node-local Score plugins that run, memoized together: one look-up
         per node for all of them. Empty when fewer than two, or when one fails (the plugins' order,
@@ -573,7 +578,9 @@ class Framework:
             return {}
 
         def compute(todo: "Sequence[NodeInfo]") -> list[tuple[int, ...]]:
-            return list(zip(*[pl.score_nodes(state, pod, todo) for pl in local]))
+            # (each plugin's own memo: a pod that differs from the last only where one plugin
+            # reads has the others' scores already)
+            return list(zip(*[self._raw_scores(state, pod, pl, todo) for pl in local]))
 
         try:
             rows = memoized(table, self.snapshot, nodes, compute)

@@ -98,6 +98,11 @@ def fits(pod: PodInfo, node_info: NodeInfo) -> list[InsufficientResource]:
     return insufficient_resources(pod_request_for_fit(pod), node_info)
 
 
+# The reasons `insufficient_resources` gives, in its order, for a request without scalar resources.
+_PLAIN_REASONS = (ERR_REASON_TOO_MANY_PODS, ERR_REASON_INSUFFICIENT_CPU, ERR_REASON_INSUFFICIENT_MEMORY,
+                  ERR_REASON_INSUFFICIENT_EPHEMERAL_STORAGE)
+
+
 class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, Explainer, SignPlugin):
     name = NAME
     node_local = True      # reads only the pod and the node's NodeInfo (kexplain.framework.node_memo)
@@ -125,22 +130,16 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         return self.filter_nodes(state, pod, (node_info,))[0]
 
     def filter_nodes(self, state: CycleState, pod: PodInfo, nodes) -> list[Status]:
-        """A node with room for one more pod and for the pod's cpu, memory and ephemeral storage passes at once;
-        any other gets the full check (scalar resources, reasons in the scheduler's order)."""
+        """The full check (`insufficient_resources`, reasons in the scheduler's order) for a request with
+        scalar resources; the common request of cpu, memory and ephemeral storage by `_filter_plain`."""
         request = state.get(PRE_FILTER_STATE_KEY)
         if request is None:
             return [Status.error(ERR_STATE_NOT_FOUND.format(PRE_FILTER_STATE_KEY))] * len(nodes)
         cpu, memory, storage = request.milli_cpu, request.memory, request.ephemeral_storage
-        quick = not request.scalar
+        if not request.scalar:
+            return self._filter_plain(nodes, max(cpu, 0), max(memory, 0), max(storage, 0))
         out: list[Status] = []
         for ni in nodes:
-            alloc, used = ni.allocatable, ni.requested
-            if (quick and len(ni.pods) < alloc.allowed_pod_number
-                    and (not cpu or cpu <= alloc.milli_cpu - used.milli_cpu)
-                    and (not memory or memory <= alloc.memory - used.memory)
-                    and (not storage or storage <= alloc.ephemeral_storage - used.ephemeral_storage)):
-                out.append(SUCCESS)
-                continue
             lacking = insufficient_resources(request, ni, self.ignored_resources, self.ignored_resource_groups)
             if not lacking:
                 out.append(SUCCESS)
@@ -148,6 +147,31 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             code = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE
                     if self.marks_unresolvable and any(r.unresolvable for r in lacking) else Code.UNSCHEDULABLE)
             out.append(Status(code, tuple(r.reason for r in lacking)))
+        return out
+
+    def _filter_plain(self, nodes, cpu: int, memory: int, storage: int) -> list[Status]:
+        """`insufficient_resources` for a request of cpu, memory and ephemeral storage only, without a
+        list per node: one Status per combination of what is lacking (and whether it exceeds the node)."""
+        out: list[Status] = []
+        made: dict[tuple[bool, ...], Status] = {}
+        for ni in nodes:
+            alloc, used = ni.allocatable, ni.requested
+            key = (len(ni.pods) >= alloc.allowed_pod_number,
+                   0 < cpu and alloc.milli_cpu - used.milli_cpu < cpu,
+                   0 < memory and alloc.memory - used.memory < memory,
+                   0 < storage and alloc.ephemeral_storage - used.ephemeral_storage < storage)
+            if not any(key):
+                out.append(SUCCESS)
+                continue
+            key += (key[1] and alloc.milli_cpu < cpu, key[2] and alloc.memory < memory,
+                    key[3] and alloc.ephemeral_storage < storage)
+            status = made.get(key)
+            if status is None:
+                reasons = tuple(reason for reason, lacking in zip(_PLAIN_REASONS, key) if lacking)
+                code = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE if self.marks_unresolvable and any(key[4:])
+                        else Code.UNSCHEDULABLE)
+                status = made[key] = Status(code, reasons)
+            out.append(status)
         return out
 
     # -- scoring -------------------------------------------------------------------------

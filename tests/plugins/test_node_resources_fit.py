@@ -1,6 +1,7 @@
 """NodeResourcesFit against kube-scheduler v1.35.4: PreFilter, Filter reasons and codes, scoring."""
 from __future__ import annotations
 
+from itertools import product
 from types import SimpleNamespace
 
 import pytest
@@ -10,7 +11,7 @@ from kexplain.framework.interface import PreFilterExtensions, ScoreExtensions
 from kexplain.features import KubeVersion
 from kexplain.framework.status import Code
 from kexplain.plugins import plugin_class
-from kexplain.plugins.node_resources_fit import NodeResourcesFit
+from kexplain.plugins.node_resources_fit import PRE_FILTER_STATE_KEY, NodeResourcesFit, insufficient_resources
 from kexplain.plugins.resource_allocation import broken_linear, go_div, go_round, scaled_shape
 
 from tests.support.resources_helpers import container, node_info, pod, used
@@ -128,6 +129,26 @@ def test_filter_before_1_34_is_never_unresolvable(p, bound, alloc, code, reasons
     s = run_filter(p, node_info(alloc, *bound), minor="1.33")
     assert s.code is (U if code is UU else code)
     assert s.reasons == reasons
+
+
+@pytest.mark.parametrize("minor", ["1.33", "1.35"])
+def test_a_plain_request_is_checked_as_the_full_check_does(minor):
+    """`filter_nodes` on a request of cpu, memory and ephemeral storage only (its shortcut) gives each node
+    the code and reasons `insufficient_resources` gives, over every mix of what is short, exceeded or free."""
+    levels = {"cpu": ("0", "500m", "1", "3"), "memory": ("0", "1Gi", "3Gi", "5Gi"),
+              "ephemeral-storage": ("0", "1Gi", "6Gi", "11Gi")}
+    nodes = [node_info(NODE, *[used(None)] * n, used({"cpu": "1500m", "memory": "2Gi", "ephemeral-storage": "5Gi"}))
+             for n in (0, 2)] + [node_info({"cpu": "2", "memory": "4Gi", "ephemeral-storage": "10Gi", "pods": "9"})]
+    pl = NodeResourcesFit(None, SimpleNamespace(kube=KubeVersion(minor)))
+    for values in product(*levels.values()):
+        p = pod({k: v for k, v in zip(levels, values) if v != "0"} or None)
+        state = CycleState()
+        pl.pre_filter(state, p, nodes)
+        request = state.get(PRE_FILTER_STATE_KEY)
+        for ni, got in zip(nodes, pl.filter_nodes(state, p, nodes)):
+            lacking = insufficient_resources(request, ni)
+            code = OK if not lacking else UU if pl.marks_unresolvable and any(r.unresolvable for r in lacking) else U
+            assert (got.code, got.reasons) == (code, tuple(r.reason for r in lacking)), (values, ni.name)
 
 
 def test_filter_unresolvable_from_1_34():
