@@ -178,22 +178,27 @@ def candidates(ctx: Context) -> list[Candidate]:
     nodes = ctx.within(allowed)
     devices = node_facts(ctx, [n for n in nodes if DYNAMIC_RESOURCES in ctx.blocked[n]])
     labels_for = by_labels(selection_label_keys(ctx.pod.spec), lambda n: _labels_for(ctx, n))
+    # what a node's rejection allows, read once per rejection nodes share (`blocked_nodes`)
+    read: dict[int, tuple[frozenset[str], bool]] = {}
     for position, node in enumerate(nodes):
-        plugins = set(ctx.blocked[node])
+        rejection = ctx.blocked[node]
+        found = read.get(id(rejection))
+        if found is None:
+            plugins = frozenset(rejection)
+            found = read[id(rejection)] = (plugins, _fresh_fixable(ctx, node) and not plugins <= {NODE_UNSCHEDULABLE}
+                                           and (NODE_AFFINITY not in plugins or selection_only(ctx, node)))
+        plugins, fixable = found
         info = ctx.info(node)
-        if info is None or not _fresh_fixable(ctx, node) or plugins <= {NODE_UNSCHEDULABLE}:
+        if info is None or not fixable:
             continue
         if DYNAMIC_RESOURCES in plugins and not _devices_free_on_copy(devices.get(node)):
             continue
         drop = untolerated(ctx.pod, info.node) if TAINT_TOLERATION in plugins else []
         labels: dict[str, str | None] = {}
         if NODE_AFFINITY in plugins:
-            if not selection_only(ctx, node):
+            labels = labels_for(info.node)
+            if not labels:
                 continue
-            found = labels_for(info.node)
-            if not found:
-                continue
-            labels = found
         group = "label" if labels else "taint" if drop else "capacity"
         rank = (len(plugins & UNCERTAIN), position)
         if group not in shapes or rank < shapes[group][0]:

@@ -22,12 +22,16 @@ def candidates(ctx: Context) -> list[Candidate]:
     """For a node that only pod changes keep from the pod, but several of them: every change at
     once. Nodes with the fewest reasons, and the least lowering of requests, are tried first."""
     request = resources.fit_request(ctx.pod.spec)
+    lacking: dict[int, list[str] | None] = {}       # per shared rejection (`blocked_nodes`)
 
     def rank(item: tuple[int, str]) -> tuple[int, float, int]:
         position, node = item
         info = ctx.info(node)
         kept = 1.0
-        names = resources.insufficient(ctx, node) if resources.PLUGIN in ctx.blocked[node] else []
+        rejection = ctx.blocked[node]
+        if id(rejection) not in lacking:
+            lacking[id(rejection)] = resources.insufficient(ctx, node) if resources.PLUGIN in rejection else []
+        names = lacking[id(rejection)]
         for name in names or ():
             if info is not None and request.get(name) > 0:
                 kept = min(kept, resources.free(info, name) / request.get(name))

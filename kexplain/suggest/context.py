@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Iterable, Mapping
 
 from kexplain.explain.pod_inputs import Inputs
@@ -67,15 +68,31 @@ class Context:
     def snapshot(self) -> Snapshot:
         return self.inputs.snapshot
 
+    @cached_property
+    def _by_plugins(self) -> dict[frozenset[str], list[str]]:
+        """The rejected nodes by the set of plugins rejecting each, in `blocked`'s order (nodes with the same
+        statuses share one rejection, `blocked_nodes`: its set made once)."""
+        sets: dict[int, frozenset[str]] = {}
+        out: dict[frozenset[str], list[str]] = {}
+        for node, rejection in self.blocked.items():
+            names = sets.get(id(rejection))
+            if names is None:
+                names = sets[id(rejection)] = frozenset(rejection)
+            out.setdefault(names, []).append(node)
+        return out
+
     def only(self, *plugins: str) -> list[str]:
         """Nodes rejected by these plugins and no other (each of them rejecting)."""
-        want = set(plugins)
-        return [n for n, b in self.blocked.items() if set(b) == want]
+        return list(self._by_plugins.get(frozenset(plugins), ()))
 
     def within(self, plugins: Iterable[str]) -> list[str]:
-        """Nodes rejected by some of these plugins and no other."""
+        """Nodes rejected by some of these plugins and no other, in `blocked`'s order."""
         allowed = set(plugins)
-        return [n for n, b in self.blocked.items() if set(b) <= allowed]
+        groups = [nodes for names, nodes in self._by_plugins.items() if names <= allowed]
+        if len(groups) <= 1:
+            return list(groups[0]) if groups else []
+        wanted = set().union(*groups)
+        return [n for n in self.blocked if n in wanted]
 
     def reasons(self, node: str, plugin: str) -> list[str]:
         return list((self.blocked.get(node, {}).get(plugin) or {}).get("reasons") or ())
