@@ -7,6 +7,7 @@ from functools import partial
 from operator import ne, neg
 from typing import Any, Mapping
 
+from kexplain.framework.status import Status
 from kexplain.framework.trace import SCHEDULED, NodeScores, NodeVerdicts, Trace
 
 TOP_NODES = 3
@@ -67,14 +68,19 @@ def _rejected(trace: Trace) -> list[dict[str, Any]]:
     return [dict(entry) for entry in found[2]]
 
 
+def _json(verdict: Status | dict[str, Any]) -> dict[str, Any]:
+    return verdict.json_view(with_plugin=True) if isinstance(verdict, Status) else verdict
+
+
 def _counted(trace: Trace) -> list[dict[str, Any]]:
     counts: dict[tuple[str, tuple[str, ...]], int] = {}
-    # A trace's verdicts are shared objects, one per status (`Status.json_view`): counted by identity in C.
+    # A trace's verdicts are shared objects, one per status (`Status.json_view`): counted by identity in C,
+    # a search's statuses before their JSON is made.
     found = trace.filter or {}
-    verdicts = found.verdicts() if isinstance(found, NodeVerdicts) else list(found.values())
+    verdicts = found.statuses() if isinstance(found, NodeVerdicts) else list(found.values())
     distinct = dict(zip(map(id, verdicts), verdicts))
     for ident, n in Counter(map(id, verdicts)).items():
-        verdict = distinct[ident]
+        verdict = _json(distinct[ident])
         plugin = verdict.get("plugin")
         if plugin is None or verdict.get("code") not in _REJECTED:
             continue

@@ -226,8 +226,7 @@ def _checked(fw: Framework, state: CycleState, pod: "PodInfo", nodes: list["Node
     search.num_nodes_searched += end
     if batch.columns is not None:
         trace.filter_all.update(zip(names, _filter_all_rows(batch.columns, batch.passed, len(codes_all))))
-    views = {key: s.json_view(with_plugin=True) for key, s in dict(zip(map(id, verdicts), verdicts)).items()}
-    trace.filter.extend(names, map(views.__getitem__, map(id, verdicts)))
+    trace.filter.extend(names, verdicts)
     fits = fits[:bisect_left(fits, end)]
     search.num_filter_success += len(fits)
     if error_at is not None:

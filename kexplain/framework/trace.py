@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
+from kexplain.framework.status import Status
+
 # Not the trace's: framework/extras.py still imports it from here (it belongs to apimachinery).
 
 API_VERSION = "kexplain/v1"
@@ -96,29 +98,40 @@ class NodeScores(Mapping[str, dict[str, Any]]):
 
 class NodeVerdicts(Mapping[str, dict[str, Any]]):
     """The trace's `filter`: each node visited, in order, with its verdict (its status's shared JSON),
-    kept as the search's two columns and made a dict only when read by node. A search visits thousands
-    of nodes per cycle, and of a thousand copies' cycles most are only counted (`verdicts`)."""
+    kept as the search's two columns, names and statuses, and made JSON and a dict only when read by node.
+    A search visits thousands of nodes per cycle, and of a thousand copies' cycles most are only counted
+    (`statuses`)."""
 
-    __slots__ = ("_names", "_views", "_made")
+    __slots__ = ("_names", "_statuses", "_views", "_made")
 
     def __init__(self) -> None:
         self._names: list[str] = []
-        self._views: list[dict[str, Any]] = []
+        self._statuses: list["Status"] = []
+        self._views: list[dict[str, Any]] | None = []
         self._made: dict[str, dict[str, Any]] | None = None
 
-    def extend(self, names: list[str], views: "list[dict[str, Any]] | Iterator[dict[str, Any]]") -> None:
+    def extend(self, names: list[str], statuses: list[Status]) -> None:
         """More nodes visited (a node visited again keeps its place and takes its new verdict, as a dict)."""
         self._names += names
-        self._views += views
-        self._made = None
+        self._statuses += statuses
+        self._views = self._made = None
 
-    def verdicts(self) -> list[dict[str, Any]]:
-        """One verdict per node (its last, for a node visited twice). The search visits each node once:
+    def statuses(self) -> list[Status]:
+        """One status per node (its last, for a node visited twice). The search visits each node once:
         only the node checked before it (nominated, or the batch's hint) can come again."""
         names = self._names
         if not names or names.count(names[0]) == 1:
-            return self._views
-        return list(self._dict().values())
+            return self._statuses
+        return list(dict(zip(names, self._statuses)).values())
+
+    def _verdicts(self) -> list[dict[str, Any]]:
+        """Each status's shared JSON (`Status.json_view`), made once per distinct status."""
+        views = self._views
+        if views is None:
+            statuses = self._statuses
+            made = {key: s.json_view(with_plugin=True) for key, s in dict(zip(map(id, statuses), statuses)).items()}
+            views = self._views = list(map(made.__getitem__, map(id, statuses)))
+        return views
 
     def as_dict(self) -> dict[str, dict[str, Any]]:
         """The mapping as a dict, made once until more nodes are visited (read only)."""
@@ -127,7 +140,7 @@ class NodeVerdicts(Mapping[str, dict[str, Any]]):
     def _dict(self) -> dict[str, dict[str, Any]]:
         made = self._made
         if made is None:
-            made = self._made = dict(zip(self._names, self._views))
+            made = self._made = dict(zip(self._names, self._verdicts()))
         return made
 
     def __getitem__(self, node: str) -> dict[str, Any]:

@@ -8,26 +8,32 @@ from pathlib import Path
 
 from kexplain.cli import main
 from kexplain.explain.copy_summary import summarize
+from kexplain.framework.status import Code, Status
 from kexplain.framework.trace import NodeVerdicts, Trace, filter_json
 from tests.support.cli_helpers import TestEnvironment, node_yaml
 
-FIT = {"code": "Success"}
-FULL = {"plugin": "NodeResourcesFit", "code": "Unschedulable", "reasons": ["Insufficient cpu"]}
-TAINT = {"plugin": "TaintToleration", "code": "UnschedulableAndUnresolvable", "reasons": ["untolerated"]}
+FIT = Status()
+FULL = Status(Code.UNSCHEDULABLE, ("Insufficient cpu",), "NodeResourcesFit")
+TAINT = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("untolerated",), "TaintToleration")
+
+
+def _json(status: Status) -> dict:
+    return status.json_view(with_plugin=True)
 
 
 def test_read_as_the_dict_written_node_by_node() -> None:
     columns, written = NodeVerdicts(), {}
-    for names, views in ((["a", "b"], [FULL, FIT]), (["c", "a"], [TAINT, TAINT])):
-        columns.extend(names, iter(views))
-        written.update(zip(names, views))
+    for names, statuses in ((["a", "b"], [FULL, FIT]), (["c", "a"], [TAINT, TAINT])):
+        columns.extend(names, statuses)
+        written.update(zip(names, map(_json, statuses)))
     assert list(columns.items()) == list(written.items())      # "a" first, with its second verdict
     assert columns == written and len(columns) == 3 and "c" in columns and "d" not in columns
-    assert columns["a"] is TAINT and columns.get("d") is None
+    assert columns["a"] is _json(TAINT) and columns.get("d") is None
+    assert columns["a"] == {"plugin": "TaintToleration", "code": "UnschedulableAndUnresolvable", "reasons": ["untolerated"]}
     assert filter_json(columns) == written and type(filter_json(columns)) is dict
     # one dict while no node is added: a trace shared by many pods is written once (render/json_text)
     assert filter_json(columns) is filter_json(columns)
-    assert columns.verdicts() == [TAINT, FIT, TAINT]
+    assert columns.statuses() == [TAINT, FIT, TAINT]
 
 
 def test_a_copy_s_summary_counts_a_node_visited_twice_once() -> None:
