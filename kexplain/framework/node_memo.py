@@ -52,10 +52,10 @@ def share_node_memo(parent: "Snapshot", child: "Snapshot") -> "Snapshot":
 def memoized(table: dict[int, tuple["NodeInfo", T]], snapshot: "Snapshot", nodes: Sequence["NodeInfo"],
              compute: Callable[[Sequence["NodeInfo"]], list[T]]) -> list[T]:
     """`compute(nodes)`, with the answers `table` holds for these very NodeInfos looked up by id."""
-    ids = list(map(id, nodes))
-    found = list(map(table.get, ids))
+    found = list(map(table.get, map(id, nodes)))
     if all(found):                  # (every node answered before: the common case of a cycle)
         return list(map(_ANSWER, found))
+    ids = list(map(id, nodes))
     if not any(found):              # (none: a pod's first cycle)
         answers = list(compute(nodes))
         _keep(table, snapshot, ids, nodes, answers)
