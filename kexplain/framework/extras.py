@@ -71,12 +71,16 @@ def record_details(fw: Framework, pod: "PodInfo", trace: Trace, cycle: Cycle, ex
     visited = list(dict.fromkeys(trace.search.order)) if trace.search is not None else []
     nodes: dict[str, Any] = {}
     overview = cycle.state is not None and any(pl.in_overview for pl in fw.explaining_plugins)
+    # one copy of the cycle's state for the overview's explanations of every visited node (they
+    # read it: thousands of nodes a copy's cycle visits, each a copy of every plugin's state, was
+    # most of a copy's details); a node asked for by name gets a copy of its own, below
+    seen = cycle.state.clone() if overview else None
     for name in visited:
         ni = snapshot.get(name)
         if ni is not None:
             nodes[name] = node_facts(ni)
-            if overview and name not in explain_nodes:
-                facts = fw.run_explain(cycle.state.clone(), pod, ni, overview=True)
+            if seen is not None and name not in explain_nodes:
+                facts = fw.run_explain(seen, pod, ni, overview=True)
                 if facts:
                     nodes[name]["plugins"] = facts
     for name in sorted(explain_nodes):

@@ -264,6 +264,8 @@ class SignPlugin(Plugin):
 class Explainer(Plugin):
     """kexplain's own: the JSON-ready facts behind a plugin's verdict on one node (`run_explain`)."""
 
+    # Explained for every visited node in the human views (`record_details`), from one copy of the
+    # cycle's state shared by those nodes: such an `explain` reads the state, never writes it.
     in_overview: ClassVar[bool] = False
 
     @abstractmethod
