@@ -177,8 +177,9 @@ _compact = msgspec.json.format
 
 
 def _valid_label_value(value: str) -> bool:
-    """A valid label value (at most 63 long, ASCII: `_LABEL_VALUE_FULL`), as admission checks it alone."""
-    return len(value) <= 63 and _LABEL_VALUE_FULL(value) is not None
+    """A valid label value (at most 63 long, ASCII: `_LABEL_VALUE_FULL`), as admission checks it alone. One of
+    ASCII letters and digits only (a `pod-template-hash`: all distinct, past any memo) is one without the regex."""
+    return len(value) <= 63 and (value.isalnum() and value.isascii() or _LABEL_VALUE_FULL(value) is not None)
 
 
 def _reads_labels(spec: dict) -> bool:
