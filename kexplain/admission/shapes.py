@@ -19,7 +19,7 @@ from kexplain.admission.decode import status_decodes
 from kexplain.admission.openapi import RFC3339, go_time_parse_error
 from kexplain.admission.pod_spec_defaults import image_tag
 from kexplain.apimachinery.labels import TOPOLOGY_LABELS
-from kexplain.apimachinery.stored_pods import StoredPod
+from kexplain.apimachinery.stored_pods import SHARED_STATUSES, StoredPod
 from kexplain.admission.validate_common import ANNOTATIONS_SIZE_LIMIT
 from kexplain.apimachinery.names import _SUBDOMAIN as DNS1123_SUBDOMAIN, _VALUE_FMT as LABEL_VALUE_FMT, \
     is_dns1123_label, is_dns1123_subdomain, is_label_value
@@ -278,7 +278,11 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str],
             text = _compact(text, indent=-1)
         except msgspec.MsgspecError:
             return None
-    found = pod.written_status(text)
+    memo = {} if memo is None else memo
+    statuses = memo.get(_STATUSES)
+    if statuses is None:
+        statuses = memo[_STATUSES] = {}
+    found = pod.written_status(text, statuses)
     if found is None:
         return None
     at, status = found
@@ -297,7 +301,6 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str],
     created = meta.creationTimestamp
     if created and (created in valid_times or _valid_time(created, valid_times)):
         key = key.replace(b'"creationTimestamp":"%s"' % created.encode(), b'"creationTimestamp":\0', 1)
-    memo = {} if memo is None else memo
     if labels:
         key = _labels_cut(key, labels, memo)
     if b'"annotations":{' in key:
@@ -376,6 +379,7 @@ def _all_valid(values: Any, memo: dict[Any, Any]) -> bool:
 
 
 _VALID = ("valid label values",)      # (`_all_valid`'s entry in the memo: no key of another kind)
+_STATUSES = ("statuses",)             # (the statuses `StoredPod.written_status` shares, by text)
 
 
 def _images_cut(key: bytes, spec: Any, memo: dict[Any, Any]) -> bytes:
@@ -495,6 +499,7 @@ class ShapeIndex:
         self._of: dict[int, tuple[dict, bytes | None, bool, bool]] = {}
         self._written: dict[bytes, bytes] = {}             # `written_key` -> the shape's key
         self._texts: dict[Any, Any] = {}                   # `written_key`'s memo
+        self._decodes: dict[int, tuple[Any, bool]] = {}    # id(status) -> it, `status_decodes`
         # (minor, validate) -> the shapes whose pods check_fields found nothing in
         self.fields_ok: dict[tuple[str, str], set[bytes]] = {}
 
@@ -506,8 +511,20 @@ class ShapeIndex:
             return found
         key, by_text = self._written_shape(pod) if type(pod) is StoredPod else (self._shape(pod), False)
         # (its status, out of the shape, asked now: `status_decodes`; a view's, read alone)
-        found = self._of[id(pod)] = (pod, key, key is not None and status_decodes(pod, self.valid_times), by_text)
+        found = self._of[id(pod)] = (pod, key, key is not None and self._status_decodes(pod), by_text)
         return found
+
+    def _status_decodes(self, pod: dict) -> bool:
+        """`status_decodes`, asked once per status object: the pods read as views share equal ones
+        (`StoredPod.written_status`); each kept with its answer, so its id stays its own."""
+        status = pod.get("status")
+        found = self._decodes.get(id(status))
+        if found is not None and found[0] is status:
+            return found[1]
+        decodes = status_decodes(pod, self.valid_times)
+        if len(self._decodes) < SHARED_STATUSES:
+            self._decodes[id(status)] = (status, decodes)
+        return decodes
 
     def _shape(self, pod: dict) -> bytes | None:
         undo = _canonicalize(pod, self.valid_nodes, self.valid_times)   # its canonical self for a moment

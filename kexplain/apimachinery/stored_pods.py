@@ -97,6 +97,7 @@ def _shared(raw: Raw, values: dict[bytes, Any]) -> Any:
     return value
 
 
+SHARED_STATUSES = 4096      # (`written_status`: the distinct statuses shared, at most)
 _UNREAD, _ABSENT = object(), object()      # `StoredPod._status` not read yet; read, and the pod has none
 
 
@@ -265,9 +266,10 @@ class StoredPod(Mapping[str, Any]):
         meta = self.view.metadata
         return meta is not None and bool(meta.resourceVersion)
 
-    def written_status(self, text: bytes) -> tuple[int, Any] | None:
+    def written_status(self, text: bytes, shared: dict[bytes, Any] | None = None) -> tuple[int, Any] | None:
         """Where the status begins in the text, and the status (the text's end without one); None unless it is
-        written last as an object, as kubectl and API servers write a pod."""
+        written last as an object, as kubectl and API servers write a pod. `shared`: one status decoded per
+        text, so the checks of a load ask each once (by identity); read only, as every status found alone."""
         at = text.rfind(b',"status":{')
         if at == -1:
             if b'"status":' in text:
@@ -276,10 +278,15 @@ class StoredPod(Mapping[str, Any]):
             return len(text), None
         if not text.endswith(b"}"):
             return None
-        try:
-            status = _decode(text[at + 10:-1])
-        except msgspec.DecodeError:
-            return None
+        written = text[at + 10:-1]
+        status = shared.get(written) if shared is not None else None
+        if status is None:
+            try:
+                status = _decode(written)
+            except msgspec.DecodeError:
+                return None
+            if shared is not None and len(shared) < SHARED_STATUSES:
+                shared[written] = status
         self._status = status
         return at, status
 
