@@ -63,8 +63,13 @@ def pod_uid(pod: dict) -> str:
     """`object_uid` of a Pod known to have a name and no uid (each pod of an admitted shape): the same uid
     without the checks, for 150,000 pods."""
     meta = pod["metadata"]
+    return pod_uid_of(meta.get("namespace"), meta["name"])
+
+
+def pod_uid_of(namespace: str | None, name: str) -> str:
+    """`pod_uid` of the pod `namespace`/`name`, from the two strings (a pod read as a view)."""
     h = _POD_UID_SHA1.copy()
-    h.update(f"{meta.get('namespace') or 'default'}/{meta['name']}".encode())
+    h.update(f"{namespace or 'default'}/{name}".encode())
     d = h.hexdigest()
     return f"{d[:8]}-{d[8:12]}-5{d[13:16]}-{_VARIANT[d[16]]}{d[17:20]}-{d[20:32]}"    # as `uuid5_text`
 

@@ -123,24 +123,17 @@ def resize_text(status: _Status | None) -> bytes:
     return b"\0".join(parts)
 
 
-def with_own(view: PodView, own: PodView, uid: str | None, labels: dict[str, str] | None) -> PodView:
-    """`view` (a pod admitted by its shape) with `own`'s name, creation time, node, status, uid and labels."""
+def with_own(view: PodView, own: PodView, uid: str | None, labels: dict[str, str] | None, containers: Raw,
+             init_containers: Raw) -> PodView:
+    """`view` (a pod admitted by its shape) with `own`'s name, creation time, node, status, uid and labels,
+    and these containers' texts (the view's, or with `own`'s images)."""
     meta, mine, spec = view.metadata, own.metadata, view.spec
     return PodView(view.kind, view.apiVersion,
                    _Meta(mine.name, meta.namespace, uid, meta.resourceVersion, mine.creationTimestamp, labels,
                          meta.deletionTimestamp, meta.ownerReferences),
                    _Spec(own.spec.nodeName, spec.priority, spec.volumes, spec.affinity, spec.resources, spec.overhead,
-                         spec.initContainers, spec.containers, spec.hostname),
-                   own.status)
-
-
-def with_containers(view: PodView, containers: Raw, init_containers: Raw) -> PodView:
-    """`view` with these containers' texts (a pod admitted by its shape, with its own images)."""
-    spec = view.spec
-    return PodView(view.kind, view.apiVersion, view.metadata,
-                   _Spec(spec.nodeName, spec.priority, spec.volumes, spec.affinity, spec.resources, spec.overhead,
                          init_containers, containers, spec.hostname),
-                   view.status)
+                   own.status)
 
 
 def owning(view: PodView, texts: dict[bytes, Raw]) -> PodView:
