@@ -166,9 +166,7 @@ class OwnImages:
         they cannot be told."""
         containers = self._own(admitted[0], mine.containers)
         init = self._own(admitted[1], mine.initContainers)
-        if containers is None or init is None:
-            return None
-        return containers, init
+        return None if containers is None or init is None else (containers, init)
 
     def _own(self, admitted: Any, written: Any) -> Any:
         """The admitted containers' text `admitted` with the images of the written one; None when unknown."""

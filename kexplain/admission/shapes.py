@@ -19,7 +19,7 @@ from kexplain.admission.decode import status_decodes
 from kexplain.admission.openapi import RFC3339, go_time_parse_error
 from kexplain.admission.pod_spec_defaults import image_tag
 from kexplain.apimachinery.labels import TOPOLOGY_LABELS
-from kexplain.apimachinery.stored_pods import SHARED_STATUSES, StoredPod
+from kexplain.apimachinery.stored_pods import StoredPod, asked_once
 from kexplain.admission.validate_common import ANNOTATIONS_SIZE_LIMIT
 from kexplain.apimachinery.names import _SUBDOMAIN as DNS1123_SUBDOMAIN, _VALUE_FMT as LABEL_VALUE_FMT, \
     is_dns1123_label, is_dns1123_subdomain, is_label_value
@@ -279,10 +279,7 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str],
         except msgspec.MsgspecError:
             return None
     memo = {} if memo is None else memo
-    statuses = memo.get(_STATUSES)
-    if statuses is None:
-        statuses = memo[_STATUSES] = {}
-    found = pod.written_status(text, statuses)
+    found = pod.written_status(text, memo.setdefault(_STATUSES, {}))
     if found is None:
         return None
     at, status = found
@@ -511,20 +508,9 @@ class ShapeIndex:
             return found
         key, by_text = self._written_shape(pod) if type(pod) is StoredPod else (self._shape(pod), False)
         # (its status, out of the shape, asked now: `status_decodes`; a view's, read alone)
-        found = self._of[id(pod)] = (pod, key, key is not None and self._status_decodes(pod), by_text)
+        found = self._of[id(pod)] = (pod, key, key is not None and asked_once(
+            self._decodes, id(status := pod.get("status")), status, status_decodes, pod, self.valid_times), by_text)
         return found
-
-    def _status_decodes(self, pod: dict) -> bool:
-        """`status_decodes`, asked once per status object: the pods read as views share equal ones
-        (`StoredPod.written_status`); each kept with its answer, so its id stays its own."""
-        status = pod.get("status")
-        found = self._decodes.get(id(status))
-        if found is not None and found[0] is status:
-            return found[1]
-        decodes = status_decodes(pod, self.valid_times)
-        if len(self._decodes) < SHARED_STATUSES:
-            self._decodes[id(status)] = (status, decodes)
-        return decodes
 
     def _shape(self, pod: dict) -> bytes | None:
         undo = _canonicalize(pod, self.valid_nodes, self.valid_times)   # its canonical self for a moment

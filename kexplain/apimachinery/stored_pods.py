@@ -98,6 +98,18 @@ def _shared(raw: Raw, values: dict[bytes, Any]) -> Any:
 
 
 SHARED_STATUSES = 4096      # (`written_status`: the distinct statuses shared, at most)
+
+
+def asked_once(memo: dict[Any, tuple[Any, Any]], key: Any, obj: Any, ask: Callable[..., Any], *args: Any) -> Any:
+    """`ask(*args)` about `obj` (a status the pods read as views share: `StoredPod.written_status`), once per
+    `key` naming it by id: kept in `memo` with `obj`, so the id stays its own (at most `SHARED_STATUSES`)."""
+    found = memo.get(key)
+    if found is not None and found[0] is obj:
+        return found[1]
+    answer = ask(*args)
+    if len(memo) < SHARED_STATUSES:
+        memo[key] = (obj, answer)
+    return answer
 _UNREAD, _ABSENT = object(), object()      # `StoredPod._status` not read yet; read, and the pod has none
 
 
@@ -259,7 +271,7 @@ class StoredPod(Mapping[str, Any]):
         meta = self.view.metadata
         return meta is not None and bool(meta.resourceVersion)
 
-    def written_status(self, text: bytes, shared: dict[bytes, Any] | None = None) -> tuple[int, Any] | None:
+    def written_status(self, text: bytes, shared: dict[bytes, Any]) -> tuple[int, Any] | None:
         """Where the status begins in the text, and the status (the text's end without one); None unless it is
         written last as an object, as kubectl and API servers write a pod. `shared`: one status decoded per
         text, so the checks of a load ask each once (by identity); read only, as every status found alone."""
@@ -272,13 +284,13 @@ class StoredPod(Mapping[str, Any]):
         if not text.endswith(b"}"):
             return None
         written = text[at + 10:-1]
-        status = shared.get(written) if shared is not None else None
+        status = shared.get(written)
         if status is None:
             try:
                 status = _decode(written)
             except msgspec.DecodeError:
                 return None
-            if shared is not None and len(shared) < SHARED_STATUSES:
+            if len(shared) < SHARED_STATUSES:
                 shared[written] = status
         self._status = status
         return at, status

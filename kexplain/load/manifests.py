@@ -21,7 +21,7 @@ from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError,
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.admission.validate_update import update_refusal
 from kexplain.apimachinery import columns
-from kexplain.apimachinery.stored_pods import OBJECTS, SHARED_STATUSES, StoredPod, plain as plain_object
+from kexplain.apimachinery.stored_pods import OBJECTS, StoredPod, asked_once, plain as plain_object
 from kexplain.load import json_list
 from kexplain.load.apply_patch import alike
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
@@ -539,8 +539,9 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
             continue
         if fields and not (was_stored if was_stored is not None else _stored(obj)):
             shape = shape_index.entry(obj)[1] if shape_index is not None and kind == "Pod" else None
-            if shape is not None and shape in sound and isinstance(api_version, str) and _status_sound(
-                    obj.get("status"), api_version, status_checks, kind, validate, kube):
+            if shape is not None and shape in sound and isinstance(api_version, str) and asked_once(
+                    status_checks, (api_version, id(own := obj.get("status"))), own,
+                    _status_check(status_checks, api_version, kind, validate, kube), own):
                 kept.append((obj, src))     # (its shape found sound, and its own status: `shapes.STATUS`)
                 continue
             if not _decodes(obj, src, shape, sound, validate, kube, warnings, problems):
@@ -572,26 +573,14 @@ def _version_read(obj: dict[str, Any], src: Source, kind: Any, api_version: Any,
     return True
 
 
-def _status_sound(status: Any, api_version: str, status_checks: dict[Any, Any], kind: str, validate: str,
-                  kube: KubeVersion) -> bool:
-    """Whether a pod's status passes its `field_check`, asked once per status object (the pods read as views
-    share equal ones: `StoredPod.written_status`); each kept with its answer, so its id stays its own."""
-    key = (api_version, id(status))
-    found = status_checks.get(key)
-    if found is not None and found[0] is status:
-        return found[1]         # type: ignore[no-any-return]
-    sound = (status_checks.get(api_version) or _status_check(status_checks, api_version, kind, validate, kube))(status)
-    if len(status_checks) < SHARED_STATUSES:
-        status_checks[key] = (status, sound)
-    return sound
-
-
 def _status_check(status_checks: dict[Any, Any], api_version: str, kind: str, validate: str,
                   kube: KubeVersion) -> Callable[[Any], bool]:
     """The `field_check` of a `kind`'s status at `api_version`, made once (`status_checks`)."""
-    check = status_checks[api_version] = builtin_index(kube.minor).field_check(
-        api_version, kind, "status", validate != "ignore")
-    return check
+    check = status_checks.get(api_version)
+    if check is None:
+        check = status_checks[api_version] = builtin_index(kube.minor).field_check(
+            api_version, kind, "status", validate != "ignore")
+    return check  # type: ignore[no-any-return]
 
 
 def _decodes(obj: dict[str, Any], src: Source, shape: Any, sound: set, validate: str, kube: KubeVersion,
