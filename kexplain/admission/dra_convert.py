@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Iterator, Mapping
 
 from kexplain.admission.dra_defaults import claim_spec_of, default_count, default_object, default_tolerations
+from kexplain.apimachinery.identity import dicts as _dicts
 from kexplain.apimachinery.versions import DEFAULT_K8S_VERSION
 
 INTERNAL = "resource.k8s.io/v1"
@@ -30,10 +31,6 @@ Decoder = Callable[[dict, bool], dict]
 
 
 # -- v1beta1 ------------------------------------------------------------------------------------
-def _dicts(value: Any) -> Iterator[dict]:
-    return (v for v in value if isinstance(v, dict)) if isinstance(value, list) else iter(())
-
-
 def _requests(obj: dict) -> Iterator[dict]:
     devices = claim_spec_of(obj).get("devices")
     return _dicts(devices.get("requests") if isinstance(devices, dict) else None)

@@ -8,15 +8,11 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator
 
 from kexplain.features import KubeVersion
-from kexplain.apimachinery.identity import as_dict
+from kexplain.apimachinery.identity import as_dict, dicts as _dicts
 
 EXACT_COUNT = "ExactCount"
 ALL = "All"
 TOLERATION_EQUAL = "Equal"
-
-
-def _dicts(value: Any) -> Iterator[dict]:
-    return (v for v in value if isinstance(v, dict)) if isinstance(value, list) else iter(())
 
 
 def claim_spec_of(obj: dict) -> dict:

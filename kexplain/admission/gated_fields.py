@@ -8,13 +8,9 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator
 
 from kexplain.features import KubeVersion
-from kexplain.apimachinery.identity import as_dict
+from kexplain.apimachinery.identity import as_dict, dicts as _dicts
 
 _CONTAINER_KINDS = ("containers", "initContainers", "ephemeralContainers")
-
-
-def _dicts(value: Any) -> Iterator[dict]:
-    return (v for v in value if isinstance(v, dict)) if isinstance(value, list) else iter(())
 
 
 class _Field:

@@ -10,7 +10,7 @@ from typing import Any, Callable
 from msgspec import Raw
 
 from kexplain.apimachinery import stored_pods
-from kexplain.apimachinery.identity import pod_uid
+from kexplain.apimachinery.identity import pod_uid_of
 from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.admission.shapes import IMAGED as _IMAGED, image_pieces as shapes_image_pieces, image_values
 
@@ -95,17 +95,19 @@ class ShapeAdmission:
         None when its images are not read from its text."""
         view, patched_labels, own_labels = template
         own = pod.view
+        spec = view.spec
+        containers = spec.containers, spec.initContainers
         if self.images is not None:
-            view = self.images.view(view, own)
-            if view is None:
+            containers = self.images.containers(containers, own.spec)
+            if containers is None:
                 return None
         meta = own.metadata
         if own_labels:
             patched_labels = meta.labels
         copied = self.node_zone(own.spec.nodeName)
         labels = self.zone_labels(patched_labels, copied) if copied else None
-        uid = meta.uid or pod_uid({"metadata": {"namespace": meta.namespace, "name": meta.name}})
-        return stored_pods.with_own(view, own, uid, patched_labels if labels is None else labels)
+        uid = meta.uid or pod_uid_of(meta.namespace, meta.name)
+        return stored_pods.with_own(view, own, uid, patched_labels if labels is None else labels, *containers)
 
     def admit(self, pod: dict | StoredPod) -> dict | StoredPod | None:
         """The pod admitted (None: its name is taken): a view as the shape's admitted view with the pod's
@@ -159,16 +161,12 @@ class OwnImages:
                 if found is not containers:
                     spec[field] = found
 
-    def view(self, view: stored_pods.PodView, own: stored_pods.PodView) -> stored_pods.PodView | None:
-        """`view` with `own`'s images; None when they cannot be told."""
-        spec, mine = view.spec, own.spec
-        containers = self._own(spec.containers, mine.containers)
-        init = self._own(spec.initContainers, mine.initContainers)
-        if containers is None or init is None:
-            return None
-        if containers is spec.containers and init is spec.initContainers:
-            return view
-        return stored_pods.with_containers(view, containers, init)
+    def containers(self, admitted: tuple[Any, Any], mine: Any) -> tuple[Any, Any] | None:
+        """The `admitted` containers' and init containers' texts with the images of the spec `mine`; None when
+        they cannot be told."""
+        containers = self._own(admitted[0], mine.containers)
+        init = self._own(admitted[1], mine.initContainers)
+        return None if containers is None or init is None else (containers, init)
 
     def _own(self, admitted: Any, written: Any) -> Any:
         """The admitted containers' text `admitted` with the images of the written one; None when unknown."""

@@ -19,7 +19,7 @@ from kexplain.admission.decode import status_decodes
 from kexplain.admission.openapi import RFC3339, go_time_parse_error
 from kexplain.admission.pod_spec_defaults import image_tag
 from kexplain.apimachinery.labels import TOPOLOGY_LABELS
-from kexplain.apimachinery.stored_pods import StoredPod
+from kexplain.apimachinery.stored_pods import StoredPod, asked_once
 from kexplain.admission.validate_common import ANNOTATIONS_SIZE_LIMIT
 from kexplain.apimachinery.names import _SUBDOMAIN as DNS1123_SUBDOMAIN, _VALUE_FMT as LABEL_VALUE_FMT, \
     is_dns1123_label, is_dns1123_subdomain, is_label_value
@@ -177,8 +177,9 @@ _compact = msgspec.json.format
 
 
 def _valid_label_value(value: str) -> bool:
-    """A valid label value (at most 63 long, ASCII: `_LABEL_VALUE_FULL`), as admission checks it alone."""
-    return len(value) <= 63 and _LABEL_VALUE_FULL(value) is not None
+    """A valid label value (at most 63 long, ASCII: `_LABEL_VALUE_FULL`), as admission checks it alone. One of
+    ASCII letters and digits only (a `pod-template-hash`: all distinct, past any memo) is one without the regex."""
+    return len(value) <= 63 and (value.isalnum() and value.isascii() or _LABEL_VALUE_FULL(value) is not None)
 
 
 def _reads_labels(spec: dict) -> bool:
@@ -277,7 +278,8 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str],
             text = _compact(text, indent=-1)
         except msgspec.MsgspecError:
             return None
-    found = pod.written_status(text)
+    memo = {} if memo is None else memo
+    found = pod.written_status(text, memo.setdefault(_STATUSES, {}))
     if found is None:
         return None
     at, status = found
@@ -296,7 +298,6 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str],
     created = meta.creationTimestamp
     if created and (created in valid_times or _valid_time(created, valid_times)):
         key = key.replace(b'"creationTimestamp":"%s"' % created.encode(), b'"creationTimestamp":\0', 1)
-    memo = {} if memo is None else memo
     if labels:
         key = _labels_cut(key, labels, memo)
     if b'"annotations":{' in key:
@@ -375,6 +376,7 @@ def _all_valid(values: Any, memo: dict[Any, Any]) -> bool:
 
 
 _VALID = ("valid label values",)      # (`_all_valid`'s entry in the memo: no key of another kind)
+_STATUSES = ("statuses",)             # (the statuses `StoredPod.written_status` shares, by text)
 
 
 def _images_cut(key: bytes, spec: Any, memo: dict[Any, Any]) -> bytes:
@@ -494,6 +496,7 @@ class ShapeIndex:
         self._of: dict[int, tuple[dict, bytes | None, bool, bool]] = {}
         self._written: dict[bytes, bytes] = {}             # `written_key` -> the shape's key
         self._texts: dict[Any, Any] = {}                   # `written_key`'s memo
+        self._decodes: dict[int, tuple[Any, bool]] = {}    # id(status) -> it, `status_decodes`
         # (minor, validate) -> the shapes whose pods check_fields found nothing in
         self.fields_ok: dict[tuple[str, str], set[bytes]] = {}
 
@@ -505,7 +508,8 @@ class ShapeIndex:
             return found
         key, by_text = self._written_shape(pod) if type(pod) is StoredPod else (self._shape(pod), False)
         # (its status, out of the shape, asked now: `status_decodes`; a view's, read alone)
-        found = self._of[id(pod)] = (pod, key, key is not None and status_decodes(pod, self.valid_times), by_text)
+        found = self._of[id(pod)] = (pod, key, key is not None and asked_once(
+            self._decodes, id(status := pod.get("status")), status, status_decodes, pod, self.valid_times), by_text)
         return found
 
     def _shape(self, pod: dict) -> bytes | None:

@@ -55,31 +55,49 @@ class Rows:
 
     @classmethod
     def of(cls, pairs: Iterable[tuple[Any, Any]]) -> "Rows":
+        """The rows of (object, source) pairs (any kind as it is); not plain unless each is an object (`read`)."""
+        rows = cls.read(map(_FIRST, pairs), checked=False)
+        return rows if rows is not None else cls([], [], [], [], [], False)
+
+    @classmethod
+    def read(cls, items: Iterable[Any], checked: bool = True) -> "Rows | None":
+        """The rows of objects (mappings with mappings as metadata, or a dump's `StoredPod`s) in one pass, else None.
+        `checked`: also None when one names no kind or is a list; not plain (and read on) for other metadata."""
         kinds: list[Any] = []
         api_versions: list[Any] = []
         names: list[Any] = []
         namespaces: list[Any] = []
         stored: list[bool] = []
-        for obj, _ in pairs:
-            if type(obj) is not dict:
-                if type(obj) is not StoredPod:
-                    return cls([], [], [], [], [], False)
-                view = obj.view         # (a dump's pod read as a view: its row read of it)
-                kinds.append("Pod")
-                api_versions.append("v1")
-                names.append(view.metadata.name)
-                namespaces.append(view.metadata.namespace)
-                stored.append(obj.stored)
+        plain = True            # (every item's metadata a mapping: else the rows are not filled)
+        for item in items:
+            if type(item) is not dict:
+                if type(item) is not StoredPod:
+                    return None
+                if plain:           # (a pod read as a view: its metadata an object)
+                    meta_view = item.view.metadata
+                    kinds.append("Pod")
+                    api_versions.append("v1")
+                    names.append(meta_view.name)
+                    namespaces.append(meta_view.namespace)
+                    stored.append(item.stored)
                 continue
-            meta = obj.get("metadata")
-            if type(meta) is not dict:
-                return cls([], [], [], [], [], False)
-            kinds.append(obj.get("kind"))
-            api_versions.append(obj.get("apiVersion"))
-            names.append(meta.get("name"))
-            namespaces.append(meta.get("namespace"))
-            stored.append(bool(meta.get("resourceVersion")))
-        return cls(kinds, api_versions, names, namespaces, stored, True)
+            kind = item.get("kind")
+            if checked and (type(kind) is not str or not kind or (kind.endswith("List") and (
+                    kind == "List" or isinstance(item.get("items"), list)))):
+                return None
+            if plain:
+                meta = item.get("metadata")
+                if type(meta) is not dict:
+                    if not checked:
+                        return None
+                    plain = False
+                    continue
+                kinds.append(kind)
+                api_versions.append(item.get("apiVersion"))
+                names.append(meta.get("name"))
+                namespaces.append(meta.get("namespace"))
+                stored.append(bool(meta.get("resourceVersion")))
+        return cls(kinds, api_versions, names, namespaces, stored, True) if plain else cls([], [], [], [], [], False)
 
     def __len__(self) -> int:
         return len(self.kinds)

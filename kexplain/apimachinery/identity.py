@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from typing import Any
+from typing import Any, Iterator
 
 _UID_NAMESPACE = uuid.UUID("5d0f4c7a-2b8e-4f1a-9c3d-6e7b8a9f0c12")
 _UID_NAMESPACE_BYTES = _UID_NAMESPACE.bytes
@@ -59,12 +59,21 @@ def object_uid(obj: dict) -> str:
     return uuid5_text(_UID_NAMESPACE_BYTES, f"{obj.get('kind')}/{meta.get('namespace') or 'default'}/{name}")
 
 
+def dicts(value: Any) -> Iterator[dict]:
+    """The mappings of a list, in order (none of anything else): its items as admission reads them."""
+    return (v for v in value if isinstance(v, dict)) if isinstance(value, list) else iter(())
+
+
 def pod_uid(pod: dict) -> str:
     """`object_uid` of a Pod known to have a name and no uid (each pod of an admitted shape): the same uid
     without the checks, for 150,000 pods."""
-    meta = pod["metadata"]
+    return pod_uid_of(pod["metadata"].get("namespace"), pod["metadata"]["name"])
+
+
+def pod_uid_of(namespace: str | None, name: str) -> str:
+    """`pod_uid` of the pod `namespace`/`name`, from the two strings (a pod read as a view)."""
     h = _POD_UID_SHA1.copy()
-    h.update(f"{meta.get('namespace') or 'default'}/{meta['name']}".encode())
+    h.update(f"{namespace or 'default'}/{name}".encode())
     d = h.hexdigest()
     return f"{d[:8]}-{d[8:12]}-5{d[13:16]}-{_VARIANT[d[16]]}{d[17:20]}-{d[20:32]}"    # as `uuid5_text`
 

@@ -97,6 +97,19 @@ def _shared(raw: Raw, values: dict[bytes, Any]) -> Any:
     return value
 
 
+SHARED_STATUSES = 4096      # (`written_status`: the distinct statuses shared, at most)
+
+
+def asked_once(memo: dict[Any, tuple[Any, Any]], key: Any, obj: Any, ask: Callable[..., Any], *args: Any) -> Any:
+    """`ask(*args)` about `obj` (a status the pods read as views share: `StoredPod.written_status`), once per
+    `key` naming it by id: kept in `memo` with `obj`, so the id stays its own (at most `SHARED_STATUSES`)."""
+    found = memo.get(key)
+    if found is not None and found[0] is obj:
+        return found[1]
+    answer = ask(*args)
+    if len(memo) < SHARED_STATUSES:
+        memo[key] = (obj, answer)
+    return answer
 _UNREAD, _ABSENT = object(), object()      # `StoredPod._status` not read yet; read, and the pod has none
 
 
@@ -122,24 +135,17 @@ def resize_text(status: _Status | None) -> bytes:
     return b"\0".join(parts)
 
 
-def with_own(view: PodView, own: PodView, uid: str | None, labels: dict[str, str] | None) -> PodView:
-    """`view` (a pod admitted by its shape) with `own`'s name, creation time, node, status, uid and labels."""
+def with_own(view: PodView, own: PodView, uid: str | None, labels: dict[str, str] | None, containers: Raw,
+             init_containers: Raw) -> PodView:
+    """`view` (a pod admitted by its shape) with `own`'s name, creation time, node, status, uid and labels,
+    and these containers' texts (the view's, or with `own`'s images)."""
     meta, mine, spec = view.metadata, own.metadata, view.spec
     return PodView(view.kind, view.apiVersion,
                    _Meta(mine.name, meta.namespace, uid, meta.resourceVersion, mine.creationTimestamp, labels,
                          meta.deletionTimestamp, meta.ownerReferences),
                    _Spec(own.spec.nodeName, spec.priority, spec.volumes, spec.affinity, spec.resources, spec.overhead,
-                         spec.initContainers, spec.containers, spec.hostname),
-                   own.status)
-
-
-def with_containers(view: PodView, containers: Raw, init_containers: Raw) -> PodView:
-    """`view` with these containers' texts (a pod admitted by its shape, with its own images)."""
-    spec = view.spec
-    return PodView(view.kind, view.apiVersion, view.metadata,
-                   _Spec(spec.nodeName, spec.priority, spec.volumes, spec.affinity, spec.resources, spec.overhead,
                          init_containers, containers, spec.hostname),
-                   view.status)
+                   own.status)
 
 
 def owning(view: PodView, texts: dict[bytes, Raw]) -> PodView:
@@ -265,9 +271,10 @@ class StoredPod(Mapping[str, Any]):
         meta = self.view.metadata
         return meta is not None and bool(meta.resourceVersion)
 
-    def written_status(self, text: bytes) -> tuple[int, Any] | None:
+    def written_status(self, text: bytes, shared: dict[bytes, Any]) -> tuple[int, Any] | None:
         """Where the status begins in the text, and the status (the text's end without one); None unless it is
-        written last as an object, as kubectl and API servers write a pod."""
+        written last as an object, as kubectl and API servers write a pod. `shared`: one status decoded per
+        text, so the checks of a load ask each once (by identity); read only, as every status found alone."""
         at = text.rfind(b',"status":{')
         if at == -1:
             if b'"status":' in text:
@@ -276,10 +283,15 @@ class StoredPod(Mapping[str, Any]):
             return len(text), None
         if not text.endswith(b"}"):
             return None
-        try:
-            status = _decode(text[at + 10:-1])
-        except msgspec.DecodeError:
-            return None
+        written = text[at + 10:-1]
+        status = shared.get(written)
+        if status is None:
+            try:
+                status = _decode(written)
+            except msgspec.DecodeError:
+                return None
+            if len(shared) < SHARED_STATUSES:
+                shared[written] = status
         self._status = status
         return at, status
 

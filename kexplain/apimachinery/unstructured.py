@@ -8,7 +8,6 @@ import copy
 from typing import Any, Iterator
 
 from kexplain.apimachinery.columns import DumpItems, Rows
-from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.errors import InputError, Source
 
 
@@ -138,36 +137,4 @@ def plain_items(obj: Any) -> tuple[list[dict[str, Any]], Rows] | None:
 def item_rows(items: list[Any]) -> Rows | None:
     """The `Rows` of a List's items, when every one is an object (a mapping, or a dump's
     `StoredPod`) that names a kind and is not a list itself; None otherwise."""
-    kinds: list[Any] = []
-    api_versions: list[Any] = []
-    names: list[Any] = []
-    namespaces: list[Any] = []
-    stored: list[bool] = []
-    plain = True            # (every item's metadata a mapping: else the rows are not filled)
-    for item in items:
-        if type(item) is not dict:
-            if type(item) is not StoredPod:
-                return None
-            if plain:           # (a pod read as a view: its metadata an object)
-                meta_view = item.view.metadata
-                kinds.append("Pod")
-                api_versions.append("v1")
-                names.append(meta_view.name)
-                namespaces.append(meta_view.namespace)
-                stored.append(item.stored)
-            continue
-        kind = item.get("kind")
-        if type(kind) is not str or not kind or (kind.endswith("List") and (
-                kind == "List" or isinstance(item.get("items"), list))):
-            return None
-        if plain:
-            meta = item.get("metadata")
-            if type(meta) is not dict:
-                plain = False
-                continue
-            kinds.append(kind)
-            api_versions.append(item.get("apiVersion"))
-            names.append(meta.get("name"))
-            namespaces.append(meta.get("namespace"))
-            stored.append(bool(meta.get("resourceVersion")))
-    return Rows(kinds, api_versions, names, namespaces, stored, True) if plain else Rows([], [], [], [], [], False)
+    return Rows.read(items)

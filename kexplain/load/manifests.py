@@ -21,7 +21,7 @@ from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError,
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.admission.validate_update import update_refusal
 from kexplain.apimachinery import columns
-from kexplain.apimachinery.stored_pods import OBJECTS, StoredPod, plain as plain_object
+from kexplain.apimachinery.stored_pods import OBJECTS, StoredPod, asked_once, plain as plain_object
 from kexplain.load import json_list
 from kexplain.load.apply_patch import alike
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
@@ -513,7 +513,8 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
         return Checked(objs.same(), [])       # type: ignore[attr-defined]
     # the shapes of pod whose fields were found sound, for this version and `validate`
     sound = shape_index.fields_ok.setdefault((kube.minor, validate), set()) if shape_index is not None else set()
-    status_checks: dict[str, Callable[[Any], bool]] = {}   # a Pod's apiVersion -> `field_check` of its status
+    # a Pod's apiVersion -> `field_check` of its status; (apiVersion, id(status)) -> (it, its answer)
+    status_checks: dict[Any, Any] = {}
     kept: list[tuple[dict[str, Any], Source]] = []
     refused: list[tuple[str, InputError]] = []           # (kind, why)
     off: dict[str, tuple[InputError, list[int]]] = {}    # version -> its first object's words, how many
@@ -538,9 +539,9 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
             continue
         if fields and not (was_stored if was_stored is not None else _stored(obj)):
             shape = shape_index.entry(obj)[1] if shape_index is not None and kind == "Pod" else None
-            if shape is not None and shape in sound and isinstance(api_version, str) and (
-                    status_checks.get(api_version) or _status_check(status_checks, api_version, kind, validate, kube)
-            )(obj.get("status")):
+            if shape is not None and shape in sound and isinstance(api_version, str) and asked_once(
+                    status_checks, (api_version, id(own := obj.get("status"))), own,
+                    _status_check(status_checks, api_version, kind, validate, kube), own):
                 kept.append((obj, src))     # (its shape found sound, and its own status: `shapes.STATUS`)
                 continue
             if not _decodes(obj, src, shape, sound, validate, kube, warnings, problems):
@@ -572,12 +573,14 @@ def _version_read(obj: dict[str, Any], src: Source, kind: Any, api_version: Any,
     return True
 
 
-def _status_check(status_checks: dict[str, Callable[[Any], bool]], api_version: str, kind: str, validate: str,
+def _status_check(status_checks: dict[Any, Any], api_version: str, kind: str, validate: str,
                   kube: KubeVersion) -> Callable[[Any], bool]:
     """The `field_check` of a `kind`'s status at `api_version`, made once (`status_checks`)."""
-    check = status_checks[api_version] = builtin_index(kube.minor).field_check(
-        api_version, kind, "status", validate != "ignore")
-    return check
+    check = status_checks.get(api_version)
+    if check is None:
+        check = status_checks[api_version] = builtin_index(kube.minor).field_check(
+            api_version, kind, "status", validate != "ignore")
+    return check  # type: ignore[no-any-return]
 
 
 def _decodes(obj: dict[str, Any], src: Source, shape: Any, sound: set, validate: str, kube: KubeVersion,

@@ -206,3 +206,34 @@ def test_equal_written_keys_are_equal_shapes(name: str) -> None:
     if name in ("plain", "no-uid", "no-status", "condition-status", "nested-status-key", "invalid-zone", "created",
                 "label-values", "image-values", "annotation-values"):
         assert keys[0] is not None and keys[0] == keys[1], name      # (what the key is for)
+
+
+# values only letters and digits are valid without the regex (`shapes._valid_label_value`); these are not
+_NOT_LABEL_VALUES = ["a" * 64, "\u0661\u0662\u0663", "\uff41\uff42\uff43", "abc\n", "ab c", "²", "a" * 63 + "\u00e9"]
+
+
+@pytest.mark.parametrize("value", [*_NOT_LABEL_VALUES, "", "a", "a" * 63, "7ed4d57b", "A1", "a-b", "a_b.c", "-a", "a."])
+def test_a_label_value_is_valid_as_admission_finds_it(value: str) -> None:
+    from kexplain.admission.shapes import _valid_label_value
+    from kexplain.apimachinery.names import is_label_value
+    assert _valid_label_value(value) == (not is_label_value(value))
+
+
+@pytest.mark.parametrize("value", _NOT_LABEL_VALUES)
+def test_an_invalid_hash_label_past_the_memo_gets_the_full_paths_error(value: str, monkeypatch: pytest.MonkeyPatch
+                                                                       ) -> None:
+    """Each pod's own `pod-template-hash` (letters and digits: found valid without the regex, and never
+    remembered here), the third's invalid: refused in the full path's words, as objects and as views."""
+    from kexplain.admission import shapes
+    monkeypatch.setattr(shapes, "_MEMO_MAX", 0)
+
+    def hashed(i: int) -> dict:
+        p = pod(f"w-{i}", f"n{i % 3 + 1}")
+        p["metadata"]["labels"]["pod-template-hash"] = value if i == 2 else f"{i}f0a9{i}b"
+        return p
+    cluster = cluster_of(*replicas(hashed, 5))
+    full, _ = outcome(cluster, None, False)
+    assert outcome(cluster, None, True)[0] == full and full[0] == "refused" and 'Pod "w-2" is invalid' in full[2]
+    views = as_views(cluster)
+    if views is not None:
+        assert views_outcome(views, None)[0] == full
