@@ -3,6 +3,7 @@
 the kube-reserved, system-reserved and eviction-threshold overhead, ENI-limited pods)."""
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -60,8 +61,10 @@ def lower_kabob_case(s: str) -> str:
     return s.replace(" ", "-").lower()
 
 
+@functools.lru_cache(maxsize=4096)
 def _quantity(text: str) -> Quantity:
-    """resources.Quantity(text): MustParse, keeping the text where Go does."""
+    """resources.Quantity(text): MustParse, keeping the text where Go does (remembered: a catalog's
+    thousands of types repeat a few hundred texts, and a Quantity is never changed)."""
     return must_parse(text)
 
 
@@ -224,7 +227,7 @@ def memory(info: InstanceTypeInfo, options: Options) -> Quantity:
         size -= 64
     mem = _quantity(f"{size}Mi")
     overhead_mib = math.ceil(float(mem.value) * options.vm_memory_overhead_percent / 1024 / 1024)
-    return sub(mem, must_parse(f"{int(overhead_mib)}Mi"))
+    return sub(mem, _quantity(f"{int(overhead_mib)}Mi"))
 
 
 def _volume_size(raw: Any) -> Quantity | None:
@@ -340,8 +343,8 @@ def kube_reserved_resources(cpus: Quantity, pod_count: Quantity, kube_reserved: 
     """kube-reserved: memory 11 MiB per pod + 255 MiB, ephemeral-storage 1Gi, cpu by range;
     kubelet.kubeReserved overrides."""
     out: ResourceList = {
-        MEMORY: must_parse(f"{11 * math.ceil(pod_count.value) + 255}Mi"),
-        EPHEMERAL_STORAGE: must_parse("1Gi"),
+        MEMORY: _quantity(f"{11 * math.ceil(pod_count.value) + 255}Mi"),
+        EPHEMERAL_STORAGE: _quantity("1Gi"),
     }
     millis = math.ceil(cpus.value * 1000)
     for start, end, percentage in _CPU_RANGES:
@@ -372,7 +375,7 @@ def compute_eviction_signal(capacity: Quantity, signal: Any, where: str) -> Quan
     text = str(signal)
     if text.endswith("%"):
         p = _percentage(text, where)
-        return must_parse(go_sprint(float(math.ceil(float(capacity.value) / 100 * p))))
+        return _quantity(go_sprint(float(math.ceil(float(capacity.value) / 100 * p))))
     return _parse_setting(text, where)
 
 
@@ -380,8 +383,8 @@ def eviction_threshold(mem: Quantity, storage: Quantity, eviction_hard: Mapping[
     """Memory 100Mi and 10% of the ephemeral storage; kubelet.evictionHard's memory.available and
     nodefs.available override (evictionSoft never changes allocatable)."""
     out: ResourceList = {
-        MEMORY: must_parse("100Mi"),
-        EPHEMERAL_STORAGE: must_parse(go_sprint(float(math.ceil(float(math.ceil(storage.value)) / 100 * 10)))),
+        MEMORY: _quantity("100Mi"),
+        EPHEMERAL_STORAGE: _quantity(go_sprint(float(math.ceil(float(math.ceil(storage.value)) / 100 * 10)))),
     }
     if eviction_hard is not None:
         if MEMORY_AVAILABLE in eviction_hard:
