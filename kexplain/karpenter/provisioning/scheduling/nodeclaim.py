@@ -109,10 +109,13 @@ def filter_instance_types_by_requirements(instance_types: Sequence[Any], require
     unsatisfiable: dict[str, int] = {}
     remaining: list[Any] = []
     total = resources.to_nanos(total_requests)
-    # (asked alike by every NodeClaim started for pods of one shape: worked out once, `TypeIndex.filtered`)
-    key = None if requirements.has_min_values() else index.answer_key(requirements)
-    if key is not None:
-        key = (key, tuple(map(id, instance_types)), tuple(sorted(total.items())))
+    # (asked alike by every NodeClaim started for pods of one shape: worked out once, `TypeIndex.filtered`;
+    # which types the requirements allow, with an offering they allow, once per requirements: `checked`)
+    asked = None if requirements.has_min_values() else index.answer_key(requirements)
+    key = None
+    if asked is not None:
+        asked = (asked, tuple(map(id, instance_types)))
+        key = (*asked, tuple(sorted(total.items())))
         known = index.filtered.get(key)
         if known is not None:
             kept, flags, _ = known
@@ -121,12 +124,15 @@ def filter_instance_types_by_requirements(instance_types: Sequence[Any], require
             if not kept:
                 return None, unsatisfiable, err
             return list(kept), unsatisfiable, None
-    question = index.question(requirements)
+    checked = index.checked.get(asked) if asked is not None else None
+    if checked is None:
+        question = index.question(requirements)
+        checked = [(it, question.compatible(it), question.has_offering(it), index.of(it)[2]) for it in instance_types]
+        if asked is not None and index.answers_kept():
+            index.checked[asked] = checked
     requirements_met = fits_any = offering_any = req_fits = req_offering = fits_offering = False
-    for it in instance_types:
-        compat = question.compatible(it)
-        fit = resources.fits_nanos(total, index.of(it)[2])
-        offering = question.has_offering(it)
+    for it, compat, offering, allocatable in checked:
+        fit = resources.fits_nanos(total, allocatable)
         requirements_met = requirements_met or compat
         fits_any = fits_any or fit
         offering_any = offering_any or offering

@@ -45,6 +45,7 @@ class TypeIndex:
         # alive): `nodeclaim.filter_instance_types_by_requirements`'s; `Question.order_by_price`'s,
         # `capacity_types`' and `cheapest_prices`' (keys told apart by their first item).
         self.filtered: dict[tuple, tuple] = {}
+        self.checked: dict[tuple, list[tuple[Any, bool, bool, Any]]] = {}     # (type, compatible, offering, allocatable)
         self.ordered: dict[tuple, tuple] = {}
         self._hostname = False           # some type or offering has a requirement on the hostname
 
