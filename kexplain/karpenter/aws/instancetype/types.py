@@ -401,11 +401,14 @@ def new_instance_type(info: InstanceTypeInfo, region: str, offering_zones: Itera
                       block_device_mappings: Sequence[Any] | None, instance_store_policy: str | None,
                       network_interfaces: Sequence[Any] | None, kubelet: Any, family: AMIFamily,
                       capacity_reservations: Sequence[Any], limits: Mapping[str, VPCLimits],
-                      bandwidth: Mapping[str, int], options: Options) -> InstanceType:
-    """NewInstanceType: requirements, capacity and overhead (offerings come later: offering.py)."""
+                      bandwidth: Mapping[str, int], options: Options, requirements: Requirements | None = None
+                      ) -> InstanceType:
+    """NewInstanceType: requirements (`requirements`: computed already, shared, never changed),
+    capacity and overhead (offerings come later: offering.py)."""
     max_pods, pods_per_core = field_of(kubelet, "max_pods"), field_of(kubelet, "pods_per_core")
-    requirements = compute_requirements(info, region, offering_zones, subnet_zone_info, family, bandwidth,
-                                        capacity_reservations)
+    if requirements is None:
+        requirements = compute_requirements(info, region, offering_zones, subnet_zone_info, family, bandwidth,
+                                            capacity_reservations)
     capacity = compute_capacity(info, family, block_device_mappings, instance_store_policy, network_interfaces,
                                 max_pods, pods_per_core, limits, options)
     memory_pods = (eni_limited_pods(info, 0, network_interfaces) if family.feature_flags.uses_eni_limited_memory_overhead
