@@ -17,6 +17,7 @@ from kexplain.karpenter.aws.instancetype.compatibility import is_compatible_with
 MAX_CLOSEST = 3        # types closest to fitting shown per NodePool
 MAX_NAMES = 5          # names listed per group (unavailable offerings, types over the limits)
 MAX_VALUES = 12        # label values listed for a requirement that leaves no type
+NANOS = 10**9          # billionths in one (`resources.to_nanos`)
 
 # Why an offering is unavailable (the conditions of the provider's createOfferings).
 NOT_SOLD = "notSold"                      # the type is not sold in the zone (describe-instance-type-offerings)
@@ -79,7 +80,8 @@ def instance_types_verdict(offered: int, checks: Sequence[TypeCheck], narrowing:
     pool = with_offering or compatible
     if not pool:
         return out
-    lacks = {id(c): _shortfall(c.it, total) for c in pool}      # what each type lacks, worked out once
+    wanted = sorted(resources.to_nanos(total).items())
+    lacks = {id(c): _shortfall(c.it, wanted) for c in pool}      # what each type lacks, worked out once
     out["requests"] = [{"resource": name, "pod": _q(pod_requests.get(name)),
                         "daemonSets": _q(daemon_requests.get(name)), "need": _q(q),
                         "enough": sum(1 for c in pool if name not in lacks[id(c)]), "of": len(pool)}
@@ -117,14 +119,15 @@ def excluded_by(checks: Sequence[TypeCheck], narrowing: Sequence[tuple[Any, list
     return out
 
 
-def _shortfall(it: Any, total: ResourceList) -> dict[str, Fraction]:
-    """What the type's allocatable lacks of each resource in `total` (by name order)."""
-    alloc = it.allocatable()
+def _shortfall(it: Any, wanted: Sequence[tuple[str, int]]) -> dict[str, Fraction]:
+    """What the type's allocatable lacks of each resource `wanted` (in billionths, by name order:
+    quantities are exact in them)."""
+    have = resources.nanos_of(it.allocatable())
     out = {}
-    for name, q in sorted(total.items()):
-        have = _value(alloc, name)
-        if q.value > have:
-            out[name] = q.value - have
+    for name, v in wanted:
+        room = have.get(name, 0)
+        if v > room:
+            out[name] = Fraction(v - room, NANOS)
     return out
 
 
@@ -145,7 +148,7 @@ def closest_entry(it: Any, total: ResourceList, pod_requests: ResourceList, daem
     alloc = it.allocatable()
     overhead = it.overhead
     short = []
-    for name in _shortfall(it, total):
+    for name in _shortfall(it, sorted(resources.to_nanos(total).items())):
         entry: dict[str, Any] = {"resource": name, "allocatable": _q(alloc.get(name)),
                                  "capacity": _q(it.capacity.get(name))}
         if name == resources.MEMORY and it.capacity.get(name) is not None:
