@@ -8,7 +8,7 @@ from typing import Any, Mapping, Sequence
 from kexplain.apimachinery.quantity import BINARY_SI, Quantity, canonical, sub
 from kexplain.karpenter.apis import labels as L
 from kexplain.karpenter.provisioning.scheduling.scheduler import filter_by_remaining_resources
-from kexplain.karpenter.provisioning.scheduling.typeindex import Question, TypeIndex
+from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
 from kexplain.karpenter.scheduling.requirements import Requirements, new_requirements
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
@@ -43,12 +43,11 @@ class TypeCheck:
 
     __slots__ = ("it", "compatible", "offering", "fits", "within_limits")
 
-    def __init__(self, it: Any, question: Question, total: resources.Nanos, within_limits: bool) -> None:
+    def __init__(self, it: Any, compatible: bool, offering: bool, fits: bool, within_limits: bool) -> None:
         self.it = it
-        self.compatible = question.compatible(it)
-        self.offering = self.compatible and question.has_offering(it)
-        # asked of compatible types only
-        self.fits = self.compatible and resources.fits_nanos(total, question.index.of(it)[2])
+        self.compatible = compatible
+        self.offering = compatible and offering
+        self.fits = compatible and fits
         self.within_limits = within_limits
 
 
@@ -57,9 +56,11 @@ def check_types(instance_types: Sequence[Any], requirements: Requirements, total
     """Each type checked; `remaining`: the NodePool's room under its limits, the scheduler's
     integer view (None: no limits); `index`: the pass's TypeIndex."""
     within = {id(it) for it in filter_by_remaining_resources(instance_types, remaining)} if remaining else None
-    question = index.question(requirements)
     total_nanos = resources.to_nanos(total)
-    return [TypeCheck(it, question, total_nanos, within is None or id(it) in within) for it in instance_types]
+    fits = resources.fits_nanos
+    return [TypeCheck(it, compatible, offering, compatible and fits(total_nanos, allocatable),
+                      within is None or id(it) in within)
+            for it, compatible, offering, allocatable in index.compatibility(requirements, instance_types)]
 
 
 def instance_types_verdict(offered: int, checks: Sequence[TypeCheck], narrowing: Sequence[tuple[Any, list[str]]],

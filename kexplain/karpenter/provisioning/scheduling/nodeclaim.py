@@ -110,12 +110,10 @@ def filter_instance_types_by_requirements(instance_types: Sequence[Any], require
     remaining: list[Any] = []
     total = resources.to_nanos(total_requests)
     # (asked alike by every NodeClaim started for pods of one shape: worked out once, `TypeIndex.filtered`;
-    # which types the requirements allow, with an offering they allow, once per requirements: `checked`)
-    asked = None if requirements.has_min_values() else index.answer_key(requirements)
-    key = None
-    if asked is not None:
-        asked = (asked, tuple(map(id, instance_types)))
-        key = (*asked, tuple(sorted(total.items())))
+    # which types the requirements allow, with an offering they allow, once per requirements: `compatibility`)
+    key = None if requirements.has_min_values() else index.answer_key(requirements)
+    if key is not None:
+        key = (key, tuple(map(id, instance_types)), tuple(sorted(total.items())))
         known = index.filtered.get(key)
         if known is not None:
             kept, flags, _ = known
@@ -124,14 +122,8 @@ def filter_instance_types_by_requirements(instance_types: Sequence[Any], require
             if not kept:
                 return None, unsatisfiable, err
             return list(kept), unsatisfiable, None
-    checked = index.checked.get(asked) if asked is not None else None
-    if checked is None:
-        question = index.question(requirements)
-        checked = [(it, question.compatible(it), question.has_offering(it), index.of(it)[2]) for it in instance_types]
-        if asked is not None and index.answers_kept():
-            index.checked[asked] = checked
     requirements_met = fits_any = offering_any = req_fits = req_offering = fits_offering = False
-    for it, compat, offering, allocatable in checked:
+    for it, compat, offering, allocatable in index.compatibility(requirements, instance_types):
         fit = resources.fits_nanos(total, allocatable)
         requirements_met = requirements_met or compat
         fits_any = fits_any or fit

@@ -140,6 +140,22 @@ class TypeIndex:
     def question(self, requirements: Requirements) -> "Question":
         return Question(self, requirements)
 
+    def compatibility(self, requirements: Requirements, its: Sequence[Any]) -> list[tuple[Any, bool, bool, Any]]:
+        """Each type with whether the requirements allow it, whether they allow one of its available
+        offerings, and its allocatable in billionths: once per list of types and requirements
+        (`answer_key`; a NodeClaim's and the explanation's of a NodePool ask alike)."""
+        asked = self.answer_key(requirements)
+        if asked is not None:
+            asked = (asked, tuple(map(id, its)))
+            known = self.checked.get(asked)
+            if known is not None:
+                return known
+        question = self.question(requirements)
+        out = [(it, question.compatible(it), question.has_offering(it), self.of(it)[2]) for it in its]
+        if asked is not None and self.answers_kept():
+            self.checked[asked] = out
+        return out
+
     def answer_key(self, requirements: Requirements) -> tuple | None:
         """What a question's answers depend on: the requirements on every key but the hostname; None once
         some type or offering requires the hostname."""
