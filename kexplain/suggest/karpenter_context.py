@@ -218,8 +218,7 @@ def takes(pool: Pool, want: Want, its: Sequence[Any] | None = None) -> list[Any]
     if reqs is None:
         return []
     total = resources.to_nanos(total_requests(pool, want))
-    index = pool.index
-    question = index.question(reqs)
-    return [it for it in (pool.options if its is None else its)
-            if question.compatible(it) and resources.fits_nanos(total, index.of(it)[2])
-            and question.has_offering(it)]
+    fits = resources.fits_nanos
+    return [it for it, compatible, offering, allocatable in pool.index.compatibility(
+                reqs, pool.options if its is None else its)
+            if compatible and offering and fits(total, allocatable)]
