@@ -29,9 +29,6 @@ class TypeIndex:
         self._key_reqs: list[Any] = []                       # id -> the Requirement
         self._offerings: dict[tuple, int] = {}               # content of a Requirements -> id
         self._offering_reqs: list[Requirements] = []
-        # The ids above by requirement object ((key, id) of a type's, id of an offering's): the
-        # EC2NodeClasses' types share them (`InstanceTypeProvider._resolve`), each read once.
-        self._seen: dict[Any, tuple[Any, int]] = {}
         self._types: dict[int, tuple[Any, dict[str, int], list[tuple[Any, int]], dict[str, int], list[Any], int, int,
                                      list[tuple[Any, int]]]] = {}
         # The sets of requirements ids of a type's offerings (all of them, the available ones),
@@ -57,32 +54,21 @@ class TypeIndex:
         got = self._types.get(id(it))
         if got is None or got[0] is not it:
             keys = {}
-            seen = self._seen
             for key, r in it.requirements.items():
-                known = seen.get((key, id(r)))
-                if known is not None and known[0] is r:
-                    keys[key] = known[1]
-                    continue
                 content = (key, *_content(r))
                 rid = self._keys.get(content)
                 if rid is None:
                     rid = self._keys[content] = len(self._key_reqs)
                     self._key_reqs.append(r)
                 keys[key] = rid
-                seen[(key, id(r))] = (r, rid)
             offerings = []
             for o in it.offerings:
-                known = seen.get(id(o.requirements))
-                if known is not None and known[0] is o.requirements:
-                    offerings.append((o, known[1]))
-                    continue
                 content = tuple(sorted((k, *_content(r)) for k, r in o.requirements.items()))
                 oid = self._offerings.get(content)
                 if oid is None:
                     oid = self._offerings[content] = len(self._offering_reqs)
                     self._offering_reqs.append(o.requirements)
                 offerings.append((o, oid))
-                seen[id(o.requirements)] = (o.requirements, oid)
             if LABEL_HOSTNAME in keys or any(LABEL_HOSTNAME in o.requirements for o in it.offerings):
                 self._hostname = True
             reserved = [o for o in it.offerings if o.available and o.capacity_type() == CAPACITY_TYPE_RESERVED]
