@@ -33,11 +33,6 @@ def _q(q: Quantity | None) -> str:
     return canonical(q) if q is not None else "0"
 
 
-def _value(rl: Mapping[str, Quantity], name: str) -> Fraction:
-    q = rl.get(name)
-    return q.value if q is not None else Fraction(0)
-
-
 class TypeCheck:
     """One instance type as filterInstanceTypesByRequirements checks it against a NodeClaim."""
 
@@ -89,7 +84,8 @@ def instance_types_verdict(offered: int, checks: Sequence[TypeCheck], narrowing:
                        for name, q in sorted(total.items())]
     if not fitting:
         # A resource no type has any of is said once; the closest types are ranked by the rest.
-        missing = [name for name in sorted(total) if all(_value(c.it.allocatable(), name) <= 0 for c in pool)]
+        missing = [name for name in sorted(total) if all(resources.nanos_of(c.it.allocatable()).get(name, 0) <= 0
+                                                          for c in pool)]
         if missing:
             out["missing"] = missing
         rest = {id(c): {name: v for name, v in lacks[id(c)].items() if name not in missing} for c in pool}

@@ -206,10 +206,6 @@ def total_requests(pool: Pool, want: Want) -> ResourceList:
     return resources.merge(pool.overhead, want.requests)
 
 
-def has_offering(it: Any, reqs: Requirements) -> bool:
-    return any(o.available and reqs.is_compatible(o.requirements, ALLOW_UNDEFINED) for o in it.offerings)
-
-
 def takes(pool: Pool, want: Want, its: Sequence[Any] | None = None) -> list[Any]:
     """The types (of the NodePool's options, or `its`) that would take the pod on a new NodeClaim of the pool,
     taints aside: requirements, room after overhead, an offering (asked of the pool's TypeIndex:

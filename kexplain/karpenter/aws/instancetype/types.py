@@ -100,6 +100,16 @@ def get_os(info: InstanceTypeInfo, family: AMIFamily) -> list[str]:
     return ["linux"]
 
 
+# The keys computeRequirements makes DoesNotExist after the memory, in its order, for the type's values
+# to fill (`_insert_type_values`).
+_FILLED_FROM_THE_TYPE = (
+    L.LABEL_INSTANCE_EBS_BANDWIDTH, L.LABEL_INSTANCE_NETWORK_BANDWIDTH, L.LABEL_INSTANCE_CATEGORY,
+    L.LABEL_INSTANCE_CAPABILITY_FLEX, L.LABEL_INSTANCE_FAMILY, L.LABEL_INSTANCE_GENERATION, L.LABEL_INSTANCE_LOCAL_NVME,
+    L.LABEL_INSTANCE_SIZE, L.LABEL_INSTANCE_GPU_NAME, L.LABEL_INSTANCE_GPU_MANUFACTURER, L.LABEL_INSTANCE_GPU_COUNT,
+    L.LABEL_INSTANCE_GPU_MEMORY, L.LABEL_INSTANCE_ACCELERATOR_NAME, L.LABEL_INSTANCE_ACCELERATOR_MANUFACTURER,
+    L.LABEL_INSTANCE_ACCELERATOR_COUNT)
+
+
 def compute_requirements(info: InstanceTypeInfo, region: str, offering_zones: Iterable[str],
                          subnet_zone_info: Sequence[Any], family: AMIFamily, bandwidth: Mapping[str, int],
                          capacity_reservations: Sequence[Any] = ()) -> Requirements:
@@ -122,21 +132,7 @@ def compute_requirements(info: InstanceTypeInfo, region: str, offering_zones: It
         new_requirement(L.LABEL_INSTANCE_CPU_MANUFACTURER, dne),
         new_requirement(L.LABEL_INSTANCE_CPU_SUSTAINED_CLOCK_SPEED_MHZ, dne),
         new_requirement(L.LABEL_INSTANCE_MEMORY, IN, str(info.memory_size_in_mib)),
-        new_requirement(L.LABEL_INSTANCE_EBS_BANDWIDTH, dne),
-        new_requirement(L.LABEL_INSTANCE_NETWORK_BANDWIDTH, dne),
-        new_requirement(L.LABEL_INSTANCE_CATEGORY, dne),
-        new_requirement(L.LABEL_INSTANCE_CAPABILITY_FLEX, dne),
-        new_requirement(L.LABEL_INSTANCE_FAMILY, dne),
-        new_requirement(L.LABEL_INSTANCE_GENERATION, dne),
-        new_requirement(L.LABEL_INSTANCE_LOCAL_NVME, dne),
-        new_requirement(L.LABEL_INSTANCE_SIZE, dne),
-        new_requirement(L.LABEL_INSTANCE_GPU_NAME, dne),
-        new_requirement(L.LABEL_INSTANCE_GPU_MANUFACTURER, dne),
-        new_requirement(L.LABEL_INSTANCE_GPU_COUNT, dne),
-        new_requirement(L.LABEL_INSTANCE_GPU_MEMORY, dne),
-        new_requirement(L.LABEL_INSTANCE_ACCELERATOR_NAME, dne),
-        new_requirement(L.LABEL_INSTANCE_ACCELERATOR_MANUFACTURER, dne),
-        new_requirement(L.LABEL_INSTANCE_ACCELERATOR_COUNT, dne),
+        *(new_requirement(key, dne) for key in _FILLED_FROM_THE_TYPE),
         new_requirement(L.LABEL_INSTANCE_HYPERVISOR, IN, info.hypervisor),
         new_requirement(L.LABEL_INSTANCE_ENCRYPTION_IN_TRANSIT_SUPPORTED, IN,
                         "true" if info.encryption_in_transit_supported else "false"),
@@ -161,9 +157,8 @@ def _add_reservations(reqs: Requirements, capacity_reservations: Sequence[Any]) 
         reqs.add(new_requirement(L.LABEL_CAPACITY_RESERVATION_INTERRUPTIBLE, IN,
                                  *("true" if field_of(cr, "interruptible") else "false" for cr in capacity_reservations)))
     else:
-        reqs.add(new_requirement(RESERVATION_ID_LABEL, dne))
-        reqs.add(new_requirement(L.LABEL_CAPACITY_RESERVATION_TYPE, dne))
-        reqs.add(new_requirement(L.LABEL_CAPACITY_RESERVATION_INTERRUPTIBLE, dne))
+        reqs.add(*(new_requirement(key, dne) for key in (RESERVATION_ID_LABEL, L.LABEL_CAPACITY_RESERVATION_TYPE,
+                                                         L.LABEL_CAPACITY_RESERVATION_INTERRUPTIBLE)))
 
 
 def _insert_type_values(reqs: Requirements, info: InstanceTypeInfo, family: AMIFamily,
