@@ -8,7 +8,7 @@ from typing import Any, Mapping, Sequence
 from kexplain.apimachinery.quantity import BINARY_SI, Quantity, canonical, sub
 from kexplain.karpenter.apis import labels as L
 from kexplain.karpenter.provisioning.scheduling.scheduler import filter_by_remaining_resources
-from kexplain.karpenter.provisioning.scheduling.typeindex import Question, TypeIndex
+from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
 from kexplain.karpenter.scheduling.requirements import Requirements, new_requirements
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
@@ -17,6 +17,7 @@ from kexplain.karpenter.aws.instancetype.compatibility import is_compatible_with
 MAX_CLOSEST = 3        # types closest to fitting shown per NodePool
 MAX_NAMES = 5          # names listed per group (unavailable offerings, types over the limits)
 MAX_VALUES = 12        # label values listed for a requirement that leaves no type
+NANOS = 10**9          # billionths in one (`resources.to_nanos`)
 
 # Why an offering is unavailable (the conditions of the provider's createOfferings).
 NOT_SOLD = "notSold"                      # the type is not sold in the zone (describe-instance-type-offerings)
@@ -32,22 +33,16 @@ def _q(q: Quantity | None) -> str:
     return canonical(q) if q is not None else "0"
 
 
-def _value(rl: Mapping[str, Quantity], name: str) -> Fraction:
-    q = rl.get(name)
-    return q.value if q is not None else Fraction(0)
-
-
 class TypeCheck:
     """One instance type as filterInstanceTypesByRequirements checks it against a NodeClaim."""
 
     __slots__ = ("it", "compatible", "offering", "fits", "within_limits")
 
-    def __init__(self, it: Any, question: Question, total: resources.Nanos, within_limits: bool) -> None:
+    def __init__(self, it: Any, compatible: bool, offering: bool, fits: bool, within_limits: bool) -> None:
         self.it = it
-        self.compatible = question.compatible(it)
-        self.offering = self.compatible and question.has_offering(it)
-        # asked of compatible types only
-        self.fits = self.compatible and resources.fits_nanos(total, question.index.of(it)[2])
+        self.compatible = compatible
+        self.offering = compatible and offering
+        self.fits = compatible and fits
         self.within_limits = within_limits
 
 
@@ -56,9 +51,11 @@ def check_types(instance_types: Sequence[Any], requirements: Requirements, total
     """Each type checked; `remaining`: the NodePool's room under its limits, the scheduler's
     integer view (None: no limits); `index`: the pass's TypeIndex."""
     within = {id(it) for it in filter_by_remaining_resources(instance_types, remaining)} if remaining else None
-    question = index.question(requirements)
     total_nanos = resources.to_nanos(total)
-    return [TypeCheck(it, question, total_nanos, within is None or id(it) in within) for it in instance_types]
+    fits = resources.fits_nanos
+    return [TypeCheck(it, compatible, offering, compatible and fits(total_nanos, allocatable),
+                      within is None or id(it) in within)
+            for it, compatible, offering, allocatable in index.compatibility(requirements, instance_types)]
 
 
 def instance_types_verdict(offered: int, checks: Sequence[TypeCheck], narrowing: Sequence[tuple[Any, list[str]]],
@@ -79,14 +76,16 @@ def instance_types_verdict(offered: int, checks: Sequence[TypeCheck], narrowing:
     pool = with_offering or compatible
     if not pool:
         return out
-    lacks = {id(c): _shortfall(c.it, total) for c in pool}      # what each type lacks, worked out once
+    wanted = sorted(resources.to_nanos(total).items())
+    lacks = {id(c): _shortfall(c.it, wanted) for c in pool}      # what each type lacks, worked out once
     out["requests"] = [{"resource": name, "pod": _q(pod_requests.get(name)),
                         "daemonSets": _q(daemon_requests.get(name)), "need": _q(q),
                         "enough": sum(1 for c in pool if name not in lacks[id(c)]), "of": len(pool)}
                        for name, q in sorted(total.items())]
     if not fitting:
         # A resource no type has any of is said once; the closest types are ranked by the rest.
-        missing = [name for name in sorted(total) if all(_value(c.it.allocatable(), name) <= 0 for c in pool)]
+        missing = [name for name in sorted(total) if all(resources.nanos_of(c.it.allocatable()).get(name, 0) <= 0
+                                                          for c in pool)]
         if missing:
             out["missing"] = missing
         rest = {id(c): {name: v for name, v in lacks[id(c)].items() if name not in missing} for c in pool}
@@ -117,14 +116,15 @@ def excluded_by(checks: Sequence[TypeCheck], narrowing: Sequence[tuple[Any, list
     return out
 
 
-def _shortfall(it: Any, total: ResourceList) -> dict[str, Fraction]:
-    """What the type's allocatable lacks of each resource in `total` (by name order)."""
-    alloc = it.allocatable()
+def _shortfall(it: Any, wanted: Sequence[tuple[str, int]]) -> dict[str, Fraction]:
+    """What the type's allocatable lacks of each resource `wanted` (in billionths, by name order:
+    quantities are exact in them)."""
+    have = resources.nanos_of(it.allocatable())
     out = {}
-    for name, q in sorted(total.items()):
-        have = _value(alloc, name)
-        if q.value > have:
-            out[name] = q.value - have
+    for name, v in wanted:
+        room = have.get(name, 0)
+        if v > room:
+            out[name] = Fraction(v - room, NANOS)
     return out
 
 
@@ -145,7 +145,7 @@ def closest_entry(it: Any, total: ResourceList, pod_requests: ResourceList, daem
     alloc = it.allocatable()
     overhead = it.overhead
     short = []
-    for name in _shortfall(it, total):
+    for name in _shortfall(it, sorted(resources.to_nanos(total).items())):
         entry: dict[str, Any] = {"resource": name, "allocatable": _q(alloc.get(name)),
                                  "capacity": _q(it.capacity.get(name))}
         if name == resources.MEMORY and it.capacity.get(name) is not None:

@@ -206,10 +206,6 @@ def total_requests(pool: Pool, want: Want) -> ResourceList:
     return resources.merge(pool.overhead, want.requests)
 
 
-def has_offering(it: Any, reqs: Requirements) -> bool:
-    return any(o.available and reqs.is_compatible(o.requirements, ALLOW_UNDEFINED) for o in it.offerings)
-
-
 def takes(pool: Pool, want: Want, its: Sequence[Any] | None = None) -> list[Any]:
     """The types (of the NodePool's options, or `its`) that would take the pod on a new NodeClaim of the pool,
     taints aside: requirements, room after overhead, an offering (asked of the pool's TypeIndex:
@@ -218,8 +214,7 @@ def takes(pool: Pool, want: Want, its: Sequence[Any] | None = None) -> list[Any]
     if reqs is None:
         return []
     total = resources.to_nanos(total_requests(pool, want))
-    index = pool.index
-    question = index.question(reqs)
-    return [it for it in (pool.options if its is None else its)
-            if question.compatible(it) and resources.fits_nanos(total, index.of(it)[2])
-            and question.has_offering(it)]
+    fits = resources.fits_nanos
+    return [it for it, compatible, offering, allocatable in pool.index.compatibility(
+                reqs, pool.options if its is None else its)
+            if compatible and offering and fits(total, allocatable)]

@@ -20,7 +20,7 @@ from kexplain.karpenter.scheduling.requirement import Requirement, new_requireme
 from kexplain.karpenter.utils import resources
 from kexplain.suggest.change import Candidate, Op, pointer
 from kexplain.suggest.karpenter_context import (
-    ALLOW_UNDEFINED, Idea, KarpenterContext, Pool, Want, combined, has_offering, takes, total_requests, untolerated,
+    ALLOW_UNDEFINED, Idea, KarpenterContext, Pool, Want, combined, takes, total_requests, untolerated,
     without,
 )
 
@@ -382,8 +382,8 @@ def _short(ctx: KarpenterContext, pool: Pool, want: Want) -> Mapping[str, int] |
     reqs = combined(pool, want)
     if reqs is None:
         return None
-    allowed = [it for it in pool.instance_types if it.requirements.intersects(pool.requirements) is None
-               and has_offering(it, pool.requirements)]
+    allowed = [it for it, compatible, offering, _ in pool.index.compatibility(pool.requirements, pool.instance_types)
+               if compatible and offering]
     fitting = takes(pool, want, allowed)
     if not fitting:
         return None

@@ -18,7 +18,7 @@ from kexplain.model.pod import PodInfo
 from kexplain.model.taints import taint_to_string
 from kexplain.suggest.change import Candidate, Op, apply_ops, pod_op, pointer
 from kexplain.suggest.karpenter_context import (
-    ALLOW_UNDEFINED, Idea, KarpenterContext, Pool, Want, combined, has_offering, takes, total_requests, untolerated,
+    ALLOW_UNDEFINED, Idea, KarpenterContext, Pool, Want, combined, takes, total_requests, untolerated,
 )
 from kexplain.suggest.tolerations import SYSTEM_TAINT_PREFIXES, _toleration
 
@@ -79,7 +79,8 @@ def _lowered(pool: Pool, want: Want) -> tuple[tuple[Fraction, float, str], Any, 
     reqs = combined(pool, want)
     if reqs is None:
         return None
-    candidates = [it for it in pool.options if it.requirements.intersects(reqs) is None and has_offering(it, reqs)]
+    candidates = [it for it, compatible, offering, _ in pool.index.compatibility(reqs, pool.options)
+                  if compatible and offering]
     total = total_requests(pool, want)
     if not candidates or any(resources.fits(total, it.allocatable()) for it in candidates):
         return None

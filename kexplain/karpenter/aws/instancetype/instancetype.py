@@ -108,6 +108,7 @@ class InstanceTypeProvider:
         self.reserved_capacity = reserved_capacity
         self._names = sorted(world.instance_types)
         self._cache: dict[int, tuple[Any, list[InstanceType]]] = {}
+        self._shared: dict[tuple, tuple[Any, bool, list[Any]]] = {}    # see `_resolve`
 
     def list(self, node_class: NodeClass) -> tuple[list[InstanceType], GoError | None]:
         """List: every type resolved for the class, by name; or Go's error (no types, offerings, subnets)."""
@@ -145,13 +146,23 @@ class InstanceTypeProvider:
         world, out = self.world, []
         for name in self._names:
             info = world.instance_types[name]
+            mine = [r for r in reservations if _field(r, "instance_type") == name]
+            # A type without reservations has the requirements and offerings of its zones and
+            # family (and of whether the class can launch it) whatever the class: worked out for
+            # the first class, shared by the others (read only, as Go's cached types are).
+            key = (name, tuple(zones), family.windows_build) if not mine else None
+            shared = self._shared.get(key) if key is not None else None
             it = new_instance_type(
                 info, world.region, world.offerings.get(name, ()), zones, node_class.block_device_mappings(),
-                node_class.instance_store_policy(), node_class.network_interfaces(), kubelet, family,
-                [r for r in reservations if _field(r, "instance_type") == name], world.vpc_limits, world.bandwidth,
-                self.options)
+                node_class.instance_store_policy(), node_class.network_interfaces(), kubelet, family, mine,
+                world.vpc_limits, world.bandwidth, self.options, shared[0] if shared is not None else None)
             compatible = is_compatible_with_node_class(info, node_class)
-            it.offerings = Offerings(create_offerings(it, zones, compatible, world.all_zones, world.pricing,
-                                                      self.unavailable, reservations, self.reserved_capacity))
+            if shared is not None and shared[1] == compatible:
+                it.offerings = Offerings(shared[2])
+            else:
+                it.offerings = Offerings(create_offerings(it, zones, compatible, world.all_zones, world.pricing,
+                                                          self.unavailable, reservations, self.reserved_capacity))
+                if key is not None:
+                    self._shared[key] = (it.requirements, compatible, it.offerings)
             out.append(it)
         return out

@@ -3,6 +3,7 @@
 the kube-reserved, system-reserved and eviction-threshold overhead, ENI-limited pods)."""
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -60,8 +61,10 @@ def lower_kabob_case(s: str) -> str:
     return s.replace(" ", "-").lower()
 
 
+@functools.lru_cache(maxsize=4096)
 def _quantity(text: str) -> Quantity:
-    """resources.Quantity(text): MustParse, keeping the text where Go does."""
+    """resources.Quantity(text): MustParse, keeping the text where Go does (remembered: a catalog's
+    thousands of types repeat a few hundred texts, and a Quantity is never changed)."""
     return must_parse(text)
 
 
@@ -97,6 +100,16 @@ def get_os(info: InstanceTypeInfo, family: AMIFamily) -> list[str]:
     return ["linux"]
 
 
+# The keys computeRequirements makes DoesNotExist after the memory, in its order, for the type's values
+# to fill (`_insert_type_values`).
+_FILLED_FROM_THE_TYPE = (
+    L.LABEL_INSTANCE_EBS_BANDWIDTH, L.LABEL_INSTANCE_NETWORK_BANDWIDTH, L.LABEL_INSTANCE_CATEGORY,
+    L.LABEL_INSTANCE_CAPABILITY_FLEX, L.LABEL_INSTANCE_FAMILY, L.LABEL_INSTANCE_GENERATION, L.LABEL_INSTANCE_LOCAL_NVME,
+    L.LABEL_INSTANCE_SIZE, L.LABEL_INSTANCE_GPU_NAME, L.LABEL_INSTANCE_GPU_MANUFACTURER, L.LABEL_INSTANCE_GPU_COUNT,
+    L.LABEL_INSTANCE_GPU_MEMORY, L.LABEL_INSTANCE_ACCELERATOR_NAME, L.LABEL_INSTANCE_ACCELERATOR_MANUFACTURER,
+    L.LABEL_INSTANCE_ACCELERATOR_COUNT)
+
+
 def compute_requirements(info: InstanceTypeInfo, region: str, offering_zones: Iterable[str],
                          subnet_zone_info: Sequence[Any], family: AMIFamily, bandwidth: Mapping[str, int],
                          capacity_reservations: Sequence[Any] = ()) -> Requirements:
@@ -119,21 +132,7 @@ def compute_requirements(info: InstanceTypeInfo, region: str, offering_zones: It
         new_requirement(L.LABEL_INSTANCE_CPU_MANUFACTURER, dne),
         new_requirement(L.LABEL_INSTANCE_CPU_SUSTAINED_CLOCK_SPEED_MHZ, dne),
         new_requirement(L.LABEL_INSTANCE_MEMORY, IN, str(info.memory_size_in_mib)),
-        new_requirement(L.LABEL_INSTANCE_EBS_BANDWIDTH, dne),
-        new_requirement(L.LABEL_INSTANCE_NETWORK_BANDWIDTH, dne),
-        new_requirement(L.LABEL_INSTANCE_CATEGORY, dne),
-        new_requirement(L.LABEL_INSTANCE_CAPABILITY_FLEX, dne),
-        new_requirement(L.LABEL_INSTANCE_FAMILY, dne),
-        new_requirement(L.LABEL_INSTANCE_GENERATION, dne),
-        new_requirement(L.LABEL_INSTANCE_LOCAL_NVME, dne),
-        new_requirement(L.LABEL_INSTANCE_SIZE, dne),
-        new_requirement(L.LABEL_INSTANCE_GPU_NAME, dne),
-        new_requirement(L.LABEL_INSTANCE_GPU_MANUFACTURER, dne),
-        new_requirement(L.LABEL_INSTANCE_GPU_COUNT, dne),
-        new_requirement(L.LABEL_INSTANCE_GPU_MEMORY, dne),
-        new_requirement(L.LABEL_INSTANCE_ACCELERATOR_NAME, dne),
-        new_requirement(L.LABEL_INSTANCE_ACCELERATOR_MANUFACTURER, dne),
-        new_requirement(L.LABEL_INSTANCE_ACCELERATOR_COUNT, dne),
+        *(new_requirement(key, dne) for key in _FILLED_FROM_THE_TYPE),
         new_requirement(L.LABEL_INSTANCE_HYPERVISOR, IN, info.hypervisor),
         new_requirement(L.LABEL_INSTANCE_ENCRYPTION_IN_TRANSIT_SUPPORTED, IN,
                         "true" if info.encryption_in_transit_supported else "false"),
@@ -158,9 +157,8 @@ def _add_reservations(reqs: Requirements, capacity_reservations: Sequence[Any]) 
         reqs.add(new_requirement(L.LABEL_CAPACITY_RESERVATION_INTERRUPTIBLE, IN,
                                  *("true" if field_of(cr, "interruptible") else "false" for cr in capacity_reservations)))
     else:
-        reqs.add(new_requirement(RESERVATION_ID_LABEL, dne))
-        reqs.add(new_requirement(L.LABEL_CAPACITY_RESERVATION_TYPE, dne))
-        reqs.add(new_requirement(L.LABEL_CAPACITY_RESERVATION_INTERRUPTIBLE, dne))
+        reqs.add(*(new_requirement(key, dne) for key in (RESERVATION_ID_LABEL, L.LABEL_CAPACITY_RESERVATION_TYPE,
+                                                         L.LABEL_CAPACITY_RESERVATION_INTERRUPTIBLE)))
 
 
 def _insert_type_values(reqs: Requirements, info: InstanceTypeInfo, family: AMIFamily,
@@ -224,7 +222,7 @@ def memory(info: InstanceTypeInfo, options: Options) -> Quantity:
         size -= 64
     mem = _quantity(f"{size}Mi")
     overhead_mib = math.ceil(float(mem.value) * options.vm_memory_overhead_percent / 1024 / 1024)
-    return sub(mem, must_parse(f"{int(overhead_mib)}Mi"))
+    return sub(mem, _quantity(f"{int(overhead_mib)}Mi"))
 
 
 def _volume_size(raw: Any) -> Quantity | None:
@@ -340,8 +338,8 @@ def kube_reserved_resources(cpus: Quantity, pod_count: Quantity, kube_reserved: 
     """kube-reserved: memory 11 MiB per pod + 255 MiB, ephemeral-storage 1Gi, cpu by range;
     kubelet.kubeReserved overrides."""
     out: ResourceList = {
-        MEMORY: must_parse(f"{11 * math.ceil(pod_count.value) + 255}Mi"),
-        EPHEMERAL_STORAGE: must_parse("1Gi"),
+        MEMORY: _quantity(f"{11 * math.ceil(pod_count.value) + 255}Mi"),
+        EPHEMERAL_STORAGE: _quantity("1Gi"),
     }
     millis = math.ceil(cpus.value * 1000)
     for start, end, percentage in _CPU_RANGES:
@@ -372,7 +370,7 @@ def compute_eviction_signal(capacity: Quantity, signal: Any, where: str) -> Quan
     text = str(signal)
     if text.endswith("%"):
         p = _percentage(text, where)
-        return must_parse(go_sprint(float(math.ceil(float(capacity.value) / 100 * p))))
+        return _quantity(go_sprint(float(math.ceil(float(capacity.value) / 100 * p))))
     return _parse_setting(text, where)
 
 
@@ -380,8 +378,8 @@ def eviction_threshold(mem: Quantity, storage: Quantity, eviction_hard: Mapping[
     """Memory 100Mi and 10% of the ephemeral storage; kubelet.evictionHard's memory.available and
     nodefs.available override (evictionSoft never changes allocatable)."""
     out: ResourceList = {
-        MEMORY: must_parse("100Mi"),
-        EPHEMERAL_STORAGE: must_parse(go_sprint(float(math.ceil(float(math.ceil(storage.value)) / 100 * 10)))),
+        MEMORY: _quantity("100Mi"),
+        EPHEMERAL_STORAGE: _quantity(go_sprint(float(math.ceil(float(math.ceil(storage.value)) / 100 * 10)))),
     }
     if eviction_hard is not None:
         if MEMORY_AVAILABLE in eviction_hard:
@@ -398,11 +396,14 @@ def new_instance_type(info: InstanceTypeInfo, region: str, offering_zones: Itera
                       block_device_mappings: Sequence[Any] | None, instance_store_policy: str | None,
                       network_interfaces: Sequence[Any] | None, kubelet: Any, family: AMIFamily,
                       capacity_reservations: Sequence[Any], limits: Mapping[str, VPCLimits],
-                      bandwidth: Mapping[str, int], options: Options) -> InstanceType:
-    """NewInstanceType: requirements, capacity and overhead (offerings come later: offering.py)."""
+                      bandwidth: Mapping[str, int], options: Options, requirements: Requirements | None = None
+                      ) -> InstanceType:
+    """NewInstanceType: requirements (`requirements`: computed already, shared, never changed),
+    capacity and overhead (offerings come later: offering.py)."""
     max_pods, pods_per_core = field_of(kubelet, "max_pods"), field_of(kubelet, "pods_per_core")
-    requirements = compute_requirements(info, region, offering_zones, subnet_zone_info, family, bandwidth,
-                                        capacity_reservations)
+    if requirements is None:
+        requirements = compute_requirements(info, region, offering_zones, subnet_zone_info, family, bandwidth,
+                                            capacity_reservations)
     capacity = compute_capacity(info, family, block_device_mappings, instance_store_policy, network_interfaces,
                                 max_pods, pods_per_core, limits, options)
     memory_pods = (eni_limited_pods(info, 0, network_interfaces) if family.feature_flags.uses_eni_limited_memory_overhead

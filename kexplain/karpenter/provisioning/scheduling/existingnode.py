@@ -58,10 +58,11 @@ class ExistingNode:
         if err is not None:
             return None, err
         host_ports = get_host_ports(pod)
-        err = self.state.volume_usage.exceeds_limits(volumes)
+        # (a node without volume limits never exceeds them, and no port conflicts: asked of 5,000 nodes)
+        err = self.state.volume_usage.exceeds_limits(volumes) if self.state.volume_usage.limits else None
         if err is not None:
             return None, WrappedError("checking volume usage", err)
-        err = self.state.host_port_usage.conflicts(pod, host_ports)
+        err = self.state.host_port_usage.conflicts(pod, host_ports) if host_ports else None
         if err is not None:
             return None, WrappedError("checking host port usage", err)
         if not resources.fits_nanos(resources.nanos_of(pod_data.requests), self.remaining_resources):

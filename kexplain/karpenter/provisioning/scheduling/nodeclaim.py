@@ -109,7 +109,8 @@ def filter_instance_types_by_requirements(instance_types: Sequence[Any], require
     unsatisfiable: dict[str, int] = {}
     remaining: list[Any] = []
     total = resources.to_nanos(total_requests)
-    # (asked alike by every NodeClaim started for pods of one shape: worked out once, `TypeIndex.filtered`)
+    # (asked alike by every NodeClaim started for pods of one shape: worked out once, `TypeIndex.filtered`;
+    # which types the requirements allow, with an offering they allow, once per requirements: `compatibility`)
     key = None if requirements.has_min_values() else index.answer_key(requirements)
     if key is not None:
         key = (key, tuple(map(id, instance_types)), tuple(sorted(total.items())))
@@ -121,12 +122,9 @@ def filter_instance_types_by_requirements(instance_types: Sequence[Any], require
             if not kept:
                 return None, unsatisfiable, err
             return list(kept), unsatisfiable, None
-    question = index.question(requirements)
     requirements_met = fits_any = offering_any = req_fits = req_offering = fits_offering = False
-    for it in instance_types:
-        compat = question.compatible(it)
-        fit = resources.fits_nanos(total, index.of(it)[2])
-        offering = question.has_offering(it)
+    for it, compat, offering, allocatable in index.compatibility(requirements, instance_types):
+        fit = resources.fits_nanos(total, allocatable)
         requirements_met = requirements_met or compat
         fits_any = fits_any or fit
         offering_any = offering_any or offering

@@ -469,10 +469,8 @@ def subtract_max(remaining: resources.Nanos, instance_types: Sequence[Any]) -> r
 
 def filter_by_remaining_resources(instance_types: Sequence[Any], remaining: resources.Nanos) -> list[Any]:
     """filterByRemainingResources: the types whose capacity stays within every remaining limit."""
-    out = []
-    items = list(remaining.items())
-    for it in instance_types:
-        capacity = resources.nanos_of(it.capacity)
-        if all(capacity.get(name, 0) <= v for name, v in items):
-            out.append(it)
+    nanos_of = resources.nanos_of
+    out = list(instance_types)
+    for name, v in remaining.items():        # (one limit at a time: a NodePool limits one or two)
+        out = [it for it in out if nanos_of(it.capacity).get(name, 0) <= v]
     return out

@@ -153,46 +153,69 @@ def build_domain_groups(node_pools: Sequence[Any],
     return groups
 
 
-DOMAIN_MEMO_SIZE = 64          # NodePools (as objects, with their types) whose domains are kept
-_domain_memo: dict[tuple[int, ...], tuple[Any, tuple[Any, ...], Any]] = {}
+DOMAIN_MEMO_SIZE = 16          # lists of instance types (as objects) whose requirements are kept grouped
+_types_memo: dict[tuple[int, ...], tuple[tuple[Any, ...], Any]] = {}
+
+
+def _types_by_key(its: Sequence[Any]) -> dict[str, tuple[list[list[Any]], list[tuple[str, int]], int]]:
+    """Per label key of the types' requirements: the distinct requirements on it with the first
+    type holding each and how many do, the values they count (every type's, in order), and how
+    many types from the first hold it; kept per list of type objects (a few per pass)."""
+    key = tuple(map(id, its))
+    found = _types_memo.get(key)
+    if found is not None and all(a is b for a, b in zip(found[0], its)):
+        return found[1]
+    by_key: dict[str, tuple[list[list[Any]], dict[tuple, list[Any]], list[int]]] = {}
+    for i, it in enumerate(its):
+        for label, r in it.requirements.items():
+            groups, seen, run = by_key.get(label) or by_key.setdefault(label, ([], {}, [0]))
+            if run[0] == i:
+                run[0] += 1
+            shape = (r.complement, frozenset(r.value_set), r.gte, r.lte)     # (what values() and intersection read)
+            group = seen.get(shape)
+            if group is None:
+                group = seen[shape] = [i, r, 0]
+                groups.append(group)
+            group[2] += 1
+    out = {}
+    for label, (groups, _, run) in by_key.items():
+        times: dict[str, int] = {}
+        for _, r, n in groups:
+            for v in r.values():
+                times[v] = times.get(v, 0) + n
+        out[label] = (groups, list(times.items()), run[0])
+    if len(_types_memo) >= DOMAIN_MEMO_SIZE:
+        _types_memo.pop(next(iter(_types_memo)))
+    _types_memo[key] = (tuple(its), out)
+    return out
 
 
 def _pool_domains(np: Any, its: Sequence[Any]) -> tuple[list[tuple[str, list[tuple[str, int]]]], list[Any]]:
     """One NodePool's label keys with their domains in buildDomainGroups' insertion order and counts,
-    and its taints; kept per NodePool and instance type objects."""
-    key = (id(np), *map(id, its))
-    found = _domain_memo.get(key)
-    if found is not None and found[0] is np and all(a is b for a, b in zip(found[1], its)):
-        return found[2]
+    and its taints: each type's requirements merged into the NodePool's (its keys first, each
+    narrowed by the type's, then the type's other keys), worked out once per distinct requirement."""
     reqs, labels, taints = _template(np)
     base = new_node_selector_requirements_with_min_values(reqs)
     base.add(*new_label_requirements(labels).values())
-    ordered: dict[str, dict[str, int]] = {}
-
-    def count(label: str, values: Iterable[str]) -> None:
-        times = ordered.setdefault(label, {})
-        for v in values:
-            times[v] = times.get(v, 0) + 1
-
-    for it in its:
-        # the base's requirements with the type's (NewRequirements(base...).Add(type's...)),
-        # key by key without building them: the base's keys first, each narrowed by the type's
-        # requirement on it, then the type's other keys
-        own = it.requirements
-        for label, requirement in base.items():
-            mine = dict.get(own, label)
-            count(label, (requirement if mine is None else mine.intersection(requirement)).values())
-        for label, requirement in own.items():
-            if label not in base:
-                count(label, requirement.values())
+    if not its:         # (no type: the NodePool's own In values alone)
+        return [(label, [(v, 1) for v in r.values()]) for label, r in base.items() if r.operator() == IN], taints
+    by_key = _types_by_key(its)
+    out: list[tuple[str, list[tuple[str, int]]]] = []
     for label, requirement in base.items():
+        groups, _, run = by_key.get(label, ([], (), 0))
+        held = sum(n for _, _, n in groups)
+        times: dict[str, int] = {}
+        # the types without the key take the NodePool's requirement as it is (the first of them: `run`)
+        for _, mine, n in sorted([*groups, *([[run, None, len(its) - held]] if held < len(its) else ())],
+                                 key=lambda g: g[0]):
+            for v in (requirement if mine is None else mine.intersection(requirement)).values():
+                times[v] = times.get(v, 0) + n
         if requirement.operator() == IN:
-            count(label, requirement.values())
-    value = ([(label, list(times.items())) for label, times in ordered.items()], taints)
-    if len(_domain_memo) >= DOMAIN_MEMO_SIZE:
-        _domain_memo.pop(next(iter(_domain_memo)))
-    _domain_memo[key] = (np, tuple(its), value)
-    return value
+            for v in requirement.values():
+                times[v] = times.get(v, 0) + 1
+        out.append((label, list(times.items())))
+    out += [(label, counted) for label, (_, counted, _) in by_key.items() if label not in base]
+    return out, taints
 
 
 # -- the topology ---------------------------------------------------------------------------------

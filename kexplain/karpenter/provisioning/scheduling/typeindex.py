@@ -45,6 +45,7 @@ class TypeIndex:
         # alive): `nodeclaim.filter_instance_types_by_requirements`'s; `Question.order_by_price`'s,
         # `capacity_types`' and `cheapest_prices`' (keys told apart by their first item).
         self.filtered: dict[tuple, tuple] = {}
+        self.checked: dict[tuple, list[tuple[Any, bool, bool, Any]]] = {}     # (type, compatible, offering, allocatable)
         self.ordered: dict[tuple, tuple] = {}
         self._hostname = False           # some type or offering has a requirement on the hostname
 
@@ -124,6 +125,22 @@ class TypeIndex:
 
     def question(self, requirements: Requirements) -> "Question":
         return Question(self, requirements)
+
+    def compatibility(self, requirements: Requirements, its: Sequence[Any]) -> list[tuple[Any, bool, bool, Any]]:
+        """Each type with whether the requirements allow it, whether they allow one of its available
+        offerings, and its allocatable in billionths: once per list of types and requirements
+        (`answer_key`; a NodeClaim's and the explanation's of a NodePool ask alike)."""
+        asked = self.answer_key(requirements)
+        if asked is not None:
+            asked = (asked, tuple(map(id, its)))
+            known = self.checked.get(asked)
+            if known is not None:
+                return known
+        question = self.question(requirements)
+        out = [(it, question.compatible(it), question.has_offering(it), self.of(it)[2]) for it in its]
+        if asked is not None and self.answers_kept():
+            self.checked[asked] = out
+        return out
 
     def answer_key(self, requirements: Requirements) -> tuple | None:
         """What a question's answers depend on: the requirements on every key but the hostname; None once
