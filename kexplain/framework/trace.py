@@ -106,7 +106,7 @@ class NodeVerdicts(Mapping[str, dict[str, Any]]):
 
     def __init__(self) -> None:
         self._names: list[str] = []
-        self._statuses: list["Status"] = []
+        self._statuses: list[Status] = []
         self._views: list[dict[str, Any]] | None = []
         self._made: dict[str, dict[str, Any]] | None = None
 

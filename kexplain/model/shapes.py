@@ -22,9 +22,9 @@ IDENTITY = frozenset({"name", "uid", "creationTimestamp", "resourceVersion", "ma
                       "selfLink"})
 # The pod status fields plugins read (DRA's claims made for the pod; `pending_key`).
 READ_STATUS = ("resourceClaimStatuses", "extendedResourceClaimStatus")
-# What of a pod's spec Karpenter's suggestions group pods by (`want_key`).
 # The spec fields a pod's requests are made of (PodRequests; `requests_key`, `Plugin.pod_fields`).
 REQUEST_FIELDS = ("resources", "overhead", "initContainers", "containers")
+# What of a pod's spec Karpenter's suggestions group pods by (`want_key`).
 WANT_FIELDS = ("nodeSelector", "affinity", "tolerations", "topologySpreadConstraints", "overhead", "resources",
                "priority", "resourceClaims", "hostNetwork")
 
