@@ -77,10 +77,13 @@ def _counted(trace: Trace) -> list[dict[str, Any]]:
     # A trace's verdicts are shared objects, one per status (`Status.json_view`): counted by identity in C,
     # a search's statuses before their JSON is made.
     found = trace.filter or {}
-    verdicts = found.statuses() if isinstance(found, NodeVerdicts) else list(found.values())
-    distinct = dict(zip(map(id, verdicts), verdicts))
-    for ident, n in Counter(map(id, verdicts)).items():
-        verdict = _json(distinct[ident])
+    pairs = found.counts() if isinstance(found, NodeVerdicts) else None
+    if pairs is None:
+        verdicts = found.statuses() if isinstance(found, NodeVerdicts) else list(found.values())
+        distinct = dict(zip(map(id, verdicts), verdicts))
+        pairs = [(distinct[ident], n) for ident, n in Counter(map(id, verdicts)).items()]
+    for status, n in pairs:
+        verdict = _json(status)
         plugin = verdict.get("plugin")
         if plugin is None or verdict.get("code") not in _REJECTED:
             continue

@@ -4,6 +4,8 @@ from __future__ import annotations
 from abc import abstractmethod
 from dataclasses import dataclass, field
 from enum import Enum
+from itertools import compress, repeat
+from operator import attrgetter, is_not
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Protocol, Self, Sequence
 
 from kexplain.errors import FrameworkError
@@ -68,10 +70,27 @@ class NodeScoreList:
 
 @dataclass
 class NodeToStatus:
-    """Statuses of rejected nodes, and the status every node not listed shares."""
+    """Statuses of rejected nodes, and the status every node not listed shares. A search read by node
+    position (`framework.search_column`) hands its visited nodes over as they are (`defer`): most
+    cycles of a workload's copies fit, and only the number of rejected nodes is read."""
 
-    statuses: dict[str, Status] = field(default_factory=dict)
+    _known: dict[str, Status] = field(default_factory=dict)
     absent: Status = field(default_factory=lambda: Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
+    _deferred: list[tuple[list[str], list[Status]]] = field(default_factory=list, repr=False)
+    _rejected: int = 0      # of the deferred nodes
+
+    @property
+    def statuses(self) -> dict[str, Status]:
+        known = self._known
+        for names, verdicts in self._deferred:
+            known.update(compress(zip(names, verdicts), map(is_not, map(_CODE, verdicts), repeat(Code.SUCCESS))))
+        self._deferred, self._rejected = [], 0
+        return known
+
+    def defer(self, names: list[str], verdicts: list[Status], rejected: int) -> None:
+        """Nodes visited (none of them listed yet), `rejected` of them not Success."""
+        self._deferred.append((names, verdicts))
+        self._rejected += rejected
 
     def get(self, name: str) -> Status:
         return self.statuses.get(name, self.absent)
@@ -80,7 +99,10 @@ class NodeToStatus:
         self.statuses[name] = status
 
     def __len__(self) -> int:
-        return len(self.statuses)
+        return len(self._known) + self._rejected
+
+
+_CODE = attrgetter("code")
 
 
 @dataclass(frozen=True)

@@ -242,6 +242,14 @@ class Framework:
             return _interned(pl.filter_nodes(state, pod, nodes), pool)
         return memoized(table, self.snapshot, nodes, lambda todo: _interned(pl.filter_nodes(state, pod, todo), pool))
 
+    def node_local_filters(self, state: CycleState, pod: "PodInfo") -> dict | None:
+        """The node memo's table of this cycle's Filter verdicts when every Filter plugin that runs is
+        node-local and no pod is nominated (a verdict is then the node's alone: `search_column`)."""
+        segments = self._filter_segments(state.skip_filter_plugins)
+        if self._nominated or len(segments) != 1 or not segments[0][0].node_local:
+            return None
+        return self._memo_table("filter-run", segments[0], pod)
+
     def _filter_segments(self, skip: frozenset[str]) -> list[tuple[Plugin, ...]]:
         """The Filter plugins not skipped, each run of node-local ones one segment (`_filter_run`)."""
         segments: list[tuple[Plugin, ...]] = []

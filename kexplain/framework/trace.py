@@ -102,19 +102,27 @@ class NodeVerdicts(Mapping[str, dict[str, Any]]):
     A search visits thousands of nodes per cycle, and of a thousand copies' cycles most are only counted
     (`statuses`)."""
 
-    __slots__ = ("_names", "_statuses", "_views", "_made")
+    __slots__ = ("_names", "_statuses", "_views", "_made", "_counts")
 
     def __init__(self) -> None:
         self._names: list[str] = []
         self._statuses: list[Status] = []
         self._views: list[dict[str, Any]] | None = []
         self._made: dict[str, dict[str, Any]] | None = None
+        self._counts: list[tuple[Status, int]] | None = None
 
-    def extend(self, names: list[str], statuses: list[Status]) -> None:
-        """More nodes visited (a node visited again keeps its place and takes its new verdict, as a dict)."""
+    def extend(self, names: list[str], statuses: list[Status],
+               counts: list[tuple[Status, int]] | None = None) -> None:
+        """More nodes visited (a node visited again keeps its place and takes its new verdict, as a dict);
+        `counts`: each distinct status among them and how many nodes have it, when known already."""
+        self._counts = counts if not self._names else None
         self._names += names
         self._statuses += statuses
         self._views = self._made = None
+
+    def counts(self) -> list[tuple[Status, int]] | None:
+        """Each distinct status and how many nodes have it, when the search knew (else None)."""
+        return self._counts
 
     def statuses(self) -> list[Status]:
         """One status per node (its last, for a node visited twice). The search visits each node once:
