@@ -139,9 +139,6 @@ class Plugin:
     # The spec fields a node-local plugin reads of the pod: its memo answers are keyed by them alone
     # (`model.shapes.fields_key`); None: by the whole pod (`model.shapes.plugin_key`).
     pod_fields: ClassVar[tuple[str, ...] | None] = None
-    # Filter reads only its PreFilter state and the node's labels: a few look-ups per node, so
-    # filtering nodes the search may not reach costs what reading the node memo does.
-    filter_from_state: ClassVar[bool] = False
     extension_points: ClassVar[frozenset[ExtensionPoint]] = frozenset()
     _point: ClassVar[ExtensionPoint | None] = None   # set by each extension point's interface
     __abstractmethods__: ClassVar[frozenset[str]]    # set for each subclass, below

@@ -61,10 +61,6 @@ class PostFilterOutcome:
     calls: list[PluginCall]
     results: dict[str, PostFilterResult | None]
 
-# At most one node in this many filtered afresh, for a batch to count as warm (`FilterBatch.warm`).
-WARM_MISSES = 16
-
-
 @dataclass
 class FilterBatch:
     """run_filter_nodes' answer: the verdict per node and, with filterAll, each plugin's statuses."""
@@ -72,9 +68,6 @@ class FilterBatch:
     verdicts: list[Status]
     columns: list[tuple[str, list[Status] | None]] | None = None
     passed: frozenset[int] = frozenset()   # the nodes every plugin that ran passed (by index)
-    # The verdicts read from the node memo but a few (the NodeInfos binds replaced since): filtering
-    # more nodes costs look-ups, mostly.
-    warm: bool = False
 
 
 @dataclass
@@ -242,13 +235,25 @@ class Framework:
             return _interned(pl.filter_nodes(state, pod, nodes), pool)
         return memoized(table, self.snapshot, nodes, lambda todo: _interned(pl.filter_nodes(state, pod, todo), pool))
 
-    def node_local_filters(self, state: CycleState, pod: "PodInfo") -> dict | None:
-        """The node memo's table of this cycle's Filter verdicts when every Filter plugin that runs is
-        node-local and no pod is nominated (a verdict is then the node's alone: `search_column`)."""
+    def node_local_filters(self, state: CycleState, pod: "PodInfo") -> tuple[dict, Callable, Callable | None] | None:
+        """The node memo's table of this cycle's first Filter plugins when they are node-local and no pod
+        is nominated (their verdicts are then each node's alone: `search_column`), their verdicts on
+        given nodes, and the plugins' after them (None: there are none)."""
         segments = self._filter_segments(state.skip_filter_plugins)
-        if self._nominated or len(segments) != 1 or not segments[0][0].node_local:
+        if self._nominated or not segments or not segments[0][0].node_local:
             return None
-        return self._memo_table("filter-run", segments[0], pod)
+        table = self._memo_table("filter-run", segments[0], pod)
+        if table is None:
+            return None
+
+        def local(nodes: "Sequence[NodeInfo]") -> list[Status]:
+            return self._filter_run(state, pod, segments[0], nodes)
+
+        def later(nodes: "Sequence[NodeInfo]") -> list[Status]:
+            verdicts = [SUCCESS] * len(nodes)
+            self._filter_to_first_failure(state, pod, nodes, verdicts, segments[1:])
+            return verdicts
+        return table, local, later if len(segments) > 1 else None
 
     def _filter_segments(self, skip: frozenset[str]) -> list[tuple[Plugin, ...]]:
         """The Filter plugins not skipped, each run of node-local ones one segment (`_filter_run`)."""
@@ -269,12 +274,9 @@ class Framework:
         return segments
 
     def _filter_run(self, state: CycleState, pod: "PodInfo", run: Sequence[Plugin],
-                    nodes: "Sequence[NodeInfo]", computed: list[int] | None = None) -> list[Status]:
-        """Each node's verdict from a segment of Filter plugins, a node-local run memoized per node
-        (`computed`: counts the nodes whose verdicts the plugins computed, but from their state only)."""
+                    nodes: "Sequence[NodeInfo]") -> list[Status]:
+        """Each node's verdict from a segment of Filter plugins, a node-local run memoized per node."""
         def compute(todo: "Sequence[NodeInfo]") -> list[Status]:
-            if computed is not None and not all(pl.filter_from_state for pl in run):
-                computed[0] += len(todo)
             out: list[Status] = [SUCCESS] * len(todo)
             alive = list(range(len(todo)))
             for pl in run:
@@ -367,28 +369,27 @@ class Framework:
         """RunFilterPluginsWithNominatedPods on each of `nodes`, plugin by plugin (`every`: filterAll)."""
         verdicts: list[Status] = [SUCCESS] * len(nodes)
         columns: list[tuple[str, list[Status] | None]] = []
-        computed = [0]
         if every:
             passed = self._filter_every(state, pod, nodes, verdicts, columns)
         else:
-            passed = self._filter_to_first_failure(state, pod, nodes, verdicts, computed)
-        batch = self._with_nominated_verdicts(state, pod, nodes, verdicts, set(passed), columns, every)
-        batch.warm = not every and computed[0] * WARM_MISSES <= len(nodes)
-        return batch
+            passed = self._filter_to_first_failure(state, pod, nodes, verdicts)
+        return self._with_nominated_verdicts(state, pod, nodes, verdicts, set(passed), columns, every)
 
     def _filter_to_first_failure(self, state: CycleState, pod: "PodInfo", nodes: "Sequence[NodeInfo]",
-                                 verdicts: list[Status], computed: list[int]) -> list[int]:
+                                 verdicts: list[Status], segments: "Sequence[tuple[Plugin, ...]] | None" = None) -> list[int]:
         """Each segment on the nodes the ones before it passed: the nodes that pass all; others' verdicts set."""
         n = len(nodes)
         alive: Sequence[int] = range(n)     # nodes no plugin has failed yet
-        for segment in self._filter_segments(state.skip_filter_plugins):
+        if segments is None:
+            segments = self._filter_segments(state.skip_filter_plugins)
+        for segment in segments:
             if not alive:
                 break
             if len(alive) == n:     # (the first segment: its verdicts are every node's so far)
-                run = self._filter_run(state, pod, segment, nodes, computed)
+                run = self._filter_run(state, pod, segment, nodes)
                 verdicts[:] = run
             else:
-                run = self._filter_run(state, pod, segment, [nodes[i] for i in alive], computed)
+                run = self._filter_run(state, pod, segment, [nodes[i] for i in alive])
                 for i, v in zip(alive, run):
                     verdicts[i] = v
             alive = list(compress(alive, map(is_, run, repeat(SUCCESS))))

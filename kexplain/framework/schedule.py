@@ -143,7 +143,7 @@ def _find_nodes_that_fit(fw: Framework, state: CycleState, pod: "PodInfo", pre: 
     nominated = pod.nominated_node_name or hint
     ni = snapshot.get(nominated) if nominated else None
     if ni is not None:
-        if _checked(fw, state, pod, [ni], 1, statuses, options, trace)[0]:
+        if _checked(fw, state, pod, [ni], 1, statuses, options, trace):
             search.num_feasible_nodes_to_find = num_feasible_nodes_to_find(
                 num_all, fw.percentage_of_nodes_to_score, options.global_percentage) \
                 if pod.nominated_node_name else 1
@@ -180,16 +180,13 @@ def _search_feasible(fw: Framework, state: CycleState, pod: "PodInfo", nodes: li
         found = _by_column(fw, state, pod, to_find, statuses, options, trace, cycle)
         if found is not None:
             return found
-    pos, warm = 0, False
+    pos = 0
     while pos < len(order):
-        # No batch filters more than MIN_FILTER_BATCH nodes the search will not reach, unless the
-        # last one's verdicts were known already (a copy's cycle after the first): then a batch of
-        # look-ups as long as the fit rate so far says the search needs (what this cycle does not
-        # reach, the next one starts with).
+        # No batch filters more than MIN_FILTER_BATCH nodes the search will not reach (what this
+        # cycle does not reach, the next one starts with).
         need = to_find - len(feasible) + 1
-        size = _warm_size(need, pos, len(feasible)) if warm else max(MIN_FILTER_BATCH, need)
-        batch, pos = order[pos:pos + size], pos + size
-        fits, warm = _checked(fw, state, pod, batch, to_find - len(feasible) + 1, statuses, options, trace)
+        batch, pos = order[pos:pos + max(MIN_FILTER_BATCH, need)], pos + max(MIN_FILTER_BATCH, need)
+        fits = _checked(fw, state, pod, batch, need, statuses, options, trace)
         if len(feasible) + len(fits) > to_find:
             cycle.dropped = fits[-1]
             feasible += fits[:-1]
@@ -203,22 +200,21 @@ def _by_column(fw: Framework, state: CycleState, pod: "PodInfo", to_find: int, s
     """The search as `_checked`'s batches trace it, read from the verdicts kept by node position when
     every Filter plugin that runs is node-local and answered on most nodes before (a copy's cycle:
     `search_column`); None otherwise."""
-    table = fw.node_local_filters(state, pod)
-    if table is None:
+    local = fw.node_local_filters(state, pod)
+    if local is None:
         return None
     snapshot = fw.snapshot
     start = options.start_index % len(snapshot.node_infos)
-    found = search_column.searched(snapshot, table, start, to_find + 1,
-                                   lambda infos: fw.run_filter_nodes(state, pod, infos).verdicts)
+    found = search_column.searched(snapshot, local[0], start, to_find + 1, local[1], local[2])
     if found is None:
         return None
-    col, visited, fits = found
+    visited, fits = found.visited, found.fits
     search = trace.search
     names = search_column.rotated(search_column.names(snapshot), start, visited)
-    verdicts = search_column.rotated(col.verdicts, start, visited)
+    verdicts = found.verdicts(start)
     search.order += names
     search.num_nodes_searched += visited
-    trace.filter.extend(names, verdicts, col.counts(start, visited))
+    trace.filter.extend(names, verdicts, found.counts(start))
     search.num_filter_success += len(fits)
     statuses.defer(names, verdicts, visited - len(fits))
     feasible = list(map(snapshot.node_infos.__getitem__, fits))
@@ -227,19 +223,11 @@ def _by_column(fw: Framework, state: CycleState, pod: "PodInfo", to_find: int, s
     return feasible
 
 
-def _warm_size(need: int, visited: int, fits: int) -> int:
-    """A quarter more nodes than the fit rate of the nodes visited says hold `need` more that fit."""
-    if not fits:
-        return visited * 4 + MIN_FILTER_BATCH
-    return need * visited * 5 // (fits * 4) + MIN_FILTER_BATCH
-
-
 def _checked(fw: Framework, state: CycleState, pod: "PodInfo", nodes: list["NodeInfo"], until: int,
-             statuses: NodeToStatus, options: Options, trace: Trace) -> tuple[list["NodeInfo"], bool]:
+             statuses: NodeToStatus, options: Options, trace: Trace) -> list["NodeInfo"]:
     """Filter `nodes` as one batch and trace them in order up to the `until`-th that fits (all, when fewer
-    fit): the nodes that fit among them, and whether every verdict came from the node memo; the
-    others' statuses set. Written column by column, in C: a
-    search visits thousands of nodes per cycle and a batch of replicas runs a thousand cycles."""
+    fit): the nodes that fit among them; the others' statuses set. Written column by column, in C: a
+    search visits thousands of nodes per cycle."""
     search = trace.search
     batch = fw.run_filter_nodes(state, pod, nodes, every=options.filter_all)
     verdicts = batch.verdicts
@@ -267,7 +255,7 @@ def _checked(fw: Framework, state: CycleState, pod: "PodInfo", nodes: list["Node
         search.next_start_index = (options.start_index + search.num_nodes_searched - 1) % search.num_all_nodes
         raise FrameworkError(verdicts[error_at].message())
     statuses.statuses.update(compress(zip(names, verdicts), map(is_not, codes, repeat(Code.SUCCESS))))
-    return [nodes[k] for k in fits], batch.warm
+    return [nodes[k] for k in fits]
 
 
 _CODE = attrgetter("code")

@@ -5,9 +5,10 @@ position, and a cycle's search becomes slices of it: the nodes it visits end at 
 from __future__ import annotations
 
 from bisect import bisect_left, insort
+from collections import Counter
 from itertools import compress, repeat
 from operator import attrgetter, is_
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 
 from kexplain.framework.status import Code, Status
 from kexplain.model.snapshot import unchanged_by_bind
@@ -20,6 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 COLUMNS_KEY = "framework/search-columns"
 NAMES_KEY = "framework/node-names"
 COLUMNS_KEPT = 8        # pods whose columns a snapshot carries through its binds
+MIN_BATCH = 32          # node-local fits the later plugins judge at a time, at least
 Compute = Callable[[list["NodeInfo"]], list[Status]]
 
 
@@ -108,12 +110,40 @@ class Column:
         return (order[-1] - start) % n + 1, order
 
 
+class Found(NamedTuple):
+    """A search read from a column: the nodes it visits from its start, those that fit (positions, in
+    visiting order), and the verdicts of the plugins after the node-local ones where they differ."""
+
+    column: Column
+    visited: int
+    fits: list[int]
+    later: dict[int, Status]
+
+    def verdicts(self, start: int) -> list[Status]:
+        """The visited nodes' verdicts, in visiting order."""
+        out = rotated(self.column.verdicts, start, self.visited)
+        n = len(self.column.verdicts)
+        for p, verdict in self.later.items():
+            out[(p - start) % n] = verdict
+        return out
+
+    def counts(self, start: int) -> list[tuple[Status, int]]:
+        """Each distinct verdict of the visited nodes and how many have it."""
+        counts = self.column.counts(start, self.visited)
+        if not self.later:
+            return counts
+        replaced = Counter(id(self.column.verdicts[p]) for p in self.later)
+        out = [(v, k - replaced[id(v)]) for v, k in counts if k > replaced[id(v)]]
+        added = Counter(map(id, self.later.values()))
+        return out + [(v, added[key]) for key, v in {id(v): v for v in self.later.values()}.items()]
+
+
 def searched(snapshot: "Snapshot", table: dict[int, tuple["NodeInfo", Any]], start: int, need: int,
-             compute: Compute) -> tuple[Column, int, list[int]] | None:
+             compute: Compute, later: Compute | None = None) -> Found | None:
     """The column of `table`'s pod on `snapshot`, with every verdict the search from `start` reads known
-    (`compute`: the Filter verdicts of NodeInfos), the nodes it visits and its fits (`Column.window`);
-    None when the memo has not answered for half the nodes yet (a pod's first cycle searches as usual)
-    or an error ends the search."""
+    (`compute`: the node-local Filter verdicts of NodeInfos; `later`: the other plugins', run on the
+    node-local fits), the nodes it visits and its fits; None when the memo has not answered for half
+    the nodes yet (a pod's first cycle searches as usual) or an error ends the search."""
     infos, n = snapshot.node_infos, len(snapshot.node_infos)
     columns = snapshot.cached(COLUMNS_KEY, dict, _carried)
     held = columns.get(id(table))
@@ -126,15 +156,37 @@ def searched(snapshot: "Snapshot", table: dict[int, tuple["NodeInfo", Any]], sta
         if len(columns) >= COLUMNS_KEPT:
             del columns[next(iter(columns))]
     while True:
-        visited, fits = col.window(start, n, need)
+        visited, fits = col.window(start, n, need if later is None else n)
         pending = [p for p in col.unknown if (p - start) % n < visited]
         if not pending:
             break
         col = col.filled(dict(zip(pending, compute([infos[p] for p in pending]))))
     columns[id(table)] = (table, col)
-    if any((p - start) % n < visited for p in col.errors):
+    found = Found(col, visited, fits, {}) if later is None else _judged(col, start, need, later, infos)
+    if any((p - start) % n < found.visited for p in col.errors) or \
+            any(v.code is Code.ERROR for v in found.later.values()):
         return None
-    return col, visited, fits
+    return found
+
+
+def _judged(col: Column, start: int, need: int, later: Compute, infos: Sequence["NodeInfo"]) -> Found:
+    """The search when plugins after the node-local ones judge the node-local fits: they run on those,
+    in visiting order, a batch at a time, until `need` pass them all (all `n` nodes when fewer do)."""
+    n = len(infos)
+    _, candidates = col.window(start, n, n)
+    fits: list[int] = []
+    judged: dict[int, Status] = {}
+    done = 0
+    while len(fits) < need and done < len(candidates):
+        batch = candidates[done:done + max(MIN_BATCH, 2 * (need - len(fits)))]
+        done += len(batch)
+        for p, verdict in zip(batch, later([infos[p] for p in batch])):
+            if verdict.code is not Code.SUCCESS:
+                judged[p] = verdict
+            elif len(fits) < need:
+                fits.append(p)
+    visited = n if len(fits) < need else (fits[-1] - start) % n + 1
+    return Found(col, visited, fits, {p: v for p, v in judged.items() if (p - start) % n < visited})
 
 
 def _drop(positions: list[int], p: int) -> None:

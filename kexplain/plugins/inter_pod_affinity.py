@@ -328,7 +328,6 @@ class Scores(Tally):
 class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreScorePlugin,
                        ScorePlugin, ScoreExtensions, Explainer, SignPlugin):
     name = NAME
-    filter_from_state = True   # Filter: look-ups of the node's labels in PreFilter's counts
 
     def sign_pod(self, pod: PodInfo) -> signers.Fragments | None:
         """Not signable with pod (anti-)affinity terms; otherwise its labels, which other pods' terms may

@@ -369,7 +369,6 @@ def topology_normalizing_weight(size: int) -> float:
 class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreScorePlugin,
                         ScorePlugin, ScoreExtensions, Explainer, SignPlugin):
     name = names.POD_TOPOLOGY_SPREAD
-    filter_from_state = True   # Filter: look-ups of the node's labels in PreFilter's counts
 
     def sign_pod(self, pod: PodInfo) -> signers.Fragments | None:
         """Not signable with constraints of its own or the profile's default constraints (the System default
