@@ -46,10 +46,10 @@ def summarize(trace: Trace, top: int = TOP_NODES, shared: bool = False) -> dict[
 
 
 def _top(score: Mapping[str, dict[str, Any]], chosen: str | None, n: int) -> list[dict[str, Any]]:
-    totals = score.totals() if isinstance(score, NodeScores) else \
-        {node: entry.get("total", 0) for node, entry in score.items()}
+    nodes, totals = score.totals() if isinstance(score, NodeScores) else \
+        (list(score), [entry.get("total", 0) for entry in score.values()])
     # highest total first, then the chosen node, then by name: keys as tuples made and compared in C
-    best = heapq.nsmallest(n, zip(map(neg, totals.values()), map(partial(ne, chosen), totals), totals))
+    best = heapq.nsmallest(n, zip(map(neg, totals), map(partial(ne, chosen), nodes), nodes))
     return [{"node": node, "total": -total,
              "plugins": {p: v.get("weighted", 0) for p, v in (score[node].get("plugins") or {}).items()}}
             for total, _, node in best]

@@ -178,7 +178,9 @@ def _judged(col: Column, start: int, need: int, later: Compute, infos: Sequence[
     judged: dict[int, Status] = {}
     done = 0
     while len(fits) < need and done < len(candidates):
-        batch = candidates[done:done + max(MIN_BATCH, 2 * (need - len(fits)))]
+        # as many as the pass rate so far says hold the fits still needed, a quarter more
+        rate = (len(fits) + 1) / (done + 1)
+        batch = candidates[done:done + max(MIN_BATCH, int((need - len(fits)) * 5 / 4 / rate))]
         done += len(batch)
         for p, verdict in zip(batch, later([infos[p] for p in batch])):
             if verdict.code is not Code.SUCCESS:

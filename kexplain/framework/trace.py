@@ -91,9 +91,9 @@ class NodeScores(Mapping[str, dict[str, Any]]):
     def __len__(self) -> int:
         return len(self._nodes)
 
-    def totals(self) -> dict[str, int]:
-        """Each node's total, without the per-plugin entries."""
-        return dict(zip(self._nodes, self._totals))
+    def totals(self) -> tuple[list[str], list[int]]:
+        """The nodes and their totals, in order, without the per-plugin entries."""
+        return self._nodes, self._totals
 
 
 class NodeVerdicts(Mapping[str, dict[str, Any]]):
