@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from itertools import compress, repeat
-from operator import is_, itemgetter
+from operator import is_, is_not, itemgetter
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Sequence
 
 from kexplain.model.snapshot import unchanged_by_bind
@@ -24,6 +24,19 @@ class NodeMemo:
 
     def __init__(self) -> None:
         self._by_key: dict[Hashable, dict[int, tuple["NodeInfo", Any]]] = {}
+        self._configured: dict[tuple[int, ...], tuple[Any, str]] = {}
+
+    def configured(self, plugin: Any, *also: Any) -> str:
+        """The text naming a plugin as configured (its args, and `also`: a Kubernetes version), made
+        once for the frameworks of a workload's copies (each builds its plugins anew, on the same args)."""
+        held = (plugin.args, *also)
+        key = (id(type(plugin)), *map(id, held))
+        found = self._configured.get(key)
+        if found is None or any(map(is_not, found[0], held)):
+            if len(self._configured) >= MAX_KEYS:
+                self._configured.clear()
+            found = self._configured[key] = (held, repr(held))
+        return found[1]
 
     def table(self, key: Hashable) -> dict[int, tuple["NodeInfo", Any]]:
         tables = self._by_key

@@ -221,10 +221,11 @@ class Framework:
         known = self.__dict__.setdefault("_configured", {})
         ids = tuple(map(id, plugins))
         configured = known.get(ids)
+        memo = node_memo(self.snapshot)
         if configured is None:
             configured = known[ids] = tuple(
-                (pl.name, repr((pl.args, getattr(self, "kube", None), getattr(pl, "kube", None)))) for pl in plugins)
-        return node_memo(self.snapshot).table((point, configured, tuple(views)))
+                (pl.name, memo.configured(pl, getattr(self, "kube", None), getattr(pl, "kube", None))) for pl in plugins)
+        return memo.table((point, configured, tuple(views)))
 
     def _filter_memoized(self, state: CycleState, pod: "PodInfo", pl: Plugin,
                          nodes: "Sequence[NodeInfo]") -> list[Status]:
