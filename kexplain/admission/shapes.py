@@ -172,7 +172,7 @@ def _canonical_images(spec: dict, undo: list[tuple[dict, Any, Any]]) -> None:
 
 IMAGED = ("containers", "initContainers")      # (ephemeral containers are refused on create)
 _IMAGES = (IMAGE, IMAGE_LATEST)
-_json = msgspec.json.encode
+_json = msgspec.json.encode     # (bytes searched with `find`: `in` makes and clears a TypeError first)
 _compact = msgspec.json.format
 
 
@@ -273,8 +273,7 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str],
             or spec.affinity and bytes(spec.affinity).find(node_named) != -1:
         return None
     text = bytes(pod.raw)
-    # (not compact: as `json.dump` writes; `find`, as `in` on bytes first tries the needle as an int: a TypeError)
-    if text.find(b'": ') != -1 or text.find(b", ") != -1 or text.find(b"\n") != -1:
+    if text.find(b'": ') != -1 or text.find(b", ") != -1 or text.find(b"\n") != -1:   # (not compact: json.dump's)
         try:
             text = _compact(text, indent=-1)
         except msgspec.MsgspecError:
