@@ -172,7 +172,7 @@ def _canonical_images(spec: dict, undo: list[tuple[dict, Any, Any]]) -> None:
 
 IMAGED = ("containers", "initContainers")      # (ephemeral containers are refused on create)
 _IMAGES = (IMAGE, IMAGE_LATEST)
-_json = msgspec.json.encode
+_json = msgspec.json.encode     # (bytes searched with `find`: `in` makes and clears a TypeError first)
 _compact = msgspec.json.format
 
 
@@ -269,11 +269,11 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str],
         if name in values or name.rsplit("-", 1)[-1] in values:
             return None
     named, node_named = name.encode(), node.encode()
-    if spec.volumes and (named in bytes(spec.volumes) or b'"ephemeral"' in bytes(spec.volumes)) \
-            or spec.affinity and node_named in bytes(spec.affinity):
+    if spec.volumes and (bytes(spec.volumes).find(named) != -1 or bytes(spec.volumes).find(b'"ephemeral"') != -1) \
+            or spec.affinity and bytes(spec.affinity).find(node_named) != -1:
         return None
     text = bytes(pod.raw)
-    if b'": ' in text or b", " in text or b"\n" in text:     # (not compact: as `json.dump` writes)
+    if text.find(b'": ') != -1 or text.find(b", ") != -1 or text.find(b"\n") != -1:   # (not compact: json.dump's)
         try:
             text = _compact(text, indent=-1)
         except msgspec.MsgspecError:
@@ -300,7 +300,7 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str],
         key = key.replace(b'"creationTimestamp":"%s"' % created.encode(), b'"creationTimestamp":\0', 1)
     if labels:
         key = _labels_cut(key, labels, memo)
-    if b'"annotations":{' in key:
+    if key.find(b'"annotations":{') != -1:
         key = _annotations_cut(key, text)
     return _images_cut(key, spec, memo)
 
@@ -312,7 +312,7 @@ def _labels_cut(key: bytes, labels: dict[str, str], memo: dict[Any, Any]) -> byt
     """`written_key`'s step for the label values `_canonical_labels` replaces: every valid one, the labels
     written once as a whole (else each written once, twice it may be a selector's); only the zone's and
     region's when admission reads label values (`_reads_labels`: the text names `LabelKeys`)."""
-    read = b"LabelKeys" in key
+    read = key.find(b"LabelKeys") != -1
     if not read and _all_valid(labels.values(), memo):
         written = b'"labels":' + _json(labels)
         if key.count(written) == 1:

@@ -277,7 +277,7 @@ class StoredPod(Mapping[str, Any]):
         text, so the checks of a load ask each once (by identity); read only, as every status found alone."""
         at = text.rfind(b',"status":{')
         if at == -1:
-            if b'"status":' in text:
+            if text.find(b'"status":') != -1:
                 return None
             self._status = _ABSENT
             return len(text), None
