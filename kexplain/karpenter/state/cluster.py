@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
-from kexplain.karpenter.inputs import PassInputs, parse_time
+from kexplain.karpenter.inputs import DefaultedPodInfo, PassInputs, parse_time
 from kexplain.karpenter.state.statenode import INITIALIZED_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, StateNode
 from kexplain.karpenter.utils.objects import as_dict
 from kexplain.karpenter.utils import resources
@@ -18,6 +18,8 @@ from kexplain.plugins.volumes import VolumeIndex, name_of, namespace_of, volume_
 # The NodeClass kinds the AWS provider supports (GetSupportedNodeClasses): what makes a NodeClaim
 # or NodePool managed by this Karpenter.
 SUPPORTED_NODE_CLASSES = frozenset({("karpenter.k8s.aws", "EC2NodeClass")})
+
+_STORED = (StoredPodInfo, DefaultedPodInfo)     # a dump's bound pods, read off their views
 
 
 def is_managed_node_claim(claim: dict[str, Any]) -> bool:
@@ -208,7 +210,7 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
     of_shape: dict[PodFacts, tuple[Any, list[Any], bool]] = {}
     unowned_controlled = None in ds_uids      # (a pod without a controller has uid None)
     for position, pod in enumerate(bound_pods):
-        view = pod.view if type(pod) is StoredPodInfo else None
+        view = pod.view if type(pod) in _STORED else None
         refs = view.owner_references() if view is not None else pod.owner_references
         if refs:
             daemonset, uid = _owners_of(refs)
