@@ -48,6 +48,7 @@ class TypeIndex:
         self.checked: dict[tuple, list[tuple[Any, bool, bool, Any]]] = {}     # (type, compatible, offering, allocatable)
         self.ordered: dict[tuple, tuple] = {}
         self._hostname = False           # some type or offering has a requirement on the hostname
+        self._reserving = 0              # how many types indexed have an available reserved offering
 
     def of(self, it: Any) -> tuple[dict[str, int], list[tuple[Any, int]], dict[str, int]]:
         """(key -> requirement id, [(offering, requirements id)], allocatable in billionths)."""
@@ -72,6 +73,7 @@ class TypeIndex:
             if LABEL_HOSTNAME in keys or any(LABEL_HOSTNAME in o.requirements for o in it.offerings):
                 self._hostname = True
             reserved = [o for o in it.offerings if o.available and o.capacity_type() == CAPACITY_TYPE_RESERVED]
+            self._reserving += bool(reserved)
             available = self._set_id(frozenset(oid for o, oid in offerings if o.available))
             every = self._set_id(frozenset(oid for _, oid in offerings))
             unavailable = [(o, oid) for o, oid in offerings if not o.available]
@@ -115,6 +117,14 @@ class TypeIndex:
         self.of(it)
         return self._types[id(it)][4]
 
+    def reserved_among(self, its: Sequence[Any]) -> list[tuple[Any, list[Any]]]:
+        """(type, `reserved`) of the types of `its` with some, in order: none, asked of no type,
+        when every type is indexed and none indexed has one (the index holds its types: an id
+        it knows is its type's)."""
+        if not self._reserving and all(map(self._types.__contains__, map(id, its))):
+            return []
+        return [(it, reserved) for it in its if (reserved := self.reserved(it))]
+
     def single_id(self, key: str, r: Any) -> int:
         """The interned id of the requirement `r` on `key`."""
         content = (key, *_content(r))
@@ -137,7 +147,10 @@ class TypeIndex:
             if known is not None:
                 return known
         question = self.question(requirements)
-        out = [(it, question.compatible(it), question.has_offering(it), self.of(it)[2]) for it in its]
+        out = []
+        for it in its:          # (one look-up of each type's index, not three)
+            keys, _, allocatable = self.of(it)
+            out.append((it, question.allows(keys), question.offered(self._types[id(it)][5]), allocatable))
         if asked is not None and self.answers_kept():
             self.checked[asked] = out
         return out
@@ -169,8 +182,11 @@ class Question:
     def compatible(self, it: Any) -> bool:
         """`it.Requirements.Intersects(requirements) == nil`, key by key (each (requirement,
         type requirement) pair asked once per index: `TypeIndex.single_id`)."""
+        return self.allows(self.index.of(it)[0])
+
+    def allows(self, keys: dict[str, int]) -> bool:
+        """`compatible` of the type whose requirement ids by key (`TypeIndex.of`) are `keys`."""
         index = self.index
-        keys, _, _ = index.of(it)
         memo = index._intersects
         for key, sid, r in self._singles:
             rid = keys.get(key)
@@ -195,7 +211,10 @@ class Question:
     def has_offering(self, it: Any) -> bool:
         """Some available offering the requirements allow (asked once per set of available
         offerings' requirements: `TypeIndex.available_id`)."""
-        aid = self.index.available_id(it)
+        return self.offered(self.index.available_id(it))
+
+    def offered(self, aid: int) -> bool:
+        """`has_offering` of a type whose set of available offerings' requirements is `aid`."""
         ok = self._available.get(aid)
         if ok is None:
             ok = self._available[aid] = any(self.offering_allowed(oid) for oid in self.index.oid_set(aid))
