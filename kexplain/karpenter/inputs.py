@@ -143,11 +143,10 @@ def stored_bound(obj: dict[str, Any], now: datetime, daemonsets: Mapping[tuple[s
 
 
 def _incomplete_bound(obj: dict[str, Any], now: datetime, daemonsets: Mapping[tuple[str, str], str],
-                      created: str | None = None, deferred: bool = False) -> dict[str, Any]:
-    """`stored_bound` of a pod it changes (`created`: `now - BOUND_AGE` stamped, when known);
-    `deferred`: a stored dump pod keeps its view, the defaults read when asked (`DefaultedPodInfo`)."""
+                      created: str | None = None) -> dict[str, Any]:
+    """`stored_bound` of a pod it changes (`created`: `now - BOUND_AGE` stamped, when known)."""
     if type(obj) is StoredPod:
-        lazy = _deferred(obj, now) if deferred and obj.stored else _defaulted_view(obj, now, created)
+        lazy = _defaulted_view(obj, now, created)
         if lazy is not None:
             return lazy
     return _bound_pod_now(obj, now, daemonsets)
@@ -165,19 +164,22 @@ class _BoundDefaults:
         return _bound_pod_now(self.given(whole) if self.given is not None else whole, self.now, {})
 
 
-def _deferred(obj: StoredPod, now: datetime) -> StoredPod | None:
-    """A stored dump pod with `stored_bound`'s defaults in its object (when decoded) and not in its
-    view, which `DefaultedPodInfo` reads them for: no uid hashed for 145,000 pods that never need
-    one. None as `_defaulted_view` says it."""
+def _deferred(obj: StoredPod, defaults: _BoundDefaults) -> StoredPod | None:
+    """A stored dump pod (`obj.stored`) as `stored_bound` leaves it: `obj` when complete, else a
+    copy with the defaults in its object (when decoded) and not in its view, which
+    `DefaultedPodInfo` reads them for (no uid hashed for 145,000 pods that never need one); None
+    for a DaemonSet owner reference without its uid (`_bound_pod_now` fills it in)."""
     view = obj.view
-    if view.metadata is None:
-        return None
+    meta, status = view.metadata, view.status
     refs = view.owner_references()
     if isinstance(refs, list):
         for r in refs:
             if isinstance(r, dict) and r.get("kind") == "DaemonSet" and not r.get("uid"):
                 return None
-    return StoredPod(obj.raw, view, _BoundDefaults(now, obj.listed))
+    if meta.uid and meta.creationTimestamp and status is not None and status.phase is not UNSET:
+        return obj
+    listed = obj.listed
+    return StoredPod(obj.raw, view, defaults if listed is None else _BoundDefaults(defaults.now, listed))
 
 
 class DefaultedPodInfo(StoredPodInfo):
@@ -387,6 +389,7 @@ def defaulted_objects(objects: Objects, now: datetime, uids: dict[tuple[str, Any
     defaulted: Objects = []
     position = 0
     bound_created = _stamp(now - BOUND_AGE)
+    defaults = _BoundDefaults(now, None)        # (shared by the stored pods without their own `listed`)
     for pair, kind in zip(objects, kinds_of):
         obj, src = pair
         if admitted and src is BUILTIN:
@@ -398,13 +401,19 @@ def defaulted_objects(objects: Objects, now: datetime, uids: dict[tuple[str, Any
         if kind == "Pod" and type(obj) is not StoredPod and not (obj.get("spec") or {}).get("nodeName"):
             obj = stored_pending(obj, now - PENDING_AGE + timedelta(seconds=position))
             position += 1
+        elif kind == "Pod" and type(obj) is StoredPod and obj.stored:     # (its view asked once)
+            kept = _deferred(obj, defaults)
+            if kept is pair[0]:
+                defaulted.append(pair)
+                continue
+            obj = kept if kept is not None else _bound_pod_now(obj, now, daemonsets)
         elif kind == "Pod":
             if _complete_bound_pod(obj):
                 if obj is pair[0]:        # (a dump's: kept, pair and all)
                     defaulted.append(pair)
                     continue
             else:
-                obj = _incomplete_bound(obj, now, daemonsets, bound_created, deferred=True)
+                obj = _incomplete_bound(obj, now, daemonsets, bound_created)
         else:
             obj = _defaulted(obj, kind, now)
         defaulted.append((obj, src))
