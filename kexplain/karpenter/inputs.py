@@ -228,11 +228,7 @@ def _defaulted_view(obj: StoredPod, now: datetime, created_text: str | None = No
         status = structs.replace(status, phase="Running")
     defaulted = structs.replace(view, metadata=structs.replace(meta, uid=uid, creationTimestamp=created),
                                 status=status)
-    given = obj.listed
-
-    def listed(whole: dict[str, Any]) -> dict[str, Any]:
-        return _bound_pod_now(given(whole) if given is not None else whole, now, {})
-    return StoredPod(obj.raw, defaulted, listed)
+    return StoredPod(obj.raw, defaulted, _BoundDefaults(now, obj.listed))
 
 
 def _bound_pod_now(obj: dict[str, Any], now: datetime, daemonsets: Mapping[tuple[str, str], str]) -> dict[str, Any]:

@@ -161,10 +161,7 @@ class TypeIndex:
             if known is not None:
                 return known
         question = self.question(requirements)
-        out = []
-        for it in its:          # (one look-up of each type's index, not three)
-            keys, _, allocatable = self.of(it)
-            out.append((it, question.allows(keys), question.offered(self._types[id(it)][5]), allocatable))
+        out = [(it, question.compatible(it), question.has_offering(it), self.of(it)[2]) for it in its]
         if asked is not None and self.answers_kept():
             self.checked[asked] = out
         return out
@@ -196,11 +193,8 @@ class Question:
     def compatible(self, it: Any) -> bool:
         """`it.Requirements.Intersects(requirements) == nil`, key by key (each (requirement,
         type requirement) pair asked once per index: `TypeIndex.single_id`)."""
-        return self.allows(self.index.of(it)[0])
-
-    def allows(self, keys: dict[str, int]) -> bool:
-        """`compatible` of the type whose requirement ids by key (`TypeIndex.of`) are `keys`."""
         index = self.index
+        keys, _, _ = index.of(it)
         memo = index._intersects
         for key, sid, r in self._singles:
             rid = keys.get(key)
@@ -225,10 +219,7 @@ class Question:
     def has_offering(self, it: Any) -> bool:
         """Some available offering the requirements allow (asked once per set of available
         offerings' requirements: `TypeIndex.available_id`)."""
-        return self.offered(self.index.available_id(it))
-
-    def offered(self, aid: int) -> bool:
-        """`has_offering` of a type whose set of available offerings' requirements is `aid`."""
+        aid = self.index.available_id(it)
         ok = self._available.get(aid)
         if ok is None:
             ok = self._available[aid] = any(self.offering_allowed(oid) for oid in self.index.oid_set(aid))
