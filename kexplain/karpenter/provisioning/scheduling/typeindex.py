@@ -47,7 +47,6 @@ class TypeIndex:
         self.filtered: dict[tuple, tuple] = {}
         self.checked: dict[tuple, list[tuple[Any, bool, bool, Any]]] = {}     # (type, compatible, offering, allocatable)
         self.ordered: dict[tuple, tuple] = {}
-        self._shared: dict[int, tuple[Any, Any]] = {}   # id of a type's requirements or offering -> (it, its ids)
         self._hostname = False           # some type or offering has a requirement on the hostname
         self._reserving = 0              # how many types indexed have an available reserved offering
 
@@ -55,23 +54,22 @@ class TypeIndex:
         """(key -> requirement id, [(offering, requirements id)], allocatable in billionths)."""
         got = self._types.get(id(it))
         if got is None or got[0] is not it:
-            # (a second EC2NodeClass's types share the first's requirements and offerings:
-            # `InstanceTypeProvider._resolve`; each object's ids worked out once, kept with it)
-            shared = self._shared.get(id(it.requirements))
-            if shared is None or shared[0] is not it.requirements:
-                shared = self._shared[id(it.requirements)] = (it.requirements, self._key_ids(it.requirements))
-            keys = shared[1]
+            keys = {}
+            for key, r in it.requirements.items():
+                content = (key, *_content(r))
+                rid = self._keys.get(content)
+                if rid is None:
+                    rid = self._keys[content] = len(self._key_reqs)
+                    self._key_reqs.append(r)
+                keys[key] = rid
             offerings = []
             for o in it.offerings:
-                shared = self._shared.get(id(o))
-                if shared is None or shared[0] is not o:
-                    content = tuple(sorted((k, *_content(r)) for k, r in o.requirements.items()))
-                    oid = self._offerings.get(content)
-                    if oid is None:
-                        oid = self._offerings[content] = len(self._offering_reqs)
-                        self._offering_reqs.append(o.requirements)
-                    shared = self._shared[id(o)] = (o, oid)
-                offerings.append((o, shared[1]))
+                content = tuple(sorted((k, *_content(r)) for k, r in o.requirements.items()))
+                oid = self._offerings.get(content)
+                if oid is None:
+                    oid = self._offerings[content] = len(self._offering_reqs)
+                    self._offering_reqs.append(o.requirements)
+                offerings.append((o, oid))
             if LABEL_HOSTNAME in keys or any(LABEL_HOSTNAME in o.requirements for o in it.offerings):
                 self._hostname = True
             reserved = [o for o in it.offerings if o.available and o.capacity_type() == CAPACITY_TYPE_RESERVED]
@@ -82,18 +80,6 @@ class TypeIndex:
             got = (it, keys, offerings, resources.to_nanos(it.allocatable()), reserved, available, every, unavailable)
             self._types[id(it)] = got
         return got[1], got[2], got[3]
-
-    def _key_ids(self, requirements: Any) -> dict[str, int]:
-        """Key -> the interned id of the requirement on it."""
-        keys = {}
-        for key, r in requirements.items():
-            content = (key, *_content(r))
-            rid = self._keys.get(content)
-            if rid is None:
-                rid = self._keys[content] = len(self._key_reqs)
-                self._key_reqs.append(r)
-            keys[key] = rid
-        return keys
 
     def _set_id(self, oids: frozenset[int]) -> int:
         sid = self._set_ids.get(oids)
