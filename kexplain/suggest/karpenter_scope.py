@@ -63,8 +63,8 @@ def pod_change_scope(pending: Sequence[PodInfo], changed: Sequence[str], pools: 
 
 def has_reserved(pools: Sequence[Any]) -> bool:
     """Whether a NodePool has a reserved offering available (asked once per list of pools, of
-    each pool's TypeIndex: `TypeIndex.reserved`)."""
-    return any(p.index.reserved(it) for p in pools for it in p.instance_types)
+    each pool's TypeIndex: `TypeIndex.reserved_among`)."""
+    return any(p.index.reserved_among(p.instance_types) for p in pools)
 
 
 def distinct_pods(pods: Iterable[PodInfo]) -> list[PodInfo]:

@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
-from kexplain.karpenter.inputs import PassInputs, parse_time
+from kexplain.karpenter.inputs import DefaultedPodInfo, PassInputs, parse_time
 from kexplain.karpenter.state.statenode import INITIALIZED_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, StateNode
 from kexplain.karpenter.utils.objects import as_dict
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
 from kexplain.model.pod import PodFacts, PodInfo, StoredPodInfo
+from kexplain.model.shapes import stored_facts_key
 from kexplain.karpenter.scheduling.hostportusage import HostPortUsage, get_host_ports
 from kexplain.karpenter.scheduling.volumeusage import VolumeUsage, get_volumes, volume_limits
 from kexplain.plugins.volumes import VolumeIndex, name_of, namespace_of, volume_class
@@ -18,6 +19,8 @@ from kexplain.plugins.volumes import VolumeIndex, name_of, namespace_of, volume_
 # The NodeClass kinds the AWS provider supports (GetSupportedNodeClasses): what makes a NodeClaim
 # or NodePool managed by this Karpenter.
 SUPPORTED_NODE_CLASSES = frozenset({("karpenter.k8s.aws", "EC2NodeClass")})
+
+_STORED = (StoredPodInfo, DefaultedPodInfo)     # a dump's bound pods, read off their views
 
 
 def is_managed_node_claim(claim: dict[str, Any]) -> bool:
@@ -205,10 +208,10 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
     bindings: dict[tuple[str, str], str] = {}
     anti: list[tuple[PodInfo, dict[str, Any]]] = []
     daemonset_owned: list[int] = []
-    of_shape: dict[PodFacts, tuple[Any, list[Any], bool]] = {}
+    of_shape: dict[PodFacts | bytes, tuple[Any, list[Any], bool]] = {}
     unowned_controlled = None in ds_uids      # (a pod without a controller has uid None)
     for position, pod in enumerate(bound_pods):
-        view = pod.view if type(pod) is StoredPodInfo else None
+        view = pod.view if type(pod) in _STORED else None
         refs = view.owner_references() if view is not None else pod.owner_references
         if refs:
             daemonset, uid = _owners_of(refs)
@@ -230,11 +233,11 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
         if phase == "Failed" or phase == "Succeeded":           # is_terminal
             continue
         key = (pod.namespace, pod.name)
-        facts = pod.facts
-        shaped = of_shape.get(facts)
+        shape = stored_facts_key(view, key[0]) if view is not None else pod.facts     # (a view's: its texts)
+        shaped = of_shape.get(shape)
         if shaped is None:
-            shaped = of_shape[facts] = (resources.requests_for_pod(pod.spec), get_host_ports(pod),
-                                        facts.has_required_anti_affinity)
+            shaped = of_shape[shape] = (resources.requests_for_pod(pod.spec), get_host_ports(pod),
+                                        pod.facts.has_required_anti_affinity)
         reqs, ports, anti_affinity = shaped
         state.pod_requests[key] = reqs
         if daemonset:

@@ -289,9 +289,8 @@ class NodeClaim:
         compatible_found = False
         reserved: list[Any] = []
         manager = self.context.reservation_manager
-        reserved_of = self.context.type_index.reserved
-        for it in instance_types:
-            for o in reserved_of(it):             # its available offerings of capacity type reserved
+        for _, offerings in self.context.type_index.reserved_among(instance_types):
+            for o in offerings:             # a type's available offerings of capacity type reserved
                 if not requirements.is_compatible(o.requirements, ALLOW_UNDEFINED_WELL_KNOWN_LABELS):
                     continue
                 compatible_found = True

@@ -48,6 +48,7 @@ class TypeIndex:
         self.checked: dict[tuple, list[tuple[Any, bool, bool, Any]]] = {}     # (type, compatible, offering, allocatable)
         self.ordered: dict[tuple, tuple] = {}
         self._hostname = False           # some type or offering has a requirement on the hostname
+        self._reserving = 0              # how many types indexed have an available reserved offering
 
     def of(self, it: Any) -> tuple[dict[str, int], list[tuple[Any, int]], dict[str, int]]:
         """(key -> requirement id, [(offering, requirements id)], allocatable in billionths)."""
@@ -72,6 +73,7 @@ class TypeIndex:
             if LABEL_HOSTNAME in keys or any(LABEL_HOSTNAME in o.requirements for o in it.offerings):
                 self._hostname = True
             reserved = [o for o in it.offerings if o.available and o.capacity_type() == CAPACITY_TYPE_RESERVED]
+            self._reserving += bool(reserved)
             available = self._set_id(frozenset(oid for o, oid in offerings if o.available))
             every = self._set_id(frozenset(oid for _, oid in offerings))
             unavailable = [(o, oid) for o, oid in offerings if not o.available]
@@ -114,6 +116,14 @@ class TypeIndex:
         the catalog's types have none, and hundreds of other offerings each)."""
         self.of(it)
         return self._types[id(it)][4]
+
+    def reserved_among(self, its: Sequence[Any]) -> list[tuple[Any, list[Any]]]:
+        """(type, `reserved`) of the types of `its` with some, in order: none, asked of no type,
+        when every type is indexed and none indexed has one (the index holds its types: an id
+        it knows is its type's)."""
+        if not self._reserving and all(map(self._types.__contains__, map(id, its))):
+            return []
+        return [(it, reserved) for it in its if (reserved := self.reserved(it))]
 
     def single_id(self, key: str, r: Any) -> int:
         """The interned id of the requirement `r` on `key`."""
