@@ -1357,14 +1357,10 @@ def _gated_text(inputs: "Inputs", trace: Trace) -> str:
     return f"held back by {plugin}: {reasons}" if reasons else f"held back by {plugin}"
 
 
-def _node_reason(trace: Trace, node: str) -> str:
-    """Why the pod pinned to `node` does not fit there: the reasons of the Filter plugin that
-    rejected the node, else (PreFilter rejected the pod) the FailedScheduling message."""
-    return _node_reason_of(trace.filter, trace.result.message, node)
-
-
 def _node_reason_of(filtered: dict[str, Any] | None, message: str, node: str) -> str:
-    """`_node_reason` from the parts of the trace it reads (kept without the trace)."""
+    """Why the pod pinned to `node` does not fit there: the reasons of the Filter plugin that
+    rejected the node, else (PreFilter rejected the pod) the FailedScheduling message, from the
+    parts of the trace it reads (kept without the trace)."""
     status = (filtered or {}).get(node) or {}
     reasons = [r for r in status.get("reasons") or () if r]
     if reasons:
