@@ -206,15 +206,16 @@ def _by_column(fw: Framework, state: CycleState, pod: "PodInfo", to_find: int, s
     snapshot = fw.snapshot
     start = options.start_index % len(snapshot.node_infos)
     found = search_column.searched(snapshot, local[0], start, to_find + 1, local[1], local[2])
-    if found is None:
-        return None
+    counts = found.counts(start) if found is not None else []
+    if found is None or any(verdict.code is Code.ERROR for verdict, _ in counts):
+        return None         # (an Error ends the search where it stands: the batches trace that)
     visited, fits = found.visited, found.fits
     search = trace.search
     names = search_column.rotated(search_column.names(snapshot), start, visited)
     verdicts = found.verdicts(start)
     search.order += names
     search.num_nodes_searched += visited
-    trace.filter.extend(names, verdicts, found.counts(start))
+    trace.filter.extend(names, verdicts, counts)
     search.num_filter_success += len(fits)
     statuses.defer(names, verdicts, visited - len(fits))
     feasible = list(map(snapshot.node_infos.__getitem__, fits))

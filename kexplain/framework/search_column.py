@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from collections import Counter
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from operator import attrgetter, is_
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 
@@ -26,18 +26,15 @@ Compute = Callable[[list["NodeInfo"]], list[Status]]
 
 
 class Column:
-    """Per position of a snapshot's nodes, one pod's Filter verdict (None: not known yet, `unknown`); the
-    positions that fit, in order, and those whose verdict is an error. Never changed in place: the
-    snapshots a bind makes share it until one of them fills a position."""
+    """Per position of a snapshot's nodes, one pod's Filter verdict (None: not known yet, `unknown`), and
+    each distinct verdict (they are shared objects) with its positions in order. Never changed in place:
+    the snapshots a bind makes share it until one of them fills a position."""
 
-    __slots__ = ("verdicts", "fits", "unknown", "errors", "spots")
+    __slots__ = ("verdicts", "unknown", "spots")
 
     def __init__(self, verdicts: list[Status | None], unknown: set[int]) -> None:
         self.verdicts = verdicts
         self.unknown = unknown
-        self.fits = [p for p, v in enumerate(verdicts) if v is not None and v.code is Code.SUCCESS]
-        self.errors = {p for p, v in enumerate(verdicts) if v is not None and v.code is Code.ERROR}
-        # each distinct verdict (they are shared objects) and its positions, in order: a window's counts
         self.spots: dict[int, tuple[Status, list[int]]] = {}
         for p, v in enumerate(verdicts):
             if v is not None:
@@ -53,14 +50,14 @@ class Column:
     def without(self, position: int) -> "Column":
         """This column with the verdict at `position` unknown (a bind replaced its NodeInfo)."""
         out = Column.__new__(Column)
-        out.verdicts, out.fits, out.errors, out.spots = self.verdicts, self.fits, self.errors, self.spots
+        out.verdicts, out.spots = self.verdicts, self.spots
         out.unknown = self.unknown | {position}
         return out
 
     def filled(self, answers: dict[int, Status]) -> "Column":
         """A copy with these positions' verdicts known."""
         out = Column.__new__(Column)
-        out.verdicts, out.fits, out.errors = list(self.verdicts), list(self.fits), set(self.errors)
+        out.verdicts = list(self.verdicts)
         out.unknown = self.unknown - answers.keys()
         spots: dict[int, tuple[Status, list[int]]] = dict(self.spots)
         copied: set[int] = set()
@@ -77,14 +74,14 @@ class Column:
                 _drop(where(old), p)
             insort(where(verdict), p)
             out.verdicts[p] = verdict
-            _drop(out.fits, p)
-            out.errors.discard(p)
-            if verdict.code is Code.SUCCESS:
-                insort(out.fits, p)
-            elif verdict.code is Code.ERROR:
-                out.errors.add(p)
         out.spots = {key: spot for key, spot in spots.items() if spot[1]}
         return out
+
+    @property
+    def fits(self) -> list[int]:
+        """The positions whose verdict is Success, in order (one shared Success, as a rule)."""
+        found = [where for verdict, where in self.spots.values() if verdict.code is Code.SUCCESS]
+        return found[0] if len(found) == 1 else sorted(chain.from_iterable(found))
 
     def counts(self, start: int, visited: int) -> list[tuple[Status, int]]:
         """Each distinct verdict of the `visited` positions from `start` (wrapping), and how many have it."""
@@ -143,7 +140,7 @@ def searched(snapshot: "Snapshot", table: dict[int, tuple["NodeInfo", Any]], sta
     """The column of `table`'s pod on `snapshot`, with every verdict the search from `start` reads known
     (`compute`: the node-local Filter verdicts of NodeInfos; `later`: the other plugins', run on the
     node-local fits), the nodes it visits and its fits; None when the memo has not answered for half
-    the nodes yet (a pod's first cycle searches as usual) or an error ends the search."""
+    the nodes yet (a pod's first cycle searches as usual)."""
     infos, n = snapshot.node_infos, len(snapshot.node_infos)
     columns = snapshot.cached(COLUMNS_KEY, dict, _carried)
     held = columns.get(id(table))
@@ -162,11 +159,7 @@ def searched(snapshot: "Snapshot", table: dict[int, tuple["NodeInfo", Any]], sta
             break
         col = col.filled(dict(zip(pending, compute([infos[p] for p in pending]))))
     columns[id(table)] = (table, col)
-    found = Found(col, visited, fits, {}) if later is None else _judged(col, start, need, later, infos)
-    if any((p - start) % n < found.visited for p in col.errors) or \
-            any(v.code is Code.ERROR for v in found.later.values()):
-        return None
-    return found
+    return Found(col, visited, fits, {}) if later is None else _judged(col, start, need, later, infos)
 
 
 def _judged(col: Column, start: int, need: int, later: Compute, infos: Sequence["NodeInfo"]) -> Found:
