@@ -6,6 +6,7 @@ from functools import cached_property
 from itertools import compress, repeat
 from operator import attrgetter, is_, itemgetter
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from weakref import proxy
 
 from kexplain.errors import FrameworkError
 from kexplain.framework.cycle_state import CycleState
@@ -142,8 +143,12 @@ class Framework:
         self.preemption_offset = preemption_offset
         self._nominated = {node: pods for node, pods in (nominated_pods or {}).items() if pods}
         needed = {name for names in profile.plugins.values() for name in names}
+        # The plugins hold the framework as a weak proxy: a framework and its plugins (one per
+        # copy of a workload) are freed when the cycle ends, not left as cycles (with the snapshot
+        # they hold) for the collector to walk again and again.
+        handle = proxy(self)
         self.plugins: dict[str, Plugin] = {
-            name: registry[name](profile.args.get(name), self) for name in sorted(needed)}
+            name: registry[name](profile.args.get(name), handle) for name in sorted(needed)}
         self.weights = dict(profile.score_weights)
 
         listed, plugins = profile.plugins, self.plugins

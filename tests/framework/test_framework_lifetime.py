@@ -1,0 +1,37 @@
+"""A framework holds its plugins and they hold it only weakly: a cycle's framework (one per copy of
+a workload), its plugins and the snapshot it was bound to are freed when the cycle's last
+reference goes, without the cyclic collector (which would otherwise walk each copy's snapshot
+again and again until a full collection)."""
+from __future__ import annotations
+
+import gc
+import weakref
+from dataclasses import replace
+from pathlib import Path
+
+from kexplain.explain.inputs import load_inputs
+from kexplain.explain.request import Request, RunOptions
+from kexplain.explain.run import framework_for
+from kexplain.framework.schedule import Options, schedule_pod
+from kexplain.model.snapshot import Snapshot
+from tests.support.generated import generated_cluster
+
+
+def test_a_framework_and_its_plugins_are_freed_without_the_collector(tmp_path: Path) -> None:
+    paths = generated_cluster(tmp_path, "classic", nodes=40, pods_per_node=3)
+    req = Request(pod_path=str(paths["pod-plain"]), node_paths=(str(paths["json"]),), run=RunOptions())
+    inputs = load_inputs(req)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        # (a snapshot of its own, as a copy's cycle binds one: only the framework holds it)
+        own = Snapshot(list(inputs.snapshot.node_infos), inputs.snapshot.namespaces, inputs.snapshot.objects)
+        fw = framework_for(replace(inputs, snapshot=own), req)
+        del own
+        assert schedule_pod(fw, inputs.pod, Options()).to_json()["result"]
+        refs = [weakref.ref(fw), weakref.ref(fw.snapshot), *(weakref.ref(p) for p in fw.plugins.values())]
+        del fw
+        assert [r() for r in refs] == [None] * len(refs)
+    finally:
+        if enabled:
+            gc.enable()
