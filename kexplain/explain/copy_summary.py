@@ -1,10 +1,10 @@
 """The few hundred bytes of a copy's trace its explanation says first, kept for every copy of a many-pods run."""
 from __future__ import annotations
 
-import heapq
 from collections import Counter
 from functools import partial
-from operator import ne, neg
+from itertools import compress, repeat
+from operator import ge, ne, neg
 from typing import Any, Mapping
 
 from kexplain.framework.status import Status
@@ -48,8 +48,13 @@ def summarize(trace: Trace, top: int = TOP_NODES, shared: bool = False) -> dict[
 def _top(score: Mapping[str, dict[str, Any]], chosen: str | None, n: int) -> list[dict[str, Any]]:
     nodes, totals = score.totals() if isinstance(score, NodeScores) else \
         (list(score), [entry.get("total", 0) for entry in score.values()])
-    # highest total first, then the chosen node, then by name: keys as tuples made and compared in C
-    best = heapq.nsmallest(n, zip(map(neg, totals), map(partial(ne, chosen), nodes), nodes))
+    # highest total first, then the chosen node, then by name: keys as tuples made and compared in C,
+    # for the nodes whose total is at least the n-th highest (no other can be among the first n)
+    if len(totals) > n:
+        least = sorted(totals, reverse=True)[n - 1]
+        kept = list(map(ge, totals, repeat(least)))
+        totals, nodes = list(compress(totals, kept)), list(compress(nodes, kept))
+    best = sorted(zip(map(neg, totals), map(partial(ne, chosen), nodes), nodes))[:n]
     return [{"node": node, "total": -total,
              "plugins": {p: v.get("weighted", 0) for p, v in (score[node].get("plugins") or {}).items()}}
             for total, _, node in best]

@@ -533,14 +533,15 @@ class Framework:
         finally:
             state.skip_score_plugins = frozenset(skip)
 
-    def run_score(self, state: CycleState, pod: "PodInfo", nodes: list["NodeInfo"]) -> ScoreBatch:
-        """RunScorePlugins: raw and normalized scores of `nodes`, plugin by plugin, and each weighted total."""
+    def run_score(self, state: CycleState, pod: "PodInfo", nodes: list["NodeInfo"],
+                  node_names: list[str] | None = None) -> ScoreBatch:
+        """RunScorePlugins: raw and normalized scores of `nodes` (named `node_names` when the caller has
+        them), plugin by plugin, and each weighted total."""
         names: list[str] = []
         weights: list[int] = []
         raws: list[list[int]] = []
         normalized: list[list[int]] = []
         weighted: list[list[int]] = []
-        node_names: list[str] | None = None          # (for the normalizers)
         local = self._local_raw_scores(state, pod, nodes)
         for pl in self.score_plugins:
             if pl.name in state.skip_score_plugins:

@@ -293,14 +293,14 @@ def _decide(fw: Framework, state: CycleState, pod: "PodInfo", feasible: list["No
     if len(feasible) == 1:
         trace.result = Result(SCHEDULED, [feasible[0].name], "", suggested_host=feasible[0].name)
         return None
-    names = [ni.name for ni in feasible]
+    names = list(map(_NAME, feasible))
     if not fw.has_score_plugins:
         totals = [1] * len(feasible)
     else:
         s = fw.run_pre_score(state, pod, feasible)
         if not s.is_success:
             raise FrameworkError(s.message())
-        scored = fw.run_score(state, pod, feasible)
+        scored = fw.run_score(state, pod, feasible, names)
         totals = scored.totals
         trace.score = NodeScores(names, totals, scored.plugins, scored.weights, scored.raw, scored.normalized)
     best = max(totals)
