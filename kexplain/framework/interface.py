@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from itertools import compress, repeat
 from operator import attrgetter, is_not
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Protocol, Self, Sequence
 
 from kexplain.errors import FrameworkError
@@ -20,6 +21,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 MAX_NODE_SCORE = 100
 MIN_NODE_SCORE = 0
+# The args of a plugin configured without: one read-only mapping, so that the frameworks of a
+# workload's copies share it (`NodeMemo.configured` knows a plugin's configuration by its args' id).
+_NO_ARGS: Mapping[str, Any] = MappingProxyType({})
 
 
 class ExtensionPoint(str, Enum):
@@ -153,7 +157,7 @@ class Plugin:
             n for n in dir(cls) if getattr(getattr(cls, n, None), "__isabstractmethod__", False))
 
     def __init__(self, args: Mapping[str, Any] | None, handle: Handle) -> None:
-        self.args: Mapping[str, Any] = args or {}
+        self.args: Mapping[str, Any] = args or _NO_ARGS
         self.handle = handle
         # The version to follow (Go hands plugins feature.Features); default for a handle naming none.
         self.kube: KubeVersion = getattr(handle, "kube", DEFAULT_VERSION)

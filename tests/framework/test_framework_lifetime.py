@@ -1,7 +1,8 @@
 """A framework holds its plugins and they hold it only weakly: a cycle's framework (one per copy of
 a workload), its plugins and the snapshot it was bound to are freed when the cycle's last
 reference goes, without the cyclic collector (which would otherwise walk each copy's snapshot
-again and again until a full collection)."""
+again and again until a full collection); the frameworks of one profile know each plugin as
+configured alike."""
 from __future__ import annotations
 
 import gc
@@ -12,6 +13,7 @@ from pathlib import Path
 from kexplain.explain.inputs import load_inputs
 from kexplain.explain.request import Request, RunOptions
 from kexplain.explain.run import framework_for
+from kexplain.framework.node_memo import node_memo
 from kexplain.framework.schedule import Options, schedule_pod
 from kexplain.model.snapshot import Snapshot
 from tests.support.generated import generated_cluster
@@ -35,3 +37,15 @@ def test_a_framework_and_its_plugins_are_freed_without_the_collector(tmp_path: P
     finally:
         if enabled:
             gc.enable()
+
+
+def test_the_frameworks_of_one_profile_share_each_plugin_s_configuration(tmp_path: Path) -> None:
+    """A workload's copies each build a framework; a plugin configured without args is known as
+    configured alike in all of them (one text, made once: `NodeMemo.configured`)."""
+    paths = generated_cluster(tmp_path, "classic", nodes=10, pods_per_node=6)
+    req = Request(pod_path=str(paths["pod-plain"]), node_paths=(str(paths["json"]),), run=RunOptions())
+    inputs = load_inputs(req)
+    first, second = framework_for(inputs, req), framework_for(inputs, req)
+    memo = node_memo(inputs.snapshot)
+    for name, plugin in first.plugins.items():
+        assert memo.configured(plugin, first.kube) is memo.configured(second.plugins[name], second.kube), name
