@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from bisect import bisect_left
 from itertools import compress, repeat
-from operator import attrgetter, is_, is_not
+from operator import attrgetter, eq, is_, is_not
 from typing import TYPE_CHECKING, Any
 
 from kexplain.features import version_json
@@ -304,7 +304,7 @@ def _decide(fw: Framework, state: CycleState, pod: "PodInfo", feasible: list["No
         totals = scored.totals
         trace.score = NodeScores(names, totals, scored.plugins, scored.weights, scored.raw, scored.normalized)
     best = max(totals)
-    selected = sorted(n for n, t in zip(names, totals) if t == best)
+    selected = sorted(compress(names, map(eq, totals, repeat(best))))
     ranking = SortedScores(names, totals)
     trace.result = Result(SCHEDULED, selected, "", suggested_host=ranking.pop())
     if len(selected) > 1 and not fw.kube.since(DETERMINISTIC_TIES_SINCE):

@@ -83,3 +83,48 @@ def test_later_pops_follow_go_heap_pop():
     # All tied: after the root, Pop moves the last element up, so the order is not the input's.
     tied = SortedScores(["n0", "n1", "n2", "n3"], [7, 7, 7, 7])
     assert [tied.pop() for _ in range(4)] == ["n0", "n3", "n2", "n1"]
+
+
+def _go_heap_order(names, totals):
+    """container/heap's Init then Pop until empty, Less(i, j) = total i > total j, written out."""
+    h = list(zip(names, totals))
+
+    def down(i, n):
+        while 2 * i + 1 < n:
+            j = 2 * i + 1
+            if j + 1 < n and h[j + 1][1] > h[j][1]:
+                j += 1
+            if not h[j][1] > h[i][1]:
+                return
+            h[i], h[j] = h[j], h[i]
+            i = j
+
+    for i in range(len(h) // 2 - 1, -1, -1):
+        down(i, len(h))
+    out = []
+    while h:
+        h[0], h[-1] = h[-1], h[0]
+        down(0, len(h) - 1)
+        out.append(h.pop()[0])
+    return out
+
+
+def test_the_top_without_the_heap_and_every_pop_after_it_follow_go_heap_order():
+    """The first pop reads the top without building the heap; a clone or a later pop builds it:
+    every order of pops, clones and lengths matches container/heap, ties of every kind among them."""
+    import random
+    rng = random.Random(7)
+    for _ in range(600):
+        n = rng.randint(1, 70)
+        totals = [rng.choice((300, 300, 299, rng.randint(0, 300))) for _ in range(n)]
+        names = [f"n{i}" for i in range(n)]
+        expected = _go_heap_order(names, totals)
+        ranking = SortedScores(names, totals)
+        got = []
+        while len(ranking):
+            assert len(ranking) == n - len(got)
+            if rng.random() < 0.2:
+                twin = ranking.clone()
+                assert [twin.pop() for _ in range(len(twin))] == expected[len(got):]
+            got.append(ranking.pop())
+        assert got == expected, totals
