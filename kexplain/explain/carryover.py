@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from kexplain.admission.pipeline import copy_json
 from kexplain.explain import pod_notes
@@ -10,6 +11,7 @@ from kexplain.explain.kubelet import bound_node, kubelet_trace
 from kexplain.explain.request import RunOptions
 from kexplain.explain.run import framework_for, schedule_options
 from kexplain.framework.opportunistic_batch import OPPORTUNISTIC_BATCHING, OpportunisticBatch
+from kexplain.framework.runtime import Framework
 from kexplain.framework.schedule import schedule_pod
 from kexplain.framework.trace import GATED, SCHEDULED, UNSCHEDULABLE, Trace
 from kexplain.model.pod import PodInfo
@@ -27,6 +29,8 @@ class Carryover:
     nominated: dict[str, list[PodInfo]] = field(default_factory=dict)
     cycle: int = 0
     batches: dict[str, OpportunisticBatch] = field(default_factory=dict)
+    # The framework of each profile as the cycles run it (`Framework.for_cycle`), by what builds it
+    frameworks: dict[tuple[Any, ...], tuple[Any, Framework]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def seeded(cls, nominated: dict[str, list[PodInfo]]) -> "Carryover":
@@ -69,7 +73,7 @@ class Carryover:
 
     def _cycle(self, inputs: Inputs, options: RunOptions) -> Trace:
         """The cycle itself, with the batch of the pod's profile (changed by it)."""
-        fw = framework_for(inputs, options)
+        fw = self._framework(inputs, options)
         # Each profile batches only where the OpportunisticBatching gate is on (1.35 on, by default).
         batch = self.batches.setdefault(fw.profile_name, OpportunisticBatch()) \
             if fw.kube.enabled(OPPORTUNISTIC_BATCHING) else None
@@ -77,6 +81,16 @@ class Carryover:
                                                      cycle=self.cycle + 1))
         pod_notes.record(trace.extra, inputs.pod, inputs.snapshot)
         return trace
+
+    def _framework(self, inputs: Inputs, options: RunOptions) -> Framework:
+        """The framework of the pod's profile, built for the first cycle that needs it (its
+        configuration, scheduler name and preemption settings) and bound to each cycle's cluster."""
+        key = (id(inputs.config), inputs.pod.spec.get("schedulerName"), options.preemption, options.preemption_offset)
+        held = self.frameworks.get(key)
+        if held is None or held[0] is not inputs.config:
+            held = self.frameworks[key] = (inputs.config, framework_for(inputs, options))
+            return held[1]
+        return held[1].for_cycle(inputs.snapshot, inputs.nominated)
 
     def _nominate(self, pod: PodInfo, node: str) -> None:
         """The pod nominated to `node` (a nomination to no node leaves an earlier one)."""

@@ -160,6 +160,15 @@ class Framework:
         self.pre_score_plugins = PreScorePlugin.listed(plugins, listed.get(ExtensionPoint.PRE_SCORE, ()))
         self.score_plugins = ScorePlugin.listed(plugins, listed.get(ExtensionPoint.SCORE, ()))
 
+    def for_cycle(self, snapshot: "Snapshot", nominated_pods: Mapping[str, Sequence["PodInfo"]]) -> "Framework":
+        """This framework for the next cycle of a sequence: the cluster as it now is and the pods
+        nominated in it. The scheduler keeps one framework per profile across its cycles; so do the
+        copies of a workload, which would otherwise build one and its plugins per copy."""
+        self.snapshot = snapshot
+        self._nominated = {node: pods for node, pods in nominated_pods.items() if pods}
+        self.__dict__.pop("_fingerprints", None)        # (the pods of the cycles before: not asked again)
+        return self
+
     # The optional interfaces' plugins, and the Filter methods bound once: found when first
     # needed (most frameworks run one cycle, many never need some of them).
     @cached_property

@@ -10,10 +10,15 @@ import weakref
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
+from kexplain.explain.carryover import Carryover
 from kexplain.explain.inputs import load_inputs
+from kexplain.explain.placement import iter_placements
 from kexplain.explain.request import Request, RunOptions
 from kexplain.explain.run import framework_for
 from kexplain.framework.node_memo import node_memo
+from kexplain.framework.runtime import Framework
 from kexplain.framework.schedule import Options, schedule_pod
 from kexplain.model.snapshot import Snapshot
 from tests.support.generated import generated_cluster
@@ -49,3 +54,23 @@ def test_the_frameworks_of_one_profile_share_each_plugin_s_configuration(tmp_pat
     memo = node_memo(inputs.snapshot)
     for name, plugin in first.plugins.items():
         assert memo.configured(plugin, first.kube) is memo.configured(second.plugins[name], second.kube), name
+
+
+def test_a_workload_s_copies_build_their_profile_s_framework_once(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scheduler keeps one framework per profile across its cycles: so do a workload's copies
+    (one for the quiet runs, one for the runs in full), each cycle bound to the cluster as it is."""
+    paths = generated_cluster(tmp_path, "classic", nodes=30, pods_per_node=6)
+    req = Request(pod_path=str(paths["pod-plain"]), node_paths=(str(paths["json"]),), run=RunOptions())
+    inputs = load_inputs(req)
+    built = []
+    init = Framework.__init__
+
+    def counted(self, *args, **kwargs):
+        built.append(self)
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(Framework, "__init__", counted)
+    placed = [p.node for p in iter_placements(inputs, RunOptions(), 40, carry=Carryover())]
+    assert len(placed) == 40 and None not in placed
+    assert 1 <= len(built) <= 2, len(built)
