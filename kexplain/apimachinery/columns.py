@@ -79,7 +79,7 @@ class Rows:
                     api_versions.append("v1")
                     names.append(meta_view.name)
                     namespaces.append(meta_view.namespace)
-                    stored.append(item.stored)
+                    stored.append(bool(meta_view.resourceVersion))     # (`StoredPod.stored`)
                 continue
             kind = item.get("kind")
             if checked and (type(kind) is not str or not kind or (kind.endswith("List") and (
