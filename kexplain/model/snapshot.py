@@ -64,71 +64,6 @@ def node_tree_order(nodes: Iterable[Node]) -> list[Node]:
     return out
 
 
-# A node's batch of pods (`Snapshot.build`): its Node, its pods, how many of them have each
-# `PodFacts.amount`, those looked at one by one.
-_Batch = tuple[Node, list[PodInfo], dict[Amount, int], list[PodInfo]]
-
-
-def _batched(pods: list[dict[str, Any]], batches: dict[str, _Batch],
-             unbound: list[dict[str, Any]] | None) -> dict[str, list[tuple[PodInfo, Node]]]:
-    """Each bound pod of `pods` as a `PodInfo` in its node's batch, pods of one `shapes.facts_key` sharing one
-    `PodInfo.facts` (unbound ones into `unbound` when given); the pods with their node per namespace. A
-    stored pod is read off its view, its PodInfo made only when it is kept."""
-    by_namespace: dict[str, list[tuple[PodInfo, Node]]] = {}
-    # `shapes.facts_key` -> the shape's facts, their amount and whether its pods are looked at one by one
-    shared: dict[Hashable, tuple[PodFacts, Amount, bool]] = {}
-    namespace, members = None, []               # the last pod's (a dump lists pods by namespace)
-    for obj in pods:
-        if type(obj) is StoredPod:
-            view = obj.view
-            spec, status = view.spec, view.status
-            if not spec.nodeName:
-                if unbound is not None:
-                    unbound.append(obj)
-                continue
-            if status is not None and status.phase in _TERMINAL:       # (`StoredPodInfo.phase`)
-                continue
-            batch = batches.get(spec.nodeName)
-            if batch is None:
-                continue
-            pod = stored_pod_info(obj)
-            key = stored_facts_key(view, pod.namespace)
-            volumes = bool(spec.volumes)
-        else:
-            pod = PodInfo(obj)
-            if not pod.node_name:
-                if unbound is not None:
-                    unbound.append(obj)
-                continue
-            if pod.phase in _TERMINAL:
-                continue
-            batch = batches.get(pod.node_name)
-            if batch is None:
-                continue
-            key = facts_key(pod)
-            volumes = pod.has_volumes
-        found = shared.get(key) if key is not None else None
-        if found is None:
-            facts = pod.facts
-            found = (facts, facts.amount, facts.indexed)
-            if key is not None:
-                shared[key] = found
-        else:
-            pod._facts = found[0]               # (its slot: set, they are not worked out)
-        batch[1].append(pod)
-        counts = batch[2]
-        counts[found[1]] = counts.get(found[1], 0) + 1
-        if found[2] or volumes:
-            batch[3].append(pod)
-        if pod.namespace != namespace:
-            namespace = pod.namespace
-            members = by_namespace.get(namespace)       # type: ignore[assignment]
-            if members is None:
-                members = by_namespace[namespace] = []
-        members.append((pod, batch[0]))
-    return by_namespace
-
-
 @dataclass
 class Snapshot:
     """Nodes with their pods, and the other objects the plugins read."""
@@ -163,8 +98,44 @@ class Snapshot:
         infos = [NodeInfo(n) for n in node_tree_order(parsed)]
         # Each node's pods, added at the end in one batch (`NodeInfo.add_counted`): its Node, its
         # pods, how many of them have each `PodFacts.amount`, those looked at one by one.
-        batches: dict[str, _Batch] = {ni.name: (ni.node, [], {}, []) for ni in infos}
-        by_namespace = _batched(pods, batches, unbound)
+        batches: dict[str, tuple[Node, list[PodInfo], dict[Amount, int], list[PodInfo]]] = {
+            ni.name: (ni.node, [], {}, []) for ni in infos}
+        by_namespace: dict[str, list[tuple[PodInfo, Node]]] = {}
+        # `shapes.facts_key` -> the shape's facts, their amount and whether its pods are looked at one by one
+        shared: dict[Hashable, tuple[PodFacts, Amount, bool]] = {}
+        namespace, members = None, []               # the last pod's (a dump lists pods by namespace)
+        for obj in pods:
+            stored = type(obj) is StoredPod
+            pod = stored_pod_info(obj) if stored else PodInfo(obj)
+            if not pod.node_name:
+                if unbound is not None:
+                    unbound.append(obj)
+                continue
+            if pod.phase in _TERMINAL:
+                continue
+            batch = batches.get(pod.node_name)
+            if batch is None:
+                continue
+            key = stored_facts_key(obj.view, pod.namespace) if stored else facts_key(pod)
+            found = shared.get(key) if key is not None else None
+            if found is None:
+                facts = pod.facts
+                found = (facts, facts.amount, facts.indexed)
+                if key is not None:
+                    shared[key] = found
+            else:
+                pod._facts = found[0]               # (its slot: set, they are not worked out)
+            batch[1].append(pod)
+            counts = batch[2]
+            counts[found[1]] = counts.get(found[1], 0) + 1
+            if found[2] or (bool(obj.view.spec.volumes) if stored else pod.has_volumes):
+                batch[3].append(pod)
+            if pod.namespace != namespace:
+                namespace = pod.namespace
+                members = by_namespace.get(namespace)       # type: ignore[assignment]
+                if members is None:
+                    members = by_namespace[namespace] = []
+            members.append((pod, batch[0]))
         for ni in infos:
             _, added, counts, looked_at = batches[ni.name]
             if added:
