@@ -33,7 +33,7 @@ def dump_list(data: bytes | memoryview) -> dict[str, Any] | None:
     """A `kind: List` dump's value, as `json.loads` gives it but with bound pods as `StoredPod`s and items
     as a `DumpItems`; None for anything else."""
     top = _read_list(data, b'"List"', listed=False)
-    items = _read_items(top.items) if top is not None else None
+    items = dump_items(dump_objects(top.items)) if top is not None else None
     return _value(top, "List", items) if items is not None else None
 
 
@@ -105,7 +105,6 @@ def _bound_views(raws: list[Raw], listed: bool = False) -> list[PodView | None]:
     kind, api_version = (None, None) if listed else ("Pod", "v1")
     unbound = 0
     views: list[PodView | None] = []
-    append = views.append
     for raw in raws:
         pod = None
         if unbound < UNBOUND_RUN:
@@ -121,14 +120,8 @@ def _bound_views(raws: list[Raw], listed: bool = False) -> list[PodView | None]:
                 unbound = 0
         else:
             pod = None
-        append(pod)
+        views.append(pod)
     return views
-
-
-def _read_items(raws: list[Raw]) -> DumpItems | None:
-    """Each item as a `StoredPod` or decoded whole, with their rows; None when an item is not
-    an object with a kind, or is a list itself (`unstructured.item_rows` says no)."""
-    return dump_items(dump_objects(raws))
 
 
 def dump_objects(raws: list[Raw], kept: Callable[[PodView], PodView | None] | None = None,

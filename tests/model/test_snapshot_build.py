@@ -176,7 +176,7 @@ def test_shapes_that_differ_in_images_only_share_their_requests_and_add_up_alike
 
 
 def test_stored_pods_left_out_as_their_objects_are():
-    """A stored pod is read off its view before its PodInfo is made (`snapshot._batched`): a finished one, one
+    """Stored pods read as views (`StoredPodInfo`, its phase and node off its view): a finished one, one
     on a node the snapshot lacks and one in phase `Unknown` or without a phase are kept or left out as their
     objects are, in the same nodes, namespaces and order."""
     import json
