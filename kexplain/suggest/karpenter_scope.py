@@ -157,18 +157,18 @@ class _Keep:
         self.pools = pools
         self.selections = [(pod, _node_selection(pod)) for pod in pods]
         self.keys = sorted({k for _, reqs in self.selections if reqs is not None for k in reqs.keys()})
-        self.seen: dict[str, bool] = {}
+        self.seen: dict[tuple, bool] = {}
 
     def __call__(self, node: Mapping[str, Any]) -> bool:
         labels = (node.get("metadata") or {}).get("labels") or {}
         pool = labels.get(NODEPOOL_LABEL)
         if pool in self.pools or (pool and not labels.get(INITIALIZED_LABEL)):
             return True
-        own = {k: labels[k] for k in self.keys if k in labels}
+        own = tuple((k, labels[k]) for k in self.keys if k in labels)      # (`keys` sorted)
         taints = (node.get("spec") or {}).get("taints") or ()
-        key = repr((sorted(own.items()), taints))
+        key = (own, repr(taints) if taints else "")
         if key not in self.seen:
-            self.seen[key] = self._weigh(own, taints)
+            self.seen[key] = self._weigh(dict(own), taints)
         return self.seen[key]
 
     def _weigh(self, labels: Mapping[str, str], taints: Sequence[Mapping[str, Any]]) -> bool:

@@ -26,13 +26,20 @@ def offerings_document(offerings: Iterable[Offering]) -> list[str]:
             + sorted(offering_text(o) for o in offerings if not o.available))
 
 
-def instance_type_document(it: InstanceType) -> dict[str, Any]:
-    """One `instanceTypes` entry: name, capacity, overhead parts, allocatable, offerings."""
+def instance_type_document(it: InstanceType, known: dict[tuple[int, ...], list[str]] | None = None) -> dict[str, Any]:
+    """One `instanceTypes` entry: name, capacity, overhead parts, allocatable, offerings (`known`:
+    the texts of offerings lists met before, by their offerings' ids: the classes' types share them)."""
     out: dict[str, Any] = {"name": it.name, "capacity": resource_list_document(it.capacity, drop_zero=True)}
     for key, rl in (("kubeReserved", it.overhead.kube_reserved), ("systemReserved", it.overhead.system_reserved),
                     ("evictionThreshold", it.overhead.eviction_threshold)):
         if rl:
             out[key] = resource_list_document(rl)
     out["allocatable"] = resource_list_document(it.allocatable(), drop_zero=True)
-    out["offerings"] = offerings_document(it.offerings)
+    key = tuple(map(id, it.offerings)) if known is not None else ()
+    texts = known.get(key) if known is not None else None
+    if texts is None:
+        texts = offerings_document(it.offerings)
+        if known is not None:
+            known[key] = texts
+    out["offerings"] = texts
     return out
