@@ -49,7 +49,8 @@ def pod_change_scope(pending: Sequence[PodInfo], changed: Sequence[str], pools: 
     if any(_may_use(pool, o) for pool in s_pools for o in others):
         return None
     keep = _Keep(s_shapes, {pool.name for pool in s_pools})
-    kept = {_name(n) for n in nodes if keep(n)}
+    names = list(map(_name, nodes))
+    kept = {name for name, n in zip(names, nodes) if keep(n)}
     claims = {_name(c): _node_name(c) for c in node_claims}
     kept_claims = {name for name, node in claims.items() if node in kept}
     for claim in node_claims:             # an in-flight NodeClaim (and its Node, if it has one by now)
@@ -57,7 +58,7 @@ def pod_change_scope(pending: Sequence[PodInfo], changed: Sequence[str], pools: 
             kept_claims.add(_name(claim))
             kept.add(claims[_name(claim)])
     kept.discard("")
-    return Scope(tuple(p.key for p in s_pods), tuple(n for n in map(_name, nodes) if n in kept),
+    return Scope(tuple(p.key for p in s_pods), tuple(n for n in names if n in kept),
                  tuple(c for c in claims if c in kept_claims), tuple(pool.name for pool in s_pools))
 
 

@@ -13,7 +13,7 @@ def instance_types_key(node_classes: Iterable[NodeClass], provider: InstanceType
     """`instanceTypes`: per EC2NodeClass (by name, in the order given), its types sorted by name;
     a class whose List fails (e.g. no subnets) is left out."""
     out: dict[str, list[dict[str, Any]]] = {}
-    known: dict[tuple[int, ...], list[str]] = {}        # (the Offering objects live as long as the provider)
+    known: dict[Any, Any] = {}        # (texts met before: `instance_type_document`)
     for node_class in node_classes:
         types, err = provider.list(node_class)
         if err is None:
