@@ -32,17 +32,19 @@ class Scope:
 
 def pod_change_scope(pending: Sequence[PodInfo], changed: Sequence[str], pools: Sequence[Any],
                      bound_anti_affinity: Iterable[PodInfo], nodes: Sequence[Mapping[str, Any]],
-                     node_claims: Sequence[Mapping[str, Any]], reserved: bool) -> Scope | None:
+                     node_claims: Sequence[Mapping[str, Any]], reserved: bool,
+                     pod_keys: dict[int, tuple[PodInfo, str]] | None = None) -> Scope | None:
     """The scope of a change to the pending pods `changed` (keys; `pending` as changed), or None when
-    they are not cut off from the pools (`Pool`), bound anti-affinity pods and reservations."""
+    they are not cut off from the pools (`Pool`), bound anti-affinity pods and reservations.
+    `pod_keys`: `distinct_pods`' keys of the pods met before (the pods no change touched are the same)."""
     keys = set(changed)
     s_pods = [p for p in pending if p.key in keys]
     if not s_pods or any(_reaches_out(p) for p in s_pods):
         return None
     if reserved:
         return None
-    s_shapes = distinct_pods(s_pods)
-    others = distinct_pods(p for p in pending if p.key not in keys)
+    s_shapes = distinct_pods(s_pods, pod_keys)
+    others = distinct_pods((p for p in pending if p.key not in keys), pod_keys)
     if any(_selects(term_pod, s) for term_pod in [*others, *bound_anti_affinity] for s in s_shapes):
         return None
     s_pools = [pool for pool in pools if any(_may_use(pool, s) for s in s_shapes)]
@@ -68,15 +70,20 @@ def has_reserved(pools: Sequence[Any]) -> bool:
     return any(p.index.reserved_among(p.instance_types) for p in pools)
 
 
-def distinct_pods(pods: Iterable[PodInfo]) -> list[PodInfo]:
+def distinct_pods(pods: Iterable[PodInfo], known: dict[int, tuple[PodInfo, str]] | None = None) -> list[PodInfo]:
     """One pod of each set of scheduling facts the checks read (labels, namespace, node
-    selection, tolerations, affinity, spread)."""
+    selection, tolerations, affinity, spread); `known`: the keys worked out before, by the pod's id
+    (the pod kept with it, so the id stays its)."""
+    known = {} if known is None else known
     seen: dict[str, PodInfo] = {}
     for p in pods:
-        spec = p.spec
-        key = repr((p.namespace, sorted(p.labels.items()), spec.get("nodeSelector"), spec.get("affinity"),
-                    spec.get("tolerations"), spec.get("topologySpreadConstraints")))
-        seen.setdefault(key, p)
+        got = known.get(id(p))
+        if got is None or got[0] is not p:
+            spec = p.spec
+            got = known[id(p)] = (p, repr((p.namespace, sorted(p.labels.items()), spec.get("nodeSelector"),
+                                           spec.get("affinity"), spec.get("tolerations"),
+                                           spec.get("topologySpreadConstraints"))))
+        seen.setdefault(got[1], p)
     return list(seen.values())
 
 
