@@ -246,7 +246,6 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
             volumes, _ = get_volumes(index, pod)
             if volumes:
                 state.volume_usage.add(pod, volumes)
-        state.pods.append(pod)
         if anti_affinity and state.node is not None:
             anti.append((pod, state.node))
     return anti, daemonset_owned

@@ -20,7 +20,7 @@ class StateNode:
     """A Node and/or its NodeClaim, with what is bound to it."""
 
     __slots__ = ("node", "node_claim", "pod_requests", "daemonset_requests", "host_port_usage", "volume_usage",
-                 "marked", "nominated", "pods")
+                 "marked", "nominated")
 
     def __init__(self, node: dict[str, Any] | None, node_claim: dict[str, Any] | None) -> None:
         self.node = node
@@ -31,7 +31,6 @@ class StateNode:
         self.volume_usage: Any = None             # scheduling.VolumeUsage, set by the cluster
         self.marked = False                       # Cluster.MarkForDeletion (disruption): never here
         self.nominated = False
-        self.pods: list[Any] = []                 # the PodInfos bound to the node, cluster order
 
     # -- identity ---------------------------------------------------------------------------
     def name(self) -> str:
