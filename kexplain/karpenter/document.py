@@ -57,10 +57,8 @@ def node_claim_document(created: Any, price_text: Any, type_index: Any, lists: d
     ids = ("names", *map(id, its))
     doc["instanceTypes"] = lists.get(ids) or lists.setdefault(ids, [it.name for it in its])
     prices = type_index.question(claim.requirements).cheapest_prices(its)
-    key = ("prices", *prices) if 0 not in prices else ()       # (0.0 == -0.0, which print apart)
-    doc["prices"] = lists.get(key) or [price_text(price) for price in prices]
-    if key:
-        lists[key] = doc["prices"]
+    key = ("prices", *prices) if 0 not in prices else ("claim", id(created))   # (0.0 == -0.0: they print apart)
+    doc["prices"] = lists.get(key) or lists.setdefault(key, [price_text(price) for price in prices])
     obj = created.node_claim
     if obj:
         reqs = [r.to_dict() for r in obj["requirements"]]

@@ -12,13 +12,8 @@ def resource_list_document(rl: Mapping[str, Quantity], drop_zero: bool = False,
     """A resource list by name, each quantity's String(), zeros left out when `drop_zero`; `known`:
     the texts of the quantities met before, by value, format and text (a catalog repeats a few hundred)."""
     known = {} if known is None else known
-    out = {}
-    for name in sorted(rl):
-        q = rl[name]
-        if not (drop_zero and q.value == 0):
-            key = (q.value, q.fmt, q.text)
-            out[name] = known.get(key) or known.setdefault(key, canonical(q))
-    return out
+    return {name: known.get(key := (q.value, q.fmt, q.text)) or known.setdefault(key, canonical(q))
+            for name, q in sorted(rl.items()) if not (drop_zero and q.value == 0)}
 
 
 def offering_text(o: Offering) -> str:
