@@ -230,16 +230,15 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
             phase, has_volumes = pod.phase, pod.has_volumes
         if phase == "Failed" or phase == "Succeeded":           # is_terminal
             continue
-        key = (pod.namespace, pod.name)
-        shape = stored_facts_key(view, key[0]) if view is not None else pod.facts     # (a view's: its texts)
+        shape = stored_facts_key(view, pod.namespace) if view is not None else pod.facts     # (a view's: its texts)
         shaped = of_shape.get(shape)
         if shaped is None:
             shaped = of_shape[shape] = (resources.requests_for_pod(pod.spec), get_host_ports(pod),
                                         pod.facts.has_required_anti_affinity)
         reqs, ports, anti_affinity = shaped
-        state.pod_requests[key] = reqs
+        state.pod_requests.append(reqs)
         if daemonset:
-            state.daemonset_requests[key] = reqs
+            state.daemonset_requests[(pod.namespace, pod.name)] = reqs
         if ports:                      # (a pod without any adds nothing: skipped for 150,000 pods)
             state.host_port_usage.add(pod, ports)
         if has_volumes:
