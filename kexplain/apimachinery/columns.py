@@ -4,8 +4,8 @@ else raises NotPlain and the caller takes its exact path, which says what is wro
 """
 from __future__ import annotations
 
-from itertools import compress, repeat
-from operator import eq, itemgetter, methodcaller
+from itertools import compress, groupby, repeat
+from operator import attrgetter, eq, itemgetter, methodcaller
 from typing import Any, Iterable
 
 from kexplain.apimachinery.stored_pods import StoredPod
@@ -69,34 +69,35 @@ class Rows:
         namespaces: list[Any] = []
         stored: list[bool] = []
         plain = True            # (every item's metadata a mapping: else the rows are not filled)
-        for item in items:
-            if type(item) is not dict:
-                if type(item) is not StoredPod:
-                    return None
-                if plain:           # (a pod read as a view: its metadata an object)
-                    meta_view = item.view.metadata
-                    kinds.append("Pod")
-                    api_versions.append("v1")
-                    names.append(meta_view.name)
-                    namespaces.append(meta_view.namespace)
-                    stored.append(item.stored)
+        for of_type, run in groupby(items, type):      # (runs of one type: a dump's views read at once, in C)
+            if of_type is StoredPod:
+                if plain:           # (pods read as views: their metadata objects)
+                    metas = list(map(attrgetter("view.metadata"), run))
+                    kinds += repeat("Pod", len(metas))
+                    api_versions += repeat("v1", len(metas))
+                    names += map(attrgetter("name"), metas)
+                    namespaces += map(attrgetter("namespace"), metas)
+                    stored += map(bool, map(attrgetter("resourceVersion"), metas))     # (`StoredPod.stored`)
                 continue
-            kind = item.get("kind")
-            if checked and (type(kind) is not str or not kind or (kind.endswith("List") and (
-                    kind == "List" or isinstance(item.get("items"), list)))):
+            if of_type is not dict:
                 return None
-            if plain:
-                meta = item.get("metadata")
-                if type(meta) is not dict:
-                    if not checked:
-                        return None
-                    plain = False
-                    continue
-                kinds.append(kind)
-                api_versions.append(item.get("apiVersion"))
-                names.append(meta.get("name"))
-                namespaces.append(meta.get("namespace"))
-                stored.append(bool(meta.get("resourceVersion")))
+            for item in run:
+                kind = item.get("kind")
+                if checked and (type(kind) is not str or not kind or (kind.endswith("List") and (
+                        kind == "List" or isinstance(item.get("items"), list)))):
+                    return None
+                if plain:
+                    meta = item.get("metadata")
+                    if type(meta) is not dict:
+                        if not checked:
+                            return None
+                        plain = False
+                        continue
+                    kinds.append(kind)
+                    api_versions.append(item.get("apiVersion"))
+                    names.append(meta.get("name"))
+                    namespaces.append(meta.get("namespace"))
+                    stored.append(bool(meta.get("resourceVersion")))
         return cls(kinds, api_versions, names, namespaces, stored, True) if plain else cls([], [], [], [], [], False)
 
     def __len__(self) -> int:

@@ -4,7 +4,7 @@ read, and the items' `Rows` read in the same pass.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable
 
 import msgspec
 from msgspec import Raw, Struct
@@ -33,7 +33,7 @@ def dump_list(data: bytes | memoryview) -> dict[str, Any] | None:
     """A `kind: List` dump's value, as `json.loads` gives it but with bound pods as `StoredPod`s and items
     as a `DumpItems`; None for anything else."""
     top = _read_list(data, b'"List"', listed=False)
-    items = _read_items(top.items) if top is not None else None
+    items = dump_items(dump_objects(top.items)) if top is not None else None
     return _value(top, "List", items) if items is not None else None
 
 
@@ -87,7 +87,7 @@ def pod_list(data: bytes, listed: Callable[[Any], Any]) -> dict[str, Any] | None
     if page is None:
         return None
     items: list[Any] = []
-    for raw, pod in _bound_views(page.items, listed=True):
+    for raw, pod in zip(page.items, _bound_views(page.items, listed=True)):
         if pod is not None:
             pod.kind, pod.apiVersion = "Pod", "v1"
             items.append(StoredPod(raw, pod, listed))
@@ -99,11 +99,12 @@ def pod_list(data: bytes, listed: Callable[[Any], Any]) -> dict[str, Any] | None
     return _value(page, "PodList", items)
 
 
-def _bound_views(raws: Iterable[Raw], listed: bool = False) -> Iterator[tuple[Raw, PodView | None]]:
-    """Each item's text, with its view when it is a bound `v1` Pod; past `UNBOUND_RUN` unbound pods in a
-    row, views are no longer tried."""
+def _bound_views(raws: list[Raw], listed: bool = False) -> list[PodView | None]:
+    """Each item's view when it is a bound `v1` Pod, else None; past `UNBOUND_RUN` unbound pods in a row,
+    views are no longer tried."""
     kind, api_version = (None, None) if listed else ("Pod", "v1")
     unbound = 0
+    views: list[PodView | None] = []
     for raw in raws:
         pod = None
         if unbound < UNBOUND_RUN:
@@ -119,23 +120,18 @@ def _bound_views(raws: Iterable[Raw], listed: bool = False) -> Iterator[tuple[Ra
                 unbound = 0
         else:
             pod = None
-        yield raw, pod
+        views.append(pod)
+    return views
 
 
-def _read_items(raws: list[Raw]) -> DumpItems | None:
-    """Each item as a `StoredPod` or decoded whole, with their rows; None when an item is not
-    an object with a kind, or is a list itself (`unstructured.item_rows` says no)."""
-    return dump_items(dump_objects(raws))
-
-
-def dump_objects(raws: Iterable[Raw], kept: Callable[[PodView], PodView | None] | None = None,
+def dump_objects(raws: list[Raw], kept: Callable[[PodView], PodView | None] | None = None,
                  texts: Iterable[Raw] | None = None, other: Callable[[Raw], Any] = whole) -> list[Any]:
     """A dump's items: bound pods as `StoredPod`s (their view passed through `kept`), others as `other`
     makes them; `texts`: the text each pod keeps, when not the one read."""
     if kept is None and texts is None:
-        return [StoredPod(raw, pod) if pod is not None else other(raw) for raw, pod in _bound_views(raws)]
+        return [StoredPod(raw, pod) if pod is not None else other(raw) for raw, pod in zip(raws, _bound_views(raws))]
     out: list[Any] = []
-    for text, (raw, pod) in zip(texts if texts is not None else raws, _bound_views(raws)):
+    for text, raw, pod in zip(texts if texts is not None else raws, raws, _bound_views(raws)):
         if pod is not None and kept is not None:
             pod = kept(pod)
         out.append(StoredPod(text, pod) if pod is not None else other(raw))

@@ -46,14 +46,19 @@ def pod_document(result: Any, tried: Sequence[str]) -> dict[str, Any]:
     return doc
 
 
-def node_claim_document(created: Any, price_text: Any, type_index: Any) -> dict[str, Any]:
+def node_claim_document(created: Any, price_text: Any, type_index: Any, lists: dict[tuple, list[str]]) -> dict[str, Any]:
+    """One `nodeClaims` entry; `lists`: the type names and price texts of the claims before, by
+    their types' ids and their prices (hundreds of claims of a few shapes: worked out, and
+    written, once)."""
     claim = created.claim
     doc: dict[str, Any] = {"name": created.name, "nodePool": claim.node_pool_name,
                            "pods": [p.key for p in claim.pods]}
     its = list(claim.instance_type_options)
-    doc["instanceTypes"] = [it.name for it in its]
-    question = type_index.question(claim.requirements)
-    doc["prices"] = [price_text(price) for price in question.cheapest_prices(its)]
+    ids = ("names", *map(id, its))
+    doc["instanceTypes"] = lists.get(ids) or lists.setdefault(ids, [it.name for it in its])
+    prices = type_index.question(claim.requirements).cheapest_prices(its)
+    key = ("prices", *prices) if 0 not in prices else ("claim", id(created))   # (0.0 == -0.0: they print apart)
+    doc["prices"] = lists.get(key) or lists.setdefault(key, [price_text(price) for price in prices])
     obj = created.node_claim
     if obj:
         reqs = [r.to_dict() for r in obj["requirements"]]
@@ -89,7 +94,8 @@ def build_document(result: PassResult, node_pools: list[dict[str, Any]], instanc
     doc["nodePools"] = node_pools
     doc["instanceTypes"] = instance_types
     doc["pods"] = [pod_document(p, result.tried_node_pools) for p in result.pods]
-    doc["nodeClaims"] = [node_claim_document(c, price_text, result.type_index) for c in result.node_claims]
+    lists: dict[tuple, list[str]] = {}
+    doc["nodeClaims"] = [node_claim_document(c, price_text, result.type_index, lists) for c in result.node_claims]
     doc["events"] = sorted_events(result)
     counts = Counter(p.result for p in result.pods)
     doc["summary"] = {"pods": dict(sorted(counts.items())), "newNodeClaims": len(result.node_claims)}

@@ -248,13 +248,15 @@ class PodExplainer:
         self.pools = {name_of(np): np for np in result.node_pools}
         self.claim_names = {id(c.claim): c.name for c in result.node_claims}
         self._cache: dict[bytes, dict[str, Any]] = {}
-        self._nodes: list[tuple[Any, str, str]] | None = None    # (node, its group, its name): `nodes`
+        self._nodes: list[tuple[Any, str, str, bool]] | None = None    # (node, its group, its name, ...): `nodes`
 
-    def nodes(self) -> list[tuple[Any, str, str]]:
+    def nodes(self) -> list[tuple[Any, str, str, bool]]:
         """The scheduler's existing nodes, each with the group it is explained in (an in-flight
-        NodeClaim's or a node's) and its name: what the pass left them, read once for every pod."""
+        NodeClaim's or a node's), its name and whether it has neither taints nor volume limits (what
+        `can_add` asks before the room): what the pass left them, read once for every pod."""
         if self._nodes is None:
-            self._nodes = [(node, IN_FLIGHT if node.managed() and not node.state.registered() else NODES, node.name())
+            self._nodes = [(node, IN_FLIGHT if node.managed() and not node.state.registered() else NODES, node.name(),
+                            not node.taints and not node.state.volume_usage.limits)
                            for node in self.sched.existing_nodes]
         return self._nodes
 
@@ -434,17 +436,23 @@ class PodExplainer:
         """Why each existing node and in-flight NodeClaim does not take the pod, grouped by reason."""
         volumes, verr = get_volumes(self.sched.volume_index, pod)
         groups: dict[str, dict[tuple[str, tuple[str, ...]], list[str]]] = {NODES: {}, IN_FLIGHT: {}}
-        wanted = sorted(resources.nanos_of(data.requests).items())     # (the pod's, asked of every node)
-        for node, kind, name in self.nodes():
+        requests = resources.nanos_of(data.requests)
+        wanted = sorted(requests.items())     # (the pod's, asked of every node)
+        # Without host ports, a node without taints or volume limits refuses the pod first for room, if
+        # it does (`can_add`'s order): 70% of 5,000 nodes, weighed here without the call.
+        roomy, fits = not get_host_ports(pod), resources.fits_nanos
+        for node, kind, name, plain in self.nodes():
             short: tuple[str, ...] = ()
             if verr is not None:
                 reason = f"its volumes cannot be read: {verr}"
+            elif roomy and plain and not fits(requests, node.remaining_resources):
+                reason = EXCEEDS_NODE_RESOURCES
             else:
                 err = node.can_add(pod, data, volumes)[1]
                 reason = str(err) if err is not None else ""
-                if reason == EXCEEDS_NODE_RESOURCES:
-                    room = node.remaining_resources         # integers, as fits_nanos compares them
-                    short = tuple(n for n, v in wanted if v > room.get(n, 0))
+            if reason == EXCEEDS_NODE_RESOURCES:
+                room = node.remaining_resources         # integers, as fits_nanos compares them
+                short = tuple(n for n, v in wanted if v > room.get(n, 0))
             groups[kind].setdefault((reason, short), []).append(name)
         out = {}
         for kind, by_reason in groups.items():

@@ -36,10 +36,12 @@ def _q(q: Quantity | None) -> str:
 class TypeCheck:
     """One instance type as filterInstanceTypesByRequirements checks it against a NodeClaim."""
 
-    __slots__ = ("it", "compatible", "offering", "fits", "within_limits")
+    __slots__ = ("it", "compatible", "offering", "fits", "within_limits", "allocatable")
 
-    def __init__(self, it: Any, compatible: bool, offering: bool, fits: bool, within_limits: bool) -> None:
+    def __init__(self, it: Any, compatible: bool, offering: bool, fits: bool, within_limits: bool,
+                 allocatable: resources.Nanos) -> None:
         self.it = it
+        self.allocatable = allocatable          # (in billionths: the TypeIndex's)
         self.compatible = compatible
         self.offering = compatible and offering
         self.fits = compatible and fits
@@ -54,7 +56,7 @@ def check_types(instance_types: Sequence[Any], requirements: Requirements, total
     total_nanos = resources.to_nanos(total)
     fits = resources.fits_nanos
     return [TypeCheck(it, compatible, offering, compatible and fits(total_nanos, allocatable),
-                      within is None or id(it) in within)
+                      within is None or id(it) in within, allocatable)
             for it, compatible, offering, allocatable in index.compatibility(requirements, instance_types)]
 
 
@@ -77,14 +79,14 @@ def instance_types_verdict(offered: int, checks: Sequence[TypeCheck], narrowing:
     if not pool:
         return out
     wanted = sorted(resources.to_nanos(total).items())
-    lacks = {id(c): _shortfall(c.it, wanted) for c in pool}      # what each type lacks, worked out once
+    lacks = {id(c): _shortfall(c.allocatable, wanted) for c in pool}      # what each type lacks, worked out once
     out["requests"] = [{"resource": name, "pod": _q(pod_requests.get(name)),
                         "daemonSets": _q(daemon_requests.get(name)), "need": _q(q),
                         "enough": sum(1 for c in pool if name not in lacks[id(c)]), "of": len(pool)}
                        for name, q in sorted(total.items())]
     if not fitting:
         # A resource no type has any of is said once; the closest types are ranked by the rest.
-        missing = [name for name in sorted(total) if all(resources.nanos_of(c.it.allocatable()).get(name, 0) <= 0
+        missing = [name for name in sorted(total) if all(c.allocatable.get(name, 0) <= 0
                                                           for c in pool)]
         if missing:
             out["missing"] = missing
@@ -116,10 +118,9 @@ def excluded_by(checks: Sequence[TypeCheck], narrowing: Sequence[tuple[Any, list
     return out
 
 
-def _shortfall(it: Any, wanted: Sequence[tuple[str, int]]) -> dict[str, Fraction]:
-    """What the type's allocatable lacks of each resource `wanted` (in billionths, by name order:
-    quantities are exact in them)."""
-    have = resources.nanos_of(it.allocatable())
+def _shortfall(have: resources.Nanos, wanted: Sequence[tuple[str, int]]) -> dict[str, Fraction]:
+    """What a type's allocatable (`have`) lacks of each resource `wanted` (in billionths, by name
+    order: quantities are exact in them)."""
     out = {}
     for name, v in wanted:
         room = have.get(name, 0)
@@ -145,7 +146,7 @@ def closest_entry(it: Any, total: ResourceList, pod_requests: ResourceList, daem
     alloc = it.allocatable()
     overhead = it.overhead
     short = []
-    for name in _shortfall(it, sorted(resources.to_nanos(total).items())):
+    for name in _shortfall(resources.nanos_of(alloc), sorted(resources.to_nanos(total).items())):
         entry: dict[str, Any] = {"resource": name, "allocatable": _q(alloc.get(name)),
                                  "capacity": _q(it.capacity.get(name))}
         if name == resources.MEMORY and it.capacity.get(name) is not None:

@@ -171,11 +171,8 @@ def _deferred(obj: StoredPod, defaults: _BoundDefaults) -> StoredPod | None:
     for a DaemonSet owner reference without its uid (`_bound_pod_now` fills it in)."""
     view = obj.view
     meta, status = view.metadata, view.status
-    refs = view.owner_references()
-    if isinstance(refs, list):
-        for r in refs:
-            if isinstance(r, dict) and r.get("kind") == "DaemonSet" and not r.get("uid"):
-                return None
+    if _daemonset_without_uid(view.owner_references()):
+        return None
     if meta.uid and meta.creationTimestamp and status is not None and status.phase is not UNSET:
         return obj
     listed = obj.listed
@@ -211,13 +208,8 @@ def _defaulted_view(obj: StoredPod, now: datetime, created_text: str | None = No
     decoded); None when a DaemonSet owner reference lacks its uid."""
     view = obj.view
     meta, status = view.metadata, view.status
-    if meta is None:
+    if meta is None or _daemonset_without_uid(view.owner_references()):
         return None
-    refs = view.owner_references()
-    if isinstance(refs, list):
-        for r in refs:
-            if isinstance(r, dict) and r.get("kind") == "DaemonSet" and not r.get("uid"):
-                return None
     kind = view.kind or ""
     namespace = "" if kind in _CLUSTER_SCOPED else (meta.namespace or "default")
     uid = meta.uid or object_uid(kind, namespace, meta.name if isinstance(meta.name, str) else "")
@@ -237,8 +229,7 @@ def _bound_pod_now(obj: dict[str, Any], now: datetime, daemonsets: Mapping[tuple
     out["status"].setdefault("phase", "Running")
     meta = out["metadata"]
     refs = meta.get("ownerReferences")
-    if isinstance(refs, list) and any(isinstance(r, dict) and r.get("kind") == "DaemonSet" and not r.get("uid")
-                                      for r in refs):
+    if _daemonset_without_uid(refs):
         namespace = meta.get("namespace") or "default"
         meta["ownerReferences"] = [
             {**r, "uid": daemonsets[(namespace, r.get("name"))]}
@@ -260,13 +251,17 @@ def _complete_bound_pod(obj: dict[str, Any]) -> bool:
         status = obj.get("status")
         uid, created, refs = meta.get("uid"), meta.get("creationTimestamp"), meta.get("ownerReferences")
         phased = isinstance(status, dict) and "phase" in status
-    if not (uid and created and phased):
-        return False
+    return bool(uid and created and phased) and not _daemonset_without_uid(refs)
+
+
+def _daemonset_without_uid(refs: Any) -> bool:
+    """Whether an owner reference names a DaemonSet without its uid (a loop, not any(): asked of
+    150,000 pods)."""
     if isinstance(refs, list):
-        for r in refs:          # (a loop, not any(): asked of 150,000 pods)
+        for r in refs:
             if isinstance(r, dict) and r.get("kind") == "DaemonSet" and not r.get("uid"):
-                return False
-    return True
+                return True
+    return False
 
 
 def _node(obj: dict[str, Any], now: datetime) -> dict[str, Any]:

@@ -94,6 +94,7 @@ class Verifier:
         self.unplaced = [p.key for p in not_placed(base)]
         self.bound: BoundPods | None = None
         self.anti_affinity: list[PodInfo] | None = None     # one bound anti-affinity pod of each kind
+        self.pod_keys: dict[int, tuple[PodInfo, str]] = {}   # `distinct_pods`' keys, every verify's
 
     def bind(self, ctx: KarpenterContext) -> None:
         self.ctx = ctx
@@ -174,7 +175,7 @@ class Verifier:
             self.anti_affinity = distinct_pods(pod for pod, _ in self.base.cluster.anti_affinity_pods)
         scope = pod_change_scope(changed.pending, keys, self.ctx.pools,
                                  self.anti_affinity,
-                                 self.base.inputs.nodes, self.base.inputs.node_claims, self.reserved)
+                                 self.base.inputs.nodes, self.base.inputs.node_claims, self.reserved, self.pod_keys)
         if scope is None:
             return None
         after = self.rerun(change, within=scope)

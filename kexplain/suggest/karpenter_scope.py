@@ -32,24 +32,27 @@ class Scope:
 
 def pod_change_scope(pending: Sequence[PodInfo], changed: Sequence[str], pools: Sequence[Any],
                      bound_anti_affinity: Iterable[PodInfo], nodes: Sequence[Mapping[str, Any]],
-                     node_claims: Sequence[Mapping[str, Any]], reserved: bool) -> Scope | None:
+                     node_claims: Sequence[Mapping[str, Any]], reserved: bool,
+                     pod_keys: dict[int, tuple[PodInfo, str]] | None = None) -> Scope | None:
     """The scope of a change to the pending pods `changed` (keys; `pending` as changed), or None when
-    they are not cut off from the pools (`Pool`), bound anti-affinity pods and reservations."""
+    they are not cut off from the pools (`Pool`), bound anti-affinity pods and reservations.
+    `pod_keys`: `distinct_pods`' keys of the pods met before (the pods no change touched are the same)."""
     keys = set(changed)
     s_pods = [p for p in pending if p.key in keys]
     if not s_pods or any(_reaches_out(p) for p in s_pods):
         return None
     if reserved:
         return None
-    s_shapes = distinct_pods(s_pods)
-    others = distinct_pods(p for p in pending if p.key not in keys)
+    s_shapes = distinct_pods(s_pods, pod_keys)
+    others = distinct_pods((p for p in pending if p.key not in keys), pod_keys)
     if any(_selects(term_pod, s) for term_pod in [*others, *bound_anti_affinity] for s in s_shapes):
         return None
     s_pools = [pool for pool in pools if any(_may_use(pool, s) for s in s_shapes)]
     if any(_may_use(pool, o) for pool in s_pools for o in others):
         return None
     keep = _Keep(s_shapes, {pool.name for pool in s_pools})
-    kept = {_name(n) for n in nodes if keep(n)}
+    names = list(map(_name, nodes))
+    kept = {name for name, n in zip(names, nodes) if keep(n)}
     claims = {_name(c): _node_name(c) for c in node_claims}
     kept_claims = {name for name, node in claims.items() if node in kept}
     for claim in node_claims:             # an in-flight NodeClaim (and its Node, if it has one by now)
@@ -57,7 +60,7 @@ def pod_change_scope(pending: Sequence[PodInfo], changed: Sequence[str], pools: 
             kept_claims.add(_name(claim))
             kept.add(claims[_name(claim)])
     kept.discard("")
-    return Scope(tuple(p.key for p in s_pods), tuple(n for n in map(_name, nodes) if n in kept),
+    return Scope(tuple(p.key for p in s_pods), tuple(n for n in names if n in kept),
                  tuple(c for c in claims if c in kept_claims), tuple(pool.name for pool in s_pools))
 
 
@@ -67,15 +70,20 @@ def has_reserved(pools: Sequence[Any]) -> bool:
     return any(p.index.reserved_among(p.instance_types) for p in pools)
 
 
-def distinct_pods(pods: Iterable[PodInfo]) -> list[PodInfo]:
+def distinct_pods(pods: Iterable[PodInfo], known: dict[int, tuple[PodInfo, str]] | None = None) -> list[PodInfo]:
     """One pod of each set of scheduling facts the checks read (labels, namespace, node
-    selection, tolerations, affinity, spread)."""
+    selection, tolerations, affinity, spread); `known`: the keys worked out before, by the pod's id
+    (the pod kept with it, so the id stays its)."""
+    known = {} if known is None else known
     seen: dict[str, PodInfo] = {}
     for p in pods:
-        spec = p.spec
-        key = repr((p.namespace, sorted(p.labels.items()), spec.get("nodeSelector"), spec.get("affinity"),
-                    spec.get("tolerations"), spec.get("topologySpreadConstraints")))
-        seen.setdefault(key, p)
+        got = known.get(id(p))
+        if got is None or got[0] is not p:
+            spec = p.spec
+            got = known[id(p)] = (p, repr((p.namespace, sorted(p.labels.items()), spec.get("nodeSelector"),
+                                           spec.get("affinity"), spec.get("tolerations"),
+                                           spec.get("topologySpreadConstraints"))))
+        seen.setdefault(got[1], p)
     return list(seen.values())
 
 
@@ -157,18 +165,18 @@ class _Keep:
         self.pools = pools
         self.selections = [(pod, _node_selection(pod)) for pod in pods]
         self.keys = sorted({k for _, reqs in self.selections if reqs is not None for k in reqs.keys()})
-        self.seen: dict[str, bool] = {}
+        self.seen: dict[tuple, bool] = {}
 
     def __call__(self, node: Mapping[str, Any]) -> bool:
         labels = (node.get("metadata") or {}).get("labels") or {}
         pool = labels.get(NODEPOOL_LABEL)
         if pool in self.pools or (pool and not labels.get(INITIALIZED_LABEL)):
             return True
-        own = {k: labels[k] for k in self.keys if k in labels}
+        own = tuple((k, labels[k]) for k in self.keys if k in labels)      # (`keys` sorted)
         taints = (node.get("spec") or {}).get("taints") or ()
-        key = repr((sorted(own.items()), taints))
+        key = (own, repr(taints) if taints else "")
         if key not in self.seen:
-            self.seen[key] = self._weigh(own, taints)
+            self.seen[key] = self._weigh(dict(own), taints)
         return self.seen[key]
 
     def _weigh(self, labels: Mapping[str, str], taints: Sequence[Mapping[str, Any]]) -> bool:

@@ -173,3 +173,32 @@ def test_shapes_that_differ_in_images_only_share_their_requests_and_add_up_alike
     assert by_name["a-1"].resource is by_name["c-1"].resource
     assert by_name["a-1"].facts.amount is by_name["c-1"].facts.amount is not by_name["b-1"].facts.amount
     assert list(built.get("n1").requested.scalar) == ["example.com/gpu", "hugepages-2Mi"]
+
+
+def test_stored_pods_left_out_as_their_objects_are():
+    """Stored pods read as views (`StoredPodInfo`, its phase and node off its view): a finished one, one
+    on a node the snapshot lacks and one in phase `Unknown` or without a phase are kept or left out as their
+    objects are, in the same nodes, namespaces and order."""
+    import json
+
+    from kexplain.apimachinery.pod_lists import dump_list
+    from kexplain.apimachinery.stored_pods import StoredPod
+
+    nodes, pods = [node("n1"), node("n2")], cluster_pods()
+    extra = [pod("done-1", "n1", [container()], status={"phase": "Succeeded"}),
+             pod("fail-1", "n2", [container()], status={"phase": "Failed"}, namespace="other"),
+             pod("gone-1", "n9", [container()]), pod("unk-1", "n2", [container()], status={"phase": "Unknown"}),
+             pod("nop-1", "n1", [container()], status={"startTime": "2026-01-01T00:00:00Z"})]
+    pods = [*pods[:3], *extra, *pods[3:]]
+    for p in pods:
+        p["apiVersion"] = "v1"
+        p["metadata"]["resourceVersion"] = "1"
+    read = dump_list(json.dumps({"apiVersion": "v1", "kind": "List", "items": pods}).encode())
+    assert read is not None and all(type(p) is StoredPod for p in read["items"])
+    views, objects = Snapshot.build([(n, None) for n in nodes], list(read["items"])), \
+        Snapshot.build([(n, None) for n in nodes], copy.deepcopy(pods))
+    assert [state(ni) for ni in views.node_infos] == [state(ni) for ni in objects.node_infos]
+    assert {ns: [(p.key, n.name) for p, n in members] for ns, members in views.pods_by_namespace.items()} == \
+        {ns: [(p.key, n.name) for p, n in members] for ns, members in objects.pods_by_namespace.items()}
+    kept = {p.name for p in views.all_pods()}
+    assert {"unk-1", "nop-1"} <= kept and not {"done-1", "fail-1", "gone-1"} & kept

@@ -13,10 +13,11 @@ def instance_types_key(node_classes: Iterable[NodeClass], provider: InstanceType
     """`instanceTypes`: per EC2NodeClass (by name, in the order given), its types sorted by name;
     a class whose List fails (e.g. no subnets) is left out."""
     out: dict[str, list[dict[str, Any]]] = {}
+    known: dict[Any, Any] = {}        # (texts met before: `instance_type_document`)
     for node_class in node_classes:
         types, err = provider.list(node_class)
         if err is None:
-            out[node_class.name] = [instance_type_document(it) for it in sorted(types, key=lambda it: it.name)]
+            out[node_class.name] = [instance_type_document(it, known) for it in sorted(types, key=lambda it: it.name)]
     return out
 
 

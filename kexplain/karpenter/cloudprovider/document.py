@@ -3,14 +3,17 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from kexplain.apimachinery.quantity import Quantity
+from kexplain.apimachinery.quantity import Quantity, canonical
 from kexplain.karpenter.cloudprovider.types import InstanceType, Offering, format_price
-from kexplain.karpenter.utils.resources import to_json
 
 
-def resource_list_document(rl: Mapping[str, Quantity], drop_zero: bool = False) -> dict[str, str]:
-    """A resource list by name, each quantity's String(), zeros left out when `drop_zero`."""
-    return to_json({name: q for name, q in rl.items() if not (drop_zero and q.value == 0)})
+def resource_list_document(rl: Mapping[str, Quantity], drop_zero: bool = False,
+                           known: dict[Any, Any] | None = None) -> dict[str, str]:
+    """A resource list by name, each quantity's String(), zeros left out when `drop_zero`; `known`:
+    the texts of the quantities met before, by value, format and text (a catalog repeats a few hundred)."""
+    known = {} if known is None else known
+    return {name: known.get(key := (q.value, q.fmt, q.text)) or known.setdefault(key, canonical(q))
+            for name, q in sorted(rl.items()) if not (drop_zero and q.value == 0)}
 
 
 def offering_text(o: Offering) -> str:
@@ -26,13 +29,17 @@ def offerings_document(offerings: Iterable[Offering]) -> list[str]:
             + sorted(offering_text(o) for o in offerings if not o.available))
 
 
-def instance_type_document(it: InstanceType) -> dict[str, Any]:
-    """One `instanceTypes` entry: name, capacity, overhead parts, allocatable, offerings."""
-    out: dict[str, Any] = {"name": it.name, "capacity": resource_list_document(it.capacity, drop_zero=True)}
+def instance_type_document(it: InstanceType, known: dict[Any, Any] | None = None) -> dict[str, Any]:
+    """One `instanceTypes` entry: name, capacity, overhead parts, allocatable, offerings. `known`: the
+    texts met before in the same document (quantities'; offerings lists', by their offerings' ids: the
+    classes' types share them)."""
+    known = {} if known is None else known
+    out: dict[str, Any] = {"name": it.name, "capacity": resource_list_document(it.capacity, True, known)}
     for key, rl in (("kubeReserved", it.overhead.kube_reserved), ("systemReserved", it.overhead.system_reserved),
                     ("evictionThreshold", it.overhead.eviction_threshold)):
         if rl:
-            out[key] = resource_list_document(rl)
-    out["allocatable"] = resource_list_document(it.allocatable(), drop_zero=True)
-    out["offerings"] = offerings_document(it.offerings)
+            out[key] = resource_list_document(rl, False, known)
+    out["allocatable"] = resource_list_document(it.allocatable(), True, known)
+    ids = tuple(map(id, it.offerings))
+    out["offerings"] = known.get(ids) or known.setdefault(ids, offerings_document(it.offerings))
     return out

@@ -78,7 +78,6 @@ class Cluster:
     nodes: list[StateNode]                                     # name order (Go's is a map's)
     node_pool_resources: dict[str, ResourceList]
     daemonset_pods: dict[tuple[str, str], PodInfo]             # (namespace, name) of a DaemonSet -> newest pod
-    bindings: dict[tuple[str, str], str]                       # pod (namespace, name) -> node name
     anti_affinity_pods: list[tuple[PodInfo, dict[str, Any]]]   # bound pods with required anti-affinity, their Node
     pods: list[PodInfo]                                        # every pod, pending ones included, input order
     volume_index: Any                                          # kexplain.plugins.volumes.VolumeIndex
@@ -129,12 +128,12 @@ def new_cluster(inputs: PassInputs) -> Cluster:
         uid = _controller_uid(pod)
         if uid in ds_uids:
             controlled.setdefault(uid, []).append(pod)
-    bindings, anti, daemonset_owned = _bound_pods(inputs.bound_pods, by_node_name, index, ds_uids, controlled)
+    anti, daemonset_owned = _bound_pods(inputs.bound_pods, by_node_name, index, ds_uids, controlled)
     usage = _pool_usage(by_pid.values())
     all_pods = [*inputs.pending, *inputs.bound_pods]
     newest = _newest_daemonset_pods(inputs.daemonsets, controlled)
     nodes = sorted(by_pid.values(), key=lambda n: n.name())
-    return Cluster(nodes, usage, newest, bindings, anti, all_pods, index, dict(objects), warnings,
+    return Cluster(nodes, usage, newest, anti, all_pods, index, dict(objects), warnings,
                    by_pid, by_node_name, daemonset_owned, inputs.bound_pods)
 
 
@@ -200,12 +199,11 @@ def _state_nodes(inputs: PassInputs, index: VolumeIndex, warnings: list[str]
 
 def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], index: VolumeIndex,
                 ds_uids: set[Any], controlled: dict[str, list[PodInfo]]
-                ) -> tuple[dict[tuple[str, str], str], list[tuple[PodInfo, dict[str, Any]]], list[int]]:
-    """The bound pods on their state nodes (terminal ones left out): the bindings, the pods with
+                ) -> tuple[list[tuple[PodInfo, dict[str, Any]]], list[int]]:
+    """The bound pods on their state nodes (terminal ones left out): the pods with
     required anti-affinity, the DaemonSets' pods' positions. One loop over 150,000 pods: a dump's
     pod is read off its view (no per-pod `lazy` attribute, which gives each pod a dict), and what
     a shape decides (requests, host ports, required anti-affinity) is worked out once per shape."""
-    bindings: dict[tuple[str, str], str] = {}
     anti: list[tuple[PodInfo, dict[str, Any]]] = []
     daemonset_owned: list[int] = []
     of_shape: dict[PodFacts | bytes, tuple[Any, list[Any], bool]] = {}
@@ -232,27 +230,24 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
             phase, has_volumes = pod.phase, pod.has_volumes
         if phase == "Failed" or phase == "Succeeded":           # is_terminal
             continue
-        key = (pod.namespace, pod.name)
-        shape = stored_facts_key(view, key[0]) if view is not None else pod.facts     # (a view's: its texts)
+        shape = stored_facts_key(view, pod.namespace) if view is not None else pod.facts     # (a view's: its texts)
         shaped = of_shape.get(shape)
         if shaped is None:
             shaped = of_shape[shape] = (resources.requests_for_pod(pod.spec), get_host_ports(pod),
                                         pod.facts.has_required_anti_affinity)
         reqs, ports, anti_affinity = shaped
-        state.pod_requests[key] = reqs
+        state.pod_requests.append(reqs)
         if daemonset:
-            state.daemonset_requests[key] = reqs
+            state.daemonset_requests[(pod.namespace, pod.name)] = reqs
         if ports:                      # (a pod without any adds nothing: skipped for 150,000 pods)
             state.host_port_usage.add(pod, ports)
         if has_volumes:
             volumes, _ = get_volumes(index, pod)
             if volumes:
                 state.volume_usage.add(pod, volumes)
-        state.pods.append(pod)
-        bindings[key] = pod.node_name
         if anti_affinity and state.node is not None:
             anti.append((pod, state.node))
-    return bindings, anti, daemonset_owned
+    return anti, daemonset_owned
 
 
 def _pool_usage(states: Iterable[StateNode]) -> dict[str, ResourceList]:

@@ -20,18 +20,17 @@ class StateNode:
     """A Node and/or its NodeClaim, with what is bound to it."""
 
     __slots__ = ("node", "node_claim", "pod_requests", "daemonset_requests", "host_port_usage", "volume_usage",
-                 "marked", "nominated", "pods")
+                 "marked", "nominated")
 
     def __init__(self, node: dict[str, Any] | None, node_claim: dict[str, Any] | None) -> None:
         self.node = node
         self.node_claim = node_claim
-        self.pod_requests: dict[tuple[str, str], ResourceList] = {}
+        self.pod_requests: list[ResourceList] = []     # each bound pod's (load leaves one pod of a name)
         self.daemonset_requests: dict[tuple[str, str], ResourceList] = {}
         self.host_port_usage: Any = None          # scheduling.HostPortUsage, set by the cluster
         self.volume_usage: Any = None             # scheduling.VolumeUsage, set by the cluster
         self.marked = False                       # Cluster.MarkForDeletion (disruption): never here
         self.nominated = False
-        self.pods: list[Any] = []                 # the PodInfos bound to the node, cluster order
 
     # -- identity ---------------------------------------------------------------------------
     def name(self) -> str:
@@ -125,7 +124,7 @@ class StateNode:
 
     def pod_requests_total(self) -> ResourceList:
         total: ResourceList | None = None
-        for reqs in self.pod_requests.values():
+        for reqs in self.pod_requests:
             total = resources.merge_into(total, reqs)
         return total or {}
 
@@ -137,7 +136,7 @@ class StateNode:
         """`available()` as integers (billionths), summed without Quantity arithmetic."""
         out = resources.to_nanos(self.allocatable())
         used: dict[str, int] = {}
-        for reqs in self.pod_requests.values():
+        for reqs in self.pod_requests:
             for name, v in resources.nanos_of(reqs).items():
                 used[name] = used.get(name, 0) + v
         return {name: v - used.get(name, 0) for name, v in out.items()}

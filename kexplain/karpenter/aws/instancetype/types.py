@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from kexplain.apimachinery.labels import (LABEL_ARCH, LABEL_INSTANCE_TYPE, LABEL_OS, LABEL_TOPOLOGY_REGION,
                                           LABEL_TOPOLOGY_ZONE)
-from kexplain.apimachinery.quantity import (DECIMAL_SI, Quantity, QuantityError, add, must_parse,
+from kexplain.apimachinery.quantity import (DECIMAL_SI, Quantity, QuantityError, must_parse,
                                             new_quantity, sub)
 from kexplain.apimachinery.selectors import DOES_NOT_EXIST, IN
 from kexplain.apimachinery.strconv import format_float
@@ -341,12 +341,9 @@ def kube_reserved_resources(cpus: Quantity, pod_count: Quantity, kube_reserved: 
         MEMORY: _quantity(f"{11 * math.ceil(pod_count.value) + 255}Mi"),
         EPHEMERAL_STORAGE: _quantity("1Gi"),
     }
-    millis = math.ceil(cpus.value * 1000)
-    for start, end, percentage in _CPU_RANGES:
-        if millis >= start:
-            r = float(end - start) if millis >= end else float(millis - start)
-            current = out.get(CPU) or new_quantity(0, DECIMAL_SI)
-            out[CPU] = add(current, new_quantity(Fraction(int(r * percentage), 1000), DECIMAL_SI))
+    millis = math.ceil(cpus.value * 1000)     # (each range's share in whole millicores, summed as integers)
+    shares = (int((min(millis, end) - start) * percentage) for start, end, percentage in _CPU_RANGES if millis >= start)
+    out[CPU] = new_quantity(Fraction(sum(shares), 1000), DECIMAL_SI)
     for name, value in (kube_reserved or {}).items():
         out[name] = _parse_setting(value, f"spec.kubelet.kubeReserved.{name}")
     return out
