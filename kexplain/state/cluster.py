@@ -22,8 +22,8 @@ from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
 from kexplain.state.apply import admitting, cluster_with, left_out_namespaces
 from kexplain.state.build import build_cluster, kubelets_admit
-from kexplain.state.objects import CLUSTER_KINDS, VOLUME_KINDS, Objects, admission_context, is_bound_pod, object_key, \
-    of_kinds
+from kexplain.state.objects import (CLUSTER_KINDS, VOLUME_KINDS, Objects, admission_context, among_kinds, is_bound_pod,
+                                    object_key, of_kinds)
 
 @dataclass(frozen=True)
 class _Applied:
@@ -217,7 +217,8 @@ def state_of(loaded: Objects, config: SchedulerConfig, stored: bool = False, val
     snapshot, nominated = build_cluster(cluster)
     keys = _pod_keys(cluster)
     context = admission_context(cluster)
-    others = [(o, s) for o, s in checked.objects if o.get("kind") not in CLUSTER_KINDS]
+    others = [(o, s) for o, s in among_kinds(checked.objects, CLUSTER_KINDS, among=False)
+              if o.get("kind") not in CLUSTER_KINDS]
     return ClusterState(snapshot, config, nominated, context, frozenset(keys), warnings + list(admitted.warnings),
                 objects=cluster, other_kinds=others, absent_namespaces=absent, stored=stored,
                 said=[*said, *admitted.warnings], read=loaded if stored else None)
@@ -271,7 +272,7 @@ def _pod_keys(cluster: list[tuple[dict[str, Any], Source]]) -> set[tuple[str, st
         except TypeError:           # (a name no key: asked object by object, as written)
             pass
         else:
-            unnamed = [key for key in keys if not (key[0] and key[1])]
+            unnamed = [key for key in keys if not (key[0] and key[1])] if not all(map(all, keys)) else []
             keys.difference_update(unnamed)
             keys.update((namespace or "default", name or "") for namespace, name in unnamed)
             return keys

@@ -1,7 +1,9 @@
 """The words for a cluster state's objects: the scheduler's kinds, `object_key`, bound pods."""
 from __future__ import annotations
 
-from typing import Any
+from itertools import compress
+from operator import not_
+from typing import Any, Iterable
 
 from kexplain.admission.podsecurity import labelled
 from kexplain.admission.workloads import WORKLOAD_KINDS
@@ -32,8 +34,24 @@ Objects = list[tuple[dict[str, Any], Source]]
 
 def admission_context(objects: Objects) -> Objects:
     """What admission looks up when a pod is created against a pool."""
-    return [(o, s) for o, s in objects if o.get("kind") in ADMISSION_CONTEXT_KINDS or (
-        o.get("kind") == "Namespace" and labelled((o.get("metadata") or {}).get("labels")))]
+    return [(o, s) for o, s in among_kinds(objects, _CONTEXT_OR_NAMESPACE) if o.get("kind") in ADMISSION_CONTEXT_KINDS
+            or (o.get("kind") == "Namespace" and labelled((o.get("metadata") or {}).get("labels")))]
+
+
+_CONTEXT_OR_NAMESPACE = ADMISSION_CONTEXT_KINDS | {"Namespace"}
+
+
+def among_kinds(objs: Objects, kinds: frozenset[str], among: bool = True) -> Iterable[tuple[Any, Source]]:
+    """The objects whose kind is (`among`) or is not one of `kinds`, a dump's chosen off its rows in C;
+    any other list (or a dump whose kinds are not all names) as it is, for the caller to ask each."""
+    rows = columns.rows_of(objs)
+    if rows is None:
+        return objs
+    try:
+        keep = list(map(kinds.__contains__, rows.kinds))
+    except TypeError:
+        return objs
+    return compress(objs, keep if among else map(not_, keep))
 
 
 def of_kinds(objs: Objects, kinds: frozenset[str]) -> Objects:
