@@ -25,6 +25,10 @@ class NodeMemo:
     def __init__(self) -> None:
         self._by_key: dict[Hashable, dict[int, tuple["NodeInfo", Any]]] = {}
         self._configured: dict[tuple[int, ...], tuple[Any, str]] = {}
+        # Filter statuses made one object per (code, reasons, plugin) for every framework over this
+        # snapshot and those its binds make (`runtime._interned`): the verdicts a search column
+        # holds are then a few objects, however many copies' cycles computed them
+        self.statuses: dict[tuple[int, tuple[str, ...], str], Any] = {}
 
     def configured(self, plugin: Any, *also: Any) -> str:
         """The text naming a plugin as configured (its args, and `also`: a Kubernetes version), made

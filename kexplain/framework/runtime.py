@@ -245,7 +245,7 @@ class Framework:
                          nodes: "Sequence[NodeInfo]") -> list[Status]:
         """`pl.filter_nodes`, through the node memo when the plugin is node-local."""
         table = self._node_local(pl, pod, "filter")
-        pool = self.__dict__.setdefault("_statuses", {})
+        pool = node_memo(self.snapshot).statuses
         if table is None:
             return _interned(pl.filter_nodes(state, pod, nodes), pool)
         return memoized(table, self.snapshot, nodes, lambda todo: _interned(pl.filter_nodes(state, pod, todo), pool))
@@ -299,7 +299,7 @@ class Framework:
                 alive = _sift(pl.name, alive, self._filter_memoized(state, pod, pl, targets), out)
                 if not alive:
                     break
-            return out
+            return _interned(out, node_memo(self.snapshot).statuses)
 
         table = self._memo_table("filter-run", run, pod) if run[0].node_local else None
         return compute(nodes) if table is None else memoized(table, self.snapshot, nodes, compute)

@@ -74,3 +74,4 @@ def test_a_workload_s_copies_build_their_profile_s_framework_once(tmp_path: Path
     placed = [p.node for p in iter_placements(inputs, RunOptions(), 40, carry=Carryover())]
     assert len(placed) == 40 and None not in placed
     assert 1 <= len(built) <= 2, len(built)
+

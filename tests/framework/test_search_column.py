@@ -93,9 +93,8 @@ def test_copies_of_a_generated_cluster(tmp_path: Path, capsys, monkeypatch, outp
                                             "--replicas", "120", *output])
 
 
-def test_copies_that_fill_nodes_up(tmp_path: Path, capsys, monkeypatch) -> None:
-    """Binds turn fitting nodes into full ones: the positions they change are filtered again, and the
-    copies past the cluster's room fail with every node's reason."""
+def _filling(tmp_path: Path, copies: int) -> list[str]:
+    """40 nodes of 1-3 cpus, some tainted, and copies of a pod asking one cpu: the arguments."""
     nodes = [{"apiVersion": "v1", "kind": "Node",
               "metadata": {"name": f"n{i:02}", "labels": {"kubernetes.io/hostname": f"n{i:02}"}},
               "spec": {"taints": [{"key": "x", "value": "y", "effect": "NoSchedule"}]} if i % 7 == 3 else {},
@@ -105,8 +104,33 @@ def test_copies_that_fill_nodes_up(tmp_path: Path, capsys, monkeypatch) -> None:
            "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}
     (tmp_path / "nodes.yaml").write_text(yaml.safe_dump_all(nodes))
     (tmp_path / "pod.yaml").write_text(yaml.safe_dump(pod))
-    args = [str(tmp_path / "pod.yaml"), "--nodes", str(tmp_path / "nodes.yaml"), "--replicas", "90"]
+    return [str(tmp_path / "pod.yaml"), "--nodes", str(tmp_path / "nodes.yaml"), "--replicas", str(copies)]
+
+
+def test_copies_that_fill_nodes_up(tmp_path: Path, capsys, monkeypatch) -> None:
+    """Binds turn fitting nodes into full ones: the positions they change are filtered again, and the
+    copies past the cluster's room fail with every node's reason."""
+    args = _filling(tmp_path, 90)
     _with_and_without(capsys, monkeypatch, [*args, "-o", "json"])
     code, out = _run(capsys, [*args, "-o", "json"])
     room = sum(1 + i % 3 for i in range(40) if i % 7 != 3)
     assert code != 0 and json.loads(out)["placements"][0]["fit"] == room < 90     # the rest do not fit
+
+
+def test_a_column_holds_one_object_per_distinct_verdict(tmp_path: Path, capsys, monkeypatch) -> None:
+    """Every framework over a snapshot's line shares one pool of Filter statuses: each bind's node,
+    filtered again and now full, gets the verdict object the column holds already, so a column's
+    distinct verdicts stay a few however many copies fill nodes up (each added one before)."""
+    columns: list[search_column.Column] = []
+    counts = search_column.Column.counts
+
+    def kept(self, start, visited):
+        columns.append(self)
+        return counts(self, start, visited)
+
+    monkeypatch.setattr(search_column.Column, "counts", kept)
+    _run(capsys, _filling(tmp_path, 50))
+    last = columns[-1]
+    distinct = {(v.code, v.reasons, v.plugin) for v in filter(None, last.verdicts)}
+    assert len(columns) > 20 and len(distinct) >= 2
+    assert len(last.spots) == len(distinct), (len(last.spots), distinct)
