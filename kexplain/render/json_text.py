@@ -3,7 +3,6 @@ encoder is pure Python, and a container met again at the same depth is written o
 (traces share what repeats). What `json.dumps` refuses is handed to it: the error is its own."""
 from __future__ import annotations
 
-import itertools
 import json
 from collections import OrderedDict
 from json.encoder import encode_basestring_ascii

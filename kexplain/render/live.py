@@ -5,16 +5,18 @@ a terminal while the cluster is read, and the one shown while many pods are sche
 from __future__ import annotations
 
 from contextlib import contextmanager, nullcontext
-from typing import Any, Callable, ContextManager, Iterator, Mapping, Optional, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterator, Mapping, Optional, Sequence, TextIO
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bars, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from kexplain.explain.compare import Comparison
 from kexplain.render.consoles import text_console
 from kexplain.render.queue import pending_line
 from kexplain.render.table import print_trace
+
+if TYPE_CHECKING:  # pragma: no cover  (a type only: an offline run never compares)
+    from kexplain.explain.compare import Comparison
 
 Progress = Callable[[str, int, Optional[int]], None]     # (resource, objects read, total or None)
 

@@ -18,7 +18,8 @@ from kexplain.cli.app import COMMANDS, SUMMARIES
 
 ROOT = Path(__file__).resolve().parents[2]
 NOT_NEEDED = ("kexplain.cel", "kexplain.autoscaler", "kexplain.karpenter", "kexplain.lint",
-              "kexplain.app.cluster_autoscaler", "kexplain.app.karpenter", "kexplain.render.html")
+              "kexplain.app.cluster_autoscaler", "kexplain.app.karpenter", "kexplain.render.html",
+              "kexplain.explain.compare")   # the live comparison: render.live names its type only
 # The one reader of CA's document the renderers share with the loop: it imports nothing of the loop.
 DOCUMENT_READERS = ("kexplain.autoscaler", "kexplain.autoscaler.plan")
 
