@@ -116,7 +116,8 @@ def reports_node_groups(cluster: list) -> bool:
 def has_node_pools(cluster: Iterable[tuple[Any, Any]]) -> bool:
     """Whether the cluster's objects hold Karpenter's NodePools (the cluster is kept for its
     pass); a cluster without any NodePool is answered without importing Karpenter."""
-    cluster = list(cluster)
+    if not isinstance(cluster, list):       # (a dump's own list: its rows answer the kinds)
+        cluster = list(cluster)
     if NODEPOOL not in kinds_of(cluster):
         return False
     return adapter("karpenter").has_node_pools(cluster)

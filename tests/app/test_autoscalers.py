@@ -126,3 +126,20 @@ def test_runs_join_in_order_and_none_runs_without_autoscalers():
     assert ran.documents == {DOCUMENT_KEY: {"by": CLUSTER_AUTOSCALER}, "karpenter": {"by": "Karpenter"}}
     assert ran.document == {"by": CLUSTER_AUTOSCALER}
     assert run_all([_Answering("Karpenter", "karpenter")], pp, None).document == {}
+
+
+
+def test_a_dump_is_told_by_its_rows_not_by_each_object(monkeypatch):
+    """Every explanation asks whether its cluster calls for an autoscaler: a dump's kinds are its
+    rows' (150,000 objects not asked one by one), so the dump itself reaches `kinds_of`."""
+    from kexplain.apimachinery import columns
+    from kexplain.errors import Source
+    objs = [({"apiVersion": "v1", "kind": kind, "metadata": {"name": f"o{k}", "resourceVersion": "1"}},
+             Source("c.json")) for k, kind in enumerate(("Node", "Pod", "Namespace"))]
+    dump = columns.Dump(objs)
+    assert columns.rows_of(dump) is not None
+    seen: list = []
+    kinds_of = autoscalers.kinds_of
+    monkeypatch.setattr(autoscalers, "kinds_of", lambda objects: seen.append(objects) or kinds_of(objects))
+    assert autoscalers.keeps_cluster(dump) is False
+    assert seen and all(objects is dump for objects in seen)
