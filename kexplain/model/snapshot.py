@@ -190,8 +190,6 @@ class Snapshot:
         changed: dict[str, NodeInfo | None] = {
             ni.name: by_name.get(ni.name) for ni in self.node_infos if by_name.get(ni.name) is not ni}
         changed.update((ni.name, ni) for ni in infos if ni.name not in self._by_name)
-        if not changed:
-            return Snapshot(infos, self.namespaces, self.objects, self._by_namespace, by_name)
         touched: set[str] = set()
         kept: dict[str, set[int]] = {}
         for name, new in changed.items():
@@ -201,6 +199,8 @@ class Snapshot:
             if new is not None:
                 touched.update(p.namespace for p in new.pods)
                 kept[name] = {id(p) for p in new.pods}
+        if not touched:             # (nothing changed, or new nodes without pods: the index as it is)
+            return Snapshot(infos, self.namespaces, self.objects, self._by_namespace, by_name)
         index = dict(self._by_namespace)
         slots = self._slots()
         for namespace in touched:

@@ -130,3 +130,14 @@ def test_random_changes_keep_the_documented_order():
             assert got == documented_order(parent, infos), seed
             assert members(derived) == members(from_nothing(infos)), seed
             parent = derived
+
+
+def test_a_new_node_without_pods_shares_the_index_and_finds_no_slots():
+    """A suggestion's added node (no pods) changes no namespace: the whole index is shared and the
+    parent's slots (where each node's pods sit, 150,000 of them) are not worked out for it."""
+    snap = built()
+    infos = [*snap.node_infos, NodeInfo(Node.from_obj(node("n4")))]
+    derived = snap.with_node_infos(infos)
+    assert derived._by_namespace is snap._by_namespace
+    assert "snapshot.slots" not in snap._cache
+    assert members(derived) == members(from_nothing(infos))
