@@ -87,6 +87,12 @@ def memoized(table: dict[int, tuple["NodeInfo", T]], snapshot: "Snapshot", nodes
     return list(map(_ANSWER, found))
 
 
+def keep(table: dict[int, tuple["NodeInfo", T]], snapshot: "Snapshot", nodes: Sequence["NodeInfo"],
+         answers: Sequence[T]) -> None:
+    """Answers worked out another way (filterAll's columns give a run's verdicts) put in `table`."""
+    _keep(table, snapshot, list(map(id, nodes)), nodes, answers)
+
+
 def _keep(table: dict[int, tuple["NodeInfo", T]], snapshot: "Snapshot", ids: list[int],
           nodes: Sequence["NodeInfo"], answers: Sequence[T]) -> None:
     """The answers of the nodes that are the snapshot's own (not a copy a plugin changes, as

@@ -14,7 +14,7 @@ from kexplain.framework.interface import (
     MAX_NODE_SCORE, MIN_NODE_SCORE, Explainer, ExtensionPoint, FilterPlugin, NodeScoreList, NodeToStatus, Plugin,
     PostFilterPlugin, PostFilterResult, PreEnqueuePlugin, PreFilterExtensions, PreFilterPlugin, PreFilterResult,
     PreScorePlugin, QueueSortPlugin, ScoreExtensions, ScorePlugin, SignPlugin)
-from kexplain.framework.node_memo import memoized, node_memo
+from kexplain.framework.node_memo import keep, memoized, node_memo
 from kexplain.framework.signers import signature
 from kexplain.framework.status import SUCCESS, Code, Status
 from kexplain.model.shapes import fields_key, plugin_key
@@ -415,15 +415,31 @@ class Framework:
         """filterAll: every plugin on every node, statuses kept per plugin; verdicts still the first failure."""
         skip = state.skip_filter_plugins
         alive = list(range(len(nodes)))
+        run: list[Plugin] | None = []         # the first run of node-local plugins, while it lasts
         for pl in self.filter_plugins:
             name = pl.name
             if name in skip:
                 columns.append((name, None))
                 continue
+            if run is not None and not pl.node_local:
+                self._keep_run(pod, run, nodes, verdicts)
+                run = None
             col = self._filter_memoized(state, pod, pl, nodes)
             columns.append((name, col))
             alive = _sift(name, alive, [col[i] for i in alive], verdicts)
+            if run is not None:
+                run.append(pl)
+        if run:
+            self._keep_run(pod, run, nodes, verdicts)
         return alive
+
+    def _keep_run(self, pod: "PodInfo", run: list[Plugin], nodes: "Sequence[NodeInfo]", verdicts: list[Status]) -> None:
+        """filterAll's verdicts once its first run of node-local plugins is through are that run's own
+        (`_filter_run`'s): kept for the plain cycles of the pod that follow (a suggestion's verification
+        on a changed cluster), which would otherwise sift every node's statuses again."""
+        table = self._memo_table("filter-run", tuple(run), pod) if run else None
+        if table is not None:
+            keep(table, self.snapshot, nodes, _interned(list(verdicts), node_memo(self.snapshot).statuses))
 
     def _with_nominated_verdicts(self, state: CycleState, pod: "PodInfo", nodes: "Sequence[NodeInfo]",
                                  verdicts: list[Status], passed: set[int],
