@@ -359,7 +359,8 @@ def _rejected(trace: Mapping[str, Any], look: Look) -> list[Block]:
     rows = []
     for g in groups:
         if g.named:
-            which = shorten([n + ("*" if n in g.reported else "") for n in g.nodes], limit)
+            reported = set(g.reported)
+            which = shorten([n + ("*" if n in reported else "") for n in g.nodes], limit)
         else:
             which = "(every node)" if trace.get("search") is None else "(not named)"
         rows.append((g.reason, g.plugin, str(g.count), which))

@@ -138,16 +138,22 @@ def rejection_groups(trace: Trace) -> list[RejectionGroup]:
     """Every (plugin, reason) that rejected a node, with its nodes in visiting order, most nodes
     first (`filterAll` when the trace has it, else `filter`); PreFilter's exclusions one group each."""
     groups: dict[tuple[str, str], RejectionGroup] = {}
+    # each group's nodes and reported nodes as sets, asked for every node (its lists keep the order)
+    members: dict[tuple[str, str], tuple[set[str], set[str]]] = {}
 
     def add(plugin: str, reason: str, code: str, node: str, reported: bool) -> None:
         g = groups.get((plugin, reason))
         if g is None:
             g = groups[(plugin, reason)] = RejectionGroup(plugin, reason, code)
-        if node not in g.nodes:
+            members[(plugin, reason)] = (set(), set())
+        nodes, said = members[(plugin, reason)]
+        if node not in nodes:
+            nodes.add(node)
             g.nodes.append(node)
         if code == "UnschedulableAndUnresolvable":
             g.code = code
-        if reported and node not in g.reported:
+        if reported and node not in said:
+            said.add(node)
             g.reported.append(node)
 
     first = trace.get("filter") or {}

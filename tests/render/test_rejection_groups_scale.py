@@ -1,0 +1,45 @@
+"""`rejection_groups` over a cluster's nodes asks whether a node is in a group by sets, never
+by scanning the group's list (a list scan made it quadratic: 1,500 nodes rejected for one reason
+by two plugins took 0.4 s a pod, 80 s for a file of 500 pods); the groups are what they were."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kexplain.render import table, views
+from kexplain.render.views import RejectionGroup, rejection_groups
+
+
+class _NoScan(list):
+    def __contains__(self, item: object) -> bool:
+        raise AssertionError("a group's node list was scanned for a member")
+
+
+@dataclass
+class _Group(RejectionGroup):
+    nodes: list[str] = field(default_factory=_NoScan)
+    reported: list[str] = field(default_factory=_NoScan)
+
+
+def _trace(n: int) -> dict:
+    names = [f"n{k:04d}" for k in range(n)]
+    fit = {"code": "Unschedulable", "reasons": ["Insufficient cpu"]}
+    taint = {"code": "UnschedulableAndUnresolvable", "reasons": ["node(s) had untolerated taint(s)"]}
+    first = {name: ({"plugin": "TaintToleration", **taint} if k % 3 == 0 else {"plugin": "NodeResourcesFit", **fit})
+             for k, name in enumerate(names)}
+    every = {name: {"TaintToleration": taint if k % 3 == 0 else {"code": "Success"}, "NodeResourcesFit": fit}
+             for k, name in enumerate(names)}
+    return {"filter": first, "filterAll": every, "search": {"numAllNodes": n, "order": names}}
+
+
+def test_groups_of_many_nodes_are_found_without_scanning_them(monkeypatch) -> None:
+    trace = _trace(3000)
+    want = [(g.plugin, g.reason, g.code, list(g.nodes), list(g.reported)) for g in rejection_groups(trace)]
+    monkeypatch.setattr(views, "RejectionGroup", _Group)
+    got = rejection_groups(trace)
+    assert [(g.plugin, g.reason, g.code, list(g.nodes), list(g.reported)) for g in got] == want
+    names = sorted(trace["filter"])
+    assert want[0][:2] == ("NodeResourcesFit", "Insufficient cpu") and want[0][3] == names
+    assert want[0][4] == [name for k, name in enumerate(names) if k % 3]
+    assert want[1][3] == want[1][4] == names[::3]
+    monkeypatch.setattr(table, "rejection_groups", lambda trace: got)
+    assert table._rejected(trace, table.Look(width=120)) != []
