@@ -165,13 +165,22 @@ def rejection_groups(trace: Trace) -> list[RejectionGroup]:
         said = detail(((facts.get(node) or {}).get("plugins") or {}).get(plugin) or {}) if detail else ""
         add(plugin, f"{reason} ({said})" if said else reason, code, node, reported)
 
+    # a filterAll entry's rejections, read once per entry: nodes with the same statuses share one
+    # (its id names it while `every` holds it)
+    rejections: dict[int, list[tuple[str, str, str]]] = {}
+
+    def rejected(entry: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+        found = rejections.get(id(entry))
+        if found is None:
+            found = rejections[id(entry)] = [(plugin, reason, pst["code"]) for plugin, pst in entry.items()
+                                             if pst.get("code") in REJECTED for reason in pst.get("reasons") or [pst["code"]]]
+        return found
+
     for node, st in first.items():
         own = st.get("plugin", "") if st.get("code") in REJECTED else None
         if every is not None and node in every:
-            for plugin, pst in every[node].items():
-                if pst.get("code") in REJECTED:
-                    for reason in pst.get("reasons") or [pst["code"]]:
-                        add_detailed(plugin, reason, pst["code"], node, plugin == own)
+            for plugin, reason, code in rejected(every[node]):
+                add_detailed(plugin, reason, code, node, plugin == own)
         if own is not None:  # the scheduler's own verdict, even if filterAll missed it
             for reason in st.get("reasons") or [st["code"]]:
                 add_detailed(own, reason, st["code"], node, True)
