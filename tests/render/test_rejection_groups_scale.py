@@ -43,3 +43,19 @@ def test_groups_of_many_nodes_are_found_without_scanning_them(monkeypatch) -> No
     assert want[1][3] == want[1][4] == names[::3]
     monkeypatch.setattr(table, "rejection_groups", lambda trace: got)
     assert table._rejected(trace, table.Look(width=120)) != []
+
+
+def test_nodes_sharing_a_filter_all_entry_are_grouped_as_with_their_own() -> None:
+    """filterAll shares one entry between nodes with the same statuses; its rejections are read
+    once per entry, and the groups are those of a trace where each node has its own copy."""
+    import copy
+    shared = _trace(300)
+    entries = {}
+    for name, entry in shared["filterAll"].items():
+        shared["filterAll"][name] = entries.setdefault(repr(entry), entry)
+    assert len({id(e) for e in shared["filterAll"].values()}) == 2
+    own = copy.deepcopy(shared)
+    own["filterAll"] = {name: copy.deepcopy(entry) for name, entry in shared["filterAll"].items()}
+    def key(groups):
+        return [(g.plugin, g.reason, g.code, g.nodes, g.reported) for g in groups]
+    assert key(rejection_groups(shared)) == key(rejection_groups(own))
