@@ -329,9 +329,9 @@ def error_device(facts: Facts) -> Facts | None:
 def dra_facts(trace: Mapping[str, Any]) -> dict[str, Facts]:
     """node -> its DynamicResources facts, for the nodes the trace has them for."""
     nodes = ((trace.get("details") or {}).get("nodes") or {})
-    return {n: f["plugins"]["DynamicResources"] for n, f in nodes.items()
-            if isinstance((f.get("plugins") or {}).get("DynamicResources"), Mapping)
-            and "claims" in f["plugins"]["DynamicResources"]}
+    return {n: dra for n, f in nodes.items()      # (most nodes have none: no type check for them)
+            if (dra := (f.get("plugins") or {}).get("DynamicResources")) is not None
+            and isinstance(dra, Mapping) and "claims" in dra}
 
 
 def group_nodes(items: Iterable[tuple[str, Any]]) -> list[tuple[Any, list[str]]]:
