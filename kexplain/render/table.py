@@ -399,7 +399,8 @@ def _resources(trace: Mapping[str, Any], look: Look) -> list[Block]:
     if not nodes:
         return []
     names = [r.node for r in ranking(trace)]
-    names += [n for n in nodes if n not in names and "resources" in nodes[n]]
+    ranked = set(names)             # (asked for every node: a list would make it quadratic)
+    names += [n for n in nodes if n not in ranked and "resources" in nodes[n]]
     names = [n for n in names if "resources" in nodes.get(n, {})]
     resources = list(dict.fromkeys(k for n in names for k in nodes[n]["resources"]))
     cells = {n: [f"{quantity(r, nodes[n]['resources'][r]['requested'])}/"
