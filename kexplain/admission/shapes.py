@@ -627,17 +627,17 @@ class ShapeIndex:
                     return
                 continue
             keys, written, statuses = found
-            firsts = dict(zip(reversed(keys), reversed(chunk)))      # (each key's first pod, in order)
-            for key in dict.fromkeys(keys):
+            firsts = dict(zip(reversed(keys), reversed(chunk)))      # (each key's first pod; a key hashed twice)
+            for key, first in firsts.items():
                 if key not in self._written:
-                    self._written[key] = self._shape(firsts[key].obj)     # type: ignore[assignment]
-            if None in map(self._written.__getitem__, keys):
+                    self._written[key] = self._shape(first.obj)
+            shapes = list(map(self._written.__getitem__, keys))
+            if None in shapes:
                 continue
             firsts = dict(zip(reversed(written), reversed(chunk)))
-            decodes = {text: asked_once(self._decodes, id(statuses[text]), statuses[text], status_decodes,
-                                        firsts[text], self.valid_times) for text in dict.fromkeys(written)}
-            self._of.update(zip(map(id, chunk), zip(chunk, map(self._written.__getitem__, keys),
-                                                    map(decodes.__getitem__, written), repeat(True))))
+            decodes = {text: asked_once(self._decodes, id(statuses[text]), statuses[text], status_decodes, first,
+                                        self.valid_times) for text, first in firsts.items()}
+            self._of.update(zip(map(id, chunk), zip(chunk, shapes, map(decodes.__getitem__, written), repeat(True))))
 
     def _shape(self, pod: dict) -> bytes | None:
         undo = _canonicalize(pod, self.valid_nodes, self.valid_times)   # its canonical self for a moment
