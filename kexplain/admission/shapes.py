@@ -10,8 +10,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import chain, repeat
-from operator import add, and_, attrgetter, contains, itemgetter, methodcaller, ne
 from types import CodeType
 from typing import Any, Callable
 
@@ -21,7 +19,7 @@ from kexplain.admission.decode import status_decodes
 from kexplain.admission.openapi import RFC3339, go_time_parse_error
 from kexplain.admission.pod_spec_defaults import image_tag
 from kexplain.apimachinery.labels import TOPOLOGY_LABELS
-from kexplain.apimachinery.stored_pods import SHARED_STATUSES, StoredPod, asked_once, keep_statuses
+from kexplain.apimachinery.stored_pods import StoredPod, asked_once
 from kexplain.admission.validate_common import ANNOTATIONS_SIZE_LIMIT
 from kexplain.apimachinery.names import _SUBDOMAIN as DNS1123_SUBDOMAIN, _VALUE_FMT as LABEL_VALUE_FMT, \
     is_dns1123_label, is_dns1123_subdomain, is_label_value
@@ -308,103 +306,6 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str],
 
 
 _MEMO_MAX = 65536
-# A lean pod's fields (a generator's bound pods: issue 55's), the pods `lean_keys` keys at once
-_LEAN_TOP = frozenset(("apiVersion", "kind", "metadata", "spec", "status"))
-_LEAN_META, _LEAN_SPEC = frozenset(("name", "namespace", "labels")), frozenset(("nodeName", "containers"))
-_fields = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
-_NO_RAW = msgspec.Raw(b"")
-_VIEW, _RAW, _META, _SPEC = attrgetter("view"), attrgetter("raw"), attrgetter("metadata"), attrgetter("spec")
-_NAME, _NODE, _LABELS, _NAMESPACE = attrgetter("name"), attrgetter("nodeName"), attrgetter("labels"), \
-    attrgetter("namespace")
-
-
-def lean_keys(pods: list[StoredPod], valid_nodes: set[str], memo: dict[Any, Any]
-              ) -> tuple[list[tuple[Any, ...]], list[bytes], dict[bytes, Any]] | None:
-    """The shapes of lean pods (only the fields `_LEAN_*` name), column by column in C (no Python frame a
-    pod): each one's fields' order and what `canonical` keeps of it (kind, namespace, label names, whether
-    it has a status, its containers with images cut), the rest checked as `written_key` checks it (each has
-    one), each one's status text and the statuses by text (kept as read); None unless every pod is lean and
-    passes (then ask `written_key` of each)."""
-    views = list(map(_VIEW, pods))
-    metas_v, specs_v = list(map(_META, views)), list(map(_SPEC, views))
-    if None in metas_v or None in specs_v:
-        return None
-    tops = list(map(_fields, map(_RAW, pods)))
-    if not all(map(_LEAN_TOP.issuperset, tops)):
-        return None
-    metas, specs = list(map(_fields, map(itemgetter("metadata"), tops))), list(map(_fields, map(itemgetter("spec"), tops)))
-    names, nodes, labels = list(map(_NAME, metas_v)), list(map(_NODE, specs_v)), list(map(_LABELS, metas_v))
-    if not (all(map(_LEAN_META.issuperset, metas)) and all(map(_LEAN_SPEC.issuperset, specs)) and all(names)
-            and all(nodes) and max(map(len, names)) <= 253 and all(map(_SUBDOMAIN_FULL, names))):
-        return None
-    two = repeat(2)      # (a name and a node written without escapes: their texts 2 longer, the quotes)
-    if any(map(ne, map(len, map(itemgetter("name"), metas)), map(add, map(len, names), two))) or any(
-            map(ne, map(len, map(itemgetter("nodeName"), specs)), map(add, map(len, nodes), two))):
-        return None
-    for node in set(nodes) - valid_nodes:
-        if is_dns1123_subdomain(node):
-            return None
-        valid_nodes.add(node)
-    has = list(map(contains, tops, repeat("status")))     # (`written_status`: the status last, and only there)
-    if any(map(ne, map(methodcaller("count", b'"status"'), map(bytes, map(_RAW, pods))), has)) or any(
-            map(and_, has, map(ne, map(next, map(reversed, tops)), repeat("status")))):
-        return None
-    given = [found.values() if found else () for found in labels]
-    if any(labels) and (any(map(contains, given, names)) or any(map(contains, given, map(
-            itemgetter(2), map(methodcaller("rpartition", "-"), names)))) or not _all_valid_at_once(given)):
-        return None
-    written = list(map(bytes, map(methodcaller("get", "status", _NO_RAW), tops)))
-    statuses = _lean_statuses(set(written), memo.setdefault(_STATUSES, {}))
-    containers = list(map(bytes, map(methodcaller("get", "containers", _NO_RAW), specs)))
-    cuts = {text: memo.get(text) or _lean_containers(text) for text in set(containers)}
-    if statuses is None or None in cuts.values():
-        return None
-    if len(memo) < _MEMO_MAX:
-        memo.update(cuts)
-    keep_statuses(pods, written, statuses)
-    return list(zip(map(tuple, tops), map(tuple, metas), map(tuple, specs), map(attrgetter("apiVersion"), views),
-                    map(attrgetter("kind"), views), map(_NAMESPACE, metas_v), map(_label_names, labels),
-                    map(bool, map(statuses.__getitem__, written)), map(cuts.__getitem__, containers))), \
-        written, statuses
-
-
-def _label_names(labels: dict[str, str] | None) -> tuple[str, ...] | None:
-    return None if labels is None else tuple(labels)
-
-
-def _all_valid_at_once(values: list[Any]) -> bool:
-    """Whether each of the label values (`dict.values`) is valid (`_valid_label_value`), checked in C."""
-    distinct = set(chain.from_iterable(values))
-    return not distinct or max(map(len, distinct)) <= 63 and all(map(_LABEL_VALUE_FULL, distinct))
-
-
-def _lean_statuses(texts: set[bytes], shared: dict[bytes, Any]) -> dict[bytes, Any] | None:
-    """Each status text's status (None for b"": none), one object per text (`shared`); None when one is not an
-    object `written_key` takes (`STATUS_ADMITTED`)."""
-    out: dict[bytes, Any] = {b"": None}
-    for text in texts - {b""}:
-        status = shared.get(text)
-        if status is None and text[:1] == b"{":
-            try:
-                status = msgspec.json.decode(text)
-            except msgspec.DecodeError:
-                return None
-            if len(shared) < SHARED_STATUSES:
-                shared[text] = status
-        if type(status) is not dict or not STATUS_ADMITTED.isdisjoint(status):
-            return None
-        out[text] = status
-    return out
-
-
-def _lean_containers(written: bytes) -> bytes | None:
-    """What `canonical` keeps of a containers list written so (its images cut: `_canonical_images`)."""
-    try:
-        spec = {"containers": msgspec.json.decode(written)} if written else {}
-    except msgspec.DecodeError:
-        return None
-    _canonical_images(spec, [])
-    return shape_key(spec)
 
 
 def _labels_cut(key: bytes, labels: dict[str, str], memo: dict[Any, Any]) -> bytes:
@@ -583,9 +484,6 @@ def _pinned_to(affinity: dict, node: str) -> dict | None:
         **required, "nodeSelectorTerms": new_terms}}}
 
 
-_CHUNK, _LEAN_TRIES = 1024, 8     # (`ShapeIndex.prepare`: pods a chunk; failed chunks before it stops)
-
-
 class ShapeIndex:
     """Each pod's shape in one load, worked out once for the two passes that read it; by object identity,
     each object held so its id is not reused (one per load, never kept)."""
@@ -596,8 +494,8 @@ class ShapeIndex:
         self._keys: dict[bytes, bytes] = {}               # a shape's key, one object per shape
         # id -> (pod, key, `status_decodes`, whether it has a `written_key`)
         self._of: dict[int, tuple[dict, bytes | None, bool, bool]] = {}
-        self._written: dict[Any, bytes | None] = {}        # `written_key` (a lean key) -> the shape's key
-        self._texts: dict[Any, Any] = {}                   # `written_key`'s and `lean_keys`' memo
+        self._written: dict[bytes, bytes] = {}             # `written_key` -> the shape's key
+        self._texts: dict[Any, Any] = {}                   # `written_key`'s memo
         self._decodes: dict[int, tuple[Any, bool]] = {}    # id(status) -> it, `status_decodes`
         # (minor, validate) -> the shapes whose pods check_fields found nothing in
         self.fields_ok: dict[tuple[str, str], set[bytes]] = {}
@@ -613,31 +511,6 @@ class ShapeIndex:
         found = self._of[id(pod)] = (pod, key, key is not None and asked_once(
             self._decodes, id(status := pod.get("status")), status, status_decodes, pod, self.valid_times), by_text)
         return found
-
-    def prepare(self, pods: list[StoredPod]) -> None:
-        """`entry` of lean pods worked out a chunk at a time (`lean_keys`: no Python frame a pod), the shape once
-        per key; the pods of other chunks are asked one by one. Stops after `_LEAN_TRIES` chunks fail."""
-        tries = _LEAN_TRIES
-        for at in range(0, len(pods), _CHUNK):
-            chunk = pods[at:at + _CHUNK]
-            found = lean_keys(chunk, self.valid_nodes, self._texts)
-            if found is None:
-                tries -= 1
-                if not tries:
-                    return
-                continue
-            keys, written, statuses = found
-            firsts = dict(zip(reversed(keys), reversed(chunk)))      # (each key's first pod; a key hashed twice)
-            for key, first in firsts.items():
-                if key not in self._written:
-                    self._written[key] = self._shape(first.obj)
-            shapes = list(map(self._written.__getitem__, keys))
-            if None in shapes:
-                continue
-            firsts = dict(zip(reversed(written), reversed(chunk)))
-            decodes = {text: asked_once(self._decodes, id(statuses[text]), statuses[text], status_decodes, first,
-                                        self.valid_times) for text, first in firsts.items()}
-            self._of.update(zip(map(id, chunk), zip(chunk, shapes, map(decodes.__getitem__, written), repeat(True))))
 
     def _shape(self, pod: dict) -> bytes | None:
         undo = _canonicalize(pod, self.valid_nodes, self.valid_times)   # its canonical self for a moment

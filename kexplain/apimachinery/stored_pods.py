@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import json
-from collections import deque
 from collections.abc import Mapping
 from typing import Any, Callable, Iterator
 
@@ -338,14 +337,6 @@ class StoredPod(Mapping[str, Any]):
 
     def __repr__(self) -> str:
         return f"StoredPod({self.obj!r})"
-
-
-_SET_STATUS = StoredPod._status.__set__     # type: ignore[attr-defined]
-
-
-def keep_statuses(pods: list[StoredPod], texts: list[bytes], statuses: dict[bytes, Any]) -> None:
-    """Each pod's status as `written_status` keeps one: `statuses` by its text (b"": it has none), set in C."""
-    deque(map(_SET_STATUS, pods, map({**statuses, b"": _ABSENT}.__getitem__, texts)), maxlen=0)
 
 
 OBJECTS = (dict, StoredPod)     # what an object read is: `isinstance(obj, OBJECTS)`

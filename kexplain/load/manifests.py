@@ -513,8 +513,6 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
         return Checked(objs.same(), [])       # type: ignore[attr-defined]
     # the shapes of pod whose fields were found sound, for this version and `validate`
     sound = shape_index.fields_ok.setdefault((kube.minor, validate), set()) if shape_index is not None else set()
-    if fields and shape_index is not None and rows is not None:      # (a dump's lean pods keyed at once)
-        shape_index.prepare([obj for obj, _ in objs if type(obj) is StoredPod])
     # a Pod's apiVersion -> `field_check` of its status; (apiVersion, id(status)) -> (it, its answer)
     status_checks: dict[Any, Any] = {}
     kept: list[tuple[dict[str, Any], Source]] = []
