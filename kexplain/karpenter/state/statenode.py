@@ -25,7 +25,8 @@ class StateNode:
     def __init__(self, node: dict[str, Any] | None, node_claim: dict[str, Any] | None) -> None:
         self.node = node
         self.node_claim = node_claim
-        self.pod_requests: list[ResourceList] = []     # each bound pod's (load leaves one pod of a name)
+        # The bound pods' requests: each distinct (shared) list with how many pods request it.
+        self.pod_requests: list[tuple[ResourceList, int]] = []
         self.daemonset_requests: dict[tuple[str, str], ResourceList] = {}
         self.host_port_usage: Any = None          # scheduling.HostPortUsage, set by the cluster
         self.volume_usage: Any = None             # scheduling.VolumeUsage, set by the cluster
@@ -124,8 +125,9 @@ class StateNode:
 
     def pod_requests_total(self) -> ResourceList:
         total: ResourceList | None = None
-        for reqs in self.pod_requests:
-            total = resources.merge_into(total, reqs)
+        for reqs, n in self.pod_requests:
+            for _ in range(n):
+                total = resources.merge_into(total, reqs)
         return total or {}
 
     def available(self) -> ResourceList:
@@ -136,9 +138,9 @@ class StateNode:
         """`available()` as integers (billionths), summed without Quantity arithmetic."""
         out = resources.to_nanos(self.allocatable())
         used: dict[str, int] = {}
-        for reqs in self.pod_requests:
+        for reqs, n in self.pod_requests:
             for name, v in resources.nanos_of(reqs).items():
-                used[name] = used.get(name, 0) + v
+                used[name] = used.get(name, 0) + v * n
         return {name: v - used.get(name, 0) for name, v in out.items()}
 
     def daemonset_requests_nanos(self) -> resources.Nanos:
