@@ -201,11 +201,10 @@ class DefaultedPodInfo(StoredPodInfo):
 
 def pod_info(obj: Any) -> PodInfo:
     """`PodInfo(obj)`, a `DefaultedPodInfo` for a `_deferred` pod (made without `PodInfo`'s dispatch)."""
-    if type(obj) is StoredPod and type(obj.listed) is _BoundDefaults:
-        pod = _new(DefaultedPodInfo)
-        _init_stored(pod, obj)
-        return pod
-    return PodInfo(obj)
+    if type(obj) is not StoredPod or type(obj.listed) is not _BoundDefaults:
+        return PodInfo(obj)
+    _init_stored(pod := _new(DefaultedPodInfo), obj)
+    return pod
 
 
 _new, _init_stored = object.__new__, StoredPodInfo.__init__

@@ -6,7 +6,6 @@ import operator
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import compress, count, repeat
-from operator import attrgetter
 from typing import Any, Iterable, Iterator
 
 from kexplain.karpenter.inputs import DefaultedPodInfo, PassInputs, parse_time
@@ -26,9 +25,8 @@ SUPPORTED_NODE_CLASSES = frozenset({("karpenter.k8s.aws", "EC2NodeClass")})
 
 _STORED = (StoredPodInfo, DefaultedPodInfo)     # a dump's bound pods, read off their views
 _TERMINAL = ("Failed", "Succeeded")             # a terminal pod's phases: it takes no room
-_VIEW, _SPEC, _STATUS, _METADATA = attrgetter("view"), attrgetter("spec"), attrgetter("status"), attrgetter("metadata")
-_NODE_NAME, _NAMESPACE = attrgetter("node_name"), attrgetter("namespace")
-_OWNERS, _VOLUMES = attrgetter("ownerReferences"), attrgetter("volumes")     # (of a view's metadata, spec: texts)
+_VIEW, _SPEC, _STATUS, _METADATA, _NODE_NAME, _NAMESPACE, _OWNERS, _VOLUMES = map(operator.attrgetter, (
+    "view", "spec", "status", "metadata", "node_name", "namespace", "ownerReferences", "volumes"))
 
 
 def is_managed_node_claim(claim: dict[str, Any]) -> bool:
@@ -204,12 +202,9 @@ def _state_nodes(inputs: PassInputs, index: VolumeIndex, warnings: list[str]
 def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], index: VolumeIndex,
                 ds_uids: set[Any], controlled: dict[str, list[PodInfo]]
                 ) -> tuple[list[tuple[PodInfo, dict[str, Any]]], list[int]]:
-    """The bound pods on their state nodes (terminal ones left out): the pods with required
-    anti-affinity, the DaemonSets' pods' positions. Read by columns (`_columns`, made in C or one
-    comprehension each), not pod by pod: what a shape decides (requests, host ports, required
-    anti-affinity) is worked out once per shape, a node's requests counted per distinct list
-    (`StateNode.pod_requests`), and only the pods with owners, ports, volumes or anti-affinity
-    are looked at one by one."""
+    """The bound pods on their state nodes (terminal ones left out): the pods with required anti-affinity,
+    the DaemonSets' pods' positions. Read by columns (`_columns`), what a shape decides worked out once, a
+    node's requests counted per distinct list; only pods with owners, ports, volumes or anti-affinity alone."""
     anti: list[tuple[PodInfo, dict[str, Any]]] = []
     daemonset_owned: list[int] = []
     node_names, refs, terminal, volumes, keys = _columns(bound_pods)
@@ -230,15 +225,10 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
     firsts = dict(zip(reversed(live_keys), compress(reversed(bound_pods), reversed(live))))    # (each key's first)
     of_shape = {key: (resources.requests_for_pod(pod.spec), get_host_ports(pod), pod.facts.has_required_anti_affinity)
                 for key, pod in firsts.items()}
-    # A node's pods counted per distinct request list in C: (node's position, list's) as one int.
-    by_id = {id(reqs): reqs for reqs, _, _ in of_shape.values()}
-    lists, at_of = list(by_id.values()), {i: at for at, i in enumerate(by_id)}
-    list_at = {key: at_of[id(reqs)] for key, (reqs, _, _) in of_shape.items()}
-    nodes = list(by_node_name.values())
-    node_at = {name: at * len(lists) for at, name in enumerate(by_node_name)}
-    pairs = map(operator.add, map(node_at.__getitem__, compress(node_names, live)), map(list_at.__getitem__, live_keys))
-    for pair, n in Counter(pairs).items():
-        nodes[pair // len(lists)].pod_requests.append((lists[pair % len(lists)], n))
+    by_id = {id(reqs): reqs for reqs, _, _ in of_shape.values()}      # (a node's pods counted per list, in C)
+    reqs_ids = map(id, map(operator.itemgetter(0), map(of_shape.__getitem__, live_keys)))
+    for (state, reqs), n in Counter(zip(compress(states, live), reqs_ids)).items():
+        state.pod_requests.append((by_id[reqs], n))
     rare = {key for key, (_, ports, anti_affinity) in of_shape.items() if ports or anti_affinity}
     looked_at = map(operator.and_, live, map(operator.or_, map(operator.or_, daemonsets, volumes),
                                              map(rare.__contains__, keys)))
@@ -259,9 +249,8 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
 
 
 def _columns(pods: list[PodInfo]) -> tuple[list[str], list[Any], list[bool], list[bool], list[Any]]:
-    """Per pod: its node's name, whether it has owner references, whether it is terminal, whether
-    its spec names volumes, and its shape (`stored_facts_key` of a dump's pod, read off its view;
-    else its `PodFacts`). A dump's columns are made in C, never giving a pod a `lazy` attribute."""
+    """Per pod: node name, owner references (a dump's: as text), terminal, volumes named, shape (a dump's
+    `stored_facts_key`, else `PodFacts`); a dump's read off its views in C (no pod given a `lazy` attribute)."""
     if all(map(_STORED.__contains__, map(type, pods))):
         views = list(map(_VIEW, pods))
         specs = list(map(_SPEC, views))

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from itertools import repeat
+from typing import Any, Iterable
 
 from kexplain.apimachinery.labels import LABEL_HOSTNAME as HOSTNAME_LABEL
 from kexplain.apimachinery.quantity import DECIMAL_SI, Quantity
@@ -123,37 +124,31 @@ class StateNode:
             return claim
         return resources.parse_list(as_dict(as_dict(self.node).get("status")).get(key))
 
-    def pod_requests_total(self) -> ResourceList:
-        total: ResourceList | None = None
-        for reqs, n in self.pod_requests:
-            for _ in range(n):
-                total = resources.merge_into(total, reqs)
-        return total or {}
-
     def available(self) -> ResourceList:
-        """Allocatable less the bound pods' requests."""
-        return resources.subtract(self.allocatable(), self.pod_requests_total())
+        """Allocatable less the bound pods' requests (`available_nanos`, in allocatable's formats)."""
+        return resources.from_nanos(self.available_nanos(), self.allocatable())
 
     def available_nanos(self) -> resources.Nanos:
-        """`available()` as integers (billionths), summed without Quantity arithmetic."""
-        out = resources.to_nanos(self.allocatable())
-        used: dict[str, int] = {}
-        for reqs, n in self.pod_requests:
-            for name, v in resources.nanos_of(reqs).items():
-                used[name] = used.get(name, 0) + v * n
-        return {name: v - used.get(name, 0) for name, v in out.items()}
+        """Allocatable less the bound pods' requests as integers (billionths), summed without
+        Quantity arithmetic."""
+        used = _summed(self.pod_requests)
+        return {name: v - used.get(name, 0) for name, v in resources.to_nanos(self.allocatable()).items()}
 
     def daemonset_requests_nanos(self) -> resources.Nanos:
-        """The DaemonSets' requests as integers (billionths), summed without Quantity
-        arithmetic."""
-        total: dict[str, int] = {}
-        for reqs in self.daemonset_requests.values():
-            for name, v in resources.nanos_of(reqs).items():
-                total[name] = total.get(name, 0) + v
-        return total
+        """The DaemonSets' requests summed as integers (billionths)."""
+        return _summed(zip(self.daemonset_requests.values(), repeat(1)))
 
     def __repr__(self) -> str:
         return f"StateNode({self.name()})"
+
+
+def _summed(lists: Iterable[tuple[ResourceList, int]]) -> resources.Nanos:
+    """The sum in billionths of each (shared) list times its count."""
+    total: dict[str, int] = {}
+    for reqs, n in lists:
+        for name, v in resources.nanos_of(reqs).items():
+            total[name] = total.get(name, 0) + v * n
+    return total
 
 
 def _name(obj: dict[str, Any] | None) -> str:

@@ -221,8 +221,6 @@ def _pool_domains(np: Any, its: Sequence[Any]) -> tuple[list[tuple[str, list[tup
 
 
 # -- the topology ---------------------------------------------------------------------------------
-_NAMESPACE = attrgetter("namespace")
-
 
 class Topology:
     """The topology groups of a pass (by hash), the inverse anti-affinity groups, and the
@@ -241,7 +239,7 @@ class Topology:
         # Indexed once: the pods by namespace (those counted worked out for a namespace a group
         # asks about: `_counted`), node label requirements by node name.
         self._pods_by_namespace: dict[str, list[PodInfo]] = {}
-        for namespace, run in groupby(cluster.pods, _NAMESPACE):     # (runs in C: a dump lists pods by namespace)
+        for namespace, run in groupby(cluster.pods, attrgetter("namespace")):     # (runs in C: a dump lists pods by namespace)
             self._pods_by_namespace.setdefault(namespace, []).extend(run)
         self._counted_by_namespace: dict[str, list[PodInfo]] = {}
         self._nodes: dict[str, tuple[dict[str, str], list[Taint], Requirements]] = {}
