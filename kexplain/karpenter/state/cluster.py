@@ -251,14 +251,17 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
 def _columns(pods: list[PodInfo]) -> tuple[list[str], list[Any], list[bool], list[bool], list[Any]]:
     """Per pod: node name, owner references (a dump's: as text), terminal, volumes named, shape (a dump's
     `stored_facts_key`, else `PodFacts`); a dump's read off its views in C (no pod given a `lazy` attribute)."""
-    if all(map(_STORED.__contains__, map(type, pods))):
+    stored = list(map(_STORED.__contains__, map(type, pods)))
+    if all(stored):
         views = list(map(_VIEW, pods))
-        specs = list(map(_SPEC, views))
         return (list(map(_NODE_NAME, pods)), list(map(_OWNERS, map(_METADATA, views))),
                 [status is not None and status.phase in _TERMINAL for status in map(_STATUS, views)],
-                list(map(bool, map(_VOLUMES, specs))), list(map(stored_facts_key, views, map(_NAMESPACE, pods))))
-    return ([pod.node_name for pod in pods], [pod.owner_references for pod in pods],
-            [pod.phase in _TERMINAL for pod in pods], [pod.has_volumes for pod in pods], [pod.facts for pod in pods])
+                list(map(bool, map(_VOLUMES, map(_SPEC, views)))),
+                list(map(stored_facts_key, views, map(_NAMESPACE, pods))))
+    return ([pod.node_name for pod in pods],
+            [pod.view.metadata.ownerReferences if held else pod.owner_references for pod, held in zip(pods, stored)],
+            [pod.phase in _TERMINAL for pod in pods], [pod.has_volumes for pod in pods],
+            [stored_facts_key(pod.view, pod.namespace) if held else pod.facts for pod, held in zip(pods, stored)])
 
 
 def _pool_usage(states: Iterable[StateNode]) -> dict[str, ResourceList]:
