@@ -96,9 +96,6 @@ class Cluster:
         """StateNodes.Active: those not marked for deletion."""
         return [n for n in self.nodes if not n.marked_for_deletion()]
 
-    def deleting(self) -> list[StateNode]:
-        return [n for n in self.nodes if n.marked_for_deletion()]
-
     def node_pool_resources_for(self, name: str) -> ResourceList:
         """NodePoolResourcesFor: the capacity of the NodePool's nodes (a copy)."""
         return dict(self.node_pool_resources.get(name) or {})
