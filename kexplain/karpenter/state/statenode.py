@@ -2,8 +2,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from itertools import repeat
-from typing import Any, Iterable
+from typing import Any
 
 from kexplain.apimachinery.labels import LABEL_HOSTNAME as HOSTNAME_LABEL
 from kexplain.apimachinery.quantity import DECIMAL_SI, Quantity
@@ -26,8 +25,7 @@ class StateNode:
     def __init__(self, node: dict[str, Any] | None, node_claim: dict[str, Any] | None) -> None:
         self.node = node
         self.node_claim = node_claim
-        # The bound pods' requests: each distinct (shared) list with how many pods request it.
-        self.pod_requests: list[tuple[ResourceList, int]] = []
+        self.pod_requests: list[ResourceList] = []     # each bound pod's (load leaves one pod of a name)
         self.daemonset_requests: dict[tuple[str, str], ResourceList] = {}
         self.host_port_usage: Any = None          # scheduling.HostPortUsage, set by the cluster
         self.volume_usage: Any = None             # scheduling.VolumeUsage, set by the cluster
@@ -124,31 +122,36 @@ class StateNode:
             return claim
         return resources.parse_list(as_dict(as_dict(self.node).get("status")).get(key))
 
+    def pod_requests_total(self) -> ResourceList:
+        total: ResourceList | None = None
+        for reqs in self.pod_requests:
+            total = resources.merge_into(total, reqs)
+        return total or {}
+
     def available(self) -> ResourceList:
-        """Allocatable less the bound pods' requests (`available_nanos`, in allocatable's formats)."""
-        return resources.from_nanos(self.available_nanos(), self.allocatable())
+        """Allocatable less the bound pods' requests."""
+        return resources.subtract(self.allocatable(), self.pod_requests_total())
 
     def available_nanos(self) -> resources.Nanos:
-        """Allocatable less the bound pods' requests as integers (billionths), summed without
-        Quantity arithmetic."""
-        used = _summed(self.pod_requests)
-        return {name: v - used.get(name, 0) for name, v in resources.to_nanos(self.allocatable()).items()}
+        """`available()` as integers (billionths), summed without Quantity arithmetic."""
+        out = resources.to_nanos(self.allocatable())
+        used: dict[str, int] = {}
+        for reqs in self.pod_requests:
+            for name, v in resources.nanos_of(reqs).items():
+                used[name] = used.get(name, 0) + v
+        return {name: v - used.get(name, 0) for name, v in out.items()}
 
     def daemonset_requests_nanos(self) -> resources.Nanos:
-        """The DaemonSets' requests summed as integers (billionths)."""
-        return _summed(zip(self.daemonset_requests.values(), repeat(1)))
+        """The DaemonSets' requests as integers (billionths), summed without Quantity
+        arithmetic."""
+        total: dict[str, int] = {}
+        for reqs in self.daemonset_requests.values():
+            for name, v in resources.nanos_of(reqs).items():
+                total[name] = total.get(name, 0) + v
+        return total
 
     def __repr__(self) -> str:
         return f"StateNode({self.name()})"
-
-
-def _summed(lists: Iterable[tuple[ResourceList, int]]) -> resources.Nanos:
-    """The sum in billionths of each (shared) list times its count."""
-    total: dict[str, int] = {}
-    for reqs, n in lists:
-        for name, v in resources.nanos_of(reqs).items():
-            total[name] = total.get(name, 0) + v * n
-    return total
 
 
 def _name(obj: dict[str, Any] | None) -> str:
