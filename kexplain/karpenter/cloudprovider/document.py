@@ -12,7 +12,7 @@ def resource_list_document(rl: Mapping[str, Quantity], drop_zero: bool = False,
     """A resource list by name, each quantity's String(), zeros left out when `drop_zero`; `known`:
     the texts of the quantities met before, by value, format and text (a catalog repeats a few hundred)."""
     known = {} if known is None else known
-    return {name: known.get(key := (q.value, q.fmt, q.text)) or known.setdefault(key, canonical(q))
+    return {name: known.get(key := (q.value.numerator, q.value.denominator, q.fmt, q.text)) or known.setdefault(key, canonical(q))
             for name, q in sorted(rl.items()) if not (drop_zero and q.value == 0)}
 
 

@@ -46,10 +46,6 @@ def is_owned_by_node(pod: PodInfo) -> bool:
     return is_owned_by(pod, "v1", "Node")
 
 
-def is_terminal(pod: PodInfo) -> bool:
-    return pod.phase in ("Failed", "Succeeded")
-
-
 def _controller_uid(pod: PodInfo) -> str | None:
     for ref in pod.owner_references or ():
         if isinstance(ref, dict) and ref.get("controller") is True:
@@ -93,9 +89,6 @@ class Cluster:
     def active(self) -> list[StateNode]:
         """StateNodes.Active: those not marked for deletion."""
         return [n for n in self.nodes if not n.marked_for_deletion()]
-
-    def deleting(self) -> list[StateNode]:
-        return [n for n in self.nodes if n.marked_for_deletion()]
 
     def node_pool_resources_for(self, name: str) -> ResourceList:
         """NodePoolResourcesFor: the capacity of the NodePool's nodes (a copy)."""

@@ -187,7 +187,12 @@ _NANOS: dict[int, tuple[Mapping[str, Quantity], Nanos]] = {}
 
 def to_nanos(rl: Mapping[str, Quantity]) -> Nanos:
     """The list's values in billionths (exact: quantities are rounded to nano precision)."""
-    return {name: int(q.value * _NANO) for name, q in rl.items()}
+    return {name: _nanos(q.value.numerator * _NANO, q.value.denominator) for name, q in rl.items()}
+
+
+def _nanos(n: int, d: int) -> int:
+    """`int(Fraction(n, d))` (toward zero) in integers: no Fraction made."""
+    return n // d if n >= 0 else -(-n // d)
 
 
 def nanos_of(rl: Mapping[str, Quantity]) -> Nanos:

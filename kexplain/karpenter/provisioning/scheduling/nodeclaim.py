@@ -289,7 +289,7 @@ class NodeClaim:
         compatible_found = False
         reserved: list[Any] = []
         manager = self.context.reservation_manager
-        for _, offerings in self.context.type_index.reserved_among(instance_types):
+        for _, offerings in self.context.type_index.reserved_among(instance_types, indexed=True):
             for o in offerings:             # a type's available offerings of capacity type reserved
                 if not requirements.is_compatible(o.requirements, ALLOW_UNDEFINED_WELL_KNOWN_LABELS):
                     continue

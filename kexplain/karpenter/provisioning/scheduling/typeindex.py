@@ -117,11 +117,11 @@ class TypeIndex:
         self.of(it)
         return self._types[id(it)][4]
 
-    def reserved_among(self, its: Sequence[Any]) -> list[tuple[Any, list[Any]]]:
+    def reserved_among(self, its: Sequence[Any], indexed: bool = False) -> list[tuple[Any, list[Any]]]:
         """(type, `reserved`) of the types of `its` with some, in order: none, asked of no type,
-        when every type is indexed and none indexed has one (the index holds its types: an id
-        it knows is its type's)."""
-        if not self._reserving and all(map(self._types.__contains__, map(id, its))):
+        when every type is indexed (`indexed`: known to be, as a NodeClaim's filtered types are)
+        and none indexed has one (the index holds its types: an id it knows is its type's)."""
+        if not self._reserving and (indexed or all(map(self._types.__contains__, map(id, its)))):
             return []
         return [(it, reserved) for it in its if (reserved := self.reserved(it))]
 
