@@ -498,7 +498,7 @@ class ShapeIndex:
         self._written: dict[bytes, bytes] = {}             # `written_key` -> the shape's key
         self._texts: dict[Any, Any] = {}                   # `written_key`'s memo
         self._decodes: dict[int, tuple[Any, bool]] = {}    # id(status) -> it, `status_decodes`
-        self._templates = _Templates(self)                 # the texts of shapes' first pods
+        self._templates: _Templates | None = _Templates(self)     # the texts of shapes' first pods (None: off)
         # (minor, validate) -> the shapes whose pods check_fields found nothing in
         self.fields_ok: dict[tuple[str, str], set[bytes]] = {}
 
@@ -528,7 +528,7 @@ class ShapeIndex:
     def _written_shape(self, pod: StoredPod) -> tuple[bytes | None, bool]:
         """The shape of a pod read as a view, and whether it has a `written_key` (then admitted as a view):
         its template's when it matches one (`_Templates`)."""
-        found = self._templates.match(pod)
+        found = self._templates.match(pod) if self._templates is not None else None
         if type(found) is bytes:
             return found, True
         text = written_key(pod, self.valid_nodes, self.valid_times, self._texts)
@@ -538,7 +538,7 @@ class ShapeIndex:
             if key is not None and text is not None:
                 self._written[text] = key
         if found is not None and key is not None and text is not None:
-            self._templates.make(pod, found, text, key)
+            self._templates.make(pod, found, text, key)    # type: ignore[union-attr]
         return key, text is not None
 
     def canonical(self, pod: dict) -> dict | None:
@@ -550,7 +550,7 @@ class ShapeIndex:
 # a JSON text's strings (a key with its colon) and brackets, in a text without escapes (`_holes`)
 _TOKENS = re.compile(r'"([^"\\]*)"(\s*:)?|[{}\[\]]')
 _TEMPLATES_MAX = 4096       # templates made in one load, at most
-_TRIED = 4096               # pods asked before the templates must have matched half of them
+_TRIED = 1024               # pods asked before the templates must have matched half of them
 
 
 @dataclass(frozen=True)
@@ -582,6 +582,7 @@ class _Templates:
         it once `written_key` keyed it), or None."""
         self.asked += 1
         if self.asked > _TRIED and 2 * self.matched < self.asked:
+            self.index._templates = None        # (a cluster whose pods do not match: asked no more)
             return None
         view = pod.view
         meta, spec = view.metadata, view.spec
