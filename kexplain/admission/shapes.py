@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import itemgetter
 from types import CodeType
 from typing import Any, Callable
 
@@ -497,6 +498,7 @@ class ShapeIndex:
         self._written: dict[bytes, bytes] = {}             # `written_key` -> the shape's key
         self._texts: dict[Any, Any] = {}                   # `written_key`'s memo
         self._decodes: dict[int, tuple[Any, bool]] = {}    # id(status) -> it, `status_decodes`
+        self._templates: _Templates | None = _Templates(self)     # the texts of shapes' first pods (None: off)
         # (minor, validate) -> the shapes whose pods check_fields found nothing in
         self.fields_ok: dict[tuple[str, str], set[bytes]] = {}
 
@@ -524,18 +526,206 @@ class ShapeIndex:
         return self._keys.setdefault(key, key) if key is not None else None
 
     def _written_shape(self, pod: StoredPod) -> tuple[bytes | None, bool]:
-        """The shape of a pod read as a view, and whether it has a `written_key` (then admitted as a view)."""
+        """The shape of a pod read as a view, and whether it has a `written_key` (then admitted as a view):
+        its template's when it matches one (`_Templates`)."""
+        found = self._templates.match(pod) if self._templates is not None else None
+        if type(found) is bytes:
+            return found, True
         text = written_key(pod, self.valid_nodes, self.valid_times, self._texts)
         key = self._written.get(text) if text is not None else None
         if key is None:
             key = self._shape(pod.obj)
             if key is not None and text is not None:
                 self._written[text] = key
+        if found is not None and key is not None and text is not None:
+            self._templates.make(pod, found, text, key)    # type: ignore[union-attr]
         return key, text is not None
 
     def canonical(self, pod: dict) -> dict | None:
         """`canonical(pod)` with this load's valid node names and times."""
         return canonical(pod.obj if type(pod) is StoredPod else pod, self.valid_nodes, self.valid_times)
+
+
+# -- a shape's text verified whole ----------------------------------------------------------------
+# a JSON text's strings (a key with its colon) and brackets, in a text without escapes (`_holes`)
+_TOKENS = re.compile(r'"([^"\\]*)"(\s*:)?|[{}\[\]]')
+_TEMPLATES_MAX = 4096       # templates made in one load, at most
+_TRIED = 1024               # pods asked before the templates must have matched half of them
+
+
+@dataclass(frozen=True)
+class _Template:
+    """The text of a shape's first pod with its own values' places marked (filled in `order`), and
+    what a pod matching it must not hold for `written_key` to cut it as it cut the first pod."""
+
+    parts: list[str]                # the text's pieces, each own value's place between two (None)
+    order: Callable[[tuple], tuple]
+    key: bytes                      # the shape's key
+    status: bytes                   # the text from the status on, as `StoredPod.written_status` reads it
+    names: frozenset[str]           # strings written after "name" and "nodeName" that are no own value
+
+
+class _Templates:
+    """Pods checked against the text of their shape's first pod (`_Template`) with their own values put
+    in: a match is that text with other values in the same places, so `written_key` would give the first
+    pod's key; its checks of a pod's own values are made here. Anything else goes `written_key`'s way."""
+
+    def __init__(self, index: "ShapeIndex") -> None:
+        self.index = index
+        self.of: dict[tuple, _Template | None] = {}         # (namespace, label names, containers) -> it
+        self.images: dict[tuple[bytes, bytes], Any] = {}     # containers' texts -> `_own_images`
+        self.groups: dict[tuple, int] = {}                   # containers' texts without images -> a number
+        self.asked = self.matched = 0
+
+    def match(self, pod: StoredPod) -> bytes | tuple | None:
+        """The shape key of a pod matching its template; else what names its template (to make one from
+        it once `written_key` keyed it), or None."""
+        self.asked += 1
+        if self.asked > _TRIED and 2 * self.matched < self.asked:
+            self.index._templates = None        # (a cluster whose pods do not match: asked no more)
+            return None
+        view = pod.view
+        meta, spec = view.metadata, view.spec
+        if meta.uid or meta.creationTimestamp or spec.volumes or spec.affinity:
+            return None
+        texts = (bytes(spec.containers), bytes(spec.initContainers))
+        images = self.images.get(texts)
+        if images is None:
+            images = _own_images(texts, self.groups)
+            if len(self.images) < _MEMO_MAX:
+                self.images[texts] = images
+        if not images:
+            return None
+        labels = meta.labels
+        look = (meta.namespace, tuple(labels) if labels else None, images[1])
+        template = self.of.get(look)
+        if template is None:
+            return look if look not in self.of and len(self.of) < _TEMPLATES_MAX else None
+        name, node = meta.name, spec.nodeName
+        if not name or not node or not (len(name) <= 253 and _SUBDOMAIN_FULL(name)) or spec.hostname == name \
+                or name in template.names or node in template.names:
+            return None
+        values = (name, *labels.values(), node, *images[0]) if labels else (name, node, *images[0])
+        parts = template.parts.copy()
+        parts[1::2] = template.order(values)
+        text = "".join(parts)
+        if text.find("LabelKeys") != -1 or bytes(pod.raw) != text.encode():
+            return None
+        if labels and (name in labels.values() or name[name.rfind("-") + 1:] in labels.values()
+                       or not _all_valid(labels.values(), self.index._texts)):
+            return None
+        if node not in self.index.valid_nodes:
+            if is_dns1123_subdomain(node):
+                return None
+            self.index.valid_nodes.add(node)
+        if pod.written_status(template.status, self.index._texts.setdefault(_STATUSES, {})) is None:
+            return None
+        self.matched += 1
+        return template.key
+
+    def make(self, pod: StoredPod, look: tuple, written: bytes, key: bytes) -> None:
+        """The template of `pod`'s shape (`look`), from its text and its `written_key`; None when the
+        text does not show where each own value is, or `written_key` did not cut each."""
+        self.of[look] = None
+        try:
+            text = bytes(pod.raw).decode()
+        except UnicodeDecodeError:
+            return
+        view = pod.view
+        labels = view.metadata.labels or {}
+        texts = (bytes(view.spec.containers), bytes(view.spec.initContainers))
+        images = self.images.get(texts) or _own_images(texts, self.groups)
+        values = (view.metadata.name, *labels.values(), view.spec.nodeName, *images[0])
+        found = _holes(text, labels, len(images[0])) if text.find("\\") == -1 and text.find("LabelKeys") == -1 \
+            else None
+        if found is None or not _cut_alike(written, labels, images[2]):
+            return
+        holes, names, status_at = found
+        if sorted(slot for _, _, slot in holes) != list(range(len(values))) or values[0] in names \
+                or values[1 + len(labels)] in names or any(text[a:b] != values[slot] for a, b, slot in holes):
+            return
+        parts: list[Any] = []
+        at = 0
+        for start, end, _ in holes:
+            parts += (text[at:start], None)
+            at = end
+        parts.append(text[at:])
+        compact = bytes(pod.raw)
+        if compact.find(b'": ') != -1 or compact.find(b", ") != -1 or compact.find(b"\n") != -1:
+            compact = _compact(compact, indent=-1)
+        status = compact.rfind(b',"status":{')
+        if status_at < holes[-1][1] or (status == -1) != (status_at == len(text)):
+            return
+        self.of[look] = _Template(parts, itemgetter(*(slot for _, _, slot in holes)), key,
+                                  compact[status:] if status != -1 else b"", frozenset(names))
+
+
+def _own_images(texts: tuple[bytes, bytes], groups: dict[tuple, int]
+                ) -> tuple[tuple[str, ...], int, tuple[bytes, ...]] | tuple[()]:
+    """The images of containers' texts (`image_values`), the number in `groups` of what the texts are
+    without them (with each image's class) and each image's cut (`_image_cuts`); empty unless every
+    image is cut."""
+    pieces = [image_pieces(text) if text else [] for text in texts]
+    if None in pieces:
+        return ()
+    images = [value for found in pieces for value in found[1::2]]
+    cuts = dict(_image_cuts(texts)[1])
+    classes = tuple(cuts.get(b'"image":"%s"' % value) for value in images)
+    if None in classes:
+        return ()
+    group = groups.setdefault((*(tuple(p[0::2]) for p in pieces), classes), len(groups))
+    return tuple(value.decode() for value in images), group, classes
+
+
+def _holes(text: str, labels: dict[str, str], images: int) -> tuple[list[tuple[int, int, int]], set[str], int] | None:
+    """Where a pod's text (without escapes) writes its name (slot 0), its label values (1...), its node and
+    its images, each once; the other strings written after "name" or "nodeName" and where its status is
+    written (the text's length without one). None when a key `written_key` cuts by is written elsewhere."""
+    slots = {("metadata", "name"): 0, ("spec", "nodeName"): 1 + len(labels)}
+    slots.update({("metadata", "labels", label): 1 + i for i, label in enumerate(labels)})
+    image_slots = {("spec", "containers", "*", "image"): [], ("spec", "initContainers", "*", "image"): []}
+    holes, names, keys = [], set(), {"labels": 0, "image": 0, "annotations": 0}
+    lists: list[bool] = []          # the open containers, whether each is a list
+    path: list[str] = []            # the keys down to the innermost open container
+    key, status_at = None, len(text)
+    for m in _TOKENS.finditer(text):
+        value = m[1]
+        if value is not None and m[2]:
+            key = value
+            if value in keys:
+                keys[value] += 1
+            elif value == "status" and len(lists) == 1:
+                status_at = m.start()
+        elif value is not None:
+            here = (*path, "*" if lists[-1] else key)
+            if here in slots:
+                holes.append((m.start(1), m.end(1), slots.pop(here)))
+            elif here in image_slots:
+                image_slots[here].append((m.start(1), m.end(1)))
+            elif here[-1] in ("name", "nodeName"):
+                names.add(value)
+            keys["image"] += value == "image"
+        elif m[0] in "{[":
+            if lists:
+                path.append("*" if lists[-1] else key)
+            lists.append(m[0] == "[")
+        else:
+            lists.pop()
+            if lists:
+                path.pop()
+    found = [*image_slots.values()][0] + [*image_slots.values()][1]
+    if keys != {"labels": 1 if labels else keys["labels"], "image": len(found), "annotations": 0} \
+            or len(found) != images or "nodeName" in labels or "image" in labels:
+        return None
+    holes += [(start, end, 2 + len(labels) + i) for i, (start, end) in enumerate(found)]
+    return sorted(holes), names, status_at
+
+
+def _cut_alike(written: bytes, labels: dict[str, str], images: tuple[bytes, ...]) -> bool:
+    """Whether `written_key` cut the name, the node, the labels as a whole and each image: no other value."""
+    cut = b'"labels":{%s}' % b",".join(_json(label) + b":\0" for label in labels) if labels else b""
+    return written.count(b"\0") == 2 + len(labels) + len(images) and written.find(cut) != -1 and \
+        sum(written.count(cut) for cut in set(images)) == len(images)
 
 
 # -- patches ---------------------------------------------------------------------------------

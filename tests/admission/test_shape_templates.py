@@ -1,0 +1,169 @@
+"""Pods matched against their shape's first text (`kexplain.admission.shapes._Templates`) against the same pods
+keyed one by one (`written_key`): the same entry for every pod, whatever a later pod changes of the first
+one's text (field order, escapes, `%`, values repeated or invalid, fields added, its status), and the same
+admitted objects and messages. Written as `json.dump` writes (`plain_list.py`'s shape) and compact.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+import pytest
+
+from kexplain.admission.shapes import ShapeIndex, written_key
+from kexplain.apimachinery.pod_lists import dump_list
+from kexplain.apimachinery.stored_pods import StoredPod
+from tests.admission.test_shape_fast_path import cluster_of, outcome, pod
+from tests.admission.test_written_views import views_outcome
+
+
+def replica(i: int) -> dict:
+    """The i-th pod of one workload: its own name, node, label values and image."""
+    p = pod(f"web-{i}", f"n{i % 3 + 1}")
+    p["metadata"]["labels"] = {"app": "web", "tier": f"t{i}", "pod-template-hash": f"{i * 7919:08x}"}
+    p["spec"]["containers"][0]["image"] = f"registry.example/web-{i}:1"
+    return p
+
+
+def _set(path: str, value: Any) -> Callable[[dict, int], None]:
+    def change(p: dict, i: int) -> None:
+        target = p
+        *parents, last = path.split(".")
+        for key in parents:
+            target = target.setdefault(key, {})
+        target[last] = value(p, i) if callable(value) else value
+    return change
+
+
+def _name(p: dict) -> str:
+    return p["metadata"]["name"]
+
+
+CHANGES: dict[str, Callable[[dict, int], Any]] = {
+    "plain": lambda p, i: None,
+    "labels-reordered": lambda p, i: p["metadata"].update(labels=dict(reversed(p["metadata"]["labels"].items()))),
+    "metadata-reordered": lambda p, i: p.update(metadata=dict(reversed(p["metadata"].items()))),
+    "spec-before-metadata": lambda p, i: p.update({"metadata": p.pop("metadata"), "status": p.pop("status")}),
+    "status-first": lambda p, i: p.update({"spec": p.pop("spec")}),
+    "percent-in-text": lambda p, i: p["spec"]["containers"][0].update(env=[{"name": "LOAD", "value": "100%s%%"}]),
+    "percent-in-image": lambda p, i: p["spec"]["containers"][0].update(image=f"registry.example/w%s%d-{i}:1"),
+    "name-as-label": lambda p, i: p["metadata"]["labels"].update(pod=_name(p)),
+    "suffix-as-label": lambda p, i: p["metadata"]["labels"].update(index=str(i)),
+    "node-as-label": lambda p, i: p["metadata"]["labels"].update(host=p["spec"]["nodeName"]),
+    "node-as-name": lambda p, i: p["spec"].update(nodeName=_name(p)),
+    "name-as-container": lambda p, i: p["spec"]["containers"][0].update(name=_name(p)),
+    "container-named-as-later-pod": lambda p, i: p["spec"]["containers"][0].update(name="web-3"),
+    "container-named-as-later-pod-spec-first": lambda p, i: p["spec"]["containers"][0].update(name="web-3") or
+    p.update({"metadata": p.pop("metadata"), "status": p.pop("status")}),
+    "name-as-later-label": lambda p, i: p["metadata"]["labels"].update(pod=_name(p) if i >= 2 else "other"),
+    "suffix-as-later-label": lambda p, i: p["metadata"]["labels"].update(index=str(i) if i >= 2 else "x"),
+    "label-keys-later": lambda p, i: p["metadata"]["labels"].update(tier="matchLabelKeys" if i >= 2 else "t"),
+    "image-as-label": lambda p, i: p["metadata"]["labels"].update(image=p["spec"]["containers"][0]["image"]),
+    "label-nodeName": lambda p, i: p["metadata"]["labels"].update(nodeName=p["spec"]["nodeName"]),
+    "label-values-alike": lambda p, i: p["metadata"]["labels"].update(app=f"t{i}"),
+    "image-value-image": lambda p, i: p["spec"]["containers"][0].update(image="image"),
+    "label-value-image": lambda p, i: p["metadata"]["labels"].update(tier="image"),
+    "label-value-status": lambda p, i: p["metadata"]["labels"].update(tier="status"),
+    "invalid-name": _set("metadata.name", lambda p, i: f"Web_{i}"),
+    "invalid-node": _set("spec.nodeName", lambda p, i: f"N_{i}"),
+    "invalid-label-value": lambda p, i: p["metadata"]["labels"].update(tier=f"bad value {i}!"),
+    "long-label-value": lambda p, i: p["metadata"]["labels"].update(tier="t" * 64),
+    "label-keys-value": lambda p, i: p["metadata"]["labels"].update(tier=f"matchLabelKeys{i}"),
+    "image-latest": lambda p, i: p["spec"]["containers"][0].update(image=f"registry.example/web-{i}"),
+    "image-spaced": lambda p, i: p["spec"]["containers"][0].update(image=f" registry.example/web-{i}:1"),
+    "image-empty": lambda p, i: p["spec"]["containers"][0].update(image=""),
+    "image-inner-space": lambda p, i: p["spec"]["containers"][0].update(image=f"a, b\": {i}"),
+    "two-containers": lambda p, i: p["spec"]["containers"].append({**p["spec"]["containers"][0], "name": "d"}),
+    "init-container": lambda p, i: p["spec"].update(initContainers=[{"name": "i", "image": f"init-{i}:1"}]),
+    "uid": _set("metadata.uid", lambda p, i: f"u-{i}"),
+    "created": _set("metadata.creationTimestamp", lambda p, i: f"2026-01-0{i % 9 + 1}T00:00:00Z"),
+    "annotations": _set("metadata.annotations", lambda p, i: {"example.com/build": f"b-{i}"}),
+    "volumes": _set("spec.volumes", [{"name": "d", "emptyDir": {}}]),
+    "affinity": _set("spec.affinity", {"nodeAffinity": {}}),
+    "claim-named-as-later-pod": _set("spec.volumes", [{"name": "d", "persistentVolumeClaim": {"claimName": "data-web-3"}}]),
+    "pinned-to-later-node": _set("spec.affinity", {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n2"]}]}]}}}),
+    "hostname-as-name": _set("spec.hostname", lambda p, i: _name(p)),
+    "hostname": _set("spec.hostname", "host"),
+    "extra-field": _set("spec.priorityClassName", "high"),
+    "no-status": lambda p, i: p.pop("status"),
+    "other-status": lambda p, i: p["status"].update(podIP=f"10.0.0.{i}"),
+    "claim-status": lambda p, i: p["status"].update(resourceClaimStatuses=[]),
+    "nested-status": lambda p, i: p["status"].update(x={"status": {"a": 1}}),
+    "no-labels": lambda p, i: p["metadata"].pop("labels"),
+    "empty-labels": lambda p, i: p["metadata"].update(labels={}),
+    "second-labels": _set("spec.nodeSelector", lambda p, i: {"labels": "x"}),
+    "namespace": _set("metadata.namespace", "other"),
+}
+# texts changed after writing: a value written with an escape, a text compact or spaced otherwise
+TEXTS: dict[str, Callable[[str], str]] = {
+    "as-written": lambda text: text,
+    "escaped-name": lambda text: text.replace('"web-', '"web\\u002d', 1),
+    "escaped-label": lambda text: text.replace('"app": "web"', '"app": "w\\u0065b"'),
+    "escaped-image": lambda text: text.replace('"registry.example/', '"registry.example\\/'),
+    "compact": lambda text: json.dumps(json.loads(text), separators=(",", ":")),
+    "indented": lambda text: json.dumps(json.loads(text), indent=1),
+}
+
+
+def stored(objects: list[dict], written: Callable[[str], str] = TEXTS["as-written"], later: int = 2) -> list[Any]:
+    """The objects as a JSON List (`json.dump`'s separators, the pods from `later` on written by `written`)
+    read as a dump is: bound pods as views."""
+    texts = [json.dumps(o) if i < later else written(json.dumps(o)) for i, o in enumerate(objects)]
+    dump = dump_list(('{"apiVersion": "v1", "kind": "List", "items": [%s]}' % ", ".join(texts)).encode())
+    assert dump is not None
+    return dump["items"]
+
+
+def entries(objects: list[dict], written: Callable[[str], str], fast: bool) -> tuple[list[tuple], ShapeIndex]:
+    """What `ShapeIndex.entry` says of each pod (and the status it reads), with or without templates; with
+    them, each pod a template matched has the `written_key` of a first pod of its shape."""
+    index = ShapeIndex()
+    match = index._templates.match
+    matched = []
+    index._templates.match = lambda pod: matched.append(pod) or None if not fast \
+        else (found := match(pod), type(found) is bytes and matched.append(pod))[0]   # type: ignore[method-assign]
+    pods = stored(objects, written)
+    out = [(*index.entry(p)[1:], repr(p.get("status"))) for p in pods]
+    if fast:
+        fresh = {id(p): q for p, q in zip(pods, stored(objects, written))}
+        for p in matched:
+            key = written_key(fresh[id(p)], set(), set())
+            assert key is not None and index._written.get(key) == index.entry(p)[1], p.view.metadata.name
+    return out, index
+
+
+def workload(change: Callable[[dict, int], Any], changed: range = range(2, 5)) -> list[dict]:
+    """Six replicas, those in `changed` changed by `change` (the first two make the template)."""
+    out = []
+    for i in range(6):
+        p = replica(i)
+        if i in changed:
+            change(p, i)
+        out.append(p)
+    return out
+
+
+@pytest.mark.parametrize("written", sorted(TEXTS))
+@pytest.mark.parametrize("name", sorted(CHANGES))
+def test_a_template_entry_is_written_keys(name: str, written: str) -> None:
+    """Each pod's entry with templates is its entry keyed by `written_key` alone, whether the later pods
+    are changed alike (`changed` from 2) or the first ones are (the template made of a changed text)."""
+    for changed in (range(2, 5), range(0, 2), range(0, 6)):
+        objects = workload(CHANGES[name], changed)
+        slow, slow_index = entries(objects, TEXTS[written], False)
+        fast, fast_index = entries(objects, TEXTS[written], True)
+        assert fast == slow, (name, written, changed)
+        assert fast_index.valid_nodes == slow_index.valid_nodes
+    if name == "plain" and written == "as-written":
+        assert fast_index._templates.matched == 5       # (what the templates are for: all but the first)
+
+
+@pytest.mark.parametrize("name", ["plain", "invalid-name", "invalid-node", "invalid-label-value", "long-label-value",
+                                  "image-spaced", "name-as-label", "claim-status", "hostname-as-name", "uid"])
+def test_a_template_admits_and_refuses_alike(name: str) -> None:
+    """Admitted by shape from views keyed by templates: the objects and messages of each pod admitted alone."""
+    objects = workload(CHANGES[name])
+    cluster = cluster_of(*objects)
+    views = [(o, src) for o, (_, src) in zip(stored([o for o, _ in cluster]), cluster)]
+    assert views_outcome(views, None)[0] == outcome(cluster, None, False)[0]
