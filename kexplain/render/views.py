@@ -7,6 +7,7 @@ keys (`details`, `unexamined`, `preemption`, `suggestions`); nothing reads plugi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import is_not
 from typing import Any, Mapping
 
 from kexplain.framework.schedule import DETERMINISTIC_TIES_SINCE
@@ -136,7 +137,25 @@ class RejectionGroup:
 
 def rejection_groups(trace: Trace) -> list[RejectionGroup]:
     """Every (plugin, reason) that rejected a node, with its nodes in visiting order, most nodes
-    first (`filterAll` when the trace has it, else `filter`); PreFilter's exclusions one group each."""
+    first (`filterAll` when the trace has it, else `filter`); PreFilter's exclusions one group each.
+    The named groups are read once for the traces that share a cycle's verdicts (the same `filter`,
+    `filterAll` and node facts: a file of pods of a few shapes), the last `GROUPS_KEPT` of them."""
+    read = (trace.get("filter") or {}, trace.get("filterAll"), (trace.get("details") or {}).get("nodes") or {})
+    key = tuple(map(id, read))
+    found = _NAMED_GROUPS.get(key)
+    if found is None or any(map(is_not, found[0], read)):
+        if len(_NAMED_GROUPS) >= GROUPS_KEPT:
+            del _NAMED_GROUPS[next(iter(_NAMED_GROUPS))]
+        found = _NAMED_GROUPS[key] = (read, _named_groups(*read))
+    return [*found[1], *_unnamed_groups(trace)]
+
+
+GROUPS_KEPT = 8
+_NAMED_GROUPS: dict[tuple[int, ...], tuple[tuple[Any, ...], list[RejectionGroup]]] = {}
+
+
+def _named_groups(first: Mapping[str, Any], every: Mapping[str, Any] | None,
+                  facts: Mapping[str, Any]) -> list[RejectionGroup]:
     groups: dict[tuple[str, str], RejectionGroup] = {}
     # each group's nodes and reported nodes as sets, asked for every node (its lists keep the order)
     members: dict[tuple[str, str], tuple[set[str], set[str]]] = {}
@@ -155,10 +174,6 @@ def rejection_groups(trace: Trace) -> list[RejectionGroup]:
         if reported and node not in said:
             said.add(node)
             g.reported.append(node)
-
-    first = trace.get("filter") or {}
-    every = trace.get("filterAll")
-    facts = (trace.get("details") or {}).get("nodes") or {}
 
     def add_detailed(plugin: str, reason: str, code: str, node: str, reported: bool) -> None:
         detail = _REASON_DETAIL.get(plugin)
@@ -184,9 +199,7 @@ def rejection_groups(trace: Trace) -> list[RejectionGroup]:
         if own is not None:  # the scheduler's own verdict, even if filterAll missed it
             for reason in st.get("reasons") or [st["code"]]:
                 add_detailed(own, reason, st["code"], node, True)
-    out = sorted(groups.values(), key=lambda g: (-len(g.nodes), -len(g.reported), g.plugin, g.reason))
-    out += _unnamed_groups(trace)
-    return out
+    return sorted(groups.values(), key=lambda g: (-len(g.nodes), -len(g.reported), g.plugin, g.reason))
 
 
 def _missing_features(facts: Mapping[str, Any]) -> str:
