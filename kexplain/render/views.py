@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from operator import is_not
+from types import MappingProxyType
 from typing import Any, Mapping
 
 from kexplain.framework.schedule import DETERMINISTIC_TIES_SINCE
@@ -140,7 +141,7 @@ def rejection_groups(trace: Trace) -> list[RejectionGroup]:
     first (`filterAll` when the trace has it, else `filter`); PreFilter's exclusions one group each.
     The named groups are read once for the traces that share a cycle's verdicts (the same `filter`,
     `filterAll` and node facts: a file of pods of a few shapes), the last `GROUPS_KEPT` of them."""
-    read = (trace.get("filter") or {}, trace.get("filterAll"), (trace.get("details") or {}).get("nodes") or {})
+    read = (trace.get("filter") or _NONE, trace.get("filterAll"), (trace.get("details") or _NONE).get("nodes") or _NONE)
     key = tuple(map(id, read))
     found = _NAMED_GROUPS.get(key)
     if found is None or any(map(is_not, found[0], read)):
@@ -151,6 +152,7 @@ def rejection_groups(trace: Trace) -> list[RejectionGroup]:
 
 
 GROUPS_KEPT = 8
+_NONE: Mapping[str, Any] = MappingProxyType({})        # (what a trace without the key reads: one object)
 _NAMED_GROUPS: dict[tuple[int, ...], tuple[tuple[Any, ...], list[RejectionGroup]]] = {}
 
 
