@@ -151,7 +151,7 @@ def rejection_groups(trace: Trace) -> list[RejectionGroup]:
     return [*found[1], *_unnamed_groups(trace)]
 
 
-GROUPS_KEPT = 8
+GROUPS_KEPT = 32
 _NONE: Mapping[str, Any] = MappingProxyType({})        # (what a trace without the key reads: one object)
 _NAMED_GROUPS: dict[tuple[int, ...], tuple[tuple[Any, ...], list[RejectionGroup]]] = {}
 
