@@ -8,7 +8,6 @@ them out, as blocks (`blocks`).
 from __future__ import annotations
 
 import textwrap
-from operator import is_not
 from typing import Any, Iterable, Mapping
 
 from rich.console import Console, Group
@@ -29,7 +28,7 @@ from kexplain.render.queue import queue_line, scheduler_line
 from kexplain.render.style import GAP, Look, names_layout, quantities, quantity, short, wrap
 from kexplain.render.suggestions import suggestion_blocks
 from kexplain.explain.describe import gate
-from kexplain.render.views import (STOP_ERROR, STOP_FIRST, Ranked, RejectionGroup, SearchFigures,
+from kexplain.render.views import (STOP_ERROR, STOP_FIRST, Ranked, RejectionGroup, SearchFigures, SharedReads,
                                    missing_prefilter_state, never_reason, no_nodes, prefilter_rejection, random_tie,
                                    ranking, rejection_groups, search_figures, shorten, tie_rule, version_text)
 
@@ -354,22 +353,16 @@ def _diffs(deciding: Iterable[tuple[str, int]]) -> str:
 
 def _rejected(trace: Mapping[str, Any], look: Look) -> list[Block]:
     """The rejected nodes' table; one table, laid out once, for the traces that share their groups
-    (`rejection_groups`: the pods of one shape), the last `REJECTED_KEPT` of them."""
+    (`rejection_groups`: the pods of one shape, `SharedReads`)."""
     groups = rejection_groups(trace)
     if not groups:
         return []
     unsearched = trace.get("search") is None
-    key = (*map(id, groups), look, unsearched)
-    found = _REJECTED_BLOCKS.get(key)
-    if found is None or any(map(is_not, found[0], groups)):
-        if len(_REJECTED_BLOCKS) >= REJECTED_KEPT:
-            del _REJECTED_BLOCKS[next(iter(_REJECTED_BLOCKS))]
-        found = _REJECTED_BLOCKS[key] = (groups, _rejected_blocks(groups, look, unsearched))
-    return list(found[1])
+    return list(_REJECTED_BLOCKS.get(tuple(groups), lambda: _rejected_blocks(groups, look, unsearched), look,
+                                     unsearched))
 
 
-REJECTED_KEPT = 32
-_REJECTED_BLOCKS: dict[tuple, tuple[list[RejectionGroup], list[Block]]] = {}
+_REJECTED_BLOCKS = SharedReads()
 
 
 def _rejected_blocks(groups: list[RejectionGroup], look: Look, unsearched: bool) -> list[Block]:

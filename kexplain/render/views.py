@@ -9,12 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from operator import is_not
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Callable, Hashable, Mapping, TypeVar
 
 from kexplain.framework.schedule import DETERMINISTIC_TIES_SINCE
 
 REJECTED = ("Unschedulable", "UnschedulableAndUnresolvable", "Pending")
 Trace = Mapping[str, Any]
+T = TypeVar("T")
 
 
 # -- the version followed ------------------------------------------------------------------------
@@ -136,24 +137,37 @@ class RejectionGroup:
         return len(self.nodes) if self.named else self.size
 
 
+class SharedReads:
+    """What a view reads of a trace's containers, made once while the very containers come again: the
+    traces of the pods that share a cycle share its verdicts (`explain/shared_cycles`: a file of pods
+    of a few shapes). The last `kept` are held, with what they were made of (a file's pods come shape
+    after shape in turn); the readers never change what they are given."""
+
+    def __init__(self, kept: int = 32) -> None:
+        self.kept = kept
+        self._made: dict[tuple, tuple[tuple[Any, ...], Any]] = {}
+
+    def get(self, read: tuple[Any, ...], make: Callable[[], T], *also: Hashable) -> T:
+        """`make()` of the objects `read` (and the values `also`), made anew unless these very objects were."""
+        key = (*map(id, read), *also)
+        found = self._made.get(key)
+        if found is None or any(map(is_not, found[0], read)):
+            if len(self._made) >= self.kept:
+                del self._made[next(iter(self._made))]
+            found = self._made[key] = (read, make())
+        return found[1]
+
+
+EMPTY: Mapping[str, Any] = MappingProxyType({})        # (what a trace without the key reads: one object)
+_NAMED_GROUPS = SharedReads()
+
+
 def rejection_groups(trace: Trace) -> list[RejectionGroup]:
     """Every (plugin, reason) that rejected a node, with its nodes in visiting order, most nodes
     first (`filterAll` when the trace has it, else `filter`); PreFilter's exclusions one group each.
-    The named groups are read once for the traces that share a cycle's verdicts (the same `filter`,
-    `filterAll` and node facts: a file of pods of a few shapes), the last `GROUPS_KEPT` of them."""
-    read = (trace.get("filter") or _NONE, trace.get("filterAll"), (trace.get("details") or _NONE).get("nodes") or _NONE)
-    key = tuple(map(id, read))
-    found = _NAMED_GROUPS.get(key)
-    if found is None or any(map(is_not, found[0], read)):
-        if len(_NAMED_GROUPS) >= GROUPS_KEPT:
-            del _NAMED_GROUPS[next(iter(_NAMED_GROUPS))]
-        found = _NAMED_GROUPS[key] = (read, _named_groups(*read))
-    return [*found[1], *_unnamed_groups(trace)]
-
-
-GROUPS_KEPT = 32
-_NONE: Mapping[str, Any] = MappingProxyType({})        # (what a trace without the key reads: one object)
-_NAMED_GROUPS: dict[tuple[int, ...], tuple[tuple[Any, ...], list[RejectionGroup]]] = {}
+    The named groups are read once for the traces that share a cycle's verdicts (`SharedReads`)."""
+    read = (trace.get("filter") or EMPTY, trace.get("filterAll"), (trace.get("details") or EMPTY).get("nodes") or EMPTY)
+    return [*_NAMED_GROUPS.get(read, lambda: _named_groups(*read)), *_unnamed_groups(trace)]
 
 
 def _named_groups(first: Mapping[str, Any], every: Mapping[str, Any] | None,

@@ -25,8 +25,8 @@ def _printed(blocks: list[Block], width: int, terminal: bool) -> str:
 
 
 def test_a_laid_out_table_prints_as_the_table(monkeypatch) -> None:
-    monkeypatch.setattr(table, "_REJECTED_BLOCKS", {})
-    monkeypatch.setattr(views, "_NAMED_GROUPS", {})
+    monkeypatch.setattr(table, "_REJECTED_BLOCKS", views.SharedReads())
+    monkeypatch.setattr(views, "_NAMED_GROUPS", views.SharedReads())
     one = _trace(40)
     twin = {**one, "result": {"status": "Unschedulable"}}          # another pod of the same cycle
     look = Look(plain=True, width=100)

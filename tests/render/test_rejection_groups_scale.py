@@ -35,7 +35,7 @@ def test_groups_of_many_nodes_are_found_without_scanning_them(monkeypatch) -> No
     trace = _trace(3000)
     want = [(g.plugin, g.reason, g.code, list(g.nodes), list(g.reported)) for g in rejection_groups(trace)]
     monkeypatch.setattr(views, "RejectionGroup", _Group)
-    monkeypatch.setattr(views, "_NAMED_GROUPS", {})        # (read again, not the groups kept above)
+    monkeypatch.setattr(views, "_NAMED_GROUPS", views.SharedReads())     # (read again, not the groups kept above)
     got = rejection_groups(trace)
     assert all(type(g) is _Group for g in got)
     assert [(g.plugin, g.reason, g.code, list(g.nodes), list(g.reported)) for g in got] == want
@@ -66,7 +66,7 @@ def test_nodes_sharing_a_filter_all_entry_are_grouped_as_with_their_own() -> Non
 def test_traces_sharing_a_cycle_read_their_groups_once(monkeypatch) -> None:
     """Pods of one shape share their cycle's verdicts (the same `filter`, `filterAll` and node facts):
     their named groups are read once; a trace with other facts or other verdicts is read for itself."""
-    monkeypatch.setattr(views, "_NAMED_GROUPS", {})
+    monkeypatch.setattr(views, "_NAMED_GROUPS", views.SharedReads())
     reads = []
     named = views._named_groups
     monkeypatch.setattr(views, "_named_groups", lambda *read: reads.append(read) or named(*read))
@@ -79,8 +79,9 @@ def test_traces_sharing_a_cycle_read_their_groups_once(monkeypatch) -> None:
     assert rejection_groups(detailed) and len(reads) == 2
     copied = {**one, "filter": dict(one["filter"])}                 # equal, not the same: read again
     assert rejection_groups(copied) == first and len(reads) == 3
-    for k in range(views.GROUPS_KEPT):                              # the oldest is let go
+    kept = views._NAMED_GROUPS.kept
+    for k in range(kept):                                           # the oldest is let go
         rejection_groups(_trace(3 + k))
-    assert len(views._NAMED_GROUPS) == views.GROUPS_KEPT
+    assert len(views._NAMED_GROUPS._made) == kept
     rejection_groups(one)
-    assert len(reads) == 4 + views.GROUPS_KEPT
+    assert len(reads) == 4 + kept
