@@ -11,7 +11,6 @@ from kexplain.autoscaler.expander import Option
 from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.autoscaler.loop import LoopResult, pod_events, reasons_message_parts
 from kexplain.autoscaler.orchestrator import Event, ScaleUpStatus
-from kexplain.autoscaler.plan import scale_up_plan  # noqa: F401  (the document's plan, read here too)
 from kexplain.autoscaler.status import LIMITED_BY_MAX_NODES_TOTAL, NOT_TRIGGERED, TRIGGERED
 from kexplain.model.pod import PodInfo
 from kexplain.autoscaler.scaledown.loop import scale_down_document

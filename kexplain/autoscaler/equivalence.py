@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable
 
 from kexplain.autoscaler.podutil import controller_ref, is_daemonset_pod
 from kexplain.model.pod import PodInfo

@@ -14,7 +14,7 @@ from kexplain.features import KubeVersion
 from kexplain.karpenter.inputs import (CLOCK, PENDING_AGE, PassInputs, check_uids, joined, pass_of,
                                        pass_of_state, stored_bound, stored_pending)
 from kexplain.karpenter.params import read_settings
-from kexplain.karpenter.request import NodePoolsRequest, has_node_pools  # noqa: F401  (the pass's words, here too)
+from kexplain.karpenter.request import NodePoolsRequest
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.manifests import load_objects
 from kexplain.model.pod import PodInfo

@@ -38,8 +38,9 @@ from kexplain.explain.retry import Bound, retry, waiting_of
 from kexplain.explain.run import explain
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.framework.trace import FAILED, GATED, SCHEDULED, UNSCHEDULABLE, Trace
-from kexplain.karpenter.pending import (NodePoolsRequest, has_node_pools, load_node_pools, pass_over,
+from kexplain.karpenter.pending import (NodePoolsRequest, load_node_pools, pass_over,
                                         run_pass as run_karpenter_pass)
+from kexplain.karpenter.request import has_node_pools
 from kexplain.lint import node_groups, node_pools
 from kexplain.lint.devices import DEVICE_RULES, check_devices
 from kexplain.kueue.lint_checks import LOCAL_QUEUE as KUEUE_LOCAL_QUEUE, NEVER_FITS as KUEUE_NEVER_FITS, \

@@ -433,7 +433,7 @@ def _same_kind_and_name(objs: Sequence[tuple[Any, Source]]) -> Iterable[int]:
     if rows is None:
         return range(len(objs))
     try:
-        if len(set(rows.names)) == len(rows.names):     # (a set: cheaper than counting, the common case)
+        if len(set(zip(rows.kinds, rows.names))) == len(rows.names):    # (a set: the common case)
             return ()
         names = Counter(rows.names)
         maybe = [i for i, name in enumerate(rows.names) if names[name] > 1]     # (a name given twice)

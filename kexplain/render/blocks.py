@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.padding import Padding
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
@@ -28,6 +30,25 @@ class Block:
     def __post_init__(self) -> None:
         if isinstance(self.renderable, str):
             object.__setattr__(self, "renderable", Text(self.renderable))
+
+
+class Laid:
+    """A renderable that many views print alike (the pods of one shape share their rejected nodes'
+    table): laid out once for each console's options, its segments given again after."""
+
+    def __init__(self, renderable: RenderableType) -> None:
+        self.renderable = renderable
+        self._laid: dict[tuple, list[Segment]] = {}
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        key = tuple(vars(options).values())
+        laid = self._laid.get(key)
+        if laid is None:
+            laid = self._laid[key] = list(console.render(self.renderable, options))
+        return laid
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.renderable)
 
 
 # The verdict (result.status) as the headings colour it.

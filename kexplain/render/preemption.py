@@ -13,7 +13,7 @@ from rich.text import Text
 
 from kexplain.render.blocks import Block
 from kexplain.render.style import GAP, Look, names_layout
-from kexplain.render.views import REJECTED, shorten
+from kexplain.render.views import EMPTY, REJECTED, SharedReads, shorten
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
 
@@ -36,11 +36,19 @@ class PreemptionView:
 
 
 def preemption_view(trace: Mapping[str, Any]) -> PreemptionView | None:
-    """None when DefaultPreemption did not run (the pod fits, or preemption is off)."""
+    """None when DefaultPreemption did not run (the pod fits, or preemption is off); read once for the
+    traces that share a cycle (`SharedReads`)."""
     post = trace.get("postFilter")
     if not isinstance(post, dict) or post.get("plugin") != "DefaultPreemption":
         return None
-    details: Mapping[str, Any] = trace.get("preemption") or {}
+    read = (post, trace.get("preemption") or EMPTY, trace.get("filter") or EMPTY)
+    return _VIEWS.get(read, lambda: _preemption_view(*read))
+
+
+_VIEWS = SharedReads()
+
+
+def _preemption_view(post: Mapping[str, Any], details: Mapping[str, Any], first: Mapping[str, Any]) -> PreemptionView:
     nominated = post.get("nominatedNodeName") or ""
     view = PreemptionView(True, post.get("message") or "", nominated)
     candidates = {c["node"]: c for c in details.get("candidates") or ()}
@@ -54,7 +62,6 @@ def preemption_view(trace: Mapping[str, Any]) -> PreemptionView | None:
     potential = set(details.get("potentialNodes") or ())
     visited = set(details.get("visited") or ())
     statuses: Mapping[str, Any] = details.get("nodeStatuses") or {}
-    first = trace.get("filter") or {}
     nodes = list(dict.fromkeys([*first, *(details.get("potentialNodes") or ())]))
 
     def add(reason: str, node: str) -> None:

@@ -15,7 +15,7 @@ from rich.cells import cell_len
 from rich.padding import Padding
 from rich.text import Text
 
-from kexplain.render.blocks import VERDICT_STYLE, Block, print_blocks
+from kexplain.render.blocks import VERDICT_STYLE, Block, Laid, print_blocks
 from kexplain.render.cluster_autoscaler import autoscaler_blocks, does_blocks, render_node_group
 from kexplain.render.devices_view import device_blocks
 from kexplain.render.karpenter_section import does_blocks as karpenter_does, karpenter_blocks, section_blocks
@@ -28,9 +28,9 @@ from kexplain.render.queue import queue_line, scheduler_line
 from kexplain.render.style import GAP, Look, names_layout, quantities, quantity, short, wrap
 from kexplain.render.suggestions import suggestion_blocks
 from kexplain.explain.describe import gate
-from kexplain.render.views import (STOP_ERROR, STOP_FIRST, Ranked, SearchFigures, missing_prefilter_state, never_reason,
-                                   no_nodes, prefilter_rejection, random_tie, ranking, rejection_groups, search_figures,
-                                   shorten, tie_rule, version_text)
+from kexplain.render.views import (STOP_ERROR, STOP_FIRST, Ranked, RejectionGroup, SearchFigures, SharedReads,
+                                   missing_prefilter_state, never_reason, no_nodes, prefilter_rejection, random_tie,
+                                   ranking, rejection_groups, search_figures, shorten, tie_rule, version_text)
 
 TOP_NODES = 10          # feasible nodes listed in the default view
 NODES_PER_REASON = 8    # node names listed per reason in the default view
@@ -352,9 +352,20 @@ def _diffs(deciding: Iterable[tuple[str, int]]) -> str:
 # -- rejected nodes ----------------------------------------------------------------------------------
 
 def _rejected(trace: Mapping[str, Any], look: Look) -> list[Block]:
+    """The rejected nodes' table; one table, laid out once, for the traces that share their groups
+    (`rejection_groups`: the pods of one shape, `SharedReads`)."""
     groups = rejection_groups(trace)
     if not groups:
         return []
+    unsearched = trace.get("search") is None
+    return list(_REJECTED_BLOCKS.get(tuple(groups), lambda: _rejected_blocks(groups, look, unsearched), look,
+                                     unsearched))
+
+
+_REJECTED_BLOCKS = SharedReads()
+
+
+def _rejected_blocks(groups: list[RejectionGroup], look: Look, unsearched: bool) -> list[Block]:
     limit = None if look.wide else NODES_PER_REASON
     rows = []
     for g in groups:
@@ -362,7 +373,7 @@ def _rejected(trace: Mapping[str, Any], look: Look) -> list[Block]:
             reported = set(g.reported)
             which = shorten([n + ("*" if n in reported else "") for n in g.nodes], limit)
         else:
-            which = "(every node)" if trace.get("search") is None else "(not named)"
+            which = "(every node)" if unsearched else "(not named)"
         rows.append((g.reason, g.plugin, str(g.count), which))
     # Plugin names are read whole, node names too: the reasons wrap (between words) first.
     plugin_w = max(len("plugin"), *(len(r[1]) for r in rows))
@@ -383,7 +394,7 @@ def _rejected(trace: Mapping[str, Any], look: Look) -> list[Block]:
             table.add_row(Group(Text(reason), Padding(Text(which), (0, 0, 0, 2))), plugin, count)
         else:
             table.add_row(reason, plugin, count, which)
-    blocks = [Block(table)]
+    blocks = [Block(Laid(table))]
     if any(g.reported for g in groups if g.named):
         note = ("* = the reason the scheduler itself reported for the node (its first failing plugin, what the "
                 "FailedScheduling message counts); every plugin's reasons are listed")

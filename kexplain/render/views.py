@@ -7,12 +7,15 @@ keys (`details`, `unexamined`, `preemption`, `suggestions`); nothing reads plugi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from operator import is_not
+from types import MappingProxyType
+from typing import Any, Callable, Hashable, Mapping, TypeVar
 
 from kexplain.framework.schedule import DETERMINISTIC_TIES_SINCE
 
 REJECTED = ("Unschedulable", "UnschedulableAndUnresolvable", "Pending")
 Trace = Mapping[str, Any]
+T = TypeVar("T")
 
 
 # -- the version followed ------------------------------------------------------------------------
@@ -134,9 +137,41 @@ class RejectionGroup:
         return len(self.nodes) if self.named else self.size
 
 
+class SharedReads:
+    """What a view reads of a trace's containers, made once while the very containers come again: the
+    traces of the pods that share a cycle share its verdicts (`explain/shared_cycles`: a file of pods
+    of a few shapes). The last `kept` are held, with what they were made of (a file's pods come shape
+    after shape in turn); the readers never change what they are given."""
+
+    def __init__(self, kept: int = 32) -> None:
+        self.kept = kept
+        self._made: dict[tuple, tuple[tuple[Any, ...], Any]] = {}
+
+    def get(self, read: tuple[Any, ...], make: Callable[[], T], *also: Hashable) -> T:
+        """`make()` of the objects `read` (and the values `also`), made anew unless these very objects were."""
+        key = (*map(id, read), *also)
+        found = self._made.get(key)
+        if found is None or any(map(is_not, found[0], read)):
+            if len(self._made) >= self.kept:
+                del self._made[next(iter(self._made))]
+            found = self._made[key] = (read, make())
+        return found[1]
+
+
+EMPTY: Mapping[str, Any] = MappingProxyType({})        # (what a trace without the key reads: one object)
+_NAMED_GROUPS = SharedReads()
+
+
 def rejection_groups(trace: Trace) -> list[RejectionGroup]:
     """Every (plugin, reason) that rejected a node, with its nodes in visiting order, most nodes
-    first (`filterAll` when the trace has it, else `filter`); PreFilter's exclusions one group each."""
+    first (`filterAll` when the trace has it, else `filter`); PreFilter's exclusions one group each.
+    The named groups are read once for the traces that share a cycle's verdicts (`SharedReads`)."""
+    read = (trace.get("filter") or EMPTY, trace.get("filterAll"), (trace.get("details") or EMPTY).get("nodes") or EMPTY)
+    return [*_NAMED_GROUPS.get(read, lambda: _named_groups(*read)), *_unnamed_groups(trace)]
+
+
+def _named_groups(first: Mapping[str, Any], every: Mapping[str, Any] | None,
+                  facts: Mapping[str, Any]) -> list[RejectionGroup]:
     groups: dict[tuple[str, str], RejectionGroup] = {}
     # each group's nodes and reported nodes as sets, asked for every node (its lists keep the order)
     members: dict[tuple[str, str], tuple[set[str], set[str]]] = {}
@@ -155,10 +190,6 @@ def rejection_groups(trace: Trace) -> list[RejectionGroup]:
         if reported and node not in said:
             said.add(node)
             g.reported.append(node)
-
-    first = trace.get("filter") or {}
-    every = trace.get("filterAll")
-    facts = (trace.get("details") or {}).get("nodes") or {}
 
     def add_detailed(plugin: str, reason: str, code: str, node: str, reported: bool) -> None:
         detail = _REASON_DETAIL.get(plugin)
@@ -184,9 +215,7 @@ def rejection_groups(trace: Trace) -> list[RejectionGroup]:
         if own is not None:  # the scheduler's own verdict, even if filterAll missed it
             for reason in st.get("reasons") or [st["code"]]:
                 add_detailed(own, reason, st["code"], node, True)
-    out = sorted(groups.values(), key=lambda g: (-len(g.nodes), -len(g.reported), g.plugin, g.reason))
-    out += _unnamed_groups(trace)
-    return out
+    return sorted(groups.values(), key=lambda g: (-len(g.nodes), -len(g.reported), g.plugin, g.reason))
 
 
 def _missing_features(facts: Mapping[str, Any]) -> str:

@@ -8,8 +8,9 @@ import pytest
 from kexplain.errors import InputError
 from kexplain.explain.pending_pass import PassBuilder
 from kexplain.features.kube_version import resolve
-from kexplain.karpenter.pending import (KARPENTER, NodePoolsRequest, has_node_pools, load_node_pools, placed_words,
+from kexplain.karpenter.pending import (KARPENTER, NodePoolsRequest, load_node_pools, placed_words,
                                         run_pass)
+from kexplain.karpenter.request import has_node_pools
 from kexplain.load.manifests import load_objects
 from kexplain.model.pod import PodInfo
 from tests.support.paths import FIXTURES

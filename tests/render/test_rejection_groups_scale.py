@@ -35,7 +35,9 @@ def test_groups_of_many_nodes_are_found_without_scanning_them(monkeypatch) -> No
     trace = _trace(3000)
     want = [(g.plugin, g.reason, g.code, list(g.nodes), list(g.reported)) for g in rejection_groups(trace)]
     monkeypatch.setattr(views, "RejectionGroup", _Group)
+    monkeypatch.setattr(views, "_NAMED_GROUPS", views.SharedReads())     # (read again, not the groups kept above)
     got = rejection_groups(trace)
+    assert all(type(g) is _Group for g in got)
     assert [(g.plugin, g.reason, g.code, list(g.nodes), list(g.reported)) for g in got] == want
     names = sorted(trace["filter"])
     assert want[0][:2] == ("NodeResourcesFit", "Insufficient cpu") and want[0][3] == names
@@ -59,3 +61,27 @@ def test_nodes_sharing_a_filter_all_entry_are_grouped_as_with_their_own() -> Non
     def key(groups):
         return [(g.plugin, g.reason, g.code, g.nodes, g.reported) for g in groups]
     assert key(rejection_groups(shared)) == key(rejection_groups(own))
+
+
+def test_traces_sharing_a_cycle_read_their_groups_once(monkeypatch) -> None:
+    """Pods of one shape share their cycle's verdicts (the same `filter`, `filterAll` and node facts):
+    their named groups are read once; a trace with other facts or other verdicts is read for itself."""
+    monkeypatch.setattr(views, "_NAMED_GROUPS", views.SharedReads())
+    reads = []
+    named = views._named_groups
+    monkeypatch.setattr(views, "_named_groups", lambda *read: reads.append(read) or named(*read))
+    one = _trace(30)
+    twin = {**one, "result": {"status": "Unschedulable"}}           # another pod, the same cycle
+    first = rejection_groups(one)
+    assert rejection_groups(twin) == first and len(reads) == 1
+    facts = {n: {"plugins": {"NodeResourcesFit": {"insufficient": ["cpu"]}}} for n in one["filter"]}
+    detailed = {**one, "details": {"nodes": facts}}                  # the same verdicts, other facts
+    assert rejection_groups(detailed) and len(reads) == 2
+    copied = {**one, "filter": dict(one["filter"])}                 # equal, not the same: read again
+    assert rejection_groups(copied) == first and len(reads) == 3
+    kept = views._NAMED_GROUPS.kept
+    for k in range(kept):                                           # the oldest is let go
+        rejection_groups(_trace(3 + k))
+    assert len(views._NAMED_GROUPS._made) == kept
+    rejection_groups(one)
+    assert len(reads) == 4 + kept

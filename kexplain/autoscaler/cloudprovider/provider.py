@@ -6,7 +6,7 @@ CA's test provider, each answer saying how it was found (docs/internals/autoscal
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from kexplain.autoscaler.cloudprovider import aws, azure, clusterapi, gce
 

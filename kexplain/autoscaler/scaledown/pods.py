@@ -9,7 +9,7 @@ from typing import Any, Mapping
 
 from kexplain.framework.preemption import parse_timestamp
 from kexplain.model.pod import PodInfo
-from kexplain.autoscaler.podutil import DAEMONSET_POD_ANNOTATION, controller_ref, is_daemonset_pod, is_mirror_pod
+from kexplain.autoscaler.podutil import controller_ref, is_daemonset_pod, is_mirror_pod
 from kexplain.plugins.helper.spread import parse_group_version
 
 SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict"

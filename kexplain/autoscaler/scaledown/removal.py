@@ -14,7 +14,6 @@ from typing import AbstractSet
 from kexplain.autoscaler.scaledown.cluster import unbound, with_ghost, without_node, without_pods
 from kexplain.autoscaler.scaledown.drainability import BlockingPod, DrainContext, pods_to_move
 from kexplain.autoscaler.simulator import ClusterSim
-from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
 
 BLOCKED_BY_POD = "BlockedByPod"

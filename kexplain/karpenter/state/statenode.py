@@ -1,6 +1,7 @@
 """One node as Karpenter's cluster state holds it (pkg/controllers/state/statenode.go)."""
 from __future__ import annotations
 
+from collections import Counter
 from fractions import Fraction
 from typing import Any
 
@@ -136,9 +137,11 @@ class StateNode:
         """`available()` as integers (billionths), summed without Quantity arithmetic."""
         out = resources.to_nanos(self.allocatable())
         used: dict[str, int] = {}
-        for reqs in self.pod_requests:
-            for name, v in resources.nanos_of(reqs).items():
-                used[name] = used.get(name, 0) + v
+        listed = self.pod_requests
+        distinct = dict(zip(map(id, listed), listed))      # (a shape's pods share one list: each summed once)
+        for key, count in Counter(map(id, listed)).items():
+            for name, v in resources.nanos_of(distinct[key]).items():
+                used[name] = used.get(name, 0) + v * count
         return {name: v - used.get(name, 0) for name, v in out.items()}
 
     def daemonset_requests_nanos(self) -> resources.Nanos:

@@ -4,7 +4,7 @@ disagree with the verdict it explains."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from kexplain.model.dra import ALL, Device, DeviceClass, ExactRequest, ResourceClaim, ResourceSlice, device_id_str
 from kexplain.plugins.dra import capacity as cc
