@@ -5,7 +5,7 @@ stored values. The gates per minor: docs/internals/admission.md.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator
 
 from kexplain.features import KubeVersion
 from kexplain.apimachinery.identity import as_dict, dicts as _dicts
