@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Mapping
 
 from kexplain.model.labels import IN, LabelSelector
 from kexplain.model.nodeinfo import Node, NodeInfo
-from kexplain.model.pod import AffinityTerm, PodInfo
+from kexplain.model.pod import AffinityTerm, PodInfo, lazy
 from kexplain.model.prefix import Prefix
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -106,15 +106,23 @@ class PodIndex:
     through binds."""
 
     def __init__(self, snapshot: Snapshot) -> None:
-        self.by_namespace: dict[str, PodGroup] = {
-            namespace: PodGroup(entries) for namespace, entries in snapshot.pods_by_namespace.items()}
+        self._snapshot: Snapshot | None = snapshot     # (until `by_namespace` is read)
         self._by_label: dict[tuple[str, str], dict[str, PodGroup]] = {}
         self._tallies: dict[Hashable, Tally] = {}
+
+    @lazy
+    def by_namespace(self) -> dict[str, PodGroup]:
+        """The snapshot's namespace index as groups, made on first read: a tally that counts no bound pod (no
+        existing pod with required anti-affinity) never reads it, nor makes their `PodInfo`s."""
+        snapshot, self._snapshot = self._snapshot, None
+        assert snapshot is not None
+        return {namespace: PodGroup(entries) for namespace, entries in snapshot.pods_by_namespace.items()}
 
     def after_bind(self, snapshot: "Snapshot", pod: PodInfo, node: Node) -> "PodIndex":
         """This index with `pod` bound to `node`: its groups grow (shared `Prefix`), everything else is shared,
         each tally counts it in."""
         out = PodIndex.__new__(PodIndex)
+        out._snapshot = None
         out.by_namespace = dict(self.by_namespace)
         out.by_namespace[pod.namespace] = PodGroup(snapshot.pods_by_namespace[pod.namespace])
         out._by_label = {}
