@@ -181,12 +181,12 @@ class Snapshot:
         else as the build's loop made it, or in node order for one made from NodeInfos."""
         if self._by_namespace is None:
             if self._listed is not None:
-                index = listed_index(self._listed, self._by_name)
-            else:
-                index = {}
-                for ni in self.node_infos:
-                    for pod in ni.pods:
-                        index.setdefault(pod.namespace, []).append((pod, ni.node))
+                self._by_namespace = listed_index(self._listed, self._by_name)
+                return self._by_namespace
+            index: dict[str, list[tuple[PodInfo, Node]]] = {}
+            for ni in self.node_infos:
+                for pod in ni.pods:
+                    index.setdefault(pod.namespace, []).append((pod, ni.node))
             self._by_namespace = {ns: Prefix(members) for ns, members in index.items()}
         return self._by_namespace
 

@@ -6,14 +6,16 @@ loop over the pods.
 """
 from __future__ import annotations
 
+import gc
 from collections import Counter, deque
 from itertools import compress
 from operator import attrgetter
-from typing import Any, Iterator, NamedTuple
+from typing import Any
 
 from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo, stored_pod_info
+from kexplain.model.prefix import Prefix
 from kexplain.model.resources import Amount
 from kexplain.model.shapes import stored_facts_keys
 
@@ -23,12 +25,15 @@ _VOLUMES = attrgetter("volumes")
 _TERMINAL = {"Succeeded", "Failed"}
 
 
-class Listed(NamedTuple):
+class Listed:
     """The bound pods' nodes and namespaces in the dump's order: the order of the namespace index, made on
-    first use (`listed_index`)."""
+    first use (`listed_index`) and kept for every snapshot of the same NodeInfos."""
 
-    nodes: list[str]
-    namespaces: list[str]
+    __slots__ = ("nodes", "namespaces", "index")
+
+    def __init__(self, nodes: list[str], namespaces: list[str]) -> None:
+        self.nodes, self.namespaces = nodes, namespaces
+        self.index: dict[str, Prefix[tuple[PodInfo, Node]]] | None = None
 
 
 def add_stored_pods(pods: list[Any], by_name: dict[str, NodeInfo]) -> Listed | None:
@@ -73,18 +78,20 @@ def add_stored_pods(pods: list[Any], by_name: dict[str, NodeInfo]) -> Listed | N
     return Listed(nodes, namespaces)
 
 
-def listed_index(listed: Listed, by_name: dict[str, NodeInfo]) -> dict[str, list[tuple[PodInfo, Node]]]:
-    """Each namespace's pods with their nodes in the dump's order (as the build's loop makes them): each node's
-    pods are in that order."""
-    pods: dict[str, tuple[Iterator[PodInfo], Node]] = {}
-    index: dict[str, list[tuple[PodInfo, Node]]] = {}
-    for name, namespace in zip(listed.nodes, listed.namespaces):
-        found = pods.get(name)
-        if found is None:
-            info = by_name[name]
-            found = pods[name] = (iter(info.pods), info.node)
-        members = index.get(namespace)
-        if members is None:
-            members = index[namespace] = []
-        members.append((next(found[0]), found[1]))
-    return index
+def listed_index(listed: Listed, by_name: dict[str, NodeInfo]) -> dict[str, Prefix[tuple[PodInfo, Node]]]:
+    """Each namespace's pods with their nodes in the dump's order (as the build's loop makes them), in C: each
+    node's pods are in that order. Made once: snapshots of the same NodeInfos share it (`Prefix`es)."""
+    if listed.index is None:
+        enabled = gc.isenabled()        # (a collection walking the pods as they are made, again and again)
+        gc.disable()
+        try:
+            pods = {name: iter(by_name[name].pods) for name in dict.fromkeys(listed.nodes)}
+            nodes = {name: by_name[name].node for name in pods}
+            index: dict[str, list[tuple[PodInfo, Node]]] = {ns: [] for ns in dict.fromkeys(listed.namespaces)}
+            deque(map(list.append, map(index.__getitem__, listed.namespaces),
+                      zip(map(next, map(pods.__getitem__, listed.nodes)), map(nodes.__getitem__, listed.nodes))), 0)
+            listed.index = {namespace: Prefix(members) for namespace, members in index.items()}
+        finally:
+            if enabled:
+                gc.enable()
+    return listed.index
