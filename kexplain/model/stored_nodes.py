@@ -92,6 +92,8 @@ def listed_index(listed: Listed, by_name: dict[str, NodeInfo]) -> dict[str, Pref
                       zip(map(next, map(pods.__getitem__, listed.nodes)), map(nodes.__getitem__, listed.nodes))), 0)
             listed.index = {namespace: Prefix(members) for namespace, members in index.items()}
         finally:
+            if gc.get_freeze_count():       # (the CLI froze what it loaded: these too, as the build's loop's were)
+                gc.freeze()
             if enabled:
                 gc.enable()
     return listed.index
