@@ -190,6 +190,11 @@ class Snapshot:
             self._by_namespace = {ns: Prefix(members) for ns, members in index.items()}
         return self._by_namespace
 
+    def index_later(self) -> tuple[Listed, dict[str, NodeInfo]] | None:
+        """What `pods_by_namespace` is made of (`stored_nodes.listed_index`) while it is not made yet, for an index
+        kept by the snapshot (`pod_index.PodIndex`) to make it without holding the snapshot."""
+        return (self._listed, self._by_name) if self._by_namespace is None and self._listed is not None else None
+
     def _index(self) -> PodsByNamespace | None:
         """The namespace index a change patches: None when it is made on first use in node order."""
         return self.pods_by_namespace if self._by_namespace is not None or self._listed is not None else None
