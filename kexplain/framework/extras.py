@@ -49,7 +49,7 @@ def node_facts(ni: "NodeInfo") -> dict[str, Any]:
     for name in sorted(n for n in set(alloc.scalar) | set(used.scalar) if alloc.get(n) or used.get(n)):
         resources[name] = {"allocatable": format_quantity(name, alloc.scalar.get(name, 0)),
                            "requested": format_quantity(name, used.scalar.get(name, 0))}
-    resources["pods"] = {"allocatable": str(alloc.allowed_pod_number), "requested": str(len(ni.pods))}
+    resources["pods"] = {"allocatable": str(alloc.allowed_pod_number), "requested": str(ni.pod_count)}
     out: dict[str, Any] = {"zone": zone_of(ni.node.labels), "resources": resources}
     if ni.node.unschedulable:
         out["unschedulable"] = True

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from kexplain.model.pod import HostPort, PodInfo
+from kexplain.model.pod import HostPort, PodInfo, stored_pod_info
 from kexplain.apimachinery.quantity import parse_quantity
 from kexplain.model.resources import Amount, Resource, resource_list
 from kexplain.model.shapes import shape_key
@@ -105,7 +105,7 @@ class NodeInfo:
     """A node and its bound pods, as the scheduler's cache aggregates them."""
 
     node: Node
-    pods: list[PodInfo] = field(default_factory=list)
+    _pods: list[PodInfo] = field(default_factory=list)     # (`pods`)
     pods_with_affinity: list[PodInfo] = field(default_factory=list)
     pods_with_required_anti_affinity: list[PodInfo] = field(default_factory=list)
     requested: Resource = field(default_factory=Resource)
@@ -113,9 +113,27 @@ class NodeInfo:
     used_ports: HostPortInfo = field(default_factory=HostPortInfo)
     pvc_ref_counts: dict[str, int] = field(default_factory=dict)
     name: str = field(init=False, repr=False)       # the node's; read per plugin per node
+    # a dump's stored pods not made `PodInfo`s yet (`add_stored`), in place of `_pods`
+    _stored: list[Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.name = self.node.name
+
+    @property
+    def pods(self) -> list[PodInfo]:
+        """Its pods, a snapshot's stored ones made `PodInfo`s on first read: most nodes' pods are never read one
+        by one when one pod is explained."""
+        stored = self._stored
+        if stored is not None:
+            self._stored = None
+            self._pods = list(map(stored_pod_info, stored))
+        return self._pods
+
+    @property
+    def pod_count(self) -> int:
+        """`len(pods)`, without making them."""
+        stored = self._stored
+        return len(self._pods) if stored is None else len(stored)
 
     @property
     def allocatable(self) -> Resource:
@@ -152,6 +170,15 @@ class NodeInfo:
                 self.used_ports.add(hp, 1)
             if pod.has_volumes:                 # no claims without volumes
                 self._count_claims(pod, 1)
+        self._add_amounts(counts)
+
+    def add_stored(self, stored: list[Any], counts: dict[Amount, int]) -> None:
+        """`add_counted` of a node without pods of a dump's stored pods (`StoredPod`s) none of which is looked at
+        one by one, made `PodInfo`s only when `pods` is read."""
+        self._stored = stored
+        self._add_amounts(counts)
+
+    def _add_amounts(self, counts: dict[Amount, int]) -> None:
         requested, non_zero = self.requested, self.non_zero_requested
         for amount, n in counts.items():
             res = amount.resource

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Mapping
 
 from kexplain.model.labels import IN, LabelSelector
 from kexplain.model.nodeinfo import Node, NodeInfo
-from kexplain.model.pod import AffinityTerm, PodInfo
+from kexplain.model.pod import AffinityTerm, PodInfo, lazy
 from kexplain.model.prefix import Prefix
+from kexplain.model.stored_nodes import listed_index
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.model.snapshot import Snapshot
@@ -106,15 +107,28 @@ class PodIndex:
     through binds."""
 
     def __init__(self, snapshot: Snapshot) -> None:
-        self.by_namespace: dict[str, PodGroup] = {
-            namespace: PodGroup(entries) for namespace, entries in snapshot.pods_by_namespace.items()}
+        self._later = snapshot.index_later()     # (not the snapshot, which holds this index)
+        if self._later is None:
+            self.by_namespace = self._groups_of(snapshot.pods_by_namespace)
         self._by_label: dict[tuple[str, str], dict[str, PodGroup]] = {}
         self._tallies: dict[Hashable, Tally] = {}
+
+    @lazy
+    def by_namespace(self) -> dict[str, PodGroup]:
+        """The namespace index of a build's stored pods as groups, made on first read: a tally that counts no
+        bound pod (no existing pod with required anti-affinity) never reads it, nor makes their `PodInfo`s."""
+        assert self._later is not None
+        return self._groups_of(listed_index(*self._later))
+
+    @staticmethod
+    def _groups_of(index: Mapping[str, Prefix[PodOnNode]]) -> dict[str, PodGroup]:
+        return {namespace: PodGroup(entries) for namespace, entries in index.items()}
 
     def after_bind(self, snapshot: "Snapshot", pod: PodInfo, node: Node) -> "PodIndex":
         """This index with `pod` bound to `node`: its groups grow (shared `Prefix`), everything else is shared,
         each tally counts it in."""
         out = PodIndex.__new__(PodIndex)
+        out._later = None
         out.by_namespace = dict(self.by_namespace)
         out.by_namespace[pod.namespace] = PodGroup(snapshot.pods_by_namespace[pod.namespace])
         out._by_label = {}

@@ -6,6 +6,7 @@ nothing is cached on the pod (Karpenter relaxes specs in place). Details: docs/i
 """
 from __future__ import annotations
 
+from itertools import compress
 from operator import attrgetter
 from typing import Any, Mapping
 
@@ -16,6 +17,9 @@ from kexplain.apimachinery.stored_pods import PodView, StoredPod, resize_text
 _encode = msgspec.msgpack.Encoder().encode
 # The texts of a stored pod's spec fields its facts are worked out from, in C (`stored_facts_key`).
 _FACT_TEXTS = attrgetter("affinity", "resources", "overhead", "initContainers", "containers")
+_JOIN = b"\0".join
+_AFFINITY = attrgetter("affinity")
+_CONTAINER_STATUSES, _INIT_STATUSES = attrgetter("containerStatuses"), attrgetter("initContainerStatuses")
 
 # Metadata that names one pod and decides nothing about where it goes (`pending_key`).
 IDENTITY = frozenset({"name", "uid", "creationTimestamp", "resourceVersion", "managedFields", "generation",
@@ -98,13 +102,27 @@ def stored_facts_key(view: PodView, namespace: str) -> bytes:
     affinity, no resized container) is its texts NUL-joined, which begin with a NUL (no MessagePack array
     does), the others' a MessagePack tuple."""
     spec, status = view.spec, view.status
-    texts = b"\0".join(_FACT_TEXTS(spec))
+    texts = _JOIN(_FACT_TEXTS(spec))
     if spec.affinity:
         return _encode((namespace, texts, resize_text(status)))
     if status is None or not (status.containerStatuses or status.initContainerStatuses):
         return texts
     resized = resize_text(status)
     return _encode((None, texts, resized)) if resized else texts
+
+
+def stored_facts_keys(views: list[PodView], specs: list[Any], statuses: list[Any], namespaces: list[str]) -> list[bytes]:
+    """`stored_facts_key` of each stored pod (`views`, with their specs, statuses and namespaces), the common
+    pod's made in C over them all."""
+    keys = list(map(_JOIN, map(_FACT_TEXTS, specs)))
+    odd = set(compress(range(len(keys)), map(_AFFINITY, specs)))
+    present = list(filter(None, statuses))
+    if any(map(_CONTAINER_STATUSES, present)) or any(map(_INIT_STATUSES, present)):
+        odd.update(i for i, status in enumerate(statuses)
+                   if status is not None and (status.containerStatuses or status.initContainerStatuses))
+    for i in odd:
+        keys[i] = stored_facts_key(views[i], namespaces[i])
+    return keys
 
 
 def plugin_key(pod: Any) -> bytes | None:

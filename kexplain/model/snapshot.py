@@ -15,6 +15,7 @@ from kexplain.model.pod import PodFacts, PodInfo, stored_pod_info
 from kexplain.model.prefix import Prefix
 from kexplain.model.resources import Amount
 from kexplain.model.shapes import facts_key, stored_facts_key
+from kexplain.model.stored_nodes import Listed, add_stored_pods, listed_index
 
 T = TypeVar("T")
 # How a cached index follows a bind: (the index of the snapshot before, the snapshot after, the
@@ -64,6 +65,56 @@ def node_tree_order(nodes: Iterable[Node]) -> list[Node]:
     return out
 
 
+def _add_pods(infos: list[NodeInfo], pods: list[Any], unbound: list[dict[str, Any]] | None) -> PodsByNamespace:
+    """Adds the bound `pods` to their NodeInfos (`infos`, without pods yet), pod by pod (`Snapshot.build`'s
+    way for a list `stored_nodes.add_stored_pods` leaves), and returns the namespace index."""
+    # Each node's pods, added at the end in one batch (`NodeInfo.add_counted`): its Node, its
+    # pods, how many of them have each `PodFacts.amount`, those looked at one by one.
+    batches: dict[str, tuple[Node, list[PodInfo], dict[Amount, int], list[PodInfo]]] = {
+        ni.name: (ni.node, [], {}, []) for ni in infos}
+    by_namespace: dict[str, list[tuple[PodInfo, Node]]] = {}
+    # `shapes.facts_key` -> the shape's facts, their amount and whether its pods are looked at one by one
+    shared: dict[Hashable, tuple[PodFacts, Amount, bool]] = {}
+    namespace, members = None, []               # the last pod's (a dump lists pods by namespace)
+    for obj in pods:
+        stored = type(obj) is StoredPod
+        pod = stored_pod_info(obj) if stored else PodInfo(obj)
+        if not pod.node_name:
+            if unbound is not None:
+                unbound.append(obj)
+            continue
+        if pod.phase in _TERMINAL:
+            continue
+        batch = batches.get(pod.node_name)
+        if batch is None:
+            continue
+        key = stored_facts_key(obj.view, pod.namespace) if stored else facts_key(pod)
+        found = shared.get(key) if key is not None else None
+        if found is None:
+            facts = pod.facts
+            found = (facts, facts.amount, facts.indexed)
+            if key is not None:
+                shared[key] = found
+        else:
+            pod._facts = found[0]               # (its slot: set, they are not worked out)
+        batch[1].append(pod)
+        counts = batch[2]
+        counts[found[1]] = counts.get(found[1], 0) + 1
+        if found[2] or (bool(obj.view.spec.volumes) if stored else pod.has_volumes):
+            batch[3].append(pod)
+        if pod.namespace != namespace:
+            namespace = pod.namespace
+            members = by_namespace.get(namespace)       # type: ignore[assignment]
+            if members is None:
+                members = by_namespace[namespace] = []
+        members.append((pod, batch[0]))
+    for ni in infos:
+        _, added, counts, looked_at = batches[ni.name]
+        if added:
+            ni.add_counted(added, counts, looked_at)
+    return {ns: Prefix(members) for ns, members in by_namespace.items()}
+
+
 @dataclass
 class Snapshot:
     """Nodes with their pods, and the other objects the plugins read."""
@@ -76,6 +127,7 @@ class Snapshot:
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
     _on_bind: dict[str, OnBind] = field(default_factory=dict, repr=False)
     _position: dict[str, int] = field(default_factory=dict, repr=False)    # node name -> index; made on use
+    _listed: Listed | None = field(default=None, repr=False)     # how `_by_namespace` is made when first read
 
     def __post_init__(self) -> None:
         if not self._by_name:
@@ -96,50 +148,9 @@ class Snapshot:
             seen[node.name] = src
             parsed.append(node)
         infos = [NodeInfo(n) for n in node_tree_order(parsed)]
-        # Each node's pods, added at the end in one batch (`NodeInfo.add_counted`): its Node, its
-        # pods, how many of them have each `PodFacts.amount`, those looked at one by one.
-        batches: dict[str, tuple[Node, list[PodInfo], dict[Amount, int], list[PodInfo]]] = {
-            ni.name: (ni.node, [], {}, []) for ni in infos}
-        by_namespace: dict[str, list[tuple[PodInfo, Node]]] = {}
-        # `shapes.facts_key` -> the shape's facts, their amount and whether its pods are looked at one by one
-        shared: dict[Hashable, tuple[PodFacts, Amount, bool]] = {}
-        namespace, members = None, []               # the last pod's (a dump lists pods by namespace)
-        for obj in pods:
-            stored = type(obj) is StoredPod
-            pod = stored_pod_info(obj) if stored else PodInfo(obj)
-            if not pod.node_name:
-                if unbound is not None:
-                    unbound.append(obj)
-                continue
-            if pod.phase in _TERMINAL:
-                continue
-            batch = batches.get(pod.node_name)
-            if batch is None:
-                continue
-            key = stored_facts_key(obj.view, pod.namespace) if stored else facts_key(pod)
-            found = shared.get(key) if key is not None else None
-            if found is None:
-                facts = pod.facts
-                found = (facts, facts.amount, facts.indexed)
-                if key is not None:
-                    shared[key] = found
-            else:
-                pod._facts = found[0]               # (its slot: set, they are not worked out)
-            batch[1].append(pod)
-            counts = batch[2]
-            counts[found[1]] = counts.get(found[1], 0) + 1
-            if found[2] or (bool(obj.view.spec.volumes) if stored else pod.has_volumes):
-                batch[3].append(pod)
-            if pod.namespace != namespace:
-                namespace = pod.namespace
-                members = by_namespace.get(namespace)       # type: ignore[assignment]
-                if members is None:
-                    members = by_namespace[namespace] = []
-            members.append((pod, batch[0]))
-        for ni in infos:
-            _, added, counts, looked_at = batches[ni.name]
-            if added:
-                ni.add_counted(added, counts, looked_at)
+        by_name = {ni.name: ni for ni in infos}
+        listed = add_stored_pods(pods, by_name)
+        by_namespace = _add_pods(infos, pods, unbound) if listed is None else None
         objects: dict[str, list[dict[str, Any]]] = {}
         namespaces: dict[str, dict[str, str]] = {}
         for obj in others:
@@ -148,7 +159,7 @@ class Snapshot:
             if kind == "Namespace":
                 meta = obj.get("metadata") or {}
                 namespaces[meta.get("name", "")] = dict(meta.get("labels") or {})
-        return cls(infos, namespaces, objects, {ns: Prefix(members) for ns, members in by_namespace.items()})
+        return cls(infos, namespaces, objects, by_namespace, by_name, _listed=listed)
 
     # -- lookups -----------------------------------------------------------------------
     def get(self, name: str) -> NodeInfo | None:
@@ -166,8 +177,12 @@ class Snapshot:
     @property
     def pods_by_namespace(self) -> PodsByNamespace:
         """Every bound pod with its node, per namespace: what pod (anti-)affinity and spread
-        count from. Built with the snapshot (or on first use for one made from NodeInfos)."""
+        count from. Built on first use: in the dump's order for a build's stored pods (`stored_nodes.Listed`),
+        else as the build's loop made it, or in node order for one made from NodeInfos."""
         if self._by_namespace is None:
+            if self._listed is not None:
+                self._by_namespace = listed_index(self._listed, self._by_name)
+                return self._by_namespace
             index: dict[str, list[tuple[PodInfo, Node]]] = {}
             for ni in self.node_infos:
                 for pod in ni.pods:
@@ -175,17 +190,27 @@ class Snapshot:
             self._by_namespace = {ns: Prefix(members) for ns, members in index.items()}
         return self._by_namespace
 
+    def index_later(self) -> tuple[Listed, dict[str, NodeInfo]] | None:
+        """What `pods_by_namespace` is made of (`stored_nodes.listed_index`) while it is not made yet, for an index
+        kept by the snapshot (`pod_index.PodIndex`) to make it without holding the snapshot."""
+        return (self._listed, self._by_name) if self._by_namespace is None and self._listed is not None else None
+
+    def _index(self) -> PodsByNamespace | None:
+        """The namespace index a change patches: None when it is made on first use in node order."""
+        return self.pods_by_namespace if self._by_namespace is not None or self._listed is not None else None
+
     def with_objects(self, namespaces: dict[str, dict[str, str]],
                      objects: dict[str, list[dict[str, Any]]]) -> "Snapshot":
         """The same nodes and pods (and their index) with other namespaces and objects."""
         return Snapshot(self.node_infos, namespaces, objects, self._by_namespace, self._by_name,
-                        _position=self._position)
+                        _position=self._position, _listed=self._listed)
 
     def with_node_infos(self, infos: list[NodeInfo]) -> "Snapshot":
         """A snapshot of `infos` (replaced, new or left-out NodeInfos), re-indexing only the namespaces with a
         pod on a changed node, so a change costs what it touches; plugin caches dropped."""
         by_name = {ni.name: ni for ni in infos}
-        if self._by_namespace is None:
+        before = self._index()
+        if before is None:
             return Snapshot(infos, self.namespaces, self.objects, None, by_name)
         changed: dict[str, NodeInfo | None] = {
             ni.name: by_name.get(ni.name) for ni in self.node_infos if by_name.get(ni.name) is not ni}
@@ -200,8 +225,8 @@ class Snapshot:
                 touched.update(p.namespace for p in new.pods)
                 kept[name] = {id(p) for p in new.pods}
         if not touched:             # (nothing changed, or new nodes without pods: the index as it is)
-            return Snapshot(infos, self.namespaces, self.objects, self._by_namespace, by_name)
-        index = dict(self._by_namespace)
+            return Snapshot(infos, self.namespaces, self.objects, before, by_name)
+        index = dict(before)
         slots = self._slots()
         for namespace in touched:
             members = list(index.get(namespace, ()))
@@ -232,7 +257,7 @@ class Snapshot:
         found = self._cache.get(_SLOTS)
         if found is None:
             found = {}
-            for namespace, members in (self._by_namespace or {}).items():
+            for namespace, members in (self._index() or {}).items():
                 at: dict[str, list[int]] = {}
                 for k, (_, node) in enumerate(members):
                     at.setdefault(node.name, []).append(k)
@@ -264,9 +289,9 @@ class Snapshot:
         bound.add_pod(pod)
         infos = list(self.node_infos)
         infos[self.position(target.name)] = bound
-        index = None
-        if self._by_namespace is not None:
-            index = dict(self._by_namespace)
+        index = self._index()
+        if index is not None:
+            index = dict(index)
             members = index.get(pod.namespace)
             index[pod.namespace] = (members if members is not None else Prefix()).appended((pod, bound.node))
         by_name = dict(self._by_name)
@@ -287,7 +312,8 @@ class Snapshot:
         by_name = {**self._by_name, info.name: info}
         position = {ni.name: i for i, ni in enumerate(infos)} if not self._position else \
             {**self._position, info.name: len(infos) - 1}
-        out = Snapshot(infos, self.namespaces, self.objects, self._by_namespace, by_name, _position=position)
+        out = Snapshot(infos, self.namespaces, self.objects, self._by_namespace, by_name, _position=position,
+                       _listed=self._listed)
         for key in ("snapshot/affinity", "snapshot/anti-affinity", *keep):
             if key in self._cache:
                 out._cache[key] = self._cache[key]
@@ -308,11 +334,11 @@ class Snapshot:
                 changed.remove_pod(old)
                 changed.add_pod(new)
         infos = [changed if ni is target else ni for ni in self.node_infos]
-        index = None
-        if self._by_namespace is not None:     # only the namespaces of the pods replaced change
+        index = self._index()
+        if index is not None:     # only the namespaces of the pods replaced change
             touched = {p.namespace for p in target.pods if id(p) in replaced}
             index = {ns: Prefix([(replaced.get(id(p), p), n) for p, n in members]) if ns in touched else members
-                     for ns, members in self._by_namespace.items()}
+                     for ns, members in index.items()}
         return Snapshot(infos, self.namespaces, self.objects, index)
 
     def without_pod(self, node_name: str, namespace: str, name: str) -> "Snapshot":
@@ -326,10 +352,10 @@ class Snapshot:
         changed = target.clone()
         changed.remove_pod(found)
         infos = [changed if ni is target else ni for ni in self.node_infos]
-        index = None
-        if self._by_namespace is not None:
+        index = self._index()
+        if index is not None:
             index = {ns: Prefix([(p, n) for p, n in members if p is not found])
-                     for ns, members in self._by_namespace.items()}
+                     for ns, members in index.items()}
         return Snapshot(infos, self.namespaces, self.objects, index)
 
     def position(self, name: str) -> int:

@@ -64,7 +64,7 @@ def insufficient_resources(request: Resource, node_info: NodeInfo, ignored: froz
     ephemeral-storage, then scalar resources (sorted by name; Go visits them in map order)."""
     alloc, used = node_info.allocatable, node_info.requested
     out: list[InsufficientResource] = []
-    pods = len(node_info.pods)
+    pods = node_info.pod_count
     if pods + 1 > alloc.allowed_pod_number:
         out.append(InsufficientResource("pods", ERR_REASON_TOO_MANY_PODS, 1, pods, alloc.allowed_pod_number))
 
@@ -156,7 +156,7 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         made: dict[tuple[bool, ...], Status] = {}
         for ni in nodes:
             alloc, used = ni.allocatable, ni.requested
-            key = (len(ni.pods) >= alloc.allowed_pod_number,
+            key = (ni.pod_count >= alloc.allowed_pod_number,
                    0 < cpu and alloc.milli_cpu - used.milli_cpu < cpu,
                    0 < memory and alloc.memory - used.memory < memory,
                    0 < storage and alloc.ephemeral_storage - used.ephemeral_storage < storage)
@@ -210,7 +210,7 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
                          "nodeRequested": format_quantity(name, have), "allocatable": format_quantity(name, cap),
                          "free": format_quantity(name, max(0, cap - have)), "fits": short is None,
                          "exceedsAllocatable": bool(short and short.unresolvable)})
-        pods, limit = len(node_info.pods), alloc.allowed_pod_number
+        pods, limit = node_info.pod_count, alloc.allowed_pod_number
         rows.append({"name": "pods", "podRequest": "1", "nodeRequested": str(pods), "allocatable": str(limit),
                      "free": str(max(0, limit - pods)), "fits": "pods" not in lacking, "exceedsAllocatable": False})
         facts: dict[str, Any] = {"resources": rows}
