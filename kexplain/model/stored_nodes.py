@@ -23,6 +23,7 @@ _VIEW, _SPEC, _STATUS, _META = attrgetter("view"), attrgetter("spec"), attrgette
 _NODE, _NAMESPACE, _PHASE = attrgetter("nodeName"), attrgetter("namespace"), attrgetter("phase")
 _VOLUMES = attrgetter("volumes")
 _TERMINAL = {"Succeeded", "Failed"}
+_CHUNK = 4096
 
 
 class Listed:
@@ -52,7 +53,12 @@ def add_stored_pods(pods: list[Any], by_name: dict[str, NodeInfo]) -> Listed | N
     namespaces = list(map(_NAMESPACE, map(_META, views)))
     if None in namespaces or "" in namespaces:
         namespaces = [namespace or "default" for namespace in namespaces]
-    keys = stored_facts_keys(views, specs, statuses, namespaces)
+    keys: list[bytes] = []
+    distinct: dict[bytes, bytes] = {}       # (a chunk's keys at a time, each held once: a kubectl dump's are KBs)
+    for at in range(0, len(views), _CHUNK):
+        part = slice(at, at + _CHUNK)
+        chunk = stored_facts_keys(views[part], specs[part], statuses[part], namespaces[part])
+        keys += map(distinct.setdefault, chunk, chunk)
     amounts: dict[bytes, Amount] = {}       # facts key -> its facts' amount, worked out for each key's first pod
     looked_at: set[bytes] = set()           # keys whose pods are looked at one by one
     first = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1)))
