@@ -114,12 +114,14 @@ def stored_facts_key(view: PodView, namespace: str) -> bytes:
 def stored_facts_keys(views: list[PodView], specs: list[Any], statuses: list[Any], namespaces: list[str]) -> list[bytes]:
     """`stored_facts_key` of each stored pod (`views`, with their specs, statuses and namespaces), the common
     pod's made in C over them all."""
-    keys = list(map(_JOIN, map(_FACT_TEXTS, specs)))
-    odd = set(compress(range(len(keys)), map(_AFFINITY, specs)))
+    odd = set(compress(range(len(specs)), map(_AFFINITY, specs)))
     present = list(filter(None, statuses))
     if any(map(_CONTAINER_STATUSES, present)) or any(map(_INIT_STATUSES, present)):
         odd.update(i for i, status in enumerate(statuses)
                    if status is not None and (status.containerStatuses or status.initContainerStatuses))
+    if len(odd) == len(specs):          # (a kubectl dump's pods, each with its containers' statuses)
+        return list(map(stored_facts_key, views, namespaces))
+    keys = list(map(_JOIN, map(_FACT_TEXTS, specs)))
     for i in odd:
         keys[i] = stored_facts_key(views[i], namespaces[i])
     return keys

@@ -226,3 +226,25 @@ def test_a_dumps_stored_pods_read_by_columns_a_chunk_at_a_time(monkeypatch):
     assert [state(ni) for ni in built.node_infos] == [state(ni) for ni in objects.node_infos]
     assert {ns: [(p.name, n.name) for p, n in members] for ns, members in built.pods_by_namespace.items()} == \
         {ns: [(p.name, n.name) for p, n in members] for ns, members in objects.pods_by_namespace.items()}
+
+
+def test_stored_facts_keys_of_pods_that_all_have_container_statuses():
+    """A kubectl dump's pods each carry their containers' statuses: their keys are `stored_facts_key`'s,
+    pod by pod, as are those of a list where only some carry them."""
+    import json
+
+    from kexplain.apimachinery.pod_lists import dump_list
+    from kexplain.model.shapes import stored_facts_key, stored_facts_keys
+
+    pods = [p for p in cluster_pods() if (p.get("status") or {}).get("phase") != "Succeeded"]
+    for k, p in enumerate(pods):
+        p["apiVersion"] = "v1"
+        p["metadata"]["resourceVersion"] = "1"
+        p.setdefault("status", {})["containerStatuses"] = [{"name": "app", "ready": True}]
+    for every in (True, False):
+        items = [dict(p, status={"phase": "Running"}) if not every and k % 2 else p for k, p in enumerate(pods)]
+        read = list(dump_list(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}).encode())["items"])
+        views = [p.view for p in read]
+        namespaces = [v.metadata.namespace or "default" for v in views]
+        got = stored_facts_keys(views, [v.spec for v in views], [v.status for v in views], namespaces)
+        assert got == [stored_facts_key(v, ns) for v, ns in zip(views, namespaces)]
