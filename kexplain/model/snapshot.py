@@ -149,7 +149,7 @@ class Snapshot:
             parsed.append(node)
         infos = [NodeInfo(n) for n in node_tree_order(parsed)]
         by_name = {ni.name: ni for ni in infos}
-        listed = add_stored_pods(pods, by_name, unbound)
+        listed = add_stored_pods(pods, by_name)
         by_namespace = _add_pods(infos, pods, unbound) if listed is None else None
         objects: dict[str, list[dict[str, Any]]] = {}
         namespaces: dict[str, dict[str, str]] = {}

@@ -1,16 +1,14 @@
 """A snapshot's bound pods when all are a dump's stored pods, read column by column in C: each one's node,
 phase, namespace and facts key by `map` over the views, requests added per node and `Amount`, and a node's
 pods kept as they are (`NodeInfo.add_stored`, made `PodInfo`s when read) unless one of them is looked at one
-by one; finished pods, pods on no node of the snapshot and unbound ones are left out by position (a real
-cluster's dump has completed Jobs' pods and pending ones). Any other list (a pod not stored, one without a
-spec) is left to the build's loop over the pods.
+by one. Any other list (a pod not stored, terminal, or on no node of the snapshot) is left to the build's
+loop over the pods.
 """
 from __future__ import annotations
 
 import gc
-import operator
 from collections import Counter, deque
-from itertools import compress, repeat
+from itertools import compress
 from operator import attrgetter
 from typing import Any
 
@@ -39,36 +37,19 @@ class Listed:
         self.index: dict[str, Prefix[tuple[PodInfo, Node]]] | None = None
 
 
-def add_stored_pods(pods: list[Any], by_name: dict[str, NodeInfo], unbound: list[Any] | None = None) -> Listed | None:
-    """Adds `pods` to their NodeInfos (`by_name`, none with pods yet) when every bound one is a `StoredPod`
-    with a spec, and the unbound ones to `unbound` (when given), as the build's loop does: a finished pod or
-    one on no node of the snapshot is left out. None, adding nothing, for any other list."""
-    everything = pods
-    stored = list(map(operator.is_, map(type, pods), repeat(StoredPod)))
-    where: list[int] | None = None          # the stored pods' positions, when others are among them
-    if not all(stored):
-        unread = list(compress(pods, map(operator.not_, stored)))   # (a dump reads unbound pods as objects)
-        if len(unread) == len(pods) or any(map(_bound, unread)):
-            return None
-        where = list(compress(range(len(pods)), stored))
-        pods = list(compress(pods, stored))
+def add_stored_pods(pods: list[Any], by_name: dict[str, NodeInfo]) -> Listed | None:
+    """Adds `pods` to their NodeInfos (`by_name`, none with pods yet) when every one is a `StoredPod` bound to
+    one of them and not finished; None, adding nothing, otherwise."""
+    if not pods or set(map(type, pods)) != {StoredPod}:
+        return None
     views = list(map(_VIEW, pods))
     specs = list(map(_SPEC, views))
     if None in specs:
         return None
     nodes = list(map(_NODE, specs))
     statuses = list(map(_STATUS, views))
-    if where is not None or not by_name.keys() >= set(nodes) or \
-            not _TERMINAL.isdisjoint(map(_PHASE, filter(None, statuses))):
-        if unbound is not None:
-            loose = set(compress(range(len(nodes)), map(operator.not_, nodes)))
-            if where is not None:
-                loose = set(map(where.__getitem__, loose)).union(compress(range(len(stored)), map(operator.not_, stored)))
-            unbound += map(everything.__getitem__, sorted(loose))
-        kept = [name in by_name and (status is None or status.phase not in _TERMINAL)
-                for name, status in zip(nodes, statuses)]
-        pods, views, specs, nodes, statuses = (list(compress(column, kept))
-                                               for column in (pods, views, specs, nodes, statuses))
+    if not by_name.keys() >= set(nodes) or not _TERMINAL.isdisjoint(map(_PHASE, filter(None, statuses))):
+        return None
     namespaces = list(map(_NAMESPACE, map(_META, views)))
     if None in namespaces or "" in namespaces:
         namespaces = [namespace or "default" for namespace in namespaces]
@@ -103,12 +84,6 @@ def add_stored_pods(pods: list[Any], by_name: dict[str, NodeInfo], unbound: list
         else:
             by_name[name].add_stored(stored, counts[name], claiming.get(name, ()))
     return Listed(nodes, namespaces)
-
-
-def _bound(obj: Any) -> bool:
-    """Whether a pod read as an object names a node (`spec.nodeName`)."""
-    spec = obj.get("spec") if isinstance(obj, dict) else None
-    return not isinstance(spec, dict) or bool(spec.get("nodeName"))
 
 
 def listed_index(listed: Listed, by_name: dict[str, NodeInfo]) -> dict[str, Prefix[tuple[PodInfo, Node]]]:

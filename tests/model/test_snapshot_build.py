@@ -228,35 +228,6 @@ def test_a_dumps_stored_pods_read_by_columns_a_chunk_at_a_time(monkeypatch):
         {ns: [(p.name, n.name) for p, n in members] for ns, members in objects.pods_by_namespace.items()}
 
 
-def test_a_dumps_finished_unbound_and_elsewhere_pods_are_left_out_by_position():
-    """A real cluster's dump has completed Jobs' pods, pending ones and pods of nodes not read: the columns'
-    path leaves them out (the unbound ones to `unbound`, in order) and builds what the objects do."""
-    import json
-
-    from kexplain.apimachinery.pod_lists import dump_list
-
-    nodes = [node("n1"), node("n2")]
-    pods = cluster_pods()
-    pods.insert(3, pod("pnd-1", "", [container()], status={"phase": "Pending"}))
-    pods.insert(7, pod("far-1", "n9", [container()]))
-    pods.append(pod("pnd-2", "", [container()], status={"phase": "Failed"}))
-    del pods[-1]["spec"]["nodeName"]
-    for p in pods:
-        p["apiVersion"] = "v1"
-        p["metadata"]["resourceVersion"] = "1"
-    read = list(dump_list(json.dumps({"apiVersion": "v1", "kind": "List", "items": pods}).encode())["items"])
-    unbound: list[Any] = []
-    built = Snapshot.build([(n, None) for n in nodes], read, unbound=unbound)
-    assert built._listed is not None                                    # (the columns' path was taken)
-    objects_unbound: list[Any] = []
-    objects = Snapshot.build([(n, None) for n in nodes], copy.deepcopy(pods), unbound=objects_unbound)
-    assert [state(ni) for ni in built.node_infos] == [state(ni) for ni in objects.node_infos]
-    assert [p.get("metadata")["name"] for p in unbound] == [p["metadata"]["name"] for p in objects_unbound] == \
-        ["pnd-1", "pnd-2"]
-    assert {ns: [(p.name, n.name) for p, n in members] for ns, members in built.pods_by_namespace.items()} == \
-        {ns: [(p.name, n.name) for p, n in members] for ns, members in objects.pods_by_namespace.items()}
-
-
 def test_stored_facts_keys_of_pods_that_all_have_container_statuses():
     """A kubectl dump's pods each carry their containers' statuses: their keys are `stored_facts_key`'s,
     pod by pod, as are those of a list where only some carry them."""
