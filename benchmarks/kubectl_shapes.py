@@ -11,7 +11,8 @@ image lists, pods with their owner references, the fields admission defaulted (`
   of replica counts, two DaemonSets.
 - `heavy`: pods of about 5 KB (780 MB): a dozen labels and five annotations, an app container
   and a service-mesh sidecar, the mesh's init container, a probe, environment, volume mounts,
-  four volumes (a configMap, emptyDirs, a projected service-account token), the fields
+  four volumes (a configMap, emptyDirs, a projected service-account token named as each pod's own:
+  `kube-api-access-x7k2p`), the fields
   admission defaulted, the default tolerations, and a status with conditions and container
   statuses (each pod's own container ids and start times). Four DaemonSets, and 3% of the pods
   of StatefulSets with a claim (and its volume) each.
@@ -64,6 +65,7 @@ class Maker:
         self.heavy = heavy
         self.mesh = mesh
         self.rng = random.Random(seed)
+        self.tokens = random.Random(seed + 1)       # (the token volumes' names: the rest as before they had any)
         self.version = 5_000_000
         self.taken: set[tuple[str, str]] = set()
         self.claims: list[tuple[Obj, Obj]] = []       # (a StatefulSet pod's claim, its volume)
@@ -81,6 +83,22 @@ class Maker:
             name = f"{prefix}-{''.join(self.rng.choice(ALPHABET) for _ in range(5))}"
         self.taken.add((namespace, name))
         return name
+
+    def own_token(self, spec: Obj) -> Obj:
+        """`spec` with its service account's token volume named as the API server names it in each pod
+        since Kubernetes 1.22 (`kube-api-access-` and five characters of its own), in the volumes and the
+        containers' mounts."""
+        token = f"kube-api-access-{''.join(self.tokens.choice(ALPHABET) for _ in range(5))}"
+
+        def mounts(containers: list[Obj]) -> list[Obj]:
+            return [{**c, "volumeMounts": [{**m, "name": token} if m["name"] == "kube-api-access" else m
+                                           for m in c["volumeMounts"]]} if "volumeMounts" in c else c
+                    for c in containers]
+        out = {**spec, "volumes": [{**v, "name": token} if v["name"] == "kube-api-access" else v
+                                   for v in spec["volumes"]], "containers": mounts(spec["containers"])}
+        if "initContainers" in spec:
+            out["initContainers"] = mounts(spec["initContainers"])
+        return out
 
     def ip(self, prefix: str = "10.1") -> str:
         return f"{prefix}.{self.rng.randint(0, 255)}.{self.rng.randint(1, 254)}"
@@ -187,7 +205,7 @@ class Maker:
                            "statefulset.kubernetes.io/pod-name": name})
         else:
             labels.update({"controller-revision-hash": w.revision, "pod-template-generation": "4"})
-        spec: Obj = {**w.template, "nodeName": node_name}
+        spec: Obj = {**self.own_token(w.template), "nodeName": node_name}
         if w.kind == "StatefulSet":
             spec.update({"hostname": name, "subdomain": w.name,
                          "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": f"data-{name}"}},

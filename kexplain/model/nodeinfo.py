@@ -151,7 +151,7 @@ class NodeInfo:
             facts = pod.facts
             amount = facts.amount
             counts[amount] = counts.get(amount, 0) + 1
-            if facts.indexed or pod.has_volumes:
+            if facts.indexed or pod.may_claim:
                 looked_at.append(pod)
         self.add_counted(pods, counts, looked_at)
 
@@ -168,14 +168,16 @@ class NodeInfo:
                 self.pods_with_required_anti_affinity.append(pod)
             for hp in facts.host_ports:
                 self.used_ports.add(hp, 1)
-            if pod.has_volumes:                 # no claims without volumes
+            if pod.may_claim:
                 self._count_claims(pod, 1)
         self._add_amounts(counts)
 
-    def add_stored(self, stored: list[Any], counts: dict[Amount, int]) -> None:
-        """`add_counted` of a node without pods of a dump's stored pods (`StoredPod`s) none of which is looked at
-        one by one, made `PodInfo`s only when `pods` is read."""
+    def add_stored(self, stored: list[Any], counts: dict[Amount, int], claiming: Sequence[PodInfo] = ()) -> None:
+        """`add_counted` of a node without pods of a dump's stored pods (`StoredPod`s), made `PodInfo`s only
+        when `pods` is read; none has affinity or host ports, and `claiming` are those that may name claims."""
         self._stored = stored
+        for pod in claiming:
+            self._count_claims(pod, 1)
         self._add_amounts(counts)
 
     def _add_amounts(self, counts: dict[Amount, int]) -> None:
@@ -204,7 +206,7 @@ class NodeInfo:
         non_zero.memory += sign * res.non0_mem
         for hp in pod.host_ports:
             self.used_ports.add(hp, sign)
-        if pod.has_volumes:                     # no claims without volumes
+        if pod.may_claim:
             self._count_claims(pod, sign)
 
     def _count_claims(self, pod: PodInfo, sign: int) -> None:

@@ -152,6 +152,8 @@ class PodInfo:
         """Whether its spec names volumes (even none: `volumes: []`): only then are claims counted."""
         return "volumes" in self.spec
 
+    may_claim = has_volumes     # (whether `pvc_names` may name any: a stored pod's answers by its text)
+
     def __repr__(self) -> str:
         return f"PodInfo({self.key})"
 
@@ -257,6 +259,15 @@ class PodInfo:
         return self.spec.get("preemptionPolicy") or "PreemptLowerPriority"
 
 
+def may_claim(volumes: Any) -> bool:
+    """Whether a stored pod's volumes' text (`volumes`) may name a claim (`pvc_names`): nearly every pod
+    mounts its service account's token (`kube-api-access-x7k2p`, a name of its own), few a claim."""
+    if not volumes:
+        return False
+    text = bytes(volumes)
+    return b"persistentVolumeClaim" in text or b"\\u" in text        # (a key may be written with escapes)
+
+
 _STORED_FACTS: dict[bytes, "PodFacts"] = {}     # `shapes.facts_key` of a stored pod -> its facts
 
 
@@ -302,8 +313,8 @@ class StoredPodInfo(PodInfo):
         return status.phase if status is not None and status.phase is not UNSET else None
 
     @property
-    def has_volumes(self) -> bool:
-        return bool(self.view.spec.volumes)
+    def may_claim(self) -> bool:
+        return may_claim(self.view.spec.volumes)
 
     @lazy
     def volumes(self) -> Any:

@@ -12,6 +12,8 @@ from typing import Any, Mapping
 
 import msgspec
 
+from msgspec import UNSET, Raw, Struct, UnsetType
+
 from kexplain.apimachinery.stored_pods import PodView, StoredPod, resize_text
 
 _encode = msgspec.msgpack.Encoder().encode
@@ -97,13 +99,69 @@ def facts_key(pod: Any) -> bytes | None:
     return shape_key(parts)
 
 
+class _FactContainer(Struct, omit_defaults=True):
+    """What `PodFacts` read of a container: its requests and restart policy, its host ports, and the name
+    a resize is reported by. Its mounts, environment and image are left out: a pod's own volume name
+    (`kube-api-access-x7k2p`, in every pod since Kubernetes 1.22) must not make each pod a shape."""
+
+    name: Raw | UnsetType = UNSET
+    resources: Raw | UnsetType = UNSET
+    restartPolicy: Raw | UnsetType = UNSET
+    ports: Raw | UnsetType = UNSET
+
+
+class _FactAffinity(Struct, omit_defaults=True):
+    """What `PodFacts` read of an affinity: a DaemonSet's pods each carry a node affinity for their own node."""
+
+    podAffinity: Raw | UnsetType = UNSET
+    podAntiAffinity: Raw | UnsetType = UNSET
+
+
+_encode_json = msgspec.json.Encoder().encode
+_CUTS = (msgspec.json.Decoder(_FactAffinity).decode, msgspec.json.Decoder(list[_FactContainer]).decode)
+_AFFINITY_CUT, _CONTAINERS_CUT = 0, 1
+_NO_POD_AFFINITY = _encode_json(_FactAffinity())
+_CUT: tuple[dict[bytes, bytes], ...] = ({}, {})     # per cut: a text -> what `PodFacts` read of it (bounded)
+_CUT_MAX = 4096
+
+
+def _cut(text: Raw, which: int) -> bytes:
+    """An affinity's or containers' `text` cut to what `PodFacts` read (`_FactAffinity`, `_FactContainer`)
+    in C, empty when that is nothing; as written when it is no such value (a cut text is one: they never
+    meet)."""
+    if not text:
+        return b""
+    written = bytes(text)
+    memo = _CUT[which]
+    cut = memo.get(written)
+    if cut is None:
+        try:
+            cut = _encode_json(_CUTS[which](written))
+        except msgspec.DecodeError:
+            cut = written
+        if cut == _NO_POD_AFFINITY and which == _AFFINITY_CUT:
+            cut = b""
+        if len(memo) < _CUT_MAX:
+            memo[written] = cut
+    return cut
+
+
+def _fact_texts(spec: Any) -> tuple[bytes, bytes]:
+    """A stored pod's spec texts its facts are worked out from, NUL-joined and each cut (`_cut`), and the
+    affinity's cut (empty without pod (anti-)affinity)."""
+    affinity, resources, overhead, init, containers = _FACT_TEXTS(spec)
+    affinity = _cut(affinity, _AFFINITY_CUT)
+    return _JOIN((affinity, resources, overhead, _cut(init, _CONTAINERS_CUT), _cut(containers, _CONTAINERS_CUT))), \
+        affinity
+
+
 def stored_facts_key(view: PodView, namespace: str) -> bytes:
-    """`facts_key` of a stored pod (`view`, bound: it has a spec) in `namespace`: the common pod's (no
+    """`facts_key` of a stored pod (`view`, bound: it has a spec) in `namespace`: the common pod's (no pod
     affinity, no resized container) is its texts NUL-joined, which begin with a NUL (no MessagePack array
     does), the others' a MessagePack tuple."""
     spec, status = view.spec, view.status
-    texts = _JOIN(_FACT_TEXTS(spec))
-    if spec.affinity:
+    texts, affinity = _fact_texts(spec)
+    if affinity:
         return _encode((namespace, texts, resize_text(status)))
     if status is None or not (status.containerStatuses or status.initContainerStatuses):
         return texts
@@ -113,7 +171,7 @@ def stored_facts_key(view: PodView, namespace: str) -> bytes:
 
 def stored_facts_keys(views: list[PodView], specs: list[Any], statuses: list[Any], namespaces: list[str]) -> list[bytes]:
     """`stored_facts_key` of each stored pod (`views`, with their specs, statuses and namespaces), the common
-    pod's made in C over them all."""
+    pod's made in C over them all: its texts as written, each distinct one then cut once (`_fact_texts`)."""
     odd = set(compress(range(len(specs)), map(_AFFINITY, specs)))
     present = list(filter(None, statuses))
     if any(map(_CONTAINER_STATUSES, present)) or any(map(_INIT_STATUSES, present)):
@@ -121,7 +179,9 @@ def stored_facts_keys(views: list[PodView], specs: list[Any], statuses: list[Any
                    if status is not None and (status.containerStatuses or status.initContainerStatuses))
     if len(odd) == len(specs):          # (a kubectl dump's pods, each with its containers' statuses)
         return list(map(stored_facts_key, views, namespaces))
-    keys = list(map(_JOIN, map(_FACT_TEXTS, specs)))
+    written = list(map(_JOIN, map(_FACT_TEXTS, specs)))
+    cut = {text: _fact_texts(spec)[0] for text, spec in dict(zip(written, specs)).items()}
+    keys = list(map(cut.__getitem__, written))
     for i in odd:
         keys[i] = stored_facts_key(views[i], namespaces[i])
     return keys

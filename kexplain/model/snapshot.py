@@ -100,7 +100,7 @@ def _add_pods(infos: list[NodeInfo], pods: list[Any], unbound: list[dict[str, An
         batch[1].append(pod)
         counts = batch[2]
         counts[found[1]] = counts.get(found[1], 0) + 1
-        if found[2] or (bool(obj.view.spec.volumes) if stored else pod.has_volumes):
+        if found[2] or pod.may_claim:
             batch[3].append(pod)
         if pod.namespace != namespace:
             namespace = pod.namespace

@@ -14,7 +14,7 @@ from typing import Any
 
 from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.model.nodeinfo import Node, NodeInfo
-from kexplain.model.pod import PodInfo, stored_pod_info
+from kexplain.model.pod import PodInfo, may_claim, stored_pod_info
 from kexplain.model.prefix import Prefix
 from kexplain.model.resources import Amount
 from kexplain.model.shapes import stored_facts_keys
@@ -72,15 +72,17 @@ def add_stored_pods(pods: list[Any], by_name: dict[str, NodeInfo]) -> Listed | N
     counts: dict[str, dict[Amount, int]] = {name: {} for name in per_node}
     for (name, amount), n in Counter(zip(nodes, map(amounts.__getitem__, keys))).items():
         counts[name][amount] = n
-    one_by_one = set(compress(nodes, map(_VOLUMES, specs)))
-    if looked_at:
-        one_by_one.update(compress(nodes, map(looked_at.__contains__, keys)))
+    one_by_one = set(compress(nodes, map(looked_at.__contains__, keys))) if looked_at else set()
+    claiming: dict[str, list[PodInfo]] = {}        # the pods that may name claims, of the other nodes
+    for at in compress(range(len(pods)), map(may_claim, map(_VOLUMES, specs))):
+        if nodes[at] not in one_by_one:
+            claiming.setdefault(nodes[at], []).append(stored_pod_info(pods[at]))
     for name, stored in per_node.items():
         if name in one_by_one:
             made = list(map(stored_pod_info, stored))
-            by_name[name].add_counted(made, counts[name], [p for p in made if p.facts.indexed or p.has_volumes])
+            by_name[name].add_counted(made, counts[name], [p for p in made if p.facts.indexed or p.may_claim])
         else:
-            by_name[name].add_stored(stored, counts[name])
+            by_name[name].add_stored(stored, counts[name], claiming.get(name, ()))
     return Listed(nodes, namespaces)
 
 

@@ -248,3 +248,78 @@ def test_stored_facts_keys_of_pods_that_all_have_container_statuses():
         namespaces = [v.metadata.namespace or "default" for v in views]
         got = stored_facts_keys(views, [v.spec for v in views], [v.status for v in views], namespaces)
         assert got == [stored_facts_key(v, ns) for v, ns in zip(views, namespaces)]
+
+
+def token_pods() -> list[dict[str, Any]]:
+    """Pods as an API server stores them since Kubernetes 1.22: each mounts its service account's token
+    from a volume of its own name (`kube-api-access-<suffix>`); some also name a claim, one with its key
+    written with an escape, and a few have host ports or anti-affinity."""
+    out = []
+    for i in range(12):
+        token = f"kube-api-access-{i:05x}"
+        mounted = {**container(), "env": [{"name": "POD", "value": str(i)}],
+                   "volumeMounts": [{"name": token, "mountPath": "/var/run/secrets"}]}
+        if i % 5 == 4:
+            mounted["ports"] = PORTS
+        volumes: list[dict[str, Any]] = [{"name": token, "projected": {"sources": []}}]
+        if i % 4 == 1:
+            volumes.append({"name": "d", "persistentVolumeClaim": {"claimName": f"d-{i}"}})
+        out.append(pod(f"app-{i}", f"n{i % 3 + 1}", [mounted], volumes=volumes,
+                       affinity=ANTI if i == 6 else None))
+    return out
+
+
+def test_stored_pods_with_volumes_of_their_own_share_facts_and_count_claims():
+    """Each pod's own token volume (and its mount, environment, image) leaves its facts key alike
+    (`shapes._FactContainer`), and a node is not made one pod at a time for it: claims are counted
+    for the pods whose volumes' text may name one (`pod.may_claim`), escaped keys included."""
+    import json
+
+    from kexplain.apimachinery.pod_lists import dump_list
+
+    nodes = [node("n1"), node("n2"), node("n3")]
+    pods = token_pods()
+    for p in pods:
+        p["apiVersion"] = "v1"
+        p["metadata"]["resourceVersion"] = "1"
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": pods})
+    text = text.replace('"d", "persistentVolumeClaim": {"claimName": "d-9"', '"d", "persistentVolume\\u0043laim": {"claimName": "d-9"')
+    read = list(dump_list(text.encode())["items"])
+    built = Snapshot.build([(n, None) for n in nodes], read)
+    assert built._listed is not None                                    # (the columns' path was taken)
+    expected = one_by_one(nodes, json.loads(text)["items"])
+    assert [state(ni) for ni in built.node_infos] == [state(expected[ni.name]) for ni in built.node_infos]
+    assert "Volume\\u0043laim" in text
+    assert [ni.pvc_ref_counts for ni in built.node_infos] == [{"team/d-9": 1}, {"team/d-1": 1}, {"team/d-5": 1}]
+    plain = [p for p in built.all_pods() if p.name in ("app-0", "app-2", "app-3", "app-5", "app-7")]
+    assert len({id(p.facts) for p in plain}) == 1
+    facts = {p.name: p.facts for p in built.all_pods()}
+    assert facts["app-4"] is not facts["app-0"] and facts["app-6"] is not facts["app-0"]
+
+
+def test_stored_facts_keys_leave_out_what_facts_do_not_read():
+    """Containers alike but for their image, mounts or environment share a key, as do pods whose affinity
+    is a node affinity only (a DaemonSet's, one node each); a name, requests, restart policy, ports or pod
+    (anti-)affinity of their own do not; a text that is no value of its kind keys as written."""
+    import json
+
+    from kexplain.apimachinery.pod_lists import dump_list
+    from kexplain.model.shapes import stored_facts_key
+
+    def key(affinity: Any = None, namespace: str = "team", **changed: Any) -> bytes:
+        c = {**container(), "image": "registry.example/app:1", **changed}
+        obj = {**pod("a", "n1", [c], affinity=affinity), "apiVersion": "v1"}
+        obj["metadata"]["resourceVersion"] = "1"
+        view, = (p.view for p in dump_list(json.dumps({"kind": "List", "items": [obj]}).encode())["items"])
+        return stored_facts_key(view, namespace)
+
+    def on(node_name: str) -> dict[str, Any]:
+        return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}}}
+
+    same = key()
+    assert key(image="other:2") == key(volumeMounts=[{"name": "t-1", "mountPath": "/x"}]) == key(env=[]) == same
+    assert key(on("n1")) == key(on("n2")) == key({}) == same
+    assert key({**on("n1"), **ANTI}) == key(ANTI) != key(ANTI, namespace="other")
+    assert len({same, key(name="b"), key(resources={"requests": {"cpu": "2"}}), key(restartPolicy="Always"),
+                key(ports=PORTS), key(ANTI), key({"podAffinity": ANTI["podAntiAffinity"]})}) == 7
