@@ -161,7 +161,7 @@ def widening(pool: Pool, want: Want, index: TypeIndex | None = None) -> dict[str
         key_ids, offerings, allocatable = index.of(it)
         if not resources.fits_nanos(total, allocatable) or not question.compatible(it):
             continue
-        own = owns.setdefault(tuple(key_ids.get(k) for k in keys), len(owns))
+        own = owns.setdefault(tuple(map(key_ids.get, keys)), len(owns))
         for offering, offering_id in offerings:
             if not offering.available or not allowed(offering_id):
                 continue
@@ -172,6 +172,8 @@ def widening(pool: Pool, want: Want, index: TypeIndex | None = None) -> dict[str
                 continue
             if not need:
                 return None                   # allowed already: something else keeps the pod out
+            if best is not None and len(need) > best[0][0]:
+                continue                      # (more keys than the best: never less)
             score = (len(need), offering.price, it.name)
             if best is None or score < best[0]:
                 best = (score, need)
