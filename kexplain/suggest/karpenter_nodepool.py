@@ -139,6 +139,9 @@ def _narrowed(it: Any, offering: Any, key: str) -> Requirement | None:
     return None
 
 
+_UNWEIGHED: Any = object()       # (`widening`: an offering's content not weighed yet)
+
+
 def widening(pool: Pool, want: Want, index: TypeIndex | None = None) -> dict[str, str | None] | None:
     """The requirement keys to widen, each with the value to allow (None: drop it), for the type
     needing the fewest, then the cheapest; None when the requirements are not what keeps the pod out.
@@ -150,24 +153,27 @@ def widening(pool: Pool, want: Want, index: TypeIndex | None = None) -> dict[str
     keys = list(pool.requirements.keys())
     total = resources.to_nanos(total_requests(pool, want))
     question = index.question(want.requirements)
-    weighed: dict[tuple, dict[str, str | None] | None] = {}
+    weighed: dict[tuple[int, int], dict[str, str | None] | None] = {}
+    owns: dict[tuple, int] = {}         # a type's requirement ids on the pool's keys, interned (hashed once a type)
+    allowed = question.offering_allowed
     best: tuple[tuple[int, float, str], dict[str, str | None]] | None = None
     for it in pool.instance_types:
         key_ids, offerings, allocatable = index.of(it)
         if not resources.fits_nanos(total, allocatable) or not question.compatible(it):
             continue
-        own = tuple(key_ids.get(k) for k in keys)
+        own = owns.setdefault(tuple(map(key_ids.get, keys)), len(owns))
         for offering, offering_id in offerings:
-            if not offering.available or not question.offering_allowed(offering_id):
+            if not offering.available or not allowed(offering_id):
                 continue
-            content = (offering_id, own)
-            if content not in weighed:
-                weighed[content] = _keys_to_widen(pool, want, it, offering, widenable)
-            need = weighed[content]
+            need = weighed.get(content := (offering_id, own), _UNWEIGHED)
+            if need is _UNWEIGHED:
+                need = weighed[content] = _keys_to_widen(pool, want, it, offering, widenable)
             if need is None:
                 continue
             if not need:
                 return None                   # allowed already: something else keeps the pod out
+            if best is not None and len(need) > best[0][0]:
+                continue                      # (more keys than the best: never less)
             score = (len(need), offering.price, it.name)
             if best is None or score < best[0]:
                 best = (score, need)

@@ -13,7 +13,7 @@ def field_of(obj: Any, name: str, default: Any = None) -> Any:
     """A field of a NodeClass part, read from a dataclass or a mapping alike."""
     if obj is None:
         return default
-    if isinstance(obj, Mapping):
+    if type(obj) is dict or isinstance(obj, Mapping):     # (a dict first: `typing.Mapping`'s check is Python)
         return obj.get(name, default)
     return getattr(obj, name, default)
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping, Sequence
 
+from kexplain.karpenter.apis.labels import CAPACITY_TYPE_LABEL_KEY
+
 RESERVED = "reserved"
 
 
@@ -19,7 +21,9 @@ class ReservationManager:
                     continue
                 seen.add(id(it))
                 for o in it.offerings:
-                    if o.capacity_type() != RESERVED:
+                    ct = dict.get(o.requirements, CAPACITY_TYPE_LABEL_KEY)    # (an In of others: not reserved)
+                    if ct is not None and not ct.complement and RESERVED not in ct.value_set and ct.gte is None \
+                            and ct.lte is None or o.capacity_type() != RESERVED:
                         continue
                     rid = o.reservation_id()
                     if rid not in self.capacity or self.capacity[rid] > o.reservation_capacity:

@@ -29,6 +29,10 @@ class TypeIndex:
         self._key_reqs: list[Any] = []                       # id -> the Requirement
         self._offerings: dict[tuple, int] = {}               # content of a Requirements -> id
         self._offering_reqs: list[Requirements] = []
+        # The ids of each Requirements and Offering object indexed (held): an EC2NodeClass's types share
+        # the first class's (read only, as the types are), indexed once.
+        self._requirement_ids: dict[int, tuple[Any, dict[str, int]]] = {}
+        self._offering_ids: dict[int, tuple[Any, int]] = {}
         self._types: dict[int, tuple[Any, dict[str, int], list[tuple[Any, int]], dict[str, int], list[Any], int, int,
                                      list[tuple[Any, int]]]] = {}
         # The sets of requirements ids of a type's offerings (all of them, the available ones),
@@ -54,22 +58,27 @@ class TypeIndex:
         """(key -> requirement id, [(offering, requirements id)], allocatable in billionths)."""
         got = self._types.get(id(it))
         if got is None or got[0] is not it:
-            keys = {}
-            for key, r in it.requirements.items():
+            held_keys = self._requirement_ids.get(id(it.requirements))
+            keys = held_keys[1] if held_keys is not None and held_keys[0] is it.requirements else {}
+            for key, r in it.requirements.items() if not keys else ():
                 content = (key, *_content(r))
                 rid = self._keys.get(content)
                 if rid is None:
                     rid = self._keys[content] = len(self._key_reqs)
                     self._key_reqs.append(r)
                 keys[key] = rid
+            self._requirement_ids[id(it.requirements)] = (it.requirements, keys)
             offerings = []
             for o in it.offerings:
-                content = tuple(sorted((k, *_content(r)) for k, r in o.requirements.items()))
-                oid = self._offerings.get(content)
-                if oid is None:
-                    oid = self._offerings[content] = len(self._offering_reqs)
-                    self._offering_reqs.append(o.requirements)
-                offerings.append((o, oid))
+                held = self._offering_ids.get(id(o))
+                if held is None or held[0] is not o:
+                    content = tuple(sorted((k, *_content(r)) for k, r in o.requirements.items()))
+                    oid = self._offerings.get(content)
+                    if oid is None:
+                        oid = self._offerings[content] = len(self._offering_reqs)
+                        self._offering_reqs.append(o.requirements)
+                    held = self._offering_ids[id(o)] = (o, oid)
+                offerings.append((o, held[1]))
             if LABEL_HOSTNAME in keys or any(LABEL_HOSTNAME in o.requirements for o in it.offerings):
                 self._hostname = True
             reserved = [o for o in it.offerings if o.available and o.capacity_type() == CAPACITY_TYPE_RESERVED]
