@@ -509,9 +509,13 @@ class ShapeIndex:
         if found is not None and found[0] is pod:
             return found
         key, by_text = self._written_shape(pod) if type(pod) is StoredPod else (self._shape(pod), False)
-        # (its status, out of the shape, asked now: `status_decodes`; a view's, read alone)
-        found = self._of[id(pod)] = (pod, key, key is not None and asked_once(
-            self._decodes, id(status := pod.get("status")), status, status_decodes, pod, self.valid_times), by_text)
+        decodes = False
+        if key is not None:     # (its status, out of the shape, asked now: `status_decodes`; a view's, read alone)
+            status = pod.get("status")
+            held = self._decodes.get(id(status))
+            decodes = held[1] if held is not None and held[0] is status else asked_once(
+                self._decodes, id(status), status, status_decodes, pod, self.valid_times)
+        found = self._of[id(pod)] = (pod, key, decodes, by_text)
         return found
 
     def _shape(self, pod: dict) -> bytes | None:
