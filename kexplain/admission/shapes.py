@@ -580,6 +580,7 @@ class _Templates:
         self.images: dict[tuple[bytes, bytes], Any] = {}     # containers' texts -> `_own_images`
         self.groups: dict[tuple, int] = {}                   # containers' texts without images -> a number
         self.asked = self.matched = 0
+        self.statuses: dict[bytes, Any] = index._texts.setdefault(_STATUSES, {})   # (`written_key`'s too)
 
     def match(self, pod: StoredPod) -> bytes | tuple | None:
         """The shape key of a pod matching its template; else what names its template (to make one from
@@ -622,7 +623,7 @@ class _Templates:
             if is_dns1123_subdomain(node):
                 return None
             self.index.valid_nodes.add(node)
-        if pod.written_status(template.status, self.index._texts.setdefault(_STATUSES, {})) is None:
+        if pod.written_status(template.status, self.statuses) is None:
             return None
         self.matched += 1
         return template.key
