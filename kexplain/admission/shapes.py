@@ -407,12 +407,17 @@ def _image_cuts(texts: tuple[bytes, bytes]) -> tuple[int, tuple[tuple[bytes, byt
             if values is None:
                 return 0, ()
             images += values
+    return len(images), _cuts(images)
+
+
+def _cuts(images: list[bytes]) -> tuple[tuple[bytes, bytes], ...]:
+    """`_image_cuts`' text and cut of each distinct image of `images` that is cut."""
     cuts = []
     for value in dict.fromkeys(images):
         image = value.decode()
         if image and image == image.strip() and image not in _IMAGES:
             cuts.append((b'"image":"%s"' % value, b"\"image\":\0L" if image_tag(image) == "latest" else b"\"image\":\0T"))
-    return len(images), tuple(cuts)
+    return tuple(cuts)
 
 
 # a container's image as written: a string without escapes (`image_values`)
@@ -428,12 +433,12 @@ def image_values(text: bytes) -> list[bytes] | None:
 
 def image_pieces(text: bytes) -> list[bytes] | None:
     """A containers list's text cut at its images (`image_values`): text, image, text, ..., text."""
-    if image_values(text) is None:
-        return None
     pieces, at = [], 0
     for found in _IMAGE_VALUE.finditer(text):
         pieces += (text[at:found.start(1)], found[1])
         at = found.end(1)
+    if len(pieces) != 2 * text.count(b'"image"'):      # (as `image_values`: each one a plain string)
+        return None
     pieces.append(text[at:])
     return pieces
 
@@ -674,7 +679,7 @@ def _own_images(texts: tuple[bytes, bytes], groups: dict[tuple, int]
     if None in pieces:
         return ()
     images = [value for found in pieces for value in found[1::2]]
-    cuts = dict(_image_cuts(texts)[1])
+    cuts = dict(_cuts(images))
     classes = tuple(cuts.get(b'"image":"%s"' % value) for value in images)
     if None in classes:
         return ()
