@@ -10,7 +10,7 @@ from typing import Any, Callable, Mapping, TypeVar
 
 from msgspec import UNSET
 
-from kexplain.apimachinery.stored_pods import StoredPod, whole
+from kexplain.apimachinery.stored_pods import StoredPod, spec_value
 from kexplain.model.labels import LabelSelector, parse_selector
 from kexplain.model.resources import Amount, PodResource, amount_of, pod_resource
 from kexplain.model.shapes import facts_key, shape_key
@@ -362,7 +362,11 @@ def facts_spec(view: Any) -> dict[str, Any]:
     """The fields of a stored pod's spec its facts read (`_FACT_FIELDS`), decoded from its view's texts (those of
     its object: an unstored pod's as admitted): the pods whose facts key is new are not decoded whole."""
     spec = view.spec
-    return {name: whole(text) for name in _FACT_FIELDS if (text := getattr(spec, name))}
+    return {name: spec_value(text) for name in _FACT_FIELDS if (text := getattr(spec, name))}
+
+
+def _reports_containers(status: Any) -> bool:
+    return status is not None and bool(status.containerStatuses or status.initContainerStatuses)
 
 
 class PodFacts:
@@ -376,17 +380,17 @@ class PodFacts:
 
     @lazy
     def spec(self) -> Mapping[str, Any]:
-        """The pod's spec as far as its facts read it: a stored pod's from its view (`facts_spec`), not decoded."""
+        """The pod's spec as far as its facts read it: a stored pod's from its view (`facts_spec`), not decoded,
+        unless its requests read its object (its status reports containers: a resize)."""
         pod = self.pod
-        return facts_spec(pod.view) if type(pod) is StoredPodInfo else pod.spec
+        return facts_spec(pod.view) if type(pod) is StoredPodInfo and not _reports_containers(pod.view.status) \
+            else pod.spec
 
     @lazy
     def resource(self) -> PodResource:
         pod = self.pod
-        if type(pod) is StoredPodInfo:
-            status = pod.view.status        # (requests read a status only for its containers' statuses)
-            if status is None or not (status.containerStatuses or status.initContainerStatuses):
-                return pod_resource({"spec": self.spec})
+        if type(pod) is StoredPodInfo and not _reports_containers(pod.view.status):
+            return pod_resource({"spec": self.spec})        # (requests read a status for its containers only)
         return pod_resource(pod.obj)
 
     @lazy
