@@ -1,7 +1,8 @@
 """How a bound pod kept as written is admitted by its shape's patch (`pipeline._patched_admission`).
 
 One `ShapeAdmission` per shape, its look-ups bound once (it runs for each of 150,000 pods); each pod
-takes its name here, where its memory is read anyway. Its memos: `zone_labels`, `template`.
+takes its name here, where its memory is read anyway. Its memos: `zone_labels`, `template`, and the admitted
+containers' texts by the texts a pod writes (`own_view`: a shape has one template).
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ class ShapeAdmission:
     (`apply`), the node's zone labels copied. `admit` is what the pipeline calls per pod."""
 
     __slots__ = ("apply", "pod_keys", "namespaces", "namespace_seen", "node_topology", "topology_labels",
-                 "merged", "template", "admitted", "images")
+                 "merged", "template", "admitted", "images", "own_containers")
 
     def __init__(self, apply: Callable[[dict, dict], dict], pod_keys: Any, namespaces: set[str],
                  namespace_seen: Callable[[str], None], node_topology: dict[str, dict[str, str]],
@@ -45,6 +46,8 @@ class ShapeAdmission:
         self.admitted = self.admitted_of        # bound once: each view keeps it
         # when the shape's pods may differ in their images: the admitted containers' texts by images
         self.images: OwnImages | None = OwnImages() if images_own else None
+        # a pod's containers' and init containers' texts -> the template's with its images (None: not told)
+        self.own_containers: dict[tuple[bytes, bytes], tuple[Any, Any] | None] = {}
 
     def zone_labels(self, labels: Any, copied: dict[str, str]) -> Any:
         """The labels of a pod of the shape on a node of the zone `copied` names (its labels
@@ -95,16 +98,23 @@ class ShapeAdmission:
         None when its images are not read from its text."""
         view, patched_labels, own_labels = template
         own = pod.view
-        spec = view.spec
+        spec, mine = view.spec, own.spec
         containers = spec.containers, spec.initContainers
         if self.images is not None:
-            containers = self.images.containers(containers, own.spec)
-            if containers is None:
+            written = (bytes(mine.containers), bytes(mine.initContainers))
+            found = self.own_containers.get(written, _UNSET)
+            if found is _UNSET:
+                found = self.own_containers[written] = self.images.containers(containers, mine)
+            if found is None:
                 return None
+            containers = found
         meta = own.metadata
         if own_labels:
             patched_labels = meta.labels
-        copied = self.node_zone(own.spec.nodeName)
+        node = mine.nodeName            # (`node_zone`, inline)
+        copied = self.node_topology.get(node) if type(node) is str else None
+        if copied is None:
+            copied = self.topology_labels(node)
         labels = self.zone_labels(patched_labels, copied) if copied else None
         uid = meta.uid or pod_uid_of(meta.namespace, meta.name)
         return stored_pods.with_own(view, own, uid, patched_labels if labels is None else labels, *containers)
@@ -141,11 +151,10 @@ class OwnImages:
     """The admitted view of a shape's first pod with another pod's images in its containers' texts
     (`shapes.image_pieces`), one text per list of images written."""
 
-    __slots__ = ("pieces", "texts", "lists")
+    __slots__ = ("pieces", "lists")
 
     def __init__(self) -> None:
         self.pieces: dict[int, tuple[Any, list[bytes] | None]] = {}   # id(template's Raw) -> (it, its pieces)
-        self.texts: dict[tuple[int, bytes], Any] = {}         # (id(template's Raw), written text) -> Raw
         self.lists: dict[tuple[str, tuple[Any, ...]], Any] = {}   # (field, images) -> admitted containers
 
     def share(self, admitted: dict, pod: dict) -> None:
@@ -172,25 +181,18 @@ class OwnImages:
         """The admitted containers' text `admitted` with the images of the written one; None when unknown."""
         if not admitted:
             return admitted
-        key = (id(admitted), bytes(written))
-        found = self.texts.get(key)
-        if found is not None:
-            return found
         held = self.pieces.get(id(admitted))
         if held is None:
             held = self.pieces[id(admitted)] = (admitted, shapes_image_pieces(bytes(admitted)))
         pieces = held[1]
-        values = image_values(key[1])
+        values = image_values(bytes(written))
         if pieces is None or values is None or 2 * len(values) + 1 != len(pieces):
             return None
         if values == pieces[1::2]:
-            found = admitted
-        else:
-            out = pieces.copy()
-            out[1::2] = values
-            found = Raw(b"".join(out))
-        self.texts[key] = found
-        return found
+            return admitted
+        out = pieces.copy()
+        out[1::2] = values
+        return Raw(b"".join(out))
 
 
 def view_template(pod: StoredPod, apply: Callable[[dict, dict], dict], admitted_of: Callable[[dict], dict]

@@ -407,12 +407,17 @@ def _image_cuts(texts: tuple[bytes, bytes]) -> tuple[int, tuple[tuple[bytes, byt
             if values is None:
                 return 0, ()
             images += values
+    return len(images), _cuts(images)
+
+
+def _cuts(images: list[bytes]) -> tuple[tuple[bytes, bytes], ...]:
+    """`_image_cuts`' text and cut of each distinct image of `images` that is cut."""
     cuts = []
     for value in dict.fromkeys(images):
         image = value.decode()
         if image and image == image.strip() and image not in _IMAGES:
             cuts.append((b'"image":"%s"' % value, b"\"image\":\0L" if image_tag(image) == "latest" else b"\"image\":\0T"))
-    return len(images), tuple(cuts)
+    return tuple(cuts)
 
 
 # a container's image as written: a string without escapes (`image_values`)
@@ -428,12 +433,12 @@ def image_values(text: bytes) -> list[bytes] | None:
 
 def image_pieces(text: bytes) -> list[bytes] | None:
     """A containers list's text cut at its images (`image_values`): text, image, text, ..., text."""
-    if image_values(text) is None:
-        return None
     pieces, at = [], 0
     for found in _IMAGE_VALUE.finditer(text):
         pieces += (text[at:found.start(1)], found[1])
         at = found.end(1)
+    if len(pieces) != 2 * text.count(b'"image"'):      # (as `image_values`: each one a plain string)
+        return None
     pieces.append(text[at:])
     return pieces
 
@@ -509,9 +514,13 @@ class ShapeIndex:
         if found is not None and found[0] is pod:
             return found
         key, by_text = self._written_shape(pod) if type(pod) is StoredPod else (self._shape(pod), False)
-        # (its status, out of the shape, asked now: `status_decodes`; a view's, read alone)
-        found = self._of[id(pod)] = (pod, key, key is not None and asked_once(
-            self._decodes, id(status := pod.get("status")), status, status_decodes, pod, self.valid_times), by_text)
+        decodes = False
+        if key is not None:     # (its status, out of the shape, asked now: `status_decodes`; a view's, read alone)
+            status = pod.get("status")
+            held = self._decodes.get(id(status))
+            decodes = held[1] if held is not None and held[0] is status else asked_once(
+                self._decodes, id(status), status, status_decodes, pod, self.valid_times)
+        found = self._of[id(pod)] = (pod, key, decodes, by_text)
         return found
 
     def _shape(self, pod: dict) -> bytes | None:
@@ -576,6 +585,7 @@ class _Templates:
         self.images: dict[tuple[bytes, bytes], Any] = {}     # containers' texts -> `_own_images`
         self.groups: dict[tuple, int] = {}                   # containers' texts without images -> a number
         self.asked = self.matched = 0
+        self.statuses: dict[bytes, Any] = index._texts.setdefault(_STATUSES, {})   # (`written_key`'s too)
 
     def match(self, pod: StoredPod) -> bytes | tuple | None:
         """The shape key of a pod matching its template; else what names its template (to make one from
@@ -618,7 +628,7 @@ class _Templates:
             if is_dns1123_subdomain(node):
                 return None
             self.index.valid_nodes.add(node)
-        if pod.written_status(template.status, self.index._texts.setdefault(_STATUSES, {})) is None:
+        if pod.written_status(template.status, self.statuses) is None:
             return None
         self.matched += 1
         return template.key
@@ -669,7 +679,7 @@ def _own_images(texts: tuple[bytes, bytes], groups: dict[tuple, int]
     if None in pieces:
         return ()
     images = [value for found in pieces for value in found[1::2]]
-    cuts = dict(_image_cuts(texts)[1])
+    cuts = dict(_cuts(images))
     classes = tuple(cuts.get(b'"image":"%s"' % value) for value in images)
     if None in classes:
         return ()

@@ -221,6 +221,20 @@ _fields = msgspec.json.Decoder(dict[str, Raw]).decode
 _COMPOUND = (ord("{"), ord("["))
 
 
+def spec_value(text: Raw) -> Any:
+    """The value of a pod's spec field's text (as `whole`), a list or mapping made once per distinct text while
+    there is room, as `_pod_object` makes them (not to be changed)."""
+    if memoryview(text)[0] not in _COMPOUND:
+        return whole(text)
+    written = bytes(text)
+    found = _SPEC_VALUES.get(written)
+    if found is None:
+        found = whole(Raw(written))
+        if len(_SPEC_VALUES) < _SPEC_VALUES_MAX:
+            _SPEC_VALUES[written] = found
+    return found
+
+
 def _pod_object(raw: Raw) -> Any:
     """A pod's object from its text, its spec's lists and mappings made once per distinct text while there
     is room (the first pod of each shape; not to be changed)."""

@@ -539,9 +539,11 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
             continue
         if fields and not (was_stored if was_stored is not None else _stored(obj)):
             shape = shape_index.entry(obj)[1] if shape_index is not None and kind == "Pod" else None
-            if shape is not None and shape in sound and isinstance(api_version, str) and asked_once(
-                    status_checks, (api_version, id(own := obj.get("status"))), own,
-                    _status_check(status_checks, api_version, kind, validate, kube), own):
+            if shape is not None and shape in sound and isinstance(api_version, str) and (
+                    (held := status_checks.get((api_version, id(own := obj.get("status"))))) is not None
+                    and held[0] is own and held[1] or asked_once(      # (its status found sound before, or now)
+                        status_checks, (api_version, id(own)), own,
+                        _status_check(status_checks, api_version, kind, validate, kube), own)):
                 kept.append((obj, src))     # (its shape found sound, and its own status: `shapes.STATUS`)
                 continue
             if not _decodes(obj, src, shape, sound, validate, kube, warnings, problems):

@@ -10,7 +10,7 @@ from typing import Any, Callable, Mapping, TypeVar
 
 from msgspec import UNSET
 
-from kexplain.apimachinery.stored_pods import StoredPod
+from kexplain.apimachinery.stored_pods import StoredPod, spec_value
 from kexplain.model.labels import LabelSelector, parse_selector
 from kexplain.model.resources import Amount, PodResource, amount_of, pod_resource
 from kexplain.model.shapes import facts_key, shape_key
@@ -366,6 +366,20 @@ def stored_pod_info(obj: StoredPod) -> StoredPodInfo:
 _init_stored = StoredPodInfo.__init__
 
 
+_FACT_FIELDS = ("affinity", "resources", "overhead", "initContainers", "containers")   # (`shapes.facts_key`'s)
+
+
+def facts_spec(view: Any) -> dict[str, Any]:
+    """The fields of a stored pod's spec its facts read (`_FACT_FIELDS`), decoded from its view's texts (those of
+    its object: an unstored pod's as admitted): the pods whose facts key is new are not decoded whole."""
+    spec = view.spec
+    return {name: spec_value(text) for name in _FACT_FIELDS if (text := getattr(spec, name))}
+
+
+def _reports_containers(status: Any) -> bool:
+    return status is not None and bool(status.containerStatuses or status.initContainerStatuses)
+
+
 class PodFacts:
     """What a pod's shape decides (requests, host ports, affinity terms), worked out once per
     `shapes.facts_key` and shared: 150,000 pods have a few hundred."""
@@ -376,8 +390,19 @@ class PodFacts:
         self.pod = pod
 
     @lazy
+    def spec(self) -> Mapping[str, Any]:
+        """The pod's spec as far as its facts read it: a stored pod's from its view (`facts_spec`), not decoded,
+        unless its requests read its object (its status reports containers: a resize)."""
+        pod = self.pod
+        return facts_spec(pod.view) if type(pod) is StoredPodInfo and not _reports_containers(pod.view.status) \
+            else pod.spec
+
+    @lazy
     def resource(self) -> PodResource:
-        return pod_resource(self.pod.obj)
+        pod = self.pod
+        if type(pod) is StoredPodInfo and not _reports_containers(pod.view.status):
+            return pod_resource({"spec": self.spec})        # (requests read a status for its containers only)
+        return pod_resource(pod.obj)
 
     @lazy
     def amount(self) -> Amount:
@@ -386,7 +411,7 @@ class PodFacts:
 
     @lazy
     def affinity(self) -> Mapping[str, Any]:
-        return self.pod.spec.get("affinity") or {}
+        return self.spec.get("affinity") or {}
 
     def _terms(self, kind: str, required: bool) -> tuple[AffinityTerm, ...]:
         block = self.affinity.get(kind) or {}
@@ -426,7 +451,7 @@ class PodFacts:
 
     @lazy
     def host_ports(self) -> tuple[HostPort, ...]:
-        spec = self.pod.spec
+        spec = self.spec
         if "initContainers" not in spec:          # the common case: no port at all
             for c in spec.get("containers") or ():
                 if "ports" in c:

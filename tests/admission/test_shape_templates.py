@@ -167,3 +167,32 @@ def test_a_template_admits_and_refuses_alike(name: str) -> None:
     cluster = cluster_of(*objects)
     views = [(o, src) for o, (_, src) in zip(stored([o for o, _ in cluster]), cluster)]
     assert views_outcome(views, None)[0] == outcome(cluster, None, False)[0]
+
+
+def test_pods_sharing_their_containers_texts_are_admitted_as_one_by_one() -> None:
+    """`ShapeAdmission.own_view` keeps the template's containers with a pod's images once per pair of texts the
+    pods write: pods of one shape whose images repeat (and differ), on nodes of three zones, with their own label
+    values, some with a uid or a second container's image of their own, admit to the objects and messages of
+    each pod admitted alone, and each repeated pair is looked up, not made again."""
+    from kexplain.admission import patched
+
+    made: list[Any] = []
+    containers = patched.OwnImages.containers
+    images = ["a:1", "b:1", "a:1", "c:2", "b:1", "a:1", "c:2", "a:1"]
+    objects = []
+    for i, image in enumerate(images):
+        p = replica(i)
+        p["spec"]["containers"][0]["image"] = f"registry.example/{image}"
+        if i in (3, 6):
+            p["metadata"]["uid"] = f"u-{i}"
+        objects.append(p)
+    cluster = cluster_of(*objects)
+    views = [(o, src) for o, (_, src) in zip(stored([o for o, _ in cluster]), cluster)]
+    try:
+        patched.OwnImages.containers = lambda self, admitted, mine: made.append(bytes(mine.containers)) or \
+            containers(self, admitted, mine)      # type: ignore[method-assign]
+        got, viewed = views_outcome(views, None)
+    finally:
+        patched.OwnImages.containers = containers      # type: ignore[method-assign]
+    assert got == outcome(cluster, None, False)[0]
+    assert viewed >= 5 and len(made) == len(set(made)) and len(made) < viewed

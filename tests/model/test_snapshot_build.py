@@ -323,3 +323,38 @@ def test_stored_facts_keys_leave_out_what_facts_do_not_read():
     assert key({**on("n1"), **ANTI}) == key(ANTI) != key(ANTI, namespace="other")
     assert len({same, key(name="b"), key(resources={"requests": {"cpu": "2"}}), key(restartPolicy="Always"),
                 key(ports=PORTS), key(ANTI), key({"podAffinity": ANTI["podAntiAffinity"]})}) == 7
+
+
+def test_a_stored_pods_facts_are_read_off_its_view_as_off_its_object():
+    """`PodFacts` of a stored pod read the five spec fields of its view (`pod.facts_spec`), never its object,
+    unless its status reports containers: requests (sidecars, pod-level resources, overhead), host ports and
+    affinity terms are those of the same pod's object, and only the resized pod is decoded whole."""
+    import json
+
+    from kexplain.apimachinery.pod_lists import dump_list
+    from kexplain.model.pod import PodFacts, PodInfo, stored_pod_info
+
+    sidecar = {"name": "log", "image": "log:1", "restartPolicy": "Always", "resources": {"requests": {"cpu": "1"}},
+               "ports": [{"containerPort": 9, "hostPort": 9009}]}
+    web = {"name": "web", "image": "web:1", "resources": {"requests": {"cpu": "250m", "memory": "1Gi"}},
+           "ports": [{"containerPort": 80, "hostPort": 8080, "protocol": "UDP"}]}
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    specs = [{"containers": [web]}, {"initContainers": [sidecar], "containers": [web], "affinity": anti},
+             {"containers": [web], "overhead": {"cpu": "100m"}, "resources": {"requests": {"cpu": "3"}}},
+             {"containers": [web], "initContainers": None}]
+    pods = []
+    for k, spec in enumerate(specs):
+        pods.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p-{k}", "namespace": "ns",
+                                                                     "resourceVersion": "1"},
+                     "spec": {**spec, "nodeName": "n1"}, "status": {"phase": "Running"}})
+    resized = copy.deepcopy(pods[0])
+    resized["metadata"]["name"] = "p-resized"
+    resized["status"]["containerStatuses"] = [{"name": "web", "resources": {"requests": {"cpu": "2"}}}]
+    pods.append(resized)
+    read = dump_list(json.dumps({"apiVersion": "v1", "kind": "List", "items": pods}).encode())["items"]
+    for view, obj in zip(read, pods):
+        got, want = PodFacts(stored_pod_info(view)), PodFacts(PodInfo(copy.deepcopy(obj)))
+        assert got.resource == want.resource and got.host_ports == want.host_ports
+        assert (got.required_anti_affinity_terms, got.indexed) == (want.required_anti_affinity_terms, want.indexed)
+        assert (view._obj is not None) is (obj is resized)
