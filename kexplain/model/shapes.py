@@ -11,7 +11,6 @@ from operator import attrgetter
 from typing import Any, Mapping
 
 import msgspec
-
 from msgspec import UNSET, Raw, Struct, UnsetType
 
 from kexplain.apimachinery.stored_pods import PodView, StoredPod, resize_text
