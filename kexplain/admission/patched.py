@@ -32,7 +32,7 @@ class ShapeAdmission:
     def __init__(self, apply: Callable[[dict, dict], dict], pod_keys: Any, namespaces: set[str],
                  namespace_seen: Callable[[str], None], node_topology: dict[str, dict[str, str]],
                  topology_labels: Callable[[Any], dict[str, str]], labels_shared: bool, images_own: bool,
-                 volumes_own: bool = False) -> None:
+                 volumes_own: bool) -> None:
         self.apply = apply
         self.pod_keys = pod_keys
         self.namespaces = namespaces
@@ -170,9 +170,9 @@ class OwnNames:
 
     __slots__ = ("count", "cuts")
 
-    def __init__(self, count: int, cuts: list[tuple[list[bytes], list[tuple[int, int]]]]) -> None:
+    def __init__(self, count: int, cuts: list[tuple[Raw, list[bytes], list[tuple[int, int]]]]) -> None:
         self.count = count          # the volumes
-        self.cuts = cuts            # per text (containers, init containers, volumes): its pieces and slots
+        self.cuts = cuts            # per text (containers, init containers, volumes): it, its pieces and slots
 
     @classmethod
     def of(cls, written: Any, admitted: Any) -> "OwnNames | None":
@@ -184,10 +184,10 @@ class OwnNames:
         names = found[0]
         cuts = []
         for text, volumes in ((admitted.containers, False), (admitted.initContainers, False), (admitted.volumes, True)):
-            cut = _cut(bytes(text), names, volumes) if text else ([bytes(text)], [])
+            cut = _cut(bytes(text), names, volumes) if text else ([], [])
             if cut is None:
                 return None
-            cuts.append(cut)
+            cuts.append((text, *cut))
         return cls(len(names), cuts)
 
     def texts(self, mine: Any) -> tuple[Raw, Raw, Raw] | None:
@@ -197,9 +197,9 @@ class OwnNames:
             return None
         names = found[0]
         out = []
-        for (pieces, slots), text in zip(self.cuts, (mine.containers, mine.initContainers, None)):
+        for (admitted, pieces, slots), text in zip(self.cuts, (mine.containers, mine.initContainers, None)):
             if not slots:
-                out.append(Raw(pieces[0]))
+                out.append(admitted)
                 continue
             images = image_values(bytes(text)) if text else []
             if images is None or sum(kind == 0 for kind, _ in slots) != len(images):
