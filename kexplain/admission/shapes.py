@@ -542,11 +542,17 @@ def image_pieces(text: bytes) -> list[bytes] | None:
 
 
 def _valid_time(text: str, valid_times: set[str]) -> bool:
-    """Whether `text` decodes as a metav1.Time (an RFC 3339 time), remembered in `valid_times`."""
+    """Whether `text` decodes as a metav1.Time (an RFC 3339 time), remembered in `valid_times`; one in
+    the form an API server writes, of a day every month has, without the parse (each pod's own: no memo)."""
+    if _PLAIN_TIME(text) is not None:
+        return True
     if go_time_parse_error(RFC3339, text) is not None:
         return False
     valid_times.add(text)
     return True
+
+
+_PLAIN_TIME = re.compile(r"[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z").fullmatch
 
 
 def _claim_renamed(volume: Any, name: str) -> Any:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,8 @@ import msgspec
 import pytest
 
 from kexplain.admission import admit
-from kexplain.admission.shapes import ShapeIndex, written_key
+from kexplain.admission.openapi import RFC3339, go_time_parse_error
+from kexplain.admission.shapes import ShapeIndex, _valid_time, written_key
 from kexplain.apimachinery.pod_lists import dump_list
 from kexplain.apimachinery.stored_pods import StoredPod, plain, view_of
 from kexplain.errors import KexplainError, Source
@@ -260,3 +262,14 @@ def test_replicas_naming_their_volumes_each_their_own_are_admitted_as_views() ->
     """Each pod's own token volume (and the mounts naming it) stays in its view, the rest the shape's."""
     cluster = cluster_of(*CONTEXT, *replicas(lambda i: _variant("volume-names", i), 6))
     assert assert_views_alike(cluster) == 5      # (the shape's first: admitted whole, a copy)
+
+
+def test_a_creation_time_is_valid_as_the_parse_finds_it() -> None:
+    """`_valid_time`'s regex for the form an API server writes says what the full parse says."""
+    rng = random.Random(7)
+    times = ["2024-02-29T00:00:00Z", "2023-02-29T00:00:00Z", "0000-01-01T00:00:00Z", "2024-00-10T00:00:00Z",
+             "2024-01-00T00:00:00Z", "2024-01-28T24:00:00Z", "2024-01-28T23:59:60Z", "2024-01-28t23:59:59Z",
+             "2024-01-28T23:59:59+00:00", "2024-01-28T23:59:59.5Z", "\u0662024-01-28T23:59:59Z", "2024-01-28T23:59:59Z\n"]
+    times += [f"{rng.randint(0, 9999):04d}-{rng.randint(0, 13):02d}-{rng.randint(0, 32):02d}T{rng.randint(0, 25):02d}:"
+              f"{rng.randint(0, 61):02d}:{rng.randint(0, 61):02d}Z" for _ in range(5000)]
+    assert [t for t in times if _valid_time(t, set()) != (go_time_parse_error(RFC3339, t) is None)] == []
