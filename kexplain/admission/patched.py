@@ -13,7 +13,8 @@ from msgspec import Raw
 from kexplain.apimachinery import stored_pods
 from kexplain.apimachinery.identity import pod_uid_of
 from kexplain.apimachinery.stored_pods import StoredPod
-from kexplain.admission.shapes import IMAGED as _IMAGED, image_pieces as shapes_image_pieces, image_values
+from kexplain.admission.shapes import IMAGED as _IMAGED, image_pieces as shapes_image_pieces, image_values, \
+    string_spans, volume_names
 
 _UNSET = object()
 # An admitted view of a shape: the view of its first pod admitted, its labels as patched (before
@@ -26,11 +27,12 @@ class ShapeAdmission:
     (`apply`), the node's zone labels copied. `admit` is what the pipeline calls per pod."""
 
     __slots__ = ("apply", "pod_keys", "namespaces", "namespace_seen", "node_topology", "topology_labels",
-                 "merged", "template", "admitted", "images", "own_containers")
+                 "merged", "template", "admitted", "volumes_own", "names", "images", "own_containers")
 
     def __init__(self, apply: Callable[[dict, dict], dict], pod_keys: Any, namespaces: set[str],
                  namespace_seen: Callable[[str], None], node_topology: dict[str, dict[str, str]],
-                 topology_labels: Callable[[Any], dict[str, str]], labels_shared: bool, images_own: bool) -> None:
+                 topology_labels: Callable[[Any], dict[str, str]], labels_shared: bool, images_own: bool,
+                 volumes_own: bool) -> None:
         self.apply = apply
         self.pod_keys = pod_keys
         self.namespaces = namespaces
@@ -44,8 +46,12 @@ class ShapeAdmission:
         self.merged: dict[int, Any] | None = {} if labels_shared else None
         self.template: Template | None | Any = _UNSET     # made for the shape's first pod read as a view
         self.admitted = self.admitted_of        # bound once: each view keeps it
+        # when the shape's pods name their volumes each its own, their mounts too: each pod's view keeps its
+        # volumes' and containers' texts (a template only where admission leaves them as written)
+        self.volumes_own = volumes_own
+        self.names: OwnNames | None = None      # (made with the template)
         # when the shape's pods may differ in their images: the admitted containers' texts by images
-        self.images: OwnImages | None = OwnImages() if images_own else None
+        self.images: OwnImages | None = OwnImages() if images_own and not volumes_own else None
         # a pod's containers' and init containers' texts -> the template's with its images (None: not told)
         self.own_containers: dict[tuple[bytes, bytes], tuple[Any, Any] | None] = {}
 
@@ -89,6 +95,10 @@ class ShapeAdmission:
         """The shape's `view_template` made for its first pod read as a view; None when the shape's pods
         are not alike but in their own values."""
         found = view_template(pod, self.apply, self.admitted)
+        if found is not None and self.volumes_own:
+            self.names = OwnNames.of(pod.view.spec, found[0].spec)
+            if self.names is None:
+                return None
         if found is not None and (self.merged is None and not found[2] or self.own_view(pod, found) != found[0]):
             return None
         return found
@@ -100,7 +110,13 @@ class ShapeAdmission:
         own = pod.view
         spec, mine = view.spec, own.spec
         containers = spec.containers, spec.initContainers
-        if self.images is not None:
+        volumes = spec.volumes
+        if self.names is not None:
+            texts = self.names.texts(mine)
+            if texts is None:
+                return None
+            *containers, volumes = texts
+        elif self.images is not None:
             written = (bytes(mine.containers), bytes(mine.initContainers))
             found = self.own_containers.get(written, _UNSET)
             if found is _UNSET:
@@ -117,7 +133,7 @@ class ShapeAdmission:
             copied = self.topology_labels(node)
         labels = self.zone_labels(patched_labels, copied) if copied else None
         uid = meta.uid or pod_uid_of(meta.namespace, meta.name)
-        return stored_pods.with_own(view, own, uid, patched_labels if labels is None else labels, *containers)
+        return stored_pods.with_own(view, own, uid, patched_labels if labels is None else labels, *containers, volumes)
 
     def admit(self, pod: dict | StoredPod) -> dict | StoredPod | None:
         """The pod admitted (None: its name is taken): a view as the shape's admitted view with the pod's
@@ -145,6 +161,81 @@ class ShapeAdmission:
         if view is None:
             return self.admitted_of(pod.obj)
         return StoredPod(pod.raw, view, self.admitted)
+
+
+class OwnNames:
+    """The admitted containers' and volumes' texts of a shape's first pod with another pod's images and volume
+    names (the shape's pods name their volumes each their own: `shapes.volumes_own`), each text cut where it
+    writes them: an image each (`shapes.image_values`), a volume's name where only it and its mounts do."""
+
+    __slots__ = ("count", "cuts")
+
+    def __init__(self, count: int, cuts: list[tuple[Raw, list[bytes], list[tuple[int, int]]]]) -> None:
+        self.count = count          # the volumes
+        self.cuts = cuts            # per text (containers, init containers, volumes): it, its pieces and slots
+
+    @classmethod
+    def of(cls, written: Any, admitted: Any) -> "OwnNames | None":
+        """The cuts of the `admitted` spec's texts by the volume names of the `written` one; None when a
+        name is written where no mount names it."""
+        found = volume_names(written)
+        if found is None:
+            return None
+        names = found[0]
+        cuts = []
+        for text, volumes in ((admitted.containers, False), (admitted.initContainers, False), (admitted.volumes, True)):
+            cut = _cut(bytes(text), names, volumes) if text else ([], [])
+            if cut is None:
+                return None
+            cuts.append((text, *cut))
+        return cls(len(names), cuts)
+
+    def texts(self, mine: Any) -> tuple[Raw, Raw, Raw] | None:
+        """The texts with the images and volume names of the written spec `mine`; None when they cannot be told."""
+        found = volume_names(mine)
+        if found is None or len(found[0]) != self.count:
+            return None
+        names = found[0]
+        out = []
+        for (admitted, pieces, slots), text in zip(self.cuts, (mine.containers, mine.initContainers, None)):
+            if not slots:
+                out.append(admitted)
+                continue
+            images = image_values(bytes(text)) if text else []
+            if images is None or sum(kind == 0 for kind, _ in slots) != len(images):
+                return None
+            joined = pieces.copy()
+            joined[1::2] = [images[k] if kind == 0 else names[k] for kind, k in slots]
+            out.append(Raw(b"".join(joined)))
+        return out[0], out[1], out[2]
+
+
+# where a containers list's text writes an image (0) or names a volume (1), and a volumes list's text a name
+_CONTAINER_PATHS = {("*", "image"): 0, ("*", "volumeMounts", "*", "name"): 1, ("*", "volumeDevices", "*", "name"): 1}
+_VOLUME_PATHS = {("*", "name"): 1}
+
+
+def _cut(text: bytes, names: list[bytes], volumes: bool) -> tuple[list[bytes], list[tuple[int, int]]] | None:
+    """`text` cut where it writes an image (each `"image"` one, as `shapes.image_values` reads them) and
+    a volume's name (one of `names`): text, value, ..., text, and each value's slot (0 and the image's
+    place, or 1 and the volume's)."""
+    spans = string_spans(text, _VOLUME_PATHS if volumes else _CONTAINER_PATHS)
+    if spans is None or not volumes and sum(kind == 0 for _, _, kind in spans) != text.count(b'"image"'):
+        return None
+    pieces, slots, at, images = [], [], 0, 0
+    for start, end, kind in spans:
+        value = text[start:end]
+        if kind == 0:
+            slots.append((0, images))
+            images += 1
+        elif value in names:
+            slots.append((1, names.index(value)))
+        else:
+            return None
+        pieces += (text[at:start], value)
+        at = end
+    pieces.append(text[at:])
+    return pieces, slots
 
 
 class OwnImages:

@@ -22,7 +22,7 @@ from kexplain.admission.pod_spec_defaults import image_tag
 from kexplain.apimachinery.labels import TOPOLOGY_LABELS
 from kexplain.apimachinery.stored_pods import StoredPod, asked_once
 from kexplain.admission.validate_common import ANNOTATIONS_SIZE_LIMIT
-from kexplain.apimachinery.names import _SUBDOMAIN as DNS1123_SUBDOMAIN, _VALUE_FMT as LABEL_VALUE_FMT, \
+from kexplain.apimachinery.names import _LABEL as DNS1123_LABEL, _SUBDOMAIN as DNS1123_SUBDOMAIN, _VALUE_FMT as LABEL_VALUE_FMT, \
     is_dns1123_label, is_dns1123_subdomain, is_label_value
 from kexplain.model.shapes import shape_key
 
@@ -38,9 +38,11 @@ ANNOTATION = "kexplain-placeholder-annotation"      # an annotation's value admi
 CREATED = "1111-11-11T11:11:11Z"                    # a creation timestamp (a valid one)
 # a container's image, by what admission reads of it (`pod_spec_defaults.image_tag`: "latest" or not)
 IMAGE, IMAGE_LATEST = "kexplain-placeholder-image:tag", "kexplain-placeholder-image"
+# a volume's name, by its place in the pod's volumes (a DNS label each, distinct)
+VOLUMES = tuple(f"kexplain-placeholder-volume-{i}" for i in range(64))
 STATUS: dict[str, Any] = {}         # a pod's status (`_canonicalize`, a canonical pod's: never changed)
 PLACEHOLDERS = (NAME, UID, NODE, NAME_LABEL, SUFFIX_LABEL, HOST, CREATED, LABEL, ANNOTATION, IMAGE, IMAGE_LATEST,
-                *TOPOLOGY.values())
+                *TOPOLOGY.values(), *VOLUMES)
 # The status fields of a pod that admission reads or drops (the claim statuses it validates and
 # drops with their gates, `validate_pod.validate_pod_status`, `gated_fields`); the rest of the
 # status it takes as written (admission.md), each value checked on its own when decoded.
@@ -49,6 +51,7 @@ _ZONE, _REGION = TOPOLOGY_LABELS
 _ZONE_PLACEHOLDER, _REGION_PLACEHOLDER = TOPOLOGY[_ZONE], TOPOLOGY[_REGION]
 _subdomain_problems = getattr(is_dns1123_subdomain, "__wrapped__", is_dns1123_subdomain)   # names are unique: no cache
 _SUBDOMAIN_FULL = re.compile(DNS1123_SUBDOMAIN).fullmatch      # the valid ones at once (ASCII: chars are bytes)
+_LABEL_FULL = re.compile(DNS1123_LABEL).fullmatch              # a DNS label (at most 63 long: checked apart)
 _LABEL_VALUE_FULL = re.compile(LABEL_VALUE_FMT).fullmatch       # a valid label value at most 63 long (ASCII)
 # Annotations of these domains keep their values in the shape: the API server's own, some of which
 # admission reads (the mirror pod's, the deletion cost, seccomp and AppArmor profiles, tolerations).
@@ -121,6 +124,7 @@ def _canonicalize(pod: dict, valid_nodes: set[str], valid_times: set[str]) -> li
     _canonical_images(spec, undo)
     if renamed:
         _canonical_named(spec, name, volumes, undo)
+        _canonical_volume_names(spec, undo)
     return undo
 
 
@@ -250,6 +254,44 @@ def _canonical_named(spec: dict, name: str, volumes: Any, undo: list[tuple[dict,
         spec["volumes"] = [_claim_renamed(v, name) for v in volumes]
 
 
+def _canonical_volume_names(spec: dict, undo: list[tuple[dict, Any, Any]]) -> None:
+    """`_canonicalize`'s step for the volumes' names and the mounts naming them (an API server writes
+    each pod's own service-account token volume: `kube-api-access-x7k2p`). Admission checks only that
+    each is a DNS label, unique, and that each mount names one: the names replaced by their places."""
+    volumes = spec.get("volumes")
+    if type(volumes) is not list or not volumes or len(volumes) > len(VOLUMES) or "ephemeralContainers" in spec:
+        return
+    renames: dict[str, str] = {}
+    for i, volume in enumerate(volumes):
+        name = volume.get("name") if type(volume) is dict else None
+        if type(name) is not str or name in renames or not (len(name) <= 63 and _LABEL_FULL(name)):
+            return
+        renames[name] = VOLUMES[i]
+    undo.append((spec, "volumes", volumes))
+    spec["volumes"] = [{**volume, "name": renames[volume["name"]]} for volume in volumes]
+    for field in IMAGED:
+        containers = spec.get(field)
+        if type(containers) is list and containers:
+            renamed = [_mounts_renamed(c, renames) for c in containers]
+            undo.append((spec, field, containers))
+            spec[field] = renamed
+
+
+def _mounts_renamed(container: Any, renames: dict[str, str]) -> Any:
+    """A container with the volumes its mounts and devices name renamed (`renames`); others kept."""
+    if type(container) is not dict:
+        return container
+    out = container
+    for field in ("volumeMounts", "volumeDevices"):
+        mounts = container.get(field)
+        if type(mounts) is list and mounts:
+            if out is container:
+                out = container.copy()
+            out[field] = [{**m, "name": renames[m["name"]]} if type(m) is dict and type(m.get("name")) is str
+                          and m["name"] in renames else m for m in mounts]
+    return out
+
+
 def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str],
                 memo: dict[Any, Any] | None = None) -> bytes | None:
     """The shape of a pod read as a view, from its text (made compact): the text with its identity values,
@@ -303,6 +345,8 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str],
         key = _labels_cut(key, labels, memo)
     if key.find(b'"annotations":{') != -1:
         key = _annotations_cut(key, text)
+    if spec.volumes:
+        key = _volume_names_cut(key, spec)
     return _images_cut(key, spec, memo)
 
 
@@ -331,6 +375,60 @@ def _labels_cut(key: bytes, labels: dict[str, str], memo: dict[Any, Any]) -> byt
         written = quoted + b'"%s"' % value.encode()
         if key.count(written) == 1:
             key = key.replace(written, quoted + b"\0")
+    return key
+
+
+class _Named(msgspec.Struct):
+    name: Any = None
+
+
+class _Mounting(msgspec.Struct):
+    volumeMounts: list[_Named] | None = None
+    volumeDevices: list[_Named] | None = None
+
+
+_volume_list = msgspec.json.Decoder(list[_Named]).decode
+_mounting = msgspec.json.Decoder(list[_Mounting]).decode
+
+
+def mount_names(text: bytes) -> list[Any] | None:
+    """The names the mounts and devices of a containers list's text give, in order (None: not told)."""
+    try:
+        return [m.name for c in _mounting(text) for m in (*(c.volumeMounts or ()), *(c.volumeDevices or ()))]
+    except msgspec.MsgspecError:
+        return None
+
+
+def volume_names(spec: Any) -> tuple[list[bytes], list[Any]] | None:
+    """The names of a view's volumes as `_canonical_volume_names` replaces them (None: it does not) and the
+    names its containers' mounts and devices give."""
+    try:
+        names = [volume.name for volume in _volume_list(bytes(spec.volumes))]
+    except msgspec.MsgspecError:
+        return None
+    mounts: list[Any] = []
+    for text in (spec.containers, spec.initContainers):
+        found = mount_names(bytes(text)) if text else []
+        if found is None:
+            return None
+        mounts += found
+    if not names or len(names) > len(VOLUMES) or not all(type(name) is str and len(name) <= 63 and _LABEL_FULL(name)
+                                                         for name in names) or len(set(names)) != len(names):
+        return None
+    return [name.encode() for name in names], mounts
+
+
+def _volume_names_cut(key: bytes, spec: Any) -> bytes:
+    """`written_key`'s step for the volume names `_canonical_volume_names` replaces (all or none, as it
+    does): each cut as its place where the text writes it only as the volume's and its mounts' name."""
+    found = volume_names(spec) if key.find(b'"ephemeralContainers"') == -1 else None
+    if found is None:
+        return key
+    names, mounts = found
+    for i, name in enumerate(names):
+        written = b'"name":"%s"' % name
+        if key.count(written) == 1 + mounts.count(name.decode()):
+            key = key.replace(written, b'"name":\0V%d' % i)
     return key
 
 
@@ -421,20 +519,20 @@ def _cuts(images: list[bytes]) -> tuple[tuple[bytes, bytes], ...]:
 
 
 # a container's image as written: a string without escapes (`image_values`)
-_IMAGE_VALUE = re.compile(rb'"image"\s*:\s*"([^"\\]*)"')
+IMAGE_VALUE = re.compile(rb'"image"\s*:\s*"([^"\\]*)"')
 
 
 def image_values(text: bytes) -> list[bytes] | None:
     """The images written in a containers list's text, in order; None unless each `"image"` in it is
     one written as a plain string."""
-    found = _IMAGE_VALUE.findall(text)
+    found = IMAGE_VALUE.findall(text)
     return found if len(found) == text.count(b'"image"') else None
 
 
 def image_pieces(text: bytes) -> list[bytes] | None:
     """A containers list's text cut at its images (`image_values`): text, image, text, ..., text."""
     pieces, at = [], 0
-    for found in _IMAGE_VALUE.finditer(text):
+    for found in IMAGE_VALUE.finditer(text):
         pieces += (text[at:found.start(1)], found[1])
         at = found.end(1)
     if len(pieces) != 2 * text.count(b'"image"'):      # (as `image_values`: each one a plain string)
@@ -444,11 +542,17 @@ def image_pieces(text: bytes) -> list[bytes] | None:
 
 
 def _valid_time(text: str, valid_times: set[str]) -> bool:
-    """Whether `text` decodes as a metav1.Time (an RFC 3339 time), remembered in `valid_times`."""
+    """Whether `text` decodes as a metav1.Time (an RFC 3339 time), remembered in `valid_times`; one in
+    the form an API server writes, of a day every month has, without the parse (each pod's own: no memo)."""
+    if _PLAIN_TIME(text) is not None:
+        return True
     if go_time_parse_error(RFC3339, text) is not None:
         return False
     valid_times.add(text)
     return True
+
+
+_PLAIN_TIME = re.compile(r"[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z").fullmatch
 
 
 def _claim_renamed(volume: Any, name: str) -> Any:
@@ -731,6 +835,34 @@ def _holes(text: str, labels: dict[str, str], images: int) -> tuple[list[tuple[i
     return sorted(holes), names, status_at
 
 
+_BYTE_TOKENS = re.compile(rb'"([^"\\]*)"(\s*:)?|[{}\[\]]')
+
+
+def string_spans(text: bytes, paths: dict[tuple[str, ...], int]) -> list[tuple[int, int, int]] | None:
+    """Where a JSON text (without escapes) writes a string at one of `paths` (keys, "*" a list's item),
+    each with the path's number; None for a text with escapes."""
+    if text.find(b"\\") != -1:
+        return None
+    spans, lists, path, key = [], [], [], None
+    for m in _BYTE_TOKENS.finditer(text):
+        value = m[1]
+        if value is not None and m[2]:
+            key = value.decode()
+        elif value is not None:
+            found = paths.get((*path, "*" if lists[-1] else key)) if lists else None
+            if found is not None:
+                spans.append((m.start(1), m.end(1), found))
+        elif m[0] in b"{[":
+            if lists:
+                path.append("*" if lists[-1] else key)
+            lists.append(m[0] == b"[")
+        else:
+            lists.pop()
+            if lists:
+                path.pop()
+    return spans
+
+
 def _cut_alike(written: bytes, labels: dict[str, str], images: tuple[bytes, ...]) -> bool:
     """Whether `written_key` cut the name, the node, the labels as a whole and each image: no other value."""
     cut = b'"labels":{%s}' % b",".join(_json(label) + b":\0" for label in labels) if labels else b""
@@ -964,6 +1096,16 @@ def images_own(canonical_pod: dict) -> bool:
     spec = canonical_pod.get("spec")
     return type(spec) is dict and any(type(c) is dict and c.get("image") in _IMAGES
                                       for field in IMAGED if type(spec.get(field)) is list for c in spec[field])
+
+
+def volumes_own(canonical_pod: dict) -> bool:
+    """Whether the pods of a shape (its `canonical` pod) may differ in their volumes' names (and so in
+    their containers' mounts)."""
+    volumes = canonical_pod["spec"].get("volumes")
+    return type(volumes) is list and any(type(v) is dict and v.get("name") in _VOLUME_SET for v in volumes)
+
+
+_VOLUME_SET = frozenset(VOLUMES)
 
 
 def holds_own(canonical_pod: dict, field: str) -> bool:

@@ -317,6 +317,24 @@ def _variant(name: str, i: int) -> dict:
         spec["containers"][0]["image"] = " nginx:1.0"
     elif name == "image-empty-later" and i == 2:
         spec["containers"][0]["image"] = ""
+    elif name.startswith("volume"):               # each pod's own token volume, as an API server names it
+        token = f"kube-api-access-{i:05x}"
+        spec["volumes"] = [{"name": token, "projected": {"sources": [{"serviceAccountToken": {"path": "token"}}]}},
+                           {"name": "config", "configMap": {"name": "config"}},
+                           {"name": "kexplain-placeholder-volume-0", "emptyDir": {}}]
+        spec["containers"][0]["volumeMounts"] = [{"name": token, "mountPath": "/var/run/token"},
+                                                 {"name": "config", "mountPath": "/etc/config"}]
+        spec["initContainers"] = [{"name": "init", "image": "busybox:1", "volumeMounts": [
+            {"name": "kexplain-placeholder-volume-0", "mountPath": "/scratch"}, {"name": token, "mountPath": "/t"}]}]
+        if name == "volume-name-invalid-later" and i == 2:
+            spec["volumes"][0]["name"] = spec["containers"][0]["volumeMounts"][0]["name"] = "Bad_Volume"
+        elif name == "volume-name-twice-later" and i == 2:
+            spec["volumes"][1]["name"] = token
+        elif name == "volume-mount-unknown-later" and i == 2:
+            spec["containers"][0]["volumeMounts"][1]["name"] = "elsewhere"
+        elif name == "volume-ephemeral-containers-later" and i == 2:
+            spec["ephemeralContainers"] = [{"name": "debug", "image": "busybox:1",
+                                            "volumeMounts": [{"name": token, "mountPath": "/t"}]}]
     elif name.startswith("daemon"):               # a DaemonSet's pods: each pinned to its node
         values = [spec["nodeName"]] if not (name == "daemon-bad-pin-later" and i == 2) else ["Bad_Node"]
         spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
@@ -330,12 +348,13 @@ ADMITTED = ["plain", "long-name-ephemeral", "uid-kinds", "match-label-keys", "ma
             "default-namespace", "host-network", "node-name-placeholder-text", "stateful", "stateful-match-label-keys",
             "stateful-fqdn", "daemon", "label-values", "annotation-values", "merged-label-values",
             "label-placeholder-text", "image-values", "image-classes", "image-placeholder-text",
-            "image-init-containers", "image-volume"]
+            "image-init-containers", "image-volume", "volume-names"]
 REFUSED = ["bad-name-later", "bad-node-later", "uid-not-a-string", "duplicate-name", "zone-label-invalid-later",
            "yaml-naive-timestamp", "null-port-later", "priority-given-wrong", "mirror-annotation", "scheduling-gates",
            "stateful-dotted-later", "daemon-bad-pin-later", "label-value-invalid-later", "label-value-long-later",
            "annotation-key-invalid-later", "annotations-too-large-later", "deletion-cost-later",
-           "image-space-later", "image-empty-later"]
+           "image-space-later", "image-empty-later", "volume-name-invalid-later", "volume-name-twice-later",
+           "volume-mount-unknown-later", "volume-ephemeral-containers-later"]
 VARIANTS = ADMITTED + REFUSED
 CONTEXT = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
             "value": 1000},
@@ -360,7 +379,7 @@ def test_admitted_variants_are_admitted(name: str) -> None:
     if name not in ("long-name-ephemeral", "match-label-keys-zone", "yaml-timestamp", "stateful-match-label-keys",
                     "stateful-fqdn"):
         assert patched > 0
-    if name in ("stateful", "daemon", "label-values", "annotation-values", "label-placeholder-text"):
+    if name in ("stateful", "daemon", "label-values", "annotation-values", "label-placeholder-text", "volume-names"):
         assert patched == 5                     # every pod: one shape despite the per-pod fields
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,8 @@ import msgspec
 import pytest
 
 from kexplain.admission import admit
-from kexplain.admission.shapes import ShapeIndex, written_key
+from kexplain.admission.openapi import RFC3339, go_time_parse_error
+from kexplain.admission.shapes import ShapeIndex, _valid_time, written_key
 from kexplain.apimachinery.pod_lists import dump_list
 from kexplain.apimachinery.stored_pods import StoredPod, plain, view_of
 from kexplain.errors import KexplainError, Source
@@ -136,6 +138,12 @@ def _twins(change: Any) -> list[dict]:
     return out
 
 
+def _volumes_named(p: dict, name: str) -> None:
+    """A pod's own volume (`name`), mounted by its container."""
+    p["spec"]["volumes"] = [{"name": name, "projected": {"sources": [{"serviceAccountToken": {"path": "t"}}]}}]
+    p["spec"]["containers"][0]["volumeMounts"] = [{"name": name, "mountPath": "/t"}]
+
+
 def _name_as(path: str) -> Any:
     def change(p: dict, i: int) -> None:
         target = p
@@ -186,6 +194,17 @@ TWINS = {
     "image-as-env-name": lambda p, i: p["spec"]["containers"][0].update(
         image=f"app-{i}:1", env=[{"name": "image", "value": f"app-{i}:1"}]),
     "image-volume": lambda p, i: p["spec"].update(volumes=[{"name": "d", "image": {"reference": f"data-{i}:1"}}]),
+    "volume-names": lambda p, i: _volumes_named(p, f"kube-api-access-{i}"),
+    "volume-name-as-container": lambda p, i: _volumes_named(p, f"v-{i}") or
+    p["spec"]["containers"][0].update(name=f"v-{i}"),
+    "volume-name-as-configmap": lambda p, i: _volumes_named(p, f"v-{i}") or
+    p["spec"]["volumes"].append({"name": "cfg", "configMap": {"name": f"v-{i}"}}),
+    "volume-names-swapped": lambda p, i: _volumes_named(p, "a") or p["spec"]["volumes"].insert(
+        i, {"name": "b", "emptyDir": {}}) or p["spec"]["containers"][0]["volumeMounts"].append(
+        {"name": "b", "mountPath": "/b"}),
+    "volume-mount-elsewhere": lambda p, i: _volumes_named(p, "a") or p["spec"]["containers"][0]["volumeMounts"][0]
+    .update(mountPath=f"/m{i}"),
+    "volume-name-invalid": lambda p, i: _volumes_named(p, f"V_{i}"),
     "image-in-annotation": lambda p, i: p["metadata"].update(annotations={"x": f'"image":"app-{i}:1"'}) or
     p["spec"]["containers"][0].update(image=f"app-{i}:1"),
 }
@@ -204,7 +223,7 @@ def test_equal_written_keys_are_equal_shapes(name: str) -> None:
             if keys[a] is not None and keys[a] == keys[b]:
                 assert shapes[a] == shapes[b], (name, a, b)
     if name in ("plain", "no-uid", "no-status", "condition-status", "nested-status-key", "invalid-zone", "created",
-                "label-values", "image-values", "annotation-values"):
+                "label-values", "image-values", "annotation-values", "volume-names"):
         assert keys[0] is not None and keys[0] == keys[1], name      # (what the key is for)
 
 
@@ -237,3 +256,20 @@ def test_an_invalid_hash_label_past_the_memo_gets_the_full_paths_error(value: st
     views = as_views(cluster)
     if views is not None:
         assert views_outcome(views, None)[0] == full
+
+
+def test_replicas_naming_their_volumes_each_their_own_are_admitted_as_views() -> None:
+    """Each pod's own token volume (and the mounts naming it) stays in its view, the rest the shape's."""
+    cluster = cluster_of(*CONTEXT, *replicas(lambda i: _variant("volume-names", i), 6))
+    assert assert_views_alike(cluster) == 5      # (the shape's first: admitted whole, a copy)
+
+
+def test_a_creation_time_is_valid_as_the_parse_finds_it() -> None:
+    """`_valid_time`'s regex for the form an API server writes says what the full parse says."""
+    rng = random.Random(7)
+    times = ["2024-02-29T00:00:00Z", "2023-02-29T00:00:00Z", "0000-01-01T00:00:00Z", "2024-00-10T00:00:00Z",
+             "2024-01-00T00:00:00Z", "2024-01-28T24:00:00Z", "2024-01-28T23:59:60Z", "2024-01-28t23:59:59Z",
+             "2024-01-28T23:59:59+00:00", "2024-01-28T23:59:59.5Z", "\u0662024-01-28T23:59:59Z", "2024-01-28T23:59:59Z\n"]
+    times += [f"{rng.randint(0, 9999):04d}-{rng.randint(0, 13):02d}-{rng.randint(0, 32):02d}T{rng.randint(0, 25):02d}:"
+              f"{rng.randint(0, 61):02d}:{rng.randint(0, 61):02d}Z" for _ in range(5000)]
+    assert [t for t in times if _valid_time(t, set()) != (go_time_parse_error(RFC3339, t) is None)] == []
