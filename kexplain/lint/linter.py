@@ -4,6 +4,7 @@ pool as the set leaves it; a `Report` of `Finding`s at file and line. How: docs/
 from __future__ import annotations
 
 import os
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from enum import IntEnum
@@ -160,7 +161,6 @@ class Finding:
         return out
 
 
-SCHEMA_RULES = frozenset({"invalid-document", "schema", "unknown-field", "unknown-api-version", "unknown-kind"})
 # Scheduling findings of an object whose pod the scheduler never ran (refused, bypassed, not ours).
 NOT_SCHEDULED_RULES = frozenset({"admission", "not-scheduled", "other-scheduler"})
 SCHEDULING_RULES = frozenset({"admission", "admission-warning", "unschedulable", "preemption", "replicas", "gated",
@@ -871,17 +871,13 @@ class Linter:
         nodes_of = self._set.pool.snapshot if self._set is not None else None
         placed = log.placed.get(id(w), []) + [
             (r.node, zone_of(info.node.labels) if (info := nodes_of and nodes_of.get(r.node)) else "") for r in landed]
-        zones: dict[str, int] = {}
-        for _, zone in placed:
-            if zone:
-                zones[zone] = zones.get(zone, 0) + 1
+        zones = Counter(zone for _, zone in placed if zone)
         nodes = [n for n, _ in placed]
         unfit = log.unfit.get(id(w))
         verdict = self._verdict(q.ref, q.loc, q.ref.kind != "Pod", w.entry.copies, nodes,
                                 unfit.inputs if unfit is not None else w.inputs,
                                 unfit.trace if unfit is not None else None, zones, asked=w.entry.asked)
-        where = (f"{', '.join(f'{r.pod} on {r.node}' for r in landed[:_LIST_LIMIT])}"
-                 f"{f' and {len(landed) - _LIST_LIMIT} more' if len(landed) > _LIST_LIMIT else ''}")
+        where = _name_list(f"{r.pod} on {r.node}" for r in landed)
         before = next((f for f in first if f.rule in _VERDICT_RULES), None)
         details = {**verdict.details, "retried": [r.to_json() for r in mine]}
         if before is not None:
@@ -893,8 +889,7 @@ class Linter:
                     else "fits" if copies == 1 else f"all {copies:,} replicas fit")
             message = f"{what}: {where} once the scheduling queue retried (requeued when {landed[0].trigger})"
         else:       # (the verdict ends with the scheduler's message, a sentence)
-            went = ", ".join(f"{r.pod} went to {r.node}" for r in landed[:_LIST_LIMIT]) + (
-                f" and {len(landed) - _LIST_LIMIT} more" if len(landed) > _LIST_LIMIT else "")
+            went = _name_list(f"{r.pod} went to {r.node}" for r in landed)
             message = (f"{verdict.message} The scheduling queue retried it when {mine[0].trigger}: "
                        f"{went if landed else 'still unschedulable'}.")
         return [f for f in first if f.rule not in _VERDICT_RULES] + [replace(verdict, message=message,
@@ -994,10 +989,7 @@ class Linter:
         last = outcome.last
         assert last is not None
         copies = outcome.entry.copies if q.ref.kind != "Pod" else 1
-        zones: dict[str, int] = {}
-        for c in outcome.copies:
-            if c.node is not None and c.zone:
-                zones[c.zone] = zones.get(c.zone, 0) + 1
+        zones = Counter(c.zone for c in outcome.copies if c.node is not None and c.zone)
         finding = self._verdict(q.ref, q.loc, q.ref.kind != "Pod", copies, outcome.placed, last.inputs, last.trace,
                                 zones, asked=outcome.entry.asked)
         bound = q.inputs.pod.node_name
@@ -1320,11 +1312,11 @@ _LIST_LIMIT = 10
 _VERDICT_RULES = frozenset({"fits", "unschedulable", "replicas", "preemption", "gated", "scheduler-error"})
 
 
-def _name_list(names: Iterable[str], limit: int = _LIST_LIMIT) -> str:
-    """`a, b, c` with at most `limit` names, then `and N more`."""
+def _name_list(names: Iterable[str]) -> str:
+    """`a, b, c` with at most `_LIST_LIMIT` names, then `and N more`."""
     names = list(names)
-    shown = ", ".join(names[:limit])
-    return shown if len(names) <= limit else f"{shown} and {len(names) - limit} more"
+    shown = ", ".join(names[:_LIST_LIMIT])
+    return shown if len(names) <= _LIST_LIMIT else f"{shown} and {len(names) - _LIST_LIMIT} more"
 
 
 def _grouped(reasons: dict[str, str]) -> str:
@@ -1408,9 +1400,7 @@ class _DaemonTally:
 def _where(placed: list[str], zones: dict[str, int] | None = None) -> str:
     """Where copies went: `n1, n2 ×2` over a few nodes; over many, counted: `on 1,000 nodes:
     us-east-1a 334, us-east-1b 333, ...` (per zone, when the nodes have one)."""
-    counts: dict[str, int] = {}
-    for n in placed:
-        counts[n] = counts.get(n, 0) + 1
+    counts = Counter(placed)
     if len(counts) <= _LIST_LIMIT:
         return _nodes_text(placed)
     text = f"on {len(counts):,} nodes"
@@ -1423,9 +1413,7 @@ def _where(placed: list[str], zones: dict[str, int] | None = None) -> str:
 
 def _nodes_text(nodes: list[str]) -> str:
     """`n1, n2 ×2` in order of first placement."""
-    counts: dict[str, int] = {}
-    for n in nodes:
-        counts[n] = counts.get(n, 0) + 1
+    counts = Counter(nodes)
     return ", ".join(n if c == 1 else f"{n} ×{c}" for n, c in counts.items())
 
 

@@ -4,6 +4,7 @@ choice; `--node-group NAME` one template plugin by plugin). Group names are neve
 said as CA's random pick. Layout: docs/internals/render.md."""
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Mapping, Sequence
 
 from rich.console import Group, RenderableType
@@ -191,11 +192,8 @@ def others_line(doc: Mapping[str, Any]) -> str | None:
     stands = (doc.get("pendingPass") or {}).get("pods")
     if stands is None:
         return None
-    counts: dict[str, int] = {}
-    for record in doc.get("pods") or ():
-        if f"{record.get('namespace')}/{record.get('name')}" not in stands:
-            outcome = str(record.get("outcome") or "")
-            counts[outcome] = counts.get(outcome, 0) + 1
+    counts = Counter(str(record.get("outcome") or "") for record in doc.get("pods") or ()
+                     if f"{record.get('namespace')}/{record.get('name')}" not in stands)
     if not counts:
         return None
     n = sum(counts.values())
