@@ -177,10 +177,6 @@ class LintedObject:
     checks: list[str] = field(default_factory=lambda: ["schema"])
     scheduled: bool = False     # its pod went through the scheduler against the pool (not refused before)
 
-    @property
-    def key(self) -> tuple[str, int, int | None]:
-        return (self.location.path, self.location.doc, self.location.item)
-
 
 @dataclass
 class Report:
@@ -266,16 +262,6 @@ class LintOptions:
     version: "VersionChoice | None" = None
     kueue_version: str | None = None  # --kueue-version: the Kueue release lint's Kueue pass follows (None: v0.17.8)
 
-    @property
-    def strict(self) -> bool:
-        """Unknown fields are errors (kubectl's default, --validate=strict)."""
-        return self.validate == "strict"
-
-    @property
-    def schema_version(self) -> str:
-        """The minor whose schemas objects are validated against: `kube`'s, unless told another."""
-        return self.k8s_version or self.kube.minor
-
 
 def _cluster_hpas(pool: "ClusterState", options: LintOptions) -> list[tuple[dict[str, Any], Source]]:
     """The pool's HPAs as explain takes those of --nodes (checked, validated unless stored); the
@@ -309,9 +295,10 @@ class Linter:
         if options.version is not None:         # settled: by the pool's snapshot, or as no snapshot says
             kube = pool.kube if pool is not None else options.version.settle()[0]
             options = self.options = replace(options, kube=kube, version=None)
-        self.store = store or SchemaStore(options.schema_version, options.validate, options.schema_dirs)
+        self.store = store or SchemaStore(options.k8s_version or options.kube.minor, options.validate,
+                                            options.schema_dirs)
         self.pool = pool
-        self.report = Report(k8s_version=self.store.version, strict=options.strict, pool=pool is not None,
+        self.report = Report(k8s_version=self.store.version, strict=options.validate == "strict", pool=pool is not None,
                              warnings=list(pool.warnings) if pool is not None else [])
         self._set: _SetCluster | None = None     # the set being linted: its pool, its refused objects
         self._repeated: set[tuple[str, int, int | None]] = set()   # documents not applied: a later one is
@@ -363,21 +350,21 @@ class Linter:
         file's device findings; the pods scheduled together (`_set_cluster`)."""
         self._elsewhere = _in_namespace(files, self.options.namespace)
         self._generated = _name_generated(files)
-        items = [item for f in files for item in f.items if _key(item.location) not in self._elsewhere]
+        items = [item for f in files for item in f.items if item.location.key not in self._elsewhere]
         objs, where = _objects(items)
         found = repeats(objs)
         settled = applied_repeats(found, objs, self.pool.kube if self.pool is not None else self.options.kube)
         latest = settled.stands
         # one object per identity applied: the first occurrence, or the one standing when they differ
         superseded = [r.index for r in found if latest.get(r.first) != r.index] + list(latest)
-        self._repeated = {_key(where[id(objs[i][1])].location) for i in superseded}
-        self._update_refused = {_key(where[id(objs[i][1])].location): err for i, err in settled.refused.items()}
-        applied = [doc for doc in items if _key(doc.location) not in self._repeated]
+        self._repeated = {where[id(objs[i][1])].location.key for i in superseded}
+        self._update_refused = {where[id(objs[i][1])].location.key: err for i, err in settled.refused.items()}
+        applied = [doc for doc in items if doc.location.key not in self._repeated]
         if self.pool is not None:       # the set as applied: without what the API server refuses at decoding
             schema_refused = self._refused_by_schema(applied)
-            kept = [doc for doc in applied if _key(doc.location) not in schema_refused]
+            kept = [doc for doc in applied if doc.location.key not in schema_refused]
             gone = frozenset(str(ObjectRef.of(doc.obj).name) for doc in applied
-                             if _key(doc.location) in schema_refused and ObjectRef.of(doc.obj).kind == "Namespace")
+                             if doc.location.key in schema_refused and ObjectRef.of(doc.obj).kind == "Namespace")
             self._set = self._set_cluster(kept, files[0].path if files else "", gone)
         else:
             self._set = None
@@ -411,7 +398,7 @@ class Linter:
             done = kueue_checked(objs, cluster, validate=self.options.validate, version=self.options.kueue_version)
         except KexplainError:       # a Kueue object Kueue's checks refuse: `kexplain kueue` says which
             return out
-        self._kueue_started = {_key(where[id(objs[i][1])].location): s for i, s in done.started.items()}
+        self._kueue_started = {where[id(objs[i][1])].location.key: s for i, s in done.started.items()}
         for index, rule, message, details in done.problems:
             doc = where[id(objs[index][1])]
             out.setdefault(doc.location.path, []).append(Finding(rule, doc.location, ObjectRef.of(doc.obj), message,
@@ -448,7 +435,7 @@ class Linter:
                     (ref.kind, ref.name):       # not the document's object: a claim of a StatefulSet
                 message = f"{describe(err.obj)}: {message}"
             location = replace(doc.location, line=line_of_field(doc.node, err.field) or doc.location.line)
-            refused[_key(doc.location)] = Finding("admission", location, ref, message, field=err.field)
+            refused[doc.location.key] = Finding("admission", location, ref, message, field=err.field)
             return True
 
         pod_file = PodFile.of(objs, path)
@@ -476,7 +463,7 @@ class Linter:
         objs_kept, hpa_refusals = podautoscaler.admitted(objs_kept, pool.kube, self.options.stored)
         for err in [*outside, *hpa_refusals]:
             refuse(err)
-        objs_kept = [(o, s) for o, s in objs if _key(where[id(s)].location) not in refused]
+        objs_kept = [(o, s) for o, s in objs if where[id(s)].location.key not in refused]
         ledger = None if self.options.stored else QuotaLedger.of((o for o, _ in pool.objects),
                                                                   pool.kube.enabled("PodLevelResources"))
         self.report.warnings += [w for w in pool.warnings if w not in self.report.warnings]   # (a volume provisioned)
@@ -486,7 +473,7 @@ class Linter:
         if self.options.node_groups is None and not self._karpenter:
             return _SetCluster(pool, refused, hpas=hpas, ledger=ledger, later=later, children=children)
         autoscaled = [(o, s) for o, s in set_objects(objs_kept, [o for o, _ in pod_file.explained])
-                      if _key(where[id(s)].location) not in refused]
+                      if where[id(s)].location.key not in refused]
         autoscaled += [c for o, s in pod_file.explained for c in owner_objects(o, s, replica_count(o))]
         return _SetCluster(pool, refused, hpas=hpas, ledger=ledger, autoscaled=autoscaled, created=created, later=later,
                            children=children)
@@ -518,24 +505,24 @@ class Linter:
                 self._add(Finding("invalid-document", loc, ref, f"object has no {key}", field=key))
                 return
         valid = self.check_schema(obj, ref, doc)
-        elsewhere = self._elsewhere.get(_key(loc))
+        elsewhere = self._elsewhere.get(loc.key)
         if elsewhere is not None:     # `kubectl apply -n` refuses it: not part of the set
             line = line_of(doc.node, ("metadata", "namespace")) or loc.line
             self._add(Finding("namespace-mismatch", replace(loc, line=line), ref, elsewhere, field="metadata.namespace"))
             return
-        if _key(loc) in self._generated:
+        if loc.key in self._generated:
             self._add(self._generate_name(obj, ref, doc))
-        update = self._update_refused.get(_key(loc))
+        update = self._update_refused.get(loc.key)
         if update is not None and valid:    # the copy before it stands (`manifests.applied`)
             self._add(Finding("admission", loc, ref, update.message))
-        if _key(loc) in self._repeated:     # given again alike, or patched by a later manifest: one object
+        if loc.key in self._repeated:     # given again alike, or patched by a later manifest: one object
             return
-        refused = self._set.refused.get(_key(loc)) if self._set is not None else None
+        refused = self._set.refused.get(loc.key) if self._set is not None else None
         if refused is not None:       # an object of the set the API server would refuse
             if valid:                 # (its schema findings say why already, if any)
                 self._add(refused)
             return
-        kueue = self._kueue_started.get(_key(loc))
+        kueue = self._kueue_started.get(loc.key)
         if self.pool is None or not self._schedulable(doc, ref, valid, kueue is not None):
             return
         linted.checks.append("scheduling")
@@ -559,7 +546,7 @@ class Linter:
     def _said_kueue(self, loc: Location, findings: list[Finding], made: int = 0) -> list[Finding]:
         """A verdict on a job Kueue admits says so (details `kueue`); a JobSet's findings are its Jobs'
         (`made`: which), each named first."""
-        started = self._kueue_started.get(_key(loc))
+        started = self._kueue_started.get(loc.key)
         if started is None:
             return findings
         job, said = started.made[made], started.said[made]
@@ -600,7 +587,7 @@ class Linter:
     def _schema_of(self, obj: dict[str, Any], ref: ObjectRef, doc: Document) -> tuple[list[Finding], bool]:
         """The schema findings of a document and whether it is fit to be scheduled, worked out once
         (the set's documents are checked before the set is applied)."""
-        key = _key(doc.location)
+        key = doc.location.key
         found = self._schemas.get(key)
         if found is None:
             found = self._schemas[key] = self._schema_check(obj, ref, doc)
@@ -648,7 +635,7 @@ class Linter:
                 continue
             findings, _ = self._schema_of(obj, ObjectRef.of(obj), doc)
             if any(f.level >= Severity.ERROR for f in findings):
-                out.add(_key(doc.location))
+                out.add(doc.location.key)
         return out
 
     @staticmethod
@@ -1162,10 +1149,6 @@ def api_warnings(warnings: Iterable[str]) -> list[str]:
     return [f"Warning: {w.split(API_WARNING, 1)[1]}" for w in warnings if API_WARNING in w]
 
 
-def _key(loc: Location) -> tuple[str, int, int | None]:
-    return (loc.path, loc.doc, loc.item)
-
-
 def _in_namespace(files: "list[_File]", flag: str | None) -> dict[tuple[str, int, int | None], str]:
     """The set as `kubectl apply -n flag` takes it: namespace-less objects put in `flag`; the
     documents of objects in another namespace, with kubectl's refusal."""
@@ -1177,7 +1160,7 @@ def _in_namespace(files: "list[_File]", flag: str | None) -> dict[tuple[str, int
         for j, doc in enumerate(f.items):
             why = refusal(doc.obj, flag, scopes)
             if why is not None:
-                refused[_key(doc.location)] = why
+                refused[doc.location.key] = why
             elif isinstance(doc.obj, dict):
                 obj = placed(doc.obj, flag, scopes)
                 if obj is not doc.obj:
@@ -1193,7 +1176,7 @@ def _name_generated(files: "list[_File]") -> set[tuple[str, int, int | None]]:
     for (f, j, doc), (obj, _) in zip(docs, named([(doc.obj, doc.location) for _, _, doc in docs])):
         if obj is not doc.obj:
             f.items[j] = replace(doc, obj=obj)
-            out.add(_key(doc.location))
+            out.add(doc.location.key)
     return out
 
 
