@@ -139,6 +139,13 @@ def _root(
 ROOT_OPTIONS = ("-h", "--help", "--install-completion", "--show-completion", "--version")
 
 
+def __getattr__(name: str) -> typer.Typer:
+    """`app`: the typer app with every command (made when asked: `make_app`)."""
+    if name == "app":
+        return make_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def app_for(args: list[str]) -> typer.Typer:
     """The app to run `args` with: only the command they name; kexplain's help: every command
     listed, none imported (`listing_app`); another root option, shell completion: every command."""
