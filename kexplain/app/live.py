@@ -236,18 +236,13 @@ def pending_pods(live: Live) -> list[Obj]:
             and not (o.get("metadata") or {}).get("deletionTimestamp")]
 
 
-def queue_options(args: PodArgs) -> RunOptions:
-    """How the pods the queue takes are scheduled: as --pending schedules them (no extra keys)."""
-    return RunOptions(start_index=args.start_index, preemption=args.preemption,
-                      preemption_offset=args.preemption_offset, filter_all=False)
-
-
 def cluster_queue(args: PodArgs, live: Live, config: Any, explained: list[Alone], snapshot: Any, nominated: Any, *,
                   nominations: bool, skipped: frozenset[str] = frozenset()) -> tuple[Any, list[Alone]]:
     """The scheduler's queue over the cluster's pending pods, as `pod NAME` and `--pending` walk it
     (`explain.queue_order`): the pods explained already, and those the walk needs explained alone
     here (every pod that may preempt with `nominations`), but the `skipped`."""
-    options = queue_options(args)
+    options = RunOptions(start_index=args.start_index, preemption=args.preemption,     # as --pending: no extra keys
+                         preemption_offset=args.preemption_offset, filter_all=False)
     pending = [Inputs(PodInfo(p), _source(live, p), snapshot, config, nominated) for p in pending_pods(live)
                if pod_key(p) not in skipped]
 
@@ -556,9 +551,7 @@ def from_events(args: PodArgs, live: Live, kube: KubeVersion, config: Any, say: 
         assert live.pod is not None
         pods = [live.pod]
     else:
-        pods = [o for o, _ in live.cluster if o.get("kind") == "Pod" and is_pending_unschedulable(o)
-                and (o.get("metadata") or {}).get("namespace") == live.namespace
-                and not (o.get("metadata") or {}).get("deletionTimestamp")]
+        pods = [p for p in pending_pods(live) if (p.get("metadata") or {}).get("namespace") == live.namespace]
     objects = [o for o, _ in live.cluster]
     nodes_read = not any(r.resource.plural == "nodes" for r in live.refusals)
 

@@ -41,7 +41,7 @@ from kexplain.render.karpenter_section import print_section as print_karpenter_s
 from kexplain.render.live import (LIVE_NO_NODES, live_json, print_comparison, print_pending, progress_bar,
                                   scheduling_bar)
 
-__all__ = ["Connect", "Live", "PodArgs", "command", "read_live", "run_pod", "session"]
+__all__ = ["Connect", "Live", "PodArgs", "command", "run_pod", "session"]
 
 
 # --- options shared with `kexplain snapshot` ----------------------------------------------------
@@ -69,8 +69,6 @@ def chunk_size_option() -> Any:
     return typer.Option(500, "--chunk-size", min=1, metavar="N", help="Objects per page when listing.")
 
 
-
-
 def _reading_bar(env: Environment):
     """The bar the reads draw on stderr when it is a terminal (`progress_bar`), as a factory."""
     return lambda: progress_bar(env.stderr, color=bool(env.color)) if env.stderr_is_terminal else nullcontext(None)
@@ -81,14 +79,6 @@ def session(env: Environment, opts: Connect) -> Iterator[Session]:
     """One session with the API server (`app.live.Session`), its reads' bar on `env`'s stderr."""
     with app_session(opts, _reading_bar(env)) as s:
         yield s
-
-
-def read_live(env: Environment, opts: Connect, pod_name: Optional[str] = None, policies: bool = False) -> Live:
-    """/version, the named pod (get), then every kind the pipeline reads (list); with
-    `policies`, the namespaces' policies and HPAs too (`Session.read`)."""
-    with session(env, opts) as s:
-        s.server_version()
-        return s.read(pod_name, policies=policies)
 
 
 def followed_version(env: Environment, choice: VersionChoice, s: Session) -> KubeVersion:

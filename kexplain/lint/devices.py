@@ -88,22 +88,13 @@ class Known:
 
 
 # -- where the fields are ------------------------------------------------------------------------
-def claim_spec_path(kind: str) -> str:
-    """Where a claim's spec is: `spec` of a ResourceClaim, `spec.spec` of a template."""
-    return "spec.spec" if kind == "ResourceClaimTemplate" else "spec"
-
-
-def _claim_spec(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    spec = _dict(obj.get("spec"))
-    return _dict(spec.get("spec")) if obj.get("kind") == "ResourceClaimTemplate" else spec
-
-
 def device_requests(obj: Mapping[str, Any]) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
     """(field path, name as the scheduler writes it, body) of every `exactly` and `firstAvailable`
     request of a claim or template (v1beta1's body is the request itself)."""
-    base = f"{claim_spec_path(str(obj.get('kind')))}.devices.requests"
+    spec = "spec.spec" if obj.get("kind") == "ResourceClaimTemplate" else "spec"     # a template's: its claim's
+    base = f"{spec}.devices.requests"
     beta = obj.get("apiVersion") == V1BETA1
-    for i, request in enumerate(_list(_dict(_claim_spec(obj).get("devices")).get("requests"))):
+    for i, request in enumerate(_list(_dict(_at(obj, spec).get("devices")).get("requests"))):
         request = _dict(request)
         name = str(request.get("name") or "")
         if beta and "exactly" not in request:

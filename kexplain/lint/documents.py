@@ -30,6 +30,11 @@ class Location:
     line: int | None = None
     template: str | None = None
 
+    @property
+    def key(self) -> tuple[str, int, int | None]:
+        """The object a location is in: its file, document and List item."""
+        return (self.path, self.doc, self.item)
+
     def __str__(self) -> str:
         out = self.path if self.path != "-" else "<stdin>"
         if self.doc:

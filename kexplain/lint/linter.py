@@ -4,6 +4,7 @@ pool as the set leaves it; a `Report` of `Finding`s at file and line. How: docs/
 from __future__ import annotations
 
 import os
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from enum import IntEnum
@@ -160,7 +161,6 @@ class Finding:
         return out
 
 
-SCHEMA_RULES = frozenset({"invalid-document", "schema", "unknown-field", "unknown-api-version", "unknown-kind"})
 # Scheduling findings of an object whose pod the scheduler never ran (refused, bypassed, not ours).
 NOT_SCHEDULED_RULES = frozenset({"admission", "not-scheduled", "other-scheduler"})
 SCHEDULING_RULES = frozenset({"admission", "admission-warning", "unschedulable", "preemption", "replicas", "gated",
@@ -176,10 +176,6 @@ class LintedObject:
     ref: ObjectRef
     checks: list[str] = field(default_factory=lambda: ["schema"])
     scheduled: bool = False     # its pod went through the scheduler against the pool (not refused before)
-
-    @property
-    def key(self) -> tuple[str, int, int | None]:
-        return (self.location.path, self.location.doc, self.location.item)
 
 
 @dataclass
@@ -266,16 +262,6 @@ class LintOptions:
     version: "VersionChoice | None" = None
     kueue_version: str | None = None  # --kueue-version: the Kueue release lint's Kueue pass follows (None: v0.17.8)
 
-    @property
-    def strict(self) -> bool:
-        """Unknown fields are errors (kubectl's default, --validate=strict)."""
-        return self.validate == "strict"
-
-    @property
-    def schema_version(self) -> str:
-        """The minor whose schemas objects are validated against: `kube`'s, unless told another."""
-        return self.k8s_version or self.kube.minor
-
 
 def _cluster_hpas(pool: "ClusterState", options: LintOptions) -> list[tuple[dict[str, Any], Source]]:
     """The pool's HPAs as explain takes those of --nodes (checked, validated unless stored); the
@@ -309,9 +295,10 @@ class Linter:
         if options.version is not None:         # settled: by the pool's snapshot, or as no snapshot says
             kube = pool.kube if pool is not None else options.version.settle()[0]
             options = self.options = replace(options, kube=kube, version=None)
-        self.store = store or SchemaStore(options.schema_version, options.validate, options.schema_dirs)
+        self.store = store or SchemaStore(options.k8s_version or options.kube.minor, options.validate,
+                                            options.schema_dirs)
         self.pool = pool
-        self.report = Report(k8s_version=self.store.version, strict=options.strict, pool=pool is not None,
+        self.report = Report(k8s_version=self.store.version, strict=options.validate == "strict", pool=pool is not None,
                              warnings=list(pool.warnings) if pool is not None else [])
         self._set: _SetCluster | None = None     # the set being linted: its pool, its refused objects
         self._repeated: set[tuple[str, int, int | None]] = set()   # documents not applied: a later one is
@@ -363,21 +350,21 @@ class Linter:
         file's device findings; the pods scheduled together (`_set_cluster`)."""
         self._elsewhere = _in_namespace(files, self.options.namespace)
         self._generated = _name_generated(files)
-        items = [item for f in files for item in f.items if _key(item.location) not in self._elsewhere]
+        items = [item for f in files for item in f.items if item.location.key not in self._elsewhere]
         objs, where = _objects(items)
         found = repeats(objs)
         settled = applied_repeats(found, objs, self.pool.kube if self.pool is not None else self.options.kube)
         latest = settled.stands
         # one object per identity applied: the first occurrence, or the one standing when they differ
         superseded = [r.index for r in found if latest.get(r.first) != r.index] + list(latest)
-        self._repeated = {_key(where[id(objs[i][1])].location) for i in superseded}
-        self._update_refused = {_key(where[id(objs[i][1])].location): err for i, err in settled.refused.items()}
-        applied = [doc for doc in items if _key(doc.location) not in self._repeated]
+        self._repeated = {where[id(objs[i][1])].location.key for i in superseded}
+        self._update_refused = {where[id(objs[i][1])].location.key: err for i, err in settled.refused.items()}
+        applied = [doc for doc in items if doc.location.key not in self._repeated]
         if self.pool is not None:       # the set as applied: without what the API server refuses at decoding
             schema_refused = self._refused_by_schema(applied)
-            kept = [doc for doc in applied if _key(doc.location) not in schema_refused]
+            kept = [doc for doc in applied if doc.location.key not in schema_refused]
             gone = frozenset(str(ObjectRef.of(doc.obj).name) for doc in applied
-                             if _key(doc.location) in schema_refused and ObjectRef.of(doc.obj).kind == "Namespace")
+                             if doc.location.key in schema_refused and ObjectRef.of(doc.obj).kind == "Namespace")
             self._set = self._set_cluster(kept, files[0].path if files else "", gone)
         else:
             self._set = None
@@ -411,7 +398,7 @@ class Linter:
             done = kueue_checked(objs, cluster, validate=self.options.validate, version=self.options.kueue_version)
         except KexplainError:       # a Kueue object Kueue's checks refuse: `kexplain kueue` says which
             return out
-        self._kueue_started = {_key(where[id(objs[i][1])].location): s for i, s in done.started.items()}
+        self._kueue_started = {where[id(objs[i][1])].location.key: s for i, s in done.started.items()}
         for index, rule, message, details in done.problems:
             doc = where[id(objs[index][1])]
             out.setdefault(doc.location.path, []).append(Finding(rule, doc.location, ObjectRef.of(doc.obj), message,
@@ -448,7 +435,7 @@ class Linter:
                     (ref.kind, ref.name):       # not the document's object: a claim of a StatefulSet
                 message = f"{describe(err.obj)}: {message}"
             location = replace(doc.location, line=line_of_field(doc.node, err.field) or doc.location.line)
-            refused[_key(doc.location)] = Finding("admission", location, ref, message, field=err.field)
+            refused[doc.location.key] = Finding("admission", location, ref, message, field=err.field)
             return True
 
         pod_file = PodFile.of(objs, path)
@@ -476,7 +463,7 @@ class Linter:
         objs_kept, hpa_refusals = podautoscaler.admitted(objs_kept, pool.kube, self.options.stored)
         for err in [*outside, *hpa_refusals]:
             refuse(err)
-        objs_kept = [(o, s) for o, s in objs if _key(where[id(s)].location) not in refused]
+        objs_kept = [(o, s) for o, s in objs if where[id(s)].location.key not in refused]
         ledger = None if self.options.stored else QuotaLedger.of((o for o, _ in pool.objects),
                                                                   pool.kube.enabled("PodLevelResources"))
         self.report.warnings += [w for w in pool.warnings if w not in self.report.warnings]   # (a volume provisioned)
@@ -486,7 +473,7 @@ class Linter:
         if self.options.node_groups is None and not self._karpenter:
             return _SetCluster(pool, refused, hpas=hpas, ledger=ledger, later=later, children=children)
         autoscaled = [(o, s) for o, s in set_objects(objs_kept, [o for o, _ in pod_file.explained])
-                      if _key(where[id(s)].location) not in refused]
+                      if where[id(s)].location.key not in refused]
         autoscaled += [c for o, s in pod_file.explained for c in owner_objects(o, s, replica_count(o))]
         return _SetCluster(pool, refused, hpas=hpas, ledger=ledger, autoscaled=autoscaled, created=created, later=later,
                            children=children)
@@ -518,24 +505,24 @@ class Linter:
                 self._add(Finding("invalid-document", loc, ref, f"object has no {key}", field=key))
                 return
         valid = self.check_schema(obj, ref, doc)
-        elsewhere = self._elsewhere.get(_key(loc))
+        elsewhere = self._elsewhere.get(loc.key)
         if elsewhere is not None:     # `kubectl apply -n` refuses it: not part of the set
             line = line_of(doc.node, ("metadata", "namespace")) or loc.line
             self._add(Finding("namespace-mismatch", replace(loc, line=line), ref, elsewhere, field="metadata.namespace"))
             return
-        if _key(loc) in self._generated:
+        if loc.key in self._generated:
             self._add(self._generate_name(obj, ref, doc))
-        update = self._update_refused.get(_key(loc))
+        update = self._update_refused.get(loc.key)
         if update is not None and valid:    # the copy before it stands (`manifests.applied`)
             self._add(Finding("admission", loc, ref, update.message))
-        if _key(loc) in self._repeated:     # given again alike, or patched by a later manifest: one object
+        if loc.key in self._repeated:     # given again alike, or patched by a later manifest: one object
             return
-        refused = self._set.refused.get(_key(loc)) if self._set is not None else None
+        refused = self._set.refused.get(loc.key) if self._set is not None else None
         if refused is not None:       # an object of the set the API server would refuse
             if valid:                 # (its schema findings say why already, if any)
                 self._add(refused)
             return
-        kueue = self._kueue_started.get(_key(loc))
+        kueue = self._kueue_started.get(loc.key)
         if self.pool is None or not self._schedulable(doc, ref, valid, kueue is not None):
             return
         linted.checks.append("scheduling")
@@ -559,7 +546,7 @@ class Linter:
     def _said_kueue(self, loc: Location, findings: list[Finding], made: int = 0) -> list[Finding]:
         """A verdict on a job Kueue admits says so (details `kueue`); a JobSet's findings are its Jobs'
         (`made`: which), each named first."""
-        started = self._kueue_started.get(_key(loc))
+        started = self._kueue_started.get(loc.key)
         if started is None:
             return findings
         job, said = started.made[made], started.said[made]
@@ -600,7 +587,7 @@ class Linter:
     def _schema_of(self, obj: dict[str, Any], ref: ObjectRef, doc: Document) -> tuple[list[Finding], bool]:
         """The schema findings of a document and whether it is fit to be scheduled, worked out once
         (the set's documents are checked before the set is applied)."""
-        key = _key(doc.location)
+        key = doc.location.key
         found = self._schemas.get(key)
         if found is None:
             found = self._schemas[key] = self._schema_check(obj, ref, doc)
@@ -648,7 +635,7 @@ class Linter:
                 continue
             findings, _ = self._schema_of(obj, ObjectRef.of(obj), doc)
             if any(f.level >= Severity.ERROR for f in findings):
-                out.add(_key(doc.location))
+                out.add(doc.location.key)
         return out
 
     @staticmethod
@@ -871,17 +858,13 @@ class Linter:
         nodes_of = self._set.pool.snapshot if self._set is not None else None
         placed = log.placed.get(id(w), []) + [
             (r.node, zone_of(info.node.labels) if (info := nodes_of and nodes_of.get(r.node)) else "") for r in landed]
-        zones: dict[str, int] = {}
-        for _, zone in placed:
-            if zone:
-                zones[zone] = zones.get(zone, 0) + 1
+        zones = Counter(zone for _, zone in placed if zone)
         nodes = [n for n, _ in placed]
         unfit = log.unfit.get(id(w))
         verdict = self._verdict(q.ref, q.loc, q.ref.kind != "Pod", w.entry.copies, nodes,
                                 unfit.inputs if unfit is not None else w.inputs,
                                 unfit.trace if unfit is not None else None, zones, asked=w.entry.asked)
-        where = (f"{', '.join(f'{r.pod} on {r.node}' for r in landed[:_LIST_LIMIT])}"
-                 f"{f' and {len(landed) - _LIST_LIMIT} more' if len(landed) > _LIST_LIMIT else ''}")
+        where = _name_list(f"{r.pod} on {r.node}" for r in landed)
         before = next((f for f in first if f.rule in _VERDICT_RULES), None)
         details = {**verdict.details, "retried": [r.to_json() for r in mine]}
         if before is not None:
@@ -893,8 +876,7 @@ class Linter:
                     else "fits" if copies == 1 else f"all {copies:,} replicas fit")
             message = f"{what}: {where} once the scheduling queue retried (requeued when {landed[0].trigger})"
         else:       # (the verdict ends with the scheduler's message, a sentence)
-            went = ", ".join(f"{r.pod} went to {r.node}" for r in landed[:_LIST_LIMIT]) + (
-                f" and {len(landed) - _LIST_LIMIT} more" if len(landed) > _LIST_LIMIT else "")
+            went = _name_list(f"{r.pod} went to {r.node}" for r in landed)
             message = (f"{verdict.message} The scheduling queue retried it when {mine[0].trigger}: "
                        f"{went if landed else 'still unschedulable'}.")
         return [f for f in first if f.rule not in _VERDICT_RULES] + [replace(verdict, message=message,
@@ -994,10 +976,7 @@ class Linter:
         last = outcome.last
         assert last is not None
         copies = outcome.entry.copies if q.ref.kind != "Pod" else 1
-        zones: dict[str, int] = {}
-        for c in outcome.copies:
-            if c.node is not None and c.zone:
-                zones[c.zone] = zones.get(c.zone, 0) + 1
+        zones = Counter(c.zone for c in outcome.copies if c.node is not None and c.zone)
         finding = self._verdict(q.ref, q.loc, q.ref.kind != "Pod", copies, outcome.placed, last.inputs, last.trace,
                                 zones, asked=outcome.entry.asked)
         bound = q.inputs.pod.node_name
@@ -1170,10 +1149,6 @@ def api_warnings(warnings: Iterable[str]) -> list[str]:
     return [f"Warning: {w.split(API_WARNING, 1)[1]}" for w in warnings if API_WARNING in w]
 
 
-def _key(loc: Location) -> tuple[str, int, int | None]:
-    return (loc.path, loc.doc, loc.item)
-
-
 def _in_namespace(files: "list[_File]", flag: str | None) -> dict[tuple[str, int, int | None], str]:
     """The set as `kubectl apply -n flag` takes it: namespace-less objects put in `flag`; the
     documents of objects in another namespace, with kubectl's refusal."""
@@ -1185,7 +1160,7 @@ def _in_namespace(files: "list[_File]", flag: str | None) -> dict[tuple[str, int
         for j, doc in enumerate(f.items):
             why = refusal(doc.obj, flag, scopes)
             if why is not None:
-                refused[_key(doc.location)] = why
+                refused[doc.location.key] = why
             elif isinstance(doc.obj, dict):
                 obj = placed(doc.obj, flag, scopes)
                 if obj is not doc.obj:
@@ -1201,7 +1176,7 @@ def _name_generated(files: "list[_File]") -> set[tuple[str, int, int | None]]:
     for (f, j, doc), (obj, _) in zip(docs, named([(doc.obj, doc.location) for _, _, doc in docs])):
         if obj is not doc.obj:
             f.items[j] = replace(doc, obj=obj)
-            out.add(_key(doc.location))
+            out.add(doc.location.key)
     return out
 
 
@@ -1320,11 +1295,11 @@ _LIST_LIMIT = 10
 _VERDICT_RULES = frozenset({"fits", "unschedulable", "replicas", "preemption", "gated", "scheduler-error"})
 
 
-def _name_list(names: Iterable[str], limit: int = _LIST_LIMIT) -> str:
-    """`a, b, c` with at most `limit` names, then `and N more`."""
+def _name_list(names: Iterable[str]) -> str:
+    """`a, b, c` with at most `_LIST_LIMIT` names, then `and N more`."""
     names = list(names)
-    shown = ", ".join(names[:limit])
-    return shown if len(names) <= limit else f"{shown} and {len(names) - limit} more"
+    shown = ", ".join(names[:_LIST_LIMIT])
+    return shown if len(names) <= _LIST_LIMIT else f"{shown} and {len(names) - _LIST_LIMIT} more"
 
 
 def _grouped(reasons: dict[str, str]) -> str:
@@ -1408,9 +1383,7 @@ class _DaemonTally:
 def _where(placed: list[str], zones: dict[str, int] | None = None) -> str:
     """Where copies went: `n1, n2 ×2` over a few nodes; over many, counted: `on 1,000 nodes:
     us-east-1a 334, us-east-1b 333, ...` (per zone, when the nodes have one)."""
-    counts: dict[str, int] = {}
-    for n in placed:
-        counts[n] = counts.get(n, 0) + 1
+    counts = Counter(placed)
     if len(counts) <= _LIST_LIMIT:
         return _nodes_text(placed)
     text = f"on {len(counts):,} nodes"
@@ -1423,9 +1396,7 @@ def _where(placed: list[str], zones: dict[str, int] | None = None) -> str:
 
 def _nodes_text(nodes: list[str]) -> str:
     """`n1, n2 ×2` in order of first placement."""
-    counts: dict[str, int] = {}
-    for n in nodes:
-        counts[n] = counts.get(n, 0) + 1
+    counts = Counter(nodes)
     return ", ".join(n if c == 1 else f"{n} ×{c}" for n, c in counts.items())
 
 

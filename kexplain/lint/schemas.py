@@ -38,18 +38,15 @@ _KEYWORDS = frozenset({"type", "enum", "properties", "required", "additionalProp
                        "$ref"}) | _IGNORED
 
 
+_SIMPLE_TYPES = {"string": str, "object": dict, "array": list, "boolean": bool}
+
+
 def _is_type(value: Any, name: str, float_integers: bool = True) -> bool:
     """jsonschema's type semantics: booleans are not numbers; 1.0 is an integer from draft 6 on."""
-    if name == "string":
-        return isinstance(value, str)
-    if name == "object":
-        return isinstance(value, dict)
-    if name == "array":
-        return isinstance(value, list)
+    if name in _SIMPLE_TYPES:
+        return isinstance(value, _SIMPLE_TYPES[name])
     if name == "null":
         return value is None
-    if name == "boolean":
-        return isinstance(value, bool)
     if isinstance(value, bool):
         return False
     if name == "integer":
@@ -123,9 +120,8 @@ class FastCompiler:
         floats = self.float_integers
         for n in names:
             _is_type(None, n)       # refuses unknown type names now
-        simple = {"string": str, "object": dict, "array": list}
-        if all(n in simple or n == "null" for n in names):
-            types = tuple(simple[n] for n in names if n != "null")
+        if all(n in ("string", "object", "array", "null") for n in names):
+            types = tuple(_SIMPLE_TYPES[n] for n in names if n != "null")
             if "null" in names:
                 return lambda v: v is None or isinstance(v, types)
             return lambda v: isinstance(v, types)
@@ -243,9 +239,7 @@ def _describe(err: "jsonschema.ValidationError") -> list[SchemaError]:
     if kind == "maxLength":
         unit = "byte" if err.validator_value == 1 else "bytes"
         return [SchemaError(path, f"Too long: may not be more than {err.validator_value} {unit}")]
-    if kind == "maxItems" and isinstance(err.instance, list):
-        return [SchemaError(path, f"Too many: {len(err.instance)}: must have at most {err.validator_value} items")]
-    if kind == "maxProperties" and isinstance(err.instance, dict):
+    if kind in ("maxItems", "maxProperties") and isinstance(err.instance, (list, dict)):    # (each on its type)
         return [SchemaError(path, f"Too many: {len(err.instance)}: must have at most {err.validator_value} items")]
     bound = err.validator_value
     if kind in ("minimum", "maximum") and (err.schema or {}).get("exclusive" + kind.capitalize()) is True:
@@ -303,20 +297,15 @@ class SchemaStore:
     """The validators of one Kubernetes version, compiled on first use. Unless `validate` (kubectl's
     --validate; a boolean as kubectl reads it) is `ignore`, the strict schemas find unknown fields."""
 
-    def __init__(self, version: str = DEFAULT_K8S_VERSION, validate: str | bool = "ignore",
+    def __init__(self, version: str = DEFAULT_K8S_VERSION, validate: str = "ignore",
                  schema_dirs: tuple[str, ...] = ()) -> None:
         self.version = normalize_version(version)
-        if isinstance(validate, bool):
-            validate = "strict" if validate else "ignore"
         self.validate = parse_validate(validate)
         self.strict = self.validate != "ignore"     # the strict schemas: unknown fields are found
         document = definitions(self.version, self.strict)
         self._document = document
         self._defs: dict[str, Any] = document.get("$defs") or {}
         self._builtin = builtin_kinds(self._defs)
-        self._builtin_kinds: dict[str, list[str]] = {}
-        for api_version, kind in self._builtin:
-            self._builtin_kinds.setdefault(kind, []).append(api_version)
         self._fast = FastCompiler(self._defs)
         self._custom = CustomSchemas(self.strict)
         for d in schema_dirs:
@@ -326,10 +315,6 @@ class SchemaStore:
     @property
     def origin(self) -> str:
         return f"Kubernetes {self.version}{' (strict)' if self.strict else ''}"
-
-    def served_versions(self, kind: str) -> list[str]:
-        """The API versions of a built-in kind in this Kubernetes version."""
-        return sorted(self._builtin_kinds.get(kind, []))
 
     def validator(self, api_version: str, kind: str) -> KindValidator | None:
         key = gvk_key(api_version, kind)

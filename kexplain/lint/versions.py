@@ -9,7 +9,6 @@ from typing import Any, BinaryIO, Sequence
 
 from kexplain.errors import KexplainError
 from kexplain.features import KubeVersion
-from kexplain.lint.documents import Location
 from kexplain.lint.linter import SCHEDULING_RULES, Finding, LintOptions, Progress, Report, Suggester, lint
 from kexplain.explain.versions import unnamed
 
@@ -49,22 +48,17 @@ def with_changes(old: Report, new: Report, before: str, after: str) -> list[Find
             changes[key] = _change(findings[0], earlier, findings, before, after)
     for key, findings in was.items():       # scheduled under `before` only (invalid under `after`)
         if key not in now:
-            anchor = next((f for f in new.findings if _key(f.location) == key), None)
+            anchor = next((f for f in new.findings if f.location.key == key), None)
             if anchor is not None:
                 changes[key] = _change(anchor, findings, [], before, after)
-    last = {_key(f.location): i for i, f in enumerate(new.findings)}
+    last = {f.location.key: i for i, f in enumerate(new.findings)}
     out: list[Finding] = []
     for i, finding in enumerate(new.findings):
         out.append(finding)
-        key = _key(finding.location)
+        key = finding.location.key
         if key in changes and last[key] == i:
             out.append(changes.pop(key))
     return out
-
-
-def _key(location: Location) -> tuple[str, int, int | None]:
-    """The object a finding is about: its file, document and List item."""
-    return (location.path, location.doc, location.item)
 
 
 def _verdicts(report: Report) -> dict[Any, list[Finding]]:
@@ -72,7 +66,7 @@ def _verdicts(report: Report) -> dict[Any, list[Finding]]:
     out: dict[Any, list[Finding]] = {}
     for f in report.findings:
         if f.rule in SCHEDULING_RULES and f.rule != "admission-warning":    # (the API server's words, not a verdict)
-            out.setdefault(_key(f.location), []).append(f)
+            out.setdefault(f.location.key, []).append(f)
     return out
 
 

@@ -3,6 +3,7 @@ the loop's result and versions, each pending pod's outcome, the node groups' tab
 expander's choice. Names are never cut (`cluster_autoscaler.names_table`)."""
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Mapping
 
 from rich.console import Console, Group
@@ -109,7 +110,7 @@ def _scale_down(sd: Mapping[str, Any], look: Look) -> list[Block]:
 def _verdicts_by_group(doc: Mapping[str, Any]) -> dict[str, list[str]]:
     """Per group, one line per verdict of the scale-up on the pending pods that reached it, with
     its number of pods (a skipped group CA checked anyway: its reasons from `pods[].rejected`)."""
-    counts: dict[str, dict[str, int]] = {}
+    counts: dict[str, Counter[str]] = {}
     for pod in doc.get("pods") or ():
         simulated = pod.get("rejected") or {}
         for group, v in (pod.get("nodeGroups") or {}).items():
@@ -120,6 +121,5 @@ def _verdicts_by_group(doc: Mapping[str, Any]) -> dict[str, list[str]]:
                 verdict = f"skipped, then checked on its template: {', '.join(simulated[group])}"
             elif verdict == "skipped":
                 verdict = f"skipped: {', '.join(v.get('reasons') or ())}"
-            by_verdict = counts.setdefault(group, {})
-            by_verdict[verdict] = by_verdict.get(verdict, 0) + 1
+            counts.setdefault(group, Counter())[verdict] += 1
     return {g: [f"{text} ({n} pod{'s' if n != 1 else ''})" for text, n in v.items()] for g, v in counts.items()}

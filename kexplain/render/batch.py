@@ -4,6 +4,7 @@ or zone. Reads what `-o json` writes, never the engine's objects; names never cu
 from __future__ import annotations
 
 import textwrap
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Sequence, TypeVar
 
@@ -76,11 +77,7 @@ def num(n: int) -> str:
 def zone_counts(section: Section) -> dict[str, int]:
     """Copies that fit per zone, in order of first placement (`(no zone)` for nodes without one);
     empty when no node has a zone."""
-    zones: dict[str, int] = {}
-    for p in section.pods:
-        if p.get("node") is not None:
-            zone = p.get("zone") or NO_ZONE
-            zones[zone] = zones.get(zone, 0) + 1
+    zones = Counter(p.get("zone") or NO_ZONE for p in section.pods if p.get("node") is not None)
     return {} if set(zones) <= {NO_ZONE} else zones
 
 

@@ -4,6 +4,7 @@ choice; `--node-group NAME` one template plugin by plugin). Group names are neve
 said as CA's random pick. Layout: docs/internals/render.md."""
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Mapping, Sequence
 
 from rich.console import Group, RenderableType
@@ -119,7 +120,9 @@ def pick_lines(record: Mapping[str, Any], words) -> list[str]:
     if not picks:
         return []
     if len(pick_outcomes(record)) == 1:
-        return [words({**record, "picked": picks[0].get("nodeGroup")}), same_outcome_words(len(picks))]
+        return [words({**record, "picked": picks[0].get("nodeGroup")}),
+                f"(the same outcome whichever of the {len(picks)} tied options CA picks; its event names the "
+                "scale-up picked)"]
     names = [str(p.get("nodeGroup") or "") for p in picks]
     out = []
     for said, groups in by_pick(record, words):
@@ -127,10 +130,6 @@ def pick_lines(record: Mapping[str, Any], words) -> list[str]:
         out.append(f"if CA picks {' or '.join(pick_name(g, names) for g in groups)} ({len(groups)} of {len(picks)} "
                    f"tied options): {outcome}: {said}")
     return out
-
-
-def same_outcome_words(n: int) -> str:
-    return f"(the same outcome whichever of the {n} tied options CA picks; its event names the scale-up picked)"
 
 
 def pick_name(group: str, names: list[str]) -> str:
@@ -191,11 +190,8 @@ def others_line(doc: Mapping[str, Any]) -> str | None:
     stands = (doc.get("pendingPass") or {}).get("pods")
     if stands is None:
         return None
-    counts: dict[str, int] = {}
-    for record in doc.get("pods") or ():
-        if f"{record.get('namespace')}/{record.get('name')}" not in stands:
-            outcome = str(record.get("outcome") or "")
-            counts[outcome] = counts.get(outcome, 0) + 1
+    counts = Counter(str(record.get("outcome") or "") for record in doc.get("pods") or ()
+                     if f"{record.get('namespace')}/{record.get('name')}" not in stands)
     if not counts:
         return None
     n = sum(counts.values())
@@ -340,11 +336,6 @@ def failing_facts(facts: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     return out
 
 
-def given_where(doc: Mapping[str, Any]) -> str:
-    """Where a group's template may be given: the file, or the provider's own (discovered)."""
-    return "from the provider" if doc.get("nodeGroupsFound") else "in --node-groups"
-
-
 def template_source(doc: Mapping[str, Any], template: Mapping[str, Any] | None) -> str:
     """Which node CA built a group's template from: the member node (named), the file's
     template, or the provider's."""
@@ -442,7 +433,8 @@ def group_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str, list[Line]]]
         elif own:
             lines.append((own + "*", "; ".join(v.get("reasons") or ()), []))
         elif verdict == "no template":
-            lines.append(("", f"no template node: neither a ready member nor a template {given_where(doc)}", []))
+            given = "from the provider" if doc.get("nodeGroupsFound") else "in --node-groups"
+            lines.append(("", f"no template node: neither a ready member nor a template {given}", []))
         rows.append((name, size, verdict, lines))
     return rows
 
@@ -719,9 +711,9 @@ def autoscaler_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
     return blocks
 
 
-def indented(text: str, width: int, by: int = 2) -> str:
-    """`text` wrapped (`wrap`) at `width`, every line indented by `by` blanks."""
-    return "\n".join(" " * by + line for line in wrap(text, width - by).split("\n"))
+def indented(text: str, width: int) -> str:
+    """`text` wrapped (`wrap`) at `width`, every line indented by two blanks."""
+    return "\n".join("  " + line for line in wrap(text, width - 2).split("\n"))
 
 
 def does_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:

@@ -176,14 +176,10 @@ def _wanted(req: Facts) -> str:
     return f"{what} of class {cls}{missing}{admin}"
 
 
-def _total(req: Facts) -> int:
-    return sum((req.get("reasons") or {}).values()) or len(req.get("devices") or ()) + req.get("moreDevices", 0)
-
-
 def request_lines(req: Facts, single_pool: bool, named: bool, label: str = "request") -> list[str]:
     """A request's head line (what it wants, how many devices could serve it) and its groups,
     indented by two blanks."""
-    total = _total(req)
+    total = sum((req.get("reasons") or {}).values()) or len(req.get("devices") or ()) + req.get("moreDevices", 0)
     if not total:
         return [f"{label} {req.get('request')} ({_wanted(req)}): the node has no devices"]
     head = f"{label} {req.get('request')} ({_wanted(req)}): {req.get('free', 0)} of {total} device(s) free for it"
@@ -246,10 +242,6 @@ def constraint_lines(c: Facts, single_pool: bool, named: bool) -> list[str]:
 
 # -- one node -----------------------------------------------------------------------------------------
 
-def _single_pool(facts: Facts) -> bool:
-    return len(facts.get("pools") or ()) <= 1
-
-
 def pool_lines(facts: Facts) -> list[str]:
     out = []
     if facts.get("poolsError"):
@@ -282,7 +274,7 @@ def class_line(c: Facts) -> str:
 def node_words(facts: Facts) -> list[str]:
     """The `--node` view's lines for DynamicResources: pools, each claim with its devices by
     name, the device classes' totals."""
-    single = _single_pool(facts)
+    single = len(facts.get("pools") or ()) <= 1
     out = pool_lines(facts)
     for claim in facts.get("claims") or ():
         out += claim_lines(claim, single, named=True)

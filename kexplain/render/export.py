@@ -22,14 +22,10 @@ API_VERSION = "kexplain/v1"
 LIST_KIND = "SchedulingTraceList"
 
 
-def recording_console(width: int) -> Console:
-    return text_console(io.StringIO(), record=True, width=width, force_terminal=True, color_system="truecolor",
-                        soft_wrap=False)
-
-
 def export_svg(draw: Callable[[Console], None], width: int, svg: str) -> None:
     """Draw once on a recording console and save it as SVG (OSError if it cannot be written)."""
-    console = recording_console(width)
+    console = text_console(io.StringIO(), record=True, width=width, force_terminal=True, color_system="truecolor",
+                           soft_wrap=False)
     draw(console)
     console.save_svg(svg, title="kexplain", clear=False)
 

@@ -87,8 +87,6 @@ def table_block(look: Look, title: str, headers: Sequence[str], rows: Sequence[S
     return Block(table)
 
 
-
-
 GI, MI = 1 << 30, 1 << 20
 
 
@@ -197,10 +195,7 @@ def pod_why(entry: Mapping[str, Any], skipped: Sequence[Mapping[str, Any]], look
     items: list[tuple[int, str]] = []
     if entry.get("karpenter"):
         items.append((1, f"Karpenter: {entry['karpenter']}"))
-    if entry.get("why"):
-        items.append((1, entry["why"]))
-    if entry.get("dra"):
-        items.append((1, entry["dra"]))
+    items += [(1, entry[key]) for key in ("why", "dra") if entry.get(key)]
     if entry.get("nodeSelectorTerms"):
         items.append((1, f"{entry['nodeSelectorTerms']} required node affinity terms: Karpenter tries them in order "
                          f"and last tries term {entry['termTried']} alone, with every preference relaxed"))
@@ -238,9 +233,7 @@ def pool_lines(pool: Mapping[str, Any], detail: bool = False) -> list[tuple[int,
 def pool_findings(pool: Mapping[str, Any]) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
     """(what is in the way, what the NodePool offers otherwise): (0, item) and (1, its
     continuation) lines."""
-    out: list[tuple[int, str]] = []
-    for t in pool.get("taints") or ():
-        out.append((0, f"taint {t['taint']} is not tolerated (spec.tolerations)"))
+    out = [(0, f"taint {t['taint']} is not tolerated (spec.tolerations)") for t in pool.get("taints") or ()]
     if pool.get("hostPorts"):
         out.append((0, f"host ports: {pool['hostPorts']}"))
     clean = pool.get("termsWithoutProblems")
@@ -249,8 +242,7 @@ def pool_findings(pool: Mapping[str, Any]) -> tuple[list[tuple[int, str]], list[
     if clean:
         out.append((1, "(required node affinity term" + ("s " if len(clean) > 1 else " ")
                     + ", ".join(str(i) for i in clean) + " has no such problem here)"))
-    for text in pool.get("volumes") or ():
-        out.append((0, f"volumes: {text}"))
+    out += [(0, f"volumes: {text}") for text in pool.get("volumes") or ()]
     if pool.get("topology"):
         out.append((0, f"topology: {pool['topology']}"))
     if pool.get("minValues"):
@@ -400,8 +392,8 @@ def nodes_lines(entry: Mapping[str, Any]) -> list[tuple[int, str]]:
     claims = entry.get("newNodeClaims") or ()
     if claims:
         out.append((1, f"NodeClaims of this pass: {len(claims)}"))
-        for c in claims:
-            out.append((2, f"- {c['nodeClaim']} (NodePool {c['nodePool']}): {c['reason'] or 'would take it now'}"))
+        out += [(2, f"- {c['nodeClaim']} (NodePool {c['nodePool']}): {c['reason'] or 'would take it now'}")
+                for c in claims]
     return out
 
 
@@ -426,10 +418,7 @@ def _excluded_text(e: Mapping[str, Any], of: int) -> str:
 def cheapest_types(claim: Mapping[str, Any]) -> str:
     """A NodeClaim's cheapest instance types with their prices (MAX_TYPES_SHOWN, then how many more)."""
     pairs = [f"{t} ${p}" for t, p in zip(claim.get("instanceTypes") or (), claim.get("prices") or ())]
-    shown = ", ".join(pairs[:MAX_TYPES_SHOWN])
-    if len(pairs) > MAX_TYPES_SHOWN:
-        shown += f" and {len(pairs) - MAX_TYPES_SHOWN} more"
-    return shown
+    return _shown(pairs[:MAX_TYPES_SHOWN], len(pairs))
 
 
 def node_claims_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:

@@ -1,10 +1,6 @@
-"""The "Karpenter" section of a pending pod's explanation (the trace's `karpenter` key: the
-document of Karpenter's one provisioning pass over every pending pod, `kexplain.karpenter.pending`),
-after the scheduler's verdict, in `kexplain karpenter`'s own words (`render.karpenter`: the same
-blocks, never reworded): the pass's summary and the AWS data's date; every pending pod's result
-when the pass held several; for the pod explained, where Karpenter puts it (an existing node, an
-in-flight NodeClaim, a new NodeClaim from its NodePool with its cheapest instance types) or, per
-NodePool in Karpenter's order, why not; and the verified fixes that place it. After a list
+"""The "Karpenter" section of a pending pod's explanation (the trace's `karpenter` key: Karpenter's
+one provisioning pass over every pending pod, `kexplain.karpenter.pending`), in `kexplain
+karpenter`'s own words (`render.karpenter`: the same blocks, never reworded); after a list
 (`--pending`, replicas, several pods), the pass's whole view (`section_blocks`)."""
 from __future__ import annotations
 

@@ -52,10 +52,8 @@ def _state(w: Mapping[str, Any]) -> str:
 
 
 def workloads_block(doc: Mapping[str, Any], look: Look) -> list[Block]:
-    rows = []
-    for w in doc.get("workloads") or ():
-        rows.append((f"{w.get('namespace')}/{w.get('name')}", str(w.get("queueName") or ""),
-                     str(w.get("priority", "")), _state(w)))
+    rows = [(f"{w.get('namespace')}/{w.get('name')}", str(w.get("queueName") or ""), str(w.get("priority", "")),
+             _state(w)) for w in doc.get("workloads") or ()]
     jobs = [j for j in doc.get("jobs") or () if j.get("error")]
     if not rows and not jobs:
         return []
@@ -81,10 +79,9 @@ def _quota_lines(q: Mapping[str, Any]) -> list[tuple[int, str]]:
                                               if q.get("previousPodSets") not in (None, "0") else "")
             + f"; nominal {n('nominal')}, used {n('used')}, available {n('available')}"
             + f", at most {n('maxCapacity')}")
-    if q.get("borrowingLimit") is not None:
-        head += f"; borrowingLimit {n('borrowingLimit')}"
-    if q.get("lendingLimit") is not None:
-        head += f"; lendingLimit {n('lendingLimit')}"
+    for limit in ("borrowingLimit", "lendingLimit"):
+        if q.get(limit) is not None:
+            head += f"; {limit} {n(limit)}"
     lines = [(3, head)]
     if q.get("overCapacity"):
         lines.append((4, f"{n('overCapacity')} more than it could ever have, borrowing included"))
@@ -144,11 +141,10 @@ def _preemption_lines(p: Mapping[str, Any]) -> list[tuple[int, str]]:
     candidates = p.get("candidates") or ()
     if not candidates:
         lines.append((2, "no admitted Workload in the ClusterQueue or its cohort"))
-    for c in candidates:
-        lines.append((2, f"- {c['workload']} ({c['clusterQueue']}, priority {c['priority']}): "
-                         f"{CANDIDATE_WORDS.get(c['verdict'], c['verdict'])}"))
-    for verdict, count in sorted((p.get("leftOut") or {}).items()):
-        lines.append((2, f"- and {count} more: {CANDIDATE_WORDS.get(verdict, verdict)}"))
+    lines += [(2, f"- {c['workload']} ({c['clusterQueue']}, priority {c['priority']}): "
+                  f"{CANDIDATE_WORDS.get(c['verdict'], c['verdict'])}") for c in candidates]
+    lines += [(2, f"- and {count} more: {CANDIDATE_WORDS.get(verdict, verdict)}")
+              for verdict, count in sorted((p.get("leftOut") or {}).items())]
     return lines
 
 

@@ -140,11 +140,11 @@ def render_junit(report: Report, options: RenderOptions = RenderOptions()) -> st
     to the suite's `system-out`."""
     by_key: dict[tuple[str, int, int | None], list[Finding]] = {}
     for f in report.findings:
-        by_key.setdefault((f.location.path, f.location.doc, f.location.item), []).append(f)
+        by_key.setdefault(f.location.key, []).append(f)
     files: dict[str, list[ET.Element]] = {}
     notes: dict[str, list[Finding]] = {}
     for obj in report.linted:
-        found = by_key.get(obj.key, [])
+        found = by_key.get(obj.location.key, [])
         for check in obj.checks:
             mine = [f for f in found if (f.rule in _SCHEDULING_CHECK) == (check == "scheduling")]
             case, rest = _testcase(obj, check, mine, options)

@@ -121,7 +121,7 @@ def preemption_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
             table.add_row(pod, priority, *([node] if with_node else []), pdbs)
         blocks.append(Block(table, gap=False))
     else:
-        blocks.append(Block(Text(f"Would not help: {_without_prefix(view.message)}"), gap=False))
+        blocks.append(Block(Text(f"Would not help: {view.message.removeprefix('preemption: ')}"), gap=False))
     hopeless = all(r.startswith("evicting pods cannot help") for r in view.why_not)
     if view.why_not and hopeless and not view.nominated:
         blocks.append(Block(Text("Every node was rejected for a reason evicting pods cannot fix "
@@ -143,7 +143,3 @@ def preemption_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
                 table.add_row(reason, nodes)
         blocks.append(Block(table))
     return blocks
-
-
-def _without_prefix(message: str) -> str:
-    return message[len("preemption: "):] if message.startswith("preemption: ") else message

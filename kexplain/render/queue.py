@@ -1,9 +1,6 @@
 """The words for a pod's verdict in the scheduler's queue (the trace's `queue` key,
-`kexplain.explain.queue_order`): where the pods ahead of it change what it gets alone, and
-where the Cluster Autoscaler's packing of the same pods parts from the queue (CA's answer's
-`scheduler` key). Read by the terminal, the page and `--pending`'s list alike: a pod's line
-(`pending_line`: its verdict in the queue, where it goes, why) is the one the text's list and
-the page's table both print."""
+`kexplain.explain.queue_order`) and where CA's packing parts from it. Read by the terminal, the
+page and `--pending`'s list alike, so that the text's list and the page's table print one line."""
 from __future__ import annotations
 
 from typing import Any, Mapping

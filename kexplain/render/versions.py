@@ -1,9 +1,6 @@
 """`--compare-versions`: what changes for one pod from one Kubernetes version to another, in
-words. Reads the VersionComparison that `-o json` writes (`kexplain.explain.versions`): each
-version's verdict (or why the input is refused under it), then only what differs, one column
-per version: the verdict and the chosen node, PreFilter and preemption, the FailedScheduling event (each version's whole, on a line of
-its own), each node's Filter verdict and score, plugin by plugin.
-"""
+words, read from the VersionComparison `-o json` writes (`kexplain.explain.versions`): only
+what differs, one column per version."""
 from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence

@@ -3,6 +3,7 @@ so that it selects nodes NodeAffinity alone rejects: per node the smallest edit 
 selector is never removed: admission adds it back), the smallest opening the most nodes (two at most)."""
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Mapping
 
 from kexplain.model.nodeinfo import Node, NodeInfo
@@ -122,7 +123,7 @@ def candidates(ctx: Context) -> list[Candidate]:
     runtime_keys = _runtime_selector_keys(ctx)
     fix_of = by_labels(selection_label_keys(ctx.pod.spec), lambda n: _affinity_fix(ctx, n, runtime_keys))
     fixes: dict[str, Fix] = {}
-    counts: dict[str, int] = {}
+    counts: Counter[str] = Counter()
     for node in nodes:
         info = ctx.info(node)
         fix = fix_of(info.node) if info is not None else None
@@ -130,7 +131,7 @@ def candidates(ctx: Context) -> list[Candidate]:
             continue
         key = repr(fix[0])
         fixes.setdefault(key, fix)
-        counts[key] = counts.get(key, 0) + 1
+        counts[key] += 1
     groups = sorted(fixes, key=lambda k: (len(fixes[k][0]), -counts[k]))[:MAX_GROUPS]
     opened = {}
     for key in groups:

@@ -2,6 +2,7 @@
 NodePorts alone rejects (moved up to 100 above); a host-network pod is left alone."""
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from kexplain.model.nodeinfo import NodeInfo
@@ -46,10 +47,7 @@ def candidates(ctx: Context) -> list[Candidate]:
         info = ctx.info(node)
         if info is not None:
             conflicts[node] = frozenset(k for k, (_, _, hp) in enumerate(ports) if info.used_ports.conflicts(hp))
-    counts: dict[frozenset[int], int] = {}
-    for group in conflicts.values():
-        if group:
-            counts[group] = counts.get(group, 0) + 1
+    counts = Counter(group for group in conflicts.values() if group)
     if not counts:
         return []
     group = min(counts, key=lambda g: (len(g), -sum(1 for c in conflicts.values() if c <= g), sorted(g)))

@@ -2,6 +2,7 @@
 opening the most (two at most); node-condition, cordon and control-plane taints never."""
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Mapping
 
 from kexplain.model.nodeinfo import Node, NodeInfo
@@ -58,9 +59,7 @@ def candidates(ctx: Context) -> list[Candidate]:
         keys = frozenset(taint_key(t) for t in found)
         taints.update((taint_key(t), t) for t in found)
         per_node[node] = keys
-    counts: dict[frozenset[TaintKey], int] = {}
-    for keys in per_node.values():
-        counts[keys] = counts.get(keys, 0) + 1
+    counts = Counter(per_node.values())
     groups = sorted(counts, key=lambda k: (len(k), -counts[k], sorted(k)))[:MAX_GROUPS]
     opened = {g: sum(1 for keys in per_node.values() if keys <= g) for g in groups}
     out = []

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from kexplain.cli.env import Environment
-from kexplain.cli.live import Connect, read_live, say_karpenter_reads
+from kexplain.cli.live import Connect, say_karpenter_reads, session
 from kexplain.errors import Source
 from kexplain.load.live import APIS_PATH, DAEMONSETS, KARPENTER, RESOURCES, KarpenterRead
 from kexplain.load.manifests import load_objects
@@ -59,10 +59,11 @@ def plain(tmp_path):
 
 
 def read(api, namespace: str | None = None):
-    """What `kexplain snapshot` reads (`read_live`), and what it says of Karpenter's reads on stderr."""
+    """What `kexplain snapshot` reads (`Session.read`), and what it says of Karpenter's reads on stderr."""
     err = io.StringIO()
     env = Environment(stdout=io.StringIO(), stderr=err, stderr_is_terminal=False, is_terminal=False)
-    live = read_live(env, Connect(kubeconfig=api.kubeconfig, namespace=namespace))
+    with session(env, Connect(kubeconfig=api.kubeconfig, namespace=namespace)) as s:
+        live = s.read()
     say_karpenter_reads(env, live)
     return live, err.getvalue()
 

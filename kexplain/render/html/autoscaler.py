@@ -1,10 +1,6 @@
-"""The page's "Cluster autoscaler" section (the trace's `autoscaler` key): the same as the
-terminal's (`render.cluster_autoscaler`), the event, the node groups' table (each group's
-template named), the expander's choice or its tie; and each group's full verdict, plugin by
-plugin on its template in `--node`'s words, with the template node itself, in a `<details>`
-at the address `#t<i>/group/<name>` (as a node's is `#t<i>/node/<name>`): the group's name in
-the table links there, the script opens it and puts the address in the location bar, and a
-link to it opens the group (without script it opens by hand). Long names (a MIG's URL) may
+"""The page's "Cluster autoscaler" section: the terminal's (`render.cluster_autoscaler`), and each
+group's full verdict in a `<details>` at `#t<i>/group/<name>` (as a node's is `#t<i>/node/<name>`),
+so the group's name in the table links there with or without script. Long names (a MIG's URL)
 break after each `/`, so the table fits the page."""
 from __future__ import annotations
 

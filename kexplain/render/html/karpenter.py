@@ -1,11 +1,7 @@
-"""The page's "Karpenter" section (the trace's `karpenter` key, or a list's: the document of
-Karpenter's one provisioning pass over every pending pod), as the terminal's
-(`render.karpenter_section`), in `kexplain karpenter`'s words (`render.karpenter`'s line
-functions, never reworded): the pass's summary and the AWS data's date; every pending pod's
-result when the pass held several; for the pod explained, where Karpenter puts it (an existing
-node, an in-flight NodeClaim, a new NodeClaim with its cheapest instance types) or, per NodePool
-in Karpenter's order, why not; the verified fixes that place it. After a list, every pod's
-answer. Long words (requirements, instance-type lists) wrap, so the section fits the page."""
+"""The page's "Karpenter" section (the trace's `karpenter` key, or a list's pass), as the
+terminal's (`render.karpenter_section`), in `kexplain karpenter`'s words (`render.karpenter`'s
+line functions, never reworded). Long words (requirements, instance-type lists) wrap, so the
+section fits the page."""
 from __future__ import annotations
 
 from typing import Any, Iterable, Mapping, Sequence

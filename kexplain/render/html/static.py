@@ -425,8 +425,7 @@ def _preemption(trace: Trace, i: int) -> list[Html]:
         out.append(table(("victim", "priority", "node", "PodDisruptionBudget violated"), rows, cls="victims",
                          numeric=[1]))
     else:
-        message = view.message[len("preemption: "):] if view.message.startswith("preemption: ") else view.message
-        out.append(el("p", f"Would not help: {message}"))
+        out.append(el("p", f"Would not help: {view.message.removeprefix('preemption: ')}"))
     candidates = list((trace.get("preemption") or {}).get("candidates") or ())
     if candidates:
         rows = []
@@ -596,7 +595,7 @@ def untried_note(placement: Mapping[str, Any]) -> str | None:
     else:
         why = (f"{stopped} is not bound, and with podManagementPolicy OrderedReady (the default) the StatefulSet's "
                "controller creates the next ordinal only once it runs")
-    return (f"{obj.get('kind')} {obj.get('namespace')}/{obj.get('name')}: {which} of {replicas:,} were never "
+    return (f"{_object_name(obj)}: {which} of {replicas:,} were never "
             f"scheduled: kexplain places the copies one by one and stops at the first that does not fit, "
             f"{stopped} (copy {len(pods)}): {why}.")
 
