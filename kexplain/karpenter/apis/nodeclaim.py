@@ -14,8 +14,6 @@ from kexplain.karpenter.apis.labels import (AWS_GROUP, GROUP, LABEL_NODE_CLASS,
                                             NODE_POOL_LABEL_KEY, WELL_KNOWN_LABELS, get_label_domain)
 from kexplain.karpenter.apis.status import Condition, parse_conditions
 
-API_VERSION = "karpenter.sh/v1"
-KIND = "NodeClaim"
 QUALIFIED_KIND = "NodeClaim.karpenter.sh"
 
 

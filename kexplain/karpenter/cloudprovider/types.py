@@ -74,14 +74,6 @@ class Offerings(list):
         """HasCompatible: whether any offering is compatible with `reqs`."""
         return any(reqs.is_compatible(o.requirements, ALLOW_UNDEFINED_WELL_KNOWN_LABELS) for o in self)
 
-    def cheapest(self) -> Offering | None:
-        """Cheapest: the first of the lowest-priced offerings (lo.MinBy); None when empty."""
-        best = None
-        for o in self:
-            if best is None or o.price < best.price:
-                best = o
-        return best
-
 
 @dataclass(eq=False)
 class InstanceType:

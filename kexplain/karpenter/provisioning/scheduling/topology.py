@@ -114,12 +114,8 @@ def _int(value: Any, default: int = 0) -> int:
 
 # -- the NodePools' domains -----------------------------------------------------------------------
 
-def _template(node_pool: Any) -> tuple[list[NodeSelectorRequirementWithMinValues], dict[str, str], list[Taint]]:
-    """A NodePool's template requirements, labels and taints: from kexplain.karpenter.apis'
-    NodePool, or from the object as written."""
-    if not isinstance(node_pool, Mapping):
-        template = node_pool.spec.template
-        return list(template.spec.requirements), dict(template.labels), list(template.spec.taints)
+def _template(node_pool: Mapping[str, Any]) -> tuple[list[NodeSelectorRequirementWithMinValues], dict[str, str], list[Taint]]:
+    """A NodePool's template requirements, labels and taints, read from the object as stored."""
     template = ((node_pool.get("spec") or {}).get("template")) or {}
     spec = template.get("spec") or {}
     reqs = [NodeSelectorRequirementWithMinValues(str(r.get("key") or ""), str(r.get("operator") or ""),
@@ -131,9 +127,7 @@ def _template(node_pool: Any) -> tuple[list[NodeSelectorRequirementWithMinValues
     return reqs, labels, taints
 
 
-def _name(obj: Any) -> str:
-    if not isinstance(obj, Mapping):
-        return obj.name
+def _name(obj: Mapping[str, Any]) -> str:
     return (obj.get("metadata") or {}).get("name") or ""
 
 
