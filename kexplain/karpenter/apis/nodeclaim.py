@@ -56,9 +56,6 @@ class NodeClaimStatus:
     allocatable: Mapping[str, quantity.Quantity] = field(default_factory=dict)
     conditions: tuple[Condition, ...] = ()
 
-    def condition(self, type_: str) -> Condition | None:
-        return next((c for c in self.conditions if c.type == type_), None)
-
 
 @dataclass(frozen=True)
 class NodeClaim:
