@@ -635,11 +635,11 @@ def test_a_domain_inserted_n_times_at_once_is_inserted_n_times(before: Any, tain
     from kexplain.karpenter.provisioning.scheduling.topologydomaingroup import TopologyDomainGroup
     once, repeated = TopologyDomainGroup(), TopologyDomainGroup()
     if before is not None:
-        once.insert("z", *before)
-        repeated.insert("z", *before)
+        once.insert_times("z", before, 1)
+        repeated.insert_times("z", before, 1)
     once.insert_times("z", taints, times)
     for _ in range(times):
-        repeated.insert("z", *taints)
+        repeated.insert_times("z", taints, 1)
     assert once == repeated
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from kexplain.apimachinery.labels import LABEL_HOSTNAME as HOSTNAME_LABEL
 from kexplain.apimachinery.quantity import DECIMAL_SI, Quantity
 from kexplain.karpenter.scheduling.taints import is_known_ephemeral_taint, match_taint
-from kexplain.karpenter.utils.objects import as_dict
+from kexplain.apimachinery.identity import as_dict
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
 
