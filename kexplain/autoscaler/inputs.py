@@ -41,7 +41,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 CA_KUBERNETES = "1.36"      # the scheduler the reference CA embeds (Kubernetes v1.36.2 vendored)
 PENDING_AGE = timedelta(minutes=10)
-BOUND_AGE = timedelta(minutes=30)
 NODE_AGE = timedelta(hours=2)
 # Kinds read from --nodes besides the scheduler's: DaemonSets (templates), ConfigMaps (the
 # priority expander's), Jobs and Deployments (controllers of pods).

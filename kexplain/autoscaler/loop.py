@@ -99,10 +99,8 @@ def _too_many_unready(unready: int, total: int, settings) -> bool:
 
 
 def _suspended(node: dict) -> bool:
-    for cond in (node.get("status") or {}).get("conditions") or ():
-        if isinstance(cond, dict) and cond.get("type") == SUSPENDED:
-            return cond.get("status") == "True"
-    return False
+    return next((c.get("status") == "True" for c in (node.get("status") or {}).get("conditions") or ()
+                 if isinstance(c, dict) and c.get("type") == SUSPENDED), False)
 
 
 def readiness_states(loop: LoopInputs) -> dict[str, str]:

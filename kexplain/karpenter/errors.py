@@ -117,4 +117,3 @@ def is_not_found(err: BaseException | None) -> bool:
 PERSISTENT_VOLUME_CLAIMS = "persistentvolumeclaims"
 PERSISTENT_VOLUMES = "persistentvolumes"
 STORAGE_CLASSES = "storageclasses.storage.k8s.io"
-NODES = "nodes"

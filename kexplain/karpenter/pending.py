@@ -24,8 +24,6 @@ DOCUMENT_KEY = "karpenter"      # where its document goes in -o json
 PLACED = ("NewNodeClaim", "ExistingNode")
 TYPES_SHOWN = 5                 # a new NodeClaim's cheapest instance types in a pod's answer
 
-Objects = list[tuple[dict[str, Any], Source]]
-
 
 def load_world(aws_data: str | None) -> Any:
     """The EC2 world: `--aws-data DIR` (the AWS CLI's JSON), else the shipped catalog."""

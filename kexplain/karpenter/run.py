@@ -25,7 +25,7 @@ from kexplain.karpenter.provisioning.scheduling.scheduler import Options
 from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
 from kexplain.karpenter.scheduling.requirements import Requirements
 from kexplain.karpenter.state.cluster import new_cluster
-from kexplain.karpenter.utils.objects import as_dict
+from kexplain.apimachinery.identity import as_dict
 from kexplain.karpenter.utils.resources import ResourceList
 
 

@@ -8,9 +8,8 @@ from typing import Any
 from kexplain.kueue.apis.constants import NEVER, QUOTA_RESERVED, STRICT_FIFO
 from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot, Snapshot
 from kexplain.kueue.document import document
-from kexplain.kueue.inputs import KueueInputs
 from kexplain.kueue.resources import FlavorResource, resource_quantity_text
-from kexplain.kueue.run import WORKLOAD_CONTROLLER, Pass, Settings, run_pass
+from kexplain.kueue.run import WORKLOAD_CONTROLLER, Pass
 from kexplain.kueue.scheduler.flavorassigner.flavorassigner import Assignment, FlavorTrial, QuotaCheck
 from kexplain.kueue.scheduler.flavorassigner.modes import MODE_NAMES, PM_NAMES, assignment_mode
 from kexplain.kueue.scheduler.preemption import classical
@@ -23,11 +22,6 @@ from kexplain.kueue.workload.workload import Workload, has_quota_reservation, is
 # The verdicts
 ADMITTED, PENDING, PENDING_PREEMPTION, INADMISSIBLE, NOT_TRIED, NOT_QUEUED = (
     "Admitted", "Pending", "PendingPreemption", "Inadmissible", "NotTried", "NotQueued")
-
-
-def explained(inputs: KueueInputs, settings: Settings, *, suggestions: bool = True) -> dict[str, Any]:
-    """The pass's document with its explanation (the CLI adds the suggestions)."""
-    return explained_pass(run_pass(inputs, settings))
 
 
 def explained_pass(done: Pass) -> dict[str, Any]:

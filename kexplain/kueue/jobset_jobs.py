@@ -7,6 +7,7 @@ import hashlib
 from typing import Any, Mapping
 
 from kexplain.admission.workloads import object_uid
+from kexplain.apimachinery.identity import as_dict
 from kexplain.kueue.apis.priorityclass import PriorityClass
 from kexplain.kueue.objects import meta_of
 from kexplain.kueue.podset import PodSetInfo, merged
@@ -33,10 +34,6 @@ NO_SCHEDULE_TAINT = "alpha.jobset.sigs.k8s.io/no-schedule"
 DEFAULT_GROUP = "default"
 
 
-def _dict(raw: Any) -> dict[str, Any]:
-    return raw if isinstance(raw, dict) else {}
-
-
 def _replicas(rj: Mapping[str, Any]) -> int:
     return rj["replicas"] if isinstance(rj.get("replicas"), int) and not isinstance(rj["replicas"], bool) else 1
 
@@ -48,7 +45,7 @@ def job_key(namespace: str, job_name: str) -> str:
 
 def _subdomain(spec: Mapping[str, Any], name: str) -> str | None:
     """GetSubdomain when DNS hostnames are on (the webhook's default), else None."""
-    network = _dict(spec.get("network"))
+    network = as_dict(spec.get("network"))
     if network.get("enableDNSHostnames") is False:
         return None
     return str(network.get("subdomain") or name)
@@ -60,14 +57,14 @@ def _names(obj: Mapping[str, Any], rjs: list[Mapping[str, Any]], index: int, job
     `index` (the template's own added under them by the caller)."""
     meta = meta_of(obj)
     name, namespace = str(meta.get("name") or ""), str(meta.get("namespace") or "default")
-    spec = _dict(obj.get("spec"))
+    spec = as_dict(obj.get("spec"))
     rj = rjs[index]
     group = str(rj.get("groupName") or DEFAULT_GROUP)
     job_name = f"{name}-{rj.get('name')}-{job_index}"
     before = sum(_replicas(r) for r in rjs[:index])
     in_group = [i for i, r in enumerate(rjs) if str(r.get("groupName") or DEFAULT_GROUP) == group]
     group_before = sum(_replicas(rjs[i]) for i in in_group if i < index)
-    status = _dict(obj.get("status"))
+    status = as_dict(obj.get("status"))
     restarts = status.get("restarts") if isinstance(status.get("restarts"), int) else 0
     labels = {JOBSET_NAME: name, JOBSET_UID: str(meta.get("uid") or object_uid(dict(obj))),
               REPLICATED_JOB_NAME: str(rj.get("name")), RESTARTS: str(restarts),
@@ -76,14 +73,14 @@ def _names(obj: Mapping[str, Any], rjs: list[Mapping[str, Any]], index: int, job
               JOB_GLOBAL_INDEX: str(before + job_index), GROUP_NAME: group,
               GROUP_REPLICAS: str(sum(_replicas(rjs[i]) for i in in_group)),
               JOB_GROUP_INDEX: str(group_before + job_index)}
-    coordinator = _dict(spec.get("coordinator"))
+    coordinator = as_dict(spec.get("coordinator"))
     if coordinator:
-        subdomain = str(_dict(spec.get("network")).get("subdomain") or name)
+        subdomain = str(as_dict(spec.get("network")).get("subdomain") or name)
         labels[COORDINATOR] = (f"{name}-{coordinator.get('replicatedJob') or ''}-{coordinator.get('jobIndex') or 0}-"
                                f"{coordinator.get('podIndex') or 0}.{subdomain}")
     annotations = dict(labels)
-    for source in (meta.get("annotations"), _dict(_dict(rj.get("template")).get("metadata")).get("annotations")):
-        source = _dict(source)
+    for source in (meta.get("annotations"), as_dict(as_dict(rj.get("template")).get("metadata")).get("annotations")):
+        source = as_dict(source)
         if EXCLUSIVE in source:
             annotations[EXCLUSIVE] = str(source[EXCLUSIVE])
             if NODE_SELECTOR_STRATEGY in source:
@@ -127,10 +124,10 @@ def _pod_webhook(template: dict[str, Any], priority_classes: Mapping[str, Priori
         return
     labels = meta.get("labels") or {}
     terms = _exclusive_terms(str(labels.get(JOB_KEY, "")), str(labels.get(PRIORITY, "")), str(annotations[EXCLUSIVE]))
-    affinity = _dict(spec.get("affinity"))
+    affinity = as_dict(spec.get("affinity"))
     spec["affinity"] = affinity
     for kind, term in terms.items():
-        node = affinity[kind] = _dict(affinity.get(kind))
+        node = affinity[kind] = as_dict(affinity.get(kind))
         node["requiredDuringSchedulingIgnoredDuringExecution"] = [
             *(node.get("requiredDuringSchedulingIgnoredDuringExecution") or ()), term]
 
@@ -142,16 +139,16 @@ def jobset_jobs(obj: Mapping[str, Any], pod_sets: list[PodSetInfo] | None,
     meta = meta_of(obj)
     name = str(meta.get("name") or "")
     namespace = str(meta.get("namespace") or "default")
-    spec = _dict(obj.get("spec"))
+    spec = as_dict(obj.get("spec"))
     rjs = [rj for rj in spec.get("replicatedJobs") or () if isinstance(rj, Mapping)]
     subdomain = _subdomain(spec, name)
     out = []
     for index, rj in enumerate(rjs):
-        template = _dict(rj.get("template"))
-        job_spec = copy.deepcopy(_dict(template.get("spec")))
+        template = as_dict(rj.get("template"))
+        job_spec = copy.deepcopy(as_dict(template.get("spec")))
         job_spec.setdefault("completionMode", "Indexed")
-        pod_template = copy.deepcopy(_dict(job_spec.get("template")))
-        pod_template["spec"] = _dict(pod_template.get("spec"))
+        pod_template = copy.deepcopy(as_dict(job_spec.get("template")))
+        pod_template["spec"] = as_dict(pod_template.get("spec"))
         if not pod_template["spec"].get("restartPolicy"):
             pod_template["spec"]["restartPolicy"] = "OnFailure"
         if pod_sets is not None and index < len(pod_sets):
@@ -160,10 +157,10 @@ def jobset_jobs(obj: Mapping[str, Any], pod_sets: list[PodSetInfo] | None,
             labels, annotations = _names(obj, rjs, index, i)
             job_name = f"{name}-{rj.get('name')}-{i}"
             pod = copy.deepcopy(pod_template)
-            pod["metadata"] = _dict(pod.get("metadata"))
+            pod["metadata"] = as_dict(pod.get("metadata"))
             pod["metadata"]["labels"] = {**(pod["metadata"].get("labels") or {}), **labels}
             pod["metadata"]["annotations"] = {**(pod["metadata"].get("annotations") or {}), **annotations}
-            pod_spec = pod["spec"] = _dict(pod.get("spec"))
+            pod_spec = pod["spec"] = as_dict(pod.get("spec"))
             if subdomain is not None:
                 pod_spec["subdomain"] = subdomain
             if EXCLUSIVE in annotations and NODE_SELECTOR_STRATEGY in annotations:
@@ -172,7 +169,7 @@ def jobset_jobs(obj: Mapping[str, Any], pod_sets: list[PodSetInfo] | None,
                 pod_spec["tolerations"] = [*(pod_spec.get("tolerations") or ()),
                                            {"key": NO_SCHEDULE_TAINT, "operator": "Exists", "effect": "NoSchedule"}]
             _pod_webhook(pod, priority_classes or {})
-            jmeta = _dict(template.get("metadata"))
+            jmeta = as_dict(template.get("metadata"))
             out.append({"apiVersion": "batch/v1", "kind": "Job",
                         "metadata": {**jmeta, "name": job_name, "namespace": namespace,
                                      "labels": {**(jmeta.get("labels") or {}), **labels},

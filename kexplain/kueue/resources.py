@@ -87,8 +87,3 @@ def divided(requests: Mapping[str, int], divisor: int) -> Requests:
         q = abs(v) // abs(divisor)
         out[k] = q if (v >= 0) == (divisor > 0) else -q
     return out
-
-
-def added(into: dict[str, int], more: Mapping[str, int]) -> None:
-    for k, v in more.items():
-        into[k] = into.get(k, 0) + v

@@ -270,7 +270,8 @@ def test_state_nodes_join_by_provider_id(tmp_path: Path) -> None:
     assert n1.managed() and n1.registered() and n1.initialized()
     assert inflight.managed() and not inflight.registered() and inflight.taints() == [{"key": "t", "effect": "NoSchedule"}]
     assert not plain.managed() and plain.initialized()
-    assert resources.to_json(n1.available()) == {"cpu": "3500m", "memory": "7Gi", "pods": "28"}
+    available = resources.from_nanos(n1.available_nanos(), n1.allocatable())
+    assert resources.to_json(available) == {"cpu": "3500m", "memory": "7Gi", "pods": "28"}
     usage = cluster.node_pool_resources_for("default")          # the unmanaged labelled node counts too
     assert resources.to_json(usage) == {"cpu": "14", "memory": "16Gi", "nodes": "3", "pods": "58"}
 

@@ -618,20 +618,14 @@ def test_spread_records_only_a_settled_domain():
     assert group.domains["test-zone-2"] == 1
 
 
-def test_domain_groups_read_a_parsed_nodepool_as_the_written_one():
-    from kexplain.karpenter.apis.nodepool import parse_node_pool
+def test_domain_groups_read_a_nodepool_with_labels_and_taints():
     from kexplain.karpenter.provisioning.scheduling.topology import build_domain_groups
     taint = {"key": "dedicated", "value": "x", "effect": "NoSchedule"}
     raw = node_pool(zones=ZONES[:2], labels={"team": "a"}, taints=[taint])
-    raw["spec"]["template"]["spec"]["nodeClassRef"] = {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
-                                                       "name": "default"}
-    raw.update(apiVersion="karpenter.sh/v1", kind="NodePool")
-    its = {"default": [instance_type()]}
-    parsed = build_domain_groups([parse_node_pool(raw)], its)
-    written = build_domain_groups([raw], its)
-    assert parsed == written and sorted(parsed[ZONE]) == ["test-zone-1", "test-zone-2"]
+    groups = build_domain_groups([raw], {"default": [instance_type()]})
+    assert sorted(groups[ZONE]) == ["test-zone-1", "test-zone-2"]
     # inserted per instance type and again as the NodePool's own In value: Go appends the taints twice
-    assert parsed["team"] == {"a": [(taint,), (taint,)]}
+    assert groups["team"] == {"a": [(taint,), (taint,)]}
 
 
 @pytest.mark.parametrize("before", [None, (), ({"key": "a", "effect": "NoSchedule"},)])
@@ -641,11 +635,11 @@ def test_a_domain_inserted_n_times_at_once_is_inserted_n_times(before: Any, tain
     from kexplain.karpenter.provisioning.scheduling.topologydomaingroup import TopologyDomainGroup
     once, repeated = TopologyDomainGroup(), TopologyDomainGroup()
     if before is not None:
-        once.insert("z", *before)
-        repeated.insert("z", *before)
+        once.insert_times("z", before, 1)
+        repeated.insert_times("z", before, 1)
     once.insert_times("z", taints, times)
     for _ in range(times):
-        repeated.insert("z", *taints)
+        repeated.insert_times("z", taints, 1)
     assert once == repeated
 
 

@@ -82,11 +82,6 @@ def pool_stem(mig: GceRef) -> str:
     return found.group(1) if found else ""
 
 
-def zones(groups: Sequence[str]) -> dict[str, str]:
-    """The zone of each MIG among `groups` (ids), by id."""
-    return {gid: ref.zone for gid in groups if (ref := parse_mig_url(gid)) is not None}
-
-
 def pool_templates(groups: Sequence[str], members: Mapping[str, Sequence[str]],
                    selectors: Mapping[str, Mapping[str, str]], nodes: Sequence[Mapping[str, Any]]
                    ) -> dict[str, Any]:

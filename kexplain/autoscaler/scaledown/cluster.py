@@ -5,20 +5,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from kexplain.autoscaler.simulator import ClusterSim, scheduler_framework
 from kexplain.autoscaler.taints import TO_BE_DELETED as TO_BE_DELETED_TAINT
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
-
-def ca_sim(snapshot: Snapshot, scheduler_config) -> ClusterSim:
-    """A new `ClusterSim` over `snapshot` with the scheduler CA embeds (the default profile of
-    `scheduler_config`, built by the simulator's one builder), for a scale-down run on its own."""
-    return ClusterSim(snapshot, scheduler_framework(scheduler_config, snapshot))
-
-
-def _replaced(snapshot: Snapshot, infos: list[NodeInfo]) -> Snapshot:
-    return snapshot.with_node_infos(infos)
 
 
 def without_pods(snapshot: Snapshot, node: str, pods: Sequence[PodInfo]) -> Snapshot:
@@ -28,11 +18,11 @@ def without_pods(snapshot: Snapshot, node: str, pods: Sequence[PodInfo]) -> Snap
     changed = snapshot.get(node).clone()
     for pod in pods:
         changed.remove_pod(pod)
-    return _replaced(snapshot, [changed if ni.name == node else ni for ni in snapshot.node_infos])
+    return snapshot.with_node_infos([changed if ni.name == node else ni for ni in snapshot.node_infos])
 
 
 def without_node(snapshot: Snapshot, node: str) -> Snapshot:
-    return _replaced(snapshot, [ni for ni in snapshot.node_infos if ni.name != node])
+    return snapshot.with_node_infos([ni for ni in snapshot.node_infos if ni.name != node])
 
 
 def with_ghost(snapshot: Snapshot, node: str, now_ns: int) -> Snapshot:
@@ -43,7 +33,7 @@ def with_ghost(snapshot: Snapshot, node: str, now_ns: int) -> Snapshot:
     spec["taints"] = [*(spec.get("taints") or ()),
                       {"key": TO_BE_DELETED_TAINT, "value": str(now_ns // 10**9), "effect": "NoSchedule"}]
     ghost = NodeInfo(Node.from_obj({**obj, "spec": spec}))
-    return _replaced(snapshot, [*(ni for ni in snapshot.node_infos if ni.name != node), ghost])
+    return snapshot.with_node_infos([*(ni for ni in snapshot.node_infos if ni.name != node), ghost])
 
 
 def unbound(pod: PodInfo) -> PodInfo:

@@ -15,7 +15,6 @@ from kexplain.karpenter.apis.labels import (AMI_FAMILY_AL2, AMI_FAMILY_AL2023, A
 from kexplain.karpenter.apis.nodeclaim import admit
 from kexplain.karpenter.apis.status import CONDITION_READY, Condition, ConditionSet, parse_conditions
 
-API_VERSION = "karpenter.k8s.aws/v1"
 KIND = "EC2NodeClass"
 QUALIFIED_KIND = "EC2NodeClass.karpenter.k8s.aws"
 # The node classes the AWS cloud provider supports (GetSupportedNodeClasses), as (group, kind).
@@ -24,7 +23,6 @@ SUPPORTED_NODE_CLASSES = frozenset({(AWS_GROUP, KIND)})
 # amiFamilyFromAlias's families (no Custom), matched by their lower-case names.
 ALIAS_FAMILIES = (AMI_FAMILY_AL2, AMI_FAMILY_AL2023, AMI_FAMILY_BOTTLEROCKET, AMI_FAMILY_WINDOWS2019,
                   AMI_FAMILY_WINDOWS2022, AMI_FAMILY_WINDOWS2025)
-INSTANCE_STORE_POLICY_RAID0 = "RAID0"
 EVICTION_SIGNALS = ("memory.available", "nodefs.available", "nodefs.inodesFree", "imagefs.available",
                     "imagefs.inodesFree", "pid.available")
 RESERVED_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pid")

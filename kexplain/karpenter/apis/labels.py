@@ -187,8 +187,3 @@ def go_unsorted_list(key: str) -> list[str]:
     """WellKnownValuesForRequirements[key].UnsortedList(): Go's map order is random; this gives
     the order the set was written in, one of the orders Go may print."""
     return list(_WELL_KNOWN_VALUES_ORDER.get(key, ()))
-
-
-def node_class_label_key(group: str, kind: str) -> str:
-    """NodeClassLabelKey: `group/kind` lower-cased (`karpenter.k8s.aws/ec2nodeclass`)."""
-    return f"{group}/{kind.lower()}"

@@ -14,8 +14,6 @@ from kexplain.karpenter.apis.labels import (AWS_GROUP, GROUP, LABEL_NODE_CLASS,
                                             NODE_POOL_LABEL_KEY, WELL_KNOWN_LABELS, get_label_domain)
 from kexplain.karpenter.apis.status import Condition, parse_conditions
 
-API_VERSION = "karpenter.sh/v1"
-KIND = "NodeClaim"
 QUALIFIED_KIND = "NodeClaim.karpenter.sh"
 
 
@@ -57,9 +55,6 @@ class NodeClaimStatus:
     capacity: Mapping[str, quantity.Quantity] = field(default_factory=dict)
     allocatable: Mapping[str, quantity.Quantity] = field(default_factory=dict)
     conditions: tuple[Condition, ...] = ()
-
-    def condition(self, type_: str) -> Condition | None:
-        return next((c for c in self.conditions if c.type == type_), None)
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,6 @@ from kexplain.karpenter.apis.nodeclaim import (NodeClassReference, NodeSelectorR
                                                parse_taint, spec_rules)
 from kexplain.karpenter.apis.status import CONDITION_READY, Condition, ConditionSet, parse_conditions
 
-API_VERSION = "karpenter.sh/v1"
-KIND = "NodePool"
 QUALIFIED_KIND = "NodePool.karpenter.sh"
 CONDITION_VALIDATION_SUCCEEDED = "ValidationSucceeded"
 CONDITION_NODE_CLASS_READY = "NodeClassReady"

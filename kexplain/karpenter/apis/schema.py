@@ -34,7 +34,7 @@ Rule = tuple[Callable[[Any], bool], str]
 
 @dataclass(frozen=True)
 class Node:
-    """One schema node. `type`: string, integer, boolean, number, array, object, int-or-string
+    """One schema node. `type`: string, integer, boolean, array, object, int-or-string
     (a quantity), any. Objects: `properties` (a closed object) or `values` (a map)."""
 
     type: str
@@ -58,26 +58,6 @@ class Node:
     def __post_init__(self) -> None:
         if self.pattern is not None:
             object.__setattr__(self, "compiled", re.compile(self.pattern, re.ASCII))
-
-
-def obj(properties: Mapping[str, Node] | None = None, **kw: Any) -> Node:
-    return Node("object", properties=properties or {}, **kw)
-
-
-def mapping(values: Node, **kw: Any) -> Node:
-    return Node("object", values=values, **kw)
-
-
-def array(items: Node, **kw: Any) -> Node:
-    return Node("array", items=items, **kw)
-
-
-def string(**kw: Any) -> Node:
-    return Node("string", **kw)
-
-
-def integer(**kw: Any) -> Node:
-    return Node("integer", **kw)
 
 
 BOOLEAN = Node("boolean")
@@ -118,8 +98,6 @@ def _type_ok(node: Node, jtype: str) -> bool:
         return True
     if node.type == "int-or-string":
         return jtype in ("integer", "string")
-    if node.type == "number":
-        return jtype in ("integer", "number")
     return node.type == jtype
 
 
@@ -231,7 +209,7 @@ def _copy(value: Any) -> Any:
 
 
 _RULE_TYPE = {"object": "object", "array": "array", "string": "string", "integer": "integer", "boolean": "boolean",
-              "int-or-string": "string", "number": "number", "any": "object"}
+              "int-or-string": "string", "any": "object"}
 
 
 @dataclass

@@ -31,10 +31,6 @@ class Catalog:
     assumptions: tuple[str, ...]
     left_out: tuple[str, ...]
 
-    def regions(self) -> list[str]:
-        """The regions with static prices of their own (any other gets us-east-1's, as the provider does)."""
-        return sorted(self.prices_by_region)
-
     def pricing(self, region: str) -> Pricing:
         """The pricing provider's initial state for the region."""
         own = region in self.prices_by_region

@@ -66,22 +66,6 @@ class Offerings(list):
         """Available: the offerings that can be launched now, in order."""
         return Offerings(o for o in self if o.available)
 
-    def compatible(self, reqs: Requirements) -> "Offerings":
-        """Compatible: the offerings `reqs` is compatible with (undefined well-known labels allowed)."""
-        return Offerings(o for o in self if reqs.is_compatible(o.requirements, ALLOW_UNDEFINED_WELL_KNOWN_LABELS))
-
-    def has_compatible(self, reqs: Requirements) -> bool:
-        """HasCompatible: whether any offering is compatible with `reqs`."""
-        return any(reqs.is_compatible(o.requirements, ALLOW_UNDEFINED_WELL_KNOWN_LABELS) for o in self)
-
-    def cheapest(self) -> Offering | None:
-        """Cheapest: the first of the lowest-priced offerings (lo.MinBy); None when empty."""
-        best = None
-        for o in self:
-            if best is None or o.price < best.price:
-                best = o
-        return best
-
 
 @dataclass(eq=False)
 class InstanceType:
@@ -138,10 +122,6 @@ class InstanceTypes(list):
         prices = {id(it): it.cheapest_price(reqs) for it in self}
         go_sort(self, lambda a, b: prices[id(a)] < prices[id(b)])
         return self
-
-    def compatible(self, requirements: Requirements) -> "InstanceTypes":
-        """Compatible: the types with an available offering compatible with `requirements`."""
-        return InstanceTypes(it for it in self if it.offerings.available().has_compatible(requirements))
 
     def satisfies_min_values(self, requirements: Requirements) -> tuple[int, dict[str, int] | None,
                                                                          MinValuesError | None]:

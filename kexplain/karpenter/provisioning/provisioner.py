@@ -136,10 +136,8 @@ def validate_karpenter_managed_label_can_exist(pod: PodInfo) -> BaseException | 
 
 def validate_node_selector(pod: PodInfo, cloud: CloudProvider) -> BaseException | None:
     """Each nodeSelector entry as an `In` term (Go iterates the map: key order here)."""
-    errs = []
-    for key, value in sorted((pod.spec.get("nodeSelector") or {}).items()):
-        errs.append(cloud.validate_requirement({"key": key, "operator": "In", "values": [value]}))
-    return combine(errs)
+    return combine([cloud.validate_requirement({"key": key, "operator": "In", "values": [value]})
+                    for key, value in sorted((pod.spec.get("nodeSelector") or {}).items())])
 
 
 def validate_affinity(pod: PodInfo, cloud: CloudProvider) -> BaseException | None:
@@ -234,7 +232,7 @@ def schedule_pass(pending: Sequence[PodInfo], node_pools: Sequence[Mapping[str, 
         if err is not None:
             results[pod.uid] = PodResult(pod, IGNORED, WrappedError(IGNORING_POD, err),
                                          why="Provisioner.Validate rejected the pod before scheduling")
-            if not any(isinstance(e, DoesNotExistError) for e in _parts(err)):
+            if not any(isinstance(e, DoesNotExistError) for e in multierr_errors(err)):
                 out.events.append(ev.pod_failed_to_schedule_event(pod.key, err))
             continue
         provisionable.append(pod)
@@ -245,10 +243,6 @@ def schedule_pass(pending: Sequence[PodInfo], node_pools: Sequence[Mapping[str, 
              volume_topology, results, out, new_topology)
     out.pods = [results[p.uid] for p in pending]
     return out
-
-
-def _parts(err: BaseException) -> list[BaseException]:
-    return multierr_errors(err)
 
 
 def _run(pods: list[PodInfo], node_pools: Sequence[Mapping[str, Any]], daemonsets: Sequence[Mapping[str, Any]],

@@ -45,9 +45,7 @@ class HostPort:
         """Same protocol and port, and equal IPs unless either is unspecified (0.0.0.0 or ::)."""
         if self.protocol != rhs.protocol or self.port != rhs.port:
             return False
-        if self.ip != rhs.ip and not _unspecified(self.ip) and not _unspecified(rhs.ip):
-            return False
-        return True
+        return self.ip == rhs.ip or _unspecified(self.ip) or _unspecified(rhs.ip)
 
 
 def _unspecified(ip: IP | None) -> bool:

@@ -7,7 +7,7 @@ from typing import Any, Iterable, Iterator
 
 from kexplain.karpenter.inputs import DefaultedPodInfo, PassInputs, parse_time
 from kexplain.karpenter.state.statenode import INITIALIZED_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, StateNode
-from kexplain.karpenter.utils.objects import as_dict
+from kexplain.apimachinery.identity import as_dict
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
 from kexplain.model.pod import PodFacts, PodInfo, StoredPodInfo

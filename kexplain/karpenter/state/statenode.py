@@ -8,7 +8,7 @@ from typing import Any
 from kexplain.apimachinery.labels import LABEL_HOSTNAME as HOSTNAME_LABEL
 from kexplain.apimachinery.quantity import DECIMAL_SI, Quantity
 from kexplain.karpenter.scheduling.taints import is_known_ephemeral_taint, match_taint
-from kexplain.karpenter.utils.objects import as_dict
+from kexplain.apimachinery.identity import as_dict
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
 
@@ -41,11 +41,6 @@ class StateNode:
             return _name(self.node)
         return _name(self.node_claim)
 
-    def provider_id(self) -> str:
-        if self.node is None:
-            return as_dict(as_dict(self.node_claim).get("status")).get("providerID") or ""
-        return as_dict(self.node.get("spec")).get("providerID") or ""
-
     def host_name(self) -> str:
         return self.labels().get(HOSTNAME_LABEL) or self.name()
 
@@ -68,10 +63,8 @@ class StateNode:
         if self.node_claim is not None:
             if as_dict(self.node_claim.get("metadata")).get("deletionTimestamp"):
                 return True
-            for cond in as_dict(self.node_claim.get("status")).get("conditions") or ():
-                if isinstance(cond, dict) and cond.get("type") == "InstanceTerminating" and cond.get("status") == "True":
-                    return True
-            return False
+            return any(isinstance(c, dict) and c.get("type") == "InstanceTerminating" and c.get("status") == "True"
+                       for c in as_dict(self.node_claim.get("status")).get("conditions") or ())
         return bool(self.node is not None and as_dict(self.node.get("metadata")).get("deletionTimestamp"))
 
     def marked_for_deletion(self) -> bool:
@@ -83,10 +76,6 @@ class StateNode:
 
     def labels(self) -> dict[str, str]:
         return _labels(self.node_claim if self._reads_claim() else self.node)
-
-    def annotations(self) -> dict[str, str]:
-        meta = as_dict((self.node_claim if self._reads_claim() else self.node).get("metadata"))
-        return as_dict(meta.get("annotations"))
 
     def taints(self) -> list[dict[str, Any]]:
         """The taints pods must tolerate: the NodeClaim's until a managed node registers; until it
@@ -123,18 +112,9 @@ class StateNode:
             return claim
         return resources.parse_list(as_dict(as_dict(self.node).get("status")).get(key))
 
-    def pod_requests_total(self) -> ResourceList:
-        total: ResourceList | None = None
-        for reqs in self.pod_requests:
-            total = resources.merge_into(total, reqs)
-        return total or {}
-
-    def available(self) -> ResourceList:
-        """Allocatable less the bound pods' requests."""
-        return resources.subtract(self.allocatable(), self.pod_requests_total())
-
     def available_nanos(self) -> resources.Nanos:
-        """`available()` as integers (billionths), summed without Quantity arithmetic."""
+        """Allocatable less the bound pods' requests, as integers (billionths), summed without Quantity
+        arithmetic."""
         out = resources.to_nanos(self.allocatable())
         used: dict[str, int] = {}
         listed = self.pod_requests

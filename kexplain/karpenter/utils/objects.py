@@ -5,10 +5,6 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 
-def as_dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def field_of(obj: Any, name: str, default: Any = None) -> Any:
     """A field of a NodeClass part, read from a dataclass or a mapping alike."""
     if obj is None:

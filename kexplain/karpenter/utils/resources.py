@@ -33,15 +33,6 @@ def merge(*lists: Mapping[str, Quantity]) -> ResourceList:
     return out
 
 
-def merge_into(dest: ResourceList | None, src: Mapping[str, Quantity]) -> ResourceList:
-    """resources.MergeInto: src added into dest (a new list when dest is None)."""
-    if dest is None:
-        dest = {}
-    for name, q in src.items():
-        dest[name] = add(dest.get(name, ZERO), q)
-    return dest
-
-
 def subtract(lhs: Mapping[str, Quantity], rhs: Mapping[str, Quantity]) -> ResourceList:
     """resources.Subtract: lhs less rhs, over lhs's keys only."""
     return {name: sub(q, rhs[name]) if name in rhs else q for name, q in lhs.items()}

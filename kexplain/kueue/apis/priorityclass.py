@@ -21,10 +21,6 @@ class PriorityClassRef:
     kind: str           # WorkloadPriorityClass | PriorityClass
     name: str
 
-    @property
-    def group(self) -> str:
-        return "kueue.x-k8s.io" if self.kind == WORKLOAD_PRIORITY_CLASS_REF else "scheduling.k8s.io"
-
     def __str__(self) -> str:
         return f"{self.kind}/{self.name}"
 

@@ -122,9 +122,3 @@ class QueuedClusterQueue:
     def pending(self) -> list[Info]:
         """The Workloads in the heap in the order they would pop (Snapshot's sort)."""
         return sorted(self.heap.items(), key=functools.cmp_to_key(self.compare))
-
-    def position(self, info: Info) -> list[Info]:
-        """The Workloads that sort ahead of `info` in this queue (heap and set aside alike)."""
-        everyone = [*self.heap.items(), *self.inadmissible.values()]
-        ordered = sorted(everyone, key=functools.cmp_to_key(self.compare))
-        return [i for i in ordered if self.compare(i, info) < 0]

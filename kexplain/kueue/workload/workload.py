@@ -55,10 +55,6 @@ class Workload:
         """`NAMESPACE/NAME` (workload.Key; made once: `meta` is frozen and never replaced)."""
         return f"{self.meta.namespace}/{self.meta.name}"
 
-    @property
-    def created(self) -> datetime | None:
-        return self.meta.created
-
     def find(self, ctype: str) -> Condition | None:
         for c in self.conditions:
             if c.type == ctype:

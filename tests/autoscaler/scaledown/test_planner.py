@@ -4,9 +4,8 @@ from __future__ import annotations
 from kexplain.autoscaler.cloudprovider.static import members
 from kexplain.autoscaler.nodegroups import NodeGroup, NodeGroupOptions
 from kexplain.autoscaler.params import Settings
-from kexplain.autoscaler.scaledown.cluster import ca_sim
 from kexplain.autoscaler.scaledown.loop import ca_snapshot, run_scale_down, scale_down_json
-from kexplain.autoscaler.simulator import ClusterSim
+from kexplain.autoscaler.simulator import ClusterSim, scheduler_framework
 from kexplain.explain.inputs import read_config
 from kexplain.features import KubeVersion
 from kexplain.model.pod import PodInfo
@@ -23,7 +22,8 @@ SCHEDULER = read_config(None, kube=KubeVersion("1.36"))    # the default profile
 
 def sim_of(snap, settings=Settings("scaledown")) -> ClusterSim:
     """CA's snapshot of `snap` (expendable pods left out) with its scheduler."""
-    return ca_sim(ca_snapshot(snap, settings.flag("expendable-pods-priority-cutoff")), SCHEDULER)
+    snapshot = ca_snapshot(snap, settings.flag("expendable-pods-priority-cutoff"))
+    return ClusterSim(snapshot, scheduler_framework(SCHEDULER, snapshot))
 
 
 def run(infos, groups, settings=Settings("scaledown"), **kw):

@@ -26,9 +26,7 @@ def network_interface_compatible(info: InstanceTypeInfo, network_interfaces: Seq
         if card is None or (card.maximum_network_interfaces or 0) <= (field_of(ni, "device_index") or 0):
             return False
     efa_only = sum(1 for ni in network_interfaces if field_of(ni, "interface_type") == INTERFACE_TYPE_EFA_ONLY)
-    if efa_only > 0 and (info.maximum_efa_interfaces is None or efa_only > info.maximum_efa_interfaces):
-        return False
-    return True
+    return efa_only == 0 or (info.maximum_efa_interfaces is not None and efa_only <= info.maximum_efa_interfaces)
 
 
 def ami_family_compatible(info: InstanceTypeInfo, ami_family: str) -> bool:

@@ -10,7 +10,7 @@ from kexplain.karpenter.scheduling.requirement import RandomMarker, new_requirem
 from kexplain.karpenter.scheduling.requirements import (
     Requirements, new_label_requirements, new_node_selector_requirements_with_min_values, new_requirements,
 )
-from kexplain.karpenter.utils.objects import as_dict
+from kexplain.apimachinery.identity import as_dict
 from kexplain.karpenter.utils.resources import ResourceList
 from kexplain.karpenter.apis.nodeclaim import NodeSelectorRequirementWithMinValues
 

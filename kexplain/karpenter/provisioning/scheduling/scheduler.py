@@ -234,7 +234,7 @@ class Scheduler:
         for p in pods:
             self.update_cached_pod_data(p)
         queue = Queue(pods, lambda p: self.cached_pod_data[p.uid].requests,
-                      lambda p: _created(p))
+                      lambda p: parse_time(p.metadata.get("creationTimestamp")))
         while True:
             pod = queue.pop()
             if pod is None:
@@ -421,10 +421,6 @@ class Scheduler:
         return combine(errs)
 
 
-def _created(pod: PodInfo) -> Any:
-    return parse_time(pod.metadata.get("creationTimestamp"))
-
-
 def _daemons_compatible_with_node(daemons: Sequence[tuple[PodInfo, Requirements]], taints: list[dict[str, Any]],
                                   labels: Mapping[str, str]) -> list[PodInfo]:
     """The DaemonSet pods isDaemonPodCompatibleWithNode takes: tolerating the node's taints, their
@@ -461,10 +457,8 @@ def subtract_max(remaining: resources.Nanos, instance_types: Sequence[Any]) -> r
     """subtractMax: the remaining limits less the largest capacity among the instance types."""
     if not instance_types:
         return remaining
-    out = {}
-    for name, v in remaining.items():
-        out[name] = v - max(resources.nanos_of(it.capacity).get(name, 0) for it in instance_types)
-    return out
+    return {name: v - max(resources.nanos_of(it.capacity).get(name, 0) for it in instance_types)
+            for name, v in remaining.items()}
 
 
 def filter_by_remaining_resources(instance_types: Sequence[Any], remaining: resources.Nanos) -> list[Any]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import marshal
-from itertools import groupby
+from itertools import chain, groupby
 from operator import attrgetter
 from typing import Any, Iterable, Mapping, Protocol, Sequence
 
@@ -18,6 +18,7 @@ from kexplain.karpenter.scheduling.requirement import Requirement, new_requireme
 from kexplain.karpenter.scheduling.requirements import (Requirements, new_label_requirements,
                                                         new_node_selector_requirements_with_min_values)
 from kexplain.karpenter.apis.nodeclaim import NodeSelectorRequirementWithMinValues
+from kexplain.karpenter.utils.objects import name_of
 from kexplain.model.labels import EVERYTHING, SelectorError, parse_selector
 from kexplain.model.pod import PodInfo
 
@@ -114,12 +115,8 @@ def _int(value: Any, default: int = 0) -> int:
 
 # -- the NodePools' domains -----------------------------------------------------------------------
 
-def _template(node_pool: Any) -> tuple[list[NodeSelectorRequirementWithMinValues], dict[str, str], list[Taint]]:
-    """A NodePool's template requirements, labels and taints: from kexplain.karpenter.apis'
-    NodePool, or from the object as written."""
-    if not isinstance(node_pool, Mapping):
-        template = node_pool.spec.template
-        return list(template.spec.requirements), dict(template.labels), list(template.spec.taints)
+def _template(node_pool: Mapping[str, Any]) -> tuple[list[NodeSelectorRequirementWithMinValues], dict[str, str], list[Taint]]:
+    """A NodePool's template requirements, labels and taints, read from the object as stored."""
     template = ((node_pool.get("spec") or {}).get("template")) or {}
     spec = template.get("spec") or {}
     reqs = [NodeSelectorRequirementWithMinValues(str(r.get("key") or ""), str(r.get("operator") or ""),
@@ -131,17 +128,11 @@ def _template(node_pool: Any) -> tuple[list[NodeSelectorRequirementWithMinValues
     return reqs, labels, taints
 
 
-def _name(obj: Any) -> str:
-    if not isinstance(obj, Mapping):
-        return obj.name
-    return (obj.get("metadata") or {}).get("name") or ""
-
-
 def build_domain_groups(node_pools: Sequence[Any],
                         instance_types: Mapping[str, Sequence[Any]]) -> dict[str, TopologyDomainGroup]:
     """buildDomainGroups: per label key, the values NodePools could give a node, with the NodePool's
     taints; each NodePool's worked out once (`_pool_domains`)."""
-    by_name = {_name(np): np for np in node_pools}
+    by_name = {name_of(np): np for np in node_pools}
     groups: dict[str, TopologyDomainGroup] = {}
     for np_name, its in instance_types.items():
         np = by_name.get(np_name)
@@ -297,20 +288,9 @@ class Topology:
 
     def register(self, topology_key: str, domain: str) -> None:
         """Register: the domain exists (a new NodeClaim's hostname), with no pods yet."""
-        for tg in self.topology_groups.values():
+        for tg in chain(self.topology_groups.values(), self.inverse_topology_groups.values()):
             if tg.key == topology_key:
                 tg.register(domain)
-        for tg in self.inverse_topology_groups.values():
-            if tg.key == topology_key:
-                tg.register(domain)
-
-    def unregister(self, topology_key: str, domain: str) -> None:
-        for tg in self.topology_groups.values():
-            if tg.key == topology_key:
-                tg.unregister(domain)
-        for tg in self.inverse_topology_groups.values():
-            if tg.key == topology_key:
-                tg.unregister(domain)
 
     # -- AddRequirements --------------------------------------------------------------------
     def add_requirements(self, pod: PodInfo, taints: Sequence[Taint], pod_requirements: Requirements,
@@ -471,7 +451,7 @@ class Topology:
         """The cluster's Namespace objects' labels, by name (read once)."""
         if self._namespaces is None:
             objects = getattr(self.cluster, "objects", None) or {}
-            self._namespaces = {_name(ns): _node_labels(ns) for ns in objects.get("Namespace", ())}
+            self._namespaces = {name_of(ns): _node_labels(ns) for ns in objects.get("Namespace", ())}
         return self._namespaces
 
     # -- counting ---------------------------------------------------------------------------
@@ -493,7 +473,7 @@ class Topology:
             for n in self.state_nodes:
                 if n.node is None:
                     continue
-                _, taints, requirements = self._node(_name(n.node), n.node)
+                _, taints, requirements = self._node(name_of(n.node), n.node)
                 if not tg.node_filter.matches(taints, requirements):
                     continue
                 domain = n.labels().get(tg.key)
@@ -510,7 +490,7 @@ class Topology:
                 labels, taints, requirements = self._node(pod.node_name, node)
                 domain = labels.get(tg.key)
                 if domain is None and tg.key == LABEL_HOSTNAME:
-                    domain = _name(node)
+                    domain = name_of(node)
                 if domain is None:
                     continue
                 if not every_node and not tg.node_filter.matches(taints, requirements):

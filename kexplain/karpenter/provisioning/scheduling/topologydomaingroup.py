@@ -16,11 +16,8 @@ class TopologyDomainGroup(dict):
     """domain -> the taint sets of the NodePools offering it. An untainted NodePool's domain
     keeps only the empty set (every pod may use it)."""
 
-    def insert(self, domain: str, *taints: Taint) -> None:
-        self.insert_times(domain, taints, 1)
-
     def insert_times(self, domain: str, taints: tuple[Taint, ...], times: int) -> None:
-        """`insert` repeated `times` times (once per instance type with the domain): the first sets or
+        """Insert repeated `times` times (once per instance type with the domain): the first sets or
         appends, each other appends again unless the domain is untainted."""
         if times < 1:
             return

@@ -134,11 +134,6 @@ class TopologyGroup:
                 self.domains[domain] = 0
                 self.empty_domains.add(domain)
 
-    def unregister(self, *domains: str) -> None:
-        for domain in domains:
-            self.domains.pop(domain, None)
-            self.empty_domains.discard(domain)
-
     def counts(self, pod, taints, requirements: Requirements, allow_undefined: frozenset[str] = frozenset()) -> bool:
         """Whether the pod counts here if it lands on a node with these taints and requirements."""
         return self.selects(pod) and self.node_filter.matches(taints, requirements, allow_undefined)

@@ -47,9 +47,7 @@ class TopologyNodeFilter:
         compatibility options here, so `allow_undefined` is taken and not used.)"""
         if self.affinity_policy == NODE_INCLUSION_POLICY_HONOR and not self.matches_requirements(requirements):
             return False
-        if self.taint_policy == NODE_INCLUSION_POLICY_HONOR and Taints(taints).tolerates(self.tolerations) is not None:
-            return False
-        return True
+        return self.taint_policy != NODE_INCLUSION_POLICY_HONOR or Taints(taints).tolerates(self.tolerations) is None
 
     def matches_requirements(self, requirements: Requirements) -> bool:
         """Some term's requirements are compatible with the node's (no terms: every node)."""

@@ -9,8 +9,9 @@ from kexplain.karpenter.errors import (
     PERSISTENT_VOLUMES, STORAGE_CLASSES, GoError, NotFound, StructuredError, wrap,
 )
 from kexplain.karpenter.scheduling.requirements import Requirements, new_node_selector_requirements, new_requirements
-from kexplain.karpenter.scheduling.volumeusage import get_persistent_volume_claim, resolve_driver, storage_class_name
-from kexplain.plugins.volumes import CLAIM_LOST, VolumeIndex, meta, name_of, namespace_of, spec
+from kexplain.karpenter.scheduling.volumeusage import (claim_key, get_persistent_volume_claim, resolve_driver,
+                                                      storage_class_name)
+from kexplain.plugins.volumes import CLAIM_LOST, VolumeIndex, meta, name_of, spec
 
 Obj = Mapping[str, Any]
 
@@ -31,11 +32,6 @@ ERR_UNSUPPORTED_PROVISIONER = "failed to validate pvc, provisioner is not suppor
 
 # One alternative: None is Go's nil Requirements (no constraint at all).
 Alternative = Requirements | None
-
-
-def _obj_ref(obj: Obj) -> str:
-    """klog.KObj: `namespace/name`."""
-    return f"{namespace_of(obj)}/{name_of(obj)}"
 
 
 class VolumeTopology:
@@ -127,7 +123,7 @@ class VolumeTopology:
                 return err
             if pvc is None:
                 continue
-            ref = _obj_ref(pvc)
+            ref = claim_key(pvc)       # (klog.KObj's text: `namespace/name`)
             if meta(pvc).get("deletionTimestamp"):
                 return StructuredError(ERR_PVC_DELETING, {"PersistentVolumeClaim": ref})
             volume_name = spec(pvc).get("volumeName") or ""

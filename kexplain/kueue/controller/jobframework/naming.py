@@ -9,13 +9,9 @@ MAX_WORKLOAD_NAME_LENGTH = 253          # ShortWorkloadNames is off: 63 otherwis
 MAX_PREFIX_LENGTH = MAX_WORKLOAD_NAME_LENGTH - 1 - HASH_LENGTH
 
 
-def name_hash(owner_name: str, owner_uid: str, kind: str, group: str, extra: str = "") -> str:
-    """getHash: sha1 over kind, group, name and uid (and `extra`), newline-separated."""
-    h = hashlib.sha1()
-    h.update(f"{kind}\n{group}\n{owner_name}\n{owner_uid}".encode())
-    if extra:
-        h.update(f"\n{extra}".encode())
-    return h.hexdigest()
+def name_hash(owner_name: str, owner_uid: str, kind: str, group: str) -> str:
+    """getHash: sha1 over kind, group, name and uid, newline-separated."""
+    return hashlib.sha1(f"{kind}\n{group}\n{owner_name}\n{owner_uid}".encode()).hexdigest()
 
 
 def workload_name(owner_name: str, owner_uid: str, kind: str, group: str) -> str:
