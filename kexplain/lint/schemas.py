@@ -316,6 +316,11 @@ class SchemaStore:
     def origin(self) -> str:
         return f"Kubernetes {self.version}{' (strict)' if self.strict else ''}"
 
+    def served_versions(self, kind: str) -> list[str]:
+        """The API versions of a built-in kind in this Kubernetes version (what the API server's own
+        index must agree with: tests/admission/test_field_validation.py)."""
+        return sorted(self._builtin_kinds.get(kind, []))
+
     def validator(self, api_version: str, kind: str) -> KindValidator | None:
         key = gvk_key(api_version, kind)
         if key not in self._validators:

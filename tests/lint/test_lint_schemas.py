@@ -145,6 +145,7 @@ def test_fast_compiler_refuses_keywords_it_does_not_implement():
 def test_unknown_kinds_and_versions(store):
     assert store.validator("cert-manager.io/v1", "Certificate") is None
     assert store.validator("extensions/v1beta1", "Deployment") is None
+    assert store.served_versions("Deployment") == ["apps/v1"]
 
 
 CRD = {
