@@ -22,8 +22,8 @@ from kexplain.admission.pod_spec_defaults import image_tag
 from kexplain.apimachinery.labels import TOPOLOGY_LABELS
 from kexplain.apimachinery.stored_pods import StoredPod, asked_once
 from kexplain.admission.validate_common import ANNOTATIONS_SIZE_LIMIT
-from kexplain.apimachinery.names import _LABEL as DNS1123_LABEL, _SUBDOMAIN as DNS1123_SUBDOMAIN, _VALUE_FMT as LABEL_VALUE_FMT, \
-    is_dns1123_label, is_dns1123_subdomain, is_label_value
+from kexplain.apimachinery.names import _LABEL as DNS1123_LABEL, _SUBDOMAIN as DNS1123_SUBDOMAIN, \
+    _VALUE_FMT as LABEL_VALUE_FMT, is_dns1123_label, is_dns1123_subdomain, is_label_value
 from kexplain.model.shapes import shape_key
 
 NAME = "kexplain-placeholder-name.invalid"
@@ -552,7 +552,8 @@ def _valid_time(text: str, valid_times: set[str]) -> bool:
     return True
 
 
-_PLAIN_TIME = re.compile(r"[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z").fullmatch
+_PLAIN_TIME = re.compile(r"[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])"       # (a day every month has)
+                         r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z").fullmatch
 
 
 def _claim_renamed(volume: Any, name: str) -> Any:
