@@ -319,7 +319,7 @@ class SchemaStore:
     def served_versions(self, kind: str) -> list[str]:
         """The API versions of a built-in kind in this Kubernetes version (what the API server's own
         index must agree with: tests/admission/test_field_validation.py)."""
-        return sorted(self._builtin_kinds.get(kind, []))
+        return sorted(api_version for api_version, known in self._builtin if known == kind)
 
     def validator(self, api_version: str, kind: str) -> KindValidator | None:
         key = gvk_key(api_version, kind)
