@@ -178,10 +178,9 @@ class OwnNames:
     def of(cls, written: Any, admitted: Any) -> "OwnNames | None":
         """The cuts of the `admitted` spec's texts by the volume names of the `written` one; None when a
         name is written where no mount names it."""
-        found = volume_names(written)
-        if found is None:
+        names = volume_names(written)
+        if names is None:
             return None
-        names = found[0]
         cuts = []
         for text, volumes in ((admitted.containers, False), (admitted.initContainers, False), (admitted.volumes, True)):
             cut = _cut(bytes(text), names, volumes) if text else ([], [])
@@ -192,10 +191,9 @@ class OwnNames:
 
     def texts(self, mine: Any) -> tuple[Raw, Raw, Raw] | None:
         """The texts with the images and volume names of the written spec `mine`; None when they cannot be told."""
-        found = volume_names(mine)
-        if found is None or len(found[0]) != self.count:
+        names = volume_names(mine)
+        if names is None or len(names) != self.count:
             return None
-        names = found[0]
         out = []
         for (admitted, pieces, slots), text in zip(self.cuts, (mine.containers, mine.initContainers, None)):
             if not slots:

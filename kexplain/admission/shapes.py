@@ -391,40 +391,34 @@ _volume_list = msgspec.json.Decoder(list[_Named]).decode
 _mounting = msgspec.json.Decoder(list[_Mounting]).decode
 
 
-def mount_names(text: bytes) -> list[Any] | None:
-    """The names the mounts and devices of a containers list's text give, in order (None: not told)."""
+def _mount_names(spec: Any) -> list[Any] | None:
+    """The names a view's containers' and init containers' mounts and devices give (None: not told)."""
     try:
-        return [m.name for c in _mounting(text) for m in (*(c.volumeMounts or ()), *(c.volumeDevices or ()))]
+        return [m.name for text in (spec.containers, spec.initContainers) if text for c in _mounting(bytes(text))
+                for m in (*(c.volumeMounts or ()), *(c.volumeDevices or ()))]
     except msgspec.MsgspecError:
         return None
 
 
-def volume_names(spec: Any) -> tuple[list[bytes], list[Any]] | None:
-    """The names of a view's volumes as `_canonical_volume_names` replaces them (None: it does not) and the
-    names its containers' mounts and devices give."""
+def volume_names(spec: Any) -> list[bytes] | None:
+    """The names of a view's volumes as `_canonical_volume_names` replaces them (None: it does not)."""
     try:
         names = [volume.name for volume in _volume_list(bytes(spec.volumes))]
     except msgspec.MsgspecError:
         return None
-    mounts: list[Any] = []
-    for text in (spec.containers, spec.initContainers):
-        found = mount_names(bytes(text)) if text else []
-        if found is None:
-            return None
-        mounts += found
     if not names or len(names) > len(VOLUMES) or not all(type(name) is str and len(name) <= 63 and _LABEL_FULL(name)
                                                          for name in names) or len(set(names)) != len(names):
         return None
-    return [name.encode() for name in names], mounts
+    return [name.encode() for name in names]
 
 
 def _volume_names_cut(key: bytes, spec: Any) -> bytes:
     """`written_key`'s step for the volume names `_canonical_volume_names` replaces (all or none, as it
     does): each cut as its place where the text writes it only as the volume's and its mounts' name."""
-    found = volume_names(spec) if key.find(b'"ephemeralContainers"') == -1 else None
-    if found is None:
+    names = volume_names(spec) if key.find(b'"ephemeralContainers"') == -1 else None
+    mounts = _mount_names(spec) if names is not None else None
+    if names is None or mounts is None:
         return key
-    names, mounts = found
     for i, name in enumerate(names):
         written = b'"name":"%s"' % name
         if key.count(written) == 1 + mounts.count(name.decode()):
@@ -519,20 +513,20 @@ def _cuts(images: list[bytes]) -> tuple[tuple[bytes, bytes], ...]:
 
 
 # a container's image as written: a string without escapes (`image_values`)
-IMAGE_VALUE = re.compile(rb'"image"\s*:\s*"([^"\\]*)"')
+_IMAGE_VALUE = re.compile(rb'"image"\s*:\s*"([^"\\]*)"')
 
 
 def image_values(text: bytes) -> list[bytes] | None:
     """The images written in a containers list's text, in order; None unless each `"image"` in it is
     one written as a plain string."""
-    found = IMAGE_VALUE.findall(text)
+    found = _IMAGE_VALUE.findall(text)
     return found if len(found) == text.count(b'"image"') else None
 
 
 def image_pieces(text: bytes) -> list[bytes] | None:
     """A containers list's text cut at its images (`image_values`): text, image, text, ..., text."""
     pieces, at = [], 0
-    for found in IMAGE_VALUE.finditer(text):
+    for found in _IMAGE_VALUE.finditer(text):
         pieces += (text[at:found.start(1)], found[1])
         at = found.end(1)
     if len(pieces) != 2 * text.count(b'"image"'):      # (as `image_values`: each one a plain string)
