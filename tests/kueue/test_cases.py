@@ -101,8 +101,19 @@ def _check(case: Path, version: str) -> None:
         assert not differences(want, got, release), f"{case.name} ({release}): {differences(want, got, release)}"
 
 
-def _params(root: Path) -> list[Any]:
-    return [pytest.param(c, v, id=f"{v}-{c.parent.name + '-' if c.parent.name == 'handwritten' else ''}{c.name}")
+# The four families Kueue's AI-cluster features bring (topology-aware scheduling, admission
+# checks, fair sharing, pod groups): expected to fail, by family, until kexplain models them.
+NOT_YET_MODELLED = frozenset({"admission-checks", "fair-sharing", "pod-groups", "tas"})
+
+
+def _family(case: Path) -> str:
+    return case.name.rsplit("-", 1)[0]
+
+
+def _params(root: Path, expected_failures: frozenset[str] = frozenset()) -> list[Any]:
+    return [pytest.param(c, v, id=f"{v}-{c.parent.name + '-' if c.parent.name == 'handwritten' else ''}{c.name}",
+                         marks=[pytest.mark.xfail(reason=f"Kueue's {_family(c)} is not modelled yet", strict=False)]
+                         if _family(c) in expected_failures else [])
             for v in VERSIONS for c in cases(root)]
 
 
@@ -125,7 +136,7 @@ def test_bundled_cases_cover_every_theme_and_both_differences() -> None:
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason=f"{SHARED} is not present (a clone outside the project's "
                                                  "workspace): only the bundled cases ran")
-@pytest.mark.parametrize(("case", "version"), _params(SHARED) or [(None, None)])
+@pytest.mark.parametrize(("case", "version"), _params(SHARED, NOT_YET_MODELLED) or [(None, None)])
 def test_shared_case(case: Path, version: str) -> None:
     _check(case, version)
 
