@@ -25,6 +25,7 @@ RANKS = {
     "load": 40,
     "controllers": 45,
     "state": 47,
+    "eviction": 48,     # the kubelet's eviction manager, kubectl drain, the Eviction API, taint eviction
     "explain": 50,
     "autoscaler": 55, "karpenter": 55,
     "kueue": 56,        # reads Karpenter's CRD schema walk (karpenter.apis.schema) for Kueue's CRDs

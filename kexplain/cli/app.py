@@ -41,7 +41,8 @@ BUG = "a kexplain bug, please report it; set KEXPLAIN_DEBUG=1 for a traceback"
 # the autoscalers, lint), so that a small explanation takes a small part of a second.
 COMMANDS = {"explain": "kexplain.cli.explain", "pod": "kexplain.cli.live", "snapshot": "kexplain.cli.snapshot",
             "lint": "kexplain.cli.lint", "autoscale": "kexplain.cli.autoscale",
-            "karpenter": "kexplain.cli.karpenter", "kueue": "kexplain.cli.kueue", "version": ""}
+            "karpenter": "kexplain.cli.karpenter", "kueue": "kexplain.cli.kueue", "version": "",
+            "evict": "kexplain.cli.evict"}   # (a group: typer lists groups after the commands)
 
 
 # Each command's summary, the first paragraph of its help, as `kexplain --help` lists it without
@@ -68,6 +69,9 @@ SUMMARIES = {
              "partial admission) and the workload controller's checks, with Kueue's own conditions,\n"
              "reasons, messages and events; per pending Workload the numbers behind the verdict and\n"
              "verified fixes.",
+    "evict": "Explain eviction: the kubelet's eviction manager under node pressure (pressure), `kubectl drain`\n"
+             "with the Eviction API and the PodDisruptionBudgets (drain), the taint eviction controller's\n"
+             "NoExecute taints (taints).",
 }
 
 
@@ -82,8 +86,13 @@ def make_app(names: Iterable[str] = COMMANDS) -> typer.Typer:
     """The typer app with the commands `names` (default: all, as help lists them)."""
     out = _app()
     for name in COMMANDS:
-        if name in names:
-            out.command(name)(version_cmd if name == "version" else importlib.import_module(COMMANDS[name]).command)
+        if name not in names:
+            continue
+        module = importlib.import_module(COMMANDS[name]) if COMMANDS[name] else None
+        if module is not None and hasattr(module, "typer_app"):       # a group of subcommands (evict)
+            out.add_typer(module.typer_app(), name=name)
+        else:
+            out.command(name)(module.command if module is not None else version_cmd)
     return out
 
 

@@ -25,6 +25,9 @@ SECTIONS = {
     "kexplain autoscale": "autoscale",
     "kexplain karpenter": "karpenter",
     "kexplain kueue": "kueue",
+    "kexplain evict pressure": "evict pressure",
+    "kexplain evict drain": "evict drain",
+    "kexplain evict taints": "evict taints",
     "kexplain version": "version",
     "Options of every command": "*",
     "Options of kexplain itself": "",
@@ -56,7 +59,11 @@ def cli_options() -> dict[str, set[str]]:
     group = typer.main.get_command(app)
     out = {"": _options(group)}
     for name, cmd in group.commands.items():
-        out[name] = _options(cmd)
+        subcommands = getattr(cmd, "commands", None)
+        if subcommands:             # a group (evict): each subcommand is documented on its own
+            out.update({f"{name} {sub}": _options(subcmd) for sub, subcmd in subcommands.items()})
+        else:
+            out[name] = _options(cmd)
     return out
 
 
@@ -82,7 +89,7 @@ def test_every_command_has_a_section():
 
 
 @pytest.mark.parametrize("command", ["", "explain", "pod", "snapshot", "lint", "autoscale", "karpenter", "kueue",
-                                     "version"])
+                                     "evict pressure", "evict drain", "evict taints", "version"])
 def test_options_agree(command):
     cli = cli_options()[command]
     man = man_options()[command]
@@ -90,9 +97,10 @@ def test_options_agree(command):
     assert man - cli == set(), f"kexplain {command}: the man page documents options the command lacks"
 
 
-@pytest.mark.parametrize("command", ["explain", "pod", "snapshot", "lint", "autoscale", "karpenter", "kueue"])
+@pytest.mark.parametrize("command", ["explain", "pod", "snapshot", "lint", "autoscale", "karpenter", "kueue",
+                                     "evict pressure", "evict drain", "evict taints"])
 def test_help_shows_what_the_man_page_documents(capsys, command):
-    text = help_text(capsys, command)
+    text = help_text(capsys, *command.split())
     for option in man_options()[command] | HELP:
         assert re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", text), f"{option} not in `{command} --help`"
 

@@ -1,0 +1,162 @@
+"""`kexplain evict pressure|drain|taints NODE`: why placed pods are removed, as the kubelet's
+eviction manager, `kubectl drain` with the Eviction API, and the taint eviction controller
+decide it. Each subcommand parses its options into an `EvictRequest`, asks its family's app
+module (`kexplain.app.eviction.<family>.document`) and writes the document (`render.eviction`)."""
+from __future__ import annotations
+
+import importlib
+from datetime import datetime, timezone
+from typing import Callable, List, Optional
+
+import typer
+
+from kexplain.app.eviction import EvictRequest
+from kexplain.cli.env import env_of
+from kexplain.cli.exit_codes import ExitStatus
+from kexplain.cli.options import MAX_INPUT_SIZE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output, max_objects_option
+from kexplain.errors import KexplainError
+from kexplain.features.kube_version import ENV_VAR, resolve
+from kexplain.render import structured
+
+HELP = ("Explain eviction: the kubelet's eviction manager under node pressure (pressure), `kubectl drain`\n"
+        "with the Eviction API and the PodDisruptionBudgets (drain), the taint eviction controller's\n"
+        "NoExecute taints (taints).")
+
+EXIT_HELP = ("Exit codes: 0 nothing is evicted (pressure, taints) or the drain would succeed, 1 pods are evicted "
+             "or the drain is refused or blocked, 2 bad usage or bad input, 4 internal error.")
+
+NODE_ARGUMENT = typer.Argument(..., metavar="NODE", help="The node the question is about.")
+NODES_OPTION = typer.Option([], "--nodes", metavar="PATH",
+                            help="The cluster: Nodes, bound Pods with their status, their controllers "
+                                 "(Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, ...), "
+                                 "PodDisruptionBudgets; any kind in any file (repeatable).")
+NOW_OPTION = typer.Option(None, "--now", metavar="TIME", help="The clock (RFC 3339; default: the current time).")
+VERSION_OPTION = typer.Option(None, "--kubernetes-version", metavar="X.Y",
+                              help="The Kubernetes minor whose components decide (default: "
+                                   "$KEXPLAIN_KUBERNETES_VERSION, else the newest followed).")
+
+
+def parse_time(text: Optional[str], option: str = "--now") -> datetime:
+    """An RFC 3339 time (the current time when not given)."""
+    if not text:
+        return datetime.now(timezone.utc).replace(microsecond=0)
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise KexplainError(f"{option} {text}: not an RFC 3339 time (e.g. 2026-01-01T00:00:00Z)") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+def _run(ctx: typer.Context, family: str, node: str, nodes: List[str], now: Optional[str],
+         kubernetes_version: Optional[str], output: Output, options: dict, max_input_size: int, max_objects: int,
+         validate: str) -> ExitStatus:
+    """One family's document, written as asked; the exit code its `exit_status` reads off it."""
+    env = env_of(ctx)
+    kube, warnings = resolve(kubernetes_version, env.variables.get(ENV_VAR) or None)
+    for warning in warnings:
+        env.error(f"warning: {warning}")
+    req = EvictRequest(node, tuple(nodes), parse_time(now), kube, options, max_input_size, max_objects, validate,
+                       env.stdin)
+    app = importlib.import_module(f"kexplain.app.eviction.{family}")
+    doc = app.document(req)
+    for warning in doc.get("warnings") or ():
+        env.error(f"warning: {warning}")
+    if output.value in structured.FORMATS:
+        structured.write(env.stdout, doc, output.value)
+    else:
+        importlib.import_module(f"kexplain.render.eviction.{family}").print_document(doc, env.console())
+    status: Callable[[dict], bool] = app.evicts
+    return ExitStatus.UNSCHEDULABLE if status(doc) else ExitStatus.SUCCESS
+
+
+def pressure(
+    ctx: typer.Context,
+    node: str = NODE_ARGUMENT,
+    nodes: List[str] = NODES_OPTION,
+    stats: Optional[str] = typer.Option(None, "--stats", metavar="FILE",
+                                        help="The node's stats Summary, as `kubectl get --raw "
+                                             "/api/v1/nodes/NODE/proxy/stats/summary` writes it."),
+    kubelet_config: Optional[str] = typer.Option(None, "--kubelet-config", metavar="FILE",
+                                                 help="The kubelet's KubeletConfiguration "
+                                                      "(kubelet.config.k8s.io/v1beta1; default: the kubelet's "
+                                                      "defaults)."),
+    filesystems: str = typer.Option("shared", "--filesystems", metavar="shared|imagefs|split",
+                                    help="The node's filesystems: shared (one), imagefs (a dedicated image "
+                                         "filesystem) or split (images apart, containers' layers on the node's)."),
+    earlier_stats: Optional[str] = typer.Option(None, "--earlier-stats", metavar="FILE",
+                                                help="The Summary of an earlier housekeeping pass (with --earlier-at)."),
+    earlier_at: Optional[str] = typer.Option(None, "--earlier-at", metavar="TIME",
+                                             help="When the earlier pass ran (RFC 3339)."),
+    admit: Optional[str] = typer.Option(None, "--admit", metavar="FILE",
+                                        help="Pods arriving after the pass: the eviction admit handler's answer "
+                                             "for each."),
+    now: Optional[str] = NOW_OPTION,
+    kubernetes_version: Optional[str] = VERSION_OPTION,
+    output: Output = OUTPUT_OPTION,
+    max_input_size: int = MAX_INPUT_SIZE_OPTION,
+    max_objects: int = max_objects_option(),
+    validate: str = VALIDATE_OPTION,
+) -> ExitStatus:
+    """The kubelet's eviction manager on NODE: every signal against every threshold, the node
+    conditions, the reclaim it tries first, the ranking of every pod with the numbers behind each
+    place, the pod it evicts and its message, and what its admission refuses meanwhile."""
+    if filesystems not in ("shared", "imagefs", "split"):
+        raise typer.BadParameter(f"{filesystems!r}: one of shared, imagefs, split", param_hint="--filesystems")
+    if (earlier_stats is None) != (earlier_at is None):
+        raise typer.BadParameter("--earlier-stats and --earlier-at go together", param_hint="--earlier-stats")
+    options = {"stats": stats, "kubelet_config": kubelet_config, "filesystems": filesystems,
+               "earlier_stats": earlier_stats,
+               "earlier_at": parse_time(earlier_at, "--earlier-at") if earlier_at else None, "admit": admit}
+    return _run(ctx, "pressure", node, nodes, now, kubernetes_version, output, options, max_input_size, max_objects,
+                validate)
+
+
+def drain(
+    ctx: typer.Context,
+    node: str = NODE_ARGUMENT,
+    nodes: List[str] = NODES_OPTION,
+    ignore_daemonsets: bool = typer.Option(False, "--ignore-daemonsets", help="As kubectl drain's."),
+    delete_emptydir_data: bool = typer.Option(False, "--delete-emptydir-data", help="As kubectl drain's."),
+    force: bool = typer.Option(False, "--force", help="As kubectl drain's."),
+    now: Optional[str] = NOW_OPTION,
+    kubernetes_version: Optional[str] = VERSION_OPTION,
+    output: Output = OUTPUT_OPTION,
+    max_input_size: int = MAX_INPUT_SIZE_OPTION,
+    max_objects: int = max_objects_option(),
+    validate: str = VALIDATE_OPTION,
+) -> ExitStatus:
+    """`kubectl drain NODE` as kubectl and the API server decide it, as a dry run: the pods it
+    deletes, skips or refuses, each eviction the Eviction API answers against the
+    PodDisruptionBudgets, and where the evicted pods go."""
+    options = {"ignore_daemonsets": ignore_daemonsets, "delete_emptydir_data": delete_emptydir_data, "force": force}
+    return _run(ctx, "drain", node, nodes, now, kubernetes_version, output, options, max_input_size, max_objects,
+                validate)
+
+
+def taints(
+    ctx: typer.Context,
+    node: str = NODE_ARGUMENT,
+    nodes: List[str] = NODES_OPTION,
+    taint: List[str] = typer.Option([], "--taint", metavar="KEY[=VALUE]:NoExecute",
+                                    help="A NoExecute taint to add to NODE first (what if: a node going NotReady "
+                                         "or unreachable; repeatable)."),
+    now: Optional[str] = NOW_OPTION,
+    kubernetes_version: Optional[str] = VERSION_OPTION,
+    output: Output = OUTPUT_OPTION,
+    max_input_size: int = MAX_INPUT_SIZE_OPTION,
+    max_objects: int = max_objects_option(),
+    validate: str = VALIDATE_OPTION,
+) -> ExitStatus:
+    """The taint eviction controller on NODE: the tolerations DefaultTolerationSeconds added,
+    then per pod: evicted at once, after how many seconds, or never."""
+    return _run(ctx, "taints", node, nodes, now, kubernetes_version, output, {"taints": tuple(taint)},
+                max_input_size, max_objects, validate)
+
+
+def typer_app() -> typer.Typer:
+    """The `evict` group with its three subcommands."""
+    group = typer.Typer(help=f"{HELP}\n\n{EXIT_HELP}", no_args_is_help=True, rich_markup_mode=None,
+                        context_settings={"help_option_names": ["-h", "--help"]})
+    for fn in (pressure, drain, taints):
+        group.command(fn.__name__)(fn)
+    return group
