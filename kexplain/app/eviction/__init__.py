@@ -36,17 +36,17 @@ class EvictRequest:
 
 
 def read_state(req: EvictRequest) -> ClusterState:
-    """The cluster of `--nodes`, read, admitted (the API server's defaulting) and indexed once."""
+    """The cluster of `--nodes`, read and indexed once, as stored (nothing admitted: the pods are
+    bound and running; `pods_on` gives a node's pods their API defaults)."""
     with bulk_load(freeze=True):
         cluster = load_objects(req.nodes, req.max_bytes, req.stdin, max_objects=req.max_objects)
-        return state_of([(defaulted(o, req.kube), s) for o, s in cluster], read_config(None, kube=req.kube),
-                        stored=True, validate=req.validate)
+        return state_of(cluster, read_config(None, kube=req.kube), stored=True, validate=req.validate)
 
 
 def defaulted(obj: dict, kube: KubeVersion) -> dict:
-    """A pod as the API server stored it: its v1 defaults (requests copied from limits, ...) set on
-    a copy. The pods are the cluster's, bound and running: read as stored, not admitted again
-    (admission plugins ran when they were created)."""
+    """A pod as the API server stores it: its v1 defaults (requests copied from limits, ...) set on
+    a copy. The cluster's pods are bound and running: read as stored, never admitted again (their
+    admission plugins ran when they were created)."""
     if obj.get("kind") != "Pod" or (obj.get("apiVersion") or "v1") != "v1":
         return obj
     pod = copy.deepcopy(obj)
@@ -63,8 +63,10 @@ def node_named(state: ClusterState, name: str, paths: tuple[str, ...]) -> dict:
     return info.node.obj
 
 
-def pods_on(state: ClusterState, name: str) -> list[dict]:
+def pods_on(state: ClusterState, name: str, kube: KubeVersion) -> list[dict]:
     """Every pod bound to node `name`, finished ones too, in the order the objects were read (as
-    `kubectl get pods --field-selector spec.nodeName=NAME` lists them before kubectl sorts)."""
-    return [o for o, _ in state.objects
+    `kubectl get pods --field-selector spec.nodeName=NAME` lists them before kubectl sorts), each
+    with the API server's v1 defaults (`defaulted`): only the node's pods are copied, so a dump of
+    a whole cluster stays read as stored."""
+    return [defaulted(o, kube) for o, _ in state.objects
             if o.get("kind") == "Pod" and (o.get("spec") or {}).get("nodeName") == name]
