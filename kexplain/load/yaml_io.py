@@ -966,7 +966,7 @@ def parse_documents(text: str, source_path: str, *, nodes: bool = False) -> Iter
         if text.lstrip().startswith("{"):
             prefix = _json_prefix(text, source_path)
             for i, value in enumerate(prefix.values, start=1):
-                yield ParsedDocument(value, i)
+                yield ParsedDocument(value, i, _json_value_node(text, prefix.end) if nodes and i == 1 else None)
             if prefix.error is None:        # `jq -c` output: values one by one
                 return
             after, json_error = len(prefix.values), prefix.error
@@ -1009,6 +1009,18 @@ def _json_prefix(text: str, source_path: str) -> _JsonPrefix:
         values.append(value)
         pos = _WHITESPACE.match(text, end).end()
     return _JsonPrefix(values, end, None)
+
+
+def _json_value_node(text: str, end: int) -> yaml.Node | None:
+    """Where the values of the one JSON value before the YAML were written (its text composed as YAML, as
+    the rest is): lint's lines; None when YAML does not read it."""
+    loader = loader_class(text)(text[:end])
+    try:
+        return loader.get_single_node()
+    except (yaml.YAMLError, RecursionError):
+        return None
+    finally:
+        loader.dispose()
 
 
 def _json_read_error(err: json.JSONDecodeError, source_path: str, number: int,

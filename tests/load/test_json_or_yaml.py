@@ -90,3 +90,11 @@ def test_after_one_json_value_a_document_neither_reads_is_the_json_decoders_erro
 def test_a_first_document_neither_reads_gets_one_error(path, said):
     """Refused by both at the first document: one error, the JSON decoder's for a `.json` file."""
     assert refusal('{"apiVersion": "v1",\n "kind": "Pod" "metadata": {}}\n', path) == (said, 1)
+
+
+def test_lint_keeps_the_lines_of_a_json_value_before_yaml_documents():
+    """`{...}` then `---`: the first value is read as JSON, its lines are still where it was written."""
+    text = '{\n  "apiVersion": "v1",\n  "kind": "Pod",\n  "metadata": {"name": "web"}\n}\n---\n' + YAML_POD + "\n"
+    docs, error = read_documents(text, "m.json")
+    assert error is None and [d.location.line for d in docs] == [1, 7]
+    assert docs[0].node is not None and docs[0].node.value[2][0].start_mark.line + 1 == 4      # metadata
