@@ -9,7 +9,7 @@ from typing import Any, Iterable, Mapping
 from kexplain.autoscaler.equivalence import build_pod_groups
 from kexplain.autoscaler.expander import Option
 from kexplain.autoscaler.inputs import LoopInputs
-from kexplain.autoscaler.loop import LoopResult, pod_events, reasons_message_parts
+from kexplain.autoscaler.loop import LoopResult, pod_events, reasons_message_parts, recorded_pod_events
 from kexplain.autoscaler.orchestrator import Event, ScaleUpStatus
 from kexplain.autoscaler.status import LIMITED_BY_MAX_NODES_TOTAL, NOT_TRIGGERED, TRIGGERED
 from kexplain.model.pod import PodInfo
@@ -24,9 +24,8 @@ SCALE_DOWN_KIND = "ClusterAutoscalerScaleDown"
 
 
 def triggered(record: Mapping[str, Any]) -> bool:
-    """Whether the loop's scale-up is for the pod of `record`: CA's TriggeredScaleUp, also where
-    --enforce-node-group-min-size's status replaced the scale-up's (`beforeMinSize`)."""
-    return TRIGGERED in (record.get("outcome"), (record.get("beforeMinSize") or {}).get("outcome"))
+    """Whether the loop's scale-up is for the pod of `record` (CA's TriggeredScaleUp)."""
+    return record.get("outcome") == TRIGGERED
 
 
 def _names(pods: Iterable[PodInfo]) -> list[str]:
@@ -81,7 +80,8 @@ def followed_json(loop: LoopInputs) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class _Lists:
-    """Which pods (by id) the loop listed and a status's lists hold: what an outcome is read from."""
+    """Which pods (by id) the loop listed and CA's lists hold (those of every status its processors see:
+    `LoopResult.processed_statuses`): what an outcome is read from."""
 
     listed: frozenset[int]
     filtered: frozenset[int]
@@ -90,10 +90,12 @@ class _Lists:
     remaining: frozenset[int]
 
     @classmethod
-    def of(cls, result: LoopResult, status: ScaleUpStatus) -> "_Lists":
+    def of(cls, result: LoopResult) -> "_Lists":
+        statuses = result.processed_statuses
         return cls(frozenset(map(id, result.listed)), frozenset(result.processed.filtered_by),
-                   frozenset(map(id, status.await_evaluation)), frozenset(map(id, status.triggered)),
-                   frozenset(id(i.pod) for i in status.remain_unschedulable))
+                   frozenset(id(p) for st in statuses for p in st.await_evaluation),
+                   frozenset(id(p) for st in statuses for p in st.triggered),
+                   frozenset(id(i.pod) for st in statuses for i in st.remain_unschedulable))
 
     def outcome(self, pod: PodInfo, events: list[Event]) -> str:
         """The pod's outcome (with `events`, those CA records for it): the first that applies,
@@ -117,22 +119,36 @@ class _Lists:
         return "NoEvent"
 
 
+@dataclass(frozen=True)
+class _Recorded:
+    """One status CA's processors see, with the events it records on pods and its unschedulable pods' infos."""
+
+    status: ScaleUpStatus
+    events: dict[int, list[Event]]
+    infos: dict[int, Any]
+
+    @classmethod
+    def of(cls, status: ScaleUpStatus) -> "_Recorded":
+        return cls(status, pod_events(status), {id(i.pod): i for i in status.remain_unschedulable})
+
+    def records(self, pod: PodInfo) -> list[dict[str, Any]]:
+        """The pod's events of this status, each with its `messageParts`."""
+        return [_event(e, self.status, self.infos.get(id(pod))) for e in self.events.get(id(pod), ())]
+
+
 def _pods(loop: LoopInputs, result: LoopResult, verdicts: bool = True) -> list[dict[str, Any]]:
-    """Every pending pod's record, as the status the loop reports (`LoopResult.reported`), with
-    `beforeMinSize` where ScaleUpToNodeGroupMinSize changed its answer and `notListed` when the loop
+    """Every pending pod's record: its events those of every status CA's processors see, in order (the
+    scale-up's, then ScaleUpToNodeGroupMinSize's), its verdicts the scale-up's, and `notListed` when the loop
     stopped before listing pods."""
-    status = result.reported
     classes = {id(p): g.index for g in build_pod_groups(loop.pending) for p in g.pods}
     reached = {id(p): eg for eg in result.status.pod_groups for p in eg.pods} if result.scale_up_called else {}
-    remaining = {id(i.pod): i for i in status.remain_unschedulable}
-    lists = _Lists.of(result, status)
-    own = pod_events(result.status) if result.final_status is not None and result.scale_up_called else None
-    before_lists = _Lists.of(result, result.status) if own is not None else lists
+    remaining = {id(i.pod): i for st in result.processed_statuses for i in st.remain_unschedulable}
+    lists = _Lists.of(result)
+    recorded = [_Recorded.of(st) for st in result.processed_statuses]
     out = []
     for pod in loop.pending:
-        events = result.pod_events.get(id(pod), [])
         filtered = result.processed.filtered_by.get(id(pod))
-        outcome = lists.outcome(pod, events)
+        outcome = lists.outcome(pod, result.pod_events.get(id(pod), []))
         record: dict[str, Any] = {"namespace": pod.namespace, "name": pod.name, "equivalenceClass": classes[id(pod)],
                                   "outcome": outcome}
         if filtered is not None:
@@ -141,15 +157,9 @@ def _pods(loop: LoopInputs, result: LoopResult, verdicts: bool = True) -> list[d
                 record["node"] = result.processed.placed[id(pod)]    # FilterOutSchedulable's node
         if outcome == "NotListedAsUnschedulable" and pod.status.get("nominatedNodeName"):
             record["nominatedNodeName"] = pod.status["nominatedNodeName"]   # listed as nominated: on that node
-        record["events"] = [_event(e, status, remaining.get(id(pod))) for e in events]
+        record["events"] = [e for r in recorded for e in r.records(pod)]
         if outcome == "NotListedAsUnschedulable" and result.not_listed:
             record["notListed"] = result.not_listed
-        if own is not None:
-            before = before_lists.outcome(pod, own.get(id(pod), []))
-            if before != outcome:
-                info = next((i for i in result.status.remain_unschedulable if i.pod is pod), None)
-                record["beforeMinSize"] = {"outcome": before,
-                                           "events": [_event(e, result.status, info) for e in own.get(id(pod), [])]}
         if not verdicts:
             out.append(record)
             continue
@@ -268,7 +278,7 @@ def _with_picks(doc: dict[str, Any], loop: LoopInputs, result: LoopResult) -> No
     """What each draw of the expander's tie gives: `expansion.randomPick.picks` per tied option, and
     `byPick` on each pod whose answer differs between draws (the record's own keys are the first's)."""
     statuses = [result.status, *result.status.picks]
-    runs = [result, *(replace(result, status=st, pod_events=pod_events(replace(result, status=st).reported))
+    runs = [result, *(replace(result, status=st, pod_events=recorded_pod_events(replace(result, status=st)))
                       for st in result.status.picks)]
     tied = [st.best.node_group.name if st.best is not None else "" for st in statuses]
     doc["expansion"]["randomPick"]["picks"] = [

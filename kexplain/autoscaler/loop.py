@@ -1,7 +1,8 @@
 """One CA loop (StaticAutoscaler.RunOnce), in CA's order: cleanup, listing, health, the pod list
-processors, the scale-up orchestrator, scale-down, then ScaleUpToNodeGroupMinSize; its answers
-are the status CA's processors see last (`LoopResult.reported`), and a loop that stops early
-says why (`LoopResult.not_listed`). The steps: docs/internals/autoscaler.md."""
+processors, the scale-up orchestrator, scale-down, then ScaleUpToNodeGroupMinSize; its result is
+the status CA's processors see last (`LoopResult.reported`), its pods' events those recorded for
+every status they see (`LoopResult.processed_statuses`), and a loop that stops early says why
+(`LoopResult.not_listed`). The steps: docs/internals/autoscaler.md."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -66,6 +67,16 @@ class LoopResult:
         """The status CA's status processors saw last, which the loop's answers are: ScaleUpToNodeGroupMinSize's
         with --enforce-node-group-min-size (RunOnce hands both, that one last)."""
         return self.final_status or self.status
+
+    @property
+    def processed_statuses(self) -> tuple[ScaleUpStatus, ...]:
+        """The statuses CA's ScaleUpStatusProcessor sees, in order, each recording its events on pods: RunOnce
+        hands it the scale-up's when the scale-up ran, then ScaleUpToNodeGroupMinSize's; the loop's own only
+        when neither ran (its deferred call). So a pod keeps the scale-up's TriggeredScaleUp under
+        --enforce-node-group-min-size, and a status the min-size's stands in for unprocessed records none."""
+        seen = ((self.status,) if self.scale_up_called else ()) + \
+            ((self.final_status,) if self.final_status is not None else ())
+        return seen or (self.status,)
 
 
 def is_listed_unschedulable(pod: PodInfo, bypassed: frozenset[str] = frozenset()) -> bool:
@@ -277,7 +288,7 @@ def run_once(loop: LoopInputs) -> LoopResult:
     if settings.flag("enforce-node-group-min-size"):
         result.final_status = scale_up_to_node_group_min_size(context())
         cluster_events.extend(result.final_status.events)
-    result.pod_events = pod_events(result.reported)
+    result.pod_events = recorded_pod_events(result)
     return result
 
 
@@ -321,9 +332,19 @@ def reasons_message_parts(status: ScaleUpStatus, info: NoScaleUpInfo) -> list[st
     return [f"{n} {reason}" for reason, n in sorted(counts.items(), key=lambda kv: kv[0].encode())]
 
 
+def recorded_pod_events(result: LoopResult) -> dict[int, list[Event]]:
+    """The events the loop records on pods (by id), in emission order: those of every status CA's
+    status processor sees (`LoopResult.processed_statuses`)."""
+    events: dict[int, list[Event]] = {}
+    for status in result.processed_statuses:
+        for key, found in pod_events(status).items():
+            events.setdefault(key, []).extend(found)
+    return events
+
+
 def pod_events(status: ScaleUpStatus) -> dict[int, list[Event]]:
-    """The events EventingScaleUpStatusProcessor records on pods (by id) for `status` (the
-    loop's, or the status of another draw of an expander tie: `ScaleUpStatus.picks`)."""
+    """The events EventingScaleUpStatusProcessor records on pods (by id) for `status` (one the
+    loop's processors see, or the status of another draw of an expander tie: `ScaleUpStatus.picks`)."""
     events: dict[int, list[Event]] = {}
     if status.result not in (SUCCESSFUL, ERROR):
         for info in status.remain_unschedulable:

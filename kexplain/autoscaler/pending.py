@@ -76,7 +76,7 @@ def run_pass(loop: LoopInputs, pp: PendingPass, explained: str | None = None
 
 # The keys of a pod's record in the document that its answer carries.
 ANSWER_KEYS = ("equivalenceClass", "filteredBy", "node", "nominatedNodeName", "notListed", "events", "nodeGroups",
-               "rejected", "skipped", "byPick", "beforeMinSize")
+               "rejected", "skipped", "byPick")
 
 
 def pod_answer(record: Mapping[str, Any], doc: Mapping[str, Any]) -> PodAnswer:
@@ -97,7 +97,7 @@ def pod_answer(record: Mapping[str, Any], doc: Mapping[str, Any]) -> PodAnswer:
         reasons = [str(record["notListed"])]
     elif record.get("nominatedNodeName"):
         reasons = [nominated_reason(str(record["nominatedNodeName"]))]
-    elif triggered(record):     # (also where --enforce-node-group-min-size's status replaced the scale-up's)
+    elif triggered(record):
         ups = scale_up_plan(doc)
         detail["scaleUps"] = ups
         reasons = [f"{u['nodeGroup']} {u['currentSize']}->{u['newSize']} (max: {u['maxSize']})" for u in ups]

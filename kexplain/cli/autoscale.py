@@ -68,9 +68,7 @@ def command(
 
 
 def exit_status(doc: dict) -> ExitStatus:
-    """0 when every pending pod triggered a scale-up or fits existing room, else 1. A pod the
-    loop's scale-up was for counts as triggered also where --enforce-node-group-min-size's
-    status replaced that scale-up's (`beforeMinSize`): its node is on its way all the same."""
+    """0 when every pending pod triggered a scale-up or fits existing room, else 1."""
     for pod in doc.get("pods") or ():
         if triggered(pod):
             continue

@@ -953,23 +953,99 @@ def json_document(data: bytes) -> ParsedDocument | None:
 
 def parse_documents(text: str, source_path: str, *, nodes: bool = False) -> Iterator[ParsedDocument]:
     """Each document of a YAML (or JSON) text, read safely within the guards; an error ends the
-    text (ReadError). `nodes`: give each document's composed node too (a JSON text has none)."""
-    json_error: json.JSONDecodeError | None = None
-    stream_error: ReadError | None = None
+    text (ReadError). `nodes`: give each document's composed node too (a JSON text has none).
+    A text that starts with `{` is read as kubectl's YAMLOrJSONDecoder reads it (`_json_prefix`)."""
+    after = 0                       # the JSON values read before the YAML (kubectl's decoder)
+    json_error: ReadError | None = None
     if text.lstrip().startswith(("{", "[")):
         docs = _json_documents(text, source_path)
         if isinstance(docs, list):
             yield ParsedDocument(docs[0], 1)
             return
-        json_error = docs
-        if docs.msg == "Extra data" and text.lstrip().startswith("{"):     # `jq -c` output: values one by one
-            values = _json_stream(text, source_path)
-            if isinstance(values, list):
-                for i, value in enumerate(values, start=1):
-                    yield ParsedDocument(value, i)
+        json_error = _json_read_error(docs, source_path, 1)
+        if text.lstrip().startswith("{"):
+            prefix = _json_prefix(text, source_path)
+            for i, value in enumerate(prefix.values, start=1):
+                yield ParsedDocument(value, i, _json_value_node(text, prefix.end) if nodes and i == 1 else None)
+            if prefix.error is None:        # `jq -c` output: values one by one
                 return
-            stream_error = values
-    if not nodes and len(text) >= FAST_MIN_CHARS:
+            after, json_error = len(prefix.values), prefix.error
+            if after > 1:                   # an unambiguous JSON stream: kubectl does not switch to YAML
+                raise prefix.error
+            if after:
+                text = _yaml_rest(text, prefix.end)
+    yield from _yaml_documents(text, source_path, nodes, after, json_error)
+
+
+@dataclass(frozen=True)
+class _JsonPrefix:
+    """The JSON values at the start of a text, read one by one as kubectl's JSON decoder reads them, and
+    where reading stopped: the end of the last, and the error of the next (None: the whole text was read)."""
+
+    values: list[Any]
+    end: int
+    error: ReadError | None
+
+
+def _json_prefix(text: str, source_path: str) -> _JsonPrefix:
+    """YAMLOrJSONDecoder (k8s.io/apimachinery/pkg/util/yaml) on a text that starts with `{`: JSON values
+    one after another, until one does not parse. Past two values the text is JSON and that error is the
+    text's; before, kubectl reads the rest as YAML (`_yaml_rest`) and reports this error only if the first
+    YAML document does not parse either (`_yaml_documents`)."""
+    values: list[Any] = []
+    end = 0
+    pos = _WHITESPACE.match(text, 0).end()
+    while pos < len(text):
+        number = len(values) + 1
+        where = Source(source_path, number) if values else Source(source_path)
+        try:
+            value, end = _STREAM_DECODER.raw_decode(text, pos)
+        except json.JSONDecodeError as err:
+            return _JsonPrefix(values, end, _json_read_error(err, source_path, number, where))
+        except RecursionError:
+            return _JsonPrefix(values, end, ReadError("document is nested too deeply", where, document=number))
+        except ValueError as err:   # e.g. an integer of more than 4,300 digits
+            return _JsonPrefix(values, end, ReadError(f"invalid JSON: {_json_reason(err)}", where, document=number))
+        values.append(value)
+        pos = _WHITESPACE.match(text, end).end()
+    return _JsonPrefix(values, end, None)
+
+
+def _json_value_node(text: str, end: int) -> yaml.Node | None:
+    """Where the values of the one JSON value before the YAML were written (its text composed as YAML, as
+    the rest is): lint's lines; None when YAML does not read it."""
+    loader = loader_class(text)(text[:end])
+    try:
+        return loader.get_single_node()
+    except (yaml.YAMLError, RecursionError):
+        return None
+    finally:
+        loader.dispose()
+
+
+def _json_read_error(err: json.JSONDecodeError, source_path: str, number: int,
+                     where: Source | None = None) -> ReadError:
+    return ReadError(f"invalid JSON: line {err.lineno}, column {err.colno}: {err.msg}",
+                     where or Source(source_path), document=number, line=err.lineno)
+
+
+def _yaml_rest(text: str, end: int) -> str:
+    """What kubectl's YAML decoder reads after the JSON values read (up to `end`): the rest, its whitespace
+    eaten up to and including the first line break (`consumeWhitespace`), and blank lines in place of the
+    lines before, so that lines in errors and nodes are the text's (a column on the first line is the rest's)."""
+    rest = _BLANKS_TO_BREAK.match(text, end).end()
+    return "\n" * text.count("\n", 0, rest) + text[rest:]
+
+
+_BLANKS_TO_BREAK = re.compile(r"[ \t\r]*\n?")
+
+
+def _yaml_documents(text: str, source_path: str, nodes: bool, after: int,
+                    json_error: ReadError | None) -> Iterator[ParsedDocument]:
+    """The YAML documents of `text`, numbered after the `after` JSON values read before them. When the first
+    does not parse, the JSON decoder's error at it stands for a `.json` file (`json_error`); a later
+    document's error is YAML's, as kubectl reports it."""
+    if not nodes and not after and len(text) >= FAST_MIN_CHARS:
         fast = fast_documents(text)
         if fast is not None:
             for i, doc in enumerate(fast, start=1):
@@ -977,7 +1053,7 @@ def parse_documents(text: str, source_path: str, *, nodes: bool = False) -> Iter
             return
     may_alias = "*" in text
     loader = loader_class(text)(text)
-    number = 0          # documents read whole: an error is in the next one
+    number = after          # documents read whole: an error is in the next one
     try:
         while loader.check_node():
             node = loader.get_node()
@@ -990,19 +1066,17 @@ def parse_documents(text: str, source_path: str, *, nodes: bool = False) -> Iter
             yield ParsedDocument(value, number, node if nodes else None)
     except NestingError as err:
         mark = err.problem_mark
+        document = after + err.document
         raise ReadError(f"{err.problem} (line {mark.line + 1}, column {mark.column + 1}); refusing to read it",
-                        Source(source_path, err.document), document=err.document, line=mark.line + 1) from None
+                        Source(source_path, document), document=document, line=mark.line + 1) from None
     except yaml.YAMLError as err:
-        if stream_error is not None:        # nor YAML: a stream of JSON values, one of them broken
-            raise stream_error from None
-        if json_error is not None and source_path.endswith(".json"):
-            raise ReadError(f"invalid JSON: line {json_error.lineno}, column {json_error.colno}: {json_error.msg}",
-                            Source(source_path), document=1, line=json_error.lineno) from None
+        if json_error is not None and number == after and (after or source_path.endswith(".json")):
+            raise json_error from None
         mark = getattr(err, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-        raise ReadError(f"invalid YAML: {where}{clip(problem, 300)}{template_hint(text)}", Source(source_path),
-                        document=number + 1, line=mark.line + 1 if mark is not None else None) from None
+        raise ReadError(f"invalid YAML: {where}{clip(problem, 300)}{template_hint(text)}",
+                        Source(source_path), document=number + 1, line=mark.line + 1 if mark is not None else None) from None
     except RecursionError:
         raise ReadError("document is nested too deeply", Source(source_path), document=number + 1) from None
     finally:
@@ -1017,27 +1091,6 @@ def template_hint(text: str) -> str:
     line = text.count("\n", 0, at) + 1
     return (f" (line {line} holds `{{{{`: a template, a Helm chart's or a placeholder to fill in, not a "
             "manifest; render it first: `helm template CHART | kexplain -`)")
-
-
-def _json_stream(text: str, source_path: str) -> list[Any] | ReadError:
-    """The values of a stream of JSON values (`jq -c` output) as kubectl's YAML-or-JSON decoder reads them,
-    or the ReadError of the first that does not parse (reported when YAML cannot read the text either)."""
-    values: list[Any] = []
-    pos = _WHITESPACE.match(text, 0).end()
-    while pos < len(text):
-        number = len(values) + 1
-        try:
-            value, end = _STREAM_DECODER.raw_decode(text, pos)
-        except json.JSONDecodeError as err:
-            return ReadError(f"invalid JSON: line {err.lineno}, column {err.colno}: {err.msg}",
-                             Source(source_path, number), document=number, line=err.lineno)
-        except RecursionError:
-            return ReadError("document is nested too deeply", Source(source_path, number), document=number)
-        except ValueError as err:   # e.g. an integer of more than 4,300 digits
-            return ReadError(f"invalid JSON: {_json_reason(err)}", Source(source_path, number), document=number)
-        values.append(value)
-        pos = _WHITESPACE.match(text, end).end()
-    return values
 
 
 _STREAM_DECODER = json.JSONDecoder()

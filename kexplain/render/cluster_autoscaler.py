@@ -43,18 +43,6 @@ def not_listed_words(record: Mapping[str, Any]) -> str | None:
     return f"not listed as unschedulable: {why}" if why else None
 
 
-def min_size_words(record: Mapping[str, Any]) -> str | None:
-    """Where --enforce-node-group-min-size's status replaced the scale-up's as the loop's and the
-    scale-up answered the pod otherwise (`beforeMinSize`): both answers in words; else None."""
-    before = record.get("beforeMinSize")
-    if not before:
-        return None
-    now = "; ".join(str(e.get("message") or "") for e in record.get("events") or ()) or "no event"
-    said = "; ".join(str(e.get("message") or "") for e in before.get("events") or ()) or before.get("outcome")
-    return (f"{now}: the loop's status is ScaleUpToNodeGroupMinSize's (--enforce-node-group-min-size), which "
-            f"replaces the scale-up's; the scale-up's answer was: {said}")
-
-
 def why_none(record: Mapping[str, Any]) -> str:
     """A pod's event message, or why CA records none; a line per answer where it depends on CA's
     random pick (`pick_lines`)."""
@@ -69,8 +57,6 @@ def _why_one(record: Mapping[str, Any]) -> str:
     outcome = str(record.get("outcome") or "")
     if not_listed_words(record):
         return str(not_listed_words(record))
-    if min_size_words(record):
-        return str(min_size_words(record))
     if record.get("nominatedNodeName"):
         return (f"no event: nominated to {record['nominatedNodeName']} by the scheduler's preemption; CA counts it "
                 "there (not unschedulable)")
@@ -295,8 +281,6 @@ def _outcome_one(record: Mapping[str, Any], doc: Mapping[str, Any] | None = None
     outcome = record.get("outcome", "")
     if not_listed_words(record):
         return f"CA does nothing, no event: {record['notListed']}."
-    if min_size_words(record):
-        return f"{min_size_words(record)}."
     if record.get("nominatedNodeName"):
         return nominated_line(record, doc or {})
     if outcome == "FilteredOut":
@@ -559,13 +543,11 @@ def _does(record: Mapping[str, Any], doc: Mapping[str, Any]) -> str:
             plans = ((doc.get("expansion") or {}).get("randomPick") or {}).get("picks") or ()
             ups = next((p.get("scaleUps") for p in plans if p.get("nodeGroup") == picked), None)
         else:
-            ups = (doc.get("expansion") or {}).get("scaleUps") if doc else record.get("scaleUps")
+            ups = scale_up_plan(doc) if doc else record.get("scaleUps")
         plan = ", ".join(f"{u['nodeGroup']} {u['currentSize']} -> {u['newSize']}" for u in ups or ())
         return f"scales up {plan or picked or 'a node group'} for it"
     if record.get("notListed"):
         return f"does nothing: {record['notListed']}"
-    if min_size_words(record):
-        return f"records {min_size_words(record)}"
     if record.get("nominatedNodeName"):
         node = record["nominatedNodeName"]
         return (f"adds no node for it: the scheduler's preemption nominates {node} for it, and CA counts it there "

@@ -72,14 +72,16 @@ CASES = [
         "result": "ScaleUpSuccessful", f"pods.{WEB}.outcome": "FilteredOut",
         f"pods.{BATCH}.outcome": "TriggeredScaleUp"}),
     ("unhealthy", {"max-total-unready-percentage": "80"}, {"result": "ScaleUpSuccessful"}),
-    # -- --enforce-node-group-min-size: its status is the loop's ---------------------------------
+    # -- --enforce-node-group-min-size: its status is the loop's result; CA's status processor saw the
+    # scale-up's first, so the pod keeps the TriggeredScaleUp it recorded ---------------------------
     ("min-size", {}, {
         "result": "ScaleUpSuccessful", "scaleUpCalled": True,
         "expansion.scaleUps": [{"nodeGroup": "general-xlarge", "currentSize": 2, "newSize": 3, "maxSize": 6}],
         "expansion.chosenScaleUps": [{"nodeGroup": "general-xlarge", "currentSize": 1, "newSize": 2, "maxSize": 6}],
         "expansion.podsTriggeredScaleUp": [],
-        f"pods.{WEB}.outcome": "NoEvent", f"pods.{WEB}.events": [],
-        f"pods.{WEB}.beforeMinSize.outcome": "TriggeredScaleUp",
+        f"pods.{WEB}.outcome": "TriggeredScaleUp",
+        f"pods.{WEB}.events": [{"type": "Normal", "reason": "TriggeredScaleUp",
+                                "message": "pod triggered scale-up: [{general-xlarge 1->2 (max: 6)}]"}],
         "nodeGroups.general-xlarge.newTargetSize": 3}),
     ("min-size", {"enforce-node-group-min-size": "false"}, {
         "expansion.scaleUps": [{"nodeGroup": "general-xlarge", "currentSize": 1, "newSize": 2, "maxSize": 6}],
@@ -87,7 +89,18 @@ CASES = [
         f"pods.{WEB}.events": [{"type": "Normal", "reason": "TriggeredScaleUp",
                                 "message": "pod triggered scale-up: [{general-xlarge 1->2 (max: 6)}]"}],
         "nodeGroups.general-xlarge.newTargetSize": 2}),
-    # -- --max-nodes-total reached: the min-size's status (nothing to grow) is the loop's ---------
+    # the scale-up finds no option: its NotTriggerScaleUp (with its parts) stays, then the minimum grows the group
+    ("min-size-no-options", {}, {
+        "result": "ScaleUpSuccessful", "scaleUpCalled": True,
+        f"pods.{BATCH}.outcome": "NotTriggerScaleUp",
+        f"pods.{BATCH}.events": [{"type": "Normal", "reason": "NotTriggerScaleUp",
+                                  "message": "pod didn't trigger scale-up: 2 Insufficient cpu",
+                                  "messageParts": ["2 Insufficient cpu"]}],
+        f"pods.{BATCH}.rejected": {"general-xlarge": ["Insufficient cpu"], "memory-xlarge": ["Insufficient cpu"]},
+        "minSizeScaleUps": [{"nodeGroup": "general-xlarge", "currentSize": 1, "newSize": 3, "minSize": 3,
+                             "maxSize": 6}]}),
+    # -- --max-nodes-total reached: the min-size's status (nothing to grow) is the loop's, and the one
+    # CA's processor sees: the scale-up's (not tried) records no NotTriggerScaleUp ----------------
     ("min-size-max-nodes-total", {}, {
         "result": "ScaleUpNotNeeded", "scaleUpCalled": False,
         f"pods.{WEB}.outcome": "NoEvent", f"pods.{WEB}.events": [],
@@ -116,7 +129,8 @@ def test_loop(tmp_path, case, flags, want):
 @pytest.mark.parametrize(("case", "code"), [
     ("daemonset-predicates", 0),
     ("unhealthy", 1),                   # no pod listed: none helped
-    ("min-size", 0),                    # the scale-up for the pod ran, whichever status the loop reports
+    ("min-size", 0),                    # the pod triggered the scale-up, whichever status the loop reports
+    ("min-size-no-options", 1),
     ("min-size-max-nodes-total", 1),
 ])
 def test_the_exit_code_says_whether_every_pod_is_helped(tmp_path, case, code):
@@ -128,9 +142,7 @@ def test_the_exit_code_says_whether_every_pod_is_helped(tmp_path, case, code):
                    "Warning ClusterUnhealthy: Cluster is unhealthy"]),
     ("min-size", ["Expander (least-waste) chose general-xlarge: 1 node(s) for 1 pod(s) general-xlarge: 1 -> 2 (max 6)",
                   "ScaleUpToNodeGroupMinSize, whose status is the loop's): general-xlarge 2 -> 3 (min 3, max 6).",
-                  f"default/{WEB} NoEvent no event: the loop's status is ScaleUpToNodeGroupMinSize's "
-                  "(--enforce-node-group-min-size), which replaces the scale-up's; the scale-up's answer was: pod "
-                  "triggered scale-up: [{general-xlarge 1->2 (max: 6)}]"]),
+                  f"default/{WEB} TriggeredScaleUp pod triggered scale-up: [{{general-xlarge 1->2 (max: 6)}}]"]),
 ])
 def test_the_text_says_why(case, words):
     folder = LOOPS / case

@@ -227,7 +227,7 @@ def test_one_json_document_keeps_the_fast_path(monkeypatch):
     """A single document is parsed whole (`json_parse`), never value by value."""
     def stream(*_):
         raise AssertionError("read as a stream")
-    monkeypatch.setattr(yaml_io, "_json_stream", stream)
+    monkeypatch.setattr(yaml_io, "_json_prefix", stream)
     doc = json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}})
     assert [d.value["metadata"]["name"] for d in yaml_io.parse_documents(doc, "p.json")] == ["p"]
 
