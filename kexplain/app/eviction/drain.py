@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state
+from kexplain.app.eviction.drain_where import where_they_go
 from kexplain.controllers.disruption import (KIND, computed, controllers_of, generation, healthy_as_stored,
                                              needs_status)
 from kexplain.eviction.api import DISRUPTION_TARGET, Budget, budget_of
@@ -45,6 +46,9 @@ def document(req: EvictRequest) -> dict:
     pods = [PodInfo(p) for p in pods_on(state, req.node, req.kube)]
     drained = drain(objects, pods, req.kube.minor, req.options)
     doc = drain_document(drained, req)
+    evicted = [e.pod for e in drained.evictions if e.answer.evicted]
+    if evicted:
+        doc["replacements"] = where_they_go(state, req.node, evicted)
     return doc
 
 

@@ -140,7 +140,44 @@ def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
 
 def extra_blocks(doc: Mapping[str, Any], look: Look) -> Sequence[Block]:
     """Where the evicted pods go and the fixes (when the document holds them)."""
-    return []
+    return [*replacements_block(doc), *fixes_block(doc)]
+
+
+def replacement_line(r: Mapping[str, Any]) -> list[tuple[int, str]]:
+    """One evicted pod: its controller's replacement and the scheduler's answer for it."""
+    if not r.get("replacement"):
+        return [(0, f"- {r['evicted']}: no replacement ({r.get('why', '')})")]
+    head = f"- {r['evicted']} -> {r['replacement']} ({r.get('controller')}): "
+    if r.get("node"):
+        return [(0, head + f"scheduled on {r['node']}")]
+    lines = [(0, head + f"{r.get('status', 'pending')}, stays pending")]
+    if r.get("message"):
+        lines.append((2, r["message"]))
+    if r.get("nominatedNodeName"):
+        lines.append((2, f"nominated to {r['nominatedNodeName']} once its preemption victims are gone"))
+    return lines
+
+
+def replacements_block(doc: Mapping[str, Any]) -> list[Block]:
+    replacements = doc.get("replacements") or ()
+    if not replacements:
+        return []
+    lines = [line for r in replacements for line in replacement_line(r)]
+    pending = sum(1 for r in replacements if r.get("replacement") and not r.get("node"))
+    head = (f"Where the evicted pods go (their controllers' replacements, scheduled in queue order with "
+            f"{doc.get('node')} cordoned): {pending} pending")
+    return [title(head), lines_block(lines, gap=False)]
+
+
+def fixes_block(doc: Mapping[str, Any]) -> list[Block]:
+    fixes = doc.get("fixes") or ()
+    if not fixes:
+        return []
+    lines = []
+    for f in fixes:
+        mark = "drains" if f.get("drains") else "still blocked"
+        lines.append((0, f"- {f.get('fix')}: {mark} ({f.get('result')})"))
+    return [title("Fixes (each checked by draining again)"), lines_block(lines, gap=False)]
 
 
 def print_document(doc: Mapping[str, Any], console: Console) -> None:
