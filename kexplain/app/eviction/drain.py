@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state
+from kexplain.app.eviction.drain_fixes import fixes
 from kexplain.app.eviction.drain_where import where_they_go
 from kexplain.controllers.disruption import (KIND, computed, controllers_of, generation, healthy_as_stored,
                                              needs_status)
@@ -49,6 +50,9 @@ def document(req: EvictRequest) -> dict:
     evicted = [e.pod for e in drained.evictions if e.answer.evicted]
     if evicted:
         doc["replacements"] = where_they_go(state, req.node, evicted)
+    if drained.blocked:
+        doc["fixes"] = fixes(drained, state, req.node, objects, req.options,
+                             lambda objs, options: drain(objs, pods, req.kube.minor, options))
     return doc
 
 

@@ -175,8 +175,8 @@ def fixes_block(doc: Mapping[str, Any]) -> list[Block]:
         return []
     lines = []
     for f in fixes:
-        mark = "drains" if f.get("drains") else "still blocked"
-        lines.append((0, f"- {f.get('fix')}: {mark} ({f.get('result')})"))
+        mark = "the drain goes" if f.get("drains") else "still blocked"
+        lines += [(0, f"- {f.get('fix')}"), (2, f"{mark}: {f.get('result')}")]
     return [title("Fixes (each checked by draining again)"), lines_block(lines, gap=False)]
 
 
