@@ -5,8 +5,8 @@ subresource; then where the evicted pods' replacements go (`replacements`) and, 
 drain, the fixes that drain it (`fixes`), each checked by draining again."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional
 
 from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state
 from kexplain.app.eviction.drain_fixes import fixes
@@ -32,6 +32,7 @@ class Drained:
     evictions: tuple[Eviction, ...]
     budgets: tuple[tuple[Budget, str], ...]         # (budget, where its status came from), sorted
     after: Mapping[str, Budget]
+    by_object: Mapping[int, tuple[Budget, str]] = field(default_factory=dict)   # budgets by their object's id
 
     @property
     def blocked(self) -> bool:
@@ -52,49 +53,57 @@ def document(req: EvictRequest) -> dict:
         doc["replacements"] = where_they_go(state, req.node, evicted)
     if drained.blocked:
         doc["fixes"] = fixes(drained, state, req.node, objects, req.options,
-                             lambda objs, options: drain(objs, pods, req.kube.minor, options))
+                             lambda objs, options: drain(objs, pods, req.kube.minor, options, drained.by_object))
     return doc
 
 
-def drain(objects: list[dict], pods: list[PodInfo], minor: str, options: Mapping[str, Any]) -> Drained:
-    """kubectl drain over the cluster's `objects` for the node's `pods`."""
+def drain(objects: list[dict], pods: list[PodInfo], minor: str, options: Mapping[str, Any],
+          known: Optional[Mapping[int, tuple[Budget, str]]] = None) -> Drained:
+    """kubectl drain over the cluster's `objects` for the node's `pods` (`known`: budgets already
+    worked out, by their object's identity: a fix's drain recomputes only what it changed)."""
     rules = drain_rules(minor)
-    budgets = budgets_of(objects)
+    budgets = budgets_of(objects, known or {})
     daemonsets = frozenset(((o.get("metadata") or {}).get("namespace") or "default",
                             str((o.get("metadata") or {}).get("name") or ""))
                            for o in objects if o.get("kind") == "DaemonSet")
     helper = Helper(rules, daemonsets, bool(options.get("ignore_daemonsets")),
                     bool(options.get("delete_emptydir_data")), bool(options.get("force")))
     listed = pods_for_deletion(pods, helper)
+    plain = tuple((b, source) for _, (b, source) in budgets)
+    by_object = {i: pair for i, pair in budgets}
     if listed.errors():
-        return Drained(listed, (), budgets, {b.key: b for b, _ in budgets})
-    evictions, after = evict_pods(listed.pods(), [b for b, _ in budgets], rules)
-    return Drained(listed, tuple(evictions), budgets, after)
+        return Drained(listed, (), plain, {b.key: b for b, _ in plain}, by_object)
+    evictions, after = evict_pods(listed.pods(), [b for b, _ in plain], rules)
+    return Drained(listed, tuple(evictions), plain, after, by_object)
 
 
-def budgets_of(objects: list[dict]) -> tuple[tuple[Budget, str], ...]:
-    """Every PodDisruptionBudget, by namespace/name, with its status: as given, or as the disruption
-    controller's sync computes it from every pod and controller (a failed sync: its fail-safe)."""
+def budgets_of(objects: list[dict], known: Mapping[int, tuple[Budget, str]]
+               ) -> list[tuple[int, tuple[Budget, str]]]:
+    """Every PodDisruptionBudget (by its object's identity), by namespace/name, with its status: as
+    given, or as the disruption controller's sync computes it from every pod and controller of its
+    namespace (a failed sync: its fail-safe); those in `known` as they were."""
     pdbs = [o for o in objects if o.get("kind") == KIND]
-    if not pdbs:
-        return ()
+    todo = [p for p in pdbs if id(p) not in known and needs_status(p)]
+    namespaces = {(p.get("metadata") or {}).get("namespace") or "default" for p in todo}
     pods_by_namespace: dict[str, list[PodInfo]] = {}
-    for obj in objects:
-        if obj.get("kind") == "Pod":
+    for obj in objects if todo else ():
+        if obj.get("kind") == "Pod" and ((obj.get("metadata") or {}).get("namespace") or "default") in namespaces:
             info = PodInfo(obj)
             pods_by_namespace.setdefault(info.namespace, []).append(info)
-    controllers = controllers_of(objects)
+    controllers = controllers_of(objects) if todo else None
     out = []
     for pdb in pdbs:
         gen = generation(pdb)
-        if not needs_status(pdb):
-            out.append((budget_of(pdb, pdb["status"], gen), GIVEN))
-            continue
-        namespace = (pdb.get("metadata") or {}).get("namespace") or "default"
-        status = computed(pdb, pods_by_namespace.get(namespace, ()), controllers, healthy_as_stored)
-        written = {**status.to_status(), "observedGeneration": 0 if status.failed is not None else gen}
-        out.append((budget_of(pdb, written, gen), CONTROLLER))
-    return tuple(sorted(out, key=lambda pair: pair[0].key))
+        if id(pdb) in known:
+            out.append((id(pdb), known[id(pdb)]))
+        elif not needs_status(pdb):
+            out.append((id(pdb), (budget_of(pdb, pdb["status"], gen), GIVEN)))
+        else:
+            namespace = (pdb.get("metadata") or {}).get("namespace") or "default"
+            status = computed(pdb, pods_by_namespace.get(namespace, ()), controllers, healthy_as_stored)
+            written = {**status.to_status(), "observedGeneration": 0 if status.failed is not None else gen}
+            out.append((id(pdb), (budget_of(pdb, written, gen), CONTROLLER)))
+    return sorted(out, key=lambda pair: pair[1][0].key)
 
 
 def budget_json(budget: Budget, source: str) -> dict:
