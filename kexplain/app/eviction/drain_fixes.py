@@ -130,8 +130,11 @@ def with_replicas(obj: Mapping[str, Any], more: int) -> dict:
 
 def scale_fix(key: str, n: int, drained: Any, state: ClusterState, node: str, objects: list,
               options: Mapping[str, Any]) -> Optional[Fix]:
-    """The budget's workload scaled up by `n`: the new pods scheduled with the node cordoned, and,
-    where they fit, running and ready when the drain runs again."""
+    """The budget's workload scaled up by what it lacks for the `n` disruptions the drain spends:
+    the new pods scheduled with the node cordoned, and, where they fit, running and ready when the
+    drain runs again."""
+    allowed = next((b.disruptions_allowed for b, _ in drained.budgets if b.key == key), 0)
+    n = max(n - max(allowed, 0), 1)
     pod = next((e.pod for e in drained.evictions if e.before is not None and e.before.key == key), None)
     index = {key_of(o): o for o in objects if o.get("kind") in ("Deployment", "ReplicaSet", "StatefulSet",
                                                                  "ReplicationController")}
@@ -243,8 +246,15 @@ def fixes(drained: Any, state: ClusterState, node: str, objects: list, options: 
     out = []
     flags = flag_fix(drained, objects, options)
     base, base_options = drained, options
-    if flags is not None:
+    for _ in range(len(FLAG_OPTIONS)):      # a pod kubectl refuses twice needs two flags: each named in turn
+        if flags is None:
+            break
         base, base_options = drain(objects, flags.options), flags.options
+        more = flag_fix(base, objects, base_options)
+        if more is None:
+            break
+        flags = Fix(f"{flags.fix} {more.fix.removeprefix('add ')}", objects, more.options)
+    if flags is not None:
         out.append({"fix": flags.fix, "drains": not base.blocked, "result": outcome(base)})
     if not base.blocked:
         return out
