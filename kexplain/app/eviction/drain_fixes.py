@@ -142,13 +142,13 @@ def scale_fix(key: str, n: int, drained: Any, state: ClusterState, node: str, ob
     if scaled is None or creator is None:
         return None
     replicas = (creator.get("spec") or {}).get("replicas")
-    first = (replicas if isinstance(replicas, int) else 1) + 100     # copies named apart from today's pods
+    count = replicas if isinstance(replicas, int) else 1
+    # a StatefulSet's new pods take the next ordinals; another's are named apart from today's pods
+    first = count if creator.get("kind") == "StatefulSet" else count + 100
     try:
         new = [pod_from_workload(creator, Source("<scale>"), first + i) for i in range(n)]
     except KexplainError:
         return None
-    if creator.get("kind") == "StatefulSet":
-        new = [pod_from_workload(creator, Source("<scale>"), (replicas or 1) + i) for i in range(n)]
     answers = placements(cordoned(state, node, []), [Replacement(pod, "", p, Source("<scale>")) for p in new])
     bound = [{**p, "spec": {**p["spec"], "nodeName": answers[i]["node"]},
               "status": {"phase": "Running", "conditions": [READY]}}
