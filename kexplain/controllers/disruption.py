@@ -11,7 +11,7 @@ import re
 from itertools import compress, repeat
 from operator import eq
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from kexplain.apimachinery import columns
 from kexplain.apimachinery.fielderrors import go_quote
@@ -142,8 +142,35 @@ def is_healthy(pod: PodInfo) -> bool:
     return bool(pod.node_name) and pod.status.get("phase") not in ("Succeeded", "Failed")
 
 
-def computed(pdb: Mapping[str, Any], pods: Sequence[PodInfo], controllers: _Controllers) -> BudgetStatus:
-    """The status the disruption controller writes for `pdb`, of `pods` (those of its namespace)."""
+def is_ready(pod: PodInfo) -> bool:
+    """podutil.IsPodReady: a Ready condition that is True (no condition: not ready). The Eviction API's
+    test, and the controller's on pods read as stored (`healthy_as_stored`)."""
+    for condition in pod.status.get("conditions") or ():
+        if isinstance(condition, dict) and condition.get("type") == "Ready":
+            return condition.get("status") == "True"
+    return False
+
+
+def healthy_as_stored(pod: PodInfo) -> bool:
+    """countHealthyPods on a stored pod: not being deleted, and Ready as IsPodReady reads it."""
+    return not pod.deletion_timestamp and is_ready(pod)
+
+
+def generation(pdb: Mapping[str, Any]) -> int:
+    """The budget's metadata.generation (1, as the API server sets it on create, when absent)."""
+    value = as_dict(pdb.get("metadata")).get("generation")
+    return value if isinstance(value, int) and not isinstance(value, bool) else 1
+
+
+def controllers_of(objects: Iterable[Mapping[str, Any]]) -> _Controllers:
+    """The controllers among `objects` that the controller's finders look a pod's owner up in."""
+    return _Controllers(objects)
+
+
+def computed(pdb: Mapping[str, Any], pods: Sequence[PodInfo], controllers: _Controllers,
+             healthy: Callable[[PodInfo], bool] = is_healthy) -> BudgetStatus:
+    """The status the disruption controller writes for `pdb`, of `pods` (those of its namespace);
+    `healthy`: countHealthyPods' test (`healthy_as_stored` for pods read as the API server stores them)."""
     spec = as_dict(pdb.get("spec"))
     try:
         selector = parse_selector(spec.get("selector"))
@@ -164,9 +191,9 @@ def computed(pdb: Mapping[str, Any], pods: Sequence[PodInfo], controllers: _Cont
             expected = desired = 0
     except ValueError as err:
         return BudgetStatus(0, 0, 0, 0, len(selected), tuple(unmanaged), failed=str(err))
-    healthy = sum(1 for p in selected if is_healthy(p))
-    allowed = healthy - desired if expected > 0 and healthy - desired > 0 else 0
-    return BudgetStatus(healthy, desired, expected, allowed, len(selected), tuple(unmanaged))
+    current = sum(1 for p in selected if healthy(p))
+    allowed = current - desired if expected > 0 and current - desired > 0 else 0
+    return BudgetStatus(current, desired, expected, allowed, len(selected), tuple(unmanaged))
 
 
 def _expected_scale(pods: Sequence[PodInfo], controllers: _Controllers) -> tuple[int, list[str]]:

@@ -165,3 +165,18 @@ def test_scale_down_reads_the_computed_status():
     assert nodes["n1"]["unneeded"] is True
     assert nodes["n2"]["blockingPod"] == {"pod": "default/web-2", "reason": "NotEnoughPdb"}
     assert "disruptionsAllowed 1 (currentHealthy 2, desiredHealthy 1, expectedPods 2)" in err
+
+
+def test_pods_read_as_stored_count_as_healthy_only_when_ready():
+    """The drain reads pods as the API server stores them: IsPodReady, no Ready condition is not ready
+    (the default test takes a bound manifest's pod as ready)."""
+    from kexplain.controllers.disruption import controllers_of, generation, healthy_as_stored, is_ready
+    pods = [pod("a", status=READY), pod("b", status={}), pod("c", status=READY, deletionTimestamp="2026-01-01T00:00:00Z")]
+    budget = {"kind": "PodDisruptionBudget", "metadata": {"name": "p", "namespace": "default"},
+              "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}}
+    controllers = controllers_of([workload("ReplicaSet", "web", 3)])
+    assert computed(budget, pods, controllers).current_healthy == 2
+    stored = computed(budget, pods, controllers, healthy_as_stored)
+    assert (stored.current_healthy, stored.disruptions_allowed) == (1, 0)
+    assert [is_ready(p) for p in pods] == [True, False, True]
+    assert generation(budget) == 1 and generation({"metadata": {"generation": 4}}) == 4

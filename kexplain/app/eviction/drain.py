@@ -1,0 +1,169 @@
+"""`kexplain evict drain NODE`: kubectl drain as kubectl and the API server decide it, as a dry run.
+The cluster read once; every PodDisruptionBudget with its status (given, or the disruption
+controller's); the node's pods through kubectl's filters; the eviction loop against the Eviction
+subresource; then where the evicted pods' replacements go (`replacements`) and, for a blocked
+drain, the fixes that drain it (`fixes`), each checked by draining again."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional
+
+from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state
+from kexplain.app.eviction.drain_fixes import fixes
+from kexplain.app.eviction.drain_where import where_they_go
+from kexplain.controllers.disruption import (KIND, computed, controllers_of, generation, healthy_as_stored,
+                                             needs_status)
+from kexplain.eviction.api import DISRUPTION_TARGET, Budget, budget_of
+from kexplain.eviction.drain.drain import Eviction, PodDeleteList, evict_pods, pods_for_deletion
+from kexplain.eviction.drain.filters import Helper
+from kexplain.eviction.versions import drain_rules
+from kexplain.model.pod import PodInfo
+
+GIVEN, CONTROLLER = "given", "disruption-controller"
+FLAGS = (("ignore_daemonsets", "--ignore-daemonsets"), ("delete_emptydir_data", "--delete-emptydir-data"),
+         ("force", "--force"))
+
+
+@dataclass(frozen=True)
+class Drained:
+    """One drain's decision: the filters' list, the evictions, and the budgets before and after."""
+
+    listed: PodDeleteList
+    evictions: tuple[Eviction, ...]
+    budgets: tuple[tuple[Budget, str], ...]         # (budget, where its status came from), sorted
+    after: Mapping[str, Budget]
+    by_object: Mapping[int, tuple[Budget, str]] = field(default_factory=dict)   # budgets by their object's id
+
+    @property
+    def blocked(self) -> bool:
+        """Refused (an error) or blocked (an eviction refused)."""
+        return bool(self.listed.errors()) or any(not e.answer.evicted for e in self.evictions)
+
+
+def document(req: EvictRequest) -> dict:
+    """The drain's document (../shared/eviction/README.md's keys, and the explanation's own)."""
+    state = read_state(req)
+    node_named(state, req.node, req.nodes)
+    objects = [o for o, _ in (state.read if state.read is not None else [*state.objects, *state.other_kinds])]
+    pods = [PodInfo(p) for p in pods_on(state, req.node, req.kube)]
+    drained = drain(objects, pods, req.kube.minor, req.options)
+    doc = drain_document(drained, req)
+    evicted = [e.pod for e in drained.evictions if e.answer.evicted]
+    if evicted:
+        doc["replacements"] = where_they_go(state, req.node, evicted)
+    if drained.blocked:
+        doc["fixes"] = fixes(drained, state, req.node, objects, req.options,
+                             lambda objs, options: drain(objs, pods, req.kube.minor, options, drained.by_object))
+    return doc
+
+
+def drain(objects: list[dict], pods: list[PodInfo], minor: str, options: Mapping[str, Any],
+          known: Optional[Mapping[int, tuple[Budget, str]]] = None) -> Drained:
+    """kubectl drain over the cluster's `objects` for the node's `pods` (`known`: budgets already
+    worked out, by their object's identity: a fix's drain recomputes only what it changed)."""
+    rules = drain_rules(minor)
+    budgets = budgets_of(objects, known or {})
+    daemonsets = frozenset(((o.get("metadata") or {}).get("namespace") or "default",
+                            str((o.get("metadata") or {}).get("name") or ""))
+                           for o in objects if o.get("kind") == "DaemonSet")
+    helper = Helper(rules, daemonsets, bool(options.get("ignore_daemonsets")),
+                    bool(options.get("delete_emptydir_data")), bool(options.get("force")))
+    listed = pods_for_deletion(pods, helper)
+    plain = tuple((b, source) for _, (b, source) in budgets)
+    by_object = {i: pair for i, pair in budgets}
+    if listed.errors():
+        return Drained(listed, (), plain, {b.key: b for b, _ in plain}, by_object)
+    evictions, after = evict_pods(listed.pods(), [b for b, _ in plain], rules)
+    return Drained(listed, tuple(evictions), plain, after, by_object)
+
+
+def budgets_of(objects: list[dict], known: Mapping[int, tuple[Budget, str]]
+               ) -> list[tuple[int, tuple[Budget, str]]]:
+    """Every PodDisruptionBudget (by its object's identity), by namespace/name, with its status: as
+    given, or as the disruption controller's sync computes it from every pod and controller of its
+    namespace (a failed sync: its fail-safe); those in `known` as they were."""
+    pdbs = [o for o in objects if o.get("kind") == KIND]
+    todo = [p for p in pdbs if id(p) not in known and needs_status(p)]
+    namespaces = {(p.get("metadata") or {}).get("namespace") or "default" for p in todo}
+    pods_by_namespace: dict[str, list[PodInfo]] = {}
+    for obj in objects if todo else ():
+        if obj.get("kind") == "Pod" and ((obj.get("metadata") or {}).get("namespace") or "default") in namespaces:
+            info = PodInfo(obj)
+            pods_by_namespace.setdefault(info.namespace, []).append(info)
+    controllers = controllers_of(objects) if todo else None
+    out = []
+    for pdb in pdbs:
+        gen = generation(pdb)
+        if id(pdb) in known:
+            out.append((id(pdb), known[id(pdb)]))
+        elif not needs_status(pdb):
+            out.append((id(pdb), (budget_of(pdb, pdb["status"], gen), GIVEN)))
+        else:
+            namespace = (pdb.get("metadata") or {}).get("namespace") or "default"
+            status = computed(pdb, pods_by_namespace.get(namespace, ()), controllers, healthy_as_stored)
+            written = {**status.to_status(), "observedGeneration": 0 if status.failed is not None else gen}
+            out.append((id(pdb), (budget_of(pdb, written, gen), CONTROLLER)))
+    return sorted(out, key=lambda pair: pair[1][0].key)
+
+
+def budget_json(budget: Budget, source: str) -> dict:
+    """A budget as the document writes it (the conditions' type, status, reason and message)."""
+    status: dict[str, Any] = {
+        "observedGeneration": budget.observed_generation, "currentHealthy": budget.current_healthy,
+        "desiredHealthy": budget.desired_healthy, "expectedPods": budget.expected_pods,
+        "disruptionsAllowed": budget.disruptions_allowed,
+        "conditions": [{k: c[k] for k in ("type", "status", "reason", "message") if c.get(k)}
+                       for c in budget.conditions]}
+    if budget.disrupted_pods:
+        status["disruptedPods"] = list(budget.disrupted_pods)
+    return {"name": budget.key, "statusFrom": source, "status": status}
+
+
+def eviction_json(eviction: Eviction) -> dict:
+    """One eviction as the document writes it."""
+    answer = eviction.answer
+    out: dict[str, Any] = {"pod": f"{eviction.pod.namespace}/{eviction.pod.name}", "evicted": answer.evicted}
+    if answer.evicted:
+        return {**out, "kubectl": eviction.kubectl, "conditions": [dict(DISRUPTION_TARGET)]}
+    out["code"] = answer.code
+    if answer.reason:
+        out["reason"] = answer.reason
+    out["message"] = answer.message
+    if answer.causes:
+        out["causes"] = [dict(c) for c in answer.causes]
+    if answer.retry_after:
+        out["retryAfterSeconds"] = answer.retry_after
+    return {**out, "kubectl": eviction.kubectl}
+
+
+def numbers(budget: Budget | None) -> dict | None:
+    """A budget's four numbers (healthy, desired, expected, allowed), for the explanation."""
+    if budget is None:
+        return None
+    return {"name": budget.key, "currentHealthy": budget.current_healthy, "desiredHealthy": budget.desired_healthy,
+            "expectedPods": budget.expected_pods, "disruptionsAllowed": budget.disruptions_allowed}
+
+
+def drain_document(drained: Drained, req: EvictRequest) -> dict:
+    """The document: the cases' keys, then the explanation's (`verdicts`, `spending`)."""
+    sources = {b.key: source for b, source in drained.budgets}
+    listed = drained.listed
+    return {
+        "family": "drain", "kubernetesVersion": drain_rules(req.kube.minor).release, "node": req.node,
+        "flags": [flag for key, flag in FLAGS if req.options.get(key)],
+        "pdbs": [budget_json(b, s) for b, s in drained.budgets],
+        "pods": [{"pod": i.key, "delete": i.status.delete, "reason": i.status.reason,
+                  **({"message": i.status.message} if i.status.message else {})} for i in listed.items],
+        "warnings": listed.warnings(), "errors": listed.errors(),
+        "evictions": [eviction_json(e) for e in drained.evictions],
+        "pdbsAfter": [budget_json(drained.after[key], sources[key]) for key in sorted(drained.after)],
+        "verdicts": [{"pod": i.key, "filter": i.status.filter, "flag": i.status.flag} for i in listed.items],
+        "spending": [{"pod": f"{e.pod.namespace}/{e.pod.name}", "rule": e.answer.rule, "before": numbers(e.before),
+                      "after": numbers(e.answer.budget)} for e in drained.evictions],
+        "blocked": drained.blocked,
+    }
+
+
+def evicts(doc: dict) -> bool:
+    """Exit 1: the drain is refused (kubectl's errors) or blocked (an eviction refused)."""
+    return bool(doc.get("errors")) or any(not e.get("evicted") for e in doc.get("evictions") or ())

@@ -1,0 +1,281 @@
+"""Fixes for a blocked drain, each checked by draining again: the flags kubectl names for its
+refusals; then, for each budget that refused an eviction, relaxing it (minAvailable or
+maxUnavailable set so it allows what the drain spends) or scaling its workload up by the pods the
+drain takes (the new pods scheduled with the node cordoned, and counted healthy only where they
+fit); for a pod two budgets select, deleting one of them. A changed budget's status is the
+disruption controller's again, as its next sync would write it."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+from kexplain.app.eviction.drain_where import Replacement, cordoned, placements
+from kexplain.controllers.workloads import pod_from_workload
+from kexplain.errors import KexplainError, Source
+from kexplain.controllers.disruption import is_ready
+from kexplain.eviction.api import MULTIPLE, REFUSED, SPENT
+from kexplain.model.owners import controller_ref
+from kexplain.model.pod import PodInfo
+from kexplain.state.cluster import ClusterState
+
+FLAG_OPTIONS = {"--ignore-daemonsets": "ignore_daemonsets", "--delete-emptydir-data": "delete_emptydir_data",
+                "--force": "force"}
+READY = {"type": "Ready", "status": "True"}
+Drain = Callable[[list, Mapping[str, Any]], Any]      # (objects, options) -> Drained
+
+
+@dataclass(frozen=True)
+class Fix:
+    """One change to the drain's inputs: its words, the objects as changed, the options as changed."""
+
+    fix: str
+    objects: list = field(repr=False)
+    options: Mapping[str, Any] = field(default_factory=dict)
+    unverified: str = ""        # why it could not be checked (new pods that do not fit)
+    budget: str = ""            # the budget it is for ("": the whole drain)
+    change: Optional[tuple[Any, Any]] = field(default=None, repr=False)    # (old object, new or None): composable
+
+
+def key_of(obj: Mapping[str, Any]) -> tuple[str, str, str]:
+    meta = obj.get("metadata") or {}
+    return str(obj.get("kind")), meta.get("namespace") or "default", str(meta.get("name") or "")
+
+
+def replaced(objects: list, old: Mapping[str, Any], new: Optional[Mapping[str, Any]]) -> list:
+    """`objects` with `old` replaced by `new` (None: removed)."""
+    return [new if o is old else o for o in objects if not (o is old and new is None)]
+
+
+def recomputed(pdb: Mapping[str, Any], spec: Mapping[str, Any]) -> dict:
+    """A budget with a new spec and no status: the disruption controller's next sync writes it."""
+    meta = dict(pdb.get("metadata") or {})
+    meta["generation"] = (meta.get("generation") if isinstance(meta.get("generation"), int) else 1) + 1
+    return {k: v for k, v in {**pdb, "metadata": meta, "spec": dict(spec)}.items() if k != "status"}
+
+
+def flag_fix(drained: Any, objects: list, options: Mapping[str, Any]) -> Optional[Fix]:
+    """The flags that override kubectl's refusals, together."""
+    flags = sorted({i.status.flag for i in drained.listed.items if i.status.reason == "Error" and i.status.flag})
+    if not flags:
+        return None
+    return Fix(f"add {' '.join(flags)}", objects, {**options, **{FLAG_OPTIONS[f]: True for f in flags}})
+
+
+def needs(drained: Any) -> dict[str, int]:
+    """Per budget that refused an eviction: how many disruptions the drain spends from it."""
+    refused = {e.before.key for e in drained.evictions if e.answer.rule == REFUSED and e.before is not None}
+    out: dict[str, int] = {}
+    for e in drained.evictions:
+        if e.before is not None and e.before.key in refused and e.answer.rule in (SPENT, REFUSED):
+            out[e.before.key] = out.get(e.before.key, 0) + 1
+    return out
+
+
+def relax_fix(budget: Any, n: int, pdb: Mapping[str, Any], objects: list, options: Mapping[str, Any]) -> Optional[Fix]:
+    """The budget set to allow the `n` disruptions the drain spends, from its current health."""
+    spec = dict(pdb.get("spec") or {})
+    desired = max(budget.current_healthy - n, 0)
+    if spec.get("maxUnavailable") is not None:
+        value, field_name = max(budget.expected_pods - desired, 0), "maxUnavailable"
+    elif spec.get("minAvailable") is not None:
+        value, field_name = desired, "minAvailable"
+    else:
+        return None
+    was = spec.get(field_name)
+    if value == was or budget.expected_pods <= 0:   # (no expected pod: the controller allows nothing)
+        return None
+    spec[field_name] = value
+    new = recomputed(pdb, spec)
+    return Fix(f"set {budget.key} {field_name} to {value} (was {was})", replaced(objects, pdb, new), options,
+               budget=budget.key, change=(pdb, new))
+
+
+def always_allow_fix(budget: Any, drained: Any, pdb: Mapping[str, Any], objects: list,
+                     options: Mapping[str, Any]) -> Optional[Fix]:
+    """For a budget refusing pods that are not ready: unhealthyPodEvictionPolicy AlwaysAllow."""
+    unready = [e for e in drained.evictions if e.before is not None and e.before.key == budget.key
+               and e.answer.rule == REFUSED and not is_ready(e.pod)]
+    if not unready or (pdb.get("spec") or {}).get("unhealthyPodEvictionPolicy") == "AlwaysAllow":
+        return None
+    new = recomputed(pdb, {**(pdb.get("spec") or {}), "unhealthyPodEvictionPolicy": "AlwaysAllow"})
+    return Fix(f"set {budget.key} unhealthyPodEvictionPolicy to AlwaysAllow ({len(unready)} of its pods are not "
+               "ready)", replaced(objects, pdb, new), options, budget=budget.key, change=(pdb, new))
+
+
+def delete_fix(key: str, pdb: Mapping[str, Any], objects: list, options: Mapping[str, Any]) -> Fix:
+    return Fix(f"delete PodDisruptionBudget {key}", replaced(objects, pdb, None), options, budget=key,
+               change=(pdb, None))
+
+
+def workload_of(pod: PodInfo, index: Mapping[tuple[str, str, str], dict]) -> tuple[Optional[dict], Optional[dict]]:
+    """The object whose replicas scale the pod's pods (a ReplicaSet's Deployment), and the one that
+    creates them (the ReplicaSet itself)."""
+    ref = controller_ref(pod)
+    if ref is None:
+        return None, None
+    creator = index.get((str(ref.get("kind")), pod.namespace, str(ref.get("name"))))
+    if creator is None or creator.get("kind") not in ("ReplicaSet", "StatefulSet", "ReplicationController"):
+        return None, None
+    owner = next((r for r in (creator.get("metadata") or {}).get("ownerReferences") or ()
+                  if isinstance(r, dict) and r.get("controller") is True and r.get("kind") == "Deployment"), None)
+    scaled = index.get(("Deployment", pod.namespace, str(owner.get("name")))) if owner else None
+    return (scaled or creator), creator
+
+
+def with_replicas(obj: Mapping[str, Any], more: int) -> dict:
+    spec = dict(obj.get("spec") or {})
+    replicas = spec.get("replicas") if isinstance(spec.get("replicas"), int) else 1
+    return {**obj, "spec": {**spec, "replicas": replicas + more}}
+
+
+def scale_fix(key: str, n: int, drained: Any, state: ClusterState, node: str, objects: list,
+              options: Mapping[str, Any]) -> Optional[Fix]:
+    """The budget's workload scaled up by what it lacks for the `n` disruptions the drain spends:
+    the new pods scheduled with the node cordoned, and, where they fit, running and ready when the
+    drain runs again."""
+    allowed = next((b.disruptions_allowed for b, _ in drained.budgets if b.key == key), 0)
+    n = max(n - max(allowed, 0), 1)
+    pod = next((e.pod for e in drained.evictions if e.before is not None and e.before.key == key), None)
+    index = {key_of(o): o for o in objects if o.get("kind") in ("Deployment", "ReplicaSet", "StatefulSet",
+                                                                 "ReplicationController")}
+    scaled, creator = workload_of(pod, index) if pod is not None else (None, None)
+    if scaled is None or creator is None:
+        return None
+    replicas = (creator.get("spec") or {}).get("replicas")
+    count = replicas if isinstance(replicas, int) else 1
+    # a StatefulSet's new pods take the next ordinals; another's are named apart from today's pods
+    first = count if creator.get("kind") == "StatefulSet" else count + 100
+    try:
+        new = [pod_from_workload(creator, Source("<scale>"), first + i) for i in range(n)]
+    except KexplainError:
+        return None
+    answers = placements(cordoned(state, node, []), [Replacement(pod, "", p, Source("<scale>")) for p in new])
+    bound = [{**p, "spec": {**p["spec"], "nodeName": answers[i]["node"]},
+              "status": {"phase": "Running", "conditions": [READY]}}
+             for i, p in enumerate(new) if (answers.get(i) or {}).get("node")]
+    changed = [with_replicas(o, n) if o is scaled or (o is creator and creator is not scaled) else o for o in objects]
+    changed = [recomputed(o, o.get("spec") or {}) if o.get("kind") == "PodDisruptionBudget"
+               and f"{key_of(o)[1]}/{key_of(o)[2]}" == key else o for o in changed]
+    kind, namespace, name = key_of(scaled)
+    words = f"scale {kind} {namespace}/{name} to {with_replicas(scaled, n)['spec']['replicas']} replicas"
+    unfit = n - len(bound)
+    return Fix(words, changed + bound, options,
+               f"{unfit} of the {n} new pods do not fit with the node cordoned" if unfit else "", budget=key)
+
+
+def remove_fixes(drained: Any, objects: list, options: Mapping[str, Any]) -> list[Fix]:
+    """For a pod two budgets select: each of them deleted, one at a time."""
+    budgets = {f"{key_of(o)[1]}/{key_of(o)[2]}": o for o in objects if o.get("kind") == "PodDisruptionBudget"}
+    keys: list[str] = []
+    for e in drained.evictions:
+        if e.answer.rule == MULTIPLE:
+            keys += [b.key for b in drained.after.values() if b.selects(e.pod) and b.key not in keys]
+    return [delete_fix(k, budgets[k], objects, options) for k in keys if k in budgets]
+
+
+def candidates(drained: Any, state: ClusterState, node: str, objects: list, options: Mapping[str, Any]) -> list[Fix]:
+    """The fixes to check for a blocked drain (`drained`, with `options` already the flag fix's)."""
+    pdbs = {f"{key_of(o)[1]}/{key_of(o)[2]}": o for o in objects if o.get("kind") == "PodDisruptionBudget"}
+    out: list[Fix] = []
+    for key, n in needs(drained).items():
+        if key not in pdbs:
+            continue
+        before = next(e.before for e in drained.evictions if e.before is not None and e.before.key == key)
+        relax = always_allow_fix(before, drained, pdbs[key], objects, options) or \
+            relax_fix(before, n, pdbs[key], objects, options) or delete_fix(key, pdbs[key], objects, options)
+        scale = scale_fix(key, n, drained, state, node, objects, options)
+        out += [f for f in (relax, scale) if f is not None]
+    return out + remove_fixes(drained, objects, options)
+
+
+def together(found: Sequence[Fix], objects: list, options: Mapping[str, Any]) -> Optional[Fix]:
+    """The budget changes of `found` together, one per budget, and of a pod's two budgets only the
+    first deleted; None when there is none."""
+    changes: dict[int, Any] = {}
+    words: list[str] = []
+    seen: set[str] = set()
+    deleted_with: set[str] = set()      # budgets whose pod another deleted budget already frees
+    for fix in found:
+        if fix.change is None or fix.budget in seen or fix.budget in deleted_with:
+            continue
+        if fix.change[1] is None and fix.fix.startswith("delete"):
+            deleted_with |= {f.budget for f in found if f.change is not None and f.change[1] is None} - {fix.budget}
+        seen.add(fix.budget)
+        changes[id(fix.change[0])] = fix.change[1]
+        words.append(fix.fix)
+    if not words:
+        return None
+    changed = [changes.get(id(o), o) for o in objects]
+    return Fix("; ".join(words), [o for o in changed if o is not None], options)
+
+
+ROUNDS = 3      # a combination checked, then what still blocks it fixed on top, at most this often
+
+
+def settled(found: Sequence[Fix], drained: Any, state: ClusterState, node: str, objects: list,
+            options: Mapping[str, Any], drain: Drain) -> Optional[Fix]:
+    """The budget changes together, drained again, and what still blocks fixed on top (a pod's
+    second budget once the first is gone), until the drain goes or nothing more helps."""
+    words: list[str] = []
+    current, fix = objects, None
+    for _ in range(ROUNDS):
+        step = together(found, current, options)
+        if step is None:
+            break
+        words.append(step.fix)
+        fix = Fix("; then ".join(words), step.objects, options)
+        again = drain(fix.objects, options)
+        if not again.blocked:
+            break
+        current = fix.objects
+        found = candidates(again, state, node, current, options)
+    return fix if fix is not None and len(words) + words[0].count(";") > 1 else None
+
+
+def outcome(drained: Any) -> str:
+    errors = len(drained.listed.errors())
+    if errors:
+        return f"kubectl refuses: {errors} error(s)"
+    refused = sum(1 for e in drained.evictions if not e.answer.evicted)
+    return f"{len(drained.evictions) - refused} evicted, {refused} refused"
+
+
+def fixes(drained: Any, state: ClusterState, node: str, objects: list, options: Mapping[str, Any],
+          drain: Drain) -> list[dict[str, Any]]:
+    """The document's `fixes`: each candidate, the drain run again with it, and what that answered."""
+    out = []
+    flags = flag_fix(drained, objects, options)
+    base, base_options = drained, options
+    for _ in range(len(FLAG_OPTIONS)):      # a pod kubectl refuses twice needs two flags: each named in turn
+        if flags is None:
+            break
+        base, base_options = drain(objects, flags.options), flags.options
+        more = flag_fix(base, objects, base_options)
+        if more is None:
+            break
+        flags = Fix(f"{flags.fix} {more.fix.removeprefix('add ')}", objects, more.options)
+    if flags is not None:
+        out.append({"fix": flags.fix, "drains": not base.blocked, "result": outcome(base)})
+    if not base.blocked:
+        return out
+    found = candidates(base, state, node, objects, base_options)
+    combined = settled(found, base, state, node, objects, base_options, drain)
+    for fix in [*found, *([combined] if combined is not None else [])]:
+        again = drain(fix.objects, fix.options)
+        words = f"{flags.fix}; {fix.fix}" if flags is not None else fix.fix
+        item = {"fix": words, "drains": not again.blocked and not fix.unverified, "result": outcome(again)}
+        if fix.budget:
+            item["budget"] = fix.budget
+            item["result"] = cleared(again, fix.budget) + "; " + item["result"]
+        if fix.unverified:
+            item["result"] += f"; {fix.unverified}"
+        out.append(item)
+    return out
+
+
+def cleared(again: Any, key: str) -> str:
+    """How many of the budget's pods the drain evicts with the fix."""
+    pods = [e for e in again.evictions if e.before is not None and e.before.key == key]
+    if not pods:
+        return f"{key} holds none of the drained pods now"
+    return f"{sum(1 for e in pods if e.answer.evicted)} of its {len(pods)} pods evicted"

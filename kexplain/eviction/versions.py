@@ -1,0 +1,38 @@
+"""What differs between the Kubernetes minors in eviction, as data: each family's block keyed by
+minor (the minors kexplain follows, `kexplain.features.SUPPORTED`), read where its rule lives."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# ---- drain: kubectl drain (k8s.io/kubectl/pkg/drain) and the Eviction API ----------------------
+
+
+@dataclass(frozen=True)
+class DrainRules:
+    """One minor's kubectl drain and Eviction subresource, where they differ."""
+
+    release: str                # the release whose code the drain family follows for this minor
+    # filters.go's unmanagedFatal: v0.33-v0.35 began it with "cannot delete", which errors() adds
+    # again ("cannot delete cannot delete Pods that declare no controller ..."); v0.36 says it once
+    unmanaged_fatal: str
+    # checkAndDecrement's cause when a budget allows no disruption: before 1.35 always "needs D
+    # healthy pods and has C currently"; from 1.35 (kubernetes#133097) that only when currentHealthy
+    # <= desiredHealthy, else "does not allow evicting pods currently" (with the condition's words)
+    budget_cause_by_condition: bool
+
+
+_UNMANAGED = "Pods that declare no controller (use --force to override)"
+
+DRAIN: dict[str, DrainRules] = {
+    "1.33": DrainRules("v1.33.13", "cannot delete " + _UNMANAGED, False),
+    "1.34": DrainRules("v1.34.9", "cannot delete " + _UNMANAGED, False),
+    "1.35": DrainRules("v1.35.6", "cannot delete " + _UNMANAGED, True),
+    "1.36": DrainRules("v1.36.3", _UNMANAGED, True),
+}
+
+
+def drain_rules(minor: str) -> DrainRules:
+    """The drain rules of `minor` (a minor kexplain follows)."""
+    return DRAIN[minor]
+
+# ---- end of drain -------------------------------------------------------------------------------

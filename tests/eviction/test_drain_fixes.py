@@ -1,0 +1,53 @@
+"""Fixes for a blocked drain (`app.eviction.drain_fixes`), each checked by draining again."""
+from __future__ import annotations
+
+from tests.eviction.drain_cluster import budget, cluster, pod
+from tests.eviction.test_drain_where import drain
+
+
+def by_words(doc: dict) -> dict[str, dict]:
+    return {f["fix"]: f for f in doc.get("fixes") or ()}
+
+
+def test_a_budget_that_allows_nothing_is_relaxed_or_its_workload_scaled(tmp_path):
+    code, doc = drain(tmp_path, cluster({"minAvailable": 2}))
+    assert code == 1 and [e["evicted"] for e in doc["evictions"] if e["pod"].startswith("default/web")] == [False] * 2
+    fixes = by_words(doc)
+    relax = fixes["set default/web-pdb minAvailable to 0 (was 2)"]
+    assert relax["drains"] and relax["budget"] == "default/web-pdb"
+    scale = fixes["scale ReplicaSet default/web-7d9 to 4 replicas"]
+    assert scale["drains"] and scale["result"].startswith("2 of its 2 pods evicted")
+
+
+def test_scaling_without_room_is_not_a_fix(tmp_path):
+    _, doc = drain(tmp_path, cluster({"minAvailable": 2}, b_pods=1, c_pods=0))
+    scale = by_words(doc)["scale ReplicaSet default/web-7d9 to 4 replicas"]
+    assert not scale["drains"] and "2 of the 2 new pods do not fit with the node cordoned" in scale["result"]
+
+
+def test_max_unavailable_relaxed_from_the_expected_pods(tmp_path):
+    _, doc = drain(tmp_path, cluster({"maxUnavailable": 0}))
+    assert by_words(doc)["set default/web-pdb maxUnavailable to 2 (was 0)"]["drains"]
+
+
+def test_the_flag_fix_then_the_budget(tmp_path):
+    code, doc = drain(tmp_path, cluster({"minAvailable": 2}) + [pod("debug", None, app="debug")])
+    assert code == 1 and doc["errors"]
+    fixes = by_words(doc)
+    assert not fixes["add --force"]["drains"] and fixes["add --force"]["result"] == "2 evicted, 2 refused"
+    assert fixes["add --force; set default/web-pdb minAvailable to 0 (was 2)"]["drains"]
+
+
+def test_two_budgets_on_a_pod_one_is_deleted_and_what_still_blocks_is_fixed_on_top(tmp_path):
+    objects = cluster({"minAvailable": 0}) + [budget("db-pdb-2", "db", minAvailable=2)]
+    _, doc = drain(tmp_path, objects)
+    assert next(e for e in doc["evictions"] if e["pod"] == "default/db-0")["code"] == 500
+    fixes = by_words(doc)
+    assert fixes["delete PodDisruptionBudget default/db-pdb-2"]["drains"]
+    assert not fixes["delete PodDisruptionBudget default/db-pdb"]["drains"]      # db-pdb-2 allows nothing
+
+
+
+def test_a_drain_that_goes_has_no_fixes(tmp_path):
+    code, doc = drain(tmp_path, cluster({"minAvailable": 0}))
+    assert code == 0 and "fixes" not in doc
