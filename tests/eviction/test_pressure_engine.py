@@ -1,8 +1,11 @@
 """The kubelet's eviction manager's parts, each against what helpers.go decides."""
 from __future__ import annotations
 
+import json
+import shutil
 from datetime import datetime, timedelta, timezone
 
+from kexplain.cli.app import main
 from kexplain.apimachinery.quantity import BINARY_SI, DECIMAL_SI, new_quantity
 from kexplain.eviction.kubelet import admit as kadmit
 from kexplain.eviction.kubelet import message as msg
@@ -10,6 +13,8 @@ from kexplain.eviction.kubelet import rank
 from kexplain.eviction.kubelet import thresholds as th
 from kexplain.eviction.kubelet.config import read
 from kexplain.eviction.kubelet.signals import Observation
+from tests.support.cli_helpers import TestEnvironment
+from tests.support.paths import TESTS
 
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -133,3 +138,31 @@ def test_admission_under_memory_pressure_and_disk_pressure() -> None:
     refused = kadmit.admit(burstable, [th.MEMORY_PRESSURE, th.DISK_PRESSURE], True, False)
     assert (refused.admit, refused.reason) == (False, "Evicted")
     assert kadmit.admit(best_effort, [], True, False).admit
+
+
+def test_a_verified_change_holds_when_the_pod_is_changed_so(tmp_path) -> None:
+    """The change the table says, made to cluster.yaml: the kubelet then evicts the pod it named."""
+    case = TESTS / "eviction" / "cases" / "pressure-0002"
+    for f in case.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+
+    def run() -> dict:
+        env = TestEnvironment()
+        main(["evict", "pressure", "node-a", "--nodes", str(tmp_path / "cluster.yaml"), "--stats",
+              str(tmp_path / "stats.json"), "--kubelet-config", str(tmp_path / "kubelet-config.yaml"),
+              "--now", "2026-01-01T00:00:00Z", "-o", "json"], env)
+        return json.loads(env.out)
+
+    before = run()
+    changes = {c["field"]: c for c in before["whatIf"]}
+    assert set(changes) == {"spec.containers[0].resources.requests.memory", "spec.priority"}
+    priority = changes["spec.priority"]
+    assert priority["pod"] == before["evicted"][0]["pod"] == "shop/agent-434"
+    docs = [json.loads(d) for d in (tmp_path / "cluster.yaml").read_text().split("\n---") if d.strip(" -\n")]
+    for d in docs:
+        if d["kind"] == "Pod" and d["metadata"]["name"] == "agent-434":
+            d["spec"]["priority"] = priority["value"]
+    (tmp_path / "cluster.yaml").write_text("\n---\n".join(json.dumps(d) for d in docs))
+    after = run()
+    assert after["evicted"][0]["pod"] == priority["evictsInstead"] == "default/cache-566"
+    assert after["ranking"].index("shop/agent-434") + 1 == priority["rankAfter"]

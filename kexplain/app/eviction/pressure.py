@@ -12,6 +12,7 @@ from kexplain.eviction.kubelet import config as kconfig
 from kexplain.eviction.kubelet import document as kdoc
 from kexplain.eviction.kubelet import manager as mgr
 from kexplain.eviction.kubelet import signals as sig
+from kexplain.eviction.kubelet import whatif
 from kexplain.eviction.kubelet.admit import admit
 from kexplain.load.manifests import load_objects, read_settings_document
 
@@ -126,6 +127,8 @@ def document(req: EvictRequest) -> dict[str, Any]:
         doc["admissionWhy"] = kdoc.admission_why(answers)
     if earlier is not None:
         doc["earlier"] = kdoc.pass_doc(earlier, state.thresholds)
+    doc["whatIf"] = [c.describe() for c in whatif.changes(
+        now, pods, lambda trial: run_passes(req, config, list(trial), (earlier_summary, summary))[2])]
     return doc
 
 

@@ -11,7 +11,7 @@ from rich.text import Text
 from kexplain.render.blocks import Block, lines_block, print_blocks
 from kexplain.render.style import Look
 
-KEY_HEADERS = {"exceedsRequest": "OVER REQUEST", "priority": "PRIORITY", "usageOverRequest": "USAGE-REQUEST",
+KEY_HEADERS = {"exceedsRequest": "OVER REQ", "priority": "PRIORITY", "usageOverRequest": "USE-REQ",
                "processes": "PROCESSES"}
 RECLAIM_WORDS = {"containers": "dead containers deleted", "images": "unused images deleted"}
 
@@ -121,10 +121,10 @@ def ranking_block(doc: Mapping[str, Any], look: Look) -> list[Block]:
     signal = str(doc.get("reclaimSignal") or "")
     table = look.table("Ranking (first evicted first; keys compared left to right)")
     table.add_column("#", justify="right")
-    table.add_column("POD", overflow="fold")
+    table.add_column("POD", no_wrap=True)
     for n in names:
-        table.add_column(KEY_HEADERS.get(n, n), justify="right")
-    table.add_column("")
+        table.add_column(KEY_HEADERS.get(n, n), justify="right", no_wrap=True)
+    table.add_column("", overflow="fold")
     for i, r in enumerate(ranked, 1):
         note = "EVICTED" if r["pod"] in evicted else ("critical: skipped" if r["pod"] in skipped else
                                                      ("critical" if r.get("critical") else ""))

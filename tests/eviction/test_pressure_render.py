@@ -1,0 +1,41 @@
+"""`kexplain evict pressure`'s table view: read from the document alone, 80 columns but the
+kubelet's message, printed whole."""
+from __future__ import annotations
+
+import json
+
+from kexplain.cli.app import main
+from tests.support.cli_helpers import TestEnvironment
+from tests.support.paths import TESTS
+
+CASE = TESTS / "eviction" / "cases" / "pressure-0002"
+ARGV = ["evict", "pressure", "node-a", "--nodes", str(CASE / "cluster.yaml"), "--stats", str(CASE / "stats.json"),
+        "--kubelet-config", str(CASE / "kubelet-config.yaml"), "--admit", str(CASE / "admit.yaml"),
+        "--now", "2026-01-01T00:00:00Z"]
+
+
+def test_the_table_shows_signals_ranking_message_changes_and_admission() -> None:
+    env = TestEnvironment()
+    assert main(ARGV, env) == 1
+    out = env.out
+    want = json.loads((CASE / "expected.json").read_text())
+    message = want["evicted"][0]["message"]
+    assert f"  {message.rstrip()}\n" in out
+    lines = out.splitlines()
+    assert all(len(line) <= 80 for line in lines if message.rstrip() not in line)
+    assert any(line.startswith("memory.available") and line.rstrip().endswith("MET") for line in lines)
+    ranked = [line.split()[1] for line in lines if line[:1].isdigit() and "/" in line]
+    assert ranked == want["ranking"]
+    assert "EVICTED" in next(line for line in lines if "shop/agent-434" in line and line[:1] == "1")
+    assert "Verified changes (each ranked again)" in out and "default/cache-566" in out
+    assert "The node had condition:" in out and "[MemoryPressure]." in out
+
+
+def test_json_and_table_come_from_one_document() -> None:
+    env = TestEnvironment()
+    main([*ARGV, "-o", "json"], env)
+    doc = json.loads(env.out)
+    assert [k["pod"] for k in doc["rankingKeys"]] == doc["ranking"]
+    assert [k["name"] for k in doc["rankingKeys"][0]["keys"]] == ["exceedsRequest", "priority", "usageOverRequest"]
+    met = [s for s in doc["signals"] if s.get("met")]
+    assert [s["signal"] for s in met] == ["memory.available"] and met[0]["marginValue"] < 0
