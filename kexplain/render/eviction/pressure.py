@@ -20,8 +20,7 @@ def _threshold(t: Mapping[str, Any]) -> str:
     if not t.get("operator"):
         return "(none)"
     kind = "hard" if t.get("hard") else f"soft {t.get('gracePeriodSeconds')}s"
-    extra = f", min {t['minReclaim']}" if t.get("minReclaim") else ""
-    return f"<{t.get('value')} {kind}{extra}"
+    return f"<{t.get('value')} {kind}"
 
 
 def _human(text: Any, signal: str) -> str:
@@ -59,18 +58,22 @@ def signals_block(doc: Mapping[str, Any], look: Look) -> list[Block]:
     if not rows:
         return []
     table = look.table("Signals against thresholds")
-    table.add_column("SIGNAL", no_wrap=True)
-    for header in ("THRESHOLD", "QUANTITY", "AVAILABLE", "MARGIN", "MET"):
-        table.add_column(header, overflow="fold")
+    for header in ("THRESHOLD", "GRACE", "QTY", "FREE", "MARGIN", "MET"):
+        table.add_column(header, no_wrap=True, justify="left" if header in ("THRESHOLD", "GRACE") else "right")
     for s in rows:
-        if not s.get("observed"):
-            table.add_row(s["signal"], _threshold(s), "-", "not observed", "-", "-")
-            continue
         sg = s["signal"]
-        table.add_row(sg, _threshold(s), _human(s.get("quantity"), sg), _human(s.get("available"), sg),
+        grace = "hard" if s.get("hard") else f"{s.get('gracePeriodSeconds')}s"
+        if not s.get("observed"):
+            table.add_row(f"{sg}<{s.get('value')}", grace, "-", "-", "-", "no data")
+            continue
+        table.add_row(f"{sg}<{s.get('value')}", grace, _human(s.get("quantity"), sg), _human(s.get("available"), sg),
                       _human(s.get("margin"), sg), "MET" if s.get("met") else "no")
     period = doc.get("pressureTransitionPeriodSeconds")
-    lines = [(0, f"Margin: available minus the threshold's quantity (below 0: met; ~: rounded, exact in -o json). "
+    reclaims = sorted({f"{s['signal']} {s['minReclaim']}" for s in rows if s.get("minReclaim")})
+    lines = [(0, f"Minimum reclaim (a met threshold stays met until this much more is available): "
+                 f"{', '.join(reclaims)}.")] if reclaims else []
+    lines += [(0, f"QTY: the threshold for the observed capacity; FREE: available; MARGIN: FREE - QTY (below 0: "
+                 f"met; ~: rounded, exact in -o json). "
                  f"A condition stays "
                  f"{period}s after its threshold is last met (evictionPressureTransitionPeriod).")]
     return [Block(table), lines_block(lines, gap=False)]
