@@ -39,3 +39,31 @@ def test_json_and_table_come_from_one_document() -> None:
     assert [k["name"] for k in doc["rankingKeys"][0]["keys"]] == ["exceedsRequest", "priority", "usageOverRequest"]
     met = [s for s in doc["signals"] if s.get("met")]
     assert [s["signal"] for s in met] == ["memory.available"] and met[0]["marginValue"] < 0
+
+
+def _run(argv: list[str]) -> tuple[int, str]:
+    env = TestEnvironment()
+    return main(argv, env), env.out
+
+
+def test_a_condition_held_by_the_transition_period_is_said_so() -> None:
+    case = TESTS / "eviction" / "cases" / "pressure-0041"
+    params = json.loads((case / "params.yaml").read_text())
+    code, out = _run(["evict", "pressure", params["node"], "--nodes", str(case / "cluster.yaml"),
+                      "--stats", str(case / "stats.json"), "--kubelet-config", str(case / "kubelet-config.yaml"),
+                      "--earlier-stats", str(case / "stats-earlier.json"), "--earlier-at", params["earlierAt"],
+                      "--now", params["now"]])
+    assert code == 1        # the earlier pass evicted
+    assert (f"No threshold is met. Node conditions reported: MemoryPressure (held by the 300s\n"
+            f"transition period: last met at {params['earlierAt']})") in out
+
+
+def test_a_summary_not_newer_than_the_last_pass_is_not_acted_on() -> None:
+    """The same Summary twice: the second pass meets the threshold but its sample is old."""
+    code, out = _run([*ARGV, "--earlier-stats", str(CASE / "stats.json"), "--earlier-at", "2025-12-31T23:59:55Z",
+                      "-o", "json"])
+    doc = json.loads(out)
+    assert code == 1 and [e["pod"] for e in doc["earlier"]["evicted"]] == ["shop/agent-434"]
+    assert doc["evicted"] == [] and [t["signal"] for t in doc["staleStats"]] == ["memory.available"]
+    _, text = _run([*ARGV, "--earlier-stats", str(CASE / "stats.json"), "--earlier-at", "2025-12-31T23:59:55Z"])
+    assert "its sample is not newer than the previous pass's" in " ".join(text.split())

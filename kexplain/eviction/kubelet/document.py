@@ -102,7 +102,10 @@ def pass_doc(p: mgr.Pass, thresholds: Sequence[th.Threshold]) -> dict:
     """The keys one pass fills (the `earlier` object holds the same for the earlier pass)."""
     doc: dict[str, Any] = {"at": rfc3339(p.at), "observations": observations_doc(p.observations),
                            "signals": signals_doc(thresholds, p.observations),
-                           "thresholdsMet": met_doc(p.met), "nodeConditions": list(p.node_conditions)}
+                           "thresholdsMet": met_doc(p.met), "nodeConditions": list(p.node_conditions),
+                           "conditionsLastObservedAt": {c: rfc3339(t) for c, t in sorted(p.conditions_last.items())}}
+    if p.stale:
+        doc["staleStats"] = [t.describe() for t in sorted(p.stale, key=th.sort_key)]
     if p.reclaim is not None:
         doc["reclaimSignal"] = p.reclaim.signal
         doc["reclaimHard"] = p.reclaim.hard

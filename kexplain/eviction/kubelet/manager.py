@@ -100,6 +100,8 @@ class Pass:
     met: tuple[Met, ...] = ()
     node_conditions: tuple[str, ...] = ()
     acting: tuple[th.Threshold, ...] = ()             # grace met, stats updated, by eviction priority
+    stale: tuple[th.Threshold, ...] = ()              # grace met, but the sample is not newer than the last pass's
+    conditions_last: Mapping[str, datetime] = field(default_factory=dict)   # when each condition was last seen
     reclaim: Optional[th.Threshold] = None
     reclaim_resource: str = ""
     node_level_reclaim: tuple[str, ...] = ()
@@ -196,7 +198,9 @@ def observe(state: State, config: EvictionConfig, inputs: Inputs,
     graced = th.met_grace_period(first, now)
     new_state = State(tuple(configured), True, tuple(graced), first, last_seen, conditions, observations)
     acting = th.updated_stats(graced, observations, state.last_observations)
-    return new_state, Pass(now, observations, _met(met, first, observations, now), conditions), acting
+    stale = tuple(t for t in graced if t not in acting)
+    return new_state, Pass(now, observations, _met(met, first, observations, now), conditions, stale=stale,
+                           conditions_last=last_seen), acting
 
 
 def synchronize(state: State, config: EvictionConfig, inputs: Inputs) -> tuple[State, Pass]:

@@ -3,6 +3,7 @@ threshold and how far it is, the node conditions, the reclaim tried first, the w
 each pod's keys, the evicted pod and its message, the admission answers, the verified changes."""
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Mapping
 
 from rich.console import Console
@@ -79,15 +80,46 @@ def signals_block(doc: Mapping[str, Any], look: Look) -> list[Block]:
     return [Block(table), lines_block(lines, gap=False)]
 
 
+def _seconds_between(since: Any, until: Any) -> int | None:
+    try:
+        a = datetime.fromisoformat(str(since).replace("Z", "+00:00"))
+        b = datetime.fromisoformat(str(until).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return int((b - a).total_seconds())
+
+
+def _grace_words(m: Mapping[str, Any], at: Any) -> str:
+    if m.get("gracePeriodMet"):
+        return "grace period met"
+    elapsed = _seconds_between(m.get("firstObservedAt"), at)
+    left = f": {int(m.get('gracePeriodSeconds') or 0) - elapsed}s to go" if elapsed is not None else ""
+    return f"grace period {m.get('gracePeriodSeconds')}s not yet met{left}"
+
+
+def _condition_words(doc: Mapping[str, Any]) -> list[str]:
+    """Each condition reported; one no threshold raises now is held by the transition period."""
+    last = doc.get("conditionsLastObservedAt") or {}
+    out = []
+    for c in doc.get("nodeConditions") or ():
+        seen = last.get(c)
+        held = seen and seen != doc.get("at")
+        out.append(f"{c} (held by the {doc.get('pressureTransitionPeriodSeconds')}s transition period: "
+                   f"last met at {seen})" if held else c)
+    return out
+
+
 def met_block(doc: Mapping[str, Any]) -> list[Block]:
     lines = []
     for m in doc.get("thresholdsMet") or ():
-        grace = "grace period met" if m.get("gracePeriodMet") else \
-            f"grace period {m.get('gracePeriodSeconds')}s not yet met"
-        lines.append((0, f"- {m.get('signal')} {_threshold(m)}: met since {m.get('firstObservedAt')}; {grace}"))
+        lines.append((0, f"- {m.get('signal')} {_threshold(m)}: met since {m.get('firstObservedAt')}; "
+                         f"{_grace_words(m, doc.get('at'))}"))
+    for t in doc.get("staleStats") or ():
+        lines.append((0, f"- {t.get('signal')} {_threshold(t)}: its sample is not newer than the previous "
+                         f"pass's, so the kubelet does not act on it (thresholdsUpdatedStats)"))
+    conditions = ", ".join(_condition_words(doc)) or "none"
     if not lines:
-        return [Block("No threshold is met.")]
-    conditions = ", ".join(doc.get("nodeConditions") or ()) or "none"
+        return [Block(f"No threshold is met. Node conditions reported: {conditions}")]
     return [Block(Text("Thresholds met", style="bold")), lines_block(lines, gap=False),
             lines_block([(0, f"Node conditions reported: {conditions}")], gap=False)]
 
