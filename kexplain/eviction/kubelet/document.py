@@ -61,7 +61,7 @@ def signals_doc(thresholds: Sequence[th.Threshold], observations: Mapping[str, O
     return out
 
 
-def _key_value(name: str, value: Any, resource: str) -> Any:
+def _key_value(value: Any, resource: str) -> Any:
     if isinstance(value, Fraction):
         fmt = BINARY_SI if resource in (th.RESOURCE_MEMORY, th.RESOURCE_EPHEMERAL_STORAGE) else DECIMAL_SI
         return str(new_quantity(int(value), fmt))
@@ -70,8 +70,9 @@ def _key_value(name: str, value: Any, resource: str) -> Any:
 
 def ranking_keys(ranking: Sequence[rank.Ranked], resource: str) -> list[dict]:
     """Each ranked pod with the key every comparator read (None: no stats, evicted first)."""
-    return [{"pod": r.candidate.name, "critical": rank.is_critical(r.candidate.pod), "stats": r.candidate.stats is not None,
-             "keys": [{"name": n, "value": _key_value(n, v, resource)} for n, v in r.keys]} for r in ranking]
+    return [{"pod": r.candidate.name, "critical": rank.is_critical(r.candidate.pod),
+             "stats": r.candidate.stats is not None,
+             "keys": [{"name": n, "value": _key_value(v, resource)} for n, v in r.keys]} for r in ranking]
 
 
 def evicted_doc(evictions: Sequence[mgr.Eviction]) -> list[dict]:

@@ -127,7 +127,8 @@ _NODE_LOW = re.compile(r"The node was low on resource: (?P<resource>[^.]+)\. ")
 _THRESHOLD = re.compile(r"Threshold quantity: (?P<quantity>[^,]+), available: (?P<available>[^ ]+?)\. ")
 _USER = re.compile(r"(?P<kind>Container|Pod) (?P<name>\S+) was using (?P<usage>\S+), request is (?P<request>\S+), "
                    r"has larger consumption of (?P<resource>[^.]+)\. ")
-_LOCAL = (("emptyDir", re.compile(r'Usage of EmptyDir volume "(?P<volume>[^"]*)" exceeds the limit "(?P<limit>[^"]*)"\. ')),
+_LOCAL = (("emptyDir", re.compile(r'Usage of EmptyDir volume "(?P<volume>[^"]*)" exceeds the limit '
+                                  r'"(?P<limit>[^"]*)"\. ')),
           ("podEphemeralStorage", re.compile(r"Pod ephemeral local storage usage exceeds the total limit of "
                                              r"containers (?P<limit>\S+)\. ")),
           ("containerEphemeralStorage", re.compile(r'Container (?P<container>\S+) exceeded its local ephemeral '

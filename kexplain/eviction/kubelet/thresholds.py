@@ -13,8 +13,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Iterable, Mapping, Optional
 
-from kexplain.config._decode import parse_duration   # Go's time.ParseDuration
 from kexplain.apimachinery.quantity import BINARY_SI, Quantity, QuantityError, add, must_parse, new_quantity
+from kexplain.config._decode import parse_duration   # Go's time.ParseDuration
 
 # -- signals (api/types.go) and what each maps to (helpers.go init) --------------------------------
 MEMORY_AVAILABLE = "memory.available"

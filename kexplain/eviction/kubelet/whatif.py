@@ -36,7 +36,8 @@ class Change:
     def says(self) -> str:
         instead = f"the kubelet evicts {self.evicts_instead} instead" if self.evicts_instead else \
             "the kubelet evicts no pod"
-        return f"{self.change} puts {self.pod} behind {self.behind} (place {self.rank_after} of {self.ranked}): {instead}"
+        place = f"place {self.rank_after} of {self.ranked}"
+        return f"{self.change} puts {self.pod} behind {self.behind} ({place}): {instead}"
 
     def describe(self) -> dict:
         return {"pod": self.pod, "change": self.change, "field": self.field, "value": self.value,
