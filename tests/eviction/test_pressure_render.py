@@ -67,3 +67,12 @@ def test_a_summary_not_newer_than_the_last_pass_is_not_acted_on() -> None:
     assert doc["evicted"] == [] and [t["signal"] for t in doc["staleStats"]] == ["memory.available"]
     _, text = _run([*ARGV, "--earlier-stats", str(CASE / "stats.json"), "--earlier-at", "2025-12-31T23:59:55Z"])
     assert "its sample is not newer than the previous pass's" in " ".join(text.split())
+
+
+def test_the_key_that_put_the_evicted_pod_first_is_named() -> None:
+    _, out = _run(ARGV)
+    assert ("shop/agent-434 is ahead of default/cache-566 because it has the lower priority:\n"
+            "priority -10 against 0; the keys before it are equal.") in out
+    _, doc = _run([*ARGV, "-o", "json"])
+    assert [r["decidedBy"] for r in json.loads(doc)["rankingKeys"]] == \
+        ["priority", "priority", "usageOverRequest", "exceedsRequest", ""]

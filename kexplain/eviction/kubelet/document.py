@@ -71,7 +71,7 @@ def _key_value(value: Any, resource: str) -> Any:
 def ranking_keys(ranking: Sequence[rank.Ranked], resource: str) -> list[dict]:
     """Each ranked pod with the key every comparator read (None: no stats, evicted first)."""
     return [{"pod": r.candidate.name, "critical": rank.is_critical(r.candidate.pod),
-             "stats": r.candidate.stats is not None,
+             "stats": r.candidate.stats is not None, "decidedBy": r.decided_by,
              "keys": [{"name": n, "value": _key_value(v, resource)} for n, v in r.keys]} for r in ranking]
 
 

@@ -216,10 +216,12 @@ def rank_function(signal: str, image_fs: bool, split: bool) -> Optional[tuple[Co
 
 @dataclass(frozen=True)
 class Ranked:
-    """One pod in the order, with the key of each comparator, in the kubelet's order."""
+    """One pod in the order, with the key of each comparator, in the kubelet's order;
+    `decided_by`: the comparator that put it before the next pod ("" for the last, or a tie)."""
 
     candidate: Candidate
     keys: tuple[tuple[str, Any], ...]
+    decided_by: str = ""
 
 
 def rank(candidates: Sequence[Candidate], comparators: Sequence[Comparator]) -> list[Ranked]:
@@ -235,4 +237,10 @@ def rank(candidates: Sequence[Candidate], comparators: Sequence[Comparator]) -> 
         return 0
 
     ordered = sorted(keyed, key=cmp_to_key(compare))
-    return [Ranked(c, tuple((cmp.name, k) for cmp, k in zip(comparators, keys))) for c, keys in ordered]
+    out = []
+    for i, (c, keys) in enumerate(ordered):
+        after = ordered[i + 1][1] if i + 1 < len(ordered) else None
+        decided = next((cmp.name for k, cmp in enumerate(comparators)
+                        if after is not None and cmp.cmp(keys[k], after[k])), "")
+        out.append(Ranked(c, tuple((cmp.name, k) for cmp, k in zip(comparators, keys)), decided))
+    return out

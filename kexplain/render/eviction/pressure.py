@@ -169,6 +169,36 @@ def ranking_block(doc: Mapping[str, Any], look: Look) -> list[Block]:
     return [Block(table)]
 
 
+KEY_WORDS = {"exceedsRequest": "uses more than it requests", "priority": "has the lower priority",
+             "usageOverRequest": "uses more above its request", "processes": "runs more processes"}
+
+
+def why_first_block(doc: Mapping[str, Any]) -> list[Block]:
+    """Why the evicted pod is ahead of the next one: the first key that told them apart."""
+    ranked = doc.get("rankingKeys") or ()
+    evicted = {e.get("pod") for e in doc.get("evicted") or ()}
+    for i, r in enumerate(ranked[:-1]):
+        if r["pod"] not in evicted:
+            continue
+        nxt = ranked[i + 1]
+        decided = r.get("decidedBy")
+        if not decided:
+            return []
+        words = "has no stats (a pod without stats goes first)" if _key_of(r, decided) is None else \
+            KEY_WORDS.get(decided, decided)
+        first = (r.get("keys") or [{}])[0].get("name") == decided
+        return [Block(lines_block([(0, f"{r['pod']} is ahead of {nxt['pod']} because it {words}: "
+                                       f"{decided} {_key_text(_key_of(r, decided))} against "
+                                       f"{_key_text(_key_of(nxt, decided))}"
+                                       + ("." if first else "; the keys before it are equal."))],
+                                  gap=False).renderable, gap=False)]
+    return []
+
+
+def _key_of(row: Mapping[str, Any], name: str) -> Any:
+    return next((k.get("value") for k in row.get("keys") or () if k.get("name") == name), None)
+
+
 def evicted_blocks(doc: Mapping[str, Any]) -> list[Block]:
     out = []
     for e in doc.get("evicted") or ():
@@ -218,7 +248,7 @@ def whatif_block(doc: Mapping[str, Any]) -> list[Block]:
 
 def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
     return [*summary_blocks(doc), *earlier_block(doc), *signals_block(doc, look), *met_block(doc),
-            *reclaim_block(doc), *ranking_block(doc, look), *evicted_blocks(doc), *whatif_block(doc),
+            *reclaim_block(doc), *ranking_block(doc, look), *why_first_block(doc), *evicted_blocks(doc), *whatif_block(doc),
             *admission_block(doc, look)]
 
 
