@@ -76,3 +76,17 @@ def test_the_key_that_put_the_evicted_pod_first_is_named() -> None:
     _, doc = _run([*ARGV, "-o", "json"])
     assert [r["decidedBy"] for r in json.loads(doc)["rankingKeys"]] == \
         ["priority", "priority", "usageOverRequest", "exceedsRequest", ""]
+
+
+def _case_argv(name: str) -> list[str]:
+    case = TESTS / "eviction" / "cases" / name
+    params = json.loads((case / "params.yaml").read_text())
+    return ["evict", "pressure", params["node"], "--nodes", str(case / "cluster.yaml"), "--stats",
+            str(case / "stats.json"), "--kubelet-config", str(case / "kubelet-config.yaml"), "--now", params["now"]]
+
+
+def test_local_storage_evictions_and_critical_pods_spared_are_said() -> None:
+    code, out = _run(_case_argv("pressure-0012"))
+    assert code == 1 and "default/ui-406 has an emptyDir volume over its sizeLimit." in " ".join(out.split())
+    code, out = _run(_case_argv("pressure-0033"))
+    assert code == 0 and "Over a local storage limit but critical, not evicted: kube-system/api-611." in out

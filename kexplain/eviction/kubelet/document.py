@@ -9,6 +9,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from kexplain.apimachinery.quantity import BINARY_SI, DECIMAL_SI, new_quantity
 from kexplain.eviction.kubelet import manager as mgr
+from kexplain.eviction.kubelet import message as msg
 from kexplain.eviction.kubelet import rank
 from kexplain.eviction.kubelet import thresholds as th
 from kexplain.eviction.kubelet.admit import Admission
@@ -120,6 +121,7 @@ def pass_doc(p: mgr.Pass, thresholds: Sequence[th.Threshold]) -> dict:
     if p.skipped_critical:
         doc["skippedCritical"] = list(p.skipped_critical)
     doc.update({"evicted": evicted_doc(p.evicted), "events": events_doc(p.events), "log": list(p.log)})
+    doc["evictionCauses"] = [{"pod": e.pod, "cause": msg.parse(e.message).kind} for e in p.evicted]
     return doc
 
 

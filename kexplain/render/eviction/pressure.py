@@ -133,7 +133,7 @@ def reclaim_block(doc: Mapping[str, Any]) -> list[Block]:
     if gc:
         done = "resolved the pressure" if doc.get("nodeLevelResolved") else "did not resolve the pressure"
         lines.append((0, f"Node-level reclaim first: {', '.join(RECLAIM_WORDS.get(g, g) for g in gc)}; {done}."))
-    return [Block(lines_block(lines, gap=False).renderable)]
+    return [lines_block(lines)]
 
 
 def _key_text(value: Any) -> str:
@@ -187,11 +187,10 @@ def why_first_block(doc: Mapping[str, Any]) -> list[Block]:
         words = "has no stats (a pod without stats goes first)" if _key_of(r, decided) is None else \
             KEY_WORDS.get(decided, decided)
         first = (r.get("keys") or [{}])[0].get("name") == decided
-        return [Block(lines_block([(0, f"{r['pod']} is ahead of {nxt['pod']} because it {words}: "
-                                       f"{decided} {_key_text(_key_of(r, decided))} against "
-                                       f"{_key_text(_key_of(nxt, decided))}"
-                                       + ("." if first else "; the keys before it are equal."))],
-                                  gap=False).renderable, gap=False)]
+        text = (f"{r['pod']} is ahead of {nxt['pod']} because it {words}: {decided} "
+                f"{_key_text(_key_of(r, decided))} against {_key_text(_key_of(nxt, decided))}"
+                + ("." if first else "; the keys before it are equal."))
+        return [lines_block([(0, text)], gap=False)]
     return []
 
 
@@ -199,11 +198,24 @@ def _key_of(row: Mapping[str, Any], name: str) -> Any:
     return next((k.get("value") for k in row.get("keys") or () if k.get("name") == name), None)
 
 
+CAUSE_WORDS = {"emptyDir": "an emptyDir volume over its sizeLimit",
+               "podEphemeralStorage": "the pod's ephemeral storage over its containers' limits",
+               "containerEphemeralStorage": "a container's ephemeral storage over its limit"}
+
+
 def evicted_blocks(doc: Mapping[str, Any]) -> list[Block]:
     out = []
+    causes = {c.get("pod"): c.get("cause") for c in doc.get("evictionCauses") or ()}
+    if doc.get("skippedCritical") and not doc.get("rankingKeys"):
+        spared = ", ".join(sorted(set(doc["skippedCritical"])))
+        out.append(lines_block([(0, f"Over a local storage limit but critical, not evicted: {spared}.")]))
     for e in doc.get("evicted") or ():
+        cause = CAUSE_WORDS.get(str(causes.get(e.get("pod"))))
+        if cause:
+            out.append(lines_block([(0, f"Local storage limit (checked on every pass, whatever the pressure): "
+                                        f"{e.get('pod')} has {cause}.")]))
         out.append(Block(Text(f"Evicted {e.get('pod')} (grace period {e.get('gracePeriodSeconds')}s): "
-                              f"status Failed, reason Evicted, message:", style="bold")))
+                              f"status Failed, reason Evicted, message:", style="bold"), gap=not cause))
         out.append(Block(Text(f"  {e.get('message')}"), whole=True, gap=False))
         annotations = e.get("annotations") or {}
         if annotations.get("offending_containers"):
@@ -234,8 +246,8 @@ def earlier_block(doc: Mapping[str, Any]) -> list[Block]:
     evicted = ", ".join(e.get("pod") for e in earlier.get("evicted") or ()) or "nothing"
     met = "; ".join(f"{m.get('signal')} {_threshold(m)}" + ("" if m.get("gracePeriodMet") else " (grace not met)")
                     for m in earlier.get("thresholdsMet") or ()) or "none"
-    return [Block(lines_block([(0, f"Earlier pass at {earlier.get('at')}: thresholds met: {met}; {conditions}; "
-                                   f"evicted {evicted}.")], gap=False).renderable)]
+    return [lines_block([(0, f"Earlier pass at {earlier.get('at')}: thresholds met: {met}; {conditions}; "
+                             f"evicted {evicted}.")])]
 
 
 def whatif_block(doc: Mapping[str, Any]) -> list[Block]:
@@ -248,8 +260,8 @@ def whatif_block(doc: Mapping[str, Any]) -> list[Block]:
 
 def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
     return [*summary_blocks(doc), *earlier_block(doc), *signals_block(doc, look), *met_block(doc),
-            *reclaim_block(doc), *ranking_block(doc, look), *why_first_block(doc), *evicted_blocks(doc), *whatif_block(doc),
-            *admission_block(doc, look)]
+            *reclaim_block(doc), *ranking_block(doc, look), *why_first_block(doc), *evicted_blocks(doc),
+            *whatif_block(doc), *admission_block(doc, look)]
 
 
 def print_document(doc: Mapping[str, Any], console: Console) -> None:
