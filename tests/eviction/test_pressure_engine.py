@@ -166,3 +166,12 @@ def test_a_verified_change_holds_when_the_pod_is_changed_so(tmp_path) -> None:
     after = run()
     assert after["evicted"][0]["pod"] == priority["evictsInstead"] == "default/cache-566"
     assert after["ranking"].index("shop/agent-434") + 1 == priority["rankAfter"]
+
+
+def test_the_nodes_configz_answer_is_read_as_its_configuration() -> None:
+    configz = {"kubeletconfig": {"evictionHard": {"memory.available": "300Mi"},
+                                 "evictionPressureTransitionPeriod": "1m0s", "enforceNodeAllocatable": ["pods"]}}
+    config = read(configz)
+    assert [(t.signal, str(t.value)) for t in config.thresholds] == [("memory.available", "300Mi"),
+                                                                     ("allocatableMemory.available", "300Mi")]
+    assert config.transition_ns == 60 * 10**9

@@ -88,9 +88,14 @@ def _duration(doc: Mapping, key: str, default: str) -> int:
     return ns or parse_duration(default) or 0
 
 
+CONFIGZ_KEY = "kubeletconfig"
+
+
 def _check_kind(doc: Any) -> Mapping:
     if not isinstance(doc, Mapping):
         raise ConfigError(f"not a {KIND}: a mapping is expected")
+    if set(doc) == {CONFIGZ_KEY} and isinstance(doc[CONFIGZ_KEY], Mapping):
+        return doc[CONFIGZ_KEY]      # the node's /configz: the running configuration, defaulted already
     kind, version = doc.get("kind"), doc.get("apiVersion")
     if kind is not None and kind != KIND:
         raise ConfigError(f'no kind "{kind}" is registered for version "{version}"', "kind")
@@ -100,7 +105,8 @@ def _check_kind(doc: Any) -> Mapping:
 
 
 def read(doc: Any) -> EvictionConfig:
-    """The eviction configuration of a KubeletConfiguration document (`{}`: the kubelet's defaults)."""
+    """The eviction configuration of a KubeletConfiguration document (`{}`: the kubelet's defaults),
+    or of the node's `/configz` answer (`{"kubeletconfig": {...}}`)."""
     doc = _check_kind(doc)
     maps = {key: _string_map(doc, key) for key in MAPS}
     merge = _typed(doc, "mergeDefaultEvictionSettings", bool, "bool", False)
