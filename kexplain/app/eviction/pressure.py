@@ -1,0 +1,137 @@
+"""`kexplain evict pressure NODE`: the kubelet's eviction manager on NODE. The cluster, the node's
+stats Summary (and an earlier one), the KubeletConfiguration and the arriving pods are read once;
+then one or two `synchronize` passes, the admit handler, and the document. Never prints."""
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional
+
+from kexplain.app.eviction import EvictRequest, defaulted, node_named, pods_on, read_state
+from kexplain.errors import InputError
+from kexplain.eviction import versions
+from kexplain.eviction.kubelet import config as kconfig
+from kexplain.eviction.kubelet import document as kdoc
+from kexplain.eviction.kubelet import manager as mgr
+from kexplain.eviction.kubelet import signals as sig
+from kexplain.eviction.kubelet import whatif
+from kexplain.eviction.kubelet.admit import admit
+from kexplain.load.manifests import load_objects, read_settings_document
+
+TERMINAL_PHASES = ("Succeeded", "Failed")
+KUBELET_CONFIG = "KubeletConfiguration"
+SUMMARY = "stats Summary"
+
+
+def read_kubelet_config(path: Optional[str], max_bytes: int) -> kconfig.EvictionConfig:
+    """The KubeletConfiguration's eviction settings (the kubelet's defaults without a file)."""
+    if not path:
+        return kconfig.read({})
+    doc, source = read_settings_document(path, KUBELET_CONFIG, max_bytes)
+    try:
+        return kconfig.read(doc)
+    except kconfig.ConfigError as err:
+        field = f"{KUBELET_CONFIG} {err.field}" if err.field else KUBELET_CONFIG
+        raise InputError(str(err), source=source, field=field) from None
+
+
+def read_summary(path: Optional[str], option: str, node: str, pods: list[dict], max_bytes: int) -> Mapping:
+    """A stats Summary, checked against the cluster: every pod it names is bound to the node."""
+    if not path:
+        raise InputError(f"{option} FILE is required: the node's stats Summary (`kubectl get --raw "
+                         f"/api/v1/nodes/{node}/proxy/stats/summary`)")
+    doc, source = read_settings_document(path, SUMMARY, max_bytes)
+    if not isinstance(doc, Mapping):
+        raise InputError("not a stats Summary: a mapping is expected", source=source)
+    held = {str((p.get("metadata") or {}).get("uid") or "") for p in pods}
+    try:
+        sig.observations(doc)
+        sig.pod_stats(doc)
+        for i, ref in sig.summary_pod_refs(doc):
+            if str(ref.get("uid")) not in held:
+                raise sig.StatsError(f"pod {ref.get('namespace')}/{ref.get('name')} (uid {ref.get('uid')}) is not "
+                                     f"bound to node {node} in the cluster", f"pods[{i}].podRef")
+    except sig.StatsError as err:
+        raise InputError(str(err), source=source, field=f"Summary {err.field}") from None
+    return doc
+
+
+def read_arrivals(path: Optional[str], req: EvictRequest) -> list[dict]:
+    """The pods of --admit, as the API server stores them."""
+    if not path:
+        return []
+    objs = load_objects([path], req.max_bytes, req.stdin, max_objects=req.max_objects)
+    pods = []
+    for obj, source in objs:
+        if obj.get("kind") != "Pod":
+            raise InputError(f"a {obj.get('kind')} where Pods arriving at the node are expected", source=source,
+                             obj=obj)
+        pods.append(defaulted(obj, req.kube))
+    return pods
+
+
+def _active(pods: list[dict], evicted: set[str]) -> list[dict]:
+    """The kubelet's active pods: not finished, not evicted by an earlier pass."""
+    out = []
+    for p in pods:
+        meta = p.get("metadata") or {}
+        if (p.get("status") or {}).get("phase") in TERMINAL_PHASES:
+            continue
+        if f"{meta.get('namespace') or 'default'}/{meta.get('name')}" in evicted:
+            continue
+        out.append(p)
+    return out
+
+
+def run_passes(req: EvictRequest, config: kconfig.EvictionConfig, pods: list[dict],
+               summaries: tuple[Optional[Mapping], Mapping]) -> tuple[mgr.State, Optional[mgr.Pass], mgr.Pass]:
+    """The earlier pass (when given), then the pass at --now."""
+    fs = mgr.Filesystems.named(req.options.get("filesystems") or "shared")
+    pod_level = req.kube.since(versions.POD_LEVEL_MESSAGE_SINCE) and req.kube.enabled("PodLevelResources")
+    state = mgr.initial_state(config)
+    earlier = None
+    evicted: set[str] = set()
+    if summaries[0] is not None:
+        inputs = mgr.Inputs(req.options["earlier_at"], summaries[0], _active(pods, evicted), req.node, fs, pod_level)
+        state, earlier = mgr.synchronize(state, config, inputs)
+        evicted = {e.pod for e in earlier.evicted}
+    inputs = mgr.Inputs(req.now, summaries[1], _active(pods, evicted), req.node, fs, pod_level)
+    state, now = mgr.synchronize(state, config, inputs)
+    return state, earlier, now
+
+
+def document(req: EvictRequest) -> dict[str, Any]:
+    """The document of `kexplain evict pressure`."""
+    cluster = read_state(req)
+    node_named(cluster, req.node, req.nodes)
+    pods = pods_on(cluster, req.node)
+    config = read_kubelet_config(req.options.get("kubelet_config"), req.max_bytes)
+    earlier_summary = None
+    if req.options.get("earlier_stats"):
+        earlier_summary = read_summary(req.options["earlier_stats"], "--earlier-stats", req.node, pods, req.max_bytes)
+    summary = read_summary(req.options.get("stats"), "--stats", req.node, pods, req.max_bytes)
+    arrivals = read_arrivals(req.options.get("admit"), req)
+    state, earlier, now = run_passes(req, config, pods, (earlier_summary, summary))
+    fs = mgr.Filesystems.named(req.options.get("filesystems") or "shared")
+    doc: dict[str, Any] = {
+        "family": "pressure", "kubernetesVersion": versions.KUBELET_RELEASES.get(req.kube.minor, req.kube.release),
+        "node": req.node, "filesystems": {"dedicatedImageFs": fs.image_fs, "splitContainerFs": fs.split},
+        "thresholds": kdoc.thresholds_doc(state.thresholds),
+        "evictionHard": dict(config.eviction_hard), "evictionHardDefaulted": config.hard_defaulted,
+        "pressureTransitionPeriodSeconds": config.transition_ns // 10**9,
+        "maxPodGracePeriodSeconds": config.max_pod_grace_seconds,
+        **kdoc.pass_doc(now, state.thresholds)}
+    if arrivals:
+        pod_level = req.kube.enabled("PodLevelResources")
+        answers = [admit(p, state.node_conditions, pod_level, req.kube.enabled("TaintTolerationComparisonOperators"))
+                   for p in arrivals]
+        doc["admission"] = kdoc.admission_doc(answers)
+        doc["admissionWhy"] = kdoc.admission_why(answers)
+    if earlier is not None:
+        doc["earlier"] = kdoc.pass_doc(earlier, state.thresholds)
+    doc["whatIf"] = [c.describe() for c in whatif.changes(
+        now, pods, lambda trial: run_passes(req, config, list(trial), (earlier_summary, summary))[2])]
+    return doc
+
+
+def evicts(doc: Mapping[str, Any]) -> bool:
+    """Exit 1 when a pass evicted a pod."""
+    return bool(doc.get("evicted")) or bool((doc.get("earlier") or {}).get("evicted"))
