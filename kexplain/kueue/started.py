@@ -59,6 +59,21 @@ def held_or_started(objs: Objects, submitted: list[int], context: Objects, *, va
     return out, answers
 
 
+def parts(objs: Objects, submitted: list[int], outcomes: list[JobOutcome]
+          ) -> list[tuple[int, dict[str, Any], JobOutcome]]:
+    """(index, part, outcome) for what Kueue met of each submitted object (`jobs.parents`: the
+    object itself, a CronJob's Job, a Deployment's pods, a StatefulSet as its webhook stores it),
+    in the order of the pass's outcomes."""
+    out = []
+    left = iter(outcomes)
+    for index in submitted:
+        obj, src = objs[index]
+        for part in kueue_objects(obj, src):
+            if integration_for(kind_of(part), str(part.get("apiVersion") or "")) is not None:
+                out.append((index, part, next(left)))
+    return out
+
+
 def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[str, Any]
             ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The objects a managed job leaves after Kueue's pass, and Kueue's answer for them."""
