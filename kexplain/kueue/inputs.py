@@ -83,9 +83,9 @@ def _with_uid(obj: dict[str, Any]) -> dict[str, Any]:
 def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict", stored: bool = False) -> KueueInputs:
     """Kueue's inputs from `submitted` and `cluster` objects already read: a refused Kueue object is
     bad input; a submitted Pod is admitted unless `stored`."""
-    out = KueueInputs(submitted=tuple(submitted), cluster=tuple(cluster), validate=validate)
     if any(makes_managed(o) for o, _ in submitted):     # what Kueue meets of them (`jobs.parents`)
         submitted = [(part, s) for o, s in submitted for part in kueue_objects(o, s)]
+    out = KueueInputs(submitted=tuple(submitted), cluster=tuple(cluster), validate=validate)
     pods = [(o, s) for o, s in submitted if isinstance(o, dict) and _kind(o) == "Pod"
             and integration_for("Pod", str(o.get("apiVersion") or "")) is not None]
     admitted_pods = iter([_with_uid(o) for o, _ in pods] if stored else
