@@ -148,6 +148,10 @@ def test_a_statefulset_is_one_pod_group(tmp_path: Path, replicas, verdict, code,
     _, report = _lint(_write(tmp_path, _apps("StatefulSet", replicas)))
     fits = [f for f in report["findings"] if f["rule"] == "fits"]
     assert len(fits) == (1 if verdict == "Admitted" else 0)
+    _, out, _ = kexplain(_write(tmp_path, _apps("StatefulSet", replicas)), *CLUSTER)
+    said = ("the StatefulSet is started (its pods ungated together)" if verdict == "Admitted"
+            else "is not admitted; its pods keep their scheduling gate (held together)")
+    assert said in " ".join(out.split())
 
 
 def test_apps_without_the_label_are_as_before(tmp_path: Path) -> None:
