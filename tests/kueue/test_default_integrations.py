@@ -218,3 +218,10 @@ def test_an_unmodelled_kind_without_the_label_is_as_before(tmp_path: Path) -> No
               "spec": {}}
     code, _, err = kexplain(_write(tmp_path, rayjob), *CLUSTER)
     assert code == 2 and "no Pod or workload to explain (found RayJob" in err and "Kueue" not in err
+
+
+def test_kueue_refuses_a_statefulset_whose_replicas_is_no_count(tmp_path: Path) -> None:
+    sts = _apps("StatefulSet", 2)
+    sts["spec"]["replicas"] = "two"
+    code, _, err = kexplain("kueue", _write(tmp_path, sts), "--nodes", str(CASE / "cluster.yaml"))
+    assert code == 2 and "spec.replicas: must be a non-negative integer" in err

@@ -44,6 +44,10 @@ def replicas_of(obj: Mapping[str, Any]) -> int:
 @by_identity
 def from_object(obj: dict[str, Any], source: Source | None) -> StatefulSet:
     spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
+    replicas = spec.get("replicas")
+    if replicas is not None and (isinstance(replicas, bool) or not isinstance(replicas, int) or replicas < 0):
+        raise InputError(f"must be a non-negative integer, not {replicas!r}", source=source, obj=obj,
+                         field="spec.replicas")
     template = spec.get("template")
     if not isinstance(template, Mapping):
         raise InputError("a StatefulSet needs spec.template", source=source, obj=obj, field="spec.template")
