@@ -225,3 +225,10 @@ def test_kueue_refuses_a_statefulset_whose_replicas_is_no_count(tmp_path: Path) 
     sts["spec"]["replicas"] = "two"
     code, _, err = kexplain("kueue", _write(tmp_path, sts), "--nodes", str(CASE / "cluster.yaml"))
     assert code == 2 and "spec.replicas: must be a non-negative integer" in err
+
+
+def test_a_refused_cronjob_is_named_not_its_job(tmp_path: Path) -> None:
+    cj = _cronjob()
+    del cj["spec"]["jobTemplate"]["spec"]["template"]["spec"]["restartPolicy"]
+    code, _, err = kexplain(_write(tmp_path, cj), *CLUSTER)
+    assert code == 2 and 'CronJob.batch "nightly" is invalid: spec.jobTemplate.spec.template.spec.restartPolicy' in err

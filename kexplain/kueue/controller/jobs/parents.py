@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Mapping
 
+from kexplain.admission.workloads import check_workload
 from kexplain.apimachinery.identity import as_dict, object_uid
 from kexplain.controllers.controller_utils import POD_TEMPLATE_HASH_LABEL
 from kexplain.controllers.cronjob import cronjob_job, is_cronjob
@@ -35,9 +36,11 @@ def _is(obj: Any, kind: str, group: str) -> bool:
 
 
 def kueue_objects(obj: dict[str, Any], source: Source | None = None) -> list[dict[str, Any]]:
-    """What Kueue's integrations meet of `obj` (see the module's words)."""
+    """What Kueue's integrations meet of `obj` (see the module's words); AdmissionRejected when the
+    API server refuses `obj` itself."""
     if not makes_managed(obj):
         return [obj]
+    check_workload(obj, source)     # (refused as written: the API server's words name it, not what it makes)
     if is_cronjob(obj):
         return [cronjob_job(obj)]
     if _is(obj, "Deployment", "apps"):
