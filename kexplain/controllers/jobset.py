@@ -200,6 +200,7 @@ def _job(obj: Mapping[str, Any], rjs: list[Mapping[str, Any]], index: int, i: in
         pod_spec["tolerations"] = [*(pod_spec.get("tolerations") or ()),
                                    {"key": NO_SCHEDULE_TAINT, "operator": "Exists", "effect": "NoSchedule"}]
     _pod_webhook(pod, priority_classes)
+    _add_volumes(pod_spec, obj)
     jmeta = as_dict(job_template.get("metadata"))
     return {"apiVersion": "batch/v1", "kind": "Job",
             "metadata": {**jmeta, "name": job_name, "namespace": namespace,
@@ -209,6 +210,43 @@ def _job(obj: Mapping[str, Any], rjs: list[Mapping[str, Any]], index: int, i: in
                                               "name": name, "uid": labels[JOBSET_UID],
                                               "controller": True, "blockOwnerDeletion": True}]},
             "spec": {**job_spec, "suspend": suspend, "template": pod}}
+
+
+def _claim_templates(obj: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The PVC templates of `spec.volumeClaimPolicies`, in order."""
+    return [t for policy in as_dict(obj.get("spec")).get("volumeClaimPolicies") or () if isinstance(policy, Mapping)
+            for t in policy.get("templates") or () if isinstance(t, Mapping) and as_dict(t.get("metadata")).get("name")]
+
+
+def _add_volumes(pod_spec: dict[str, Any], obj: Mapping[str, Any]) -> None:
+    """addVolumes, in place: a volume of claim `<template>-<jobset>` for each claim template a
+    container or init container mounts by its name."""
+    mounted = {str(m.get("name")) for key in ("containers", "initContainers") for c in pod_spec.get(key) or ()
+               if isinstance(c, Mapping) for m in c.get("volumeMounts") or () if isinstance(m, Mapping)}
+    name = str(meta_of(obj).get("name") or "")
+    for template in _claim_templates(obj):
+        claim = str(as_dict(template.get("metadata"))["name"])
+        if claim in mounted:
+            pod_spec["volumes"] = [*(pod_spec.get("volumes") or ()),
+                                   {"name": claim, "persistentVolumeClaim": {"claimName": f"{claim}-{name}"}}]
+
+
+def volume_claims(obj: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The claims the JobSet controller creates of `spec.volumeClaimPolicies`
+    (createPVCsIfNecessary): `<template>-<jobset>`, the template's labels with the JobSet's name,
+    its annotations and spec."""
+    meta = meta_of(obj)
+    out = []
+    for template in _claim_templates(obj):
+        tmeta = as_dict(template.get("metadata"))
+        claim_meta: dict[str, Any] = {"name": f"{tmeta['name']}-{meta.get('name') or ''}",
+                                      "namespace": str(meta.get("namespace") or "default"),
+                                      "labels": {**as_dict(tmeta.get("labels")), JOBSET_NAME: str(meta.get("name") or "")}}
+        if tmeta.get("annotations"):
+            claim_meta["annotations"] = dict(as_dict(tmeta.get("annotations")))
+        out.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": claim_meta,
+                    "spec": copy.deepcopy(as_dict(template.get("spec")))})
+    return out
 
 
 def is_jobset(obj: Any) -> bool:
@@ -236,8 +274,8 @@ def priority_classes_of(objects: Iterable[tuple[Any, Any]]) -> dict[str, Priorit
 
 
 def with_jobset_jobs(objs: list[tuple[Any, Any]], cluster: Iterable[tuple[Any, Any]] = ()) -> list[tuple[Any, Any]]:
-    """`objs` with each JobSet replaced by the Jobs its controller creates (suspended with it:
-    `spec.suspend`), at its place; the PriorityClasses of `objs` and `cluster` give the pods'
+    """`objs` with each JobSet replaced by the claims of its volume claim policies and the Jobs its
+    controller creates (suspended with it: `spec.suspend`), at its place; the PriorityClasses of `objs` and `cluster` give the pods'
     priority label. A JobSet without replicated jobs is kept (the loader says what it is)."""
     if not any(is_jobset(o) for o, _ in objs):
         return objs
@@ -246,5 +284,5 @@ def with_jobset_jobs(objs: list[tuple[Any, Any]], cluster: Iterable[tuple[Any, A
     for obj, src in objs:
         jobs = jobset_jobs(obj, suspend=as_dict(obj.get("spec")).get("suspend") is True,
                            priority_classes=classes) if is_jobset(obj) else []
-        out.extend([(job, src) for job in jobs] if jobs else [(obj, src)])
+        out.extend([(made, src) for made in [*volume_claims(obj), *jobs]] if jobs else [(obj, src)])
     return out

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from kexplain.controllers.jobset import (   # noqa: F401  (the names the chain and its tests read)
     EXCLUSIVE, JOB_KEY, JOBSET_NAME, JOBSET_UID, NAMESPACED_JOB, NO_SCHEDULE_TAINT, NODE_SELECTOR_STRATEGY, PRIORITY,
-    REPLICATED_JOB_NAME, job_key, jobset_jobs as controller_jobs, pod_priority,
+    REPLICATED_JOB_NAME, job_key, jobset_jobs as controller_jobs, pod_priority, volume_claims,
 )
 from kexplain.kueue.apis.priorityclass import PriorityClass
 from kexplain.kueue.podset import PodSetInfo, merged

@@ -12,7 +12,7 @@ from kexplain.kueue.objects import ADMITTED, Objects, kind_of, meta_of, object_k
 from kexplain.kueue.controller.jobframework.reconciler import JobOutcome
 from kexplain.kueue.explain import explained_pass
 from kexplain.kueue.inputs import inputs_of
-from kexplain.kueue.jobset_jobs import REPLICATED_JOB_NAME, jobset_jobs
+from kexplain.kueue.jobset_jobs import REPLICATED_JOB_NAME, jobset_jobs, volume_claims
 from kexplain.kueue.podset import Conflict, PodSetInfo, infos, merged
 from kexplain.kueue.run import Pass, Settings, run_pass
 from kexplain.kueue.controller.jobs import integration_for
@@ -53,6 +53,8 @@ def held_or_started(objs: Objects, submitted: list[int], context: Objects, *, va
                 out.append((part, src))
                 continue
             made, answer = started(part, next(outcomes), done, doc)
+            if kind_of(part) == "JobSet":     # (the claims its controller creates: they join the cluster)
+                out.extend((claim, src) for claim in volume_claims(part))
             for n, m in enumerate(made):
                 out.append((m, src))
                 answers[object_key(m)] = _for_made(answer, m, n)

@@ -53,3 +53,25 @@ def test_held_says_only_of_a_labelled_unmodelled_kind() -> None:
     assert held(obj("example.com/v1", "MPIJob", queue)) == ""
     assert held(obj("batch/v1", "Job", queue)) == ""
     assert ("trainer.kubeflow.org", "TrainJob") in UNMODELLED and ("workload.codeflare.dev", "AppWrapper") in UNMODELLED
+
+
+def test_volume_claim_policies_make_claims_and_volumes() -> None:
+    """addVolumes and createPVCsIfNecessary: a claim `<template>-<jobset>` per template, a volume
+    of it in each Job whose containers mount it by name, none in the others."""
+    def rj(name: str, mounts: list[str]) -> dict:
+        container = {"name": "c", "image": "busybox", "volumeMounts": [{"name": m, "mountPath": f"/{m}"} for m in mounts]}
+        return {"name": name, "template": {"spec": {"template": {"spec": {"containers": [container]}}}}}
+    jobset = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "t", "namespace": "ml"},
+              "spec": {"volumeClaimPolicies": [{"templates": [
+                  {"metadata": {"name": "data", "labels": {"a": "b"}},
+                   "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}]}],
+                  "replicatedJobs": [rj("init", ["data"]), rj("other", [])]}}
+    out = [o for o, _ in with_jobset_jobs([(jobset, "s")])]
+    assert [(o["kind"], o["metadata"]["name"]) for o in out] == [
+        ("PersistentVolumeClaim", "data-t"), ("Job", "t-init-0"), ("Job", "t-other-0")]
+    claim = out[0]
+    assert claim["metadata"]["namespace"] == "ml" and claim["spec"]["resources"]["requests"]["storage"] == "1Gi"
+    assert claim["metadata"]["labels"] == {"a": "b", "jobset.sigs.k8s.io/jobset-name": "t"}
+    assert out[1]["spec"]["template"]["spec"]["volumes"] == [
+        {"name": "data", "persistentVolumeClaim": {"claimName": "data-t"}}]
+    assert "volumes" not in out[2]["spec"]["template"]["spec"]
