@@ -7,6 +7,7 @@ from typing import Any, Mapping
 from kexplain.admission.workloads import WORKLOAD_KINDS
 from kexplain.apimachinery.kinds import KIND_GROUPS, api_group, is_builtin_kind
 from kexplain.controllers.existing import Children, still_to_create
+from kexplain.controllers.queued import held
 from kexplain.controllers.workloads import Copies, copies_of, idle_reason, replica_count, statefulset_claims, \
     workload_name, workload_pod
 from kexplain.errors import InputError, KexplainError, LeftOutNote, Source
@@ -174,27 +175,36 @@ class PodsExist(LeftOutNote):
     """A workload whose controller creates nothing now (its pods are in the input). Not bad input."""
 
 
+class NotModelled(KexplainError):
+    """An object Kueue holds whose kind kexplain does not model (`controllers.queued`): left out
+    unexplained, counted as any object left out (exit code 2)."""
+
+
 def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bool = False,
             problems: Problems = RAISE, kube: KubeVersion = DEFAULT_VERSION) -> list[Entry]:
     """The entries of the POD file's explained Pods and workloads, in order; refusals go to `problems`."""
     out = []
     candidates = PodFile.of(objs, path).explained
     children = Children(o for o, _ in objs) if replicas is None else None
+    unmodelled = [(o, s) for o, s in objs if held(o)]
+    for obj, src in unmodelled:
+        problems.add(NotModelled(held(obj), source=src, obj=obj))
     for i, (obj, src) in enumerate(candidates):
         try:
             entry = entry_of(obj, src, i, replicas, stored=stored, kube=kube)
             out.append(entry if children is None else with_existing(entry, children))
         except KexplainError as err:
             problems.add(err)
-    if not out and not problems:
+    if not out and not problems and not unmodelled:
         try:
             pending_pod(objs, path)      # raises its "no Pod or workload to explain" error
         except KexplainError as err:
             problems.add(err)
     elif not out and objs:      # the errors said what was wrong, not what the rest was
         hint = kustomize_hint(kustomization_dirs(objs))
-        if not candidates:
-            kinds = found_kinds(objs)
+        others = [(o, s) for o, s in objs if not held(o)]
+        if not candidates and others:
+            kinds = found_kinds(others)
             problems.add(InputError(f"no other Pod or workload to explain (found {kinds})"
                                     f"{'; ' + hint if hint else ''}", source=Source(path)))
         elif hint:              # every workload refused: a kustomize base's may lack what it adds

@@ -19,6 +19,8 @@ from kexplain.kueue.apis.resourceflavor import ResourceFlavor, parse_resource_fl
 from kexplain.kueue.apis.workload import WorkloadObject, parse_workload
 from kexplain.kueue.controller.jobframework.interface import GenericJob
 from kexplain.kueue.controller.jobs import integration_for
+from kexplain.kueue.controller.jobs.parents import kueue_objects
+from kexplain.kueue.objects import makes_managed
 from kexplain.load.manifests import check_objects, load_objects
 
 Objects = Sequence[tuple[dict[str, Any], Source]]
@@ -81,6 +83,8 @@ def _with_uid(obj: dict[str, Any]) -> dict[str, Any]:
 def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict", stored: bool = False) -> KueueInputs:
     """Kueue's inputs from `submitted` and `cluster` objects already read: a refused Kueue object is
     bad input; a submitted Pod is admitted unless `stored`."""
+    if any(makes_managed(o) for o, _ in submitted):     # what Kueue meets of them (`jobs.parents`)
+        submitted = [(part, s) for o, s in submitted for part in kueue_objects(o, s)]
     out = KueueInputs(submitted=tuple(submitted), cluster=tuple(cluster), validate=validate)
     pods = [(o, s) for o, s in submitted if isinstance(o, dict) and _kind(o) == "Pod"
             and integration_for("Pod", str(o.get("apiVersion") or "")) is not None]

@@ -1,181 +1,24 @@
-"""The Jobs the JobSet controller makes of a JobSet (sigs.k8s.io/jobset: `constructJob` and
-`labelAndAnnotateObject` of jobset_controller.go, the webhooks), for the chain (`kueue.started`)."""
+"""The Jobs the JobSet controller makes of a JobSet Kueue holds or starts, for the chain
+(`kueue.started`): the controller's Jobs (`kexplain.controllers.jobset`), suspended while Kueue
+holds the JobSet, each pod template merged with its pod set's info once Kueue starts it."""
 from __future__ import annotations
 
-import copy
-import hashlib
 from typing import Any, Mapping
 
-from kexplain.admission.workloads import object_uid
-from kexplain.apimachinery.identity import as_dict
+from kexplain.controllers.jobset import (   # noqa: F401  (the names the chain and its tests read)
+    EXCLUSIVE, JOB_KEY, JOBSET_NAME, JOBSET_UID, NAMESPACED_JOB, NO_SCHEDULE_TAINT, NODE_SELECTOR_STRATEGY, PRIORITY,
+    REPLICATED_JOB_NAME, job_key, jobset_jobs as controller_jobs, pod_priority, volume_claims,
+)
 from kexplain.kueue.apis.priorityclass import PriorityClass
-from kexplain.kueue.objects import meta_of
 from kexplain.kueue.podset import PodSetInfo, merged
-
-PREFIX = "jobset.sigs.k8s.io/"
-JOBSET_NAME = PREFIX + "jobset-name"
-JOBSET_UID = PREFIX + "jobset-uid"
-REPLICATED_JOB_NAME = PREFIX + "replicatedjob-name"
-RESTARTS = PREFIX + "restart-attempt"
-REPLICATED_JOB_REPLICAS = PREFIX + "replicatedjob-replicas"
-GLOBAL_REPLICAS = PREFIX + "global-replicas"
-JOB_INDEX = PREFIX + "job-index"
-JOB_KEY = PREFIX + "job-key"
-JOB_GLOBAL_INDEX = PREFIX + "job-global-index"
-GROUP_NAME = PREFIX + "group-name"
-GROUP_REPLICAS = PREFIX + "group-replicas"
-JOB_GROUP_INDEX = PREFIX + "job-group-index"
-COORDINATOR = PREFIX + "coordinator"
-PRIORITY = PREFIX + "priority"
-EXCLUSIVE = "alpha.jobset.sigs.k8s.io/exclusive-topology"
-NODE_SELECTOR_STRATEGY = "alpha.jobset.sigs.k8s.io/node-selector"
-NAMESPACED_JOB = "alpha.jobset.sigs.k8s.io/namespaced-job"
-NO_SCHEDULE_TAINT = "alpha.jobset.sigs.k8s.io/no-schedule"
-DEFAULT_GROUP = "default"
-
-
-def _replicas(rj: Mapping[str, Any]) -> int:
-    return rj["replicas"] if isinstance(rj.get("replicas"), int) and not isinstance(rj["replicas"], bool) else 1
-
-
-def job_key(namespace: str, job_name: str) -> str:
-    """jobHashKey: the SHA-1 of `<namespace>/<job name>`, in hex."""
-    return hashlib.sha1(f"{namespace}/{job_name}".encode()).hexdigest()
-
-
-def _subdomain(spec: Mapping[str, Any], name: str) -> str | None:
-    """GetSubdomain when DNS hostnames are on (the webhook's default), else None."""
-    network = as_dict(spec.get("network"))
-    if network.get("enableDNSHostnames") is False:
-        return None
-    return str(network.get("subdomain") or name)
-
-
-def _names(obj: Mapping[str, Any], rjs: list[Mapping[str, Any]], index: int, job_index: int
-           ) -> tuple[dict[str, str], dict[str, str]]:
-    """labelAndAnnotateObject's labels and annotations for Job `job_index` of replicated job
-    `index` (the template's own added under them by the caller)."""
-    meta = meta_of(obj)
-    name, namespace = str(meta.get("name") or ""), str(meta.get("namespace") or "default")
-    spec = as_dict(obj.get("spec"))
-    rj = rjs[index]
-    group = str(rj.get("groupName") or DEFAULT_GROUP)
-    job_name = f"{name}-{rj.get('name')}-{job_index}"
-    before = sum(_replicas(r) for r in rjs[:index])
-    in_group = [i for i, r in enumerate(rjs) if str(r.get("groupName") or DEFAULT_GROUP) == group]
-    group_before = sum(_replicas(rjs[i]) for i in in_group if i < index)
-    status = as_dict(obj.get("status"))
-    restarts = status.get("restarts") if isinstance(status.get("restarts"), int) else 0
-    labels = {JOBSET_NAME: name, JOBSET_UID: str(meta.get("uid") or object_uid(dict(obj))),
-              REPLICATED_JOB_NAME: str(rj.get("name")), RESTARTS: str(restarts),
-              REPLICATED_JOB_REPLICAS: str(_replicas(rj)), GLOBAL_REPLICAS: str(sum(_replicas(r) for r in rjs)),
-              JOB_INDEX: str(job_index), JOB_KEY: job_key(namespace, job_name),
-              JOB_GLOBAL_INDEX: str(before + job_index), GROUP_NAME: group,
-              GROUP_REPLICAS: str(sum(_replicas(rjs[i]) for i in in_group)),
-              JOB_GROUP_INDEX: str(group_before + job_index)}
-    coordinator = as_dict(spec.get("coordinator"))
-    if coordinator:
-        subdomain = str(as_dict(spec.get("network")).get("subdomain") or name)
-        labels[COORDINATOR] = (f"{name}-{coordinator.get('replicatedJob') or ''}-{coordinator.get('jobIndex') or 0}-"
-                               f"{coordinator.get('podIndex') or 0}.{subdomain}")
-    annotations = dict(labels)
-    for source in (meta.get("annotations"), as_dict(as_dict(rj.get("template")).get("metadata")).get("annotations")):
-        source = as_dict(source)
-        if EXCLUSIVE in source:
-            annotations[EXCLUSIVE] = str(source[EXCLUSIVE])
-            if NODE_SELECTOR_STRATEGY in source:
-                annotations[NODE_SELECTOR_STRATEGY] = str(source[NODE_SELECTOR_STRATEGY])
-    return labels, annotations
-
-
-def pod_priority(pod_spec: Mapping[str, Any], priority_classes: Mapping[str, PriorityClass]) -> int | None:
-    """The priority the Priority admission plugin gives the pod: its own, its class's, the
-    global default's, else 0; None when it names a class that does not exist (refused)."""
-    if isinstance(pod_spec.get("priority"), int):
-        return int(pod_spec["priority"])
-    name = pod_spec.get("priorityClassName")
-    if name:
-        pc = priority_classes.get(str(name))
-        return None if pc is None else pc.value
-    return next((pc.value for pc in priority_classes.values() if pc.global_default), 0)
-
-
-def _exclusive_terms(key: str, priority: str, topology: str) -> dict[str, Any]:
-    """setExclusiveAffinities' two terms."""
-    same = {"labelSelector": {"matchExpressions": [{"key": JOB_KEY, "operator": "In", "values": [key]}]},
-            "namespaceSelector": {}, "topologyKey": topology}
-    others = {"labelSelector": {"matchExpressions": [
-        {"key": JOB_KEY, "operator": "Exists"}, {"key": JOB_KEY, "operator": "NotIn", "values": [key]},
-        {"key": PRIORITY, "operator": "In", "values": [priority]}]},
-        "namespaceSelector": {}, "topologyKey": topology}
-    return {"podAffinity": same, "podAntiAffinity": others}
-
-
-def _pod_webhook(template: dict[str, Any], priority_classes: Mapping[str, PriorityClass]) -> None:
-    """The JobSet pod webhook's Default on the leader pod (see the module's words), in place."""
-    meta, spec = template["metadata"], template["spec"]
-    annotations = meta.get("annotations") or {}
-    if NODE_SELECTOR_STRATEGY in annotations:
-        return
-    priority = pod_priority(spec, priority_classes)
-    if priority is not None:
-        meta["labels"] = {**(meta.get("labels") or {}), PRIORITY: str(priority)}
-    if EXCLUSIVE not in annotations:
-        return
-    labels = meta.get("labels") or {}
-    terms = _exclusive_terms(str(labels.get(JOB_KEY, "")), str(labels.get(PRIORITY, "")), str(annotations[EXCLUSIVE]))
-    affinity = as_dict(spec.get("affinity"))
-    spec["affinity"] = affinity
-    for kind, term in terms.items():
-        node = affinity[kind] = as_dict(affinity.get(kind))
-        node["requiredDuringSchedulingIgnoredDuringExecution"] = [
-            *(node.get("requiredDuringSchedulingIgnoredDuringExecution") or ()), term]
 
 
 def jobset_jobs(obj: Mapping[str, Any], pod_sets: list[PodSetInfo] | None,
                 priority_classes: Mapping[str, PriorityClass] | None = None) -> list[dict[str, Any]]:
     """The Jobs of a JobSet, each pod template merged with its pod set's info once Kueue started it
     (`pod_sets`; None: held, suspended)."""
-    meta = meta_of(obj)
-    name = str(meta.get("name") or "")
-    namespace = str(meta.get("namespace") or "default")
-    spec = as_dict(obj.get("spec"))
-    rjs = [rj for rj in spec.get("replicatedJobs") or () if isinstance(rj, Mapping)]
-    subdomain = _subdomain(spec, name)
-    out = []
-    for index, rj in enumerate(rjs):
-        template = as_dict(rj.get("template"))
-        job_spec = copy.deepcopy(as_dict(template.get("spec")))
-        job_spec.setdefault("completionMode", "Indexed")
-        pod_template = copy.deepcopy(as_dict(job_spec.get("template")))
-        pod_template["spec"] = as_dict(pod_template.get("spec"))
-        if not pod_template["spec"].get("restartPolicy"):
-            pod_template["spec"]["restartPolicy"] = "OnFailure"
-        if pod_sets is not None and index < len(pod_sets):
-            pod_template = merged(pod_template, pod_sets[index])
-        for i in range(_replicas(rj)):
-            labels, annotations = _names(obj, rjs, index, i)
-            job_name = f"{name}-{rj.get('name')}-{i}"
-            pod = copy.deepcopy(pod_template)
-            pod["metadata"] = as_dict(pod.get("metadata"))
-            pod["metadata"]["labels"] = {**(pod["metadata"].get("labels") or {}), **labels}
-            pod["metadata"]["annotations"] = {**(pod["metadata"].get("annotations") or {}), **annotations}
-            pod_spec = pod["spec"] = as_dict(pod.get("spec"))
-            if subdomain is not None:
-                pod_spec["subdomain"] = subdomain
-            if EXCLUSIVE in annotations and NODE_SELECTOR_STRATEGY in annotations:
-                pod_spec["nodeSelector"] = {**(pod_spec.get("nodeSelector") or {}),
-                                            NAMESPACED_JOB: f"{namespace}_{job_name}"}
-                pod_spec["tolerations"] = [*(pod_spec.get("tolerations") or ()),
-                                           {"key": NO_SCHEDULE_TAINT, "operator": "Exists", "effect": "NoSchedule"}]
-            _pod_webhook(pod, priority_classes or {})
-            jmeta = as_dict(template.get("metadata"))
-            out.append({"apiVersion": "batch/v1", "kind": "Job",
-                        "metadata": {**jmeta, "name": job_name, "namespace": namespace,
-                                     "labels": {**(jmeta.get("labels") or {}), **labels},
-                                     "annotations": {**(jmeta.get("annotations") or {}), **annotations},
-                                     "ownerReferences": [{"apiVersion": str(obj.get("apiVersion")), "kind": "JobSet",
-                                                          "name": name, "uid": labels[JOBSET_UID],
-                                                          "controller": True, "blockOwnerDeletion": True}]},
-                        "spec": {**job_spec, "suspend": pod_sets is None, "template": pod}})
-    return out
+    if pod_sets is None:
+        return controller_jobs(obj, suspend=True, priority_classes=priority_classes)
+    infos = pod_sets
+    return controller_jobs(obj, suspend=False, priority_classes=priority_classes,
+                           template=lambda i, t: merged(t, infos[i]) if i < len(infos) else t)

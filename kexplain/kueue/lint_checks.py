@@ -52,25 +52,28 @@ def checked(objs: Objects, cluster: Objects, *, validate: str = "strict", versio
     if not any(is_kueue(o) for o, _ in context):
         return Checked()
     # Kueue's pass, imported only now: a lint without Kueue's objects never pays its 0.15 s
-    from kexplain.kueue.started import REPLICATED_JOB_NAME, explained_run, started
+    from kexplain.kueue.started import REPLICATED_JOB_NAME, explained_run, parts, started
     done, doc = explained_run([objs[i] for i in submitted], context, validate=validate,
                               now=datetime.now(timezone.utc).replace(microsecond=0), version=version)
     items = {w["workload"]: w for w in doc["explanation"]["workloads"]}
     queues = {lq.key for lq in done.inputs.local_queues}
     out: list[Problem] = []
     begun: dict[int, Started] = {}
-    for index, outcome in zip(submitted, done.outcomes):
-        obj = objs[index][0]
-        if kind_of(obj) in ("Job", "Pod", "JobSet"):
+    # (a CronJob's Job, a Deployment's pods, a StatefulSet: what Kueue meets of them, `parts`; only
+    # what Kueue admits of them is scheduled, none when it admits nothing)
+    for index, obj, outcome in parts(objs, submitted, done.outcomes):
+        if kind_of(obj) in ("Job", "Pod", "JobSet", "StatefulSet"):
             made, answer = started(obj, outcome, done, doc)
             if answer.get("verdict") == ADMITTED and "startError" not in answer:
                 said = {k: answer[k] for k in SAID if k in answer}
-                begun[index] = Started(tuple(made), answer, tuple(
+                begun[index] = _joined(begun.get(index), Started(tuple(made), answer, tuple(
                     {**said, "job": str(meta_of(m).get("name")),
                      "podSet": str((meta_of(m).get("labels") or {}).get(REPLICATED_JOB_NAME))}
-                    if kind_of(obj) == "JobSet" else said for m in made))
+                    if kind_of(obj) == "JobSet" else said for m in made)))
+            elif objs[index][0] is not obj:
+                begun.setdefault(index, Started((), answer, ()))
         wl = outcome.workload
-        if wl is None:
+        if wl is None or any(p[0] == index and p[3].get("localQueue") == wl.spec.queue_name for p in out):
             continue
         queue = f"{wl.meta.namespace}/{wl.spec.queue_name}"
         if queue not in queues:
@@ -85,6 +88,13 @@ def checked(objs: Objects, cluster: Objects, *, validate: str = "strict", versio
                         f"with all it may borrow: {short}", {"workload": wl.meta.key,
                                                              "clusterQueue": item.get("clusterQueue")}))
     return Checked(out, begun)
+
+
+def _joined(before: Started | None, more: Started) -> Started:
+    """What Kueue starts of one object made of several parts (a Deployment's pods)."""
+    if before is None or not before.made:
+        return more
+    return Started(before.made + more.made, before.answer, before.said + more.said)
 
 
 def _never_fits(item: dict[str, Any]) -> str:

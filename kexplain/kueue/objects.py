@@ -15,7 +15,10 @@ READ_KINDS = c.KINDS | frozenset({"Namespace", "PriorityClass", "LimitRange", "R
 # The kinds Kueue's integrations manage and their API groups: the registry's
 # (`kexplain.kueue.controller.jobs.INTEGRATIONS`; a test keeps the two in step), which is
 # imported only when Kueue's objects are there
-MANAGED_KINDS = {"Job": "batch", "Pod": "", "JobSet": "jobset.x-k8s.io"}
+MANAGED_KINDS = {"Job": "batch", "Pod": "", "JobSet": "jobset.x-k8s.io", "StatefulSet": "apps"}
+# The kinds whose controller makes what Kueue manages (`makes_managed`,
+# `kexplain.kueue.controller.jobs.parents`): a CronJob its Jobs, a Deployment its pods
+PARENT_KINDS = {"CronJob": "batch", "Deployment": "apps", "StatefulSet": "apps"}
 ADMITTED = "Admitted"
 
 
@@ -40,9 +43,34 @@ def is_kueue(obj: Any) -> bool:
     return isinstance(api, str) and api.split("/", 1)[0] == c.GROUP and kind_of(obj) in c.KINDS
 
 
-def managed(obj: Any) -> bool:
-    """A Job, Pod or JobSet Kueue manages: its integration's kind and group, and the queue-name label."""
+def _group(obj: Mapping[str, Any]) -> str:
+    api = str(obj.get("apiVersion") or "")
+    return api.rsplit("/", 1)[0] if "/" in api else ""
+
+
+def makes_managed(obj: Any) -> bool:
+    """A CronJob whose Jobs carry the queue-name label, or a Deployment or StatefulSet with it,
+    whose controller makes at least one: Kueue manages what it makes."""
     kind = kind_of(obj)
+    if not isinstance(obj, Mapping) or PARENT_KINDS.get(kind) != _group(obj) or kind not in PARENT_KINDS:
+        return False
+    spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
+    if kind == "CronJob":
+        template = spec.get("jobTemplate") if isinstance(spec.get("jobTemplate"), Mapping) else {}
+        labels = meta_of(template).get("labels")
+        return (isinstance(labels, Mapping) and bool(labels.get(c.QUEUE_NAME_LABEL))
+                and spec.get("suspend") is not True)
+    labels = meta_of(obj).get("labels")
+    replicas = spec.get("replicas", 1)
+    return isinstance(labels, Mapping) and bool(labels.get(c.QUEUE_NAME_LABEL)) and replicas != 0
+
+
+def managed(obj: Any) -> bool:
+    """A Job, Pod or JobSet Kueue manages (its integration's kind and group, and the queue-name
+    label), or an object whose controller makes one (`makes_managed`)."""
+    kind = kind_of(obj)
+    if kind in PARENT_KINDS:
+        return makes_managed(obj)
     if not isinstance(obj, dict) or kind not in MANAGED_KINDS:
         return False
     api = str(obj.get("apiVersion") or "")

@@ -12,9 +12,11 @@ from kexplain.kueue.objects import ADMITTED, Objects, kind_of, meta_of, object_k
 from kexplain.kueue.controller.jobframework.reconciler import JobOutcome
 from kexplain.kueue.explain import explained_pass
 from kexplain.kueue.inputs import inputs_of
-from kexplain.kueue.jobset_jobs import REPLICATED_JOB_NAME, jobset_jobs
+from kexplain.kueue.jobset_jobs import REPLICATED_JOB_NAME, jobset_jobs, volume_claims
 from kexplain.kueue.podset import Conflict, PodSetInfo, infos, merged
 from kexplain.kueue.run import Pass, Settings, run_pass
+from kexplain.kueue.controller.jobs import integration_for
+from kexplain.kueue.controller.jobs.parents import kueue_objects
 from kexplain.kueue.workload.workload import has_quota_reservation
 
 MANAGED_LABEL = "kueue.x-k8s.io/managed"        # the pod webhook's (pkg/controller/constants)
@@ -46,11 +48,32 @@ def held_or_started(objs: Objects, submitted: list[int], context: Objects, *, va
         if i not in chosen:
             out.append((obj, src))
             continue
-        made, answer = started(obj, next(outcomes), done, doc)
-        for n, m in enumerate(made):
-            out.append((m, src))
-            answers[object_key(m)] = _for_made(answer, m, n)
+        for part in kueue_objects(obj, src):        # (a CronJob's Job, a Deployment's pods: `jobs.parents`)
+            if integration_for(kind_of(part), str(part.get("apiVersion") or "")) is None:
+                out.append((part, src))
+                continue
+            made, answer = started(part, next(outcomes), done, doc)
+            if kind_of(part) == "JobSet":     # (the claims its controller creates: they join the cluster)
+                out.extend((claim, src) for claim in volume_claims(part))
+            for n, m in enumerate(made):
+                out.append((m, src))
+                answers[object_key(m)] = _for_made(answer, m, n)
     return out, answers
+
+
+def parts(objs: Objects, submitted: list[int], outcomes: list[JobOutcome]
+          ) -> list[tuple[int, dict[str, Any], JobOutcome]]:
+    """(index, part, outcome) for what Kueue met of each submitted object (`jobs.parents`: the
+    object itself, a CronJob's Job, a Deployment's pods, a StatefulSet as its webhook stores it),
+    in the order of the pass's outcomes."""
+    out = []
+    left = iter(outcomes)
+    for index in submitted:
+        obj, src = objs[index]
+        for part in kueue_objects(obj, src):
+            if integration_for(kind_of(part), str(part.get("apiVersion") or "")) is not None:
+                out.append((index, part, next(left)))
+    return out
 
 
 def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[str, Any]
@@ -66,6 +89,8 @@ def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[s
     try:
         if kind == "Pod":
             made = [_pod(obj, pod_sets)]
+        elif kind == "StatefulSet":
+            made = [_statefulset(obj, pod_sets)]
         elif kind == "JobSet":
             made = jobset_jobs(obj, pod_sets, done.inputs.priority_classes)
         else:
@@ -74,6 +99,8 @@ def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[s
         answer["startError"] = str(err)
         if kind == "JobSet":
             made = jobset_jobs(obj, None, done.inputs.priority_classes)
+        elif kind == "StatefulSet":
+            made = [_statefulset(obj, None)]
         else:
             made = [_pod(obj, None) if kind == "Pod" else _job(obj, outcome, None)]
     return made, answer
@@ -156,6 +183,23 @@ def _pod(obj: Mapping[str, Any], pod_sets: list[PodSetInfo] | None) -> dict[str,
     else:
         pod["spec"].pop("schedulingGates", None)
     return pod
+
+
+def _statefulset(obj: Mapping[str, Any], pod_sets: list[PodSetInfo] | None) -> dict[str, Any]:
+    """A StatefulSet whose pods Kueue holds (each gated by the pod webhook: the template as `_pod`
+    holds a Pod) or starts (ungated together, the pod set's info merged into the template)."""
+    sts = _copy(obj)
+    spec = sts["spec"]
+    template = spec.get("template") if isinstance(spec.get("template"), Mapping) else {}
+    pod = _pod({"metadata": template.get("metadata") or {}, "spec": template.get("spec") or {}}, pod_sets)
+    labels = pod["metadata"].get("labels") or {}
+    if pod_sets is None:    # (suspended by its parent: the pod webhook gates it, sets no managed label)
+        labels = {k: v for k, v in labels.items() if k != MANAGED_LABEL}
+        own = (template.get("metadata") or {}).get("labels") or {}
+        labels.update({MANAGED_LABEL: own[MANAGED_LABEL]} if MANAGED_LABEL in own else {})
+    pod["metadata"]["labels"] = labels
+    spec["template"] = {**template, "metadata": pod["metadata"], "spec": pod["spec"]}
+    return sts
 
 
 def _for_made(answer: dict[str, Any], made: Mapping[str, Any], index: int) -> dict[str, Any]:

@@ -15,8 +15,10 @@ from kexplain.render.style import Look
 
 HELD = {"Job": "the Job stays suspended (no pod is created)",
         "Pod": "the Pod keeps its scheduling gate",
-        "JobSet": "the JobSet stays suspended (its Jobs create no pod)"}
-STARTED = {"Job": "the Job is unsuspended", "Pod": "the Pod is ungated", "JobSet": "the JobSet is unsuspended"}
+        "JobSet": "the JobSet stays suspended (its Jobs create no pod)",
+        "StatefulSet": "its pods keep their scheduling gate (held together)"}
+STARTED = {"Job": "the Job is unsuspended", "Pod": "the Pod is ungated", "JobSet": "the JobSet is unsuspended",
+           "StatefulSet": "the StatefulSet is started (its pods ungated together)"}
 
 
 def _toleration(t: Mapping[str, Any]) -> str:

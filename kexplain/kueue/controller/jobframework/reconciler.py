@@ -54,6 +54,8 @@ def reconcile(job: GenericJob, existing: Mapping[str, WorkloadObject], now: date
     Workload when one it owns exists (`existing`, by owner uid); else a new one."""
     if not job.meta.labels.get(QUEUE_NAME_LABEL):
         return JobOutcome(job, error=NOT_MANAGED)
+    if getattr(job, "not_modelled", ""):        # a kind kexplain does not model (`jobs.unmodelled`)
+        return JobOutcome(job, error=job.not_modelled)  # type: ignore[attr-defined]
     owned = existing.get(job.meta.uid) if job.meta.uid else None
     if owned is not None:
         return JobOutcome(job, owned)

@@ -1,18 +1,20 @@
 """Kueue's job integrations, one module per kind (pkg/controller/jobs/<kind>), registered by
-kind: each turns a user's object into a GenericJob."""
+kind: each turns a user's object into a GenericJob; the other kinds Kueue manages by default are
+read as `unmodelled` (no Workload made, saying why)."""
 from __future__ import annotations
 
 from types import ModuleType
 
-from kexplain.kueue.controller.jobs import job, jobset, pod
+from kexplain.kueue.controller.jobs import job, jobset, pod, statefulset, unmodelled
 
-INTEGRATIONS: dict[str, ModuleType] = {job.KIND: job, pod.KIND: pod, jobset.KIND: jobset}
+INTEGRATIONS: dict[str, ModuleType] = {job.KIND: job, pod.KIND: pod, jobset.KIND: jobset,
+                                       statefulset.KIND: statefulset}
 
 
 def integration_for(kind: str, api_version: str) -> ModuleType | None:
     """The integration of an object's kind, when its apiVersion is that integration's group."""
+    group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
     module = INTEGRATIONS.get(kind)
     if module is None:
-        return None
-    group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+        return unmodelled if unmodelled.handles(kind, group) else None
     return module if group == module.GROUP else None

@@ -1,0 +1,56 @@
+"""The kinds Kueue manages by default that kexplain does not model: Kueue v0.17.8's default
+configuration (`integrations.frameworks` of config/components/manager/controller_manager_config.yaml)
+turns on these frameworks besides batch/job, pod, deployment, statefulset and jobset, which
+kexplain models; their pods come from operators (Ray's, Kubeflow's, LeaderWorkerSet's, ...)
+whose controllers kexplain does not run. An object of one of them carrying Kueue's queue-name
+label is held by Kueue's webhook (suspended) until its Workload is admitted: kexplain says so
+and leaves it out (`held`)."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"      # QueueNameForObject reads the label only
+# (API group, kind) -> the framework's name in Kueue's configuration
+UNMODELLED: dict[tuple[str, str], str] = {
+    ("kubeflow.org", "MPIJob"): "kubeflow.org/mpijob",
+    ("ray.io", "RayJob"): "ray.io/rayjob",
+    ("ray.io", "RayCluster"): "ray.io/raycluster",
+    ("ray.io", "RayService"): "ray.io/rayservice",
+    ("kubeflow.org", "PaddleJob"): "kubeflow.org/paddlejob",
+    ("kubeflow.org", "PyTorchJob"): "kubeflow.org/pytorchjob",
+    ("kubeflow.org", "TFJob"): "kubeflow.org/tfjob",
+    ("kubeflow.org", "XGBoostJob"): "kubeflow.org/xgboostjob",
+    ("kubeflow.org", "JAXJob"): "kubeflow.org/jaxjob",
+    ("workload.codeflare.dev", "AppWrapper"): "workload.codeflare.dev/appwrapper",
+    ("trainer.kubeflow.org", "TrainJob"): "trainer.kubeflow.org/trainjob",
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): "leaderworkerset.x-k8s.io/leaderworkerset",
+}
+
+
+def queue_name(obj: Mapping[str, Any]) -> str:
+    """The object's `kueue.x-k8s.io/queue-name` label ("" when none)."""
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    labels = meta.get("labels") if isinstance(meta.get("labels"), Mapping) else {}
+    value = labels.get(QUEUE_NAME_LABEL)
+    return value if isinstance(value, str) else ""
+
+
+def framework(obj: Any) -> str:
+    """The unmodelled framework of `obj`'s kind and API group ("" for any other kind)."""
+    if not isinstance(obj, Mapping):
+        return ""
+    api, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(api, str) or not isinstance(kind, str):
+        return ""
+    return UNMODELLED.get((api.split("/", 1)[0] if "/" in api else "", kind), "")
+
+
+def held(obj: Any) -> str:
+    """Why kexplain leaves out an object Kueue holds whose kind it does not model ("" when it
+    is not one)."""
+    name = framework(obj)
+    queue = queue_name(obj) if name else ""
+    if not queue:
+        return ""
+    return (f"Kueue holds it (LocalQueue {queue}: its {name} integration, on by default, suspends it until "
+            f"its Workload is admitted); kexplain does not model {obj['kind']} yet: not explained")
