@@ -264,3 +264,13 @@ def test_a_namespace_selector_sees_the_namespaces_labels(tmp_path, where) -> Non
     code, findings, _ = lint_all("-", *given, *NODES, stdin=job())
     fits = [f for f in findings if f["rule"] == "fits"]
     assert len(fits) == 1 and fits[0]["details"]["kueue"]["clusterQueue"] == "team-b-cq" and code == 0
+
+
+def test_a_pod_kueue_holds_is_gated_with_kueues_reason(tmp_path) -> None:
+    cluster = tmp_path / "cluster.yaml"       # no ClusterQueue selects team-b: the Workload stays pending
+    cluster.write_text((CASE / "cluster.yaml").read_text().replace(
+        "namespaceSelector: {}", "namespaceSelector: {matchLabels: {team: none}}"))
+    pod = verdicts(str(CASE / "notebook.yaml"), "--nodes", str(cluster), *NODES)["notebook"]
+    assert pod["rule"] == "gated" and pod["details"]["kueue"]["verdict"] == "Pending"
+    assert pod["message"].startswith("Kueue holds it (Workload team-b/pod-notebook-")
+    assert "Workload namespace doesn't match ClusterQueue selector" in pod["message"]
