@@ -114,8 +114,8 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
     chosen = [i for i, pod in enumerate(pods) if managed(pod)]
     out: list[LiveChain | None] = [None] * len(pods)
     context = of_kinds(cluster, READ_KINDS)
-    stored = [o for o, _ in context if kind_of(o) == "Workload" and is_kueue(o)]
-    if not (chosen or stored) or not any(is_kueue(o) for o, _ in context):
+    stored = [o for o, _ in context if kind_of(o) == "Workload" and is_kueue(o) and _held_in_cluster(o)]
+    if not (chosen or stored) or not any(is_kueue(o) for o, _ in context):     # (nothing held: no pass)
         return LiveKueue(out)
     from kexplain.kueue.started import live_run, stored_status      # the pass: only now (see `Chain`)
     passed, done, doc = live_run([dict(pods[i]) for i in chosen], context,
@@ -126,7 +126,7 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
         out[i] = LiveChain(made if started else dict(pod), answer, started)
     told = {str(a["live"]["workload"]) for _, a in passed if isinstance(a.get("live"), Mapping)}
     items = {str(w.get("workload")): w for w in (doc.get("explanation") or {}).get("workloads") or ()}
-    held = [_held(obj, done, items, stored_status(obj)) for obj in stored if _held_in_cluster(obj)]
+    held = [_held(obj, done, items, stored_status(obj)) for obj in stored]
     return LiveKueue(out, [h for h in held if h.workload not in told])
 
 
