@@ -84,9 +84,9 @@ def checked(objs: Objects, cluster: Objects, *, validate: str = "strict", versio
         item = items.get(wl.meta.key)
         short = lint_pass.never_fits(item) if item is not None else None
         if short:
-            out.append((index, NEVER_FITS, f"its Workload can never fit ClusterQueue {item.get('clusterQueue')} as written, even "
-                        f"with all it may borrow: {short}", {"workload": wl.meta.key,
-                                                             "clusterQueue": item.get("clusterQueue")}))
+            cq = item.get("clusterQueue")
+            out.append((index, NEVER_FITS, f"its Workload can never fit ClusterQueue {cq} as written, even with all "
+                        f"it may borrow: {short}", {"workload": wl.meta.key, "clusterQueue": cq}))
     return Checked(out, begun, refused)
 
 

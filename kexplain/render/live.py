@@ -155,7 +155,8 @@ def held_summary(held: Mapping[str, Any]) -> tuple[str, str, str, str]:
     verdict now; why, with the stored QuotaReserved condition where it says otherwise)."""
     answer = held.get("kueue") or {}
     owner = held.get("owner")
-    name = f"{owner.get('kind')} {owner.get('namespace')}/{owner.get('name')}" if owner else f"Workload {held['workload']}"
+    name = (f"{owner.get('kind')} {owner.get('namespace')}/{owner.get('name')}" if owner
+            else f"Workload {held['workload']}")
     verdict = str(answer.get("verdict") or "-")
     if verdict != "Admitted":
         return name, str(held.get("workload")), verdict, str(answer.get("message") or answer.get("error") or "")

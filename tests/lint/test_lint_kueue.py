@@ -219,7 +219,8 @@ def test_never_fits_checks_the_flavors_too() -> None:
 
 def test_a_flavor_that_takes_it_is_no_never_fits() -> None:
     selector = "nodeSelector: {cloud.example.com/capacity: on-demand}"
-    _, findings, _ = lint_all("-", "--nodes", str(CASE / "cluster.yaml"), *NODES, stdin=job("team-a", "a-queue", selector))
+    _, findings, _ = lint_all("-", "--nodes", str(CASE / "cluster.yaml"), *NODES,
+                              stdin=job("team-a", "a-queue", selector))
     assert "kueue-never-fits" not in rules_of(findings, "report")
 
 
