@@ -32,7 +32,7 @@ from kexplain.explain import queue_order
 from kexplain.explain.queue_order import Alone, in_queue, needed, walk
 from kexplain.explain.request import RunOptions, VersionChoice
 from kexplain.features import KubeVersion
-from kexplain.kueue.chain import live_chain, live_chains
+from kexplain.kueue.chain import Held, live_chain, live_kueue
 from kexplain.load.live import DAEMONSETS, ClusterReader, LiveError, as_pending, connect, is_pending_unschedulable
 from kexplain.load.manifests import as_dump
 from kexplain.model.pod import PodInfo
@@ -436,6 +436,8 @@ class Pending:
     options: RunOptions
     node_group: Optional[str]
     ca_ran: bool
+    # the Workloads Kueue holds whose pods do not exist yet (a Job it keeps suspended): listed too
+    held: list[Held] = field(default_factory=list)
 
     def answers(self, e: Explained, verdict: dict) -> dict:
         """A pod's answers (`autoscalers`), CA's compared with the queue's verdict."""
@@ -463,9 +465,12 @@ def explain_pending(args: PodArgs, live: Live, config: Any, say: Say, *, structu
                     progress: Callable[[], ContextManager]) -> Pending:
     """Every pending pod explained alone (Kueue's pods as Kueue starts them), then the cluster's
     queue over them, then ONE autoscalers' pass over every pending pod; with `structured`, traces
-    wait in a spool file (memory stays flat)."""
+    wait in a spool file (memory stays flat). The Workloads Kueue holds with no pod yet (`Held`: a
+    suspended Job's) come with Kueue's answer, from the same pass of Kueue."""
     pods = pending_of(args, live, say)
-    chains = live_chains(pods, live.cluster, version=args.kueue_version)      # Kueue's answer first: one pass
+    kueue_pass = live_kueue(pods, live.cluster, version=args.kueue_version)   # Kueue's answer first: one pass
+    chains = kueue_pass.chains
+    held = [h for h in kueue_pass.held if args.all_namespaces or h.namespace == live.namespace]
     snapshot, nominated = build_cluster(live.cluster)
     # No extra trace keys: the list shows one line per pod (and -o json what offline -o json shows).
     options = RunOptions(start_index=args.start_index, preemption=args.preemption,
@@ -492,7 +497,8 @@ def explain_pending(args: PodArgs, live: Live, config: Any, say: Say, *, structu
                                        tuple(nominated_notes(verdict.inputs, trace)),
                                        trace if args.details else None, full if args.html else None, **kueue))
     return _pending_pass(args, live, config, say, pods, explained, snapshot, nominated,
-                         Pending(explained, skipped, spool, None, None, None, options, args.node_group, False))
+                         Pending(explained, skipped, spool, None, None, None, options, args.node_group, False,
+                                 held))
 
 
 def _pending_pass(args: PodArgs, live: Live, config: Any, say: Say, pods: list[Obj], explained: list[Explained],

@@ -250,11 +250,16 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
     writer = structured.ListWriter(env.stdout, args.output.value, {"apiVersion": API_VERSION,
                                                                    "kind": LIST_KIND}) if structured_out else None
     listed, detailed, items, statuses = _list_items(args, live, done, writer)
+    held = [h.to_json() for h in done.held]     # Kueue holds them: the work waits (exit 1, as a gated pod)
+    statuses += [ExitStatus.UNSCHEDULABLE] * len(held)
+    if held:
+        extra["kueueHeld"] = held
     if writer is not None:
         writer.close({"skipped": done.skipped, **extra})
     else:
         where = "any namespace" if args.all_namespaces else f'namespace "{live.namespace}"'
-        print_pending(env.stdout, env.console(), listed, detailed, where=where, wide=args.output is Output.wide)
+        print_pending(env.stdout, env.console(), listed, detailed, where=where, wide=args.output is Output.wide,
+                      held=held)
         if done.doc is not None:
             print_ca_section(done.doc, env.console(), done.node_group)
         if done.karpenter is not None:

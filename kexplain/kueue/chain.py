@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 from typing import Any, Mapping
 
 from kexplain.explain.inputs import Loaded
-from kexplain.kueue.apis.constants import ADMISSION_GATE
+from kexplain.kueue.apis.constants import ADMISSION_GATE, FINISHED, QUOTA_RESERVED
 from kexplain.kueue.objects import ADMITTED, READ_KINDS, Objects, is_kueue, kind_of, managed, meta_of, of_kinds
 
 @dataclass
@@ -76,22 +76,92 @@ def live_chain(pod: Mapping[str, Any], cluster: Objects, *, version: str | None 
 def live_chains(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str | None = None,
                 now: datetime | None = None) -> list[LiveChain | None]:
     """`live_chain` for each of `pods` (`--pending`, `-A`), those Kueue manages in ONE pass of
-    Kueue (`kexplain.kueue.started.live_started_all`): they compete for quota in Kueue's order."""
+    Kueue (`live_kueue`): they compete for quota in Kueue's order."""
+    return live_kueue(pods, cluster, version=version, now=now).chains
+
+
+@dataclass(frozen=True)
+class Held:
+    """A Workload the cluster stores without quota reserved (nor finished, nor deactivated) that no
+    pod of the pass stands for: its job's pods are not created (a Job Kueue keeps suspended, a
+    JobSet, ...). `owner`: its controller (kind, namespace, name), if any; `answer`: Kueue's
+    answer now (`verdict`, `clusterQueue`, `message`, `explanation`) with the stored status (`live`)."""
+
+    workload: str                       # NAMESPACE/NAME
+    namespace: str
+    owner: tuple[str, str, str] | None
+    answer: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        owner = {"owner": dict(zip(("kind", "namespace", "name"), self.owner))} if self.owner else {}
+        return {"workload": self.workload, **owner, "kueue": self.answer}
+
+
+@dataclass(frozen=True)
+class LiveKueue:
+    """Kueue's one pass over a live cluster: each pod as Kueue leaves it (None: not Kueue's), and the
+    Workloads it holds whose pods do not exist (`Held`), in the order stored."""
+
+    chains: list[LiveChain | None]
+    held: list[Held] = field(default_factory=list)
+
+
+def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str | None = None,
+               now: datetime | None = None) -> LiveKueue:
+    """Kueue's ONE pass over the cluster's Kueue objects (its Workloads as stored) with the `pods`
+    it manages (`kexplain.kueue.started.live_run`): each pod as Kueue leaves it, and every Workload
+    the cluster holds (`Held`) with Kueue's answer; nothing without Kueue's objects."""
     chosen = [i for i, pod in enumerate(pods) if managed(pod)]
     out: list[LiveChain | None] = [None] * len(pods)
-    if not chosen:
-        return out
     context = of_kinds(cluster, READ_KINDS)
-    if not any(is_kueue(o) for o, _ in context):
-        return out
-    from kexplain.kueue.started import live_started_all      # the pass: only now (see `Chain`)
-    passed = live_started_all([dict(pods[i]) for i in chosen], context,
-                              now or datetime.now(timezone.utc).replace(microsecond=0), version=version)
+    stored = [o for o, _ in context if kind_of(o) == "Workload" and is_kueue(o) and _held_in_cluster(o)]
+    if not (chosen or stored) or not any(is_kueue(o) for o, _ in context):     # (nothing held: no pass)
+        return LiveKueue(out)
+    from kexplain.kueue.started import live_run, stored_status      # the pass: only now (see `Chain`)
+    passed, done, doc = live_run([dict(pods[i]) for i in chosen], context,
+                                 now or datetime.now(timezone.utc).replace(microsecond=0), version=version)
     for i, (made, answer) in zip(chosen, passed):
         pod = pods[i]
         started = answer.get("verdict") == ADMITTED and admission_gated(pod) and not admission_gated(made)
         out[i] = LiveChain(made if started else dict(pod), answer, started)
-    return out
+    told = {str(a["live"]["workload"]) for _, a in passed if isinstance(a.get("live"), Mapping)}
+    items = {str(w.get("workload")): w for w in (doc.get("explanation") or {}).get("workloads") or ()}
+    held = [_held(obj, done, items, stored_status(obj)) for obj in stored]
+    return LiveKueue(out, [h for h in held if h.workload not in told])
+
+
+def _held_in_cluster(obj: Mapping[str, Any]) -> bool:
+    """A stored Workload Kueue holds: active, no quota reserved, not finished (its status's conditions)."""
+    spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
+    status = obj.get("status") if isinstance(obj.get("status"), Mapping) else {}
+    true = {str(cond.get("type")) for cond in status.get("conditions") or ()
+            if isinstance(cond, Mapping) and cond.get("status") == "True"}
+    return spec.get("active") is not False and not true & {QUOTA_RESERVED, FINISHED}
+
+
+def _held(obj: Mapping[str, Any], done: Any, items: Mapping[str, Mapping[str, Any]], live: dict[str, Any]) -> Held:
+    """A Workload the cluster holds, with Kueue's answer now: the explanation of a Workload left
+    pending, or the ClusterQueue that admits it (`done`: the pass, `kexplain.kueue.run.Pass`), and
+    its status as stored (`live`)."""
+    meta = meta_of(obj)
+    namespace = str(meta.get("namespace") or "default")
+    key = f"{namespace}/{meta.get('name') or ''}"
+    spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
+    answer: dict[str, Any] = {"kueueVersion": done.settings.version.label, "workload": key,
+                              "queueName": spec.get("queueName")}
+    item = items.get(key)
+    wl = done.workloads.get(key)
+    if item is None and wl is not None and wl.admission is not None:
+        answer.update(verdict=ADMITTED, clusterQueue=wl.admission.cluster_queue)
+    elif item is not None:
+        answer["verdict"] = item.get("verdict")
+        answer.update({k: item[k] for k in ("clusterQueue", "message") if item.get(k)})
+        answer["explanation"] = item
+    answer["live"] = live
+    refs = [r for r in meta.get("ownerReferences") or () if isinstance(r, Mapping)]
+    ref = next((r for r in refs if r.get("controller")), refs[0] if refs else None)
+    owner = (str(ref.get("kind")), namespace, str(ref.get("name"))) if ref is not None else None
+    return Held(key, namespace, owner, answer)
 
 
 def admission_gated(pod: Mapping[str, Any]) -> bool:

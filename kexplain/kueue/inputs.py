@@ -3,12 +3,12 @@ Kueue's controllers would hold."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Iterable, Mapping, Sequence
+from typing import Any, BinaryIO, Callable, Iterable, Mapping, Sequence
 
 from kexplain.admission import admit
 from kexplain.admission.workloads import object_uid
 from kexplain.apimachinery.stored_pods import OBJECTS, StoredPod
-from kexplain.errors import CLUSTER_SCOPED_KINDS, InputError, Source
+from kexplain.errors import CLUSTER_SCOPED_KINDS, InputError, KexplainError, Source
 from kexplain.features import KubeVersion
 from kexplain.kueue.apis import constants as c
 from kexplain.kueue.apis.clusterqueue import ClusterQueue, parse_cluster_queue
@@ -80,9 +80,11 @@ def _with_uid(obj: dict[str, Any]) -> dict[str, Any]:
     return {**obj, "metadata": {**meta, "uid": object_uid(obj)}}
 
 
-def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict", stored: bool = False) -> KueueInputs:
-    """Kueue's inputs from `submitted` and `cluster` objects already read: a refused Kueue object is
-    bad input; a submitted Pod is admitted unless `stored`."""
+def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict", stored: bool = False,
+              refused: list[KexplainError] | None = None) -> KueueInputs:
+    """Kueue's inputs from `submitted` and `cluster` objects already read: a refused Kueue object or job
+    is bad input, or, given `refused`, left out as the API server leaves it and its error kept there;
+    a submitted Pod is admitted unless `stored`."""
     if any(makes_managed(o) for o, _ in submitted):     # what Kueue meets of them (`jobs.parents`)
         submitted = [(part, s) for o, s in submitted for part in kueue_objects(o, s)]
     out = KueueInputs(submitted=tuple(submitted), cluster=tuple(cluster), validate=validate)
@@ -98,7 +100,7 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
         api = obj.get("apiVersion")
         api = api if isinstance(api, str) else ""
         if kind in c.KINDS and api.split("/", 1)[0] == c.GROUP:         # one of Kueue's objects
-            _read_kueue(out, obj, src, validate)
+            _refusable(refused, lambda: _read_kueue(out, obj, src, validate))
         elif kind == "Namespace":
             meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
             name = str(meta.get("name") or "")
@@ -114,10 +116,21 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
                                    "WORKLOADS')")
                 continue
             stored = next(admitted_pods) if kind == "Pod" else _with_uid(obj)
-            out.jobs.append(integration.from_object(stored, src))
+            _refusable(refused, lambda: out.jobs.append(integration.from_object(stored, src)))
         elif kind not in ADMISSION_CONTEXT:
             out.ignored.append(f"{_described(obj)}: not a kind Kueue's admission reads")
     return out
+
+
+def _refusable(refused: list[KexplainError] | None, read: Callable[[], object]) -> None:
+    """`read()`; its refusal raised, or kept in `refused` when given (the object left out)."""
+    if refused is None:
+        read()
+        return
+    try:
+        read()
+    except KexplainError as err:
+        refused.append(err)
 
 
 def _admitted_pods(pods: Objects, everything: Objects, validate: str) -> list[dict[str, Any]]:

@@ -219,6 +219,12 @@ def live_started_all(pods: list[dict[str, Any]], context: Objects, now: datetime
                      version: str | None = None) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """Pods read from a cluster (not admitted again) as Kueue leaves them after ONE pass with the
     cluster's Kueue objects, and Kueue's answer beside the cluster's status (`live`)."""
+    return live_run(pods, context, now, version=version)[0]
+
+
+def live_run(pods: list[dict[str, Any]], context: Objects, now: datetime, *, version: str | None = None
+             ) -> tuple[list[tuple[dict[str, Any], dict[str, Any]]], Pass, dict[str, Any]]:
+    """`live_started_all`, with the pass and its document (every Workload it leaves pending)."""
     done, doc = explained_run([(pod, None) for pod in pods], context, validate="ignore", now=now, version=version,
                               stored=True)
     owned: dict[str, Mapping[str, Any]] = {}        # each stored Workload by the uid of its owner
@@ -232,10 +238,16 @@ def live_started_all(pods: list[dict[str, Any]], context: Objects, now: datetime
         made, answer = started(pod, outcome, done, doc)
         obj = owned.get(str(meta_of(pod).get("uid") or ""))
         if obj is not None:
-            status = obj.get("status") if isinstance(obj.get("status"), Mapping) else {}
-            answer["live"] = {"workload": f"{meta_of(obj).get('namespace')}/{meta_of(obj).get('name')}",
-                              "conditions": [{k: cond.get(k) for k in ("type", "status", "reason", "message")}
-                                             for cond in status.get("conditions") or () if isinstance(cond, Mapping)],
-                              **{k: status[k] for k in ("admission", "requeueState") if status.get(k)}}
+            answer["live"] = stored_status(obj)
         out.append((made[0], answer))
-    return out
+    return out, done, doc
+
+
+def stored_status(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """A Workload as the cluster stores it (the `live` key beside Kueue's answer): its name, conditions,
+    admission and requeue state."""
+    status = obj.get("status") if isinstance(obj.get("status"), Mapping) else {}
+    return {"workload": f"{meta_of(obj).get('namespace')}/{meta_of(obj).get('name')}",
+            "conditions": [{k: cond.get(k) for k in ("type", "status", "reason", "message")}
+                           for cond in status.get("conditions") or () if isinstance(cond, Mapping)],
+            **{k: status[k] for k in ("admission", "requeueState") if status.get(k)}}

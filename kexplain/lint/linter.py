@@ -45,7 +45,8 @@ from kexplain.karpenter.request import has_node_pools
 from kexplain.lint import node_groups, node_pools
 from kexplain.lint.devices import DEVICE_RULES, check_devices
 from kexplain.kueue.lint_checks import LOCAL_QUEUE as KUEUE_LOCAL_QUEUE, NEVER_FITS as KUEUE_NEVER_FITS, \
-    Started as KueueStarted, checked as kueue_checked
+    Started as KueueStarted, checked as kueue_checked, held_words as kueue_held_words
+from kexplain.kueue.objects import READ_KINDS as KUEUE_READ_KINDS, of_kinds as kueue_of_kinds
 from kexplain.lint.documents import Document, Location, line_of, line_of_field, read_documents, unwrap
 from kexplain.lint.node_groups import RULE as NO_NODE_GROUP, SUMMARY as NO_NODE_GROUP_SUMMARY
 from kexplain.lint.node_pools import RULE as NO_NODEPOOL, SUMMARY as NO_NODEPOOL_SUMMARY
@@ -87,8 +88,10 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     *(Rule(r, Severity[s.upper()], d) for r, s, d in table("rules")),
     Rule(KUEUE_LOCAL_QUEUE, Severity.ERROR, "A Job, Pod or JobSet Kueue manages names a LocalQueue its namespace "
                                             "does not have (with Kueue's objects given): Kueue never admits it."),
-    Rule(KUEUE_NEVER_FITS, Severity.ERROR, "A Job, Pod or JobSet Kueue manages can never fit its ClusterQueue's "
-                                           "quota, even with all it may borrow: Kueue never admits it."),
+    Rule(KUEUE_NEVER_FITS, Severity.ERROR, "A Job, Pod or JobSet Kueue manages can never fit its ClusterQueue: "
+                                           "no flavor takes it as written (a taint not tolerated, node labels its "
+                                           "node selector or affinity excludes) or has the quota, even with all "
+                                           "it may borrow: Kueue never admits it."),
     Rule(NO_NODE_GROUP, Severity.WARNING, NO_NODE_GROUP_SUMMARY),
     Rule(NO_NODEPOOL, Severity.WARNING, NO_NODEPOOL_SUMMARY),
     *(Rule(r, Severity[s.upper()], d) for r, s, d in DEVICE_RULES),
@@ -389,20 +392,31 @@ class Linter:
             self._kueue_started = {}
 
     def _kueue(self, items: list[Document]) -> dict[str, list[Finding]]:
-        """Kueue's rules for the set's jobs Kueue manages, by file (none when Kueue refuses one of its
-        objects); the jobs Kueue admits are kept as Kueue starts them: those are what the scheduler meets."""
+        """Kueue's rules for the set's jobs Kueue manages, by file, with the Namespaces (their labels:
+        a ClusterQueue's namespaceSelector), priority classes and Kueue objects of the set and the pool;
+        each job is kept as Kueue leaves it, started or held: that is what the scheduler meets. A Kueue
+        object or job the API server refuses is an `admission` finding (one of the pool's, a warning),
+        the rest checked without it."""
         objs, where = _objects(items)
-        cluster = self.pool.other_kinds if self.pool is not None else []
+        cluster = [*self.pool.other_kinds, *kueue_of_kinds(self.pool.objects, KUEUE_READ_KINDS)] \
+            if self.pool is not None else []
         out: dict[str, list[Finding]] = {}
-        try:
-            done = kueue_checked(objs, cluster, validate=self.options.validate, version=self.options.kueue_version)
-        except KexplainError:       # a Kueue object Kueue's checks refuse: `kexplain kueue` says which
-            return out
+        done = kueue_checked(objs, cluster, validate=self.options.validate, version=self.options.kueue_version)
         self._kueue_started = {where[id(objs[i][1])].location.key: s for i, s in done.started.items()}
         for index, rule, message, details in done.problems:
             doc = where[id(objs[index][1])]
             out.setdefault(doc.location.path, []).append(Finding(rule, doc.location, ObjectRef.of(doc.obj), message,
                                                                  details=details, field="metadata.labels"))
+        for err in done.refused:
+            doc = where.get(id(err.source)) if err.source is not None else None
+            if doc is None:
+                said = f"{err}: left out of Kueue's pass (the API server refuses it)"
+                if said not in self.report.warnings:
+                    self.report.warnings.append(said)
+                continue
+            location = replace(doc.location, line=line_of_field(doc.node, err.field) or doc.location.line)
+            out.setdefault(doc.location.path, []).append(Finding("admission", location, ObjectRef.of(doc.obj),
+                                                                 err.message, field=err.field))
         return out
 
     def _check_devices(self, items: list[Document]) -> dict[str, list[Finding]]:
@@ -544,16 +558,22 @@ class Linter:
                                                                                                 ref.kind)
 
     def _said_kueue(self, loc: Location, findings: list[Finding], made: int = 0) -> list[Finding]:
-        """A verdict on a job Kueue admits says so (details `kueue`); a JobSet's findings are its Jobs'
-        (`made`: which), each named first."""
+        """A verdict on a job Kueue manages says Kueue's answer (details `kueue`), and why Kueue holds
+        it when it does; a JobSet's findings are its Jobs' (`made`: which), each named first."""
         started = self._kueue_started.get(loc.key)
         if started is None:
             return findings
         job, said = started.made[made], started.said[made]
-        if "job" in said:
-            findings = [replace(f, message=f"Job {ObjectRef.of(job).namespace}/{said['job']}: {f.message}")
-                        for f in findings]
-        return [replace(f, details={**f.details, "kueue": said}) if f.rule in _VERDICT_RULES else f for f in findings]
+        held = kueue_held_words(said)
+        out = []
+        for f in findings:
+            if f.rule in _VERDICT_RULES or f.rule == "not-created":
+                f = replace(f, message=f"{held}; {f.message}" if held else f.message,
+                            details={**f.details, "kueue": said})
+            if "job" in said:
+                f = replace(f, message=f"Job {ObjectRef.of(job).namespace}/{said['job']}: {f.message}")
+            out.append(f)
+        return out
 
     def _scheduled(self, linted: LintedObject, findings: list[Finding], at: int | None = None) -> None:
         """Add an object's scheduling findings (at index `at` of the report, by default last)."""

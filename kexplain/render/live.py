@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bars, TextC
 from rich.text import Text
 
 from kexplain.render.consoles import text_console
-from kexplain.render.queue import pending_line
+from kexplain.render.queue import kueue_why, pending_line
 from kexplain.render.table import print_trace
 
 if TYPE_CHECKING:  # pragma: no cover  (a type only: an offline run never compares)
@@ -23,6 +23,7 @@ Progress = Callable[[str, int, Optional[int]], None]     # (resource, objects re
 # Why a live cluster has no nodes (the human view says it when it has none).
 LIVE_NO_NODES = "The cluster has no nodes: the API server listed no Node object."
 COLUMNS = ("POD", "KEXPLAIN", "SCHEDULER", "WHY")
+HELD_COLUMNS = ("OBJECT", "WORKLOAD", "KUEUE", "WHY")
 
 
 @contextmanager
@@ -123,18 +124,44 @@ def summary(item: Mapping[str, Any]) -> tuple[str, str, str, str]:
 
 
 def print_pending(out: TextIO, console: Console, listed: Sequence[Mapping[str, Any]],
-                  detailed: Sequence[Mapping[str, Any]] = (), *, where: str, wide: bool = False) -> None:
+                  detailed: Sequence[Mapping[str, Any]] = (), *, where: str, wide: bool = False,
+                  held: Sequence[Mapping[str, Any]] = ()) -> None:
     """One line per pod of `listed` (the why column unpadded), then each of `detailed` (--details)
-    in full with its comparison; `where`: the namespace(s) looked at."""
+    in full with its comparison; `where`: the namespace(s) looked at. Then the Workloads Kueue holds
+    whose pods are not created yet (`held`: `kexplain.kueue.chain.Held.to_json`), one line each."""
     if not listed:
-        out.write(f"No pod in {where} is Pending with PodScheduled=False.\n")
-        return
-    table = [COLUMNS, *(summary(i) for i in listed)]
-    widths = [max(len(row[i]) for row in table) for i in range(3)]
-    for row in table:
-        out.write("  ".join(cell.ljust(w) for cell, w in zip(row[:3], widths)) + "  " + row[3] + "\n")
+        out.write(f"No pod in {where} is Pending with PodScheduled=False" + (";" if held else ".") + "\n")
+    else:
+        _print_rows(out, [COLUMNS, *(summary(i) for i in listed)])
+    if held:
+        out.write(("\n" if listed else "") + f"Kueue holds {len(held)} Workload(s) whose pods are not created yet:\n")
+        _print_rows(out, [HELD_COLUMNS, *(held_summary(h) for h in held)])
     for item in detailed:
         out.write("\n")
         console.rule(Text(pod_key(item)))
         print_trace(item, console, wide=wide, no_nodes_hint=LIVE_NO_NODES)
         print_comparison(console, item.get("live") or {})
+
+
+def _print_rows(out: TextIO, table: Sequence[tuple[str, ...]]) -> None:
+    """Rows whose columns but the last are padded to their widest cell (the last, a why, is not)."""
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]) - 1)]
+    for row in table:
+        out.write("  ".join(cell.ljust(w) for cell, w in zip(row[:-1], widths)) + "  " + row[-1] + "\n")
+
+
+def held_summary(held: Mapping[str, Any]) -> tuple[str, str, str, str]:
+    """A held Workload's row: (its job, or the Workload if it has no owner; the Workload; Kueue's
+    verdict now; why, with the stored QuotaReserved condition where it says otherwise)."""
+    answer = held.get("kueue") or {}
+    owner = held.get("owner")
+    name = (f"{owner.get('kind')} {owner.get('namespace')}/{owner.get('name')}" if owner
+            else f"Workload {held['workload']}")
+    verdict = str(answer.get("verdict") or "-")
+    if verdict != "Admitted":
+        return name, str(held.get("workload")), verdict, str(answer.get("message") or answer.get("error") or "")
+    stored = next((c for c in (answer.get("live") or {}).get("conditions") or () if c.get("type") == "QuotaReserved"),
+                  None)
+    said = f"QuotaReserved {stored.get('status')} ({stored.get('reason')})" if stored else "no QuotaReserved"
+    why = f"{kueue_why(answer)} now; the cluster stores {said}: no pod until Kueue's next cycle admits it"
+    return name, str(held.get("workload")), verdict, why

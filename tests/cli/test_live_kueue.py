@@ -181,3 +181,68 @@ def test_pending_pods_compete_for_kueues_quota_in_one_pass(api, capsys) -> None:
     assert items["shop/trainer"]["kueue"]["verdict"] == "Admitted", err
     assert items["shop/notebook"]["kueue"]["verdict"] != "Admitted"
     assert items["shop/notebook"]["result"]["status"] == "Gated"
+
+
+JOB_UID = "7c6b5a49-0000-4000-8000-0000000000b1"
+
+
+@pytest.fixture
+def held(tmp_path):
+    """A cluster with no pending pod, where Kueue holds a suspended Job (shop/train): its Workload
+    stored with QuotaReserved=False and no pod created yet, asking more cpu than shop-cq's 4."""
+    with recorded_api(tmp_path, collections=("kueue",)) as server:
+        pods = server.collections["/api/v1/pods"]["items"]
+        pods[:] = [p for p in pods if (p.get("status") or {}).get("phase") != "Pending"]
+        workload = server.collections[WORKLOADS]["items"][0]      # (the notebook's, made the Job's)
+        workload["metadata"].update(
+            name="job-train-1a2b3", uid="c1f0a2b3-0000-4000-8000-0000000000b2",
+            labels={"kueue.x-k8s.io/job-uid": JOB_UID},
+            ownerReferences=[{"apiVersion": "batch/v1", "kind": "Job", "name": "train", "uid": JOB_UID,
+                              "controller": True, "blockOwnerDeletion": True}])
+        workload["spec"]["podSets"][0].update(count=3)
+        workload["spec"]["podSets"][0]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "2"
+        workload["status"]["conditions"][0]["message"] = "couldn't assign flavors to pod set main: insufficient quota"
+        yield server
+
+
+@pytest.mark.parametrize("flags", [["-A"], ["--pending", "-n", "shop"]])
+def test_pending_lists_the_job_kueue_holds_and_exits_1(held, capsys, flags) -> None:
+    code, out, err = run_cli(capsys, "pod", *flags, "--kubeconfig", held.kubeconfig)
+    assert code == 1, (out, err)
+    lines = out.splitlines()
+    assert lines[0].endswith("is Pending with PodScheduled=False;")       # no pod, but work held: no all-clear
+    assert lines[1] == "Kueue holds 1 Workload(s) whose pods are not created yet:"
+    row = next(line for line in lines if line.startswith("Job shop/train"))
+    assert "shop/job-train-1a2b3" in row and "Pending" in row
+    # Kueue's answer now, as kexplain computes it: 6 cpu can never fit 4
+    assert "Pending  couldn't assign flavors to pod set main: insufficient quota for cpu" in row
+
+
+def test_pending_json_carries_the_held_workloads(held, capsys) -> None:
+    code, out, _ = run_cli(capsys, "pod", "-A", "--kubeconfig", held.kubeconfig, "-o", "json")
+    doc = json.loads(out)
+    assert doc["items"] == [] and code == 1
+    [found] = doc["kueueHeld"]
+    assert found["workload"] == "shop/job-train-1a2b3"
+    assert found["owner"] == {"kind": "Job", "namespace": "shop", "name": "train"}
+    assert found["kueue"]["verdict"] == "Pending" and found["kueue"]["clusterQueue"] == "shop-cq"
+    assert [(c["type"], c["status"]) for c in found["kueue"]["live"]["conditions"]] == [("QuotaReserved", "False")]
+
+
+def test_a_held_workload_kueue_would_admit_now_is_listed_with_its_stored_status(held, capsys) -> None:
+    requests = held.collections[WORKLOADS]["items"][0]["spec"]["podSets"][0]["template"]["spec"]["containers"][0]
+    requests["resources"]["requests"]["cpu"] = "1"      # 3 cpu: fits shop-cq's 4 now
+    code, out, _ = run_cli(capsys, "pod", "-A", "--kubeconfig", held.kubeconfig)
+    row = next(line for line in out.splitlines() if line.startswith("Job shop/train"))
+    assert row.endswith("Admitted  Kueue admits it in ClusterQueue shop-cq now; the cluster stores QuotaReserved "
+                        "False (Pending): no pod until Kueue's next cycle admits it") and code == 1
+
+
+def test_workloads_with_quota_finished_or_elsewhere_are_not_held(held, capsys) -> None:
+    status = held.collections[WORKLOADS]["items"][0]["status"]
+    status["conditions"].append({"type": "Finished", "status": "True", "reason": "Succeeded", "message": "done"})
+    code, out, _ = run_cli(capsys, "pod", "-A", "--kubeconfig", held.kubeconfig)
+    assert out == "No pod in any namespace is Pending with PodScheduled=False.\n" and code == 0
+    status["conditions"].pop()
+    code, out, _ = run_cli(capsys, "pod", "--pending", "-n", "default", "--kubeconfig", held.kubeconfig)
+    assert out == 'No pod in namespace "default" is Pending with PodScheduled=False.\n' and code == 0
