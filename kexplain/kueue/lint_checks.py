@@ -59,7 +59,6 @@ def checked(objs: Objects, cluster: Objects, *, validate: str = "strict", versio
         return Checked()
     # Kueue's pass, imported only now: a lint without Kueue's objects never pays its 0.15 s
     from kexplain.kueue import lint_pass
-    from kexplain.kueue.started import parts
     done, doc, refused = lint_pass.kueue_pass([objs[i] for i in submitted], context, validate=validate,
                                               version=version)
     gone = {id(err.source) for err in refused if err.source is not None}
@@ -70,7 +69,7 @@ def checked(objs: Objects, cluster: Objects, *, validate: str = "strict", versio
     begun: dict[int, Started] = {}
     # (a CronJob's Job, a Deployment's pods, a StatefulSet: what Kueue meets of them, `parts`), each
     # as Kueue leaves it (`lint_pass.left`: started, or held), the parts of one object joined
-    for index, obj, outcome in parts(objs, kept, done.outcomes):
+    for index, obj, outcome in lint_pass.parts(objs, kept, done.outcomes):
         if kind_of(obj) in ("Job", "Pod", "JobSet", "StatefulSet"):
             made, answer, said = lint_pass.left(obj, outcome, done, doc)
             begun[index] = _joined(begun.get(index), Started(tuple(made), answer, tuple(said)))

@@ -15,7 +15,7 @@ from kexplain.kueue.inputs import inputs_of
 from kexplain.kueue.objects import Objects, kind_of, meta_of
 from kexplain.kueue.run import Pass, Settings, run_pass
 from kexplain.kueue.scheduler.flavorassigner.flavorassigner import NO_AFFINITY_MATCH, UNAVAILABLE, UNTOLERATED
-from kexplain.kueue.started import REPLICATED_JOB_NAME, started
+from kexplain.kueue.started import REPLICATED_JOB_NAME, parts, started
 
 # the answer a verdict carries (a held one: Kueue's reason, or why no Workload was made)
 SAID = ("kueueVersion", "workload", "verdict", "clusterQueue", "podSets", "message", "error")
