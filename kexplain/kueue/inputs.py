@@ -11,6 +11,8 @@ from kexplain.apimachinery.stored_pods import OBJECTS, StoredPod
 from kexplain.errors import CLUSTER_SCOPED_KINDS, InputError, Source
 from kexplain.features import KubeVersion
 from kexplain.kueue.apis import constants as c
+from kexplain.kueue.apis.admissioncheck import (AdmissionCheck, ProvisioningRequestConfig, parse_admission_check,
+                                                parse_provisioning_request_config)
 from kexplain.kueue.apis.clusterqueue import ClusterQueue, parse_cluster_queue
 from kexplain.kueue.apis.cohort import Cohort, parse_cohort
 from kexplain.kueue.apis.localqueue import LocalQueue, parse_local_queue
@@ -38,6 +40,8 @@ class KueueInputs:
     cohorts: list[Cohort] = field(default_factory=list)
     local_queues: list[LocalQueue] = field(default_factory=list)
     workload_priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
+    admission_checks: dict[str, AdmissionCheck] = field(default_factory=dict)
+    provisioning_request_configs: dict[str, ProvisioningRequestConfig] = field(default_factory=dict)
     priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
     namespaces: dict[str, dict[str, str]] = field(default_factory=dict)    # name -> labels
     jobs: list[GenericJob] = field(default_factory=list)                   # the submitted jobs
@@ -147,6 +151,12 @@ def _read_kueue(out: KueueInputs, obj: dict[str, Any], src: Source, validate: st
         out.workload_priority_classes[wpc.name] = wpc
     elif kind == c.WORKLOAD:
         out.workloads.append(parse_workload(obj, src, validate=validate, warnings=warnings))
+    elif kind == c.ADMISSION_CHECK:
+        check = parse_admission_check(obj, src, validate=validate, warnings=warnings)
+        out.admission_checks[check.name] = check
+    elif kind == c.PROVISIONING_REQUEST_CONFIG:
+        config = parse_provisioning_request_config(obj, src, validate=validate, warnings=warnings)
+        out.provisioning_request_configs[config.name] = config
 
 
 def load(workload_paths: Iterable[str], cluster_paths: Iterable[str], *, max_bytes: int, max_objects: int,

@@ -21,6 +21,7 @@ from kexplain.kueue.scheduler.flavorassigner.podset_reducer import search
 from kexplain.kueue.scheduler.preemption import preemption
 from kexplain.kueue.scheduler.preemption.preemption import Target
 from kexplain.kueue.versions import KueueVersion
+from kexplain.kueue.workload import admissionchecks
 from kexplain.kueue.workload import workload as wlmod
 from kexplain.kueue.workload.info import Info, new_info
 from kexplain.kueue.workload.resources import validate_resources
@@ -231,7 +232,8 @@ class Scheduler:
         return out
 
     def admit(self, entry: Entry, cq: ClusterQueueSnapshot) -> None:
-        """admit: the admission written (QuotaReserved, and Admitted without admission checks),
+        """admit: the admission written (QuotaReserved, and Admitted when the Workload holds the
+        states of every check its admission needs and they are Ready: prepareWorkload),
         the Workload counted in the cache, the QuotaReserved and Admitted events."""
         assignment = entry.assignment
         assert assignment is not None
@@ -239,7 +241,8 @@ class Scheduler:
         admission = Admission(entry.info.cluster_queue, tuple(_to_api(ps) for ps in assignment.pod_sets))
         considered = attempts.format_for_events([(ps.name, ps.attempts) for ps in assignment.pod_sets])
         had_reservation = has_quota_reservation(wl)
-        wlmod.set_quota_reservation(wl, admission, self.now)
+        wlmod.set_quota_reservation(wl, admission, self.now,
+                                    sync_admitted=admissionchecks.has_all_required(wl, cq.admission_checks, admission))
         self.cache.add_workload(new_info(wl))
         entry.status = ASSUMED
         if not had_reservation:

@@ -365,6 +365,8 @@ class FlavorAssigner:
                 if is_preferred(representative, mode, fungibility, self.version.no_candidates_rank_lowest):
                     representative = mode
                 if representative.preemption == PM_NO_FIT:
+                    if self.version.every_short_resource:    # (v0.19: the closure returns, the loop goes on)
+                        continue
                     break
                 assignments[r_name] = FlavorAssignment(name, assignment_mode(pm), borrow)
             tried.append(att.representative_attempt(name, representative.preemption, max_borrow, reasons))
