@@ -17,6 +17,7 @@ READ_KINDS = c.KINDS | frozenset({"Namespace", "PriorityClass", "LimitRange", "R
 # imported only when Kueue's objects are there
 MANAGED_KINDS = {"Job": "batch", "Pod": "", "JobSet": "jobset.x-k8s.io"}
 ADMITTED = "Admitted"
+QUOTA_RESERVED = "QuotaReserved"     # quota reserved, its admission checks not all Ready: still held
 
 
 def kind_of(obj: Any) -> str:

@@ -145,3 +145,26 @@ def test_a_malformed_admission_check_is_refused_in_the_crds_words() -> None:
     with pytest.raises(Exception) as err:
         run(*BASE, bad, with_checks([{"name": "prov"}]))
     assert "spec.controllerName: Required value" in str(err.value)
+
+
+def test_a_job_holding_quota_stays_suspended_until_its_checks_are_ready(tmp_path) -> None:
+    """The chain: Kueue starts a Job when its Workload is Admitted, not when it reserves quota;
+    `kexplain JOB` says the Workload waits for its checks, and the Job creates no pod."""
+    from kexplain.cli.app import main
+    from tests.support.cli_helpers import TestEnvironment
+
+    job = {"apiVersion": "batch/v1", "kind": "Job",
+           "metadata": {"name": "train", "namespace": "default", "labels": {"kueue.x-k8s.io/queue-name": "q"}},
+           "spec": {"parallelism": 1, "completions": 1, "template": {"spec": {
+               "restartPolicy": "Never",
+               "containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"}}}]}}}}
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": {"kubernetes.io/hostname": "n1"}},
+            "status": {"allocatable": {"cpu": "8", "memory": "16Gi", "pods": "110"}}}
+    (tmp_path / "job.yaml").write_text(yaml.safe_dump(job))
+    (tmp_path / "cluster.yaml").write_text("---\n".join(
+        [*BASE, check("prov"), with_checks([{"name": "prov"}]), yaml.safe_dump(node)]))
+    env = TestEnvironment()
+    code = main([str(tmp_path / "job.yaml"), "--nodes", str(tmp_path / "cluster.yaml"), "--no-suggestions"], env)
+    text = " ".join(env.out.split())
+    assert "holds quota in ClusterQueue cq and waits for its admission checks (prov Pending)" in text
+    assert "the Job stays suspended" in text and code == 1
