@@ -19,6 +19,7 @@ from kexplain.kueue.apis.localqueue import LocalQueue, parse_local_queue
 from kexplain.kueue.apis.priorityclass import PriorityClass, parse_priority_class, parse_workload_priority_class
 from kexplain.kueue.apis.resourceflavor import ResourceFlavor, parse_resource_flavor
 from kexplain.kueue.apis.workload import WorkloadObject, parse_workload
+from kexplain.kueue.config import KueueConfig, is_configuration, parse_configuration
 from kexplain.kueue.controller.jobframework.interface import GenericJob
 from kexplain.kueue.controller.jobs import integration_for
 from kexplain.load.manifests import check_objects, load_objects
@@ -42,6 +43,7 @@ class KueueInputs:
     workload_priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
     admission_checks: dict[str, AdmissionCheck] = field(default_factory=dict)
     provisioning_request_configs: dict[str, ProvisioningRequestConfig] = field(default_factory=dict)
+    config: KueueConfig = field(default_factory=KueueConfig)        # Kueue's own Configuration
     priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
     namespaces: dict[str, dict[str, str]] = field(default_factory=dict)    # name -> labels
     jobs: list[GenericJob] = field(default_factory=list)                   # the submitted jobs
@@ -99,6 +101,8 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
         api = api if isinstance(api, str) else ""
         if kind in c.KINDS and api.split("/", 1)[0] == c.GROUP:         # one of Kueue's objects
             _read_kueue(out, obj, src, validate)
+        elif is_configuration(obj):
+            out.config = parse_configuration(obj, src)
         elif kind == "Namespace":
             meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
             name = str(meta.get("name") or "")

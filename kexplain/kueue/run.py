@@ -113,7 +113,8 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
         if problem:
             queue_errors[wl.key] = problem
 
-    scheduler = Scheduler(cache, queues, inputs.namespace_labels, settings.version, now, record)
+    scheduler = Scheduler(cache, queues, inputs.namespace_labels, settings.version, now, record,
+                          inputs.config.fair_sharing)
     done = Pass(settings, inputs, outcomes, workloads, cache, queues, scheduler, events, queue_errors=queue_errors)
     limit = CYCLES_PER_WORKLOAD * len(workloads) + 2
     pending = [(k, wl) for k, wl in workloads.items() if not wl.admitted_in_input]   # (fixed over the cycles)

@@ -76,6 +76,7 @@ class ClusterQueue:
     preemption: Preemption = Preemption()
     stop_policy: str = STOP_NONE
     admission_checks: tuple[AdmissionCheckRule, ...] = ()
+    fair_weight: float = 1.0            # spec.fairSharing.weight
 
     @property
     def name(self) -> str:
@@ -89,6 +90,14 @@ class ClusterQueue:
         when the rule names none)."""
         every = frozenset(self.flavor_names())
         return {rule.name: frozenset(rule.on_flavors) if rule.on_flavors else every for rule in self.admission_checks}
+
+
+def fair_weight(spec: Mapping[str, Any], source: Source | None, obj: Any) -> float:
+    """parseFairWeight: spec.fairSharing.weight as a float (AsFloat64Slow), 1 when not set."""
+    raw = (spec.get("fairSharing") or {}).get("weight")
+    if raw is None:
+        return 1.0
+    return float(_quantity(raw, source, obj, "spec.fairSharing.weight").value)
 
 
 def _quantity(raw: Any, source: Source | None, obj: Any, path: str) -> Quantity:
@@ -202,7 +211,7 @@ def parse_cluster_queue(obj: dict[str, Any], source: Source | None = None, *, va
     return ClusterQueue(
         meta=object_meta(stored, source, namespaced=False),
         resource_groups=parse_resource_groups(spec.get("resourceGroups"), source, obj, "spec.resourceGroups"),
-        cohort=str(spec.get("cohortName") or ""),
+        cohort=str(spec.get("cohortName") or ""), fair_weight=fair_weight(spec, source, obj),
         queueing_strategy=str(spec.get("queueingStrategy") or BEST_EFFORT_FIFO),
         namespace_selector=parse_selector(raw_selector), namespace_selector_raw=raw_selector,
         flavor_fungibility=FlavorFungibility(str(fung.get("whenCanBorrow") or MAY_STOP_SEARCH),

@@ -33,6 +33,7 @@ class Cache:
         for api in cohorts:
             node = cache._cohort(api.name)
             node.explicit = True
+            node.fair_weight = api.fair_weight
             node.resource_node = ResourceNode(quotas_of(api.resource_groups), {}, {})
         for api in cohorts:
             if api.parent:
@@ -86,7 +87,8 @@ class Cache:
         for name, cohort in self.cohorts.items():
             if has_cycle(cohort):
                 continue
-            snap.cohorts[name] = CohortNode(name, cohort.resource_node.clone(), explicit=cohort.explicit)
+            snap.cohorts[name] = CohortNode(name, cohort.resource_node.clone(), explicit=cohort.explicit,
+                                            fair_weight=cohort.fair_weight)
         for name, cohort in self.cohorts.items():
             if name in snap.cohorts and cohort.parent is not None and cohort.parent.name in snap.cohorts:
                 child, parent = snap.cohorts[name], snap.cohorts[cohort.parent.name]
@@ -98,7 +100,7 @@ class Cache:
                 continue
             copy = ClusterQueueSnapshot(name, cq.groups, dict(cq.workloads), cq.namespace_selector, cq.preemption,
                                         cq.flavor_fungibility, cq.generation, cq.resource_node.clone(),
-                                        admission_checks=cq.admission_checks)
+                                        admission_checks=cq.admission_checks, fair_weight=cq.api.fair_weight)
             if cq.parent is not None and cq.parent.name in snap.cohorts:
                 parent = snap.cohorts[cq.parent.name]
                 copy.parent = parent

@@ -32,6 +32,7 @@ class ClusterQueueSnapshot:
     resource_node: ResourceNode
     parent: Optional[CohortSnapshot] = None
     admission_checks: Mapping[str, frozenset[str]] = field(default_factory=dict)   # check -> its flavors
+    fair_weight: float = 1.0
 
     def rg_by_resource(self, resource: str) -> Group | None:
         for group in self.groups:
