@@ -30,6 +30,11 @@ def _workload(wl: Workload, done: Pass) -> dict[str, Any]:
         out.update(_admission(wl.admission))
     out["conditions"] = [{"type": c.type, "status": c.status, "reason": c.reason, "message": c.message}
                          for c in sorted(wl.conditions, key=lambda c: c.type)]
+    if wl.admission_checks:
+        out["admissionChecks"] = [{"name": c.name, "state": c.state, **({"message": c.message} if c.message else {})}
+                                  for c in wl.admission_checks]
+    if not wl.spec.active:
+        out["active"] = False
     decided = done.decided_by.get(wl.key)
     if decided and not has_quota_reservation(wl):
         out["decidedBy"] = decided

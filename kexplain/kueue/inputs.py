@@ -11,12 +11,15 @@ from kexplain.apimachinery.stored_pods import OBJECTS, StoredPod
 from kexplain.errors import CLUSTER_SCOPED_KINDS, InputError, KexplainError, Source
 from kexplain.features import KubeVersion
 from kexplain.kueue.apis import constants as c
+from kexplain.kueue.apis.admissioncheck import (AdmissionCheck, ProvisioningRequestConfig, parse_admission_check,
+                                                parse_provisioning_request_config)
 from kexplain.kueue.apis.clusterqueue import ClusterQueue, parse_cluster_queue
 from kexplain.kueue.apis.cohort import Cohort, parse_cohort
 from kexplain.kueue.apis.localqueue import LocalQueue, parse_local_queue
 from kexplain.kueue.apis.priorityclass import PriorityClass, parse_priority_class, parse_workload_priority_class
 from kexplain.kueue.apis.resourceflavor import ResourceFlavor, parse_resource_flavor
 from kexplain.kueue.apis.workload import WorkloadObject, parse_workload
+from kexplain.kueue.config import KueueConfig, is_configuration, parse_configuration
 from kexplain.kueue.controller.jobframework.interface import GenericJob
 from kexplain.kueue.controller.jobs import integration_for
 from kexplain.kueue.controller.jobs.parents import kueue_objects
@@ -40,6 +43,9 @@ class KueueInputs:
     cohorts: list[Cohort] = field(default_factory=list)
     local_queues: list[LocalQueue] = field(default_factory=list)
     workload_priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
+    admission_checks: dict[str, AdmissionCheck] = field(default_factory=dict)
+    provisioning_request_configs: dict[str, ProvisioningRequestConfig] = field(default_factory=dict)
+    config: KueueConfig = field(default_factory=KueueConfig)        # Kueue's own Configuration
     priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
     namespaces: dict[str, dict[str, str]] = field(default_factory=dict)    # name -> labels
     jobs: list[GenericJob] = field(default_factory=list)                   # the submitted jobs
@@ -101,6 +107,8 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
         api = api if isinstance(api, str) else ""
         if kind in c.KINDS and api.split("/", 1)[0] == c.GROUP:         # one of Kueue's objects
             _refusable(refused, lambda: _read_kueue(out, obj, src, validate))
+        elif is_configuration(obj):
+            out.config = parse_configuration(obj, src)
         elif kind == "Namespace":
             meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
             name = str(meta.get("name") or "")
@@ -164,6 +172,12 @@ def _read_kueue(out: KueueInputs, obj: dict[str, Any], src: Source, validate: st
         out.workload_priority_classes[wpc.name] = wpc
     elif kind == c.WORKLOAD:
         out.workloads.append(parse_workload(obj, src, validate=validate, warnings=warnings))
+    elif kind == c.ADMISSION_CHECK:
+        check = parse_admission_check(obj, src, validate=validate, warnings=warnings)
+        out.admission_checks[check.name] = check
+    elif kind == c.PROVISIONING_REQUEST_CONFIG:
+        config = parse_provisioning_request_config(obj, src, validate=validate, warnings=warnings)
+        out.provisioning_request_configs[config.name] = config
 
 
 def load(workload_paths: Iterable[str], cluster_paths: Iterable[str], *, max_bytes: int, max_objects: int,

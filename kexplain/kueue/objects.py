@@ -20,6 +20,7 @@ MANAGED_KINDS = {"Job": "batch", "Pod": "", "JobSet": "jobset.x-k8s.io", "Statef
 # `kexplain.kueue.controller.jobs.parents`): a CronJob its Jobs, a Deployment its pods
 PARENT_KINDS = {"CronJob": "batch", "Deployment": "apps", "StatefulSet": "apps"}
 ADMITTED = "Admitted"
+QUOTA_RESERVED = "QuotaReserved"     # quota reserved, its admission checks not all Ready: still held
 
 
 def kind_of(obj: Any) -> str:

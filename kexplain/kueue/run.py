@@ -21,6 +21,8 @@ from kexplain.kueue.workload.workload import Workload, has_active_quota_reservat
 # A bound on the cycles of one pass: each cycle admits, sets aside or retries a head; far more
 # cycles than Workloads means a loop kexplain should not follow.
 CYCLES_PER_WORKLOAD = 4
+# A bound on Reconcile's runs for one Workload with admission checks (each run changes one step).
+RECONCILES_PER_WORKLOAD = 8
 SCHEDULER = "scheduler"
 WORKLOAD_CONTROLLER = "workload-controller-rule"
 
@@ -95,7 +97,7 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
             obj = replace(obj, meta=replace(obj.meta, created=now))
         workloads.setdefault(obj.meta.key, Workload.of(obj))
 
-    cache = Cache.build(inputs.flavors, inputs.cluster_queues, inputs.cohorts)
+    cache = Cache.build(inputs.flavors, inputs.cluster_queues, inputs.cohorts, inputs.admission_checks)
     queues = Manager.build(settings.version, inputs.cluster_queues, inputs.local_queues)
     queue_errors = {}
     for wl in workloads.values():
@@ -111,7 +113,8 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
         if problem:
             queue_errors[wl.key] = problem
 
-    scheduler = Scheduler(cache, queues, inputs.namespace_labels, settings.version, now, record)
+    scheduler = Scheduler(cache, queues, inputs.namespace_labels, settings.version, now, record,
+                          inputs.config.fair_sharing)
     done = Pass(settings, inputs, outcomes, workloads, cache, queues, scheduler, events, queue_errors=queue_errors)
     limit = CYCLES_PER_WORKLOAD * len(workloads) + 2
     pending = [(k, wl) for k, wl in workloads.items() if not wl.admitted_in_input]   # (fixed over the cycles)
@@ -124,6 +127,7 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
     for entry_cycle in scheduler.cycles:
         for entry in [*entry_cycle.entries, *entry_cycle.inadmissible]:
             done.decided_by[entry.info.key] = SCHEDULER
+    _reconcile_checks(done)
     for wl in workloads.values():
         if has_quota_reservation(wl) or not wl.spec.active:
             continue
@@ -133,6 +137,23 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
             workload_controller.reconcile(wl, found, now)
             done.decided_by[wl.key] = WORKLOAD_CONTROLLER
     return done
+
+
+def _reconcile_checks(done: Pass) -> None:
+    """The workload controller after the scheduler on every Workload of a ClusterQueue with
+    admission checks and every one carrying check states, each until Reconcile changes nothing."""
+    by_name = {cq.name: cq for cq in done.inputs.cluster_queues}
+    for key, wl in sorted(done.workloads.items()):
+        name, found = done.queues.cluster_queue_for(wl.meta.namespace, wl.spec.queue_name)
+        cq = by_name.get(name) if found else None
+        if not wl.admission_checks and (cq is None or not cq.admission_checks):
+            continue
+        ctx = workload_controller.CheckContext(cq, done.settings.now, done.settings.version,
+                                               lambda *event: done.events.append(Event(*event)))
+        for _ in range(RECONCILES_PER_WORKLOAD):
+            if not workload_controller.reconcile_checks(wl, ctx):
+                break
+            done.decided_by[key] = WORKLOAD_CONTROLLER
 
 
 def _fingerprint(done: Pass, pending: list[tuple[str, Workload]]) -> tuple:

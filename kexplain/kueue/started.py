@@ -8,7 +8,7 @@ from typing import Any, Mapping
 
 from kexplain.kueue import versions
 from kexplain.kueue.apis import constants as c
-from kexplain.kueue.objects import ADMITTED, Objects, kind_of, meta_of, object_key
+from kexplain.kueue.objects import ADMITTED, QUOTA_RESERVED, Objects, kind_of, meta_of, object_key
 from kexplain.kueue.controller.jobframework.reconciler import JobOutcome
 from kexplain.kueue.explain import explained_pass
 from kexplain.kueue.inputs import inputs_of
@@ -17,7 +17,7 @@ from kexplain.kueue.podset import Conflict, PodSetInfo, infos, merged
 from kexplain.kueue.run import Pass, Settings, run_pass
 from kexplain.kueue.controller.jobs import integration_for
 from kexplain.kueue.controller.jobs.parents import kueue_objects
-from kexplain.kueue.workload.workload import has_quota_reservation
+from kexplain.kueue.workload.workload import has_quota_reservation, is_admitted
 
 MANAGED_LABEL = "kueue.x-k8s.io/managed"        # the pod webhook's (pkg/controller/constants)
 TOPOLOGY_GATE = "kueue.x-k8s.io/topology"       # TopologySchedulingGate
@@ -82,7 +82,7 @@ def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[s
     answer = _answer(obj, outcome, done, doc)
     wl = done.workloads.get(outcome.workload.meta.key) if outcome.workload is not None else None
     pod_sets: list[PodSetInfo] | None = None
-    if wl is not None and has_quota_reservation(wl) and wl.admission is not None:
+    if wl is not None and is_admitted(wl) and wl.admission is not None:      # (Kueue starts a job once Admitted)
         pod_sets = infos(wl, done.inputs.flavors)
         answer["podSets"] = [p.to_json() for p in pod_sets]
     kind = kind_of(obj)
@@ -119,8 +119,12 @@ def _answer(obj: Mapping[str, Any], outcome: JobOutcome, done: Pass, doc: Mappin
     wl = done.workloads.get(key)
     item = next((w for w in (doc.get("explanation") or {}).get("workloads") or () if w.get("workload") == key), None)
     shown = next((w for w in doc.get("workloads") or () if f"{w.get('namespace')}/{w.get('name')}" == key), None)
-    if wl is not None and has_quota_reservation(wl) and wl.admission is not None:
+    if wl is not None and is_admitted(wl) and wl.admission is not None:
         out.update(verdict=ADMITTED, clusterQueue=wl.admission.cluster_queue)
+    elif wl is not None and has_quota_reservation(wl) and wl.admission is not None:    # its admission checks wait
+        out.update(verdict=QUOTA_RESERVED, clusterQueue=wl.admission.cluster_queue,
+                   admissionChecks=[{"name": c.name, "state": c.state, **({"message": c.message} if c.message else {})}
+                                    for c in wl.admission_checks])
     elif item is not None:
         out["verdict"] = item.get("verdict")
         for k in ("clusterQueue", "message"):

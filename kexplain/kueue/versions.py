@@ -32,6 +32,13 @@ class KueueVersion:
     # The flavor assigner adds the `pods` count to a copy of the requests (v0.19.0), not to the
     # Workload's own totals, which preemption then reads (v0.17).
     pods_request_copied: bool = False
+    # The admission checks' eviction and deactivation texts name each check, its state and its
+    # message (v0.18.0, kueue #10623), not "At least one admission check is false".
+    check_states_named: bool = False
+    # A flavor found short of one resource is still checked for the others, so a NoFit message
+    # lists every short resource (v0.19.0, kueue #12378: the loop became a closure whose early
+    # return no longer stops it).
+    every_short_resource: bool = False
 
     @property
     def label(self) -> str:
@@ -45,7 +52,8 @@ VERSIONS: dict[str, KueueVersion] = {
     "0.17": BASE,
     "0.19": replace(BASE, minor="0.19", release="v0.19.2", commit="8eab68778fc1b52affe165fdf5af29d1e9b4f3cb",
                     equivalence_hashing=True, namespace_mismatch=NAMESPACE_MISMATCH_0_19, preserve_scan_progress=True,
-                    no_candidates_rank_lowest=True, pods_request_copied=True),
+                    no_candidates_rank_lowest=True, pods_request_copied=True, check_states_named=True,
+                    every_short_resource=True),
 }
 DEFAULT = "0.17"
 

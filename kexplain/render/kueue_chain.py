@@ -93,6 +93,12 @@ def _answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
         text = (f"Workload {workload} is admitted in ClusterQueue {answer.get('clusterQueue')}; "
                 f"{STARTED.get(kind, '')}, " + ("as Kueue sets it:" if kind == "Pod" else "its pods as Kueue sets them:"))
         return [Block(Text(head + text, style="bold"), gap=False), lines_block(pod_set_lines(answer), gap=False)]
+    if verdict == "QuotaReserved":
+        checks = ", ".join(f"{c.get('name')} {c.get('state')}" + (f" ({c['message']})" if c.get("message") else "")
+                           for c in answer.get("admissionChecks") or ())
+        text = (f"Workload {workload} holds quota in ClusterQueue {answer.get('clusterQueue')} and waits for its "
+                f"admission checks ({checks or 'none synced yet'}); {HELD.get(kind, '')}")
+        return [Block(Text(head + text, style="bold"), gap=False)]
     out = [Block(Text(head + f"Workload {workload} is not admitted; {HELD.get(kind, '')}", style="bold"), gap=False)]
     if answer.get("explanation"):
         out += why_blocks({"explanation": {"workloads": [answer["explanation"]]}}, look)

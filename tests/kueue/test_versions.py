@@ -21,9 +21,9 @@ def test_an_unknown_version_is_one_line() -> None:
 
 def test_the_differences_are_data() -> None:
     base, later = VERSIONS["0.17"], VERSIONS["0.19"]
-    assert [f for f in ("equivalence_hashing", "preserve_scan_progress", "no_candidates_rank_lowest",
-                        "pods_request_copied") if getattr(base, f) != getattr(later, f)] == \
-        ["equivalence_hashing", "preserve_scan_progress", "no_candidates_rank_lowest", "pods_request_copied"]
+    fields = ["equivalence_hashing", "preserve_scan_progress", "no_candidates_rank_lowest", "pods_request_copied",
+              "check_states_named", "every_short_resource"]
+    assert [f for f in fields if getattr(base, f) != getattr(later, f)] == fields
 
 
 @pytest.mark.parametrize(("version", "message"), [
@@ -36,3 +36,17 @@ def test_namespace_mismatch_message(version: str, message: str) -> None:
                submitted=(workload("w", "q", {"cpu": "1"}),), version=version)
     cond = done.workloads["default/w"].find("QuotaReserved")
     assert (cond.reason, cond.message) == ("Pending", message)
+
+
+def test_v0_19_lists_every_short_resource() -> None:
+    """v0.19.0 (kueue #12378): a flavor short of cpu is still checked for memory, and the NoFit
+    message names both; v0.17 stops at the first short resource."""
+    docs = (flavor("default"), cluster_queue("cq", {"default": {"cpu": "2", "memory": "1Gi"}}), local_queue("q", "cq"))
+    job = workload("w", "q", {"cpu": "4", "memory": "2Gi"})
+    messages = {v: run(*docs, submitted=(job,), version=v).workloads["default/w"].find("QuotaReserved").message
+                for v in ("0.17", "0.19")}
+    assert messages["0.17"].count("insufficient quota for") == 1
+    assert messages["0.19"] == ("couldn't assign flavors to pod set main: insufficient quota for cpu in flavor default, "
+                                "previously considered podsets requests (0) + current podset request (4) > maximum "
+                                "capacity (2), insufficient quota for memory in flavor default, previously considered "
+                                "podsets requests (0) + current podset request (2Gi) > maximum capacity (1Gi)")

@@ -56,6 +56,15 @@ class Preemption:
 
 
 @dataclass(frozen=True)
+class AdmissionCheckRule:
+    """admissionChecksStrategy.admissionChecks[]: a check, and the flavors it applies to (none
+    named: every flavor of the ClusterQueue)."""
+
+    name: str
+    on_flavors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ClusterQueue:
     meta: ObjectMeta
     resource_groups: tuple[ResourceGroup, ...] = ()
@@ -66,7 +75,8 @@ class ClusterQueue:
     flavor_fungibility: FlavorFungibility = FlavorFungibility()
     preemption: Preemption = Preemption()
     stop_policy: str = STOP_NONE
-    admission_checks: tuple[str, ...] = ()
+    admission_checks: tuple[AdmissionCheckRule, ...] = ()
+    fair_weight: float = 1.0            # spec.fairSharing.weight
 
     @property
     def name(self) -> str:
@@ -74,6 +84,20 @@ class ClusterQueue:
 
     def flavor_names(self) -> list[str]:
         return [f.name for rg in self.resource_groups for f in rg.flavors]
+
+    def admission_check_flavors(self) -> dict[str, frozenset[str]]:
+        """NewAdmissionChecks: each check and the flavors it applies to (all the ClusterQueue's
+        when the rule names none)."""
+        every = frozenset(self.flavor_names())
+        return {rule.name: frozenset(rule.on_flavors) if rule.on_flavors else every for rule in self.admission_checks}
+
+
+def fair_weight(spec: Mapping[str, Any], source: Source | None, obj: Any) -> float:
+    """parseFairWeight: spec.fairSharing.weight as a float (AsFloat64Slow), 1 when not set."""
+    raw = (spec.get("fairSharing") or {}).get("weight")
+    if raw is None:
+        return 1.0
+    return float(_quantity(raw, source, obj, "spec.fairSharing.weight").value)
 
 
 def _quantity(raw: Any, source: Source | None, obj: Any, path: str) -> Quantity:
@@ -187,7 +211,7 @@ def parse_cluster_queue(obj: dict[str, Any], source: Source | None = None, *, va
     return ClusterQueue(
         meta=object_meta(stored, source, namespaced=False),
         resource_groups=parse_resource_groups(spec.get("resourceGroups"), source, obj, "spec.resourceGroups"),
-        cohort=str(spec.get("cohortName") or ""),
+        cohort=str(spec.get("cohortName") or ""), fair_weight=fair_weight(spec, source, obj),
         queueing_strategy=str(spec.get("queueingStrategy") or BEST_EFFORT_FIFO),
         namespace_selector=parse_selector(raw_selector), namespace_selector_raw=raw_selector,
         flavor_fungibility=FlavorFungibility(str(fung.get("whenCanBorrow") or MAY_STOP_SEARCH),
@@ -198,4 +222,5 @@ def parse_cluster_queue(obj: dict[str, Any], source: Source | None = None, *, va
                               str(bwc.get("policy") or NEVER),
                               bwc.get("maxPriorityThreshold") if "maxPriorityThreshold" in bwc else None),
         stop_policy=str(spec.get("stopPolicy") or STOP_NONE),
-        admission_checks=tuple(str(c.get("name")) for c in checks if isinstance(c, Mapping)))
+        admission_checks=tuple(AdmissionCheckRule(str(c.get("name")), tuple(str(f) for f in c.get("onFlavors") or ()))
+                               for c in checks if isinstance(c, Mapping)))

@@ -7,7 +7,7 @@ from typing import Any
 from kexplain.apimachinery.fielderrors import FieldError
 from kexplain.errors import Source
 from kexplain.kueue.apis import schema
-from kexplain.kueue.apis.clusterqueue import ResourceGroup, parse_resource_groups, resource_group_errors
+from kexplain.kueue.apis.clusterqueue import ResourceGroup, fair_weight, parse_resource_groups, resource_group_errors
 from kexplain.kueue.apis.constants import COHORT
 from kexplain.kueue.apis.meta import ObjectMeta, object_meta
 
@@ -17,6 +17,7 @@ class Cohort:
     meta: ObjectMeta
     parent: str = ""
     resource_groups: tuple[ResourceGroup, ...] = ()
+    fair_weight: float = 1.0            # spec.fairSharing.weight
 
     @property
     def name(self) -> str:
@@ -35,4 +36,5 @@ def parse_cohort(obj: dict[str, Any], source: Source | None = None, *, validate:
     spec = stored.get("spec") or {}
     return Cohort(meta=object_meta(stored, source, namespaced=False), parent=str(spec.get("parentName") or ""),
                   resource_groups=parse_resource_groups(spec.get("resourceGroups"), source, obj,
-                                                        "spec.resourceGroups"))
+                                                        "spec.resourceGroups"),
+                  fair_weight=fair_weight(spec, source, obj))

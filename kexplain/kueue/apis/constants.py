@@ -21,8 +21,21 @@ COHORT = "Cohort"
 LOCAL_QUEUE = "LocalQueue"
 WORKLOAD = "Workload"
 WORKLOAD_PRIORITY_CLASS = "WorkloadPriorityClass"
-KINDS = frozenset({RESOURCE_FLAVOR, CLUSTER_QUEUE, COHORT, LOCAL_QUEUE, WORKLOAD, WORKLOAD_PRIORITY_CLASS})
-CLUSTER_SCOPED = frozenset({RESOURCE_FLAVOR, CLUSTER_QUEUE, COHORT, WORKLOAD_PRIORITY_CLASS})
+ADMISSION_CHECK = "AdmissionCheck"
+PROVISIONING_REQUEST_CONFIG = "ProvisioningRequestConfig"
+KINDS = frozenset({RESOURCE_FLAVOR, CLUSTER_QUEUE, COHORT, LOCAL_QUEUE, WORKLOAD, WORKLOAD_PRIORITY_CLASS,
+                   ADMISSION_CHECK, PROVISIONING_REQUEST_CONFIG})
+CLUSTER_SCOPED = frozenset({RESOURCE_FLAVOR, CLUSTER_QUEUE, COHORT, WORKLOAD_PRIORITY_CLASS, ADMISSION_CHECK,
+                            PROVISIONING_REQUEST_CONFIG})
+
+# Admission checks: the controllers Kueue knows by name, the check states
+PROVISIONING_REQUEST_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
+MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"
+CHECK_PENDING = "Pending"
+CHECK_READY = "Ready"
+CHECK_RETRY = "Retry"
+CHECK_REJECTED = "Rejected"
+ADMISSION_CHECK_ACTIVE = "Active"
 
 # Workload condition types
 QUOTA_RESERVED = "QuotaReserved"
@@ -30,12 +43,15 @@ ADMITTED = "Admitted"
 EVICTED = "Evicted"
 PREEMPTED = "Preempted"
 FINISHED = "Finished"
+DEACTIVATION_TARGET = "DeactivationTarget"
 
 # Reasons
 REASON_PENDING = "Pending"
 REASON_INADMISSIBLE = "Inadmissible"
 REASON_QUOTA_RESERVED = "QuotaReserved"
 REASON_ADMITTED = "Admitted"
+REASON_DEACTIVATED = "Deactivated"
+EVICTED_BY_ADMISSION_CHECK = "AdmissionCheck"
 EVICTED_BY_PREEMPTION = "Preempted"
 IN_CLUSTER_QUEUE = "InClusterQueue"
 IN_COHORT_RECLAMATION = "InCohortReclamation"

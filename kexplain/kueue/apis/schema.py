@@ -80,6 +80,8 @@ COHORT = _SCHEMAS["Cohort"]
 LOCAL_QUEUE = _SCHEMAS["LocalQueue"]
 WORKLOAD_PRIORITY_CLASS = _SCHEMAS["WorkloadPriorityClass"]
 WORKLOAD = _SCHEMAS["Workload"]
+ADMISSION_CHECK = _SCHEMAS["AdmissionCheck"]
+PROVISIONING_REQUEST_CONFIG = _SCHEMAS["ProvisioningRequestConfig"]
 
 
 def qualified(kind: str) -> str:

@@ -62,6 +62,18 @@ class Admission:
 
 
 @dataclass(frozen=True)
+class AdmissionCheckState:
+    """status.admissionChecks[]: one check's state on the Workload (Pending, Ready, Retry, Rejected)."""
+
+    name: str
+    state: str
+    message: str = ""
+    last_transition: datetime | None = None
+    requeue_after_seconds: int | None = None
+    retry_count: int | None = None
+
+
+@dataclass(frozen=True)
 class WorkloadObject:
     """A Workload as stored: its metadata, spec and status."""
 
@@ -70,6 +82,7 @@ class WorkloadObject:
     conditions: tuple[Condition, ...] = ()
     admission: Admission | None = None
     source: Source | None = field(default=None, compare=False)
+    admission_checks: tuple[AdmissionCheckState, ...] = ()
 
 
 def parse_pod_sets(raw: Any) -> tuple[PodSet, ...]:
@@ -99,6 +112,22 @@ def _conditions(raw: Any, source: Source | None, obj: Any) -> tuple[Condition, .
                              str(c.get("message") or ""),
                              parse_time(c.get("lastTransitionTime"), source, obj,
                                         f"status.conditions[{i}].lastTransitionTime")))
+    return tuple(out)
+
+
+def _admission_checks(raw: Any, source: Source | None, obj: Any) -> tuple[AdmissionCheckState, ...]:
+    if raw is not None and not isinstance(raw, list):
+        raise InputError("must be a list", source=source, obj=obj, field="status.admissionChecks")
+    out = []
+    for i, c in enumerate(raw or ()):
+        if not isinstance(c, Mapping):
+            raise InputError("must be an object", source=source, obj=obj, field=f"status.admissionChecks[{i}]")
+        requeue, retries = c.get("requeueAfterSeconds"), c.get("retryCount")
+        out.append(AdmissionCheckState(str(c.get("name") or ""), str(c.get("state") or ""), str(c.get("message") or ""),
+                                       parse_time(c.get("lastTransitionTime"), source, obj,
+                                                  f"status.admissionChecks[{i}].lastTransitionTime"),
+                                       requeue if isinstance(requeue, int) else None,
+                                       retries if isinstance(retries, int) else None))
     return tuple(out)
 
 
@@ -164,4 +193,5 @@ def _parse_workload(obj: dict[str, Any], source: Source | None, validate: str, w
                           priority=spec.get("priority"), priority_class=_priority_class(spec.get("priorityClassRef")),
                           active=spec.get("active", True) is not False),
         conditions=_conditions(status.get("conditions"), source, obj),
-        admission=_admission(status.get("admission"), source, obj), source=source)
+        admission=_admission(status.get("admission"), source, obj), source=source,
+        admission_checks=_admission_checks(status.get("admissionChecks"), source, obj))

@@ -4,7 +4,9 @@ and the usage of the Workloads holding quota, kept up to date as the scheduler a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Mapping
 
+from kexplain.kueue.apis.admissioncheck import AdmissionCheck
 from kexplain.kueue.apis.clusterqueue import ClusterQueue
 from kexplain.kueue.apis.cohort import Cohort
 from kexplain.kueue.apis.resourceflavor import ResourceFlavor
@@ -26,11 +28,12 @@ class Cache:
 
     @classmethod
     def build(cls, flavors: dict[str, ResourceFlavor], cluster_queues: list[ClusterQueue],
-              cohorts: list[Cohort]) -> "Cache":
+              cohorts: list[Cohort], admission_checks: Mapping[str, AdmissionCheck] | None = None) -> "Cache":
         cache = cls(dict(flavors))
         for api in cohorts:
             node = cache._cohort(api.name)
             node.explicit = True
+            node.fair_weight = api.fair_weight
             node.resource_node = ResourceNode(quotas_of(api.resource_groups), {}, {})
         for api in cohorts:
             if api.parent:
@@ -38,7 +41,7 @@ class Cache:
                 cache.cohorts[api.name].parent = parent
                 add_child_sorted(parent.child_cohorts, cache.cohorts[api.name])
         for api in cluster_queues:
-            cq = CachedClusterQueue.of(api, cache.flavors)
+            cq = CachedClusterQueue.of(api, cache.flavors, admission_checks)
             cache.cluster_queues[api.name] = cq
             if api.cohort:
                 parent = cache._cohort(api.cohort)
@@ -84,7 +87,8 @@ class Cache:
         for name, cohort in self.cohorts.items():
             if has_cycle(cohort):
                 continue
-            snap.cohorts[name] = CohortNode(name, cohort.resource_node.clone(), explicit=cohort.explicit)
+            snap.cohorts[name] = CohortNode(name, cohort.resource_node.clone(), explicit=cohort.explicit,
+                                            fair_weight=cohort.fair_weight)
         for name, cohort in self.cohorts.items():
             if name in snap.cohorts and cohort.parent is not None and cohort.parent.name in snap.cohorts:
                 child, parent = snap.cohorts[name], snap.cohorts[cohort.parent.name]
@@ -95,7 +99,8 @@ class Cache:
                 snap.inactive.add(name)
                 continue
             copy = ClusterQueueSnapshot(name, cq.groups, dict(cq.workloads), cq.namespace_selector, cq.preemption,
-                                        cq.flavor_fungibility, cq.generation, cq.resource_node.clone())
+                                        cq.flavor_fungibility, cq.generation, cq.resource_node.clone(),
+                                        admission_checks=cq.admission_checks, fair_weight=cq.api.fair_weight)
             if cq.parent is not None and cq.parent.name in snap.cohorts:
                 parent = snap.cohorts[cq.parent.name]
                 copy.parent = parent

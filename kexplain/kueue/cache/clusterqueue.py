@@ -4,10 +4,11 @@ exists) and the Workloads holding its quota."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Mapping, Optional
 
+from kexplain.kueue.apis.admissioncheck import AdmissionCheck
 from kexplain.kueue.apis.clusterqueue import ClusterQueue, FlavorFungibility, Preemption, ResourceGroup
-from kexplain.kueue.apis.constants import STOP_NONE
+from kexplain.kueue.apis.constants import MULTIKUEUE_CONTROLLER, PROVISIONING_REQUEST_CONTROLLER, STOP_NONE
 from kexplain.kueue.cache.hierarchy import CohortNode
 from kexplain.kueue.cache.resource_node import Quota, ResourceNode
 from kexplain.kueue.resources import FlavorResource, resource_value
@@ -52,13 +53,27 @@ class CachedClusterQueue:
     workloads: dict[str, Info] = field(default_factory=dict)
     missing_flavors: tuple[str, ...] = ()
     generation: int = 1
+    # updateWithAdmissionChecks: the checks it names that do not exist or are not Active, sorted;
+    # its MultiKueue checks (one allowed, for every flavor) and ProvisioningRequest ones
+    missing_checks: tuple[str, ...] = ()
+    inactive_checks: tuple[str, ...] = ()
+    multikueue_checks: tuple[str, ...] = ()
+    per_flavor_multikueue_checks: tuple[str, ...] = ()
+    provisioning_checks: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, api: ClusterQueue, flavors: set[str] | dict) -> "CachedClusterQueue":
+    def of(cls, api: ClusterQueue, flavors: set[str] | dict,
+           checks: Mapping[str, AdmissionCheck] | None = None) -> "CachedClusterQueue":
         quotas = quotas_of(api.resource_groups)
         node = ResourceNode(quotas, {fr: q.nominal for fr, q in quotas.items()}, {})
         missing = tuple(f for f in api.flavor_names() if f not in flavors)
-        return cls(api, groups_of(api.resource_groups), node, missing_flavors=missing)
+        return cls(api, groups_of(api.resource_groups), node, missing_flavors=missing,
+                   **_check_sets(api, checks or {}))
+
+    @property
+    def admission_checks(self) -> dict[str, frozenset[str]]:
+        """AdmissionChecks: each check the ClusterQueue names and the flavors it applies to."""
+        return self.api.admission_check_flavors()
 
     @property
     def name(self) -> str:
@@ -70,9 +85,11 @@ class CachedClusterQueue:
 
     @property
     def status(self) -> str:
-        """updateQueueStatus: pending when stopped, a flavor is missing, or admission checks are
-        named (kexplain reads none; Kueue's would have to exist and be active)."""
-        if self.stopped or self.missing_flavors or self.api.admission_checks:
+        """updateQueueStatus: pending when stopped, a flavor or an admission check is missing, a
+        check is not Active, or the MultiKueue checks break their rules."""
+        if (self.stopped or self.missing_flavors or self.missing_checks or self.inactive_checks
+                or len(self.multikueue_checks) > 1 or self.per_flavor_multikueue_checks
+                or (self.multikueue_checks and self.provisioning_checks)):
             return PENDING
         return ACTIVE
 
@@ -91,3 +108,25 @@ class CachedClusterQueue:
     @property
     def flavor_fungibility(self) -> FlavorFungibility:
         return self.api.flavor_fungibility
+
+
+def _check_sets(api: ClusterQueue, checks: Mapping[str, AdmissionCheck]) -> dict[str, tuple[str, ...]]:
+    """updateWithAdmissionChecks over the checks the cache holds."""
+    every = frozenset(api.flavor_names())
+    missing, inactive, multikueue, per_flavor, provisioning = [], [], [], [], []
+    for name, flavors in api.admission_check_flavors().items():
+        check = checks.get(name)
+        if check is None:
+            missing.append(name)
+            continue
+        if not check.active:
+            inactive.append(name)
+        if check.controller_name == PROVISIONING_REQUEST_CONTROLLER:
+            provisioning.append(name)
+        if check.controller_name == MULTIKUEUE_CONTROLLER:
+            multikueue.append(name)
+            if flavors != every:
+                per_flavor.append(name)
+    return {"missing_checks": tuple(sorted(missing)), "inactive_checks": tuple(sorted(inactive)),
+            "multikueue_checks": tuple(sorted(multikueue)), "per_flavor_multikueue_checks": tuple(sorted(per_flavor)),
+            "provisioning_checks": tuple(sorted(provisioning))}

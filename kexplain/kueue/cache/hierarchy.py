@@ -19,6 +19,7 @@ class CohortNode(Generic[Q]):
     child_cohorts: list["CohortNode[Q]"] = field(default_factory=list)
     child_cqs: list[Q] = field(default_factory=list)
     explicit: bool = False
+    fair_weight: float = 1.0
 
     def root(self) -> "CohortNode[Q]":
         node = self

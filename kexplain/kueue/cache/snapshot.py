@@ -4,7 +4,7 @@ what it admits and preemption can simulate removing Workloads without touching t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any, Iterable, Iterator, Mapping, Optional
 
 from kexplain.kueue.apis.clusterqueue import FlavorFungibility, Preemption
 from kexplain.kueue.apis.resourceflavor import ResourceFlavor
@@ -31,6 +31,8 @@ class ClusterQueueSnapshot:
     generation: int
     resource_node: ResourceNode
     parent: Optional[CohortSnapshot] = None
+    admission_checks: Mapping[str, frozenset[str]] = field(default_factory=dict)   # check -> its flavors
+    fair_weight: float = 1.0
 
     def rg_by_resource(self, resource: str) -> Group | None:
         for group in self.groups:

@@ -14,6 +14,8 @@ from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot, Snapshot
 from kexplain.kueue.queue import cluster_queue as requeue
 from kexplain.kueue.queue.manager import Manager
 from kexplain.kueue.resources import FlavorResource, resource_quantity
+from kexplain.kueue.config import FairSharing
+from kexplain.kueue.scheduler.fair_sharing_iterator import fair_order
 from kexplain.kueue.scheduler.flavorassigner import attempts
 from kexplain.kueue.scheduler.flavorassigner.flavorassigner import Assignment, FlavorAssigner
 from kexplain.kueue.scheduler.flavorassigner.modes import FIT, NO_FIT, PREEMPT_MODE
@@ -21,6 +23,7 @@ from kexplain.kueue.scheduler.flavorassigner.podset_reducer import search
 from kexplain.kueue.scheduler.preemption import preemption
 from kexplain.kueue.scheduler.preemption.preemption import Target
 from kexplain.kueue.versions import KueueVersion
+from kexplain.kueue.workload import admissionchecks
 from kexplain.kueue.workload import workload as wlmod
 from kexplain.kueue.workload.info import Info, new_info
 from kexplain.kueue.workload.resources import validate_resources
@@ -86,7 +89,9 @@ class CycleRecord:
 
 class Scheduler:
     def __init__(self, cache: Cache, queues: Manager, namespace_labels: Callable[[str], dict[str, str]],
-                 version: KueueVersion, now: datetime, record: Recorder) -> None:
+                 version: KueueVersion, now: datetime, record: Recorder,
+                 fair_sharing: FairSharing | None = None) -> None:
+        self.fair_sharing = fair_sharing     # the Configuration's (None: classical preemption and order)
         self.cache = cache
         self.queues = queues
         self.namespace_labels = namespace_labels
@@ -103,10 +108,16 @@ class Scheduler:
             return False
         snapshot = self.cache.snapshot()
         entries, inadmissible = self.nominate(heads, snapshot)
-        ordered = sorted(entries, key=functools.cmp_to_key(_entry_order))
         preempted: dict[str, Info] = {}
-        for entry in ordered:
-            self.process(entry, snapshot, preempted)
+        if self.fair_sharing is None:
+            ordered = sorted(entries, key=functools.cmp_to_key(_entry_order))
+            for entry in ordered:
+                self.process(entry, snapshot, preempted)
+        else:               # the fair sharing iterator: each next entry by a tournament over the shares now
+            ordered = []
+            for entry in fair_order(entries):
+                ordered.append(entry)
+                self.process(entry, snapshot, preempted)
         for entry in ordered:
             if entry.status not in (ASSUMED, EVICTED):
                 self.requeue_and_update(entry)
@@ -139,19 +150,20 @@ class Scheduler:
 
     def oracle(self, snapshot: Snapshot):
         def simulate(cq: ClusterQueueSnapshot, info: Info, fr: FlavorResource, quantity: int):
-            return preemption.simulate(snapshot, cq, info, fr, quantity, self.now)
+            return preemption.simulate(snapshot, cq, info, fr, quantity, self.now, self.fair_sharing)
         return simulate
 
     def targets(self, info: Info, assignment: Assignment, snapshot: Snapshot) -> list[Target]:
         return preemption.get_targets(info, assignment.total_requests_for(info), assignment.needing_preemption(),
-                                      snapshot, self.now)
+                                      snapshot, self.now, self.fair_sharing)
 
     def assignments(self, info: Info, snapshot: Snapshot) -> tuple[Assignment, list[Target], Assignment | None]:
         """getInitialAssignments: the full assignment, else under partial admission the largest counts
         that fit; the third value is the full one when a partial one was chosen."""
         cq = snapshot.cluster_queue(info.cluster_queue)
         assert cq is not None
-        assigner = FlavorAssigner(info, cq, snapshot.flavors, self.oracle(snapshot), self.version)
+        assigner = FlavorAssigner(info, cq, snapshot.flavors, self.oracle(snapshot), self.version,
+                                  self.fair_sharing is not None)
         full = assigner.assign()
         mode = full.representative_mode()
         if mode == FIT:
@@ -231,7 +243,8 @@ class Scheduler:
         return out
 
     def admit(self, entry: Entry, cq: ClusterQueueSnapshot) -> None:
-        """admit: the admission written (QuotaReserved, and Admitted without admission checks),
+        """admit: the admission written (QuotaReserved, and Admitted when the Workload holds the
+        states of every check its admission needs and they are Ready: prepareWorkload),
         the Workload counted in the cache, the QuotaReserved and Admitted events."""
         assignment = entry.assignment
         assert assignment is not None
@@ -239,7 +252,8 @@ class Scheduler:
         admission = Admission(entry.info.cluster_queue, tuple(_to_api(ps) for ps in assignment.pod_sets))
         considered = attempts.format_for_events([(ps.name, ps.attempts) for ps in assignment.pod_sets])
         had_reservation = has_quota_reservation(wl)
-        wlmod.set_quota_reservation(wl, admission, self.now)
+        wlmod.set_quota_reservation(wl, admission, self.now,
+                                    sync_admitted=admissionchecks.has_all_required(wl, cq.admission_checks, admission))
         self.cache.add_workload(new_info(wl))
         entry.status = ASSUMED
         if not had_reservation:

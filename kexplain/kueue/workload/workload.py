@@ -7,10 +7,11 @@ import functools
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from kexplain.kueue.apis.constants import (ADMITTED, EVICTED, FINISHED, PREEMPTED, QUOTA_RESERVED, REASON_ADMITTED,
-                                           REASON_QUOTA_RESERVED)
+from kexplain.kueue.apis.constants import (ADMITTED, CHECK_PENDING, CHECK_READY, CHECK_RETRY,
+                                           DEACTIVATION_TARGET, EVICTED, FINISHED, PREEMPTED, QUOTA_RESERVED,
+                                           REASON_ADMITTED, REASON_QUOTA_RESERVED)
 from kexplain.kueue.apis.meta import ObjectMeta
-from kexplain.kueue.apis.workload import Admission, Condition, WorkloadObject, WorkloadSpec
+from kexplain.kueue.apis.workload import Admission, AdmissionCheckState, Condition, WorkloadObject, WorkloadSpec
 
 MAX_CONDITION_MESSAGE = 32 * 1024
 MAX_EVENT_MESSAGE = 1024
@@ -43,10 +44,12 @@ class Workload:
     conditions: list[Condition] = field(default_factory=list)
     admission: Admission | None = None
     admitted_in_input: bool = False
+    admission_checks: list[AdmissionCheckState] = field(default_factory=list)   # status.admissionChecks
 
     @classmethod
     def of(cls, obj: WorkloadObject) -> "Workload":
-        wl = cls(obj.meta, obj.spec, list(obj.conditions), obj.admission)
+        wl = cls(obj.meta, obj.spec, list(obj.conditions), obj.admission,
+                 admission_checks=list(obj.admission_checks))
         wl.admitted_in_input = has_quota_reservation(wl)
         return wl
 
@@ -80,6 +83,13 @@ class Workload:
         self.conditions.append(new)
         return True
 
+    def remove_condition(self, ctype: str) -> bool:
+        """apimeta.RemoveStatusCondition."""
+        kept = [c for c in self.conditions if c.type != ctype]
+        changed = len(kept) != len(self.conditions)
+        self.conditions = kept
+        return changed
+
 
 def has_quota_reservation(wl: Workload) -> bool:
     return wl.is_true(QUOTA_RESERVED)
@@ -111,21 +121,37 @@ def has_active_quota_reservation(wl: Workload) -> bool:
     return has_quota_reservation(wl) and not is_finished(wl) and is_active(wl)
 
 
+def has_all_checks_ready(wl: Workload) -> bool:
+    return all(c.state == CHECK_READY for c in wl.admission_checks)
+
+
+def checks_in_state(wl: Workload, state: str) -> list[AdmissionCheckState]:
+    """RejectedChecks / RetryChecks: the Workload's checks in `state`, in its order."""
+    return [c for c in wl.admission_checks if c.state == state]
+
+
+# SyncAdmittedCondition's Admitted=False, by (has a reservation, has all checks ready)
+_NOT_ADMITTED = {(False, False): ("NoReservationUnsatisfiedChecks",
+                                  "The workload has no reservation and not all checks ready"),
+                 (False, True): ("NoReservation", "The workload has no reservation"),
+                 (True, False): ("UnsatisfiedChecks", "The workload has not all checks ready")}
+
+
 def sync_admitted_condition(wl: Workload, now: datetime) -> bool:
-    """SyncAdmittedCondition for a Workload without admission checks: Admitted follows the
-    quota reservation."""
-    reserved = has_quota_reservation(wl)
-    if is_admitted(wl) == reserved:
+    """SyncAdmittedCondition: Admitted follows the quota reservation and every admission check
+    being Ready (topology requests are never delayed here); whether it changed."""
+    reserved, ready = has_quota_reservation(wl), has_all_checks_ready(wl)
+    if is_admitted(wl) == (reserved and ready):
         return False
-    if reserved:
-        cond = Condition(ADMITTED, TRUE, REASON_ADMITTED, "The workload is admitted", now)
-    else:
-        cond = Condition(ADMITTED, FALSE, "NoReservation", "The workload has no reservation", now)
-    return wl.set_condition(cond)
+    if reserved and ready:
+        return wl.set_condition(Condition(ADMITTED, TRUE, REASON_ADMITTED, "The workload is admitted", now))
+    reason, message = _NOT_ADMITTED[(reserved, ready)]
+    return wl.set_condition(Condition(ADMITTED, FALSE, reason, message, now))
 
 
-def set_quota_reservation(wl: Workload, admission: Admission, now: datetime) -> None:
-    """SetQuotaReservation (plus, without admission checks, the Admitted condition)."""
+def set_quota_reservation(wl: Workload, admission: Admission, now: datetime, sync_admitted: bool = True) -> None:
+    """SetQuotaReservation, then the Admitted condition when `sync_admitted` (the scheduler's
+    prepareWorkload: when the Workload holds every check its admission requires)."""
     wl.admission = admission
     wl.set_condition(Condition(QUOTA_RESERVED, TRUE, REASON_QUOTA_RESERVED,
                                condition_message(f"Quota reserved in ClusterQueue {admission.cluster_queue}"), now))
@@ -134,7 +160,8 @@ def set_quota_reservation(wl: Workload, admission: Admission, now: datetime) -> 
         if prev is not None and prev.status == TRUE:
             wl.set_condition(Condition(ctype, FALSE, REASON_QUOTA_RESERVED,
                                        condition_message("Previously: " + prev.message), now))
-    sync_admitted_condition(wl, now)
+    if sync_admitted:
+        sync_admitted_condition(wl, now)
 
 
 def unset_quota_reservation(wl: Workload, reason: str, message: str, now: datetime) -> bool:
@@ -157,3 +184,24 @@ def set_preempted(wl: Workload, reason: str, message: str, now: datetime) -> Non
 
 def set_evicted(wl: Workload, reason: str, message: str, now: datetime) -> None:
     wl.set_condition(Condition(EVICTED, TRUE, reason, condition_message(message), now))
+
+
+def set_deactivation_target(wl: Workload, reason: str, message: str) -> bool:
+    return wl.set_condition(Condition(DEACTIVATION_TARGET, TRUE, reason, message))
+
+
+def reset_checks_on_eviction(wl: Workload, now: datetime) -> None:
+    """resetChecksOnEviction: every check back to Pending, saying what it was."""
+    for i, check in enumerate(wl.admission_checks):
+        if check.state == CHECK_PENDING:
+            continue
+        retries = (check.retry_count or 0) + 1 if check.state == CHECK_RETRY else None
+        wl.admission_checks[i] = AdmissionCheckState(check.name, CHECK_PENDING,
+                                                     f"Reset to Pending after eviction. Previously: {check.state}",
+                                                     now, check.requeue_after_seconds, retries)
+
+
+def prepare_for_eviction(wl: Workload, reason: str, message: str, now: datetime) -> None:
+    """prepareForEviction: the Evicted condition, the checks reset (nothing else it resets is modelled)."""
+    set_evicted(wl, reason, message, now)
+    reset_checks_on_eviction(wl, now)

@@ -248,8 +248,9 @@ def flavor_selector(spec: Mapping[str, Any], keys: frozenset[str]) -> RequiredNo
 
 class FlavorAssigner:
     def __init__(self, info: Info, cq: ClusterQueueSnapshot, flavors: Mapping[str, ResourceFlavor],
-                 oracle: Oracle, version: KueueVersion) -> None:
+                 oracle: Oracle, version: KueueVersion, fair_sharing: bool = False) -> None:
         self.version = version
+        self.fair_sharing = fair_sharing
         self.info = info
         self.cq = cq
         self.flavors = flavors
@@ -365,6 +366,8 @@ class FlavorAssigner:
                 if is_preferred(representative, mode, fungibility, self.version.no_candidates_rank_lowest):
                     representative = mode
                 if representative.preemption == PM_NO_FIT:
+                    if self.version.every_short_resource:    # (v0.19: the closure returns, the loop goes on)
+                        continue
                     break
                 assignments[r_name] = FlavorAssignment(name, assignment_mode(pm), borrow)
             tried.append(att.representative_attempt(name, representative.preemption, max_borrow, reasons))
@@ -433,7 +436,9 @@ class FlavorAssigner:
             return PM_FIT, borrow, None, check(PM_FIT, borrow)
         status = Status([INSUFFICIENT.format(fr.resource, fr.flavor,
                                              resource_quantity_text(fr.resource, val - available))])
-        borrow_within = cq.preemption.borrow_within_cohort != "Never"
+        # canPreemptWhileBorrowing: borrowWithinCohort, or fair sharing with reclaimWithinCohort
+        borrow_within = cq.preemption.borrow_within_cohort != "Never" or (
+            self.fair_sharing and cq.preemption.reclaim_within_cohort != "Never")
         if val <= quota.nominal or may_reclaim or borrow_within:
             possibility, borrow_after, targets = self.oracle(cq, self.info, fr, val)
             pm = from_possibility(possibility)

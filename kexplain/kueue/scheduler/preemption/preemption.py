@@ -11,7 +11,8 @@ from kexplain.kueue.apis.constants import (EVENT_NORMAL, EVICTED_BY_PREEMPTION, 
                                            IN_COHORT_RECLAMATION, JOB_UID_LABEL)
 from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot, Snapshot
 from kexplain.kueue.resources import FlavorResource
-from kexplain.kueue.scheduler.preemption import classical
+from kexplain.kueue.config import FairSharing
+from kexplain.kueue.scheduler.preemption import classical, fairsharing
 from kexplain.kueue.scheduler.preemption.common import NO_CANDIDATES, PREEMPT, RECLAIM
 from kexplain.kueue.workload import workload as wlmod
 from kexplain.kueue.workload.info import Info
@@ -43,6 +44,7 @@ class Context:
     snapshot: Snapshot
     usage: dict[FlavorResource, int]
     frs: frozenset[FlavorResource]
+    fair_sharing: FairSharing | None = None     # the Configuration's: fair preemptions, else classical
 
 
 def _fits(ctx: Context, allow_borrowing: bool) -> bool:
@@ -87,6 +89,89 @@ def classical_targets(ctx: Context, now: datetime) -> list[Target]:
     return []
 
 
+def _targets(ctx: Context, now: datetime) -> list[Target]:
+    """getTargets: fair preemptions when fair sharing is on, else classical ones."""
+    if ctx.fair_sharing is not None:
+        return fair_targets(ctx, ctx.fair_sharing.preemption_strategies, now)
+    return classical_targets(ctx, now)
+
+
+def fair_targets(ctx: Context, strategies: tuple[str, ...], now: datetime) -> list[Target]:
+    """fairPreemptions: the candidates in CandidatesOrdering, the preemptor's usage added for the
+    shares, the first strategy, then (rule S2-b) the second over the candidates it refused."""
+    key = fairsharing.candidate_key(ctx.cq.name, now)
+    candidates = sorted(fairsharing.find_candidates(ctx.preemptor, ctx.cq, ctx.frs), key=key)
+    if not candidates:
+        return []
+    ctx.cq.add_usage(ctx.usage)
+    try:
+        fits, targets, retry = _first_strategy(ctx, candidates, fairsharing.STRATEGIES[strategies[0]], key)
+        if not fits and len(strategies) > 1:
+            fits, targets = _second_strategy(ctx, retry, targets, key)
+    finally:
+        ctx.cq.remove_usage(ctx.usage)
+    if not fits:
+        _restore(ctx.snapshot, targets)
+        return []
+    targets = _fill_back(ctx, targets, True)
+    _restore(ctx.snapshot, targets)
+    return targets
+
+
+def _fits_fair(ctx: Context) -> bool:
+    """workloadFitsForFairSharing: workloadFits with the preemptor's own usage taken out again."""
+    ctx.cq.remove_usage(ctx.usage)
+    try:
+        return _fits(ctx, True)
+    finally:
+        ctx.cq.add_usage(ctx.usage)
+
+
+def _take(ctx: Context, target: "fairsharing.TargetQueue", info: Info, reason: str, targets: list[Target]) -> bool:
+    ctx.snapshot.remove_workload(info)
+    targets.append(Target(info, reason, target.cq))
+    return _fits_fair(ctx)
+
+
+def _first_strategy(ctx: Context, candidates: list[Info], strategy: "fairsharing.Strategy", key
+                    ) -> tuple[bool, list[Target], list[Info]]:
+    """runFirstFsStrategy: the preemptor's own queue's candidates freely; while it stays within
+    its nominal quota (FairSharingPreemptWithinNominal), every other's too; else the strategy
+    decides per candidate, the refused kept for rule S2-b."""
+    ordering = fairsharing.Ordering(ctx.cq, candidates, key)
+    targets: list[Target] = []
+    retry: list[Info] = []
+    within_nominal = not any(ctx.cq.borrowing(fr) for fr in ctx.frs)
+    for target in ordering.targets():
+        if target.own() or within_nominal:
+            reason = IN_CLUSTER_QUEUE if target.own() else IN_COHORT_RECLAMATION
+            if _take(ctx, target, target.pop(), reason, targets):
+                return True, targets, []
+            continue
+        new, old = target.shares()
+        while target.has_workload():
+            info = target.pop()
+            if strategy(new, old, target.share_after_removal(info)):
+                if _take(ctx, target, info, IN_COHORT_FAIR_SHARING, targets):
+                    return True, targets, []
+                break
+            retry.append(info)
+    return False, targets, retry
+
+
+def _second_strategy(ctx: Context, retry: list[Info], targets: list[Target], key) -> tuple[bool, list[Target]]:
+    """runSecondFsStrategy (rule S2-b): LessThanInitialShare, the first refused candidate of each queue."""
+    ordering = fairsharing.Ordering(ctx.cq, retry, key)
+    rule = fairsharing.STRATEGIES[fairsharing.LESS_THAN_INITIAL_SHARE]
+    for target in ordering.targets():
+        new, old = target.shares()
+        info = target.pop()
+        if rule(new, old, old) and _take(ctx, target, info, IN_COHORT_FAIR_SHARING, targets):
+            return True, targets
+        ordering.drop(target)
+    return False, targets
+
+
 def _fill_back(ctx: Context, targets: list[Target], borrowing: bool) -> list[Target]:
     for i in range(len(targets) - 2, -1, -1):
         ctx.snapshot.add_workload(targets[i].info)
@@ -104,12 +189,12 @@ def _restore(snapshot: Snapshot, targets: list[Target]) -> None:
 
 
 def simulate(snapshot: Snapshot, cq: ClusterQueueSnapshot, info: Info, fr: FlavorResource, quantity: int,
-             now: datetime) -> tuple[int, int, list[Target]]:
+             now: datetime, fair_sharing: FairSharing | None = None) -> tuple[int, int, list[Target]]:
     """PreemptionOracle.SimulatePreemption: whether preempting could make room for `quantity` of
     `fr`, the borrowing level after it, and the targets."""
     preemptor_cq = snapshot.cluster_queue(info.cluster_queue) or cq
-    ctx = Context(info, preemptor_cq, snapshot, {fr: quantity}, frozenset({fr}))
-    targets = classical_targets(ctx, now)
+    ctx = Context(info, preemptor_cq, snapshot, {fr: quantity}, frozenset({fr}), fair_sharing)
+    targets = _targets(ctx, now)
     if not targets:
         borrow, _ = classical.height_of_lowest_subtree_that_fits(cq, fr, quantity)
         return NO_CANDIDATES, borrow, []
@@ -122,12 +207,12 @@ def simulate(snapshot: Snapshot, cq: ClusterQueueSnapshot, info: Info, fr: Flavo
 
 
 def get_targets(info: Info, usage: dict[FlavorResource, int], frs: frozenset[FlavorResource], snapshot: Snapshot,
-                now: datetime) -> list[Target]:
+                now: datetime, fair_sharing: FairSharing | None = None) -> list[Target]:
     """GetTargets: the Workloads `info` would preempt for `usage`, or none."""
     cq = snapshot.cluster_queue(info.cluster_queue)
     if cq is None:
         return []
-    return classical_targets(Context(info, cq, snapshot, usage, frs), now)
+    return _targets(Context(info, cq, snapshot, usage, frs, fair_sharing), now)
 
 
 def preemption_message(preemptor: Info, reason: str, preemptor_path: str, preemptee_path: str) -> str:

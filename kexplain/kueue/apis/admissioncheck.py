@@ -1,0 +1,72 @@
+"""AdmissionCheck (admissioncheck_types.go) and ProvisioningRequestConfig
+(provisioningrequestconfig_types.go): a check a ClusterQueue's Workloads pass after they reserve
+quota, and the configuration its ProvisioningRequest controller reads. Kueue's cache reads of a
+check only its controller and whether it is `Active` (cache.go AddOrUpdateAdmissionCheck): the
+check controllers set that condition, and kexplain reads it as given."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from kexplain.errors import Source
+from kexplain.kueue.apis import schema
+from kexplain.kueue.apis.constants import ADMISSION_CHECK, ADMISSION_CHECK_ACTIVE, PROVISIONING_REQUEST_CONFIG
+from kexplain.kueue.apis.meta import ObjectMeta, object_meta
+
+
+@dataclass(frozen=True)
+class AdmissionCheck:
+    meta: ObjectMeta
+    controller_name: str
+    active: bool
+    parameters: Mapping[str, str] | None = None     # {apiGroup, kind, name}
+    inactive_reason: str = ""                        # the Active condition's reason and message, when not True
+    inactive_message: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+
+@dataclass(frozen=True)
+class ProvisioningRequestConfig:
+    meta: ObjectMeta
+    provisioning_class: str
+    parameters: Mapping[str, str] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+
+def _active(status: Any) -> tuple[bool, str, str]:
+    """IsStatusConditionTrue(status.conditions, Active), with the condition's words when it is not."""
+    conditions = status.get("conditions") if isinstance(status, Mapping) else None
+    for c in conditions if isinstance(conditions, list) else ():
+        if isinstance(c, Mapping) and c.get("type") == ADMISSION_CHECK_ACTIVE:
+            return c.get("status") == "True", str(c.get("reason") or ""), str(c.get("message") or "")
+    return False, "", ""
+
+
+def parse_admission_check(obj: dict[str, Any], source: Source | None = None, *, validate: str = "strict",
+                          warnings: list[str] | None = None) -> AdmissionCheck:
+    stored = schema.store(obj, schema.ADMISSION_CHECK, ADMISSION_CHECK, source, validate, warnings)
+    spec = stored.get("spec") or {}
+    active, reason, message = _active(stored.get("status"))
+    params = spec.get("parameters")
+    return AdmissionCheck(object_meta(stored, source, namespaced=False), str(spec.get("controllerName") or ""),
+                          active, {str(k): str(v) for k, v in params.items()} if isinstance(params, Mapping) else None,
+                          "" if active else reason, "" if active else message)
+
+
+def parse_provisioning_request_config(obj: dict[str, Any], source: Source | None = None, *,
+                                      validate: str = "strict", warnings: list[str] | None = None
+                                      ) -> ProvisioningRequestConfig:
+    stored = schema.store(obj, schema.PROVISIONING_REQUEST_CONFIG, PROVISIONING_REQUEST_CONFIG, source, validate,
+                          warnings)
+    spec = stored.get("spec") or {}
+    params = spec.get("parameters")
+    return ProvisioningRequestConfig(object_meta(stored, source, namespaced=False),
+                                     str(spec.get("provisioningClassName") or ""),
+                                     {str(k): str(v) for k, v in params.items()} if isinstance(params, Mapping)
+                                     else None)
