@@ -17,7 +17,7 @@ from kexplain.kueue.podset import Conflict, PodSetInfo, infos, merged
 from kexplain.kueue.run import Pass, Settings, run_pass
 from kexplain.kueue.controller.jobs import integration_for
 from kexplain.kueue.controller.jobs.parents import kueue_objects
-from kexplain.kueue.workload.workload import has_quota_reservation, is_admitted
+from kexplain.kueue.workload.workload import Workload, has_quota_reservation, is_admitted
 
 MANAGED_LABEL = "kueue.x-k8s.io/managed"        # the pod webhook's (pkg/controller/constants)
 TOPOLOGY_GATE = "kueue.x-k8s.io/topology"       # TopologySchedulingGate
@@ -82,7 +82,7 @@ def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[s
     answer = _answer(obj, outcome, done, doc)
     wl = done.workloads.get(outcome.workload.meta.key) if outcome.workload is not None else None
     pod_sets: list[PodSetInfo] | None = None
-    if wl is not None and is_admitted(wl) and wl.admission is not None:      # (Kueue starts a job once Admitted)
+    if wl is not None and _starts(wl):
         pod_sets = infos(wl, done.inputs.flavors)
         answer["podSets"] = [p.to_json() for p in pod_sets]
     kind = kind_of(obj)
@@ -119,7 +119,7 @@ def _answer(obj: Mapping[str, Any], outcome: JobOutcome, done: Pass, doc: Mappin
     wl = done.workloads.get(key)
     item = next((w for w in (doc.get("explanation") or {}).get("workloads") or () if w.get("workload") == key), None)
     shown = next((w for w in doc.get("workloads") or () if f"{w.get('namespace')}/{w.get('name')}" == key), None)
-    if wl is not None and is_admitted(wl) and wl.admission is not None:
+    if wl is not None and _starts(wl):
         out.update(verdict=ADMITTED, clusterQueue=wl.admission.cluster_queue)
     elif wl is not None and has_quota_reservation(wl) and wl.admission is not None:    # its admission checks wait
         out.update(verdict=QUOTA_RESERVED, clusterQueue=wl.admission.cluster_queue,
@@ -134,6 +134,14 @@ def _answer(obj: Mapping[str, Any], outcome: JobOutcome, done: Pass, doc: Mappin
     if shown is not None:
         out["conditions"] = shown.get("conditions") or []
     return out
+
+
+def _starts(wl: Workload) -> bool:
+    """Whether Kueue starts the Workload's job: once Admitted, which a Workload holding quota is
+    (or becomes, the workload controller syncing it) unless it waits for admission checks."""
+    if wl.admission is None or not has_quota_reservation(wl):
+        return False
+    return is_admitted(wl) or not wl.admission_checks
 
 
 def _copy(obj: Mapping[str, Any]) -> dict[str, Any]:
