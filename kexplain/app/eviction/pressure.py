@@ -102,7 +102,7 @@ def document(req: EvictRequest) -> dict[str, Any]:
     """The document of `kexplain evict pressure`."""
     cluster = read_state(req)
     node_named(cluster, req.node, req.nodes)
-    pods = pods_on(cluster, req.node)
+    pods = pods_on(cluster, req.node, req.kube)
     config = read_kubelet_config(req.options.get("kubelet_config"), req.max_bytes)
     earlier_summary = None
     if req.options.get("earlier_stats"):
