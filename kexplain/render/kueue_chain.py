@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.text import Text
 
 from kexplain.render.blocks import Block, print_blocks
-from kexplain.render.kueue import lines_block, why_blocks
+from kexplain.render.kueue import lines_block, suggestions_blocks, why_blocks
 from kexplain.render.style import Look
 
 HELD = {"Job": "the Job stays suspended (no pod is created)",
@@ -114,9 +114,13 @@ def _answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
         out += why_blocks({"explanation": {"workloads": [answer["explanation"]]}}, look)
     elif answer.get("message"):
         out.append(Block(Text(f"  Kueue: {answer['message']}"), whole=True, gap=False))
+    if "suggestions" in answer:
+        out += suggestions_blocks({"suggestions": answer["suggestions"]}, look)
     if kind == "Pod":
         return out
-    return out + [Block(Text("Its pod template, explained without a flavor (Kueue assigns one when it admits it):"))]
+    return out + [Block(Text("Its pod template, explained without a flavor (Kueue assigns one when it admits it)"
+                             + (", without fixes of its own: that flavor's node labels and tolerations would change "
+                                "them" if "suggestions" in answer else "") + ":"))]
 
 
 def summary(answer: Mapping[str, Any]) -> str:
