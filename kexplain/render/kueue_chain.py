@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.text import Text
 
 from kexplain.render.blocks import Block, print_blocks
-from kexplain.render.kueue import lines_block, suggestions_blocks, why_blocks
+from kexplain.render.kueue import lines_block, suggestions_blocks, waiting_blocks, why_blocks
 from kexplain.render.style import Look
 
 HELD = {"Job": "the Job stays suspended (no pod is created)",
@@ -115,7 +115,10 @@ def _answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
     elif answer.get("message"):
         out.append(Block(Text(f"  Kueue: {answer['message']}"), whole=True, gap=False))
     if "suggestions" in answer:
-        out += suggestions_blocks({"suggestions": answer["suggestions"]}, look)
+        found = answer["suggestions"]
+        waits = [f for f in found if not (f.get("verified") or {}).get("admits")]
+        out += suggestions_blocks({"suggestions": [f for f in found if f not in waits]}, look)
+        out += waiting_blocks({"suggestionsWaiting": waits}, look)
     if kind == "Pod":
         return out
     return out + [Block(Text("Its pod template, explained without a flavor (Kueue assigns one when it admits it)"

@@ -34,7 +34,8 @@ def kueue_fixes(done: Any, doc: Mapping[str, Any]) -> dict[str, list[dict[str, A
     if not needed(doc):
         return {}
     out: dict[str, list[dict[str, Any]]] = {}
-    for s in suggestions(done):
+    waiting: list[dict[str, Any]] = []          # (`verified.waitsBehind`: others would take the room)
+    for s in [*suggestions(done, waiting=waiting), *waiting]:
         out.setdefault(str(s["workload"]), []).append(s)
     return out
 

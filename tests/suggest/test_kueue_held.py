@@ -78,3 +78,15 @@ def test_only_the_entries_a_flavor_put_there_move_to_it() -> None:
 def test_held() -> None:
     assert held({"verdict": "Pending"}) and held({"verdict": "Admitted", "startError": "conflict"})
     assert not held({"verdict": "Admitted"}) and not held(None)
+
+
+def test_a_fix_another_held_job_would_take_first_is_said(tmp_path) -> None:
+    cluster = kueue_scenes.cluster(tmp_path)
+    jobs = kueue_scenes.jobs(tmp_path, "jobs.yaml", 3, 3)
+    doc = json.loads(run("explain", jobs, "--nodes", cluster, "-o", "json")[1])
+    first, second = (p["kueue"] for p in doc["placements"])
+    waits = [s for s in second["suggestions"] if not s["verified"]["admits"]]
+    assert [(s["kind"], s["verified"]["waitsBehind"]) for s in waits] == [("raise-nominal-quota", [first["workload"]])]
+    assert not [s for s in first["suggestions"] if not s["verified"]["admits"]]
+    text = " ".join(run("explain", jobs, "--nodes", cluster)[1].split())
+    assert f"admits {first['workload']} first; {second['workload']} would still wait behind it" in text
