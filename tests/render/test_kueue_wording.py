@@ -130,3 +130,31 @@ def test_an_admitted_jobs_sentence_names_what_kueue_sets() -> None:
                            "nodeSelector": {"gpu.example.com/model": "a100"}}]}
     assert summary(answer).endswith("its pods as Kueue sets them: Pod set main: 2 pods, flavor a100; "
                                     "nodeSelector gpu.example.com/model=a100")
+
+
+LENDER = """---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: other-cq}
+spec:
+  cohortName: c
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: a100
+      resources:
+      - {name: cpu, nominalQuota: "8"}
+"""
+
+
+def test_a_queue_that_may_not_borrow_is_not_said_to_borrow(tmp_path) -> None:
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(kueue_scenes.CLUSTER.replace('{name: cpu, nominalQuota: "4"}',
+                                                    '{name: cpu, nominalQuota: "4", borrowingLimit: "0"}')
+                       .replace("  namespaceSelector: {}\n", "  namespaceSelector: {}\n  cohortName: c\n")
+                       % {"label": "a100", "strategy": "BestEffortFIFO"} + LENDER)
+    _, out = kueue(kueue_scenes.jobs(tmp_path, "jobs.yaml", 1, 2), "--nodes", str(cluster))
+    said = flat(out)
+    assert "cpu: wants 4; nominal 4, used 2, available 2, at most 4; borrowingLimit 0 2 more needed goes past its " \
+           "nominal quota: it cannot borrow from the cohort (borrowingLimit 0)" in said
+    assert "borrows from the cohort" not in said
