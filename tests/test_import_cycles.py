@@ -23,7 +23,7 @@ PACKAGE = ROOT / "kexplain"
 # remove some; never raise one.
 LAZY_CEILING = {
     "admission": 1, "autoscaler": 1, "karpenter": 5, "kueue": 3, "lint": 5, "load": 1, "plugins": 1,
-    "render": 1, "app": 0, "cli": 2, "explain": 1, "state": 0,
+    "render": 1, "app": 0, "cli": 2, "explain": 1, "state": 0, "suggest": 1,
 }
 
 

@@ -25,6 +25,7 @@ from kexplain.kueue.chain import Chain
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.model.snapshot import Snapshot
 from kexplain.suggest import suggestions as suggest
+from kexplain.suggest.kueue_held import held, kueue_fixes, with_kueue
 from kexplain.suggest.add_node import ADD_NODE
 
 # Verdicts after which an autoscaler has nothing to do for the pod (no section unless asked).
@@ -111,10 +112,12 @@ class Files:
     kueue: Chain
 
 
-def read_files(req: Request, stdin: Optional[BinaryIO], *, kueue_version: Optional[str] = None) -> Files:
+def read_files(req: Request, stdin: Optional[BinaryIO], *, kueue_version: Optional[str] = None,
+               suggestions: bool = True) -> Files:
     """The POD file and the cluster read once, problems collected; the cluster's objects kept when an
-    autoscaler may read them; Kueue's answer first, as `kueue_version` decides."""
-    kueue = Chain(validate=req.validate, version=kueue_version)
+    autoscaler may read them; Kueue's answer first, as `kueue_version` decides (with `suggestions`,
+    Kueue's verified fixes for a job it holds)."""
+    kueue = Chain(validate=req.validate, version=kueue_version, fixes=kueue_fixes if suggestions else None)
     keep = req.node_groups is not None or keeps_cluster
     with bulk_load(freeze=True):
         loaded = kueue.attach(load(req, stdin, collect=True, keep=keep, prepare=kueue))
@@ -198,8 +201,8 @@ def explain_single(files: Files, options: RunOptions, suggestions: bool, autosca
     others read all the same: bad input is refused whatever the verdict)."""
     loaded = files.loaded
     assert loaded.single is not None
-    trace = explain_one(loaded.single, options, suggestions)
     answer = files.kueue.answer_for(loaded.single.pod.obj)
+    trace = explain_one(loaded.single, options, suggestions and not held(answer))   # held: Kueue's fixes
     if answer is not None:
         trace["kueue"] = answer
     pending = trace["result"]["status"] not in NO_AUTOSCALER
@@ -230,10 +233,13 @@ def page_of_single(files: Files, options: RunOptions, trace: dict) -> dict:
 
 
 def batch_of(loaded: Loaded, options: RunOptions, suggestions: bool, autoscalers: Autoscalers, *,
-             stored: bool, refused: Callable[[Any, KexplainError], None]) -> Batch:
+             stored: bool, refused: Callable[[Any, KexplainError], None], kueue: Optional[Chain] = None) -> Batch:
     """Several pods, replicas or workloads as a `Batch` (scheduled as it is iterated), their
-    suggestions without add-node when an autoscaler answers for them."""
+    suggestions without add-node when an autoscaler answers for them, and as Kueue's answer for
+    their job has them (`kexplain.suggest.kueue_held`)."""
     suggester = (without_add_node(suggest) if autoscalers.each else suggest) if suggestions else None
+    if suggester is not None and kueue is not None and kueue.answers:
+        suggester = with_kueue(suggester, kueue.answer_for)
     return explain_batch(loaded.batch, loaded.pool, options, suggester, stored=stored, refused=refused)
 
 

@@ -169,7 +169,7 @@ def explain_files(env: Environment, req: Request, shown: Shown, opts: Autoscaler
                   preemption: bool, preemption_offset: int, kueue_version: Optional[str] = None) -> ExitStatus:
     """The files read once (`app.explain.read_files`), what was left out said, `--node` checked,
     the autoscalers picked; then one pod or a batch."""
-    files = read_files(req, env.stdin, kueue_version=kueue_version)
+    files = read_files(req, env.stdin, kueue_version=kueue_version, suggestions=opts.suggestions)
     loaded = files.loaded
     left_out = [report_left_out(env, err) for err in loaded.problems]
     if loaded.empty:            # every Pod and workload left out: each said why
@@ -200,7 +200,7 @@ def explain_files_batch(env: Environment, files: Files, options: RunOptions, aut
         skipped.append(entry)
         left_out.append(report_left_out(env, err))
 
-    batch = batch_of(loaded, recorded, opts.suggestions, autoscalers, stored=stored, refused=refused)
+    batch = batch_of(loaded, recorded, opts.suggestions, autoscalers, stored=stored, refused=refused, kueue=files.kueue)
     status = write_batch(env, loaded, batch, shown, asked=options, autoscalers=BatchPass(loaded, autoscalers, opts))
     nothing = len(skipped) == len(loaded.batch)     # every pod left out (another scheduler's): nothing explained
     return aggregate([status, *left_out, *([ExitStatus.BAD_INPUT] if nothing else []),

@@ -76,7 +76,10 @@ def command(
         done = run_pass(inputs, settings)
         doc = explained_pass(done)
     if suggestions and fixes.needed(doc):
-        doc["suggestions"] = fixes.suggestions(done)
+        waiting: list[dict] = []
+        doc["suggestions"] = fixes.suggestions(done, waiting=waiting)
+        if waiting:
+            doc["suggestionsWaiting"] = waiting
     if output.value in structured.FORMATS:
         structured.write(env.stdout, doc, output.value)
     else:

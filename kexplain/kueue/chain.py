@@ -19,6 +19,7 @@ class Chain:
     now: datetime | None = None
     version: str | None = None
     answers: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
+    fixes: Any = None       # Kueue's verified fixes for a held job (`kexplain.kueue.started.Fixes`), if sought
 
     def __call__(self, objs: Objects, cluster: Objects) -> Objects:
         submitted = [i for i, (o, _) in enumerate(objs) if managed(o)]
@@ -33,7 +34,7 @@ class Chain:
         from kexplain.kueue.started import held_or_started
         now = self.now or datetime.now(timezone.utc).replace(microsecond=0)
         made, answers = held_or_started(objs, submitted, context, validate=self.validate, now=now,
-                                        version=self.version)
+                                        version=self.version, fixes=self.fixes)
         self.answers.update(answers)
         return made
 

@@ -10,7 +10,7 @@ from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot, Snapshot
 from kexplain.kueue.document import document
 from kexplain.kueue.resources import FlavorResource, resource_quantity_text
 from kexplain.kueue.run import WORKLOAD_CONTROLLER, Pass
-from kexplain.kueue.scheduler.flavorassigner.flavorassigner import Assignment, FlavorTrial, QuotaCheck
+from kexplain.kueue.scheduler.flavorassigner.flavorassigner import Assignment, FlavorAssigner, FlavorTrial, QuotaCheck
 from kexplain.kueue.scheduler.flavorassigner.modes import MODE_NAMES, PM_NAMES, assignment_mode
 from kexplain.kueue.scheduler.preemption import classical
 from kexplain.kueue.scheduler.preemption.common import satisfies_policy
@@ -78,6 +78,10 @@ def workload_explanation(done: Pass, wl: Workload, entry: Entry | None, snapshot
     queue = queue_position(done, wl)
     if queue:
         item["queue"] = queue
+    if item["verdict"] == NOT_TRIED and queue:
+        never = never_admitted(done, wl, queue["clusterQueue"], snapshot)
+        if never:
+            item["neverAdmitted"] = never
     if entry is not None:
         item["cycle"] = done.cycle_of(entry)
         if entry.assignment is not None:
@@ -120,6 +124,28 @@ def queue_position(done: Pass, wl: Workload) -> dict[str, Any] | None:
     if done.queues.cluster_queues[cq.name] and not done.cache.active(cq.name):
         out["clusterQueueInactive"] = True
     return out
+
+
+def never_admitted(done: Pass, wl: Workload, cq_name: str, snapshot: Snapshot) -> dict[str, Any] | None:
+    """For a Workload the scheduler never took: its flavor assignment as the ClusterQueue stands
+    now (Kueue's flavor assigner, as if it were the head), when some pod set can have no flavor
+    whatever the usage: each flavor skipped (a taint, the node labels, missing) or asking more
+    than the flavor's maximum capacity. None when it could be admitted once its turn comes."""
+    cq = snapshot.cluster_queue(cq_name)
+    queued = done.queues.cluster_queues.get(cq_name)
+    found = next((i for i in [*queued.heap.items(), *queued.inadmissible.values()] if i.key == wl.key), None) \
+        if queued is not None else None
+    if cq is None or found is None:
+        return None
+    info = Info(found.obj, found.total_requests, cq_name)
+    assignment = FlavorAssigner(info, cq, snapshot.flavors, done.scheduler.oracle(snapshot),
+                                done.scheduler.version).assign()
+    for ps in pod_sets(assignment, info):
+        trials = ps["trials"]
+        if trials and all(t.get("skipped") or any(q.get("overCapacity") for q in t.get("quotas") or ())
+                          for t in trials):
+            return {"podSet": ps["name"], "trials": trials}
+    return None
 
 
 def pod_sets(assignment: Assignment, info: Info) -> list[dict[str, Any]]:

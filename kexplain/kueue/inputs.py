@@ -7,6 +7,7 @@ from typing import Any, BinaryIO, Callable, Iterable, Mapping, Sequence
 
 from kexplain.admission import admit
 from kexplain.admission.workloads import object_uid
+from kexplain.apimachinery.kinds import is_builtin_kind
 from kexplain.apimachinery.stored_pods import OBJECTS, StoredPod
 from kexplain.errors import CLUSTER_SCOPED_KINDS, InputError, KexplainError, Source
 from kexplain.features import KubeVersion
@@ -71,7 +72,12 @@ def _described(obj: Mapping[str, Any]) -> str:
         view = obj.view.metadata
         return f"Pod {view.namespace or 'default'}/{view.name or ''}"
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
-    namespace = meta.get("namespace") or ("" if _kind(obj) in CLUSTER_SCOPED_KINDS | c.CLUSTER_SCOPED
+    # no namespace written: `default` for a namespaced kind kexplain knows (built-in, Kueue's, a job's);
+    # another group's kind may be cluster-scoped (a NodePool): its name as written
+    kind, api = _kind(obj), obj.get("apiVersion")
+    known = is_builtin_kind(api, kind) or str(api or "").split("/", 1)[0] == c.GROUP \
+        or integration_for(kind, str(api or "")) is not None
+    namespace = meta.get("namespace") or ("" if kind in CLUSTER_SCOPED_KINDS | c.CLUSTER_SCOPED or not known
                                           else "default")
     name = meta.get("name") or ""
     return f"{_kind(obj)} {namespace}/{name}" if namespace else f"{_kind(obj)} {name}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 from datetime import datetime
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from kexplain.kueue import versions
 from kexplain.kueue.apis import constants as c
@@ -35,12 +35,17 @@ def explained_run(submitted: Objects, context: Objects, *, validate: str, now: d
     return done, explained_pass(done)
 
 
+Fixes = Callable[[Pass, Mapping[str, Any]], Mapping[str, list[dict[str, Any]]]]
+
+
 def held_or_started(objs: Objects, submitted: list[int], context: Objects, *, validate: str, now: datetime,
-                    version: str | None) -> tuple[Objects, Answers]:
+                    version: str | None, fixes: Fixes | None = None) -> tuple[Objects, Answers]:
     """The POD file's objects with its managed ones as Kueue leaves them after one pass, and Kueue's
-    answer for each object made."""
+    answer for each object made; `fixes` (from above: `kexplain.suggest.kueue_held.kueue_fixes`)
+    gives a held job's answer Kueue's verified fixes (`suggestions`)."""
     chosen = set(submitted)
     done, doc = explained_run([objs[i] for i in submitted], context, validate=validate, now=now, version=version)
+    found = fixes(done, doc) if fixes is not None else {}
     outcomes = iter(done.outcomes)
     out: list[tuple[Any, Any]] = []
     answers: Answers = {}
@@ -53,6 +58,8 @@ def held_or_started(objs: Objects, submitted: list[int], context: Objects, *, va
                 out.append((part, src))
                 continue
             made, answer = started(part, next(outcomes), done, doc)
+            if fixes is not None and answer.get("verdict") not in (ADMITTED, NOT_CREATED):
+                answer["suggestions"] = list(found.get(str(answer.get("workload")), ()))
             if kind_of(part) == "JobSet":     # (the claims its controller creates: they join the cluster)
                 out.extend((claim, src) for claim in volume_claims(part))
             for n, m in enumerate(made):
@@ -216,13 +223,14 @@ def _statefulset(obj: Mapping[str, Any], pod_sets: list[PodSetInfo] | None) -> d
 
 def _for_made(answer: dict[str, Any], made: Mapping[str, Any], index: int) -> dict[str, Any]:
     """The answer for one object made of a job: a JobSet's Job names its pod set (its replicated
-    job), and only its first Job carries the explanation (the others, Kueue's message)."""
+    job), and only its first Job carries the explanation and the fixes (the others, Kueue's message)."""
     labels = meta_of(made).get("labels") or {}
     if kind_of(made) != "Job" or answer["object"]["kind"] != "JobSet":
         return answer
     out = {**answer, "podSet": str(labels.get(REPLICATED_JOB_NAME))}
     if index:
         out.pop("explanation", None)
+        out.pop("suggestions", None)
     return out
 
 

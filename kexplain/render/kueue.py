@@ -7,14 +7,15 @@ from typing import Any, Mapping
 from rich.console import Console, Group
 from rich.text import Text
 
+from kexplain.apimachinery.quantity import parse_quantity
 from kexplain.render.blocks import Block, indented_line, lines_block, numbered_line, print_blocks
 from kexplain.render.style import Look, plural, quantity
 from kexplain.render.words import tables
 
 INDENT = 2
 
-VERDICTS, SKIPS, RULES, MODES, CANDIDATE_WORDS, SUGGESTIONS = tables(
-    "kueue", "VERDICTS", "SKIPS", "RULES", "MODES", "CANDIDATE_WORDS", "SUGGESTIONS")
+VERDICTS, SKIPS, RULES, MODES, MODES_SEARCH_WENT_ON, CANDIDATE_WORDS, SUGGESTIONS = tables(
+    "kueue", "VERDICTS", "SKIPS", "RULES", "MODES", "MODES_SEARCH_WENT_ON", "CANDIDATE_WORDS", "SUGGESTIONS")
 
 
 def _values(values: Mapping[str, Any]) -> dict[str, str]:
@@ -58,8 +59,9 @@ def workloads_block(doc: Mapping[str, Any], look: Look) -> list[Block]:
     if not rows and not jobs:
         return []
     table = look.table("Workloads")
+    name_width = _name_width(rows, look.width)
     for header in ("WORKLOAD", "LOCALQUEUE", "PRIORITY", "STATE"):
-        table.add_column(header, overflow="fold")
+        table.add_column(header, overflow="fold", width=name_width if header == "WORKLOAD" else None)
     for row in rows:
         table.add_row(*row)
     out = [Block(table)]
@@ -67,6 +69,20 @@ def workloads_block(doc: Mapping[str, Any], look: Look) -> list[Block]:
         out.append(lines_block([(0, f"{j.get('kind')} {j.get('namespace')}/{j.get('name')}: no Workload: "
                                     f"{j.get('error')}") for j in jobs]))
     return out
+
+
+STATE_MIN = 20          # the STATE column's least width before names are folded
+GAP = 3                 # between two columns
+
+
+def _name_width(rows: list[tuple[str, str, str, str]], width: int) -> int | None:
+    """The WORKLOAD column's width: its longest name whole while the other columns keep theirs
+    (STATE at least STATE_MIN; it wraps), else None: the columns share the console's width, and
+    names fold."""
+    longest = max([len("WORKLOAD"), *(len(r[0]) for r in rows)])
+    others = sum(max([len(h), *(len(r[i]) for r in rows)]) for i, h in ((1, "LOCALQUEUE"), (2, "PRIORITY")))
+    left = width - others - min(STATE_MIN, max((len(r[3]) for r in rows), default=0)) - 3 * GAP
+    return longest if longest <= left else None
 
 
 def _quota_lines(q: Mapping[str, Any]) -> list[tuple[int, str]]:
@@ -88,7 +104,7 @@ def _quota_lines(q: Mapping[str, Any]) -> list[tuple[int, str]]:
     elif q.get("short"):
         lines.append((4, f"{n('short')} more needed"))
     if q.get("borrowingLevel"):
-        lines.append((4, f"borrows from the cohort (level {q['borrowingLevel']})"))
+        lines.append((4, _borrowing(q)))
     lenders = q.get("lenders") or ()
     if lenders:
         told = ", ".join(f"{lender['kind']} {lender['name']} ({quantity(r, lender['unused'])} unused, "
@@ -99,6 +115,24 @@ def _quota_lines(q: Mapping[str, Any]) -> list[tuple[int, str]]:
     return lines
 
 
+def _borrowing(q: Mapping[str, Any]) -> str:
+    """Whether the flavor's quota borrows: never under borrowingLimit 0 (the request goes past
+    the nominal quota, which that limit forbids), else `would` while it does not fit."""
+    level = q.get("borrowingLevel")
+    if q.get("borrowingLimit") is not None and _zero(q["borrowingLimit"]):
+        return "goes past its nominal quota: it cannot borrow from the cohort (borrowingLimit 0)"
+    if q.get("short") or q.get("overCapacity") or q.get("preemptionMode") != "fit":
+        return f"would borrow from the cohort (level {level})"
+    return f"borrows from the cohort (level {level})"
+
+
+def _zero(text: Any) -> bool:
+    try:
+        return parse_quantity(str(text)) == 0
+    except ValueError:
+        return False
+
+
 def _trial_lines(t: Mapping[str, Any]) -> list[tuple[int, str]]:
     flavor = t.get("flavor") or ""
     if t.get("skipped"):
@@ -107,8 +141,10 @@ def _trial_lines(t: Mapping[str, Any]) -> list[tuple[int, str]]:
         why = SKIPS.get(t["skipped"], t["skipped"]).format(taint=taint_text, keys=", ".join(t.get("flavorLabelKeys") or ()),
                                                              resource=t.get("resource"))
         return [(2, f"- {('flavor ' + flavor) if flavor else t.get('resource')}: skipped, {why}")]
-    text = f"- flavor {flavor}: {MODES.get(t.get('mode', ''), t.get('mode'))}"
     went_on = t.get("searchWentOn")
+    mode = t.get("mode", "")
+    # a mode the search did not keep is what the flavor would have given, not what it gives
+    text = f"- flavor {flavor}: {(MODES_SEARCH_WENT_ON if went_on else {}).get(mode) or MODES.get(mode, mode)}"
     text += f"; the search went on ({RULES.get(went_on, went_on)})" if went_on else "; the search stopped here"
     lines = [(2, text)]
     for q in t.get("quotas") or ():
@@ -151,8 +187,9 @@ def _preemption_lines(p: Mapping[str, Any]) -> list[tuple[int, str]]:
 def why_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     out = []
     for item in (doc.get("explanation") or {}).get("workloads") or ():
-        out.append(Block(Text(f"Why {item['workload']} is {VERDICTS.get(item['verdict'], item['verdict'])}",
-                              style="bold")))
+        never = item.get("neverAdmitted")
+        out.append(Block(Text(f"Why {item['workload']} is {VERDICTS.get(item['verdict'], item['verdict'])}"
+                              + ("; and it can never be admitted" if never else ""), style="bold")))
         if item.get("message"):
             out.append(Block(Text(f"  Kueue: {item['message']}"), whole=True, gap=False))
         lines: list[tuple[int, str]] = []
@@ -160,6 +197,11 @@ def why_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
             lines.append((1, f"Not queued: {item['queueError']}"))
         if item.get("queue"):
             lines += _queue_lines(item["queue"])
+        if never:
+            lines.append((1, f"Never admitted, whatever the usage: no flavor of ClusterQueue "
+                             f"{item.get('clusterQueue')} can take pod set {never.get('podSet')}"))
+            for t in never.get("trials") or ():
+                lines += _trial_lines(t)
         if item.get("partialAdmission"):
             pa = item["partialAdmission"]
             lines.append((1, f"Partial admission tried: {pa['counts']} of {pa['fullCounts']} pods"))
@@ -176,6 +218,14 @@ def why_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     return out
 
 
+def _suggestion_text(s: Mapping[str, Any]) -> str:
+    template = SUGGESTIONS.get(s.get("kind", ""), s.get("kind", ""))
+    try:
+        return template.format(**_values(s.get("values") or {}))
+    except (KeyError, IndexError):
+        return f"{s.get('kind')}: {s.get('values')}"
+
+
 def suggestions_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     if "suggestions" not in doc:
         return []
@@ -184,16 +234,27 @@ def suggestions_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
         return [Block(Text("No single change was verified to admit the pending Workloads.", style="bold"))]
     out = [Block(Text("What would admit them (each change verified by running Kueue's cycles again)", style="bold"))]
     for number, s in enumerate(found, start=1):
-        template = SUGGESTIONS.get(s.get("kind", ""), s.get("kind", ""))
-        try:
-            text = template.format(**_values(s.get("values") or {}))
-        except (KeyError, IndexError):
-            text = f"{s.get('kind')}: {s.get('values')}"
+        text = _suggestion_text(s)
         verified = s.get("verified") or {}
         admits = verified.get("admits") or ()
         out.append(Block(Group(numbered_line(number, f"{s.get('workload')}: {text}"),
                                indented_line(2, f"admits {', '.join(admits)} in ClusterQueue {verified.get('clusterQueue')}")),
                          gap=False))
+    return out
+
+
+def waiting_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
+    """The changes verified to make room that other Workloads would take first: why a fix of the
+    Workload run alone is not among the suggestions."""
+    found = doc.get("suggestionsWaiting") or ()
+    if not found:
+        return []
+    out = [Block(Text("Not enough alone (verified: Kueue admits other Workloads first)", style="bold"))]
+    for s in found:
+        behind = ", ".join((s.get("verified") or {}).get("waitsBehind") or ())
+        out.append(Block(Group(indented_line(0, f"- {s.get('workload')}: {_suggestion_text(s)}"),
+                               indented_line(2, f"admits {behind} first; {s.get('workload')} would still wait "
+                                                f"behind {'it' if ', ' not in behind else 'them'}")), gap=False))
     return out
 
 
@@ -208,7 +269,7 @@ def events_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
 
 def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
     return [*summary_blocks(doc, look), *workloads_block(doc, look), *why_blocks(doc, look),
-            *suggestions_blocks(doc, look), *events_blocks(doc, look)]
+            *suggestions_blocks(doc, look), *waiting_blocks(doc, look), *events_blocks(doc, look)]
 
 
 def print_pass(doc: Mapping[str, Any], console: Console) -> None:

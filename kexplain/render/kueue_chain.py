@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.text import Text
 
 from kexplain.render.blocks import Block, print_blocks
-from kexplain.render.kueue import lines_block, why_blocks
+from kexplain.render.kueue import lines_block, suggestions_blocks, waiting_blocks, why_blocks
 from kexplain.render.style import Look
 
 HELD = {"Job": "the Job stays suspended (no pod is created)",
@@ -63,7 +63,25 @@ def live_lines(answer: Mapping[str, Any]) -> list[tuple[int, str]]:
         state = live["requeueState"]
         lines.append((1, f"requeue state: count {state.get('count')}"
                          + (f", requeue at {state['requeueAt']}" if state.get("requeueAt") else "")))
+    disagreement = _disagreement(answer, live)
+    if disagreement:
+        lines.append((0, disagreement))
     return lines
+
+
+def _disagreement(answer: Mapping[str, Any], live: Mapping[str, Any]) -> str:
+    """kexplain's verdict against the stored QuotaReserved condition, when they differ."""
+    stored = next((c for c in live.get("conditions") or () if c.get("type") == "QuotaReserved"), None)
+    if stored is None or stored.get("status") not in ("True", "False"):
+        return ""
+    admitted = answer.get("verdict") == "Admitted"
+    if admitted == (stored.get("status") == "True"):
+        return ""
+    ours = (f"kexplain's pass admits it in ClusterQueue {answer.get('clusterQueue')}" if admitted
+            else "kexplain's pass does not admit it")
+    return (f"Disagreement: {ours}, but the cluster's Workload has QuotaReserved={stored.get('status')} "
+            f"({stored.get('reason')}): Kueue's inputs changed since it last decided, or kexplain reads "
+            "them differently")
 
 
 def answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
@@ -104,16 +122,31 @@ def _answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
         out += why_blocks({"explanation": {"workloads": [answer["explanation"]]}}, look)
     elif answer.get("message"):
         out.append(Block(Text(f"  Kueue: {answer['message']}"), whole=True, gap=False))
+    if "suggestions" in answer:
+        found = answer["suggestions"]
+        waits = [f for f in found if not (f.get("verified") or {}).get("admits")]
+        out += suggestions_blocks({"suggestions": [f for f in found if f not in waits]}, look)
+        out += waiting_blocks({"suggestionsWaiting": waits}, look)
     if kind == "Pod":
         return out
-    return out + [Block(Text("Its pod template, explained without a flavor (Kueue assigns one when it admits it):"))]
+    return out + [Block(Text("Its pod template, explained without a flavor (Kueue assigns one when it admits it)"
+                             + (", without fixes of its own: that flavor's node labels and tolerations would change "
+                                "them" if "suggestions" in answer else "") + ":"))]
 
 
 def summary(answer: Mapping[str, Any]) -> str:
-    """The answer in one sentence (the page's note under an object)."""
-    blocks = answer_blocks({**answer, "explanation": None}, Look(plain=True, width=10_000))
+    """The answer in one sentence (the page's note under an object): for an admitted job, what
+    Kueue sets in its pods too."""
+    blocks = answer_blocks({**answer, "explanation": None, "live": None}, Look(plain=True, width=10_000))
     text = blocks[0].renderable
-    return text.plain if isinstance(text, Text) else str(text)
+    out = text.plain if isinstance(text, Text) else str(text)
+    lines = pod_set_lines(answer) if answer.get("verdict") == "Admitted" and not answer.get("startError") else []
+    return out.rstrip(":") + ": " + "; ".join(line for _, line in lines) if lines else out
+
+
+def held(answer: Mapping[str, Any] | None) -> bool:
+    """Kueue holds the job: its Workload not admitted, or admitted but not startable."""
+    return bool(answer) and (answer.get("verdict") != "Admitted" or bool(answer.get("startError")))
 
 
 def print_answer(answer: Mapping[str, Any], console: Console) -> None:

@@ -7,7 +7,7 @@ one. At most `MAX_RERUNS` runs, `MAX_PER_WORKLOAD` kept, families taking turns."
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Iterator, Mapping, Sequence
 
@@ -42,6 +42,7 @@ class Verdict:
     admitted: list[str]            # the pending Workloads the change admits, the one sought first
     cluster_queue: str
     flavors: dict[str, dict[str, str]]
+    waits_behind: list[str] = field(default_factory=list)   # not admitted: those admitted before it
 
 
 def contexts(done: Pass) -> Iterator[KueueContext]:
@@ -105,7 +106,7 @@ class Verifier:
         except KexplainError:
             return None             # the change makes an object the API server or Kueue refuses
         wl = after.workloads.get(key)
-        if wl is None or not has_quota_reservation(wl) or wl.admission is None:
+        if wl is None:
             return None
         kept = self.admitted_first if parts is None else \
             {k for k, part in self.admitted_parts.items() if part in parts}
@@ -113,6 +114,9 @@ class Verifier:
             return None
         newly = [k for k, w in sorted(after.workloads.items())
                  if has_quota_reservation(w) and k not in self.admitted_first]
+        if not has_quota_reservation(wl) or wl.admission is None:
+            # the room made went to Workloads admitted before it: it would wait behind them
+            return Verdict([], "", {}, newly) if newly else None
         flavors = {psa.name: dict(psa.flavors) for psa in wl.admission.pod_set_assignments}
         return Verdict([key, *(k for k in newly if k != key)], wl.admission.cluster_queue, flavors)
 
@@ -146,8 +150,10 @@ def _turns(ctx: KueueContext) -> Iterator[Idea]:
                 yield ideas[i]
 
 
-def suggestions(first: Pass, budget: int = MAX_RERUNS) -> list[dict[str, Any]]:
-    """The verified suggestions for the pending Workloads of `first`."""
+def suggestions(first: Pass, budget: int = MAX_RERUNS, waiting: list[dict[str, Any]] | None = None
+                ) -> list[dict[str, Any]]:
+    """The verified suggestions for the pending Workloads of `first`; `waiting` gets the changes
+    that make room a Workload would not get, others being admitted before it (`waitsBehind`)."""
     verifier = Verifier(first, budget)
     out: list[dict[str, Any]] = []
     tried: dict[str, Verdict | None] = {}
@@ -167,6 +173,11 @@ def suggestions(first: Pass, budget: int = MAX_RERUNS) -> list[dict[str, Any]]:
             verdict = tried[key]
             if verdict is None:
                 continue
+            if not verdict.admitted:
+                if waiting is not None:
+                    waiting.append(waits(ctx, idea, verdict))
+                shown.add(key)
+                continue
             kept += 1
             shown.add(key)
             out.append(suggestion(ctx, idea, verdict))
@@ -179,3 +190,9 @@ def suggestion(ctx: KueueContext, idea: Idea, verdict: Verdict) -> dict[str, Any
             "verified": {"by": BY, "admits": verdict.admitted, "clusterQueue": verdict.cluster_queue,
                          "flavors": verdict.flavors}}
 
+
+def waits(ctx: KueueContext, idea: Idea, verdict: Verdict) -> dict[str, Any]:
+    """A change verified to make room that other Workloads take first (they are ahead of it)."""
+    return {"workload": ctx.workload.key, "kind": idea.kind, "values": dict(idea.values),
+            "change": [dict(op) for op in idea.change],
+            "verified": {"by": BY, "admits": [], "waitsBehind": verdict.waits_behind}}

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from kexplain.apimachinery.quantity import parse
+from kexplain.kueue.apis.conversion import cohort_field, cohort_of
 from kexplain.kueue.resources import FlavorResource, resource_quantity_text, resource_value
 from kexplain.suggest.change import pointer
 from kexplain.suggest.kueue_context import Idea, KueueContext, find, ref
@@ -70,7 +71,7 @@ def ideas(ctx: KueueContext) -> list[Idea]:
                             ({"op": "replace", "object": ref(lender_obj),
                               "path": pointer(*located_l[0], "lendingLimit"),
                               "value": resource_quantity_text(r, new_lending)},)))
-        if not (cq_obj.get("spec") or {}).get("cohortName"):
+        if not cohort_of(cq_obj):
             out.extend(_join_cohort(ctx, cq_obj, q.flavor, r, short, base))
     out.extend(_uncovered(ctx, cq_obj, cq_name))
     return out
@@ -96,10 +97,11 @@ def _join_cohort(ctx: KueueContext, cq_obj: dict[str, Any], flavor: str, resourc
         if unused < short:
             continue
         other_obj = find(ctx.inputs, "ClusterQueue", other.name)
-        cohort = str((other_obj.get("spec") or {}).get("cohortName") or COHORT_NAME)
-        ops = [{"op": "add", "object": ref(cq_obj), "path": "/spec/cohortName", "value": cohort}]
-        if not (other_obj.get("spec") or {}).get("cohortName"):
-            ops.append({"op": "add", "object": ref(other_obj), "path": "/spec/cohortName", "value": cohort})
+        cohort = cohort_of(other_obj) or COHORT_NAME
+        ops = [{"op": "add", "object": ref(cq_obj), "path": f"/spec/{cohort_field(cq_obj)}", "value": cohort}]
+        if not cohort_of(other_obj):
+            ops.append({"op": "add", "object": ref(other_obj), "path": f"/spec/{cohort_field(other_obj)}",
+                        "value": cohort})
         out.append(Idea("join-cohort", {**base, "lender": other.name, "cohort": cohort,
                                         "unused": resource_quantity_text(resource, unused)}, tuple(ops)))
     return out

@@ -11,6 +11,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from kexplain.apimachinery.identity import object_uid
 from kexplain.kueue.apis import constants as c
+from kexplain.kueue.apis.conversion import cohort_of
 from kexplain.kueue.controller.jobframework.naming import workload_name
 from kexplain.kueue.controller.jobs import INTEGRATIONS, integration_for
 from kexplain.kueue.inputs import ADMISSION_CONTEXT, Objects
@@ -69,7 +70,7 @@ def _kueue_links(obj: Mapping[str, Any], kind: str) -> list[str]:
     if kind in SHARED_KUEUE:
         return []
     if kind == c.CLUSTER_QUEUE:
-        cohort = str(spec.get("cohortName") or "")
+        cohort = cohort_of(obj)
         return [f"cq:{name}", *((f"co:{cohort}",) if cohort else ())]
     if kind == c.COHORT:
         parent = str(spec.get("parentName") or "")

@@ -89,6 +89,11 @@ def write_pages(out: Path) -> dict[str, Path]:
     kexplain("lint", str(FIXTURES / "pod-too-big.yaml"), str(FIXTURES / "pod-web.yaml"), "--nodes", cluster,
              "--html", str(pages["lint"]))
     _pending(pages["pending"], out)
+    pages["kueue-held"] = out / "kueue-held.html"      # a JobSet Kueue holds (each pod 4 cpu: over its quota)
+    jobset = out / "jobset.yaml"
+    jobset.write_text((FIXTURES / "kueue" / "sim.yaml").read_text().replace('cpu: "1"', 'cpu: "4"'))
+    kexplain(str(jobset), "--nodes", str(FIXTURES / "kueue" / "cluster.yaml"), "--nodes",
+             str(FIXTURES / "kueue" / "nodes.yaml"), "--html", str(pages["kueue-held"]))
     kexplain(str(FIXTURES / "large-cluster" / "pod.yaml"), "--nodes", str(tied_cluster(out)), "--html",
              str(pages["tied"]))
     kexplain(str(FIXTURES / "large-cluster" / "pod.yaml"), "--nodes", str(FIXTURES / "large-cluster" / "cluster.yaml"),

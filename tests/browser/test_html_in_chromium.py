@@ -614,3 +614,19 @@ def test_printing(chromium, pages):
     chromium.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
     assert chromium.find_element(By.CSS_SELECTOR, "#t0 .grid-scroll").is_displayed()
     assert console_errors(chromium) == []
+
+
+def test_a_held_jobsets_page(chromium, pages):
+    """Kueue holds the JobSet: the title says so, Kueue's answer is there once (its reason, queue
+    and numbers), and no pod of it is shown as Scheduled."""
+    load(chromium, pages["kueue-held"])
+    assert chromium.title.startswith("kexplain: JobSet team-b/sim held by Kueue (Workload team-b/jobset-sim-")
+    headings = [e.text for e in chromium.find_elements(By.CSS_SELECTOR, "#overview h3")]
+    assert headings.count("Kueue: JobSet team-b/sim") == 1
+    answer = chromium.find_element(By.CSS_SELECTOR, "#overview pre.text").text
+    assert "Queue: ClusterQueue team-b-cq (BestEffortFIFO), 1 of 1" in answer and "6 more needed" in answer
+    shown = [e for e in chromium.find_elements(By.CSS_SELECTOR, ".st-Scheduled") if e.is_displayed()]
+    assert shown == []
+    assert {e.text for e in chromium.find_elements(By.CSS_SELECTOR, "section.trace h2 .badge")} == {"\u2016 Held by Kueue"}
+    assert console_errors(chromium) == []
+

@@ -141,3 +141,12 @@ def test_a_workload_read_again_is_parsed_once_with_its_warnings(change, count) -
     assert (second is first) is (change is None) and second.spec.pod_sets[0].count == count
     with pytest.raises(InputError):
         parse_workload(obj, Source("c.yaml", 1), validate="strict")
+
+
+def test_an_ignored_object_without_a_namespace_is_named_as_written_unless_its_kind_is_namespaced() -> None:
+    inputs = read("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np}\n",
+                  "apiVersion: v1\nkind: Service\nmetadata: {name: svc}\n",
+                  "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n")
+    assert inputs.ignored == ["NodePool np: not a kind Kueue's admission reads",
+                              "Service default/svc: not a kind Kueue's admission reads",
+                              "Node n1: not a kind Kueue's admission reads"]

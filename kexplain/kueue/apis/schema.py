@@ -9,6 +9,7 @@ from kexplain.apimachinery.fielderrors import FieldError, invalid_message
 from kexplain.errors import AdmissionRejected, InputError, Source
 from kexplain.admission.openapi import unknown_field_warning, unknown_fields_error
 from kexplain.karpenter.apis import schema as s
+from kexplain.kueue.apis import conversion
 from kexplain.kueue.apis.constants import GROUP
 
 EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
@@ -91,17 +92,23 @@ def qualified(kind: str) -> str:
 def store(obj: dict[str, Any], schema: s.Node, kind: str, source: Source | None, validate: str,
           warnings: list[str] | None,
           webhook: Callable[[dict[str, Any]], list[FieldError]] | None = None) -> dict[str, Any]:
-    """The object as the API server would store it (nulls dropped, defaults set): unknown fields per
-    `validate`; a schema, rule or `webhook` violation is AdmissionRejected in its words."""
-    checked = s.check(obj, schema)
+    """The object as the API server would store it (nulls dropped, defaults set; a v1beta1 one
+    converted to v1beta2): unknown fields per `validate`; a schema, rule or `webhook` violation is
+    AdmissionRejected in its words."""
+    version = conversion.version_of(obj)
+    hub, served_only, rule_errors = obj, [], []
+    if version == conversion.V1BETA1:      # checked as the conversion webhook hands it to v1beta2
+        hub, served_only, rule_errors = conversion.to_v1beta2(kind, obj)
+    checked = s.check(hub, schema)
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
     name = meta.get("name") if isinstance(meta.get("name"), str) else ""
-    if checked.unknown and validate == "strict":
-        raise InputError(f'{kind} in version "v1beta2" cannot be handled as a {kind}: '
-                         + unknown_fields_error(checked.unknown), source=source, obj=obj)
-    if checked.unknown and validate == "warn" and warnings is not None:
-        warnings.extend(f"{source}: {kind} {name}: {p}: {unknown_field_warning(p)}" for p in checked.unknown)
-    errors = list(checked.errors)
+    unknown = [*served_only, *checked.unknown]
+    if unknown and validate == "strict":
+        raise InputError(f'{kind} in version "{version}" cannot be handled as a {kind}: '
+                         + unknown_fields_error(unknown), source=source, obj=obj)
+    if unknown and validate == "warn" and warnings is not None:
+        warnings.extend(f"{source}: {kind} {name}: {p}: {unknown_field_warning(p)}" for p in unknown)
+    errors = rule_errors + list(checked.errors)
     if not errors and webhook is not None:
         errors = webhook(checked.value)
     if errors:

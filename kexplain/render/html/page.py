@@ -11,7 +11,9 @@ from kexplain.render.html.from_event import FROM_EVENTS_KIND, FROM_EVENTS_LIST_K
 from kexplain.render.html.markup import Html, el, esc
 from kexplain.render.html.autoscaler import autoscaler_section
 from kexplain.render.html.karpenter import karpenter_section
+from kexplain.render.html.kueue import job_key
 from kexplain.render.html.static import lint_section, overview, pod_name, trace_section
+from kexplain.render.kueue_chain import held
 
 Trace = Mapping[str, Any]
 
@@ -56,6 +58,11 @@ def _title(doc: Mapping[str, Any], traces: list[Trace]) -> str:
         s = doc.get("summary") or {}
         return f"Lint: {s.get('errors', 0)} error(s), {s.get('warnings', 0)} warning(s), {s.get('objects', 0)} object(s)"
     placements = doc.get("placements")
+    if placements and all(held(p.get("kueue")) for p in placements):
+        return _held_title(placements)
+    if placements and any(held(p.get("kueue")) for p in placements):
+        return _title({**doc, "placements": [p for p in placements if not held(p.get("kueue"))]}, traces) \
+            + "; " + _held_title(placements)
     if placements:
         replicas = sum(p.get("replicas", 0) for p in placements)
         made = sum(p.get("created", p.get("replicas", 0)) for p in placements)     # (the others: FailedCreate)
@@ -69,6 +76,31 @@ def _title(doc: Mapping[str, Any], traces: list[Trace]) -> str:
             + (f", {made - tried:,} never tried" if tried < made else "")
     unfit = sum(1 for t in traces if in_queue(t)["status"] != "Scheduled")     # (as the text's list counts)
     return f"{len(traces)} pod(s): {len(traces) - unfit} would be scheduled, {unfit} would not"
+
+
+def kueue_answers(doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """Kueue's answer for each pod of a placement (`namespace/name`; a held job's template too)."""
+    out: dict[str, Mapping[str, Any]] = {}
+    for p in doc.get("placements") or ():
+        if not p.get("kueue"):
+            continue
+        namespace = (p.get("object") or {}).get("namespace")
+        for pod in [*(p.get("pods") or ()), *([p["template"]] if isinstance(p.get("template"), Mapping) else [])]:
+            out[f"{namespace}/{pod.get('name')}"] = p["kueue"]
+    return out
+
+
+def _held_title(placements: Sequence[Mapping[str, Any]]) -> str:
+    """What Kueue holds, for the title: the job (a JobSet for its Jobs) and its Workload."""
+    jobs = {job_key(p["kueue"]): p["kueue"] for p in placements if held(p.get("kueue"))}
+    if len(jobs) != 1:
+        return f"{len(jobs)} jobs held by Kueue"
+    answer = next(iter(jobs.values()))
+    obj = answer.get("object") or {}
+    state = ("no Workload created" if not answer.get("workload") else
+             f"Workload {answer['workload']} admitted, but not startable" if answer.get("startError") else
+             f"Workload {answer['workload']} not admitted")
+    return f"{obj.get('kind')} {obj.get('namespace')}/{obj.get('name')} held by Kueue ({state})"
 
 
 def _heading(doc: Mapping[str, Any], i: int) -> str | None:
@@ -107,7 +139,8 @@ def render_page(doc: Mapping[str, Any]) -> str:
             body += karpenter_section({"karpenter": doc["karpenter"]}, "list")
     elif kind == "lint":
         body.append(lint_section(doc, _explained(doc)))
-    body += [trace_section(t, i, _heading(doc, i)) for i, t in enumerate(traces)]
+    answers = kueue_answers(doc)
+    body += [trace_section(t, i, _heading(doc, i), answers.get(pod_name(t))) for i, t in enumerate(traces)]
     if kind == "lint" and not traces:
         body.append(el("p", "No pod was scheduled (lint --nodes POOL schedules them).", cls="note"))
     scheduler = _scheduler(traces)

@@ -19,8 +19,8 @@ from kexplain.render.dra_notes import dra_notes
 from kexplain.render.html.autoscaler import autoscaler_section, does_html
 from kexplain.render.queue import pending_line, queue_line, scheduler_line
 from kexplain.render.html.karpenter import does_html as karpenter_does, karpenter_section
-from kexplain.render.html.kueue import kueue_section
-from kexplain.render.kueue_chain import summary as kueue_summary
+from kexplain.render.html.kueue import anchor, jobs_sections, kueue_section
+from kexplain.render.kueue_chain import held
 from kexplain.render.html.markup import Html, el, esc, join, names, node_link, table
 from kexplain.render.node import filter_words, node_verdict, score_words
 from kexplain.render.preemption import preemption_view
@@ -52,11 +52,14 @@ def pod_name(trace: Trace) -> str:
     return f"{pod.get('namespace')}/{pod.get('name')}"
 
 
-def trace_section(trace: Trace, i: int, heading: str | None = None) -> Html:
-    """One trace: everything the page says of one pod."""
+def trace_section(trace: Trace, i: int, heading: str | None = None,
+                  kueue: Mapping[str, Any] | None = None) -> Html:
+    """One trace: everything the page says of one pod; `kueue`: the answer for its job, when
+    Kueue answered for the job the pod is a template of (in the overview)."""
     parts: list[Any] = [
-        el("h2", heading or "Pod ", el("span", pod_name(trace), cls="name"), " ", status_badge(trace["result"]["status"]),
+        el("h2", heading or "Pod ", el("span", pod_name(trace), cls="name"), " ", _badge(trace, kueue),
            id=f"t{i}-h"),
+        *_no_pod(trace, kueue),
         *kueue_section(trace, i),
         *_verdict(trace, i),
         *_event(trace),
@@ -74,6 +77,32 @@ def trace_section(trace: Trace, i: int, heading: str | None = None) -> Html:
     ]
     parts.append(_node_briefs(trace, i, Html("".join(parts))))
     return el("section", *parts, cls="trace", id=f"t{i}", data_trace=i, aria_labelledby=f"t{i}-h")
+
+
+def _badge(trace: Trace, kueue: Mapping[str, Any] | None) -> Html:
+    """The verdict's badge; a template's (no pod created, the job held) says so, not the
+    scheduler's verdict for a pod that does not exist."""
+    if held(kueue or trace.get("kueue")):
+        return el("span", f"{STATUS_MARK['Gated']} Held by Kueue", cls="badge st-Gated")
+    if isinstance(trace.get("notCreated"), str):
+        return el("span", f"{STATUS_MARK['Gated']} No pod created", cls="badge st-Gated")
+    return status_badge(trace["result"]["status"])
+
+
+def _no_pod(trace: Trace, kueue: Mapping[str, Any] | None) -> list[Html]:
+    """Why a template's section has no pod, and the scheduler's verdict on the template."""
+    idle = trace.get("notCreated")
+    if not isinstance(idle, str):
+        return []
+    verdict = trace["result"]["status"]
+    if held(kueue):
+        assert kueue is not None
+        obj = kueue.get("object") or {}
+        return [el("p", f"Kueue holds {obj.get('kind')} {obj.get('namespace')}/{obj.get('name')} (",
+                   el("a", "its answer", href=f"#{anchor(kueue)}"), f"): {idle}. Its pod template, explained without "
+                   f"a flavor as its first pod would meet the cluster, would be {verdict}.", cls="note")]
+    return [el("p", f"{idle}: its template, explained as its first pod would meet the cluster, would be {verdict}.",
+               cls="note")]
 
 
 # -- the nodes named, in brief (without script) ------------------------------------------------------
@@ -519,6 +548,7 @@ def overview(doc: Mapping[str, Any], traces: list[Trace]) -> Html:
         parts.append(table(("kind", "object", "priority", "fit", "nodes", "per zone", "explained"), rows,
                            cls="placements", numeric=[2, 4]))
         parts += [el("p", note, cls="note") for p in placements for note in admitted_notes(p)]
+        parts += jobs_sections(placements)      # once per job Kueue answered for (a JobSet's Jobs share one)
         retried = doc.get("retries") or []
         again = {_object_name(r.get("object") or {}) for r in retried}
         parts += [el("p", note + (" The scheduling queue retried them after the pass: see the table below."
@@ -561,8 +591,6 @@ def admitted_notes(placement: Mapping[str, Any]) -> list[str]:
     hpa = placement.get("horizontalPodAutoscaler") or {}
     if hpa.get("message"):
         out.append(str(hpa["message"]))
-    if placement.get("kueue"):
-        out.append(kueue_summary(placement["kueue"]))
     if placement.get("idle"):
         out.append(f"{name}: {placement['idle']}; its template is explained as its first pod would meet the "
                    "cluster, and takes no room")

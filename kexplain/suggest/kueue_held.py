@@ -1,0 +1,100 @@
+"""The scheduler's fixes for a pod of a job Kueue answers for (`kexplain.kueue.chain`).
+
+Kueue holds the job (its Workload not admitted): no pod exists, and its template is explained
+without the flavor Kueue assigns when it admits it, which brings the flavor's node labels and
+tolerations: the template's own fixes are moot, and Kueue's verified fixes (`kexplain kueue`'s,
+`kueue_fixes`, carried by Kueue's answer) are the ones offered. Kueue started the job: an edit of
+a nodeSelector entry a flavor put there is an edit of that ResourceFlavor's `nodeLabels` (Kueue
+copies them into the pods it starts; the pod's own entry would come back). Light: Kueue's pass is
+imported only when fixes are sought for a pass already run."""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Callable, Mapping
+
+from kexplain.suggest.change import Op, pointer
+from kexplain.suggest.verify import Suggestion
+
+PODSET_LABEL = "kueue.x-k8s.io/podset"          # the pod set of a pod Kueue started (podset.infos)
+SELECTOR = "/spec/nodeSelector/"
+Answer = Mapping[str, Any]
+AnswerFor = Callable[[Mapping[str, Any]], "Answer | None"]
+Suggester = Callable[..., list[Any]]
+
+
+def held(answer: Answer | None) -> bool:
+    """Kueue holds the job: its Workload not admitted, or admitted but not startable."""
+    return bool(answer) and (answer.get("verdict") != "Admitted" or bool(answer.get("startError")))  # type: ignore[union-attr]
+
+
+def kueue_fixes(done: Any, doc: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Kueue's verified fixes for the Workloads the pass `done` left pending (its document `doc`),
+    by Workload (`NAMESPACE/NAME`)."""
+    from kexplain.suggest.kueue import needed, suggestions
+    if not needed(doc):
+        return {}
+    out: dict[str, list[dict[str, Any]]] = {}
+    waiting: list[dict[str, Any]] = []          # (`verified.waitsBehind`: others would take the room)
+    for s in [*suggestions(done, waiting=waiting), *waiting]:
+        out.setdefault(str(s["workload"]), []).append(s)
+    return out
+
+
+def with_kueue(suggester: Suggester, answer_for: AnswerFor) -> Suggester:
+    """`suggester` for pods of jobs Kueue answers for: none for a held job's template, a flavor's
+    nodeSelector entry edited in its ResourceFlavor; other pods as `suggester` says."""
+    def run(inputs: Any, trace: Any, options: Any) -> list[Any]:
+        answer = answer_for(inputs.pod.obj)
+        if answer is None:
+            return suggester(inputs, trace, options)
+        if held(answer):
+            return []
+        injected = flavor_selector(answer, inputs.pod.obj)
+        return [in_flavor(s, injected) for s in suggester(inputs, trace, options)]
+    return run
+
+
+def flavor_selector(answer: Answer, pod: Mapping[str, Any]) -> dict[str, tuple[str, list[str]]]:
+    """The nodeSelector entries Kueue put in the pod (its pod set's), key -> (value, flavors)."""
+    labels = (pod.get("metadata") or {}).get("labels") or {}
+    name = labels.get(PODSET_LABEL) if isinstance(labels, Mapping) else None
+    for ps in answer.get("podSets") or ():
+        if ps.get("name") == name:
+            return {str(k): (str(v), [str(f) for f in ps.get("flavors") or ()])
+                    for k, v in (ps.get("nodeSelector") or {}).items()}
+    return {}
+
+
+def in_flavor(s: Suggestion, injected: Mapping[str, tuple[str, list[str]]]) -> Suggestion:
+    """The suggestion with each removal of an injected nodeSelector entry made a removal of the
+    flavor's node label (its words saying so); unchanged when it edits none."""
+    if not injected:
+        return s
+    change: list[Op] = []
+    words = s.description
+    flavors: list[str] = []
+    for op in s.change:
+        key = _selector_key(op)
+        if key is None or key not in injected or op["op"] != "remove":
+            change.append(op)
+            continue
+        value, names = injected[key]
+        flavor = names[0] if len(names) == 1 else " or ".join(names)
+        flavors += names
+        change += [{"op": "remove", "object": {"kind": "ResourceFlavor", "name": n},
+                    "path": pointer("spec", "nodeLabels", key)} for n in names]
+        words = words.replace(f"remove the nodeSelector entry {key}={value}",
+                              f"remove the node label {key}={value} from ResourceFlavor {flavor} (Kueue copies "
+                              "its nodeLabels into the nodeSelector of the pods it starts)")
+    if not flavors:
+        return s
+    only_flavor = all(op["object"].get("kind") == "ResourceFlavor" for op in change)
+    target = f"ResourceFlavor {' and '.join(dict.fromkeys(flavors))}" if only_flavor else s.target
+    return replace(s, target=target, description=words, change=tuple(change))
+
+
+def _selector_key(op: Op) -> str | None:
+    path = str(op.get("path") or "")
+    if op.get("object", {}).get("kind") != "Pod" or not path.startswith(SELECTOR):
+        return None
+    return path[len(SELECTOR):].replace("~1", "/").replace("~0", "~")

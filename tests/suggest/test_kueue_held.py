@@ -1,0 +1,92 @@
+"""`kexplain JOB` for a job Kueue answers for (suggest/kueue_held.py): a held job gets Kueue's
+verified fixes, those `kexplain kueue` gives, not its template's (the flavor's labels and
+tolerations would change them); a started job's fix of a nodeSelector entry its flavor put there
+edits the ResourceFlavor, not a path the Job does not have."""
+from __future__ import annotations
+
+import json
+
+from kexplain.cli.app import main
+from kexplain.suggest.kueue_held import held, in_flavor
+from kexplain.suggest.verify import Suggestion, Verification
+from tests.support import kueue_scenes
+from tests.support.cli_helpers import TestEnvironment
+
+
+def run(*args: str) -> tuple[int, str]:
+    env = TestEnvironment(width=100)
+    code = main(list(args), env)
+    return code, env.out
+
+
+def test_a_held_job_gets_kueues_fixes_not_its_templates(tmp_path) -> None:
+    cluster = kueue_scenes.cluster(tmp_path)
+    job = kueue_scenes.jobs(tmp_path, "job.yaml", 3)
+    code, out = run("explain", job, "--nodes", cluster, "-o", "json")
+    doc = json.loads(out)
+    answer = doc["placements"][0]["kueue"]
+    assert code == 1 and answer["verdict"] == "Pending"
+    assert not doc["items"][0].get("suggestions")       # the template's toleration: the flavor brings it
+    kueue_doc = json.loads(run("kueue", job, "--nodes", cluster, "-o", "json")[1])
+    assert [s["change"] for s in answer["suggestions"]] == [s["change"] for s in kueue_doc["suggestions"]]
+    assert answer["suggestions"][0]["kind"] == "raise-nominal-quota"
+    text = " ".join(run("explain", job, "--nodes", cluster)[1].split())
+    assert "Raise ClusterQueue ml-cq's nominalQuota of cpu in flavor a100 from 4 to 6" in text
+    assert "without fixes of its own" in text and "add a toleration" not in text
+
+
+def test_no_fixes_are_sought_without_suggestions(tmp_path) -> None:
+    cluster = kueue_scenes.cluster(tmp_path)
+    doc = json.loads(run("explain", kueue_scenes.jobs(tmp_path, "job.yaml", 3), "--nodes", cluster, "-o", "json",
+                         "--no-suggestions")[1])
+    assert "suggestions" not in doc["placements"][0]["kueue"]
+
+
+def test_a_flavors_node_label_is_fixed_in_the_resource_flavor(tmp_path) -> None:
+    cluster = kueue_scenes.cluster(tmp_path, label="h100")          # no node has it
+    doc = json.loads(run("explain", kueue_scenes.jobs(tmp_path, "job.yaml", 2), "--nodes", cluster, "-o", "json")[1])
+    assert doc["placements"][0]["kueue"]["verdict"] == "Admitted"
+    fixes = doc["items"][0]["suggestions"]
+    first = fixes[0]
+    assert first["target"] == "ResourceFlavor a100"
+    assert first["change"] == [{"op": "remove", "object": {"kind": "ResourceFlavor", "name": "a100"},
+                                "path": "/spec/nodeLabels/gpu.example.com~1model"}]
+    assert "from ResourceFlavor a100" in first["description"]
+    assert not any(op["object"]["kind"] == "Pod" and op.get("path", "").startswith("/spec/nodeSelector/")
+                   for s in fixes for op in s["change"])
+
+
+def _suggestion(*ops: dict) -> Suggestion:
+    words = "; ".join(f"remove the nodeSelector entry {op['path'].rsplit('/', 1)[1]}=v" for op in ops)
+    return Suggestion("remove-node-selector", "pod ml/p", words, tuple(ops), 1, ("n1",),
+                      Verification("Scheduled", "n1", ("n1",), 1, True))
+
+
+def test_only_the_entries_a_flavor_put_there_move_to_it() -> None:
+    pod_op = {"op": "remove", "object": {"kind": "Pod", "namespace": "ml", "name": "p"}, "path": "/spec/nodeSelector/own"}
+    flavor_op = {**pod_op, "path": "/spec/nodeSelector/zone"}
+    s = in_flavor(_suggestion(pod_op, flavor_op), {"zone": ("v", ["f1"])})
+    assert s.change == (pod_op, {"op": "remove", "object": {"kind": "ResourceFlavor", "name": "f1"},
+                                 "path": "/spec/nodeLabels/zone"})
+    assert s.target == "pod ml/p"       # the pod's own entry still edited in the pod
+    assert s.description.startswith("remove the nodeSelector entry own=v; remove the node label zone=v from "
+                                    "ResourceFlavor f1")
+    untouched = _suggestion(pod_op)
+    assert in_flavor(untouched, {"zone": ("v", ["f1"])}) is untouched
+
+
+def test_held() -> None:
+    assert held({"verdict": "Pending"}) and held({"verdict": "Admitted", "startError": "conflict"})
+    assert not held({"verdict": "Admitted"}) and not held(None)
+
+
+def test_a_fix_another_held_job_would_take_first_is_said(tmp_path) -> None:
+    cluster = kueue_scenes.cluster(tmp_path)
+    jobs = kueue_scenes.jobs(tmp_path, "jobs.yaml", 3, 3)
+    doc = json.loads(run("explain", jobs, "--nodes", cluster, "-o", "json")[1])
+    first, second = (p["kueue"] for p in doc["placements"])
+    waits = [s for s in second["suggestions"] if not s["verified"]["admits"]]
+    assert [(s["kind"], s["verified"]["waitsBehind"]) for s in waits] == [("raise-nominal-quota", [first["workload"]])]
+    assert not [s for s in first["suggestions"] if not s["verified"]["admits"]]
+    text = " ".join(run("explain", jobs, "--nodes", cluster)[1].split())
+    assert f"admits {first['workload']} first; {second['workload']} would still wait behind it" in text
