@@ -27,7 +27,7 @@ spec:
 def test_a_v1beta1_cluster_queue_is_converted() -> None:
     cq = read(CQ).cluster_queues[0]
     assert cq.cohort == "research"
-    assert cq.admission_checks == ("prov", "other")
+    assert [rule.name for rule in cq.admission_checks] == ["prov", "other"]
     assert (cq.flavor_fungibility.when_can_borrow, cq.flavor_fungibility.when_can_preempt) == \
         ("MayStopSearch", "MayStopSearch")
 
