@@ -56,7 +56,7 @@ from kexplain.load.limits import DEFAULT_MAX_BYTES
 from kexplain.load.manifests import (applied as applied_repeats, check_objects, expand_paths, generate_name_refusal,
                                      kustomization_dirs, kustomize_hint, named, read_text, repeats)
 from kexplain.load.namespace_flag import KNOWN_SCOPES, declared_scopes, placed, refusal
-from kexplain.state.apply import outside_namespaces
+from kexplain.state.apply import onto_cluster, outside_namespaces
 from kexplain.state.cluster import ClusterState
 from kexplain.state.objects import is_bound_pod
 from kexplain.suggest import verified_suggestions
@@ -306,6 +306,8 @@ class Linter:
         self._elsewhere: dict[tuple[str, int, int | None], str] = {}  # refused by -n: kubectl's words
         # documents whose update of an earlier copy the API server refuses (an immutable field changed)
         self._update_refused: dict[tuple[str, int, int | None], KexplainError] = {}
+        # workloads the pool has: what kubectl apply leaves of them (patched, or the pool's when refused)
+        self._live: dict[tuple[str, int, int | None], dict[str, Any]] = {}
         self._schemas: dict[tuple[str, int, int | None], tuple[list[Finding], bool]] = {}   # `_schema_of`
         # the set's Jobs and Pods Kueue admits, as Kueue starts them: scheduled in their place (`_kueue`)
         self._kueue_started: dict[tuple[str, int, int | None], KueueStarted] = {}
@@ -362,7 +364,7 @@ class Linter:
         applied = [doc for doc in items if doc.location.key not in self._repeated]
         if self.pool is not None:       # the set as applied: without what the API server refuses at decoding
             schema_refused = self._refused_by_schema(applied)
-            kept = [doc for doc in applied if doc.location.key not in schema_refused]
+            kept = self._onto_pool([doc for doc in applied if doc.location.key not in schema_refused])
             gone = frozenset(str(ObjectRef.of(doc.obj).name) for doc in applied
                              if doc.location.key in schema_refused and ObjectRef.of(doc.obj).kind == "Namespace")
             self._set = self._set_cluster(kept, files[0].path if files else "", gone)
@@ -385,8 +387,23 @@ class Linter:
             self._generated = set()
             self._elsewhere = {}
             self._update_refused = {}
+            self._live = {}
             self._schemas = {}
             self._kueue_started = {}
+
+    def _onto_pool(self, items: list[Document]) -> list[Document]:
+        """`items` with each workload the pool has as `kubectl apply` leaves it (`onto_cluster`), kept
+        for scheduling (`_live`); a refused update is its document's admission finding."""
+        assert self.pool is not None
+        objs, where = _objects(items)
+        settled = onto_cluster(objs, self.pool.objects, WORKLOAD_KINDS, kube=self.pool.kube)
+        for err in settled.refused:
+            self._update_refused[where[id(err.source)].location.key] = err
+        for (o, s), (now, _) in zip(objs, settled.objects):
+            if now is not o:
+                self._live[where[id(s)].location.key] = now
+        return [replace(doc, obj=self._live[doc.location.key]) if doc.location.key in self._live else doc
+                for doc in items]
 
     def _kueue(self, items: list[Document]) -> dict[str, list[Finding]]:
         """Kueue's rules for the set's jobs Kueue manages, by file (none when Kueue refuses one of its
@@ -527,7 +544,7 @@ class Linter:
             return
         linted.checks.append("scheduling")
         # as Kueue starts it, once admitted (a JobSet: each of its Jobs, its findings the JobSet's)
-        for n, scheduled in enumerate(kueue.made if kueue is not None else (obj,)):
+        for n, scheduled in enumerate(kueue.made if kueue is not None else (self._live.get(loc.key, obj),)):
             found = self._guarded(ref, loc, lambda job=scheduled: self.check_scheduling(job, ref, loc))
             if isinstance(found, _Queued):      # scheduled with the set's other pods (`_schedule_set`)
                 assert self._set is not None
@@ -973,7 +990,7 @@ class Linter:
     def _pinned(self, q: "_Queued", outcome: "Outcome") -> Finding:
         """The verdict on a Pod or workload's pods (`_verdict`); for one bound to a node the pool
         does not have, that it never runs."""
-        last = outcome.last
+        last = outcome.first_unfit or outcome.last       # (copies placed each on its own: one in the middle)
         assert last is not None
         copies = outcome.entry.copies if q.ref.kind != "Pod" else 1
         zones = Counter(c.zone for c in outcome.copies if c.node is not None and c.zone)
