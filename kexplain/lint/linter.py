@@ -308,6 +308,8 @@ class Linter:
         self._update_refused: dict[tuple[str, int, int | None], KexplainError] = {}
         # workloads the pool has: what kubectl apply leaves of them (patched, or the pool's when refused)
         self._live: dict[tuple[str, int, int | None], dict[str, Any]] = {}
+        # each object's place in the set (an object given twice: its first's), its pods' order in the queue
+        self._place: dict[tuple[str, int, int | None], int] = {}
         self._schemas: dict[tuple[str, int, int | None], tuple[list[Finding], bool]] = {}   # `_schema_of`
         # the set's Jobs and Pods Kueue admits, as Kueue starts them: scheduled in their place (`_kueue`)
         self._kueue_started: dict[tuple[str, int, int | None], KueueStarted] = {}
@@ -357,14 +359,18 @@ class Linter:
         found = repeats(objs)
         settled = applied_repeats(found, objs, self.pool.kube if self.pool is not None else self.options.kube)
         latest = settled.stands
-        # one object per identity applied: the first occurrence, or the one standing when they differ
+        # one object per identity applied: the first occurrence, or the one standing when they differ,
+        # at the first's place (created there, as explain's `one_apply` places it)
         superseded = [r.index for r in found if latest.get(r.first) != r.index] + list(latest)
         self._repeated = {where[id(objs[i][1])].location.key for i in superseded}
+        self._place = {where[id(s)].location.key: i for i, (_, s) in enumerate(objs)}
+        self._place.update({where[id(objs[stand][1])].location.key: first for first, stand in latest.items()})
         self._update_refused = {where[id(objs[i][1])].location.key: err for i, err in settled.refused.items()}
         applied = [doc for doc in items if doc.location.key not in self._repeated]
         if self.pool is not None:       # the set as applied: without what the API server refuses at decoding
             schema_refused = self._refused_by_schema(applied)
-            kept = self._onto_pool([doc for doc in applied if doc.location.key not in schema_refused])
+            kept = self._onto_pool(sorted((doc for doc in applied if doc.location.key not in schema_refused),
+                                          key=lambda doc: self._place.get(doc.location.key, -1)))
             gone = frozenset(str(ObjectRef.of(doc.obj).name) for doc in applied
                              if doc.location.key in schema_refused and ObjectRef.of(doc.obj).kind == "Namespace")
             self._set = self._set_cluster(kept, files[0].path if files else "", gone)
@@ -388,6 +394,7 @@ class Linter:
             self._elsewhere = {}
             self._update_refused = {}
             self._live = {}
+            self._place = {}
             self._schemas = {}
             self._kueue_started = {}
 
@@ -695,8 +702,8 @@ class Linter:
         try:
             if workload:
                 # the API server's workload checks
-                entry = replace(entry_of(obj, source, len(self._set.queued), kube=pool.kube), autoscaled_by=scaled_by,
-                                later_policies=later)
+                entry = replace(entry_of(obj, source, self._place.get(loc.key, 0), kube=pool.kube),
+                                autoscaled_by=scaled_by, later_policies=later)
                 try:
                     entry = with_existing(entry, self._set.children)
                 except PodsExist as err:
@@ -708,7 +715,8 @@ class Linter:
             else:   # admitted as written: a refusal in the API server's words (a Pod bound to a node
                     # the pool lacks may be in the pool, from its own file: itself)
                 inputs = inputs_for(obj, source, pool, stored=False, itself=pinned is not None, later=later)
-                entry = replace(entry_of(obj, source, len(self._set.queued), kube=pool.kube), later_policies=later)
+                entry = replace(entry_of(obj, source, self._place.get(loc.key, 0), kube=pool.kube),
+                                later_policies=later)
             entry, _ = creates.created(entry, inputs, self._set.ledger)     # the quotas: pods not created
         except KexplainError as err:        # a workload's pod refused: the workload's controller would fail
             none = creates.refused_creates(entry, err, pool) if entry is not None else None
