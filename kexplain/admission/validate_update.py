@@ -8,9 +8,9 @@ from __future__ import annotations
 import copy
 from typing import Any, Callable
 
-from kexplain.admission.defaults import default_pod, default_priority_class, default_pvc
+from kexplain.admission.defaults import default_pod, default_priority_class, default_pvc, default_storage_class
 from kexplain.admission.pod_spec_defaults import default_pod_spec
-from kexplain.apimachinery.fielderrors import FieldError, forbidden, invalid_message, invalid_typed
+from kexplain.apimachinery.fielderrors import FieldError, GoString, forbidden, invalid_message, invalid_typed
 from kexplain.apimachinery.kinds import api_group
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.apimachinery.identity import as_dict
@@ -131,6 +131,22 @@ def _template(value: Any) -> dict:
     return template
 
 
+def _storage_class(new: dict, old: dict, kube: KubeVersion) -> list[FieldError]:
+    """ValidateStorageClassUpdate: parameters, provisioner (a plain Go string: quoted), reclaimPolicy and
+    volumeBindingMode (pointers: JSON) are immutable, compared as defaulted (a mode the manifest drops
+    becomes Immediate)."""
+    provisioner, parameters = new.get("provisioner"), new.get("parameters")
+    if isinstance(parameters, dict):        # (a Go map: encoding/json sorts its keys)
+        parameters = dict(sorted(parameters.items()))
+    errs = _immutable("parameters", parameters, old.get("parameters"))
+    if not same(provisioner, old.get("provisioner")):
+        shown = GoString(provisioner) if isinstance(provisioner, str) else provisioner
+        errs.append(invalid_typed("provisioner", shown, IMMUTABLE))
+    for field in ("reclaimPolicy", "volumeBindingMode"):
+        errs += _immutable(field, new.get(field), old.get(field))
+    return errs
+
+
 def _pvc(new: dict, old: dict, kube: KubeVersion) -> list[FieldError]:
     spec, before = copy.deepcopy(as_dict(new.get("spec"))), copy.deepcopy(as_dict(old.get("spec")))
     notes = as_dict(as_dict(old.get("metadata")).get("annotations"))
@@ -228,6 +244,7 @@ CHECKS: dict[tuple[str, str], Check] = {
     ("apps", "StatefulSet"): _statefulset,
     ("batch", "Job"): _job,
     ("", "PersistentVolumeClaim"): _pvc,
+    ("storage.k8s.io", "StorageClass"): _storage_class,
     ("", "Service"): _service,
     ("", "Pod"): _pod,
 }
@@ -235,6 +252,7 @@ CHECKS: dict[tuple[str, str], Check] = {
 DEFAULTS: dict[tuple[str, str], Callable[[dict], None]] = {
     ("scheduling.k8s.io", "PriorityClass"): default_priority_class,
     ("", "PersistentVolumeClaim"): default_pvc,
+    ("storage.k8s.io", "StorageClass"): default_storage_class,
 }
 
 

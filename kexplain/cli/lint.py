@@ -32,8 +32,9 @@ e.g. `helm template . | kexplain lint - --nodes pool.yaml`. The PATHs are one ap
 `kubectl apply -f PATH...` (and `kexplain DIR`) take them: an object finds what another file
 creates (a ResourceClaimTemplate, a PriorityClass, a PVC), their pods take room from each
 other, an object given twice alike is one object, and given twice differently the later
-manifest patches the first (its contents win, at the first's place). Lint files apart by
-running lint once per file.
+manifest patches the first, as `kubectl apply` applies them in order: its contents win, the
+object is scheduled at the first's place (it was created there) and its findings are reported
+at the later document. Lint files apart by running lint once per file.
 
 Fields a schema does not define are errors, as kubectl's default strict field validation
 makes them (`strict decoding error: unknown field "spec.x"`); --validate=warn makes them

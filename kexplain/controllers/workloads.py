@@ -166,6 +166,13 @@ def _template_name(template: dict[str, Any]) -> str:
     return meta.get("name") if isinstance(meta.get("name"), str) else ""
 
 
+def ordered_ready_why(waiting: str) -> str:
+    """Why a StatefulSet's later ordinals do not exist (`waiting`: the pod name of the pending one):
+    OrderedReady's controller creates an ordinal only once the one before is Running and Ready."""
+    return (f"with podManagementPolicy OrderedReady (the default) the StatefulSet's controller "
+            f"creates each pod only once the one before it is Running and Ready, and {waiting} is pending")
+
+
 def _start_ordinal(sts: dict[str, Any]) -> int:
     spec = sts.get("spec") if isinstance(sts.get("spec"), dict) else {}
     ordinals = spec.get("ordinals") if isinstance(spec.get("ordinals"), dict) else {}
@@ -199,6 +206,16 @@ class Copies:
 
     def ordinal(self, index: int) -> int:
         return index + (_start_ordinal(self.statefulset) + self.skip if self.statefulset is not None else 0)
+
+    @property
+    def each_on_its_own(self) -> bool:
+        """Whether a copy that does not fit leaves the next one to place: a StatefulSet whose controller
+        creates every pod at once (Parallel) and whose copies differ (each its own claims)."""
+        sts = self.statefulset
+        if sts is None or not _claim_templates(sts):
+            return False
+        spec = sts.get("spec") if isinstance(sts.get("spec"), dict) else {}
+        return spec.get("podManagementPolicy") == "Parallel"
 
     def name(self, index: int) -> str:
         i = self.ordinal(index)

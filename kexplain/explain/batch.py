@@ -9,6 +9,7 @@ from functools import cached_property
 from typing import Any, Callable, Iterable, Iterator
 
 from kexplain.admission.workloads import pods_of, workload_warnings
+from kexplain.controllers.workloads import ordered_ready_why
 from kexplain.errors import ConfigError, KexplainError, LeftOutNote
 from kexplain.apimachinery.labels import zone_of
 from kexplain.explain.carryover import Carryover, terminating
@@ -104,6 +105,15 @@ class Outcome:
         """Every pod the controller creates fits, and no quota refused one."""
         return bool(self.entry.idle) or (len(self.placed) == self.entry.copies and not self.entry.failed_create)
 
+    def _never_created(self) -> dict[str, Any] | None:
+        """An OrderedReady StatefulSet's ordinals after the copy that does not fit: never created."""
+        e, last = self.entry, self.last
+        if e.kind != "StatefulSet" or not ordered_ready(e.workload) or last is None or last.node is not None \
+                or len(self.copies) >= e.copies or e.naming is None:
+            return None
+        return {"pods": [e.naming.name(i) for i in range(len(self.copies), e.copies)],
+                "message": ordered_ready_why(last.inputs.pod.name)}
+
     def to_json(self) -> dict[str, Any]:
         """The object's entry of `placements`: copies that fit per node and zone, and each copy's record."""
         nodes: dict[str, int] = {}
@@ -133,6 +143,9 @@ class Outcome:
         if zones:
             out["zones"] = zones
         out["pods"] = [c.to_json() for c in self.copies]
+        waiting = self._never_created()
+        if waiting:
+            out["notCreatedPods"] = waiting
         if self.daemon is not None:
             out["notEligible"] = dict(self.daemon.excluded)
             if self.daemon.not_created:     # eligible, but no pod was created (`failedCreate`)

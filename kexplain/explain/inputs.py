@@ -9,7 +9,7 @@ from kexplain.admission.pipeline import copy_json
 from kexplain.admission.podsecurity import refused_namespaces
 from kexplain.admission.resourcequota import QuotaLedger
 from kexplain.admission.shapes import ShapeIndex
-from kexplain.admission.workloads import pods_of, workload_warnings
+from kexplain.admission.workloads import WORKLOAD_KINDS, pods_of, workload_warnings
 from kexplain.apimachinery.fielderrors import go_quote
 from kexplain.config import SchedulerConfig, load_config
 from kexplain.controllers.disruption import notes as budget_notes
@@ -32,7 +32,7 @@ from kexplain.load.problems import RAISE, Problems
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
 from kexplain.plugins import implements, known
-from kexplain.state.apply import admitting, cluster_with, left_out_namespaces, outside_namespaces
+from kexplain.state.apply import admitting, cluster_with, left_out_namespaces, onto_cluster, outside_namespaces
 from kexplain.state.build import build_cluster, kubelets_admit
 from kexplain.state.cluster import ClusterState, state_admitted_with_pod, state_of
 from kexplain.state.objects import CLUSTER_KINDS, POD_KINDS, VOLUME_KINDS, Objects, is_bound_pod, object_key, \
@@ -130,7 +130,10 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     if not req.stored:
         objs, outside = outside_namespaces(objs, gone | refused_namespaces(objs))
         objs, refused_hpas = admitted_hpas(objs, kube)      # (refused: they set no replicas)
-        for err in [*outside, *refused_hpas]:
+        # a workload the cluster has: what kubectl apply leaves of it is what its controller reads
+        settled = onto_cluster(objs, cluster, WORKLOAD_KINDS, kube=kube)
+        objs = settled.objects
+        for err in [*outside, *refused_hpas, *settled.refused]:
             problems.add(err)
     hint = kustomize_hint(kustomization_dirs(objs))
     if hint:

@@ -6,6 +6,7 @@ from datetime import datetime, timezone
 from itertools import compress
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
+from kexplain.controllers.workloads import ordered_ready_why
 from kexplain.apimachinery import columns
 from kexplain.errors import Source
 from kexplain.explain.carryover import preempted
@@ -328,12 +329,6 @@ def existing_copies(entry: Any, nodes: Sequence[str | None]) -> int:
     if not ordered_ready(entry.workload) or not nodes or nodes[-1] is not None:
         return entry.copies
     return len(nodes)
-
-
-def ordered_ready_why(waiting: str) -> str:
-    """Why a StatefulSet's later ordinals do not exist (`waiting`: the pod name of the pending one)."""
-    return (f"with podManagementPolicy OrderedReady (the default) the StatefulSet's controller "
-            f"creates each pod only once the one before it is Running and Ready, and {waiting} is pending")
 
 
 def _kubelet_rejects(pod: PodInfo, inputs: "Inputs") -> bool:

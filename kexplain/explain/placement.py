@@ -160,7 +160,8 @@ def place(inputs: Inputs, options: RunOptions, carry: Carryover | None = None) -
 
 def iter_placements(inputs: Inputs, options: RunOptions, copies: int,
                     naming: Copies | None = None, carry: Carryover | None = None) -> Iterator[Placement]:
-    """Schedule up to `copies` copies one after another, each bound before the next, until one does not fit."""
+    """Schedule up to `copies` copies one after another, each bound before the next, until one does not
+    fit, unless the copies are placed each on its own (`Copies.each_on_its_own`)."""
     snapshot = inputs.snapshot
     start = options.start_index
     for i in range(copies):
@@ -170,7 +171,10 @@ def iter_placements(inputs: Inputs, options: RunOptions, copies: int,
         placement = Placement(i, copy_inputs, trace, chosen_node(trace), start)
         yield placement
         if placement.node is None:
-            return
+            if naming is None or not naming.each_on_its_own:
+                return
+            start = placement.next_start_index
+            continue
         snapshot = bind(copy_inputs.snapshot, copy_inputs, options, copy_inputs.pod.obj, placement.node)
         start = placement.next_start_index
 

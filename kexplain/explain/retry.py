@@ -140,6 +140,8 @@ def waiting_of(entry: Entry, inputs: Inputs, placed: int, unfit: Any, seq: int) 
     """What waits of an object after its first attempt; None when nothing does."""
     if unfit is None or entry.daemon or entry.idle or unfit.trace.result.status != UNSCHEDULABLE:
         return None
+    if unfit.index != placed:       # copies placed each on its own, a later one placed: not retried from here
+        return None
     if (unfit.trace.post_filter or {}).get("nominatedNodeName"):
         return None
     return Waiting(entry, inputs, placed, seq, rejecting_plugins(unfit.trace), unfit.trace.result.message)

@@ -57,7 +57,7 @@ from kexplain.load.limits import DEFAULT_MAX_BYTES
 from kexplain.load.manifests import (applied as applied_repeats, check_objects, expand_paths, generate_name_refusal,
                                      kustomization_dirs, kustomize_hint, named, read_text, repeats)
 from kexplain.load.namespace_flag import KNOWN_SCOPES, declared_scopes, placed, refusal
-from kexplain.state.apply import outside_namespaces
+from kexplain.state.apply import onto_cluster, outside_namespaces
 from kexplain.state.cluster import ClusterState
 from kexplain.state.objects import is_bound_pod
 from kexplain.suggest import verified_suggestions
@@ -309,6 +309,10 @@ class Linter:
         self._elsewhere: dict[tuple[str, int, int | None], str] = {}  # refused by -n: kubectl's words
         # documents whose update of an earlier copy the API server refuses (an immutable field changed)
         self._update_refused: dict[tuple[str, int, int | None], KexplainError] = {}
+        # workloads the pool has: what kubectl apply leaves of them (patched, or the pool's when refused)
+        self._live: dict[tuple[str, int, int | None], dict[str, Any]] = {}
+        # each object's place in the set (an object given twice: its first's), its pods' order in the queue
+        self._place: dict[tuple[str, int, int | None], int] = {}
         self._schemas: dict[tuple[str, int, int | None], tuple[list[Finding], bool]] = {}   # `_schema_of`
         # the set's Jobs and Pods Kueue admits, as Kueue starts them: scheduled in their place (`_kueue`)
         self._kueue_started: dict[tuple[str, int, int | None], KueueStarted] = {}
@@ -358,14 +362,18 @@ class Linter:
         found = repeats(objs)
         settled = applied_repeats(found, objs, self.pool.kube if self.pool is not None else self.options.kube)
         latest = settled.stands
-        # one object per identity applied: the first occurrence, or the one standing when they differ
+        # one object per identity applied: the first occurrence, or the one standing when they differ,
+        # at the first's place (created there, as explain's `one_apply` places it)
         superseded = [r.index for r in found if latest.get(r.first) != r.index] + list(latest)
         self._repeated = {where[id(objs[i][1])].location.key for i in superseded}
+        self._place = {where[id(s)].location.key: i for i, (_, s) in enumerate(objs)}
+        self._place.update({where[id(objs[stand][1])].location.key: first for first, stand in latest.items()})
         self._update_refused = {where[id(objs[i][1])].location.key: err for i, err in settled.refused.items()}
         applied = [doc for doc in items if doc.location.key not in self._repeated]
         if self.pool is not None:       # the set as applied: without what the API server refuses at decoding
             schema_refused = self._refused_by_schema(applied)
-            kept = [doc for doc in applied if doc.location.key not in schema_refused]
+            kept = self._onto_pool(sorted((doc for doc in applied if doc.location.key not in schema_refused),
+                                          key=lambda doc: self._place.get(doc.location.key, -1)))
             gone = frozenset(str(ObjectRef.of(doc.obj).name) for doc in applied
                              if doc.location.key in schema_refused and ObjectRef.of(doc.obj).kind == "Namespace")
             self._set = self._set_cluster(kept, files[0].path if files else "", gone)
@@ -388,8 +396,24 @@ class Linter:
             self._generated = set()
             self._elsewhere = {}
             self._update_refused = {}
+            self._live = {}
+            self._place = {}
             self._schemas = {}
             self._kueue_started = {}
+
+    def _onto_pool(self, items: list[Document]) -> list[Document]:
+        """`items` with each workload the pool has as `kubectl apply` leaves it (`onto_cluster`), kept
+        for scheduling (`_live`); a refused update is its document's admission finding."""
+        assert self.pool is not None
+        objs, where = _objects(items)
+        settled = onto_cluster(objs, self.pool.objects, WORKLOAD_KINDS, kube=self.pool.kube)
+        for err in settled.refused:
+            self._update_refused[where[id(err.source)].location.key] = err
+        for (o, s), (now, _) in zip(objs, settled.objects):
+            if now is not o:
+                self._live[where[id(s)].location.key] = now
+        return [replace(doc, obj=self._live[doc.location.key]) if doc.location.key in self._live else doc
+                for doc in items]
 
     def _kueue(self, items: list[Document]) -> dict[str, list[Finding]]:
         """Kueue's rules for the set's jobs Kueue manages, by file, with the Namespaces (their labels:
@@ -541,7 +565,7 @@ class Linter:
             return
         linted.checks.append("scheduling")
         # as Kueue starts it, once admitted (a JobSet: each of its Jobs, its findings the JobSet's)
-        for n, scheduled in enumerate(kueue.made if kueue is not None else (obj,)):
+        for n, scheduled in enumerate(kueue.made if kueue is not None else (self._live.get(loc.key, obj),)):
             found = self._guarded(ref, loc, lambda job=scheduled: self.check_scheduling(job, ref, loc))
             if isinstance(found, _Queued):      # scheduled with the set's other pods (`_schedule_set`)
                 assert self._set is not None
@@ -698,8 +722,8 @@ class Linter:
         try:
             if workload:
                 # the API server's workload checks
-                entry = replace(entry_of(obj, source, len(self._set.queued), kube=pool.kube), autoscaled_by=scaled_by,
-                                later_policies=later)
+                entry = replace(entry_of(obj, source, self._place.get(loc.key, 0), kube=pool.kube),
+                                autoscaled_by=scaled_by, later_policies=later)
                 try:
                     entry = with_existing(entry, self._set.children)
                 except PodsExist as err:
@@ -711,7 +735,8 @@ class Linter:
             else:   # admitted as written: a refusal in the API server's words (a Pod bound to a node
                     # the pool lacks may be in the pool, from its own file: itself)
                 inputs = inputs_for(obj, source, pool, stored=False, itself=pinned is not None, later=later)
-                entry = replace(entry_of(obj, source, len(self._set.queued), kube=pool.kube), later_policies=later)
+                entry = replace(entry_of(obj, source, self._place.get(loc.key, 0), kube=pool.kube),
+                                later_policies=later)
             entry, _ = creates.created(entry, inputs, self._set.ledger)     # the quotas: pods not created
         except KexplainError as err:        # a workload's pod refused: the workload's controller would fail
             none = creates.refused_creates(entry, err, pool) if entry is not None else None
@@ -993,7 +1018,7 @@ class Linter:
     def _pinned(self, q: "_Queued", outcome: "Outcome") -> Finding:
         """The verdict on a Pod or workload's pods (`_verdict`); for one bound to a node the pool
         does not have, that it never runs."""
-        last = outcome.last
+        last = outcome.first_unfit or outcome.last       # (copies placed each on its own: one in the middle)
         assert last is not None
         copies = outcome.entry.copies if q.ref.kind != "Pod" else 1
         zones = Counter(c.zone for c in outcome.copies if c.node is not None and c.zone)

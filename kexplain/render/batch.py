@@ -363,6 +363,10 @@ def print_batch(outcomes: "Iterable[Section | Outcome]", console: Console, wide:
         note = random_pick_note(s)
         if note:
             line(note)
+        waiting = s.placement.get("notCreatedPods")
+        if waiting:         # an OrderedReady StatefulSet's later ordinals
+            for text in wrap_words(f"Not created: {', '.join(waiting['pods'])}: {waiting['message']}", width, "  "):
+                line(text)
         unfit = s.unfit      # replicas: the last copy; a DaemonSet: the first node it does not fit
         if unfit is not None:
             line(f"Why {(unfit.get('pod') or {}).get('name')} does not fit:")

@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import operator
+from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 
 from kexplain.apimachinery.fielderrors import go_quote
 from kexplain.apimachinery.kinds import is_builtin_kind
-from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, KexplainError, NamespaceNotFound, Source
+from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, AdmissionRejected, KexplainError, \
+    NamespaceNotFound, Source
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.load.apply_patch import apply_onto
 from kexplain.load.problems import RAISE, Problems
@@ -118,3 +120,42 @@ def cluster_with(cluster: Objects, file_objects: Objects, created: Objects = (),
                 out.append((o, s))
                 known.add(k)
     return out
+
+
+@dataclass(frozen=True)
+class Settled:
+    """A set's objects as applying them onto the cluster's copies leaves them, and the refusals."""
+
+    objects: Objects
+    refused: list[AdmissionRejected]
+
+
+def onto_cluster(objs: Objects, cluster: Objects, kinds: frozenset[str], *,
+                 kube: KubeVersion = DEFAULT_VERSION) -> Settled:
+    """`objs` with each of `kinds` that `cluster` has replaced by what `kubectl apply` leaves of it
+    (`apply_onto`: the patched object, or the live one when the API server refuses the update), each
+    with its manifest's source so that what is said of it names the file; the refusals, in order."""
+    mine = of_kinds(objs, kinds)
+    if not mine:
+        return Settled(objs, [])
+    keys = {k for k in map(object_key, map(_OBJECT, mine)) if k is not None}
+    live: dict[tuple[str, str, str], tuple[dict[str, Any], Source]] = {}
+    for o, s in of_kinds(cluster, frozenset(k[0] for k in keys)):
+        k = object_key(o)
+        if k in keys:
+            live.setdefault(k, (o, s))
+    if not live:
+        return Settled(objs, [])
+    chosen = {id(o) for o, _ in mine}
+    out: Objects = []
+    refused: list[AdmissionRejected] = []
+    for o, s in objs:
+        k = object_key(o) if id(o) in chosen else None
+        if k is None or k not in live:
+            out.append((o, s))
+            continue
+        update = apply_onto(live[k], (o, s), kube=kube)
+        out.append((update.applied[0], s))
+        if update.refused is not None:
+            refused.append(update.refused)
+    return Settled(out, refused)

@@ -154,3 +154,41 @@ def test_update(case):
             and got.endswith(": field is immutable")
     else:
         assert got == want
+
+
+# -- StorageClass (ValidateStorageClassUpdate, Kubernetes v1.36.3) -----------------------------
+def storage_class(**fields) -> dict:
+    return {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "std"},
+            "provisioner": "ebs.csi.aws.com", "parameters": {"type": "gp2"},
+            "volumeBindingMode": "WaitForFirstConsumer", **fields}
+
+
+SC_INVALID = 'StorageClass.storage.k8s.io "std" is invalid: '
+
+
+@pytest.mark.parametrize("new, message", [
+    (storage_class(volumeBindingMode="Immediate"), 'volumeBindingMode: Invalid value: "Immediate": field is immutable'),
+    # a mode the manifest leaves out is defaulted to Immediate: a change
+    ({k: v for k, v in storage_class().items() if k != "volumeBindingMode"},
+     'volumeBindingMode: Invalid value: "Immediate": field is immutable'),
+    # a Go map: its keys sorted by encoding/json
+    (storage_class(parameters={"type": "gp3", "iops": "3000"}),
+     'parameters: Invalid value: {"iops":"3000","type":"gp3"}: field is immutable'),
+    ({k: v for k, v in storage_class().items() if k != "parameters"}, "parameters: Invalid value: null: field is immutable"),
+    (storage_class(reclaimPolicy="Retain"), 'reclaimPolicy: Invalid value: "Retain": field is immutable'),
+    # in ValidateStorageClassUpdate's order, as one aggregate
+    (storage_class(provisioner="pd.csi.storage.gke.io", volumeBindingMode="Immediate"),
+     '[provisioner: Invalid value: "pd.csi.storage.gke.io": field is immutable, '
+     'volumeBindingMode: Invalid value: "Immediate": field is immutable]'),
+])
+def test_a_storage_classs_immutable_fields(new, message):
+    assert update_refusal(new, storage_class()) == SC_INVALID + message
+
+
+@pytest.mark.parametrize("new", [
+    storage_class(reclaimPolicy="Delete"),              # the default written out
+    storage_class(allowVolumeExpansion=True, mountOptions=["debug"]),      # mutable fields
+    storage_class(metadata={"name": "std", "labels": {"tier": "fast"}}),
+])
+def test_a_storage_classs_mutable_fields(new):
+    assert update_refusal(new, storage_class()) is None

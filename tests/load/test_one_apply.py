@@ -159,3 +159,35 @@ def test_bookinfo_objects_in_two_files(capsys):
     assert (code, err) == (0, "")
     productpage = next(o for o, _ in objs if o["kind"] == "Deployment")     # (bookinfo.yaml's contents)
     assert trace["pod"]["name"] == copy_names(productpage, 1)[0] and trace["result"]["status"] == "Scheduled"
+
+
+# -- one rule in explain and lint (issue 70, item 18) --------------------------------------------
+def statefulset(name: str, replicas: int) -> dict:
+    return {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": name},
+            "spec": {"replicas": replicas, "serviceName": name, "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}},
+                                  "spec": {"containers": [{"name": "c", "image": "memcached",
+                                                           "resources": {"requests": {"cpu": "1"}}}]}}}}
+
+
+def deployment(name: str, replicas: int) -> dict:
+    return {**statefulset(name, replicas), "kind": "Deployment",
+            "spec": {k: v for k, v in statefulset(name, replicas)["spec"].items() if k != "serviceName"}}
+
+
+def test_an_object_given_twice_is_scheduled_at_the_first_place_in_explain_and_lint(tmp_path, capsys):
+    """kubectl apply creates the cache where its first manifest is (its pods are created then, before
+    web's) and patches it with the later one (2 replicas): on a 4-CPU node the cache's 2 pods go first
+    and web gets 2 of its 3, in explain and in lint alike (lint, before, scheduled the cache at the
+    later document, after web: 3 of 3 and 1 of 2)."""
+    app = write(tmp_path / "app.yaml", statefulset("cache", 1), deployment("web", 3), statefulset("cache", 2))
+    nodes = write(tmp_path / "nodes.yaml", node("n1"))
+    code, doc, err = explain(capsys, app, "--nodes", nodes, "--no-suggestions")
+    assert (code, err) == (1, "")
+    assert [(p["object"]["name"], p["replicas"], p["fit"]) for p in doc["placements"]] == [
+        ("cache", 2, 2), ("web", 3, 2)]
+    from kexplain.lint.linter import LintOptions, lint
+    report = lint(LintOptions((app,), (nodes,)))
+    verdicts = {(f.location.doc, f.rule, f.details.get("replicas"), f.details.get("fit")) for f in report.findings}
+    # (the cache's verdict at its standing document, the third)
+    assert verdicts == {(2, "replicas", 3, 2), (3, "fits", 2, 2)}
