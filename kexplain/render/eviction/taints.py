@@ -28,7 +28,8 @@ def matched_text(toleration: Mapping[str, Any]) -> str:
     op = toleration.get("operator") or "Equal"
     matched = {"Exists": key, "Equal": f"{key}={toleration.get('value') or ''}",
                "Lt": f"{key}<{toleration.get('value')}", "Gt": f"{key}>{toleration.get('value')}"}.get(op, f"{key} {op}")
-    return f"{matched}:{toleration.get('effect') or 'every effect'}"
+    effect = toleration.get("effect")
+    return f"{matched}:{effect}" if effect else f"{matched}, every effect"
 
 
 def how_long(toleration: Mapping[str, Any]) -> str:
@@ -69,7 +70,8 @@ def header_blocks(doc: Mapping[str, Any]) -> list[Block]:
     what_if = doc.get("whatIf")
     if what_if:
         changes = [f"+ {taint_text(t)}" for t in what_if.get("add") or ()] + \
-                  [f"- {taint_text(t)}" for t in what_if.get("remove") or ()]
+                  [f"- {taint_text(t) if t.get('effect') else t.get('key') + ' (every effect)'}"
+                   for t in what_if.get("remove") or ()]
         blocks.append(Block("What if (--taint, changed as kubectl taint --overwrite changes it):", gap=False))
         blocks.append(lines_block([(1, change) for change in changes], gap=False))
         blocks.append(Block("The node's NoExecute taints then:", gap=False))
