@@ -3,10 +3,18 @@
 the document of ../shared/eviction/README.md (`taints`). Never prints."""
 from __future__ import annotations
 
-from typing import Any, Mapping
+import copy
+from typing import Any, Mapping, Sequence
 
+from kexplain.apimachinery.labels import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
 from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state
-from kexplain.eviction.tainteviction import PodAnswer, TaintPass, evaluate
+from kexplain.errors import KexplainError, Source
+from kexplain.eviction.tainteviction import PodAnswer, TaintPass, evaluate, pod_key
+from kexplain.explain.inputs import inputs_for, read_config
+from kexplain.explain.request import RunOptions
+from kexplain.explain.run import explain
+from kexplain.model.taints import NO_EXECUTE, NO_SCHEDULE
+from kexplain.state.cluster import ClusterState, state_of
 from kexplain.eviction.tainteviction.taint_eviction import EVICT_AFTER, KEEP
 from kexplain.eviction.tainteviction.taint_spec import TaintChange, parse_taints, reorganize
 from kexplain.eviction.versions import TAINT_EVICTION_RELEASES
@@ -23,7 +31,8 @@ def document(req: EvictRequest) -> dict:
     node = node_named(state, req.node, req.nodes)
     if change.add or change.remove:
         node = with_taints(node, change)
-    result = evaluate(node, pods_on(state, req.node), req.kube, req.now)
+    pods = pods_on(state, req.node)
+    result = evaluate(node, pods, req.kube, req.now)
     doc: dict[str, Any] = {"family": FAMILY, "kubernetesVersion": TAINT_EVICTION_RELEASES[req.kube.minor],
                            "node": req.node, "now": _time(req.now)}
     if change.add or change.remove:
@@ -32,6 +41,7 @@ def document(req: EvictRequest) -> dict:
     doc["pods"] = [_pod(answer) for answer in result.pods]
     doc["events"] = [d.event for d in result.deletions]
     doc["matches"] = _matches(result, req)
+    doc["whereTheyGo"] = where_they_go(req, state, node, result, pods)
     return doc
 
 
@@ -81,3 +91,100 @@ def _matches(result: TaintPass, req: EvictRequest) -> list[dict]:
             row["evictAt"] = _time(fires[answer.key])
         rows.append(row)
     return rows
+
+
+# -- where the evicted pods go: their controllers' replacements, scheduled over the cluster ---------
+LIFECYCLE_KEYS = (TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE)
+REPLACED_BY = ("ReplicaSet", "StatefulSet", "ReplicationController", "Job")    # controllers that recreate a pod
+
+
+def _controller(pod: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    refs = (pod.get("metadata") or {}).get("ownerReferences")
+    return next((r for r in refs if isinstance(r, dict) and r.get("controller") is True), None) \
+        if isinstance(refs, list) else None
+
+
+def replacement(pod: Mapping[str, Any]) -> dict:
+    """The pod its controller creates instead (for a StatefulSet the same name; else the evicted
+    pod's name stands for the new one): its spec and metadata, unbound, with no status."""
+    meta = {k: v for k, v in (pod.get("metadata") or {}).items()
+            if k in ("name", "namespace", "labels", "annotations", "ownerReferences")}
+    spec = {k: v for k, v in (pod.get("spec") or {}).items() if k != "nodeName"}
+    return copy.deepcopy({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec})
+
+
+def _not_replaced(pod: Mapping[str, Any]) -> str | None:
+    """Why no controller makes this pod again elsewhere, or None when one does."""
+    ref = _controller(pod)
+    if ref is None:
+        return "no controller: nothing creates it again"
+    if ref.get("kind") == "DaemonSet":
+        return f"DaemonSet {ref.get('name')}'s pod for this node: made again only here"
+    if ref.get("kind") not in REPLACED_BY:
+        return f"its controller {ref.get('kind')} {ref.get('name')} is not one kexplain follows"
+    return None
+
+
+def _priority(pod: Mapping[str, Any]) -> int:
+    value = (pod.get("spec") or {}).get("priority")
+    return value if isinstance(value, int) else 0
+
+
+def where_they_go(req: EvictRequest, state: ClusterState, node: Mapping[str, Any], result: TaintPass,
+                  pods: Sequence[Mapping[str, Any]]) -> list[dict]:
+    """Each evicted pod's replacement scheduled alone (in the scheduling queue's order: priority,
+    then name) over the cluster without the evicted pods, the node as the taints leave it."""
+    evicted = {a.key for a in result.pods if a.decision.decision != KEEP}
+    gone = [p for p in pods if "/".join(pod_key(p)) in evicted]
+    if not gone:
+        return []
+    pool: ClusterState | None = None
+    rows = []
+    for pod in sorted(gone, key=lambda p: (-_priority(p), pod_key(p))):
+        row: dict[str, Any] = {"pod": "/".join(pod_key(pod))}
+        why = _not_replaced(pod)
+        if why is not None:
+            rows.append({**row, "replaced": False, "why": why})
+            continue
+        ref = _controller(pod) or {}
+        row.update(replaced=True, controller=f"{ref.get('kind')} {ref.get('name')}")
+        pool = pool if pool is not None else _without(req, state, node, gone)
+        rows.append({**row, **_scheduled(replacement(pod), pool)})
+    return rows
+
+
+def _without(req: EvictRequest, state: ClusterState, node: Mapping[str, Any],
+             gone: Sequence[Mapping[str, Any]]) -> ClusterState:
+    """The cluster without the evicted pods, the node as the taints leave it."""
+    left = {id(p) for p in gone}
+    name, unschedulable = req.node, lifecycle_tainted(node)
+    objects = [((unschedulable if o.get("kind") == "Node" and (o.get("metadata") or {}).get("name") == name else o), s)
+               for o, s in (*state.objects, *state.other_kinds) if id(o) not in left]
+    return state_of(objects, read_config(None, kube=req.kube), stored=True, validate=req.validate)
+
+
+def lifecycle_tainted(node: Mapping[str, Any]) -> dict:
+    """The node with the NoSchedule taint the node lifecycle controller sets beside each of its
+    NoExecute ones (not-ready, unreachable: TaintNodesByCondition), which DefaultTolerationSeconds'
+    tolerations do not tolerate: without it the scheduler would place the replacements back."""
+    spec = node.get("spec") if isinstance(node.get("spec"), dict) else {}
+    taints = [t for t in spec.get("taints") or () if isinstance(t, dict)]
+    extra = [{"key": t["key"], "effect": NO_SCHEDULE} for t in taints
+             if t.get("key") in LIFECYCLE_KEYS and t.get("effect") == NO_EXECUTE
+             and not any(o.get("key") == t["key"] and o.get("effect") == NO_SCHEDULE for o in taints)]
+    return {**node, "spec": {**spec, "taints": taints + extra}} if extra else dict(node)
+
+
+def _scheduled(pod: dict, pool: ClusterState) -> dict:
+    """The scheduler's answer for one replacement: its node, or why none (FailedScheduling's message)."""
+    try:
+        trace = explain(inputs_for(pod, Source("<replacement>"), pool), RunOptions(filter_all=False))
+    except KexplainError as err:
+        return {"status": "Error", "message": err.message}
+    result = trace.result
+    out: dict[str, Any] = {"status": result.status}
+    if result.suggested_host:
+        out["node"] = result.suggested_host
+    if result.message:
+        out["message"] = result.message
+    return out

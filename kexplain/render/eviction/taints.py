@@ -130,8 +130,28 @@ def events_block(doc: Mapping[str, Any]) -> list[Block]:
     return [Block(Text("Events (when each deletion fires)", style="bold")), lines_block(lines, gap=False)]
 
 
+def where_block(doc: Mapping[str, Any]) -> list[Block]:
+    """Each evicted pod's replacement and the scheduler's answer for it, or why there is none."""
+    rows = doc.get("whereTheyGo") or ()
+    if not rows:
+        return []
+    lines = []
+    for row in rows:
+        if not row.get("replaced"):
+            lines.append((0, f"- {row.get('pod')}: not replaced ({row.get('why')})"))
+        elif row.get("node"):
+            lines.append((0, f"- {row.get('pod')}: {row.get('controller')}'s new pod goes to {row.get('node')}"))
+        else:
+            lines.append((0, f"- {row.get('pod')}: {row.get('controller')}'s new pod stays pending: "
+                             f"{row.get('message') or row.get('status')}"))
+    head = ("Where they go (each replacement scheduled alone, in the queue's order, over the cluster without the "
+            "evicted pods; a not-ready / unreachable node also NoSchedule, as the node lifecycle controller taints it)")
+    return [Block(Text(head, style="bold")), lines_block(lines, gap=False)]
+
+
 def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
-    return [*header_blocks(doc), *pods_block(doc, look), *added_block(doc), *events_block(doc), *summary_block(doc)]
+    return [*header_blocks(doc), *pods_block(doc, look), *added_block(doc), *events_block(doc), *where_block(doc),
+            *summary_block(doc)]
 
 
 def print_document(doc: Mapping[str, Any], console: Console) -> None:
