@@ -59,3 +59,16 @@ def test_the_lifecycle_taints_and_the_replacement() -> None:
     assert replacement(pod) == {"apiVersion": "v1", "kind": "Pod",
                                 "metadata": {"name": "p", "namespace": "ns", "labels": {"a": "b"}},
                                 "spec": {"containers": []}}
+
+
+def test_which_pods_are_not_made_again() -> None:
+    from kexplain.app.eviction.taints import not_replaced
+
+    def owned(kind: str, phase: str = "Running") -> dict:
+        return {"metadata": {"ownerReferences": [{"kind": kind, "name": "x", "controller": True}]},
+                "status": {"phase": phase}}
+    assert not_replaced(owned("ReplicaSet")) is None and not_replaced(owned("Job")) is None
+    assert not_replaced(owned("ReplicaSet", "Succeeded")) == "finished (Succeeded): nothing runs it again"
+    assert not_replaced(owned("DaemonSet")) == "DaemonSet x's pod for this node: made again only here"
+    assert not_replaced(owned("Rollout")) == "its controller Rollout x is not one kexplain follows"
+    assert not_replaced({"metadata": {}}) == "no controller: nothing creates it again"

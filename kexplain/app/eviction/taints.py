@@ -40,7 +40,7 @@ def document(req: EvictRequest) -> dict:
     doc["noExecuteTaints"] = [_taint(t) for t in result.taints]
     doc["pods"] = [_pod(answer) for answer in result.pods]
     doc["events"] = [d.event for d in result.deletions]
-    doc["matches"] = _matches(result, req)
+    doc["matches"] = _matches(result)
     doc["whereTheyGo"] = where_they_go(req, state, node, result, pods)
     return doc
 
@@ -78,7 +78,7 @@ def _pod(answer: PodAnswer) -> dict:
     return row
 
 
-def _matches(result: TaintPass, req: EvictRequest) -> list[dict]:
+def _matches(result: TaintPass) -> list[dict]:
     """Per pod, each NoExecute taint with the toleration that tolerates it (null: none), and when
     the deletion fires: the numbers behind each decision."""
     fires = {d.key: d.fire_at for d in result.deletions}
@@ -113,8 +113,11 @@ def replacement(pod: Mapping[str, Any]) -> dict:
     return copy.deepcopy({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec})
 
 
-def _not_replaced(pod: Mapping[str, Any]) -> str | None:
+def not_replaced(pod: Mapping[str, Any]) -> str | None:
     """Why no controller makes this pod again elsewhere, or None when one does."""
+    phase = (pod.get("status") or {}).get("phase")
+    if phase in ("Succeeded", "Failed"):
+        return f"finished ({phase}): nothing runs it again"
     ref = _controller(pod)
     if ref is None:
         return "no controller: nothing creates it again"
@@ -142,7 +145,7 @@ def where_they_go(req: EvictRequest, state: ClusterState, node: Mapping[str, Any
     rows = []
     for pod in sorted(gone, key=lambda p: (-_priority(p), pod_key(p))):
         row: dict[str, Any] = {"pod": "/".join(pod_key(pod))}
-        why = _not_replaced(pod)
+        why = not_replaced(pod)
         if why is not None:
             rows.append({**row, "replaced": False, "why": why})
             continue
