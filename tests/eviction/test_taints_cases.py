@@ -75,6 +75,8 @@ def _check(case: Path, minor: str) -> None:
     bad = COMPARE_TOOL.compare("taints", want, got, version=minor) if COMPARE_TOOL is not None \
         else differences(want, got, minor)
     assert not bad, f"{case.name} ({minor}): {bad}"
+    unchecked = [f["pod"] for f in got.get("fixes") or () if f["decisionAfter"] != "keep"]
+    assert not unchecked, f"{case.name} ({minor}): fixes that do not keep their pod: {unchecked}"
 
 
 def _params(root: Path) -> list[Any]:

@@ -15,6 +15,7 @@ from kexplain.explain.request import RunOptions
 from kexplain.explain.run import explain
 from kexplain.model.taints import NO_EXECUTE, NO_SCHEDULE
 from kexplain.state.cluster import ClusterState, state_of
+from kexplain.eviction.tainteviction.fixes import keeping
 from kexplain.eviction.tainteviction.taint_eviction import EVICT_AFTER, KEEP
 from kexplain.eviction.tainteviction.taint_spec import TaintChange, parse_taints, reorganize
 from kexplain.eviction.versions import TAINT_EVICTION_RELEASES
@@ -41,8 +42,22 @@ def document(req: EvictRequest) -> dict:
     doc["pods"] = [_pod(answer) for answer in result.pods]
     doc["events"] = [d.event for d in result.deletions]
     doc["matches"] = _matches(result)
+    doc["fixes"] = _fixes(node, pods, result, req)
     doc["whereTheyGo"] = where_they_go(req, state, node, result, pods)
     return doc
+
+
+def _fixes(node: Mapping[str, Any], pods: Sequence[Mapping[str, Any]], result: TaintPass,
+           req: EvictRequest) -> list[dict]:
+    """Per deleted pod, the toleration changes that keep it, checked by the pass run again."""
+    by_key = {"/".join(pod_key(p)): p for p in pods}
+    out = []
+    for answer in result.pods:
+        fix = keeping(node, by_key[answer.key], answer, req.kube, req.now)
+        if fix is not None:
+            out.append({"pod": fix.key, "changes": [{kind: toleration} for kind, toleration in fix.changes],
+                        "decisionAfter": fix.decision})
+    return out
 
 
 def evicts(doc: Mapping[str, Any]) -> bool:

@@ -149,9 +149,40 @@ def where_block(doc: Mapping[str, Any]) -> list[Block]:
     return [Block(Text(head, style="bold")), lines_block(lines, gap=False)]
 
 
+LIFECYCLE_KEYS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
+CHECKED = {"keep": "checked: kept", "evictNow": "checked: still deleted now",
+           "evictAfter": "checked: still deleted later"}
+
+
+def _change_text(change: Mapping[str, Any]) -> str:
+    if "add" in change:
+        return f"add the toleration {toleration_text(change['add'])}"
+    dropped = change.get("dropSeconds") or {}
+    return (f"drop tolerationSeconds {dropped.get('tolerationSeconds')} from its toleration "
+            f"{matched_text(dropped)}")
+
+
+def fixes_block(doc: Mapping[str, Any]) -> list[Block]:
+    """Per deleted pod, the toleration changes that keep it, each checked by the pass again."""
+    fixes = doc.get("fixes") or ()
+    if not fixes:
+        return []
+    lines = [(0, f"- {fix.get('pod')}: " + "; ".join(_change_text(c) for c in fix.get("changes") or ())
+              + f" ({CHECKED.get(fix.get('decisionAfter') or '', '?')})") for fix in fixes]
+    blocks = [Block(Text("To keep a pod on the node (its tolerations changed, each checked by the controller's "
+                         "pass again)", style="bold")), lines_block(lines, gap=False)]
+    forever = any((c.get("add") or c.get("dropSeconds") or {}).get("key") in LIFECYCLE_KEYS
+                  for fix in fixes for c in fix.get("changes") or ())
+    if forever:
+        blocks.append(Block("A pod that tolerates not-ready or unreachable forever stays bound to a dead node "
+                            "(what DaemonSets want); a longer tolerationSeconds only delays the deletion.",
+                            gap=False))
+    return blocks
+
+
 def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
-    return [*header_blocks(doc), *pods_block(doc, look), *added_block(doc), *events_block(doc), *where_block(doc),
-            *summary_block(doc)]
+    return [*header_blocks(doc), *pods_block(doc, look), *added_block(doc), *events_block(doc), *fixes_block(doc),
+            *where_block(doc), *summary_block(doc)]
 
 
 def print_document(doc: Mapping[str, Any], console: Console) -> None:
