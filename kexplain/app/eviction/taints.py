@@ -1,6 +1,7 @@
 """`kexplain evict taints NODE`: the taint eviction controller's pass over the node (the engine:
 `kexplain.eviction.tainteviction`), with the `--taint` "what if" applied to the node first, as
-the document of ../shared/eviction/README.md (`taints`). Never prints."""
+the document of ../shared/eviction/README.md (`taints`), and where the deleted pods'
+replacements go (kexplain's scheduler, `kexplain.explain`). Never prints."""
 from __future__ import annotations
 
 import copy
@@ -10,23 +11,23 @@ from kexplain.apimachinery.labels import TAINT_NODE_NOT_READY, TAINT_NODE_UNREAC
 from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state
 from kexplain.errors import KexplainError, Source
 from kexplain.eviction.tainteviction import PodAnswer, TaintPass, evaluate, pod_key
+from kexplain.eviction.tainteviction.fixes import keeping
+from kexplain.eviction.tainteviction.taint_eviction import EVICT_AFTER, KEEP
+from kexplain.eviction.tainteviction.taint_spec import TaintChange, parse_taints, reorganize
+from kexplain.eviction.versions import TAINT_EVICTION_RELEASES
 from kexplain.explain.inputs import inputs_for, read_config
 from kexplain.explain.request import RunOptions
 from kexplain.explain.run import explain
 from kexplain.model.taints import NO_EXECUTE, NO_SCHEDULE
 from kexplain.state.cluster import ClusterState, state_of
-from kexplain.eviction.tainteviction.fixes import keeping
-from kexplain.eviction.tainteviction.taint_eviction import EVICT_AFTER, KEEP
-from kexplain.eviction.tainteviction.taint_spec import TaintChange, parse_taints, reorganize
-from kexplain.eviction.versions import TAINT_EVICTION_RELEASES
 
 FAMILY = "taints"
 TAINT_FIELDS = ("key", "value", "effect")       # a taint as the document shows it (no timeAdded)
 
 
 def document(req: EvictRequest) -> dict:
-    """The pass's document: the NoExecute taints, each pod's decision, the events; `matches` and
-    `whatIf` explain it (not part of the real controller's answer)."""
+    """The pass's document: the NoExecute taints, each pod's decision, the events; `whatIf`,
+    `matches`, `fixes` and `whereTheyGo` explain it (not part of the real controller's answer)."""
     change = parse_taints(req.options.get("taints") or ())
     state = read_state(req)
     node = node_named(state, req.node, req.nodes)
