@@ -19,7 +19,7 @@ import msgspec
 from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, NamespaceNotFound, Source
 
 from kexplain.admission import defaults, dra_convert, gated_fields, limitranger, podsecurity, podtopologylabels, \
-    priority, runtimeclass, shapes, tolerations, validate_policy
+    priority, runtimeclass, shapes, defaulttolerationseconds, validate_policy
 
 from kexplain.admission.match_label_keys import merge_label_keys, merged_kinds
 from kexplain.admission.patched import ShapeAdmission
@@ -598,7 +598,7 @@ class _Admission:
             priority.admit_pod(pod, self.priority_classes, self.default_priority)
         except priority.PriorityRejected as exc:
             raise _reject(str(exc), src, pod) from None
-        tolerations.add_default_tolerations(spec)
+        defaulttolerationseconds.admit(spec)
         try:
             runtimeclass.admit_pod(pod, self.runtime_classes)
         except runtimeclass.RuntimeClassRejected as exc:

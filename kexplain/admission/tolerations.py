@@ -1,33 +1,10 @@
-"""DefaultTolerationSeconds and the toleration merge RuntimeClass admission uses.
+"""The toleration merge RuntimeClass admission uses (tolerations.MergeTolerations).
 
-Both decide which tolerations a pod carries into TaintToleration, so their odd
-corners (operator and value ignored when "covering"; the superset rule of the
-merge) are kept as kube-apiserver has them.
+It decides which tolerations a pod carries into TaintToleration, so its odd corner (the
+superset rule of the merge) is kept as kube-apiserver has it. DefaultTolerationSeconds, the
+other plugin that adds tolerations, is `defaulttolerationseconds`.
 """
 from __future__ import annotations
-
-from kexplain.apimachinery.labels import TAINT_NODE_NOT_READY as NOT_READY, TAINT_NODE_UNREACHABLE as UNREACHABLE
-
-DEFAULT_SECONDS = 300
-
-
-def _covers(t: dict, key: str) -> bool:
-    """A toleration 'covers' key when its key matches (or is empty) and its effect is NoExecute or empty."""
-    return (t.get("key") or "") in ("", key) and (t.get("effect") or "") in ("", "NoExecute")
-
-
-def add_default_tolerations(spec: dict) -> None:
-    """Append the 300 s not-ready / unreachable NoExecute tolerations a pod does not already cover."""
-    tolerations = spec.get("tolerations")
-    if not isinstance(tolerations, list):
-        tolerations = []
-    added = []
-    for key in (NOT_READY, UNREACHABLE):
-        if not any(isinstance(t, dict) and _covers(t, key) for t in tolerations):
-            added.append({"key": key, "operator": "Exists", "effect": "NoExecute",
-                          "tolerationSeconds": DEFAULT_SECONDS})
-    if added:
-        spec["tolerations"] = tolerations + added
 
 
 def _norm(t: dict) -> tuple:

@@ -139,7 +139,8 @@ def taints(
     nodes: List[str] = NODES_OPTION,
     taint: List[str] = typer.Option([], "--taint", metavar="KEY[=VALUE]:NoExecute",
                                     help="A NoExecute taint to add to NODE first (what if: a node going NotReady "
-                                         "or unreachable; repeatable)."),
+                                         "or unreachable), or KEY[:EFFECT]- one to remove, as kubectl taint "
+                                         "--overwrite changes the node (repeatable)."),
     now: Optional[str] = NOW_OPTION,
     kubernetes_version: Optional[str] = VERSION_OPTION,
     output: Output = OUTPUT_OPTION,
@@ -148,7 +149,8 @@ def taints(
     validate: str = VALIDATE_OPTION,
 ) -> ExitStatus:
     """The taint eviction controller on NODE: the tolerations DefaultTolerationSeconds added,
-    then per pod: evicted at once, after how many seconds, or never."""
+    then per pod: evicted at once, after how many seconds, or never; the toleration change that
+    keeps each, checked; where the evicted pods' replacements go."""
     return _run(ctx, "taints", node, nodes, now, kubernetes_version, output, {"taints": tuple(taint)},
                 max_input_size, max_objects, validate)
 

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# minor -> the Kubernetes release whose components kexplain reproduces in eviction (the kubelet,
+# kubectl and the API server, the controllers: ../shared/eviction's sources), one for every family
+RELEASES: dict[str, str] = {"1.33": "v1.33.13", "1.34": "v1.34.9", "1.35": "v1.35.6", "1.36": "v1.36.3"}
+
 # ---- drain: kubectl drain (k8s.io/kubectl/pkg/drain) and the Eviction API ----------------------
 
 
@@ -25,10 +29,10 @@ class DrainRules:
 _UNMANAGED = "Pods that declare no controller (use --force to override)"
 
 DRAIN: dict[str, DrainRules] = {
-    "1.33": DrainRules("v1.33.13", "cannot delete " + _UNMANAGED, False),
-    "1.34": DrainRules("v1.34.9", "cannot delete " + _UNMANAGED, False),
-    "1.35": DrainRules("v1.35.6", "cannot delete " + _UNMANAGED, True),
-    "1.36": DrainRules("v1.36.3", _UNMANAGED, True),
+    "1.33": DrainRules(RELEASES["1.33"], "cannot delete " + _UNMANAGED, False),
+    "1.34": DrainRules(RELEASES["1.34"], "cannot delete " + _UNMANAGED, False),
+    "1.35": DrainRules(RELEASES["1.35"], "cannot delete " + _UNMANAGED, True),
+    "1.36": DrainRules(RELEASES["1.36"], _UNMANAGED, True),
 }
 
 
@@ -41,8 +45,15 @@ def drain_rules(minor: str) -> DrainRules:
 
 # -- pressure: the kubelet's eviction manager (pkg/kubelet/eviction) ------------------------------
 # The kubelet release whose code answers for each minor (the cases' expected-v1.XX.json).
-KUBELET_RELEASES = {"1.33": "v1.33.13", "1.34": "v1.34.9", "1.35": "v1.35.6", "1.36": "v1.36.3"}
+KUBELET_RELEASES = RELEASES
 # The pod-level line of the eviction message ("Pod NAME was using ...") exists from this minor,
 # behind the PodLevelResources gate (helpers.go evictionMessage).
 POD_LEVEL_MESSAGE_SINCE = "1.34"
 # -- end of pressure ---------------------------------------------------------------------------------
+
+
+# --- taints: the taint eviction controller and DefaultTolerationSeconds ----------------------------
+# The controller's rules are the same in all four minors; Lt/Gt tolerations follow the
+# TaintTolerationComparisonOperators gate, the condition's observedGeneration PodObservedGenerationTracking.
+TAINT_EVICTION_RELEASES = RELEASES
+# --- end taints ------------------------------------------------------------------------------------

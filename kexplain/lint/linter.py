@@ -44,6 +44,7 @@ from kexplain.karpenter.pending import (NodePoolsRequest, load_node_pools, pass_
 from kexplain.karpenter.request import has_node_pools
 from kexplain.lint import node_groups, node_pools
 from kexplain.lint.devices import DEVICE_RULES, check_devices
+from kexplain.lint.disruption_budgets import BUDGET_RULES, check_budgets
 from kexplain.kueue.lint_checks import LOCAL_QUEUE as KUEUE_LOCAL_QUEUE, NEVER_FITS as KUEUE_NEVER_FITS, \
     Started as KueueStarted, checked as kueue_checked, held_words as kueue_held_words
 from kexplain.kueue.objects import READ_KINDS as KUEUE_READ_KINDS, of_kinds as kueue_of_kinds
@@ -95,6 +96,7 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     Rule(NO_NODE_GROUP, Severity.WARNING, NO_NODE_GROUP_SUMMARY),
     Rule(NO_NODEPOOL, Severity.WARNING, NO_NODEPOOL_SUMMARY),
     *(Rule(r, Severity[s.upper()], d) for r, s, d in DEVICE_RULES),
+    *(Rule(r, Severity[s.upper()], d) for r, s, d in BUDGET_RULES),
 )}
 
 
@@ -445,11 +447,11 @@ class Linter:
 
     def _check_devices(self, items: list[Document]) -> dict[str, list[Finding]]:
         """DRA references and selectors (`kexplain.lint.devices`), against the pool as the set
-        leaves it when there is one; by file."""
+        leaves it when there is one, and budgets that block drains (`disruption_budgets`); by file."""
         cluster = self._set.pool.snapshot if self._set is not None else None
         refused = set(self._set.refused) if self._set is not None else set()
         out: dict[str, list[Finding]] = {}
-        for p in check_devices(items, cluster, refused):
+        for p in (*check_devices(items, cluster, refused), *check_budgets(items, self.pool)):
             out.setdefault(p.location.path, []).append(Finding(p.rule, p.location, ObjectRef.of(p.obj), p.message,
                                                                field=p.field))
         return out

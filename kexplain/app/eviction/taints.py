@@ -1,0 +1,209 @@
+"""`kexplain evict taints NODE`: the taint eviction controller's pass over the node (the engine:
+`kexplain.eviction.tainteviction`), with the `--taint` "what if" applied to the node first, as
+the document of ../shared/eviction/README.md (`taints`), and where the deleted pods'
+replacements go (kexplain's scheduler, `kexplain.explain`). Never prints."""
+from __future__ import annotations
+
+import copy
+from typing import Any, Mapping, Sequence
+
+from kexplain.apimachinery.labels import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
+from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state
+from kexplain.errors import KexplainError, Source
+from kexplain.eviction.tainteviction import PodAnswer, TaintPass, evaluate, pod_key
+from kexplain.eviction.tainteviction.fixes import keeping
+from kexplain.eviction.tainteviction.taint_eviction import EVICT_AFTER, KEEP
+from kexplain.eviction.tainteviction.taint_spec import TaintChange, parse_taints, reorganize
+from kexplain.eviction.versions import TAINT_EVICTION_RELEASES
+from kexplain.explain.inputs import inputs_for, read_config
+from kexplain.explain.request import RunOptions
+from kexplain.explain.run import explain
+from kexplain.model.taints import NO_EXECUTE, NO_SCHEDULE
+from kexplain.state.cluster import ClusterState, state_of
+
+FAMILY = "taints"
+TAINT_FIELDS = ("key", "value", "effect")       # a taint as the document shows it (no timeAdded)
+
+
+def document(req: EvictRequest) -> dict:
+    """The pass's document: the NoExecute taints, each pod's decision, the events; `whatIf`,
+    `matches`, `fixes` and `whereTheyGo` explain it (not part of the real controller's answer)."""
+    change = parse_taints(req.options.get("taints") or ())
+    state = read_state(req)
+    node = node_named(state, req.node, req.nodes)
+    if change.add or change.remove:
+        node = with_taints(node, change)
+    pods = pods_on(state, req.node)
+    result = evaluate(node, pods, req.kube, req.now)
+    doc: dict[str, Any] = {"family": FAMILY, "kubernetesVersion": TAINT_EVICTION_RELEASES[req.kube.minor],
+                           "node": req.node, "now": _time(req.now)}
+    if change.add or change.remove:
+        doc["whatIf"] = {"add": [_taint(t) for t in change.add], "remove": [dict(t) for t in change.remove]}
+    doc["noExecuteTaints"] = [_taint(t) for t in result.taints]
+    doc["pods"] = [_pod(answer) for answer in result.pods]
+    doc["events"] = [d.event for d in result.deletions]
+    doc["matches"] = _matches(result)
+    doc["fixes"] = _fixes(node, pods, result, req)
+    doc["whereTheyGo"] = where_they_go(req, state, node, result, pods)
+    return doc
+
+
+def _fixes(node: Mapping[str, Any], pods: Sequence[Mapping[str, Any]], result: TaintPass,
+           req: EvictRequest) -> list[dict]:
+    """Per deleted pod, the toleration changes that keep it, checked by the pass run again."""
+    by_key = {"/".join(pod_key(p)): p for p in pods}
+    out = []
+    for answer in result.pods:
+        fix = keeping(node, by_key[answer.key], answer, req.kube, req.now)
+        if fix is not None:
+            out.append({"pod": fix.key, "changes": [{kind: toleration} for kind, toleration in fix.changes],
+                        "decisionAfter": fix.decision})
+    return out
+
+
+def evicts(doc: Mapping[str, Any]) -> bool:
+    """Whether the controller deletes any pod (now or later)."""
+    return any(p.get("decision") != KEEP for p in doc.get("pods") or ())
+
+
+def with_taints(node: Mapping[str, Any], change: TaintChange) -> dict:
+    """A copy of the node with the --taint changes made as kubectl taint --overwrite makes them."""
+    spec = node.get("spec") if isinstance(node.get("spec"), dict) else {}
+    taints = [t for t in spec.get("taints") or () if isinstance(t, dict)]
+    return {**node, "spec": {**spec, "taints": reorganize(taints, change)}}
+
+
+def _time(moment: Any) -> str:
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+def _taint(taint: Mapping[str, Any]) -> dict:
+    return {f: taint[f] for f in TAINT_FIELDS if taint.get(f)}
+
+
+def _pod(answer: PodAnswer) -> dict:
+    """One pod as the document's `pods` has it."""
+    row: dict[str, Any] = {"pod": answer.key}
+    if answer.added:
+        row["tolerationsAdded"] = [dict(t) for t in answer.added]
+    row["decision"] = answer.decision.decision
+    if answer.decision.decision == EVICT_AFTER:
+        row["afterSeconds"] = answer.decision.after_seconds
+    if answer.deletion is not None:
+        row["conditions"] = [dict(answer.deletion.condition)]
+    return row
+
+
+def _matches(result: TaintPass) -> list[dict]:
+    """Per pod, each NoExecute taint with the toleration that tolerates it (null: none), and when
+    the deletion fires: the numbers behind each decision."""
+    fires = {d.key: d.fire_at for d in result.deletions}
+    rows = []
+    for answer in result.pods:
+        row: dict[str, Any] = {"pod": answer.key, "taints": [
+            {"taint": _taint(taint), "toleration": dict(toleration) if toleration is not None else None}
+            for taint, toleration in answer.decision.matches]}
+        if answer.key in fires:
+            row["evictAt"] = _time(fires[answer.key])
+        rows.append(row)
+    return rows
+
+
+# -- where the evicted pods go: their controllers' replacements, scheduled over the cluster ---------
+LIFECYCLE_KEYS = (TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE)
+REPLACED_BY = ("ReplicaSet", "StatefulSet", "ReplicationController", "Job")    # controllers that recreate a pod
+
+
+def _controller(pod: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    refs = (pod.get("metadata") or {}).get("ownerReferences")
+    return next((r for r in refs if isinstance(r, dict) and r.get("controller") is True), None) \
+        if isinstance(refs, list) else None
+
+
+def replacement(pod: Mapping[str, Any]) -> dict:
+    """The pod its controller creates instead (for a StatefulSet the same name; else the evicted
+    pod's name stands for the new one): its spec and metadata, unbound, with no status."""
+    meta = {k: v for k, v in (pod.get("metadata") or {}).items()
+            if k in ("name", "namespace", "labels", "annotations", "ownerReferences")}
+    spec = {k: v for k, v in (pod.get("spec") or {}).items() if k != "nodeName"}
+    return copy.deepcopy({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec})
+
+
+def not_replaced(pod: Mapping[str, Any]) -> str | None:
+    """Why no controller makes this pod again elsewhere, or None when one does."""
+    phase = (pod.get("status") or {}).get("phase")
+    if phase in ("Succeeded", "Failed"):
+        return f"finished ({phase}): nothing runs it again"
+    ref = _controller(pod)
+    if ref is None:
+        return "no controller: nothing creates it again"
+    if ref.get("kind") == "DaemonSet":
+        return f"DaemonSet {ref.get('name')}'s pod for this node: made again only here"
+    if ref.get("kind") not in REPLACED_BY:
+        return f"its controller {ref.get('kind')} {ref.get('name')} is not one kexplain follows"
+    return None
+
+
+def _priority(pod: Mapping[str, Any]) -> int:
+    value = (pod.get("spec") or {}).get("priority")
+    return value if isinstance(value, int) else 0
+
+
+def where_they_go(req: EvictRequest, state: ClusterState, node: Mapping[str, Any], result: TaintPass,
+                  pods: Sequence[Mapping[str, Any]]) -> list[dict]:
+    """Each evicted pod's replacement scheduled alone (in the scheduling queue's order: priority,
+    then name) over the cluster without the evicted pods, the node as the taints leave it."""
+    evicted = {a.key for a in result.pods if a.decision.decision != KEEP}
+    gone = [p for p in pods if "/".join(pod_key(p)) in evicted]
+    if not gone:
+        return []
+    pool: ClusterState | None = None
+    rows = []
+    for pod in sorted(gone, key=lambda p: (-_priority(p), pod_key(p))):
+        row: dict[str, Any] = {"pod": "/".join(pod_key(pod))}
+        why = not_replaced(pod)
+        if why is not None:
+            rows.append({**row, "replaced": False, "why": why})
+            continue
+        ref = _controller(pod) or {}
+        row.update(replaced=True, controller=f"{ref.get('kind')} {ref.get('name')}")
+        pool = pool if pool is not None else _without(req, state, node, gone)
+        rows.append({**row, **_scheduled(replacement(pod), pool)})
+    return rows
+
+
+def _without(req: EvictRequest, state: ClusterState, node: Mapping[str, Any],
+             gone: Sequence[Mapping[str, Any]]) -> ClusterState:
+    """The cluster without the evicted pods, the node as the taints leave it."""
+    left = {id(p) for p in gone}
+    name, unschedulable = req.node, lifecycle_tainted(node)
+    objects = [((unschedulable if o.get("kind") == "Node" and (o.get("metadata") or {}).get("name") == name else o), s)
+               for o, s in (*state.objects, *state.other_kinds) if id(o) not in left]
+    return state_of(objects, read_config(None, kube=req.kube), stored=True, validate=req.validate)
+
+
+def lifecycle_tainted(node: Mapping[str, Any]) -> dict:
+    """The node with the NoSchedule taint the node lifecycle controller sets beside each of its
+    NoExecute ones (not-ready, unreachable: TaintNodesByCondition), which DefaultTolerationSeconds'
+    tolerations do not tolerate: without it the scheduler would place the replacements back."""
+    spec = node.get("spec") if isinstance(node.get("spec"), dict) else {}
+    taints = [t for t in spec.get("taints") or () if isinstance(t, dict)]
+    extra = [{"key": t["key"], "effect": NO_SCHEDULE} for t in taints
+             if t.get("key") in LIFECYCLE_KEYS and t.get("effect") == NO_EXECUTE
+             and not any(o.get("key") == t["key"] and o.get("effect") == NO_SCHEDULE for o in taints)]
+    return {**node, "spec": {**spec, "taints": taints + extra}} if extra else dict(node)
+
+
+def _scheduled(pod: dict, pool: ClusterState) -> dict:
+    """The scheduler's answer for one replacement: its node, or why none (FailedScheduling's message)."""
+    try:
+        trace = explain(inputs_for(pod, Source("<replacement>"), pool), RunOptions(filter_all=False))
+    except KexplainError as err:
+        return {"status": "Error", "message": err.message}
+    result = trace.result
+    out: dict[str, Any] = {"status": result.status}
+    if result.suggested_host:
+        out["node"] = result.suggested_host
+    if result.message:
+        out["message"] = result.message
+    return out

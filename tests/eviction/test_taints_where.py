@@ -1,0 +1,74 @@
+"""Where the pods the taint eviction controller deletes go: their controllers' replacements
+scheduled over the cluster without them, the node tainted as the node lifecycle controller taints it."""
+from __future__ import annotations
+
+import json
+
+from kexplain.app.eviction.taints import lifecycle_tainted, replacement
+from kexplain.cli.app import main
+from tests.support.cli_helpers import TestEnvironment
+from tests.support.paths import TESTS
+
+CLUSTER = TESTS / "eviction" / "data" / "taints-owned.yaml"
+UNREACHABLE = "node.kubernetes.io/unreachable"
+
+
+def run(*args: str) -> tuple[int, str]:
+    env = TestEnvironment()
+    code = main(["evict", "taints", "worker-3", "--nodes", str(CLUSTER), "--now", "2026-01-01T00:00:00Z", *args], env)
+    return code, env.out
+
+
+def test_each_evicted_pod_is_replaced_elsewhere_or_said_why_not() -> None:
+    code, out = run("-o", "json")
+    rows = {r["pod"]: r for r in json.loads(out)["whereTheyGo"]}
+    assert code == 1
+    assert rows["shop/web-7d9f-abcde"] == {"pod": "shop/web-7d9f-abcde", "replaced": True,
+                                           "controller": "ReplicaSet web-7d9f", "status": "Scheduled",
+                                           "node": "worker-4"}
+    assert rows["shop/batch-0"]["status"] == "Unschedulable"          # 3 CPUs: only worker-3 had them
+    assert rows["shop/batch-0"]["message"].startswith("0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had "
+                                                      "untolerated taint")
+    assert rows["shop/debug"] == {"pod": "shop/debug", "replaced": False,
+                                  "why": "no controller: nothing creates it again"}
+    assert rows["monitoring/exporter-x2x9q"]["replaced"] is False
+    assert list(rows) == sorted(rows)                                 # (one priority: by name)
+
+
+def test_the_table_says_it() -> None:
+    _, out = run()
+    assert "- shop/web-7d9f-abcde: ReplicaSet web-7d9f's new pod goes to worker-4" in out
+    assert "- shop/batch-0: StatefulSet batch's new pod stays pending: 0/2 nodes are" in out
+
+
+def test_no_eviction_no_placement() -> None:
+    code, out = run("--taint", f"{UNREACHABLE}:NoExecute-", "-o", "json")
+    assert code == 0 and json.loads(out)["whereTheyGo"] == []
+
+
+def test_the_lifecycle_taints_and_the_replacement() -> None:
+    node = {"metadata": {"name": "n"}, "spec": {"taints": [
+        {"key": UNREACHABLE, "effect": "NoExecute"}, {"key": "dedicated", "effect": "NoExecute"}]}}
+    assert lifecycle_tainted(node)["spec"]["taints"][2:] == [{"key": UNREACHABLE, "effect": "NoSchedule"}]
+    assert len(node["spec"]["taints"]) == 2                             # (a copy)
+    already = {"spec": {"taints": [{"key": UNREACHABLE, "effect": "NoExecute"},
+                                   {"key": UNREACHABLE, "effect": "NoSchedule"}]}}
+    assert lifecycle_tainted(already) == already
+    pod = {"metadata": {"name": "p", "namespace": "ns", "uid": "u", "resourceVersion": "9", "labels": {"a": "b"}},
+           "spec": {"nodeName": "n", "containers": []}, "status": {"phase": "Running"}}
+    assert replacement(pod) == {"apiVersion": "v1", "kind": "Pod",
+                                "metadata": {"name": "p", "namespace": "ns", "labels": {"a": "b"}},
+                                "spec": {"containers": []}}
+
+
+def test_which_pods_are_not_made_again() -> None:
+    from kexplain.app.eviction.taints import not_replaced
+
+    def owned(kind: str, phase: str = "Running") -> dict:
+        return {"metadata": {"ownerReferences": [{"kind": kind, "name": "x", "controller": True}]},
+                "status": {"phase": phase}}
+    assert not_replaced(owned("ReplicaSet")) is None and not_replaced(owned("Job")) is None
+    assert not_replaced(owned("ReplicaSet", "Succeeded")) == "finished (Succeeded): nothing runs it again"
+    assert not_replaced(owned("DaemonSet")) == "DaemonSet x's pod for this node: made again only here"
+    assert not_replaced(owned("Rollout")) == "its controller Rollout x is not one kexplain follows"
+    assert not_replaced({"metadata": {}}) == "no controller: nothing creates it again"
