@@ -33,7 +33,7 @@ def document(req: EvictRequest) -> dict:
     node = node_named(state, req.node, req.nodes)
     if change.add or change.remove:
         node = with_taints(node, change)
-    pods = pods_on(state, req.node)
+    pods = pods_on(state, req.node, req.kube)
     result = evaluate(node, pods, req.kube, req.now)
     doc: dict[str, Any] = {"family": FAMILY, "kubernetesVersion": TAINT_EVICTION_RELEASES[req.kube.minor],
                            "node": req.node, "now": _time(req.now)}
