@@ -17,7 +17,7 @@ from kexplain.apimachinery import columns
 from kexplain.apimachinery.fielderrors import go_quote
 from kexplain.apimachinery.identity import as_dict
 from kexplain.errors import describe
-from kexplain.model.labels import SelectorError, parse_selector
+from kexplain.model.labels import IN, LabelSelector, SelectorError, parse_selector
 from kexplain.model.owners import controller_ref
 from kexplain.model.pod import PodInfo
 
@@ -131,6 +131,44 @@ def _controller_of(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return None
 
 
+class NamespacePods(tuple):     # type: ignore[type-arg]
+    """A namespace's pods (in order), with their values of a label key indexed when a selector first
+    asks for that key: each budget reads only the pods its first `In` requirement can select, not the
+    namespace (a cluster's 300 budgets over 150,000 pods)."""
+
+    def selected(self, selector: LabelSelector) -> list[PodInfo]:
+        """The pods `selector` selects, in order."""
+        if selector.nothing:
+            return []
+        narrow = next((r for r in selector.requirements if r.op == IN), None)
+        if narrow is None:
+            return [p for p in self if selector.matches(p.labels)]
+        by_value = self._by_key(narrow.key)
+        at = [i for v in narrow.values for i in by_value.get(v, ())]
+        if len(narrow.values) > 1:
+            at.sort()
+        return [self[i] for i in at if selector.matches(self[i].labels)]
+
+    def _by_key(self, key: str) -> dict[str, list[int]]:
+        """The pods' positions by their value of label `key` (made once per key)."""
+        index: dict[str, dict[str, list[int]]] = self.__dict__.setdefault("_index", {})
+        found = index.get(key)
+        if found is None:
+            found = index[key] = {}
+            for i, pod in enumerate(self):
+                value = pod.labels.get(key)
+                if value is not None:
+                    found.setdefault(value, []).append(i)
+        return found
+
+
+def selected_by(selector: LabelSelector, pods: Sequence[PodInfo]) -> list[PodInfo]:
+    """The pods of `pods` that `selector` selects, in order (through the index of `NamespacePods`)."""
+    if isinstance(pods, NamespacePods):
+        return pods.selected(selector)
+    return [p for p in pods if not selector.nothing and selector.matches(p.labels)]
+
+
 def is_healthy(pod: PodInfo) -> bool:
     """countHealthyPods: not being deleted, and Ready (a bound pod whose status names no Ready
     condition is taken as ready: see the module docstring)."""
@@ -176,7 +214,7 @@ def computed(pdb: Mapping[str, Any], pods: Sequence[PodInfo], controllers: _Cont
         selector = parse_selector(spec.get("selector"))
     except SelectorError as err:
         return BudgetStatus(0, 0, 0, 0, 0, failed=str(err))
-    selected = [p for p in pods if not selector.nothing and selector.matches(p.labels)]
+    selected = selected_by(selector, pods)
     unmanaged: list[str] = []
     try:
         if spec.get("maxUnavailable") is not None:
@@ -226,12 +264,12 @@ def with_status(others: list[Any], pods: Iterable[Any]) -> list[Any]:
     return out
 
 
-def _pods_by_namespace(pods: Iterable[Any]) -> dict[str, list[PodInfo]]:
+def _pods_by_namespace(pods: Iterable[Any]) -> dict[str, NamespacePods]:
     out: dict[str, list[PodInfo]] = {}
     for pod in pods:
         info = pod if isinstance(pod, PodInfo) else PodInfo(pod)
         out.setdefault(info.namespace, []).append(info)
-    return out
+    return {namespace: NamespacePods(found) for namespace, found in out.items()}
 
 
 def notes(objects: Sequence[tuple[Any, Any]], among: "set[int] | None" = None) -> list[str]:

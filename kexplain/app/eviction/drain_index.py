@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from kexplain.controllers.disruption import KIND, controllers_of
+from kexplain.controllers.disruption import KIND, NamespacePods, controllers_of
 from kexplain.model.pod import PodInfo
 
 WORKLOADS = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
@@ -26,7 +26,7 @@ class DrainIndex:
     pdbs: tuple[dict, ...]
     daemonsets: tuple[dict, ...]
     workloads: Mapping[Key, dict]                    # the first of each key, as the finders take it
-    pods: Mapping[str, tuple[PodInfo, ...]]          # every pod, by namespace
+    pods: Mapping[str, NamespacePods]                # every pod, by namespace (their labels indexed)
 
     @classmethod
     def of(cls, objects: Iterable[Mapping[str, Any]]) -> "DrainIndex":
@@ -46,7 +46,7 @@ class DrainIndex:
                 daemonsets.append(obj)  # type: ignore[arg-type]
             elif kind in WORKLOADS:
                 workloads.setdefault(key_of(obj), obj)      # type: ignore[arg-type]
-        return cls(tuple(pdbs), tuple(daemonsets), workloads, {ns: tuple(p) for ns, p in pods.items()})
+        return cls(tuple(pdbs), tuple(daemonsets), workloads, {ns: NamespacePods(p) for ns, p in pods.items()})
 
     @property
     def daemonset_keys(self) -> frozenset[tuple[str, str]]:
@@ -80,5 +80,5 @@ class DrainIndex:
                 workloads.setdefault(key_of(obj), obj)
         pods = dict(self.pods)
         for info in (PodInfo(p) for p in added):
-            pods[info.namespace] = (*pods.get(info.namespace, ()), info)
+            pods[info.namespace] = NamespacePods((*pods.get(info.namespace, ()), info))
         return DrainIndex(pdbs, daemonsets, workloads, pods)
