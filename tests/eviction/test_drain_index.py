@@ -6,8 +6,8 @@ from tests.eviction.drain_cluster import pod
 
 
 def pdb(name: str, namespace: str = "default") -> dict:
-    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": name, "namespace": namespace},
-            "spec": {"selector": {"matchLabels": {"app": name}}, "maxUnavailable": 1}}
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": name, "namespace": namespace}, "spec": {"selector": {"matchLabels": {"app": name}}, "maxUnavailable": 1}}
 
 
 def workload(kind: str, name: str) -> dict:
