@@ -249,19 +249,32 @@ def _expected_scale(pods: Sequence[PodInfo], controllers: _Controllers) -> tuple
     return sum(scales.values()), unmanaged
 
 
-def with_status(others: list[Any], pods: Iterable[Any]) -> list[Any]:
-    """`others` with each PodDisruptionBudget lacking a status given the controller's (`computed`, of `pods`)."""
+Statuses = dict[int, tuple[Any, BudgetStatus]]     # budgets' statuses computed already: id -> (budget, status)
+
+
+def with_status(others: list[Any], pods: Iterable[Any], known: Statuses | None = None) -> list[Any]:
+    """`others` with each PodDisruptionBudget lacking a status given the controller's (`computed`, of `pods`;
+    `known`: those `notes` computed of the same objects, taken as they are)."""
     budgets = [i for i, o in enumerate(others) if needs_status(o)]
     if not budgets:
         return others
-    by_namespace = _pods_by_namespace(pods)
-    controllers = _Controllers(others)
+    known = known or {}
+    todo = [i for i in budgets if _known(known, others[i]) is None]
+    by_namespace = _pods_by_namespace(pods) if todo else {}
+    controllers = _Controllers(others) if todo else None
     out = list(others)
     for i in budgets:
         pdb = others[i]
         namespace = as_dict(pdb.get("metadata")).get("namespace") or "default"
-        out[i] = {**pdb, "status": computed(pdb, by_namespace.get(namespace, ()), controllers).to_status()}
+        status = _known(known, pdb) or computed(pdb, by_namespace.get(namespace, ()),
+                                                controllers)  # type: ignore[arg-type]
+        out[i] = {**pdb, "status": status.to_status()}
     return out
+
+
+def _known(known: Statuses, pdb: Any) -> BudgetStatus | None:
+    found = known.get(id(pdb))
+    return found[1] if found is not None and found[0] is pdb else None
 
 
 def _pods_by_namespace(pods: Iterable[Any]) -> dict[str, NamespacePods]:
@@ -272,8 +285,10 @@ def _pods_by_namespace(pods: Iterable[Any]) -> dict[str, NamespacePods]:
     return {namespace: NamespacePods(found) for namespace, found in out.items()}
 
 
-def notes(objects: Sequence[tuple[Any, Any]], among: "set[int] | None" = None) -> list[str]:
-    """What the output says of each computed budget that selects a pod (`among`: the budgets' ids; None: all)."""
+def notes(objects: Sequence[tuple[Any, Any]], among: "set[int] | None" = None, kept: Statuses | None = None
+          ) -> list[str]:
+    """What the output says of each computed budget that selects a pod (`among`: the budgets' ids; None: all);
+    each status computed is put in `kept` (for `with_status` of the same objects)."""
     rows = columns.rows_of(objects)
     if rows is not None:        # (a dump's 150,000 objects: its budgets found by their rows, in C)
         found = compress(range(len(rows)), map(eq, rows.kinds, repeat(KIND)))
@@ -290,6 +305,8 @@ def notes(objects: Sequence[tuple[Any, Any]], among: "set[int] | None" = None) -
     for pdb in budgets:
         namespace = as_dict(pdb.get("metadata")).get("namespace") or "default"
         status = computed(pdb, by_namespace.get(namespace, ()), controllers)
+        if kept is not None:
+            kept[id(pdb)] = (pdb, status)
         if status.selected:
             out.append(note(pdb, status))
     return out

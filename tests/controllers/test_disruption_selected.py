@@ -46,3 +46,22 @@ def test_a_budgets_status_is_the_same_over_indexed_pods():
     controllers = controllers_of([])
     assert computed(budget, NamespacePods(PODS), controllers) == computed(budget, PODS, controllers)
     assert computed(budget, NamespacePods(PODS), controllers).current_healthy == 3
+
+
+def test_the_notes_statuses_are_the_ones_the_snapshot_gets_each_computed_once(monkeypatch):
+    from kexplain.controllers import disruption
+    budget = {"kind": "PodDisruptionBudget", "metadata": {"name": "web", "namespace": "ns"},
+              "spec": {"selector": {"matchLabels": {"app": "web"}}, "minAvailable": 2}}
+    pods = [p.obj for p in PODS]
+    kept: disruption.Statuses = {}
+    said = disruption.notes([(o, None) for o in [budget, *pods]], kept=kept)
+    assert len(said) == 1 and kept[id(budget)][0] is budget
+    calls = []
+    real = disruption.computed
+    monkeypatch.setattr(disruption, "computed", lambda *a, **k: calls.append(a) or real(*a, **k))
+    given = disruption.with_status([budget], pods, kept)[0]["status"]
+    assert calls == []                  # taken as the notes computed it
+    assert given == disruption.with_status([budget], pods)[0]["status"] and len(calls) == 1
+    other = {**budget, "metadata": {"name": "web", "namespace": "ns"}}     # an equal budget, another object
+    disruption.with_status([other], pods, kept)
+    assert len(calls) == 2              # computed: only the same object is taken as known
