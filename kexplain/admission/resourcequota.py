@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from kexplain.apimachinery import quantity
 from kexplain.apimachinery.fielderrors import go_quote
@@ -237,6 +237,9 @@ def _pretty(resources: dict[str, Quantity]) -> str:
     return ",".join(f"{k}={resources[k]}" for k in sorted(resources))
 
 
+_NO_QUOTAS: list[Any] = []     # the last pairs found without a ResourceQuota, and their length (one kept)
+
+
 class QuotaLedger:
     """The quotas of a set's cluster and their usage, charged as pods are created; `pod_level`: the
     PodLevelResources gate (the evaluator reads a pod's own `spec.resources` only with it on)."""
@@ -266,6 +269,17 @@ class QuotaLedger:
                     for q in counted:
                         if q.namespace == namespace and q.matches(o):
                             q.charge(pod_usage(o, pod_level))
+        return ledger
+
+    @classmethod
+    def of_pairs(cls, pairs: Sequence[tuple[dict[str, Any], Any]], pod_level: bool = True) -> "QuotaLedger | None":
+        """`of` a state's (object, source) pairs; the last list found without a quota remembered, so a
+        state scheduled again batch after batch (a drain's fixes) is not read whole again for none."""
+        if _NO_QUOTAS and _NO_QUOTAS[0] is pairs and _NO_QUOTAS[1] == len(pairs):
+            return None
+        ledger = cls.of((o for o, _ in pairs), pod_level)
+        if ledger is None:
+            _NO_QUOTAS[:] = [pairs, len(pairs)]
         return ledger
 
     def refusal(self, pod: dict[str, Any], later: frozenset[tuple[str, str, str]] = frozenset()) -> str:

@@ -356,8 +356,8 @@ class Batch:
 
     def _admitted(self) -> Iterator[tuple[Entry, Inputs | None]]:
         """Each entry with its pod admitted and as many copies as the quotas let be created."""
-        ledger = None if self.stored else QuotaLedger.of((o for o, _ in self.pool.objects),
-                                                          self.pool.kube.enabled("PodLevelResources"))
+        ledger = None if self.stored else QuotaLedger.of_pairs(self.pool.objects,
+                                                               self.pool.kube.enabled("PodLevelResources"))
         for entry in self.batch:
             try:
                 inputs = admitted(entry, self.pool, stored=self.stored)

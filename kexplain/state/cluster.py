@@ -12,7 +12,7 @@ from kexplain.admission.podsecurity import refused_namespaces
 from kexplain.admission.shapes import ShapeIndex
 from kexplain.apimachinery import columns
 from kexplain.config import SchedulerConfig
-from kexplain.controllers.disruption import notes as budget_notes, with_status as budgets_with_status
+from kexplain.controllers.disruption import Statuses, notes as budget_notes, with_status as budgets_with_status
 from kexplain.controllers.persistentvolume import half_bound_notes, settle
 from kexplain.errors import Source
 from kexplain.features import KubeVersion
@@ -213,8 +213,9 @@ def state_of(loaded: Objects, config: SchedulerConfig, stored: bool = False, val
     cluster = admitted.objects
     if not stored:
         warnings += half_bound_notes(cluster)
-    warnings += budget_notes(cluster)
-    snapshot, nominated = build_cluster(cluster)
+    budgets: Statuses = {}          # (each budget's status computed once, for the notes and the snapshot)
+    warnings += budget_notes(cluster, kept=budgets)
+    snapshot, nominated = build_cluster(cluster, budgets)
     keys = _pod_keys(cluster)
     context = admission_context(cluster)
     others = [(o, s) for o, s in among_kinds(checked.objects, CLUSTER_KINDS, among=False)

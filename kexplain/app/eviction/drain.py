@@ -10,9 +10,9 @@ from typing import Any, Mapping, Optional
 
 from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state
 from kexplain.app.eviction.drain_fixes import fixes
+from kexplain.app.eviction.drain_index import DrainIndex
 from kexplain.app.eviction.drain_where import where_they_go
-from kexplain.controllers.disruption import (KIND, computed, controllers_of, generation, healthy_as_stored,
-                                             needs_status)
+from kexplain.controllers.disruption import computed, generation, healthy_as_stored, needs_status
 from kexplain.eviction.api import DISRUPTION_TARGET, Budget, budget_of
 from kexplain.eviction.drain.drain import Eviction, PodDeleteList, evict_pods, pods_for_deletion
 from kexplain.eviction.drain.filters import Helper
@@ -44,29 +44,27 @@ def document(req: EvictRequest) -> dict:
     """The drain's document (../shared/eviction/README.md's keys, and the explanation's own)."""
     state = read_state(req)
     node_named(state, req.node, req.nodes)
-    objects = [o for o, _ in (state.read if state.read is not None else [*state.objects, *state.other_kinds])]
+    read = state.read if state.read is not None else [*state.objects, *state.other_kinds]
+    index = DrainIndex.of(o for o, _ in read)
     pods = [PodInfo(p) for p in pods_on(state, req.node, req.kube)]
-    drained = drain(objects, pods, req.kube.minor, req.options)
+    drained = drain(index, pods, req.kube.minor, req.options)
     doc = drain_document(drained, req)
     evicted = [e.pod for e in drained.evictions if e.answer.evicted]
     if evicted:
         doc["replacements"] = where_they_go(state, req.node, evicted)
     if drained.blocked:
-        doc["fixes"] = fixes(drained, state, req.node, objects, req.options,
-                             lambda objs, options: drain(objs, pods, req.kube.minor, options, drained.by_object))
+        doc["fixes"] = fixes(drained, state, req.node, index, req.options,
+                             lambda changed, options: drain(changed, pods, req.kube.minor, options, drained.by_object))
     return doc
 
 
-def drain(objects: list[dict], pods: list[PodInfo], minor: str, options: Mapping[str, Any],
+def drain(index: DrainIndex, pods: list[PodInfo], minor: str, options: Mapping[str, Any],
           known: Optional[Mapping[int, tuple[Budget, str]]] = None) -> Drained:
-    """kubectl drain over the cluster's `objects` for the node's `pods` (`known`: budgets already
-    worked out, by their object's identity: a fix's drain recomputes only what it changed)."""
+    """kubectl drain over the cluster's objects (`index`) for the node's `pods` (`known`: budgets
+    already worked out, by their object's identity: a fix's drain recomputes only what it changed)."""
     rules = drain_rules(minor)
-    budgets = budgets_of(objects, known or {})
-    daemonsets = frozenset(((o.get("metadata") or {}).get("namespace") or "default",
-                            str((o.get("metadata") or {}).get("name") or ""))
-                           for o in objects if o.get("kind") == "DaemonSet")
-    helper = Helper(rules, daemonsets, bool(options.get("ignore_daemonsets")),
+    budgets = budgets_of(index, known or {})
+    helper = Helper(rules, index.daemonset_keys, bool(options.get("ignore_daemonsets")),
                     bool(options.get("delete_emptydir_data")), bool(options.get("force")))
     listed = pods_for_deletion(pods, helper)
     plain = tuple((b, source) for _, (b, source) in budgets)
@@ -77,22 +75,15 @@ def drain(objects: list[dict], pods: list[PodInfo], minor: str, options: Mapping
     return Drained(listed, tuple(evictions), plain, after, by_object)
 
 
-def budgets_of(objects: list[dict], known: Mapping[int, tuple[Budget, str]]
+def budgets_of(index: DrainIndex, known: Mapping[int, tuple[Budget, str]]
                ) -> list[tuple[int, tuple[Budget, str]]]:
     """Every PodDisruptionBudget (by its object's identity), by namespace/name, with its status: as
     given, or as the disruption controller's sync computes it from every pod and controller of its
     namespace (a failed sync: its fail-safe); those in `known` as they were."""
-    pdbs = [o for o in objects if o.get("kind") == KIND]
-    todo = [p for p in pdbs if id(p) not in known and needs_status(p)]
-    namespaces = {(p.get("metadata") or {}).get("namespace") or "default" for p in todo}
-    pods_by_namespace: dict[str, list[PodInfo]] = {}
-    for obj in objects if todo else ():
-        if obj.get("kind") == "Pod" and ((obj.get("metadata") or {}).get("namespace") or "default") in namespaces:
-            info = PodInfo(obj)
-            pods_by_namespace.setdefault(info.namespace, []).append(info)
-    controllers = controllers_of(objects) if todo else None
+    todo = [p for p in index.pdbs if id(p) not in known and needs_status(p)]
+    controllers = index.controllers if todo else None
     out = []
-    for pdb in pdbs:
+    for pdb in index.pdbs:
         gen = generation(pdb)
         if id(pdb) in known:
             out.append((id(pdb), known[id(pdb)]))
@@ -100,7 +91,7 @@ def budgets_of(objects: list[dict], known: Mapping[int, tuple[Budget, str]]
             out.append((id(pdb), (budget_of(pdb, pdb["status"], gen), GIVEN)))
         else:
             namespace = (pdb.get("metadata") or {}).get("namespace") or "default"
-            status = computed(pdb, pods_by_namespace.get(namespace, ()), controllers, healthy_as_stored)
+            status = computed(pdb, index.pods_in(namespace), controllers, healthy_as_stored)
             written = {**status.to_status(), "observedGeneration": 0 if status.failed is not None else gen}
             out.append((id(pdb), (budget_of(pdb, written, gen), CONTROLLER)))
     return sorted(out, key=lambda pair: pair[1][0].key)

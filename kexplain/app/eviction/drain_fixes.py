@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Sequence
 
+from kexplain.app.eviction.drain_index import DrainIndex, key_of
 from kexplain.app.eviction.drain_where import Replacement, cordoned, placements
 from kexplain.controllers.workloads import pod_from_workload
 from kexplain.errors import KexplainError, Source
@@ -21,7 +22,7 @@ from kexplain.state.cluster import ClusterState
 FLAG_OPTIONS = {"--ignore-daemonsets": "ignore_daemonsets", "--delete-emptydir-data": "delete_emptydir_data",
                 "--force": "force"}
 READY = {"type": "Ready", "status": "True"}
-Drain = Callable[[list, Mapping[str, Any]], Any]      # (objects, options) -> Drained
+Drain = Callable[[DrainIndex, Mapping[str, Any]], Any]      # (objects, options) -> Drained
 
 
 @dataclass(frozen=True)
@@ -29,21 +30,16 @@ class Fix:
     """One change to the drain's inputs: its words, the objects as changed, the options as changed."""
 
     fix: str
-    objects: list = field(repr=False)
+    objects: DrainIndex = field(repr=False)
     options: Mapping[str, Any] = field(default_factory=dict)
     unverified: str = ""        # why it could not be checked (new pods that do not fit)
     budget: str = ""            # the budget it is for ("": the whole drain)
     change: Optional[tuple[Any, Any]] = field(default=None, repr=False)    # (old object, new or None): composable
 
 
-def key_of(obj: Mapping[str, Any]) -> tuple[str, str, str]:
-    meta = obj.get("metadata") or {}
-    return str(obj.get("kind")), meta.get("namespace") or "default", str(meta.get("name") or "")
-
-
-def replaced(objects: list, old: Mapping[str, Any], new: Optional[Mapping[str, Any]]) -> list:
+def replaced(objects: DrainIndex, old: Mapping[str, Any], new: Optional[dict]) -> DrainIndex:
     """`objects` with `old` replaced by `new` (None: removed)."""
-    return [new if o is old else o for o in objects if not (o is old and new is None)]
+    return objects.replaced({id(old): new})
 
 
 def recomputed(pdb: Mapping[str, Any], spec: Mapping[str, Any]) -> dict:
@@ -53,7 +49,7 @@ def recomputed(pdb: Mapping[str, Any], spec: Mapping[str, Any]) -> dict:
     return {k: v for k, v in {**pdb, "metadata": meta, "spec": dict(spec)}.items() if k != "status"}
 
 
-def flag_fix(drained: Any, objects: list, options: Mapping[str, Any]) -> Optional[Fix]:
+def flag_fix(drained: Any, objects: DrainIndex, options: Mapping[str, Any]) -> Optional[Fix]:
     """The flags that override kubectl's refusals, together."""
     flags = sorted({i.status.flag for i in drained.listed.items if i.status.reason == "Error" and i.status.flag})
     if not flags:
@@ -71,7 +67,8 @@ def needs(drained: Any) -> dict[str, int]:
     return out
 
 
-def relax_fix(budget: Any, n: int, pdb: Mapping[str, Any], objects: list, options: Mapping[str, Any]) -> Optional[Fix]:
+def relax_fix(budget: Any, n: int, pdb: Mapping[str, Any], objects: DrainIndex,
+              options: Mapping[str, Any]) -> Optional[Fix]:
     """The budget set to allow the `n` disruptions the drain spends, from its current health."""
     spec = dict(pdb.get("spec") or {})
     desired = max(budget.current_healthy - n, 0)
@@ -90,7 +87,7 @@ def relax_fix(budget: Any, n: int, pdb: Mapping[str, Any], objects: list, option
                budget=budget.key, change=(pdb, new))
 
 
-def always_allow_fix(budget: Any, drained: Any, pdb: Mapping[str, Any], objects: list,
+def always_allow_fix(budget: Any, drained: Any, pdb: Mapping[str, Any], objects: DrainIndex,
                      options: Mapping[str, Any]) -> Optional[Fix]:
     """For a budget refusing pods that are not ready: unhealthyPodEvictionPolicy AlwaysAllow."""
     unready = [e for e in drained.evictions if e.before is not None and e.before.key == budget.key
@@ -102,7 +99,7 @@ def always_allow_fix(budget: Any, drained: Any, pdb: Mapping[str, Any], objects:
                "ready)", replaced(objects, pdb, new), options, budget=budget.key, change=(pdb, new))
 
 
-def delete_fix(key: str, pdb: Mapping[str, Any], objects: list, options: Mapping[str, Any]) -> Fix:
+def delete_fix(key: str, pdb: Mapping[str, Any], objects: DrainIndex, options: Mapping[str, Any]) -> Fix:
     return Fix(f"delete PodDisruptionBudget {key}", replaced(objects, pdb, None), options, budget=key,
                change=(pdb, None))
 
@@ -128,7 +125,7 @@ def with_replicas(obj: Mapping[str, Any], more: int) -> dict:
     return {**obj, "spec": {**spec, "replicas": replicas + more}}
 
 
-def scale_fix(key: str, n: int, drained: Any, state: ClusterState, node: str, objects: list,
+def scale_fix(key: str, n: int, drained: Any, state: ClusterState, node: str, objects: DrainIndex,
               options: Mapping[str, Any]) -> Optional[Fix]:
     """The budget's workload scaled up by what it lacks for the `n` disruptions the drain spends:
     the new pods scheduled with the node cordoned, and, where they fit, running and ready when the
@@ -136,9 +133,7 @@ def scale_fix(key: str, n: int, drained: Any, state: ClusterState, node: str, ob
     allowed = next((b.disruptions_allowed for b, _ in drained.budgets if b.key == key), 0)
     n = max(n - max(allowed, 0), 1)
     pod = next((e.pod for e in drained.evictions if e.before is not None and e.before.key == key), None)
-    index = {key_of(o): o for o in objects if o.get("kind") in ("Deployment", "ReplicaSet", "StatefulSet",
-                                                                 "ReplicationController")}
-    scaled, creator = workload_of(pod, index) if pod is not None else (None, None)
+    scaled, creator = workload_of(pod, objects.workloads) if pod is not None else (None, None)
     if scaled is None or creator is None:
         return None
     replicas = (creator.get("spec") or {}).get("replicas")
@@ -153,19 +148,18 @@ def scale_fix(key: str, n: int, drained: Any, state: ClusterState, node: str, ob
     bound = [{**p, "spec": {**p["spec"], "nodeName": answers[i]["node"]},
               "status": {"phase": "Running", "conditions": [READY]}}
              for i, p in enumerate(new) if (answers.get(i) or {}).get("node")]
-    changed = [with_replicas(o, n) if o is scaled or (o is creator and creator is not scaled) else o for o in objects]
-    changed = [recomputed(o, o.get("spec") or {}) if o.get("kind") == "PodDisruptionBudget"
-               and f"{key_of(o)[1]}/{key_of(o)[2]}" == key else o for o in changed]
+    changes: dict[int, Optional[dict]] = {id(o): with_replicas(o, n) for o in (scaled, creator)}
+    changes.update({id(o): recomputed(o, o.get("spec") or {}) for k, o in objects.pdbs_by_key.items() if k == key})
     kind, namespace, name = key_of(scaled)
     words = f"scale {kind} {namespace}/{name} to {with_replicas(scaled, n)['spec']['replicas']} replicas"
     unfit = n - len(bound)
-    return Fix(words, changed + bound, options,
+    return Fix(words, objects.replaced(changes, bound), options,
                f"{unfit} of the {n} new pods do not fit with the node cordoned" if unfit else "", budget=key)
 
 
-def remove_fixes(drained: Any, objects: list, options: Mapping[str, Any]) -> list[Fix]:
+def remove_fixes(drained: Any, objects: DrainIndex, options: Mapping[str, Any]) -> list[Fix]:
     """For a pod two budgets select: each of them deleted, one at a time."""
-    budgets = {f"{key_of(o)[1]}/{key_of(o)[2]}": o for o in objects if o.get("kind") == "PodDisruptionBudget"}
+    budgets = objects.pdbs_by_key
     keys: list[str] = []
     for e in drained.evictions:
         if e.answer.rule == MULTIPLE:
@@ -173,9 +167,10 @@ def remove_fixes(drained: Any, objects: list, options: Mapping[str, Any]) -> lis
     return [delete_fix(k, budgets[k], objects, options) for k in keys if k in budgets]
 
 
-def candidates(drained: Any, state: ClusterState, node: str, objects: list, options: Mapping[str, Any]) -> list[Fix]:
+def candidates(drained: Any, state: ClusterState, node: str, objects: DrainIndex,
+               options: Mapping[str, Any]) -> list[Fix]:
     """The fixes to check for a blocked drain (`drained`, with `options` already the flag fix's)."""
-    pdbs = {f"{key_of(o)[1]}/{key_of(o)[2]}": o for o in objects if o.get("kind") == "PodDisruptionBudget"}
+    pdbs = objects.pdbs_by_key
     out: list[Fix] = []
     for key, n in needs(drained).items():
         if key not in pdbs:
@@ -188,7 +183,7 @@ def candidates(drained: Any, state: ClusterState, node: str, objects: list, opti
     return out + remove_fixes(drained, objects, options)
 
 
-def together(found: Sequence[Fix], objects: list, options: Mapping[str, Any]) -> Optional[Fix]:
+def together(found: Sequence[Fix], objects: DrainIndex, options: Mapping[str, Any]) -> Optional[Fix]:
     """The budget changes of `found` together, one per budget, and of a pod's two budgets only the
     first deleted; None when there is none."""
     changes: dict[int, Any] = {}
@@ -205,14 +200,13 @@ def together(found: Sequence[Fix], objects: list, options: Mapping[str, Any]) ->
         words.append(fix.fix)
     if not words:
         return None
-    changed = [changes.get(id(o), o) for o in objects]
-    return Fix("; ".join(words), [o for o in changed if o is not None], options)
+    return Fix("; ".join(words), objects.replaced(changes), options)
 
 
 ROUNDS = 3      # a combination checked, then what still blocks it fixed on top, at most this often
 
 
-def settled(found: Sequence[Fix], drained: Any, state: ClusterState, node: str, objects: list,
+def settled(found: Sequence[Fix], drained: Any, state: ClusterState, node: str, objects: DrainIndex,
             options: Mapping[str, Any], drain: Drain) -> Optional[Fix]:
     """The budget changes together, drained again, and what still blocks fixed on top (a pod's
     second budget once the first is gone), until the drain goes or nothing more helps."""
@@ -240,7 +234,7 @@ def outcome(drained: Any) -> str:
     return f"{len(drained.evictions) - refused} evicted, {refused} refused"
 
 
-def fixes(drained: Any, state: ClusterState, node: str, objects: list, options: Mapping[str, Any],
+def fixes(drained: Any, state: ClusterState, node: str, objects: DrainIndex, options: Mapping[str, Any],
           drain: Drain) -> list[dict[str, Any]]:
     """The document's `fixes`: each candidate, the drain run again with it, and what that answered."""
     out = []

@@ -1,0 +1,84 @@
+"""The cluster's objects as a drain reads them, split once: the PodDisruptionBudgets, the DaemonSets,
+the workload controllers and the pods by namespace. A fix's drain takes the index with only the
+objects it changes replaced (`replaced`), so a drain again costs what changed, not the cluster."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Optional, Sequence
+
+from kexplain.controllers.disruption import KIND, NamespacePods, controllers_of
+from kexplain.model.pod import PodInfo
+
+WORKLOADS = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
+Key = tuple[str, str, str]
+
+
+def key_of(obj: Mapping[str, Any]) -> Key:
+    """(kind, namespace, name)."""
+    meta = obj.get("metadata") or {}
+    return str(obj.get("kind")), meta.get("namespace") or "default", str(meta.get("name") or "")
+
+
+@dataclass(frozen=True)
+class DrainIndex:
+    """The objects a drain reads, by what it reads them for (in the order they were read)."""
+
+    pdbs: tuple[dict, ...]
+    daemonsets: tuple[dict, ...]
+    workloads: Mapping[Key, dict]                    # the first of each key, as the finders take it
+    pods: Mapping[str, NamespacePods]                # every pod, by namespace (their labels indexed)
+
+    @classmethod
+    def of(cls, objects: Iterable[Mapping[str, Any]]) -> "DrainIndex":
+        """The index of `objects`, in one pass (a stored pod asked only its kind and view)."""
+        pdbs: list[dict] = []
+        daemonsets: list[dict] = []
+        workloads: dict[Key, dict] = {}
+        pods: dict[str, list[PodInfo]] = {}
+        for obj in objects:
+            kind = obj.get("kind")
+            if kind == "Pod":
+                info = PodInfo(obj)
+                pods.setdefault(info.namespace, []).append(info)
+            elif kind == KIND:
+                pdbs.append(obj)        # type: ignore[arg-type]
+            elif kind == "DaemonSet":
+                daemonsets.append(obj)  # type: ignore[arg-type]
+            elif kind in WORKLOADS:
+                workloads.setdefault(key_of(obj), obj)      # type: ignore[arg-type]
+        return cls(tuple(pdbs), tuple(daemonsets), workloads, {ns: NamespacePods(p) for ns, p in pods.items()})
+
+    @property
+    def daemonset_keys(self) -> frozenset[tuple[str, str]]:
+        return frozenset(key_of(o)[1:] for o in self.daemonsets)
+
+    @property
+    def controllers(self) -> Any:
+        """The controllers the disruption controller's finders look a pod's owner up in."""
+        return controllers_of(self.workloads.values())
+
+    def pods_in(self, namespace: str) -> Sequence[PodInfo]:
+        return self.pods.get(namespace, ())
+
+    @property
+    def pdbs_by_key(self) -> dict[str, dict]:
+        """The budgets by namespace/name."""
+        return {f"{key_of(o)[1]}/{key_of(o)[2]}": o for o in self.pdbs}
+
+    def replaced(self, changes: Mapping[int, Optional[dict]], added: Sequence[dict] = ()) -> "DrainIndex":
+        """This index with each object whose id `changes` names replaced by its value (None: removed),
+        and `added` (pods) after the rest; only the parts holding a changed object are made again."""
+        def swap(objs: Iterable[Any]) -> tuple:
+            return tuple(n for n in (changes.get(id(o), o) for o in objs) if n is not None)
+
+        pdbs = swap(self.pdbs) if any(id(o) in changes for o in self.pdbs) else self.pdbs
+        daemonsets = swap(self.daemonsets) if any(id(o) in changes for o in self.daemonsets) else self.daemonsets
+        workloads = self.workloads
+        if any(id(o) in changes for o in workloads.values()):
+            workloads = {}
+            for obj in swap(self.workloads.values()):
+                workloads.setdefault(key_of(obj), obj)
+        pods = dict(self.pods)
+        for info in (PodInfo(p) for p in added):
+            pods[info.namespace] = NamespacePods((*pods.get(info.namespace, ()), info))
+        return DrainIndex(pdbs, daemonsets, workloads, pods)
