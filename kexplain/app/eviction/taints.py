@@ -175,10 +175,11 @@ def where_they_go(req: EvictRequest, state: ClusterState, node: Mapping[str, Any
 def _without(req: EvictRequest, state: ClusterState, node: Mapping[str, Any],
              gone: Sequence[Mapping[str, Any]]) -> ClusterState:
     """The cluster without the evicted pods, the node as the taints leave it."""
-    left = {id(p) for p in gone}
+    left = {pod_key(p) for p in gone}          # (by name: `pods_on` gives the node's pods as copies)
     name, unschedulable = req.node, lifecycle_tainted(node)
     objects = [((unschedulable if o.get("kind") == "Node" and (o.get("metadata") or {}).get("name") == name else o), s)
-               for o, s in (*state.objects, *state.other_kinds) if id(o) not in left]
+               for o, s in (*state.objects, *state.other_kinds)
+               if not (o.get("kind") == "Pod" and pod_key(o) in left)]
     return state_of(objects, read_config(None, kube=req.kube), stored=True, validate=req.validate)
 
 
