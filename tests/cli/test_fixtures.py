@@ -53,7 +53,7 @@ EXPECTED = {
 }
 FORMATS = ["table", "wide", "json", "yaml"]
 # Fixtures of another command, checked by its own tests: fixtures/kueue (kexplain kueue: docs/kueue.md).
-OTHER_COMMANDS = {"kueue"}
+OTHER_COMMANDS = {"kueue", "eviction"}
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:

@@ -252,7 +252,7 @@ def test_hundreds_of_nodes_build_the_cluster_once(tmp_path, monkeypatch):
     builds: list[int] = []
     build = state.build_cluster
     for module in (inputs, state):
-        monkeypatch.setattr(module, "build_cluster", lambda cluster: builds.append(len(cluster)) or build(cluster))
+        monkeypatch.setattr(module, "build_cluster", lambda cluster, *rest: builds.append(len(cluster)) or build(cluster, *rest))
     objs = []
     for i in range(300):
         objs.append(node(f"n{i:03d}", "4", zone=f"z{i % 3}"))

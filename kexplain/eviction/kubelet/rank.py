@@ -11,13 +11,13 @@ from fractions import Fraction
 from functools import cmp_to_key
 from typing import Any, Callable, Mapping, Optional, Sequence
 
+from kexplain.apimachinery.labels import ANNOTATION_MIRROR_POD
 from kexplain.eviction.kubelet import signals as sig
 from kexplain.eviction.kubelet import thresholds as th
 from kexplain.model.resources import pod_requests, resource_list
 
 SYSTEM_CRITICAL_PRIORITY = 2000000000
 CONFIG_SOURCE_ANNOTATION = "kubernetes.io/config.source"
-CONFIG_MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 API_SERVER_SOURCE = "api"
 
 FS_ROOT, FS_LOGS, FS_LOCAL_VOLUMES, FS_IMAGES = "root", "logs", "localVolumeSource", "images"
@@ -66,7 +66,7 @@ def is_critical(pod: Mapping) -> bool:
     source = annotations.get(CONFIG_SOURCE_ANNOTATION)
     if source is not None and source != API_SERVER_SOURCE:
         return True
-    if CONFIG_MIRROR_ANNOTATION in annotations:
+    if ANNOTATION_MIRROR_POD in annotations:
         return True
     priority = (pod.get("spec") or {}).get("priority")
     return isinstance(priority, int) and priority >= SYSTEM_CRITICAL_PRIORITY
