@@ -101,3 +101,13 @@ def test_files_evicted_pod_naming_its_node(capsys, tmp_path):
     assert "Below: whether its node's kubelet would admit it now" in out
     assert out.index("Removed by") < out.index("Pod shop/web (spec.nodeName node-1)")
     assert code == 0
+
+
+def test_docs_show_the_real_output(capsys):
+    """docs/eviction.md's "Why was my pod evicted?" shows what kexplain prints for its fixture."""
+    code, out, _ = run_cli(capsys, str(ROOT / "fixtures" / "eviction" / "evicted-pod.yaml"),
+                           "--nodes", str(ROOT / "fixtures" / "cluster.yaml"))
+    docs = (ROOT / "docs" / "eviction.md").read_text()
+    shown = docs[docs.index("$ kexplain fixtures/eviction/evicted-pod.yaml"):]
+    head = "\n".join(out.splitlines()[:18])
+    assert code == 0 and head in shown
