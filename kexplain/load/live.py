@@ -495,16 +495,23 @@ class ClusterReader:
                 yield ("restart", res, None)
                 continue
 
-    def _list_events(self, res: Resource, namespace: str | None = None) -> Iterator[_Event]:
+    def pods_on(self, node: str) -> list[Obj]:
+        """Every pod bound to `node`, finished ones too, in the API server's order: the list
+        `kubectl drain` reads (`fieldSelector=spec.nodeName=NODE`)."""
+        return self._collect(PODS, self._list_events(PODS, fields=f"spec.nodeName={node}"))
+
+    def _list_events(self, res: Resource, namespace: str | None = None,
+                     fields: str = POD_FIELD_SELECTOR) -> Iterator[_Event]:
         """("page", res, body) per page, ("restart", res, None) when a continue token expired; LiveError
-        after MAX_RELISTS + 1 attempts. `namespace`: that collection only."""
+        after MAX_RELISTS + 1 attempts. `namespace`: that collection only; `fields`: the pods' field
+        selector (the scheduler's unfinished pods unless told)."""
         path = res.path_in(namespace) if namespace else res.path
         for _ in range(MAX_RELISTS + 1):
             token: str | None = None
             while True:
                 query: list[tuple[str, Any]] = [("limit", self.chunk_size)]
                 if res.plural == PODS.plural and res.group == PODS.group:
-                    query.append(("fieldSelector", POD_FIELD_SELECTOR))
+                    query.append(("fieldSelector", fields))
                 if token:
                     query.append(("continue", token))
                 try:
