@@ -98,10 +98,16 @@ def pressure(
     max_input_size: int = MAX_INPUT_SIZE_OPTION,
     max_objects: int = max_objects_option(),
     validate: str = VALIDATE_OPTION,
+    kubeconfig: Optional[str] = kubeconfig_option(),
+    context: Optional[str] = context_option(),
+    request_timeout: float = timeout_option(),
+    chunk_size: int = chunk_size_option(),
 ) -> ExitStatus:
     """The kubelet's eviction manager on NODE: every signal against every threshold, the node
     conditions, the reclaim it tries first, the ranking of every pod with the numbers behind each
-    place, the pod it evicts and its message, and what its admission refuses meanwhile."""
+    place, the pod it evicts and its message, and what its admission refuses meanwhile. Without
+    --nodes, the live cluster, with the node's Summary and configz through the API server's node
+    proxy unless --stats and --kubelet-config give them (read only)."""
     if filesystems not in ("shared", "imagefs", "split"):
         raise typer.BadParameter(f"{filesystems!r}: one of shared, imagefs, split", param_hint="--filesystems")
     if (earlier_stats is None) != (earlier_at is None):
@@ -110,7 +116,7 @@ def pressure(
                "earlier_stats": earlier_stats,
                "earlier_at": parse_time(earlier_at, "--earlier-at") if earlier_at else None, "admit": admit}
     return _run(ctx, "pressure", node, nodes, now, kubernetes_version, output, options, max_input_size, max_objects,
-                validate)
+                validate, LiveRead(kubeconfig, context, request_timeout, chunk_size))
 
 
 def drain(

@@ -495,6 +495,24 @@ class ClusterReader:
                 yield ("restart", res, None)
                 continue
 
+    def node_proxy(self, node: str, what: str, instead: str) -> Obj:
+        """GET /api/v1/nodes/NODE/proxy/WHAT: the kubelet's own endpoint (stats/summary, configz)
+        through the API server; a 403 names the missing `nodes/proxy` permission and `instead`,
+        the option that reads the same from a file."""
+        path = f"/api/v1/nodes/{quote(node, safe='')}/proxy/{what}"
+        with self._errors("get", None, path=f"GET {path}"):
+            try:
+                return self._get(path)
+            except ApiStatus as err:
+                if err.status != 403:
+                    raise
+                said = _status_message(err.body)
+                detail = f" (the API server said: {said})" if said else ""
+                raise LiveError(f'forbidden (403): reading node {node}\'s {what} through the API server\'s node '
+                                f'proxy needs "get" on resource "nodes/proxy" (a powerful permission: '
+                                f"deploy/rbac.yaml's kexplain-node-stats){detail}; or pass {instead} "
+                                f"(`kubectl get --raw {path}` by someone allowed)") from None
+
     def pods_on(self, node: str) -> list[Obj]:
         """Every pod bound to `node`, finished ones too, in the API server's order: the list
         `kubectl drain` reads (`fieldSelector=spec.nodeName=NODE`)."""

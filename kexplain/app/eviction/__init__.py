@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import BinaryIO, Optional
+from typing import Any, BinaryIO, Optional
 
 from kexplain.admission.defaults import default_pod
 from kexplain.errors import InputError, Source
@@ -83,6 +83,19 @@ def defaulted(obj: dict, kube: KubeVersion) -> dict:
     pod = copy.deepcopy(obj)
     default_pod(pod, kube)
     return pod
+
+
+def proxied(req: EvictRequest, node: str, wanted: dict[str, str]) -> dict[str, tuple[Any, Source]]:
+    """Live only: the node's kubelet documents through the API server's node proxy, each of
+    `wanted` (path under the proxy -> the option that reads it from a file instead), with where it
+    was read; nothing for files."""
+    if req.live is None:
+        return {}
+    conn = connect(req.live.kubeconfig, req.live.context)
+    reader = ClusterReader(conn, req.live.chunk_size, req.live.request_timeout)
+    return {what: (reader.node_proxy(node, what, instead),
+                   Source(f"{conn.server}/api/v1/nodes/{node}/proxy/{what}"))
+            for what, instead in wanted.items()}
 
 
 def _key(pod: dict) -> tuple[str, str]:
