@@ -21,6 +21,7 @@ from kexplain.autoscaler.cloudprovider import Discovery
 from kexplain.autoscaler.cloudprovider.live import read_node_groups
 from kexplain.autoscaler.events import autoscaler_events
 from kexplain.errors import KexplainError, Source
+from kexplain.eviction.evicted import evicted
 from kexplain.explain import partial
 from kexplain.explain.batch import explain_each
 from kexplain.explain.compare import compare, nominated_notes, pod_key
@@ -310,6 +311,8 @@ def explain_named(args: PodArgs, live: Live, config: Any, say: Say) -> Named:
         raise
     if kueue is not None:
         trace["kueue"] = kueue.answer       # its Workload's status as stored beside
+    if "eviction" in trace:     # who removed it, with the node it ran on (the binding the pass dropped)
+        trace["eviction"] = evicted(live.pod)
     pending = not (live.pod.get("spec") or {}).get("nodeName")
     others = [p for p in pending_pods(live) if pod_key(p) != inputs.pod.key] if pending else []
     autoscalers = autoscalers_of(args, live, stored_state(cluster, inputs.snapshot, inputs.nominated, config))

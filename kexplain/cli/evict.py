@@ -10,9 +10,10 @@ from typing import Callable, List, Optional
 
 import typer
 
-from kexplain.app.eviction import EvictRequest
+from kexplain.app.eviction import EvictRequest, LiveRead
 from kexplain.cli.env import env_of
 from kexplain.cli.exit_codes import ExitStatus
+from kexplain.cli.live import chunk_size_option, context_option, kubeconfig_option, timeout_option
 from kexplain.cli.options import MAX_INPUT_SIZE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output, max_objects_option
 from kexplain.errors import KexplainError
 from kexplain.features.kube_version import ENV_VAR, resolve
@@ -49,14 +50,15 @@ def parse_time(text: Optional[str], option: str = "--now") -> datetime:
 
 def _run(ctx: typer.Context, family: str, node: str, nodes: List[str], now: Optional[str],
          kubernetes_version: Optional[str], output: Output, options: dict, max_input_size: int, max_objects: int,
-         validate: str) -> ExitStatus:
-    """One family's document, written as asked; the exit code its `exit_status` reads off it."""
+         validate: str, live: Optional[LiveRead] = None) -> ExitStatus:
+    """One family's document, written as asked; the exit code its `exit_status` reads off it.
+    `live`: read the cluster from its API server (when `--nodes` is not given)."""
     env = env_of(ctx)
     kube, warnings = resolve(kubernetes_version, env.variables.get(ENV_VAR) or None)
     for warning in warnings:
         env.error(f"warning: {warning}")
     req = EvictRequest(node, tuple(nodes), parse_time(now), kube, options, max_input_size, max_objects, validate,
-                       env.stdin)
+                       env.stdin, live if not nodes else None)
     app = importlib.import_module(f"kexplain.app.eviction.{family}")
     doc = app.document(req)
     for warning in doc.get("warnings") or ():
@@ -96,10 +98,16 @@ def pressure(
     max_input_size: int = MAX_INPUT_SIZE_OPTION,
     max_objects: int = max_objects_option(),
     validate: str = VALIDATE_OPTION,
+    kubeconfig: Optional[str] = kubeconfig_option(),
+    context: Optional[str] = context_option(),
+    request_timeout: float = timeout_option(),
+    chunk_size: int = chunk_size_option(),
 ) -> ExitStatus:
     """The kubelet's eviction manager on NODE: every signal against every threshold, the node
     conditions, the reclaim it tries first, the ranking of every pod with the numbers behind each
-    place, the pod it evicts and its message, and what its admission refuses meanwhile."""
+    place, the pod it evicts and its message, and what its admission refuses meanwhile. Without
+    --nodes, the live cluster, with the node's Summary and configz through the API server's node
+    proxy unless --stats and --kubelet-config give them (read only)."""
     if filesystems not in ("shared", "imagefs", "split"):
         raise typer.BadParameter(f"{filesystems!r}: one of shared, imagefs, split", param_hint="--filesystems")
     if (earlier_stats is None) != (earlier_at is None):
@@ -108,7 +116,7 @@ def pressure(
                "earlier_stats": earlier_stats,
                "earlier_at": parse_time(earlier_at, "--earlier-at") if earlier_at else None, "admit": admit}
     return _run(ctx, "pressure", node, nodes, now, kubernetes_version, output, options, max_input_size, max_objects,
-                validate)
+                validate, LiveRead(kubeconfig, context, request_timeout, chunk_size))
 
 
 def drain(
@@ -124,13 +132,18 @@ def drain(
     max_input_size: int = MAX_INPUT_SIZE_OPTION,
     max_objects: int = max_objects_option(),
     validate: str = VALIDATE_OPTION,
+    kubeconfig: Optional[str] = kubeconfig_option(),
+    context: Optional[str] = context_option(),
+    request_timeout: float = timeout_option(),
+    chunk_size: int = chunk_size_option(),
 ) -> ExitStatus:
     """`kubectl drain NODE` as kubectl and the API server decide it, as a dry run: the pods it
     deletes, skips or refuses, each eviction the Eviction API answers against the
-    PodDisruptionBudgets, and where the evicted pods go."""
+    PodDisruptionBudgets, and where the evicted pods go. Without --nodes, the live cluster
+    (read only: nothing is cordoned or evicted)."""
     options = {"ignore_daemonsets": ignore_daemonsets, "delete_emptydir_data": delete_emptydir_data, "force": force}
     return _run(ctx, "drain", node, nodes, now, kubernetes_version, output, options, max_input_size, max_objects,
-                validate)
+                validate, LiveRead(kubeconfig, context, request_timeout, chunk_size))
 
 
 def taints(

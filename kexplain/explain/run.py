@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from kexplain.errors import KexplainError
+from kexplain.eviction.evicted import evicted
 from kexplain.explain import pod_notes
 from kexplain.explain.pod_inputs import Inputs
 from kexplain.explain.kubelet import bound_node, kubelet_trace
@@ -25,6 +26,9 @@ def explain(inputs: Inputs, options: RunOptions | Request) -> Trace:
     else:
         trace = schedule_pod(framework_for(inputs, options), inputs.pod, schedule_options(inputs, options))
     pod_notes.record(trace.extra, inputs.pod, inputs.snapshot)      # what the pod got beyond its manifest
+    removed = evicted(inputs.pod.obj)       # who removed it and why, as its status says
+    if removed is not None:
+        trace.extra["eviction"] = removed
     return trace
 
 

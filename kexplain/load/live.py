@@ -495,16 +495,41 @@ class ClusterReader:
                 yield ("restart", res, None)
                 continue
 
-    def _list_events(self, res: Resource, namespace: str | None = None) -> Iterator[_Event]:
+    def node_proxy(self, node: str, what: str, instead: str) -> Obj:
+        """GET /api/v1/nodes/NODE/proxy/WHAT: the kubelet's own endpoint (stats/summary, configz)
+        through the API server; a 403 names the missing `nodes/proxy` permission and `instead`,
+        the option that reads the same from a file."""
+        path = f"/api/v1/nodes/{quote(node, safe='')}/proxy/{what}"
+        with self._errors("get", None, path=f"GET {path}"):
+            try:
+                return self._get(path)
+            except ApiStatus as err:
+                if err.status != 403:
+                    raise
+                said = _status_message(err.body)
+                detail = f" (the API server said: {said})" if said else ""
+                raise LiveError(f'forbidden (403): reading node {node}\'s {what} through the API server\'s node '
+                                f'proxy needs "get" on resource "nodes/proxy" (a powerful permission: '
+                                f"deploy/rbac.yaml's kexplain-node-stats){detail}; or pass {instead} "
+                                f"(`kubectl get --raw {path}` by someone allowed)") from None
+
+    def pods_on(self, node: str) -> list[Obj]:
+        """Every pod bound to `node`, finished ones too, in the API server's order: the list
+        `kubectl drain` reads (`fieldSelector=spec.nodeName=NODE`)."""
+        return self._collect(PODS, self._list_events(PODS, fields=f"spec.nodeName={node}"))
+
+    def _list_events(self, res: Resource, namespace: str | None = None,
+                     fields: str = POD_FIELD_SELECTOR) -> Iterator[_Event]:
         """("page", res, body) per page, ("restart", res, None) when a continue token expired; LiveError
-        after MAX_RELISTS + 1 attempts. `namespace`: that collection only."""
+        after MAX_RELISTS + 1 attempts. `namespace`: that collection only; `fields`: the pods' field
+        selector (the scheduler's unfinished pods unless told)."""
         path = res.path_in(namespace) if namespace else res.path
         for _ in range(MAX_RELISTS + 1):
             token: str | None = None
             while True:
                 query: list[tuple[str, Any]] = [("limit", self.chunk_size)]
                 if res.plural == PODS.plural and res.group == PODS.group:
-                    query.append(("fieldSelector", POD_FIELD_SELECTOR))
+                    query.append(("fieldSelector", fields))
                 if token:
                     query.append(("continue", token))
                 try:

@@ -21,6 +21,7 @@ from kexplain.render.devices_view import device_blocks
 from kexplain.render.karpenter_section import does_blocks as karpenter_does, karpenter_blocks, section_blocks
 from kexplain.render.kueue_chain import print_answer
 from kexplain.render.dra_notes import dra_notes
+from kexplain.render.evicted import eviction_blocks
 from kexplain.render.facts import rejection as rejection_words
 from kexplain.render.node import render_node
 from kexplain.render.preemption import preemption_blocks
@@ -47,9 +48,10 @@ def render(trace: Mapping[str, Any], wide: bool = False, plain: bool = False, wi
     """The blocks of the default (or wide) view of one trace. `no_nodes_hint`: what to say when
     the cluster has no nodes (default NO_NODES_HINT)."""
     look = Look(plain=plain, wide=wide, width=width)
+    removed = eviction_blocks(trace, look)      # who removed the pod, first: then the scheduler's answer now
     if trace.get("kubelet"):        # a pod bound by spec.nodeName: no cycle ran, its kubelet's verdict
-        return _kubelet_summary(trace) + (_resources(trace, look) if wide else [])
-    blocks = [*_summary(trace, look), *_no_nodes(trace, no_nodes_hint, width), *_feasible(trace, look),
+        return removed + _kubelet_summary(trace) + (_resources(trace, look) if wide else [])
+    blocks = [*removed, *_summary(trace, look), *_no_nodes(trace, no_nodes_hint, width), *_feasible(trace, look),
               *_rejected(trace, look), *device_blocks(trace, look)]
     if wide:
         blocks += _resources(trace, look)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import BinaryIO, Optional
+from typing import Any, BinaryIO, Optional
 
 from kexplain.admission.defaults import default_pod
 from kexplain.errors import InputError, Source
@@ -14,8 +14,20 @@ from kexplain.explain.inputs import read_config
 from kexplain.features import KubeVersion
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
+from kexplain.load.live import DAEMONSETS, DEFAULT_CHUNK_SIZE, DEFAULT_TIMEOUT, ClusterReader, connect
 from kexplain.load.manifests import load_objects
 from kexplain.state.cluster import ClusterState, state_of
+
+
+@dataclass(frozen=True)
+class LiveRead:
+    """Where to read a live cluster (no `--nodes`): the kubeconfig, its context, the reads' timeout
+    and page size."""
+
+    kubeconfig: Optional[str] = None
+    context: Optional[str] = None
+    request_timeout: float = DEFAULT_TIMEOUT
+    chunk_size: int = DEFAULT_CHUNK_SIZE
 
 
 @dataclass(frozen=True)
@@ -33,14 +45,33 @@ class EvictRequest:
     max_objects: int = DEFAULT_MAX_OBJECTS
     validate: str = "strict"
     stdin: Optional[BinaryIO] = None
+    live: Optional[LiveRead] = None     # read the cluster from its API server (get and list only)
 
 
 def read_state(req: EvictRequest) -> ClusterState:
-    """The cluster of `--nodes`, read and indexed once, as stored (nothing admitted: the pods are
-    bound and running; `pods_on` gives a node's pods their API defaults)."""
+    """The cluster of `--nodes` (or, live, of the API server), read and indexed once, as stored
+    (nothing admitted: the pods are bound and running; `pods_on` gives a node's pods their API
+    defaults)."""
+    live = live_objects(req.live, req.node) if req.live is not None else None
     with bulk_load(freeze=True):
-        cluster = load_objects(req.nodes, req.max_bytes, req.stdin, max_objects=req.max_objects)
+        cluster = live if live is not None else load_objects(req.nodes, req.max_bytes, req.stdin,
+                                                             max_objects=req.max_objects)
         return state_of(cluster, read_config(None, kube=req.kube), stored=True, validate=req.validate)
+
+
+def live_objects(read: LiveRead, node: str) -> list[tuple[dict, Source]]:
+    """The live cluster as `kexplain pod` reads it, with the DaemonSets (drain's filter asks for a
+    pod's DaemonSet) and every pod of `node`, finished ones too, as `kubectl drain` lists them
+    (last, in the API server's order)."""
+    conn = connect(read.kubeconfig, read.context)
+    reader = ClusterReader(conn, read.chunk_size, read.request_timeout)
+    cluster = reader.read_cluster()
+    cluster += [(o, Source(f"{conn.server}{DAEMONSETS.path}")) for o in reader.list_served(DAEMONSETS)]
+    mine = reader.pods_on(node)
+    keys = {_key(p) for p in mine}
+    cluster = [(o, s) for o, s in cluster if not (o.get("kind") == "Pod" and _key(o) in keys)]
+    src = Source(f"{conn.server}/api/v1/pods?fieldSelector=spec.nodeName={node}")
+    return cluster + [(o, src) for o in mine]
 
 
 def defaulted(obj: dict, kube: KubeVersion) -> dict:
@@ -52,6 +83,24 @@ def defaulted(obj: dict, kube: KubeVersion) -> dict:
     pod = copy.deepcopy(obj)
     default_pod(pod, kube)
     return pod
+
+
+def proxied(req: EvictRequest, node: str, wanted: dict[str, str]) -> dict[str, tuple[Any, Source]]:
+    """Live only: the node's kubelet documents through the API server's node proxy, each of
+    `wanted` (path under the proxy -> the option that reads it from a file instead), with where it
+    was read; nothing for files."""
+    if req.live is None:
+        return {}
+    conn = connect(req.live.kubeconfig, req.live.context)
+    reader = ClusterReader(conn, req.live.chunk_size, req.live.request_timeout)
+    return {what: (reader.node_proxy(node, what, instead),
+                   Source(f"{conn.server}/api/v1/nodes/{node}/proxy/{what}"))
+            for what, instead in wanted.items()}
+
+
+def _key(pod: dict) -> tuple[str, str]:
+    meta = pod.get("metadata") or {}
+    return str(meta.get("namespace") or ""), str(meta.get("name") or "")
 
 
 def node_named(state: ClusterState, name: str, paths: tuple[str, ...]) -> dict:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
-from kexplain.app.eviction import EvictRequest, defaulted, node_named, pods_on, read_state
-from kexplain.errors import InputError
+from kexplain.app.eviction import EvictRequest, defaulted, node_named, pods_on, proxied, read_state
+from kexplain.errors import InputError, Source
 from kexplain.eviction import versions
 from kexplain.eviction.kubelet import config as kconfig
 from kexplain.eviction.kubelet import document as kdoc
@@ -21,11 +21,13 @@ KUBELET_CONFIG = "KubeletConfiguration"
 SUMMARY = "stats Summary"
 
 
-def read_kubelet_config(path: Optional[str], max_bytes: int) -> kconfig.EvictionConfig:
-    """The KubeletConfiguration's eviction settings (the kubelet's defaults without a file)."""
-    if not path:
+def read_kubelet_config(path: Optional[str], max_bytes: int,
+                        fetched: Optional[tuple[Any, Source]] = None) -> kconfig.EvictionConfig:
+    """The KubeletConfiguration's eviction settings (live, the node's `/configz` when no file; the
+    kubelet's defaults without either)."""
+    if not path and fetched is None:
         return kconfig.read({})
-    doc, source = read_settings_document(path, KUBELET_CONFIG, max_bytes)
+    doc, source = read_settings_document(path, KUBELET_CONFIG, max_bytes) if path else fetched
     try:
         return kconfig.read(doc)
     except kconfig.ConfigError as err:
@@ -33,12 +35,14 @@ def read_kubelet_config(path: Optional[str], max_bytes: int) -> kconfig.Eviction
         raise InputError(str(err), source=source, field=field) from None
 
 
-def read_summary(path: Optional[str], option: str, node: str, pods: list[dict], max_bytes: int) -> Mapping:
-    """A stats Summary, checked against the cluster: every pod it names is bound to the node."""
-    if not path:
+def read_summary(path: Optional[str], option: str, node: str, pods: list[dict], max_bytes: int,
+                 fetched: Optional[tuple[Any, Source]] = None) -> Mapping:
+    """A stats Summary (a file, or live the node's through the node proxy), checked against the
+    cluster: every pod it names is bound to the node."""
+    if not path and fetched is None:
         raise InputError(f"{option} FILE is required: the node's stats Summary (`kubectl get --raw "
                          f"/api/v1/nodes/{node}/proxy/stats/summary`)")
-    doc, source = read_settings_document(path, SUMMARY, max_bytes)
+    doc, source = read_settings_document(path, SUMMARY, max_bytes) if path else fetched
     if not isinstance(doc, Mapping):
         raise InputError("not a stats Summary: a mapping is expected", source=source)
     held = {str((p.get("metadata") or {}).get("uid") or "") for p in pods}
@@ -103,11 +107,16 @@ def document(req: EvictRequest) -> dict[str, Any]:
     cluster = read_state(req)
     node_named(cluster, req.node, req.nodes)
     pods = pods_on(cluster, req.node, req.kube)
-    config = read_kubelet_config(req.options.get("kubelet_config"), req.max_bytes)
+    wanted = {what: option for what, option, key in (("stats/summary", "--stats FILE", "stats"),
+                                                      ("configz", "--kubelet-config FILE", "kubelet_config"))
+              if not req.options.get(key)}
+    fetched = proxied(req, req.node, wanted)     # live: the node's own, when no file says it
+    config = read_kubelet_config(req.options.get("kubelet_config"), req.max_bytes, fetched.get("configz"))
     earlier_summary = None
     if req.options.get("earlier_stats"):
         earlier_summary = read_summary(req.options["earlier_stats"], "--earlier-stats", req.node, pods, req.max_bytes)
-    summary = read_summary(req.options.get("stats"), "--stats", req.node, pods, req.max_bytes)
+    summary = read_summary(req.options.get("stats"), "--stats", req.node, pods, req.max_bytes,
+                           fetched.get("stats/summary"))
     arrivals = read_arrivals(req.options.get("admit"), req)
     state, earlier, now = run_passes(req, config, pods, (earlier_summary, summary))
     fs = mgr.Filesystems.named(req.options.get("filesystems") or "shared")

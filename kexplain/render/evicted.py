@@ -1,0 +1,87 @@
+"""The section "Removed" of a trace whose pod was evicted or disrupted (its `eviction` key,
+`kexplain.eviction.evicted`): who removed it, why in the component's words and the condition's, and
+the kubelet's message taken apart. The words are here; the trace holds values."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from rich.text import Text
+
+from kexplain.render.blocks import Block
+from kexplain.render.style import Look, wrap
+
+# what each cause means, said of the pod (the condition's reason, or the kubelet's status.reason)
+CAUSES = {
+    "Evicted": "the node's kubelet evicted it (status.reason Evicted): node-pressure eviction, or a local "
+               "storage limit exceeded",
+    "TerminationByKubelet": "the node's kubelet terminated it: node-pressure eviction, a graceful node "
+                            "shutdown, or room made for a critical pod",
+    "EvictionByEvictionAPI": "an eviction was asked of the API server (kubectl drain, an autoscaler's "
+                             "scale-down, a descheduler) and its disruption budgets allowed it",
+    "DeletionByTaintManager": "its node has a NoExecute taint the pod does not tolerate (or its "
+                              "tolerationSeconds ran out): the taint eviction controller deleted it",
+    "PreemptionByScheduler": "the scheduler's preemption chose it as a victim to make room for a pod of "
+                             "higher priority",
+    "DeletionByPodGC": "the pod garbage collector deleted it (its node is gone or out of service)",
+}
+KINDS = {
+    "emptyDir": "an emptyDir volume over its sizeLimit",
+    "podEphemeralStorage": "the pod's local storage over its containers' total limit",
+    "containerEphemeralStorage": "a container's local storage over its limit",
+}
+NOW_KUBELET = "Below: whether its node's kubelet would admit it now, as the pod names its node."
+NOW = "Below: where the scheduler would place it now, as a new pod (its controller's replacement)."
+
+
+def eviction_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
+    """The section, or nothing when the trace's pod was not removed."""
+    doc = trace.get("eviction")
+    if not doc:
+        return []
+    by = doc.get("by") or "an unknown component"
+    on = f" of {doc['node']}" if doc.get("node") and doc.get("by") == "kubelet" else ""
+    head = Text(f"Removed by the {by}{on}" if doc.get("by") else f"Removed by {by}", style="bold")
+    lines = [wrap(_cause(doc), look.width)]
+    status = ", ".join(f"{k} {doc[k]}" for k in ("phase", "reason") if doc.get(k))
+    if status:
+        lines.append(f"Status: {status}.")
+    condition = doc.get("condition")
+    if condition:
+        lines.append(wrap(f"Condition DisruptionTarget, reason {condition.get('reason', '')}: "
+                          f"{(condition.get('message') or '').strip()}", look.width))
+    if doc.get("message") and (not condition or condition.get("message") != doc["message"]):
+        lines.append(wrap(f"Message: {doc['message'].strip()}", look.width))
+    blocks = [Block(head), Block(Text("\n".join(lines)), gap=False)]
+    if doc.get("kubelet"):
+        blocks.append(Block(Text("\n".join(_kubelet_lines(doc["kubelet"], look)))))
+    blocks.append(Block(Text(wrap(NOW_KUBELET if trace.get("kubelet") else NOW, look.width))))
+    return blocks
+
+
+def _cause(doc: Mapping[str, Any]) -> str:
+    cause = doc.get("cause", "")
+    said = CAUSES.get(cause, f"the reason {cause} is one kexplain does not know")
+    return f"Why: {said}."
+
+
+def _kubelet_lines(part: Mapping[str, Any], look: Look) -> list[str]:
+    """The kubelet's message taken apart: the starved resource, its signals, the threshold, the
+    available, each usage against its request."""
+    lines = ["The kubelet's message, taken apart:"]
+    if part.get("kind") in KINDS:
+        lines.append(wrap(f"{KINDS[part['kind']]}: limit {part.get('limit', '')}"
+                          + (f", volume {part['volume']}" if part.get("volume") else "")
+                          + (f", container {part['container']}" if part.get("container") else ""), look.width))
+        return lines
+    signals = ", ".join(part.get("signals") or ())
+    condition = f"; node condition {part['nodeCondition']}" if part.get("nodeCondition") else ""
+    lines.append(wrap(f"Starved resource: {part.get('resource', '')} (signals {signals}{condition})", look.width))
+    if part.get("threshold"):
+        lines.append(f"Threshold: {part['threshold']}, available: {part['available']}")
+    for u in part.get("usages") or ():
+        over = f", {u['overRequest']} over its request" if u.get("overRequest") else ""
+        lines.append(wrap(f"{u['kind']} {u['name']}: used {u['usage']}, requested {u['request']}{over}",
+                          look.width))
+    if not part.get("usages") and part.get("kind") == "nodePressure":
+        lines.append("(the message names no container over its request)")
+    return lines
