@@ -10,6 +10,7 @@ from kexplain.kueue.apis.constants import EVENT_NORMAL, REASON_CREATED_WORKLOAD
 from kexplain.kueue.cache.cache import Cache
 from kexplain.kueue.controller.core import workload_controller
 from kexplain.kueue.controller.jobframework.reconciler import JobOutcome, reconcile
+from kexplain.kueue.controller.jobs import podgroup
 from kexplain.kueue.inputs import KueueInputs
 from kexplain.kueue.queue.manager import Manager
 from kexplain.kueue.scheduler.scheduler import Scheduler
@@ -82,13 +83,16 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
 
     given = {wl.meta.key: wl for wl in inputs.workloads}
     by_owner = {wl.meta.owner_uid: wl for wl in inputs.workloads if wl.meta.owner_uid}
-    outcomes = []
+    outcomes: list[JobOutcome] = [JobOutcome(job) for job in inputs.jobs]
     workloads: dict[str, Workload] = {}
-    for job in inputs.jobs:
+    for members, job in podgroup.units(inputs.jobs):      # (a pod group's pods: one job)
         outcome = reconcile(job, by_owner, now, inputs.priority_classes, inputs.workload_priority_classes)
         if outcome.created and outcome.workload is not None and outcome.workload.meta.key in given:
             outcome = JobOutcome(job, given[outcome.workload.meta.key])
-        outcomes.append(outcome)
+        for i, own in zip(members, podgroup.member_outcomes(job, outcome)):
+            outcomes[i] = own
+            for event in own.events:
+                record(own.job.meta.key, *event)
         if outcome.created and outcome.workload is not None:
             workloads[outcome.workload.meta.key] = Workload.of(outcome.workload)
             record(job.meta.key, EVENT_NORMAL, REASON_CREATED_WORKLOAD, f"Created Workload: {outcome.workload.meta.key}")
