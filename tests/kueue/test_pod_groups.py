@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
+from kexplain.errors import AdmissionRejected
 from kexplain.kueue.controller.jobs.rolehash import ROLE_HASH_ANNOTATION, annotated, generate_role_hash, role_hash
 from kexplain.kueue.document import document
 from tests.kueue.builders import cluster_queue, flavor, local_queue, run
@@ -102,16 +103,36 @@ def test_a_failed_pod_does_not_count() -> None:
      "pods 'g-0' and 'g-1' has different queue names: q!=other"),
     ((pod("g-0"), pod("g-1"), pod("g-2", total=4)),
      "pods 'g-0' and 'g-2' has different 'kueue.x-k8s.io/pod-group-total-count' values: 3!=4"),
-    ((pod("g-0"), pod("g-1"), pod("g-2", total="three")),
-     "failed to extract 'kueue.x-k8s.io/pod-group-total-count' annotation from the pod 'g-2': "
-     'strconv.Atoi: parsing "three": invalid syntax'),
-    ((pod("g-0", total=0),), "incorrect annotation value 'kueue.x-k8s.io/pod-group-total-count=0': "
-                             "group total count should be greater than zero"),
 ])
 def test_pods_that_disagree_are_refused_in_kueues_words(pods: tuple[str, ...], error: str) -> None:
     got = doc(*pods)
     assert {j.get("error") for j in got["jobs"]} == {error}
     assert got["workloads"] == [] and got["events"] == []
+
+
+@pytest.mark.parametrize(("change", "error"), [
+    ({"total": None}, "metadata.annotations[kueue.x-k8s.io/pod-group-total-count]: Required value: both the "
+                      "'kueue.x-k8s.io/pod-group-total-count' annotation and the 'kueue.x-k8s.io/pod-group-name' "
+                      "label should be set"),
+    ({"total": "three"}, 'metadata.annotations[kueue.x-k8s.io/pod-group-total-count]: Invalid value: "three": '
+                         'strconv.Atoi: parsing "three": invalid syntax'),
+    ({"total": 0}, "metadata.annotations[kueue.x-k8s.io/pod-group-total-count]: Invalid value: \"0\": incorrect "
+                   "annotation value 'kueue.x-k8s.io/pod-group-total-count=0': group total count should be greater "
+                   "than zero"),
+    ({"group": "Not_A_Name"}, "metadata.labels[kueue.x-k8s.io/pod-group-name]: Invalid value: \"Not_A_Name\": a "
+                              "lowercase RFC 1123 subdomain"),
+])
+def test_the_pod_webhook_refuses_a_group_pod_written_wrong(change: dict[str, Any], error: str) -> None:
+    with pytest.raises(AdmissionRejected) as found:
+        doc(pod("g-0", **change))
+    assert f'admission webhook "vpod.kb.io" denied the request: {error}' in str(found.value)
+
+
+def test_a_total_count_without_a_group_is_refused_too() -> None:
+    obj = yaml.safe_load(pod("p"))
+    del obj["metadata"]["labels"]["kueue.x-k8s.io/pod-group-name"]
+    with pytest.raises(AdmissionRejected, match=r"metadata.labels\[kueue.x-k8s.io/pod-group-name\]: Required value"):
+        doc(yaml.safe_dump(obj))
 
 
 def test_more_pods_than_the_total_count_the_newest_deleted() -> None:
@@ -124,7 +145,7 @@ def test_more_pods_than_the_total_count_the_newest_deleted() -> None:
 
 
 def test_groups_are_per_namespace_and_name_and_single_pods_stay_alone() -> None:
-    alone = yaml.safe_load(pod("solo"))
+    alone = yaml.safe_load(pod("solo", total=None))
     del alone["metadata"]["labels"]["kueue.x-k8s.io/pod-group-name"]
     got = doc(pod("a-0", group="a", total=1), yaml.safe_dump(alone), pod("b-0", group="b", total=1))
     assert [j.get("workload") for j in got["jobs"]] == ["a", "pod-solo-" + got["jobs"][1]["workload"][-5:], "b"]

@@ -6,10 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from kexplain.errors import InputError, Source
+from kexplain.errors import AdmissionRejected, InputError, Source
 from kexplain.kueue.apis.constants import DEFAULT_POD_SET_NAME
 from kexplain.kueue.apis.meta import ObjectMeta, object_meta
 from kexplain.kueue.apis.workload import PodSet
+from kexplain.kueue.controller.jobs import pod_webhook
 
 KIND = "Pod"
 GROUP = ""
@@ -36,6 +37,9 @@ def from_object(obj: dict[str, Any], source: Source | None) -> Pod:
     spec = obj.get("spec")
     if not isinstance(spec, Mapping) or not isinstance(spec.get("containers"), list):
         raise InputError("a Pod needs spec.containers", source=source, obj=obj, field="spec.containers")
+    errs = pod_webhook.group_metadata_errors(obj)
+    if errs:
+        raise AdmissionRejected(pod_webhook.denied(errs), source=source, obj=obj)
     status = obj.get("status") if isinstance(obj.get("status"), Mapping) else {}
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
     return Pod(object_meta(obj, source), spec, source, phase=str(status.get("phase") or ""),

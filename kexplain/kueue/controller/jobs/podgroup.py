@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from kexplain.errors import Source
 from kexplain.kueue.apis.constants import ADMISSION_GATE, QUEUE_NAME_LABEL
@@ -16,10 +16,10 @@ from kexplain.kueue.apis.workload import PodSet, WorkloadObject, WorkloadSpec
 from kexplain.kueue.controller.jobframework.interface import GenericJob
 from kexplain.kueue.controller.jobframework.reconciler import JobOutcome, UnretryableError
 from kexplain.kueue.controller.jobs.pod import KIND, Pod
-from kexplain.kueue.controller.jobs.rolehash import annotated, role_hash
+from kexplain.kueue.controller.jobs.pod_webhook import (GROUP_NAME_LABEL, GROUP_TOTAL_COUNT_ANNOTATION, atoi,
+                                                        total_count_error)
+from kexplain.kueue.controller.jobs.rolehash import role_hash
 
-GROUP_NAME_LABEL = "kueue.x-k8s.io/pod-group-name"                    # podconstants.GroupNameLabel
-GROUP_TOTAL_COUNT_ANNOTATION = "kueue.x-k8s.io/pod-group-total-count"
 FAST_ADMISSION_ANNOTATION = "kueue.x-k8s.io/pod-group-fast-admission"  # value "true"
 MAX_ROLES = 8
 REASON_EXCESS_POD_DELETED = "ExcessPodDeleted"
@@ -32,14 +32,6 @@ class ComposeError(UnretryableError):
     records on the group's first pod."""
 
 
-def pod_webhook(pod: dict[str, Any]) -> dict[str, Any]:
-    """A submitted pod of a group as Kueue's pod webhook leaves it for the pod controller (Default,
-    addRoleHash, over the pod as written): with its role-hash annotation."""
-    meta = pod.get("metadata") if isinstance(pod.get("metadata"), Mapping) else {}
-    labels = meta.get("labels") if isinstance(meta.get("labels"), Mapping) else {}
-    return annotated(pod) if labels.get(GROUP_NAME_LABEL) and labels.get(QUEUE_NAME_LABEL) else pod
-
-
 def group_name(job: GenericJob) -> str:
     """GetPodGroupName: a Pod's group label ("" for a pod alone or another kind)."""
     return job.meta.labels.get(GROUP_NAME_LABEL, "") if isinstance(job, Pod) else ""
@@ -50,31 +42,15 @@ def runnable(pod: Pod) -> bool:
     return not (pod.deleting and not pod.spec.get("nodeName")) and pod.phase != "Failed"
 
 
-def atoi(text: str | None) -> int:
-    """strconv.Atoi, its error as Go words it (ValueError)."""
-    raw = "" if text is None else text
-    body = raw[1:] if raw[:1] in "+-" else raw
-    if not (body.isascii() and body.isdigit()):
-        raise ValueError(f'strconv.Atoi: parsing "{raw}": invalid syntax')
-    value = int(raw)
-    if not -(1 << 63) <= value < 1 << 63:
-        raise ValueError(f'strconv.Atoi: parsing "{raw}": value out of range')
-    return value
-
-
 def total_count(pod: Pod) -> int:
     """groupTotalCount of one pod (ComposeError with Kueue's words)."""
     text = pod.meta.annotations.get(GROUP_TOTAL_COUNT_ANNOTATION)
     if text is None:
         raise ComposeError(f"failed to extract '{GROUP_TOTAL_COUNT_ANNOTATION}' annotation")
-    try:
-        count = atoi(text)
-    except ValueError as err:
-        raise ComposeError(str(err)) from None
-    if count < 1:
-        raise ComposeError(f"incorrect annotation value '{GROUP_TOTAL_COUNT_ANNOTATION}={text}': "
-                           "group total count should be greater than zero")
-    return count
+    problem = total_count_error(text)
+    if problem:
+        raise ComposeError(problem)
+    return atoi(text)
 
 
 @dataclass(frozen=True)
