@@ -85,10 +85,11 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
     by_owner = {wl.meta.owner_uid: wl for wl in inputs.workloads if wl.meta.owner_uid}
     outcomes: list[JobOutcome] = [JobOutcome(job) for job in inputs.jobs]
     workloads: dict[str, Workload] = {}
-    for members, job in podgroup.units(inputs.jobs):      # (a pod group's pods: one job)
+    version = settings.version
+    for members, job in podgroup.units(inputs.jobs, version.max_pod_group_roles):    # (a pod group: one job)
         outcome = reconcile(job, by_owner, now, inputs.priority_classes, inputs.workload_priority_classes)
         if outcome.created and outcome.workload is not None and outcome.workload.meta.key in given:
-            outcome = JobOutcome(job, given[outcome.workload.meta.key])
+            outcome = podgroup.adopted(job, given[outcome.workload.meta.key], version.validate_group_owner)
         for i, own in zip(members, podgroup.member_outcomes(job, outcome)):
             outcomes[i] = own
             for event in own.events:

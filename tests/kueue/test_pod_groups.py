@@ -149,3 +149,32 @@ def test_groups_are_per_namespace_and_name_and_single_pods_stay_alone() -> None:
     del alone["metadata"]["labels"]["kueue.x-k8s.io/pod-group-name"]
     got = doc(pod("a-0", group="a", total=1), yaml.safe_dump(alone), pod("b-0", group="b", total=1))
     assert [j.get("workload") for j in got["jobs"]] == ["a", "pod-solo-" + got["jobs"][1]["workload"][-5:], "b"]
+
+
+def test_the_most_roles_a_group_may_have_is_the_versions() -> None:
+    pods = [pod(f"g-{i}", total=9, cpu=f"{100 + i}m") for i in range(9)]       # 9 roles
+    old = document(run(*CLUSTER, submitted=tuple(pods)))
+    assert {j.get("error") for j in old["jobs"]} == {"pod group can't include more than 8 roles"}
+    new = document(run(*CLUSTER, submitted=tuple(pods), version="0.19"))
+    assert {j.get("workload") for j in new["jobs"]} == {"g"} and len(new["workloads"][0]["podSetAssignments"]) == 9
+
+
+def given_workload(annotations: dict[str, str]) -> str:
+    return yaml.safe_dump({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+                           "metadata": {"name": "g", "namespace": "default", "annotations": annotations},
+                           "spec": {"queueName": "q", "podSets": [{"name": "main", "count": 1, "template": {"spec": {
+                               "containers": [{"name": "c", "image": "i",
+                                               "resources": {"requests": {"cpu": "1"}}}]}}}]}})
+
+
+def test_a_workload_named_as_the_group_is_adopted_only_when_the_group_made_it_since_0_19() -> None:
+    pods = (pod("g-0", total=1),)
+    foreign, own = given_workload({}), given_workload({"kueue.x-k8s.io/is-group-workload": "true"})
+    assert document(run(*CLUSTER, foreign, submitted=pods))["jobs"][0]["workload"] == "g"      # v0.17: adopted
+    refused = document(run(*CLUSTER, foreign, submitted=pods, version="0.19"))
+    assert refused["jobs"][0]["error"] == ("a workload with the pod group name already exists but was not created "
+                                           "by the pod group framework")
+    assert {"object": "default/g-0", "type": "Warning", "reason": "WorkloadNameConflict",
+            "message": 'A Workload named "g" already exists but is not a pod group workload; this pod group cannot '
+                       "be admitted"} in refused["events"]
+    assert document(run(*CLUSTER, own, submitted=pods, version="0.19"))["jobs"][0]["workload"] == "g"

@@ -21,10 +21,11 @@ from kexplain.kueue.controller.jobs.pod_webhook import (GROUP_NAME_LABEL, GROUP_
 from kexplain.kueue.controller.jobs.rolehash import role_hash
 
 FAST_ADMISSION_ANNOTATION = "kueue.x-k8s.io/pod-group-fast-admission"  # value "true"
-MAX_ROLES = 8
+IS_GROUP_WORKLOAD_ANNOTATION = "kueue.x-k8s.io/is-group-workload"     # its value "true"
+REASON_WORKLOAD_NAME_CONFLICT = "WorkloadNameConflict"
+NOT_A_GROUP_WORKLOAD = "a workload with the pod group name already exists but was not created by the pod group framework"
 REASON_EXCESS_POD_DELETED = "ExcessPodDeleted"
 EXCESS_POD_DELETED = "Excess pod deleted"
-TOO_MANY_ROLES = "pod group can't include more than 8 roles"
 
 
 class ComposeError(UnretryableError):
@@ -60,6 +61,7 @@ class PodGroup:
 
     name: str
     pods: tuple[Pod, ...]
+    max_roles: int = 8              # the version's (`KueueVersion.max_pod_group_roles`)
     kind: str = KIND
     group: str = ""
 
@@ -141,10 +143,11 @@ class PodGroup:
         gone = {p.meta.name for p in self.excess()}
         kept = replace(self, pods=tuple(p for p in self.pods if p.meta.name not in gone)) if gone else self
         pod_sets = kept.pod_sets()
-        if len(pod_sets) > MAX_ROLES:
-            raise ComposeError(TOO_MANY_ROLES)
+        if len(pod_sets) > self.max_roles:
+            raise ComposeError(f"pod group can't include more than {self.max_roles} roles")
         times = [p.meta.created for p in kept.pods if p.meta.created is not None]
-        meta = ObjectMeta(name=self.name, namespace=self.meta.namespace, created=max(times) if times else now)
+        meta = ObjectMeta(name=self.name, namespace=self.meta.namespace, created=max(times) if times else now,
+                          annotations={IS_GROUP_WORKLOAD_ANNOTATION: "true"})
         spec = WorkloadSpec(queue_name=self.meta.labels.get(QUEUE_NAME_LABEL, ""), pod_sets=pod_sets)
         return WorkloadObject(meta, spec, source=self.source)
 
@@ -153,9 +156,9 @@ def _gated(pod: Pod) -> bool:
     return any(isinstance(g, Mapping) and g.get("name") == ADMISSION_GATE for g in pod.spec.get("schedulingGates") or ())
 
 
-def units(jobs: Sequence[GenericJob]) -> list[tuple[list[int], GenericJob]]:
+def units(jobs: Sequence[GenericJob], max_roles: int = 8) -> list[tuple[list[int], GenericJob]]:
     """The jobs as the reconciler meets them: each alone (its index), and the pods of one group as
-    one PodGroup (their indexes, by pod name) at its first pod's place."""
+    one PodGroup (their indexes, by pod name) at its first pod's place; `max_roles`: the version's."""
     out: list[tuple[list[int], GenericJob]] = []
     groups: dict[tuple[str, str], list[int]] = {}
     for i, job in enumerate(jobs):
@@ -174,7 +177,8 @@ def units(jobs: Sequence[GenericJob]) -> list[tuple[list[int], GenericJob]]:
             result.append((members, job))
             continue
         members.sort(key=lambda i: jobs[i].meta.name)
-        result.append((members, PodGroup(group_name(job), tuple(jobs[i] for i in members))))   # type: ignore[misc]
+        result.append((members, PodGroup(group_name(job), tuple(jobs[i] for i in members),  # type: ignore[misc]
+                                         max_roles)))
     return result
 
 
@@ -195,3 +199,15 @@ def member_outcomes(unit: GenericJob, outcome: JobOutcome) -> list[JobOutcome]:
         out.append(replace(outcome, job=pod, pod_set=unit.role_of(pod) if outcome.workload is not None else "",
                            **first))
     return out
+
+
+def adopted(job: GenericJob, existing: WorkloadObject, validate_owner: bool) -> JobOutcome:
+    """The reconciler meeting a Workload of the name it would create: adopted; under
+    `validate_owner` (PodIntegrationValidateGroupOwner) a pod group refuses one its framework did
+    not create (FindMatchingWorkloads: the WorkloadNameConflict warning on the group's first pod)."""
+    if isinstance(job, PodGroup) and validate_owner \
+            and existing.meta.annotations.get(IS_GROUP_WORKLOAD_ANNOTATION) != "true":
+        message = (f'A Workload named "{job.name}" already exists but is not a pod group workload; this pod group '
+                   "cannot be admitted")
+        return JobOutcome(job, error=NOT_A_GROUP_WORKLOAD, events=(("Warning", REASON_WORKLOAD_NAME_CONFLICT, message),))
+    return JobOutcome(job, existing)
