@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 from typing import Any, Mapping
 
 from kexplain.explain.inputs import Loaded
-from kexplain.kueue.apis.constants import ADMISSION_GATE, FINISHED, QUOTA_RESERVED
+from kexplain.kueue.apis.constants import ADMISSION_GATE, FINISHED, POD_GROUP_NAME_LABEL, QUOTA_RESERVED
 from kexplain.kueue.objects import ADMITTED, READ_KINDS, Objects, is_kueue, kind_of, managed, meta_of, of_kinds
 
 @dataclass
@@ -148,10 +148,9 @@ def _pod_labels(obj: Any) -> tuple[str, str, Mapping[str, Any]]:
 def group_mates(pods: list[Mapping[str, Any]], cluster: Objects) -> list[dict[str, Any]]:
     """The cluster's other pods of the pod groups (`kueue.x-k8s.io/pod-group-name`) of `pods`: Kueue
     builds a group's Workload of all its pods, whichever one is asked about."""
-    from kexplain.kueue.controller.jobs.pod_webhook import GROUP_NAME_LABEL
     asked = {(ns, name) for ns, name, _ in map(_pod_labels, pods)}
-    groups = {(ns, str(labels[GROUP_NAME_LABEL])) for ns, _, labels in map(_pod_labels, pods)
-              if labels.get(GROUP_NAME_LABEL)}
+    groups = {(ns, str(labels[POD_GROUP_NAME_LABEL])) for ns, _, labels in map(_pod_labels, pods)
+              if labels.get(POD_GROUP_NAME_LABEL)}
     if not groups:
         return []
     out = []
@@ -159,7 +158,7 @@ def group_mates(pods: list[Mapping[str, Any]], cluster: Objects) -> list[dict[st
         if getattr(obj, "view", None) is None and kind_of(obj) != "Pod":     # (a dump's pod: its view says)
             continue
         namespace, name, labels = _pod_labels(obj)
-        if (namespace, str(labels.get(GROUP_NAME_LABEL) or "")) in groups and (namespace, name) not in asked:
+        if (namespace, str(labels.get(POD_GROUP_NAME_LABEL) or "")) in groups and (namespace, name) not in asked:
             asked.add((namespace, name))
             out.append(dict(obj.obj) if hasattr(obj, "obj") else dict(obj))
     return out

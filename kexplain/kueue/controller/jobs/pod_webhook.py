@@ -8,10 +8,10 @@ from typing import Any, Mapping
 
 from kexplain.apimachinery.fielderrors import FieldError, aggregate, invalid, required
 from kexplain.apimachinery.names import is_dns1123_subdomain
-from kexplain.kueue.apis.constants import QUEUE_NAME_LABEL
+from kexplain.kueue.apis.constants import POD_GROUP_NAME_LABEL, QUEUE_NAME_LABEL
 from kexplain.kueue.controller.jobs.rolehash import annotated
 
-GROUP_NAME_LABEL = "kueue.x-k8s.io/pod-group-name"                    # podconstants.GroupNameLabel
+GROUP_NAME_LABEL = POD_GROUP_NAME_LABEL
 GROUP_TOTAL_COUNT_ANNOTATION = "kueue.x-k8s.io/pod-group-total-count"
 WEBHOOK = "vpod.kb.io"
 _BOTH = (f"both the '{GROUP_TOTAL_COUNT_ANNOTATION}' annotation and the '{GROUP_NAME_LABEL}' label should be set")
