@@ -58,6 +58,19 @@ class Pass:
     decided_by: dict[str, str] = field(default_factory=dict)
     queue_errors: dict[str, str] = field(default_factory=dict)
     _by_key: tuple[int, dict[str, list[tuple[int, Any]]]] | None = field(default=None, repr=False, compare=False)
+    _groups: dict[tuple[str, str], list[str]] | None = field(default=None, repr=False, compare=False)
+
+    def group_pods(self, namespace: str, name: str) -> list[str]:
+        """The names of the pods of pod group `name` the pass met, sorted (indexed once)."""
+        if self._groups is None:
+            self._groups = {}
+            for outcome in self.outcomes:
+                group = podgroup.group_name(outcome.job)
+                if group:
+                    self._groups.setdefault((outcome.job.meta.namespace, group), []).append(outcome.job.meta.name)
+            for pods in self._groups.values():
+                pods.sort()
+        return self._groups.get((namespace, name), [])
 
     def cycle_of(self, entry: Any) -> int:
         """The first cycle whose entries (or inadmissible heads) hold one equal to `entry` (0: none)."""

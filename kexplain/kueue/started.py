@@ -172,8 +172,7 @@ def pod_group(outcome: JobOutcome, done: Pass) -> dict[str, Any]:
     if not name:
         return {}
     namespace = outcome.job.meta.namespace
-    pods = sorted(o.job.meta.name for o in done.outcomes
-                  if podgroup.group_name(o.job) == name and o.job.meta.namespace == namespace)
+    pods = done.group_pods(namespace, name)
     total = outcome.job.meta.annotations.get(podgroup.GROUP_TOTAL_COUNT_ANNOTATION, "")
     return {"name": name, "namespace": namespace, "totalCount": total, "pods": pods}
 
