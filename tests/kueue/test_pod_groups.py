@@ -47,7 +47,8 @@ def test_bundled_pod_group_case(case: str, version: str) -> None:
 @pytest.mark.parametrize(("requests", "expected"), [
     ({"cpu": "1", "memory": "1Gi"}, "4ebdd4a6"),        # as the real Kueue named the pod sets (pod-groups-0135)
     ({"cpu": "2", "memory": "2Gi"}, "8930981a"),
-    ({"memory": "2Gi", "cpu": "2000m"}, "8930981a"),    # keys sorted, quantities canonical: the same role
+    ({"memory": "2Gi", "cpu": "2000m"}, "8930981a"),
+    ({"cpu": "1"}, "dc85db45"),                         # Kueue's own pod_controller_test.go    # keys sorted, quantities canonical: the same role
 ])
 def test_role_hash_is_kueues(requests: dict[str, str], expected: str) -> None:
     assert generate_role_hash({"containers": [{"name": "x", "image": "y", "resources": {"requests": requests}}]}) \
@@ -63,6 +64,8 @@ def test_role_hash_reads_what_admission_decides_and_the_annotation_first() -> No
     assert len({generate_role_hash(base), *other}) == 5
     assert generate_role_hash({**base, "restartPolicy": "Never", "schedulingGates": [{"name": "x"}]}) \
         == generate_role_hash(base)      # what admission does not read: the same role
+    assert generate_role_hash({**base, "tolerations": [{"operator": "Exists", "key": "k"}]}) \
+        == generate_role_hash({**base, "tolerations": [{"key": "k", "operator": "Exists"}]})  # Go's field order
     assert role_hash({ROLE_HASH_ANNOTATION: "abc"}, base) == "abc"
     stored = annotated({"metadata": {"name": "p"}, "spec": base})
     assert stored["metadata"]["annotations"][ROLE_HASH_ANNOTATION] == generate_role_hash(base)
