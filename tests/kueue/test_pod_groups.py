@@ -1,10 +1,9 @@
 """Pod groups (controller/jobs/podgroup, rolehash): one Workload per `kueue.x-k8s.io/pod-group-name`
 group, named after it, one pod set per role (Kueue's role hash); an incomplete group, or pods
-disagreeing on their queue or total count, make none, in Kueue's words. The two cases of
-tests/kueue/pod_groups_cases are copied unchanged from ../shared/kueue."""
+disagreeing on their queue or total count, make none, in Kueue's words. (Two pod-groups cases of
+../shared/kueue are among the bundled cases of tests/kueue/cases: test_cases.py runs them.)"""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,9 +13,7 @@ from kexplain.errors import AdmissionRejected
 from kexplain.kueue.controller.jobs.rolehash import ROLE_HASH_ANNOTATION, annotated, generate_role_hash, role_hash
 from kexplain.kueue.document import document
 from tests.kueue.builders import cluster_queue, flavor, local_queue, run
-from tests.kueue.test_cases import VERSIONS, _check
 
-CASES = Path(__file__).parent / "pod_groups_cases"
 CLUSTER = (flavor("default-flavor"), cluster_queue("cq", {"default-flavor": {"cpu": "8"}}), local_queue("q", "cq"))
 
 
@@ -36,12 +33,6 @@ def pod(name: str, *, group: str = "g", total: Any = 3, queue: str = "q", cpu: s
 
 def doc(*pods: str) -> dict[str, Any]:
     return document(run(*CLUSTER, submitted=pods))
-
-
-@pytest.mark.parametrize("case", sorted(p.name for p in CASES.iterdir()))
-@pytest.mark.parametrize("version", list(VERSIONS))
-def test_bundled_pod_group_case(case: str, version: str) -> None:
-    _check(CASES / case, version)
 
 
 @pytest.mark.parametrize(("requests", "expected"), [
