@@ -39,6 +39,9 @@ class KueueVersion:
     # lists every short resource (v0.19.0, kueue #12378: the loop became a closure whose early
     # return no longer stops it).
     every_short_resource: bool = False
+    # SliceRequests (v0.19): a pod set's requests ranged over sorted by the FNV-64a hash of their
+    # names; before, a Go map's order (`resources.iteration_order`)
+    requests_in_hash_order: bool = False
     # The most roles (pod sets) a pod group may have: 8 (v0.17), jobframework.MaxPodSets 18 (v0.19).
     max_pod_group_roles: int = 8
     # PodIntegrationValidateGroupOwner (on since v0.18): a Workload named as a pod group that the pod
@@ -58,7 +61,7 @@ VERSIONS: dict[str, KueueVersion] = {
     "0.19": replace(BASE, minor="0.19", release="v0.19.2", commit="8eab68778fc1b52affe165fdf5af29d1e9b4f3cb",
                     equivalence_hashing=True, namespace_mismatch=NAMESPACE_MISMATCH_0_19, preserve_scan_progress=True,
                     no_candidates_rank_lowest=True, pods_request_copied=True, check_states_named=True,
-                    every_short_resource=True, max_pod_group_roles=18, validate_group_owner=True),
+                    every_short_resource=True, requests_in_hash_order=True, max_pod_group_roles=18, validate_group_owner=True),
 }
 DEFAULT = "0.17"
 
