@@ -74,6 +74,7 @@ class ScaleUpStatus:
     random_among: tuple[Option, ...] = ()    # the options CA draws `best` from at random (a tie), else ()
     events: list[Event] = field(default_factory=list)        # cluster events, in order
     picks: list["ScaleUpStatus"] = field(default_factory=list)   # a tie: the status had CA drawn each other option
+    partial: list[Option] = field(default_factory=list)     # all-or-nothing: options left out, taking only some pods
 
 
 @dataclass
@@ -145,7 +146,9 @@ def scale_up(ctx: Context, pods: Sequence[PodInfo], node_count: int, all_or_noth
     options: list[Option] = []
     for g in valid:
         option = _expansion_option(ctx, g, schedulable, node_count, all_or_nothing)
-        if option.pods and option.node_count > 0 and not (all_or_nothing and len(option.pods) < len(pods)):
+        if option.pods and option.node_count > 0 and all_or_nothing and len(option.pods) < len(pods):
+            st.partial.append(option)
+        elif option.pods and option.node_count > 0:
             options.append(option)
     st.options = sorted(options, key=lambda o: o.node_group.name)
     if not options:

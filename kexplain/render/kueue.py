@@ -8,6 +8,7 @@ from rich.console import Console, Group
 from rich.text import Text
 
 from kexplain.apimachinery.quantity import parse_quantity
+from kexplain.render.kueue_provisioning import provisioning_blocks
 from kexplain.render.blocks import Block, indented_line, lines_block, numbered_line, print_blocks
 from kexplain.render.style import Look, plural, quantity
 from kexplain.render.words import tables
@@ -269,7 +270,7 @@ def events_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
 
 def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
     return [*summary_blocks(doc, look), *workloads_block(doc, look), *why_blocks(doc, look),
-            *suggestions_blocks(doc, look), *waiting_blocks(doc, look), *events_blocks(doc, look)]
+            *provisioning_blocks(doc, look), *suggestions_blocks(doc, look), *waiting_blocks(doc, look), *events_blocks(doc, look)]
 
 
 def print_pass(doc: Mapping[str, Any], console: Console) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from kexplain.admission.defaults import default_pod
 from kexplain.autoscaler.provisioningrequest.conditions import CLASS_ANNOTATION, CONSUME_ANNOTATION, Condition
@@ -62,3 +62,26 @@ def pods_for(pr: ProvisioningRequest, kube: KubeVersion) -> list[dict[str, Any]]
             default_pod(pod, kube)
             out.append(pod)
     return out
+
+
+def from_objects(request: Mapping[str, Any], templates: Sequence[Mapping[str, Any]]) -> ProvisioningRequest:
+    """provreqwrapper.PodSets: a ProvisioningRequest object with the PodTemplates its pod sets name
+    (by name, in its namespace; ValueError for one missing, as CA's lister fails)."""
+    meta = request.get("metadata") if isinstance(request.get("metadata"), Mapping) else {}
+    spec = request.get("spec") if isinstance(request.get("spec"), Mapping) else {}
+    status = request.get("status") if isinstance(request.get("status"), Mapping) else {}
+    namespace = str(meta.get("namespace") or "default")
+    by_name = {str((t.get("metadata") or {}).get("name")): t for t in templates
+               if str((t.get("metadata") or {}).get("namespace") or "default") == namespace}
+    pod_sets = []
+    for ps in spec.get("podSets") or ():
+        name = str((ps.get("podTemplateRef") or {}).get("name") or "")
+        if name not in by_name:
+            raise ValueError(f"podtemplate \"{name}\" not found")
+        pod_sets.append(PodSet(name, by_name[name].get("template") or {}, int(ps.get("count") or 0)))
+    conditions = tuple(Condition(str(c.get("type")), str(c.get("status")), str(c.get("reason") or ""),
+                                 str(c.get("message") or "")) for c in status.get("conditions") or ()
+                       if isinstance(c, Mapping))
+    return ProvisioningRequest(namespace, str(meta.get("name") or ""), str(spec.get("provisioningClassName") or ""),
+                               {str(k): str(v) for k, v in (spec.get("parameters") or {}).items()}, tuple(pod_sets),
+                               conditions)

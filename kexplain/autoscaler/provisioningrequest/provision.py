@@ -38,6 +38,7 @@ class Answer:
     unplaced: list[str] = field(default_factory=list)
     scale_ups: list[dict[str, Any]] = field(default_factory=list)
     rejected: dict[str, dict[str, list[str]]] = field(default_factory=dict)   # group -> reasons, per pod
+    partial: list[dict[str, Any]] = field(default_factory=list)     # groups that would take only some pods
     note: str = ""
 
     @property
@@ -49,7 +50,8 @@ class Answer:
                                "provisioningClassName": self.request.class_name, "processed": self.processed,
                                "conditions": [x.to_json() for x in self.conditions], "scaleUpResult": self.result}
         for key, value in (("fitsOnNodes", self.placed), ("fitsNoNode", self.unplaced),
-                           ("scaleUps", self.scale_ups), ("podsRejected", self.rejected), ("note", self.note)):
+                           ("scaleUps", self.scale_ups), ("podsRejected", self.rejected),
+                           ("partialOptions", self.partial), ("note", self.note)):
             if value:
                 out[key] = value
         return out
@@ -162,5 +164,7 @@ def _best_effort_atomic(loop: LoopInputs, sim: ClusterSim, pods: list[PodInfo], 
 def _read_status(st: ScaleUpStatus, answer: Answer) -> None:
     answer.scale_ups = [{"nodeGroup": i.group.name, "from": i.current_size, "to": i.new_size}
                         for i in st.scale_up_infos]
+    answer.partial = [{"nodeGroup": o.node_group.name, "nodes": o.node_count, "pods": len(o.pods),
+                       "of": len(answer.unplaced)} for o in st.partial]
     for info in st.remain_unschedulable:
         answer.rejected[info.pod.name] = {g: list(r) for g, r in {**info.skipped, **info.rejected}.items()}

@@ -142,7 +142,8 @@ def _limits_as_requests(spec: dict[str, Any]) -> None:
         res = container.get("resources") if isinstance(container.get("resources"), dict) else None
         if res is None or not res.get("limits"):
             continue
-        res["requests"] = {**res["limits"], **(res.get("requests") or {})}
+        requests = dict(res.get("requests") or {})
+        res["requests"] = {**requests, **{k: v for k, v in res["limits"].items() if k not in requests}}
 
 
 def pod_template(wl: Workload, name: str, merged_set: MergedPodSet, flavors: Mapping[str, ResourceFlavor]
