@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from kexplain.kueue.apis.admissioncheck import AdmissionCheck, ProvisioningRequestConfig
-from kexplain.kueue.apis.constants import GROUP, PROVISIONING_REQUEST_CONFIG, PROVISIONING_REQUEST_CONTROLLER
+from kexplain.kueue.apis.constants import (GROUP, PROV_REQ_ANNOTATION_PREFIX, PROVISIONING_REQUEST_CONFIG,
+                                           PROVISIONING_REQUEST_CONTROLLER)
 from kexplain.kueue.apis.resourceflavor import ResourceFlavor
 from kexplain.kueue.apis.workload import PodSet, PodSetAssignment
 from kexplain.kueue.podset import PodSetInfo, merged
@@ -23,7 +24,6 @@ from kexplain.kueue.workload.workload import Workload
 OBJ_NAME_HASH_LENGTH = 5
 OBJ_NAME_MAX_PREFIX_LENGTH = 252 - OBJ_NAME_HASH_LENGTH
 POD_TEMPLATES_PREFIX = "ppt"
-PROV_REQ_ANNOTATION_PREFIX = "provreq.kueue.x-k8s.io/"     # pkg/controller/constants
 MANAGED_BY_LABEL, MANAGED_BY_VALUE = "kueue.x-k8s.io/managed", "true"
 API_VERSION = "autoscaling.x-k8s.io/v1"
 IDENTICAL_POD_TEMPLATES = "IdenticalPodTemplates"
