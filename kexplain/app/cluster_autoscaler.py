@@ -192,9 +192,12 @@ def kueue_provisioner(node_groups: Optional[str], autoscaler_config: Optional[st
         return None
 
     version = kube or KubeVersion(CA_KUBERNETES)
+    loops: list[Any] = []       # the loop's inputs, read once when first asked (Kueue's fixes ask again)
 
     def provision(created: Sequence[Any]) -> list[dict]:
-        loop = load_groups(found.request, version)
+        if not loops:
+            loops.append(load_groups(found.request, version))
+        loop = loops[0]
         requests = [from_objects(c.request, c.templates) for c in created]
         instance = loop.settings.flag("check-capacity-processor-instance")
         return [a.to_json() for a in provision_all(loop, requests, instance)]

@@ -48,6 +48,9 @@ def _state(w: Mapping[str, Any]) -> str:
     if w.get("quotaReserved"):
         flavors = sorted({f"{r}={f}" for psa in w.get("podSetAssignments") or () for r, f in (psa.get("flavors") or {}).items()})
         how = "admitted before" if w.get("inputAdmitted") else "admitted"
+        if w.get("admissionChecks") and not any(c.get("type") == "Admitted" and c.get("status") == "True"
+                                                for c in w.get("conditions") or ()):
+            how = "quota reserved, waiting for admission checks,"
         return f"{how} in {w.get('clusterQueue')}" + (f" ({', '.join(flavors)})" if flavors else "")
     cond = next((c for c in w.get("conditions") or () if c.get("type") == "QuotaReserved"), None)
     return f"pending ({cond.get('reason')})" if cond else "pending (not tried)"
