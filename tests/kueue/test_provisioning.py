@@ -181,3 +181,25 @@ def test_identical_pod_templates_merge_into_one_pod_set_of_the_request() -> None
     done = run(*CLUSTER, config(), submitted=(workload,))
     [asked] = document(done)["workloads"][0]["provisioningRequests"]
     assert [ps["count"] for ps in asked["provisioningRequest"]["spec"]["podSets"]] == [1, 3]
+
+
+def test_the_attempt_follows_the_checks_retry_count() -> None:
+    """A Workload holding quota whose check was retried three times: Kueue names the next request
+    attempt 4, and a failure then is past the default backoffLimitCount (3): Rejected."""
+    obj = yaml.safe_load(job())
+    template = obj["spec"]["template"]
+    stored = yaml.safe_dump({
+        "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+        "metadata": {"name": "old", "namespace": "default", "creationTimestamp": "2025-12-31T20:00:00Z"},
+        "spec": {"queueName": "q", "podSets": [{"name": "main", "count": 2, "template": template}]},
+        "status": {"admission": {"clusterQueue": "cq", "podSetAssignments": [
+            {"name": "main", "count": 2, "flavors": {"cpu": "default", GPU: "a100"},
+             "resourceUsage": {"cpu": "2", GPU: "4"}}]},
+            "conditions": [{"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
+                            "message": "Quota reserved in ClusterQueue cq", "lastTransitionTime": "2025-12-31T23:00:00Z"}],
+            "admissionChecks": [{"name": "prov", "state": "Pending", "message": "", "retryCount": 3,
+                                 "lastTransitionTime": "2025-12-31T23:00:00Z"}]}})
+    done = run(*CLUSTER, config(), stored, submitted=(), capacity=answering(ACCEPTED, FAILED))
+    [asked] = document(done)["workloads"][0]["provisioningRequests"]
+    assert asked["attempt"] == 4 and asked["provisioningRequest"]["metadata"]["name"] == "old-prov-4"
+    assert (asked["checkState"], asked["checkMessage"]) == ("Rejected", "CA could not find requested capacity")
