@@ -92,8 +92,11 @@ def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[s
     wl = done.workloads.get(outcome.workload.meta.key) if outcome.workload is not None else None
     pod_sets: list[PodSetInfo] | None = None
     if wl is not None and _starts(wl):
-        pod_sets = infos(wl, done.inputs.flavors)
-        answer["podSets"] = [p.to_json() for p in pod_sets]
+        try:        # (a check's PodSetUpdate conflicting with the template: Kueue cannot start it)
+            pod_sets = infos(wl, done.inputs.flavors)
+            answer["podSets"] = [p.to_json() for p in pod_sets]
+        except Conflict as err:
+            answer["startError"] = str(err)
     kind = kind_of(obj)
     try:
         if kind == "Pod":

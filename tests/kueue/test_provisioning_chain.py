@@ -76,3 +76,21 @@ def test_autoscaler_config_without_node_groups_is_refused() -> None:
                  "--autoscaler-config", str(HERE / "nodegroups.yaml")], env=env)
     assert code == 2
     assert "--autoscaler-config needs node groups" in env.err
+
+
+def test_a_template_annotation_the_check_would_change_keeps_the_job_held(tmp_path) -> None:
+    """podset.Merge refuses a PodSetUpdate that sets a key the template has to another value: Kueue
+    cannot start the job (RunWithPodSetsInfo's BadPodSetsUpdateError), the Job stays suspended."""
+    text = (HERE / "check-fits.yaml").read_text().replace(
+        "  template:\n    spec:",
+        "  template:\n    metadata:\n      annotations: {autoscaling.x-k8s.io/consume-provisioning-request: another}\n"
+        "    spec:")
+    (tmp_path / "job.yaml").write_text(text)
+    env = TestEnvironment()
+    main([str(tmp_path / "job.yaml"), "--nodes", str(HERE / "cluster.yaml"), "--node-groups",
+          str(HERE / "nodegroups.yaml"), "--no-suggestions", "-o", "json"], env=env)
+    [found] = json.loads(env.out)["placements"]
+    request = found["kueue"]["provisioningRequests"][0]["provisioningRequest"]["metadata"]["name"]
+    assert found["kueue"]["startError"] == (
+        "invalid admission check PodSetUpdate: conflict for annotations: conflict for "
+        f"key=autoscaling.x-k8s.io/consume-provisioning-request, value1=another, value2={request}")
