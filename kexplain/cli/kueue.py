@@ -2,11 +2,13 @@
 JobSets and Workloads, as Kueue v0.17.8 (or v0.19.2) decides it."""
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import List, Optional
 
 import typer
 
+from kexplain.app.autoscalers import adapter
 from kexplain.cli.env import env_of
 from kexplain.cli.exit_codes import ExitStatus
 from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output,
@@ -46,6 +48,14 @@ def command(
                                       help="The clock (RFC 3339) for wait times and Workloads without a creation "
                                            "time (default: the current time)."),
     kueue_version: Optional[str] = kueue_version_option(),
+    node_groups: Optional[str] = typer.Option(None, "--node-groups", metavar="FILE",
+                                              help="The Cluster Autoscaler's node groups (NodeGroupList): CA "
+                                                   "answers the ProvisioningRequests Kueue creates for a "
+                                                   "kueue.x-k8s.io/provisioning-request check (check-capacity, "
+                                                   "best-effort atomic scale-up), and the check state follows."),
+    autoscaler_config: Optional[str] = typer.Option(None, "--autoscaler-config", metavar="FILE",
+                                                    help="CA settings for the node groups (expander, limits, any CA "
+                                                         "flag by name)."),
     output: Output = OUTPUT_OPTION,
     suggestions: bool = typer.Option(True, "--suggestions/--no-suggestions",
                                      help="Show verified fixes for the Workloads left pending (each change run "
@@ -73,6 +83,11 @@ def command(
                       stdin=env.stdin, namespace=namespace)
         for warning in inputs.warnings:
             env.error(f"warning: {warning}")
+        if node_groups is not None:
+            settings = replace(settings, capacity=_provisioner(node_groups, autoscaler_config, max_input_size,
+                                                               validate, list(inputs.cluster), env))
+        elif autoscaler_config is not None:
+            raise KexplainError("--autoscaler-config needs node groups: --node-groups FILE")
         done = run_pass(inputs, settings)
         doc = explained_pass(done)
     if suggestions and fixes.needed(doc):
@@ -85,6 +100,14 @@ def command(
     else:
         print_pass(doc, env.console())
     return exit_status(doc)
+
+
+def _provisioner(node_groups: str, autoscaler_config: Optional[str], max_bytes: int, validate: str,
+                 cluster: list, env) -> object:
+    """CA's adapter (imported only now: `app.autoscalers.adapter`) as the ProvisioningRequests' provisioner."""
+    ca = adapter("cluster-autoscaler")
+    return ca.kueue_provisioner(node_groups, autoscaler_config, max_bytes, validate, cluster,
+                                say=lambda note: env.error(f"note: {note}"))
 
 
 def exit_status(doc: dict) -> ExitStatus:

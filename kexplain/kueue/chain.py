@@ -20,6 +20,9 @@ class Chain:
     version: str | None = None
     answers: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
     fixes: Any = None       # Kueue's verified fixes for a held job (`kexplain.kueue.started.Fixes`), if sought
+    # who answers the ProvisioningRequests Kueue creates, from the cluster's objects (None: no one):
+    # the Cluster Autoscaler with node groups (`app.cluster_autoscaler.kueue_provisioner`)
+    provisioner: Any = None
 
     def __call__(self, objs: Objects, cluster: Objects) -> Objects:
         submitted = [i for i, (o, _) in enumerate(objs) if managed(o)]
@@ -33,8 +36,9 @@ class Chain:
         # Kueue's pass, imported only now: a run without Kueue's objects never pays its 0.15 s
         from kexplain.kueue.started import held_or_started
         now = self.now or datetime.now(timezone.utc).replace(microsecond=0)
+        capacity = self.provisioner(cluster) if self.provisioner is not None else None
         made, answers = held_or_started(objs, submitted, context, validate=self.validate, now=now,
-                                        version=self.version, fixes=self.fixes)
+                                        version=self.version, fixes=self.fixes, capacity=capacity)
         self.answers.update(answers)
         return made
 

@@ -35,6 +35,9 @@ def _workload(wl: Workload, done: Pass) -> dict[str, Any]:
                                   for c in wl.admission_checks]
     if not wl.spec.active:
         out["active"] = False
+    asked = done.provisioning.by_workload().get(wl.key)
+    if asked:
+        out["provisioningRequests"] = asked
     decided = done.decided_by.get(wl.key)
     if decided and not has_quota_reservation(wl):
         out["decidedBy"] = decided

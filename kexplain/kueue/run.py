@@ -8,6 +8,7 @@ from typing import Any
 
 from kexplain.kueue.apis.constants import EVENT_NORMAL, REASON_CREATED_WORKLOAD
 from kexplain.kueue.cache.cache import Cache
+from kexplain.kueue.controller.admissionchecks import provisioning_pass
 from kexplain.kueue.controller.core import workload_controller
 from kexplain.kueue.controller.jobframework.reconciler import JobOutcome, reconcile
 from kexplain.kueue.controller.jobs import podgroup
@@ -32,6 +33,7 @@ WORKLOAD_CONTROLLER = "workload-controller-rule"
 class Settings:
     version: KueueVersion
     now: datetime
+    capacity: provisioning_pass.Capacity | None = None      # who answers ProvisioningRequests (CA), if anyone
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,7 @@ class Pass:
     decided_by: dict[str, str] = field(default_factory=dict)
     queue_errors: dict[str, str] = field(default_factory=dict)
     _by_key: tuple[int, dict[str, list[tuple[int, Any]]]] | None = field(default=None, repr=False, compare=False)
+    provisioning: provisioning_pass.Result = field(default_factory=provisioning_pass.Result)
     _groups: dict[tuple[str, str], list[str]] | None = field(default=None, repr=False, compare=False)
 
     def group_pods(self, namespace: str, name: str) -> list[str]:
@@ -146,6 +149,7 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
         for entry in [*entry_cycle.entries, *entry_cycle.inadmissible]:
             done.decided_by[entry.info.key] = SCHEDULER
     _reconcile_checks(done)
+    _provisioning(done)
     for wl in workloads.values():
         if has_quota_reservation(wl) or not wl.spec.active:
             continue
@@ -172,6 +176,16 @@ def _reconcile_checks(done: Pass) -> None:
             if not workload_controller.reconcile_checks(wl, ctx):
                 break
             done.decided_by[key] = WORKLOAD_CONTROLLER
+
+
+def _provisioning(done: Pass) -> None:
+    """The ProvisioningRequest controller after the workload controller, then the workload
+    controller again on what it changed (a check Ready admits, Retry evicts, Rejected deactivates)."""
+    inputs = provisioning_pass.Inputs(done.inputs.admission_checks, done.inputs.provisioning_request_configs,
+                                      done.inputs.flavors)
+    done.provisioning = provisioning_pass.reconcile(done.workloads, inputs, done.settings.capacity)
+    if done.provisioning.changed:
+        _reconcile_checks(done)
 
 
 def _fingerprint(done: Pass, pending: list[tuple[str, Workload]]) -> tuple:

@@ -28,10 +28,11 @@ Answers = dict[tuple[str, str, str], dict[str, Any]]
 
 
 def explained_run(submitted: Objects, context: Objects, *, validate: str, now: datetime,
-                  version: str | None = None, stored: bool = False) -> tuple[Pass, dict[str, Any]]:
-    """One pass of Kueue over `submitted` and `context` (`stored`: read from an API server), explained."""
+                  version: str | None = None, stored: bool = False, capacity: Any = None) -> tuple[Pass, dict[str, Any]]:
+    """One pass of Kueue over `submitted` and `context` (`stored`: read from an API server), explained;
+    `capacity`: who answers its ProvisioningRequests (`Settings.capacity`)."""
     done = run_pass(inputs_of(submitted, context, validate=validate, stored=stored),
-                    Settings(versions.resolve(version), now))
+                    Settings(versions.resolve(version), now, capacity))
     return done, explained_pass(done)
 
 
@@ -39,12 +40,13 @@ Fixes = Callable[[Pass, Mapping[str, Any]], Mapping[str, list[dict[str, Any]]]]
 
 
 def held_or_started(objs: Objects, submitted: list[int], context: Objects, *, validate: str, now: datetime,
-                    version: str | None, fixes: Fixes | None = None) -> tuple[Objects, Answers]:
+                    version: str | None, fixes: Fixes | None = None, capacity: Any = None) -> tuple[Objects, Answers]:
     """The POD file's objects with its managed ones as Kueue leaves them after one pass, and Kueue's
     answer for each object made; `fixes` (from above: `kexplain.suggest.kueue_held.kueue_fixes`)
     gives a held job's answer Kueue's verified fixes (`suggestions`)."""
     chosen = set(submitted)
-    done, doc = explained_run([objs[i] for i in submitted], context, validate=validate, now=now, version=version)
+    done, doc = explained_run([objs[i] for i in submitted], context, validate=validate, now=now, version=version,
+                              capacity=capacity)
     found = fixes(done, doc) if fixes is not None else {}
     outcomes = iter(done.outcomes)
     out: list[tuple[Any, Any]] = []
@@ -105,8 +107,11 @@ def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[s
     wl = done.workloads.get(outcome.workload.meta.key) if outcome.workload is not None else None
     pod_sets: list[PodSetInfo] | None = None
     if wl is not None and _starts(wl):
-        pod_sets = infos(wl, done.inputs.flavors)
-        answer["podSets"] = [p.to_json() for p in pod_sets]
+        try:        # (a check's PodSetUpdate conflicting with the template: Kueue cannot start it)
+            pod_sets = infos(wl, done.inputs.flavors)
+            answer["podSets"] = [p.to_json() for p in pod_sets]
+        except Conflict as err:
+            answer["startError"] = str(err)
     kind = kind_of(obj)
     if pod_sets is not None and outcome.pod_set:       # a pod of a group: its role's pod set
         pod_sets = [p for p in pod_sets if p.name == outcome.pod_set]
@@ -162,6 +167,8 @@ def _answer(obj: Mapping[str, Any], outcome: JobOutcome, done: Pass, doc: Mappin
         out["explanation"] = item
     if shown is not None:
         out["conditions"] = shown.get("conditions") or []
+        if shown.get("provisioningRequests"):
+            out["provisioningRequests"] = shown["provisioningRequests"]
     return out
 
 

@@ -8,6 +8,7 @@ from rich.console import Console, Group
 from rich.text import Text
 
 from kexplain.apimachinery.quantity import parse_quantity
+from kexplain.render.kueue_provisioning import provisioning_blocks
 from kexplain.render.blocks import Block, indented_line, lines_block, numbered_line, print_blocks
 from kexplain.render.style import Look, plural, quantity
 from kexplain.render.words import tables
@@ -47,6 +48,9 @@ def _state(w: Mapping[str, Any]) -> str:
     if w.get("quotaReserved"):
         flavors = sorted({f"{r}={f}" for psa in w.get("podSetAssignments") or () for r, f in (psa.get("flavors") or {}).items()})
         how = "admitted before" if w.get("inputAdmitted") else "admitted"
+        if w.get("admissionChecks") and not any(c.get("type") == "Admitted" and c.get("status") == "True"
+                                                for c in w.get("conditions") or ()):
+            how = "quota reserved, waiting for admission checks,"
         return f"{how} in {w.get('clusterQueue')}" + (f" ({', '.join(flavors)})" if flavors else "")
     cond = next((c for c in w.get("conditions") or () if c.get("type") == "QuotaReserved"), None)
     return f"pending ({cond.get('reason')})" if cond else "pending (not tried)"
@@ -269,7 +273,7 @@ def events_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
 
 def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
     return [*summary_blocks(doc, look), *workloads_block(doc, look), *why_blocks(doc, look),
-            *suggestions_blocks(doc, look), *waiting_blocks(doc, look), *events_blocks(doc, look)]
+            *provisioning_blocks(doc, look), *suggestions_blocks(doc, look), *waiting_blocks(doc, look), *events_blocks(doc, look)]
 
 
 def print_pass(doc: Mapping[str, Any], console: Console) -> None:

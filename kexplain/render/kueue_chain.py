@@ -11,8 +11,10 @@ from rich.text import Text
 
 from kexplain.render.blocks import Block, print_blocks
 from kexplain.render.kueue import lines_block, suggestions_blocks, waiting_blocks, why_blocks
+from kexplain.render.kueue_provisioning import provisioning_blocks
 from kexplain.render.style import Look
 
+PROVREQ_ANNOTATIONS = "autoscaling.x-k8s.io/"      # a ProvisioningRequest check's PodSetUpdate annotations
 HELD = {"Job": "the Job stays suspended (no pod is created)",
         "Pod": "the Pod keeps its scheduling gate",
         "JobSet": "the JobSet stays suspended (its Jobs create no pod)",
@@ -44,6 +46,10 @@ def pod_set_lines(answer: Mapping[str, Any]) -> list[tuple[int, str]]:
             lines.append((2, "nodeSelector " + ", ".join(f"{k}={v}" for k, v in selector.items())))
         if ps.get("tolerations"):
             lines.append((2, "tolerations " + ", ".join(_toleration(t) for t in ps["tolerations"])))
+        provisioned = {k: v for k, v in (ps.get("annotations") or {}).items() if k.startswith(PROVREQ_ANNOTATIONS)}
+        if provisioned:
+            lines.append((2, "annotations " + ", ".join(f"{k}={v}" for k, v in provisioned.items())
+                             + " (the ProvisioningRequest check's)"))
     return lines
 
 
@@ -85,8 +91,12 @@ def _disagreement(answer: Mapping[str, Any], live: Mapping[str, Any]) -> str:
 
 
 def answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
-    """The answer's blocks, the cluster's own Workload (when read live) after them."""
+    """The answer's blocks, its ProvisioningRequests and the cluster's own Workload (when read live) after them."""
     blocks = _answer_blocks(answer, look)
+    if answer.get("provisioningRequests") and answer.get("verdict") in ("Admitted", "QuotaReserved"):
+        namespace, _, name = str(answer.get("workload") or "").partition("/")
+        blocks += provisioning_blocks({"workloads": [{"namespace": namespace, "name": name,
+                                                      "provisioningRequests": answer["provisioningRequests"]}]}, look)
     lines = live_lines(answer)
     return blocks + [lines_block(lines)] if lines else blocks
 

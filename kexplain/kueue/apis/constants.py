@@ -76,3 +76,6 @@ PREEMPTION_OVER_BORROWING = "PreemptionOverBorrowing"
 BEST_EFFORT_FIFO = "BestEffortFIFO"
 STRICT_FIFO = "StrictFIFO"
 STOP_NONE = "None"
+
+# the Workload annotations passed to its ProvisioningRequests as parameters (pkg/controller/constants)
+PROV_REQ_ANNOTATION_PREFIX = "provreq.kueue.x-k8s.io/"

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Mapping
 
 from kexplain.apimachinery.names import is_label_value
-from kexplain.kueue.apis.constants import JOB_UID_LABEL, QUEUE_NAME_LABEL
+from kexplain.kueue.apis.constants import JOB_UID_LABEL, PROV_REQ_ANNOTATION_PREFIX, QUEUE_NAME_LABEL
 from kexplain.kueue.apis.meta import ObjectMeta
 from kexplain.kueue.apis.priorityclass import PriorityClass
 from kexplain.kueue.apis.workload import WorkloadObject, WorkloadSpec
@@ -62,7 +62,8 @@ def construct_workload(job: GenericJob, created: datetime, priority_classes: Map
                                      priority_classes)
     wmeta = ObjectMeta(name=workload_name(meta.name, meta.uid, job.kind, job.group), namespace=meta.namespace,
                        created=meta.created or created, labels=labels, owner_kind=job.kind, owner_name=meta.name,
-                       owner_uid=meta.uid)
+                       owner_uid=meta.uid,      # the job's provreq annotations (admissioncheck.FilterProvReqAnnotations)
+                       annotations={k: v for k, v in meta.annotations.items() if k.startswith(PROV_REQ_ANNOTATION_PREFIX)})
     spec = WorkloadSpec(queue_name=meta.labels.get(QUEUE_NAME_LABEL, ""), pod_sets=job.pod_sets(),
                         priority=priority, priority_class=ref)
     return WorkloadObject(wmeta, spec, source=job.source)
