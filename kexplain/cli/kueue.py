@@ -10,9 +10,10 @@ import typer
 from kexplain.cli.env import env_of
 from kexplain.cli.exit_codes import ExitStatus
 from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output,
-                                  kueue_version_option, max_objects_option)
+                                  kueue_config_option, kueue_version_option, max_objects_option)
 from kexplain.errors import KexplainError
 from kexplain.kueue import versions
+from kexplain.kueue.config_file import read_kueue_config
 from kexplain.kueue.explain import explained_pass
 from kexplain.kueue.inputs import load
 from kexplain.kueue.run import Settings, run_pass
@@ -46,6 +47,7 @@ def command(
                                       help="The clock (RFC 3339) for wait times and Workloads without a creation "
                                            "time (default: the current time)."),
     kueue_version: Optional[str] = kueue_version_option(),
+    kueue_config: Optional[str] = kueue_config_option(),
     output: Output = OUTPUT_OPTION,
     suggestions: bool = typer.Option(True, "--suggestions/--no-suggestions",
                                      help="Show verified fixes for the Workloads left pending (each change run "
@@ -70,7 +72,7 @@ def command(
     # would otherwise rescan.
     with bulk_load(freeze=True):
         inputs = load(workloads, nodes, max_bytes=max_input_size, max_objects=max_objects, validate=validate,
-                      stdin=env.stdin, namespace=namespace)
+                      stdin=env.stdin, namespace=namespace, extra=read_kueue_config(kueue_config, max_input_size))
         for warning in inputs.warnings:
             env.error(f"warning: {warning}")
         done = run_pass(inputs, settings)

@@ -20,13 +20,14 @@ class Chain:
     version: str | None = None
     answers: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
     fixes: Any = None       # Kueue's verified fixes for a held job (`kexplain.kueue.started.Fixes`), if sought
+    config: tuple = ()      # Kueue's Configuration read from --kueue-config (as a cluster object)
 
     def __call__(self, objs: Objects, cluster: Objects) -> Objects:
         submitted = [i for i, (o, _) in enumerate(objs) if managed(o)]
         if not submitted:
             return objs
         chosen = set(submitted)
-        context = [*of_kinds(cluster, READ_KINDS),
+        context = [*of_kinds(cluster, READ_KINDS), *self.config,
                    *((o, s) for i, (o, s) in enumerate(objs) if i not in chosen and kind_of(o) in READ_KINDS)]
         if not any(is_kueue(o) for o, _ in context):
             return objs

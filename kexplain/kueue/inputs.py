@@ -115,6 +115,8 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
             _refusable(refused, lambda: _read_kueue(out, obj, src, validate))
         elif is_configuration(obj):
             out.config = parse_configuration(obj, src)
+            if (note := out.config.note()) is not None and note not in out.warnings:
+                out.warnings.append(note)
         elif kind == "Namespace":
             meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
             name = str(meta.get("name") or "")
@@ -187,8 +189,10 @@ def _read_kueue(out: KueueInputs, obj: dict[str, Any], src: Source, validate: st
 
 
 def load(workload_paths: Iterable[str], cluster_paths: Iterable[str], *, max_bytes: int, max_objects: int,
-         validate: str = "strict", stdin: BinaryIO | None = None, namespace: str | None = None) -> KueueInputs:
-    """Read the files and make Kueue's inputs of them; `namespace`: -n, for the WORKLOADS files."""
+         validate: str = "strict", stdin: BinaryIO | None = None, namespace: str | None = None,
+         extra: Objects = ()) -> KueueInputs:
+    """Read the files and make Kueue's inputs of them; `namespace`: -n, for the WORKLOADS files;
+    `extra`: cluster objects read otherwise (--kueue-config's Configuration), after the files'."""
     submitted = load_objects(list(workload_paths), max_bytes, stdin, max_objects=max_objects, namespace=namespace)
     cluster = load_objects(list(cluster_paths), max_bytes, stdin, max_objects=max_objects) if cluster_paths else []
-    return inputs_of(submitted, cluster, validate=validate)
+    return inputs_of(submitted, [*cluster, *extra] if extra else cluster, validate=validate)

@@ -11,7 +11,7 @@ from kexplain.kueue.apis import constants as c
 Objects = Sequence[tuple[Any, Any]]
 # What Kueue's pass reads of the cluster: its own kinds, and what pod admission reads
 # (`kexplain.kueue.inputs.ADMISSION_CONTEXT`)
-READ_KINDS = c.KINDS | frozenset({"Namespace", "PriorityClass", "LimitRange", "RuntimeClass"})
+READ_KINDS = c.KINDS | frozenset({"Namespace", "PriorityClass", "LimitRange", "RuntimeClass", "Configuration"})
 # The kinds Kueue's integrations manage and their API groups: the registry's
 # (`kexplain.kueue.controller.jobs.INTEGRATIONS`; a test keeps the two in step), which is
 # imported only when Kueue's objects are there
