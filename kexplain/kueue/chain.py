@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from kexplain.explain.inputs import Loaded
-from kexplain.kueue.apis.constants import ADMISSION_GATE, FINISHED, QUOTA_RESERVED
-from kexplain.kueue.objects import ADMITTED, READ_KINDS, Objects, is_kueue, kind_of, managed, meta_of, of_kinds
+from kexplain.kueue.apis.constants import ADMISSION_GATE, CHECK_READY, FINISHED, QUOTA_RESERVED
+from kexplain.kueue.objects import ADMITTED, QUOTA_RESERVED as QUOTA_RESERVED_VERDICT, READ_KINDS, Objects, is_kueue, kind_of, managed, meta_of, of_kinds
 
 @dataclass
 class Chain:
@@ -84,8 +84,8 @@ def live_chains(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str
 
 @dataclass(frozen=True)
 class Held:
-    """A Workload the cluster stores without quota reserved (nor finished, nor deactivated) that no
-    pod of the pass stands for: its job's pods are not created (a Job Kueue keeps suspended, a
+    """A Workload the cluster stores not admitted (no quota reserved, or quota reserved while its
+    admission checks are not all Ready; nor finished, nor deactivated) that no pod of the pass stands for: its job's pods are not created (a Job Kueue keeps suspended, a
     JobSet, ...). `owner`: its controller (kind, namespace, name), if any; `answer`: Kueue's
     answer now (`verdict`, `clusterQueue`, `message`, `explanation`) with the stored status (`live`)."""
 
@@ -119,7 +119,7 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
     stored = [o for o, _ in context if kind_of(o) == "Workload" and is_kueue(o) and _held_in_cluster(o)]
     if not (chosen or stored) or not any(is_kueue(o) for o, _ in context):     # (nothing held: no pass)
         return LiveKueue(out)
-    from kexplain.kueue.started import live_run, stored_status      # the pass: only now (see `Chain`)
+    from kexplain.kueue.started import live_run, starts, stored_status      # the pass: only now (see `Chain`)
     passed, done, doc = live_run([dict(pods[i]) for i in chosen], context,
                                  now or datetime.now(timezone.utc).replace(microsecond=0), version=version)
     for i, (made, answer) in zip(chosen, passed):
@@ -128,22 +128,25 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
         out[i] = LiveChain(made if started else dict(pod), answer, started)
     told = {str(a["live"]["workload"]) for _, a in passed if isinstance(a.get("live"), Mapping)}
     items = {str(w.get("workload")): w for w in (doc.get("explanation") or {}).get("workloads") or ()}
-    held = [_held(obj, done, items, stored_status(obj)) for obj in stored]
+    held = [_held(obj, done, items, stored_status(obj), starts) for obj in stored]
     return LiveKueue(out, [h for h in held if h.workload not in told])
 
 
 def _held_in_cluster(obj: Mapping[str, Any]) -> bool:
-    """A stored Workload Kueue holds: active, no quota reserved, not finished (its status's conditions)."""
+    """A stored Workload Kueue holds: active, not finished, not admitted (its status's conditions): no
+    quota reserved, or quota reserved and waiting for its admission checks (no Admitted=True)."""
     spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
     status = obj.get("status") if isinstance(obj.get("status"), Mapping) else {}
     true = {str(cond.get("type")) for cond in status.get("conditions") or ()
             if isinstance(cond, Mapping) and cond.get("status") == "True"}
-    return spec.get("active") is not False and not true & {QUOTA_RESERVED, FINISHED}
+    return spec.get("active") is not False and FINISHED not in true and not {QUOTA_RESERVED, ADMITTED} <= true
 
 
-def _held(obj: Mapping[str, Any], done: Any, items: Mapping[str, Mapping[str, Any]], live: dict[str, Any]) -> Held:
+def _held(obj: Mapping[str, Any], done: Any, items: Mapping[str, Mapping[str, Any]], live: dict[str, Any],
+          starts: Callable[[Any], bool]) -> Held:
     """A Workload the cluster holds, with Kueue's answer now: the explanation of a Workload left
-    pending, or the ClusterQueue that admits it (`done`: the pass, `kexplain.kueue.run.Pass`), and
+    pending, the ClusterQueue that admits it, or the admission checks it waits for with quota reserved
+    (`done`: the pass, `kexplain.kueue.run.Pass`; `starts`: whether Kueue starts a Workload's job), and
     its status as stored (`live`)."""
     meta = meta_of(obj)
     namespace = str(meta.get("namespace") or "default")
@@ -153,7 +156,12 @@ def _held(obj: Mapping[str, Any], done: Any, items: Mapping[str, Mapping[str, An
                               "queueName": spec.get("queueName")}
     item = items.get(key)
     wl = done.workloads.get(key)
-    if item is None and wl is not None and wl.admission is not None:
+    if item is None and wl is not None and wl.admission is not None and not starts(wl):     # its checks wait
+        answer.update(verdict=QUOTA_RESERVED_VERDICT, clusterQueue=wl.admission.cluster_queue,
+                      message=waiting_for_checks(wl), admissionChecks=[
+                          {"name": c.name, "state": c.state, **({"message": c.message} if c.message else {})}
+                          for c in wl.admission_checks])
+    elif item is None and wl is not None and wl.admission is not None:
         answer.update(verdict=ADMITTED, clusterQueue=wl.admission.cluster_queue)
     elif item is not None:
         answer["verdict"] = item.get("verdict")
@@ -164,6 +172,14 @@ def _held(obj: Mapping[str, Any], done: Any, items: Mapping[str, Mapping[str, An
     ref = next((r for r in refs if r.get("controller")), refs[0] if refs else None)
     owner = (str(ref.get("kind")), namespace, str(ref.get("name"))) if ref is not None else None
     return Held(key, namespace, owner, answer)
+
+
+def waiting_for_checks(wl: Any) -> str:
+    """Why a Workload holding quota is not admitted: the admission checks not Ready, with their states."""
+    waiting = [f"{c.name} ({c.state}{': ' + c.message if c.message else ''})" for c in wl.admission_checks
+               if c.state != CHECK_READY]
+    return (f"quota reserved in ClusterQueue {wl.admission.cluster_queue}; waiting for admission checks: "
+            f"{', '.join(waiting)}")
 
 
 def admission_gated(pod: Mapping[str, Any]) -> bool:

@@ -1,13 +1,16 @@
-"""`--kueue-config FILE`: Kueue's Configuration read from its own file, as Kueue's manager reads its
---config (one document, `config.parse_configuration`: strict, validated); handed to a pass as one more
-cluster object, so files, live and the option go through the same reading."""
+"""Where Kueue's Configuration comes from besides a document among the objects: `--kueue-config FILE`,
+read as Kueue's manager reads its --config (one document, `config.parse_configuration`: strict,
+validated) and handed to a pass as one more cluster object; and Kueue's manager ConfigMap (live, or
+a snapshot's), whose `controller_manager_config.yaml` is that same file."""
 from __future__ import annotations
 
 from typing import Any
 
-from kexplain.errors import InputError, Source
+from kexplain.errors import InputError, KexplainError, Source
 from kexplain.kueue.config import GROUP, KIND, is_configuration, parse_configuration
+from kexplain.kueue.objects import MANAGER_CONFIG_MAP
 from kexplain.load.manifests import load_objects
+from kexplain.load.yaml_io import parse_documents
 
 Objects = list[tuple[dict[str, Any], Source]]
 
@@ -26,3 +29,32 @@ def read_kueue_config(path: str | None, max_bytes: int) -> Objects:
                          f"{obj.get('apiVersion')!r}", source=src)
     parse_configuration(obj, src)
     return objects
+
+
+# The key of Kueue's manager ConfigMap (`objects.MANAGER_CONFIG_MAP`, mounted as its --config)
+MANAGER_CONFIG_KEY = "controller_manager_config.yaml"
+
+
+def is_manager_config_map(obj: Any) -> bool:
+    """Kueue's manager ConfigMap (by its name, in whatever namespace Kueue is installed)."""
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    return obj.get("kind") == "ConfigMap" and meta.get("name") == MANAGER_CONFIG_MAP
+
+
+def configuration_of(config_map: dict[str, Any], source: Source) -> tuple[dict[str, Any], Source] | None:
+    """The Configuration in Kueue's manager ConfigMap (its `controller_manager_config.yaml`) and where it
+    was read, None
+    without that key; text that is not one YAML object is bad input, as Kueue's manager fails on it."""
+    text = (config_map.get("data") or {}).get(MANAGER_CONFIG_KEY) if isinstance(config_map.get("data"), dict) \
+        else None
+    if not isinstance(text, str):
+        return None
+    meta = config_map.get("metadata") or {}
+    where = Source(f"{source}: ConfigMap {meta.get('namespace') or 'default'}/{meta.get('name')} {MANAGER_CONFIG_KEY}")
+    try:
+        docs = [d.value for d in parse_documents(text, str(where)) if d.value is not None]
+    except KexplainError as err:
+        raise InputError(err.message, source=where) from None
+    if len(docs) != 1 or not isinstance(docs[0], dict):
+        raise InputError(f"one {KIND} object expected, {len(docs)} document(s) found", source=where)
+    return docs[0], where

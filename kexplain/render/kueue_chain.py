@@ -59,6 +59,13 @@ def live_lines(answer: Mapping[str, Any]) -> list[tuple[int, str]]:
     for cond in live.get("conditions") or ():
         lines.append((1, f"{cond.get('type')} {cond.get('status')} ({cond.get('reason')})"
                          + (f": {cond['message']}" if cond.get("message") else "")))
+    for check in live.get("admissionChecks") or ():
+        lines.append((1, f"admission check {check.get('name')}: {check.get('state')}"
+                         + (f": {check['message']}" if check.get("message") else "")))
+    for pod_set, topology in (live.get("topologyDomains") or {}).items():
+        domains = ", ".join(f"{'/'.join(d.get('values') or ())} ({d.get('count')})" for d in topology.get("domains") or ())
+        lines.append((1, f"pod set {pod_set}: topology {', '.join(topology.get('levels') or ())}: "
+                         f"{domains or 'no domain'}"))
     if live.get("requeueState"):
         state = live["requeueState"]
         lines.append((1, f"requeue state: count {state.get('count')}"
