@@ -97,4 +97,6 @@ def document(done: Pass) -> dict[str, Any]:
         doc["inadmissibleLeft"] = inadmissible
     if done.inputs.ignored:
         doc["ignoredObjects"] = list(done.inputs.ignored)
+    if (note := done.inputs.config.note()) is not None:     # Kueue's Configuration: what is not modelled
+        doc["configurationNote"] = note
     return doc

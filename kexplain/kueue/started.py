@@ -141,6 +141,8 @@ def _answer(obj: Mapping[str, Any], outcome: JobOutcome, done: Pass, doc: Mappin
         out["explanation"] = item
     if shown is not None:
         out["conditions"] = shown.get("conditions") or []
+    if doc.get("configurationNote"):
+        out["configurationNote"] = doc["configurationNote"]
     return out
 
 

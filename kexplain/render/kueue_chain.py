@@ -94,6 +94,8 @@ def _disagreement(answer: Mapping[str, Any], live: Mapping[str, Any]) -> str:
 def answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
     """The answer's blocks, the cluster's own Workload (when read live) after them."""
     blocks = _answer_blocks(answer, look)
+    if answer.get("configurationNote"):         # what of Kueue's Configuration the pass does not model
+        blocks.append(Block(Text(f"  Note: {answer['configurationNote']}"), whole=True, gap=False))
     lines = live_lines(answer)
     return blocks + [lines_block(lines)] if lines else blocks
 

@@ -126,3 +126,21 @@ def test_an_admitted_workload_is_not_held(waiting, capsys) -> None:
     status["admissionChecks"][0]["state"] = "Ready"
     code, out, _ = run_cli(capsys, "pod", "-A", "--kubeconfig", waiting.kubeconfig)
     assert out == "No pod in any namespace is Pending with PodScheduled=False.\n" and code == 0
+
+
+def test_a_pods_stored_checks_and_topology_are_shown_beside(api, capsys) -> None:
+    wl = api.collections[WORKLOADS]["items"][0]
+    wl["status"]["admissionChecks"] = [{"name": "capacity", "state": "Retry", "message": "no capacity",
+                                        "lastTransitionTime": "2025-11-03T10:00:03Z"}]
+    wl["status"]["admission"] = {"clusterQueue": "shop-cq", "podSetAssignments": [
+        {"name": "main", "flavors": {"cpu": "zone-a"}, "resourceUsage": {"cpu": "1"}, "count": 1,
+         "topologyAssignment": {"levels": ["kubernetes.io/hostname"], "slices": [
+             {"domainCount": 1, "valuesPerLevel": [{"universal": "node-a1"}], "podCounts": {"universal": 1}}]}}]}
+    _, out, _ = run_cli(capsys, "pod", "notebook", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
+    live = json.loads(out)["kueue"]["live"]
+    assert live["admissionChecks"][0]["state"] == "Retry"
+    assert live["topologyDomains"]["main"]["domains"] == [{"values": ["node-a1"], "count": 1}]
+    _, out, _ = run_cli(capsys, "pod", "notebook", "-n", "shop", "--kubeconfig", api.kubeconfig)
+    flat = " ".join(out.split())
+    assert "admission check capacity: Retry: no capacity" in flat
+    assert "pod set main: topology kubernetes.io/hostname: node-a1 (1)" in flat
