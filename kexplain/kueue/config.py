@@ -80,7 +80,7 @@ def is_configuration(obj: Mapping[str, Any]) -> bool:
 def parse_configuration(obj: Mapping[str, Any], source: Source | None = None) -> KueueConfig:
     """The Configuration as Kueue's config loader reads it (strict decoding, conversion, defaults,
     validation); whatever Kueue refuses is bad input in its words (several errors as its aggregate)."""
-    version = str(obj.get("apiVersion") or "").split("/", 1)[-1]
+    version = str(obj.get("apiVersion") or "").partition("/")[2]
     check_strict(obj, version, source)
     converted = _as_v1beta2(obj, version)
     errors = _validate(converted)
