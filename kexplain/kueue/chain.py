@@ -8,7 +8,8 @@ from typing import Any, Callable, Mapping
 
 from kexplain.explain.inputs import Loaded
 from kexplain.kueue.apis.constants import ADMISSION_GATE, CHECK_READY, FINISHED, QUOTA_RESERVED
-from kexplain.kueue.objects import ADMITTED, QUOTA_RESERVED as QUOTA_RESERVED_VERDICT, READ_KINDS, Objects, is_kueue, kind_of, managed, meta_of, of_kinds
+from kexplain.kueue.objects import (ADMITTED, QUOTA_RESERVED as QUOTA_RESERVED_VERDICT, READ_KINDS, Objects, is_kueue,
+                                    kind_of, managed, meta_of, of_kinds)
 
 @dataclass
 class Chain:
@@ -85,9 +86,11 @@ def live_chains(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str
 @dataclass(frozen=True)
 class Held:
     """A Workload the cluster stores not admitted (no quota reserved, or quota reserved while its
-    admission checks are not all Ready; nor finished, nor deactivated) that no pod of the pass stands for: its job's pods are not created (a Job Kueue keeps suspended, a
-    JobSet, ...). `owner`: its controller (kind, namespace, name), if any; `answer`: Kueue's
-    answer now (`verdict`, `clusterQueue`, `message`, `explanation`) with the stored status (`live`)."""
+    admission checks are not all Ready; nor finished, nor deactivated) that no pod of the pass
+    stands for: its job's pods are not created (a Job Kueue keeps suspended, a JobSet, ...).
+    `owner`: its controller (kind, namespace, name), if any; `answer`: Kueue's answer now
+    (`verdict`, `clusterQueue`, `message`, `explanation`, or with quota reserved its
+    `admissionChecks`) with the stored status (`live`)."""
 
     workload: str                       # NAMESPACE/NAME
     namespace: str

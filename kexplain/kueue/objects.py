@@ -87,7 +87,8 @@ def of_kinds(objects: Iterable[tuple[Any, Any]], kinds: frozenset[str]) -> Objec
     ConfigMaps, only Kueue's manager ConfigMap (`MANAGER_CONFIG_MAP`)."""
     rows = columns.rows_of(objects)
     if rows is not None:
-        found = [pair for kind in sorted(kinds) for pair in columns.of_kind(objects, rows, kind)]  # type: ignore[arg-type]
+        found = [pair for kind in sorted(kinds)
+                 for pair in columns.of_kind(objects, rows, kind)]  # type: ignore[arg-type]
     else:
         found = [(o, s) for o, s in objects if isinstance(o, dict) and kind_of(o) in kinds]
     return [(o, s) for o, s in found if kind_of(o) != "ConfigMap" or meta_of(o).get("name") == MANAGER_CONFIG_MAP]

@@ -63,7 +63,8 @@ def live_lines(answer: Mapping[str, Any]) -> list[tuple[int, str]]:
         lines.append((1, f"admission check {check.get('name')}: {check.get('state')}"
                          + (f": {check['message']}" if check.get("message") else "")))
     for pod_set, topology in (live.get("topologyDomains") or {}).items():
-        domains = ", ".join(f"{'/'.join(d.get('values') or ())} ({d.get('count')})" for d in topology.get("domains") or ())
+        domains = ", ".join(f"{'/'.join(d.get('values') or ())} ({d.get('count')})"
+                            for d in topology.get("domains") or ())
         lines.append((1, f"pod set {pod_set}: topology {', '.join(topology.get('levels') or ())}: "
                          f"{domains or 'no domain'}"))
     if live.get("requeueState"):
