@@ -113,12 +113,12 @@ class Files:
 
 
 def read_files(req: Request, stdin: Optional[BinaryIO], *, kueue_version: Optional[str] = None,
-               suggestions: bool = True) -> Files:
+               suggestions: bool = True, kueue_config: Sequence[Any] = ()) -> Files:
     """The POD file and the cluster read once, problems collected; the cluster's objects kept when an
     autoscaler may read them; Kueue's answer first, as `kueue_version` decides (with `suggestions`,
     Kueue's verified fixes for a job it holds)."""
     kueue = Chain(validate=req.validate, version=kueue_version, fixes=kueue_fixes if suggestions else None,
-                  provisioner=kueue_provisioner(req))
+                  provisioner=kueue_provisioner(req), config=tuple(kueue_config))
     keep = req.node_groups is not None or keeps_cluster
     with bulk_load(freeze=True):
         loaded = kueue.attach(load(req, stdin, collect=True, keep=keep, prepare=kueue))

@@ -12,9 +12,10 @@ from kexplain.app.autoscalers import adapter
 from kexplain.cli.env import env_of
 from kexplain.cli.exit_codes import ExitStatus
 from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output,
-                                  kueue_version_option, max_objects_option)
+                                  kueue_config_option, kueue_version_option, max_objects_option)
 from kexplain.errors import KexplainError
 from kexplain.kueue import versions
+from kexplain.kueue.config_file import read_kueue_config
 from kexplain.kueue.explain import explained_pass
 from kexplain.kueue.inputs import load
 from kexplain.kueue.run import Settings, run_pass
@@ -56,6 +57,7 @@ def command(
     autoscaler_config: Optional[str] = typer.Option(None, "--autoscaler-config", metavar="FILE",
                                                     help="CA settings for the node groups (expander, limits, any CA "
                                                          "flag by name)."),
+    kueue_config: Optional[str] = kueue_config_option(),
     output: Output = OUTPUT_OPTION,
     suggestions: bool = typer.Option(True, "--suggestions/--no-suggestions",
                                      help="Show verified fixes for the Workloads left pending (each change run "
@@ -80,7 +82,7 @@ def command(
     # would otherwise rescan.
     with bulk_load(freeze=True):
         inputs = load(workloads, nodes, max_bytes=max_input_size, max_objects=max_objects, validate=validate,
-                      stdin=env.stdin, namespace=namespace)
+                      stdin=env.stdin, namespace=namespace, extra=read_kueue_config(kueue_config, max_input_size))
         for warning in inputs.warnings:
             env.error(f"warning: {warning}")
         if node_groups is not None:

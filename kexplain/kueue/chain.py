@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from kexplain.explain.inputs import Loaded
-from kexplain.kueue.apis.constants import ADMISSION_GATE, FINISHED, POD_GROUP_NAME_LABEL, QUOTA_RESERVED
-from kexplain.kueue.objects import ADMITTED, READ_KINDS, Objects, is_kueue, kind_of, managed, meta_of, of_kinds
+from kexplain.kueue.apis.constants import ADMISSION_GATE, CHECK_READY, FINISHED, POD_GROUP_NAME_LABEL, QUOTA_RESERVED
+from kexplain.kueue.objects import (ADMITTED, QUOTA_RESERVED as QUOTA_RESERVED_VERDICT, READ_KINDS, Objects, is_kueue,
+                                    kind_of, managed, meta_of, of_kinds)
 
 @dataclass
 class Chain:
@@ -23,13 +24,14 @@ class Chain:
     # who answers the ProvisioningRequests Kueue creates, from the cluster's objects (None: no one):
     # the Cluster Autoscaler with node groups (`app.cluster_autoscaler.kueue_provisioner`)
     provisioner: Any = None
+    config: tuple = ()      # Kueue's Configuration read from --kueue-config (as a cluster object)
 
     def __call__(self, objs: Objects, cluster: Objects) -> Objects:
         submitted = [i for i, (o, _) in enumerate(objs) if managed(o)]
         if not submitted:
             return objs
         chosen = set(submitted)
-        context = [*of_kinds(cluster, READ_KINDS),
+        context = [*of_kinds(cluster, READ_KINDS), *self.config,
                    *((o, s) for i, (o, s) in enumerate(objs) if i not in chosen and kind_of(o) in READ_KINDS)]
         if not any(is_kueue(o) for o, _ in context):
             return objs
@@ -87,10 +89,12 @@ def live_chains(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str
 
 @dataclass(frozen=True)
 class Held:
-    """A Workload the cluster stores without quota reserved (nor finished, nor deactivated) that no
-    pod of the pass stands for: its job's pods are not created (a Job Kueue keeps suspended, a
-    JobSet, ...). `owner`: its controller (kind, namespace, name), if any; `answer`: Kueue's
-    answer now (`verdict`, `clusterQueue`, `message`, `explanation`) with the stored status (`live`)."""
+    """A Workload the cluster stores not admitted (no quota reserved, or quota reserved while its
+    admission checks are not all Ready; nor finished, nor deactivated) that no pod of the pass
+    stands for: its job's pods are not created (a Job Kueue keeps suspended, a JobSet, ...).
+    `owner`: its controller (kind, namespace, name), if any; `answer`: Kueue's answer now
+    (`verdict`, `clusterQueue`, `message`, `explanation`, or with quota reserved its
+    `admissionChecks`) with the stored status (`live`)."""
 
     workload: str                       # NAMESPACE/NAME
     namespace: str
@@ -122,7 +126,7 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
     stored = [o for o, _ in context if kind_of(o) == "Workload" and is_kueue(o) and _held_in_cluster(o)]
     if not (chosen or stored) or not any(is_kueue(o) for o, _ in context):     # (nothing held: no pass)
         return LiveKueue(out)
-    from kexplain.kueue.started import live_run, stored_status      # the pass: only now (see `Chain`)
+    from kexplain.kueue.started import live_run, starts, stored_status      # the pass: only now (see `Chain`)
     mates = group_mates([pods[i] for i in chosen], cluster)         # (Kueue loads a pod group whole)
     passed, done, doc = live_run([*(dict(pods[i]) for i in chosen), *mates], context,
                                  now or datetime.now(timezone.utc).replace(microsecond=0), version=version)
@@ -133,7 +137,7 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
         out[i] = LiveChain(made if started else dict(pod), answer, started)
     told = {str(a["live"]["workload"]) for _, a in passed if isinstance(a.get("live"), Mapping)}
     items = {str(w.get("workload")): w for w in (doc.get("explanation") or {}).get("workloads") or ()}
-    held = [_held(obj, done, items, stored_status(obj)) for obj in stored]
+    held = [_held(obj, done, items, stored_status(obj), starts) for obj in stored]
     return LiveKueue(out, [h for h in held if h.workload not in told])
 
 
@@ -169,17 +173,20 @@ def group_mates(pods: list[Mapping[str, Any]], cluster: Objects) -> list[dict[st
 
 
 def _held_in_cluster(obj: Mapping[str, Any]) -> bool:
-    """A stored Workload Kueue holds: active, no quota reserved, not finished (its status's conditions)."""
+    """A stored Workload Kueue holds: active, not finished, not admitted (its status's conditions): no
+    quota reserved, or quota reserved and waiting for its admission checks (no Admitted=True)."""
     spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
     status = obj.get("status") if isinstance(obj.get("status"), Mapping) else {}
     true = {str(cond.get("type")) for cond in status.get("conditions") or ()
             if isinstance(cond, Mapping) and cond.get("status") == "True"}
-    return spec.get("active") is not False and not true & {QUOTA_RESERVED, FINISHED}
+    return spec.get("active") is not False and FINISHED not in true and not {QUOTA_RESERVED, ADMITTED} <= true
 
 
-def _held(obj: Mapping[str, Any], done: Any, items: Mapping[str, Mapping[str, Any]], live: dict[str, Any]) -> Held:
+def _held(obj: Mapping[str, Any], done: Any, items: Mapping[str, Mapping[str, Any]], live: dict[str, Any],
+          starts: Callable[[Any], bool]) -> Held:
     """A Workload the cluster holds, with Kueue's answer now: the explanation of a Workload left
-    pending, or the ClusterQueue that admits it (`done`: the pass, `kexplain.kueue.run.Pass`), and
+    pending, the ClusterQueue that admits it, or the admission checks it waits for with quota reserved
+    (`done`: the pass, `kexplain.kueue.run.Pass`; `starts`: whether Kueue starts a Workload's job), and
     its status as stored (`live`)."""
     meta = meta_of(obj)
     namespace = str(meta.get("namespace") or "default")
@@ -189,7 +196,12 @@ def _held(obj: Mapping[str, Any], done: Any, items: Mapping[str, Mapping[str, An
                               "queueName": spec.get("queueName")}
     item = items.get(key)
     wl = done.workloads.get(key)
-    if item is None and wl is not None and wl.admission is not None:
+    if item is None and wl is not None and wl.admission is not None and not starts(wl):     # its checks wait
+        answer.update(verdict=QUOTA_RESERVED_VERDICT, clusterQueue=wl.admission.cluster_queue,
+                      message=waiting_for_checks(wl), admissionChecks=[
+                          {"name": c.name, "state": c.state, **({"message": c.message} if c.message else {})}
+                          for c in wl.admission_checks])
+    elif item is None and wl is not None and wl.admission is not None:
         answer.update(verdict=ADMITTED, clusterQueue=wl.admission.cluster_queue)
     elif item is not None:
         answer["verdict"] = item.get("verdict")
@@ -200,6 +212,14 @@ def _held(obj: Mapping[str, Any], done: Any, items: Mapping[str, Mapping[str, An
     ref = next((r for r in refs if r.get("controller")), refs[0] if refs else None)
     owner = (str(ref.get("kind")), namespace, str(ref.get("name"))) if ref is not None else None
     return Held(key, namespace, owner, answer)
+
+
+def waiting_for_checks(wl: Any) -> str:
+    """Why a Workload holding quota is not admitted: the admission checks not Ready, with their states."""
+    waiting = [f"{c.name} ({c.state}{': ' + c.message if c.message else ''})" for c in wl.admission_checks
+               if c.state != CHECK_READY]
+    return (f"quota reserved in ClusterQueue {wl.admission.cluster_queue}; waiting for admission checks: "
+            f"{', '.join(waiting)}")
 
 
 def admission_gated(pod: Mapping[str, Any]) -> bool:

@@ -21,6 +21,7 @@ from kexplain.kueue.apis.priorityclass import PriorityClass, parse_priority_clas
 from kexplain.kueue.apis.resourceflavor import ResourceFlavor, parse_resource_flavor
 from kexplain.kueue.apis.workload import WorkloadObject, parse_workload
 from kexplain.kueue.config import KueueConfig, is_configuration, parse_configuration
+from kexplain.kueue.config_file import configuration_of, is_manager_config_map
 from kexplain.kueue.controller.jobframework.interface import GenericJob
 from kexplain.kueue.controller.jobs import integration_for
 from kexplain.kueue.controller.jobs.parents import kueue_objects
@@ -115,7 +116,10 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
         if kind in c.KINDS and api.split("/", 1)[0] == c.GROUP:         # one of Kueue's objects
             _refusable(refused, lambda: _read_kueue(out, obj, src, validate))
         elif is_configuration(obj):
-            out.config = parse_configuration(obj, src)
+            _read_configuration(out, obj, src)
+        elif is_manager_config_map(obj):        # Kueue's manager ConfigMap: its Configuration file
+            if (configuration := configuration_of(obj, src)) is not None:
+                _read_configuration(out, *configuration)
         elif kind == "Namespace":
             meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
             name = str(meta.get("name") or "")
@@ -135,6 +139,13 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
         elif kind not in ADMISSION_CONTEXT:
             out.ignored.append(f"{_described(obj)}: not a kind Kueue's admission reads")
     return out
+
+
+def _read_configuration(out: KueueInputs, obj: Mapping[str, Any], src: Source) -> None:
+    """Kueue's Configuration, with a note of what it sets that kexplain does not model."""
+    out.config = parse_configuration(obj, src)
+    if (note := out.config.note()) is not None and note not in out.warnings:
+        out.warnings.append(note)
 
 
 def _refusable(refused: list[KexplainError] | None, read: Callable[[], object]) -> None:
@@ -188,8 +199,10 @@ def _read_kueue(out: KueueInputs, obj: dict[str, Any], src: Source, validate: st
 
 
 def load(workload_paths: Iterable[str], cluster_paths: Iterable[str], *, max_bytes: int, max_objects: int,
-         validate: str = "strict", stdin: BinaryIO | None = None, namespace: str | None = None) -> KueueInputs:
-    """Read the files and make Kueue's inputs of them; `namespace`: -n, for the WORKLOADS files."""
+         validate: str = "strict", stdin: BinaryIO | None = None, namespace: str | None = None,
+         extra: Objects = ()) -> KueueInputs:
+    """Read the files and make Kueue's inputs of them; `namespace`: -n, for the WORKLOADS files;
+    `extra`: cluster objects read otherwise (--kueue-config's Configuration), after the files'."""
     submitted = load_objects(list(workload_paths), max_bytes, stdin, max_objects=max_objects, namespace=namespace)
     cluster = load_objects(list(cluster_paths), max_bytes, stdin, max_objects=max_objects) if cluster_paths else []
-    return inputs_of(submitted, cluster, validate=validate)
+    return inputs_of(submitted, [*cluster, *extra] if extra else cluster, validate=validate)

@@ -11,7 +11,9 @@ from kexplain.kueue.apis import constants as c
 Objects = Sequence[tuple[Any, Any]]
 # What Kueue's pass reads of the cluster: its own kinds, and what pod admission reads
 # (`kexplain.kueue.inputs.ADMISSION_CONTEXT`)
-READ_KINDS = c.KINDS | frozenset({"Namespace", "PriorityClass", "LimitRange", "RuntimeClass"})
+READ_KINDS = c.KINDS | frozenset({"Namespace", "PriorityClass", "LimitRange", "RuntimeClass", "Configuration",
+                                 "ConfigMap"})    # (of them Kueue's manager ConfigMap: its Configuration)
+MANAGER_CONFIG_MAP = "kueue-manager-config"     # (`kexplain.kueue.config_file`)
 # The kinds Kueue's integrations manage and their API groups: the registry's
 # (`kexplain.kueue.controller.jobs.INTEGRATIONS`; a test keeps the two in step), which is
 # imported only when Kueue's objects are there
@@ -81,8 +83,12 @@ def managed(obj: Any) -> bool:
 
 
 def of_kinds(objects: Iterable[tuple[Any, Any]], kinds: frozenset[str]) -> Objects:
-    """The objects of `kinds` (a dump's asked of its rows: its pods are never looked at)."""
+    """The objects of `kinds` (a dump's asked of its rows: its pods are never looked at); of the
+    ConfigMaps, only Kueue's manager ConfigMap (`MANAGER_CONFIG_MAP`)."""
     rows = columns.rows_of(objects)
     if rows is not None:
-        return [pair for kind in sorted(kinds) for pair in columns.of_kind(objects, rows, kind)]  # type: ignore[arg-type]
-    return [(o, s) for o, s in objects if isinstance(o, dict) and kind_of(o) in kinds]
+        found = [pair for kind in sorted(kinds)
+                 for pair in columns.of_kind(objects, rows, kind)]  # type: ignore[arg-type]
+    else:
+        found = [(o, s) for o, s in objects if isinstance(o, dict) and kind_of(o) in kinds]
+    return [(o, s) for o, s in found if kind_of(o) != "ConfigMap" or meta_of(o).get("name") == MANAGER_CONFIG_MAP]

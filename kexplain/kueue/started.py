@@ -18,6 +18,7 @@ from kexplain.kueue.run import Pass, Settings, run_pass
 from kexplain.kueue.controller.jobs import integration_for, podgroup
 from kexplain.kueue.controller.jobs.parents import kueue_objects
 from kexplain.kueue.workload.workload import Workload, has_quota_reservation, is_admitted
+from kexplain.kueue.workload.stored import stored_status  # noqa: F401 (the live chain's)
 
 MANAGED_LABEL = "kueue.x-k8s.io/managed"        # the pod webhook's (pkg/controller/constants)
 TOPOLOGY_GATE = "kueue.x-k8s.io/topology"       # TopologySchedulingGate
@@ -106,7 +107,7 @@ def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[s
     answer = _answer(obj, outcome, done, doc)
     wl = done.workloads.get(outcome.workload.meta.key) if outcome.workload is not None else None
     pod_sets: list[PodSetInfo] | None = None
-    if wl is not None and _starts(wl):
+    if wl is not None and starts(wl):
         try:        # (a check's PodSetUpdate conflicting with the template: Kueue cannot start it)
             pod_sets = infos(wl, done.inputs.flavors)
             answer["podSets"] = [p.to_json() for p in pod_sets]
@@ -153,7 +154,7 @@ def _answer(obj: Mapping[str, Any], outcome: JobOutcome, done: Pass, doc: Mappin
     wl = done.workloads.get(key)
     item = next((w for w in (doc.get("explanation") or {}).get("workloads") or () if w.get("workload") == key), None)
     shown = next((w for w in doc.get("workloads") or () if f"{w.get('namespace')}/{w.get('name')}" == key), None)
-    if wl is not None and _starts(wl):
+    if wl is not None and starts(wl):
         out.update(verdict=ADMITTED, clusterQueue=wl.admission.cluster_queue)
     elif wl is not None and has_quota_reservation(wl) and wl.admission is not None:    # its admission checks wait
         out.update(verdict=QUOTA_RESERVED, clusterQueue=wl.admission.cluster_queue,
@@ -169,6 +170,8 @@ def _answer(obj: Mapping[str, Any], outcome: JobOutcome, done: Pass, doc: Mappin
         out["conditions"] = shown.get("conditions") or []
         if shown.get("provisioningRequests"):
             out["provisioningRequests"] = shown["provisioningRequests"]
+    if doc.get("configurationNote"):
+        out["configurationNote"] = doc["configurationNote"]
     return out
 
 
@@ -184,7 +187,7 @@ def pod_group(outcome: JobOutcome, done: Pass) -> dict[str, Any]:
     return {"name": name, "namespace": namespace, "totalCount": total, "pods": pods}
 
 
-def _starts(wl: Workload) -> bool:
+def starts(wl: Workload) -> bool:
     """Whether Kueue starts the Workload's job: once Admitted, which a Workload holding quota is
     (or becomes, the workload controller syncing it) unless it waits for admission checks."""
     if wl.admission is None or not has_quota_reservation(wl):
@@ -302,13 +305,3 @@ def live_run(pods: list[dict[str, Any]], context: Objects, now: datetime, *, ver
             answer["live"] = stored_status(obj)
         out.append((made[0], answer))
     return out, done, doc
-
-
-def stored_status(obj: Mapping[str, Any]) -> dict[str, Any]:
-    """A Workload as the cluster stores it (the `live` key beside Kueue's answer): its name, conditions,
-    admission and requeue state."""
-    status = obj.get("status") if isinstance(obj.get("status"), Mapping) else {}
-    return {"workload": f"{meta_of(obj).get('namespace')}/{meta_of(obj).get('name')}",
-            "conditions": [{k: cond.get(k) for k in ("type", "status", "reason", "message")}
-                           for cond in status.get("conditions") or () if isinstance(cond, Mapping)],
-            **{k: status[k] for k in ("admission", "requeueState") if status.get(k)}}

@@ -266,6 +266,7 @@ class LintOptions:
     # becomes that version once the pool is read.
     version: "VersionChoice | None" = None
     kueue_version: str | None = None  # --kueue-version: the Kueue release lint's Kueue pass follows (None: v0.17.8)
+    kueue_config: tuple = ()          # --kueue-config: Kueue's Configuration, as read (`kueue.config_file`)
 
 
 def _cluster_hpas(pool: "ClusterState", options: LintOptions) -> list[tuple[dict[str, Any], Source]]:
@@ -426,6 +427,7 @@ class Linter:
         objs, where = _objects(items)
         cluster = [*self.pool.other_kinds, *kueue_of_kinds(self.pool.objects, KUEUE_READ_KINDS)] \
             if self.pool is not None else []
+        cluster += self.options.kueue_config
         out: dict[str, list[Finding]] = {}
         done = kueue_checked(objs, cluster, validate=self.options.validate, version=self.options.kueue_version)
         self._kueue_started = {where[id(objs[i][1])].location.key: s for i, s in done.started.items()}

@@ -65,6 +65,14 @@ def live_lines(answer: Mapping[str, Any]) -> list[tuple[int, str]]:
     for cond in live.get("conditions") or ():
         lines.append((1, f"{cond.get('type')} {cond.get('status')} ({cond.get('reason')})"
                          + (f": {cond['message']}" if cond.get("message") else "")))
+    for check in live.get("admissionChecks") or ():
+        lines.append((1, f"admission check {check.get('name')}: {check.get('state')}"
+                         + (f": {check['message']}" if check.get("message") else "")))
+    for pod_set, topology in (live.get("topologyDomains") or {}).items():
+        domains = ", ".join(f"{'/'.join(d.get('values') or ())} ({d.get('count')})"
+                            for d in topology.get("domains") or ())
+        lines.append((1, f"pod set {pod_set}: topology {', '.join(topology.get('levels') or ())}: "
+                         f"{domains or 'no domain'}"))
     if live.get("requeueState"):
         state = live["requeueState"]
         lines.append((1, f"requeue state: count {state.get('count')}"
@@ -97,6 +105,8 @@ def answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
         namespace, _, name = str(answer.get("workload") or "").partition("/")
         blocks += provisioning_blocks({"workloads": [{"namespace": namespace, "name": name,
                                                       "provisioningRequests": answer["provisioningRequests"]}]}, look)
+    if answer.get("configurationNote"):         # what of Kueue's Configuration the pass does not model
+        blocks.append(Block(Text(f"  Note: {answer['configurationNote']}"), whole=True, gap=False))
     lines = live_lines(answer)
     return blocks + [lines_block(lines)] if lines else blocks
 
