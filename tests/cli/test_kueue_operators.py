@@ -139,3 +139,11 @@ def test_a_pytorchjob_and_an_mpijob_are_their_operators_pods(tmp_path: Path) -> 
     code, doc = _json(_write(tmp_path, mpi), *CLUSTER)
     assert [(p["object"]["kind"], p["object"]["name"]) for p in doc["placements"]] == [
         ("Job", "mpi-launcher"), ("Pod", "mpi-worker-0"), ("Pod", "mpi-worker-1")]
+
+
+def test_without_kueues_objects_a_modelled_kind_asks_for_them() -> None:
+    code, out, err = kexplain(RAYJOB, "--nodes", str(CASE / "nodes.yaml"))
+    assert code == 2 and out == ""
+    assert ("RayJob team-a/tune: Kueue holds it (LocalQueue a-queue: its ray.io/rayjob integration, on by default, "
+            "suspends it until its Workload is admitted); kexplain models RayJob through Kueue: give Kueue's objects") \
+        in err

@@ -217,3 +217,11 @@ def test_a_kubeflow_job_without_replica_specs_is_refused() -> None:
     obj = _kubeflow("PyTorchJob", "pytorchReplicaSpecs", {})
     with pytest.raises(Exception, match="spec.pytorchReplicaSpecs"):
         _workload(obj)
+
+
+def test_the_kinds_modelled_through_kueue_are_the_registrys() -> None:
+    from kexplain.controllers.queued import THROUGH_KUEUE, UNMODELLED
+    from kexplain.kueue.controller.jobs import INTEGRATIONS
+    from kexplain.kueue.operator_pods import KINDS
+    registered = {(m.GROUP, k) for k, m in INTEGRATIONS.items()}
+    assert THROUGH_KUEUE == registered & set(UNMODELLED) and {k for _, k in THROUGH_KUEUE} == KINDS
