@@ -105,7 +105,8 @@ def test_a_raycluster_is_its_head_and_worker_groups() -> None:
      'admission webhook "vrayjob.kb.io" denied the request: spec.shutdownAfterJobFinishes: Invalid value: false: '
      "a kueue managed job should delete the cluster after finishing"),
     (lambda s: s["rayClusterSpec"].update(enableInTreeAutoscaling=True),
-     "spec.rayClusterSpec.enableInTreeAutoscaling: Invalid value: true: a kueue managed job can use autoscaling"),
+     "spec.rayClusterSpec.enableInTreeAutoscaling: Invalid value: true: a kueue managed job should only use "
+     "autoscaling when workload slicing is enabled"),
     (lambda s: s["rayClusterSpec"]["workerGroupSpecs"][1].update(groupName="head"),
      'spec.rayClusterSpec.workerGroupSpecs[1].groupName: Forbidden: "head" is reserved for the head group'),
     (lambda s: s.pop("rayClusterSpec"),
@@ -119,6 +120,22 @@ def test_kueues_rayjob_webhook_refuses(change, said) -> None:
     with pytest.raises(AdmissionRejected) as err:
         _workload(obj)
     assert said in str(err.value)
+
+
+def test_kueues_raycluster_webhook_refuses_in_its_words() -> None:
+    obj = _rayjob()
+    obj["spec"]["rayClusterSpec"]["enableInTreeAutoscaling"] = True
+    cluster = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": dict(obj["metadata"], name="rc"),
+               "spec": obj["spec"]["rayClusterSpec"]}
+    with pytest.raises(AdmissionRejected) as err:
+        _workload(cluster)
+    assert str(err.value) == "RayCluster team-a/rc: " + (
+        'admission webhook "vraycluster.kb.io" denied the request: spec.enableInTreeAutoscaling: Invalid value: true: '
+        "a kueue managed job can use autoscaling only when the ElasticJobsViaWorkloadSlices feature gate is on and "
+        "the job is an elastic job")
+    unmanaged = copy.deepcopy(cluster)
+    unmanaged["metadata"]["labels"] = {}
+    assert _workload(unmanaged).workload is None        # not Kueue's: no webhook check, no Workload
 
 
 def test_a_rayjob_on_an_existing_cluster_is_skipped() -> None:

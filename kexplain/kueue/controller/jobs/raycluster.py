@@ -25,8 +25,10 @@ MAX_WORKER_GROUPS = 7                           # 8 pod sets at most, less the h
 FT_ENABLED_ANNOTATION = "ray.io/ft-enabled"     # rayv1.RayFTEnabledAnnotationKey
 # KubeRay's Redis cleanup Job's requests (redisCleanupResourceRequests)
 REDIS_CLEANUP_REQUESTS = {"cpu": "200m", "memory": "256Mi"}
+# the RayCluster webhook's words, and common.go's ValidateCreate's (a RayJob's cluster)
 AUTOSCALING = ("a kueue managed job can use autoscaling only when the ElasticJobsViaWorkloadSlices feature gate is "
                "on and the job is an elastic job")
+AUTOSCALING_RAYJOB = "a kueue managed job should only use autoscaling when workload slicing is enabled"
 
 
 def gcs_fault_tolerance(spec: Mapping[str, Any], annotations: Mapping[str, str]) -> bool:
@@ -78,11 +80,11 @@ def worker_groups(spec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [g if isinstance(g, Mapping) else {} for g in groups] if isinstance(groups, list) else []
 
 
-def spec_errors(spec: Mapping[str, Any], path: str) -> list[FieldError]:
-    """raycluster.ValidateCreate of a managed job's RayClusterSpec (workload slicing off)."""
+def spec_errors(spec: Mapping[str, Any], path: str, autoscaling: str = AUTOSCALING) -> list[FieldError]:
+    """What Kueue's webhook refuses of a managed job's RayClusterSpec (workload slicing off)."""
     errors: list[FieldError] = []
     if spec.get("enableInTreeAutoscaling") is True:
-        errors.append(invalid_typed(f"{path}.enableInTreeAutoscaling", True, AUTOSCALING))
+        errors.append(invalid_typed(f"{path}.enableInTreeAutoscaling", True, autoscaling))
     groups = worker_groups(spec)
     if len(groups) > MAX_WORKER_GROUPS:
         errors.append(FieldError("Too many", f"{path}.workerGroupSpecs", None,

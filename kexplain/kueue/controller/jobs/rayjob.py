@@ -80,7 +80,7 @@ def _refused(obj: Mapping[str, Any], spec: Mapping[str, Any], source: Source | N
     errors = [] if spec.get("shutdownAfterJobFinishes") is True else [invalid_typed(
         "spec.shutdownAfterJobFinishes", bool(spec.get("shutdownAfterJobFinishes")),
         "a kueue managed job should delete the cluster after finishing")]
-    errors += raycluster.spec_errors(cluster, "spec.rayClusterSpec")
+    errors += raycluster.spec_errors(cluster, "spec.rayClusterSpec", raycluster.AUTOSCALING_RAYJOB)
     if errors:
         raise webhook_denied("vrayjob.kb.io", obj, errors, source)
 
