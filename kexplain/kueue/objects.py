@@ -17,6 +17,7 @@ READ_KINDS = c.KINDS | frozenset({"Namespace", "PriorityClass", "LimitRange", "R
 # imported only when Kueue's objects are there
 MANAGED_KINDS = {"Job": "batch", "Pod": "", "JobSet": "jobset.x-k8s.io", "StatefulSet": "apps",
                  "RayJob": "ray.io", "RayCluster": "ray.io", "LeaderWorkerSet": "leaderworkerset.x-k8s.io",
+                 "AppWrapper": "workload.codeflare.dev",
                  **{k: "kubeflow.org" for k in ("PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "MPIJob")}}
 # The kinds whose controller makes what Kueue manages (`makes_managed`,
 # `kexplain.kueue.controller.jobs.parents`): a CronJob its Jobs, a Deployment its pods

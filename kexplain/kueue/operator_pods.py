@@ -1,7 +1,8 @@
 """What the operators make of a job of their kind Kueue holds or starts, for the chain
 (`kueue.started`): once Kueue starts it (RunWithPodSetsInfo: each pod set's template merged with
 its info), the pods the operator creates, named as it names them, or a Job where it makes one
-(a RayJob's submitter, an MPIJob's launcher: the Job controller makes its pods). While Kueue holds
+(a RayJob's submitter, an MPIJob's launcher: the Job controller makes its pods), or, of an
+AppWrapper, its components (each explained as its kind is). While Kueue holds
 it (suspended), a RayJob, RayCluster or Kubeflow job has no pod: its pod sets' templates are
 explained without taking room (`held_reason`); a LeaderWorkerSet's pods exist, gated by Kueue's
 pod webhook until its group's Workload is admitted.
@@ -21,6 +22,7 @@ from typing import Any, Mapping
 from kexplain.apimachinery.identity import generated_name, object_uid
 from kexplain.kueue.apis import constants as c
 from kexplain.kueue.apis.workload import PodSet
+from kexplain.kueue.controller.jobs.appwrapper import _steps, component_pod_sets
 from kexplain.kueue.podset import PodSetInfo, merged
 
 MANAGED_LABEL = "kueue.x-k8s.io/managed"
@@ -28,8 +30,10 @@ TOPOLOGY_GATE = "kueue.x-k8s.io/topology"
 RAY_KINDS = frozenset({"RayJob", "RayCluster"})
 KUBEFLOW_KINDS = frozenset({"PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "MPIJob"})
 LWS = "LeaderWorkerSet"
-KINDS = RAY_KINDS | KUBEFLOW_KINDS | {LWS}
-OPERATORS = {"RayJob": "KubeRay", "RayCluster": "KubeRay", "MPIJob": "the MPI operator", LWS: "the LeaderWorkerSet "
+APPWRAPPER = "AppWrapper"
+KINDS = RAY_KINDS | KUBEFLOW_KINDS | {LWS, APPWRAPPER}
+OPERATORS = {"RayJob": "KubeRay", "RayCluster": "KubeRay", "MPIJob": "the MPI operator", APPWRAPPER: "the AppWrapper controller",
+             LWS: "the LeaderWorkerSet "
              "controller", **{k: "the training operator" for k in ("PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob",
                                                                     "JAXJob")}}
 MAX_RAY_PREFIX = 50
@@ -98,9 +102,42 @@ def _lws(obj: Mapping[str, Any], sets: tuple[PodSet, ...], index: int) -> list[M
             Made(sets[1].name, sets[1].template, tuple(f"{base}-{j}" for j in range(1, sets[1].count + 1)))]
 
 
+def _set_at(obj: dict[str, Any], path: str, value: Any) -> None:
+    """Put `value` at a pod set's path within a component's template (the path read, `appwrapper`)."""
+    steps = _steps(path)
+    if not steps:
+        obj.clear()
+        obj.update(value)
+        return
+    cursor: Any = obj
+    for step in steps[:-1]:
+        cursor = cursor[step]
+    cursor[steps[-1]] = value
+
+
+def appwrapper_components(obj: Mapping[str, Any], infos: list[PodSetInfo]) -> list[tuple[dict[str, Any], str]]:
+    """The components the AppWrapper controller creates once Kueue started it, each pod set's template
+    merged with its info at its path (SetPodSetInfos), each with its first pod set's name."""
+    meta = _meta(obj)
+    components = [c if isinstance(c, Mapping) else {} for c in (obj.get("spec") or {}).get("components") or ()]
+    made = [copy.deepcopy(dict(c.get("template") or {})) for c in components]
+    first: dict[int, str] = {}
+    for n, (i, path, _, template) in enumerate(component_pod_sets(obj, None)):
+        if n < len(infos):
+            _set_at(made[i], path, merged(template, infos[n]))
+        first.setdefault(i, f"{meta.get('name')}-{n}".lower())
+    owner = _owner(obj, APPWRAPPER, str(meta.get("name") or ""))
+    for m in made:
+        m["metadata"] = {**dict(m.get("metadata") or {}), "namespace": str(meta.get("namespace") or "default"),
+                         "ownerReferences": [owner]}
+    return [(m, first.get(i, "")) for i, m in enumerate(made)]
+
+
 def made_of(obj: Mapping[str, Any], sets: tuple[PodSet, ...], index: int = 0) -> list[Made]:
     """What the operator makes of each of the job's pod sets (`index`: a LeaderWorkerSet's group)."""
     kind = obj.get("kind")
+    if kind == APPWRAPPER:      # (held: each pod set's template, a pod named after it)
+        return [Made(ps.name, ps.template, (ps.name,)) for ps in sets]
     if kind in RAY_KINDS:
         return _ray(obj, sets)
     if kind == LWS:
@@ -111,7 +148,7 @@ def made_of(obj: Mapping[str, Any], sets: tuple[PodSet, ...], index: int = 0) ->
 def held_reason(obj: Mapping[str, Any]) -> str:
     """Why a held job of an operator's kind has no pod (Kueue keeps it suspended)."""
     kind = str(obj.get("kind"))
-    field = "spec.suspend" if kind in RAY_KINDS else "spec.runPolicy.suspend"
+    field = "spec.suspend" if kind in RAY_KINDS | {APPWRAPPER} else "spec.runPolicy.suspend"
     return (f"{kind} {_meta(obj).get('namespace') or 'default'}/{_meta(obj).get('name')} is held by Kueue ({field} "
             f"true): {OPERATORS[kind]} creates no pod until its Workload is admitted")
 
@@ -152,8 +189,10 @@ def operator_objects(obj: Mapping[str, Any], sets: tuple[PodSet, ...], infos: li
     """The objects the operator makes of `obj` Kueue started with `infos` (None: held), each with
     its pod set's name: its pods (or Jobs), each pod set's template merged with its info; held,
     one pod per pod set (a LeaderWorkerSet: every pod, gated)."""
-    made = made_of(obj, sets, index)
     kind = str(obj.get("kind"))
+    if kind == APPWRAPPER and infos is not None:
+        return appwrapper_components(obj, infos)
+    made = made_of(obj, sets, index)
     owner_kind, owner_name = kind, str(_meta(obj).get("name") or "")
     if kind == "RayJob":
         owner_kind = "RayCluster"

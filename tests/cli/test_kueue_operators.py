@@ -147,3 +147,21 @@ def test_without_kueues_objects_a_modelled_kind_asks_for_them() -> None:
     assert ("RayJob team-a/tune: Kueue holds it (LocalQueue a-queue: its ray.io/rayjob integration, on by default, "
             "suspends it until its Workload is admitted); kexplain models RayJob through Kueue: give Kueue's objects") \
         in err
+
+
+def test_an_admitted_appwrapper_is_its_components(tmp_path: Path) -> None:
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "inner"},
+           "spec": {"parallelism": 2, "completions": 2, "template": {"spec": _spec("1")}}}
+    aw = {"apiVersion": "workload.codeflare.dev/v1beta2", "kind": "AppWrapper",
+          "metadata": {"name": "wrapped", "namespace": "team-a", "labels": QUEUE},
+          "spec": {"components": [{"template": job}]}}
+    code, doc = _json(_write(tmp_path, aw), *CLUSTER)
+    [placement] = doc["placements"]
+    assert placement["object"] == {"kind": "Job", "namespace": "team-a", "name": "inner"}
+    assert placement["kueue"]["verdict"] == "Admitted" and placement["kueue"]["podSet"] == "wrapped-0"
+    assert [p["node"] for p in placement["pods"]] == ["od-1", "od-1"] and code == 0     # the flavor's od nodes
+    job["spec"]["parallelism"] = job["spec"]["completions"] = 5         # 5 cpu: held
+    code, doc = _json(_write(tmp_path, aw), *CLUSTER)      # one pod set's template: explained alone, a trace
+    answer = doc["kueue"]
+    assert answer["verdict"] == "Pending" and answer["podSet"] == "wrapped-0" and code == 1
+    assert answer["idle"].startswith("AppWrapper team-a/wrapped is held by Kueue (spec.suspend true)")

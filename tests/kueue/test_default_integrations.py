@@ -186,7 +186,6 @@ def test_a_suspended_jobset_makes_suspended_jobs(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("api", "kind", "framework"), [
     ("ray.io/v1", "RayService", "ray.io/rayservice"),
     ("trainer.kubeflow.org/v1alpha1", "TrainJob", "trainer.kubeflow.org/trainjob"),
-    ("workload.codeflare.dev/v1beta2", "AppWrapper", "workload.codeflare.dev/appwrapper"),
 ])
 def test_an_unmodelled_kind_kueue_holds_is_said_and_left_out(tmp_path: Path, api, kind, framework) -> None:
     obj = {"apiVersion": api, "kind": kind, "metadata": {"name": "big", "namespace": "team-a", "labels": QUEUE},

@@ -242,3 +242,31 @@ def test_the_kinds_modelled_through_kueue_are_the_registrys() -> None:
     from kexplain.kueue.operator_pods import KINDS
     registered = {(m.GROUP, k) for k, m in INTEGRATIONS.items()}
     assert THROUGH_KUEUE == registered & set(UNMODELLED) and {k for _, k in THROUGH_KUEUE} == KINDS
+
+
+# -- AppWrapper -------------------------------------------------------------------------------------
+def _appwrapper() -> dict:
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "inner"},
+           "spec": {"parallelism": 4, "completions": 3, "template": {"spec": dict(_spec("1"), restartPolicy="Never")}}}
+    jobset = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "js"},
+              "spec": {"replicatedJobs": [{"name": "w", "replicas": 2, "template": {"spec": {
+                  "parallelism": 2, "template": {"spec": _spec("1")}}}}]}}
+    declared = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "svc"},
+                "spec": {"replicas": 3, "template": {"metadata": {"labels": {"app": "svc", "n": 1}},
+                                                     "spec": dict(_spec("1"), hostname="x")}}}
+    return {"apiVersion": "workload.codeflare.dev/v1beta2", "kind": "AppWrapper",
+            "metadata": {"name": "wrapped", "namespace": "team-a", "uid": UID, "labels": dict(QUEUE)},
+            "spec": {"components": [{"template": job}, {"template": jobset},
+                                    {"template": declared, "podSets": [{"path": "template.spec.template",
+                                                                        "replicas": 2},
+                                                                       {"path": "template.spec.nothing"}]}]}}
+
+
+def test_an_appwrapper_is_its_components_pod_sets() -> None:
+    outcome = _workload(_appwrapper())
+    assert outcome.workload.meta.name == _expected_name("AppWrapper", "workload.codeflare.dev", "wrapped")
+    # inferred: the Job min(parallelism, completions), the JobSet replicas x pods; declared: its replicas,
+    # a path that holds no pod template left out; named NAME-INDEX
+    assert _sets(outcome) == [("wrapped-0", 3), ("wrapped-1", 4), ("wrapped-2", 2)]
+    template = outcome.workload.spec.pod_sets[2].template
+    assert template["metadata"] == {"labels": {"app": "svc"}} and "hostname" not in template["spec"]
