@@ -39,6 +39,8 @@ def left(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[str,
     said = {k: answer[k] for k in SAID if k in answer}
     if "startError" in answer:          # admitted, but Kueue cannot start it: held
         said["message"] = answer["startError"]
+    if answer.get("idle"):      # a held operator's job: no pod exists, none is scheduled
+        return [], answer, []
     if kind_of(obj) != "JobSet":
         return made, answer, [said for _ in made]
     return made, answer, [{**said, "job": str(meta_of(m).get("name")),

@@ -165,3 +165,14 @@ def test_an_admitted_appwrapper_is_its_components(tmp_path: Path) -> None:
     answer = doc["kueue"]
     assert answer["verdict"] == "Pending" and answer["podSet"] == "wrapped-0" and code == 1
     assert answer["idle"].startswith("AppWrapper team-a/wrapped is held by Kueue (spec.suspend true)")
+
+
+def test_lint_schedules_what_kueue_starts_of_an_operators_job(tmp_path: Path) -> None:
+    code, out, _ = kexplain("lint", RAYJOB, *CLUSTER)
+    flat = " ".join(out.split())
+    assert "error [unschedulable] RayJob team-a/tune: 0/3 nodes are available" in flat     # its 15Gi worker
+    assert "1 scheduled against the pool: 1 error" in flat and code == 1
+    obj = yaml.safe_load(Path(RAYJOB).read_text())
+    obj["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["replicas"] = 3      # held: no pod exists, none scheduled
+    code, out, _ = kexplain("lint", _write(tmp_path, obj), *CLUSTER)
+    assert "[unschedulable]" not in out and "0 scheduled against the pool" in out
