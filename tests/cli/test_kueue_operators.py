@@ -176,3 +176,11 @@ def test_lint_schedules_what_kueue_starts_of_an_operators_job(tmp_path: Path) ->
     obj["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["replicas"] = 3      # held: no pod exists, none scheduled
     code, out, _ = kexplain("lint", _write(tmp_path, obj), *CLUSTER)
     assert "[unschedulable]" not in out and "0 scheduled against the pool" in out
+
+
+def test_the_page_has_kueues_answer_for_each_pod_set(tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+    kexplain(RAYJOB, *CLUSTER, "--node-groups", str(CASE / "node-groups.yaml"), "--html", str(page))
+    html = page.read_text()
+    assert f"Workload team-a/{WORKLOAD} is admitted in ClusterQueue\nteam-a-cq" in html
+    assert "tune-raycluster-" in html and "on-demand-large" in html
