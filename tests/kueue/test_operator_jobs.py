@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from kexplain.errors import AdmissionRejected
+from kexplain.errors import AdmissionRejected, InputError
 from kexplain.kueue.apis.priorityclass import PriorityClass
 from kexplain.kueue.controller.jobframework.reconciler import reconcile
 from kexplain.kueue.controller.jobs import integration_for
@@ -270,3 +270,18 @@ def test_an_appwrapper_is_its_components_pod_sets() -> None:
     assert _sets(outcome) == [("wrapped-0", 3), ("wrapped-1", 4), ("wrapped-2", 2)]
     template = outcome.workload.spec.pod_sets[2].template
     assert template["metadata"] == {"labels": {"app": "svc"}} and "hostname" not in template["spec"]
+
+
+@pytest.mark.parametrize("components", ["x", [{"template": {"apiVersion": "v1", "kind": "ConfigMap"}}]])
+def test_an_appwrapper_without_a_pod_set_is_refused(components) -> None:
+    obj = _appwrapper()
+    obj["spec"]["components"] = components
+    with pytest.raises(InputError, match="spec.components"):
+        _workload(obj)
+
+
+def test_worker_groups_that_are_no_list_are_refused() -> None:
+    obj = _rayjob()
+    obj["spec"]["rayClusterSpec"]["workerGroupSpecs"] = "x"
+    with pytest.raises(InputError, match="spec.rayClusterSpec.workerGroupSpecs"):
+        _workload(obj)

@@ -155,8 +155,11 @@ def kept(template: Mapping[str, Any]) -> dict[str, Any]:
 def component_pod_sets(obj: Mapping[str, Any], source: Source | None) -> list[tuple[int, str, int, Mapping[str, Any]]]:
     """(component index, path, replicas, template) of each pod set, in GetComponentPodSpecs' order
     (a declared pod set whose path holds no pod template is left out, as it leaves it out)."""
+    components = mapping(obj.get("spec")).get("components")
+    if not isinstance(components, list):
+        raise InputError("an AppWrapper needs a list of components", source=source, obj=obj, field="spec.components")
     out = []
-    for i, component in enumerate(mapping(obj.get("spec")).get("components") or ()):
+    for i, component in enumerate(components):
         component = mapping(component)
         template = mapping(component.get("template"))
         declared = component.get("podSets")
@@ -175,6 +178,9 @@ def component_pod_sets(obj: Mapping[str, Any], source: Source | None) -> list[tu
                 raise InputError(f"must be a non-negative integer, not {count!r}", source=source, obj=obj,
                                  field=f"spec.components[{i}].podSets")
             out.append((i, path, count, at))
+    if not out:         # (a Workload needs a pod set: its spec.podSets has minItems 1)
+        raise InputError("no component holds a pod template at a pod set's path: Kueue makes no Workload of it",
+                         source=source, obj=obj, field="spec.components")
     return out
 
 

@@ -66,6 +66,9 @@ def pod_sets(obj: Mapping[str, Any], spec: Mapping[str, Any], path: str, annotat
     if gcs_fault_tolerance(spec, annotations):
         head = _with_cleanup(head)
     out = [PodSet(HEAD, 1, head)]
+    given = spec.get("workerGroupSpecs")
+    if given is not None and not (isinstance(given, list) and all(isinstance(g, Mapping) for g in given)):
+        raise InputError("must be a list of worker group specs", source=source, obj=obj, field=f"{path}.workerGroupSpecs")
     for i, group in enumerate(worker_groups(spec)):
         at = f"{path}.workerGroupSpecs[{i}]"
         template = template_at(obj, group.get("template"), f"{at}.template", source)
