@@ -70,7 +70,7 @@ def command(
     # would otherwise rescan.
     with bulk_load(freeze=True):
         inputs = load(workloads, nodes, max_bytes=max_input_size, max_objects=max_objects, validate=validate,
-                      stdin=env.stdin, namespace=namespace)
+                      stdin=env.stdin, namespace=namespace, version=settings.version)
         for warning in inputs.warnings:
             env.error(f"warning: {warning}")
         done = run_pass(inputs, settings)

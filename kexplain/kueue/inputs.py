@@ -25,6 +25,8 @@ from kexplain.kueue.controller.jobframework.interface import GenericJob
 from kexplain.kueue.controller.jobs import integration_for
 from kexplain.kueue.controller.jobs.parents import kueue_objects
 from kexplain.kueue.objects import makes_managed
+from kexplain.kueue import versions
+from kexplain.kueue.versions import KueueVersion
 from kexplain.load.manifests import check_objects, load_objects
 
 Objects = Sequence[tuple[dict[str, Any], Source]]
@@ -93,7 +95,7 @@ def _with_uid(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict", stored: bool = False,
-              refused: list[KexplainError] | None = None) -> KueueInputs:
+              refused: list[KexplainError] | None = None, version: KueueVersion | None = None) -> KueueInputs:
     """Kueue's inputs from `submitted` and `cluster` objects already read: a refused Kueue object or job
     is bad input, or, given `refused`, left out as the API server leaves it and its error kept there;
     a submitted Pod is admitted unless `stored`."""
@@ -130,10 +132,20 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
                                    "WORKLOADS')")
                 continue
             stored = next(admitted_pods) if kind == "Pod" else _with_uid(obj)
-            _refusable(refused, lambda: out.jobs.append(integration.from_object(stored, src)))
+            _refusable(refused, lambda: out.jobs.append(_job(integration, stored, src, version)))
         elif kind not in ADMISSION_CONTEXT:
             out.ignored.append(f"{_described(obj)}: not a kind Kueue's admission reads")
     return out
+
+
+def _job(integration: Any, obj: dict[str, Any], src: Source, version: KueueVersion | None) -> Any:
+    """The integration's job of `obj`, after its Kueue webhook's checks in the version's words (an
+    integration with a `webhook`: the operators' kinds)."""
+    job = integration.from_object(obj, src)
+    webhook = getattr(integration, "webhook", None)
+    if webhook is not None:
+        webhook(obj, src, version or versions.resolve(None))
+    return job
 
 
 def _refusable(refused: list[KexplainError] | None, read: Callable[[], object]) -> None:
@@ -187,8 +199,10 @@ def _read_kueue(out: KueueInputs, obj: dict[str, Any], src: Source, validate: st
 
 
 def load(workload_paths: Iterable[str], cluster_paths: Iterable[str], *, max_bytes: int, max_objects: int,
-         validate: str = "strict", stdin: BinaryIO | None = None, namespace: str | None = None) -> KueueInputs:
-    """Read the files and make Kueue's inputs of them; `namespace`: -n, for the WORKLOADS files."""
+         validate: str = "strict", stdin: BinaryIO | None = None, namespace: str | None = None,
+         version: KueueVersion | None = None) -> KueueInputs:
+    """Read the files and make Kueue's inputs of them; `namespace`: -n, for the WORKLOADS files;
+    `version`: the release whose webhooks check the jobs (None: v0.17.8)."""
     submitted = load_objects(list(workload_paths), max_bytes, stdin, max_objects=max_objects, namespace=namespace)
     cluster = load_objects(list(cluster_paths), max_bytes, stdin, max_objects=max_objects) if cluster_paths else []
-    return inputs_of(submitted, cluster, validate=validate)
+    return inputs_of(submitted, cluster, validate=validate, version=version)

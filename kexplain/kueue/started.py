@@ -34,8 +34,9 @@ POD_SET_OF = "_podSetOf"        # an operator's made objects' pod sets, while th
 def explained_run(submitted: Objects, context: Objects, *, validate: str, now: datetime,
                   version: str | None = None, stored: bool = False) -> tuple[Pass, dict[str, Any]]:
     """One pass of Kueue over `submitted` and `context` (`stored`: read from an API server), explained."""
-    done = run_pass(inputs_of(submitted, context, validate=validate, stored=stored),
-                    Settings(versions.resolve(version), now))
+    release = versions.resolve(version)
+    done = run_pass(inputs_of(submitted, context, validate=validate, stored=stored, version=release),
+                    Settings(release, now))
     return done, explained_pass(done)
 
 

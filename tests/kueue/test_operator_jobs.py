@@ -11,7 +11,9 @@ from datetime import datetime, timezone
 import pytest
 
 from kexplain.errors import AdmissionRejected, InputError
+from kexplain.kueue import versions
 from kexplain.kueue.apis.priorityclass import PriorityClass
+from kexplain.kueue.inputs import inputs_of
 from kexplain.kueue.controller.jobframework.reconciler import reconcile
 from kexplain.kueue.controller.jobs import integration_for
 from kexplain.kueue.controller.jobs.parents import kueue_objects
@@ -38,8 +40,9 @@ def _rayjob(**spec) -> dict:
             "spec": {"entrypoint": "python x.py", "shutdownAfterJobFinishes": True, "rayClusterSpec": cluster, **spec}}
 
 
-def _workload(obj: dict, classes: dict | None = None):
-    job = integration_for(obj["kind"], obj["apiVersion"]).from_object(obj, None)
+def _workload(obj: dict, classes: dict | None = None, version: str = "0.17"):
+    """The Workload the reconciler makes of `obj`, read as Kueue's inputs read it (its webhook's checks)."""
+    [job] = inputs_of([(obj, None)], [], version=versions.resolve(version)).jobs
     return reconcile(job, {}, NOW, classes or {}, {})
 
 
@@ -127,6 +130,8 @@ def test_kueues_raycluster_webhook_refuses_in_its_words() -> None:
     obj["spec"]["rayClusterSpec"]["enableInTreeAutoscaling"] = True
     cluster = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": dict(obj["metadata"], name="rc"),
                "spec": obj["spec"]["rayClusterSpec"]}
+    with pytest.raises(AdmissionRejected, match="set the \"kueue.x-k8s.io/elastic-job\": \"true\" annotation"):
+        _workload(cluster, version="0.19")      # v0.19's words
     with pytest.raises(AdmissionRejected) as err:
         _workload(cluster)
     assert str(err.value) == "RayCluster team-a/rc: " + (
@@ -145,12 +150,16 @@ def test_a_rayjob_on_an_existing_cluster_is_skipped() -> None:
     assert outcome.workload is None and "clusterSelector" in outcome.error
 
 
-def test_too_many_worker_groups() -> None:
+def test_too_many_worker_groups_as_each_version_counts() -> None:
     obj = _rayjob()
     groups = obj["spec"]["rayClusterSpec"]["workerGroupSpecs"]
     groups[:] = [dict(groups[1], groupName=f"g{i}") for i in range(8)]
     with pytest.raises(AdmissionRejected, match=r"workerGroupSpecs: Too many: 8: must have at most 7 items"):
         _workload(obj)
+    assert len(_workload(obj, version="0.19").workload.spec.pod_sets) == 10     # v0.19: 9 of at most 18
+    groups[:] = [dict(groups[1], groupName=f"g{i}") for i in range(18)]
+    with pytest.raises(AdmissionRejected, match=r"workerGroupSpecs: Too many: 19: must have at most 18 items"):
+        _workload(obj, version="0.19")
 
 
 # -- LeaderWorkerSet --------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 worker group named after it (lowercased), of replicas (1 when not set) x numOfHosts pods
 (BuildPodSets); the head's first container asks at least KubeRay's Redis cleanup Job's requests
 when GCS fault tolerance is on. What Kueue's webhook refuses of a managed one (ValidateCreate):
-in-tree autoscaling, more than 7 worker groups, a worker group named `head`."""
+in-tree autoscaling, more worker groups than the version allows, a worker group named `head`
+(`webhook`, with the version)."""
 from __future__ import annotations
 
 import copy
@@ -15,6 +16,7 @@ from kexplain.kueue.apis.constants import QUEUE_NAME_LABEL
 from kexplain.kueue.apis.meta import object_meta
 from kexplain.kueue.apis.once import by_identity
 from kexplain.kueue.apis.workload import PodSet
+from kexplain.kueue.versions import KueueVersion
 from kexplain.kueue.controller.jobs.podsets import (PodSetsJob, count_at, mapping, template_at,
                                                     webhook_denied)
 
@@ -25,9 +27,7 @@ MAX_WORKER_GROUPS = 7                           # 8 pod sets at most, less the h
 FT_ENABLED_ANNOTATION = "ray.io/ft-enabled"     # rayv1.RayFTEnabledAnnotationKey
 # KubeRay's Redis cleanup Job's requests (redisCleanupResourceRequests)
 REDIS_CLEANUP_REQUESTS = {"cpu": "200m", "memory": "256Mi"}
-# the RayCluster webhook's words, and common.go's ValidateCreate's (a RayJob's cluster)
-AUTOSCALING = ("a kueue managed job can use autoscaling only when the ElasticJobsViaWorkloadSlices feature gate is "
-               "on and the job is an elastic job")
+# common.go's ValidateCreate's words (a RayJob's cluster); the RayCluster webhook's are the version's
 AUTOSCALING_RAYJOB = "a kueue managed job should only use autoscaling when workload slicing is enabled"
 
 
@@ -83,26 +83,32 @@ def worker_groups(spec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [g if isinstance(g, Mapping) else {} for g in groups] if isinstance(groups, list) else []
 
 
-def spec_errors(spec: Mapping[str, Any], path: str, autoscaling: str = AUTOSCALING) -> list[FieldError]:
-    """What Kueue's webhook refuses of a managed job's RayClusterSpec (workload slicing off)."""
+def spec_errors(spec: Mapping[str, Any], path: str, autoscaling: str, version: KueueVersion) -> list[FieldError]:
+    """What Kueue's webhook refuses of a managed job's RayClusterSpec (workload slicing off): in-tree
+    autoscaling (in `autoscaling`'s words), too many worker groups (the version's count), one named head."""
     errors: list[FieldError] = []
     if spec.get("enableInTreeAutoscaling") is True:
         errors.append(invalid_typed(f"{path}.enableInTreeAutoscaling", True, autoscaling))
     groups = worker_groups(spec)
-    if len(groups) > MAX_WORKER_GROUPS:
-        errors.append(FieldError("Too many", f"{path}.workerGroupSpecs", None,
-                                 f"{len(groups)}: must have at most {MAX_WORKER_GROUPS} items"))
+    count, most = ((len(groups), MAX_WORKER_GROUPS) if version.ray_max_pod_sets is None
+                   else (len(groups) + 1, version.ray_max_pod_sets))
+    if count > most:
+        errors.append(FieldError("Too many", f"{path}.workerGroupSpecs", None, f"{count}: must have at most {most} items"))
     errors += [forbidden(f"{path}.workerGroupSpecs[{i}].groupName", f'"{HEAD}" is reserved for the head group')
                for i, g in enumerate(groups) if g.get("groupName") == HEAD]
     return errors
+
+
+def webhook(obj: dict[str, Any], source: Source | None, version: KueueVersion) -> None:
+    """Kueue's RayCluster webhook's validateCreate of a managed RayCluster, in the version's words."""
+    if mapping(mapping(obj.get("metadata")).get("labels")).get(QUEUE_NAME_LABEL):
+        errors = spec_errors(mapping(obj.get("spec")), "spec", version.raycluster_autoscaling, version)
+        if errors:
+            raise webhook_denied("vraycluster.kb.io", obj, errors, source)
 
 
 @by_identity
 def from_object(obj: dict[str, Any], source: Source | None) -> PodSetsJob:
     meta = object_meta(obj, source)
     spec = mapping(obj.get("spec"))
-    if meta.labels.get(QUEUE_NAME_LABEL):
-        errors = spec_errors(spec, "spec")
-        if errors:
-            raise webhook_denied("vraycluster.kb.io", obj, errors, source)
     return PodSetsJob(meta, KIND, GROUP, pod_sets(obj, spec, "spec", meta.annotations, source), source=source)

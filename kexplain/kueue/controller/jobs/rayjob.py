@@ -15,6 +15,7 @@ from kexplain.kueue.apis.meta import object_meta
 from kexplain.kueue.apis.once import by_identity
 from kexplain.kueue.apis.workload import PodSet
 from kexplain.kueue.controller.jobs import raycluster
+from kexplain.kueue.versions import KueueVersion
 from kexplain.kueue.controller.jobs.podsets import PodSetsJob, mapping, template_at, webhook_denied
 
 KIND = "RayJob"
@@ -70,7 +71,7 @@ def pod_sets(obj: Mapping[str, Any], source: Source | None) -> tuple[PodSet, ...
     return tuple(sets)
 
 
-def _refused(obj: Mapping[str, Any], spec: Mapping[str, Any], source: Source | None) -> None:
+def _refused(obj: Mapping[str, Any], spec: Mapping[str, Any], source: Source | None, version: KueueVersion) -> None:
     """The webhook's validateCreate of a managed RayJob that does not use an existing cluster."""
     cluster = spec.get("rayClusterSpec")
     if not isinstance(cluster, Mapping):
@@ -80,9 +81,24 @@ def _refused(obj: Mapping[str, Any], spec: Mapping[str, Any], source: Source | N
     errors = [] if spec.get("shutdownAfterJobFinishes") is True else [invalid_typed(
         "spec.shutdownAfterJobFinishes", bool(spec.get("shutdownAfterJobFinishes")),
         "a kueue managed job should delete the cluster after finishing")]
-    errors += raycluster.spec_errors(cluster, "spec.rayClusterSpec", raycluster.AUTOSCALING_RAYJOB)
+    errors += raycluster.spec_errors(cluster, "spec.rayClusterSpec", raycluster.AUTOSCALING_RAYJOB, version)
     if errors:
         raise webhook_denied("vrayjob.kb.io", obj, errors, source)
+
+
+def webhook(obj: dict[str, Any], source: Source | None, version: KueueVersion) -> None:
+    """Kueue's RayJob webhook's validateCreate of a managed RayJob (the version's limits)."""
+    if not mapping(mapping(obj.get("metadata")).get("labels")).get(QUEUE_NAME_LABEL):
+        return
+    spec = mapping(obj.get("spec"))
+    selector = spec.get("clusterSelector")
+    if isinstance(selector, Mapping) and selector:
+        if isinstance(spec.get("rayClusterSpec"), Mapping):
+            raise webhook_denied("vrayjob.kb.io", obj, [invalid_typed(
+                "spec.clusterSelector", dict(selector), "a kueue managed job should not use an existing cluster")],
+                source)
+        return
+    _refused(obj, spec, source, version)
 
 
 @by_identity
@@ -91,11 +107,7 @@ def from_object(obj: dict[str, Any], source: Source | None) -> PodSetsJob:
     spec = mapping(obj.get("spec"))
     selector = spec.get("clusterSelector")
     if isinstance(selector, Mapping) and selector:
-        if meta.labels.get(QUEUE_NAME_LABEL) and isinstance(spec.get("rayClusterSpec"), Mapping):
-            raise webhook_denied("vrayjob.kb.io", obj, [invalid_typed(
-                "spec.clusterSelector", dict(selector), "a kueue managed job should not use an existing cluster")],
-                source)
         return PodSetsJob(meta, KIND, GROUP, (), skipped=SKIPPED, source=source)
-    if meta.labels.get(QUEUE_NAME_LABEL):
-        _refused(obj, spec, source)
+    if not isinstance(spec.get("rayClusterSpec"), Mapping):     # (refused, managed, by `webhook`)
+        return PodSetsJob(meta, KIND, GROUP, (), skipped="no spec.rayClusterSpec", source=source)
     return PodSetsJob(meta, KIND, GROUP, pod_sets(obj, source), source=source)
