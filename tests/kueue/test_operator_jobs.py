@@ -294,3 +294,14 @@ def test_worker_groups_that_are_no_list_are_refused() -> None:
     obj["spec"]["rayClusterSpec"]["workerGroupSpecs"] = "x"
     with pytest.raises(InputError, match="spec.rayClusterSpec.workerGroupSpecs"):
         _workload(obj)
+
+
+def test_a_stored_group_workload_is_its_groups_only() -> None:
+    wpc = {"high": PriorityClass("high", 1000)}
+    parts = kueue_objects(_lws(), None)
+    jobs = [integration_for(p["kind"], p["apiVersion"]).from_object(p, None) for p in parts]
+    first = reconcile(jobs[0], {}, NOW, {}, wpc).workload
+    existing = {UID: first}             # the cluster's Workloads by owner uid: group 0's
+    assert reconcile(jobs[0], existing, NOW, {}, wpc).workload is first
+    second = reconcile(jobs[1], existing, NOW, {}, wpc)
+    assert second.created and second.workload.meta.name != first.meta.name

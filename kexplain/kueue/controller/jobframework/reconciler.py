@@ -60,6 +60,9 @@ def reconcile(job: GenericJob, existing: Mapping[str, WorkloadObject], now: date
     if getattr(job, "skipped", ""):             # JobWithSkip: Kueue leaves it alone
         return JobOutcome(job, error=job.skipped)  # type: ignore[attr-defined]
     owned = existing.get(job.meta.uid) if job.meta.uid else None
+    if owned is not None and getattr(job, "owner_name", ""):   # (one of several: a LeaderWorkerSet's group)
+        name = workload_name(job.workload_owner_name(), job.meta.uid, job.kind, job.group)  # type: ignore[attr-defined]
+        owned = owned if owned.meta.name == name else None      # (the pass finds a stored one by its name)
     if owned is not None:
         return JobOutcome(job, owned)
     try:
