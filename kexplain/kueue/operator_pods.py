@@ -22,7 +22,7 @@ from typing import Any, Mapping
 from kexplain.apimachinery.identity import generated_name, object_uid
 from kexplain.kueue.apis import constants as c
 from kexplain.kueue.apis.workload import PodSet
-from kexplain.kueue.controller.jobs.appwrapper import _steps, component_pod_sets
+from kexplain.kueue.controller.jobs.appwrapper import path_steps, component_pod_sets
 from kexplain.kueue.podset import PodSetInfo, merged
 
 MANAGED_LABEL = "kueue.x-k8s.io/managed"
@@ -104,7 +104,7 @@ def _lws(obj: Mapping[str, Any], sets: tuple[PodSet, ...], index: int) -> list[M
 
 def _set_at(obj: dict[str, Any], path: str, value: Any) -> None:
     """Put `value` at a pod set's path within a component's template (the path read, `appwrapper`)."""
-    steps = _steps(path)
+    steps = path_steps(path)
     if not steps:
         obj.clear()
         obj.update(value)

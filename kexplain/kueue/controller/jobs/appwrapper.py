@@ -33,7 +33,7 @@ class BadPath(ValueError):
     """getValueAtPath refused the path (its words)."""
 
 
-def _steps(path: str) -> list[str | int]:
+def path_steps(path: str) -> list[str | int]:
     """The keys and indexes of a pod set's path (`template.spec.replicatedJobs[0].template`)."""
     if not path.startswith(ROOT):
         raise BadPath("first element of the path must be 'template'")
@@ -60,7 +60,7 @@ def _steps(path: str) -> list[str | int]:
 def value_at(obj: Any, path: str) -> Any:
     """getValueAtPath: the value at `path` within the component's template `obj`."""
     cursor = obj
-    for step in _steps(path):
+    for step in path_steps(path):
         if isinstance(step, int):
             if not isinstance(cursor, list) or not 0 <= step < len(cursor):
                 raise BadPath(f"out of bounds index '{step}'")
