@@ -198,9 +198,10 @@ def operator_objects(obj: Mapping[str, Any], sets: tuple[PodSet, ...], infos: li
         owner_kind = "RayCluster"
         owner_name = _generated("RayCluster", str(_meta(obj).get("namespace") or "default"),
                                 f"{owner_name}-raycluster-", 1)[0]
-    elif kind == LWS:
-        owner_kind, owner_name = "StatefulSet", owner_name
+    elif kind == LWS:       # the leader StatefulSet NAME; a group's workers, its StatefulSet NAME-INDEX
+        owner_kind = "StatefulSet"
     owner = _owner(obj, owner_kind, owner_name)
+    group = _owner(obj, owner_kind, f"{owner_name}-{index}") if kind == LWS else owner
     out: list[tuple[dict[str, Any], str]] = []
     for i, m in enumerate(made):
         template = m.template if infos is None or i >= len(infos) else merged(m.template, infos[i])
@@ -208,6 +209,6 @@ def operator_objects(obj: Mapping[str, Any], sets: tuple[PodSet, ...], infos: li
             out.append((_job(obj, m.job, template), m.pod_set))
             continue
         names = m.names if infos is not None or kind == LWS else (m.names or (m.job,))[:1]
-        pods = [_pod(obj, n, template, owner) for n in names]
+        pods = [_pod(obj, n, template, owner if n == f"{owner_name}-{index}" else group) for n in names]
         out.extend((_gated(p) if infos is None and kind == LWS else p, m.pod_set) for p in pods)
     return out

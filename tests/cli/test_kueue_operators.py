@@ -184,3 +184,15 @@ def test_the_page_has_kueues_answer_for_each_pod_set(tmp_path: Path) -> None:
     html = page.read_text()
     assert f"Workload team-a/{WORKLOAD} is admitted in ClusterQueue\nteam-a-cq" in html
     assert "tune-raycluster-" in html and "on-demand-large" in html
+
+
+def test_a_leaderworkersets_pods_are_owned_by_its_statefulsets(tmp_path: Path) -> None:
+    from kexplain.kueue.operator_pods import operator_objects
+    from kexplain.kueue.apis.workload import PodSet
+    lws = {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+           "metadata": {"name": "serve", "namespace": "team-a"}, "spec": {}}
+    made = operator_objects(lws, (PodSet("leader", 1, {"spec": _spec("1")}), PodSet("worker", 2, {"spec": _spec("1")})),
+                            None, index=1)
+    owners = {m["metadata"]["name"]: m["metadata"]["ownerReferences"][0]["name"] for m, _ in made}
+    assert owners == {"serve-1": "serve", "serve-1-1": "serve-1", "serve-1-2": "serve-1"}
+    assert all(g["name"] == "kueue.x-k8s.io/admission" for m, _ in made for g in m["spec"]["schedulingGates"][:1])
