@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 from typing import Any, Mapping
 
 from kexplain.explain.inputs import Loaded
-from kexplain.kueue.apis.constants import ADMISSION_GATE, FINISHED, QUOTA_RESERVED
+from kexplain.kueue.apis.constants import ADMISSION_GATE, FINISHED, POD_GROUP_NAME_LABEL, QUOTA_RESERVED
 from kexplain.kueue.objects import ADMITTED, READ_KINDS, Objects, is_kueue, kind_of, managed, meta_of, of_kinds
 
 @dataclass
@@ -126,8 +126,10 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
     if not (chosen or stored) or not any(is_kueue(o) for o, _ in context):     # (nothing held: no pass)
         return LiveKueue(out)
     from kexplain.kueue.started import live_run, stored_status      # the pass: only now (see `Chain`)
-    passed, done, doc = live_run([dict(pods[i]) for i in chosen], context,
+    mates = group_mates([pods[i] for i in chosen], cluster)         # (Kueue loads a pod group whole)
+    passed, done, doc = live_run([*(dict(pods[i]) for i in chosen), *mates], context,
                                  now or datetime.now(timezone.utc).replace(microsecond=0), version=version)
+    passed = passed[:len(chosen)]
     for i, (made, answer) in zip(chosen, passed):
         pod = pods[i]
         started = answer.get("verdict") == ADMITTED and admission_gated(pod) and not admission_gated(made)
@@ -136,6 +138,37 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
     items = {str(w.get("workload")): w for w in (doc.get("explanation") or {}).get("workloads") or ()}
     held = [_held(obj, done, items, stored_status(obj)) for obj in stored]
     return LiveKueue(out, [h for h in held if h.workload not in told])
+
+
+def _pod_labels(obj: Any) -> tuple[str, str, Mapping[str, Any]]:
+    """A pod's namespace, name and labels (a dump's bound pod: read from its view, not decoded)."""
+    view = getattr(obj, "view", None)
+    if view is not None and view.metadata is not None:
+        meta = view.metadata
+        return meta.namespace or "default", meta.name or "", meta.labels or {}
+    meta = meta_of(obj)
+    labels = meta.get("labels")
+    return str(meta.get("namespace") or "default"), str(meta.get("name") or ""), \
+        labels if isinstance(labels, Mapping) else {}
+
+
+def group_mates(pods: list[Mapping[str, Any]], cluster: Objects) -> list[dict[str, Any]]:
+    """The cluster's other pods of the pod groups (`kueue.x-k8s.io/pod-group-name`) of `pods`: Kueue
+    builds a group's Workload of all its pods, whichever one is asked about."""
+    asked = {(ns, name) for ns, name, _ in map(_pod_labels, pods)}
+    groups = {(ns, str(labels[POD_GROUP_NAME_LABEL])) for ns, _, labels in map(_pod_labels, pods)
+              if labels.get(POD_GROUP_NAME_LABEL)}
+    if not groups:
+        return []
+    out = []
+    for obj, _ in cluster:
+        if getattr(obj, "view", None) is None and kind_of(obj) != "Pod":     # (a dump's pod: its view says)
+            continue
+        namespace, name, labels = _pod_labels(obj)
+        if (namespace, str(labels.get(POD_GROUP_NAME_LABEL) or "")) in groups and (namespace, name) not in asked:
+            asked.add((namespace, name))
+            out.append(dict(obj.obj) if hasattr(obj, "obj") else dict(obj))
+    return out
 
 
 def _held_in_cluster(obj: Mapping[str, Any]) -> bool:

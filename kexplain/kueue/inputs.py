@@ -24,6 +24,7 @@ from kexplain.kueue.config import KueueConfig, is_configuration, parse_configura
 from kexplain.kueue.controller.jobframework.interface import GenericJob
 from kexplain.kueue.controller.jobs import integration_for
 from kexplain.kueue.controller.jobs.parents import kueue_objects
+from kexplain.kueue.controller.jobs import pod_webhook
 from kexplain.kueue.objects import makes_managed
 from kexplain.kueue import versions
 from kexplain.kueue.versions import KueueVersion
@@ -102,7 +103,7 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
     if any(makes_managed(o) for o, _ in submitted):     # what Kueue meets of them (`jobs.parents`)
         submitted = [(part, s) for o, s in submitted for part in kueue_objects(o, s)]
     out = KueueInputs(submitted=tuple(submitted), cluster=tuple(cluster), validate=validate)
-    pods = [(o, s) for o, s in submitted if isinstance(o, dict) and _kind(o) == "Pod"
+    pods = [(pod_webhook.default(o), s) for o, s in submitted if isinstance(o, dict) and _kind(o) == "Pod"
             and integration_for("Pod", str(o.get("apiVersion") or "")) is not None]
     admitted_pods = iter([_with_uid(o) for o, _ in pods] if stored else
                          _admitted_pods(pods, [*submitted, *cluster], validate))

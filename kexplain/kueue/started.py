@@ -18,7 +18,7 @@ from kexplain.kueue.controller.jobs.leaderworkerset import group_index
 from kexplain.kueue.objects import LEADER_WORKER_SET
 from kexplain.kueue.podset import Conflict, PodSetInfo, infos, merged
 from kexplain.kueue.run import Pass, Settings, run_pass
-from kexplain.kueue.controller.jobs import integration_for
+from kexplain.kueue.controller.jobs import integration_for, podgroup
 from kexplain.kueue.controller.jobs.parents import kueue_objects
 from kexplain.kueue.workload.workload import Workload, has_quota_reservation, is_admitted
 
@@ -54,6 +54,7 @@ def held_or_started(objs: Objects, submitted: list[int], context: Objects, *, va
     outcomes = iter(done.outcomes)
     out: list[tuple[Any, Any]] = []
     answers: Answers = {}
+    told: set[tuple[str, str]] = set()
     for i, (obj, src) in enumerate(objs):
         if i not in chosen:
             out.append((obj, src))
@@ -65,12 +66,26 @@ def held_or_started(objs: Objects, submitted: list[int], context: Objects, *, va
             made, answer = started(part, next(outcomes), done, doc)
             if fixes is not None and answer.get("verdict") not in (ADMITTED, NOT_CREATED):
                 answer["suggestions"] = list(found.get(str(answer.get("workload")), ()))
+            if _told(answer, told):     # a group's later pods: Kueue's message, not the whole answer again
+                answer.pop("explanation", None)
+                answer.pop("suggestions", None)
             if kind_of(part) == "JobSet":     # (the claims its controller creates: they join the cluster)
                 out.extend((claim, src) for claim in volume_claims(part))
             for n, m in enumerate(made):
                 out.append((m, src))
                 answers[object_key(m)] = _for_made(answer, m, n)
     return out, answers
+
+
+def _told(answer: Mapping[str, Any], told: set[tuple[str, str]]) -> bool:
+    """Whether `answer`'s pod group was answered in full already (remembered in `told`)."""
+    group = answer.get("podGroup")
+    if not group:
+        return False
+    key = (str(group["namespace"]), str(group["name"]))
+    seen = key in told
+    told.add(key)
+    return seen
 
 
 def parts(objs: Objects, submitted: list[int], outcomes: list[JobOutcome]
@@ -100,6 +115,8 @@ def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[s
     kind = kind_of(obj)
     if kind in OPERATOR_KINDS:      # (an operator's kind: its pods, `operator_pods`)
         return _operator(obj, outcome, pod_sets, answer)
+    if pod_sets is not None and outcome.pod_set:       # a pod of a group: its role's pod set
+        pod_sets = [p for p in pod_sets if p.name == outcome.pod_set]
     try:
         if kind == "Pod":
             made = [_pod(obj, pod_sets)]
@@ -143,11 +160,16 @@ def _answer(obj: Mapping[str, Any], outcome: JobOutcome, done: Pass, doc: Mappin
     out: dict[str, Any] = {"kueueVersion": done.settings.version.label,
                            "object": {"kind": kind, "namespace": namespace, "name": name},
                            "queueName": outcome.queue_name}
+    group = pod_group(outcome, done)
+    if group:
+        out["podGroup"] = group
     if outcome.workload is None:
         out.update(verdict=NOT_CREATED, error=outcome.error)
         return out
     key = outcome.workload.meta.key
     out["workload"] = key
+    if outcome.pod_set:
+        out["podSet"] = outcome.pod_set
     wl = done.workloads.get(key)
     item = next((w for w in (doc.get("explanation") or {}).get("workloads") or () if w.get("workload") == key), None)
     shown = next((w for w in doc.get("workloads") or () if f"{w.get('namespace')}/{w.get('name')}" == key), None)
@@ -166,6 +188,18 @@ def _answer(obj: Mapping[str, Any], outcome: JobOutcome, done: Pass, doc: Mappin
     if shown is not None:
         out["conditions"] = shown.get("conditions") or []
     return out
+
+
+def pod_group(outcome: JobOutcome, done: Pass) -> dict[str, Any]:
+    """A pod of a group: the group (its name, the total count its first pod announces, its pods by
+    name as the pass met them); {} for any other job."""
+    name = podgroup.group_name(outcome.job)
+    if not name:
+        return {}
+    namespace = outcome.job.meta.namespace
+    pods = done.group_pods(namespace, name)
+    total = outcome.job.meta.annotations.get(podgroup.GROUP_TOTAL_COUNT_ANNOTATION, "")
+    return {"name": name, "namespace": namespace, "totalCount": total, "pods": pods}
 
 
 def _starts(wl: Workload) -> bool:

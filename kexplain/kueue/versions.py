@@ -44,6 +44,11 @@ class KueueVersion:
     # lists every short resource (v0.19.0, kueue #12378: the loop became a closure whose early
     # return no longer stops it).
     every_short_resource: bool = False
+    # The most roles (pod sets) a pod group may have: 8 (v0.17), jobframework.MaxPodSets 18 (v0.19).
+    max_pod_group_roles: int = 8
+    # PodIntegrationValidateGroupOwner (on since v0.18): a Workload named as a pod group that the pod
+    # group framework did not create (no `kueue.x-k8s.io/is-group-workload` annotation) is not adopted.
+    validate_group_owner: bool = False
     # Kueue's Ray webhooks (a RayCluster's, a RayJob's cluster): at most 7 worker groups (v0.17), or
     # at most MaxPodSets pod sets, the head's and the worker groups' (v0.19.0: 18).
     ray_max_pod_sets: int | None = None
@@ -63,8 +68,8 @@ VERSIONS: dict[str, KueueVersion] = {
     "0.19": replace(BASE, minor="0.19", release="v0.19.2", commit="8eab68778fc1b52affe165fdf5af29d1e9b4f3cb",
                     equivalence_hashing=True, namespace_mismatch=NAMESPACE_MISMATCH_0_19, preserve_scan_progress=True,
                     no_candidates_rank_lowest=True, pods_request_copied=True, check_states_named=True,
-                    every_short_resource=True, ray_max_pod_sets=18,
-                    raycluster_autoscaling=RAYCLUSTER_AUTOSCALING_0_19),
+                    every_short_resource=True, max_pod_group_roles=18, validate_group_owner=True,
+                    ray_max_pod_sets=18, raycluster_autoscaling=RAYCLUSTER_AUTOSCALING_0_19),
 }
 DEFAULT = "0.17"
 

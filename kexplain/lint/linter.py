@@ -599,6 +599,8 @@ class Linter:
             if f.rule in _VERDICT_RULES or f.rule == "not-created":
                 f = replace(f, message=f"{held}; {f.message}" if held else f.message,
                             details={**f.details, "kueue": said})
+            if held and f.rule == "not-created":        # suspended by Kueue, not by its author: a warning
+                f = replace(f, rule=KUEUE_HELD)
             if "job" in said:
                 f = replace(f, message=f"Job {ObjectRef.of(job).namespace}/{said['job']}: {f.message}")
             out.append(f)
@@ -1343,6 +1345,7 @@ class _Queued:
 _LIST_LIMIT = 10
 # the rules of a verdict on where an object's pods go (one per object scheduled)
 _VERDICT_RULES = frozenset({"fits", "unschedulable", "replicas", "preemption", "gated", "scheduler-error"})
+KUEUE_HELD = "kueue-held"      # a job Kueue keeps suspended (tables.json)
 
 
 def _name_list(names: Iterable[str]) -> str:

@@ -105,11 +105,15 @@ def _answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
     kind = str(obj.get("kind"))
     what = f"{kind} {obj.get('namespace')}/{obj.get('name')}"
     version = str(answer.get("kueueVersion") or "").split(" (")[0]
-    head = f"Kueue {version}, LocalQueue {answer.get('queueName')}" + (f" ({what})" if answer.get("podSet") else "") \
-        + ": "
+    group = answer.get("podGroup") or {}
+    whose = f"pod group {group.get('name')}, {what}" if group else what
+    head = f"Kueue {version}, LocalQueue {answer.get('queueName')}" \
+        + (f" ({whose})" if answer.get("podSet") or group else "") + ": "
     verdict = answer.get("verdict")
     if verdict == "NotCreated":
-        return [Block(Text(head + f"no Workload for {what}: {answer.get('error')}; {HELD.get(kind, '')}",
+        target = (f"pod group {group.get('namespace')}/{group.get('name')} ({len(group.get('pods') or ())} pod(s), "
+                  f"total count {group.get('totalCount') or 'not set'})") if group else what
+        return [Block(Text(head + f"no Workload for {target}: {answer.get('error')}; {HELD.get(kind, '')}",
                            style="bold"), gap=False)]
     workload = answer.get("workload")
     if verdict == "Admitted":

@@ -54,7 +54,9 @@ def test_an_unknown_node_is_one_line_and_exit_2():
     code, env = run("node-z", "--nodes", str(FIXTURE))
     assert code == 2 and env.out == ""
     lines = env.err.strip().splitlines()
-    assert len(lines) == 1 and "node 'node-z' not found" in lines[0] and "drain.yaml" in lines[0]
+    assert len(lines) == 1 and "node 'node-z' not found" in lines[0] and lines[0].count("drain.yaml") == 1
+    code, env = run("node-z", "--nodes", str(FIXTURE), "--nodes", str(FIXTURE))
+    assert code == 2 and env.err.strip() == f"error: node 'node-z' not found in {FIXTURE}, {FIXTURE}"
 
 
 def test_yaml_is_the_same_document():

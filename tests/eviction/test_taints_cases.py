@@ -7,51 +7,34 @@ folder is there. Documents are compared by the comparison tool's own `compare`
 README's rules the same way."""
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kexplain.cli.app import main
-from tests.support.cli_helpers import TestEnvironment
 from tests.support.paths import ROOT, TESTS
+from tests.support.shared_tools import comparison_tool, expected_file, family_cases, run_json
 
 BUNDLED = TESTS / "eviction" / "cases"
 SHARED = ROOT.parent / "shared" / "eviction"
-TOOL = ROOT.parent / "shared" / "tools" / "eviction.py"
 MINORS = ("1.33", "1.34", "1.35", "1.36")
 KEYS = ("noExecuteTaints", "pods", "events")
 
 
-def _tool() -> Any:
-    if not TOOL.is_file():
-        return None
-    spec = importlib.util.spec_from_file_location("eviction_compare_tool", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)        # type: ignore[union-attr]
-    return module
-
-
-COMPARE_TOOL = _tool()
+COMPARE_TOOL = comparison_tool("eviction")
 
 
 def cases(root: Path) -> list[Path]:
-    return sorted(p for p in root.glob("taints-*") if (p / "expected.json").is_file()) if root.is_dir() else []
+    return family_cases(root, "taints")
 
-
-def expected_file(case: Path, minor: str) -> Path:
-    return case / ("expected.json" if minor == "1.36" else f"expected-v{minor}.json")
 
 
 def run_case(case: Path, minor: str) -> tuple[int, dict[str, Any], str]:
     params = json.loads((case / "params.yaml").read_text())
     argv = ["evict", "taints", params["node"], "--nodes", str(case / "cluster.yaml"), "--now", params["now"],
             "--kubernetes-version", minor, "-o", "json"]
-    env = TestEnvironment()
-    code = main(argv, env)
-    return code, (json.loads(env.out) if env.out.strip() else {}), env.err
+    return run_json(argv)
 
 
 def differences(want: dict[str, Any], got: dict[str, Any], minor: str) -> list[str]:

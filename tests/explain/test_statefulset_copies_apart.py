@@ -14,16 +14,9 @@ import pytest
 from kexplain.cli.app import main
 from kexplain.controllers.workloads import Copies
 from kexplain.lint.linter import LintOptions, lint
-from tests.support.cli_helpers import TestEnvironment
+from tests.support.cli_helpers import TestEnvironment, node_yaml
 
-CLUSTER = """\
-apiVersion: v1
-kind: Node
-metadata:
-  name: a1
-  labels: {kubernetes.io/hostname: a1, topology.kubernetes.io/zone: a}
-status:
-  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
+CLUSTER = node_yaml("a1", "a", "4", "8Gi", allocatable=False) + """\
 ---
 apiVersion: storage.k8s.io/v1
 kind: StorageClass

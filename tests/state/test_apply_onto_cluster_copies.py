@@ -12,25 +12,9 @@ from kexplain.cli.app import main
 from kexplain.lint.linter import LintOptions, lint
 from kexplain.state.apply import onto_cluster
 from kexplain.errors import Source
-from tests.support.cli_helpers import TestEnvironment
+from tests.support.cli_helpers import TestEnvironment, node_yaml
 
-NODES = """\
-apiVersion: v1
-kind: Node
-metadata:
-  name: a1
-  labels: {kubernetes.io/hostname: a1, topology.kubernetes.io/zone: a}
-status:
-  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
----
-apiVersion: v1
-kind: Node
-metadata:
-  name: b1
-  labels: {kubernetes.io/hostname: b1, topology.kubernetes.io/zone: b}
-status:
-  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
-"""
+NODES = "---\n".join(node_yaml(name, zone, "4", "8Gi", allocatable=False) for name, zone in (("a1", "a"), ("b1", "b")))
 STORAGE_CLASS = """\
 apiVersion: storage.k8s.io/v1
 kind: StorageClass

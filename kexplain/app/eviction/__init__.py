@@ -107,8 +107,9 @@ def node_named(state: ClusterState, name: str, paths: tuple[str, ...]) -> dict:
     """The Node `name` as admitted, or bad input naming the files it is not in."""
     info = state.snapshot.get(name)
     if info is None:
-        raise InputError(f"node {name!r} not found in {', '.join(paths) or 'the cluster'}",
-                         source=Source(paths[0]) if paths else None)
+        if len(paths) == 1:
+            raise InputError(f"node {name!r} not found in this file", source=Source(paths[0]))
+        raise InputError(f"node {name!r} not found in {', '.join(paths) or 'the cluster'}")
     return info.node.obj
 
 

@@ -10,6 +10,7 @@ PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"       # a WorkloadPriorit
 JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 JOB_MIN_PARALLELISM_ANNOTATION = "kueue.x-k8s.io/job-min-parallelism"
 ADMISSION_GATE = "kueue.x-k8s.io/admission"                   # the pod webhook's scheduling gate
+POD_GROUP_NAME_LABEL = "kueue.x-k8s.io/pod-group-name"        # a pod group's (podconstants.GroupNameLabel)
 
 DEFAULT_POD_SET_NAME = "main"
 DEFAULT_PRIORITY = 0

@@ -15,6 +15,18 @@ from kexplain.kueue.controller.jobframework.interface import GenericJob
 from kexplain.kueue.controller.jobframework.naming import workload_name
 from kexplain.kueue.controller.jobframework.priority import PriorityNotFound, extract_priority
 
+REASON_ERR_WORKLOAD_COMPOSE = "ErrWorkloadCompose"
+
+
+class UnretryableError(Exception):
+    """A job of which no Workload can be built as it is (jobframework.UnretryableError); `event`: the
+    reconciler records its text as an ErrWorkloadCompose warning on the job."""
+
+    def __init__(self, message: str, event: bool = False) -> None:
+        super().__init__(message)
+        self.event = event
+
+
 NOT_MANAGED = "no kueue.x-k8s.io/queue-name label: not managed by Kueue (manageJobsWithoutQueueName=false)"
 
 
@@ -26,6 +38,8 @@ class JobOutcome:
     workload: WorkloadObject | None = None
     created: bool = False           # a new Workload (the CreatedWorkload event)
     error: str = ""
+    events: tuple[tuple[str, str, str], ...] = ()      # (type, reason, message) recorded on the job
+    pod_set: str = ""               # a pod of a group: the pod set (its role) it is one of
 
     @property
     def queue_name(self) -> str:
@@ -34,8 +48,15 @@ class JobOutcome:
 
 def construct_workload(job: GenericJob, created: datetime, priority_classes: Mapping[str, PriorityClass],
                        workload_priority_classes: Mapping[str, PriorityClass]) -> WorkloadObject:
-    """constructWorkload then prepareWorkload; PriorityNotFound when the class it names is missing."""
+    """constructWorkload (a ComposableJob's own: `construct_composable_workload`, UnretryableError) then
+    prepareWorkload; PriorityNotFound when the class it names is missing."""
     meta = job.meta
+    composable = getattr(job, "construct_composable_workload", None)
+    if composable is not None:
+        wl = composable(created)
+        ref, priority = extract_priority(meta.labels, job.pod_priority_class_name(), workload_priority_classes,
+                                         priority_classes)
+        return replace(wl, spec=replace(wl.spec, priority=priority, priority_class=ref))
     labels = {JOB_UID_LABEL: meta.uid} if meta.uid and not is_label_value(meta.uid) else {}
     ref, priority = extract_priority(meta.labels, job.pod_priority_class_name(), workload_priority_classes,
                                      priority_classes)
@@ -69,4 +90,7 @@ def reconcile(job: GenericJob, existing: Mapping[str, WorkloadObject], now: date
         wl = construct_workload(job, now, priority_classes, workload_priority_classes)
     except PriorityNotFound as e:
         return JobOutcome(job, error=str(e))
+    except UnretryableError as e:
+        events = (("Warning", REASON_ERR_WORKLOAD_COMPOSE, str(e)),) if e.event else ()
+        return JobOutcome(job, error=str(e), events=events)
     return JobOutcome(job, replace(wl), created=True)
