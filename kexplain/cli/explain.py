@@ -231,7 +231,8 @@ def explain_files_single(env: Environment, files: Files, options: RunOptions, au
                                                node_group=node_group, node_pool=node_pool), shown.svg)
     if shown.html:
         save_page(shown.html, page_of_single(files, options, trace))
-    return aggregate([for_trace(trace), *left_out, *rejected_bound(single.kubelet_rejected)])
+    held = [ExitStatus.UNSCHEDULABLE] if (trace.get("kueue") or {}).get("idle") else []    # (Kueue holds it: no pod)
+    return aggregate([for_trace(trace), *held, *left_out, *rejected_bound(single.kubelet_rejected)])
 
 
 def rejected_bound(count: int) -> list[ExitStatus]:

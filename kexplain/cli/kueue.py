@@ -82,7 +82,8 @@ def command(
     # would otherwise rescan.
     with bulk_load(freeze=True):
         inputs = load(workloads, nodes, max_bytes=max_input_size, max_objects=max_objects, validate=validate,
-                      stdin=env.stdin, namespace=namespace, extra=read_kueue_config(kueue_config, max_input_size))
+                      stdin=env.stdin, namespace=namespace, extra=read_kueue_config(kueue_config, max_input_size),
+                      version=settings.version)
         for warning in inputs.warnings:
             env.error(f"warning: {warning}")
         if node_groups is not None:

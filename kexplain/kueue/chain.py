@@ -48,7 +48,7 @@ class Chain:
         """`loaded` with each batch entry Kueue answered for carrying the answer (`Entry.kueue`)."""
         if not self.answers:
             return loaded
-        loaded.batch = [replace(e, kueue=self.answers[(e.kind, e.namespace, e.name)])
+        loaded.batch = [_answered(e, self.answers[(e.kind, e.namespace, e.name)])
                         if (e.kind, e.namespace, e.name) in self.answers else e for e in loaded.batch]
         return loaded
 
@@ -61,6 +61,13 @@ class Chain:
             if found is None and isinstance(ref, Mapping):
                 found = self.answers.get((str(ref.get("kind")), namespace, str(ref.get("name"))))
         return found
+
+
+def _answered(entry: Any, answer: dict[str, Any]) -> Any:
+    """The entry with Kueue's answer; a held operator's pod set (`idle`: no pod exists) explained unbound."""
+    if answer.get("idle"):
+        return replace(entry, kueue=answer, idle=str(answer["idle"]), copies=1, replicated=False)
+    return replace(entry, kueue=answer)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,8 @@ from kexplain.kueue.controller.jobs import integration_for
 from kexplain.kueue.controller.jobs.parents import kueue_objects
 from kexplain.kueue.controller.jobs import pod_webhook
 from kexplain.kueue.objects import makes_managed
+from kexplain.kueue import versions
+from kexplain.kueue.versions import KueueVersion
 from kexplain.load.manifests import check_objects, load_objects
 
 Objects = Sequence[tuple[dict[str, Any], Source]]
@@ -95,7 +97,7 @@ def _with_uid(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict", stored: bool = False,
-              refused: list[KexplainError] | None = None) -> KueueInputs:
+              refused: list[KexplainError] | None = None, version: KueueVersion | None = None) -> KueueInputs:
     """Kueue's inputs from `submitted` and `cluster` objects already read: a refused Kueue object or job
     is bad input, or, given `refused`, left out as the API server leaves it and its error kept there;
     a submitted Pod is admitted unless `stored`."""
@@ -135,7 +137,7 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
                                    "WORKLOADS')")
                 continue
             stored = next(admitted_pods) if kind == "Pod" else _with_uid(obj)
-            _refusable(refused, lambda: out.jobs.append(integration.from_object(stored, src)))
+            _refusable(refused, lambda: out.jobs.append(_job(integration, stored, src, version)))
         elif kind not in ADMISSION_CONTEXT:
             out.ignored.append(f"{_described(obj)}: not a kind Kueue's admission reads")
     return out
@@ -146,6 +148,16 @@ def _read_configuration(out: KueueInputs, obj: Mapping[str, Any], src: Source) -
     out.config = parse_configuration(obj, src)
     if (note := out.config.note()) is not None and note not in out.warnings:
         out.warnings.append(note)
+
+
+def _job(integration: Any, obj: dict[str, Any], src: Source, version: KueueVersion | None) -> Any:
+    """The integration's job of `obj`, after its Kueue webhook's checks in the version's words (an
+    integration with a `webhook`: the operators' kinds)."""
+    job = integration.from_object(obj, src)
+    webhook = getattr(integration, "webhook", None)
+    if webhook is not None:
+        webhook(obj, src, version or versions.resolve(None))
+    return job
 
 
 def _refusable(refused: list[KexplainError] | None, read: Callable[[], object]) -> None:
@@ -200,9 +212,10 @@ def _read_kueue(out: KueueInputs, obj: dict[str, Any], src: Source, validate: st
 
 def load(workload_paths: Iterable[str], cluster_paths: Iterable[str], *, max_bytes: int, max_objects: int,
          validate: str = "strict", stdin: BinaryIO | None = None, namespace: str | None = None,
-         extra: Objects = ()) -> KueueInputs:
+         extra: Objects = (), version: KueueVersion | None = None) -> KueueInputs:
     """Read the files and make Kueue's inputs of them; `namespace`: -n, for the WORKLOADS files;
-    `extra`: cluster objects read otherwise (--kueue-config's Configuration), after the files'."""
+    `extra`: cluster objects read otherwise (--kueue-config's Configuration), after the files';
+    `version`: the release whose webhooks check the jobs (None: v0.17.8)."""
     submitted = load_objects(list(workload_paths), max_bytes, stdin, max_objects=max_objects, namespace=namespace)
     cluster = load_objects(list(cluster_paths), max_bytes, stdin, max_objects=max_objects) if cluster_paths else []
-    return inputs_of(submitted, [*cluster, *extra] if extra else cluster, validate=validate)
+    return inputs_of(submitted, [*cluster, *extra] if extra else cluster, validate=validate, version=version)

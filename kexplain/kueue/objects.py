@@ -17,10 +17,14 @@ MANAGER_CONFIG_MAP = "kueue-manager-config"     # (`kexplain.kueue.config_file`)
 # The kinds Kueue's integrations manage and their API groups: the registry's
 # (`kexplain.kueue.controller.jobs.INTEGRATIONS`; a test keeps the two in step), which is
 # imported only when Kueue's objects are there
-MANAGED_KINDS = {"Job": "batch", "Pod": "", "JobSet": "jobset.x-k8s.io", "StatefulSet": "apps"}
+MANAGED_KINDS = {"Job": "batch", "Pod": "", "JobSet": "jobset.x-k8s.io", "StatefulSet": "apps",
+                 "RayJob": "ray.io", "RayCluster": "ray.io", "LeaderWorkerSet": "leaderworkerset.x-k8s.io",
+                 "AppWrapper": "workload.codeflare.dev",
+                 **{k: "kubeflow.org" for k in ("PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "MPIJob")}}
 # The kinds whose controller makes what Kueue manages (`makes_managed`,
 # `kexplain.kueue.controller.jobs.parents`): a CronJob its Jobs, a Deployment its pods
 PARENT_KINDS = {"CronJob": "batch", "Deployment": "apps", "StatefulSet": "apps"}
+LEADER_WORKER_SET = "LeaderWorkerSet"       # Kueue meets it as its group replicas, a Workload each
 ADMITTED = "Admitted"
 QUOTA_RESERVED = "QuotaReserved"     # quota reserved, its admission checks not all Ready: still held
 
@@ -55,6 +59,8 @@ def makes_managed(obj: Any) -> bool:
     """A CronJob whose Jobs carry the queue-name label, or a Deployment or StatefulSet with it,
     whose controller makes at least one: Kueue manages what it makes."""
     kind = kind_of(obj)
+    if kind == LEADER_WORKER_SET and isinstance(obj, Mapping) and _group(obj) == MANAGED_KINDS[kind]:
+        return bool((meta_of(obj).get("labels") or {}).get(c.QUEUE_NAME_LABEL))    # (met as its group replicas)
     if not isinstance(obj, Mapping) or PARENT_KINDS.get(kind) != _group(obj) or kind not in PARENT_KINDS:
         return False
     spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}

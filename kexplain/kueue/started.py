@@ -13,6 +13,9 @@ from kexplain.kueue.controller.jobframework.reconciler import JobOutcome
 from kexplain.kueue.explain import explained_pass
 from kexplain.kueue.inputs import inputs_of
 from kexplain.kueue.jobset_jobs import REPLICATED_JOB_NAME, jobset_jobs, volume_claims
+from kexplain.kueue.operator_pods import KINDS as OPERATOR_KINDS, held_reason, operator_objects
+from kexplain.kueue.controller.jobs.leaderworkerset import group_index
+from kexplain.kueue.objects import LEADER_WORKER_SET
 from kexplain.kueue.podset import Conflict, PodSetInfo, infos, merged
 from kexplain.kueue.run import Pass, Settings, run_pass
 from kexplain.kueue.controller.jobs import integration_for, podgroup
@@ -26,14 +29,16 @@ COMPLETIONS_EQUAL_PARALLELISM = "kueue.x-k8s.io/job-completions-equal-parallelis
 NOT_CREATED = "NotCreated"      # the job reconciler made no Workload (`error` says why)
 GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})      # strconv.ParseBool's true
 Answers = dict[tuple[str, str, str], dict[str, Any]]
+POD_SET_OF = "_podSetOf"        # an operator's made objects' pod sets, while the answers are made
 
 
 def explained_run(submitted: Objects, context: Objects, *, validate: str, now: datetime,
                   version: str | None = None, stored: bool = False, capacity: Any = None) -> tuple[Pass, dict[str, Any]]:
     """One pass of Kueue over `submitted` and `context` (`stored`: read from an API server), explained;
     `capacity`: who answers its ProvisioningRequests (`Settings.capacity`)."""
-    done = run_pass(inputs_of(submitted, context, validate=validate, stored=stored),
-                    Settings(versions.resolve(version), now, capacity))
+    release = versions.resolve(version)
+    done = run_pass(inputs_of(submitted, context, validate=validate, stored=stored, version=release),
+                    Settings(release, now, capacity))
     return done, explained_pass(done)
 
 
@@ -114,6 +119,8 @@ def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[s
         except Conflict as err:
             answer["startError"] = str(err)
     kind = kind_of(obj)
+    if kind in OPERATOR_KINDS:      # (an operator's kind: its pods, `operator_pods`)
+        return _operator(obj, outcome, pod_sets, answer)
     if pod_sets is not None and outcome.pod_set:       # a pod of a group: its role's pod set
         pod_sets = [p for p in pod_sets if p.name == outcome.pod_set]
     try:
@@ -134,6 +141,24 @@ def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[s
         else:
             made = [_pod(obj, None) if kind == "Pod" else _job(obj, outcome, None)]
     return made, answer
+
+
+def _operator(obj: dict[str, Any], outcome: JobOutcome, pod_sets: list[PodSetInfo] | None, answer: dict[str, Any]
+              ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The pods (or Jobs) an operator makes of a job Kueue started, or its pod sets' templates while
+    held (`idle`: why no pod exists, said in the explained pods); a merge Kueue cannot make keeps it held."""
+    index = group_index(obj) if kind_of(obj) == LEADER_WORKER_SET else 0
+    sets = outcome.job.pod_sets()
+    try:
+        made = operator_objects(obj, sets, pod_sets, index)
+    except Conflict as err:
+        answer["startError"] = str(err)
+        pod_sets = None
+        made = operator_objects(obj, sets, None, index)
+    if pod_sets is None and kind_of(obj) != LEADER_WORKER_SET:
+        answer["idle"] = held_reason(obj)
+    answer[POD_SET_OF] = {object_key(m): name for m, name in made}
+    return [m for m, _ in made], answer
 
 
 def _answer(obj: Mapping[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -269,6 +294,10 @@ def _for_made(answer: dict[str, Any], made: Mapping[str, Any], index: int) -> di
     """The answer for one object made of a job: a JobSet's Job names its pod set (its replicated
     job), and only its first Job carries the explanation and the fixes (the others, Kueue's message)."""
     labels = meta_of(made).get("labels") or {}
+    if answer["object"]["kind"] in OPERATOR_KINDS:      # its own pod set; only its first object explained
+        dropped = (POD_SET_OF, "explanation", "suggestions") if index else (POD_SET_OF,)
+        own = (answer.get(POD_SET_OF) or {}).get(object_key(made))
+        return {**{k: v for k, v in answer.items() if k not in dropped}, **({"podSet": own} if own else {})}
     if kind_of(made) != "Job" or answer["object"]["kind"] != "JobSet":
         return answer
     out = {**answer, "podSet": str(labels.get(REPLICATED_JOB_NAME))}

@@ -48,6 +48,7 @@ from kexplain.lint.disruption_budgets import BUDGET_RULES, check_budgets
 from kexplain.kueue.lint_checks import LOCAL_QUEUE as KUEUE_LOCAL_QUEUE, NEVER_FITS as KUEUE_NEVER_FITS, \
     Started as KueueStarted, checked as kueue_checked, held_words as kueue_held_words
 from kexplain.kueue.objects import READ_KINDS as KUEUE_READ_KINDS, of_kinds as kueue_of_kinds
+from kexplain.kueue.operator_pods import KINDS as KUEUE_OPERATOR_KINDS
 from kexplain.lint.documents import Document, Location, line_of, line_of_field, read_documents, unwrap
 from kexplain.lint.node_groups import RULE as NO_NODE_GROUP, SUMMARY as NO_NODE_GROUP_SUMMARY
 from kexplain.lint.node_pools import RULE as NO_NODEPOOL, SUMMARY as NO_NODEPOOL_SUMMARY
@@ -582,6 +583,8 @@ class Linter:
         JobSet Kueue starts (`started`: its Jobs) that its schema, if one is given, does not refuse."""
         if started and ref.kind == "JobSet":
             return not any(f.level >= Severity.ERROR for f in self._schema_of(doc.obj, ref, doc)[0])
+        if started and ref.kind in KUEUE_OPERATOR_KINDS:     # (its operator's pods, `kueue.operator_pods`)
+            return True
         return valid and (ref.kind == "Pod" or ref.kind in WORKLOAD_KINDS) and is_builtin_kind(ref.api_version,
                                                                                                 ref.kind)
 

@@ -21,6 +21,15 @@ HELD = {"Job": "the Job stays suspended (no pod is created)",
         "StatefulSet": "its pods keep their scheduling gate (held together)"}
 STARTED = {"Job": "the Job is unsuspended", "Pod": "the Pod is ungated", "JobSet": "the JobSet is unsuspended",
            "StatefulSet": "the StatefulSet is started (its pods ungated together)"}
+# The operators' kinds (`kexplain.kueue.operator_pods`): held suspended, their operator creating no pod
+_OPERATORS = {"RayJob": "KubeRay creates no RayCluster", "RayCluster": "KubeRay creates no pod",
+              **{k: "the training operator creates no pod" for k in ("PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob",
+                                                                     "JAXJob")},
+              "MPIJob": "the MPI operator creates no pod", "AppWrapper": "its controller creates no component"}
+HELD |= {k: f"the {k} stays suspended ({why})" for k, why in _OPERATORS.items()}
+HELD["LeaderWorkerSet"] = "its group's pods keep their scheduling gate (held together)"
+STARTED |= {k: f"the {k} is unsuspended" for k in _OPERATORS}
+STARTED["LeaderWorkerSet"] = "its group's pods are ungated together"
 
 
 def _toleration(t: Mapping[str, Any]) -> str:

@@ -60,7 +60,8 @@ def construct_workload(job: GenericJob, created: datetime, priority_classes: Map
     labels = {JOB_UID_LABEL: meta.uid} if meta.uid and not is_label_value(meta.uid) else {}
     ref, priority = extract_priority(meta.labels, job.pod_priority_class_name(), workload_priority_classes,
                                      priority_classes)
-    wmeta = ObjectMeta(name=workload_name(meta.name, meta.uid, job.kind, job.group), namespace=meta.namespace,
+    owner = getattr(job, "workload_owner_name", lambda: meta.name)()     # (a LeaderWorkerSet's group: NAME-INDEX)
+    wmeta = ObjectMeta(name=workload_name(owner, meta.uid, job.kind, job.group), namespace=meta.namespace,
                        created=meta.created or created, labels=labels, owner_kind=job.kind, owner_name=meta.name,
                        owner_uid=meta.uid,      # the job's provreq annotations (admissioncheck.FilterProvReqAnnotations)
                        annotations={k: v for k, v in meta.annotations.items() if k.startswith(PROV_REQ_ANNOTATION_PREFIX)})
@@ -78,7 +79,12 @@ def reconcile(job: GenericJob, existing: Mapping[str, WorkloadObject], now: date
         return JobOutcome(job, error=NOT_MANAGED)
     if getattr(job, "not_modelled", ""):        # a kind kexplain does not model (`jobs.unmodelled`)
         return JobOutcome(job, error=job.not_modelled)  # type: ignore[attr-defined]
+    if getattr(job, "skipped", ""):             # JobWithSkip: Kueue leaves it alone
+        return JobOutcome(job, error=job.skipped)  # type: ignore[attr-defined]
     owned = existing.get(job.meta.uid) if job.meta.uid else None
+    if owned is not None and getattr(job, "owner_name", ""):   # (one of several: a LeaderWorkerSet's group)
+        name = workload_name(job.workload_owner_name(), job.meta.uid, job.kind, job.group)  # type: ignore[attr-defined]
+        owned = owned if owned.meta.name == name else None      # (the pass finds a stored one by its name)
     if owned is not None:
         return JobOutcome(job, owned)
     try:
