@@ -169,29 +169,33 @@ def selected_by(selector: LabelSelector, pods: Sequence[PodInfo]) -> list[PodInf
     return [p for p in pods if not selector.nothing and selector.matches(p.labels)]
 
 
-def is_healthy(pod: PodInfo) -> bool:
-    """countHealthyPods: not being deleted, and Ready (a bound pod whose status names no Ready
-    condition is taken as ready: see the module docstring)."""
-    if pod.deletion_timestamp:
-        return False
-    for condition in pod.status.get("conditions") or ():
-        if isinstance(condition, dict) and condition.get("type") == "Ready":
-            return condition.get("status") == "True"
-    return bool(pod.node_name) and pod.status.get("phase") not in ("Succeeded", "Failed")
-
-
 def is_ready(pod: PodInfo) -> bool:
     """podutil.IsPodReady: a Ready condition that is True (no condition: not ready). The Eviction API's
-    test, and the controller's on pods read as stored (`healthy_as_stored`)."""
-    for condition in pod.status.get("conditions") or ():
-        if isinstance(condition, dict) and condition.get("type") == "Ready":
-            return condition.get("status") == "True"
-    return False
+    test, and countHealthyPods' on pods read as stored (`healthy_as_stored`)."""
+    return pod.condition_status("Ready") == "True"
 
 
 def healthy_as_stored(pod: PodInfo) -> bool:
-    """countHealthyPods on a stored pod: not being deleted, and Ready as IsPodReady reads it."""
+    """countHealthyPods on a pod as the API server stores it: not being deleted, and Ready as
+    IsPodReady reads it (the controller's own rule)."""
     return not pod.deletion_timestamp and is_ready(pod)
+
+
+def is_healthy(pod: PodInfo) -> bool:
+    """countHealthyPods on a manifest's pod: `healthy_as_stored`, except that a bound pod whose
+    status names no Ready condition is taken as ready, as kexplain takes a bound pod as running."""
+    if pod.deletion_timestamp:
+        return False
+    ready = pod.condition_status("Ready")
+    if ready is not None:
+        return ready == "True"
+    return bool(pod.node_name) and pod.phase not in ("Succeeded", "Failed")
+
+
+def healthy_rule(stored: bool) -> Callable[[PodInfo], bool]:
+    """countHealthyPods' test for the pods of a state: read as stored, the controller's own
+    (`healthy_as_stored`); written as manifests, `is_healthy`."""
+    return healthy_as_stored if stored else is_healthy
 
 
 def generation(pdb: Mapping[str, Any]) -> int:
@@ -237,12 +241,18 @@ def computed(pdb: Mapping[str, Any], pods: Sequence[PodInfo], controllers: _Cont
 def _expected_scale(pods: Sequence[PodInfo], controllers: _Controllers) -> tuple[int, list[str]]:
     scales: dict[str, int] = {}
     unmanaged: list[str] = []
-    for pod in pods:
+    asked: dict[tuple[int, str], tuple[Mapping[str, Any], Any]] = {}    # (a controller's stored pods share
+    for pod in pods:                                                      # one reference: looked up once)
         ref = controller_ref(pod)
         if ref is None:
             unmanaged.append(pod.name)
             continue
-        found = controllers.scale(ref, pod.namespace)
+        hit = asked.get((id(ref), pod.namespace))
+        if hit is not None and hit[0] is ref:
+            found = hit[1]
+        else:
+            found = controllers.scale(ref, pod.namespace)
+            asked[(id(ref), pod.namespace)] = (ref, found)
         if found is None:
             raise ValueError(f"found no controllers for pod {go_quote(pod.name)}")
         scales.setdefault(*found)
@@ -252,9 +262,10 @@ def _expected_scale(pods: Sequence[PodInfo], controllers: _Controllers) -> tuple
 Statuses = dict[int, tuple[Any, BudgetStatus]]     # budgets' statuses computed already: id -> (budget, status)
 
 
-def with_status(others: list[Any], pods: Iterable[Any], known: Statuses | None = None) -> list[Any]:
-    """`others` with each PodDisruptionBudget lacking a status given the controller's (`computed`, of `pods`;
-    `known`: those `notes` computed of the same objects, taken as they are)."""
+def with_status(others: list[Any], pods: Iterable[Any], known: Statuses | None = None,
+                healthy: Callable[[PodInfo], bool] = is_healthy) -> list[Any]:
+    """`others` with each PodDisruptionBudget lacking a status given the controller's (`computed`, of `pods`,
+    with `healthy`; `known`: those `notes` computed of the same objects, taken as they are)."""
     budgets = [i for i, o in enumerate(others) if needs_status(o)]
     if not budgets:
         return others
@@ -267,9 +278,14 @@ def with_status(others: list[Any], pods: Iterable[Any], known: Statuses | None =
         pdb = others[i]
         namespace = as_dict(pdb.get("metadata")).get("namespace") or "default"
         status = _known(known, pdb) or computed(pdb, by_namespace.get(namespace, ()),
-                                                controllers)  # type: ignore[arg-type]
+                                                controllers, healthy)  # type: ignore[arg-type]
         out[i] = {**pdb, "status": status.to_status()}
     return out
+
+
+def known_status(known: Statuses, pdb: Any) -> BudgetStatus | None:
+    """The status `known` holds for this very object (by identity), or None."""
+    return _known(known, pdb)
 
 
 def _known(known: Statuses, pdb: Any) -> BudgetStatus | None:
@@ -285,10 +301,12 @@ def _pods_by_namespace(pods: Iterable[Any]) -> dict[str, NamespacePods]:
     return {namespace: NamespacePods(found) for namespace, found in out.items()}
 
 
-def notes(objects: Sequence[tuple[Any, Any]], among: "set[int] | None" = None, kept: Statuses | None = None
-          ) -> list[str]:
+def notes(objects: Sequence[tuple[Any, Any]], among: "set[int] | None" = None, kept: Statuses | None = None,
+          healthy: Callable[[PodInfo], bool] = is_healthy, more: Iterable[Any] = ()) -> list[str]:
     """What the output says of each computed budget that selects a pod (`among`: the budgets' ids; None: all);
-    each status computed is put in `kept` (for `with_status` of the same objects)."""
+    each status computed is put in `kept` (for `with_status` of the same objects and the state's other
+    readers). `healthy`: countHealthyPods' test (`healthy_rule`); `more`: other objects the finders look
+    a controller up in (the Deployments a cluster state keeps apart from its kinds)."""
     rows = columns.rows_of(objects)
     if rows is not None:        # (a dump's 150,000 objects: its budgets found by their rows, in C)
         found = compress(range(len(rows)), map(eq, rows.kinds, repeat(KIND)))
@@ -300,11 +318,11 @@ def notes(objects: Sequence[tuple[Any, Any]], among: "set[int] | None" = None, k
         return []
     pods = [o for o in objs if isinstance(o, Mapping) and o.get("kind") == "Pod"]
     by_namespace = _pods_by_namespace(pods)
-    controllers = _Controllers(o for o in objs if isinstance(o, dict))
+    controllers = _Controllers([*(o for o in objs if isinstance(o, dict)), *more])
     out = []
     for pdb in budgets:
         namespace = as_dict(pdb.get("metadata")).get("namespace") or "default"
-        status = computed(pdb, by_namespace.get(namespace, ()), controllers)
+        status = computed(pdb, by_namespace.get(namespace, ()), controllers, healthy)
         if kept is not None:
             kept[id(pdb)] = (pdb, status)
         if status.selected:

@@ -16,6 +16,7 @@ from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.live import DAEMONSETS, DEFAULT_CHUNK_SIZE, DEFAULT_TIMEOUT, ClusterReader, connect
 from kexplain.load.manifests import load_objects
+from kexplain.model.pod import PodInfo
 from kexplain.state.cluster import ClusterState, state_of
 
 
@@ -117,5 +118,5 @@ def pods_on(state: ClusterState, name: str, kube: KubeVersion) -> list[dict]:
     `kubectl get pods --field-selector spec.nodeName=NAME` lists them before kubectl sorts), each
     with the API server's v1 defaults (`defaulted`): only the node's pods are copied, so a dump of
     a whole cluster stays read as stored."""
-    return [defaulted(o, kube) for o, _ in state.objects
-            if o.get("kind") == "Pod" and (o.get("spec") or {}).get("nodeName") == name]
+    return [defaulted(o, kube) for o, _ in state.objects        # (a stored pod's node read off its view)
+            if o.get("kind") == "Pod" and PodInfo(o).node_name == name]
