@@ -12,6 +12,7 @@ from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state
 from kexplain.app.eviction.drain_fixes import fixes
 from kexplain.app.eviction.drain_index import DrainIndex
 from kexplain.app.eviction.drain_where import where_they_go
+from kexplain.app.eviction.replacements import cordoned
 from kexplain.controllers.disruption import Statuses, computed, generation, healthy_as_stored, known_status, needs_status
 from kexplain.eviction.api import DISRUPTION_TARGET, Budget, budget_of
 from kexplain.eviction.drain.drain import Eviction, PodDeleteList, evict_pods, pods_for_deletion
@@ -52,7 +53,7 @@ def document(req: EvictRequest) -> dict:
     if evicted:
         doc["replacements"] = where_they_go(state, req.node, evicted)
     if drained.blocked:
-        doc["fixes"] = fixes(drained, state, req.node, index, req.options,
+        doc["fixes"] = fixes(drained, cordoned(state, req.node, []), index, req.options,
                              lambda changed, options: drain(changed, pods, req.kube.minor, options, drained.by_object))
     return doc
 

@@ -144,7 +144,7 @@ def where_block(doc: Mapping[str, Any]) -> list[Block]:
         else:
             lines.append((0, f"- {row.get('pod')}: {row.get('controller')}'s new pod stays pending: "
                              f"{row.get('message') or row.get('status')}"))
-    head = ("Where they go (each replacement scheduled alone, in the queue's order, over the cluster without the "
+    head = ("Where they go (the replacements scheduled one after another, in the queue's order, over the cluster without the "
             "evicted pods; a not-ready / unreachable node also NoSchedule, as the node lifecycle controller taints it)")
     return [Block(Text(head, style="bold")), lines_block(lines, gap=False)]
 
