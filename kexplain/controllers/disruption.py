@@ -271,7 +271,7 @@ def with_status(others: list[Any], pods: Iterable[Any], known: Statuses | None =
         return others
     known = known or {}
     todo = [i for i in budgets if _known(known, others[i]) is None]
-    by_namespace = _pods_by_namespace(pods) if todo else {}
+    by_namespace = pods_by_namespace(pods) if todo else {}
     controllers = _Controllers(others) if todo else None
     out = list(others)
     for i in budgets:
@@ -293,7 +293,8 @@ def _known(known: Statuses, pdb: Any) -> BudgetStatus | None:
     return found[1] if found is not None and found[0] is pdb else None
 
 
-def _pods_by_namespace(pods: Iterable[Any]) -> dict[str, NamespacePods]:
+def pods_by_namespace(pods: Iterable[Any]) -> dict[str, NamespacePods]:
+    """The pods (objects or `PodInfo`s) by namespace, in order, as the budgets read them."""
     out: dict[str, list[PodInfo]] = {}
     for pod in pods:
         info = pod if isinstance(pod, PodInfo) else PodInfo(pod)
@@ -302,11 +303,13 @@ def _pods_by_namespace(pods: Iterable[Any]) -> dict[str, NamespacePods]:
 
 
 def notes(objects: Sequence[tuple[Any, Any]], among: "set[int] | None" = None, kept: Statuses | None = None,
-          healthy: Callable[[PodInfo], bool] = is_healthy, more: Iterable[Any] = ()) -> list[str]:
+          healthy: Callable[[PodInfo], bool] = is_healthy, more: Iterable[Any] = (),
+          pods_kept: dict[str, NamespacePods] | None = None) -> list[str]:
     """What the output says of each computed budget that selects a pod (`among`: the budgets' ids; None: all);
     each status computed is put in `kept` (for `with_status` of the same objects and the state's other
-    readers). `healthy`: countHealthyPods' test (`healthy_rule`); `more`: other objects the finders look
-    a controller up in (the Deployments a cluster state keeps apart from its kinds)."""
+    readers), and the pods by namespace they were computed of in `pods_kept`. `healthy`: countHealthyPods'
+    test (`healthy_rule`); `more`: other objects the finders look a controller up in (the Deployments a
+    cluster state keeps apart from its kinds)."""
     rows = columns.rows_of(objects)
     if rows is not None:        # (a dump's 150,000 objects: its budgets found by their rows, in C)
         found = compress(range(len(rows)), map(eq, rows.kinds, repeat(KIND)))
@@ -317,7 +320,9 @@ def notes(objects: Sequence[tuple[Any, Any]], among: "set[int] | None" = None, k
     if not budgets:
         return []
     pods = [o for o in objs if isinstance(o, Mapping) and o.get("kind") == "Pod"]
-    by_namespace = _pods_by_namespace(pods)
+    by_namespace = pods_by_namespace(pods)
+    if pods_kept is not None:
+        pods_kept.update(by_namespace)
     controllers = _Controllers([*(o for o in objs if isinstance(o, dict)), *more])
     out = []
     for pdb in budgets:

@@ -13,7 +13,7 @@ from kexplain.admission.shapes import ShapeIndex
 from kexplain.apimachinery import columns
 from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.config import SchedulerConfig
-from kexplain.controllers.disruption import (Statuses, healthy_rule, notes as budget_notes,
+from kexplain.controllers.disruption import (NamespacePods, Statuses, healthy_rule, notes as budget_notes,
                                              with_status as budgets_with_status)
 from kexplain.controllers.persistentvolume import half_bound_notes, settle
 from kexplain.errors import Source
@@ -73,6 +73,8 @@ class ClusterState:
     # countHealthyPods rule for its pods (`healthy_rule(stored)`): the notes, the snapshot and the
     # eviction commands read these. Derived: an extended or overlaid state has none of its own.
     budgets: Statuses = field(default_factory=dict, repr=False)
+    # ... and every pod of `objects` by namespace, as those statuses read them ({}: none computed).
+    budget_pods: dict[str, NamespacePods] = field(default_factory=dict, repr=False)
 
     @property
     def kube(self) -> KubeVersion:
@@ -189,7 +191,7 @@ class ClusterState:
 
     def overlaid(self, objects: Objects) -> "ClusterState":
         """This state with `objects` in place of its own (an overlay), its snapshot shared."""
-        return replace(self, objects=objects, budgets={})
+        return replace(self, objects=objects, budgets={}, budget_pods={})
 
     def snapshot_with_namespace(self, namespace: dict[str, Any]) -> Snapshot:
         """The state's snapshot plus the Namespace the API server would create for a pod."""
@@ -223,17 +225,19 @@ def state_of(loaded: Objects, config: SchedulerConfig, stored: bool = False, val
     if not stored:
         warnings += half_bound_notes(cluster)
     budgets: Statuses = {}          # (each budget's status computed once: the notes, the snapshot, `budgets`)
+    pods: dict[str, NamespacePods] = {}
     healthy = healthy_rule(stored)
     others = [(o, s) for o, s in among_kinds(checked.objects, CLUSTER_KINDS, among=False)
               if o.get("kind") not in CLUSTER_KINDS]
     warnings += budget_notes(cluster, kept=budgets, healthy=healthy,     # (a ReplicaSet's Deployment: the finders')
-                             more=[o for o, _ in others if o.get("kind") == "Deployment"])
+                             more=[o for o, _ in others if o.get("kind") == "Deployment"], pods_kept=pods)
     snapshot, nominated = build_cluster(cluster, budgets, healthy)
     keys = _pod_keys(cluster)
     context = admission_context(cluster)
     return ClusterState(snapshot, config, nominated, context, frozenset(keys), warnings + list(admitted.warnings),
                 objects=cluster, other_kinds=others, absent_namespaces=absent, stored=stored,
-                said=[*said, *admitted.warnings], read=loaded if stored else None, budgets=budgets)
+                said=[*said, *admitted.warnings], read=loaded if stored else None, budgets=budgets,
+                budget_pods=pods)
 
 
 def stored_state(objects: Objects, snapshot: Snapshot, nominated: dict[str, list[PodInfo]],

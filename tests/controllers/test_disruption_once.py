@@ -90,3 +90,15 @@ def test_a_stored_pods_ready_condition_is_read_off_its_view(status):
     assert stored.condition_status("Ready") == plain.condition_status("Ready")
     assert (is_healthy(stored), healthy_as_stored(stored)) == (is_healthy(plain), healthy_as_stored(plain))
     assert read["items"][0]._obj is None        # (the object itself never decoded for it)
+
+
+def test_the_pods_the_statuses_read_are_the_drains(tmp_path):
+    """The state keeps the pods by namespace its statuses were computed of; the drain's index takes
+    them as they are (their label indexes built once), not a PodInfo per pod again."""
+    from kexplain.app.eviction.drain_index import DrainIndex
+
+    st = state(tmp_path, stored=True)
+    assert [p.name for p in st.budget_pods["default"]] == ["web-a", "web-b", "web-c"]
+    index = DrainIndex.of((o for o, _ in (*st.objects, *st.other_kinds)), st.budget_pods)
+    assert index.pods["default"] is st.budget_pods["default"] and len(index.pdbs) == 1
+    assert ("Deployment", "default", "web") in index.workloads

@@ -16,7 +16,7 @@ from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.live import DAEMONSETS, DEFAULT_CHUNK_SIZE, DEFAULT_TIMEOUT, ClusterReader, connect
 from kexplain.load.manifests import load_objects
-from kexplain.model.pod import PodInfo
+from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.state.cluster import ClusterState, state_of
 
 
@@ -118,5 +118,10 @@ def pods_on(state: ClusterState, name: str, kube: KubeVersion) -> list[dict]:
     `kubectl get pods --field-selector spec.nodeName=NAME` lists them before kubectl sorts), each
     with the API server's v1 defaults (`defaulted`): only the node's pods are copied, so a dump of
     a whole cluster stays read as stored."""
-    return [defaulted(o, kube) for o, _ in state.objects        # (a stored pod's node read off its view)
-            if o.get("kind") == "Pod" and PodInfo(o).node_name == name]
+    return [defaulted(o, kube) for o, _ in state.objects
+            if o.get("kind") == "Pod" and _node_name(o) == name]
+
+
+def _node_name(pod: Any) -> Any:
+    """spec.nodeName (a stored pod's read off its view, its object not decoded for it)."""
+    return pod.view.spec.nodeName if type(pod) is StoredPod else (pod.get("spec") or {}).get("nodeName")

@@ -45,7 +45,8 @@ def document(req: EvictRequest) -> dict:
     """The drain's document (../shared/eviction/README.md's keys, and the explanation's own)."""
     state = read_state(req)
     node_named(state, req.node, req.nodes)
-    index = DrainIndex.of(o for o, _ in (*state.objects, *state.other_kinds))   # (the state's budgets, by id)
+    index = DrainIndex.of((o for o, _ in (*state.objects, *state.other_kinds)),   # (the state's budgets, by id,
+                          state.budget_pods or None)                              # and pods)
     pods = [PodInfo(p) for p in pods_on(state, req.node, req.kube)]
     drained = drain(index, pods, req.kube.minor, req.options, statuses=state.budgets)
     doc = drain_document(drained, req)

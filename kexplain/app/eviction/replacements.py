@@ -128,7 +128,8 @@ def left(state: ClusterState, nodes: Mapping[str, Mapping[str, Any]], gone: Sequ
         if info.name in nodes:
             changed.node = Node.from_obj(dict(nodes[info.name]))
         infos.append(changed)
-    return replace(state, snapshot=snapshot.with_node_infos(infos), pod_keys=state.pod_keys - keys, budgets={})
+    return replace(state, snapshot=snapshot.with_node_infos(infos), pod_keys=state.pod_keys - keys, budgets={},
+                   budget_pods={})
 
 
 def cordoned(state: ClusterState, node: str, evicted: Sequence[PodInfo]) -> ClusterState:
