@@ -88,3 +88,21 @@ def test_the_replacements_are_placed_one_after_another(tmp_path) -> None:
     rows = json.loads(env.out)["whereTheyGo"]
     assert [(r["pod"], r.get("node"), r["status"]) for r in rows] == [
         ("shop/web-7d9f-abcde", "worker-4", "Scheduled"), ("shop/web-7d9f-fghij", None, "Unschedulable")]
+
+
+def test_a_pending_replacement_gets_what_the_cluster_autoscaler_would_add(tmp_path) -> None:
+    """The node groups found in the cluster (a Cluster API MachineSet scaling from zero): CA's answer
+    for the replacement the cluster has no room for (`app.eviction.autoscaled`)."""
+    from tests.eviction.test_drain_autoscaled import MACHINE_SET
+
+    path = tmp_path / "capi.yaml"
+    path.write_text(CLUSTER.read_text() + "\n---\n" + json.dumps(MACHINE_SET))
+    env = TestEnvironment()
+    main(["evict", "taints", "worker-3", "--nodes", str(path), "--now", "2026-01-01T00:00:00Z", "-o", "json"], env)
+    doc = json.loads(env.out)
+    batch = next(r for r in doc["whereTheyGo"] if r["pod"] == "shop/batch-0")
+    assert batch["status"] == "Unschedulable" and batch["autoscalers"][0]["outcome"] == "TriggeredScaleUp"
+    assert list(doc["autoscaler"]["replacements"]) == ["shop/batch-0"]
+    text = TestEnvironment()
+    main(["evict", "taints", "worker-3", "--nodes", str(path), "--now", "2026-01-01T00:00:00Z"], text)
+    assert "the Cluster Autoscaler: TriggeredScaleUp (MachineSet/capi/workers 0->1" in text.out

@@ -52,7 +52,9 @@ def document(req: EvictRequest) -> dict:
     doc = drain_document(drained, req)
     evicted = [e.pod for e in drained.evictions if e.answer.evicted]
     if evicted:
-        doc["replacements"] = where_they_go(state, req.node, evicted)
+        doc["replacements"], added = where_they_go(state, req.node, evicted, req)
+        if added is not None:       # what CA would add for the replacements left pending
+            doc["autoscaler"] = added
     if drained.blocked:
         doc["fixes"] = fixes(drained, cordoned(state, req.node, []), index, req.options,
                              lambda changed, options: drain(changed, pods, req.kube.minor, options, drained.by_object))

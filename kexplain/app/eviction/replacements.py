@@ -16,6 +16,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 from kexplain.controllers.workloads import Copies, pod_from_workload
 from kexplain.errors import KexplainError, Source
 from kexplain.explain.batch import explain_batch
+from kexplain.explain.pending_pass import PassBuilder
 from kexplain.explain.pod_file import entry_of
 from kexplain.explain.request import RunOptions
 from kexplain.model.nodeinfo import Node
@@ -139,9 +140,11 @@ def cordoned(state: ClusterState, node: str, evicted: Sequence[PodInfo]) -> Clus
     return left(state, changed, evicted)
 
 
-def placements(state: ClusterState, replacements: Sequence[Replacement]) -> dict[int, dict[str, Any]]:
+def placements(state: ClusterState, replacements: Sequence[Replacement],
+               gather: Optional[PassBuilder] = None) -> dict[int, dict[str, Any]]:
     """Each replacement's scheduling answer (by its index in `replacements`: `answer` reads it), the
-    replacements scheduled one after another in queue order over `state`."""
+    replacements scheduled one after another in queue order over `state`; `gather`: the pending pass
+    the autoscalers see of them, gathered as they are placed (`autoscaled`)."""
     answers: dict[int, dict[str, Any]] = {}
     entries = []
     for i, r in enumerate(replacements):
@@ -157,6 +160,10 @@ def placements(state: ClusterState, replacements: Sequence[Replacement]) -> dict
         {e.position: {"status": "Error", "message": getattr(err, "message", str(err))}}))
     for outcome in batch:
         answers[outcome.entry.position] = outcome.copies[0].to_json() if outcome.copies else {"status": "Error"}
+        if gather is not None:
+            gather.add_outcome(outcome)
+    if gather is not None:
+        gather.settle(batch.retried)
     return answers
 
 

@@ -4,10 +4,11 @@ the document of ../shared/eviction/README.md (`taints`), and where the deleted p
 replacements go (kexplain's scheduler, `kexplain.explain`). Never prints."""
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 from kexplain.apimachinery.labels import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
 from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state
+from kexplain.app.eviction.autoscaled import autoscaled
 from kexplain.app.eviction.replacements import answer, controllers_index, left, placements, replacement_of
 from kexplain.eviction.tainteviction import PodAnswer, TaintPass, evaluate, pod_key
 from kexplain.eviction.tainteviction.fixes import keeping
@@ -15,6 +16,7 @@ from kexplain.eviction.tainteviction.taint_eviction import EVICT_AFTER, KEEP
 from kexplain.eviction.tainteviction.taint_spec import TaintChange, parse_taints, reorganize
 from kexplain.eviction.versions import TAINT_EVICTION_RELEASES
 from kexplain.model.taints import NO_EXECUTE, NO_SCHEDULE
+from kexplain.explain.pending_pass import PassBuilder
 from kexplain.model.pod import PodInfo
 from kexplain.state.cluster import ClusterState
 
@@ -41,7 +43,9 @@ def document(req: EvictRequest) -> dict:
     doc["events"] = [d.event for d in result.deletions]
     doc["matches"] = _matches(result)
     doc["fixes"] = _fixes(node, pods, result, req)
-    doc["whereTheyGo"] = where_they_go(req, state, node, result, pods)
+    doc["whereTheyGo"], added = where_they_go(req, state, node, result, pods)
+    if added is not None:       # what CA would add for the replacements left pending
+        doc["autoscaler"] = added
     return doc
 
 
@@ -111,20 +115,23 @@ LIFECYCLE_KEYS = (TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE)
 
 
 def where_they_go(req: EvictRequest, state: ClusterState, node: Mapping[str, Any], result: TaintPass,
-                  pods: Sequence[Mapping[str, Any]]) -> list[dict]:
+                  pods: Sequence[Mapping[str, Any]]) -> tuple[list[dict], Optional[dict]]:
     """Each evicted pod's replacement (`replacements`: its controller's), in the scheduling queue's
     order (priority, then name), scheduled one after another over the cluster without the evicted
-    pods, the node as the taints leave it."""
+    pods, the node as the taints leave it; and what the Cluster Autoscaler would add for those left
+    pending (`autoscaled`; None: nothing said)."""
     evicted = {a.key for a in result.pods if a.decision.decision != KEEP}
     gone = sorted((PodInfo(p) for p in pods if "/".join(pod_key(p)) in evicted),
                   key=lambda p: (-p.priority, p.namespace, p.name))
     if not gone:
-        return []
+        return [], None
     index = controllers_index([*state.objects, *state.other_kinds])
     made: dict[str, int] = {}
     replacements = [replacement_of(p, index, made) for p in gone]
-    answers = placements(left(state, {req.node: lifecycle_tainted(node)}, gone), replacements) \
-        if any(r.pod is not None for r in replacements) else {}
+    nodes = {req.node: lifecycle_tainted(node)}
+    after, gathered = left(state, nodes, gone), PassBuilder()
+    answers = placements(after, replacements, gathered) if any(r.pod is not None for r in replacements) else {}
+    added = autoscaled(req, after, nodes, gone, gathered) if answers else None
     rows = []
     for i, r in enumerate(replacements):
         row: dict[str, Any] = {"pod": f"{r.evicted.namespace}/{r.evicted.name}"}
@@ -133,8 +140,10 @@ def where_they_go(req: EvictRequest, state: ClusterState, node: Mapping[str, Any
             continue
         found = answer(answers.get(i) or {})
         row.update(replaced=True, controller=f"{r.kind} {r.name}", status=found.get("status"))
-        rows.append({**row, **{k: found[k] for k in ("node", "message") if found.get(k)}})
-    return rows
+        row.update({k: found[k] for k in ("node", "message") if found.get(k)})
+        said = (added or {}).get("replacements", {}).get(f"{r.evicted.namespace}/{r.pod['metadata'].get('name')}")
+        rows.append({**row, "autoscalers": said} if said else row)
+    return rows, added
 
 
 def lifecycle_tainted(node: Mapping[str, Any]) -> dict:
