@@ -147,6 +147,8 @@ class NamespacePods(tuple):     # type: ignore[type-arg]
         at = [i for v in narrow.values for i in by_value.get(v, ())]
         if len(narrow.values) > 1:
             at.sort()
+        if len(selector.requirements) == 1:     # (`narrow` alone: every pod it indexes is selected)
+            return [self[i] for i in at]
         return [self[i] for i in at if selector.matches(self[i].labels)]
 
     def _by_key(self, key: str) -> dict[str, list[int]]:
