@@ -243,21 +243,20 @@ def computed(pdb: Mapping[str, Any], pods: Sequence[PodInfo], controllers: _Cont
 def _expected_scale(pods: Sequence[PodInfo], controllers: _Controllers) -> tuple[int, list[str]]:
     scales: dict[str, int] = {}
     unmanaged: list[str] = []
-    asked: dict[tuple[int, str], tuple[Mapping[str, Any], Any]] = {}    # (a controller's stored pods share
-    for pod in pods:                                                      # one reference: looked up once)
-        ref = controller_ref(pod)
-        if ref is None:
+    asked: dict[tuple[int, str], tuple[Any, Any, Any]] = {}     # (a controller's stored pods share one list of
+    for pod in pods:                                            # references: its controller looked up once)
+        refs = pod.owner_references
+        hit = asked.get((id(refs), pod.namespace))
+        if hit is None or hit[0] is not refs:
+            ref = controller_ref(pod)
+            hit = asked[(id(refs), pod.namespace)] = (refs, ref, controllers.scale(ref, pod.namespace)
+                                                      if ref is not None else None)
+        if hit[1] is None:
             unmanaged.append(pod.name)
             continue
-        hit = asked.get((id(ref), pod.namespace))
-        if hit is not None and hit[0] is ref:
-            found = hit[1]
-        else:
-            found = controllers.scale(ref, pod.namespace)
-            asked[(id(ref), pod.namespace)] = (ref, found)
-        if found is None:
+        if hit[2] is None:
             raise ValueError(f"found no controllers for pod {go_quote(pod.name)}")
-        scales.setdefault(*found)
+        scales.setdefault(*hit[2])
     return sum(scales.values()), unmanaged
 
 
