@@ -38,15 +38,31 @@ def test_the_pending_replacements_get_cas_answer(tmp_path):
     pending = [r for r in doc["replacements"] if r.get("status") == "Unschedulable"]
     assert pending and all(r["autoscalers"][0]["autoscaler"] == "ClusterAutoscaler" for r in pending)
     assert {r["autoscalers"][0]["outcome"] for r in pending} == {"TriggeredScaleUp"}
-    assert doc["autoscaler"]["expansion"]["scaleUps"] == [
+    assert doc["autoscalers"]["autoscaler"]["expansion"]["scaleUps"] == [
         {"nodeGroup": "MachineSet/capi/workers", "currentSize": 0, "newSize": 1, "maxSize": 3}]
-    assert doc["autoscaler"]["nodeGroupsFound"]
-    assert set(doc["autoscaler"]["replacements"]) == {f"default/{r['replacement']}" for r in pending}
+    assert doc["autoscalers"]["autoscaler"]["nodeGroupsFound"]
+    assert set(doc["autoscalers"]["replacements"]) == {f"default/{r['replacement']}" for r in pending}
     assert "the Cluster Autoscaler: TriggeredScaleUp (MachineSet/capi/workers 0->1 (max:\n    3))" in text
 
 
 def test_nothing_is_said_without_node_groups_or_pending_replacements(tmp_path):
     _, doc, text = drain(tmp_path, cluster({"minAvailable": 0}, b_pods=1, c_pods=1))
-    assert "autoscaler" not in doc and all("autoscalers" not in r for r in doc["replacements"])
+    assert "autoscalers" not in doc and all("autoscalers" not in r for r in doc["replacements"])
     _, doc, _ = drain(tmp_path, [*cluster({"minAvailable": 0}), MACHINE_SET])
-    assert "autoscaler" not in doc        # every replacement fits the nodes left
+    assert "autoscalers" not in doc       # every replacement fits the nodes left
+
+
+def test_karpenter_answers_too_when_the_cluster_holds_nodepools(tmp_path):
+    """NodePools in the cluster (fixtures/karpenter's): Karpenter's document and answer beside CA's."""
+    import yaml
+
+    from tests.support.paths import FIXTURES
+
+    pools = [o for o in yaml.safe_load_all((FIXTURES / "karpenter" / "nodepools.yaml").read_text()) if o]
+    _, doc, text = drain(tmp_path, [*cluster({"minAvailable": 0}, b_pods=1, c_pods=1), *pools])
+    pending = [r for r in doc["replacements"] if r.get("status") == "Unschedulable"]
+    assert pending and "karpenter" in doc["autoscalers"] and "autoscaler" not in doc["autoscalers"]
+    assert all(r["autoscalers"][0]["autoscaler"] == "Karpenter" for r in pending)
+    # (node-a cordoned carries the unschedulable taint, as Karpenter reads it: a new NodeClaim, not node-a)
+    assert {r["autoscalers"][0]["outcome"] for r in pending} == {"NewNodeClaim"}
+    assert "Karpenter: NewNodeClaim (new NodeClaim general-00001 from NodePool general" in text

@@ -102,7 +102,7 @@ def test_a_pending_replacement_gets_what_the_cluster_autoscaler_would_add(tmp_pa
     doc = json.loads(env.out)
     batch = next(r for r in doc["whereTheyGo"] if r["pod"] == "shop/batch-0")
     assert batch["status"] == "Unschedulable" and batch["autoscalers"][0]["outcome"] == "TriggeredScaleUp"
-    assert list(doc["autoscaler"]["replacements"]) == ["shop/batch-0"]
+    assert list(doc["autoscalers"]["replacements"]) == ["shop/batch-0"]
     text = TestEnvironment()
     main(["evict", "taints", "worker-3", "--nodes", str(path), "--now", "2026-01-01T00:00:00Z"], text)
     assert "the Cluster Autoscaler: TriggeredScaleUp (MachineSet/capi/workers 0->1" in text.out

@@ -11,6 +11,7 @@ from typing import Any, Mapping, Optional
 from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state
 from kexplain.app.eviction.drain_fixes import fixes
 from kexplain.app.eviction.drain_index import DrainIndex
+from kexplain.app.eviction.autoscaled import KEY as AUTOSCALERS
 from kexplain.app.eviction.drain_where import where_they_go
 from kexplain.app.eviction.replacements import cordoned
 from kexplain.controllers.disruption import Statuses, computed, generation, healthy_as_stored, known_status, needs_status
@@ -53,8 +54,8 @@ def document(req: EvictRequest) -> dict:
     evicted = [e.pod for e in drained.evictions if e.answer.evicted]
     if evicted:
         doc["replacements"], added = where_they_go(state, req.node, evicted, req)
-        if added is not None:       # what CA would add for the replacements left pending
-            doc["autoscaler"] = added
+        if added is not None:       # what the autoscalers would add for the replacements left pending
+            doc[AUTOSCALERS] = added
     if drained.blocked:
         doc["fixes"] = fixes(drained, cordoned(state, req.node, []), index, req.options,
                              lambda changed, options: drain(changed, pods, req.kube.minor, options, drained.by_object))

@@ -22,6 +22,7 @@ from kexplain.explain.request import RunOptions
 from kexplain.model.nodeinfo import Node
 from kexplain.model.owners import controller_ref
 from kexplain.model.pod import PodInfo
+from kexplain.model.taints import NO_SCHEDULE, UNSCHEDULABLE_TAINT
 from kexplain.state.cluster import ClusterState
 
 REPLACED_BY = ("ReplicaSet", "StatefulSet", "Job", "ReplicationController")    # controllers that recreate a pod
@@ -108,8 +109,13 @@ def replacement_of(pod: PodInfo, index: Controllers, made: dict[str, int]) -> Re
 
 
 def cordon(node: Mapping[str, Any]) -> dict:
-    """The node as `kubectl drain` (cordon) leaves it: spec.unschedulable."""
-    return {**node, "spec": {**(node.get("spec") or {}), "unschedulable": True}}
+    """The node as `kubectl drain` (cordon) leaves it: spec.unschedulable, and the NoSchedule taint
+    the node lifecycle controller sets for it (TaintNodesByCondition), which Karpenter reads."""
+    spec = node.get("spec") if isinstance(node.get("spec"), dict) else {}
+    taints = [t for t in spec.get("taints") or () if isinstance(t, dict)]
+    if not any(t.get("key") == UNSCHEDULABLE_TAINT["key"] and t.get("effect") == NO_SCHEDULE for t in taints):
+        taints = [*taints, dict(UNSCHEDULABLE_TAINT)]
+    return {**node, "spec": {**spec, "unschedulable": True, "taints": taints}}
 
 
 def left(state: ClusterState, nodes: Mapping[str, Mapping[str, Any]], gone: Sequence[PodInfo]) -> ClusterState:

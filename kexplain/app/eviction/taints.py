@@ -8,7 +8,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from kexplain.apimachinery.labels import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
 from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state
-from kexplain.app.eviction.autoscaled import autoscaled
+from kexplain.app.eviction.autoscaled import KEY as AUTOSCALERS, autoscaled
 from kexplain.app.eviction.replacements import answer, controllers_index, left, placements, replacement_of
 from kexplain.eviction.tainteviction import PodAnswer, TaintPass, evaluate, pod_key
 from kexplain.eviction.tainteviction.fixes import keeping
@@ -44,8 +44,8 @@ def document(req: EvictRequest) -> dict:
     doc["matches"] = _matches(result)
     doc["fixes"] = _fixes(node, pods, result, req)
     doc["whereTheyGo"], added = where_they_go(req, state, node, result, pods)
-    if added is not None:       # what CA would add for the replacements left pending
-        doc["autoscaler"] = added
+    if added is not None:       # what the autoscalers would add for the replacements left pending
+        doc[AUTOSCALERS] = added
     return doc
 
 
