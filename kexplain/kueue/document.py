@@ -7,7 +7,8 @@ from typing import Any
 
 from kexplain.apimachinery.quantity import canonical
 from kexplain.kueue.apis.constants import QUEUE_NAME_LABEL
-from kexplain.kueue.apis.workload import Admission
+from kexplain.kueue.apis.topology import domains_view, v1beta2
+from kexplain.kueue.apis.workload import Admission, PodSetAssignment
 from kexplain.kueue.run import Pass
 from kexplain.kueue.workload.ordering import priority
 from kexplain.kueue.workload.workload import Workload, has_quota_reservation, is_evicted
@@ -18,8 +19,21 @@ def _admission(admission: Admission) -> dict[str, Any]:
             "podSetAssignments": [
                 {"name": psa.name, "flavors": dict(psa.flavors),
                  "resourceUsage": {res: canonical(q) for res, q in psa.resource_usage.items()},
-                 **({"count": psa.count} if psa.count is not None else {})}
+                 **({"count": psa.count} if psa.count is not None else {}), **_topology(psa)}
                 for psa in admission.pod_set_assignments]}
+
+
+def _topology(psa: PodSetAssignment) -> dict[str, Any]:
+    """A pod set's topology assignment as Kueue stores it (an input's as given), its domains, and
+    its delayed topology request's state."""
+    out: dict[str, Any] = {}
+    if psa.topology_assignment is not None:
+        out["topologyAssignment"] = dict(psa.stored_topology) if psa.stored_topology is not None \
+            else v1beta2(psa.topology_assignment)
+        out["topologyDomains"] = domains_view(psa.topology_assignment)
+    if psa.delayed_topology_request:
+        out["delayedTopologyRequest"] = psa.delayed_topology_request
+    return out
 
 
 def _workload(wl: Workload, done: Pass) -> dict[str, Any]:

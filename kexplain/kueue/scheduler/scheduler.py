@@ -221,6 +221,7 @@ class Scheduler:
             return
         entry.status = NOMINATED
         self.admit(entry, cq)
+        snapshot.update_tas(entry.info, 1)      # (the TAS part of the usage added above)
 
     def reserved(self, entry: Entry, cq: ClusterQueueSnapshot) -> dict[FlavorResource, int]:
         """resourcesToReserve: a preempting Workload without candidates keeps what it could use, up to
@@ -285,7 +286,8 @@ def _selects(selector: LabelSelector, labels: dict[str, str]) -> bool:
 
 def _to_api(ps) -> APIAssignment:
     return APIAssignment(ps.name, {res: fa.name for res, fa in ps.flavors.items()},
-                         {res: resource_quantity(res, ps.requests.get(res, 0)) for res in ps.flavors}, ps.count)
+                         {res: resource_quantity(res, ps.requests.get(res, 0)) for res in ps.flavors}, ps.count,
+                         ps.topology_assignment)
 
 
 def _entry_order(a: Entry, b: Entry) -> int:

@@ -14,6 +14,7 @@ from kexplain.kueue.apis.workload import WorkloadObject, WorkloadSpec
 from kexplain.kueue.controller.jobframework.interface import GenericJob
 from kexplain.kueue.controller.jobframework.naming import workload_name
 from kexplain.kueue.controller.jobframework.priority import PriorityNotFound, extract_priority
+from kexplain.kueue.controller.jobframework.tas import with_topology_requests
 
 NOT_MANAGED = "no kueue.x-k8s.io/queue-name label: not managed by Kueue (manageJobsWithoutQueueName=false)"
 
@@ -42,7 +43,7 @@ def construct_workload(job: GenericJob, created: datetime, priority_classes: Map
     wmeta = ObjectMeta(name=workload_name(meta.name, meta.uid, job.kind, job.group), namespace=meta.namespace,
                        created=meta.created or created, labels=labels, owner_kind=job.kind, owner_name=meta.name,
                        owner_uid=meta.uid)
-    spec = WorkloadSpec(queue_name=meta.labels.get(QUEUE_NAME_LABEL, ""), pod_sets=job.pod_sets(),
+    spec = WorkloadSpec(queue_name=meta.labels.get(QUEUE_NAME_LABEL, ""), pod_sets=with_topology_requests(job, job.pod_sets()),
                         priority=priority, priority_class=ref)
     return WorkloadObject(wmeta, spec, source=job.source)
 
