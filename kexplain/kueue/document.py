@@ -14,22 +14,22 @@ from kexplain.kueue.workload.ordering import priority
 from kexplain.kueue.workload.workload import Workload, has_quota_reservation, is_evicted
 
 
-def _admission(admission: Admission) -> dict[str, Any]:
+def _admission(admission: Admission, by_prefix: bool = False) -> dict[str, Any]:
     return {"clusterQueue": admission.cluster_queue,
             "podSetAssignments": [
                 {"name": psa.name, "flavors": dict(psa.flavors),
                  "resourceUsage": {res: canonical(q) for res, q in psa.resource_usage.items()},
-                 **({"count": psa.count} if psa.count is not None else {}), **_topology(psa)}
+                 **({"count": psa.count} if psa.count is not None else {}), **_topology(psa, by_prefix)}
                 for psa in admission.pod_set_assignments]}
 
 
-def _topology(psa: PodSetAssignment) -> dict[str, Any]:
+def _topology(psa: PodSetAssignment, by_prefix: bool) -> dict[str, Any]:
     """A pod set's topology assignment as Kueue stores it (an input's as given), its domains, and
     its delayed topology request's state."""
     out: dict[str, Any] = {}
     if psa.topology_assignment is not None:
         out["topologyAssignment"] = dict(psa.stored_topology) if psa.stored_topology is not None \
-            else v1beta2(psa.topology_assignment)
+            else v1beta2(psa.topology_assignment, by_prefix)
         out["topologyDomains"] = domains_view(psa.topology_assignment)
     if psa.delayed_topology_request:
         out["delayedTopologyRequest"] = psa.delayed_topology_request
@@ -41,7 +41,7 @@ def _workload(wl: Workload, done: Pass) -> dict[str, Any]:
                            "inputAdmitted": wl.admitted_in_input, "quotaReserved": has_quota_reservation(wl),
                            "evicted": is_evicted(wl), "preempted": wl.is_true("Preempted")}
     if has_quota_reservation(wl) and wl.admission is not None:
-        out.update(_admission(wl.admission))
+        out.update(_admission(wl.admission, done.settings.version.tas_hostname_prefix_encoding))
     out["conditions"] = [{"type": c.type, "status": c.status, "reason": c.reason, "message": c.message}
                          for c in sorted(wl.conditions, key=lambda c: c.type)]
     if wl.admission_checks:

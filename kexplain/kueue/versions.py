@@ -39,6 +39,9 @@ class KueueVersion:
     # lists every short resource (v0.19.0, kueue #12378: the loop became a closure whose early
     # return no longer stops it).
     every_short_resource: bool = False
+    # TASAssignmentsEncodingByHostnamePrefix (v0.19.0): a topology assignment is stored as runs of
+    # hostnames sharing a prefix, one slice each, when that serializes shorter than one slice.
+    tas_hostname_prefix_encoding: bool = False
 
     @property
     def label(self) -> str:
@@ -53,7 +56,7 @@ VERSIONS: dict[str, KueueVersion] = {
     "0.19": replace(BASE, minor="0.19", release="v0.19.2", commit="8eab68778fc1b52affe165fdf5af29d1e9b4f3cb",
                     equivalence_hashing=True, namespace_mismatch=NAMESPACE_MISMATCH_0_19, preserve_scan_progress=True,
                     no_candidates_rank_lowest=True, pods_request_copied=True, check_states_named=True,
-                    every_short_resource=True),
+                    every_short_resource=True, tas_hostname_prefix_encoding=True),
 }
 DEFAULT = "0.17"
 

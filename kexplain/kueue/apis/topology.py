@@ -4,8 +4,9 @@ build it, or a Workload's `topologyRequest`) and a topology assignment, held as 
 list of domains and written in v1beta2's compact slices (`V1Beta2From`)."""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
 from kexplain.errors import InputError, Source
 from kexplain.kueue.apis import schema
@@ -18,6 +19,9 @@ PREFERRED_ANNOTATION = "kueue.x-k8s.io/podset-preferred-topology"
 UNCONSTRAINED_ANNOTATION = "kueue.x-k8s.io/podset-unconstrained-topology"
 SLICE_REQUIRED_ANNOTATION = "kueue.x-k8s.io/podset-slice-required-topology"
 SLICE_SIZE_ANNOTATION = "kueue.x-k8s.io/podset-slice-size"
+# The v1beta2 API's limits: domains (roots, pod counts) per slice, slices per assignment
+MAX_DOMAINS_PER_SLICE = 100_000
+MAX_SLICES = 1_000
 # strconv.ParseBool's spellings
 _TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
 _FALSE = frozenset({"0", "f", "F", "FALSE", "false", "False"})
@@ -176,18 +180,65 @@ def _compact(values: list[str]) -> dict[str, Any]:
     return {"individual": individual}
 
 
-def v1beta2(assignment: TopologyAssignment) -> dict[str, Any]:
-    """V1Beta2From (singleCompactSliceEncoding): one slice, each level compacted, pod counts
-    universal when all equal."""
-    levels = list(assignment.levels)
-    domains = assignment.domains
-    if not domains:
-        return {"levels": levels, "slices": []}
+def _slice(levels: tuple[str, ...], domains: Sequence[DomainAssignment]) -> dict[str, Any]:
+    """compactSliceEncoding: each level compacted, pod counts universal when all equal."""
     per_level = [_compact([d.values[i] for d in domains]) for i in range(len(levels))]
     counts = [d.count for d in domains]
     pod_counts = {"universal": counts[0]} if len(set(counts)) == 1 else {"individual": counts}
-    return {"levels": levels, "slices": [{"domainCount": len(domains), "valuesPerLevel": per_level,
-                                          "podCounts": pod_counts}]}
+    return {"domainCount": len(domains), "valuesPerLevel": per_level, "podCounts": pod_counts}
+
+
+def v1beta2(assignment: TopologyAssignment, by_hostname_prefix: bool = False) -> dict[str, Any]:
+    """V1Beta2From: one compact slice (v0.17); with `by_hostname_prefix`
+    (TASAssignmentsEncodingByHostnamePrefix, v0.19) runs of hostnames sharing a reusable
+    `-`-delimited prefix as slices of their own, unless one slice serializes shorter."""
+    levels, domains = assignment.levels, assignment.domains
+    single = {"levels": list(levels), "slices": [_slice(levels, domains)] if domains else []}
+    if not by_hostname_prefix:
+        return single
+    keys = _prefix_keys(levels, domains) if len(domains) > 1 and levels and levels[-1] == HOSTNAME else None
+    runs: list[list[DomainAssignment]] = []
+    for i, d in enumerate(domains):
+        if runs and keys is not None and keys[i] == keys[i - 1]:
+            runs[-1].append(d)
+        elif runs and keys is None:
+            runs[-1].append(d)
+        else:
+            runs.append([d])
+    slices = [_slice(levels, run[k:k + MAX_DOMAINS_PER_SLICE]) for run in runs
+              for k in range(0, len(run), MAX_DOMAINS_PER_SLICE)]
+    by_prefix = {"levels": list(levels), "slices": slices}
+    if len(slices) <= 1 or len(domains) > MAX_DOMAINS_PER_SLICE:
+        return by_prefix
+    return single if len(_go_json(single)) < len(_go_json(by_prefix)) else by_prefix
+
+
+def _go_json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _prefix_keys(levels: tuple[str, ...], domains: Sequence[DomainAssignment]) -> list[str] | None:
+    """reusableHostnamePrefixKeys: per domain its longest `-`-ended hostname prefix that another
+    domain shares, at the deepest depth that keeps the slices within the API's limit."""
+    names = [d.values[len(levels) - 1] for d in domains]
+    ends = [[i + 1 for i in range(len(n) - 1) if n[i] == "-"] for n in names]
+    counts: dict[str, int] = {}
+    for n, e in zip(names, ends):
+        for end in e:
+            counts[n[:end]] = min(2, counts.get(n[:end], 0) + 1)
+    for depth in range(max((len(e) for e in ends), default=0), 0, -1):
+        keys = []
+        for n, e in zip(names, ends):
+            keys.append(next((n[:end] for end in reversed(e[:depth]) if counts[n[:end]] >= 2), ""))
+        runs = [1]
+        for i in range(1, len(keys)):
+            if keys[i] == keys[i - 1]:
+                runs[-1] += 1
+            else:
+                runs.append(1)
+        if sum(-(-r // MAX_DOMAINS_PER_SLICE) for r in runs) <= MAX_SLICES:
+            return keys
+    return None
 
 
 def domains_view(assignment: TopologyAssignment) -> dict[str, Any]:

@@ -34,7 +34,7 @@ class Domain:
     tas_usage: Requests = field(default_factory=dict)
     node: Mapping[str, Any] | None = None               # the Node, when the lowest level is the hostname
     nodes: list[str] = field(default_factory=list)      # the Nodes it holds (names)
-    limiting: str = ""                                  # the resource that left no room for one pod
+    excluded: str = ""                                  # why its Node was left out (taint, selector, affinity)
 
 
 @dataclass
@@ -82,14 +82,16 @@ class Placement:
     reason: str = ""
     level: int = -1                         # the requested level's index
     exclusions: Exclusions = field(default_factory=Exclusions)
+    closest: tuple[Any, ...] = ()           # not fitting: per level, the domains closest (`tas_report`)
+    largest_fit: Any = None                 # the most pods one domain of the requested level takes
 
 
 def count_in(requests: Requests, capacity: Requests) -> tuple[int, str]:
     """CountInWithLimitingResource: how many times `requests` fit, and the resource that limits."""
     result, limiting = None, ""
     for name, want in requests.items():
-        count = MAX_INT32 if want == 0 else max(capacity.get(name, 0) // want if capacity.get(name, 0) >= 0
-                                               else -((-capacity.get(name, 0)) // want), 0)
+        have = capacity.get(name, 0)
+        count = MAX_INT32 if want == 0 else (0 if have <= 0 else min(have // want, MAX_INT32))
         if result is None or count < result or (count == result and name < limiting):
             result, limiting = count, name
     return (result or 0), limiting
@@ -187,7 +189,8 @@ class TASFlavorSnapshot:
 
     # -- the placement ----------------------------------------------------------------------
     def find(self, ps: PodSetRequest, assumed: Mapping[str, Requests], simulate_empty: bool = False) -> Placement:
-        """findTopologyAssignment for a pod set without a leader."""
+        """findTopologyAssignment for a pod set without a leader (not fitting, the counts stay as
+        placement counted them, for `tas_report`)."""
         req = ps.request
         slice_size = 1
         if req is not None and req.slice_topology is not None:
@@ -234,7 +237,7 @@ class TASFlavorSnapshot:
         """fillInCounts: each matching leaf's pods that fit, then every parent's sums."""
         for dom in self.domains.values():
             dom.state = dom.slice_state = 0
-            dom.limiting = ""
+            dom.excluded = ""
         match = self._matcher(spec)
         for leaf in self.leaves.values():
             stats.total += 1
@@ -245,7 +248,6 @@ class TASFlavorSnapshot:
                 _add(capacity, assumed[leaf.id], -1)
             leaf.state, limiting = count_in(requests, capacity)
             if leaf.state == 0 and limiting:
-                leaf.limiting = limiting
                 stats.resources[limiting] = stats.resources.get(limiting, 0) + 1
         for root in self.roots.values():
             self._sum(root, slice_size, slice_level, 0)
@@ -281,15 +283,18 @@ class TASFlavorSnapshot:
                         tolerations, taint, enable_comparison_operators=True):
                     text = _taint_string(taint)
                     stats.taints[text] = stats.taints.get(text, 0) + 1
+                    leaf.excluded = f'untolerated taint "{text}"'
                     return False
             labels = (node.get("metadata") or {}).get("labels") or {}
             if any(labels.get(k) != v for k, v in selector.items()):
                 stats.node_selector += 1
+                leaf.excluded = "nodeSelector"
                 return False
             if affinity is not None:
                 parsed = nodes.get(leaf.id) or nodes.setdefault(leaf.id, Node.from_obj(dict(node)))
                 if not affinity.matches(parsed):
                     stats.affinity += 1
+                    leaf.excluded = "node affinity"
                     return False
             return True
         return match

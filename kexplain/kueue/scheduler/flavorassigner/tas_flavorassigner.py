@@ -10,6 +10,7 @@ from typing import Any, Mapping
 from kexplain.kueue.apis.resourceflavor import ResourceFlavor
 from kexplain.kueue.apis.workload import PodSet
 from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot
+from kexplain.kueue.cache import tas_report
 from kexplain.kueue.cache.tas_cache import domain_usage
 from kexplain.kueue.cache.tas_snapshot import Placement, PodSetRequest
 from kexplain.kueue.resources import Requests, pod_spec_requests
@@ -107,9 +108,11 @@ def find_assignments(cq: ClusterQueueSnapshot, requests: list[Request], simulate
         assumed: dict[str, Requests] = {}
         for r in (r for r in requests if r.flavor == flavor):
             placement = snap.find(r.pod_set, assumed, simulate_empty)
-            out[r.index] = placement
             if placement.reason:
+                out[r.index] = placement if simulate_empty else tas_report.explained(snap, r.pod_set, placement,
+                                                                                      assumed)
                 return out
+            out[r.index] = placement
             assert placement.assignment is not None
             for domain_id, usage in domain_usage(placement.assignment, r.pod_set.single_pod):
                 into = assumed.setdefault(domain_id, {})
