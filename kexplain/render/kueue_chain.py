@@ -44,6 +44,10 @@ def pod_set_lines(answer: Mapping[str, Any]) -> list[tuple[int, str]]:
             lines.append((2, "nodeSelector " + ", ".join(f"{k}={v}" for k, v in selector.items())))
         if ps.get("tolerations"):
             lines.append((2, "tolerations " + ", ".join(_toleration(t) for t in ps["tolerations"])))
+        topology = ps.get("topology") or {}
+        if topology.get("domains"):
+            where = ", ".join(f"{'/'.join(d['values'])} ({d['count']})" for d in topology["domains"])
+            lines.append((2, f"topology ({', '.join(topology.get('levels') or ())}): {where}"))
     return lines
 
 
