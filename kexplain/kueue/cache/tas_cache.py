@@ -67,12 +67,15 @@ def node_matches_flavor(labels: Mapping[str, str], flavor: ResourceFlavor, level
 
 @dataclass
 class TASCache:
-    """The TAS flavors (those naming a Topology that exists), the Nodes kept, and non-TAS usage by node."""
+    """The TAS flavors (those naming a Topology that exists), the Nodes kept, and non-TAS usage by
+    node; each flavor's snapshot built once (Nodes and non-TAS usage do not change in a pass),
+    its TAS usage counted again for each cycle."""
 
     topologies: dict[str, Topology]
     flavors: dict[str, ResourceFlavor]
     nodes: list[Mapping[str, Any]] = field(default_factory=list)
     node_usage: dict[str, Requests] = field(default_factory=dict)
+    _built: dict[str, TASFlavorSnapshot] = field(default_factory=dict, repr=False)
 
     @classmethod
     def build(cls, topologies: Mapping[str, Topology], flavors: Mapping[str, ResourceFlavor],
@@ -93,28 +96,38 @@ class TASCache:
         return self.topologies.get(rf.topology_name) if rf is not None and rf.topology_name else None
 
     def snapshots(self, workloads: Iterable[Info]) -> dict[str, TASFlavorSnapshot]:
-        """One snapshot per TAS flavor with a Topology: its Nodes, non-TAS usage, TAS usage."""
-        infos = list(workloads)
+        """One snapshot per TAS flavor with a Topology: its Nodes, non-TAS usage, and the TAS usage
+        of `workloads` (the snapshot of the previous cycle, if any, is not read again)."""
+        infos = [i for i in workloads if i.obj.admission is not None]
         out = {}
-        for name, flavor in self.flavors.items():
-            topology = self.topology_of(name)
-            if topology is None:
+        for name in self.flavors:
+            snap = self._built.get(name) or self._build(name)
+            if snap is None:
                 continue
-            snap = TASFlavorSnapshot(topology.name, topology.levels, flavor.tolerations)
-            by_node = {}
-            for node in self.nodes:
-                labels = _meta(node).get("labels") or {}
-                if node_matches_flavor(labels, flavor, topology.levels):
-                    by_node[str(_meta(node).get("name") or "")] = snap.add_node(node, allocatable(node))
-            snap.initialize()
+            for leaf in snap.leaves.values():
+                leaf.tas_usage = {}
             for info in infos:
                 for domain_id, usage in tas_usage(info, name):
                     snap.update_tas_usage(domain_id, usage)
-            for node_name, usage in self.node_usage.items():
-                if node_name in by_node:
-                    snap.add_non_tas_usage(by_node[node_name], usage)
             out[name] = snap
         return out
+
+    def _build(self, name: str) -> TASFlavorSnapshot | None:
+        flavor, topology = self.flavors[name], self.topology_of(name)
+        if topology is None:
+            return None
+        snap = TASFlavorSnapshot(topology.name, topology.levels, flavor.tolerations)
+        by_node = {}
+        for node in self.nodes:
+            labels = _meta(node).get("labels") or {}
+            if node_matches_flavor(labels, flavor, topology.levels):
+                by_node[str(_meta(node).get("name") or "")] = snap.add_node(node, allocatable(node))
+        snap.initialize()
+        for node_name, usage in self.node_usage.items():
+            if node_name in by_node:
+                snap.add_non_tas_usage(by_node[node_name], usage)
+        self._built[name] = snap
+        return snap
 
 
 def domain_usage(assignment: TopologyAssignment, single_pod: Requests) -> list[tuple[str, Requests]]:

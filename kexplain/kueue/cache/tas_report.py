@@ -11,7 +11,7 @@ from kexplain.kueue.cache.tas_snapshot import Domain, Placement, PodSetRequest, 
 from kexplain.kueue.resources import PODS, Requests, resource_quantity_text
 
 CLOSEST = 3             # domains shown per level
-NODES_SHOWN = 8         # Nodes shown per domain
+NODES_SHOWN = 4         # Nodes shown per domain
 
 
 def _leaves(dom: Domain) -> list[Domain]:
@@ -50,7 +50,7 @@ def closest(snap: TASFlavorSnapshot, ps: PodSetRequest, level: int, assumed: Map
         ranked = sorted(snap.per_level[idx].values(), key=lambda d: (-d.state, d.values))[:CLOSEST]
         domains = []
         for dom in ranked:
-            leaves = sorted(_leaves(dom), key=lambda leaf: (-leaf.state, leaf.values))
+            leaves = sorted(_leaves(dom), key=lambda leaf: (leaf.state, leaf.values))    # the fullest first
             domains.append({"domain": list(dom.values), "fit": dom.state, "short": max(0, ps.count - dom.state),
                             "nodes": [_node(snap, leaf, requests, assumed, simulate_empty)
                                       for leaf in leaves[:NODES_SHOWN]],
