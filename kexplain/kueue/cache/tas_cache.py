@@ -104,8 +104,7 @@ class TASCache:
             snap = self._built.get(name) or self._build(name)
             if snap is None:
                 continue
-            for leaf in snap.leaves.values():
-                leaf.tas_usage = {}
+            snap.clear_tas_usage()
             for info in infos:
                 for domain_id, usage in tas_usage(info, name):
                     snap.update_tas_usage(domain_id, usage)

@@ -6,6 +6,7 @@ TASProfileMixed), then down level by level to the leaves. Leaders (pod set group
 placement and node replacement, off by default or not in the oracle, are not modelled."""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
@@ -35,6 +36,7 @@ class Domain:
     node: Mapping[str, Any] | None = None               # the Node, when the lowest level is the hostname
     nodes: list[str] = field(default_factory=list)      # the Nodes it holds (names)
     excluded: str = ""                                  # why its Node was left out (taint, selector, affinity)
+    index: int = 0                                      # its place among the leaves (`_column`)
 
 
 @dataclass
@@ -49,6 +51,13 @@ class Exclusions:
 
     def any(self) -> bool:
         return bool(self.node_selector or self.affinity or self.taints or self.resources)
+
+    def add(self, other: "Exclusions") -> None:
+        self.total += other.total
+        self.node_selector += other.node_selector
+        self.affinity += other.affinity
+        for k, v in other.taints.items():
+            self.taints[k] = self.taints.get(k, 0) + v
 
     def text(self) -> str:
         """formatReasons."""
@@ -114,6 +123,9 @@ class TASFlavorSnapshot:
         self.domains: dict[str, Domain] = {}
         self.roots: dict[str, Domain] = {}
         self.per_level: list[dict[str, Domain]] = [{} for _ in levels]
+        self._matches: dict[str, tuple[list[Domain], dict[str, str], Exclusions]] = {}
+        self._leaf_list: list[Domain] = []
+        self._columns: dict[tuple[str, bool], list[int]] = {}
 
     # -- building ---------------------------------------------------------------------------
     def add_node(self, node: Mapping[str, Any], allocatable: Requests) -> str:
@@ -128,6 +140,9 @@ class TASFlavorSnapshot:
         return domain_id
 
     def initialize(self) -> None:
+        self._leaf_list = list(self.leaves.values())
+        for i, leaf in enumerate(self._leaf_list):
+            leaf.index = i
         for leaf in self.leaves.values():
             self.domains[leaf.id] = leaf
             self.per_level[len(leaf.values) - 1][leaf.id] = leaf
@@ -155,6 +170,23 @@ class TASFlavorSnapshot:
         leaf = self.leaves.get(domain_id)
         if leaf is not None:
             _add(leaf.tas_usage, usage, sign)
+            self._columns.clear()
+
+    def clear_tas_usage(self) -> None:
+        for leaf in self.leaves.values():
+            leaf.tas_usage = {}
+        self._columns.clear()
+
+    def _column(self, name: str, simulate_empty: bool) -> list[int]:
+        """One resource's free capacity (less TAS usage unless `simulate_empty`) of every leaf, in
+        the leaves' order: what each placement counts pods against, kept until usage changes."""
+        key = (name, simulate_empty)
+        col = self._columns.get(key)
+        if col is None:
+            leaves = self._leaf_list
+            col = self._columns[key] = [leaf.free.get(name, 0) for leaf in leaves] if simulate_empty else \
+                [leaf.free.get(name, 0) - leaf.tas_usage.get(name, 0) for leaf in leaves]
+        return col
 
     def remaining(self, leaf: Domain, simulate_empty: bool = False) -> Requests:
         out = dict(leaf.free)
@@ -234,23 +266,56 @@ class TASFlavorSnapshot:
 
     def fill_in_counts(self, spec: Mapping[str, Any], requests: Requests, assumed: Mapping[str, Requests],
                        simulate_empty: bool, slice_size: int, slice_level: int, stats: Exclusions) -> None:
-        """fillInCounts: each matching leaf's pods that fit, then every parent's sums."""
+        """fillInCounts: each matching leaf's pods that fit (CountInWithLimitingResource against
+        its free capacity less TAS and assumed usage, inline: it runs for every leaf of every
+        placement), then every parent's sums."""
         for dom in self.domains.values():
             dom.state = dom.slice_state = 0
             dom.excluded = ""
-        match = self._matcher(spec)
-        for leaf in self.leaves.values():
-            stats.total += 1
-            if self.lowest_is_node and not match(leaf, stats):
-                continue
-            capacity = self.remaining(leaf, simulate_empty)
-            if leaf.id in assumed:
-                _add(capacity, assumed[leaf.id], -1)
-            leaf.state, limiting = count_in(requests, capacity)
-            if leaf.state == 0 and limiting:
-                stats.resources[limiting] = stats.resources.get(limiting, 0) + 1
+        matched, excluded, base = self._matching(spec)
+        stats.add(base)
+        for leaf_id, why in excluded.items():
+            self.leaves[leaf_id].excluded = why
+        wanted = sorted(requests.items())
+        at = [leaf.index for leaf in matched]
+        counts = []
+        for name, want in wanted:         # per resource, every matched leaf at once
+            col = self._column(name, simulate_empty)
+            counts.append([MAX_INT32] * len(at) if want == 0 else
+                          [min(h // want, MAX_INT32) if h > 0 else 0 for h in (col[i] for i in at)])
+        per_leaf = list(zip(*counts)) if counts else [(0,)] * len(at)
+        for j, leaf in enumerate(matched):
+            extra = assumed.get(leaf.id)
+            if extra:
+                per_leaf[j] = tuple(MAX_INT32 if w == 0 else max(0, self._column(n, simulate_empty)[leaf.index]
+                                                                - extra.get(n, 0)) // w for n, w in wanted)
+            leaf.state = fit = min(per_leaf[j])
+            if fit == 0 and wanted:         # the limiting resource: the first (by name) giving 0
+                name = wanted[per_leaf[j].index(0)][0]
+                stats.resources[name] = stats.resources.get(name, 0) + 1
         for root in self.roots.values():
             self._sum(root, slice_size, slice_level, 0)
+
+    def _matching(self, spec: Mapping[str, Any]) -> tuple[list[Domain], dict[str, str], Exclusions]:
+        """getMatchingLeaves: the leaves a pod template may use, why each other one may not, and the
+        counts; cached per template's node selection (TASCacheNodeMatchResults)."""
+        key = json.dumps([spec.get("tolerations"), spec.get("nodeSelector"),
+                          ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+                              "requiredDuringSchedulingIgnoredDuringExecution")], sort_keys=True, default=str)
+        found = self._matches.get(key)
+        if found is not None:
+            return found
+        base = Exclusions(total=len(self.leaves))
+        matched, excluded = [], {}
+        match = self._matcher(spec) if self.lowest_is_node else None
+        for leaf in self.leaves.values():
+            why = match(leaf, base) if match is not None else ""
+            if why:
+                excluded[leaf.id] = why
+            else:
+                matched.append(leaf)
+        found = self._matches[key] = (matched, excluded, base)
+        return found
 
     def _sum(self, dom: Domain, slice_size: int, slice_level: int, level: int) -> None:
         if not dom.children:
@@ -276,27 +341,24 @@ class TASFlavorSnapshot:
                 [ParsedTerm.parse(t) for t in required.get("nodeSelectorTerms") or ()]))
         nodes: dict[str, Node] = {}
 
-        def match(leaf: Domain, stats: Exclusions) -> bool:
+        def match(leaf: Domain, stats: Exclusions) -> str:
             node = leaf.node or {}
             for taint in (node.get("spec") or {}).get("taints") or ():
                 if taint.get("effect") in (NO_SCHEDULE, NO_EXECUTE) and not tolerations_tolerate(
                         tolerations, taint, enable_comparison_operators=True):
                     text = _taint_string(taint)
                     stats.taints[text] = stats.taints.get(text, 0) + 1
-                    leaf.excluded = f'untolerated taint "{text}"'
-                    return False
+                    return f'untolerated taint "{text}"'
             labels = (node.get("metadata") or {}).get("labels") or {}
             if any(labels.get(k) != v for k, v in selector.items()):
                 stats.node_selector += 1
-                leaf.excluded = "nodeSelector"
-                return False
+                return "nodeSelector"
             if affinity is not None:
                 parsed = nodes.get(leaf.id) or nodes.setdefault(leaf.id, Node.from_obj(dict(node)))
                 if not affinity.matches(parsed):
                     stats.affinity += 1
-                    leaf.excluded = "node affinity"
-                    return False
-            return True
+                    return "node affinity"
+            return ""
         return match
 
     def _sorted(self, domains: Iterable[Domain], unconstrained: bool) -> list[Domain]:
