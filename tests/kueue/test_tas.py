@@ -206,3 +206,92 @@ def test_the_chain_places_an_admitted_jobs_pods_on_its_topology_domains() -> Non
     code, text, _ = kexplain(*args)
     assert "topology (kubernetes.io/hostname): gpu-b1-r2-n1 (1), gpu-b1-r2-n2 (1)" in text
     assert "Would be bound to gpu-b2-r1-n1" in text
+
+
+CLUSTER = """apiVersion: kueue.x-k8s.io/v1beta2
+kind: Topology
+metadata: {name: topo}
+spec: {levels: [{nodeLabel: rack}, {nodeLabel: kubernetes.io/hostname}]}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: tas}
+spec: {nodeLabels: {pool: gpu}, topologyName: topo}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: plain}
+"""
+QUEUE = """---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {{name: {name}}}
+spec:
+  namespaceSelector: {{}}
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors: [{flavors}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {{name: {name}, namespace: default}}
+spec: {{clusterQueue: {name}}}
+"""
+NODE = """---
+apiVersion: v1
+kind: Node
+metadata: {{name: {name}, labels: {{pool: gpu, rack: {rack}, kubernetes.io/hostname: {name}}}}}
+status:
+  allocatable: {{cpu: "96", pods: "110", nvidia.com/gpu: "8"}}
+  conditions: [{{type: Ready, status: "True"}}]
+"""
+JOB = """---
+apiVersion: batch/v1
+kind: Job
+metadata: {{name: {name}, namespace: default, labels: {{kueue.x-k8s.io/queue-name: {queue}}}}}
+spec:
+  parallelism: {pods}
+  completions: {pods}
+  suspend: true
+  template:
+    metadata: {{annotations: {annotations}}}
+    spec:
+      restartPolicy: Never
+      containers: [{{name: c, image: x, resources: {{requests: {{nvidia.com/gpu: "8"}}}}}}]
+"""
+QUOTA = '{{name: {0}, resources: [{{name: nvidia.com/gpu, nominalQuota: "{1}"}}]}}'
+
+
+def _run(tmp_path: Path, cluster: str, jobs: str) -> dict:
+    (tmp_path / "cluster.yaml").write_text(cluster)
+    (tmp_path / "workloads.yaml").write_text(jobs)
+    code, out, err = _kueue(tmp_path, "-o", "json")
+    assert code in (0, 1), err
+    return json.loads(out)
+
+
+def test_a_placement_taken_by_another_queues_entry_is_placed_again_in_the_cycle(tmp_path: Path) -> None:
+    nodes = "".join(NODE.format(name=f"n{i}", rack=f"r{i // 2}") for i in range(4))
+    queues = "".join(QUEUE.format(name=q, flavors=QUOTA.format("tas", 32)) for q in ("qa", "qb"))
+    rack = '{kueue.x-k8s.io/podset-required-topology: rack}'
+    jobs = "".join(JOB.format(name=f"job-{q}", queue=q, pods=2, annotations=rack) for q in ("qa", "qb"))
+    doc = _run(tmp_path, CLUSTER + queues + nodes, jobs)
+    placed = {w["owner"]: [d["values"][0] for d in w["podSetAssignments"][0]["topologyDomains"]["domains"]]
+              for w in doc["workloads"]}
+    assert doc["cycles"] == 1 and sorted(placed.values()) == [["n0", "n1"], ["n2", "n3"]]
+
+
+def test_a_tas_flavor_serves_only_topology_requests_and_a_plain_one_only_the_others(tmp_path: Path) -> None:
+    nodes = NODE.format(name="n0", rack="r0")
+    queue = QUEUE.format(name="mixed", flavors=f"{QUOTA.format('tas', 8)}, {QUOTA.format('plain', 8)}")
+    jobs = (JOB.format(name="plain-job", queue="mixed", pods=2, annotations="{}")
+            + JOB.format(name="tas-job", queue="mixed", pods=2,
+                         annotations='{kueue.x-k8s.io/podset-required-topology: rack}'))
+    doc = _run(tmp_path, CLUSTER + queue + nodes, jobs)
+    messages = {w["owner"]: w["conditions"][0]["message"] for w in doc["workloads"]}
+    assert messages["Job/plain-job"] == (
+        'couldn\'t assign flavors to pod set main: Flavor "tas" supports only TopologyAwareScheduling, '
+        "insufficient quota for nvidia.com/gpu in flavor plain, previously considered podsets requests (0) + "
+        "current podset request (16) > maximum capacity (8)")
+    assert messages["Job/tas-job"].startswith('couldn\'t assign flavors to pod set main: Flavor "plain" does not '
+                                              "support TopologyAwareScheduling, insufficient quota for")
