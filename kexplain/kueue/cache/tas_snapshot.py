@@ -126,6 +126,7 @@ class TASFlavorSnapshot:
         self._matches: dict[str, tuple[list[Domain], dict[str, str], Exclusions]] = {}
         self._leaf_list: list[Domain] = []
         self._columns: dict[tuple[str, bool], list[int]] = {}
+        self._position_of: dict[int, tuple[list[Domain], dict[str, int]]] = {}
 
     # -- building ---------------------------------------------------------------------------
     def add_node(self, node: Mapping[str, Any], allocatable: Requests) -> str:
@@ -170,7 +171,9 @@ class TASFlavorSnapshot:
         leaf = self.leaves.get(domain_id)
         if leaf is not None:
             _add(leaf.tas_usage, usage, sign)
-            self._columns.clear()
+            for (name, simulate_empty), col in self._columns.items():
+                if not simulate_empty and name in usage:
+                    col[leaf.index] -= sign * usage[name]
 
     def clear_tas_usage(self) -> None:
         for leaf in self.leaves.values():
@@ -278,23 +281,39 @@ class TASFlavorSnapshot:
             self.leaves[leaf_id].excluded = why
         wanted = sorted(requests.items())
         at = [leaf.index for leaf in matched]
+        position = self._positions(matched)
         counts = []
         for name, want in wanted:         # per resource, every matched leaf at once
             col = self._column(name, simulate_empty)
             counts.append([MAX_INT32] * len(at) if want == 0 else
                           [min(h // want, MAX_INT32) if h > 0 else 0 for h in (col[i] for i in at)])
         per_leaf = list(zip(*counts)) if counts else [(0,)] * len(at)
-        for j, leaf in enumerate(matched):
-            extra = assumed.get(leaf.id)
-            if extra:
+        for leaf_id, extra in assumed.items():       # what earlier pod sets of the Workload took
+            leaf = self.leaves.get(leaf_id)
+            j = position.get(leaf_id) if leaf is not None else None
+            if j is not None:
                 per_leaf[j] = tuple(MAX_INT32 if w == 0 else max(0, self._column(n, simulate_empty)[leaf.index]
                                                                 - extra.get(n, 0)) // w for n, w in wanted)
-            leaf.state = fit = min(per_leaf[j])
-            if fit == 0 and wanted:         # the limiting resource: the first (by name) giving 0
-                name = wanted[per_leaf[j].index(0)][0]
-                stats.resources[name] = stats.resources.get(name, 0) + 1
-        for root in self.roots.values():
-            self._sum(root, slice_size, slice_level, 0)
+        fits = list(map(min, per_leaf))
+        for leaf, fit in zip(matched, fits):
+            leaf.state = fit
+        for j in [j for j, fit in enumerate(fits) if fit == 0 and wanted]:
+            name = wanted[per_leaf[j].index(0)][0]      # the limiting resource: the first (by name) giving 0
+            stats.resources[name] = stats.resources.get(name, 0) + 1
+        self._sum_up(slice_size, slice_level)
+
+    def _sum_up(self, slice_size: int, slice_level: int) -> None:
+        """fillInCountsHelper, level by level from the leaves up: a parent's pods are its children's,
+        its slices theirs, or, at the slice level, its pods in slices."""
+        last = len(self.levels) - 1
+        if slice_level == last:
+            for leaf in self._leaf_list:
+                leaf.slice_state = leaf.state // slice_size
+        for idx in range(last - 1, -1, -1):
+            for dom in self.per_level[idx].values():
+                dom.state = sum(c.state for c in dom.children)
+                dom.slice_state = dom.state // slice_size if idx == slice_level else \
+                    sum(c.slice_state for c in dom.children)
 
     def _matching(self, spec: Mapping[str, Any]) -> tuple[list[Domain], dict[str, str], Exclusions]:
         """getMatchingLeaves: the leaves a pod template may use, why each other one may not, and the
@@ -317,18 +336,13 @@ class TASFlavorSnapshot:
         found = self._matches[key] = (matched, excluded, base)
         return found
 
-    def _sum(self, dom: Domain, slice_size: int, slice_level: int, level: int) -> None:
-        if not dom.children:
-            if level == slice_level:
-                dom.slice_state = dom.state // slice_size
-            return
-        state = slices = 0
-        for child in dom.children:
-            self._sum(child, slice_size, slice_level, level + 1)
-            state += child.state
-            slices += child.slice_state
-        dom.state = state
-        dom.slice_state = state // slice_size if level == slice_level else slices
+    def _positions(self, matched: list[Domain]) -> dict[str, int]:
+        """Each matched leaf's place in `matched` (kept with the match it belongs to)."""
+        key = id(matched)
+        found = self._position_of.get(key)
+        if found is None or found[0] is not matched:
+            found = self._position_of[key] = (matched, {leaf.id: j for j, leaf in enumerate(matched)})
+        return found[1]
 
     def _matcher(self, spec: Mapping[str, Any]):
         tolerations = [*(spec.get("tolerations") or ()), *self.tolerations]
