@@ -295,3 +295,31 @@ def test_a_tas_flavor_serves_only_topology_requests_and_a_plain_one_only_the_oth
         "current podset request (16) > maximum capacity (8)")
     assert messages["Job/tas-job"].startswith('couldn\'t assign flavors to pod set main: Flavor "plain" does not '
                                               "support TopologyAwareScheduling, insufficient quota for")
+
+
+CHECK = """---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ProvisioningRequestConfig
+metadata: {name: gpu-config}
+spec: {provisioningClassName: queued-provisioning.gke.io}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: AdmissionCheck
+metadata: {name: dws}
+spec:
+  controllerName: kueue.x-k8s.io/provisioning-request
+  parameters: {apiGroup: kueue.x-k8s.io, kind: ProvisioningRequestConfig, name: gpu-config}
+status:
+  conditions: [{type: Active, status: "True", reason: Active, message: active, lastTransitionTime: "2025-12-31T14:00:00Z"}]
+"""
+
+
+def test_a_provisioning_check_on_the_tas_flavor_delays_the_placement(tmp_path: Path) -> None:
+    nodes = NODE.format(name="n0", rack="r0")
+    queue = QUEUE.format(name="dws", flavors=QUOTA.format("tas", 64)).replace(
+        "  namespaceSelector: {}", "  namespaceSelector: {}\n  admissionChecksStrategy: {admissionChecks: [{name: dws}]}")
+    jobs = JOB.format(name="train", queue="dws", pods=4, annotations='{kueue.x-k8s.io/podset-required-topology: rack}')
+    [wl] = _run(tmp_path, CLUSTER + CHECK + queue + nodes, jobs)["workloads"]
+    assert wl["quotaReserved"] is True            # four pods on one 8-GPU node: placed after provisioning
+    [psa] = wl["podSetAssignments"]
+    assert psa["delayedTopologyRequest"] == "Pending" and "topologyAssignment" not in psa

@@ -113,6 +113,9 @@ class Cache:
             names = cq.api.flavor_names()
             copy.tas_flavors = {f: snap.tas[f] for f in names if f in snap.tas}
             copy.tas_only = bool(names) and all(f in snap.tas for f in names)
+            checks = cq.admission_checks
+            copy.prov_req_flavors = frozenset(f for name in cq.provisioning_checks for f in checks.get(name, ()))
+            copy.multikueue = bool(cq.multikueue_checks)
             if cq.parent is not None and cq.parent.name in snap.cohorts:
                 parent = snap.cohorts[cq.parent.name]
                 copy.parent = parent

@@ -37,6 +37,10 @@ class ClusterQueueSnapshot:
     fair_weight: float = 1.0
     tas_flavors: dict[str, TASFlavorSnapshot] = field(default_factory=dict)   # its TAS flavors' snapshots
     tas_only: bool = False          # isTASOnly: every flavor it names is a TAS flavor
+    # TAS waits for these checks (a Workload without quota is placed after them): the flavors its
+    # ProvisioningRequest checks apply to, and whether it has a MultiKueue check
+    prov_req_flavors: frozenset[str] = frozenset()
+    multikueue: bool = False
 
     def rg_by_resource(self, resource: str) -> Group | None:
         for group in self.groups:

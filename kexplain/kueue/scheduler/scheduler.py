@@ -309,7 +309,7 @@ def _selects(selector: LabelSelector, labels: dict[str, str]) -> bool:
 def _to_api(ps) -> APIAssignment:
     return APIAssignment(ps.name, {res: fa.name for res, fa in ps.flavors.items()},
                          {res: resource_quantity(res, ps.requests.get(res, 0)) for res in ps.flavors}, ps.count,
-                         ps.topology_assignment)
+                         ps.topology_assignment, delayed_topology_request=ps.delayed_topology_request)
 
 
 def _entry_order(a: Entry, b: Entry) -> int:

@@ -149,6 +149,7 @@ class PodSetAssignment:
     trials: list[FlavorTrial] = field(default_factory=list)
     topology_assignment: Any = None         # apis.topology.TopologyAssignment, once placed
     placement: Any = None                   # the TAS placement tried (cache.tas_snapshot.Placement)
+    delayed_topology_request: str | None = None     # "Pending": placed after its admission checks
 
     def representative_mode(self) -> int:
         if self.status.is_fit():

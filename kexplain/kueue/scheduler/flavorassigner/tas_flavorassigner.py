@@ -18,6 +18,7 @@ from kexplain.kueue.workload.info import Info
 
 NO_TAS_CACHE = "workload requires Topology, but there is no TAS cache information"
 NO_TAS_FLAVOR = "no TAS flavor assigned"
+DELAYED_PENDING = "Pending"         # DelayedTopologyRequestStatePending
 
 
 def explicit(ps: PodSet) -> bool:
@@ -91,6 +92,9 @@ def topology_requests(info: Info, cq: ClusterQueueSnapshot, pod_sets: list[Any]
         flavor, err = only_tas_flavor({r: fa.name for r, fa in psa.flavors.items()}, cq)
         if flavor is None:
             errors[i] = err
+            continue
+        if cq.multikueue or (info.obj.admission is None and flavor in cq.prov_req_flavors):
+            psa.delayed_topology_request = DELAYED_PENDING      # placed once its checks provisioned
             continue
         single = pod_spec_requests(ps.spec)
         out.append(Request(i, flavor, PodSetRequest(ps.name, psa.count, single, ps.spec, ps.topology_request,
