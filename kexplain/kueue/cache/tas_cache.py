@@ -80,7 +80,9 @@ class TASCache:
     @classmethod
     def build(cls, topologies: Mapping[str, Topology], flavors: Mapping[str, ResourceFlavor],
               nodes: Iterable[Mapping[str, Any]], pods: Iterable[Mapping[str, Any]]) -> "TASCache":
-        tas = {n: f for n, f in flavors.items() if f.topology_name is not None}
+        tas = {n: f for n, f in flavors.items() if f.topology_name is not None and f.topology_name in topologies}
+        if not tas:         # no TAS flavor: the Nodes and pods are not read (a dump's pods stay undecoded)
+            return cls(dict(topologies), {n: f for n, f in flavors.items() if f.topology_name is not None})
         out = cls(dict(topologies), tas, [n for n in nodes if isinstance(n, Mapping) and schedulable_and_ready(n)])
         for pod in pods:
             found = non_tas_usage(pod)
