@@ -7,9 +7,13 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Mapping
 
 from kexplain.explain.inputs import Loaded
-from kexplain.kueue.apis.constants import ADMISSION_GATE, CHECK_READY, FINISHED, POD_GROUP_NAME_LABEL, QUOTA_RESERVED
+from kexplain.kueue.apis.constants import (ADMISSION_GATE, CHECK_READY, FINISHED, POD_GROUP_NAME_LABEL,
+                                           QUOTA_RESERVED, TOPOLOGY)
 from kexplain.kueue.objects import (ADMITTED, QUOTA_RESERVED as QUOTA_RESERVED_VERDICT, READ_KINDS, Objects, is_kueue,
                                     kind_of, managed, meta_of, of_kinds)
+
+TAS_KINDS = frozenset({"Node", "Pod"})     # what TAS reads of the cluster besides Kueue's objects
+
 
 @dataclass
 class Chain:
@@ -31,8 +35,9 @@ class Chain:
         if not submitted:
             return objs
         chosen = set(submitted)
-        context = [*of_kinds(cluster, READ_KINDS), *self.config,
-                   *((o, s) for i, (o, s) in enumerate(objs) if i not in chosen and kind_of(o) in READ_KINDS)]
+        context = with_tas([*of_kinds(cluster, READ_KINDS), *self.config,
+                            *((o, s) for i, (o, s) in enumerate(objs) if i not in chosen and kind_of(o) in READ_KINDS)],
+                           cluster)
         if not any(is_kueue(o) for o, _ in context):
             return objs
         # Kueue's pass, imported only now: a run without Kueue's objects never pays its 0.15 s
@@ -94,6 +99,14 @@ def live_chains(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str
     return live_kueue(pods, cluster, version=version, now=now).chains
 
 
+def with_tas(context: list[Any], cluster: Objects) -> list[Any]:
+    """`context` with the cluster's Nodes and pods when a Topology is among it: TAS places on the
+    Nodes and counts the pods bound to them (a run without TAS never reads them)."""
+    if not any(kind_of(o) == TOPOLOGY and is_kueue(o) for o, _ in context):
+        return context
+    return [*context, *of_kinds(cluster, TAS_KINDS)]
+
+
 @dataclass(frozen=True)
 class Held:
     """A Workload the cluster stores not admitted (no quota reserved, or quota reserved while its
@@ -129,7 +142,7 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
     the cluster holds (`Held`) with Kueue's answer; nothing without Kueue's objects."""
     chosen = [i for i, pod in enumerate(pods) if managed(pod)]
     out: list[LiveChain | None] = [None] * len(pods)
-    context = of_kinds(cluster, READ_KINDS)
+    context = with_tas(list(of_kinds(cluster, READ_KINDS)), cluster)
     stored = [o for o, _ in context if kind_of(o) == "Workload" and is_kueue(o) and _held_in_cluster(o)]
     if not (chosen or stored) or not any(is_kueue(o) for o, _ in context):     # (nothing held: no pass)
         return LiveKueue(out)

@@ -7,7 +7,8 @@ from typing import Any
 
 from kexplain.apimachinery.quantity import canonical
 from kexplain.kueue.apis.constants import QUEUE_NAME_LABEL
-from kexplain.kueue.apis.workload import Admission
+from kexplain.kueue.apis.topology import domains_view, v1beta2
+from kexplain.kueue.apis.workload import Admission, PodSetAssignment
 from kexplain.kueue.objects import is_kueue, meta_of, of_kinds
 from kexplain.kueue.run import Pass
 from kexplain.kueue.workload.stored import stored_status
@@ -15,12 +16,12 @@ from kexplain.kueue.workload.ordering import priority
 from kexplain.kueue.workload.workload import Workload, has_quota_reservation, is_evicted
 
 
-def _admission(admission: Admission) -> dict[str, Any]:
+def _admission(admission: Admission, by_prefix: bool = False) -> dict[str, Any]:
     return {"clusterQueue": admission.cluster_queue,
             "podSetAssignments": [
                 {"name": psa.name, "flavors": dict(psa.flavors),
                  "resourceUsage": {res: canonical(q) for res, q in psa.resource_usage.items()},
-                 **({"count": psa.count} if psa.count is not None else {})}
+                 **({"count": psa.count} if psa.count is not None else {}), **_topology(psa, by_prefix)}
                 for psa in admission.pod_set_assignments]}
 
 
@@ -39,12 +40,25 @@ def stored_beside(done: Pass) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _topology(psa: PodSetAssignment, by_prefix: bool) -> dict[str, Any]:
+    """A pod set's topology assignment as Kueue stores it (an input's as given), its domains, and
+    its delayed topology request's state."""
+    out: dict[str, Any] = {}
+    if psa.topology_assignment is not None:
+        out["topologyAssignment"] = dict(psa.stored_topology) if psa.stored_topology is not None \
+            else v1beta2(psa.topology_assignment, by_prefix)
+        out["topologyDomains"] = domains_view(psa.topology_assignment)
+    if psa.delayed_topology_request:
+        out["delayedTopologyRequest"] = psa.delayed_topology_request
+    return out
+
+
 def _workload(wl: Workload, done: Pass) -> dict[str, Any]:
     out: dict[str, Any] = {"namespace": wl.meta.namespace, "name": wl.meta.name, "queueName": wl.spec.queue_name,
                            "inputAdmitted": wl.admitted_in_input, "quotaReserved": has_quota_reservation(wl),
                            "evicted": is_evicted(wl), "preempted": wl.is_true("Preempted")}
     if has_quota_reservation(wl) and wl.admission is not None:
-        out.update(_admission(wl.admission))
+        out.update(_admission(wl.admission, done.settings.version.tas_hostname_prefix_encoding))
     out["conditions"] = [{"type": c.type, "status": c.status, "reason": c.reason, "message": c.message}
                          for c in sorted(wl.conditions, key=lambda c: c.type)]
     if wl.admission_checks:

@@ -6,7 +6,9 @@ import functools
 from typing import Any
 
 from kexplain.kueue.apis.constants import NEVER, QUOTA_RESERVED, STRICT_FIFO
+from kexplain.kueue.apis.topology import domains_view
 from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot, Snapshot
+from kexplain.kueue.cache.tas_snapshot import Placement
 from kexplain.kueue.document import document
 from kexplain.kueue.resources import FlavorResource, resource_quantity_text
 from kexplain.kueue.run import WORKLOAD_CONTROLLER, Pass
@@ -161,7 +163,30 @@ def pod_sets(assignment: Assignment, info: Info) -> list[dict[str, Any]]:
         }
         if not psa.status.is_fit():
             item["message"] = psa.status.message()
+        if psa.placement is not None:
+            item["topology"] = topology_item(psa.placement)
         out.append(item)
+    return out
+
+
+def topology_item(placement: Placement) -> dict[str, Any]:
+    """A pod set's TAS placement: the assignment, or Kueue's reason with the domains closest per
+    level, the Nodes left out and the largest count one domain takes (verified)."""
+    if placement.assignment is not None:
+        return {"placed": True, "assignment": domains_view(placement.assignment)}
+    out: dict[str, Any] = {"placed": False, "reason": placement.reason}
+    stats = placement.exclusions
+    if stats.total:
+        out["nodes"] = stats.total
+    if stats.any():
+        out["excluded"] = {**({"nodeSelector": stats.node_selector} if stats.node_selector else {}),
+                           **({"affinity": stats.affinity} if stats.affinity else {}),
+                           **({"taints": dict(stats.taints)} if stats.taints else {}),
+                           **({"resources": dict(stats.resources)} if stats.resources else {})}
+    if placement.closest:
+        out["closest"] = list(placement.closest)
+    if placement.largest_fit is not None:
+        out["largestFit"] = placement.largest_fit
     return out
 
 

@@ -19,6 +19,7 @@ from kexplain.kueue.apis.cohort import Cohort, parse_cohort
 from kexplain.kueue.apis.localqueue import LocalQueue, parse_local_queue
 from kexplain.kueue.apis.priorityclass import PriorityClass, parse_priority_class, parse_workload_priority_class
 from kexplain.kueue.apis.resourceflavor import ResourceFlavor, parse_resource_flavor
+from kexplain.kueue.apis.topology import Topology, parse_topology
 from kexplain.kueue.apis.workload import WorkloadObject, parse_workload
 from kexplain.kueue.config import KueueConfig, is_configuration, parse_configuration
 from kexplain.kueue.config_file import configuration_of, is_manager_config_map
@@ -56,6 +57,9 @@ class KueueInputs:
     jobs: list[GenericJob] = field(default_factory=list)                   # the submitted jobs
     workloads: list[WorkloadObject] = field(default_factory=list)          # given as Workloads
     ignored: list[str] = field(default_factory=list)                       # `KIND NS/NAME: why`
+    topologies: dict[str, Topology] = field(default_factory=dict)
+    nodes: list[Mapping[str, Any]] = field(default_factory=list)           # TAS: the cluster's Nodes
+    bound_pods: list[Mapping[str, Any]] = field(default_factory=list)      # TAS: pods bound to them
     warnings: list[str] = field(default_factory=list)
     submitted: Objects = ()         # the objects read, as read (what a change is applied to)
     cluster: Objects = ()
@@ -108,6 +112,7 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
             and integration_for("Pod", str(o.get("apiVersion") or "")) is not None]
     admitted_pods = iter([_with_uid(o) for o, _ in pods] if stored else
                          _admitted_pods(pods, [*submitted, *cluster], validate))
+    tas_read: list[int] = []    # the `ignored` notes of Nodes and bound pods: read when TAS is there
     for obj, src, is_submitted in [*((o, s, True) for o, s in submitted), *((o, s, False) for o, s in cluster)]:
         if not isinstance(obj, OBJECTS):
             raise InputError("not an object", source=src)
@@ -128,6 +133,10 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
             labels = {str(k): str(v) for k, v in (meta.get("labels") or {}).items()}
             labels[METADATA_NAME_LABEL] = name
             out.namespaces[name] = labels
+        elif kind == "Node" and api == "v1":
+            out.nodes.append(obj)
+            out.ignored.append(f"{_described(obj)}: not a kind Kueue's admission reads")
+            tas_read.append(len(out.ignored) - 1)
         elif kind == "PriorityClass" and api.startswith("scheduling.k8s.io/"):
             pc = parse_priority_class(obj, src)
             out.priority_classes[pc.name] = pc
@@ -135,11 +144,17 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
             if not is_submitted:
                 out.ignored.append(f"{_described(obj)}: a job of the cluster files (the submitted ones are "
                                    "WORKLOADS')")
+                if kind == "Pod" and _bound(obj):
+                    out.bound_pods.append(obj)
+                    tas_read.append(len(out.ignored) - 1)
                 continue
             stored = next(admitted_pods) if kind == "Pod" else _with_uid(obj)
             _refusable(refused, lambda: out.jobs.append(_job(integration, stored, src, version)))
         elif kind not in ADMISSION_CONTEXT:
             out.ignored.append(f"{_described(obj)}: not a kind Kueue's admission reads")
+    if out.topologies:          # TAS places on the Nodes and counts the pods bound to them
+        used = set(tas_read)
+        out.ignored = [note for i, note in enumerate(out.ignored) if i not in used]
     return out
 
 
@@ -158,6 +173,14 @@ def _job(integration: Any, obj: dict[str, Any], src: Source, version: KueueVersi
     if webhook is not None:
         webhook(obj, src, version or versions.resolve(None))
     return job
+
+
+def _bound(pod: Mapping[str, Any]) -> bool:
+    """The pod is bound to a node (a dump's asked of its view: not decoded)."""
+    if type(pod) is StoredPod:
+        return pod.view.spec is not None and bool(pod.view.spec.nodeName)
+    spec = pod.get("spec")
+    return isinstance(spec, Mapping) and bool(spec.get("nodeName"))
 
 
 def _refusable(refused: list[KexplainError] | None, read: Callable[[], object]) -> None:
@@ -205,6 +228,9 @@ def _read_kueue(out: KueueInputs, obj: dict[str, Any], src: Source, validate: st
     elif kind == c.ADMISSION_CHECK:
         check = parse_admission_check(obj, src, validate=validate, warnings=warnings)
         out.admission_checks[check.name] = check
+    elif kind == c.TOPOLOGY:
+        topology = parse_topology(obj, src, validate=validate, warnings=warnings)
+        out.topologies[topology.name] = topology
     elif kind == c.PROVISIONING_REQUEST_CONFIG:
         config = parse_provisioning_request_config(obj, src, validate=validate, warnings=warnings)
         out.provisioning_request_configs[config.name] = config

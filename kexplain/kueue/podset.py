@@ -9,6 +9,7 @@ from typing import Any, Mapping
 from kexplain.apimachinery.fielderrors import go_quote
 from kexplain.apimachinery.names import is_dns1123_label
 from kexplain.kueue.apis.resourceflavor import ResourceFlavor
+from kexplain.kueue.apis.topology import TopologyAssignment, domains_view
 from kexplain.kueue.workload.workload import Workload
 
 # pkg/constants, apis/kueue/v1beta2 (topology_types.go)
@@ -34,11 +35,15 @@ class PodSetInfo:
     annotations: Mapping[str, str] = field(default_factory=dict)
     node_selector: Mapping[str, str] = field(default_factory=dict)
     tolerations: tuple[Mapping[str, Any], ...] = ()
+    # TAS: the levels whose assigned domains differ, each with the values its pods may take
+    topology_in: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    topology: Mapping[str, Any] | None = None       # the assignment's domains (`topologyDomains`)
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "count": self.count, "flavors": list(self.flavors),
                 "nodeSelector": dict(self.node_selector), "tolerations": [dict(t) for t in self.tolerations],
-                "labels": dict(self.labels), "annotations": dict(self.annotations)}
+                "labels": dict(self.labels), "annotations": dict(self.annotations),
+                **({"topology": dict(self.topology)} if self.topology is not None else {})}
 
 
 def infos(wl: Workload, flavors: Mapping[str, ResourceFlavor]) -> list[PodSetInfo]:
@@ -65,10 +70,31 @@ def infos(wl: Workload, flavors: Mapping[str, ResourceFlavor]) -> list[PodSetInf
             labels[CLUSTER_QUEUE_LABEL] = wl.admission.cluster_queue
         pod_set = pod_sets.get(psa.name)
         count = psa.count if psa.count is not None else (pod_set.count if pod_set is not None else 0)
+        topology_in: tuple[tuple[str, tuple[str, ...]], ...] = ()
+        if psa.topology_assignment is not None:
+            common, topology_in = topology_selector(psa.topology_assignment)
+            selector.update(common)
         info = PodSetInfo(psa.name, count, tuple(seen), labels, {WORKLOAD_ANNOTATION: wl.meta.name}, selector,
-                          tuple(tolerations))
+                          tuple(tolerations), topology_in,
+                          None if psa.topology_assignment is None else domains_view(psa.topology_assignment))
         out.append(_with_check_updates(info, wl))
     return out
+
+
+def topology_selector(assignment: TopologyAssignment
+                      ) -> tuple[dict[str, str], tuple[tuple[str, tuple[str, ...]], ...]]:
+    """What Kueue's topology ungater gives the pod set's pods, as one template: the node labels every
+    assigned domain shares (each pod's node selector), and for a level whose domains differ the
+    values its pods are spread over (each pod gets one of them; a required node affinity `In` them)."""
+    common: dict[str, str] = {}
+    spread = []
+    for i, level in enumerate(assignment.levels):
+        values = tuple(dict.fromkeys(d.values[i] for d in assignment.domains))
+        if len(values) == 1:
+            common[level] = values[0]
+        elif values:
+            spread.append((level, values))
+    return common, tuple(spread)
 
 
 def _with_check_updates(info: PodSetInfo, wl: Workload) -> PodSetInfo:
@@ -91,6 +117,8 @@ def _with_check_updates(info: PodSetInfo, wl: Workload) -> PodSetInfo:
                        labels={**info.labels, **update.labels},
                        node_selector={**info.node_selector, **update.node_selector}, tolerations=tuple(tolerations))
     return info
+
+
 
 
 def _conflict(what: str, have: Mapping[str, Any], add: Mapping[str, Any]) -> None:
@@ -121,6 +149,8 @@ def merged(template: Mapping[str, Any], info: PodSetInfo) -> dict[str, Any]:
                             ("nodeSelector", spec, info.node_selector)):
         if add:
             where[key] = {**(where.get(key) or {}), **add}
+    if info.topology_in:
+        _require(spec, [{"key": k, "operator": "In", "values": list(v)} for k, v in info.topology_in])
     tolerations = list(spec.get("tolerations") or ())
     for t in info.tolerations:
         if not any(_same_toleration(e, t) for e in tolerations):
@@ -128,3 +158,13 @@ def merged(template: Mapping[str, Any], info: PodSetInfo) -> dict[str, Any]:
     if tolerations:
         spec["tolerations"] = tolerations
     return out
+
+
+def _require(spec: dict[str, Any], expressions: list[dict[str, Any]]) -> None:
+    """Every required node affinity term (a new one without) also asks for `expressions`."""
+    affinity = spec.setdefault("affinity", {})
+    node = affinity.setdefault("nodeAffinity", {})
+    required = node.setdefault("requiredDuringSchedulingIgnoredDuringExecution", {})
+    terms = required.get("nodeSelectorTerms") or [{}]
+    required["nodeSelectorTerms"] = [{**t, "matchExpressions": [*(t.get("matchExpressions") or ()), *expressions]}
+                                     for t in terms]

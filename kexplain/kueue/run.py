@@ -9,6 +9,7 @@ from typing import Any
 from kexplain.kueue.apis.constants import EVENT_NORMAL, REASON_CREATED_WORKLOAD
 from kexplain.kueue.cache.cache import Cache
 from kexplain.kueue.controller.admissionchecks import provisioning_pass
+from kexplain.kueue.cache.tas_cache import TASCache
 from kexplain.kueue.controller.core import workload_controller
 from kexplain.kueue.controller.jobframework.reconciler import JobOutcome, reconcile
 from kexplain.kueue.controller.jobs import podgroup
@@ -118,7 +119,8 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
             obj = replace(obj, meta=replace(obj.meta, created=now))
         workloads.setdefault(obj.meta.key, Workload.of(obj))
 
-    cache = Cache.build(inputs.flavors, inputs.cluster_queues, inputs.cohorts, inputs.admission_checks)
+    tas = TASCache.build(inputs.topologies, inputs.flavors, inputs.nodes, inputs.bound_pods)
+    cache = Cache.build(inputs.flavors, inputs.cluster_queues, inputs.cohorts, inputs.admission_checks, tas)
     queues = Manager.build(settings.version, inputs.cluster_queues, inputs.local_queues)
     queue_errors = {}
     for wl in workloads.values():

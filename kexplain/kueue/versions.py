@@ -57,6 +57,9 @@ class KueueVersion:
     ray_max_pod_sets: int | None = None
     # The RayCluster webhook's words for in-tree autoscaling (v0.19.0 names the elastic-job annotation).
     raycluster_autoscaling: str = RAYCLUSTER_AUTOSCALING_0_17
+    # TASAssignmentsEncodingByHostnamePrefix (v0.19.0): a topology assignment is stored as runs of
+    # hostnames sharing a prefix, one slice each, when that serializes shorter than one slice.
+    tas_hostname_prefix_encoding: bool = False
 
     @property
     def label(self) -> str:
@@ -72,7 +75,8 @@ VERSIONS: dict[str, KueueVersion] = {
                     equivalence_hashing=True, namespace_mismatch=NAMESPACE_MISMATCH_0_19, preserve_scan_progress=True,
                     no_candidates_rank_lowest=True, pods_request_copied=True, check_states_named=True,
                     every_short_resource=True, requests_in_hash_order=True, max_pod_group_roles=18,
-                    validate_group_owner=True, ray_max_pod_sets=18, raycluster_autoscaling=RAYCLUSTER_AUTOSCALING_0_19),
+                    validate_group_owner=True, ray_max_pod_sets=18, raycluster_autoscaling=RAYCLUSTER_AUTOSCALING_0_19,
+                    tas_hostname_prefix_encoding=True),
 }
 DEFAULT = "0.17"
 

@@ -189,6 +189,38 @@ def _preemption_lines(p: Mapping[str, Any]) -> list[tuple[int, str]]:
     return lines
 
 
+def _node_text(n: Mapping[str, Any]) -> str:
+    if n.get("excluded"):
+        return f"{n['node']}: left out ({n['excluded']})"
+    limit = n.get("limitedBy") or {}
+    text = f"{n['node']}: room for {plural(int(n.get('fit') or 0), 'pod')}"
+    if limit:
+        text += (f" ({limit['resource']}: {limit['free']} free, {limit['perPod']} per pod"
+                 + (f", {limit['usedByTAS']} held by admitted Workloads" if limit.get("usedByTAS") else "") + ")")
+    return text
+
+
+def topology_lines(topo: Mapping[str, Any]) -> list[tuple[int, str]]:
+    """A pod set's topology placement: where it went, or per level the domains closest and why."""
+    if topo.get("placed"):
+        assignment = topo.get("assignment") or {}
+        where = ", ".join(f"{'/'.join(d['values'])} ({d['count']})" for d in assignment.get("domains") or ())
+        return [(2, f"- topology: placed on {where}")]
+    lines = [(2, f"- topology: {topo.get('reason')}")]
+    for lv in topo.get("closest") or ():
+        lines.append((3, f"{lv['level']}: closest"))
+        for d in lv.get("domains") or ():
+            lines.append((4, f"- {'/'.join(d['domain'])}: {plural(int(d['fit']), 'pod')} fit, {d['short']} short"))
+            lines += [(5, _node_text(n)) for n in d.get("nodes") or ()]
+            if d.get("nodesNotShown"):
+                lines.append((5, f"and {plural(int(d['nodesNotShown']), 'Node')} more"))
+    fit = topo.get("largestFit")
+    if fit:
+        where = ", ".join(f"{'/'.join(d['values'])} ({d['count']})" for d in fit.get("domains") or ())
+        lines.append((3, f"with {plural(int(fit['count']), 'pod')} it fits (verified: {where})"))
+    return lines
+
+
 def why_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     out = []
     for item in (doc.get("explanation") or {}).get("workloads") or ():
@@ -216,6 +248,8 @@ def why_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
                              + (f", each requesting {requests}" if requests else "")))
             for t in ps.get("trials") or ():
                 lines += _trial_lines(t)
+            if ps.get("topology"):
+                lines += topology_lines(ps["topology"])
         if item.get("preemption"):
             lines += _preemption_lines(item["preemption"])
         if lines:

@@ -59,6 +59,10 @@ def pod_set_lines(answer: Mapping[str, Any]) -> list[tuple[int, str]]:
         if provisioned:
             lines.append((2, "annotations " + ", ".join(f"{k}={v}" for k, v in provisioned.items())
                              + " (the ProvisioningRequest check's)"))
+        topology = ps.get("topology") or {}
+        if topology.get("domains"):
+            where = ", ".join(f"{'/'.join(d['values'])} ({d['count']})" for d in topology["domains"])
+            lines.append((2, f"topology ({', '.join(topology.get('levels') or ())}): {where}"))
     return lines
 
 

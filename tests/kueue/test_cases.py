@@ -91,20 +91,8 @@ def _check(case: Path, version: str) -> None:
         assert not differences(want, got, release), f"{case.name} ({release}): {differences(want, got, release)}"
 
 
-# Of the four families Kueue's AI-cluster features bring, the one not yet exact (topology-aware
-# scheduling): expected to fail, by family, until issue 72 is done (admission checks, fair sharing
-# and pod groups pass, unmarked).
-NOT_YET_MODELLED = frozenset({"tas"})
-
-
-def _family(case: Path) -> str:
-    return case.name.rsplit("-", 1)[0]
-
-
-def _params(root: Path, expected_failures: frozenset[str] = frozenset()) -> list[Any]:
-    return [pytest.param(c, v, id=f"{v}-{c.parent.name + '-' if c.parent.name == 'handwritten' else ''}{c.name}",
-                         marks=[pytest.mark.xfail(reason=f"Kueue's {_family(c)} is not modelled yet", strict=False)]
-                         if _family(c) in expected_failures else [])
+def _params(root: Path) -> list[Any]:
+    return [pytest.param(c, v, id=f"{v}-{c.parent.name + '-' if c.parent.name == 'handwritten' else ''}{c.name}")
             for v in VERSIONS for c in cases(root)]
 
 
@@ -120,7 +108,7 @@ def _decided(path: Path) -> dict[str, Any]:
 def test_bundled_cases_cover_every_theme_and_both_differences() -> None:
     names = {c.name.rsplit("-", 1)[0] for c in cases(BUNDLED) if c.parent.name != "handwritten"}
     assert names == {"cohort", "fits", "flavors", "quota", "preemption", "queues", "multi-podset", "partial", "order",
-                     "pod-groups", "fair-sharing", "admission-checks"}
+                     "pod-groups", "fair-sharing", "admission-checks", "tas"}
     differing = {c.name for c in cases(BUNDLED)
                  if _decided(c / "expected-kueue.json") != _decided(c / "expected-kueue-v0.19.2.json")}
     assert differing == {"order-0018", "queues-0051", "admission-checks-0153"}   # (0153: every short resource)
@@ -128,7 +116,7 @@ def test_bundled_cases_cover_every_theme_and_both_differences() -> None:
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason=f"{SHARED} is not present (a clone outside the project's "
                                                  "workspace): only the bundled cases ran")
-@pytest.mark.parametrize(("case", "version"), _params(SHARED, NOT_YET_MODELLED) or [(None, None)])
+@pytest.mark.parametrize(("case", "version"), _params(SHARED) or [(None, None)])
 def test_shared_case(case: Path, version: str) -> None:
     _check(case, version)
 

@@ -24,10 +24,11 @@ WORKLOAD = "Workload"
 WORKLOAD_PRIORITY_CLASS = "WorkloadPriorityClass"
 ADMISSION_CHECK = "AdmissionCheck"
 PROVISIONING_REQUEST_CONFIG = "ProvisioningRequestConfig"
+TOPOLOGY = "Topology"
 KINDS = frozenset({RESOURCE_FLAVOR, CLUSTER_QUEUE, COHORT, LOCAL_QUEUE, WORKLOAD, WORKLOAD_PRIORITY_CLASS,
-                   ADMISSION_CHECK, PROVISIONING_REQUEST_CONFIG})
+                   ADMISSION_CHECK, PROVISIONING_REQUEST_CONFIG, TOPOLOGY})
 CLUSTER_SCOPED = frozenset({RESOURCE_FLAVOR, CLUSTER_QUEUE, COHORT, WORKLOAD_PRIORITY_CLASS, ADMISSION_CHECK,
-                            PROVISIONING_REQUEST_CONFIG})
+                            PROVISIONING_REQUEST_CONFIG, TOPOLOGY})
 
 # Admission checks: the controllers Kueue knows by name, the check states
 PROVISIONING_REQUEST_CONTROLLER = "kueue.x-k8s.io/provisioning-request"

@@ -18,6 +18,7 @@ class ResourceFlavor:
     node_labels: Mapping[str, str] = field(default_factory=dict)
     node_taints: tuple[Mapping[str, Any], ...] = ()
     tolerations: tuple[Mapping[str, Any], ...] = ()
+    topology_name: str | None = None        # spec.topologyName: a TAS flavor
 
     @property
     def name(self) -> str:
@@ -50,4 +51,5 @@ def parse_resource_flavor(obj: dict[str, Any], source: Source | None = None, *, 
         meta=object_meta(stored, source, namespaced=False),
         node_labels={str(k): str(v) for k, v in (spec.get("nodeLabels") or {}).items()},
         node_taints=tuple(spec.get("nodeTaints") or ()),
-        tolerations=tuple(spec.get("tolerations") or ()))
+        tolerations=tuple(spec.get("tolerations") or ()),
+        topology_name=str(spec["topologyName"]) if spec.get("topologyName") is not None else None)

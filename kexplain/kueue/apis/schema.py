@@ -70,6 +70,12 @@ _RULES: dict[str, tuple[s.Rule, ...]] = {
          "only the PriorityClass kind is allowed for the scheduling.k8s.io group"),
         (lambda v: v["kind"] == "WorkloadPriorityClass" if v["group"] == "kueue.x-k8s.io" else True,
          "only the WorkloadPriorityClass kind is allowed for the kueue.x-k8s.io group")),
+    "Topology.spec.levels": s.rules(
+        (lambda v: len({str(s.get(x, "nodeLabel")) for x in v}) == len(v) if isinstance(v, list) else True,
+         "must be unique"),
+        (lambda v: not isinstance(v, list) or not any(s.get(x, "nodeLabel") == "kubernetes.io/hostname" for x in v)
+         or s.get(v[-1], "nodeLabel") == "kubernetes.io/hostname",
+         "the kubernetes.io/hostname label can only be used at the lowest level of topology")),
     "Workload.spec": s.rules(
         (lambda v: not _has(v, "priorityClassRef") or _has(v, "priority"),
          "priority should not be nil when priorityClassRef is set")),
@@ -83,6 +89,7 @@ WORKLOAD_PRIORITY_CLASS = _SCHEMAS["WorkloadPriorityClass"]
 WORKLOAD = _SCHEMAS["Workload"]
 ADMISSION_CHECK = _SCHEMAS["AdmissionCheck"]
 PROVISIONING_REQUEST_CONFIG = _SCHEMAS["ProvisioningRequestConfig"]
+TOPOLOGY = _SCHEMAS["Topology"]
 
 
 def qualified(kind: str) -> str:

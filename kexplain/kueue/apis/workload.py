@@ -14,6 +14,7 @@ from kexplain.kueue.apis.constants import DEFAULT_POD_SET_NAME, WORKLOAD
 from kexplain.kueue.apis.meta import ObjectMeta, object_meta, parse_time
 from kexplain.kueue.apis.podtemplate import check_pod_spec
 from kexplain.kueue.apis.priorityclass import POD_PRIORITY_CLASS_REF, WORKLOAD_PRIORITY_CLASS_REF, PriorityClassRef
+from kexplain.kueue.apis.topology import TopologyAssignment, TopologyRequest, internal_from, request_from_spec
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,7 @@ class PodSet:
     count: int
     template: Mapping[str, Any]         # a PodTemplateSpec: {metadata, spec}
     min_count: int | None = None
+    topology_request: TopologyRequest | None = None
 
     @property
     def spec(self) -> Mapping[str, Any]:
@@ -53,6 +55,9 @@ class PodSetAssignment:
     flavors: Mapping[str, str]
     resource_usage: Mapping[str, Quantity]
     count: int | None = None
+    topology_assignment: TopologyAssignment | None = None
+    stored_topology: Mapping[str, Any] | None = None    # the v1beta2 form as given (an input's)
+    delayed_topology_request: str | None = None
 
 
 @dataclass(frozen=True)
@@ -103,7 +108,8 @@ def parse_pod_sets(raw: Any) -> tuple[PodSet, ...]:
     for ps in raw or ():
         template = ps.get("template") if isinstance(ps.get("template"), Mapping) else {}
         out.append(PodSet(name=str(ps.get("name") or DEFAULT_POD_SET_NAME), count=int(ps.get("count", 1)),
-                          template=template, min_count=int(ps["minCount"]) if "minCount" in ps else None))
+                          template=template, min_count=int(ps["minCount"]) if "minCount" in ps else None,
+                          topology_request=request_from_spec(ps.get("topologyRequest"))))
     return tuple(out)
 
 
@@ -176,9 +182,15 @@ def _admission(raw: Any, source: Source | None, obj: Any) -> Admission | None:
                 raise InputError(str(e), source=source, obj=obj,
                                  field=f"status.admission.podSetAssignments[{i}].resourceUsage.{name}") from None
         count = psa.get("count")
+        stored = psa.get("topologyAssignment")
+        topology = None if stored is None else internal_from(
+            stored, source, obj, f"status.admission.podSetAssignments[{i}].topologyAssignment")
+        delayed = psa.get("delayedTopologyRequest")
         assignments.append(PodSetAssignment(str(psa.get("name") or DEFAULT_POD_SET_NAME),
                                             {str(k): str(v) for k, v in (psa.get("flavors") or {}).items()},
-                                            usage, int(count) if count is not None else None))
+                                            usage, int(count) if count is not None else None, topology,
+                                            stored if topology is not None else None,
+                                            str(delayed) if delayed is not None else None))
     return Admission(str(raw.get("clusterQueue") or ""), tuple(assignments))
 
 

@@ -15,6 +15,7 @@ from kexplain.kueue.cache.clusterqueue import CachedClusterQueue, quotas_of
 from kexplain.kueue.cache.hierarchy import CohortNode, add_child_sorted, has_cycle
 from kexplain.kueue.cache.resource_node import ResourceNode
 from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot, Snapshot
+from kexplain.kueue.cache.tas_cache import TASCache
 from kexplain.kueue.workload.info import Info
 
 CachedCohort = CohortNode[CachedClusterQueue]
@@ -25,11 +26,13 @@ class Cache:
     flavors: dict[str, ResourceFlavor] = field(default_factory=dict)
     cluster_queues: dict[str, CachedClusterQueue] = field(default_factory=dict)
     cohorts: dict[str, CachedCohort] = field(default_factory=dict)
+    tas: TASCache | None = None
 
     @classmethod
     def build(cls, flavors: dict[str, ResourceFlavor], cluster_queues: list[ClusterQueue],
-              cohorts: list[Cohort], admission_checks: Mapping[str, AdmissionCheck] | None = None) -> "Cache":
-        cache = cls(dict(flavors))
+              cohorts: list[Cohort], admission_checks: Mapping[str, AdmissionCheck] | None = None,
+              tas: TASCache | None = None) -> "Cache":
+        cache = cls(dict(flavors), tas=tas)
         for api in cohorts:
             node = cache._cohort(api.name)
             node.explicit = True
@@ -42,6 +45,10 @@ class Cache:
                 add_child_sorted(parent.child_cohorts, cache.cohorts[api.name])
         for api in cluster_queues:
             cq = CachedClusterQueue.of(api, cache.flavors, admission_checks)
+            cq.missing_topologies = tuple(sorted(
+                (f, str(cache.flavors[f].topology_name)) for f in set(api.flavor_names())
+                if f in cache.flavors and cache.flavors[f].topology_name is not None
+                and (tas is None or tas.topology_of(f) is None)))
             cache.cluster_queues[api.name] = cq
             if api.cohort:
                 parent = cache._cohort(api.cohort)
@@ -84,6 +91,8 @@ class Cache:
     def snapshot(self) -> Snapshot:
         """Snapshot: the cohorts not in a cycle and the active ClusterQueues, usage copied."""
         snap = Snapshot({}, {}, self.flavors)
+        if self.tas is not None and self.tas.flavors:
+            snap.tas = self.tas.snapshots(i for cq in self.cluster_queues.values() for i in cq.workloads.values())
         for name, cohort in self.cohorts.items():
             if has_cycle(cohort):
                 continue
@@ -101,6 +110,12 @@ class Cache:
             copy = ClusterQueueSnapshot(name, cq.groups, dict(cq.workloads), cq.namespace_selector, cq.preemption,
                                         cq.flavor_fungibility, cq.generation, cq.resource_node.clone(),
                                         admission_checks=cq.admission_checks, fair_weight=cq.api.fair_weight)
+            names = cq.api.flavor_names()
+            copy.tas_flavors = {f: snap.tas[f] for f in names if f in snap.tas}
+            copy.tas_only = bool(names) and all(f in snap.tas for f in names)
+            checks = cq.admission_checks
+            copy.prov_req_flavors = frozenset(f for name in cq.provisioning_checks for f in checks.get(name, ()))
+            copy.multikueue = bool(cq.multikueue_checks)
             if cq.parent is not None and cq.parent.name in snap.cohorts:
                 parent = snap.cohorts[cq.parent.name]
                 copy.parent = parent

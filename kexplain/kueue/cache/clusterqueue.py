@@ -60,6 +60,7 @@ class CachedClusterQueue:
     multikueue_checks: tuple[str, ...] = ()
     per_flavor_multikueue_checks: tuple[str, ...] = ()
     provisioning_checks: tuple[str, ...] = ()
+    missing_topologies: tuple[tuple[str, str], ...] = ()     # TAS flavors whose Topology is missing
 
     @classmethod
     def of(cls, api: ClusterQueue, flavors: set[str] | dict,
@@ -89,7 +90,7 @@ class CachedClusterQueue:
         check is not Active, or the MultiKueue checks break their rules."""
         if (self.stopped or self.missing_flavors or self.missing_checks or self.inactive_checks
                 or len(self.multikueue_checks) > 1 or self.per_flavor_multikueue_checks
-                or (self.multikueue_checks and self.provisioning_checks)):
+                or (self.multikueue_checks and self.provisioning_checks) or self.missing_topologies):
             return PENDING
         return ACTIVE
 

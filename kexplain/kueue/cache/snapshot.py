@@ -12,6 +12,8 @@ from kexplain.kueue.cache import resource_node as rn
 from kexplain.kueue.cache.clusterqueue import Group
 from kexplain.kueue.cache.hierarchy import CohortNode
 from kexplain.kueue.cache.resource_node import Quota, ResourceNode
+from kexplain.kueue.cache.tas_cache import tas_usage
+from kexplain.kueue.cache.tas_snapshot import TASFlavorSnapshot
 from kexplain.kueue.resources import FlavorResource
 from kexplain.kueue.workload.info import Info
 from kexplain.model.labels import LabelSelector
@@ -33,6 +35,12 @@ class ClusterQueueSnapshot:
     parent: Optional[CohortSnapshot] = None
     admission_checks: Mapping[str, frozenset[str]] = field(default_factory=dict)   # check -> its flavors
     fair_weight: float = 1.0
+    tas_flavors: dict[str, TASFlavorSnapshot] = field(default_factory=dict)   # its TAS flavors' snapshots
+    tas_only: bool = False          # isTASOnly: every flavor it names is a TAS flavor
+    # TAS waits for these checks (a Workload without quota is placed after them): the flavors its
+    # ProvisioningRequest checks apply to, and whether it has a MultiKueue check
+    prov_req_flavors: frozenset[str] = frozenset()
+    multikueue: bool = False
 
     def rg_by_resource(self, resource: str) -> Group | None:
         for group in self.groups:
@@ -89,6 +97,7 @@ class Snapshot:
     # per ClusterQueue, its Workloads as preemption reads them (`classical.held`), made once
     held: dict[str, Any] = field(default_factory=dict)
     candidates: dict[tuple, Any] = field(default_factory=dict)     # (`classical._from_cq`)
+    tas: dict[str, TASFlavorSnapshot] = field(default_factory=dict)  # per TAS flavor, shared by its ClusterQueues
 
     def cluster_queue(self, name: str) -> ClusterQueueSnapshot | None:
         return self.cluster_queues.get(name)
@@ -97,25 +106,41 @@ class Snapshot:
         cq = self.cluster_queues[info.cluster_queue]
         cq.workloads[info.key] = info
         cq.add_usage(info.usage())
+        self.update_tas(info, 1)
 
     def remove_workload(self, info: Info) -> None:
         cq = self.cluster_queues[info.cluster_queue]
         cq.workloads.pop(info.key, None)
         cq.remove_usage(info.usage())
+        self.update_tas(info, -1)
+
+    def update_tas(self, info: Info, sign: int) -> None:
+        """The TAS part of AddUsage / RemoveUsage: the domains its admission holds on each TAS flavor."""
+        if not self.tas or info.obj.admission is None:
+            return
+        for flavor, snap in self.tas.items():
+            for domain_id, usage in tas_usage(info, flavor):
+                snap.update_tas_usage(domain_id, usage, sign)
 
     def simulate_removal(self, infos: Iterable[Info]) -> "Restore":
         """SimulateWorkloadRemoval: their usage taken out of their ClusterQueues until restored."""
-        removed = [(self.cluster_queues[i.cluster_queue], i.usage()) for i in infos
-                   if i.cluster_queue in self.cluster_queues]
+        infos = [i for i in infos if i.cluster_queue in self.cluster_queues]
+        removed = [(self.cluster_queues[i.cluster_queue], i.usage()) for i in infos]
         for cq, usage in removed:
             cq.remove_usage(usage)
-        return Restore(removed)
+        for info in infos:
+            self.update_tas(info, -1)
+        return Restore(removed, self, infos)
 
 
 @dataclass
 class Restore:
     removed: list[tuple[ClusterQueueSnapshot, Usage]]
+    snapshot: Any = None
+    infos: list[Info] = field(default_factory=list)
 
     def __call__(self) -> None:
         for cq, usage in self.removed:
             cq.add_usage(usage)
+        for info in self.infos:
+            self.snapshot.update_tas(info, 1)

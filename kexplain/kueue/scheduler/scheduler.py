@@ -20,6 +20,7 @@ from kexplain.kueue.scheduler.flavorassigner import attempts
 from kexplain.kueue.scheduler.flavorassigner.flavorassigner import Assignment, FlavorAssigner
 from kexplain.kueue.scheduler.flavorassigner.modes import FIT, NO_FIT, PREEMPT_MODE
 from kexplain.kueue.scheduler.flavorassigner.podset_reducer import search
+from kexplain.kueue.scheduler.tas import place_for_preemption, tas_fits, tas_reserve
 from kexplain.kueue.scheduler.preemption import preemption
 from kexplain.kueue.scheduler.preemption.preemption import Target
 from kexplain.kueue.versions import KueueVersion
@@ -170,6 +171,7 @@ class Scheduler:
             return full, [], None
         if mode == PREEMPT_MODE:
             targets = self.targets(info, full, snapshot)
+            place_for_preemption(snapshot, cq, info, full, [t.info for t in targets])
             if targets:
                 return full, targets, None
         if info.can_be_partially_admitted():
@@ -193,9 +195,16 @@ class Scheduler:
         cq = entry.cq
         assert cq is not None and entry.assignment is not None
         usage = {} if has_quota_reservation(entry.info.obj) else dict(entry.assignment.usage)
-        restore = snapshot.simulate_removal([*preempted.values(), *(t.info for t in entry.targets)])
-        fits = cq.fits(usage)
-        restore()
+        fits, placed = self._fits(entry, cq, usage, snapshot, preempted)
+        if fits and not placed:       # TASRecomputeAssignmentWithinSchedulingCycle: placed again
+            entry.info.last_assignment = None
+            assignment, targets, full = self.assignments(entry.info, snapshot)
+            entry.record(assignment, targets)
+            entry.full_assignment = full
+            usage = {} if has_quota_reservation(entry.info.obj) else dict(assignment.usage)
+            fits, placed = self._fits(entry, cq, usage, snapshot, preempted)
+        fits = fits and placed
+        assert entry.assignment is not None
         mode = entry.assignment.representative_mode()
         if mode == NO_FIT:
             entry.requeue_reason = requeue.NO_FIT
@@ -204,6 +213,7 @@ class Scheduler:
             entry.requeue_reason = requeue.PREEMPTION_NO_CANDIDATES
             if cq.preemption.reclaim_within_cohort != ANY:
                 cq.add_usage(self.reserved(entry, cq))
+                tas_reserve(cq, entry.info, entry.assignment)
             return
         if any(t.info.key in preempted for t in entry.targets):
             entry.mark_skipped(OVERLAPPING_TARGETS, self.version.preserve_scan_progress)
@@ -215,12 +225,25 @@ class Scheduler:
             preempted[t.info.key] = t.info
         cq.add_usage(usage)
         if mode == PREEMPT_MODE:
+            tas_reserve(cq, entry.info, entry.assignment)
             evicted_before = sum(1 for t in entry.targets if is_evicted(t.info.obj))
             entry.mark_preemption_outcome(preemption.issue(entry.info, entry.targets, cq, self.record, self.now))
             self.evictions += sum(1 for t in entry.targets if is_evicted(t.info.obj)) - evicted_before
             return
         entry.status = NOMINATED
         self.admit(entry, cq)
+        snapshot.update_tas(entry.info, 1)      # (the TAS part of the usage added above)
+
+    def _fits(self, entry: Entry, cq: ClusterQueueSnapshot, usage: dict[FlavorResource, int], snapshot: Snapshot,
+              preempted: dict[str, Info]) -> tuple[bool, bool]:
+        """fits: the quota (with what is preempted taken out), then the TAS domains it was placed on."""
+        restore = snapshot.simulate_removal([*preempted.values(), *(t.info for t in entry.targets)])
+        try:
+            if not cq.fits(usage):
+                return False, True
+            return True, entry.assignment is None or tas_fits(cq, entry.info, entry.assignment)
+        finally:
+            restore()
 
     def reserved(self, entry: Entry, cq: ClusterQueueSnapshot) -> dict[FlavorResource, int]:
         """resourcesToReserve: a preempting Workload without candidates keeps what it could use, up to
@@ -285,7 +308,8 @@ def _selects(selector: LabelSelector, labels: dict[str, str]) -> bool:
 
 def _to_api(ps) -> APIAssignment:
     return APIAssignment(ps.name, {res: fa.name for res, fa in ps.flavors.items()},
-                         {res: resource_quantity(res, ps.requests.get(res, 0)) for res in ps.flavors}, ps.count)
+                         {res: resource_quantity(res, ps.requests.get(res, 0)) for res in ps.flavors}, ps.count,
+                         ps.topology_assignment, delayed_topology_request=ps.delayed_topology_request)
 
 
 def _entry_order(a: Entry, b: Entry) -> int:

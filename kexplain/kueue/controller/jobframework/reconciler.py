@@ -14,6 +14,7 @@ from kexplain.kueue.apis.workload import WorkloadObject, WorkloadSpec
 from kexplain.kueue.controller.jobframework.interface import GenericJob
 from kexplain.kueue.controller.jobframework.naming import workload_name
 from kexplain.kueue.controller.jobframework.priority import PriorityNotFound, extract_priority
+from kexplain.kueue.controller.jobframework.tas import with_topology_requests
 
 REASON_ERR_WORKLOAD_COMPOSE = "ErrWorkloadCompose"
 
@@ -65,7 +66,7 @@ def construct_workload(job: GenericJob, created: datetime, priority_classes: Map
                        created=meta.created or created, labels=labels, owner_kind=job.kind, owner_name=meta.name,
                        owner_uid=meta.uid,      # the job's provreq annotations (admissioncheck.FilterProvReqAnnotations)
                        annotations={k: v for k, v in meta.annotations.items() if k.startswith(PROV_REQ_ANNOTATION_PREFIX)})
-    spec = WorkloadSpec(queue_name=meta.labels.get(QUEUE_NAME_LABEL, ""), pod_sets=job.pod_sets(),
+    spec = WorkloadSpec(queue_name=meta.labels.get(QUEUE_NAME_LABEL, ""), pod_sets=with_topology_requests(job, job.pod_sets()),
                         priority=priority, priority_class=ref)
     return WorkloadObject(wmeta, spec, source=job.source)
 

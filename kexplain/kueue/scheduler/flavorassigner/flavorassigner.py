@@ -10,6 +10,7 @@ from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot
 from kexplain.kueue.resources import PODS, FlavorResource, iteration_order, resource_quantity_text
 from kexplain.kueue.versions import KueueVersion
 from kexplain.kueue.scheduler.flavorassigner import attempts as att
+from kexplain.kueue.scheduler.flavorassigner import tas_flavorassigner as tas
 from kexplain.kueue.scheduler.flavorassigner.modes import (BEST, FIT, NO_FIT, PM_FIT, PM_NO_FIT, PREEMPT_MODE, WORST,
                                                            GranularMode, assignment_mode, from_possibility,
                                                            is_preferred, should_try_next_flavor)
@@ -127,7 +128,8 @@ class FlavorTrial:
     pod_set: str
     resource: str
     flavor: str
-    skip: str = ""                      # "" | "taint" | "affinity" | "missing" | "uncovered"
+    skip: str = ""                      # "" | "taint" | "affinity" | "missing" | "uncovered" | "topology"
+    reason: str = ""                    # a skip's own words (topology)
     taint: Mapping[str, Any] | None = None
     selector_keys: tuple[str, ...] = ()
     quotas: tuple[QuotaCheck, ...] = ()
@@ -145,6 +147,9 @@ class PodSetAssignment:
     status: Status = field(default_factory=Status)
     attempts: list[att.Attempt] = field(default_factory=list)
     trials: list[FlavorTrial] = field(default_factory=list)
+    topology_assignment: Any = None         # apis.topology.TopologyAssignment, once placed
+    placement: Any = None                   # the TAS placement tried (cache.tas_snapshot.Placement)
+    delayed_topology_request: str | None = None     # "Pending": placed after its admission checks
 
     def representative_mode(self) -> int:
         if self.status.is_fit():
@@ -281,7 +286,36 @@ class FlavorAssigner:
             self._assign_group([(i, ps, psa)], assignment)
             if psa.status.is_error() or (ps.requests and not psa.flavors):
                 return assignment
+        if assignment.representative_mode() != NO_FIT and any(tas.requested(ps, self.cq)
+                                                               for ps in self.info.obj.spec.pod_sets):
+            self._assign_topology(assignment)
         return assignment
+
+    def _assign_topology(self, assignment: Assignment) -> None:
+        """The end of assignFlavors: place the pod sets asking for a topology; not fitting, the
+        pod set preempts (its flavors' mode), or fits nowhere even on empty nodes (NoFit)."""
+        requests, errors = tas.topology_requests(self.info, self.cq, assignment.pod_sets)
+        for i, err in errors.items():
+            assignment.pod_sets[i].status.err = err
+        if assignment.representative_mode() == FIT:
+            placements = tas.find_assignments(self.cq, requests)
+            for i, placement in placements.items():
+                assignment.pod_sets[i].placement = placement
+            failed = tas.failure(placements)
+            if failed is not None:
+                psa = assignment.pod_sets[failed[0]]
+                psa.status.reasons.append(failed[1])
+                for fa in psa.flavors.values():
+                    fa.mode = PREEMPT_MODE
+            else:
+                for i, placement in placements.items():
+                    assignment.pod_sets[i].topology_assignment = placement.assignment
+        if assignment.representative_mode() == PREEMPT_MODE:
+            failed = tas.failure(tas.find_assignments(self.cq, requests, simulate_empty=True))
+            for r in requests:
+                if failed is None or r.index == failed[0]:
+                    for fa in assignment.pod_sets[r.index].flavors.values():
+                        fa.mode = PREEMPT_MODE if failed is None else NO_FIT
 
     def _assign_group(self, members: list[tuple[int, PodSetResources, PodSetAssignment]],
                       assignment: Assignment) -> None:
@@ -399,7 +433,12 @@ class FlavorAssigner:
         if flavor is None:
             return Status([FLAVOR_NOT_FOUND.format(name)]), FlavorTrial(pod_set, res, name, skip="missing")
         keys = frozenset(flavor.node_labels)
+        group = self.cq.rg_by_resource(res)
         for i in ids:
+            mismatch = tas.flavor_mismatch(self.cq, self.info.obj.spec.pod_sets[i], flavor,
+                                           frozenset(group.covered) if group is not None else frozenset())
+            if mismatch is not None:
+                return Status([mismatch]), FlavorTrial(pod_set, res, name, skip="topology", reason=mismatch)
             spec = self.info.obj.spec.pod_sets[i].spec
             tolerations = [*(spec.get("tolerations") or ()), *flavor.tolerations]
             taint = untolerated_taint(flavor, tolerations)

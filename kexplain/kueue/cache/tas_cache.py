@@ -1,0 +1,153 @@
+"""The TAS cache (tas_cache.go, tas_flavor.go, tas_nodes_cache.go, tas_non_tas_pod_cache.go): the
+Topologies and TAS flavors, the Nodes TAS may place on (Ready and schedulable), the usage of pods
+bound to them that TAS did not place, and, per cycle, one snapshot per TAS flavor with the usage of
+the Workloads holding quota on it."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from kexplain.apimachinery import quantity
+from kexplain.kueue.apis.resourceflavor import ResourceFlavor
+from kexplain.kueue.apis.topology import PREFERRED_ANNOTATION, REQUIRED_ANNOTATION, SLICE_REQUIRED_ANNOTATION, \
+    UNCONSTRAINED_ANNOTATION, Topology, TopologyAssignment
+from kexplain.kueue.cache.tas_snapshot import TASFlavorSnapshot
+from kexplain.kueue.resources import PODS, Requests, pod_spec_requests, resource_value, scaled
+from kexplain.kueue.workload.info import Info
+
+TAS_POD_ANNOTATIONS = (REQUIRED_ANNOTATION, PREFERRED_ANNOTATION, SLICE_REQUIRED_ANNOTATION,
+                       "kueue.x-k8s.io/podset-slice-required-topology-constraints", UNCONSTRAINED_ANNOTATION)
+TERMINATED = ("Succeeded", "Failed")
+
+
+def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    meta = obj.get("metadata")
+    return meta if isinstance(meta, Mapping) else {}
+
+
+def schedulable_and_ready(node: Mapping[str, Any]) -> bool:
+    """nodesCache.sync: a Node TAS keeps (not unschedulable, its Ready condition True)."""
+    spec = node.get("spec") if isinstance(node.get("spec"), Mapping) else {}
+    status = node.get("status") if isinstance(node.get("status"), Mapping) else {}
+    ready = next((c for c in status.get("conditions") or () if isinstance(c, Mapping) and c.get("type") == "Ready"),
+                 None)
+    return not spec.get("unschedulable") and ready is not None and ready.get("status") == "True"
+
+
+def allocatable(node: Mapping[str, Any]) -> Requests:
+    status = node.get("status") if isinstance(node.get("status"), Mapping) else {}
+    out = {}
+    for name, q in (status.get("allocatable") or {}).items():
+        try:
+            out[str(name)] = resource_value(str(name), quantity.parse(q).value)
+        except quantity.QuantityError:
+            continue
+    return out
+
+
+def non_tas_usage(pod: Mapping[str, Any]) -> tuple[str, Requests] | None:
+    """belongsToNonTASCache: a pod bound to a node, not terminated, not placed by TAS (none of the
+    topology annotations); its node and requests plus the pod itself."""
+    annotations = _meta(pod).get("annotations") or {}
+    if any(a in annotations for a in TAS_POD_ANNOTATIONS):
+        return None
+    spec = pod.get("spec") if isinstance(pod.get("spec"), Mapping) else {}
+    status = pod.get("status") if isinstance(pod.get("status"), Mapping) else {}
+    if not spec.get("nodeName") or status.get("phase") in TERMINATED:
+        return None
+    usage = pod_spec_requests(spec)
+    usage[PODS] = usage.get(PODS, 0) + 1
+    return str(spec["nodeName"]), usage
+
+
+def node_matches_flavor(labels: Mapping[str, str], flavor: ResourceFlavor, levels: Iterable[str]) -> bool:
+    """NodeMatchesFlavor: the flavor's node labels and every level's label."""
+    return all(labels.get(k) == v for k, v in flavor.node_labels.items()) and all(lv in labels for lv in levels)
+
+
+@dataclass
+class TASCache:
+    """The TAS flavors (those naming a Topology that exists), the Nodes kept, and non-TAS usage by
+    node; each flavor's snapshot built once (Nodes and non-TAS usage do not change in a pass),
+    its TAS usage counted again for each cycle."""
+
+    topologies: dict[str, Topology]
+    flavors: dict[str, ResourceFlavor]
+    nodes: list[Mapping[str, Any]] = field(default_factory=list)
+    node_usage: dict[str, Requests] = field(default_factory=dict)
+    _built: dict[str, TASFlavorSnapshot] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def build(cls, topologies: Mapping[str, Topology], flavors: Mapping[str, ResourceFlavor],
+              nodes: Iterable[Mapping[str, Any]], pods: Iterable[Mapping[str, Any]]) -> "TASCache":
+        tas = {n: f for n, f in flavors.items() if f.topology_name is not None and f.topology_name in topologies}
+        if not tas:         # no TAS flavor: the Nodes and pods are not read (a dump's pods stay undecoded)
+            return cls(dict(topologies), {n: f for n, f in flavors.items() if f.topology_name is not None})
+        out = cls(dict(topologies), tas, [n for n in nodes if isinstance(n, Mapping) and schedulable_and_ready(n)])
+        for pod in pods:
+            found = non_tas_usage(pod)
+            if found is not None:
+                usage = out.node_usage.setdefault(found[0], {})
+                for k, v in found[1].items():
+                    usage[k] = usage.get(k, 0) + v
+        return out
+
+    def topology_of(self, flavor: str) -> Topology | None:
+        """Get: the flavor's Topology (None: not a TAS flavor, or its Topology is missing)."""
+        rf = self.flavors.get(flavor)
+        return self.topologies.get(rf.topology_name) if rf is not None and rf.topology_name else None
+
+    def snapshots(self, workloads: Iterable[Info]) -> dict[str, TASFlavorSnapshot]:
+        """One snapshot per TAS flavor with a Topology: its Nodes, non-TAS usage, and the TAS usage
+        of `workloads` (the snapshot of the previous cycle, if any, is not read again)."""
+        infos = [i for i in workloads if i.obj.admission is not None]
+        out = {}
+        for name in self.flavors:
+            snap = self._built.get(name) or self._build(name)
+            if snap is None:
+                continue
+            snap.clear_tas_usage()
+            for info in infos:
+                for domain_id, usage in tas_usage(info, name):
+                    snap.update_tas_usage(domain_id, usage)
+            out[name] = snap
+        return out
+
+    def _build(self, name: str) -> TASFlavorSnapshot | None:
+        flavor, topology = self.flavors[name], self.topology_of(name)
+        if topology is None:
+            return None
+        snap = TASFlavorSnapshot(topology.name, topology.levels, flavor.tolerations)
+        by_node = {}
+        for node in self.nodes:
+            labels = _meta(node).get("labels") or {}
+            if node_matches_flavor(labels, flavor, topology.levels):
+                by_node[str(_meta(node).get("name") or "")] = snap.add_node(node, allocatable(node))
+        snap.initialize()
+        for node_name, usage in self.node_usage.items():
+            if node_name in by_node:
+                snap.add_non_tas_usage(by_node[node_name], usage)
+        self._built[name] = snap
+        return snap
+
+
+def domain_usage(assignment: TopologyAssignment, single_pod: Requests) -> list[tuple[str, Requests]]:
+    """ComputeUsagePerDomain: each domain's id and its pods' requests plus the pods."""
+    out = []
+    for d in assignment.domains:
+        usage = scaled({k: v for k, v in single_pod.items() if k != PODS}, d.count)
+        usage[PODS] = d.count
+        out.append((",".join(d.values), usage))
+    return out
+
+
+def tas_usage(info: Info, flavor: str) -> list[tuple[str, Requests]]:
+    """Info.TASUsage for one flavor: the domains of each pod set placed on it."""
+    admission = info.obj.admission
+    if admission is None:
+        return []
+    out = []
+    for psa, ps in zip(admission.pod_set_assignments, info.total_requests):
+        if psa.topology_assignment is not None and flavor in set(psa.flavors.values()):
+            out += domain_usage(psa.topology_assignment, ps.single_pod_requests())
+    return out

@@ -1,0 +1,84 @@
+"""Why a pod set did not fit a topology, beyond Kueue's one line: per level, the domains that come
+closest (pods that fit, how many short) and, per Node of each, what it takes and what limits it
+(a resource and how much is free against one pod's request, or why the Node was left out); and the
+largest count that fits one domain of the requested level, verified by placing that many again."""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Mapping
+
+from kexplain.kueue.cache.tas_snapshot import Domain, Placement, PodSetRequest, TASFlavorSnapshot, count_in
+from kexplain.kueue.resources import PODS, Requests, resource_quantity_text
+
+CLOSEST = 3             # domains shown per level
+NODES_SHOWN = 4         # Nodes shown per domain
+
+
+def _leaves(dom: Domain) -> list[Domain]:
+    if not dom.children:
+        return [dom]
+    return [leaf for child in dom.children for leaf in _leaves(child)]
+
+
+def _node(snap: TASFlavorSnapshot, leaf: Domain, requests: Requests, assumed: Mapping[str, Requests],
+          simulate_empty: bool) -> dict[str, Any]:
+    name = leaf.nodes[0] if len(leaf.nodes) == 1 else leaf.id
+    out: dict[str, Any] = {"node": name, "fit": leaf.state}
+    if leaf.excluded:
+        out["excluded"] = leaf.excluded
+        return out
+    free = snap.remaining(leaf, simulate_empty)
+    for k, v in assumed.get(leaf.id, {}).items():
+        free[k] = free.get(k, 0) - v
+    _, limiting = count_in(requests, free)
+    if limiting:
+        out["limitedBy"] = {"resource": limiting, "free": resource_quantity_text(limiting, max(0, free.get(limiting, 0))),
+                            "perPod": resource_quantity_text(limiting, requests[limiting])}
+        used = leaf.tas_usage.get(limiting, 0)
+        if used and not simulate_empty:
+            out["limitedBy"]["usedByTAS"] = resource_quantity_text(limiting, used)
+    return out
+
+
+def closest(snap: TASFlavorSnapshot, ps: PodSetRequest, level: int, assumed: Mapping[str, Requests],
+            simulate_empty: bool) -> list[dict[str, Any]]:
+    """Per level, from the requested one up to the highest, the domains holding the most pods
+    (as the last placement counted them), each with its Nodes."""
+    requests = {**ps.single_pod, PODS: ps.single_pod.get(PODS, 0) + 1}
+    out = []
+    for idx in range(level, -1, -1):
+        ranked = sorted(snap.per_level[idx].values(), key=lambda d: (-d.state, d.values))[:CLOSEST]
+        domains = []
+        for dom in ranked:
+            leaves = sorted(_leaves(dom), key=lambda leaf: (leaf.state, leaf.values))    # the fullest first
+            domains.append({"domain": list(dom.values), "fit": dom.state, "short": max(0, ps.count - dom.state),
+                            "nodes": [_node(snap, leaf, requests, assumed, simulate_empty)
+                                      for leaf in leaves[:NODES_SHOWN]],
+                            **({"nodesNotShown": len(leaves) - NODES_SHOWN} if len(leaves) > NODES_SHOWN else {})})
+        out.append({"level": snap.levels[idx], "domains": domains})
+    return out
+
+
+def largest_fit(snap: TASFlavorSnapshot, ps: PodSetRequest, top: int, assumed: Mapping[str, Requests],
+                simulate_empty: bool) -> dict[str, Any] | None:
+    """The most pods one domain of the requested level takes, verified: that many placed again."""
+    if top <= 0 or top >= ps.count:
+        return None
+    placement = snap.find(replace(ps, count=top), assumed, simulate_empty)
+    if placement.assignment is None:
+        return None
+    return {"count": top, "verified": True,
+            "domains": [{"values": list(d.values), "count": d.count} for d in placement.assignment.domains]}
+
+
+def explained(snap: TASFlavorSnapshot, ps: PodSetRequest, placement: Placement, assumed: Mapping[str, Requests],
+              simulate_empty: bool = False) -> Placement:
+    """A placement that failed with the domains closest and the largest count one domain takes
+    (read before that count is placed again: the snapshot's counts are the failed placement's)."""
+    if not placement.reason or placement.level < 0:
+        return placement
+    nearest = tuple(closest(snap, ps, placement.level, assumed, simulate_empty))
+    slice_size = ps.request.slice_size if ps.request is not None and ps.request.slice_topology else 1
+    top = max((d.state for d in snap.per_level[placement.level].values()), default=0)
+    return replace(placement, closest=nearest,
+                   largest_fit=largest_fit(snap, ps, top - top % (slice_size or 1), assumed, simulate_empty))

@@ -1,0 +1,479 @@
+"""One TAS flavor's snapshot for a scheduling cycle (tas_flavor_snapshot.go): the topology's domains
+built from the flavor's Nodes, each leaf's free capacity (allocatable less bound non-TAS pods) and
+TAS usage, and the placement (`find`): how many pods fit in each domain, bubbled up the levels, the
+level and domains that take the pod set (BestFit; LeastFreeCapacity for unconstrained requests,
+TASProfileMixed), then down level by level to the leaves. Leaders (pod set groups), balanced
+placement and node replacement, off by default or not in the oracle, are not modelled."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from kexplain.kueue.apis.topology import HOSTNAME, DomainAssignment, TopologyAssignment, TopologyRequest
+from kexplain.kueue.resources import PODS, Requests
+from kexplain.model.nodeinfo import Node
+from kexplain.model.nodeselector import NodeSelector, ParsedTerm, RequiredNodeAffinity
+from kexplain.model.taints import NO_EXECUTE, NO_SCHEDULE, tolerations_tolerate
+
+MAX_INT32 = (1 << 31) - 1
+
+
+@dataclass(eq=False)
+class Domain:
+    """A topology domain: its values (one per level down to its own), parent and children, and the
+    cycle's counts (`state`: pods that fit, then pods assigned; `slice_state`: slices)."""
+
+    id: str
+    values: tuple[str, ...]
+    parent: "Domain | None" = None
+    children: list["Domain"] = field(default_factory=list)
+    state: int = 0
+    slice_state: int = 0
+    # leaves only
+    free: Requests = field(default_factory=dict)        # allocatable less non-TAS usage
+    tas_usage: Requests = field(default_factory=dict)
+    node: Mapping[str, Any] | None = None               # the Node, when the lowest level is the hostname
+    nodes: list[str] = field(default_factory=list)      # the Nodes it holds (names)
+    excluded: str = ""                                  # why its Node was left out (taint, selector, affinity)
+    index: int = 0                                      # its place among the leaves (`_column`)
+
+
+@dataclass
+class Exclusions:
+    """ExclusionStats: why nodes were left out of a placement."""
+
+    total: int = 0
+    node_selector: int = 0
+    affinity: int = 0
+    taints: dict[str, int] = field(default_factory=dict)
+    resources: dict[str, int] = field(default_factory=dict)
+
+    def any(self) -> bool:
+        return bool(self.node_selector or self.affinity or self.taints or self.resources)
+
+    def add(self, other: "Exclusions") -> None:
+        self.total += other.total
+        self.node_selector += other.node_selector
+        self.affinity += other.affinity
+        for k, v in other.taints.items():
+            self.taints[k] = self.taints.get(k, 0) + v
+
+    def text(self) -> str:
+        """formatReasons."""
+        reasons = []
+        if self.node_selector:
+            reasons.append(f"nodeSelector: {self.node_selector}")
+        if self.affinity:
+            reasons.append(f"affinity: {self.affinity}")
+        reasons += [f'taint "{t}": {n}' for t, n in sorted(self.taints.items())]
+        reasons += [f'resource "{r}": {n}' for r, n in sorted(self.resources.items())]
+        return ", ".join(sorted(reasons))
+
+
+@dataclass(frozen=True)
+class PodSetRequest:
+    """TASPodSetRequests: what one pod set asks of one TAS flavor."""
+
+    name: str
+    count: int
+    single_pod: Requests
+    spec: Mapping[str, Any]                 # the pod template's spec (selector, affinity, tolerations)
+    request: TopologyRequest | None
+    implied: bool
+
+
+@dataclass(frozen=True)
+class Placement:
+    """The outcome of `find`: an assignment or Kueue's reason, with what the counts were."""
+
+    assignment: TopologyAssignment | None
+    reason: str = ""
+    level: int = -1                         # the requested level's index
+    exclusions: Exclusions = field(default_factory=Exclusions)
+    closest: tuple[Any, ...] = ()           # not fitting: per level, the domains closest (`tas_report`)
+    largest_fit: Any = None                 # the most pods one domain of the requested level takes
+
+
+def count_in(requests: Requests, capacity: Requests) -> tuple[int, str]:
+    """CountInWithLimitingResource: how many times `requests` fit, and the resource that limits."""
+    result, limiting = None, ""
+    for name, want in requests.items():
+        have = capacity.get(name, 0)
+        count = MAX_INT32 if want == 0 else (0 if have <= 0 else min(have // want, MAX_INT32))
+        if result is None or count < result or (count == result and name < limiting):
+            result, limiting = count, name
+    return (result or 0), limiting
+
+
+def _taint_string(taint: Mapping[str, Any]) -> str:
+    """Taint.ToString: `key=value:effect`, `key:effect` without a value."""
+    value = taint.get("value") or ""
+    return f"{taint.get('key') or ''}{'=' + value if value else ''}:{taint.get('effect') or ''}"
+
+
+class TASFlavorSnapshot:
+    def __init__(self, topology: str, levels: tuple[str, ...], tolerations: Iterable[Mapping[str, Any]] = ()
+                 ) -> None:
+        self.topology = topology
+        self.levels = levels
+        self.tolerations = list(tolerations)
+        self.lowest_is_node = bool(levels) and levels[-1] == HOSTNAME
+        self.leaves: dict[str, Domain] = {}
+        self.domains: dict[str, Domain] = {}
+        self.roots: dict[str, Domain] = {}
+        self.per_level: list[dict[str, Domain]] = [{} for _ in levels]
+        self._matches: dict[str, tuple[list[Domain], dict[str, str], Exclusions]] = {}
+        self._leaf_list: list[Domain] = []
+        self._columns: dict[tuple[str, bool], list[int]] = {}
+        self._position_of: dict[int, tuple[list[Domain], dict[str, int]]] = {}
+
+    # -- building ---------------------------------------------------------------------------
+    def add_node(self, node: Mapping[str, Any], allocatable: Requests) -> str:
+        labels = (node.get("metadata") or {}).get("labels") or {}
+        values = tuple(str(labels.get(k, "")) for k in self.levels)
+        domain_id = str(labels.get(HOSTNAME, "")) if self.lowest_is_node else ",".join(values)
+        leaf = self.leaves.get(domain_id)
+        if leaf is None:
+            leaf = self.leaves[domain_id] = Domain(domain_id, values, node=node if self.lowest_is_node else None)
+        leaf.nodes.append(str((node.get("metadata") or {}).get("name") or ""))
+        _add(leaf.free, allocatable)
+        return domain_id
+
+    def initialize(self) -> None:
+        self._leaf_list = list(self.leaves.values())
+        for i, leaf in enumerate(self._leaf_list):
+            leaf.index = i
+        for leaf in self.leaves.values():
+            self.domains[leaf.id] = leaf
+            self.per_level[len(leaf.values) - 1][leaf.id] = leaf
+            self._link(leaf)
+
+    def _link(self, dom: Domain) -> None:
+        if len(dom.values) == 1:
+            self.roots[dom.id] = dom
+            return
+        parent_values = dom.values[:-1]
+        parent_id = ",".join(parent_values)
+        parent = self.domains.get(parent_id)
+        if parent is None:
+            parent = self.domains[parent_id] = Domain(parent_id, parent_values)
+            self.per_level[len(parent_values) - 1][parent_id] = parent
+            self._link(parent)
+        dom.parent = parent
+        parent.children.append(dom)
+
+    def add_non_tas_usage(self, domain_id: str, usage: Requests) -> None:
+        _add(self.leaves[domain_id].free, usage, -1)
+
+    def update_tas_usage(self, domain_id: str, usage: Requests, sign: int = 1) -> None:
+        """addTASUsage / removeTASUsage: a domain the snapshot lacks (its Node gone or not Ready) is skipped."""
+        leaf = self.leaves.get(domain_id)
+        if leaf is not None:
+            _add(leaf.tas_usage, usage, sign)
+            for (name, simulate_empty), col in self._columns.items():
+                if not simulate_empty and name in usage:
+                    col[leaf.index] -= sign * usage[name]
+
+    def clear_tas_usage(self) -> None:
+        for leaf in self.leaves.values():
+            leaf.tas_usage = {}
+        self._columns.clear()
+
+    def _column(self, name: str, simulate_empty: bool) -> list[int]:
+        """One resource's free capacity (less TAS usage unless `simulate_empty`) of every leaf, in
+        the leaves' order: what each placement counts pods against, kept until usage changes."""
+        key = (name, simulate_empty)
+        col = self._columns.get(key)
+        if col is None:
+            leaves = self._leaf_list
+            col = self._columns[key] = [leaf.free.get(name, 0) for leaf in leaves] if simulate_empty else \
+                [leaf.free.get(name, 0) - leaf.tas_usage.get(name, 0) for leaf in leaves]
+        return col
+
+    def remaining(self, leaf: Domain, simulate_empty: bool = False) -> Requests:
+        out = dict(leaf.free)
+        if not simulate_empty:
+            _add(out, leaf.tas_usage, -1)
+        return out
+
+    def has_level(self, request: TopologyRequest | None) -> bool:
+        """HasLevel: the request's level and slice level are levels of this topology."""
+        key = self.level_key(request)
+        if key is None or key not in self.levels:
+            return False
+        return self.slice_level_key(request) in self.levels
+
+    def level_key(self, request: TopologyRequest | None) -> str | None:
+        if request is None:
+            return None
+        if request.required is not None:
+            return request.required
+        if request.preferred is not None:
+            return request.preferred
+        if request.slice_topology is not None:          # a slice-only request: the highest level
+            return self.levels[0]
+        if request.unconstrained:
+            return self.levels[-1]
+        return None
+
+    def slice_level_key(self, request: TopologyRequest | None) -> str:
+        if request is not None and request.slice_topology is not None:
+            return request.slice_topology
+        return self.levels[-1]
+
+    # -- the placement ----------------------------------------------------------------------
+    def find(self, ps: PodSetRequest, assumed: Mapping[str, Requests], simulate_empty: bool = False) -> Placement:
+        """findTopologyAssignment for a pod set without a leader (not fitting, the counts stay as
+        placement counted them, for `tas_report`)."""
+        req = ps.request
+        slice_size = 1
+        if req is not None and req.slice_topology is not None:
+            if req.slice_size is None:
+                return Placement(None, "slice topology requested, but slice size not provided")
+            slice_size = req.slice_size
+        required = req is not None and req.required is not None
+        slice_only = req is not None and req.required is None and req.preferred is None \
+            and req.slice_topology is not None
+        unconstrained = bool(req is not None and req.unconstrained) or ps.implied or slice_only
+        key = self.level_key(req) or (self.levels[-1] if ps.implied else None)
+        if key is None:
+            return Placement(None, "topology level not specified")
+        if key not in self.levels:
+            return Placement(None, f"no requested topology level: {key}")
+        level = self.levels.index(key)
+        slice_key = self.slice_level_key(req)
+        if slice_key not in self.levels:
+            return Placement(None, f"no requested topology level for slices: {slice_key}")
+        slice_level = self.levels.index(slice_key)
+        if level > slice_level:
+            return Placement(None, f"podset slice topology {slice_key} is above the podset topology {key}")
+        requests = {**ps.single_pod}
+        requests[PODS] = requests.get(PODS, 0) + 1
+        stats = Exclusions()
+        self.fill_in_counts(ps.spec, requests, assumed, simulate_empty, slice_size, slice_level, stats)
+        fit_level, fit, reason = self._fit_level(level, ps.count, slice_size, required, unconstrained, stats)
+        if reason:
+            return Placement(None, reason, level, stats)
+        fit = self._minimum(fit, ps.count, slice_size, unconstrained, True)
+        current = fit_level
+        while current < min(len(self.levels) - 1, slice_level):
+            lower = self._sorted([c for d in fit for c in d.children], unconstrained)
+            fit = self._minimum(lower, ps.count, slice_size, unconstrained, True)
+            current += 1
+        while current < len(self.levels) - 1:
+            fit = [c for d in fit for c in self._minimum(self._sorted(d.children, unconstrained), d.state, 1,
+                                                         unconstrained, False)]
+            current += 1
+        return Placement(self._assignment(fit), "", level, stats)
+
+    def fill_in_counts(self, spec: Mapping[str, Any], requests: Requests, assumed: Mapping[str, Requests],
+                       simulate_empty: bool, slice_size: int, slice_level: int, stats: Exclusions) -> None:
+        """fillInCounts: each matching leaf's pods that fit (CountInWithLimitingResource against
+        its free capacity less TAS and assumed usage, inline: it runs for every leaf of every
+        placement), then every parent's sums."""
+        for dom in self.domains.values():
+            dom.state = dom.slice_state = 0
+            dom.excluded = ""
+        matched, excluded, base = self._matching(spec)
+        stats.add(base)
+        for leaf_id, why in excluded.items():
+            self.leaves[leaf_id].excluded = why
+        wanted = sorted(requests.items())
+        at = [leaf.index for leaf in matched]
+        position = self._positions(matched)
+        counts = []
+        for name, want in wanted:         # per resource, every matched leaf at once
+            col = self._column(name, simulate_empty)
+            counts.append([MAX_INT32] * len(at) if want == 0 else
+                          [min(h // want, MAX_INT32) if h > 0 else 0 for h in (col[i] for i in at)])
+        per_leaf = list(zip(*counts)) if counts else [(0,)] * len(at)
+        for leaf_id, extra in assumed.items():       # what earlier pod sets of the Workload took
+            leaf = self.leaves.get(leaf_id)
+            j = position.get(leaf_id) if leaf is not None else None
+            if j is not None:
+                per_leaf[j] = tuple(MAX_INT32 if w == 0 else max(0, self._column(n, simulate_empty)[leaf.index]
+                                                                - extra.get(n, 0)) // w for n, w in wanted)
+        fits = list(map(min, per_leaf))
+        for leaf, fit in zip(matched, fits):
+            leaf.state = fit
+        for j in [j for j, fit in enumerate(fits) if fit == 0 and wanted]:
+            name = wanted[per_leaf[j].index(0)][0]      # the limiting resource: the first (by name) giving 0
+            stats.resources[name] = stats.resources.get(name, 0) + 1
+        self._sum_up(slice_size, slice_level)
+
+    def _sum_up(self, slice_size: int, slice_level: int) -> None:
+        """fillInCountsHelper, level by level from the leaves up: a parent's pods are its children's,
+        its slices theirs, or, at the slice level, its pods in slices."""
+        last = len(self.levels) - 1
+        if slice_level == last:
+            for leaf in self._leaf_list:
+                leaf.slice_state = leaf.state // slice_size
+        for idx in range(last - 1, -1, -1):
+            for dom in self.per_level[idx].values():
+                dom.state = sum(c.state for c in dom.children)
+                dom.slice_state = dom.state // slice_size if idx == slice_level else \
+                    sum(c.slice_state for c in dom.children)
+
+    def _matching(self, spec: Mapping[str, Any]) -> tuple[list[Domain], dict[str, str], Exclusions]:
+        """getMatchingLeaves: the leaves a pod template may use, why each other one may not, and the
+        counts; cached per template's node selection (TASCacheNodeMatchResults)."""
+        key = json.dumps([spec.get("tolerations"), spec.get("nodeSelector"),
+                          ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+                              "requiredDuringSchedulingIgnoredDuringExecution")], sort_keys=True, default=str)
+        found = self._matches.get(key)
+        if found is not None:
+            return found
+        base = Exclusions(total=len(self.leaves))
+        matched, excluded = [], {}
+        match = self._matcher(spec) if self.lowest_is_node else None
+        for leaf in self.leaves.values():
+            why = match(leaf, base) if match is not None else ""
+            if why:
+                excluded[leaf.id] = why
+            else:
+                matched.append(leaf)
+        found = self._matches[key] = (matched, excluded, base)
+        return found
+
+    def _positions(self, matched: list[Domain]) -> dict[str, int]:
+        """Each matched leaf's place in `matched` (kept with the match it belongs to)."""
+        key = id(matched)
+        found = self._position_of.get(key)
+        if found is None or found[0] is not matched:
+            found = self._position_of[key] = (matched, {leaf.id: j for j, leaf in enumerate(matched)})
+        return found[1]
+
+    def _matcher(self, spec: Mapping[str, Any]):
+        tolerations = [*(spec.get("tolerations") or ()), *self.tolerations]
+        selector = {str(k): str(v) for k, v in (spec.get("nodeSelector") or {}).items()}
+        required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+            "requiredDuringSchedulingIgnoredDuringExecution")
+        affinity = None
+        if isinstance(required, Mapping):
+            affinity = RequiredNodeAffinity(None, NodeSelector(
+                [ParsedTerm.parse(t) for t in required.get("nodeSelectorTerms") or ()]))
+        nodes: dict[str, Node] = {}
+
+        def match(leaf: Domain, stats: Exclusions) -> str:
+            node = leaf.node or {}
+            for taint in (node.get("spec") or {}).get("taints") or ():
+                if taint.get("effect") in (NO_SCHEDULE, NO_EXECUTE) and not tolerations_tolerate(
+                        tolerations, taint, enable_comparison_operators=True):
+                    text = _taint_string(taint)
+                    stats.taints[text] = stats.taints.get(text, 0) + 1
+                    return f'untolerated taint "{text}"'
+            labels = (node.get("metadata") or {}).get("labels") or {}
+            if any(labels.get(k) != v for k, v in selector.items()):
+                stats.node_selector += 1
+                return "nodeSelector"
+            if affinity is not None:
+                parsed = nodes.get(leaf.id) or nodes.setdefault(leaf.id, Node.from_obj(dict(node)))
+                if not affinity.matches(parsed):
+                    stats.affinity += 1
+                    return "node affinity"
+            return ""
+        return match
+
+    def _sorted(self, domains: Iterable[Domain], unconstrained: bool) -> list[Domain]:
+        """sortedDomains: BestFit by slices descending, LeastFreeCapacity ascending; then pods
+        ascending, then the values."""
+        sign = 1 if unconstrained else -1
+        return sorted(domains, key=lambda d: (sign * d.slice_state, d.state, self._order_key(d)))
+
+    def _order_key(self, d: Domain) -> tuple[str, ...]:
+        # compareDomainLevelValues: siblings under one parent by hostname, else by every value
+        return d.values
+
+    def _fit_level(self, level: int, count: int, slice_size: int, required: bool, unconstrained: bool,
+                   stats: Exclusions) -> tuple[int, list[Domain], str]:
+        """findLevelWithFitDomains."""
+        domains = list(self.per_level[level].values())
+        if not domains:
+            return 0, [], f"no topology domains at level: {self.levels[level]}"
+        ordered = self._sorted(domains, unconstrained)
+        top = ordered[0]
+        slices = count // slice_size
+        if not unconstrained and top.slice_state >= slices:
+            top = _best_fit(ordered, slices, slice_states=True)
+        if unconstrained:           # LeastFreeCapacity: the first domain that takes them all
+            for candidate in ordered:
+                if candidate.slice_state >= slices:
+                    return level, [candidate], ""
+        if top.slice_state >= slices:
+            return level, [top], ""
+        if required:
+            return 0, [], self.not_fit(top.slice_state, slices, slice_size, stats)
+        if level > 0 and not unconstrained:
+            return self._fit_level(level - 1, count, slice_size, required, unconstrained, stats)
+        results, remaining = [], slices
+        ordered = self._sorted(ordered, unconstrained)
+        for idx, dom in enumerate(ordered):
+            if remaining <= 0:
+                break
+            if not unconstrained and dom.slice_state >= remaining:
+                dom = _best_fit(ordered[idx:], remaining, slice_states=True)
+            results.append(dom)
+            remaining -= dom.slice_state
+        if remaining > 0:
+            return 0, [], self.not_fit(slices - remaining, slices, slice_size, stats)
+        return level, results, ""
+
+    def _minimum(self, domains: list[Domain], count: int, slice_size: int, unconstrained: bool,
+                 use_slices: bool) -> list[Domain]:
+        """updateCountsToMinimumGeneric without leaders: the domains taking `count` pods, the last
+        one the best fit, each domain's state set to what it takes."""
+        out: list[Domain] = []
+        remaining = count // slice_size if use_slices else count
+        for i, dom in enumerate(domains):
+            have = dom.slice_state if use_slices else dom.state
+            if not unconstrained and have >= remaining:
+                dom = _best_fit(domains[i:], remaining, slice_states=use_slices)
+                have = dom.slice_state if use_slices else dom.state
+            if have >= remaining:
+                dom.state = remaining * slice_size if use_slices else remaining
+                if use_slices:
+                    dom.slice_state = remaining
+                out.append(dom)
+                return out
+            if use_slices:
+                dom.state = dom.slice_state * slice_size
+            remaining -= have
+            out.append(dom)
+        return out
+
+    def _assignment(self, domains: list[Domain]) -> TopologyAssignment:
+        """buildAssignment: domains by their values, only the hostname level when it is the lowest."""
+        start = len(self.levels) - 1 if self.lowest_is_node else 0
+        ordered = sorted(domains, key=lambda d: d.values)
+        return TopologyAssignment(self.levels[start:], tuple(DomainAssignment(d.values[start:], d.state)
+                                                             for d in ordered if d.state))
+
+    def not_fit(self, fit: int, total: int, slice_size: int, stats: Exclusions) -> str:
+        """notFitMessage."""
+        unit = "pod" if slice_size == 1 else "slice"
+        if fit == 0:
+            text = f'topology "{self.topology}" doesn\'t allow to fit any of {total} {unit}(s)'
+        else:
+            text = f'topology "{self.topology}" allows to fit only {fit} out of {total} {unit}(s)'
+        if stats.any():
+            text += f". Total nodes: {stats.total}; excluded: {stats.text()}"
+        return text
+
+
+def _best_fit(domains: list[Domain], needed: int, slice_states: bool) -> Domain:
+    """findBestFitDomainBy: the first domain with the fewest (slices or pods) that still holds
+    `needed`, else the first."""
+    state = (lambda d: d.slice_state) if slice_states else (lambda d: d.state)
+    best = domains[0]
+    best_state = state(best)
+    for dom in domains:
+        s = state(dom)
+        if needed <= s < best_state:
+            best, best_state = dom, s
+    return best
+
+
+def _add(into: Requests, other: Mapping[str, int], sign: int = 1) -> None:
+    for k, v in other.items():
+        into[k] = into.get(k, 0) + sign * v
