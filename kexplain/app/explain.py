@@ -11,6 +11,7 @@ from typing import Any, BinaryIO, Callable, Optional, Sequence
 
 from kexplain.app.autoscalers import (REPORTED, Autoscaler, AutoscalerRun, adapter, keeps_cluster,
                                      node_pools, reports_node_groups, run_all)
+from kexplain.app.eviction.now import NowFiles, add_ranking_now
 from kexplain.errors import KexplainError
 from kexplain.explain.batch import Batch, Outcome, explain_batch
 from kexplain.explain.inputs import Loaded, load
@@ -110,6 +111,7 @@ class Files:
 
     loaded: Loaded
     kueue: Chain
+    now: NowFiles = NowFiles()      # an evicted pod's node's documents (its ranking now)
 
 
 def read_files(req: Request, stdin: Optional[BinaryIO], *, kueue_version: Optional[str] = None,
@@ -121,7 +123,7 @@ def read_files(req: Request, stdin: Optional[BinaryIO], *, kueue_version: Option
     keep = req.node_groups is not None or keeps_cluster
     with bulk_load(freeze=True):
         loaded = kueue.attach(load(req, stdin, collect=True, keep=keep, prepare=kueue))
-    return Files(loaded, kueue)
+    return Files(loaded, kueue, NowFiles(req.stats, req.kubelet_config, req.max_bytes))
 
 
 @dataclass(frozen=True)
@@ -205,6 +207,7 @@ def explain_single(files: Files, options: RunOptions, suggestions: bool, autosca
     trace = explain_one(loaded.single, options, suggestions and not held(answer))   # held: Kueue's fixes
     if answer is not None:
         trace["kueue"] = answer
+    add_ranking_now(trace, loaded.single.pod.obj, loaded.single.snapshot, loaded.kube, files.now)
     pending = trace["result"]["status"] not in NO_AUTOSCALER
     groups, pools = autoscalers.groups, autoscalers.pools
     pp = single_pass(loaded, trace) if autoscalers.each else None

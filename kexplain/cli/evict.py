@@ -17,7 +17,8 @@ from kexplain.app.eviction import EvictRequest, LiveRead
 from kexplain.cli.env import env_of
 from kexplain.cli.exit_codes import ExitStatus
 from kexplain.cli.live import chunk_size_option, context_option, kubeconfig_option, timeout_option
-from kexplain.cli.options import MAX_INPUT_SIZE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output, max_objects_option
+from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output, kubelet_config_option,
+                                  max_objects_option, stats_option)
 from kexplain.errors import KexplainError
 from kexplain.features.kube_version import ENV_VAR, resolve
 from kexplain.render import structured
@@ -129,13 +130,8 @@ def _run(ctx: typer.Context, family: str, node: str, common: Common, options: di
 def pressure(
     ctx: typer.Context,
     node: str = NODE_ARGUMENT,
-    stats: Optional[str] = typer.Option(None, "--stats", metavar="FILE",
-                                        help="The node's stats Summary, as `kubectl get --raw "
-                                             "/api/v1/nodes/NODE/proxy/stats/summary` writes it."),
-    kubelet_config: Optional[str] = typer.Option(None, "--kubelet-config", metavar="FILE",
-                                                 help="The kubelet's KubeletConfiguration "
-                                                      "(kubelet.config.k8s.io/v1beta1; default: the kubelet's "
-                                                      "defaults)."),
+    stats: Optional[str] = stats_option(),
+    kubelet_config: Optional[str] = kubelet_config_option(),
     filesystems: str = typer.Option("shared", "--filesystems", metavar="shared|imagefs|split",
                                     help="The node's filesystems: shared (one), imagefs (a dedicated image "
                                          "filesystem) or split (images apart, containers' layers on the node's)."),
