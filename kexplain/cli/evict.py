@@ -19,6 +19,7 @@ from kexplain.cli.exit_codes import ExitStatus
 from kexplain.cli.live import chunk_size_option, context_option, kubeconfig_option, timeout_option
 from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output, kubelet_config_option,
                                   max_objects_option, stats_option)
+from kexplain.cli.output import save_page
 from kexplain.errors import KexplainError
 from kexplain.features.kube_version import ENV_VAR, resolve
 from kexplain.render import structured
@@ -36,6 +37,9 @@ NODES_OPTION = typer.Option([], "--nodes", metavar="PATH",
                                  "(Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, ...), "
                                  "PodDisruptionBudgets; any kind in any file (repeatable).")
 NOW_OPTION = typer.Option(None, "--now", metavar="TIME", help="The clock (RFC 3339; default: the current time).")
+HTML_OPTION = typer.Option(None, "--html", metavar="FILE",
+                           help="Also write the answer as a self-contained page: the order with its numbers, the "
+                                "budgets, where the pods go, the fixes, and the text.")
 VERSION_OPTION = typer.Option(None, "--kubernetes-version", metavar="X.Y",
                               help="The Kubernetes minor whose components decide (default: "
                                    "$KEXPLAIN_KUBERNETES_VERSION, else the newest followed).")
@@ -67,6 +71,7 @@ class Common:
     context: Optional[str]
     request_timeout: float
     chunk_size: int
+    html: Optional[str]
 
     @property
     def live(self) -> Optional[LiveRead]:
@@ -82,7 +87,7 @@ def _common_parameters() -> list[inspect.Parameter]:
         ("max_input_size", int, MAX_INPUT_SIZE_OPTION), ("max_objects", int, max_objects_option()),
         ("validate", str, VALIDATE_OPTION), ("kubeconfig", Optional[str], kubeconfig_option()),
         ("context", Optional[str], context_option()), ("request_timeout", float, timeout_option()),
-        ("chunk_size", int, chunk_size_option())]
+        ("chunk_size", int, chunk_size_option()), ("html", Optional[str], HTML_OPTION)]
     return [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind)
             for name, kind, default in options]
 
@@ -122,6 +127,8 @@ def _run(ctx: typer.Context, family: str, node: str, common: Common, options: di
         structured.write(env.stdout, doc, common.output.value)
     else:
         importlib.import_module(f"kexplain.render.eviction.{family}").print_document(doc, env.console())
+    if common.html:
+        save_page(common.html, doc)
     status: Callable[[dict], bool] = app.evicts
     return ExitStatus.UNSCHEDULABLE if status(doc) else ExitStatus.SUCCESS
 
