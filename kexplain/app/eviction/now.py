@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Mapping, Optional
+from typing import Any, Iterable, Mapping, Optional
 
 from kexplain.app.eviction import LiveRead, defaulted
 from kexplain.app.eviction.pressure import SUMMARY, read_kubelet_config, read_summary
@@ -17,6 +17,7 @@ from kexplain.features import KubeVersion
 from kexplain.load.limits import DEFAULT_MAX_BYTES
 from kexplain.load.live import ClusterReader, LiveError, connect
 from kexplain.load.manifests import read_settings_document
+from kexplain.load.node_stats import node_of_pod, recorded_node_stats
 from kexplain.model.snapshot import Snapshot
 
 NOW = "now"
@@ -75,18 +76,27 @@ def _fetched(files: NowFiles, node: str) -> dict[str, tuple[Any, Source]]:
 
 
 def add_ranking_now(trace: dict, pod: Mapping[str, Any], snapshot: Optional[Snapshot], kube: KubeVersion,
-                    files: NowFiles, now: Optional[datetime] = None) -> None:
+                    files: NowFiles, now: Optional[datetime] = None,
+                    cluster: Optional[Iterable[tuple[Any, Source]]] = None) -> None:
     """`trace["eviction"]["now"]`: the ranking now on the node of a pod the kubelet evicted under
-    node pressure, when its Summary is given or read live; live, a refused node proxy is said there
-    (`unavailable`) and the rest of the answer stands."""
+    node pressure, when its Summary is given, read live, or kept by a snapshot among `cluster`
+    (`kexplain snapshot --node-stats`); live, a refused node proxy is said there (`unavailable`)
+    and the rest of the answer stands."""
     found = pressure_eviction(trace)
-    if found is None or not files.asked:
+    if found is None:
         return
     node, resource = found
+    recorded: dict[str, tuple[Any, Source]] = {}
+    if cluster is not None and not files.asked:      # a snapshot's record; its pod file is unbound
+        cluster = list(cluster)
+        node = node or node_of_pod(cluster, (pod.get("metadata") or {}).get("uid"))
+        recorded = recorded_node_stats(cluster, node) if node else {}
+    if not files.asked and "stats/summary" not in recorded:
+        return
     given = read_settings_document(files.stats, SUMMARY, files.max_bytes) if files.stats else None
     name = _node_of(node, given)
     try:
-        fetched = _fetched(files, name)
+        fetched = _fetched(files, name) or recorded
     except LiveError as err:
         trace["eviction"][NOW] = {"node": name, "unavailable": str(err)}
         return
