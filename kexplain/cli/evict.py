@@ -96,8 +96,9 @@ def shared(fn: Callable[..., ExitStatus]) -> Callable[..., ExitStatus]:
     """A subcommand `fn(ctx, node, ..., common: Common)` as typer sees it: its own parameters, then
     every `Common` option, defined once here; typer's keyword arguments gathered into `common`."""
     own = [p for p in inspect.signature(fn, eval_str=True).parameters.values() if p.name != "common"]
-    parameters = own + _common_parameters()
-    names = [p.name for p in _common_parameters()]
+    common_parameters = _common_parameters()
+    parameters = own + common_parameters
+    names = [p.name for p in common_parameters]
 
     @functools.wraps(fn)
     def command(**kwargs: Any) -> ExitStatus:

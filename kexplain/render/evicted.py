@@ -8,7 +8,7 @@ from typing import Any, Mapping
 from rich.text import Text
 
 from kexplain.render.blocks import Block
-from kexplain.render.eviction.pressure import KEY_HEADERS, key_text
+from kexplain.render.eviction.pressure import KEY_HEADERS, human, key_text
 from kexplain.render.style import Look, wrap
 
 # what each cause means, said of the pod (the condition's reason, or the kubelet's status.reason)
@@ -67,8 +67,9 @@ def _signal_line(row: Mapping[str, Any]) -> str:
     head = f"{row.get('signal')} < {row.get('value')} ({'hard' if row.get('hard') else 'soft'})"
     if not row.get("observed"):
         return f"{head}: not observed in the Summary"
-    state = "met" if row.get("met") else f"not met, {row.get('margin')} above"
-    return f"{head}: available {row.get('available')} of {row.get('capacity')}, {state}"
+    signal = str(row.get("signal"))
+    state = "met" if row.get("met") else f"not met, {human(row.get('margin'), signal)} above"
+    return f"{head}: available {human(row.get('available'), signal)} of {human(row.get('capacity'), signal)}, {state}"
 
 
 def _places_line(now: Mapping[str, Any]) -> str:
@@ -110,7 +111,9 @@ def now_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
         table.add_column("", overflow="fold")
         for i, r in enumerate(ranked, 1):
             note = marks.get(r["pod"]) or ("critical" if r.get("critical") else "")
-            table.add_row(str(i), r["pod"], *[key_text(k.get("value")) for k in r.get("keys") or ()], note)
+            keys = [human(key_text(k.get("value")), str(now.get("signal")))
+                    if k.get("name") == "usageOverRequest" else key_text(k.get("value")) for k in r.get("keys") or ()]
+            table.add_row(str(i), r["pod"], *keys, note)
         blocks.append(Block(table))
     return blocks
 
