@@ -137,3 +137,29 @@ def test_autoscale_case_puts_every_node_in_one_group(generated: dict[str, Path])
     pods = list(yaml.safe_load_all((case / "pods.yaml").read_text()))
     assert len(pods) == 40 and all(not p["spec"].get("nodeName") for p in pods)
     assert len({p["metadata"]["labels"]["shape"] for p in pods}) == 20
+
+
+def test_the_kueue_tas_case_is_a_topology_over_the_snapshot(generated: dict[str, Path]) -> None:
+    """kueue_tas_bench's inputs: every node in a block and a rack, one Topology naming the levels,
+    TAS flavors pointing at it, and Jobs each with one kind of topology request; kexplain reads them."""
+    import kueue_tas_bench as tas
+    from kexplain.cli.app import main
+    from tests.support.cli_helpers import TestEnvironment
+
+    case = tas.write_case(generated["json"].parent, 30)
+    items = json.loads((case / "cluster.json").read_text())["items"]
+    nodes = [o for o in items if o["kind"] == "Node"]
+    assert all({tas.BLOCK, tas.RACK, tas.HOST} <= set(n["metadata"]["labels"]) for n in nodes)
+    assert len({n["metadata"]["labels"][tas.RACK] for n in nodes}) == NODES // tas.NODES_PER_RACK
+    topology = [o for o in items if o["kind"] == "Topology"]
+    assert [lv["nodeLabel"] for lv in topology[0]["spec"]["levels"]] == [tas.BLOCK, tas.RACK, tas.HOST]
+    assert {o["spec"]["topologyName"] for o in items if o["kind"] == "ResourceFlavor"} == {tas.TOPOLOGY}
+    jobs = json.loads((case / "jobs.json").read_text())["items"]
+    requests = [set(j["spec"]["template"]["metadata"]["annotations"]) for j in jobs]
+    assert all(len(r) == 1 for r in requests)
+    assert set().union(*requests) == {tas.REQUEST, tas.PREFERENCE, tas.UNCONSTRAINED}
+    env = TestEnvironment()
+    code = main(["kueue", str(case / "jobs.json"), "--nodes", str(case / "cluster.json"), "--now", "2026-01-01T00:00:00Z",
+                 "-o", "json", "--no-suggestions"], env)
+    assert code in (0, 1), env.err
+    assert len(json.loads(env.out)["workloads"]) == len(jobs)

@@ -48,6 +48,7 @@ class _ContainerStatus(Struct):
 
 class _Condition(Struct):
     type: str | None = None
+    status: Any = None          # (read for the Ready condition: `PodInfo.condition_status`)
     reason: str | None = None
 
 

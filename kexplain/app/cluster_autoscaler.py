@@ -7,13 +7,16 @@ Imported only when node groups are given or reported (`autoscalers.adapter`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from kexplain.app.autoscalers import REPORTED, AutoscalerRun
 from kexplain.autoscaler.cloudprovider import Discovery, discover_in, provenance, reporting_objects
 from kexplain.autoscaler.cloudprovider.names import closest as closest_group
 from kexplain.autoscaler.cloudprovider.names import known as known_groups
 from kexplain.autoscaler.cloudprovider.names import resolve as resolve_group
+from kexplain.autoscaler.provisioningrequest.pods import from_objects
+from kexplain.autoscaler.provisioningrequest.provision import provision_all
+from kexplain.autoscaler.inputs import CA_KUBERNETES
 from kexplain.autoscaler.pending import (CLUSTER_AUTOSCALER, GroupsRequest, load_groups, loop_document,
                                          run_pass)
 from kexplain.errors import KexplainError
@@ -176,3 +179,26 @@ def _why_not_alike(answer: dict, fits: bool, node: Optional[str], doc: dict) -> 
     there = f"puts {', '.join(first)} on {node} first and " if first else ""
     return f"CA's loop {there}finds no room left for it on the existing nodes, where the scheduler's queue " \
            f"places it{f' on {node}' if node else ''} ({order})"
+
+
+def kueue_provisioner(node_groups: Optional[str], autoscaler_config: Optional[str], max_bytes: int, validate: str,
+                      cluster: list, kube: Optional[KubeVersion] = None,
+                      say: Optional[Callable[[str], None]] = None) -> Optional[Callable[[Sequence[Any]], list[dict]]]:
+    """CA as the provisioner of the ProvisioningRequests Kueue creates (`kueue.controller.admissionchecks.
+    provisioning_pass.Capacity`): its node groups as `groups_request` finds them (None: none), its loop
+    read from `cluster` when Kueue asks, each request answered in turn (`autoscaler.provisioningrequest`)."""
+    found = groups_request(node_groups, autoscaler_config, max_bytes, validate, cluster, say)
+    if found is None:
+        return None
+
+    version = kube or KubeVersion(CA_KUBERNETES)
+    loops: list[Any] = []       # the loop's inputs, read once when first asked (Kueue's fixes ask again)
+
+    def provision(created: Sequence[Any]) -> list[dict]:
+        if not loops:
+            loops.append(load_groups(found.request, version))
+        loop = loops[0]
+        requests = [from_objects(c.request, c.templates) for c in created]
+        instance = loop.settings.flag("check-capacity-processor-instance")
+        return [a.to_json() for a in provision_all(loop, requests, instance)]
+    return provision

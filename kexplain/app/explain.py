@@ -116,11 +116,12 @@ class Files:
 
 
 def read_files(req: Request, stdin: Optional[BinaryIO], *, kueue_version: Optional[str] = None,
-               suggestions: bool = True) -> Files:
+               suggestions: bool = True, kueue_config: Sequence[Any] = ()) -> Files:
     """The POD file and the cluster read once, problems collected; the cluster's objects kept when an
     autoscaler may read them; Kueue's answer first, as `kueue_version` decides (with `suggestions`,
     Kueue's verified fixes for a job it holds)."""
-    kueue = Chain(validate=req.validate, version=kueue_version, fixes=kueue_fixes if suggestions else None)
+    kueue = Chain(validate=req.validate, version=kueue_version, fixes=kueue_fixes if suggestions else None,
+                  provisioner=kueue_provisioner(req), config=tuple(kueue_config))
     keep = req.node_groups is not None or _keeps
     with bulk_load(freeze=True):
         loaded = kueue.attach(load(req, stdin, collect=True, keep=keep, prepare=kueue))
@@ -131,6 +132,18 @@ def _keeps(objects: list) -> bool:
     """Whether the cluster read is kept: for an autoscaler, or a snapshot's node stats (an evicted
     pod's node ranked now)."""
     return keeps_cluster(objects) or NODE_STATS_KIND in kinds_of(objects)
+
+
+def kueue_provisioner(req: Request) -> Callable[[Sequence[Any]], Any]:
+    """Who answers the ProvisioningRequests Kueue's chain creates, given the cluster's objects: the
+    Cluster Autoscaler when node groups are given or reported among them (its adapter imported then
+    only), else no one."""
+    def provisioner(cluster: Sequence[Any]) -> Any:
+        if not (req.node_groups or reports_node_groups(list(cluster))):
+            return None
+        return adapter("cluster-autoscaler").kueue_provisioner(req.node_groups, req.autoscaler_config,
+                                                               req.max_bytes, req.validate, list(cluster), req.kube)
+    return provisioner
 
 
 @dataclass(frozen=True)

@@ -301,6 +301,16 @@ def _all_new(created: list[datetime], pods: list[PodInfo], now: datetime) -> boo
     return bool(gpu) and min(gpu) + NEW_GPU_POD_BUFFER > now
 
 
+def scale_up_context(loop: LoopInputs, sim: ClusterSim, templates: dict[str, Template]) -> Context:
+    """The orchestrator's context for a scale-up over `sim` outside `run_once` (a ProvisioningRequest's,
+    `autoscaler.provisioningrequest`): the groups at their target sizes, as `run_once` builds it."""
+    targets = {g.name: g.target_size if g.target_size is not None else len(loop.group_members[g.name])
+               for g in loop.groups}
+    return Context(loop.settings, loop.groups, targets, templates, sim, _expander(loop), _quota_tracker(loop, sim),
+                   unhealthy=unhealthy_groups(loop, targets, readiness_states(loop)),
+                   status_object=status_object(loop.settings))
+
+
 def _quota_tracker(loop: LoopInputs, sim: ClusterSim):
     """The cluster-wide core, memory and GPU quota over the nodes the scale-up sees."""
     group_of = {n.name: n.group for n in loop.nodes if n.group is not None}

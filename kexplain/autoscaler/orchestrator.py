@@ -15,7 +15,7 @@ from kexplain.autoscaler.nodegroupset import (DifferenceRatios, ScaleUpInfo, bal
                                               find_similar_node_groups)
 from kexplain.autoscaler.resourcelimits import atomic_scale_up_exceeds, cap_new_node_count
 from kexplain.autoscaler.simulator import ClusterSim
-from kexplain.autoscaler.status import (ATOMIC_LIMIT, BACKOFF, ERROR, EXECUTION_FAILED, MAX_LIMIT_REACHED, MAX_NODES_TOTAL_REACHED,
+from kexplain.autoscaler.status import (ALL_OR_NOTHING, ATOMIC_LIMIT, BACKOFF, ERROR, EXECUTION_FAILED, MAX_LIMIT_REACHED, MAX_NODES_TOTAL_REACHED,
                                         NO_OPTIONS, NOT_NEEDED, NOT_READY, NOT_TRIED, OPTIONS_FILTERED_OUT, SCALED_UP_GROUP,
                                         STATUS_CONFIGMAP, SUCCESSFUL, event_object, max_nodes_total_message)
 from kexplain.autoscaler.templates import Template
@@ -74,6 +74,7 @@ class ScaleUpStatus:
     random_among: tuple[Option, ...] = ()    # the options CA draws `best` from at random (a tie), else ()
     events: list[Event] = field(default_factory=list)        # cluster events, in order
     picks: list["ScaleUpStatus"] = field(default_factory=list)   # a tie: the status had CA drawn each other option
+    partial: list[Option] = field(default_factory=list)     # all-or-nothing: options left out, taking only some pods
 
 
 @dataclass
@@ -125,8 +126,10 @@ def similar_node_groups(ctx: Context, group: NodeGroup, schedulable: Mapping[str
     return out
 
 
-def scale_up(ctx: Context, pods: Sequence[PodInfo], node_count: int) -> ScaleUpStatus:
-    """CA's ScaleUp for the unschedulable `pods` (`node_count`: the cluster's nodes)."""
+def scale_up(ctx: Context, pods: Sequence[PodInfo], node_count: int, all_or_nothing: bool = False) -> ScaleUpStatus:
+    """CA's ScaleUp for the unschedulable `pods` (`node_count`: the cluster's nodes); `all_or_nothing`
+    (a best-effort atomic ProvisioningRequest's): an option must take every pod, and a plan capped
+    below its estimate is given up (abortAllOrNothing)."""
     groups = build_pod_groups(pods)
     st = ScaleUpStatus(NOT_TRIED, pod_groups=groups, considered=list(ctx.groups))
     valid: list[NodeGroup] = []
@@ -142,8 +145,10 @@ def scale_up(ctx: Context, pods: Sequence[PodInfo], node_count: int) -> ScaleUpS
         schedulable[g.name] = _schedulable_pod_groups(ctx, groups, g, st)
     options: list[Option] = []
     for g in valid:
-        option = _expansion_option(ctx, g, schedulable, node_count)
-        if option.pods and option.node_count > 0:
+        option = _expansion_option(ctx, g, schedulable, node_count, all_or_nothing)
+        if option.pods and option.node_count > 0 and all_or_nothing and len(option.pods) < len(pods):
+            st.partial.append(option)
+        elif option.pods and option.node_count > 0:
             options.append(option)
     st.options = sorted(options, key=lambda o: o.node_group.name)
     if not options:
@@ -160,7 +165,7 @@ def scale_up(ctx: Context, pods: Sequence[PodInfo], node_count: int) -> ScaleUpS
         return _no_options(ctx, st)
     if choice.is_random:        # CA draws at random: what each other draw would give
         st.picks = _other_draws(ctx, st, groups, schedulable, node_count)
-    return _scale_up_with(ctx, st, best, groups, schedulable, node_count)
+    return _scale_up_with(ctx, st, best, groups, schedulable, node_count, all_or_nothing)
 
 
 def _other_draws(ctx: Context, st: ScaleUpStatus, groups: list[PodGroup], schedulable: Mapping[str, list[PodGroup]],
@@ -183,7 +188,8 @@ def _other_draws(ctx: Context, st: ScaleUpStatus, groups: list[PodGroup], schedu
 
 
 def _scale_up_with(ctx: Context, st: ScaleUpStatus, best: Option, groups: list[PodGroup],
-                   schedulable: Mapping[str, list[PodGroup]], node_count: int) -> ScaleUpStatus:
+                   schedulable: Mapping[str, list[PodGroup]], node_count: int,
+                   all_or_nothing: bool = False) -> ScaleUpStatus:
     """The scale-up once the expander chose `best`: its node count capped (--max-nodes-total,
     the resource limits), balanced over similar groups, executed; the pods it leaves."""
     settings = ctx.settings
@@ -196,7 +202,13 @@ def _scale_up_with(ctx: Context, st: ScaleUpStatus, best: Option, groups: list[P
         return _error(ctx, st, cap.error, best, groups)
     template = ctx.templates[best.node_group.name]
     new_nodes = ctx.limits.check(best.node_group.name, template.node_info.node.obj, new_nodes).allowed_delta
+    if all_or_nothing and new_nodes < best.node_count:
+        return _abort_all_or_nothing(ctx, st, groups)
+    limits = ctx.limits.copy() if all_or_nothing else None
     infos = _balance(ctx, best.node_group, new_nodes, schedulable)
+    if all_or_nothing and sum(i.new_size - i.current_size for i in infos) < new_nodes:
+        ctx.limits = limits         # (nothing executed: the quota the balancing took is given back)
+        return _abort_all_or_nothing(ctx, st, groups)
     st.scale_up_infos = infos
     _execute(ctx, st, infos)
     st.result = SUCCESSFUL
@@ -261,7 +273,7 @@ def _schedulable_pod_groups(ctx: Context, groups: list[PodGroup], g: NodeGroup, 
 
 
 def _expansion_option(ctx: Context, g: NodeGroup, schedulable: Mapping[str, list[PodGroup]],
-                      node_count: int) -> Option:
+                      node_count: int, all_or_nothing: bool = False) -> Option:
     pod_groups = schedulable.get(g.name) or []
     if not pod_groups:
         return Option(g, 0, ())
@@ -273,6 +285,8 @@ def _expansion_option(ctx: Context, g: NodeGroup, schedulable: Mapping[str, list
     template = ctx.templates[g.name]
     result = estimate(ctx.sim, [eg.pods for eg in pod_groups], template.node_info, limiter, template.csi_node)
     count, placed = result.node_count, tuple(result.pods)
+    if g.options.zero_or_max_node_scaling and all_or_nothing and count > g.max_size:
+        return Option(g, 0, (), similar)        # capping would leave pods out
     if g.options.zero_or_max_node_scaling and count > 0:
         count = g.max_size
     return Option(g, count, placed, similar)
@@ -360,6 +374,12 @@ def scale_up_to_node_group_min_size(ctx: Context) -> ScaleUpStatus:
         _execute(ctx, st, infos)
         st.result, st.scale_up_infos, st.considered = SUCCESSFUL, infos, list(ctx.groups)
     return st
+
+
+def _abort_all_or_nothing(ctx: Context, st: ScaleUpStatus, groups: list[PodGroup]) -> ScaleUpStatus:
+    """abortAllOrNothing: no plan takes every pod, so none is schedulable (AllOrNothingReason)."""
+    _mark_all_unschedulable(groups, ALL_OR_NOTHING)
+    return _no_options(ctx, st)
 
 
 def _no_options(ctx: Context, st: ScaleUpStatus) -> ScaleUpStatus:

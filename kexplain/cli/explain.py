@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import Iterable, Iterator, List, Optional
+from typing import Any, Iterable, Iterator, List, Optional, Sequence
 
 import typer
 
@@ -16,8 +16,9 @@ from kexplain.app.explain import (AutoscalerOptions, Autoscalers, BatchPass, Fil
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result, for_trace
 from kexplain.cli.options import (EVICTED_STATS_HELP, EXPLAIN_NODEPOOL_HELP, MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION,
-                                  VALIDATE_OPTION, aws_data_option, check_groups_options, karpenter_config_option, kubelet_config_option,
-                                  kueue_version_option, max_objects_option, node_pool_option, stats_option)
+                                  VALIDATE_OPTION, aws_data_option, check_groups_options, karpenter_config_option,
+                                  kubelet_config_option, kueue_config_option, kueue_version_option, max_objects_option,
+                                  node_pool_option, stats_option)
 from kexplain.cli.output import batch_document, export_view, save_page
 from kexplain.cli.pipes import verdict_known
 from kexplain.cli.versions import (compare_versions_option, compared_versions, feature_gates_option, settle,
@@ -27,6 +28,7 @@ from kexplain.explain.batch import API_VERSION, LIST_KIND, Batch, Outcome
 from kexplain.explain.inputs import Loaded
 from kexplain.explain.request import Request, RunOptions
 from kexplain.features import KubeVersion
+from kexplain.kueue.config_file import read_kueue_config
 from kexplain.render import structured
 from kexplain.render.batch import print_batch, print_batch_node, print_retries
 from kexplain.render.cluster_autoscaler import print_section as print_ca_section
@@ -129,6 +131,7 @@ def command(
     karpenter_config: Optional[str] = karpenter_config_option(),
     node_pool: Optional[str] = node_pool_option(EXPLAIN_NODEPOOL_HELP),
     kueue_version: Optional[str] = kueue_version_option(),
+    kueue_config: Optional[str] = kueue_config_option(),
     validate: str = VALIDATE_OPTION,
     namespace: Optional[str] = NAMESPACE_OPTION,
     kubernetes_version: Optional[str] = version_option("the version a snapshot in --nodes recorded"),
@@ -153,7 +156,7 @@ def command(
     return explain_files(env, req, Shown(output, node, svg, html, node_group, node_pool),
                          AutoscalerOptions(aws_data, karpenter_config, node_group, node_pool, suggestions),
                          start_index=start_index, preemption=preemption, preemption_offset=preemption_offset,
-                         kueue_version=kueue_version)
+                         kueue_version=kueue_version, kueue_config=read_kueue_config(kueue_config, max_input_size))
 
 
 def _compare(env: Environment, req: Request, compare_versions: str, kubernetes_version: Optional[str],
@@ -169,10 +172,12 @@ def _compare(env: Environment, req: Request, compare_versions: str, kubernetes_v
 
 
 def explain_files(env: Environment, req: Request, shown: Shown, opts: AutoscalerOptions, *, start_index: int,
-                  preemption: bool, preemption_offset: int, kueue_version: Optional[str] = None) -> ExitStatus:
+                  preemption: bool, preemption_offset: int, kueue_version: Optional[str] = None,
+                  kueue_config: Sequence[Any] = ()) -> ExitStatus:
     """The files read once (`app.explain.read_files`), what was left out said, `--node` checked,
     the autoscalers picked; then one pod or a batch."""
-    files = read_files(req, env.stdin, kueue_version=kueue_version, suggestions=opts.suggestions)
+    files = read_files(req, env.stdin, kueue_version=kueue_version, suggestions=opts.suggestions,
+                       kueue_config=kueue_config)
     loaded = files.loaded
     left_out = [report_left_out(env, err) for err in loaded.problems]
     if loaded.empty:            # every Pod and workload left out: each said why
@@ -229,7 +234,8 @@ def explain_files_single(env: Environment, files: Files, options: RunOptions, au
                                                node_group=node_group, node_pool=node_pool), shown.svg)
     if shown.html:
         save_page(shown.html, page_of_single(files, options, trace))
-    return aggregate([for_trace(trace), *left_out, *rejected_bound(single.kubelet_rejected)])
+    held = [ExitStatus.UNSCHEDULABLE] if (trace.get("kueue") or {}).get("idle") else []    # (Kueue holds it: no pod)
+    return aggregate([for_trace(trace), *held, *left_out, *rejected_bound(single.kubelet_rejected)])
 
 
 def rejected_bound(count: int) -> list[ExitStatus]:

@@ -2,17 +2,20 @@
 JobSets and Workloads, as Kueue v0.17.8 (or v0.19.2) decides it."""
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import List, Optional
 
 import typer
 
+from kexplain.app.autoscalers import adapter
 from kexplain.cli.env import env_of
 from kexplain.cli.exit_codes import ExitStatus
 from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output,
-                                  kueue_version_option, max_objects_option)
+                                  kueue_config_option, kueue_version_option, max_objects_option)
 from kexplain.errors import KexplainError
 from kexplain.kueue import versions
+from kexplain.kueue.config_file import read_kueue_config
 from kexplain.kueue.explain import explained_pass
 from kexplain.kueue.inputs import load
 from kexplain.kueue.run import Settings, run_pass
@@ -46,6 +49,15 @@ def command(
                                       help="The clock (RFC 3339) for wait times and Workloads without a creation "
                                            "time (default: the current time)."),
     kueue_version: Optional[str] = kueue_version_option(),
+    node_groups: Optional[str] = typer.Option(None, "--node-groups", metavar="FILE",
+                                              help="The Cluster Autoscaler's node groups (NodeGroupList): CA "
+                                                   "answers the ProvisioningRequests Kueue creates for a "
+                                                   "kueue.x-k8s.io/provisioning-request check (check-capacity, "
+                                                   "best-effort atomic scale-up), and the check state follows."),
+    autoscaler_config: Optional[str] = typer.Option(None, "--autoscaler-config", metavar="FILE",
+                                                    help="CA settings for the node groups (expander, limits, any CA "
+                                                         "flag by name)."),
+    kueue_config: Optional[str] = kueue_config_option(),
     output: Output = OUTPUT_OPTION,
     suggestions: bool = typer.Option(True, "--suggestions/--no-suggestions",
                                      help="Show verified fixes for the Workloads left pending (each change run "
@@ -70,9 +82,15 @@ def command(
     # would otherwise rescan.
     with bulk_load(freeze=True):
         inputs = load(workloads, nodes, max_bytes=max_input_size, max_objects=max_objects, validate=validate,
-                      stdin=env.stdin, namespace=namespace)
+                      stdin=env.stdin, namespace=namespace, extra=read_kueue_config(kueue_config, max_input_size),
+                      version=settings.version)
         for warning in inputs.warnings:
             env.error(f"warning: {warning}")
+        if node_groups is not None:
+            settings = replace(settings, capacity=_provisioner(node_groups, autoscaler_config, max_input_size,
+                                                               validate, list(inputs.cluster), env))
+        elif autoscaler_config is not None:
+            raise KexplainError("--autoscaler-config needs node groups: --node-groups FILE")
         done = run_pass(inputs, settings)
         doc = explained_pass(done)
     if suggestions and fixes.needed(doc):
@@ -85,6 +103,14 @@ def command(
     else:
         print_pass(doc, env.console())
     return exit_status(doc)
+
+
+def _provisioner(node_groups: str, autoscaler_config: Optional[str], max_bytes: int, validate: str,
+                 cluster: list, env) -> object:
+    """CA's adapter (imported only now: `app.autoscalers.adapter`) as the ProvisioningRequests' provisioner."""
+    ca = adapter("cluster-autoscaler")
+    return ca.kueue_provisioner(node_groups, autoscaler_config, max_bytes, validate, cluster,
+                                say=lambda note: env.error(f"note: {note}"))
 
 
 def exit_status(doc: dict) -> ExitStatus:

@@ -10,7 +10,8 @@ import typer
 from kexplain.admission.openapi import normalize_version
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate
-from kexplain.cli.options import MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION, VALIDATE_OPTION, kueue_version_option
+from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION, VALIDATE_OPTION, kueue_config_option,
+                                  kueue_version_option)
 from kexplain.cli.output import save_page
 from kexplain.cli.pipes import verdict_known
 from kexplain.cli.versions import (compared_versions, feature_gates_option, settle, version_choice,
@@ -18,6 +19,7 @@ from kexplain.cli.versions import (compared_versions, feature_gates_option, sett
 from kexplain.errors import KexplainError
 from kexplain.explain.request import VersionChoice
 from kexplain.features import DEFAULT as DEFAULT_VERSION, RELEASES, KubeVersion
+from kexplain.kueue.config_file import read_kueue_config
 from kexplain.lint.linter import FAIL_ON, LintOptions, Report, default_suggester, lint
 from kexplain.lint.versions import lint_compared
 from kexplain.render.lint_formats import RenderOptions, formats_for, print_text, render
@@ -78,6 +80,7 @@ def command(
     kubernetes_version: Optional[str] = version_option("the version a snapshot in --nodes recorded"),
     feature_gates: Optional[str] = feature_gates_option(),
     kueue_version: Optional[str] = kueue_version_option(),
+    kueue_config: Optional[str] = kueue_config_option(),
     compare_versions: Optional[str] = typer.Option(
         None, "--compare-versions", metavar="A,B",
         help="Check against B and flag every Pod and workload scheduled differently under A (version-change)."),
@@ -123,8 +126,9 @@ def command(
         choice, schemas_only = _deprecated_version(env, k8s_version, choice)
     before, kube, follow = _versions(env, choice, nodes, compare_versions, kubernetes_version or k8s_version,
                                      feature_gates, schemas_only)
+    kueue_objects = tuple(read_kueue_config(kueue_config, max_input_size))
     options = LintOptions(paths=tuple(paths), node_paths=tuple(nodes), kube=kube, version=follow,
-                          k8s_version=schemas_only, kueue_version=kueue_version,
+                          k8s_version=schemas_only, kueue_version=kueue_version, kueue_config=kueue_objects,
                           validate=validate, schema_dirs=tuple(schemas), config_path=config, stored=stored,
                           preemption=preemption, max_bytes=max_input_size, explain=html is not None,
                           node_groups=node_groups, autoscaler_config=autoscaler_config, namespace=namespace)
@@ -135,14 +139,20 @@ def command(
             report = lint_compared(options, before, env.stdin, default_suggester(), freeze_pool=True,
                                    progress=bar.update)
     render_options = RenderOptions(verbose=verbose, fail_on=FAIL_ON[fail_on.value])
-    outcomes = [ExitStatus.BAD_INPUT] if report.unreadable else []
-    if report.failed(render_options.fail_on):
-        outcomes.append(ExitStatus.FINDINGS)
+    outcomes = _outcomes(report, render_options)
     with verdict_known(aggregate(outcomes)):     # the report is complete: only its telling is cut short
         _write_report(env, report, render_options, chosen, targets)
     if html:
         save_page(html, {**report.to_json(), "explanations": report.explanations})
     return aggregate(outcomes)
+
+
+def _outcomes(report: Report, render_options: RenderOptions) -> list[ExitStatus]:
+    """2 when some input could not be read, 1 when a finding is at least --fail-on."""
+    outcomes = [ExitStatus.BAD_INPUT] if report.unreadable else []
+    if report.failed(render_options.fail_on):
+        outcomes.append(ExitStatus.FINDINGS)
+    return outcomes
 
 
 def _outputs(formats: List[Format], outputs: List[str]) -> tuple[list[str], list[str]]:

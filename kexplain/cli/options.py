@@ -83,6 +83,13 @@ def kueue_version_option() -> Any:
                         help=KUEUE_VERSION_HELP)
 
 
+def kueue_config_option() -> Any:
+    return typer.Option(None, "--kueue-config", metavar="FILE",
+                        help="Kueue's own Configuration (config.kueue.x-k8s.io/v1beta1 or v1beta2, the kueue-manager's "
+                             "controller_manager_config.yaml), read as Kueue's config loader reads it: its fairSharing "
+                             "is followed.")
+
+
 def aws_data_option() -> Any:
     return typer.Option(None, "--aws-data", metavar="DIR",
                         help="The EC2 world Karpenter's AWS provider sees: describe-instance-types.json, "

@@ -174,8 +174,8 @@ class _GoJSON:
                 return _OMIT if "omitempty" in omit or "omitzero" in omit else None
             if underlying.startswith("[]"):
                 return [self.value(underlying[2:], i) for i in raw]
-            value_type = underlying[4:].partition("]")[2]
-            return {str(k): self.value(value_type, v) for k, v in raw.items()}
+            value_type = underlying[4:].partition("]")[2]       # (a Go map: its keys written sorted)
+            return {str(k): self.value(value_type, raw[k]) for k in sorted(raw, key=str)}
         if underlying in ("string", "types.UID", "bool") or underlying in _INT_TYPES:
             zero = {"string": "", "types.UID": "", "bool": False}.get(underlying, 0)
             value = zero if raw is None else raw
@@ -201,6 +201,12 @@ class _GoJSON:
             if value is not _OMIT:
                 out[json_name] = value
         return out
+
+
+def go_json_value(gotype: str, raw: Any, minor: str) -> Any:
+    """What encoding/json writes for `raw` (JSON) held as a Go `gotype` of `minor`'s structs: struct
+    fields in Go's order, `omitempty` applied, map keys sorted; NotReproduced for a type not in the tables."""
+    return _GoJSON(minor).value(gotype, raw)
 
 
 def _stored_template(template: dict[str, Any]) -> dict[str, Any]:

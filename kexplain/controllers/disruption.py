@@ -147,6 +147,8 @@ class NamespacePods(tuple):     # type: ignore[type-arg]
         at = [i for v in narrow.values for i in by_value.get(v, ())]
         if len(narrow.values) > 1:
             at.sort()
+        if len(selector.requirements) == 1:     # (`narrow` alone: every pod it indexes is selected)
+            return [self[i] for i in at]
         return [self[i] for i in at if selector.matches(self[i].labels)]
 
     def _by_key(self, key: str) -> dict[str, list[int]]:
@@ -169,29 +171,33 @@ def selected_by(selector: LabelSelector, pods: Sequence[PodInfo]) -> list[PodInf
     return [p for p in pods if not selector.nothing and selector.matches(p.labels)]
 
 
-def is_healthy(pod: PodInfo) -> bool:
-    """countHealthyPods: not being deleted, and Ready (a bound pod whose status names no Ready
-    condition is taken as ready: see the module docstring)."""
-    if pod.deletion_timestamp:
-        return False
-    for condition in pod.status.get("conditions") or ():
-        if isinstance(condition, dict) and condition.get("type") == "Ready":
-            return condition.get("status") == "True"
-    return bool(pod.node_name) and pod.status.get("phase") not in ("Succeeded", "Failed")
-
-
 def is_ready(pod: PodInfo) -> bool:
     """podutil.IsPodReady: a Ready condition that is True (no condition: not ready). The Eviction API's
-    test, and the controller's on pods read as stored (`healthy_as_stored`)."""
-    for condition in pod.status.get("conditions") or ():
-        if isinstance(condition, dict) and condition.get("type") == "Ready":
-            return condition.get("status") == "True"
-    return False
+    test, and countHealthyPods' on pods read as stored (`healthy_as_stored`)."""
+    return pod.condition_status("Ready") == "True"
 
 
 def healthy_as_stored(pod: PodInfo) -> bool:
-    """countHealthyPods on a stored pod: not being deleted, and Ready as IsPodReady reads it."""
+    """countHealthyPods on a pod as the API server stores it: not being deleted, and Ready as
+    IsPodReady reads it (the controller's own rule)."""
     return not pod.deletion_timestamp and is_ready(pod)
+
+
+def is_healthy(pod: PodInfo) -> bool:
+    """countHealthyPods on a manifest's pod: `healthy_as_stored`, except that a bound pod whose
+    status names no Ready condition is taken as ready, as kexplain takes a bound pod as running."""
+    if pod.deletion_timestamp:
+        return False
+    ready = pod.condition_status("Ready")
+    if ready is not None:
+        return ready == "True"
+    return bool(pod.node_name) and pod.phase not in ("Succeeded", "Failed")
+
+
+def healthy_rule(stored: bool) -> Callable[[PodInfo], bool]:
+    """countHealthyPods' test for the pods of a state: read as stored, the controller's own
+    (`healthy_as_stored`); written as manifests, `is_healthy`."""
+    return healthy_as_stored if stored else is_healthy
 
 
 def generation(pdb: Mapping[str, Any]) -> int:
@@ -237,39 +243,50 @@ def computed(pdb: Mapping[str, Any], pods: Sequence[PodInfo], controllers: _Cont
 def _expected_scale(pods: Sequence[PodInfo], controllers: _Controllers) -> tuple[int, list[str]]:
     scales: dict[str, int] = {}
     unmanaged: list[str] = []
-    for pod in pods:
-        ref = controller_ref(pod)
-        if ref is None:
+    asked: dict[tuple[int, str], tuple[Any, Any, Any]] = {}     # (a controller's stored pods share one list of
+    for pod in pods:                                            # references: its controller looked up once)
+        refs = pod.owner_references
+        hit = asked.get((id(refs), pod.namespace))
+        if hit is None or hit[0] is not refs:
+            ref = controller_ref(pod)
+            hit = asked[(id(refs), pod.namespace)] = (refs, ref, controllers.scale(ref, pod.namespace)
+                                                      if ref is not None else None)
+        if hit[1] is None:
             unmanaged.append(pod.name)
             continue
-        found = controllers.scale(ref, pod.namespace)
-        if found is None:
+        if hit[2] is None:
             raise ValueError(f"found no controllers for pod {go_quote(pod.name)}")
-        scales.setdefault(*found)
+        scales.setdefault(*hit[2])
     return sum(scales.values()), unmanaged
 
 
 Statuses = dict[int, tuple[Any, BudgetStatus]]     # budgets' statuses computed already: id -> (budget, status)
 
 
-def with_status(others: list[Any], pods: Iterable[Any], known: Statuses | None = None) -> list[Any]:
-    """`others` with each PodDisruptionBudget lacking a status given the controller's (`computed`, of `pods`;
-    `known`: those `notes` computed of the same objects, taken as they are)."""
+def with_status(others: list[Any], pods: Iterable[Any], known: Statuses | None = None,
+                healthy: Callable[[PodInfo], bool] = is_healthy) -> list[Any]:
+    """`others` with each PodDisruptionBudget lacking a status given the controller's (`computed`, of `pods`,
+    with `healthy`; `known`: those `notes` computed of the same objects, taken as they are)."""
     budgets = [i for i, o in enumerate(others) if needs_status(o)]
     if not budgets:
         return others
     known = known or {}
     todo = [i for i in budgets if _known(known, others[i]) is None]
-    by_namespace = _pods_by_namespace(pods) if todo else {}
+    by_namespace = pods_by_namespace(pods) if todo else {}
     controllers = _Controllers(others) if todo else None
     out = list(others)
     for i in budgets:
         pdb = others[i]
         namespace = as_dict(pdb.get("metadata")).get("namespace") or "default"
         status = _known(known, pdb) or computed(pdb, by_namespace.get(namespace, ()),
-                                                controllers)  # type: ignore[arg-type]
+                                                controllers, healthy)  # type: ignore[arg-type]
         out[i] = {**pdb, "status": status.to_status()}
     return out
+
+
+def known_status(known: Statuses, pdb: Any) -> BudgetStatus | None:
+    """The status `known` holds for this very object (by identity), or None."""
+    return _known(known, pdb)
 
 
 def _known(known: Statuses, pdb: Any) -> BudgetStatus | None:
@@ -277,7 +294,8 @@ def _known(known: Statuses, pdb: Any) -> BudgetStatus | None:
     return found[1] if found is not None and found[0] is pdb else None
 
 
-def _pods_by_namespace(pods: Iterable[Any]) -> dict[str, NamespacePods]:
+def pods_by_namespace(pods: Iterable[Any]) -> dict[str, NamespacePods]:
+    """The pods (objects or `PodInfo`s) by namespace, in order, as the budgets read them."""
     out: dict[str, list[PodInfo]] = {}
     for pod in pods:
         info = pod if isinstance(pod, PodInfo) else PodInfo(pod)
@@ -285,10 +303,14 @@ def _pods_by_namespace(pods: Iterable[Any]) -> dict[str, NamespacePods]:
     return {namespace: NamespacePods(found) for namespace, found in out.items()}
 
 
-def notes(objects: Sequence[tuple[Any, Any]], among: "set[int] | None" = None, kept: Statuses | None = None
-          ) -> list[str]:
+def notes(objects: Sequence[tuple[Any, Any]], among: "set[int] | None" = None, kept: Statuses | None = None,
+          healthy: Callable[[PodInfo], bool] = is_healthy, more: Iterable[Any] = (),
+          pods_kept: dict[str, NamespacePods] | None = None) -> list[str]:
     """What the output says of each computed budget that selects a pod (`among`: the budgets' ids; None: all);
-    each status computed is put in `kept` (for `with_status` of the same objects)."""
+    each status computed is put in `kept` (for `with_status` of the same objects and the state's other
+    readers), and the pods by namespace they were computed of in `pods_kept`. `healthy`: countHealthyPods'
+    test (`healthy_rule`); `more`: other objects the finders look a controller up in (the Deployments a
+    cluster state keeps apart from its kinds)."""
     rows = columns.rows_of(objects)
     if rows is not None:        # (a dump's 150,000 objects: its budgets found by their rows, in C)
         found = compress(range(len(rows)), map(eq, rows.kinds, repeat(KIND)))
@@ -299,12 +321,14 @@ def notes(objects: Sequence[tuple[Any, Any]], among: "set[int] | None" = None, k
     if not budgets:
         return []
     pods = [o for o in objs if isinstance(o, Mapping) and o.get("kind") == "Pod"]
-    by_namespace = _pods_by_namespace(pods)
-    controllers = _Controllers(o for o in objs if isinstance(o, dict))
+    by_namespace = pods_by_namespace(pods)
+    if pods_kept is not None:
+        pods_kept.update(by_namespace)
+    controllers = _Controllers([*(o for o in objs if isinstance(o, dict)), *more])
     out = []
     for pdb in budgets:
         namespace = as_dict(pdb.get("metadata")).get("namespace") or "default"
-        status = computed(pdb, by_namespace.get(namespace, ()), controllers)
+        status = computed(pdb, by_namespace.get(namespace, ()), controllers, healthy)
         if kept is not None:
             kept[id(pdb)] = (pdb, status)
         if status.selected:

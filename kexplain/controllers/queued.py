@@ -1,10 +1,10 @@
-"""The kinds Kueue manages by default that kexplain does not model: Kueue v0.17.8's default
+"""The kinds Kueue manages by default that kexplain does not model alone: Kueue v0.17.8's default
 configuration (`integrations.frameworks` of config/components/manager/controller_manager_config.yaml)
 turns on these frameworks besides batch/job, pod, deployment, statefulset and jobset, which
 kexplain models; their pods come from operators (Ray's, Kubeflow's, LeaderWorkerSet's, ...)
-whose controllers kexplain does not run. An object of one of them carrying Kueue's queue-name
-label is held by Kueue's webhook (suspended) until its Workload is admitted: kexplain says so
-and leaves it out (`held`)."""
+whose controllers kexplain runs only through Kueue's chain (THROUGH_KUEUE) or not at all. An
+object of one of them carrying Kueue's queue-name label is held by Kueue's webhook (suspended)
+until its Workload is admitted: without Kueue's objects kexplain says so and leaves it out (`held`)."""
 from __future__ import annotations
 
 from typing import Any, Mapping
@@ -25,6 +25,14 @@ UNMODELLED: dict[tuple[str, str], str] = {
     ("trainer.kubeflow.org", "TrainJob"): "trainer.kubeflow.org/trainjob",
     ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): "leaderworkerset.x-k8s.io/leaderworkerset",
 }
+
+
+# The kinds of UNMODELLED kexplain models through Kueue's chain (`kexplain.kueue.controller.jobs`,
+# `kexplain.kueue.operator_pods`): held here only when no Kueue object is given
+THROUGH_KUEUE = frozenset({("ray.io", "RayJob"), ("ray.io", "RayCluster"),
+                           ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"), ("workload.codeflare.dev", "AppWrapper"),
+                           *(("kubeflow.org", k) for k in ("MPIJob", "PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob",
+                                                           "JAXJob"))})
 
 
 def queue_name(obj: Mapping[str, Any]) -> str:
@@ -52,5 +60,9 @@ def held(obj: Any) -> str:
     queue = queue_name(obj) if name else ""
     if not queue:
         return ""
+    api = str(obj.get("apiVersion") or "")
+    modelled = (api.split("/", 1)[0] if "/" in api else "", obj["kind"]) in THROUGH_KUEUE
+    why = (f"kexplain models {obj['kind']} through Kueue: give Kueue's objects (its ClusterQueues, LocalQueues and "
+           "ResourceFlavors) with the cluster" if modelled else f"kexplain does not model {obj['kind']} yet")
     return (f"Kueue holds it (LocalQueue {queue}: its {name} integration, on by default, suspends it until "
-            f"its Workload is admitted); kexplain does not model {obj['kind']} yet: not explained")
+            f"its Workload is admitted); {why}: not explained")

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from kexplain.explain.inputs import Loaded
-from kexplain.kueue.apis.constants import ADMISSION_GATE, FINISHED, QUOTA_RESERVED
-from kexplain.kueue.objects import ADMITTED, READ_KINDS, Objects, is_kueue, kind_of, managed, meta_of, of_kinds
+from kexplain.kueue.apis.constants import ADMISSION_GATE, CHECK_READY, FINISHED, POD_GROUP_NAME_LABEL, QUOTA_RESERVED
+from kexplain.kueue.objects import (ADMITTED, QUOTA_RESERVED as QUOTA_RESERVED_VERDICT, READ_KINDS, Objects, is_kueue,
+                                    kind_of, managed, meta_of, of_kinds)
 
 @dataclass
 class Chain:
@@ -20,21 +21,26 @@ class Chain:
     version: str | None = None
     answers: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
     fixes: Any = None       # Kueue's verified fixes for a held job (`kexplain.kueue.started.Fixes`), if sought
+    # who answers the ProvisioningRequests Kueue creates, from the cluster's objects (None: no one):
+    # the Cluster Autoscaler with node groups (`app.cluster_autoscaler.kueue_provisioner`)
+    provisioner: Any = None
+    config: tuple = ()      # Kueue's Configuration read from --kueue-config (as a cluster object)
 
     def __call__(self, objs: Objects, cluster: Objects) -> Objects:
         submitted = [i for i, (o, _) in enumerate(objs) if managed(o)]
         if not submitted:
             return objs
         chosen = set(submitted)
-        context = [*of_kinds(cluster, READ_KINDS),
+        context = [*of_kinds(cluster, READ_KINDS), *self.config,
                    *((o, s) for i, (o, s) in enumerate(objs) if i not in chosen and kind_of(o) in READ_KINDS)]
         if not any(is_kueue(o) for o, _ in context):
             return objs
         # Kueue's pass, imported only now: a run without Kueue's objects never pays its 0.15 s
         from kexplain.kueue.started import held_or_started
         now = self.now or datetime.now(timezone.utc).replace(microsecond=0)
+        capacity = self.provisioner(cluster) if self.provisioner is not None else None
         made, answers = held_or_started(objs, submitted, context, validate=self.validate, now=now,
-                                        version=self.version, fixes=self.fixes)
+                                        version=self.version, fixes=self.fixes, capacity=capacity)
         self.answers.update(answers)
         return made
 
@@ -42,7 +48,7 @@ class Chain:
         """`loaded` with each batch entry Kueue answered for carrying the answer (`Entry.kueue`)."""
         if not self.answers:
             return loaded
-        loaded.batch = [replace(e, kueue=self.answers[(e.kind, e.namespace, e.name)])
+        loaded.batch = [_answered(e, self.answers[(e.kind, e.namespace, e.name)])
                         if (e.kind, e.namespace, e.name) in self.answers else e for e in loaded.batch]
         return loaded
 
@@ -55,6 +61,13 @@ class Chain:
             if found is None and isinstance(ref, Mapping):
                 found = self.answers.get((str(ref.get("kind")), namespace, str(ref.get("name"))))
         return found
+
+
+def _answered(entry: Any, answer: dict[str, Any]) -> Any:
+    """The entry with Kueue's answer; a held operator's pod set (`idle`: no pod exists) explained unbound."""
+    if answer.get("idle"):
+        return replace(entry, kueue=answer, idle=str(answer["idle"]), copies=1, replicated=False)
+    return replace(entry, kueue=answer)
 
 
 @dataclass(frozen=True)
@@ -83,10 +96,12 @@ def live_chains(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str
 
 @dataclass(frozen=True)
 class Held:
-    """A Workload the cluster stores without quota reserved (nor finished, nor deactivated) that no
-    pod of the pass stands for: its job's pods are not created (a Job Kueue keeps suspended, a
-    JobSet, ...). `owner`: its controller (kind, namespace, name), if any; `answer`: Kueue's
-    answer now (`verdict`, `clusterQueue`, `message`, `explanation`) with the stored status (`live`)."""
+    """A Workload the cluster stores not admitted (no quota reserved, or quota reserved while its
+    admission checks are not all Ready; nor finished, nor deactivated) that no pod of the pass
+    stands for: its job's pods are not created (a Job Kueue keeps suspended, a JobSet, ...).
+    `owner`: its controller (kind, namespace, name), if any; `answer`: Kueue's answer now
+    (`verdict`, `clusterQueue`, `message`, `explanation`, or with quota reserved its
+    `admissionChecks`) with the stored status (`live`)."""
 
     workload: str                       # NAMESPACE/NAME
     namespace: str
@@ -118,31 +133,67 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
     stored = [o for o, _ in context if kind_of(o) == "Workload" and is_kueue(o) and _held_in_cluster(o)]
     if not (chosen or stored) or not any(is_kueue(o) for o, _ in context):     # (nothing held: no pass)
         return LiveKueue(out)
-    from kexplain.kueue.started import live_run, stored_status      # the pass: only now (see `Chain`)
-    passed, done, doc = live_run([dict(pods[i]) for i in chosen], context,
+    from kexplain.kueue.started import live_run, starts, stored_status      # the pass: only now (see `Chain`)
+    mates = group_mates([pods[i] for i in chosen], cluster)         # (Kueue loads a pod group whole)
+    passed, done, doc = live_run([*(dict(pods[i]) for i in chosen), *mates], context,
                                  now or datetime.now(timezone.utc).replace(microsecond=0), version=version)
+    passed = passed[:len(chosen)]
     for i, (made, answer) in zip(chosen, passed):
         pod = pods[i]
         started = answer.get("verdict") == ADMITTED and admission_gated(pod) and not admission_gated(made)
         out[i] = LiveChain(made if started else dict(pod), answer, started)
     told = {str(a["live"]["workload"]) for _, a in passed if isinstance(a.get("live"), Mapping)}
     items = {str(w.get("workload")): w for w in (doc.get("explanation") or {}).get("workloads") or ()}
-    held = [_held(obj, done, items, stored_status(obj)) for obj in stored]
+    held = [_held(obj, done, items, stored_status(obj), starts) for obj in stored]
     return LiveKueue(out, [h for h in held if h.workload not in told])
 
 
+def _pod_labels(obj: Any) -> tuple[str, str, Mapping[str, Any]]:
+    """A pod's namespace, name and labels (a dump's bound pod: read from its view, not decoded)."""
+    view = getattr(obj, "view", None)
+    if view is not None and view.metadata is not None:
+        meta = view.metadata
+        return meta.namespace or "default", meta.name or "", meta.labels or {}
+    meta = meta_of(obj)
+    labels = meta.get("labels")
+    return str(meta.get("namespace") or "default"), str(meta.get("name") or ""), \
+        labels if isinstance(labels, Mapping) else {}
+
+
+def group_mates(pods: list[Mapping[str, Any]], cluster: Objects) -> list[dict[str, Any]]:
+    """The cluster's other pods of the pod groups (`kueue.x-k8s.io/pod-group-name`) of `pods`: Kueue
+    builds a group's Workload of all its pods, whichever one is asked about."""
+    asked = {(ns, name) for ns, name, _ in map(_pod_labels, pods)}
+    groups = {(ns, str(labels[POD_GROUP_NAME_LABEL])) for ns, _, labels in map(_pod_labels, pods)
+              if labels.get(POD_GROUP_NAME_LABEL)}
+    if not groups:
+        return []
+    out = []
+    for obj, _ in cluster:
+        if getattr(obj, "view", None) is None and kind_of(obj) != "Pod":     # (a dump's pod: its view says)
+            continue
+        namespace, name, labels = _pod_labels(obj)
+        if (namespace, str(labels.get(POD_GROUP_NAME_LABEL) or "")) in groups and (namespace, name) not in asked:
+            asked.add((namespace, name))
+            out.append(dict(obj.obj) if hasattr(obj, "obj") else dict(obj))
+    return out
+
+
 def _held_in_cluster(obj: Mapping[str, Any]) -> bool:
-    """A stored Workload Kueue holds: active, no quota reserved, not finished (its status's conditions)."""
+    """A stored Workload Kueue holds: active, not finished, not admitted (its status's conditions): no
+    quota reserved, or quota reserved and waiting for its admission checks (no Admitted=True)."""
     spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
     status = obj.get("status") if isinstance(obj.get("status"), Mapping) else {}
     true = {str(cond.get("type")) for cond in status.get("conditions") or ()
             if isinstance(cond, Mapping) and cond.get("status") == "True"}
-    return spec.get("active") is not False and not true & {QUOTA_RESERVED, FINISHED}
+    return spec.get("active") is not False and FINISHED not in true and not {QUOTA_RESERVED, ADMITTED} <= true
 
 
-def _held(obj: Mapping[str, Any], done: Any, items: Mapping[str, Mapping[str, Any]], live: dict[str, Any]) -> Held:
+def _held(obj: Mapping[str, Any], done: Any, items: Mapping[str, Mapping[str, Any]], live: dict[str, Any],
+          starts: Callable[[Any], bool]) -> Held:
     """A Workload the cluster holds, with Kueue's answer now: the explanation of a Workload left
-    pending, or the ClusterQueue that admits it (`done`: the pass, `kexplain.kueue.run.Pass`), and
+    pending, the ClusterQueue that admits it, or the admission checks it waits for with quota reserved
+    (`done`: the pass, `kexplain.kueue.run.Pass`; `starts`: whether Kueue starts a Workload's job), and
     its status as stored (`live`)."""
     meta = meta_of(obj)
     namespace = str(meta.get("namespace") or "default")
@@ -152,7 +203,12 @@ def _held(obj: Mapping[str, Any], done: Any, items: Mapping[str, Mapping[str, An
                               "queueName": spec.get("queueName")}
     item = items.get(key)
     wl = done.workloads.get(key)
-    if item is None and wl is not None and wl.admission is not None:
+    if item is None and wl is not None and wl.admission is not None and not starts(wl):     # its checks wait
+        answer.update(verdict=QUOTA_RESERVED_VERDICT, clusterQueue=wl.admission.cluster_queue,
+                      message=waiting_for_checks(wl), admissionChecks=[
+                          {"name": c.name, "state": c.state, **({"message": c.message} if c.message else {})}
+                          for c in wl.admission_checks])
+    elif item is None and wl is not None and wl.admission is not None:
         answer.update(verdict=ADMITTED, clusterQueue=wl.admission.cluster_queue)
     elif item is not None:
         answer["verdict"] = item.get("verdict")
@@ -163,6 +219,14 @@ def _held(obj: Mapping[str, Any], done: Any, items: Mapping[str, Mapping[str, An
     ref = next((r for r in refs if r.get("controller")), refs[0] if refs else None)
     owner = (str(ref.get("kind")), namespace, str(ref.get("name"))) if ref is not None else None
     return Held(key, namespace, owner, answer)
+
+
+def waiting_for_checks(wl: Any) -> str:
+    """Why a Workload holding quota is not admitted: the admission checks not Ready, with their states."""
+    waiting = [f"{c.name} ({c.state}{': ' + c.message if c.message else ''})" for c in wl.admission_checks
+               if c.state != CHECK_READY]
+    return (f"quota reserved in ClusterQueue {wl.admission.cluster_queue}; waiting for admission checks: "
+            f"{', '.join(waiting)}")
 
 
 def admission_gated(pod: Mapping[str, Any]) -> bool:

@@ -1,12 +1,19 @@
-"""Kueue's own Configuration (apis/config v1beta1 and v1beta2, read as pkg/config loads it): what
-a pass reads of it, its fair sharing. v1beta1's `fairSharing.enable: false` (or no fairSharing)
-is none (the conversion drops it); enabled without strategies, the default pair."""
+"""Kueue's own Configuration (apis/config v1beta1 and v1beta2, read as pkg/config loads it: decoded
+strictly, `config_fields`, v1beta1 converted, defaulted, then validated): what a pass reads of it.
+v1beta1's `fairSharing.enable: false` (or no fairSharing) is none (the conversion drops it); enabled
+without strategies, the default pair. Fair sharing is modelled; the other fields that change Kueue's
+decisions are read and validated, and said when they differ from the defaults (`not_modelled`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from kexplain.apimachinery.fielderrors import (NOT_SUPPORTED, FieldError, Raw, duplicate, go_quote, invalid,
+                                               not_supported, required)
+from kexplain.config._decode import parse_duration
 from kexplain.errors import InputError, Source
+from kexplain.kueue.config_fields import check_strict
+from kexplain.model.labels import SelectorError, parse_selector
 
 GROUP = "config.kueue.x-k8s.io"
 KIND = "Configuration"
@@ -15,6 +22,23 @@ LESS_THAN_INITIAL_SHARE = "LessThanInitialShare"
 DEFAULT_STRATEGIES = (LESS_THAN_OR_EQUAL_TO_FINAL_SHARE, LESS_THAN_INITIAL_SHARE)
 # validateFairSharing: the strategy lists Kueue accepts
 VALID_STRATEGY_SETS = ((LESS_THAN_OR_EQUAL_TO_FINAL_SHARE,), (LESS_THAN_INITIAL_SHARE,), DEFAULT_STRATEGIES)
+DEFAULT_NAMESPACE = "kueue-system"
+DEFAULT_FRAMEWORKS = ("batch/job",)
+POD_FRAMEWORK = "pod"
+# jobframework.GetIntegrationsList of v0.17.8 (every FrameworkName registered), sorted as it sorts them
+FRAMEWORKS = tuple(sorted((
+    "batch/job", "deployment", "jobset.x-k8s.io/jobset", "kubeflow.org/jaxjob", "kubeflow.org/mpijob",
+    "kubeflow.org/paddlejob", "kubeflow.org/pytorchjob", "kubeflow.org/tfjob", "kubeflow.org/xgboostjob",
+    "leaderworkerset.x-k8s.io/leaderworkerset", "pod", "ray.io/raycluster", "ray.io/rayjob", "ray.io/rayservice",
+    "sparkoperator.k8s.io/sparkapplication", "statefulset", "trainer.kubeflow.org/trainjob",
+    "workload.codeflare.dev/appwrapper")))
+V1BETA1_PODS_READY_TIMEOUT = "5m"       # v1beta1's defaultPodsReadyTimeout, when enabled without one
+REQUEUING_TIMESTAMPS = ("Creation", "Eviction")
+TRANSFORMATION_STRATEGIES = ("Retain", "Replace")
+NEGATIVE = "must be greater than or equal to 0"     # apimachineryvalidation.IsNegativeErrorMsg
+# The fields that change a decision Kueue makes which kexplain does not model: said when given.
+NOT_MODELLED = ("manageJobsWithoutQueueName", "managedJobsNamespaceSelector", "waitForPodsReady", "integrations",
+                "resources", "admissionFairSharing", "featureGates", "objectRetentionPolicies", "multiKueue")
 
 
 @dataclass(frozen=True)
@@ -24,7 +48,28 @@ class FairSharing:
 
 @dataclass(frozen=True)
 class KueueConfig:
+    """What kexplain reads of a Configuration; `given`: its top-level fields as written."""
+
     fair_sharing: FairSharing | None = None
+    namespace: str = DEFAULT_NAMESPACE
+    frameworks: tuple[str, ...] = DEFAULT_FRAMEWORKS
+    manage_jobs_without_queue_name: bool = False
+    wait_for_pods_ready: bool = False
+    exclude_resource_prefixes: tuple[str, ...] = ()
+    given: tuple[str, ...] = ()
+
+    @property
+    def not_modelled(self) -> tuple[str, ...]:
+        """The fields given that change Kueue's decisions but kexplain decides as if unset."""
+        return tuple(f for f in NOT_MODELLED if f in self.given)
+
+    def note(self) -> str | None:
+        """One line saying what of the Configuration is read but not modelled, or None."""
+        fields = self.not_modelled
+        if not fields:
+            return None
+        return (f"the Configuration's {', '.join(fields)}: read and validated as Kueue's loader does, not modelled "
+                "(kexplain decides as Kueue does with them at their defaults)")
 
 
 def is_configuration(obj: Mapping[str, Any]) -> bool:
@@ -33,25 +78,135 @@ def is_configuration(obj: Mapping[str, Any]) -> bool:
 
 
 def parse_configuration(obj: Mapping[str, Any], source: Source | None = None) -> KueueConfig:
-    """The Configuration's fair sharing, defaulted and validated as Kueue's config loader does;
-    a list of strategies Kueue refuses is bad input in its words."""
-    version = str(obj.get("apiVersion") or "").split("/", 1)[-1]
-    raw = obj.get("fairSharing")
+    """The Configuration as Kueue's config loader reads it (strict decoding, conversion, defaults,
+    validation); whatever Kueue refuses is bad input in its words (several errors as its aggregate)."""
+    version = str(obj.get("apiVersion") or "").partition("/")[2]
+    check_strict(obj, version, source)
+    converted = _as_v1beta2(obj, version)
+    errors = _validate(converted)
+    if errors:
+        text = str(errors[0]) if len(errors) == 1 else f"[{', '.join(str(e) for e in errors)}]"
+        raise InputError(text, source=source, obj=dict(obj))
+    fs = converted.get("fairSharing")
+    integrations = converted.get("integrations") or {}
+    return KueueConfig(
+        fair_sharing=FairSharing(tuple(fs["preemptionStrategies"])) if fs is not None else None,
+        namespace=_namespace(converted),
+        frameworks=tuple(integrations.get("frameworks") or DEFAULT_FRAMEWORKS),
+        manage_jobs_without_queue_name=converted.get("manageJobsWithoutQueueName") is True,
+        wait_for_pods_ready=converted.get("waitForPodsReady") is not None,
+        exclude_resource_prefixes=tuple((converted.get("resources") or {}).get("excludeResourcePrefixes") or ()),
+        given=tuple(k for k in obj if k not in ("apiVersion", "kind")))
+
+
+def _as_v1beta2(obj: Mapping[str, Any], version: str) -> dict[str, Any]:
+    """A v1beta1 Configuration as its conversion to v1beta2 leaves what kexplain reads: fair sharing and
+    waitForPodsReady dropped unless enabled (enabled: their defaults), podOptions dropped."""
+    out = dict(obj)
+    if version != "v1beta1":
+        return out
+    fs = obj.get("fairSharing")
+    if fs is None or fs.get("enable") is not True:
+        out.pop("fairSharing", None)
+    else:
+        out["fairSharing"] = {"preemptionStrategies": list(fs.get("preemptionStrategies") or DEFAULT_STRATEGIES)}
+    ready = obj.get("waitForPodsReady")
+    if ready is None or ready.get("enable") is not True:
+        out.pop("waitForPodsReady", None)
+    else:
+        out["waitForPodsReady"] = {"timeout": V1BETA1_PODS_READY_TIMEOUT,
+                                   **{k: v for k, v in ready.items() if k != "enable" and v is not None}}
+    return out
+
+
+def _namespace(cfg: Mapping[str, Any]) -> str:
+    return str(cfg.get("namespace") or DEFAULT_NAMESPACE)
+
+
+def _validate(cfg: Mapping[str, Any]) -> list[FieldError]:
+    """pkg/config validate, the parts that read what a decision depends on, after SetDefaults."""
+    return [*_wait_for_pods_ready(cfg.get("waitForPodsReady")), *_integrations(cfg),
+            *_fair_sharing(cfg.get("fairSharing")), *_transformations(cfg.get("resources"))]
+
+
+def _nanos(value: Any) -> int:
+    return parse_duration(value) or 0 if isinstance(value, str) else 0
+
+
+def _wait_for_pods_ready(ready: Mapping[str, Any] | None) -> list[FieldError]:
+    if ready is None:
+        return []
+    errors: list[FieldError] = []
+    timeout = _nanos(ready.get("timeout"))
+    if timeout == 0:
+        errors.append(required("waitForPodsReady.timeout", "must be specified"))
+    elif timeout < 0:
+        errors.append(invalid("waitForPodsReady.timeout", ready.get("timeout"), NEGATIVE))
+    if _nanos(ready.get("recoveryTimeout")) < 0:
+        errors.append(invalid("waitForPodsReady.recoveryTimeout", ready.get("recoveryTimeout"), NEGATIVE))
+    strategy = ready.get("requeuingStrategy") or {}
+    stamp = strategy.get("timestamp")
+    if stamp is not None and stamp not in REQUEUING_TIMESTAMPS:
+        errors.append(not_supported("waitForPodsReady.requeuingStrategy.timestamp", stamp, REQUEUING_TIMESTAMPS))
+    for key in ("backoffLimitCount", "backoffBaseSeconds", "backoffMaxSeconds"):
+        if isinstance(strategy.get(key), int) and strategy[key] < 0:
+            errors.append(invalid(f"waitForPodsReady.requeuingStrategy.{key}", strategy[key], NEGATIVE))
+    return errors
+
+
+def _integrations(cfg: Mapping[str, Any]) -> list[FieldError]:
+    """validateIntegrations with the defaults applied (no frameworks: batch/job)."""
+    frameworks = list((cfg.get("integrations") or {}).get("frameworks") or DEFAULT_FRAMEWORKS)
+    errors: list[FieldError] = []
+    seen: set[str] = set()
+    for i, name in enumerate(frameworks):
+        if name not in FRAMEWORKS:
+            errors.append(not_supported(f"integrations.frameworks[{i}]", name, FRAMEWORKS, typed=False))
+        elif name in seen:
+            errors.append(duplicate(f"integrations.frameworks[{i}]", name))
+        seen.add(name)
+    if POD_FRAMEWORK in frameworks:
+        errors += _pod_namespace_selector(cfg)
+    return errors
+
+
+def _pod_namespace_selector(cfg: Mapping[str, Any]) -> list[FieldError]:
+    """The pod integration's managedJobsNamespaceSelector (defaulted: not kube-system nor Kueue's own
+    namespace) must select neither of those namespaces."""
+    raw = cfg.get("managedJobsNamespaceSelector")
     if raw is None:
-        return KueueConfig()
-    if not isinstance(raw, Mapping):
-        raise InputError("must be an object", source=source, obj=obj, field="fairSharing")
-    if version == "v1beta1" and raw.get("enable") is not True:
-        return KueueConfig()
-    strategies = raw.get("preemptionStrategies")
-    if strategies is None and version == "v1beta1":
-        strategies = list(DEFAULT_STRATEGIES)
-    given = tuple(str(s) for s in strategies or ())
+        return []       # the default excludes both
+    try:
+        selector = parse_selector(raw)
+    except SelectorError as err:
+        return [invalid("managedJobsNamespaceSelector", raw, str(err))]
+    return [invalid("managedJobsNamespaceSelector", raw, f'should not match the "{ns}" namespace')
+            for ns in ("kube-system", _namespace(cfg)) if selector.matches({"kubernetes.io/metadata.name": ns})]
+
+
+def _fair_sharing(fs: Mapping[str, Any] | None) -> list[FieldError]:
+    if fs is None:
+        return []
+    given = tuple(str(s) for s in fs.get("preemptionStrategies") or ())
     if not given:
-        raise InputError("Required value: must be specified", source=source, obj=obj,
-                         field="fairSharing.preemptionStrategies")
+        return [required("fairSharing.preemptionStrategies", "must be specified")]
     if given not in VALID_STRATEGY_SETS:
-        supported = ", ".join(f'"{",".join(s)}"' for s in VALID_STRATEGY_SETS)
-        raise InputError(f"Unsupported value: {list(given)}: supported values: {supported}", source=source, obj=obj,
-                         field="fairSharing.preemptionStrategies")
-    return KueueConfig(FairSharing(given))
+        shown = Raw("[]v1beta2.PreemptionStrategy{" + ", ".join(go_quote(s) for s in given) + "}")     # %#v
+        return [FieldError(NOT_SUPPORTED, "fairSharing.preemptionStrategies", shown,
+                           "supported values: " + ", ".join(f'"{",".join(s)}"' for s in VALID_STRATEGY_SETS))]
+    return []
+
+
+def _transformations(resources: Mapping[str, Any] | None) -> list[FieldError]:
+    errors: list[FieldError] = []
+    seen: set[str] = set()
+    for i, t in enumerate((resources or {}).get("transformations") or ()):
+        strategy = t.get("strategy") or "Retain"        # SetDefaults: Retain
+        if strategy not in TRANSFORMATION_STRATEGIES:
+            errors.append(not_supported(f"resources.transformations[{i}].strategy", strategy,
+                                        TRANSFORMATION_STRATEGIES))
+        if t.get("input") in seen:
+            errors.append(duplicate(f"resources.transformations[{i}].input", t.get("input"), typed=True))
+        seen.add(t.get("input"))
+    return errors
+

@@ -8,7 +8,9 @@ from typing import Any
 from kexplain.apimachinery.quantity import canonical
 from kexplain.kueue.apis.constants import QUEUE_NAME_LABEL
 from kexplain.kueue.apis.workload import Admission
+from kexplain.kueue.objects import is_kueue, meta_of, of_kinds
 from kexplain.kueue.run import Pass
+from kexplain.kueue.workload.stored import stored_status
 from kexplain.kueue.workload.ordering import priority
 from kexplain.kueue.workload.workload import Workload, has_quota_reservation, is_evicted
 
@@ -20,6 +22,21 @@ def _admission(admission: Admission) -> dict[str, Any]:
                  "resourceUsage": {res: canonical(q) for res, q in psa.resource_usage.items()},
                  **({"count": psa.count} if psa.count is not None else {})}
                 for psa in admission.pod_set_assignments]}
+
+
+def stored_beside(done: Pass) -> dict[str, dict[str, Any]]:
+    """Each given Workload's stored admission check states and topology domains (`stored_status`), by
+    NAMESPACE/NAME: shown beside those the pass computes."""
+    out: dict[str, dict[str, Any]] = {}
+    for obj, _ in of_kinds([*done.inputs.submitted, *done.inputs.cluster], frozenset({"Workload"})):
+        if not is_kueue(obj):
+            continue
+        status = stored_status(obj)
+        kept = {k: status[k] for k in ("admissionChecks", "topologyDomains") if k in status}
+        if kept:
+            meta = meta_of(obj)
+            out[f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}"] = kept
+    return out
 
 
 def _workload(wl: Workload, done: Pass) -> dict[str, Any]:
@@ -35,6 +52,9 @@ def _workload(wl: Workload, done: Pass) -> dict[str, Any]:
                                   for c in wl.admission_checks]
     if not wl.spec.active:
         out["active"] = False
+    asked = done.provisioning.by_workload().get(wl.key)
+    if asked:
+        out["provisioningRequests"] = asked
     decided = done.decided_by.get(wl.key)
     if decided and not has_quota_reservation(wl):
         out["decidedBy"] = decided
@@ -62,6 +82,10 @@ def document(done: Pass) -> dict[str, Any]:
             item["error"] = outcome.error
         jobs.append(item)
     workloads = [_workload(wl, done) for _, wl in sorted(done.workloads.items())]
+    stored = stored_beside(done)
+    for item in workloads if stored else ():
+        if (found := stored.get(f"{item['namespace']}/{item['name']}")) is not None:
+            item["stored"] = found
     events = sorted({(e.object, e.type, e.reason, e.message) for e in done.events})
     pending = {name: [i.key for i in cq.pending()] for name, cq in sorted(done.queues.cluster_queues.items())
                if len(cq.heap)}
@@ -76,4 +100,6 @@ def document(done: Pass) -> dict[str, Any]:
         doc["inadmissibleLeft"] = inadmissible
     if done.inputs.ignored:
         doc["ignoredObjects"] = list(done.inputs.ignored)
+    if (note := done.inputs.config.note()) is not None:     # Kueue's Configuration: what is not modelled
+        doc["configurationNote"] = note
     return doc

@@ -21,10 +21,14 @@ from kexplain.kueue.apis.priorityclass import PriorityClass, parse_priority_clas
 from kexplain.kueue.apis.resourceflavor import ResourceFlavor, parse_resource_flavor
 from kexplain.kueue.apis.workload import WorkloadObject, parse_workload
 from kexplain.kueue.config import KueueConfig, is_configuration, parse_configuration
+from kexplain.kueue.config_file import configuration_of, is_manager_config_map
 from kexplain.kueue.controller.jobframework.interface import GenericJob
 from kexplain.kueue.controller.jobs import integration_for
 from kexplain.kueue.controller.jobs.parents import kueue_objects
+from kexplain.kueue.controller.jobs import pod_webhook
 from kexplain.kueue.objects import makes_managed
+from kexplain.kueue import versions
+from kexplain.kueue.versions import KueueVersion
 from kexplain.load.manifests import check_objects, load_objects
 
 Objects = Sequence[tuple[dict[str, Any], Source]]
@@ -93,14 +97,14 @@ def _with_uid(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict", stored: bool = False,
-              refused: list[KexplainError] | None = None) -> KueueInputs:
+              refused: list[KexplainError] | None = None, version: KueueVersion | None = None) -> KueueInputs:
     """Kueue's inputs from `submitted` and `cluster` objects already read: a refused Kueue object or job
     is bad input, or, given `refused`, left out as the API server leaves it and its error kept there;
     a submitted Pod is admitted unless `stored`."""
     if any(makes_managed(o) for o, _ in submitted):     # what Kueue meets of them (`jobs.parents`)
         submitted = [(part, s) for o, s in submitted for part in kueue_objects(o, s)]
     out = KueueInputs(submitted=tuple(submitted), cluster=tuple(cluster), validate=validate)
-    pods = [(o, s) for o, s in submitted if isinstance(o, dict) and _kind(o) == "Pod"
+    pods = [(pod_webhook.default(o), s) for o, s in submitted if isinstance(o, dict) and _kind(o) == "Pod"
             and integration_for("Pod", str(o.get("apiVersion") or "")) is not None]
     admitted_pods = iter([_with_uid(o) for o, _ in pods] if stored else
                          _admitted_pods(pods, [*submitted, *cluster], validate))
@@ -114,7 +118,10 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
         if kind in c.KINDS and api.split("/", 1)[0] == c.GROUP:         # one of Kueue's objects
             _refusable(refused, lambda: _read_kueue(out, obj, src, validate))
         elif is_configuration(obj):
-            out.config = parse_configuration(obj, src)
+            _read_configuration(out, obj, src)
+        elif is_manager_config_map(obj):        # Kueue's manager ConfigMap: its Configuration file
+            if (configuration := configuration_of(obj, src)) is not None:
+                _read_configuration(out, *configuration)
         elif kind == "Namespace":
             meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
             name = str(meta.get("name") or "")
@@ -130,10 +137,27 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
                                    "WORKLOADS')")
                 continue
             stored = next(admitted_pods) if kind == "Pod" else _with_uid(obj)
-            _refusable(refused, lambda: out.jobs.append(integration.from_object(stored, src)))
+            _refusable(refused, lambda: out.jobs.append(_job(integration, stored, src, version)))
         elif kind not in ADMISSION_CONTEXT:
             out.ignored.append(f"{_described(obj)}: not a kind Kueue's admission reads")
     return out
+
+
+def _read_configuration(out: KueueInputs, obj: Mapping[str, Any], src: Source) -> None:
+    """Kueue's Configuration, with a note of what it sets that kexplain does not model."""
+    out.config = parse_configuration(obj, src)
+    if (note := out.config.note()) is not None and note not in out.warnings:
+        out.warnings.append(note)
+
+
+def _job(integration: Any, obj: dict[str, Any], src: Source, version: KueueVersion | None) -> Any:
+    """The integration's job of `obj`, after its Kueue webhook's checks in the version's words (an
+    integration with a `webhook`: the operators' kinds)."""
+    job = integration.from_object(obj, src)
+    webhook = getattr(integration, "webhook", None)
+    if webhook is not None:
+        webhook(obj, src, version or versions.resolve(None))
+    return job
 
 
 def _refusable(refused: list[KexplainError] | None, read: Callable[[], object]) -> None:
@@ -187,8 +211,11 @@ def _read_kueue(out: KueueInputs, obj: dict[str, Any], src: Source, validate: st
 
 
 def load(workload_paths: Iterable[str], cluster_paths: Iterable[str], *, max_bytes: int, max_objects: int,
-         validate: str = "strict", stdin: BinaryIO | None = None, namespace: str | None = None) -> KueueInputs:
-    """Read the files and make Kueue's inputs of them; `namespace`: -n, for the WORKLOADS files."""
+         validate: str = "strict", stdin: BinaryIO | None = None, namespace: str | None = None,
+         extra: Objects = (), version: KueueVersion | None = None) -> KueueInputs:
+    """Read the files and make Kueue's inputs of them; `namespace`: -n, for the WORKLOADS files;
+    `extra`: cluster objects read otherwise (--kueue-config's Configuration), after the files';
+    `version`: the release whose webhooks check the jobs (None: v0.17.8)."""
     submitted = load_objects(list(workload_paths), max_bytes, stdin, max_objects=max_objects, namespace=namespace)
     cluster = load_objects(list(cluster_paths), max_bytes, stdin, max_objects=max_objects) if cluster_paths else []
-    return inputs_of(submitted, cluster, validate=validate)
+    return inputs_of(submitted, [*cluster, *extra] if extra else cluster, validate=validate, version=version)

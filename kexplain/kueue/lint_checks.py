@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kexplain.errors import KexplainError
+from kexplain.kueue.operator_pods import KINDS as OPERATOR_KINDS
 from kexplain.kueue.objects import ADMITTED, READ_KINDS, Objects, is_kueue, kind_of, managed, of_kinds
 
 LOCAL_QUEUE = "kueue-local-queue"
@@ -70,7 +71,7 @@ def checked(objs: Objects, cluster: Objects, *, validate: str = "strict", versio
     # (a CronJob's Job, a Deployment's pods, a StatefulSet: what Kueue meets of them, `parts`), each
     # as Kueue leaves it (`lint_pass.left`: started, or held), the parts of one object joined
     for index, obj, outcome in lint_pass.parts(objs, kept, done.outcomes):
-        if kind_of(obj) in ("Job", "Pod", "JobSet", "StatefulSet"):
+        if kind_of(obj) in ("Job", "Pod", "JobSet", "StatefulSet") or kind_of(obj) in OPERATOR_KINDS:
             made, answer, said = lint_pass.left(obj, outcome, done, doc)
             begun[index] = _joined(begun.get(index), Started(tuple(made), answer, tuple(said)))
         wl = outcome.workload

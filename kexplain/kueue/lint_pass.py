@@ -26,8 +26,9 @@ def kueue_pass(submitted: Objects, context: Objects, *, validate: str, version: 
     """One pass of Kueue over `submitted` and `context`, explained; the Kueue objects and jobs the API
     server refuses are left out (as it leaves them) and returned."""
     refused: list[KexplainError] = []
-    inputs = inputs_of(submitted, context, validate=validate, refused=refused)
-    done = run_pass(inputs, Settings(versions.resolve(version), datetime.now(timezone.utc).replace(microsecond=0)))
+    release = versions.resolve(version)
+    inputs = inputs_of(submitted, context, validate=validate, refused=refused, version=release)
+    done = run_pass(inputs, Settings(release, datetime.now(timezone.utc).replace(microsecond=0)))
     return done, explained_pass(done), refused
 
 
@@ -39,6 +40,8 @@ def left(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[str,
     said = {k: answer[k] for k in SAID if k in answer}
     if "startError" in answer:          # admitted, but Kueue cannot start it: held
         said["message"] = answer["startError"]
+    if answer.get("idle"):      # a held operator's job: no pod exists, none is scheduled
+        return [], answer, []
     if kind_of(obj) != "JobSet":
         return made, answer, [said for _ in made]
     return made, answer, [{**said, "job": str(meta_of(m).get("name")),

@@ -11,14 +11,20 @@ from kexplain.kueue.apis import constants as c
 Objects = Sequence[tuple[Any, Any]]
 # What Kueue's pass reads of the cluster: its own kinds, and what pod admission reads
 # (`kexplain.kueue.inputs.ADMISSION_CONTEXT`)
-READ_KINDS = c.KINDS | frozenset({"Namespace", "PriorityClass", "LimitRange", "RuntimeClass"})
+READ_KINDS = c.KINDS | frozenset({"Namespace", "PriorityClass", "LimitRange", "RuntimeClass", "Configuration",
+                                 "ConfigMap"})    # (of them Kueue's manager ConfigMap: its Configuration)
+MANAGER_CONFIG_MAP = "kueue-manager-config"     # (`kexplain.kueue.config_file`)
 # The kinds Kueue's integrations manage and their API groups: the registry's
 # (`kexplain.kueue.controller.jobs.INTEGRATIONS`; a test keeps the two in step), which is
 # imported only when Kueue's objects are there
-MANAGED_KINDS = {"Job": "batch", "Pod": "", "JobSet": "jobset.x-k8s.io", "StatefulSet": "apps"}
+MANAGED_KINDS = {"Job": "batch", "Pod": "", "JobSet": "jobset.x-k8s.io", "StatefulSet": "apps",
+                 "RayJob": "ray.io", "RayCluster": "ray.io", "LeaderWorkerSet": "leaderworkerset.x-k8s.io",
+                 "AppWrapper": "workload.codeflare.dev",
+                 **{k: "kubeflow.org" for k in ("PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "MPIJob")}}
 # The kinds whose controller makes what Kueue manages (`makes_managed`,
 # `kexplain.kueue.controller.jobs.parents`): a CronJob its Jobs, a Deployment its pods
 PARENT_KINDS = {"CronJob": "batch", "Deployment": "apps", "StatefulSet": "apps"}
+LEADER_WORKER_SET = "LeaderWorkerSet"       # Kueue meets it as its group replicas, a Workload each
 ADMITTED = "Admitted"
 QUOTA_RESERVED = "QuotaReserved"     # quota reserved, its admission checks not all Ready: still held
 
@@ -53,6 +59,8 @@ def makes_managed(obj: Any) -> bool:
     """A CronJob whose Jobs carry the queue-name label, or a Deployment or StatefulSet with it,
     whose controller makes at least one: Kueue manages what it makes."""
     kind = kind_of(obj)
+    if kind == LEADER_WORKER_SET and isinstance(obj, Mapping) and _group(obj) == MANAGED_KINDS[kind]:
+        return bool((meta_of(obj).get("labels") or {}).get(c.QUEUE_NAME_LABEL))    # (met as its group replicas)
     if not isinstance(obj, Mapping) or PARENT_KINDS.get(kind) != _group(obj) or kind not in PARENT_KINDS:
         return False
     spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
@@ -81,8 +89,12 @@ def managed(obj: Any) -> bool:
 
 
 def of_kinds(objects: Iterable[tuple[Any, Any]], kinds: frozenset[str]) -> Objects:
-    """The objects of `kinds` (a dump's asked of its rows: its pods are never looked at)."""
+    """The objects of `kinds` (a dump's asked of its rows: its pods are never looked at); of the
+    ConfigMaps, only Kueue's manager ConfigMap (`MANAGER_CONFIG_MAP`)."""
     rows = columns.rows_of(objects)
     if rows is not None:
-        return [pair for kind in sorted(kinds) for pair in columns.of_kind(objects, rows, kind)]  # type: ignore[arg-type]
-    return [(o, s) for o, s in objects if isinstance(o, dict) and kind_of(o) in kinds]
+        found = [pair for kind in sorted(kinds)
+                 for pair in columns.of_kind(objects, rows, kind)]  # type: ignore[arg-type]
+    else:
+        found = [(o, s) for o, s in objects if isinstance(o, dict) and kind_of(o) in kinds]
+    return [(o, s) for o, s in found if kind_of(o) != "ConfigMap" or meta_of(o).get("name") == MANAGER_CONFIG_MAP]

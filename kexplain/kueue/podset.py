@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
+from kexplain.apimachinery.fielderrors import go_quote
 from kexplain.apimachinery.names import is_dns1123_label
 from kexplain.kueue.apis.resourceflavor import ResourceFlavor
 from kexplain.kueue.workload.workload import Workload
@@ -64,9 +65,32 @@ def infos(wl: Workload, flavors: Mapping[str, ResourceFlavor]) -> list[PodSetInf
             labels[CLUSTER_QUEUE_LABEL] = wl.admission.cluster_queue
         pod_set = pod_sets.get(psa.name)
         count = psa.count if psa.count is not None else (pod_set.count if pod_set is not None else 0)
-        out.append(PodSetInfo(psa.name, count, tuple(seen), labels, {WORKLOAD_ANNOTATION: wl.meta.name}, selector,
-                              tuple(tolerations)))
+        info = PodSetInfo(psa.name, count, tuple(seen), labels, {WORKLOAD_ANNOTATION: wl.meta.name}, selector,
+                          tuple(tolerations))
+        out.append(_with_check_updates(info, wl))
     return out
+
+
+def _with_check_updates(info: PodSetInfo, wl: Workload) -> PodSetInfo:
+    """getPodSetsInfoFromStatus's second step: each check's PodSetUpdate for this pod set merged in
+    (PodSetInfo.Merge: a key set to another value is a conflict, said with the check's name)."""
+    for check in wl.admission_checks:
+        update = next((u for u in check.pod_set_updates if u.name == info.name), None)
+        if update is None:
+            continue
+        try:
+            for what, have, add in (("annotations", info.annotations, update.annotations),
+                                    ("labels", info.labels, update.labels),
+                                    ("nodeSelector", info.node_selector, update.node_selector)):
+                _conflict(what, have, add)
+        except Conflict as err:
+            raise Conflict(f"in admission check {go_quote(check.name)}: {err}") from None
+        tolerations = list(info.tolerations)
+        tolerations += [t for t in update.tolerations if not any(_same_toleration(e, t) for e in tolerations)]
+        info = replace(info, annotations={**info.annotations, **update.annotations},
+                       labels={**info.labels, **update.labels},
+                       node_selector={**info.node_selector, **update.node_selector}, tolerations=tuple(tolerations))
+    return info
 
 
 def _conflict(what: str, have: Mapping[str, Any], add: Mapping[str, Any]) -> None:

@@ -35,10 +35,13 @@ def fnv64a(text: str) -> int:
     return h
 
 
-def iteration_order(names: Iterable[str]) -> list[str]:
-    """The order Kueue ranges over a pod set's requests (v0.19: by FNV-64a hash of the name; v0.17: a
-    Go map's, of which this is one): it decides which resource is found short first."""
-    return sorted(names, key=lambda n: (fnv64a(n), n))
+def iteration_order(names: Iterable[str], hashed: bool = True) -> list[str]:
+    """The order Kueue ranges over a pod set's requests: it decides which resource is found short
+    first. v0.19 keeps them sorted by the FNV-64a hash of the name (SliceRequests, `hashed`); v0.17
+    ranges over a Go map, whose order is random, but a small map's iteration starts at a random one
+    of its 8 slots and wraps around, so its first-inserted key comes first most often: the order
+    the pod's requests were written in (not `hashed`)."""
+    return sorted(names, key=lambda n: (fnv64a(n), n)) if hashed else list(names)
 
 
 def resource_value(name: str, exact: Fraction) -> int:

@@ -8,8 +8,10 @@ from typing import Any
 
 from kexplain.kueue.apis.constants import EVENT_NORMAL, REASON_CREATED_WORKLOAD
 from kexplain.kueue.cache.cache import Cache
+from kexplain.kueue.controller.admissionchecks import provisioning_pass
 from kexplain.kueue.controller.core import workload_controller
 from kexplain.kueue.controller.jobframework.reconciler import JobOutcome, reconcile
+from kexplain.kueue.controller.jobs import podgroup
 from kexplain.kueue.inputs import KueueInputs
 from kexplain.kueue.queue.manager import Manager
 from kexplain.kueue.scheduler.scheduler import Scheduler
@@ -31,6 +33,7 @@ WORKLOAD_CONTROLLER = "workload-controller-rule"
 class Settings:
     version: KueueVersion
     now: datetime
+    capacity: provisioning_pass.Capacity | None = None      # who answers ProvisioningRequests (CA), if anyone
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,20 @@ class Pass:
     decided_by: dict[str, str] = field(default_factory=dict)
     queue_errors: dict[str, str] = field(default_factory=dict)
     _by_key: tuple[int, dict[str, list[tuple[int, Any]]]] | None = field(default=None, repr=False, compare=False)
+    provisioning: provisioning_pass.Result = field(default_factory=provisioning_pass.Result)
+    _groups: dict[tuple[str, str], list[str]] | None = field(default=None, repr=False, compare=False)
+
+    def group_pods(self, namespace: str, name: str) -> list[str]:
+        """The names of the pods of pod group `name` the pass met, sorted (indexed once)."""
+        if self._groups is None:
+            self._groups = {}
+            for outcome in self.outcomes:
+                group = podgroup.group_name(outcome.job)
+                if group:
+                    self._groups.setdefault((outcome.job.meta.namespace, group), []).append(outcome.job.meta.name)
+            for pods in self._groups.values():
+                pods.sort()
+        return self._groups.get((namespace, name), [])
 
     def cycle_of(self, entry: Any) -> int:
         """The first cycle whose entries (or inadmissible heads) hold one equal to `entry` (0: none)."""
@@ -82,13 +99,17 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
 
     given = {wl.meta.key: wl for wl in inputs.workloads}
     by_owner = {wl.meta.owner_uid: wl for wl in inputs.workloads if wl.meta.owner_uid}
-    outcomes = []
+    outcomes: list[JobOutcome] = [JobOutcome(job) for job in inputs.jobs]
     workloads: dict[str, Workload] = {}
-    for job in inputs.jobs:
+    version = settings.version
+    for members, job in podgroup.units(inputs.jobs, version.max_pod_group_roles):    # (a pod group: one job)
         outcome = reconcile(job, by_owner, now, inputs.priority_classes, inputs.workload_priority_classes)
         if outcome.created and outcome.workload is not None and outcome.workload.meta.key in given:
-            outcome = JobOutcome(job, given[outcome.workload.meta.key])
-        outcomes.append(outcome)
+            outcome = podgroup.adopted(job, given[outcome.workload.meta.key], version.validate_group_owner)
+        for i, own in zip(members, podgroup.member_outcomes(job, outcome)):
+            outcomes[i] = own
+            for event in own.events:
+                record(own.job.meta.key, *event)
         if outcome.created and outcome.workload is not None:
             workloads[outcome.workload.meta.key] = Workload.of(outcome.workload)
             record(job.meta.key, EVENT_NORMAL, REASON_CREATED_WORKLOAD, f"Created Workload: {outcome.workload.meta.key}")
@@ -128,6 +149,7 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
         for entry in [*entry_cycle.entries, *entry_cycle.inadmissible]:
             done.decided_by[entry.info.key] = SCHEDULER
     _reconcile_checks(done)
+    _provisioning(done)
     for wl in workloads.values():
         if has_quota_reservation(wl) or not wl.spec.active:
             continue
@@ -154,6 +176,16 @@ def _reconcile_checks(done: Pass) -> None:
             if not workload_controller.reconcile_checks(wl, ctx):
                 break
             done.decided_by[key] = WORKLOAD_CONTROLLER
+
+
+def _provisioning(done: Pass) -> None:
+    """The ProvisioningRequest controller after the workload controller, then the workload
+    controller again on what it changed (a check Ready admits, Retry evicts, Rejected deactivates)."""
+    inputs = provisioning_pass.Inputs(done.inputs.admission_checks, done.inputs.provisioning_request_configs,
+                                      done.inputs.flavors)
+    done.provisioning = provisioning_pass.reconcile(done.workloads, inputs, done.settings.capacity)
+    if done.provisioning.changed:
+        _reconcile_checks(done)
 
 
 def _fingerprint(done: Pass, pending: list[tuple[str, Workload]]) -> tuple:

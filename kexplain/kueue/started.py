@@ -13,11 +13,15 @@ from kexplain.kueue.controller.jobframework.reconciler import JobOutcome
 from kexplain.kueue.explain import explained_pass
 from kexplain.kueue.inputs import inputs_of
 from kexplain.kueue.jobset_jobs import REPLICATED_JOB_NAME, jobset_jobs, volume_claims
+from kexplain.kueue.operator_pods import KINDS as OPERATOR_KINDS, held_reason, operator_objects
+from kexplain.kueue.controller.jobs.leaderworkerset import group_index
+from kexplain.kueue.objects import LEADER_WORKER_SET
 from kexplain.kueue.podset import Conflict, PodSetInfo, infos, merged
 from kexplain.kueue.run import Pass, Settings, run_pass
-from kexplain.kueue.controller.jobs import integration_for
+from kexplain.kueue.controller.jobs import integration_for, podgroup
 from kexplain.kueue.controller.jobs.parents import kueue_objects
 from kexplain.kueue.workload.workload import Workload, has_quota_reservation, is_admitted
+from kexplain.kueue.workload.stored import stored_status  # noqa: F401 (the live chain's)
 
 MANAGED_LABEL = "kueue.x-k8s.io/managed"        # the pod webhook's (pkg/controller/constants)
 TOPOLOGY_GATE = "kueue.x-k8s.io/topology"       # TopologySchedulingGate
@@ -25,13 +29,16 @@ COMPLETIONS_EQUAL_PARALLELISM = "kueue.x-k8s.io/job-completions-equal-parallelis
 NOT_CREATED = "NotCreated"      # the job reconciler made no Workload (`error` says why)
 GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})      # strconv.ParseBool's true
 Answers = dict[tuple[str, str, str], dict[str, Any]]
+POD_SET_OF = "_podSetOf"        # an operator's made objects' pod sets, while the answers are made
 
 
 def explained_run(submitted: Objects, context: Objects, *, validate: str, now: datetime,
-                  version: str | None = None, stored: bool = False) -> tuple[Pass, dict[str, Any]]:
-    """One pass of Kueue over `submitted` and `context` (`stored`: read from an API server), explained."""
-    done = run_pass(inputs_of(submitted, context, validate=validate, stored=stored),
-                    Settings(versions.resolve(version), now))
+                  version: str | None = None, stored: bool = False, capacity: Any = None) -> tuple[Pass, dict[str, Any]]:
+    """One pass of Kueue over `submitted` and `context` (`stored`: read from an API server), explained;
+    `capacity`: who answers its ProvisioningRequests (`Settings.capacity`)."""
+    release = versions.resolve(version)
+    done = run_pass(inputs_of(submitted, context, validate=validate, stored=stored, version=release),
+                    Settings(release, now, capacity))
     return done, explained_pass(done)
 
 
@@ -39,16 +46,18 @@ Fixes = Callable[[Pass, Mapping[str, Any]], Mapping[str, list[dict[str, Any]]]]
 
 
 def held_or_started(objs: Objects, submitted: list[int], context: Objects, *, validate: str, now: datetime,
-                    version: str | None, fixes: Fixes | None = None) -> tuple[Objects, Answers]:
+                    version: str | None, fixes: Fixes | None = None, capacity: Any = None) -> tuple[Objects, Answers]:
     """The POD file's objects with its managed ones as Kueue leaves them after one pass, and Kueue's
     answer for each object made; `fixes` (from above: `kexplain.suggest.kueue_held.kueue_fixes`)
     gives a held job's answer Kueue's verified fixes (`suggestions`)."""
     chosen = set(submitted)
-    done, doc = explained_run([objs[i] for i in submitted], context, validate=validate, now=now, version=version)
+    done, doc = explained_run([objs[i] for i in submitted], context, validate=validate, now=now, version=version,
+                              capacity=capacity)
     found = fixes(done, doc) if fixes is not None else {}
     outcomes = iter(done.outcomes)
     out: list[tuple[Any, Any]] = []
     answers: Answers = {}
+    told: set[tuple[str, str]] = set()
     for i, (obj, src) in enumerate(objs):
         if i not in chosen:
             out.append((obj, src))
@@ -60,12 +69,26 @@ def held_or_started(objs: Objects, submitted: list[int], context: Objects, *, va
             made, answer = started(part, next(outcomes), done, doc)
             if fixes is not None and answer.get("verdict") not in (ADMITTED, NOT_CREATED):
                 answer["suggestions"] = list(found.get(str(answer.get("workload")), ()))
+            if _told(answer, told):     # a group's later pods: Kueue's message, not the whole answer again
+                answer.pop("explanation", None)
+                answer.pop("suggestions", None)
             if kind_of(part) == "JobSet":     # (the claims its controller creates: they join the cluster)
                 out.extend((claim, src) for claim in volume_claims(part))
             for n, m in enumerate(made):
                 out.append((m, src))
                 answers[object_key(m)] = _for_made(answer, m, n)
     return out, answers
+
+
+def _told(answer: Mapping[str, Any], told: set[tuple[str, str]]) -> bool:
+    """Whether `answer`'s pod group was answered in full already (remembered in `told`)."""
+    group = answer.get("podGroup")
+    if not group:
+        return False
+    key = (str(group["namespace"]), str(group["name"]))
+    seen = key in told
+    told.add(key)
+    return seen
 
 
 def parts(objs: Objects, submitted: list[int], outcomes: list[JobOutcome]
@@ -89,10 +112,17 @@ def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[s
     answer = _answer(obj, outcome, done, doc)
     wl = done.workloads.get(outcome.workload.meta.key) if outcome.workload is not None else None
     pod_sets: list[PodSetInfo] | None = None
-    if wl is not None and _starts(wl):
-        pod_sets = infos(wl, done.inputs.flavors)
-        answer["podSets"] = [p.to_json() for p in pod_sets]
+    if wl is not None and starts(wl):
+        try:        # (a check's PodSetUpdate conflicting with the template: Kueue cannot start it)
+            pod_sets = infos(wl, done.inputs.flavors)
+            answer["podSets"] = [p.to_json() for p in pod_sets]
+        except Conflict as err:
+            answer["startError"] = str(err)
     kind = kind_of(obj)
+    if kind in OPERATOR_KINDS:      # (an operator's kind: its pods, `operator_pods`)
+        return _operator(obj, outcome, pod_sets, answer)
+    if pod_sets is not None and outcome.pod_set:       # a pod of a group: its role's pod set
+        pod_sets = [p for p in pod_sets if p.name == outcome.pod_set]
     try:
         if kind == "Pod":
             made = [_pod(obj, pod_sets)]
@@ -113,20 +143,43 @@ def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[s
     return made, answer
 
 
+def _operator(obj: dict[str, Any], outcome: JobOutcome, pod_sets: list[PodSetInfo] | None, answer: dict[str, Any]
+              ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The pods (or Jobs) an operator makes of a job Kueue started, or its pod sets' templates while
+    held (`idle`: why no pod exists, said in the explained pods); a merge Kueue cannot make keeps it held."""
+    index = group_index(obj) if kind_of(obj) == LEADER_WORKER_SET else 0
+    sets = outcome.job.pod_sets()
+    try:
+        made = operator_objects(obj, sets, pod_sets, index)
+    except Conflict as err:
+        answer["startError"] = str(err)
+        pod_sets = None
+        made = operator_objects(obj, sets, None, index)
+    if pod_sets is None and kind_of(obj) != LEADER_WORKER_SET:
+        answer["idle"] = held_reason(obj)
+    answer[POD_SET_OF] = {object_key(m): name for m, name in made}
+    return [m for m, _ in made], answer
+
+
 def _answer(obj: Mapping[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[str, Any]) -> dict[str, Any]:
     kind, namespace, name = object_key(obj)
     out: dict[str, Any] = {"kueueVersion": done.settings.version.label,
                            "object": {"kind": kind, "namespace": namespace, "name": name},
                            "queueName": outcome.queue_name}
+    group = pod_group(outcome, done)
+    if group:
+        out["podGroup"] = group
     if outcome.workload is None:
         out.update(verdict=NOT_CREATED, error=outcome.error)
         return out
     key = outcome.workload.meta.key
     out["workload"] = key
+    if outcome.pod_set:
+        out["podSet"] = outcome.pod_set
     wl = done.workloads.get(key)
     item = next((w for w in (doc.get("explanation") or {}).get("workloads") or () if w.get("workload") == key), None)
     shown = next((w for w in doc.get("workloads") or () if f"{w.get('namespace')}/{w.get('name')}" == key), None)
-    if wl is not None and _starts(wl):
+    if wl is not None and starts(wl):
         out.update(verdict=ADMITTED, clusterQueue=wl.admission.cluster_queue)
     elif wl is not None and has_quota_reservation(wl) and wl.admission is not None:    # its admission checks wait
         out.update(verdict=QUOTA_RESERVED, clusterQueue=wl.admission.cluster_queue,
@@ -140,10 +193,26 @@ def _answer(obj: Mapping[str, Any], outcome: JobOutcome, done: Pass, doc: Mappin
         out["explanation"] = item
     if shown is not None:
         out["conditions"] = shown.get("conditions") or []
+        if shown.get("provisioningRequests"):
+            out["provisioningRequests"] = shown["provisioningRequests"]
+    if doc.get("configurationNote"):
+        out["configurationNote"] = doc["configurationNote"]
     return out
 
 
-def _starts(wl: Workload) -> bool:
+def pod_group(outcome: JobOutcome, done: Pass) -> dict[str, Any]:
+    """A pod of a group: the group (its name, the total count its first pod announces, its pods by
+    name as the pass met them); {} for any other job."""
+    name = podgroup.group_name(outcome.job)
+    if not name:
+        return {}
+    namespace = outcome.job.meta.namespace
+    pods = done.group_pods(namespace, name)
+    total = outcome.job.meta.annotations.get(podgroup.GROUP_TOTAL_COUNT_ANNOTATION, "")
+    return {"name": name, "namespace": namespace, "totalCount": total, "pods": pods}
+
+
+def starts(wl: Workload) -> bool:
     """Whether Kueue starts the Workload's job: once Admitted, which a Workload holding quota is
     (or becomes, the workload controller syncing it) unless it waits for admission checks."""
     if wl.admission is None or not has_quota_reservation(wl):
@@ -225,6 +294,10 @@ def _for_made(answer: dict[str, Any], made: Mapping[str, Any], index: int) -> di
     """The answer for one object made of a job: a JobSet's Job names its pod set (its replicated
     job), and only its first Job carries the explanation and the fixes (the others, Kueue's message)."""
     labels = meta_of(made).get("labels") or {}
+    if answer["object"]["kind"] in OPERATOR_KINDS:      # its own pod set; only its first object explained
+        dropped = (POD_SET_OF, "explanation", "suggestions") if index else (POD_SET_OF,)
+        own = (answer.get(POD_SET_OF) or {}).get(object_key(made))
+        return {**{k: v for k, v in answer.items() if k not in dropped}, **({"podSet": own} if own else {})}
     if kind_of(made) != "Job" or answer["object"]["kind"] != "JobSet":
         return answer
     out = {**answer, "podSet": str(labels.get(REPLICATED_JOB_NAME))}
@@ -261,13 +334,3 @@ def live_run(pods: list[dict[str, Any]], context: Objects, now: datetime, *, ver
             answer["live"] = stored_status(obj)
         out.append((made[0], answer))
     return out, done, doc
-
-
-def stored_status(obj: Mapping[str, Any]) -> dict[str, Any]:
-    """A Workload as the cluster stores it (the `live` key beside Kueue's answer): its name, conditions,
-    admission and requeue state."""
-    status = obj.get("status") if isinstance(obj.get("status"), Mapping) else {}
-    return {"workload": f"{meta_of(obj).get('namespace')}/{meta_of(obj).get('name')}",
-            "conditions": [{k: cond.get(k) for k in ("type", "status", "reason", "message")}
-                           for cond in status.get("conditions") or () if isinstance(cond, Mapping)],
-            **{k: status[k] for k in ("admission", "requeueState") if status.get(k)}}

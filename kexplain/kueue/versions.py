@@ -8,6 +8,11 @@ from kexplain.errors import KexplainError
 
 NAMESPACE_MISMATCH_0_17 = "Workload namespace doesn't match ClusterQueue selector"
 NAMESPACE_MISMATCH_0_19 = "workload namespace doesn't match ClusterQueue selector"
+RAYCLUSTER_AUTOSCALING_0_17 = ("a kueue managed job can use autoscaling only when the ElasticJobsViaWorkloadSlices "
+                               "feature gate is on and the job is an elastic job")
+RAYCLUSTER_AUTOSCALING_0_19 = ('a kueue-managed RayCluster can use autoscaling only as an elastic job: enable the '
+                               'ElasticJobsViaWorkloadSlices feature gate and set the "kueue.x-k8s.io/elastic-job": '
+                               '"true" annotation')
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,19 @@ class KueueVersion:
     # lists every short resource (v0.19.0, kueue #12378: the loop became a closure whose early
     # return no longer stops it).
     every_short_resource: bool = False
+    # SliceRequests (v0.19): a pod set's requests ranged over sorted by the FNV-64a hash of their
+    # names; before, a Go map's order (`resources.iteration_order`)
+    requests_in_hash_order: bool = False
+    # The most roles (pod sets) a pod group may have: 8 (v0.17), jobframework.MaxPodSets 18 (v0.19).
+    max_pod_group_roles: int = 8
+    # PodIntegrationValidateGroupOwner (on since v0.18): a Workload named as a pod group that the pod
+    # group framework did not create (no `kueue.x-k8s.io/is-group-workload` annotation) is not adopted.
+    validate_group_owner: bool = False
+    # Kueue's Ray webhooks (a RayCluster's, a RayJob's cluster): at most 7 worker groups (v0.17), or
+    # at most MaxPodSets pod sets, the head's and the worker groups' (v0.19.0: 18).
+    ray_max_pod_sets: int | None = None
+    # The RayCluster webhook's words for in-tree autoscaling (v0.19.0 names the elastic-job annotation).
+    raycluster_autoscaling: str = RAYCLUSTER_AUTOSCALING_0_17
 
     @property
     def label(self) -> str:
@@ -53,7 +71,8 @@ VERSIONS: dict[str, KueueVersion] = {
     "0.19": replace(BASE, minor="0.19", release="v0.19.2", commit="8eab68778fc1b52affe165fdf5af29d1e9b4f3cb",
                     equivalence_hashing=True, namespace_mismatch=NAMESPACE_MISMATCH_0_19, preserve_scan_progress=True,
                     no_candidates_rank_lowest=True, pods_request_copied=True, check_states_named=True,
-                    every_short_resource=True),
+                    every_short_resource=True, requests_in_hash_order=True, max_pod_group_roles=18,
+                    validate_group_owner=True, ray_max_pod_sets=18, raycluster_autoscaling=RAYCLUSTER_AUTOSCALING_0_19),
 }
 DEFAULT = "0.17"
 

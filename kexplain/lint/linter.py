@@ -48,6 +48,7 @@ from kexplain.lint.disruption_budgets import BUDGET_RULES, check_budgets
 from kexplain.kueue.lint_checks import LOCAL_QUEUE as KUEUE_LOCAL_QUEUE, NEVER_FITS as KUEUE_NEVER_FITS, \
     Started as KueueStarted, checked as kueue_checked, held_words as kueue_held_words
 from kexplain.kueue.objects import READ_KINDS as KUEUE_READ_KINDS, of_kinds as kueue_of_kinds
+from kexplain.kueue.operator_pods import KINDS as KUEUE_OPERATOR_KINDS
 from kexplain.lint.documents import Document, Location, line_of, line_of_field, read_documents, unwrap
 from kexplain.lint.node_groups import RULE as NO_NODE_GROUP, SUMMARY as NO_NODE_GROUP_SUMMARY
 from kexplain.lint.node_pools import RULE as NO_NODEPOOL, SUMMARY as NO_NODEPOOL_SUMMARY
@@ -266,6 +267,7 @@ class LintOptions:
     # becomes that version once the pool is read.
     version: "VersionChoice | None" = None
     kueue_version: str | None = None  # --kueue-version: the Kueue release lint's Kueue pass follows (None: v0.17.8)
+    kueue_config: tuple = ()          # --kueue-config: Kueue's Configuration, as read (`kueue.config_file`)
 
 
 def _cluster_hpas(pool: "ClusterState", options: LintOptions) -> list[tuple[dict[str, Any], Source]]:
@@ -426,6 +428,7 @@ class Linter:
         objs, where = _objects(items)
         cluster = [*self.pool.other_kinds, *kueue_of_kinds(self.pool.objects, KUEUE_READ_KINDS)] \
             if self.pool is not None else []
+        cluster += self.options.kueue_config
         out: dict[str, list[Finding]] = {}
         done = kueue_checked(objs, cluster, validate=self.options.validate, version=self.options.kueue_version)
         self._kueue_started = {where[id(objs[i][1])].location.key: s for i, s in done.started.items()}
@@ -580,6 +583,8 @@ class Linter:
         JobSet Kueue starts (`started`: its Jobs) that its schema, if one is given, does not refuse."""
         if started and ref.kind == "JobSet":
             return not any(f.level >= Severity.ERROR for f in self._schema_of(doc.obj, ref, doc)[0])
+        if started and ref.kind in KUEUE_OPERATOR_KINDS:     # (its operator's pods, `kueue.operator_pods`)
+            return True
         return valid and (ref.kind == "Pod" or ref.kind in WORKLOAD_KINDS) and is_builtin_kind(ref.api_version,
                                                                                                 ref.kind)
 
@@ -596,6 +601,8 @@ class Linter:
             if f.rule in _VERDICT_RULES or f.rule == "not-created":
                 f = replace(f, message=f"{held}; {f.message}" if held else f.message,
                             details={**f.details, "kueue": said})
+            if held and f.rule == "not-created":        # suspended by Kueue, not by its author: a warning
+                f = replace(f, rule=KUEUE_HELD)
             if "job" in said:
                 f = replace(f, message=f"Job {ObjectRef.of(job).namespace}/{said['job']}: {f.message}")
             out.append(f)
@@ -1340,6 +1347,7 @@ class _Queued:
 _LIST_LIMIT = 10
 # the rules of a verdict on where an object's pods go (one per object scheduled)
 _VERDICT_RULES = frozenset({"fits", "unschedulable", "replicas", "preemption", "gated", "scheduler-error"})
+KUEUE_HELD = "kueue-held"      # a job Kueue keeps suspended (tables.json)
 
 
 def _name_list(names: Iterable[str]) -> str:

@@ -138,6 +138,9 @@ DAEMONSETS, = _READ["DAEMONSETS"]
 EVENTS, = _READ["EVENTS"]
 KARPENTER: tuple[Resource, ...] = _READ["KARPENTER"]
 KUEUE: tuple[Resource, ...] = _READ["KUEUE"]
+KUEUE_CONFIG, = _READ["KUEUE_CONFIG"]
+KUEUE_NAMESPACE = "kueue-system"          # where Kueue's manifests install it
+KUEUE_CONFIG_MAP = "kueue-manager-config"  # its manager's --config, key controller_manager_config.yaml
 POLICIES: tuple[Resource, ...] = _READ["POLICIES"]
 APIS_PATH = "/apis"       # the API group list (discovery, readable by every authenticated user)
 
@@ -342,16 +345,30 @@ class ClusterReader:
                                               if isinstance(v, dict) and isinstance(v.get("version"), str))
         return groups
 
-    def _list_into(self, res: Resource, out: list[tuple[Obj, Source]], refusals: list[Refusal]) -> None:
+    def _list_into(self, res: Resource, out: list[tuple[Obj, Source]], refusals: list[Refusal]) -> bool:
         """List `res` into `out`, each object with its source; a refused list (403) joins
-        `refusals` instead of ending the read."""
+        `refusals` instead of ending the read. False when no version of an optional kind is served."""
         try:
-            items = self.list_served(res)
+            items = self.list_served(res) if not res.optional else self._served_or_none(res)
         except Forbidden as err:
             refusals.append(err.refusal)
-            return
+            return True
+        if items is None:
+            return False
         src = Source(f"{self.conn.server}{res.path}")
         out.extend((obj, src) for obj in items)
+        return True
+
+    def _served_or_none(self, res: Resource) -> list[Obj] | None:
+        """`list_served` of an optional kind, None when the API server serves none of its versions."""
+        served: list[bool] = []
+
+        def events() -> Iterator[_Event]:
+            for event in self._served_events(res):
+                served.append(event[0] != "restart")
+                yield event
+        items = self._collect(res, events())
+        return items if any(served) or not served else None
 
     def read_karpenter(self) -> tuple[list[tuple[Obj, Source]], KarpenterRead]:
         """Karpenter's kinds (KARPENTER), listed only when the API group list shows their group at v1;
@@ -378,8 +395,10 @@ class ClusterReader:
         return out, KarpenterRead(installed, tuple(refusals), tuple(notes))
 
     def read_kueue(self) -> tuple[list[tuple[Obj, Source]], KarpenterRead]:
-        """Kueue's objects (KUEUE), listed when the API group list shows kueue.x-k8s.io at v1beta2; as
-        `read_karpenter` for refusals and older versions."""
+        """Kueue's objects (KUEUE), listed when the API group list shows kueue.x-k8s.io at v1beta2, and its
+        manager ConfigMap (KUEUE_CONFIG, got in KUEUE_NAMESPACE: the Configuration); as `read_karpenter`
+        for refusals and older versions. A kind of a served group that is not served (its CRD missing) is
+        a note; one of a group not served at all (no ProvisioningRequest CRD) is not asked."""
         groups = self.api_groups()
         versions = groups.get(KUEUE[0].group) if groups is not None else (KUEUE[0].version,)
         if not versions:
@@ -390,9 +409,29 @@ class ClusterReader:
                                             f"{KUEUE[0].api_version}",))
         out: list[tuple[Obj, Source]] = []
         refusals: list[Refusal] = []
+        notes: list[str] = []
         for res in KUEUE:
-            self._list_into(res, out, refusals)
-        return out, KarpenterRead(groups is not None or bool(out), tuple(refusals))
+            if groups is not None and res.group not in groups:
+                continue
+            if not self._list_into(res, out, refusals):
+                served = ", ".join(f"{res.group}/{v}" for v in (res.version, *res.fallbacks))
+                notes.append(f"{res.plural} are not served ({served}: the {res.kind} CRD is not installed): "
+                             "none read")
+        self._kueue_config_into(out, refusals, notes)
+        return out, KarpenterRead(groups is not None or bool(out), tuple(refusals), tuple(notes))
+
+    def _kueue_config_into(self, out: list[tuple[Obj, Source]], refusals: list[Refusal], notes: list[str]) -> None:
+        """Kueue's manager ConfigMap into `out` (a refusal kept, its absence a note)."""
+        try:
+            found = self.get_optional(KUEUE_CONFIG, KUEUE_NAMESPACE, KUEUE_CONFIG_MAP)
+        except Forbidden as err:
+            refusals.append(replace(err.refusal, verb="get"))
+            return
+        if found is None:
+            notes.append(f"no ConfigMap {KUEUE_NAMESPACE}/{KUEUE_CONFIG_MAP}: Kueue's Configuration is taken as "
+                         "its defaults (no fair sharing)")
+            return
+        out.append((found, Source(f"{self.conn.server}{KUEUE_CONFIG.path_in(KUEUE_NAMESPACE)}/{KUEUE_CONFIG_MAP}")))
 
     def read_policies(self, namespace: str) -> tuple[list[tuple[Obj, Source]], PolicyRead]:
         """The namespaces' LimitRanges, ResourceQuotas and HPAs (POLICIES); a kind refused cluster-wide is

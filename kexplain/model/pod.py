@@ -147,6 +147,14 @@ class PodInfo:
     def phase(self) -> Any:
         return self.status.get("phase")
 
+    def condition_status(self, kind: str) -> Any:
+        """The status of its first condition of type `kind` (None without one; "" for one without a status)."""
+        for condition in self.status.get("conditions") or ():
+            if isinstance(condition, dict) and condition.get("type") == kind:
+                status = condition.get("status")
+                return status if status is not None else ""
+        return None
+
     @property
     def has_volumes(self) -> bool:
         """Whether its spec names volumes (even none: `volumes: []`): only then are claims counted."""
@@ -315,6 +323,14 @@ class StoredPodInfo(PodInfo):
     @property
     def may_claim(self) -> bool:
         return may_claim(self.view.spec.volumes)
+
+    def condition_status(self, kind: str) -> Any:
+        """`PodInfo.condition_status` read off the view (the status is not decoded for it)."""
+        status = self.view.status
+        for condition in (status.conditions if status is not None else None) or ():
+            if condition.type == kind:
+                return condition.status if condition.status is not None else ""
+        return None
 
     @lazy
     def volumes(self) -> Any:

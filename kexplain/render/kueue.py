@@ -8,6 +8,8 @@ from rich.console import Console, Group
 from rich.text import Text
 
 from kexplain.apimachinery.quantity import parse_quantity
+from kexplain.kueue.workload.topology_domains import stored_domains
+from kexplain.render.kueue_provisioning import provisioning_blocks
 from kexplain.render.blocks import Block, indented_line, lines_block, numbered_line, print_blocks
 from kexplain.render.style import Look, plural, quantity
 from kexplain.render.words import tables
@@ -47,6 +49,9 @@ def _state(w: Mapping[str, Any]) -> str:
     if w.get("quotaReserved"):
         flavors = sorted({f"{r}={f}" for psa in w.get("podSetAssignments") or () for r, f in (psa.get("flavors") or {}).items()})
         how = "admitted before" if w.get("inputAdmitted") else "admitted"
+        if w.get("admissionChecks") and not any(c.get("type") == "Admitted" and c.get("status") == "True"
+                                                for c in w.get("conditions") or ()):
+            how = "quota reserved, waiting for admission checks,"
         return f"{how} in {w.get('clusterQueue')}" + (f" ({', '.join(flavors)})" if flavors else "")
     cond = next((c for c in w.get("conditions") or () if c.get("type") == "QuotaReserved"), None)
     return f"pending ({cond.get('reason')})" if cond else "pending (not tried)"
@@ -258,6 +263,41 @@ def waiting_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     return out
 
 
+def _check(c: Mapping[str, Any]) -> str:
+    return f"{c.get('state')}" + (f" ({c['message']})" if c.get("message") else "")
+
+
+def _domains(domains: Any) -> str:
+    return ", ".join(f"{'/'.join(d.get('values') or ())} ({d.get('count')})" for d in domains or ()) or "none"
+
+
+def _stored_lines(w: Mapping[str, Any]) -> list[tuple[int, str]]:
+    """One given Workload's stored check states and topology domains beside the pass's."""
+    stored = w.get("stored") or {}
+    lines = [(0, f"- {w.get('namespace')}/{w.get('name')}:")]
+    computed = {c.get("name"): c for c in w.get("admissionChecks") or ()}
+    for check in stored.get("admissionChecks") or ():
+        now = computed.get(check.get("name"))
+        lines.append((2, f"check {check.get('name')}: stored {_check(check)}; now "
+                         + (_check(now) if now is not None else "not on the Workload")))
+    assigned = {psa.get("name"): psa.get("topologyAssignment") for psa in w.get("podSetAssignments") or ()}
+    for pod_set, topology in (stored.get("topologyDomains") or {}).items():
+        now = stored_domains(assigned.get(pod_set)) if assigned.get(pod_set) else None
+        lines.append((2, f"pod set {pod_set} topology ({', '.join(topology.get('levels') or ())}): stored "
+                         f"{_domains(topology.get('domains'))}; now "
+                         + (_domains(now) if now is not None else "no topology assignment")))
+    return lines
+
+
+def stored_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
+    """The given Workloads' admission check states and topology assignments as stored, beside the pass's."""
+    shown = [w for w in doc.get("workloads") or () if w.get("stored")]
+    if not shown:
+        return []
+    lines = [line for w in shown for line in _stored_lines(w)]
+    return [Block(Text("As stored, beside kexplain's pass", style="bold")), lines_block(lines, gap=False)]
+
+
 def events_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     """Kueue's events, one per line: `OBJECT: TYPE REASON: MESSAGE`."""
     events = doc.get("events") or ()
@@ -269,7 +309,8 @@ def events_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
 
 def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
     return [*summary_blocks(doc, look), *workloads_block(doc, look), *why_blocks(doc, look),
-            *suggestions_blocks(doc, look), *waiting_blocks(doc, look), *events_blocks(doc, look)]
+            *provisioning_blocks(doc, look), *suggestions_blocks(doc, look), *waiting_blocks(doc, look),
+            *stored_blocks(doc, look), *events_blocks(doc, look)]
 
 
 def print_pass(doc: Mapping[str, Any], console: Console) -> None:

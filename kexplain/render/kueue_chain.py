@@ -11,14 +11,25 @@ from rich.text import Text
 
 from kexplain.render.blocks import Block, print_blocks
 from kexplain.render.kueue import lines_block, suggestions_blocks, waiting_blocks, why_blocks
+from kexplain.render.kueue_provisioning import provisioning_blocks
 from kexplain.render.style import Look
 
+PROVREQ_ANNOTATIONS = "autoscaling.x-k8s.io/"      # a ProvisioningRequest check's PodSetUpdate annotations
 HELD = {"Job": "the Job stays suspended (no pod is created)",
         "Pod": "the Pod keeps its scheduling gate",
         "JobSet": "the JobSet stays suspended (its Jobs create no pod)",
         "StatefulSet": "its pods keep their scheduling gate (held together)"}
 STARTED = {"Job": "the Job is unsuspended", "Pod": "the Pod is ungated", "JobSet": "the JobSet is unsuspended",
            "StatefulSet": "the StatefulSet is started (its pods ungated together)"}
+# The operators' kinds (`kexplain.kueue.operator_pods`): held suspended, their operator creating no pod
+_OPERATORS = {"RayJob": "KubeRay creates no RayCluster", "RayCluster": "KubeRay creates no pod",
+              **{k: "the training operator creates no pod" for k in ("PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob",
+                                                                     "JAXJob")},
+              "MPIJob": "the MPI operator creates no pod", "AppWrapper": "its controller creates no component"}
+HELD |= {k: f"the {k} stays suspended ({why})" for k, why in _OPERATORS.items()}
+HELD["LeaderWorkerSet"] = "its group's pods keep their scheduling gate (held together)"
+STARTED |= {k: f"the {k} is unsuspended" for k in _OPERATORS}
+STARTED["LeaderWorkerSet"] = "its group's pods are ungated together"
 
 
 def _toleration(t: Mapping[str, Any]) -> str:
@@ -44,6 +55,10 @@ def pod_set_lines(answer: Mapping[str, Any]) -> list[tuple[int, str]]:
             lines.append((2, "nodeSelector " + ", ".join(f"{k}={v}" for k, v in selector.items())))
         if ps.get("tolerations"):
             lines.append((2, "tolerations " + ", ".join(_toleration(t) for t in ps["tolerations"])))
+        provisioned = {k: v for k, v in (ps.get("annotations") or {}).items() if k.startswith(PROVREQ_ANNOTATIONS)}
+        if provisioned:
+            lines.append((2, "annotations " + ", ".join(f"{k}={v}" for k, v in provisioned.items())
+                             + " (the ProvisioningRequest check's)"))
     return lines
 
 
@@ -59,6 +74,14 @@ def live_lines(answer: Mapping[str, Any]) -> list[tuple[int, str]]:
     for cond in live.get("conditions") or ():
         lines.append((1, f"{cond.get('type')} {cond.get('status')} ({cond.get('reason')})"
                          + (f": {cond['message']}" if cond.get("message") else "")))
+    for check in live.get("admissionChecks") or ():
+        lines.append((1, f"admission check {check.get('name')}: {check.get('state')}"
+                         + (f": {check['message']}" if check.get("message") else "")))
+    for pod_set, topology in (live.get("topologyDomains") or {}).items():
+        domains = ", ".join(f"{'/'.join(d.get('values') or ())} ({d.get('count')})"
+                            for d in topology.get("domains") or ())
+        lines.append((1, f"pod set {pod_set}: topology {', '.join(topology.get('levels') or ())}: "
+                         f"{domains or 'no domain'}"))
     if live.get("requeueState"):
         state = live["requeueState"]
         lines.append((1, f"requeue state: count {state.get('count')}"
@@ -85,8 +108,14 @@ def _disagreement(answer: Mapping[str, Any], live: Mapping[str, Any]) -> str:
 
 
 def answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
-    """The answer's blocks, the cluster's own Workload (when read live) after them."""
+    """The answer's blocks, its ProvisioningRequests and the cluster's own Workload (when read live) after them."""
     blocks = _answer_blocks(answer, look)
+    if answer.get("provisioningRequests") and answer.get("verdict") in ("Admitted", "QuotaReserved"):
+        namespace, _, name = str(answer.get("workload") or "").partition("/")
+        blocks += provisioning_blocks({"workloads": [{"namespace": namespace, "name": name,
+                                                      "provisioningRequests": answer["provisioningRequests"]}]}, look)
+    if answer.get("configurationNote"):         # what of Kueue's Configuration the pass does not model
+        blocks.append(Block(Text(f"  Note: {answer['configurationNote']}"), whole=True, gap=False))
     lines = live_lines(answer)
     return blocks + [lines_block(lines)] if lines else blocks
 
@@ -96,11 +125,15 @@ def _answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
     kind = str(obj.get("kind"))
     what = f"{kind} {obj.get('namespace')}/{obj.get('name')}"
     version = str(answer.get("kueueVersion") or "").split(" (")[0]
-    head = f"Kueue {version}, LocalQueue {answer.get('queueName')}" + (f" ({what})" if answer.get("podSet") else "") \
-        + ": "
+    group = answer.get("podGroup") or {}
+    whose = f"pod group {group.get('name')}, {what}" if group else what
+    head = f"Kueue {version}, LocalQueue {answer.get('queueName')}" \
+        + (f" ({whose})" if answer.get("podSet") or group else "") + ": "
     verdict = answer.get("verdict")
     if verdict == "NotCreated":
-        return [Block(Text(head + f"no Workload for {what}: {answer.get('error')}; {HELD.get(kind, '')}",
+        target = (f"pod group {group.get('namespace')}/{group.get('name')} ({len(group.get('pods') or ())} pod(s), "
+                  f"total count {group.get('totalCount') or 'not set'})") if group else what
+        return [Block(Text(head + f"no Workload for {target}: {answer.get('error')}; {HELD.get(kind, '')}",
                            style="bold"), gap=False)]
     workload = answer.get("workload")
     if verdict == "Admitted":

@@ -81,6 +81,8 @@ def print_trace(trace: Mapping[str, Any], console: Console, wide: bool = False, 
     else:
         if trace.get("kueue"):      # Kueue's answer comes first: it decides whether the pod is created
             print_answer(trace["kueue"], console)
+            if trace["kueue"].get("idle"):      # (a held operator's pod set: no pod exists)
+                console.print(Text(f"{trace['kueue']['idle']}; its template, explained without taking room:"))
             console.print()
         print_blocks(render(trace, wide=wide, plain=plain, width=console.width, no_nodes_hint=no_nodes_hint),
                      console)

@@ -6,13 +6,13 @@ from dataclasses import dataclass
 from functools import cached_property
 from itertools import compress, repeat
 from operator import eq
-from typing import Any
+from typing import Any, Callable
 
 from kexplain.admission.decode import SCHEMAS, check_decodes
 from kexplain.admission.pipeline import copy_json
 from kexplain.apimachinery import columns
 from kexplain.apimachinery.stored_pods import StoredPod
-from kexplain.controllers.disruption import Statuses, with_status as budgets_with_status
+from kexplain.controllers.disruption import Statuses, is_healthy, with_status as budgets_with_status
 from kexplain.controllers.kubelet import admission
 from kexplain.errors import InputError, KexplainError, describe
 from kexplain.features import KubeVersion
@@ -21,19 +21,22 @@ from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
 from kexplain.state.objects import Objects
 
-def build_cluster(cluster: Objects, budgets: Statuses | None = None) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
+def build_cluster(cluster: Objects, budgets: Statuses | None = None, healthy: Callable[[PodInfo], bool] = is_healthy
+                  ) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
     """The snapshot and nominated pods by node, from admitted or stored objects (the collector paused);
-    `budgets`: the budgets' statuses computed already of these objects (`disruption.notes`)."""
+    `budgets`: the budgets' statuses computed already of these objects (`disruption.notes`), the others
+    computed with `healthy` (`disruption.healthy_rule`)."""
     try:
         with bulk_load():
-            return _build_cluster(cluster, budgets)
+            return _build_cluster(cluster, budgets, healthy)
     except KexplainError:
         raise
     except (AttributeError, TypeError, ValueError, KeyError, ArithmeticError) as exc:
         raise _unreadable(cluster, exc) from None
 
 
-def _build_cluster(cluster: Objects, budgets: Statuses | None = None) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
+def _build_cluster(cluster: Objects, budgets: Statuses | None = None, healthy: Callable[[PodInfo], bool] = is_healthy
+                   ) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
     nodes: Objects = []
     pods: list[dict[str, Any]] = []
     unbound: list[dict[str, Any]] = []
@@ -58,7 +61,7 @@ def _build_cluster(cluster: Objects, budgets: Statuses | None = None) -> tuple[S
                 nodes.append((o, s))
             else:
                 others.append(o)
-    others = budgets_with_status(others, pods, budgets)      # the disruption controller's, where none is written
+    others = budgets_with_status(others, pods, budgets, healthy)      # the disruption controller's, where none is written
     parts = _BuiltFrom([o for o, _ in nodes], pods)
     last = _LAST_BUILT[0] if _LAST_BUILT else None
     replaced = last[0].replaced_in(parts) if last is not None else None

@@ -11,8 +11,10 @@ from kexplain.admission.pipeline import BUILTIN
 from kexplain.admission.podsecurity import refused_namespaces
 from kexplain.admission.shapes import ShapeIndex
 from kexplain.apimachinery import columns
+from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.config import SchedulerConfig
-from kexplain.controllers.disruption import Statuses, notes as budget_notes, with_status as budgets_with_status
+from kexplain.controllers.disruption import (NamespacePods, Statuses, healthy_rule, notes as budget_notes,
+                                             with_status as budgets_with_status)
 from kexplain.controllers.persistentvolume import half_bound_notes, settle
 from kexplain.errors import Source
 from kexplain.features import KubeVersion
@@ -66,6 +68,13 @@ class ClusterState:
     said: list[str] = field(default_factory=list, repr=False)
     # A stored state's objects as read, every kind (nothing admitted): what CA's loop admits, once.
     read: Objects | None = field(default=None, repr=False)
+    # The disruption controller's status of each budget of `objects` written without one (by the
+    # budget's id: `disruption.known_status`), computed once as the state was read, with the one
+    # countHealthyPods rule for its pods (`healthy_rule(stored)`): the notes, the snapshot and the
+    # eviction commands read these. Derived: an extended or overlaid state has none of its own.
+    budgets: Statuses = field(default_factory=dict, repr=False)
+    # ... and every pod of `objects` by namespace, as those statuses read them ({}: none computed).
+    budget_pods: dict[str, NamespacePods] = field(default_factory=dict, repr=False)
 
     @property
     def kube(self) -> KubeVersion:
@@ -89,12 +98,14 @@ class ClusterState:
             provisioned = settled.notes
         added = admitted_new + namespaces_created
         objects += namespaces_created
-        provisioned += budget_notes(objects, {id(o) for o, _ in admitted_new if o.get("kind") == "PodDisruptionBudget"})
+        healthy = healthy_rule(stored)
+        provisioned += budget_notes(objects, {id(o) for o, _ in admitted_new if o.get("kind") == "PodDisruptionBudget"},
+                                    healthy=healthy)
         pods = [o for o, _ in added if o.get("kind") == "Pod"]
         replaced_pods = any(k is not None and k[0] == "Pod" for k in new_keys & {object_key(o) for o, _ in self.objects})
         rebuilt = any(o.get("kind") == "Node" for o, _ in added) or replaced_pods or len(pods) > 50
         if rebuilt:
-            snapshot, nominated = build_cluster(objects)
+            snapshot, nominated = build_cluster(objects, healthy=healthy)
         else:                      # the same nodes: the other objects, then the file's bound pods
             others: dict[str, list[dict[str, Any]]] = {}
             namespaces: dict[str, dict[str, str]] = {}
@@ -108,7 +119,7 @@ class ClusterState:
                     namespaces[meta.get("name", "")] = dict(meta.get("labels") or {})
             if "PodDisruptionBudget" in others:     # (the disruption controller's status, where none is written)
                 others["PodDisruptionBudget"] = budgets_with_status(
-                    others["PodDisruptionBudget"], [o for o, _ in objects if o.get("kind") == "Pod"])
+                    others["PodDisruptionBudget"], [o for o, _ in objects if o.get("kind") == "Pod"], healthy=healthy)
             snapshot, nominated = self.snapshot.with_objects(namespaces, others), self.nominated
         snapshot, failed, said, evictions = kubelets_admit(snapshot, [(o, s) for o, s in added if o.get("kind") == "Pod"],
                                                             self.kube, rebuilt, stored)
@@ -180,7 +191,7 @@ class ClusterState:
 
     def overlaid(self, objects: Objects) -> "ClusterState":
         """This state with `objects` in place of its own (an overlay), its snapshot shared."""
-        return replace(self, objects=objects)
+        return replace(self, objects=objects, budgets={}, budget_pods={})
 
     def snapshot_with_namespace(self, namespace: dict[str, Any]) -> Snapshot:
         """The state's snapshot plus the Namespace the API server would create for a pod."""
@@ -213,16 +224,20 @@ def state_of(loaded: Objects, config: SchedulerConfig, stored: bool = False, val
     cluster = admitted.objects
     if not stored:
         warnings += half_bound_notes(cluster)
-    budgets: Statuses = {}          # (each budget's status computed once, for the notes and the snapshot)
-    warnings += budget_notes(cluster, kept=budgets)
-    snapshot, nominated = build_cluster(cluster, budgets)
-    keys = _pod_keys(cluster)
-    context = admission_context(cluster)
+    budgets: Statuses = {}          # (each budget's status computed once: the notes, the snapshot, `budgets`)
+    pods: dict[str, NamespacePods] = {}
+    healthy = healthy_rule(stored)
     others = [(o, s) for o, s in among_kinds(checked.objects, CLUSTER_KINDS, among=False)
               if o.get("kind") not in CLUSTER_KINDS]
+    warnings += budget_notes(cluster, kept=budgets, healthy=healthy,     # (a ReplicaSet's Deployment: the finders')
+                             more=[o for o, _ in others if o.get("kind") == "Deployment"], pods_kept=pods)
+    snapshot, nominated = build_cluster(cluster, budgets, healthy)
+    keys = _pod_keys(cluster)
+    context = admission_context(cluster)
     return ClusterState(snapshot, config, nominated, context, frozenset(keys), warnings + list(admitted.warnings),
                 objects=cluster, other_kinds=others, absent_namespaces=absent, stored=stored,
-                said=[*said, *admitted.warnings], read=loaded if stored else None)
+                said=[*said, *admitted.warnings], read=loaded if stored else None, budgets=budgets,
+                budget_pods=pods)
 
 
 def stored_state(objects: Objects, snapshot: Snapshot, nominated: dict[str, list[PodInfo]],
@@ -280,6 +295,10 @@ def _pod_keys(cluster: list[tuple[dict[str, Any], Source]]) -> set[tuple[str, st
     keys = set()
     for o, _ in cluster:
         if o.get("kind") == "Pod":
+            if type(o) is StoredPod:        # (its view: the object is not decoded for its name)
+                view = o.view.metadata
+                keys.add((view.namespace or "default", view.name or ""))
+                continue
             meta = o.get("metadata") or {}
             keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
     return keys

@@ -138,7 +138,8 @@ class Verifier:
 
     def _run(self, parts: set[str] | None, changed: Changed, created: Created) -> Pass:
         submitted, cluster = self.world.objects(parts, changed, created)
-        return run_pass(inputs_of(submitted, cluster, validate=self.first.inputs.validate), self.first.settings)
+        return run_pass(inputs_of(submitted, cluster, validate=self.first.inputs.validate,
+                                  version=self.first.settings.version), self.first.settings)
 
 
 def _turns(ctx: KueueContext) -> Iterator[Idea]:

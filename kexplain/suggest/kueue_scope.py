@@ -15,12 +15,17 @@ from kexplain.kueue.apis.conversion import cohort_of
 from kexplain.kueue.controller.jobframework.naming import workload_name
 from kexplain.kueue.controller.jobs import INTEGRATIONS, integration_for
 from kexplain.kueue.inputs import ADMISSION_CONTEXT, Objects
+from kexplain.kueue.config_file import is_manager_config_map
+from kexplain.kueue.objects import READ_KINDS
 from kexplain.suggest.kueue_context import ref
 
-# Kinds every part reads (kept whole in every pass run again).
-SHARED = frozenset({"Namespace", *ADMISSION_CONTEXT})
-SHARED_KUEUE = frozenset({c.RESOURCE_FLAVOR, c.WORKLOAD_PRIORITY_CLASS})
-READ = frozenset({*c.KINDS, *SHARED, *INTEGRATIONS})      # the kinds a pass run again may read
+# Kinds every part reads (kept whole in every pass run again): pod admission's, and Kueue's own
+# Configuration (given as a document or as the manager's ConfigMap).
+SHARED = frozenset({"Namespace", *ADMISSION_CONTEXT, "Configuration", "ConfigMap"})
+# Of Kueue's kinds, those that link parts are its queues and Workloads; every other one (flavors,
+# priority classes, admission checks and their configs, topologies) is read by every part.
+LINKING_KUEUE = frozenset({c.CLUSTER_QUEUE, c.COHORT, c.LOCAL_QUEUE, c.WORKLOAD})
+READ = frozenset({*READ_KINDS, *SHARED, *INTEGRATIONS})      # the kinds a pass run again may read
 RefKey = tuple[str, str, str]            # kind, namespace ("" when cluster-scoped), name
 
 
@@ -45,11 +50,13 @@ def links(obj: Any, submitted: bool) -> list[str] | None:
     if not isinstance(obj, dict):       # (a dump's bound pod; submitted, read by every part)
         return [] if submitted else None
     kind = obj.get("kind")
+    api = obj.get("apiVersion") if isinstance(obj.get("apiVersion"), str) else ""
+    if api.split("/", 1)[0] == c.GROUP:
+        return _kueue_links(obj, kind)
     if kind not in READ or (not submitted and kind in INTEGRATIONS):
         return None             # (most of a cluster dump: its Nodes and bound Pods)
-    api = obj.get("apiVersion") if isinstance(obj.get("apiVersion"), str) else ""
-    if api.split("/", 1)[0] == c.GROUP and kind in c.KINDS:
-        return _kueue_links(obj, kind)
+    if kind == "ConfigMap":
+        return [] if is_manager_config_map(obj) else None
     if kind in SHARED:
         return []
     integration = integration_for(kind, api)
@@ -67,7 +74,7 @@ def links(obj: Any, submitted: bool) -> list[str] | None:
 def _kueue_links(obj: Mapping[str, Any], kind: str) -> list[str]:
     spec = _dict(obj.get("spec"))
     namespace, name = _meta(obj)
-    if kind in SHARED_KUEUE:
+    if kind not in LINKING_KUEUE:
         return []
     if kind == c.CLUSTER_QUEUE:
         cohort = cohort_of(obj)

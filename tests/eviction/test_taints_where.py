@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from kexplain.app.eviction.taints import lifecycle_tainted, replacement
+from kexplain.app.eviction.replacements import stand_in as replacement
+from kexplain.app.eviction.taints import lifecycle_tainted
 from kexplain.cli.app import main
 from tests.support.cli_helpers import TestEnvironment
 from tests.support.paths import TESTS
@@ -62,7 +63,7 @@ def test_the_lifecycle_taints_and_the_replacement() -> None:
 
 
 def test_which_pods_are_not_made_again() -> None:
-    from kexplain.app.eviction.taints import not_replaced
+    from kexplain.app.eviction.replacements import not_replaced
 
     def owned(kind: str, phase: str = "Running") -> dict:
         return {"metadata": {"ownerReferences": [{"kind": kind, "name": "x", "controller": True}]},
@@ -72,3 +73,36 @@ def test_which_pods_are_not_made_again() -> None:
     assert not_replaced(owned("DaemonSet")) == "DaemonSet x's pod for this node: made again only here"
     assert not_replaced(owned("Rollout")) == "its controller Rollout x is not one kexplain follows"
     assert not_replaced({"metadata": {}}) == "no controller: nothing creates it again"
+
+
+def test_the_replacements_are_placed_one_after_another(tmp_path) -> None:
+    """Room on worker-4 for one of the two: the second replacement sees the first placed (the
+    scheduler places them in turn, as `app.eviction.replacements` does for the drain too)."""
+    text = CLUSTER.read_text().split("\n---\n")[:3]
+    text[2] = text[2].replace('cpu: "1"', 'cpu: "1500m"')
+    second = text[2].replace("web-7d9f-abcde", "web-7d9f-fghij")
+    path = tmp_path / "two.yaml"
+    path.write_text("\n---\n".join([*text, second]))
+    env = TestEnvironment()
+    main(["evict", "taints", "worker-3", "--nodes", str(path), "--now", "2026-01-01T00:00:00Z", "-o", "json"], env)
+    rows = json.loads(env.out)["whereTheyGo"]
+    assert [(r["pod"], r.get("node"), r["status"]) for r in rows] == [
+        ("shop/web-7d9f-abcde", "worker-4", "Scheduled"), ("shop/web-7d9f-fghij", None, "Unschedulable")]
+
+
+def test_a_pending_replacement_gets_what_the_cluster_autoscaler_would_add(tmp_path) -> None:
+    """The node groups found in the cluster (a Cluster API MachineSet scaling from zero): CA's answer
+    for the replacement the cluster has no room for (`app.eviction.autoscaled`)."""
+    from tests.eviction.test_drain_autoscaled import MACHINE_SET
+
+    path = tmp_path / "capi.yaml"
+    path.write_text(CLUSTER.read_text() + "\n---\n" + json.dumps(MACHINE_SET))
+    env = TestEnvironment()
+    main(["evict", "taints", "worker-3", "--nodes", str(path), "--now", "2026-01-01T00:00:00Z", "-o", "json"], env)
+    doc = json.loads(env.out)
+    batch = next(r for r in doc["whereTheyGo"] if r["pod"] == "shop/batch-0")
+    assert batch["status"] == "Unschedulable" and batch["autoscalers"][0]["outcome"] == "TriggeredScaleUp"
+    assert list(doc["autoscalers"]["replacements"]) == ["shop/batch-0"]
+    text = TestEnvironment()
+    main(["evict", "taints", "worker-3", "--nodes", str(path), "--now", "2026-01-01T00:00:00Z"], text)
+    assert "the Cluster Autoscaler: TriggeredScaleUp (MachineSet/capi/workers 0->1" in text.out

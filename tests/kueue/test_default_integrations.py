@@ -184,9 +184,8 @@ def test_a_suspended_jobset_makes_suspended_jobs(tmp_path: Path) -> None:
 
 # -- 13: kinds kexplain does not model ----------------------------------------------------------
 @pytest.mark.parametrize(("api", "kind", "framework"), [
-    ("ray.io/v1", "RayJob", "ray.io/rayjob"),
-    ("kubeflow.org/v1", "PyTorchJob", "kubeflow.org/pytorchjob"),
-    ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", "leaderworkerset.x-k8s.io/leaderworkerset"),
+    ("ray.io/v1", "RayService", "ray.io/rayservice"),
+    ("trainer.kubeflow.org/v1alpha1", "TrainJob", "trainer.kubeflow.org/trainjob"),
 ])
 def test_an_unmodelled_kind_kueue_holds_is_said_and_left_out(tmp_path: Path, api, kind, framework) -> None:
     obj = {"apiVersion": api, "kind": kind, "metadata": {"name": "big", "namespace": "team-a", "labels": QUEUE},
@@ -206,11 +205,11 @@ def test_an_unmodelled_kind_kueue_holds_is_said_and_left_out(tmp_path: Path, api
 
 
 def test_beside_a_workload_the_unmodelled_kind_still_counts(tmp_path: Path) -> None:
-    rayjob = {"apiVersion": "ray.io/v1", "kind": "RayJob",
-              "metadata": {"name": "rj", "namespace": "team-a", "labels": QUEUE}, "spec": {}}
-    code, out, err = kexplain(_write(tmp_path, rayjob, _apps("Deployment", 1, labels={})), *CLUSTER)
+    trainjob = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
+                "metadata": {"name": "tj", "namespace": "team-a", "labels": QUEUE}, "spec": {}}
+    code, out, err = kexplain(_write(tmp_path, trainjob, _apps("Deployment", 1, labels={})), *CLUSTER)
     assert code == 2 and "Pod team-a/serve-" in out and ": Scheduled" in out
-    assert "RayJob team-a/rj: Kueue holds it" in err
+    assert "TrainJob team-a/tj: Kueue holds it" in err
 
 
 def test_an_unmodelled_kind_without_the_label_is_as_before(tmp_path: Path) -> None:

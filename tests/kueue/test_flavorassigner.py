@@ -137,3 +137,17 @@ def test_flavor_selector(spec, labels, matches) -> None:
 def test_requests_are_ranged_over_in_v0_19s_order() -> None:
     assert iteration_order(["cpu", "memory", "nvidia.com/gpu", "pods", "ephemeral-storage"]) == \
         ["ephemeral-storage", "memory", "nvidia.com/gpu", "pods", "cpu"]
+
+
+@pytest.mark.parametrize(("requests", "short"), [({"cpu": "4", "memory": "16Gi"}, "cpu"),
+                                                 ({"memory": "16Gi", "cpu": "4"}, "memory")])
+def test_v0_17_stops_at_the_first_short_resource_as_written(requests, short) -> None:
+    """v0.17 ranges over a Go map and stops at the first resource short: most often the first the
+    pod's requests name (admission-checks-0153's Kueue said cpu); v0.19 names every one, sorted."""
+    docs = [flavor("default"), cluster_queue("cq", {"default": {"cpu": "1", "memory": "1Gi"}})]
+    _, message, _ = _assign(docs, workload("w", "q", requests))
+    assert message.startswith(f"couldn't assign flavors to pod set main: insufficient quota for {short} in flavor")
+    assert message.count("insufficient quota") == 1
+    _, message, _ = _assign(docs, workload("w", "q", requests), version="0.19")
+    assert message.count("insufficient quota") == 2 and message.index("for cpu") < message.index("for memory")
+    assert iteration_order(list(requests), hashed=False) == list(requests)

@@ -59,23 +59,26 @@ def lint(*args: str, stdin: str = "") -> tuple[int, list[dict]]:
 
 
 @pytest.mark.parametrize(("pods", "found"), [
-    ("20", ["kueue-never-fits"]),       # 20 cpu: at most 10 (8 nominal + 2 borrowable) on-demand; spot tainted
-    ("10", []),                         # at most 10: it fits once the nightly batch is done
-    ("4", []),
+    ("20", ["kueue-held", "kueue-never-fits"]),  # 20 cpu: at most 10 (8 nominal + 2 borrowable) on-demand; spot tainted
+    ("10", ["kueue-held"]),             # at most 10: held now, it fits once the nightly batch is done
+    ("4", []),                          # admitted: its 4 pods are scheduled (and fit nowhere: unschedulable)
 ])
 def test_never_fits(pods, found) -> None:
     code, findings = lint("-", "--nodes", str(CASE / "cluster.yaml"), stdin=HUGE.replace("PODS", pods))
     assert [f["rule"] for f in findings] == found
-    if found:
+    if "kueue-never-fits" in found:
+        never = findings[-1]
         assert code == 1
-        assert "cpu wants 20, at most 10 in flavor on-demand" in findings[0]["message"]
-        assert findings[0]["details"]["clusterQueue"] == "team-a-cq"
+        assert "cpu wants 20, at most 10 in flavor on-demand" in never["message"]
+        assert never["details"]["clusterQueue"] == "team-a-cq"
+    if found:
+        assert findings[0]["severity"] == "warning" and findings[0]["message"].startswith("Kueue holds it (Workload ")
 
 
 def test_a_missing_local_queue() -> None:
     _, findings = lint(str(CASE / "typo.yaml"), "--nodes", str(CASE / "cluster.yaml"))
-    assert [(f["rule"], f["severity"], f["details"]["localQueue"]) for f in findings] == [
-        ("kueue-local-queue", "error", "b-queu")]
+    assert [(f["rule"], f["severity"], f["details"].get("localQueue")) for f in findings] == [
+        ("kueue-held", "warning", None), ("kueue-local-queue", "error", "b-queu")]
 
 
 def test_the_kueue_objects_may_be_in_the_set_itself() -> None:
@@ -93,7 +96,7 @@ def verdicts(*args: str) -> dict[str, dict]:
     env = TestEnvironment(width=200)
     main(["lint", *args, "-f", "json"], env)
     return {f["object"]["name"]: f for f in json.loads(env.out)["findings"]
-            if f["rule"] in ("fits", "unschedulable", "gated", "not-created", "replicas")}
+            if f["rule"] in ("fits", "unschedulable", "gated", "not-created", "kueue-held", "replicas")}
 
 
 NODES = ["--nodes", str(CASE / "nodes.yaml")]
@@ -120,7 +123,8 @@ def test_kueues_objects_in_the_set_start_them_too() -> None:
 
 def test_a_job_kueue_holds_stays_suspended_and_without_kueue_nothing_changes() -> None:
     held = verdicts(str(CASE / "train.yaml"), "--nodes", str(CASE / "cluster.yaml"), *NODES)["train"]
-    assert held["rule"] == "not-created" and held["details"]["idle"].startswith("spec.suspend is true")
+    # a warning, never "0 errors, 0 warnings" (an all-clear) while Kueue holds the Job
+    assert held["rule"] == "kueue-held" and held["details"]["idle"].startswith("spec.suspend is true")
     assert held["details"]["kueue"]["verdict"] == "Pending"         # Kueue's answer: why it stays suspended
     assert held["message"].startswith("Kueue holds it (Workload team-a/job-train-")
     plain = verdicts(str(CASE / "notebook.yaml"), *NODES)["notebook"]       # no Kueue object: gated, as written
@@ -154,7 +158,7 @@ def test_a_jobset_kueue_holds_is_its_jobs_held(tmp_path) -> None:
         "namespaceSelector: {}", "namespaceSelector: {matchLabels: {team: none}}"))
     found = jobset_findings(cluster=str(cluster))
     # as `kexplain JOBSET` shows it: its Jobs made, suspended while Kueue holds the JobSet, none of them run
-    assert [f["rule"] for f in found] == ["unknown-kind", "not-created", "not-created", "not-created"]
+    assert [f["rule"] for f in found] == ["unknown-kind", "kueue-held", "kueue-held", "kueue-held"]
     for f in found[1:]:
         assert f["details"]["kueue"]["verdict"] == "Pending" and "job" in f["details"]["kueue"]
         assert f["message"].startswith(f"Job team-b/{f['details']['kueue']['job']}: Kueue holds it (Workload ")
@@ -191,8 +195,8 @@ def test_a_job_kueue_holds_is_suspended_by_kueue_however_written() -> None:
     # Kueue's webhook suspends every Job labelled for it: held (no LocalQueue b-queu), its pods are not
     # created, whatever the manifest says of spec.suspend; never "fits", beside "Kueue never admits"
     code, findings, _ = lint_all("-", "--nodes", str(CASE / "cluster.yaml"), *NODES, stdin=job(queue="b-queu"))
-    assert sorted(rules_of(findings, "report")) == ["kueue-local-queue", "not-created"]
-    held = next(f for f in findings if f["rule"] == "not-created")
+    assert sorted(rules_of(findings, "report")) == ["kueue-held", "kueue-local-queue"]
+    held = next(f for f in findings if f["rule"] == "kueue-held")
     assert held["details"]["kueue"]["verdict"] == "Inadmissible"
     assert held["message"].startswith("Kueue holds it (Workload team-b/job-report-")
     assert "LocalQueue b-queu doesn't exist" in held["message"] and code == 1
@@ -234,14 +238,14 @@ def test_a_refused_kueue_object_is_reported_and_the_rest_checked(tmp_path) -> No
     refused = [f for f in findings if f["rule"] == "admission"]
     assert [(f["object"]["kind"], f["object"]["name"]) for f in refused] == [("ClusterQueue", "team-b-cq")]
     assert "lendingLimit: Invalid value: \"6\": must be less than or equal to the nominalQuota" in refused[0]["message"]
-    assert sorted(rules_of(findings, "report")) == ["kueue-local-queue", "not-created"] and code == 1
+    assert sorted(rules_of(findings, "report")) == ["kueue-held", "kueue-local-queue"] and code == 1
 
 
 def test_a_refused_kueue_object_of_the_pool_is_a_warning(tmp_path) -> None:
     cluster = tmp_path / "kueue.yaml"
     cluster.write_text((CASE / "cluster.yaml").read_text().replace(*REFUSED_CQ))
     code, findings, report = lint_all("-", "--nodes", str(cluster), *NODES, stdin=job(queue="b-queu"))
-    assert sorted(rules_of(findings, "report")) == ["kueue-local-queue", "not-created"] and code == 1
+    assert sorted(rules_of(findings, "report")) == ["kueue-held", "kueue-local-queue"] and code == 1
     assert any("ClusterQueue team-b-cq" in w and "left out of Kueue's pass" in w for w in report["warnings"])
 
 

@@ -116,3 +116,18 @@ def test_a_workload_no_part_names_turns_scoping_off() -> None:
     assert not fixes.Verifier(first, 5).scoped
     assert fixes.Verifier(run(*_two_trees(), submitted=_pending()), 5).scoped
     assert _verdicts(first, True) == _verdicts(first, False)
+
+
+@pytest.mark.parametrize("obj", [
+    {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "AdmissionCheck", "metadata": {"name": "prov"}},
+    {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ProvisioningRequestConfig", "metadata": {"name": "cfg"}},
+    {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Topology", "metadata": {"name": "dc"}},
+    {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration"},
+    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "kueue-manager-config", "namespace": "kueue-system"}},
+])
+def test_what_every_clusterqueue_may_read_is_in_every_part(obj) -> None:
+    """Admission checks and their configs, topologies and Kueue's Configuration link no parts: a
+    pass run again over some parts reads them all (else a ClusterQueue with a check is inactive)."""
+    from kexplain.suggest.kueue_scope import links
+    assert links(obj, submitted=False) == []
+    assert links({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "other"}}, submitted=False) is None

@@ -16,6 +16,7 @@ from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.live import DAEMONSETS, DEFAULT_CHUNK_SIZE, DEFAULT_TIMEOUT, ClusterReader, connect
 from kexplain.load.manifests import load_objects
+from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.state.cluster import ClusterState, state_of
 
 
@@ -119,4 +120,9 @@ def pods_on(state: ClusterState, name: str, kube: KubeVersion) -> list[dict]:
     with the API server's v1 defaults (`defaulted`): only the node's pods are copied, so a dump of
     a whole cluster stays read as stored."""
     return [defaulted(o, kube) for o, _ in state.objects
-            if o.get("kind") == "Pod" and (o.get("spec") or {}).get("nodeName") == name]
+            if o.get("kind") == "Pod" and _node_name(o) == name]
+
+
+def _node_name(pod: Any) -> Any:
+    """spec.nodeName (a stored pod's read off its view, its object not decoded for it)."""
+    return pod.view.spec.nodeName if type(pod) is StoredPod else (pod.get("spec") or {}).get("nodeName")

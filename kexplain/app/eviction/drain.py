@@ -11,8 +11,10 @@ from typing import Any, Mapping, Optional
 from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state
 from kexplain.app.eviction.drain_fixes import fixes
 from kexplain.app.eviction.drain_index import DrainIndex
+from kexplain.app.eviction.autoscaled import KEY as AUTOSCALERS
 from kexplain.app.eviction.drain_where import where_they_go
-from kexplain.controllers.disruption import computed, generation, healthy_as_stored, needs_status
+from kexplain.app.eviction.replacements import cordoned
+from kexplain.controllers.disruption import Statuses, computed, generation, healthy_as_stored, known_status, needs_status
 from kexplain.eviction.api import DISRUPTION_TARGET, Budget, budget_of
 from kexplain.eviction.drain.drain import Eviction, PodDeleteList, evict_pods, pods_for_deletion
 from kexplain.eviction.drain.filters import Helper
@@ -44,26 +46,29 @@ def document(req: EvictRequest) -> dict:
     """The drain's document (../shared/eviction/README.md's keys, and the explanation's own)."""
     state = read_state(req)
     node_named(state, req.node, req.nodes)
-    read = state.read if state.read is not None else [*state.objects, *state.other_kinds]
-    index = DrainIndex.of(o for o, _ in read)
+    index = DrainIndex.of((o for o, _ in (*state.objects, *state.other_kinds)),   # (the state's budgets, by id,
+                          state.budget_pods or None)                              # and pods)
     pods = [PodInfo(p) for p in pods_on(state, req.node, req.kube)]
-    drained = drain(index, pods, req.kube.minor, req.options)
+    drained = drain(index, pods, req.kube.minor, req.options, statuses=state.budgets)
     doc = drain_document(drained, req)
     evicted = [e.pod for e in drained.evictions if e.answer.evicted]
     if evicted:
-        doc["replacements"] = where_they_go(state, req.node, evicted)
+        doc["replacements"], added = where_they_go(state, req.node, evicted, req)
+        if added is not None:       # what the autoscalers would add for the replacements left pending
+            doc[AUTOSCALERS] = added
     if drained.blocked:
-        doc["fixes"] = fixes(drained, state, req.node, index, req.options,
+        doc["fixes"] = fixes(drained, cordoned(state, req.node, []), index, req.options,
                              lambda changed, options: drain(changed, pods, req.kube.minor, options, drained.by_object))
     return doc
 
 
 def drain(index: DrainIndex, pods: list[PodInfo], minor: str, options: Mapping[str, Any],
-          known: Optional[Mapping[int, tuple[Budget, str]]] = None) -> Drained:
+          known: Optional[Mapping[int, tuple[Budget, str]]] = None, statuses: Optional[Statuses] = None) -> Drained:
     """kubectl drain over the cluster's objects (`index`) for the node's `pods` (`known`: budgets
-    already worked out, by their object's identity: a fix's drain recomputes only what it changed)."""
+    already worked out, by their object's identity: a fix's drain recomputes only what it changed;
+    `statuses`: the disruption controller's computed already, the cluster state's)."""
     rules = drain_rules(minor)
-    budgets = budgets_of(index, known or {})
+    budgets = budgets_of(index, known or {}, statuses or {})
     helper = Helper(rules, index.daemonset_keys, bool(options.get("ignore_daemonsets")),
                     bool(options.get("delete_emptydir_data")), bool(options.get("force")))
     listed = pods_for_deletion(pods, helper)
@@ -75,12 +80,13 @@ def drain(index: DrainIndex, pods: list[PodInfo], minor: str, options: Mapping[s
     return Drained(listed, tuple(evictions), plain, after, by_object)
 
 
-def budgets_of(index: DrainIndex, known: Mapping[int, tuple[Budget, str]]
+def budgets_of(index: DrainIndex, known: Mapping[int, tuple[Budget, str]], statuses: Statuses
                ) -> list[tuple[int, tuple[Budget, str]]]:
     """Every PodDisruptionBudget (by its object's identity), by namespace/name, with its status: as
     given, or as the disruption controller's sync computes it from every pod and controller of its
-    namespace (a failed sync: its fail-safe); those in `known` as they were."""
-    todo = [p for p in index.pdbs if id(p) not in known and needs_status(p)]
+    namespace (a failed sync: its fail-safe; `statuses`: those the cluster state computed, with the
+    same rule); those in `known` as they were."""
+    todo = [p for p in index.pdbs if id(p) not in known and needs_status(p) and known_status(statuses, p) is None]
     controllers = index.controllers if todo else None
     out = []
     for pdb in index.pdbs:
@@ -91,7 +97,8 @@ def budgets_of(index: DrainIndex, known: Mapping[int, tuple[Budget, str]]
             out.append((id(pdb), (budget_of(pdb, pdb["status"], gen), GIVEN)))
         else:
             namespace = (pdb.get("metadata") or {}).get("namespace") or "default"
-            status = computed(pdb, index.pods_in(namespace), controllers, healthy_as_stored)
+            status = known_status(statuses, pdb) or computed(pdb, index.pods_in(namespace), controllers,
+                                                             healthy_as_stored)
             written = {**status.to_status(), "observedGeneration": 0 if status.failed is not None else gen}
             out.append((id(pdb), (budget_of(pdb, written, gen), CONTROLLER)))
     return sorted(out, key=lambda pair: pair[1][0].key)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from kexplain.app.eviction.drain_index import DrainIndex, key_of
-from kexplain.app.eviction.drain_where import Replacement, cordoned, placements
+from kexplain.app.eviction.replacements import Replacement, placements
 from kexplain.controllers.workloads import pod_from_workload
 from kexplain.errors import KexplainError, Source
 from kexplain.controllers.disruption import is_ready
@@ -125,11 +125,11 @@ def with_replicas(obj: Mapping[str, Any], more: int) -> dict:
     return {**obj, "spec": {**spec, "replicas": replicas + more}}
 
 
-def scale_fix(key: str, n: int, drained: Any, state: ClusterState, node: str, objects: DrainIndex,
+def scale_fix(key: str, n: int, drained: Any, cordoned: ClusterState, objects: DrainIndex,
               options: Mapping[str, Any]) -> Optional[Fix]:
     """The budget's workload scaled up by what it lacks for the `n` disruptions the drain spends:
-    the new pods scheduled with the node cordoned, and, where they fit, running and ready when the
-    drain runs again."""
+    the new pods scheduled over `cordoned` (the cluster with the node cordoned, one overlay for every
+    fix), and, where they fit, running and ready when the drain runs again."""
     allowed = next((b.disruptions_allowed for b, _ in drained.budgets if b.key == key), 0)
     n = max(n - max(allowed, 0), 1)
     pod = next((e.pod for e in drained.evictions if e.before is not None and e.before.key == key), None)
@@ -144,7 +144,7 @@ def scale_fix(key: str, n: int, drained: Any, state: ClusterState, node: str, ob
         new = [pod_from_workload(creator, Source("<scale>"), first + i) for i in range(n)]
     except KexplainError:
         return None
-    answers = placements(cordoned(state, node, []), [Replacement(pod, "", p, Source("<scale>")) for p in new])
+    answers = placements(cordoned, [Replacement(pod, pod=p, source=Source("<scale>")) for p in new])
     bound = [{**p, "spec": {**p["spec"], "nodeName": answers[i]["node"]},
               "status": {"phase": "Running", "conditions": [READY]}}
              for i, p in enumerate(new) if (answers.get(i) or {}).get("node")]
@@ -167,9 +167,9 @@ def remove_fixes(drained: Any, objects: DrainIndex, options: Mapping[str, Any]) 
     return [delete_fix(k, budgets[k], objects, options) for k in keys if k in budgets]
 
 
-def candidates(drained: Any, state: ClusterState, node: str, objects: DrainIndex,
-               options: Mapping[str, Any]) -> list[Fix]:
-    """The fixes to check for a blocked drain (`drained`, with `options` already the flag fix's)."""
+def candidates(drained: Any, cordoned: ClusterState, objects: DrainIndex, options: Mapping[str, Any]) -> list[Fix]:
+    """The fixes to check for a blocked drain (`drained`, with `options` already the flag fix's;
+    `cordoned`: the cluster with the node cordoned)."""
     pdbs = objects.pdbs_by_key
     out: list[Fix] = []
     for key, n in needs(drained).items():
@@ -178,7 +178,7 @@ def candidates(drained: Any, state: ClusterState, node: str, objects: DrainIndex
         before = next(e.before for e in drained.evictions if e.before is not None and e.before.key == key)
         relax = always_allow_fix(before, drained, pdbs[key], objects, options) or \
             relax_fix(before, n, pdbs[key], objects, options) or delete_fix(key, pdbs[key], objects, options)
-        scale = scale_fix(key, n, drained, state, node, objects, options)
+        scale = scale_fix(key, n, drained, cordoned, objects, options)
         out += [f for f in (relax, scale) if f is not None]
     return out + remove_fixes(drained, objects, options)
 
@@ -206,7 +206,7 @@ def together(found: Sequence[Fix], objects: DrainIndex, options: Mapping[str, An
 ROUNDS = 3      # a combination checked, then what still blocks it fixed on top, at most this often
 
 
-def settled(found: Sequence[Fix], drained: Any, state: ClusterState, node: str, objects: DrainIndex,
+def settled(found: Sequence[Fix], drained: Any, cordoned: ClusterState, objects: DrainIndex,
             options: Mapping[str, Any], drain: Drain) -> Optional[Fix]:
     """The budget changes together, drained again, and what still blocks fixed on top (a pod's
     second budget once the first is gone), until the drain goes or nothing more helps."""
@@ -222,7 +222,7 @@ def settled(found: Sequence[Fix], drained: Any, state: ClusterState, node: str, 
         if not again.blocked:
             break
         current = fix.objects
-        found = candidates(again, state, node, current, options)
+        found = candidates(again, cordoned, current, options)
     return fix if fix is not None and len(words) + words[0].count(";") > 1 else None
 
 
@@ -234,9 +234,10 @@ def outcome(drained: Any) -> str:
     return f"{len(drained.evictions) - refused} evicted, {refused} refused"
 
 
-def fixes(drained: Any, state: ClusterState, node: str, objects: DrainIndex, options: Mapping[str, Any],
+def fixes(drained: Any, cordoned: ClusterState, objects: DrainIndex, options: Mapping[str, Any],
           drain: Drain) -> list[dict[str, Any]]:
-    """The document's `fixes`: each candidate, the drain run again with it, and what that answered."""
+    """The document's `fixes`: each candidate, the drain run again with it, and what that answered
+    (`cordoned`: the cluster with the node cordoned, where a scale fix's new pods are scheduled)."""
     out = []
     flags = flag_fix(drained, objects, options)
     base, base_options = drained, options
@@ -252,8 +253,8 @@ def fixes(drained: Any, state: ClusterState, node: str, objects: DrainIndex, opt
         out.append({"fix": flags.fix, "drains": not base.blocked, "result": outcome(base)})
     if not base.blocked:
         return out
-    found = candidates(base, state, node, objects, base_options)
-    combined = settled(found, base, state, node, objects, base_options, drain)
+    found = candidates(base, cordoned, objects, base_options)
+    combined = settled(found, base, cordoned, objects, base_options, drain)
     for fix in [*found, *([combined] if combined is not None else [])]:
         again = drain(fix.objects, fix.options)
         words = f"{flags.fix}; {fix.fix}" if flags is not None else fix.fix

@@ -29,8 +29,10 @@ class DrainIndex:
     pods: Mapping[str, NamespacePods]                # every pod, by namespace (their labels indexed)
 
     @classmethod
-    def of(cls, objects: Iterable[Mapping[str, Any]]) -> "DrainIndex":
-        """The index of `objects`, in one pass (a stored pod asked only its kind and view)."""
+    def of(cls, objects: Iterable[Mapping[str, Any]], by_namespace: Optional[Mapping[str, NamespacePods]] = None
+           ) -> "DrainIndex":
+        """The index of `objects`, in one pass (a stored pod asked only its kind and view); `by_namespace`:
+        their pods indexed already (the cluster state's, `ClusterState.budget_pods`), taken as they are."""
         pdbs: list[dict] = []
         daemonsets: list[dict] = []
         workloads: dict[Key, dict] = {}
@@ -38,15 +40,17 @@ class DrainIndex:
         for obj in objects:
             kind = obj.get("kind")
             if kind == "Pod":
-                info = PodInfo(obj)
-                pods.setdefault(info.namespace, []).append(info)
+                if by_namespace is None:
+                    info = PodInfo(obj)
+                    pods.setdefault(info.namespace, []).append(info)
             elif kind == KIND:
                 pdbs.append(obj)        # type: ignore[arg-type]
             elif kind == "DaemonSet":
                 daemonsets.append(obj)  # type: ignore[arg-type]
             elif kind in WORKLOADS:
                 workloads.setdefault(key_of(obj), obj)      # type: ignore[arg-type]
-        return cls(tuple(pdbs), tuple(daemonsets), workloads, {ns: NamespacePods(p) for ns, p in pods.items()})
+        return cls(tuple(pdbs), tuple(daemonsets), workloads,
+                   dict(by_namespace) if by_namespace is not None else {ns: NamespacePods(p) for ns, p in pods.items()})
 
     @property
     def daemonset_keys(self) -> frozenset[tuple[str, str]]:

@@ -4,22 +4,21 @@ the document of ../shared/eviction/README.md (`taints`), and where the deleted p
 replacements go (kexplain's scheduler, `kexplain.explain`). Never prints."""
 from __future__ import annotations
 
-import copy
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 from kexplain.apimachinery.labels import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
 from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state
-from kexplain.errors import KexplainError, Source
+from kexplain.app.eviction.autoscaled import KEY as AUTOSCALERS, autoscaled
+from kexplain.app.eviction.replacements import answer, controllers_index, left, placements, replacement_of
 from kexplain.eviction.tainteviction import PodAnswer, TaintPass, evaluate, pod_key
 from kexplain.eviction.tainteviction.fixes import keeping
 from kexplain.eviction.tainteviction.taint_eviction import EVICT_AFTER, KEEP
 from kexplain.eviction.tainteviction.taint_spec import TaintChange, parse_taints, reorganize
 from kexplain.eviction.versions import TAINT_EVICTION_RELEASES
-from kexplain.explain.inputs import inputs_for, read_config
-from kexplain.explain.request import RunOptions
-from kexplain.explain.run import explain
 from kexplain.model.taints import NO_EXECUTE, NO_SCHEDULE
-from kexplain.state.cluster import ClusterState, state_of
+from kexplain.explain.pending_pass import PassBuilder
+from kexplain.model.pod import PodInfo
+from kexplain.state.cluster import ClusterState
 
 FAMILY = "taints"
 TAINT_FIELDS = ("key", "value", "effect")       # a taint as the document shows it (no timeAdded)
@@ -44,7 +43,9 @@ def document(req: EvictRequest) -> dict:
     doc["events"] = [d.event for d in result.deletions]
     doc["matches"] = _matches(result)
     doc["fixes"] = _fixes(node, pods, result, req)
-    doc["whereTheyGo"] = where_they_go(req, state, node, result, pods)
+    doc["whereTheyGo"], added = where_they_go(req, state, node, result, pods)
+    if added is not None:       # what the autoscalers would add for the replacements left pending
+        doc[AUTOSCALERS] = added
     return doc
 
 
@@ -111,76 +112,38 @@ def _matches(result: TaintPass) -> list[dict]:
 
 # -- where the evicted pods go: their controllers' replacements, scheduled over the cluster ---------
 LIFECYCLE_KEYS = (TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE)
-REPLACED_BY = ("ReplicaSet", "StatefulSet", "ReplicationController", "Job")    # controllers that recreate a pod
-
-
-def _controller(pod: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    refs = (pod.get("metadata") or {}).get("ownerReferences")
-    return next((r for r in refs if isinstance(r, dict) and r.get("controller") is True), None) \
-        if isinstance(refs, list) else None
-
-
-def replacement(pod: Mapping[str, Any]) -> dict:
-    """The pod its controller creates instead (for a StatefulSet the same name; else the evicted
-    pod's name stands for the new one): its spec and metadata, unbound, with no status."""
-    meta = {k: v for k, v in (pod.get("metadata") or {}).items()
-            if k in ("name", "namespace", "labels", "annotations", "ownerReferences")}
-    spec = {k: v for k, v in (pod.get("spec") or {}).items() if k != "nodeName"}
-    return copy.deepcopy({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec})
-
-
-def not_replaced(pod: Mapping[str, Any]) -> str | None:
-    """Why no controller makes this pod again elsewhere, or None when one does."""
-    phase = (pod.get("status") or {}).get("phase")
-    if phase in ("Succeeded", "Failed"):
-        return f"finished ({phase}): nothing runs it again"
-    ref = _controller(pod)
-    if ref is None:
-        return "no controller: nothing creates it again"
-    if ref.get("kind") == "DaemonSet":
-        return f"DaemonSet {ref.get('name')}'s pod for this node: made again only here"
-    if ref.get("kind") not in REPLACED_BY:
-        return f"its controller {ref.get('kind')} {ref.get('name')} is not one kexplain follows"
-    return None
-
-
-def _priority(pod: Mapping[str, Any]) -> int:
-    value = (pod.get("spec") or {}).get("priority")
-    return value if isinstance(value, int) else 0
 
 
 def where_they_go(req: EvictRequest, state: ClusterState, node: Mapping[str, Any], result: TaintPass,
-                  pods: Sequence[Mapping[str, Any]]) -> list[dict]:
-    """Each evicted pod's replacement scheduled alone (in the scheduling queue's order: priority,
-    then name) over the cluster without the evicted pods, the node as the taints leave it."""
+                  pods: Sequence[Mapping[str, Any]]) -> tuple[list[dict], Optional[dict]]:
+    """Each evicted pod's replacement (`replacements`: its controller's), in the scheduling queue's
+    order (priority, then name), scheduled one after another over the cluster without the evicted
+    pods, the node as the taints leave it; and what the Cluster Autoscaler would add for those left
+    pending (`autoscaled`; None: nothing said)."""
     evicted = {a.key for a in result.pods if a.decision.decision != KEEP}
-    gone = [p for p in pods if "/".join(pod_key(p)) in evicted]
+    gone = sorted((PodInfo(p) for p in pods if "/".join(pod_key(p)) in evicted),
+                  key=lambda p: (-p.priority, p.namespace, p.name))
     if not gone:
-        return []
-    pool: ClusterState | None = None
+        return [], None
+    index = controllers_index([*state.objects, *state.other_kinds])
+    made: dict[str, int] = {}
+    replacements = [replacement_of(p, index, made) for p in gone]
+    nodes = {req.node: lifecycle_tainted(node)}
+    after, gathered = left(state, nodes, gone), PassBuilder()
+    answers = placements(after, replacements, gathered) if any(r.pod is not None for r in replacements) else {}
+    added = autoscaled(req, after, nodes, gone, gathered) if answers else None
     rows = []
-    for pod in sorted(gone, key=lambda p: (-_priority(p), pod_key(p))):
-        row: dict[str, Any] = {"pod": "/".join(pod_key(pod))}
-        why = not_replaced(pod)
-        if why is not None:
-            rows.append({**row, "replaced": False, "why": why})
+    for i, r in enumerate(replacements):
+        row: dict[str, Any] = {"pod": f"{r.evicted.namespace}/{r.evicted.name}"}
+        if r.pod is None:
+            rows.append({**row, "replaced": False, "why": r.why})
             continue
-        ref = _controller(pod) or {}
-        row.update(replaced=True, controller=f"{ref.get('kind')} {ref.get('name')}")
-        pool = pool if pool is not None else _without(req, state, node, gone)
-        rows.append({**row, **_scheduled(replacement(pod), pool)})
-    return rows
-
-
-def _without(req: EvictRequest, state: ClusterState, node: Mapping[str, Any],
-             gone: Sequence[Mapping[str, Any]]) -> ClusterState:
-    """The cluster without the evicted pods, the node as the taints leave it."""
-    left = {pod_key(p) for p in gone}          # (by name: `pods_on` gives the node's pods as copies)
-    name, unschedulable = req.node, lifecycle_tainted(node)
-    objects = [((unschedulable if o.get("kind") == "Node" and (o.get("metadata") or {}).get("name") == name else o), s)
-               for o, s in (*state.objects, *state.other_kinds)
-               if not (o.get("kind") == "Pod" and pod_key(o) in left)]
-    return state_of(objects, read_config(None, kube=req.kube), stored=True, validate=req.validate)
+        found = answer(answers.get(i) or {})
+        row.update(replaced=True, controller=f"{r.kind} {r.name}", status=found.get("status"))
+        row.update({k: found[k] for k in ("node", "message") if found.get(k)})
+        said = (added or {}).get("replacements", {}).get(f"{r.evicted.namespace}/{r.pod['metadata'].get('name')}")
+        rows.append({**row, "autoscalers": said} if said else row)
+    return rows, added
 
 
 def lifecycle_tainted(node: Mapping[str, Any]) -> dict:
@@ -193,18 +156,3 @@ def lifecycle_tainted(node: Mapping[str, Any]) -> dict:
              if t.get("key") in LIFECYCLE_KEYS and t.get("effect") == NO_EXECUTE
              and not any(o.get("key") == t["key"] and o.get("effect") == NO_SCHEDULE for o in taints)]
     return {**node, "spec": {**spec, "taints": taints + extra}} if extra else dict(node)
-
-
-def _scheduled(pod: dict, pool: ClusterState) -> dict:
-    """The scheduler's answer for one replacement: its node, or why none (FailedScheduling's message)."""
-    try:
-        trace = explain(inputs_for(pod, Source("<replacement>"), pool), RunOptions(filter_all=False))
-    except KexplainError as err:
-        return {"status": "Error", "message": err.message}
-    result = trace.result
-    out: dict[str, Any] = {"status": result.status}
-    if result.suggested_host:
-        out["node"] = result.suggested_host
-    if result.message:
-        out["message"] = result.message
-    return out

@@ -28,11 +28,21 @@ class AdmissionCheck:
         return self.meta.name
 
 
+# the CRD's defaults of spec.retryStrategy (provisioningrequestconfig_types.go)
+BACKOFF_LIMIT_COUNT, BACKOFF_BASE_SECONDS, BACKOFF_MAX_SECONDS = 3, 60, 1800
+
+
 @dataclass(frozen=True)
 class ProvisioningRequestConfig:
     meta: ObjectMeta
     provisioning_class: str
     parameters: Mapping[str, str] | None = None
+    managed_resources: tuple[str, ...] = ()
+    backoff_limit_count: int = BACKOFF_LIMIT_COUNT
+    backoff_base_seconds: int = BACKOFF_BASE_SECONDS
+    backoff_max_seconds: int = BACKOFF_MAX_SECONDS
+    pod_set_updates: tuple[tuple[str, str], ...] = ()   # podSetUpdates.nodeSelector: (key, valueFromProvisioningClassDetail)
+    pod_set_merge_policy: str | None = None
 
     @property
     def name(self) -> str:
@@ -66,7 +76,20 @@ def parse_provisioning_request_config(obj: dict[str, Any], source: Source | None
                           warnings)
     spec = stored.get("spec") or {}
     params = spec.get("parameters")
+    retry = spec.get("retryStrategy") if isinstance(spec.get("retryStrategy"), Mapping) else {}
+    updates = spec.get("podSetUpdates") if isinstance(spec.get("podSetUpdates"), Mapping) else {}
+    selectors = tuple((str(u.get("key") or ""), str(u.get("valueFromProvisioningClassDetail") or ""))
+                      for u in updates.get("nodeSelector") or () if isinstance(u, Mapping))
     return ProvisioningRequestConfig(object_meta(stored, source, namespaced=False),
                                      str(spec.get("provisioningClassName") or ""),
                                      {str(k): str(v) for k, v in params.items()} if isinstance(params, Mapping)
-                                     else None)
+                                     else None,
+                                     tuple(str(r) for r in spec.get("managedResources") or ()),
+                                     _int(retry.get("backoffLimitCount"), BACKOFF_LIMIT_COUNT),
+                                     _int(retry.get("backoffBaseSeconds"), BACKOFF_BASE_SECONDS),
+                                     _int(retry.get("backoffMaxSeconds"), BACKOFF_MAX_SECONDS), selectors,
+                                     str(spec["podSetMergePolicy"]) if spec.get("podSetMergePolicy") else None)
+
+
+def _int(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default

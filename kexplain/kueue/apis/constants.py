@@ -10,6 +10,7 @@ PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"       # a WorkloadPriorit
 JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 JOB_MIN_PARALLELISM_ANNOTATION = "kueue.x-k8s.io/job-min-parallelism"
 ADMISSION_GATE = "kueue.x-k8s.io/admission"                   # the pod webhook's scheduling gate
+POD_GROUP_NAME_LABEL = "kueue.x-k8s.io/pod-group-name"        # a pod group's (podconstants.GroupNameLabel)
 
 DEFAULT_POD_SET_NAME = "main"
 DEFAULT_PRIORITY = 0
@@ -75,3 +76,6 @@ PREEMPTION_OVER_BORROWING = "PreemptionOverBorrowing"
 BEST_EFFORT_FIFO = "BestEffortFIFO"
 STRICT_FIFO = "StrictFIFO"
 STOP_NONE = "None"
+
+# the Workload annotations passed to its ProvisioningRequests as parameters (pkg/controller/constants)
+PROV_REQ_ANNOTATION_PREFIX = "provreq.kueue.x-k8s.io/"

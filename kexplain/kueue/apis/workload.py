@@ -62,6 +62,18 @@ class Admission:
 
 
 @dataclass(frozen=True)
+class PodSetUpdate:
+    """status.admissionChecks[].podSetUpdates[]: what a check's controller has Kueue set on a pod
+    set's template when it starts the job."""
+
+    name: str
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    labels: Mapping[str, str] = field(default_factory=dict)
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+    tolerations: tuple[Mapping[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
 class AdmissionCheckState:
     """status.admissionChecks[]: one check's state on the Workload (Pending, Ready, Retry, Rejected)."""
 
@@ -71,6 +83,7 @@ class AdmissionCheckState:
     last_transition: datetime | None = None
     requeue_after_seconds: int | None = None
     retry_count: int | None = None
+    pod_set_updates: tuple[PodSetUpdate, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -127,8 +140,20 @@ def _admission_checks(raw: Any, source: Source | None, obj: Any) -> tuple[Admiss
                                        parse_time(c.get("lastTransitionTime"), source, obj,
                                                   f"status.admissionChecks[{i}].lastTransitionTime"),
                                        requeue if isinstance(requeue, int) else None,
-                                       retries if isinstance(retries, int) else None))
+                                       retries if isinstance(retries, int) else None,
+                                       _pod_set_updates(c.get("podSetUpdates"))))
     return tuple(out)
+
+
+def _strings(raw: Any) -> dict[str, str]:
+    return {str(k): str(v) for k, v in raw.items()} if isinstance(raw, Mapping) else {}
+
+
+def _pod_set_updates(raw: Any) -> tuple[PodSetUpdate, ...]:
+    return tuple(PodSetUpdate(str(u.get("name") or ""), _strings(u.get("annotations")), _strings(u.get("labels")),
+                              _strings(u.get("nodeSelector")),
+                              tuple(t for t in u.get("tolerations") or () if isinstance(t, Mapping)))
+                 for u in raw or () if isinstance(u, Mapping)) if isinstance(raw, list) else ()
 
 
 def _admission(raw: Any, source: Source | None, obj: Any) -> Admission | None:

@@ -155,7 +155,18 @@ def replacement_line(r: Mapping[str, Any]) -> list[tuple[int, str]]:
         lines.append((2, r["message"]))
     if r.get("nominatedNodeName"):
         lines.append((2, f"nominated to {r['nominatedNodeName']} once its preemption victims are gone"))
+    lines += [(2, autoscaler_line(a)) for a in r.get("autoscalers") or ()]
     return lines
+
+
+AUTOSCALERS = {"ClusterAutoscaler": "the Cluster Autoscaler", "Karpenter": "Karpenter"}
+
+
+def autoscaler_line(answer: Mapping[str, Any]) -> str:
+    """An autoscaler's answer for a pending replacement: its outcome and why (its node groups' words)."""
+    who = AUTOSCALERS.get(str(answer.get("autoscaler")), str(answer.get("autoscaler")))
+    reasons = "; ".join(str(r) for r in answer.get("reasons") or ())
+    return f"{who}: {answer.get('outcome')}" + (f" ({reasons})" if reasons else "")
 
 
 def replacements_block(doc: Mapping[str, Any]) -> list[Block]:

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from kexplain.render.blocks import Block, lines_block, print_blocks
 from kexplain.render.cluster_autoscaler import names_table
+from kexplain.render.eviction.drain import autoscaler_line
 from kexplain.render.style import Look, plural, wrapped
 
 DECISION_WORDS = {"evictNow": "now", "evictAfter": "after {seconds} s", "keep": "never"}
@@ -144,7 +145,8 @@ def where_block(doc: Mapping[str, Any]) -> list[Block]:
         else:
             lines.append((0, f"- {row.get('pod')}: {row.get('controller')}'s new pod stays pending: "
                              f"{row.get('message') or row.get('status')}"))
-    head = ("Where they go (each replacement scheduled alone, in the queue's order, over the cluster without the "
+            lines += [(2, autoscaler_line(a)) for a in row.get("autoscalers") or ()]
+    head = ("Where they go (the replacements scheduled one after another, in the queue's order, over the cluster without the "
             "evicted pods; a not-ready / unreachable node also NoSchedule, as the node lifecycle controller taints it)")
     return [Block(Text(head, style="bold")), lines_block(lines, gap=False)]
 

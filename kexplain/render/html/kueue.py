@@ -29,6 +29,9 @@ def _text(answer: Mapping[str, Any]) -> str:
 
 def job_key(answer: Mapping[str, Any]) -> str:
     """The job Kueue answered for (a JobSet's, for each of its Jobs), as the page's anchor."""
+    group = answer.get("podGroup")
+    if group:       # (a pod group: one answer for its pods)
+        return f"PodGroup/{group.get('namespace')}/{group.get('name')}"
     obj = answer.get("object") or {}
     return f"{obj.get('kind')}/{obj.get('namespace')}/{obj.get('name')}"
 
@@ -47,7 +50,9 @@ def jobs_sections(placements: Iterable[Mapping[str, Any]]) -> list[Html]:
     out: list[Html] = []
     for key, answer in answers.items():
         whole = {k: v for k, v in answer.items() if k != "podSet"}
-        obj = answer.get("object") or {}
-        out += [el("h3", f"Kueue: {obj.get('kind')} {obj.get('namespace')}/{obj.get('name')}", id=anchor(answer)),
+        obj, group = answer.get("object") or {}, answer.get("podGroup")
+        title = (f"pod group {group.get('namespace')}/{group.get('name')}" if group
+                 else f"{obj.get('kind')} {obj.get('namespace')}/{obj.get('name')}")
+        out += [el("h3", f"Kueue: {title}", id=anchor(answer)),
                 el("pre", _text(whole), cls="text")]
     return out

@@ -7,13 +7,25 @@ from datetime import datetime
 from typing import Mapping
 
 from kexplain.apimachinery.names import is_label_value
-from kexplain.kueue.apis.constants import JOB_UID_LABEL, QUEUE_NAME_LABEL
+from kexplain.kueue.apis.constants import JOB_UID_LABEL, PROV_REQ_ANNOTATION_PREFIX, QUEUE_NAME_LABEL
 from kexplain.kueue.apis.meta import ObjectMeta
 from kexplain.kueue.apis.priorityclass import PriorityClass
 from kexplain.kueue.apis.workload import WorkloadObject, WorkloadSpec
 from kexplain.kueue.controller.jobframework.interface import GenericJob
 from kexplain.kueue.controller.jobframework.naming import workload_name
 from kexplain.kueue.controller.jobframework.priority import PriorityNotFound, extract_priority
+
+REASON_ERR_WORKLOAD_COMPOSE = "ErrWorkloadCompose"
+
+
+class UnretryableError(Exception):
+    """A job of which no Workload can be built as it is (jobframework.UnretryableError); `event`: the
+    reconciler records its text as an ErrWorkloadCompose warning on the job."""
+
+    def __init__(self, message: str, event: bool = False) -> None:
+        super().__init__(message)
+        self.event = event
+
 
 NOT_MANAGED = "no kueue.x-k8s.io/queue-name label: not managed by Kueue (manageJobsWithoutQueueName=false)"
 
@@ -26,6 +38,8 @@ class JobOutcome:
     workload: WorkloadObject | None = None
     created: bool = False           # a new Workload (the CreatedWorkload event)
     error: str = ""
+    events: tuple[tuple[str, str, str], ...] = ()      # (type, reason, message) recorded on the job
+    pod_set: str = ""               # a pod of a group: the pod set (its role) it is one of
 
     @property
     def queue_name(self) -> str:
@@ -34,14 +48,23 @@ class JobOutcome:
 
 def construct_workload(job: GenericJob, created: datetime, priority_classes: Mapping[str, PriorityClass],
                        workload_priority_classes: Mapping[str, PriorityClass]) -> WorkloadObject:
-    """constructWorkload then prepareWorkload; PriorityNotFound when the class it names is missing."""
+    """constructWorkload (a ComposableJob's own: `construct_composable_workload`, UnretryableError) then
+    prepareWorkload; PriorityNotFound when the class it names is missing."""
     meta = job.meta
+    composable = getattr(job, "construct_composable_workload", None)
+    if composable is not None:
+        wl = composable(created)
+        ref, priority = extract_priority(meta.labels, job.pod_priority_class_name(), workload_priority_classes,
+                                         priority_classes)
+        return replace(wl, spec=replace(wl.spec, priority=priority, priority_class=ref))
     labels = {JOB_UID_LABEL: meta.uid} if meta.uid and not is_label_value(meta.uid) else {}
     ref, priority = extract_priority(meta.labels, job.pod_priority_class_name(), workload_priority_classes,
                                      priority_classes)
-    wmeta = ObjectMeta(name=workload_name(meta.name, meta.uid, job.kind, job.group), namespace=meta.namespace,
+    owner = getattr(job, "workload_owner_name", lambda: meta.name)()     # (a LeaderWorkerSet's group: NAME-INDEX)
+    wmeta = ObjectMeta(name=workload_name(owner, meta.uid, job.kind, job.group), namespace=meta.namespace,
                        created=meta.created or created, labels=labels, owner_kind=job.kind, owner_name=meta.name,
-                       owner_uid=meta.uid)
+                       owner_uid=meta.uid,      # the job's provreq annotations (admissioncheck.FilterProvReqAnnotations)
+                       annotations={k: v for k, v in meta.annotations.items() if k.startswith(PROV_REQ_ANNOTATION_PREFIX)})
     spec = WorkloadSpec(queue_name=meta.labels.get(QUEUE_NAME_LABEL, ""), pod_sets=job.pod_sets(),
                         priority=priority, priority_class=ref)
     return WorkloadObject(wmeta, spec, source=job.source)
@@ -56,11 +79,19 @@ def reconcile(job: GenericJob, existing: Mapping[str, WorkloadObject], now: date
         return JobOutcome(job, error=NOT_MANAGED)
     if getattr(job, "not_modelled", ""):        # a kind kexplain does not model (`jobs.unmodelled`)
         return JobOutcome(job, error=job.not_modelled)  # type: ignore[attr-defined]
+    if getattr(job, "skipped", ""):             # JobWithSkip: Kueue leaves it alone
+        return JobOutcome(job, error=job.skipped)  # type: ignore[attr-defined]
     owned = existing.get(job.meta.uid) if job.meta.uid else None
+    if owned is not None and getattr(job, "owner_name", ""):   # (one of several: a LeaderWorkerSet's group)
+        name = workload_name(job.workload_owner_name(), job.meta.uid, job.kind, job.group)  # type: ignore[attr-defined]
+        owned = owned if owned.meta.name == name else None      # (the pass finds a stored one by its name)
     if owned is not None:
         return JobOutcome(job, owned)
     try:
         wl = construct_workload(job, now, priority_classes, workload_priority_classes)
     except PriorityNotFound as e:
         return JobOutcome(job, error=str(e))
+    except UnretryableError as e:
+        events = (("Warning", REASON_ERR_WORKLOAD_COMPOSE, str(e)),) if e.event else ()
+        return JobOutcome(job, error=str(e), events=events)
     return JobOutcome(job, replace(wl), created=True)

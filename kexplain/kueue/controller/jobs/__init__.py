@@ -1,14 +1,19 @@
 """Kueue's job integrations, one module per kind (pkg/controller/jobs/<kind>), registered by
-kind: each turns a user's object into a GenericJob; the other kinds Kueue manages by default are
-read as `unmodelled` (no Workload made, saying why)."""
+kind: each turns a user's object into a GenericJob (the operators' kinds through `podsets`: Ray's,
+LeaderWorkerSet, the Kubeflow jobs by one mechanism over their replica specs, AppWrapper); the other kinds
+Kueue manages by default are read as `unmodelled` (no Workload made, saying why)."""
 from __future__ import annotations
 
 from types import ModuleType
 
-from kexplain.kueue.controller.jobs import job, jobset, pod, statefulset, unmodelled
+from kexplain.kueue.controller.jobs import (appwrapper, job, jobset, kubeflow, leaderworkerset, pod, raycluster,
+                                            rayjob, statefulset, unmodelled)
 
 INTEGRATIONS: dict[str, ModuleType] = {job.KIND: job, pod.KIND: pod, jobset.KIND: jobset,
-                                       statefulset.KIND: statefulset}
+                                       statefulset.KIND: statefulset, rayjob.KIND: rayjob,
+                                       raycluster.KIND: raycluster, leaderworkerset.KIND: leaderworkerset,
+                                       appwrapper.KIND: appwrapper,
+                                       **{kind: kubeflow for kind in kubeflow.KINDS}}
 
 
 def integration_for(kind: str, api_version: str) -> ModuleType | None:

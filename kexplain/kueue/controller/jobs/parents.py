@@ -2,7 +2,8 @@
 (`kueue_objects`): a CronJob's Job (the CronJob controller's, with the jobTemplate's labels:
 Kueue's Job webhook suspends it as any labelled Job), a Deployment's pods (the deployment
 webhook's template, then the ReplicaSet's pods, each its own Workload: the pod integration,
-pkg/controller/jobs/deployment); anything else is met as itself. A StatefulSet is its own
+pkg/controller/jobs/deployment), a LeaderWorkerSet's group replicas (`leaderworkerset.groups`);
+anything else is met as itself. A StatefulSet is its own
 integration (`statefulset`: one pod-group Workload)."""
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from kexplain.controllers.workloads import pod_from_workload, replica_count, wor
 from kexplain.errors import Source
 from kexplain.features import DEFAULT as DEFAULT_VERSION
 from kexplain.kueue.apis.constants import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
+from kexplain.kueue.controller.jobs import leaderworkerset
 from kexplain.kueue.objects import makes_managed
 
 MANAGED_LABEL = "kueue.x-k8s.io/managed"                         # constants.ManagedByKueueLabelKey
@@ -38,6 +40,8 @@ def _is(obj: Any, kind: str, group: str) -> bool:
 def kueue_objects(obj: dict[str, Any], source: Source | None = None) -> list[dict[str, Any]]:
     """What Kueue's integrations meet of `obj` (see the module's words); AdmissionRejected when the
     API server refuses `obj` itself."""
+    if _is(obj, leaderworkerset.KIND, leaderworkerset.GROUP):
+        return leaderworkerset.groups(obj)      # (one Workload per group replica)
     if not makes_managed(obj):
         return [obj]
     check_workload(obj, source)     # (refused as written: the API server's words name it, not what it makes)

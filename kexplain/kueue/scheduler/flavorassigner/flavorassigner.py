@@ -294,7 +294,7 @@ class FlavorAssigner:
         trials: list[FlavorTrial] = []
         group_flavors: dict[str, FlavorAssignment] | None = {}
         group_status = Status()
-        for res in iteration_order(requests):
+        for res in iteration_order(requests, self.version.requests_in_hash_order):
             quantity = requests[res]
             if quantity == 0 and self.cq.rg_by_resource(res) is None:
                 continue
@@ -328,7 +328,8 @@ class FlavorAssigner:
             trials.append(FlavorTrial(pod_set, res, "", skip="uncovered"))
             return {}, Status([UNAVAILABLE.format(res)]), []
         status = Status()
-        covered = {r: requests[r] for r in iteration_order(requests) if r in group.covered}
+        covered = {r: requests[r] for r in iteration_order(requests, self.version.requests_in_hash_order)
+                   if r in group.covered}
         tried: list[att.Attempt] = []
         best: dict[str, FlavorAssignment] = {}
         best_mode = WORST

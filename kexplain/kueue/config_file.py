@@ -1,0 +1,60 @@
+"""Where Kueue's Configuration comes from besides a document among the objects: `--kueue-config FILE`,
+read as Kueue's manager reads its --config (one document, `config.parse_configuration`: strict,
+validated) and handed to a pass as one more cluster object; and Kueue's manager ConfigMap (live, or
+a snapshot's), whose `controller_manager_config.yaml` is that same file."""
+from __future__ import annotations
+
+from typing import Any
+
+from kexplain.errors import InputError, KexplainError, Source
+from kexplain.kueue.config import GROUP, KIND, is_configuration, parse_configuration
+from kexplain.kueue.objects import MANAGER_CONFIG_MAP
+from kexplain.load.manifests import load_objects
+from kexplain.load.yaml_io import parse_documents
+
+Objects = list[tuple[dict[str, Any], Source]]
+
+
+def read_kueue_config(path: str | None, max_bytes: int) -> Objects:
+    """The Configuration in `path` (none when no path), refused as Kueue's config loader refuses it."""
+    if not path:
+        return []
+    objects = load_objects([path], max_bytes)
+    if len(objects) != 1:
+        raise InputError(f"--kueue-config: one {KIND} document expected ({GROUP}/v1beta1 or v1beta2), "
+                         f"{len(objects)} found", source=Source(path))
+    obj, src = objects[0]
+    if not is_configuration(obj):
+        raise InputError(f"--kueue-config: a {KIND} of {GROUP} expected, got kind {obj.get('kind')!r} of "
+                         f"{obj.get('apiVersion')!r}", source=src)
+    parse_configuration(obj, src)
+    return objects
+
+
+# The key of Kueue's manager ConfigMap (`objects.MANAGER_CONFIG_MAP`, mounted as its --config)
+MANAGER_CONFIG_KEY = "controller_manager_config.yaml"
+
+
+def is_manager_config_map(obj: Any) -> bool:
+    """Kueue's manager ConfigMap (by its name, in whatever namespace Kueue is installed)."""
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    return obj.get("kind") == "ConfigMap" and meta.get("name") == MANAGER_CONFIG_MAP
+
+
+def configuration_of(config_map: dict[str, Any], source: Source) -> tuple[dict[str, Any], Source] | None:
+    """The Configuration in Kueue's manager ConfigMap (its `controller_manager_config.yaml`) and where it
+    was read, None
+    without that key; text that is not one YAML object is bad input, as Kueue's manager fails on it."""
+    text = (config_map.get("data") or {}).get(MANAGER_CONFIG_KEY) if isinstance(config_map.get("data"), dict) \
+        else None
+    if not isinstance(text, str):
+        return None
+    meta = config_map.get("metadata") or {}
+    where = Source(f"{source}: ConfigMap {meta.get('namespace') or 'default'}/{meta.get('name')} {MANAGER_CONFIG_KEY}")
+    try:
+        docs = [d.value for d in parse_documents(text, str(where)) if d.value is not None]
+    except KexplainError as err:
+        raise InputError(err.message, source=where) from None
+    if len(docs) != 1 or not isinstance(docs[0], dict):
+        raise InputError(f"one {KIND} object expected, {len(docs)} document(s) found", source=where)
+    return docs[0], where

@@ -1,0 +1,214 @@
+"""What the operators make of a job of their kind Kueue holds or starts, for the chain
+(`kueue.started`): once Kueue starts it (RunWithPodSetsInfo: each pod set's template merged with
+its info), the pods the operator creates, named as it names them, or a Job where it makes one
+(a RayJob's submitter, an MPIJob's launcher: the Job controller makes its pods), or, of an
+AppWrapper, its components (each explained as its kind is). While Kueue holds
+it (suspended), a RayJob, RayCluster or Kubeflow job has no pod: its pod sets' templates are
+explained without taking room (`held_reason`); a LeaderWorkerSet's pods exist, gated by Kueue's
+pod webhook until its group's Workload is admitted.
+
+Names: KubeRay's RayCluster of a RayJob `NAME-raycluster-XXXXX` (GenerateRayClusterName), its head
+`CLUSTER-head-XXXXX` and workers `CLUSTER-GROUP-worker-XXXXX` (PodGenerateName, the prefix cut to 50),
+the submitter Job NAME; the training operator's `NAME-TYPE-INDEX` (GenGeneralName), mpi-operator's
+workers `NAME-worker-INDEX` and launcher Job `NAME-launcher`; the LeaderWorkerSet's leader
+`NAME-GROUP` and workers `NAME-GROUP-INDEX`. The random suffixes are kexplain's derived ones
+(`apimachinery.identity.generated_name`), so that a run repeats."""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from kexplain.apimachinery.identity import generated_name, object_uid
+from kexplain.kueue.apis import constants as c
+from kexplain.kueue.apis.workload import PodSet
+from kexplain.kueue.controller.jobs.appwrapper import path_steps, component_pod_sets
+from kexplain.kueue.podset import PodSetInfo, merged
+
+MANAGED_LABEL = "kueue.x-k8s.io/managed"
+TOPOLOGY_GATE = "kueue.x-k8s.io/topology"
+RAY_KINDS = frozenset({"RayJob", "RayCluster"})
+KUBEFLOW_KINDS = frozenset({"PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "MPIJob"})
+LWS = "LeaderWorkerSet"
+APPWRAPPER = "AppWrapper"
+KINDS = RAY_KINDS | KUBEFLOW_KINDS | {LWS, APPWRAPPER}
+OPERATORS = {"RayJob": "KubeRay", "RayCluster": "KubeRay", "MPIJob": "the MPI operator", APPWRAPPER: "the AppWrapper controller",
+             LWS: "the LeaderWorkerSet "
+             "controller", **{k: "the training operator" for k in ("PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob",
+                                                                    "JAXJob")}}
+MAX_RAY_PREFIX = 50
+
+
+@dataclass(frozen=True)
+class Made:
+    """What an operator makes of one pod set: `count` pods named `names`, or a Job (`job`: its name)."""
+
+    pod_set: str
+    template: Mapping[str, Any]
+    names: tuple[str, ...] = ()
+    job: str = ""
+
+
+def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    meta = obj.get("metadata")
+    return meta if isinstance(meta, Mapping) else {}
+
+
+def _generated(kind: str, namespace: str, prefix: str, count: int) -> tuple[str, ...]:
+    probe = {"kind": kind, "metadata": {"namespace": namespace, "generateName": prefix}}
+    return tuple(generated_name(probe, i) for i in range(count))
+
+
+def _ray(obj: Mapping[str, Any], sets: tuple[PodSet, ...]) -> list[Made]:
+    """KubeRay's pods (and a RayJob's submitter Job) for the Workload's pod sets (head, groups, submitter)."""
+    meta = _meta(obj)
+    name, namespace = str(meta.get("name") or ""), str(meta.get("namespace") or "default")
+    cluster = name if obj.get("kind") == "RayCluster" else _generated("RayCluster", namespace,
+                                                                        f"{name}-raycluster-", 1)[0]
+    spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
+    cluster_spec = spec if obj.get("kind") == "RayCluster" else (spec.get("rayClusterSpec") or {})
+    groups = [g for g in cluster_spec.get("workerGroupSpecs") or () if isinstance(g, Mapping)]
+    out = []
+    for i, ps in enumerate(sets):
+        if i == 0:
+            head = (cluster_spec.get("headGroupSpec") or {}).get("template") or ps.template   # (no cleanup's requests)
+            template = ps.template if spec.get("submissionMode") == "SidecarMode" else head
+            out.append(Made(ps.name, template, _generated("Pod", namespace, _ray_prefix(cluster, "head"), 1)))
+        elif i <= len(groups):
+            prefix = _ray_prefix(f"{cluster}-{groups[i - 1].get('groupName')}", "worker")
+            out.append(Made(ps.name, ps.template, _generated("Pod", namespace, prefix, ps.count)))
+        else:
+            out.append(Made(ps.name, ps.template, job=name))
+    return out
+
+
+def _ray_prefix(prefix: str, node_type: str) -> str:
+    return f"{prefix[:MAX_RAY_PREFIX]}-{node_type}-".lower()
+
+
+def _kubeflow(obj: Mapping[str, Any], sets: tuple[PodSet, ...]) -> list[Made]:
+    name = str(_meta(obj).get("name") or "")
+    if obj.get("kind") == "MPIJob":
+        return [Made(ps.name, ps.template, job=f"{name}-launcher") if ps.name == "launcher" else
+                Made(ps.name, ps.template, tuple(f"{name}-worker-{i}" for i in range(ps.count))) for ps in sets]
+    return [Made(ps.name, ps.template, tuple(f"{name}-{ps.name}-{i}" for i in range(ps.count))) for ps in sets]
+
+
+def _lws(obj: Mapping[str, Any], sets: tuple[PodSet, ...], index: int) -> list[Made]:
+    base = f"{_meta(obj).get('name') or ''}-{index}"
+    if len(sets) == 1:
+        return [Made(sets[0].name, sets[0].template, (base, *(f"{base}-{j}" for j in range(1, sets[0].count))))]
+    return [Made(sets[0].name, sets[0].template, (base,)),
+            Made(sets[1].name, sets[1].template, tuple(f"{base}-{j}" for j in range(1, sets[1].count + 1)))]
+
+
+def _set_at(obj: dict[str, Any], path: str, value: Any) -> None:
+    """Put `value` at a pod set's path within a component's template (the path read, `appwrapper`)."""
+    steps = path_steps(path)
+    if not steps:
+        obj.clear()
+        obj.update(value)
+        return
+    cursor: Any = obj
+    for step in steps[:-1]:
+        cursor = cursor[step]
+    cursor[steps[-1]] = value
+
+
+def appwrapper_components(obj: Mapping[str, Any], infos: list[PodSetInfo]) -> list[tuple[dict[str, Any], str]]:
+    """The components the AppWrapper controller creates once Kueue started it, each pod set's template
+    merged with its info at its path (SetPodSetInfos), each with its first pod set's name."""
+    meta = _meta(obj)
+    components = [c if isinstance(c, Mapping) else {} for c in (obj.get("spec") or {}).get("components") or ()]
+    made = [copy.deepcopy(dict(c.get("template") or {})) for c in components]
+    first: dict[int, str] = {}
+    for n, (i, path, _, template) in enumerate(component_pod_sets(obj, None)):
+        if n < len(infos):
+            _set_at(made[i], path, merged(template, infos[n]))
+        first.setdefault(i, f"{meta.get('name')}-{n}".lower())
+    owner = _owner(obj, APPWRAPPER, str(meta.get("name") or ""))
+    for m in made:
+        m["metadata"] = {**dict(m.get("metadata") or {}), "namespace": str(meta.get("namespace") or "default"),
+                         "ownerReferences": [owner]}
+    return [(m, first.get(i, "")) for i, m in enumerate(made)]
+
+
+def made_of(obj: Mapping[str, Any], sets: tuple[PodSet, ...], index: int = 0) -> list[Made]:
+    """What the operator makes of each of the job's pod sets (`index`: a LeaderWorkerSet's group)."""
+    kind = obj.get("kind")
+    if kind == APPWRAPPER:      # (held: each pod set's template, a pod named after it)
+        return [Made(ps.name, ps.template, (ps.name,)) for ps in sets]
+    if kind in RAY_KINDS:
+        return _ray(obj, sets)
+    if kind == LWS:
+        return _lws(obj, sets, index)
+    return _kubeflow(obj, sets)
+
+
+def held_reason(obj: Mapping[str, Any]) -> str:
+    """Why a held job of an operator's kind has no pod (Kueue keeps it suspended)."""
+    kind = str(obj.get("kind"))
+    field = "spec.suspend" if kind in RAY_KINDS | {APPWRAPPER} else "spec.runPolicy.suspend"
+    return (f"{kind} {_meta(obj).get('namespace') or 'default'}/{_meta(obj).get('name')} is held by Kueue ({field} "
+            f"true): {OPERATORS[kind]} creates no pod until its Workload is admitted")
+
+
+def _owner(obj: Mapping[str, Any], kind: str, name: str) -> dict[str, Any]:
+    api = str(obj.get("apiVersion") or "")
+    namespace = str(_meta(obj).get("namespace") or "default")
+    ref = {"apiVersion": api, "kind": kind, "name": name}
+    uid = object_uid({"kind": kind, "metadata": {"name": name, "namespace": namespace, **(
+        {"uid": _meta(obj).get("uid")} if kind == obj.get("kind") and name == _meta(obj).get("name") else {})}})
+    return {**ref, "uid": uid, "controller": True, "blockOwnerDeletion": True}
+
+
+def _pod(obj: Mapping[str, Any], name: str, template: Mapping[str, Any], owner: dict[str, Any]) -> dict[str, Any]:
+    meta = dict(template.get("metadata") or {})
+    meta.update(name=name, namespace=str(_meta(obj).get("namespace") or "default"), ownerReferences=[owner])
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": copy.deepcopy(dict(template.get("spec") or {}))}
+
+
+def _job(obj: Mapping[str, Any], name: str, template: Mapping[str, Any]) -> dict[str, Any]:
+    meta = {"name": name, "namespace": str(_meta(obj).get("namespace") or "default"),
+            "ownerReferences": [_owner(obj, str(obj.get("kind")), str(_meta(obj).get("name")))]}
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta,
+            "spec": {"parallelism": 1, "completions": 1, "backoffLimit": 2, "template": copy.deepcopy(dict(template))}}
+
+
+def _gated(pod: dict[str, Any]) -> dict[str, Any]:
+    """A pod Kueue's pod webhook holds: the managed label, the admission and topology gates."""
+    pod["metadata"]["labels"] = {**(pod["metadata"].get("labels") or {}), MANAGED_LABEL: "true"}
+    gates = [g for g in pod["spec"].get("schedulingGates") or () if isinstance(g, Mapping)]
+    names = {g.get("name") for g in gates}
+    pod["spec"]["schedulingGates"] = gates + [{"name": n} for n in (c.ADMISSION_GATE, TOPOLOGY_GATE) if n not in names]
+    return pod
+
+
+def operator_objects(obj: Mapping[str, Any], sets: tuple[PodSet, ...], infos: list[PodSetInfo] | None,
+                     index: int = 0) -> list[tuple[dict[str, Any], str]]:
+    """The objects the operator makes of `obj` Kueue started with `infos` (None: held), each with
+    its pod set's name: its pods (or Jobs), each pod set's template merged with its info; held,
+    one pod per pod set (a LeaderWorkerSet: every pod, gated)."""
+    kind = str(obj.get("kind"))
+    if kind == APPWRAPPER and infos is not None:
+        return appwrapper_components(obj, infos)
+    made = made_of(obj, sets, index)
+    owner_kind, owner_name = kind, str(_meta(obj).get("name") or "")
+    if kind == "RayJob":
+        owner_kind = "RayCluster"
+        owner_name = _generated("RayCluster", str(_meta(obj).get("namespace") or "default"),
+                                f"{owner_name}-raycluster-", 1)[0]
+    elif kind == LWS:       # the leader StatefulSet NAME; a group's workers, its StatefulSet NAME-INDEX
+        owner_kind = "StatefulSet"
+    owner = _owner(obj, owner_kind, owner_name)
+    group = _owner(obj, owner_kind, f"{owner_name}-{index}") if kind == LWS else owner
+    out: list[tuple[dict[str, Any], str]] = []
+    for i, m in enumerate(made):
+        template = m.template if infos is None or i >= len(infos) else merged(m.template, infos[i])
+        if m.job and infos is not None:
+            out.append((_job(obj, m.job, template), m.pod_set))
+            continue
+        names = m.names if infos is not None or kind == LWS else (m.names or (m.job,))[:1]
+        pods = [_pod(obj, n, template, owner if n == f"{owner_name}-{index}" else group) for n in names]
+        out.extend((_gated(p) if infos is None and kind == LWS else p, m.pod_set) for p in pods)
+    return out
