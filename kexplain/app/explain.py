@@ -9,8 +9,9 @@ import difflib
 from dataclasses import dataclass, replace
 from typing import Any, BinaryIO, Callable, Optional, Sequence
 
-from kexplain.app.autoscalers import (REPORTED, Autoscaler, AutoscalerRun, adapter, keeps_cluster,
+from kexplain.app.autoscalers import (REPORTED, Autoscaler, AutoscalerRun, adapter, keeps_cluster, kinds_of,
                                      node_pools, reports_node_groups, run_all)
+from kexplain.app.eviction.now import NowFiles, add_ranking_now
 from kexplain.errors import KexplainError
 from kexplain.explain.batch import Batch, Outcome, explain_batch
 from kexplain.explain.inputs import Loaded, load
@@ -23,6 +24,7 @@ from kexplain.features import KubeVersion
 from kexplain.framework.trace import UNSCHEDULABLE
 from kexplain.kueue.chain import Chain
 from kexplain.load.gcpolicy import bulk_load
+from kexplain.load.node_stats import NODE_STATS_KIND
 from kexplain.model.snapshot import Snapshot
 from kexplain.suggest import suggestions as suggest
 from kexplain.suggest.kueue_held import held, kueue_fixes, with_kueue
@@ -110,6 +112,7 @@ class Files:
 
     loaded: Loaded
     kueue: Chain
+    now: NowFiles = NowFiles()      # an evicted pod's node's documents (its ranking now)
 
 
 def read_files(req: Request, stdin: Optional[BinaryIO], *, kueue_version: Optional[str] = None,
@@ -119,10 +122,16 @@ def read_files(req: Request, stdin: Optional[BinaryIO], *, kueue_version: Option
     Kueue's verified fixes for a job it holds)."""
     kueue = Chain(validate=req.validate, version=kueue_version, fixes=kueue_fixes if suggestions else None,
                   provisioner=kueue_provisioner(req), config=tuple(kueue_config))
-    keep = req.node_groups is not None or keeps_cluster
+    keep = req.node_groups is not None or _keeps
     with bulk_load(freeze=True):
         loaded = kueue.attach(load(req, stdin, collect=True, keep=keep, prepare=kueue))
-    return Files(loaded, kueue)
+    return Files(loaded, kueue, NowFiles(req.stats, req.kubelet_config, req.max_bytes))
+
+
+def _keeps(objects: list) -> bool:
+    """Whether the cluster read is kept: for an autoscaler, or a snapshot's node stats (an evicted
+    pod's node ranked now)."""
+    return keeps_cluster(objects) or NODE_STATS_KIND in kinds_of(objects)
 
 
 def kueue_provisioner(req: Request) -> Callable[[Sequence[Any]], Any]:
@@ -218,6 +227,8 @@ def explain_single(files: Files, options: RunOptions, suggestions: bool, autosca
     trace = explain_one(loaded.single, options, suggestions and not held(answer))   # held: Kueue's fixes
     if answer is not None:
         trace["kueue"] = answer
+    add_ranking_now(trace, loaded.single.pod.obj, loaded.single.snapshot, loaded.kube, files.now,
+                    cluster=loaded.cluster_objects)       # a snapshot's node stats, when it kept some
     pending = trace["result"]["status"] not in NO_AUTOSCALER
     groups, pools = autoscalers.groups, autoscalers.pools
     pp = single_pass(loaded, trace) if autoscalers.each else None

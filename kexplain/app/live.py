@@ -15,6 +15,8 @@ from datetime import datetime, timezone
 from typing import Any, Callable, ContextManager, Iterator, Optional
 
 from kexplain.app.autoscalers import AutoscalerRun, adapter, node_pools
+from kexplain.app.eviction import LiveRead
+from kexplain.app.eviction.now import NowFiles, add_ranking_now
 from kexplain.app.explain import Autoscalers, NO_AUTOSCALER, as_asked, check_node, explain_one, node_names, \
     page_options, run_options, without_add_node_json
 from kexplain.autoscaler.cloudprovider import Discovery
@@ -204,6 +206,8 @@ class PodArgs:
     aws_data: Optional[str] = None            # Karpenter's, when the cluster has NodePools
     karpenter_config: Optional[str] = None
     kueue_version: Optional[str] = None       # --kueue-version: the Kueue release that answers (None: v0.17.8)
+    stats: Optional[str] = None               # an evicted pod's node's Summary (else read through the node proxy)
+    kubelet_config: Optional[str] = None      # and its kubelet's configuration (else its configz)
 
 
 def autoscalers_of(args: PodArgs, live: Live, state: ClusterState) -> Autoscalers:
@@ -313,6 +317,10 @@ def explain_named(args: PodArgs, live: Live, config: Any, say: Say) -> Named:
         trace["kueue"] = kueue.answer       # its Workload's status as stored beside
     if "eviction" in trace:     # who removed it, with the node it ran on (the binding the pass dropped)
         trace["eviction"] = evicted(live.pod)
+        c = args.connect        # a kubelet's eviction: its node's ranking now, through the node proxy
+        now = NowFiles(args.stats, args.kubelet_config, live=LiveRead(c.kubeconfig, c.context, c.request_timeout,
+                                                                      c.chunk_size))
+        add_ranking_now(trace, live.pod, inputs.snapshot, config.kube, now)
     pending = not (live.pod.get("spec") or {}).get("nodeName")
     others = [p for p in pending_pods(live) if pod_key(p) != inputs.pod.key] if pending else []
     autoscalers = autoscalers_of(args, live, stored_state(cluster, inputs.snapshot, inputs.nominated, config))

@@ -4,9 +4,12 @@ decide it. Each subcommand parses its options into an `EvictRequest`, asks its f
 module (`kexplain.app.eviction.<family>.document`) and writes the document (`render.eviction`)."""
 from __future__ import annotations
 
+import functools
 import importlib
+import inspect
+from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Callable, List, Optional
+from typing import Any, Callable, List, Optional
 
 import typer
 
@@ -14,7 +17,9 @@ from kexplain.app.eviction import EvictRequest, LiveRead
 from kexplain.cli.env import env_of
 from kexplain.cli.exit_codes import ExitStatus
 from kexplain.cli.live import chunk_size_option, context_option, kubeconfig_option, timeout_option
-from kexplain.cli.options import MAX_INPUT_SIZE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output, max_objects_option
+from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output, kubelet_config_option,
+                                  max_objects_option, stats_option)
+from kexplain.cli.output import save_page
 from kexplain.errors import KexplainError
 from kexplain.features.kube_version import ENV_VAR, resolve
 from kexplain.render import structured
@@ -32,6 +37,9 @@ NODES_OPTION = typer.Option([], "--nodes", metavar="PATH",
                                  "(Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, ...), "
                                  "PodDisruptionBudgets; any kind in any file (repeatable).")
 NOW_OPTION = typer.Option(None, "--now", metavar="TIME", help="The clock (RFC 3339; default: the current time).")
+HTML_OPTION = typer.Option(None, "--html", metavar="FILE",
+                           help="Also write the answer as a self-contained page: the order with its numbers, the "
+                                "budgets, where the pods go, the fixes, and the text.")
 VERSION_OPTION = typer.Option(None, "--kubernetes-version", metavar="X.Y",
                               help="The Kubernetes minor whose components decide (default: "
                                    "$KEXPLAIN_KUBERNETES_VERSION, else the newest followed).")
@@ -48,40 +56,90 @@ def parse_time(text: Optional[str], option: str = "--now") -> datetime:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
 
 
-def _run(ctx: typer.Context, family: str, node: str, nodes: List[str], now: Optional[str],
-         kubernetes_version: Optional[str], output: Output, options: dict, max_input_size: int, max_objects: int,
-         validate: str, live: Optional[LiveRead] = None) -> ExitStatus:
-    """One family's document, written as asked; the exit code its `exit_status` reads off it.
-    `live`: read the cluster from its API server (when `--nodes` is not given)."""
+@dataclass(frozen=True)
+class Common:
+    """The options every `evict` subcommand takes, as parsed (`shared`)."""
+
+    nodes: List[str]
+    now: Optional[str]
+    kubernetes_version: Optional[str]
+    output: Output
+    max_input_size: int
+    max_objects: int
+    validate: str
+    kubeconfig: Optional[str]
+    context: Optional[str]
+    request_timeout: float
+    chunk_size: int
+    html: Optional[str]
+
+    @property
+    def live(self) -> Optional[LiveRead]:
+        """Where to read the live cluster: without --nodes, the kubeconfig's."""
+        return None if self.nodes else LiveRead(self.kubeconfig, self.context, self.request_timeout, self.chunk_size)
+
+
+def _common_parameters() -> list[inspect.Parameter]:
+    """The `Common` options as typer reads parameters, in the order --help lists them."""
+    options: list[tuple[str, Any, Any]] = [
+        ("nodes", List[str], NODES_OPTION), ("now", Optional[str], NOW_OPTION),
+        ("kubernetes_version", Optional[str], VERSION_OPTION), ("output", Output, OUTPUT_OPTION),
+        ("max_input_size", int, MAX_INPUT_SIZE_OPTION), ("max_objects", int, max_objects_option()),
+        ("validate", str, VALIDATE_OPTION), ("kubeconfig", Optional[str], kubeconfig_option()),
+        ("context", Optional[str], context_option()), ("request_timeout", float, timeout_option()),
+        ("chunk_size", int, chunk_size_option()), ("html", Optional[str], HTML_OPTION)]
+    return [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind)
+            for name, kind, default in options]
+
+
+def shared(fn: Callable[..., ExitStatus]) -> Callable[..., ExitStatus]:
+    """A subcommand `fn(ctx, node, ..., common: Common)` as typer sees it: its own parameters, then
+    every `Common` option, defined once here; typer's keyword arguments gathered into `common`."""
+    own = [p for p in inspect.signature(fn, eval_str=True).parameters.values() if p.name != "common"]
+    common_parameters = _common_parameters()
+    parameters = own + common_parameters
+    names = [p.name for p in common_parameters]
+
+    @functools.wraps(fn)
+    def command(**kwargs: Any) -> ExitStatus:
+        common = Common(**{name: kwargs.pop(name) for name in names})
+        return fn(**kwargs, common=common)
+
+    del command.__wrapped__      # typer reads the signature below, not fn's
+    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in parameters}
+    return command
+
+
+def _run(ctx: typer.Context, family: str, node: str, common: Common, options: dict) -> ExitStatus:
+    """One family's document, written as asked; the exit code its `evicts` reads off it. Without
+    --nodes, the cluster is read from its API server."""
     env = env_of(ctx)
-    kube, warnings = resolve(kubernetes_version, env.variables.get(ENV_VAR) or None)
+    kube, warnings = resolve(common.kubernetes_version, env.variables.get(ENV_VAR) or None)
     for warning in warnings:
         env.error(f"warning: {warning}")
-    req = EvictRequest(node, tuple(nodes), parse_time(now), kube, options, max_input_size, max_objects, validate,
-                       env.stdin, live if not nodes else None)
+    req = EvictRequest(node, tuple(common.nodes), parse_time(common.now), kube, options, common.max_input_size,
+                       common.max_objects, common.validate, env.stdin, common.live)
     app = importlib.import_module(f"kexplain.app.eviction.{family}")
     doc = app.document(req)
     for warning in doc.get("warnings") or ():
         env.error(f"warning: {warning}")
-    if output.value in structured.FORMATS:
-        structured.write(env.stdout, doc, output.value)
+    if common.output.value in structured.FORMATS:
+        structured.write(env.stdout, doc, common.output.value)
     else:
         importlib.import_module(f"kexplain.render.eviction.{family}").print_document(doc, env.console())
+    if common.html:
+        save_page(common.html, doc)
     status: Callable[[dict], bool] = app.evicts
     return ExitStatus.UNSCHEDULABLE if status(doc) else ExitStatus.SUCCESS
 
 
+@shared
 def pressure(
     ctx: typer.Context,
     node: str = NODE_ARGUMENT,
-    nodes: List[str] = NODES_OPTION,
-    stats: Optional[str] = typer.Option(None, "--stats", metavar="FILE",
-                                        help="The node's stats Summary, as `kubectl get --raw "
-                                             "/api/v1/nodes/NODE/proxy/stats/summary` writes it."),
-    kubelet_config: Optional[str] = typer.Option(None, "--kubelet-config", metavar="FILE",
-                                                 help="The kubelet's KubeletConfiguration "
-                                                      "(kubelet.config.k8s.io/v1beta1; default: the kubelet's "
-                                                      "defaults)."),
+    stats: Optional[str] = stats_option(),
+    kubelet_config: Optional[str] = kubelet_config_option(),
     filesystems: str = typer.Option("shared", "--filesystems", metavar="shared|imagefs|split",
                                     help="The node's filesystems: shared (one), imagefs (a dedicated image "
                                          "filesystem) or split (images apart, containers' layers on the node's)."),
@@ -92,16 +150,8 @@ def pressure(
     admit: Optional[str] = typer.Option(None, "--admit", metavar="FILE",
                                         help="Pods arriving after the pass: the eviction admit handler's answer "
                                              "for each."),
-    now: Optional[str] = NOW_OPTION,
-    kubernetes_version: Optional[str] = VERSION_OPTION,
-    output: Output = OUTPUT_OPTION,
-    max_input_size: int = MAX_INPUT_SIZE_OPTION,
-    max_objects: int = max_objects_option(),
-    validate: str = VALIDATE_OPTION,
-    kubeconfig: Optional[str] = kubeconfig_option(),
-    context: Optional[str] = context_option(),
-    request_timeout: float = timeout_option(),
-    chunk_size: int = chunk_size_option(),
+    *,
+    common: Common,
 ) -> ExitStatus:
     """The kubelet's eviction manager on NODE: every signal against every threshold, the node
     conditions, the reclaim it tries first, the ranking of every pod with the numbers behind each
@@ -115,57 +165,43 @@ def pressure(
     options = {"stats": stats, "kubelet_config": kubelet_config, "filesystems": filesystems,
                "earlier_stats": earlier_stats,
                "earlier_at": parse_time(earlier_at, "--earlier-at") if earlier_at else None, "admit": admit}
-    return _run(ctx, "pressure", node, nodes, now, kubernetes_version, output, options, max_input_size, max_objects,
-                validate, LiveRead(kubeconfig, context, request_timeout, chunk_size))
+    return _run(ctx, "pressure", node, common, options)
 
 
+@shared
 def drain(
     ctx: typer.Context,
     node: str = NODE_ARGUMENT,
-    nodes: List[str] = NODES_OPTION,
     ignore_daemonsets: bool = typer.Option(False, "--ignore-daemonsets", help="As kubectl drain's."),
     delete_emptydir_data: bool = typer.Option(False, "--delete-emptydir-data", help="As kubectl drain's."),
     force: bool = typer.Option(False, "--force", help="As kubectl drain's."),
-    now: Optional[str] = NOW_OPTION,
-    kubernetes_version: Optional[str] = VERSION_OPTION,
-    output: Output = OUTPUT_OPTION,
-    max_input_size: int = MAX_INPUT_SIZE_OPTION,
-    max_objects: int = max_objects_option(),
-    validate: str = VALIDATE_OPTION,
-    kubeconfig: Optional[str] = kubeconfig_option(),
-    context: Optional[str] = context_option(),
-    request_timeout: float = timeout_option(),
-    chunk_size: int = chunk_size_option(),
+    *,
+    common: Common,
 ) -> ExitStatus:
     """`kubectl drain NODE` as kubectl and the API server decide it, as a dry run: the pods it
     deletes, skips or refuses, each eviction the Eviction API answers against the
     PodDisruptionBudgets, and where the evicted pods go. Without --nodes, the live cluster
     (read only: nothing is cordoned or evicted)."""
     options = {"ignore_daemonsets": ignore_daemonsets, "delete_emptydir_data": delete_emptydir_data, "force": force}
-    return _run(ctx, "drain", node, nodes, now, kubernetes_version, output, options, max_input_size, max_objects,
-                validate, LiveRead(kubeconfig, context, request_timeout, chunk_size))
+    return _run(ctx, "drain", node, common, options)
 
 
+@shared
 def taints(
     ctx: typer.Context,
     node: str = NODE_ARGUMENT,
-    nodes: List[str] = NODES_OPTION,
     taint: List[str] = typer.Option([], "--taint", metavar="KEY[=VALUE]:NoExecute",
                                     help="A NoExecute taint to add to NODE first (what if: a node going NotReady "
                                          "or unreachable), or KEY[:EFFECT]- one to remove, as kubectl taint "
                                          "--overwrite changes the node (repeatable)."),
-    now: Optional[str] = NOW_OPTION,
-    kubernetes_version: Optional[str] = VERSION_OPTION,
-    output: Output = OUTPUT_OPTION,
-    max_input_size: int = MAX_INPUT_SIZE_OPTION,
-    max_objects: int = max_objects_option(),
-    validate: str = VALIDATE_OPTION,
+    *,
+    common: Common,
 ) -> ExitStatus:
     """The taint eviction controller on NODE: the tolerations DefaultTolerationSeconds added,
     then per pod: evicted at once, after how many seconds, or never; the toleration change that
-    keeps each, checked; where the evicted pods' replacements go."""
-    return _run(ctx, "taints", node, nodes, now, kubernetes_version, output, {"taints": tuple(taint)},
-                max_input_size, max_objects, validate)
+    keeps each, checked; where the evicted pods' replacements go. Without --nodes, the live
+    cluster (read only: nothing is tainted or deleted)."""
+    return _run(ctx, "taints", node, common, {"taints": tuple(taint)})
 
 
 def typer_app() -> typer.Typer:

@@ -15,10 +15,10 @@ from kexplain.app.explain import (AutoscalerOptions, Autoscalers, BatchPass, Fil
                                   read_files, run_options, versions_compared)
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result, for_trace
-from kexplain.cli.options import (EXPLAIN_NODEPOOL_HELP, MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION, VALIDATE_OPTION,
-                                  aws_data_option, check_groups_options, karpenter_config_option, kueue_config_option,
-                                  kueue_version_option,
-                                  max_objects_option, node_pool_option)
+from kexplain.cli.options import (EVICTED_STATS_HELP, EXPLAIN_NODEPOOL_HELP, MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION,
+                                  VALIDATE_OPTION, aws_data_option, check_groups_options, karpenter_config_option,
+                                  kubelet_config_option, kueue_config_option, kueue_version_option, max_objects_option,
+                                  node_pool_option, stats_option)
 from kexplain.cli.output import batch_document, export_view, save_page
 from kexplain.cli.pipes import verdict_known
 from kexplain.cli.versions import (compare_versions_option, compared_versions, feature_gates_option, settle,
@@ -113,6 +113,8 @@ def command(
                                       help="Also save the rendered explanation as SVG."),
     html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
                                        help="Also write the explanation as a self-contained interactive page."),
+    stats: Optional[str] = stats_option(EVICTED_STATS_HELP),
+    kubelet_config: Optional[str] = kubelet_config_option(),
     node_groups: Optional[str] = typer.Option(None, "--node-groups", metavar="FILE",
                                               help="The Cluster Autoscaler's node groups (NodeGroupList): for a pod "
                                                    "that does not schedule, what CA would do (section \"Cluster "
@@ -141,7 +143,8 @@ def command(
     choice = version_choice(env, kubernetes_version, feature_gates)
     req = Request(pod_path=pod, node_paths=tuple(nodes), config_path=config, stored=stored, max_bytes=max_input_size,
                   max_objects=max_objects, validate=validate, replicas=replicas, node_groups=node_groups,
-                  autoscaler_config=autoscaler_config, namespace=namespace)
+                  autoscaler_config=autoscaler_config, namespace=namespace, stats=stats,
+                  kubelet_config=kubelet_config)
     check_groups_options(req.node_groups, req.autoscaler_config, node, node_group, req.node_paths, discovering=True)
     if compare_versions is not None:
         return _compare(env, req, compare_versions, kubernetes_version, feature_gates, node, output, svg, html,

@@ -23,7 +23,8 @@ from kexplain.autoscaler.cloudprovider import label_keys
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result
 from kexplain.cli.explain import Output, write_trace
-from kexplain.cli.options import aws_data_option, check_groups_options, karpenter_config_option, kueue_version_option
+from kexplain.cli.options import (EVICTED_STATS_HELP, aws_data_option, check_groups_options, karpenter_config_option,
+                                  kubelet_config_option, kueue_version_option, stats_option)
 from kexplain.cli.output import save_page
 from kexplain.cli.versions import feature_gates_option, settle, version_choice, version_option
 from kexplain.errors import KexplainError
@@ -142,6 +143,8 @@ def command(
     aws_data: Optional[str] = aws_data_option(),
     karpenter_config: Optional[str] = karpenter_config_option(),
     kueue_version: Optional[str] = kueue_version_option(),
+    stats: Optional[str] = stats_option(EVICTED_STATS_HELP),
+    kubelet_config: Optional[str] = kubelet_config_option(),
 ) -> ExitStatus:
     """Explain a pod of the live cluster (or, with --pending / -A, every pending pod).
 
@@ -155,7 +158,7 @@ def command(
                    all_namespaces, pending, details, config, output, start_index, preemption,
                    preemption_offset, node, version_choice(env, kubernetes_version, feature_gates), html,
                    tuple(node_group_label or ()), node_groups, autoscaler_config, node_group, aws_data,
-                   karpenter_config, kueue_version)
+                   karpenter_config, kueue_version, stats, kubelet_config)
     return run_pod(env, args)
 
 

@@ -126,3 +126,22 @@ def check_groups_options(node_groups: Optional[str], autoscaler_config: Optional
     if node_groups is not None and "-" in node_paths:
         raise KexplainError("--node-groups reads the cluster of --nodes a second time: give --nodes as a file, "
                             "not '-'")
+
+
+# The node's kubelet documents: `kexplain evict pressure`, and `kexplain POD` / `kexplain pod` on a
+# pod the kubelet evicted (its node's ranking now).
+STATS_HELP = ("The node's stats Summary, as `kubectl get --raw /api/v1/nodes/NODE/proxy/stats/summary` writes it.")
+KUBELET_CONFIG_HELP = ("The kubelet's KubeletConfiguration (kubelet.config.k8s.io/v1beta1) or its /configz answer "
+                       "(default: the kubelet's defaults).")
+
+
+EVICTED_STATS_HELP = (" For a pod the kubelet evicted under node pressure: its node's ranking now, with its "
+                      "place or its replacement's (live: read through the node proxy unless given).")
+
+
+def stats_option(more: str = "") -> Any:
+    return typer.Option(None, "--stats", metavar="FILE", help=f"{STATS_HELP}{more}")
+
+
+def kubelet_config_option() -> Any:
+    return typer.Option(None, "--kubelet-config", metavar="FILE", help=KUBELET_CONFIG_HELP)

@@ -7,10 +7,11 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, List, Optional
 
 import typer
 
+from kexplain.app.eviction.node_stats import NodeStatsRead, read_node_stats
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus
 from kexplain.autoscaler.cloudprovider import reporting_objects, status_configmap
@@ -20,6 +21,7 @@ from kexplain.cli.live import (Connect, Live, chunk_size_option, context_option,
 from kexplain.errors import KexplainError
 from kexplain.load.live import (DAEMONSETS, KARPENTER, POLICIES, RESOURCES, ClusterReader, LiveError, as_pending,
                                 version_record)
+from kexplain.load.node_stats import NODE_STATS_KIND
 from kexplain.load.redact import Redactor
 from kexplain.render.structured import objects_text
 
@@ -34,6 +36,8 @@ class SnapshotArgs:
     redact: bool
     redact_map: Optional[str]
     connect: Connect
+    node_stats: tuple[str, ...] = ()        # nodes whose Summary and configz to keep (--node-stats)
+    node_stats_pressured: bool = False      # and every node reporting a pressure condition
 
 
 def command(
@@ -53,11 +57,19 @@ def command(
     context: Optional[str] = context_option(),
     request_timeout: float = timeout_option(),
     chunk_size: int = chunk_size_option(),
+    node_stats: List[str] = typer.Option([], "--node-stats", metavar="NODE",
+                                         help="Also keep NODE's stats Summary and kubelet configz, read through "
+                                              "the API server's node proxy (get on nodes/proxy), for kexplain "
+                                              "evict pressure NODE on the snapshot (repeatable)."),
+    node_stats_pressured: bool = typer.Option(False, "--node-stats-pressured",
+                                              help="Also keep them for every node reporting MemoryPressure, "
+                                                   "DiskPressure or PIDPressure."),
 ) -> ExitStatus:
     """Save what kexplain reads from the cluster as one `kind: List`, to replay offline:
     kexplain POD.yaml --nodes FILE --stored."""
     args = SnapshotArgs(name, output, pod_output, redact, redact_map,
-                        Connect(kubeconfig, context, namespace, request_timeout, chunk_size))
+                        Connect(kubeconfig, context, namespace, request_timeout, chunk_size), tuple(node_stats),
+                        node_stats_pressured)
     return run_snapshot(env_of(ctx), args)
 
 
@@ -82,13 +94,19 @@ LACKS = {"CA's status": "a replay finds no node group CA reports (give it --node
          "DaemonSets": "a replay's node-group templates run no DaemonSet pod"}
 
 
-def read_cluster(env: Environment, connect: Connect, name: Optional[str]) -> tuple[Live, AutoscalerReads]:
+def read_cluster(env: Environment, connect: Connect, name: Optional[str],
+                 stats: tuple[tuple[str, ...], bool] = ((), False)) -> tuple[Live, AutoscalerReads, NodeStatsRead]:
     """What `kexplain pod` reads, with the namespaces' policies (`Session.read`), then what CA's
-    loop reads (`autoscaler_reads`)."""
+    loop reads (`autoscaler_reads`), then the nodes' stats asked for (`stats`: the nodes named,
+    those under pressure)."""
     with session(env, connect) as s:
         s.server_version()
         live = s.read(name, policies=True)
-        return live, autoscaler_reads(ClusterReader(s.conn, connect.chunk_size, connect.request_timeout), live)
+        reader = ClusterReader(s.conn, connect.chunk_size, connect.request_timeout)
+        kept = NodeStatsRead()
+        if stats[0] or stats[1]:
+            kept = read_node_stats(reader, [o for o, _ in live.cluster], stats[0], stats[1])
+        return live, autoscaler_reads(reader, live), kept
 
 
 def autoscaler_reads(reader: ClusterReader, live: Live) -> AutoscalerReads:
@@ -128,15 +146,20 @@ def run_snapshot(env: Environment, args: SnapshotArgs) -> ExitStatus:
     pod_path = (args.pod_output or default_pod_output(args.output)) if args.name else None
     if pod_path == "-" or (args.name and args.output == "-" and not args.pod_output):
         raise KexplainError("with a pod NAME, write the snapshot to a file (-o FILE) or give --pod-output FILE")
-    live, reads = read_cluster(env, args.connect, args.name)
+    if args.redact and (args.node_stats or args.node_stats_pressured):
+        raise KexplainError("--node-stats keeps the Summary's pod names and uids, which --redact hides: give one "
+                            "of them")
+    live, reads, kept = read_cluster(env, args.connect, args.name, (args.node_stats, args.node_stats_pressured))
     say_karpenter_reads(env, live)
     say_reads(env, live.policies)
     say_autoscaler_reads(env, reads)
+    for note in kept.notes:
+        env.error(f"note: {note}; kexplain evict pressure on the snapshot then needs --stats FILE")
     cluster = live.cluster
     pod, note = None, None
     if live.pod is not None:
         pod, cluster, note = as_pending(live.pod, cluster)
-    objects = [o for o, _ in cluster] + list(reads.objects)
+    objects = [o for o, _ in cluster] + list(kept.pods) + list(reads.objects) + list(kept.records)
     redactor = None
     if args.redact:
         redactor = Redactor()
@@ -185,6 +208,9 @@ def _counts(objects: list[Obj]) -> str:
         n = sum(1 for o in objects if o.get("kind") == res.kind)
         if n:
             parts.append(f"{n} {res.plural}")
+    stats = sum(1 for o in objects if o.get("kind") == NODE_STATS_KIND)
+    if stats:
+        parts.append(f"{stats} nodes' stats")
     return ", ".join(parts)
 
 

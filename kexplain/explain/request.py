@@ -55,6 +55,8 @@ class Request:
     replicas: int | None = None   # --replicas: copies of every Pod or workload (None: their own counts)
     node_groups: str | None = None        # --node-groups: the Cluster Autoscaler's node groups
     autoscaler_config: str | None = None  # --autoscaler-config: CA's settings
+    stats: str | None = None      # --stats: an evicted pod's node's stats Summary (its ranking now)
+    kubelet_config: str | None = None     # --kubelet-config: that node's kubelet's configuration
     run: RunOptions = field(default_factory=RunOptions)
     kube: KubeVersion = DEFAULT_VERSION   # the Kubernetes version followed: scheduler, gates, API server
     # None: follow `kube`; else the version is settled from this choice and a snapshot's recorded one.

@@ -8,6 +8,7 @@ from typing import Any, Mapping
 from rich.text import Text
 
 from kexplain.render.blocks import Block
+from kexplain.render.eviction.pressure import KEY_HEADERS, human, key_text
 from kexplain.render.style import Look, wrap
 
 # what each cause means, said of the pod (the condition's reason, or the kubelet's status.reason)
@@ -31,6 +32,8 @@ KINDS = {
 }
 NOW_KUBELET = "Below: whether its node's kubelet would admit it now, as the pod names its node."
 NOW = "Below: where the scheduler would place it now, as a new pod (its controller's replacement)."
+NOW_HINT = ("Its node's ranking now: give the node's stats Summary (--stats FILE; live, read through the node "
+            "proxy) to rank the node's pods again.")
 
 
 def eviction_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
@@ -54,7 +57,64 @@ def eviction_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
     blocks = [Block(head), Block(Text("\n".join(lines)), gap=False)]
     if doc.get("kubelet"):
         blocks.append(Block(Text("\n".join(_kubelet_lines(doc["kubelet"], look)))))
+    blocks += now_blocks(doc, look)
     blocks.append(Block(Text(wrap(NOW_KUBELET if trace.get("kubelet") else NOW, look.width))))
+    return blocks
+
+
+def _signal_line(row: Mapping[str, Any]) -> str:
+    """One threshold against its signal now: met, or how far above it the signal is."""
+    head = f"{row.get('signal')} < {row.get('value')} ({'hard' if row.get('hard') else 'soft'})"
+    if not row.get("observed"):
+        return f"{head}: not observed in the Summary"
+    signal = str(row.get("signal"))
+    state = "met" if row.get("met") else f"not met, {human(row.get('margin'), signal)} above"
+    return f"{head}: available {human(row.get('available'), signal)} of {human(row.get('capacity'), signal)}, {state}"
+
+
+def _places_line(now: Mapping[str, Any]) -> str:
+    places = now.get("places") or ()
+    total = len(now.get("ranking") or ())
+    if not places:
+        return (f"Neither the pod nor a pod of its controller runs on {now.get('node')} now: nothing of it is "
+                f"in this order.")
+    said = "; ".join(f"{'it' if p.get('as') == 'itself' else 'its replacement ' + str(p.get('pod'))} is "
+                     f"{p.get('place')} of {total}" for p in places)
+    return f"Now {said} (1: evicted first)."
+
+
+def now_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
+    """The node's ranking now (`eviction.now`): said as now, with the pod's place or its
+    replacement's; a refused node proxy said in one line; a hint when no Summary was given."""
+    now = doc.get("now")
+    part = doc.get("kubelet") or {}
+    if not now:
+        if part.get("kind") == "nodePressure":
+            return [Block(Text(wrap(NOW_HINT, look.width)))]
+        return []
+    if now.get("unavailable"):
+        return [Block(Text(wrap(f"Its node's ranking now: not read: {now['unavailable']}", look.width)))]
+    pressure = "under pressure" if now.get("underPressure") else "not under pressure"
+    lines = [wrap(f"Now, not then: node {now.get('node')} at {now.get('at') or 'the Summary given'} is {pressure} "
+                  f"for {now.get('resource')}; the kubelet ranks by {now.get('signal')}.", look.width)]
+    lines += [wrap(_signal_line(r), look.width) for r in now.get("thresholds") or ()]
+    lines.append(wrap(_places_line(now), look.width))
+    blocks = [Block(Text("\n".join(lines)))]
+    ranked = now.get("ranking") or ()
+    if ranked:
+        marks = {p.get("pod"): p.get("as") for p in now.get("places") or ()}
+        table = look.table("Its ranking now (first evicted first; keys compared left to right)")
+        table.add_column("#", justify="right")
+        table.add_column("POD", no_wrap=True)
+        for k in ranked[0].get("keys") or ():
+            table.add_column(KEY_HEADERS.get(k["name"], k["name"]), justify="right", no_wrap=True)
+        table.add_column("", overflow="fold")
+        for i, r in enumerate(ranked, 1):
+            note = marks.get(r["pod"]) or ("critical" if r.get("critical") else "")
+            keys = [human(key_text(k.get("value")), str(now.get("signal")))
+                    if k.get("name") == "usageOverRequest" else key_text(k.get("value")) for k in r.get("keys") or ()]
+            table.add_row(str(i), r["pod"], *keys, note)
+        blocks.append(Block(table))
     return blocks
 
 

@@ -129,3 +129,55 @@ def test_live_pressure_refused_names_nodes_proxy(capsys, api, tmp_path, refused,
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert '"nodes/proxy"' in err and instead in err and "forbidden (403)" in err
     assert 'cannot get resource "nodes/proxy"' in err       # the API server's own words kept
+
+
+# --- kexplain evict taints NODE live: the node, its pods, their controllers; only GETs --------------
+
+TAINTS_NOW = "2026-11-27T05:00:00Z"
+
+
+def taints(capsys, api, *args: str) -> tuple[int, str, str]:
+    return run_cli(capsys, "evict", "taints", NODE, "--now", TAINTS_NOW, *args, "--kubeconfig", api.kubeconfig)
+
+
+def test_live_taints_what_if_unreachable(capsys, api):
+    """node-a1 unreachable: the web and coredns pods go after their 300 s (DefaultTolerationSeconds'),
+    the DaemonSet's pod tolerates everything; the replacements scheduled elsewhere."""
+    code, out, err = taints(capsys, api, "--taint", "node.kubernetes.io/unreachable:NoExecute", "-o", "json")
+    doc = json.loads(out)
+    decisions = {p["pod"]: (p["decision"], p.get("afterSeconds")) for p in doc["pods"]}
+    assert decisions[f"shop/{BOUND}"] == ("evictAfter", 300)
+    assert decisions["kube-system/ebs-csi-node-4hx9t"][0] == "keep"
+    gone = {row["pod"]: row for row in doc["whereTheyGo"]}
+    assert gone[f"shop/{BOUND}"]["replaced"] is True and gone[f"shop/{BOUND}"].get("node") != NODE
+    assert code == 1 and api.methods == {"GET"}
+
+
+def test_live_taints_reads_the_node_as_it_is(capsys, api):
+    nodes = api.collections["/api/v1/nodes"]["items"]
+    node = next(n for n in nodes if n["metadata"]["name"] == NODE)
+    node["spec"]["taints"] = [{"key": "node.kubernetes.io/not-ready", "effect": "NoExecute",
+                               "timeAdded": "2026-11-27T04:58:00Z"}]
+    code, out, _ = taints(capsys, api, "-o", "json")
+    doc = json.loads(out)
+    assert doc["noExecuteTaints"] == [{"key": "node.kubernetes.io/not-ready", "effect": "NoExecute"}]
+    evict_at = {m["pod"]: m.get("evictAt") for m in doc["matches"]}
+    assert evict_at[f"shop/{BOUND}"] == "2026-11-27T05:05:00Z"      # 300 s after the controller sees it (--now)
+    assert code == 1
+
+
+def test_live_taints_equals_the_files_of_the_same_objects(capsys, api, tmp_path):
+    objects = live_objects(LiveRead(api.kubeconfig), NODE)
+    dump = tmp_path / "cluster.json"
+    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [o for o, _ in objects]}, default=dict))
+    args = ("--taint", "node.kubernetes.io/not-ready:NoExecute", "-o", "json")
+    live_code, live_out, _ = taints(capsys, api, *args)
+    file_code, file_out, _ = run_cli(capsys, "evict", "taints", NODE, "--now", TAINTS_NOW, "--nodes", str(dump), *args)
+    assert live_code == file_code and json.loads(live_out) == json.loads(file_out)
+
+
+def test_live_taints_text_and_unknown_node(capsys, api):
+    code, out, _ = taints(capsys, api)
+    assert code == 0 and NODE in out
+    code, out, err = run_cli(capsys, "evict", "taints", "node-zz", "--kubeconfig", api.kubeconfig)
+    assert code == 2 and "node-zz" in err and len(err.strip().splitlines()) == 1

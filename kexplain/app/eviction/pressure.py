@@ -15,6 +15,7 @@ from kexplain.eviction.kubelet import signals as sig
 from kexplain.eviction.kubelet import whatif
 from kexplain.eviction.kubelet.admit import admit
 from kexplain.load.manifests import load_objects, read_settings_document
+from kexplain.load.node_stats import recorded_node_stats
 
 TERMINAL_PHASES = ("Succeeded", "Failed")
 KUBELET_CONFIG = "KubeletConfiguration"
@@ -111,6 +112,8 @@ def document(req: EvictRequest) -> dict[str, Any]:
                                                       ("configz", "--kubelet-config FILE", "kubelet_config"))
               if not req.options.get(key)}
     fetched = proxied(req, req.node, wanted)     # live: the node's own, when no file says it
+    if req.live is None:        # a snapshot's record of the node (`kexplain snapshot --node-stats`)
+        fetched = {k: v for k, v in recorded_node_stats(cluster.other_kinds, req.node).items() if k in wanted}
     config = read_kubelet_config(req.options.get("kubelet_config"), req.max_bytes, fetched.get("configz"))
     earlier_summary = None
     if req.options.get("earlier_stats"):

@@ -24,7 +24,7 @@ def _threshold(t: Mapping[str, Any]) -> str:
     return f"<{t.get('value')} {kind}"
 
 
-def _human(text: Any, signal: str) -> str:
+def human(text: Any, signal: str) -> str:
     """A quantity the kubelet prints exactly (`39715553553`), short for the table (`37Gi`); texts
     with a unit already (`100Mi`, `5M`) as they are."""
     raw = str(text)
@@ -67,8 +67,8 @@ def signals_block(doc: Mapping[str, Any], look: Look) -> list[Block]:
         if not s.get("observed"):
             table.add_row(f"{sg}<{s.get('value')}", grace, "-", "-", "-", "no data")
             continue
-        table.add_row(f"{sg}<{s.get('value')}", grace, _human(s.get("quantity"), sg), _human(s.get("available"), sg),
-                      _human(s.get("margin"), sg), "MET" if s.get("met") else "no")
+        table.add_row(f"{sg}<{s.get('value')}", grace, human(s.get("quantity"), sg), human(s.get("available"), sg),
+                      human(s.get("margin"), sg), "MET" if s.get("met") else "no")
     period = doc.get("pressureTransitionPeriodSeconds")
     reclaims = sorted({f"{s['signal']} {s['minReclaim']}" for s in rows if s.get("minReclaim")})
     lines = [(0, f"Minimum reclaim (a met threshold stays met until this much more is available): "
@@ -136,7 +136,8 @@ def reclaim_block(doc: Mapping[str, Any]) -> list[Block]:
     return [lines_block(lines)]
 
 
-def _key_text(value: Any) -> str:
+def key_text(value: Any) -> str:
+    """A ranking key in words (no stats, yes, no, the value)."""
     if value is None:
         return "no stats"
     if value is True:
@@ -163,8 +164,8 @@ def ranking_block(doc: Mapping[str, Any], look: Look) -> list[Block]:
     for i, r in enumerate(ranked, 1):
         note = "EVICTED" if r["pod"] in evicted else ("critical: skipped" if r["pod"] in skipped else
                                                      ("critical" if r.get("critical") else ""))
-        keys = [_human(_key_text(k.get("value")), signal) if k.get("name") == "usageOverRequest"
-                else _key_text(k.get("value")) for k in r.get("keys") or ()]
+        keys = [human(key_text(k.get("value")), signal) if k.get("name") == "usageOverRequest"
+                else key_text(k.get("value")) for k in r.get("keys") or ()]
         table.add_row(str(i), r["pod"], *keys, note)
     return [Block(table)]
 
@@ -188,7 +189,7 @@ def why_first_block(doc: Mapping[str, Any]) -> list[Block]:
             KEY_WORDS.get(decided, decided)
         first = (r.get("keys") or [{}])[0].get("name") == decided
         text = (f"{r['pod']} is ahead of {nxt['pod']} because it {words}: {decided} "
-                f"{_key_text(_key_of(r, decided))} against {_key_text(_key_of(nxt, decided))}"
+                f"{key_text(_key_of(r, decided))} against {key_text(_key_of(nxt, decided))}"
                 + ("." if first else "; the keys before it are equal."))
         return [lines_block([(0, text)], gap=False)]
     return []
