@@ -12,7 +12,12 @@ the standard library's `json.load` of the same cluster file (the median of alter
 `load_bench.ratio_row`); target at most 1.0x, peak RSS at most 1.5 GB.
 
     .venv/bin/python benchmarks/evict_bench.py [--dir /tmp/kexplain-bench] [--nodes 5000] [--pairs 3]
-        [--cluster-shape generated|plain]
+        [--cluster-shape generated|plain] [--ready]
+
+`generate.py`'s pods carry no Ready condition, so the disruption controller counts none healthy and
+every budget blocks, and it has no DaemonSet objects, so kubectl refuses their pods; `--ready`
+makes the pods Running and Ready and adds the DaemonSets, so the drain evicts and schedules the
+replacements (where they go) as on a live cluster.
 """
 from __future__ import annotations
 
@@ -47,9 +52,48 @@ def budget(i: int, rs: Obj) -> Obj:
             "metadata": {"name": f"{app}-pdb", "namespace": meta["namespace"]}, "spec": spec}
 
 
-def build(doc: Obj) -> dict[str, str]:
-    """The snapshot with a budget per app appended; the node to drain (node.txt)."""
+READY = {"type": "Ready", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"}
+
+
+def running_and_ready(items: list[Obj]) -> None:
+    """Every bound pod Running with a Ready condition, as a live cluster's are: the disruption
+    controller then counts them healthy, budgets allow evictions and the drain's replacements
+    are scheduled (`--ready`)."""
+    for obj in items:
+        if obj.get("kind") == "Pod" and (obj.get("spec") or {}).get("nodeName"):
+            status = obj.setdefault("status", {})
+            status.setdefault("phase", "Running")
+            conditions = status.setdefault("conditions", [])
+            if not any(c.get("type") == "Ready" for c in conditions):
+                conditions.append(dict(READY))
+
+
+def daemon_sets(items: list[Obj]) -> list[Obj]:
+    """The DaemonSets the pods name as their controller (a live cluster has them: kubectl drain
+    refuses a DaemonSet pod whose DaemonSet it cannot find), each with its first pod's template."""
+    out: dict[tuple[str, str], Obj] = {}
+    for obj in items:
+        if obj.get("kind") != "Pod":
+            continue
+        meta = obj["metadata"]
+        for ref in meta.get("ownerReferences") or ():
+            key = (meta["namespace"], ref["name"])
+            if ref.get("kind") == "DaemonSet" and ref.get("controller") and key not in out:
+                labels = {"app": (meta.get("labels") or {}).get("app") or ref["name"]}
+                out[key] = {"apiVersion": "apps/v1", "kind": "DaemonSet",
+                            "metadata": {"name": ref["name"], "namespace": meta["namespace"], "uid": ref["uid"]},
+                            "spec": {"selector": {"matchLabels": labels},
+                                     "template": {"metadata": {"labels": labels}, "spec": obj["spec"]}}}
+    return list(out.values())
+
+
+def build(doc: Obj, ready: bool = False) -> dict[str, str]:
+    """The snapshot with a budget per app appended (with `ready`, its pods Running and Ready); the
+    node to drain (node.txt)."""
     items = doc["items"]
+    if ready:
+        running_and_ready(items)
+        items.extend(daemon_sets(items))
     sets = [o for o in items if o.get("kind") == "ReplicaSet"]
     items.extend(budget(i, rs) for i, rs in enumerate(sets))
     node = next(o["metadata"]["name"] for o in items if o.get("kind") == "Node")
@@ -63,8 +107,12 @@ def command(case: Path) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = autoscaler_case.parser(__doc__).parse_args(argv)
-    case = autoscaler_case.write_case(autoscaler_case.snapshot(args), "evict", build)
+    parser = autoscaler_case.parser(__doc__)
+    parser.add_argument("--ready", action="store_true",
+                        help="the pods Running and Ready: budgets allow evictions, replacements are scheduled")
+    args = parser.parse_args(argv)
+    case = autoscaler_case.write_case(autoscaler_case.snapshot(args), "evict-ready" if args.ready else "evict",
+                                      lambda doc: build(doc, args.ready))
     autoscaler_case.print_ratio_row("evict drain", command(case), case, args.pairs, TARGET)
     return 0
 
