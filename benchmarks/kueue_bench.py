@@ -231,23 +231,26 @@ def ratio_row(name: str, argv: Sequence[str], files: Sequence[Path], pairs: int)
     return Row(name, median(ratios), "x", TARGET, max(peaks), detail)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def options(doc: str) -> argparse.ArgumentParser:
+    """The options of the Kueue benchmarks (this one's and kueue_tas_bench's), described by `doc`."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--dir", type=Path, default=Path("/tmp/kexplain-bench"))
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--pending", type=int, default=1000)
-    parser.add_argument("--admitted", type=int, default=5000)
     parser.add_argument("--no-suggestions", action="store_true", help="time the command without its suggestions")
     parser.add_argument("--write-only", action="store_true", help="write the case, print its path, time nothing")
     parser.add_argument("--kexplain", type=Path, default=KEXPLAIN, help="the kexplain to time (another build's)")
-    args = parser.parse_args(argv)
-    case = write_case(ensure_snapshot(args.dir, args.nodes), args.pending, args.admitted)
+    return parser
+
+
+def time_case(case: Path, name: str, args: argparse.Namespace) -> int:
+    """`kexplain kueue` over the case against json.load of its two files, printed as a row."""
     if args.write_only:
         print(case)
         return 0
     start = os.getloadavg()[0]
-    row = ratio_row("kueue" if not args.no_suggestions else "kueue -S",
+    row = ratio_row(name if not args.no_suggestions else f"{name} -S",
                     command(case, not args.no_suggestions, args.kexplain),
                     [case / "jobs.json", case / "cluster.json"], args.pairs)
     print(f"load average {start:.2f} at the start")
@@ -255,6 +258,13 @@ def main(argv: list[str] | None = None) -> int:
     print(row.line())
     print(f"peak RSS {row.peak_mb:.0f} MB: {autoscaler_case.peak_verdict(row)} (<= {autoscaler_case.PEAK_MB:.0f} MB)")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = options(__doc__)
+    parser.add_argument("--admitted", type=int, default=5000)
+    args = parser.parse_args(argv)
+    return time_case(write_case(ensure_snapshot(args.dir, args.nodes), args.pending, args.admitted), "kueue", args)
 
 
 if __name__ == "__main__":

@@ -21,8 +21,6 @@ at most 1.5 GB.
 """
 from __future__ import annotations
 
-import argparse
-import os
 import random
 import sys
 from pathlib import Path
@@ -33,8 +31,8 @@ sys.path.insert(0, str(BENCHMARKS))
 
 import autoscaler_case  # noqa: E402
 from kueue_bench import (COHORTS, KUEUE, PRIORITY_LABEL, QUEUE_LABEL, QUEUES_PER_COHORT, SHAPES,  # noqa: E402
-                         command, obj, quota, ratio_row, stamp, template, uid)
-from load_bench import KEXPLAIN, ensure_snapshot  # noqa: E402
+                         obj, options, quota, stamp, template, time_case, uid)
+from load_bench import ensure_snapshot  # noqa: E402
 
 TOPOLOGY = "datacenter"
 BLOCK, RACK, HOST = "cloud.example.com/block", "cloud.example.com/rack", "kubernetes.io/hostname"
@@ -124,28 +122,8 @@ def write_case(snapshot_dir: Path, pending: int) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dir", type=Path, default=Path("/tmp/kexplain-bench"))
-    parser.add_argument("--nodes", type=int, default=5000)
-    parser.add_argument("--pairs", type=int, default=3)
-    parser.add_argument("--pending", type=int, default=1000)
-    parser.add_argument("--no-suggestions", action="store_true", help="time the command without its suggestions")
-    parser.add_argument("--write-only", action="store_true", help="write the case, print its path, time nothing")
-    parser.add_argument("--kexplain", type=Path, default=KEXPLAIN, help="the kexplain to time (another build's)")
-    args = parser.parse_args(argv)
-    case = write_case(ensure_snapshot(args.dir, args.nodes), args.pending)
-    if args.write_only:
-        print(case)
-        return 0
-    start = os.getloadavg()[0]
-    row = ratio_row("kueue TAS" if not args.no_suggestions else "kueue TAS -S",
-                    command(case, not args.no_suggestions, args.kexplain),
-                    [case / "jobs.json", case / "cluster.json"], args.pairs)
-    print(f"load average {start:.2f} at the start")
-    print(autoscaler_case.header(case, load=True))
-    print(row.line())
-    print(f"peak RSS {row.peak_mb:.0f} MB: {autoscaler_case.peak_verdict(row)} (<= {autoscaler_case.PEAK_MB:.0f} MB)")
-    return 0
+    args = options(__doc__).parse_args(argv)
+    return time_case(write_case(ensure_snapshot(args.dir, args.nodes), args.pending), "kueue TAS", args)
 
 
 if __name__ == "__main__":
