@@ -15,6 +15,7 @@ from kexplain.app.explain import (AutoscalerOptions, Autoscalers, BatchPass, Fil
                                   read_files, run_options, versions_compared)
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result, for_trace
+from kexplain.cli.options import autoscaler_config_option, node_groups_option
 from kexplain.cli.options import (EVICTED_STATS_HELP, EXPLAIN_NODEPOOL_HELP, MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION,
                                   VALIDATE_OPTION, aws_data_option, check_groups_options, karpenter_config_option,
                                   kubelet_config_option, kueue_config_option, kueue_version_option, max_objects_option,
@@ -115,14 +116,10 @@ def command(
                                        help="Also write the explanation as a self-contained interactive page."),
     stats: Optional[str] = stats_option(EVICTED_STATS_HELP),
     kubelet_config: Optional[str] = kubelet_config_option(),
-    node_groups: Optional[str] = typer.Option(None, "--node-groups", metavar="FILE",
-                                              help="The Cluster Autoscaler's node groups (NodeGroupList): for a pod "
-                                                   "that does not schedule, what CA would do (section \"Cluster "
-                                                   "autoscaler\"; -o json: key `autoscaler`). Without it, those "
-                                                   "CA's status ConfigMap or Cluster API among --nodes report."),
-    autoscaler_config: Optional[str] = typer.Option(None, "--autoscaler-config", metavar="FILE",
-                                                    help="CA settings for the node groups (expander, limits, any CA "
-                                                         "flag by name)."),
+    node_groups: Optional[str] = node_groups_option(
+        "for a pod that does not schedule, what CA would do (section \"Cluster autoscaler\"; -o json: key "
+        "`autoscaler`). Without it, those CA's status ConfigMap or Cluster API among --nodes report."),
+    autoscaler_config: Optional[str] = autoscaler_config_option(),
     node_group: Optional[str] = typer.Option(None, "--node-group", metavar="NAME",
                                              help="Show one node group's full verdict (needs node groups), "
                                                   "plugin by plugin on its template node, as --node does for a "

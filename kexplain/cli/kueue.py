@@ -11,6 +11,7 @@ import typer
 from kexplain.app.autoscalers import adapter
 from kexplain.cli.env import env_of
 from kexplain.cli.exit_codes import ExitStatus
+from kexplain.cli.options import autoscaler_config_option, node_groups_option
 from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output,
                                   kueue_config_option, kueue_version_option, max_objects_option)
 from kexplain.errors import KexplainError
@@ -49,14 +50,10 @@ def command(
                                       help="The clock (RFC 3339) for wait times and Workloads without a creation "
                                            "time (default: the current time)."),
     kueue_version: Optional[str] = kueue_version_option(),
-    node_groups: Optional[str] = typer.Option(None, "--node-groups", metavar="FILE",
-                                              help="The Cluster Autoscaler's node groups (NodeGroupList): CA "
-                                                   "answers the ProvisioningRequests Kueue creates for a "
-                                                   "kueue.x-k8s.io/provisioning-request check (check-capacity, "
-                                                   "best-effort atomic scale-up), and the check state follows."),
-    autoscaler_config: Optional[str] = typer.Option(None, "--autoscaler-config", metavar="FILE",
-                                                    help="CA settings for the node groups (expander, limits, any CA "
-                                                         "flag by name)."),
+    node_groups: Optional[str] = node_groups_option(
+        "CA answers the ProvisioningRequests Kueue creates for a kueue.x-k8s.io/provisioning-request check "
+        "(check-capacity, best-effort atomic scale-up), and the check state follows."),
+    autoscaler_config: Optional[str] = autoscaler_config_option(),
     kueue_config: Optional[str] = kueue_config_option(),
     output: Output = OUTPUT_OPTION,
     suggestions: bool = typer.Option(True, "--suggestions/--no-suggestions",

@@ -10,6 +10,7 @@ import typer
 from kexplain.admission.openapi import normalize_version
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate
+from kexplain.cli.options import autoscaler_config_option, node_groups_option
 from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION, VALIDATE_OPTION, kueue_config_option,
                                   kueue_version_option)
 from kexplain.cli.output import save_page
@@ -71,12 +72,9 @@ def command(
     paths: List[str] = typer.Argument(..., metavar="PATH", help="Manifests: files, directories or '-'."),
     nodes: List[str] = typer.Option([], "--nodes", metavar="POOL",
                                     help="The node pool: Nodes, bound Pods, PVCs, PVs, ... (repeatable)."),
-    node_groups: Optional[str] = typer.Option(None, "--node-groups", metavar="FILE",
-                                              help="The Cluster Autoscaler's node groups (NodeGroupList): a Pod or "
-                                                   "workload no group could take is a finding (no-node-group)."),
-    autoscaler_config: Optional[str] = typer.Option(None, "--autoscaler-config", metavar="FILE",
-                                                    help="CA settings for --node-groups (expander, limits, any CA "
-                                                         "flag by name)."),
+    node_groups: Optional[str] = node_groups_option(
+        "a Pod or workload no group could take is a finding (no-node-group)."),
+    autoscaler_config: Optional[str] = autoscaler_config_option(),
     kubernetes_version: Optional[str] = version_option("the version a snapshot in --nodes recorded"),
     feature_gates: Optional[str] = feature_gates_option(),
     kueue_version: Optional[str] = kueue_version_option(),

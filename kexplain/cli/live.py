@@ -23,6 +23,7 @@ from kexplain.autoscaler.cloudprovider import label_keys
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result
 from kexplain.cli.explain import Output, write_trace
+from kexplain.cli.options import autoscaler_config_option, node_groups_option
 from kexplain.cli.options import (EVICTED_STATS_HELP, aws_data_option, check_groups_options, karpenter_config_option,
                                   kubelet_config_option, kueue_version_option, stats_option)
 from kexplain.cli.output import save_page
@@ -131,12 +132,9 @@ def command(
         None, "--node-group-label", metavar="KEY",
         help="A node label whose value names the node's autoscaler node group (besides EKS', GKE's and AKS' "
              "own); repeatable."),
-    node_groups: Optional[str] = typer.Option(None, "--node-groups", metavar="FILE",
-                                              help="The Cluster Autoscaler's node groups (NodeGroupList), in "
-                                                   "place of those found in the cluster: what CA would do for "
-                                                   "the pods left pending."),
-    autoscaler_config: Optional[str] = typer.Option(None, "--autoscaler-config", metavar="FILE",
-                                                    help="CA settings for the node groups."),
+    node_groups: Optional[str] = node_groups_option(
+        "in place of those found in the cluster: what CA would do for the pods left pending."),
+    autoscaler_config: Optional[str] = autoscaler_config_option(),
     node_group: Optional[str] = typer.Option(None, "--node-group", metavar="NAME",
                                              help="With node groups (given or found): one node group's full "
                                                   "verdict, plugin by plugin on its template node."),

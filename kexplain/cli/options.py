@@ -90,6 +90,18 @@ def kueue_config_option() -> Any:
                              "is followed.")
 
 
+def node_groups_option(what: str) -> Any:
+    """--node-groups FILE: the Cluster Autoscaler's node groups (NodeGroupList); `what` says what each
+    command does with them."""
+    return typer.Option(None, "--node-groups", metavar="FILE", help=f"The Cluster Autoscaler's node groups "
+                        f"(NodeGroupList): {what}")
+
+
+def autoscaler_config_option(what: str = "CA settings for the node groups (expander, limits, any CA flag by "
+                                          "name).") -> Any:
+    return typer.Option(None, "--autoscaler-config", metavar="FILE", help=what)
+
+
 def aws_data_option() -> Any:
     return typer.Option(None, "--aws-data", metavar="DIR",
                         help="The EC2 world Karpenter's AWS provider sees: describe-instance-types.json, "
