@@ -31,7 +31,7 @@ import random
 import statistics
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 BENCHMARKS = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCHMARKS))
@@ -185,21 +185,30 @@ def build(pending: int, admitted: int) -> tuple[list[Obj], list[Obj]]:
     return cluster, jobs
 
 
-def write_case(snapshot_dir: Path, pending: int, admitted: int) -> Path:
-    """cluster.json (the snapshot with the Kueue objects) and jobs.json under
-    `snapshot_dir/kueue-P-A`, kept when newer than the snapshot."""
-    out = snapshot_dir / f"kueue-{pending}-{admitted}"
+def write_jobs_case(snapshot_dir: Path, name: str, build: Callable[[list[Obj]], list[Obj]]) -> Path:
+    """cluster.json (the snapshot's items as `build` leaves them) and jobs.json (the jobs it returns)
+    under `snapshot_dir/name`, kept when newer than the snapshot."""
+    out = snapshot_dir / name
     cluster = snapshot_dir / "cluster.json"
     done = out / "jobs.json"
     if done.exists() and done.stat().st_mtime >= cluster.stat().st_mtime:
         return out
     out.mkdir(exist_ok=True)
     doc = autoscaler_case.read_json(cluster)
-    kueue, jobs = build(pending, admitted)
-    doc["items"].extend(kueue)
+    jobs = build(doc["items"])
     autoscaler_case.write_json(out / "cluster.json", doc)
     autoscaler_case.write_json(done, {"apiVersion": "v1", "kind": "List", "items": jobs})
     return out
+
+
+def write_case(snapshot_dir: Path, pending: int, admitted: int) -> Path:
+    """The Kueue objects and admitted Workloads added to the snapshot, the pending Jobs beside it
+    (`snapshot_dir/kueue-P-A`)."""
+    def added(items: list[Obj]) -> list[Obj]:
+        kueue, jobs = build(pending, admitted)
+        items.extend(kueue)
+        return jobs
+    return write_jobs_case(snapshot_dir, f"kueue-{pending}-{admitted}", added)
 
 
 def command(case: Path, suggestions: bool = True, kexplain: Path = KEXPLAIN) -> list[str]:

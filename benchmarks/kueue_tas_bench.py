@@ -29,9 +29,9 @@ from typing import Any
 BENCHMARKS = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCHMARKS))
 
-import autoscaler_case  # noqa: E402
 from kueue_bench import (COHORTS, KUEUE, PRIORITY_LABEL, QUEUE_LABEL, QUEUES_PER_COHORT, SHAPES,  # noqa: E402
-                         obj, options, quota, stamp, template, time_case, uid)
+                         obj, options, quota, stamp, template, time_case, uid,
+                         write_jobs_case)
 from load_bench import ensure_snapshot  # noqa: E402
 
 TOPOLOGY = "datacenter"
@@ -102,23 +102,15 @@ def pending_job(rng: random.Random, cq: int, index: int) -> Obj:
 
 
 def write_case(snapshot_dir: Path, pending: int) -> Path:
-    """cluster.json (the snapshot, its nodes labelled, with the Kueue objects) and jobs.json under
-    `snapshot_dir/kueue-tas-P`, kept when newer than the snapshot."""
-    out = snapshot_dir / f"kueue-tas-{pending}"
-    cluster = snapshot_dir / "cluster.json"
-    done = out / "jobs.json"
-    if done.exists() and done.stat().st_mtime >= cluster.stat().st_mtime:
-        return out
-    out.mkdir(exist_ok=True)
-    doc = autoscaler_case.read_json(cluster)
-    label_nodes(doc["items"])
-    doc["items"].extend(queue_objects())
-    rng = random.Random(72)
-    queues = COHORTS * QUEUES_PER_COHORT
-    jobs = [pending_job(rng, i % queues, i // queues) for i in range(pending)]
-    autoscaler_case.write_json(out / "cluster.json", doc)
-    autoscaler_case.write_json(done, {"apiVersion": "v1", "kind": "List", "items": jobs})
-    return out
+    """The snapshot's nodes labelled and the Kueue objects added, the pending Jobs beside it
+    (`snapshot_dir/kueue-tas-P`)."""
+    def added(items: list[Obj]) -> list[Obj]:
+        label_nodes(items)
+        items.extend(queue_objects())
+        rng = random.Random(72)
+        queues = COHORTS * QUEUES_PER_COHORT
+        return [pending_job(rng, i % queues, i // queues) for i in range(pending)]
+    return write_jobs_case(snapshot_dir, f"kueue-tas-{pending}", added)
 
 
 def main(argv: list[str] | None = None) -> int:
