@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kexplain.cli.app import main
-from tests.support.cli_helpers import TestEnvironment
+from tests.support.cli_helpers import run_cli
 from tests.support.paths import FIXTURES
 
 CASE = FIXTURES / "kueue"
@@ -18,10 +17,7 @@ CLUSTER = ["--nodes", str(CASE / "cluster.yaml"), "--nodes", str(CASE / "nodes.y
 SELECTOR = {"cloud.example.com/capacity": "on-demand"}
 
 
-def kexplain(*args: str) -> tuple[int, str, str]:
-    env = TestEnvironment(width=100)
-    code = main(list(args), env)
-    return code, env.out, env.err
+kexplain = run_cli
 
 
 def _answer(doc: dict) -> dict:

@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kexplain.cli.app import main
 from tests.kueue.builders import workload
 from tests.kueue.test_fair_sharing import admitted, config, queues
-from tests.support.cli_helpers import TestEnvironment
+from tests.support.cli_helpers import run_cli
 from tests.support.paths import FIXTURES
 
 NOW = ["--now", "2026-01-01T00:00:00Z"]
@@ -20,10 +19,7 @@ BAD = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
        "fairSharing": {"preemptionStrategies": ["LessThanInitialShare", "LessThanOrEqualToFinalShare"]}}
 
 
-def kexplain(*args: str) -> tuple[int, str, str]:
-    env = TestEnvironment(width=100)
-    code = main(list(args), env)
-    return code, env.out, env.err
+kexplain = run_cli
 
 
 @pytest.fixture()

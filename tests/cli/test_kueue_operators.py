@@ -13,8 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from kexplain.cli.app import main
-from tests.support.cli_helpers import TestEnvironment
+from tests.support.cli_helpers import run_cli
 from tests.support.paths import FIXTURES
 
 CASE = FIXTURES / "kueue"
@@ -26,10 +25,7 @@ QUEUE = {"kueue.x-k8s.io/queue-name": "a-queue"}
 WORKLOAD = "rayjob-tune-" + hashlib.sha1(b"RayJob\nray.io\ntune\n5e9c1a7b-3d2f-4c8e-9a1b-7f6e5d4c3b2a").hexdigest()[:5]
 
 
-def kexplain(*args: str) -> tuple[int, str, str]:
-    env = TestEnvironment(width=100)
-    code = main(list(args), env)
-    return code, env.out, env.err
+kexplain = run_cli
 
 
 def _json(*args: str) -> tuple[int, dict]:

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kexplain.cli.app import main
-from tests.support.cli_helpers import TestEnvironment
+from tests.support.cli_helpers import run_cli
 from tests.support.paths import FIXTURES
 
 CASE = FIXTURES / "kueue"
@@ -21,10 +20,7 @@ QUEUE = {"kueue.x-k8s.io/queue-name": "a-queue"}
 SELECTOR = {"cloud.example.com/capacity": "on-demand"}
 
 
-def kexplain(*args: str) -> tuple[int, str, str]:
-    env = TestEnvironment(width=100)
-    code = main(list(args), env)
-    return code, env.out, env.err
+kexplain = run_cli
 
 
 def _pod_spec(cpu: str = "2") -> dict:

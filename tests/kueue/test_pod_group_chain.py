@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from kexplain.cli.app import main
-from tests.support.cli_helpers import TestEnvironment
+from tests.support.cli_helpers import TestEnvironment, run_cli
 from tests.support.paths import FIXTURES
 
 CASE = FIXTURES / "kueue"
@@ -17,10 +17,7 @@ ON_DEMAND = {"cloud.example.com/capacity": "on-demand"}
 SPOT = {"cloud.example.com/capacity": "spot"}
 
 
-def kexplain(*args: str) -> tuple[int, str, str]:
-    env = TestEnvironment(width=100)
-    code = main(list(args), env)
-    return code, env.out, env.err
+kexplain = run_cli
 
 
 def answers(*args: str) -> tuple[int, dict[str, dict], dict]:

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from kexplain.cli.app import main
 from kexplain.errors import AdmissionRejected
 from kexplain.kueue.apis.topology import (DomainAssignment, TopologyAssignment, TopologyRequest, internal_from,
                                           parse_topology, request_from_annotations, v1beta2)
@@ -16,7 +15,7 @@ from kexplain.kueue.cache.tas_cache import TASCache, non_tas_usage, schedulable_
 from kexplain.kueue.cache.tas_snapshot import PodSetRequest, TASFlavorSnapshot
 from kexplain.kueue.podset import merged, PodSetInfo, topology_selector
 from tests.kueue.test_cases import cases
-from tests.support.cli_helpers import TestEnvironment
+from tests.support.cli_helpers import run_cli
 from tests.support.paths import TESTS
 
 TAS_CASES = TESTS / "kueue" / "cases"
@@ -146,10 +145,7 @@ def test_the_pods_carry_the_domains_labels() -> None:
 
 
 # -- kexplain kueue and the chain ----------------------------------------------------------------
-def kexplain(*args: str) -> tuple[int, str, str]:
-    env = TestEnvironment(width=100)
-    code = main(list(args), env)
-    return code, env.out, env.err
+kexplain = run_cli
 
 
 def _kueue(case: Path, *extra: str) -> tuple[int, str, str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+from kexplain.cli.app import main
 from kexplain.cli.env import Environment
 
 
@@ -24,6 +25,13 @@ class TestEnvironment(Environment):
     @property
     def err(self) -> str:
         return self.stderr.getvalue()   # type: ignore[attr-defined]
+
+
+def run_cli(*args: str, width: int = 100) -> tuple[int, str, str]:
+    """kexplain run in process at `width` columns: its exit code, stdout and stderr."""
+    env = TestEnvironment(width=width)
+    code = main(list(args), env)
+    return code, env.out, env.err
 
 
 def node_yaml(name: str, zone: str, cpu: str, memory: str, allocatable: bool = True) -> str:
