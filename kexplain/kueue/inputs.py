@@ -124,7 +124,7 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
             _refusable(refused, lambda: _read_kueue(out, obj, src, validate))
         elif is_configuration(obj):
             _read_configuration(out, obj, src)
-        elif is_manager_config_map(obj):        # Kueue's manager ConfigMap: its Configuration file
+        elif kind == "ConfigMap" and is_manager_config_map(obj):    # Kueue's manager ConfigMap: its Configuration
             if (configuration := configuration_of(obj, src)) is not None:
                 _read_configuration(out, *configuration)
         elif kind == "Namespace":

@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
 import pytest
+
+from kexplain.apimachinery.stored_pods import StoredPod, decode_view
 
 from kexplain.errors import AdmissionRejected
 from kexplain.kueue.apis.topology import (DomainAssignment, TopologyAssignment, TopologyRequest, internal_from,
@@ -73,6 +76,26 @@ def test_bound_pods_use_their_nodes_unless_terminated_or_placed_by_tas() -> None
     snap = snapshot(RACKS, [pod("n1", 4), tas_pod, pod("n3", 8, phase="Failed")])
     assert snap.leaves["n1"].free[GPU] == 4 and snap.leaves["n1"].free["pods"] == 109
     assert snap.leaves["n2"].free[GPU] == 8 and snap.leaves["n3"].free[GPU] == 8
+
+
+def stored(obj: dict) -> StoredPod:
+    raw = json.dumps(obj).encode()
+    return StoredPod(msgspec.Raw(raw), decode_view(raw))
+
+
+def test_a_dumps_bound_pods_are_counted_from_their_views_as_their_objects_would_be() -> None:
+    sidecar = {"name": "s", "restartPolicy": "Always", "resources": {"requests": {"cpu": "250m", "memory": "1Gi"}}}
+    pods = [pod("n1", 4), pod("n1", 4, annotations={"team": "a"}), pod("n2", 2, phase="Succeeded"),
+            pod("n2", 8, annotations={"kueue.x-k8s.io/podset-unconstrained-topology": "true"}),
+            {**pod("n3", 1), "status": {}}]
+    pods[4]["spec"].update(initContainers=[sidecar, {"name": "i", "resources": {"requests": {"cpu": "3"}}}],
+                           overhead={"cpu": "100m"})
+    shapes: dict = {}
+    views = [stored(p) for p in pods]
+    assert [non_tas_usage(v, shapes) for v in views] == [non_tas_usage(p) for p in pods]
+    assert non_tas_usage(views[4], shapes) == ("n3", {"cpu": 3350, "memory": 1 << 30, GPU: 1, "pods": 1})
+    assert all(v._obj is None for v in views)          # (no pod decoded whole)
+    assert len(shapes) == 2
 
 
 def test_required_rack_fails_with_kueues_text_and_preferred_climbs_to_the_block() -> None:

@@ -7,13 +7,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+import msgspec
+from msgspec import Raw, Struct
+
 from kexplain.apimachinery import quantity
+from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.kueue.apis.resourceflavor import ResourceFlavor
 from kexplain.kueue.apis.topology import PREFERRED_ANNOTATION, REQUIRED_ANNOTATION, SLICE_REQUIRED_ANNOTATION, \
     UNCONSTRAINED_ANNOTATION, Topology, TopologyAssignment
 from kexplain.kueue.cache.tas_snapshot import TASFlavorSnapshot
 from kexplain.kueue.resources import PODS, Requests, pod_spec_requests, resource_value, scaled
 from kexplain.kueue.workload.info import Info
+from kexplain.model.pod import facts_spec
+from kexplain.model.shapes import stored_facts_key
 
 TAS_POD_ANNOTATIONS = (REQUIRED_ANNOTATION, PREFERRED_ANNOTATION, SLICE_REQUIRED_ANNOTATION,
                        "kueue.x-k8s.io/podset-slice-required-topology-constraints", UNCONSTRAINED_ANNOTATION)
@@ -45,9 +51,15 @@ def allocatable(node: Mapping[str, Any]) -> Requests:
     return out
 
 
-def non_tas_usage(pod: Mapping[str, Any]) -> tuple[str, Requests] | None:
+def non_tas_usage(pod: Mapping[str, Any], shapes: dict[bytes, Requests] | None = None
+                  ) -> tuple[str, Requests] | None:
     """belongsToNonTASCache: a pod bound to a node, not terminated, not placed by TAS (none of the
-    topology annotations); its node and requests plus the pod itself."""
+    topology annotations); its node and requests plus the pod itself. A dump's pod is read from its
+    view (`_stored_usage`), its requests worked out once per shape in `shapes`."""
+    if type(pod) is StoredPod:
+        found = _stored_usage(pod, {} if shapes is None else shapes)
+        if found is not _WHOLE:
+            return found
     annotations = _meta(pod).get("annotations") or {}
     if any(a in annotations for a in TAS_POD_ANNOTATIONS):
         return None
@@ -58,6 +70,41 @@ def non_tas_usage(pod: Mapping[str, Any]) -> tuple[str, Requests] | None:
     usage = pod_spec_requests(spec)
     usage[PODS] = usage.get(PODS, 0) + 1
     return str(spec["nodeName"]), usage
+
+
+class _AnnotationsMeta(Struct):
+    annotations: dict[str, Raw] | None = None
+
+
+class _Annotated(Struct):
+    """What of a pod's text says whether TAS placed it: its annotations' keys (values left as text)."""
+
+    metadata: _AnnotationsMeta | None = None
+
+
+_annotated = msgspec.json.Decoder(_Annotated).decode
+_WHOLE = object()       # (`_stored_usage`: the pod is read as its object)
+
+
+def _stored_usage(pod: StoredPod, shapes: dict[bytes, Requests]) -> tuple[str, Requests] | None | object:
+    """non_tas_usage of a dump's pod from its view and its annotations' keys (cut from its text in C),
+    never its whole object; `_WHOLE` when its text holds annotations the cut cannot read."""
+    view = pod.view
+    status = view.status
+    if not view.spec.nodeName or (status is not None and status.phase in TERMINATED):
+        return None
+    try:
+        meta = _annotated(pod.raw).metadata
+    except msgspec.MsgspecError:
+        return _WHOLE
+    if meta is not None and meta.annotations and any(a in meta.annotations for a in TAS_POD_ANNOTATIONS):
+        return None
+    key = stored_facts_key(view, "")
+    usage = shapes.get(key)
+    if usage is None:
+        usage = shapes[key] = pod_spec_requests(facts_spec(view))
+        usage[PODS] = usage.get(PODS, 0) + 1
+    return view.spec.nodeName, usage
 
 
 def node_matches_flavor(labels: Mapping[str, str], flavor: ResourceFlavor, levels: Iterable[str]) -> bool:
@@ -84,8 +131,9 @@ class TASCache:
         if not tas:         # no TAS flavor: the Nodes and pods are not read (a dump's pods stay undecoded)
             return cls(dict(topologies), {n: f for n, f in flavors.items() if f.topology_name is not None})
         out = cls(dict(topologies), tas, [n for n in nodes if isinstance(n, Mapping) and schedulable_and_ready(n)])
+        shapes: dict[bytes, Requests] = {}
         for pod in pods:
-            found = non_tas_usage(pod)
+            found = non_tas_usage(pod, shapes)
             if found is not None:
                 usage = out.node_usage.setdefault(found[0], {})
                 for k, v in found[1].items():
