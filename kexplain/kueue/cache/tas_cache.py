@@ -154,10 +154,7 @@ class TASCache:
             snap = self._built.get(name) or self._build(name)
             if snap is None:
                 continue
-            snap.clear_tas_usage()
-            for info in infos:
-                for domain_id, usage in tas_usage(info, name):
-                    snap.update_tas_usage(domain_id, usage)
+            snap.replace_tas_usage(pair for info in infos for pair in tas_usage(info, name))
             out[name] = snap
         return out
 

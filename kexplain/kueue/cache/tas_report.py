@@ -23,16 +23,17 @@ def _leaves(dom: Domain) -> list[Domain]:
 def _node(snap: TASFlavorSnapshot, leaf: Domain, requests: Requests, assumed: Mapping[str, Requests],
           simulate_empty: bool) -> dict[str, Any]:
     name = leaf.nodes[0] if len(leaf.nodes) == 1 else leaf.id
-    out: dict[str, Any] = {"node": name, "fit": leaf.state}
-    if leaf.excluded:
-        out["excluded"] = leaf.excluded
+    out: dict[str, Any] = {"node": name, "fit": snap.count(leaf)}
+    if snap.excluded(leaf):
+        out["excluded"] = snap.excluded(leaf)
         return out
     free = snap.remaining(leaf, simulate_empty)
     for k, v in assumed.get(leaf.id, {}).items():
         free[k] = free.get(k, 0) - v
     _, limiting = count_in(requests, free)
     if limiting:
-        out["limitedBy"] = {"resource": limiting, "free": resource_quantity_text(limiting, max(0, free.get(limiting, 0))),
+        left = max(0, free.get(limiting, 0))
+        out["limitedBy"] = {"resource": limiting, "free": resource_quantity_text(limiting, left),
                             "perPod": resource_quantity_text(limiting, requests[limiting])}
         used = leaf.tas_usage.get(limiting, 0)
         if used and not simulate_empty:
@@ -47,11 +48,12 @@ def closest(snap: TASFlavorSnapshot, ps: PodSetRequest, level: int, assumed: Map
     requests = {**ps.single_pod, PODS: ps.single_pod.get(PODS, 0) + 1}
     out = []
     for idx in range(level, -1, -1):
-        ranked = sorted(snap.per_level[idx].values(), key=lambda d: (-d.state, d.values))[:CLOSEST]
+        ranked = sorted(snap.per_level[idx].values(), key=lambda d: (-snap.count(d), d.values))[:CLOSEST]
         domains = []
         for dom in ranked:
-            leaves = sorted(_leaves(dom), key=lambda leaf: (leaf.state, leaf.values))    # the fullest first
-            domains.append({"domain": list(dom.values), "fit": dom.state, "short": max(0, ps.count - dom.state),
+            leaves = sorted(_leaves(dom), key=lambda leaf: (snap.count(leaf), leaf.values))    # the fullest first
+            fit = snap.count(dom)
+            domains.append({"domain": list(dom.values), "fit": fit, "short": max(0, ps.count - fit),
                             "nodes": [_node(snap, leaf, requests, assumed, simulate_empty)
                                       for leaf in leaves[:NODES_SHOWN]],
                             **({"nodesNotShown": len(leaves) - NODES_SHOWN} if len(leaves) > NODES_SHOWN else {})})
@@ -79,6 +81,6 @@ def explained(snap: TASFlavorSnapshot, ps: PodSetRequest, placement: Placement, 
         return placement
     nearest = tuple(closest(snap, ps, placement.level, assumed, simulate_empty))
     slice_size = ps.request.slice_size if ps.request is not None and ps.request.slice_topology else 1
-    top = max((d.state for d in snap.per_level[placement.level].values()), default=0)
+    top = max((snap.count(d) for d in snap.per_level[placement.level].values()), default=0)
     return replace(placement, closest=nearest,
                    largest_fit=largest_fit(snap, ps, top - top % (slice_size or 1), assumed, simulate_empty))

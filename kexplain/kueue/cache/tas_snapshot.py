@@ -11,32 +11,30 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from kexplain.kueue.apis.topology import HOSTNAME, DomainAssignment, TopologyAssignment, TopologyRequest
+from kexplain.kueue.cache.tas_counts import MAX_INT32, ShapeCounts, Tree, Wanted, assumed_fit, carry
 from kexplain.kueue.resources import PODS, Requests
 from kexplain.model.nodeinfo import Node
 from kexplain.model.nodeselector import NodeSelector, ParsedTerm, RequiredNodeAffinity
 from kexplain.model.taints import NO_EXECUTE, NO_SCHEDULE, tolerations_tolerate
 
-MAX_INT32 = (1 << 31) - 1
+COUNTS_KEPT = 256      # request shapes whose counts a snapshot keeps (`ShapeCounts`)
 
 
 @dataclass(eq=False)
 class Domain:
-    """A topology domain: its values (one per level down to its own), parent and children, and the
-    cycle's counts (`state`: pods that fit, then pods assigned; `slice_state`: slices)."""
+    """A topology domain: its values (one per level down to its own), parent and children, and its
+    place among the domains (`pos`: a leaf's among the leaves; what the counts are kept by)."""
 
     id: str
     values: tuple[str, ...]
     parent: "Domain | None" = None
     children: list["Domain"] = field(default_factory=list)
-    state: int = 0
-    slice_state: int = 0
+    pos: int = 0
     # leaves only
     free: Requests = field(default_factory=dict)        # allocatable less non-TAS usage
     tas_usage: Requests = field(default_factory=dict)
     node: Mapping[str, Any] | None = None               # the Node, when the lowest level is the hostname
     nodes: list[str] = field(default_factory=list)      # the Nodes it holds (names)
-    excluded: str = ""                                  # why its Node was left out (taint, selector, affinity)
-    index: int = 0                                      # its place among the leaves (`_column`)
 
 
 @dataclass
@@ -113,6 +111,10 @@ def _taint_string(taint: Mapping[str, Any]) -> str:
 
 
 class TASFlavorSnapshot:
+    """One TAS flavor's domains, their free capacity and usage, and each request shape's counts kept
+    up to date (`ShapeCounts`: the leaves whose usage changed are logged, `_log`, and counted again
+    when a shape is next placed). A placement's counts (`count`, `excluded`) are the last one's."""
+
     def __init__(self, topology: str, levels: tuple[str, ...], tolerations: Iterable[Mapping[str, Any]] = ()
                  ) -> None:
         self.topology = topology
@@ -125,8 +127,14 @@ class TASFlavorSnapshot:
         self.per_level: list[dict[str, Domain]] = [{} for _ in levels]
         self._matches: dict[str, tuple[list[Domain], dict[str, str], Exclusions]] = {}
         self._leaf_list: list[Domain] = []
+        self._all: list[Domain] = []
+        self._tree = Tree((), (), (), (), 0)
         self._columns: dict[tuple[str, bool], list[int]] = {}
-        self._position_of: dict[int, tuple[list[Domain], dict[str, int]]] = {}
+        self._counts: dict[tuple[str, Wanted, bool], ShapeCounts] = {}
+        self._log: list[int] = []               # the leaves whose TAS usage changed, in order
+        self._state: list[int] = []             # the last placement's pods per domain, then pods assigned
+        self._slices: list[int] = []            # and slices
+        self._excluded: Mapping[str, str] = {}  # and why a leaf's Node was left out
 
     # -- building ---------------------------------------------------------------------------
     def add_node(self, node: Mapping[str, Any], allocatable: Requests) -> str:
@@ -142,12 +150,20 @@ class TASFlavorSnapshot:
 
     def initialize(self) -> None:
         self._leaf_list = list(self.leaves.values())
-        for i, leaf in enumerate(self._leaf_list):
-            leaf.index = i
         for leaf in self.leaves.values():
             self.domains[leaf.id] = leaf
             self.per_level[len(leaf.values) - 1][leaf.id] = leaf
             self._link(leaf)
+        internal = [d for d in self.domains.values() if d.children]
+        self._all = [*self._leaf_list, *internal]
+        for i, dom in enumerate(self._all):
+            dom.pos = i
+        self._tree = Tree(tuple(d.parent.pos if d.parent is not None else -1 for d in self._all),
+                          tuple(len(d.values) - 1 for d in self._all),
+                          tuple(tuple(d.pos for d in level.values()) for level in self.per_level),
+                          tuple(tuple(c.pos for c in d.children) for d in self._all), len(self._leaf_list))
+        self._state = [0] * len(self._all)
+        self._slices = [0] * len(self._all)
 
     def _link(self, dom: Domain) -> None:
         if len(dom.values) == 1:
@@ -165,6 +181,8 @@ class TASFlavorSnapshot:
 
     def add_non_tas_usage(self, domain_id: str, usage: Requests) -> None:
         _add(self.leaves[domain_id].free, usage, -1)
+        self._columns.clear()
+        self._counts.clear()
 
     def update_tas_usage(self, domain_id: str, usage: Requests, sign: int = 1) -> None:
         """addTASUsage / removeTASUsage: a domain the snapshot lacks (its Node gone or not Ready) is skipped."""
@@ -173,12 +191,24 @@ class TASFlavorSnapshot:
             _add(leaf.tas_usage, usage, sign)
             for (name, simulate_empty), col in self._columns.items():
                 if not simulate_empty and name in usage:
-                    col[leaf.index] -= sign * usage[name]
+                    col[leaf.pos] -= sign * usage[name]
+            self._log.append(leaf.pos)
+            if len(self._log) > 4 * len(self._leaf_list) + 4096:    # (kept counts older than that: counted again)
+                self._log.clear()
+                self._counts = {k: c for k, c in self._counts.items() if c.simulate_empty}
 
-    def clear_tas_usage(self) -> None:
-        for leaf in self.leaves.values():
-            leaf.tas_usage = {}
-        self._columns.clear()
+    def replace_tas_usage(self, usages: Iterable[tuple[str, Requests]]) -> None:
+        """The TAS usage of a new cycle in place of the last one's: only the leaves whose usage differs
+        change (and are counted again)."""
+        new: dict[str, Requests] = {}
+        for domain_id, usage in usages:
+            if domain_id in self.leaves:
+                _add(new.setdefault(domain_id, {}), usage)
+        for leaf in [leaf for leaf in self._leaf_list if leaf.tas_usage or leaf.id in new]:
+            want = new.get(leaf.id, {})
+            diff = {k: want.get(k, 0) - leaf.tas_usage.get(k, 0) for k in {*want, *leaf.tas_usage}}
+            if any(diff.values()):
+                self.update_tas_usage(leaf.id, diff)
 
     def _column(self, name: str, simulate_empty: bool) -> list[int]:
         """One resource's free capacity (less TAS usage unless `simulate_empty`) of every leaf, in
@@ -262,68 +292,68 @@ class TASFlavorSnapshot:
             fit = self._minimum(lower, ps.count, slice_size, unconstrained, True)
             current += 1
         while current < len(self.levels) - 1:
-            fit = [c for d in fit for c in self._minimum(self._sorted(d.children, unconstrained), d.state, 1,
-                                                         unconstrained, False)]
+            fit = [c for d in fit for c in self._minimum(self._sorted(d.children, unconstrained),
+                                                         self._state[d.pos], 1, unconstrained, False)]
             current += 1
         return Placement(self._assignment(fit), "", level, stats)
 
     def fill_in_counts(self, spec: Mapping[str, Any], requests: Requests, assumed: Mapping[str, Requests],
                        simulate_empty: bool, slice_size: int, slice_level: int, stats: Exclusions) -> None:
-        """fillInCounts: each matching leaf's pods that fit (CountInWithLimitingResource against
-        its free capacity less TAS and assumed usage, inline: it runs for every leaf of every
-        placement), then every parent's sums."""
-        for dom in self.domains.values():
-            dom.state = dom.slice_state = 0
-            dom.excluded = ""
-        matched, excluded, base = self._matching(spec)
+        """fillInCounts: each matching leaf's pods that fit (CountInWithLimitingResource against its free
+        capacity less TAS and assumed usage), then every parent's sums; the shape's kept counts
+        (`_shape_counts`) copied, for what earlier pod sets of the Workload took (`assumed`) and for
+        the placement to set what each domain takes."""
+        counts, excluded, base = self._shape_counts(spec, requests, simulate_empty)
         stats.add(base)
-        for leaf_id, why in excluded.items():
-            self.leaves[leaf_id].excluded = why
-        wanted = sorted(requests.items())
-        at = [leaf.index for leaf in matched]
-        position = self._positions(matched)
-        counts = []
-        for name, want in wanted:         # per resource, every matched leaf at once
-            col = self._column(name, simulate_empty)
-            counts.append([MAX_INT32] * len(at) if want == 0 else
-                          [min(h // want, MAX_INT32) if h > 0 else 0 for h in (col[i] for i in at)])
-        per_leaf = list(zip(*counts)) if counts else [(0,)] * len(at)
-        for leaf_id, extra in assumed.items():       # what earlier pod sets of the Workload took
-            leaf = self.leaves.get(leaf_id)
-            j = position.get(leaf_id) if leaf is not None else None
-            if j is not None:
-                per_leaf[j] = tuple(MAX_INT32 if w == 0 else max(0, self._column(n, simulate_empty)[leaf.index]
-                                                                - extra.get(n, 0)) // w for n, w in wanted)
-        fits = list(map(min, per_leaf))
-        for leaf, fit in zip(matched, fits):
-            leaf.state = fit
-        for j in [j for j, fit in enumerate(fits) if fit == 0 and wanted]:
-            name = wanted[per_leaf[j].index(0)][0]      # the limiting resource: the first (by name) giving 0
-            stats.resources[name] = stats.resources.get(name, 0) + 1
-        self._sum_up(slice_size, slice_level)
+        state, slices = counts.state.copy(), counts.slices_of(self._tree, slice_size, slice_level).copy()
+        limiting, short = counts.limiting, counts.short
+        if assumed:
+            limiting, short = dict(limiting), dict(short)
+            columns = [self._column(name, simulate_empty) for name, _ in counts.wanted]
+            for leaf_id, extra in assumed.items():
+                leaf = self.leaves.get(leaf_id)
+                if leaf is not None and counts.is_matched[leaf.pos]:
+                    fit, name = assumed_fit(columns, leaf.pos, counts.wanted, extra)
+                    ShapeCounts.mark_limiting(leaf.pos, name, limiting, short)
+                    carry(self._tree, state, [(slice_size, slice_level, slices)], leaf.pos, fit)
+        stats.resources.update(short)
+        self._state, self._slices, self._excluded = state, slices, excluded
 
-    def _sum_up(self, slice_size: int, slice_level: int) -> None:
-        """fillInCountsHelper, level by level from the leaves up: a parent's pods are its children's,
-        its slices theirs, or, at the slice level, its pods in slices."""
-        last = len(self.levels) - 1
-        if slice_level == last:
-            for leaf in self._leaf_list:
-                leaf.slice_state = leaf.state // slice_size
-        for idx in range(last - 1, -1, -1):
-            for dom in self.per_level[idx].values():
-                dom.state = sum(c.state for c in dom.children)
-                dom.slice_state = dom.state // slice_size if idx == slice_level else \
-                    sum(c.slice_state for c in dom.children)
+    def _shape_counts(self, spec: Mapping[str, Any], requests: Requests, simulate_empty: bool
+                      ) -> tuple[ShapeCounts, dict[str, str], Exclusions]:
+        """The counts of these requests on the leaves the template may use, kept (at most
+        `COUNTS_KEPT` shapes) and brought up to date with the leaves changed since."""
+        key, (matched, excluded, base) = self._matching(spec)
+        wanted: Wanted = tuple(sorted(requests.items()))
+        columns = [self._column(name, simulate_empty) for name, _ in wanted]
+        found = self._counts.get((key, wanted, simulate_empty))
+        if found is None or len(self._log) - found.seen > len(self._leaf_list):
+            if len(self._counts) >= COUNTS_KEPT:
+                del self._counts[next(iter(self._counts))]
+            found = self._counts[(key, wanted, simulate_empty)] = ShapeCounts.build(
+                self._tree, columns, wanted, [leaf.pos for leaf in matched], simulate_empty, len(self._log))
+        elif not simulate_empty and found.seen < len(self._log):
+            found.update(self._tree, columns, set(self._log[found.seen:]))
+            found.seen = len(self._log)
+        return found, excluded, base
 
-    def _matching(self, spec: Mapping[str, Any]) -> tuple[list[Domain], dict[str, str], Exclusions]:
+    def count(self, dom: Domain) -> int:
+        """The pods `dom` takes as the last placement counted them (`tas_report`)."""
+        return self._state[dom.pos]
+
+    def excluded(self, leaf: Domain) -> str:
+        """Why the last placement left the leaf's Node out (taint, selector, affinity), if it did."""
+        return self._excluded.get(leaf.id, "")
+
+    def _matching(self, spec: Mapping[str, Any]) -> tuple[str, tuple[list[Domain], dict[str, str], Exclusions]]:
         """getMatchingLeaves: the leaves a pod template may use, why each other one may not, and the
-        counts; cached per template's node selection (TASCacheNodeMatchResults)."""
+        counts; cached per template's node selection (TASCacheNodeMatchResults), by its key."""
         key = json.dumps([spec.get("tolerations"), spec.get("nodeSelector"),
                           ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
                               "requiredDuringSchedulingIgnoredDuringExecution")], sort_keys=True, default=str)
         found = self._matches.get(key)
         if found is not None:
-            return found
+            return key, found
         base = Exclusions(total=len(self.leaves))
         matched, excluded = [], {}
         match = self._matcher(spec) if self.lowest_is_node else None
@@ -334,15 +364,7 @@ class TASFlavorSnapshot:
             else:
                 matched.append(leaf)
         found = self._matches[key] = (matched, excluded, base)
-        return found
-
-    def _positions(self, matched: list[Domain]) -> dict[str, int]:
-        """Each matched leaf's place in `matched` (kept with the match it belongs to)."""
-        key = id(matched)
-        found = self._position_of.get(key)
-        if found is None or found[0] is not matched:
-            found = self._position_of[key] = (matched, {leaf.id: j for j, leaf in enumerate(matched)})
-        return found[1]
+        return key, found
 
     def _matcher(self, spec: Mapping[str, Any]):
         tolerations = [*(spec.get("tolerations") or ()), *self.tolerations]
@@ -379,7 +401,8 @@ class TASFlavorSnapshot:
         """sortedDomains: BestFit by slices descending, LeastFreeCapacity ascending; then pods
         ascending, then the values."""
         sign = 1 if unconstrained else -1
-        return sorted(domains, key=lambda d: (sign * d.slice_state, d.state, self._order_key(d)))
+        state, slices = self._state, self._slices
+        return sorted(domains, key=lambda d: (sign * slices[d.pos], state[d.pos], self._order_key(d)))
 
     def _order_key(self, d: Domain) -> tuple[str, ...]:
         # compareDomainLevelValues: siblings under one parent by hostname, else by every value
@@ -387,34 +410,31 @@ class TASFlavorSnapshot:
 
     def _fit_level(self, level: int, count: int, slice_size: int, required: bool, unconstrained: bool,
                    stats: Exclusions) -> tuple[int, list[Domain], str]:
-        """findLevelWithFitDomains."""
+        """findLevelWithFitDomains. When a domain takes them all (BestFit's best fit, LeastFreeCapacity's
+        first that does: both the fewest slices that hold them, then the fewest pods, then the values)
+        it is found without sorting the level."""
         domains = list(self.per_level[level].values())
         if not domains:
             return 0, [], f"no topology domains at level: {self.levels[level]}"
+        state, slice_counts = self._state, self._slices
+        slices = count // slice_size
+        holding = [d for d in domains if slice_counts[d.pos] >= slices]
+        if holding:
+            return level, [min(holding, key=lambda d: (slice_counts[d.pos], state[d.pos], self._order_key(d)))], ""
         ordered = self._sorted(domains, unconstrained)
         top = ordered[0]
-        slices = count // slice_size
-        if not unconstrained and top.slice_state >= slices:
-            top = _best_fit(ordered, slices, slice_states=True)
-        if unconstrained:           # LeastFreeCapacity: the first domain that takes them all
-            for candidate in ordered:
-                if candidate.slice_state >= slices:
-                    return level, [candidate], ""
-        if top.slice_state >= slices:
-            return level, [top], ""
         if required:
-            return 0, [], self.not_fit(top.slice_state, slices, slice_size, stats)
+            return 0, [], self.not_fit(slice_counts[top.pos], slices, slice_size, stats)
         if level > 0 and not unconstrained:
             return self._fit_level(level - 1, count, slice_size, required, unconstrained, stats)
         results, remaining = [], slices
-        ordered = self._sorted(ordered, unconstrained)
         for idx, dom in enumerate(ordered):
             if remaining <= 0:
                 break
-            if not unconstrained and dom.slice_state >= remaining:
-                dom = _best_fit(ordered[idx:], remaining, slice_states=True)
+            if not unconstrained and slice_counts[dom.pos] >= remaining:
+                dom = self._best_fit(ordered[idx:], remaining, slice_counts)
             results.append(dom)
-            remaining -= dom.slice_state
+            remaining -= slice_counts[dom.pos]
         if remaining > 0:
             return 0, [], self.not_fit(slices - remaining, slices, slice_size, stats)
         return level, results, ""
@@ -422,32 +442,47 @@ class TASFlavorSnapshot:
     def _minimum(self, domains: list[Domain], count: int, slice_size: int, unconstrained: bool,
                  use_slices: bool) -> list[Domain]:
         """updateCountsToMinimumGeneric without leaders: the domains taking `count` pods, the last
-        one the best fit, each domain's state set to what it takes."""
+        one the best fit, each domain's count set to what it takes."""
+        state, slices = self._state, self._slices
+        have_of = slices if use_slices else state
         out: list[Domain] = []
         remaining = count // slice_size if use_slices else count
         for i, dom in enumerate(domains):
-            have = dom.slice_state if use_slices else dom.state
+            have = have_of[dom.pos]
             if not unconstrained and have >= remaining:
-                dom = _best_fit(domains[i:], remaining, slice_states=use_slices)
-                have = dom.slice_state if use_slices else dom.state
+                dom = self._best_fit(domains[i:], remaining, have_of)
+                have = have_of[dom.pos]
             if have >= remaining:
-                dom.state = remaining * slice_size if use_slices else remaining
+                state[dom.pos] = remaining * slice_size if use_slices else remaining
                 if use_slices:
-                    dom.slice_state = remaining
+                    slices[dom.pos] = remaining
                 out.append(dom)
                 return out
             if use_slices:
-                dom.state = dom.slice_state * slice_size
+                state[dom.pos] = slices[dom.pos] * slice_size
             remaining -= have
             out.append(dom)
         return out
+
+    @staticmethod
+    def _best_fit(domains: list[Domain], needed: int, counts: list[int]) -> Domain:
+        """findBestFitDomainBy: the first domain with the fewest (slices or pods, `counts`) that still
+        holds `needed`, else the first."""
+        best = domains[0]
+        best_state = counts[best.pos]
+        for dom in domains:
+            s = counts[dom.pos]
+            if needed <= s < best_state:
+                best, best_state = dom, s
+        return best
 
     def _assignment(self, domains: list[Domain]) -> TopologyAssignment:
         """buildAssignment: domains by their values, only the hostname level when it is the lowest."""
         start = len(self.levels) - 1 if self.lowest_is_node else 0
         ordered = sorted(domains, key=lambda d: d.values)
-        return TopologyAssignment(self.levels[start:], tuple(DomainAssignment(d.values[start:], d.state)
-                                                             for d in ordered if d.state))
+        state = self._state
+        return TopologyAssignment(self.levels[start:], tuple(DomainAssignment(d.values[start:], state[d.pos])
+                                                             for d in ordered if state[d.pos]))
 
     def not_fit(self, fit: int, total: int, slice_size: int, stats: Exclusions) -> str:
         """notFitMessage."""
@@ -459,19 +494,6 @@ class TASFlavorSnapshot:
         if stats.any():
             text += f". Total nodes: {stats.total}; excluded: {stats.text()}"
         return text
-
-
-def _best_fit(domains: list[Domain], needed: int, slice_states: bool) -> Domain:
-    """findBestFitDomainBy: the first domain with the fewest (slices or pods) that still holds
-    `needed`, else the first."""
-    state = (lambda d: d.slice_state) if slice_states else (lambda d: d.state)
-    best = domains[0]
-    best_state = state(best)
-    for dom in domains:
-        s = state(dom)
-        if needed <= s < best_state:
-            best, best_state = dom, s
-    return best
 
 
 def _add(into: Requests, other: Mapping[str, int], sign: int = 1) -> None:
