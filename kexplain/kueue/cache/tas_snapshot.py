@@ -129,6 +129,7 @@ class TASFlavorSnapshot:
         self._leaf_list: list[Domain] = []
         self._all: list[Domain] = []
         self._tree = Tree((), (), (), (), 0)
+        self._in_order: list[tuple[list[Domain], list[int]]] = []     # per level: its domains by their values
         self._columns: dict[tuple[str, bool], list[int]] = {}
         self._counts: dict[tuple[str, Wanted, bool], ShapeCounts] = {}
         self._log: list[int] = []               # the leaves whose TAS usage changed, in order
@@ -162,6 +163,8 @@ class TASFlavorSnapshot:
                           tuple(len(d.values) - 1 for d in self._all),
                           tuple(tuple(d.pos for d in level.values()) for level in self.per_level),
                           tuple(tuple(c.pos for c in d.children) for d in self._all), len(self._leaf_list))
+        self._in_order = [(ordered, [d.pos for d in ordered]) for ordered in
+                          (sorted(level.values(), key=self._order_key) for level in self.per_level)]
         self._state = [0] * len(self._all)
         self._slices = [0] * len(self._all)
 
@@ -413,14 +416,15 @@ class TASFlavorSnapshot:
         """findLevelWithFitDomains. When a domain takes them all (BestFit's best fit, LeastFreeCapacity's
         first that does: both the fewest slices that hold them, then the fewest pods, then the values)
         it is found without sorting the level."""
-        domains = list(self.per_level[level].values())
+        domains, positions = self._in_order[level]
         if not domains:
             return 0, [], f"no topology domains at level: {self.levels[level]}"
         state, slice_counts = self._state, self._slices
         slices = count // slice_size
-        holding = [d for d in domains if slice_counts[d.pos] >= slices]
-        if holding:
-            return level, [min(holding, key=lambda d: (slice_counts[d.pos], state[d.pos], self._order_key(d)))], ""
+        held = [slice_counts[p] for p in positions]
+        fewest = min((n for n in held if n >= slices), default=-1)
+        if fewest >= 0:         # (of those with the fewest slices, the fewest pods, then the first by values)
+            return level, [domains[min((state[positions[j]], j) for j, n in enumerate(held) if n == fewest)[1]]], ""
         ordered = self._sorted(domains, unconstrained)
         top = ordered[0]
         if required:
