@@ -16,8 +16,16 @@ is timed against the standard library's `json.load` of the same two files (the m
 alternating pairs, CPU seconds too, as `kueue_bench.ratio_row`); target at most 1.5x, peak RSS
 at most 1.5 GB.
 
+`--shape uneven` is a second shape, not the one the engine was tuned on: four levels (3 zones of
+unequal size, spines of 3 to 9 racks, racks of 4 to 40 nodes, in a shuffled node order), 3% of
+the nodes NotReady and 2% cordoned, one TAS flavor over every (linux) node and one over the `compute`
+pool, and the Jobs' requests a mix: slices (`podset-slice-required-topology` a rack with
+`podset-slice-size` 2 or 4) within a required zone or spine or alone, a required rack (one in
+nine of those more pods than any rack holds), a preferred spine, unconstrained, some pinned to a
+zone by a nodeSelector.
+
     .venv/bin/python benchmarks/kueue_tas_bench.py [--dir /tmp/kexplain-bench] [--nodes 5000] [--pairs 3]
-        [--pending 1000] [--no-suggestions] [--kexplain PATH] [--write-only]
+        [--pending 1000] [--shape racks|uneven] [--no-suggestions] [--kexplain PATH] [--write-only]
 """
 from __future__ import annotations
 
@@ -41,6 +49,11 @@ POOLS = ("general", "compute")           # generate.py's node pools: one TAS fla
 REQUEST = "kueue.x-k8s.io/podset-required-topology"
 PREFERENCE = "kueue.x-k8s.io/podset-preferred-topology"
 UNCONSTRAINED = "kueue.x-k8s.io/podset-unconstrained-topology"
+SLICE = "kueue.x-k8s.io/podset-slice-required-topology"
+SLICE_SIZE = "kueue.x-k8s.io/podset-slice-size"
+FABRIC = "fabric"                        # --shape uneven: its Topology, levels and flavors
+ZONE, SPINE = "cloud.example.com/zone", "cloud.example.com/spine"
+ZONES = ("zone-a", "zone-b", "zone-c")
 
 Obj = dict[str, Any]
 
@@ -113,9 +126,101 @@ def write_case(snapshot_dir: Path, pending: int) -> Path:
     return write_jobs_case(snapshot_dir, f"kueue-tas-{pending}", added)
 
 
+# -- --shape uneven ------------------------------------------------------------------------
+def label_uneven(items: list[Obj], rng: random.Random) -> None:
+    """Zones of about half, 30% and 20% of the nodes, spines of 3 to 9 racks, racks of 4 to 40
+    nodes, over the nodes shuffled; 3% NotReady, 2% cordoned."""
+    nodes = [o for o in items if o.get("kind") == "Node"]
+    rng.shuffle(nodes)
+    rack = spine = at = 0
+    racks_left = rng.randint(3, 9)
+    while at < len(nodes):
+        size = rng.randint(4, 40)
+        for node in nodes[at:at + size]:
+            share = at / len(nodes)
+            node["metadata"].setdefault("labels", {}).update({
+                ZONE: ZONES[0 if share < 0.5 else 1 if share < 0.8 else 2], SPINE: f"spine-{spine:03d}",
+                RACK: f"rack-{rack:04d}"})
+            roll = rng.random()
+            if roll < 0.03:
+                for cond in node.get("status", {}).get("conditions") or ():
+                    if cond.get("type") == "Ready":
+                        cond["status"] = "False"
+            elif roll < 0.05:
+                node.setdefault("spec", {})["unschedulable"] = True
+        at, rack, racks_left = at + size, rack + 1, racks_left - 1
+        if racks_left == 0:
+            spine, racks_left = spine + 1, rng.randint(3, 9)
+
+
+def uneven_queue_objects() -> list[Obj]:
+    """The racks shape's queues with the fabric Topology: `tas-all` over every node, `tas-compute`
+    over the compute pool; every third ClusterQueue has only `tas-all`."""
+    out = [o for o in queue_objects() if o["kind"] not in ("Topology", "ResourceFlavor")]
+    out += [obj(KUEUE, "Topology", FABRIC, spec={"levels": [{"nodeLabel": ZONE}, {"nodeLabel": SPINE},
+                                                           {"nodeLabel": RACK}, {"nodeLabel": HOST}]}),
+            obj(KUEUE, "ResourceFlavor", "tas-all", spec={"nodeLabels": {"kubernetes.io/os": "linux"},
+                                                          "topologyName": FABRIC}),
+            obj(KUEUE, "ResourceFlavor", "tas-compute",
+                spec={"nodeLabels": {"pool": "compute"}, "topologyName": FABRIC})]
+    for cq in (o for o in out if o["kind"] == "ClusterQueue"):
+        names = ["tas-all"] if int(cq["metadata"]["name"][3:]) % 3 == 0 else ["tas-compute", "tas-all"]
+        for group in cq["spec"]["resourceGroups"]:
+            group["flavors"] = [{**group["flavors"][0], "name": name} for name in names]
+    return out
+
+
+def uneven_request(rng: random.Random) -> tuple[dict[str, str], int]:
+    """A pod template's topology annotations and the Job's parallelism."""
+    roll = rng.random()
+    if roll < 0.4:                      # slices of a rack, in a required zone or spine, or alone
+        size = rng.choice((2, 4))
+        out = {SLICE: RACK, SLICE_SIZE: str(size)}
+        if roll < 0.3:
+            out[REQUEST] = rng.choice((ZONE, SPINE))
+        return out, size * rng.choice((1, 2, 4))
+    if roll < 0.45:                     # more than any rack holds: pending, explained each cycle
+        return {REQUEST: RACK}, rng.choice((120, 200))
+    parallelism = rng.choice((1, 2, 3, 5, 8))
+    if roll < 0.6:
+        return {REQUEST: RACK}, parallelism
+    if roll < 0.8:
+        return {PREFERENCE: SPINE}, parallelism
+    return {UNCONSTRAINED: "true"}, parallelism
+
+
+def uneven_job(rng: random.Random, cq: int, index: int) -> Obj:
+    out = pending_job(rng, cq, index)
+    pod = out["spec"]["template"]
+    annotations, parallelism = uneven_request(rng)
+    pod["metadata"] = {"annotations": annotations}
+    if rng.random() < 0.1:
+        pod["spec"]["nodeSelector"] = {ZONE: rng.choice(ZONES)}
+    out["spec"].update(parallelism=parallelism, completions=parallelism)
+    return out
+
+
+def write_uneven_case(snapshot_dir: Path, pending: int) -> Path:
+    """`snapshot_dir/kueue-tas-uneven-P`: the nodes labelled and some taken out of service, the Kueue
+    objects added, the pending Jobs beside it."""
+    def added(items: list[Obj]) -> list[Obj]:
+        rng = random.Random(7272)
+        label_uneven(items, rng)
+        items.extend(uneven_queue_objects())
+        queues = COHORTS * QUEUES_PER_COHORT
+        return [uneven_job(rng, i % queues, i // queues) for i in range(pending)]
+    return write_jobs_case(snapshot_dir, f"kueue-tas-uneven-{pending}", added)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = options(__doc__).parse_args(argv)
-    return time_case(write_case(ensure_snapshot(args.dir, args.nodes), args.pending), "kueue TAS", args)
+    parser = options(__doc__)
+    parser.add_argument("--shape", choices=("racks", "uneven"), default="racks",
+                        help="racks: 10 blocks of 20 racks of 25 nodes; uneven: the second shape (above)")
+    args = parser.parse_args(argv)
+    snapshot = ensure_snapshot(args.dir, args.nodes)
+    if args.shape == "uneven":
+        return time_case(write_uneven_case(snapshot, args.pending), "kueue TAS uneven", args)
+    return time_case(write_case(snapshot, args.pending), "kueue TAS", args)
 
 
 if __name__ == "__main__":
