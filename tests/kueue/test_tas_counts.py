@@ -1,7 +1,8 @@
-"""The counts a TAS flavor's snapshot keeps per request shape (kexplain/kueue/cache/tas_counts.py):
-after random usage changes and placements, each equals a recount from scratch done here leaf by
-leaf (`count_in` against each leaf's remaining capacity), and every placement equals the one a
-snapshot built afresh with the same usage finds."""
+"""The counts a TAS flavor's snapshot keeps per request shape (kexplain/kueue/cache/tas_counts.py)
+and the usage it carries from cycle to cycle (`begin_cycle`): after random usage changes, new
+cycles and placements, each count equals a recount from scratch done here leaf by leaf (`count_in`
+against each leaf's remaining capacity), and every placement equals the one a snapshot built
+afresh with the same usage finds."""
 from __future__ import annotations
 
 import random
@@ -40,7 +41,7 @@ def built(levels: tuple[str, ...], nodes: list[tuple[dict, dict]], usage: dict[s
     for node, allocatable in nodes:
         snap.add_node(node, dict(allocatable))
     snap.initialize()
-    snap.replace_tas_usage(usage.items())
+    snap.begin_cycle((leaf, u, 1) for leaf, u in usage.items())
     return snap
 
 
@@ -99,15 +100,23 @@ def change(rng: random.Random, snap: TASFlavorSnapshot, usage: dict[str, dict]) 
 def test_kept_counts_equal_a_recount_and_placements_a_fresh_snapshots(seed: int) -> None:
     rng = random.Random(seed)
     levels, nodes = cluster(rng, host_level=seed % 2 == 0)
-    usage: dict[str, dict] = {}
+    base: dict[str, dict] = {}          # the usage a cycle begins with
+    usage: dict[str, dict] = {}         # and what the cycle made of it
     snap = built(levels, nodes, usage)
     shapes = [random_request(rng, levels) for _ in range(4)]      # (the same shapes met again and again)
     for _ in range(25):
         if rng.random() < 0.6:
             change(rng, snap, usage)
-        if rng.random() < 0.1:          # a new cycle: its usage in place of the last one's
-            usage = {leaf: dict(u) for leaf, u in usage.items() if rng.random() < 0.7}
-            snap.replace_tas_usage(usage.items())
+        if rng.random() < 0.15:         # a new cycle: this one's changes undone, the cache's made
+            gone = [leaf for leaf in base if rng.random() < 0.3]
+            added = {rng.choice(list(snap.leaves)): {"cpu": 1000, GPU: 1, "pods": 1} for _ in range(2)}
+            snap.begin_cycle([*((leaf, base.pop(leaf), -1) for leaf in gone),
+                              *((leaf, u, 1) for leaf, u in added.items())])
+            for leaf, u in added.items():
+                kept = base.setdefault(leaf, {})
+                for k, v in u.items():
+                    kept[k] = kept.get(k, 0) + v
+            usage = {leaf: dict(u) for leaf, u in base.items()}
         ps, simulate_empty = rng.choice(shapes), rng.random() < 0.2
         assumed = {rng.choice(list(snap.leaves)): {"cpu": 1000, "pods": 1}} if rng.random() < 0.3 else {}
         placement = snap.find(ps, assumed, simulate_empty)
@@ -138,3 +147,21 @@ def test_a_shapes_counts_carry_a_leafs_change_to_its_ancestors_and_slices() -> N
     assert (counts.state, counts.short, counts.limiting) == ([3, 0, 4, 3, 4, 7], {"cpu": 1}, {1: "cpu"})
     assert counts.slices[(2, 1)] == [0, 0, 0, 1, 2, 3]
     assert (counts.state, counts.short) == from_scratch(tree, columns, wanted, [0, 1, 2])
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_domains_and_leaves_a_failure_shows_are_those_a_sort_of_the_counts_gives(seed: int) -> None:
+    rng = random.Random(seed)
+    levels, nodes = cluster(rng, host_level=seed % 2 == 1)
+    rng.shuffle(nodes)                  # (the leaves' places are their values' order, not the nodes')
+    snap = built(levels, nodes, {})
+    snap.find(random_request(rng, levels), {})
+
+    def leaves(dom):
+        return [dom] if not dom.children else [leaf for c in dom.children for leaf in leaves(c)]
+    for idx in range(len(levels)):
+        domains = snap.per_level[idx].values()
+        assert snap.most(idx, 3) == sorted(domains, key=lambda d: (-snap.count(d), d.values))[:3]
+        for dom in domains:
+            under = sorted(leaves(dom), key=lambda leaf: (snap.count(leaf), leaf.values))
+            assert snap.fewest_leaves(dom, 4) == (under[:4], len(under))

@@ -123,6 +123,9 @@ class TASCache:
     nodes: list[Mapping[str, Any]] = field(default_factory=list)
     node_usage: dict[str, Requests] = field(default_factory=dict)
     _built: dict[str, TASFlavorSnapshot] = field(default_factory=dict, repr=False)
+    # per flavor, per Workload: the Info, admission and requests its usage was counted from, and that usage
+    _held: dict[str, dict[str, tuple[Info, Any, Any, list[tuple[str, Requests]]]]] = \
+        field(default_factory=dict, repr=False)
 
     @classmethod
     def build(cls, topologies: Mapping[str, Topology], flavors: Mapping[str, ResourceFlavor],
@@ -147,14 +150,28 @@ class TASCache:
 
     def snapshots(self, workloads: Iterable[Info]) -> dict[str, TASFlavorSnapshot]:
         """One snapshot per TAS flavor with a Topology: its Nodes, non-TAS usage, and the TAS usage
-        of `workloads` (the snapshot of the previous cycle, if any, is not read again)."""
-        infos = [i for i in workloads if i.obj.admission is not None]
+        of `workloads`. Each flavor's snapshot is built once and carried from cycle to cycle: what a
+        cycle changed in it is undone, and only the usage of the Workloads gained or lost since (or
+        whose admission changed) is counted (`_held`)."""
+        infos = {i.key: i for i in workloads if i.obj.admission is not None}
         out = {}
         for name in self.flavors:
             snap = self._built.get(name) or self._build(name)
             if snap is None:
                 continue
-            snap.replace_tas_usage(pair for info in infos for pair in tas_usage(info, name))
+            held = self._held.setdefault(name, {})
+            changes = []
+            for key, (info, admission, requests, usage) in list(held.items()):
+                now = infos.get(key)
+                if now is not info or now.obj.admission is not admission or now.total_requests is not requests:
+                    del held[key]
+                    changes += [(domain_id, u, -1) for domain_id, u in usage]
+            for key, info in infos.items():
+                if key not in held:
+                    usage = tas_usage(info, name)
+                    held[key] = (info, info.obj.admission, info.total_requests, usage)
+                    changes += [(domain_id, u, 1) for domain_id, u in usage]
+            snap.begin_cycle(changes)
             out[name] = snap
         return out
 

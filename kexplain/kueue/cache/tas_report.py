@@ -14,12 +14,6 @@ CLOSEST = 3             # domains shown per level
 NODES_SHOWN = 4         # Nodes shown per domain
 
 
-def _leaves(dom: Domain) -> list[Domain]:
-    if not dom.children:
-        return [dom]
-    return [leaf for child in dom.children for leaf in _leaves(child)]
-
-
 def _node(snap: TASFlavorSnapshot, leaf: Domain, requests: Requests, assumed: Mapping[str, Requests],
           simulate_empty: bool) -> dict[str, Any]:
     name = leaf.nodes[0] if len(leaf.nodes) == 1 else leaf.id
@@ -48,15 +42,13 @@ def closest(snap: TASFlavorSnapshot, ps: PodSetRequest, level: int, assumed: Map
     requests = {**ps.single_pod, PODS: ps.single_pod.get(PODS, 0) + 1}
     out = []
     for idx in range(level, -1, -1):
-        ranked = sorted(snap.per_level[idx].values(), key=lambda d: (-snap.count(d), d.values))[:CLOSEST]
         domains = []
-        for dom in ranked:
-            leaves = sorted(_leaves(dom), key=lambda leaf: (snap.count(leaf), leaf.values))    # the fullest first
+        for dom in snap.most(idx, CLOSEST):
+            leaves, total = snap.fewest_leaves(dom, NODES_SHOWN)        # the fullest first
             fit = snap.count(dom)
             domains.append({"domain": list(dom.values), "fit": fit, "short": max(0, ps.count - fit),
-                            "nodes": [_node(snap, leaf, requests, assumed, simulate_empty)
-                                      for leaf in leaves[:NODES_SHOWN]],
-                            **({"nodesNotShown": len(leaves) - NODES_SHOWN} if len(leaves) > NODES_SHOWN else {})})
+                            "nodes": [_node(snap, leaf, requests, assumed, simulate_empty) for leaf in leaves],
+                            **({"nodesNotShown": total - NODES_SHOWN} if total > NODES_SHOWN else {})})
         out.append({"level": snap.levels[idx], "domains": domains})
     return out
 
@@ -81,6 +73,6 @@ def explained(snap: TASFlavorSnapshot, ps: PodSetRequest, placement: Placement, 
         return placement
     nearest = tuple(closest(snap, ps, placement.level, assumed, simulate_empty))
     slice_size = ps.request.slice_size if ps.request is not None and ps.request.slice_topology else 1
-    top = max((snap.count(d) for d in snap.per_level[placement.level].values()), default=0)
+    top = max((snap.count(d) for d in snap.most(placement.level, 1)), default=0)
     return replace(placement, closest=nearest,
                    largest_fit=largest_fit(snap, ps, top - top % (slice_size or 1), assumed, simulate_empty))

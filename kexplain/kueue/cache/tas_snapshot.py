@@ -6,6 +6,7 @@ TASProfileMixed), then down level by level to the leaves. Leaders (pod set group
 placement and node replacement, off by default or not in the oracle, are not modelled."""
 from __future__ import annotations
 
+import heapq
 import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
@@ -130,9 +131,11 @@ class TASFlavorSnapshot:
         self._all: list[Domain] = []
         self._tree = Tree((), (), (), (), 0)
         self._in_order: list[tuple[list[Domain], list[int]]] = []     # per level: its domains by their values
+        self._span: list[tuple[int, int]] = []      # per domain: the places of its leaves (from, to)
         self._columns: dict[tuple[str, bool], list[int]] = {}
         self._counts: dict[tuple[str, Wanted, bool], ShapeCounts] = {}
         self._log: list[int] = []               # the leaves whose TAS usage changed, in order
+        self._journal: list[tuple[str, Requests, int]] = []     # this cycle's changes (`begin_cycle` undoes them)
         self._state: list[int] = []             # the last placement's pods per domain, then pods assigned
         self._slices: list[int] = []            # and slices
         self._excluded: Mapping[str, str] = {}  # and why a leaf's Node was left out
@@ -150,7 +153,9 @@ class TASFlavorSnapshot:
         return domain_id
 
     def initialize(self) -> None:
-        self._leaf_list = list(self.leaves.values())
+        """The domains linked and placed: the leaves first, by their values, so that each domain's
+        leaves are one run of places (`_span`)."""
+        self._leaf_list = sorted(self.leaves.values(), key=lambda leaf: leaf.values)
         for leaf in self.leaves.values():
             self.domains[leaf.id] = leaf
             self.per_level[len(leaf.values) - 1][leaf.id] = leaf
@@ -159,6 +164,14 @@ class TASFlavorSnapshot:
         self._all = [*self._leaf_list, *internal]
         for i, dom in enumerate(self._all):
             dom.pos = i
+        span: dict[int, tuple[int, int]] = {}
+        for leaf in self._leaf_list:
+            parent = leaf.parent
+            while parent is not None:
+                lo, hi = span.get(parent.pos, (leaf.pos, leaf.pos))
+                span[parent.pos] = (min(lo, leaf.pos), max(hi, leaf.pos + 1))
+                parent = parent.parent
+        self._span = [span.get(i, (i, i + 1)) for i in range(len(self._all))]
         self._tree = Tree(tuple(d.parent.pos if d.parent is not None else -1 for d in self._all),
                           tuple(len(d.values) - 1 for d in self._all),
                           tuple(tuple(d.pos for d in level.values()) for level in self.per_level),
@@ -188,30 +201,34 @@ class TASFlavorSnapshot:
         self._counts.clear()
 
     def update_tas_usage(self, domain_id: str, usage: Requests, sign: int = 1) -> None:
-        """addTASUsage / removeTASUsage: a domain the snapshot lacks (its Node gone or not Ready) is skipped."""
-        leaf = self.leaves.get(domain_id)
-        if leaf is not None:
-            _add(leaf.tas_usage, usage, sign)
-            for (name, simulate_empty), col in self._columns.items():
-                if not simulate_empty and name in usage:
-                    col[leaf.pos] -= sign * usage[name]
-            self._log.append(leaf.pos)
-            if len(self._log) > 4 * len(self._leaf_list) + 4096:    # (kept counts older than that: counted again)
-                self._log.clear()
-                self._counts = {k: c for k, c in self._counts.items() if c.simulate_empty}
+        """addTASUsage / removeTASUsage within a cycle (undone when the next begins): a domain the
+        snapshot lacks (its Node gone or not Ready) is skipped."""
+        if self._apply(domain_id, usage, sign):
+            self._journal.append((domain_id, dict(usage), sign))
 
-    def replace_tas_usage(self, usages: Iterable[tuple[str, Requests]]) -> None:
-        """The TAS usage of a new cycle in place of the last one's: only the leaves whose usage differs
-        change (and are counted again)."""
-        new: dict[str, Requests] = {}
-        for domain_id, usage in usages:
-            if domain_id in self.leaves:
-                _add(new.setdefault(domain_id, {}), usage)
-        for leaf in [leaf for leaf in self._leaf_list if leaf.tas_usage or leaf.id in new]:
-            want = new.get(leaf.id, {})
-            diff = {k: want.get(k, 0) - leaf.tas_usage.get(k, 0) for k in {*want, *leaf.tas_usage}}
-            if any(diff.values()):
-                self.update_tas_usage(leaf.id, diff)
+    def begin_cycle(self, changes: Iterable[tuple[str, Requests, int]]) -> None:
+        """A new cycle's TAS usage: what the last cycle changed undone, then `changes` (the usage of the
+        Workloads the cache gained, less that of those it lost, since the last cycle) made: only the
+        leaves they touch change, and are counted again."""
+        journal, self._journal = self._journal, []
+        for domain_id, usage, sign in reversed(journal):
+            self._apply(domain_id, usage, -sign)
+        for domain_id, usage, sign in changes:
+            self._apply(domain_id, usage, sign)
+
+    def _apply(self, domain_id: str, usage: Requests, sign: int) -> bool:
+        leaf = self.leaves.get(domain_id)
+        if leaf is None:
+            return False
+        _add(leaf.tas_usage, usage, sign)
+        for (name, simulate_empty), col in self._columns.items():
+            if not simulate_empty and name in usage:
+                col[leaf.pos] -= sign * usage[name]
+        self._log.append(leaf.pos)
+        if len(self._log) > 4 * len(self._leaf_list) + 4096:    # (kept counts older than that: counted again)
+            self._log.clear()
+            self._counts = {k: c for k, c in self._counts.items() if c.simulate_empty}
+        return True
 
     def _column(self, name: str, simulate_empty: bool) -> list[int]:
         """One resource's free capacity (less TAS usage unless `simulate_empty`) of every leaf, in
@@ -347,6 +364,19 @@ class TASFlavorSnapshot:
     def excluded(self, leaf: Domain) -> str:
         """Why the last placement left the leaf's Node out (taint, selector, affinity), if it did."""
         return self._excluded.get(leaf.id, "")
+
+    def most(self, level: int, n: int) -> list[Domain]:
+        """The `n` domains of a level taking the most pods in the last placement (then by values)."""
+        domains, positions = self._in_order[level]
+        state = self._state
+        return [domains[j] for _, j in heapq.nsmallest(n, zip([-state[p] for p in positions], range(len(domains))))]
+
+    def fewest_leaves(self, dom: Domain, n: int) -> tuple[list[Domain], int]:
+        """The `n` leaves of `dom` taking the fewest pods in the last placement (then by values), and
+        how many leaves it has."""
+        lo, hi = self._span[dom.pos]
+        ranked = heapq.nsmallest(n, zip(self._state[lo:hi], range(lo, hi)))
+        return [self._leaf_list[i] for _, i in ranked], hi - lo
 
     def _matching(self, spec: Mapping[str, Any]) -> tuple[str, tuple[list[Domain], dict[str, str], Exclusions]]:
         """getMatchingLeaves: the leaves a pod template may use, why each other one may not, and the
