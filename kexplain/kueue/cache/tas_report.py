@@ -5,6 +5,7 @@ largest count that fits one domain of the requested level, verified by placing t
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any, Mapping
 
 from kexplain.kueue.cache.tas_snapshot import Domain, Placement, PodSetRequest, TASFlavorSnapshot, count_in
@@ -12,6 +13,9 @@ from kexplain.kueue.resources import PODS, Requests, resource_quantity_text
 
 CLOSEST = 3             # domains shown per level
 NODES_SHOWN = 4         # Nodes shown per domain
+
+# a quantity's text, once per (resource, amount): a pod set no domain holds is explained again each cycle
+_text = lru_cache(maxsize=4096)(resource_quantity_text)
 
 
 def _node(snap: TASFlavorSnapshot, leaf: Domain, requests: Requests, assumed: Mapping[str, Requests],
@@ -27,11 +31,11 @@ def _node(snap: TASFlavorSnapshot, leaf: Domain, requests: Requests, assumed: Ma
     _, limiting = count_in(requests, free)
     if limiting:
         left = max(0, free.get(limiting, 0))
-        out["limitedBy"] = {"resource": limiting, "free": resource_quantity_text(limiting, left),
-                            "perPod": resource_quantity_text(limiting, requests[limiting])}
+        out["limitedBy"] = {"resource": limiting, "free": _text(limiting, left),
+                            "perPod": _text(limiting, requests[limiting])}
         used = leaf.tas_usage.get(limiting, 0)
         if used and not simulate_empty:
-            out["limitedBy"]["usedByTAS"] = resource_quantity_text(limiting, used)
+            out["limitedBy"]["usedByTAS"] = _text(limiting, used)
     return out
 
 
