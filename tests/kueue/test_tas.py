@@ -336,3 +336,29 @@ def test_a_provisioning_check_on_the_tas_flavor_delays_the_placement(tmp_path: P
     assert wl["quotaReserved"] is True            # four pods on one 8-GPU node: placed after provisioning
     [psa] = wl["podSetAssignments"]
     assert psa["delayedTopologyRequest"] == "Pending" and "topologyAssignment" not in psa
+
+
+def test_a_flavors_usage_is_carried_between_cycles_a_cycles_own_changes_undone() -> None:
+    from types import SimpleNamespace
+    from kexplain.kueue.apis.meta import ObjectMeta
+    from kexplain.kueue.apis.resourceflavor import ResourceFlavor
+    from kexplain.kueue.apis.topology import Topology
+    flavor = ResourceFlavor(ObjectMeta(name="tas"), node_labels={"pool": "h100"}, topology_name="topo")
+    cache = TASCache.build({"topo": Topology(ObjectMeta(name="topo"), LEVELS)}, {"tas": flavor}, RACKS, [])
+
+    def admitted(node_name: str, pods: int) -> SimpleNamespace:
+        placed = TopologyAssignment((HOST,), (DomainAssignment((node_name,), pods),))
+        psa = SimpleNamespace(topology_assignment=placed, flavors={GPU: "tas"})
+        admission = SimpleNamespace(pod_set_assignments=(psa,))
+        return SimpleNamespace(key="ns/wl", obj=SimpleNamespace(admission=admission),
+                               total_requests=[SimpleNamespace(single_pod_requests=lambda: {GPU: 4})])
+
+    def used(snap) -> dict:
+        return {leaf.id: leaf.tas_usage.get(GPU) for leaf in snap.leaves.values() if leaf.tas_usage.get(GPU)}
+    first = admitted("n1", 2)
+    snap = cache.snapshots([first])["tas"]
+    assert used(snap) == {"n1": 8}
+    snap.update_tas_usage("n2", {GPU: 8, "pods": 1})         # what the cycle reserved
+    assert used(cache.snapshots([first])["tas"]) == {"n1": 8}
+    assert used(cache.snapshots([admitted("n3", 1)])["tas"]) == {"n3": 4}    # its admission changed
+    assert used(cache.snapshots([])["tas"]) == {}

@@ -126,6 +126,8 @@ class TASCache:
     # per flavor, per Workload: the Info, admission and requests its usage was counted from, and that usage
     _held: dict[str, dict[str, tuple[Info, Any, Any, list[tuple[str, Requests]]]]] = \
         field(default_factory=dict, repr=False)
+    # per flavor, per Workload: the identities of that Info, admission and requests (alive in `_held`)
+    _held_ids: dict[str, dict[str, tuple[int, int, int]]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def build(cls, topologies: Mapping[str, Topology], flavors: Mapping[str, ResourceFlavor],
@@ -152,28 +154,38 @@ class TASCache:
         """One snapshot per TAS flavor with a Topology: its Nodes, non-TAS usage, and the TAS usage
         of `workloads`. Each flavor's snapshot is built once and carried from cycle to cycle: what a
         cycle changed in it is undone, and only the usage of the Workloads gained or lost since (or
-        whose admission changed) is counted (`_held`)."""
+        whose admission changed) is counted (`_held`, compared by identity first, `_held_ids`)."""
         infos = {i.key: i for i in workloads if i.obj.admission is not None}
+        ids = {key: (id(i), id(i.obj.admission), id(i.total_requests)) for key, i in infos.items()}
         out = {}
         for name in self.flavors:
             snap = self._built.get(name) or self._build(name)
             if snap is None:
                 continue
             held = self._held.setdefault(name, {})
-            changes = []
-            for key, (info, admission, requests, usage) in list(held.items()):
-                now = infos.get(key)
-                if now is not info or now.obj.admission is not admission or now.total_requests is not requests:
-                    del held[key]
-                    changes += [(domain_id, u, -1) for domain_id, u in usage]
-            for key, info in infos.items():
-                if key not in held:
-                    usage = tas_usage(info, name)
-                    held[key] = (info, info.obj.admission, info.total_requests, usage)
-                    changes += [(domain_id, u, 1) for domain_id, u in usage]
+            changes = [] if self._held_ids.get(name) == ids else self._changes(held, infos, name)
+            self._held_ids[name] = ids
             snap.begin_cycle(changes)
             out[name] = snap
         return out
+
+    @staticmethod
+    def _changes(held: dict[str, tuple[Info, Any, Any, list[tuple[str, Requests]]]], infos: Mapping[str, Info],
+                 name: str) -> list[tuple[str, Requests, int]]:
+        """The usage on flavor `name` of the Workloads in `infos` not in `held` (or held as another Info,
+        admission or requests), less that of those held and no longer there; `held` brought up to date."""
+        changes = []
+        for key, (info, admission, requests, usage) in list(held.items()):
+            now = infos.get(key)
+            if now is not info or now.obj.admission is not admission or now.total_requests is not requests:
+                del held[key]
+                changes += [(domain_id, u, -1) for domain_id, u in usage]
+        for key, info in infos.items():
+            if key not in held:
+                usage = tas_usage(info, name)
+                held[key] = (info, info.obj.admission, info.total_requests, usage)
+                changes += [(domain_id, u, 1) for domain_id, u in usage]
+        return changes
 
     def _build(self, name: str) -> TASFlavorSnapshot | None:
         flavor, topology = self.flavors[name], self.topology_of(name)
