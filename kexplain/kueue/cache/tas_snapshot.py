@@ -455,12 +455,11 @@ class TASFlavorSnapshot:
         fewest = min((n for n in held if n >= slices), default=-1)
         if fewest >= 0:         # (of those with the fewest slices, the fewest pods, then the first by values)
             return level, [domains[min((state[positions[j]], j) for j, n in enumerate(held) if n == fewest)[1]]], ""
-        ordered = self._sorted(domains, unconstrained)
-        top = ordered[0]
-        if required:
-            return 0, [], self.not_fit(slice_counts[top.pos], slices, slice_size, stats)
+        if required:            # (sortedDomains' first: BestFit's most slices, LeastFreeCapacity's fewest)
+            return 0, [], self.not_fit(min(held) if unconstrained else max(held), slices, slice_size, stats)
         if level > 0 and not unconstrained:
             return self._fit_level(level - 1, count, slice_size, required, unconstrained, stats)
+        ordered = self._sorted(domains, unconstrained)
         results, remaining = [], slices
         for idx, dom in enumerate(ordered):
             if remaining <= 0:
