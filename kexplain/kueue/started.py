@@ -29,6 +29,7 @@ COMPLETIONS_EQUAL_PARALLELISM = "kueue.x-k8s.io/job-completions-equal-parallelis
 NOT_CREATED = "NotCreated"      # the job reconciler made no Workload (`error` says why)
 GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})      # strconv.ParseBool's true
 Answers = dict[tuple[str, str, str], dict[str, Any]]
+JOBSET_KINDS = frozenset({"JobSet", "TrainJob"})   # whose Jobs are a JobSet's (a TrainJob's, its trainer's)
 POD_SET_OF = "_podSetOf"        # an operator's made objects' pod sets, while the answers are made
 
 
@@ -119,6 +120,9 @@ def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[s
         except Conflict as err:
             answer["startError"] = str(err)
     kind = kind_of(obj)
+    child = getattr(outcome.job, "child", None)
+    if child is not None:       # a TrainJob: the JobSet its trainer makes, then that JobSet's path
+        obj, kind = dict(child), "JobSet"
     if kind in OPERATOR_KINDS:      # (an operator's kind: its pods, `operator_pods`)
         return _operator(obj, outcome, pod_sets, answer)
     if pod_sets is not None and outcome.pod_set:       # a pod of a group: its role's pod set
@@ -298,7 +302,7 @@ def _for_made(answer: dict[str, Any], made: Mapping[str, Any], index: int) -> di
         dropped = (POD_SET_OF, "explanation", "suggestions") if index else (POD_SET_OF,)
         own = (answer.get(POD_SET_OF) or {}).get(object_key(made))
         return {**{k: v for k, v in answer.items() if k not in dropped}, **({"podSet": own} if own else {})}
-    if kind_of(made) != "Job" or answer["object"]["kind"] != "JobSet":
+    if kind_of(made) != "Job" or answer["object"]["kind"] not in JOBSET_KINDS:
         return answer
     out = {**answer, "podSet": str(labels.get(REPLICATED_JOB_NAME))}
     if index:
