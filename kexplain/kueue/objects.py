@@ -19,7 +19,7 @@ MANAGER_CONFIG_MAP = "kueue-manager-config"     # (`kexplain.kueue.config_file`)
 # (`kexplain.kueue.controller.jobs.INTEGRATIONS`; a test keeps the two in step), which is
 # imported only when Kueue's objects are there
 MANAGED_KINDS = {"Job": "batch", "Pod": "", "JobSet": "jobset.x-k8s.io", "StatefulSet": "apps",
-                 "RayJob": "ray.io", "RayCluster": "ray.io", "LeaderWorkerSet": "leaderworkerset.x-k8s.io",
+                 "RayJob": "ray.io", "RayCluster": "ray.io", "RayService": "ray.io", "LeaderWorkerSet": "leaderworkerset.x-k8s.io",
                  "AppWrapper": "workload.codeflare.dev", "TrainJob": "trainer.kubeflow.org",
                  **{k: "kubeflow.org" for k in ("PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "MPIJob")}}
 # The kinds whose controller makes what Kueue manages (`makes_managed`,

@@ -3,11 +3,11 @@
 its info), the pods the operator creates, named as it names them, or a Job where it makes one
 (a RayJob's submitter, an MPIJob's launcher: the Job controller makes its pods), or, of an
 AppWrapper, its components (each explained as its kind is). While Kueue holds
-it (suspended), a RayJob, RayCluster or Kubeflow job has no pod: its pod sets' templates are
+it (suspended), a RayJob, RayCluster, RayService or Kubeflow job has no pod: its pod sets' templates are
 explained without taking room (`held_reason`); a LeaderWorkerSet's pods exist, gated by Kueue's
 pod webhook until its group's Workload is admitted.
 
-Names: KubeRay's RayCluster of a RayJob `NAME-raycluster-XXXXX` (GenerateRayClusterName), its head
+Names: KubeRay's RayCluster of a RayJob or RayService `NAME-raycluster-XXXXX` (GenerateRayClusterName), its head
 `CLUSTER-head-XXXXX` and workers `CLUSTER-GROUP-worker-XXXXX` (PodGenerateName, the prefix cut to 50),
 the submitter Job NAME; the training operator's `NAME-TYPE-INDEX` (GenGeneralName), mpi-operator's
 workers `NAME-worker-INDEX` and launcher Job `NAME-launcher`; the LeaderWorkerSet's leader
@@ -27,15 +27,14 @@ from kexplain.kueue.podset import PodSetInfo, merged
 
 MANAGED_LABEL = "kueue.x-k8s.io/managed"
 TOPOLOGY_GATE = "kueue.x-k8s.io/topology"
-RAY_KINDS = frozenset({"RayJob", "RayCluster"})
+RAY_KINDS = frozenset({"RayJob", "RayCluster", "RayService"})
 KUBEFLOW_KINDS = frozenset({"PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "MPIJob"})
 LWS = "LeaderWorkerSet"
 APPWRAPPER = "AppWrapper"
 KINDS = RAY_KINDS | KUBEFLOW_KINDS | {LWS, APPWRAPPER}
-OPERATORS = {"RayJob": "KubeRay", "RayCluster": "KubeRay", "MPIJob": "the MPI operator", APPWRAPPER: "the AppWrapper controller",
-             LWS: "the LeaderWorkerSet "
-             "controller", **{k: "the training operator" for k in ("PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob",
-                                                                    "JAXJob")}}
+OPERATORS = {**{k: "KubeRay" for k in RAY_KINDS}, "MPIJob": "the MPI operator", APPWRAPPER: "the AppWrapper controller",
+             LWS: "the LeaderWorkerSet controller",
+             **{k: "the training operator" for k in ("PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob")}}
 MAX_RAY_PREFIX = 50
 
 
@@ -148,7 +147,8 @@ def made_of(obj: Mapping[str, Any], sets: tuple[PodSet, ...], index: int = 0) ->
 def held_reason(obj: Mapping[str, Any]) -> str:
     """Why a held job of an operator's kind has no pod (Kueue keeps it suspended)."""
     kind = str(obj.get("kind"))
-    field = "spec.suspend" if kind in RAY_KINDS | {APPWRAPPER} else "spec.runPolicy.suspend"
+    field = ("spec.rayClusterSpec.suspend" if kind == "RayService"
+             else "spec.suspend" if kind in RAY_KINDS | {APPWRAPPER} else "spec.runPolicy.suspend")
     return (f"{kind} {_meta(obj).get('namespace') or 'default'}/{_meta(obj).get('name')} is held by Kueue ({field} "
             f"true): {OPERATORS[kind]} creates no pod until its Workload is admitted")
 
@@ -194,7 +194,7 @@ def operator_objects(obj: Mapping[str, Any], sets: tuple[PodSet, ...], infos: li
         return appwrapper_components(obj, infos)
     made = made_of(obj, sets, index)
     owner_kind, owner_name = kind, str(_meta(obj).get("name") or "")
-    if kind == "RayJob":
+    if kind in ("RayJob", "RayService"):      # (KubeRay's RayCluster of it makes the pods)
         owner_kind = "RayCluster"
         owner_name = _generated("RayCluster", str(_meta(obj).get("namespace") or "default"),
                                 f"{owner_name}-raycluster-", 1)[0]

@@ -1,5 +1,5 @@
 """Kueue's job integrations, one module per kind (pkg/controller/jobs/<kind>), registered by
-kind: each turns a user's object into a GenericJob (the operators' kinds through `podsets`: Ray's,
+kind: each turns a user's object into a GenericJob (the operators' kinds through `podsets`: Ray's (RayJob, RayCluster, RayService),
 LeaderWorkerSet, the Kubeflow jobs by one mechanism over their replica specs, AppWrapper, TrainJob as the
 JobSet its runtime makes); the other kinds
 Kueue manages by default are read as `unmodelled` (no Workload made, saying why)."""
@@ -8,11 +8,12 @@ from __future__ import annotations
 from types import ModuleType
 
 from kexplain.kueue.controller.jobs import (appwrapper, job, jobset, kubeflow, leaderworkerset, pod, raycluster,
-                                            rayjob, statefulset, trainjob, unmodelled)
+                                            rayjob, rayservice, statefulset, trainjob, unmodelled)
 
 INTEGRATIONS: dict[str, ModuleType] = {job.KIND: job, pod.KIND: pod, jobset.KIND: jobset,
                                        statefulset.KIND: statefulset, rayjob.KIND: rayjob,
-                                       raycluster.KIND: raycluster, leaderworkerset.KIND: leaderworkerset,
+                                       raycluster.KIND: raycluster, rayservice.KIND: rayservice,
+                                       leaderworkerset.KIND: leaderworkerset,
                                        appwrapper.KIND: appwrapper, trainjob.KIND: trainjob,
                                        **{kind: kubeflow for kind in kubeflow.KINDS}}
 
