@@ -23,6 +23,8 @@ from typing import Any, Iterable, Mapping
 from kexplain.errors import AdmissionRejected, InputError, Source
 from kexplain.kueue.apis.meta import object_meta
 from kexplain.kueue.apis.podtemplate import check_pod_spec
+from kexplain.kueue.apis.topology import IndexLabels
+from kexplain.kueue.controller.jobframework.tas import JOB_COMPLETION_INDEX, JOBSET_JOB_INDEX
 from kexplain.kueue.controller.jobs import jobset
 from kexplain.kueue.controller.jobs.podsets import PodSetsJob, count_at, mapping
 from kexplain.load.apply_patch import patched
@@ -48,6 +50,11 @@ class TrainJob(PodSetsJob):
     """A TrainJob as Kueue reads it: the JobSet the trainer makes of it (`child`), whose pod sets are its own."""
 
     child: Mapping[str, Any] | None = None
+    sub_groups: tuple[int, ...] = ()        # each replicated job's replicas (the JobSet's SubGroup counts)
+
+    def index_labels(self, index: int) -> IndexLabels:
+        """The JobSet integration's (PodSets of the child JobSet)."""
+        return IndexLabels(JOB_COMPLETION_INDEX, JOBSET_JOB_INDEX, self.sub_groups[index])
 
 
 def context(objects: Iterable[tuple[Any, Any]]) -> dict[tuple[str, str, str], tuple[Mapping[str, Any], Any]]:
@@ -216,5 +223,6 @@ def from_object(obj: dict[str, Any], source: Source | None, runtimes: Runtimes) 
     """The TrainJob as Kueue's integration reads it, with the runtimes there are (`context`)."""
     runtime, runtime_source = _runtime(obj, runtimes, source)
     child = child_jobset(obj, source, runtime, runtime_source)
-    sets = jobset.from_object(child, runtime_source).pod_sets()
-    return TrainJob(object_meta(obj, source), KIND, GROUP, sets, source=source, child=child)
+    read = jobset.from_object(child, runtime_source)
+    return TrainJob(object_meta(obj, source), KIND, GROUP, read.pod_sets(), source=source, child=child,
+                    sub_groups=tuple(rj.replicas for rj in read.replicated_jobs))
