@@ -16,6 +16,7 @@ from kexplain.kueue.jobset_jobs import REPLICATED_JOB_NAME, jobset_jobs, volume_
 from kexplain.kueue.operator_pods import KINDS as OPERATOR_KINDS, held_reason, operator_objects
 from kexplain.kueue.controller.jobs.leaderworkerset import group_index
 from kexplain.kueue.objects import LEADER_WORKER_SET
+from kexplain.kueue.pinned import pin
 from kexplain.kueue.podset import Conflict, PodSetInfo, infos, merged
 from kexplain.kueue.run import Pass, Settings, run_pass
 from kexplain.kueue.controller.jobs import integration_for, podgroup
@@ -247,6 +248,7 @@ def _job(obj: Mapping[str, Any], outcome: JobOutcome, pod_sets: list[PodSetInfo]
         if (meta_of(job).get("annotations") or {}).get(COMPLETIONS_EQUAL_PARALLELISM) in GO_TRUE:
             spec["completions"] = info.count
     spec["template"] = merged(spec.get("template") if isinstance(spec.get("template"), Mapping) else {}, info)
+    pin([job], info)        # (by TAS: its pods pinned as Kueue's topology ungater pins them)
     return job
 
 

@@ -45,3 +45,38 @@ def test_each_operator_pod_goes_to_the_domain_of_its_rank(tmp_path: Path) -> Non
         [pod] = p["pods"]
         assert pod["node"] == by_set[p["kueue"]["podSet"]][rank]
         assert pod["summary"]["search"]["numFilterSuccess"] == 1      # pinned to its own host, not any of them
+
+
+def _jobset() -> dict:
+    template = _replica(1)["template"]
+    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+            "metadata": {"name": "shard", "namespace": "default", "uid": "6a1f0c2e-8b3d-4e5f-9a7b-0c1d2e3f4a5b",
+                         "labels": {"kueue.x-k8s.io/queue-name": "user-queue"}},
+            "spec": {"replicatedJobs": [{"name": "workers", "replicas": 2, "template": {"spec": {
+                "parallelism": 2, "completions": 2, "template": template}}}]}}
+
+
+def test_a_jobsets_pods_go_to_the_domain_of_their_rank(tmp_path: Path) -> None:
+    """A JobSet's Job j, pod of completion index i: rank i + j x 2, the Job controller's pods pinned."""
+    path = tmp_path / "shard.yaml"
+    path.write_text(yaml.safe_dump(_jobset()))
+    code, out, err = kexplain(str(path), *CLUSTER, "-o", "json")
+    assert code == 0, err
+    placements = json.loads(out)["placements"]
+    [workers] = placements[0]["kueue"]["podSets"]
+    by_rank = [d["values"][0] for d in workers["topology"]["domains"] for _ in range(d["count"])]
+    assert len(by_rank) == 4
+    for job, placement in enumerate(placements):
+        assert placement["object"]["name"] == f"shard-workers-{job}"
+        for pod in placement["pods"]:
+            index = int(pod["name"].split("-")[3])      # shard-workers-JOB-INDEX-xxxxx
+            assert pod["node"] == by_rank[index + job * 2] and pod["summary"]["search"]["numFilterSuccess"] == 1
+
+
+def test_a_nonindexed_jobs_pods_fill_the_domains_in_order() -> None:
+    code, out, err = kexplain(str(FIXTURES / "kueue" / "tas" / "jobs.yaml"), *CLUSTER, "-o", "json")
+    assert code == 0, err
+    train = json.loads(out)["placements"][0]
+    [main] = train["kueue"]["podSets"]
+    assert [p["node"] for p in train["pods"]] == [d["values"][0] for d in main["topology"]["domains"]]
+    assert all(p["summary"]["search"]["numFilterSuccess"] == 1 for p in train["pods"])
