@@ -131,6 +131,11 @@ def test_a_runtime_without_a_pod_template_is_a_one_line_error_on_the_runtime() -
     assert "ClusterTrainingRuntime torch" in str(err.value)
     with pytest.raises(InputError, match="spec.trainer.numNodes"):
         _outcome(_trainjob({"numNodes": -1}), _runtime())
+    runtime = _runtime()
+    runtime["spec"]["template"]["spec"]["replicatedJobs"][1]["replicas"] = "two"
+    with pytest.raises(InputError) as err:
+        _outcome(_trainjob(), runtime)
+    assert err.value.field == "spec.template.spec.replicatedJobs[1].replicas" and "ClusterTrainingRuntime" in str(err.value)
 
 
 def test_the_runtimes_are_read_not_ignored() -> None:

@@ -202,6 +202,7 @@ def child_jobset(obj: Mapping[str, Any], source: Source | None, runtime: Mapping
                              obj=runtime, field=f"spec.template.spec.replicatedJobs[{i}]")
         check_pod_spec(pod.get("spec"), runtime_source, runtime, f"spec.template.spec.replicatedJobs[{i}].template.spec"
                        ".template.spec")
+        count_at(runtime, rjob.get("replicas"), 1, f"spec.template.spec.replicatedJobs[{i}].replicas", runtime_source)
     _patched_jobs(obj, rjobs)
     policy = spec.get("mlPolicy") if isinstance(spec.get("mlPolicy"), Mapping) else None
     launcher_as_node = mapping(mapping(policy).get("mpi")).get("runLauncherAsNode") is True
