@@ -29,7 +29,8 @@ UNMODELLED: dict[tuple[str, str], str] = {
 
 # The kinds of UNMODELLED kexplain models through Kueue's chain (`kexplain.kueue.controller.jobs`,
 # `kexplain.kueue.operator_pods`): held here only when no Kueue object is given
-THROUGH_KUEUE = frozenset({("ray.io", "RayJob"), ("ray.io", "RayCluster"),
+THROUGH_KUEUE = frozenset({("ray.io", "RayJob"), ("ray.io", "RayCluster"), ("ray.io", "RayService"),
+                           ("trainer.kubeflow.org", "TrainJob"),
                            ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"), ("workload.codeflare.dev", "AppWrapper"),
                            *(("kubeflow.org", k) for k in ("MPIJob", "PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob",
                                                            "JAXJob"))})

@@ -5,6 +5,7 @@ tolerations and node pin (v1.35 pkg/controller/daemon). Details: docs/internals/
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -199,6 +200,8 @@ class Copies:
     namespace: str = ""     # (of its pods: the generated names are derived from it)
     indexed: bool = False   # an Indexed Job's: `<generate><index>-` and the random characters
     skip: int = 0           # a StatefulSet's copy 0 is this many ordinals after its first (the lower ones exist)
+    # each copy's own node selector labels (COPY_NODE_SELECTORS: the domain Kueue's topology ungater gives it)
+    node_selectors: tuple[Any, ...] = field(default=(), compare=False)
 
     @classmethod
     def of_pod(cls, name: str) -> "Copies":
@@ -237,6 +240,9 @@ class Copies:
         meta = pod.get("metadata") if isinstance(pod.get("metadata"), dict) else {}
         pod["metadata"] = meta
         meta["name"] = self.name(index)
+        if index < len(self.node_selectors) and self.node_selectors[index]:
+            spec = pod.setdefault("spec", {})
+            spec["nodeSelector"] = {**(spec.get("nodeSelector") or {}), **self.node_selectors[index]}
         if self.statefulset is None:
             return pod
         name = meta["name"]
@@ -261,6 +267,10 @@ class Copies:
 
 
 MAX_GENERATED_PREFIX = 58      # names.SimpleNameGenerator: maxNameLength 63 less the 5 random characters
+# kexplain's own annotation on a workload (a Job Kueue started by TAS, `kexplain.kueue.started`): each
+# copy's node selector labels by copy index, as Kueue's topology ungater pins each pod to its domain
+# (`encode_copy_node_selectors`; never on a pod)
+COPY_NODE_SELECTORS = "kexplain.dev/copy-node-selectors"
 
 
 def copies_of(obj: dict[str, Any], labels: dict[str, Any] | None = None) -> Copies:
@@ -286,7 +296,39 @@ def copies_of(obj: dict[str, Any], labels: dict[str, Any] | None = None) -> Copi
         spec = job.get("spec") if isinstance(job.get("spec"), dict) else {}
     namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else ""
     return Copies(owner if kind == "CronJob" else name, None, f"{owner}-"[:MAX_GENERATED_PREFIX],
-                  namespace or "default", indexed=kind in ("Job", "CronJob") and spec.get("completionMode") == "Indexed")
+                  namespace or "default", indexed=kind in ("Job", "CronJob") and spec.get("completionMode") == "Indexed",
+                  node_selectors=copy_node_selectors(meta))
+
+
+def copy_node_selectors(meta: dict[str, Any]) -> tuple[dict[str, str], ...]:
+    """The per-copy node selector labels a workload carries (COPY_NODE_SELECTORS, `encode_copy_node_selectors`),
+    () when none or not as written there."""
+    notes = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+    text = notes.get(COPY_NODE_SELECTORS)
+    if not isinstance(text, str):
+        return ()
+    try:
+        value = json.loads(text)
+        selectors = [dict(zip(value["levels"], values)) for values in value["domains"]]
+        return tuple(selectors[at] if at >= 0 else {} for at, run in value["runs"] for _ in range(run))
+    except (ValueError, KeyError, TypeError, IndexError):
+        return ()
+
+
+def encode_copy_node_selectors(per_copy: list[dict[str, str]]) -> str:
+    """COPY_NODE_SELECTORS' value: the label keys, the distinct domains' values and, in copy order, runs
+    of (domain index, count) (-1: no selector), so that a pod set of thousands stays small."""
+    levels = list(dict.fromkeys(k for sel in per_copy for k in sel))
+    domains: dict[tuple[str, ...], int] = {}
+    runs: list[list[int]] = []
+    for sel in per_copy:
+        values = tuple(sel.get(k, "") for k in levels)
+        at = -1 if not sel else domains.setdefault(values, len(domains))
+        if runs and runs[-1][0] == at:
+            runs[-1][1] += 1
+        else:
+            runs.append([at, 1])
+    return json.dumps({"levels": levels, "domains": [list(v) for v in domains], "runs": runs}, separators=(",", ":"))
 
 
 def statefulset_claims(sts: dict[str, Any], copies: int) -> list[dict[str, Any]]:

@@ -24,7 +24,7 @@ from kexplain.kueue.apis.workload import WorkloadObject, parse_workload
 from kexplain.kueue.config import KueueConfig, is_configuration, parse_configuration
 from kexplain.kueue.config_file import configuration_of, is_manager_config_map
 from kexplain.kueue.controller.jobframework.interface import GenericJob
-from kexplain.kueue.controller.jobs import integration_for
+from kexplain.kueue.controller.jobs import INTEGRATION_READS, integration_for
 from kexplain.kueue.controller.jobs.parents import kueue_objects
 from kexplain.kueue.controller.jobs import pod_webhook
 from kexplain.kueue.objects import makes_managed
@@ -140,6 +140,8 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
         elif kind == "PriorityClass" and api.startswith("scheduling.k8s.io/"):
             pc = parse_priority_class(obj, src)
             out.priority_classes[pc.name] = pc
+        elif (kind, api.split("/", 1)[0]) in INTEGRATION_READS:     # (read by the jobs that read them)
+            continue
         elif (integration := integration_for(kind, api)) is not None:
             if not is_submitted:
                 out.ignored.append(f"{_described(obj)}: a job of the cluster files (the submitted ones are "
@@ -149,7 +151,7 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
                     tas_read.append(len(out.ignored) - 1)
                 continue
             stored = next(admitted_pods) if kind == "Pod" else _with_uid(obj)
-            _refusable(refused, lambda: out.jobs.append(_job(integration, stored, src, version)))
+            _refusable(refused, lambda: out.jobs.append(_job(integration, stored, src, version, (submitted, cluster))))
         elif kind not in ADMISSION_CONTEXT:
             out.ignored.append(f"{_described(obj)}: not a kind Kueue's admission reads")
     if out.topologies:          # TAS places on the Nodes and counts the pods bound to them
@@ -165,10 +167,15 @@ def _read_configuration(out: KueueInputs, obj: Mapping[str, Any], src: Source) -
         out.warnings.append(note)
 
 
-def _job(integration: Any, obj: dict[str, Any], src: Source, version: KueueVersion | None) -> Any:
+def _job(integration: Any, obj: dict[str, Any], src: Source, version: KueueVersion | None,
+         objects: Sequence[Objects]) -> Any:
     """The integration's job of `obj`, after its Kueue webhook's checks in the version's words (an
-    integration with a `webhook`: the operators' kinds)."""
-    job = integration.from_object(obj, src)
+    integration with a `webhook`: the operators' kinds); one that READS other kinds (a TrainJob its
+    runtimes) is given them from `objects` (the submitted and the cluster's)."""
+    if getattr(integration, "READS", None):
+        job = integration.from_object(obj, src, integration.context(o for objs in objects for o in objs))
+    else:
+        job = integration.from_object(obj, src)
     webhook = getattr(integration, "webhook", None)
     if webhook is not None:
         webhook(obj, src, version or versions.resolve(None))

@@ -12,14 +12,15 @@ Objects = Sequence[tuple[Any, Any]]
 # What Kueue's pass reads of the cluster: its own kinds, and what pod admission reads
 # (`kexplain.kueue.inputs.ADMISSION_CONTEXT`)
 READ_KINDS = c.KINDS | frozenset({"Namespace", "PriorityClass", "LimitRange", "RuntimeClass", "Configuration",
-                                 "ConfigMap"})    # (of them Kueue's manager ConfigMap: its Configuration)
+                                 "ConfigMap",     # (of them Kueue's manager ConfigMap: its Configuration)
+                                 "ClusterTrainingRuntime", "TrainingRuntime"})    # (what a TrainJob's pod sets are of)
 MANAGER_CONFIG_MAP = "kueue-manager-config"     # (`kexplain.kueue.config_file`)
 # The kinds Kueue's integrations manage and their API groups: the registry's
 # (`kexplain.kueue.controller.jobs.INTEGRATIONS`; a test keeps the two in step), which is
 # imported only when Kueue's objects are there
 MANAGED_KINDS = {"Job": "batch", "Pod": "", "JobSet": "jobset.x-k8s.io", "StatefulSet": "apps",
-                 "RayJob": "ray.io", "RayCluster": "ray.io", "LeaderWorkerSet": "leaderworkerset.x-k8s.io",
-                 "AppWrapper": "workload.codeflare.dev",
+                 "RayJob": "ray.io", "RayCluster": "ray.io", "RayService": "ray.io", "LeaderWorkerSet": "leaderworkerset.x-k8s.io",
+                 "AppWrapper": "workload.codeflare.dev", "TrainJob": "trainer.kubeflow.org",
                  **{k: "kubeflow.org" for k in ("PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "MPIJob")}}
 # The kinds whose controller makes what Kueue manages (`makes_managed`,
 # `kexplain.kueue.controller.jobs.parents`): a CronJob its Jobs, a Deployment its pods

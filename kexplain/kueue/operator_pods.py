@@ -3,11 +3,11 @@
 its info), the pods the operator creates, named as it names them, or a Job where it makes one
 (a RayJob's submitter, an MPIJob's launcher: the Job controller makes its pods), or, of an
 AppWrapper, its components (each explained as its kind is). While Kueue holds
-it (suspended), a RayJob, RayCluster or Kubeflow job has no pod: its pod sets' templates are
+it (suspended), a RayJob, RayCluster, RayService or Kubeflow job has no pod: its pod sets' templates are
 explained without taking room (`held_reason`); a LeaderWorkerSet's pods exist, gated by Kueue's
 pod webhook until its group's Workload is admitted.
 
-Names: KubeRay's RayCluster of a RayJob `NAME-raycluster-XXXXX` (GenerateRayClusterName), its head
+Names: KubeRay's RayCluster of a RayJob or RayService `NAME-raycluster-XXXXX` (GenerateRayClusterName), its head
 `CLUSTER-head-XXXXX` and workers `CLUSTER-GROUP-worker-XXXXX` (PodGenerateName, the prefix cut to 50),
 the submitter Job NAME; the training operator's `NAME-TYPE-INDEX` (GenGeneralName), mpi-operator's
 workers `NAME-worker-INDEX` and launcher Job `NAME-launcher`; the LeaderWorkerSet's leader
@@ -16,27 +16,29 @@ workers `NAME-worker-INDEX` and launcher Job `NAME-launcher`; the LeaderWorkerSe
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from kexplain.apimachinery.identity import generated_name, object_uid
 from kexplain.kueue.apis import constants as c
 from kexplain.kueue.apis.workload import PodSet
 from kexplain.kueue.controller.jobs.appwrapper import path_steps, component_pod_sets
+from kexplain.kueue.controller.jobframework.tas import REPLICA_INDEX, WORKER_INDEX
+from kexplain.kueue.controller.tas.ungater import ungated
 from kexplain.kueue.podset import PodSetInfo, merged
 
 MANAGED_LABEL = "kueue.x-k8s.io/managed"
 TOPOLOGY_GATE = "kueue.x-k8s.io/topology"
-RAY_KINDS = frozenset({"RayJob", "RayCluster"})
+RAY_KINDS = frozenset({"RayJob", "RayCluster", "RayService"})
 KUBEFLOW_KINDS = frozenset({"PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "MPIJob"})
 LWS = "LeaderWorkerSet"
 APPWRAPPER = "AppWrapper"
 KINDS = RAY_KINDS | KUBEFLOW_KINDS | {LWS, APPWRAPPER}
-OPERATORS = {"RayJob": "KubeRay", "RayCluster": "KubeRay", "MPIJob": "the MPI operator", APPWRAPPER: "the AppWrapper controller",
-             LWS: "the LeaderWorkerSet "
-             "controller", **{k: "the training operator" for k in ("PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob",
-                                                                    "JAXJob")}}
+OPERATORS = {**{k: "KubeRay" for k in RAY_KINDS}, "MPIJob": "the MPI operator", APPWRAPPER: "the AppWrapper controller",
+             LWS: "the LeaderWorkerSet controller",
+             **{k: "the training operator" for k in ("PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob")}}
 MAX_RAY_PREFIX = 50
+REPLICA_TYPE = "training.kubeflow.org/replica-type"     # the training operators' (their ReplicaTypeLabel)
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,7 @@ class Made:
     template: Mapping[str, Any]
     names: tuple[str, ...] = ()
     job: str = ""
+    labels: tuple[Mapping[str, str], ...] = ()      # each pod's own labels (its index: what the ungater ranks by)
 
 
 def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -86,20 +89,31 @@ def _ray_prefix(prefix: str, node_type: str) -> str:
     return f"{prefix[:MAX_RAY_PREFIX]}-{node_type}-".lower()
 
 
+def _replicas(ps: PodSet, names: list[str]) -> Made:
+    """The training operators' pods of one replica type, each labelled with its type and index."""
+    labels = tuple({REPLICA_TYPE: ps.name, REPLICA_INDEX: str(i)} for i in range(len(names)))
+    return Made(ps.name, ps.template, tuple(names), labels=labels)
+
+
 def _kubeflow(obj: Mapping[str, Any], sets: tuple[PodSet, ...]) -> list[Made]:
     name = str(_meta(obj).get("name") or "")
     if obj.get("kind") == "MPIJob":
         return [Made(ps.name, ps.template, job=f"{name}-launcher") if ps.name == "launcher" else
-                Made(ps.name, ps.template, tuple(f"{name}-worker-{i}" for i in range(ps.count))) for ps in sets]
-    return [Made(ps.name, ps.template, tuple(f"{name}-{ps.name}-{i}" for i in range(ps.count))) for ps in sets]
+                _replicas(ps, [f"{name}-worker-{i}" for i in range(ps.count)]) for ps in sets]
+    return [_replicas(ps, [f"{name}-{ps.name}-{i}" for i in range(ps.count)]) for ps in sets]
+
+
+def _workers(ps: PodSet, base: str, indexes: range) -> Made:
+    """A LeaderWorkerSet group's pods of one pod set, each labelled with its worker index (0: the leader)."""
+    names = tuple(base if j == 0 else f"{base}-{j}" for j in indexes)
+    return Made(ps.name, ps.template, names, labels=tuple({WORKER_INDEX: str(j)} for j in indexes))
 
 
 def _lws(obj: Mapping[str, Any], sets: tuple[PodSet, ...], index: int) -> list[Made]:
     base = f"{_meta(obj).get('name') or ''}-{index}"
     if len(sets) == 1:
-        return [Made(sets[0].name, sets[0].template, (base, *(f"{base}-{j}" for j in range(1, sets[0].count))))]
-    return [Made(sets[0].name, sets[0].template, (base,)),
-            Made(sets[1].name, sets[1].template, tuple(f"{base}-{j}" for j in range(1, sets[1].count + 1)))]
+        return [_workers(sets[0], base, range(sets[0].count))]
+    return [_workers(sets[0], base, range(1)), _workers(sets[1], base, range(1, sets[1].count + 1))]
 
 
 def _set_at(obj: dict[str, Any], path: str, value: Any) -> None:
@@ -148,7 +162,8 @@ def made_of(obj: Mapping[str, Any], sets: tuple[PodSet, ...], index: int = 0) ->
 def held_reason(obj: Mapping[str, Any]) -> str:
     """Why a held job of an operator's kind has no pod (Kueue keeps it suspended)."""
     kind = str(obj.get("kind"))
-    field = "spec.suspend" if kind in RAY_KINDS | {APPWRAPPER} else "spec.runPolicy.suspend"
+    field = ("spec.rayClusterSpec.suspend" if kind == "RayService"
+             else "spec.suspend" if kind in RAY_KINDS | {APPWRAPPER} else "spec.runPolicy.suspend")
     return (f"{kind} {_meta(obj).get('namespace') or 'default'}/{_meta(obj).get('name')} is held by Kueue ({field} "
             f"true): {OPERATORS[kind]} creates no pod until its Workload is admitted")
 
@@ -162,9 +177,12 @@ def _owner(obj: Mapping[str, Any], kind: str, name: str) -> dict[str, Any]:
     return {**ref, "uid": uid, "controller": True, "blockOwnerDeletion": True}
 
 
-def _pod(obj: Mapping[str, Any], name: str, template: Mapping[str, Any], owner: dict[str, Any]) -> dict[str, Any]:
+def _pod(obj: Mapping[str, Any], name: str, template: Mapping[str, Any], owner: dict[str, Any],
+         labels: Mapping[str, str]) -> dict[str, Any]:
     meta = dict(template.get("metadata") or {})
     meta.update(name=name, namespace=str(_meta(obj).get("namespace") or "default"), ownerReferences=[owner])
+    if labels:
+        meta["labels"] = {**(meta.get("labels") or {}), **labels}
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": copy.deepcopy(dict(template.get("spec") or {}))}
 
 
@@ -194,7 +212,7 @@ def operator_objects(obj: Mapping[str, Any], sets: tuple[PodSet, ...], infos: li
         return appwrapper_components(obj, infos)
     made = made_of(obj, sets, index)
     owner_kind, owner_name = kind, str(_meta(obj).get("name") or "")
-    if kind == "RayJob":
+    if kind in ("RayJob", "RayService"):      # (KubeRay's RayCluster of it makes the pods)
         owner_kind = "RayCluster"
         owner_name = _generated("RayCluster", str(_meta(obj).get("namespace") or "default"),
                                 f"{owner_name}-raycluster-", 1)[0]
@@ -204,11 +222,17 @@ def operator_objects(obj: Mapping[str, Any], sets: tuple[PodSet, ...], infos: li
     group = _owner(obj, owner_kind, f"{owner_name}-{index}") if kind == LWS else owner
     out: list[tuple[dict[str, Any], str]] = []
     for i, m in enumerate(made):
-        template = m.template if infos is None or i >= len(infos) else merged(m.template, infos[i])
+        info = infos[i] if infos is not None and i < len(infos) else None
+        pinned = info is not None and info.assignment is not None    # (the ungater gives each pod its domain)
+        template = m.template if info is None else merged(m.template, replace(info, topology_in=()) if pinned else info)
         if m.job and infos is not None:
             out.append((_job(obj, m.job, template), m.pod_set))
             continue
         names = m.names if infos is not None or kind == LWS else (m.names or (m.job,))[:1]
-        pods = [_pod(obj, n, template, owner if n == f"{owner_name}-{index}" else group) for n in names]
+        pods = [_pod(obj, n, template, owner if n == f"{owner_name}-{index}" else group, m.labels[j] if j < len(
+            m.labels) else {}) for j, n in enumerate(names)]
+        if pinned:
+            assert info is not None and info.assignment is not None
+            ungated(pods, info.assignment, info.count, info.index, info.ranks)
         out.extend((_gated(p) if infos is None and kind == LWS else p, m.pod_set) for p in pods)
     return out

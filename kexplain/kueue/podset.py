@@ -9,7 +9,8 @@ from typing import Any, Mapping
 from kexplain.apimachinery.fielderrors import go_quote
 from kexplain.apimachinery.names import is_dns1123_label
 from kexplain.kueue.apis.resourceflavor import ResourceFlavor
-from kexplain.kueue.apis.topology import TopologyAssignment, domains_view
+from kexplain.kueue.apis.topology import IndexLabels, TopologyAssignment, domains_view
+from kexplain.kueue.controller.tas.ungater import Ranks, rank_offsets
 from kexplain.kueue.workload.workload import Workload
 
 # pkg/constants, apis/kueue/v1beta2 (topology_types.go)
@@ -38,6 +39,10 @@ class PodSetInfo:
     # TAS: the levels whose assigned domains differ, each with the values its pods may take
     topology_in: tuple[tuple[str, tuple[str, ...]], ...] = ()
     topology: Mapping[str, Any] | None = None       # the assignment's domains (`topologyDomains`)
+    # what the topology ungater reads to give each pod its domain (`controller.tas.ungater`)
+    assignment: TopologyAssignment | None = field(default=None, compare=False)
+    index: IndexLabels | None = field(default=None, compare=False)
+    ranks: Ranks = field(default=Ranks(0, 0), compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "count": self.count, "flavors": list(self.flavors),
@@ -52,6 +57,8 @@ def infos(wl: Workload, flavors: Mapping[str, ResourceFlavor]) -> list[PodSetInf
     assert wl.admission is not None
     out = []
     pod_sets = {ps.name: ps for ps in wl.spec.pod_sets}
+    ranks = rank_offsets([(psa.name, _count(psa, pod_sets), _group(pod_sets.get(psa.name)))
+                          for psa in wl.admission.pod_set_assignments])
     for psa in wl.admission.pod_set_assignments:
         seen: list[str] = []
         selector: dict[str, str] = {}
@@ -69,16 +76,30 @@ def infos(wl: Workload, flavors: Mapping[str, ResourceFlavor]) -> list[PodSetInf
         if not is_dns1123_label(wl.admission.cluster_queue):
             labels[CLUSTER_QUEUE_LABEL] = wl.admission.cluster_queue
         pod_set = pod_sets.get(psa.name)
-        count = psa.count if psa.count is not None else (pod_set.count if pod_set is not None else 0)
+        count = _count(psa, pod_sets)
         topology_in: tuple[tuple[str, tuple[str, ...]], ...] = ()
         if psa.topology_assignment is not None:
             common, topology_in = topology_selector(psa.topology_assignment)
             selector.update(common)
         info = PodSetInfo(psa.name, count, tuple(seen), labels, {WORKLOAD_ANNOTATION: wl.meta.name}, selector,
                           tuple(tolerations), topology_in,
-                          None if psa.topology_assignment is None else domains_view(psa.topology_assignment))
+                          None if psa.topology_assignment is None else domains_view(psa.topology_assignment),
+                          psa.topology_assignment, _index(pod_set), ranks[psa.name])
         out.append(_with_check_updates(info, wl))
     return out
+
+
+def _count(psa: Any, pod_sets: Mapping[str, Any]) -> int:
+    pod_set = pod_sets.get(psa.name)
+    return psa.count if psa.count is not None else (pod_set.count if pod_set is not None else 0)
+
+
+def _group(pod_set: Any) -> str | None:
+    return pod_set.topology_request.pod_set_group if pod_set is not None and pod_set.topology_request else None
+
+
+def _index(pod_set: Any) -> IndexLabels | None:
+    return pod_set.topology_request.index if pod_set is not None and pod_set.topology_request else None
 
 
 def topology_selector(assignment: TopologyAssignment

@@ -16,6 +16,7 @@ from kexplain.kueue.jobset_jobs import REPLICATED_JOB_NAME, jobset_jobs, volume_
 from kexplain.kueue.operator_pods import KINDS as OPERATOR_KINDS, held_reason, operator_objects
 from kexplain.kueue.controller.jobs.leaderworkerset import group_index
 from kexplain.kueue.objects import LEADER_WORKER_SET
+from kexplain.kueue.pinned import pin
 from kexplain.kueue.podset import Conflict, PodSetInfo, infos, merged
 from kexplain.kueue.run import Pass, Settings, run_pass
 from kexplain.kueue.controller.jobs import integration_for, podgroup
@@ -29,6 +30,7 @@ COMPLETIONS_EQUAL_PARALLELISM = "kueue.x-k8s.io/job-completions-equal-parallelis
 NOT_CREATED = "NotCreated"      # the job reconciler made no Workload (`error` says why)
 GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})      # strconv.ParseBool's true
 Answers = dict[tuple[str, str, str], dict[str, Any]]
+JOBSET_KINDS = frozenset({"JobSet", "TrainJob"})   # whose Jobs are a JobSet's (a TrainJob's, its trainer's)
 POD_SET_OF = "_podSetOf"        # an operator's made objects' pod sets, while the answers are made
 
 
@@ -119,6 +121,9 @@ def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[s
         except Conflict as err:
             answer["startError"] = str(err)
     kind = kind_of(obj)
+    child = getattr(outcome.job, "child", None)
+    if child is not None:       # a TrainJob: the JobSet its trainer makes, then that JobSet's path
+        obj, kind = dict(child), "JobSet"
     if kind in OPERATOR_KINDS:      # (an operator's kind: its pods, `operator_pods`)
         return _operator(obj, outcome, pod_sets, answer)
     if pod_sets is not None and outcome.pod_set:       # a pod of a group: its role's pod set
@@ -243,6 +248,7 @@ def _job(obj: Mapping[str, Any], outcome: JobOutcome, pod_sets: list[PodSetInfo]
         if (meta_of(job).get("annotations") or {}).get(COMPLETIONS_EQUAL_PARALLELISM) in GO_TRUE:
             spec["completions"] = info.count
     spec["template"] = merged(spec.get("template") if isinstance(spec.get("template"), Mapping) else {}, info)
+    pin([job], info)        # (by TAS: its pods pinned as Kueue's topology ungater pins them)
     return job
 
 
@@ -298,7 +304,7 @@ def _for_made(answer: dict[str, Any], made: Mapping[str, Any], index: int) -> di
         dropped = (POD_SET_OF, "explanation", "suggestions") if index else (POD_SET_OF,)
         own = (answer.get(POD_SET_OF) or {}).get(object_key(made))
         return {**{k: v for k, v in answer.items() if k not in dropped}, **({"podSet": own} if own else {})}
-    if kind_of(made) != "Job" or answer["object"]["kind"] != "JobSet":
+    if kind_of(made) != "Job" or answer["object"]["kind"] not in JOBSET_KINDS:
         return answer
     out = {**answer, "podSet": str(labels.get(REPLICATED_JOB_NAME))}
     if index:

@@ -192,3 +192,34 @@ def test_a_leaderworkersets_pods_are_owned_by_its_statefulsets(tmp_path: Path) -
     owners = {m["metadata"]["name"]: m["metadata"]["ownerReferences"][0]["name"] for m, _ in made}
     assert owners == {"serve-1": "serve", "serve-1-1": "serve-1", "serve-1-2": "serve-1"}
     assert all(g["name"] == "kueue.x-k8s.io/admission" for m, _ in made for g in m["spec"]["schedulingGates"][:1])
+
+
+def _rayservice() -> dict:
+    rayjob = yaml.safe_load(Path(RAYJOB).read_text())
+    return {"apiVersion": "ray.io/v1", "kind": "RayService",
+            "metadata": {**rayjob["metadata"], "name": "serve"},
+            "spec": {"serveConfigV2": "applications: []", "rayClusterSpec": rayjob["spec"]["rayClusterSpec"]}}
+
+
+def test_an_admitted_rayservice_is_its_rayclusters_pods(tmp_path: Path) -> None:
+    code, doc = _json(_write(tmp_path, _rayservice()), *CLUSTER, "--node-groups", str(CASE / "node-groups.yaml"))
+    objects = [(p["object"]["kind"], p["object"]["name"]) for p in doc["placements"]]
+    assert [k for k, _ in objects] == ["Pod", "Pod"]       # head and worker, no submitter
+    cluster = re.fullmatch(r"(serve-raycluster-[b-z2-9]{5})-head-[b-z2-9]{5}", objects[0][1])
+    assert cluster is not None and re.fullmatch(rf"{cluster.group(1)}-workers-worker-[b-z2-9]{{5}}", objects[1][1])
+    answers = [p["kueue"] for p in doc["placements"]]
+    name = "rayservice-serve-" + hashlib.sha1(b"RayService\nray.io\nserve\n5e9c1a7b-3d2f-4c8e-9a1b-7f6e5d4c3b2a"
+                                              ).hexdigest()[:5]
+    assert {a["workload"] for a in answers} == {f"team-a/{name}"} and {a["verdict"] for a in answers} == {"Admitted"}
+    assert [a["podSet"] for a in answers] == ["head", "workers"]
+    assert all(ps["nodeSelector"] == SELECTOR for ps in answers[0]["podSets"])
+
+
+def test_a_held_rayservice_has_no_pod(tmp_path: Path) -> None:
+    obj = _rayservice()
+    obj["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["replicas"] = 3      # more than team-a may use
+    code, doc = _json(_write(tmp_path, obj), *CLUSTER)
+    assert code == 1
+    idle = doc["placements"][0]["kueue"]["idle"]
+    assert idle.startswith("RayService team-a/serve is held by Kueue (spec.rayClusterSpec.suspend true): KubeRay "
+                           "creates no pod until its Workload is admitted")

@@ -250,7 +250,8 @@ def test_the_kinds_modelled_through_kueue_are_the_registrys() -> None:
     from kexplain.kueue.controller.jobs import INTEGRATIONS
     from kexplain.kueue.operator_pods import KINDS
     registered = {(m.GROUP, k) for k, m in INTEGRATIONS.items()}
-    assert THROUGH_KUEUE == registered & set(UNMODELLED) and {k for _, k in THROUGH_KUEUE} == KINDS
+    # (a TrainJob's objects are the JobSet its trainer makes: the JobSet path, not an operator's pods)
+    assert THROUGH_KUEUE == registered & set(UNMODELLED) and {k for _, k in THROUGH_KUEUE} == KINDS | {"TrainJob"}
 
 
 # -- AppWrapper -------------------------------------------------------------------------------------
@@ -305,3 +306,40 @@ def test_a_stored_group_workload_is_its_groups_only() -> None:
     assert reconcile(jobs[0], existing, NOW, {}, wpc).workload is first
     second = reconcile(jobs[1], existing, NOW, {}, wpc)
     assert second.created and second.workload.meta.name != first.meta.name
+
+
+# -- RayService -------------------------------------------------------------------------------------
+def _rayservice() -> dict:
+    obj = _rayjob()
+    return {"apiVersion": "ray.io/v1", "kind": "RayService", "metadata": dict(obj["metadata"], name="serve"),
+            "spec": {"serveConfigV2": "applications: []", "rayClusterSpec": obj["spec"]["rayClusterSpec"]}}
+
+
+def test_a_rayservice_is_its_clusters_head_and_worker_groups() -> None:
+    outcome = _workload(_rayservice())
+    assert outcome.workload.meta.name == _expected_name("RayService", "ray.io", "serve")
+    assert outcome.workload.meta.owner_kind == "RayService"
+    assert _sets(outcome) == [("head", 1), ("small-group", 6), ("big", 1)]      # no submitter
+
+
+def test_kueues_rayservice_webhook_refuses_in_common_gos_words() -> None:
+    obj = _rayservice()
+    obj["spec"]["rayClusterSpec"]["enableInTreeAutoscaling"] = True
+    obj["spec"]["rayClusterSpec"]["workerGroupSpecs"][1]["groupName"] = "head"
+    with pytest.raises(AdmissionRejected) as err:
+        _workload(obj)
+    assert str(err.value) == "RayService team-a/serve: " + (
+        'admission webhook "vrayservice.kb.io" denied the request: [spec.rayClusterSpec.enableInTreeAutoscaling: '
+        "Invalid value: true: a kueue managed job should only use autoscaling when workload slicing is enabled, "
+        'spec.rayClusterSpec.workerGroupSpecs[1].groupName: Forbidden: "head" is reserved for the head group]')
+    obj = copy.deepcopy(obj)        # (a new object: what is read of one is remembered)
+    del obj["metadata"]["labels"]       # not managed: the webhook lets it be
+    assert _workload(obj).error.startswith("no kueue.x-k8s.io/queue-name label")
+
+
+def test_a_rayservice_without_a_head_template_is_a_one_line_error() -> None:
+    obj = _rayservice()
+    del obj["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]
+    with pytest.raises(InputError) as err:
+        _workload(obj)
+    assert err.value.field == "spec.rayClusterSpec.headGroupSpec.template"

@@ -19,6 +19,7 @@ PREFERRED_ANNOTATION = "kueue.x-k8s.io/podset-preferred-topology"
 UNCONSTRAINED_ANNOTATION = "kueue.x-k8s.io/podset-unconstrained-topology"
 SLICE_REQUIRED_ANNOTATION = "kueue.x-k8s.io/podset-slice-required-topology"
 SLICE_SIZE_ANNOTATION = "kueue.x-k8s.io/podset-slice-size"
+POD_SET_GROUP_ANNOTATION = "kueue.x-k8s.io/podset-group-name"      # kueue.PodSetGroupName
 # The v1beta2 API's limits: domains (roots, pod counts) per slice, slices per assignment
 MAX_DOMAINS_PER_SLICE = 100_000
 MAX_SLICES = 1_000
@@ -45,15 +46,29 @@ def parse_topology(obj: dict[str, Any], source: Source | None = None, *, validat
 
 
 @dataclass(frozen=True)
+class IndexLabels:
+    """What an integration tells NewPodSetTopologyRequest of its pods (PodIndexLabel, SubGroup): the
+    label holding a pod's index in its pod set (or its sub-group: a JobSet's Job), and the label and
+    count of the sub-groups; the topology ungater ranks the pods by them."""
+
+    pod_index: str | None = None
+    sub_group: str | None = None
+    sub_group_count: int | None = None
+
+
+@dataclass(frozen=True)
 class TopologyRequest:
     """PodSetTopologyRequest: one of required / preferred (a level's node label) / unconstrained,
-    and the slice layer (a level and a size)."""
+    the slice layer (a level and a size), the integration's index labels (`IndexLabels`) and the pod
+    set group (placed with the other pod sets of its name; only with required or preferred)."""
 
     required: str | None = None
     preferred: str | None = None
     unconstrained: bool | None = None
     slice_topology: str | None = None
     slice_size: int | None = None
+    index: IndexLabels = IndexLabels()
+    pod_set_group: str | None = None
 
     def explicit(self) -> bool:
         """IsExplicitlyRequestingTAS."""
@@ -62,13 +77,15 @@ class TopologyRequest:
 
 
 def request_from_annotations(annotations: Mapping[str, Any], source: Source | None = None,
-                             obj: Any = None, path: str = "") -> TopologyRequest | None:
-    """NewPodSetTopologyRequest(...).Build(): None when the template asks for no topology."""
+                             obj: Any = None, path: str = "", index: IndexLabels = IndexLabels()
+                             ) -> TopologyRequest | None:
+    """NewPodSetTopologyRequest(...).PodIndexLabel(...).SubGroup(...).Build(): None when the template
+    asks for no topology and the integration gives no index label."""
     required, preferred = annotations.get(REQUIRED_ANNOTATION), annotations.get(PREFERRED_ANNOTATION)
     unconstrained = annotations.get(UNCONSTRAINED_ANNOTATION)
     slice_level, slice_size = annotations.get(SLICE_REQUIRED_ANNOTATION), annotations.get(SLICE_SIZE_ANNOTATION)
     has_slice = slice_level is not None and slice_size is not None
-    if required is None and preferred is None and unconstrained is None and not has_slice:
+    if required is None and preferred is None and unconstrained is None and not has_slice and index == IndexLabels():
         return None
     flag = None
     if required is None and preferred is None:
@@ -85,9 +102,11 @@ def request_from_annotations(annotations: Mapping[str, Any], source: Source | No
         except ValueError:
             raise InputError(f'strconv.ParseInt: parsing "{slice_size}": invalid syntax', source=source, obj=obj,
                              field=f"{path}.annotations.{SLICE_SIZE_ANNOTATION}") from None
+    group = annotations.get(POD_SET_GROUP_ANNOTATION)
     return TopologyRequest(str(required) if required is not None else None,
                            str(preferred) if required is None and preferred is not None else None, flag,
-                           str(slice_level) if has_slice else None, size)
+                           str(slice_level) if has_slice else None, size, index,
+                           str(group) if group is not None and (required is not None or preferred is not None) else None)
 
 
 def request_from_spec(raw: Any) -> TopologyRequest | None:
@@ -96,9 +115,13 @@ def request_from_spec(raw: Any) -> TopologyRequest | None:
         return None
     size = raw.get("podSetSliceSize")
     unconstrained = raw.get("unconstrained")
+    count = raw.get("subGroupCount")
+    index = IndexLabels(_text(raw.get("podIndexLabel")), _text(raw.get("subGroupIndexLabel")),
+                        count if isinstance(count, int) and not isinstance(count, bool) else None)
     return TopologyRequest(_text(raw.get("required")), _text(raw.get("preferred")),
                            unconstrained if isinstance(unconstrained, bool) else None,
-                           _text(raw.get("podSetSliceRequiredTopology")), size if isinstance(size, int) else None)
+                           _text(raw.get("podSetSliceRequiredTopology")), size if isinstance(size, int) else None,
+                           index, _text(raw.get("podSetGroupName")))
 
 
 def _text(value: Any) -> str | None:

@@ -1,19 +1,24 @@
 """Kueue's job integrations, one module per kind (pkg/controller/jobs/<kind>), registered by
-kind: each turns a user's object into a GenericJob (the operators' kinds through `podsets`: Ray's,
-LeaderWorkerSet, the Kubeflow jobs by one mechanism over their replica specs, AppWrapper); the other kinds
+kind: each turns a user's object into a GenericJob (the operators' kinds through `podsets`: Ray's (RayJob, RayCluster, RayService),
+LeaderWorkerSet, the Kubeflow jobs by one mechanism over their replica specs, AppWrapper, TrainJob as the
+JobSet its runtime makes); the other kinds
 Kueue manages by default are read as `unmodelled` (no Workload made, saying why)."""
 from __future__ import annotations
 
 from types import ModuleType
 
 from kexplain.kueue.controller.jobs import (appwrapper, job, jobset, kubeflow, leaderworkerset, pod, raycluster,
-                                            rayjob, statefulset, unmodelled)
+                                            rayjob, rayservice, statefulset, trainjob, unmodelled)
 
 INTEGRATIONS: dict[str, ModuleType] = {job.KIND: job, pod.KIND: pod, jobset.KIND: jobset,
                                        statefulset.KIND: statefulset, rayjob.KIND: rayjob,
-                                       raycluster.KIND: raycluster, leaderworkerset.KIND: leaderworkerset,
-                                       appwrapper.KIND: appwrapper,
+                                       raycluster.KIND: raycluster, rayservice.KIND: rayservice,
+                                       leaderworkerset.KIND: leaderworkerset,
+                                       appwrapper.KIND: appwrapper, trainjob.KIND: trainjob,
                                        **{kind: kubeflow for kind in kubeflow.KINDS}}
+
+# What an integration reads besides its jobs (a TrainJob its runtimes): (kind, API group)
+INTEGRATION_READS = frozenset((kind, m.GROUP) for m in set(INTEGRATIONS.values()) for kind in getattr(m, "READS", ()))
 
 
 def integration_for(kind: str, api_version: str) -> ModuleType | None:

@@ -9,6 +9,8 @@ from kexplain.errors import InputError, Source
 from kexplain.kueue.apis.meta import ObjectMeta, object_meta
 from kexplain.kueue.apis.once import by_identity
 from kexplain.kueue.apis.podtemplate import check_pod_spec
+from kexplain.kueue.apis.topology import IndexLabels
+from kexplain.kueue.controller.jobframework.tas import JOB_COMPLETION_INDEX, JOBSET_JOB_INDEX
 from kexplain.kueue.apis.workload import PodSet
 
 KIND = "JobSet"
@@ -38,6 +40,10 @@ class JobSet:
 
     def pod_sets(self) -> tuple[PodSet, ...]:
         return tuple(PodSet(rj.name, rj.pods_count(), rj.template) for rj in self.replicated_jobs)
+
+    def index_labels(self, index: int) -> IndexLabels:
+        """PodIndexLabel the Job's completion index, SubGroup the JobSet's Job index over its replicas."""
+        return IndexLabels(JOB_COMPLETION_INDEX, JOBSET_JOB_INDEX, self.replicated_jobs[index].replicas)
 
     def pod_priority_class_name(self) -> str:
         for rj in self.replicated_jobs:

@@ -1,0 +1,1 @@
+"""Kueue's TAS controllers (pkg/controller/tas): the topology ungater (`ungater`)."""
