@@ -11,7 +11,7 @@ from kexplain.kueue.cache.cache import Cache
 from kexplain.kueue.controller.admissionchecks import provisioning_pass
 from kexplain.kueue.cache.tas_cache import TASCache
 from kexplain.kueue.controller.core import workload_controller
-from kexplain.kueue.controller.jobframework.reconciler import JobOutcome, reconcile
+from kexplain.kueue.controller.jobframework.reconciler import JobOutcome, Management, reconcile
 from kexplain.kueue.controller.jobs import podgroup
 from kexplain.kueue.inputs import KueueInputs
 from kexplain.kueue.queue.manager import Manager
@@ -103,8 +103,9 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
     outcomes: list[JobOutcome] = [JobOutcome(job) for job in inputs.jobs]
     workloads: dict[str, Workload] = {}
     version = settings.version
+    management = Management(inputs.config, inputs.namespace_labels)
     for members, job in podgroup.units(inputs.jobs, version.max_pod_group_roles):    # (a pod group: one job)
-        outcome = reconcile(job, by_owner, now, inputs.priority_classes, inputs.workload_priority_classes)
+        outcome = reconcile(job, by_owner, now, inputs.priority_classes, inputs.workload_priority_classes, management)
         if outcome.created and outcome.workload is not None and outcome.workload.meta.key in given:
             outcome = podgroup.adopted(job, given[outcome.workload.meta.key], version.validate_group_owner)
         for i, own in zip(members, podgroup.member_outcomes(job, outcome)):
