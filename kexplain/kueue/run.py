@@ -19,6 +19,7 @@ from kexplain.kueue.scheduler.scheduler import Scheduler
 from kexplain.kueue.versions import KueueVersion
 from kexplain.kueue.workload.hashing import scheduling_hash
 from kexplain.kueue.workload.info import new_info
+from kexplain.kueue.workload.requests import InfoOptions
 from kexplain.kueue.workload.workload import Workload, has_active_quota_reservation, has_quota_reservation
 
 # A bound on the cycles of one pass: each cycle admits, sets aside or retries a head; far more
@@ -127,10 +128,11 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
     for wl in workloads.values():
         if has_active_quota_reservation(wl):
             cache.add_workload(new_info(wl))
+    options = InfoOptions(inputs.config.resources, version.transformations_summed)
     for wl in workloads.values():
         if has_quota_reservation(wl):
             continue
-        info = new_info(wl)
+        info = new_info(wl, options)
         if settings.version.equivalence_hashing:
             info.scheduling_hash = scheduling_hash(info)
         problem = queues.add_workload(info)
