@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 
 from kexplain.kueue.apis.constants import EVENT_NORMAL, REASON_CREATED_WORKLOAD
 from kexplain.kueue.cache.cache import Cache
 from kexplain.kueue.controller.admissionchecks import provisioning_pass
 from kexplain.kueue.cache.tas_cache import TASCache
-from kexplain.kueue.controller.core import workload_controller
+from kexplain.kueue.config import WaitForPodsReady
+from kexplain.kueue.controller.core import pods_ready, workload_controller
 from kexplain.kueue.controller.jobframework.reconciler import JobOutcome, Management, reconcile
 from kexplain.kueue.controller.jobs import podgroup
 from kexplain.kueue.inputs import KueueInputs
@@ -121,6 +122,7 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
             obj = replace(obj, meta=replace(obj.meta, created=now))
         workloads.setdefault(obj.meta.key, Workload.of(obj))
 
+    _pods_ready_timeouts(workloads, inputs.config.wait_for_pods_ready, settings, record)
     tas = TASCache.build(inputs.topologies, inputs.flavors, inputs.nodes, inputs.bound_pods)
     cache = Cache.build(inputs.flavors, inputs.cluster_queues, inputs.cohorts, inputs.admission_checks, tas)
     queues = Manager.build(settings.version, inputs.cluster_queues, inputs.local_queues)
@@ -139,8 +141,9 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
         if problem:
             queue_errors[wl.key] = problem
 
+    ready = inputs.config.wait_for_pods_ready
     scheduler = Scheduler(cache, queues, inputs.namespace_labels, settings.version, now, record,
-                          inputs.config.fair_sharing)
+                          inputs.config.fair_sharing, block_admission=ready is not None and ready.block_admission)
     done = Pass(settings, inputs, outcomes, workloads, cache, queues, scheduler, events, queue_errors=queue_errors)
     limit = CYCLES_PER_WORKLOAD * len(workloads) + 2
     pending = [(k, wl) for k, wl in workloads.items() if not wl.admitted_in_input]   # (fixed over the cycles)
@@ -164,6 +167,17 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
             workload_controller.reconcile(wl, found, now)
             done.decided_by[wl.key] = WORKLOAD_CONTROLLER
     return done
+
+
+def _pods_ready_timeouts(workloads: dict[str, Workload], ready: WaitForPodsReady | None, settings: Settings,
+                         record: Callable[[str, str, str, str], None]) -> None:
+    """The workload controller's PodsReady timeout (waitForPodsReady) on the Workloads admitted before the
+    pass, at its clock: those past it are evicted (or deactivated) before the scheduler runs."""
+    if ready is None:
+        return
+    ctx = workload_controller.CheckContext(None, settings.now, settings.version, record)
+    for _, wl in sorted(workloads.items()):
+        pods_ready.reconcile_timeout(wl, ready, ctx)
 
 
 def _reconcile_checks(done: Pass) -> None:
