@@ -9,7 +9,10 @@ import pytest
 import yaml
 
 from kexplain.kueue.apis.constants import EVICTED
-from tests.kueue.builders import NOW, cluster_queue, flavor, local_queue, run, workload
+from kexplain.kueue.scheduler.scheduler import Entry
+from kexplain.kueue.workload.info import new_info
+from kexplain.kueue.workload.workload import Workload
+from tests.kueue.builders import NOW, cluster_queue, flavor, local_queue, read, run, workload
 
 KUEUE = [flavor("default"), cluster_queue("cq", {"default": {"cpu": "8"}}), local_queue("q", "cq"),
          cluster_queue("cq2", {"default": {"cpu": "8"}}), local_queue("q2", "cq2")]
@@ -107,3 +110,13 @@ def test_past_the_backoff_limit_it_is_deactivated() -> None:
     assert (cond.reason, cond.message) == ("DeactivatedDueToRequeuingLimitExceeded", "The workload is deactivated "
                                            "due to exceeding the maximum number of re-queuing retries")
     assert wl.requeue_state.count == 2
+
+
+@pytest.mark.parametrize(("version", "skips"), [("0.17", False), ("0.19", True)])
+def test_v0_19_does_not_block_a_workload_holding_its_quota(version, skips) -> None:
+    """waitForPodsReadyIfNeeded (v0.19): a head that holds its quota already (a second pass) is not held."""
+    done = run(*KUEUE, admitted("a"), config(timeout="2h", blockAdmission=True), version=version)
+    held = Entry(new_info(done.workloads["default/a"]))
+    assert done.scheduler._second_pass(held) is skips
+    pending = Entry(new_info(Workload.of(read(workload("w", "q", {"cpu": "1"})).workloads[0])))
+    assert done.scheduler._second_pass(pending) is False

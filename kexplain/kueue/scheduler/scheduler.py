@@ -246,12 +246,17 @@ class Scheduler:
             entry.mark_preemption_outcome(preemption.issue(entry.info, entry.targets, cq, self.record, self.now))
             self.evictions += sum(1 for t in entry.targets if is_evicted(t.info.obj)) - evicted_before
             return
-        if self.block_admission and not self._all_pods_ready():
+        if self.block_admission and not self._second_pass(entry) and not self._all_pods_ready():
             self._wait_for_pods_ready(entry)
             return
         entry.status = NOMINATED
         self.admit(entry, cq)
         snapshot.update_tas(entry.info, 1)      # (the TAS part of the usage added above)
+
+    def _second_pass(self, entry: Entry) -> bool:
+        """NeedsSecondPass, as v0.19 asks it before blocking: a head already holding its quota."""
+        wl = entry.info.obj
+        return self.version.pods_ready_block_skips_second_pass and has_quota_reservation(wl) and not is_evicted(wl)
 
     def _all_pods_ready(self) -> bool:
         """PodsReadyForAllAdmittedWorkloads: every Workload the cache holds has PodsReady True."""
