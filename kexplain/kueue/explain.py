@@ -24,6 +24,7 @@ from kexplain.kueue.workload.workload import Workload, has_quota_reservation, is
 # The verdicts
 ADMITTED, PENDING, PENDING_PREEMPTION, INADMISSIBLE, NOT_TRIED, NOT_QUEUED = (
     "Admitted", "Pending", "PendingPreemption", "Inadmissible", "NotTried", "NotQueued")
+WAITING_FOR_PODS_READY = "WaitingForPodsReady"     # it fits; blockAdmission holds the scheduler
 
 
 def explained_pass(done: Pass) -> dict[str, Any]:
@@ -63,6 +64,8 @@ def _verdict(done: Pass, wl: Workload, entry: Entry | None) -> str:
         return NOT_QUEUED if wl.key in done.queue_errors else NOT_TRIED
     if entry.preempted:
         return PENDING_PREEMPTION
+    if done.scheduler.blocked == wl.key:
+        return WAITING_FOR_PODS_READY
     return PENDING
 
 
