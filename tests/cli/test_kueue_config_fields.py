@@ -69,3 +69,22 @@ def test_resources_change_what_is_counted(tmp_path: Path) -> None:
     got = next(x for x in doc["workloads"] if x["name"] == "w")
     assert got["podSetAssignments"][0]["resourceUsage"] == {"cpu": "2", "example.com/mem": "10737418240"}
     assert "admitted in cq" in text
+
+
+def test_a_job_whose_framework_is_off_runs_as_written_in_the_chain(tmp_path: Path) -> None:
+    """Plain kexplain: with batch/job off no webhook of Kueue's suspends the Job: its pods are scheduled
+    as written (no flavor's node selector), and Kueue's answer says why."""
+    from tests.support.paths import FIXTURES
+    written = yaml.safe_load((FIXTURES / "kueue" / "eval.yaml").read_text())
+    written["spec"].pop("suspend")
+    (tmp_path / "eval.yaml").write_text(yaml.safe_dump(written))
+    (tmp_path / "off.yaml").write_text(_config(integrations={"frameworks": ["pod"]}))
+    args = [str(tmp_path / "eval.yaml"), "--nodes", str(FIXTURES / "kueue" / "cluster.yaml"), "--nodes",
+            str(FIXTURES / "kueue" / "nodes.yaml"), "--kueue-config", str(tmp_path / "off.yaml")]
+    _, out, err = run_cli(*args, "-o", "json")
+    answer = json.loads(out)["placements"][0]["kueue"]
+    assert answer["unmanaged"] is True and answer["verdict"] == "NotCreated", err
+    assert answer["error"].startswith("not managed by Kueue: its integration batch/job is not in")
+    _, text, _ = run_cli(*args)
+    flat = " ".join(text.split())
+    assert "2 of 2 replicas fit" in flat and "stays suspended" not in flat

@@ -70,6 +70,7 @@ class JobOutcome:
     error: str = ""
     events: tuple[tuple[str, str, str], ...] = ()      # (type, reason, message) recorded on the job
     pod_set: str = ""               # a pod of a group: the pod set (its role) it is one of
+    unmanaged: bool = False         # Kueue leaves it alone (`Management`): it runs as written
 
     @property
     def queue_name(self) -> str:
@@ -107,7 +108,7 @@ def reconcile(job: GenericJob, existing: Mapping[str, WorkloadObject], now: date
     """ReconcileGenericJob for a top-level job: ignored when Kueue does not manage it (`Management`);
     its Workload when one it owns exists (`existing`, by owner uid); else a new one."""
     if why := management.unmanaged(job):
-        return JobOutcome(job, error=why)
+        return JobOutcome(job, error=why, unmanaged=True)
     if getattr(job, "not_modelled", ""):        # a kind kexplain does not model (`jobs.unmodelled`)
         return JobOutcome(job, error=job.not_modelled)  # type: ignore[attr-defined]
     if getattr(job, "skipped", ""):             # JobWithSkip: Kueue leaves it alone
