@@ -125,7 +125,7 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
     _pods_ready_timeouts(workloads, inputs.config.wait_for_pods_ready, settings, record)
     tas = TASCache.build(inputs.topologies, inputs.flavors, inputs.nodes, inputs.bound_pods)
     cache = Cache.build(inputs.flavors, inputs.cluster_queues, inputs.cohorts, inputs.admission_checks, tas)
-    queues = Manager.build(settings.version, inputs.cluster_queues, inputs.local_queues)
+    queues = Manager.build(settings.version, inputs.cluster_queues, inputs.local_queues, now)
     queue_errors = {}
     for wl in workloads.values():
         if has_active_quota_reservation(wl):

@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from kexplain.kueue.apis.constants import EVICTED
+from kexplain.kueue.explain import explanation
 from kexplain.kueue.scheduler.scheduler import Entry
 from kexplain.kueue.workload.info import new_info
 from kexplain.kueue.workload.workload import Workload
@@ -120,3 +121,26 @@ def test_v0_19_does_not_block_a_workload_holding_its_quota(version, skips) -> No
     assert done.scheduler._second_pass(held) is skips
     pending = Entry(new_info(Workload.of(read(workload("w", "q", {"cpu": "1"})).workloads[0])))
     assert done.scheduler._second_pass(pending) is False
+
+
+def pending(name: str, queue: str = "q", **status: Any) -> str:
+    obj = yaml.safe_load(workload(name, queue, {"cpu": "1"}))
+    obj["status"] = status
+    return yaml.safe_dump(obj)
+
+
+@pytest.mark.parametrize(("status", "waits"), [
+    ({"requeueState": {"count": 1, "requeueAt": "2026-01-01T00:05:00Z"}}, True),    # after the pass's clock
+    ({"requeueState": {"count": 1, "requeueAt": "2026-01-01T00:00:00Z"}}, False),   # reached
+    ({"requeueState": {"count": 1}}, False),
+    ({"conditions": [{"type": "Requeued", "status": "False", "reason": "PodsReadyTimeout", "message": "m",
+                      "lastTransitionTime": "2025-12-31T23:00:00Z"}]}, True),
+])
+def test_a_workload_in_its_backoff_is_kept_aside(status, waits) -> None:
+    """backoffWaitingTimeExpired: the queue keeps it in its inadmissible list, never a head."""
+    done = run(*KUEUE, submitted=(pending("w", **status),))
+    cq = done.queues.cluster_queues["cq"]
+    assert ("default/w" in cq.inadmissible) is waits
+    assert (done.workloads["default/w"].admission is None) is waits
+    verdicts = {w["workload"]: w["verdict"] for w in explanation(done)["workloads"]}
+    assert (verdicts.get("default/w") == "Backoff") is waits

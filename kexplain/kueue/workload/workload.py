@@ -118,6 +118,19 @@ def is_admissible(wl: Workload) -> bool:
     return not is_finished(wl) and is_active(wl) and not has_quota_reservation(wl)
 
 
+REQUEUED = "Requeued"
+
+
+def backoff_expired(wl: Workload, now: datetime | None) -> bool:
+    """backoffWaitingTimeExpired: not Requeued=False, and its requeueState's requeueAt reached (a
+    Workload still in its backoff waits in the inadmissible list)."""
+    cond = wl.find(REQUEUED)
+    if cond is not None and cond.status == FALSE:
+        return False
+    at = wl.requeue_state.requeue_at if wl.requeue_state is not None else None
+    return at is None or now is None or now >= at
+
+
 def has_active_quota_reservation(wl: Workload) -> bool:
     """HasActiveQuotaReservation: what the cache counts."""
     return has_quota_reservation(wl) and not is_finished(wl) and is_active(wl)
