@@ -122,7 +122,7 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
             obj = replace(obj, meta=replace(obj.meta, created=now))
         workloads.setdefault(obj.meta.key, Workload.of(obj))
 
-    _pods_ready_timeouts(workloads, inputs.config.wait_for_pods_ready, settings, record)
+    _requeues_and_timeouts(workloads, inputs.config.wait_for_pods_ready, settings, record)
     tas = TASCache.build(inputs.topologies, inputs.flavors, inputs.nodes, inputs.bound_pods)
     cache = Cache.build(inputs.flavors, inputs.cluster_queues, inputs.cohorts, inputs.admission_checks, tas)
     queues = Manager.build(settings.version, inputs.cluster_queues, inputs.local_queues, now)
@@ -169,15 +169,16 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
     return done
 
 
-def _pods_ready_timeouts(workloads: dict[str, Workload], ready: WaitForPodsReady | None, settings: Settings,
+def _requeues_and_timeouts(workloads: dict[str, Workload], ready: WaitForPodsReady | None, settings: Settings,
                          record: Callable[[str, str, str, str], None]) -> None:
-    """The workload controller's PodsReady timeout (waitForPodsReady) on the Workloads admitted before the
-    pass, at its clock: those past it are evicted (or deactivated) before the scheduler runs."""
-    if ready is None:
-        return
+    """The workload controller at the pass's clock, before the scheduler runs: a Workload whose requeue
+    backoff is over is requeued; with waitForPodsReady, one admitted past its PodsReady timeout is evicted
+    (or deactivated)."""
     ctx = workload_controller.CheckContext(None, settings.now, settings.version, record)
     for _, wl in sorted(workloads.items()):
-        pods_ready.reconcile_timeout(wl, ready, ctx)
+        pods_ready.requeue_after_backoff(wl, settings.now)
+        if ready is not None:
+            pods_ready.reconcile_timeout(wl, ready, ctx)
 
 
 def _reconcile_checks(done: Pass) -> None:

@@ -129,12 +129,16 @@ def pending(name: str, queue: str = "q", **status: Any) -> str:
     return yaml.safe_dump(obj)
 
 
+REQUEUED_FALSE = {"type": "Requeued", "status": "False", "reason": "PodsReadyTimeout", "message": "m",
+                  "lastTransitionTime": "2025-12-31T23:00:00Z"}
+
+
 @pytest.mark.parametrize(("status", "waits"), [
     ({"requeueState": {"count": 1, "requeueAt": "2026-01-01T00:05:00Z"}}, True),    # after the pass's clock
     ({"requeueState": {"count": 1, "requeueAt": "2026-01-01T00:00:00Z"}}, False),   # reached
     ({"requeueState": {"count": 1}}, False),
-    ({"conditions": [{"type": "Requeued", "status": "False", "reason": "PodsReadyTimeout", "message": "m",
-                      "lastTransitionTime": "2025-12-31T23:00:00Z"}]}, True),
+    ({"conditions": [REQUEUED_FALSE], "requeueState": {"count": 1, "requeueAt": "2026-01-01T00:05:00Z"}}, True),
+    ({"conditions": [{**REQUEUED_FALSE, "reason": "Preempted"}]}, True),    # no backoff of the controller's
 ])
 def test_a_workload_in_its_backoff_is_kept_aside(status, waits) -> None:
     """backoffWaitingTimeExpired: the queue keeps it in its inadmissible list, never a head."""
@@ -144,3 +148,18 @@ def test_a_workload_in_its_backoff_is_kept_aside(status, waits) -> None:
     assert (done.workloads["default/w"].admission is None) is waits
     verdicts = {w["workload"]: w["verdict"] for w in explanation(done)["workloads"]}
     assert (verdicts.get("default/w") == "Backoff") is waits
+
+
+@pytest.mark.parametrize(("reason", "requeued"), [
+    ("PodsReadyTimeout", ("BackoffFinished", "The workload backoff was finished")),
+    ("Deactivated", ("Reactivated", "The workload was reactivated")),
+])
+def test_past_its_backoff_the_workload_controller_requeues_it(reason, requeued) -> None:
+    status = {"conditions": [{**REQUEUED_FALSE, "reason": reason}],
+              "requeueState": {"count": 1, "requeueAt": "2025-12-31T23:59:00Z"}}
+    done = run(*KUEUE, submitted=(pending("w", **status),))
+    wl = done.workloads["default/w"]
+    cond = wl.find("Requeued")
+    assert (cond.status, cond.reason, cond.message) == ("True", *requeued)
+    assert wl.requeue_state.count == 1 and wl.requeue_state.requeue_at is None
+    assert wl.admission is not None

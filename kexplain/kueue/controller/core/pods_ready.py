@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from kexplain.kueue.apis.constants import ADMITTED
-from kexplain.kueue.apis.workload import RequeueState
+from kexplain.kueue.apis.constants import ADMITTED, EVICTED_BY_ADMISSION_CHECK, REASON_DEACTIVATED
+from kexplain.kueue.apis.workload import Condition, RequeueState
 from kexplain.kueue.config import WaitForPodsReady
 from kexplain.kueue.controller.core.workload_controller import CheckContext, deactivate, evict
 from kexplain.kueue.workload import workload as wlmod
@@ -25,6 +25,10 @@ WAIT_FOR_RECOVERY = "WaitForRecovery"
 TIMEOUT_MESSAGE = "Exceeded the PodsReady timeout {}"
 REQUEUING_LIMIT_EXCEEDED = "RequeuingLimitExceeded"
 REQUEUING_LIMIT_MESSAGE = "exceeding the maximum number of re-queuing retries"
+# Reconcile of an active Workload whose Requeued condition is False, once its backoff is over
+REQUEUED_AFTER = {REASON_DEACTIVATED: ("Reactivated", "The workload was reactivated"),
+                  EVICTED_BY_PODS_READY_TIMEOUT: ("BackoffFinished", "The workload backoff was finished"),
+                  EVICTED_BY_ADMISSION_CHECK: ("BackoffFinished", "The workload backoff was finished")}
 
 
 def not_ready(wl: Workload, ready: WaitForPodsReady) -> tuple[str, datetime | None]:
@@ -67,3 +71,21 @@ def reconcile_timeout(wl: Workload, ready: WaitForPodsReady, ctx: CheckContext) 
                                     else stored_at)
     evict(wl, EVICTED_BY_PODS_READY_TIMEOUT, TIMEOUT_MESSAGE.format(wl.key), cause, ctx)
     return True
+
+
+def requeue_after_backoff(wl: Workload, now: datetime) -> bool:
+    """Reconcile of an active Workload at `now` once its requeueAt is reached (or it has none): a pending
+    one's requeueAt cleared, and Requeued=False set True (BackoffFinished after a PodsReady timeout or an
+    admission check's eviction, Reactivated after a deactivation). Whether it changed the Workload."""
+    state = wl.requeue_state
+    if not wl.spec.active or (state is not None and state.requeue_at is not None and state.requeue_at > now):
+        return False
+    changed = False
+    if state is not None and state.requeue_at is not None and not wlmod.has_quota_reservation(wl):
+        wl.requeue_state = RequeueState(state.count, None)
+        changed = True
+    cond = wl.find(wlmod.REQUEUED)
+    if cond is not None and cond.status == wlmod.FALSE and cond.reason in REQUEUED_AFTER:
+        reason, message = REQUEUED_AFTER[cond.reason]
+        changed = wl.set_condition(Condition(wlmod.REQUEUED, wlmod.TRUE, reason, message, now)) or changed
+    return changed
