@@ -86,8 +86,9 @@ def kueue_version_option() -> Any:
 def kueue_config_option() -> Any:
     return typer.Option(None, "--kueue-config", metavar="FILE",
                         help="Kueue's own Configuration (config.kueue.x-k8s.io/v1beta1 or v1beta2, the kueue-manager's "
-                             "controller_manager_config.yaml), read as Kueue's config loader reads it: its fairSharing "
-                             "is followed.")
+                             "controller_manager_config.yaml), read as Kueue's config loader reads it: its fairSharing, "
+                             "integrations, manageJobsWithoutQueueName, managedJobsNamespaceSelector, "
+                             "waitForPodsReady and resources are followed.")
 
 
 def node_groups_option(what: str) -> Any:

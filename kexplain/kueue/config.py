@@ -2,10 +2,13 @@
 strictly, `config_fields`, v1beta1 converted, defaulted, then validated): what a pass reads of it.
 v1beta1's `fairSharing.enable: false` (or no fairSharing) is none (the conversion drops it); enabled
 without strategies, the default pair. Fair sharing is modelled; the other fields that change Kueue's
-decisions are read and validated, and said when they differ from the defaults (`not_modelled`)."""
+decisions are modelled too: which jobs Kueue manages (`integrations.frameworks`, `manageJobsWithoutQueueName`,
+`managedJobsNamespaceSelector`), `waitForPodsReady` and `resources`; the rest is read, validated and
+said when given (`not_modelled`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Mapping
 
 from kexplain.apimachinery.fielderrors import (NOT_SUPPORTED, FieldError, Raw, duplicate, go_quote, invalid,
@@ -13,7 +16,8 @@ from kexplain.apimachinery.fielderrors import (NOT_SUPPORTED, FieldError, Raw, d
 from kexplain.config._decode import parse_duration
 from kexplain.errors import InputError, Source
 from kexplain.kueue.config_fields import check_strict
-from kexplain.model.labels import SelectorError, parse_selector
+from kexplain.apimachinery.quantity import parse
+from kexplain.model.labels import LabelSelector, SelectorError, parse_selector
 
 GROUP = "config.kueue.x-k8s.io"
 KIND = "Configuration"
@@ -23,7 +27,18 @@ DEFAULT_STRATEGIES = (LESS_THAN_OR_EQUAL_TO_FINAL_SHARE, LESS_THAN_INITIAL_SHARE
 # validateFairSharing: the strategy lists Kueue accepts
 VALID_STRATEGY_SETS = ((LESS_THAN_OR_EQUAL_TO_FINAL_SHARE,), (LESS_THAN_INITIAL_SHARE,), DEFAULT_STRATEGIES)
 DEFAULT_NAMESPACE = "kueue-system"
-DEFAULT_FRAMEWORKS = ("batch/job",)
+DEFAULT_FRAMEWORKS = ("batch/job",)     # SetDefaults: a Configuration that lists none
+# What Kueue runs with when no Configuration is given: the one its manifests install
+# (config/components/manager/controller_manager_config.yaml of v0.17.8). A Configuration given without
+# frameworks is read as changing the installed one's other fields (so a fairSharing-only document
+# keeps the installed integrations, as the yardstick's harness runs Kueue), not as SetDefaults'
+# batch/job alone: to run Kueue with batch/job only, list it.
+INSTALLED_FRAMEWORKS = (
+    "batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster", "ray.io/rayservice",
+    "jobset.x-k8s.io/jobset", "kubeflow.org/paddlejob", "kubeflow.org/pytorchjob", "kubeflow.org/tfjob",
+    "kubeflow.org/xgboostjob", "kubeflow.org/jaxjob", "workload.codeflare.dev/appwrapper",
+    "trainer.kubeflow.org/trainjob", "pod", "deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset")
+METADATA_NAME_LABEL = "kubernetes.io/metadata.name"
 POD_FRAMEWORK = "pod"
 # jobframework.GetIntegrationsList of v0.17.8 (every FrameworkName registered), sorted as it sorts them
 FRAMEWORKS = tuple(sorted((
@@ -34,11 +49,13 @@ FRAMEWORKS = tuple(sorted((
     "workload.codeflare.dev/appwrapper")))
 V1BETA1_PODS_READY_TIMEOUT = "5m"       # v1beta1's defaultPodsReadyTimeout, when enabled without one
 REQUEUING_TIMESTAMPS = ("Creation", "Eviction")
+DEFAULT_BACKOFF_BASE_SECONDS = 60
+DEFAULT_BACKOFF_MAX_SECONDS = 3600
 TRANSFORMATION_STRATEGIES = ("Retain", "Replace")
 NEGATIVE = "must be greater than or equal to 0"     # apimachineryvalidation.IsNegativeErrorMsg
-# The fields that change a decision Kueue makes which kexplain does not model: said when given.
-NOT_MODELLED = ("manageJobsWithoutQueueName", "managedJobsNamespaceSelector", "waitForPodsReady", "integrations",
-                "resources", "admissionFairSharing", "featureGates", "objectRetentionPolicies", "multiKueue")
+# The fields that change a decision Kueue makes which kexplain does not model: said when given
+# (`resources.deviceClassMappings` and `integrations.externalFrameworks`: `_unmodelled_parts`).
+NOT_MODELLED = ("admissionFairSharing", "featureGates", "objectRetentionPolicies", "multiKueue")
 
 
 @dataclass(frozen=True)
@@ -47,21 +64,71 @@ class FairSharing:
 
 
 @dataclass(frozen=True)
+class WaitForPodsReady:
+    """waitForPodsReady, defaulted (SetDefaults): durations in seconds; `backoff_limit_count` None:
+    requeued without limit."""
+
+    timeout: float
+    block_admission: bool = False
+    recovery_timeout: float | None = None
+    timestamp: str = "Eviction"
+    backoff_limit_count: int | None = None
+    backoff_base_seconds: int = DEFAULT_BACKOFF_BASE_SECONDS
+    backoff_max_seconds: int = DEFAULT_BACKOFF_MAX_SECONDS
+
+
+@dataclass(frozen=True)
+class Transformation:
+    """One of resources.transformations: `outputs` (resource, factor) in the order written."""
+
+    input: str
+    strategy: str = "Retain"
+    multiply_by: str = ""
+    outputs: tuple[tuple[str, Fraction], ...] = ()
+
+
+@dataclass(frozen=True)
+class Resources:
+    """resources: what Kueue drops from and makes of a pod set's requests before counting them."""
+
+    exclude_prefixes: tuple[str, ...] = ()
+    transformations: tuple[Transformation, ...] = ()
+
+
+def default_namespace_selector(namespace: str) -> LabelSelector:
+    """SetDefaults' managedJobsNamespaceSelector: every namespace but kube-system and Kueue's own."""
+    return parse_selector({"matchExpressions": [{"key": METADATA_NAME_LABEL, "operator": "NotIn",
+                                                 "values": ["kube-system", namespace]}]})
+
+
+@dataclass(frozen=True)
 class KueueConfig:
-    """What kexplain reads of a Configuration; `given`: its top-level fields as written."""
+    """What kexplain reads of a Configuration; `given`: its top-level fields as written. The defaults
+    are Kueue's as installed (no Configuration given: INSTALLED_FRAMEWORKS)."""
 
     fair_sharing: FairSharing | None = None
     namespace: str = DEFAULT_NAMESPACE
-    frameworks: tuple[str, ...] = DEFAULT_FRAMEWORKS
+    frameworks: tuple[str, ...] = INSTALLED_FRAMEWORKS
+    external_frameworks: tuple[str, ...] = ()
     manage_jobs_without_queue_name: bool = False
-    wait_for_pods_ready: bool = False
-    exclude_resource_prefixes: tuple[str, ...] = ()
+    namespace_selector: LabelSelector = field(default_factory=lambda: default_namespace_selector(DEFAULT_NAMESPACE))
+    wait_for_pods_ready: WaitForPodsReady | None = None
+    resources: Resources = Resources()
     given: tuple[str, ...] = ()
+    unmodelled_parts: tuple[str, ...] = ()      # parts of modelled fields kexplain does not model
+
+    @property
+    def exclude_resource_prefixes(self) -> tuple[str, ...]:
+        return self.resources.exclude_prefixes
+
+    def namespace_managed(self, labels: Mapping[str, str]) -> bool:
+        """managedJobsNamespaceSelector matches a namespace of these labels."""
+        return self.namespace_selector.matches(labels)
 
     @property
     def not_modelled(self) -> tuple[str, ...]:
         """The fields given that change Kueue's decisions but kexplain decides as if unset."""
-        return tuple(f for f in NOT_MODELLED if f in self.given)
+        return (*(f for f in NOT_MODELLED if f in self.given), *self.unmodelled_parts)
 
     def note(self) -> str | None:
         """One line saying what of the Configuration is read but not modelled, or None."""
@@ -89,14 +156,55 @@ def parse_configuration(obj: Mapping[str, Any], source: Source | None = None) ->
         raise InputError(text, source=source, obj=dict(obj))
     fs = converted.get("fairSharing")
     integrations = converted.get("integrations") or {}
+    raw_selector = converted.get("managedJobsNamespaceSelector")
     return KueueConfig(
         fair_sharing=FairSharing(tuple(fs["preemptionStrategies"])) if fs is not None else None,
         namespace=_namespace(converted),
-        frameworks=tuple(integrations.get("frameworks") or DEFAULT_FRAMEWORKS),
+        frameworks=tuple(integrations.get("frameworks") or INSTALLED_FRAMEWORKS),
+        external_frameworks=tuple(integrations.get("externalFrameworks") or ()),
         manage_jobs_without_queue_name=converted.get("manageJobsWithoutQueueName") is True,
-        wait_for_pods_ready=converted.get("waitForPodsReady") is not None,
-        exclude_resource_prefixes=tuple((converted.get("resources") or {}).get("excludeResourcePrefixes") or ()),
-        given=tuple(k for k in obj if k not in ("apiVersion", "kind")))
+        namespace_selector=(parse_selector(raw_selector) if raw_selector is not None
+                            else default_namespace_selector(_namespace(converted))),
+        wait_for_pods_ready=_pods_ready(converted.get("waitForPodsReady")),
+        resources=_resources(converted.get("resources") or {}),
+        given=tuple(k for k in obj if k not in ("apiVersion", "kind")),
+        unmodelled_parts=_unmodelled_parts(converted))
+
+
+def _seconds(value: Any) -> float | None:
+    return parse_duration(value) / 1e9 if isinstance(value, str) and parse_duration(value) is not None else None
+
+
+def _pods_ready(ready: Mapping[str, Any] | None) -> WaitForPodsReady | None:
+    """waitForPodsReady as SetDefaults leaves it (recoveryTimeout: the timeout's when not given)."""
+    if ready is None:
+        return None
+    timeout = _seconds(ready.get("timeout")) or 0.0
+    recovery = _seconds(ready.get("recoveryTimeout"))
+    strategy = ready.get("requeuingStrategy") or {}
+    limit = strategy.get("backoffLimitCount")
+    return WaitForPodsReady(
+        timeout=timeout, block_admission=ready.get("blockAdmission") is True,
+        recovery_timeout=recovery if recovery is not None else timeout,
+        timestamp=str(strategy.get("timestamp") or "Eviction"),
+        backoff_limit_count=int(limit) if isinstance(limit, int) else None,
+        backoff_base_seconds=int(strategy.get("backoffBaseSeconds") or DEFAULT_BACKOFF_BASE_SECONDS),
+        backoff_max_seconds=int(strategy.get("backoffMaxSeconds") or DEFAULT_BACKOFF_MAX_SECONDS))
+
+
+def _resources(raw: Mapping[str, Any]) -> Resources:
+    transformations = tuple(
+        Transformation(str(t.get("input") or ""), str(t.get("strategy") or "Retain"), str(t.get("multiplyBy") or ""),
+                       tuple((str(k), parse(v).value) for k, v in (t.get("outputs") or {}).items()))
+        for t in raw.get("transformations") or ())
+    return Resources(tuple(str(p) for p in raw.get("excludeResourcePrefixes") or ()), transformations)
+
+
+def _unmodelled_parts(cfg: Mapping[str, Any]) -> tuple[str, ...]:
+    """The parts of modelled fields that kexplain does not model, given."""
+    parts = {"integrations.externalFrameworks": (cfg.get("integrations") or {}).get("externalFrameworks"),
+             "resources.deviceClassMappings": (cfg.get("resources") or {}).get("deviceClassMappings")}
+    return tuple(name for name, value in parts.items() if value)
 
 
 def _as_v1beta2(obj: Mapping[str, Any], version: str) -> dict[str, Any]:
@@ -165,14 +273,12 @@ def _integrations(cfg: Mapping[str, Any]) -> list[FieldError]:
         elif name in seen:
             errors.append(duplicate(f"integrations.frameworks[{i}]", name))
         seen.add(name)
-    if POD_FRAMEWORK in frameworks:
-        errors += _pod_namespace_selector(cfg)
-    return errors
+    return errors + _namespace_selector(cfg, POD_FRAMEWORK in frameworks)
 
 
-def _pod_namespace_selector(cfg: Mapping[str, Any]) -> list[FieldError]:
-    """The pod integration's managedJobsNamespaceSelector (defaulted: not kube-system nor Kueue's own
-    namespace) must select neither of those namespaces."""
+def _namespace_selector(cfg: Mapping[str, Any], pod: bool) -> list[FieldError]:
+    """managedJobsNamespaceSelector must be a selector (the manager fails on one that is not); with the
+    pod integration (defaulted: not kube-system nor Kueue's own namespace) it must select neither."""
     raw = cfg.get("managedJobsNamespaceSelector")
     if raw is None:
         return []       # the default excludes both
@@ -181,7 +287,7 @@ def _pod_namespace_selector(cfg: Mapping[str, Any]) -> list[FieldError]:
     except SelectorError as err:
         return [invalid("managedJobsNamespaceSelector", raw, str(err))]
     return [invalid("managedJobsNamespaceSelector", raw, f'should not match the "{ns}" namespace')
-            for ns in ("kube-system", _namespace(cfg)) if selector.matches({"kubernetes.io/metadata.name": ns})]
+            for ns in ("kube-system", _namespace(cfg)) if pod and selector.matches({METADATA_NAME_LABEL: ns})]
 
 
 def _fair_sharing(fs: Mapping[str, Any] | None) -> list[FieldError]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from kexplain.apimachinery.quantity import QuantityError, parse
 from kexplain.config._decode import parse_duration
 from kexplain.errors import InputError, Source
 
@@ -126,6 +127,10 @@ def _leaf(value: Any, go: str, path: str) -> None:
     elif go == "Quantity":
         if jtype not in ("string", "number"):
             raise wrong
+        try:
+            parse(value)
+        except QuantityError as err:        # resource.Quantity's UnmarshalJSON
+            raise _Refused(str(err), path) from None
     elif go in _INT_RANGES:
         if jtype != "number" or (isinstance(value, float) and not value.is_integer()) \
                 or not -_INT_RANGES[go] <= value < _INT_RANGES[go]:

@@ -3,6 +3,7 @@ as values; renderers read it and nothing else. `explanation` and `suggestions` a
 `explain.py` and kexplain.suggest."""
 from __future__ import annotations
 
+from datetime import timezone
 from typing import Any
 
 from kexplain.apimachinery.quantity import canonical
@@ -64,6 +65,10 @@ def _workload(wl: Workload, done: Pass) -> dict[str, Any]:
     if wl.admission_checks:
         out["admissionChecks"] = [{"name": c.name, "state": c.state, **({"message": c.message} if c.message else {})}
                                   for c in wl.admission_checks]
+    if wl.requeue_state is not None:        # (waitForPodsReady's requeue; Kueue's time adds a jitter)
+        at = wl.requeue_state.requeue_at
+        out["requeueState"] = {"count": wl.requeue_state.count,
+                               **({"requeueAt": at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")} if at else {})}
     if not wl.spec.active:
         out["active"] = False
     asked = done.provisioning.by_workload().get(wl.key)

@@ -19,11 +19,13 @@ from kexplain.kueue.scheduler.preemption.common import satisfies_policy
 from kexplain.kueue.scheduler.scheduler import Entry
 from kexplain.kueue.workload.info import Info
 from kexplain.kueue.workload.ordering import priority
-from kexplain.kueue.workload.workload import Workload, has_quota_reservation, is_evicted
+from kexplain.kueue.workload.workload import Workload, backoff_expired, has_quota_reservation, is_evicted
 
 # The verdicts
 ADMITTED, PENDING, PENDING_PREEMPTION, INADMISSIBLE, NOT_TRIED, NOT_QUEUED = (
     "Admitted", "Pending", "PendingPreemption", "Inadmissible", "NotTried", "NotQueued")
+WAITING_FOR_PODS_READY = "WaitingForPodsReady"     # it fits; blockAdmission holds the scheduler
+BACKOFF = "Backoff"             # its requeue backoff not over: the queue keeps it aside
 
 
 def explained_pass(done: Pass) -> dict[str, Any]:
@@ -60,9 +62,13 @@ def _verdict(done: Pass, wl: Workload, entry: Entry | None) -> str:
     if done.decided_by.get(wl.key) == WORKLOAD_CONTROLLER:
         return INADMISSIBLE
     if entry is None:
-        return NOT_QUEUED if wl.key in done.queue_errors else NOT_TRIED
+        if wl.key in done.queue_errors:
+            return NOT_QUEUED
+        return NOT_TRIED if backoff_expired(wl, done.settings.now) else BACKOFF
     if entry.preempted:
         return PENDING_PREEMPTION
+    if done.scheduler.blocked == wl.key:
+        return WAITING_FOR_PODS_READY
     return PENDING
 
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 
 from kexplain.kueue.apis.constants import EVENT_NORMAL, REASON_CREATED_WORKLOAD
 from kexplain.kueue.cache.cache import Cache
 from kexplain.kueue.controller.admissionchecks import provisioning_pass
 from kexplain.kueue.cache.tas_cache import TASCache
-from kexplain.kueue.controller.core import workload_controller
-from kexplain.kueue.controller.jobframework.reconciler import JobOutcome, reconcile
+from kexplain.kueue.config import WaitForPodsReady
+from kexplain.kueue.controller.core import pods_ready, workload_controller
+from kexplain.kueue.controller.jobframework.reconciler import JobOutcome, Management, reconcile
 from kexplain.kueue.controller.jobs import podgroup
 from kexplain.kueue.inputs import KueueInputs
 from kexplain.kueue.queue.manager import Manager
@@ -19,6 +20,7 @@ from kexplain.kueue.scheduler.scheduler import Scheduler
 from kexplain.kueue.versions import KueueVersion
 from kexplain.kueue.workload.hashing import scheduling_hash
 from kexplain.kueue.workload.info import new_info
+from kexplain.kueue.workload.requests import InfoOptions
 from kexplain.kueue.workload.workload import Workload, has_active_quota_reservation, has_quota_reservation
 
 # A bound on the cycles of one pass: each cycle admits, sets aside or retries a head; far more
@@ -103,8 +105,9 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
     outcomes: list[JobOutcome] = [JobOutcome(job) for job in inputs.jobs]
     workloads: dict[str, Workload] = {}
     version = settings.version
+    management = Management(inputs.config, inputs.namespace_labels)
     for members, job in podgroup.units(inputs.jobs, version.max_pod_group_roles):    # (a pod group: one job)
-        outcome = reconcile(job, by_owner, now, inputs.priority_classes, inputs.workload_priority_classes)
+        outcome = reconcile(job, by_owner, now, inputs.priority_classes, inputs.workload_priority_classes, management)
         if outcome.created and outcome.workload is not None and outcome.workload.meta.key in given:
             outcome = podgroup.adopted(job, given[outcome.workload.meta.key], version.validate_group_owner)
         for i, own in zip(members, podgroup.member_outcomes(job, outcome)):
@@ -119,25 +122,28 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
             obj = replace(obj, meta=replace(obj.meta, created=now))
         workloads.setdefault(obj.meta.key, Workload.of(obj))
 
+    _requeues_and_timeouts(workloads, inputs.config.wait_for_pods_ready, settings, record)
     tas = TASCache.build(inputs.topologies, inputs.flavors, inputs.nodes, inputs.bound_pods)
     cache = Cache.build(inputs.flavors, inputs.cluster_queues, inputs.cohorts, inputs.admission_checks, tas)
-    queues = Manager.build(settings.version, inputs.cluster_queues, inputs.local_queues)
+    queues = Manager.build(settings.version, inputs.cluster_queues, inputs.local_queues, now)
     queue_errors = {}
     for wl in workloads.values():
         if has_active_quota_reservation(wl):
             cache.add_workload(new_info(wl))
+    options = InfoOptions(inputs.config.resources, version.transformations_summed)
     for wl in workloads.values():
         if has_quota_reservation(wl):
             continue
-        info = new_info(wl)
+        info = new_info(wl, options)
         if settings.version.equivalence_hashing:
             info.scheduling_hash = scheduling_hash(info)
         problem = queues.add_workload(info)
         if problem:
             queue_errors[wl.key] = problem
 
+    ready = inputs.config.wait_for_pods_ready
     scheduler = Scheduler(cache, queues, inputs.namespace_labels, settings.version, now, record,
-                          inputs.config.fair_sharing)
+                          inputs.config.fair_sharing, block_admission=ready is not None and ready.block_admission)
     done = Pass(settings, inputs, outcomes, workloads, cache, queues, scheduler, events, queue_errors=queue_errors)
     limit = CYCLES_PER_WORKLOAD * len(workloads) + 2
     pending = [(k, wl) for k, wl in workloads.items() if not wl.admitted_in_input]   # (fixed over the cycles)
@@ -161,6 +167,18 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
             workload_controller.reconcile(wl, found, now)
             done.decided_by[wl.key] = WORKLOAD_CONTROLLER
     return done
+
+
+def _requeues_and_timeouts(workloads: dict[str, Workload], ready: WaitForPodsReady | None, settings: Settings,
+                         record: Callable[[str, str, str, str], None]) -> None:
+    """The workload controller at the pass's clock, before the scheduler runs: a Workload whose requeue
+    backoff is over is requeued; with waitForPodsReady, one admitted past its PodsReady timeout is evicted
+    (or deactivated)."""
+    ctx = workload_controller.CheckContext(None, settings.now, settings.version, record)
+    for _, wl in sorted(workloads.items()):
+        pods_ready.requeue_after_backoff(wl, settings.now)
+        if ready is not None:
+            pods_ready.reconcile_timeout(wl, ready, ctx)
 
 
 def _reconcile_checks(done: Pass) -> None:

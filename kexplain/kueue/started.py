@@ -112,6 +112,9 @@ def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[s
             ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The objects a managed job leaves after Kueue's pass, and Kueue's answer for them."""
     answer = _answer(obj, outcome, done, doc)
+    if outcome.unmanaged:       # (no webhook of Kueue's touched it: as written)
+        answer["unmanaged"] = True
+        return [obj], answer
     wl = done.workloads.get(outcome.workload.meta.key) if outcome.workload is not None else None
     pod_sets: list[PodSetInfo] | None = None
     if wl is not None and starts(wl):

@@ -60,6 +60,13 @@ class KueueVersion:
     # TASAssignmentsEncodingByHostnamePrefix (v0.19.0): a topology assignment is stored as runs of
     # hostnames sharing a prefix, one slice each, when that serializes shorter than one slice.
     tas_hostname_prefix_encoding: bool = False
+    # applyResourceTransformations (v0.19.0): the outputs kept apart from the requests and summed with
+    # them (a negative total output: zero; a retained input as asked, not multiplied), not written
+    # into one list where a later write replaces an earlier one.
+    transformations_summed: bool = False
+    # waitForPodsReadyIfNeeded (v0.19.0): blockAdmission does not hold a Workload that needs a second
+    # pass (it holds its quota already: delayed topology, a failed node's replacement).
+    pods_ready_block_skips_second_pass: bool = False
 
     @property
     def label(self) -> str:
@@ -76,7 +83,8 @@ VERSIONS: dict[str, KueueVersion] = {
                     no_candidates_rank_lowest=True, pods_request_copied=True, check_states_named=True,
                     every_short_resource=True, requests_in_hash_order=True, max_pod_group_roles=18,
                     validate_group_owner=True, ray_max_pod_sets=18, raycluster_autoscaling=RAYCLUSTER_AUTOSCALING_0_19,
-                    tas_hostname_prefix_encoding=True),
+                    tas_hostname_prefix_encoding=True, transformations_summed=True,
+                    pods_ready_block_skips_second_pass=True),
 }
 DEFAULT = "0.17"
 

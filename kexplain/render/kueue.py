@@ -44,8 +44,9 @@ def summary_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
 
 
 def _state(w: Mapping[str, Any]) -> str:
-    if w.get("preempted") or w.get("evicted"):
-        return "evicted (preempted)"
+    if w.get("preempted") or w.get("evicted"):      # (else its Evicted reason: PodsReadyTimeout, Deactivated...)
+        why = next((c.get("reason") for c in w.get("conditions") or () if c.get("type") == "Evicted"), None)
+        return f"evicted ({'preempted' if w.get('preempted') or not why else why})"
     if w.get("quotaReserved"):
         flavors = sorted({f"{r}={f}" for psa in w.get("podSetAssignments") or () for r, f in (psa.get("flavors") or {}).items()})
         how = "admitted before" if w.get("inputAdmitted") else "admitted"

@@ -137,8 +137,8 @@ def _answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
     if verdict == "NotCreated":
         target = (f"pod group {group.get('namespace')}/{group.get('name')} ({len(group.get('pods') or ())} pod(s), "
                   f"total count {group.get('totalCount') or 'not set'})") if group else what
-        return [Block(Text(head + f"no Workload for {target}: {answer.get('error')}; {HELD.get(kind, '')}",
-                           style="bold"), gap=False)]
+        held = "" if answer.get("unmanaged") else f"; {HELD.get(kind, '')}"     # (unmanaged: it runs as written)
+        return [Block(Text(head + f"no Workload for {target}: {answer.get('error')}{held}", style="bold"), gap=False)]
     workload = answer.get("workload")
     if verdict == "Admitted":
         if answer.get("startError"):

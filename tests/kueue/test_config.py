@@ -74,14 +74,33 @@ def test_v1beta1_converts() -> None:
 
 
 def test_what_is_read_but_not_modelled_is_said() -> None:
+    """The modelled fields are read into the config; what is still not modelled is the note."""
     got = parse_configuration(cfg(manageJobsWithoutQueueName=True, waitForPodsReady={"timeout": "10m"},
-                                  integrations={"frameworks": ["batch/job", "pod"]},
+                                  integrations={"frameworks": ["batch/job", "pod"], "externalFrameworks": ["A.v1.x.io"]},
                                   resources={"excludeResourcePrefixes": ["example.com/"]},
+                                  featureGates={"TopologyAwareScheduling": True},
                                   metrics={"bindAddress": ":8443"}, fairSharing={"preemptionStrategies":
                                                                                   ["LessThanInitialShare"]}))
-    assert got.manage_jobs_without_queue_name and got.wait_for_pods_ready
+    assert got.manage_jobs_without_queue_name and got.wait_for_pods_ready is not None
+    assert got.wait_for_pods_ready.timeout == 600 and got.wait_for_pods_ready.recovery_timeout == 600
     assert got.frameworks == ("batch/job", "pod") and got.exclude_resource_prefixes == ("example.com/",)
-    assert got.not_modelled == ("manageJobsWithoutQueueName", "waitForPodsReady", "integrations", "resources")
-    assert got.note().startswith("the Configuration's manageJobsWithoutQueueName, waitForPodsReady, integrations, "
-                                 "resources: read and validated")
-    assert parse_configuration(cfg(metrics={"bindAddress": ":8443"})).note() is None
+    assert got.not_modelled == ("featureGates", "integrations.externalFrameworks")
+    assert got.note().startswith("the Configuration's featureGates, integrations.externalFrameworks: read and "
+                                 "validated")
+    assert parse_configuration(cfg(metrics={"bindAddress": ":8443"}, manageJobsWithoutQueueName=True)).note() is None
+
+
+def test_pods_ready_and_resources_are_read_defaulted() -> None:
+    got = parse_configuration(cfg(
+        waitForPodsReady={"timeout": "5m", "blockAdmission": True, "recoveryTimeout": "1m",
+                          "requeuingStrategy": {"backoffLimitCount": 2, "backoffBaseSeconds": 10}},
+        resources={"transformations": [{"input": "nvidia.com/mig-1g", "strategy": "Replace",
+                                        "outputs": {"example.com/mem": "5Gi", "example.com/gpc": 1}}]}))
+    ready = got.wait_for_pods_ready
+    assert (ready.timeout, ready.block_admission, ready.recovery_timeout, ready.timestamp) == (300, True, 60, "Eviction")
+    assert (ready.backoff_limit_count, ready.backoff_base_seconds, ready.backoff_max_seconds) == (2, 10, 3600)
+    t, = got.resources.transformations
+    assert (t.input, t.strategy, t.multiply_by) == ("nvidia.com/mig-1g", "Replace", "")
+    assert t.outputs == (("example.com/mem", 5 * 2 ** 30), ("example.com/gpc", 1))
+    with pytest.raises(InputError, match="quantities must match the regular expression"):
+        parse_configuration(cfg(resources={"transformations": [{"input": "a", "outputs": {"b": "lots"}}]}))

@@ -92,6 +92,22 @@ class AdmissionCheckState:
 
 
 @dataclass(frozen=True)
+class RequeueState:
+    """status.requeueState: how often the Workload was requeued, and when it may be queued again."""
+
+    count: int = 0
+    requeue_at: datetime | None = None
+
+
+def _requeue_state(raw: Any, source: Source | None, obj: Any) -> RequeueState | None:
+    if not isinstance(raw, Mapping):
+        return None
+    count = raw.get("count")
+    return RequeueState(count if isinstance(count, int) and not isinstance(count, bool) else 0,
+                        parse_time(raw.get("requeueAt"), source, obj, "status.requeueState.requeueAt"))
+
+
+@dataclass(frozen=True)
 class WorkloadObject:
     """A Workload as stored: its metadata, spec and status."""
 
@@ -101,6 +117,7 @@ class WorkloadObject:
     admission: Admission | None = None
     source: Source | None = field(default=None, compare=False)
     admission_checks: tuple[AdmissionCheckState, ...] = ()
+    requeue_state: RequeueState | None = None
 
 
 def parse_pod_sets(raw: Any) -> tuple[PodSet, ...]:
@@ -231,4 +248,5 @@ def _parse_workload(obj: dict[str, Any], source: Source | None, validate: str, w
                           active=spec.get("active", True) is not False),
         conditions=_conditions(status.get("conditions"), source, obj),
         admission=_admission(status.get("admission"), source, obj), source=source,
-        admission_checks=_admission_checks(status.get("admissionChecks"), source, obj))
+        admission_checks=_admission_checks(status.get("admissionChecks"), source, obj),
+        requeue_state=_requeue_state(status.get("requeueState"), source, obj))

@@ -11,6 +11,7 @@ from kexplain.kueue.queue.heap import Heap
 from kexplain.kueue.versions import KueueVersion
 from kexplain.kueue.workload.info import Info
 from kexplain.kueue.workload.ordering import priority, queue_order_timestamp
+from kexplain.kueue.workload.workload import backoff_expired
 
 EPOCH = datetime(1, 1, 1, tzinfo=timezone.utc)
 
@@ -37,6 +38,7 @@ class QueuedClusterQueue:
     queue_inadmissible_cycle: int = -1
     inflight: Info | None = None
     sticky: str | None = None
+    now: datetime | None = None         # the pass's clock: a Workload's requeue backoff (`backoff_expired`)
 
     def __post_init__(self) -> None:
         self.heap: Heap[Info] = Heap(lambda i: i.key, lambda a, b: self.compare(a, b) < 0)
@@ -62,6 +64,9 @@ class QueuedClusterQueue:
             return
         if key in self.inadmissible:
             del self.inadmissible[key]
+        if self.heap.get(key) is None and not backoff_expired(info.obj, self.now):
+            self.inadmissible[key] = info
+            return
         if (self.version.equivalence_hashing and self.strategy == BEST_EFFORT_FIFO and self.heap.get(key) is None
                 and info.scheduling_hash and info.scheduling_hash in self.no_fit_hashes):
             self.inadmissible[key] = info
@@ -93,7 +98,8 @@ class QueuedClusterQueue:
             self.inflight = None
         held = self.inadmissible.get(key)
         pending = info.last_assignment is not None and info.last_assignment.pending_flavors()
-        if immediate or self.queue_inadmissible_cycle >= self.pop_cycle or pending:
+        if backoff_expired(info.obj, self.now) and (immediate or self.queue_inadmissible_cycle >= self.pop_cycle
+                                                    or pending):
             if held is not None:
                 info = held
                 del self.inadmissible[key]

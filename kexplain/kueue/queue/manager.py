@@ -4,6 +4,7 @@ cycle, and a head requeued after the cycle."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Callable
 
 from kexplain.kueue.apis.clusterqueue import ClusterQueue
@@ -32,12 +33,13 @@ class Manager:
     assigned: dict[str, str] = field(default_factory=dict)        # workload key -> LocalQueue key
 
     @classmethod
-    def build(cls, version: KueueVersion, cluster_queues: list[ClusterQueue], local_queues: list[LocalQueue]
-              ) -> "Manager":
-        """The ClusterQueues, and the LocalQueues not stopped (the LocalQueue controller adds no stopped one)."""
+    def build(cls, version: KueueVersion, cluster_queues: list[ClusterQueue], local_queues: list[LocalQueue],
+              now: datetime | None = None) -> "Manager":
+        """The ClusterQueues, and the LocalQueues not stopped (the LocalQueue controller adds no stopped one);
+        `now`: the clock the requeue backoffs are read against."""
         m = cls(version)
         for cq in cluster_queues:
-            m.cluster_queues[cq.name] = QueuedClusterQueue(cq.name, cq.queueing_strategy, version)
+            m.cluster_queues[cq.name] = QueuedClusterQueue(cq.name, cq.queueing_strategy, version, now=now)
         for lq in local_queues:
             if not lq.stopped:
                 m.local_queues[lq.key] = QueuedLocalQueue(lq.key, lq.cluster_queue)

@@ -42,6 +42,10 @@ NO_LONGER_FITS = "Workload no longer fits after processing another workload"
 CQ_INACTIVE = "ClusterQueue {} is inactive"
 CQ_NOT_FOUND = "ClusterQueue {} not found"
 INVALID_RESOURCES = "resources validation failed"
+# waitForPodsReadyIfBlocked (blockAdmission): the condition the next Workload to admit gets
+WAITING = "Waiting"
+WAITING_FOR_PODS_READY = "waiting for all admitted workloads to be in PodsReady condition"
+PODS_READY = "PodsReady"
 
 
 @dataclass
@@ -91,8 +95,12 @@ class CycleRecord:
 class Scheduler:
     def __init__(self, cache: Cache, queues: Manager, namespace_labels: Callable[[str], dict[str, str]],
                  version: KueueVersion, now: datetime, record: Recorder,
-                 fair_sharing: FairSharing | None = None) -> None:
+                 fair_sharing: FairSharing | None = None, block_admission: bool = False) -> None:
         self.fair_sharing = fair_sharing     # the Configuration's (None: classical preemption and order)
+        # waitForPodsReady.blockAdmission: no admission while an admitted Workload is not PodsReady;
+        # `blocked`: the Workload the scheduler waits with (it waits for ever in a snapshot)
+        self.block_admission = block_admission
+        self.blocked = ""
         self.cache = cache
         self.queues = queues
         self.namespace_labels = namespace_labels
@@ -105,20 +113,28 @@ class Scheduler:
     def schedule(self) -> bool:
         """Scheduler.schedule: False when no ClusterQueue has a head (nothing ran)."""
         heads = self.queues.heads(self.cache.active)
-        if not heads:
+        if not heads or self.blocked:
             return False
         snapshot = self.cache.snapshot()
         entries, inadmissible = self.nominate(heads, snapshot)
         preempted: dict[str, Info] = {}
         if self.fair_sharing is None:
-            ordered = sorted(entries, key=functools.cmp_to_key(_entry_order))
-            for entry in ordered:
+            ordered = []
+            for entry in sorted(entries, key=functools.cmp_to_key(_entry_order)):
+                ordered.append(entry)
                 self.process(entry, snapshot, preempted)
+                if self.blocked:
+                    break
         else:               # the fair sharing iterator: each next entry by a tournament over the shares now
             ordered = []
             for entry in fair_order(entries):
                 ordered.append(entry)
                 self.process(entry, snapshot, preempted)
+                if self.blocked:
+                    break
+        if self.blocked:    # it waits inside the cycle: nothing after it runs, nothing is requeued
+            self.cycles.append(CycleRecord(len(self.cycles) + 1, ordered, inadmissible))
+            return True
         for entry in ordered:
             if entry.status not in (ASSUMED, EVICTED):
                 self.requeue_and_update(entry)
@@ -230,9 +246,29 @@ class Scheduler:
             entry.mark_preemption_outcome(preemption.issue(entry.info, entry.targets, cq, self.record, self.now))
             self.evictions += sum(1 for t in entry.targets if is_evicted(t.info.obj)) - evicted_before
             return
+        if self.block_admission and not self._second_pass(entry) and not self._all_pods_ready():
+            self._wait_for_pods_ready(entry)
+            return
         entry.status = NOMINATED
         self.admit(entry, cq)
         snapshot.update_tas(entry.info, 1)      # (the TAS part of the usage added above)
+
+    def _second_pass(self, entry: Entry) -> bool:
+        """NeedsSecondPass, as v0.19 asks it before blocking: a head already holding its quota."""
+        wl = entry.info.obj
+        return self.version.pods_ready_block_skips_second_pass and has_quota_reservation(wl) and not is_evicted(wl)
+
+    def _all_pods_ready(self) -> bool:
+        """PodsReadyForAllAdmittedWorkloads: every Workload the cache holds has PodsReady True."""
+        return all(info.obj.is_true(PODS_READY) for cq in self.cache.cluster_queues.values()
+                   for info in cq.workloads.values())
+
+    def _wait_for_pods_ready(self, entry: Entry) -> None:
+        """waitForPodsReadyIfBlocked: QuotaReserved=False (Waiting) on the Workload, and the scheduler
+        waits until every admitted Workload is ready, which a snapshot never sees: the pass ends."""
+        wlmod.unset_quota_reservation(entry.info.obj, WAITING, WAITING_FOR_PODS_READY, self.now)
+        entry.message = WAITING_FOR_PODS_READY
+        self.blocked = entry.info.key
 
     def _fits(self, entry: Entry, cq: ClusterQueueSnapshot, usage: dict[FlavorResource, int], snapshot: Snapshot,
               preempted: dict[str, Info]) -> tuple[bool, bool]:

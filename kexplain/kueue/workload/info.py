@@ -8,7 +8,9 @@ from typing import Mapping
 
 from kexplain.kueue import resources
 from kexplain.kueue.resources import FlavorResource, Requests
+from kexplain.kueue.workload.requests import NO_OPTIONS, InfoOptions
 from kexplain.kueue.workload.resources import adjusted_spec
+from kexplain.model.resources import pod_requests
 from kexplain.kueue.workload.workload import Workload
 
 
@@ -86,10 +88,10 @@ class Info:
                    for ps in self.obj.spec.pod_sets)
 
 
-def _from_pod_sets(wl: Workload) -> list[PodSetResources]:
+def _from_pod_sets(wl: Workload, options: InfoOptions) -> list[PodSetResources]:
     out = []
     for ps in wl.spec.pod_sets:
-        per_pod = resources.pod_spec_requests(adjusted_spec(ps.spec))
+        per_pod = resources.requests_of(options.effective(pod_requests({"spec": adjusted_spec(ps.spec)})))
         out.append(PodSetResources(ps.name, resources.scaled(per_pod, ps.count), ps.count))
     return out
 
@@ -106,8 +108,9 @@ def _from_admission(wl: Workload) -> list[PodSetResources]:
     return out
 
 
-def new_info(wl: Workload) -> Info:
-    """NewInfo: from the admission when there is one, else from the pod sets."""
+def new_info(wl: Workload, options: InfoOptions = NO_OPTIONS) -> Info:
+    """NewInfo: from the admission when there is one, else from the pod sets (their requests as the
+    Configuration's `resources` leave them: `options`)."""
     if wl.admission is not None:
         return Info(wl, _from_admission(wl), wl.admission.cluster_queue)
-    return Info(wl, _from_pod_sets(wl))
+    return Info(wl, _from_pod_sets(wl, options))

@@ -11,7 +11,8 @@ from kexplain.kueue.apis.constants import (ADMITTED, CHECK_PENDING, CHECK_READY,
                                            DEACTIVATION_TARGET, EVICTED, FINISHED, PREEMPTED, QUOTA_RESERVED,
                                            REASON_ADMITTED, REASON_QUOTA_RESERVED)
 from kexplain.kueue.apis.meta import ObjectMeta
-from kexplain.kueue.apis.workload import Admission, AdmissionCheckState, Condition, WorkloadObject, WorkloadSpec
+from kexplain.kueue.apis.workload import (Admission, AdmissionCheckState, Condition, RequeueState, WorkloadObject,
+                                         WorkloadSpec)
 
 MAX_CONDITION_MESSAGE = 32 * 1024
 MAX_EVENT_MESSAGE = 1024
@@ -45,11 +46,12 @@ class Workload:
     admission: Admission | None = None
     admitted_in_input: bool = False
     admission_checks: list[AdmissionCheckState] = field(default_factory=list)   # status.admissionChecks
+    requeue_state: RequeueState | None = None                                   # status.requeueState
 
     @classmethod
     def of(cls, obj: WorkloadObject) -> "Workload":
         wl = cls(obj.meta, obj.spec, list(obj.conditions), obj.admission,
-                 admission_checks=list(obj.admission_checks))
+                 admission_checks=list(obj.admission_checks), requeue_state=obj.requeue_state)
         wl.admitted_in_input = has_quota_reservation(wl)
         return wl
 
@@ -114,6 +116,19 @@ def is_active(wl: Workload) -> bool:
 def is_admissible(wl: Workload) -> bool:
     """IsAdmissible: a Workload the queues take (not finished, active, holding no quota)."""
     return not is_finished(wl) and is_active(wl) and not has_quota_reservation(wl)
+
+
+REQUEUED = "Requeued"
+
+
+def backoff_expired(wl: Workload, now: datetime | None) -> bool:
+    """backoffWaitingTimeExpired: not Requeued=False, and its requeueState's requeueAt reached (a
+    Workload still in its backoff waits in the inadmissible list)."""
+    cond = wl.find(REQUEUED)
+    if cond is not None and cond.status == FALSE:
+        return False
+    at = wl.requeue_state.requeue_at if wl.requeue_state is not None else None
+    return at is None or now is None or now >= at
 
 
 def has_active_quota_reservation(wl: Workload) -> bool:

@@ -79,7 +79,7 @@ def reconcile_checks(wl: Workload, ctx: CheckContext) -> bool:
         wl.spec = replace(wl.spec, active=False)
         return True
     if not wl.spec.active and not wlmod.is_evicted(wl):
-        _deactivate(wl, ctx)
+        deactivate(wl, ctx)
         return True
     if ctx.cluster_queue is not None:
         states, changed = admissionchecks.synced(wl.admission_checks,
@@ -135,7 +135,7 @@ def _check_based_eviction(wl: Workload, ctx: CheckContext) -> bool:
     return True
 
 
-def _deactivate(wl: Workload, ctx: CheckContext) -> None:
+def deactivate(wl: Workload, ctx: CheckContext) -> None:
     """Reconcile of an inactive Workload not evicted yet: evicted as Deactivated, with the cause
     its DeactivationTarget condition gave (which goes)."""
     target = wl.find(DEACTIVATION_TARGET)

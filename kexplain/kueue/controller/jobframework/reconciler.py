@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Mapping
+from typing import Callable, Mapping
 
 from kexplain.apimachinery.names import is_label_value
 from kexplain.kueue.apis.constants import JOB_UID_LABEL, PROV_REQ_ANNOTATION_PREFIX, QUEUE_NAME_LABEL
 from kexplain.kueue.apis.meta import ObjectMeta
 from kexplain.kueue.apis.priorityclass import PriorityClass
 from kexplain.kueue.apis.workload import WorkloadObject, WorkloadSpec
+from kexplain.kueue.config import METADATA_NAME_LABEL, KueueConfig
+from kexplain.kueue.config_frameworks import disabled_framework
 from kexplain.kueue.controller.jobframework.interface import GenericJob
 from kexplain.kueue.controller.jobframework.naming import workload_name
 from kexplain.kueue.controller.jobframework.priority import PriorityNotFound, extract_priority
@@ -29,6 +31,33 @@ class UnretryableError(Exception):
 
 
 NOT_MANAGED = "no kueue.x-k8s.io/queue-name label: not managed by Kueue (manageJobsWithoutQueueName=false)"
+FRAMEWORK_OFF = ("not managed by Kueue: its integration {} is not in the Configuration's integrations.frameworks "
+                 "(no Workload; it runs as if Kueue were not there)")
+NAMESPACE_NOT_SELECTED = ("not managed by Kueue: namespace {} is not selected by the Configuration's "
+                          "managedJobsNamespaceSelector")
+
+
+@dataclass(frozen=True)
+class Management:
+    """What decides whether Kueue manages a job: the Configuration and the namespaces' labels."""
+
+    config: KueueConfig = KueueConfig()
+    namespace_labels: Callable[[str], Mapping[str, str]] = lambda name: {METADATA_NAME_LABEL: name}
+
+    def unmanaged(self, job: GenericJob) -> str:
+        """Why Kueue leaves the job alone ("" when it manages it), in ReconcileGenericJob's order: no
+        controller for a framework that is off; a namespace managedJobsNamespaceSelector does not
+        select (ManagedJobsNamespaceSelectorAlwaysRespected, on by default); no queue name unless
+        manageJobsWithoutQueueName."""
+        off = disabled_framework(self.config, job.group, job.kind, job.meta.annotations)
+        if off:
+            return FRAMEWORK_OFF.format(off)
+        namespace = job.meta.namespace
+        if not self.config.namespace_managed(self.namespace_labels(namespace)):
+            return NAMESPACE_NOT_SELECTED.format(namespace)
+        if not job.meta.labels.get(QUEUE_NAME_LABEL) and not self.config.manage_jobs_without_queue_name:
+            return NOT_MANAGED
+        return ""
 
 
 @dataclass(frozen=True)
@@ -41,6 +70,7 @@ class JobOutcome:
     error: str = ""
     events: tuple[tuple[str, str, str], ...] = ()      # (type, reason, message) recorded on the job
     pod_set: str = ""               # a pod of a group: the pod set (its role) it is one of
+    unmanaged: bool = False         # Kueue leaves it alone (`Management`): it runs as written
 
     @property
     def queue_name(self) -> str:
@@ -73,11 +103,12 @@ def construct_workload(job: GenericJob, created: datetime, priority_classes: Map
 
 def reconcile(job: GenericJob, existing: Mapping[str, WorkloadObject], now: datetime,
               priority_classes: Mapping[str, PriorityClass],
-              workload_priority_classes: Mapping[str, PriorityClass]) -> JobOutcome:
-    """ReconcileGenericJob for a top-level job: ignored without a queue-name label; its
-    Workload when one it owns exists (`existing`, by owner uid); else a new one."""
-    if not job.meta.labels.get(QUEUE_NAME_LABEL):
-        return JobOutcome(job, error=NOT_MANAGED)
+              workload_priority_classes: Mapping[str, PriorityClass],
+              management: Management = Management()) -> JobOutcome:
+    """ReconcileGenericJob for a top-level job: ignored when Kueue does not manage it (`Management`);
+    its Workload when one it owns exists (`existing`, by owner uid); else a new one."""
+    if why := management.unmanaged(job):
+        return JobOutcome(job, error=why, unmanaged=True)
     if getattr(job, "not_modelled", ""):        # a kind kexplain does not model (`jobs.unmodelled`)
         return JobOutcome(job, error=job.not_modelled)  # type: ignore[attr-defined]
     if getattr(job, "skipped", ""):             # JobWithSkip: Kueue leaves it alone
