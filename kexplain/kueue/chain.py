@@ -8,11 +8,9 @@ from typing import Any, Callable, Mapping
 
 from kexplain.explain.inputs import Loaded
 from kexplain.kueue.apis.constants import (ADMISSION_GATE, CHECK_READY, FINISHED, POD_GROUP_NAME_LABEL,
-                                           QUOTA_RESERVED, TOPOLOGY)
+                                           QUOTA_RESERVED)
 from kexplain.kueue.objects import (ADMITTED, QUOTA_RESERVED as QUOTA_RESERVED_VERDICT, READ_KINDS, Objects, is_kueue,
-                                    kind_of, managed, meta_of, of_kinds)
-
-TAS_KINDS = frozenset({"Node", "Pod"})     # what TAS reads of the cluster besides Kueue's objects
+                                    kind_of, managed, meta_of, of_kinds, with_tas)
 
 
 @dataclass
@@ -97,14 +95,6 @@ def live_chains(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str
     """`live_chain` for each of `pods` (`--pending`, `-A`), those Kueue manages in ONE pass of
     Kueue (`live_kueue`): they compete for quota in Kueue's order."""
     return live_kueue(pods, cluster, version=version, now=now).chains
-
-
-def with_tas(context: list[Any], cluster: Objects) -> list[Any]:
-    """`context` with the cluster's Nodes and pods when a Topology is among it: TAS places on the
-    Nodes and counts the pods bound to them (a run without TAS never reads them)."""
-    if not any(kind_of(o) == TOPOLOGY and is_kueue(o) for o, _ in context):
-        return context
-    return [*context, *of_kinds(cluster, TAS_KINDS)]
 
 
 @dataclass(frozen=True)
