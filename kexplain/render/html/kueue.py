@@ -49,7 +49,8 @@ def jobs_sections(placements: Iterable[Mapping[str, Any]]) -> list[Html]:
             answers.setdefault(job_key(p["kueue"]), p["kueue"])
     out: list[Html] = []
     for key, answer in answers.items():
-        whole = {k: v for k, v in answer.items() if k != "podSet"}
+        # every pod set; a job the text names (an operator's, a JobSet's: one pod set each placement) still named
+        whole = {**answer, "podSet": None} if "podSet" in answer else answer
         obj, group = answer.get("object") or {}, answer.get("podGroup")
         title = (f"pod group {group.get('namespace')}/{group.get('name')}" if group
                  else f"{obj.get('kind')} {obj.get('namespace')}/{obj.get('name')}")

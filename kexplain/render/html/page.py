@@ -100,6 +100,8 @@ def _held_title(placements: Sequence[Mapping[str, Any]]) -> str:
     obj = answer.get("object") or {}
     state = ("no Workload created" if not answer.get("workload") else
              f"Workload {answer['workload']} admitted, but not startable" if answer.get("startError") else
+             f"Workload {answer['workload']} holds quota, waits for its admission checks"
+             if answer.get("verdict") == "QuotaReserved" else
              f"Workload {answer['workload']} not admitted")
     return f"{obj.get('kind')} {obj.get('namespace')}/{obj.get('name')} held by Kueue ({state})"
 
