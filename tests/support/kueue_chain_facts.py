@@ -141,6 +141,32 @@ def lint_facts(report: Mapping[str, Any], reference: Facts) -> Facts:
         all(f["rule"] == "fits" for f in findings)
     nodes = [] if held else [n for f in findings for n in f["details"].get("nodes") or ()]
     reason = sentence(answer) if said_ok else ""
-    ca = reference.autoscaler if reference.autoscaler and reference.autoscaler.split(": ", 1)[1] in words else ""
     return Facts(answer["verdict"], answer["workload"], answer["clusterQueue"], reason, _domains(answers),
-                 tuple(sorted(nodes)), ca)
+                 tuple(sorted(nodes)), _ca_in_checks(answer, reference) if reference.autoscaler in words or
+                 reference.autoscaler.split(": ", 1)[-1] in words else "")
+
+
+def live_facts(traces: Iterable[Mapping[str, Any]], reference: Facts) -> Facts:
+    """The facts `kexplain pod --pending -o json` says of the pods of a job read live: Kueue's answer
+    on the traces, and the node the scheduler binds each pod Kueue starts to in its queue (after the
+    pods ahead of it: `queue.result`, else the pod's own)."""
+    answers = [t["kueue"] for t in traces]
+    [answer] = list({a["workload"]: a for a in answers}.values())
+    nodes = [((t.get("queue") or {}).get("result") or t["result"]).get("suggestedHost") for t in traces] \
+        if answer["verdict"] == "Admitted" else []
+    return Facts(answer["verdict"], answer["workload"], answer["clusterQueue"], sentence(answer), _domains(answers),
+                 tuple(sorted(map(str, nodes))), _ca(answer) or _ca_in_checks(answer, reference))
+
+
+def held_facts(item: Mapping[str, Any], reference: Facts) -> Facts:
+    """The facts `kexplain pod -A -o json` says of a Workload the cluster holds with no pod yet
+    (`kueueHeld[]`): Kueue's answer now, CA's answer as the message of the check it waits for."""
+    answer = item["kueue"]
+    return Facts(answer["verdict"], answer["workload"], answer["clusterQueue"], sentence(answer), (), (),
+                 _ca(answer) or _ca_in_checks(answer, reference))
+
+
+def _ca_in_checks(answer: Mapping[str, Any], reference: Facts) -> str:
+    """The reference's CA answer when its message is what the answer's checks say (lint, live)."""
+    said = checks_words(answer.get("admissionChecks"))
+    return reference.autoscaler if reference.autoscaler and reference.autoscaler.split(": ", 1)[1] in said else ""
