@@ -2,8 +2,9 @@
 RayJob: (a) admitted by Kueue with a topology assignment (TAS, one rack) → its pods pinned there →
 the scheduler places them on the domain's nodes; (b) held by the ProvisioningRequest check → the
 Cluster Autoscaler's answer to the request (group a100 cannot take all the pods at once). Every
-output says the same: `-o json` is the reference, and the text, the page (`--html`) and lint carry
-the same Kueue verdict and words, the same topology, the same nodes and the same CA answer."""
+output says the same: `-o json` is the reference, and the text, the page (`--html`), lint and live
+mode (the same cluster served by the stand-in API server) carry the same Kueue verdict and words,
+the same topology, the same nodes and the same CA answer."""
 from __future__ import annotations
 
 import json
@@ -11,10 +12,14 @@ import re
 from functools import lru_cache
 
 import pytest
+import yaml
 
 from tests.support.cli_helpers import run_cli
-from tests.support.kueue_chain_facts import Facts, flat, json_facts, lint_facts, page_facts, page_text, text_facts
-from tests.support.paths import FIXTURES
+from tests.support.fixture_cluster import serve
+from tests.support.kueue_chain_facts import (Facts, flat, held_facts, json_facts, lint_facts, live_facts, page_facts,
+                                             page_text, text_facts)
+from tests.support.live_server import isolate, recorded_api, run_cli as live_cli
+from tests.support.paths import DATA, FIXTURES
 
 CASE = FIXTURES / "kueue" / "ai"
 CLUSTER = ("--nodes", str(CASE / "cluster.yaml"), "--node-groups", str(CASE / "node-groups.yaml"))
@@ -120,3 +125,92 @@ def test_kueue_counts_each_job_once(case: str) -> None:
     """`kexplain kueue`: a pod group is one job (one Workload), as a JobSet or a RayJob is."""
     _, out, err = run_cli("kueue", fixture(case), *CLUSTER)
     assert "Kueue v0.17.8 (818686e072da52af3564ba21f37f826fe05190af): 1 job submitted;" in flat(out), err
+
+
+# -- live: the same cluster served by the stand-in API server (tests/support/fixture_cluster.py) --------
+
+HELD_WORKLOADS = DATA / "kueue-ai" / "held-workloads.yaml"
+GROUPS = {"pod-group-tas": ("dist-0", "dist-1"), "pod-group-held": ("sweep-0", "sweep-1", "sweep-2", "sweep-3")}
+OWNERS = {"job-held": "Job", "jobset-held": "JobSet", "rayjob-held": "RayJob"}
+
+
+@pytest.mark.parametrize("case", sorted(GROUPS))
+def test_live_a_groups_pods_say_what_the_files_say(case: str, tmp_path, capsys, monkeypatch) -> None:
+    """`kexplain pod --pending --node-groups` over the group's pods, read from the cluster the files
+    describe: the same Workload, verdict, topology, nodes (in the scheduler's queue) and CA answer as
+    `kexplain FILE -o json`; and `kexplain pod NAME` of each says the same of Kueue."""
+    isolate(monkeypatch, tmp_path / "home")
+    with recorded_api(tmp_path) as api:
+        serve(api, [CASE / "cluster.yaml", CASE / f"{case}.yaml"])
+        code, out, err = live_cli(capsys, "pod", "--pending", "-n", "ml", "--kubeconfig", api.kubeconfig,
+                                  "--node-groups", CLUSTER[3], "-o", "json")
+        traces = json.loads(out)["items"]
+        assert [t["pod"]["name"] for t in traces] == list(GROUPS[case]), err
+        assert live_facts(traces, reference(case)) == reference(case)
+        for name in GROUPS[case]:
+            code, out, err = live_cli(capsys, "pod", name, "-n", "ml", "--kubeconfig", api.kubeconfig,
+                                      "--node-groups", CLUSTER[3], "-o", "json")
+            alone = live_facts([json.loads(out)], reference(case))
+            assert (alone.verdict, alone.said, alone.domains, alone.autoscaler, code) == \
+                (reference(case).verdict, reference(case).said, reference(case).domains, reference(case).autoscaler,
+                 explained(case)[0]), err
+
+
+@pytest.mark.parametrize("case", sorted(OWNERS))
+def test_live_a_held_jobs_workload_says_what_the_files_say(case: str, tmp_path, capsys, monkeypatch) -> None:
+    """The job held by its check, read live as its stored Workload (quota reserved, `capacity` Pending;
+    no pod yet): `kexplain pod -A --node-groups` lists it with Kueue's answer, CA answering the
+    check's request as for the file, never "No pod is Pending" alone."""
+    isolate(monkeypatch, tmp_path / "home")
+    stored = [w for w in yaml.safe_load_all(HELD_WORKLOADS.read_text())
+              if w["metadata"]["ownerReferences"][0]["kind"] == OWNERS[case]]
+    (tmp_path / "workload.yaml").write_text(yaml.safe_dump_all(stored))
+    with recorded_api(tmp_path) as api:
+        serve(api, [CASE / "cluster.yaml", tmp_path / "workload.yaml"])
+        code, out, err = live_cli(capsys, "pod", "-A", "--kubeconfig", api.kubeconfig, "--node-groups", CLUSTER[3],
+                                  "-o", "json")
+        [item] = json.loads(out)["kueueHeld"]
+        assert code == 1, err
+        assert held_facts(item, reference(case)) == reference(case)
+        _, text, _ = live_cli(capsys, "pod", "-A", "--kubeconfig", api.kubeconfig, "--node-groups", CLUSTER[3])
+    want = reference(case)
+    assert f"{OWNERS[case]} ml/" in text and want.workload in text and "QuotaReserved" in text
+    assert want.autoscaler.split(": ", 1)[1] in flat(text)
+
+
+# -- Karpenter: admitted on quota alone (LocalQueue burst, no check), the pods wait for a node ----------
+
+KARPENTER = ("--nodes", str(CASE / "cluster.yaml"), "--nodes", str(CASE / "karpenter.yaml"))
+
+
+def burst(kind: str, folder) -> str:
+    """The kind's held job submitted to LocalQueue burst instead: Kueue admits it, a100-1 has no GPU free."""
+    path = folder / f"{kind}-burst.yaml"
+    path.write_text((CASE / f"{kind}-held.yaml").read_text().replace("queue-name: provisioned", "queue-name: burst"))
+    return str(path)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_admitted_without_room_karpenter_answers_in_every_output(kind: str, tmp_path) -> None:
+    """Kueue admits it in burst-cq, its GPU pods fit no node, Karpenter launches a p4d NodeClaim of
+    NodePool a100 for each: JSON, text and page say so; lint says them unschedulable without
+    `no-nodepool` (a NodePool takes them) and with Kueue's answer."""
+    job, page = burst(kind, tmp_path), tmp_path / "page.html"
+    code, out, err = run_cli(job, *KARPENTER, "-o", "json")
+    doc = json.loads(out)
+    assert {(p["kueue"]["verdict"], p["kueue"]["clusterQueue"]) for p in doc["placements"]} == {("Admitted", "burst-cq")}
+    claimed = [p for p in doc["karpenter"]["pods"] if p["result"] == "NewNodeClaim" and p["nodePool"] == "a100"]
+    assert len(claimed) == HELD_PODS[kind] == len(doc["karpenter"]["pods"]) and code == 1, err
+    _, text, _ = run_cli(job, *KARPENTER, width=100)
+    said = f"Karpenter: {len(claimed)} new NodeClaims; pods: {len(claimed)} NewNodeClaim"
+    assert said in flat(text) and "is admitted in ClusterQueue burst-cq" in flat(text)
+    run_cli(job, *KARPENTER, "--html", str(page))
+    words = page_text(page.read_text())        # (its section's heading, then the same sentence)
+    assert f"Karpenter {len(claimed)} new NodeClaims ; pods: {len(claimed)} NewNodeClaim" in words
+    assert "is admitted in ClusterQueue burst-cq" in words
+    _, report, _ = run_cli("lint", job, *KARPENTER, "-f", "json")
+    findings = json.loads(report)["findings"]
+    stuck = [f for f in findings if f["rule"] == "unschedulable"]
+    assert stuck and {f["details"]["kueue"]["clusterQueue"] for f in stuck} == {"burst-cq"}
+    assert sum(f["details"]["replicas"] - f["details"]["fit"] for f in stuck) == len(claimed)
+    assert not [f for f in findings if f["rule"] == "no-nodepool"]
