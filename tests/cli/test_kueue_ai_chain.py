@@ -27,6 +27,8 @@ KINDS = ("job", "pod-group", "jobset", "rayjob")
 CASES = [f"{kind}-{state}" for kind in KINDS for state in ("tas", "held")]
 PODS = {"job": 2, "pod-group": 2, "jobset": 2, "rayjob": 2}          # the GPU pods of each (a)
 HELD_PODS = {"job": 4, "pod-group": 4, "jobset": 4, "rayjob": 4}     # and of each (b)
+JOBS = {"job": "Job ml/finetune", "pod-group": "pod group ml/sweep", "jobset": "JobSet ml/distill",
+        "rayjob": "RayJob ml/sweep"}     # what Kueue holds in each *-held.yaml
 GPU_POD_SET = {"job": "main", "jobset": "workers", "rayjob": "gpu", "pod-group": None}    # (the group's one)
 CA_SAYS = "Provisioned=False CapacityIsNotFound: Capacity is not found, CA will try to find it later."
 
@@ -115,9 +117,11 @@ def test_the_page_names_the_job_as_the_text_does(case: str, tmp_path) -> None:
     _, out, _ = explained(case)
     heads = re.findall(r"Kueue v0\.17\.8, LocalQueue [\w-]+(?: \([^)]*\))?:", flat(out))
     assert heads and heads[0] in page_text(page.read_text())
-    if case.endswith("-held"):      # the title says what holds it, as the text does: its admission checks
+    if case.endswith("-held"):      # the title says what Kueue holds (a pod group: the group) and why, as the text does
         workload = reference(case).workload
-        assert f"held by Kueue (Workload {workload} holds quota, waits for its admission checks)" in page.read_text()
+        job = JOBS[case.split("-held")[0]]
+        assert f"<title>kexplain: {job} held by Kueue (Workload {workload} holds quota, waits for its admission " \
+               "checks)</title>" in page.read_text()
 
 
 @pytest.mark.parametrize("case", CASES)
