@@ -20,6 +20,7 @@ KUEUE = {"ResourceFlavor": "resourceflavors", "ClusterQueue": "clusterqueues", "
 # what an API server and Kueue's pod webhook add to a pod it stores (a pod Kueue gates, still pending)
 POD_DEFAULTS = {"schedulerName": "default-scheduler", "priority": 0, "preemptionPolicy": "PreemptLowerPriority",
                 "serviceAccountName": "default"}
+TOPOLOGY_GATE = {"name": "kueue.x-k8s.io/topology"}
 GATED = {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated",
                                              "message": "Scheduling is blocked due to non-empty scheduling gates"}]}
 
@@ -45,6 +46,9 @@ def stored(obj: dict[str, Any], n: int) -> dict[str, Any]:
         obj["spec"] = {**POD_DEFAULTS, **obj["spec"]}
         if (meta.get("labels") or {}).get("kueue.x-k8s.io/queue-name"):
             meta["labels"] = {**meta["labels"], "kueue.x-k8s.io/managed": "true"}
+            gates = obj["spec"].get("schedulingGates") or []
+            if gates and TOPOLOGY_GATE not in gates:        # Kueue's webhook gates it for TAS too
+                obj["spec"]["schedulingGates"] = [*gates, TOPOLOGY_GATE]
         if obj["spec"].get("schedulingGates") and not obj["spec"].get("nodeName"):
             obj["status"] = copy.deepcopy(GATED)
     return obj
