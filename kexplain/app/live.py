@@ -37,6 +37,7 @@ from kexplain.explain.request import RunOptions, VersionChoice
 from kexplain.features import KubeVersion
 from kexplain.kueue.chain import Held, live_chain, live_kueue
 from kexplain.load.live import DAEMONSETS, ClusterReader, LiveError, as_pending, connect, is_pending_unschedulable
+from kexplain.load.limits import DEFAULT_MAX_BYTES
 from kexplain.load.manifests import as_dump
 from kexplain.model.pod import PodInfo
 from kexplain.render.live import LIVE_NO_NODES, live_json
@@ -210,6 +211,16 @@ class PodArgs:
     kubelet_config: Optional[str] = None      # and its kubelet's configuration (else its configz)
 
 
+def kueue_capacity(args: PodArgs, live: Live) -> Any:
+    """Who answers the ProvisioningRequests of Kueue's live pass: the Cluster Autoscaler with
+    --node-groups FILE (or groups the cluster's objects report), as for `kexplain POD --node-groups`;
+    None (no one: the checks stay as they are) without them. Its adapter is imported only then."""
+    if not (args.node_groups or (live.node_groups is not None and live.node_groups.groups)):
+        return None
+    return adapter("cluster-autoscaler").kueue_provisioner(args.node_groups, args.autoscaler_config,
+                                                           DEFAULT_MAX_BYTES, "strict", list(live.cluster))
+
+
 def autoscalers_of(args: PodArgs, live: Live, state: ClusterState) -> Autoscalers:
     """The autoscalers for a live cluster, over the session's one cluster state (`state`, the
     scheduler's): CA (--node-groups, else the groups found), Karpenter when it holds NodePools;
@@ -301,7 +312,8 @@ def explain_named(args: PodArgs, live: Live, config: Any, say: Say) -> Named:
     """The named pod explained alone against the stored cluster as Kueue leaves it, its verdict in
     the scheduler's queue, the autoscalers over the queue's pass, compared with PodScheduled."""
     assert live.pod is not None
-    kueue = live_chain(live.pod, live.cluster, version=args.kueue_version)   # Kueue's answer first
+    kueue = live_chain(live.pod, live.cluster, version=args.kueue_version,     # Kueue's answer first
+                       capacity=kueue_capacity(args, live))
     pod, cluster, note = as_pending(kueue.pod if kueue is not None else live.pod, live.cluster)
     options = run_options(args.output.human, args.node, start_index=args.start_index, preemption=args.preemption,
                           preemption_offset=args.preemption_offset)     # zones, requests, --node: as offline
@@ -479,7 +491,8 @@ def explain_pending(args: PodArgs, live: Live, config: Any, say: Say, *, structu
     wait in a spool file (memory stays flat). The Workloads Kueue holds with no pod yet (`Held`: a
     suspended Job's) come with Kueue's answer, from the same pass of Kueue."""
     pods = pending_of(args, live, say)
-    kueue_pass = live_kueue(pods, live.cluster, version=args.kueue_version)   # Kueue's answer first: one pass
+    kueue_pass = live_kueue(pods, live.cluster, version=args.kueue_version,   # Kueue's answer first: one pass
+                            capacity=kueue_capacity(args, live))
     chains = kueue_pass.chains
     held = [h for h in kueue_pass.held if args.all_namespaces or h.namespace == live.namespace]
     snapshot, nominated = build_cluster(live.cluster)

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import os
 from enum import Enum
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 import typer
 
 from kexplain.admission.openapi import normalize_version
+from kexplain.app.autoscalers import adapter
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate
 from kexplain.cli.options import autoscaler_config_option, node_groups_option
@@ -129,7 +130,9 @@ def command(
                           k8s_version=schemas_only, kueue_version=kueue_version, kueue_config=kueue_objects,
                           validate=validate, schema_dirs=tuple(schemas), config_path=config, stored=stored,
                           preemption=preemption, max_bytes=max_input_size, explain=html is not None,
-                          node_groups=node_groups, autoscaler_config=autoscaler_config, namespace=namespace)
+                          node_groups=node_groups, autoscaler_config=autoscaler_config, namespace=namespace,
+                          kueue_provisioner=_kueue_provisioner(env, node_groups, autoscaler_config, max_input_size,
+                                                               validate))
     with scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal and nodes)) as bar:
         if before is None:
             report = lint(options, env.stdin, suggester=default_suggester(), freeze_pool=True, progress=bar.update)
@@ -143,6 +146,19 @@ def command(
     if html:
         save_page(html, {**report.to_json(), "explanations": report.explanations})
     return aggregate(outcomes)
+
+
+def _kueue_provisioner(env: Environment, node_groups: Optional[str], autoscaler_config: Optional[str],
+                       max_bytes: int, validate: str) -> Optional[Callable[[list], object]]:
+    """With --node-groups, the Cluster Autoscaler answers the ProvisioningRequests of lint's Kueue pass,
+    as it does for `kexplain POD --node-groups` (its adapter imported only when Kueue asks)."""
+    if node_groups is None:
+        return None
+
+    def provisioner(cluster: list) -> object:
+        return adapter("cluster-autoscaler").kueue_provisioner(node_groups, autoscaler_config, max_bytes, validate,
+                                                               cluster, say=lambda note: env.error(f"note: {note}"))
+    return provisioner
 
 
 def _outcomes(report: Report, render_options: RenderOptions) -> list[ExitStatus]:

@@ -8,11 +8,9 @@ from typing import Any, Callable, Mapping
 
 from kexplain.explain.inputs import Loaded
 from kexplain.kueue.apis.constants import (ADMISSION_GATE, CHECK_READY, FINISHED, POD_GROUP_NAME_LABEL,
-                                           QUOTA_RESERVED, TOPOLOGY)
+                                           QUOTA_RESERVED)
 from kexplain.kueue.objects import (ADMITTED, QUOTA_RESERVED as QUOTA_RESERVED_VERDICT, READ_KINDS, Objects, is_kueue,
-                                    kind_of, managed, meta_of, of_kinds)
-
-TAS_KINDS = frozenset({"Node", "Pod"})     # what TAS reads of the cluster besides Kueue's objects
+                                    kind_of, managed, meta_of, of_kinds, with_tas)
 
 
 @dataclass
@@ -86,25 +84,17 @@ class LiveChain:
 
 
 def live_chain(pod: Mapping[str, Any], cluster: Objects, *, version: str | None = None,
-               now: datetime | None = None) -> LiveChain | None:
+               now: datetime | None = None, capacity: Any = None) -> LiveChain | None:
     """A pod read from a cluster through Kueue (one pass, `live_chains`; `version` None: v0.17.8): an
     admitted gated pod comes back ungated and merged; None when Kueue does not manage it."""
-    return live_chains([pod], cluster, version=version, now=now)[0]
+    return live_chains([pod], cluster, version=version, now=now, capacity=capacity)[0]
 
 
 def live_chains(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str | None = None,
-                now: datetime | None = None) -> list[LiveChain | None]:
+                now: datetime | None = None, capacity: Any = None) -> list[LiveChain | None]:
     """`live_chain` for each of `pods` (`--pending`, `-A`), those Kueue manages in ONE pass of
     Kueue (`live_kueue`): they compete for quota in Kueue's order."""
-    return live_kueue(pods, cluster, version=version, now=now).chains
-
-
-def with_tas(context: list[Any], cluster: Objects) -> list[Any]:
-    """`context` with the cluster's Nodes and pods when a Topology is among it: TAS places on the
-    Nodes and counts the pods bound to them (a run without TAS never reads them)."""
-    if not any(kind_of(o) == TOPOLOGY and is_kueue(o) for o, _ in context):
-        return context
-    return [*context, *of_kinds(cluster, TAS_KINDS)]
+    return live_kueue(pods, cluster, version=version, now=now, capacity=capacity).chains
 
 
 @dataclass(frozen=True)
@@ -136,10 +126,11 @@ class LiveKueue:
 
 
 def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str | None = None,
-               now: datetime | None = None) -> LiveKueue:
+               now: datetime | None = None, capacity: Any = None) -> LiveKueue:
     """Kueue's ONE pass over the cluster's Kueue objects (its Workloads as stored) with the `pods`
     it manages (`kexplain.kueue.started.live_run`): each pod as Kueue leaves it, and every Workload
-    the cluster holds (`Held`) with Kueue's answer; nothing without Kueue's objects."""
+    the cluster holds (`Held`) with Kueue's answer; nothing without Kueue's objects. `capacity`
+    answers the ProvisioningRequests Kueue creates (CA with node groups), as in the files' chain."""
     chosen = [i for i, pod in enumerate(pods) if managed(pod)]
     out: list[LiveChain | None] = [None] * len(pods)
     context = with_tas(list(of_kinds(cluster, READ_KINDS)), cluster)
@@ -149,7 +140,8 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
     from kexplain.kueue.started import live_run, starts, stored_status      # the pass: only now (see `Chain`)
     mates = group_mates([pods[i] for i in chosen], cluster)         # (Kueue loads a pod group whole)
     passed, done, doc = live_run([*(dict(pods[i]) for i in chosen), *mates], context,
-                                 now or datetime.now(timezone.utc).replace(microsecond=0), version=version)
+                                 now or datetime.now(timezone.utc).replace(microsecond=0), version=version,
+                                 capacity=capacity)
     passed = passed[:len(chosen)]
     for i, (made, answer) in zip(chosen, passed):
         pod = pods[i]

@@ -7,7 +7,7 @@ from datetime import timezone
 from typing import Any
 
 from kexplain.apimachinery.quantity import canonical
-from kexplain.kueue.apis.constants import QUEUE_NAME_LABEL
+from kexplain.kueue.apis.constants import POD_GROUP_NAME_LABEL, QUEUE_NAME_LABEL
 from kexplain.kueue.apis.topology import domains_view, v1beta2
 from kexplain.kueue.apis.workload import Admission, PodSetAssignment
 from kexplain.kueue.objects import is_kueue, meta_of, of_kinds
@@ -95,6 +95,8 @@ def document(done: Pass) -> dict[str, Any]:
         queue = meta.labels.get(QUEUE_NAME_LABEL)
         if queue:
             item["queueName"] = queue
+        if outcome.job.kind == "Pod" and meta.labels.get(POD_GROUP_NAME_LABEL):    # one job with its group's pods
+            item["podGroup"] = meta.labels[POD_GROUP_NAME_LABEL]
         if outcome.workload is not None:
             item["workload"] = outcome.workload.meta.name
         if outcome.error:

@@ -8,7 +8,8 @@ from typing import Any
 
 from kexplain.errors import KexplainError
 from kexplain.kueue.operator_pods import KINDS as OPERATOR_KINDS
-from kexplain.kueue.objects import ADMITTED, READ_KINDS, Objects, is_kueue, kind_of, managed, of_kinds
+from kexplain.kueue.objects import (ADMITTED, QUOTA_RESERVED, READ_KINDS, Objects, checks_words, is_kueue, kind_of,
+                                    managed, of_kinds, with_tas)
 
 LOCAL_QUEUE = "kueue-local-queue"
 NEVER_FITS = "kueue-never-fits"
@@ -46,22 +47,25 @@ def problems(objs: Objects, cluster: Objects, *, validate: str = "strict") -> li
     return checked(objs, cluster, validate=validate).problems
 
 
-def checked(objs: Objects, cluster: Objects, *, validate: str = "strict", version: str | None = None) -> Checked:
+def checked(objs: Objects, cluster: Objects, *, validate: str = "strict", version: str | None = None,
+            capacity: Any = None) -> Checked:
     """Kueue's pass over the managed objects of `objs` (`version` None: v0.17.8) with Kueue's objects
     and the Namespaces of `objs` and `cluster`: their problems and each as Kueue leaves it; nothing
-    when no Kueue object is given."""
+    when no Kueue object is given. `capacity` answers its ProvisioningRequests (CA), if anyone does."""
     submitted = [i for i, (o, _) in enumerate(objs) if managed(o)]
     if not submitted:
         return Checked()
     chosen = set(submitted)
-    context = [*of_kinds(cluster, READ_KINDS),
-               *((o, s) for i, (o, s) in enumerate(objs) if i not in chosen and kind_of(o) in READ_KINDS)]
+    others = [(o, s) for i, (o, s) in enumerate(objs) if i not in chosen]
+    # (the Nodes and bound pods too when TAS is there, as the chain reads them: one placement)
+    context = with_tas([*of_kinds(cluster, READ_KINDS), *((o, s) for o, s in others if kind_of(o) in READ_KINDS)],
+                       [*cluster, *others])
     if not any(is_kueue(o) for o, _ in context):
         return Checked()
     # Kueue's pass, imported only now: a lint without Kueue's objects never pays its 0.15 s
     from kexplain.kueue import lint_pass
     done, doc, refused = lint_pass.kueue_pass([objs[i] for i in submitted], context, validate=validate,
-                                              version=version)
+                                              version=version, capacity=capacity)
     gone = {id(err.source) for err in refused if err.source is not None}
     kept = [i for i in submitted if id(objs[i][1]) not in gone]
     items = {w["workload"]: w for w in doc["explanation"]["workloads"]}
@@ -104,5 +108,7 @@ def held_words(said: dict[str, Any]) -> str:
     if said.get("verdict") == ADMITTED and not said.get("message"):
         return ""
     reason = said.get("message") or said.get("error") or ""
+    if not reason and said.get("verdict") == QUOTA_RESERVED:     # held by its admission checks: say them
+        reason = f"waits for its admission checks ({checks_words(said.get('admissionChecks')) or 'none synced yet'})"
     workload = f"Workload {said['workload']} " if said.get("workload") else ""
     return f"Kueue holds it ({workload}{said.get('verdict')}" + (f": {reason})" if reason else ")")

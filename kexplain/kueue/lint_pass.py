@@ -18,17 +18,18 @@ from kexplain.kueue.scheduler.flavorassigner.flavorassigner import NO_AFFINITY_M
 from kexplain.kueue.started import REPLICATED_JOB_NAME, parts, started
 
 # the answer a verdict carries (a held one: Kueue's reason, or why no Workload was made)
-SAID = ("kueueVersion", "workload", "verdict", "clusterQueue", "podSets", "message", "error")
+SAID = ("kueueVersion", "workload", "verdict", "clusterQueue", "podSets", "admissionChecks", "message", "error")
 
 
-def kueue_pass(submitted: Objects, context: Objects, *, validate: str, version: str | None
+def kueue_pass(submitted: Objects, context: Objects, *, validate: str, version: str | None, capacity: Any = None
                ) -> tuple[Pass, dict[str, Any], list[KexplainError]]:
     """One pass of Kueue over `submitted` and `context`, explained; the Kueue objects and jobs the API
-    server refuses are left out (as it leaves them) and returned."""
+    server refuses are left out (as it leaves them) and returned; `capacity` answers the
+    ProvisioningRequests Kueue creates (the Cluster Autoscaler's node groups), if anyone does."""
     refused: list[KexplainError] = []
     release = versions.resolve(version)
     inputs = inputs_of(submitted, context, validate=validate, refused=refused, version=release)
-    done = run_pass(inputs, Settings(release, datetime.now(timezone.utc).replace(microsecond=0)))
+    done = run_pass(inputs, Settings(release, datetime.now(timezone.utc).replace(microsecond=0), capacity))
     return done, explained_pass(done), refused
 
 
@@ -40,8 +41,8 @@ def left(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[str,
     said = {k: answer[k] for k in SAID if k in answer}
     if "startError" in answer:          # admitted, but Kueue cannot start it: held
         said["message"] = answer["startError"]
-    if answer.get("idle"):      # a held operator's job: no pod exists, none is scheduled
-        return [], answer, []
+    if answer.get("idle"):      # a held operator's job: no pod exists, none is scheduled; Kueue's answer said
+        return [], answer, [said]
     if kind_of(obj) != "JobSet":
         return made, answer, [said for _ in made]
     return made, answer, [{**said, "job": str(meta_of(m).get("name")),

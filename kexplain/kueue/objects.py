@@ -14,6 +14,7 @@ Objects = Sequence[tuple[Any, Any]]
 READ_KINDS = c.KINDS | frozenset({"Namespace", "PriorityClass", "LimitRange", "RuntimeClass", "Configuration",
                                  "ConfigMap",     # (of them Kueue's manager ConfigMap: its Configuration)
                                  "ClusterTrainingRuntime", "TrainingRuntime"})    # (what a TrainJob's pod sets are of)
+TAS_KINDS = frozenset({"Node", "Pod"})     # what TAS reads of the cluster besides Kueue's objects
 MANAGER_CONFIG_MAP = "kueue-manager-config"     # (`kexplain.kueue.config_file`)
 # The kinds Kueue's integrations manage and their API groups: the registry's
 # (`kexplain.kueue.controller.jobs.INTEGRATIONS`; a test keeps the two in step), which is
@@ -99,3 +100,19 @@ def of_kinds(objects: Iterable[tuple[Any, Any]], kinds: frozenset[str]) -> Objec
     else:
         found = [(o, s) for o, s in objects if isinstance(o, dict) and kind_of(o) in kinds]
     return [(o, s) for o, s in found if kind_of(o) != "ConfigMap" or meta_of(o).get("name") == MANAGER_CONFIG_MAP]
+
+
+def with_tas(context: list[Any], cluster: Objects) -> list[Any]:
+    """`context` with the cluster's Nodes and pods when a Topology is among it: TAS places on the
+    Nodes and counts the pods bound to them (a run without TAS never reads them). The chain and lint
+    both read them so: one answer for a job Kueue places by topology."""
+    if not any(kind_of(o) == c.TOPOLOGY and is_kueue(o) for o, _ in context):
+        return context
+    return [*context, *of_kinds(cluster, TAS_KINDS)]
+
+
+def checks_words(checks: Any) -> str:
+    """A Workload's admission checks as its answer says them ("capacity Pending (Capacity is not
+    found, ...)"): one wording for the text, the page and lint."""
+    return ", ".join(f"{c.get('name')} {c.get('state')}" + (f" ({c['message']})" if c.get("message") else "")
+                     for c in checks or ())

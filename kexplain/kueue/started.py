@@ -324,11 +324,12 @@ def live_started_all(pods: list[dict[str, Any]], context: Objects, now: datetime
     return live_run(pods, context, now, version=version)[0]
 
 
-def live_run(pods: list[dict[str, Any]], context: Objects, now: datetime, *, version: str | None = None
-             ) -> tuple[list[tuple[dict[str, Any], dict[str, Any]]], Pass, dict[str, Any]]:
-    """`live_started_all`, with the pass and its document (every Workload it leaves pending)."""
+def live_run(pods: list[dict[str, Any]], context: Objects, now: datetime, *, version: str | None = None,
+             capacity: Any = None) -> tuple[list[tuple[dict[str, Any], dict[str, Any]]], Pass, dict[str, Any]]:
+    """`live_started_all`, with the pass and its document (every Workload it leaves pending);
+    `capacity` answers its ProvisioningRequests (`Settings.capacity`)."""
     done, doc = explained_run([(pod, None) for pod in pods], context, validate="ignore", now=now, version=version,
-                              stored=True)
+                              stored=True, capacity=capacity)
     owned: dict[str, Mapping[str, Any]] = {}        # each stored Workload by the uid of its owner
     for obj, _ in context:
         if kind_of(obj) == c.WORKLOAD:

@@ -47,7 +47,8 @@ from kexplain.lint.devices import DEVICE_RULES, check_devices
 from kexplain.lint.disruption_budgets import BUDGET_RULES, check_budgets
 from kexplain.kueue.lint_checks import LOCAL_QUEUE as KUEUE_LOCAL_QUEUE, NEVER_FITS as KUEUE_NEVER_FITS, \
     Started as KueueStarted, checked as kueue_checked, held_words as kueue_held_words
-from kexplain.kueue.objects import READ_KINDS as KUEUE_READ_KINDS, of_kinds as kueue_of_kinds
+from kexplain.kueue.objects import READ_KINDS as KUEUE_READ_KINDS, TAS_KINDS as KUEUE_TAS_KINDS, \
+    of_kinds as kueue_of_kinds
 from kexplain.kueue.operator_pods import KINDS as KUEUE_OPERATOR_KINDS
 from kexplain.lint.documents import Document, Location, line_of, line_of_field, read_documents, unwrap
 from kexplain.lint.node_groups import RULE as NO_NODE_GROUP, SUMMARY as NO_NODE_GROUP_SUMMARY
@@ -268,6 +269,9 @@ class LintOptions:
     version: "VersionChoice | None" = None
     kueue_version: str | None = None  # --kueue-version: the Kueue release lint's Kueue pass follows (None: v0.17.8)
     kueue_config: tuple = ()          # --kueue-config: Kueue's Configuration, as read (`kueue.config_file`)
+    # who answers the ProvisioningRequests Kueue's pass creates, given the pool's objects (None: no one):
+    # the Cluster Autoscaler with --node-groups, as for `kexplain POD` (`app.cluster_autoscaler.kueue_provisioner`)
+    kueue_provisioner: Callable[[list], Any] | None = None
 
 
 def _cluster_hpas(pool: "ClusterState", options: LintOptions) -> list[tuple[dict[str, Any], Source]]:
@@ -426,11 +430,15 @@ class Linter:
         object or job the API server refuses is an `admission` finding (one of the pool's, a warning),
         the rest checked without it."""
         objs, where = _objects(items)
-        cluster = [*self.pool.other_kinds, *kueue_of_kinds(self.pool.objects, KUEUE_READ_KINDS)] \
+        cluster = [*self.pool.other_kinds, *kueue_of_kinds(self.pool.objects, KUEUE_READ_KINDS | KUEUE_TAS_KINDS)] \
             if self.pool is not None else []
         cluster += self.options.kueue_config
         out: dict[str, list[Finding]] = {}
-        done = kueue_checked(objs, cluster, validate=self.options.validate, version=self.options.kueue_version)
+        provisioner = self.options.kueue_provisioner
+        capacity = provisioner([*self.pool.objects, *self.pool.other_kinds]) \
+            if provisioner is not None and self.pool is not None else None
+        done = kueue_checked(objs, cluster, validate=self.options.validate, version=self.options.kueue_version,
+                             capacity=capacity)
         self._kueue_started = {where[id(objs[i][1])].location.key: s for i, s in done.started.items()}
         for index, rule, message, details in done.problems:
             doc = where[id(objs[index][1])]
@@ -569,6 +577,9 @@ class Linter:
         if self.pool is None or not self._schedulable(doc, ref, valid, kueue is not None):
             return
         linted.checks.append("scheduling")
+        if kueue is not None and not kueue.made and kueue.said:     # held, no pod made: Kueue's answer is the verdict
+            self._scheduled(linted, [self._held_unmade(loc, ref, kueue)])
+            return
         # as Kueue starts it, once admitted (a JobSet: each of its Jobs, its findings the JobSet's)
         for n, scheduled in enumerate(kueue.made if kueue is not None else (self._live.get(loc.key, obj),)):
             found = self._guarded(ref, loc, lambda job=scheduled: self.check_scheduling(job, ref, loc))
@@ -587,6 +598,15 @@ class Linter:
             return True
         return valid and (ref.kind == "Pod" or ref.kind in WORKLOAD_KINDS) and is_builtin_kind(ref.api_version,
                                                                                                 ref.kind)
+
+    @staticmethod
+    def _held_unmade(loc: Location, ref: ObjectRef, kueue: KueueStarted) -> Finding:
+        """A job Kueue holds whose operator makes no pod until it is admitted (a RayJob): a `kueue-held`
+        warning with Kueue's reason, never silence where the file explain says Kueue holds it."""
+        said = kueue.said[0]
+        idle = str(kueue.answer.get("idle") or "")
+        held = kueue_held_words(said) or "Kueue holds it"
+        return Finding(KUEUE_HELD, loc, ref, f"{held}; {idle}" if idle else held, details={"kueue": said})
 
     def _said_kueue(self, loc: Location, findings: list[Finding], made: int = 0) -> list[Finding]:
         """A verdict on a job Kueue manages says Kueue's answer (details `kueue`), and why Kueue holds

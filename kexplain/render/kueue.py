@@ -31,12 +31,18 @@ def _values(values: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
+def jobs_submitted(doc: Mapping[str, Any]) -> int:
+    """The jobs of the pass: a pod group's pods are one job (one Workload), as Kueue sees them."""
+    return len({(j.get("kind"), j.get("namespace"), "group", j["podGroup"]) if j.get("podGroup") else
+                (j.get("kind"), j.get("namespace"), "name", j.get("name")) for j in doc.get("jobs") or ()})
+
+
 def summary_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     workloads = doc.get("workloads") or ()
     reserved = sum(1 for w in workloads if w.get("quotaReserved") and not w.get("inputAdmitted"))
     pending = sum(1 for w in workloads if not w.get("quotaReserved"))
     preempted = sum(1 for w in workloads if w.get("preempted"))
-    text = (f"Kueue {doc.get('kueueVersion')}: {plural(len(doc.get('jobs') or ()), 'job')} submitted; "
+    text = (f"Kueue {doc.get('kueueVersion')}: {plural(jobs_submitted(doc), 'job')} submitted; "
             f"{plural(reserved, 'Workload')} admitted now, {pending} pending"
             + (f", {preempted} preempted" if preempted else "")
             + f"; {plural(int(doc.get('cycles') or 0), 'scheduling cycle')}.")

@@ -9,6 +9,7 @@ from typing import Any, Mapping
 from rich.console import Console
 from rich.text import Text
 
+from kexplain.kueue.objects import checks_words
 from kexplain.render.blocks import Block, print_blocks
 from kexplain.render.kueue import lines_block, suggestions_blocks, waiting_blocks, why_blocks
 from kexplain.render.kueue_provisioning import provisioning_blocks
@@ -132,7 +133,7 @@ def _answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
     group = answer.get("podGroup") or {}
     whose = f"pod group {group.get('name')}, {what}" if group else what
     head = f"Kueue {version}, LocalQueue {answer.get('queueName')}" \
-        + (f" ({whose})" if answer.get("podSet") or group else "") + ": "
+        + (f" ({whose})" if "podSet" in answer or group else "") + ": "     # (an operator's, a JobSet's: named)
     verdict = answer.get("verdict")
     if verdict == "NotCreated":
         target = (f"pod group {group.get('namespace')}/{group.get('name')} ({len(group.get('pods') or ())} pod(s), "
@@ -149,8 +150,7 @@ def _answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
                 f"{STARTED.get(kind, '')}, " + ("as Kueue sets it:" if kind == "Pod" else "its pods as Kueue sets them:"))
         return [Block(Text(head + text, style="bold"), gap=False), lines_block(pod_set_lines(answer), gap=False)]
     if verdict == "QuotaReserved":
-        checks = ", ".join(f"{c.get('name')} {c.get('state')}" + (f" ({c['message']})" if c.get("message") else "")
-                           for c in answer.get("admissionChecks") or ())
+        checks = checks_words(answer.get("admissionChecks"))
         text = (f"Workload {workload} holds quota in ClusterQueue {answer.get('clusterQueue')} and waits for its "
                 f"admission checks ({checks or 'none synced yet'}); {HELD.get(kind, '')}")
         return [Block(Text(head + text, style="bold"), gap=False)]

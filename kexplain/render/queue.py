@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from kexplain.explain.queue_order import in_queue
+from kexplain.kueue.objects import QUOTA_RESERVED, checks_words
 from kexplain.render.cluster_autoscaler import outcome_label
 from kexplain.render.views import random_tie, shorten
 
@@ -137,4 +138,6 @@ def kueue_why(answer: Any) -> str:
     if answer.get("verdict") == "Admitted":
         return f"Kueue admits it in ClusterQueue {answer.get('clusterQueue')}"
     said = answer.get("message") or answer.get("error") or ""
+    if not said and answer.get("verdict") == QUOTA_RESERVED:     # as the text says it: the checks it waits for
+        said = f"waits for its admission checks ({checks_words(answer.get('admissionChecks')) or 'none synced yet'})"
     return f"Kueue: {answer.get('verdict')}" + (f" ({said})" if said else "")

@@ -36,6 +36,14 @@ def job_key(answer: Mapping[str, Any]) -> str:
     return f"{obj.get('kind')}/{obj.get('namespace')}/{obj.get('name')}"
 
 
+def job_title(answer: Mapping[str, Any]) -> str:
+    """The job Kueue answered for, in words: a pod group (its pods one job), else the object."""
+    obj, group = answer.get("object") or {}, answer.get("podGroup")
+    if group:
+        return f"pod group {group.get('namespace')}/{group.get('name')}"
+    return f"{obj.get('kind')} {obj.get('namespace')}/{obj.get('name')}"
+
+
 def anchor(answer: Mapping[str, Any]) -> str:
     return "kueue-" + "".join(c if c.isalnum() or c in "-_" else "-" for c in job_key(answer))
 
@@ -49,10 +57,8 @@ def jobs_sections(placements: Iterable[Mapping[str, Any]]) -> list[Html]:
             answers.setdefault(job_key(p["kueue"]), p["kueue"])
     out: list[Html] = []
     for key, answer in answers.items():
-        whole = {k: v for k, v in answer.items() if k != "podSet"}
-        obj, group = answer.get("object") or {}, answer.get("podGroup")
-        title = (f"pod group {group.get('namespace')}/{group.get('name')}" if group
-                 else f"{obj.get('kind')} {obj.get('namespace')}/{obj.get('name')}")
-        out += [el("h3", f"Kueue: {title}", id=anchor(answer)),
+        # every pod set; a job the text names (an operator's, a JobSet's: one pod set each placement) still named
+        whole = {**answer, "podSet": None} if "podSet" in answer else answer
+        out += [el("h3", f"Kueue: {job_title(answer)}", id=anchor(answer)),
                 el("pre", _text(whole), cls="text")]
     return out

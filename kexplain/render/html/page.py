@@ -12,7 +12,7 @@ from kexplain.render.html.from_event import FROM_EVENTS_KIND, FROM_EVENTS_LIST_K
 from kexplain.render.html.markup import Html, el, esc
 from kexplain.render.html.autoscaler import autoscaler_section
 from kexplain.render.html.karpenter import karpenter_section
-from kexplain.render.html.kueue import job_key
+from kexplain.render.html.kueue import job_key, job_title
 from kexplain.render.html.static import lint_section, overview, pod_name, trace_section
 from kexplain.render.kueue_chain import held
 
@@ -97,11 +97,12 @@ def _held_title(placements: Sequence[Mapping[str, Any]]) -> str:
     if len(jobs) != 1:
         return f"{len(jobs)} jobs held by Kueue"
     answer = next(iter(jobs.values()))
-    obj = answer.get("object") or {}
     state = ("no Workload created" if not answer.get("workload") else
              f"Workload {answer['workload']} admitted, but not startable" if answer.get("startError") else
+             f"Workload {answer['workload']} holds quota, waits for its admission checks"
+             if answer.get("verdict") == "QuotaReserved" else
              f"Workload {answer['workload']} not admitted")
-    return f"{obj.get('kind')} {obj.get('namespace')}/{obj.get('name')} held by Kueue ({state})"
+    return f"{job_title(answer)} held by Kueue ({state})"
 
 
 def _heading(doc: Mapping[str, Any], i: int) -> str | None:
