@@ -204,6 +204,5 @@ def kueue_provisioner(node_groups: Optional[Discovery], autoscaler_config: Optio
             loops.append(load_groups(found.request, version))
         loop = loops[0]
         requests = [from_objects(c.request, c.templates) for c in created]
-        instance = loop.settings.flag("check-capacity-processor-instance")
-        return [a.to_json() for a in provision_all(loop, requests, instance)]
+        return [a.to_json() for a in provision_all(loop, requests)]
     return provision

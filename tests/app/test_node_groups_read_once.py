@@ -35,7 +35,8 @@ def test_the_kueue_to_ca_chain_reads_the_node_groups_file_once(reads: list[str],
                         or request(found, *a, **k))
     groups = str(PROVISIONING / "nodegroups.yaml")
     code, out, err = run_cli(str(PROVISIONING / "check-short.yaml"), "--nodes", str(PROVISIONING / "cluster.yaml"),
-                             "--node-groups", groups, "-o", "json")
+                             "--node-groups", groups, "--autoscaler-config",
+                             str(PROVISIONING / "autoscaler-config.yaml"), "-o", "json")
     placement = json.loads(out)["placements"][0]
     # both readers asked for the groups: Kueue's provisioner (CA answered its ProvisioningRequest) and
     # CA's pass over the files; the one read handed to each
