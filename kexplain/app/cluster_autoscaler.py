@@ -69,22 +69,27 @@ class ClusterAutoscaler:
         return run
 
 
-def groups_request(node_groups: Optional[str], autoscaler_config: Optional[str], max_bytes: int, validate: str,
+def read_node_groups(path: str, max_bytes: int) -> Discovery:
+    """The groups of --node-groups FILE, read (what its callers keep and share: one read a run)."""
+    return Discovery.from_file(path, max_bytes)
+
+
+def groups_request(node_groups: Optional[Discovery], autoscaler_config: Optional[str], max_bytes: int, validate: str,
                    cluster: Optional[list] = None, say: Optional[Callable[[str], None]] = None,
                    state: Any = None) -> Optional[ClusterAutoscaler]:
-    """Where CA's node groups, settings and cluster come from: --node-groups FILE, else those the
-    cluster's objects report (`cloudprovider.discover_in`), else None; `state`, the one cluster
-    state, is what CA's loop reads (the cluster as read, where none holds it). Why the cluster's
-    report is not used is said (`say`)."""
+    """Where CA's node groups, settings and cluster come from: --node-groups FILE (`node_groups`, as
+    `read_node_groups` read it), else those the cluster's objects report (`cloudprovider.discover_in`),
+    else None; `state`, the one cluster state, is what CA's loop reads (the cluster as read, where
+    none holds it). Why the cluster's report is not used is said (`say`)."""
     def request(found: Discovery) -> ClusterAutoscaler:
         return ClusterAutoscaler(GroupsRequest(found, autoscaler_config, max_bytes, validate, state=state,
                                                cluster_objects=cluster if state is None else None))
 
     note = say or (lambda _: None)
-    if node_groups:
+    if node_groups is not None:
         if cluster and reporting_objects(cluster):
-            note(f"the node groups of --node-groups {node_groups} are used, not those {REPORTED} among --nodes")
-        return request(Discovery.from_file(node_groups, max_bytes))
+            note(f"the node groups of --node-groups {node_groups.file} are used, not those {REPORTED} among --nodes")
+        return request(node_groups)
     try:
         found = discover_in(cluster or [])
     except KexplainError as err:
@@ -181,7 +186,7 @@ def _why_not_alike(answer: dict, fits: bool, node: Optional[str], doc: dict) -> 
            f"places it{f' on {node}' if node else ''} ({order})"
 
 
-def kueue_provisioner(node_groups: Optional[str], autoscaler_config: Optional[str], max_bytes: int, validate: str,
+def kueue_provisioner(node_groups: Optional[Discovery], autoscaler_config: Optional[str], max_bytes: int, validate: str,
                       cluster: list, kube: Optional[KubeVersion] = None,
                       say: Optional[Callable[[str], None]] = None) -> Optional[Callable[[Sequence[Any]], list[dict]]]:
     """CA as the provisioner of the ProvisioningRequests Kueue creates (`kueue.controller.admissionchecks.
@@ -199,6 +204,5 @@ def kueue_provisioner(node_groups: Optional[str], autoscaler_config: Optional[st
             loops.append(load_groups(found.request, version))
         loop = loops[0]
         requests = [from_objects(c.request, c.templates) for c in created]
-        instance = loop.settings.flag("check-capacity-processor-instance")
-        return [a.to_json() for a in provision_all(loop, requests, instance)]
+        return [a.to_json() for a in provision_all(loop, requests)]
     return provision

@@ -6,7 +6,7 @@ and results; the command line picks the output and the exit code."""
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, Callable, Optional, Sequence
 
 from kexplain.app.autoscalers import (REPORTED, Autoscaler, AutoscalerRun, adapter, keeps_cluster, kinds_of,
@@ -107,12 +107,31 @@ def without_add_node_json(trace: dict) -> None:
 
 
 @dataclass(frozen=True)
+class NodeGroupsFile:
+    """`--node-groups FILE`, read when first asked and only once: Kueue's provisioner and CA's pass
+    over the files share its groups (`app.cluster_autoscaler.read_node_groups`)."""
+
+    path: Optional[str]
+    max_bytes: int
+    _read: list = field(default_factory=list, compare=False, repr=False)     # the groups, once read
+
+    def groups(self) -> Any:
+        """The file's `Discovery`, None without --node-groups; bad input: InputError."""
+        if self.path is None:
+            return None
+        if not self._read:
+            self._read.append(adapter("cluster-autoscaler").read_node_groups(self.path, self.max_bytes))
+        return self._read[0]
+
+
+@dataclass(frozen=True)
 class Files:
-    """The files read once: the load (`Loaded`) and Kueue's chain over it."""
+    """The files read once: the load (`Loaded`), Kueue's chain over it and the node groups' file."""
 
     loaded: Loaded
     kueue: Chain
     now: NowFiles = NowFiles()      # an evicted pod's node's documents (its ranking now)
+    node_groups: NodeGroupsFile = NodeGroupsFile(None, 0)
 
 
 def read_files(req: Request, stdin: Optional[BinaryIO], *, kueue_version: Optional[str] = None,
@@ -120,12 +139,13 @@ def read_files(req: Request, stdin: Optional[BinaryIO], *, kueue_version: Option
     """The POD file and the cluster read once, problems collected; the cluster's objects kept when an
     autoscaler may read them; Kueue's answer first, as `kueue_version` decides (with `suggestions`,
     Kueue's verified fixes for a job it holds)."""
+    groups = NodeGroupsFile(req.node_groups, req.max_bytes)
     kueue = Chain(validate=req.validate, version=kueue_version, fixes=kueue_fixes if suggestions else None,
-                  provisioner=kueue_provisioner(req), config=tuple(kueue_config))
+                  provisioner=kueue_provisioner(req, groups), config=tuple(kueue_config))
     keep = req.node_groups is not None or _keeps
     with bulk_load(freeze=True):
         loaded = kueue.attach(load(req, stdin, collect=True, keep=keep, prepare=kueue))
-    return Files(loaded, kueue, NowFiles(req.stats, req.kubelet_config, req.max_bytes))
+    return Files(loaded, kueue, NowFiles(req.stats, req.kubelet_config, req.max_bytes), groups)
 
 
 def _keeps(objects: list) -> bool:
@@ -134,14 +154,14 @@ def _keeps(objects: list) -> bool:
     return keeps_cluster(objects) or NODE_STATS_KIND in kinds_of(objects)
 
 
-def kueue_provisioner(req: Request) -> Callable[[Sequence[Any]], Any]:
+def kueue_provisioner(req: Request, groups: NodeGroupsFile) -> Callable[[Sequence[Any]], Any]:
     """Who answers the ProvisioningRequests Kueue's chain creates, given the cluster's objects: the
-    Cluster Autoscaler when node groups are given or reported among them (its adapter imported then
-    only), else no one."""
+    Cluster Autoscaler when node groups are given (`groups`, read once) or reported among them (its
+    adapter imported then only), else no one."""
     def provisioner(cluster: Sequence[Any]) -> Any:
         if not (req.node_groups or reports_node_groups(list(cluster))):
             return None
-        return adapter("cluster-autoscaler").kueue_provisioner(req.node_groups, req.autoscaler_config,
+        return adapter("cluster-autoscaler").kueue_provisioner(groups.groups(), req.autoscaler_config,
                                                                req.max_bytes, req.validate, list(cluster), req.kube)
     return provisioner
 
@@ -170,14 +190,16 @@ class Autoscalers:
         return [a for a in (self.groups, self.pools) if a is not None]
 
 
-def autoscalers_of(req: Request, loaded: Loaded, opts: AutoscalerOptions,
+def autoscalers_of(req: Request, files: Files, opts: AutoscalerOptions,
                    say: Callable[[str], None]) -> Autoscalers:
     """The autoscalers for the files: CA reading the one cluster state (never admitting it
-    again), Karpenter the cluster set; the options that need one checked (`say`: a note)."""
+    again) and the node groups' file as read for Kueue's chain, Karpenter the cluster set; the
+    options that need one checked (`say`: a note)."""
+    loaded = files.loaded
     groups = None
     if req.node_groups or reports_node_groups(loaded.cluster_objects or []):
         ca = adapter("cluster-autoscaler")
-        groups = ca.groups_request(req.node_groups, req.autoscaler_config, req.max_bytes, req.validate,
+        groups = ca.groups_request(files.node_groups.groups(), req.autoscaler_config, req.max_bytes, req.validate,
                                    loaded.cluster_objects, say,
                                    state=loaded.cluster_state)
     check_found(req.autoscaler_config, opts.node_group, groups)

@@ -157,7 +157,8 @@ def _pods(loop: LoopInputs, result: LoopResult, verdicts: bool = True) -> list[d
                 record["node"] = result.processed.placed[id(pod)]    # FilterOutSchedulable's node
         if outcome == "NotListedAsUnschedulable" and pod.status.get("nominatedNodeName"):
             record["nominatedNodeName"] = pod.status["nominatedNodeName"]   # listed as nominated: on that node
-        record["events"] = [e for r in recorded for e in r.records(pod)]
+        record["events"] = [*(_event(e, None, None) for e in result.processed.events.get(id(pod), ())),
+                            *(e for r in recorded for e in r.records(pod))]     # (the processors' first)
         if outcome == "NotListedAsUnschedulable" and result.not_listed:
             record["notListed"] = result.not_listed
         if not verdicts:

@@ -18,6 +18,8 @@ from kexplain.autoscaler.cloudprovider.provider import Chosen, choose
 from kexplain.autoscaler.gpu import listed_gpu_ready
 from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.autoscaler.params import Settings, read_settings
+from kexplain.autoscaler.provisioningrequest.conditions import ENABLE_FLAG
+from kexplain.autoscaler.provisioningrequest.pods import requests_note
 from kexplain.autoscaler.readiness import node_readiness
 from kexplain.autoscaler.taints import TaintConfig, as_listed
 from kexplain.controllers.disruption import notes as budget_notes
@@ -110,7 +112,7 @@ def _admitted_loop(cluster_objs: Objects, pod_objs: Objects, settings: Settings,
     index = ShapeIndex()
     checked = check_objects([*cluster, *pending_src] if pending_src else cluster, kinds, validate=validate,
                             shape_index=index, kube=kube)
-    warnings = list(checked.warnings)
+    warnings = list(checked.warnings) + requests_note(settings.flag(ENABLE_FLAG), cluster_objs)
     admitted = admit(_of_kinds(checked.objects, CLUSTER_KINDS), None, shape_index=index, kube=kube)
     warnings += admitted.warnings
     return _loop_of(admitted.objects, checked.objects, settings, groups, kube, now, warnings, set_sources,
@@ -139,6 +141,7 @@ def loop_of_state(state: ClusterState, groups: "Discovery", settings_path: str |
         extras = cluster_with(extras, set_objects, kinds=EXTRA_KINDS, kube=state.kube)
         set_sources = {id(s) for _, s in (*applied.objects, *applied.created)}
     fresh, warnings = _given(view, given, validate)
+    warnings += requests_note(settings.flag(ENABLE_FLAG), state.other_kinds)
     objects = view.objects
     if set_objects or created or fresh:
         objects, said = view.with_set([*set_objects, *fresh], created)

@@ -344,8 +344,8 @@ def reasons_message_parts(status: ScaleUpStatus, info: NoScaleUpInfo) -> list[st
 
 def recorded_pod_events(result: LoopResult) -> dict[int, list[Event]]:
     """The events the loop records on pods (by id), in emission order: those of every status CA's
-    status processor sees (`LoopResult.processed_statuses`)."""
-    events: dict[int, list[Event]] = {}
+    status processor sees (`LoopResult.processed_statuses`), after those of its pod list processors."""
+    events: dict[int, list[Event]] = {key: list(found) for key, found in result.processed.events.items()}
     for status in result.processed_statuses:
         for key, found in pod_events(status).items():
             events.setdefault(key, []).extend(found)

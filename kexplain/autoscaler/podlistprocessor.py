@@ -1,6 +1,8 @@
 """CA's default pod list processors, in CA's order (ClearTPURequests, FilterOutExpendable,
-CurrentlyDrainedNodes, FilterOutSchedulable, FilterOutDaemonSet), and the young pods' filter
-(TooYoung: --new-pod-scale-up-delay or the pod-scale-up-delay annotation) after them."""
+CurrentlyDrainedNodes, FilterOutSchedulable, FilterOutDaemonSet), with --enable-provisioning-requests
+the one its builder adds after them (processors/provreq ProvisioningRequestPodsFilter: a pod that
+consumes a ProvisioningRequest triggers no scale-up), and the young pods' filter (TooYoung:
+--new-pod-scale-up-delay or the pod-scale-up-delay annotation) after them all."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -10,7 +12,9 @@ from typing import Sequence
 from kexplain.autoscaler.equivalence import spec_key
 from kexplain.autoscaler.podutil import controller_ref, is_daemonset_pod
 from kexplain.apimachinery.gosort import go_sort
+from kexplain.autoscaler.orchestrator import Event
 from kexplain.autoscaler.params import Settings
+from kexplain.autoscaler.provisioningrequest.conditions import CONSUME_ANNOTATION, ENABLE_FLAG
 from kexplain.autoscaler.simulator import ClusterSim
 from kexplain.model.pod import PodInfo
 from kexplain.config._decode import parse_duration
@@ -19,6 +23,10 @@ EXPENDABLE = "FilterOutExpendable"
 SCHEDULABLE = "FilterOutSchedulable"
 DAEMONSET = "FilterOutDaemonSet"
 TOO_YOUNG = "TooYoung"
+PROVISIONING_REQUEST = "ProvisioningRequestPodsFilter"
+# the annotations naming the request a pod consumes (provreqpods: the deprecated key read second)
+CONSUME_ANNOTATIONS = (CONSUME_ANNOTATION, "cluster-autoscaler.kubernetes.io/consume-provisioning-request")
+MAX_PROVISIONING_REQUEST_EVENTS = 50        # maxProvReqEvent: the filter's events a loop
 SCALE_UP_DELAY_ANNOTATION = "cluster-autoscaler.kubernetes.io/pod-scale-up-delay"
 MAX_SIMILAR_PER_CONTROLLER = 10
 
@@ -30,6 +38,7 @@ class Processed:
     pods: list[PodInfo]
     filtered_by: dict[int, str] = field(default_factory=dict)     # id(pod) -> processor
     placed: dict[int, str] = field(default_factory=dict)          # id(pod) -> the node FilterOutSchedulable put it on
+    events: dict[int, list[Event]] = field(default_factory=dict)  # id(pod) -> what the processors record on it
 
 
 def process(pods: Sequence[PodInfo], created: Sequence[datetime], sim: ClusterSim, settings: Settings,
@@ -51,6 +60,9 @@ def process(pods: Sequence[PodInfo], created: Sequence[datetime], sim: ClusterSi
             dropped[id(pod)] = DAEMONSET
         else:
             kept.append(pod)
+    events: dict[int, list[Event]] = {}
+    if settings.flag(ENABLE_FLAG):
+        kept = without_request_pods(kept, dropped, events)
     born = {id(p): t for p, t in zip(pods, created)}
     delay = settings.flag("new-pod-scale-up-delay")
     old = []
@@ -59,7 +71,30 @@ def process(pods: Sequence[PodInfo], created: Sequence[datetime], sim: ClusterSi
             old.append(pod)
         else:
             dropped[id(pod)] = TOO_YOUNG
-    return Processed(old, dropped, placed)
+    return Processed(old, dropped, placed, events)
+
+
+def consumed_request(pod: PodInfo) -> str | None:
+    """The name of the ProvisioningRequest the pod consumes (provisioningRequestName), if any."""
+    annotations = pod.metadata.get("annotations") or {}
+    return next((str(annotations[k]) for k in CONSUME_ANNOTATIONS if k in annotations), None)
+
+
+def without_request_pods(pods: list[PodInfo], dropped: dict[int, str],
+                         events: dict[int, list[Event]]) -> list[PodInfo]:
+    """ProvisioningRequestPodsFilter.Process: the pods consuming a ProvisioningRequest left out of the
+    scale-up, each (the loop's first 50) with CA's Normal event of no reason saying so."""
+    out = []
+    for pod in pods:
+        name = consumed_request(pod)
+        if name is None:
+            out.append(pod)
+            continue
+        dropped[id(pod)] = PROVISIONING_REQUEST
+        if len(events) < MAX_PROVISIONING_REQUEST_EVENTS:
+            events[id(pod)] = [Event(pod.key, "Normal", "", "Unschedulable pod didn't trigger scale-up, because "
+                                     f"it's consuming ProvisioningRequest {pod.namespace}/{name}")]
+    return out
 
 
 def _scale_up_delay(pod: PodInfo, delay: float) -> float:

@@ -182,7 +182,7 @@ def explain_files(env: Environment, req: Request, shown: Shown, opts: Autoscaler
     cluster = loaded.single if loaded.single is not None else loaded.pool
     hint = no_nodes_hint(list(req.node_paths))
     check_node(shown.node, node_names(cluster.snapshot if cluster is not None else None), hint)
-    autoscalers = autoscalers_of(req, loaded, opts, say=lambda note: env.error(f"note: {note}"))
+    autoscalers = autoscalers_of(req, files, opts, say=lambda note: env.error(f"note: {note}"))
     options = run_options(shown.output.human, shown.node, start_index=start_index, preemption=preemption,
                           preemption_offset=preemption_offset,
                           replicated=loaded.single is None and any(e.replicated for e in loaded.batch))

@@ -106,7 +106,7 @@ def _provisioner(node_groups: str, autoscaler_config: Optional[str], max_bytes: 
                  cluster: list, env) -> object:
     """CA's adapter (imported only now: `app.autoscalers.adapter`) as the ProvisioningRequests' provisioner."""
     ca = adapter("cluster-autoscaler")
-    return ca.kueue_provisioner(node_groups, autoscaler_config, max_bytes, validate, cluster,
+    return ca.kueue_provisioner(ca.read_node_groups(node_groups, max_bytes), autoscaler_config, max_bytes, validate, cluster,
                                 say=lambda note: env.error(f"note: {note}"))
 
 

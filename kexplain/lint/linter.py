@@ -53,6 +53,7 @@ from kexplain.kueue.operator_pods import KINDS as KUEUE_OPERATOR_KINDS
 from kexplain.lint.documents import Document, Location, line_of, line_of_field, read_documents, unwrap
 from kexplain.lint.node_groups import RULE as NO_NODE_GROUP, SUMMARY as NO_NODE_GROUP_SUMMARY
 from kexplain.lint.node_pools import RULE as NO_NODEPOOL, SUMMARY as NO_NODEPOOL_SUMMARY
+from kexplain.lint import shipped
 from kexplain.lint.schemas import SchemaError, SchemaStore
 from kexplain.lint.tables import table
 from kexplain.load.gcpolicy import bulk_load
@@ -378,8 +379,9 @@ class Linter:
         self._place.update({where[id(objs[stand][1])].location.key: first for first, stand in latest.items()})
         self._update_refused = {where[id(objs[i][1])].location.key: err for i, err in settled.refused.items()}
         applied = [doc for doc in items if doc.location.key not in self._repeated]
-        if self.pool is not None:       # the set as applied: without what the API server refuses at decoding
-            schema_refused = self._refused_by_schema(applied)
+        # the set as applied: without what the API server refuses at decoding (its schema finding says so)
+        schema_refused = self._refused_by_schema(applied)
+        if self.pool is not None:
             kept = self._onto_pool(sorted((doc for doc in applied if doc.location.key not in schema_refused),
                                           key=lambda doc: self._place.get(doc.location.key, -1)))
             gone = frozenset(str(ObjectRef.of(doc.obj).name) for doc in applied
@@ -389,7 +391,7 @@ class Linter:
             self._set = None
         try:
             devices = self._check_devices(applied)
-            queued = self._kueue(applied)
+            queued = self._kueue([doc for doc in applied if doc.location.key not in schema_refused])
             for f in files:
                 for item in f.items:
                     self.lint_document(item)     # (those -n refuses too: their finding says so)
@@ -677,14 +679,49 @@ class Linter:
                 return findings, False
         validator = self.store.validator(ref.api_version, ref.kind)
         if validator is None:
-            hint = kustomize_hint(kustomization_dirs([(obj, Source(doc.location.path))]), "kexplain lint -", "checked")
-            findings.append(Finding("unknown-kind", replace(doc.location, line=line_of(doc.node, ("kind",))), ref,
-                                    f"no schema for {ref.api_version} {ref.kind} in Kubernetes {self.store.version}"
-                                    f" or --schemas: skipped{'; ' + hint if hint else ''}"))
-            return findings, False
+            own = self._shipped_check(obj, ref, doc)
+            if own is not None:     # a kind kexplain reads itself: its reader's answer
+                findings += own
+                return findings, not any(f.level >= Severity.ERROR for f in own)
+            return [*findings, *self._no_schema(obj, ref, doc)], False
         errors = validator.errors(obj)
         findings += [self._schema_finding(err, ref, doc, validator.origin, self.store.validate) for err in errors]
         return findings, all(e.unknown_field for e in errors) and not (errors and self.store.validate == "strict")
+
+    def _shipped_check(self, obj: dict[str, Any], ref: ObjectRef, doc: Document) -> list[Finding] | None:
+        """A Kueue or Karpenter kind checked as kexplain's own reader of it checks it (`lint.shipped`):
+        its refusal in the reader's words, or the unknown fields it warns of; None for another kind."""
+        checked = shipped.check(obj, Source(doc.location.path, doc.location.doc), self.store.validate)
+        if checked is None:
+            return None
+        details = {"schema": checked.origin}
+        err = checked.refusal
+        if err is not None:
+            rule = "unknown-field" if shipped.STRICT_UNKNOWN in err.message else "schema"
+            field = err.field or shipped.refused_field(err.message)
+            loc = replace(doc.location, line=line_of_field(doc.node, field) or doc.location.line)
+            return [Finding(rule, loc, ref, err.message, field=field, details=details)]
+        return [Finding("unknown-field", replace(doc.location, line=line_of_field(doc.node, path) or doc.location.line),
+                        ref, unknown_field_warning(path), field=path, details=details, severity=Severity.WARNING)
+                for path in checked.unknown]
+
+    def _no_schema(self, obj: dict[str, Any], ref: ObjectRef, doc: Document) -> list[Finding]:
+        """A kind without a schema: skipped, unless it is a job Kueue's integration reads, which is
+        decoded as the integration decodes it (`unreadable-job` when it cannot be)."""
+        where = f"no schema for {ref.api_version} {ref.kind} in Kubernetes {self.store.version} or --schemas"
+        loc = replace(doc.location, line=line_of(doc.node, ("kind",)))
+        job = shipped.integration(ref.api_version, ref.kind)
+        if job is not None:
+            err = shipped.decode_job(obj, Source(doc.location.path, doc.location.doc))
+            if err is not None:
+                at = replace(doc.location, line=line_of_field(doc.node, err.field) or loc.line)
+                return [Finding("unreadable-job", at, ref, f"Kueue's {job} integration cannot read it: {err.message}",
+                                field=err.field)]
+            return [Finding("unknown-kind", loc, ref, f"{where}: its fields are not validated (its CRD can be given "
+                                                      f"with --schemas); read as Kueue's {job} integration reads it, "
+                                                      "its pod sets, templates and counts are readable")]
+        hint = kustomize_hint(kustomization_dirs([(obj, Source(doc.location.path))]), "kexplain lint -", "checked")
+        return [Finding("unknown-kind", loc, ref, f"{where}: skipped{'; ' + hint if hint else ''}")]
 
     @staticmethod
     def _generate_name(obj: dict[str, Any], ref: ObjectRef, doc: Document) -> Finding:

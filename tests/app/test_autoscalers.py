@@ -33,7 +33,8 @@ def test_each_implementation_is_found_by_its_name_and_is_an_autoscaler():
     assert set(ADAPTERS) == {ClusterAutoscaler.name, Karpenter.name}
     karpenter = Karpenter.of([], None, None)
     assert isinstance(karpenter, Autoscaler)
-    ca = adapter("cluster-autoscaler").groups_request(str(CA / "nodegroups.yaml"), None, 10 ** 8, "strict")
+    ca = adapter("cluster-autoscaler").groups_request(
+        adapter("cluster-autoscaler").read_node_groups(str(CA / "nodegroups.yaml"), 10 ** 8), None, 10 ** 8, "strict")
     assert isinstance(ca, Autoscaler)
 
 
@@ -87,7 +88,7 @@ def _files(pod: str, *nodes: str, node_groups: Optional[str] = None):
 
 def test_the_cluster_autoscaler_reads_the_commands_one_cluster_state():
     req, files = _files(str(CA / "pod.yaml"), str(CA / "cluster.yaml"), node_groups=str(CA / "nodegroups.yaml"))
-    picked = autoscalers_of(req, files.loaded, AutoscalerOptions(), say=lambda _: None)
+    picked = autoscalers_of(req, files, AutoscalerOptions(), say=lambda _: None)
     assert files.loaded.cluster_state is not None
     assert picked.groups.request.state is files.loaded.cluster_state
     assert picked.pools is None and picked.each == [picked.groups]
@@ -95,7 +96,7 @@ def test_the_cluster_autoscaler_reads_the_commands_one_cluster_state():
 
 def test_karpenter_is_picked_for_a_cluster_with_nodepools():
     req, files = _files(str(KARPENTER / "pod.yaml"), str(KARPENTER / "cluster.yaml"), str(KARPENTER / "nodepools.yaml"))
-    picked = autoscalers_of(req, files.loaded, AutoscalerOptions(node_pool="general"), say=lambda _: None)
+    picked = autoscalers_of(req, files, AutoscalerOptions(node_pool="general"), say=lambda _: None)
     assert picked.groups is None
     assert isinstance(picked.pools, Karpenter) and picked.pools.node_pool == "general"
 

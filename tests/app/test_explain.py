@@ -19,7 +19,7 @@ def _single(tmp_path, text: str, **opts):
     req = Request(pod_path=str(path), node_paths=(str(CA / "cluster.yaml"),), node_groups=str(CA / "nodegroups.yaml"))
     files = read_files(req, None)
     options = AutoscalerOptions(**opts)
-    return explain_single(files, run_options(False, None), True, autoscalers_of(req, files.loaded, options, print),
+    return explain_single(files, run_options(False, None), True, autoscalers_of(req, files, options, print),
                           options)
 
 

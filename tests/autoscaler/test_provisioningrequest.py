@@ -5,7 +5,8 @@ fit the nodes there are, or not; nothing is scaled) and best-effort atomic scale
 with the conditions and texts CA writes (conditions/conditions.go, the classes' inline texts), the
 injector's Accepted condition first, a provisioned request's pods booked in the next loops. Run
 through `kexplain kueue --node-groups` on fixtures/kueue/provisioning (one A100 node with 4 of
-its 8 GPUs free; the group `a100` at 1 node of at most 3)."""
+its 8 GPUs free; the group `a100` at 1 node of at most 3), CA run with --enable-provisioning-requests
+(`ENABLED`); without it (CA's default) CA leaves every request as it is."""
 from __future__ import annotations
 
 import json
@@ -20,6 +21,7 @@ from tests.support.cli_helpers import TestEnvironment
 from tests.support.paths import FIXTURES
 
 HERE = FIXTURES / "kueue" / "provisioning"
+ENABLED = ("--autoscaler-config", str(HERE / "autoscaler-config.yaml"))    # --enable-provisioning-requests
 # The texts, as CA's Go code spells them
 ACCEPTED = {"type": "Accepted", "status": "True", "reason": "Accepted",
             "message": "ProvisioningRequest is accepted by ClusterAutoscaler"}
@@ -33,11 +35,11 @@ NO_RETRY = {"type": "Failed", "status": "True", "reason": "CapacityIsNotFound",
             "message": "CA could not find requested capacity"}
 
 
-def kueue(*files: Path) -> tuple[int, dict[str, Any]]:
+def kueue(*files: Path, config: tuple[str, ...] = ENABLED) -> tuple[int, dict[str, Any]]:
     env = TestEnvironment()
     code = main(["kueue", *map(str, files), "--nodes", str(HERE / "cluster.yaml"), "--node-groups",
-                 str(HERE / "nodegroups.yaml"), "--now", "2026-01-01T01:00:00Z", "-o", "json", "--no-suggestions"],
-                env=env)
+                 str(HERE / "nodegroups.yaml"), *config, "--now", "2026-01-01T01:00:00Z", "-o", "json",
+                 "--no-suggestions"], env=env)
     return code, json.loads(env.out)
 
 
@@ -131,7 +133,21 @@ def test_a_class_ca_does_not_take_is_left_to_another_provisioner(tmp_path: Path)
     (tmp_path / "cluster.yaml").write_text(cluster)
     env = TestEnvironment()
     main(["kueue", str(HERE / "check-fits.yaml"), "--nodes", str(tmp_path / "cluster.yaml"), "--node-groups",
-          str(HERE / "nodegroups.yaml"), "--now", "2026-01-01T01:00:00Z", "-o", "json"], env=env)
+          str(HERE / "nodegroups.yaml"), *ENABLED, "--now", "2026-01-01T01:00:00Z", "-o", "json"], env=env)
     got = answers(json.loads(env.out))["fits"]
     assert got["processed"] is False and got["conditions"] == []
     assert got["check"] == ("Pending", None)
+
+
+def test_without_enable_provisioning_requests_ca_leaves_every_request_as_it_is(tmp_path: Path) -> None:
+    """CA's flag defaults to false (config/flags/flags.go), and CA then builds no injector: the request
+    gets no condition, nothing is scaled, and Kueue's check stays Pending; the same with it set false."""
+    off = tmp_path / "off.yaml"
+    off.write_text("flags:\n  enable-provisioning-requests: false\n")
+    for config in ((), ("--autoscaler-config", str(off))):
+        code, doc = kueue(HERE / "check-fits.yaml", HERE / "atomic-short.yaml", config=config)
+        for name, got in answers(doc).items():
+            assert got["processed"] is False and got["conditions"] == [], name
+            assert "--enable-provisioning-requests=false" in got["note"] and "scaleUps" not in got
+            assert got["check"] == ("Pending", None) and not got["admitted"]
+    assert answers(kueue(HERE / "check-fits.yaml")[1])["fits"]["conditions"] == [ACCEPTED, FOUND]

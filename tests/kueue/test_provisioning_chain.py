@@ -11,6 +11,8 @@ from tests.support.cli_helpers import TestEnvironment
 from tests.support.paths import FIXTURES
 
 HERE = FIXTURES / "kueue" / "provisioning"
+# the node groups, CA run with --enable-provisioning-requests (its default is false)
+GROUPS = ("--node-groups", str(HERE / "nodegroups.yaml"), "--autoscaler-config", str(HERE / "autoscaler-config.yaml"))
 
 
 def explain(job: str, *extra: str) -> tuple[int, str]:
@@ -26,7 +28,7 @@ def placement(job: str, *extra: str) -> tuple[int, dict[str, Any]]:
 
 
 def test_a_check_capacity_ready_starts_the_job_and_its_pods_are_scheduled() -> None:
-    code, found = placement("check-fits.yaml", "--node-groups", str(HERE / "nodegroups.yaml"))
+    code, found = placement("check-fits.yaml", *GROUPS)
     answer = found["kueue"]
     assert answer["verdict"] == "Admitted"
     [asked] = answer["provisioningRequests"]
@@ -49,7 +51,7 @@ def test_without_node_groups_the_request_is_shown_and_the_job_held() -> None:
 
 
 def test_the_chain_in_words() -> None:
-    _, out = explain("check-short.yaml", "--node-groups", str(HERE / "nodegroups.yaml"))
+    _, out = explain("check-short.yaml", *GROUPS)
     assert "waits for its admission checks (capacity Pending (Capacity is not found, CA will try to find it later.))" \
         in " ".join(out.split())
     words = " ".join(out.split())
@@ -60,8 +62,7 @@ def test_the_chain_in_words() -> None:
 
 def test_kueue_text_names_the_request_cas_answer_and_the_check() -> None:
     env = TestEnvironment()
-    main(["kueue", str(HERE / "atomic-short.yaml"), "--nodes", str(HERE / "cluster.yaml"), "--node-groups",
-          str(HERE / "nodegroups.yaml"), "--now", "2026-01-01T01:00:00Z", "--no-suggestions"], env=env)
+    main(["kueue", str(HERE / "atomic-short.yaml"), "--nodes", str(HERE / "cluster.yaml"), *GROUPS, "--now", "2026-01-01T01:00:00Z", "--no-suggestions"], env=env)
     words = " ".join(env.out.split())
     assert "ProvisioningRequests" in words
     assert "class best-effort-atomic-scale-up.autoscaling.x-k8s.io" in words
@@ -87,8 +88,7 @@ def test_a_template_annotation_the_check_would_change_keeps_the_job_held(tmp_pat
         "    spec:")
     (tmp_path / "job.yaml").write_text(text)
     env = TestEnvironment()
-    main([str(tmp_path / "job.yaml"), "--nodes", str(HERE / "cluster.yaml"), "--node-groups",
-          str(HERE / "nodegroups.yaml"), "--no-suggestions", "-o", "json"], env=env)
+    main([str(tmp_path / "job.yaml"), "--nodes", str(HERE / "cluster.yaml"), *GROUPS, "--no-suggestions", "-o", "json"], env=env)
     [found] = json.loads(env.out)["placements"]
     request = found["kueue"]["provisioningRequests"][0]["provisioningRequest"]["metadata"]["name"]
     assert found["kueue"]["startError"] == (

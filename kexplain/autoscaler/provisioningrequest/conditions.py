@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+ENABLE_FLAG = "enable-provisioning-requests"     # CA handles ProvisioningRequests only with it (default false)
 # condition types (v1/types.go)
 ACCEPTED, BOOKING_EXPIRED, CAPACITY_REVOKED, PROVISIONED, FAILED = (
     "Accepted", "BookingExpired", "CapacityRevoked", "Provisioned", "Failed")

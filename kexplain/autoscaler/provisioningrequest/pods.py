@@ -85,3 +85,22 @@ def from_objects(request: Mapping[str, Any], templates: Sequence[Mapping[str, An
     return ProvisioningRequest(namespace, str(meta.get("name") or ""), str(spec.get("provisioningClassName") or ""),
                                {str(k): str(v) for k, v in (spec.get("parameters") or {}).items()}, tuple(pod_sets),
                                conditions)
+
+
+def requests_note(enabled: bool, objects: Sequence[tuple[Any, Any]]) -> list[str]:
+    """What CA's own loop does with the ProvisioningRequests among the cluster's objects, said (none
+    modelled in it): with --enable-provisioning-requests its injector takes one a loop, answered by
+    the request's class in a loop of its own (the wrapper orchestrator alternating them with the
+    regular pods); without, CA ignores them."""
+    names = [f"{(o.get('metadata') or {}).get('namespace') or 'default'}/{(o.get('metadata') or {}).get('name')}"
+             for o, _ in objects if isinstance(o, Mapping) and o.get("kind") == KIND
+             and str(o.get("apiVersion") or "").startswith("autoscaling.x-k8s.io/")]
+    if not names:
+        return []
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    what = f"ProvisioningRequest{'s' if len(names) != 1 else ''} {shown} among the cluster's objects"
+    if not enabled:
+        return [f"{what}: CA runs with --enable-provisioning-requests=false (its default) and ignores them"]
+    return [f"{what}: CA's injector takes one a loop and its class answers it in a loop of its own (the wrapper "
+            "orchestrator alternates them with the regular pods); this loop answers for the pods only (`kexplain "
+            "kueue --node-groups` answers the requests Kueue creates)"]

@@ -20,6 +20,9 @@ from kexplain.autoscaler.status import NOT_NEEDED, NOT_TRIED, NO_OPTIONS, SUCCES
 from kexplain.autoscaler.templates import template_node_infos
 from kexplain.model.pod import PodInfo
 
+DISABLED = ("CA runs with --enable-provisioning-requests=false (CA's default): it does not handle "
+            "ProvisioningRequests, so this one stays without Accepted or Provisioned conditions (give "
+            "flags: {enable-provisioning-requests: true} in --autoscaler-config if CA runs with it)")
 NOT_SUPPORTED = ("CA takes only the check-capacity.autoscaling.x-k8s.io and "
                  "best-effort-atomic-scale-up.autoscaling.x-k8s.io classes (and check-capacity only for its "
                  "processor instance): it leaves this request to another provisioner")
@@ -57,9 +60,13 @@ class Answer:
         return out
 
 
-def provision_all(loop: LoopInputs, requests: Sequence[ProvisioningRequest], instance: str = "") -> list[Answer]:
-    """CA's loops over `requests`, one request a loop, in order; `instance`: the
-    --check-capacity-processor-instance (default none)."""
+def provision_all(loop: LoopInputs, requests: Sequence[ProvisioningRequest]) -> list[Answer]:
+    """CA's loops over `requests`, one request a loop, in order, as the loop's settings say: none
+    without --enable-provisioning-requests (CA builds no injector: each request is left as it is),
+    and only the classes of its --check-capacity-processor-instance."""
+    if not loop.settings.flag(c.ENABLE_FLAG):
+        return [Answer(pr, False, list(pr.conditions), note=DISABLED) for pr in requests]
+    instance = loop.settings.flag("check-capacity-processor-instance")
     booked: list[PodInfo] = []
     out = []
     for pr in requests:
