@@ -47,5 +47,7 @@ def test_live_resources_keep_their_order_and_flags() -> None:
     dra = next(r for r in live.RESOURCES if r.kind == "ResourceClaim")
     assert dra.fallbacks == ("v1beta2", "v1beta1") and dra.optional and dra.namespaced
     assert live.DAEMONSETS.kind == "DaemonSet" and live.EVENTS.kind == "Event"
-    # (ProvisioningRequests are read with Kueue's kinds: its provisioning admission check creates them)
-    assert {r.group for r in live.KUEUE} == {"kueue.x-k8s.io", "autoscaling.x-k8s.io"} and len(live.POLICIES) == 3
+    # (ProvisioningRequests are read with Kueue's kinds: its provisioning admission check creates them;
+    # Kubeflow Trainer's training runtimes too: a TrainJob's pod sets are of them)
+    assert {r.group for r in live.KUEUE} == {"kueue.x-k8s.io", "autoscaling.x-k8s.io", "trainer.kubeflow.org"}
+    assert len(live.POLICIES) == 3
