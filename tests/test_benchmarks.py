@@ -188,8 +188,8 @@ def test_the_uneven_kueue_tas_case_has_four_uneven_levels_nodes_out_of_service_a
     jobs = json.loads((case / "jobs.json").read_text())["items"]
     assert any(tas.SLICE in j["spec"]["template"]["metadata"]["annotations"] for j in jobs)
     env = TestEnvironment()
-    code = main(["kueue", str(case / "jobs.json"), "--nodes", str(case / "cluster.json"), "--now", "2026-01-01T00:00:00Z",
-                 "-o", "json", "--no-suggestions"], env)
+    code = main(["kueue", str(case / "jobs.json"), "--nodes", str(case / "cluster.json"),
+                 "--now", "2026-01-01T00:00:00Z", "-o", "json", "--no-suggestions"], env)
     assert code in (0, 1), env.err
     workloads = json.loads(env.out)["workloads"]
     assert len(workloads) == len(jobs)
