@@ -163,3 +163,34 @@ def test_the_kueue_tas_case_is_a_topology_over_the_snapshot(generated: dict[str,
                  "-o", "json", "--no-suggestions"], env)
     assert code in (0, 1), env.err
     assert len(json.loads(env.out)["workloads"]) == len(jobs)
+
+
+def test_the_uneven_kueue_tas_case_has_four_uneven_levels_nodes_out_of_service_and_slices(
+        generated: dict[str, Path]) -> None:
+    """kueue_tas_bench --shape uneven: every node in a zone, spine and rack of uneven sizes, some
+    NotReady or cordoned, two TAS flavors on the four-level Topology, slice requests among the Jobs;
+    kexplain places some of them with a topology assignment."""
+    import kueue_tas_bench as tas
+    from kexplain.cli.app import main
+    from tests.support.cli_helpers import TestEnvironment
+
+    case = tas.write_uneven_case(generated["json"].parent, 60)
+    items = json.loads((case / "cluster.json").read_text())["items"]
+    nodes = [o for o in items if o["kind"] == "Node"]
+    assert all({tas.ZONE, tas.SPINE, tas.RACK, tas.HOST} <= set(n["metadata"]["labels"]) for n in nodes)
+    racks: dict[str, int] = {}
+    for n in nodes:
+        racks[n["metadata"]["labels"][tas.RACK]] = racks.get(n["metadata"]["labels"][tas.RACK], 0) + 1
+    assert len(set(racks.values())) > 1                       # (uneven)
+    assert any(n["spec"].get("unschedulable") for n in nodes)
+    assert any(c["status"] == "False" for n in nodes for c in n["status"]["conditions"] if c["type"] == "Ready")
+    assert {o["metadata"]["name"] for o in items if o["kind"] == "ResourceFlavor"} == {"tas-all", "tas-compute"}
+    jobs = json.loads((case / "jobs.json").read_text())["items"]
+    assert any(tas.SLICE in j["spec"]["template"]["metadata"]["annotations"] for j in jobs)
+    env = TestEnvironment()
+    code = main(["kueue", str(case / "jobs.json"), "--nodes", str(case / "cluster.json"),
+                 "--now", "2026-01-01T00:00:00Z", "-o", "json", "--no-suggestions"], env)
+    assert code in (0, 1), env.err
+    workloads = json.loads(env.out)["workloads"]
+    assert len(workloads) == len(jobs)
+    assert any(psa.get("topologyAssignment") for w in workloads for psa in w.get("podSetAssignments") or ())
