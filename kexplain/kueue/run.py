@@ -1,5 +1,5 @@
 """One pass of Kueue over the inputs, as the README's oracle runs it: Workloads made, cycles until
-nothing changes, the workload controller's checks once; `run_pass` returns the state."""
+a state comes round again, the workload controller's checks once; `run_pass` returns the state."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -23,7 +23,8 @@ from kexplain.kueue.workload.info import new_info
 from kexplain.kueue.workload.requests import InfoOptions
 from kexplain.kueue.workload.workload import Workload, has_active_quota_reservation, has_quota_reservation
 
-# A bound on the cycles of one pass: each cycle admits, sets aside or retries a head; far more
+# A bound on the cycles of one pass (the pass ends sooner, at the first state met again): each cycle
+# admits, sets aside or retries a head; far more
 # cycles than Workloads means a loop kexplain should not follow.
 CYCLES_PER_WORKLOAD = 4
 # A bound on Reconcile's runs for one Workload with admission checks (each run changes one step).
@@ -147,12 +148,14 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
     done = Pass(settings, inputs, outcomes, workloads, cache, queues, scheduler, events, queue_errors=queue_errors)
     limit = CYCLES_PER_WORKLOAD * len(workloads) + 2
     pending = [(k, wl) for k, wl in workloads.items() if not wl.admitted_in_input]   # (fixed over the cycles)
+    seen = {_digest(done, pending)}
     while len(scheduler.cycles) < limit:
-        before = _fingerprint(done, pending)
         if not scheduler.schedule():
             break
-        if _fingerprint(done, pending) == before:
+        after = _digest(done, pending)
+        if after in seen:       # a state met before: the cycles from here repeat it (a head's flavors in turn)
             break
+        seen.add(after)
     for entry_cycle in scheduler.cycles:
         for entry in [*entry_cycle.entries, *entry_cycle.inadmissible]:
             done.decided_by[entry.info.key] = SCHEDULER
@@ -215,3 +218,8 @@ def _fingerprint(done: Pass, pending: list[tuple[str, Workload]]) -> tuple:
                     tuple((i.key, repr(i.last_assignment)) for i in cq.heap.items()))
                    for name, cq in sorted(done.queues.cluster_queues.items()))
     return statuses, queues
+
+
+def _digest(done: Pass, pending: list[tuple[str, Workload]]) -> int:
+    """The fingerprint kept small: its text's hash (conditions and admissions hold dicts)."""
+    return hash(repr(_fingerprint(done, pending)))
