@@ -217,8 +217,9 @@ def kueue_capacity(args: PodArgs, live: Live) -> Any:
     None (no one: the checks stay as they are) without them. Its adapter is imported only then."""
     if not (args.node_groups or (live.node_groups is not None and live.node_groups.groups)):
         return None
-    return adapter("cluster-autoscaler").kueue_provisioner(args.node_groups, args.autoscaler_config,
-                                                           DEFAULT_MAX_BYTES, "strict", list(live.cluster))
+    ca = adapter("cluster-autoscaler")
+    groups = ca.read_node_groups(args.node_groups, DEFAULT_MAX_BYTES) if args.node_groups else None
+    return ca.kueue_provisioner(groups, args.autoscaler_config, DEFAULT_MAX_BYTES, "strict", list(live.cluster))
 
 
 def autoscalers_of(args: PodArgs, live: Live, state: ClusterState) -> Autoscalers:

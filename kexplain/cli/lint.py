@@ -156,8 +156,9 @@ def _kueue_provisioner(env: Environment, node_groups: Optional[str], autoscaler_
         return None
 
     def provisioner(cluster: list) -> object:
-        return adapter("cluster-autoscaler").kueue_provisioner(node_groups, autoscaler_config, max_bytes, validate,
-                                                               cluster, say=lambda note: env.error(f"note: {note}"))
+        ca = adapter("cluster-autoscaler")
+        return ca.kueue_provisioner(ca.read_node_groups(node_groups, max_bytes), autoscaler_config, max_bytes,
+                                    validate, cluster, say=lambda note: env.error(f"note: {note}"))
     return provisioner
 
 

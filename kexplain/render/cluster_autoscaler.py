@@ -274,10 +274,16 @@ def outcome_line(record: Mapping[str, Any] | None, doc: Mapping[str, Any] | None
                         f"{said}" for said, groups in by_pick(record, lambda r: _outcome_one(r, doc)))])
 
 
+def event_line(event: Mapping[str, Any]) -> str:
+    """An event as kubectl lists it: type, reason (CA records some with none), message."""
+    reason = f" {event['reason']}" if event.get("reason") else ""
+    return f"Event: {event.get('type')}{reason}: {event.get('message')}"
+
+
 def _outcome_one(record: Mapping[str, Any], doc: Mapping[str, Any] | None = None) -> str:
     events = record.get("events") or ()
     if events:
-        return "\n".join(f"Event: {e.get('type')} {e.get('reason')}: {e.get('message')}" for e in events)
+        return "\n".join(event_line(e) for e in events)
     outcome = record.get("outcome", "")
     if not_listed_words(record):
         return f"CA does nothing, no event: {record['notListed']}."

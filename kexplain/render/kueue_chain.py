@@ -26,7 +26,8 @@ STARTED = {"Job": "the Job is unsuspended", "Pod": "the Pod is ungated", "JobSet
 _OPERATORS = {"RayJob": "KubeRay creates no RayCluster", "RayCluster": "KubeRay creates no pod",
               **{k: "the training operator creates no pod" for k in ("PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob",
                                                                      "JAXJob")},
-              "MPIJob": "the MPI operator creates no pod", "AppWrapper": "its controller creates no component"}
+              "MPIJob": "the MPI operator creates no pod", "AppWrapper": "its controller creates no component",
+              "RayService": "its RayCluster creates no pod", "TrainJob": "the trainer's JobSet stays suspended"}
 HELD |= {k: f"the {k} stays suspended ({why})" for k, why in _OPERATORS.items()}
 HELD["LeaderWorkerSet"] = "its group's pods keep their scheduling gate (held together)"
 STARTED |= {k: f"the {k} is unsuspended" for k in _OPERATORS}

@@ -79,3 +79,11 @@ def test_the_requests_among_the_cluster_are_said_not_answered_in_the_loop(tmp_pa
     assert doc["pods"][0]["outcome"] == "TriggeredScaleUp"
     code, doc, err = run(tmp_path, [pod("q", "2")], cluster[:2], [group("small")], params)
     assert "ProvisioningRequest" not in err
+
+
+def test_the_text_gives_cas_reasonless_event_as_kubectl_lists_it() -> None:
+    from kexplain.render.cluster_autoscaler import event_line
+    said = "Unschedulable pod didn't trigger scale-up, because it's consuming ProvisioningRequest default/train"
+    assert event_line({"type": "Normal", "reason": "", "message": said}) == f"Event: Normal: {said}"
+    assert event_line({"type": "Normal", "reason": "TriggeredScaleUp", "message": "m"}) == \
+        "Event: Normal TriggeredScaleUp: m"

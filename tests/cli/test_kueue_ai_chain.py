@@ -22,7 +22,9 @@ from tests.support.live_server import isolate, recorded_api, run_cli as live_cli
 from tests.support.paths import DATA, FIXTURES
 
 CASE = FIXTURES / "kueue" / "ai"
-CLUSTER = ("--nodes", str(CASE / "cluster.yaml"), "--node-groups", str(CASE / "node-groups.yaml"))
+# CA's node groups, CA run with --enable-provisioning-requests (its default is false)
+CA = ("--node-groups", str(CASE / "node-groups.yaml"), "--autoscaler-config", str(CASE / "autoscaler-config.yaml"))
+CLUSTER = ("--nodes", str(CASE / "cluster.yaml"), *CA)
 KINDS = ("job", "pod-group", "jobset", "rayjob")
 CASES = [f"{kind}-{state}" for kind in KINDS for state in ("tas", "held")]
 PODS = {"job": 2, "pod-group": 2, "jobset": 2, "rayjob": 2}          # the GPU pods of each (a)
@@ -39,7 +41,7 @@ def fixture(case: str) -> str:
 
 @lru_cache(maxsize=None)
 def explained(case: str, *flags: str) -> tuple[int, str, str]:
-    """`kexplain FIXTURE --nodes cluster.yaml --node-groups node-groups.yaml FLAGS`, run once a case."""
+    """`kexplain FIXTURE --nodes cluster.yaml --node-groups ... --autoscaler-config ... FLAGS`, run once a case."""
     return run_cli(fixture(case), *CLUSTER, *flags, width=100)
 
 
@@ -60,11 +62,7 @@ def test_admitted_with_a_topology_its_pods_run_on_the_domains_nodes(case: str) -
     assert gpu_hosts and not facts.autoscaler
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(
-    strict=True, reason="kexplain/kueue/controller/jobs/podgroup.py PodGroup.pod_sets drops the pods' "
-                        "kueue.x-k8s.io/podset-required-topology (Kueue's constructPodSet reads it): the group "
-                        "is placed as an implicit request, across racks")) if c == "pod-group-tas" else c
-                                  for c in CASES if c.endswith("-tas")])
+@pytest.mark.parametrize("case", [c for c in CASES if c.endswith("-tas")])
 def test_a_required_rack_keeps_the_gpu_pods_in_one_rack(case: str) -> None:
     _, out, _ = explained(case, "-o", "json")
     answer = json.loads(out)["placements"][0]["kueue"]
@@ -147,13 +145,13 @@ def test_live_a_groups_pods_say_what_the_files_say(case: str, tmp_path, capsys, 
     with recorded_api(tmp_path) as api:
         serve(api, [CASE / "cluster.yaml", CASE / f"{case}.yaml"])
         code, out, err = live_cli(capsys, "pod", "--pending", "-n", "ml", "--kubeconfig", api.kubeconfig,
-                                  "--node-groups", CLUSTER[3], "-o", "json")
+                                  *CA, "-o", "json")
         traces = json.loads(out)["items"]
         assert [t["pod"]["name"] for t in traces] == list(GROUPS[case]), err
         assert live_facts(traces, reference(case)) == reference(case)
         for name in GROUPS[case]:
             code, out, err = live_cli(capsys, "pod", name, "-n", "ml", "--kubeconfig", api.kubeconfig,
-                                      "--node-groups", CLUSTER[3], "-o", "json")
+                                      *CA, "-o", "json")
             alone = live_facts([json.loads(out)], reference(case))
             assert (alone.verdict, alone.said, alone.domains, alone.autoscaler, code) == \
                 (reference(case).verdict, reference(case).said, reference(case).domains, reference(case).autoscaler,
@@ -171,12 +169,12 @@ def test_live_a_held_jobs_workload_says_what_the_files_say(case: str, tmp_path, 
     (tmp_path / "workload.yaml").write_text(yaml.safe_dump_all(stored))
     with recorded_api(tmp_path) as api:
         serve(api, [CASE / "cluster.yaml", tmp_path / "workload.yaml"])
-        code, out, err = live_cli(capsys, "pod", "-A", "--kubeconfig", api.kubeconfig, "--node-groups", CLUSTER[3],
+        code, out, err = live_cli(capsys, "pod", "-A", "--kubeconfig", api.kubeconfig, *CA,
                                   "-o", "json")
         [item] = json.loads(out)["kueueHeld"]
         assert code == 1, err
         assert held_facts(item, reference(case)) == reference(case)
-        _, text, _ = live_cli(capsys, "pod", "-A", "--kubeconfig", api.kubeconfig, "--node-groups", CLUSTER[3])
+        _, text, _ = live_cli(capsys, "pod", "-A", "--kubeconfig", api.kubeconfig, *CA)
     want = reference(case)
     assert f"{OWNERS[case]} ml/" in text and want.workload in text and "QuotaReserved" in text
     assert want.autoscaler.split(": ", 1)[1] in flat(text)

@@ -228,3 +228,12 @@ def test_a_held_rayservice_has_no_pod(tmp_path: Path) -> None:
     idle = doc["placements"][0]["kueue"]["idle"]
     assert idle.startswith("RayService team-a/serve is held by Kueue (spec.rayClusterSpec.suspend true): KubeRay "
                            "creates no pod until its Workload is admitted")
+
+
+def test_the_text_says_what_kueue_does_to_a_rayservice(tmp_path: Path) -> None:
+    _, text, _ = kexplain(_write(tmp_path, _rayservice()), *CLUSTER)
+    assert "the RayService is unsuspended, its pods as Kueue sets them" in " ".join(text.split())
+    obj = _rayservice()
+    obj["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["replicas"] = 3
+    _, text, _ = kexplain(_write(tmp_path, obj), *CLUSTER)
+    assert "the RayService stays suspended (its RayCluster creates no pod)" in " ".join(text.split())

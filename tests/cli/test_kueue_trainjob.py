@@ -66,6 +66,7 @@ def test_an_admitted_trainjob_is_its_jobsets_jobs_and_their_pods(tmp_path: Path)
     assert set(node["nodes"]) <= {"od-1", "od-2"}
     code, text, _ = kexplain(_write(tmp_path, RUNTIME, _trainjob()), *CLUSTER)
     assert code == 0 and "=== Job team-a/llm-node-0" in text and WORKLOAD in " ".join(text.split())
+    assert "the TrainJob is unsuspended, its pods as Kueue sets them" in " ".join(text.split())
 
 
 def test_a_held_trainjobs_jobs_stay_suspended(tmp_path: Path) -> None:
@@ -74,6 +75,8 @@ def test_a_held_trainjobs_jobs_stay_suspended(tmp_path: Path) -> None:
     assert [p["object"]["name"] for p in doc["placements"]] == ["llm-dataset-initializer-0", "llm-node-0"]
     assert all(p["idle"].startswith("spec.suspend is true") for p in doc["placements"])
     assert {p["kueue"]["verdict"] for p in doc["placements"]} != {"Admitted"}
+    _, text, _ = kexplain(_write(tmp_path, RUNTIME, _trainjob(queue="no-such-queue")), *CLUSTER)
+    assert "the TrainJob stays suspended (the trainer's JobSet stays suspended)" in " ".join(text.split())
 
 
 def test_a_trainjob_whose_runtime_is_not_there_is_refused_in_one_line(tmp_path: Path) -> None:

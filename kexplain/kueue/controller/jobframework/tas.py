@@ -36,8 +36,11 @@ def index_labels(job: GenericJob, index: int, ps: PodSet) -> IndexLabels:
     return IndexLabels(label) if label is not None else IndexLabels()
 
 
-def _annotations(template: Mapping[str, Any], job: GenericJob) -> Mapping[str, Any]:
-    meta = template.get("metadata")
+def _annotations(ps: PodSet, job: GenericJob) -> Mapping[str, Any]:
+    own = getattr(job, "pod_set_annotations", None)     # a pod group's: the role's pod's own
+    if own is not None:
+        return own(ps)
+    meta = ps.template.get("metadata")
     if isinstance(meta, Mapping) and isinstance(meta.get("annotations"), Mapping):
         return meta["annotations"]
     return job.meta.annotations if job.kind == "Pod" else {}
@@ -49,7 +52,7 @@ def with_topology_requests(job: GenericJob, pod_sets: tuple[PodSet, ...]) -> tup
     out = []
     for i, ps in enumerate(pod_sets):
         if ps.topology_request is None:
-            request = request_from_annotations(_annotations(ps.template, job), job.source, None,
+            request = request_from_annotations(_annotations(ps, job), job.source, None,
                                                f"pod set {ps.name}: template.metadata", index_labels(job, i, ps))
             if request is not None:
                 ps = replace(ps, topology_request=request)

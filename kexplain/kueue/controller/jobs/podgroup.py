@@ -15,6 +15,7 @@ from kexplain.kueue.apis.meta import ObjectMeta
 from kexplain.kueue.apis.workload import PodSet, WorkloadObject, WorkloadSpec
 from kexplain.kueue.controller.jobframework.interface import GenericJob
 from kexplain.kueue.controller.jobframework.reconciler import JobOutcome, UnretryableError
+from kexplain.kueue.controller.jobframework.tas import with_topology_requests
 from kexplain.kueue.controller.jobs.pod import KIND, Pod
 from kexplain.kueue.controller.jobs.pod_webhook import (GROUP_NAME_LABEL, GROUP_TOTAL_COUNT_ANNOTATION, atoi,
                                                         total_count_error)
@@ -101,6 +102,14 @@ class PodGroup:
                 return str(ps.spec["priorityClassName"])
         return ""
 
+    def pod_set_annotations(self, ps: PodSet) -> Mapping[str, str]:
+        """The annotations of the pod a role's pod set is made of (constructPodSet reads its
+        topology request from that pod's ObjectMeta)."""
+        for pod in self.pods:
+            if runnable(pod) and self.role_of(pod) == ps.name:
+                return pod.meta.annotations
+        return self.meta.annotations
+
     def role_of(self, pod: Pod) -> str:
         return role_hash(pod.meta.annotations, pod.spec)
 
@@ -142,7 +151,7 @@ class PodGroup:
         self.validate()
         gone = {p.meta.name for p in self.excess()}
         kept = replace(self, pods=tuple(p for p in self.pods if p.meta.name not in gone)) if gone else self
-        pod_sets = kept.pod_sets()
+        pod_sets = with_topology_requests(kept, kept.pod_sets())
         if len(pod_sets) > self.max_roles:
             raise ComposeError(f"pod group can't include more than {self.max_roles} roles")
         times = [p.meta.created for p in kept.pods if p.meta.created is not None]
