@@ -9,7 +9,8 @@ from typing import Any, Callable, Mapping
 from kexplain.explain.inputs import Loaded
 from kexplain.kueue.apis.constants import (ADMISSION_GATE, CHECK_READY, FINISHED, POD_GROUP_NAME_LABEL,
                                            QUOTA_RESERVED)
-from kexplain.kueue.objects import (ADMITTED, QUOTA_RESERVED as QUOTA_RESERVED_VERDICT, READ_KINDS, Objects, is_kueue,
+from kexplain.kueue.config_file import submitted_of
+from kexplain.kueue.objects import (ADMITTED, QUOTA_RESERVED as QUOTA_RESERVED_VERDICT, READ_KINDS, Objects, candidates, is_kueue,
                                     kind_of, managed, meta_of, of_kinds, with_tas)
 
 
@@ -29,14 +30,17 @@ class Chain:
     config: tuple = ()      # Kueue's Configuration read from --kueue-config (as a cluster object)
 
     def __call__(self, objs: Objects, cluster: Objects) -> Objects:
-        submitted = [i for i, (o, _) in enumerate(objs) if managed(o)]
-        if not submitted:
+        labelled, unlabelled = candidates(objs)
+        if not labelled and not unlabelled:
             return objs
-        chosen = set(submitted)
+        chosen = {*labelled, *unlabelled}
         context = with_tas([*of_kinds(cluster, READ_KINDS), *self.config,
                             *((o, s) for i, (o, s) in enumerate(objs) if i not in chosen and kind_of(o) in READ_KINDS)],
                            cluster)
         if not any(is_kueue(o) for o, _ in context):
+            return objs
+        submitted = submitted_of(labelled, unlabelled, context)
+        if not submitted:
             return objs
         # Kueue's pass, imported only now: a run without Kueue's objects never pays its 0.15 s
         from kexplain.kueue.started import held_or_started

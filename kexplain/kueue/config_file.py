@@ -58,3 +58,23 @@ def configuration_of(config_map: dict[str, Any], source: Source) -> tuple[dict[s
     if len(docs) != 1 or not isinstance(docs[0], dict):
         raise InputError(f"one {KIND} object expected, {len(docs)} document(s) found", source=where)
     return docs[0], where
+
+
+def manages_without_queue_name(context: Objects) -> bool:
+    """Whether the Configuration among `context` (a document, or Kueue's manager ConfigMap's) sets
+    `manageJobsWithoutQueueName`: then the jobs without a queue name go to Kueue's pass too, whose
+    reconciler decides (`Management`). A Configuration that does not read is the pass's to refuse."""
+    for obj, src in context:
+        try:
+            found = configuration_of(obj, src) if is_manager_config_map(obj) else (obj, src)
+        except KexplainError:
+            continue
+        if found is not None and is_configuration(found[0]) and found[0].get("manageJobsWithoutQueueName") is True:
+            return True
+    return False
+
+
+def submitted_of(labelled: list[int], unlabelled: list[int], context: Objects) -> list[int]:
+    """The jobs Kueue's pass takes (`objects.candidates`): the labelled, and the unlabelled too when
+    the Configuration among `context` manages jobs without a queue name."""
+    return sorted([*labelled, *unlabelled]) if unlabelled and manages_without_queue_name(context) else labelled

@@ -8,8 +8,9 @@ from typing import Any
 
 from kexplain.errors import KexplainError
 from kexplain.kueue.operator_pods import KINDS as OPERATOR_KINDS
-from kexplain.kueue.objects import (ADMITTED, QUOTA_RESERVED, READ_KINDS, Objects, checks_words, is_kueue, kind_of,
-                                    managed, of_kinds, with_tas)
+from kexplain.kueue.config_file import submitted_of
+from kexplain.kueue.objects import (ADMITTED, QUOTA_RESERVED, READ_KINDS, Objects, candidates, checks_words, is_kueue,
+                                    kind_of, of_kinds, with_tas)
 
 LOCAL_QUEUE = "kueue-local-queue"
 NEVER_FITS = "kueue-never-fits"
@@ -52,15 +53,18 @@ def checked(objs: Objects, cluster: Objects, *, validate: str = "strict", versio
     """Kueue's pass over the managed objects of `objs` (`version` None: v0.17.8) with Kueue's objects
     and the Namespaces of `objs` and `cluster`: their problems and each as Kueue leaves it; nothing
     when no Kueue object is given. `capacity` answers its ProvisioningRequests (CA), if anyone does."""
-    submitted = [i for i, (o, _) in enumerate(objs) if managed(o)]
-    if not submitted:
+    labelled, unlabelled = candidates(objs)
+    if not labelled and not unlabelled:
         return Checked()
-    chosen = set(submitted)
+    chosen = {*labelled, *unlabelled}
     others = [(o, s) for i, (o, s) in enumerate(objs) if i not in chosen]
     # (the Nodes and bound pods too when TAS is there, as the chain reads them: one placement)
     context = with_tas([*of_kinds(cluster, READ_KINDS), *((o, s) for o, s in others if kind_of(o) in READ_KINDS)],
                        [*cluster, *others])
     if not any(is_kueue(o) for o, _ in context):
+        return Checked()
+    submitted = submitted_of(labelled, unlabelled, context)
+    if not submitted:
         return Checked()
     # Kueue's pass, imported only now: a lint without Kueue's objects never pays its 0.15 s
     from kexplain.kueue import lint_pass

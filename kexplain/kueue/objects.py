@@ -76,6 +76,15 @@ def makes_managed(obj: Any) -> bool:
     return isinstance(labels, Mapping) and bool(labels.get(c.QUEUE_NAME_LABEL)) and replicas != 0
 
 
+def integration_kind(obj: Any) -> bool:
+    """An object of a kind (and group) Kueue's integrations manage, whatever its labels: what Kueue
+    manages without a queue name under `manageJobsWithoutQueueName` (the reconciler decides)."""
+    if not isinstance(obj, dict) or kind_of(obj) not in MANAGED_KINDS or kind_of(obj) in PARENT_KINDS:
+        return False
+    api = str(obj.get("apiVersion") or "")
+    return (api.rsplit("/", 1)[0] if "/" in api else "") == MANAGED_KINDS[kind_of(obj)]
+
+
 def managed(obj: Any) -> bool:
     """A Job, Pod or JobSet Kueue manages (its integration's kind and group, and the queue-name
     label), or an object whose controller makes one (`makes_managed`)."""
@@ -88,6 +97,14 @@ def managed(obj: Any) -> bool:
     labels = meta_of(obj).get("labels")
     return ((api.rsplit("/", 1)[0] if "/" in api else "") == MANAGED_KINDS[kind]
             and isinstance(labels, Mapping) and bool(labels.get(c.QUEUE_NAME_LABEL)))
+
+
+def candidates(objs: Objects) -> tuple[list[int], list[int]]:
+    """The indexes of the objects Kueue manages by their queue-name label (`managed`), and of those of
+    its integrations' kinds without one (Kueue's too under `manageJobsWithoutQueueName`)."""
+    labelled = [i for i, (o, _) in enumerate(objs) if managed(o)]
+    taken = set(labelled)
+    return labelled, [i for i, (o, _) in enumerate(objs) if i not in taken and integration_kind(o)]
 
 
 def of_kinds(objects: Iterable[tuple[Any, Any]], kinds: frozenset[str]) -> Objects:

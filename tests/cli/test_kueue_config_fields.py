@@ -88,3 +88,25 @@ def test_a_job_whose_framework_is_off_runs_as_written_in_the_chain(tmp_path: Pat
     _, text, _ = run_cli(*args)
     flat = " ".join(text.split())
     assert "2 of 2 replicas fit" in flat and "stays suspended" not in flat
+
+
+def test_explain_and_lint_hold_a_job_without_a_queue_name_kueue_manages(tmp_path: Path) -> None:
+    """Under manageJobsWithoutQueueName the chain and lint take the unlabelled Job to Kueue too: held
+    (its Workload's LocalQueue, named "", does not exist), as `kexplain kueue` says; without it, the
+    Job goes to the scheduler as written."""
+    node = yaml.safe_dump({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {
+        "allocatable": {"cpu": "8", "memory": "16Gi", "pods": "110"},
+        "conditions": [{"type": "Ready", "status": "True"}]}})
+    for manages, held in ((True, True), (False, False)):
+        (tmp_path / "cluster.yaml").write_text("---\n".join([*QUEUES, node, _config(
+            manageJobsWithoutQueueName=manages)]))
+        (tmp_path / "job.yaml").write_text(job("plain"))
+        _, out, err = run_cli(str(tmp_path / "job.yaml"), "--nodes", str(tmp_path / "cluster.yaml"), "-o", "json")
+        [found] = json.loads(out)["placements"]
+        assert ("kueue" in found) is held, err
+        if held:
+            assert found["kueue"]["verdict"] != "Admitted" and found["idle"].startswith("spec.suspend is true")
+        _, out, _ = run_cli("lint", str(tmp_path / "job.yaml"), "--nodes", str(tmp_path / "cluster.yaml"),
+                            "-f", "json")
+        rules = {f["rule"] for f in json.loads(out)["findings"]}
+        assert ("kueue-held" in rules) is held, rules

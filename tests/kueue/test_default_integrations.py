@@ -194,17 +194,23 @@ def test_an_unmodelled_kind_kueue_holds_is_said_and_left_out(tmp_path: Path, spa
     kind = "SparkApplication"
     obj = {"apiVersion": "sparkoperator.k8s.io/v1beta2", "kind": kind,
            "metadata": {"name": "big", "namespace": "team-a", "labels": QUEUE}, "spec": {}}
+    # (a Kueue whose Configuration turns its integration on: Spark's ships off)
+    config = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
+              "integrations": {"frameworks": ["batch/job", "sparkoperator.k8s.io/sparkapplication"]}}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
     path = _write(tmp_path, obj)
-    code, out, err = kexplain(path, *CLUSTER)
+    code, out, err = kexplain(path, *CLUSTER, "--kueue-config", str(tmp_path / "config.yaml"))
     assert code == 2 and out == ""
     assert f"{kind} team-a/big: Kueue holds it (LocalQueue a-queue: its sparkoperator.k8s.io/sparkapplication " \
            "integration" in err
     assert f"kexplain does not model {kind} yet" in err and "no other Pod" not in err
-    code, out, _ = kexplain("kueue", path, "--nodes", str(CASE / "cluster.yaml"))
+    code, out, _ = kexplain("kueue", path, "--nodes", str(CASE / "cluster.yaml"), "--kueue-config",
+                            str(tmp_path / "config.yaml"))
     assert code == 1
     flat = " ".join(out.split())
     assert "1 job submitted" in flat and f"{kind} team-a/big: no Workload: Kueue holds it" in flat
-    code, out, _ = kexplain("kueue", path, "--nodes", str(CASE / "cluster.yaml"), "-o", "json")
+    code, out, _ = kexplain("kueue", path, "--nodes", str(CASE / "cluster.yaml"), "--kueue-config",
+                            str(tmp_path / "config.yaml"), "-o", "json")
     [job] = json.loads(out)["jobs"]
     assert job["kind"] == kind and job["queueName"] == "a-queue" and "does not model" in job["error"]
 
