@@ -151,6 +151,7 @@ def check_node_group(name: Optional[str], doc: dict) -> Optional[str]:
 # CA's answer that says it finds room for the pod on an existing node (what Scheduled is to the scheduler).
 FITS_EXISTING = ("FilteredOut", "FilterOutSchedulable")
 SCHEDULER_VERDICTS = ("Scheduled", "Unschedulable")
+NOT_LISTED = "NotListedAsUnschedulable"     # CA's outcome for a pod its loop does not take up
 
 
 def with_scheduler(answers: list[dict], status: str, node: Optional[str] = None,
@@ -176,6 +177,10 @@ def _why_not_alike(answer: dict, fits: bool, node: Optional[str], doc: dict) -> 
     places it, on `node`)."""
     order = ("CA packs the pending pods of every scheduler by priority alone, each on the first node that fits; "
              "the queue takes its own by priority, then creation time, each to its best-scored node")
+    if answer.get("outcome") == NOT_LISTED:     # (not about room: CA's loop never takes the pod up)
+        return ("CA's loop does not count it as unschedulable (scheduling gates, or a nominated node), so it "
+                "looks for no room for it; the scheduler's queue " + (f"places it on {node}" if fits and node else
+                                                                     "places it" if fits else "does not place it"))
     if not fits:
         return f"CA's loop finds room for it on {answer.get('node') or 'an existing node'}, where the scheduler's " \
                f"queue does not ({order})"

@@ -144,3 +144,17 @@ def test_a_dump_is_told_by_its_rows_not_by_each_object(monkeypatch):
     monkeypatch.setattr(autoscalers, "kinds_of", lambda objects: seen.append(objects) or kinds_of(objects))
     assert autoscalers.keeps_cluster(dump) is False
     assert seen and all(objects is dump for objects in seen)
+
+
+def test_ca_not_counting_a_gated_pod_is_not_said_to_find_no_room() -> None:
+    """A pod the cluster still gates (Kueue admitted it, its gate not yet lifted) is not CA's to
+    pack: CA and the queue part for that reason, not for room."""
+    from kexplain.app.cluster_autoscaler import CLUSTER_AUTOSCALER, with_scheduler
+    answer = {"autoscaler": CLUSTER_AUTOSCALER, "outcome": "NotListedAsUnschedulable"}
+    [said] = with_scheduler([answer], "Scheduled", "n1")
+    why = said["scheduler"]["why"]
+    assert not said["scheduler"]["agrees"] and "no room left" not in why
+    assert why.startswith("CA's loop does not count it as unschedulable") and why.endswith("places it on n1")
+    packed = {"autoscaler": CLUSTER_AUTOSCALER, "outcome": "TriggeredScaleUp"}
+    [said] = with_scheduler([packed], "Scheduled", "n1")
+    assert "finds no room left for it" in said["scheduler"]["why"]
