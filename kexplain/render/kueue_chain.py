@@ -133,7 +133,8 @@ def _answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
     version = str(answer.get("kueueVersion") or "").split(" (")[0]
     group = answer.get("podGroup") or {}
     whose = f"pod group {group.get('name')}, {what}" if group else what
-    head = f"Kueue {version}, LocalQueue {answer.get('queueName')}" \
+    queue = answer.get("queueName")     # (none: managed under manageJobsWithoutQueueName)
+    head = f"Kueue {version}, " + (f"LocalQueue {queue}" if queue else "no queue name") \
         + (f" ({whose})" if "podSet" in answer or group else "") + ": "     # (an operator's, a JobSet's: named)
     verdict = answer.get("verdict")
     if verdict == "NotCreated":
