@@ -192,7 +192,8 @@ def _answer(obj: Mapping[str, Any], outcome: JobOutcome, done: Pass, doc: Mappin
     elif wl is not None and has_quota_reservation(wl) and wl.admission is not None:    # its admission checks wait
         out.update(verdict=QUOTA_RESERVED, clusterQueue=wl.admission.cluster_queue,
                    admissionChecks=[{"name": c.name, "state": c.state, **({"message": c.message} if c.message else {})}
-                                    for c in wl.admission_checks])
+                                    for c in wl.admission_checks],
+                   reservedFlavors={a.name: dict(a.flavors) for a in wl.admission.pod_set_assignments})
     elif item is not None:
         out["verdict"] = item.get("verdict")
         for k in ("clusterQueue", "message"):

@@ -155,7 +155,16 @@ def _answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
         checks = checks_words(answer.get("admissionChecks"))
         text = (f"Workload {workload} holds quota in ClusterQueue {answer.get('clusterQueue')} and waits for its "
                 f"admission checks ({checks or 'none synced yet'}); {HELD.get(kind, '')}")
-        return [Block(Text(head + text, style="bold"), gap=False)]
+        reserved = [(1, f"Pod set {name}: quota reserved on flavor {', '.join(sorted(set(flavors.values())))}")
+                    for name, flavors in (answer.get("reservedFlavors") or {}).items() if flavors]
+        out = [Block(Text(head + text, style="bold"), gap=False)]
+        if reserved and kind != "Pod":
+            out += [lines_block(reserved, gap=False),
+                    Block(Text("Its pod template, explained without the reserved flavors' node labels and "
+                               "tolerations (Kueue sets them when its checks pass):"))]
+        elif reserved:
+            out.append(lines_block(reserved, gap=False))
+        return out
     out = [Block(Text(head + f"Workload {workload} is not admitted; {HELD.get(kind, '')}", style="bold"), gap=False)]
     if answer.get("explanation"):
         out += why_blocks({"explanation": {"workloads": [answer["explanation"]]}}, look)

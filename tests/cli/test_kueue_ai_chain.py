@@ -216,3 +216,15 @@ def test_admitted_without_room_karpenter_answers_in_every_output(kind: str, tmp_
     assert stuck and {f["details"]["kueue"]["clusterQueue"] for f in stuck} == {"burst-cq"}
     assert sum(f["details"]["replicas"] - f["details"]["fit"] for f in stuck) == len(claimed)
     assert not [f for f in findings if f["rule"] == "no-nodepool"]
+
+
+def test_a_job_waiting_for_its_checks_says_the_flavor_its_quota_is_reserved_on() -> None:
+    """Held by its check, the Job's quota is reserved on the A100 flavor: the JSON and the text say so,
+    and the text that its template is explained without that flavor's node labels."""
+    _, out, _ = explained("job-held", "-o", "json")
+    answer = json.loads(out)["placements"][0]["kueue"]
+    assert answer["verdict"] == "QuotaReserved"
+    assert answer["reservedFlavors"] == {"main": {"cpu": "a100", "memory": "a100", "nvidia.com/gpu": "a100"}}
+    words = flat(explained("job-held")[1])
+    assert "Pod set main: quota reserved on flavor a100" in words
+    assert "Its pod template, explained without the reserved flavors' node labels and tolerations" in words
