@@ -102,8 +102,12 @@ def cluster_queue(index: int) -> Obj:
         "flavorFungibility": {"whenCanBorrow": "MayStopSearch", "whenCanPreempt": "TryNextFlavor"}})
 
 
-def queue_objects() -> list[Obj]:
-    out = [*flavors(),
+def queue_objects(flavor_objects: list[Obj] | None = None,
+                  cluster_queue_of: Callable[[int], Obj] | None = None) -> list[Obj]:
+    """The priority classes, Cohorts, ClusterQueues (`cluster_queue_of`, this benchmark's by default)
+    and a LocalQueue and Namespace per ClusterQueue, after `flavor_objects` (this benchmark's flavors)."""
+    make_queue = cluster_queue_of or cluster_queue
+    out = [*(flavors() if flavor_objects is None else flavor_objects),
            obj(KUEUE, "WorkloadPriorityClass", "low", value=100),
            obj(KUEUE, "WorkloadPriorityClass", "high", value=1000)]
     for cohort in range(COHORTS):
@@ -112,7 +116,7 @@ def queue_objects() -> list[Obj]:
         namespace = f"ml-{index:02d}"
         out.append(obj("v1", "Namespace", namespace))
         out[-1]["metadata"]["labels"] = {"kubernetes.io/metadata.name": namespace}
-        out.append(cluster_queue(index))
+        out.append(make_queue(index))
         out.append(obj(KUEUE, "LocalQueue", "user-queue", namespace, spec={"clusterQueue": f"cq-{index:02d}"}))
     return out
 

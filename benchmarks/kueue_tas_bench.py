@@ -37,6 +37,7 @@ from typing import Any
 BENCHMARKS = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCHMARKS))
 
+import kueue_bench  # noqa: E402
 from kueue_bench import (COHORTS, KUEUE, PRIORITY_LABEL, QUEUE_LABEL, QUEUES_PER_COHORT, SHAPES,  # noqa: E402
                          obj, options, quota, stamp, template, time_case, uid,
                          write_jobs_case)
@@ -79,20 +80,12 @@ def cluster_queue(index: int) -> Obj:
 
 
 def queue_objects() -> list[Obj]:
-    out = [obj(KUEUE, "Topology", TOPOLOGY, spec={"levels": [{"nodeLabel": BLOCK}, {"nodeLabel": RACK},
-                                                              {"nodeLabel": HOST}]}),
-           *(obj(KUEUE, "ResourceFlavor", f"tas-{pool}", spec={"nodeLabels": {"pool": pool}, "topologyName": TOPOLOGY})
-             for pool in POOLS),
-           obj(KUEUE, "WorkloadPriorityClass", "low", value=100),
-           obj(KUEUE, "WorkloadPriorityClass", "high", value=1000)]
-    out.extend(obj(KUEUE, "Cohort", f"cohort-{c}", spec={}) for c in range(COHORTS))
-    for index in range(COHORTS * QUEUES_PER_COHORT):
-        namespace = f"ml-{index:02d}"
-        out.append(obj("v1", "Namespace", namespace))
-        out[-1]["metadata"]["labels"] = {"kubernetes.io/metadata.name": namespace}
-        out.append(cluster_queue(index))
-        out.append(obj(KUEUE, "LocalQueue", "user-queue", namespace, spec={"clusterQueue": f"cq-{index:02d}"}))
-    return out
+    """The Topology, a TAS flavor per pool, then the queues as `kueue_bench` writes them."""
+    topology = obj(KUEUE, "Topology", TOPOLOGY, spec={"levels": [{"nodeLabel": BLOCK}, {"nodeLabel": RACK},
+                                                                 {"nodeLabel": HOST}]})
+    tas_flavors = [obj(KUEUE, "ResourceFlavor", f"tas-{pool}", spec={"nodeLabels": {"pool": pool},
+                                                                     "topologyName": TOPOLOGY}) for pool in POOLS]
+    return kueue_bench.queue_objects([topology, *tas_flavors], cluster_queue)
 
 
 def topology_request(index: int, pods: int) -> dict[str, str]:
