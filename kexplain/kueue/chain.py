@@ -10,6 +10,7 @@ from kexplain.explain.inputs import Loaded
 from kexplain.kueue.apis.constants import (ADMISSION_GATE, CHECK_READY, FINISHED, POD_GROUP_NAME_LABEL,
                                            QUOTA_RESERVED)
 from kexplain.kueue.config_file import submitted_of
+from kexplain.kueue.pod_workload import Workloads
 from kexplain.kueue.objects import (ADMITTED, QUOTA_RESERVED as QUOTA_RESERVED_VERDICT, READ_KINDS, Objects, candidates, is_kueue,
                                     kind_of, managed, meta_of, of_kinds, with_tas)
 
@@ -138,10 +139,17 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
     chosen = [i for i, pod in enumerate(pods) if managed(pod)]
     out: list[LiveChain | None] = [None] * len(pods)
     context = with_tas(list(of_kinds(cluster, READ_KINDS)), cluster)
-    stored = [o for o, _ in context if kind_of(o) == "Workload" and is_kueue(o) and _held_in_cluster(o)]
-    if not (chosen or stored) or not any(is_kueue(o) for o, _ in context):     # (nothing held: no pass)
+    workloads = [o for o, _ in context if kind_of(o) == "Workload" and is_kueue(o)]
+    stored = [o for o in workloads if _held_in_cluster(o)]
+    taken = set(chosen)
+    index = Workloads(workloads, cluster) if workloads else None     # (a pod its job's operator made)
+    links = {i: link for i, link in ((i, index.link(pods[i])) for i in range(len(pods)) if i not in taken)
+             if link is not None and (_held_in_cluster(link.workload) or _admitted_in_cluster(link.workload))
+             } if index is not None else {}
+    if not (chosen or stored or links) or not any(is_kueue(o) for o, _ in context):     # (nothing held: no pass)
         return LiveKueue(out)
-    from kexplain.kueue.started import live_run, starts, stored_status      # the pass: only now (see `Chain`)
+    from kexplain.kueue import linked, started as pass_      # the pass: only now (see `Chain`)
+    live_run, starts, stored_status = pass_.live_run, pass_.starts, pass_.stored_status
     mates = group_mates([pods[i] for i in chosen], cluster)         # (Kueue loads a pod group whole)
     passed, done, doc = live_run([*(dict(pods[i]) for i in chosen), *mates], context,
                                  now or datetime.now(timezone.utc).replace(microsecond=0), version=version,
@@ -154,6 +162,11 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
     told = {str(a["live"]["workload"]) for _, a in passed if isinstance(a.get("live"), Mapping)}
     items = {str(w.get("workload")): w for w in (doc.get("explanation") or {}).get("workloads") or ()}
     held = [_held(obj, done, items, stored_status(obj), starts) for obj in stored]
+    by_key = {h.workload: h for h in held}
+    for i, link in links.items():
+        answer = linked.linked_answer(pods[i], link, done, by_key, stored_status(link.workload))
+        out[i] = LiveChain(dict(pods[i]), answer, False)
+        told.add(str(answer["workload"]))
     return LiveKueue(out, [h for h in held if h.workload not in told])
 
 
@@ -191,11 +204,23 @@ def group_mates(pods: list[Mapping[str, Any]], cluster: Objects) -> list[dict[st
 def _held_in_cluster(obj: Mapping[str, Any]) -> bool:
     """A stored Workload Kueue holds: active, not finished, not admitted (its status's conditions): no
     quota reserved, or quota reserved and waiting for its admission checks (no Admitted=True)."""
+    true = _running(obj)
+    return true is not None and not {QUOTA_RESERVED, ADMITTED} <= true
+
+
+def _admitted_in_cluster(obj: Mapping[str, Any]) -> bool:
+    """A stored Workload Kueue admitted and runs: active, not finished, QuotaReserved and Admitted."""
+    true = _running(obj)
+    return true is not None and {QUOTA_RESERVED, ADMITTED} <= true
+
+
+def _running(obj: Mapping[str, Any]) -> set[str] | None:
+    """The condition types True on a stored Workload that is active and not finished (else None)."""
     spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
     status = obj.get("status") if isinstance(obj.get("status"), Mapping) else {}
     true = {str(cond.get("type")) for cond in status.get("conditions") or ()
             if isinstance(cond, Mapping) and cond.get("status") == "True"}
-    return spec.get("active") is not False and FINISHED not in true and not {QUOTA_RESERVED, ADMITTED} <= true
+    return true if spec.get("active") is not False and FINISHED not in true else None
 
 
 def _held(obj: Mapping[str, Any], done: Any, items: Mapping[str, Mapping[str, Any]], live: dict[str, Any],

@@ -228,3 +228,32 @@ def test_a_job_waiting_for_its_checks_says_the_flavor_its_quota_is_reserved_on()
     words = flat(explained("job-held")[1])
     assert "Pod set main: quota reserved on flavor a100" in words
     assert "Its pod template, explained without the reserved flavors' node labels and tolerations" in words
+
+
+ADMITTED = {"job-tas": DATA / "kueue-ai" / "admitted-job.yaml", "jobset-tas": DATA / "kueue-ai" / "admitted-jobset.yaml",
+            "rayjob-tas": DATA / "kueue-ai" / "admitted-rayjob.yaml"}
+
+
+@pytest.mark.parametrize("case", sorted(ADMITTED))
+def test_live_an_admitted_jobs_pods_say_what_the_files_say(case: str, tmp_path, capsys, monkeypatch) -> None:
+    """The job once Kueue admitted it, read live: its Workload stored admitted with its topology, its
+    pods (no queue-name label: a Job's, a JobSet's Jobs', a RayJob's RayCluster's and submitter's) pending.
+    `kexplain pod --pending` links each pod to its Workload: the same Workload, verdict, topology and
+    nodes as `kexplain FILE -o json`; `kexplain pod NAME` of each says the same of Kueue, in JSON and text."""
+    isolate(monkeypatch, tmp_path / "home")
+    names = [d["metadata"]["name"] for d in yaml.safe_load_all(ADMITTED[case].read_text()) if d["kind"] == "Pod"]
+    want = reference(case)
+    with recorded_api(tmp_path) as api:
+        serve(api, [CASE / "cluster.yaml", ADMITTED[case]])
+        code, out, err = live_cli(capsys, "pod", "--pending", "-n", "ml", "--kubeconfig", api.kubeconfig,
+                                  *CA, "-o", "json")
+        traces = json.loads(out)["items"]
+        assert sorted(t["pod"]["name"] for t in traces) == sorted(names), err
+        assert live_facts(traces, want) == want
+        for name in names:
+            code, out, err = live_cli(capsys, "pod", name, "-n", "ml", "--kubeconfig", api.kubeconfig, *CA, "-o", "json")
+            alone = live_facts([json.loads(out)], want)
+            assert (alone.verdict, alone.workload, alone.said, code) == (want.verdict, want.workload, want.said, 0), err
+            assert set(alone.domains) <= set(want.domains) and alone.domains
+            _, text, _ = live_cli(capsys, "pod", name, "-n", "ml", "--kubeconfig", api.kubeconfig, *CA)
+            assert want.said in flat(text)
