@@ -22,6 +22,7 @@ from kexplain.app.live import session as app_session
 from kexplain.autoscaler.cloudprovider import label_keys
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result
+from kexplain.suggest.kueue_held import held as kueue_held
 from kexplain.cli.explain import Output, write_trace
 from kexplain.cli.options import autoscaler_config_option, node_groups_option
 from kexplain.cli.options import (EVICTED_STATS_HELP, aws_data_option, check_groups_options, karpenter_config_option,
@@ -235,7 +236,14 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
     if args.html:
         extra = {k: trace[k] for k in ("autoscaler", "autoscalers", "karpenter", "queue", "kueue") if k in trace}
         save_page(args.html, {**explain_for_page(named.inputs, named.options, trace), "live": where, **extra})
-    return for_result(named.verdict["status"])
+    return _status(named.verdict, trace.get("kueue"))
+
+
+def _status(verdict: dict, kueue: Any) -> ExitStatus:
+    """A pod's exit status: its verdict's, and 1 where Kueue holds its job, whatever the scheduler
+    would do with the pod as stored (a pod its job's operator made, its Workload held): never all clear."""
+    status = for_result(verdict["status"])
+    return aggregate([status, ExitStatus.UNSCHEDULABLE]) if kueue_held(kueue) else status
 
 
 def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -> ExitStatus:
@@ -298,7 +306,7 @@ def _list_items(args: PodArgs, live: Live, done: Pending, writer: Any
         where = live_json(live.server, live.context, live.server_version, comparison)
         shown = e.full if e.full is not None else e.trace if e.trace is not None else e.slim
         item = {**shown, **queue, **answers, "live": where}
-        statuses.append(for_result(verdict_in_queue(item)["status"]))
+        statuses.append(_status(verdict_in_queue(item), e.kueue))
         listed.append(item)
         if writer is not None and spool is not None:
             writer.item({**json.loads(spool.readline()), **queue, **answers, "live": where})

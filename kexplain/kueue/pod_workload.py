@@ -98,12 +98,11 @@ class Workloads:
             parent = self.objects.get((ref[0], namespace, ref[1]))
             current = meta_of(parent) if parent is not None else None
         labels = _mapping(meta.get("labels"))
-        if labels.get(RAY_CRD) and labels.get(RAY_CR_NAME):
-            out.append((str(labels[RAY_CRD]), str(labels[RAY_CR_NAME]), ""))
-        for key, kinds in OWNER_LABELS:
-            if labels.get(key):
-                out += [(kind, str(labels[key]), "") for kind in kinds]
-        return out
+        named = [(str(labels[RAY_CRD]), str(labels[RAY_CR_NAME]))] if labels.get(RAY_CRD) and labels.get(RAY_CR_NAME) \
+            else []
+        named += [(kind, str(labels[key])) for key, kinds in OWNER_LABELS if labels.get(key) for kind in kinds]
+        known = {(kind, name) for kind, name, _ in out}       # (a reference's uid decides for its owner)
+        return out + [(kind, name, "") for kind, name in named if (kind, name) not in known]
 
     def _owned(self, namespace: str, kind: str, name: str, uid: str,
                labels: Mapping[str, Any]) -> Mapping[str, Any] | None:

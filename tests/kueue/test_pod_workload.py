@@ -57,6 +57,7 @@ def test_a_pod_is_linked_to_its_jobs_workload(asked: dict, found: str, by: str) 
 
 @pytest.mark.parametrize("asked", [
     pod(owner=("Job", "train", "u-other")),         # a Job of the same name made again: not its Workload
+    pod({"batch.kubernetes.io/job-name": "train"}, owner=("Job", "train", "u-other")),   # (its label no less)
     pod(owner=("Job", "other", "u-x")),             # a Job Kueue does not manage
     pod({"leaderworkerset.sigs.k8s.io/name": "serve", "leaderworkerset.sigs.k8s.io/group-index": "2"}),
     pod(annotations={"kueue.x-k8s.io/workload": "gone"}),      # its Workload not stored (nor its owner's)
