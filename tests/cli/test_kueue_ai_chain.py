@@ -257,3 +257,37 @@ def test_live_an_admitted_jobs_pods_say_what_the_files_say(case: str, tmp_path, 
             assert set(alone.domains) <= set(want.domains) and alone.domains
             _, text, _ = live_cli(capsys, "pod", name, "-n", "ml", "--kubeconfig", api.kubeconfig, *CA)
             assert want.said in flat(text)
+
+
+BURST = {kind: DATA / "kueue-ai" / f"burst-{kind}.yaml" for kind in KINDS if kind != "pod-group"}
+
+
+@pytest.mark.parametrize("kind", sorted(BURST))
+def test_live_admitted_without_room_karpenter_answers_as_for_the_files(kind: str, tmp_path, capsys,
+                                                                      monkeypatch) -> None:
+    """The burst job admitted (its Workload stored in burst-cq), its pods pending, Karpenter's NodePool and
+    EC2NodeClass read from the cluster: `kexplain pod --pending` says Kueue admits each pod in burst-cq and
+    Karpenter launches the same NodeClaims of NodePool a100 as `kexplain FILE --nodes karpenter.yaml -o json`;
+    `kexplain pod NAME` of a GPU pod says so too, in JSON and text."""
+    _, out, _ = run_cli(burst(kind, tmp_path), *KARPENTER, "-o", "json")
+    want = json.loads(out)
+    claimed = sorted((p["result"], p.get("nodePool")) for p in want["karpenter"]["pods"])
+    isolate(monkeypatch, tmp_path / "home")
+    with recorded_api(tmp_path) as api:
+        serve(api, [CASE / "cluster.yaml", CASE / "karpenter.yaml", BURST[kind]])
+        code, out, err = live_cli(capsys, "pod", "--pending", "-n", "ml", "--kubeconfig", api.kubeconfig, "-o", "json")
+        doc = json.loads(out)
+        assert {(t["kueue"]["verdict"], t["kueue"]["clusterQueue"]) for t in doc["items"]} == {("Admitted", "burst-cq")}
+        # (a pending pod the scheduler places, a RayJob's head or submitter: Karpenter's ExistingNode, not a file's)
+        placed = {f"ml/{t['pod']['name']}" for t in doc["items"] if t["result"]["status"] == "Scheduled"}
+        answers = doc["karpenter"]["pods"]
+        assert {p["pod"] for p in answers if p["result"] == "ExistingNode"} == placed, err
+        assert sorted((p["result"], p.get("nodePool")) for p in answers if p["pod"] not in placed) == claimed
+        assert code == 1        # (as for the files: the GPU pods wait for their nodes)
+        gpu = next(t["pod"]["name"] for t in doc["items"] if t["result"]["status"] != "Scheduled")
+        _, out, err = live_cli(capsys, "pod", gpu, "-n", "ml", "--kubeconfig", api.kubeconfig, "-o", "json")
+        alone = json.loads(out)
+        assert alone["kueue"]["clusterQueue"] == "burst-cq" and alone["karpenter"], err
+        _, text, _ = live_cli(capsys, "pod", "--pending", "-n", "ml", "--kubeconfig", api.kubeconfig)
+    said = re.search(r"Karpenter: (\d+) new NodeClaims; pods: [^.]*?(\d+) NewNodeClaim", flat(text))
+    assert said and said.groups() == (str(len(claimed)),) * 2 and "Kueue admits it in ClusterQueue burst-cq" in flat(text)

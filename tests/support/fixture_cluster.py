@@ -17,6 +17,8 @@ KUEUE = {"ResourceFlavor": "resourceflavors", "ClusterQueue": "clusterqueues", "
          "Topology": "topologies", "AdmissionCheck": "admissionchecks", "Workload": "workloads",
          "ProvisioningRequestConfig": "provisioningrequestconfigs", "Cohort": "cohorts",
          "WorkloadPriorityClass": "workloadpriorityclasses"}
+KARPENTER = {"NodePool": "/apis/karpenter.sh/v1/nodepools", "NodeClaim": "/apis/karpenter.sh/v1/nodeclaims",
+             "EC2NodeClass": "/apis/karpenter.k8s.aws/v1/ec2nodeclasses"}
 # what an API server and Kueue's pod webhook add to a pod it stores (a pod Kueue gates, still pending)
 POD_DEFAULTS = {"schedulerName": "default-scheduler", "priority": 0, "preemptionPolicy": "PreemptLowerPriority",
                 "serviceAccountName": "default"}
@@ -31,7 +33,7 @@ def path_of(obj: dict[str, Any]) -> str | None:
         return f"/api/v1/{CORE[kind]}"
     if kind in KUEUE:
         return f"/apis/kueue.x-k8s.io/v1beta2/{KUEUE[kind]}"
-    return None
+    return KARPENTER.get(str(kind))
 
 
 def stored(obj: dict[str, Any], n: int) -> dict[str, Any]:
@@ -55,11 +57,14 @@ def stored(obj: dict[str, Any], n: int) -> dict[str, Any]:
 
 
 def serve(api: RecordedApiServer, files: Iterable[Path]) -> None:
-    """Make `api` the cluster of `files`: their objects listed, the recorded cluster's collections empty."""
+    """Make `api` the cluster of `files`: their objects listed, the recorded cluster's collections empty
+    (Karpenter's served, with the DaemonSets, only when the files hold its objects)."""
+    objects = [o for f in files for o in yaml.safe_load_all(f.read_text()) if isinstance(o, dict)]
     api.add_collections("kueue")
+    if any(o.get("kind") in KARPENTER for o in objects):
+        api.add_collections("karpenter")
     for body in api.collections.values():
         body["items"] = []
-    objects = [o for f in files for o in yaml.safe_load_all(f.read_text()) if isinstance(o, dict)]
     for n, obj in enumerate(objects):
         path = path_of(obj)
         if path is not None:
