@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from kexplain.kueue.objects import Objects, kind_of, meta_of
+from kexplain.kueue.objects import Objects, kind_of, meta_of, of_kinds
 
 WORKLOAD_ANNOTATION = "kueue.x-k8s.io/workload"             # kueue.WorkloadAnnotation
 PREBUILT_LABEL = "kueue.x-k8s.io/prebuilt-workload-name"    # constants.PrebuiltWorkloadAnnotation (a label on pods)
@@ -63,7 +63,7 @@ class Workloads:
                 self.by_owner.setdefault((namespace, ref[0], ref[1]), []).append((ref[2], wl))
         # the owners among the objects read (a ReplicaSet, a StatefulSet): their own controllers
         self.objects = {(kind_of(o), str(meta_of(o).get("namespace") or "default"), str(meta_of(o).get("name") or "")): o
-                        for o, _ in cluster if isinstance(o, Mapping) and kind_of(o) in PARENTS}
+                        for o, _ in of_kinds(cluster, PARENTS) if isinstance(o, Mapping)}
 
     def link(self, pod: Mapping[str, Any]) -> Link | None:
         """The stored Workload of `pod` (None: no sign of Kueue on it nor a Workload of its owners)."""
