@@ -220,11 +220,14 @@ def test_admitted_without_room_karpenter_answers_in_every_output(kind: str, tmp_
 
 def test_a_job_waiting_for_its_checks_says_the_flavor_its_quota_is_reserved_on() -> None:
     """Held by its check, the Job's quota is reserved on the A100 flavor: the JSON and the text say so,
-    and the text that its template is explained without that flavor's node labels."""
+    and the text that its template is explained on that flavor's nodes (a100-1, whose GPUs are taken)."""
     _, out, _ = explained("job-held", "-o", "json")
     answer = json.loads(out)["placements"][0]["kueue"]
     assert answer["verdict"] == "QuotaReserved"
     assert answer["reservedFlavors"] == {"main": {"cpu": "a100", "memory": "a100", "nvidia.com/gpu": "a100"}}
     words = flat(explained("job-held")[1])
     assert "Pod set main: quota reserved on flavor a100" in words
-    assert "Its pod template, explained without the reserved flavors' node labels and tolerations" in words
+    assert "Its pod template, explained on the reserved flavors' nodes" in words
+    assert "Rejected nodes, by reason" in words and "Feasible nodes" not in words
+    assert "0/9 nodes are available: 1 Insufficient nvidia.com/gpu, 8 node(s) didn't match Pod's node " \
+           "affinity/selector" in words
