@@ -231,3 +231,12 @@ def test_a_job_waiting_for_its_checks_says_the_flavor_its_quota_is_reserved_on()
     assert "Rejected nodes, by reason" in words and "Feasible nodes" not in words
     assert "0/9 nodes are available: 1 Insufficient nvidia.com/gpu, 8 node(s) didn't match Pod's node " \
            "affinity/selector" in words
+
+
+def test_lint_offers_no_fix_of_a_held_jobs_template() -> None:
+    """Its template meets a100-1 full: lint says so, but offers no fix of the template (the flavor's
+    node selector is Kueue's, not the template's), as `kexplain FILE` offers none for a held job."""
+    _, out, err = run_cli("lint", fixture("job-held"), *CLUSTER, "-f", "json")
+    [finding] = [f for f in json.loads(out)["findings"] if f["rule"] == "kueue-held"]
+    assert "its pod, once resumed: unschedulable: 0/9 nodes are available" in finding["message"], err
+    assert not finding.get("suggestions")
