@@ -25,6 +25,7 @@ from kexplain.kueue.apis.workload import PodSet
 from kexplain.kueue.controller.jobs.appwrapper import path_steps, component_pod_sets
 from kexplain.kueue.controller.jobframework.tas import REPLICA_INDEX, WORKER_INDEX
 from kexplain.kueue.controller.tas.ungater import ungated
+from kexplain.kueue.pinned import pin
 from kexplain.kueue.podset import PodSetInfo, merged
 
 MANAGED_LABEL = "kueue.x-k8s.io/managed"
@@ -136,15 +137,30 @@ def appwrapper_components(obj: Mapping[str, Any], infos: list[PodSetInfo]) -> li
     components = [c if isinstance(c, Mapping) else {} for c in (obj.get("spec") or {}).get("components") or ()]
     made = [copy.deepcopy(dict(c.get("template") or {})) for c in components]
     first: dict[int, str] = {}
-    for n, (i, path, _, template) in enumerate(component_pod_sets(obj, None)):
+    for n, ps in enumerate(component_pod_sets(obj, None)):
         if n < len(infos):
-            _set_at(made[i], path, merged(template, infos[n]))
-        first.setdefault(i, f"{meta.get('name')}-{n}".lower())
+            _set_at(made[ps.component], ps.path, merged(ps.template, infos[n]))
+            pin_component(made[ps.component], ps.path, infos[n])
+        first.setdefault(ps.component, f"{meta.get('name')}-{n}".lower())
     owner = _owner(obj, APPWRAPPER, str(meta.get("name") or ""))
     for m in made:
         m["metadata"] = {**dict(m.get("metadata") or {}), "namespace": str(meta.get("namespace") or "default"),
                          "ownerReferences": [owner]}
     return [(m, first.get(i, "")) for i, m in enumerate(made)]
+
+
+def pin_component(component: dict[str, Any], path: str, info: PodSetInfo) -> None:
+    """A component whose pod set TAS admitted (in place), its pods given their domains as Kueue's
+    topology ungater gives them, by rank of the index labels the pod set's request names: a Job's
+    copies (`pinned.pin`), a Pod's own node selector (`ungated`); other kinds' pods are made by
+    their own controllers, beyond the chain."""
+    if info.assignment is None:
+        return
+    kind, api = component.get("kind"), component.get("apiVersion")
+    if (api, kind, path) == ("batch/v1", "Job", "template.spec.template"):
+        pin([component], info)
+    elif (api, kind, path) == ("v1", "Pod", "template"):
+        ungated([component], info.assignment, info.count, info.index, info.ranks)
 
 
 def made_of(obj: Mapping[str, Any], sets: tuple[PodSet, ...], index: int = 0) -> list[Made]:

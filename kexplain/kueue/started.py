@@ -117,6 +117,7 @@ def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[s
         return [obj], answer
     wl = done.workloads.get(outcome.workload.meta.key) if outcome.workload is not None else None
     pod_sets: list[PodSetInfo] | None = None
+    reserved = reserved_infos(wl, done, answer)
     if wl is not None and starts(wl):
         try:        # (a check's PodSetUpdate conflicting with the template: Kueue cannot start it)
             pod_sets = infos(wl, done.inputs.flavors)
@@ -128,7 +129,8 @@ def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[s
     if child is not None:       # a TrainJob: the JobSet its trainer makes, then that JobSet's path
         obj, kind = dict(child), "JobSet"
     if kind in OPERATOR_KINDS:      # (an operator's kind: its pods, `operator_pods`)
-        return _operator(obj, outcome, pod_sets, answer)
+        made, answer = _operator(obj, outcome, pod_sets, answer)
+        return on_reserved(made, answer, reserved), answer
     if pod_sets is not None and outcome.pod_set:       # a pod of a group: its role's pod set
         pod_sets = [p for p in pod_sets if p.name == outcome.pod_set]
     try:
@@ -148,7 +150,64 @@ def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[s
             made = [_statefulset(obj, None)]
         else:
             made = [_pod(obj, None) if kind == "Pod" else _job(obj, outcome, None)]
-    return made, answer
+    return (made if kind == "Pod" else on_reserved(made, answer, reserved)), answer
+
+
+def reserved_infos(wl: Workload | None, done: Pass, answer: dict[str, Any]) -> list[PodSetInfo] | None:
+    """A Workload holding quota while its admission checks wait: what Kueue sets in its pod sets
+    once they are Ready (its reserved flavors' node labels and tolerations, its topology's domains,
+    the checks' updates: `podset.infos`), said in the answer (`reservedPodSets`); None for any other
+    Workload, or when those cannot be merged (`reservedError`: Kueue could not start it then)."""
+    if wl is None or wl.admission is None or not has_quota_reservation(wl) or starts(wl):
+        return None
+    try:
+        out = infos(wl, done.inputs.flavors)
+    except Conflict as err:
+        answer["reservedError"] = str(err)
+        return None
+    answer["reservedPodSets"] = [p.to_json() for p in out]
+    return out
+
+
+def on_reserved(made: list[dict[str, Any]], answer: dict[str, Any], reserved: list[PodSetInfo] | None
+                ) -> list[dict[str, Any]]:
+    """The objects of a held job whose quota is reserved, each pod template merged with its pod
+    set's reserved info (podset.Merge, as when Kueue starts it), so the scheduler explains it on the
+    reserved flavors' nodes; still suspended or gated: Kueue has not started it. A template that does
+    not merge leaves them all as they are (`reservedError`)."""
+    if not reserved:
+        return made
+    by_name = {p.name: p for p in reserved}
+    only = reserved[0] if len(reserved) == 1 else None
+    own = answer.get(POD_SET_OF) or {}
+    try:
+        out = [_merged_object(m, by_name.get(_pod_set_of(m, own), only)) for m in made]
+    except Conflict as err:
+        answer.pop("reservedPodSets", None)
+        answer["reservedError"] = str(err)
+        return made
+    return out
+
+
+def _pod_set_of(made: Mapping[str, Any], own: Mapping[Any, str]) -> str:
+    """The pod set an object made of a job stands for: an operator's (`own`), a JobSet's Job's
+    replicated job; "" when the job has one pod set."""
+    labels = meta_of(made).get("labels") or {}
+    return str(own.get(object_key(made)) or labels.get(REPLICATED_JOB_NAME) or "")
+
+
+def _merged_object(made: dict[str, Any], info: PodSetInfo | None) -> dict[str, Any]:
+    """`made` with `info` merged into its pod template (a Pod's own metadata and spec)."""
+    if info is None:
+        return made
+    out = _copy(made)
+    if kind_of(made) == "Pod":
+        template = merged({"metadata": out["metadata"], "spec": out["spec"]}, info)
+        out["metadata"], out["spec"] = template["metadata"], template["spec"]
+        return out
+    template = out["spec"].get("template")
+    out["spec"]["template"] = merged(template if isinstance(template, Mapping) else {}, info)
+    return out
 
 
 def _operator(obj: dict[str, Any], outcome: JobOutcome, pod_sets: list[PodSetInfo] | None, answer: dict[str, Any]

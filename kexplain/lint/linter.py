@@ -623,8 +623,8 @@ class Linter:
             if f.rule in _VERDICT_RULES or f.rule == "not-created":
                 f = replace(f, message=f"{held}; {f.message}" if held else f.message,
                             details={**f.details, "kueue": said})
-            if held and f.rule == "not-created":        # suspended by Kueue, not by its author: a warning
-                f = replace(f, rule=KUEUE_HELD)
+            if held and f.rule == "not-created":        # suspended by Kueue, not by its author: a warning,
+                f = replace(f, rule=KUEUE_HELD, suggestions=())     # its template's fixes moot (as `kexplain FILE`)
             if "job" in said:
                 f = replace(f, message=f"Job {ObjectRef.of(job).namespace}/{said['job']}: {f.message}")
             out.append(f)

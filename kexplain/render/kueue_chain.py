@@ -68,6 +68,39 @@ def pod_set_lines(answer: Mapping[str, Any]) -> list[tuple[int, str]]:
     return lines
 
 
+def reserved_lines(answer: Mapping[str, Any]) -> list[tuple[int, str]]:
+    """Per pod set of a job waiting for its checks: the flavors its quota is reserved on, and what
+    Kueue sets in its pods once they pass (`reservedPodSets`: node selector, tolerations, topology)."""
+    sets = {str(ps.get("name")): ps for ps in answer.get("reservedPodSets") or ()}
+    lines = []
+    for name, flavors in (answer.get("reservedFlavors") or {}).items():
+        if not flavors:
+            continue
+        lines.append((1, f"Pod set {name}: quota reserved on flavor {', '.join(sorted(set(flavors.values())))}"))
+        lines += [line for line in pod_set_lines({"podSets": [sets[name]]})[1:] if line[1].startswith(
+            ("nodeSelector", "tolerations", "topology"))] if name in sets else []
+    return lines
+
+
+def reserved_template(answer: Mapping[str, Any]) -> str:
+    """How a held job's pod template is explained while its quota is reserved: on the reserved
+    flavors' nodes (what Kueue sets when its checks pass merged in, the job not started), or
+    without them when Kueue could not merge them (`reservedError`)."""
+    if answer.get("reservedPodSets"):
+        return ("explained on the reserved flavors' nodes (their node labels and tolerations merged in, as "
+                "Kueue sets them when its checks pass; not started)")
+    if answer.get("reservedError"):
+        return ("explained without the reserved flavors' node labels and tolerations (Kueue could not set them "
+                f"when its checks pass: {answer['reservedError']})")
+    return "explained without the reserved flavors' node labels and tolerations"
+
+
+def template_words(answer: Mapping[str, Any]) -> str:
+    """How the pod template of a job Kueue holds is explained: with its quota reserved, as
+    `reserved_template` says; else without a flavor (Kueue assigns one when it admits it)."""
+    return reserved_template(answer) if answer.get("verdict") == "QuotaReserved" else "explained without a flavor"
+
+
 def live_lines(answer: Mapping[str, Any]) -> list[tuple[int, str]]:
     """The cluster's own Workload (`live`: read from the API server), beside what kexplain computes."""
     live = answer.get("live")
@@ -155,15 +188,12 @@ def _answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
         checks = checks_words(answer.get("admissionChecks"))
         text = (f"Workload {workload} holds quota in ClusterQueue {answer.get('clusterQueue')} and waits for its "
                 f"admission checks ({checks or 'none synced yet'}); {HELD.get(kind, '')}")
-        reserved = [(1, f"Pod set {name}: quota reserved on flavor {', '.join(sorted(set(flavors.values())))}")
-                    for name, flavors in (answer.get("reservedFlavors") or {}).items() if flavors]
+        reserved = reserved_lines(answer)
         out = [Block(Text(head + text, style="bold"), gap=False)]
-        if reserved and kind != "Pod":
-            out += [lines_block(reserved, gap=False),
-                    Block(Text("Its pod template, explained without the reserved flavors' node labels and "
-                               "tolerations (Kueue sets them when its checks pass):"))]
-        elif reserved:
+        if reserved:
             out.append(lines_block(reserved, gap=False))
+        if reserved and kind != "Pod":
+            out.append(Block(Text(f"Its pod template, {reserved_template(answer)}:")))
         return out
     out = [Block(Text(head + f"Workload {workload} is not admitted; {HELD.get(kind, '')}", style="bold"), gap=False)]
     if answer.get("explanation"):

@@ -220,14 +220,26 @@ def test_admitted_without_room_karpenter_answers_in_every_output(kind: str, tmp_
 
 def test_a_job_waiting_for_its_checks_says_the_flavor_its_quota_is_reserved_on() -> None:
     """Held by its check, the Job's quota is reserved on the A100 flavor: the JSON and the text say so,
-    and the text that its template is explained without that flavor's node labels."""
+    and the text that its template is explained on that flavor's nodes (a100-1, whose GPUs are taken)."""
     _, out, _ = explained("job-held", "-o", "json")
     answer = json.loads(out)["placements"][0]["kueue"]
     assert answer["verdict"] == "QuotaReserved"
     assert answer["reservedFlavors"] == {"main": {"cpu": "a100", "memory": "a100", "nvidia.com/gpu": "a100"}}
     words = flat(explained("job-held")[1])
     assert "Pod set main: quota reserved on flavor a100" in words
-    assert "Its pod template, explained without the reserved flavors' node labels and tolerations" in words
+    assert "Its pod template, explained on the reserved flavors' nodes" in words
+    assert "Rejected nodes, by reason" in words and "Feasible nodes" not in words
+    assert "0/9 nodes are available: 1 Insufficient nvidia.com/gpu, 8 node(s) didn't match Pod's node " \
+           "affinity/selector" in words
+
+
+def test_lint_offers_no_fix_of_a_held_jobs_template() -> None:
+    """Its template meets a100-1 full: lint says so, but offers no fix of the template (the flavor's
+    node selector is Kueue's, not the template's), as `kexplain FILE` offers none for a held job."""
+    _, out, err = run_cli("lint", fixture("job-held"), *CLUSTER, "-f", "json")
+    [finding] = [f for f in json.loads(out)["findings"] if f["rule"] == "kueue-held"]
+    assert "its pod, once resumed: unschedulable: 0/9 nodes are available" in finding["message"], err
+    assert not finding.get("suggestions")
 
 
 ADMITTED = {"job-tas": DATA / "kueue-ai" / "admitted-job.yaml", "jobset-tas": DATA / "kueue-ai" / "admitted-jobset.yaml",

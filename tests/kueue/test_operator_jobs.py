@@ -282,6 +282,33 @@ def test_an_appwrapper_is_its_components_pod_sets() -> None:
     assert template["metadata"] == {"labels": {"app": "svc"}} and "hostname" not in template["spec"]
 
 
+def test_an_appwrappers_pod_sets_carry_the_index_labels_its_pod_sets_name() -> None:
+    """PodSets(): each topology request's PodIndexLabel and SubGroup from the pod set's annotations,
+    inferred for a Job (its completion index) and a JobSet (its Job index over its 2 replicas),
+    declared for the Deployment's (a malformed count ignored, as Kueue logs and ignores it)."""
+    from kexplain.kueue.apis.topology import IndexLabels
+    from kexplain.kueue.controller.jobs.appwrapper import (TAS_POD_INDEX_LABEL, TAS_SUB_GROUP_COUNT,
+                                                           TAS_SUB_GROUP_INDEX_LABEL)
+    obj = _appwrapper()
+    obj["spec"]["components"][2]["podSets"][0]["annotations"] = {
+        TAS_POD_INDEX_LABEL: "example.com/rank", TAS_SUB_GROUP_INDEX_LABEL: "example.com/group",
+        TAS_SUB_GROUP_COUNT: "two"}
+    requests = [ps.topology_request for ps in _workload(obj).workload.spec.pod_sets]
+    assert [r.index if r is not None else None for r in requests] == [
+        IndexLabels("batch.kubernetes.io/job-completion-index"),
+        IndexLabels("batch.kubernetes.io/job-completion-index", "jobset.sigs.k8s.io/job-index", 2),
+        IndexLabels("example.com/rank", "example.com/group", None)]
+    assert all(r.required is None and r.preferred is None for r in requests)
+    obj = copy.deepcopy(obj)       # (a new object: the integration reads each object once)
+    obj["spec"]["components"][2]["podSets"][0]["annotations"][TAS_SUB_GROUP_COUNT] = "+3"
+    assert _workload(obj).workload.spec.pod_sets[2].topology_request.index.sub_group_count == 3
+
+
+def test_an_appwrapper_pod_set_without_index_annotations_has_no_topology_request() -> None:
+    obj = _appwrapper()
+    assert _workload(obj).workload.spec.pod_sets[2].topology_request is None
+
+
 @pytest.mark.parametrize("components", ["x", [{"template": {"apiVersion": "v1", "kind": "ConfigMap"}}]])
 def test_an_appwrapper_without_a_pod_set_is_refused(components) -> None:
     obj = _appwrapper()

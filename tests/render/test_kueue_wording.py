@@ -158,3 +158,15 @@ def test_a_queue_that_may_not_borrow_is_not_said_to_borrow(tmp_path) -> None:
     assert "cpu: wants 4; nominal 4, used 2, available 2, at most 4; borrowingLimit 0 2 more needed goes past its " \
            "nominal quota: it cannot borrow from the cohort (borrowingLimit 0)" in said
     assert "borrows from the cohort" not in said
+
+
+def test_a_held_jobs_template_is_said_to_be_explained_where_it_is() -> None:
+    """Quota reserved: on the reserved flavors' nodes, or without them when Kueue could not merge them
+    (`reservedError`); not admitted: without a flavor."""
+    from kexplain.render.kueue_chain import template_words
+    reserved = {"verdict": "QuotaReserved", "reservedPodSets": [{"name": "main"}]}
+    assert template_words(reserved).startswith("explained on the reserved flavors' nodes")
+    broken = {"verdict": "QuotaReserved", "reservedError": "conflict for key=gpu"}
+    assert template_words(broken) == ("explained without the reserved flavors' node labels and tolerations (Kueue "
+                                      "could not set them when its checks pass: conflict for key=gpu)")
+    assert template_words({"verdict": "Pending"}) == "explained without a flavor"

@@ -20,7 +20,7 @@ from kexplain.render.html.autoscaler import autoscaler_section, does_html
 from kexplain.render.queue import pending_line, queue_line, scheduler_line
 from kexplain.render.html.karpenter import does_html as karpenter_does, karpenter_section
 from kexplain.render.html.kueue import anchor, jobs_sections, kueue_section
-from kexplain.render.kueue_chain import held
+from kexplain.render.kueue_chain import held, template_words
 from kexplain.render.html.markup import Html, el, esc, join, names, node_link, table
 from kexplain.render.node import filter_words, node_verdict, score_words
 from kexplain.render.preemption import preemption_view
@@ -99,8 +99,8 @@ def _no_pod(trace: Trace, kueue: Mapping[str, Any] | None) -> list[Html]:
         assert kueue is not None
         obj = kueue.get("object") or {}
         return [el("p", f"Kueue holds {obj.get('kind')} {obj.get('namespace')}/{obj.get('name')} (",
-                   el("a", "its answer", href=f"#{anchor(kueue)}"), f"): {idle}. Its pod template, explained without "
-                   f"a flavor as its first pod would meet the cluster, would be {verdict}.", cls="note")]
+                   el("a", "its answer", href=f"#{anchor(kueue)}"), f"): {idle}. Its pod template, {template_words(kueue)} as its "
+                   f"first pod would meet the cluster, would be {verdict}.", cls="note")]
     return [el("p", f"{idle}: its template, explained as its first pod would meet the cluster, would be {verdict}.",
                cls="note")]
 

@@ -6,15 +6,25 @@ spec.template), the fields Kueue reads of it kept (GetPodTemplateSpec). A compon
 declared podSets has them inferred for the kinds the library knows (InferPodSets): a Pod, a
 Deployment or StatefulSet, a Job (min(parallelism, completions)), a JobSet (per replicated job,
 replicas x min(parallelism, completions)), a PyTorchJob (Master, Worker), a RayCluster or RayJob
-(the head, each worker group's replicas)."""
+(the head, each worker group's replicas).
+
+Its pod sets' topology requests take their index labels from each pod set's annotations (the
+declared pod set's `annotations`; the library's inference sets them for a Job's completion index,
+a JobSet's completion and Job indexes with its replicas as sub-group count, a PyTorchJob's replica
+index), so Kueue's topology ungater ranks the AppWrapper's pods by them."""
 from __future__ import annotations
 
 from typing import Any, Mapping
 
+import re
+from dataclasses import dataclass
+
 from kexplain.errors import InputError, Source
 from kexplain.kueue.apis.meta import object_meta
 from kexplain.kueue.apis.once import by_identity
+from kexplain.kueue.apis.topology import IndexLabels
 from kexplain.kueue.apis.workload import PodSet
+from kexplain.kueue.controller.jobframework.tas import JOB_COMPLETION_INDEX, JOBSET_JOB_INDEX, REPLICA_INDEX
 from kexplain.kueue.controller.jobs.podsets import PodSetsJob, mapping
 from kexplain.kueue.apis.podtemplate import check_pod_spec
 
@@ -25,6 +35,11 @@ ROOT = "template"           # a pod set's path starts at the component's templat
 KEPT_SPEC = ("initContainers", "containers", "restartPolicy", "terminationGracePeriodSeconds", "dnsPolicy",
              "nodeSelector", "nodeName", "securityContext", "affinity", "schedulerName", "tolerations",
              "priorityClassName", "preemptionPolicy", "overhead", "topologySpreadConstraints")
+# the AppWrapper library's pod set annotations Kueue reads (awutils.PodSetAnnotationTAS*)
+TAS_POD_INDEX_LABEL = "workload.codeflare.dev.appwrapper/tas-pod-index-label"
+TAS_SUB_GROUP_INDEX_LABEL = "workload.codeflare.dev.appwrapper/tas-sub-group-index-label"
+TAS_SUB_GROUP_COUNT = "workload.codeflare.dev.appwrapper/tas-sub-group-count"
+_ATOI = re.compile(r"[+-]?[0-9]+")      # what strconv.Atoi reads
 KEPT_CONTAINER = ("name", "image", "command", "args", "resources", "terminationMessagePath",
                   "terminationMessagePolicy", "imagePullPolicy", "securityContext")
 
@@ -105,37 +120,59 @@ def _ray(obj: Any, prefix: str) -> list[tuple[str, int]]:
     return out
 
 
-def inferred(obj: Mapping[str, Any]) -> list[tuple[str, int]]:
-    """InferPodSets: (path, replicas) of a component of a kind the library knows ([] otherwise)."""
+Inferred = tuple[str, int, Mapping[str, str]]       # a pod set's path, replicas and annotations
+_JOB_INDEX = {TAS_POD_INDEX_LABEL: JOB_COMPLETION_INDEX}
+
+
+def inferred(obj: Mapping[str, Any]) -> list[Inferred]:
+    """InferPodSets: (path, replicas, annotations) of a component of a kind the library knows ([]
+    otherwise), the annotations naming the index labels of a Job's, a JobSet's or a PyTorchJob's pods."""
     kind, api = obj.get("kind"), obj.get("apiVersion")
     if (api, kind) == ("batch/v1", "Job"):
-        return [("template.spec.template", _job_pods(obj, "template.spec"))]
+        return [("template.spec.template", _job_pods(obj, "template.spec"), _JOB_INDEX)]
     if (api, kind) == ("jobset.x-k8s.io/v1alpha2", "JobSet"):
-        jobs = mapping(obj.get("spec")).get("replicatedJobs")
-        out = []
-        for i in range(len(jobs) if isinstance(jobs, list) else 0):
-            at = f"template.spec.replicatedJobs[{i}]"
-            if _has(obj, f"{at}.template"):
-                replicas = _count(obj, f"{at}.replicas")
-                out.append((f"{at}.template.spec.template",
-                            (1 if replicas is None else replicas) * _job_pods(obj, f"{at}.template.spec")))
-        return out
+        return _jobset(obj)
     if (api, kind) == ("kubeflow.org/v1", "PyTorchJob"):
-        out = []
+        out: list[Inferred] = []
         for t in ("Master", "Worker"):
             at = f"template.spec.pytorchReplicaSpecs.{t}"
             if _has(obj, f"{at}.template"):
                 replicas = _count(obj, f"{at}.replicas")
-                out.append((f"{at}.template", 1 if replicas is None else replicas))
+                out.append((f"{at}.template", 1 if replicas is None else replicas, {TAS_POD_INDEX_LABEL: REPLICA_INDEX}))
         return out
     if (api, kind) in (("ray.io/v1", "RayCluster"), ("ray.io/v1", "RayJob")):
-        return _ray(obj, "template.spec." if kind == "RayCluster" else "template.spec.rayClusterSpec.")
+        return [(path, n, {}) for path, n in _ray(obj, "template.spec." if kind == "RayCluster"
+                                                  else "template.spec.rayClusterSpec.")]
     if (api, kind) == ("v1", "Pod"):
-        return [("template", 1)]
+        return [("template", 1, {})]
     if (api, kind) in (("apps/v1", "Deployment"), ("apps/v1", "StatefulSet")) and _has(obj, "template.spec.template"):
         replicas = _count(obj, "template.spec.replicas")
-        return [("template.spec.template", 1 if replicas is None else replicas)]
+        return [("template.spec.template", 1 if replicas is None else replicas, {})]
     return []
+
+
+def _jobset(obj: Mapping[str, Any]) -> list[Inferred]:
+    """A JobSet's pod set per replicated job: replicas x its Job's pods, sub-grouped by Job index."""
+    jobs = mapping(obj.get("spec")).get("replicatedJobs")
+    out: list[Inferred] = []
+    for i in range(len(jobs) if isinstance(jobs, list) else 0):
+        at = f"template.spec.replicatedJobs[{i}]"
+        if _has(obj, f"{at}.template"):
+            found = _count(obj, f"{at}.replicas")
+            replicas = 1 if found is None else found
+            out.append((f"{at}.template.spec.template", replicas * _job_pods(obj, f"{at}.template.spec"),
+                        {**_JOB_INDEX, TAS_SUB_GROUP_INDEX_LABEL: JOBSET_JOB_INDEX, TAS_SUB_GROUP_COUNT: str(replicas)}))
+    return out
+
+
+def index_labels(annotations: Mapping[str, str]) -> IndexLabels:
+    """What PodSets() passes to PodIndexLabel and SubGroup of a pod set's annotations: each label
+    when annotated, the count when strconv.Atoi reads it (as an int32; a malformed one ignored)."""
+    count = annotations.get(TAS_SUB_GROUP_COUNT)
+    number = None
+    if count is not None and _ATOI.fullmatch(count) and -2 ** 63 <= int(count) < 2 ** 63:
+        number = (int(count) + 2 ** 31) % 2 ** 32 - 2 ** 31        # int32(count)
+    return IndexLabels(annotations.get(TAS_POD_INDEX_LABEL), annotations.get(TAS_SUB_GROUP_INDEX_LABEL), number)
 
 
 def kept(template: Mapping[str, Any]) -> dict[str, Any]:
@@ -152,9 +189,25 @@ def kept(template: Mapping[str, Any]) -> dict[str, Any]:
     return {"metadata": out_meta, "spec": out_spec}
 
 
-def component_pod_sets(obj: Mapping[str, Any], source: Source | None) -> list[tuple[int, str, int, Mapping[str, Any]]]:
-    """(component index, path, replicas, template) of each pod set, in GetComponentPodSpecs' order
-    (a declared pod set whose path holds no pod template is left out, as it leaves it out)."""
+@dataclass(frozen=True)
+class ComponentPodSet:
+    """One pod set of an AppWrapper's component: the component's index, the path of its pod
+    template in it, its replicas, the template and the pod set's annotations (AppWrapperPodSet)."""
+
+    component: int
+    path: str
+    replicas: int
+    template: Mapping[str, Any]
+    annotations: Mapping[str, str]
+
+
+def _annotations(value: Any) -> dict[str, str]:
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, Mapping) else {}
+
+
+def component_pod_sets(obj: Mapping[str, Any], source: Source | None) -> list[ComponentPodSet]:
+    """Each pod set of the components, in GetComponentPodSpecs' order (a declared pod set whose
+    path holds no pod template is left out, as it leaves it out)."""
     components = mapping(obj.get("spec")).get("components")
     if not isinstance(components, list):
         raise InputError("an AppWrapper needs a list of components", source=source, obj=obj, field="spec.components")
@@ -163,9 +216,10 @@ def component_pod_sets(obj: Mapping[str, Any], source: Source | None) -> list[tu
         component = mapping(component)
         template = mapping(component.get("template"))
         declared = component.get("podSets")
-        pairs = ([(str(mapping(p).get("path") or ""), mapping(p).get("replicas")) for p in declared]
-                 if isinstance(declared, list) and declared else inferred(template))
-        for path, replicas in pairs:
+        pairs = ([(str(mapping(p).get("path") or ""), mapping(p).get("replicas"), _annotations(
+            mapping(p).get("annotations"))) for p in declared] if isinstance(declared, list) and declared
+                 else inferred(template))
+        for path, replicas, annotations in pairs:
             try:
                 at = value_at(template, path)
             except BadPath:
@@ -177,16 +231,28 @@ def component_pod_sets(obj: Mapping[str, Any], source: Source | None) -> list[tu
             if isinstance(count, bool) or not isinstance(count, int) or count < 0:
                 raise InputError(f"must be a non-negative integer, not {count!r}", source=source, obj=obj,
                                  field=f"spec.components[{i}].podSets")
-            out.append((i, path, count, at))
+            out.append(ComponentPodSet(i, path, count, at, annotations))
     if not out:         # (a Workload needs a pod set: its spec.podSets has minItems 1)
         raise InputError("no component holds a pod template at a pod set's path: Kueue makes no Workload of it",
                          source=source, obj=obj, field="spec.components")
     return out
 
 
+@dataclass(frozen=True)
+class AppWrapperJob(PodSetsJob):
+    """An AppWrapper as its integration reads it: `PodSetsJob` with each pod set's index labels."""
+
+    indexes: tuple[IndexLabels, ...] = ()
+
+    def index_labels(self, index: int) -> IndexLabels:
+        """PodIndexLabel and SubGroup of its `index`th pod set (`jobframework.tas.index_labels`)."""
+        return self.indexes[index] if index < len(self.indexes) else IndexLabels()
+
+
 @by_identity
-def from_object(obj: dict[str, Any], source: Source | None) -> PodSetsJob:
+def from_object(obj: dict[str, Any], source: Source | None) -> AppWrapperJob:
     meta = object_meta(obj, source)
-    sets = tuple(PodSet(f"{meta.name}-{n}".lower(), count, kept(template))
-                 for n, (_, _, count, template) in enumerate(component_pod_sets(obj, source)))
-    return PodSetsJob(meta, KIND, GROUP, sets, source=source)
+    found = component_pod_sets(obj, source)
+    sets = tuple(PodSet(f"{meta.name}-{n}".lower(), ps.replicas, kept(ps.template)) for n, ps in enumerate(found))
+    return AppWrapperJob(meta, KIND, GROUP, sets, source=source,
+                         indexes=tuple(index_labels(ps.annotations) for ps in found))
