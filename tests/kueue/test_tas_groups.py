@@ -5,9 +5,15 @@ take the leader's requests off the leader's node, Kueue's message when only the 
 and v0.19's rules, and the per-level report naming who falls short."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
+
 from kexplain.kueue.apis.topology import DomainAssignment, TopologyAssignment, TopologyRequest
 from kexplain.kueue.cache.tas_snapshot import PodSetRequest, TASFlavorSnapshot
 from kexplain.kueue.cache import tas_report
+from tests.support.cli_helpers import run_cli as kexplain
 
 HOST = "kubernetes.io/hostname"
 LEVELS = ("block", "rack", HOST)
@@ -121,3 +127,115 @@ def test_the_report_says_which_of_leader_and_workers_falls_short() -> None:
     refused = tight.find(workers, {}, leader=leader)
     entry = tas_report.explained(tight, workers, refused, {}, leader=leader).closest[0]["domains"][0]
     assert (entry["leaderFits"], entry["shortOf"]) == (False, "leader")
+
+
+# -- through `kexplain kueue`: a LeaderWorkerSet and an MPIJob -------------------------------------
+CLUSTER = """apiVersion: kueue.x-k8s.io/v1beta2
+kind: Topology
+metadata: {name: topo}
+spec: {levels: [{nodeLabel: rack}, {nodeLabel: kubernetes.io/hostname}]}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: tas}
+spec: {nodeLabels: {pool: gpu}, topologyName: topo}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, nvidia.com/gpu]
+    flavors: [{name: tas, resources: [{name: cpu, nominalQuota: "1000"}, {name: nvidia.com/gpu, nominalQuota: "100"}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq, namespace: default}
+spec: {clusterQueue: cq}
+"""
+NODE = """---
+apiVersion: v1
+kind: Node
+metadata: {{name: {name}, labels: {{pool: gpu, rack: {rack}, kubernetes.io/hostname: {name}}}}}
+status:
+  allocatable: {{cpu: "16", pods: "110", nvidia.com/gpu: "8"}}
+  conditions: [{{type: Ready, status: "True"}}]
+"""
+GROUPED = "{kueue.x-k8s.io/podset-required-topology: rack, kueue.x-k8s.io/podset-group-name: g}"
+LWS = f"""apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {{name: serve, namespace: default, labels: {{kueue.x-k8s.io/queue-name: lq}}}}
+spec:
+  replicas: 1
+  leaderWorkerTemplate:
+    size: 3
+    leaderTemplate:
+      metadata: {{annotations: {GROUPED}}}
+      spec: {{containers: [{{name: c, image: x, resources: {{requests: {{cpu: "4", nvidia.com/gpu: "2"}}}}}}]}}
+    workerTemplate:
+      metadata: {{annotations: {GROUPED}}}
+      spec: {{containers: [{{name: c, image: x, resources: {{requests: {{cpu: "4", nvidia.com/gpu: "8"}}}}}}]}}
+"""
+MPI = f"""apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata: {{name: mpi, namespace: default, labels: {{kueue.x-k8s.io/queue-name: lq}}}}
+spec:
+  runPolicy: {{suspend: true}}
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template:
+        metadata: {{annotations: {GROUPED}}}
+        spec: {{containers: [{{name: c, image: x, resources: {{requests: {{cpu: "4", nvidia.com/gpu: "2"}}}}}}]}}
+    Worker:
+      replicas: 2
+      template:
+        metadata: {{annotations: {GROUPED}}}
+        spec: {{containers: [{{name: c, image: x, resources: {{requests: {{cpu: "4", nvidia.com/gpu: "8"}}}}}}]}}
+"""
+# rack r-a: two nodes, the two workers fit (and best: exactly) but not the leader beside them; r-b: three
+RACK_A = [("a1", "r-a"), ("a2", "r-a")]
+RACK_B = [("b1", "r-b"), ("b2", "r-b"), ("b3", "r-b")]
+
+
+def _kueue_doc(tmp_path: Path, nodes: list[tuple[str, str]], job: str, *extra: str) -> dict:
+    (tmp_path / "cluster.yaml").write_text(CLUSTER + "".join(NODE.format(name=n, rack=r) for n, r in nodes))
+    (tmp_path / "jobs.yaml").write_text(job)
+    code, out, err = kexplain("kueue", str(tmp_path / "jobs.yaml"), "--nodes", str(tmp_path / "cluster.yaml"),
+                              "--now", "2026-01-01T00:00:00Z", "--no-suggestions", "-o", "json", *extra)
+    assert code in (0, 1), err
+    return json.loads(out)
+
+
+def _stored(doc: dict) -> dict[str, dict]:
+    [wl] = doc["workloads"]
+    return {p["name"]: p["topologyAssignment"] for p in wl.get("podSetAssignments") or ()}
+
+
+@pytest.mark.parametrize("version", ["0.17", "0.19"])
+def test_a_leaderworkerset_group_goes_to_the_rack_that_holds_its_leader_too(tmp_path: Path, version: str) -> None:
+    doc = _kueue_doc(tmp_path, RACK_A + RACK_B, LWS, "--kueue-version", version)
+    hostname = ["kubernetes.io/hostname"]
+    assert _stored(doc) == {      # (v1beta2's slices, as Kueue stores them)
+        "leader": {"levels": hostname, "slices": [{"domainCount": 1, "valuesPerLevel": [{"universal": "b1"}],
+                                                   "podCounts": {"universal": 1}}]},
+        "worker": {"levels": hostname, "slices": [{"domainCount": 2, "valuesPerLevel": [
+            {"individual": {"prefix": "b", "roots": ["2", "3"]}}], "podCounts": {"universal": 1}}]}}
+
+
+def test_a_leaderworkerset_group_only_its_workers_fit_is_refused_with_kueues_message(tmp_path: Path) -> None:
+    doc = _kueue_doc(tmp_path, RACK_A + RACK_B[:2], LWS)
+    [wl] = doc["workloads"]
+    [cond] = [c for c in wl["conditions"] if c["type"] == "QuotaReserved"]
+    # FindTopologyAssignmentsForWorkload gives both pod sets the reason; Kueue reports one (the first)
+    assert cond["message"] == ("couldn't assign flavors to pod set leader: "
+                               'topology "topo" allows to fit only 2 out of 2 pod(s)')
+    assert wl["quotaReserved"] is False
+
+
+def test_an_mpijobs_launcher_and_workers_grouped_are_placed_together(tmp_path: Path) -> None:
+    stored = _stored(_kueue_doc(tmp_path, RACK_A + RACK_B, MPI))
+    assert [s["valuesPerLevel"] for s in stored["launcher"]["slices"]] == [[{"universal": "b1"}]]
+    assert [s["valuesPerLevel"] for s in stored["worker"]["slices"]] == [
+        [{"individual": {"prefix": "b", "roots": ["2", "3"]}}]]

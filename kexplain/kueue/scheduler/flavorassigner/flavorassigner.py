@@ -357,7 +357,7 @@ class FlavorAssigner:
         final = att.finalize(considered)
         for _, ps, psa in members:
             psa.flavors = {r: fa for r, fa in (group_flavors or {}).items() if r in ps.requests}
-            psa.status = group_status
+            psa.status = Status(list(group_status.reasons), group_status.err)   # (each its own, as Go's copy)
             psa.attempts = final
             psa.trials = trials
             assignment.append(ps.requests, psa)
