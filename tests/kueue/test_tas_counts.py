@@ -220,3 +220,16 @@ def test_a_groups_kept_counts_equal_a_recount_and_placements_a_fresh_snapshots(s
                             len(levels) - 1, Exclusions(), {**leader.single_pod, "pods": 1})
         assert [(snap.count(d), *snap.leader_count(d)) for d in snap.domains.values()] == \
             group_recount(snap, workers, leader, assumed, simulate_empty)
+
+
+def test_a_groups_slices_beside_the_leader_are_the_childrens_less_the_fewest_a_leaders_child_loses() -> None:
+    from kexplain.kueue.cache.tas_counts import leader_slices
+    # a root (5) over two racks (3: leaves 0, 1; 4: leaf 2); slices of 2 at the rack level
+    tree = Tree(parent=(3, 3, 4, 5, 5, -1), depth=(2, 2, 2, 1, 1, 0), per_level=((5,), (3, 4), (0, 1, 2)),
+                children=((), (), (), (0, 1), (2,), (3, 4)), leaves=3)
+    free = [{"cpu": 5, "pods": 9}, {"cpu": 2, "pods": 9}, {"cpu": 4, "pods": 9}]
+    wanted, leader_wanted = (("cpu", 1), ("pods", 1)), (("cpu", 3), ("pods", 1))
+    state, leads, beside = group_from_scratch(tree, lambda i: free[i], wanted, leader_wanted, [0, 1, 2])
+    assert (state, leads, beside) == ([5, 2, 4, 7, 4, 11], [1, 0, 1, 1, 1, 1], [2, 2, 1, 4, 1, 8])
+    slices = [0, 0, 0, 3, 2, 5]                     # (slice_counts at the rack level, size 2)
+    assert leader_slices(tree, slices, leads, beside, 2, 1) == [0, 0, 0, 2, 0, 5 - 1]
