@@ -67,6 +67,10 @@ class KueueVersion:
     # waitForPodsReadyIfNeeded (v0.19.0): blockAdmission does not hold a Workload that needs a second
     # pass (it holds its quota already: delayed topology, a failed node's replacement).
     pods_ready_block_skips_second_pass: bool = False
+    # A pod set group's TAS placement (v0.19.0): the leader's domain chosen among those that keep the
+    # workers' capacity (prioritizeLeaderDomain), best fit only among domains holding the leader,
+    # least free capacity counting the leader, a partly used domain's pods set to what it takes.
+    tas_leader_prioritized: bool = False
 
     @property
     def label(self) -> str:
@@ -84,7 +88,7 @@ VERSIONS: dict[str, KueueVersion] = {
                     every_short_resource=True, requests_in_hash_order=True, max_pod_group_roles=18,
                     validate_group_owner=True, ray_max_pod_sets=18, raycluster_autoscaling=RAYCLUSTER_AUTOSCALING_0_19,
                     tas_hostname_prefix_encoding=True, transformations_summed=True,
-                    pods_ready_block_skips_second_pass=True),
+                    pods_ready_block_skips_second_pass=True, tas_leader_prioritized=True),
 }
 DEFAULT = "0.17"
 

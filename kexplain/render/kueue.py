@@ -217,15 +217,28 @@ def topology_lines(topo: Mapping[str, Any]) -> list[tuple[int, str]]:
     for lv in topo.get("closest") or ():
         lines.append((3, f"{lv['level']}: closest"))
         for d in lv.get("domains") or ():
-            lines.append((4, f"- {'/'.join(d['domain'])}: {plural(int(d['fit']), 'pod')} fit, {d['short']} short"))
+            lines.append((4, f"- {'/'.join(d['domain'])}: {_domain_fit(d)}"))
             lines += [(5, _node_text(n)) for n in d.get("nodes") or ()]
             if d.get("nodesNotShown"):
                 lines.append((5, f"and {plural(int(d['nodesNotShown']), 'Node')} more"))
     fit = topo.get("largestFit")
     if fit:
         where = ", ".join(f"{'/'.join(d['values'])} ({d['count']})" for d in fit.get("domains") or ())
-        lines.append((3, f"with {plural(int(fit['count']), 'pod')} it fits (verified: {where})"))
+        leader = ", ".join(f"{'/'.join(d['values'])} ({d['count']})" for d in fit.get("leaderDomains") or ())
+        lines.append((3, f"with {plural(int(fit['count']), 'pod')} it fits (verified: {where}"
+                      + (f"; leader: {leader})" if leader else ")")))
     return lines
+
+
+def _domain_fit(d: Mapping[str, Any]) -> str:
+    """A closest domain's count; for a pod set group, whether the leader fits and who falls short."""
+    text = f"{plural(int(d['fit']), 'pod')} fit"
+    if "leaderFits" not in d:
+        return f"{text}, {d['short']} short"
+    if not d["leaderFits"]:
+        return f"{text} alone; the leader fits no Node of it"
+    text += f" alone, {d['fitWithLeader']} beside the leader"
+    return text + (f"; {d['short']} worker(s) short" if d.get("shortOf") == "workers" else "")
 
 
 def why_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:

@@ -10,7 +10,7 @@ import random
 import pytest
 
 from kexplain.kueue.apis.topology import TopologyRequest
-from kexplain.kueue.cache.tas_counts import ShapeCounts, Tree, from_scratch
+from kexplain.kueue.cache.tas_counts import ShapeCounts, Tree, from_scratch, group_from_scratch
 from kexplain.kueue.cache.tas_snapshot import Exclusions, PodSetRequest, TASFlavorSnapshot, count_in
 
 HOST = "kubernetes.io/hostname"
@@ -165,3 +165,71 @@ def test_the_domains_and_leaves_a_failure_shows_are_those_a_sort_of_the_counts_g
         for dom in domains:
             under = sorted(leaves(dom), key=lambda leaf: (snap.count(leaf), leaf.values))
             assert snap.fewest_leaves(dom, 4) == (under[:4], len(under))
+
+
+def random_group(rng: random.Random, levels: tuple[str, ...]) -> tuple[PodSetRequest, PodSetRequest]:
+    """Workers and a leader of other requests (a LeaderWorkerSet's), required or preferred at a level."""
+    kind, level = rng.choice(["required", "preferred"]), rng.choice(levels)
+    request = TopologyRequest(**{kind: level}, pod_set_group="g")
+    spec = TOLERATE if rng.random() < 0.5 else {}
+    workers = PodSetRequest("workers", rng.randint(1, 12), {"cpu": rng.choice([500, 1000, 4000]),
+                                                             GPU: rng.choice([0, 1, 2])}, spec, request, False)
+    leader = PodSetRequest("leader", 1, {"cpu": rng.choice([0, 1000, 6000]), GPU: rng.choice([0, 1, 4])}, spec,
+                           request, False)
+    return workers, leader
+
+
+def group_recount(snap: TASFlavorSnapshot, workers: PodSetRequest, leader: PodSetRequest, assumed: dict,
+                  simulate_empty: bool) -> list[tuple[int, int, int]]:
+    """Each domain's (workers, leader, workers beside the leader) counted from scratch over the
+    leaves the last placement matched."""
+    def free(i: int) -> dict[str, int]:
+        leaf = snap._leaf_list[i]
+        out = snap.remaining(leaf, simulate_empty)
+        for k, v in assumed.get(leaf.id, {}).items():
+            out[k] = out.get(k, 0) - v
+        return out
+    matched = [leaf.pos for leaf in snap._leaf_list if not snap.excluded(leaf)]
+    wanted = tuple(sorted({**workers.single_pod, "pods": 1}.items()))
+    leader_wanted = tuple(sorted({**leader.single_pod, "pods": 1}.items()))
+    state, leads, beside = group_from_scratch(snap._tree, free, wanted, leader_wanted, matched)
+    return [(state[d.pos], leads[d.pos], beside[d.pos]) for d in snap.domains.values()]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_a_groups_kept_counts_equal_a_recount_and_placements_a_fresh_snapshots(seed: int) -> None:
+    rng = random.Random(1000 + seed)
+    levels, nodes = cluster(rng, host_level=seed % 2 == 0)
+    usage: dict[str, dict] = {}
+    snap = built(levels, nodes, usage)
+    groups = [random_group(rng, levels) for _ in range(3)]
+    for _ in range(20):
+        if rng.random() < 0.6:
+            change(rng, snap, usage)
+        if rng.random() < 0.1:          # a new cycle: this one's changes undone
+            snap.begin_cycle([])
+            usage = {}
+        (workers, leader), simulate_empty = rng.choice(groups), rng.random() < 0.2
+        assumed = {rng.choice(list(snap.leaves)): {"cpu": 1000, "pods": 1}} if rng.random() < 0.3 else {}
+        prioritized = rng.random() < 0.5
+        placement = snap.find(workers, assumed, simulate_empty, leader, prioritized)
+        fresh = built(levels, nodes, usage).find(workers, assumed, simulate_empty, leader, prioritized)
+        assert (placement.assignment, placement.leader, placement.reason) == \
+            (fresh.assignment, fresh.leader, fresh.reason)
+        snap.fill_in_counts(workers.spec, {**workers.single_pod, "pods": 1}, assumed, simulate_empty, 1,
+                            len(levels) - 1, Exclusions(), {**leader.single_pod, "pods": 1})
+        assert [(snap.count(d), *snap.leader_count(d)) for d in snap.domains.values()] == \
+            group_recount(snap, workers, leader, assumed, simulate_empty)
+
+
+def test_a_groups_slices_beside_the_leader_are_the_childrens_less_the_fewest_a_leaders_child_loses() -> None:
+    from kexplain.kueue.cache.tas_counts import leader_slices
+    # a root (5) over two racks (3: leaves 0, 1; 4: leaf 2); slices of 2 at the rack level
+    tree = Tree(parent=(3, 3, 4, 5, 5, -1), depth=(2, 2, 2, 1, 1, 0), per_level=((5,), (3, 4), (0, 1, 2)),
+                children=((), (), (), (0, 1), (2,), (3, 4)), leaves=3)
+    free = [{"cpu": 5, "pods": 9}, {"cpu": 2, "pods": 9}, {"cpu": 4, "pods": 9}]
+    wanted, leader_wanted = (("cpu", 1), ("pods", 1)), (("cpu", 3), ("pods", 1))
+    state, leads, beside = group_from_scratch(tree, lambda i: free[i], wanted, leader_wanted, [0, 1, 2])
+    assert (state, leads, beside) == ([5, 2, 4, 7, 4, 11], [1, 0, 1, 1, 1, 1], [2, 2, 1, 4, 1, 8])
+    slices = [0, 0, 0, 3, 2, 5]                     # (slice_counts at the rack level, size 2)
+    assert leader_slices(tree, slices, leads, beside, 2, 1) == [0, 0, 0, 2, 0, 5 - 1]

@@ -7,7 +7,7 @@ The answers are those of a count from scratch (`from_scratch`, which the tests c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 MAX_INT32 = (1 << 31) - 1
 
@@ -176,3 +176,109 @@ def from_scratch(tree: Tree, columns: Sequence[Sequence[int]], wanted: Wanted, m
             short[limiting] = short.get(limiting, 0) + 1
     sum_up(tree, state)
     return state, short
+
+
+def leader_leaf(free: Mapping[str, int], wanted: Wanted, leader: Wanted) -> tuple[int, int]:
+    """fillLeafCounts' leader part for one leaf's free capacity: whether the leader fits (0 or 1),
+    and the workers that fit beside it (all that fit when it does not)."""
+    if _count(leader, free) > 0:
+        free = dict(free)
+        for name, want in leader:
+            free[name] = free.get(name, 0) - want
+        return 1, _count(wanted, free)
+    return 0, _count(wanted, free)
+
+
+def _count(wanted: Wanted, free: Mapping[str, int]) -> int:
+    fit = MAX_INT32
+    for name, want in wanted:
+        have = free.get(name, 0)
+        fit = min(fit, MAX_INT32 if want == 0 else (min(have // want, MAX_INT32) if have > 0 else 0))
+    return fit
+
+
+def leader_parent(tree: Tree, p: int, state: Sequence[int], leader: list[int], with_leader: list[int]) -> None:
+    """fillInCountsHelper's leader part for a parent: the leader fits if it fits a child; the
+    workers that fit with it, all its children's less the fewest a child holding the leader
+    loses to it (none when no child holds it)."""
+    kids = tree.children[p]
+    leader[p] = max([leader[c] for c in kids], default=0)
+    loss = [state[c] - with_leader[c] for c in kids if leader[c] > 0]
+    with_leader[p] = state[p] - min(loss) if loss else 0
+
+
+def leader_slices(tree: Tree, slices: Sequence[int], leader: Sequence[int], with_leader: Sequence[int],
+                  size: int, level: int) -> list[int]:
+    """fillInCountsHelper's sliceStateWithLeader: at the slice level the workers beside the leader
+    in slices, above it the children's slices less the fewest a child holding the leader loses,
+    below it none."""
+    out = [0] * tree.size
+    last = len(tree.per_level) - 1
+    for idx in range(last, -1, -1):
+        for p in tree.per_level[idx]:
+            if idx == level:
+                out[p] = with_leader[p] // size
+            elif idx < level:
+                loss = [slices[c] - out[c] for c in tree.children[p] if leader[c] > 0]
+                out[p] = sum([slices[c] for c in tree.children[p]]) - min(loss) if loss else 0
+    return out
+
+
+@dataclass
+class LeaderCounts:
+    """A pod set group's counts beside its workers' `ShapeCounts`: per domain whether the leader
+    fits (`leader`) and the workers that fit with it (`with_leader`), kept as the workers' are:
+    a changed leaf counted again and its ancestors worked out again from their children."""
+
+    leader_wanted: Wanted
+    leader: list[int]
+    with_leader: list[int]
+    seen: int
+
+    @classmethod
+    def build(cls, tree: Tree, workers: "ShapeCounts", free: "FreeOf", leader_wanted: Wanted, seen: int
+              ) -> "LeaderCounts":
+        out = cls(leader_wanted, [0] * tree.size, [0] * tree.size, seen)
+        for i in workers.matched:
+            out.leader[i], out.with_leader[i] = leader_leaf(free(i), workers.wanted, leader_wanted)
+        for positions in reversed(tree.per_level[:-1]):
+            for p in positions:
+                leader_parent(tree, p, workers.state, out.leader, out.with_leader)
+        return out
+
+    def copy(self) -> "LeaderCounts":
+        return LeaderCounts(self.leader_wanted, self.leader.copy(), self.with_leader.copy(), self.seen)
+
+    def recount(self, tree: Tree, workers_state: Sequence[int], wanted: Wanted, is_matched: bytearray,
+                free: "FreeOf", changed: Iterable[int]) -> None:
+        """The matched leaves in `changed` counted again (against `free`), then their ancestors,
+        the lowest first (`workers_state` already holds the workers' new counts)."""
+        ancestors: set[int] = set()
+        for i in changed:
+            if not is_matched[i]:
+                continue
+            self.leader[i], self.with_leader[i] = leader_leaf(free(i), wanted, self.leader_wanted)
+            p = tree.parent[i]
+            while p >= 0 and p not in ancestors:
+                ancestors.add(p)
+                p = tree.parent[p]
+        for p in sorted(ancestors, key=lambda q: -tree.depth[q]):
+            leader_parent(tree, p, workers_state, self.leader, self.with_leader)
+
+
+FreeOf = Callable[[int], Mapping[str, int]]     # a leaf's free capacity by resource name
+
+
+def group_from_scratch(tree: Tree, free: FreeOf, wanted: Wanted, leader_wanted: Wanted, matched: Iterable[int]
+                       ) -> tuple[list[int], list[int], list[int]]:
+    """A group's counts (workers, leader, workers beside the leader) worked out leaf by leaf,
+    nothing kept: what the kept ones must equal."""
+    state, leader, with_leader = [0] * tree.size, [0] * tree.size, [0] * tree.size
+    for i in matched:
+        state[i] = _count(wanted, free(i))
+        leader[i], with_leader[i] = leader_leaf(free(i), wanted, leader_wanted)
+    sum_up(tree, state)
+    for positions in reversed(tree.per_level[:-1]):
+        for p in positions:
+            leader_parent(tree, p, state, leader, with_leader)
+    return state, leader, with_leader

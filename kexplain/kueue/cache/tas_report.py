@@ -1,7 +1,9 @@
 """Why a pod set did not fit a topology, beyond Kueue's one line: per level, the domains that come
 closest (pods that fit, how many short) and, per Node of each, what it takes and what limits it
 (a resource and how much is free against one pod's request, or why the Node was left out); and the
-largest count that fits one domain of the requested level, verified by placing that many again."""
+largest count that fits one domain of the requested level, verified by placing that many again. For
+a pod set group, each domain also says whether the leader fits it, the workers that fit beside the
+leader, and which of the two falls short."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -40,43 +42,64 @@ def _node(snap: TASFlavorSnapshot, leaf: Domain, requests: Requests, assumed: Ma
 
 
 def closest(snap: TASFlavorSnapshot, ps: PodSetRequest, level: int, assumed: Mapping[str, Requests],
-            simulate_empty: bool) -> list[dict[str, Any]]:
+            simulate_empty: bool, group: bool = False) -> list[dict[str, Any]]:
     """Per level, from the requested one up to the highest, the domains holding the most pods
-    (as the last placement counted them), each with its Nodes."""
+    (as the last placement counted them; for a group, the leader's domains first, then the
+    most workers beside it), each with its Nodes."""
     requests = {**ps.single_pod, PODS: ps.single_pod.get(PODS, 0) + 1}
     out = []
     for idx in range(level, -1, -1):
         domains = []
-        for dom in snap.most(idx, CLOSEST):
+        for dom in (snap.most_with_leader(idx, CLOSEST) if group else snap.most(idx, CLOSEST)):
             leaves, total = snap.fewest_leaves(dom, NODES_SHOWN)        # the fullest first
             fit = snap.count(dom)
-            domains.append({"domain": list(dom.values), "fit": fit, "short": max(0, ps.count - fit),
-                            "nodes": [_node(snap, leaf, requests, assumed, simulate_empty) for leaf in leaves],
+            entry = {"domain": list(dom.values), "fit": fit, "short": max(0, ps.count - fit)}
+            if group:
+                entry.update(_group_entry(snap, dom, ps.count))
+            domains.append({**entry, "nodes": [_node(snap, leaf, requests, assumed, simulate_empty) for leaf in leaves],
                             **({"nodesNotShown": total - NODES_SHOWN} if total > NODES_SHOWN else {})})
         out.append({"level": snap.levels[idx], "domains": domains})
     return out
 
 
+def _group_entry(snap: TASFlavorSnapshot, dom: Domain, count: int) -> dict[str, Any]:
+    """A group's part of a domain: the leader fits or not, the workers beside it, who is short."""
+    leader, beside = snap.leader_count(dom)
+    if not leader:
+        return {"leaderFits": False, "fitWithLeader": 0, "shortOf": "leader"}
+    return {"leaderFits": True, "fitWithLeader": beside, "short": max(0, count - beside),
+            **({"shortOf": "workers"} if beside < count else {})}
+
+
 def largest_fit(snap: TASFlavorSnapshot, ps: PodSetRequest, top: int, assumed: Mapping[str, Requests],
-                simulate_empty: bool) -> dict[str, Any] | None:
-    """The most pods one domain of the requested level takes, verified: that many placed again."""
+                simulate_empty: bool, leader: PodSetRequest | None = None) -> dict[str, Any] | None:
+    """The most pods one domain of the requested level takes (a group's workers beside its leader),
+    verified: that many placed again."""
     if top <= 0 or top >= ps.count:
         return None
-    placement = snap.find(replace(ps, count=top), assumed, simulate_empty)
+    placement = snap.find(replace(ps, count=top), assumed, simulate_empty, leader)
     if placement.assignment is None:
         return None
-    return {"count": top, "verified": True,
-            "domains": [{"values": list(d.values), "count": d.count} for d in placement.assignment.domains]}
+    out = {"count": top, "verified": True,
+           "domains": [{"values": list(d.values), "count": d.count} for d in placement.assignment.domains]}
+    if placement.leader is not None:
+        out["leaderDomains"] = [{"values": list(d.values), "count": d.count} for d in placement.leader.domains]
+    return out
 
 
 def explained(snap: TASFlavorSnapshot, ps: PodSetRequest, placement: Placement, assumed: Mapping[str, Requests],
-              simulate_empty: bool = False) -> Placement:
+              simulate_empty: bool = False, leader: PodSetRequest | None = None) -> Placement:
     """A placement that failed with the domains closest and the largest count one domain takes
     (read before that count is placed again: the snapshot's counts are the failed placement's)."""
     if not placement.reason or placement.level < 0:
         return placement
-    nearest = tuple(closest(snap, ps, placement.level, assumed, simulate_empty))
+    group = leader is not None
+    nearest = tuple(closest(snap, ps, placement.level, assumed, simulate_empty, group))
     slice_size = ps.request.slice_size if ps.request is not None and ps.request.slice_topology else 1
-    top = max((snap.count(d) for d in snap.most(placement.level, 1)), default=0)
+    if group:
+        top = max((snap.leader_count(d)[1] for d in snap.most_with_leader(placement.level, 1)
+                   if snap.leader_count(d)[0]), default=0)
+    else:
+        top = max((snap.count(d) for d in snap.most(placement.level, 1)), default=0)
     return replace(placement, closest=nearest,
-                   largest_fit=largest_fit(snap, ps, top - top % (slice_size or 1), assumed, simulate_empty))
+                   largest_fit=largest_fit(snap, ps, top - top % (slice_size or 1), assumed, simulate_empty, leader))

@@ -2,8 +2,9 @@
 built from the flavor's Nodes, each leaf's free capacity (allocatable less bound non-TAS pods) and
 TAS usage, and the placement (`find`): how many pods fit in each domain, bubbled up the levels, the
 level and domains that take the pod set (BestFit; LeastFreeCapacity for unconstrained requests,
-TASProfileMixed), then down level by level to the leaves. Leaders (pod set groups), balanced
-placement and node replacement, off by default or not in the oracle, are not modelled."""
+TASProfileMixed), then down level by level to the leaves; a pod set group's leader and workers
+together (`tas_leader`). Balanced placement and node replacement, off by default or not in the
+oracle, are not modelled."""
 from __future__ import annotations
 
 import heapq
@@ -12,7 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from kexplain.kueue.apis.topology import HOSTNAME, DomainAssignment, TopologyAssignment, TopologyRequest
-from kexplain.kueue.cache.tas_counts import MAX_INT32, ShapeCounts, Tree, Wanted, assumed_fit, carry
+from kexplain.kueue.cache.tas_counts import (MAX_INT32, LeaderCounts, ShapeCounts, Tree, Wanted, assumed_fit, carry,
+                                              leader_slices)
+from kexplain.kueue.cache.tas_leader import GroupCounts, GroupPlacer
 from kexplain.kueue.resources import PODS, Requests
 from kexplain.model.nodeinfo import Node
 from kexplain.model.nodeselector import NodeSelector, ParsedTerm, RequiredNodeAffinity
@@ -92,6 +95,7 @@ class Placement:
     exclusions: Exclusions = field(default_factory=Exclusions)
     closest: tuple[Any, ...] = ()           # not fitting: per level, the domains closest (`tas_report`)
     largest_fit: Any = None                 # the most pods one domain of the requested level takes
+    leader: TopologyAssignment | None = None    # a group's: its leader pod set's assignment
 
 
 def count_in(requests: Requests, capacity: Requests) -> tuple[int, str]:
@@ -134,6 +138,8 @@ class TASFlavorSnapshot:
         self._span: list[tuple[int, int]] = []      # per domain: the places of its leaves (from, to)
         self._columns: dict[tuple[str, bool], list[int]] = {}
         self._counts: dict[tuple[str, Wanted, bool], ShapeCounts] = {}
+        self._leader_counts: dict[tuple[str, Wanted, Wanted, bool], LeaderCounts] = {}
+        self._group: GroupCounts | None = None  # the last placement's counts, when it placed a group
         self._log: list[int] = []               # the leaves whose TAS usage changed, in order
         self._journal: list[tuple[str, Requests, int]] = []     # this cycle's changes (`begin_cycle` undoes them)
         self._state: list[int] = []             # the last placement's pods per domain, then pods assigned
@@ -199,6 +205,7 @@ class TASFlavorSnapshot:
         _add(self.leaves[domain_id].free, usage, -1)
         self._columns.clear()
         self._counts.clear()
+        self._leader_counts.clear()
 
     def update_tas_usage(self, domain_id: str, usage: Requests, sign: int = 1) -> None:
         """addTASUsage / removeTASUsage within a cycle (undone when the next begins): a domain the
@@ -228,6 +235,7 @@ class TASFlavorSnapshot:
         if len(self._log) > 4 * len(self._leaf_list) + 4096:    # (kept counts older than that: counted again)
             self._log.clear()
             self._counts = {k: c for k, c in self._counts.items() if c.simulate_empty}
+            self._leader_counts = {k: c for k, c in self._leader_counts.items() if k[3]}
         return True
 
     def _column(self, name: str, simulate_empty: bool) -> list[int]:
@@ -273,9 +281,43 @@ class TASFlavorSnapshot:
         return self.levels[-1]
 
     # -- the placement ----------------------------------------------------------------------
-    def find(self, ps: PodSetRequest, assumed: Mapping[str, Requests], simulate_empty: bool = False) -> Placement:
-        """findTopologyAssignment for a pod set without a leader (not fitting, the counts stay as
-        placement counted them, for `tas_report`)."""
+    def find(self, ps: PodSetRequest, assumed: Mapping[str, Requests], simulate_empty: bool = False,
+             leader: PodSetRequest | None = None, prioritized: bool = False) -> Placement:
+        """findTopologyAssignment: `ps` (a group's workers, with its `leader`) placed; not fitting,
+        the counts stay as placement counted them, for `tas_report`. `prioritized`: v0.19's rules
+        for a leader (`tas_leader`)."""
+        checked = self._levels_of(ps)
+        if isinstance(checked, Placement):
+            return checked
+        level, slice_level, slice_size, required, unconstrained = checked
+        requests = {**ps.single_pod}
+        requests[PODS] = requests.get(PODS, 0) + 1
+        stats = Exclusions()
+        leader_requests = None if leader is None else {**leader.single_pod, PODS: leader.single_pod.get(PODS, 0) + 1}
+        self.fill_in_counts(ps.spec, requests, assumed, simulate_empty, slice_size, slice_level, stats,
+                            leader_requests)
+        if self._group is not None:
+            placer = GroupPlacer(self, self._group, ps.count, slice_size, required, unconstrained, prioritized, stats)
+            workers, led, reason = placer.place(level, slice_level)
+            return Placement(workers, reason, level, stats, leader=led)
+        fit_level, fit, reason = self._fit_level(level, ps.count, slice_size, required, unconstrained, stats)
+        if reason:
+            return Placement(None, reason, level, stats)
+        fit = self._minimum(fit, ps.count, slice_size, unconstrained, True)
+        current = fit_level
+        while current < min(len(self.levels) - 1, slice_level):
+            lower = self._sorted([c for d in fit for c in d.children], unconstrained)
+            fit = self._minimum(lower, ps.count, slice_size, unconstrained, True)
+            current += 1
+        while current < len(self.levels) - 1:
+            fit = [c for d in fit for c in self._minimum(self._sorted(d.children, unconstrained),
+                                                         self._state[d.pos], 1, unconstrained, False)]
+            current += 1
+        return Placement(self._assignment(fit), "", level, stats)
+
+    def _levels_of(self, ps: PodSetRequest) -> Placement | tuple[int, int, int, bool, bool]:
+        """The request's level, slice level and size, whether required and whether unconstrained;
+        or Kueue's reason they are not usable."""
         req = ps.request
         slice_size = 1
         if req is not None and req.slice_topology is not None:
@@ -298,35 +340,20 @@ class TASFlavorSnapshot:
         slice_level = self.levels.index(slice_key)
         if level > slice_level:
             return Placement(None, f"podset slice topology {slice_key} is above the podset topology {key}")
-        requests = {**ps.single_pod}
-        requests[PODS] = requests.get(PODS, 0) + 1
-        stats = Exclusions()
-        self.fill_in_counts(ps.spec, requests, assumed, simulate_empty, slice_size, slice_level, stats)
-        fit_level, fit, reason = self._fit_level(level, ps.count, slice_size, required, unconstrained, stats)
-        if reason:
-            return Placement(None, reason, level, stats)
-        fit = self._minimum(fit, ps.count, slice_size, unconstrained, True)
-        current = fit_level
-        while current < min(len(self.levels) - 1, slice_level):
-            lower = self._sorted([c for d in fit for c in d.children], unconstrained)
-            fit = self._minimum(lower, ps.count, slice_size, unconstrained, True)
-            current += 1
-        while current < len(self.levels) - 1:
-            fit = [c for d in fit for c in self._minimum(self._sorted(d.children, unconstrained),
-                                                         self._state[d.pos], 1, unconstrained, False)]
-            current += 1
-        return Placement(self._assignment(fit), "", level, stats)
+        return level, slice_level, slice_size, required, unconstrained
 
     def fill_in_counts(self, spec: Mapping[str, Any], requests: Requests, assumed: Mapping[str, Requests],
-                       simulate_empty: bool, slice_size: int, slice_level: int, stats: Exclusions) -> None:
+                       simulate_empty: bool, slice_size: int, slice_level: int, stats: Exclusions,
+                       leader: Requests | None = None) -> None:
         """fillInCounts: each matching leaf's pods that fit (CountInWithLimitingResource against its free
         capacity less TAS and assumed usage), then every parent's sums; the shape's kept counts
         (`_shape_counts`) copied, for what earlier pod sets of the Workload took (`assumed`) and for
-        the placement to set what each domain takes."""
+        the placement to set what each domain takes. With a `leader`, its counts too (`_leader_of`)."""
         counts, excluded, base = self._shape_counts(spec, requests, simulate_empty)
         stats.add(base)
         state, slices = counts.state.copy(), counts.slices_of(self._tree, slice_size, slice_level).copy()
         limiting, short = counts.limiting, counts.short
+        touched: list[int] = []
         if assumed:
             limiting, short = dict(limiting), dict(short)
             columns = [self._column(name, simulate_empty) for name, _ in counts.wanted]
@@ -336,8 +363,47 @@ class TASFlavorSnapshot:
                     fit, name = assumed_fit(columns, leaf.pos, counts.wanted, extra)
                     ShapeCounts.mark_limiting(leaf.pos, name, limiting, short)
                     carry(self._tree, state, [(slice_size, slice_level, slices)], leaf.pos, fit)
+                    touched.append(leaf.pos)
         stats.resources.update(short)
         self._state, self._slices, self._excluded = state, slices, excluded
+        self._group = None if leader is None else self._leader_of(
+            spec, counts, leader, assumed, simulate_empty, touched, slice_size, slice_level)
+
+    def _leader_of(self, spec: Mapping[str, Any], counts: ShapeCounts, leader: Requests,
+                   assumed: Mapping[str, Requests], simulate_empty: bool, touched: list[int], slice_size: int,
+                   slice_level: int) -> GroupCounts:
+        """A group's counts: whether the leader fits each domain and the workers that fit beside it,
+        kept per (template, workers' shape, leader's shape) as the workers' counts are, those of
+        the leaves earlier pod sets took (`touched`) counted again on a copy."""
+        key, _ = self._matching(spec)
+        leader_wanted: Wanted = tuple(sorted(leader.items()))
+        names = sorted({*(n for n, _ in counts.wanted), *leader})
+        columns = {n: self._column(n, simulate_empty) for n in names}
+        kept_key = (key, counts.wanted, leader_wanted, simulate_empty)
+        found = self._leader_counts.get(kept_key)
+        if found is None or len(self._log) - found.seen > len(self._leaf_list) or found.seen > len(self._log):
+            if len(self._leader_counts) >= COUNTS_KEPT:
+                del self._leader_counts[next(iter(self._leader_counts))]
+            found = self._leader_counts[kept_key] = LeaderCounts.build(
+                self._tree, counts, lambda i: {n: col[i] for n, col in columns.items()}, leader_wanted, len(self._log))
+        elif not simulate_empty and found.seen < len(self._log):
+            found.recount(self._tree, counts.state, counts.wanted, counts.is_matched,
+                          lambda i: {n: col[i] for n, col in columns.items()}, set(self._log[found.seen:]))
+            found.seen = len(self._log)
+        group = found.copy()
+        if touched:
+            extra_of = {self.leaves[leaf_id].pos: extra for leaf_id, extra in assumed.items() if leaf_id in self.leaves}
+
+            def free(i: int) -> dict[str, int]:
+                extra = extra_of.get(i, {})
+                return {n: col[i] - extra.get(n, 0) for n, col in columns.items()}
+            group.recount(self._tree, self._state, counts.wanted, counts.is_matched, free, touched)
+        with_leader = group.with_leader
+        if slice_size == 1 and slice_level == len(self.levels) - 1:
+            slices_wl = with_leader.copy()
+        else:
+            slices_wl = leader_slices(self._tree, self._slices, group.leader, with_leader, slice_size, slice_level)
+        return GroupCounts(self._state, self._slices, group.leader, with_leader, slices_wl)
 
     def _shape_counts(self, spec: Mapping[str, Any], requests: Requests, simulate_empty: bool
                       ) -> tuple[ShapeCounts, dict[str, str], Exclusions]:
@@ -370,6 +436,23 @@ class TASFlavorSnapshot:
         domains, positions = self._in_order[level]
         state = self._state
         return [domains[j] for _, j in heapq.nsmallest(n, zip([-state[p] for p in positions], range(len(domains))))]
+
+    def leader_count(self, dom: Domain) -> tuple[int, int]:
+        """Whether the leader fits `dom` and the workers that fit beside it, as the last placement
+        (of a group) counted them; (0, 0) for a pod set without a leader."""
+        if self._group is None:
+            return 0, 0
+        return self._group.leader[dom.pos], self._group.with_leader[dom.pos]
+
+    def most_with_leader(self, level: int, n: int) -> list[Domain]:
+        """The `n` domains of a level the leader fits with the most workers beside it, then those it
+        does not fit with the most workers (then by values)."""
+        domains, positions = self._in_order[level]
+        group = self._group
+        if group is None:
+            return self.most(level, n)
+        keys = [(-group.leader[p], -group.with_leader[p], -self._state[p]) for p in positions]
+        return [domains[j] for _, j in heapq.nsmallest(n, zip(keys, range(len(domains))))]
 
     def fewest_leaves(self, dom: Domain, n: int) -> tuple[list[Domain], int]:
         """The `n` leaves of `dom` taking the fewest pods in the last placement (then by values), and
@@ -510,10 +593,13 @@ class TASFlavorSnapshot:
         return best
 
     def _assignment(self, domains: list[Domain]) -> TopologyAssignment:
-        """buildAssignment: domains by their values, only the hostname level when it is the lowest."""
+        return self.assignment_of(domains, self._state)
+
+    def assignment_of(self, domains: list[Domain], state: list[int]) -> TopologyAssignment:
+        """buildAssignment: domains by their values (with their counts in `state`), only the
+        hostname level when it is the lowest."""
         start = len(self.levels) - 1 if self.lowest_is_node else 0
         ordered = sorted(domains, key=lambda d: d.values)
-        state = self._state
         return TopologyAssignment(self.levels[start:], tuple(DomainAssignment(d.values[start:], state[d.pos])
                                                              for d in ordered if state[d.pos]))
 

@@ -187,7 +187,8 @@ class Scheduler:
             return full, [], None
         if mode == PREEMPT_MODE:
             targets = self.targets(info, full, snapshot)
-            place_for_preemption(snapshot, cq, info, full, [t.info for t in targets])
+            place_for_preemption(snapshot, cq, info, full, [t.info for t in targets],
+                                 self.version.tas_leader_prioritized)
             if targets:
                 return full, targets, None
         if info.can_be_partially_admitted():

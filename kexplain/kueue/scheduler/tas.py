@@ -54,9 +54,9 @@ def tas_reserve(cq: ClusterQueueSnapshot, info: Info, assignment: Assignment, si
 
 
 def place_for_preemption(snapshot: Snapshot, cq: ClusterQueueSnapshot, info: Info, assignment: Assignment,
-                         targets: list[Info]) -> None:
+                         targets: list[Info], prioritized: bool = False) -> None:
     """updateAssignmentForTAS: a preempting assignment placed on what its targets free, or, without
-    targets, on empty nodes (what it reserves)."""
+    targets, on empty nodes (what it reserves); `prioritized`: v0.19's rules for a group's leader."""
     pod_sets = info.obj.spec.pod_sets
     if assignment.representative_mode() != PREEMPT_MODE or not (
             any(tas.explicit(ps) for ps in pod_sets) or cq.tas_only):
@@ -64,9 +64,9 @@ def place_for_preemption(snapshot: Snapshot, cq: ClusterQueueSnapshot, info: Inf
     requests, _ = tas.topology_requests(info, cq, assignment.pod_sets)
     if targets:
         restore = snapshot.simulate_removal(targets)
-        placements = tas.find_assignments(cq, requests)
+        placements = tas.find_assignments(cq, requests, prioritized=prioritized)
         restore()
     else:
-        placements = tas.find_assignments(cq, requests, simulate_empty=True)
+        placements = tas.find_assignments(cq, requests, simulate_empty=True, prioritized=prioritized)
     for i, placement in placements.items():
         assignment.pod_sets[i].topology_assignment = placement.assignment

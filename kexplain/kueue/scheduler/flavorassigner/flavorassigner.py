@@ -279,17 +279,26 @@ class FlavorAssigner:
             requests = [ps.scaled_to(counts[i]) for i, ps in enumerate(self.info.total_requests)]
         assignment = Assignment(last_state=AssignmentState([], self.cq.generation))
         covers_pods = self.cq.rg_by_resource(PODS) is not None
+        groups: dict[str, list[tuple[int, PodSetResources, PodSetAssignment]]] = {}
         for i, ps in enumerate(requests):
             if covers_pods:
                 ps.requests[PODS] = ps.count
-            psa = PodSetAssignment(ps.name, {}, dict(ps.requests), ps.count)
-            self._assign_group([(i, ps, psa)], assignment)
-            if psa.status.is_error() or (ps.requests and not psa.flavors):
+            groups.setdefault(self._group_key(i), []).append(
+                (i, ps, PodSetAssignment(ps.name, {}, dict(ps.requests), ps.count)))
+        for members in groups.values():         # (a pod set group's pod sets get the same flavors)
+            self._assign_group(members, assignment)
+            if any(psa.status.is_error() or (ps.requests and not psa.flavors) for _, ps, psa in members):
                 return assignment
         if assignment.representative_mode() != NO_FIT and any(tas.requested(ps, self.cq)
                                                                for ps in self.info.obj.spec.pod_sets):
             self._assign_topology(assignment)
         return assignment
+
+    def _group_key(self, i: int) -> str:
+        """assignFlavors' group key: the pod set's group name, else its index."""
+        pod_sets = self.info.obj.spec.pod_sets
+        req = pod_sets[i].topology_request if i < len(pod_sets) else None
+        return req.pod_set_group if req is not None and req.pod_set_group is not None else str(i)
 
     def _assign_topology(self, assignment: Assignment) -> None:
         """The end of assignFlavors: place the pod sets asking for a topology; not fitting, the
@@ -298,7 +307,7 @@ class FlavorAssigner:
         for i, err in errors.items():
             assignment.pod_sets[i].status.err = err
         if assignment.representative_mode() == FIT:
-            placements = tas.find_assignments(self.cq, requests)
+            placements = tas.find_assignments(self.cq, requests, prioritized=self.version.tas_leader_prioritized)
             for i, placement in placements.items():
                 assignment.pod_sets[i].placement = placement
             failed = tas.failure(placements)
@@ -311,7 +320,8 @@ class FlavorAssigner:
                 for i, placement in placements.items():
                     assignment.pod_sets[i].topology_assignment = placement.assignment
         if assignment.representative_mode() == PREEMPT_MODE:
-            failed = tas.failure(tas.find_assignments(self.cq, requests, simulate_empty=True))
+            failed = tas.failure(tas.find_assignments(self.cq, requests, simulate_empty=True,
+                                                      prioritized=self.version.tas_leader_prioritized))
             for r in requests:
                 if failed is None or r.index == failed[0]:
                     for fa in assignment.pod_sets[r.index].flavors.values():
@@ -347,7 +357,7 @@ class FlavorAssigner:
         final = att.finalize(considered)
         for _, ps, psa in members:
             psa.flavors = {r: fa for r, fa in (group_flavors or {}).items() if r in ps.requests}
-            psa.status = group_status
+            psa.status = Status(list(group_status.reasons), group_status.err)   # (each its own, as Go's copy)
             psa.attempts = final
             psa.trials = trials
             assignment.append(ps.requests, psa)

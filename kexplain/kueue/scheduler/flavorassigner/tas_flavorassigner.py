@@ -4,7 +4,7 @@ placement on each TAS flavor's snapshot (pod sets of one flavor in order, each o
 ones left)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from kexplain.kueue.apis.resourceflavor import ResourceFlavor
@@ -102,27 +102,56 @@ def topology_requests(info: Info, cq: ClusterQueueSnapshot, pod_sets: list[Any]
     return out, errors
 
 
-def find_assignments(cq: ClusterQueueSnapshot, requests: list[Request], simulate_empty: bool = False
-                     ) -> dict[int, Placement]:
-    """FindTopologyAssignmentsForWorkload: by flavor (sorted), each pod set in order on what the
-    earlier ones took; the first failure ends the search."""
+def find_assignments(cq: ClusterQueueSnapshot, requests: list[Request], simulate_empty: bool = False,
+                     prioritized: bool = False) -> dict[int, Placement]:
+    """FindTopologyAssignmentsForWorkload: by flavor (sorted), each pod set, or pod set group (its
+    leader and workers together), in order on what the earlier ones took; the first failure ends
+    the search. `prioritized`: v0.19's rules for a group's leader."""
     out: dict[int, Placement] = {}
     for flavor in sorted({r.flavor for r in requests}):
         snap = cq.tas_flavors[flavor]
         assumed: dict[str, Requests] = {}
-        for r in (r for r in requests if r.flavor == flavor):
-            placement = snap.find(r.pod_set, assumed, simulate_empty)
+        for group in grouped([r for r in requests if r.flavor == flavor]):
+            leader, workers = leader_and_workers(group)
+            placement = snap.find(workers.pod_set, assumed, simulate_empty,
+                                  None if leader is None else leader.pod_set, prioritized)
             if placement.reason:
-                out[r.index] = placement if simulate_empty else tas_report.explained(snap, r.pod_set, placement,
-                                                                                      assumed)
+                if not simulate_empty:
+                    placement = tas_report.explained(snap, workers.pod_set, placement, assumed,
+                                                     leader=None if leader is None else leader.pod_set)
+                out.update({r.index: placement for r in group})
                 return out
-            out[r.index] = placement
-            assert placement.assignment is not None
-            for domain_id, usage in domain_usage(placement.assignment, r.pod_set.single_pod):
-                into = assumed.setdefault(domain_id, {})
-                for k, v in usage.items():
-                    into[k] = into.get(k, 0) + v
+            placed = [(workers, placement)]
+            if leader is not None:
+                placed.append((leader, replace(placement, assignment=placement.leader, leader=None)))
+            for r, p in placed:
+                out[r.index] = p
+                assert p.assignment is not None
+                for domain_id, usage in domain_usage(p.assignment, r.pod_set.single_pod):
+                    into = assumed.setdefault(domain_id, {})
+                    for k, v in usage.items():
+                        into[k] = into.get(k, 0) + v
     return out
+
+
+def grouped(requests: list[Request]) -> list[list[Request]]:
+    """The requests by pod set group (a pod set without one its own, keyed by its place), the
+    groups in the order of their first pod set."""
+    groups: dict[str, list[Request]] = {}
+    for idx, r in enumerate(requests):
+        req = r.pod_set.request
+        key = req.pod_set_group if req is not None and req.pod_set_group is not None else str(idx)
+        groups.setdefault(key, []).append(r)
+    return list(groups.values())
+
+
+def leader_and_workers(group: list[Request]) -> tuple[Request | None, Request]:
+    """findLeaderAndWorkers: the second pod set leads, unless it has more pods than the first."""
+    if len(group) == 1:
+        return None, group[0]
+    if group[1].pod_set.count > group[0].pod_set.count:
+        return group[0], group[1]
+    return group[1], group[0]
 
 
 def failure(placements: Mapping[int, Placement]) -> tuple[int, str] | None:
