@@ -16,6 +16,7 @@ from kexplain.apimachinery.fielderrors import (NOT_SUPPORTED, FieldError, Raw, d
 from kexplain.config._decode import parse_duration
 from kexplain.errors import InputError, Source
 from kexplain.kueue.config_fields import check_strict
+from kexplain.kueue.feature_gates import GATES_0_17, FeatureGates, GateTable, read_gates, validate_gates
 from kexplain.apimachinery.quantity import parse
 from kexplain.model.labels import LabelSelector, SelectorError, parse_selector
 
@@ -55,7 +56,8 @@ TRANSFORMATION_STRATEGIES = ("Retain", "Replace")
 NEGATIVE = "must be greater than or equal to 0"     # apimachineryvalidation.IsNegativeErrorMsg
 # The fields that change a decision Kueue makes which kexplain does not model: said when given
 # (`resources.deviceClassMappings` and `integrations.externalFrameworks`: `_unmodelled_parts`).
-NOT_MODELLED = ("admissionFairSharing", "featureGates", "objectRetentionPolicies", "multiKueue")
+# (`featureGates`: each gate kexplain does not model, set away from its default: `FeatureGates.not_modelled`)
+NOT_MODELLED = ("admissionFairSharing", "objectRetentionPolicies", "multiKueue")
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,7 @@ class KueueConfig:
     namespace_selector: LabelSelector = field(default_factory=lambda: default_namespace_selector(DEFAULT_NAMESPACE))
     wait_for_pods_ready: WaitForPodsReady | None = None
     resources: Resources = Resources()
+    feature_gates: FeatureGates = FeatureGates()    # featureGates over the release's defaults
     given: tuple[str, ...] = ()
     unmodelled_parts: tuple[str, ...] = ()      # parts of modelled fields kexplain does not model
 
@@ -128,7 +131,12 @@ class KueueConfig:
     @property
     def not_modelled(self) -> tuple[str, ...]:
         """The fields given that change Kueue's decisions but kexplain decides as if unset."""
-        return (*(f for f in NOT_MODELLED if f in self.given), *self.unmodelled_parts)
+        return (*(f for f in NOT_MODELLED if f in self.given), *self.feature_gates.not_modelled(),
+                *self.unmodelled_parts)
+
+    def enabled(self, gate: str) -> bool:
+        """Whether Kueue runs with the feature gate on (featureGates over its release's default)."""
+        return self.feature_gates.enabled(gate)
 
     def note(self) -> str | None:
         """One line saying what of the Configuration is read but not modelled, or None."""
@@ -144,13 +152,16 @@ def is_configuration(obj: Mapping[str, Any]) -> bool:
     return obj.get("kind") == KIND and isinstance(api, str) and api.split("/", 1)[0] == GROUP
 
 
-def parse_configuration(obj: Mapping[str, Any], source: Source | None = None) -> KueueConfig:
+def parse_configuration(obj: Mapping[str, Any], source: Source | None = None,
+                        gates: GateTable | None = GATES_0_17) -> KueueConfig:
     """The Configuration as Kueue's config loader reads it (strict decoding, conversion, defaults,
-    validation); whatever Kueue refuses is bad input in its words (several errors as its aggregate)."""
+    validation), then its featureGates as the manager applies them at start against the release's
+    `gates` (None: not yet, the release not known); whatever Kueue refuses is bad input in its words
+    (several errors as its aggregate)."""
     version = str(obj.get("apiVersion") or "").partition("/")[2]
     check_strict(obj, version, source)
     converted = _as_v1beta2(obj, version)
-    errors = _validate(converted)
+    errors = _validate(converted) or (validate_gates(converted.get("featureGates"), gates) if gates else [])
     if errors:
         text = str(errors[0]) if len(errors) == 1 else f"[{', '.join(str(e) for e in errors)}]"
         raise InputError(text, source=source, obj=dict(obj))
@@ -167,6 +178,7 @@ def parse_configuration(obj: Mapping[str, Any], source: Source | None = None) ->
                             else default_namespace_selector(_namespace(converted))),
         wait_for_pods_ready=_pods_ready(converted.get("waitForPodsReady")),
         resources=_resources(converted.get("resources") or {}),
+        feature_gates=read_gates(converted.get("featureGates"), gates or GATES_0_17),
         given=tuple(k for k in obj if k not in ("apiVersion", "kind")),
         unmodelled_parts=_unmodelled_parts(converted))
 

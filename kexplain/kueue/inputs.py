@@ -2,7 +2,7 @@
 Kueue's controllers would hold."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, Callable, Iterable, Mapping, Sequence
 
 from kexplain.admission import admit
@@ -22,7 +22,9 @@ from kexplain.kueue.apis.resourceflavor import ResourceFlavor, parse_resource_fl
 from kexplain.kueue.apis.topology import Topology, parse_topology
 from kexplain.kueue.apis.workload import WorkloadObject, parse_workload
 from kexplain.kueue.config import KueueConfig, is_configuration, parse_configuration
+from kexplain.kueue.feature_gates import FeatureGates
 from kexplain.kueue.config_file import configuration_of, is_manager_config_map
+from kexplain.kueue.controller.jobframework.defaults import apply_default_local_queue, default_queue_namespaces
 from kexplain.kueue.controller.jobframework.interface import GenericJob
 from kexplain.kueue.controller.jobs import INTEGRATION_READS, integration_for
 from kexplain.kueue.controller.jobs.parents import kueue_objects
@@ -105,6 +107,9 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
     """Kueue's inputs from `submitted` and `cluster` objects already read: a refused Kueue object or job
     is bad input, or, given `refused`, left out as the API server leaves it and its error kept there;
     a submitted Pod is admitted unless `stored`."""
+    # Kueue's webhooks at creation: the default LocalQueue (a stored job is as they left it already)
+    if not stored and (defaulted := default_queue_namespaces([*submitted, *cluster])):
+        submitted = [(apply_default_local_queue(o, defaulted), s) for o, s in submitted]
     if any(makes_managed(o) for o, _ in submitted):     # what Kueue meets of them (`jobs.parents`)
         submitted = [(part, s) for o, s in submitted for part in kueue_objects(o, s)]
     out = KueueInputs(submitted=tuple(submitted), cluster=tuple(cluster), validate=validate)
@@ -123,10 +128,10 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
         if kind in c.KINDS and api.split("/", 1)[0] == c.GROUP:         # one of Kueue's objects
             _refusable(refused, lambda: _read_kueue(out, obj, src, validate))
         elif is_configuration(obj):
-            _read_configuration(out, obj, src)
+            _read_configuration(out, obj, src, version)
         elif kind == "ConfigMap" and is_manager_config_map(obj):    # Kueue's manager ConfigMap: its Configuration
             if (configuration := configuration_of(obj, src)) is not None:
-                _read_configuration(out, *configuration)
+                _read_configuration(out, *configuration, version)
         elif kind == "Namespace":
             meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
             name = str(meta.get("name") or "")
@@ -157,12 +162,15 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
     if out.topologies:          # TAS places on the Nodes and counts the pods bound to them
         used = set(tas_read)
         out.ignored = [note for i, note in enumerate(out.ignored) if i not in used]
+    if version is not None and out.config.feature_gates.table is not version.gates:    # (no Configuration given)
+        out.config = replace(out.config, feature_gates=FeatureGates(version.gates))
     return out
 
 
-def _read_configuration(out: KueueInputs, obj: Mapping[str, Any], src: Source) -> None:
-    """Kueue's Configuration, with a note of what it sets that kexplain does not model."""
-    out.config = parse_configuration(obj, src)
+def _read_configuration(out: KueueInputs, obj: Mapping[str, Any], src: Source, version: KueueVersion | None) -> None:
+    """Kueue's Configuration (its featureGates over the release's), with a note of what it sets that
+    kexplain does not model."""
+    out.config = parse_configuration(obj, src, (version or versions.resolve(None)).gates)
     if (note := out.config.note()) is not None and note not in out.warnings:
         out.warnings.append(note)
 

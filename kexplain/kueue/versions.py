@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from kexplain.errors import KexplainError
+from kexplain.kueue.feature_gates import GATES_0_17, GATES_0_19, GateTable
 
 NAMESPACE_MISMATCH_0_17 = "Workload namespace doesn't match ClusterQueue selector"
 NAMESPACE_MISMATCH_0_19 = "workload namespace doesn't match ClusterQueue selector"
@@ -67,6 +68,8 @@ class KueueVersion:
     # waitForPodsReadyIfNeeded (v0.19.0): blockAdmission does not hold a Workload that needs a second
     # pass (it holds its quota already: delayed topology, a failed node's replacement).
     pods_ready_block_skips_second_pass: bool = False
+    # The release's feature gates, their defaults and locks (`feature_gates`).
+    gates: GateTable = GATES_0_17
 
     @property
     def label(self) -> str:
@@ -84,7 +87,7 @@ VERSIONS: dict[str, KueueVersion] = {
                     every_short_resource=True, requests_in_hash_order=True, max_pod_group_roles=18,
                     validate_group_owner=True, ray_max_pod_sets=18, raycluster_autoscaling=RAYCLUSTER_AUTOSCALING_0_19,
                     tas_hostname_prefix_encoding=True, transformations_summed=True,
-                    pods_ready_block_skips_second_pass=True),
+                    pods_ready_block_skips_second_pass=True, gates=GATES_0_19),
 }
 DEFAULT = "0.17"
 
