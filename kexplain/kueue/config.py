@@ -55,7 +55,7 @@ DEFAULT_BACKOFF_MAX_SECONDS = 3600
 TRANSFORMATION_STRATEGIES = ("Retain", "Replace")
 NEGATIVE = "must be greater than or equal to 0"     # apimachineryvalidation.IsNegativeErrorMsg
 # The fields that change a decision Kueue makes which kexplain does not model: said when given
-# (`resources.deviceClassMappings` and `integrations.externalFrameworks`: `_unmodelled_parts`).
+# (`integrations.externalFrameworks`: `_unmodelled_parts`).
 # (`featureGates`: each gate kexplain does not model, set away from its default: `FeatureGates.not_modelled`)
 NOT_MODELLED = ("admissionFairSharing", "objectRetentionPolicies", "multiKueue")
 
@@ -95,6 +95,9 @@ class Resources:
 
     exclude_prefixes: tuple[str, ...] = ()
     transformations: tuple[Transformation, ...] = ()
+    # deviceClassMappings: each device class and the logical resource its devices count as (the
+    # DynamicResourceAllocation gate: `kexplain.kueue.workload.dra`)
+    device_classes: tuple[tuple[str, str], ...] = ()
 
 
 def default_namespace_selector(namespace: str) -> LabelSelector:
@@ -209,13 +212,14 @@ def _resources(raw: Mapping[str, Any]) -> Resources:
         Transformation(str(t.get("input") or ""), str(t.get("strategy") or "Retain"), str(t.get("multiplyBy") or ""),
                        tuple((str(k), parse(v).value) for k, v in (t.get("outputs") or {}).items()))
         for t in raw.get("transformations") or ())
-    return Resources(tuple(str(p) for p in raw.get("excludeResourcePrefixes") or ()), transformations)
+    device_classes = tuple((str(dc), str(m.get("name") or "")) for m in raw.get("deviceClassMappings") or ()
+                           for dc in m.get("deviceClassNames") or ())
+    return Resources(tuple(str(p) for p in raw.get("excludeResourcePrefixes") or ()), transformations, device_classes)
 
 
 def _unmodelled_parts(cfg: Mapping[str, Any]) -> tuple[str, ...]:
     """The parts of modelled fields that kexplain does not model, given."""
-    parts = {"integrations.externalFrameworks": (cfg.get("integrations") or {}).get("externalFrameworks"),
-             "resources.deviceClassMappings": (cfg.get("resources") or {}).get("deviceClassMappings")}
+    parts = {"integrations.externalFrameworks": (cfg.get("integrations") or {}).get("externalFrameworks")}
     return tuple(name for name, value in parts.items() if value)
 
 

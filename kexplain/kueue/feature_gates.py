@@ -21,7 +21,7 @@ SPECIAL = ("AllAlpha", "AllBeta")
 # The gates whose either value kexplain decides as Kueue does (a gate Kueue locks is modelled at its
 # locked value); any other gate set away from its default is said as not modelled.
 MODELLED = frozenset({PARTIAL_ADMISSION, NAMESPACE_SELECTOR_ALWAYS_RESPECTED, LOCAL_QUEUE_DEFAULTING,
-                      OBJECT_RETENTION_POLICIES})
+                      OBJECT_RETENTION_POLICIES, DYNAMIC_RESOURCE_ALLOCATION})
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from kexplain.kueue.controller.jobs import pod_webhook
 from kexplain.kueue.objects import makes_managed
 from kexplain.kueue import versions
 from kexplain.kueue.versions import KueueVersion
+from kexplain.kueue.workload.dra import claim_templates
 from kexplain.load.manifests import check_objects, load_objects
 
 Objects = Sequence[tuple[dict[str, Any], Source]]
@@ -63,6 +64,7 @@ class KueueInputs:
     nodes: list[Mapping[str, Any]] = field(default_factory=list)           # TAS: the cluster's Nodes
     bound_pods: list[Mapping[str, Any]] = field(default_factory=list)      # TAS: pods bound to them
     warnings: list[str] = field(default_factory=list)
+    claim_templates: dict[tuple[str, str], Mapping[str, Any]] = field(default_factory=dict)   # DRA: (ns, name)
     submitted: Objects = ()         # the objects read, as read (what a change is applied to)
     cluster: Objects = ()
     validate: str = "strict"        # the field validation they were read with
@@ -142,6 +144,8 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
             out.nodes.append(obj)
             out.ignored.append(f"{_described(obj)}: not a kind Kueue's admission reads")
             tas_read.append(len(out.ignored) - 1)
+        elif kind == "ResourceClaimTemplate" and api.startswith("resource.k8s.io/"):     # (what DRA counts)
+            out.claim_templates.update(claim_templates([obj]))
         elif kind == "PriorityClass" and api.startswith("scheduling.k8s.io/"):
             pc = parse_priority_class(obj, src)
             out.priority_classes[pc.name] = pc
