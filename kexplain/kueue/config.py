@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from kexplain.apimachinery.fielderrors import (NOT_SUPPORTED, FieldError, Raw, duplicate, go_quote, invalid,
                                                not_supported, required)
-from kexplain.config._decode import parse_duration
+from kexplain.config._decode import format_duration, parse_duration
 from kexplain.errors import InputError, Source
 from kexplain.kueue.config_fields import check_strict
 from kexplain.kueue.feature_gates import GATES_0_17, FeatureGates, GateTable, read_gates, validate_gates
@@ -57,7 +57,7 @@ NEGATIVE = "must be greater than or equal to 0"     # apimachineryvalidation.IsN
 # The fields that change a decision Kueue makes which kexplain does not model: said when given
 # (`integrations.externalFrameworks`: `_unmodelled_parts`).
 # (`featureGates`: each gate kexplain does not model, set away from its default: `FeatureGates.not_modelled`)
-NOT_MODELLED = ("admissionFairSharing", "objectRetentionPolicies", "multiKueue")
+NOT_MODELLED = ("admissionFairSharing", "multiKueue")
 
 
 @dataclass(frozen=True)
@@ -100,6 +100,16 @@ class Resources:
     device_classes: tuple[tuple[str, str], ...] = ()
 
 
+@dataclass(frozen=True)
+class ObjectRetention:
+    """objectRetentionPolicies.workloads, in seconds (None: kept for ever): a finished Workload is
+    deleted `after_finished` after it finished; a job whose Workload Kueue deactivated,
+    `after_deactivated` after the eviction (its Workload with it)."""
+
+    after_finished: float | None = None
+    after_deactivated: float | None = None
+
+
 def default_namespace_selector(namespace: str) -> LabelSelector:
     """SetDefaults' managedJobsNamespaceSelector: every namespace but kube-system and Kueue's own."""
     return parse_selector({"matchExpressions": [{"key": METADATA_NAME_LABEL, "operator": "NotIn",
@@ -120,6 +130,7 @@ class KueueConfig:
     wait_for_pods_ready: WaitForPodsReady | None = None
     resources: Resources = Resources()
     feature_gates: FeatureGates = FeatureGates()    # featureGates over the release's defaults
+    retention: ObjectRetention = ObjectRetention()      # objectRetentionPolicies.workloads
     given: tuple[str, ...] = ()
     unmodelled_parts: tuple[str, ...] = ()      # parts of modelled fields kexplain does not model
 
@@ -182,6 +193,7 @@ def parse_configuration(obj: Mapping[str, Any], source: Source | None = None,
         wait_for_pods_ready=_pods_ready(converted.get("waitForPodsReady")),
         resources=_resources(converted.get("resources") or {}),
         feature_gates=read_gates(converted.get("featureGates"), gates or GATES_0_17),
+        retention=_retention(converted.get("objectRetentionPolicies")),
         given=tuple(k for k in obj if k not in ("apiVersion", "kind")),
         unmodelled_parts=_unmodelled_parts(converted))
 
@@ -205,6 +217,11 @@ def _pods_ready(ready: Mapping[str, Any] | None) -> WaitForPodsReady | None:
         backoff_limit_count=int(limit) if isinstance(limit, int) else None,
         backoff_base_seconds=int(strategy.get("backoffBaseSeconds") or DEFAULT_BACKOFF_BASE_SECONDS),
         backoff_max_seconds=int(strategy.get("backoffMaxSeconds") or DEFAULT_BACKOFF_MAX_SECONDS))
+
+
+def _retention(raw: Mapping[str, Any] | None) -> ObjectRetention:
+    workloads = (raw or {}).get("workloads") or {}
+    return ObjectRetention(_seconds(workloads.get("afterFinished")), _seconds(workloads.get("afterDeactivatedByKueue")))
 
 
 def _resources(raw: Mapping[str, Any]) -> Resources:
@@ -250,7 +267,15 @@ def _namespace(cfg: Mapping[str, Any]) -> str:
 def _validate(cfg: Mapping[str, Any]) -> list[FieldError]:
     """pkg/config validate, the parts that read what a decision depends on, after SetDefaults."""
     return [*_wait_for_pods_ready(cfg.get("waitForPodsReady")), *_integrations(cfg),
-            *_fair_sharing(cfg.get("fairSharing")), *_transformations(cfg.get("resources"))]
+            *_fair_sharing(cfg.get("fairSharing")), *_transformations(cfg.get("resources")),
+            *_object_retention(cfg.get("objectRetentionPolicies"))]
+
+
+def _object_retention(raw: Mapping[str, Any] | None) -> list[FieldError]:
+    """validateObjectRetentionPolicies: no negative retention (printed as Go's Duration.String)."""
+    workloads = (raw or {}).get("workloads") or {}
+    return [invalid(f"objectRetentionPolicies.workloads.{key}", format_duration(_nanos(workloads[key])), NEGATIVE)
+            for key in ("afterFinished", "afterDeactivatedByKueue") if _nanos(workloads.get(key)) < 0]
 
 
 def _nanos(value: Any) -> int:

@@ -23,6 +23,7 @@ from kexplain.kueue.workload.info import new_info
 from kexplain.kueue.feature_gates import DYNAMIC_RESOURCE_ALLOCATION
 from kexplain.kueue.workload.dra import reconcile_dra, uses_claims
 from kexplain.kueue.workload.requests import InfoOptions
+from kexplain.kueue.workload.retention import deleted
 from kexplain.kueue.workload.workload import Workload, has_active_quota_reservation, has_quota_reservation
 
 # A bound on the cycles of one pass (the pass ends sooner, at the first state met again): each cycle
@@ -125,6 +126,10 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
             obj = replace(obj, meta=replace(obj.meta, created=now))
         workloads.setdefault(obj.meta.key, Workload.of(obj))
 
+    for key, wl in sorted(workloads.items()):       # objectRetentionPolicies: what Kueue has deleted by now
+        if (event := deleted(wl, inputs.config.retention, now)) is not None:
+            del workloads[key]
+            record(*event)
     _requeues_and_timeouts(workloads, inputs.config.wait_for_pods_ready, settings, record)
     tas = TASCache.build(inputs.topologies, inputs.flavors, inputs.nodes, inputs.bound_pods)
     cache = Cache.build(inputs.flavors, inputs.cluster_queues, inputs.cohorts, inputs.admission_checks, tas)
