@@ -21,7 +21,7 @@ SPECIAL = ("AllAlpha", "AllBeta")
 # The gates whose either value kexplain decides as Kueue does (a gate Kueue locks is modelled at its
 # locked value); any other gate set away from its default is said as not modelled.
 MODELLED = frozenset({PARTIAL_ADMISSION, NAMESPACE_SELECTOR_ALWAYS_RESPECTED, LOCAL_QUEUE_DEFAULTING,
-                      OBJECT_RETENTION_POLICIES, DYNAMIC_RESOURCE_ALLOCATION})
+                      OBJECT_RETENTION_POLICIES, DYNAMIC_RESOURCE_ALLOCATION, TOPOLOGY_AWARE_SCHEDULING})
 
 
 @dataclass(frozen=True)
@@ -161,9 +161,15 @@ class FeatureGates:
 
     def not_modelled(self) -> tuple[str, ...]:
         """`featureGates.NAME` of each gate given away from its default whose effect kexplain does not
-        model (AllAlpha and AllBeta flip every gate of their stage: not modelled either)."""
+        model, unless it has none (`_inert`); AllAlpha and AllBeta flip every gate of their stage:
+        not modelled either."""
         return tuple(f"{PATH}.{name}" for name, value in self.given
-                     if name not in MODELLED and (name in SPECIAL or value != self.table.default(name)))
+                     if name not in MODELLED and (name in SPECIAL or value != self.table.default(name))
+                     and not self._inert(name))
+
+    def _inert(self, name: str) -> bool:
+        """A gate that has no effect: one it needs is off (a TAS gate with TopologyAwareScheduling off)."""
+        return any(dep.gate == name and not all(self.enabled(n) for n in dep.needs) for dep in self.table.dependencies)
 
 
 def read_gates(raw: Mapping[str, Any] | None, table: GateTable) -> FeatureGates:

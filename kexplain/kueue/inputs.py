@@ -22,7 +22,7 @@ from kexplain.kueue.apis.resourceflavor import ResourceFlavor, parse_resource_fl
 from kexplain.kueue.apis.topology import Topology, parse_topology
 from kexplain.kueue.apis.workload import WorkloadObject, parse_workload
 from kexplain.kueue.config import KueueConfig, is_configuration, parse_configuration
-from kexplain.kueue.feature_gates import FeatureGates
+from kexplain.kueue.feature_gates import TOPOLOGY_AWARE_SCHEDULING, FeatureGates
 from kexplain.kueue.config_file import configuration_of, is_manager_config_map
 from kexplain.kueue.controller.jobframework.defaults import apply_default_local_queue, default_queue_namespaces
 from kexplain.kueue.controller.jobframework.interface import GenericJob
@@ -168,7 +168,18 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
         out.ignored = [note for i, note in enumerate(out.ignored) if i not in used]
     if version is not None and out.config.feature_gates.table is not version.gates:    # (no Configuration given)
         out.config = replace(out.config, feature_gates=FeatureGates(version.gates))
+    if not out.config.enabled(TOPOLOGY_AWARE_SCHEDULING):
+        _without_topology(out)
     return out
+
+
+def _without_topology(out: KueueInputs) -> None:
+    """TopologyAwareScheduling off: Kueue reads no flavor as a TAS one (isTASFlavor) and acts on no
+    pod set's topology request."""
+    out.flavors = {name: replace(f, topology_name=None) for name, f in out.flavors.items()}
+    out.workloads = [replace(wl, spec=replace(wl.spec, pod_sets=tuple(replace(ps, topology_request=None)
+                                                                      for ps in wl.spec.pod_sets)))
+                     for wl in out.workloads]
 
 
 def _read_configuration(out: KueueInputs, obj: Mapping[str, Any], src: Source, version: KueueVersion | None) -> None:

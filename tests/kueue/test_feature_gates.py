@@ -15,7 +15,10 @@ from kexplain.kueue.feature_gates import GATES_0_17, GATES_0_19
 from kexplain.kueue.inputs import inputs_of
 from kexplain.kueue.versions import VERSIONS
 from kexplain.load.manifests import objects_from_text
+from kexplain.kueue.run import Settings, run_pass
+from tests.kueue.builders import NOW
 from tests.kueue.test_config_management import QUEUE, job, namespace, outcomes
+from tests.support.paths import FIXTURES
 
 
 def cfg(**gates: bool) -> dict[str, Any]:
@@ -107,3 +110,26 @@ def test_the_namespace_selector_respected_always_or_only_without_a_queue_name(ga
     assert got["default/x"][0].created is managed
     assert "namespace default is not selected" in got["default/plain"][0].error
     assert NOT_MANAGED not in got["default/plain"][0].error
+
+
+TAS_OFF = {"TopologyAwareScheduling": False, "TASProfileMixed": False, "TASFailedNodeReplacement": False,
+           "TASFailedNodeReplacementFailFast": False, "TASReplaceNodeOnPodTermination": False,
+           "TASReplaceNodeDueToNotReadyOverFixedTime": False, "TASReplaceNodeOnNodeTaints": False}
+
+
+@pytest.mark.parametrize(("gates", "placed"), [({}, True), (TAS_OFF, False)])
+def test_topology_aware_scheduling_off_places_by_quota_alone(gates: dict[str, bool], placed: bool) -> None:
+    """Off (with the TAS gates that need it): no flavor is a TAS one and no job asks for a topology, so
+    the bundled TAS jobs are admitted on quota with no topology assignment; the stored admitted one
+    keeps its own. The TAS gates off with it have no effect: not said."""
+    tas = FIXTURES / "kueue" / "tas"
+    cluster = [*objects_from_text((tas / "cluster.yaml").read_text(), "cluster.yaml"),
+               *objects_from_text(yaml.safe_dump(cfg(**gates)), "c.yaml")]
+    inputs = inputs_of(objects_from_text((tas / "jobs.yaml").read_text(), "jobs.yaml"), cluster,
+                       version=VERSIONS["0.17"])
+    done = run_pass(inputs, Settings(VERSIONS["0.17"], NOW))
+    made = [o.workload.meta.key for o in done.outcomes if o.created]
+    assert made and all(done.workloads[k].admission is not None for k in made)
+    assert all((psa.topology_assignment is not None) is placed
+               for k in made for psa in done.workloads[k].admission.pod_set_assignments)
+    assert inputs.config.note() is None
