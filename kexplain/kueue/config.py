@@ -12,7 +12,8 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from kexplain.apimachinery.fielderrors import (NOT_SUPPORTED, FieldError, Raw, duplicate, go_quote, invalid,
-                                               not_supported, required)
+                                               invalid_typed, not_supported, required)
+from kexplain.apimachinery.names import is_label_key
 from kexplain.config._decode import format_duration, parse_duration
 from kexplain.errors import InputError, Source
 from kexplain.kueue.config_fields import check_strict
@@ -53,7 +54,8 @@ REQUEUING_TIMESTAMPS = ("Creation", "Eviction")
 DEFAULT_BACKOFF_BASE_SECONDS = 60
 DEFAULT_BACKOFF_MAX_SECONDS = 3600
 TRANSFORMATION_STRATEGIES = ("Retain", "Replace")
-NEGATIVE = "must be greater than or equal to 0"     # apimachineryvalidation.IsNegativeErrorMsg
+NEGATIVE = "must be greater than or equal to 0"
+TOO_MANY = "Too many"     # apimachineryvalidation.IsNegativeErrorMsg
 # The fields that change a decision Kueue makes which kexplain does not model: said when given
 # (`integrations.externalFrameworks`: `_unmodelled_parts`).
 # (`featureGates`: each gate kexplain does not model, set away from its default: `FeatureGates.not_modelled`)
@@ -268,7 +270,40 @@ def _validate(cfg: Mapping[str, Any]) -> list[FieldError]:
     """pkg/config validate, the parts that read what a decision depends on, after SetDefaults."""
     return [*_wait_for_pods_ready(cfg.get("waitForPodsReady")), *_integrations(cfg),
             *_fair_sharing(cfg.get("fairSharing")), *_transformations(cfg.get("resources")),
+            *_device_class_mappings((cfg.get("resources") or {}).get("deviceClassMappings") or ()),
             *_object_retention(cfg.get("objectRetentionPolicies"))]
+
+
+def _name_errors(path: str, name: str) -> list[FieldError]:
+    errors = [invalid_typed(path, name, "; ".join(errs))] if (errs := is_label_key(name)) else []
+    return errors + ([invalid_typed(path, name, "must not exceed 253 characters")] if len(name) > 253 else [])
+
+
+def _device_class_mappings(mappings: Any) -> list[FieldError]:
+    """validateDeviceClassMappings: at most 16 mappings, each a resource name once, with one to eight
+    device classes, none mapped to two resources."""
+    base = "resources.deviceClassMappings"
+    errors = [FieldError(TOO_MANY, base, None, f"{len(mappings)}: must have at most 16 items")] if len(mappings) > 16 else []
+    seen: set[str] = set()
+    mapped: dict[str, str] = {}
+    for i, mapping in enumerate(mappings):
+        path, name, classes = f"{base}[{i}]", str(mapping.get("name") or ""), list(mapping.get("deviceClassNames") or ())
+        errors += _name_errors(f"{path}.name", name)
+        errors += [duplicate(f"{path}.name", name, typed=True)] if name in seen else []
+        seen.add(name)
+        if not classes:
+            errors.append(required(f"{path}.deviceClassNames", "at least one device class name is required"))
+        if len(classes) > 8:
+            errors.append(FieldError(TOO_MANY, f"{path}.deviceClassNames", None,
+                                     f"{len(classes)}: must have at most 8 items"))
+        own: set[str] = set()
+        for j, dc in enumerate(map(str, classes)):
+            where = f"{path}.deviceClassNames[{j}]"
+            errors += _name_errors(where, dc) + ([duplicate(where, dc, typed=True)] if dc in own else [])
+            own.add(dc)
+            if mapped.setdefault(dc, name) != name:
+                errors.append(invalid_typed(where, dc, f"device class already mapped to resource {mapped[dc]}"))
+    return errors
 
 
 def _object_retention(raw: Mapping[str, Any] | None) -> list[FieldError]:

@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
+from kexplain.errors import InputError
+from kexplain.kueue.config import parse_configuration
 from kexplain.kueue.explain import INADMISSIBLE, explanation
 from kexplain.kueue.workload.dra import count_devices_per_class
 from tests.kueue.builders import run
@@ -99,3 +101,20 @@ def _template(**request: Any) -> dict[str, Any]:
 def test_count_devices_per_class(template: dict[str, Any], counted: dict[str, int], said: str) -> None:
     got, error = count_devices_per_class(template)
     assert got == counted and (str(error) if error else "") == said
+
+
+@pytest.mark.parametrize(("mappings", "said"), [
+    ([{"name": "example.com/gpu", "deviceClassNames": []}],
+     "resources.deviceClassMappings[0].deviceClassNames: Required value: at least one device class name is required"),
+    ([{"name": "a", "deviceClassNames": ["x", "x"]}, {"name": "b", "deviceClassNames": ["x"]}],
+     '[resources.deviceClassMappings[0].deviceClassNames[1]: Duplicate value: "x", '
+     'resources.deviceClassMappings[1].deviceClassNames[0]: Invalid value: "x": device class already mapped to '
+     'resource a]'),
+    ([{"name": f"r{i}", "deviceClassNames": [f"c{i}"]} for i in range(17)],
+     "resources.deviceClassMappings: Too many: 17: must have at most 16 items"),
+])
+def test_device_class_mappings_kueue_refuses(mappings: list[dict[str, Any]], said: str) -> None:
+    with pytest.raises(InputError) as info:
+        parse_configuration({"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
+                             "resources": {"deviceClassMappings": mappings}})
+    assert info.value.message == said
