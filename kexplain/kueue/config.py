@@ -12,10 +12,12 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from kexplain.apimachinery.fielderrors import (NOT_SUPPORTED, FieldError, Raw, duplicate, go_quote, invalid,
-                                               not_supported, required)
-from kexplain.config._decode import parse_duration
+                                               invalid_typed, not_supported, required)
+from kexplain.apimachinery.names import is_label_key
+from kexplain.config._decode import format_duration, parse_duration
 from kexplain.errors import InputError, Source
 from kexplain.kueue.config_fields import check_strict
+from kexplain.kueue.feature_gates import GATES_0_17, FeatureGates, GateTable, read_gates, validate_gates
 from kexplain.apimachinery.quantity import parse
 from kexplain.model.labels import LabelSelector, SelectorError, parse_selector
 
@@ -52,10 +54,12 @@ REQUEUING_TIMESTAMPS = ("Creation", "Eviction")
 DEFAULT_BACKOFF_BASE_SECONDS = 60
 DEFAULT_BACKOFF_MAX_SECONDS = 3600
 TRANSFORMATION_STRATEGIES = ("Retain", "Replace")
-NEGATIVE = "must be greater than or equal to 0"     # apimachineryvalidation.IsNegativeErrorMsg
+NEGATIVE = "must be greater than or equal to 0"
+TOO_MANY = "Too many"     # apimachineryvalidation.IsNegativeErrorMsg
 # The fields that change a decision Kueue makes which kexplain does not model: said when given
-# (`resources.deviceClassMappings` and `integrations.externalFrameworks`: `_unmodelled_parts`).
-NOT_MODELLED = ("admissionFairSharing", "featureGates", "objectRetentionPolicies", "multiKueue")
+# (`integrations.externalFrameworks`: `_unmodelled_parts`).
+# (`featureGates`: each gate kexplain does not model, set away from its default: `FeatureGates.not_modelled`)
+NOT_MODELLED = ("admissionFairSharing", "multiKueue")
 
 
 @dataclass(frozen=True)
@@ -93,6 +97,19 @@ class Resources:
 
     exclude_prefixes: tuple[str, ...] = ()
     transformations: tuple[Transformation, ...] = ()
+    # deviceClassMappings: each device class and the logical resource its devices count as (the
+    # DynamicResourceAllocation gate: `kexplain.kueue.workload.dra`)
+    device_classes: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class ObjectRetention:
+    """objectRetentionPolicies.workloads, in seconds (None: kept for ever): a finished Workload is
+    deleted `after_finished` after it finished; a job whose Workload Kueue deactivated,
+    `after_deactivated` after the eviction (its Workload with it)."""
+
+    after_finished: float | None = None
+    after_deactivated: float | None = None
 
 
 def default_namespace_selector(namespace: str) -> LabelSelector:
@@ -114,6 +131,8 @@ class KueueConfig:
     namespace_selector: LabelSelector = field(default_factory=lambda: default_namespace_selector(DEFAULT_NAMESPACE))
     wait_for_pods_ready: WaitForPodsReady | None = None
     resources: Resources = Resources()
+    feature_gates: FeatureGates = FeatureGates()    # featureGates over the release's defaults
+    retention: ObjectRetention = ObjectRetention()      # objectRetentionPolicies.workloads
     given: tuple[str, ...] = ()
     unmodelled_parts: tuple[str, ...] = ()      # parts of modelled fields kexplain does not model
 
@@ -128,7 +147,12 @@ class KueueConfig:
     @property
     def not_modelled(self) -> tuple[str, ...]:
         """The fields given that change Kueue's decisions but kexplain decides as if unset."""
-        return (*(f for f in NOT_MODELLED if f in self.given), *self.unmodelled_parts)
+        return (*(f for f in NOT_MODELLED if f in self.given), *self.feature_gates.not_modelled(),
+                *self.unmodelled_parts)
+
+    def enabled(self, gate: str) -> bool:
+        """Whether Kueue runs with the feature gate on (featureGates over its release's default)."""
+        return self.feature_gates.enabled(gate)
 
     def note(self) -> str | None:
         """One line saying what of the Configuration is read but not modelled, or None."""
@@ -144,13 +168,16 @@ def is_configuration(obj: Mapping[str, Any]) -> bool:
     return obj.get("kind") == KIND and isinstance(api, str) and api.split("/", 1)[0] == GROUP
 
 
-def parse_configuration(obj: Mapping[str, Any], source: Source | None = None) -> KueueConfig:
+def parse_configuration(obj: Mapping[str, Any], source: Source | None = None,
+                        gates: GateTable | None = GATES_0_17) -> KueueConfig:
     """The Configuration as Kueue's config loader reads it (strict decoding, conversion, defaults,
-    validation); whatever Kueue refuses is bad input in its words (several errors as its aggregate)."""
+    validation), then its featureGates as the manager applies them at start against the release's
+    `gates` (None: not yet, the release not known); whatever Kueue refuses is bad input in its words
+    (several errors as its aggregate)."""
     version = str(obj.get("apiVersion") or "").partition("/")[2]
     check_strict(obj, version, source)
     converted = _as_v1beta2(obj, version)
-    errors = _validate(converted)
+    errors = _validate(converted) or (validate_gates(converted.get("featureGates"), gates) if gates else [])
     if errors:
         text = str(errors[0]) if len(errors) == 1 else f"[{', '.join(str(e) for e in errors)}]"
         raise InputError(text, source=source, obj=dict(obj))
@@ -167,6 +194,8 @@ def parse_configuration(obj: Mapping[str, Any], source: Source | None = None) ->
                             else default_namespace_selector(_namespace(converted))),
         wait_for_pods_ready=_pods_ready(converted.get("waitForPodsReady")),
         resources=_resources(converted.get("resources") or {}),
+        feature_gates=read_gates(converted.get("featureGates"), gates or GATES_0_17),
+        retention=_retention(converted.get("objectRetentionPolicies")),
         given=tuple(k for k in obj if k not in ("apiVersion", "kind")),
         unmodelled_parts=_unmodelled_parts(converted))
 
@@ -192,18 +221,24 @@ def _pods_ready(ready: Mapping[str, Any] | None) -> WaitForPodsReady | None:
         backoff_max_seconds=int(strategy.get("backoffMaxSeconds") or DEFAULT_BACKOFF_MAX_SECONDS))
 
 
+def _retention(raw: Mapping[str, Any] | None) -> ObjectRetention:
+    workloads = (raw or {}).get("workloads") or {}
+    return ObjectRetention(_seconds(workloads.get("afterFinished")), _seconds(workloads.get("afterDeactivatedByKueue")))
+
+
 def _resources(raw: Mapping[str, Any]) -> Resources:
     transformations = tuple(
         Transformation(str(t.get("input") or ""), str(t.get("strategy") or "Retain"), str(t.get("multiplyBy") or ""),
                        tuple((str(k), parse(v).value) for k, v in (t.get("outputs") or {}).items()))
         for t in raw.get("transformations") or ())
-    return Resources(tuple(str(p) for p in raw.get("excludeResourcePrefixes") or ()), transformations)
+    device_classes = tuple((str(dc), str(m.get("name") or "")) for m in raw.get("deviceClassMappings") or ()
+                           for dc in m.get("deviceClassNames") or ())
+    return Resources(tuple(str(p) for p in raw.get("excludeResourcePrefixes") or ()), transformations, device_classes)
 
 
 def _unmodelled_parts(cfg: Mapping[str, Any]) -> tuple[str, ...]:
     """The parts of modelled fields that kexplain does not model, given."""
-    parts = {"integrations.externalFrameworks": (cfg.get("integrations") or {}).get("externalFrameworks"),
-             "resources.deviceClassMappings": (cfg.get("resources") or {}).get("deviceClassMappings")}
+    parts = {"integrations.externalFrameworks": (cfg.get("integrations") or {}).get("externalFrameworks")}
     return tuple(name for name, value in parts.items() if value)
 
 
@@ -234,7 +269,48 @@ def _namespace(cfg: Mapping[str, Any]) -> str:
 def _validate(cfg: Mapping[str, Any]) -> list[FieldError]:
     """pkg/config validate, the parts that read what a decision depends on, after SetDefaults."""
     return [*_wait_for_pods_ready(cfg.get("waitForPodsReady")), *_integrations(cfg),
-            *_fair_sharing(cfg.get("fairSharing")), *_transformations(cfg.get("resources"))]
+            *_fair_sharing(cfg.get("fairSharing")), *_transformations(cfg.get("resources")),
+            *_device_class_mappings((cfg.get("resources") or {}).get("deviceClassMappings") or ()),
+            *_object_retention(cfg.get("objectRetentionPolicies"))]
+
+
+def _name_errors(path: str, name: str) -> list[FieldError]:
+    errors = [invalid_typed(path, name, "; ".join(errs))] if (errs := is_label_key(name)) else []
+    return errors + ([invalid_typed(path, name, "must not exceed 253 characters")] if len(name) > 253 else [])
+
+
+def _device_class_mappings(mappings: Any) -> list[FieldError]:
+    """validateDeviceClassMappings: at most 16 mappings, each a resource name once, with one to eight
+    device classes, none mapped to two resources."""
+    base = "resources.deviceClassMappings"
+    errors = [FieldError(TOO_MANY, base, None, f"{len(mappings)}: must have at most 16 items")] if len(mappings) > 16 else []
+    seen: set[str] = set()
+    mapped: dict[str, str] = {}
+    for i, mapping in enumerate(mappings):
+        path, name, classes = f"{base}[{i}]", str(mapping.get("name") or ""), list(mapping.get("deviceClassNames") or ())
+        errors += _name_errors(f"{path}.name", name)
+        errors += [duplicate(f"{path}.name", name, typed=True)] if name in seen else []
+        seen.add(name)
+        if not classes:
+            errors.append(required(f"{path}.deviceClassNames", "at least one device class name is required"))
+        if len(classes) > 8:
+            errors.append(FieldError(TOO_MANY, f"{path}.deviceClassNames", None,
+                                     f"{len(classes)}: must have at most 8 items"))
+        own: set[str] = set()
+        for j, dc in enumerate(map(str, classes)):
+            where = f"{path}.deviceClassNames[{j}]"
+            errors += _name_errors(where, dc) + ([duplicate(where, dc, typed=True)] if dc in own else [])
+            own.add(dc)
+            if mapped.setdefault(dc, name) != name:
+                errors.append(invalid_typed(where, dc, f"device class already mapped to resource {mapped[dc]}"))
+    return errors
+
+
+def _object_retention(raw: Mapping[str, Any] | None) -> list[FieldError]:
+    """validateObjectRetentionPolicies: no negative retention (printed as Go's Duration.String)."""
+    workloads = (raw or {}).get("workloads") or {}
+    return [invalid(f"objectRetentionPolicies.workloads.{key}", format_duration(_nanos(workloads[key])), NEGATIVE)
+            for key in ("afterFinished", "afterDeactivatedByKueue") if _nanos(workloads.get(key)) < 0]
 
 
 def _nanos(value: Any) -> int:

@@ -8,6 +8,7 @@ from typing import Any
 
 from kexplain.errors import InputError, KexplainError, Source
 from kexplain.kueue.config import GROUP, KIND, is_configuration, parse_configuration
+from kexplain.kueue.controller.jobframework.defaults import default_queue_namespaces
 from kexplain.kueue.objects import MANAGER_CONFIG_MAP
 from kexplain.load.manifests import load_objects
 from kexplain.load.yaml_io import parse_documents
@@ -27,7 +28,7 @@ def read_kueue_config(path: str | None, max_bytes: int) -> Objects:
     if not is_configuration(obj):
         raise InputError(f"--kueue-config: a {KIND} of {GROUP} expected, got kind {obj.get('kind')!r} of "
                          f"{obj.get('apiVersion')!r}", source=src)
-    parse_configuration(obj, src)
+    parse_configuration(obj, src, gates=None)     # (its featureGates: by the pass, which knows the release)
     return objects
 
 
@@ -76,5 +77,8 @@ def manages_without_queue_name(context: Objects) -> bool:
 
 def submitted_of(labelled: list[int], unlabelled: list[int], context: Objects) -> list[int]:
     """The jobs Kueue's pass takes (`objects.candidates`): the labelled, and the unlabelled too when
-    the Configuration among `context` manages jobs without a queue name."""
-    return sorted([*labelled, *unlabelled]) if unlabelled and manages_without_queue_name(context) else labelled
+    the Configuration among `context` manages jobs without a queue name, or a LocalQueue named
+    `default` is there (Kueue's webhooks give a job in its namespace its name: `jobframework.defaults`;
+    the reconciler leaves the others alone)."""
+    taken = unlabelled and (manages_without_queue_name(context) or default_queue_namespaces(context))
+    return sorted([*labelled, *unlabelled]) if taken else labelled

@@ -2,7 +2,7 @@
 Kueue's controllers would hold."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, Callable, Iterable, Mapping, Sequence
 
 from kexplain.admission import admit
@@ -22,7 +22,9 @@ from kexplain.kueue.apis.resourceflavor import ResourceFlavor, parse_resource_fl
 from kexplain.kueue.apis.topology import Topology, parse_topology
 from kexplain.kueue.apis.workload import WorkloadObject, parse_workload
 from kexplain.kueue.config import KueueConfig, is_configuration, parse_configuration
+from kexplain.kueue.feature_gates import TOPOLOGY_AWARE_SCHEDULING, FeatureGates
 from kexplain.kueue.config_file import configuration_of, is_manager_config_map
+from kexplain.kueue.controller.jobframework.defaults import apply_default_local_queue, default_queue_namespaces
 from kexplain.kueue.controller.jobframework.interface import GenericJob
 from kexplain.kueue.controller.jobs import INTEGRATION_READS, integration_for
 from kexplain.kueue.controller.jobs.parents import kueue_objects
@@ -30,6 +32,7 @@ from kexplain.kueue.controller.jobs import pod_webhook
 from kexplain.kueue.objects import makes_managed
 from kexplain.kueue import versions
 from kexplain.kueue.versions import KueueVersion
+from kexplain.kueue.workload.dra import claim_templates
 from kexplain.load.manifests import check_objects, load_objects
 
 Objects = Sequence[tuple[dict[str, Any], Source]]
@@ -61,6 +64,7 @@ class KueueInputs:
     nodes: list[Mapping[str, Any]] = field(default_factory=list)           # TAS: the cluster's Nodes
     bound_pods: list[Mapping[str, Any]] = field(default_factory=list)      # TAS: pods bound to them
     warnings: list[str] = field(default_factory=list)
+    claim_templates: dict[tuple[str, str], Mapping[str, Any]] = field(default_factory=dict)   # DRA: (ns, name)
     submitted: Objects = ()         # the objects read, as read (what a change is applied to)
     cluster: Objects = ()
     validate: str = "strict"        # the field validation they were read with
@@ -105,6 +109,9 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
     """Kueue's inputs from `submitted` and `cluster` objects already read: a refused Kueue object or job
     is bad input, or, given `refused`, left out as the API server leaves it and its error kept there;
     a submitted Pod is admitted unless `stored`."""
+    # Kueue's webhooks at creation: the default LocalQueue (a stored job is as they left it already)
+    if not stored and (defaulted := default_queue_namespaces([*submitted, *cluster])):
+        submitted = [(apply_default_local_queue(o, defaulted), s) for o, s in submitted]
     if any(makes_managed(o) for o, _ in submitted):     # what Kueue meets of them (`jobs.parents`)
         submitted = [(part, s) for o, s in submitted for part in kueue_objects(o, s)]
     out = KueueInputs(submitted=tuple(submitted), cluster=tuple(cluster), validate=validate)
@@ -123,10 +130,10 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
         if kind in c.KINDS and api.split("/", 1)[0] == c.GROUP:         # one of Kueue's objects
             _refusable(refused, lambda: _read_kueue(out, obj, src, validate))
         elif is_configuration(obj):
-            _read_configuration(out, obj, src)
+            _read_configuration(out, obj, src, version)
         elif kind == "ConfigMap" and is_manager_config_map(obj):    # Kueue's manager ConfigMap: its Configuration
             if (configuration := configuration_of(obj, src)) is not None:
-                _read_configuration(out, *configuration)
+                _read_configuration(out, *configuration, version)
         elif kind == "Namespace":
             meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
             name = str(meta.get("name") or "")
@@ -137,6 +144,8 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
             out.nodes.append(obj)
             out.ignored.append(f"{_described(obj)}: not a kind Kueue's admission reads")
             tas_read.append(len(out.ignored) - 1)
+        elif kind == "ResourceClaimTemplate" and api.startswith("resource.k8s.io/"):     # (what DRA counts)
+            out.claim_templates.update(claim_templates([obj]))
         elif kind == "PriorityClass" and api.startswith("scheduling.k8s.io/"):
             pc = parse_priority_class(obj, src)
             out.priority_classes[pc.name] = pc
@@ -157,12 +166,26 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
     if out.topologies:          # TAS places on the Nodes and counts the pods bound to them
         used = set(tas_read)
         out.ignored = [note for i, note in enumerate(out.ignored) if i not in used]
+    if version is not None and out.config.feature_gates.table is not version.gates:    # (no Configuration given)
+        out.config = replace(out.config, feature_gates=FeatureGates(version.gates))
+    if not out.config.enabled(TOPOLOGY_AWARE_SCHEDULING):
+        _without_topology(out)
     return out
 
 
-def _read_configuration(out: KueueInputs, obj: Mapping[str, Any], src: Source) -> None:
-    """Kueue's Configuration, with a note of what it sets that kexplain does not model."""
-    out.config = parse_configuration(obj, src)
+def _without_topology(out: KueueInputs) -> None:
+    """TopologyAwareScheduling off: Kueue reads no flavor as a TAS one (isTASFlavor) and acts on no
+    pod set's topology request."""
+    out.flavors = {name: replace(f, topology_name=None) for name, f in out.flavors.items()}
+    out.workloads = [replace(wl, spec=replace(wl.spec, pod_sets=tuple(replace(ps, topology_request=None)
+                                                                      for ps in wl.spec.pod_sets)))
+                     for wl in out.workloads]
+
+
+def _read_configuration(out: KueueInputs, obj: Mapping[str, Any], src: Source, version: KueueVersion | None) -> None:
+    """Kueue's Configuration (its featureGates over the release's), with a note of what it sets that
+    kexplain does not model."""
+    out.config = parse_configuration(obj, src, (version or versions.resolve(None)).gates)
     if (note := out.config.note()) is not None and note not in out.warnings:
         out.warnings.append(note)
 

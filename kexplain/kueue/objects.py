@@ -13,7 +13,8 @@ Objects = Sequence[tuple[Any, Any]]
 # (`kexplain.kueue.inputs.ADMISSION_CONTEXT`)
 READ_KINDS = c.KINDS | frozenset({"Namespace", "PriorityClass", "LimitRange", "RuntimeClass", "Configuration",
                                  "ConfigMap",     # (of them Kueue's manager ConfigMap: its Configuration)
-                                 "ClusterTrainingRuntime", "TrainingRuntime"})    # (what a TrainJob's pod sets are of)
+                                 "ClusterTrainingRuntime", "TrainingRuntime",     # (what a TrainJob's pod sets are of)
+                                 "ResourceClaimTemplate"})      # (what DRA counts of a pod set's claims)
 TAS_KINDS = frozenset({"Node", "Pod"})     # what TAS reads of the cluster besides Kueue's objects
 MANAGER_CONFIG_MAP = "kueue-manager-config"     # (`kexplain.kueue.config_file`)
 # The kinds Kueue's integrations manage and their API groups: the registry's

@@ -20,7 +20,10 @@ from kexplain.kueue.scheduler.scheduler import Scheduler
 from kexplain.kueue.versions import KueueVersion
 from kexplain.kueue.workload.hashing import scheduling_hash
 from kexplain.kueue.workload.info import new_info
+from kexplain.kueue.feature_gates import DYNAMIC_RESOURCE_ALLOCATION
+from kexplain.kueue.workload.dra import reconcile_dra, uses_claims
 from kexplain.kueue.workload.requests import InfoOptions
+from kexplain.kueue.workload.retention import deleted
 from kexplain.kueue.workload.workload import Workload, has_active_quota_reservation, has_quota_reservation
 
 # A bound on the cycles of one pass (the pass ends sooner, at the first state met again): each cycle
@@ -123,29 +126,24 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
             obj = replace(obj, meta=replace(obj.meta, created=now))
         workloads.setdefault(obj.meta.key, Workload.of(obj))
 
+    for key, wl in sorted(workloads.items()):       # objectRetentionPolicies: what Kueue has deleted by now
+        if (event := deleted(wl, inputs.config.retention, now)) is not None:
+            del workloads[key]
+            record(*event)
     _requeues_and_timeouts(workloads, inputs.config.wait_for_pods_ready, settings, record)
     tas = TASCache.build(inputs.topologies, inputs.flavors, inputs.nodes, inputs.bound_pods)
     cache = Cache.build(inputs.flavors, inputs.cluster_queues, inputs.cohorts, inputs.admission_checks, tas)
     queues = Manager.build(settings.version, inputs.cluster_queues, inputs.local_queues, now)
-    queue_errors = {}
     for wl in workloads.values():
         if has_active_quota_reservation(wl):
             cache.add_workload(new_info(wl))
-    options = InfoOptions(inputs.config.resources, version.transformations_summed)
-    for wl in workloads.values():
-        if has_quota_reservation(wl):
-            continue
-        info = new_info(wl, options)
-        if settings.version.equivalence_hashing:
-            info.scheduling_hash = scheduling_hash(info)
-        problem = queues.add_workload(info)
-        if problem:
-            queue_errors[wl.key] = problem
+    queue_errors, held = _queue_pending(workloads, inputs, settings, queues)
 
     ready = inputs.config.wait_for_pods_ready
     scheduler = Scheduler(cache, queues, inputs.namespace_labels, settings.version, now, record,
                           inputs.config.fair_sharing, block_admission=ready is not None and ready.block_admission)
     done = Pass(settings, inputs, outcomes, workloads, cache, queues, scheduler, events, queue_errors=queue_errors)
+    done.decided_by.update(dict.fromkeys(held, WORKLOAD_CONTROLLER))
     limit = CYCLES_PER_WORKLOAD * len(workloads) + 2
     pending = [(k, wl) for k, wl in workloads.items() if not wl.admitted_in_input]   # (fixed over the cycles)
     seen = {_digest(done, pending)}
@@ -170,6 +168,35 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
             workload_controller.reconcile(wl, found, now)
             done.decided_by[wl.key] = WORKLOAD_CONTROLLER
     return done
+
+
+def _queue_pending(workloads: dict[str, Workload], inputs: KueueInputs, settings: Settings,
+                   queues: Manager) -> tuple[dict[str, str], list[str]]:
+    """Each Workload without quota into its queue, its requests as the Configuration's `resources`
+    leave them (with DynamicResourceAllocation, its claims' devices too: one Kueue cannot count stays
+    inadmissible, not queued); what a queue refused, by Workload, and the Workloads held so."""
+    version = settings.version
+    options = InfoOptions(inputs.config.resources, version.transformations_summed)
+    dra = inputs.config.enabled(DYNAMIC_RESOURCE_ALLOCATION)
+    queue_errors, held = {}, []
+    for wl in workloads.values():
+        if has_quota_reservation(wl):
+            continue
+        own = options
+        if dra and uses_claims(wl.spec.pod_sets):       # the workload controller's DRA step
+            counted = reconcile_dra(wl, inputs.claim_templates, dict(inputs.config.resources.device_classes),
+                                    settings.now)
+            if counted is None:
+                held.append(wl.key)
+                continue
+            own = replace(options, dra=counted)
+        info = new_info(wl, own)
+        if version.equivalence_hashing:
+            info.scheduling_hash = scheduling_hash(info)
+        problem = queues.add_workload(info)
+        if problem:
+            queue_errors[wl.key] = problem
+    return queue_errors, held
 
 
 def _requeues_and_timeouts(workloads: dict[str, Workload], ready: WaitForPodsReady | None, settings: Settings,

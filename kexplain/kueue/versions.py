@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from kexplain.errors import KexplainError
+from kexplain.kueue.feature_gates import GATES_0_17, GATES_0_19, GateTable
 
 NAMESPACE_MISMATCH_0_17 = "Workload namespace doesn't match ClusterQueue selector"
 NAMESPACE_MISMATCH_0_19 = "workload namespace doesn't match ClusterQueue selector"
@@ -71,6 +72,8 @@ class KueueVersion:
     # workers' capacity (prioritizeLeaderDomain), best fit only among domains holding the leader,
     # least free capacity counting the leader, a partly used domain's pods set to what it takes.
     tas_leader_prioritized: bool = False
+    # The release's feature gates, their defaults and locks (`feature_gates`).
+    gates: GateTable = GATES_0_17
 
     @property
     def label(self) -> str:
@@ -88,7 +91,7 @@ VERSIONS: dict[str, KueueVersion] = {
                     every_short_resource=True, requests_in_hash_order=True, max_pod_group_roles=18,
                     validate_group_owner=True, ray_max_pod_sets=18, raycluster_autoscaling=RAYCLUSTER_AUTOSCALING_0_19,
                     tas_hostname_prefix_encoding=True, transformations_summed=True,
-                    pods_ready_block_skips_second_pass=True, tas_leader_prioritized=True),
+                    pods_ready_block_skips_second_pass=True, tas_leader_prioritized=True, gates=GATES_0_19),
 }
 DEFAULT = "0.17"
 

@@ -92,6 +92,8 @@ def _from_pod_sets(wl: Workload, options: InfoOptions) -> list[PodSetResources]:
     out = []
     for ps in wl.spec.pod_sets:
         per_pod = resources.requests_of(options.effective(pod_requests({"spec": adjusted_spec(ps.spec)})))
+        for name, q in ((options.dra or {}).get(ps.name) or {}).items():
+            per_pod[name] = per_pod.get(name, 0) + resources.resource_value(name, q)
         out.append(PodSetResources(ps.name, resources.scaled(per_pod, ps.count), ps.count))
     return out
 

@@ -22,6 +22,9 @@ class InfoOptions:
 
     resources: Resources = Resources()
     summed: bool = False        # v0.19's applyResourceTransformations (outputs apart, summed, none negative)
+    # WithPreprocessedDRAResources: per pod set, the logical resources its claims' devices count as,
+    # per pod (`kexplain.kueue.workload.dra`); added to its requests after the above
+    dra: Mapping[str, Mapping[str, Fraction]] | None = None
 
     def effective(self, requests: Mapping[str, Fraction]) -> Mapping[str, Fraction]:
         """One pod's requests as Kueue counts them."""

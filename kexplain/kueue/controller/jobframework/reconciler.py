@@ -10,13 +10,15 @@ from kexplain.apimachinery.names import is_label_value
 from kexplain.kueue.apis.constants import JOB_UID_LABEL, PROV_REQ_ANNOTATION_PREFIX, QUEUE_NAME_LABEL
 from kexplain.kueue.apis.meta import ObjectMeta
 from kexplain.kueue.apis.priorityclass import PriorityClass
-from kexplain.kueue.apis.workload import WorkloadObject, WorkloadSpec
+from kexplain.kueue.apis.workload import PodSet, WorkloadObject, WorkloadSpec
 from kexplain.kueue.config import METADATA_NAME_LABEL, KueueConfig
 from kexplain.kueue.config_frameworks import disabled_framework
 from kexplain.kueue.controller.jobframework.interface import GenericJob
 from kexplain.kueue.controller.jobframework.naming import workload_name
 from kexplain.kueue.controller.jobframework.priority import PriorityNotFound, extract_priority
 from kexplain.kueue.controller.jobframework.tas import with_topology_requests
+from kexplain.kueue.feature_gates import (NAMESPACE_SELECTOR_ALWAYS_RESPECTED, PARTIAL_ADMISSION,
+                                          TOPOLOGY_AWARE_SCHEDULING)
 
 REASON_ERR_WORKLOAD_COMPOSE = "ErrWorkloadCompose"
 
@@ -48,14 +50,17 @@ class Management:
         """Why Kueue leaves the job alone ("" when it manages it), in ReconcileGenericJob's order: no
         controller for a framework that is off; a namespace managedJobsNamespaceSelector does not
         select (ManagedJobsNamespaceSelectorAlwaysRespected, on by default); no queue name unless
-        manageJobsWithoutQueueName."""
+        manageJobsWithoutQueueName. With that gate off the selector only leaves out the jobs without a
+        queue name that manageJobsWithoutQueueName would take."""
         off = disabled_framework(self.config, job.group, job.kind, job.meta.annotations)
         if off:
             return FRAMEWORK_OFF.format(off)
-        namespace = job.meta.namespace
-        if not self.config.namespace_managed(self.namespace_labels(namespace)):
-            return NAMESPACE_NOT_SELECTED.format(namespace)
-        if not job.meta.labels.get(QUEUE_NAME_LABEL) and not self.config.manage_jobs_without_queue_name:
+        namespace, queued = job.meta.namespace, bool(job.meta.labels.get(QUEUE_NAME_LABEL))
+        always = self.config.enabled(NAMESPACE_SELECTOR_ALWAYS_RESPECTED)
+        if (always or not queued) and not self.config.namespace_managed(self.namespace_labels(namespace)):
+            if always or self.config.manage_jobs_without_queue_name:
+                return NAMESPACE_NOT_SELECTED.format(namespace)
+        if not queued and not self.config.manage_jobs_without_queue_name:
             return NOT_MANAGED
         return ""
 
@@ -126,4 +131,16 @@ def reconcile(job: GenericJob, existing: Mapping[str, WorkloadObject], now: date
     except UnretryableError as e:
         events = (("Warning", REASON_ERR_WORKLOAD_COMPOSE, str(e)),) if e.event else ()
         return JobOutcome(job, error=str(e), events=events)
-    return JobOutcome(job, replace(wl), created=True)
+    return JobOutcome(job, replace(wl, spec=replace(wl.spec, pod_sets=gated_pod_sets(wl.spec.pod_sets,
+                                                                                 management.config))), created=True)
+
+
+def gated_pod_sets(pod_sets: tuple[PodSet, ...], config: KueueConfig) -> tuple[PodSet, ...]:
+    """The pod sets as the feature gates leave them: no `minCount` with PartialAdmission off
+    (clearMinCountsIfFeatureDisabled), no topology request with TopologyAwareScheduling off (the
+    integrations ask for none then)."""
+    partial, tas = config.enabled(PARTIAL_ADMISSION), config.enabled(TOPOLOGY_AWARE_SCHEDULING)
+    if partial and tas:
+        return pod_sets
+    return tuple(replace(ps, min_count=ps.min_count if partial else None,
+                         topology_request=ps.topology_request if tas else None) for ps in pod_sets)
