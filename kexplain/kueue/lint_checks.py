@@ -79,6 +79,8 @@ def checked(objs: Objects, cluster: Objects, *, validate: str = "strict", versio
     # (a CronJob's Job, a Deployment's pods, a StatefulSet: what Kueue meets of them, `parts`), each
     # as Kueue leaves it (`lint_pass.left`: started, or held), the parts of one object joined
     for index, obj, outcome in lint_pass.parts(objs, kept, done.outcomes):
+        if outcome.unmanaged:       # Kueue leaves it alone (`Management`): linted as written
+            continue
         if kind_of(obj) in ("Job", "Pod", "JobSet", "StatefulSet") or kind_of(obj) in OPERATOR_KINDS:
             made, answer, said = lint_pass.left(obj, outcome, done, doc)
             begun[index] = _joined(begun.get(index), Started(tuple(made), answer, tuple(said)))
