@@ -40,7 +40,7 @@ class Chain:
                            cluster)
         if not any(is_kueue(o) for o, _ in context):
             return objs
-        submitted = submitted_of(labelled, unlabelled, context)
+        submitted = submitted_of(labelled, unlabelled, context, objs)
         if not submitted:
             return objs
         # Kueue's pass, imported only now: a run without Kueue's objects never pays its 0.15 s

@@ -9,7 +9,7 @@ from typing import Any
 from kexplain.errors import InputError, KexplainError, Source
 from kexplain.kueue.config import GROUP, KIND, is_configuration, parse_configuration
 from kexplain.kueue.controller.jobframework.defaults import default_queue_namespaces
-from kexplain.kueue.objects import MANAGER_CONFIG_MAP
+from kexplain.kueue.objects import MANAGER_CONFIG_MAP, meta_of
 from kexplain.load.manifests import load_objects
 from kexplain.load.yaml_io import parse_documents
 
@@ -75,10 +75,15 @@ def manages_without_queue_name(context: Objects) -> bool:
     return False
 
 
-def submitted_of(labelled: list[int], unlabelled: list[int], context: Objects) -> list[int]:
-    """The jobs Kueue's pass takes (`objects.candidates`): the labelled, and the unlabelled too when
-    the Configuration among `context` manages jobs without a queue name, or a LocalQueue named
-    `default` is there (Kueue's webhooks give a job in its namespace its name: `jobframework.defaults`;
-    the reconciler leaves the others alone)."""
-    taken = unlabelled and (manages_without_queue_name(context) or default_queue_namespaces(context))
-    return sorted([*labelled, *unlabelled]) if taken else labelled
+def submitted_of(labelled: list[int], unlabelled: list[int], context: Objects, objs: Objects) -> list[int]:
+    """The jobs Kueue's pass takes (`objects.candidates`, indexes into `objs`): the labelled, and the
+    unlabelled too when the Configuration among `context` manages jobs without a queue name; else
+    those in a namespace with a LocalQueue named `default` (Kueue's webhooks give a job there its
+    name: `jobframework.defaults`; a job elsewhere is not Kueue's, so it gets no Kueue line)."""
+    if not unlabelled:
+        return labelled
+    if manages_without_queue_name(context):
+        return sorted([*labelled, *unlabelled])
+    namespaces = default_queue_namespaces(context)
+    defaulted = [i for i in unlabelled if namespaces and str(meta_of(objs[i][0]).get("namespace") or "default") in namespaces]
+    return sorted([*labelled, *defaulted])

@@ -63,7 +63,7 @@ def checked(objs: Objects, cluster: Objects, *, validate: str = "strict", versio
                        [*cluster, *others])
     if not any(is_kueue(o) for o, _ in context):
         return Checked()
-    submitted = submitted_of(labelled, unlabelled, context)
+    submitted = submitted_of(labelled, unlabelled, context, objs)
     if not submitted:
         return Checked()
     # Kueue's pass, imported only now: a lint without Kueue's objects never pays its 0.15 s

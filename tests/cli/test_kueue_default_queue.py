@@ -48,3 +48,12 @@ def test_lint_holds_the_job_that_does_not_fit_and_leaves_the_others_alone(files:
     assert "[kueue-held] Job team-a/big: Kueue holds it" in out
     code, out, _ = run_cli("lint", str(files / "elsewhere.yaml"), "--nodes", str(files / "cluster.yaml"), "--nodes", NODES)
     assert code == 0 and "kueue" not in out.lower()
+
+
+def test_a_job_in_another_namespace_gets_no_kueue_line(files: Path) -> None:
+    """The `default` LocalQueue is team-a's: Kueue's webhook leaves a job elsewhere unlabelled and the
+    reconciler leaves it alone, so `kexplain` gives it no Kueue answer at all (not 'not managed')."""
+    code, out, err = run_cli(str(files / "elsewhere.yaml"), "--nodes", str(files / "cluster.yaml"), "--nodes", NODES,
+                             "-o", "json")
+    doc = json.loads(out)
+    assert "kueue" not in json.dumps(doc).lower(), err

@@ -43,5 +43,7 @@ def test_a_pod_and_a_job_owned_by_a_managed_kind_are_not_defaulted() -> None:
 def test_the_passes_take_the_unlabelled_jobs_when_a_default_local_queue_is_there() -> None:
     context = objects_from_text(DEFAULT_LQ, "c.yaml")
     assert default_queue_namespaces(context) == {"team-a"}
-    assert submitted_of([0], [1], context) == [0, 1]
-    assert submitted_of([0], [1], objects_from_text(local_queue("q", "cq", namespace="team-a"), "c.yaml")) == [0]
+    jobs = [({"metadata": {"namespace": "team-a"}}, None), ({"metadata": {"namespace": "team-a"}}, None),
+            ({"metadata": {"namespace": "team-b"}}, None)]
+    assert submitted_of([0], [1, 2], context, jobs) == [0, 1]        # (team-b has no `default`: not taken)
+    assert submitted_of([0], [1], objects_from_text(local_queue("q", "cq", namespace="team-a"), "c.yaml"), jobs) == [0]
