@@ -129,6 +129,7 @@ class LiveKueue:
 
     chains: list[LiveChain | None]
     held: list[Held] = field(default_factory=list)
+    notes: tuple[str, ...] = ()     # the pods Kueue started whose Workload is not found (`Workloads.unlinked`)
 
 
 def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str | None = None,
@@ -144,9 +145,9 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
     context = with_tas(list(of_kinds(cluster, READ_KINDS)), cluster)
     workloads = [o for o, _ in context if kind_of(o) == "Workload" and is_kueue(o)]
     stored = [o for o in workloads if _held_in_cluster(o)]
-    links = _links(pods, set(chosen), workloads, cluster)
+    links, notes = _links(pods, set(chosen), workloads, cluster)
     if not (chosen or stored or links) or not any(is_kueue(o) for o, _ in context):     # (nothing held: no pass)
-        return LiveKueue(out)
+        return LiveKueue(out, notes=notes)
     from kexplain.kueue import linked, started as pass_      # the pass: only now (see `Chain`)
     live_run, starts, stored_status = pass_.live_run, pass_.starts, pass_.stored_status
     mates = group_mates([pods[i] for i in chosen], cluster)         # (Kueue loads a pod group whole)
@@ -166,19 +167,21 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
         answer = linked.linked_answer(pods[i], link, done, by_key, stored_status(link.workload))
         out[i] = LiveChain(dict(pods[i]), answer, False)
         told.add(str(answer["workload"]))
-    return LiveKueue(out, [h for h in held if h.workload not in told])
+    return LiveKueue(out, [h for h in held if h.workload not in told], notes)
 
 
 def _links(pods: list[Mapping[str, Any]], taken: set[int], workloads: list[Mapping[str, Any]],
-           cluster: Objects) -> dict[int, Link]:
+           cluster: Objects) -> tuple[dict[int, Link], tuple[str, ...]]:
     """The pods (by index, but the `taken`) linked to a stored Workload Kueue holds or runs
-    (`kexplain.kueue.pod_workload`); a finished or deactivated one's pods get no answer."""
+    (`kexplain.kueue.pod_workload`; a finished or deactivated one's pods get no answer), and why a
+    pod Kueue started is linked to none."""
     if not workloads:
-        return {}
+        return {}, ()
     index = Workloads(workloads, cluster)
-    found = ((i, index.link(pod)) for i, pod in enumerate(pods) if i not in taken)
+    found = [(i, index.link(pod)) for i, pod in enumerate(pods) if i not in taken]
+    notes = tuple(note for i, link in found if link is None for note in [index.unlinked(pods[i])] if note)
     return {i: link for i, link in found if link is not None
-            and (_held_in_cluster(link.workload) or _admitted_in_cluster(link.workload))}
+            and (_held_in_cluster(link.workload) or _admitted_in_cluster(link.workload))}, notes
 
 
 def _pod_labels(obj: Any) -> tuple[str, str, Mapping[str, Any]]:
