@@ -35,7 +35,7 @@ from kexplain.explain import queue_order
 from kexplain.explain.queue_order import Alone, in_queue, needed, walk
 from kexplain.explain.request import RunOptions, VersionChoice
 from kexplain.features import KubeVersion
-from kexplain.kueue.chain import Held, live_chain, live_kueue
+from kexplain.kueue.chain import Held, live_kueue
 from kexplain.load.live import DAEMONSETS, ClusterReader, LiveError, as_pending, connect, is_pending_unschedulable
 from kexplain.load.limits import DEFAULT_MAX_BYTES
 from kexplain.load.manifests import as_dump
@@ -313,8 +313,11 @@ def explain_named(args: PodArgs, live: Live, config: Any, say: Say) -> Named:
     """The named pod explained alone against the stored cluster as Kueue leaves it, its verdict in
     the scheduler's queue, the autoscalers over the queue's pass, compared with PodScheduled."""
     assert live.pod is not None
-    kueue = live_chain(live.pod, live.cluster, version=args.kueue_version,     # Kueue's answer first
-                       capacity=kueue_capacity(args, live))
+    kueue_pass = live_kueue([live.pod], live.cluster, version=args.kueue_version,     # Kueue's answer first
+                            capacity=kueue_capacity(args, live))
+    kueue = kueue_pass.chains[0]
+    for kueue_note in kueue_pass.notes:
+        say(f"note: {kueue_note}")
     pod, cluster, note = as_pending(kueue.pod if kueue is not None else live.pod, live.cluster)
     options = run_options(args.output.human, args.node, start_index=args.start_index, preemption=args.preemption,
                           preemption_offset=args.preemption_offset)     # zones, requests, --node: as offline
@@ -419,7 +422,7 @@ class Explained:
     skipped: str = ""
     queue: Optional[dict[str, Any]] = None
     inputs: Any = None      # a skipped pod's (the autoscalers see it all the same)
-    kueue: Optional[dict[str, Any]] = None     # Kueue's answer, for a pod Kueue manages (`live_chain`)
+    kueue: Optional[dict[str, Any]] = None     # Kueue's answer, for a pod Kueue manages (`live_kueue`)
     kueue_started: bool = False     # explained as Kueue starts it (admitted), not as stored (gated)
 
     @property
@@ -495,6 +498,8 @@ def explain_pending(args: PodArgs, live: Live, config: Any, say: Say, *, structu
     kueue_pass = live_kueue(pods, live.cluster, version=args.kueue_version,   # Kueue's answer first: one pass
                             capacity=kueue_capacity(args, live))
     chains = kueue_pass.chains
+    for note in kueue_pass.notes:
+        say(f"note: {note}")
     held = [h for h in kueue_pass.held if args.all_namespaces or h.namespace == live.namespace]
     snapshot, nominated = build_cluster(live.cluster)
     # No extra trace keys: the list shows one line per pod (and -o json what offline -o json shows).

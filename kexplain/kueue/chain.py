@@ -1,5 +1,6 @@
 """The chain from Kueue to the node: before the scheduler sees a pod of a Job, Pod or JobSet Kueue
-manages, Kueue decides whether it runs (`Chain`: admitted, started; else held)."""
+manages, Kueue decides whether it runs (`Chain`: admitted, started; else held); live, the same for
+the cluster's pods, those its jobs' operators made answered from their stored Workloads (`live_kueue`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -10,7 +11,7 @@ from kexplain.explain.inputs import Loaded
 from kexplain.kueue.apis.constants import (ADMISSION_GATE, CHECK_READY, FINISHED, POD_GROUP_NAME_LABEL,
                                            QUOTA_RESERVED)
 from kexplain.kueue.config_file import submitted_of
-from kexplain.kueue.pod_workload import Workloads
+from kexplain.kueue.pod_workload import Link, Workloads
 from kexplain.kueue.objects import (ADMITTED, QUOTA_RESERVED as QUOTA_RESERVED_VERDICT, READ_KINDS, Objects, candidates, is_kueue,
                                     kind_of, managed, meta_of, of_kinds, with_tas)
 
@@ -128,6 +129,7 @@ class LiveKueue:
 
     chains: list[LiveChain | None]
     held: list[Held] = field(default_factory=list)
+    notes: tuple[str, ...] = ()     # the pods Kueue started whose Workload is not found (`Workloads.unlinked`)
 
 
 def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str | None = None,
@@ -135,19 +137,17 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
     """Kueue's ONE pass over the cluster's Kueue objects (its Workloads as stored) with the `pods`
     it manages (`kexplain.kueue.started.live_run`): each pod as Kueue leaves it, and every Workload
     the cluster holds (`Held`) with Kueue's answer; nothing without Kueue's objects. `capacity`
-    answers the ProvisioningRequests Kueue creates (CA with node groups), as in the files' chain."""
+    answers the ProvisioningRequests Kueue creates (CA with node groups), as in the files' chain.
+    A pod without the queue-name label that its job's operator made gets its job's stored Workload's
+    answer (`_links`, `kexplain.kueue.linked`), as it is."""
     chosen = [i for i, pod in enumerate(pods) if managed(pod)]
     out: list[LiveChain | None] = [None] * len(pods)
     context = with_tas(list(of_kinds(cluster, READ_KINDS)), cluster)
     workloads = [o for o, _ in context if kind_of(o) == "Workload" and is_kueue(o)]
     stored = [o for o in workloads if _held_in_cluster(o)]
-    taken = set(chosen)
-    index = Workloads(workloads, cluster) if workloads else None     # (a pod its job's operator made)
-    links = {i: link for i, link in ((i, index.link(pods[i])) for i in range(len(pods)) if i not in taken)
-             if link is not None and (_held_in_cluster(link.workload) or _admitted_in_cluster(link.workload))
-             } if index is not None else {}
+    links, notes = _links(pods, set(chosen), workloads, cluster)
     if not (chosen or stored or links) or not any(is_kueue(o) for o, _ in context):     # (nothing held: no pass)
-        return LiveKueue(out)
+        return LiveKueue(out, notes=notes)
     from kexplain.kueue import linked, started as pass_      # the pass: only now (see `Chain`)
     live_run, starts, stored_status = pass_.live_run, pass_.starts, pass_.stored_status
     mates = group_mates([pods[i] for i in chosen], cluster)         # (Kueue loads a pod group whole)
@@ -167,7 +167,21 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
         answer = linked.linked_answer(pods[i], link, done, by_key, stored_status(link.workload))
         out[i] = LiveChain(dict(pods[i]), answer, False)
         told.add(str(answer["workload"]))
-    return LiveKueue(out, [h for h in held if h.workload not in told])
+    return LiveKueue(out, [h for h in held if h.workload not in told], notes)
+
+
+def _links(pods: list[Mapping[str, Any]], taken: set[int], workloads: list[Mapping[str, Any]],
+           cluster: Objects) -> tuple[dict[int, Link], tuple[str, ...]]:
+    """The pods (by index, but the `taken`) linked to a stored Workload Kueue holds or runs
+    (`kexplain.kueue.pod_workload`; a finished or deactivated one's pods get no answer), and why a
+    pod Kueue started is linked to none."""
+    if not workloads:
+        return {}, ()
+    index = Workloads(workloads, cluster)
+    found = [(i, index.link(pod)) for i, pod in enumerate(pods) if i not in taken]
+    notes = tuple(note for i, link in found if link is None for note in [index.unlinked(pods[i])] if note)
+    return {i: link for i, link in found if link is not None
+            and (_held_in_cluster(link.workload) or _admitted_in_cluster(link.workload))}, notes
 
 
 def _pod_labels(obj: Any) -> tuple[str, str, Mapping[str, Any]]:

@@ -83,6 +83,19 @@ class Workloads:
                 return Link(found, f"{kind}/{name}")
         return None
 
+    def unlinked(self, pod: Mapping[str, Any]) -> str:
+        """Why a pod `link` found no stored Workload for, when Kueue started it (its workload
+        annotation): the Workload it names and the owners it was looked for by ("" for any other pod)."""
+        meta = meta_of(pod)
+        named = _mapping(meta.get("annotations")).get(WORKLOAD_ANNOTATION)
+        if not named:
+            return ""
+        namespace = str(meta.get("namespace") or "default")
+        owners = ", ".join(f"{kind} {namespace}/{name}" for kind, name, _ in self.owners(pod))
+        return (f"pod {namespace}/{meta.get('name')}: Kueue started it for Workload {namespace}/{named} (its "
+                f"{WORKLOAD_ANNOTATION} annotation), but the cluster stores neither that Workload nor one owned by "
+                f"{owners or 'an owner the pod names'}: no Kueue answer for it")
+
     def owners(self, pod: Mapping[str, Any]) -> list[Owner]:
         """The pod's owner chain, nearest first: its controller references (and theirs, for the owners
         among the objects read), then the kinds its operators' labels name."""

@@ -117,3 +117,21 @@ def test_a_leaderworkersets_pods_say_what_the_file_says(tmp_path, capsys, monkey
             (want["verdict"], want["workload"], want["clusterQueue"])
         assert sorted(("/".join(d["values"]), d["count"]) for ps in answer["podSets"]
                       for d in ps["topology"]["domains"]) == domains
+
+
+def test_a_pod_kueue_started_whose_workload_is_gone_is_a_note(tmp_path, capsys, monkeypatch) -> None:
+    """Kueue's workload annotation names a Workload the cluster does not store (nor one of the pod's owners):
+    no Kueue answer, and a note on stderr that says which Workload and which owners were looked for."""
+    isolate(monkeypatch, tmp_path / "home")
+    pod = job_pod("train-abcde", "train", "u-train")
+    pod["metadata"]["annotations"] = {"kueue.x-k8s.io/workload": "job-train-gone1"}
+    objects = served(tmp_path, finetune_workload(), pod)
+    note = ("note: pod ml/train-abcde: Kueue started it for Workload ml/job-train-gone1 (its kueue.x-k8s.io/workload "
+            "annotation), but the cluster stores neither that Workload nor one owned by Job ml/train: no Kueue answer "
+            "for it")
+    with recorded_api(tmp_path) as api:
+        serve(api, [CASE / "cluster.yaml", objects])
+        code, out, err = run_cli(capsys, "pod", "train-abcde", "-n", "ml", "--kubeconfig", api.kubeconfig, "-o", "json")
+        assert "kueue" not in json.loads(out) and note in err.splitlines(), err
+        _, out, err = run_cli(capsys, "pod", "--pending", "-n", "ml", "--kubeconfig", api.kubeconfig, "-o", "json")
+        assert [t.get("kueue") for t in json.loads(out)["items"]] == [None] and note in err.splitlines()

@@ -76,3 +76,11 @@ def test_an_owner_read_leads_on_to_its_own_controller() -> None:
     link = index.link(pod(owner=("ReplicaSet", "rs", "u-rs")))
     assert link is not None and link.workload["metadata"]["name"] == "job-train-1"
     assert Workloads(STORED).link(pod(owner=("ReplicaSet", "rs", "u-rs"))) is None
+
+
+def test_why_a_pod_kueue_started_is_not_linked() -> None:
+    """Only a pod Kueue started (its workload annotation) is said unlinked, naming the owners looked for."""
+    index = Workloads(STORED)
+    started = pod({"jobset.sigs.k8s.io/jobset-name": "x"}, annotations={"kueue.x-k8s.io/workload": "gone"})
+    assert "Workload ml/gone" in index.unlinked(started) and "JobSet ml/x, TrainJob ml/x" in index.unlinked(started)
+    assert index.unlinked(pod(owner=("Job", "other", "u"))) == ""
