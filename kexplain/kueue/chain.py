@@ -12,7 +12,7 @@ from kexplain.kueue.apis.constants import (ADMISSION_GATE, CHECK_READY, FINISHED
                                            QUOTA_RESERVED)
 from kexplain.kueue.config_file import submitted_of
 from kexplain.kueue.pod_workload import Link, Workloads
-from kexplain.kueue.objects import (ADMITTED, QUOTA_RESERVED as QUOTA_RESERVED_VERDICT, READ_KINDS, Objects, candidates, is_kueue,
+from kexplain.kueue.objects import (ADMITTED, READ_KINDS, Objects, candidates, is_kueue,
                                     kind_of, managed, meta_of, of_kinds, with_tas)
 
 
@@ -252,10 +252,8 @@ def _held(obj: Mapping[str, Any], done: Any, items: Mapping[str, Mapping[str, An
     item = items.get(key)
     wl = done.workloads.get(key)
     if item is None and wl is not None and wl.admission is not None and not starts(wl):     # its checks wait
-        answer.update(verdict=QUOTA_RESERVED_VERDICT, clusterQueue=wl.admission.cluster_queue,
-                      message=waiting_for_checks(wl), admissionChecks=[
-                          {"name": c.name, "state": c.state, **({"message": c.message} if c.message else {})}
-                          for c in wl.admission_checks])
+        from kexplain.kueue.started import reserved_answer     # (imported with the pass: `live_kueue`)
+        answer.update(reserved_answer(wl), message=waiting_for_checks(wl))
     elif item is None and wl is not None and wl.admission is not None:
         answer.update(verdict=ADMITTED, clusterQueue=wl.admission.cluster_queue)
     elif item is not None:

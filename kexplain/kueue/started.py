@@ -153,6 +153,16 @@ def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[s
     return (made if kind == "Pod" else on_reserved(made, answer, reserved)), answer
 
 
+def reserved_answer(wl: Workload) -> dict[str, Any]:
+    """Kueue's answer for a Workload holding quota while its admission checks wait: the ClusterQueue,
+    each check's state, and the flavors its quota is reserved on (files and live alike)."""
+    assert wl.admission is not None
+    return {"verdict": QUOTA_RESERVED, "clusterQueue": wl.admission.cluster_queue,
+            "admissionChecks": [{"name": c.name, "state": c.state, **({"message": c.message} if c.message else {})}
+                                for c in wl.admission_checks],
+            "reservedFlavors": {a.name: dict(a.flavors) for a in wl.admission.pod_set_assignments}}
+
+
 def reserved_infos(wl: Workload | None, done: Pass, answer: dict[str, Any]) -> list[PodSetInfo] | None:
     """A Workload holding quota while its admission checks wait: what Kueue sets in its pod sets
     once they are Ready (its reserved flavors' node labels and tolerations, its topology's domains,
@@ -249,10 +259,7 @@ def _answer(obj: Mapping[str, Any], outcome: JobOutcome, done: Pass, doc: Mappin
     if wl is not None and starts(wl):
         out.update(verdict=ADMITTED, clusterQueue=wl.admission.cluster_queue)
     elif wl is not None and has_quota_reservation(wl) and wl.admission is not None:    # its admission checks wait
-        out.update(verdict=QUOTA_RESERVED, clusterQueue=wl.admission.cluster_queue,
-                   admissionChecks=[{"name": c.name, "state": c.state, **({"message": c.message} if c.message else {})}
-                                    for c in wl.admission_checks],
-                   reservedFlavors={a.name: dict(a.flavors) for a in wl.admission.pod_set_assignments})
+        out.update(reserved_answer(wl))
     elif item is not None:
         out["verdict"] = item.get("verdict")
         for k in ("clusterQueue", "message"):

@@ -150,6 +150,12 @@ def _print_rows(out: TextIO, table: Sequence[tuple[str, ...]]) -> None:
         out.write("  ".join(cell.ljust(w) for cell, w in zip(row[:-1], widths)) + "  " + row[-1] + "\n")
 
 
+def _reserved(answer: Mapping[str, Any]) -> list[str]:
+    """Where a Workload waiting for its checks holds quota, as the files' text says it: per pod set."""
+    return [f"; pod set {name}: quota reserved on flavor {', '.join(sorted(set(flavors.values())))}"
+            for name, flavors in (answer.get("reservedFlavors") or {}).items() if flavors]
+
+
 def held_summary(held: Mapping[str, Any]) -> tuple[str, str, str, str]:
     """A held Workload's row: (its job, or the Workload if it has no owner; the Workload; Kueue's
     verdict now; why, with the stored QuotaReserved condition where it says otherwise)."""
@@ -159,7 +165,8 @@ def held_summary(held: Mapping[str, Any]) -> tuple[str, str, str, str]:
             else f"Workload {held['workload']}")
     verdict = str(answer.get("verdict") or "-")
     if verdict != "Admitted":
-        return name, str(held.get("workload")), verdict, str(answer.get("message") or answer.get("error") or "")
+        why = str(answer.get("message") or answer.get("error") or "")
+        return name, str(held.get("workload")), verdict, why + "".join(_reserved(answer))
     stored = next((c for c in (answer.get("live") or {}).get("conditions") or () if c.get("type") == "QuotaReserved"),
                   None)
     said = f"QuotaReserved {stored.get('status')} ({stored.get('reason')})" if stored else "no QuotaReserved"

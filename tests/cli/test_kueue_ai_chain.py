@@ -174,9 +174,12 @@ def test_live_a_held_jobs_workload_says_what_the_files_say(case: str, tmp_path, 
         [item] = json.loads(out)["kueueHeld"]
         assert code == 1, err
         assert held_facts(item, reference(case)) == reference(case)
+        files = [p["kueue"] for p in json.loads(explained(case, "-o", "json")[1])["placements"] if p.get("kueue")]
+        assert item["kueue"]["reservedFlavors"] == files[0]["reservedFlavors"]     # (the flavors its quota holds)
         _, text, _ = live_cli(capsys, "pod", "-A", "--kubeconfig", api.kubeconfig, *CA)
     want = reference(case)
     assert f"{OWNERS[case]} ml/" in text and want.workload in text and "QuotaReserved" in text
+    assert "quota reserved on flavor a100" in flat(text)
     assert want.autoscaler.split(": ", 1)[1] in flat(text)
 
 

@@ -116,7 +116,8 @@ def test_the_held_row_says_the_checks(waiting, capsys) -> None:
     code, out, _ = run_cli(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", waiting.kubeconfig)
     row = next(line for line in out.splitlines() if line.startswith("Job shop/train"))
     assert "QuotaReserved" in row and row.endswith("waiting for admission checks: capacity (Pending: waiting for "
-                                                   "capacity)") and code == 1
+                                                   "capacity); pod set main: quota reserved on flavor zone-a")
+    assert code == 1
 
 
 def test_an_admitted_workload_is_not_held(waiting, capsys) -> None:
