@@ -10,6 +10,7 @@ from kexplain.kueue.apis.topology import domains_view
 from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot, Snapshot
 from kexplain.kueue.cache.tas_snapshot import Placement
 from kexplain.kueue.document import document
+from kexplain.kueue.queue.afs import shares_view
 from kexplain.kueue.resources import FlavorResource, resource_quantity_text
 from kexplain.kueue.run import WORKLOAD_CONTROLLER, Pass
 from kexplain.kueue.scheduler.flavorassigner.flavorassigner import Assignment, FlavorAssigner, FlavorTrial, QuotaCheck
@@ -131,6 +132,9 @@ def queue_position(done: Pass, wl: Workload) -> dict[str, Any] | None:
             out["blockedBy"] = head.key
     if done.queues.cluster_queues[cq.name] and not done.cache.active(cq.name):
         out["clusterQueueInactive"] = True
+    if done.queues.afs is not None and cq.afs_ordering:     # UsageBasedAdmissionFairSharing: usage went first
+        out["admissionFairSharing"] = {"localQueue": lq.key,
+                                       "localQueues": shares_view(done.queues.afs, cq.local_queue_keys)}
     return out
 
 

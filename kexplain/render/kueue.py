@@ -178,6 +178,28 @@ def _queue_lines(queue: Mapping[str, Any]) -> list[tuple[int, str]]:
         lines.append((2, f"StrictFIFO: waits behind {queue['blockedBy']}, which does not fit"))
     if queue.get("clusterQueueInactive"):
         lines.append((2, "the ClusterQueue is inactive: its heads are not taken"))
+    return lines + _afs_lines(queue.get("admissionFairSharing"))
+
+
+def _num(value: Any) -> str:
+    return format(value, "g") if isinstance(value, float) else str(value)
+
+
+def _afs_lines(afs: Mapping[str, Any] | None) -> list[tuple[int, str]]:
+    """Admission fair sharing: the LocalQueues by usage, which Kueue orders by before priority."""
+    if not afs:
+        return []
+    lines = [(2, "admission fair sharing: heads go by their LocalQueue's usage first (lowest first), "
+                 "then priority and age")]
+    for lq in afs.get("localQueues") or ():
+        parts = ", ".join(f"{k} {_num(v)}" for k, v in (lq.get("consumed") or {}).items()) or "nothing"
+        text = f"- {lq['localQueue']}: usage {_num(lq['usage'])} (consumed {parts}"
+        if lq.get("penalty"):
+            text += ", plus this pass's admissions: " + ", ".join(f"{k} {_num(v)}" for k, v in lq["penalty"].items())
+        text += f"; weight {_num(lq['weight'])})"
+        if lq["localQueue"] == afs.get("localQueue"):
+            text += " <- this Workload's"
+        lines.append((3, text))
     return lines
 
 
