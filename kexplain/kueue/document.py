@@ -63,7 +63,9 @@ def _workload(wl: Workload, done: Pass) -> dict[str, Any]:
     out["conditions"] = [{"type": c.type, "status": c.status, "reason": c.reason, "message": c.message}
                          for c in sorted(wl.conditions, key=lambda c: c.type)]
     if wl.admission_checks:
-        out["admissionChecks"] = [{"name": c.name, "state": c.state, **({"message": c.message} if c.message else {})}
+        controllers = {name: ac.controller_name for name, ac in done.inputs.admission_checks.items()}
+        out["admissionChecks"] = [{"name": c.name, "state": c.state, **({"message": c.message} if c.message else {}),
+                                   **({"controller": controllers[c.name]} if controllers.get(c.name) else {})}
                                   for c in wl.admission_checks]
     if wl.requeue_state is not None:        # (waitForPodsReady's requeue; Kueue's time adds a jitter)
         at = wl.requeue_state.requeue_at

@@ -12,6 +12,10 @@ from kexplain.apimachinery.stored_pods import OBJECTS, StoredPod
 from kexplain.errors import CLUSTER_SCOPED_KINDS, InputError, KexplainError, Source
 from kexplain.features import KubeVersion
 from kexplain.kueue.apis import constants as c
+from kexplain.kueue.apis.multikueue import (MultiKueueCluster, MultiKueueConfig, parse_multikueue_cluster,
+                                            parse_multikueue_config)
+from kexplain.kueue.config_afs import MULTI_KUEUE, gate_on
+from kexplain.kueue.controller.admissionchecks.multikueue import with_active_conditions
 from kexplain.kueue.apis.admissioncheck import (AdmissionCheck, ProvisioningRequestConfig, parse_admission_check,
                                                 parse_provisioning_request_config)
 from kexplain.kueue.apis.clusterqueue import ClusterQueue, parse_cluster_queue
@@ -51,6 +55,8 @@ class KueueInputs:
     workload_priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
     admission_checks: dict[str, AdmissionCheck] = field(default_factory=dict)
     provisioning_request_configs: dict[str, ProvisioningRequestConfig] = field(default_factory=dict)
+    multikueue_configs: dict[str, MultiKueueConfig] = field(default_factory=dict)
+    multikueue_clusters: dict[str, MultiKueueCluster] = field(default_factory=dict)
     config: KueueConfig = field(default_factory=KueueConfig)        # Kueue's own Configuration
     priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
     namespaces: dict[str, dict[str, str]] = field(default_factory=dict)    # name -> labels
@@ -157,6 +163,10 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
     if out.topologies:          # TAS places on the Nodes and counts the pods bound to them
         used = set(tas_read)
         out.ignored = [note for i, note in enumerate(out.ignored) if i not in used]
+    if gate_on(out.config, MULTI_KUEUE):    # the MultiKueue check controller's Active conditions
+        out.admission_checks = with_active_conditions(out.admission_checks, out.multikueue_configs,
+                                                      out.multikueue_clusters,
+                                                      seen=bool(out.multikueue_configs or out.multikueue_clusters))
     return out
 
 
@@ -241,6 +251,12 @@ def _read_kueue(out: KueueInputs, obj: dict[str, Any], src: Source, validate: st
     elif kind == c.PROVISIONING_REQUEST_CONFIG:
         config = parse_provisioning_request_config(obj, src, validate=validate, warnings=warnings)
         out.provisioning_request_configs[config.name] = config
+    elif kind == c.MULTIKUEUE_CONFIG:
+        mk_config = parse_multikueue_config(obj, src)
+        out.multikueue_configs[mk_config.name] = mk_config
+    elif kind == c.MULTIKUEUE_CLUSTER:
+        cluster = parse_multikueue_cluster(obj, src)
+        out.multikueue_clusters[cluster.name] = cluster
 
 
 def load(workload_paths: Iterable[str], cluster_paths: Iterable[str], *, max_bytes: int, max_objects: int,

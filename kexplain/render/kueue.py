@@ -8,6 +8,8 @@ from rich.console import Console, Group
 from rich.text import Text
 
 from kexplain.apimachinery.quantity import parse_quantity
+from kexplain.kueue.apis.constants import MULTIKUEUE_CONTROLLER
+from kexplain.kueue.controller.admissionchecks.multikueue import NOT_SEEN as MULTIKUEUE_NOT_SEEN
 from kexplain.kueue.workload.topology_domains import stored_domains
 from kexplain.render.kueue_provisioning import provisioning_blocks
 from kexplain.render.blocks import Block, indented_line, lines_block, numbered_line, print_blocks
@@ -178,6 +180,8 @@ def _queue_lines(queue: Mapping[str, Any]) -> list[tuple[int, str]]:
         lines.append((2, f"StrictFIFO: waits behind {queue['blockedBy']}, which does not fit"))
     if queue.get("clusterQueueInactive"):
         lines.append((2, "the ClusterQueue is inactive: its heads are not taken"))
+    lines += [(3, f"- admission check {c['name']} is not Active"
+                  + (f": {c['reason']}: {c['message']}" if c.get("reason") else "")) for c in queue.get("inactiveChecks") or ()]
     return lines + _afs_lines(queue.get("admissionFairSharing"))
 
 
@@ -361,6 +365,17 @@ def stored_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     return [Block(Text("As stored, beside kexplain's pass", style="bold")), lines_block(lines, gap=False)]
 
 
+def multikueue_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
+    """The Workloads waiting for a MultiKueue check: what the worker clusters do is not seen here."""
+    lines = [(0, f"- {w.get('namespace')}/{w.get('name')}: check {c.get('name')} {_check(c)}: "
+                 f"{MULTIKUEUE_NOT_SEEN}")
+             for w in doc.get("workloads") or () for c in w.get("admissionChecks") or ()
+             if w.get("quotaReserved") and c.get("controller") == MULTIKUEUE_CONTROLLER and c.get("state") != "Ready"]
+    if not lines:
+        return []
+    return [Block(Text("MultiKueue", style="bold")), lines_block(lines, gap=False)]
+
+
 def events_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     """Kueue's events, one per line: `OBJECT: TYPE REASON: MESSAGE`."""
     events = doc.get("events") or ()
@@ -373,7 +388,7 @@ def events_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
 def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
     return [*summary_blocks(doc, look), *workloads_block(doc, look), *why_blocks(doc, look),
             *provisioning_blocks(doc, look), *suggestions_blocks(doc, look), *waiting_blocks(doc, look),
-            *stored_blocks(doc, look), *events_blocks(doc, look)]
+            *stored_blocks(doc, look), *multikueue_blocks(doc, look), *events_blocks(doc, look)]
 
 
 def print_pass(doc: Mapping[str, Any], console: Console) -> None:
