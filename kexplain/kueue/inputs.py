@@ -16,6 +16,7 @@ from kexplain.kueue.apis.multikueue import (MultiKueueCluster, MultiKueueConfig,
                                             parse_multikueue_config)
 from kexplain.kueue.config_afs import MULTI_KUEUE, gate_on
 from kexplain.kueue.controller.admissionchecks.multikueue import with_active_conditions
+from kexplain.kueue.controller.jobframework.external import external_job
 from kexplain.kueue.apis.admissioncheck import (AdmissionCheck, ProvisioningRequestConfig, parse_admission_check,
                                                 parse_provisioning_request_config)
 from kexplain.kueue.apis.clusterqueue import ClusterQueue, parse_cluster_queue
@@ -119,6 +120,7 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
     admitted_pods = iter([_with_uid(o) for o, _ in pods] if stored else
                          _admitted_pods(pods, [*submitted, *cluster], validate))
     tas_read: list[int] = []    # the `ignored` notes of Nodes and bound pods: read when TAS is there
+    unknown: list[tuple[int, Any, Source]] = []     # the submitted objects of kinds read by no one here
     for obj, src, is_submitted in [*((o, s, True) for o, s in submitted), *((o, s, False) for o, s in cluster)]:
         if not isinstance(obj, OBJECTS):
             raise InputError("not an object", source=src)
@@ -160,14 +162,28 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
             _refusable(refused, lambda: out.jobs.append(_job(integration, stored, src, version, (submitted, cluster))))
         elif kind not in ADMISSION_CONTEXT:
             out.ignored.append(f"{_described(obj)}: not a kind Kueue's admission reads")
-    if out.topologies:          # TAS places on the Nodes and counts the pods bound to them
-        used = set(tas_read)
+            if is_submitted:        # (an external framework's job: `_external_jobs`, once the Configuration is read)
+                unknown.append((len(out.ignored) - 1, obj, src))
+    taken = _taken(out, unknown) if out.config.external_frameworks else []
+    if out.topologies or taken:     # TAS places on the Nodes and counts the pods bound to them
+        used = set(tas_read if out.topologies else ()) | set(taken)
         out.ignored = [note for i, note in enumerate(out.ignored) if i not in used]
     if gate_on(out.config, MULTI_KUEUE):    # the MultiKueue check controller's Active conditions
         out.admission_checks = with_active_conditions(out.admission_checks, out.multikueue_configs,
                                                       out.multikueue_clusters,
                                                       seen=bool(out.multikueue_configs or out.multikueue_clusters))
     return out
+
+
+def _taken(out: KueueInputs, unknown: list[tuple[int, Any, Source]]) -> list[int]:
+    """The notes of the submitted objects taken as external frameworks' jobs; those jobs added."""
+    taken = []
+    for index, obj, src in unknown:
+        job = external_job(obj, src, out.config.external_frameworks)
+        if job is not None:
+            out.jobs.append(job)
+            taken.append(index)
+    return taken
 
 
 def _read_configuration(out: KueueInputs, obj: Mapping[str, Any], src: Source) -> None:
