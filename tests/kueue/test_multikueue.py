@@ -105,3 +105,18 @@ def test_the_text_says_why(tmp_path) -> None:
     code, out, _ = run_cli("kueue", str(tmp_path / "w.yaml"), "--nodes", str(tmp_path / "c.yaml"),
                            "--now", "2026-01-01T00:00:00Z")
     assert "check mk Pending: dispatched to worker clusters; kexplain cannot see them" in " ".join(out.split())
+
+
+def test_kueues_own_check_message_is_kept_from_the_stored_workload(tmp_path) -> None:
+    """A Workload given as Kueue stored it (say, live), reserved with the check's message from the
+    MultiKueue workload controller: that message is said beside what kexplain cannot see."""
+    stored = yaml.safe_load(workload("train", "q", {"cpu": "1"}, admitted_in="cq"))
+    stored["status"]["conditions"] = [c for c in stored["status"]["conditions"] if c["type"] == "QuotaReserved"]
+    stored["status"]["admissionChecks"] = [{"name": "mk", "state": "Pending", "lastTransitionTime":
+                                            "2025-12-31T23:00:00Z", "message": 'The workload got reservation on "w1"'}]
+    (tmp_path / "c.yaml").write_text("---\n".join(docs(config("w1"), cluster("w1", True))))
+    (tmp_path / "w.yaml").write_text(yaml.safe_dump(stored))
+    code, out, _ = run_cli("kueue", str(tmp_path / "w.yaml"), "--nodes", str(tmp_path / "c.yaml"),
+                           "--now", "2026-01-01T00:00:00Z")
+    assert ('check mk Pending (The workload got reservation on "w1"): dispatched to worker clusters; kexplain '
+            'cannot see them') in " ".join(out.split())
