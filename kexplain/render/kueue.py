@@ -8,8 +8,6 @@ from rich.console import Console, Group
 from rich.text import Text
 
 from kexplain.apimachinery.quantity import parse_quantity
-from kexplain.kueue.apis.constants import MULTIKUEUE_CONTROLLER
-from kexplain.kueue.controller.admissionchecks.multikueue import NOT_SEEN as MULTIKUEUE_NOT_SEEN
 from kexplain.kueue.workload.topology_domains import stored_domains
 from kexplain.render.kueue_provisioning import provisioning_blocks
 from kexplain.render.blocks import Block, indented_line, lines_block, numbered_line, print_blocks
@@ -367,10 +365,8 @@ def stored_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
 
 def multikueue_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     """The Workloads waiting for a MultiKueue check: what the worker clusters do is not seen here."""
-    lines = [(0, f"- {w.get('namespace')}/{w.get('name')}: check {c.get('name')} {_check(c)}: "
-                 f"{MULTIKUEUE_NOT_SEEN}")
-             for w in doc.get("workloads") or () for c in w.get("admissionChecks") or ()
-             if w.get("quotaReserved") and c.get("controller") == MULTIKUEUE_CONTROLLER and c.get("state") != "Ready"]
+    lines = [(0, f"- {w.get('namespace')}/{w.get('name')}: check {c.get('name')} {_check(c)}: {c['note']}")
+             for w in doc.get("workloads") or () for c in w.get("admissionChecks") or () if c.get("note")]
     if not lines:
         return []
     return [Block(Text("MultiKueue", style="bold")), lines_block(lines, gap=False)]

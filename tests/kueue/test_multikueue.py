@@ -101,7 +101,8 @@ def test_the_text_says_why(tmp_path) -> None:
     code, out, _ = run_cli("kueue", str(tmp_path / "w.yaml"), "--nodes", str(tmp_path / "c.yaml"),
                            "--now", "2026-01-01T00:00:00Z", "-o", "json")
     item, = [w for w in json.loads(out)["workloads"] if w["name"] == "train"]
-    assert item["admissionChecks"] == [{"name": "mk", "state": "Pending", "controller": MK}]
+    assert item["admissionChecks"] == [{"name": "mk", "state": "Pending", "controller": MK,
+                                        "note": "dispatched to worker clusters; kexplain cannot see them"}]
     code, out, _ = run_cli("kueue", str(tmp_path / "w.yaml"), "--nodes", str(tmp_path / "c.yaml"),
                            "--now", "2026-01-01T00:00:00Z")
     assert "check mk Pending: dispatched to worker clusters; kexplain cannot see them" in " ".join(out.split())

@@ -10,11 +10,16 @@ from dataclasses import replace
 from typing import Mapping
 
 from kexplain.kueue.apis.admissioncheck import AdmissionCheck
-from kexplain.kueue.apis.constants import GROUP, MULTIKUEUE_CONTROLLER
+from kexplain.kueue.apis.constants import CHECK_READY, GROUP, MULTIKUEUE_CONTROLLER
 from kexplain.kueue.apis.multikueue import MultiKueueCluster, MultiKueueConfig
 
 CONFIG_KIND = "MultiKueueConfig"
 NOT_SEEN = "dispatched to worker clusters; kexplain cannot see them"
+
+
+def unseen(controller: str, state: str) -> bool:
+    """A reserved Workload's check whose outcome the worker clusters decide, not yet Ready."""
+    return controller == MULTIKUEUE_CONTROLLER and state != CHECK_READY
 
 
 def _config_error(ref: Mapping[str, str] | None, configs: Mapping[str, MultiKueueConfig]) -> str:
