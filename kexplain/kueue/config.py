@@ -3,8 +3,10 @@ strictly, `config_fields`, v1beta1 converted, defaulted, then validated): what a
 v1beta1's `fairSharing.enable: false` (or no fairSharing) is none (the conversion drops it); enabled
 without strategies, the default pair. Fair sharing is modelled; the other fields that change Kueue's
 decisions are modelled too: which jobs Kueue manages (`integrations.frameworks`, `manageJobsWithoutQueueName`,
-`managedJobsNamespaceSelector`), `waitForPodsReady` and `resources`; the rest is read, validated and
-said when given (`not_modelled`)."""
+`managedJobsNamespaceSelector`, `externalFrameworks`), `waitForPodsReady`, `resources` and
+`admissionFairSharing` (`config_afs`); `multiKueue` is validated (`config_external`) and changes nothing
+the manager cluster decides that kexplain sees; the rest is read, validated and said when given
+(`not_modelled`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -16,6 +18,8 @@ from kexplain.apimachinery.fielderrors import (NOT_SUPPORTED, FieldError, Raw, d
 from kexplain.apimachinery.names import is_label_key
 from kexplain.config._decode import format_duration, parse_duration
 from kexplain.errors import InputError, Source
+from kexplain.kueue.config_afs import AdmissionFairSharing, parse_admission_fair_sharing, validate_admission_fair_sharing
+from kexplain.kueue.config_external import validate_external_frameworks, validate_multikueue
 from kexplain.kueue.config_fields import check_strict
 from kexplain.kueue.feature_gates import GATES_0_17, FeatureGates, GateTable, read_gates, validate_gates
 from kexplain.apimachinery.quantity import parse
@@ -54,12 +58,11 @@ REQUEUING_TIMESTAMPS = ("Creation", "Eviction")
 DEFAULT_BACKOFF_BASE_SECONDS = 60
 DEFAULT_BACKOFF_MAX_SECONDS = 3600
 TRANSFORMATION_STRATEGIES = ("Retain", "Replace")
-NEGATIVE = "must be greater than or equal to 0"
-TOO_MANY = "Too many"     # apimachineryvalidation.IsNegativeErrorMsg
+NEGATIVE = "must be greater than or equal to 0"     # apimachineryvalidation.IsNegativeErrorMsg
+TOO_MANY = "Too many"     # field.TooMany's type
 # The fields that change a decision Kueue makes which kexplain does not model: said when given
-# (`integrations.externalFrameworks`: `_unmodelled_parts`).
 # (`featureGates`: each gate kexplain does not model, set away from its default: `FeatureGates.not_modelled`)
-NOT_MODELLED = ("admissionFairSharing", "multiKueue")
+NOT_MODELLED: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,7 @@ class KueueConfig:
     are Kueue's as installed (no Configuration given: INSTALLED_FRAMEWORKS)."""
 
     fair_sharing: FairSharing | None = None
+    admission_fair_sharing: AdmissionFairSharing | None = None     # None: not given (AFS off)
     namespace: str = DEFAULT_NAMESPACE
     frameworks: tuple[str, ...] = INSTALLED_FRAMEWORKS
     external_frameworks: tuple[str, ...] = ()
@@ -186,6 +190,7 @@ def parse_configuration(obj: Mapping[str, Any], source: Source | None = None,
     raw_selector = converted.get("managedJobsNamespaceSelector")
     return KueueConfig(
         fair_sharing=FairSharing(tuple(fs["preemptionStrategies"])) if fs is not None else None,
+        admission_fair_sharing=parse_admission_fair_sharing(converted.get("admissionFairSharing")),
         namespace=_namespace(converted),
         frameworks=tuple(integrations.get("frameworks") or INSTALLED_FRAMEWORKS),
         external_frameworks=tuple(integrations.get("externalFrameworks") or ()),
@@ -238,7 +243,7 @@ def _resources(raw: Mapping[str, Any]) -> Resources:
 
 def _unmodelled_parts(cfg: Mapping[str, Any]) -> tuple[str, ...]:
     """The parts of modelled fields that kexplain does not model, given."""
-    parts = {"integrations.externalFrameworks": (cfg.get("integrations") or {}).get("externalFrameworks")}
+    parts: dict[str, Any] = {}      # (none now: every field of the Configuration is modelled or named above)
     return tuple(name for name, value in parts.items() if value)
 
 
@@ -268,8 +273,10 @@ def _namespace(cfg: Mapping[str, Any]) -> str:
 
 def _validate(cfg: Mapping[str, Any]) -> list[FieldError]:
     """pkg/config validate, the parts that read what a decision depends on, after SetDefaults."""
+    frameworks = list((cfg.get("integrations") or {}).get("frameworks") or DEFAULT_FRAMEWORKS)
     return [*_wait_for_pods_ready(cfg.get("waitForPodsReady")), *_integrations(cfg),
-            *_fair_sharing(cfg.get("fairSharing")), *_transformations(cfg.get("resources")),
+            *validate_multikueue(cfg.get("multiKueue"), frameworks), *_fair_sharing(cfg.get("fairSharing")),
+            *validate_admission_fair_sharing(cfg.get("admissionFairSharing")), *_transformations(cfg.get("resources")),
             *_device_class_mappings((cfg.get("resources") or {}).get("deviceClassMappings") or ()),
             *_object_retention(cfg.get("objectRetentionPolicies"))]
 
@@ -349,6 +356,7 @@ def _integrations(cfg: Mapping[str, Any]) -> list[FieldError]:
         elif name in seen:
             errors.append(duplicate(f"integrations.frameworks[{i}]", name))
         seen.add(name)
+    errors += validate_external_frameworks(frameworks, (cfg.get("integrations") or {}).get("externalFrameworks") or ())
     return errors + _namespace_selector(cfg, POD_FRAMEWORK in frameworks)
 
 

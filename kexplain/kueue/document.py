@@ -10,6 +10,7 @@ from kexplain.apimachinery.quantity import canonical
 from kexplain.kueue.apis.constants import POD_GROUP_NAME_LABEL, QUEUE_NAME_LABEL
 from kexplain.kueue.apis.topology import domains_view, v1beta2
 from kexplain.kueue.apis.workload import Admission, PodSetAssignment
+from kexplain.kueue.controller.admissionchecks.multikueue import NOT_SEEN, unseen
 from kexplain.kueue.objects import is_kueue, meta_of, of_kinds
 from kexplain.kueue.run import Pass
 from kexplain.kueue.workload.stored import stored_status
@@ -63,7 +64,11 @@ def _workload(wl: Workload, done: Pass) -> dict[str, Any]:
     out["conditions"] = [{"type": c.type, "status": c.status, "reason": c.reason, "message": c.message}
                          for c in sorted(wl.conditions, key=lambda c: c.type)]
     if wl.admission_checks:
-        out["admissionChecks"] = [{"name": c.name, "state": c.state, **({"message": c.message} if c.message else {})}
+        controllers = {name: ac.controller_name for name, ac in done.inputs.admission_checks.items()}
+        out["admissionChecks"] = [{"name": c.name, "state": c.state, **({"message": c.message} if c.message else {}),
+                                   **({"controller": controllers[c.name]} if controllers.get(c.name) else {}),
+                                   **({"note": NOT_SEEN} if unseen(controllers.get(c.name, ""), c.state)
+                                      and has_quota_reservation(wl) else {})}
                                   for c in wl.admission_checks]
     if wl.requeue_state is not None:        # (waitForPodsReady's requeue; Kueue's time adds a jitter)
         at = wl.requeue_state.requeue_at

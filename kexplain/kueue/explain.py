@@ -10,6 +10,7 @@ from kexplain.kueue.apis.topology import domains_view
 from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot, Snapshot
 from kexplain.kueue.cache.tas_snapshot import Placement
 from kexplain.kueue.document import document
+from kexplain.kueue.queue.afs import shares_view
 from kexplain.kueue.resources import FlavorResource, resource_quantity_text
 from kexplain.kueue.run import WORKLOAD_CONTROLLER, Pass
 from kexplain.kueue.scheduler.flavorassigner.flavorassigner import Assignment, FlavorAssigner, FlavorTrial, QuotaCheck
@@ -131,7 +132,21 @@ def queue_position(done: Pass, wl: Workload) -> dict[str, Any] | None:
             out["blockedBy"] = head.key
     if done.queues.cluster_queues[cq.name] and not done.cache.active(cq.name):
         out["clusterQueueInactive"] = True
+        if inactive := _inactive_checks(done, cq.name):
+            out["inactiveChecks"] = inactive
+    if done.queues.afs is not None and cq.afs_ordering:     # UsageBasedAdmissionFairSharing: usage went first
+        out["admissionFairSharing"] = {"localQueue": lq.key,
+                                       "localQueues": shares_view(done.queues.afs, cq.local_queue_keys)}
     return out
+
+
+def _inactive_checks(done: Pass, cq_name: str) -> list[dict[str, str]]:
+    """The ClusterQueue's checks that are not Active, with their Active condition's reason and message
+    (a MultiKueue check's as its controller sets it)."""
+    cached = done.cache.cluster_queues.get(cq_name)
+    checks = done.inputs.admission_checks
+    return [{"name": name, "reason": checks[name].inactive_reason, "message": checks[name].inactive_message}
+            for name in (cached.inactive_checks if cached is not None else ()) if name in checks]
 
 
 def never_admitted(done: Pass, wl: Workload, cq_name: str, snapshot: Snapshot) -> dict[str, Any] | None:

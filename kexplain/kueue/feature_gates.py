@@ -21,7 +21,8 @@ SPECIAL = ("AllAlpha", "AllBeta")
 # The gates whose either value kexplain decides as Kueue does (a gate Kueue locks is modelled at its
 # locked value); any other gate set away from its default is said as not modelled.
 MODELLED = frozenset({PARTIAL_ADMISSION, NAMESPACE_SELECTOR_ALWAYS_RESPECTED, LOCAL_QUEUE_DEFAULTING,
-                      OBJECT_RETENTION_POLICIES, DYNAMIC_RESOURCE_ALLOCATION, TOPOLOGY_AWARE_SCHEDULING})
+                      OBJECT_RETENTION_POLICIES, DYNAMIC_RESOURCE_ALLOCATION, TOPOLOGY_AWARE_SCHEDULING,
+                      "AdmissionFairSharing", "MultiKueue"})
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,11 @@ from kexplain.apimachinery.stored_pods import OBJECTS, StoredPod
 from kexplain.errors import CLUSTER_SCOPED_KINDS, InputError, KexplainError, Source
 from kexplain.features import KubeVersion
 from kexplain.kueue.apis import constants as c
+from kexplain.kueue.apis.multikueue import (MultiKueueCluster, MultiKueueConfig, parse_multikueue_cluster,
+                                            parse_multikueue_config)
+from kexplain.kueue.config_afs import MULTI_KUEUE
+from kexplain.kueue.controller.admissionchecks.multikueue import with_active_conditions
+from kexplain.kueue.controller.jobframework.external import external_job
 from kexplain.kueue.apis.admissioncheck import (AdmissionCheck, ProvisioningRequestConfig, parse_admission_check,
                                                 parse_provisioning_request_config)
 from kexplain.kueue.apis.clusterqueue import ClusterQueue, parse_cluster_queue
@@ -54,6 +59,8 @@ class KueueInputs:
     workload_priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
     admission_checks: dict[str, AdmissionCheck] = field(default_factory=dict)
     provisioning_request_configs: dict[str, ProvisioningRequestConfig] = field(default_factory=dict)
+    multikueue_configs: dict[str, MultiKueueConfig] = field(default_factory=dict)
+    multikueue_clusters: dict[str, MultiKueueCluster] = field(default_factory=dict)
     config: KueueConfig = field(default_factory=KueueConfig)        # Kueue's own Configuration
     priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
     namespaces: dict[str, dict[str, str]] = field(default_factory=dict)    # name -> labels
@@ -120,6 +127,7 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
     admitted_pods = iter([_with_uid(o) for o, _ in pods] if stored else
                          _admitted_pods(pods, [*submitted, *cluster], validate))
     tas_read: list[int] = []    # the `ignored` notes of Nodes and bound pods: read when TAS is there
+    unknown: list[tuple[int, Any, Source]] = []     # the submitted objects of kinds read by no one here
     for obj, src, is_submitted in [*((o, s, True) for o, s in submitted), *((o, s, False) for o, s in cluster)]:
         if not isinstance(obj, OBJECTS):
             raise InputError("not an object", source=src)
@@ -163,13 +171,20 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
             _refusable(refused, lambda: out.jobs.append(_job(integration, stored, src, version, (submitted, cluster))))
         elif kind not in ADMISSION_CONTEXT:
             out.ignored.append(f"{_described(obj)}: not a kind Kueue's admission reads")
-    if out.topologies:          # TAS places on the Nodes and counts the pods bound to them
-        used = set(tas_read)
+            if is_submitted:        # (an external framework's job: `_external_jobs`, once the Configuration is read)
+                unknown.append((len(out.ignored) - 1, obj, src))
+    taken = _taken(out, unknown) if out.config.external_frameworks else []
+    if out.topologies or taken:     # TAS places on the Nodes and counts the pods bound to them
+        used = set(tas_read if out.topologies else ()) | set(taken)
         out.ignored = [note for i, note in enumerate(out.ignored) if i not in used]
     if version is not None and out.config.feature_gates.table is not version.gates:    # (no Configuration given)
         out.config = replace(out.config, feature_gates=FeatureGates(version.gates))
     if not out.config.enabled(TOPOLOGY_AWARE_SCHEDULING):
         _without_topology(out)
+    if out.config.enabled(MULTI_KUEUE):    # the MultiKueue check controller's Active conditions
+        out.admission_checks = with_active_conditions(out.admission_checks, out.multikueue_configs,
+                                                      out.multikueue_clusters,
+                                                      seen=bool(out.multikueue_configs or out.multikueue_clusters))
     return out
 
 
@@ -180,6 +195,17 @@ def _without_topology(out: KueueInputs) -> None:
     out.workloads = [replace(wl, spec=replace(wl.spec, pod_sets=tuple(replace(ps, topology_request=None)
                                                                       for ps in wl.spec.pod_sets)))
                      for wl in out.workloads]
+
+
+def _taken(out: KueueInputs, unknown: list[tuple[int, Any, Source]]) -> list[int]:
+    """The notes of the submitted objects taken as external frameworks' jobs; those jobs added."""
+    taken = []
+    for index, obj, src in unknown:
+        job = external_job(obj, src, out.config.external_frameworks)
+        if job is not None:
+            out.jobs.append(job)
+            taken.append(index)
+    return taken
 
 
 def _read_configuration(out: KueueInputs, obj: Mapping[str, Any], src: Source, version: KueueVersion | None) -> None:
@@ -264,6 +290,12 @@ def _read_kueue(out: KueueInputs, obj: dict[str, Any], src: Source, validate: st
     elif kind == c.PROVISIONING_REQUEST_CONFIG:
         config = parse_provisioning_request_config(obj, src, validate=validate, warnings=warnings)
         out.provisioning_request_configs[config.name] = config
+    elif kind == c.MULTIKUEUE_CONFIG:
+        mk_config = parse_multikueue_config(obj, src)
+        out.multikueue_configs[mk_config.name] = mk_config
+    elif kind == c.MULTIKUEUE_CLUSTER:
+        cluster = parse_multikueue_cluster(obj, src)
+        out.multikueue_clusters[cluster.name] = cluster
 
 
 def load(workload_paths: Iterable[str], cluster_paths: Iterable[str], *, max_bytes: int, max_objects: int,

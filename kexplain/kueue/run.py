@@ -11,6 +11,7 @@ from kexplain.kueue.cache.cache import Cache
 from kexplain.kueue.controller.admissionchecks import provisioning_pass
 from kexplain.kueue.cache.tas_cache import TASCache
 from kexplain.kueue.config import WaitForPodsReady
+from kexplain.kueue.config_afs import ADMISSION_FAIR_SHARING
 from kexplain.kueue.controller.core import pods_ready, workload_controller
 from kexplain.kueue.controller.jobframework.reconciler import JobOutcome, Management, reconcile
 from kexplain.kueue.controller.jobs import podgroup
@@ -133,7 +134,8 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
     _requeues_and_timeouts(workloads, inputs.config.wait_for_pods_ready, settings, record)
     tas = TASCache.build(inputs.topologies, inputs.flavors, inputs.nodes, inputs.bound_pods)
     cache = Cache.build(inputs.flavors, inputs.cluster_queues, inputs.cohorts, inputs.admission_checks, tas)
-    queues = Manager.build(settings.version, inputs.cluster_queues, inputs.local_queues, now)
+    afs = inputs.config.admission_fair_sharing if inputs.config.enabled(ADMISSION_FAIR_SHARING) else None
+    queues = Manager.build(settings.version, inputs.cluster_queues, inputs.local_queues, now, afs)
     for wl in workloads.values():
         if has_active_quota_reservation(wl):
             cache.add_workload(new_info(wl))

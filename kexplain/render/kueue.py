@@ -178,6 +178,30 @@ def _queue_lines(queue: Mapping[str, Any]) -> list[tuple[int, str]]:
         lines.append((2, f"StrictFIFO: waits behind {queue['blockedBy']}, which does not fit"))
     if queue.get("clusterQueueInactive"):
         lines.append((2, "the ClusterQueue is inactive: its heads are not taken"))
+    lines += [(3, f"- admission check {c['name']} is not Active"
+                  + (f": {c['reason']}: {c['message']}" if c.get("reason") else "")) for c in queue.get("inactiveChecks") or ()]
+    return lines + _afs_lines(queue.get("admissionFairSharing"))
+
+
+def _num(value: Any) -> str:
+    return format(value, "g") if isinstance(value, float) else str(value)
+
+
+def _afs_lines(afs: Mapping[str, Any] | None) -> list[tuple[int, str]]:
+    """Admission fair sharing: the LocalQueues by usage, which Kueue orders by before priority."""
+    if not afs:
+        return []
+    lines = [(2, "admission fair sharing: heads go by their LocalQueue's usage first (lowest first), "
+                 "then priority and age")]
+    for lq in afs.get("localQueues") or ():
+        parts = ", ".join(f"{k} {_num(v)}" for k, v in (lq.get("consumed") or {}).items()) or "nothing"
+        text = f"- {lq['localQueue']}: usage {_num(lq['usage'])} (consumed {parts}"
+        if lq.get("penalty"):
+            text += ", plus this pass's admissions: " + ", ".join(f"{k} {_num(v)}" for k, v in lq["penalty"].items())
+        text += f"; weight {_num(lq['weight'])})"
+        if lq["localQueue"] == afs.get("localQueue"):
+            text += " <- this Workload's"
+        lines.append((3, text))
     return lines
 
 
@@ -352,6 +376,15 @@ def stored_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     return [Block(Text("As stored, beside kexplain's pass", style="bold")), lines_block(lines, gap=False)]
 
 
+def multikueue_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
+    """The Workloads waiting for a MultiKueue check: what the worker clusters do is not seen here."""
+    lines = [(0, f"- {w.get('namespace')}/{w.get('name')}: check {c.get('name')} {_check(c)}: {c['note']}")
+             for w in doc.get("workloads") or () for c in w.get("admissionChecks") or () if c.get("note")]
+    if not lines:
+        return []
+    return [Block(Text("MultiKueue", style="bold")), lines_block(lines, gap=False)]
+
+
 def events_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     """Kueue's events, one per line: `OBJECT: TYPE REASON: MESSAGE`."""
     events = doc.get("events") or ()
@@ -364,7 +397,7 @@ def events_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
 def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
     return [*summary_blocks(doc, look), *workloads_block(doc, look), *why_blocks(doc, look),
             *provisioning_blocks(doc, look), *suggestions_blocks(doc, look), *waiting_blocks(doc, look),
-            *stored_blocks(doc, look), *events_blocks(doc, look)]
+            *stored_blocks(doc, look), *multikueue_blocks(doc, look), *events_blocks(doc, look)]
 
 
 def print_pass(doc: Mapping[str, Any], console: Console) -> None:

@@ -68,7 +68,8 @@ def test_a_fitting_workload_reserves_quota_and_waits_for_its_checks() -> None:
     assert wl.is_true("QuotaReserved") and wl.find("Admitted") is None
     assert states(wl) == [("prov", "Pending", "")]
     assert not any(e.reason == "Admitted" for e in done.events)
-    assert document(done)["workloads"][0]["admissionChecks"] == [{"name": "prov", "state": "Pending"}]
+    assert document(done)["workloads"][0]["admissionChecks"] == [{"name": "prov", "state": "Pending",
+                                                                   "controller": "kueue.x-k8s.io/provisioning-request"}]
 
 
 def test_checks_on_flavors_apply_only_to_admissions_on_them() -> None:

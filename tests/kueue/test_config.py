@@ -84,10 +84,8 @@ def test_what_is_read_but_not_modelled_is_said() -> None:
     assert got.manage_jobs_without_queue_name and got.wait_for_pods_ready is not None
     assert got.wait_for_pods_ready.timeout == 600 and got.wait_for_pods_ready.recovery_timeout == 600
     assert got.frameworks == ("batch/job", "pod") and got.exclude_resource_prefixes == ("example.com/",)
-    assert got.not_modelled == ("featureGates.SchedulingEquivalenceHashing", "integrations.externalFrameworks")
-    assert got.note().startswith("the Configuration's featureGates.SchedulingEquivalenceHashing, "
-                                 "integrations.externalFrameworks: read and "
-                                 "validated")
+    assert got.not_modelled == ("featureGates.SchedulingEquivalenceHashing",) and got.external_frameworks == ("A.v1.x.io",)
+    assert got.note().startswith("the Configuration's featureGates.SchedulingEquivalenceHashing: read and validated")
     assert parse_configuration(cfg(metrics={"bindAddress": ":8443"}, manageJobsWithoutQueueName=True)).note() is None
 
 

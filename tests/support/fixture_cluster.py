@@ -16,7 +16,8 @@ CORE = {"Namespace": "namespaces", "Node": "nodes", "Pod": "pods"}
 KUEUE = {"ResourceFlavor": "resourceflavors", "ClusterQueue": "clusterqueues", "LocalQueue": "localqueues",
          "Topology": "topologies", "AdmissionCheck": "admissionchecks", "Workload": "workloads",
          "ProvisioningRequestConfig": "provisioningrequestconfigs", "Cohort": "cohorts",
-         "WorkloadPriorityClass": "workloadpriorityclasses"}
+         "WorkloadPriorityClass": "workloadpriorityclasses", "MultiKueueConfig": "multikueueconfigs",
+         "MultiKueueCluster": "multikueueclusters"}
 KARPENTER = {"NodePool": "/apis/karpenter.sh/v1/nodepools", "NodeClaim": "/apis/karpenter.sh/v1/nodeclaims",
              "EC2NodeClass": "/apis/karpenter.k8s.aws/v1/ec2nodeclasses"}
 # what an API server and Kueue's pod webhook add to a pod it stores (a pod Kueue gates, still pending)

@@ -22,6 +22,7 @@ class AdmissionCheck:
     parameters: Mapping[str, str] | None = None     # {apiGroup, kind, name}
     inactive_reason: str = ""                        # the Active condition's reason and message, when not True
     inactive_message: str = ""
+    has_active_condition: bool = False               # the Active condition is there (its controller set it)
 
     @property
     def name(self) -> str:
@@ -49,24 +50,26 @@ class ProvisioningRequestConfig:
         return self.meta.name
 
 
-def _active(status: Any) -> tuple[bool, str, str]:
-    """IsStatusConditionTrue(status.conditions, Active), with the condition's words when it is not."""
+def _active(status: Any) -> tuple[bool, str, str] | None:
+    """IsStatusConditionTrue(status.conditions, Active), with the condition's words when it is not
+    (None: no Active condition)."""
     conditions = status.get("conditions") if isinstance(status, Mapping) else None
     for c in conditions if isinstance(conditions, list) else ():
         if isinstance(c, Mapping) and c.get("type") == ADMISSION_CHECK_ACTIVE:
             return c.get("status") == "True", str(c.get("reason") or ""), str(c.get("message") or "")
-    return False, "", ""
+    return None
 
 
 def parse_admission_check(obj: dict[str, Any], source: Source | None = None, *, validate: str = "strict",
                           warnings: list[str] | None = None) -> AdmissionCheck:
     stored = schema.store(obj, schema.ADMISSION_CHECK, ADMISSION_CHECK, source, validate, warnings)
     spec = stored.get("spec") or {}
-    active, reason, message = _active(stored.get("status"))
+    condition = _active(stored.get("status"))
+    active, reason, message = condition or (False, "", "")
     params = spec.get("parameters")
     return AdmissionCheck(object_meta(stored, source, namespaced=False), str(spec.get("controllerName") or ""),
                           active, {str(k): str(v) for k, v in params.items()} if isinstance(params, Mapping) else None,
-                          "" if active else reason, "" if active else message)
+                          "" if active else reason, "" if active else message, condition is not None)
 
 
 def parse_provisioning_request_config(obj: dict[str, Any], source: Source | None = None, *,

@@ -77,6 +77,7 @@ class ClusterQueue:
     stop_policy: str = STOP_NONE
     admission_checks: tuple[AdmissionCheckRule, ...] = ()
     fair_weight: float = 1.0            # spec.fairSharing.weight
+    admission_mode: str = ""            # spec.admissionScope.admissionMode (UsageBasedAdmissionFairSharing: AFS)
 
     @property
     def name(self) -> str:
@@ -222,5 +223,6 @@ def parse_cluster_queue(obj: dict[str, Any], source: Source | None = None, *, va
                               str(bwc.get("policy") or NEVER),
                               bwc.get("maxPriorityThreshold") if "maxPriorityThreshold" in bwc else None),
         stop_policy=str(spec.get("stopPolicy") or STOP_NONE),
+        admission_mode=str((spec.get("admissionScope") or {}).get("admissionMode") or ""),
         admission_checks=tuple(AdmissionCheckRule(str(c.get("name")), tuple(str(f) for f in c.get("onFlavors") or ()))
                                for c in checks if isinstance(c, Mapping)))

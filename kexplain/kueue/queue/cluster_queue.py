@@ -1,5 +1,6 @@
 """One ClusterQueue's pending Workloads (cache/queue/cluster_queue.go): a heap by priority then
-creation time, the inadmissible set aside, and how a head not admitted goes back."""
+creation time (under admission fair sharing, by its LocalQueue's usage first: `queue.afs`), the
+inadmissible set aside, and how a head not admitted goes back."""
 from __future__ import annotations
 
 import functools
@@ -7,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from kexplain.kueue.apis.constants import BEST_EFFORT_FIFO, STRICT_FIFO
+from kexplain.kueue.queue.afs import FairSharingState, go_compare
 from kexplain.kueue.queue.heap import Heap
 from kexplain.kueue.versions import KueueVersion
 from kexplain.kueue.workload.info import Info
@@ -39,11 +41,23 @@ class QueuedClusterQueue:
     inflight: Info | None = None
     sticky: str | None = None
     now: datetime | None = None         # the pass's clock: a Workload's requeue backoff (`backoff_expired`)
+    afs: FairSharingState | None = None     # admission fair sharing on (its penalties rebuild the heap)
+    afs_ordering: bool = False          # this ClusterQueue's admissionMode orders by LocalQueue usage
+    local_queue_keys: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.heap: Heap[Info] = Heap(lambda i: i.key, lambda a, b: self.compare(a, b) < 0)
 
     def compare(self, a: Info, b: Info) -> int:
+        """queueOrderingFunc: with admission fair sharing, the lower usage of the Workloads' LocalQueues;
+        then baseCompareFunc."""
+        if self.afs is not None and self.afs_ordering:
+            found = go_compare(self.afs.usage(local_queue_key(a)), self.afs.usage(local_queue_key(b)))
+            if found:
+                return found
+        return self.base_compare(a, b)
+
+    def base_compare(self, a: Info, b: Info) -> int:
         """baseCompareFunc: the sticky Workload, then higher priority, then older, then uid."""
         a_sticky, b_sticky = self.sticky == a.key, self.sticky == b.key
         if a_sticky != b_sticky:
@@ -74,6 +88,8 @@ class QueuedClusterQueue:
         self.heap.push_or_update(info)
 
     def pop(self) -> Info | None:
+        if self.afs is not None and self.afs.has_pending(self.local_queue_keys):
+            self.heap.rebuild()         # rebuildAll: the penalties changed the usages the heap was built on
         self.pop_cycle += 1
         if not len(self.heap):
             self.inflight = None
@@ -128,3 +144,8 @@ class QueuedClusterQueue:
     def pending(self) -> list[Info]:
         """The Workloads in the heap in the order they would pop (Snapshot's sort)."""
         return sorted(self.heap.items(), key=functools.cmp_to_key(self.compare))
+
+
+def local_queue_key(info: Info) -> str:
+    """KeyFromWorkload: `NAMESPACE/QUEUE`."""
+    return f"{info.obj.meta.namespace}/{info.obj.spec.queue_name}"

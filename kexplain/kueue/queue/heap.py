@@ -93,6 +93,11 @@ class Heap(Generic[T]):
         self._down(0, n)
         return self._pop_last()
 
+    def rebuild(self) -> None:
+        """rebuildAll: every item pushed again in the list's order (its order keys changed)."""
+        for item in list(self._items):
+            self.push_or_update(item)
+
     def get(self, key: Hashable) -> T | None:
         i = self._index.get(key)
         return None if i is None else self._items[i]

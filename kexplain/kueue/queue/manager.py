@@ -1,6 +1,7 @@
 """The queue manager (cache/queue/manager.go): LocalQueues into ClusterQueues, a pending
 Workload added to its LocalQueue's ClusterQueue, the heads of the active ClusterQueues each
-cycle, and a head requeued after the cycle."""
+cycle, and a head requeued after the cycle; with admission fair sharing, the LocalQueues' usage
+each ClusterQueue in UsageBasedAdmissionFairSharing orders by (`queue.afs`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -9,7 +10,9 @@ from typing import Callable
 
 from kexplain.kueue.apis.clusterqueue import ClusterQueue
 from kexplain.kueue.apis.localqueue import LocalQueue
-from kexplain.kueue.queue.cluster_queue import QueuedClusterQueue
+from kexplain.kueue.config_afs import AdmissionFairSharing
+from kexplain.kueue.queue.afs import USAGE_BASED, FairSharingState
+from kexplain.kueue.queue.cluster_queue import QueuedClusterQueue, local_queue_key
 from kexplain.kueue.versions import KueueVersion
 from kexplain.kueue.workload.info import Info
 from kexplain.kueue.workload.workload import is_admissible
@@ -31,19 +34,33 @@ class Manager:
     local_queues: dict[str, QueuedLocalQueue] = field(default_factory=dict)
     cluster_queues: dict[str, QueuedClusterQueue] = field(default_factory=dict)
     assigned: dict[str, str] = field(default_factory=dict)        # workload key -> LocalQueue key
+    afs: FairSharingState | None = None         # admission fair sharing on (Configuration and gate)
 
     @classmethod
     def build(cls, version: KueueVersion, cluster_queues: list[ClusterQueue], local_queues: list[LocalQueue],
-              now: datetime | None = None) -> "Manager":
+              now: datetime | None = None, afs: AdmissionFairSharing | None = None) -> "Manager":
         """The ClusterQueues, and the LocalQueues not stopped (the LocalQueue controller adds no stopped one);
-        `now`: the clock the requeue backoffs are read against."""
-        m = cls(version)
+        `now`: the clock the requeue backoffs are read against; `afs`: admission fair sharing, when on."""
+        m = cls(version, afs=FairSharingState.build(afs, local_queues) if afs is not None else None)
         for cq in cluster_queues:
-            m.cluster_queues[cq.name] = QueuedClusterQueue(cq.name, cq.queueing_strategy, version, now=now)
+            m.cluster_queues[cq.name] = QueuedClusterQueue(cq.name, cq.queueing_strategy, version, now=now, afs=m.afs,
+                                                           afs_ordering=cq.admission_mode == USAGE_BASED)
         for lq in local_queues:
             if not lq.stopped:
                 m.local_queues[lq.key] = QueuedLocalQueue(lq.key, lq.cluster_queue)
+                if lq.cluster_queue in m.cluster_queues:
+                    m.cluster_queues[lq.cluster_queue].local_queue_keys.add(lq.key)
         return m
+
+    def admitted(self, info: Info) -> None:
+        """An admission (assumeWorkload): its entry penalty added to its LocalQueue's usage."""
+        if self.afs is None:
+            return
+        summed: dict[str, int] = {}
+        for ps in info.total_requests:
+            for name, amount in ps.requests.items():
+                summed[name] = summed.get(name, 0) + amount
+        self.afs.push_penalty(local_queue_key(info), summed)
 
     def add_workload(self, info: Info) -> str:
         """AddOrUpdateWorkload: "" when queued, else why not (the queue manager's error)."""

@@ -316,6 +316,7 @@ class Scheduler:
                                     sync_admitted=admissionchecks.has_all_required(wl, cq.admission_checks, admission))
         self.cache.add_workload(new_info(wl))
         entry.status = ASSUMED
+        self.queues.admitted(entry.info)
         if not had_reservation:
             created = wl.meta.created or self.now
             waited = (self.now - created).total_seconds()

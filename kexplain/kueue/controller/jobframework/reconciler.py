@@ -114,11 +114,13 @@ def reconcile(job: GenericJob, existing: Mapping[str, WorkloadObject], now: date
     its Workload when one it owns exists (`existing`, by owner uid); else a new one."""
     if why := management.unmanaged(job):
         return JobOutcome(job, error=why, unmanaged=True)
+    owned = existing.get(job.meta.uid) if job.meta.uid else None
+    if getattr(job, "external", ""):            # an external framework's: its own controller makes the Workload
+        return JobOutcome(job, owned) if owned is not None else JobOutcome(job, error=job.external)  # type: ignore
     if getattr(job, "not_modelled", ""):        # a kind kexplain does not model (`jobs.unmodelled`)
         return JobOutcome(job, error=job.not_modelled)  # type: ignore[attr-defined]
     if getattr(job, "skipped", ""):             # JobWithSkip: Kueue leaves it alone
         return JobOutcome(job, error=job.skipped)  # type: ignore[attr-defined]
-    owned = existing.get(job.meta.uid) if job.meta.uid else None
     if owned is not None and getattr(job, "owner_name", ""):   # (one of several: a LeaderWorkerSet's group)
         name = workload_name(job.workload_owner_name(), job.meta.uid, job.kind, job.group)  # type: ignore[attr-defined]
         owned = owned if owned.meta.name == name else None      # (the pass finds a stored one by its name)
