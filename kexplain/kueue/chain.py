@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from kexplain.explain.inputs import Loaded
 from kexplain.kueue.apis.constants import (ADMISSION_GATE, CHECK_READY, FINISHED, POD_GROUP_NAME_LABEL,
@@ -149,7 +149,7 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
     if not (chosen or stored or links) or not any(is_kueue(o) for o, _ in context):     # (nothing held: no pass)
         return LiveKueue(out, notes=notes)
     from kexplain.kueue import linked, started as pass_      # the pass: only now (see `Chain`)
-    live_run, starts, stored_status = pass_.live_run, pass_.starts, pass_.stored_status
+    live_run, stored_status = pass_.live_run, pass_.stored_status
     mates = group_mates([pods[i] for i in chosen], cluster)         # (Kueue loads a pod group whole)
     passed, done, doc = live_run([*(dict(pods[i]) for i in chosen), *mates], context,
                                  now or datetime.now(timezone.utc).replace(microsecond=0), version=version,
@@ -161,7 +161,7 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
         out[i] = LiveChain(made if started else dict(pod), answer, started)
     told = {str(a["live"]["workload"]) for _, a in passed if isinstance(a.get("live"), Mapping)}
     items = {str(w.get("workload")): w for w in (doc.get("explanation") or {}).get("workloads") or ()}
-    held = [_held(obj, done, items, stored_status(obj), starts) for obj in stored]
+    held = [_held(obj, done, items, stored_status(obj), pass_) for obj in stored]
     by_key = {h.workload: h for h in held}
     for i, link in links.items():
         answer = linked.linked_answer(pods[i], link, done, by_key, stored_status(link.workload))
@@ -238,10 +238,11 @@ def _running(obj: Mapping[str, Any]) -> set[str] | None:
 
 
 def _held(obj: Mapping[str, Any], done: Any, items: Mapping[str, Mapping[str, Any]], live: dict[str, Any],
-          starts: Callable[[Any], bool]) -> Held:
+          started: Any) -> Held:
     """A Workload the cluster holds, with Kueue's answer now: the explanation of a Workload left
     pending, the ClusterQueue that admits it, or the admission checks it waits for with quota reserved
-    (`done`: the pass, `kexplain.kueue.run.Pass`; `starts`: whether Kueue starts a Workload's job), and
+    (`done`: the pass, `kexplain.kueue.run.Pass`; `started`: `kexplain.kueue.started`, imported with the
+    pass: whether Kueue starts a Workload's job, the answer while its checks wait), and
     its status as stored (`live`)."""
     meta = meta_of(obj)
     namespace = str(meta.get("namespace") or "default")
@@ -251,9 +252,8 @@ def _held(obj: Mapping[str, Any], done: Any, items: Mapping[str, Mapping[str, An
                               "queueName": spec.get("queueName")}
     item = items.get(key)
     wl = done.workloads.get(key)
-    if item is None and wl is not None and wl.admission is not None and not starts(wl):     # its checks wait
-        from kexplain.kueue.started import reserved_answer     # (imported with the pass: `live_kueue`)
-        answer.update(reserved_answer(wl), message=waiting_for_checks(wl))
+    if item is None and wl is not None and wl.admission is not None and not started.starts(wl):     # its checks wait
+        answer.update(started.reserved_answer(wl), message=waiting_for_checks(wl))
     elif item is None and wl is not None and wl.admission is not None:
         answer.update(verdict=ADMITTED, clusterQueue=wl.admission.cluster_queue)
     elif item is not None:
