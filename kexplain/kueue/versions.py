@@ -72,6 +72,9 @@ class KueueVersion:
     # workers' capacity (prioritizeLeaderDomain), best fit only among domains holding the leader,
     # least free capacity counting the leader, a partly used domain's pods set to what it takes.
     tas_leader_prioritized: bool = False
+    # admission fair sharing's CalculateUsage (v0.19): a LocalQueue weighing 0 or less ranks last
+    # (+Inf); v0.17.8 divides by its weight (0/0 is NaN, sorted first)
+    afs_nonpositive_weight_last: bool = False
     # The release's feature gates, their defaults and locks (`feature_gates`).
     gates: GateTable = GATES_0_17
 
@@ -91,7 +94,8 @@ VERSIONS: dict[str, KueueVersion] = {
                     every_short_resource=True, requests_in_hash_order=True, max_pod_group_roles=18,
                     validate_group_owner=True, ray_max_pod_sets=18, raycluster_autoscaling=RAYCLUSTER_AUTOSCALING_0_19,
                     tas_hostname_prefix_encoding=True, transformations_summed=True,
-                    pods_ready_block_skips_second_pass=True, tas_leader_prioritized=True, gates=GATES_0_19),
+                    pods_ready_block_skips_second_pass=True, tas_leader_prioritized=True, gates=GATES_0_19,
+                    afs_nonpositive_weight_last=True),
 }
 DEFAULT = "0.17"
 

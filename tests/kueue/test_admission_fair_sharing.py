@@ -106,6 +106,16 @@ def test_the_share_and_its_parts() -> None:
     assert FairSharingState.build(AdmissionFairSharing(600), zero, True).usage("x/zero") == math.inf   # v0.19
 
 
+@pytest.mark.parametrize(("version", "first"), [("0.17", "team-a/old-high"), ("0.19", "team-b/young-low")])
+def test_a_queue_of_weight_zero_goes_first_in_v0_17_last_in_v0_19(version: str, first: str) -> None:
+    """busy, weight 0 and nothing used: v0.17.8's 0/0 is NaN, which Kueue's ordering puts first;
+    v0.19.2 ranks a weight of 0 last (the release's `afs_nonpositive_weight_last`)."""
+    quotas = [flavor("default"), cluster_queue("cq", {"default": {"cpu": "1"}}, **AFS),
+              yaml.safe_dump(lq("busy", "team-a", {}, "0")), yaml.safe_dump(lq("idle", "team-b", {"cpu": "1"}))]
+    done = run(*quotas, config(), submitted=JOBS, version=version)
+    assert admitted(done) == [first]
+
+
 def test_go_float_ordering() -> None:
     assert go_compare(math.nan, 0.0) == -1 and go_compare(0.0, math.nan) == 1 and go_compare(math.nan, math.nan) == 0
     assert go_compare(1.0, 2.0) == -1 and go_compare(math.inf, 2.0) == 1

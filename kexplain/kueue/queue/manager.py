@@ -41,7 +41,8 @@ class Manager:
               now: datetime | None = None, afs: AdmissionFairSharing | None = None) -> "Manager":
         """The ClusterQueues, and the LocalQueues not stopped (the LocalQueue controller adds no stopped one);
         `now`: the clock the requeue backoffs are read against; `afs`: admission fair sharing, when on."""
-        m = cls(version, afs=FairSharingState.build(afs, local_queues) if afs is not None else None)
+        m = cls(version, afs=FairSharingState.build(afs, local_queues, version.afs_nonpositive_weight_last)
+                if afs is not None else None)
         for cq in cluster_queues:
             m.cluster_queues[cq.name] = QueuedClusterQueue(cq.name, cq.queueing_strategy, version, now=now, afs=m.afs,
                                                            afs_ordering=cq.admission_mode == USAGE_BASED)
