@@ -12,7 +12,7 @@ import tempfile
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, Callable, ContextManager, Iterator, Optional
+from typing import Any, Callable, ContextManager, Iterator, Mapping, Optional
 
 from kexplain.app.autoscalers import AutoscalerRun, adapter, node_pools
 from kexplain.app.eviction import LiveRead
@@ -356,7 +356,7 @@ def explain_named(args: PodArgs, live: Live, config: Any, say: Say) -> Named:
                          server_version=live.server_version,
                          hints=tuple(([note] if note else []) + nominated_notes(inputs, trace)))
     if kueue is not None and kueue.started:
-        comparison = kueue_started(comparison)
+        comparison = kueue_started(comparison, kueue.answer)
     where = live_json(live.server, live.context, live.server_version, comparison)
     return Named(trace, verdict, where, note, inputs, options, node_group)
 
@@ -366,10 +366,17 @@ KUEUE_STARTED = ("kexplain scheduled the pod as Kueue would start it (its Worklo
                  "the cluster's pod is still gated")
 
 
-def kueue_started(comparison: Any) -> Any:
-    """The comparison of a pod scheduled as Kueue starts it: the cluster's condition speaks of
+KUEUE_UNGATED = ("kexplain scheduled the pod as Kueue's topology ungater would ungate it (its Workload admitted "
+                 "by TAS: the kueue.x-k8s.io/topology gate removed, its domain's node labels added to its "
+                 "nodeSelector); the cluster's pod is still gated")
+
+
+def kueue_started(comparison: Any, answer: Optional[Mapping[str, Any]] = None) -> Any:
+    """The comparison of a pod scheduled as Kueue starts it (or, its `answer` saying
+    `topologyUngated`, as its topology ungater ungates it): the cluster's condition speaks of
     the gated pod, so nothing to agree with; said why."""
-    return replace(comparison, agrees=None, notes=(), hints=(KUEUE_STARTED, *comparison.hints))
+    hint = KUEUE_UNGATED if answer and answer.get("topologyUngated") else KUEUE_STARTED
+    return replace(comparison, agrees=None, notes=(), hints=(hint, *comparison.hints))
 
 
 def _named_autoscalers(args: PodArgs, trace: dict, verdict: dict, autoscalers: Autoscalers, kube: KubeVersion,

@@ -302,7 +302,7 @@ def _list_items(args: PodArgs, live: Live, done: Pending, writer: Any
         comparison = compare({**e.slim, "result": verdict}, e.pod, config_given=args.config is not None,
                              server_version=live.server_version, hints=e.hints)
         if e.kueue_started:
-            comparison = kueue_started(comparison)
+            comparison = kueue_started(comparison, e.kueue)
         where = live_json(live.server, live.context, live.server_version, comparison)
         shown = e.full if e.full is not None else e.trace if e.trace is not None else e.slim
         item = {**shown, **queue, **answers, "live": where}

@@ -11,7 +11,8 @@ from kexplain.explain.inputs import Loaded
 from kexplain.kueue.apis.constants import (ADMISSION_GATE, CHECK_READY, FINISHED, POD_GROUP_NAME_LABEL,
                                            QUOTA_RESERVED)
 from kexplain.kueue.config_file import submitted_of
-from kexplain.kueue.pod_workload import Link, Workloads
+from kexplain.kueue.controller.tas import ungater
+from kexplain.kueue.pod_workload import POD_SET_LABEL, Link, Workloads
 from kexplain.kueue.objects import (ADMITTED, READ_KINDS, Objects, candidates, is_kueue,
                                     kind_of, managed, meta_of, of_kinds, with_tas)
 
@@ -145,7 +146,7 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
     context = with_tas(list(of_kinds(cluster, READ_KINDS)), cluster)
     workloads = [o for o, _ in context if kind_of(o) == "Workload" and is_kueue(o)]
     stored = [o for o in workloads if _held_in_cluster(o)]
-    links, notes = _links(pods, set(chosen), workloads, cluster)
+    links, notes, index = _links(pods, set(chosen), workloads, cluster)
     if not (chosen or stored or links) or not any(is_kueue(o) for o, _ in context):     # (nothing held: no pass)
         return LiveKueue(out, notes=notes)
     from kexplain.kueue import linked, started as pass_      # the pass: only now (see `Chain`)
@@ -163,25 +164,30 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
     items = {str(w.get("workload")): w for w in (doc.get("explanation") or {}).get("workloads") or ()}
     held = [_held(obj, done, items, stored_status(obj), pass_) for obj in stored]
     by_key = {h.workload: h for h in held}
-    for i, link in links.items():
-        answer = linked.linked_answer(pods[i], link, done, by_key, stored_status(link.workload))
+    answers = {i: linked.linked_answer(pods[i], link, done, by_key, stored_status(link.workload))
+               for i, link in links.items()}
+    for i, answer in answers.items():
         out[i] = LiveChain(dict(pods[i]), answer, False)
         told.add(str(answer["workload"]))
+    if index is not None and any(ungater.gated(pods[i]) for i in links):     # (the topology gate: its ungater's pass)
+        mates = pod_set_mates([pods[i] for i in links], cluster)
+        for i, (pod, given) in linked.topology_ungated(pods, answers, index, done, mates).items():
+            out[i] = LiveChain(pod, {**answers[i], "topologyUngated": given}, True)
     return LiveKueue(out, [h for h in held if h.workload not in told], notes)
 
 
 def _links(pods: list[Mapping[str, Any]], taken: set[int], workloads: list[Mapping[str, Any]],
-           cluster: Objects) -> tuple[dict[int, Link], tuple[str, ...]]:
+           cluster: Objects) -> tuple[dict[int, Link], tuple[str, ...], Workloads | None]:
     """The pods (by index, but the `taken`) linked to a stored Workload Kueue holds or runs
-    (`kexplain.kueue.pod_workload`; a finished or deactivated one's pods get no answer), and why a
-    pod Kueue started is linked to none."""
+    (`kexplain.kueue.pod_workload`; a finished or deactivated one's pods get no answer), why a
+    pod Kueue started is linked to none, and the index that linked them."""
     if not workloads:
-        return {}, ()
+        return {}, (), None
     index = Workloads(workloads, cluster)
     found = [(i, index.link(pod)) for i, pod in enumerate(pods) if i not in taken]
     notes = tuple(note for i, link in found if link is None for note in [index.unlinked(pods[i])] if note)
     return {i: link for i, link in found if link is not None
-            and (_held_in_cluster(link.workload) or _admitted_in_cluster(link.workload))}, notes
+            and (_held_in_cluster(link.workload) or _admitted_in_cluster(link.workload))}, notes, index
 
 
 def _pod_labels(obj: Any) -> tuple[str, str, Mapping[str, Any]]:
@@ -211,6 +217,20 @@ def group_mates(pods: list[Mapping[str, Any]], cluster: Objects) -> list[dict[st
         namespace, name, labels = _pod_labels(obj)
         if (namespace, str(labels.get(POD_GROUP_NAME_LABEL) or "")) in groups and (namespace, name) not in asked:
             asked.add((namespace, name))
+            out.append(dict(obj.obj) if hasattr(obj, "obj") else dict(obj))
+    return out
+
+
+def pod_set_mates(pods: list[Mapping[str, Any]], cluster: Objects) -> list[dict[str, Any]]:
+    """The cluster's pods, in the order read, that carry a pod set label (`kueue.x-k8s.io/podset`) in
+    the namespaces of `pods`: those the topology ungater may list with them (`linked.topology_ungated`)."""
+    namespaces = {ns for ns, _, _ in map(_pod_labels, pods)}
+    out = []
+    for obj, _ in cluster:
+        if getattr(obj, "view", None) is None and kind_of(obj) != "Pod":     # (a dump's pod: its view says)
+            continue
+        namespace, _, labels = _pod_labels(obj)
+        if namespace in namespaces and labels.get(POD_SET_LABEL):
             out.append(dict(obj.obj) if hasattr(obj, "obj") else dict(obj))
     return out
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from kexplain.kueue.controller.tas.ungater import Given, assign, gated, ungate
 from kexplain.kueue.objects import ADMITTED, meta_of
-from kexplain.kueue.pod_workload import POD_SET_LABEL, Link, controller_ref
-from kexplain.kueue.podset import Conflict, infos
+from kexplain.kueue.pod_workload import POD_SET_LABEL, Link, Workloads, controller_ref
+from kexplain.kueue.podset import Conflict, PodSetInfo, infos
+
+TERMINATED = frozenset({"Succeeded", "Failed"})     # utilpod.IsTerminated: the ungater lists no such pod
 
 
 def linked_answer(pod: Mapping[str, Any], link: Link, done: Any, held: Mapping[str, Any],
@@ -41,3 +44,73 @@ def linked_answer(pod: Mapping[str, Any], link: Link, done: Any, held: Mapping[s
     answer["linkedBy"] = link.by
     answer["live"] = live
     return answer
+
+
+def topology_ungated(pods: list[Mapping[str, Any]], answers: Mapping[int, Mapping[str, Any]], index: Workloads,
+                     done: Any, mates: list[Mapping[str, Any]]) -> dict[int, tuple[dict[str, Any], dict[str, Any]]]:
+    """The linked pods (by index, with their `answers`) Kueue's topology ungater ungates: of a Workload
+    admitted by TAS, still gated, each given its domain by ONE pass of the ungater over all its pod
+    set's pods not terminated (`controller.tas.ungater.assign`: the gated ones and those already
+    ungated or bound, found among `mates`, the cluster's pods, by the same linking): the pod as the
+    ungater leaves it, and what it was given (`topologyUngated`)."""
+    asked: dict[tuple[str, str], list[int]] = {}
+    for i, answer in answers.items():
+        if answer.get("verdict") == ADMITTED and "startError" not in answer and answer.get("podSet") \
+                and gated(pods[i]):
+            asked.setdefault((str(answer["workload"]), str(answer["podSet"])), []).append(i)
+    out: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+    for (key, pod_set), chosen in asked.items():
+        info = _tas_info(done, key, pod_set)
+        if info is None or info.assignment is None:
+            continue
+        members = _members([pods[i] for i in chosen], index.link(pods[chosen[0]]), index, mates, pod_set)
+        given = assign(members, info.assignment, info.count, info.index, info.ranks)
+        where = {_name(p): n for n, p in enumerate(members)}
+        for i in chosen:
+            labels = given.labels[where[_name(pods[i])]]
+            if labels:
+                out[i] = ungate(pods[i], labels), _given(pod_set, labels, given, info)
+    return out
+
+
+def _tas_info(done: Any, key: str, pod_set: str) -> PodSetInfo | None:
+    """The pod set's PodSetInfo of the admitted Workload `key` (its assignment, count, index labels, ranks)."""
+    wl = done.workloads.get(key)
+    if wl is None or wl.admission is None:
+        return None
+    try:
+        return next((p for p in infos(wl, done.inputs.flavors) if p.name == pod_set), None)
+    except Conflict:
+        return None
+
+
+def _name(pod: Mapping[str, Any]) -> tuple[str, str]:
+    meta = meta_of(pod)
+    return str(meta.get("namespace") or "default"), str(meta.get("name") or "")
+
+
+def _members(chosen: list[Mapping[str, Any]], link: Link | None, index: Workloads, mates: list[Mapping[str, Any]],
+             pod_set: str) -> list[Mapping[str, Any]]:
+    """The pod set's pods as the ungater lists them (podsForPodSet): the cluster's pods of `pod_set`
+    linked to the same Workload, not terminated, in the order read (the asked ones as asked; those
+    not read after them)."""
+    mine = {_name(p): p for p in chosen}
+    out: list[Mapping[str, Any]] = []
+    for pod in mates:
+        name = _name(pod)
+        if name in mine:
+            out.append(mine.pop(name))
+        elif (meta_of(pod).get("labels") or {}).get(POD_SET_LABEL) == pod_set and link is not None \
+                and (pod.get("status") or {}).get("phase") not in TERMINATED:
+            found = index.link(pod)
+            if found is not None and found.workload is link.workload:
+                out.append(pod)
+    return out + list(mine.values())
+
+
+def _given(pod_set: str, labels: Mapping[str, str], given: Given, info: PodSetInfo) -> dict[str, Any]:
+    """What the ungater gives the pod: its pod set, its domain's node labels, how it chose (rank or order)."""
+    out: dict[str, Any] = {"podSet": pod_set, "nodeSelector": dict(labels), "by": given.by}
+    if given.by == "rank" and info.index is not None and info.index.pod_index:
+        out["indexLabel"] = info.index.pod_index
+    return out

@@ -68,6 +68,18 @@ def pod_set_lines(answer: Mapping[str, Any]) -> list[tuple[int, str]]:
     return lines
 
 
+def ungated_lines(answer: Mapping[str, Any]) -> list[tuple[int, str]]:
+    """A live pod still gated by TAS: the domain Kueue's topology ungater gives it (`topologyUngated`)."""
+    given = answer.get("topologyUngated")
+    if not given:
+        return []
+    how = f"by its rank ({given['indexLabel']})" if given.get("by") == "rank" and given.get("indexLabel") \
+        else "in order (greedily)"
+    where = ", ".join(f"{k}={v}" for k, v in (given.get("nodeSelector") or {}).items())
+    return [(1, f"Kueue's topology ungater gives this pod domain {where} {how}; explained ungated there "
+                "(the cluster's pod is still gated)")]
+
+
 def reserved_lines(answer: Mapping[str, Any]) -> list[tuple[int, str]]:
     """Per pod set of a job waiting for its checks: the flavors its quota is reserved on, and what
     Kueue sets in its pods once they pass (`reservedPodSets`: node selector, tolerations, topology)."""
@@ -183,7 +195,8 @@ def _answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
             return [Block(Text(head + text, style="bold"), gap=False)]
         text = (f"Workload {workload} is admitted in ClusterQueue {answer.get('clusterQueue')}; "
                 f"{STARTED.get(kind, '')}, " + ("as Kueue sets it:" if kind == "Pod" else "its pods as Kueue sets them:"))
-        return [Block(Text(head + text, style="bold"), gap=False), lines_block(pod_set_lines(answer), gap=False)]
+        return [Block(Text(head + text, style="bold"), gap=False),
+                lines_block(pod_set_lines(answer) + ungated_lines(answer), gap=False)]
     if verdict == "QuotaReserved":
         checks = checks_words(answer.get("admissionChecks"))
         text = (f"Workload {workload} holds quota in ClusterQueue {answer.get('clusterQueue')} and waits for its "

@@ -144,3 +144,75 @@ def ungated(pods: list[dict[str, Any]], assignment: TopologyAssignment, count: i
             spec.pop("schedulingGates", None)
         spec["nodeSelector"] = {**(spec.get("nodeSelector") or {}), **labels}
     return pods
+
+
+def _selector_values(pod: Mapping[str, Any], levels: Sequence[str]) -> tuple[str, ...]:
+    """utiltas.LevelValues of the pod's node selector: the domain an ungated pod was given."""
+    spec = pod.get("spec")
+    selector = spec.get("nodeSelector") if isinstance(spec, Mapping) else None
+    selector = selector if isinstance(selector, Mapping) else {}
+    return tuple(str(selector.get(level, "")) for level in levels)
+
+
+def gated(pod: Mapping[str, Any]) -> bool:
+    """Whether the pod still carries the topology scheduling gate (utilpod.HasGate)."""
+    spec = pod.get("spec")
+    gates = spec.get("schedulingGates") if isinstance(spec, Mapping) else None
+    return any(isinstance(g, Mapping) and g.get("name") == GATE for g in gates or ())
+
+
+@dataclass(frozen=True)
+class Given:
+    """The ungater's pass over a pod set's pods (gated and not): each pod's domain's node labels
+    ({} for a pod it does not ungate), and `by` "rank" (the index labels) or "order" (greedily)."""
+
+    labels: tuple[dict[str, str], ...]
+    by: str
+
+
+def assign(pods: Sequence[Mapping[str, Any]], assignment: TopologyAssignment, count: int, index: IndexLabels | None,
+           ranks: Ranks) -> Given:
+    """assignGatedPodsToDomains over ALL the pod set's pods not terminated, as the ungater lists them:
+    by rank when every pod's ranks read, each below the assignment's size and each pod already
+    ungated in its rank's domain (its node selector); else greedily, each domain first counting the
+    pods already ungated in it (by their node selectors) and the gated ones, in order, filling the rest."""
+    offset = with_pod_offset(ranks, pods)
+    if offset is None:      # (errParseOffsetAnnotation: nothing ungated)
+        return Given(tuple({} for _ in pods), "order")
+    by_rank = rank_to_domain(assignment)
+    ranked = read_ranks(pods, count, index, offset) if index is not None else None
+    if ranked is not None and all(r < len(by_rank) for r in ranked) and all(
+            gated(p) or _selector_values(p, assignment.levels) == by_rank[r] for p, r in zip(pods, ranked)):
+        return Given(tuple(dict(zip(assignment.levels, by_rank[r])) if gated(p) else {}
+                           for p, r in zip(pods, ranked)), "rank")
+    return Given(_greedy_over(pods, assignment), "order")
+
+
+def _greedy_over(pods: Sequence[Mapping[str, Any]], assignment: TopologyAssignment) -> tuple[dict[str, str], ...]:
+    """assignGatedPodsToDomainsGreedy: each domain's count less its ungated pods, filled in order."""
+    ungated_in: dict[tuple[str, ...], int] = {}
+    for pod in pods:
+        if not gated(pod):
+            values = _selector_values(pod, assignment.levels)
+            ungated_in[values] = ungated_in.get(values, 0) + 1
+    waiting = iter(i for i, pod in enumerate(pods) if gated(pod))
+    out: list[dict[str, str]] = [{} for _ in pods]
+    for domain in assignment.domains:
+        for _ in range(max(domain.count - ungated_in.get(domain.values, 0), 0)):
+            at = next(waiting, None)
+            if at is None:
+                break
+            out[at] = dict(zip(assignment.levels, domain.values))
+    return tuple(out)
+
+
+def ungate(pod: Mapping[str, Any], labels: Mapping[str, str]) -> dict[str, Any]:
+    """A copy of `pod` as the ungater patches it: the topology gate removed, `labels` in its node selector."""
+    spec = dict(pod.get("spec") or {})
+    gates = [g for g in spec.get("schedulingGates") or () if not (isinstance(g, Mapping) and g.get("name") == GATE)]
+    if gates:
+        spec["schedulingGates"] = gates
+    else:
+        spec.pop("schedulingGates", None)
+    spec["nodeSelector"] = {**(spec.get("nodeSelector") or {}), **labels}
+    return {**pod, "spec": spec}
