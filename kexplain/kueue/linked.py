@@ -59,11 +59,13 @@ def topology_ungated(pods: list[Mapping[str, Any]], answers: Mapping[int, Mappin
                 and gated(pods[i]):
             asked.setdefault((str(answer["workload"]), str(answer["podSet"])), []).append(i)
     out: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+    listed = _by_pod_set(mates, index) if asked else {}
     for (key, pod_set), chosen in asked.items():
         info = _tas_info(done, key, pod_set)
-        if info is None or info.assignment is None:
+        link = index.link(pods[chosen[0]])
+        if info is None or info.assignment is None or link is None:
             continue
-        members = _members([pods[i] for i in chosen], index.link(pods[chosen[0]]), index, mates, pod_set)
+        members = _members([pods[i] for i in chosen], listed.get((id(link.workload), pod_set), []))
         given = assign(members, info.assignment, info.count, info.index, info.ranks)
         where = {_name(p): n for n, p in enumerate(members)}
         for i in chosen:
@@ -89,22 +91,25 @@ def _name(pod: Mapping[str, Any]) -> tuple[str, str]:
     return str(meta.get("namespace") or "default"), str(meta.get("name") or "")
 
 
-def _members(chosen: list[Mapping[str, Any]], link: Link | None, index: Workloads, mates: list[Mapping[str, Any]],
-             pod_set: str) -> list[Mapping[str, Any]]:
-    """The pod set's pods as the ungater lists them (podsForPodSet): the cluster's pods of `pod_set`
-    linked to the same Workload, not terminated, in the order read (the asked ones as asked; those
-    not read after them)."""
-    mine = {_name(p): p for p in chosen}
-    out: list[Mapping[str, Any]] = []
+def _by_pod_set(mates: list[Mapping[str, Any]], index: Workloads) -> dict[tuple[int, str], list[Mapping[str, Any]]]:
+    """The cluster's pods not terminated, in the order read, by (their linked Workload, their pod set):
+    what the ungater lists of each pod set (podsForPodSet), each pod linked once."""
+    out: dict[tuple[int, str], list[Mapping[str, Any]]] = {}
     for pod in mates:
-        name = _name(pod)
-        if name in mine:
-            out.append(mine.pop(name))
-        elif (meta_of(pod).get("labels") or {}).get(POD_SET_LABEL) == pod_set and link is not None \
-                and (pod.get("status") or {}).get("phase") not in TERMINATED:
-            found = index.link(pod)
-            if found is not None and found.workload is link.workload:
-                out.append(pod)
+        pod_set = (meta_of(pod).get("labels") or {}).get(POD_SET_LABEL)
+        if not pod_set or (pod.get("status") or {}).get("phase") in TERMINATED:
+            continue
+        found = index.link(pod)
+        if found is not None:
+            out.setdefault((id(found.workload), str(pod_set)), []).append(pod)
+    return out
+
+
+def _members(chosen: list[Mapping[str, Any]], listed: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The pod set's pods as the ungater lists them: those read (`listed`), the asked ones as asked
+    (those not read after them)."""
+    mine = {_name(p): p for p in chosen}
+    out = [mine.pop(_name(p), p) for p in listed]
     return out + list(mine.values())
 
 
