@@ -83,7 +83,8 @@ def _answered(entry: Any, answer: dict[str, Any]) -> Any:
 @dataclass(frozen=True)
 class LiveChain:
     """A live pod as Kueue leaves it (`pod`: started when Kueue admits it, else as it came) and
-    Kueue's answer for it; `started`: the pod is the one Kueue ungates, not the one stored."""
+    Kueue's answer for it; `started`: the pod is the one Kueue ungates (its admission gate, or its
+    topology ungater's: `linked.topology_ungated`), not the one stored."""
 
     pod: dict[str, Any]
     answer: dict[str, Any]

@@ -101,6 +101,8 @@ def test_gated_pods_get_their_ranks_rack_and_run_there(tmp_path, capsys, monkeyp
     want = {"train-a": ("b2-r2",) * 2, "train-b": ("b1-r2",) * 2, "train-c": ("b2-r2",) * 2, "train-d": ("b1-r2",) * 2}
     assert racks(pending) == want
     assert {n: racks({n: t})[n][0] for n, t in alone.items()} == {n: r for n, (r, _) in want.items()}
+    assert all(t["live"]["agrees"] is None and "topology ungater would ungate it" in t["live"]["hints"][0]
+               for t in pending.values())
     for name, t in alone.items():
         assert t["kueue"]["topologyUngated"] == {"podSet": "main", "nodeSelector": {RACK: want[name][0]},
                                                  "by": "rank", "indexLabel": INDEX}
