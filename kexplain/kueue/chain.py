@@ -11,6 +11,7 @@ from kexplain.explain.inputs import Loaded
 from kexplain.kueue.apis.constants import (ADMISSION_GATE, CHECK_READY, FINISHED, POD_GROUP_NAME_LABEL,
                                            QUOTA_RESERVED)
 from kexplain.kueue.config_file import submitted_of
+from kexplain.kueue.external_jobs import with_not_explained
 from kexplain.kueue.pod_workload import Link, Workloads
 from kexplain.kueue.objects import (ADMITTED, READ_KINDS, Objects, candidates, is_kueue,
                                     kind_of, managed, meta_of, of_kinds, with_tas)
@@ -32,6 +33,8 @@ class Chain:
     config: tuple = ()      # Kueue's Configuration read from --kueue-config (as a cluster object)
 
     def __call__(self, objs: Objects, cluster: Objects) -> Objects:
+        # an external framework's job: Kueue's, its Workload its own controller's (said, not explained)
+        objs = with_not_explained(objs, [*of_kinds(cluster, READ_KINDS), *self.config])
         labelled, unlabelled = candidates(objs)
         if not labelled and not unlabelled:
             return objs
