@@ -34,7 +34,7 @@ class Chain:
 
     def __call__(self, objs: Objects, cluster: Objects) -> Objects:
         # an external framework's job: Kueue's, its Workload its own controller's (said, not explained)
-        objs = with_not_explained(objs, [*of_kinds(cluster, READ_KINDS), *self.config])
+        objs = with_not_explained(objs, cluster, self.config)
         labelled, unlabelled = candidates(objs)
         if not labelled and not unlabelled:
             return objs

@@ -90,8 +90,10 @@ def submitted_of(labelled: list[int], unlabelled: list[int], context: Objects, o
 
 
 def external_frameworks_of(context: Objects) -> tuple[str, ...]:
-    """The Configuration's `integrations.externalFrameworks` among `context` (a document, or Kueue's
-    manager ConfigMap's), as written: the pass validates them; () when none is given."""
+    """The `integrations.externalFrameworks` of the last Configuration among `context` (a document, or
+    Kueue's manager ConfigMap's), as the pass reads them (the last read is the one it keeps), as
+    written: the pass validates them; () when none is given."""
+    names: tuple[str, ...] = ()
     for obj, src in context:
         if not isinstance(obj, dict):
             continue
@@ -102,7 +104,6 @@ def external_frameworks_of(context: Objects) -> tuple[str, ...]:
         if found is None or not isinstance(found[0], dict) or not is_configuration(found[0]):
             continue
         integrations = found[0].get("integrations")
-        names = integrations.get("externalFrameworks") if isinstance(integrations, dict) else None
-        if isinstance(names, list):
-            return tuple(n for n in names if isinstance(n, str))
-    return ()
+        given = integrations.get("externalFrameworks") if isinstance(integrations, dict) else None
+        names = tuple(n for n in given if isinstance(n, str)) if isinstance(given, list) else ()
+    return names

@@ -12,16 +12,20 @@ from kexplain.explain.pod_file import NOT_EXPLAINED
 from kexplain.kueue.apis import constants as c
 from kexplain.kueue.config_file import external_frameworks_of
 from kexplain.kueue.controller.jobframework.external import external_job
-from kexplain.kueue.objects import Objects, kind_of, meta_of
+from kexplain.kueue.objects import Objects, kind_of, meta_of, of_kinds
 
+# where Kueue's Configuration is (a document, or Kueue's manager ConfigMap's): all that is read to
+# know the external kinds (a dump's other objects never looked at)
+CONFIG_KINDS = frozenset({"Configuration", "ConfigMap"})
+WORKLOADS = frozenset({c.WORKLOAD})
 MANAGED = "Kueue manages it{queue}: {why}"
 OWNED = "; its Workload {workload} is among the objects: `kexplain kueue` explains it"
 
 
-def with_not_explained(objs: Objects, context: Objects) -> Objects:
+def with_not_explained(objs: Objects, cluster: Objects, given: Objects = ()) -> Objects:
     """`objs` with each external framework's job carrying what is said of it (kexplain's own
     annotation `NOT_EXPLAINED`, which the POD file's entries read: left out, said)."""
-    found = external_jobs(objs, context)
+    found = external_jobs(objs, cluster, given)
     return [(_annotated(o, found[i]), s) if i in found else (o, s) for i, (o, s) in enumerate(objs)] if found else objs
 
 
@@ -32,10 +36,11 @@ def _annotated(obj: Mapping[str, Any], why: str) -> dict[str, Any]:
     return {**obj, "metadata": meta}
 
 
-def external_jobs(objs: Objects, context: Objects) -> dict[int, str]:
+def external_jobs(objs: Objects, cluster: Objects, given: Objects = ()) -> dict[int, str]:
     """By index into `objs`: each external framework's job, with what is said of it (the
-    Configuration among `context` or `objs`)."""
-    frameworks = external_frameworks_of([*context, *objs])
+    Configuration of `cluster`, `given` (--kueue-config) or `objs`, read in that order as the pass
+    reads them; a Workload it owns among `objs` or `cluster`)."""
+    frameworks = external_frameworks_of([*of_kinds(cluster, CONFIG_KINDS), *given, *of_kinds(objs, CONFIG_KINDS)])
     if not frameworks:
         return {}
     out = {}
@@ -47,7 +52,7 @@ def external_jobs(objs: Objects, context: Objects) -> dict[int, str]:
         except KexplainError:       # (what the pass refuses of it is the pass's to say)
             continue
         if job is not None:
-            out[i] = said_of(obj, job.external, [*objs, *context])
+            out[i] = said_of(obj, job.external, [*objs, *of_kinds(cluster, WORKLOADS)])
     return out
 
 

@@ -56,7 +56,7 @@ def checked(objs: Objects, cluster: Objects, *, validate: str = "strict", versio
     and the Namespaces of `objs` and `cluster`: their problems and each as Kueue leaves it; nothing
     when no Kueue object is given. `capacity` answers its ProvisioningRequests (CA), if anyone does."""
     # an external framework's job: Kueue's, its Workload its own controller's (said as `kexplain FILE` says it)
-    said: list[Problem] = [(i, HELD, text, {}) for i, text in external_jobs(objs, of_kinds(cluster, READ_KINDS)).items()]
+    said: list[Problem] = [(i, HELD, text, {}) for i, text in external_jobs(objs, cluster).items()]
     labelled, unlabelled = candidates(objs)
     if not labelled and not unlabelled:
         return Checked(said)

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from kexplain.explain.pod_file import NOT_EXPLAINED
+from kexplain.kueue.config_file import external_frameworks_of
 from kexplain.kueue.external_jobs import owned_workload, with_not_explained
 from tests.kueue.builders import cluster_queue, flavor, local_queue
 from tests.kueue.test_external_frameworks import CONFIG, OWNED, RUN
@@ -91,3 +92,17 @@ def test_the_owned_workload_by_uid_else_by_kind_and_name() -> None:
     assert owned_workload(RUN, [(other_uid, None)]) == ""
     no_uid = {**RUN, "metadata": {k: v for k, v in RUN["metadata"].items() if k != "uid"}}
     assert owned_workload(no_uid, [(other_uid, None)]) == "default/pipelinerun-build-abcde"
+
+
+def test_a_workload_it_owns_in_the_cluster_is_named(files: Path) -> None:
+    (files / "owned.yaml").write_text(yaml.safe_dump(OWNED))
+    (files / "run.yaml").write_text(yaml.safe_dump(RUN))
+    _, _, err = run_cli(str(files / "run.yaml"), "--nodes", str(files / "cluster.yaml"), "--nodes",
+                        str(files / "owned.yaml"), "--kueue-config", str(files / "config.yaml"))
+    assert "its Workload default/pipelinerun-build-abcde is among the objects" in err
+
+
+def test_the_last_configuration_read_decides_as_in_the_pass() -> None:
+    plain = {**CONFIG, "integrations": {"frameworks": ["batch/job"]}}
+    assert external_frameworks_of([(CONFIG, None), (plain, None)]) == ()
+    assert external_frameworks_of([(plain, None), (CONFIG, None)]) == ("PipelineRun.v1.tekton.dev",)
