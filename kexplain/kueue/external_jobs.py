@@ -1,17 +1,16 @@
 """The jobs of an external framework among the POD file's objects (the Configuration's
 `integrations.externalFrameworks`): Kueue manages them, but their Workloads come from their own
 controllers, which kexplain cannot run. Plain `kexplain FILE` and `lint` say so in the words of
-`kexplain kueue` (`controller.jobframework.external`), naming a Workload owned by the job when one
+`kexplain kueue` (`config_external.EXTERNAL`), naming a Workload owned by the job when one
 is among the objects."""
 from __future__ import annotations
 
 from typing import Any, Mapping
 
-from kexplain.errors import KexplainError
 from kexplain.explain.pod_file import NOT_EXPLAINED
 from kexplain.kueue.apis import constants as c
+from kexplain.kueue.config_external import EXTERNAL, external_framework
 from kexplain.kueue.config_file import external_frameworks_of
-from kexplain.kueue.controller.jobframework.external import external_job
 from kexplain.kueue.objects import Objects, kind_of, meta_of, of_kinds
 
 # where Kueue's Configuration is (a document, or Kueue's manager ConfigMap's): all that is read to
@@ -44,15 +43,10 @@ def external_jobs(objs: Objects, cluster: Objects, given: Objects = ()) -> dict[
     if not frameworks:
         return {}
     out = {}
-    for i, (obj, src) in enumerate(objs):
-        if not isinstance(obj, dict):
-            continue
-        try:
-            job = external_job(obj, src, frameworks)
-        except KexplainError:       # (what the pass refuses of it is the pass's to say)
-            continue
-        if job is not None:
-            out[i] = said_of(obj, job.external, [*objs, *of_kinds(cluster, WORKLOADS)])
+    for i, (obj, _) in enumerate(objs):
+        name = external_framework(obj, frameworks) if isinstance(obj, dict) else ""
+        if name:
+            out[i] = said_of(obj, EXTERNAL.format(name), [*objs, *of_kinds(cluster, WORKLOADS)])
     return out
 
 
