@@ -176,8 +176,25 @@ class PodsExist(LeftOutNote):
 
 
 class NotModelled(KexplainError):
-    """An object Kueue holds whose kind kexplain does not model (`controllers.queued`): left out
-    unexplained, counted as any object left out (exit code 2)."""
+    """An object Kueue holds that kexplain cannot explain: a kind it does not model
+    (`controllers.queued`), or one whose Workload an external controller makes (`NOT_EXPLAINED`):
+    left out unexplained, counted as any object left out (exit code 2)."""
+
+
+# kexplain's own annotation, set by Kueue's chain (`kexplain.kueue.external_jobs`) on an object it
+# knows Kueue manages but kexplain cannot explain (an external framework's job): why
+NOT_EXPLAINED = "kexplain.dev/not-explained"
+
+
+def not_explained(obj: Any) -> str:
+    """Why kexplain leaves out an object Kueue holds ("" when it explains it): `held`, or the
+    reason Kueue's chain wrote (`NOT_EXPLAINED`)."""
+    if not isinstance(obj, dict):
+        return ""
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    notes = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+    why = notes.get(NOT_EXPLAINED)
+    return why if isinstance(why, str) and why else held(obj)
 
 
 def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bool = False,
@@ -186,9 +203,9 @@ def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bo
     out = []
     candidates = PodFile.of(objs, path).explained
     children = Children(o for o, _ in objs) if replicas is None else None
-    unmodelled = [(o, s) for o, s in objs if held(o)]
+    unmodelled = [(o, s) for o, s in objs if not_explained(o)]
     for obj, src in unmodelled:
-        problems.add(NotModelled(held(obj), source=src, obj=obj))
+        problems.add(NotModelled(not_explained(obj), source=src, obj=obj))
     for i, (obj, src) in enumerate(candidates):
         try:
             entry = entry_of(obj, src, i, replicas, stored=stored, kube=kube)
@@ -202,7 +219,7 @@ def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bo
             problems.add(err)
     elif not out and objs:      # the errors said what was wrong, not what the rest was
         hint = kustomize_hint(kustomization_dirs(objs))
-        others = [(o, s) for o, s in objs if not held(o)]
+        others = [(o, s) for o, s in objs if not not_explained(o)]
         if not candidates and others:
             kinds = found_kinds(others)
             problems.add(InputError(f"no other Pod or workload to explain (found {kinds})"

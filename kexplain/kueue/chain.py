@@ -12,6 +12,7 @@ from kexplain.kueue.apis.constants import (ADMISSION_GATE, CHECK_READY, FINISHED
                                            QUOTA_RESERVED)
 from kexplain.kueue.config_file import submitted_of
 from kexplain.kueue.controller.tas import ungater
+from kexplain.kueue.external_jobs import with_not_explained
 from kexplain.kueue.pod_workload import POD_SET_LABEL, Link, Workloads
 from kexplain.kueue.objects import (ADMITTED, READ_KINDS, Objects, candidates, is_kueue,
                                     kind_of, managed, meta_of, of_kinds, with_tas)
@@ -33,6 +34,8 @@ class Chain:
     config: tuple = ()      # Kueue's Configuration read from --kueue-config (as a cluster object)
 
     def __call__(self, objs: Objects, cluster: Objects) -> Objects:
+        # an external framework's job: Kueue's, its Workload its own controller's (said, not explained)
+        objs = with_not_explained(objs, cluster, self.config)
         labelled, unlabelled = candidates(objs)
         if not labelled and not unlabelled:
             return objs

@@ -11,6 +11,9 @@ from kexplain.config._decode import parse_duration
 
 NEGATIVE = "must be greater than or equal to 0"
 EXTERNAL_FORMAT = "must be format, 'Kind.version.group.com'"
+# what kexplain says of an external framework's job (`kexplain kueue`, plain `kexplain FILE`, lint)
+EXTERNAL = ("its Workload is made by an external controller (integrations.externalFrameworks: {}): kexplain "
+            "explains the Workload, given or live, not the job")
 # Each framework's job type as GroupVersionKind.String() (the scheme's GVKForObject)
 FRAMEWORK_GVK = {
     "batch/job": "batch/v1, Kind=Job", "pod": "/v1, Kind=Pod", "deployment": "apps/v1, Kind=Deployment",
@@ -44,6 +47,18 @@ def gvk_string(gvk: tuple[str, str, str]) -> str:
 def external_kinds(names: Sequence[str]) -> frozenset[tuple[str, str]]:
     """The (API group, kind) pairs `integrations.externalFrameworks` names."""
     return frozenset((g, k) for g, _, k in filter(None, map(parse_kind_arg, names)))
+
+
+def external_framework(obj: Mapping[str, Any], names: Sequence[str]) -> str:
+    """The name in `names` (`integrations.externalFrameworks`) of `obj`'s kind and API group, "" when
+    none names it: a job Kueue manages whose Workload that kind's own controller makes."""
+    api, kind = str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")
+    group = api.rsplit("/", 1)[0] if "/" in api else ""
+    for name in names:
+        gvk = parse_kind_arg(name)
+        if gvk is not None and (gvk[0], gvk[2]) == (group, kind):
+            return name
+    return ""
 
 
 def validate_external_frameworks(frameworks: Sequence[str], external: Sequence[Any]) -> list[FieldError]:

@@ -87,3 +87,23 @@ def submitted_of(labelled: list[int], unlabelled: list[int], context: Objects, o
     namespaces = default_queue_namespaces(context)
     defaulted = [i for i in unlabelled if namespaces and str(meta_of(objs[i][0]).get("namespace") or "default") in namespaces]
     return sorted([*labelled, *defaulted])
+
+
+def external_frameworks_of(context: Objects) -> tuple[str, ...]:
+    """The `integrations.externalFrameworks` of the last Configuration among `context` (a document, or
+    Kueue's manager ConfigMap's), as the pass reads them (the last read is the one it keeps), as
+    written: the pass validates them; () when none is given."""
+    names: tuple[str, ...] = ()
+    for obj, src in context:
+        if not isinstance(obj, dict):
+            continue
+        try:
+            found = configuration_of(obj, src) if is_manager_config_map(obj) else (obj, src)
+        except KexplainError:
+            continue
+        if found is None or not isinstance(found[0], dict) or not is_configuration(found[0]):
+            continue
+        integrations = found[0].get("integrations")
+        given = integrations.get("externalFrameworks") if isinstance(integrations, dict) else None
+        names = tuple(n for n in given if isinstance(n, str)) if isinstance(given, list) else ()
+    return names

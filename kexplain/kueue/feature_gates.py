@@ -16,13 +16,14 @@ NAMESPACE_SELECTOR_ALWAYS_RESPECTED = "ManagedJobsNamespaceSelectorAlwaysRespect
 LOCAL_QUEUE_DEFAULTING = "LocalQueueDefaulting"
 OBJECT_RETENTION_POLICIES = "ObjectRetentionPolicies"
 DYNAMIC_RESOURCE_ALLOCATION = "DynamicResourceAllocation"
+FLAVOR_FUNGIBILITY = "FlavorFungibility"
 # component-base's own gates, known to every feature gate (its special "all alpha/beta" toggles)
 SPECIAL = ("AllAlpha", "AllBeta")
 # The gates whose either value kexplain decides as Kueue does (a gate Kueue locks is modelled at its
 # locked value); any other gate set away from its default is said as not modelled.
 MODELLED = frozenset({PARTIAL_ADMISSION, NAMESPACE_SELECTOR_ALWAYS_RESPECTED, LOCAL_QUEUE_DEFAULTING,
                       OBJECT_RETENTION_POLICIES, DYNAMIC_RESOURCE_ALLOCATION, TOPOLOGY_AWARE_SCHEDULING,
-                      "AdmissionFairSharing", "MultiKueue"})
+                      FLAVOR_FUNGIBILITY, "AdmissionFairSharing", "MultiKueue"})
 
 
 @dataclass(frozen=True)

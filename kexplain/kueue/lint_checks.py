@@ -9,10 +9,12 @@ from typing import Any
 from kexplain.errors import KexplainError
 from kexplain.kueue.operator_pods import KINDS as OPERATOR_KINDS
 from kexplain.kueue.config_file import submitted_of
+from kexplain.kueue.external_jobs import external_jobs
 from kexplain.kueue.objects import (ADMITTED, QUOTA_RESERVED, READ_KINDS, Objects, candidates, checks_words, is_kueue,
                                     kind_of, of_kinds, with_tas)
 
 LOCAL_QUEUE = "kueue-local-queue"
+HELD = "kueue-held"     # (the linter's rule: what is said of an external framework's job, `external_jobs`)
 NEVER_FITS = "kueue-never-fits"
 Problem = tuple[int, str, str, dict[str, Any]]
 
@@ -53,19 +55,21 @@ def checked(objs: Objects, cluster: Objects, *, validate: str = "strict", versio
     """Kueue's pass over the managed objects of `objs` (`version` None: v0.17.8) with Kueue's objects
     and the Namespaces of `objs` and `cluster`: their problems and each as Kueue leaves it; nothing
     when no Kueue object is given. `capacity` answers its ProvisioningRequests (CA), if anyone does."""
+    # an external framework's job: Kueue's, its Workload its own controller's (said as `kexplain FILE` says it)
+    said: list[Problem] = [(i, HELD, text, {}) for i, text in external_jobs(objs, cluster).items()]
     labelled, unlabelled = candidates(objs)
     if not labelled and not unlabelled:
-        return Checked()
+        return Checked(said)
     chosen = {*labelled, *unlabelled}
     others = [(o, s) for i, (o, s) in enumerate(objs) if i not in chosen]
     # (the Nodes and bound pods too when TAS is there, as the chain reads them: one placement)
     context = with_tas([*of_kinds(cluster, READ_KINDS), *((o, s) for o, s in others if kind_of(o) in READ_KINDS)],
                        [*cluster, *others])
     if not any(is_kueue(o) for o, _ in context):
-        return Checked()
+        return Checked(said)
     submitted = submitted_of(labelled, unlabelled, context, objs)
     if not submitted:
-        return Checked()
+        return Checked(said)
     # Kueue's pass, imported only now: a lint without Kueue's objects never pays its 0.15 s
     from kexplain.kueue import lint_pass
     done, doc, refused = lint_pass.kueue_pass([objs[i] for i in submitted], context, validate=validate,
@@ -74,7 +78,7 @@ def checked(objs: Objects, cluster: Objects, *, validate: str = "strict", versio
     kept = [i for i in submitted if id(objs[i][1]) not in gone]
     items = {w["workload"]: w for w in doc["explanation"]["workloads"]}
     queues = {lq.key for lq in done.inputs.local_queues}
-    out: list[Problem] = []
+    out: list[Problem] = said
     begun: dict[int, Started] = {}
     # (a CronJob's Job, a Deployment's pods, a StatefulSet: what Kueue meets of them, `parts`), each
     # as Kueue leaves it (`lint_pass.left`: started, or held), the parts of one object joined

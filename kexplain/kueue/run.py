@@ -21,7 +21,7 @@ from kexplain.kueue.scheduler.scheduler import Scheduler
 from kexplain.kueue.versions import KueueVersion
 from kexplain.kueue.workload.hashing import scheduling_hash
 from kexplain.kueue.workload.info import new_info
-from kexplain.kueue.feature_gates import DYNAMIC_RESOURCE_ALLOCATION
+from kexplain.kueue.feature_gates import DYNAMIC_RESOURCE_ALLOCATION, FLAVOR_FUNGIBILITY
 from kexplain.kueue.workload.dra import reconcile_dra, uses_claims
 from kexplain.kueue.workload.requests import InfoOptions
 from kexplain.kueue.workload.retention import deleted
@@ -143,7 +143,8 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
 
     ready = inputs.config.wait_for_pods_ready
     scheduler = Scheduler(cache, queues, inputs.namespace_labels, settings.version, now, record,
-                          inputs.config.fair_sharing, block_admission=ready is not None and ready.block_admission)
+                          inputs.config.fair_sharing, block_admission=ready is not None and ready.block_admission,
+                          flavor_fungibility=inputs.config.enabled(FLAVOR_FUNGIBILITY))
     done = Pass(settings, inputs, outcomes, workloads, cache, queues, scheduler, events, queue_errors=queue_errors)
     done.decided_by.update(dict.fromkeys(held, WORKLOAD_CONTROLLER))
     limit = CYCLES_PER_WORKLOAD * len(workloads) + 2

@@ -108,15 +108,15 @@ def test_what_is_not_modelled_is_said_in_the_answer(fair: Path) -> None:
     """A field Kueue's decisions read but kexplain does not model: in Kueue's answer (JSON and text) and
     in `kexplain kueue`'s document, and on its stderr."""
     (fair / "manage.yaml").write_text(yaml.safe_dump({"apiVersion": "config.kueue.x-k8s.io/v1beta2",
-                                                      "kind": "Configuration", "featureGates": {"FlavorFungibility": False}}))
+                                                      "kind": "Configuration", "featureGates": {"PrioritySortingWithinCohort": False}}))
     args = [str(FIXTURES / "kueue" / "eval.yaml"), "--nodes", str(FIXTURES / "kueue" / "cluster.yaml"), "--nodes",
             str(FIXTURES / "kueue" / "nodes.yaml"), "--kueue-config", str(fair / "manage.yaml")]
     _, out, _ = kexplain(*args, "-o", "json")
     note = json.loads(out)["placements"][0]["kueue"]["configurationNote"]
-    assert note.startswith("the Configuration's featureGates.FlavorFungibility: read and validated as Kueue's "
+    assert note.startswith("the Configuration's featureGates.PrioritySortingWithinCohort: read and validated as Kueue's "
                            "loader does, not modelled")
     _, out, _ = kexplain(*args)
-    assert "Note: the Configuration's featureGates.FlavorFungibility" in " ".join(out.split())
+    assert "Note: the Configuration's featureGates.PrioritySortingWithinCohort" in " ".join(out.split())
     code, out, err = kexplain("kueue", str(fair / "job.yaml"), "--nodes", str(fair / "cluster.yaml"),
                               "--kueue-config", str(fair / "manage.yaml"), "-o", "json", *NOW)
     assert json.loads(out)["configurationNote"] == note and f"warning: {note}" in err

@@ -68,8 +68,8 @@ def test_a_gate_missing_what_it_needs_is_refused() -> None:
 def test_a_gate_not_modelled_is_said_only_away_from_its_default() -> None:
     at_default = parse_configuration(cfg(TopologyAwareScheduling=True, PartialAdmission=True))
     assert at_default.note() is None and at_default.enabled("PartialAdmission")
-    off = parse_configuration(cfg(FlavorFungibility=False, PartialAdmission=False))
-    assert off.not_modelled == ("featureGates.FlavorFungibility",) and not off.enabled("PartialAdmission")
+    off = parse_configuration(cfg(PrioritySortingWithinCohort=False, PartialAdmission=False))
+    assert off.not_modelled == ("featureGates.PrioritySortingWithinCohort",) and not off.enabled("PartialAdmission")
 
 
 def test_without_a_configuration_the_pass_runs_with_the_releases_defaults() -> None:

@@ -95,8 +95,10 @@ class CycleRecord:
 class Scheduler:
     def __init__(self, cache: Cache, queues: Manager, namespace_labels: Callable[[str], dict[str, str]],
                  version: KueueVersion, now: datetime, record: Recorder,
-                 fair_sharing: FairSharing | None = None, block_admission: bool = False) -> None:
+                 fair_sharing: FairSharing | None = None, block_admission: bool = False,
+                 flavor_fungibility: bool = True) -> None:
         self.fair_sharing = fair_sharing     # the Configuration's (None: classical preemption and order)
+        self.flavor_fungibility = flavor_fungibility     # the FlavorFungibility gate, for the flavor assigner
         # waitForPodsReady.blockAdmission: no admission while an admitted Workload is not PodsReady;
         # `blocked`: the Workload the scheduler waits with (it waits for ever in a snapshot)
         self.block_admission = block_admission
@@ -180,7 +182,7 @@ class Scheduler:
         cq = snapshot.cluster_queue(info.cluster_queue)
         assert cq is not None
         assigner = FlavorAssigner(info, cq, snapshot.flavors, self.oracle(snapshot), self.version,
-                                  self.fair_sharing is not None)
+                                  self.fair_sharing is not None, self.flavor_fungibility)
         full = assigner.assign()
         mode = full.representative_mode()
         if mode == FIT:

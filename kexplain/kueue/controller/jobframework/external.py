@@ -10,10 +10,7 @@ from typing import Any, Mapping
 from kexplain.errors import Source
 from kexplain.kueue.apis.meta import ObjectMeta, object_meta
 from kexplain.kueue.apis.workload import PodSet
-from kexplain.kueue.config_external import external_kinds
-
-EXTERNAL = ("its Workload is made by an external controller (integrations.externalFrameworks: {}): kexplain "
-            "explains the Workload, given or live, not the job")
+from kexplain.kueue.config_external import EXTERNAL, external_framework
 
 
 @dataclass(frozen=True)
@@ -35,9 +32,9 @@ class ExternalJob:
 
 def external_job(obj: Mapping[str, Any], source: Source | None, frameworks: tuple[str, ...]) -> ExternalJob | None:
     """The object as an external framework's job (None: its kind is not one the Configuration names)."""
+    name = external_framework(obj, frameworks)
+    if not name:
+        return None
     api, kind = str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")
     group = api.rsplit("/", 1)[0] if "/" in api else ""
-    if (group, kind) not in external_kinds(frameworks):
-        return None
-    name = next(f for f in frameworks if f.split(".", 2)[0] == kind and f.split(".", 2)[-1] == group)
     return ExternalJob(kind, group, object_meta(obj, source), source, EXTERNAL.format(name))

@@ -31,6 +31,8 @@ NO_AFFINITY_MATCH = "flavor {} doesn't match node affinity"
 OVER_CAPACITY = ("insufficient quota for {} in flavor {}, previously considered podsets requests ({}) + "
                  "current podset request ({}) > maximum capacity ({})")
 INSUFFICIENT = "insufficient unused quota for {} in flavor {}, {} more needed"
+# why the search went on past a flavor that does not fit with the FlavorFungibility gate off
+GATE_OFF_RULE = "featureGates.FlavorFungibility=false"
 
 
 @dataclass
@@ -253,8 +255,12 @@ def flavor_selector(spec: Mapping[str, Any], keys: frozenset[str]) -> RequiredNo
 
 class FlavorAssigner:
     def __init__(self, info: Info, cq: ClusterQueueSnapshot, flavors: Mapping[str, ResourceFlavor],
-                 oracle: Oracle, version: KueueVersion, fair_sharing: bool = False) -> None:
+                 oracle: Oracle, version: KueueVersion, fair_sharing: bool = False, fungibility: bool = True) -> None:
         self.version = version
+        # the FlavorFungibility gate: off, every search starts at the first flavor, only a fitting
+        # flavor stops it, and the best mode across flavors wins (the ClusterQueue's
+        # whenCanBorrow/whenCanPreempt ignored; its preference still ranks a flavor's own resources)
+        self.fungibility = fungibility
         self.fair_sharing = fair_sharing
         self.info = info
         self.cq = cq
@@ -379,8 +385,7 @@ class FlavorAssigner:
         best_mode = WORST
         attempted = -1
         last = self.info.last_assignment
-        start = last.next_flavor_to_try(ids[0], res) if last is not None else 0
-        fungibility = self.cq.flavor_fungibility
+        start = last.next_flavor_to_try(ids[0], res) if last is not None and self.fungibility else 0
         for idx in range(start, len(group.flavors)):
             attempted = idx
             name = group.flavors[idx]
@@ -394,41 +399,60 @@ class FlavorAssigner:
                     status.err = flavor_status.err
                     return {}, status, tried
                 continue
-            assignments: dict[str, FlavorAssignment] = {}
-            representative = BEST
-            max_borrow = 0
-            reasons: list[str] = []
-            checks: list[QuotaCheck] = []
-            for r_name, val in covered.items():
-                fr = FlavorResource(name, r_name)
-                pm, borrow, s, check = self.fits_resource_quota(fr, assumed.get(fr, 0), val)
-                checks.append(check)
-                if s is not None:
-                    reasons.extend(s.reasons)
-                    status.reasons.extend(s.reasons)
-                max_borrow = max(max_borrow, borrow)
-                mode = GranularMode(pm, borrow)
-                if is_preferred(representative, mode, fungibility, self.version.no_candidates_rank_lowest):
-                    representative = mode
-                if representative.preemption == PM_NO_FIT:
-                    if self.version.every_short_resource:    # (v0.19: the closure returns, the loop goes on)
-                        continue
-                    break
-                assignments[r_name] = FlavorAssignment(name, assignment_mode(pm), borrow)
+            assignments, representative, max_borrow, reasons, checks = self._flavor_mode(name, covered, assumed,
+                                                                                        status)
             tried.append(att.representative_attempt(name, representative.preemption, max_borrow, reasons))
-            rule = should_try_next_flavor(representative, fungibility)
+            rule, keep = self._next_flavor_rule(representative, best_mode)
             trials.append(FlavorTrial(pod_set, res, name, quotas=tuple(checks), mode=representative.preemption,
                                       borrow=max_borrow, next_rule=rule))
+            if keep:
+                best, best_mode = assignments, representative
             if not rule:
-                best, best_mode = assignments, representative
                 break
-            if is_preferred(representative, best_mode, fungibility, self.version.no_candidates_rank_lowest):
-                best, best_mode = assignments, representative
-        for fa in best.values():
-            fa.tried_flavor_idx = -1 if attempted == len(group.flavors) - 1 else attempted
+        if self.fungibility:
+            for fa in best.values():
+                fa.tried_flavor_idx = -1 if attempted == len(group.flavors) - 1 else attempted
         if best_mode.preemption == PM_FIT:
             return best, None, tried
         return best, status, tried
+
+    def _flavor_mode(self, name: str, covered: dict[str, int], assumed: dict[FlavorResource, int], status: Status
+                     ) -> tuple[dict[str, FlavorAssignment], GranularMode, int, list[str], list[QuotaCheck]]:
+        """One flavor's resources against its quota: their assignments, the representative (worst)
+        mode, the highest borrowing level, the quota's reasons (added to `status` too), the checks."""
+        assignments: dict[str, FlavorAssignment] = {}
+        representative = BEST
+        max_borrow = 0
+        reasons: list[str] = []
+        checks: list[QuotaCheck] = []
+        for r_name, val in covered.items():
+            fr = FlavorResource(name, r_name)
+            pm, borrow, s, check = self.fits_resource_quota(fr, assumed.get(fr, 0), val)
+            checks.append(check)
+            if s is not None:
+                reasons.extend(s.reasons)
+                status.reasons.extend(s.reasons)
+            max_borrow = max(max_borrow, borrow)
+            mode = GranularMode(pm, borrow)
+            if is_preferred(representative, mode, self.cq.flavor_fungibility, self.version.no_candidates_rank_lowest):
+                representative = mode
+            if representative.preemption == PM_NO_FIT:
+                if self.version.every_short_resource:    # (v0.19: the closure returns, the loop goes on)
+                    continue
+                break
+            assignments[r_name] = FlavorAssignment(name, assignment_mode(pm), borrow)
+        return assignments, representative, max_borrow, reasons, checks
+
+    def _next_flavor_rule(self, mode: GranularMode, best: GranularMode) -> tuple[str, bool]:
+        """Whether the search goes on after a flavor of `mode` (the rule saying so, "" to stop) and
+        whether the flavor becomes the best yet. The gate on: shouldTryNextFlavor, else the
+        flavor kept, or kept while preferred; off: kept when its preemption mode beats the best
+        one's, and only a fitting flavor stops the search."""
+        fungibility = self.cq.flavor_fungibility
+        if not self.fungibility:
+            return ("" if mode.preemption == PM_FIT else GATE_OFF_RULE), mode.preemption > best.preemption
+        rule = should_try_next_flavor(mode, fungibility)
+        return rule, not rule or is_preferred(mode, best, fungibility, self.version.no_candidates_rank_lowest)
 
     def _node(self, flavor: ResourceFlavor) -> Node:
         node = self._nodes.get(flavor.name)
