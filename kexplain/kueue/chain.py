@@ -11,7 +11,6 @@ from kexplain.explain.inputs import Loaded
 from kexplain.kueue.apis.constants import (ADMISSION_GATE, CHECK_READY, FINISHED, POD_GROUP_NAME_LABEL,
                                            QUOTA_RESERVED)
 from kexplain.kueue.config_file import submitted_of
-from kexplain.kueue.controller.tas import ungater
 from kexplain.kueue.external_jobs import with_not_explained
 from kexplain.kueue.pod_workload import POD_SET_LABEL, Link, Workloads
 from kexplain.kueue.objects import (ADMITTED, READ_KINDS, Objects, candidates, is_kueue,
@@ -173,7 +172,7 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
     for i, answer in answers.items():
         out[i] = LiveChain(dict(pods[i]), answer, False)
         told.add(str(answer["workload"]))
-    if index is not None and any(ungater.gated(pods[i]) for i in links):     # (the topology gate: its ungater's pass)
+    if index is not None and any(linked.gated(pods[i]) for i in links):     # (the topology gate: its ungater's pass)
         mates = pod_set_mates([pods[i] for i in links], cluster)
         for i, (pod, given) in linked.topology_ungated(pods, answers, index, done, mates).items():
             out[i] = LiveChain(pod, {**answers[i], "topologyUngated": given}, True)
