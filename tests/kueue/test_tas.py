@@ -221,7 +221,8 @@ def test_the_chain_places_an_admitted_jobs_pods_on_its_topology_domains() -> Non
     assert "Would be bound to gpu-b2-r1-n1" in text
 
 
-CLUSTER = """apiVersion: kueue.x-k8s.io/v1beta2
+# a two-level Topology (rack, host) and its TAS flavor `tas` over the `pool: gpu` nodes
+TAS_TOPOLOGY = """apiVersion: kueue.x-k8s.io/v1beta2
 kind: Topology
 metadata: {name: topo}
 spec: {levels: [{nodeLabel: rack}, {nodeLabel: kubernetes.io/hostname}]}
@@ -230,7 +231,8 @@ apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
 metadata: {name: tas}
 spec: {nodeLabels: {pool: gpu}, topologyName: topo}
----
+"""
+CLUSTER = TAS_TOPOLOGY + """---
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
 metadata: {name: plain}

@@ -14,6 +14,7 @@ from kexplain.kueue.apis.topology import DomainAssignment, TopologyAssignment, T
 from kexplain.kueue.cache.tas_snapshot import PodSetRequest, TASFlavorSnapshot
 from kexplain.kueue.cache import tas_report
 from tests.support.cli_helpers import run_cli as kexplain
+from tests.kueue.test_tas import TAS_TOPOLOGY
 
 HOST = "kubernetes.io/hostname"
 LEVELS = ("block", "rack", HOST)
@@ -130,16 +131,7 @@ def test_the_report_says_which_of_leader_and_workers_falls_short() -> None:
 
 
 # -- through `kexplain kueue`: a LeaderWorkerSet and an MPIJob -------------------------------------
-CLUSTER = """apiVersion: kueue.x-k8s.io/v1beta2
-kind: Topology
-metadata: {name: topo}
-spec: {levels: [{nodeLabel: rack}, {nodeLabel: kubernetes.io/hostname}]}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: tas}
-spec: {nodeLabels: {pool: gpu}, topologyName: topo}
----
+CLUSTER = TAS_TOPOLOGY + """---
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: ClusterQueue
 metadata: {name: cq}

@@ -134,15 +134,8 @@ def ungated(pods: list[dict[str, Any]], assignment: TopologyAssignment, count: i
     """`pods` (in place) as the ungater leaves them: the topology gate removed and its domain's labels
     in the node selector of each pod given one."""
     for pod, labels in zip(pods, domains_of(pods, assignment, count, index, ranks)):
-        if not labels:
-            continue
-        spec = pod.setdefault("spec", {})
-        gates = [g for g in spec.get("schedulingGates") or () if not (isinstance(g, Mapping) and g.get("name") == GATE)]
-        if gates:
-            spec["schedulingGates"] = gates
-        else:
-            spec.pop("schedulingGates", None)
-        spec["nodeSelector"] = {**(spec.get("nodeSelector") or {}), **labels}
+        if labels:
+            pod["spec"] = ungate(pod, labels)["spec"]
     return pods
 
 
