@@ -43,3 +43,17 @@ def test_the_gate_off_is_modelled_and_not_said(files: Path, gate: str, exit_code
     assert code == exit_code and "configurationNote" not in doc and "FlavorFungibility" not in err
     assert by_name["old"]["preempted"] is preempted
     assert {k: v for ps in by_name["w"].get("podSetAssignments", ()) for k, v in ps["flavors"].items()} == flavors
+
+
+def test_the_text_says_why_the_search_went_on(files: Path) -> None:
+    """Flavor b too small, a needs preemption: with the gate off the search goes past a (only a fit
+    stops it), finds no fit, and takes a's preemption; w pending, the text says why it went on past a,
+    in words, not its key."""
+    cluster = (files / "cluster.yaml").read_text().replace("nominalQuota: '8'", "nominalQuota: '1'")
+    assert cluster != (files / "cluster.yaml").read_text()
+    (files / "small-b.yaml").write_text(cluster)
+    _, out, _ = run_cli("kueue", str(files / "job.yaml"), "--nodes", str(files / "small-b.yaml"),
+                        "--kueue-config", str(files / "off.yaml"), *NOW)
+    words = " ".join(out.split())
+    assert "the search went on (the FlavorFungibility gate is off: only a flavor that fits stops the search)" in words
+    assert "FlavorFungibility=false" not in words
