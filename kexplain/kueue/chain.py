@@ -93,20 +93,6 @@ class LiveChain:
     started: bool
 
 
-def live_chain(pod: Mapping[str, Any], cluster: Objects, *, version: str | None = None,
-               now: datetime | None = None, capacity: Any = None) -> LiveChain | None:
-    """A pod read from a cluster through Kueue (one pass, `live_chains`; `version` None: v0.17.8): an
-    admitted gated pod comes back ungated and merged; None when Kueue does not manage it."""
-    return live_chains([pod], cluster, version=version, now=now, capacity=capacity)[0]
-
-
-def live_chains(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str | None = None,
-                now: datetime | None = None, capacity: Any = None) -> list[LiveChain | None]:
-    """`live_chain` for each of `pods` (`--pending`, `-A`), those Kueue manages in ONE pass of
-    Kueue (`live_kueue`): they compete for quota in Kueue's order."""
-    return live_kueue(pods, cluster, version=version, now=now, capacity=capacity).chains
-
-
 @dataclass(frozen=True)
 class Held:
     """A Workload the cluster stores not admitted (no quota reserved, or quota reserved while its
