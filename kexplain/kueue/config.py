@@ -60,9 +60,6 @@ DEFAULT_BACKOFF_MAX_SECONDS = 3600
 TRANSFORMATION_STRATEGIES = ("Retain", "Replace")
 NEGATIVE = "must be greater than or equal to 0"     # apimachineryvalidation.IsNegativeErrorMsg
 TOO_MANY = "Too many"     # field.TooMany's type
-# The fields that change a decision Kueue makes which kexplain does not model: said when given
-# (`featureGates`: each gate kexplain does not model, set away from its default: `FeatureGates.not_modelled`)
-NOT_MODELLED: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -138,7 +135,6 @@ class KueueConfig:
     feature_gates: FeatureGates = FeatureGates()    # featureGates over the release's defaults
     retention: ObjectRetention = ObjectRetention()      # objectRetentionPolicies.workloads
     given: tuple[str, ...] = ()
-    unmodelled_parts: tuple[str, ...] = ()      # parts of modelled fields kexplain does not model
 
     @property
     def exclude_resource_prefixes(self) -> tuple[str, ...]:
@@ -150,9 +146,9 @@ class KueueConfig:
 
     @property
     def not_modelled(self) -> tuple[str, ...]:
-        """The fields given that change Kueue's decisions but kexplain decides as if unset."""
-        return (*(f for f in NOT_MODELLED if f in self.given), *self.feature_gates.not_modelled(),
-                *self.unmodelled_parts)
+        """What is given that changes Kueue's decisions but kexplain decides as if unset: every field is
+        modelled, so only the feature gates kexplain does not model (`FeatureGates.not_modelled`)."""
+        return self.feature_gates.not_modelled()
 
     def enabled(self, gate: str) -> bool:
         """Whether Kueue runs with the feature gate on (featureGates over its release's default)."""
@@ -201,8 +197,7 @@ def parse_configuration(obj: Mapping[str, Any], source: Source | None = None,
         resources=_resources(converted.get("resources") or {}),
         feature_gates=read_gates(converted.get("featureGates"), gates or GATES_0_17),
         retention=_retention(converted.get("objectRetentionPolicies")),
-        given=tuple(k for k in obj if k not in ("apiVersion", "kind")),
-        unmodelled_parts=_unmodelled_parts(converted))
+        given=tuple(k for k in obj if k not in ("apiVersion", "kind")))
 
 
 def _seconds(value: Any) -> float | None:
@@ -239,12 +234,6 @@ def _resources(raw: Mapping[str, Any]) -> Resources:
     device_classes = tuple((str(dc), str(m.get("name") or "")) for m in raw.get("deviceClassMappings") or ()
                            for dc in m.get("deviceClassNames") or ())
     return Resources(tuple(str(p) for p in raw.get("excludeResourcePrefixes") or ()), transformations, device_classes)
-
-
-def _unmodelled_parts(cfg: Mapping[str, Any]) -> tuple[str, ...]:
-    """The parts of modelled fields that kexplain does not model, given."""
-    parts: dict[str, Any] = {}      # (none now: every field of the Configuration is modelled or named above)
-    return tuple(name for name, value in parts.items() if value)
 
 
 def _as_v1beta2(obj: Mapping[str, Any], version: str) -> dict[str, Any]:

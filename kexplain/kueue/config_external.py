@@ -44,11 +44,6 @@ def gvk_string(gvk: tuple[str, str, str]) -> str:
     return f"{group}/{version}, Kind={kind}"
 
 
-def external_kinds(names: Sequence[str]) -> frozenset[tuple[str, str]]:
-    """The (API group, kind) pairs `integrations.externalFrameworks` names."""
-    return frozenset((g, k) for g, _, k in filter(None, map(parse_kind_arg, names)))
-
-
 def external_framework(obj: Mapping[str, Any], names: Sequence[str]) -> str:
     """The name in `names` (`integrations.externalFrameworks`) of `obj`'s kind and API group, "" when
     none names it: a job Kueue manages whose Workload that kind's own controller makes."""

@@ -6,7 +6,7 @@ import pytest
 
 from kexplain.errors import InputError
 from kexplain.kueue.config import parse_configuration
-from kexplain.kueue.config_external import external_kinds, parse_kind_arg
+from kexplain.kueue.config_external import external_framework, parse_kind_arg
 
 
 def cfg(**fields) -> dict:
@@ -49,4 +49,6 @@ def test_what_kueue_takes() -> None:
 def test_kind_args() -> None:
     assert parse_kind_arg("Pipeline.v1.tekton.dev") == ("tekton.dev", "v1", "Pipeline")
     assert parse_kind_arg("Pipeline.v1") is None
-    assert external_kinds(["Pipeline.v1.tekton.dev", "bad"]) == frozenset({("tekton.dev", "Pipeline")})
+    pipeline = {"apiVersion": "tekton.dev/v1", "kind": "Pipeline"}
+    assert external_framework(pipeline, ["bad", "Pipeline.v1.tekton.dev"]) == "Pipeline.v1.tekton.dev"
+    assert external_framework({"apiVersion": "other.dev/v1", "kind": "Pipeline"}, ["Pipeline.v1.tekton.dev"]) == ""
