@@ -46,3 +46,20 @@ def test_a_pod_without_controller_has_no_replacement(tmp_path):
 def test_a_refused_drain_has_no_replacements(tmp_path):
     code, doc = drain(tmp_path, cluster() + [pod("debug", None, app="debug")])
     assert code == 1 and doc["errors"] and "replacements" not in doc
+
+
+def test_a_budget_status_given_without_conditions_is_written_without_them(tmp_path):
+    """PodDisruptionBudgetStatus.conditions is omitempty: a status given without conditions (and
+    left with none by an eviction that leaves disruptions) has no `conditions` key, as the API
+    server's JSON; a status the disruption controller writes keeps its condition."""
+    objects = cluster({"minAvailable": 0})
+    objects[-2]["metadata"]["generation"] = 1
+    objects[-2]["status"] = {"observedGeneration": 1, "currentHealthy": 2, "desiredHealthy": 0,
+                             "expectedPods": 2, "disruptionsAllowed": 2}
+    code, doc = drain(tmp_path, objects)
+    web = next(b for b in doc["pdbs"] if b["name"] == "default/web-pdb")
+    assert web["statusFrom"] == "given" and "conditions" not in web["status"]
+    after = next(b for b in doc["pdbsAfter"] if b["name"] == "default/web-pdb")
+    assert after["status"]["disruptionsAllowed"] == 0 and after["status"]["conditions"][0]["reason"]
+    db = next(b for b in doc["pdbs"] if b["name"] == "default/db-pdb")
+    assert db["status"]["conditions"]

@@ -105,13 +105,16 @@ def budgets_of(index: DrainIndex, known: Mapping[int, tuple[Budget, str]], statu
 
 
 def budget_json(budget: Budget, source: str) -> dict:
-    """A budget as the document writes it (the conditions' type, status, reason and message)."""
+    """A budget as the document writes it (the conditions' type, status, reason and message), as
+    PodDisruptionBudgetStatus marshals: `conditions` and `disruptedPods` are omitempty, left out
+    when empty (a status given without conditions stays without)."""
     status: dict[str, Any] = {
         "observedGeneration": budget.observed_generation, "currentHealthy": budget.current_healthy,
         "desiredHealthy": budget.desired_healthy, "expectedPods": budget.expected_pods,
-        "disruptionsAllowed": budget.disruptions_allowed,
-        "conditions": [{k: c[k] for k in ("type", "status", "reason", "message") if c.get(k)}
-                       for c in budget.conditions]}
+        "disruptionsAllowed": budget.disruptions_allowed}
+    if budget.conditions:
+        status["conditions"] = [{k: c[k] for k in ("type", "status", "reason", "message") if c.get(k)}
+                                for c in budget.conditions]
     if budget.disrupted_pods:
         status["disruptedPods"] = list(budget.disrupted_pods)
     return {"name": budget.key, "statusFrom": source, "status": status}
