@@ -5,7 +5,8 @@ this plugin writes; a pod that names a missing class never exists at all.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
 
 from kexplain.apimachinery.fielderrors import forbidden_message
 
@@ -47,6 +48,29 @@ def class_info(pc: dict) -> PriorityClassInfo:
         preemption_policy=pc.get("preemptionPolicy") or PREEMPT_LOWER,
         global_default=bool(pc.get("globalDefault")),
     )
+
+
+@dataclass(frozen=True)
+class Classes:
+    """The PriorityClasses the plugin looks up for a pod: a cluster's, the API server's built-in
+    system classes beside them, and the global default."""
+
+    by_name: Mapping[str, PriorityClassInfo] = field(default_factory=dict)
+    default: PriorityClassInfo | None = None
+
+
+def classes_of(objects: Iterable[Mapping[str, Any]]) -> Classes:
+    """The Classes of a cluster's objects (its PriorityClasses; the system ones the API server
+    creates at startup where the cluster does not hold them)."""
+    by_name = {name: class_info(builtin_class(name, value)) for name, value in SYSTEM_CLASSES}
+    default = None
+    for obj in objects:
+        if obj.get("kind") == "PriorityClass":
+            info = class_info(dict(obj))
+            by_name[info.name] = info
+            if info.global_default:
+                default = info
+    return Classes(by_name, default)
 
 
 def check_global_default(pc: dict, existing_default: PriorityClassInfo | None) -> None:

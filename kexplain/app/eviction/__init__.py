@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, BinaryIO, Optional
 
+from kexplain.admission import priority
 from kexplain.admission.defaults import default_pod
-from kexplain.errors import InputError, Source
+from kexplain.admission.pipeline import is_stored
+from kexplain.errors import AdmissionRejected, InputError, Source
 from kexplain.explain.inputs import read_config
 from kexplain.features import KubeVersion
 from kexplain.load.gcpolicy import bulk_load
@@ -75,15 +77,30 @@ def live_objects(read: LiveRead, node: str) -> list[tuple[dict, Source]]:
     return cluster + [(o, src) for o in mine]
 
 
-def defaulted(obj: dict, kube: KubeVersion) -> dict:
+def defaulted(obj: dict, kube: KubeVersion, classes: priority.Classes,
+              source: Optional[Source] = None) -> dict:
     """A pod as the API server stores it: its v1 defaults (requests copied from limits, ...) set on
-    a copy. The cluster's pods are bound and running: read as stored, never admitted again (their
-    admission plugins ran when they were created)."""
+    a copy, and, for a pod no API server stored (no resourceVersion: a manifest, created through
+    admission) that carries no `spec.priority`, the Priority admission plugin's `spec.priority` and
+    preemptionPolicy from its PriorityClass among `classes`, as the scheduler's path admits it. A
+    stored pod, or one stating its priority, is read as it is: its admission plugins ran when it
+    was created."""
     if obj.get("kind") != "Pod" or (obj.get("apiVersion") or "v1") != "v1":
         return obj
     pod = copy.deepcopy(obj)
     default_pod(pod, kube)
+    spec = pod.get("spec")
+    if isinstance(spec, dict) and spec.get("priority") is None and not is_stored(obj):
+        try:
+            priority.admit_pod(pod, classes.by_name, classes.default)
+        except priority.PriorityRejected as err:
+            raise AdmissionRejected(str(err), source=source, obj=obj) from None
     return pod
+
+
+def priority_classes(state: ClusterState) -> priority.Classes:
+    """The PriorityClasses the Priority admission plugin reads for the state's pods (`defaulted`)."""
+    return priority.classes_of(o for o, _ in state.admission_context)
 
 
 def proxied(req: EvictRequest, node: str, wanted: dict[str, str]) -> dict[str, tuple[Any, Source]]:
@@ -117,9 +134,11 @@ def node_named(state: ClusterState, name: str, paths: tuple[str, ...]) -> dict:
 def pods_on(state: ClusterState, name: str, kube: KubeVersion) -> list[dict]:
     """Every pod bound to node `name`, finished ones too, in the order the objects were read (as
     `kubectl get pods --field-selector spec.nodeName=NAME` lists them before kubectl sorts), each
-    with the API server's v1 defaults (`defaulted`): only the node's pods are copied, so a dump of
-    a whole cluster stays read as stored."""
-    return [defaulted(o, kube) for o, _ in state.objects
+    as the API server stores it (`defaulted`: its v1 defaults; a manifest's priority from its
+    PriorityClass): only the node's pods are copied, so a dump of a whole cluster stays read as
+    stored."""
+    classes = priority_classes(state)
+    return [defaulted(o, kube, classes, s) for o, s in state.objects
             if o.get("kind") == "Pod" and _node_name(o) == name]
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Iterable, Mapping, Optional
 
+from kexplain.admission.priority import classes_of
 from kexplain.app.eviction import LiveRead, defaulted
 from kexplain.app.eviction.pressure import SUMMARY, read_kubelet_config, read_summary
 from kexplain.errors import InputError, Source
@@ -104,7 +105,8 @@ def add_ranking_now(trace: dict, pod: Mapping[str, Any], snapshot: Optional[Snap
     if info is None:
         raise InputError(f"node {name!r} (where the kubelet evicted the pod) is not in the cluster: its pods are "
                          f"ranked against its Summary")
-    pods = [defaulted(p.obj, kube) for p in info.pods]
+    classes = classes_of(snapshot.of_kind("PriorityClass"))     # (the pods' own, admitted already)
+    pods = [defaulted(p.obj, kube, classes) for p in info.pods]
     summary = read_summary(None, "--stats", name, [*pods, dict(pod)], files.max_bytes,
                            given if given is not None else fetched.get("stats/summary"))
     config = read_kubelet_config(files.kubelet_config, files.max_bytes, fetched.get("configz"))

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
-from kexplain.app.eviction import EvictRequest, defaulted, node_named, pods_on, proxied, read_state
+from kexplain.admission.priority import Classes
+from kexplain.app.eviction import EvictRequest, defaulted, node_named, pods_on, priority_classes, proxied, read_state
 from kexplain.errors import InputError, Source
 from kexplain.eviction import versions
 from kexplain.eviction.kubelet import config as kconfig
@@ -59,8 +60,9 @@ def read_summary(path: Optional[str], option: str, node: str, pods: list[dict], 
     return doc
 
 
-def read_arrivals(path: Optional[str], req: EvictRequest) -> list[dict]:
-    """The pods of --admit, as the API server stores them."""
+def read_arrivals(path: Optional[str], req: EvictRequest, classes: Classes) -> list[dict]:
+    """The pods of --admit, as the API server stores them (`defaulted`: a manifest's priority
+    from its PriorityClass among the cluster's)."""
     if not path:
         return []
     objs = load_objects([path], req.max_bytes, req.stdin, max_objects=req.max_objects)
@@ -69,7 +71,7 @@ def read_arrivals(path: Optional[str], req: EvictRequest) -> list[dict]:
         if obj.get("kind") != "Pod":
             raise InputError(f"a {obj.get('kind')} where Pods arriving at the node are expected", source=source,
                              obj=obj)
-        pods.append(defaulted(obj, req.kube))
+        pods.append(defaulted(obj, req.kube, classes, source))
     return pods
 
 
@@ -120,7 +122,7 @@ def document(req: EvictRequest) -> dict[str, Any]:
         earlier_summary = read_summary(req.options["earlier_stats"], "--earlier-stats", req.node, pods, req.max_bytes)
     summary = read_summary(req.options.get("stats"), "--stats", req.node, pods, req.max_bytes,
                            fetched.get("stats/summary"))
-    arrivals = read_arrivals(req.options.get("admit"), req)
+    arrivals = read_arrivals(req.options.get("admit"), req, priority_classes(cluster))
     state, earlier, now = run_passes(req, config, pods, (earlier_summary, summary))
     fs = mgr.Filesystems.named(req.options.get("filesystems") or "shared")
     doc: dict[str, Any] = {
