@@ -20,6 +20,7 @@ from kexplain.render.cluster_autoscaler import autoscaler_blocks, does_blocks, r
 from kexplain.render.devices_view import device_blocks
 from kexplain.render.karpenter_section import does_blocks as karpenter_does, karpenter_blocks, section_blocks
 from kexplain.render.kueue_chain import print_answer
+from kexplain.render.kubelet_pressure import pressure_sentence
 from kexplain.render.dra_notes import dra_notes
 from kexplain.render.evicted import eviction_blocks
 from kexplain.render.facts import rejection as rejection_words
@@ -108,8 +109,11 @@ def _kubelet_summary(trace: Mapping[str, Any]) -> list[Block]:
                          (f" (spec.nodeName {node}): ", ""), (status, VERDICT_STYLE.get(status, "bold")))
     lines: list[Block] = [Block(head, gap=False), *_pod_facts(trace, "(kubelet ")]
     bypass = ("The scheduler never sees a pod that names its node: the node's kubelet admits it with its own "
-              "checks (resources, node selector and affinity, host ports, NoExecute taints; not a cordon nor "
-              "NoSchedule taints, which are the scheduler's).")
+              "checks (node pressure, resources, node selector and affinity, host ports, NoExecute taints; not a "
+              "cordon nor NoSchedule taints, which are the scheduler's).")
+    pressure = pressure_sentence(kubelet)
+    if pressure:
+        lines.append(Block(Text(pressure), gap=False))
     if kubelet["admitted"]:
         evicted = kubelet.get("evicted") or []
         said = (f" once it evicts {', '.join(evicted)} (a critical pod: the kubelet frees what it needs)"

@@ -5,20 +5,22 @@ configuration (files, or live the node's own through the API server's node proxy
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping, Optional
 
 from kexplain.admission.priority import classes_of
 from kexplain.app.eviction import LiveRead, defaulted
 from kexplain.app.eviction.pressure import SUMMARY, read_kubelet_config, read_summary
 from kexplain.errors import InputError, Source
-from kexplain.eviction.kubelet.manager import Filesystems
+from kexplain.explain.kubelet import readmit
+from kexplain.eviction.kubelet.manager import Filesystems, conditions_of
 from kexplain.eviction.ranking_now import ranking_now
 from kexplain.features import KubeVersion
 from kexplain.load.limits import DEFAULT_MAX_BYTES
 from kexplain.load.live import ClusterReader, LiveError, connect
 from kexplain.load.manifests import read_settings_document
 from kexplain.load.node_stats import node_of_pod, recorded_node_stats
+from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
 
 NOW = "now"
@@ -82,11 +84,13 @@ def add_ranking_now(trace: dict, pod: Mapping[str, Any], snapshot: Optional[Snap
     """`trace["eviction"]["now"]`: the ranking now on the node of a pod the kubelet evicted under
     node pressure, when its Summary is given, read live, or kept by a snapshot among `cluster`
     (`kexplain snapshot --node-stats`); live, a refused node proxy is said there (`unavailable`)
-    and the rest of the answer stands."""
+    and the rest of the answer stands. A pod bound to its node (evicted or not) is admitted again
+    by its kubelet under the pressure that Summary shows (`explain.kubelet.readmit`)."""
     found = pressure_eviction(trace)
-    if found is None:
+    bound = (trace.get("kubelet") or {}).get("node")
+    if found is None and not bound:
         return
-    node, resource = found
+    node, resource = found if found is not None else (bound, None)
     recorded: dict[str, tuple[Any, Source]] = {}
     if cluster is not None and not files.asked:      # a snapshot's record; its pod file is unbound
         cluster = list(cluster)
@@ -99,7 +103,8 @@ def add_ranking_now(trace: dict, pod: Mapping[str, Any], snapshot: Optional[Snap
     try:
         fetched = _fetched(files, name) or recorded
     except LiveError as err:
-        trace["eviction"][NOW] = {"node": name, "unavailable": str(err)}
+        if found is not None:
+            trace["eviction"][NOW] = {"node": name, "unavailable": str(err)}
         return
     info = snapshot.get(name) if snapshot is not None else None
     if info is None:
@@ -110,6 +115,11 @@ def add_ranking_now(trace: dict, pod: Mapping[str, Any], snapshot: Optional[Snap
     summary = read_summary(None, "--stats", name, [*pods, dict(pod)], files.max_bytes,
                            given if given is not None else fetched.get("stats/summary"))
     config = read_kubelet_config(files.kubelet_config, files.max_bytes, fetched.get("configz"))
+    # a bound pod's kubelet verdict under the pressure this Summary shows (the node's status may not say it)
+    readmit(trace, PodInfo(dict(pod)), info, kube,
+            conditions_of(config, summary, name, Filesystems(), now or datetime.now(timezone.utc)))
+    if resource is None:
+        return
     answer = ranking_now(pod, resource, pods, summary, config, Filesystems(), now)
     if answer is not None:
         trace["eviction"][NOW] = {"node": name, **answer}

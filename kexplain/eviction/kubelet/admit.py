@@ -10,7 +10,7 @@ from typing import Mapping, Sequence
 from kexplain.controllers.kubelet import qos_class
 from kexplain.eviction.kubelet import message as msg
 from kexplain.eviction.kubelet import rank
-from kexplain.eviction.kubelet.thresholds import MEMORY_PRESSURE
+from kexplain.eviction.kubelet.thresholds import CONDITION_ORDER, MEMORY_PRESSURE
 from kexplain.model.pod import PodInfo
 from kexplain.model.taints import NO_SCHEDULE, tolerations_tolerate
 
@@ -35,6 +35,15 @@ class Admission:
     reason: str = ""
     message: str = ""
     why: str = ""
+
+
+def reported_conditions(node: Mapping) -> list[str]:
+    """The pressure conditions a Node's status reports True: the eviction manager's nodeConditions
+    as the kubelet's node status setters publish them (MemoryPressure, DiskPressure, PIDPressure,
+    in that order), what its admit handler reads when no stats Summary says more."""
+    status = node.get("status") if isinstance(node.get("status"), Mapping) else {}
+    true = {c.get("type") for c in status.get("conditions") or () if isinstance(c, Mapping) and c.get("status") == "True"}
+    return [c for c in CONDITION_ORDER if c in true]
 
 
 def go_list(items: Sequence[str]) -> str:

@@ -203,6 +203,15 @@ def observe(state: State, config: EvictionConfig, inputs: Inputs,
                            conditions_last=last_seen), acting
 
 
+def conditions_of(config: EvictionConfig, summary: Mapping, node: str, fs: Filesystems,
+                  now: datetime) -> tuple[str, ...]:
+    """The node conditions a first pass over `summary` reports (every threshold met, grace
+    ignored): what the eviction manager's admit handler reads once the kubelet saw this Summary."""
+    state, _, _ = observe(initial_state(config), config, Inputs(now, summary, (), node, fs),
+                          sig.observations(summary))
+    return state.node_conditions
+
+
 def synchronize(state: State, config: EvictionConfig, inputs: Inputs) -> tuple[State, Pass]:
     """One housekeeping pass; the state it leaves and what it did."""
     observations = sig.observations(inputs.summary)

@@ -21,6 +21,7 @@ from kexplain.render.queue import pending_line, queue_line, scheduler_line
 from kexplain.render.html.karpenter import does_html as karpenter_does, karpenter_section
 from kexplain.render.html.kueue import anchor, jobs_sections, kueue_section
 from kexplain.render.kueue_chain import held, template_words
+from kexplain.render.kubelet_pressure import pressure_sentence
 from kexplain.render.html.markup import Html, el, esc, join, names, node_link, table
 from kexplain.render.node import filter_words, node_verdict, score_words
 from kexplain.render.preemption import preemption_view
@@ -40,7 +41,8 @@ DEVICE_GROUPS = 12      # groups of nodes in the devices section
 TEXT_WIDTH = 100        # the text view's width
 
 # A verdict's mark: the colour is never the only sign of it.
-STATUS_MARK = {"Scheduled": "\u2713", "Unschedulable": "\u2717", "Gated": "\u2016", "Error": "\u26a0"}
+STATUS_MARK = {"Scheduled": "\u2713", "Unschedulable": "\u2717", "Gated": "\u2016", "Error": "\u26a0",
+               "Failed": "\u2717"}      # (Failed: a bound pod its kubelet rejects)
 
 
 def status_badge(status: str) -> Html:
@@ -171,9 +173,12 @@ def _kubelet_verdict(trace: Trace) -> list[Html]:
         status = kubelet.get("status") or {}
         line = (f"The kubelet of {node} rejects it: the pod fails (phase {status.get('phase')}, reason "
                 f"{status.get('reason')})")
+    pressure = pressure_sentence(kubelet)
     return [el("p", join(meta, " \u00b7 "), cls="meta"), el("p", line + ".", cls="verdict"),
+            *([el("p", pressure, cls="pressure")] if pressure else []),
             el("p", "The scheduler never sees a pod that names its node: the node's kubelet admits it with its own "
-                    "checks (resources, node selector and affinity, host ports, NoExecute taints).", cls="note")]
+                    "checks (node pressure, resources, node selector and affinity, host ports, NoExecute taints).",
+               cls="note")]
 
 
 def _verdict(trace: Trace, i: int) -> list[Html]:
