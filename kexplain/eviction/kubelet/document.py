@@ -90,6 +90,18 @@ def evicted_doc(evictions: Sequence[mgr.Eviction]) -> list[dict]:
     return out
 
 
+def choices_doc(choices: Sequence[mgr.Choice]) -> list[dict]:
+    """Each memory threshold the kubelet may act on (the first: the one `reclaimSignal` and
+    `evicted` follow), with the eviction it makes."""
+    out = []
+    for c in choices:
+        row: dict[str, Any] = {**c.threshold.describe(), "quantity": c.quantity}
+        if c.eviction is not None:
+            row["evicted"] = evicted_doc([c.eviction])[0]
+        out.append(row)
+    return out
+
+
 def events_doc(events: Sequence[mgr.Event]) -> list[dict]:
     out = []
     for e in events:
@@ -120,6 +132,8 @@ def pass_doc(p: mgr.Pass, thresholds: Sequence[th.Threshold]) -> dict:
         doc["rankingKeys"] = ranking_keys(p.ranking, p.reclaim_resource)
     if p.skipped_critical:
         doc["skippedCritical"] = list(p.skipped_critical)
+    if p.choices:
+        doc["reclaimChoices"] = choices_doc(p.choices)
     doc.update({"evicted": evicted_doc(p.evicted), "events": events_doc(p.events), "log": list(p.log)})
     doc["evictionCauses"] = [{"pod": e.pod, "cause": msg.parse(e.message).kind} for e in p.evicted]
     return doc

@@ -92,6 +92,18 @@ class Event:
 
 
 @dataclass(frozen=True)
+class Choice:
+    """One threshold the kubelet may act on when several memory thresholds are met past grace:
+    thresholdsMetGracePeriod ranges over a map and byEvictionPriority puts every memory threshold
+    before the others (the last one the map gave ends first), so any of them is acted on; the
+    eviction it makes (None: no pod evicted)."""
+
+    threshold: th.Threshold
+    quantity: str
+    eviction: Optional[Eviction]
+
+
+@dataclass(frozen=True)
 class Pass:
     """One synchronize: what it observed, decided and did."""
 
@@ -111,6 +123,7 @@ class Pass:
     evicted: tuple[Eviction, ...] = ()
     events: tuple[Event, ...] = ()
     log: tuple[str, ...] = ()
+    choices: tuple[Choice, ...] = ()      # several memory thresholds to act on: each (`reclaim` first)
 
 
 @dataclass(frozen=True)
@@ -263,7 +276,34 @@ def _reclaim(state: State, config: EvictionConfig, inputs: Inputs, candidates: l
             break
     else:
         recorder.log.append(LOG_NONE_EVICTED)
-    return recorder.result(base, ranking=tuple(ranking))
+    choices = _choices(threshold, ordered, config, inputs, candidates, observed.observations)
+    return recorder.result(base, ranking=tuple(ranking), choices=choices)
+
+
+MEMORY_SIGNALS = (th.MEMORY_AVAILABLE, th.ALLOCATABLE_MEMORY_AVAILABLE)
+
+
+def _choices(chosen: th.Threshold, ordered: Sequence[th.Threshold], config: EvictionConfig, inputs: Inputs,
+             candidates: list[rank.Candidate], observations: Mapping[str, sig.Observation]) -> tuple[Choice, ...]:
+    """Every memory threshold the kubelet may act on, `chosen` (the one `reclaim` follows) first,
+    with the eviction each makes (its grace period and message's threshold quantity); () when
+    only one could be."""
+    memory = [t for t in ordered if t.signal in MEMORY_SIGNALS]
+    if chosen.signal not in MEMORY_SIGNALS or len(memory) < 2:
+        return ()
+    out = []
+    for t in [chosen, *(m for m in memory if m is not chosen)]:
+        order = [t, *(x for x in ordered if x is not t)]
+        comparators = rank.rank_function(t.signal, inputs.filesystems.image_fs, inputs.filesystems.split)
+        ranking = rank.rank(candidates, comparators) if comparators is not None else ()
+        first = next((r.candidate for r in ranking if not rank.is_critical(r.candidate.pod)), None)
+        eviction = None
+        if first is not None:
+            text, annotations = msg.eviction_message(t.resource, first.pod, first.stats, order, observations,
+                                                     inputs.pod_level_message)
+            eviction = Eviction(first.name, _grace_period(t, first.pod, config), text, dict(annotations), True)
+        out.append(Choice(t, str(t.value.quantity_for(observations[t.signal].capacity)), eviction))
+    return tuple(out)
 
 
 def _grace_period(threshold: th.Threshold, pod: Mapping, config: EvictionConfig) -> int:

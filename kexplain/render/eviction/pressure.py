@@ -225,6 +225,25 @@ def evicted_blocks(doc: Mapping[str, Any]) -> list[Block]:
     return out
 
 
+def choices_block(doc: Mapping[str, Any]) -> list[Block]:
+    """Several memory thresholds met past grace: the kubelet acts on either (each one's grace
+    period and its message's threshold quantity)."""
+    choices = doc.get("reclaimChoices") or ()
+    if not choices:
+        return []
+    lines = [(0, "The kubelet may act on either memory threshold met past grace (it ranges over a Go map and "
+                 "byEvictionPriority keeps no order between two memory thresholds); above, the first:")]
+    for c in choices:
+        e = c.get("evicted")
+        does = (f"evicts {e.get('pod')} with grace period {e.get('gracePeriodSeconds')}s, message \"Threshold "
+                f"quantity: {c.get('quantity')}\"" if e else "evicts nothing")
+        lines.append((0, f"- {c.get('signal')} {_threshold(c)}: {does}"))
+    pods = {(c.get("evicted") or {}).get("pod") for c in choices}
+    if len(pods) == 1 and None not in pods:
+        lines.append((0, "The same pod either way; the grace period and the message differ."))
+    return [lines_block(lines)]
+
+
 def admission_block(doc: Mapping[str, Any], look: Look) -> list[Block]:
     answers = doc.get("admission") or ()
     if not answers:
@@ -262,7 +281,7 @@ def whatif_block(doc: Mapping[str, Any]) -> list[Block]:
 def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
     return [*summary_blocks(doc), *earlier_block(doc), *signals_block(doc, look), *met_block(doc),
             *reclaim_block(doc), *ranking_block(doc, look), *why_first_block(doc), *evicted_blocks(doc),
-            *whatif_block(doc), *admission_block(doc, look)]
+            *choices_block(doc), *whatif_block(doc), *admission_block(doc, look)]
 
 
 def print_document(doc: Mapping[str, Any], console: Console) -> None:

@@ -65,6 +65,13 @@ def _pressure(doc: Doc) -> list[Html]:
     out += _section("Evicted", "evicted", *[el("p", el("b", e.get("pod")), f" (grace {e.get('gracePeriodSeconds')}s): ",
                                                    el("code", (e.get("message") or "").strip()))
                                             for e in doc.get("evicted") or ()])
+    choices = [(f"{c.get('signal')} < {c.get('value')}" + (" hard" if c.get("hard") else
+                                                          f" soft {c.get('gracePeriodSeconds')}s"),
+                c.get("quantity"), (c.get("evicted") or {}).get("pod") or "nothing",
+                (c.get("evicted") or {}).get("gracePeriodSeconds", "-")) for c in doc.get("reclaimChoices") or ()]
+    out += _section("Either memory threshold (the kubelet may act on either)", "choices",
+                    table(("Threshold", "Threshold quantity", "Evicts", "Grace (s)"), choices, numeric=(3,))
+                    if choices else None)
     out += _section("Verified changes", "fixes", *[el("p", w.get("says") or w.get("change")) for w in
                                                    doc.get("whatIf") or ()])
     return out
