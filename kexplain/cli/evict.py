@@ -140,9 +140,10 @@ def pressure(
     node: str = NODE_ARGUMENT,
     stats: Optional[str] = stats_option(),
     kubelet_config: Optional[str] = kubelet_config_option(),
-    filesystems: str = typer.Option("shared", "--filesystems", metavar="shared|imagefs|split",
-                                    help="The node's filesystems: shared (one), imagefs (a dedicated image "
-                                         "filesystem) or split (images apart, containers' layers on the node's)."),
+    filesystems: Optional[str] = typer.Option(None, "--filesystems", metavar="shared|imagefs|split",
+                                              help="The node's filesystems: shared (one), imagefs (a dedicated image "
+                                                   "filesystem) or split (images apart, containers' layers on the "
+                                                   "node's); without it, inferred from the Summary's filesystems."),
     earlier_stats: Optional[str] = typer.Option(None, "--earlier-stats", metavar="FILE",
                                                 help="The Summary of an earlier housekeeping pass (with --earlier-at)."),
     earlier_at: Optional[str] = typer.Option(None, "--earlier-at", metavar="TIME",
@@ -158,7 +159,7 @@ def pressure(
     place, the pod it evicts and its message, and what its admission refuses meanwhile. Without
     --nodes, the live cluster, with the node's Summary and configz through the API server's node
     proxy unless --stats and --kubelet-config give them (read only)."""
-    if filesystems not in ("shared", "imagefs", "split"):
+    if filesystems is not None and filesystems not in ("shared", "imagefs", "split"):
         raise typer.BadParameter(f"{filesystems!r}: one of shared, imagefs, split", param_hint="--filesystems")
     if (earlier_stats is None) != (earlier_at is None):
         raise typer.BadParameter("--earlier-stats and --earlier-at go together", param_hint="--earlier-stats")

@@ -8,7 +8,7 @@ from typing import Any, Mapping
 from rich.text import Text
 
 from kexplain.render.blocks import Block
-from kexplain.render.eviction.pressure import KEY_HEADERS, human, key_text
+from kexplain.render.eviction.pressure import KEY_HEADERS, human, key_text, layout_words
 from kexplain.render.style import Look, wrap
 
 # what each cause means, said of the pod (the condition's reason, or the kubelet's status.reason)
@@ -97,6 +97,9 @@ def now_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     pressure = "under pressure" if now.get("underPressure") else "not under pressure"
     lines = [wrap(f"Now, not then: node {now.get('node')} at {now.get('at') or 'the Summary given'} is {pressure} "
                   f"for {now.get('resource')}; the kubelet ranks by {now.get('signal')}.", look.width)]
+    layout = layout_words(now.get("filesystemsFrom"))
+    if layout:
+        lines.append(wrap(layout, look.width))
     lines += [wrap(_signal_line(r), look.width) for r in now.get("thresholds") or ()]
     lines.append(wrap(_places_line(now), look.width))
     blocks = [Block(Text("\n".join(lines)))]

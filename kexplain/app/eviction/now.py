@@ -10,10 +10,10 @@ from typing import Any, Iterable, Mapping, Optional
 
 from kexplain.admission.priority import classes_of
 from kexplain.app.eviction import LiveRead, defaulted
-from kexplain.app.eviction.pressure import SUMMARY, read_kubelet_config, read_summary
+from kexplain.app.eviction.pressure import SUMMARY, filesystems, read_kubelet_config, read_summary
 from kexplain.errors import InputError, Source
 from kexplain.explain.kubelet import readmit
-from kexplain.eviction.kubelet.manager import Filesystems, conditions_of
+from kexplain.eviction.kubelet.manager import conditions_of
 from kexplain.eviction.ranking_now import ranking_now
 from kexplain.features import KubeVersion
 from kexplain.load.limits import DEFAULT_MAX_BYTES
@@ -116,10 +116,11 @@ def add_ranking_now(trace: dict, pod: Mapping[str, Any], snapshot: Optional[Snap
                            given if given is not None else fetched.get("stats/summary"))
     config = read_kubelet_config(files.kubelet_config, files.max_bytes, fetched.get("configz"))
     # a bound pod's kubelet verdict under the pressure this Summary shows (the node's status may not say it)
+    fs, told = filesystems(None, summary)       # the layout as the Summary's filesystems tell it
     readmit(trace, PodInfo(dict(pod)), info, kube,
-            conditions_of(config, summary, name, Filesystems(), now or datetime.now(timezone.utc)))
+            conditions_of(config, summary, name, fs, now or datetime.now(timezone.utc)))
     if resource is None:
         return
-    answer = ranking_now(pod, resource, pods, summary, config, Filesystems(), now)
+    answer = ranking_now(pod, resource, pods, summary, config, fs, now)
     if answer is not None:
-        trace["eviction"][NOW] = {"node": name, **answer}
+        trace["eviction"][NOW] = {"node": name, **answer, "filesystemsFrom": told}

@@ -11,6 +11,7 @@ from kexplain.errors import InputError, Source
 from kexplain.eviction import versions
 from kexplain.eviction.kubelet import config as kconfig
 from kexplain.eviction.kubelet import document as kdoc
+from kexplain.eviction.kubelet import layout
 from kexplain.eviction.kubelet import manager as mgr
 from kexplain.eviction.kubelet import signals as sig
 from kexplain.eviction.kubelet import whatif
@@ -88,10 +89,19 @@ def _active(pods: list[dict], evicted: set[str]) -> list[dict]:
     return out
 
 
+def filesystems(option: Optional[str], summary: Mapping) -> tuple[mgr.Filesystems, dict[str, Any]]:
+    """The layout the kubelet is told (`--filesystems`, else inferred from the Summary of its first
+    pass as cAdvisor tells it: `layout.infer`), and the document's `filesystemsFrom`: which, from what."""
+    if option:
+        return mgr.Filesystems.named(option), {"layout": option, "from": "--filesystems"}
+    inferred = layout.infer(summary)
+    return mgr.Filesystems.named(inferred.layout), {"layout": inferred.layout, "from": SUMMARY, "why": inferred.why}
+
+
 def run_passes(req: EvictRequest, config: kconfig.EvictionConfig, pods: list[dict],
-               summaries: tuple[Optional[Mapping], Mapping]) -> tuple[mgr.State, Optional[mgr.Pass], mgr.Pass]:
-    """The earlier pass (when given), then the pass at --now."""
-    fs = mgr.Filesystems.named(req.options.get("filesystems") or "shared")
+               summaries: tuple[Optional[Mapping], Mapping],
+               fs: mgr.Filesystems) -> tuple[mgr.State, Optional[mgr.Pass], mgr.Pass]:
+    """The earlier pass (when given), then the pass at --now, on the layout `fs`."""
     pod_level = req.kube.since(versions.POD_LEVEL_MESSAGE_SINCE) and req.kube.enabled("PodLevelResources")
     state = mgr.initial_state(config)
     earlier = None
@@ -123,12 +133,12 @@ def document(req: EvictRequest) -> dict[str, Any]:
     summary = read_summary(req.options.get("stats"), "--stats", req.node, pods, req.max_bytes,
                            fetched.get("stats/summary"))
     arrivals = read_arrivals(req.options.get("admit"), req, priority_classes(cluster))
-    state, earlier, now = run_passes(req, config, pods, (earlier_summary, summary))
-    fs = mgr.Filesystems.named(req.options.get("filesystems") or "shared")
+    fs, told = filesystems(req.options.get("filesystems"), earlier_summary or summary)
+    state, earlier, now = run_passes(req, config, pods, (earlier_summary, summary), fs)
     doc: dict[str, Any] = {
         "family": "pressure", "kubernetesVersion": versions.KUBELET_RELEASES.get(req.kube.minor, req.kube.release),
         "node": req.node, "filesystems": {"dedicatedImageFs": fs.image_fs, "splitContainerFs": fs.split},
-        "thresholds": kdoc.thresholds_doc(state.thresholds),
+        "filesystemsFrom": told, "thresholds": kdoc.thresholds_doc(state.thresholds),
         "evictionHard": dict(config.eviction_hard), "evictionHardDefaulted": config.hard_defaulted,
         "pressureTransitionPeriodSeconds": config.transition_ns // 10**9,
         "maxPodGracePeriodSeconds": config.max_pod_grace_seconds,
@@ -142,7 +152,7 @@ def document(req: EvictRequest) -> dict[str, Any]:
     if earlier is not None:
         doc["earlier"] = kdoc.pass_doc(earlier, state.thresholds)
     doc["whatIf"] = [c.describe() for c in whatif.changes(
-        now, pods, lambda trial: run_passes(req, config, list(trial), (earlier_summary, summary))[2])]
+        now, pods, lambda trial: run_passes(req, config, list(trial), (earlier_summary, summary), fs)[2])]
     return doc
 
 

@@ -51,7 +51,25 @@ def summary_blocks(doc: Mapping[str, Any]) -> list[Block]:
     verdict = f"evicts {', '.join(evicted)}" if evicted else "evicts nothing"
     text = (f"Node {doc.get('node')} (kubelet {doc.get('kubernetesVersion')}, {layout} filesystem) at "
             f"{doc.get('at')}: {conditions}; {verdict}.")
-    return [Block(Text(text, style="bold"), gap=False)]
+    return [Block(Text(text, style="bold"), gap=False), *layout_blocks(doc.get("filesystemsFrom"))]
+
+
+LAYOUT_WORDS = {"shared": "one shared filesystem", "imagefs": "a dedicated image filesystem",
+                "split": "images on their own filesystem, the containers' writable layers on the node's"}
+
+
+def layout_words(told: Any) -> str | None:
+    """The layout inferred from a Summary, and from what (None: given by --filesystems)."""
+    if not isinstance(told, Mapping) or told.get("from") == "--filesystems":
+        return None
+    layout = str(told.get("layout"))
+    return (f"Filesystem layout {layout} ({LAYOUT_WORDS.get(layout, layout)}), inferred from the {told.get('from')} "
+            f"as cAdvisor tells the kubelet: {told.get('why')}; --filesystems overrides it.")
+
+
+def layout_blocks(told: Any) -> list[Block]:
+    words = layout_words(told)
+    return [Block(Text(words, style="dim"), gap=False)] if words else []
 
 
 def signals_block(doc: Mapping[str, Any], look: Look) -> list[Block]:
