@@ -118,8 +118,9 @@ def _run(ctx: typer.Context, family: str, node: str, common: Common, options: di
     kube, warnings = resolve(common.kubernetes_version, env.variables.get(ENV_VAR) or None)
     for warning in warnings:
         env.error(f"warning: {warning}")
+    given = bool(common.kubernetes_version or env.variables.get(ENV_VAR))     # else the cluster's own versions
     req = EvictRequest(node, tuple(common.nodes), parse_time(common.now), kube, options, common.max_input_size,
-                       common.max_objects, common.validate, env.stdin, common.live)
+                       common.max_objects, common.validate, env.stdin, common.live, version_given=given)
     app = importlib.import_module(f"kexplain.app.eviction.{family}")
     doc = app.document(req)
     for warning in doc.get("warnings") or ():

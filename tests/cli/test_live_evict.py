@@ -9,6 +9,7 @@ import json
 import pytest
 
 from kexplain.app.eviction import LiveRead, live_objects
+from kexplain.load.live import version_record
 from tests.support.live_server import POD_PATH, isolated, recorded_api, run_cli  # noqa: F401
 
 NODE = "node-a1"
@@ -25,6 +26,15 @@ def api(tmp_path):
         done["metadata"]["name"], done["status"] = "web-done", {"phase": "Succeeded"}
         items.append(done)
         yield server
+
+
+def snapshot_of(api, path):
+    """The live objects as a snapshot keeps them: with the API server's /version recorded, so that
+    the files follow the versions the cluster runs, as live does."""
+    objects, version = live_objects(LiveRead(api.kubeconfig), NODE)
+    items = [version_record(version), *(o for o, _ in objects)]
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, default=dict))
+    return path
 
 
 def drain(capsys, api, *args: str) -> tuple[int, str, str]:
@@ -45,9 +55,7 @@ def test_live_drain_reads_the_nodes_pods_as_kubectl_does(capsys, api):
 
 
 def test_live_drain_equals_the_files_of_the_same_objects(capsys, api, tmp_path):
-    objects = live_objects(LiveRead(api.kubeconfig), NODE)
-    dump = tmp_path / "cluster.json"
-    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [o for o, _ in objects]}, default=dict))
+    dump = snapshot_of(api, tmp_path / "cluster.json")
     live_code, live_out, _ = drain(capsys, api, NODE, "-o", "json", "--ignore-daemonsets")
     file_code, file_out, _ = run_cli(capsys, "evict", "drain", NODE, "--nodes", str(dump), "-o", "json",
                                      "--ignore-daemonsets")
@@ -99,8 +107,7 @@ def test_live_pressure_reads_the_node_through_its_proxy(capsys, api, tmp_path):
     stats, config, dump = tmp_path / "stats.json", tmp_path / "configz.json", tmp_path / "cluster.json"
     stats.write_text(json.dumps(api.objects[SUMMARY_PATH]))
     config.write_text(json.dumps(CONFIGZ))
-    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
-                                "items": [o for o, _ in live_objects(LiveRead(api.kubeconfig), NODE)]}, default=dict))
+    snapshot_of(api, dump)
     file_code, file_out, _ = run_cli(capsys, "evict", "pressure", NODE, "--now", NOW, "--nodes", str(dump),
                                      "--stats", str(stats), "--kubelet-config", str(config), "-o", "json")
     assert (file_code, json.loads(file_out)) == (live_code, doc)
@@ -167,9 +174,7 @@ def test_live_taints_reads_the_node_as_it_is(capsys, api):
 
 
 def test_live_taints_equals_the_files_of_the_same_objects(capsys, api, tmp_path):
-    objects = live_objects(LiveRead(api.kubeconfig), NODE)
-    dump = tmp_path / "cluster.json"
-    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [o for o, _ in objects]}, default=dict))
+    dump = snapshot_of(api, tmp_path / "cluster.json")
     args = ("--taint", "node.kubernetes.io/not-ready:NoExecute", "-o", "json")
     live_code, live_out, _ = taints(capsys, api, *args)
     file_code, file_out, _ = run_cli(capsys, "evict", "taints", NODE, "--now", TAINTS_NOW, "--nodes", str(dump), *args)

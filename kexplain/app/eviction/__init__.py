@@ -4,7 +4,7 @@ document the command writes). Never prints."""
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, BinaryIO, Optional
 
@@ -14,9 +14,11 @@ from kexplain.admission.pipeline import is_stored
 from kexplain.errors import AdmissionRejected, InputError, Source
 from kexplain.explain.inputs import read_config
 from kexplain.features import KubeVersion
+from kexplain.features.kube_version import VersionError, parse_minor
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
-from kexplain.load.live import DAEMONSETS, DEFAULT_CHUNK_SIZE, DEFAULT_TIMEOUT, ClusterReader, connect
+from kexplain.load.live import DAEMONSETS, DEFAULT_CHUNK_SIZE, DEFAULT_TIMEOUT, ClusterReader, connect, \
+    recorded_version
 from kexplain.load.manifests import load_objects
 from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.state.cluster import ClusterState, state_of
@@ -49,32 +51,74 @@ class EvictRequest:
     validate: str = "strict"
     stdin: Optional[BinaryIO] = None
     live: Optional[LiveRead] = None     # read the cluster from its API server (get and list only)
+    # --kubernetes-version (or $KEXPLAIN_KUBERNETES_VERSION) chose `kube`; else the cluster's own
+    # versions decide (`read_cluster`: the API server's /version, a snapshot's record, a node's kubelet)
+    version_given: bool = True
 
 
 def read_state(req: EvictRequest) -> ClusterState:
     """The cluster of `--nodes` (or, live, of the API server), read and indexed once, as stored
     (nothing admitted: the pods are bound and running; `pods_on` gives a node's pods their API
-    defaults)."""
-    live = live_objects(req.live, req.node) if req.live is not None else None
+    defaults), as the control plane's version admits it: unless given, live the API server's
+    /version, from files a snapshot's record of it (`kexplain snapshot`), as `kexplain pod`
+    follows the cluster (`settled` hands it to the request)."""
+    reported: Optional[tuple[str, str]] = None
+    live = None
+    if req.live is not None:
+        live, version = live_objects(req.live, req.node)
+        reported = (version, "the API server") if version else None
     with bulk_load(freeze=True):
         cluster = live if live is not None else load_objects(req.nodes, req.max_bytes, req.stdin,
                                                              max_objects=req.max_objects)
-        return state_of(cluster, read_config(None, kube=req.kube), stored=True, validate=req.validate)
+        if not req.version_given and live is None:
+            recorded = recorded_version(cluster)
+            reported = (recorded[0], f"the snapshot {recorded[1]}") if recorded is not None else None
+        kube = followed(*reported) if not req.version_given and reported is not None else req.kube
+        return state_of(cluster, read_config(None, kube=kube), stored=True, validate=req.validate)
 
 
-def live_objects(read: LiveRead, node: str) -> list[tuple[dict, Source]]:
+def settled(req: EvictRequest, state: ClusterState) -> EvictRequest:
+    """The request following the version its state was read as (the Eviction API's, kubectl's, the
+    taint eviction controller's: the control plane's)."""
+    return req if req.version_given else replace(req, kube=state.kube)
+
+
+def followed(version: str, where: str) -> KubeVersion:
+    """The minor kexplain follows for a component reporting `version` (a newer minor as the newest
+    followed; an older one refused, naming who reported it)."""
+    try:
+        minor, _ = parse_minor(version)
+    except VersionError as err:
+        raise VersionError(f"{where} runs Kubernetes {version}: {err.message}; explain it as a supported version "
+                           f"with --kubernetes-version") from None
+    return KubeVersion(minor)
+
+
+def kubelet_version(req: EvictRequest, node: dict) -> KubeVersion:
+    """The version the node's kubelet follows: unless --kubernetes-version chose one, the node's
+    `status.nodeInfo.kubeletVersion` (live, or as a snapshot keeps it), else the control plane's."""
+    info = (node.get("status") or {}).get("nodeInfo") or {}
+    reported = info.get("kubeletVersion") if isinstance(info, dict) else None
+    if req.version_given or not isinstance(reported, str) or not reported:
+        return req.kube
+    name = (node.get("metadata") or {}).get("name")
+    return followed(reported, f"node {name}'s kubelet (status.nodeInfo.kubeletVersion)")
+
+
+def live_objects(read: LiveRead, node: str) -> tuple[list[tuple[dict, Source]], Optional[str]]:
     """The live cluster as `kexplain pod` reads it, with the DaemonSets (drain's filter asks for a
     pod's DaemonSet) and every pod of `node`, finished ones too, as `kubectl drain` lists them
-    (last, in the API server's order)."""
+    (last, in the API server's order); and the API server's /version (None: it does not say)."""
     conn = connect(read.kubeconfig, read.context)
     reader = ClusterReader(conn, read.chunk_size, read.request_timeout)
+    version = reader.server_version()
     cluster = reader.read_cluster()
     cluster += [(o, Source(f"{conn.server}{DAEMONSETS.path}")) for o in reader.list_served(DAEMONSETS)]
     mine = reader.pods_on(node)
     keys = {_key(p) for p in mine}
     cluster = [(o, s) for o, s in cluster if not (o.get("kind") == "Pod" and _key(o) in keys)]
     src = Source(f"{conn.server}/api/v1/pods?fieldSelector=spec.nodeName={node}")
-    return cluster + [(o, src) for o in mine]
+    return cluster + [(o, src) for o in mine], version
 
 
 def defaulted(obj: dict, kube: KubeVersion, classes: priority.Classes,

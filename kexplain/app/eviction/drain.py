@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
-from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state
+from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state, settled
 from kexplain.app.eviction.drain_fixes import fixes
 from kexplain.app.eviction.drain_index import DrainIndex
 from kexplain.app.eviction.autoscaled import KEY as AUTOSCALERS
@@ -45,6 +45,7 @@ class Drained:
 def document(req: EvictRequest) -> dict:
     """The drain's document (../shared/eviction/README.md's keys, and the explanation's own)."""
     state = read_state(req)
+    req = settled(req, state)       # the control plane's version, live or a snapshot's, unless given
     node_named(state, req.node, req.nodes)
     index = DrainIndex.of((o for o, _ in (*state.objects, *state.other_kinds)),   # (the state's budgets, by id,
                           state.budget_pods or None)                              # and pods)

@@ -3,10 +3,12 @@ stats Summary (and an earlier one), the KubeletConfiguration and the arriving po
 then one or two `synchronize` passes, the admit handler, and the document. Never prints."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Mapping, Optional
 
 from kexplain.admission.priority import Classes
-from kexplain.app.eviction import EvictRequest, defaulted, node_named, pods_on, priority_classes, proxied, read_state
+from kexplain.app.eviction import (EvictRequest, defaulted, kubelet_version, node_named, pods_on, priority_classes,
+                                   proxied, read_state, settled)
 from kexplain.errors import InputError, Source
 from kexplain.eviction import versions
 from kexplain.eviction.kubelet import config as kconfig
@@ -118,8 +120,10 @@ def run_passes(req: EvictRequest, config: kconfig.EvictionConfig, pods: list[dic
 def document(req: EvictRequest) -> dict[str, Any]:
     """The document of `kexplain evict pressure`."""
     cluster = read_state(req)
-    node_named(cluster, req.node, req.nodes)
+    req = settled(req, cluster)         # the API server's version (the pods' defaults, --admit's admission)
+    node = node_named(cluster, req.node, req.nodes)
     pods = pods_on(cluster, req.node, req.kube)
+    kubelet = replace(req, kube=kubelet_version(req, node))    # the node's kubelet's: the manager, its admit
     wanted = {what: option for what, option, key in (("stats/summary", "--stats FILE", "stats"),
                                                       ("configz", "--kubelet-config FILE", "kubelet_config"))
               if not req.options.get(key)}
@@ -134,25 +138,29 @@ def document(req: EvictRequest) -> dict[str, Any]:
                            fetched.get("stats/summary"))
     arrivals = read_arrivals(req.options.get("admit"), req, priority_classes(cluster))
     fs, told = filesystems(req.options.get("filesystems"), earlier_summary or summary)
-    state, earlier, now = run_passes(req, config, pods, (earlier_summary, summary), fs)
+    state, earlier, now = run_passes(kubelet, config, pods, (earlier_summary, summary), fs)
+    release = versions.KUBELET_RELEASES.get(kubelet.kube.minor, kubelet.kube.release)
     doc: dict[str, Any] = {
-        "family": "pressure", "kubernetesVersion": versions.KUBELET_RELEASES.get(req.kube.minor, req.kube.release),
+        "family": "pressure", "kubernetesVersion": release,
         "node": req.node, "filesystems": {"dedicatedImageFs": fs.image_fs, "splitContainerFs": fs.split},
         "filesystemsFrom": told, "thresholds": kdoc.thresholds_doc(state.thresholds),
         "evictionHard": dict(config.eviction_hard), "evictionHardDefaulted": config.hard_defaulted,
         "pressureTransitionPeriodSeconds": config.transition_ns // 10**9,
         "maxPodGracePeriodSeconds": config.max_pod_grace_seconds,
         **kdoc.pass_doc(now, state.thresholds)}
+    reported = ((node.get("status") or {}).get("nodeInfo") or {}).get("kubeletVersion")
+    if reported and not req.version_given:
+        doc["kubeletVersion"] = reported        # (the node's own; `kubernetesVersion`: the release followed)
     if arrivals:
-        pod_level = req.kube.enabled("PodLevelResources")
-        answers = [admit(p, state.node_conditions, pod_level, req.kube.enabled("TaintTolerationComparisonOperators"))
-                   for p in arrivals]
+        kube = kubelet.kube
+        answers = [admit(p, state.node_conditions, kube.enabled("PodLevelResources"),
+                         kube.enabled("TaintTolerationComparisonOperators")) for p in arrivals]
         doc["admission"] = kdoc.admission_doc(answers)
         doc["admissionWhy"] = kdoc.admission_why(answers)
     if earlier is not None:
         doc["earlier"] = kdoc.pass_doc(earlier, state.thresholds)
     doc["whatIf"] = [c.describe() for c in whatif.changes(
-        now, pods, lambda trial: run_passes(req, config, list(trial), (earlier_summary, summary), fs)[2])]
+        now, pods, lambda trial: run_passes(kubelet, config, list(trial), (earlier_summary, summary), fs)[2])]
     return doc
 
 

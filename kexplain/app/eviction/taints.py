@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional, Sequence
 
 from kexplain.apimachinery.labels import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
-from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state
+from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state, settled
 from kexplain.app.eviction.autoscaled import KEY as AUTOSCALERS, autoscaled
 from kexplain.app.eviction.replacements import answer, controllers_index, left, placements, replacement_of
 from kexplain.eviction.tainteviction import PodAnswer, TaintPass, evaluate, pod_key
@@ -29,6 +29,7 @@ def document(req: EvictRequest) -> dict:
     `matches`, `fixes` and `whereTheyGo` explain it (not part of the real controller's answer)."""
     change = parse_taints(req.options.get("taints") or ())
     state = read_state(req)
+    req = settled(req, state)       # the control plane's version, live or a snapshot's, unless given
     node = node_named(state, req.node, req.nodes)
     if change.add or change.remove:
         node = with_taints(node, change)
