@@ -122,8 +122,8 @@ def _run(ctx: typer.Context, family: str, node: str, common: Common, options: di
                        common.max_objects, common.validate, env.stdin, common.live)
     app = importlib.import_module(f"kexplain.app.eviction.{family}")
     doc = app.document(req)
-    for warning in doc.get("warnings") or ():
-        env.error(f"warning: {warning}")
+    for warning in (*(doc.get("readWarnings") or ()), *(doc.get("warnings") or ())):
+        env.error(f"warning: {warning}")     # what reading the cluster said, then kubectl's
     if common.output.value in structured.FORMATS:
         structured.write(env.stdout, doc, common.output.value)
     else:

@@ -60,6 +60,14 @@ def read_state(req: EvictRequest) -> ClusterState:
         return state_of(cluster, read_config(None, kube=req.kube), stored=True, validate=req.validate)
 
 
+def read_warnings(state: ClusterState) -> dict[str, list[str]]:
+    """The document's `readWarnings`: what reading the cluster said of its objects (an object at an
+    API version the API server no longer serves, `policy/v1beta1` PodDisruptionBudgets among them,
+    skipped as `kubectl apply` refuses it), as `kexplain FILE` and lint say it
+    (`load.manifests.check_objects`): never left out in silence. Empty: no key."""
+    return {"readWarnings": list(state.said)} if state.said else {}
+
+
 def live_objects(read: LiveRead, node: str) -> list[tuple[dict, Source]]:
     """The live cluster as `kexplain pod` reads it, with the DaemonSets (drain's filter asks for a
     pod's DaemonSet) and every pod of `node`, finished ones too, as `kubectl drain` lists them

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
-from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state
+from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state, read_warnings
 from kexplain.app.eviction.drain_fixes import fixes
 from kexplain.app.eviction.drain_index import DrainIndex
 from kexplain.app.eviction.autoscaled import KEY as AUTOSCALERS
@@ -50,7 +50,7 @@ def document(req: EvictRequest) -> dict:
                           state.budget_pods or None)                              # and pods)
     pods = [PodInfo(p) for p in pods_on(state, req.node, req.kube)]
     drained = drain(index, pods, req.kube.minor, req.options, statuses=state.budgets)
-    doc = drain_document(drained, req)
+    doc = {**drain_document(drained, req), **read_warnings(state)}
     evicted = [e.pod for e in drained.evictions if e.answer.evicted]
     if evicted:
         doc["replacements"], added = where_they_go(state, req.node, evicted, req)

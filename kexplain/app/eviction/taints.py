@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional, Sequence
 
 from kexplain.apimachinery.labels import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
-from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state
+from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state, read_warnings
 from kexplain.app.eviction.autoscaled import KEY as AUTOSCALERS, autoscaled
 from kexplain.app.eviction.replacements import answer, controllers_index, left, placements, replacement_of
 from kexplain.eviction.tainteviction import PodAnswer, TaintPass, evaluate, pod_key
@@ -41,6 +41,7 @@ def document(req: EvictRequest) -> dict:
     doc["noExecuteTaints"] = [_taint(t) for t in result.taints]
     doc["pods"] = [_pod(answer) for answer in result.pods]
     doc["events"] = [d.event for d in result.deletions]
+    doc.update(read_warnings(state))
     doc["matches"] = _matches(result)
     doc["fixes"] = _fixes(node, pods, result, req)
     doc["whereTheyGo"], added = where_they_go(req, state, node, result, pods)

@@ -168,7 +168,8 @@ def render_eviction(doc: Doc, style: str) -> str:
     """The page of one evict document (`style`: the page's css)."""
     family = str(doc["family"])
     title = f"evict {family} {doc.get('node')}"
-    body = [*SECTIONS[family](doc),
+    body = [*[el("p", f"warning: {w}", cls="note") for w in doc.get("readWarnings") or ()],   # the read's words
+            *SECTIONS[family](doc),
             el("section", el("h2", "As the terminal prints it", id="text"), el("pre", _text(doc), cls="text"),
                cls="eviction")]
     return "".join([
