@@ -51,3 +51,46 @@ def test_two_budgets_on_a_pod_one_is_deleted_and_what_still_blocks_is_fixed_on_t
 def test_a_drain_that_goes_has_no_fixes(tmp_path):
     code, doc = drain(tmp_path, cluster({"minAvailable": 0}))
     assert code == 0 and "fixes" not in doc
+
+
+def with_claims(objects: list[dict], binding: str = "WaitForFirstConsumer") -> list[dict]:
+    """The db StatefulSet with a volumeClaimTemplate (data) whose StorageClass provisions: db-0's and
+    db-1's claims made and bound, as its controller and the provisioner left them."""
+    sts = next(o for o in objects if o["kind"] == "StatefulSet")
+    sts["spec"]["volumeClaimTemplates"] = [{"metadata": {"name": "data"}, "spec": {
+        "accessModes": ["ReadWriteOnce"], "storageClassName": "fast", "resources": {"requests": {"storage": "1Gi"}}}}]
+    sts["spec"]["template"]["spec"]["containers"][0]["volumeMounts"] = [{"name": "data", "mountPath": "/data"}]
+    claims = []
+    for o in objects:
+        if o["kind"] == "Pod" and o["metadata"]["name"].startswith("db-"):
+            claim = f"data-{o['metadata']['name']}"
+            o["spec"]["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]
+            o["spec"]["containers"][0]["volumeMounts"] = [{"name": "data", "mountPath": "/data"}]
+            claims += [{"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": f"pv-{claim}"},
+                        "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+                                 "storageClassName": "fast", "csi": {"driver": "ebs.csi.aws.com", "volumeHandle": claim},
+                                 "claimRef": {"namespace": "default", "name": claim}},
+                        "status": {"phase": "Bound"}},
+                       {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                        "metadata": {"name": claim, "namespace": "default", "labels": {"app": "db"}},
+                        "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "fast",
+                                 "resources": {"requests": {"storage": "1Gi"}}, "volumeName": f"pv-{claim}"},
+                        "status": {"phase": "Bound"}}]
+    storage_class = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "fast"},
+                     "provisioner": "ebs.csi.aws.com", "volumeBindingMode": binding}
+    return [storage_class, *objects, *claims]
+
+
+def test_a_statefulsets_new_ordinal_gets_its_claim(tmp_path):
+    """Scaling a StatefulSet with volumeClaimTemplates up: its controller creates db-2's claim
+    data-db-2 before the pod (the path `kexplain FILE` takes), and the provisioner makes its volume
+    where the pod goes: the new pod fits and the drain goes."""
+    objects = with_claims(cluster({"minAvailable": 0}))
+    for o in objects:
+        if o["kind"] == "PodDisruptionBudget" and o["metadata"]["name"] == "db-pdb":
+            o["spec"] = {"selector": o["spec"]["selector"], "minAvailable": 2}
+    code, doc = drain(tmp_path, objects)
+    assert code == 1
+    scale = by_words(doc)["scale StatefulSet default/db to 3 replicas"]
+    assert scale["drains"], scale
+    assert "do not fit" not in scale["result"]

@@ -1,8 +1,8 @@
 """Fixes for a blocked drain, each checked by draining again: the flags kubectl names for its
 refusals; then, for each budget that refused an eviction, relaxing it (minAvailable or
 maxUnavailable set so it allows what the drain spends) or scaling its workload up by the pods the
-drain takes (the new pods scheduled with the node cordoned, and counted healthy only where they
-fit); for a pod two budgets select, deleting one of them. A changed budget's status is the
+drain takes (the new pods scheduled with the node cordoned, a StatefulSet's with the claims its
+controller creates for them, and counted healthy only where they fit); for a pod two budgets select, deleting one of them. A changed budget's status is the
 disruption controller's again, as its next sync would write it."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 from kexplain.app.eviction.drain_index import DrainIndex, key_of
 from kexplain.app.eviction.replacements import Replacement, placements
-from kexplain.controllers.workloads import pod_from_workload
+from kexplain.controllers.workloads import pod_from_workload, statefulset_claims
 from kexplain.errors import KexplainError, Source
 from kexplain.controllers.disruption import is_ready
 from kexplain.eviction.api import MULTIPLE, REFUSED, SPENT
@@ -22,6 +22,7 @@ from kexplain.state.cluster import ClusterState
 FLAG_OPTIONS = {"--ignore-daemonsets": "ignore_daemonsets", "--delete-emptydir-data": "delete_emptydir_data",
                 "--force": "force"}
 READY = {"type": "Ready", "status": "True"}
+SCALED = Source("<scale>")      # where a scale fix's new objects come from
 Drain = Callable[[DrainIndex, Mapping[str, Any]], Any]      # (objects, options) -> Drained
 
 
@@ -141,10 +142,14 @@ def scale_fix(key: str, n: int, drained: Any, cordoned: ClusterState, objects: D
     # a StatefulSet's new pods take the next ordinals; another's are named apart from today's pods
     first = count if creator.get("kind") == "StatefulSet" else count + 100
     try:
-        new = [pod_from_workload(creator, Source("<scale>"), first + i) for i in range(n)]
+        new = [pod_from_workload(creator, SCALED, first + i) for i in range(n)]
     except KexplainError:
         return None
-    answers = placements(cordoned, [Replacement(pod, pod=p, source=Source("<scale>")) for p in new])
+    try:
+        answers = placements(with_claims(cordoned, creator, first, n),
+                             [Replacement(pod, pod=p, source=SCALED) for p in new])
+    except KexplainError:
+        return None
     bound = [{**p, "spec": {**p["spec"], "nodeName": answers[i]["node"]},
               "status": {"phase": "Running", "conditions": [READY]}}
              for i, p in enumerate(new) if (answers.get(i) or {}).get("node")]
@@ -155,6 +160,19 @@ def scale_fix(key: str, n: int, drained: Any, cordoned: ClusterState, objects: D
     unfit = n - len(bound)
     return Fix(words, objects.replaced(changes, bound), options,
                f"{unfit} of the {n} new pods do not fit with the node cordoned" if unfit else "", budget=key)
+
+
+def with_claims(cordoned: ClusterState, creator: Mapping[str, Any], first: int, n: int) -> ClusterState:
+    """`cordoned` with the claims a StatefulSet's controller creates for its `n` new pods from
+    `first` on (its volumeClaimTemplates, `<template>-<set>-<ordinal>`), admitted and handed to
+    the PersistentVolume controller as `kexplain FILE` creates a StatefulSet's
+    (`controllers.workloads.statefulset_claims`, `ClusterState.extended`); a claim that exists is
+    used as it is (the controller creates only what is missing)."""
+    made = statefulset_claims(dict(creator), first + n)
+    per_pod = len(made) // (first + n) if made else 0
+    have = {key_of(c) for c in cordoned.snapshot.of_kind("PersistentVolumeClaim")}
+    new = [(c, SCALED) for c in made[per_pod * first:] if key_of(c) not in have]     # (one kept from before stays)
+    return cordoned.extended([], new) if new else cordoned
 
 
 def remove_fixes(drained: Any, objects: DrainIndex, options: Mapping[str, Any]) -> list[Fix]:
