@@ -1,7 +1,7 @@
 """Fixes for a blocked drain (`app.eviction.drain_fixes`), each checked by draining again."""
 from __future__ import annotations
 
-from tests.eviction.drain_cluster import budget, cluster, pod
+from tests.eviction.drain_cluster import budget, cluster, node, pod
 from tests.eviction.test_drain_where import drain
 
 
@@ -94,3 +94,31 @@ def test_a_statefulsets_new_ordinal_gets_its_claim(tmp_path):
     scale = by_words(doc)["scale StatefulSet default/db to 3 replicas"]
     assert scale["drains"], scale
     assert "do not fit" not in scale["result"]
+
+
+def unowned_cluster() -> list[dict]:
+    """metrics-server's HA overlay as `kubectl get pods` gives it: two pods of a ReplicaSet that is
+    not among the objects, a budget with maxUnavailable (the controller needs the owner's scale)."""
+    return [node("node-a"), node("node-b"),
+            pod("ms-7d9-aaaaa", ("apps/v1", "ReplicaSet", "ms-7d9"), app="ms"),
+            pod("ms-7d9-bbbbb", ("apps/v1", "ReplicaSet", "ms-7d9"), node_name="node-b", app="ms"),
+            budget("ms-pdb", "ms", maxUnavailable=1)]
+
+
+def test_a_budget_the_controller_cannot_sync_says_why_and_offers_the_owner(tmp_path):
+    from tests.eviction.test_drain_where import NOW, main, write
+    from tests.support.cli_helpers import TestEnvironment
+    code, doc = drain(tmp_path, unowned_cluster())
+    assert code == 1
+    assert doc["syncFailures"] == [{"pdb": "default/ms-pdb", "message": 'found no controllers for pod "ms-7d9-aaaaa"',
+                                    "ownersNotFound": ["ReplicaSet default/ms-7d9"]}]
+    fixes = by_words(doc)
+    give = next(f for words, f in fixes.items() if words.startswith("give ReplicaSet default/ms-7d9"))
+    assert give["drains"] and "kubectl get replicaset/ms-7d9 -n default -o yaml" in give["fix"]
+    assert fixes["delete PodDisruptionBudget default/ms-pdb"]["drains"]
+    env = TestEnvironment()
+    main(["evict", "drain", "node-a", "--nodes", str(write(tmp_path / "c.yaml", unowned_cluster())), "--now", NOW], env)
+    text = " ".join(env.out.split())
+    assert ('default/ms-pdb: the disruption controller\'s sync fails: found no controllers for pod "ms-7d9-aaaaa" '
+            "(ReplicaSet default/ms-7d9, the owner of its pods, is not among the objects") in text
+    assert "- give ReplicaSet default/ms-7d9" in text

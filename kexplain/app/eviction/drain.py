@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
 from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state, read_warnings
-from kexplain.app.eviction.drain_fixes import fixes
+from kexplain.app.eviction.drain_fixes import SYNC_FAILED, fixes, owner_text, owners_missing
 from kexplain.app.eviction.drain_index import DrainIndex
 from kexplain.app.eviction.autoscaled import KEY as AUTOSCALERS
 from kexplain.app.eviction.drain_where import where_they_go
@@ -51,6 +51,9 @@ def document(req: EvictRequest) -> dict:
     pods = [PodInfo(p) for p in pods_on(state, req.node, req.kube)]
     drained = drain(index, pods, req.kube.minor, req.options, statuses=state.budgets)
     doc = {**drain_document(drained, req), **read_warnings(state)}
+    failures = sync_failures(drained, index)
+    if failures:
+        doc["syncFailures"] = failures
     evicted = [e.pod for e in drained.evictions if e.answer.evicted]
     if evicted:
         doc["replacements"], added = where_they_go(state, req.node, evicted, req)
@@ -102,6 +105,21 @@ def budgets_of(index: DrainIndex, known: Mapping[int, tuple[Budget, str]], statu
             written = {**status.to_status(), "observedGeneration": 0 if status.failed is not None else gen}
             out.append((id(pdb), (budget_of(pdb, written, gen), CONTROLLER)))
     return sorted(out, key=lambda pair: pair[1][0].key)
+
+
+def sync_failures(drained: Drained, index: DrainIndex) -> list[dict]:
+    """Each budget the disruption controller cannot sync (its DisruptionAllowed condition's reason
+    SyncFailed): its error, and the owners of its pods its finders found no scale for (not among
+    the objects); the Eviction API meanwhile answers "still being processed"."""
+    out = []
+    for budget, _ in drained.budgets:
+        failed = next((c for c in budget.conditions if c.get("reason") == SYNC_FAILED), None)
+        if failed is None:
+            continue
+        owners = [owner_text(r, budget.namespace) for r in owners_missing(budget, index)]
+        out.append({"pdb": budget.key, "message": str(failed.get("message") or ""),
+                    **({"ownersNotFound": owners} if owners else {})})
+    return out
 
 
 def budget_json(budget: Budget, source: str) -> dict:

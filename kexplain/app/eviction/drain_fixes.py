@@ -6,14 +6,14 @@ controller creates for them, and counted healthy only where they fit); for a pod
 disruption controller's again, as its next sync would write it."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from kexplain.app.eviction.drain_index import DrainIndex, key_of
 from kexplain.app.eviction.replacements import Replacement, placements
 from kexplain.controllers.workloads import pod_from_workload, statefulset_claims
 from kexplain.errors import KexplainError, Source
-from kexplain.controllers.disruption import is_ready
+from kexplain.controllers.disruption import is_ready, unfound_owners
 from kexplain.eviction.api import MULTIPLE, REFUSED, SPENT
 from kexplain.model.owners import controller_ref
 from kexplain.model.pod import PodInfo
@@ -22,6 +22,7 @@ from kexplain.state.cluster import ClusterState
 FLAG_OPTIONS = {"--ignore-daemonsets": "ignore_daemonsets", "--delete-emptydir-data": "delete_emptydir_data",
                 "--force": "force"}
 READY = {"type": "Ready", "status": "True"}
+SYNC_FAILED = "SyncFailed"      # the DisruptionAllowed condition's reason when the controller cannot sync
 SCALED = Source("<scale>")      # where a scale fix's new objects come from
 Drain = Callable[[DrainIndex, Mapping[str, Any]], Any]      # (objects, options) -> Drained
 
@@ -103,6 +104,43 @@ def always_allow_fix(budget: Any, drained: Any, pdb: Mapping[str, Any], objects:
 def delete_fix(key: str, pdb: Mapping[str, Any], objects: DrainIndex, options: Mapping[str, Any]) -> Fix:
     return Fix(f"delete PodDisruptionBudget {key}", replaced(objects, pdb, None), options, budget=key,
                change=(pdb, None))
+
+
+def owners_missing(budget: Any, objects: DrainIndex) -> list[Mapping[str, Any]]:
+    """The owners of the budget's pods that the disruption controller's finders do not find among
+    the objects (its sync fails: "found no controllers for pod"); none for a budget that syncs."""
+    if budget.selector is None or not any(c.get("reason") == SYNC_FAILED for c in budget.conditions):
+        return []
+    return unfound_owners(objects.pods_in(budget.namespace).selected(budget.selector), objects.controllers)
+
+
+def owner_text(ref: Mapping[str, Any], namespace: str) -> str:
+    return f"{ref.get('kind')} {namespace}/{ref.get('name')}"
+
+
+def owner_fix(budget: Any, pdb: Mapping[str, Any], objects: DrainIndex, options: Mapping[str, Any]) -> Optional[Fix]:
+    """For a budget the disruption controller cannot sync because its pods' owner is not among the
+    objects (a `kubectl get pods` without its ReplicaSet): the owner given, checked with as many
+    replicas as its pods read (what its controller keeps), the budget synced again."""
+    missing = owners_missing(budget, objects)
+    if not missing:
+        return None
+    pods = objects.pods_in(budget.namespace)
+    added = {}
+    for ref in missing:
+        count = sum(1 for p in pods if (controller_ref(p) or {}).get("name") == ref.get("name")
+                    and (controller_ref(p) or {}).get("kind") == ref.get("kind"))
+        meta = {"name": ref.get("name"), "namespace": budget.namespace, **({"uid": ref["uid"]} if ref.get("uid") else {})}
+        owner = {"apiVersion": ref.get("apiVersion"), "kind": ref.get("kind"), "metadata": meta,
+                 "spec": {"replicas": count}}
+        added[key_of(owner)] = owner
+    new = recomputed(pdb, pdb.get("spec") or {})
+    changed = objects.replaced({id(pdb): new})
+    words = ", ".join(owner_text(r, budget.namespace) for r in missing)
+    get = " ".join(f"{str(r.get('kind')).lower()}/{r.get('name')}" for r in missing)
+    return Fix(f"give {words}, the owner of {budget.key}'s pods, with the cluster's objects (kubectl get {get} "
+               f"-n {budget.namespace} -o yaml): the disruption controller then finds its scale",
+               replace(changed, workloads={**changed.workloads, **added}), options, budget=budget.key)
 
 
 def workload_of(pod: PodInfo, index: Mapping[tuple[str, str, str], dict]) -> tuple[Optional[dict], Optional[dict]]:
@@ -194,10 +232,11 @@ def candidates(drained: Any, cordoned: ClusterState, objects: DrainIndex, option
         if key not in pdbs:
             continue
         before = next(e.before for e in drained.evictions if e.before is not None and e.before.key == key)
+        owner = owner_fix(before, pdbs[key], objects, options)
         relax = always_allow_fix(before, drained, pdbs[key], objects, options) or \
             relax_fix(before, n, pdbs[key], objects, options) or delete_fix(key, pdbs[key], objects, options)
-        scale = scale_fix(key, n, drained, cordoned, objects, options)
-        out += [f for f in (relax, scale) if f is not None]
+        scale = scale_fix(key, n, drained, cordoned, objects, options) if owner is None else None
+        out += [f for f in (owner, relax, scale) if f is not None]
     return out + remove_fixes(drained, objects, options)
 
 

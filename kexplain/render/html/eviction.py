@@ -11,6 +11,7 @@ from importlib import import_module
 from typing import Any, Callable, Mapping, Sequence
 
 from kexplain.render.consoles import text_console
+from kexplain.render.eviction.drain import sync_failure_line
 from kexplain.render.html.markup import Html, el, table
 
 FAMILIES = ("pressure", "drain", "taints")
@@ -106,7 +107,8 @@ def _drain(doc: Doc) -> list[Html]:
                 _numbers_after(doc, b.get("name"))) for b in doc.get("pdbs") or ()]
     out += _section("PodDisruptionBudgets", "budgets",
                     table(("Budget", "Status from", "Healthy", "Desired", "Expected", "Allowed", "Allowed after"),
-                          budgets, numeric=(2, 3, 4, 5, 6)) if budgets else None)
+                          budgets, numeric=(2, 3, 4, 5, 6)) if budgets else None,
+                    *[el("p", sync_failure_line(f).removeprefix("- "), cls="note") for f in doc.get("syncFailures") or ()])
     out += _where(doc.get("replacements") or (), "evicted", "replacement")
     fixes = [(f.get("fix"), "drains" if f.get("drains") else "still blocked", f.get("result", ""))
              for f in doc.get("fixes") or ()]
