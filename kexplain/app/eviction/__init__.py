@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, BinaryIO, Optional
+from typing import Any, BinaryIO, Callable, Optional
 
 from kexplain.admission.defaults import default_pod
 from kexplain.errors import InputError, Source
@@ -53,11 +53,18 @@ def read_state(req: EvictRequest) -> ClusterState:
     """The cluster of `--nodes` (or, live, of the API server), read and indexed once, as stored
     (nothing admitted: the pods are bound and running; `pods_on` gives a node's pods their API
     defaults)."""
-    live = live_objects(req.live, req.node) if req.live is not None else None
+    return read_cluster(req)[0]
+
+
+def read_cluster(req: EvictRequest, more: Optional[MoreReads] = None) -> tuple[ClusterState, dict[str, Any]]:
+    """`read_state`, live with what `more` reads too, and the document's `liveReads` (what that read
+    left out: `LiveCluster.reads`; nothing for files)."""
+    live = live_cluster(req.live, req.node, more) if req.live is not None else None
     with bulk_load(freeze=True):
-        cluster = live if live is not None else load_objects(req.nodes, req.max_bytes, req.stdin,
-                                                             max_objects=req.max_objects)
-        return state_of(cluster, read_config(None, kube=req.kube), stored=True, validate=req.validate)
+        cluster = live.objects if live is not None else load_objects(req.nodes, req.max_bytes, req.stdin,
+                                                                     max_objects=req.max_objects)
+        state = state_of(cluster, read_config(None, kube=req.kube), stored=True, validate=req.validate)
+    return state, (live.reads() if live is not None else {})
 
 
 def read_warnings(state: ClusterState) -> dict[str, list[str]]:
@@ -68,19 +75,52 @@ def read_warnings(state: ClusterState) -> dict[str, list[str]]:
     return {"readWarnings": list(state.said)} if state.said else {}
 
 
-def live_objects(read: LiveRead, node: str) -> list[tuple[dict, Source]]:
+@dataclass(frozen=True)
+class LiveCluster:
+    """A live cluster as an eviction command read it: its objects, and what its autoscalers' reads
+    left out (`refused`: the reads RBAC refused, `kexplain.load.live.Refusal`; `notes`: the others'
+    words), said once, as `kexplain pod` says them."""
+
+    objects: list[tuple[dict, Source]]
+    refused: tuple[Any, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def reads(self) -> dict[str, Any]:
+        """The document's `liveReads` (empty: no key)."""
+        if not self.refused and not self.notes:
+            return {}
+        return {"liveReads": {"refused": [r.to_json() for r in self.refused], "notes": list(self.notes)}}
+
+
+# What a family reads of a live cluster besides `kexplain pod`'s read (`app.eviction.autoscaled.live_reads`:
+# the autoscalers' objects): the reader -> those objects, and what it left out.
+MoreReads = Callable[[ClusterReader], LiveCluster]
+
+
+def live_objects(read: LiveRead, node: str, more: Optional[MoreReads] = None) -> list[tuple[dict, Source]]:
+    """The objects of `live_cluster`."""
+    return live_cluster(read, node, more).objects
+
+
+def live_cluster(read: LiveRead, node: str, more: Optional[MoreReads] = None) -> LiveCluster:
     """The live cluster as `kexplain pod` reads it, with the DaemonSets (drain's filter asks for a
-    pod's DaemonSet) and every pod of `node`, finished ones too, as `kubectl drain` lists them
-    (last, in the API server's order)."""
+    pod's DaemonSet), what `more` reads (its refusals and notes kept) and every pod of `node`,
+    finished ones too, as `kubectl drain` lists them (last, in the API server's order)."""
     conn = connect(read.kubeconfig, read.context)
     reader = ClusterReader(conn, read.chunk_size, read.request_timeout)
     cluster = reader.read_cluster()
     cluster += [(o, Source(f"{conn.server}{DAEMONSETS.path}")) for o in reader.list_served(DAEMONSETS)]
+    refused: tuple[Any, ...] = ()
+    notes: tuple[str, ...] = ()
+    if more is not None:
+        extra = more(reader)
+        cluster += extra.objects
+        refused, notes = extra.refused, extra.notes
     mine = reader.pods_on(node)
     keys = {_key(p) for p in mine}
     cluster = [(o, s) for o, s in cluster if not (o.get("kind") == "Pod" and _key(o) in keys)]
     src = Source(f"{conn.server}/api/v1/pods?fieldSelector=spec.nodeName={node}")
-    return cluster + [(o, src) for o in mine]
+    return LiveCluster(cluster + [(o, src) for o in mine], refused, notes)
 
 
 def defaulted(obj: dict, kube: KubeVersion) -> dict:

@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
-from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state, read_warnings
+from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_cluster, read_warnings
 from kexplain.app.eviction.drain_fixes import SYNC_FAILED, fixes, owner_text, owners_missing
 from kexplain.app.eviction.drain_index import DrainIndex
-from kexplain.app.eviction.autoscaled import KEY as AUTOSCALERS
+from kexplain.app.eviction.autoscaled import KEY as AUTOSCALERS, live_reads
 from kexplain.app.eviction.drain_where import where_they_go
 from kexplain.app.eviction.replacements import cordoned
 from kexplain.controllers.disruption import Statuses, computed, generation, healthy_as_stored, known_status, needs_status
@@ -44,13 +44,13 @@ class Drained:
 
 def document(req: EvictRequest) -> dict:
     """The drain's document (../shared/eviction/README.md's keys, and the explanation's own)."""
-    state = read_state(req)
+    state, live_said = read_cluster(req, live_reads)
     node_named(state, req.node, req.nodes)
     index = DrainIndex.of((o for o, _ in (*state.objects, *state.other_kinds)),   # (the state's budgets, by id,
                           state.budget_pods or None)                              # and pods)
     pods = [PodInfo(p) for p in pods_on(state, req.node, req.kube)]
     drained = drain(index, pods, req.kube.minor, req.options, statuses=state.budgets)
-    doc = {**drain_document(drained, req), **read_warnings(state)}
+    doc = {**drain_document(drained, req), **read_warnings(state), **live_said}
     failures = sync_failures(drained, index)
     if failures:
         doc["syncFailures"] = failures

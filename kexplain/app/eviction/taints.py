@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional, Sequence
 
 from kexplain.apimachinery.labels import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
-from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state, read_warnings
-from kexplain.app.eviction.autoscaled import KEY as AUTOSCALERS, autoscaled
+from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_cluster, read_warnings
+from kexplain.app.eviction.autoscaled import KEY as AUTOSCALERS, autoscaled, live_reads
 from kexplain.app.eviction.replacements import answer, controllers_index, left, placements, replacement_of
 from kexplain.eviction.tainteviction import PodAnswer, TaintPass, evaluate, pod_key
 from kexplain.eviction.tainteviction.fixes import keeping
@@ -28,7 +28,7 @@ def document(req: EvictRequest) -> dict:
     """The pass's document: the NoExecute taints, each pod's decision, the events; `whatIf`,
     `matches`, `fixes` and `whereTheyGo` explain it (not part of the real controller's answer)."""
     change = parse_taints(req.options.get("taints") or ())
-    state = read_state(req)
+    state, live_said = read_cluster(req, live_reads)
     node = node_named(state, req.node, req.nodes)
     if change.add or change.remove:
         node = with_taints(node, change)
@@ -41,7 +41,7 @@ def document(req: EvictRequest) -> dict:
     doc["noExecuteTaints"] = [_taint(t) for t in result.taints]
     doc["pods"] = [_pod(answer) for answer in result.pods]
     doc["events"] = [d.event for d in result.deletions]
-    doc.update(read_warnings(state))
+    doc.update(read_warnings(state), **live_said)
     doc["matches"] = _matches(result)
     doc["fixes"] = _fixes(node, pods, result, req)
     doc["whereTheyGo"], added = where_they_go(req, state, node, result, pods)
