@@ -126,9 +126,18 @@ def _where(rows: Sequence[Mapping[str, Any]], pod_key: str, new_key: str | None)
     """Where the evicted pods go: each replacement's scheduling answer, or why there is none."""
     body = [(r.get(pod_key) or r.get("pod"), r.get("controller") or "",
              (r.get(new_key) if new_key else "") or ("" if r.get("replaced", True) else "not replaced"),
-             r.get("node") or r.get("status") or "", r.get("message") or r.get("why") or "") for r in rows]
+             r.get("node") or r.get("status") or "", _why(r)) for r in rows]
     return _section("Where the evicted pods go", "where",
                     table(("Evicted", "Controller", "Replacement", "Node or status", "Why"), body) if body else None)
+
+
+def _why(row: Mapping[str, Any]) -> str:
+    """A replacement's message or why there is none, with what becomes of the old pod and the way out."""
+    once = row.get("onceGone") or {}
+    parts = [row.get("message") or row.get("why") or "", row.get("oldPod") or "",
+             f"once it is gone: {once.get('node') or once.get('status')}" if once else "",
+             "the way out: " + "; or ".join(row["wayOut"]) if row.get("wayOut") else ""]
+    return "; ".join(p for p in parts if p)
 
 
 # -- taints: the taints, each pod's decision with the toleration behind it, where pods go, fixes ---------
