@@ -23,6 +23,7 @@ from kexplain.cli.output import save_page
 from kexplain.errors import KexplainError
 from kexplain.features.kube_version import ENV_VAR, resolve
 from kexplain.render import structured
+from kexplain.render.from_event import refused_lines
 
 HELP = ("Explain eviction: the kubelet's eviction manager under node pressure (pressure), `kubectl drain`\n"
         "with the Eviction API and the PodDisruptionBudgets (drain), the taint eviction controller's\n"
@@ -123,8 +124,11 @@ def _run(ctx: typer.Context, family: str, node: str, common: Common, options: di
                        common.max_objects, common.validate, env.stdin, common.live, version_given=given)
     app = importlib.import_module(f"kexplain.app.eviction.{family}")
     doc = app.document(req)
-    for warning in doc.get("warnings") or ():
-        env.error(f"warning: {warning}")
+    reads = doc.get("liveReads") or {}
+    for line in [*refused_lines(reads.get("refused") or (), None), *(f"note: {n}" for n in reads.get("notes") or ())]:
+        env.error(line)     # the live reads left out, in the words `kexplain pod` says them
+    for warning in (*(doc.get("readWarnings") or ()), *(doc.get("warnings") or ())):
+        env.error(f"warning: {warning}")     # what reading the cluster said, then kubectl's
     if common.output.value in structured.FORMATS:
         structured.write(env.stdout, doc, common.output.value)
     else:

@@ -260,6 +260,28 @@ def _expected_scale(pods: Sequence[PodInfo], controllers: _Controllers) -> tuple
     return sum(scales.values()), unmanaged
 
 
+def unfound_owners(pods: Sequence[PodInfo], controllers: _Controllers) -> list[Mapping[str, Any]]:
+    """The controller references of `pods` that no finder knows (getExpectedScale's "found no
+    controllers for pod": the owner, a ReplicaSet say, is not among the objects), each once, in the
+    pods' order; a kind without the scale subresource is not one (its error is its own)."""
+    out: list[Mapping[str, Any]] = []
+    seen: set[tuple[str, str, str]] = set()
+    for pod in pods:
+        ref = controller_ref(pod)
+        if ref is None:
+            continue
+        key = (str(ref.get("kind") or ""), pod.namespace, str(ref.get("name") or ""))
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            if controllers.scale(ref, pod.namespace) is None:
+                out.append(ref)
+        except ValueError:
+            continue
+    return out
+
+
 Statuses = dict[int, tuple[Any, BudgetStatus]]     # budgets' statuses computed already: id -> (budget, status)
 
 

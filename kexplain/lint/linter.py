@@ -390,7 +390,7 @@ class Linter:
         else:
             self._set = None
         try:
-            devices = self._check_devices(applied)
+            devices = self._check_devices(applied, schema_refused)
             queued = self._kueue([doc for doc in applied if doc.location.key not in schema_refused])
             for f in files:
                 for item in f.items:
@@ -458,13 +458,16 @@ class Linter:
                                                                  err.message, field=err.field))
         return out
 
-    def _check_devices(self, items: list[Document]) -> dict[str, list[Finding]]:
+    def _check_devices(self, items: list[Document], schema_refused: frozenset | set = frozenset()
+                       ) -> dict[str, list[Finding]]:
         """DRA references and selectors (`kexplain.lint.devices`), against the pool as the set
-        leaves it when there is one, and budgets that block drains (`disruption_budgets`); by file."""
+        leaves it when there is one, and budgets that block drains (`disruption_budgets`) of those the
+        API server takes (`schema_refused`: a policy/v1beta1 budget is not one); by file."""
         cluster = self._set.pool.snapshot if self._set is not None else None
         refused = set(self._set.refused) if self._set is not None else set()
         out: dict[str, list[Finding]] = {}
-        for p in (*check_devices(items, cluster, refused), *check_budgets(items, self.pool)):
+        taken = [doc for doc in items if doc.location.key not in schema_refused]
+        for p in (*check_devices(items, cluster, refused), *check_budgets(taken, self.pool)):
             out.setdefault(p.location.path, []).append(Finding(p.rule, p.location, ObjectRef.of(p.obj), p.message,
                                                                field=p.field))
         return out

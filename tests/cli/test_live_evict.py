@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from kexplain.app.eviction import LiveRead, live_objects
+from kexplain.app.eviction import LiveRead, live_cluster
 from kexplain.load.live import version_record
 from tests.support.live_server import POD_PATH, isolated, recorded_api, run_cli  # noqa: F401
 
@@ -31,7 +31,8 @@ def api(tmp_path):
 def snapshot_of(api, path):
     """The live objects as a snapshot keeps them: with the API server's /version recorded, so that
     the files follow the versions the cluster runs, as live does."""
-    objects, version = live_objects(LiveRead(api.kubeconfig), NODE)
+    live = live_cluster(LiveRead(api.kubeconfig), NODE)
+    objects, version = live.objects, live.version
     items = [version_record(version), *(o for o, _ in objects)]
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, default=dict))
     return path

@@ -68,7 +68,7 @@ def test_the_drain_reads_the_states_statuses(tmp_path, monkeypatch):
     req = EvictRequest("node-a", (str(write(tmp_path / "c.yaml", objects())),), datetime.now(timezone.utc), KUBE,
                        {"force": True})
     st = read_state(req)
-    monkeypatch.setattr(drain, "read_state", lambda _: st)
+    monkeypatch.setattr(drain, "read_cluster", lambda *_, **__: (st, {}))
     doc = drain.document(req)
     assert doc["pdbs"][0]["status"]["currentHealthy"] == 1 and doc["pdbs"][0]["statusFrom"] == "disruption-controller"
     assert doc["fixes"] and asked and all(pdb["metadata"]["generation"] > 1 for pdb in asked)   # (fixes')

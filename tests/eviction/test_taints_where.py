@@ -24,11 +24,14 @@ def test_each_evicted_pod_is_replaced_elsewhere_or_said_why_not() -> None:
     code, out = run("-o", "json")
     rows = {r["pod"]: r for r in json.loads(out)["whereTheyGo"]}
     assert code == 1
-    assert rows["shop/web-7d9f-abcde"] == {"pod": "shop/web-7d9f-abcde", "replaced": True,
-                                           "controller": "ReplicaSet web-7d9f", "status": "Scheduled",
-                                           "node": "worker-4"}
-    assert rows["shop/batch-0"]["status"] == "Unschedulable"          # 3 CPUs: only worker-3 had them
-    assert rows["shop/batch-0"]["message"].startswith("0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had "
+    web = rows["shop/web-7d9f-abcde"]
+    assert {k: v for k, v in web.items() if k != "oldPod"} == {
+        "pod": "shop/web-7d9f-abcde", "replaced": True, "controller": "ReplicaSet web-7d9f", "status": "Scheduled",
+        "node": "worker-4"}
+    assert "(FilterActivePods)" in web["oldPod"]       # worker-3 unreachable: the old pod stays Terminating
+    once = rows["shop/batch-0"]["onceGone"]           # its StatefulSet waits for the old pod
+    assert once["status"] == "Unschedulable"          # 3 CPUs: only worker-3 had them
+    assert once["message"].startswith("0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had "
                                                       "untolerated taint")
     assert rows["shop/debug"] == {"pod": "shop/debug", "replaced": False,
                                   "why": "no controller: nothing creates it again"}
@@ -39,7 +42,9 @@ def test_each_evicted_pod_is_replaced_elsewhere_or_said_why_not() -> None:
 def test_the_table_says_it() -> None:
     _, out = run()
     assert "- shop/web-7d9f-abcde: ReplicaSet web-7d9f's new pod goes to worker-4" in out
-    assert "- shop/batch-0: StatefulSet batch's new pod stays pending: 0/2 nodes are" in out
+    flat = " ".join(out.split())
+    assert "- shop/batch-0: not replaced while it stays Terminating: StatefulSet batch does not create" in flat
+    assert "once it is gone, the new pod stays pending: 0/2 nodes are" in flat
 
 
 def test_no_eviction_no_placement() -> None:
@@ -101,7 +106,8 @@ def test_a_pending_replacement_gets_what_the_cluster_autoscaler_would_add(tmp_pa
     main(["evict", "taints", "worker-3", "--nodes", str(path), "--now", "2026-01-01T00:00:00Z", "-o", "json"], env)
     doc = json.loads(env.out)
     batch = next(r for r in doc["whereTheyGo"] if r["pod"] == "shop/batch-0")
-    assert batch["status"] == "Unschedulable" and batch["autoscalers"][0]["outcome"] == "TriggeredScaleUp"
+    once = batch["onceGone"]        # (worker-3 unreachable: its StatefulSet waits for the old pod to go)
+    assert once["status"] == "Unschedulable" and once["autoscalers"][0]["outcome"] == "TriggeredScaleUp"
     assert list(doc["autoscalers"]["replacements"]) == ["shop/batch-0"]
     text = TestEnvironment()
     main(["evict", "taints", "worker-3", "--nodes", str(path), "--now", "2026-01-01T00:00:00Z"], text)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, BinaryIO, Optional
+from typing import Any, BinaryIO, Callable, Optional
 
 from kexplain.admission import priority
 from kexplain.admission.defaults import default_pod
@@ -62,19 +62,25 @@ def read_state(req: EvictRequest) -> ClusterState:
     defaults), as the control plane's version admits it: unless given, live the API server's
     /version, from files a snapshot's record of it (`kexplain snapshot`), as `kexplain pod`
     follows the cluster (`settled` hands it to the request)."""
+    return read_cluster(req)[0]
+
+
+def read_cluster(req: EvictRequest, more: Optional[MoreReads] = None) -> tuple[ClusterState, dict[str, Any]]:
+    """`read_state`, live with what `more` reads too, and the document's `liveReads` (what that read
+    left out: `LiveCluster.reads`; nothing for files)."""
     reported: Optional[tuple[str, str]] = None
-    live = None
-    if req.live is not None:
-        live, version = live_objects(req.live, req.node)
-        reported = (version, "the API server") if version else None
+    live = live_cluster(req.live, req.node, more) if req.live is not None else None
+    if live is not None and live.version:
+        reported = (live.version, "the API server")
     with bulk_load(freeze=True):
-        cluster = live if live is not None else load_objects(req.nodes, req.max_bytes, req.stdin,
-                                                             max_objects=req.max_objects)
+        cluster = live.objects if live is not None else load_objects(req.nodes, req.max_bytes, req.stdin,
+                                                                     max_objects=req.max_objects)
         if not req.version_given and live is None:
             recorded = recorded_version(cluster)
             reported = (recorded[0], f"the snapshot {recorded[1]}") if recorded is not None else None
         kube = followed(*reported) if not req.version_given and reported is not None else req.kube
-        return state_of(cluster, read_config(None, kube=kube), stored=True, validate=req.validate)
+        state = state_of(cluster, read_config(None, kube=kube), stored=True, validate=req.validate)
+    return state, (live.reads() if live is not None else {})
 
 
 def settled(req: EvictRequest, state: ClusterState) -> EvictRequest:
@@ -105,20 +111,63 @@ def kubelet_version(req: EvictRequest, node: dict) -> KubeVersion:
     return followed(reported, f"node {name}'s kubelet (status.nodeInfo.kubeletVersion)")
 
 
-def live_objects(read: LiveRead, node: str) -> tuple[list[tuple[dict, Source]], Optional[str]]:
+def read_warnings(state: ClusterState) -> dict[str, list[str]]:
+    """The document's `readWarnings`: what reading the cluster said of its objects (an object at an
+    API version the API server no longer serves, `policy/v1beta1` PodDisruptionBudgets among them,
+    skipped as `kubectl apply` refuses it), as `kexplain FILE` and lint say it
+    (`load.manifests.check_objects`): never left out in silence. Empty: no key."""
+    return {"readWarnings": list(state.said)} if state.said else {}
+
+
+@dataclass(frozen=True)
+class LiveCluster:
+    """A live cluster as an eviction command read it: its objects, the API server's /version (None:
+    it does not say), and what its autoscalers' reads left out (`refused`: the reads RBAC refused,
+    `kexplain.load.live.Refusal`; `notes`: the others' words), said once, as `kexplain pod` says them."""
+
+    objects: list[tuple[dict, Source]]
+    version: Optional[str] = None
+    refused: tuple[Any, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def reads(self) -> dict[str, Any]:
+        """The document's `liveReads` (empty: no key)."""
+        if not self.refused and not self.notes:
+            return {}
+        return {"liveReads": {"refused": [r.to_json() for r in self.refused], "notes": list(self.notes)}}
+
+
+# What a family reads of a live cluster besides `kexplain pod`'s read (`app.eviction.autoscaled.live_reads`:
+# the autoscalers' objects): the reader -> those objects, and what it left out.
+MoreReads = Callable[[ClusterReader], LiveCluster]
+
+
+def live_objects(read: LiveRead, node: str, more: Optional[MoreReads] = None) -> list[tuple[dict, Source]]:
+    """The objects of `live_cluster`."""
+    return live_cluster(read, node, more).objects
+
+
+def live_cluster(read: LiveRead, node: str, more: Optional[MoreReads] = None) -> LiveCluster:
     """The live cluster as `kexplain pod` reads it, with the DaemonSets (drain's filter asks for a
-    pod's DaemonSet) and every pod of `node`, finished ones too, as `kubectl drain` lists them
-    (last, in the API server's order); and the API server's /version (None: it does not say)."""
+    pod's DaemonSet), what `more` reads (its refusals and notes kept), every pod of `node`, finished
+    ones too, as `kubectl drain` lists them (last, in the API server's order), and the API server's
+    /version."""
     conn = connect(read.kubeconfig, read.context)
     reader = ClusterReader(conn, read.chunk_size, read.request_timeout)
     version = reader.server_version()
     cluster = reader.read_cluster()
     cluster += [(o, Source(f"{conn.server}{DAEMONSETS.path}")) for o in reader.list_served(DAEMONSETS)]
+    refused: tuple[Any, ...] = ()
+    notes: tuple[str, ...] = ()
+    if more is not None:
+        extra = more(reader)
+        cluster += extra.objects
+        refused, notes = extra.refused, extra.notes
     mine = reader.pods_on(node)
     keys = {_key(p) for p in mine}
     cluster = [(o, s) for o, s in cluster if not (o.get("kind") == "Pod" and _key(o) in keys)]
     src = Source(f"{conn.server}/api/v1/pods?fieldSelector=spec.nodeName={node}")
-    return cluster + [(o, src) for o in mine], version
+    return LiveCluster(cluster + [(o, src) for o in mine], version, refused, notes)
 
 
 def defaulted(obj: dict, kube: KubeVersion, classes: priority.Classes,

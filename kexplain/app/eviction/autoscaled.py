@@ -11,13 +11,29 @@ from dataclasses import replace
 from typing import Any, Mapping, Optional, Sequence
 
 from kexplain.app.autoscalers import MAY_REPORT, NODEPOOL, adapter, kinds_of, node_pools, run_all
-from kexplain.app.eviction import EvictRequest
+from kexplain.app.eviction import EvictRequest, LiveCluster
+from kexplain.autoscaler.cloudprovider.live import STATUS_PATH, read_group_objects
+from kexplain.errors import Source
+from kexplain.load.live import ClusterReader
 from kexplain.eviction.tainteviction import pod_key
 from kexplain.explain.pending_pass import PassBuilder
 from kexplain.model.pod import PodInfo
 from kexplain.state.cluster import ClusterState
 
 KEY = "autoscalers"     # the document's key: each autoscaler's document by its key, as `kexplain pod -o json` has them
+
+
+def live_reads(reader: ClusterReader) -> LiveCluster:
+    """What tells, live, where evicted pods' replacements go on new nodes, read as `kexplain pod`
+    reads it: Karpenter's NodePools, NodeClaims and EC2NodeClasses (`ClusterReader.read_karpenter`)
+    and what reports CA's node groups (its status ConfigMap, Cluster API's objects:
+    `read_group_objects`); a read RBAC refuses (403) is kept with its words, not raised."""
+    server = reader.conn.server
+    karpenter_objects, karpenter = reader.read_karpenter()
+    groups = read_group_objects(reader)
+    objects = [*karpenter_objects, *((o, Source(f"{server}{STATUS_PATH}" if o.get("kind") == "ConfigMap" else server))
+                                     for o in groups.objects)]
+    return LiveCluster(objects, refused=karpenter.refusals, notes=(*karpenter.notes, *groups.unread))
 
 
 def cluster_left(state: ClusterState, nodes: Mapping[str, Mapping[str, Any]], gone: Sequence[PodInfo]) -> list:

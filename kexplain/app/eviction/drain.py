@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
-from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state, settled
-from kexplain.app.eviction.drain_fixes import fixes
+from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_cluster, read_warnings, settled
+from kexplain.app.eviction.drain_fixes import SYNC_FAILED, fixes, owner_text, owners_missing
 from kexplain.app.eviction.drain_index import DrainIndex
-from kexplain.app.eviction.autoscaled import KEY as AUTOSCALERS
+from kexplain.app.eviction.autoscaled import KEY as AUTOSCALERS, live_reads
 from kexplain.app.eviction.drain_where import where_they_go
 from kexplain.app.eviction.replacements import cordoned
 from kexplain.controllers.disruption import Statuses, computed, generation, healthy_as_stored, known_status, needs_status
@@ -44,14 +44,17 @@ class Drained:
 
 def document(req: EvictRequest) -> dict:
     """The drain's document (../shared/eviction/README.md's keys, and the explanation's own)."""
-    state = read_state(req)
+    state, live_said = read_cluster(req, live_reads)
     req = settled(req, state)       # the control plane's version, live or a snapshot's, unless given
     node_named(state, req.node, req.nodes)
     index = DrainIndex.of((o for o, _ in (*state.objects, *state.other_kinds)),   # (the state's budgets, by id,
                           state.budget_pods or None)                              # and pods)
     pods = [PodInfo(p) for p in pods_on(state, req.node, req.kube)]
     drained = drain(index, pods, req.kube.minor, req.options, statuses=state.budgets)
-    doc = drain_document(drained, req)
+    doc = {**drain_document(drained, req), **read_warnings(state), **live_said}
+    failures = sync_failures(drained, index)
+    if failures:
+        doc["syncFailures"] = failures
     evicted = [e.pod for e in drained.evictions if e.answer.evicted]
     if evicted:
         doc["replacements"], added = where_they_go(state, req.node, evicted, req)
@@ -103,6 +106,21 @@ def budgets_of(index: DrainIndex, known: Mapping[int, tuple[Budget, str]], statu
             written = {**status.to_status(), "observedGeneration": 0 if status.failed is not None else gen}
             out.append((id(pdb), (budget_of(pdb, written, gen), CONTROLLER)))
     return sorted(out, key=lambda pair: pair[1][0].key)
+
+
+def sync_failures(drained: Drained, index: DrainIndex) -> list[dict]:
+    """Each budget the disruption controller cannot sync (its DisruptionAllowed condition's reason
+    SyncFailed): its error, and the owners of its pods its finders found no scale for (not among
+    the objects); the Eviction API meanwhile answers "still being processed"."""
+    out = []
+    for budget, _ in drained.budgets:
+        failed = next((c for c in budget.conditions if c.get("reason") == SYNC_FAILED), None)
+        if failed is None:
+            continue
+        owners = [owner_text(r, budget.namespace) for r in owners_missing(budget, index)]
+        out.append({"pdb": budget.key, "message": str(failed.get("message") or ""),
+                    **({"ownersNotFound": owners} if owners else {})})
+    return out
 
 
 def budget_json(budget: Budget, source: str) -> dict:

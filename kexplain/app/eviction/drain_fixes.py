@@ -1,19 +1,19 @@
 """Fixes for a blocked drain, each checked by draining again: the flags kubectl names for its
 refusals; then, for each budget that refused an eviction, relaxing it (minAvailable or
 maxUnavailable set so it allows what the drain spends) or scaling its workload up by the pods the
-drain takes (the new pods scheduled with the node cordoned, and counted healthy only where they
-fit); for a pod two budgets select, deleting one of them. A changed budget's status is the
+drain takes (the new pods scheduled with the node cordoned, a StatefulSet's with the claims its
+controller creates for them, and counted healthy only where they fit); for a pod two budgets select, deleting one of them. A changed budget's status is the
 disruption controller's again, as its next sync would write it."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from kexplain.app.eviction.drain_index import DrainIndex, key_of
 from kexplain.app.eviction.replacements import Replacement, placements
-from kexplain.controllers.workloads import pod_from_workload
+from kexplain.controllers.workloads import pod_from_workload, statefulset_claims
 from kexplain.errors import KexplainError, Source
-from kexplain.controllers.disruption import is_ready
+from kexplain.controllers.disruption import is_ready, unfound_owners
 from kexplain.eviction.api import MULTIPLE, REFUSED, SPENT
 from kexplain.model.owners import controller_ref
 from kexplain.model.pod import PodInfo
@@ -22,6 +22,8 @@ from kexplain.state.cluster import ClusterState
 FLAG_OPTIONS = {"--ignore-daemonsets": "ignore_daemonsets", "--delete-emptydir-data": "delete_emptydir_data",
                 "--force": "force"}
 READY = {"type": "Ready", "status": "True"}
+SYNC_FAILED = "SyncFailed"      # the DisruptionAllowed condition's reason when the controller cannot sync
+SCALED = Source("<scale>")      # where a scale fix's new objects come from
 Drain = Callable[[DrainIndex, Mapping[str, Any]], Any]      # (objects, options) -> Drained
 
 
@@ -104,6 +106,43 @@ def delete_fix(key: str, pdb: Mapping[str, Any], objects: DrainIndex, options: M
                change=(pdb, None))
 
 
+def owners_missing(budget: Any, objects: DrainIndex) -> list[Mapping[str, Any]]:
+    """The owners of the budget's pods that the disruption controller's finders do not find among
+    the objects (its sync fails: "found no controllers for pod"); none for a budget that syncs."""
+    if budget.selector is None or not any(c.get("reason") == SYNC_FAILED for c in budget.conditions):
+        return []
+    return unfound_owners(objects.pods_in(budget.namespace).selected(budget.selector), objects.controllers)
+
+
+def owner_text(ref: Mapping[str, Any], namespace: str) -> str:
+    return f"{ref.get('kind')} {namespace}/{ref.get('name')}"
+
+
+def owner_fix(budget: Any, pdb: Mapping[str, Any], objects: DrainIndex, options: Mapping[str, Any]) -> Optional[Fix]:
+    """For a budget the disruption controller cannot sync because its pods' owner is not among the
+    objects (a `kubectl get pods` without its ReplicaSet): the owner given, checked with as many
+    replicas as its pods read (what its controller keeps), the budget synced again."""
+    missing = owners_missing(budget, objects)
+    if not missing:
+        return None
+    pods = objects.pods_in(budget.namespace)
+    added = {}
+    for ref in missing:
+        count = sum(1 for p in pods if (controller_ref(p) or {}).get("name") == ref.get("name")
+                    and (controller_ref(p) or {}).get("kind") == ref.get("kind"))
+        meta = {"name": ref.get("name"), "namespace": budget.namespace, **({"uid": ref["uid"]} if ref.get("uid") else {})}
+        owner = {"apiVersion": ref.get("apiVersion"), "kind": ref.get("kind"), "metadata": meta,
+                 "spec": {"replicas": count}}
+        added[key_of(owner)] = owner
+    new = recomputed(pdb, pdb.get("spec") or {})
+    changed = objects.replaced({id(pdb): new})
+    words = ", ".join(owner_text(r, budget.namespace) for r in missing)
+    get = " ".join(f"{str(r.get('kind')).lower()}/{r.get('name')}" for r in missing)
+    return Fix(f"give {words}, the owner of {budget.key}'s pods, with the cluster's objects (kubectl get {get} "
+               f"-n {budget.namespace} -o yaml): the disruption controller then finds its scale",
+               replace(changed, workloads={**changed.workloads, **added}), options, budget=budget.key)
+
+
 def workload_of(pod: PodInfo, index: Mapping[tuple[str, str, str], dict]) -> tuple[Optional[dict], Optional[dict]]:
     """The object whose replicas scale the pod's pods (a ReplicaSet's Deployment), and the one that
     creates them (the ReplicaSet itself)."""
@@ -141,10 +180,14 @@ def scale_fix(key: str, n: int, drained: Any, cordoned: ClusterState, objects: D
     # a StatefulSet's new pods take the next ordinals; another's are named apart from today's pods
     first = count if creator.get("kind") == "StatefulSet" else count + 100
     try:
-        new = [pod_from_workload(creator, Source("<scale>"), first + i) for i in range(n)]
+        new = [pod_from_workload(creator, SCALED, first + i) for i in range(n)]
     except KexplainError:
         return None
-    answers = placements(cordoned, [Replacement(pod, pod=p, source=Source("<scale>")) for p in new])
+    try:
+        answers = placements(with_claims(cordoned, creator, first, n),
+                             [Replacement(pod, pod=p, source=SCALED) for p in new])
+    except KexplainError:
+        return None
     bound = [{**p, "spec": {**p["spec"], "nodeName": answers[i]["node"]},
               "status": {"phase": "Running", "conditions": [READY]}}
              for i, p in enumerate(new) if (answers.get(i) or {}).get("node")]
@@ -155,6 +198,19 @@ def scale_fix(key: str, n: int, drained: Any, cordoned: ClusterState, objects: D
     unfit = n - len(bound)
     return Fix(words, objects.replaced(changes, bound), options,
                f"{unfit} of the {n} new pods do not fit with the node cordoned" if unfit else "", budget=key)
+
+
+def with_claims(cordoned: ClusterState, creator: Mapping[str, Any], first: int, n: int) -> ClusterState:
+    """`cordoned` with the claims a StatefulSet's controller creates for its `n` new pods from
+    `first` on (its volumeClaimTemplates, `<template>-<set>-<ordinal>`), admitted and handed to
+    the PersistentVolume controller as `kexplain FILE` creates a StatefulSet's
+    (`controllers.workloads.statefulset_claims`, `ClusterState.extended`); a claim that exists is
+    used as it is (the controller creates only what is missing)."""
+    made = statefulset_claims(dict(creator), first + n)
+    per_pod = len(made) // (first + n) if made else 0
+    have = {key_of(c) for c in cordoned.snapshot.of_kind("PersistentVolumeClaim")}
+    new = [(c, SCALED) for c in made[per_pod * first:] if key_of(c) not in have]     # (one kept from before stays)
+    return cordoned.extended([], new) if new else cordoned
 
 
 def remove_fixes(drained: Any, objects: DrainIndex, options: Mapping[str, Any]) -> list[Fix]:
@@ -176,10 +232,11 @@ def candidates(drained: Any, cordoned: ClusterState, objects: DrainIndex, option
         if key not in pdbs:
             continue
         before = next(e.before for e in drained.evictions if e.before is not None and e.before.key == key)
+        owner = owner_fix(before, pdbs[key], objects, options)
         relax = always_allow_fix(before, drained, pdbs[key], objects, options) or \
             relax_fix(before, n, pdbs[key], objects, options) or delete_fix(key, pdbs[key], objects, options)
-        scale = scale_fix(key, n, drained, cordoned, objects, options)
-        out += [f for f in (relax, scale) if f is not None]
+        scale = scale_fix(key, n, drained, cordoned, objects, options) if owner is None else None
+        out += [f for f in (owner, relax, scale) if f is not None]
     return out + remove_fixes(drained, objects, options)
 
 

@@ -7,14 +7,18 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional, Sequence
 
 from kexplain.apimachinery.labels import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
-from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_state, settled
-from kexplain.app.eviction.autoscaled import KEY as AUTOSCALERS, autoscaled
-from kexplain.app.eviction.replacements import answer, controllers_index, left, placements, replacement_of
+from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_cluster, read_warnings, settled
+from kexplain.app.eviction.autoscaled import KEY as AUTOSCALERS, autoscaled, live_reads
+from kexplain.app.eviction.replacements import Controllers, Replacement, answer, controllers_index, left, placements, \
+    replacement_of
+from kexplain.controllers.terminating import OUT_OF_SERVICE, freed_by_pod_gc, kubelet_gone, replaces_at_once, way_out, \
+    waits
 from kexplain.eviction.tainteviction import PodAnswer, TaintPass, evaluate, pod_key
 from kexplain.eviction.tainteviction.fixes import keeping
 from kexplain.eviction.tainteviction.taint_eviction import EVICT_AFTER, KEEP
 from kexplain.eviction.tainteviction.taint_spec import TaintChange, parse_taints, reorganize
 from kexplain.eviction.versions import TAINT_EVICTION_RELEASES
+from kexplain.features import KubeVersion
 from kexplain.model.taints import NO_EXECUTE, NO_SCHEDULE
 from kexplain.explain.pending_pass import PassBuilder
 from kexplain.model.pod import PodInfo
@@ -28,7 +32,7 @@ def document(req: EvictRequest) -> dict:
     """The pass's document: the NoExecute taints, each pod's decision, the events; `whatIf`,
     `matches`, `fixes` and `whereTheyGo` explain it (not part of the real controller's answer)."""
     change = parse_taints(req.options.get("taints") or ())
-    state = read_state(req)
+    state, live_said = read_cluster(req, live_reads)
     req = settled(req, state)       # the control plane's version, live or a snapshot's, unless given
     node = node_named(state, req.node, req.nodes)
     if change.add or change.remove:
@@ -42,6 +46,7 @@ def document(req: EvictRequest) -> dict:
     doc["noExecuteTaints"] = [_taint(t) for t in result.taints]
     doc["pods"] = [_pod(answer) for answer in result.pods]
     doc["events"] = [d.event for d in result.deletions]
+    doc.update(read_warnings(state), **live_said)
     doc["matches"] = _matches(result)
     doc["fixes"] = _fixes(node, pods, result, req)
     doc["whereTheyGo"], added = where_they_go(req, state, node, result, pods)
@@ -143,8 +148,32 @@ def where_they_go(req: EvictRequest, state: ClusterState, node: Mapping[str, Any
         row.update(replaced=True, controller=f"{r.kind} {r.name}", status=found.get("status"))
         row.update({k: found[k] for k in ("node", "message") if found.get(k)})
         said = (added or {}).get("replacements", {}).get(f"{r.evicted.namespace}/{r.pod['metadata'].get('name')}")
-        rows.append({**row, "autoscalers": said} if said else row)
+        row = {**row, "autoscalers": said} if said else row
+        rows.append(terminating_row(row, r, node, index, req.kube))
     return rows, added
+
+
+def terminating_row(row: dict[str, Any], r: Replacement, node: Mapping[str, Any], index: Controllers,
+                    kube: KubeVersion) -> dict[str, Any]:
+    """`row` as the pod's owner leaves it when the node's kubelet is gone (`controllers.terminating`):
+    the deleted pod stays Terminating, and a StatefulSet (or a Job replacing only failed pods) waits,
+    its new pod's answer kept as where it goes once the old pod is gone (`onceGone`), with the way
+    out; a ReplicaSet replaces at once. On a not-ready node with the out-of-service taint the pod GC
+    controller deletes the pod, and every owner replaces it."""
+    if not kubelet_gone(node):
+        return row
+    if freed_by_pod_gc(node):
+        return {**row, "oldPod": (f"the pod GC controller force-deletes it ({OUT_OF_SERVICE} on a not-ready node), "
+                                  "so its owner replaces it")}
+    owner = index.get((r.kind, r.evicted.namespace, r.name))
+    stays = "the old pod stays Terminating: the kubelet that would confirm its deletion is unreachable"
+    why = waits(r.kind, r.name, r.evicted.name, owner[0] if owner is not None else None, kube)
+    if why is None:
+        return {**row, "oldPod": f"{stays}; {replaces_at_once(r.kind, r.name, owner[0] if owner else None, kube)}"}
+    once = {k: row.pop(k) for k in ("status", "node", "message", "autoscalers") if k in row}
+    node_name = str((node.get("metadata") or {}).get("name") or "")
+    return {**row, "replaced": False, "why": why, "oldPod": stays, "onceGone": once,
+            "wayOut": way_out(node_name, r.evicted.namespace, r.evicted.name)}
 
 
 def lifecycle_tainted(node: Mapping[str, Any]) -> dict:

@@ -130,7 +130,24 @@ def budgets_block(doc: Mapping[str, Any], look: Look) -> list[Block]:
     if not rows:
         return []
     return [table_block(look, "PodDisruptionBudgets (status given, or computed as the disruption controller does)",
-                        ["PDB", "STATUS", "HEALTHY", "DESIRED", "EXPECTED", "ALLOWED"], rows, right=(2, 3, 4))]
+                        ["PDB", "STATUS", "HEALTHY", "DESIRED", "EXPECTED", "ALLOWED"], rows, right=(2, 3, 4)),
+            *sync_failures_block(doc)]
+
+
+def sync_failure_line(failure: Mapping[str, Any]) -> str:
+    """Why the disruption controller cannot sync a budget, and what the Eviction API says meanwhile."""
+    line = f"- {failure['pdb']}: the disruption controller's sync fails: {failure.get('message')}"
+    owners = failure.get("ownersNotFound") or ()
+    if owners:
+        line += (f" ({', '.join(owners)}, the owner of its pods, is not among the objects: the controller finds "
+                 "no scale for it)")
+    return line + ("; it allows no disruption, and the Eviction API answers that the budget is still being "
+                   "processed")
+
+
+def sync_failures_block(doc: Mapping[str, Any]) -> list[Block]:
+    lines = [(0, sync_failure_line(f)) for f in doc.get("syncFailures") or ()]
+    return [lines_block(lines, gap=False)] if lines else []
 
 
 def render(doc: Mapping[str, Any], look: Look) -> list[Block]:

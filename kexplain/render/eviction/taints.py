@@ -138,7 +138,9 @@ def where_block(doc: Mapping[str, Any]) -> list[Block]:
         return []
     lines = []
     for row in rows:
-        if not row.get("replaced"):
+        if row.get("onceGone") is not None:
+            lines += waiting_lines(row)
+        elif not row.get("replaced"):
             lines.append((0, f"- {row.get('pod')}: not replaced ({row.get('why')})"))
         elif row.get("node"):
             lines.append((0, f"- {row.get('pod')}: {row.get('controller')}'s new pod goes to {row.get('node')}"))
@@ -146,9 +148,27 @@ def where_block(doc: Mapping[str, Any]) -> list[Block]:
             lines.append((0, f"- {row.get('pod')}: {row.get('controller')}'s new pod stays pending: "
                              f"{row.get('message') or row.get('status')}"))
             lines += [(2, autoscaler_line(a)) for a in row.get("autoscalers") or ()]
+        if row.get("oldPod") and row.get("onceGone") is None:
+            lines.append((2, f"{row['oldPod']}"))
     head = ("Where they go (the replacements scheduled one after another, in the queue's order, over the cluster without the "
             "evicted pods; a not-ready / unreachable node also NoSchedule, as the node lifecycle controller taints it)")
     return [Block(Text(head, style="bold")), lines_block(lines, gap=False)]
+
+
+def waiting_lines(row: Mapping[str, Any]) -> list[tuple[int, str]]:
+    """A pod whose owner waits while it stays Terminating: why, where its new pod goes once the old one
+    is gone, and the way out."""
+    once = row.get("onceGone") or {}
+    lines = [(0, f"- {row.get('pod')}: not replaced while it stays Terminating: {row.get('why')}; "
+                 f"{row.get('oldPod')}")]
+    if once.get("node"):
+        lines.append((2, f"once it is gone, the new pod goes to {once['node']}"))
+    else:
+        lines.append((2, f"once it is gone, the new pod stays pending: {once.get('message') or once.get('status')}"))
+        lines += [(4, autoscaler_line(a)) for a in once.get("autoscalers") or ()]
+    lines.append((2, "the way out:"))
+    lines += [(3, f"- {way}") for way in row.get("wayOut") or ()]
+    return lines
 
 
 LIFECYCLE_KEYS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")

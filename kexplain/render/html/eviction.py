@@ -11,6 +11,7 @@ from importlib import import_module
 from typing import Any, Callable, Mapping, Sequence
 
 from kexplain.render.consoles import text_console
+from kexplain.render.eviction.drain import sync_failure_line
 from kexplain.render.html.markup import Html, el, table
 
 FAMILIES = ("pressure", "drain", "taints")
@@ -113,7 +114,8 @@ def _drain(doc: Doc) -> list[Html]:
                 _numbers_after(doc, b.get("name"))) for b in doc.get("pdbs") or ()]
     out += _section("PodDisruptionBudgets", "budgets",
                     table(("Budget", "Status from", "Healthy", "Desired", "Expected", "Allowed", "Allowed after"),
-                          budgets, numeric=(2, 3, 4, 5, 6)) if budgets else None)
+                          budgets, numeric=(2, 3, 4, 5, 6)) if budgets else None,
+                    *[el("p", sync_failure_line(f).removeprefix("- "), cls="note") for f in doc.get("syncFailures") or ()])
     out += _where(doc.get("replacements") or (), "evicted", "replacement")
     fixes = [(f.get("fix"), "drains" if f.get("drains") else "still blocked", f.get("result", ""))
              for f in doc.get("fixes") or ()]
@@ -131,9 +133,18 @@ def _where(rows: Sequence[Mapping[str, Any]], pod_key: str, new_key: str | None)
     """Where the evicted pods go: each replacement's scheduling answer, or why there is none."""
     body = [(r.get(pod_key) or r.get("pod"), r.get("controller") or "",
              (r.get(new_key) if new_key else "") or ("" if r.get("replaced", True) else "not replaced"),
-             r.get("node") or r.get("status") or "", r.get("message") or r.get("why") or "") for r in rows]
+             r.get("node") or r.get("status") or "", _why(r)) for r in rows]
     return _section("Where the evicted pods go", "where",
                     table(("Evicted", "Controller", "Replacement", "Node or status", "Why"), body) if body else None)
+
+
+def _why(row: Mapping[str, Any]) -> str:
+    """A replacement's message or why there is none, with what becomes of the old pod and the way out."""
+    once = row.get("onceGone") or {}
+    parts = [row.get("message") or row.get("why") or "", row.get("oldPod") or "",
+             f"once it is gone: {once.get('node') or once.get('status')}" if once else "",
+             "the way out: " + "; or ".join(row["wayOut"]) if row.get("wayOut") else ""]
+    return "; ".join(p for p in parts if p)
 
 
 # -- taints: the taints, each pod's decision with the toleration behind it, where pods go, fixes ---------
@@ -175,7 +186,8 @@ def render_eviction(doc: Doc, style: str) -> str:
     """The page of one evict document (`style`: the page's css)."""
     family = str(doc["family"])
     title = f"evict {family} {doc.get('node')}"
-    body = [*SECTIONS[family](doc),
+    body = [*[el("p", f"warning: {w}", cls="note") for w in doc.get("readWarnings") or ()],   # the read's words
+            *SECTIONS[family](doc),
             el("section", el("h2", "As the terminal prints it", id="text"), el("pre", _text(doc), cls="text"),
                cls="eviction")]
     return "".join([
