@@ -18,7 +18,8 @@ from kexplain.kueue.apis.constants import DEFAULT_POD_SET_NAME, PRIORITY_CLASS_L
 from kexplain.kueue.apis.meta import object_meta
 from kexplain.kueue.apis.once import by_identity
 from kexplain.kueue.apis.workload import PodSet
-from kexplain.kueue.controller.jobs.podsets import PodSetsJob, count_at, mapping, template_at
+from kexplain.kueue.controller.jobs.podsets import PodSetsJob
+from kexplain.controllers.templates import count_at, mapping, template_at
 
 KIND = "LeaderWorkerSet"
 GROUP = "leaderworkerset.x-k8s.io"
