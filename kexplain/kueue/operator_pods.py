@@ -1,7 +1,8 @@
 """What the operators make of a job of their kind Kueue holds or starts, for the chain
 (`kueue.started`): once Kueue starts it (RunWithPodSetsInfo: each pod set's template merged with
 its info), the pods the operator creates, named as it names them, or a Job where it makes one
-(a RayJob's submitter, an MPIJob's launcher: the Job controller makes its pods), or, of an
+(a RayJob's submitter, an MPIJob's launcher: the Job controller makes its pods; an MPIJob's are the MPI
+operator's own builders', `controllers.mpijob`, over the MPIJob as it defaults it), or, of an
 AppWrapper, its components (each explained as its kind is). While Kueue holds
 it (suspended), a RayJob, RayCluster, RayService or Kubeflow job has no pod: its pod sets' templates are
 explained without taking room (`held_reason`); a LeaderWorkerSet's pods exist, gated by Kueue's
@@ -9,8 +10,7 @@ pod webhook until its group's Workload is admitted.
 
 Names: KubeRay's RayCluster of a RayJob or RayService `NAME-raycluster-XXXXX` (GenerateRayClusterName), its head
 `CLUSTER-head-XXXXX` and workers `CLUSTER-GROUP-worker-XXXXX` (PodGenerateName, the prefix cut to 50),
-the submitter Job NAME; the training operator's `NAME-TYPE-INDEX` (GenGeneralName), mpi-operator's
-workers `NAME-worker-INDEX` and launcher Job `NAME-launcher`; the LeaderWorkerSet's leader
+the submitter Job NAME; the training operator's `NAME-TYPE-INDEX` (GenGeneralName); the LeaderWorkerSet's leader
 `NAME-GROUP` and workers `NAME-GROUP-INDEX`. The random suffixes are kexplain's derived ones
 (`apimachinery.identity.generated_name`), so that a run repeats."""
 from __future__ import annotations
@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from kexplain.apimachinery.identity import generated_name, object_uid
+from kexplain.controllers.mpijob import defaulted, launcher_job, worker_pod
 from kexplain.kueue.apis import constants as c
 from kexplain.kueue.apis.workload import PodSet
 from kexplain.kueue.controller.jobs.appwrapper import path_steps, component_pod_sets
@@ -31,6 +32,7 @@ from kexplain.kueue.podset import PodSetInfo, merged
 MANAGED_LABEL = "kueue.x-k8s.io/managed"
 TOPOLOGY_GATE = "kueue.x-k8s.io/topology"
 RAY_KINDS = frozenset({"RayJob", "RayCluster", "RayService"})
+MPIJOB = "MPIJob"
 KUBEFLOW_KINDS = frozenset({"PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "MPIJob"})
 LWS = "LeaderWorkerSet"
 APPWRAPPER = "AppWrapper"
@@ -98,10 +100,34 @@ def _replicas(ps: PodSet, names: list[str]) -> Made:
 
 def _kubeflow(obj: Mapping[str, Any], sets: tuple[PodSet, ...]) -> list[Made]:
     name = str(_meta(obj).get("name") or "")
-    if obj.get("kind") == "MPIJob":
-        return [Made(ps.name, ps.template, job=f"{name}-launcher") if ps.name == "launcher" else
-                _replicas(ps, [f"{name}-worker-{i}" for i in range(ps.count)]) for ps in sets]
     return [_replicas(ps, [f"{name}-{ps.name}-{i}" for i in range(ps.count)]) for ps in sets]
+
+
+def _mpijob(obj: Mapping[str, Any], sets: tuple[PodSet, ...], infos: list[PodSetInfo] | None
+            ) -> list[tuple[dict[str, Any], str]]:
+    """The MPI operator's objects (`controllers.mpijob`, the MPIJob defaulted as its controller defaults
+    it) of an MPIJob Kueue started: its launcher Job and workers, each replica template merged with its
+    pod set's info (the workers pinned to their domains by TAS); held, one pod per pod set (the launcher
+    Job's pod template as a pod of its name)."""
+    job = defaulted(obj)
+    out: list[tuple[dict[str, Any], str]] = []
+    for i, ps in enumerate(sets):
+        info = infos[i] if infos is not None and i < len(infos) else None
+        pinned = info is not None and info.assignment is not None
+        template = ps.template if info is None else merged(ps.template, replace(info, topology_in=()) if pinned else info)
+        if ps.name == "launcher":
+            launcher = launcher_job(job, template, suspend=False)
+            if infos is None:
+                launcher = _pod(obj, launcher["metadata"]["name"], launcher["spec"]["template"],
+                                _owner(obj, MPIJOB, str(_meta(obj).get("name") or "")), {})
+            out.append((launcher, ps.name))
+            continue
+        pods = [worker_pod(job, j, template) for j in range(ps.count if infos is not None else min(ps.count, 1))]
+        if pinned:
+            assert info is not None and info.assignment is not None
+            ungated(pods, info.assignment, info.count, info.index, info.ranks)
+        out.extend((p, ps.name) for p in pods)
+    return out
 
 
 def _workers(ps: PodSet, base: str, indexes: range) -> Made:
@@ -226,6 +252,8 @@ def operator_objects(obj: Mapping[str, Any], sets: tuple[PodSet, ...], infos: li
     kind = str(obj.get("kind"))
     if kind == APPWRAPPER and infos is not None:
         return appwrapper_components(obj, infos)
+    if kind == MPIJOB:
+        return _mpijob(obj, sets, infos)
     made = made_of(obj, sets, index)
     owner_kind, owner_name = kind, str(_meta(obj).get("name") or "")
     if kind in ("RayJob", "RayService"):      # (KubeRay's RayCluster of it makes the pods)
