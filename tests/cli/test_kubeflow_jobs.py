@@ -58,3 +58,91 @@ def test_an_admitted_mpijobs_launcher_is_the_operators_job_restarting_on_failure
     assert all(p["kueue"]["verdict"] == "Admitted" and p["pods"][0]["node"] for p in placed.values())
     code, text, _ = kexplain(_write(tmp_path, mpijob(labels=QUEUE)), *CLUSTER, "-o", "yaml")
     assert "Unsupported value" not in text and code == 0
+
+
+def _step(name: str, ancestor: str, cpu: str, mounts: bool = False) -> dict[str, Any]:
+    container = _container("node" if ancestor == "trainer" else name, cpu)
+    if mounts:
+        container["volumeMounts"] = [{"name": "initializer", "mountPath": "/workspace"}]
+    return {"name": name, "template": {"metadata": {"labels": {ANCESTOR: ancestor}},
+                                       "spec": {"template": {"spec": {"containers": [container]}}}}}
+
+
+def runtime(name: str = "torch-distributed", kind: str = "ClusterTrainingRuntime", claims: bool = False,
+            namespace: str = "") -> dict[str, Any]:
+    """Shaped as the trainer's charts' runtimes (torch-distributed; torchtune's with `claims`)."""
+    jobs = ([_step("dataset-initializer", "dataset-initializer", "500m", claims)] if claims else []) + \
+        [_step("node", "trainer", "1", claims)]
+    spec: dict[str, Any] = {"replicatedJobs": jobs}
+    if claims:
+        spec["volumeClaimPolicies"] = [{"templates": [{"metadata": {"name": "initializer"}, "spec": {
+            "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "20Gi"}}}}]}]
+    meta = {"name": name, **({"namespace": namespace} if namespace else {})}
+    return {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": kind, "metadata": meta,
+            "spec": {"mlPolicy": {"numNodes": 1, "torch": {}}, "template": {"spec": spec}}}
+
+
+def trainjob(name: str, runtime_name: str = "torch-distributed", kind: str = "ClusterTrainingRuntime",
+             namespace: str = "team-a", labels: dict | None = None, nodes: int = 2) -> dict[str, Any]:
+    """Shaped as Kubeflow Trainer's examples/yaml (01-multi-node: numNodes, a command)."""
+    meta = {"name": name, "namespace": namespace, **({"labels": labels} if labels else {})}
+    return {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": meta,
+            "spec": {"runtimeRef": {"apiGroup": "trainer.kubeflow.org", "kind": kind, "name": runtime_name},
+                     "trainer": {"numNodes": nodes, "command": ["torchrun", "train.py"]}}}
+
+
+STORAGE_CLASS = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+                 "metadata": {"name": "standard", "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
+                 "provisioner": "ebs.csi.aws.com", "volumeBindingMode": "WaitForFirstConsumer"}
+
+
+def test_a_folder_names_every_trainjob_and_mpijob_made_or_left_out(tmp_path: Path) -> None:
+    folder = tmp_path / "examples"
+    folder.mkdir()
+    _write(folder, trainjob("multi-node"), name="01-multi-node.yaml")      # its runtime is the cluster's
+    _write(folder, runtime("torch-with-init", kind="TrainingRuntime", namespace="team-a"),
+           trainjob("multi-step", "torch-with-init", kind="TrainingRuntime"), name="05-multi-step.yaml")
+    _write(folder, mpijob(), name="pi.yaml")
+    code, doc, err = _json(str(folder), *NODES)
+    names = [p["object"]["name"] for p in doc["placements"]]
+    assert names == ["multi-step-node-0", "pi-worker-0", "pi-worker-1", "pi-launcher"]
+    assert [p["replicas"] for p in doc["placements"]][0] == 2           # numNodes: the trainer's Job's pods
+    assert all(p["pods"][0]["node"] for p in doc["placements"])
+    assert "TrainJob team-a/multi-node: Kubeflow Trainer makes its JobSet from its runtime, and its runtime " \
+           "ClusterTrainingRuntime torch-distributed is not among the objects" in " ".join(err.split())
+    assert code == 2        # (an object left out)
+    code, doc, err = _json(str(folder / "01-multi-node.yaml"), *NODES, "--nodes", _write(tmp_path, runtime()))
+    assert code == 0 and [p["object"]["name"] for p in doc["placements"]] == ["multi-node-node-0"], err
+
+
+def test_an_operators_job_kexplain_does_not_make_alone_is_named(tmp_path: Path) -> None:
+    job = {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": {"name": "pt", "namespace": "team-a"},
+           "spec": {"pytorchReplicaSpecs": {"Master": {"template": {"spec": {"containers": [_container("c", "1")]}}}}}}
+    code, out, err = kexplain(_write(tmp_path, job), *NODES)
+    assert code == 2 and out == ""
+    assert "PyTorchJob team-a/pt: the training operator makes its pods; kexplain models PyTorchJob only " \
+           "through Kueue" in " ".join(err.split()) and "no Pod or workload" not in err
+
+
+def test_an_mpijob_the_operator_refuses_is_said_with_its_event(tmp_path: Path) -> None:
+    job = mpijob()
+    job["spec"]["mpiReplicaSpecs"]["Worker"]["restartPolicy"] = "Always"
+    code, out, err = kexplain(_write(tmp_path, job), *NODES)
+    assert code == 2 and out == ""
+    assert ('MPIJob team-a/pi: the MPI operator creates nothing (its ValidationError event: Found validation errors: '
+            'spec.mpiReplicaSpecs[Worker].restartPolicy: Unsupported value: "Always"') in " ".join(err.split())
+
+
+def test_a_trainjobs_volume_claim_policy_makes_its_claim_as_a_jobsets(tmp_path: Path) -> None:
+    # torchtune's runtimes: every step mounts the `initializer` claim the JobSet controller creates
+    plain = _write(tmp_path, runtime("torchtune", claims=True), trainjob("tune", "torchtune", nodes=1), STORAGE_CLASS)
+    code, doc, err = _json(plain, *NODES)
+    assert code == 0, err
+    assert [(p["object"]["name"], p["pods"][0]["status"]) for p in doc["placements"]] == [
+        ("tune-dataset-initializer-0", "Scheduled"), ("tune-node-0", "Scheduled")]
+    held = _write(tmp_path, runtime("torchtune", claims=True),
+                  trainjob("tune", "torchtune", labels=QUEUE, nodes=1), STORAGE_CLASS, name="kueue.yaml")
+    code, doc, err = _json(held, *CLUSTER)
+    assert code == 0, err
+    assert [(p["object"]["name"], p["kueue"]["verdict"], p["pods"][0]["status"]) for p in doc["placements"]] == [
+        ("tune-dataset-initializer-0", "Admitted", "Scheduled"), ("tune-node-0", "Admitted", "Scheduled")]
