@@ -146,3 +146,18 @@ def test_a_trainjobs_volume_claim_policy_makes_its_claim_as_a_jobsets(tmp_path: 
     assert code == 0, err
     assert [(p["object"]["name"], p["kueue"]["verdict"], p["pods"][0]["status"]) for p in doc["placements"]] == [
         ("tune-dataset-initializer-0", "Admitted", "Scheduled"), ("tune-node-0", "Admitted", "Scheduled")]
+
+
+def test_a_leaderworkersets_workloads_have_an_owner_not_a_controller(tmp_path: Path) -> None:
+    # Kueue's LeaderWorkerSet reconciler: controllerutil.SetOwnerReference, no controller: true
+    template = {"spec": {"containers": [_container("c", "500m")]}}
+    lws = {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+           "metadata": {"name": "serve", "namespace": "team-a", "labels": QUEUE},
+           "spec": {"replicas": 2, "leaderWorkerTemplate": {"size": 2, "workerTemplate": template}}}
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "eval", "namespace": "team-a", "labels": QUEUE},
+           "spec": {"template": {"spec": {"restartPolicy": "Never", **template["spec"]}}}}
+    code, out, err = kexplain("kueue", _write(tmp_path, lws, job), "--nodes", str(CASE / "cluster.yaml"), "-o", "json")
+    workloads = json.loads(out)["workloads"]
+    owners = sorted((w["name"].rsplit("-", 1)[0], w.get("owner")) for w in workloads
+                    if w["name"].startswith(("job-eval-", "leaderworkerset-")))     # (the cluster's own besides)
+    assert owners == [("job-eval", "Job/eval"), ("leaderworkerset-serve-0", None), ("leaderworkerset-serve-1", None)]

@@ -6,6 +6,9 @@ it (GetWorkloadNameForOwnerWithGVK over `NAME-INDEX` and the LeaderWorkerSet's u
 (suspended by its parent, a serving group, the WorkloadPriorityClass label; the worker's pod index
 offset by the leader), the leaderworkerset.sigs.k8s.io keys but the name dropped.
 
+Its reconciler attaches each Workload with controllerutil.SetOwnerReference: the LeaderWorkerSet
+owns it, no controller (`owns_not_controls`).
+
 Kueue meets a LeaderWorkerSet as its group replicas (`groups`, what `jobs.parents` hands the
 integration): each a copy carrying its index in Kueue's component-workload-index annotation."""
 from __future__ import annotations
@@ -94,4 +97,4 @@ def pod_sets(obj: Mapping[str, Any], source: Source | None) -> tuple[PodSet, ...
 def from_object(obj: dict[str, Any], source: Source | None) -> PodSetsJob:
     meta = object_meta(obj, source)
     return PodSetsJob(meta, KIND, GROUP, pod_sets(obj, source), owner_name=f"{meta.name}-{group_index(obj)}",
-                      source=source)
+                      owns_not_controls=True, source=source)

@@ -26,6 +26,8 @@ class PodSetsJob:
     priority_class: str = ""            # PriorityClass() when the kind has one (runPolicy's first)
     owner_name: str = ""                # the name the Workload's name is made of ("": the object's)
     skipped: str = ""                   # why Kueue skips it (JobWithSkip: no Workload), if it does
+    # its Workload's owner reference is no controller (SetOwnerReference: a LeaderWorkerSet's reconciler's)
+    owns_not_controls: bool = False
     source: Source | None = None
 
     def pod_sets(self) -> tuple[PodSet, ...]:
