@@ -23,7 +23,10 @@ from kexplain.apimachinery.identity import generated_name, object_uid
 from kexplain.controllers.mpijob import defaulted, launcher_job, worker_pod
 from kexplain.kueue.apis import constants as c
 from kexplain.kueue.apis.workload import PodSet
+from kexplain.errors import KexplainError
+from kexplain.kueue.controller.jobs import integration_for
 from kexplain.kueue.controller.jobs.appwrapper import path_steps, component_pod_sets
+from kexplain.kueue.controller.jobs.leaderworkerset import group_index, groups
 from kexplain.kueue.controller.jobframework.tas import REPLICA_INDEX, WORKER_INDEX
 from kexplain.kueue.controller.tas.ungater import ungated
 from kexplain.kueue.pinned import pin
@@ -172,7 +175,27 @@ def appwrapper_components(obj: Mapping[str, Any], infos: list[PodSetInfo]) -> li
     for m in made:
         m["metadata"] = {**dict(m.get("metadata") or {}), "namespace": str(meta.get("namespace") or "default"),
                          "ownerReferences": [owner]}
-    return [(m, first.get(i, "")) for i, m in enumerate(made)]
+    return [pair for i, m in enumerate(made) for pair in _component_objects(m, first.get(i, ""))]
+
+
+def _component_objects(component: dict[str, Any], first: str) -> list[tuple[dict[str, Any], str]]:
+    """A component the AppWrapper controller created: of an operator's kind (a PyTorchJob, an MPIJob, a
+    LeaderWorkerSet, a RayCluster, ...), what its operator makes of it, started, its templates merged
+    already (a LeaderWorkerSet's, every group's pods); any other component as it is (the Job
+    controller makes a Job's pods)."""
+    kind = str(component.get("kind"))
+    integration = integration_for(kind, str(component.get("apiVersion") or "")) if kind in KINDS - {APPWRAPPER} \
+        else None
+    if integration is None:
+        return [(component, first)]
+    out: list[tuple[dict[str, Any], str]] = []
+    try:
+        for part in groups(component) if kind == LWS else [component]:
+            sets = integration.from_object(part, None).pod_sets()
+            out.extend((made, first) for made, _ in operator_objects(part, sets, [], group_index(part)))
+    except KexplainError:       # (unreadable by its integration: left as it is, said as an object left out)
+        return [(component, first)]
+    return out
 
 
 def pin_component(component: dict[str, Any], path: str, info: PodSetInfo) -> None:
@@ -247,8 +270,9 @@ def _gated(pod: dict[str, Any]) -> dict[str, Any]:
 def operator_objects(obj: Mapping[str, Any], sets: tuple[PodSet, ...], infos: list[PodSetInfo] | None,
                      index: int = 0) -> list[tuple[dict[str, Any], str]]:
     """The objects the operator makes of `obj` Kueue started with `infos` (None: held), each with
-    its pod set's name: its pods (or Jobs), each pod set's template merged with its info; held,
-    one pod per pod set (a LeaderWorkerSet: every pod, gated)."""
+    its pod set's name: its pods (or Jobs), each pod set's template merged with its info (none left
+    to merge: an AppWrapper's component, merged already); held, one pod per pod set (a
+    LeaderWorkerSet: every pod, gated)."""
     kind = str(obj.get("kind"))
     if kind == APPWRAPPER and infos is not None:
         return appwrapper_components(obj, infos)

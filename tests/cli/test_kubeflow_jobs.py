@@ -161,3 +161,31 @@ def test_a_leaderworkersets_workloads_have_an_owner_not_a_controller(tmp_path: P
     owners = sorted((w["name"].rsplit("-", 1)[0], w.get("owner")) for w in workloads
                     if w["name"].startswith(("job-eval-", "leaderworkerset-")))     # (the cluster's own besides)
     assert owners == [("job-eval", "Job/eval"), ("leaderworkerset-serve-0", None), ("leaderworkerset-serve-1", None)]
+
+
+def _appwrapper(component: dict[str, Any], pod_sets: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    wrapped = {"template": component, **({"podSets": pod_sets} if pod_sets else {})}
+    return {"apiVersion": "workload.codeflare.dev/v1beta2", "kind": "AppWrapper",
+            "metadata": {"name": "wrapped", "namespace": "team-a", "labels": QUEUE},
+            "spec": {"components": [wrapped]}}
+
+
+def test_an_admitted_appwrapper_around_an_operators_job_is_its_operators_pods(tmp_path: Path) -> None:
+    template = {"spec": {"restartPolicy": "Never", "containers": [_container("pytorch", "500m")]}}
+    pytorch = {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": {"name": "train"},
+               "spec": {"pytorchReplicaSpecs": {"Master": {"replicas": 1, "template": template},
+                                                "Worker": {"replicas": 2, "template": template}}}}
+    code, doc, err = _json(_write(tmp_path, _appwrapper(pytorch)), *CLUSTER)     # (its pod sets inferred)
+    assert code == 0, err
+    placed = [(p["object"]["kind"], p["object"]["name"], p["kueue"]["verdict"]) for p in doc["placements"]]
+    assert placed == [("Pod", "train-master-0", "Admitted"), ("Pod", "train-worker-0", "Admitted"),
+                      ("Pod", "train-worker-1", "Admitted")]
+    # Kueue's flavor in each pod (on-demand's node label): the component's templates merged
+    assert {p["pods"][0]["node"] for p in doc["placements"]} <= {"od-1", "od-2"}
+    lws = {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet", "metadata": {"name": "serve"},
+           "spec": {"replicas": 2, "leaderWorkerTemplate": {"size": 2, "workerTemplate": template}}}
+    declared = [{"path": "template.spec.leaderWorkerTemplate.workerTemplate", "replicas": 4}]
+    code, doc, err = _json(_write(tmp_path, _appwrapper(lws, declared)), *CLUSTER)
+    assert code == 0, err
+    assert [p["object"]["name"] for p in doc["placements"]] == ["serve-0", "serve-0-1", "serve-1", "serve-1-1"]
+    assert {p["kueue"]["verdict"] for p in doc["placements"]} == {"Admitted"}
