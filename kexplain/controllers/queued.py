@@ -4,12 +4,28 @@ turns on these frameworks besides batch/job, pod, deployment, statefulset and jo
 kexplain models; their pods come from operators (Ray's, Kubeflow's, LeaderWorkerSet's, ...)
 whose controllers kexplain runs only through Kueue's chain (THROUGH_KUEUE) or not at all. An
 object of one of them carrying Kueue's queue-name label is held by Kueue's webhook (suspended)
-until its Workload is admitted: without Kueue's objects kexplain says so and leaves it out (`held`)."""
+until its Workload is admitted: without Kueue's objects kexplain says so and leaves it out (`held`).
+Without the label (and not taken by Kueue's chain), the operator makes its pods at once: kexplain
+makes a TrainJob's and an MPIJob's itself (`operators`); of the others it says it does not, and
+leaves them out, never in silence."""
 from __future__ import annotations
 
 from typing import Any, Mapping
 
+from kexplain.controllers.mpijob import is_mpijob
+from kexplain.controllers.trainjob import is_trainjob
+
 QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"      # QueueNameForObject reads the label only
+# kexplain's own annotation on an object it knows of but cannot explain, set by Kueue's chain
+# (`kexplain.kueue.external_jobs`: an external framework's job) or by `operators` (a TrainJob whose
+# runtime is not given, an MPIJob the MPI operator refuses): why; the POD file's entries read it
+NOT_EXPLAINED = "kexplain.dev/not-explained"
+# the operator that makes each kind's pods (what kexplain says of one it does not make alone)
+OPERATORS = {"MPIJob": "the MPI operator", "RayJob": "KubeRay", "RayCluster": "KubeRay", "RayService": "KubeRay",
+             "PaddleJob": "the training operator", "PyTorchJob": "the training operator",
+             "TFJob": "the training operator", "XGBoostJob": "the training operator", "JAXJob": "the training operator",
+             "AppWrapper": "the AppWrapper controller", "TrainJob": "Kubeflow Trainer",
+             "LeaderWorkerSet": "the LeaderWorkerSet controller"}
 # (API group, kind) -> the framework's name in Kueue's configuration
 UNMODELLED: dict[tuple[str, str], str] = {
     ("kubeflow.org", "MPIJob"): "kubeflow.org/mpijob",
@@ -55,12 +71,15 @@ def framework(obj: Any) -> str:
 
 
 def held(obj: Any) -> str:
-    """Why kexplain leaves out an object Kueue holds whose kind it does not model ("" when it
-    is not one)."""
+    """Why kexplain leaves out an object Kueue holds whose kind it does not model, or, without Kueue's
+    label, one whose operator's pods kexplain does not make alone ("" when it is neither)."""
     name = framework(obj)
     queue = queue_name(obj) if name else ""
-    if not queue:
-        return ""
+    if not queue:       # (a TrainJob's and an MPIJob's pods kexplain makes alone: `operators`)
+        if not name or is_trainjob(obj) or is_mpijob(obj):
+            return ""
+        return (f"{OPERATORS[obj['kind']]} makes its pods; kexplain models {obj['kind']} only through Kueue (its "
+                "kueue.x-k8s.io/queue-name label, with Kueue's objects): not explained")
     api = str(obj.get("apiVersion") or "")
     modelled = (api.split("/", 1)[0] if "/" in api else "", obj["kind"]) in THROUGH_KUEUE
     why = (f"kexplain models {obj['kind']} through Kueue: give Kueue's objects (its ClusterQueues, LocalQueues and "

@@ -14,6 +14,7 @@ from kexplain.apimachinery.fielderrors import go_quote
 from kexplain.config import SchedulerConfig, load_config
 from kexplain.controllers.disruption import notes as budget_notes
 from kexplain.controllers.jobset import with_jobset_jobs
+from kexplain.controllers.operators import with_operator_objects
 from kexplain.controllers.persistentvolume import half_bound_notes, settle
 from kexplain.controllers.podautoscaler import KIND as HPA_KIND, admitted as admitted_hpas, autoscaled, of_cluster, \
     scalings
@@ -107,7 +108,9 @@ def _load(req: Request, stdin: BinaryIO | None, problems: Problems,
     cluster = load_objects(req.node_paths, req.max_bytes, stdin, max_objects=req.max_objects, problems=problems)
     if prepare is not None:
         objs = prepare(objs, cluster)
-    # the JobSets Kueue did not take: the Jobs their controller creates (`controllers.jobset`)
+    # the TrainJobs and MPIJobs Kueue did not take: what their operators make (`controllers.operators`);
+    # the JobSets Kueue did not take (a TrainJob's among them): the Jobs their controller creates
+    objs = with_operator_objects(objs, cluster)
     objs = with_jobset_jobs(objs, of_kinds(cluster, frozenset({"PriorityClass"})))
     kept = keep is True or (callable(keep) and (keep(cluster) or keep(objs)))
     loaded = load_read(req, objs, cluster, problems, keep_state=kept)

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 from kexplain.admission.workloads import WORKLOAD_KINDS
 from kexplain.apimachinery.kinds import KIND_GROUPS, api_group, is_builtin_kind
 from kexplain.controllers.existing import Children, still_to_create
-from kexplain.controllers.queued import held
+from kexplain.controllers.queued import NOT_EXPLAINED, held
 from kexplain.controllers.workloads import Copies, copies_of, idle_reason, replica_count, statefulset_claims, \
     workload_name, workload_pod
 from kexplain.errors import InputError, KexplainError, LeftOutNote, Source
@@ -176,14 +176,11 @@ class PodsExist(LeftOutNote):
 
 
 class NotModelled(KexplainError):
-    """An object Kueue holds that kexplain cannot explain: a kind it does not model
-    (`controllers.queued`), or one whose Workload an external controller makes (`NOT_EXPLAINED`):
-    left out unexplained, counted as any object left out (exit code 2)."""
+    """An object kexplain cannot explain: one Kueue holds of a kind it does not model, or an operator's
+    job it does not make alone (`controllers.queued`), one whose Workload an external controller makes,
+    one whose operator's objects kexplain cannot make (`NOT_EXPLAINED`, `controllers.operators`): left
+    out unexplained, counted as any object left out (exit code 2)."""
 
-
-# kexplain's own annotation, set by Kueue's chain (`kexplain.kueue.external_jobs`) on an object it
-# knows Kueue manages but kexplain cannot explain (an external framework's job): why
-NOT_EXPLAINED = "kexplain.dev/not-explained"
 
 
 def not_explained(obj: Any) -> str:

@@ -82,7 +82,7 @@ def _workload(wl: Workload, done: Pass) -> dict[str, Any]:
     decided = done.decided_by.get(wl.key)
     if decided and not has_quota_reservation(wl):
         out["decidedBy"] = decided
-    if wl.meta.owner_kind:
+    if wl.meta.owner_kind and not wl.meta.owner_not_controller:      # (the controller owner only)
         out["owner"] = f"{wl.meta.owner_kind}/{wl.meta.owner_name}"
     out["priority"] = priority(wl) if wl.spec.priority is not None else None
     if wl.spec.priority_class is not None:

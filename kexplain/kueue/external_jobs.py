@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from kexplain.explain.pod_file import NOT_EXPLAINED
+from kexplain.controllers.queued import NOT_EXPLAINED
 from kexplain.kueue.apis import constants as c
 from kexplain.kueue.config_external import EXTERNAL, external_framework
 from kexplain.kueue.config_file import external_frameworks_of

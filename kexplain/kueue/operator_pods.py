@@ -1,7 +1,8 @@
 """What the operators make of a job of their kind Kueue holds or starts, for the chain
 (`kueue.started`): once Kueue starts it (RunWithPodSetsInfo: each pod set's template merged with
 its info), the pods the operator creates, named as it names them, or a Job where it makes one
-(a RayJob's submitter, an MPIJob's launcher: the Job controller makes its pods), or, of an
+(a RayJob's submitter, an MPIJob's launcher: the Job controller makes its pods; an MPIJob's are the MPI
+operator's own builders', `controllers.mpijob`, over the MPIJob as it defaults it), or, of an
 AppWrapper, its components (each explained as its kind is). While Kueue holds
 it (suspended), a RayJob, RayCluster, RayService or Kubeflow job has no pod: its pod sets' templates are
 explained without taking room (`held_reason`); a LeaderWorkerSet's pods exist, gated by Kueue's
@@ -9,8 +10,7 @@ pod webhook until its group's Workload is admitted.
 
 Names: KubeRay's RayCluster of a RayJob or RayService `NAME-raycluster-XXXXX` (GenerateRayClusterName), its head
 `CLUSTER-head-XXXXX` and workers `CLUSTER-GROUP-worker-XXXXX` (PodGenerateName, the prefix cut to 50),
-the submitter Job NAME; the training operator's `NAME-TYPE-INDEX` (GenGeneralName), mpi-operator's
-workers `NAME-worker-INDEX` and launcher Job `NAME-launcher`; the LeaderWorkerSet's leader
+the submitter Job NAME; the training operator's `NAME-TYPE-INDEX` (GenGeneralName); the LeaderWorkerSet's leader
 `NAME-GROUP` and workers `NAME-GROUP-INDEX`. The random suffixes are kexplain's derived ones
 (`apimachinery.identity.generated_name`), so that a run repeats."""
 from __future__ import annotations
@@ -20,9 +20,13 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from kexplain.apimachinery.identity import generated_name, object_uid
+from kexplain.controllers.mpijob import defaulted, launcher_job, worker_pod
 from kexplain.kueue.apis import constants as c
 from kexplain.kueue.apis.workload import PodSet
+from kexplain.errors import KexplainError
+from kexplain.kueue.controller.jobs import integration_for
 from kexplain.kueue.controller.jobs.appwrapper import path_steps, component_pod_sets
+from kexplain.kueue.controller.jobs.leaderworkerset import group_index, groups
 from kexplain.kueue.controller.jobframework.tas import REPLICA_INDEX, WORKER_INDEX
 from kexplain.kueue.controller.tas.ungater import ungated
 from kexplain.kueue.pinned import pin
@@ -31,6 +35,7 @@ from kexplain.kueue.podset import PodSetInfo, merged
 MANAGED_LABEL = "kueue.x-k8s.io/managed"
 TOPOLOGY_GATE = "kueue.x-k8s.io/topology"
 RAY_KINDS = frozenset({"RayJob", "RayCluster", "RayService"})
+MPIJOB = "MPIJob"
 KUBEFLOW_KINDS = frozenset({"PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "MPIJob"})
 LWS = "LeaderWorkerSet"
 APPWRAPPER = "AppWrapper"
@@ -98,10 +103,34 @@ def _replicas(ps: PodSet, names: list[str]) -> Made:
 
 def _kubeflow(obj: Mapping[str, Any], sets: tuple[PodSet, ...]) -> list[Made]:
     name = str(_meta(obj).get("name") or "")
-    if obj.get("kind") == "MPIJob":
-        return [Made(ps.name, ps.template, job=f"{name}-launcher") if ps.name == "launcher" else
-                _replicas(ps, [f"{name}-worker-{i}" for i in range(ps.count)]) for ps in sets]
     return [_replicas(ps, [f"{name}-{ps.name}-{i}" for i in range(ps.count)]) for ps in sets]
+
+
+def _mpijob(obj: Mapping[str, Any], sets: tuple[PodSet, ...], infos: list[PodSetInfo] | None
+            ) -> list[tuple[dict[str, Any], str]]:
+    """The MPI operator's objects (`controllers.mpijob`, the MPIJob defaulted as its controller defaults
+    it) of an MPIJob Kueue started: its launcher Job and workers, each replica template merged with its
+    pod set's info (the workers pinned to their domains by TAS); held, one pod per pod set (the launcher
+    Job's pod template as a pod of its name)."""
+    job = defaulted(obj)
+    out: list[tuple[dict[str, Any], str]] = []
+    for i, ps in enumerate(sets):
+        info = infos[i] if infos is not None and i < len(infos) else None
+        pinned = info is not None and info.assignment is not None
+        template = ps.template if info is None else merged(ps.template, replace(info, topology_in=()) if pinned else info)
+        if ps.name == "launcher":
+            launcher = launcher_job(job, template, suspend=False)
+            if infos is None:
+                launcher = _pod(obj, launcher["metadata"]["name"], launcher["spec"]["template"],
+                                _owner(obj, MPIJOB, str(_meta(obj).get("name") or "")), {})
+            out.append((launcher, ps.name))
+            continue
+        pods = [worker_pod(job, j, template) for j in range(ps.count if infos is not None else min(ps.count, 1))]
+        if pinned:
+            assert info is not None and info.assignment is not None
+            ungated(pods, info.assignment, info.count, info.index, info.ranks)
+        out.extend((p, ps.name) for p in pods)
+    return out
 
 
 def _workers(ps: PodSet, base: str, indexes: range) -> Made:
@@ -146,7 +175,27 @@ def appwrapper_components(obj: Mapping[str, Any], infos: list[PodSetInfo]) -> li
     for m in made:
         m["metadata"] = {**dict(m.get("metadata") or {}), "namespace": str(meta.get("namespace") or "default"),
                          "ownerReferences": [owner]}
-    return [(m, first.get(i, "")) for i, m in enumerate(made)]
+    return [pair for i, m in enumerate(made) for pair in _component_objects(m, first.get(i, ""))]
+
+
+def _component_objects(component: dict[str, Any], first: str) -> list[tuple[dict[str, Any], str]]:
+    """A component the AppWrapper controller created: of an operator's kind (a PyTorchJob, an MPIJob, a
+    LeaderWorkerSet, a RayCluster, ...), what its operator makes of it, started, its templates merged
+    already (a LeaderWorkerSet's, every group's pods); any other component as it is (the Job
+    controller makes a Job's pods)."""
+    kind = str(component.get("kind"))
+    integration = integration_for(kind, str(component.get("apiVersion") or "")) if kind in KINDS - {APPWRAPPER} \
+        else None
+    if integration is None:
+        return [(component, first)]
+    out: list[tuple[dict[str, Any], str]] = []
+    try:
+        for part in groups(component) if kind == LWS else [component]:
+            sets = integration.from_object(part, None).pod_sets()
+            out.extend((made, first) for made, _ in operator_objects(part, sets, [], group_index(part)))
+    except KexplainError:       # (unreadable by its integration: left as it is, said as an object left out)
+        return [(component, first)]
+    return out
 
 
 def pin_component(component: dict[str, Any], path: str, info: PodSetInfo) -> None:
@@ -221,11 +270,14 @@ def _gated(pod: dict[str, Any]) -> dict[str, Any]:
 def operator_objects(obj: Mapping[str, Any], sets: tuple[PodSet, ...], infos: list[PodSetInfo] | None,
                      index: int = 0) -> list[tuple[dict[str, Any], str]]:
     """The objects the operator makes of `obj` Kueue started with `infos` (None: held), each with
-    its pod set's name: its pods (or Jobs), each pod set's template merged with its info; held,
-    one pod per pod set (a LeaderWorkerSet: every pod, gated)."""
+    its pod set's name: its pods (or Jobs), each pod set's template merged with its info (none left
+    to merge: an AppWrapper's component, merged already); held, one pod per pod set (a
+    LeaderWorkerSet: every pod, gated)."""
     kind = str(obj.get("kind"))
     if kind == APPWRAPPER and infos is not None:
         return appwrapper_components(obj, infos)
+    if kind == MPIJOB:
+        return _mpijob(obj, sets, infos)
     made = made_of(obj, sets, index)
     owner_kind, owner_name = kind, str(_meta(obj).get("name") or "")
     if kind in ("RayJob", "RayService"):      # (KubeRay's RayCluster of it makes the pods)

@@ -68,14 +68,17 @@ def held_or_started(objs: Objects, submitted: list[int], context: Objects, *, va
             if integration_for(kind_of(part), str(part.get("apiVersion") or "")) is None:
                 out.append((part, src))
                 continue
-            made, answer = started(part, next(outcomes), done, doc)
+            outcome = next(outcomes)
+            made, answer = started(part, outcome, done, doc)
             if fixes is not None and answer.get("verdict") not in (ADMITTED, NOT_CREATED):
                 answer["suggestions"] = list(found.get(str(answer.get("workload")), ()))
             if _told(answer, told):     # a group's later pods: Kueue's message, not the whole answer again
                 answer.pop("explanation", None)
                 answer.pop("suggestions", None)
-            if kind_of(part) == "JobSet":     # (the claims its controller creates: they join the cluster)
-                out.extend((claim, src) for claim in volume_claims(part))
+            # a JobSet's (a TrainJob's, its trainer's): the claims its controller creates join the cluster
+            jobset = getattr(outcome.job, "child", None) or (part if kind_of(part) == "JobSet" else None)
+            if jobset is not None:
+                out.extend((claim, src) for claim in volume_claims(jobset))
             for n, m in enumerate(made):
                 out.append((m, src))
                 answers[object_key(m)] = _for_made(answer, m, n)

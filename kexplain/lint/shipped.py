@@ -14,7 +14,7 @@ from kexplain.errors import AdmissionRejected, InputError, KexplainError, Source
 from kexplain.karpenter.apis import ec2nodeclass, nodeclaim, nodepool
 from kexplain.kueue.apis import (admissioncheck, clusterqueue, cohort, localqueue, priorityclass, resourceflavor,
                                  topology, workload)
-from kexplain.kueue.controller.jobs import integration_for
+from kexplain.kueue.controller.jobs import decode, integration_for
 from kexplain.kueue.objects import MANAGED_KINDS
 
 KUEUE = "kueue.x-k8s.io"
@@ -98,13 +98,14 @@ def integration(api_version: str, kind: str) -> str | None:
 
 
 def decode_job(obj: dict[str, Any], source: Source) -> KexplainError | None:
-    """A job of an integration kind decoded as Kueue's integration decodes it (its pod sets, their
-    templates and counts; `kueue.controller.jobs`): None, or why it cannot be."""
+    """A job of an integration kind decoded as Kueue's integration decodes it by itself (its pod sets,
+    their templates and counts; a TrainJob what it reads of itself: `kueue.controller.jobs.decode`):
+    None, or why it cannot be."""
     module = integration_for(str(obj.get("kind") or ""), str(obj.get("apiVersion") or ""))
     if module is None:
         return None
     try:
-        module.from_object(obj, source)
+        decode(module, obj, source)
     except KexplainError as err:
         return err
     return None

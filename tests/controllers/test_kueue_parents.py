@@ -44,12 +44,14 @@ def test_every_jobset_becomes_its_jobs_in_place() -> None:
     assert with_jobset_jobs([(other, "a")]) == [(other, "a")]
 
 
-def test_held_says_only_of_a_labelled_unmodelled_kind() -> None:
+def test_held_says_of_a_labelled_unmodelled_kind_and_of_an_operators_job_not_made_alone() -> None:
     def obj(api: str, kind: str, labels: dict) -> dict:
         return {"apiVersion": api, "kind": kind, "metadata": {"name": "x", "labels": labels}}
     queue = {"kueue.x-k8s.io/queue-name": "q"}
     assert "kubeflow.org/mpijob integration" in held(obj("kubeflow.org/v2beta1", "MPIJob", queue))
-    assert held(obj("kubeflow.org/v2beta1", "MPIJob", {})) == ""
+    assert held(obj("kubeflow.org/v2beta1", "MPIJob", {})) == ""       # its operator's objects: kexplain makes them
+    assert held(obj("ray.io/v1", "RayJob", {})).startswith("KubeRay makes its pods; kexplain models RayJob only "
+                                                            "through Kueue")
     assert held(obj("example.com/v1", "MPIJob", queue)) == ""
     assert held(obj("batch/v1", "Job", queue)) == ""
     assert ("trainer.kubeflow.org", "TrainJob") in UNMODELLED and ("workload.codeflare.dev", "AppWrapper") in UNMODELLED

@@ -223,11 +223,13 @@ def test_beside_a_workload_the_unmodelled_kind_still_counts(tmp_path: Path, spar
     assert "SparkApplication team-a/sp: Kueue holds it" in err
 
 
-def test_an_unmodelled_kind_without_the_label_is_as_before(tmp_path: Path) -> None:
+def test_an_unmodelled_kind_without_the_label_is_named_not_held(tmp_path: Path) -> None:
     rayjob = {"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": {"name": "rj", "namespace": "team-a"},
               "spec": {}}
     code, _, err = kexplain(_write(tmp_path, rayjob), *CLUSTER)
-    assert code == 2 and "no Pod or workload to explain (found RayJob" in err and "Kueue" not in err
+    flat = " ".join(err.split())
+    assert code == 2 and "RayJob team-a/rj: KubeRay makes its pods; kexplain models RayJob only through Kueue" in flat
+    assert "Kueue holds it" not in flat       # (no label: Kueue does not suspend it)
 
 
 def test_kueue_refuses_a_statefulset_whose_replicas_is_no_count(tmp_path: Path) -> None:

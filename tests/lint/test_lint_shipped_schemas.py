@@ -140,3 +140,24 @@ def test_a_refused_kueue_object_is_one_finding_and_left_out_of_kueues_pass(tmp_p
     assert [f["object"]["kind"] for f in rules["unknown-field"]] == ["LocalQueue"]
     assert "admission" not in rules          # (Kueue's pass refused it a second time before)
     assert [f["object"]["name"] for f in rules["kueue-local-queue"]] == ["j"]     # the refused queue is not there
+
+
+TRAIN_JOB = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": {"name": "llm"},
+             "spec": {"runtimeRef": {"apiGroup": "trainer.kubeflow.org", "kind": "ClusterTrainingRuntime",
+                                     "name": "torch-distributed"}, "trainer": {"numNodes": 3}}}
+
+
+def test_a_trainjob_is_read_by_itself_its_runtime_elsewhere(tmp_path: Path) -> None:
+    # its runtime is the cluster's (not in the set): lint reads what the integration reads of the TrainJob alone
+    write(tmp_path, "other.yaml", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}})
+    write(tmp_path, "train.yaml", TRAIN_JOB)
+    code, findings, summary = lint_json(str(tmp_path))
+    [found] = findings
+    assert code == 0 and found["rule"] == "unknown-kind" and found["object"]["kind"] == "TrainJob"
+    bad = {**TRAIN_JOB, "spec": {**TRAIN_JOB["spec"], "trainer": {"numNodes": "three"}}}
+    code, findings, _ = lint_json(write(tmp_path, "train.yaml", bad))
+    [found] = findings
+    assert code == 1 and found["rule"] == "unreadable-job" and found["field"] == "spec.trainer.numNodes"
+    other = {**TRAIN_JOB, "spec": {"runtimeRef": {"apiGroup": "example.com", "kind": "Runtime", "name": "r"}}}
+    _, findings, _ = lint_json(write(tmp_path, "train.yaml", other))
+    assert findings[0]["message"].endswith('denied the request: unsupported runtime: Runtime.example.com')

@@ -20,6 +20,9 @@ class ObjectMeta:
     owner_kind: str = ""            # the controller owner reference
     owner_name: str = ""
     owner_uid: str = ""
+    # the owner reference is no controller (a Workload Kueue attached with SetOwnerReference: a
+    # LeaderWorkerSet's group's): its owner, never its controller
+    owner_not_controller: bool = False
 
     @property
     def key(self) -> str:

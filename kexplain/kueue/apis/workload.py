@@ -12,7 +12,7 @@ from kexplain.errors import InputError, Source
 from kexplain.kueue.apis import schema
 from kexplain.kueue.apis.constants import DEFAULT_POD_SET_NAME, WORKLOAD
 from kexplain.kueue.apis.meta import ObjectMeta, object_meta, parse_time
-from kexplain.kueue.apis.podtemplate import check_pod_spec
+from kexplain.controllers.templates import check_pod_spec
 from kexplain.kueue.apis.priorityclass import POD_PRIORITY_CLASS_REF, WORKLOAD_PRIORITY_CLASS_REF, PriorityClassRef
 from kexplain.kueue.apis.topology import TopologyAssignment, TopologyRequest, internal_from, request_from_spec
 

@@ -99,7 +99,8 @@ def construct_workload(job: GenericJob, created: datetime, priority_classes: Map
     owner = getattr(job, "workload_owner_name", lambda: meta.name)()     # (a LeaderWorkerSet's group: NAME-INDEX)
     wmeta = ObjectMeta(name=workload_name(owner, meta.uid, job.kind, job.group), namespace=meta.namespace,
                        created=meta.created or created, labels=labels, owner_kind=job.kind, owner_name=meta.name,
-                       owner_uid=meta.uid,      # the job's provreq annotations (admissioncheck.FilterProvReqAnnotations)
+                       owner_uid=meta.uid, owner_not_controller=getattr(job, "owns_not_controls", False),
+                       # the job's provreq annotations (admissioncheck.FilterProvReqAnnotations)
                        annotations={k: v for k, v in meta.annotations.items() if k.startswith(PROV_REQ_ANNOTATION_PREFIX)})
     spec = WorkloadSpec(queue_name=meta.labels.get(QUEUE_NAME_LABEL, ""), pod_sets=with_topology_requests(job, job.pod_sets()),
                         priority=priority, priority_class=ref)

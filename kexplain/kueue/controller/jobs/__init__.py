@@ -6,6 +6,9 @@ Kueue manages by default are read as `unmodelled` (no Workload made, saying why)
 from __future__ import annotations
 
 from types import ModuleType
+from typing import Any
+
+from kexplain.errors import Source
 
 from kexplain.kueue.controller.jobs import (appwrapper, job, jobset, kubeflow, leaderworkerset, pod, raycluster,
                                             rayjob, rayservice, statefulset, trainjob, unmodelled)
@@ -19,6 +22,15 @@ INTEGRATIONS: dict[str, ModuleType] = {job.KIND: job, pod.KIND: pod, jobset.KIND
 
 # What an integration reads besides its jobs (a TrainJob its runtimes): (kind, API group)
 INTEGRATION_READS = frozenset((kind, m.GROUP) for m in set(INTEGRATIONS.values()) for kind in getattr(m, "READS", ()))
+
+
+def decode(module: ModuleType, obj: dict[str, Any], source: Source) -> None:
+    """`obj` read by its integration `module` by itself: one that READS other kinds (a TrainJob its
+    runtime) checks what it reads of the object alone (its `decode`), any other builds its job."""
+    if getattr(module, "READS", None):
+        module.decode(obj, source)
+    else:
+        module.from_object(obj, source)
 
 
 def integration_for(kind: str, api_version: str) -> ModuleType | None:

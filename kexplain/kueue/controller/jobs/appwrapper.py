@@ -25,8 +25,9 @@ from kexplain.kueue.apis.once import by_identity
 from kexplain.kueue.apis.topology import IndexLabels
 from kexplain.kueue.apis.workload import PodSet
 from kexplain.kueue.controller.jobframework.tas import JOB_COMPLETION_INDEX, JOBSET_JOB_INDEX, REPLICA_INDEX
-from kexplain.kueue.controller.jobs.podsets import PodSetsJob, mapping
-from kexplain.kueue.apis.podtemplate import check_pod_spec
+from kexplain.kueue.controller.jobs.podsets import PodSetsJob
+from kexplain.controllers.templates import mapping
+from kexplain.controllers.templates import check_pod_spec
 
 KIND = "AppWrapper"
 GROUP = "workload.codeflare.dev"

@@ -8,7 +8,7 @@ from typing import Any, Mapping
 from kexplain.errors import InputError, Source
 from kexplain.kueue.apis.meta import ObjectMeta, object_meta
 from kexplain.kueue.apis.once import by_identity
-from kexplain.kueue.apis.podtemplate import check_pod_spec
+from kexplain.controllers.templates import check_pod_spec
 from kexplain.kueue.apis.topology import IndexLabels
 from kexplain.kueue.controller.jobframework.tas import JOB_COMPLETION_INDEX, JOBSET_JOB_INDEX
 from kexplain.kueue.apis.workload import PodSet

@@ -13,7 +13,8 @@ from kexplain.errors import InputError, Source
 from kexplain.kueue.apis.meta import object_meta
 from kexplain.kueue.apis.once import by_identity
 from kexplain.kueue.apis.workload import PodSet
-from kexplain.kueue.controller.jobs.podsets import PodSetsJob, count_at, mapping, template_at
+from kexplain.kueue.controller.jobs.podsets import PodSetsJob
+from kexplain.controllers.templates import count_at, mapping, template_at
 
 GROUP = "kubeflow.org"
 

@@ -6,6 +6,9 @@ it (GetWorkloadNameForOwnerWithGVK over `NAME-INDEX` and the LeaderWorkerSet's u
 (suspended by its parent, a serving group, the WorkloadPriorityClass label; the worker's pod index
 offset by the leader), the leaderworkerset.sigs.k8s.io keys but the name dropped.
 
+Its reconciler attaches each Workload with controllerutil.SetOwnerReference: the LeaderWorkerSet
+owns it, no controller (`owns_not_controls`).
+
 Kueue meets a LeaderWorkerSet as its group replicas (`groups`, what `jobs.parents` hands the
 integration): each a copy carrying its index in Kueue's component-workload-index annotation."""
 from __future__ import annotations
@@ -18,7 +21,8 @@ from kexplain.kueue.apis.constants import DEFAULT_POD_SET_NAME, PRIORITY_CLASS_L
 from kexplain.kueue.apis.meta import object_meta
 from kexplain.kueue.apis.once import by_identity
 from kexplain.kueue.apis.workload import PodSet
-from kexplain.kueue.controller.jobs.podsets import PodSetsJob, count_at, mapping, template_at
+from kexplain.kueue.controller.jobs.podsets import PodSetsJob
+from kexplain.controllers.templates import count_at, mapping, template_at
 
 KIND = "LeaderWorkerSet"
 GROUP = "leaderworkerset.x-k8s.io"
@@ -93,4 +97,4 @@ def pod_sets(obj: Mapping[str, Any], source: Source | None) -> tuple[PodSet, ...
 def from_object(obj: dict[str, Any], source: Source | None) -> PodSetsJob:
     meta = object_meta(obj, source)
     return PodSetsJob(meta, KIND, GROUP, pod_sets(obj, source), owner_name=f"{meta.name}-{group_index(obj)}",
-                      source=source)
+                      owns_not_controls=True, source=source)

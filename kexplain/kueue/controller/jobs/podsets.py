@@ -1,16 +1,15 @@
 """What the integrations of operators' kinds share (RayJob, RayCluster, LeaderWorkerSet, the
 Kubeflow jobs): their GenericJob, whose pod sets are built once when the object is read as its
-integration's PodSets() builds them, and the reading of a pod template or a count at a path,
-refused in the API server's or Kueue's webhook's words."""
+integration's PodSets() builds them, and Kueue's webhooks' refusals in the API server's words (a pod
+template or a count read at a path: `controllers.templates`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 from kexplain.apimachinery.fielderrors import FieldError, aggregate, go_quote
-from kexplain.errors import AdmissionRejected, InputError, Source
+from kexplain.errors import AdmissionRejected, Source
 from kexplain.kueue.apis.meta import ObjectMeta
-from kexplain.kueue.apis.podtemplate import check_pod_spec
 from kexplain.kueue.apis.workload import PodSet
 
 
@@ -27,6 +26,8 @@ class PodSetsJob:
     priority_class: str = ""            # PriorityClass() when the kind has one (runPolicy's first)
     owner_name: str = ""                # the name the Workload's name is made of ("": the object's)
     skipped: str = ""                   # why Kueue skips it (JobWithSkip: no Workload), if it does
+    # its Workload's owner reference is no controller (SetOwnerReference: a LeaderWorkerSet's reconciler's)
+    owns_not_controls: bool = False
     source: Source | None = None
 
     def pod_sets(self) -> tuple[PodSet, ...]:
@@ -43,28 +44,6 @@ class PodSetsJob:
 
     def workload_owner_name(self) -> str:
         return self.owner_name or self.meta.name
-
-
-def mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def template_at(obj: Mapping[str, Any], template: Any, path: str, source: Source | None) -> Mapping[str, Any]:
-    """The pod template at `path` of `obj` (`{metadata, spec}`), refused when it is missing or its
-    pod spec would not decode."""
-    if not isinstance(template, Mapping):
-        raise InputError("a pod template is required", source=source, obj=obj, field=path)
-    check_pod_spec(template.get("spec"), source, obj, f"{path}.spec")
-    return template
-
-
-def count_at(obj: Mapping[str, Any], value: Any, default: int, path: str, source: Source | None) -> int:
-    """An int32 count at `path` (`default` when not set), refused when it is no non-negative integer."""
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InputError(f"must be a non-negative integer, not {value!r}", source=source, obj=obj, field=path)
-    return value
 
 
 def webhook_denied(webhook: str, obj: Mapping[str, Any], errors: list[FieldError],

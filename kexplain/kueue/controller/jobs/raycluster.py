@@ -17,8 +17,8 @@ from kexplain.kueue.apis.meta import object_meta
 from kexplain.kueue.apis.once import by_identity
 from kexplain.kueue.apis.workload import PodSet
 from kexplain.kueue.versions import KueueVersion
-from kexplain.kueue.controller.jobs.podsets import (PodSetsJob, count_at, mapping, template_at,
-                                                    webhook_denied)
+from kexplain.kueue.controller.jobs.podsets import PodSetsJob, webhook_denied
+from kexplain.controllers.templates import count_at, mapping, template_at
 
 KIND = "RayCluster"
 GROUP = "ray.io"

@@ -16,7 +16,8 @@ from kexplain.kueue.apis.once import by_identity
 from kexplain.kueue.apis.workload import PodSet
 from kexplain.kueue.controller.jobs import raycluster
 from kexplain.kueue.versions import KueueVersion
-from kexplain.kueue.controller.jobs.podsets import PodSetsJob, mapping, template_at, webhook_denied
+from kexplain.kueue.controller.jobs.podsets import PodSetsJob, webhook_denied
+from kexplain.controllers.templates import mapping, template_at
 
 KIND = "RayJob"
 GROUP = "ray.io"

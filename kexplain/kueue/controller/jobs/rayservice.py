@@ -11,7 +11,8 @@ from kexplain.kueue.apis.constants import QUEUE_NAME_LABEL
 from kexplain.kueue.apis.meta import object_meta
 from kexplain.kueue.apis.once import by_identity
 from kexplain.kueue.controller.jobs import raycluster
-from kexplain.kueue.controller.jobs.podsets import PodSetsJob, mapping, webhook_denied
+from kexplain.kueue.controller.jobs.podsets import PodSetsJob, webhook_denied
+from kexplain.controllers.templates import mapping
 from kexplain.kueue.versions import KueueVersion
 
 KIND = "RayService"

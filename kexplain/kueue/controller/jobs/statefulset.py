@@ -11,7 +11,7 @@ from kexplain.errors import InputError, Source
 from kexplain.kueue.apis.constants import DEFAULT_POD_SET_NAME
 from kexplain.kueue.apis.meta import ObjectMeta, object_meta
 from kexplain.kueue.apis.once import by_identity
-from kexplain.kueue.apis.podtemplate import check_pod_spec
+from kexplain.controllers.templates import check_pod_spec
 from kexplain.kueue.apis.workload import PodSet
 
 KIND = "StatefulSet"
