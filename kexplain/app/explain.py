@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field, replace
-from typing import Any, BinaryIO, Callable, Optional, Sequence
+from typing import Any, BinaryIO, Callable, Mapping, Optional, Sequence
 
 from kexplain.app.autoscalers import (REPORTED, Autoscaler, AutoscalerRun, adapter, keeps_cluster, kinds_of,
                                      node_pools, reports_node_groups, run_all)
@@ -76,12 +76,15 @@ def as_asked(trace: dict, options: RunOptions) -> dict:
     return {k: v for k, v in trace.items() if k not in unasked}
 
 
-def explain_one(inputs: Inputs, options: RunOptions, suggestions: bool) -> dict:
+def explain_one(inputs: Inputs, options: RunOptions, suggestions: bool,
+                kueue_answer: Optional[Mapping[str, Any]] = None) -> dict:
     """One pod's trace; an Unschedulable one with its verified fix suggestions (key `suggestions`,
-    each proven by a re-run without the extra trace keys) unless they are turned off."""
+    each proven by a re-run without the extra trace keys) unless they are turned off. With Kueue's
+    answer for its job, as `with_kueue` makes them (a flavor's nodeSelector entry: its ResourceFlavor's)."""
     result = explain(inputs, options)
     if suggestions and result.result.status == UNSCHEDULABLE:
-        result.extra["suggestions"] = [s.to_json() for s in suggest(inputs, result, options)]
+        suggester = suggest if kueue_answer is None else with_kueue(suggest, lambda _pod: kueue_answer)
+        result.extra["suggestions"] = [s.to_json() for s in suggester(inputs, result, options)]
     return result.to_json()
 
 
@@ -246,7 +249,7 @@ def explain_single(files: Files, options: RunOptions, suggestions: bool, autosca
     loaded = files.loaded
     assert loaded.single is not None
     answer = files.kueue.answer_for(loaded.single.pod.obj)
-    trace = explain_one(loaded.single, options, suggestions and not held(answer))   # held: Kueue's fixes
+    trace = explain_one(loaded.single, options, suggestions and not held(answer), answer)   # held: Kueue's fixes
     if answer is not None:
         trace["kueue"] = answer
     add_ranking_now(trace, loaded.single.pod.obj, loaded.single.snapshot, loaded.kube, files.now,

@@ -44,6 +44,7 @@ from kexplain.render.live import LIVE_NO_NODES, live_json
 from kexplain.state.build import build_cluster
 from kexplain.state.cluster import ClusterState, stored_state
 from kexplain.suggest import suggestions as suggest
+from kexplain.suggest.kueue_held import held
 
 Obj = dict[str, Any]
 Say = Callable[[str], None]
@@ -324,7 +325,8 @@ def explain_named(args: PodArgs, live: Live, config: Any, say: Say) -> Named:
     try:
         inputs = inputs_from_objects(pod, _source(live, pod), cluster, config, stored=True)
         check_node(args.node, node_names(inputs.snapshot), LIVE_NO_NODES)
-        trace = explain_one(inputs, options, True)
+        started = kueue.answer if kueue is not None and not held(kueue.answer) else None   # its flavor's entries
+        trace = explain_one(inputs, options, True, started)
     except KexplainError as err:
         if "profile not found" in err.message:    # said of the pod, as --pending says it
             raise KexplainError(f"pod {pod_key(pod)}: {err.message}") from None

@@ -3,9 +3,10 @@
 Kueue holds the job (its Workload not admitted): no pod exists, and its template is explained
 without the flavor Kueue assigns when it admits it, which brings the flavor's node labels and
 tolerations: the template's own fixes are moot, and Kueue's verified fixes (`kexplain kueue`'s,
-`kueue_fixes`, carried by Kueue's answer) are the ones offered. Kueue started the job: an edit of
-a nodeSelector entry a flavor put there is an edit of that ResourceFlavor's `nodeLabels` (Kueue
-copies them into the pods it starts; the pod's own entry would come back). Light: Kueue's pass is
+`kueue_fixes`, carried by Kueue's answer) are the ones offered. Kueue started the job (a Job's
+pods, or a plain Pod it ungated): an edit of a nodeSelector entry a flavor put there (removed, or
+its value replaced) is an edit of that ResourceFlavor's `nodeLabels` (Kueue copies them into the
+pods it starts; the pod has no entry of its own, and one edited would come back). Light: Kueue's pass is
 imported only when fixes are sought for a pass already run."""
 from __future__ import annotations
 
@@ -66,8 +67,9 @@ def flavor_selector(answer: Answer, pod: Mapping[str, Any]) -> dict[str, tuple[s
 
 
 def in_flavor(s: Suggestion, injected: Mapping[str, tuple[str, list[str]]]) -> Suggestion:
-    """The suggestion with each removal of an injected nodeSelector entry made a removal of the
-    flavor's node label (its words saying so); unchanged when it edits none."""
+    """The suggestion with each edit of an injected nodeSelector entry made the same edit of the
+    flavor's node label (removed, or its value replaced), its words saying so; unchanged when it
+    edits none. The pod's copy is Kueue's: it has no entry of its own to edit."""
     if not injected:
         return s
     change: list[Op] = []
@@ -75,17 +77,22 @@ def in_flavor(s: Suggestion, injected: Mapping[str, tuple[str, list[str]]]) -> S
     flavors: list[str] = []
     for op in s.change:
         key = _selector_key(op)
-        if key is None or key not in injected or op["op"] != "remove":
+        if key is None or key not in injected or op["op"] not in ("remove", "replace"):
             change.append(op)
             continue
         value, names = injected[key]
         flavor = names[0] if len(names) == 1 else " or ".join(names)
         flavors += names
-        change += [{"op": "remove", "object": {"kind": "ResourceFlavor", "name": n},
-                    "path": pointer("spec", "nodeLabels", key)} for n in names]
-        words = words.replace(f"remove the nodeSelector entry {key}={value}",
-                              f"remove the node label {key}={value} from ResourceFlavor {flavor} (Kueue copies "
-                              "its nodeLabels into the nodeSelector of the pods it starts)")
+        path = pointer("spec", "nodeLabels", key)
+        why = "(Kueue copies its nodeLabels into the nodeSelector of the pods it starts)"
+        if op["op"] == "remove":
+            change += [{"op": "remove", "object": {"kind": "ResourceFlavor", "name": n}, "path": path} for n in names]
+            words = words.replace(f"remove the nodeSelector entry {key}={value}",
+                                  f"remove the node label {key}={value} from ResourceFlavor {flavor} {why}")
+            continue
+        change += [{"op": "replace", "object": {"kind": "ResourceFlavor", "name": n}, "path": path,
+                    "value": op.get("value")} for n in names]
+        words += f" (in ResourceFlavor {flavor}'s node label {key}: {op.get('value')} instead of {value} {why})"
     if not flavors:
         return s
     only_flavor = all(op["object"].get("kind") == "ResourceFlavor" for op in change)

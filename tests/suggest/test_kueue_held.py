@@ -90,3 +90,45 @@ def test_a_fix_another_held_job_would_take_first_is_said(tmp_path) -> None:
     assert not [s for s in first["suggestions"] if not s["verified"]["admits"]]
     text = " ".join(run("explain", jobs, "--nodes", cluster)[1].split())
     assert f"admits {first['workload']} first; {second['workload']} would still wait behind it" in text
+
+
+POD = """apiVersion: v1
+kind: Pod
+metadata:
+  name: p1
+  namespace: ml
+  labels: {kueue.x-k8s.io/queue-name: ml-q}
+spec:
+  schedulingGates: [{name: kueue.x-k8s.io/admission}]
+  containers:
+  - {name: main, image: x, resources: {requests: {cpu: "2"}}}
+"""
+
+
+def test_a_plain_pods_flavor_label_is_fixed_in_the_resource_flavor(tmp_path) -> None:
+    """A Pod Kueue admitted and ungated, explained alone: the nodeSelector entry is its flavor's
+    (the Pod as written has none), so the fix edits the ResourceFlavor."""
+    cluster = kueue_scenes.cluster(tmp_path, label="h100")          # no node has it
+    pod = tmp_path / "pod.yaml"
+    pod.write_text(POD)
+    doc = json.loads(run("explain", str(pod), "--nodes", cluster, "-o", "json")[1])
+    assert doc["kueue"]["verdict"] == "Admitted"
+    fixes = doc["suggestions"]
+    assert fixes[0]["target"] == "ResourceFlavor a100"
+    assert fixes[0]["change"] == [{"op": "remove", "object": {"kind": "ResourceFlavor", "name": "a100"},
+                                   "path": "/spec/nodeLabels/gpu.example.com~1model"}]
+    assert not any(op["object"]["kind"] == "Pod" and op.get("path", "").startswith("/spec/nodeSelector/")
+                   for s in fixes for op in s["change"])
+    text = " ".join(run("explain", str(pod), "--nodes", cluster)[1].split())
+    assert "remove the node label gpu.example.com/model=h100 from ResourceFlavor a100" in text
+    assert "remove the nodeSelector entry" not in text
+
+
+def test_a_replaced_flavor_entry_is_replaced_in_the_flavor() -> None:
+    op = {"op": "replace", "object": {"kind": "Pod", "namespace": "ml", "name": "p"},
+          "path": "/spec/nodeSelector/zone", "value": "b"}
+    s = in_flavor(Suggestion("k", "pod ml/p", "nodeSelector zone=b instead of a", (op,), 1, ("n1",),
+                             Verification("Scheduled", "n1", ("n1",), 1, True)), {"zone": ("a", ["f1"])})
+    assert s.change == ({"op": "replace", "object": {"kind": "ResourceFlavor", "name": "f1"},
+                         "path": "/spec/nodeLabels/zone", "value": "b"},)
+    assert s.target == "ResourceFlavor f1" and "ResourceFlavor f1's node label zone: b instead of a" in s.description
