@@ -231,8 +231,8 @@ def _priority_text(preemptor: Info, target: Info) -> str:
 
 def issue(preemptor: Info, targets: list[Target], cq: ClusterQueueSnapshot, record: Recorder,
           now: datetime) -> int:
-    """IssuePreemptions: each target not evicted yet gets Preempted (its reason) and Evicted
-    (Preempted) conditions and the events; the count of targets preempted or being preempted."""
+    """IssuePreemptions: each target not evicted yet gets Preempted (its reason) and, through
+    workload.Evict, Evicted (Preempted) conditions with its admission checks reset to Pending, and the events; the count of targets preempted or being preempted."""
     preempted = 0
     for target in targets:
         wl = target.info.obj
@@ -241,8 +241,8 @@ def issue(preemptor: Info, targets: list[Target], cq: ClusterQueueSnapshot, reco
             continue
         preemptee_path = target.cq.path() if target.cq is not None else f"/{target.info.cluster_queue}"
         message = preemption_message(preemptor, target.reason, cq.path(), preemptee_path)
-        wlmod.set_preempted(wl, target.reason, message, now)
-        wlmod.set_evicted(wl, EVICTED_BY_PREEMPTION, message, now)
+        wlmod.set_preempted(wl, target.reason, message, now)       # (Evict's CustomPrepare)
+        wlmod.prepare_for_eviction(wl, EVICTED_BY_PREEMPTION, message, now)     # its checks back to Pending
         record(wl.key, EVENT_NORMAL, wlmod.reason_with_cause(wlmod.EVICTED, EVICTED_BY_PREEMPTION),
                wlmod.event_message(message))
         record(wl.key, EVENT_NORMAL, "Preempted", f"{message}; {_priority_text(preemptor, target.info)}")
