@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from rich.console import Console, Group
+from rich.table import Table
 from rich.text import Text
 
 from kexplain.apimachinery.quantity import parse_quantity
@@ -70,31 +71,39 @@ def workloads_block(doc: Mapping[str, Any], look: Look) -> list[Block]:
     jobs = [j for j in doc.get("jobs") or () if j.get("error")]
     if not rows and not jobs:
         return []
-    table = look.table("Workloads")
-    name_width = _name_width(rows, look.width)
-    for header in ("WORKLOAD", "LOCALQUEUE", "PRIORITY", "STATE"):
-        table.add_column(header, overflow="fold", width=name_width if header == "WORKLOAD" else None)
-    for row in rows:
-        table.add_row(*row)
-    out = [Block(table)]
+    out = [Block(_workloads_table(rows, look))]
     if jobs:
         out.append(lines_block([(0, f"{j.get('kind')} {j.get('namespace')}/{j.get('name')}: no Workload: "
                                     f"{j.get('error')}") for j in jobs]))
     return out
 
 
-STATE_MIN = 20          # the STATE column's least width before names are folded
+STATE_MIN, STATE_WORD_MAX = 16, 30       # the STATE column's least width (it wraps; its longest word whole up to 30)
 GAP = 3                 # between two columns
+HEADERS = ("WORKLOAD", "LOCALQUEUE", "PRIORITY", "STATE")
 
 
-def _name_width(rows: list[tuple[str, str, str, str]], width: int) -> int | None:
-    """The WORKLOAD column's width: its longest name whole while the other columns keep theirs
-    (STATE at least STATE_MIN; it wraps), else None: the columns share the console's width, and
-    names fold."""
-    longest = max([len("WORKLOAD"), *(len(r[0]) for r in rows)])
-    others = sum(max([len(h), *(len(r[i]) for r in rows)]) for i, h in ((1, "LOCALQUEUE"), (2, "PRIORITY")))
-    left = width - others - min(STATE_MIN, max((len(r[3]) for r in rows), default=0)) - 3 * GAP
-    return longest if longest <= left else None
+def _workloads_table(rows: list[tuple[str, str, str, str]], look: Look) -> Table:
+    """Names never wrap: the four columns when the longest name fits whole beside the others
+    (LOCALQUEUE and PRIORITY at their widths, STATE wrapping but its words whole); else two, the
+    queue and priority said in STATE's cell (a name wider than the console less STATE_MIN folds)."""
+    longest = max(len(r[0]) for r in [("WORKLOAD", "", "", ""), *rows])
+    others = [max([len(HEADERS[i]), *(len(r[i]) for r in rows)]) for i in (1, 2)]
+    word = max((len(w) for r in rows for w in r[3].split()), default=0)
+    table = look.table("Workloads")
+    if longest + sum(others) + max(STATE_MIN, min(word, STATE_WORD_MAX)) + 3 * GAP <= look.width:
+        table.add_column("WORKLOAD", no_wrap=True, width=longest)
+        table.add_column("LOCALQUEUE", no_wrap=True)
+        table.add_column("PRIORITY", no_wrap=True)
+        table.add_column("STATE", overflow="fold")
+        for row in rows:
+            table.add_row(*row)
+        return table
+    table.add_column("WORKLOAD", no_wrap=True, overflow="fold", width=min(longest, look.width - STATE_MIN - GAP))
+    table.add_column("STATE", overflow="fold")
+    for name, queue, prio, state in rows:
+        table.add_row(name, f"{state}; LocalQueue {queue or '-'}, priority {prio}")
+    return table
 
 
 def _quota_lines(q: Mapping[str, Any]) -> list[tuple[int, str]]:
