@@ -223,9 +223,49 @@ def _preemption_lines(p: Mapping[str, Any]) -> list[tuple[int, str]]:
     if not candidates:
         lines.append((2, "no admitted Workload in the ClusterQueue or its cohort"))
     lines += [(2, f"- {c['workload']} ({c['clusterQueue']}, priority {c['priority']}): "
-                  f"{CANDIDATE_WORDS.get(c['verdict'], c['verdict'])}") for c in candidates]
+                  f"{CANDIDATE_WORDS.get(c['verdict'], c['verdict'])}"
+                  + (f" ({', '.join(c['refusedBy'])})" if c.get("refusedBy") else "")) for c in candidates]
     lines += [(2, f"- and {count} more: {CANDIDATE_WORDS.get(verdict, verdict)}")
               for verdict, count in sorted((p.get("leftOut") or {}).items())]
+    if p.get("fairSharing"):
+        lines += _fair_sharing_lines(p["fairSharing"])
+    return lines
+
+
+def _share(view: Mapping[str, Any]) -> str:
+    """A weighted share as a person reads it: at most two decimals."""
+    text = str(view.get("share"))
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    return text if value == float("inf") else f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def _share_note(view: Mapping[str, Any]) -> str:
+    return ", ".join([*([view["dominantResource"]] if view.get("dominantResource") else []),
+                      f"weight {view.get('weight')}"])
+
+
+def _fair_sharing_lines(fair: Mapping[str, Any]) -> list[tuple[int, str]]:
+    """Fair sharing's part: each ClusterQueue's weighted share (the pending one's also with it
+    admitted), then each candidate a strategy weighed and the comparison that decided it."""
+    lines = [(1, f"Fair sharing (preemptionStrategies {', '.join(fair.get('strategies') or ())}): "
+                 "the weighted dominant resource share of each ClusterQueue of the cohort")]
+    for q in fair.get("clusterQueues") or ():
+        text = f"- {q['name']}: {_share(q['before'])} ({_share_note(q['before'])})"
+        if q.get("after"):
+            text += f"; {_share(q['after'])} with this Workload admitted ({_share_note(q['after'])})"
+        lines.append((2, text))
+    for d in fair.get("decisions") or ():
+        mine, theirs = _share(d["preemptorAfter"]), d["targetNode"]
+        if d["strategy"] == "LessThanOrEqualToFinalShare":
+            rule = (f"{d['preemptorNode']}'s share with this Workload ({mine}) "
+                    f"{'<=' if d['allowed'] else '>'} {theirs}'s after losing it ({_share(d['targetAfter'])})")
+        else:
+            rule = (f"{d['preemptorNode']}'s share with this Workload ({mine}) "
+                    f"{'<' if d['allowed'] else '>='} {theirs}'s now ({_share(d['targetBefore'])})")
+        lines.append((2, f"- {d['workload']}: {d['strategy']} {'allows' if d['allowed'] else 'refuses'} it: {rule}"))
     return lines
 
 
