@@ -6,7 +6,7 @@ import pytest
 
 from kexplain.cli.app import main
 from kexplain.render.kueue import CANDIDATE_WORDS, SKIPS, SUGGESTIONS
-from kexplain.suggest import kueue_queues, kueue_quota, kueue_workload
+from kexplain.suggest import kueue_queues, kueue_quota, kueue_topology, kueue_workload
 from tests.support.cli_helpers import TestEnvironment
 from tests.support.paths import FIXTURES
 
@@ -44,11 +44,13 @@ def test_the_same_change_is_suggested_once() -> None:
 
 
 def test_every_code_is_worded() -> None:
-    assert set(kueue_quota.KINDS) | set(kueue_workload.KINDS) | set(kueue_queues.KINDS) <= set(SUGGESTIONS)
+    assert set(kueue_quota.KINDS) | set(kueue_workload.KINDS) | set(kueue_queues.KINDS) | set(kueue_topology.KINDS) \
+        <= set(SUGGESTIONS)
     assert {"taint", "affinity", "missing", "uncovered"} <= set(SKIPS)
     from kexplain.kueue import explain
     codes = {getattr(explain, n) for n in ("TARGET", "CANDIDATE", "POLICY_NEVER", "NOT_LOWER", "NOT_LOWER_OR_NEWER_EQUAL",
-                                           "RECLAIM_NEVER", "LENDER_WITHIN_NOMINAL", "RESOURCE_NOT_USED", "EVICTED")}
+                                           "RECLAIM_NEVER", "LENDER_WITHIN_NOMINAL", "RESOURCE_NOT_USED", "EVICTED",
+                                           "FAIR_SHARING_REFUSED")}
     assert codes <= set(CANDIDATE_WORDS)
 
 
