@@ -133,8 +133,10 @@ class World:
         found: list[tuple[int, int, str | None]] = []
         for which, objects in enumerate(self.lists):
             for position, (obj, _) in enumerate(objects):
-                if which and not isinstance(obj, dict) and not self.tas:
-                    continue            # (a dump's bound pod: `links` gives None)
+                if which and not isinstance(obj, dict):
+                    if self.tas:        # (a dump's bound pod, read by view: every part's, never changed)
+                        found.append((which, position, None))
+                    continue            # (without TAS `links` gives None)
                 nodes = links(obj, which == 0, self.tas)
                 if nodes is None:
                     continue
