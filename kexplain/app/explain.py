@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field, replace
-from typing import Any, BinaryIO, Callable, Mapping, Optional, Sequence
+from typing import Any, BinaryIO, Callable, Optional, Sequence
 
 from kexplain.app.autoscalers import (REPORTED, Autoscaler, AutoscalerRun, adapter, keeps_cluster, kinds_of,
                                      node_pools, reports_node_groups, run_all)
@@ -27,7 +27,7 @@ from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.node_stats import NODE_STATS_KIND
 from kexplain.model.snapshot import Snapshot
 from kexplain.suggest import suggestions as suggest
-from kexplain.suggest.kueue_held import held, kueue_fixes, with_kueue
+from kexplain.suggest.kueue_held import flavor_fixes, held, kueue_fixes, with_kueue
 from kexplain.suggest.add_node import ADD_NODE
 
 # Verdicts after which an autoscaler has nothing to do for the pod (no section unless asked).
@@ -76,15 +76,12 @@ def as_asked(trace: dict, options: RunOptions) -> dict:
     return {k: v for k, v in trace.items() if k not in unasked}
 
 
-def explain_one(inputs: Inputs, options: RunOptions, suggestions: bool,
-                kueue_answer: Optional[Mapping[str, Any]] = None) -> dict:
+def explain_one(inputs: Inputs, options: RunOptions, suggestions: bool) -> dict:
     """One pod's trace; an Unschedulable one with its verified fix suggestions (key `suggestions`,
-    each proven by a re-run without the extra trace keys) unless they are turned off. With Kueue's
-    answer for its job, as `with_kueue` makes them (a flavor's nodeSelector entry: its ResourceFlavor's)."""
+    each proven by a re-run without the extra trace keys) unless they are turned off."""
     result = explain(inputs, options)
     if suggestions and result.result.status == UNSCHEDULABLE:
-        suggester = suggest if kueue_answer is None else with_kueue(suggest, lambda _pod: kueue_answer)
-        result.extra["suggestions"] = [s.to_json() for s in suggester(inputs, result, options)]
+        result.extra["suggestions"] = [s.to_json() for s in suggest(inputs, result, options)]
     return result.to_json()
 
 
@@ -249,7 +246,7 @@ def explain_single(files: Files, options: RunOptions, suggestions: bool, autosca
     loaded = files.loaded
     assert loaded.single is not None
     answer = files.kueue.answer_for(loaded.single.pod.obj)
-    trace = explain_one(loaded.single, options, suggestions and not held(answer), answer)   # held: Kueue's fixes
+    trace = explain_one(loaded.single, options, suggestions and not held(answer))   # held: Kueue's fixes
     if answer is not None:
         trace["kueue"] = answer
     add_ranking_now(trace, loaded.single.pod.obj, loaded.single.snapshot, loaded.kube, files.now,
@@ -268,6 +265,8 @@ def explain_single(files: Files, options: RunOptions, suggestions: bool, autosca
         without_add_node_json(trace)       # a node comes from a NodePool: Karpenter's fixes say which
     elif pools is not None and (opts.aws_data or opts.karpenter_config):
         pools.check(loaded.kube)
+    if "suggestions" in trace:      # (the autoscalers' too) a flavor's nodeSelector entry: its ResourceFlavor's
+        trace["suggestions"] = flavor_fixes(trace["suggestions"], answer, loaded.single.pod.obj)
     return Single(trace, node_group)
 
 

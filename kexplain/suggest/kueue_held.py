@@ -70,12 +70,42 @@ def in_flavor(s: Suggestion, injected: Mapping[str, tuple[str, list[str]]]) -> S
     """The suggestion with each edit of an injected nodeSelector entry made the same edit of the
     flavor's node label (removed, or its value replaced), its words saying so; unchanged when it
     edits none. The pod's copy is Kueue's: it has no entry of its own to edit."""
-    if not injected:
+    moved = _moved(s.change, s.description, s.target, injected)
+    if moved is None:
         return s
+    change, words, target = moved
+    return replace(s, target=target, description=words, change=tuple(change))
+
+
+def in_flavor_json(s: Mapping[str, Any], injected: Mapping[str, tuple[str, list[str]]]) -> dict[str, Any]:
+    """`in_flavor` for a suggestion as its document has it (the autoscalers' add theirs so: a node
+    group's template selected by the pod's nodeSelector)."""
+    moved = _moved(s.get("change") or (), str(s.get("description") or ""), str(s.get("target") or ""), injected)
+    if moved is None:
+        return dict(s)
+    change, words, target = moved
+    return {**s, "target": target, "description": words, "change": change}
+
+
+def flavor_fixes(found: list[dict[str, Any]], answer: Answer | None, pod: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A started pod's suggestions (documents) with its flavor's nodeSelector entries edited in the
+    ResourceFlavor; as they are for a pod Kueue does not answer for, or holds."""
+    if answer is None or held(answer):
+        return found
+    injected = flavor_selector(answer, pod)
+    return [in_flavor_json(s, injected) for s in found] if injected else found
+
+
+def _moved(ops: Any, words: str, target: str, injected: Mapping[str, tuple[str, list[str]]]
+           ) -> tuple[list[Op], str, str] | None:
+    """The operations with those on injected entries moved to the flavors, the words and the target
+    saying so; None when none is."""
+    if not injected:
+        return None
     change: list[Op] = []
-    words = s.description
     flavors: list[str] = []
-    for op in s.change:
+    why = "(Kueue copies its nodeLabels into the nodeSelector of the pods it starts)"
+    for op in ops:
         key = _selector_key(op)
         if key is None or key not in injected or op["op"] not in ("remove", "replace"):
             change.append(op)
@@ -84,7 +114,6 @@ def in_flavor(s: Suggestion, injected: Mapping[str, tuple[str, list[str]]]) -> S
         flavor = names[0] if len(names) == 1 else " or ".join(names)
         flavors += names
         path = pointer("spec", "nodeLabels", key)
-        why = "(Kueue copies its nodeLabels into the nodeSelector of the pods it starts)"
         if op["op"] == "remove":
             change += [{"op": "remove", "object": {"kind": "ResourceFlavor", "name": n}, "path": path} for n in names]
             words = words.replace(f"remove the nodeSelector entry {key}={value}",
@@ -92,12 +121,13 @@ def in_flavor(s: Suggestion, injected: Mapping[str, tuple[str, list[str]]]) -> S
             continue
         change += [{"op": "replace", "object": {"kind": "ResourceFlavor", "name": n}, "path": path,
                     "value": op.get("value")} for n in names]
-        words += f" (in ResourceFlavor {flavor}'s node label {key}: {op.get('value')} instead of {value} {why})"
+        said = f"{key}={op.get('value')} instead of {value}"
+        where = f", set in ResourceFlavor {flavor}'s nodeLabels {why}"
+        words = words.replace(said, said + where) if said in words else f"{words} ({said}{where})"
     if not flavors:
-        return s
+        return None
     only_flavor = all(op["object"].get("kind") == "ResourceFlavor" for op in change)
-    target = f"ResourceFlavor {' and '.join(dict.fromkeys(flavors))}" if only_flavor else s.target
-    return replace(s, target=target, description=words, change=tuple(change))
+    return change, words, (f"ResourceFlavor {' and '.join(dict.fromkeys(flavors))}" if only_flavor else target)
 
 
 def _selector_key(op: Op) -> str | None:

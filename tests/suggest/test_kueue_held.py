@@ -131,4 +131,57 @@ def test_a_replaced_flavor_entry_is_replaced_in_the_flavor() -> None:
                              Verification("Scheduled", "n1", ("n1",), 1, True)), {"zone": ("a", ["f1"])})
     assert s.change == ({"op": "replace", "object": {"kind": "ResourceFlavor", "name": "f1"},
                          "path": "/spec/nodeLabels/zone", "value": "b"},)
-    assert s.target == "ResourceFlavor f1" and "ResourceFlavor f1's node label zone: b instead of a" in s.description
+    assert s.target == "ResourceFlavor f1"
+    assert s.description.startswith("nodeSelector zone=b instead of a, set in ResourceFlavor f1's nodeLabels")
+
+
+GPU_CLUSTER = """apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: gpu}
+spec:
+  nodeLabels: {node.kubernetes.io/instance-type: p3.2xlarge}
+  tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory, nvidia.com/gpu]
+    flavors:
+    - name: gpu
+      resources: [{name: cpu, nominalQuota: "16"}, {name: memory, nominalQuota: 64Gi}, {name: nvidia.com/gpu, nominalQuota: "4"}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: q, namespace: default}
+spec: {clusterQueue: cq}
+"""
+GPU_POD = """apiVersion: v1
+kind: Pod
+metadata: {name: trainer, namespace: default, labels: {kueue.x-k8s.io/queue-name: q}}
+spec:
+  schedulingGates: [{name: kueue.x-k8s.io/admission}]
+  containers:
+  - name: trainer
+    image: trainer:1.0
+    resources: {requests: {cpu: "2", memory: 8Gi, nvidia.com/gpu: "1"}, limits: {nvidia.com/gpu: "1"}}
+"""
+
+
+def test_a_node_groups_selector_fix_of_a_flavor_entry_edits_the_flavor(tmp_path) -> None:
+    """CA's fix selecting a node group's template (another instance type) replaces the value the
+    flavor put in the Pod's nodeSelector: in the ResourceFlavor, not in the Pod."""
+    from tests.support.paths import FIXTURES
+    (tmp_path / "cluster.yaml").write_text(GPU_CLUSTER)
+    (tmp_path / "pod.yaml").write_text(GPU_POD)
+    args = ("explain", str(tmp_path / "pod.yaml"), "--nodes", str(tmp_path / "cluster.yaml"),
+            "--node-groups", str(FIXTURES / "autoscaler" / "nodegroups.yaml"))
+    doc = json.loads(run(*args, "-o", "json")[1])
+    [fix] = [s for s in doc["suggestions"] if "instance-type" in s["description"]]
+    assert fix["target"] == "ResourceFlavor gpu"
+    assert fix["change"] == [{"op": "replace", "object": {"kind": "ResourceFlavor", "name": "gpu"},
+                              "path": "/spec/nodeLabels/node.kubernetes.io~1instance-type", "value": "g4dn.2xlarge"}]
+    text = " ".join(run(*args)[1].split())
+    assert "g4dn.2xlarge instead of p3.2xlarge, set in ResourceFlavor gpu's nodeLabels" in text
