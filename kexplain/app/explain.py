@@ -27,7 +27,7 @@ from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.node_stats import NODE_STATS_KIND
 from kexplain.model.snapshot import Snapshot
 from kexplain.suggest import suggestions as suggest
-from kexplain.suggest.kueue_held import held, kueue_fixes, with_kueue
+from kexplain.suggest.kueue_held import flavor_fixes, held, kueue_fixes, with_kueue
 from kexplain.suggest.add_node import ADD_NODE
 
 # Verdicts after which an autoscaler has nothing to do for the pod (no section unless asked).
@@ -265,6 +265,8 @@ def explain_single(files: Files, options: RunOptions, suggestions: bool, autosca
         without_add_node_json(trace)       # a node comes from a NodePool: Karpenter's fixes say which
     elif pools is not None and (opts.aws_data or opts.karpenter_config):
         pools.check(loaded.kube)
+    if "suggestions" in trace:      # (the autoscalers' too) a flavor's nodeSelector entry: its ResourceFlavor's
+        trace["suggestions"] = flavor_fixes(trace["suggestions"], answer, loaded.single.pod.obj)
     return Single(trace, node_group)
 
 

@@ -44,6 +44,7 @@ from kexplain.render.live import LIVE_NO_NODES, live_json
 from kexplain.state.build import build_cluster
 from kexplain.state.cluster import ClusterState, stored_state
 from kexplain.suggest import suggestions as suggest
+from kexplain.suggest.kueue_held import flavor_fixes
 
 Obj = dict[str, Any]
 Say = Callable[[str], None]
@@ -352,6 +353,8 @@ def explain_named(args: PodArgs, live: Live, config: Any, say: Say) -> Named:
     queued = [(inputs, {"postFilter": post}), *in_queue_pass(walked, walked_pods, {inputs.pod.key})]
     verdict = verdict_in_queue(trace)       # the queue's, when the pods ahead change it
     node_group = _named_autoscalers(args, trace, verdict, autoscalers, config.kube, queued, inputs, bool(others))
+    if kueue is not None and "suggestions" in trace:    # (the autoscalers' too) a flavor's entry: its ResourceFlavor's
+        trace["suggestions"] = flavor_fixes(trace["suggestions"], kueue.answer, inputs.pod.obj)
     comparison = compare({**trace, "result": verdict}, live.pod, config_given=args.config is not None,
                          server_version=live.server_version,
                          hints=tuple(([note] if note else []) + nominated_notes(inputs, trace)))

@@ -15,7 +15,8 @@ from kexplain.kueue.resources import FlavorResource, resource_quantity_text
 from kexplain.kueue.run import WORKLOAD_CONTROLLER, Pass
 from kexplain.kueue.scheduler.flavorassigner.flavorassigner import Assignment, FlavorAssigner, FlavorTrial, QuotaCheck
 from kexplain.kueue.scheduler.flavorassigner.modes import MODE_NAMES, PM_NAMES, assignment_mode
-from kexplain.kueue.scheduler.preemption import classical
+from kexplain.kueue.cache import fair_sharing as fs
+from kexplain.kueue.scheduler.preemption import classical, preemption
 from kexplain.kueue.scheduler.preemption.common import satisfies_policy
 from kexplain.kueue.scheduler.scheduler import Entry
 from kexplain.kueue.workload.info import Info
@@ -106,6 +107,9 @@ def workload_explanation(done: Pass, wl: Workload, entry: Entry | None, snapshot
             if short and cq is not None:
                 item["preemption"] = preemption_candidates(entry.info, cq, snapshot, short,
                                                            {t.info.key for t in entry.targets})
+                fair = fair_sharing_view(done, entry, cq, snapshot)
+                if fair is not None:
+                    _fair_verdicts(item["preemption"], fair)
     return item
 
 
@@ -322,3 +326,76 @@ def _candidate(info: Info, cq: ClusterQueueSnapshot, other: ClusterQueueSnapshot
     return item
 
 
+
+
+# -- fair sharing: the strategies' refusals ------------------------------------------------------
+FAIR_SHARING_REFUSED = "fair-sharing-refused"
+
+
+def drs_view(drs: fs.DRS) -> dict[str, Any]:
+    """A dominant resource share as Kueue serializes it (PreciseWeightedShareSerialized: Go's
+    shortest decimal, `+Inf` for a zero weight that borrows), with its weight and resource."""
+    share = drs.weighted_share()
+    text = "+Inf" if share == float("inf") else _go_float(share)
+    out: dict[str, Any] = {"share": text, "weight": _go_float(drs.fair_weight)}
+    if drs.dominant_resource:
+        out["dominantResource"] = drs.dominant_resource
+    return out
+
+
+def _go_float(value: float) -> str:
+    """strconv.FormatFloat(v, 'f', -1, 64): the shortest decimal, never an exponent."""
+    text = repr(float(value))
+    if "e" in text or "E" in text:
+        text = format(value, "f").rstrip("0").rstrip(".")
+    return text[:-2] if text.endswith(".0") else text
+
+
+def fair_sharing_view(done: Pass, entry: Entry, cq: ClusterQueueSnapshot, snapshot: Snapshot) -> dict[str, Any] | None:
+    """With fair sharing on, in a cohort: the strategies, each ClusterQueue's share (the
+    pending Workload's queue also with it admitted), and each candidate the strategies weighed
+    when the oracle simulated preemption for the pairs found short (as the flavor assigner asks)."""
+    fair = done.scheduler.fair_sharing
+    if fair is None or cq.parent is None or entry.assignment is None:
+        return None
+    decisions: dict[tuple[str, str], preemption.FairDecision] = {}
+    asked: dict[FlavorResource, int] = {}
+    for psa in entry.assignment.pod_sets:
+        for t in psa.trials:
+            for q in t.quotas:
+                if q.assumed + q.request > q.available:
+                    asked.setdefault(FlavorResource(q.flavor, q.resource), q.assumed + q.request)
+    for fr, amount in asked.items():
+        _, trace = preemption.fair_trace(entry.info, {fr: amount}, snapshot, done.settings.now, fair)
+        for d in trace:
+            decisions.setdefault((d.info.key, d.strategy), d)
+    queues = []
+    for other in sorted(cq.parent.root().subtree_cluster_queues(), key=lambda q: (q is not cq, q.name)):
+        view: dict[str, Any] = {"name": other.name, "before": drs_view(fs.dominant_resource_share(other))}
+        if other is cq:
+            view["after"] = drs_view(fs.dominant_resource_share(other, asked))
+            view["pending"] = True
+        queues.append(view)
+    return {"strategies": list(fair.preemption_strategies), "clusterQueues": queues,
+            "decisions": [_decision(d) for d in decisions.values()]}
+
+
+def _decision(d: "preemption.FairDecision") -> dict[str, Any]:
+    return {"workload": d.info.key, "clusterQueue": d.info.cluster_queue, "strategy": d.strategy,
+            "allowed": d.allowed, "preemptorNode": d.preemptor_node, "targetNode": d.target_node,
+            "preemptorAfter": drs_view(d.preemptor_after), "targetBefore": drs_view(d.target_before),
+            "targetAfter": drs_view(d.target_after)}
+
+
+def _fair_verdicts(section: dict[str, Any], fair: dict[str, Any]) -> None:
+    """The preemption section with fair sharing's word: a candidate every strategy refused is
+    `fair-sharing-refused`, with the decisions that refused it."""
+    section["fairSharing"] = fair
+    by_workload: dict[str, list[dict[str, Any]]] = {}
+    for d in fair["decisions"]:
+        by_workload.setdefault(d["workload"], []).append(d)
+    for c in section["candidates"]:
+        weighed = by_workload.get(c["workload"])
+        if c["verdict"] == CANDIDATE and weighed and not any(d["allowed"] for d in weighed):
+            c["verdict"] = FAIR_SHARING_REFUSED
+            c["refusedBy"] = [d["strategy"] for d in weighed]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from rich.console import Console, Group
+from rich.table import Table
 from rich.text import Text
 
 from kexplain.apimachinery.quantity import parse_quantity
@@ -70,31 +71,39 @@ def workloads_block(doc: Mapping[str, Any], look: Look) -> list[Block]:
     jobs = [j for j in doc.get("jobs") or () if j.get("error")]
     if not rows and not jobs:
         return []
-    table = look.table("Workloads")
-    name_width = _name_width(rows, look.width)
-    for header in ("WORKLOAD", "LOCALQUEUE", "PRIORITY", "STATE"):
-        table.add_column(header, overflow="fold", width=name_width if header == "WORKLOAD" else None)
-    for row in rows:
-        table.add_row(*row)
-    out = [Block(table)]
+    out = [Block(_workloads_table(rows, look))]
     if jobs:
         out.append(lines_block([(0, f"{j.get('kind')} {j.get('namespace')}/{j.get('name')}: no Workload: "
                                     f"{j.get('error')}") for j in jobs]))
     return out
 
 
-STATE_MIN = 20          # the STATE column's least width before names are folded
+STATE_MIN, STATE_WORD_MAX = 16, 30       # the STATE column's least width (it wraps; its longest word whole up to 30)
 GAP = 3                 # between two columns
+HEADERS = ("WORKLOAD", "LOCALQUEUE", "PRIORITY", "STATE")
 
 
-def _name_width(rows: list[tuple[str, str, str, str]], width: int) -> int | None:
-    """The WORKLOAD column's width: its longest name whole while the other columns keep theirs
-    (STATE at least STATE_MIN; it wraps), else None: the columns share the console's width, and
-    names fold."""
-    longest = max([len("WORKLOAD"), *(len(r[0]) for r in rows)])
-    others = sum(max([len(h), *(len(r[i]) for r in rows)]) for i, h in ((1, "LOCALQUEUE"), (2, "PRIORITY")))
-    left = width - others - min(STATE_MIN, max((len(r[3]) for r in rows), default=0)) - 3 * GAP
-    return longest if longest <= left else None
+def _workloads_table(rows: list[tuple[str, str, str, str]], look: Look) -> Table:
+    """Names never wrap: the four columns when the longest name fits whole beside the others
+    (LOCALQUEUE and PRIORITY at their widths, STATE wrapping but its words whole); else two, the
+    queue and priority said in STATE's cell (a name wider than the console less STATE_MIN folds)."""
+    longest = max(len(r[0]) for r in [("WORKLOAD", "", "", ""), *rows])
+    others = [max([len(HEADERS[i]), *(len(r[i]) for r in rows)]) for i in (1, 2)]
+    word = max((len(w) for r in rows for w in r[3].split()), default=0)
+    table = look.table("Workloads")
+    if longest + sum(others) + max(STATE_MIN, min(word, STATE_WORD_MAX)) + 3 * GAP <= look.width:
+        table.add_column("WORKLOAD", no_wrap=True, width=longest)
+        table.add_column("LOCALQUEUE", no_wrap=True)
+        table.add_column("PRIORITY", no_wrap=True)
+        table.add_column("STATE", overflow="fold")
+        for row in rows:
+            table.add_row(*row)
+        return table
+    table.add_column("WORKLOAD", no_wrap=True, overflow="fold", width=min(longest, look.width - STATE_MIN - GAP))
+    table.add_column("STATE", overflow="fold")
+    for name, queue, prio, state in rows:
+        table.add_row(name, f"{state}; LocalQueue {queue or '-'}, priority {prio}")
+    return table
 
 
 def _quota_lines(q: Mapping[str, Any]) -> list[tuple[int, str]]:
@@ -214,9 +223,49 @@ def _preemption_lines(p: Mapping[str, Any]) -> list[tuple[int, str]]:
     if not candidates:
         lines.append((2, "no admitted Workload in the ClusterQueue or its cohort"))
     lines += [(2, f"- {c['workload']} ({c['clusterQueue']}, priority {c['priority']}): "
-                  f"{CANDIDATE_WORDS.get(c['verdict'], c['verdict'])}") for c in candidates]
+                  f"{CANDIDATE_WORDS.get(c['verdict'], c['verdict'])}"
+                  + (f" ({', '.join(c['refusedBy'])})" if c.get("refusedBy") else "")) for c in candidates]
     lines += [(2, f"- and {count} more: {CANDIDATE_WORDS.get(verdict, verdict)}")
               for verdict, count in sorted((p.get("leftOut") or {}).items())]
+    if p.get("fairSharing"):
+        lines += _fair_sharing_lines(p["fairSharing"])
+    return lines
+
+
+def _share(view: Mapping[str, Any]) -> str:
+    """A weighted share as a person reads it: at most two decimals."""
+    text = str(view.get("share"))
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    return text if value == float("inf") else f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def _share_note(view: Mapping[str, Any]) -> str:
+    return ", ".join([*([view["dominantResource"]] if view.get("dominantResource") else []),
+                      f"weight {view.get('weight')}"])
+
+
+def _fair_sharing_lines(fair: Mapping[str, Any]) -> list[tuple[int, str]]:
+    """Fair sharing's part: each ClusterQueue's weighted share (the pending one's also with it
+    admitted), then each candidate a strategy weighed and the comparison that decided it."""
+    lines = [(1, f"Fair sharing (preemptionStrategies {', '.join(fair.get('strategies') or ())}): "
+                 "the weighted dominant resource share of each ClusterQueue of the cohort")]
+    for q in fair.get("clusterQueues") or ():
+        text = f"- {q['name']}: {_share(q['before'])} ({_share_note(q['before'])})"
+        if q.get("after"):
+            text += f"; {_share(q['after'])} with this Workload admitted ({_share_note(q['after'])})"
+        lines.append((2, text))
+    for d in fair.get("decisions") or ():
+        mine, theirs = _share(d["preemptorAfter"]), d["targetNode"]
+        if d["strategy"] == "LessThanOrEqualToFinalShare":
+            rule = (f"{d['preemptorNode']}'s share with this Workload ({mine}) "
+                    f"{'<=' if d['allowed'] else '>'} {theirs}'s after losing it ({_share(d['targetAfter'])})")
+        else:
+            rule = (f"{d['preemptorNode']}'s share with this Workload ({mine}) "
+                    f"{'<' if d['allowed'] else '>='} {theirs}'s now ({_share(d['targetBefore'])})")
+        lines.append((2, f"- {d['workload']}: {d['strategy']} {'allows' if d['allowed'] else 'refuses'} it: {rule}"))
     return lines
 
 

@@ -1,6 +1,6 @@
 """Verified fixes for the Workloads Kueue leaves pending (`kexplain kueue`'s `suggestions`).
 
-Families (`kueue_quota`, `kueue_workload`, `kueue_queues`) propose operations on the objects
+Families (`kueue_quota`, `kueue_workload`, `kueue_queues`, `kueue_topology`) propose operations on the objects
 read; an idea is kept only when Kueue's pass run again on the changed objects (the reachable
 cohort trees only: `kueue_scope`) reserves quota for the Workload and takes none from an admitted
 one. At most `MAX_RERUNS` runs, `MAX_PER_WORKLOAD` kept, families taking turns."""
@@ -16,7 +16,7 @@ from kexplain.kueue.explain import last_entries
 from kexplain.kueue.inputs import KueueInputs, inputs_of
 from kexplain.kueue.run import CYCLES_PER_WORKLOAD, Pass, run_pass
 from kexplain.kueue.workload.workload import has_quota_reservation
-from kexplain.suggest import kueue_queues, kueue_quota, kueue_workload
+from kexplain.suggest import kueue_queues, kueue_quota, kueue_topology, kueue_workload
 from kexplain.suggest.change import Op, apply_ops
 from kexplain.suggest.kueue_context import Idea, KueueContext
 from kexplain.suggest.kueue_scope import World, ref_key
@@ -26,7 +26,7 @@ BY = "kueue"
 MAX_RERUNS = 30             # passes run to verify ideas, per call
 MAX_PER_WORKLOAD = 3        # suggestions kept per pending Workload
 MAX_WORKLOADS = 10          # pending Workloads suggestions are sought for
-FAMILIES: dict[str, ModuleType] = {f.ID: f for f in (kueue_queues, kueue_quota, kueue_workload)}
+FAMILIES: dict[str, ModuleType] = {f.ID: f for f in (kueue_queues, kueue_quota, kueue_workload, kueue_topology)}
 SUGGESTED = Source("suggested")
 Changed = dict[tuple[int, int], dict[str, Any]]         # (list, position) -> the object as changed
 Created = list[tuple[dict[str, Any], Source]]

@@ -3,9 +3,10 @@
 Kueue holds the job (its Workload not admitted): no pod exists, and its template is explained
 without the flavor Kueue assigns when it admits it, which brings the flavor's node labels and
 tolerations: the template's own fixes are moot, and Kueue's verified fixes (`kexplain kueue`'s,
-`kueue_fixes`, carried by Kueue's answer) are the ones offered. Kueue started the job: an edit of
-a nodeSelector entry a flavor put there is an edit of that ResourceFlavor's `nodeLabels` (Kueue
-copies them into the pods it starts; the pod's own entry would come back). Light: Kueue's pass is
+`kueue_fixes`, carried by Kueue's answer) are the ones offered. Kueue started the job (a Job's
+pods, or a plain Pod it ungated): an edit of a nodeSelector entry a flavor put there (removed, or
+its value replaced) is an edit of that ResourceFlavor's `nodeLabels` (Kueue copies them into the
+pods it starts; the pod has no entry of its own, and one edited would come back). Light: Kueue's pass is
 imported only when fixes are sought for a pass already run."""
 from __future__ import annotations
 
@@ -66,31 +67,67 @@ def flavor_selector(answer: Answer, pod: Mapping[str, Any]) -> dict[str, tuple[s
 
 
 def in_flavor(s: Suggestion, injected: Mapping[str, tuple[str, list[str]]]) -> Suggestion:
-    """The suggestion with each removal of an injected nodeSelector entry made a removal of the
-    flavor's node label (its words saying so); unchanged when it edits none."""
-    if not injected:
+    """The suggestion with each edit of an injected nodeSelector entry made the same edit of the
+    flavor's node label (removed, or its value replaced), its words saying so; unchanged when it
+    edits none. The pod's copy is Kueue's: it has no entry of its own to edit."""
+    moved = _moved(s.change, s.description, s.target, injected)
+    if moved is None:
         return s
+    change, words, target = moved
+    return replace(s, target=target, description=words, change=tuple(change))
+
+
+def in_flavor_json(s: Mapping[str, Any], injected: Mapping[str, tuple[str, list[str]]]) -> dict[str, Any]:
+    """`in_flavor` for a suggestion as its document has it (the autoscalers' add theirs so: a node
+    group's template selected by the pod's nodeSelector)."""
+    moved = _moved(s.get("change") or (), str(s.get("description") or ""), str(s.get("target") or ""), injected)
+    if moved is None:
+        return dict(s)
+    change, words, target = moved
+    return {**s, "target": target, "description": words, "change": change}
+
+
+def flavor_fixes(found: list[dict[str, Any]], answer: Answer | None, pod: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A started pod's suggestions (documents) with its flavor's nodeSelector entries edited in the
+    ResourceFlavor; as they are for a pod Kueue does not answer for, or holds."""
+    if answer is None or held(answer):
+        return found
+    injected = flavor_selector(answer, pod)
+    return [in_flavor_json(s, injected) for s in found] if injected else found
+
+
+def _moved(ops: Any, words: str, target: str, injected: Mapping[str, tuple[str, list[str]]]
+           ) -> tuple[list[Op], str, str] | None:
+    """The operations with those on injected entries moved to the flavors, the words and the target
+    saying so; None when none is."""
+    if not injected:
+        return None
     change: list[Op] = []
-    words = s.description
     flavors: list[str] = []
-    for op in s.change:
+    why = "(Kueue copies its nodeLabels into the nodeSelector of the pods it starts)"
+    for op in ops:
         key = _selector_key(op)
-        if key is None or key not in injected or op["op"] != "remove":
+        if key is None or key not in injected or op["op"] not in ("remove", "replace"):
             change.append(op)
             continue
         value, names = injected[key]
         flavor = names[0] if len(names) == 1 else " or ".join(names)
         flavors += names
-        change += [{"op": "remove", "object": {"kind": "ResourceFlavor", "name": n},
-                    "path": pointer("spec", "nodeLabels", key)} for n in names]
-        words = words.replace(f"remove the nodeSelector entry {key}={value}",
-                              f"remove the node label {key}={value} from ResourceFlavor {flavor} (Kueue copies "
-                              "its nodeLabels into the nodeSelector of the pods it starts)")
+        path = pointer("spec", "nodeLabels", key)
+        if op["op"] == "remove":
+            change += [{"op": "remove", "object": {"kind": "ResourceFlavor", "name": n}, "path": path} for n in names]
+            words = words.replace(f"remove the nodeSelector entry {key}={value}",
+                                  f"remove the node label {key}={value} from ResourceFlavor {flavor} {why}")
+            continue
+        change += [{"op": "replace", "object": {"kind": "ResourceFlavor", "name": n}, "path": path,
+                    "value": op.get("value")} for n in names]
+        said = f"{key}={op.get('value')} instead of {value}"
+        where = f", set in ResourceFlavor {flavor}'s nodeLabels {why}"
+        words = words.replace(said, said + where) if said in words else f"{words} ({said}{where})"
     if not flavors:
-        return s
+        return None
     only_flavor = all(op["object"].get("kind") == "ResourceFlavor" for op in change)
-    target = f"ResourceFlavor {' and '.join(dict.fromkeys(flavors))}" if only_flavor else s.target
-    return replace(s, target=target, description=words, change=tuple(change))
+    return change, words, (f"ResourceFlavor {' and '.join(dict.fromkeys(flavors))}" if only_flavor else target)
 
 
 def _selector_key(op: Op) -> str | None:

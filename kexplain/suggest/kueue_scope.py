@@ -16,7 +16,7 @@ from kexplain.kueue.controller.jobframework.naming import workload_name
 from kexplain.kueue.controller.jobs import INTEGRATIONS, integration_for
 from kexplain.kueue.inputs import ADMISSION_CONTEXT, Objects
 from kexplain.kueue.config_file import is_manager_config_map
-from kexplain.kueue.objects import READ_KINDS
+from kexplain.kueue.objects import READ_KINDS, TAS_KINDS
 from kexplain.suggest.kueue_context import ref
 
 # Kinds every part reads (kept whole in every pass run again): pod admission's, and Kueue's own
@@ -44,15 +44,19 @@ def ref_key(ref: Mapping[str, Any]) -> RefKey:
     return str(ref.get("kind") or ""), str(ref.get("namespace") or ""), str(ref.get("name") or "")
 
 
-def links(obj: Any, submitted: bool) -> list[str] | None:
+def links(obj: Any, submitted: bool, tas: bool = False) -> list[str] | None:
     """The nodes an object links (its own first): [] for an object every part reads, None for
-    one the pass only lists as ignored (or that is no object)."""
+    one the pass only lists as ignored (or that is no object). With a Topology read (`tas`), the
+    Nodes and the cluster's pods are read by every part: TAS places on the Nodes and counts the
+    pods bound to them."""
     if not isinstance(obj, dict):       # (a dump's bound pod; submitted, read by every part)
-        return [] if submitted else None
+        return [] if submitted or tas else None
     kind = obj.get("kind")
     api = obj.get("apiVersion") if isinstance(obj.get("apiVersion"), str) else ""
     if api.split("/", 1)[0] == c.GROUP:
         return _kueue_links(obj, kind)
+    if tas and not submitted and kind in TAS_KINDS and api == "v1":
+        return []
     if kind not in READ or (not submitted and kind in INTEGRATIONS):
         return None             # (most of a cluster dump: its Nodes and bound Pods)
     if kind == "ConfigMap":
@@ -93,6 +97,11 @@ def _kueue_links(obj: Mapping[str, Any], kind: str) -> list[str]:
     return out
 
 
+def _is_topology(obj: Any) -> bool:
+    return isinstance(obj, dict) and obj.get("kind") == c.TOPOLOGY and \
+        str(obj.get("apiVersion") or "").split("/", 1)[0] == c.GROUP
+
+
 def _flavors_named(obj: Mapping[str, Any]) -> Iterable[str]:
     """The ResourceFlavors a ClusterQueue object names."""
     for group in _dict(obj.get("spec")).get("resourceGroups") or ():
@@ -116,6 +125,7 @@ class World:
 
     def __init__(self, submitted: Objects, cluster: Objects) -> None:
         self.lists = (submitted, cluster)
+        self.tas = any(_is_topology(obj) for obj, _ in cluster) or any(_is_topology(obj) for obj, _ in submitted)
         self._parent: dict[str, str] = {}
         self.by_ref: dict[RefKey, list[tuple[int, int]]] = {}
         namespaces: dict[str, list[str]] = {}
@@ -124,8 +134,10 @@ class World:
         for which, objects in enumerate(self.lists):
             for position, (obj, _) in enumerate(objects):
                 if which and not isinstance(obj, dict):
-                    continue            # (a dump's bound pod: `links` gives None)
-                nodes = links(obj, which == 0)
+                    if self.tas:        # (a dump's bound pod, read by view: every part's, never changed)
+                        found.append((which, position, None))
+                    continue            # (without TAS `links` gives None)
+                nodes = links(obj, which == 0, self.tas)
                 if nodes is None:
                     continue
                 key = ref_key(ref(obj))
@@ -169,7 +181,7 @@ class World:
             for obj in (before, after):
                 if obj is None:
                     continue
-                nodes = links(obj, which == 0)
+                nodes = links(obj, which == 0, self.tas)
                 if nodes is None:
                     return None
                 if not nodes:

@@ -169,3 +169,21 @@ def test_a_job_holding_quota_stays_suspended_until_its_checks_are_ready(tmp_path
     text = " ".join(env.out.split())
     assert "holds quota in ClusterQueue cq and waits for its admission checks (prov Pending)" in text
     assert "the Job stays suspended" in text and code == 1
+
+
+@pytest.mark.parametrize("version", ["0.17", "0.19"])
+def test_a_preempted_workload_has_its_checks_reset_to_pending(version) -> None:
+    """workload.Evict's prepareForEviction (the preemptor's too): every check not Pending goes back
+    to Pending, saying what it was; a Retry one counts a retry."""
+    victim = yaml.safe_load(workload("old", "q", {"cpu": "6"}, admitted_in="cq", flavors={"cpu": "on-demand"}))
+    victim["status"]["admissionChecks"] = [
+        {"name": "prov", "state": "Ready", "message": "provisioned", "lastTransitionTime": "2025-12-31T23:30:00Z"}]
+    cq = cluster_queue("cq", {"on-demand": {"cpu": "8"}}, preemption={"withinClusterQueue": "LowerPriority"},
+                       admissionChecksStrategy={"admissionChecks": [{"name": "prov"}]})
+    done = run(flavor("on-demand"), local_queue("q", "cq"), check("prov", controller="example.com/other"), cq,
+               yaml.safe_dump(victim), submitted=(workload("new", "q", {"cpu": "6"}, priority=100),), version=version)
+    wl = done.workloads["default/old"]
+    assert wl.is_true("Evicted") and wl.is_true("Preempted")
+    assert states(wl) == [("prov", "Pending", "Reset to Pending after eviction. Previously: Ready")]
+    doc = next(w for w in document(done)["workloads"] if w["name"] == "old")
+    assert doc["admissionChecks"][0]["state"] == "Pending"

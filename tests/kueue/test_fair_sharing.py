@@ -132,3 +132,37 @@ def test_the_iterator_serves_the_lower_share_first(fair, admitted_job) -> None:
             workload("c-job", "c-q", {"cpu": "1"}, namespace="c", created="2025-12-31T21:00:00Z"))
     done = run(*docs, submitted=subs)
     assert [k for k in ("b/b-job", "c/c-job") if done.workloads[k].is_true("QuotaReserved")] == [admitted_job]
+
+
+def test_a_fair_sharing_refusal_is_explained() -> None:
+    """Weights 1 (a) and 2 (b): a asking 8 more would borrow 4 (share 250); b borrows 4 (250 / 2 =
+    125) and losing a Workload of 6 leaves it at 0: LessThanOrEqualToFinalShare (250 <= 0) and
+    LessThanInitialShare (250 < 125) both refuse, and the explanation says so, with the shares."""
+    from kexplain.kueue.explain import explanation
+    from kexplain.render.kueue import _preemption_lines
+    docs = [flavor("default"), config()]
+    for team, weight in (("a", 1), ("b", 2)):
+        docs.append(cluster_queue(f"{team}-cq", {"default": {"cpu": "8"}}, cohort="shared", preemption=POLICY,
+                                  fairSharing={"weight": str(weight)}))
+        docs.append(local_queue(f"{team}-q", f"{team}-cq", namespace=team))
+    done = run(*docs, admitted("a-old", "a", "4"), admitted("b-1", "b", "6"),
+               admitted("b-2", "b", "6", created="2025-12-31T21:00:00Z"),
+               submitted=(workload("a-new", "a-q", {"cpu": "8"}, namespace="a", priority=0),))
+    assert not done.workloads["a/a-new"].is_true("QuotaReserved")
+    item = next(w for w in explanation(done)["workloads"] if w["workload"] == "a/a-new")
+    section = item["preemption"]
+    b_candidates = [c for c in section["candidates"] if c["clusterQueue"] == "b-cq"]
+    assert b_candidates and all(c["verdict"] == "fair-sharing-refused" for c in b_candidates)
+    fair = section["fairSharing"]
+    assert fair["strategies"] == ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]
+    shares = {q["name"]: q for q in fair["clusterQueues"]}
+    assert shares["a-cq"]["before"]["share"] == "0" and shares["a-cq"]["after"]["share"] == "250"
+    assert (shares["b-cq"]["before"]["share"], shares["b-cq"]["before"]["weight"]) == ("125", "2")
+    refusals = {(d["workload"], d["strategy"]): d for d in fair["decisions"]}
+    first = refusals[("b/b-2", "LessThanOrEqualToFinalShare")]
+    assert not first["allowed"] and first["targetAfter"]["share"] == "0"
+    assert not refusals[("b/b-1", "LessThanInitialShare")]["allowed"]     # S2-b: the first refused of b-cq
+    text = " ".join(t for _, t in _preemption_lines(section))
+    assert "fair sharing refuses it (LessThanOrEqualToFinalShare, LessThanInitialShare)" in text
+    assert "b-cq: 125 (cpu, weight 2)" in text and "250 with this Workload admitted" in text
+    assert "LessThanInitialShare refuses it: a-cq's share with this Workload (250) >= b-cq's now (125)" in text

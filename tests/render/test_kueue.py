@@ -6,7 +6,7 @@ import pytest
 
 from kexplain.cli.app import main
 from kexplain.render.kueue import CANDIDATE_WORDS, SKIPS, SUGGESTIONS
-from kexplain.suggest import kueue_queues, kueue_quota, kueue_workload
+from kexplain.suggest import kueue_queues, kueue_quota, kueue_topology, kueue_workload
 from tests.support.cli_helpers import TestEnvironment
 from tests.support.paths import FIXTURES
 
@@ -44,11 +44,13 @@ def test_the_same_change_is_suggested_once() -> None:
 
 
 def test_every_code_is_worded() -> None:
-    assert set(kueue_quota.KINDS) | set(kueue_workload.KINDS) | set(kueue_queues.KINDS) <= set(SUGGESTIONS)
+    assert set(kueue_quota.KINDS) | set(kueue_workload.KINDS) | set(kueue_queues.KINDS) | set(kueue_topology.KINDS) \
+        <= set(SUGGESTIONS)
     assert {"taint", "affinity", "missing", "uncovered"} <= set(SKIPS)
     from kexplain.kueue import explain
     codes = {getattr(explain, n) for n in ("TARGET", "CANDIDATE", "POLICY_NEVER", "NOT_LOWER", "NOT_LOWER_OR_NEWER_EQUAL",
-                                           "RECLAIM_NEVER", "LENDER_WITHIN_NOMINAL", "RESOURCE_NOT_USED", "EVICTED")}
+                                           "RECLAIM_NEVER", "LENDER_WITHIN_NOMINAL", "RESOURCE_NOT_USED", "EVICTED",
+                                           "FAIR_SHARING_REFUSED")}
     assert codes <= set(CANDIDATE_WORDS)
 
 
@@ -61,3 +63,20 @@ def test_candidates_left_out_are_counted() -> None:
                                "leftOut": {"not-lower-priority": 3}})
     said = [line for _, line in lines]
     assert "- and 3 more: its priority is not lower" in said
+
+
+@pytest.mark.parametrize(("long_name", "columns"), [("sweep-lr-0001", 4), ("job-sweep-lr-0001-hyperparameter", 2)])
+def test_workload_names_never_wrap_at_80_columns(tmp_path, long_name: str, columns: int) -> None:
+    """The Workloads table keeps each name on one line; the other columns wrap (or, beside a name
+    too long for four columns, are said in STATE's cell)."""
+    job = (CASE / "train.yaml").read_text()
+    (tmp_path / "job.yaml").write_text(job.replace("name: train\n", f"name: {long_name}\n", 1))
+    env = TestEnvironment(width=80)
+    main(["kueue", str(tmp_path / "job.yaml"), "--nodes", str(CASE / "cluster.yaml"), "--now",
+          "2026-01-01T00:00:00Z"], env)
+    table = env.out.split("Workloads\n", 1)[1].split("\n\n", 1)[0]
+    names = [line.split()[0] for line in table.splitlines()[2:] if line and not line.startswith(" ")]
+    assert any(long_name in n for n in names)
+    assert all("/" in n and n.split("/", 1)[1].startswith("job-") for n in names)   # each name whole on its line
+    assert max(len(line) for line in table.splitlines()) <= 80
+    assert len(table.splitlines()[0].split()) == columns

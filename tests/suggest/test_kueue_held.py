@@ -90,3 +90,98 @@ def test_a_fix_another_held_job_would_take_first_is_said(tmp_path) -> None:
     assert not [s for s in first["suggestions"] if not s["verified"]["admits"]]
     text = " ".join(run("explain", jobs, "--nodes", cluster)[1].split())
     assert f"admits {first['workload']} first; {second['workload']} would still wait behind it" in text
+
+
+POD = """apiVersion: v1
+kind: Pod
+metadata:
+  name: p1
+  namespace: ml
+  labels: {kueue.x-k8s.io/queue-name: ml-q}
+spec:
+  schedulingGates: [{name: kueue.x-k8s.io/admission}]
+  containers:
+  - {name: main, image: x, resources: {requests: {cpu: "2"}}}
+"""
+
+
+def test_a_plain_pods_flavor_label_is_fixed_in_the_resource_flavor(tmp_path) -> None:
+    """A Pod Kueue admitted and ungated, explained alone: the nodeSelector entry is its flavor's
+    (the Pod as written has none), so the fix edits the ResourceFlavor."""
+    cluster = kueue_scenes.cluster(tmp_path, label="h100")          # no node has it
+    pod = tmp_path / "pod.yaml"
+    pod.write_text(POD)
+    doc = json.loads(run("explain", str(pod), "--nodes", cluster, "-o", "json")[1])
+    assert doc["kueue"]["verdict"] == "Admitted"
+    fixes = doc["suggestions"]
+    assert fixes[0]["target"] == "ResourceFlavor a100"
+    assert fixes[0]["change"] == [{"op": "remove", "object": {"kind": "ResourceFlavor", "name": "a100"},
+                                   "path": "/spec/nodeLabels/gpu.example.com~1model"}]
+    assert not any(op["object"]["kind"] == "Pod" and op.get("path", "").startswith("/spec/nodeSelector/")
+                   for s in fixes for op in s["change"])
+    text = " ".join(run("explain", str(pod), "--nodes", cluster)[1].split())
+    assert "remove the node label gpu.example.com/model=h100 from ResourceFlavor a100" in text
+    assert "remove the nodeSelector entry" not in text
+
+
+def test_a_replaced_flavor_entry_is_replaced_in_the_flavor() -> None:
+    op = {"op": "replace", "object": {"kind": "Pod", "namespace": "ml", "name": "p"},
+          "path": "/spec/nodeSelector/zone", "value": "b"}
+    s = in_flavor(Suggestion("k", "pod ml/p", "nodeSelector zone=b instead of a", (op,), 1, ("n1",),
+                             Verification("Scheduled", "n1", ("n1",), 1, True)), {"zone": ("a", ["f1"])})
+    assert s.change == ({"op": "replace", "object": {"kind": "ResourceFlavor", "name": "f1"},
+                         "path": "/spec/nodeLabels/zone", "value": "b"},)
+    assert s.target == "ResourceFlavor f1"
+    assert s.description.startswith("nodeSelector zone=b instead of a, set in ResourceFlavor f1's nodeLabels")
+
+
+GPU_CLUSTER = """apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: gpu}
+spec:
+  nodeLabels: {node.kubernetes.io/instance-type: p3.2xlarge}
+  tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory, nvidia.com/gpu]
+    flavors:
+    - name: gpu
+      resources: [{name: cpu, nominalQuota: "16"}, {name: memory, nominalQuota: 64Gi}, {name: nvidia.com/gpu, nominalQuota: "4"}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: q, namespace: default}
+spec: {clusterQueue: cq}
+"""
+GPU_POD = """apiVersion: v1
+kind: Pod
+metadata: {name: trainer, namespace: default, labels: {kueue.x-k8s.io/queue-name: q}}
+spec:
+  schedulingGates: [{name: kueue.x-k8s.io/admission}]
+  containers:
+  - name: trainer
+    image: trainer:1.0
+    resources: {requests: {cpu: "2", memory: 8Gi, nvidia.com/gpu: "1"}, limits: {nvidia.com/gpu: "1"}}
+"""
+
+
+def test_a_node_groups_selector_fix_of_a_flavor_entry_edits_the_flavor(tmp_path) -> None:
+    """CA's fix selecting a node group's template (another instance type) replaces the value the
+    flavor put in the Pod's nodeSelector: in the ResourceFlavor, not in the Pod."""
+    from tests.support.paths import FIXTURES
+    (tmp_path / "cluster.yaml").write_text(GPU_CLUSTER)
+    (tmp_path / "pod.yaml").write_text(GPU_POD)
+    args = ("explain", str(tmp_path / "pod.yaml"), "--nodes", str(tmp_path / "cluster.yaml"),
+            "--node-groups", str(FIXTURES / "autoscaler" / "nodegroups.yaml"))
+    doc = json.loads(run(*args, "-o", "json")[1])
+    [fix] = [s for s in doc["suggestions"] if "instance-type" in s["description"]]
+    assert fix["target"] == "ResourceFlavor gpu"
+    assert fix["change"] == [{"op": "replace", "object": {"kind": "ResourceFlavor", "name": "gpu"},
+                              "path": "/spec/nodeLabels/node.kubernetes.io~1instance-type", "value": "g4dn.2xlarge"}]
+    text = " ".join(run(*args)[1].split())
+    assert "g4dn.2xlarge instead of p3.2xlarge, set in ResourceFlavor gpu's nodeLabels" in text

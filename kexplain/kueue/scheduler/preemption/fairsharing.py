@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from kexplain.kueue.apis.constants import NEVER
 from kexplain.kueue.cache import fair_sharing as fs
@@ -160,6 +160,10 @@ class TargetQueue:
             return fs.dominant_resource_share(self._almost_lcas()[1])
         finally:
             self.cq.add_usage(usage)
+
+    def nodes(self) -> tuple[Any, Any]:
+        """The preemptor's and the target's almost-least-common ancestors (whose shares are compared)."""
+        return self._almost_lcas()
 
     def _almost_lcas(self) -> tuple[fs.Node, fs.Node]:
         ancestors = self.ordering.ancestors

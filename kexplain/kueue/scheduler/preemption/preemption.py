@@ -9,6 +9,7 @@ from typing import Callable
 from kexplain.kueue.apis.constants import (EVENT_NORMAL, EVICTED_BY_PREEMPTION, IN_CLUSTER_QUEUE,
                                            IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING,
                                            IN_COHORT_RECLAMATION, JOB_UID_LABEL)
+from kexplain.kueue.cache.fair_sharing import DRS
 from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot, Snapshot
 from kexplain.kueue.resources import FlavorResource
 from kexplain.kueue.config import FairSharing
@@ -35,6 +36,25 @@ class Target:
     cq: ClusterQueueSnapshot | None
 
 
+@dataclass(frozen=True)
+class FairDecision:
+    """One candidate a fair-sharing strategy weighed (what the explanation says of the walk): the
+    strategy, whether it let the candidate go, and the shares it compared, at the two queues'
+    almost-least-common ancestors (`preemptor_node`, `target_node`: a ClusterQueue or a Cohort)."""
+
+    info: Info
+    strategy: str
+    allowed: bool
+    preemptor_node: str
+    target_node: str
+    preemptor_after: DRS        # with the pending Workload admitted
+    target_before: DRS
+    target_after: DRS           # without the candidate
+
+
+FairTrace = list[FairDecision]
+
+
 @dataclass
 class Context:
     """preemptionCtx: the preemptor, its ClusterQueue, the snapshot, usage, the pairs to preempt for."""
@@ -45,6 +65,7 @@ class Context:
     usage: dict[FlavorResource, int]
     frs: frozenset[FlavorResource]
     fair_sharing: FairSharing | None = None     # the Configuration's: fair preemptions, else classical
+    trace: FairTrace | None = None              # the explanation's: each candidate a strategy weighed
 
 
 def _fits(ctx: Context, allow_borrowing: bool) -> bool:
@@ -105,7 +126,7 @@ def fair_targets(ctx: Context, strategies: tuple[str, ...], now: datetime) -> li
         return []
     ctx.cq.add_usage(ctx.usage)
     try:
-        fits, targets, retry = _first_strategy(ctx, candidates, fairsharing.STRATEGIES[strategies[0]], key)
+        fits, targets, retry = _first_strategy(ctx, candidates, strategies[0], key)
         if not fits and len(strategies) > 1:
             fits, targets = _second_strategy(ctx, retry, targets, key)
     finally:
@@ -133,12 +154,13 @@ def _take(ctx: Context, target: "fairsharing.TargetQueue", info: Info, reason: s
     return _fits_fair(ctx)
 
 
-def _first_strategy(ctx: Context, candidates: list[Info], strategy: "fairsharing.Strategy", key
+def _first_strategy(ctx: Context, candidates: list[Info], name: str, key
                     ) -> tuple[bool, list[Target], list[Info]]:
     """runFirstFsStrategy: the preemptor's own queue's candidates freely; while it stays within
     its nominal quota (FairSharingPreemptWithinNominal), every other's too; else the strategy
     decides per candidate, the refused kept for rule S2-b."""
     ordering = fairsharing.Ordering(ctx.cq, candidates, key)
+    strategy = fairsharing.STRATEGIES[name]
     targets: list[Target] = []
     retry: list[Info] = []
     within_nominal = not any(ctx.cq.borrowing(fr) for fr in ctx.frs)
@@ -151,12 +173,36 @@ def _first_strategy(ctx: Context, candidates: list[Info], strategy: "fairsharing
         new, old = target.shares()
         while target.has_workload():
             info = target.pop()
-            if strategy(new, old, target.share_after_removal(info)):
+            after = target.share_after_removal(info)
+            allowed = strategy(new, old, after)
+            _weighed(ctx, target, info, name, allowed, (new, old, after))
+            if allowed:
                 if _take(ctx, target, info, IN_COHORT_FAIR_SHARING, targets):
                     return True, targets, []
                 break
             retry.append(info)
     return False, targets, retry
+
+
+def _weighed(ctx: Context, target: "fairsharing.TargetQueue", info: Info, strategy: str, allowed: bool,
+             shares: tuple[DRS, DRS, DRS]) -> None:
+    """The candidate a strategy weighed, for the explanation (nothing when no one asks)."""
+    if ctx.trace is None:
+        return
+    preemptor_node, target_node = target.nodes()
+    ctx.trace.append(FairDecision(info, strategy, allowed, preemptor_node.name, target_node.name, *shares))
+
+
+def fair_trace(info: Info, usage: dict[FlavorResource, int], snapshot: Snapshot, now: datetime,
+               fair_sharing: FairSharing) -> tuple[list[Target], FairTrace]:
+    """The fair preemption the oracle simulates for `usage` of `info` (its targets, none when the
+    strategies refuse), with each candidate the strategies weighed on the way."""
+    cq = snapshot.cluster_queue(info.cluster_queue)
+    trace: FairTrace = []
+    if cq is None:
+        return [], trace
+    ctx = Context(info, cq, snapshot, dict(usage), frozenset(usage), fair_sharing, trace)
+    return fair_targets(ctx, fair_sharing.preemption_strategies, now), trace
 
 
 def _second_strategy(ctx: Context, retry: list[Info], targets: list[Target], key) -> tuple[bool, list[Target]]:
@@ -166,7 +212,11 @@ def _second_strategy(ctx: Context, retry: list[Info], targets: list[Target], key
     for target in ordering.targets():
         new, old = target.shares()
         info = target.pop()
-        if rule(new, old, old) and _take(ctx, target, info, IN_COHORT_FAIR_SHARING, targets):
+        allowed = rule(new, old, old)
+        if ctx.trace is not None:
+            _weighed(ctx, target, info, fairsharing.LESS_THAN_INITIAL_SHARE, allowed,
+                     (new, old, target.share_after_removal(info)))
+        if allowed and _take(ctx, target, info, IN_COHORT_FAIR_SHARING, targets):
             return True, targets
         ordering.drop(target)
     return False, targets
@@ -231,8 +281,8 @@ def _priority_text(preemptor: Info, target: Info) -> str:
 
 def issue(preemptor: Info, targets: list[Target], cq: ClusterQueueSnapshot, record: Recorder,
           now: datetime) -> int:
-    """IssuePreemptions: each target not evicted yet gets Preempted (its reason) and Evicted
-    (Preempted) conditions and the events; the count of targets preempted or being preempted."""
+    """IssuePreemptions: each target not evicted yet gets Preempted (its reason) and, through
+    workload.Evict, Evicted (Preempted) conditions with its admission checks reset to Pending, and the events; the count of targets preempted or being preempted."""
     preempted = 0
     for target in targets:
         wl = target.info.obj
@@ -241,8 +291,8 @@ def issue(preemptor: Info, targets: list[Target], cq: ClusterQueueSnapshot, reco
             continue
         preemptee_path = target.cq.path() if target.cq is not None else f"/{target.info.cluster_queue}"
         message = preemption_message(preemptor, target.reason, cq.path(), preemptee_path)
-        wlmod.set_preempted(wl, target.reason, message, now)
-        wlmod.set_evicted(wl, EVICTED_BY_PREEMPTION, message, now)
+        wlmod.set_preempted(wl, target.reason, message, now)       # (Evict's CustomPrepare)
+        wlmod.prepare_for_eviction(wl, EVICTED_BY_PREEMPTION, message, now)     # its checks back to Pending
         record(wl.key, EVENT_NORMAL, wlmod.reason_with_cause(wlmod.EVICTED, EVICTED_BY_PREEMPTION),
                wlmod.event_message(message))
         record(wl.key, EVENT_NORMAL, "Preempted", f"{message}; {_priority_text(preemptor, target.info)}")
