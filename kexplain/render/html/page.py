@@ -15,6 +15,7 @@ from kexplain.render.html.karpenter import karpenter_section
 from kexplain.render.html.kueue import job_key, job_title
 from kexplain.render.html.static import lint_section, overview, pod_name, trace_section
 from kexplain.render.kueue_chain import held
+from kexplain.render.live import held_heading
 
 Trace = Mapping[str, Any]
 
@@ -76,7 +77,9 @@ def _title(doc: Mapping[str, Any], traces: list[Trace]) -> str:
             + (f", {replicas - made:,} not created" if made < replicas else "") \
             + (f", {made - tried:,} never tried" if tried < made else "")
     unfit = sum(1 for t in traces if in_queue(t)["status"] != "Scheduled")     # (as the text's list counts)
-    return f"{len(traces)} pod(s): {len(traces) - unfit} would be scheduled, {unfit} would not"
+    kept = doc.get("kueueHeld") or ()       # (the work Kueue holds: no pod yet, never an all-clear)
+    return f"{len(traces)} pod(s): {len(traces) - unfit} would be scheduled, {unfit} would not" \
+        + (f"; {held_heading(kept)}" if kept else "")
 
 
 def kueue_answers(doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:

@@ -21,6 +21,7 @@ from kexplain.render.queue import pending_line, queue_line, scheduler_line
 from kexplain.render.html.karpenter import does_html as karpenter_does, karpenter_section
 from kexplain.render.html.kueue import anchor, jobs_sections, kueue_section
 from kexplain.render.kueue_chain import held, template_words
+from kexplain.render.live import held_heading, held_summary
 from kexplain.render.html.markup import Html, el, esc, join, names, node_link, table
 from kexplain.render.node import filter_words, node_verdict, score_words
 from kexplain.render.preemption import preemption_view
@@ -571,12 +572,26 @@ def overview(doc: Mapping[str, Any], traces: list[Trace]) -> Html:
             status, host, why = pending_line(t)
             rows.append([el("a", pod_name(t), href=f"#t{i}"), status_badge(status), host or "-", why])
         parts.append(table(("pod", "verdict", "would go to", "why"), rows, cls="pods"))
+    parts += held_workloads(doc.get("kueueHeld") or ())
     skipped = doc.get("skipped") or []
     if skipped:
         parts.append(table(("pod", "skipped because"), [(s.get("pod"), s.get("reason")) for s in skipped],
                            caption="Skipped"))
     parts.append(el("div", cls="mount", data_mount="overview"))
     return el("section", *parts, id="overview", aria_labelledby="overview-h")
+
+
+def held_workloads(held: Any) -> list[Html]:
+    """The Workloads Kueue holds whose pods are not created yet (`kueueHeld`), a row each as the
+    text's list has them (`render.live.held_summary`), each badged held: work waits, no all-clear."""
+    if not held:
+        return []
+    rows = []
+    for h in held:
+        name, workload, verdict, why = held_summary(h)
+        rows.append([name, workload, el("span", f"{STATUS_MARK['Gated']} {verdict}", cls="badge st-Gated"), why])
+    return [el("h3", held_heading(held), id="kueue-held"),
+            table(("object", "workload", "Kueue", "why"), rows, cls="kueue-held")]
 
 
 def _object_name(obj: Mapping[str, Any]) -> str:
