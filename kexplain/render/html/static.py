@@ -16,6 +16,8 @@ from typing import Any, Mapping
 from kexplain.explain.describe import gate
 from kexplain.render.consoles import text_console
 from kexplain.render.dra_notes import dra_notes
+from kexplain.render.evicted import (headline, kubelet_sentences, now_sentences, now_words, ranking_now,
+                                     removed_by, removed_sentences)
 from kexplain.render.html.autoscaler import autoscaler_section, does_html
 from kexplain.render.queue import pending_line, queue_line, scheduler_line
 from kexplain.render.html.karpenter import does_html as karpenter_does, karpenter_section
@@ -41,7 +43,8 @@ DEVICE_GROUPS = 12      # groups of nodes in the devices section
 TEXT_WIDTH = 100        # the text view's width
 
 # A verdict's mark: the colour is never the only sign of it.
-STATUS_MARK = {"Scheduled": "\u2713", "Unschedulable": "\u2717", "Gated": "\u2016", "Error": "\u26a0"}
+STATUS_MARK = {"Scheduled": "\u2713", "Unschedulable": "\u2717", "Gated": "\u2016", "Error": "\u26a0",
+               "Failed": "\u2717"}
 
 
 def status_badge(status: str) -> Html:
@@ -61,6 +64,7 @@ def trace_section(trace: Trace, i: int, heading: str | None = None,
         el("h2", heading or "Pod ", el("span", pod_name(trace), cls="name"), " ", _badge(trace, kueue),
            id=f"t{i}-h"),
         *_no_pod(trace, kueue),
+        *_removed(trace, i),
         *kueue_section(trace, i),
         *_verdict(trace, i),
         *_event(trace),
@@ -82,9 +86,15 @@ def trace_section(trace: Trace, i: int, heading: str | None = None,
 
 def _badge(trace: Trace, kueue: Mapping[str, Any] | None) -> Html:
     """The verdict's badge; a template's (no pod created, the job held) says so, not the
-    scheduler's verdict for a pod that does not exist."""
+    scheduler's verdict for a pod that does not exist; a removed pod's says it was evicted, by
+    whom and why (the verdict now follows in its section)."""
     if held(kueue or trace.get("kueue")):
         return el("span", f"{STATUS_MARK['Gated']} Held by Kueue", cls="badge st-Gated")
+    removal = trace.get("eviction")
+    if removal:
+        verb, _, rest = headline(removal).partition(" by ")
+        return join([el("span", f"{STATUS_MARK['Failed']} {verb}", cls="badge st-Failed"),
+                     el("span", f" by {rest}", cls="removed-by")])
     if isinstance(trace.get("notCreated"), str):
         return el("span", f"{STATUS_MARK['Gated']} No pod created", cls="badge st-Gated")
     return status_badge(trace["result"]["status"])
@@ -104,6 +114,26 @@ def _no_pod(trace: Trace, kueue: Mapping[str, Any] | None) -> list[Html]:
                    f"first pod would meet the cluster, would be {verdict}.", cls="note")]
     return [el("p", f"{idle}: its template, explained as its first pod would meet the cluster, would be {verdict}.",
                cls="note")]
+
+
+def _removed(trace: Trace, i: int) -> list[Html]:
+    """Who removed the pod and why, the kubelet's message taken apart and its node's ranking now,
+    in the text's words (`render.evicted`); then what the verdict below answers (now)."""
+    removal = trace.get("eviction")
+    if not removal:
+        return []
+    out: list[Html] = [el("h3", f"Removed by {removed_by(removal)}", id=f"t{i}-removed"),
+                       *(el("p", line) for line in removed_sentences(removal))]
+    if removal.get("kubelet"):
+        head, *parts = kubelet_sentences(removal["kubelet"])
+        out += [el("p", head), el("ul", *(el("li", p) for p in parts), cls="notes")]
+    out += [el("p", line) for line in now_sentences(removal)]
+    headers, rows = ranking_now(removal.get("now") or {})
+    if rows:
+        out.append(table(headers, rows, cls="ranking-now", numeric=[0, *range(2, len(headers) - 1)],
+                         caption="Its ranking now (first evicted first; keys compared left to right)"))
+    out.append(el("p", now_words(trace), cls="note"))
+    return out
 
 
 # -- the nodes named, in brief (without script) ------------------------------------------------------
