@@ -167,27 +167,64 @@ def _pvc(new: dict, old: dict, kube: KubeVersion) -> list[FieldError]:
                              as_dict(old.get("spec")).get("volumeMode"))
 
 
+ALLOCATED = "<allocated>"      # the cluster IP the API server allocated a Service kexplain created (never shown)
+
+
 def _service(new: dict, old: dict, kube: KubeVersion) -> list[FieldError]:
+    """The registry's beginUpdate then validateUpgradeDowngradeClusterIPs: the allocated values the
+    manifest leaves out kept (patchAllocatedValues), clusterIPs following a changed clusterIP
+    (normalizeClusterIPs), then the primary IP and a headless Service's `None` may not change."""
     spec, before = as_dict(new.get("spec")), as_dict(old.get("spec"))
     if "ExternalName" in (spec.get("type"), before.get("type")):
         return []
-    old_ips = _cluster_ips(before)
-    ips = _cluster_ips(spec)
-    if spec.get("clusterIP") != before.get("clusterIP") and same(spec.get("clusterIPs"), before.get("clusterIPs")):
-        ips = ([spec["clusterIP"]] + old_ips[1:]) if spec.get("clusterIP") else []    # (normalizeClusterIPs)
-    if old_ips[:1] == ["None"] and ips[:1] == ["None"]:
+    old_ips = _cluster_ips(before) or [ALLOCATED]       # (created without one: the allocator gave it one)
+    _, ips = _updated_ips(spec, before, old_ips)
+    if old_ips == ["None"] and ips == ["None"]:         # (both headless)
         return []
     if len(ips) == len(old_ips):
         return [invalid_typed(f"spec.clusterIPs[{i}]", ips, "may not change once set")
-                for i, ip in enumerate(old_ips) if ip != ips[i]]
-    if not ips:
-        return [invalid_typed("spec.clusterIPs[0]", ips, "primary clusterIP can not be unset")]
-    if old_ips and ips[0] != old_ips[0]:
-        return [invalid_typed("spec.clusterIPs[0]", ips, "may not change once set")]
-    return []
+                for i, x in enumerate(old_ips) if x != ips[i]]
+    errs: list[FieldError] = []
+    if len(old_ips) > len(ips):         # released (downgraded)
+        if not ips:
+            errs.append(invalid_typed("spec.clusterIPs[0]", ips, "primary clusterIP can not be unset"))
+        elif ips[0] != old_ips[0]:
+            errs.append(invalid_typed("spec.clusterIPs[0]", ips, "may not change once set"))
+        if len(ips) == 1 and spec.get("ipFamilyPolicy") != "SingleStack":
+            errs.append(invalid_typed("spec.ipFamilyPolicy", spec.get("ipFamilyPolicy"),
+                                      "must be set to 'SingleStack' when releasing the secondary clusterIP"))
+    elif ips[0] != old_ips[0]:          # added (upgraded)
+        errs.append(invalid_typed("spec.clusterIPs[0]", ips, "may not change once set"))
+    return errs
+
+
+def _updated_ips(spec: dict, before: dict, old_ips: list[str]) -> tuple[str, list[str]]:
+    """The clusterIP and clusterIPs of an update as beginUpdate leaves them: what the manifest leaves
+    out kept from the stored Service (patchAllocatedValues), then clusterIPs set from a clusterIP
+    changed alone (normalizeClusterIPs)."""
+    old_ip = str(before.get("clusterIP") or old_ips[0])
+    ip = str(spec.get("clusterIP") or old_ip)
+    ips = [str(x) for x in spec.get("clusterIPs") or ()] or old_ips
+    if ip != old_ip and ips == old_ips:
+        ips = [ip]
+    return ip, ips
+
+
+def _service_stored(new: dict, old: dict) -> dict:
+    """The accepted update as the registry stores it: the cluster IPs it allocated kept (a headless
+    Service's `None` too) where the manifest leaves them out; `new` when there is none to keep."""
+    spec, before = as_dict(new.get("spec")), as_dict(old.get("spec"))
+    old_ips = _cluster_ips(before)
+    if "ExternalName" in (spec.get("type"), before.get("type")) or not old_ips:
+        return new
+    ip, ips = _updated_ips(spec, before, old_ips)
+    if spec.get("clusterIP") == ip and spec.get("clusterIPs") == ips:
+        return new
+    return {**new, "spec": {**spec, "clusterIP": ip, "clusterIPs": ips}}
 
 
 def _cluster_ips(spec: dict) -> list[str]:
+    """The Service's cluster IPs as stored: clusterIPs, or the clusterIP a create normalized into them."""
     ips = spec.get("clusterIPs")
     if isinstance(ips, list) and ips:
         return [str(ip) for ip in ips]
@@ -254,6 +291,17 @@ DEFAULTS: dict[tuple[str, str], Callable[[dict], None]] = {
     ("", "PersistentVolumeClaim"): default_pvc,
     ("storage.k8s.io", "StorageClass"): default_storage_class,
 }
+
+
+# (API group, kind) -> the object an accepted update stores (the registry's PrepareForUpdate, beginUpdate)
+STORED: dict[tuple[str, str], Callable[[dict, dict], dict]] = {("", "Service"): _service_stored}
+
+
+def stored_update(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+    """`new`, an update of `old` the API server accepts, as it stores it: the values it allocated
+    and the manifest leaves out kept (`new` itself for a kind without such values)."""
+    prepare = STORED.get((api_group(new.get("apiVersion")) or "", str(new.get("kind") or "")))
+    return prepare(new, old) if prepare is not None else new
 
 
 def validate_update(new: dict[str, Any], old: dict[str, Any],

@@ -271,12 +271,16 @@ def explain_single(files: Files, options: RunOptions, suggestions: bool, autosca
 
 
 def page_of_single(files: Files, options: RunOptions, trace: dict) -> dict:
-    """`--html`'s document of one pod: every node's facts, with the trace's answers."""
+    """`--html`'s document of one pod: every node's facts, with the trace's answers (and its
+    removal and its kubelet verdict as the text said them: `eviction.now` and `explain.kubelet.readmit`
+    are the app's, not the page run's)."""
     assert files.loaded.single is not None
     page = explain_for_page(files.loaded.single, options, trace)
-    for key in ("autoscaler", "autoscalers", "karpenter", "kueue"):
+    for key in ("autoscaler", "autoscalers", "karpenter", "kueue", "eviction"):
         if key in trace:
             page[key] = trace[key]
+    if "kubelet" in trace:      # a bound pod's kubelet verdict, as the Summary's pressure decided it again
+        page["kubelet"], page["result"] = trace["kubelet"], trace["result"]
     return page
 
 

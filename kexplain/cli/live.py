@@ -234,7 +234,8 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
         write_trace(env, trace, args.output, node=args.node, no_nodes_hint=LIVE_NO_NODES, node_group=named.node_group)
         print_comparison(env.console(), where)
     if args.html:
-        extra = {k: trace[k] for k in ("autoscaler", "autoscalers", "karpenter", "queue", "kueue") if k in trace}
+        extra = {k: trace[k] for k in ("autoscaler", "autoscalers", "karpenter", "queue", "kueue", "eviction")
+                 if k in trace}
         save_page(args.html, {**explain_for_page(named.inputs, named.options, trace), "live": where, **extra})
     return _status(named.verdict, trace.get("kueue"))
 

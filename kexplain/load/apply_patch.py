@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from kexplain.admission.openapi import builtin_index
-from kexplain.admission.validate_update import update_refusal
+from kexplain.admission.validate_update import stored_update, update_refusal
 from kexplain.apimachinery.stored_pods import plain
 from kexplain.errors import AdmissionRejected, Source, is_builtin_api
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
@@ -58,7 +58,8 @@ class Update:
 
 def apply_onto(live: tuple[Any, Source], manifest: tuple[dict[str, Any], Source], *,
                original: Any = _ANNOTATION, kube: KubeVersion = DEFAULT_VERSION) -> Update:
-    """`kubectl apply` of `manifest` onto `live`: the patched object, unless the update is refused
+    """`kubectl apply` of `manifest` onto `live`: the patched object as the API server stores it
+    (`validate_update.stored_update`: the values it allocated kept), unless the update is refused
     (`validate_update.update_refusal`) or changes nothing: then `live` stands."""
     obj, src = manifest
     current = plain(live[0])        # (a dump's stored pod: its object)
@@ -68,7 +69,7 @@ def apply_onto(live: tuple[Any, Source], manifest: tuple[dict[str, Any], Source]
     why = update_refusal(result, current, kube)
     if why is not None:
         return Update(live, AdmissionRejected(why, source=src, obj=obj))
-    return Update((result, src))
+    return Update((stored_update(result, current), src))
 
 
 def _schemas(manifest: dict[str, Any], kube: KubeVersion) -> "Callable[[Any], Schema] | None":

@@ -19,7 +19,7 @@ from kexplain.apimachinery.unstructured import (flatten_lists, kind_problem, not
                                              type_name)
 from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, Source, is_builtin_api
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
-from kexplain.admission.validate_update import update_refusal
+from kexplain.admission.validate_update import stored_update, update_refusal
 from kexplain.apimachinery import columns
 from kexplain.apimachinery.stored_pods import OBJECTS, StoredPod, asked_once, plain as plain_object
 from kexplain.load import json_list
@@ -458,19 +458,21 @@ def applied(found: Sequence[Repeat], objs: Sequence[tuple[Any, Source]] | None =
     unless the update is refused (`validate_update.update_refusal`): then the earlier stands."""
     stands: dict[int, int] = {}
     refused: dict[int, AdmissionRejected] = {}
+    stored: dict[int, Any] = {}     # first -> what the API server stores of the occurrence that stands
     for r in found:
         if r.same and r.first not in stands:
             continue
         stand = stands.get(r.first, r.first)
         if objs is not None:
-            later, earlier = objs[r.index][0], objs[stand][0]
-            if alike(earlier, later):
+            later, earlier = objs[r.index][0], stored.get(r.first, objs[stand][0])
+            if alike(objs[stand][0], later):
                 continue
-            why = update_refusal(later, earlier, kube) if isinstance(later, dict) and isinstance(earlier, dict) \
-                else None
+            updated = isinstance(later, dict) and isinstance(earlier, dict)
+            why = update_refusal(later, earlier, kube) if updated else None
             if why is not None:
                 refused[r.index] = AdmissionRejected(why, source=objs[r.index][1], obj=later)
                 continue
+            stored[r.first] = stored_update(later, earlier) if updated else later
         stands[r.first] = r.index
     return Applied({first: index for first, index in stands.items() if index != first}, refused)
 

@@ -1044,43 +1044,93 @@ def _yaml_documents(text: str, source_path: str, nodes: bool, after: int,
                     json_error: ReadError | None) -> Iterator[ParsedDocument]:
     """The YAML documents of `text`, numbered after the `after` JSON values read before them. When the first
     does not parse, the JSON decoder's error at it stands for a `.json` file (`json_error`); a later
-    document's error is YAML's, as kubectl reports it."""
+    document's error is YAML's, as kubectl reports it. As kubectl's YAMLReader splits the text at `---`
+    lines and decodes one document of each part (go-yaml reads the first and stops), what follows a
+    whole document in its part (`{a: 1}` then `{a: 2}` on the next line) is not read (`_next_part`)."""
     if not nodes and not after and len(text) >= FAST_MIN_CHARS:
         fast = fast_documents(text)
         if fast is not None:
             for i, doc in enumerate(fast, start=1):
                 yield ParsedDocument(doc, i)
             return
-    may_alias = "*" in text
-    loader = loader_class(text)(text)
     number = after          # documents read whole: an error is in the next one
-    try:
-        while loader.check_node():
-            node = loader.get_node()
-            value = _construct(loader, node)
-            number += 1
-            if may_alias and isinstance(value, (dict, list)):
-                problem = excessive_aliasing(value)
-                if problem:
-                    raise ReadError(problem, Source(source_path, number), document=number)
-            yield ParsedDocument(value, number, node if nodes else None)
-    except NestingError as err:
-        mark = err.problem_mark
-        document = after + err.document
-        raise ReadError(f"{err.problem} (line {mark.line + 1}, column {mark.column + 1}); refusing to read it",
-                        Source(source_path, document), document=document, line=mark.line + 1) from None
-    except yaml.YAMLError as err:
-        if json_error is not None and number == after and (after or source_path.endswith(".json")):
-            raise json_error from None
-        mark = getattr(err, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
-        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-        raise ReadError(f"invalid YAML: {where}{clip(problem, 300)}{template_hint(text)}",
-                        Source(source_path), document=number + 1, line=mark.line + 1 if mark is not None else None) from None
-    except RecursionError:
-        raise ReadError("document is nested too deeply", Source(source_path), document=number + 1) from None
-    finally:
-        loader.dispose()
+    part: int | None = 0    # where the text left to read starts
+    while part is not None:
+        reader = _YamlPart(text, part, number)
+        yield from reader.documents(source_path, nodes, after, json_error)
+        number, part = reader.number, reader.next_part
+
+
+class _YamlPart:
+    """The YAML documents of `text` from `start` (its lines kept: the text before is blank lines), one
+    loader's; where the next part starts when a whole document is followed by more in its part."""
+
+    def __init__(self, text: str, start: int, number: int) -> None:
+        self.text, self.start, self.number = text, start, number
+        self.next_part: int | None = None
+
+    def documents(self, source_path: str, nodes: bool, after: int,
+                  json_error: ReadError | None) -> Iterator[ParsedDocument]:
+        text, base = self.text, self.number
+        part = "\n" * text.count("\n", 0, self.start) + text[self.start:] if self.start else text
+        may_alias = "*" in part
+        loader = loader_class(part)(part)
+        try:
+            while self._more(loader, base):
+                node = loader.get_node()
+                value = _construct(loader, node)
+                self.number += 1
+                if may_alias and isinstance(value, (dict, list)):
+                    problem = excessive_aliasing(value)
+                    if problem:
+                        raise ReadError(problem, Source(source_path, self.number), document=self.number)
+                yield ParsedDocument(value, self.number, node if nodes else None)
+        except NestingError as err:
+            mark = err.problem_mark
+            document = base + err.document
+            raise ReadError(f"{err.problem} (line {mark.line + 1}, column {mark.column + 1}); refusing to read it",
+                            Source(source_path, document), document=document, line=mark.line + 1) from None
+        except yaml.YAMLError as err:
+            number = self.number
+            if json_error is not None and number == after and (after or source_path.endswith(".json")):
+                raise json_error from None
+            mark = getattr(err, "problem_mark", None)
+            where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+            problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+            raise ReadError(f"invalid YAML: {where}{clip(problem, 300)}{template_hint(text)}",
+                            Source(source_path), document=number + 1,
+                            line=mark.line + 1 if mark is not None else None) from None
+        except RecursionError:
+            raise ReadError("document is nested too deeply", Source(source_path), document=self.number + 1) from None
+        finally:
+            loader.dispose()
+
+    def _more(self, loader: Any, base: int) -> bool:
+        """Whether another document starts; False, with `next_part` set, when what follows the last
+        document read is no new document (no `---`): go-yaml never reads it, the next part is."""
+        try:
+            return bool(loader.check_node())
+        except yaml.MarkedYAMLError as err:
+            if self.number == base or err.problem_mark is None or isinstance(err, NestingError):
+                raise
+            self.next_part = _next_part(self.text, err.problem_mark.line)
+            return False
+
+
+# a line kubectl's YAMLReader splits documents at: `---`, then nothing but blanks or a comment
+_SEPARATOR = re.compile(r"^---[ \t\r\f\v]*(?:#[^\n]*)?$", re.M)
+
+
+def _next_part(text: str, line: int) -> int | None:
+    """Where the next part of `text` starts: its first separator line after line `line` (0-based);
+    None when there is none."""
+    at = 0
+    for _ in range(line):
+        at = text.find("\n", at) + 1
+        if at == 0:
+            return None
+    found = _SEPARATOR.search(text, at)
+    return found.start() if found is not None else None
 
 
 def template_hint(text: str) -> str:

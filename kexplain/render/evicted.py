@@ -36,29 +36,63 @@ NOW_HINT = ("Its node's ranking now: give the node's stats Summary (--stats FILE
             "proxy) to rank the node's pods again.")
 
 
+# how each cause's removal is said in a heading (the condition's reason, or the kubelet's status.reason)
+VERBS = {"PreemptionByScheduler": "Preempted", "DeletionByTaintManager": "Deleted", "DeletionByPodGC": "Deleted"}
+
+
+def removed_by(doc: Mapping[str, Any]) -> str:
+    """Who removed the pod: `the kubelet of node-a` (the text's first line after "Removed by")."""
+    by = doc.get("by") or "an unknown component"
+    on = f" of {doc['node']}" if doc.get("node") and doc.get("by") == "kubelet" else ""
+    return f"the {by}{on}" if doc.get("by") else by
+
+
+def headline(doc: Mapping[str, Any]) -> str:
+    """The removal in one line, for a heading: what was done, by whom and why
+    (`Evicted by the kubelet of node-a: the node was low on memory (MemoryPressure)`)."""
+    part = doc.get("kubelet") or {}
+    if part.get("kind") in KINDS:
+        why = KINDS[part["kind"]]
+    elif part.get("kind") == "nodePressure" and part.get("resource"):
+        condition = f" ({part['nodeCondition']})" if part.get("nodeCondition") else ""
+        why = f"the node was low on {part['resource']}{condition}"
+    else:
+        why = CAUSES.get(str(doc.get("cause")), f"the reason {doc.get('cause')}").split(" (", 1)[0]
+    return f"{VERBS.get(str(doc.get('cause')), 'Evicted')} by {removed_by(doc)}: {why}"
+
+
+def removed_sentences(doc: Mapping[str, Any]) -> list[str]:
+    """Why, the pod's status, its DisruptionTarget condition and its message, one sentence each."""
+    out = [_cause(doc)]
+    status = ", ".join(f"{k} {doc[k]}" for k in ("phase", "reason") if doc.get(k))
+    if status:
+        out.append(f"Status: {status}.")
+    condition = doc.get("condition")
+    if condition:
+        out.append(f"Condition DisruptionTarget, reason {condition.get('reason', '')}: "
+                   f"{(condition.get('message') or '').strip()}")
+    if doc.get("message") and (not condition or condition.get("message") != doc["message"]):
+        out.append(f"Message: {doc['message'].strip()}")
+    return out
+
+
+def now_words(trace: Mapping[str, Any]) -> str:
+    """What the answer after the section is: the kubelet's admission now, or the replacement's placement."""
+    return NOW_KUBELET if trace.get("kubelet") else NOW
+
+
 def eviction_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
     """The section, or nothing when the trace's pod was not removed."""
     doc = trace.get("eviction")
     if not doc:
         return []
-    by = doc.get("by") or "an unknown component"
-    on = f" of {doc['node']}" if doc.get("node") and doc.get("by") == "kubelet" else ""
-    head = Text(f"Removed by the {by}{on}" if doc.get("by") else f"Removed by {by}", style="bold")
-    lines = [wrap(_cause(doc), look.width)]
-    status = ", ".join(f"{k} {doc[k]}" for k in ("phase", "reason") if doc.get(k))
-    if status:
-        lines.append(f"Status: {status}.")
-    condition = doc.get("condition")
-    if condition:
-        lines.append(wrap(f"Condition DisruptionTarget, reason {condition.get('reason', '')}: "
-                          f"{(condition.get('message') or '').strip()}", look.width))
-    if doc.get("message") and (not condition or condition.get("message") != doc["message"]):
-        lines.append(wrap(f"Message: {doc['message'].strip()}", look.width))
+    head = Text(f"Removed by {removed_by(doc)}", style="bold")
+    lines = [wrap(line, look.width) for line in removed_sentences(doc)]
     blocks = [Block(head), Block(Text("\n".join(lines)), gap=False)]
     if doc.get("kubelet"):
-        blocks.append(Block(Text("\n".join(_kubelet_lines(doc["kubelet"], look)))))
+        blocks.append(Block(Text("\n".join(wrap(line, look.width) for line in kubelet_sentences(doc["kubelet"])))))
     blocks += now_blocks(doc, look)
-    blocks.append(Block(Text(wrap(NOW_KUBELET if trace.get("kubelet") else NOW, look.width))))
+    blocks.append(Block(Text(wrap(now_words(trace), look.width))))
     return blocks
 
 
@@ -83,40 +117,57 @@ def _places_line(now: Mapping[str, Any]) -> str:
     return f"Now {said} (1: evicted first)."
 
 
-def now_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
-    """The node's ranking now (`eviction.now`): said as now, with the pod's place or its
-    replacement's; a refused node proxy said in one line; a hint when no Summary was given."""
+def now_sentences(doc: Mapping[str, Any]) -> list[str]:
+    """The node's ranking now (`eviction.now`) in sentences: under pressure or not, each threshold,
+    the pod's place or its replacement's; a refused node proxy in one; the hint when no Summary
+    was given; none when there is nothing to say."""
     now = doc.get("now")
     part = doc.get("kubelet") or {}
     if not now:
-        if part.get("kind") == "nodePressure":
-            return [Block(Text(wrap(NOW_HINT, look.width)))]
-        return []
+        return [NOW_HINT] if part.get("kind") == "nodePressure" else []
     if now.get("unavailable"):
-        return [Block(Text(wrap(f"Its node's ranking now: not read: {now['unavailable']}", look.width)))]
+        return [f"Its node's ranking now: not read: {now['unavailable']}"]
     pressure = "under pressure" if now.get("underPressure") else "not under pressure"
-    lines = [wrap(f"Now, not then: node {now.get('node')} at {now.get('at') or 'the Summary given'} is {pressure} "
-                  f"for {now.get('resource')}; the kubelet ranks by {now.get('signal')}.", look.width)]
     layout = layout_words(now.get("filesystemsFrom"))
-    if layout:
-        lines.append(wrap(layout, look.width))
-    lines += [wrap(_signal_line(r), look.width) for r in now.get("thresholds") or ()]
-    lines.append(wrap(_places_line(now), look.width))
-    blocks = [Block(Text("\n".join(lines)))]
+    return [f"Now, not then: node {now.get('node')} at {now.get('at') or 'the Summary given'} is {pressure} "
+            f"for {now.get('resource')}; the kubelet ranks by {now.get('signal')}.",
+            *([layout] if layout else []),
+            *(_signal_line(r) for r in now.get("thresholds") or ()), _places_line(now)]
+
+
+def ranking_now(now: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """The ranking now as a table: its headers (the keys in the order the kubelet compares them)
+    and a row per pod (its place, name, keys and what it is: itself, a replacement, critical)."""
     ranked = now.get("ranking") or ()
-    if ranked:
-        marks = {p.get("pod"): p.get("as") for p in now.get("places") or ()}
+    if not ranked:
+        return [], []
+    marks = {p.get("pod"): p.get("as") for p in now.get("places") or ()}
+    headers = ["#", "POD", *(KEY_HEADERS.get(k["name"], k["name"]) for k in ranked[0].get("keys") or ()), ""]
+    rows = []
+    for i, r in enumerate(ranked, 1):
+        note = marks.get(r["pod"]) or ("critical" if r.get("critical") else "")
+        keys = [human(key_text(k.get("value")), str(now.get("signal")))
+                if k.get("name") == "usageOverRequest" else key_text(k.get("value")) for k in r.get("keys") or ()]
+        rows.append([str(i), r["pod"], *keys, note])
+    return headers, rows
+
+
+def now_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
+    """The node's ranking now (`now_sentences`), then its table when there is one."""
+    said = now_sentences(doc)
+    if not said:
+        return []
+    blocks = [Block(Text("\n".join(wrap(line, look.width) for line in said)))]
+    headers, rows = ranking_now(doc.get("now") or {})
+    if rows:
         table = look.table("Its ranking now (first evicted first; keys compared left to right)")
-        table.add_column("#", justify="right")
-        table.add_column("POD", no_wrap=True)
-        for k in ranked[0].get("keys") or ():
-            table.add_column(KEY_HEADERS.get(k["name"], k["name"]), justify="right", no_wrap=True)
+        table.add_column(headers[0], justify="right")
+        table.add_column(headers[1], no_wrap=True)
+        for header in headers[2:-1]:
+            table.add_column(header, justify="right", no_wrap=True)
         table.add_column("", overflow="fold")
-        for i, r in enumerate(ranked, 1):
-            note = marks.get(r["pod"]) or ("critical" if r.get("critical") else "")
-            keys = [human(key_text(k.get("value")), str(now.get("signal")))
-                    if k.get("name") == "usageOverRequest" else key_text(k.get("value")) for k in r.get("keys") or ()]
-            table.add_row(str(i), r["pod"], *keys, note)
+        for row in rows:
+            table.add_row(*row)
         blocks.append(Block(table))
     return blocks
 
@@ -127,24 +178,23 @@ def _cause(doc: Mapping[str, Any]) -> str:
     return f"Why: {said}."
 
 
-def _kubelet_lines(part: Mapping[str, Any], look: Look) -> list[str]:
+def kubelet_sentences(part: Mapping[str, Any]) -> list[str]:
     """The kubelet's message taken apart: the starved resource, its signals, the threshold, the
     available, each usage against its request."""
     lines = ["The kubelet's message, taken apart:"]
     if part.get("kind") in KINDS:
-        lines.append(wrap(f"{KINDS[part['kind']]}: limit {part.get('limit', '')}"
-                          + (f", volume {part['volume']}" if part.get("volume") else "")
-                          + (f", container {part['container']}" if part.get("container") else ""), look.width))
+        lines.append(f"{KINDS[part['kind']]}: limit {part.get('limit', '')}"
+                     + (f", volume {part['volume']}" if part.get("volume") else "")
+                     + (f", container {part['container']}" if part.get("container") else ""))
         return lines
     signals = ", ".join(part.get("signals") or ())
     condition = f"; node condition {part['nodeCondition']}" if part.get("nodeCondition") else ""
-    lines.append(wrap(f"Starved resource: {part.get('resource', '')} (signals {signals}{condition})", look.width))
+    lines.append(f"Starved resource: {part.get('resource', '')} (signals {signals}{condition})")
     if part.get("threshold"):
         lines.append(f"Threshold: {part['threshold']}, available: {part['available']}")
     for u in part.get("usages") or ():
         over = f", {u['overRequest']} over its request" if u.get("overRequest") else ""
-        lines.append(wrap(f"{u['kind']} {u['name']}: used {u['usage']}, requested {u['request']}{over}",
-                          look.width))
+        lines.append(f"{u['kind']} {u['name']}: used {u['usage']}, requested {u['request']}{over}")
     if not part.get("usages") and part.get("kind") == "nodePressure":
         lines.append("(the message names no container over its request)")
     return lines

@@ -134,7 +134,7 @@ def print_pending(out: TextIO, console: Console, listed: Sequence[Mapping[str, A
     else:
         _print_rows(out, [COLUMNS, *(summary(i) for i in listed)])
     if held:
-        out.write(("\n" if listed else "") + f"Kueue holds {len(held)} Workload(s) whose pods are not created yet:\n")
+        out.write(("\n" if listed else "") + held_heading(held) + ":\n")
         _print_rows(out, [HELD_COLUMNS, *(held_summary(h) for h in held)])
     for item in detailed:
         out.write("\n")
@@ -154,6 +154,11 @@ def _reserved(answer: Mapping[str, Any]) -> list[str]:
     """Where a Workload waiting for its checks holds quota, as the files' text says it: per pod set."""
     return [f"; pod set {name}: quota reserved on flavor {', '.join(sorted(set(flavors.values())))}"
             for name, flavors in (answer.get("reservedFlavors") or {}).items() if flavors]
+
+
+def held_heading(held: Sequence[Mapping[str, Any]]) -> str:
+    """The line over the Workloads Kueue holds (the text's and the page's)."""
+    return f"Kueue holds {len(held)} Workload(s) whose pods are not created yet"
 
 
 def held_summary(held: Mapping[str, Any]) -> tuple[str, str, str, str]:

@@ -11,7 +11,7 @@ import copy
 import pytest
 
 from kexplain.admission.validate_update import (POD_FORBIDDEN, PVC_FORBIDDEN, STATEFULSET_FORBIDDEN,
-                                                update_refusal)
+                                                stored_update, update_refusal)
 
 
 def pc(**fields) -> dict:
@@ -120,6 +120,28 @@ CASES = {
     "svc same ip": (svc(clusterIP="10.0.0.5", clusterIPs=["10.0.0.5"]), svc(clusterIP="10.0.0.5",
                                                                               clusterIPs=["10.0.0.5"]), None),
     "svc ports": (svc(clusterIP="10.0.0.5", ports=[{"port": 8080}]), svc(clusterIP="10.0.0.5"), None),
+    # issue 77 item 22: headless over an allocated IP is refused (normalizeClusterIPs makes clusterIPs
+    # ["None"]), whether the IP is stored or the API server allocated it to a manifest without one
+    "svc headless over stored ip": (svc(clusterIP="None", clusterIPs=["10.0.0.5"]),
+                                    svc(clusterIP="10.0.0.5", clusterIPs=["10.0.0.5"]),
+                                    'Service "web" is invalid: spec.clusterIPs[0]: Invalid value: ["None"]: may not '
+                                    "change once set"),
+    "svc headless over allocated": (svc(clusterIP="None"), svc(),
+                                    'Service "web" is invalid: spec.clusterIPs[0]: Invalid value: ["None"]: may not '
+                                    "change once set"),
+    # ... and a manifest without clusterIP over a headless Service keeps its None (patchAllocatedValues)
+    "svc no ip over headless": (svc(), svc(clusterIP="None"), None),
+    "svc ip dropped over stored headless": (svc(clusterIPs=["None"]), svc(clusterIP="None", clusterIPs=["None"]),
+                                            None),
+    "svc no ip over stored ip": (svc(), svc(clusterIP="10.0.0.5", clusterIPs=["10.0.0.5"]), None),
+    "svc ip over allocated": (svc(clusterIP="10.0.0.9"), svc(),
+                              'Service "web" is invalid: spec.clusterIPs[0]: Invalid value: ["10.0.0.9"]: may not '
+                              "change once set"),
+    "svc secondary released": (svc(clusterIP="10.0.0.5", clusterIPs=["10.0.0.5"]),
+                               svc(clusterIP="10.0.0.5", clusterIPs=["10.0.0.5", "fd00::5"],
+                                   ipFamilyPolicy="PreferDualStack"),
+                               'Service "web" is invalid: spec.ipFamilyPolicy: Invalid value: null: must be set to '
+                               "'SingleStack' when releasing the secondary clusterIP"),
     # Pod
     "pod image": (changed(pod(), "spec.containers", [{"name": "c", "image": "nginx:2",
                                                       "resources": {"requests": {"cpu": "1"}}}]), pod(), None),
@@ -154,6 +176,20 @@ def test_update(case):
             and got.endswith(": field is immutable")
     else:
         assert got == want
+
+
+@pytest.mark.parametrize("new, old, kept", [
+    (svc(), svc(clusterIP="None"), ("None", ["None"])),                              # headless stays headless
+    (svc(clusterIPs=["None"]), svc(clusterIP="None", clusterIPs=["None"]), ("None", ["None"])),
+    (svc(), svc(clusterIP="10.0.0.5", clusterIPs=["10.0.0.5"]), ("10.0.0.5", ["10.0.0.5"])),
+    (svc(), svc(), (None, None)),          # (an IP kexplain never saw allocated: nothing to keep)
+    (svc(type="ExternalName", externalName="a.example.com"), svc(clusterIP="None"), (None, None)),
+])
+def test_an_accepted_service_update_keeps_the_allocated_ips(new, old, kept):
+    """patchAllocatedValues: what the manifest leaves out, the registry keeps (issue 77 item 22)."""
+    assert update_refusal(new, old) is None
+    spec = stored_update(new, old)["spec"]
+    assert (spec.get("clusterIP"), spec.get("clusterIPs")) == kept
 
 
 # -- StorageClass (ValidateStorageClassUpdate, Kubernetes v1.36.3) -----------------------------

@@ -6,7 +6,9 @@ Workload's status as the cluster stores it beside; a refused read is said once a
 goes on; `kexplain snapshot` keeps them; a cluster without Kueue is asked nothing more."""
 from __future__ import annotations
 
+import html
 import json
+import re
 
 import pytest
 
@@ -194,16 +196,21 @@ def held(tmp_path):
     with recorded_api(tmp_path, collections=("kueue",)) as server:
         pods = server.collections["/api/v1/pods"]["items"]
         pods[:] = [p for p in pods if (p.get("status") or {}).get("phase") != "Pending"]
-        workload = server.collections[WORKLOADS]["items"][0]      # (the notebook's, made the Job's)
-        workload["metadata"].update(
-            name="job-train-1a2b3", uid="c1f0a2b3-0000-4000-8000-0000000000b2",
-            labels={"kueue.x-k8s.io/job-uid": JOB_UID},
-            ownerReferences=[{"apiVersion": "batch/v1", "kind": "Job", "name": "train", "uid": JOB_UID,
-                              "controller": True, "blockOwnerDeletion": True}])
-        workload["spec"]["podSets"][0].update(count=3)
-        workload["spec"]["podSets"][0]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "2"
-        workload["status"]["conditions"][0]["message"] = "couldn't assign flavors to pod set main: insufficient quota"
-        yield server
+        yield _hold_train(server)
+
+
+def _hold_train(server):
+    """`server` with the Workload of a suspended Job shop/train that Kueue holds (see `held`)."""
+    workload = server.collections[WORKLOADS]["items"][0]      # (the notebook's, made the Job's)
+    workload["metadata"].update(
+        name="job-train-1a2b3", uid="c1f0a2b3-0000-4000-8000-0000000000b2",
+        labels={"kueue.x-k8s.io/job-uid": JOB_UID},
+        ownerReferences=[{"apiVersion": "batch/v1", "kind": "Job", "name": "train", "uid": JOB_UID,
+                          "controller": True, "blockOwnerDeletion": True}])
+    workload["spec"]["podSets"][0].update(count=3)
+    workload["spec"]["podSets"][0]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "2"
+    workload["status"]["conditions"][0]["message"] = "couldn't assign flavors to pod set main: insufficient quota"
+    return server
 
 
 @pytest.mark.parametrize("flags", [["-A"], ["--pending", "-n", "shop"]])
@@ -217,6 +224,28 @@ def test_pending_lists_the_job_kueue_holds_and_exits_1(held, capsys, flags) -> N
     assert "shop/job-train-1a2b3" in row and "Pending" in row
     # Kueue's answer now, as kexplain computes it: 6 cpu can never fit 4
     assert "Pending  couldn't assign flavors to pod set main: insufficient quota for cpu" in row
+
+
+def test_pending_page_counts_and_shows_the_held_workloads(tmp_path, capsys) -> None:
+    """The page of `pod -A --html` (issue 77 item 2): beside a pod that fits, the Job Kueue holds
+    is in the headline and in a row as the text has it, badged held, not only in the data."""
+    with recorded_api(tmp_path, collections=("kueue",)) as server:
+        pods = server.collections["/api/v1/pods"]["items"]
+        pods[:] = [p for p in pods if (p.get("status") or {}).get("phase") != "Pending"
+                   or p["metadata"]["name"] == "upload-0"]          # (the one pending pod: it fits)
+        _hold_train(server)
+        page = tmp_path / "page.html"
+        code, out, _ = run_cli(capsys, "pod", "-A", "--kubeconfig", server.kubeconfig, "--html", str(page))
+    markup = re.sub(r"<script\b.*?</script>", "", page.read_text(), flags=re.S)
+    title = html.unescape(re.search(r"<title>(.*?)</title>", markup).group(1))
+    assert title == ("kexplain: 1 pod(s): 1 would be scheduled, 0 would not; "
+                     "Kueue holds 1 Workload(s) whose pods are not created yet") and code == 1
+    row = next(line for line in out.splitlines() if line.startswith("Job shop/train"))
+    cells = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip()
+             for c in re.findall(r"<td[^>]*>(.*?)</td>", markup[markup.index('class="kueue-held"'):], re.S)[:4]]
+    assert cells[:2] == ["Job shop/train", "shop/job-train-1a2b3"] and cells[2] == "\u2016 Pending"
+    assert row.split()[:4] == ["Job", "shop/train", "shop/job-train-1a2b3", "Pending"] and row.endswith(cells[3])
+    assert 'class="badge st-Gated"' in markup
 
 
 def test_pending_json_carries_the_held_workloads(held, capsys) -> None:

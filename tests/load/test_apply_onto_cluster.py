@@ -8,7 +8,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import yaml
+
 from kexplain.cli.app import main
+from kexplain.errors import Source
+from kexplain.load.apply_patch import LAST_APPLIED, apply_onto
 from kexplain.lint.linter import LintOptions, lint
 from tests.support.cli_helpers import TestEnvironment
 
@@ -127,3 +131,60 @@ def test_a_deployments_changed_selector_is_refused_and_the_first_stands(tmp_path
                    '"volcano-scheduler" is invalid: spec.selector: Invalid value: {"matchLabels":{"app":"vs2"}}: '
                    "field is immutable\n")
     assert "Requests cpu 100m" in out and "app=vs," in out         # the first manifest's pods
+
+
+SERVICE = """\
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: default}
+spec:
+  selector: {app: web}
+  ports: [{port: 80}]
+"""
+HEADLESS = SERVICE.replace("spec:\n", "spec:\n  clusterIP: None\n")
+WEB = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: default, labels: {app: web}}
+spec:
+  containers: [{name: c, image: nginx, resources: {requests: {cpu: 100m}}}]
+"""
+HEADLESS_REFUSED = ('Service "web" is invalid: spec.clusterIPs[0]: Invalid value: ["None"]: may not change once '
+                    "set")
+
+
+def test_a_headless_service_over_a_cluster_ip_one_is_refused_and_the_reverse_kept_headless(tmp_path):
+    """Issue 77 item 22: the API server allocated the first Service an IP; a headless manifest over it
+    is refused, while one without clusterIP over a headless Service keeps its None (and a headless
+    manifest after it is then no change of the cluster IP)."""
+    cluster = write(tmp_path / "cluster.yaml", NODE)
+    app = tmp_path / "app"
+    write(app / "a.yaml", SERVICE + "---\n" + WEB)
+    later = write(app / "b.yaml", HEADLESS)
+    code, _, err = run(str(app), "--nodes", cluster, "--no-suggestions")
+    assert code == 2 and err == f"error: {later}: document 1: Service default/web: {HEADLESS_REFUSED}\n"
+    report = lint(LintOptions((str(app),)))
+    assert [(f.rule, f.location.path, f.message) for f in report.findings if f.rule == "admission"] == [
+        ("admission", later, HEADLESS_REFUSED)]
+    other = tmp_path / "other"
+    write(other / "a.yaml", HEADLESS + "---\n" + WEB)
+    write(other / "b.yaml", SERVICE)
+    write(other / "c.yaml", HEADLESS)
+    code, _, err = run(str(other), "--nodes", cluster, "--no-suggestions")
+    assert (code, err) == (0, "")
+    assert not [f for f in lint(LintOptions((str(other),))).findings if f.rule == "admission"]
+
+
+def test_a_service_re_applied_without_cluster_ip_over_a_stored_headless_one_keeps_it():
+    """kubectl apply's patch drops clusterIP (its last-applied manifest had it, this one has not): the
+    API server puts the stored None back (patchAllocatedValues), no "primary clusterIP can not be unset"."""
+    manifest = yaml.safe_load(SERVICE)
+    stored = yaml.safe_load(HEADLESS)
+    stored["metadata"].update(resourceVersion="7", annotations={LAST_APPLIED: json.dumps(yaml.safe_load(HEADLESS))})
+    stored["spec"].update(clusterIPs=["None"], ipFamilyPolicy="SingleStack", ipFamilies=["IPv4"])
+    update = apply_onto((stored, Source("cluster.yaml", 1)), (manifest, Source("svc.yaml", 1)))
+    assert update.refused is None
+    assert (update.applied[0]["spec"]["clusterIP"], update.applied[0]["spec"]["clusterIPs"]) == ("None", ["None"])
+    allocated = {**stored, "spec": {**stored["spec"], "clusterIP": "10.96.0.7", "clusterIPs": ["10.96.0.7"]}}
+    update = apply_onto((allocated, Source("cluster.yaml", 1)), (yaml.safe_load(HEADLESS), Source("svc.yaml", 1)))
+    assert str(update.refused).endswith(HEADLESS_REFUSED) and update.applied[0] is allocated

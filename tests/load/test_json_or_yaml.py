@@ -98,3 +98,26 @@ def test_lint_keeps_the_lines_of_a_json_value_before_yaml_documents():
     docs, error = read_documents(text, "m.json")
     assert error is None and [d.location.line for d in docs] == [1, 7]
     assert docs[0].node is not None and docs[0].node.value[2][0].start_mark.line + 1 == 4      # metadata
+
+
+RATINGS = "{rating: 5}\n{rating: 4}\n"       # Istio's mongoimport file (bookinfo's ratings_data.json)
+NOT_AN_OBJECT = ("not a Kubernetes object: no apiVersion and no kind (a kustomization.yaml, Helm values, another "
+                 "tool's file?)")
+
+
+@pytest.mark.parametrize("name", ["ratings_data.json", "ratings_data.yaml"])
+def test_what_follows_a_whole_document_in_its_part_is_not_read(tmp_path, name):
+    """Issue 77 item 27: no JSON value parses, so kubectl's YAMLReader reads the text up to the next `---`
+    as one part, and go-yaml decodes its first document and stops: one document, not an object (one
+    error), and no YAML error for line 2, in explain and lint alike; the next part is read."""
+    assert read(RATINGS, name) == [(1, {"rating": 5})]
+    assert read(RATINGS + "--- # the next part\n" + YAML_POD + "\n", name) == [
+        (1, {"rating": 5}), (2, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
+                                 "spec": {"containers": [{"name": "app", "image": "nginx"}]}})]
+    path = tmp_path / name
+    path.write_text(RATINGS)
+    env = Environment(stdin=io.BytesIO(), stdout=io.StringIO(), stderr=io.StringIO())
+    assert main([str(path), "--nodes", CLUSTER], env) == 2
+    assert env.stderr.getvalue() == f"error: {path}: document 1: {NOT_AN_OBJECT}\n"
+    report = lint(LintOptions((str(path),)))
+    assert [(f.rule, f.location.doc, f.message) for f in report.findings] == [("invalid-document", 1, NOT_AN_OBJECT)]

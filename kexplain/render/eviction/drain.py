@@ -51,6 +51,23 @@ def summary(doc: Mapping[str, Any]) -> str:
     return head + f"drains: {plural(len(evictions), 'pod')} evicted"
 
 
+def refusals(doc: Mapping[str, Any]) -> list[str]:
+    """What blocks the drain, a line per budget (and per answer): the budget, the pods it refuses
+    and the Eviction API's words; kubectl's errors, when it evicts nothing."""
+    if doc.get("errors"):
+        return [f"error: {e}" for e in doc["errors"]]
+    spending = {s.get("pod"): s for s in doc.get("spending") or ()}
+    groups: dict[tuple[str, str], list[str]] = {}
+    for e in doc.get("evictions") or ():
+        if e.get("evicted"):
+            continue
+        spent = spending.get(e["pod"]) or {}
+        budget = (spent.get("before") or {}).get("name") or ""
+        groups.setdefault((budget, answer(e, spent.get("rule", ""))), []).append(e["pod"])
+    return [f"{budget + ' refuses ' if budget else ''}{', '.join(pods)}{'' if budget else ' refused'}: {said}"
+            for (budget, said), pods in groups.items()]
+
+
 def title(text: str) -> Block:
     return Block(Text(text, style="bold"))
 

@@ -43,15 +43,33 @@ def human(text: Any, signal: str) -> str:
     return raw
 
 
-def summary_blocks(doc: Mapping[str, Any]) -> list[Block]:
+def summary_line(doc: Mapping[str, Any]) -> str:
+    """The answer's first line: the node, its kubelet and layout, its conditions and what it evicts."""
     fs = doc.get("filesystems") or {}
     layout = "split" if fs.get("splitContainerFs") else ("imagefs" if fs.get("dedicatedImageFs") else "shared")
     conditions = ", ".join(doc.get("nodeConditions") or ()) or "no pressure condition"
     evicted = [e.get("pod") for e in doc.get("evicted") or ()]
     verdict = f"evicts {', '.join(evicted)}" if evicted else "evicts nothing"
-    text = (f"Node {doc.get('node')} (kubelet {doc.get('kubernetesVersion')}, {layout} filesystem) at "
+    return (f"Node {doc.get('node')} (kubelet {doc.get('kubernetesVersion')}, {layout} filesystem) at "
             f"{doc.get('at')}: {conditions}; {verdict}.")
-    return [Block(Text(text, style="bold"), gap=False), *layout_blocks(doc.get("filesystemsFrom"))]
+
+
+def summary_blocks(doc: Mapping[str, Any]) -> list[Block]:
+    return [Block(Text(summary_line(doc), style="bold"), gap=False), *layout_blocks(doc.get("filesystemsFrom"))]
+
+
+def signal_cells(s: Mapping[str, Any]) -> tuple[str, str, str, str, str, str]:
+    """A threshold's row, as the table prints it: the threshold, its grace, and the quantities
+    short (`human`), with whether it is met (`no data` when the Summary has no observation)."""
+    sg = s["signal"]
+    grace = "hard" if s.get("hard") else f"{s.get('gracePeriodSeconds')}s"
+    if not s.get("observed"):
+        return f"{sg}<{s.get('value')}", grace, "-", "-", "-", "no data"
+    return (f"{sg}<{s.get('value')}", grace, human(s.get("quantity"), sg), human(s.get("available"), sg),
+            human(s.get("margin"), sg), "MET" if s.get("met") else "no")
+
+
+SIGNAL_HEADERS = ("THRESHOLD", "GRACE", "QTY", "FREE", "MARGIN", "MET")
 
 
 LAYOUT_WORDS = {"shared": "one shared filesystem", "imagefs": "a dedicated image filesystem",
@@ -77,25 +95,25 @@ def signals_block(doc: Mapping[str, Any], look: Look) -> list[Block]:
     if not rows:
         return []
     table = look.table("Signals against thresholds")
-    for header in ("THRESHOLD", "GRACE", "QTY", "FREE", "MARGIN", "MET"):
+    for header in SIGNAL_HEADERS:
         table.add_column(header, no_wrap=True, justify="left" if header in ("THRESHOLD", "GRACE") else "right")
     for s in rows:
-        sg = s["signal"]
-        grace = "hard" if s.get("hard") else f"{s.get('gracePeriodSeconds')}s"
-        if not s.get("observed"):
-            table.add_row(f"{sg}<{s.get('value')}", grace, "-", "-", "-", "no data")
-            continue
-        table.add_row(f"{sg}<{s.get('value')}", grace, human(s.get("quantity"), sg), human(s.get("available"), sg),
-                      human(s.get("margin"), sg), "MET" if s.get("met") else "no")
+        table.add_row(*signal_cells(s))
+    return [Block(table), lines_block([(0, line) for line in signal_notes(doc)], gap=False)]
+
+
+def signal_notes(doc: Mapping[str, Any]) -> list[str]:
+    """What the signals' table says under it: the minimum reclaims, its columns, the transition period."""
+    rows = [s for s in doc.get("signals") or () if s.get("operator")]
     period = doc.get("pressureTransitionPeriodSeconds")
     reclaims = sorted({f"{s['signal']} {s['minReclaim']}" for s in rows if s.get("minReclaim")})
-    lines = [(0, f"Minimum reclaim (a met threshold stays met until this much more is available): "
-                 f"{', '.join(reclaims)}.")] if reclaims else []
-    lines += [(0, f"QTY: the threshold for the observed capacity; FREE: available; MARGIN: FREE - QTY (below 0: "
-                 f"met; ~: rounded, exact in -o json). "
-                 f"A condition stays "
-                 f"{period}s after its threshold is last met (evictionPressureTransitionPeriod).")]
-    return [Block(table), lines_block(lines, gap=False)]
+    lines = [f"Minimum reclaim (a met threshold stays met until this much more is available): "
+             f"{', '.join(reclaims)}."] if reclaims else []
+    lines += [f"QTY: the threshold for the observed capacity; FREE: available; MARGIN: FREE - QTY (below 0: "
+              f"met; ~: rounded, exact in -o json). "
+              f"A condition stays "
+              f"{period}s after its threshold is last met (evictionPressureTransitionPeriod)."]
+    return lines
 
 
 def _seconds_between(since: Any, until: Any) -> int | None:
@@ -127,19 +145,29 @@ def _condition_words(doc: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def met_block(doc: Mapping[str, Any]) -> list[Block]:
+def met_lines(doc: Mapping[str, Any]) -> list[str]:
+    """Each threshold met, since when and its grace; each whose sample is stale."""
     lines = []
     for m in doc.get("thresholdsMet") or ():
-        lines.append((0, f"- {m.get('signal')} {_threshold(m)}: met since {m.get('firstObservedAt')}; "
-                         f"{_grace_words(m, doc.get('at'))}"))
+        lines.append(f"{m.get('signal')} {_threshold(m)}: met since {m.get('firstObservedAt')}; "
+                     f"{_grace_words(m, doc.get('at'))}")
     for t in doc.get("staleStats") or ():
-        lines.append((0, f"- {t.get('signal')} {_threshold(t)}: its sample is not newer than the previous "
-                         f"pass's, so the kubelet does not act on it (thresholdsUpdatedStats)"))
-    conditions = ", ".join(_condition_words(doc)) or "none"
+        lines.append(f"{t.get('signal')} {_threshold(t)}: its sample is not newer than the previous "
+                     f"pass's, so the kubelet does not act on it (thresholdsUpdatedStats)")
+    return lines
+
+
+def conditions_line(doc: Mapping[str, Any]) -> str:
+    """The node conditions the kubelet reports, each held by the transition period said so."""
+    return f"Node conditions reported: {', '.join(_condition_words(doc)) or 'none'}"
+
+
+def met_block(doc: Mapping[str, Any]) -> list[Block]:
+    lines = [(0, f"- {line}") for line in met_lines(doc)]
     if not lines:
-        return [Block(f"No threshold is met. Node conditions reported: {conditions}")]
+        return [Block(f"No threshold is met. {conditions_line(doc)}")]
     return [Block(Text("Thresholds met", style="bold")), lines_block(lines, gap=False),
-            lines_block([(0, f"Node conditions reported: {conditions}")], gap=False)]
+            lines_block([(0, conditions_line(doc))], gap=False)]
 
 
 def reclaim_block(doc: Mapping[str, Any]) -> list[Block]:

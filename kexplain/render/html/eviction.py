@@ -11,7 +11,9 @@ from importlib import import_module
 from typing import Any, Callable, Mapping, Sequence
 
 from kexplain.render.consoles import text_console
-from kexplain.render.eviction.drain import sync_failure_line
+from kexplain.render.eviction.drain import autoscaler_line, refusals, summary as drain_summary, sync_failure_line
+from kexplain.render.eviction.pressure import (KEY_HEADERS, SIGNAL_HEADERS, conditions_line, human, key_text,
+                                               met_lines, signal_cells, signal_notes, summary_line)
 from kexplain.render.html.markup import Html, el, table
 
 FAMILIES = ("pressure", "drain", "taints")
@@ -45,24 +47,29 @@ def _text(doc: Doc) -> str:
     return buf.getvalue().rstrip("\n")
 
 
-# -- pressure: the signals, the ranking with its keys, the evicted pod, the verified changes -------------
+# -- pressure: the signals, the thresholds met and the conditions, the ranking with its keys, the evicted --
 def _pressure(doc: Doc) -> list[Html]:
     signals = [s for s in doc.get("signals") or () if s.get("operator")]
-    rows = [(s["signal"], f"< {s.get('value')}" + ("" if s.get("hard") else f" soft {s.get('gracePeriodSeconds')}s"),
-             s.get("available", "-"), s.get("capacity", "-"), s.get("margin", "-"), _yes(s.get("met")))
-            for s in signals]
     out = _section("Signals against thresholds", "signals",
-                   table(("Signal", "Threshold", "Available", "Capacity", "Above by", "Met"), rows, numeric=(2, 3, 4))
-                   if rows else None)
+                   table([h.capitalize() for h in SIGNAL_HEADERS], [signal_cells(s) for s in signals],
+                         numeric=(2, 3, 4)) if signals else None,
+                   *[el("p", line, cls="note") for line in (signal_notes(doc) if signals else ())])
+    met = met_lines(doc)
+    out += _section("Thresholds met and node conditions", "met",
+                    el("ul", *(el("li", line) for line in met)) if met else el("p", "No threshold is met."),
+                    el("p", conditions_line(doc)))
     ranked = doc.get("rankingKeys") or ()
     evicted = {e.get("pod") for e in doc.get("evicted") or ()}
+    signal = str(doc.get("reclaimSignal") or "")
     if ranked:
         names = [k["name"] for k in ranked[0].get("keys") or ()]
-        body = [(i, r["pod"], *[_yes(k.get("value")) for k in r.get("keys") or ()],
+        body = [(i, r["pod"], *[human(key_text(k.get("value")), signal) if k.get("name") == "usageOverRequest"
+                                else _yes(k.get("value")) for k in r.get("keys") or ()],
                  "evicted" if r["pod"] in evicted else ("critical" if r.get("critical") else ""))
                 for i, r in enumerate(ranked, 1)]
         out += _section("Ranking (first evicted first; keys compared left to right)", "ranking",
-                        table(("#", "Pod", *names, ""), body, numeric=range(2, 2 + len(names))))
+                        table(("#", "Pod", *(KEY_HEADERS.get(n, n) for n in names), ""), body,
+                              numeric=range(2, 2 + len(names))))
     out += _section("Evicted", "evicted", *[el("p", el("b", e.get("pod")), f" (grace {e.get('gracePeriodSeconds')}s): ",
                                                    el("code", (e.get("message") or "").strip()))
                                             for e in doc.get("evicted") or ()])
@@ -130,12 +137,18 @@ def _numbers_after(doc: Doc, name: Any) -> Any:
 
 
 def _where(rows: Sequence[Mapping[str, Any]], pod_key: str, new_key: str | None) -> list[Html]:
-    """Where the evicted pods go: each replacement's scheduling answer, or why there is none."""
+    """Where the evicted pods go: each replacement's scheduling answer, or why there is none, and
+    what the Cluster Autoscaler or Karpenter would add for one left pending (its `autoscalers`)."""
+    added = any(r.get("autoscalers") for r in rows)
     body = [(r.get(pod_key) or r.get("pod"), r.get("controller") or "",
              (r.get(new_key) if new_key else "") or ("" if r.get("replaced", True) else "not replaced"),
-             r.get("node") or r.get("status") or "", _why(r)) for r in rows]
-    return _section("Where the evicted pods go", "where",
-                    table(("Evicted", "Controller", "Replacement", "Node or status", "Why"), body) if body else None)
+             r.get("node") or r.get("status") or "", _why(r),
+             *([el("ul", *(el("li", autoscaler_line(a)) for a in r["autoscalers"])) if r.get("autoscalers") else ""]
+               if added else []))
+            for r in rows]
+    headers = ("Evicted", "Controller", "Replacement", "Node or status", "Why",
+               *(["What an autoscaler would add"] if added else []))
+    return _section("Where the evicted pods go", "where", table(headers, body) if body else None)
 
 
 def _why(row: Mapping[str, Any]) -> str:
@@ -182,11 +195,24 @@ def _tolerated(match: Mapping[str, Any]) -> str:
 SECTIONS: dict[str, Callable[[Doc], list[Html]]] = {"pressure": _pressure, "drain": _drain, "taints": _taints}
 
 
+def _verdict(doc: Doc) -> list[Html]:
+    """The answer first, as the text's first line says it; for a drain, what blocks it: each
+    budget with the pods it refuses (or kubectl's errors)."""
+    family = doc.get("family")
+    if family == "drain":
+        blocked = refusals(doc)
+        return _section("Verdict", "verdict", el("p", drain_summary(doc), cls="verdict"),
+                        el("ul", *(el("li", line) for line in blocked)) if blocked else None)
+    if family == "pressure":
+        return _section("Verdict", "verdict", el("p", summary_line(doc), cls="verdict"))
+    return []
+
+
 def render_eviction(doc: Doc, style: str) -> str:
     """The page of one evict document (`style`: the page's css)."""
     family = str(doc["family"])
     title = f"evict {family} {doc.get('node')}"
-    body = [*[el("p", f"warning: {w}", cls="note") for w in doc.get("readWarnings") or ()],   # the read's words
+    body = [*_verdict(doc), *[el("p", f"warning: {w}", cls="note") for w in doc.get("readWarnings") or ()],
             *SECTIONS[family](doc),
             el("section", el("h2", "As the terminal prints it", id="text"), el("pre", _text(doc), cls="text"),
                cls="eviction")]

@@ -14,7 +14,9 @@ from kexplain.render.html.autoscaler import autoscaler_section
 from kexplain.render.html.karpenter import karpenter_section
 from kexplain.render.html.kueue import job_key, job_title
 from kexplain.render.html.static import lint_section, overview, pod_name, trace_section
+from kexplain.render.evicted import headline
 from kexplain.render.kueue_chain import held
+from kexplain.render.live import held_heading
 
 Trace = Mapping[str, Any]
 
@@ -54,7 +56,9 @@ def _explained(doc: Mapping[str, Any]) -> dict[tuple[str, int], list[int]]:
 def _title(doc: Mapping[str, Any], traces: list[Trace]) -> str:
     kind = doc.get("kind")
     if kind == TRACE_KIND:
-        return f"Pod {pod_name(doc)}: {doc['result']['status']}"
+        removal = doc.get("eviction")
+        return f"Pod {pod_name(doc)}: " + (f"{headline(removal)}; now {doc['result']['status']}" if removal
+                                           else doc["result"]["status"])
     if kind == LINT_KIND:
         s = doc.get("summary") or {}
         return f"Lint: {s.get('errors', 0)} error(s), {s.get('warnings', 0)} warning(s), {s.get('objects', 0)} object(s)"
@@ -76,7 +80,9 @@ def _title(doc: Mapping[str, Any], traces: list[Trace]) -> str:
             + (f", {replicas - made:,} not created" if made < replicas else "") \
             + (f", {made - tried:,} never tried" if tried < made else "")
     unfit = sum(1 for t in traces if in_queue(t)["status"] != "Scheduled")     # (as the text's list counts)
-    return f"{len(traces)} pod(s): {len(traces) - unfit} would be scheduled, {unfit} would not"
+    kept = doc.get("kueueHeld") or ()       # (the work Kueue holds: no pod yet, never an all-clear)
+    return f"{len(traces)} pod(s): {len(traces) - unfit} would be scheduled, {unfit} would not" \
+        + (f"; {held_heading(kept)}" if kept else "")
 
 
 def kueue_answers(doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:

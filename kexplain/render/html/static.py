@@ -16,12 +16,15 @@ from typing import Any, Mapping
 from kexplain.explain.describe import gate
 from kexplain.render.consoles import text_console
 from kexplain.render.dra_notes import dra_notes
+from kexplain.render.evicted import (headline, kubelet_sentences, now_sentences, now_words, ranking_now,
+                                     removed_by, removed_sentences)
 from kexplain.render.html.autoscaler import autoscaler_section, does_html
 from kexplain.render.queue import pending_line, queue_line, scheduler_line
 from kexplain.render.html.karpenter import does_html as karpenter_does, karpenter_section
 from kexplain.render.html.kueue import anchor, jobs_sections, kueue_section
 from kexplain.render.kueue_chain import held, template_words
 from kexplain.render.kubelet_pressure import pressure_sentence
+from kexplain.render.live import held_heading, held_summary
 from kexplain.render.html.markup import Html, el, esc, join, names, node_link, table
 from kexplain.render.node import filter_words, node_verdict, score_words
 from kexplain.render.preemption import preemption_view
@@ -62,6 +65,7 @@ def trace_section(trace: Trace, i: int, heading: str | None = None,
         el("h2", heading or "Pod ", el("span", pod_name(trace), cls="name"), " ", _badge(trace, kueue),
            id=f"t{i}-h"),
         *_no_pod(trace, kueue),
+        *_removed(trace, i),
         *kueue_section(trace, i),
         *_verdict(trace, i),
         *_event(trace),
@@ -83,9 +87,15 @@ def trace_section(trace: Trace, i: int, heading: str | None = None,
 
 def _badge(trace: Trace, kueue: Mapping[str, Any] | None) -> Html:
     """The verdict's badge; a template's (no pod created, the job held) says so, not the
-    scheduler's verdict for a pod that does not exist."""
+    scheduler's verdict for a pod that does not exist; a removed pod's says it was evicted, by
+    whom and why (the verdict now follows in its section)."""
     if held(kueue or trace.get("kueue")):
         return el("span", f"{STATUS_MARK['Gated']} Held by Kueue", cls="badge st-Gated")
+    removal = trace.get("eviction")
+    if removal:
+        verb, _, rest = headline(removal).partition(" by ")
+        return join([el("span", f"{STATUS_MARK['Failed']} {verb}", cls="badge st-Failed"),
+                     el("span", f" by {rest}", cls="removed-by")])
     if isinstance(trace.get("notCreated"), str):
         return el("span", f"{STATUS_MARK['Gated']} No pod created", cls="badge st-Gated")
     return status_badge(trace["result"]["status"])
@@ -105,6 +115,26 @@ def _no_pod(trace: Trace, kueue: Mapping[str, Any] | None) -> list[Html]:
                    f"first pod would meet the cluster, would be {verdict}.", cls="note")]
     return [el("p", f"{idle}: its template, explained as its first pod would meet the cluster, would be {verdict}.",
                cls="note")]
+
+
+def _removed(trace: Trace, i: int) -> list[Html]:
+    """Who removed the pod and why, the kubelet's message taken apart and its node's ranking now,
+    in the text's words (`render.evicted`); then what the verdict below answers (now)."""
+    removal = trace.get("eviction")
+    if not removal:
+        return []
+    out: list[Html] = [el("h3", f"Removed by {removed_by(removal)}", id=f"t{i}-removed"),
+                       *(el("p", line) for line in removed_sentences(removal))]
+    if removal.get("kubelet"):
+        head, *parts = kubelet_sentences(removal["kubelet"])
+        out += [el("p", head), el("ul", *(el("li", p) for p in parts), cls="notes")]
+    out += [el("p", line) for line in now_sentences(removal)]
+    headers, rows = ranking_now(removal.get("now") or {})
+    if rows:
+        out.append(table(headers, rows, cls="ranking-now", numeric=[0, *range(2, len(headers) - 1)],
+                         caption="Its ranking now (first evicted first; keys compared left to right)"))
+    out.append(el("p", now_words(trace), cls="note"))
+    return out
 
 
 # -- the nodes named, in brief (without script) ------------------------------------------------------
@@ -576,12 +606,26 @@ def overview(doc: Mapping[str, Any], traces: list[Trace]) -> Html:
             status, host, why = pending_line(t)
             rows.append([el("a", pod_name(t), href=f"#t{i}"), status_badge(status), host or "-", why])
         parts.append(table(("pod", "verdict", "would go to", "why"), rows, cls="pods"))
+    parts += held_workloads(doc.get("kueueHeld") or ())
     skipped = doc.get("skipped") or []
     if skipped:
         parts.append(table(("pod", "skipped because"), [(s.get("pod"), s.get("reason")) for s in skipped],
                            caption="Skipped"))
     parts.append(el("div", cls="mount", data_mount="overview"))
     return el("section", *parts, id="overview", aria_labelledby="overview-h")
+
+
+def held_workloads(held: Any) -> list[Html]:
+    """The Workloads Kueue holds whose pods are not created yet (`kueueHeld`), a row each as the
+    text's list has them (`render.live.held_summary`), each badged held: work waits, no all-clear."""
+    if not held:
+        return []
+    rows = []
+    for h in held:
+        name, workload, verdict, why = held_summary(h)
+        rows.append([name, workload, el("span", f"{STATUS_MARK['Gated']} {verdict}", cls="badge st-Gated"), why])
+    return [el("h3", held_heading(held), id="kueue-held"),
+            table(("object", "workload", "Kueue", "why"), rows, cls="kueue-held")]
 
 
 def _object_name(obj: Mapping[str, Any]) -> str:

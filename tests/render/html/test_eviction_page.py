@@ -10,6 +10,9 @@ import re
 import pytest
 
 from kexplain.render.html import render_page
+from tests.eviction.drain_cluster import cluster, write
+from tests.eviction.test_drain_autoscaled import MACHINE_SET
+from tests.support.cli_helpers import run_cli as run_plain
 from tests.support.html_pages import fetches, visible_text
 from tests.support.live_server import run_cli
 from tests.support.paths import TESTS
@@ -64,12 +67,29 @@ def test_pressure_page_ranks_with_the_numbers(capsys, tmp_path):
     page, _, doc, _ = page_and_runs(capsys, tmp_path, "pressure-0002")
     rows = rows_of(page, "ranking")
     assert [r[1] for r in rows] == doc["ranking"]
-    first = doc["rankingKeys"][0]
-    assert rows[0][2:-1] == [{True: "yes", False: "no"}.get(k["value"], str(k["value"])) for k in first["keys"]]
     assert rows[0][-1] == "evicted"
     met = {r[0]: r[-1] for r in rows_of(page, "signals")}
-    assert met["memory.available"] == "yes" and met["allocatableMemory.available"] == "no"
+    assert met["memory.available<100Mi"] == "MET" and met["allocatableMemory.available<100Mi"] == "no"
     assert doc["whatIf"][0]["says"] in visible_text(page)
+
+
+def test_pressure_page_says_quantities_conditions_and_thresholds_as_the_text(capsys, tmp_path):
+    """Issue 77 item 24: the page's numbers are the text's (`~68.7Mi`, never `72079393` beside
+    `100Mi`), with the thresholds met and the node conditions, under the text's first line."""
+    page, text, doc, _ = page_and_runs(capsys, tmp_path, "pressure-0002")
+    lines = text.splitlines()
+    ranking = lines.index("Ranking (first evicted first; keys compared left to right)")
+    printed = [line.split()[:-1] if line.split()[-1] in ("EVICTED", "critical") else line.split()
+               for line in lines[ranking + 3:ranking + 3 + len(doc["ranking"])]]
+    assert [r[:-1] for r in rows_of(page, "ranking")] == printed
+    signals = lines.index("Signals against thresholds")
+    assert rows_of(page, "signals") == [line.split() for line in lines[signals + 3:signals + 3 + len(
+        [s for s in doc["signals"] if s.get("operator")])]]
+    met = visible_text(page[page.index('id="met"'):page.index('id="ranking"')])
+    assert "memory.available <100Mi hard: met since 2026-01-01T00:00:00Z; grace period met" in met
+    assert "Node conditions reported: MemoryPressure" in met
+    verdict = visible_text(page[page.index('id="verdict"'):page.index('id="signals"')])
+    assert " ".join(" ".join(lines[:2]).split()) in verdict
 
 
 def test_drain_page_spends_the_budgets_in_order(capsys, tmp_path):
@@ -87,6 +107,34 @@ def test_drain_page_spends_the_budgets_in_order(capsys, tmp_path):
         assert budgets[pdb["name"]][5] == str(pdb["status"]["disruptionsAllowed"])
     assert [r[0] for r in rows_of(page, "where")] == [r["evicted"] for r in doc["replacements"]]
     assert [r[0] for r in rows_of(page, "fixes")] == [f["fix"] for f in doc["fixes"]]
+
+
+def test_drain_page_gives_the_verdict_and_the_budget_that_blocks_first(capsys, tmp_path):
+    """Issue 77 item 24: above the text, the text's first line and which budget refuses whom."""
+    page, text, doc, _ = page_and_runs(capsys, tmp_path, "drain-0012")
+    verdict = page[page.index('id="verdict"'):]
+    verdict = visible_text(verdict[:verdict.index("</section>")])
+    assert " ".join(text.split("\n\n")[0].split()) in verdict          # (the first line, wrapped at 80)
+    assert "blocked: 3 of 5 evictions refused" in verdict and page.index('id="verdict"') < page.index('id="text"')
+    assert ("default/db1-pdb refuses default/db1-2, default/db1-4: 429 Cannot evict pod as it would violate the "
+            "pod's disruption budget. (The disruption budget db1-pdb needs 4 healthy pods and has 3 currently)") \
+        in verdict
+    assert "default/cart0-0 refused: 500 This pod has more than one PodDisruptionBudget" in verdict
+
+
+def test_drain_page_says_what_an_autoscaler_would_add(tmp_path):
+    """Issue 77 item 24: the replacements' `autoscalers` (Karpenter's NodeClaim, CA's scale-up)
+    are in the table of where the evicted pods go, as the text says them."""
+    path = str(write(tmp_path / "cluster.yaml", [*cluster({"minAvailable": 0}, b_pods=1, c_pods=1), MACHINE_SET]))
+    argv = ["evict", "drain", "node-a", "--nodes", path, "--now", "2026-01-01T00:00:00Z"]
+    out = tmp_path / "page.html"
+    run_plain(*argv, "--html", str(out))
+    _, doc, _ = run_plain(*argv, "-o", "json")
+    page = out.read_text(encoding="utf-8")
+    pending = [r for r in json.loads(doc)["replacements"] if r.get("autoscalers")]
+    rows = {r[0]: r for r in rows_of(page, "where")}
+    assert pending and all(rows[r["evicted"]][-1].startswith("the Cluster Autoscaler: TriggeredScaleUp (MachineSet/"
+                                                             "capi/workers 0->1 (max: 3))") for r in pending)
 
 
 def test_taints_page_decides_each_pod(capsys, tmp_path):
