@@ -27,23 +27,39 @@ def decision_line(doc: Mapping[str, Any]) -> str:
     return f"Karpenter would start {d['method']} ({d['reason']}): {cmds}"
 
 
-def _budget_text(reason: Mapping[str, Any]) -> str:
-    parts = []
-    for b in reason.get("budgets") or ():
-        what = f"nodes {b['nodes']}"
-        if b.get("schedule"):
-            what += f" on '{b['schedule']}' for {b.get('duration')} ({'active' if b.get('active') else 'inactive'})"
-        if not b.get("applies"):
-            what += " (other reasons)"
-        elif b.get("error"):
-            what += f": {b['error']}"
-        elif b.get("active"):
-            what += f" = {b['allowed']}"
-        parts.append(what)
-    text = "; ".join(parts) if parts else "no budget: unlimited"
+def _budget_part(b: Mapping[str, Any], nodes: int) -> str:
+    """One budget: its value, its window, what it allows now."""
+    value = str(b.get("nodes", ""))
+    if not b.get("applies"):
+        return f"nodes {value} (only for {', '.join(b.get('reasons') or ())})"
+    what = f"nodes {value}"
+    if value.endswith("%") and b.get("active") and not b.get("error"):
+        what = f"nodes {value} of {nodes} = roundup({value[:-1]} × {nodes} / 100)"
+    if b.get("schedule"):
+        window = "active now" if b.get("active") else "inactive now, no limit"
+        what += f" during '{b['schedule']}' for {b.get('duration')} ({window})"
+    if b.get("error"):
+        return what + f": {b['error']} (fails closed: 0)"
+    if b.get("active"):
+        what += f" = {b['allowed']}"
+    return what
+
+
+def _budget_text(reason: Mapping[str, Any], nodes: int) -> str:
+    """The arithmetic of one NodePool's budget for one reason: every budget, the most restrictive
+    active one that applies, less the nodes NotReady or being deleted."""
+    budgets = reason.get("budgets") or ()
+    if not budgets:
+        return "no budgets: no limit"
+    text = "; ".join(_budget_part(b, nodes) for b in budgets)
+    applying = [b for b in budgets if b.get("applies") and b.get("active")]
+    if len(applying) > 1:
+        text += f"; the most restrictive: {_n(reason.get('budgetsAllow', 0))}"
+    elif not applying and not any(b.get("error") for b in budgets):
+        text += "; none active for this reason: no limit"
     disrupting = reason.get("disrupting", 0)
     if disrupting:
-        text += f"; less {disrupting} NotReady or deleting"
+        text += f"; less {disrupting} node(s) NotReady or being deleted"
     return text
 
 
@@ -57,7 +73,8 @@ def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
     for b in doc.get("budgets") or ():
         for reason, allowed in sorted((b.get("allowed") or {}).items()):
             detail = (b.get("reasons") or {}).get(reason) or {}
-            rows.append([b["nodePool"], reason, str(b.get("nodes", 0)), _n(allowed), _budget_text(detail)])
+            rows.append([b["nodePool"], reason, str(b.get("nodes", 0)), _n(allowed),
+                         _budget_text(detail, b.get("nodes", 0))])
     if rows:
         blocks.append(table_block(look, "Budgets (per NodePool and reason)",
                                   ["NodePool", "reason", "nodes", "allowed", "how"], rows, right=(2, 3)))
@@ -68,6 +85,10 @@ def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
             lines.append("  candidates: " + ", ".join(m["candidates"]))
         if m.get("budgets"):
             lines.append("  budgets given: " + ", ".join(f"{k} {_n(v)}" for k, v in m["budgets"].items()))
+            blocked = [k for k, v in m["budgets"].items() if v == 0]
+            if blocked:
+                lines.append(f"  no disruption allowed for {m['reason']} in NodePool(s) {', '.join(blocked)}: "
+                             "their candidates are skipped")
         if m.get("error"):
             lines.append(f"  error: {m['error']}")
         for c in m.get("commands") or ():

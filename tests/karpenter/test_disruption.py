@@ -188,4 +188,4 @@ def test_text_says_the_decision_and_the_budgets(tmp_path):
     code, out = run(tmp_path, [*node(1), *node(2), pod("web-0", 2)], budget="0", output="table")
     assert code == 0
     assert "Karpenter would disrupt no node now" in out
-    assert "Budgets" in out and "nodes 0 = 0" in out
+    assert "Budgets" in out and "nodes 0 = 0" in out and "no disruption allowed" in out

@@ -26,6 +26,7 @@ class BudgetVerdict:
     schedule: str | None = None
     duration: str | None = None
     error: str = ""
+    reasons: tuple[str, ...] | None = None
 
 
 def _int(text: str) -> int | None:
@@ -68,7 +69,7 @@ def verdicts(node_pool, now: datetime, num_nodes: int, reason: str) -> list[Budg
     for i, b in enumerate(node_pool.spec.disruption.budgets):
         allowed, active, err = allowed_of(b, now, num_nodes)
         applies = b.reasons is None or reason in b.reasons
-        out.append(BudgetVerdict(i, b.nodes, applies, active, allowed, b.schedule, b.duration, err))
+        out.append(BudgetVerdict(i, b.nodes, applies, active, allowed, b.schedule, b.duration, err, b.reasons))
     return out
 
 

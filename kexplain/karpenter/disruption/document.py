@@ -52,6 +52,7 @@ def budget_entry(v: Any) -> dict[str, Any]:
     doc: dict[str, Any] = {"nodes": v.nodes, "applies": v.applies, "active": v.active, "allowed": v.allowed}
     _put(doc, "schedule", v.schedule)
     _put(doc, "duration", v.duration)
+    _put(doc, "reasons", list(v.reasons or ()))
     _put(doc, "error", v.error)
     return doc
 

@@ -4,9 +4,9 @@ candidates' pods), GetCandidates, BuildNodePoolMap, BuildDisruptionBudgetMapping
 provisioner's NewScheduler and GetPendingPods they call."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 from kexplain.karpenter.disruption import budgets as bud
 from kexplain.karpenter.disruption import events as ev
@@ -298,5 +298,3 @@ def nominate(ctx: Context, options: Options) -> tuple[list[str], str]:
             nominated.append(existing.name())
     return sorted(nominated), ""
 
-
-__all__ = ["replace", "Mapping"]
