@@ -189,3 +189,34 @@ def test_text_says_the_decision_and_the_budgets(tmp_path):
     assert code == 0
     assert "Karpenter would disrupt no node now" in out
     assert "Budgets" in out and "nodes 0 = 0" in out and "no disruption allowed" in out
+
+
+def test_node_refusals_are_newcandidates_in_its_words(tmp_path):
+    annotated, uninitialized, orphan = node(1), node(2), node(3)
+    annotated[0]["metadata"]["annotations"] = {"karpenter.sh/do-not-disrupt": "true"}
+    del uninitialized[0]["metadata"]["labels"]["karpenter.sh/initialized"]
+    for obj in orphan:
+        obj["metadata"]["labels"] = {**obj["metadata"]["labels"], "karpenter.sh/nodepool": "gone"}
+    doc = document(tmp_path, [*annotated, *uninitialized, *orphan])
+    errors = {n["node"]: (n.get("error"), n.get("blocked")) for n in doc["nodes"]}
+    assert errors["ip-10-0-1-1.ec2.internal"] == (
+        'disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation',
+        'Disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation')
+    assert errors["ip-10-0-2-1.ec2.internal"] == ("node isn't initialized", "Node isn't initialized")
+    assert errors["ip-10-0-3-1.ec2.internal"] == ("nodepool not found (NodePool=gone)", "NodePool not found (NodePool=gone)")
+    assert doc["summary"] == {"decision": "none", "candidates": 0, "blocked": 3, "disrupted": 0}
+
+
+def test_drift_ignores_a_blocking_pod_when_the_nodeclaim_bounds_its_drain(tmp_path):
+    drifted = node(1)
+    drifted[1]["spec"]["terminationGracePeriod"] = "30m"
+    drifted[1]["status"]["conditions"].append({"type": "Drifted", "status": "True", "reason": "Drifted",
+                                               "lastTransitionTime": "2026-01-01T11:00:00Z"})
+    doc = document(tmp_path, [*drifted, *node(2), pod("web-0", 1, annotations={"karpenter.sh/do-not-disrupt": "true"}),
+                              pod("web-1", 2)])
+    n = doc["nodes"][0]
+    assert (n["candidate"], n["candidateEventual"]) == (False, True)
+    assert n["eligible"] == ["Drift"]
+    assert doc["decision"]["method"] == "Drift"
+    # the do-not-disrupt pod is not moved: the drifted node is deleted with nothing rescheduled
+    assert doc["decision"]["commands"][0]["decision"] == "delete"
