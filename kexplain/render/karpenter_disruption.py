@@ -102,9 +102,16 @@ def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
         for e in m.get("events") or ():
             lines.append(f"  event {e['reason']} on {e['object']}: {e['message']}")
         blocks.append(Block(Text("\n".join(lines))))
+    said: dict[str, list[str]] = {}
+    for m in doc.get("methods") or ():
+        for e in m.get("events") or ():
+            if e.get("object", "").startswith("Node ") and e.get("reason") in ("Unconsolidatable", "DisruptionBlocked"):
+                said.setdefault(e["object"][len("Node "):], []).append(f"{m['method']}: {e['message']}")
     rows = []
     for n in doc.get("nodes") or ():
         verdict = "candidate" if n.get("candidate") else (n.get("blocked") or n.get("error") or "not a candidate")
+        if n.get("candidate") and said.get(n["node"]):
+            verdict += "; " + "; ".join(said[n["node"]])
         if n.get("candidateEventual") is True and not n.get("candidate"):
             verdict += " (a candidate for Drift: its terminationGracePeriod bounds the drain)"
         cost = f"{n['disruptionCost']:.3f}" if "disruptionCost" in n else ""
