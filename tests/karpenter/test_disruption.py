@@ -220,3 +220,18 @@ def test_drift_ignores_a_blocking_pod_when_the_nodeclaim_bounds_its_drain(tmp_pa
     assert doc["decision"]["method"] == "Drift"
     # the do-not-disrupt pod is not moved: the drifted node is deleted with nothing rescheduled
     assert doc["decision"]["commands"][0]["decision"] == "delete"
+
+
+def test_a_pending_pod_nominates_the_node_it_would_go_to(tmp_path):
+    pending = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "pending-0", "namespace": "default"},
+               "spec": {"containers": [{"name": "c", "image": "app", "resources": {"requests": {"cpu": "500m"}}}]}}
+    (tmp_path / "pods.yaml").write_text(yaml.safe_dump(pending))
+    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all([*node(1), pod("web-0", 1)]))
+    (tmp_path / "nodepools.yaml").write_text(NODEPOOLS.replace("BUDGET", "10").replace("TYPES", "m5.large"))
+    env = TestEnvironment()
+    code = main(["karpenter", "--disruption", str(tmp_path / "pods.yaml"), "--nodes", str(tmp_path / "cluster.yaml"),
+                 "--nodes", str(tmp_path / "nodepools.yaml"), "--now", "2026-01-01T12:00:00Z", "-o", "json"], env)
+    doc = json.loads(env.out)
+    assert code == 0
+    assert doc["nominatedNodes"] == ["ip-10-0-1-1.ec2.internal"]
+    assert doc["nodes"][0]["error"] == "node is nominated for a pending pod"
