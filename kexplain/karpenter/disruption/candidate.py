@@ -149,6 +149,24 @@ def new_candidate(state: Any, pods: list[PodInfo], pdbs: Limits, node_pools: Map
                      pods, [p for p in pods if is_reschedulable(p)])
 
 
+class Method:
+    """What every method has (the Method interface)."""
+
+    name = ""
+    reason = ""
+    disruption_class = GRACEFUL
+    consolidation_type = ""
+
+    def __init__(self, ctx: Any) -> None:       # helpers.Context
+        self.ctx = ctx
+
+    def should_disrupt(self, c: Candidate) -> bool:
+        raise NotImplementedError
+
+    def compute_commands(self, budgets: dict[str, int], candidates: list[Candidate]) -> list[Command]:
+        raise NotImplementedError
+
+
 # -- commands ------------------------------------------------------------------------------------
 def cheapest(offerings: Any) -> Any:
     """Offerings.Cheapest (lo.MinBy: the first of the lowest price)."""

@@ -7,32 +7,14 @@ from typing import Any
 from kexplain.apimachinery.gosort import go_sort
 from kexplain.karpenter.cloudprovider.types import InstanceTypes, MAX_FLOAT64
 from kexplain.karpenter.disruption import events as ev
-from kexplain.karpenter.disruption.candidate import (CAPACITY_TYPE_LABEL, GRACEFUL, INSTANCE_TYPE_LABEL, ZONE_LABEL,
-                                                    Candidate, Command, candidate_prices, condition_true, sentence)
-from kexplain.karpenter.disruption.helpers import CandidateDeleting, Context, simulate_scheduling
+from kexplain.karpenter.disruption.candidate import (CAPACITY_TYPE_LABEL, INSTANCE_TYPE_LABEL, ZONE_LABEL, Candidate,
+                                                    Command, Method, candidate_prices, condition_true, sentence)
+from kexplain.karpenter.disruption.helpers import CandidateDeleting, simulate_scheduling
 from kexplain.karpenter.scheduling.requirement import new_requirement
 from kexplain.karpenter.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN_LABELS, new_requirements
 
 SPOT, ON_DEMAND, RESERVED = "spot", "on-demand", "reserved"
 WHEN_EMPTY_OR_UNDERUTILIZED = "WhenEmptyOrUnderutilized"
-
-
-class Method:
-    """What every method has (the Method interface)."""
-
-    name = ""
-    reason = ""
-    disruption_class = GRACEFUL
-    consolidation_type = ""
-
-    def __init__(self, ctx: Context) -> None:
-        self.ctx = ctx
-
-    def should_disrupt(self, c: Candidate) -> bool:
-        raise NotImplementedError
-
-    def compute_commands(self, budgets: dict[str, int], candidates: list[Candidate]) -> list[Command]:
-        raise NotImplementedError
 
 
 def consolidation_disabled(c: Candidate) -> bool:

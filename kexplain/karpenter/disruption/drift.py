@@ -3,8 +3,8 @@ whose pods all schedule elsewhere or on a replacement, within the budget."""
 from __future__ import annotations
 
 from kexplain.karpenter.disruption import events as ev
-from kexplain.karpenter.disruption.candidate import EVENTUAL, Candidate, Command, condition, condition_true, sentence
-from kexplain.karpenter.disruption.consolidation import Method
+from kexplain.karpenter.disruption.candidate import (EVENTUAL, Candidate, Command, Method, condition, condition_true,
+                                                    sentence)
 from kexplain.karpenter.disruption.helpers import CandidateDeleting, simulate_scheduling
 from kexplain.karpenter.inputs import parse_time
 from kexplain.apimachinery.gosort import go_sort

@@ -2,8 +2,7 @@
 (spec.replicas) one for one, within the budget, the node limit and the replicas."""
 from __future__ import annotations
 
-from kexplain.karpenter.disruption.candidate import EVENTUAL, Candidate, Command, condition_true
-from kexplain.karpenter.disruption.consolidation import Method
+from kexplain.karpenter.disruption.candidate import EVENTUAL, Candidate, Command, Method, condition_true
 from kexplain.karpenter.provisioning.scheduling.nodeclaimtemplate import new_node_claim_template
 
 
