@@ -235,3 +235,26 @@ def test_a_pending_pod_nominates_the_node_it_would_go_to(tmp_path):
     assert code == 0
     assert doc["nominatedNodes"] == ["ip-10-0-1-1.ec2.internal"]
     assert doc["nodes"][0]["error"] == "node is nominated for a pending pod"
+
+
+def test_a_do_not_disrupt_duration_is_active_until_it_elapses_from_the_pods_start():
+    from kexplain.karpenter.disruption.events import Recorder
+    from kexplain.karpenter.disruption.pods import do_not_disrupt_active
+    from kexplain.model.pod import PodInfo
+    obj = pod("job-0", 1, annotations={"karpenter.sh/do-not-disrupt": "2h"})      # started 11:30
+    recorder = Recorder()
+    assert do_not_disrupt_active(PodInfo(obj), NOW, recorder) is True
+    assert [e.message for e in recorder.emitted] == [
+        "The karpenter.sh/do-not-disrupt grace period will elapse at 2026-01-01T13:30:00Z"]
+    recorder = Recorder()
+    assert do_not_disrupt_active(PodInfo(obj), NOW.replace(hour=14), recorder) is False
+    assert [e.reason for e in recorder.emitted] == ["DoNotDisruptGracePeriodElapsed"]
+
+
+def test_two_budgets_on_one_pod_block_its_eviction():
+    from kexplain.karpenter.disruption.events import Recorder
+    from kexplain.karpenter.disruption.pods import Limits
+    from kexplain.model.pod import PodInfo
+    other = {**pdb(1), "metadata": {"name": "all-web", "namespace": "default"}}
+    keys, ok = Limits([pdb(1), other]).can_evict_pods([PodInfo(pod("web-0", 1))], NOW, Recorder())
+    assert (keys, ok) == (["default/all-web", "default/web"], False)
