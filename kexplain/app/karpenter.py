@@ -10,14 +10,16 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from kexplain.app.autoscalers import AutoscalerRun
-from kexplain.errors import KexplainError
+from kexplain.errors import KexplainError, Source
 from kexplain.explain.pending_pass import PendingPass, pass_json
 from kexplain.features import KubeVersion
-from kexplain.karpenter.pending import load_node_pools, run_pass
+from kexplain.karpenter.pending import load_node_pools, load_pods_pass, load_world, run_pass
+from kexplain.karpenter.run import disruption, disruption_document
+from kexplain.load.gcpolicy import bulk_load
 from kexplain.karpenter.request import NodePoolsRequest, has_node_pools
 from kexplain.suggest import karpenter as fixes
 
-__all__ = ["Karpenter", "check_node_pool", "has_node_pools", "verified_fixes"]
+__all__ = ["Karpenter", "check_node_pool", "disruption_pass", "has_node_pools", "verified_fixes"]
 
 CLOSEST = 3     # NodePool names a wrong --nodepool NAME suggests
 
@@ -84,3 +86,18 @@ def check_node_pool(name: Optional[str], doc: dict) -> None:
     close = difflib.get_close_matches(name, names, n=CLOSEST)
     raise KexplainError(f"--nodepool {name}: no NodePool of that name {among}"
                         + (f"; the closest: {', '.join(close)}" if close else f" ({', '.join(names[:10])})"))
+
+
+def disruption_pass(pods: Optional[str], nodes: tuple, aws_data: Optional[str], config: Optional[str], kube: Any,
+                    now: Any, *, max_bytes: int, max_objects: int, validate: str = "strict",
+                    namespace: Optional[str] = None, stdin: Any = None) -> tuple[Any, dict]:
+    """`kexplain karpenter --disruption`: the files read once (PODS optional: the pending pods that
+    nominate nodes), the EC2 world, Karpenter's disruption pass on the clock `now`; returns the
+    inputs and the pass's document."""
+    with bulk_load(freeze=True):
+        inputs, _ = load_pods_pass(pods, tuple(nodes), config, kube, max_bytes=max_bytes, max_objects=max_objects,
+                                   validate=validate, stdin=stdin, namespace=namespace, now=now)
+        world = load_world(aws_data)
+        inputs.settings.check_world(world.instance_types, world.zones(), Source(config) if config else None)
+        result = disruption(inputs, world, now)
+    return inputs, disruption_document(result)

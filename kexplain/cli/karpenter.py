@@ -5,12 +5,12 @@ from typing import List, Optional
 
 import typer
 
-from kexplain.app.karpenter import check_node_pool
+from kexplain.app.karpenter import check_node_pool, disruption_pass
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate
 from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output,
-                                  aws_data_option, karpenter_config_option, max_objects_option)
-from kexplain.errors import Source
+                                  aws_data_option, karpenter_config_option, max_objects_option, parse_now)
+from kexplain.errors import KexplainError, Source
 from kexplain.explain.pending_pass import pass_json
 from kexplain.features.kube_version import ENV_VAR, resolve
 from kexplain.karpenter.pending import load_pods_pass, load_world
@@ -18,6 +18,7 @@ from kexplain.karpenter.run import EXPLAIN_ALL, EXPLAIN_UNPLACED, document, sche
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.render import structured
 from kexplain.render.karpenter import print_pass
+from kexplain.render.karpenter_disruption import print_disruption
 from kexplain.suggest import karpenter as fixes
 
 KARPENTER_KUBERNETES = "1.35"     # the Kubernetes libraries Karpenter v1.13.0 is built with (v0.35)
@@ -25,10 +26,11 @@ KARPENTER_KUBERNETES = "1.35"     # the Kubernetes libraries Karpenter v1.13.0 i
 
 def command(
     ctx: typer.Context,
-    pods: str = typer.Argument(..., metavar="PODS",
-                               help="The pending Pods, and workloads whose copies that do not fit are pending, as "
-                                    "`kexplain POD` takes them (file, directory or '-'). Unbound pods of any file "
-                                    "are pending."),
+    pods: Optional[str] = typer.Argument(None, metavar="PODS",
+                                         help="The pending Pods, and workloads whose copies that do not fit are "
+                                              "pending, as `kexplain POD` takes them (file, directory or '-'). "
+                                              "Unbound pods of any file are pending. Optional with --disruption "
+                                              "(there, the pending pods nominate the nodes they would go to)."),
     nodes: List[str] = typer.Option([], "--nodes", metavar="PATH",
                                     help="Cluster objects and Karpenter's: Nodes, bound Pods, DaemonSets, NodeClaims, "
                                          "NodePools, EC2NodeClasses, PVCs, StorageClasses, ... any kind in any file "
@@ -51,6 +53,14 @@ def command(
     suggestions: bool = typer.Option(True, "--suggestions/--no-suggestions",
                                      help="Show verified fix suggestions for the pods Karpenter would not place "
                                           "(each change run through Karpenter's pass again; key 'suggestions')."),
+    disruption: bool = typer.Option(False, "--disruption",
+                                    help="Run Karpenter's disruption pass instead: per NodePool and reason the "
+                                         "budgets, per method (Emptiness, StaticDrift, Drift, "
+                                         "MultiNodeConsolidation, SingleNodeConsolidation) its candidates and "
+                                         "command, per node whether it is a candidate and why not, the events."),
+    now: Optional[str] = typer.Option(None, "--now", metavar="TIME",
+                                      help="The clock (RFC 3339) for --disruption: node lifetimes, do-not-disrupt "
+                                           "durations, budget schedules (default: the current time)."),
 ) -> ExitStatus:
     """Explain one Karpenter provisioning pass over the pending pods (PODS' Pods as written, and
     its workloads' copies the scheduler leaves pending): which of them Karpenter would place on an
@@ -59,12 +69,23 @@ def command(
     sigs.k8s.io/karpenter v1.13.0 with the AWS provider (openshift/aws-karpenter-provider-aws
     abcf7d1e3417) decides.
 
-    Exit codes: 0 every pending pod Karpenter provisions for is placed, 1 some pod failed or was
-    ignored, 2 bad usage or bad input, 4 internal error."""
+    With --disruption, Karpenter's disruption pass over the cluster: which node it would delete or
+    replace now, and why every other node stays.
+
+    Exit codes: 0 every pending pod Karpenter provisions for is placed (--disruption: the pass
+    ran, whatever it decided), 1 some pod failed or was ignored, 2 bad usage or bad input, 4
+    internal error."""
     env = env_of(ctx)
     kube, warnings = resolve(kubernetes_version, env.variables.get(ENV_VAR) or None, None, KARPENTER_KUBERNETES)
     for warning in warnings:
         env.error(f"warning: {warning}")
+    if disruption:
+        return _disruption(env, pods, nodes, aws_data, karpenter_config, kube, now, output, max_input_size,
+                           max_objects, validate, namespace)
+    if now is not None:
+        raise KexplainError("--now is an option of --disruption")
+    if pods is None:
+        raise KexplainError("Missing argument 'PODS' (a file of pending pods; only --disruption runs without one)")
     inputs, world, done, merged = _pass(env, pods, nodes, aws_data, karpenter_config, kube, max_input_size,
                                         max_objects, validate, namespace)
     for warning in inputs.warnings:            # the inputs' and the cluster state's
@@ -101,6 +122,24 @@ def _pass(env: Environment, pods: str, nodes: List[str], aws_data: Optional[str]
                                     Source(karpenter_config) if karpenter_config else None)
         done = schedule(inputs, world)
     return inputs, world, done, merged
+
+
+def _disruption(env: Environment, pods: Optional[str], nodes: List[str], aws_data: Optional[str],
+                karpenter_config: Optional[str], kube, now: Optional[str], output: Output, max_input_size: int,
+                max_objects: int, validate: str, namespace: Optional[str]) -> ExitStatus:
+    """`--disruption`: the pass's document, written as asked."""
+    inputs, doc = disruption_pass(pods, tuple(nodes), aws_data, karpenter_config, kube, parse_now(now),
+                                  max_bytes=max_input_size, max_objects=max_objects, validate=validate,
+                                  namespace=namespace, stdin=env.stdin)
+    for warning in inputs.warnings:
+        env.error(f"warning: {warning}")
+    for err in inputs.refused:
+        env.error(f"error: {err}")
+    if output.value in structured.FORMATS:
+        structured.write(env.stdout, doc, output.value)
+    else:
+        print_disruption(doc, env.console())
+    return aggregate([ExitStatus.SUCCESS, *([ExitStatus.BAD_INPUT] if inputs.refused else [])])
 
 
 def exit_status(doc: dict) -> ExitStatus:

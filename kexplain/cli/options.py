@@ -4,6 +4,7 @@ karpenter`), Kueue's `--kueue-version` (`kexplain POD`, `kexplain pod`, `kexplai
 the checks of the Cluster Autoscaler's options before anything is read."""
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from enum import Enum
 from typing import Any, Optional
 
@@ -158,3 +159,14 @@ def stats_option(more: str = "") -> Any:
 
 def kubelet_config_option() -> Any:
     return typer.Option(None, "--kubelet-config", metavar="FILE", help=KUBELET_CONFIG_HELP)
+
+
+def parse_now(text: Optional[str], option: str = "--now") -> datetime:
+    """An RFC 3339 time for `option` (the current time, to the second, when not given)."""
+    if not text:
+        return datetime.now(timezone.utc).replace(microsecond=0)
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise KexplainError(f"{option} {text}: not an RFC 3339 time (e.g. 2026-01-01T00:00:00Z)") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)

@@ -16,6 +16,8 @@ from kexplain.karpenter.aws.instancetype.types import Options as ProviderOptions
 from kexplain.karpenter.aws.nodeclass import default_status_subnets
 from kexplain.karpenter.aws.unavailableofferings import from_entries
 from kexplain.karpenter.cloudprovider.types import InstanceTypes, format_price
+from kexplain.karpenter.disruption.controller import disrupt
+from kexplain.karpenter.disruption.document import build_document as build_disruption_document
 from kexplain.karpenter.document import build_document
 from kexplain.karpenter.errors import GoError, combine
 from kexplain.karpenter.explain import explain_pass
@@ -203,3 +205,17 @@ def document(done: Pass, explain: str | None = EXPLAIN_UNPLACED) -> dict[str, An
         doc["explained"] = explain_pass(result, cloud, every_pod=explain == EXPLAIN_ALL)
     return doc
 
+
+
+def disruption(inputs: PassInputs, world: Any, now: Any = None) -> Any:
+    """Karpenter's disruption pass over the inputs (`kexplain.karpenter.disruption.controller`):
+    the cluster state, the AWS provider, the pending pods' nominations, every method in order.
+    Returns the `DisruptionResult`; `disruption_document` makes its document."""
+    cloud = AWSCloud(inputs, world)
+    cluster = new_cluster(inputs)
+    inputs.warnings.extend(cluster.warnings)
+    return disrupt(inputs, cloud, cluster, now if now is not None else inputs.now, options=options_of(inputs))
+
+
+def disruption_document(result: Any) -> dict[str, Any]:
+    return build_disruption_document(result)

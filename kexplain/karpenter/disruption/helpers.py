@@ -1,0 +1,300 @@
+"""The disruption helpers (controllers/disruption/helpers.go) over one pass's `Context`:
+SimulateScheduling (the provisioning scheduler over the other nodes, the pending pods and the
+candidates' pods), GetCandidates, BuildNodePoolMap, BuildDisruptionBudgetMapping, and the
+provisioner's NewScheduler and GetPendingPods they call."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Callable, Sequence
+
+from kexplain.karpenter.disruption import budgets as bud
+from kexplain.karpenter.disruption import events as ev
+from kexplain.karpenter.disruption.candidate import NODEPOOL_LABEL, Candidate, CandidateError, new_candidate
+from kexplain.karpenter.disruption.pods import Limits
+from kexplain.karpenter.disruption.versions import DisruptionRules
+from kexplain.karpenter.errors import GoError, WrappedError
+from kexplain.karpenter.provisioning.provisioner import (_is_managed_pool, daemonset_pods, not_provisionable_reason,
+                                                         order_by_weight, truncate_instance_types, validate)
+from kexplain.karpenter.provisioning.scheduling.scheduler import Options, Results, Scheduler
+from kexplain.karpenter.provisioning.scheduling.topology import new_topology
+from kexplain.karpenter.provisioning.scheduling.volumetopology import VolumeTopology
+from kexplain.karpenter.utils.objects import name_of
+from kexplain.model.pod import PodInfo
+
+NODE_POOLS_NOT_FOUND = "no nodepools found"
+
+
+class SimulationError(Exception):
+    """An error SimulateScheduling returns (Go's wrapped error text)."""
+
+
+class CandidateDeleting(Exception):
+    """errCandidateDeleting: a candidate was marked for deletion meanwhile."""
+
+
+@dataclass
+class Context:
+    """One disruption pass: the inputs read once, the cluster state, the cloud provider, the clock,
+    the PodDisruptionBudgets, each node's pods, the recorder."""
+
+    inputs: Any
+    cloud: Any
+    cluster: Any
+    now: datetime
+    rules: DisruptionRules
+    recorder: ev.Recorder = field(default_factory=ev.Recorder)
+    pdbs: Limits = field(init=False)
+    pods_by_node: dict[str, list[PodInfo]] = field(init=False)
+    pending: list[PodInfo] = field(init=False)
+    node_pools: dict[str, Any] = field(init=False)
+    instance_types: dict[str, dict[str, Any]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.pdbs = Limits(self.inputs.objects.get("PodDisruptionBudget", ()))
+        self.pods_by_node = {}
+        for pod in self.inputs.bound_pods:
+            self.pods_by_node.setdefault(pod.node_name, []).append(pod)
+        for pods in self.pods_by_node.values():
+            pods.sort(key=lambda p: (p.namespace, p.name))
+        self.pending = pending_pods(self.inputs, self.cloud, self.cluster)
+        self.node_pools, self.instance_types = build_node_pool_map(self.inputs, self.cloud)
+
+    def pods_on(self, state: Any) -> list[PodInfo]:
+        """StateNode.Pods: the pods bound to its Node (none without a Node)."""
+        return self.pods_by_node.get(name_of(state.node), []) if state.node is not None else []
+
+    def gate(self, name: str) -> bool:
+        return bool(getattr(self.inputs.settings.feature_gates, name))
+
+
+def pending_pods(inputs: Any, cloud: Any, cluster: Any) -> list[PodInfo]:
+    """Provisioner.GetPendingPods: the provisionable pods that pass Validate."""
+    topology = VolumeTopology(cluster.volume_index)
+    return [p for p in inputs.pending if not_provisionable_reason(p) is None and validate(p, cloud, topology) is None]
+
+
+def build_node_pool_map(inputs: Any, cloud: Any) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """BuildNodePoolMap: the managed NodePools by name, and the instance types of those whose
+    types resolve (by NodePool, then by type name)."""
+    pools: dict[str, Any] = {}
+    types: dict[str, dict[str, Any]] = {}
+    for np in inputs.node_pools:
+        if not np.is_managed():
+            continue
+        pools[np.name] = np
+        its, err = cloud.get_instance_types(np.obj)
+        if err is not None or not its:
+            continue
+        types[np.name] = {it.name: it for it in its}
+    return pools, types
+
+
+def get_candidates(ctx: Context, should_disrupt: Callable[[Candidate], bool], disruption_class: str
+                   ) -> list[Candidate]:
+    """GetCandidates: every state node through NewCandidate, then the method's filter."""
+    out = []
+    for state in ctx.cluster.nodes:
+        try:
+            c = new_candidate(state, ctx.pods_on(state), ctx.pdbs, ctx.node_pools, ctx.instance_types, ctx.now,
+                              ctx.recorder, disruption_class)
+        except CandidateError:
+            continue
+        out.append(c)
+    return [c for c in out if should_disrupt(c)]
+
+
+@dataclass(frozen=True)
+class PoolBudget:
+    """One NodePool's budget for a reason: its nodes, those disrupting, what its budgets allow."""
+
+    node_pool: str
+    nodes: int
+    disrupting: int
+    allowed: int              # MustGetAllowedDisruptions
+    remaining: int            # what the method is given: allowed less disrupting, at least 0
+
+
+def node_counts(ctx: Context) -> tuple[dict[str, int], dict[str, int]]:
+    """The managed, initialized nodes per NodePool label (not terminating), and those NotReady or
+    marked for deletion."""
+    nodes: dict[str, int] = {}
+    disrupting: dict[str, int] = {}
+    for state in ctx.cluster.nodes:
+        if not state.managed() or not state.initialized():
+            continue
+        claim_conditions = ((state.node_claim.get("status") or {}).get("conditions") or ())
+        if any(isinstance(c, dict) and c.get("type") == "InstanceTerminating" and c.get("status") == "True"
+               for c in claim_conditions):
+            continue
+        pool = state.labels().get(NODEPOOL_LABEL) or ""
+        nodes[pool] = nodes.get(pool, 0) + 1
+        ready = next((c for c in ((state.node or {}).get("status") or {}).get("conditions") or ()
+                      if isinstance(c, dict) and c.get("type") == "Ready"), None)
+        if ready is None or ready.get("status") != "True" or state.marked_for_deletion():
+            disrupting[pool] = disrupting.get(pool, 0) + 1
+    return nodes, disrupting
+
+
+def pool_budgets(ctx: Context, reason: str) -> list[PoolBudget]:
+    nodes, disrupting = node_counts(ctx)
+    out = []
+    for np in ctx.inputs.node_pools:
+        if not np.is_managed():
+            continue
+        allowed = bud.allowed_by_reason(np, ctx.now, nodes.get(np.name, 0), reason)
+        out.append(PoolBudget(np.name, nodes.get(np.name, 0), disrupting.get(np.name, 0), allowed,
+                              max(allowed - disrupting.get(np.name, 0), 0)))
+    return out
+
+
+def build_disruption_budget_mapping(ctx: Context, reason: str) -> dict[str, int]:
+    """BuildDisruptionBudgetMapping, with the NodePool's DisruptionBlocked event when its budgets
+    allow none for a NodePool with nodes."""
+    out = {}
+    for b in pool_budgets(ctx, reason):
+        out[b.node_pool] = b.remaining
+        if b.nodes != 0 and b.allowed == 0:
+            ctx.recorder.publish(ev.node_pool_blocked_for_reason(ctx.node_pools[b.node_pool], reason))
+    return out
+
+
+def simulation_options(ctx: Context) -> Options:
+    s = ctx.inputs.settings
+    return Options(strict_reserved_offerings=False, ignore_preferences=s.preference_policy == "Ignore",
+                   min_values_best_effort=s.min_values_policy == "BestEffort",
+                   reserved_capacity=s.feature_gates.reserved_capacity)
+
+
+def new_scheduler(ctx: Context, pods: list[PodInfo], state_nodes: Sequence[Any], options: Options
+                  ) -> tuple[Scheduler, list[PodInfo]]:
+    """Provisioner.NewScheduler: the ready dynamic NodePools by weight, their instance types, the
+    pods whose volume topology resolves, the topology, the DaemonSets' pods. Returns the scheduler and
+    the pods it schedules."""
+    cloud = ctx.cloud
+    pools = [np.obj for np in ctx.inputs.node_pools
+             if _is_managed_pool(np.obj) and np.spec.replicas is None and cloud.node_pool_ready(np.obj)
+             and not (np.obj.get("metadata") or {}).get("deletionTimestamp")]
+    if not pools:
+        raise SimulationError(f"creating scheduler, {NODE_POOLS_NOT_FOUND}")
+    order_by_weight(pools)
+    instance_types: dict[str, list[Any]] = {}
+    for np in pools:
+        its, err = cloud.get_instance_types(np)
+        if err is None and its:
+            instance_types[name_of(np)] = its
+    topology_of = VolumeTopology(ctx.cluster.volume_index)
+    volume_reqs: dict[str, list[Any]] = {}
+    schedulable = []
+    for pod in pods:
+        reqs, err = topology_of.get_requirements(pod)
+        if err is not None:
+            continue
+        if reqs:
+            volume_reqs[pod.uid] = reqs
+        schedulable.append(pod)
+    topology, err = new_topology(ctx.cluster, state_nodes, pools, instance_types, schedulable,
+                                 ctx.inputs.settings.preference_policy)
+    if err is not None:
+        raise SimulationError(str(WrappedError("creating scheduler", WrappedError("tracking topology counts", err))))
+    scheduler = Scheduler(pools, state_nodes, topology, instance_types, daemonset_pods(ctx.cluster, ctx.inputs.daemonsets),
+                          volume_reqs, options, cloud.satisfies_min_values, cloud.limits, ctx.cluster.volume_index,
+                          getattr(cloud, "type_index", None))
+    return scheduler, schedulable
+
+
+def deleting_pods(ctx: Context, recorder: ev.Recorder) -> list[PodInfo]:
+    """StateNodes.Deleting().CurrentlyReschedulablePods."""
+    out = []
+    for state in ctx.cluster.nodes:
+        if state.marked_for_deletion():
+            out.extend(p for p in ctx.pods_on(state) if ctx.pdbs.is_currently_reschedulable(p, ctx.now, recorder))
+    return out
+
+
+@dataclass
+class Simulation:
+    """SimulateScheduling's answer: the scheduler's Results (new NodeClaims, existing nodes with the
+    pods placed there, pod errors by uid) and the pods it scheduled."""
+
+    results: Results
+    pods: list[PodInfo]
+
+    def non_pending_errors(self) -> dict[str, BaseException]:
+        by_uid = {p.uid: p for p in self.pods}
+        return {uid: err for uid, err in self.results.pod_errors.items()
+                if uid in by_uid and not_provisionable_reason(by_uid[uid]) is not None}
+
+    def all_non_pending_pods_scheduled(self) -> bool:
+        return not self.non_pending_errors()
+
+    def non_pending_errors_text(self) -> str:
+        """NonPendingPodSchedulingErrors, its parts sorted (Go lists them in map order)."""
+        errs = self.non_pending_errors()
+        if not errs:
+            return "No Pod Scheduling Errors"
+        by_uid = {p.uid: p for p in self.pods}
+        parts = sorted(f"{by_uid[uid].key} => {err} " for uid, err in errs.items())
+        text = "not all pods would schedule, " + "".join(parts[:5])
+        if len(parts) > 5:
+            text += f" and {len(parts) - 5} other(s)"
+        return text
+
+
+class UninitializedNodeError(GoError):
+    pass
+
+
+def simulate_scheduling(ctx: Context, candidates: Sequence[Candidate]) -> Simulation:
+    """SimulateScheduling: raises CandidateDeleting or SimulationError."""
+    names = {c.name() for c in candidates}
+    nodes = ctx.cluster.nodes
+    if any(n.marked_for_deletion() and n.name() in names for n in nodes):
+        raise CandidateDeleting()
+    state_nodes = [n for n in nodes if not n.marked_for_deletion() and n.name() not in names]
+    pods = list(ctx.pending)
+    for c in candidates:
+        pods.extend(p for p in c.reschedulable_pods if ctx.pdbs.is_currently_reschedulable(p, ctx.now, ctx.recorder))
+    from_deleting = deleting_pods(ctx, ctx.recorder)
+    pods.extend(from_deleting)
+    scheduler, schedulable = new_scheduler(ctx, pods, state_nodes, simulation_options(ctx))
+    results = scheduler.solve(schedulable)
+    truncate_instance_types(results, scheduler.type_index, scheduler.options.min_values_best_effort)
+    deleting_keys = {p.key for p in from_deleting}
+    for existing in results.existing_nodes:
+        if existing.initialized():
+            continue
+        info = []
+        if existing.state.node_claim is not None:
+            info.append(f"nodeclaim/{name_of(existing.state.node_claim)}")
+        if existing.state.node is not None:
+            info.append(f"node/{name_of(existing.state.node)}")
+        for pod in existing.pods:
+            if pod.key not in deleting_keys:
+                results.pod_errors[pod.uid] = UninitializedNodeError(
+                    f"would schedule against uninitialized {', '.join(info)}")
+    return Simulation(results, schedulable)
+
+
+def nominate(ctx: Context, options: Options) -> tuple[list[str], str]:
+    """Step 2 of the pass: one Provisioner.Schedule over the pending pods (and the deleting nodes'
+    pods); Results.Record nominates the existing nodes it places pods on. Returns the nominated
+    nodes' names and the schedule error, if any."""
+    pods = list(ctx.pending) + deleting_pods(ctx, ev.NopRecorder())
+    if not pods:
+        return [], ""
+    try:
+        scheduler, schedulable = new_scheduler(ctx, pods, ctx.cluster.active(), options)
+    except SimulationError as err:
+        if NODE_POOLS_NOT_FOUND in str(err):
+            return [], ""
+        return [], str(err)
+    results = scheduler.solve(schedulable)
+    truncate_instance_types(results, scheduler.type_index, options.min_values_best_effort)
+    nominated = []
+    for existing in results.existing_nodes:
+        if existing.pods:
+            existing.state.nominated = True
+            nominated.append(existing.name())
+    return sorted(nominated), ""
+

@@ -1,0 +1,233 @@
+"""What disruption asks of a pod (utils/pod), of the PodDisruptionBudgets (utils/pdb) and what moving
+it costs (utils/disruption). Functions that read `karpenter.sh/do-not-disrupt` publish Karpenter's
+events through the recorder given, every time they are asked, as Go's do."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any, Mapping, Sequence
+
+from kexplain.config._decode import parse_duration
+from kexplain.karpenter.disruption import events as ev
+from kexplain.karpenter.inputs import parse_time
+from kexplain.karpenter.scheduling.taints import Taints
+from kexplain.karpenter.state.cluster import is_owned_by, is_owned_by_daemonset, is_owned_by_node
+from kexplain.model.labels import SelectorError, parse_selector
+from kexplain.model.pod import PodInfo
+
+DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
+POD_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
+DISRUPTED_TAINT = Taints([{"key": "karpenter.sh/disrupted", "effect": "NoSchedule"}])
+
+
+def annotations(pod: PodInfo) -> Mapping[str, Any]:
+    return pod.metadata.get("annotations") or {}
+
+
+def is_terminal(pod: PodInfo) -> bool:
+    return pod.phase in ("Failed", "Succeeded")
+
+
+def is_terminating(pod: PodInfo) -> bool:
+    return bool(pod.deletion_timestamp)
+
+
+def is_active(pod: PodInfo) -> bool:
+    return not is_terminal(pod) and not is_terminating(pod)
+
+
+def is_reschedulable(pod: PodInfo) -> bool:
+    """IsReschedulable: active (or a terminating StatefulSet pod), not a DaemonSet's, not a mirror pod."""
+    return ((is_active(pod) or (is_owned_by(pod, "apps/v1", "StatefulSet") and is_terminating(pod)))
+            and not is_owned_by_daemonset(pod) and not is_owned_by_node(pod))
+
+
+def _go_rfc3339(t: datetime) -> str:
+    return t.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+_UNITS = {"ns": 1, "us": 10**3, "µs": 10**3, "μs": 10**3, "ms": 10**6, "s": 10**9, "m": 60 * 10**9,
+          "h": 3600 * 10**9}
+
+
+def go_duration_error(orig: str) -> str:
+    """The error text of Go's time.ParseDuration for `orig`, "" when it parses."""
+    invalid = f'time: invalid duration "{orig}"'
+    s = orig[1:] if orig[:1] in "+-" else orig
+    if s == "0":
+        return ""
+    if not s:
+        return invalid
+    while s:
+        if not (s[0] == "." or s[0].isdigit()):
+            return invalid
+        i = 0
+        while i < len(s) and "0" <= s[i] <= "9":
+            i += 1
+        pre, s = i > 0, s[i:]
+        post = False
+        if s[:1] == ".":
+            s = s[1:]
+            i = 0
+            while i < len(s) and "0" <= s[i] <= "9":
+                i += 1
+            post, s = i > 0, s[i:]
+        if not pre and not post:
+            return invalid
+        i = 0
+        while i < len(s) and not (s[i] == "." or "0" <= s[i] <= "9"):
+            i += 1
+        if i == 0:
+            return f'time: missing unit in duration "{orig}"'
+        unit, s = s[:i], s[i:]
+        if unit not in _UNITS:
+            return f'time: unknown unit "{unit}" in duration "{orig}"'
+    return ""
+
+
+def _duration_error(value: str) -> tuple[int | None, str]:
+    """parseDoNotDisrupt: the duration in nanoseconds, or the error text."""
+    ns = parse_duration(value)
+    if ns is None or go_duration_error(value):
+        return None, f'failed to parse "{value}" as a duration: {go_duration_error(value) or "time: invalid duration"}'
+    if ns <= 0:
+        return None, f'duration "{value}" must be positive'
+    return ns, ""
+
+
+def do_not_disrupt_active(pod: PodInfo, now: datetime, recorder: ev.Recorder) -> bool:
+    """IsDoNotDisruptActive: "true", or a duration not yet elapsed since the pod's startTime (no
+    startTime: active); an invalid value is ignored, with an event."""
+    value = annotations(pod).get(DO_NOT_DISRUPT)
+    if value is None:
+        return False
+    if value == "true":
+        return True
+    ns, err = _duration_error(str(value))
+    if ns is None:
+        recorder.publish(ev.invalid_do_not_disrupt(pod, err))
+        return False
+    started = parse_time(pod.start_time)
+    if started is None:
+        return True
+    until = started + timedelta(microseconds=ns // 1000)
+    active = now < until
+    recorder.publish(ev.do_not_disrupt_until(pod, _go_rfc3339(until)) if active else ev.do_not_disrupt_elapsed(pod))
+    return active
+
+
+def is_disruptable(pod: PodInfo, now: datetime, recorder: ev.Recorder) -> bool:
+    return not is_active(pod) or not do_not_disrupt_active(pod, now, recorder)
+
+
+def is_evictable(pod: PodInfo, now: datetime, recorder: ev.Recorder) -> bool:
+    """IsEvictable: active, not tolerating the disrupted taint, not a mirror pod, no active do-not-disrupt."""
+    return (is_active(pod) and DISRUPTED_TAINT.tolerates_pod(pod) is not None and not is_owned_by_node(pod)
+            and not do_not_disrupt_active(pod, now, recorder))
+
+
+@dataclass(frozen=True)
+class PdbItem:
+    namespace: str
+    name: str
+    selector: Any
+    disruptions_allowed: int
+    fully_blocking: bool
+    always_evict_unhealthy: bool
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+def _pdb(obj: Mapping[str, Any]) -> PdbItem:
+    meta, spec, status = obj.get("metadata") or {}, obj.get("spec") or {}, obj.get("status") or {}
+    mu, ma = spec.get("maxUnavailable"), spec.get("minAvailable")
+    fully = ((isinstance(mu, int) and not isinstance(mu, bool) and mu == 0) or mu == "0%" or ma == "100%")
+    allowed = status.get("disruptionsAllowed")
+    return PdbItem(meta.get("namespace") or "default", str(meta.get("name") or ""), parse_selector(spec.get("selector")),
+                   allowed if isinstance(allowed, int) else 0, fully,
+                   spec.get("unhealthyPodEvictionPolicy") == "AlwaysAllow")
+
+
+class Limits:
+    """pdb.Limits over the cluster's PodDisruptionBudgets (listed by namespace and name)."""
+
+    def __init__(self, pdbs: Sequence[Mapping[str, Any]]) -> None:
+        items = []
+        for obj in pdbs:
+            try:
+                items.append(_pdb(obj))
+            except SelectorError:
+                continue
+        self.items = sorted(items, key=lambda p: (p.namespace, p.name))
+        self._by_namespace: dict[str, list[PdbItem]] = {}
+        for p in self.items:
+            self._by_namespace.setdefault(p.namespace, []).append(p)
+
+    def matching(self, pod: PodInfo) -> list[PdbItem]:
+        return [p for p in self._by_namespace.get(pod.namespace, ()) if p.selector.matches(pod.labels)]
+
+    def _evictable(self, pod: PodInfo, now: datetime, recorder: ev.Recorder, fully: bool) -> tuple[list[str], bool]:
+        if not is_evictable(pod, now, recorder):
+            return [], True
+        found = self.matching(pod)
+        if len(found) > 1:
+            return [p.key for p in found], False
+        for p in found:
+            if p.always_evict_unhealthy and any(isinstance(c, dict) and c.get("type") == "Ready"
+                                                and c.get("status") == "False"
+                                                for c in pod.status.get("conditions") or ()):
+                return [], True
+            if (p.fully_blocking if fully else p.disruptions_allowed == 0):
+                return [p.key], False
+        return [], True
+
+    def can_evict_pods(self, pods: Sequence[PodInfo], now: datetime, recorder: ev.Recorder) -> tuple[list[str], bool]:
+        for pod in pods:
+            keys, ok = self._evictable(pod, now, recorder, False)
+            if not ok:
+                return keys, False
+        return [], True
+
+    def is_currently_reschedulable(self, pod: PodInfo, now: datetime, recorder: ev.Recorder) -> bool:
+        _, evictable = self._evictable(pod, now, recorder, True)
+        return is_reschedulable(pod) and is_disruptable(pod, now, recorder) and evictable
+
+
+def eviction_cost(pod: PodInfo) -> float:
+    """EvictionCost: 1 + deletion cost / 2^27 + priority / 2^25, clamped to [-10, 10]."""
+    cost = 1.0
+    text = annotations(pod).get(POD_DELETION_COST)
+    if text is not None:
+        try:
+            cost += float(str(text)) / math.pow(2, 27.0)
+        except ValueError:
+            pass
+    priority = pod.spec.get("priority")
+    if isinstance(priority, int) and not isinstance(priority, bool):
+        cost += float(priority) / math.pow(2, 25)
+    return min(max(cost, -10.0), 10.0)
+
+
+def rescheduling_cost(pods: Sequence[PodInfo]) -> float:
+    cost = 0.0
+    for p in pods:
+        cost += eviction_cost(p)
+    return cost
+
+
+def lifetime_remaining(now: datetime, node_claim: Mapping[str, Any]) -> float:
+    """LifetimeRemaining: the share of the NodeClaim's expireAfter still ahead (1 with `Never`)."""
+    expire = ((node_claim.get("spec") or {}).get("expireAfter"))
+    ns = parse_duration(str(expire)) if expire is not None and expire != "Never" else None
+    if ns is None:
+        return 1.0
+    created = parse_time((node_claim.get("metadata") or {}).get("creationTimestamp"))
+    age = (now - created).total_seconds() if created is not None else 0.0
+    total = ns / 1e9
+    if total == 0:
+        return 1.0 if age <= 0 else 0.0
+    return min(max((total - age) / total, 0.0), 1.0)
+

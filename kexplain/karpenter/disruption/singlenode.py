@@ -1,0 +1,35 @@
+"""SingleNodeConsolidation (controllers/disruption/singlenodeconsolidation.go): the first candidate
+(cheapest to disrupt first, NodePools interleaved) that can be deleted or replaced by a cheaper node."""
+from __future__ import annotations
+
+from kexplain.karpenter.disruption.candidate import NO_OP, Candidate, Command
+from kexplain.karpenter.disruption.consolidation import Consolidation, sort_by_cost
+
+
+class SingleNodeConsolidation(Consolidation):
+    name = "SingleNodeConsolidation"
+    reason = "Underutilized"
+    consolidation_type = "single"
+
+    def compute_commands(self, budgets: dict[str, int], candidates: list[Candidate]) -> list[Command]:
+        for c in self.sort_candidates(candidates):
+            if budgets.get(c.node_pool.name, 0) == 0:
+                continue
+            if not c.reschedulable_pods:
+                continue
+            cmd = self.compute_consolidation([c])
+            if cmd.decision() == NO_OP:
+                continue
+            return [cmd]
+        return []
+
+    @staticmethod
+    def sort_candidates(candidates: list[Candidate]) -> list[Candidate]:
+        """SortCandidates: by disruption cost, then the NodePools interleaved (Go takes the pools in a
+        map's order: here by name)."""
+        by_pool: dict[str, list[Candidate]] = {}
+        for c in sort_by_cost(candidates):
+            by_pool.setdefault(c.node_pool.name, []).append(c)
+        pools = sorted(by_pool)
+        longest = max((len(v) for v in by_pool.values()), default=0)
+        return [by_pool[p][i] for i in range(longest) for p in pools if i < len(by_pool[p])]

@@ -1,0 +1,129 @@
+"""`kexplain karpenter --disruption` in words, read only from the document: the decision, the
+budgets per NodePool and reason with their arithmetic, each method's candidates, command and where
+the pods go, each node's verdict in Karpenter's words, the events."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from rich.console import Console
+from rich.text import Text
+
+from kexplain.render.blocks import Block, print_blocks
+from kexplain.render.karpenter import table_block
+from kexplain.render.style import Look
+
+UNLIMITED = 2147483647
+
+
+def _n(v: int) -> str:
+    return "unlimited" if v >= UNLIMITED else str(v)
+
+
+def decision_line(doc: Mapping[str, Any]) -> str:
+    d = doc.get("decision")
+    if not d:
+        return "Karpenter would disrupt no node now: no method computed a command."
+    cmds = "; ".join(c.get("text", "") + f" (savings ${c.get('estimatedSavings')}/h)" for c in d.get("commands") or ())
+    return f"Karpenter would start {d['method']} ({d['reason']}): {cmds}"
+
+
+def _budget_part(b: Mapping[str, Any], nodes: int) -> str:
+    """One budget: its value, its window, what it allows now."""
+    value = str(b.get("nodes", ""))
+    if not b.get("applies"):
+        return f"nodes {value} (only for {', '.join(b.get('reasons') or ())})"
+    what = f"nodes {value}"
+    if value.endswith("%") and b.get("active") and not b.get("error"):
+        what = f"nodes {value} of {nodes} = roundup({value[:-1]} × {nodes} / 100)"
+    if b.get("schedule"):
+        window = "active now" if b.get("active") else "inactive now, no limit"
+        what += f" during '{b['schedule']}' for {b.get('duration')} ({window})"
+    if b.get("error"):
+        return what + f": {b['error']} (fails closed: 0)"
+    if b.get("active"):
+        what += f" = {b['allowed']}"
+    return what
+
+
+def _budget_text(reason: Mapping[str, Any], nodes: int) -> str:
+    """The arithmetic of one NodePool's budget for one reason: every budget, the most restrictive
+    active one that applies, less the nodes NotReady or being deleted."""
+    budgets = reason.get("budgets") or ()
+    if not budgets:
+        return "no budgets: no limit"
+    text = "; ".join(_budget_part(b, nodes) for b in budgets)
+    applying = [b for b in budgets if b.get("applies") and b.get("active")]
+    if len(applying) > 1:
+        text += f"; the most restrictive: {_n(reason.get('budgetsAllow', 0))}"
+    elif not applying and not any(b.get("error") for b in budgets):
+        text += "; none active for this reason: no limit"
+    disrupting = reason.get("disrupting", 0)
+    if disrupting:
+        text += f"; less {disrupting} node(s) NotReady or being deleted"
+    return text
+
+
+def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
+    blocks = [Block(Text(decision_line(doc), style="bold"))]
+    if doc.get("provisioningScheduleError"):
+        blocks.append(Block(Text(f"provisioning schedule error: {doc['provisioningScheduleError']}")))
+    if doc.get("nominatedNodes"):
+        blocks.append(Block(Text("nominated for pending pods (not candidates): " + ", ".join(doc["nominatedNodes"]))))
+    rows = []
+    for b in doc.get("budgets") or ():
+        for reason, allowed in sorted((b.get("allowed") or {}).items()):
+            detail = (b.get("reasons") or {}).get(reason) or {}
+            rows.append([b["nodePool"], reason, str(b.get("nodes", 0)), _n(allowed),
+                         _budget_text(detail, b.get("nodes", 0))])
+    if rows:
+        blocks.append(table_block(look, "Budgets (per NodePool and reason)",
+                                  ["NodePool", "reason", "nodes", "allowed", "how"], rows, right=(2, 3)))
+    for m in doc.get("methods") or ():
+        lines = [f"{m['method']} ({m['reason']}): {m['outcome']}"
+                 + ("" if m.get("reached") else " — not reached: an earlier method acts")]
+        if m.get("candidates"):
+            lines.append("  candidates: " + ", ".join(m["candidates"]))
+        if m.get("budgets"):
+            lines.append("  budgets given: " + ", ".join(f"{k} {_n(v)}" for k, v in m["budgets"].items()))
+            blocked = [k for k, v in m["budgets"].items() if v == 0]
+            if blocked:
+                lines.append(f"  no disruption allowed for {m['reason']} in NodePool(s) {', '.join(blocked)}: "
+                             "their candidates are skipped")
+        if m.get("error"):
+            lines.append(f"  error: {m['error']}")
+        for c in m.get("commands") or ():
+            lines.append(f"  command: {c['text']} (savings ${c.get('estimatedSavings')}/h)")
+            for r in c.get("replacements") or ():
+                types = ", ".join(f"{t} ${p}" for t, p in zip(r.get("instanceTypes") or (), r.get("prices") or ()))
+                lines.append(f"    new NodeClaim of {r['nodePool']} ({', '.join(r.get('capacityTypes') or ())}): "
+                             f"{types}; pods: {', '.join(r.get('pods') or ())}")
+            for e in c.get("existingNodes") or ():
+                lines.append(f"    onto {e['node']}: {', '.join(e.get('pods') or ())}")
+        for e in m.get("events") or ():
+            lines.append(f"  event {e['reason']} on {e['object']}: {e['message']}")
+        blocks.append(Block(Text("\n".join(lines))))
+    said: dict[str, list[str]] = {}
+    for m in doc.get("methods") or ():
+        for e in m.get("events") or ():
+            if e.get("object", "").startswith("Node ") and e.get("reason") in ("Unconsolidatable", "DisruptionBlocked"):
+                said.setdefault(e["object"][len("Node "):], []).append(f"{m['method']}: {e['message']}")
+    rows = []
+    for n in doc.get("nodes") or ():
+        verdict = "candidate" if n.get("candidate") else (n.get("blocked") or n.get("error") or "not a candidate")
+        if n.get("candidate") and said.get(n["node"]):
+            verdict += "; " + "; ".join(said[n["node"]])
+        if n.get("candidateEventual") is True and not n.get("candidate"):
+            verdict += " (a candidate for Drift: its terminationGracePeriod bounds the drain)"
+        cost = f"{n['disruptionCost']:.3f}" if "disruptionCost" in n else ""
+        rows.append([n["node"], n.get("nodePool", ""), n.get("instanceType", ""),
+                     f"{n.get('reschedulablePods', 0)}/{n.get('pods', 0)}", cost,
+                     ", ".join(n.get("eligible") or ()), verdict])
+    if rows:
+        blocks.append(table_block(look, "Nodes", ["node", "NodePool", "type", "pods (moving/all)", "cost",
+                                                  "methods", "verdict"], rows))
+    return blocks
+
+
+def print_disruption(doc: Mapping[str, Any], console: Console) -> None:
+    look = Look(plain=not console.is_terminal, width=console.width)
+    print_blocks(render(doc, look), console)
