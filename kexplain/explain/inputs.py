@@ -108,7 +108,7 @@ def _load(req: Request, stdin: BinaryIO | None, problems: Problems,
     if prepare is not None:
         objs = prepare(objs, cluster)
     # the JobSets Kueue did not take: the Jobs their controller creates (`controllers.jobset`)
-    objs = with_jobset_jobs(objs, of_kinds(cluster, frozenset({"PriorityClass"})))
+    objs = with_jobset_jobs(objs, cluster)
     kept = keep is True or (callable(keep) and (keep(cluster) or keep(objs)))
     loaded = load_read(req, objs, cluster, problems, keep_state=kept)
     if kept:
