@@ -194,3 +194,19 @@ def test_the_uneven_kueue_tas_case_has_four_uneven_levels_nodes_out_of_service_a
     workloads = json.loads(env.out)["workloads"]
     assert len(workloads) == len(jobs)
     assert any(psa.get("topologyAssignment") for w in workloads for psa in w.get("podSetAssignments") or ())
+
+
+def test_against_bench_runs_a_commits_own_code(tmp_path: Path) -> None:
+    """`against_bench.py` runs REV's kexplain/ (exported by git archive) by the same interpreter:
+    what `kexplain.__file__` a run of each tree names (no timing here)."""
+    import subprocess
+
+    import against_bench
+
+    commit = against_bench.export("HEAD", tmp_path / "rev")
+    assert (tmp_path / "rev" / "kexplain" / "__init__.py").is_file() and commit
+    probe = "import kexplain; print(kexplain.__file__)"
+    for tree in (tmp_path / "rev", ROOT):
+        got = subprocess.run([sys.executable, "-c", probe], env=against_bench.child_env(tree), cwd=tmp_path,
+                             capture_output=True, text=True, check=True).stdout.strip()
+        assert Path(got).resolve() == (tree / "kexplain" / "__init__.py").resolve()

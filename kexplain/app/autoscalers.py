@@ -100,9 +100,9 @@ def run_all(autoscalers: Sequence[Autoscaler], pp: PendingPass, kube: KubeVersio
 
 
 def kinds_of(objects: Iterable[tuple[Any, Any]]) -> set:
-    """The kinds among `objects` (a dump's rows answer without reading each object)."""
+    """The kinds among `objects` (a dump's rows answer once, without reading each object: `Rows.held_kinds`)."""
     rows = columns.rows_of(objects)
-    return set(rows.kinds) if rows is not None else {o.get("kind") for o, _ in objects}
+    return set(rows.held_kinds()) if rows is not None else {o.get("kind") for o, _ in objects}
 
 
 def reports_node_groups(cluster: list) -> bool:

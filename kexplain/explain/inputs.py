@@ -111,7 +111,7 @@ def _load(req: Request, stdin: BinaryIO | None, problems: Problems,
     # the TrainJobs and MPIJobs Kueue did not take: what their operators make (`controllers.operators`);
     # the JobSets Kueue did not take (a TrainJob's among them): the Jobs their controller creates
     objs = with_operator_objects(objs, cluster)
-    objs = with_jobset_jobs(objs, of_kinds(cluster, frozenset({"PriorityClass"})))
+    objs = with_jobset_jobs(objs, cluster)
     kept = keep is True or (callable(keep) and (keep(cluster) or keep(objs)))
     loaded = load_read(req, objs, cluster, problems, keep_state=kept)
     if kept:

@@ -8,12 +8,12 @@ from datetime import datetime, timezone
 from typing import Any, Mapping
 
 from kexplain.explain.inputs import Loaded
-from kexplain.kueue.apis.constants import (ADMISSION_GATE, CHECK_READY, FINISHED, POD_GROUP_NAME_LABEL,
+from kexplain.kueue.apis.constants import (ADMISSION_GATE, CHECK_READY, FINISHED, KINDS, POD_GROUP_NAME_LABEL,
                                            QUOTA_RESERVED)
 from kexplain.kueue.config_file import submitted_of
 from kexplain.kueue.external_jobs import with_not_explained
 from kexplain.kueue.pod_workload import POD_SET_LABEL, Link, Workloads
-from kexplain.kueue.objects import (ADMITTED, READ_KINDS, Objects, candidates, is_kueue,
+from kexplain.kueue.objects import (ADMITTED, READ_KINDS, Objects, candidates, holds_kinds, is_kueue,
                                     kind_of, managed, meta_of, of_kinds, with_tas)
 
 
@@ -38,6 +38,8 @@ class Chain:
         labelled, unlabelled = candidates(objs)
         if not labelled and not unlabelled:
             return objs
+        if not any(holds_kinds(found, KINDS) for found in (cluster, self.config, objs)):
+            return objs         # (no Kueue object anywhere: the context below would hold none either)
         chosen = {*labelled, *unlabelled}
         context = with_tas([*of_kinds(cluster, READ_KINDS), *self.config,
                             *((o, s) for i, (o, s) in enumerate(objs) if i not in chosen and kind_of(o) in READ_KINDS)],

@@ -120,6 +120,15 @@ def of_kinds(objects: Iterable[tuple[Any, Any]], kinds: frozenset[str]) -> Objec
     return [(o, s) for o, s in found if kind_of(o) != "ConfigMap" or meta_of(o).get("name") == MANAGER_CONFIG_MAP]
 
 
+def holds_kinds(objects: Iterable[tuple[Any, Any]], kinds: frozenset[str]) -> bool:
+    """Whether one of `objects` is of `kinds` (a dump's answered by its rows' kinds, indexed once:
+    no pass over its objects)."""
+    rows = columns.rows_of(objects)
+    if rows is not None:
+        return columns.holds(rows, kinds)
+    return any(kind_of(o) in kinds for o, _ in objects)
+
+
 def with_tas(context: list[Any], cluster: Objects) -> list[Any]:
     """`context` with the cluster's Nodes and pods when a Topology is among it: TAS places on the
     Nodes and counts the pods bound to them (a run without TAS never reads them). The chain and lint
