@@ -258,3 +258,22 @@ def test_two_budgets_on_one_pod_block_its_eviction():
     other = {**pdb(1), "metadata": {"name": "all-web", "namespace": "default"}}
     keys, ok = Limits([pdb(1), other]).can_evict_pods([PodInfo(pod("web-0", 1))], NOW, Recorder())
     assert (keys, ok) == (["default/all-web", "default/web"], False)
+
+
+def test_each_simulation_publishes_the_schedulers_events(tmp_path):
+    """The provisioner shares the recorder: a NodePool whose requirements leave no instance type is
+    said by NewScheduler in every simulation (counted in `published`, emitted once)."""
+    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all([*node(1), *node(2), pod("web-0", 1), pod("web-1", 2)]))
+    second = (NODEPOOLS.split("---")[0].replace("metadata: {name: default}", "metadata: {name: none}").replace("TYPES", "t3.large")
+              .replace("      nodeClassRef", "      - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m5]}\n"
+                                             "      nodeClassRef"))
+    (tmp_path / "nodepools.yaml").write_text(NODEPOOLS.replace("BUDGET", "10").replace("TYPES", "m5.large")
+                                             + "---\n" + second.replace("BUDGET", "10"))
+    env = TestEnvironment()
+    assert main(["karpenter", "--disruption", "--nodes", str(tmp_path / "cluster.yaml"), "--nodes",
+                 str(tmp_path / "nodepools.yaml"), "--now", "2026-01-01T12:00:00Z", "-o", "json"], env) == 0
+    doc = json.loads(env.out)
+    multi = next(m for m in doc["methods"] if m["method"] == "MultiNodeConsolidation")
+    assert multi["published"].get("NoCompatibleInstanceTypes", 0) >= 1
+    said = [e for e in doc["events"] if e["reason"] == "NoCompatibleInstanceTypes"]
+    assert [e["object"] for e in said] == ["NodePool none"]

@@ -13,8 +13,8 @@ from kexplain.karpenter.disruption import events as ev
 from kexplain.karpenter.disruption.candidate import NODEPOOL_LABEL, Candidate, CandidateError, new_candidate
 from kexplain.karpenter.disruption.pods import Limits
 from kexplain.karpenter.disruption.versions import DisruptionRules
-from kexplain.karpenter.errors import GoError, WrappedError
-from kexplain.karpenter.provisioning.provisioner import (_is_managed_pool, daemonset_pods, not_provisionable_reason,
+from kexplain.karpenter.errors import GoError, WrappedError, multierr_errors
+from kexplain.karpenter.provisioning.provisioner import (DoesNotExistError, _is_managed_pool, daemonset_pods, not_provisionable_reason,
                                                          order_by_weight, truncate_instance_types, validate)
 from kexplain.karpenter.provisioning.scheduling.scheduler import Options, Results, Scheduler
 from kexplain.karpenter.provisioning.scheduling.topology import new_topology
@@ -72,6 +72,19 @@ def pending_pods(inputs: Any, cloud: Any, cluster: Any) -> list[PodInfo]:
     """Provisioner.GetPendingPods: the provisionable pods that pass Validate."""
     topology = VolumeTopology(cluster.volume_index)
     return [p for p in inputs.pending if not_provisionable_reason(p) is None and validate(p, cloud, topology) is None]
+
+
+def publish_ignored(ctx: Context, recorder: ev.Recorder) -> None:
+    """GetPendingPods' FailedScheduling events for the provisionable pods Validate refuses (none
+    for a pod asking not to run on Karpenter's nodes)."""
+    topology = VolumeTopology(ctx.cluster.volume_index)
+    for p in ctx.inputs.pending:
+        if not_provisionable_reason(p) is not None:
+            continue
+        err = validate(p, ctx.cloud, topology)
+        if err is not None and not any(isinstance(e, DoesNotExistError) for e in multierr_errors(err)):
+            recorder.publish(ev.Event(f"Pod {p.key}", ev.WARNING, "FailedScheduling", f"Failed to schedule pod, {err}",
+                                      (p.uid,)))
 
 
 def build_node_pool_map(inputs: Any, cloud: Any) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
@@ -166,8 +179,8 @@ def simulation_options(ctx: Context) -> Options:
                    reserved_capacity=s.feature_gates.reserved_capacity)
 
 
-def new_scheduler(ctx: Context, pods: list[PodInfo], state_nodes: Sequence[Any], options: Options
-                  ) -> tuple[Scheduler, list[PodInfo]]:
+def new_scheduler(ctx: Context, pods: list[PodInfo], state_nodes: Sequence[Any], options: Options,
+                  recorder: ev.Recorder) -> tuple[Scheduler, list[PodInfo]]:
     """Provisioner.NewScheduler: the ready dynamic NodePools by weight, their instance types, the
     pods whose volume topology resolves, the topology, the DaemonSets' pods. Returns the scheduler and
     the pods it schedules."""
@@ -200,6 +213,8 @@ def new_scheduler(ctx: Context, pods: list[PodInfo], state_nodes: Sequence[Any],
     scheduler = Scheduler(pools, state_nodes, topology, instance_types, daemonset_pods(ctx.cluster, ctx.inputs.daemonsets),
                           volume_reqs, options, cloud.satisfies_min_values, cloud.limits, ctx.cluster.volume_index,
                           getattr(cloud, "type_index", None))
+    for e in scheduler.events:          # NoCompatibleInstanceTypes, published by NewScheduler
+        recorder.publish(ev.Event(e.object, e.type, e.reason, e.message, (e.object,)))
     return scheduler, schedulable
 
 
@@ -257,7 +272,8 @@ def simulate_scheduling(ctx: Context, candidates: Sequence[Candidate]) -> Simula
         pods.extend(p for p in c.reschedulable_pods if ctx.pdbs.is_currently_reschedulable(p, ctx.now, ctx.recorder))
     from_deleting = deleting_pods(ctx, ctx.recorder)
     pods.extend(from_deleting)
-    scheduler, schedulable = new_scheduler(ctx, pods, state_nodes, simulation_options(ctx))
+    publish_ignored(ctx, ctx.recorder)
+    scheduler, schedulable = new_scheduler(ctx, pods, state_nodes, simulation_options(ctx), ctx.recorder)
     results = scheduler.solve(schedulable)
     truncate_instance_types(results, scheduler.type_index, scheduler.options.min_values_best_effort)
     deleting_keys = {p.key for p in from_deleting}
@@ -280,11 +296,12 @@ def nominate(ctx: Context, options: Options) -> tuple[list[str], str]:
     """Step 2 of the pass: one Provisioner.Schedule over the pending pods (and the deleting nodes'
     pods); Results.Record nominates the existing nodes it places pods on. Returns the nominated
     nodes' names and the schedule error, if any."""
-    pods = list(ctx.pending) + deleting_pods(ctx, ev.NopRecorder())
+    publish_ignored(ctx, ctx.recorder)
+    pods = list(ctx.pending) + deleting_pods(ctx, ctx.recorder)
     if not pods:
         return [], ""
     try:
-        scheduler, schedulable = new_scheduler(ctx, pods, ctx.cluster.active(), options)
+        scheduler, schedulable = new_scheduler(ctx, pods, ctx.cluster.active(), options, ctx.recorder)
     except SimulationError as err:
         if NODE_POOLS_NOT_FOUND in str(err):
             return [], ""
