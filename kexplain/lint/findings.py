@@ -54,6 +54,7 @@ class Finding:
     suggestions: tuple[str, ...] = ()
     severity: Severity | None = None       # None: the rule's
     field: str | None = None               # the field at fault, dotted (`spec.replicas`)
+    suppressed: str | None = None          # suppressed by the object's annotation: its reason (`rules.suppression`)
 
     @property
     def level(self) -> Severity:
@@ -75,6 +76,8 @@ class Finding:
         out["suggestions"] = list(self.suggestions)
         if self.details:
             out["details"] = self.details
+        if self.suppressed is not None:
+            out["suppressed"] = {"kind": "inSource", "justification": self.suppressed}
         return out
 
 

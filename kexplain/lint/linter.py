@@ -5,6 +5,7 @@ the set's gathering and the report; the rules (`lint/rules/`, their registry `RU
 findings. How: docs/internals/lint.md."""
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Sequence
@@ -30,7 +31,8 @@ from kexplain.lint.findings import (NOT_SCHEDULED_RULES, SCHEDULING_RULES, VERDI
                                     guarded)
 from kexplain.lint.options import LintOptions
 from kexplain.lint.report import LintedObject, Report
-from kexplain.lint.rule import FAIL_ON, Rule, Severity
+from kexplain.lint.choice import CONFIG_FILE, choose
+from kexplain.lint.rule import FAIL_ON, KUEUE, NODE_GROUPS, NODEPOOLS, POOL, SCHEMAS, Rule, Severity
 from kexplain.lint.rules import RULES
 from kexplain.lint.rules.admission import api_warnings, failed_create
 from kexplain.lint.rules.apply import generate_name, in_namespace, name_generated, namespace_mismatch
@@ -44,6 +46,7 @@ from kexplain.lint.rules.node_groups import node_group_findings
 from kexplain.lint.rules.node_pools import node_pool_findings
 from kexplain.lint.rules.scheduling import DaemonTally, daemon_findings, grouped, other_scheduler, verdict
 from kexplain.lint.rules.schemas import Schemas
+from kexplain.lint.rules.suppression import ignore_of
 from kexplain.lint.schemas import SchemaStore
 from kexplain.lint.set_cluster import cluster_hpas, onto_pool, set_cluster
 from kexplain.lint.set_state import Gathered, Queued, RetryLog, SetCluster, SetFile, objects_of
@@ -116,6 +119,9 @@ class Linter:
         # Karpenter's NodePools among the --nodes objects: rule no-nodepool (`rules.node_pools`)
         self._karpenter = pool is not None and has_node_pools(pool.other_kinds)
         self._autoscaled = options.node_groups is not None or self._karpenter    # an autoscaler reads the set
+        self.report.needs = frozenset({SCHEMAS, KUEUE, *((POOL,) if pool is not None else ()),
+                                       *((NODE_GROUPS,) if options.node_groups is not None else ()),
+                                       *((NODEPOOLS,) if self._karpenter else ())})
         # the HPAs of --nodes: they act on the set's workloads they target (refused: bad input)
         self._cluster_hpas = cluster_hpas(pool, options) if pool is not None else []
 
@@ -133,6 +139,8 @@ class Linter:
                     files.append(SetFile(path, [], err, counted=False))
                     continue
                 for file in found:
+                    if file != path and os.path.basename(file) == CONFIG_FILE:    # lint's own, not a manifest
+                        continue
                     if file not in read:        # a file given twice (itself, and in its directory) is read once
                         read.add(file)
                         files.append(self.read_file(file))
@@ -211,7 +219,7 @@ class Linter:
     def lint_document(self, doc: Document) -> None:
         obj, loc = doc.obj, doc.location
         ref = ObjectRef.of(obj)
-        linted = LintedObject(loc, ref)
+        linted = LintedObject(loc, ref, ignore=ignore_of(doc))
         self.report.linted.append(linted)
         invalid_document = invalid(obj, ref, loc)
         if invalid_document is not None:
@@ -456,14 +464,15 @@ class Linter:
 
 
 
-def lint(options: LintOptions, stdin: BinaryIO | None = None,
-         suggester: Suggester | None = None, *, freeze_pool: bool = False, progress: Progress | None = None) -> Report:
+def lint(options: LintOptions, stdin: BinaryIO | None = None, suggester: Suggester | None = None, *,
+         freeze_pool: bool = False, progress: Progress | None = None, chosen: bool = True) -> Report:
     """Lint `options.paths`: KexplainError for bad usage, unreadable manifests as findings.
-    `freeze_pool`: the CLI's GC policy for the pool; `progress(done, planned)` per pod scheduled."""
+    `freeze_pool`: the CLI's GC policy for the pool; `progress(done, planned)` per pod scheduled;
+    `chosen`: the findings as `options.rules` and the objects' annotations have them (`lint.choice`;
+    False: every rule's, for `lint.versions` to compare first)."""
     if "-" in options.paths and "-" in options.node_paths:
         raise KexplainError("stdin ('-') can be read once: give it to PATH or to --nodes, not both")
     with bulk_load(freeze=freeze_pool):
         linter = Linter(options, stdin, suggester, progress=progress)
-    return linter.run()
-
-
+    report = linter.run()
+    return choose(report, options.rules) if chosen else report

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
+from kexplain.lint.rule import RuleChoice
 from kexplain.load.limits import DEFAULT_MAX_BYTES
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,4 +38,5 @@ class LintOptions:
     # who answers the ProvisioningRequests Kueue's pass creates, given the pool's objects (None: no one):
     # the Cluster Autoscaler with --node-groups, as for `kexplain POD` (`app.cluster_autoscaler.kueue_provisioner`)
     kueue_provisioner: Callable[[list], Any] | None = None
+    rules: RuleChoice | None = None     # the rules reported, at which severity (`lint.choice`; None: all, as declared)
 

@@ -9,7 +9,18 @@ from typing import Any
 from kexplain.admission.openapi import DEFAULT_K8S_VERSION
 from kexplain.lint.documents import Location
 from kexplain.lint.findings import Finding, ObjectRef
-from kexplain.lint.rule import Severity
+from kexplain.lint.rule import SCHEMAS, Severity
+
+
+@dataclass(frozen=True)
+class Ignore:
+    """An object's `lint.kexplain.io/ignore` annotation as read (`rules.suppression`): the rules it
+    names, its reason, the line it is on, and what is wrong with its text (None: well formed)."""
+
+    rules: tuple[str, ...]
+    reason: str
+    line: int | None
+    malformed: str | None = None
 
 
 @dataclass
@@ -20,6 +31,7 @@ class LintedObject:
     ref: ObjectRef
     checks: list[str] = field(default_factory=lambda: ["schema"])
     scheduled: bool = False     # its pod went through the scheduler against the pool (not refused before)
+    ignore: Ignore | None = None    # its lint.kexplain.io/ignore annotation
 
 
 @dataclass
@@ -38,6 +50,7 @@ class Report:
     # With `LintOptions.explain`: per object scheduled, its location, placements entry and the
     # traces kept of its pods (not part of `to_json`: the HTML page adds them).
     explanations: list[dict[str, Any]] = field(default_factory=list)
+    needs: frozenset[str] = frozenset({SCHEMAS})     # what the rules need that this run had (`Rule.needs`)
 
     @property
     def objects(self) -> int:
@@ -54,16 +67,22 @@ class Report:
         return any(f.rule == "unreadable" for f in self.findings)
 
     def count(self, severity: Severity) -> int:
-        return sum(1 for f in self.findings if f.level == severity)
+        """The findings of that severity (a suppressed one counts as none)."""
+        return sum(1 for f in self.findings if f.level == severity and f.suppressed is None)
+
+    @property
+    def suppressed(self) -> int:
+        return sum(1 for f in self.findings if f.suppressed is not None)
 
     def failed(self, fail_on: Severity | None) -> bool:
-        return fail_on is not None and any(f.level >= fail_on for f in self.findings)
+        return fail_on is not None and any(f.level >= fail_on and f.suppressed is None for f in self.findings)
 
     def summary(self) -> dict[str, int]:
         return {"files": self.files, "objects": self.objects, "scheduled": self.scheduled_objects,
                 "errors": self.count(Severity.ERROR), "warnings": self.count(Severity.WARNING),
                 "info": self.count(Severity.INFO),
-                "skipped": sum(1 for f in self.findings if f.rule == "unknown-kind")}
+                "skipped": sum(1 for f in self.findings if f.rule == "unknown-kind"),
+                **({"suppressed": self.suppressed} if self.suppressed else {})}
 
     def to_json(self) -> dict[str, Any]:
         compared = {"comparedWith": self.compared_with} if self.compared_with else {}

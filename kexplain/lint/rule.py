@@ -5,8 +5,9 @@ yamllint's `rules/<id>.py` (ID, TYPE, CONF, DEFAULT) and kube-linter's check reg
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Mapping
 
 from kexplain.lint.tables import table
 
@@ -44,6 +45,18 @@ class Rule:
     def to_json(self) -> dict[str, str]:
         return {"id": self.id, "severity": self.severity.label, "needs": self.needs, "summary": self.summary,
                 "upstream": self.upstream}
+
+
+@dataclass(frozen=True)
+class RuleChoice:
+    """The rules disabled, the severities changed, and the file they were read from (None: none)."""
+
+    disabled: frozenset[str] = frozenset()
+    severity: Mapping[str, Severity] = field(default_factory=dict)
+    source: str | None = None
+
+    def enabled(self, rule_id: str) -> bool:
+        return rule_id not in self.disabled
 
 
 @functools.lru_cache(maxsize=1)

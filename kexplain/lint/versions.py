@@ -9,7 +9,9 @@ from typing import BinaryIO, Sequence
 
 from kexplain.errors import KexplainError
 from kexplain.features import KubeVersion
+from kexplain.lint.choice import choose
 from kexplain.lint.linter import LintOptions, Progress, Report, Suggester, lint
+from kexplain.lint.rule import VERSIONS
 from kexplain.lint.rules.versions import with_changes
 
 
@@ -25,11 +27,13 @@ def lint_compared(options: LintOptions, before: KubeVersion, stdin: BinaryIO | N
     else:
         streams = (stdin, stdin)
     try:
-        old = lint(replace(options, kube=before, k8s_version=None), streams[0], None, freeze_pool=freeze_pool)
+        old = lint(replace(options, kube=before, k8s_version=None), streams[0], None, freeze_pool=freeze_pool,
+                   chosen=False)
     except KexplainError as err:     # the pool or the configuration, as that version reads them
         raise KexplainError(f"Kubernetes {before.minor} (--compare-versions): {err}") from None
-    report = lint(options, streams[1], suggester, freeze_pool=freeze_pool, progress=progress)
+    report = lint(options, streams[1], suggester, freeze_pool=freeze_pool, progress=progress, chosen=False)
     report.compared_with = before.minor
+    report.needs |= {VERSIONS}
     if report.pool:
         report.findings = with_changes(old, report, before.minor, options.kube.minor)
-    return report
+    return choose(report, options.rules)

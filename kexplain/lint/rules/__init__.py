@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from kexplain.lint.rule import Rule, table_order
 from kexplain.lint.rules import (admission, apply, controllers, devices, disruption_budgets, documents, kubelet, kueue,
-                                 node_groups, node_pools, scheduling, schemas, versions)
+                                 node_groups, node_pools, scheduling, schemas, suppression, versions)
 
 # module by module: a rule family each
 FAMILIES = (documents, schemas, apply, admission, scheduling, kubelet, controllers, kueue, versions, node_groups,
-            node_pools, devices, disruption_budgets)
+            node_pools, devices, disruption_budgets, suppression)
 
 
 def _registry() -> dict[str, Rule]:
