@@ -46,13 +46,20 @@ Fields a schema does not define are errors, as kubectl's default strict field va
 makes them (`strict decoding error: unknown field "spec.x"`); --validate=warn makes them
 warnings, --validate=ignore does not look for them.
 
+Rules: --list-rules lists them (id, severity, what each needs, summary); --disable RULE and
+--enable RULE choose them, as does .kexplain-lint.yaml (keys enable, disable, severity; the
+nearest from PATH up to the repository's root, or --lint-config FILE). The annotation
+lint.kexplain.io/ignore: "RULE[, RULE]: reason" on an object suppresses those rules' findings on
+it (kept, marked suppressed, not counted for --fail-on); one that suppresses nothing is an
+unused-suppression warning.
+
 Formats: text (default), json, junit, sarif, github (workflow annotations; the default when
 GITHUB_ACTIONS=true). --format may be repeated; the n-th --output FILE receives the n-th
 --format, and a format without an --output goes to stdout.
 
 Exit codes: {ExitStatus.SUCCESS:d} no finding at or above --fail-on; {ExitStatus.FINDINGS:d} findings at or above
 --fail-on (default: error); {ExitStatus.BAD_INPUT:d} bad usage or unreadable input (a manifest, the pool,
-the config or the schemas); {ExitStatus.INTERNAL_ERROR:d} internal error (a kexplain bug: please report it)."""
+the config, the lint config file or the schemas; an unknown rule id); {ExitStatus.INTERNAL_ERROR:d} internal error (a kexplain bug: please report it)."""
 
 
 COMPARE_VERSIONS_OPTION = typer.Option(
