@@ -119,7 +119,7 @@ class Linter:
         # Karpenter's NodePools among the --nodes objects: rule no-nodepool (`rules.node_pools`)
         self._karpenter = pool is not None and has_node_pools(pool.other_kinds)
         self._autoscaled = options.node_groups is not None or self._karpenter    # an autoscaler reads the set
-        self.report.needs = frozenset({SCHEMAS, KUEUE, *((POOL,) if pool is not None else ()),
+        self.report.needs = frozenset({SCHEMAS, *((POOL,) if pool is not None else ()),
                                        *((NODE_GROUPS,) if options.node_groups is not None else ()),
                                        *((NODEPOOLS,) if self._karpenter else ())})
         # the HPAs of --nodes: they act on the set's workloads they target (refused: bad input)
@@ -192,6 +192,8 @@ class Linter:
             budgets = budget_findings(applied, self.pool)
             kueue_set = [doc for doc in applied if doc.location.key not in schema_refused]
             queued, self._kueue_started = kueue_findings(kueue_set, self.pool, self.options, self.report.warnings)
+            if queued or self._kueue_started:       # Kueue's pass ran: its rules could find
+                self.report.needs |= {KUEUE}
             for f in files:
                 for item in f.items:
                     self.lint_document(item)     # (those -n refuses too: their finding says so)

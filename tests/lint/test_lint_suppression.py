@@ -124,3 +124,26 @@ def test_a_suppression_of_a_schema_error(capsys, monkeypatch, tmp_path) -> None:
     assert code == 0 and data["summary"]["errors"] == 0 and data["summary"]["suppressed"] == 1
     assert data["findings"][0]["rule"] == "schema" and data["findings"][0]["suppressed"]["justification"] == \
         "replicas come from the overlay"
+
+
+def test_a_kueue_rule_is_said_stale_only_when_kueues_pass_ran(tmp_path, monkeypatch) -> None:
+    """A job's suppression of kueue-held, linted without Kueue's objects, is not stale (Kueue's rules
+    could not find); with them, held: suppressed; admitted (4 small pods): stale."""
+    from tests.lint.test_lint_kueue import CASE, HUGE
+    monkeypatch.chdir(tmp_path)
+
+    def held_job(pods: str) -> str:
+        path = tmp_path / f"job-{pods}.yaml"
+        text = HUGE.replace("PODS", pods).replace("  labels:", f"  annotations: {{{IGNORE}: 'kueue-held: batch "
+                                                               "night'}\n  labels:")
+        path.write_text(text)
+        return str(path)
+
+    def rules(*paths: str) -> list[tuple[str, object]]:
+        report = lint(LintOptions(paths, (str(CASE / "cluster.yaml"),)))
+        return [(f.rule, f.suppressed) for f in report.findings if f.rule.startswith(("kueue-", "unused"))]
+
+    alone = lint(LintOptions((held_job("10"),), (pool(tmp_path),)))
+    assert not [f for f in alone.findings if f.rule == "unused-suppression"]
+    assert rules(held_job("10")) == [("kueue-held", "batch night")]
+    assert rules(held_job("4")) == [("unused-suppression", None)]
