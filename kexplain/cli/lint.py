@@ -22,9 +22,11 @@ from kexplain.errors import KexplainError
 from kexplain.explain.request import VersionChoice
 from kexplain.features import DEFAULT as DEFAULT_VERSION, RELEASES, KubeVersion
 from kexplain.kueue.config_file import read_kueue_config
-from kexplain.lint.linter import FAIL_ON, LintOptions, Report, default_suggester, lint
+from kexplain.lint.choice import CONFIG_FILE, choice_of, find_config, read_config
+from kexplain.lint.linter import FAIL_ON, RULES, LintOptions, Report, default_suggester, lint
+from kexplain.lint.rule import RuleChoice
 from kexplain.lint.versions import lint_compared
-from kexplain.render.lint_formats import RenderOptions, formats_for, print_text, render
+from kexplain.render.lint_formats import RenderOptions, formats_for, print_text, render, render_rules
 from kexplain.render.live import scheduling_bar
 
 HELP = f"""Lint manifests: validate every object against the Kubernetes JSON schemas and, with
@@ -44,13 +46,38 @@ Fields a schema does not define are errors, as kubectl's default strict field va
 makes them (`strict decoding error: unknown field "spec.x"`); --validate=warn makes them
 warnings, --validate=ignore does not look for them.
 
+Rules: --list-rules lists them (id, severity, what each needs, summary); --disable RULE and
+--enable RULE choose them, as does .kexplain-lint.yaml (keys enable, disable, severity; the
+nearest from PATH up to the repository's root, or --lint-config FILE). The annotation
+lint.kexplain.io/ignore: "RULE[, RULE]: reason" on an object suppresses those rules' findings on
+it (kept, marked suppressed, not counted for --fail-on); one that suppresses nothing is an
+unused-suppression warning.
+
 Formats: text (default), json, junit, sarif, github (workflow annotations; the default when
 GITHUB_ACTIONS=true). --format may be repeated; the n-th --output FILE receives the n-th
 --format, and a format without an --output goes to stdout.
 
 Exit codes: {ExitStatus.SUCCESS:d} no finding at or above --fail-on; {ExitStatus.FINDINGS:d} findings at or above
 --fail-on (default: error); {ExitStatus.BAD_INPUT:d} bad usage or unreadable input (a manifest, the pool,
-the config or the schemas); {ExitStatus.INTERNAL_ERROR:d} internal error (a kexplain bug: please report it)."""
+the config, the lint config file or the schemas; an unknown rule id); {ExitStatus.INTERNAL_ERROR:d} internal error (a kexplain bug: please report it)."""
+
+
+COMPARE_VERSIONS_OPTION = typer.Option(
+    None, "--compare-versions", metavar="A,B",
+    help="Check against B and flag every Pod and workload scheduled differently under A (version-change).")
+K8S_VERSION_OPTION = typer.Option(None, "--k8s-version", metavar="X.Y",
+                                  help="Deprecated: --kubernetes-version (a minor that option does not take chooses "
+                                       "the schemas only).")
+SCHEMAS_OPTION = typer.Option([], "--schemas", metavar="DIR",
+                              help="Schemas of custom resources: CRD manifests or JSON schemas (repeatable).")
+LIST_RULES_OPTION = typer.Option(False, "--list-rules",
+                                 help="List the rules (id, severity, needs, summary; -f json) and exit.")
+ENABLE_OPTION = typer.Option([], "--enable", metavar="RULE",
+                             help="Report this rule, which the lint config file disables (repeatable).")
+DISABLE_OPTION = typer.Option([], "--disable", metavar="RULE", help="Do not report this rule (repeatable).")
+LINT_CONFIG_OPTION = typer.Option(None, "--lint-config", metavar="FILE",
+                                  help=f"The rules' config file (default: the nearest {CONFIG_FILE} from PATH up "
+                                       "to the repository's root).")
 
 
 class Format(str, Enum):
@@ -70,7 +97,8 @@ class FailOn(str, Enum):
 
 def command(
     ctx: typer.Context,
-    paths: List[str] = typer.Argument(..., metavar="PATH", help="Manifests: files, directories or '-'."),
+    paths: List[str] = typer.Argument(None, metavar="PATH", help="Manifests: files, directories or '-'.",
+                                      show_default=False),
     nodes: List[str] = typer.Option([], "--nodes", metavar="POOL",
                                     help="The node pool: Nodes, bound Pods, PVCs, PVs, ... (repeatable)."),
     node_groups: Optional[str] = node_groups_option(
@@ -80,18 +108,12 @@ def command(
     feature_gates: Optional[str] = feature_gates_option(),
     kueue_version: Optional[str] = kueue_version_option(),
     kueue_config: Optional[str] = kueue_config_option(),
-    compare_versions: Optional[str] = typer.Option(
-        None, "--compare-versions", metavar="A,B",
-        help="Check against B and flag every Pod and workload scheduled differently under A (version-change)."),
-    k8s_version: Optional[str] = typer.Option(None, "--k8s-version", metavar="X.Y",
-                                              help="Deprecated: --kubernetes-version (a minor that option does not "
-                                                   "take chooses the schemas only)."),
+    compare_versions: Optional[str] = COMPARE_VERSIONS_OPTION,
+    k8s_version: Optional[str] = K8S_VERSION_OPTION,
     validate: str = VALIDATE_OPTION,
     namespace: Optional[str] = NAMESPACE_OPTION,
     strict: bool = typer.Option(False, "--strict", help="Deprecated: --validate=strict, the default."),
-    schemas: List[str] = typer.Option([], "--schemas", metavar="DIR",
-                                      help="Schemas of custom resources: CRD manifests or JSON schemas "
-                                           "(repeatable)."),
+    schemas: List[str] = SCHEMAS_OPTION,
     config: Optional[str] = typer.Option(None, "--config", metavar="FILE",
                                          help="KubeSchedulerConfiguration for the scheduling check."),
     stored: bool = typer.Option(False, "--stored",
@@ -111,8 +133,15 @@ def command(
     html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
                                        help="Also write the findings, with each scheduled pod's explanation, as a "
                                             "self-contained interactive page."),
+    list_rules: bool = LIST_RULES_OPTION,
+    enable: List[str] = ENABLE_OPTION,
+    disable: List[str] = DISABLE_OPTION,
+    lint_config: Optional[str] = LINT_CONFIG_OPTION,
 ) -> ExitStatus:
     env = env_of(ctx)
+    rule_choice = _rule_choice(paths or [], lint_config, enable, disable, max_input_size)
+    if list_rules or not paths:
+        return _list_rules(env, formats, rule_choice, list_rules)
     if strict:
         if validate != "strict":
             raise KexplainError(f"--strict (deprecated: --validate=strict) contradicts --validate={validate}")
@@ -132,7 +161,7 @@ def command(
                           preemption=preemption, max_bytes=max_input_size, explain=html is not None,
                           node_groups=node_groups, autoscaler_config=autoscaler_config, namespace=namespace,
                           kueue_provisioner=_kueue_provisioner(env, node_groups, autoscaler_config, max_input_size,
-                                                               validate))
+                                                               validate), rules=rule_choice)
     with scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal and nodes)) as bar:
         if before is None:
             report = lint(options, env.stdin, suggester=default_suggester(), freeze_pool=True, progress=bar.update)
@@ -146,6 +175,24 @@ def command(
     if html:
         save_page(html, {**report.to_json(), "explanations": report.explanations})
     return aggregate(outcomes)
+
+
+def _list_rules(env: Environment, formats: List[Format], choice: RuleChoice, asked: bool) -> ExitStatus:
+    """`--list-rules`: the rules, as the choice leaves them (text, or -f json); without it and
+    without a PATH, bad usage."""
+    if not asked:
+        raise KexplainError("missing PATH: the manifests to lint (files, directories or '-'), or --list-rules")
+    env.stdout.write(render_rules(RULES.values(), formats[0].value if formats else "text", choice))
+    return ExitStatus.SUCCESS
+
+
+def _rule_choice(paths: List[str], lint_config: Optional[str], enable: List[str], disable: List[str],
+                 max_bytes: int) -> RuleChoice:
+    """The rules reported: the config file's choice (--lint-config, else the nearest one), then
+    --enable and --disable over it; an unknown rule id or a malformed file is bad usage."""
+    path = lint_config or find_config(paths)
+    config = read_config(path, max_bytes) if path else {}
+    return choice_of(config, enable, disable, source=path)
 
 
 def _kueue_provisioner(env: Environment, node_groups: Optional[str], autoscaler_config: Optional[str],

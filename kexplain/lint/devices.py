@@ -12,6 +12,7 @@ from kexplain.admission.dra_convert import V1BETA1
 from kexplain.admission.dra_validate import validate_cel_expression
 from kexplain.admission.workloads import TEMPLATE_PATHS
 from kexplain.lint.documents import Document, Location, line_of_field
+from kexplain.lint.tables import table as lint_table
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.model.snapshot import Snapshot
@@ -21,16 +22,9 @@ MISSING_CLASS = "missing-device-class"
 MISSING_CLAIM = "missing-resource-claim"
 MISSING_TEMPLATE = "missing-resource-claim-template"
 
-# (rule, severity label, description): the rules of this module, for the linter's table.
-DEVICE_RULES: tuple[tuple[str, str, str], ...] = (
-    (SELECTOR, "error", "A CEL device selector does not compile: the API server refuses the object."),
-    (MISSING_CLASS, "error", "A device request names a DeviceClass the pool and the file do not have: every pod "
-                             "using the claim is unschedulable (device class ... does not exist)."),
-    (MISSING_CLAIM, "error", "A pod names a ResourceClaim the pool and the file do not have: the scheduler keeps "
-                             "it waiting (PreEnqueue), with no event."),
-    (MISSING_TEMPLATE, "error", "A pod names a ResourceClaimTemplate the pool and the file do not have: its claim "
-                                "is never created and the scheduler keeps the pod waiting, with no event."),
-)
+# (rule, severity label, description): the rules of this module, as tables.json has them.
+DEVICE_RULES: tuple[tuple[str, str, str], ...] = tuple(
+    (r, s, d) for r, s, d in lint_table("rules") if r in (SELECTOR, MISSING_CLASS, MISSING_CLAIM, MISSING_TEMPLATE))
 
 CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
 DRA_API = "resource.k8s.io/"

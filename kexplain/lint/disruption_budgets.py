@@ -22,12 +22,7 @@ from kexplain.model.labels import SelectorError, parse_selector
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.state.cluster import ClusterState
 
-RULE = "pdb-blocks-drain"
-SUMMARY = ("A PodDisruptionBudget can never allow a disruption of a workload's pods (maxUnavailable 0, "
-           "minAvailable equal to its replicas, or pods two budgets select): the Eviction API refuses every "
-           "eviction, so `kubectl drain` of a node holding one never finishes.")
-# (rule, severity label, description): the rules of this module, for the linter's table.
-BUDGET_RULES: tuple[tuple[str, str, str], ...] = ((RULE, "warning", SUMMARY),)
+RULE = "pdb-blocks-drain"     # (its severity and summary: tables.json; `lint.rules.disruption_budgets`)
 WORKLOAD_KINDS = ("Deployment", "StatefulSet", "ReplicaSet", "ReplicationController")
 BLOCKED = "every eviction of these pods is refused, so `kubectl drain` of a node holding one never finishes"
 TWO_BUDGETS = "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."

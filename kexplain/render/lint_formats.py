@@ -22,14 +22,21 @@ from xml.etree import ElementTree as ET
 from rich.console import Console
 from rich.text import Text
 
+from kexplain.errors import KexplainError
 from kexplain.features import DEFAULT_MINOR
-from kexplain.lint.linter import RULES, SCHEDULING_RULES, Finding, LintedObject, Report, Severity
+from kexplain.lint.linter import RULES, SCHEDULING_RULES, Finding, LintedObject, Report, Rule, Severity
+from kexplain.lint.rule import RuleChoice
 from kexplain.render.consoles import text_console
 from kexplain.render.facts import rejection as rejection_words
 
 FORMATS = ("text", "json", "junit", "sarif", "github")
 # The OASIS SARIF 2.1.0 schema (errata 01, the standard's current text): what the log is valid against.
 SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+# Where each rule is documented: docs/lint.md's rule table, a row per rule (`#rule-ID`), at this release.
+DOCS_URI = "https://github.com/kexplain/kexplain/blob/v{version}/docs/lint.md"
+NEEDS_WORDS = {"schemas": "the manifests alone", "pool": "a pool (--nodes)", "node-groups": "--node-groups",
+               "nodepools": "Karpenter NodePools among the --nodes objects", "kueue": "Kueue's objects",
+               "compare-versions": "--compare-versions A,B"}
 
 
 @dataclass(frozen=True)
@@ -48,7 +55,9 @@ def _version() -> str:
 
 
 def _shown(report: Report, options: RenderOptions) -> list[Finding]:
-    return [f for f in report.findings if options.verbose or f.level > Severity.INFO]
+    """The findings a reader is shown: info ones only with `verbose`, suppressed ones only with
+    `verbose` (SARIF keeps them all, as suppressed)."""
+    return [f for f in report.findings if options.verbose or (f.level > Severity.INFO and f.suppressed is None)]
 
 
 def summary_line(report: Report) -> str:
@@ -57,6 +66,7 @@ def summary_line(report: Report) -> str:
     objects = f"{s['objects']} object{'s' if s['objects'] != 1 else ''}"
     sched = f", {s['scheduled']} scheduled against the pool" if report.pool else ""
     skipped = f", {s['skipped']} skipped (no schema)" if s["skipped"] else ""
+    skipped += f", {s['suppressed']} suppressed" if s.get("suppressed") else ""
     version = ""       # the version checked against, unless the default
     if report.k8s_version != DEFAULT_MINOR or report.compared_with:
         compared = f", compared with {report.compared_with}" if report.compared_with else ""
@@ -93,6 +103,8 @@ def print_text(report: Report, console: Console, options: RenderOptions = Render
             context.append(f"template {f.location.template}")
         if context:
             line(("    ", ""), (", ".join(context), "dim"))
+        if f.suppressed is not None:
+            line(("    ", ""), ("suppressed:", "dim"), (f" {f.suppressed}", "dim"))
         for fact in rejection_words(f.details.get("rejection")):     # what blocks each claim
             line(("    ", ""), (fact, ""))
         for s in f.suggestions:
@@ -208,7 +220,8 @@ def _testcase(obj: LintedObject, check: str, findings: list[Finding],
     """The testcase, and the findings it does not hold (neither failing nor a skip)."""
     case = ET.Element("testcase", name=_testcase_name(obj, check), classname=_classname(obj.location.path),
                       time="0")
-    failing = [f for f in findings if options.fail_on is not None and f.level >= options.fail_on]
+    failing = [f for f in findings if options.fail_on is not None and f.level >= options.fail_on and
+               f.suppressed is None]
     skipped = [f for f in findings if f.rule == "unknown-kind"]
     if failing:
         first = failing[0]
@@ -223,6 +236,7 @@ def _detail(f: Finding) -> str:
     """`path:line: error [rule] Kind ns/name: message (document 2)`."""
     doc = f" ({str(f.location).split(': ', 1)[1]})" if f.location.doc else ""
     text = f"{_where(f)}: {f.level.label} [{f.rule}] {f.headline()}{doc}"
+    text += f" (suppressed: {f.suppressed})" if f.suppressed is not None else ""
     return text + "".join(f"\n  suggestion: {s}" for s in f.suggestions)
 
 
@@ -244,13 +258,26 @@ def artifact_uri(path: str) -> str:
         return absolute.resolve().as_uri()
 
 
+def sarif_rule(rule: Rule, version: str) -> dict:
+    """A rule as SARIF's `reportingDescriptor`: its summary, what it needs and whose rule it
+    follows, and its row of docs/lint.md's rule table."""
+    full = f"{rule.summary} Needs: {NEEDS_WORDS[rule.needs]}. Follows: {rule.upstream}."
+    return {"id": rule.id, "name": "".join(w.capitalize() for w in rule.id.split("-")),
+            "shortDescription": {"text": rule.summary}, "fullDescription": {"text": full},
+            "helpUri": f"{DOCS_URI.format(version=version)}#rule-{rule.id}",
+            "defaultConfiguration": {"level": _SARIF_LEVEL[rule.severity]},
+            "properties": {"needs": rule.needs, "upstream": rule.upstream}}
+
+
 def render_sarif(report: Report, options: RenderOptions = RenderOptions()) -> str:
+    """SARIF 2.1.0: every rule with its descriptions and help; a result per finding shown, and every
+    suppressed one with its `suppressions` (in source: the object's annotation, its reason)."""
     rule_ids = list(RULES)
-    rules = [{"id": r.id, "name": "".join(w.capitalize() for w in r.id.split("-")),
-              "shortDescription": {"text": r.summary},
-              "defaultConfiguration": {"level": _SARIF_LEVEL[r.severity]}} for r in RULES.values()]
+    version = _version()
+    rules = [sarif_rule(r, version) for r in RULES.values()]
     results = []
-    for f in _shown(report, options):
+    shown = {id(f) for f in _shown(report, options)}
+    for f in (f for f in report.findings if id(f) in shown or f.suppressed is not None):
         location: dict = {"physicalLocation": {"artifactLocation": {"uri": artifact_uri(f.location.path)}}}
         if f.location.line:
             location["physicalLocation"]["region"] = {"startLine": f.location.line}
@@ -270,6 +297,8 @@ def render_sarif(report: Report, options: RenderOptions = RenderOptions()) -> st
             result["properties"]["field"] = f.field
         if f.suggestions:
             result["properties"]["suggestions"] = list(f.suggestions)
+        if f.suppressed is not None:
+            result["suppressions"] = [{"kind": "inSource", "justification": f.suppressed}]
         results.append(result)
     log = {"$schema": SARIF_SCHEMA_URI, "version": "2.1.0", "runs": [{
         "tool": {"driver": {"name": "kexplain", "version": _version(), "rules": rules}},
@@ -296,6 +325,8 @@ def render_github(report: Report, options: RenderOptions = RenderOptions()) -> s
     plain summary line."""
     lines = []
     for f in _shown(report, options):
+        if f.suppressed is not None:        # (a pull request's annotation is for what fails it)
+            continue
         props = []
         if f.location.path != "-":
             props.append(f"file={_escape_property(f.location.path)}")
@@ -308,6 +339,33 @@ def render_github(report: Report, options: RenderOptions = RenderOptions()) -> s
     for w in report.warnings:
         lines.append(f"::warning title={_escape_property('kexplain lint: pool')}::{_escape_data(w)}")
     lines.append(summary_line(report))
+    return "\n".join(lines) + "\n"
+
+
+# -- --list-rules ------------------------------------------------------------------------------
+def rules_json(rules: Iterable[Rule], choice: RuleChoice | None = None) -> list[dict]:
+    """Each rule as `--list-rules -f json` gives it: its id, severity (as the choice sets it), what it
+    needs, its summary, the upstream rule it follows, and whether the choice reports it."""
+    choice = choice or RuleChoice()
+    return [{**r.to_json(), "severity": choice.severity.get(r.id, r.severity).label, "enabled": choice.enabled(r.id)}
+            for r in rules]
+
+
+def render_rules(rules: Iterable[Rule], fmt: str, choice: RuleChoice | None = None) -> str:
+    """`kexplain lint --list-rules`: a line per rule (`text`: id, severity, needs, summary; a disabled
+    one said so), or `json`."""
+    listed = rules_json(rules, choice)
+    if fmt == "json":
+        return json.dumps(listed, indent=2, ensure_ascii=False) + "\n"
+    if fmt != "text":
+        raise KexplainError(f"--list-rules writes text or json, not {fmt}")
+    width = max(len(r["id"]) for r in listed)
+    lines = [f"{'RULE':<{width}}  SEVERITY  NEEDS             SUMMARY"]
+    for r in listed:
+        off = " (disabled)" if not r["enabled"] else ""
+        lines.append(f"{r['id']:<{width}}  {r['severity']:<8}  {r['needs']:<16}  {r['summary']}{off}")
+    if choice is not None and choice.source:
+        lines.append(f"(as {choice.source} sets them)")
     return "\n".join(lines) + "\n"
 
 

@@ -52,8 +52,9 @@ EXPECTED = {
     "admission": (1, "0/2 nodes are available: 2 Insufficient cpu."),
 }
 FORMATS = ["table", "wide", "json", "yaml"]
-# Fixtures of another command, checked by its own tests: fixtures/kueue (kexplain kueue: docs/kueue.md).
-OTHER_COMMANDS = {"kueue", "eviction"}
+# Fixtures of another command, checked by its own tests: fixtures/kueue (kexplain kueue: docs/kueue.md),
+# fixtures/lint (kexplain lint's rules: docs/lint.md).
+OTHER_COMMANDS = {"kueue", "eviction", "lint"}
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:

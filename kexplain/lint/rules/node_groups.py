@@ -4,16 +4,27 @@ found no group by CA's one loop over the set's pending pods (`not_scaled_for`)."
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from kexplain.autoscaler.cloudprovider import Discovery
 from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.explain.pending_pass import PodAnswer
 from kexplain.model.pod import PodInfo
+from kexplain.lint.findings import Finding, guarded
+from kexplain.lint.rule import NODE_GROUPS, declare
 from kexplain.model.snapshot import Snapshot
 
+if TYPE_CHECKING:  # pragma: no cover
+    from kexplain.lint.options import LintOptions
+    from kexplain.lint.set_state import Gathered, Queued
+    from kexplain.state.cluster import ClusterState
+
 RULE = "no-node-group"
-SUMMARY = ("No node group of the Cluster Autoscaler could take the pods (--node-groups): rejected on every "
-           "group's template, or every group skipped.")
+RULES = (
+    declare(RULE, NODE_GROUPS, "the Cluster Autoscaler: its scale-up (core/scaleup/orchestrator: each group's "
+                               "template node checked with the scheduler's filters, groups skipped at max size or "
+                               "a quota)"),
+)
 FAILED = ("Unschedulable", "UnschedulableAndUnresolvable", "Error")
 
 
@@ -83,3 +94,48 @@ def not_scaled_for(answers: Sequence[PodAnswer | None]) -> NoGroup | None:
 
 def _listed(groups: Mapping[str, str]) -> str:
     return "; ".join(f"{g} ({r})" for g, r in groups.items())
+
+
+def node_group_findings(gathered: "Gathered", pool: "ClusterState", options: "LintOptions") -> dict[int, list[Finding]]:
+    """Rule no-node-group: ONE CA loop over the set's pending pods, and each object's template check
+    against the cluster as the objects before it left it (never its own copies)."""
+    # lazy: CA's loop (about 0.3 s to import) only for --node-groups (docs/development.md, "Lazy imports")
+    from kexplain.autoscaler.pending import GroupsRequest, load_groups, run_pass as run_ca_pass
+    from kexplain.autoscaler.templates import template_node_infos
+
+    pp = gathered.builder.build()
+    # the lint pool's one state: read as stored, CA's loop admits its objects as read (`ClusterState.read`)
+    req = GroupsRequest(Discovery.from_file(options.node_groups or "", options.max_bytes),
+                        options.autoscaler_config, max_bytes=options.max_bytes,
+                        validate=options.validate, state=pool)
+    loop = load_groups(req, options.kube, applied=pp)
+    if not loop.groups:
+        return {}
+    ran, _, answers = run_ca_pass(loop, pp)
+    templates = template_node_infos(ran)
+    cluster = loop.base if loop.base is not None else loop.snapshot
+    out: dict[int, list[Finding]] = {}       # by id of the queued object
+
+    def check_in(q: "Queued", stands: str, pod: Any, here: Any) -> None:
+        def check() -> list[Finding]:
+            found = never_taken(ran, pod, here, templates) or \
+                not_scaled_for([answers.answer(p.key) for p in pp.standing_for(stands)])
+            return [] if found is None else [Finding(RULE, q.loc, q.ref, found.message,
+                                                     details={"nodeGroups": found.groups})]
+        out[id(q)] = guarded(q.ref, q.loc, check)
+
+    later = []      # those the queue's retry placed: checked where the retry found the cluster
+    for q, stands, pod, (lo, hi) in gathered.objects:
+        if stands in gathered.retried:
+            later.append((q, stands, pod, pp.bound[lo:hi]))
+        else:
+            check_in(q, stands, pod, cluster)
+        for bound in pp.bound[lo:hi]:        # its copies, in the cluster the next objects are checked in
+            if cluster.get(bound.node_name or "") is not None:
+                cluster = cluster.with_pod_bound(bound)
+    for q, stands, pod, own in later:       # after every first attempt, without its own copies
+        here = cluster
+        for bound in own:
+            here = here.without_pod(bound.node_name or "", bound.namespace, bound.name)
+        check_in(q, stands, pod, here)
+    return out

@@ -1,0 +1,35 @@
+"""Dynamic Resource Allocation's rules (`kexplain.lint.devices`, each at the line of its field): a
+CEL device selector that does not compile, a missing DeviceClass, ResourceClaim or
+ResourceClaimTemplate (against the pool as the set leaves it; without a pool nothing is missing)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kexplain.lint.devices import MISSING_CLAIM, MISSING_CLASS, MISSING_TEMPLATE, SELECTOR, check_devices
+from kexplain.lint.documents import Document
+from kexplain.lint.findings import Finding, ObjectRef
+from kexplain.lint.rule import POOL, SCHEMAS, declare
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kexplain.lint.set_state import SetCluster
+
+RULES = (
+    declare(SELECTOR, SCHEMAS, "kube-apiserver: resource.k8s.io validation of CEL selectors (dra_validate, "
+                               "the cel package's compile errors)"),
+    declare(MISSING_CLASS, POOL, "kube-scheduler: DynamicResources (device class ... does not exist)"),
+    declare(MISSING_CLAIM, POOL, "kube-scheduler: DynamicResources PreEnqueue (the claim is not found)"),
+    declare(MISSING_TEMPLATE, POOL, "the resourceclaim controller (the template is not found) and DynamicResources "
+                                    "PreEnqueue"),
+)
+
+
+def device_findings(items: list[Document], set_cluster: "SetCluster | None") -> dict[str, list[Finding]]:
+    """DRA references and selectors (`kexplain.lint.devices`), against the pool as the set leaves it
+    when there is one; by file."""
+    cluster = set_cluster.pool.snapshot if set_cluster is not None else None
+    refused = set(set_cluster.refused) if set_cluster is not None else set()
+    out: dict[str, list[Finding]] = {}
+    for p in check_devices(items, cluster, refused):
+        out.setdefault(p.location.path, []).append(Finding(p.rule, p.location, ObjectRef.of(p.obj), p.message,
+                                                           field=p.field))
+    return out
