@@ -165,9 +165,17 @@ class Limits:
         self._by_namespace: dict[str, list[PdbItem]] = {}
         for p in self.items:
             self._by_namespace.setdefault(p.namespace, []).append(p)
+        # a pod's budgets, by the pod's identity (the pod kept beside them so the id stays its own):
+        # each method's GetCandidates and each simulation ask again of the same pods
+        self._matched: dict[int, tuple[PodInfo, list[PdbItem]]] = {}
 
     def matching(self, pod: PodInfo) -> list[PdbItem]:
-        return [p for p in self._by_namespace.get(pod.namespace, ()) if p.selector.matches(pod.labels)]
+        hit = self._matched.get(id(pod))
+        if hit is not None and hit[0] is pod:
+            return hit[1]
+        found = [p for p in self._by_namespace.get(pod.namespace, ()) if p.selector.matches(pod.labels)]
+        self._matched[id(pod)] = (pod, found)
+        return found
 
     def _evictable(self, pod: PodInfo, now: datetime, recorder: ev.Recorder, fully: bool) -> tuple[list[str], bool]:
         if not is_evictable(pod, now, recorder):
