@@ -210,3 +210,33 @@ def test_against_bench_runs_a_commits_own_code(tmp_path: Path) -> None:
         got = subprocess.run([sys.executable, "-c", probe], env=against_bench.child_env(tree), cwd=tmp_path,
                              capture_output=True, text=True, check=True).stdout.strip()
         assert Path(got).resolve() == (tree / "kexplain" / "__init__.py").resolve()
+
+
+@pytest.mark.parametrize("shape", ["standard", "big"])
+def test_the_disruption_case_is_a_karpenter_cluster_that_kexplain_disrupts(shape: str, tmp_path: Path) -> None:
+    """disruption_bench at a tiny size: Nodes with their NodeClaims (some Drifted, some not
+    Consolidatable), Deployments' and DaemonSets' pods, PDBs with status, NodePools with budgets;
+    `kexplain karpenter --disruption` reads it and finds candidates and a decision."""
+    import disruption_bench as bench
+    from kexplain.cli.app import main
+    from tests.support.cli_helpers import TestEnvironment
+
+    base = bench.SHAPES[shape]
+    small = bench.Shape(base.types, 30, 400, 8, 4, base.app_pods, base.cpu_millis)
+    case = bench.write_case(tmp_path / shape, small, 3)
+    items = json.loads((case / "cluster.json").read_text())["items"]
+    kinds: dict[str, int] = {}
+    for o in items:
+        kinds[o["kind"]] = kinds.get(o["kind"], 0) + 1
+    assert kinds["Node"] == kinds["NodeClaim"] == 30 and kinds["Pod"] == 400
+    assert kinds["PodDisruptionBudget"] == 8 and kinds["NodePool"] == 4 and kinds["DaemonSet"] == 2
+    conditions = [c["type"] for o in items if o["kind"] == "NodeClaim" for c in o["status"]["conditions"]]
+    assert "Drifted" in conditions and conditions.count("Consolidatable") < 30
+    assert all("disruptionsAllowed" in o["status"] for o in items if o["kind"] == "PodDisruptionBudget")
+    argv = bench.command(case, ROOT / "tests" / "karpenter" / "cases" / "sched-aws")
+    env = TestEnvironment()
+    code = main(argv[1:], env)
+    assert code in (0, 1), env.err
+    doc = json.loads(env.out)
+    assert doc["pass"] == "disruption" and len(doc["nodes"]) == 30
+    assert any(n["candidate"] for n in doc["nodes"]) and doc["summary"]["candidates"] > 0

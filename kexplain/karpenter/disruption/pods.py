@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Mapping, Sequence
 
+from kexplain.apimachinery.selectors import IN
 from kexplain.config._decode import parse_duration
 from kexplain.karpenter.disruption import events as ev
 from kexplain.karpenter.inputs import parse_time
@@ -165,9 +166,40 @@ class Limits:
         self._by_namespace: dict[str, list[PdbItem]] = {}
         for p in self.items:
             self._by_namespace.setdefault(p.namespace, []).append(p)
+        # per namespace, each budget's position under a label pair its selector requires (the
+        # first `In` requirement's), else among those a pod's labels cannot narrow: a pod reads only
+        # the budgets its own labels name, not every budget of its namespace
+        self._anchored: dict[str, dict[tuple[str, str], list[int]]] = {}
+        self._unanchored: dict[str, list[int]] = {}
+        for ns, items in self._by_namespace.items():
+            anchored: dict[tuple[str, str], list[int]] = {}
+            loose: list[int] = []
+            for i, p in enumerate(items):
+                anchor = next((r for r in p.selector.requirements if r.op == IN and r.values), None)
+                if anchor is None or p.selector.nothing:
+                    loose.append(i)
+                    continue
+                for value in anchor.values:
+                    anchored.setdefault((anchor.key, value), []).append(i)
+            self._anchored[ns], self._unanchored[ns] = anchored, loose
+        # a pod's budgets, by the pod's identity (the pod kept beside them so the id stays its own):
+        # each method's GetCandidates and each simulation ask again of the same pods
+        self._matched: dict[int, tuple[PodInfo, list[PdbItem]]] = {}
 
     def matching(self, pod: PodInfo) -> list[PdbItem]:
-        return [p for p in self._by_namespace.get(pod.namespace, ()) if p.selector.matches(pod.labels)]
+        hit = self._matched.get(id(pod))
+        if hit is not None and hit[0] is pod:
+            return hit[1]
+        found = []
+        items = self._by_namespace.get(pod.namespace)
+        if items:
+            anchored, labels = self._anchored[pod.namespace], pod.labels
+            positions = list(self._unanchored[pod.namespace])
+            for pair in labels.items():
+                positions.extend(anchored.get(pair, ()))
+            found = [items[i] for i in sorted(set(positions)) if items[i].selector.matches(labels)]
+        self._matched[id(pod)] = (pod, found)
+        return found
 
     def _evictable(self, pod: PodInfo, now: datetime, recorder: ev.Recorder, fully: bool) -> tuple[list[str], bool]:
         if not is_evictable(pod, now, recorder):
