@@ -2,8 +2,10 @@
 refusals; then, for each budget that refused an eviction, relaxing it (minAvailable or
 maxUnavailable set so it allows what the drain spends) or scaling its workload up by the pods the
 drain takes (the new pods scheduled with the node cordoned, a StatefulSet's with the claims its
-controller creates for them, and counted healthy only where they fit); for a pod two budgets select, deleting one of them. A changed budget's status is the
-disruption controller's again, as its next sync would write it."""
+controller creates for them, and counted healthy only where they fit); for a budget the disruption
+controller cannot sync for want of its pods' owner, that owner given; for a pod two budgets select,
+deleting one of them. A changed budget's status is the disruption controller's again, as its next
+sync would write it."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -130,7 +132,8 @@ def owner_fix(budget: Any, pdb: Mapping[str, Any], objects: DrainIndex, options:
     for ref in missing:
         count = sum(1 for p in pods if (controller_ref(p) or {}).get("name") == ref.get("name")
                     and (controller_ref(p) or {}).get("kind") == ref.get("kind"))
-        meta = {"name": ref.get("name"), "namespace": budget.namespace, **({"uid": ref["uid"]} if ref.get("uid") else {})}
+        meta = {"name": ref.get("name"), "namespace": budget.namespace,
+                **({"uid": ref["uid"]} if ref.get("uid") else {})}
         owner = {"apiVersion": ref.get("apiVersion"), "kind": ref.get("kind"), "metadata": meta,
                  "spec": {"replicas": count}}
         added[key_of(owner)] = owner
@@ -181,9 +184,6 @@ def scale_fix(key: str, n: int, drained: Any, cordoned: ClusterState, objects: D
     first = count if creator.get("kind") == "StatefulSet" else count + 100
     try:
         new = [pod_from_workload(creator, SCALED, first + i) for i in range(n)]
-    except KexplainError:
-        return None
-    try:
         answers = placements(with_claims(cordoned, creator, first, n),
                              [Replacement(pod, pod=p, source=SCALED) for p in new])
     except KexplainError:
