@@ -23,7 +23,7 @@ from kexplain.autoscaler.cloudprovider import Discovery
 from kexplain.autoscaler.cloudprovider.live import read_node_groups
 from kexplain.autoscaler.events import autoscaler_events
 from kexplain.errors import KexplainError, Source
-from kexplain.eviction.evicted import evicted
+from kexplain.eviction.evicted import evicted, evicted_among
 from kexplain.explain import partial
 from kexplain.explain.batch import explain_each
 from kexplain.explain.compare import compare, nominated_notes, pod_key
@@ -146,19 +146,13 @@ def _removal_events(reader: Any, pod: Obj) -> tuple[tuple[Obj, ...], tuple[Obj, 
 
 
 def removed(live: Live) -> Optional[dict]:
-    """`evicted` of the live pod with its events, its node's events, NodeClaim and Node as read."""
+    """`evicted_among` of the live pod: its events and its node's as read for it, the NodeClaim and
+    Node of the cluster read."""
     assert live.pod is not None
-    node = (live.pod.get("spec") or {}).get("nodeName")
-    node_obj = claim = None
-    if node:
-        for obj, _ in live.cluster:
-            kind = obj.get("kind")
-            if kind == "Node" and (obj.get("metadata") or {}).get("name") == node:
-                node_obj = obj
-            elif kind == "NodeClaim" and (obj.get("status") or {}).get("nodeName") == node:
-                claim = obj
     events, node_events = live.removal
-    return evicted(live.pod, events=events, node_events=node_events, node_claim=claim, node_obj=node_obj)
+    src = Source(live.server)
+    listed = [({"apiVersion": "v1", "kind": "Event", **e}, src) for e in (*events, *node_events)]  # a list's items
+    return evicted_among(live.pod, [*live.cluster, *listed])
 
 
 def _with_daemonsets(reader: Any, cluster: list, groups: Optional[Discovery], karpenter: Any,

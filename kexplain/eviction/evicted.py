@@ -6,7 +6,7 @@ the starved resource and its signals, the threshold, what was available, each co
 against its request. Read from the pod alone, as stored; never prints."""
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from kexplain.apimachinery.quantity import BINARY_SI, QuantityError, must_parse, new_quantity
 from kexplain.eviction.kubelet import message as kubelet_message
@@ -191,3 +191,40 @@ def evicted(pod: Mapping[str, Any], node: Optional[str] = None, *, events: Seque
     if asked is not None:
         out["askedBy"] = asked
     return out
+
+
+def evicted_among(pod: Mapping[str, Any], objects: Iterable[tuple[Mapping[str, Any], Any]],
+                  node: Optional[str] = None) -> Optional[dict[str, Any]]:
+    """`evicted` with what the cluster's objects (pairs of object and source: files, a snapshot,
+    a live read) hold of the removal: the pod's events, its node's (kept in "default"), its
+    NodeClaim, its Node; the node the pod names, else `node`, else the bound copy of it the objects
+    hold. One pass over the objects, and none for a pod its status does not say was removed."""
+    if evicted(pod, node) is None:
+        return None
+    given = node        # the document's node: as `evicted` says it; the one found serves the node's side only
+    meta = pod.get("metadata") or {}
+    ns, name, uid = meta.get("namespace") or "default", meta.get("name"), meta.get("uid")
+    node = (pod.get("spec") or {}).get("nodeName") or node
+    events: list[Mapping[str, Any]] = []
+    others: list[Mapping[str, Any]] = []       # Events, NodeClaims and Nodes, once the node is known
+    for obj, _ in objects:
+        kind = obj.get("kind")
+        if kind == "Event":
+            involved = obj.get("involvedObject") or {}
+            if involved.get("kind") == "Pod" and involved.get("name") == name \
+                    and (involved.get("namespace") or "default") == ns:
+                events.append(obj)
+            else:
+                others.append(obj)
+        elif kind in ("Node", "NodeClaim"):
+            others.append(obj)
+        elif kind == "Pod" and node is None and uid and (obj.get("metadata") or {}).get("uid") == uid:
+            node = (obj.get("spec") or {}).get("nodeName") or None
+    node_events = [o for o in others if o.get("kind") == "Event"
+                   and (o.get("involvedObject") or {}).get("kind") == "Node"
+                   and (o.get("involvedObject") or {}).get("name") == node]
+    node_obj = next((o for o in others if o.get("kind") == "Node" and (o.get("metadata") or {}).get("name") == node),
+                    None) if node else None
+    claim = next((o for o in others if o.get("kind") == "NodeClaim" and (o.get("status") or {}).get("nodeName") == node),
+                 None) if node else None
+    return evicted(pod, given, events=events, node_events=node_events, node_claim=claim, node_obj=node_obj)

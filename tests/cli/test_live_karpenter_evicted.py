@@ -97,3 +97,33 @@ def test_the_nodeclaims_condition_and_the_taint_say_the_nodes_decision():
     assert doc["askedBy"]["taint"] == "karpenter.sh/disrupted:NoSchedule"
     assert doc["askedBy"]["disruptionReason"] == "Underutilized"
     assert doc["askedBy"]["event"]["reason"] == "Disrupted"
+
+
+def test_a_snapshot_replays_the_same_removal_from_files(capsys, tmp_path):
+    """`kexplain snapshot NAME` on a cluster with Karpenter keeps its events; `kexplain POD.yaml
+    --nodes SNAPSHOT --stored` says the same removal as live, from the events kept."""
+    with recorded_api(tmp_path, collections=("karpenter",)) as api:
+        items = api.collections[POD_PATH]["items"]
+        pod = copy.deepcopy(next(i for i in items if i["metadata"]["name"] == BOUND))
+        pod["metadata"]["name"], pod["metadata"]["uid"] = "web-moved", "uid-web-moved"
+        pod["status"] = {"phase": "Running", "conditions": [copy.deepcopy(CONDITION)]}
+        items.append(pod)
+        api.collections["/api/v1/events"]["items"].extend(copy.deepcopy(EVENTS))
+        code, out, _ = live(capsys, api, "web-moved", "-o", "json")
+        from_live = json.loads(out)["eviction"]
+        snap = tmp_path / "snap.json"
+        code, _, err = run_cli(capsys, "snapshot", "web-moved", "-n", "shop", "-o", str(snap),
+                               "--kubeconfig", api.kubeconfig)
+        assert code == 0, err
+    kept = [o["reason"] for o in json.loads(snap.read_text())["items"] if o["kind"] == "Event"]
+    assert kept == ["Evicted", "DisruptionTerminating"]         # Karpenter's, not kubectl's
+    code, out, err = run_cli(capsys, str(tmp_path / "snap.pod.json"), "--nodes", str(snap), "--stored",
+                             "-o", "json")
+    replayed = json.loads(out)["eviction"]
+    # the snapshot's pod file is written unbound: its node's side needs the node it ran on
+    assert replayed["askedBy"] == {k: v for k, v in from_live["askedBy"].items() if k != "nodeDecision"}
+    assert replayed["askedBy"]["disruptionReason"] == "Underutilized"
+    bound = tmp_path / "bound.json"          # the pod as the API server stores it, bound to node-a1
+    bound.write_text(json.dumps({"apiVersion": "v1", "kind": "Pod", **pod}))
+    code, out, err = run_cli(capsys, str(bound), "--nodes", str(snap), "--stored", "-o", "json")
+    assert json.loads(out)["eviction"]["askedBy"] == from_live["askedBy"]
