@@ -138,3 +138,11 @@ def test_refused_reads_are_said_once_and_the_pass_goes_on(capsys, api):
     assert "list events" in err and "list nodepools" in err
     assert doc["live"]["events"] == [] and doc["live"]["eventsRefused"]["resource"] == "events"
     assert not doc.get("decision")
+
+
+def test_kubeconfig_reads_live_only_for_the_disruption_pass_without_nodes(capsys, api):
+    code, _, err = run_cli(capsys, "karpenter", "--disruption", *NOW, "--kubeconfig", api.kubeconfig,
+                           "--nodes", FILES[0])
+    assert code == 2
+    assert "--kubeconfig and --context read the live cluster: give them to --disruption without --nodes" in err
+    assert api.requests == []           # nothing asked of the cluster
