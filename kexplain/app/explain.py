@@ -13,6 +13,7 @@ from kexplain.app.autoscalers import (REPORTED, Autoscaler, AutoscalerRun, adapt
                                      node_pools, reports_node_groups, run_all)
 from kexplain.app.eviction.now import NowFiles, add_ranking_now
 from kexplain.errors import KexplainError
+from kexplain.eviction.evicted import evicted_among
 from kexplain.explain.batch import Batch, Outcome, explain_batch
 from kexplain.explain.inputs import Loaded, load
 from kexplain.explain.pod_inputs import Inputs
@@ -249,6 +250,9 @@ def explain_single(files: Files, options: RunOptions, suggestions: bool, autosca
     trace = explain_one(loaded.single, options, suggestions and not held(answer))   # held: Kueue's fixes
     if answer is not None:
         trace["kueue"] = answer
+    if "eviction" in trace and loaded.cluster_objects:    # who asked for it: the events a snapshot keeps
+        trace["eviction"] = evicted_among(loaded.single.pod.obj, loaded.cluster_objects,
+                                          trace["eviction"].get("node")) or trace["eviction"]
     add_ranking_now(trace, loaded.single.pod.obj, loaded.single.snapshot, loaded.kube, files.now,
                     cluster=loaded.cluster_objects)       # a snapshot's node stats, when it kept some
     pending = trace["result"]["status"] not in NO_AUTOSCALER

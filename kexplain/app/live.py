@@ -23,7 +23,7 @@ from kexplain.autoscaler.cloudprovider import Discovery
 from kexplain.autoscaler.cloudprovider.live import read_node_groups
 from kexplain.autoscaler.events import autoscaler_events
 from kexplain.errors import KexplainError, Source
-from kexplain.eviction.evicted import evicted
+from kexplain.eviction.evicted import evicted, evicted_among
 from kexplain.explain import partial
 from kexplain.explain.batch import explain_each
 from kexplain.explain.compare import compare, nominated_notes, pod_key
@@ -75,6 +75,7 @@ class Live:
     karpenter: Any = None               # `kexplain.load.live.KarpenterRead`: its objects are in `cluster`
     policies: Any = None                # `kexplain.load.live.PolicyRead`, when they were read (snapshot)
     kueue: Any = None                   # Kueue's read (`ClusterReader.read_kueue`): its objects are in `cluster`
+    removal: tuple[tuple[Obj, ...], tuple[Obj, ...]] = ((), ())   # a removed pod's events and its node's
 
 
 class Session:
@@ -122,13 +123,37 @@ class Session:
                 refusals += [refused] if refused is not None else []
             groups = _node_groups(reader, cluster, node_group_labels) if node_group_labels is not None else None
             groups, karpenter = _with_daemonsets(reader, cluster, groups, karpenter, bool(refusals))
+            removal = _removal_events(reader, pod) if pod is not None and not refusals else ((), ())
         return Live(self.conn.server, self.conn.context, self.namespace, as_dump(cluster), pod, version,
-                    tuple(refusals), tuple(events), groups, karpenter, policy_read, kueue)
+                    tuple(refusals), tuple(events), groups, karpenter, policy_read, kueue, removal)
 
     def close(self) -> None:
         close = getattr(self.conn.api_client, "close", None)
         if close is not None:
             close()
+
+
+def _removal_events(reader: Any, pod: Obj) -> tuple[tuple[Obj, ...], tuple[Obj, ...]]:
+    """A removed pod's events (who asked for its removal: `kexplain.eviction.evicted.asked_by`) and
+    its node's (kept in "default", as for every cluster-scoped object); none for a pod its status
+    does not say was removed, or when RBAC refuses them (what it says is then the status alone)."""
+    if evicted(pod) is None:
+        return (), ()
+    meta = pod.get("metadata") or {}
+    events, _ = reader.list_events(meta.get("namespace") or "default", "Pod", meta.get("name"))
+    node = (pod.get("spec") or {}).get("nodeName")
+    node_events, _ = reader.list_events("default", "Node", node) if node else ([], None)
+    return tuple(events), tuple(node_events)
+
+
+def removed(live: Live) -> Optional[dict]:
+    """`evicted_among` of the live pod: its events and its node's as read for it, the NodeClaim and
+    Node of the cluster read."""
+    assert live.pod is not None
+    events, node_events = live.removal
+    src = Source(live.server)
+    listed = [({"apiVersion": "v1", "kind": "Event", **e}, src) for e in (*events, *node_events)]  # a list's items
+    return evicted_among(live.pod, [*live.cluster, *listed])
 
 
 def _with_daemonsets(reader: Any, cluster: list, groups: Optional[Discovery], karpenter: Any,
@@ -333,7 +358,7 @@ def explain_named(args: PodArgs, live: Live, config: Any, say: Say) -> Named:
     if kueue is not None:
         trace["kueue"] = kueue.answer       # its Workload's status as stored beside
     if "eviction" in trace:     # who removed it, with the node it ran on (the binding the pass dropped)
-        trace["eviction"] = evicted(live.pod)
+        trace["eviction"] = removed(live)
         c = args.connect        # a kubelet's eviction: its node's ranking now, through the node proxy
         now = NowFiles(args.stats, args.kubelet_config, live=LiveRead(c.kubeconfig, c.context, c.request_timeout,
                                                                       c.chunk_size))

@@ -5,9 +5,14 @@ from typing import List, Optional
 
 import typer
 
+from dataclasses import replace
+
 from kexplain.app.karpenter import check_node_pool, disruption_pass
+from kexplain.app.karpenter_live import disruption_live
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate
+from kexplain.cli.live import (Connect, reading_bar, chunk_size_option, context_option, kubeconfig_option, say_reads,
+                               timeout_option)
 from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output,
                                   aws_data_option, karpenter_config_option, max_objects_option, parse_now)
 from kexplain.errors import KexplainError, Source
@@ -19,6 +24,7 @@ from kexplain.load.gcpolicy import bulk_load
 from kexplain.render import structured
 from kexplain.render.karpenter import print_pass
 from kexplain.render.karpenter_disruption import print_disruption
+from kexplain.render.karpenter_events import print_live_events
 from kexplain.suggest import karpenter as fixes
 
 KARPENTER_KUBERNETES = "1.35"     # the Kubernetes libraries Karpenter v1.13.0 is built with (v0.35)
@@ -61,6 +67,10 @@ def command(
     now: Optional[str] = typer.Option(None, "--now", metavar="TIME",
                                       help="The clock (RFC 3339) for --disruption: node lifetimes, do-not-disrupt "
                                            "durations, budget schedules (default: the current time)."),
+    kubeconfig: Optional[str] = kubeconfig_option(),
+    context: Optional[str] = context_option(),
+    request_timeout: float = timeout_option(),
+    chunk_size: int = chunk_size_option(),
 ) -> ExitStatus:
     """Explain one Karpenter provisioning pass over the pending pods (PODS' Pods as written, and
     its workloads' copies the scheduler leaves pending): which of them Karpenter would place on an
@@ -79,6 +89,13 @@ def command(
     kube, warnings = resolve(kubernetes_version, env.variables.get(ENV_VAR) or None, None, KARPENTER_KUBERNETES)
     for warning in warnings:
         env.error(f"warning: {warning}")
+    if disruption and not nodes:        # the live cluster, as `kexplain pod` reads it
+        return _disruption_live(env, Connect(kubeconfig, context, namespace, request_timeout, chunk_size), pods,
+                                aws_data, karpenter_config, kube, now, output, max_input_size, max_objects, validate,
+                                namespace)
+    if kubeconfig is not None or context is not None:
+        raise KexplainError("--kubeconfig and --context read the live cluster: give them to --disruption without "
+                            "--nodes")
     if disruption:
         return _disruption(env, pods, nodes, aws_data, karpenter_config, kube, now, output, max_input_size,
                            max_objects, validate, namespace)
@@ -140,6 +157,30 @@ def _disruption(env: Environment, pods: Optional[str], nodes: List[str], aws_dat
     else:
         print_disruption(doc, env.console())
     return aggregate([ExitStatus.SUCCESS, *([ExitStatus.BAD_INPUT] if inputs.refused else [])])
+
+
+def _disruption_live(env: Environment, connect: Connect, pods: Optional[str], aws_data: Optional[str],
+                     karpenter_config: Optional[str], kube, now: Optional[str], output: Output, max_input_size: int,
+                     max_objects: int, validate: str, namespace: Optional[str]) -> ExitStatus:
+    """`--disruption` without --nodes: the pass over the live cluster, Karpenter's events beside it;
+    the reads RBAC refused (Karpenter's kinds, its events) said once, in one block."""
+    done = disruption_live(connect, reading_bar(env), pods, aws_data, karpenter_config, kube, parse_now(now),
+                           max_bytes=max_input_size, max_objects=max_objects, validate=validate,
+                           namespace=namespace, stdin=env.stdin)
+    karpenter = done.live.karpenter
+    if done.events_refused is not None:
+        karpenter = replace(karpenter, refusals=(*karpenter.refusals, done.events_refused))
+    say_reads(env, karpenter)
+    for warning in done.inputs.warnings:
+        env.error(f"warning: {warning}")
+    for err in done.inputs.refused:
+        env.error(f"error: {err}")
+    if output.value in structured.FORMATS:
+        structured.write(env.stdout, done.document, output.value)
+    else:
+        print_disruption(done.document, env.console())
+        print_live_events(done.document, env.console())
+    return aggregate([ExitStatus.SUCCESS, *([ExitStatus.BAD_INPUT] if done.inputs.refused else [])])
 
 
 def exit_status(doc: dict) -> ExitStatus:

@@ -72,7 +72,7 @@ def chunk_size_option() -> Any:
     return typer.Option(500, "--chunk-size", min=1, metavar="N", help="Objects per page when listing.")
 
 
-def _reading_bar(env: Environment):
+def reading_bar(env: Environment):
     """The bar the reads draw on stderr when it is a terminal (`progress_bar`), as a factory."""
     return lambda: progress_bar(env.stderr, color=bool(env.color)) if env.stderr_is_terminal else nullcontext(None)
 
@@ -80,7 +80,7 @@ def _reading_bar(env: Environment):
 @contextmanager
 def session(env: Environment, opts: Connect) -> Iterator[Session]:
     """One session with the API server (`app.live.Session`), its reads' bar on `env`'s stderr."""
-    with app_session(opts, _reading_bar(env)) as s:
+    with app_session(opts, reading_bar(env)) as s:
         yield s
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, List, Optional
 
 import typer
@@ -18,8 +18,8 @@ from kexplain.autoscaler.cloudprovider import reporting_objects, status_configma
 from kexplain.autoscaler.cloudprovider.live import CLUSTER_API, STATUS, read_group_objects
 from kexplain.cli.live import (Connect, Live, chunk_size_option, context_option, kubeconfig_option, namespace_option,
                                say_karpenter_reads, say_reads, session, timeout_option)
-from kexplain.errors import KexplainError
-from kexplain.load.live import (DAEMONSETS, KARPENTER, POLICIES, RESOURCES, ClusterReader, LiveError, as_pending,
+from kexplain.errors import KexplainError, Source
+from kexplain.load.live import (DAEMONSETS, EVENTS, KARPENTER, POLICIES, RESOURCES, ClusterReader, LiveError, as_pending,
                                 version_record)
 from kexplain.load.node_stats import NODE_STATS_KIND
 from kexplain.load.redact import Redactor
@@ -106,7 +106,20 @@ def read_cluster(env: Environment, connect: Connect, name: Optional[str],
         kept = NodeStatsRead()
         if stats[0] or stats[1]:
             kept = read_node_stats(reader, [o for o, _ in live.cluster], stats[0], stats[1])
-        return live, autoscaler_reads(reader, live), kept
+        return _with_karpenter_events(reader, live), autoscaler_reads(reader, live), kept
+
+
+def _with_karpenter_events(reader: ClusterReader, live: Live) -> Live:
+    """On a cluster with Karpenter, its events (`ClusterReader.karpenter_events`: what it said of
+    its nodes and the pods it moved) kept with the cluster; their refused read (403) one of
+    Karpenter's, said with them."""
+    if not live.karpenter.installed:
+        return live
+    events, refused = reader.karpenter_events()
+    src = Source(f"{live.server}{EVENTS.path}")
+    karpenter = live.karpenter if refused is None else replace(live.karpenter,
+                                                              refusals=(*live.karpenter.refusals, refused))
+    return replace(live, cluster=[*live.cluster, *((e, src) for e in events)], karpenter=karpenter)
 
 
 def autoscaler_reads(reader: ClusterReader, live: Live) -> AutoscalerReads:
@@ -168,7 +181,7 @@ def run_snapshot(env: Environment, args: SnapshotArgs) -> ExitStatus:
         objects = [r for _, r in redacted if r is not None]
         left_out = [o for o, r in redacted if r is None]
         if left_out:        # the kinds only the autoscalers read (`Redactor.redact` knows the scheduler's)
-            karpenter = any(o.get("kind") in {r.kind for r in KARPENTER} for o in left_out)
+            karpenter = any(o.get("kind") in {r.kind for r in (*KARPENTER, EVENTS)} for o in left_out)
             policies = any(o.get("kind") in {r.kind for r in POLICIES} for o in left_out)
             groups = bool(reporting_objects([(o, None) for o in left_out]))
             env.error(f"note: a redacted snapshot leaves out {_counts(left_out)}: redaction keeps only what the "
@@ -204,7 +217,7 @@ def _is_yaml(path: str) -> bool:
 
 def _counts(objects: list[Obj]) -> str:
     parts = []
-    for res in (*RESOURCES, *POLICIES, DAEMONSETS, *KARPENTER, STATUS, *CLUSTER_API):
+    for res in (*RESOURCES, *POLICIES, DAEMONSETS, *KARPENTER, EVENTS, STATUS, *CLUSTER_API):
         n = sum(1 for o in objects if o.get("kind") == res.kind)
         if n:
             parts.append(f"{n} {res.plural}")

@@ -60,15 +60,17 @@ def _layers(applied: PendingPass | None) -> dict[str, Any]:
 
 def load_pods_pass(pods_path: str | None, node_paths: tuple[str, ...], settings_path: str | None, kube: KubeVersion,
                    *, max_bytes: int, max_objects: int, validate: str = "strict", now: datetime = CLOCK,
-                   stdin: BinaryIO | None = None, namespace: str | None = None
+                   stdin: BinaryIO | None = None, namespace: str | None = None, objects: list | None = None
                    ) -> tuple[PassInputs, PendingPass | None]:
     """`kexplain karpenter PODS`'s pass (`kexplain.explain.pods_file_pass`), and the merged pass when
-    the file held workloads (None otherwise). `namespace`: -n, for PODS."""
+    the file held workloads (None otherwise). `namespace`: -n, for PODS; `objects`: the cluster read
+    already (live: `kexplain.app.karpenter_live`), with the files of `node_paths` after it."""
     settings = read_settings(settings_path, max_bytes)
     with bulk_load():
         pod_objs = load_objects([pods_path], max_bytes, stdin, max_objects=max_objects,
                                 namespace=namespace) if pods_path else []
         cluster = load_objects(node_paths, max_bytes, stdin, max_objects=max_objects) if node_paths else []
+        cluster = [*objects, *cluster] if objects is not None else cluster
     found = pods_file_pass(pods_path or "", pod_objs, cluster, kube, max_bytes=max_bytes, max_objects=max_objects,
                            validate=validate)
     pp = found.pending_pass

@@ -142,7 +142,15 @@ KUEUE_CONFIG, = _READ["KUEUE_CONFIG"]
 KUEUE_NAMESPACE = "kueue-system"          # where Kueue's manifests install it
 KUEUE_CONFIG_MAP = "kueue-manager-config"  # its manager's --config, key controller_manager_config.yaml
 POLICIES: tuple[Resource, ...] = _READ["POLICIES"]
+KARPENTER_SOURCE = "karpenter"    # the component of Karpenter's event recorder (operator.AppName)
 APIS_PATH = "/apis"       # the API group list (discovery, readable by every authenticated user)
+
+
+def is_karpenter_event(event: Obj) -> bool:
+    """An Event Karpenter's recorder wrote (its source component, or the reporting one of events.k8s.io)."""
+    source = event.get("source")
+    component = source.get("component") if isinstance(source, dict) else None
+    return KARPENTER_SOURCE in (component, event.get("reportingComponent"))
 
 
 @dataclass(frozen=True)
@@ -521,6 +529,16 @@ class ClusterReader:
         items = page.get("items") or []
         return [i for i in items if isinstance(i, dict)], None
 
+    def karpenter_events(self) -> tuple[list[Obj], Refusal | None]:
+        """Karpenter's Events in every namespace (its recorder's source, `karpenter`: what it says of
+        Nodes, NodeClaims, NodePools and the pods it moves), listed cluster-wide and paged; the
+        refusal when RBAC does not allow the list (a 403 is said, not raised)."""
+        try:
+            items = self._collect(EVENTS, self._list_events(EVENTS, fields=f"source={KARPENTER_SOURCE}"))
+        except Forbidden as err:
+            return [], err.refusal
+        return [i for i in items if isinstance(i, dict) and is_karpenter_event(i)], None
+
     # -- paging: events, produced by whichever thread fetches, consumed by `_collect` --------
     def _served_events(self, res: Resource, namespace: str | None = None) -> Iterator[_Event]:
         """The events of `list_served`: each version in turn until one is served; a version not
@@ -567,7 +585,7 @@ class ClusterReader:
             token: str | None = None
             while True:
                 query: list[tuple[str, Any]] = [("limit", self.chunk_size)]
-                if res.plural == PODS.plural and res.group == PODS.group:
+                if (res.plural == PODS.plural and res.group == PODS.group) or fields is not POD_FIELD_SELECTOR:
                     query.append(("fieldSelector", fields))
                 if token:
                     query.append(("continue", token))

@@ -18,7 +18,8 @@ CAUSES = {
     "TerminationByKubelet": "the node's kubelet terminated it: node-pressure eviction, a graceful node "
                             "shutdown, or room made for a critical pod",
     "EvictionByEvictionAPI": "an eviction was asked of the API server (kubectl drain, an autoscaler's "
-                             "scale-down, a descheduler) and its disruption budgets allowed it",
+                             "scale-down or Karpenter's disruption, a descheduler) and its disruption budgets "
+                             "allowed it",
     "DeletionByTaintManager": "its node has a NoExecute taint the pod does not tolerate (or its "
                               "tolerationSeconds ran out): the taint eviction controller deleted it",
     "PreemptionByScheduler": "the scheduler's preemption chose it as a victim to make room for a pod of "
@@ -62,7 +63,8 @@ def headline(doc: Mapping[str, Any]) -> str:
 
 
 def removed_sentences(doc: Mapping[str, Any]) -> list[str]:
-    """Why, the pod's status, its DisruptionTarget condition and its message, one sentence each."""
+    """Why, the pod's status, its DisruptionTarget condition and its message, and who asked for it
+    (`asked_lines`), one sentence each."""
     out = [_cause(doc)]
     status = ", ".join(f"{k} {doc[k]}" for k in ("phase", "reason") if doc.get(k))
     if status:
@@ -73,7 +75,7 @@ def removed_sentences(doc: Mapping[str, Any]) -> list[str]:
                    f"{(condition.get('message') or '').strip()}")
     if doc.get("message") and (not condition or condition.get("message") != doc["message"]):
         out.append(f"Message: {doc['message'].strip()}")
-    return out
+    return out + asked_lines(doc.get("askedBy"))
 
 
 def now_words(trace: Mapping[str, Any]) -> str:
@@ -94,6 +96,39 @@ def eviction_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
     blocks += now_blocks(doc, look)
     blocks.append(Block(Text(wrap(now_words(trace), look.width))))
     return blocks
+
+
+def _event_text(event: Mapping[str, Any]) -> str:
+    count = f", ×{event['count']}" if event.get("count") else ""
+    return f"{event.get('message', '')} (event {event.get('reason', '')}{count})"
+
+
+def asked_lines(asked: Any) -> list[str]:
+    """Who asked for the removal (`eviction.evicted.asked_by`): its event, the disruption reason
+    and the methods that act for it, the node's decision, its NodeClaim's condition and taint."""
+    if not asked:
+        return []
+    lines = [f"Asked by {asked.get('by', '')}: {_event_text(asked.get('event') or {})}."]
+    reason = asked.get("disruptionReason")
+    if reason:
+        methods = asked.get("methods")
+        acts = f", which {' or '.join(methods)} acts for" if methods else \
+            " (not a disruption method's: the node was deleted or expired)"
+        lines.append(f"Its disruption reason: {reason}{acts}.")
+    node = []
+    if asked.get("nodeDecision"):
+        node.append(_event_text(asked["nodeDecision"]))
+    claim = asked.get("nodeClaim")
+    if claim:
+        cond = claim.get("condition")
+        node.append(f"NodeClaim {claim.get('name', '')}" + (
+            f": condition DisruptionReason {cond.get('status', '')}, reason {cond.get('reason', '')}" if cond else
+            ": no DisruptionReason condition"))
+    if asked.get("taint"):
+        node.append(f"taint {asked['taint']}")
+    if node:
+        lines.append("Its node's decision: " + "; ".join(node) + ".")
+    return lines
 
 
 def _signal_line(row: Mapping[str, Any]) -> str:

@@ -322,12 +322,17 @@ def _key(item: dict[str, Any]) -> str:
     return f"{meta.get('namespace', '')}/{meta['name']}"
 
 
+# Field labels the API server maps to another field (an Event's `source` is its source's component).
+FIELD_ALIASES = {"source": "source.component"}
+
+
 def _fields_match(item: dict[str, Any], selector: str) -> bool:
     """`a.b=v`, `a.b==v`, `a.b!=v`, comma-separated, as the API server's field selectors."""
     for term in filter(None, selector.split(",")):
         negate = "!=" in term
         path, value = term.replace("!=", "=").replace("==", "=").split("=", 1)
         node: Any = item
+        path = FIELD_ALIASES.get(path, path)
         for part in path.split("."):
             node = node.get(part) if isinstance(node, dict) else None
         if ((node or "") == value) == negate:
