@@ -103,6 +103,14 @@ def command(
         raise KexplainError("--now is an option of --disruption")
     if pods is None:
         raise KexplainError("Missing argument 'PODS' (a file of pending pods; only --disruption runs without one)")
+    return _provisioning(env, pods, nodes, aws_data, karpenter_config, kube, output, max_input_size, max_objects,
+                         validate, namespace, node_pool, suggestions)
+
+
+def _provisioning(env: Environment, pods: str, nodes: List[str], aws_data: Optional[str],
+                  karpenter_config: Optional[str], kube, output: Output, max_input_size: int, max_objects: int,
+                  validate: str, namespace: Optional[str], node_pool: Optional[str], suggestions: bool) -> ExitStatus:
+    """One provisioning pass over PODS: its document (with the verified fixes) written, its exit code."""
     inputs, world, done, merged = _pass(env, pods, nodes, aws_data, karpenter_config, kube, max_input_size,
                                         max_objects, validate, namespace)
     for warning in inputs.warnings:            # the inputs' and the cluster state's

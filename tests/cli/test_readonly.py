@@ -124,6 +124,7 @@ COLLECTIONS = {r.path: (r.group, r.plural)      # DaemonSets: CA's templates
                for r in (*RESOURCES, *POLICIES, DAEMONSETS, *KARPENTER, *KUEUE)}
 COLLECTIONS.update({f"/apis/{r.group}/{v}/{r.plural}": (r.group, r.plural)      # the autoscaler's node groups
                     for r in CLUSTER_API for v in (r.version, *r.fallbacks)})
+COLLECTIONS["/api/v1/events"] = ("", "events")      # Karpenter's events (source=karpenter), every namespace
 
 
 def rbac_verb(method: str, path: str) -> tuple[str, str, str] | None:
