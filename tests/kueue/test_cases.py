@@ -92,8 +92,9 @@ def _check(case: Path, version: str) -> None:
 
 
 def _params(root: Path) -> list[Any]:
+    """Each case against each release it holds an answer of (some cases hold v0.17.8's only)."""
     return [pytest.param(c, v, id=f"{v}-{c.parent.name + '-' if c.parent.name == 'handwritten' else ''}{c.name}")
-            for v in VERSIONS for c in cases(root)]
+            for v, (expected, _, _) in VERSIONS.items() for c in cases(root) if (c / expected).is_file()]
 
 
 @pytest.mark.parametrize(("case", "version"), _params(BUNDLED))
