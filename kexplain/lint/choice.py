@@ -17,7 +17,7 @@ from typing import Any, Iterable, Mapping
 from kexplain.errors import KexplainError
 from kexplain.lint.report import Report
 from kexplain.lint.rule import RuleChoice, Severity
-from kexplain.lint.rules import RULES
+from kexplain.lint.rules import RULES, with_severity
 from kexplain.lint.rules.suppression import suppressed
 from kexplain.load.limits import DEFAULT_MAX_BYTES
 from kexplain.load.manifests import read_settings_document
@@ -90,17 +90,16 @@ def _check_ids(ids: Iterable[str], where: str) -> None:
 
 
 def choose(report: Report, choice: RuleChoice | None) -> Report:
-    """The report as the choice has it: the disabled rules' findings left out, the severities
-    changed, the findings the objects' annotations suppress marked, stale annotations said."""
+    """The report as the choice has it: the disabled rules' findings left out, the findings the
+    objects' annotations suppress marked, stale annotations said, each finding at its rule's
+    declared severity (`rules.with_severity`) or the one the choice gives its rule."""
     choice = choice or RuleChoice()
     findings = [f for f in report.findings if choice.enabled(f.rule)]
+    findings = suppressed(findings, report.linted, RULES, choice.disabled, report.needs,
+                          {r.id: r.needs for r in RULES.values()})
+    findings = with_severity(f for f in findings if choice.enabled(f.rule))
     if choice.severity:
         findings = [replace(f, severity=choice.severity[f.rule]) if f.rule in choice.severity else f
                     for f in findings]
-    findings = suppressed(findings, report.linted, RULES, choice.disabled, report.needs,
-                          {r.id: r.needs for r in RULES.values()})
-    if choice.severity:        # (the annotations' own findings)
-        findings = [replace(f, severity=choice.severity[f.rule]) if f.rule in choice.severity else f
-                    for f in findings]
-    report.findings = [f for f in findings if choice.enabled(f.rule)]
+    report.findings = findings
     return report

@@ -12,7 +12,6 @@ from kexplain.admission.dra_convert import V1BETA1
 from kexplain.admission.dra_validate import validate_cel_expression
 from kexplain.admission.workloads import TEMPLATE_PATHS
 from kexplain.lint.documents import Document, Location, line_of_field
-from kexplain.lint.tables import table as lint_table
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.model.snapshot import Snapshot
@@ -21,10 +20,6 @@ SELECTOR = "device-selector"
 MISSING_CLASS = "missing-device-class"
 MISSING_CLAIM = "missing-resource-claim"
 MISSING_TEMPLATE = "missing-resource-claim-template"
-
-# (rule, severity label, description): the rules of this module, as tables.json has them.
-DEVICE_RULES: tuple[tuple[str, str, str], ...] = tuple(
-    (r, s, d) for r, s, d in lint_table("rules") if r in (SELECTOR, MISSING_CLASS, MISSING_CLAIM, MISSING_TEMPLATE))
 
 CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
 DRA_API = "resource.k8s.io/"

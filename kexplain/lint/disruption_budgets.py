@@ -22,7 +22,7 @@ from kexplain.model.labels import SelectorError, parse_selector
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.state.cluster import ClusterState
 
-RULE = "pdb-blocks-drain"     # (its severity and summary: tables.json; `lint.rules.disruption_budgets`)
+RULE = "pdb-blocks-drain"     # (declared, with its severity and summary, by `lint.rules.disruption_budgets`)
 WORKLOAD_KINDS = ("Deployment", "StatefulSet", "ReplicaSet", "ReplicationController")
 BLOCKED = "every eviction of these pods is refused, so `kubectl drain` of a node holding one never finishes"
 TWO_BUDGETS = "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."

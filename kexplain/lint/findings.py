@@ -9,7 +9,7 @@ from typing import Any, Callable
 from kexplain.apimachinery.stored_pods import OBJECTS
 from kexplain.errors import is_builtin_api, object_namespace
 from kexplain.lint.documents import Location
-from kexplain.lint.rule import Severity, default_severity
+from kexplain.lint.rule import Severity
 
 
 @dataclass(frozen=True)
@@ -52,13 +52,20 @@ class Finding:
     message: str
     details: dict[str, Any] = field(default_factory=dict, compare=False)
     suggestions: tuple[str, ...] = ()
-    severity: Severity | None = None       # None: the rule's
+    severity: Severity | None = None       # None: the rule's (`rules.with_severity` gives it, from the registry)
     field: str | None = None               # the field at fault, dotted (`spec.replicas`)
     suppressed: str | None = None          # suppressed by the object's annotation: its reason (`rules.suppression`)
 
     @property
     def level(self) -> Severity:
-        return self.severity if self.severity is not None else default_severity(self.rule)
+        """Its severity. A rule's default is its declaration's, in the registry (`lint.rules`), which
+        the rules import this module to make findings: so a report's findings are given theirs by
+        `rules.with_severity` (as `choice.choose` does), and a rule that reads a level meanwhile
+        reads its own declaration."""
+        if self.severity is None:
+            raise ValueError(f"a {self.rule} finding's severity is its rule's: give it with "
+                             "kexplain.lint.rules.with_severity")
+        return self.severity
 
     def headline(self) -> str:
         """`Kind ns/name: field: message` (the location is the renderer's business)."""

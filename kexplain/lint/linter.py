@@ -45,7 +45,7 @@ from kexplain.lint.rules.kueue import held_unmade, kueue_findings, said_kueue
 from kexplain.lint.rules.node_groups import node_group_findings
 from kexplain.lint.rules.node_pools import node_pool_findings
 from kexplain.lint.rules.scheduling import DaemonTally, daemon_findings, grouped, other_scheduler, verdict
-from kexplain.lint.rules.schemas import Schemas
+from kexplain.lint.rules.schemas import Schemas, refusing
 from kexplain.lint.rules.suppression import ignore_of
 from kexplain.lint.schemas import SchemaStore
 from kexplain.lint.set_cluster import cluster_hpas, onto_pool, set_cluster
@@ -265,7 +265,7 @@ class Linter:
         """Whether the object's pods meet the scheduler: a valid Pod or built-in workload, or a
         JobSet Kueue starts (`started`: its Jobs) that its schema, if one is given, does not refuse."""
         if started and ref.kind == "JobSet":
-            return not any(f.level >= Severity.ERROR for f in self._schemas.of(doc.obj, ref, doc)[0])
+            return not refusing(self._schemas.of(doc.obj, ref, doc)[0])
         if started and ref.kind in KUEUE_OPERATOR_KINDS:     # (its operator's pods, `kueue.operator_pods`)
             return True
         return valid and (ref.kind == "Pod" or ref.kind in WORKLOAD_KINDS) and is_builtin_kind(ref.api_version,

@@ -1,15 +1,12 @@
-"""What a lint rule is: its id, default severity, summary (both data in tables.json, the rules
-table), what it needs to run and the upstream rule it follows. Each module of `lint/rules/`
-declares its rules with `declare`; the registry (`lint/rules/__init__.py`) gathers them, as
-yamllint's `rules/<id>.py` (ID, TYPE, CONF, DEFAULT) and kube-linter's check registry do."""
+"""What a lint rule is: its id, default severity, what it needs to run, a one-line summary and the
+upstream rule it follows, all said once, by the module of `lint/rules/` that makes its findings
+(`declare`); the registry (`lint/rules/__init__.py`) gathers them, as yamllint's `rules/<id>.py`
+(ID, TYPE, CONF, DEFAULT) and kube-linter's check registry do."""
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Mapping
-
-from kexplain.lint.tables import table
 
 
 class Severity(IntEnum):
@@ -59,24 +56,9 @@ class RuleChoice:
         return rule_id not in self.disabled
 
 
-@functools.lru_cache(maxsize=1)
-def _table() -> dict[str, tuple[Severity, str]]:
-    return {r: (Severity[s.upper()], d) for r, s, d in table("rules")}
-
-
-def declare(rule_id: str, needs: str, upstream: str) -> Rule:
-    """A rule of tables.json's rules table (its severity and summary), with what it needs and
-    whose rule it follows."""
-    severity, summary = _table()[rule_id]
+def declare(rule_id: str, severity: Severity, needs: str, summary: str, upstream: str) -> Rule:
+    """A rule as its module declares it: its default severity, what it needs (one of NEEDS), its
+    one-line summary (SARIF's shortDescription, --list-rules) and whose rule it follows."""
     assert needs in NEEDS, needs
+    assert summary and "\n" not in summary, rule_id
     return Rule(rule_id, severity, summary, needs, upstream)
-
-
-def default_severity(rule_id: str) -> Severity:
-    """The rule's default severity (a finding's, unless it says its own)."""
-    return _table()[rule_id][0]
-
-
-def table_order() -> list[str]:
-    """Every rule id, in the rules table's order (the registry's, --list-rules', SARIF's)."""
-    return list(_table())

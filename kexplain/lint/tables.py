@@ -1,5 +1,6 @@
-"""Lint's static tables (its rules; kube-openapi's validation messages), kept as data in
-tables.json (package data) so that the modules hold code; read once."""
+"""Lint's static tables (kube-openapi's validation messages), kept as data in tables.json (package
+data) so that the modules hold code; read once. (The rules are their modules' declarations: the
+registry, `lint.rules`.)"""
 from __future__ import annotations
 
 import functools
@@ -14,5 +15,5 @@ def _all() -> dict[str, Any]:
 
 
 def table(name: str) -> Any:
-    """One table of tables.json: `rules` (id, severity, summary, in order), `kubeOpenapiMessages`."""
+    """One table of tables.json: `kubeOpenapiMessages`."""
     return _all()[name]

@@ -251,9 +251,9 @@ spec:
 
 
 def test_problem_rules_are_described():
-    from kexplain.lint.devices import DEVICE_RULES
-    assert {r for r, _, _ in DEVICE_RULES} == {SELECTOR, MISSING_CLASS, MISSING_CLAIM, MISSING_TEMPLATE}
-    assert yaml.safe_dump([list(r) for r in DEVICE_RULES])      # plain data the linter can register
+    from kexplain.lint.rules import RULES, devices
+    assert [r.id for r in devices.RULES] == [SELECTOR, MISSING_CLASS, MISSING_CLAIM, MISSING_TEMPLATE]
+    assert all(RULES[r.id] is r and r.summary for r in devices.RULES)      # registered, described
 
 
 def test_lint_reports_the_device_findings_at_their_lines(tmp_path):

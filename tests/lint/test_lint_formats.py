@@ -226,7 +226,7 @@ def test_github_annotations(report):
 
 def test_github_escaping():
     finding = Finding("schema", Location("a,b:c.yaml", 1, line=3), ObjectRef("v1", "Pod", "", "p"),
-                      "50% done\nnext line", suggestions=("raise it: 2",))
+                      "50% done\nnext line", suggestions=("raise it: 2",), severity=Severity.ERROR)
     line = render_github(Report(findings=[finding])).splitlines()[0]
     assert line == ("::error file=a%2Cb%3Ac.yaml,line=3,title=kexplain lint%3A schema::a,b:c.yaml: document 1: "
                     "Pod p: 50%25 done%0Anext line%0Asuggestion: raise it: 2")

@@ -1,7 +1,8 @@
-"""Lint's rules as modules (`kexplain/lint/rules/`), one registry (issue 79): every rule of the rules
-table is declared by exactly one module, with what it needs and the upstream rule it follows; the
-Linter keeps the walk, and no class of `kexplain/lint` grows past 400 lines again; docs/lint.md's
-rule table and SARIF's rule descriptions are the registry's."""
+"""Lint's rules as modules (`kexplain/lint/rules/`), one registry (issue 79): every rule is declared
+by exactly one module, with its default severity, what it needs, its summary and the upstream rule it
+follows, and nowhere else (tables.json holds no rule); the Linter keeps the walk, and no class of
+`kexplain/lint` grows past 400 lines again; docs/lint.md's rule table and SARIF's rule descriptions
+are the registry's."""
 from __future__ import annotations
 
 import ast
@@ -10,7 +11,8 @@ import re
 
 from kexplain.lint import rules
 from kexplain.lint.linter import RULES, Report
-from kexplain.lint.rule import NEEDS, Severity, table_order
+from kexplain.lint.rule import NEEDS, Severity
+from kexplain.lint.tables import _all as lint_tables
 from kexplain.render.lint_formats import render_sarif
 from tests.lint.test_lint_formats import sarif_schema, sarif_validator  # noqa: F401 - fixtures
 from tests.support.paths import ROOT
@@ -18,11 +20,35 @@ from tests.support.paths import ROOT
 CLASS_LIMIT = 400
 
 
-def test_every_rule_is_declared_by_one_module_in_the_tables_order() -> None:
-    declared = [r.id for family in rules.FAMILIES for r in family.RULES]
-    assert sorted(declared) == sorted(set(declared)), "a rule declared twice"
-    assert sorted(declared) == sorted(table_order())
-    assert list(RULES) == table_order() and RULES is rules.RULES
+def test_every_rule_is_declared_by_one_module_in_the_families_order() -> None:
+    declared = [r for family in rules.FAMILIES for r in family.RULES]
+    assert len({r.id for r in declared}) == len(declared), "a rule declared twice"
+    assert list(RULES.values()) == declared and RULES is rules.RULES
+
+
+def test_a_rule_is_read_in_one_place_its_module() -> None:
+    """Its severity and summary are its declaration's: tables.json keeps no rules table, and no
+    module but the rule's own says them."""
+    assert "rules" not in lint_tables()
+    sources = {path.stem: path.read_text() for path in (ROOT / "kexplain" / "lint" / "rules").glob("*.py")}
+    for rule in RULES.values():
+        own = sources[rules.family_of(rule.id)]
+        assert f"Severity.{rule.severity.name}" in own, rule.id
+        first_words = rule.summary.split(" ")[:3]
+        assert " ".join(first_words) in own, rule.id
+    assert RULES["unreadable"].severity is Severity.ERROR and RULES["unknown-kind"].severity is Severity.INFO
+    assert RULES["pdb-blocks-drain"].summary.startswith("A PodDisruptionBudget can never allow a disruption")
+
+
+def test_a_finding_without_its_own_severity_is_given_its_rules() -> None:
+    """`with_severity` (every report passes through it) gives each finding its rule's declared
+    severity; one that says its own keeps it."""
+    from kexplain.lint.findings import Finding
+    from kexplain.lint.documents import Location
+    at = Location("a.yaml", 1, line=1)
+    plain, own = Finding("unknown-kind", at, None, "x"), Finding("unknown-field", at, None, "y",
+                                                                  severity=Severity.WARNING)
+    assert [f.level for f in rules.with_severity([plain, own])] == [Severity.INFO, Severity.WARNING]
 
 
 def test_each_rule_says_what_it_needs_and_whose_rule_it_follows() -> None:

@@ -1,22 +1,17 @@
 """Lint's static tables are package data (`kexplain/lint/tables.json`, read by
-`kexplain.lint.tables`): its own rules read in their order into `RULES` with their severities,
-kube-openapi's messages into the schema errors' words; and a non-editable install ships them."""
+`kexplain.lint.tables`): kube-openapi's messages into the schema errors' words (the rules are their
+modules' declarations: tests/lint/test_rules.py); and a non-editable install ships them."""
 from __future__ import annotations
 
 import pytest
 
 from kexplain.lint import schemas
-from kexplain.lint.linter import RULES, Severity
-from kexplain.lint.tables import table
+from kexplain.lint.tables import _all, table
 from tests.support.package_files import built_files
 
 
-def test_the_rules_are_the_start_of_rules_in_order() -> None:
-    rules = table("rules")
-    assert [r[0] for r in rules] == list(RULES)[:len(rules)]
-    for rule_id, severity, summary in rules:
-        assert RULES[rule_id].severity is Severity[severity.upper()] and RULES[rule_id].summary == summary
-    assert RULES["unreadable"].severity is Severity.ERROR and RULES["unknown-kind"].severity is Severity.INFO
+def test_the_tables_are_data_not_rules() -> None:
+    assert list(_all()) == ["kubeOpenapiMessages"]
 
 
 def test_the_schema_messages_are_kube_openapis() -> None:

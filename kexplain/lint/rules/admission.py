@@ -8,16 +8,23 @@ from typing import TYPE_CHECKING, Any, Iterable
 from kexplain.explain import created as creates
 from kexplain.lint.documents import Location
 from kexplain.lint.findings import Finding, ObjectRef
-from kexplain.lint.rule import POOL, declare
+from kexplain.lint.rule import POOL, Severity, declare
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.explain.pod_file import Entry
 
 RULES = (
-    declare("admission", POOL, "kube-apiserver: validation and admission (NamespaceLifecycle, LimitRanger, "
-                               "ResourceQuota, PodSecurity, Priority, ...); the workload controllers' FailedCreate"),
-    declare("admission-warning", POOL, "kube-apiserver: admission warnings (PodSecurity's warn level), as kubectl "
-                                       "apply prints them"),
+    declare("admission", Severity.ERROR, POOL,
+            "The API server would refuse the object: the pod, its workload (or the workload has no pod template), "
+            "or an object of the file the pods need; or it stores the workload and refuses pods its controller "
+            "asks for (its FailedCreate).",
+            "kube-apiserver: validation and admission (NamespaceLifecycle, LimitRanger, "
+            "ResourceQuota, PodSecurity, Priority, ...); the workload controllers' FailedCreate"),
+    declare("admission-warning", Severity.WARNING, POOL,
+            "The API server would admit the object with a warning (Pod Security's warn level: the object, or a "
+            "workload's pod template, breaks it), in its words: what `kubectl apply` prints as `Warning: ...`.",
+            "kube-apiserver: admission warnings (PodSecurity's warn level), as kubectl "
+            "apply prints them"),
 )
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from kexplain.lint.documents import Document, line_of
 from kexplain.lint.findings import Finding, ObjectRef
-from kexplain.lint.rule import SCHEMAS, declare
+from kexplain.lint.rule import SCHEMAS, Severity, declare
 from kexplain.load.manifests import generate_name_refusal, named
 from kexplain.load.namespace_flag import KNOWN_SCOPES, declared_scopes, placed, refusal
 
@@ -16,10 +16,16 @@ if TYPE_CHECKING:  # pragma: no cover
     from kexplain.lint.set_state import SetFile
 
 RULES = (
-    declare("namespace-mismatch", SCHEMAS, "kubectl apply -n: the namespace from the provided object does not "
-                                           "match the namespace"),
-    declare("generate-name", SCHEMAS, "kubectl apply: resource name may not be empty (it names no object by "
-                                      "generateName); kubectl create"),
+    declare("namespace-mismatch", Severity.ERROR, SCHEMAS,
+            "The object names another namespace than --namespace: `kubectl apply -n` refuses it (and applies the "
+            "rest).",
+            "kubectl apply -n: the namespace from the provided object does not "
+            "match the namespace"),
+    declare("generate-name", Severity.WARNING, SCHEMAS,
+            "The object gives only metadata.generateName: `kubectl apply` (and Argo CD, Flux) refuses it; `kubectl "
+            "create` creates it, as lint checks it.",
+            "kubectl apply: resource name may not be empty (it names no object by "
+            "generateName); kubectl create"),
 )
 
 

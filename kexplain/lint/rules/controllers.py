@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kexplain.lint.findings import Finding
-from kexplain.lint.rule import POOL, declare
+from kexplain.lint.rule import POOL, Severity, declare
 from kexplain.lint.rules.scheduling import Suggest, verdict
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -13,8 +13,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from kexplain.lint.set_state import Queued
 
 RULES = (
-    declare("not-created", POOL, "the Job and CronJob controllers (spec.suspend); a controller's adoption of what "
-                                 "it made (ReplicaSets, pods)"),
+    declare("not-created", Severity.INFO, POOL,
+            "The workload's controller creates no pod now (a suspended Job or CronJob): its template is scheduled, "
+            "taking no room, for when it is resumed; or what it makes is in the set already, each linted by "
+            "itself.",
+            "the Job and CronJob controllers (spec.suspend); a controller's adoption of what "
+            "it made (ReplicaSets, pods)"),
 )
 
 

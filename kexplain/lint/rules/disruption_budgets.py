@@ -7,14 +7,18 @@ from typing import TYPE_CHECKING
 from kexplain.lint.disruption_budgets import RULE, check_budgets
 from kexplain.lint.documents import Document
 from kexplain.lint.findings import Finding, ObjectRef
-from kexplain.lint.rule import SCHEMAS, declare
+from kexplain.lint.rule import SCHEMAS, Severity, declare
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.state.cluster import ClusterState
 
 RULES = (
-    declare(RULE, SCHEMAS, "the Eviction API (pkg/registry/core/pod/storage/eviction.go) and the disruption "
-                           "controller's allowed disruptions; kubectl drain"),
+    declare(RULE, Severity.WARNING, SCHEMAS,
+            "A PodDisruptionBudget can never allow a disruption of a workload's pods (maxUnavailable 0, "
+            "minAvailable equal to its replicas, or pods two budgets select): the Eviction API refuses every "
+            "eviction, so `kubectl drain` of a node holding one never finishes.",
+            "the Eviction API (pkg/registry/core/pod/storage/eviction.go) and the disruption "
+            "controller's allowed disruptions; kubectl drain"),
 )
 
 

@@ -9,12 +9,16 @@ from kexplain.apimachinery.unstructured import not_an_object
 from kexplain.errors import InputError, Source
 from kexplain.lint.documents import Location
 from kexplain.lint.findings import Finding, ObjectRef
-from kexplain.lint.rule import SCHEMAS, declare
+from kexplain.lint.rule import SCHEMAS, Severity, declare
 
 RULES = (
-    declare("unreadable", SCHEMAS, "kubectl apply's reader: sigs.k8s.io/yaml (YAML, JSON), its size limits"),
-    declare("invalid-document", SCHEMAS, "kubectl apply: unstructured decoding (Object 'Kind' is missing, not a "
-                                         "mapping)"),
+    declare("unreadable", Severity.ERROR, SCHEMAS,
+            "The file or stream cannot be read or parsed.",
+            "kubectl apply's reader: sigs.k8s.io/yaml (YAML, JSON), its size limits"),
+    declare("invalid-document", Severity.ERROR, SCHEMAS,
+            "The document is not a Kubernetes object.",
+            "kubectl apply: unstructured decoding (Object 'Kind' is missing, not a "
+            "mapping)"),
 )
 
 

@@ -12,15 +12,20 @@ from kexplain.explain.request import RunOptions
 from kexplain.explain.run import explain
 from kexplain.lint.documents import Location
 from kexplain.lint.findings import Finding, ObjectRef
-from kexplain.lint.rule import POOL, declare
+from kexplain.lint.rule import POOL, Severity, declare
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.lint.set_state import SetCluster
 
 _KUBELET = "the kubelet: pod admission (lifecycle.PredicateAdmitHandler, canAdmitPod) and its eviction of lower pods"
 RULES = (
-    declare("not-scheduled", POOL, _KUBELET),
-    declare("kubelet-rejected", POOL, _KUBELET),
+    declare("not-scheduled", Severity.INFO, POOL,
+            "spec.nodeName is set: the scheduler is bypassed, and the node's kubelet admits the pod.",
+            _KUBELET),
+    declare("kubelet-rejected", Severity.ERROR, POOL,
+            "spec.nodeName is set: the scheduler is bypassed, and the node's kubelet rejects the pod (OutOfcpu, "
+            "NodeAffinity, ...): it fails.",
+            _KUBELET),
 )
 
 

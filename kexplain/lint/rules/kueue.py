@@ -13,7 +13,7 @@ from kexplain.kueue.objects import READ_KINDS as KUEUE_READ_KINDS, TAS_KINDS as 
     of_kinds as kueue_of_kinds
 from kexplain.lint.documents import Document, Location, line_of_field
 from kexplain.lint.findings import VERDICT_RULES, Finding, ObjectRef
-from kexplain.lint.rule import KUEUE, declare
+from kexplain.lint.rule import KUEUE, Severity, declare
 from kexplain.lint.set_state import objects_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -24,10 +24,22 @@ KUEUE_HELD = "kueue-held"      # a job Kueue keeps suspended
 Key = tuple[str, int, "int | None"]
 _SCHEDULER = "Kueue v0.17.8 (or --kueue-version): its scheduler and flavorassigner"
 RULES = (
-    declare(KUEUE_HELD, KUEUE, _SCHEDULER + ", a Workload not admitted (the job kept suspended, its pods gated)"),
-    declare(LOCAL_QUEUE, KUEUE, "Kueue: the job's LocalQueue (kueue.x-k8s.io/queue-name) looked up in its "
-                                "namespace (LocalQueue not found)"),
-    declare(NEVER_FITS, KUEUE, _SCHEDULER + " (a flavor's taints and node labels, the quota with all it may borrow)"),
+    declare(KUEUE_HELD, Severity.WARNING, KUEUE,
+            "Kueue holds the job (its Workload is not admitted: quota in use, an inactive ClusterQueue, a missing "
+            "LocalQueue, checks pending): its controller creates no pod (Kueue keeps a Job or JobSet suspended) "
+            "until Kueue admits it. The message opens with Kueue's reason; its pods are scheduled, taking no room, "
+            "for when Kueue admits it.",
+            _SCHEDULER + ", a Workload not admitted (the job kept suspended, its pods gated)"),
+    declare(LOCAL_QUEUE, Severity.ERROR, KUEUE,
+            "A Job, Pod or JobSet Kueue manages names a LocalQueue its namespace does not have (with Kueue's "
+            "objects given): Kueue never admits it.",
+            "Kueue: the job's LocalQueue (kueue.x-k8s.io/queue-name) looked up in its "
+            "namespace (LocalQueue not found)"),
+    declare(NEVER_FITS, Severity.ERROR, KUEUE,
+            "A Job, Pod or JobSet Kueue manages can never fit its ClusterQueue: no flavor takes it as written (a "
+            "taint not tolerated, node labels its node selector or affinity excludes) or has the quota, even with "
+            "all it may borrow: Kueue never admits it.",
+            _SCHEDULER + " (a flavor's taints and node labels, the quota with all it may borrow)"),
 )
 
 

@@ -11,7 +11,7 @@ from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.explain.pending_pass import PodAnswer
 from kexplain.model.pod import PodInfo
 from kexplain.lint.findings import Finding, guarded
-from kexplain.lint.rule import NODE_GROUPS, declare
+from kexplain.lint.rule import NODE_GROUPS, Severity, declare
 from kexplain.model.snapshot import Snapshot
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -21,9 +21,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 RULE = "no-node-group"
 RULES = (
-    declare(RULE, NODE_GROUPS, "the Cluster Autoscaler: its scale-up (core/scaleup/orchestrator: each group's "
-                               "template node checked with the scheduler's filters, groups skipped at max size or "
-                               "a quota)"),
+    declare(RULE, Severity.WARNING, NODE_GROUPS,
+            "No node group of the Cluster Autoscaler could take the pods (--node-groups): rejected on every "
+            "group's template, or every group skipped.",
+            "the Cluster Autoscaler: its scale-up (core/scaleup/orchestrator: each group's "
+            "template node checked with the scheduler's filters, groups skipped at max size or "
+            "a quota)"),
 )
 FAILED = ("Unschedulable", "UnschedulableAndUnresolvable", "Error")
 

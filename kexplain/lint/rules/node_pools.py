@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from kexplain.explain.pending_pass import PendingPass, PendingPod, PodAnswer
 from kexplain.karpenter.pending import NodePoolsRequest, load_node_pools, pass_over, run_pass as run_karpenter_pass
 from kexplain.lint.findings import Finding, guarded
-from kexplain.lint.rule import NODEPOOLS, declare
+from kexplain.lint.rule import NODEPOOLS, Severity, declare
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.lint.options import LintOptions
@@ -18,8 +18,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 RULE = "no-nodepool"
 RULES = (
-    declare(RULE, NODEPOOLS, "Karpenter: its provisioner's scheduling (pkg/controllers/provisioning/scheduling: "
-                             "each NodePool's requirements, taints, limits and instance types)"),
+    declare(RULE, Severity.WARNING, NODEPOOLS,
+            "No Karpenter NodePool could take the pods (NodePools among the --nodes objects): Karpenter's pass "
+            "fails them on every NodePool.",
+            "Karpenter: its provisioner's scheduling (pkg/controllers/provisioning/scheduling: "
+            "each NodePool's requirements, taints, limits and instance types)"),
 )
 FAILED = "Failed"
 

@@ -12,7 +12,7 @@ from kexplain.explain.describe import gate
 from kexplain.framework.trace import FAILED, GATED, SCHEDULED, UNSCHEDULABLE, Trace
 from kexplain.lint.documents import Location
 from kexplain.lint.findings import Finding, ObjectRef
-from kexplain.lint.rule import POOL, declare
+from kexplain.lint.rule import POOL, Severity, declare
 from kexplain.lint.rules.kubelet import kubelet_rejected
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -22,14 +22,34 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _CYCLE = "kube-scheduler: the scheduling cycle (PreFilter, Filter, Score), its FailedScheduling message"
 RULES = (
-    declare("unschedulable", POOL, _CYCLE),
-    declare("preemption", POOL, "kube-scheduler: PostFilter, DefaultPreemption (the nominated node, its victims)"),
-    declare("replicas", POOL, _CYCLE + "; the workload controllers' replicas, the DaemonSet controller's nodes"),
-    declare("no-eligible-nodes", POOL, "the DaemonSet controller: nodeShouldRunDaemonPod"),
-    declare("gated", POOL, "kube-scheduler: PreEnqueue (SchedulingGates, DynamicResources)"),
-    declare("scheduler-error", POOL, "kube-scheduler: a cycle's error status"),
-    declare("other-scheduler", POOL, "kube-scheduler: profiles by schedulerName (KubeSchedulerConfiguration)"),
-    declare("fits", POOL, _CYCLE + "; the binding, replica by replica"),
+    declare("unschedulable", Severity.ERROR, POOL,
+            "No node of the pool can take the pod.",
+            _CYCLE),
+    declare("preemption", Severity.WARNING, POOL,
+            "The pod is schedulable only by preempting (evicting) other pods.",
+            "kube-scheduler: PostFilter, DefaultPreemption (the nominated node, its victims)"),
+    declare("replicas", Severity.ERROR, POOL,
+            "Only some of the workload's replicas fit on the pool (a DaemonSet: only on some of its eligible "
+            "nodes).",
+            _CYCLE + "; the workload controllers' replicas, the DaemonSet controller's nodes"),
+    declare("no-eligible-nodes", Severity.WARNING, POOL,
+            "No node of the pool is eligible for the DaemonSet (node selector, affinity, taints): it would run no "
+            "pod.",
+            "the DaemonSet controller: nodeShouldRunDaemonPod"),
+    declare("gated", Severity.WARNING, POOL,
+            "The pod is held back before scheduling (its scheduling gates, or a PreEnqueue plugin such as "
+            "DynamicResources for a missing ResourceClaim): the scheduler will not consider it yet.",
+            "kube-scheduler: PreEnqueue (SchedulingGates, DynamicResources)"),
+    declare("scheduler-error", Severity.ERROR, POOL,
+            "The scheduler itself would fail with an error.",
+            "kube-scheduler: a cycle's error status"),
+    declare("other-scheduler", Severity.WARNING, POOL,
+            "The pod is for a scheduler (spec.schedulerName) that is not a profile of the scheduler configuration "
+            "(--config): not checked.",
+            "kube-scheduler: profiles by schedulerName (KubeSchedulerConfiguration)"),
+    declare("fits", Severity.INFO, POOL,
+            "The pod (every replica; a DaemonSet: on every eligible node) fits on the pool.",
+            _CYCLE + "; the binding, replica by replica"),
 )
 # verified fix suggestions of a pod that does not fit, as text (`Linter._suggest`)
 Suggest = Callable[["Inputs", Trace], Sequence[str]]

@@ -20,15 +20,37 @@ from kexplain.lint.schemas import SchemaError, SchemaStore
 from kexplain.load.manifests import kustomization_dirs, kustomize_hint
 
 RULES = (
-    declare("schema", SCHEMAS, "kube-apiserver: the decoder of a built-in kind (encoding/json's errors), OpenAPI "
-                               "validation of a custom resource (k8s.io/kube-openapi validate), CRD rules and "
-                               "webhooks of the Kueue and Karpenter kinds kexplain ships"),
-    declare("unknown-field", SCHEMAS, "kube-apiserver: strict field validation (kubectl apply --validate=strict)"),
-    declare("unknown-api-version", SCHEMAS, "kube-apiserver: the group versions it serves (--runtime-config); "
-                                            "kubectl: no matches for kind"),
-    declare("unknown-kind", SCHEMAS, "kubeconform --ignore-missing-schemas: a kind without a schema is skipped"),
-    declare("unreadable-job", SCHEMAS, "Kueue's integration of the kind (jobframework: its PodSets)"),
+    declare("schema", Severity.ERROR, SCHEMAS,
+            "The object does not match the schema of its kind (Kubernetes', one of --schemas, or the Kueue or "
+            "Karpenter CRD kexplain ships).",
+            "kube-apiserver: the decoder of a built-in kind (encoding/json's errors), OpenAPI "
+            "validation of a custom resource (k8s.io/kube-openapi validate), CRD rules and "
+            "webhooks of the Kueue and Karpenter kinds kexplain ships"),
+    declare("unknown-field", Severity.ERROR, SCHEMAS,
+            "The object has a field its schema does not define (strict mode).",
+            "kube-apiserver: strict field validation (kubectl apply --validate=strict)"),
+    declare("unknown-api-version", Severity.ERROR, SCHEMAS,
+            "A built-in API group at a version the chosen Kubernetes version does not serve (kubectl apply refuses "
+            "the object), or (a warning) serves only when kube-apiserver's --runtime-config enables it.",
+            "kube-apiserver: the group versions it serves (--runtime-config); "
+            "kubectl: no matches for kind"),
+    declare("unknown-kind", Severity.INFO, SCHEMAS,
+            "No schema for this kind (a custom resource?): not validated.",
+            "kubeconform --ignore-missing-schemas: a kind without a schema is skipped"),
+    declare("unreadable-job", Severity.ERROR, SCHEMAS,
+            "A job of a kind Kueue's integrations read (JobSet, RayJob, LeaderWorkerSet, a Kubeflow job, "
+            "AppWrapper), whose CRD kexplain does not ship, cannot be read as the integration reads it (its pod "
+            "sets, their templates and counts).",
+            "Kueue's integration of the kind (jobframework: its PodSets)"),
 )
+
+_DECLARED = {r.id: r.severity for r in RULES}
+
+
+def refusing(findings: list[Finding]) -> bool:
+    """Whether a schema finding is an error (the API server refuses the object), each at its own
+    severity or its rule's as declared here (the report gives them theirs only at its end)."""
+    return any((f.severity if f.severity is not None else _DECLARED[f.rule]) >= Severity.ERROR for f in findings)
 
 
 class Schemas:
@@ -62,7 +84,7 @@ class Schemas:
             own = self._shipped(obj, ref, doc)
             if own is not None:     # a kind kexplain reads itself: its reader's answer
                 findings += own
-                return findings, not any(f.level >= Severity.ERROR for f in own)
+                return findings, not refusing(own)
             return [*findings, *self._no_schema(obj, ref, doc)], False
         errors = validator.errors(obj)
         findings += [self.finding(err, ref, doc, validator.origin, self.store.validate) for err in errors]
@@ -113,7 +135,7 @@ class Schemas:
                     not all(isinstance(obj.get(k), str) and obj[k] for k in ("apiVersion", "kind")):
                 continue
             findings, _ = self.of(obj, ObjectRef.of(obj), doc)
-            if any(f.level >= Severity.ERROR for f in findings):
+            if refusing(findings):
                 out.add(doc.location.key)
         return out
 

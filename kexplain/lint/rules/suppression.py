@@ -12,13 +12,16 @@ from typing import Any, Collection, Mapping, Sequence
 from kexplain.lint.documents import Document, line_of
 from kexplain.lint.findings import Finding
 from kexplain.lint.report import Ignore, LintedObject
-from kexplain.lint.rule import SCHEMAS, declare
+from kexplain.lint.rule import SCHEMAS, Severity, declare
 
 ANNOTATION = "lint.kexplain.io/ignore"
 RULE = "unused-suppression"
 RULES = (
-    declare(RULE, SCHEMAS, "kube-linter's ignore-check.kube-linter.io annotations, kube-score's kube-score/ignore; "
-                           "ruff's unused-noqa (RUF100) for the stale ones"),
+    declare(RULE, Severity.WARNING, SCHEMAS,
+            "A lint.kexplain.io/ignore annotation suppresses nothing: a rule that found nothing on the object, an "
+            "id that is no rule, or text that is not RULE[, RULE]: reason.",
+            "kube-linter's ignore-check.kube-linter.io annotations, kube-score's kube-score/ignore; "
+            "ruff's unused-noqa (RUF100) for the stale ones"),
 )
 # findings no annotation can suppress: no object holds them, or they are about the annotation itself
 UNSUPPRESSIBLE = frozenset({"unreadable", "invalid-document", RULE})

@@ -8,12 +8,15 @@ from typing import Any, Sequence
 from kexplain.explain.versions import unnamed
 from kexplain.lint.findings import SCHEDULING_RULES, Finding
 from kexplain.lint.report import Report
-from kexplain.lint.rule import VERSIONS, declare
+from kexplain.lint.rule import VERSIONS, Severity, declare
 
 RULE = "version-change"
 RULES = (
-    declare(RULE, VERSIONS, "kube-scheduler of both versions (their plugins and feature gates as each release "
-                            "has them)"),
+    declare(RULE, Severity.WARNING, VERSIONS,
+            "The Pod or workload is scheduled differently under the Kubernetes version compared with "
+            "(--compare-versions): another verdict, other nodes or another FailedScheduling message.",
+            "kube-scheduler of both versions (their plugins and feature gates as each release "
+            "has them)"),
 )
 
 
