@@ -33,7 +33,7 @@ from kexplain.lint.options import LintOptions
 from kexplain.lint.report import LintedObject, Report
 from kexplain.lint.choice import CONFIG_FILE, choose
 from kexplain.lint.rule import FAIL_ON, KUEUE, NODE_GROUPS, NODEPOOLS, POOL, SCHEMAS, Rule, Severity
-from kexplain.lint.rules import RULES
+from kexplain.lint.rules import RULES, with_severity
 from kexplain.lint.rules.admission import api_warnings, failed_create
 from kexplain.lint.rules.apply import generate_name, in_namespace, name_generated, namespace_mismatch
 from kexplain.lint.rules.controllers import not_created
@@ -146,6 +146,7 @@ class Linter:
                         files.append(self.read_file(file))
         self.report.files += sum(1 for f in files if f.counted)
         self.lint_set(files)
+        self.report.findings = with_severity(self.report.findings)     # each at its rule's, unless its own
         return self.report
 
     def read_file(self, path: str) -> SetFile:
