@@ -40,7 +40,7 @@ class BudgetProblem:
 
 
 @dataclass(frozen=True)
-class _Object:
+class Held:
     """A budget or a workload, with its document when the set holds it (None: the pool's)."""
 
     obj: Mapping[str, Any]
@@ -62,7 +62,7 @@ def _dict(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-def _replicas(workload: Mapping[str, Any]) -> int:
+def replicas(workload: Mapping[str, Any]) -> int:
     replicas = _dict(workload.get("spec")).get("replicas", 1)
     return replicas if isinstance(replicas, int) and not isinstance(replicas, bool) else 1
 
@@ -79,26 +79,27 @@ def _template_labels(workload: Mapping[str, Any]) -> Mapping[str, str]:
     return labels if isinstance(labels, Mapping) else {}
 
 
-def _objects(items: Sequence[Document], pool: Iterable[Mapping[str, Any]]) -> tuple[list[_Object], list[_Object]]:
+def budgets_and_workloads(items: Sequence[Document],
+                          pool: Iterable[Mapping[str, Any]]) -> tuple[list[Held], list[Held]]:
     """The budgets and the running workloads (replicas above 0), the set's first, each identity once."""
     seen: set[tuple[str, str, str]] = set()
     budgets, workloads = [], []
     for obj, doc in [(d.obj, d) for d in items] + [(o, None) for o in pool]:
         if not isinstance(obj, Mapping) or obj.get("kind") not in (PDB, *WORKLOAD_KINDS):
             continue
-        entry = _Object(obj, doc)
+        entry = Held(obj, doc)
         key = (str(obj.get("kind")), entry.namespace, entry.name)
         if key in seen:
             continue
         seen.add(key)
         if obj.get("kind") == PDB:
             budgets.append(entry)
-        elif _replicas(obj) > 0 and not _owned_by_deployment(obj):
+        elif replicas(obj) > 0 and not _owned_by_deployment(obj):
             workloads.append(entry)
     return budgets, workloads
 
 
-def _selected(budget: _Object, workloads: Sequence[_Object]) -> list[_Object]:
+def selected_by(budget: Held, workloads: Sequence[Held]) -> list[Held]:
     """The workloads in the budget's namespace whose pods its selector selects (none when it does not parse)."""
     try:
         selector = parse_selector(_dict(budget.obj.get("spec")).get("selector"))
@@ -107,7 +108,7 @@ def _selected(budget: _Object, workloads: Sequence[_Object]) -> list[_Object]:
     return [w for w in workloads if w.namespace == budget.namespace and selector.matches(_template_labels(w.obj))]
 
 
-def _never_allows(budget: _Object, total: int) -> tuple[str, str] | None:
+def never_allows(budget: Held, total: int) -> tuple[str, str] | None:
     """(the field, why) when the budget allows no disruption of `total` healthy pods, else None."""
     spec = _dict(budget.obj.get("spec"))
     for field in ("maxUnavailable", "minAvailable"):
@@ -126,37 +127,37 @@ def _never_allows(budget: _Object, total: int) -> tuple[str, str] | None:
     return None
 
 
-def _problem(at: _Object, field: str, message: str) -> BudgetProblem:
+def problem(at: Held, field: str, message: str, rule: str = RULE) -> BudgetProblem:
     assert at.doc is not None
     line = line_of_field(at.doc.node, field) or at.doc.location.line
-    return BudgetProblem(RULE, replace(at.doc.location, line=line), at.doc.obj, message, field)
+    return BudgetProblem(rule, replace(at.doc.location, line=line), at.doc.obj, message, field)
 
 
-def _names(workloads: Sequence[_Object]) -> str:
+def names(workloads: Sequence[Held]) -> str:
     return ", ".join(map(str, workloads))
 
 
-def budget_problems(budgets: Sequence[_Object], workloads: Sequence[_Object]) -> list[BudgetProblem]:
+def budget_problems(budgets: Sequence[Held], workloads: Sequence[Held]) -> list[BudgetProblem]:
     """Each budget that never allows a disruption of the workloads it selects."""
     out = []
     for budget in budgets:
-        selected = _selected(budget, workloads)
-        found = _never_allows(budget, sum(_replicas(w.obj) for w in selected)) if selected else None
+        selected = selected_by(budget, workloads)
+        found = never_allows(budget, sum(replicas(w.obj) for w in selected)) if selected else None
         at = budget if budget.doc is not None else next((w for w in selected if w.doc is not None), None)
         if found is None or at is None:
             continue
         field, why = found
-        subject = f"never allows a disruption of {_names(selected)}" if at is budget \
+        subject = f"never allows a disruption of {names(selected)}" if at is budget \
             else f"{budget} never allows a disruption of its pods"
-        out.append(_problem(at, field if at is budget else "spec.replicas", f"{subject} ({why}): {BLOCKED}"))
+        out.append(problem(at, field if at is budget else "spec.replicas", f"{subject} ({why}): {BLOCKED}"))
     return out
 
 
-def shared_problems(budgets: Sequence[_Object], workloads: Sequence[_Object]) -> list[BudgetProblem]:
+def shared_problems(budgets: Sequence[Held], workloads: Sequence[Held]) -> list[BudgetProblem]:
     """Each workload whose pods two or more budgets select."""
-    by_workload: dict[int, list[_Object]] = {}
+    by_workload: dict[int, list[Held]] = {}
     for budget in budgets:
-        for workload in _selected(budget, workloads):
+        for workload in selected_by(budget, workloads):
             by_workload.setdefault(id(workload), []).append(budget)
     out = []
     for workload in workloads:
@@ -165,14 +166,18 @@ def shared_problems(budgets: Sequence[_Object], workloads: Sequence[_Object]) ->
         if len(chosen) < 2 or at is None:
             continue
         subject = "its pods are" if at is workload else f"the pods of {workload} are"
-        out.append(_problem(at, "spec.template.metadata.labels" if at is workload else "spec.selector",
-                            f"{subject} selected by {len(chosen)} PodDisruptionBudgets ({_names(chosen)}): the "
-                            f"Eviction API refuses to evict them (500: {TWO_BUDGETS}); {BLOCKED}"))
+        out.append(problem(at, "spec.template.metadata.labels" if at is workload else "spec.selector",
+                           f"{subject} selected by {len(chosen)} PodDisruptionBudgets ({names(chosen)}): the "
+                           f"Eviction API refuses to evict them (500: {TWO_BUDGETS}); {BLOCKED}"))
     return out
+
+
+def pool_objects(pool: "ClusterState | None") -> list[Mapping[str, Any]]:
+    """The pool's objects (--nodes), beside the set's."""
+    return [o for o, _ in (*pool.objects, *pool.other_kinds)] if pool is not None else []
 
 
 def check_budgets(items: Sequence[Document], pool: "ClusterState | None" = None) -> list[BudgetProblem]:
     """Every finding of this module, for the set's documents (with the pool's objects beside them)."""
-    held = [o for o, _ in (*pool.objects, *pool.other_kinds)] if pool is not None else []
-    budgets, workloads = _objects(items, held)
+    budgets, workloads = budgets_and_workloads(items, pool_objects(pool))
     return budget_problems(budgets, workloads) + shared_problems(budgets, workloads)

@@ -27,6 +27,7 @@ from kexplain.kueue.lint_checks import Started as KueueStarted
 from kexplain.kueue.operator_pods import KINDS as KUEUE_OPERATOR_KINDS
 from kexplain.lint import requeue
 from kexplain.lint.documents import Document, Location, read_documents, unwrap
+from kexplain.lint.karpenter import karpenter_findings
 from kexplain.lint.findings import (NOT_SCHEDULED_RULES, SCHEDULING_RULES, VERDICT_RULES, Finding, ObjectRef,
                                     guarded)
 from kexplain.lint.options import LintOptions
@@ -193,6 +194,7 @@ class Linter:
             taken = [doc for doc in applied if doc.location.key not in schema_refused]
             # the budgets the API server takes (a policy/v1beta1 one is not: refused by its schema)
             budgets = budget_findings(taken, self.pool)
+            karpenter = karpenter_findings(taken, self.pool)     # its NodePools' budgets, consolidation, PDBs
             queued, self._kueue_started = kueue_findings(taken, self.pool, self.options, self.report.warnings)
             if queued or self._kueue_started:       # Kueue's pass ran: its rules could find
                 self.report.needs |= {KUEUE}
@@ -201,6 +203,7 @@ class Linter:
                     self.lint_document(item)     # (those -n refuses too: their finding says so)
                 self.report.findings.extend(devices.get(f.path, ()))
                 self.report.findings.extend(budgets.get(f.path, ()))
+                self.report.findings.extend(karpenter.get(f.path, ()))
                 self.report.findings.extend(queued.get(f.path, ()))
                 if f.error is not None:
                     self._add(unreadable(f.path, f.error))
