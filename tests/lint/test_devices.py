@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
 from kexplain.explain.inputs import load_pool
 from kexplain.lint.devices import (MISSING_CLAIM, MISSING_CLASS, MISSING_TEMPLATE, SELECTOR, DeviceProblem,
                                    check_devices)
