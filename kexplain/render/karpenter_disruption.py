@@ -10,6 +10,7 @@ from rich.text import Text
 
 from kexplain.render.blocks import Block, print_blocks
 from kexplain.render.karpenter import table_block
+from kexplain.render.karpenter_disruption_chain import chain_lines
 from kexplain.render.style import Look
 
 UNLIMITED = 2147483647
@@ -65,6 +66,9 @@ def _budget_text(reason: Mapping[str, Any], nodes: int) -> str:
 
 def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
     blocks = [Block(Text(decision_line(doc), style="bold"))]
+    chain = chain_lines(doc)
+    if chain:
+        blocks.append(Block(Text("\n".join("  " * level + line for level, line in chain))))
     if doc.get("provisioningScheduleError"):
         blocks.append(Block(Text(f"provisioning schedule error: {doc['provisioningScheduleError']}")))
     if doc.get("nominatedNodes"):
