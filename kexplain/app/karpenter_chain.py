@@ -27,13 +27,16 @@ EVICTED, REFUSED, WAITS, LEFT = "evicted", "refused", "waits", "not-evicted"
 NOT_SIMULATED = "not simulated: {method} replaces the node from its NodePool's template, the provisioner places its pods later"
 
 
-def budget_index(inputs: Any) -> DrainIndex:
-    """The objects the Eviction API and the disruption controller read: the budgets, the workload
-    controllers, every bound pod by namespace."""
+def budget_index(inputs: Any, namespaces: set[str]) -> DrainIndex:
+    """The objects the Eviction API and the disruption controller read, of the namespaces of the
+    pods evicted (a budget selects only its own namespace's): the budgets, the workload
+    controllers, the bound pods by namespace."""
     pods: dict[str, list[PodInfo]] = {}
     for pod in inputs.bound_pods:
-        pods.setdefault(pod.namespace, []).append(pod)
-    objects = [o for kind in (PDB_KIND, *WORKLOADS) for o in inputs.objects.get(kind, ())]
+        if pod.namespace in namespaces:
+            pods.setdefault(pod.namespace, []).append(pod)
+    objects = [o for kind in (PDB_KIND, *WORKLOADS) for o in inputs.objects.get(kind, ())
+               if ((o.get("metadata") or {}).get("namespace") or "default") in namespaces]
     return DrainIndex.of(objects, {ns: NamespacePods(p) for ns, p in pods.items()})
 
 
@@ -126,12 +129,13 @@ def node_chain(candidate: Any, pods: list[PodInfo], budgets: dict[str, Budget], 
 
 
 def chain(result: Any, inputs: Any, minor: str) -> dict:
-    """The chain of the acting method's commands (None when no method acts): `nodes`, each command's
+    """The chain of the acting method's commands (empty when no method acts): `nodes`, each command's
     in name order; `pdbs`, the budgets the evictions read, before them, as `evict drain` writes them."""
     acting = result.acting
     if acting is None:
         return {}
-    read = [pair for _, pair in budgets_of(budget_index(inputs), {}, {})]
+    namespaces = {p.namespace for cmd in acting.commands for c in cmd.candidates for p in result.ctx.pods_on(c.state)}
+    read = [pair for _, pair in budgets_of(budget_index(inputs, namespaces), {}, {})]
     budgets = {b.key: b for b, _ in read}
     rules = drain_rules(minor)
     nodes = []

@@ -143,3 +143,39 @@ def write_inputs(folder: Path, objects: list[dict]) -> list[str]:
     (folder / "cluster.yaml").write_text(yaml.safe_dump_all(objects))
     (folder / "nodepools.yaml").write_text(NODEPOOLS.replace("BUDGET", "10").replace("TYPES", "m5.large"))
     return ["--nodes", str(folder / "cluster.yaml"), "--nodes", str(folder / "nodepools.yaml")]
+
+
+def test_the_terminators_order_and_the_pods_it_leaves():
+    """Drain's groups (graceful node shutdown's order: non-critical, non-critical DaemonSet,
+    critical, critical DaemonSet), each in list order; the pods it does not wait for last."""
+    from datetime import datetime, timezone
+
+    from kexplain.karpenter.disruption.events import Recorder
+    from kexplain.karpenter.disruption.termination import (DO_NOT_DISRUPT, MIRROR, STUCK, TERMINAL, TERMINATING,
+                                                           TOLERATES, drain_order)
+    from kexplain.model.pod import PodInfo
+
+    def made(name: str, critical: bool = False, owner: str = "", **changes) -> PodInfo:
+        p = ready(name, 1)
+        if critical:
+            p["spec"]["priorityClassName"] = "system-node-critical"
+        if owner:
+            p["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1" if owner == "DaemonSet" else "v1",
+                                                 "kind": owner, "name": "x", "uid": "u"}]
+        for key, value in changes.items():
+            section, field = key.split("__")
+            p[section][field] = value
+        return PodInfo(p)
+
+    pods = [made("a-critical-ds", True, "DaemonSet"), made("b-critical", True), made("c-ds", owner="DaemonSet"),
+            made("d-web"), made("e-done", status__phase="Succeeded"), made("f-mirror", owner="Node"),
+            made("g-tolerates", spec__tolerations=[{"key": "karpenter.sh/disrupted", "operator": "Exists"}]),
+            made("h-stuck", metadata__deletionTimestamp="2026-01-01T11:58:00Z"),
+            made("i-going", metadata__deletionTimestamp="2026-01-01T11:59:30Z"),
+            made("j-pinned", metadata__annotations={"karpenter.sh/do-not-disrupt": "true"})]
+    now = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)
+    order = [(d.pod.name, d.group, d.skip) for d in drain_order(pods, now, Recorder())]
+    assert order == [("d-web", 0, ""), ("i-going", 0, TERMINATING), ("j-pinned", 0, DO_NOT_DISRUPT),
+                     ("c-ds", 1, ""), ("b-critical", 2, ""), ("a-critical-ds", 3, ""),
+                     ("e-done", None, TERMINAL), ("f-mirror", None, MIRROR), ("g-tolerates", None, TOLERATES),
+                     ("h-stuck", None, STUCK)]
