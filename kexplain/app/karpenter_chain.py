@@ -24,7 +24,8 @@ from kexplain.karpenter.utils.objects import name_of
 from kexplain.model.pod import PodInfo
 
 EVICTED, REFUSED, WAITS, LEFT = "evicted", "refused", "waits", "not-evicted"
-NOT_SIMULATED = "not simulated: {method} replaces the node from its NodePool's template, the provisioner places its pods later"
+NOT_SIMULATED = ("not simulated: {method} replaces the node from its NodePool's template, the provisioner places "
+                 "its pods later")
 
 
 def budget_index(inputs: Any, namespaces: set[str]) -> DrainIndex:

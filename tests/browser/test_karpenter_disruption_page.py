@@ -34,7 +34,8 @@ def test_the_page_fits_and_reads(browser, page, width):
     verdict = browser.find_element(By.CSS_SELECTOR, "p.verdict").text
     assert verdict.startswith("Karpenter would start SingleNodeConsolidation (Underutilized)")
     chain = browser.find_element(By.ID, "chain").find_element(By.XPATH, "..")
-    rows = [[c.text for c in r.find_elements(By.TAG_NAME, "td")] for r in chain.find_elements(By.CSS_SELECTOR, "tbody tr")]
+    rows = [[c.text for c in r.find_elements(By.TAG_NAME, "td")]
+            for r in chain.find_elements(By.CSS_SELECTOR, "tbody tr")]
     assert [r[0] for r in rows] == ["default/web-1", "default/web-2", "default/logs-1"]
     assert rows[1][2].startswith("429 Cannot evict pod as it would violate the pod's disruption budget.")
     assert all(r.is_displayed() for r in chain.find_elements(By.CSS_SELECTOR, "tbody tr"))

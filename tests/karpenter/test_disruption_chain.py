@@ -83,7 +83,8 @@ def test_the_drain_answers_as_evict_drain_does(tmp_path):
     spending = [s for s in drained["spending"] if s["pod"] != "default/logs-1"]
     assert [(e["pod"], e["evicted"], e.get("code"), e.get("message"), e.get("causes")) for e in evictions] == \
         [(p["pod"], p["evicted"], p.get("code"), p.get("message"), p.get("causes")) for p in chain]
-    assert [(s["rule"], s["before"], s["after"]) for s in spending] == [(p["rule"], p["before"], p["after"]) for p in chain]
+    assert [(s["rule"], s["before"], s["after"]) for s in spending] == \
+        [(p["rule"], p["before"], p["after"]) for p in chain]
 
 
 def test_a_drifted_nodes_pods_land_on_the_replacement(tmp_path):
