@@ -122,11 +122,6 @@ def test_a_do_not_disrupt_pod_is_not_evicted_and_holds_the_drain(tmp_path):
     assert n["events"] == []
 
 
-def test_no_decision_no_chain(tmp_path):
-    doc = document(tmp_path, [*node(1), ready("web-0", 1), budget(0)])
-    assert doc["decision"] is None
-
-
 def test_the_text_says_the_chain(tmp_path):
     code, out = run(tmp_path, two_web_pods_one_disruption(), output="table", types="m5.large")
     assert code == 0
