@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from kexplain.app.autoscalers import AutoscalerRun
+from kexplain.app.karpenter_chain import chain
 from kexplain.errors import KexplainError, Source
 from kexplain.explain.pending_pass import PendingPass, pass_json
 from kexplain.features import KubeVersion
@@ -102,4 +103,7 @@ def disruption_pass(pods: Optional[str], nodes: tuple, aws_data: Optional[str], 
         world = load_world(aws_data)
         inputs.settings.check_world(world.instance_types, world.zones(), Source(config) if config else None)
         result = disruption(inputs, world, now)
-    return inputs, disruption_document(result)
+        doc = disruption_document(result)
+        if doc.get("decision"):         # the chain: the evictions its termination asks for, where the pods land
+            doc["decision"]["chain"] = chain(result, inputs, kube.minor)
+    return inputs, doc

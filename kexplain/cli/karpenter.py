@@ -15,6 +15,7 @@ from kexplain.cli.live import (Connect, reading_bar, chunk_size_option, context_
                                timeout_option)
 from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output,
                                   aws_data_option, karpenter_config_option, max_objects_option, parse_now)
+from kexplain.cli.output import save_page
 from kexplain.errors import KexplainError, Source
 from kexplain.explain.pending_pass import pass_json
 from kexplain.features.kube_version import ENV_VAR, resolve
@@ -64,6 +65,9 @@ def command(
                                          "budgets, per method (Emptiness, StaticDrift, Drift, "
                                          "MultiNodeConsolidation, SingleNodeConsolidation) its candidates and "
                                          "command, per node whether it is a candidate and why not, the events."),
+    html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
+                                       help="With --disruption: also write the answer as a self-contained page (the "
+                                            "verdict, the budgets, the chain, the methods, the nodes, the events)."),
     now: Optional[str] = typer.Option(None, "--now", metavar="TIME",
                                       help="The clock (RFC 3339) for --disruption: node lifetimes, do-not-disrupt "
                                            "durations, budget schedules (default: the current time)."),
@@ -92,15 +96,16 @@ def command(
     if disruption and not nodes:        # the live cluster, as `kexplain pod` reads it
         return _disruption_live(env, Connect(kubeconfig, context, namespace, request_timeout, chunk_size), pods,
                                 aws_data, karpenter_config, kube, now, output, max_input_size, max_objects, validate,
-                                namespace)
+                                namespace, html)
     if kubeconfig is not None or context is not None:
         raise KexplainError("--kubeconfig and --context read the live cluster: give them to --disruption without "
                             "--nodes")
     if disruption:
         return _disruption(env, pods, nodes, aws_data, karpenter_config, kube, now, output, max_input_size,
-                           max_objects, validate, namespace)
-    if now is not None:
-        raise KexplainError("--now is an option of --disruption")
+                           max_objects, validate, namespace, html)
+    for given, flag in ((now, "--now"), (html, "--html")):
+        if given is not None:
+            raise KexplainError(f"{flag} is an option of --disruption")
     if pods is None:
         raise KexplainError("Missing argument 'PODS' (a file of pending pods; only --disruption runs without one)")
     return _provisioning(env, pods, nodes, aws_data, karpenter_config, kube, output, max_input_size, max_objects,
@@ -151,8 +156,8 @@ def _pass(env: Environment, pods: str, nodes: List[str], aws_data: Optional[str]
 
 def _disruption(env: Environment, pods: Optional[str], nodes: List[str], aws_data: Optional[str],
                 karpenter_config: Optional[str], kube, now: Optional[str], output: Output, max_input_size: int,
-                max_objects: int, validate: str, namespace: Optional[str]) -> ExitStatus:
-    """`--disruption`: the pass's document, written as asked."""
+                max_objects: int, validate: str, namespace: Optional[str], html: Optional[str] = None) -> ExitStatus:
+    """`--disruption`: the pass's document, written as asked (and its page, `--html`)."""
     inputs, doc = disruption_pass(pods, tuple(nodes), aws_data, karpenter_config, kube, parse_now(now),
                                   max_bytes=max_input_size, max_objects=max_objects, validate=validate,
                                   namespace=namespace, stdin=env.stdin)
@@ -164,12 +169,15 @@ def _disruption(env: Environment, pods: Optional[str], nodes: List[str], aws_dat
         structured.write(env.stdout, doc, output.value)
     else:
         print_disruption(doc, env.console())
+    if html:
+        save_page(html, doc)
     return aggregate([ExitStatus.SUCCESS, *([ExitStatus.BAD_INPUT] if inputs.refused else [])])
 
 
 def _disruption_live(env: Environment, connect: Connect, pods: Optional[str], aws_data: Optional[str],
                      karpenter_config: Optional[str], kube, now: Optional[str], output: Output, max_input_size: int,
-                     max_objects: int, validate: str, namespace: Optional[str]) -> ExitStatus:
+                     max_objects: int, validate: str, namespace: Optional[str], html: Optional[str] = None
+                     ) -> ExitStatus:
     """`--disruption` without --nodes: the pass over the live cluster, Karpenter's events beside it;
     the reads RBAC refused (Karpenter's kinds, its events) said once, in one block."""
     done = disruption_live(connect, reading_bar(env), pods, aws_data, karpenter_config, kube, parse_now(now),
@@ -188,6 +196,8 @@ def _disruption_live(env: Environment, connect: Connect, pods: Optional[str], aw
     else:
         print_disruption(done.document, env.console())
         print_live_events(done.document, env.console())
+    if html:
+        save_page(html, done.document)
     return aggregate([ExitStatus.SUCCESS, *([ExitStatus.BAD_INPUT] if done.inputs.refused else [])])
 
 

@@ -10,6 +10,7 @@ from rich.text import Text
 
 from kexplain.render.blocks import Block, print_blocks
 from kexplain.render.karpenter import table_block
+from kexplain.render.karpenter_disruption_chain import chain_lines
 from kexplain.render.style import Look
 
 UNLIMITED = 2147483647
@@ -63,45 +64,51 @@ def _budget_text(reason: Mapping[str, Any], nodes: int) -> str:
     return text
 
 
-def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
-    blocks = [Block(Text(decision_line(doc), style="bold"))]
-    if doc.get("provisioningScheduleError"):
-        blocks.append(Block(Text(f"provisioning schedule error: {doc['provisioningScheduleError']}")))
-    if doc.get("nominatedNodes"):
-        blocks.append(Block(Text("nominated for pending pods (not candidates): " + ", ".join(doc["nominatedNodes"]))))
+def budget_rows(doc: Mapping[str, Any]) -> list[list[str]]:
+    """Per NodePool and reason: the nodes, what is allowed now and the arithmetic behind it."""
     rows = []
     for b in doc.get("budgets") or ():
         for reason, allowed in sorted((b.get("allowed") or {}).items()):
             detail = (b.get("reasons") or {}).get(reason) or {}
             rows.append([b["nodePool"], reason, str(b.get("nodes", 0)), _n(allowed),
                          _budget_text(detail, b.get("nodes", 0))])
-    if rows:
-        blocks.append(table_block(look, "Budgets (per NodePool and reason)",
-                                  ["NodePool", "reason", "nodes", "allowed", "how"], rows, right=(2, 3)))
-    for m in doc.get("methods") or ():
-        lines = [f"{m['method']} ({m['reason']}): {m['outcome']}"
-                 + ("" if m.get("reached") else " — not reached: an earlier method acts")]
-        if m.get("candidates"):
-            lines.append("  candidates: " + ", ".join(m["candidates"]))
-        if m.get("budgets"):
-            lines.append("  budgets given: " + ", ".join(f"{k} {_n(v)}" for k, v in m["budgets"].items()))
-            blocked = [k for k, v in m["budgets"].items() if v == 0]
-            if blocked:
-                lines.append(f"  no disruption allowed for {m['reason']} in NodePool(s) {', '.join(blocked)}: "
-                             "their candidates are skipped")
-        if m.get("error"):
-            lines.append(f"  error: {m['error']}")
-        for c in m.get("commands") or ():
-            lines.append(f"  command: {c['text']} (savings ${c.get('estimatedSavings')}/h)")
-            for r in c.get("replacements") or ():
-                types = ", ".join(f"{t} ${p}" for t, p in zip(r.get("instanceTypes") or (), r.get("prices") or ()))
-                lines.append(f"    new NodeClaim of {r['nodePool']} ({', '.join(r.get('capacityTypes') or ())}): "
-                             f"{types}; pods: {', '.join(r.get('pods') or ())}")
-            for e in c.get("existingNodes") or ():
-                lines.append(f"    onto {e['node']}: {', '.join(e.get('pods') or ())}")
-        for e in m.get("events") or ():
-            lines.append(f"  event {e['reason']} on {e['object']}: {e['message']}")
-        blocks.append(Block(Text("\n".join(lines))))
+    return rows
+
+
+def method_lines(m: Mapping[str, Any]) -> list[str]:
+    """One method's turn: its outcome, candidates, the budgets it was given, its commands with
+    where the pods go, its events."""
+    lines = [f"{m['method']} ({m['reason']}): {m['outcome']}"
+             + ("" if m.get("reached") else " — not reached: an earlier method acts")]
+    if m.get("candidates"):
+        lines.append("  candidates: " + ", ".join(m["candidates"]))
+    if m.get("budgets"):
+        lines.append("  budgets given: " + ", ".join(f"{k} {_n(v)}" for k, v in m["budgets"].items()))
+        blocked = [k for k, v in m["budgets"].items() if v == 0]
+        if blocked:
+            lines.append(f"  no disruption allowed for {m['reason']} in NodePool(s) {', '.join(blocked)}: "
+                         "their candidates are skipped")
+    if m.get("error"):
+        lines.append(f"  error: {m['error']}")
+    for c in m.get("commands") or ():
+        lines.append(f"  command: {c['text']} (savings ${c.get('estimatedSavings')}/h)")
+        for r in c.get("replacements") or ():
+            types = ", ".join(f"{t} ${p}" for t, p in zip(r.get("instanceTypes") or (), r.get("prices") or ()))
+            lines.append(f"    new NodeClaim of {r['nodePool']} ({', '.join(r.get('capacityTypes') or ())}): "
+                         f"{types}; pods: {', '.join(r.get('pods') or ())}")
+        for e in c.get("existingNodes") or ():
+            lines.append(f"    onto {e['node']}: {', '.join(e.get('pods') or ())}")
+    for e in m.get("events") or ():
+        lines.append(f"  event {e['reason']} on {e['object']}: {e['message']}")
+    return lines
+
+
+NODE_HEADERS = ["node", "NodePool", "type", "pods (moving/all)", "cost", "methods", "verdict"]
+
+
+def node_rows(doc: Mapping[str, Any]) -> list[list[str]]:
+    """Per node: whether it is a candidate and, when not, Karpenter's words (with what a method
+    said of a candidate)."""
     said: dict[str, list[str]] = {}
     for m in doc.get("methods") or ():
         for e in m.get("events") or ():
@@ -118,9 +125,27 @@ def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
         rows.append([n["node"], n.get("nodePool", ""), n.get("instanceType", ""),
                      f"{n.get('reschedulablePods', 0)}/{n.get('pods', 0)}", cost,
                      ", ".join(n.get("eligible") or ()), verdict])
+    return rows
+
+
+def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
+    blocks = [Block(Text(decision_line(doc), style="bold"))]
+    chain = chain_lines(doc)
+    if chain:
+        blocks.append(Block(Text("\n".join("  " * level + line for level, line in chain))))
+    if doc.get("provisioningScheduleError"):
+        blocks.append(Block(Text(f"provisioning schedule error: {doc['provisioningScheduleError']}")))
+    if doc.get("nominatedNodes"):
+        blocks.append(Block(Text("nominated for pending pods (not candidates): " + ", ".join(doc["nominatedNodes"]))))
+    rows = budget_rows(doc)
     if rows:
-        blocks.append(table_block(look, "Nodes", ["node", "NodePool", "type", "pods (moving/all)", "cost",
-                                                  "methods", "verdict"], rows))
+        blocks.append(table_block(look, "Budgets (per NodePool and reason)",
+                                  ["NodePool", "reason", "nodes", "allowed", "how"], rows, right=(2, 3)))
+    for m in doc.get("methods") or ():
+        blocks.append(Block(Text("\n".join(method_lines(m)))))
+    rows = node_rows(doc)
+    if rows:
+        blocks.append(table_block(look, "Nodes", NODE_HEADERS, rows))
     return blocks
 
 

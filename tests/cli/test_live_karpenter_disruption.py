@@ -45,21 +45,25 @@ def fixture_objects() -> list[dict]:
     return [o for f in FILES for o in yaml.safe_load_all(open(f)) if o]
 
 
+def serve(server: RecordedApiServer, objects: list[dict]) -> None:
+    """Each kind of `objects` at its collection (and Karpenter's events)."""
+    server.collections = {}
+    for res in SERVED:
+        items = [{k: v for k, v in o.items() if k not in ("kind", "apiVersion")}
+                 for o in objects if o.get("kind") == res.kind]
+        if res is EVENTS:
+            items = copy.deepcopy(EVENTS_SERVED)
+        for n, item in enumerate(items):
+            item.setdefault("metadata", {}).setdefault("resourceVersion", str(n + 1))
+        server.collections[res.path] = {"kind": f"{res.kind}List", "apiVersion": res.api_version,
+                                        "metadata": {"resourceVersion": "7"}, "items": items}
+
+
 @pytest.fixture
 def api(tmp_path):
     """The stand-in API server serving the fixture's objects, each kind at its collection."""
     with RecordedApiServer("cluster") as server:
-        objects = fixture_objects()
-        server.collections = {}
-        for res in SERVED:
-            items = [{k: v for k, v in o.items() if k not in ("kind", "apiVersion")}
-                     for o in objects if o.get("kind") == res.kind]
-            if res is EVENTS:
-                items = copy.deepcopy(EVENTS_SERVED)
-            for n, item in enumerate(items):
-                item.setdefault("metadata", {}).setdefault("resourceVersion", str(n + 1))
-            server.collections[res.path] = {"kind": f"{res.kind}List", "apiVersion": res.api_version,
-                                            "metadata": {"resourceVersion": "7"}, "items": items}
+        serve(server, fixture_objects())
         server.kubeconfig = str(write_kubeconfig(tmp_path / "kubeconfig", server.url))
         yield server
         assert server.methods <= {"GET"}
@@ -146,3 +150,25 @@ def test_kubeconfig_reads_live_only_for_the_disruption_pass_without_nodes(capsys
     assert code == 2
     assert "--kubeconfig and --context read the live cluster: give them to --disruption without --nodes" in err
     assert api.requests == []           # nothing asked of the cluster
+
+
+def test_live_gives_the_chain_the_files_give(capsys, api, tmp_path):
+    """The chain (a node's drain, the Eviction API's answers against the PDBs, where the pods land)
+    from the cluster read live is the one from files of the same objects: the second pod of a
+    budget allowing one disruption refused, its node held; the page of the live answer has the
+    chain and Karpenter's own events."""
+    from tests.karpenter.test_disruption_chain import two_web_pods_one_disruption, write_inputs
+    objects = two_web_pods_one_disruption()
+    files = write_inputs(tmp_path, objects)
+    serve(api, objects + [o for o in yaml.safe_load_all(open(files[3])) if o])
+    page = tmp_path / "live.html"
+    code, live, err = disruption(capsys, "--kubeconfig", api.kubeconfig, "--html", str(page))
+    assert code == 0, err
+    live.pop("live")
+    assert (code, live) == disruption(capsys, *files)[:2]
+    (node,) = live["decision"]["chain"]["nodes"]
+    words = " ".join(page.read_text().split())
+    assert "The chain: evictions, budgets, where the pods land" in words
+    assert "Karpenter&#x27;s events in the cluster" in words and "Pdb prevents pod evictions" in words
+    assert [(p["pod"], p["outcome"]) for p in node["pods"]] == [
+        ("default/web-1", "evicted"), ("default/web-2", "refused"), ("default/logs-1", "waits")]

@@ -12,6 +12,7 @@ from kexplain.render.html.from_event import FROM_EVENTS_KIND, FROM_EVENTS_LIST_K
 from kexplain.render.html.markup import Html, el, esc
 from kexplain.render.html.autoscaler import autoscaler_section
 from kexplain.render.html.karpenter import karpenter_section
+from kexplain.render.html.karpenter_disruption import is_disruption, render_disruption
 from kexplain.render.html.kueue import job_key, job_title
 from kexplain.render.html.static import lint_section, overview, pod_name, trace_section
 from kexplain.render.evicted import headline
@@ -136,6 +137,8 @@ def render_page(doc: Mapping[str, Any]) -> str:
         return render_from_events(doc, _asset("page.css"))
     if is_eviction(doc):            # `kexplain evict FAMILY`'s document
         return render_eviction(doc, _asset("page.css"))
+    if is_disruption(doc):          # `kexplain karpenter --disruption`'s document
+        return render_disruption(doc, _asset("page.css"))
     traces = traces_of(doc)
     kind = {TRACE_KIND: "trace", LIST_KIND: "list", LINT_KIND: "lint"}[str(doc.get("kind"))]
     title = _title(doc, traces)

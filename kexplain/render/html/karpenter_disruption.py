@@ -1,0 +1,129 @@
+"""The `--html` page of `kexplain karpenter --disruption`: the document `-o json` writes (its
+`pass`), as static sections with the page's style, in the text's words (`render.karpenter_disruption`
+and `render.karpenter_disruption_chain`, never reworded): the verdict (which method acts, which
+nodes go), the budgets per NodePool and reason with their arithmetic, the chain (each node's drain,
+the Eviction API's answers, where the pods land), each method with its candidates and commands,
+each node's verdict in Karpenter's words, the events, then the answer as the terminal prints it.
+No script."""
+from __future__ import annotations
+
+import io
+from typing import Any, Mapping
+
+from kexplain.render.consoles import text_console
+from kexplain.render.html.markup import Html, el, table
+from kexplain.render.karpenter_disruption import NODE_HEADERS, budget_rows, decision_line, method_lines, node_rows, \
+    print_disruption
+from kexplain.render.karpenter_events import event_line as live_event_line, print_live_events
+from kexplain.render.karpenter_disruption_chain import HEADING, answer_text, event_line, lands_text, node_heading, \
+    pdb_line
+
+TEXT_WIDTH = 100        # the terminal's: the same answer as the text
+PASS = "disruption"
+
+Doc = Mapping[str, Any]
+
+
+def is_disruption(doc: Doc) -> bool:
+    return doc.get("pass") == PASS and "kind" not in doc
+
+
+def _section(title: str, anchor: str, *parts: Any) -> list[Html]:
+    shown = [p for p in parts if p]
+    return [el("section", el("h2", title, id=anchor), *shown, cls="eviction disruption")] if shown else []
+
+
+def _verdict(doc: Doc) -> list[Html]:
+    """Which method acts and which nodes go (or that none does), with the summary's counts."""
+    decision = doc.get("decision") or {}
+    going = [(c.get("decision", ""), n.get("node", ""), n.get("nodePool", ""), n.get("instanceType", ""),
+              c.get("text", ""), f"${c.get('estimatedSavings')}/h")
+             for c in decision.get("commands") or () for n in c.get("candidates") or ()]
+    s = doc.get("summary") or {}
+    counts = (f"{s.get('candidates', 0)} candidate node(s), {s.get('blocked', 0)} blocked, "
+              f"{s.get('disrupted', 0)} disrupted by the decision")
+    return _section("Verdict", "verdict", el("p", decision_line(doc), cls="verdict"), el("p", counts, cls="note"),
+                    table(("Decision", "Node", "NodePool", "Type", "Command", "Savings"), going) if going else None)
+
+
+def _budgets(doc: Doc) -> list[Html]:
+    rows = budget_rows(doc)
+    return _section("Budgets (per NodePool and reason)", "budgets",
+                    table(("NodePool", "Reason", "Nodes", "Allowed", "How"), rows, numeric=(2, 3)) if rows else None)
+
+
+def _chain(doc: Doc) -> list[Html]:
+    chain = (doc.get("decision") or {}).get("chain") or {}
+    nodes = chain.get("nodes") or ()
+    if not nodes:
+        return []
+    parts: list[Any] = [el("p", HEADING + ".", cls="note")]
+    parts += [el("p", pdb_line(b)) for b in chain.get("pdbs") or ()]
+    for n in nodes:
+        rows = [(p.get("pod", ""), p.get("group", ""), answer_text(p),
+                 lands_text(p.get("lands"), p.get("outcome") == "refused")) for p in n.get("pods") or ()]
+        parts.append(el("h3", node_heading(n)))
+        parts.append(table(("Pod", "Group", "Eviction", "Lands"), rows) if rows else el("p", "no pods"))
+        events = [event_line(e) for e in n.get("events") or ()]
+        if events:
+            parts.append(el("ul", *(el("li", line) for line in events)))
+    return _section("The chain: evictions, budgets, where the pods land", "chain", *parts)
+
+
+def _methods(doc: Doc) -> list[Html]:
+    items = [el("li", el("pre", "\n".join(method_lines(m)), cls="text")) for m in doc.get("methods") or ()]
+    return _section("Methods, in Karpenter's order", "methods", el("ol", *items) if items else None)
+
+
+def _nodes(doc: Doc) -> list[Html]:
+    rows = node_rows(doc)
+    return _section("Nodes", "nodes", table([h[:1].upper() + h[1:] for h in NODE_HEADERS], rows) if rows else None)
+
+
+def _events(doc: Doc) -> list[Html]:
+    rows = [(e.get("object", ""), e.get("type", ""), e.get("reason", ""), e.get("message", ""))
+            for e in doc.get("events") or ()]
+    return _section("Events (as Karpenter's recorder dedupes them)", "events",
+                    table(("Object", "Type", "Reason", "Message"), rows) if rows else el("p", "No event."))
+
+
+def _live(doc: Doc) -> list[Html]:
+    """Read live: Karpenter's own events in the cluster, beside what the pass says now."""
+    live = doc.get("live")
+    if not live:
+        return []
+    if live.get("eventsRefused"):
+        return _section("Karpenter's events in the cluster", "live",
+                        el("p", f"Not read from {live.get('server', '')}: RBAC refused (403)."))
+    lines = [live_event_line(e).strip() for e in live.get("events") or ()]
+    return _section("Karpenter's events in the cluster", "live", el("p", f"Read from {live.get('server', '')}."),
+                    el("ul", *(el("li", line) for line in lines)) if lines else el("p", "None."))
+
+
+def _text(doc: Doc) -> str:
+    buf = io.StringIO()
+    console = text_console(buf, width=TEXT_WIDTH, force_terminal=False, color_system=None)
+    print_disruption(doc, console)
+    print_live_events(doc, console)          # (read live: Karpenter's own events, as the text ends)
+    return buf.getvalue().rstrip("\n")
+
+
+def render_disruption(doc: Doc, style: str) -> str:
+    """The page of one disruption document (`style`: the page's css)."""
+    decision = doc.get("decision") or {}
+    title = (f"Karpenter disruption: {decision.get('method')} acts" if decision
+             else "Karpenter disruption: no method acts")
+    body = [*_verdict(doc), *_budgets(doc), *_chain(doc), *_methods(doc), *_nodes(doc), *_events(doc), *_live(doc),
+            el("section", el("h2", "As the terminal prints it", id="text"), el("pre", _text(doc), cls="text"),
+               cls="eviction disruption")]
+    return "".join([
+        "<!DOCTYPE html>\n", '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f'<meta name="generator" content="kexplain ({doc.get("karpenter", "")})">',
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+        el("title", f"kexplain: {title}"), "<style>", style, "</style></head>\n",
+        '<body data-kind="karpenter-disruption">',
+        el("header", el("h1", "kexplain: ", el("span", title, cls="title")),
+           el("p", f"Karpenter's disruption pass, as {doc.get('karpenter', '')}; nothing was changed in the cluster.",
+              cls="meta")),
+        el("main", Html("".join(body)), id="main"), "</body></html>\n"])
