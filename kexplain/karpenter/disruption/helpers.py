@@ -49,6 +49,10 @@ class Context:
     pending: list[PodInfo] = field(init=False)
     node_pools: dict[str, Any] = field(init=False)
     instance_types: dict[str, dict[str, Any]] = field(init=False)
+    # NewCandidate's answer per state node and disruption class, with the events it published: the
+    # methods' GetCandidates and the per-node verdicts ask it of the same unchanged state
+    candidates: dict[tuple[int, str], tuple[Any, Candidate | CandidateError, list[ev.Event]]] = \
+        field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.pdbs = Limits(self.inputs.objects.get("PodDisruptionBudget", ()))
@@ -63,6 +67,24 @@ class Context:
     def pods_on(self, state: Any) -> list[PodInfo]:
         """StateNode.Pods: the pods bound to its Node (none without a Node)."""
         return self.pods_by_node.get(name_of(state.node), []) if state.node is not None else []
+
+    def candidate(self, state: Any, disruption_class: str, recorder: ev.Recorder) -> Candidate:
+        """NewCandidate for `state` (raises CandidateError), made once per pass and class: a
+        later ask replays the events the first one published into `recorder`."""
+        hit = self.candidates.get((id(state), disruption_class))
+        if hit is None or hit[0] is not state:
+            capture = ev.Capture()
+            try:
+                answer: Candidate | CandidateError = new_candidate(
+                    state, self.pods_on(state), self.pdbs, self.node_pools, self.instance_types, self.now, capture,
+                    disruption_class)
+            except CandidateError as err:
+                answer = err
+            hit = self.candidates[(id(state), disruption_class)] = (state, answer, capture.events)
+        recorder.publish(*hit[2])
+        if isinstance(hit[1], CandidateError):
+            raise hit[1]
+        return hit[1]
 
     def gate(self, name: str) -> bool:
         return bool(getattr(self.inputs.settings.feature_gates, name))
@@ -109,8 +131,7 @@ def get_candidates(ctx: Context, should_disrupt: Callable[[Candidate], bool], di
     out = []
     for state in ctx.cluster.nodes:
         try:
-            c = new_candidate(state, ctx.pods_on(state), ctx.pdbs, ctx.node_pools, ctx.instance_types, ctx.now,
-                              ctx.recorder, disruption_class)
+            c = ctx.candidate(state, disruption_class, ctx.recorder)
         except CandidateError:
             continue
         out.append(c)
