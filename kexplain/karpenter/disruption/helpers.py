@@ -16,6 +16,7 @@ from kexplain.karpenter.disruption.versions import DisruptionRules
 from kexplain.karpenter.errors import GoError, WrappedError, multierr_errors
 from kexplain.karpenter.provisioning.provisioner import (DoesNotExistError, _is_managed_pool, daemonset_pods, not_provisionable_reason,
                                                          order_by_weight, truncate_instance_types, validate)
+from kexplain.karpenter.provisioning.scheduling.existingnode import NodeBases
 from kexplain.karpenter.provisioning.scheduling.scheduler import Options, Results, Scheduler
 from kexplain.karpenter.provisioning.scheduling.topology import new_topology
 from kexplain.karpenter.provisioning.scheduling.volumetopology import VolumeTopology
@@ -53,6 +54,9 @@ class Context:
     # methods' GetCandidates and the per-node verdicts ask it of the same unchanged state
     candidates: dict[tuple[int, str], tuple[Any, Candidate | CandidateError, list[ev.Event]]] = \
         field(init=False, default_factory=dict)
+    # what each state node alone decides of the scheduler's existing node, made once: every
+    # simulation schedules over the same state nodes less its candidates
+    node_bases: NodeBases = field(init=False, default_factory=NodeBases)
 
     def __post_init__(self) -> None:
         self.pdbs = Limits(self.inputs.objects.get("PodDisruptionBudget", ()))
@@ -233,7 +237,7 @@ def new_scheduler(ctx: Context, pods: list[PodInfo], state_nodes: Sequence[Any],
         raise SimulationError(str(WrappedError("creating scheduler", WrappedError("tracking topology counts", err))))
     scheduler = Scheduler(pools, state_nodes, topology, instance_types, daemonset_pods(ctx.cluster, ctx.inputs.daemonsets),
                           volume_reqs, options, cloud.satisfies_min_values, cloud.limits, ctx.cluster.volume_index,
-                          getattr(cloud, "type_index", None))
+                          getattr(cloud, "type_index", None), ctx.node_bases)
     for e in scheduler.events:          # NoCompatibleInstanceTypes, published by NewScheduler
         recorder.publish(ev.Event(e.object, e.type, e.reason, e.message, (e.object,)))
     return scheduler, schedulable
