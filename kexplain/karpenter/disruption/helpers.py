@@ -10,7 +10,8 @@ from typing import Any, Callable, Sequence
 
 from kexplain.karpenter.disruption import budgets as bud
 from kexplain.karpenter.disruption import events as ev
-from kexplain.karpenter.disruption.candidate import NODEPOOL_LABEL, Candidate, CandidateError, new_candidate
+from kexplain.karpenter.disruption.candidate import (NODEPOOL_LABEL, Candidate, CandidateError, new_candidate,
+                                                    validate_pods)
 from kexplain.karpenter.disruption.pods import Limits
 from kexplain.karpenter.disruption.versions import DisruptionRules
 from kexplain.karpenter.errors import GoError, WrappedError, multierr_errors
@@ -57,6 +58,10 @@ class Context:
     # what each state node alone decides of the scheduler's existing node, made once: every
     # simulation schedules over the same state nodes less its candidates
     node_bases: NodeBases = field(init=False, default_factory=NodeBases)
+    pod_checks: dict[int, tuple[Any, str | None, list[ev.Event]]] = field(init=False, default_factory=dict)
+    _deleting: list[Any] | None = field(init=False, default=None)
+    _named: list[tuple[Any, str]] | None = field(init=False, default=None)
+    _node_counts: tuple[dict[str, int], dict[str, int]] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.pdbs = Limits(self.inputs.objects.get("PodDisruptionBudget", ()))
@@ -81,7 +86,7 @@ class Context:
             try:
                 answer: Candidate | CandidateError = new_candidate(
                     state, self.pods_on(state), self.pdbs, self.node_pools, self.instance_types, self.now, capture,
-                    disruption_class)
+                    disruption_class, lambda: self._pods_check(state))
             except CandidateError as err:
                 answer = err
             hit = self.candidates[(id(state), disruption_class)] = (state, answer, capture.events)
@@ -89,6 +94,28 @@ class Context:
         if isinstance(hit[1], CandidateError):
             raise hit[1]
         return hit[1]
+
+    def _pods_check(self, state: Any) -> tuple[str | None, list[ev.Event]]:
+        """ValidatePodsDisruptable of the node's pods, with its events: the same in both disruption
+        classes (only what NewCandidate does with a refusal differs)."""
+        hit = self.pod_checks.get(id(state))
+        if hit is None or hit[0] is not state:
+            capture = ev.Capture()
+            err = validate_pods(self.pods_on(state), self.pdbs, self.now, capture)
+            hit = self.pod_checks[id(state)] = (state, err, capture.events)
+        return hit[1], hit[2]
+
+    def named_nodes(self) -> list[tuple[Any, str]]:
+        """The state nodes with their names, in the cluster's order."""
+        if self._named is None:
+            self._named = [(n, n.name()) for n in self.cluster.nodes]
+        return self._named
+
+    def deleting(self) -> list[Any]:
+        """The state nodes marked for deletion (StateNodes.Deleting), in the cluster's order."""
+        if self._deleting is None:
+            self._deleting = [n for n in self.cluster.nodes if n.marked_for_deletion()]
+        return self._deleting
 
     def gate(self, name: str) -> bool:
         return bool(getattr(self.inputs.settings.feature_gates, name))
@@ -155,7 +182,13 @@ class PoolBudget:
 
 def node_counts(ctx: Context) -> tuple[dict[str, int], dict[str, int]]:
     """The managed, initialized nodes per NodePool label (not terminating), and those NotReady or
-    marked for deletion."""
+    marked for deletion (counted once per pass: the pass changes no node)."""
+    if ctx._node_counts is None:
+        ctx._node_counts = _node_counts(ctx)
+    return ctx._node_counts
+
+
+def _node_counts(ctx: Context) -> tuple[dict[str, int], dict[str, int]]:
     nodes: dict[str, int] = {}
     disrupting: dict[str, int] = {}
     for state in ctx.cluster.nodes:
@@ -246,9 +279,8 @@ def new_scheduler(ctx: Context, pods: list[PodInfo], state_nodes: Sequence[Any],
 def deleting_pods(ctx: Context, recorder: ev.Recorder) -> list[PodInfo]:
     """StateNodes.Deleting().CurrentlyReschedulablePods."""
     out = []
-    for state in ctx.cluster.nodes:
-        if state.marked_for_deletion():
-            out.extend(p for p in ctx.pods_on(state) if ctx.pdbs.is_currently_reschedulable(p, ctx.now, recorder))
+    for state in ctx.deleting():
+        out.extend(p for p in ctx.pods_on(state) if ctx.pdbs.is_currently_reschedulable(p, ctx.now, recorder))
     return out
 
 
@@ -288,10 +320,11 @@ class UninitializedNodeError(GoError):
 def simulate_scheduling(ctx: Context, candidates: Sequence[Candidate]) -> Simulation:
     """SimulateScheduling: raises CandidateDeleting or SimulationError."""
     names = {c.name() for c in candidates}
-    nodes = ctx.cluster.nodes
-    if any(n.marked_for_deletion() and n.name() in names for n in nodes):
+    deleting = ctx.deleting()
+    if any(n.name() in names for n in deleting):
         raise CandidateDeleting()
-    state_nodes = [n for n in nodes if not n.marked_for_deletion() and n.name() not in names]
+    gone = {id(n) for n in deleting}
+    state_nodes = [n for n, name in ctx.named_nodes() if id(n) not in gone and name not in names]
     pods = list(ctx.pending)
     for c in candidates:
         pods.extend(p for p in c.reschedulable_pods if ctx.pdbs.is_currently_reschedulable(p, ctx.now, ctx.recorder))
