@@ -82,7 +82,9 @@ def verdict(ctx: Context, state: Any) -> NodeVerdict:
         except CandidateError as err:
             blocked = next((e.message for e in recorder.emitted if e.reason == ev.DISRUPTION_BLOCKED), "")
             out[cls] = (None, str(err), blocked)
-    return NodeVerdict(state, len(pods), sum(1 for p in pods if is_reschedulable(p)), *out[GRACEFUL], *out[EVENTUAL])
+    made = out[GRACEFUL][0] or out[EVENTUAL][0]
+    reschedulable = len(made.reschedulable_pods) if made is not None else sum(1 for p in pods if is_reschedulable(p))
+    return NodeVerdict(state, len(pods), reschedulable, *out[GRACEFUL], *out[EVENTUAL])
 
 
 def run_method(ctx: Context, method: Any) -> MethodRun:
