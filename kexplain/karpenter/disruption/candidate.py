@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from kexplain.karpenter.disruption import events as ev
 from kexplain.karpenter.disruption.pods import Limits, is_disruptable, is_reschedulable, lifetime_remaining, \
@@ -122,8 +122,11 @@ def validate_pods(pods: list[PodInfo], pdbs: Limits, now: datetime, recorder: ev
 
 def new_candidate(state: Any, pods: list[PodInfo], pdbs: Limits, node_pools: Mapping[str, Any],
                   instance_types: Mapping[str, Mapping[str, Any]], now: datetime, recorder: ev.Recorder,
-                  disruption_class: str) -> Candidate:
-    """NewCandidate, publishing DisruptionBlocked where Karpenter does; raises CandidateError."""
+                  disruption_class: str,
+                  pods_check: Callable[[], tuple[str | None, Sequence[ev.Event]]] | None = None) -> Candidate:
+    """NewCandidate, publishing DisruptionBlocked where Karpenter does; raises CandidateError.
+    `pods_check`: ValidatePodsDisruptable's answer and events, worked out already (the pass asks it
+    once per node for both disruption classes)."""
     err = validate_node(state, now)
     if err is not None:
         if state.node_claim is not None:
@@ -135,7 +138,11 @@ def new_candidate(state: Any, pods: list[PodInfo], pdbs: Limits, node_pools: Map
         recorder.publish(*ev.blocked(state.node, state.node_claim, f"NodePool not found (NodePool={pool_name})"))
         raise CandidateError(f"nodepool not found (NodePool={pool_name})")
     instance_type = types.get(state.labels().get(INSTANCE_TYPE_LABEL) or "")
-    err = validate_pods(pods, pdbs, now, recorder)
+    if pods_check is None:
+        err = validate_pods(pods, pdbs, now, recorder)
+    else:
+        err, events = pods_check()
+        recorder.publish(*events)
     if err is not None:
         eventual = ((state.node_claim.get("spec") or {}).get("terminationGracePeriod") is not None
                     and disruption_class == EVENTUAL)

@@ -10,8 +10,7 @@ from typing import Any
 
 from kexplain.karpenter.disruption import events as ev
 from kexplain.karpenter.disruption.budgets import REASONS, verdicts
-from kexplain.karpenter.disruption.candidate import (EVENTUAL, GRACEFUL, NO_OP, Candidate, CandidateError, Command,
-                                                    new_candidate)
+from kexplain.karpenter.disruption.candidate import EVENTUAL, GRACEFUL, NO_OP, Candidate, CandidateError, Command
 from kexplain.karpenter.disruption.drift import Drift
 from kexplain.karpenter.disruption.emptiness import Emptiness
 from kexplain.karpenter.disruption.helpers import (Context, PoolBudget, SimulationError, build_disruption_budget_mapping,
@@ -79,12 +78,13 @@ def verdict(ctx: Context, state: Any) -> NodeVerdict:
     for cls in (GRACEFUL, EVENTUAL):
         recorder = ev.Recorder()
         try:
-            c = new_candidate(state, pods, ctx.pdbs, ctx.node_pools, ctx.instance_types, ctx.now, recorder, cls)
-            out[cls] = (c, "", "")
+            out[cls] = (ctx.candidate(state, cls, recorder), "", "")
         except CandidateError as err:
             blocked = next((e.message for e in recorder.emitted if e.reason == ev.DISRUPTION_BLOCKED), "")
             out[cls] = (None, str(err), blocked)
-    return NodeVerdict(state, len(pods), sum(1 for p in pods if is_reschedulable(p)), *out[GRACEFUL], *out[EVENTUAL])
+    made = out[GRACEFUL][0] or out[EVENTUAL][0]
+    reschedulable = len(made.reschedulable_pods) if made is not None else sum(1 for p in pods if is_reschedulable(p))
+    return NodeVerdict(state, len(pods), reschedulable, *out[GRACEFUL], *out[EVENTUAL])
 
 
 def run_method(ctx: Context, method: Any) -> MethodRun:

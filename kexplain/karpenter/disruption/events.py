@@ -53,6 +53,17 @@ class Recorder:
             self.emitted.append(e)
 
 
+@dataclass
+class Capture(Recorder):
+    """Keeps what is published, in order and before any dedupe, to be replayed into the pass's
+    recorder (`Context.candidate`)."""
+
+    events: list[Event] = field(default_factory=list)
+
+    def publish(self, *events: Event) -> None:
+        self.events.extend(events)
+
+
 class NopRecorder(Recorder):
     """Publishes nothing (the provisioning pass before the methods, the fixes' passes)."""
 

@@ -10,12 +10,14 @@ from typing import Any, Callable, Sequence
 
 from kexplain.karpenter.disruption import budgets as bud
 from kexplain.karpenter.disruption import events as ev
-from kexplain.karpenter.disruption.candidate import NODEPOOL_LABEL, Candidate, CandidateError, new_candidate
+from kexplain.karpenter.disruption.candidate import (NODEPOOL_LABEL, Candidate, CandidateError, new_candidate,
+                                                    validate_pods)
 from kexplain.karpenter.disruption.pods import Limits
 from kexplain.karpenter.disruption.versions import DisruptionRules
 from kexplain.karpenter.errors import GoError, WrappedError, multierr_errors
 from kexplain.karpenter.provisioning.provisioner import (DoesNotExistError, _is_managed_pool, daemonset_pods, not_provisionable_reason,
                                                          order_by_weight, truncate_instance_types, validate)
+from kexplain.karpenter.provisioning.scheduling.existingnode import NodeBases
 from kexplain.karpenter.provisioning.scheduling.scheduler import Options, Results, Scheduler
 from kexplain.karpenter.provisioning.scheduling.topology import new_topology
 from kexplain.karpenter.provisioning.scheduling.volumetopology import VolumeTopology
@@ -49,6 +51,17 @@ class Context:
     pending: list[PodInfo] = field(init=False)
     node_pools: dict[str, Any] = field(init=False)
     instance_types: dict[str, dict[str, Any]] = field(init=False)
+    # NewCandidate's answer per state node and disruption class, with the events it published: the
+    # methods' GetCandidates and the per-node verdicts ask it of the same unchanged state
+    candidates: dict[tuple[int, str], tuple[Any, Candidate | CandidateError, list[ev.Event]]] = \
+        field(init=False, default_factory=dict)
+    # what each state node alone decides of the scheduler's existing node, made once: every
+    # simulation schedules over the same state nodes less its candidates
+    node_bases: NodeBases = field(init=False, default_factory=NodeBases)
+    pod_checks: dict[int, tuple[Any, str | None, list[ev.Event]]] = field(init=False, default_factory=dict)
+    _deleting: list[Any] | None = field(init=False, default=None)
+    _named: list[tuple[Any, str]] | None = field(init=False, default=None)
+    _node_counts: tuple[dict[str, int], dict[str, int]] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.pdbs = Limits(self.inputs.objects.get("PodDisruptionBudget", ()))
@@ -63,6 +76,46 @@ class Context:
     def pods_on(self, state: Any) -> list[PodInfo]:
         """StateNode.Pods: the pods bound to its Node (none without a Node)."""
         return self.pods_by_node.get(name_of(state.node), []) if state.node is not None else []
+
+    def candidate(self, state: Any, disruption_class: str, recorder: ev.Recorder) -> Candidate:
+        """NewCandidate for `state` (raises CandidateError), made once per pass and class: a
+        later ask replays the events the first one published into `recorder`."""
+        hit = self.candidates.get((id(state), disruption_class))
+        if hit is None or hit[0] is not state:
+            capture = ev.Capture()
+            try:
+                answer: Candidate | CandidateError = new_candidate(
+                    state, self.pods_on(state), self.pdbs, self.node_pools, self.instance_types, self.now, capture,
+                    disruption_class, lambda: self._pods_check(state))
+            except CandidateError as err:
+                answer = err
+            hit = self.candidates[(id(state), disruption_class)] = (state, answer, capture.events)
+        recorder.publish(*hit[2])
+        if isinstance(hit[1], CandidateError):
+            raise hit[1]
+        return hit[1]
+
+    def _pods_check(self, state: Any) -> tuple[str | None, list[ev.Event]]:
+        """ValidatePodsDisruptable of the node's pods, with its events: the same in both disruption
+        classes (only what NewCandidate does with a refusal differs)."""
+        hit = self.pod_checks.get(id(state))
+        if hit is None or hit[0] is not state:
+            capture = ev.Capture()
+            err = validate_pods(self.pods_on(state), self.pdbs, self.now, capture)
+            hit = self.pod_checks[id(state)] = (state, err, capture.events)
+        return hit[1], hit[2]
+
+    def named_nodes(self) -> list[tuple[Any, str]]:
+        """The state nodes with their names, in the cluster's order."""
+        if self._named is None:
+            self._named = [(n, n.name()) for n in self.cluster.nodes]
+        return self._named
+
+    def deleting(self) -> list[Any]:
+        """The state nodes marked for deletion (StateNodes.Deleting), in the cluster's order."""
+        if self._deleting is None:
+            self._deleting = [n for n in self.cluster.nodes if n.marked_for_deletion()]
+        return self._deleting
 
     def gate(self, name: str) -> bool:
         return bool(getattr(self.inputs.settings.feature_gates, name))
@@ -109,8 +162,7 @@ def get_candidates(ctx: Context, should_disrupt: Callable[[Candidate], bool], di
     out = []
     for state in ctx.cluster.nodes:
         try:
-            c = new_candidate(state, ctx.pods_on(state), ctx.pdbs, ctx.node_pools, ctx.instance_types, ctx.now,
-                              ctx.recorder, disruption_class)
+            c = ctx.candidate(state, disruption_class, ctx.recorder)
         except CandidateError:
             continue
         out.append(c)
@@ -130,7 +182,13 @@ class PoolBudget:
 
 def node_counts(ctx: Context) -> tuple[dict[str, int], dict[str, int]]:
     """The managed, initialized nodes per NodePool label (not terminating), and those NotReady or
-    marked for deletion."""
+    marked for deletion (counted once per pass: the pass changes no node)."""
+    if ctx._node_counts is None:
+        ctx._node_counts = _node_counts(ctx)
+    return ctx._node_counts
+
+
+def _node_counts(ctx: Context) -> tuple[dict[str, int], dict[str, int]]:
     nodes: dict[str, int] = {}
     disrupting: dict[str, int] = {}
     for state in ctx.cluster.nodes:
@@ -212,7 +270,7 @@ def new_scheduler(ctx: Context, pods: list[PodInfo], state_nodes: Sequence[Any],
         raise SimulationError(str(WrappedError("creating scheduler", WrappedError("tracking topology counts", err))))
     scheduler = Scheduler(pools, state_nodes, topology, instance_types, daemonset_pods(ctx.cluster, ctx.inputs.daemonsets),
                           volume_reqs, options, cloud.satisfies_min_values, cloud.limits, ctx.cluster.volume_index,
-                          getattr(cloud, "type_index", None))
+                          getattr(cloud, "type_index", None), ctx.node_bases)
     for e in scheduler.events:          # NoCompatibleInstanceTypes, published by NewScheduler
         recorder.publish(ev.Event(e.object, e.type, e.reason, e.message, (e.object,)))
     return scheduler, schedulable
@@ -221,9 +279,8 @@ def new_scheduler(ctx: Context, pods: list[PodInfo], state_nodes: Sequence[Any],
 def deleting_pods(ctx: Context, recorder: ev.Recorder) -> list[PodInfo]:
     """StateNodes.Deleting().CurrentlyReschedulablePods."""
     out = []
-    for state in ctx.cluster.nodes:
-        if state.marked_for_deletion():
-            out.extend(p for p in ctx.pods_on(state) if ctx.pdbs.is_currently_reschedulable(p, ctx.now, recorder))
+    for state in ctx.deleting():
+        out.extend(p for p in ctx.pods_on(state) if ctx.pdbs.is_currently_reschedulable(p, ctx.now, recorder))
     return out
 
 
@@ -263,10 +320,11 @@ class UninitializedNodeError(GoError):
 def simulate_scheduling(ctx: Context, candidates: Sequence[Candidate]) -> Simulation:
     """SimulateScheduling: raises CandidateDeleting or SimulationError."""
     names = {c.name() for c in candidates}
-    nodes = ctx.cluster.nodes
-    if any(n.marked_for_deletion() and n.name() in names for n in nodes):
+    deleting = ctx.deleting()
+    if any(n.name() in names for n in deleting):
         raise CandidateDeleting()
-    state_nodes = [n for n in nodes if not n.marked_for_deletion() and n.name() not in names]
+    gone = {id(n) for n in deleting}
+    state_nodes = [n for n, name in ctx.named_nodes() if id(n) not in gone and name not in names]
     pods = list(ctx.pending)
     for c in candidates:
         pods.extend(p for p in c.reschedulable_pods if ctx.pdbs.is_currently_reschedulable(p, ctx.now, ctx.recorder))

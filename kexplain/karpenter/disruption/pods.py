@@ -124,8 +124,14 @@ def is_disruptable(pod: PodInfo, now: datetime, recorder: ev.Recorder) -> bool:
 
 def is_evictable(pod: PodInfo, now: datetime, recorder: ev.Recorder) -> bool:
     """IsEvictable: active, not tolerating the disrupted taint, not a mirror pod, no active do-not-disrupt."""
-    return (is_active(pod) and DISRUPTED_TAINT.tolerates_pod(pod) is not None and not is_owned_by_node(pod)
+    return (is_active(pod) and not _tolerates_disrupted(pod) and not is_owned_by_node(pod)
             and not do_not_disrupt_active(pod, now, recorder))
+
+
+def _tolerates_disrupted(pod: PodInfo) -> bool:
+    """ToleratesDisruptedNoScheduleTaint (a pod without tolerations tolerates no taint: asked of
+    every pod of the cluster once per pass)."""
+    return bool(pod.spec.get("tolerations")) and DISRUPTED_TAINT.tolerates_pod(pod) is None
 
 
 @dataclass(frozen=True)

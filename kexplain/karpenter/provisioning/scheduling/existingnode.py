@@ -19,27 +19,69 @@ from kexplain.karpenter.scheduling.hostportusage import get_host_ports
 EXCEEDS_NODE_RESOURCES = "exceeds node resources"
 
 
+class NodeBase:
+    """What an ExistingNode starts from that its state node alone decides: taints, labels, the
+    room its bound pods leave, its DaemonSet pods' requests, its label requirements. A pass that
+    schedules again and again over unchanged state nodes (disruption's simulations) makes it once per
+    node (`NodeBases`)."""
+
+    __slots__ = ("taints", "labels", "host_name", "available", "daemonset_nanos", "requirements", "order",
+                 "_capacity", "_state")
+
+    def __init__(self, state: StateNode) -> None:
+        self.taints = state.taints()
+        self.labels = state.labels()
+        self.host_name = state.host_name()
+        self.available = state.available_nanos()
+        self.daemonset_nanos = state.daemonset_requests_nanos()
+        self.requirements = new_label_requirements(self.labels)
+        self.requirements.add(new_requirement(HOSTNAME_LABEL, IN, self.host_name))
+        self.order = (not state.initialized(), state.name())      # the scheduler's: initialized first, by name
+        self._capacity: resources.Nanos | None = None
+        self._state = state
+
+    def capacity_nanos(self) -> resources.Nanos:
+        if self._capacity is None:
+            self._capacity = resources.to_nanos(self._state.capacity())
+        return self._capacity
+
+
+class NodeBases:
+    """A NodeBase per state node, for as long as the state nodes do not change (one disruption
+    pass: each simulation's scheduler starts its existing nodes from them)."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, tuple[StateNode, NodeBase]] = {}
+
+    def of(self, state: StateNode) -> NodeBase:
+        hit = self._by_id.get(id(state))
+        if hit is None or hit[0] is not state:
+            hit = self._by_id[id(state)] = (state, NodeBase(state))
+        return hit[1]
+
+
 class ExistingNode:
     """A state node with the pods this pass adds to it."""
 
     def __init__(self, state: StateNode, topology: Any, taints: list[dict[str, Any]],
-                 daemon_resources: ResourceList) -> None:
+                 daemon_resources: ResourceList, base: NodeBase | None = None) -> None:
+        """`base`: what `state` alone decides, made already (`NodeBases`)."""
+        base = base if base is not None else NodeBase(state)
         # integers (billionths): the room is compared for every pod tried here, never printed
         daemons = dict(resources.nanos_of(daemon_resources))       # (nodes with the same DaemonSets share it)
-        for name, v in state.daemonset_requests_nanos().items():
+        for name, v in base.daemonset_nanos.items():
             daemons[name] = daemons.get(name, 0) - v
-        available = state.available_nanos()
         self.state = state
+        self.base = base
         self.taints = taints
         self._taints = Taints(taints)
         self.topology = topology
         self.pods: list[Any] = []
         self.version = 0            # pods added: what a cached refusal on requirements was made at
         self.refusal = 0
-        self.remaining_resources = {name: v - max(daemons.get(name, 0), 0) for name, v in available.items()}
-        self.requirements: Requirements = new_label_requirements(state.labels())
-        self.requirements.add(new_requirement(HOSTNAME_LABEL, IN, state.host_name()))
-        topology.register(HOSTNAME_LABEL, state.host_name())
+        self.remaining_resources = {name: v - max(daemons.get(name, 0), 0) for name, v in base.available.items()}
+        self.requirements: Requirements = Requirements(base.requirements)   # (Add replaces, never changes, a key's)
+        topology.register(HOSTNAME_LABEL, base.host_name)
 
     def name(self) -> str:
         return self.state.name()

@@ -8,7 +8,7 @@ from kexplain.apimachinery.gosort import go_sort
 from kexplain.karpenter.errors import GoError, combine
 from kexplain.karpenter.provisioning.scheduling import preferences as prefs
 from kexplain.karpenter.provisioning.scheduling.events import Event, no_compatible_instance_types
-from kexplain.karpenter.provisioning.scheduling.existingnode import ExistingNode
+from kexplain.karpenter.provisioning.scheduling.existingnode import ExistingNode, NodeBase, NodeBases
 from kexplain.karpenter.provisioning.scheduling.nodeclaim import (
     REFUSED_AT_VERSION, REFUSED_FOR_GOOD, InstanceTypeFilterError, NodeClaim, SchedulingContext,
     filter_instance_types_by_requirements, is_reserved_offering_error,
@@ -132,9 +132,10 @@ class Scheduler:
                  volume_reqs_by_pod: Mapping[str, list[Requirements]], options: Options,
                  satisfies_min_values: Callable[[list[Any], Requirements], tuple[int, dict[str, int], Any]],
                  limits_of: Callable[[Mapping[str, Any]], ResourceList | None], volume_index: Any,
-                 type_index: TypeIndex | None = None) -> None:
+                 type_index: TypeIndex | None = None, node_bases: NodeBases | None = None) -> None:
         """`type_index`: an index of these instance types to keep growing (passes over the same
-        types share one: its answers depend on the types and requirements alone)."""
+        types share one: its answers depend on the types and requirements alone); `node_bases`: what
+        each state node alone decides, kept by a caller that schedules again over the same state nodes."""
         self.options = options
         self.events: list[Event] = []
         self.topology = topology
@@ -163,7 +164,7 @@ class Scheduler:
             self.remaining_resources[name_of(np)] = resources.to_nanos(limits_of(np) or {})
         self.context = SchedulingContext(ReservationManager(instance_types), options.reserved_capacity,
                                          options.strict_reserved_offerings, satisfies_min_values, self.type_index)
-        self.existing_nodes = self._existing_nodes(state_nodes, topology, daemons)
+        self.existing_nodes = self._existing_nodes(state_nodes, topology, daemons, node_bases)
         self._scans: dict[bytes, _ShapeScan] = {}
         self._added: list[int] = []          # the existing nodes a pod was added to, in turn (by index)
         self._node_refusals: dict[tuple, dict[int, int]] = {}
@@ -204,27 +205,28 @@ class Scheduler:
             host_ports[id(nct)] = usage
         return overhead, host_ports
 
-    def _existing_nodes(self, state_nodes: Sequence[StateNode], topology: Any,
-                        daemons: Sequence[PodInfo]) -> list[ExistingNode]:
+    def _existing_nodes(self, state_nodes: Sequence[StateNode], topology: Any, daemons: Sequence[PodInfo],
+                        bases: NodeBases | None = None) -> list[ExistingNode]:
         """The cluster's nodes with their DaemonSet overhead, initialized first, then by name
         (sort.SliceStable); each one's capacity off its NodePool's remaining resources."""
         out: list[ExistingNode] = []
         strict = [(p, new_strict_pod_requirements(p)) for p in daemons]
         overheads: dict[tuple[int, ...], ResourceList] = {}
         for state in state_nodes:
-            taints = state.taints()
-            on_node = _daemons_compatible_with_node(strict, taints, state.labels())
+            base = bases.of(state) if bases is not None else NodeBase(state)
+            taints = base.taints
+            on_node = _daemons_compatible_with_node(strict, taints, base.labels)
             key = tuple(map(id, on_node))
             overhead = overheads.get(key)
             if overhead is None:
                 overhead = overheads[key] = resources.requests_for_pods([p.spec for p in on_node])
-            out.append(ExistingNode(state, topology, taints, overhead))
-            pool = state.labels().get(NODEPOOL_LABEL)
+            out.append(ExistingNode(state, topology, taints, overhead, base))
+            pool = base.labels.get(NODEPOOL_LABEL)
             if pool in self.remaining_resources:
-                capacity = resources.to_nanos(state.capacity())
+                capacity = base.capacity_nanos()
                 self.remaining_resources[pool] = {name: v - capacity.get(name, 0)
                                                   for name, v in self.remaining_resources[pool].items()}
-        out.sort(key=lambda n: (not n.initialized(), n.name()))
+        out.sort(key=lambda n: n.base.order)
         return out
 
     # -- Solve -------------------------------------------------------------------------------
