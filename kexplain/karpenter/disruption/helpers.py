@@ -11,7 +11,7 @@ from typing import Any, Callable, Sequence
 from kexplain.karpenter.disruption import budgets as bud
 from kexplain.karpenter.disruption import events as ev
 from kexplain.karpenter.disruption.candidate import NODEPOOL_LABEL, Candidate, CandidateError, new_candidate
-from kexplain.karpenter.disruption.pods import Limits
+from kexplain.karpenter.disruption.pods import Limits, under_consolidate_after
 from kexplain.karpenter.disruption.versions import DisruptionRules
 from kexplain.karpenter.errors import GoError, WrappedError, multierr_errors
 from kexplain.karpenter.provisioning.provisioner import (DoesNotExistError, _is_managed_pool, daemonset_pods, not_provisionable_reason,
@@ -49,6 +49,7 @@ class Context:
     pending: list[PodInfo] = field(init=False)
     node_pools: dict[str, Any] = field(init=False)
     instance_types: dict[str, dict[str, Any]] = field(init=False)
+    candidates_made: list[Candidate] = field(default_factory=list)     # GetCandidates' before its filter
 
     def __post_init__(self) -> None:
         self.pdbs = Limits(self.inputs.objects.get("PodDisruptionBudget", ()))
@@ -114,6 +115,7 @@ def get_candidates(ctx: Context, should_disrupt: Callable[[Candidate], bool], di
         except CandidateError:
             continue
         out.append(c)
+    ctx.candidates_made = out
     return [c for c in out if should_disrupt(c)]
 
 
@@ -260,8 +262,9 @@ class UninitializedNodeError(GoError):
     pass
 
 
-def simulate_scheduling(ctx: Context, candidates: Sequence[Candidate]) -> Simulation:
-    """SimulateScheduling: raises CandidateDeleting or SimulationError."""
+def simulate_scheduling(ctx: Context, candidates: Sequence[Candidate], consolidation: bool = False) -> Simulation:
+    """SimulateScheduling: raises CandidateDeleting or SimulationError. `consolidation`:
+    IsConsolidationSimulation (consolidateAfter on destination nodes, where the release has it)."""
     names = {c.name() for c in candidates}
     nodes = ctx.cluster.nodes
     if any(n.marked_for_deletion() and n.name() in names for n in nodes):
@@ -274,6 +277,8 @@ def simulate_scheduling(ctx: Context, candidates: Sequence[Candidate]) -> Simula
     pods.extend(from_deleting)
     publish_ignored(ctx, ctx.recorder)
     scheduler, schedulable = new_scheduler(ctx, pods, state_nodes, simulation_options(ctx), ctx.recorder)
+    if consolidation and ctx.rules.destination_consolidate_after:
+        close_consolidate_after(ctx, scheduler, pods, from_deleting)
     results = scheduler.solve(schedulable)
     truncate_instance_types(results, scheduler.type_index, scheduler.options.min_values_best_effort)
     deleting_keys = {p.key for p in from_deleting}
@@ -290,6 +295,20 @@ def simulate_scheduling(ctx: Context, candidates: Sequence[Candidate]) -> Simula
                 results.pod_errors[pod.uid] = UninitializedNodeError(
                     f"would schedule against uninitialized {', '.join(info)}")
     return Simulation(results, schedulable)
+
+
+def close_consolidate_after(ctx: Context, scheduler: Scheduler, pods: list[PodInfo], from_deleting: list[PodInfo]
+                            ) -> None:
+    """calculateExistingNodeClaims with enforceConsolidateAfter (v1.14): the existing nodes under
+    their NodePool's consolidateAfter take only pending pods and the deleting nodes' pods. The
+    NodePool is one the scheduler was built with (a ready, dynamic one)."""
+    pools = {np.name: np for np in ctx.inputs.node_pools if np.name in scheduler.remaining_resources}
+    closed = {i for i, node in enumerate(scheduler.existing_nodes)
+              if under_consolidate_after(pools.get(node.state.labels().get(NODEPOOL_LABEL) or ""),
+                                         node.state.node_claim, ctx.now)}
+    if closed:
+        exempt = {p.uid for p in pods if p.phase == "Pending"} | {p.uid for p in ctx.pending}
+        scheduler.close_nodes(closed, exempt | {p.uid for p in from_deleting})
 
 
 def nominate(ctx: Context, options: Options) -> tuple[list[str], str]:
