@@ -6,11 +6,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import yaml
 
 from kexplain.cli.app import main
+from kexplain.karpenter.cloudprovider.types import Offering
+from kexplain.karpenter.disruption.balanced import estimated_savings, source_price
+from kexplain.karpenter.disruption.candidate import CAPACITY_TYPE_LABEL, ZONE_LABEL, Candidate, Command
 from kexplain.karpenter.disruption.versions import V1_13_0, V1_14_1, resolve
+from kexplain.karpenter.scheduling.requirement import new_requirement
+from kexplain.karpenter.scheduling.requirements import new_requirements
 from tests.karpenter.test_disruption import node as zoneless_node
 from tests.karpenter.test_disruption import pod
 from tests.support.cli_helpers import TestEnvironment
@@ -198,3 +204,35 @@ def test_balanced_refuses_a_move_that_disrupts_more_than_it_saves(tmp_path):
     assert balanced["methods"][4]["candidates"] == [NAME.format(1)]
     assert balanced["decision"] is None or not balanced["decision"].get("commands")
     assert not [e for e in balanced["events"] if e["reason"] == "ConsolidationApproved"]
+
+
+# -- prices (no scenario of the shipped AWS data tells them apart: every zone and capacity type of a
+# type is priced alike there) ---------------------------------------------------------------------------
+def _offering(zone: str, capacity_type: str, price: float, available: bool = True) -> Offering:
+    return Offering(new_requirements(new_requirement(ZONE_LABEL, "In", zone),
+                                     new_requirement(CAPACITY_TYPE_LABEL, "In", capacity_type)), price, available)
+
+
+def _candidate(name: str, offerings: list[Offering]) -> Candidate:
+    labels = {ZONE_LABEL: "us-east-1a", CAPACITY_TYPE_LABEL: "on-demand"}
+    state = SimpleNamespace(labels=lambda: labels, name=lambda: name)
+    return Candidate(state, SimpleNamespace(offerings=offerings), None, "us-east-1a", "on-demand", 1.0, [], [])
+
+
+def test_prices_follow_each_releases_functions():
+    """getCandidatePrices (v1.13: 0 for all when one candidate has no compatible offering) against
+    sumCandidatePrices of resolveNodePrice (v1.14: that one counts 0, the others their price); and
+    EstimatedSavings' replacement price: the first type's cheapest offering (v1.13, the spot one
+    here) against its cheapest available offering its requirements allow (v1.14, on-demand)."""
+    priced = _candidate("a", [_offering("us-east-1a", "on-demand", 0.2)])
+    unpriced = _candidate("b", [_offering("us-east-1b", "on-demand", 0.3)])
+    assert source_price(V1_13_0, [priced, unpriced]) == 0.0
+    assert source_price(V1_14_1, [priced, unpriced]) == 0.2
+    replacement = SimpleNamespace(
+        instance_type_options=[SimpleNamespace(offerings=[_offering("us-east-1a", "spot", 0.05),
+                                                          _offering("us-east-1a", "on-demand", 0.12, False),
+                                                          _offering("us-east-1a", "on-demand", 0.08)])],
+        requirements=new_requirements(new_requirement(CAPACITY_TYPE_LABEL, "In", "on-demand")))
+    cmd = Command([priced], [replacement])
+    assert round(estimated_savings(V1_13_0, cmd), 6) == 0.15
+    assert round(estimated_savings(V1_14_1, cmd), 6) == 0.12
