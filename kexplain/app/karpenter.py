@@ -91,18 +91,19 @@ def check_node_pool(name: Optional[str], doc: dict) -> None:
 
 def disruption_pass(pods: Optional[str], nodes: tuple, aws_data: Optional[str], config: Optional[str], kube: Any,
                     now: Any, *, max_bytes: int, max_objects: int, validate: str = "strict",
-                    namespace: Optional[str] = None, stdin: Any = None, objects: Optional[list] = None
-                    ) -> tuple[Any, dict]:
+                    namespace: Optional[str] = None, stdin: Any = None, objects: Optional[list] = None,
+                    rules: Any = None) -> tuple[Any, dict]:
     """`kexplain karpenter --disruption`: the files read once (PODS optional: the pending pods that
     nominate nodes), the EC2 world, Karpenter's disruption pass on the clock `now`; returns the
-    inputs and the pass's document. `objects`: the cluster read live, in place of --nodes files."""
+    inputs and the pass's document. `objects`: the cluster read live, in place of --nodes files;
+    `rules`: the Karpenter release's (`karpenter.disruption.versions`, --karpenter-version)."""
     with bulk_load(freeze=True):
         inputs, _ = load_pods_pass(pods, tuple(nodes), config, kube, max_bytes=max_bytes, max_objects=max_objects,
                                    validate=validate, stdin=stdin, namespace=namespace, now=now,
-                                   objects=objects)
+                                   objects=objects, release=rules.version if rules is not None else None)
         world = load_world(aws_data)
         inputs.settings.check_world(world.instance_types, world.zones(), Source(config) if config else None)
-        result = disruption(inputs, world, now)
+        result = disruption(inputs, world, now, rules)
         doc = disruption_document(result)
         if doc.get("decision"):         # the chain: the evictions its termination asks for, where the pods land
             doc["decision"]["chain"] = chain(result, inputs, kube.minor)

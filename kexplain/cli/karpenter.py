@@ -19,6 +19,7 @@ from kexplain.cli.output import save_page
 from kexplain.errors import KexplainError, Source
 from kexplain.explain.pending_pass import pass_json
 from kexplain.features.kube_version import ENV_VAR, resolve
+from kexplain.karpenter.disruption import versions
 from kexplain.karpenter.pending import load_pods_pass, load_world
 from kexplain.karpenter.run import EXPLAIN_ALL, EXPLAIN_UNPLACED, document, schedule
 from kexplain.load.gcpolicy import bulk_load
@@ -29,6 +30,30 @@ from kexplain.render.karpenter_events import print_live_events
 from kexplain.suggest import karpenter as fixes
 
 KARPENTER_KUBERNETES = "1.35"     # the Kubernetes libraries Karpenter v1.13.0 is built with (v0.35)
+KARPENTER_VERSION_HELP = ("The Karpenter release whose disruption rules --disruption follows, and whose NodePool CRD "
+                          "admits the NodePools: 1.13 (v1.13.0, the default) or 1.14 (v1.14.1: the Balanced "
+                          "consolidation policy, consolidateAfter on destination nodes). The provisioning pass "
+                          "follows v1.13.0.")
+
+
+def _karpenter_version_value(value: Optional[str]) -> Optional[str]:
+    """A release kexplain follows (`karpenter.disruption.versions.resolve`), checked before anything
+    is read; a one-line error naming the known ones otherwise (exit 2)."""
+    if value is not None:
+        versions.resolve(value)
+    return value
+
+
+def _karpenter_version_option() -> typer.models.OptionInfo:
+    return typer.Option(None, "--karpenter-version", metavar="X.Y", callback=_karpenter_version_value,
+                        help=KARPENTER_VERSION_HELP)
+
+
+def _provisioning_release(value: Optional[str], rules: versions.DisruptionRules) -> None:
+    """The provisioning pass is v1.13.0's: another release is --disruption's alone (exit 2)."""
+    if rules is not versions.DEFAULT:
+        raise KexplainError(f"--karpenter-version {value}: the provisioning pass follows {versions.DEFAULT.version} "
+                            f"only; {rules.version} is followed by --disruption")
 
 
 def command(
@@ -68,6 +93,7 @@ def command(
     html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
                                        help="With --disruption: also write the answer as a self-contained page (the "
                                             "verdict, the budgets, the chain, the methods, the nodes, the events)."),
+    karpenter_version: Optional[str] = _karpenter_version_option(),
     now: Optional[str] = typer.Option(None, "--now", metavar="TIME",
                                       help="The clock (RFC 3339) for --disruption: node lifetimes, do-not-disrupt "
                                            "durations, budget schedules (default: the current time)."),
@@ -93,16 +119,18 @@ def command(
     kube, warnings = resolve(kubernetes_version, env.variables.get(ENV_VAR) or None, None, KARPENTER_KUBERNETES)
     for warning in warnings:
         env.error(f"warning: {warning}")
+    rules = versions.resolve(karpenter_version)
     if disruption and not nodes:        # the live cluster, as `kexplain pod` reads it
         return _disruption_live(env, Connect(kubeconfig, context, namespace, request_timeout, chunk_size), pods,
                                 aws_data, karpenter_config, kube, now, output, max_input_size, max_objects, validate,
-                                namespace, html)
+                                namespace, html, rules)
     if kubeconfig is not None or context is not None:
         raise KexplainError("--kubeconfig and --context read the live cluster: give them to --disruption without "
                             "--nodes")
     if disruption:
         return _disruption(env, pods, nodes, aws_data, karpenter_config, kube, now, output, max_input_size,
-                           max_objects, validate, namespace, html)
+                           max_objects, validate, namespace, html, rules)
+    _provisioning_release(karpenter_version, rules)
     for given, flag in ((now, "--now"), (html, "--html")):
         if given is not None:
             raise KexplainError(f"{flag} is an option of --disruption")
@@ -156,11 +184,12 @@ def _pass(env: Environment, pods: str, nodes: List[str], aws_data: Optional[str]
 
 def _disruption(env: Environment, pods: Optional[str], nodes: List[str], aws_data: Optional[str],
                 karpenter_config: Optional[str], kube, now: Optional[str], output: Output, max_input_size: int,
-                max_objects: int, validate: str, namespace: Optional[str], html: Optional[str] = None) -> ExitStatus:
+                max_objects: int, validate: str, namespace: Optional[str], html: Optional[str] = None,
+                rules: versions.DisruptionRules = versions.DEFAULT) -> ExitStatus:
     """`--disruption`: the pass's document, written as asked (and its page, `--html`)."""
     inputs, doc = disruption_pass(pods, tuple(nodes), aws_data, karpenter_config, kube, parse_now(now),
                                   max_bytes=max_input_size, max_objects=max_objects, validate=validate,
-                                  namespace=namespace, stdin=env.stdin)
+                                  namespace=namespace, stdin=env.stdin, rules=rules)
     for warning in inputs.warnings:
         env.error(f"warning: {warning}")
     for err in inputs.refused:
@@ -176,13 +205,13 @@ def _disruption(env: Environment, pods: Optional[str], nodes: List[str], aws_dat
 
 def _disruption_live(env: Environment, connect: Connect, pods: Optional[str], aws_data: Optional[str],
                      karpenter_config: Optional[str], kube, now: Optional[str], output: Output, max_input_size: int,
-                     max_objects: int, validate: str, namespace: Optional[str], html: Optional[str] = None
-                     ) -> ExitStatus:
+                     max_objects: int, validate: str, namespace: Optional[str], html: Optional[str] = None,
+                     rules: versions.DisruptionRules = versions.DEFAULT) -> ExitStatus:
     """`--disruption` without --nodes: the pass over the live cluster, Karpenter's events beside it;
     the reads RBAC refused (Karpenter's kinds, its events) said once, in one block."""
     done = disruption_live(connect, reading_bar(env), pods, aws_data, karpenter_config, kube, parse_now(now),
                            max_bytes=max_input_size, max_objects=max_objects, validate=validate,
-                           namespace=namespace, stdin=env.stdin)
+                           namespace=namespace, stdin=env.stdin, rules=rules)
     karpenter = done.live.karpenter
     if done.events_refused is not None:
         karpenter = replace(karpenter, refusals=(*karpenter.refusals, done.events_refused))

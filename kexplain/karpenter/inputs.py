@@ -23,6 +23,7 @@ from kexplain.apimachinery.stored_pods import StoredPod, decode_view
 from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, KexplainError, Source
 from kexplain.explain.pending_pass import with_victims
 from kexplain.features import KubeVersion
+from kexplain.karpenter.disruption import versions
 from kexplain.karpenter.params import Settings, read_settings
 from kexplain.karpenter.request import NODEPOOL
 from kexplain.load.gcpolicy import bulk_load
@@ -471,7 +472,7 @@ def _inputs_of(cluster: Objects, rest: Objects, settings: Settings, kube: KubeVe
     check_uids(pending, sources)
     daemonsets = [o for o, _ in rest if o.get("kind") == "DaemonSet"]
     refused: list[KexplainError] = []
-    pools, classes, claims = _karpenter_objects(rest, validate, warnings, refused)
+    pools, classes, claims = _karpenter_objects(rest, validate, warnings, refused, settings.release)
     return PassInputs(settings, kube, now, pending, bound, nodes, claims, daemonsets, pools, classes, objects,
                       sources, warnings, refused)
 
@@ -488,7 +489,8 @@ def check_uids(pending: list[PodInfo], sources: dict[int, Source] | None = None)
 
 
 def _karpenter_objects(objs: list[tuple[dict[str, Any], Source]], validate: str, warnings: list[str],
-                       refused: list[KexplainError]) -> tuple[list[Any], list[Any], list[dict[str, Any]]]:
+                       refused: list[KexplainError], release: str = "v1.13.0"
+                       ) -> tuple[list[Any], list[Any], list[dict[str, Any]]]:
     """Karpenter's objects as the API server stores them, through their CRDs' schemas and rules
     (`as_stored`), in file order; NodeClaims as stored objects, which the cluster state reads."""
     # lazy: their CRDs' schemas and rules only when a pass runs (docs/development.md, "Lazy imports")
@@ -496,11 +498,13 @@ def _karpenter_objects(objs: list[tuple[dict[str, Any], Source]], validate: str,
     from kexplain.karpenter.apis.nodeclaim import parse_node_claim
     from kexplain.karpenter.apis.nodepool import parse_node_pool
 
+    parse_pool = functools.partial(parse_node_pool, policies=versions.resolve(release).consolidation_policies)
+
     pools, classes, claims = [], [], []
     for obj, src in objs:
         kind = obj.get("kind")
         if kind == NODEPOOL:
-            pools.append(as_stored(parse_node_pool, obj, src, validate, warnings, refused))
+            pools.append(as_stored(parse_pool, obj, src, validate, warnings, refused))
         elif kind == EC2NODECLASS:
             classes.append(as_stored(parse_ec2_node_class, obj, src, validate, warnings, refused))
         elif kind == NODECLAIM:

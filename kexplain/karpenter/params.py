@@ -56,6 +56,7 @@ class Settings:
     zones: tuple[str, ...] | None = None
     unavailable_offerings: tuple[Offering, ...] = ()
     unknown_gates: tuple[str, ...] = ()      # gate names Karpenter ignores (said as a warning)
+    release: str = "v1.13.0"                 # --karpenter-version: its CRDs admit the NodePools
 
     def check_world(self, type_names: Iterable[str], zone_names: Iterable[str], src: Source | None = None) -> None:
         """An instance type, zone or offering that the AWS data lacks is an input error."""

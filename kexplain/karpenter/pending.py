@@ -60,12 +60,15 @@ def _layers(applied: PendingPass | None) -> dict[str, Any]:
 
 def load_pods_pass(pods_path: str | None, node_paths: tuple[str, ...], settings_path: str | None, kube: KubeVersion,
                    *, max_bytes: int, max_objects: int, validate: str = "strict", now: datetime = CLOCK,
-                   stdin: BinaryIO | None = None, namespace: str | None = None, objects: list | None = None
-                   ) -> tuple[PassInputs, PendingPass | None]:
+                   stdin: BinaryIO | None = None, namespace: str | None = None, objects: list | None = None,
+                   release: str | None = None) -> tuple[PassInputs, PendingPass | None]:
     """`kexplain karpenter PODS`'s pass (`kexplain.explain.pods_file_pass`), and the merged pass when
     the file held workloads (None otherwise). `namespace`: -n, for PODS; `objects`: the cluster read
-    already (live: `kexplain.app.karpenter_live`), with the files of `node_paths` after it."""
+    already (live: `kexplain.app.karpenter_live`), with the files of `node_paths` after it; `release`:
+    the Karpenter release whose CRDs admit its objects (--karpenter-version; default v1.13.0)."""
     settings = read_settings(settings_path, max_bytes)
+    if release is not None:
+        settings = replace(settings, release=release)
     with bulk_load():
         pod_objs = load_objects([pods_path], max_bytes, stdin, max_objects=max_objects,
                                 namespace=namespace) if pods_path else []

@@ -207,14 +207,16 @@ def document(done: Pass, explain: str | None = EXPLAIN_UNPLACED) -> dict[str, An
 
 
 
-def disruption(inputs: PassInputs, world: Any, now: Any = None) -> Any:
+def disruption(inputs: PassInputs, world: Any, now: Any = None, rules: Any = None) -> Any:
     """Karpenter's disruption pass over the inputs (`kexplain.karpenter.disruption.controller`):
-    the cluster state, the AWS provider, the pending pods' nominations, every method in order.
+    the cluster state, the AWS provider, the pending pods' nominations, every method in order, by
+    the release's rules (`disruption.versions`; default v1.13.0).
     Returns the `DisruptionResult`; `disruption_document` makes its document."""
     cloud = AWSCloud(inputs, world)
     cluster = new_cluster(inputs)
     inputs.warnings.extend(cluster.warnings)
-    return disrupt(inputs, cloud, cluster, now if now is not None else inputs.now, options=options_of(inputs))
+    return disrupt(inputs, cloud, cluster, now if now is not None else inputs.now, options=options_of(inputs),
+                   **({"rules": rules} if rules is not None else {}))
 
 
 def disruption_document(result: Any) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 nodepool_status.go): what it launches, how it is ordered, bounded and disrupted, whether it is ready."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any, Mapping
 
 from kexplain.apimachinery import quantity
@@ -148,13 +149,34 @@ _RULES: dict[str, tuple[s.Rule, ...]] = {
     ),
 }
 NODE_POOL_SCHEMA = s.load_schemas(__package__, "nodepool", _RULES)["NodePool"]      # the structure: data/nodepool.json
+_POLICY_PATH = ("spec", "disruption", "consolidationPolicy")
+
+
+@lru_cache(maxsize=4)
+def node_pool_schema(policies: tuple[str, ...] | None = None) -> s.Node:
+    """The NodePool CRD of a release whose consolidationPolicy enum is `policies` (None: v1.13.0's,
+    data/nodepool.json's): the one node replaced, the rest shared."""
+    base = NODE_POOL_SCHEMA
+    for key in _POLICY_PATH:
+        base = (base.properties or {})[key]
+    if policies is None or policies == base.enum:
+        return NODE_POOL_SCHEMA
+
+    def swap(node: s.Node, path: tuple[str, ...]) -> s.Node:
+        assert node.properties is not None
+        child = node.properties[path[0]]
+        new = replace(child, enum=policies) if len(path) == 1 else swap(child, path[1:])
+        return replace(node, properties={**node.properties, path[0]: new})
+    return swap(NODE_POOL_SCHEMA, _POLICY_PATH)
 
 
 # -- parsing ---------------------------------------------------------------------------------------
 def parse_node_pool(obj: Mapping[str, Any], source: Source | None = None, *, validate: str = "strict",
-                    invalid: str = "note", warnings: list[str] | None = None) -> NodePool:
-    """A NodePool as stored (else AdmissionRejected, or InputError for unknown fields under strict)."""
-    stored = admit(obj, NODE_POOL_SCHEMA, QUALIFIED_KIND, source, validate, invalid, warnings)
+                    invalid: str = "note", warnings: list[str] | None = None,
+                    policies: tuple[str, ...] | None = None) -> NodePool:
+    """A NodePool as stored (else AdmissionRejected, or InputError for unknown fields under strict).
+    `policies`: the release's consolidationPolicy enum (`node_pool_schema`)."""
+    stored = admit(obj, node_pool_schema(policies), QUALIFIED_KIND, source, validate, invalid, warnings)
     meta = stored.get("metadata") or {}
     spec = stored["spec"]
     template = spec["template"]

@@ -243,7 +243,7 @@ class Command:
                     dest += offering.price
         return source - dest
 
-    def emit_candidate_events(self, recorder: ev.Recorder) -> None:
-        savings = self.estimated_savings()
+    def emit_candidate_events(self, recorder: ev.Recorder, savings: float | None = None) -> None:
+        savings = self.estimated_savings() if savings is None else savings
         for c in self.candidates:
             recorder.publish(*ev.consolidation_candidate(c.node, c.node_claim, self.text_for(c), savings))

@@ -4,28 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from kexplain.apimachinery.gosort import go_sort
 from kexplain.karpenter.cloudprovider.types import InstanceTypes, MAX_FLOAT64
 from kexplain.karpenter.disruption import events as ev
+from kexplain.karpenter.disruption.balanced import (Totals, estimated_savings, is_empty, node_pool_totals,
+                                                   source_price)
 from kexplain.karpenter.disruption.candidate import (CAPACITY_TYPE_LABEL, INSTANCE_TYPE_LABEL, ZONE_LABEL, Candidate,
-                                                    Command, Method, candidate_prices, condition_true, sentence)
+                                                    Command, Method, condition_true, sentence)
 from kexplain.karpenter.disruption.helpers import CandidateDeleting, simulate_scheduling
 from kexplain.karpenter.scheduling.requirement import new_requirement
 from kexplain.karpenter.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN_LABELS, new_requirements
 
 SPOT, ON_DEMAND, RESERVED = "spot", "on-demand", "reserved"
-WHEN_EMPTY_OR_UNDERUTILIZED = "WhenEmptyOrUnderutilized"
 
 
 def consolidation_disabled(c: Candidate) -> bool:
     """consolidateAfter: Never (a nil Duration)."""
     return c.node_pool.spec.disruption.consolidate_after == "Never"
-
-
-def sort_by_cost(candidates: list[Candidate]) -> list[Candidate]:
-    """sortCandidates: sort.Slice by disruption cost, lowest first."""
-    go_sort(candidates, lambda a, b: a.disruption_cost < b.disruption_cost)
-    return candidates
 
 
 def _offerings_compatible(offerings: Any, reqs: Any) -> list[Any]:
@@ -62,6 +56,8 @@ def remove_by_price_and_min_values(claim: Any, reqs: Any, max_price: float) -> B
 class Consolidation(Method):
     """consolidation: what the three consolidation methods share."""
 
+    _totals: tuple[list[Candidate], dict[str, Totals]] | None = None
+
     def should_disrupt(self, c: Candidate) -> bool:
         publish = self.ctx.recorder.publish
         if c.owned_by_static_node_pool():
@@ -79,11 +75,20 @@ class Consolidation(Method):
         if consolidation_disabled(c):
             publish(*ev.unconsolidatable(c.node, c.node_claim, f'NodePool "{c.node_pool.name}" has consolidation disabled'))
             return False
-        if c.node_pool.spec.disruption.consolidation_policy != WHEN_EMPTY_OR_UNDERUTILIZED:
-            publish(*ev.unconsolidatable(c.node, c.node_claim,
-                                         f'NodePool "{c.node_pool.name}" has non-empty consolidation disabled'))
+        rules = self.ctx.rules
+        if rules.empty_by_eviction_cost and is_empty(rules, c):         # Emptiness's (v1.14)
+            return False
+        if c.node_pool.spec.disruption.consolidation_policy not in rules.underutilized_policies:
+            publish(*ev.unconsolidatable(c.node, c.node_claim, rules.policy_refusal.format(pool=c.node_pool.name)))
             return False
         return condition_true(c.node_claim, "Consolidatable")
+
+    def totals(self) -> dict[str, Totals]:
+        """The NodePool totals Balanced scoring measures against (SetNodePoolTotals), once per run."""
+        made = self.ctx.candidates_made
+        if self._totals is None or self._totals[0] is not made:
+            self._totals = (made, node_pool_totals(self.ctx, made) if self.ctx.rules.balanced_k else {})
+        return self._totals[1]
 
     def _single(self, candidates: list[Candidate], message: str) -> None:
         if len(candidates) == 1:
@@ -93,7 +98,7 @@ class Consolidation(Method):
     def compute_consolidation(self, candidates: list[Candidate]) -> Command:
         """computeConsolidation: a command, or an empty one (no-op), with Karpenter's events."""
         try:
-            sim = simulate_scheduling(self.ctx, candidates)
+            sim = simulate_scheduling(self.ctx, candidates, consolidation=True)
         except CandidateDeleting:
             return Command([])
         if not sim.all_non_pending_pods_scheduled():
@@ -105,7 +110,7 @@ class Consolidation(Method):
         if len(results.new_node_claims) != 1:
             self._single(candidates, f"Can't remove without creating {len(results.new_node_claims)} candidates")
             return Command([])
-        price = candidate_prices(candidates)
+        price = source_price(self.ctx.rules, candidates)
         all_spot = all(c.capacity_type == SPOT for c in candidates)
         claim = results.new_node_claims[0]
         claim.instance_type_options = InstanceTypes(claim.instance_type_options).order_by_price(claim.requirements)
@@ -122,7 +127,7 @@ class Consolidation(Method):
         if ct.has(SPOT) and ct.has(ON_DEMAND):
             claim.requirements.add(new_requirement(CAPACITY_TYPE_LABEL, "In", SPOT))
         cmd = Command(list(candidates), [claim], sim)
-        cmd.emit_candidate_events(self.ctx.recorder)
+        cmd.emit_candidate_events(self.ctx.recorder, estimated_savings(self.ctx.rules, cmd))
         return cmd
 
     def spot_to_spot(self, candidates: list[Candidate], sim: Any, price: float) -> Command:
@@ -144,7 +149,7 @@ class Consolidation(Method):
             return Command([])
         if len(candidates) > 1:
             cmd = Command(list(candidates), [claim], sim)
-            cmd.emit_candidate_events(self.ctx.recorder)
+            cmd.emit_candidate_events(self.ctx.recorder, estimated_savings(self.ctx.rules, cmd))
             return cmd
         if len(claim.instance_type_options) < min_types:
             self._single(candidates, f"SpotToSpotConsolidation requires {min_types} cheaper instance type options "
@@ -157,7 +162,7 @@ class Consolidation(Method):
         else:
             claim.instance_type_options = InstanceTypes(claim.instance_type_options[:min_types])
         cmd = Command(list(candidates), [claim], sim)
-        cmd.emit_candidate_events(self.ctx.recorder)
+        cmd.emit_candidate_events(self.ctx.recorder, estimated_savings(self.ctx.rules, cmd))
         return cmd
 
 

@@ -9,12 +9,10 @@ from kexplain.karpenter.cloudprovider.types import format_price
 from kexplain.karpenter.disruption.budgets import REASONS
 from kexplain.karpenter.disruption.candidate import (CAPACITY_TYPE_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL,
                                                     ZONE_LABEL, Command)
+from kexplain.karpenter.disruption.balanced import estimated_savings
 from kexplain.karpenter.disruption.controller import DisruptionResult, MethodRun, NodeVerdict
+from kexplain.karpenter.disruption.versions import DEFAULT, DisruptionRules
 from kexplain.karpenter.utils.objects import name_of
-
-BUILD = ("sigs.k8s.io/karpenter {version} (github.com/openshift/kubernetes-sigs-karpenter 2b8ed744bf1c) in "
-         "github.com/openshift/aws-karpenter-provider-aws abcf7d1e3417, as kexplain models it")
-
 
 def _put(doc: dict[str, Any], key: str, value: Any) -> None:
     if value not in ("", None, [], {}):
@@ -66,7 +64,7 @@ def _pods(pods: Any) -> list[str]:
     return sorted(p.key for p in pods)
 
 
-def command_entry(cmd: Command) -> dict[str, Any]:
+def command_entry(cmd: Command, rules: DisruptionRules = DEFAULT) -> dict[str, Any]:
     candidates = sorted(cmd.candidates, key=lambda c: c.name())
     text_cmd = Command(candidates, cmd.replacements, cmd.results)
     doc: dict[str, Any] = {"decision": cmd.decision(), "text": text_cmd.text(),
@@ -92,7 +90,7 @@ def command_entry(cmd: Command) -> dict[str, Any]:
             e["pods"] = _pods(node.pods)
             existing.append(e)
     _put(doc, "existingNodes", existing)
-    doc["estimatedSavings"] = f"{cmd.estimated_savings():.4f}"
+    doc["estimatedSavings"] = f"{estimated_savings(rules, cmd):.4f}"
     return doc
 
 
@@ -106,7 +104,7 @@ def method_entry(run: MethodRun) -> dict[str, Any]:
         doc["budgets"] = dict(sorted(run.budgets.items()))
     doc["outcome"] = run.outcome
     _put(doc, "error", run.error)
-    _put(doc, "commands", [command_entry(c) for c in run.commands])
+    _put(doc, "commands", [command_entry(c, m.ctx.rules) for c in run.commands])
     _put(doc, "events", [e.as_dict() for e in run.events])
     _put(doc, "published", run.published)
     return doc
@@ -118,7 +116,7 @@ def build_document(result: DisruptionResult) -> dict[str, Any]:
     for run in result.methods:
         for c in run.candidates:
             eligible.setdefault(c.name(), []).append(run.method.name)
-    doc: dict[str, Any] = {"karpenter": BUILD.format(version=ctx.rules.version), "pass": "disruption"}
+    doc: dict[str, Any] = {"karpenter": ctx.rules.build, "pass": "disruption"}
     _put(doc, "provisioningScheduleError", result.schedule_error)
     _put(doc, "nominatedNodes", result.nominated)
     per_pool: dict[str, dict[str, Any]] = {}
@@ -134,7 +132,7 @@ def build_document(result: DisruptionResult) -> dict[str, Any]:
     doc["methods"] = [method_entry(r) for r in result.methods]
     acting = result.acting
     doc["decision"] = ({"method": acting.method.name, "reason": acting.method.reason,
-                        "commands": [command_entry(c) for c in acting.commands]} if acting is not None else None)
+                        "commands": [command_entry(c, ctx.rules) for c in acting.commands]} if acting is not None else None)
     doc["events"] = [e.as_dict() for r in result.methods if r.reached for e in r.events]
     summary: dict[str, Any] = {"decision": acting.commands[0].decision() if acting is not None else "none"}
     if acting is not None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from kexplain.karpenter.disruption import events as ev
 from kexplain.karpenter.disruption.candidate import Candidate, Command, condition_true
-from kexplain.karpenter.disruption.consolidation import Consolidation, consolidation_disabled, sort_by_cost
+from kexplain.karpenter.disruption.balanced import is_empty, sort_candidates
+from kexplain.karpenter.disruption.consolidation import Consolidation, consolidation_disabled
 
 
 class Emptiness(Consolidation):
@@ -19,12 +20,12 @@ class Emptiness(Consolidation):
             self.ctx.recorder.publish(*ev.unconsolidatable(
                 c.node, c.node_claim, f'NodePool "{c.node_pool.name}" has consolidation disabled'))
             return False
-        return not c.reschedulable_pods and condition_true(c.node_claim, "Consolidatable")
+        return is_empty(self.ctx.rules, c) and condition_true(c.node_claim, "Consolidatable")
 
     def compute_commands(self, budgets: dict[str, int], candidates: list[Candidate]) -> list[Command]:
         empty = []
-        for c in sort_by_cost(candidates):
-            if c.reschedulable_pods:
+        for c in sort_candidates(self.ctx.rules, candidates):
+            if not is_empty(self.ctx.rules, c):
                 continue
             if budgets.get(c.node_pool.name, 0) == 0:
                 continue

@@ -12,6 +12,7 @@ NORMAL, WARNING = "Normal", "Warning"
 DISRUPTION_BLOCKED = "DisruptionBlocked"
 UNCONSOLIDATABLE = "Unconsolidatable"
 CONSOLIDATION_CANDIDATE = "ConsolidationCandidate"
+CONSOLIDATION_APPROVED = "ConsolidationApproved"          # v1.14, the Balanced policy
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,17 @@ def unconsolidatable(node: Any, node_claim: Any, message: str) -> list[Event]:
 def consolidation_candidate(node: Any, node_claim: Any, command: str, savings: float) -> list[Event]:
     return _pair(node, node_claim, CONSOLIDATION_CANDIDATE,
                  f"Consolidation candidate: {command} (savings: ${savings:.2f})", (command,))
+
+
+def consolidation_approved(node: Any, node_claim: Any, message: str) -> list[Event]:
+    """ConsolidationApproved (v1.14): a Balanced pool's one-node move whose score passed."""
+    return _pair(node, node_claim, CONSOLIDATION_APPROVED, message)
+
+
+def consolidation_approved_multi_node(node_pool: Any, message: str) -> Event:
+    """ConsolidationApprovedMultiNode (v1.14): on the NodePool of a multi-node move."""
+    return Event(f"NodePool {node_pool.name}", NORMAL, CONSOLIDATION_APPROVED, message,
+                 (node_pool.uid or f"NodePool/{node_pool.name}",))
 
 
 def node_pool_blocked_for_reason(node_pool: Any, reason: str) -> Event:

@@ -12,7 +12,7 @@ from kexplain.karpenter.disruption import budgets as bud
 from kexplain.karpenter.disruption import events as ev
 from kexplain.karpenter.disruption.candidate import (NODEPOOL_LABEL, Candidate, CandidateError, new_candidate,
                                                     validate_pods)
-from kexplain.karpenter.disruption.pods import Limits
+from kexplain.karpenter.disruption.pods import Limits, under_consolidate_after
 from kexplain.karpenter.disruption.versions import DisruptionRules
 from kexplain.karpenter.errors import GoError, WrappedError, multierr_errors
 from kexplain.karpenter.provisioning.provisioner import (DoesNotExistError, _is_managed_pool, daemonset_pods, not_provisionable_reason,
@@ -62,6 +62,7 @@ class Context:
     _deleting: list[Any] | None = field(init=False, default=None)
     _named: list[tuple[Any, str]] | None = field(init=False, default=None)
     _node_counts: tuple[dict[str, int], dict[str, int]] | None = field(init=False, default=None)
+    candidates_made: list[Candidate] = field(default_factory=list)     # GetCandidates' before its filter
 
     def __post_init__(self) -> None:
         self.pdbs = Limits(self.inputs.objects.get("PodDisruptionBudget", ()))
@@ -166,6 +167,7 @@ def get_candidates(ctx: Context, should_disrupt: Callable[[Candidate], bool], di
         except CandidateError:
             continue
         out.append(c)
+    ctx.candidates_made = out
     return [c for c in out if should_disrupt(c)]
 
 
@@ -317,8 +319,9 @@ class UninitializedNodeError(GoError):
     pass
 
 
-def simulate_scheduling(ctx: Context, candidates: Sequence[Candidate]) -> Simulation:
-    """SimulateScheduling: raises CandidateDeleting or SimulationError."""
+def simulate_scheduling(ctx: Context, candidates: Sequence[Candidate], consolidation: bool = False) -> Simulation:
+    """SimulateScheduling: raises CandidateDeleting or SimulationError. `consolidation`:
+    IsConsolidationSimulation (consolidateAfter on destination nodes, where the release has it)."""
     names = {c.name() for c in candidates}
     deleting = ctx.deleting()
     if any(n.name() in names for n in deleting):
@@ -332,6 +335,8 @@ def simulate_scheduling(ctx: Context, candidates: Sequence[Candidate]) -> Simula
     pods.extend(from_deleting)
     publish_ignored(ctx, ctx.recorder)
     scheduler, schedulable = new_scheduler(ctx, pods, state_nodes, simulation_options(ctx), ctx.recorder)
+    if consolidation and ctx.rules.destination_consolidate_after:
+        close_consolidate_after(ctx, scheduler, pods, from_deleting)
     results = scheduler.solve(schedulable)
     truncate_instance_types(results, scheduler.type_index, scheduler.options.min_values_best_effort)
     deleting_keys = {p.key for p in from_deleting}
@@ -348,6 +353,20 @@ def simulate_scheduling(ctx: Context, candidates: Sequence[Candidate]) -> Simula
                 results.pod_errors[pod.uid] = UninitializedNodeError(
                     f"would schedule against uninitialized {', '.join(info)}")
     return Simulation(results, schedulable)
+
+
+def close_consolidate_after(ctx: Context, scheduler: Scheduler, pods: list[PodInfo], from_deleting: list[PodInfo]
+                            ) -> None:
+    """calculateExistingNodeClaims with enforceConsolidateAfter (v1.14): the existing nodes under
+    their NodePool's consolidateAfter take only pending pods and the deleting nodes' pods. The
+    NodePool is one the scheduler was built with (a ready, dynamic one)."""
+    pools = {np.name: np for np in ctx.inputs.node_pools if np.name in scheduler.remaining_resources}
+    closed = {i for i, node in enumerate(scheduler.existing_nodes)
+              if under_consolidate_after(pools.get(node.state.labels().get(NODEPOOL_LABEL) or ""),
+                                         node.state.node_claim, ctx.now)}
+    if closed:
+        exempt = {p.uid for p in pods if p.phase == "Pending"} | {p.uid for p in ctx.pending}
+        scheduler.close_nodes(closed, exempt | {p.uid for p in from_deleting})
 
 
 def nominate(ctx: Context, options: Options) -> tuple[list[str], str]:

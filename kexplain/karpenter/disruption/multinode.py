@@ -7,7 +7,8 @@ from typing import Any
 
 from kexplain.karpenter.cloudprovider.types import MAX_FLOAT64
 from kexplain.karpenter.disruption.candidate import DELETE, REPLACE, Candidate, Command, candidate_price
-from kexplain.karpenter.disruption.consolidation import Consolidation, remove_by_price_and_min_values, sort_by_cost
+from kexplain.karpenter.disruption.balanced import Score, emit_multi_node, evaluate, sort_candidates
+from kexplain.karpenter.disruption.consolidation import Consolidation, remove_by_price_and_min_values
 
 
 class MultiNodeConsolidation(Consolidation):
@@ -17,25 +18,31 @@ class MultiNodeConsolidation(Consolidation):
 
     def compute_commands(self, budgets: dict[str, int], candidates: list[Candidate]) -> list[Command]:
         disruptable = []
-        for c in sort_by_cost(candidates):
+        rules = self.ctx.rules
+        for c in sort_candidates(rules, candidates):
             if budgets.get(c.node_pool.name, 0) == 0:
                 continue
-            if not c.reschedulable_pods:
+            if not rules.empty_by_eviction_cost and not c.reschedulable_pods:     # v1.13: empty ones skipped
                 continue
             disruptable.append(c)
             budgets[c.node_pool.name] -= 1
         limit = min(len(disruptable), self.ctx.rules.multi_node_max_candidates)
-        cmd = self.first_n(disruptable, limit)
-        return [cmd] if cmd.decision() != "no-op" else []
+        cmd, per_pool = self.first_n(disruptable, limit)
+        if cmd.decision() == "no-op":
+            return []
+        emit_multi_node(cmd, per_pool, self.ctx.recorder)
+        return [cmd]
 
-    def first_n(self, candidates: list[Candidate], high: int) -> Command:
-        """firstNConsolidationOption: binary search on the prefix length."""
+    def first_n(self, candidates: list[Candidate], high: int) -> tuple[Command, dict[str, Score]]:
+        """firstNConsolidationOption: binary search on the prefix length (v1.14: a Balanced pool's
+        score may refuse a prefix); the Balanced pools' scores of the command found."""
         if len(candidates) < 2:
-            return Command([])
+            return Command([]), {}
         low = 1
         if len(candidates) <= high:
             high = len(candidates) - 1
-        last = Command([])
+        last, last_scores = Command([]), {}
+        rejected: tuple[Command, dict[str, Score]] | None = None
         while low <= high:
             mid = (low + high) // 2
             batch = candidates[:mid + 1]
@@ -45,12 +52,20 @@ class MultiNodeConsolidation(Consolidation):
                 err = filter_out_same_instance_type(cmd.replacements[0], batch)
                 if err is None and cmd.replacements[0].instance_type_options:
                     valid = True
+            if valid and self.ctx.rules.balanced_k:
+                valid, scores = evaluate(self.ctx.rules, cmd, self.totals())
+                if valid:
+                    last_scores = scores
+                else:
+                    rejected = (cmd, scores)
             if valid:
                 last = cmd
                 low = mid + 1
             else:
                 high = mid - 1
-        return last
+        if not last.candidates and rejected is not None:    # the smallest batch refused, once
+            emit_multi_node(*rejected, self.ctx.recorder)
+        return last, last_scores
 
 
 def filter_out_same_instance_type(replacement: Any, candidates: list[Candidate]) -> BaseException | None:

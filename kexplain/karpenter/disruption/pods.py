@@ -269,3 +269,23 @@ def lifetime_remaining(now: datetime, node_claim: Mapping[str, Any]) -> float:
         return 1.0 if age <= 0 else 0.0
     return min(max((total - age) / total, 0.0), 1.0)
 
+
+
+def under_consolidate_after(node_pool: Any, node_claim: Mapping[str, Any] | None, now: datetime) -> bool:
+    """IsUnderConsolidateAfter (v1.14): the NodePool's consolidateAfter (not Never, not 0) has not
+    passed since the NodeClaim's last pod event (else since it was Initialized)."""
+    if node_pool is None or node_claim is None:
+        return False
+    after = node_pool.spec.disruption.consolidate_after
+    ns = parse_duration(str(after)) if after != "Never" else None
+    if not ns:
+        return False
+    status = node_claim.get("status") or {}
+    initialized = next((c for c in status.get("conditions") or ()
+                        if isinstance(c, dict) and c.get("type") == "Initialized"), None)
+    if initialized is None or initialized.get("status") != "True":
+        return False
+    since = parse_time(status.get("lastPodEventTime")) or parse_time(initialized.get("lastTransitionTime"))
+    if since is None:           # Go's zero time: long past
+        return False
+    return (now - since).total_seconds() * 1e9 < ns

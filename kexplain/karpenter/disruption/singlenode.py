@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from kexplain.karpenter.disruption.candidate import NO_OP, Candidate, Command
-from kexplain.karpenter.disruption.consolidation import Consolidation, sort_by_cost
+from kexplain.karpenter.disruption.balanced import approve, can_pass_threshold, sort_candidates
+from kexplain.karpenter.disruption.consolidation import Consolidation
 
 
 class SingleNodeConsolidation(Consolidation):
@@ -12,23 +13,28 @@ class SingleNodeConsolidation(Consolidation):
     consolidation_type = "single"
 
     def compute_commands(self, budgets: dict[str, int], candidates: list[Candidate]) -> list[Command]:
+        rules = self.ctx.rules
         for c in self.sort_candidates(candidates):
             if budgets.get(c.node_pool.name, 0) == 0:
                 continue
-            if not c.reschedulable_pods:
+            if rules.empty_by_eviction_cost:
+                if not can_pass_threshold(rules, c, self.totals()):
+                    continue
+            elif not c.reschedulable_pods:                  # v1.13: empty ones skipped
                 continue
             cmd = self.compute_consolidation([c])
             if cmd.decision() == NO_OP:
                 continue
+            if not approve(rules, cmd, self.totals(), self.ctx.recorder):
+                continue
             return [cmd]
         return []
 
-    @staticmethod
-    def sort_candidates(candidates: list[Candidate]) -> list[Candidate]:
+    def sort_candidates(self, candidates: list[Candidate]) -> list[Candidate]:
         """SortCandidates: by disruption cost, then the NodePools interleaved (Go takes the pools in a
         map's order: here by name)."""
         by_pool: dict[str, list[Candidate]] = {}
-        for c in sort_by_cost(candidates):
+        for c in sort_candidates(self.ctx.rules, candidates):
             by_pool.setdefault(c.node_pool.name, []).append(c)
         pools = sorted(by_pool)
         longest = max((len(v) for v in by_pool.values()), default=0)

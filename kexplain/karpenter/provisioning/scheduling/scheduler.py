@@ -168,6 +168,8 @@ class Scheduler:
         self._scans: dict[bytes, _ShapeScan] = {}
         self._added: list[int] = []          # the existing nodes a pod was added to, in turn (by index)
         self._node_refusals: dict[tuple, dict[int, int]] = {}
+        self._closed: set[int] = set()           # close_nodes
+        self._closed_exempt: set[str] = set()
         self._claim_refusals: dict[bytes, dict[int, int]] = {}
         self._template_refusals: dict[tuple[int, bytes, int], BaseException] = {}
         self._within_limits: dict[tuple[int, tuple], list[Any]] = {}
@@ -291,6 +293,11 @@ class Scheduler:
             return GoError(NODEPOOLS_FILTERED_OUT)
         return self.add_to_new_node_claim(pod, data)
 
+    def close_nodes(self, closed: set[int], exempt_uids: set[str]) -> None:
+        """The existing nodes (by index) that take only the pods of `exempt_uids` (Karpenter
+        v1.14's consolidation simulation: nodes under their NodePool's consolidateAfter)."""
+        self._closed, self._closed_exempt = closed, exempt_uids
+
     def _shape(self, pod: PodInfo) -> bytes | None:
         """The pod's `kexplain.model.shapes.node_fit_key` (pods with equal ones are refused alike); None
         for a pod with volume requirements."""
@@ -323,7 +330,10 @@ class Scheduler:
         placed = False
         need = resources.nanos_of(data.requests)
         fits = resources.fits_nanos
+        closed = self._closed if self._closed and pod.uid not in self._closed_exempt else ()
         for i in scan.alive:
+            if closed and i in closed:
+                continue
             node = nodes[i]
             version = node.version
             if refused.get(i) == version:
