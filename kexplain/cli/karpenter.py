@@ -36,6 +36,16 @@ KARPENTER_VERSION_HELP = ("The Karpenter release whose disruption rules --disrup
                           "follows v1.13.0.")
 
 
+DISRUPTION_OPTION = typer.Option(False, "--disruption",
+                                 help="Run Karpenter's disruption pass instead: per NodePool and reason the budgets, "
+                                      "per method (Emptiness, StaticDrift, Drift, MultiNodeConsolidation, "
+                                      "SingleNodeConsolidation) its candidates and command, per node whether it is a "
+                                      "candidate and why not, the events.")
+HTML_OPTION = typer.Option(None, "--html", metavar="FILE",
+                           help="With --disruption: also write the answer as a self-contained page (the verdict, the "
+                                "budgets, the chain, the methods, the nodes, the events).")
+
+
 def _karpenter_version_value(value: Optional[str]) -> Optional[str]:
     """A release kexplain follows (`karpenter.disruption.versions.resolve`), checked before anything
     is read; a one-line error naming the known ones otherwise (exit 2)."""
@@ -85,14 +95,8 @@ def command(
     suggestions: bool = typer.Option(True, "--suggestions/--no-suggestions",
                                      help="Show verified fix suggestions for the pods Karpenter would not place "
                                           "(each change run through Karpenter's pass again; key 'suggestions')."),
-    disruption: bool = typer.Option(False, "--disruption",
-                                    help="Run Karpenter's disruption pass instead: per NodePool and reason the "
-                                         "budgets, per method (Emptiness, StaticDrift, Drift, "
-                                         "MultiNodeConsolidation, SingleNodeConsolidation) its candidates and "
-                                         "command, per node whether it is a candidate and why not, the events."),
-    html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
-                                       help="With --disruption: also write the answer as a self-contained page (the "
-                                            "verdict, the budgets, the chain, the methods, the nodes, the events)."),
+    disruption: bool = DISRUPTION_OPTION,
+    html: Optional[str] = HTML_OPTION,
     karpenter_version: Optional[str] = _karpenter_version_option(),
     now: Optional[str] = typer.Option(None, "--now", metavar="TIME",
                                       help="The clock (RFC 3339) for --disruption: node lifetimes, do-not-disrupt "
