@@ -23,7 +23,7 @@ from kexplain.karpenter.run import EXPLAIN_ALL, EXPLAIN_UNPLACED, document, sche
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.render import structured
 from kexplain.render.karpenter import print_pass
-from kexplain.render.karpenter_disruption import print_disruption
+from kexplain.render.karpenter_disruption import print_disruption, print_node
 from kexplain.render.karpenter_events import print_live_events
 from kexplain.suggest import karpenter as fixes
 
@@ -64,6 +64,9 @@ def command(
                                          "budgets, per method (Emptiness, StaticDrift, Drift, "
                                          "MultiNodeConsolidation, SingleNodeConsolidation) its candidates and "
                                          "command, per node whether it is a candidate and why not, the events."),
+    node: Optional[str] = typer.Option(None, "--node", metavar="NAME",
+                                       help="With --disruption: why Karpenter does not remove this node (every check "
+                                            "that stops it, verified fixes, what time changes; key 'node')."),
     now: Optional[str] = typer.Option(None, "--now", metavar="TIME",
                                       help="The clock (RFC 3339) for --disruption: node lifetimes, do-not-disrupt "
                                            "durations, budget schedules (default: the current time)."),
@@ -83,8 +86,8 @@ def command(
     replace now, and why every other node stays.
 
     Exit codes: 0 every pending pod Karpenter provisions for is placed (--disruption: the pass
-    ran, whatever it decided), 1 some pod failed or was ignored, 2 bad usage or bad input, 4
-    internal error."""
+    ran, whatever it decided; with --node: the node would be disrupted now), 1 some pod failed or
+    was ignored (--node: the node stays), 2 bad usage or bad input, 4 internal error."""
     env = env_of(ctx)
     kube, warnings = resolve(kubernetes_version, env.variables.get(ENV_VAR) or None, None, KARPENTER_KUBERNETES)
     for warning in warnings:
@@ -92,15 +95,15 @@ def command(
     if disruption and not nodes:        # the live cluster, as `kexplain pod` reads it
         return _disruption_live(env, Connect(kubeconfig, context, namespace, request_timeout, chunk_size), pods,
                                 aws_data, karpenter_config, kube, now, output, max_input_size, max_objects, validate,
-                                namespace)
+                                namespace, node)
     if kubeconfig is not None or context is not None:
         raise KexplainError("--kubeconfig and --context read the live cluster: give them to --disruption without "
                             "--nodes")
     if disruption:
         return _disruption(env, pods, nodes, aws_data, karpenter_config, kube, now, output, max_input_size,
-                           max_objects, validate, namespace)
-    if now is not None:
-        raise KexplainError("--now is an option of --disruption")
+                           max_objects, validate, namespace, node)
+    if now is not None or node is not None:
+        raise KexplainError(f"{'--now' if now is not None else '--node'} is an option of --disruption")
     if pods is None:
         raise KexplainError("Missing argument 'PODS' (a file of pending pods; only --disruption runs without one)")
     return _provisioning(env, pods, nodes, aws_data, karpenter_config, kube, output, max_input_size, max_objects,
@@ -151,30 +154,33 @@ def _pass(env: Environment, pods: str, nodes: List[str], aws_data: Optional[str]
 
 def _disruption(env: Environment, pods: Optional[str], nodes: List[str], aws_data: Optional[str],
                 karpenter_config: Optional[str], kube, now: Optional[str], output: Output, max_input_size: int,
-                max_objects: int, validate: str, namespace: Optional[str]) -> ExitStatus:
+                max_objects: int, validate: str, namespace: Optional[str], node: Optional[str] = None) -> ExitStatus:
     """`--disruption`: the pass's document, written as asked."""
     inputs, doc = disruption_pass(pods, tuple(nodes), aws_data, karpenter_config, kube, parse_now(now),
                                   max_bytes=max_input_size, max_objects=max_objects, validate=validate,
-                                  namespace=namespace, stdin=env.stdin)
+                                  namespace=namespace, stdin=env.stdin, node=node)
     for warning in inputs.warnings:
         env.error(f"warning: {warning}")
     for err in inputs.refused:
         env.error(f"error: {err}")
     if output.value in structured.FORMATS:
         structured.write(env.stdout, doc, output.value)
+    elif node is not None:
+        print_node(doc, env.console())
     else:
         print_disruption(doc, env.console())
-    return aggregate([ExitStatus.SUCCESS, *([ExitStatus.BAD_INPUT] if inputs.refused else [])])
+    return aggregate([disruption_status(doc), *([ExitStatus.BAD_INPUT] if inputs.refused else [])])
 
 
 def _disruption_live(env: Environment, connect: Connect, pods: Optional[str], aws_data: Optional[str],
                      karpenter_config: Optional[str], kube, now: Optional[str], output: Output, max_input_size: int,
-                     max_objects: int, validate: str, namespace: Optional[str]) -> ExitStatus:
+                     max_objects: int, validate: str, namespace: Optional[str], node: Optional[str] = None
+                     ) -> ExitStatus:
     """`--disruption` without --nodes: the pass over the live cluster, Karpenter's events beside it;
     the reads RBAC refused (Karpenter's kinds, its events) said once, in one block."""
     done = disruption_live(connect, reading_bar(env), pods, aws_data, karpenter_config, kube, parse_now(now),
                            max_bytes=max_input_size, max_objects=max_objects, validate=validate,
-                           namespace=namespace, stdin=env.stdin)
+                           namespace=namespace, stdin=env.stdin, node=node)
     karpenter = done.live.karpenter
     if done.events_refused is not None:
         karpenter = replace(karpenter, refusals=(*karpenter.refusals, done.events_refused))
@@ -185,10 +191,21 @@ def _disruption_live(env: Environment, connect: Connect, pods: Optional[str], aw
         env.error(f"error: {err}")
     if output.value in structured.FORMATS:
         structured.write(env.stdout, done.document, output.value)
+    elif node is not None:
+        print_node(done.document, env.console())
     else:
         print_disruption(done.document, env.console())
         print_live_events(done.document, env.console())
-    return aggregate([ExitStatus.SUCCESS, *([ExitStatus.BAD_INPUT] if done.inputs.refused else [])])
+    return aggregate([disruption_status(done.document),
+                      *([ExitStatus.BAD_INPUT] if done.inputs.refused else [])])
+
+
+def disruption_status(doc: dict) -> ExitStatus:
+    """--disruption: 0; with --node, 0 when the node would be disrupted now, else 1 (it stays)."""
+    node = doc.get("node")
+    if node is None or node.get("verdict") == "disrupted":
+        return ExitStatus.SUCCESS
+    return ExitStatus.UNSCHEDULABLE
 
 
 def exit_status(doc: dict) -> ExitStatus:
