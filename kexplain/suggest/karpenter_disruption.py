@@ -6,6 +6,7 @@ Ideas come from the checks that stop the node (`karpenter.disruption.why`); a fi
 renderers read (`as_dict`)."""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Mapping, Sequence
@@ -15,7 +16,7 @@ from kexplain.controllers.disruption import scaled
 from kexplain.errors import AdmissionRejected, InputError
 from kexplain.karpenter.apis.nodepool import parse_node_pool
 from kexplain.karpenter.disruption.budgets import is_active
-from kexplain.karpenter.disruption.candidate import condition
+from kexplain.karpenter.disruption.candidate import NODEPOOL_LABEL, condition
 from kexplain.karpenter.disruption.pods import DO_NOT_DISRUPT, annotations
 from kexplain.karpenter.disruption import why
 from kexplain.karpenter.disruption.why import NodeWhy
@@ -117,6 +118,7 @@ class Verifier:
 
     def __init__(self, inputs: PassInputs, world: Any, now: datetime, node: str) -> None:
         self.inputs, self.world, self.now, self.node, self.left = inputs, world, now, node, MAX_RERUNS
+        self.last: tuple[Any, NodeWhy] | None = None     # the last pass run again and its answer for the node
 
     def verify(self, kind: str, target: str, description: str, change: list[Op]) -> DisruptionFix | None:
         found = self.rerun(change)
@@ -139,60 +141,132 @@ class Verifier:
             after = why.explain(result, self.node)
         except Exception:          # noqa: BLE001 - a change the pass cannot run is no fix
             return None
+        self.last = (result, after)
         for run in result.methods:
             for cmd in run.commands:
                 mine = next((c for c in cmd.candidates if c.name() == self.node), None)
                 if mine is not None:
                     types = [it.name for r in cmd.replacements[:1] for it in list(r.instance_type_options)[:1]]
                     return run.method.name, run.reached, cmd.text_for(mine), (types or [""])[0]
-        order = next((c for c in after.checks if c.check == "order"), None)     # a command of its own, not first
+        order = next((c for c in after.checks if c.check == "order" and "command" in c.detail), None)   # not first
         if order is not None:
             return order.step, False, order.detail["command"], order.detail.get("replacementType", "")
+        self.last = None if order is not None else self.last
         return None
 
 
 # -- the ideas --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Proposal:
+    """An idea for one check that stops the node: only an idea until the pass run again verifies it."""
+
+    kind: str
+    target: str
+    description: str
+    change: tuple[Op, ...]
+
+
 def fixes(found: NodeWhy, result: Any, inputs: PassInputs, world: Any, now: datetime) -> list[DisruptionFix]:
-    """Every verified fix for the checks that stop the node, one idea per check, in their order."""
+    """Every verified fix for the checks that stop the node, one idea per check, in their order;
+    when none verifies alone (several checks stop it), all of them together."""
     if found.verdict == "disrupted":
         return []
     verifier = Verifier(inputs, world, now, found.name)
-    out: list[DisruptionFix] = []
-    ideas: dict[str, Callable[..., list[DisruptionFix]]] = {
+    ideas: dict[str, Callable[..., list[Proposal]]] = {
         "pod-do-not-disrupt": pod_annotation, "node-do-not-disrupt": node_annotation, "pdb": pdb_max_unavailable,
         "budget": budget, "simulation": node_pool_types, "filter": policy}
-    seen: set[str] = set()
+    proposals = proposals_of(found, result, ideas)
+    out, stuck = [], []
+    for p in proposals.values():
+        fix = verified(verifier, p)
+        if fix is not None:
+            out.append(fix)
+        elif verifier.last is not None:     # what stops it then: this change with the next one
+            stuck.append((p, proposals_of(verifier.last[1], verifier.last[0], ideas)))
+    if out:
+        return out
+    for p, following in stuck:
+        for q in following.values():
+            both = together([p, q])
+            fix = verifier.verify(both.kind, both.target, both.description, list(both.change))
+            if fix is not None:
+                return [fix]
+    if len(proposals) < 2:
+        return []
+    every = together(list(proposals.values()))
+    fix = verifier.verify(every.kind, every.target, every.description, list(every.change))
+    return [fix] if fix is not None else []
+
+
+def proposals_of(found: NodeWhy, result: Any, ideas: Mapping[str, Callable[..., list[Proposal]]]
+                 ) -> dict[str, Proposal]:
+    """Each check's ideas, one per distinct change."""
+    out: dict[str, Proposal] = {}
     for check in found.checks:
         idea = ideas.get(check.check)
-        if idea is None or (check.check, check.message) in seen:
-            continue
-        seen.add((check.check, check.message))       # type: ignore[arg-type]
-        out.extend(f for f in idea(check, found, result, verifier) if f is not None)
+        for p in idea(check, found, result) if idea is not None else ():
+            out.setdefault(json.dumps(p.change, sort_keys=True), p)
     return out
 
 
-def pod_annotation(check: Any, found: NodeWhy, result: Any, v: Verifier) -> list[DisruptionFix | None]:
+def together(proposals: list[Proposal]) -> Proposal:
+    """Several changes as one: each alone leaves the node stopped by another check."""
+    return Proposal("together", "; ".join(dict.fromkeys(p.target for p in proposals)),
+                    " and ".join(p.description for p in proposals),
+                    tuple(ordered(o for p in proposals for o in p.change)))
+
+
+def ordered(ops: Any) -> list[Op]:
+    """Replacements first, then removals from the highest index down (so paths stay right)."""
+    ops = list(ops)
+    return [o for o in ops if o["op"] != "remove"] + sorted((o for o in ops if o["op"] == "remove"),
+                                                             key=lambda o: o["path"], reverse=True)
+
+
+def verified(v: Verifier, p: Proposal) -> DisruptionFix | None:
+    """The proposal verified; an instance-type requirement dropped is narrowed to the one type the
+    replacement takes first, when that verifies too."""
+    found = v.rerun(list(p.change))
+    if found is None:
+        return None
+    method, acts, cmd, first = found
+    removed = p.change[0] if p.kind == "nodepool-instance-types" else None
+    if removed is not None and removed["op"] == "remove" and first:
+        req = removed.get("requirement") or {}
+        values = list(req.get("values") or ())
+        if req.get("key") == TYPE_KEYS[0] and req.get("operator") == "In" and first not in values:
+            index = int(removed["path"].rsplit("/", 1)[1])
+            narrow = v.verify(p.kind, p.target, f"add {first} to {p.target}'s requirement {req['key']} In {values}",
+                              [_req_op(removed["object"]["name"], index, "values", values + [first])])
+            if narrow is not None:
+                return narrow
+    return DisruptionFix(p.kind, p.target, p.description, tuple(_plain(o) for o in p.change), method, acts, cmd)
+
+
+def _plain(o: Op) -> Op:
+    return {k: v for k, v in o.items() if k != "requirement"}
+
+
+def pod_annotation(check: Any, found: NodeWhy, result: Any) -> list[Proposal]:
     """Every pod's do-not-disrupt removed at once (Karpenter stops at any one of them)."""
     pods = [c.detail["pod"] for c in found.checks if c.check == "pod-do-not-disrupt"]
-    if check.detail.get("pod") != pods[0]:
-        return []
     change = [op("Pod", p.split("/", 1)[1], "remove", pointer("metadata", "annotations", DO_NOT_DISRUPT),
                  namespace=p.split("/", 1)[0]) for p in pods]
-    return [v.verify("remove-do-not-disrupt", ", ".join(f"pod {p}" for p in pods),
-                     f"remove the {DO_NOT_DISRUPT} annotation from {', '.join(pods)}", change)]
+    return [Proposal("remove-do-not-disrupt", ", ".join(f"pod {p}" for p in pods),
+                     f"remove the {DO_NOT_DISRUPT} annotation from {', '.join(pods)}", tuple(change))]
 
 
-def node_annotation(check: Any, found: NodeWhy, result: Any, v: Verifier) -> list[DisruptionFix | None]:
+def node_annotation(check: Any, found: NodeWhy, result: Any) -> list[Proposal]:
     state = found.verdict_of.state
     change = []
     for kind, obj in (("Node", state.node), ("NodeClaim", state.node_claim)):
         if obj is not None and DO_NOT_DISRUPT in ((obj.get("metadata") or {}).get("annotations") or {}):
             change.append(op(kind, name_of(obj), "remove", pointer("metadata", "annotations", DO_NOT_DISRUPT)))
-    return [v.verify("remove-do-not-disrupt", f"node {found.name}",
-                     f"remove the {DO_NOT_DISRUPT} annotation from the node", change)] if change else []
+    return [Proposal("remove-do-not-disrupt", f"node {found.name}",
+                     f"remove the {DO_NOT_DISRUPT} annotation from the node", tuple(change))] if change else []
 
 
-def pdb_max_unavailable(check: Any, found: NodeWhy, result: Any, v: Verifier) -> list[DisruptionFix | None]:
+def pdb_max_unavailable(check: Any, found: NodeWhy, result: Any) -> list[Proposal]:
     """One PDB blocking: raise its maxUnavailable (or lower its minAvailable) to allow one disruption."""
     keys = check.detail.get("pdbs") or []
     if len(keys) != 1:
@@ -209,50 +283,53 @@ def pdb_max_unavailable(check: Any, found: NodeWhy, result: Any, v: Verifier) ->
         field, value = "minAvailable", spec["minAvailable"] - short
     else:
         return []
-    change = [op(PDB, name, "replace", pointer("spec", field), value, namespace=ns)]
-    return [v.verify("pdb", f"PodDisruptionBudget {keys[0]}",
+    return [Proposal("pdb", f"PodDisruptionBudget {keys[0]}",
                      f"set {field} of PodDisruptionBudget {keys[0]} to {value} (from {spec[field]}): it then allows "
-                     "one disruption", change)]
+                     "one disruption", (op(PDB, name, "replace", pointer("spec", field), value, namespace=ns),))]
 
 
-def budget(check: Any, found: NodeWhy, result: Any, v: Verifier) -> list[DisruptionFix | None]:
+def budget(check: Any, found: NodeWhy, result: Any) -> list[Proposal]:
     """The budgets that bind for the reason raised to the nodes disrupting plus one."""
     pool, reason = check.detail.get("nodePool"), check.detail.get("reason")
     verdicts = result.budget_details.get(pool, {}).get(reason, ())
     need = int(check.detail.get("disrupting") or 0) + 1
-    change = [op("NodePool", pool, "replace", pointer("spec", "disruption", "budgets", b.index, "nodes"), str(need))
-              for b in verdicts if b.applies and (b.error or (b.active and b.allowed < need))]
-    if not change:
+    binding = [b for b in verdicts if b.applies and (b.error or (b.active and b.allowed < need))]
+    if not binding:
         return []
-    which = ", ".join(f"budgets[{o['path'].split('/')[4]}]" for o in change)
-    return [v.verify("budget", f"NodePool {pool}",
-                     f"set nodes of NodePool {pool}'s {which} to \"{need}\" (for {reason})", change)]
+    which = ", ".join(f"budgets[{b.index}]" for b in binding)
+    return [Proposal("budget", f"NodePool {pool}", f"set nodes of NodePool {pool}'s {which} to \"{need}\" "
+                     f"({'its' if len(binding) == 1 else 'their'} limit for {reason} now)",
+                     tuple(op("NodePool", pool, "replace", pointer("spec", "disruption", "budgets", b.index, "nodes"),
+                              str(need)) for b in binding))]
 
 
 def _requirements(np: Any) -> list[Mapping[str, Any]]:
     return (((np.obj.get("spec") or {}).get("template") or {}).get("spec") or {}).get("requirements") or []
 
 
-def node_pool_types(check: Any, found: NodeWhy, result: Any, v: Verifier) -> list[DisruptionFix | None]:
-    """Consolidation refused: the node's NodePool allowing spot, or more instance types (the
-    requirement removed, then narrowed to the type the replacement would take), or the
-    SpotToSpotConsolidation gate."""
+def node_pool_types(check: Any, found: NodeWhy, result: Any) -> list[Proposal]:
+    """Consolidation refused: the SpotToSpotConsolidation gate, the node's NodePool allowing spot,
+    or more instance types (a type requirement dropped; `verified` narrows it)."""
     cand = found.verdict_of.candidate
     if cand is None:
         return []
     np, out = cand.node_pool, []
     if "SpotToSpotConsolidation is disabled" in check.message:
-        out.append(v.verify("feature-gate", "--karpenter-config",
+        out.append(Proposal("feature-gate", "--karpenter-config",
                             f"turn on the {GATE} feature gate (featureGates: {{{GATE}: true}})",
-                            [op(SETTINGS, "featureGates", "replace", pointer("featureGates", GATE), True)]))
+                            (op(SETTINGS, "featureGates", "replace", pointer("featureGates", GATE), True),)))
+    target = f"NodePool {np.name}"
     for i, req in enumerate(_requirements(np)):
         values = list(req.get("values") or ())
         if req.get("key") == CAPACITY_TYPE and req.get("operator") == "In" and "spot" not in values:
-            out.append(v.verify("nodepool-capacity-types", f"NodePool {np.name}",
-                                f"allow spot in NodePool {np.name} ({CAPACITY_TYPE} In {values + ['spot']})",
-                                [_req_op(np.name, i, "values", values + ["spot"])]))
+            out.append(Proposal("nodepool-capacity-types", target,
+                                f"allow spot in {target} ({CAPACITY_TYPE} In {values + ['spot']})",
+                                (_req_op(np.name, i, "values", values + ["spot"]),)))
         elif req.get("key") in TYPE_KEYS and req.get("operator") in ("In", "NotIn"):
-            out.append(widen_types(v, np, i, req))
+            drop = {**op("NodePool", np.name, "remove", pointer("spec", "template", "spec", "requirements", i)),
+                    "requirement": dict(req)}
+            out.append(Proposal("nodepool-instance-types", target,
+                                f"drop {target}'s requirement {req['key']} {req['operator']} {values}", (drop,)))
     return out
 
 
@@ -260,34 +337,15 @@ def _req_op(pool: str, i: int, key: str, value: Any) -> Op:
     return op("NodePool", pool, "replace", pointer("spec", "template", "spec", "requirements", i, key), value)
 
 
-def widen_types(v: Verifier, np: Any, i: int, req: Mapping[str, Any]) -> DisruptionFix | None:
-    """The type requirement removed; for instance types, narrowed to the one type the replacement
-    takes first when that verifies too."""
-    key, values = req["key"], list(req.get("values") or ())
-    remove = [op("NodePool", np.name, "remove", pointer("spec", "template", "spec", "requirements", i))]
-    found = v.rerun(remove)
-    if found is None:
-        return None
-    target, kind = f"NodePool {np.name}", "nodepool-instance-types"
-    if key == TYPE_KEYS[0] and req["operator"] == "In" and found[3] and found[3] not in values:
-        narrow = v.verify(kind, target, f"add {found[3]} to NodePool {np.name}'s requirement {key} In {values}",
-                          [_req_op(np.name, i, "values", values + [found[3]])])
-        if narrow is not None:
-            return narrow
-    method, acts, cmd, _ = found
-    return DisruptionFix(kind, target, f"drop NodePool {np.name}'s requirement {key} {req['operator']} {values}",
-                         tuple(remove), method, acts, cmd)
-
-
-def policy(check: Any, found: NodeWhy, result: Any, v: Verifier) -> list[DisruptionFix | None]:
+def policy(check: Any, found: NodeWhy, result: Any) -> list[Proposal]:
     """consolidationPolicy WhenEmpty keeping a consolidatable node with pods: WhenEmptyOrUnderutilized."""
     if "has non-empty consolidation disabled" not in check.message or found.verdict_of.candidate is None:
         return []
     pool = found.verdict_of.candidate.node_pool.name
-    return [v.verify("consolidation-policy", f"NodePool {pool}",
+    return [Proposal("consolidation-policy", f"NodePool {pool}",
                      f"set NodePool {pool}'s consolidationPolicy to WhenEmptyOrUnderutilized",
-                     [op("NodePool", pool, "replace", pointer("spec", "disruption", "consolidationPolicy"),
-                         "WhenEmptyOrUnderutilized")])]
+                     (op("NodePool", pool, "replace", pointer("spec", "disruption", "consolidationPolicy"),
+                         "WhenEmptyOrUnderutilized"),))]
 
 
 # -- what time alone changes ------------------------------------------------------------------------
@@ -299,7 +357,7 @@ def when(found: NodeWhy, result: Any, now: datetime) -> list[dict[str, Any]]:
     """The times at which something stopping the node ends by itself, from --now."""
     if found.verdict == "disrupted":
         return []
-    out = consolidatable_at(found, now)
+    out = consolidatable_at(found, result, now)
     ctx = result.ctx
     for pod in ctx.pods_on(found.verdict_of.state):
         value = annotations(pod).get(DO_NOT_DISRUPT)
@@ -315,15 +373,15 @@ def when(found: NodeWhy, result: Any, now: datetime) -> list[dict[str, Any]]:
     return sorted(out, key=lambda w: w["at"])
 
 
-def consolidatable_at(found: NodeWhy, now: datetime) -> list[dict[str, Any]]:
+def consolidatable_at(found: NodeWhy, result: Any, now: datetime) -> list[dict[str, Any]]:
     """The Consolidatable condition is input (the NodeClaim's status as given); Karpenter's
     nodeclaim disruption controller sets it lastPodEventTime (else Initialized's time) + consolidateAfter."""
     state = found.verdict_of.state
-    claim, pool = state.node_claim, found.verdict_of.candidate or found.verdict_of.candidate_eventual
-    if claim is None or pool is None or condition(claim, "Consolidatable") and \
-            condition(claim, "Consolidatable").get("status") == "True":
+    claim = state.node_claim
+    pool = result.ctx.node_pools.get(state.labels().get(NODEPOOL_LABEL) or "")
+    if claim is None or pool is None or (condition(claim, "Consolidatable") or {}).get("status") == "True":
         return []
-    after = pool.node_pool.spec.disruption.consolidate_after
+    after = pool.spec.disruption.consolidate_after
     init = condition(claim, "Initialized")
     if after == "Never" or init is None or init.get("status") != "True":
         return []
@@ -342,11 +400,12 @@ def consolidatable_at(found: NodeWhy, now: datetime) -> list[dict[str, Any]]:
 
 def budget_windows(found: NodeWhy, result: Any, now: datetime) -> list[dict[str, Any]]:
     """Each scheduled budget of the node's NodePool: when its window closes (active) or next opens."""
-    cand = found.verdict_of.candidate or found.verdict_of.candidate_eventual
-    if cand is None:
+    state = found.verdict_of.state
+    pool = result.ctx.node_pools.get(state.labels().get(NODEPOOL_LABEL) or "")
+    if pool is None:
         return []
     out = []
-    for i, b in enumerate(cand.node_pool.spec.disruption.budgets):
+    for i, b in enumerate(pool.spec.disruption.budgets):
         if b.schedule is None:
             continue
         try:

@@ -97,8 +97,8 @@ def explain(result: DisruptionResult, name: str) -> NodeWhy:
         if found:
             verdict = DISRUPTED if run.reached else NOT_REACHED
             method = method or run.method.name
-            if run.reached:
-                break
+            if run.reached:             # what earlier methods passed over does not stop it
+                return NodeWhy(name, verdict, method, (), v)
         checks.extend(stop)
     return NodeWhy(name, verdict, method, tuple(checks), v)
 
@@ -251,8 +251,10 @@ def drift_checks(result: DisruptionResult, m: Any, cand: Candidate, run: MethodR
     with own_recorder(result.ctx) as recorder:
         cmds = type(m)(result.ctx).compute_commands({cand.node_pool.name: 1}, [cand])
     if cmds:
-        return [Check(m.name, "order", f"Drift replaces one node a pass: {run.commands[0].text() if run.commands else ''}",
-                      karpenter=False)]
+        alone = cmds[0].text()
+        chosen = run.commands[0].text() if run.commands else ""
+        return [Check(m.name, "order", f"it drifts alone ({alone}), but Drift takes one node a pass"
+                      + (f": {chosen}" if chosen else ""), karpenter=False, detail={"command": alone})]
     said = [e.message for e in recorder.emitted if e.object == f"Node {cand.name()}"]
     return [Check(m.name, "simulation", said[0] if said else "its pods would not schedule")]
 
