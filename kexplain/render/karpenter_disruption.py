@@ -145,12 +145,15 @@ def _detail_lines(check: Mapping[str, Any]) -> list[str]:
     for p in d.get("unschedulable") or ():
         out.append(f"{p['pod']}: {p['error']}")
     for i, c in enumerate(d.get("newNodeClaims") or (), 1):
-        out.append(f"new NodeClaim {i} of {c['nodePool']} ({', '.join(c.get('instanceTypes') or ())}, ...) for "
-                   f"{', '.join(c.get('pods') or ())}")
+        zones = f" in {', '.join(c['zones'])}" if c.get("zones") else ""
+        out.append(f"new NodeClaim {i} of {c['nodePool']}{zones} ({', '.join(c.get('instanceTypes') or ())}, ...) "
+                   f"for {', '.join(c.get('pods') or ())}")
     if d.get("cheapestType"):
         out.append(f"the cheapest type that would hold its pods: {d['cheapestType']} ${d['cheapestPrice']}/h "
                    f"({', '.join(d.get('capacityTypes') or ())}) against the node's {d.get('nodeType')} "
                    f"${d.get('nodePrice')}/h")
+        if d.get("nodePriceNote"):
+            out.append(d["nodePriceNote"])
     if d.get("reason") and "budgetsAllow" in d:
         out.append(f"NodePool {d['nodePool']} for {d['reason']}: its budgets allow {_n(d['budgetsAllow'])} of "
                    f"{d['nodes']} node(s), {d['disrupting']} disrupting already")

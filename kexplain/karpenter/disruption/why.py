@@ -14,7 +14,7 @@ from typing import Any, Iterator
 
 from kexplain.karpenter.cloudprovider.types import InstanceTypes, format_price
 from kexplain.karpenter.disruption import events as ev
-from kexplain.karpenter.disruption.candidate import (EVENTUAL, NODEPOOL_LABEL, Candidate, Command, _annotations,
+from kexplain.karpenter.disruption.candidate import (EVENTUAL, NODEPOOL_LABEL, ZONE_LABEL, Candidate, Command, _annotations,
                                                     candidate_price, condition, condition_true, sentence)
 from kexplain.karpenter.disruption.consolidation import Consolidation, worst_launch_price
 from kexplain.karpenter.disruption.controller import DisruptionResult, MethodRun, NodeVerdict
@@ -294,15 +294,19 @@ def simulation_detail(ctx: Any, cand: Candidate) -> dict[str, Any]:
     claims = sim.results.new_node_claims
     if len(claims) > 1:
         return {"newNodeClaims": [{"nodePool": c.node_pool_name, "pods": sorted(p.key for p in c.pods),
-                                   "instanceTypes": [it.name for it in list(c.instance_type_options)[:5]]}
+                                   "instanceTypes": [it.name for it in list(c.instance_type_options)[:5]],
+                                   "zones": sorted(_values(c.requirements, ZONE_LABEL))}
                                   for c in claims]}
     if len(claims) == 1:
         claim = claims[0]
         ordered = InstanceTypes(claim.instance_type_options).order_by_price(claim.requirements)
         price = candidate_price(cand)
         out: dict[str, Any] = {"nodeType": cand.instance_type.name if cand.instance_type else "",
-                               "nodePrice": format_price(price) if price is not None else "",
+                               "nodePrice": format_price(price if price is not None else 0.0),
                                "pods": sorted(p.key for p in claim.pods)}
+        if price is None:
+            out["nodePriceNote"] = ("no offering of its type matches the node's labels (zone, capacity type): "
+                                    "Karpenter prices it 0, so no replacement is cheaper")
         if ordered:
             cheapest = min(ordered, key=lambda it: worst_launch_price(it, claim.requirements))
             out.update({"cheapestType": cheapest.name,
