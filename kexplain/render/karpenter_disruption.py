@@ -158,7 +158,9 @@ def _detail_lines(check: Mapping[str, Any]) -> list[str]:
         out.append(f"NodePool {d['nodePool']} for {d['reason']}: its budgets allow {_n(d['budgetsAllow'])} of "
                    f"{d['nodes']} node(s), {d['disrupting']} disrupting already")
     if "condition" in d:
-        out.append("condition: " + ", ".join(f"{k} {v}" for k, v in d.items()))
+        since = f" since {d['lastTransitionTime']}" if d.get("lastTransitionTime") else ""
+        why = f" ({d['reason']})" if d.get("reason") else ""
+        out.append(f"the NodeClaim's condition: {d['condition']}{why}{since} (input: its status as given)")
     if d.get("drift"):
         out.append(d["drift"])
     return out

@@ -243,6 +243,9 @@ def multi_check(run: MethodRun, name: str) -> Check:
     if run.commands:
         return Check(run.method.name, "command", f"its command leaves it out: {run.commands[0].text()}",
                      karpenter=False)
+    if len(run.candidates) < 2:
+        return Check(run.method.name, "command", "the only candidate: multi-node consolidation takes two or more",
+                     karpenter=False)
     return Check(run.method.name, "command", "no prefix of the candidates (cheapest to disrupt first) consolidates "
                  "together", karpenter=False)
 
