@@ -316,7 +316,7 @@ def node_pool_types(check: Any, found: NodeWhy, result: Any) -> list[Proposal]:
     np, out = cand.node_pool, []
     if "SpotToSpotConsolidation is disabled" in check.message:
         out.append(Proposal("feature-gate", "--karpenter-config",
-                            f"turn on the {GATE} feature gate (featureGates: {{{GATE}: true}})",
+                            f"turn on the {GATE} feature gate (--karpenter-config: featureGates: {GATE}=true)",
                             (op(SETTINGS, "featureGates", "replace", pointer("featureGates", GATE), True),)))
     target = f"NodePool {np.name}"
     for i, req in enumerate(_requirements(np)):

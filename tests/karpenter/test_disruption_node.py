@@ -283,3 +283,27 @@ def test_shared_cases_fixes_are_verified_by_the_pass_itself(tmp_path):
                              str(SHARED_AWS), "-o", "json")
         doc = json.loads(out)
         assert name in [x["node"] for cmd in doc["decision"]["commands"] for x in cmd["candidates"]], case
+
+
+def test_spot_to_spot_off_is_said_and_the_gate_verified(tmp_path):
+    objects = priced([*node(1, itype="m5.2xlarge", cpu="8", alloc_cpu="7910m"), pod("web-0", 1, cpu="200m")])
+    for o in objects[:2]:
+        o["metadata"]["labels"]["karpenter.sh/capacity-type"] = "spot"
+    pools = NODEPOOLS.replace("BUDGET", "10").replace("values: [on-demand]", "values: [spot]").replace(
+        "      - {key: node.kubernetes.io/instance-type, operator: In, values: [TYPES]}\n", "")
+    _, doc = why(tmp_path, objects, pools=pools)
+    [sim] = [c for c in doc["node"]["checks"] if c["check"] == "simulation"]
+    assert sim["message"] == "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node"
+    [fix] = doc["node"]["fixes"]
+    assert fix["kind"] == "feature-gate" and fix["verified"]["acts"] is True
+    (tmp_path / "params.yaml").write_text("featureGates: SpotToSpotConsolidation=true\n")
+    code, out, err = cli(*write(tmp_path, objects, pools=pools), "--karpenter-config", str(tmp_path / "params.yaml"),
+                         "--node", N1, "-o", "json")
+    assert code == 0 and json.loads(out)["node"]["verdict"] == "disrupted", err
+
+
+def test_yaml_holds_the_same_node_answer(tmp_path):
+    args = write(tmp_path, priced([*node(1), pod("web-0", 1), pdb(0)]))
+    _, as_json, _ = cli(*args, "--node", N1, "-o", "json")
+    _, as_yaml, _ = cli(*args, "--node", N1, "-o", "yaml")
+    assert yaml.safe_load(as_yaml)["node"] == json.loads(as_json)["node"]
