@@ -15,12 +15,11 @@ from typing import Any, Iterator
 from kexplain.karpenter.cloudprovider.types import InstanceTypes, format_price
 from kexplain.karpenter.disruption import events as ev
 from kexplain.karpenter.disruption.candidate import (EVENTUAL, NODEPOOL_LABEL, ZONE_LABEL, Candidate, Command, _annotations,
-                                                    candidate_price, condition, condition_true, sentence)
+                                                    candidate_price, condition, sentence)
 from kexplain.karpenter.disruption.consolidation import Consolidation, worst_launch_price
 from kexplain.karpenter.disruption.controller import DisruptionResult, MethodRun, NodeVerdict
 from kexplain.karpenter.disruption.helpers import CandidateDeleting, SimulationError, simulate_scheduling
 from kexplain.karpenter.disruption.pods import DO_NOT_DISRUPT, is_disruptable
-from kexplain.karpenter.utils.objects import name_of
 
 CLOSEST = 3                     # node names an unknown --node NAME suggests
 DISRUPTED, NOT_REACHED, STAYS = "disrupted", "command-not-reached", "stays"
@@ -323,10 +322,3 @@ def _values(reqs: Any, key: str) -> list[str]:
     r = reqs.get(key)
     return [] if r.complement else list(r.values())
 
-
-def consolidatable_condition(cand_or_claim: Any) -> bool:
-    return condition_true(cand_or_claim, "Consolidatable")
-
-
-def node_claim_name(v: NodeVerdict) -> str:
-    return name_of(v.state.node_claim) if v.state.node_claim is not None else ""
