@@ -116,8 +116,9 @@ def overlaid(inputs: PassInputs, change: Sequence[Op]) -> PassInputs | None:
 class Verifier:
     """Runs the pass again over changed inputs (at most MAX_RERUNS times) and says what it did with the node."""
 
-    def __init__(self, inputs: PassInputs, world: Any, now: datetime, node: str) -> None:
+    def __init__(self, inputs: PassInputs, world: Any, now: datetime, node: str, base: int = 0) -> None:
         self.inputs, self.world, self.now, self.node, self.left = inputs, world, now, node, MAX_RERUNS
+        self.base = base                                  # how far the node got without a change (`rank`)
         self.last: tuple[Any, NodeWhy] | None = None     # the last pass run again and its answer for the node
 
     def verify(self, kind: str, target: str, description: str, change: list[Op]) -> DisruptionFix | None:
@@ -129,7 +130,7 @@ class Verifier:
 
     def rerun(self, change: list[Op]) -> tuple[str, bool, str, str] | None:
         """(the method whose command takes the node, whether it acts, the command, the replacement's
-        first instance type), or None."""
+        first instance type) when the change takes the node further than it got (`rank`), else None."""
         if self.left <= 0:
             return None
         self.left -= 1
@@ -142,17 +143,26 @@ class Verifier:
         except Exception:          # noqa: BLE001 - a change the pass cannot run is no fix
             return None
         self.last = (result, after)
+        if rank(after) <= self.base:
+            return None
         for run in result.methods:
             for cmd in run.commands:
                 mine = next((c for c in cmd.candidates if c.name() == self.node), None)
                 if mine is not None:
                     types = [it.name for r in cmd.replacements[:1] for it in list(r.instance_type_options)[:1]]
                     return run.method.name, run.reached, cmd.text_for(mine), (types or [""])[0]
-        order = next((c for c in after.checks if c.check == "order" and "command" in c.detail), None)   # not first
-        if order is not None:
-            return order.step, False, order.detail["command"], order.detail.get("replacementType", "")
-        self.last = None if order is not None else self.last
-        return None
+        order = next(c for c in after.checks if c.check == "order")     # a command of its own, not the first
+        return order.step, False, order.detail["command"], order.detail.get("replacementType", "")
+
+
+def rank(found: NodeWhy) -> int:
+    """How far the node gets: 3 disrupted now, 2 in a command of a method not reached, 1 a command of
+    its own that its method does not pick first, 0 none. A fix must take it further."""
+    if found.verdict == why.DISRUPTED:
+        return 3
+    if found.verdict == why.NOT_REACHED:
+        return 2
+    return 1 if any(c.check == "order" and "command" in c.detail for c in found.checks) else 0
 
 
 # -- the ideas --------------------------------------------------------------------------------------
@@ -171,7 +181,7 @@ def fixes(found: NodeWhy, result: Any, inputs: PassInputs, world: Any, now: date
     when none verifies alone (several checks stop it), all of them together."""
     if found.verdict == "disrupted":
         return []
-    verifier = Verifier(inputs, world, now, found.name)
+    verifier = Verifier(inputs, world, now, found.name, rank(found))
     ideas: dict[str, Callable[..., list[Proposal]]] = {
         "pod-do-not-disrupt": pod_annotation, "node-do-not-disrupt": node_annotation, "pdb": pdb_max_unavailable,
         "budget": budget, "simulation": node_pool_types, "filter": policy}

@@ -307,3 +307,18 @@ def test_yaml_holds_the_same_node_answer(tmp_path):
     _, as_json, _ = cli(*args, "--node", N1, "-o", "json")
     _, as_yaml, _ = cli(*args, "--node", N1, "-o", "yaml")
     assert yaml.safe_load(as_yaml)["node"] == json.loads(as_json)["node"]
+
+
+def test_a_change_that_leaves_the_node_where_it_was_is_no_fix(tmp_path):
+    """N1 is in SingleNodeConsolidation's command, but Emptiness acts first; Drift's budget (0 for
+    Drifted) also stops it: raising that budget still leaves Emptiness acting, so it is no fix."""
+    objects = priced([*node(1), *node(2), pod("web-0", 1, cpu="200m")])
+    objects[1]["status"]["conditions"].append({"type": "Drifted", "status": "True", "reason": "Drifted",
+                                                "lastTransitionTime": "2026-01-01T11:00:00Z"})
+    pools = NODEPOOLS.replace('budgets: [{nodes: "BUDGET"}]',
+                              'budgets: [{nodes: "10"}, {nodes: "0", reasons: [Drifted]}]').replace("TYPES", "m5.large")
+    code, doc = why(tmp_path, objects, pools=pools)
+    assert code == 1 and doc["node"]["verdict"] == "command-not-reached"
+    assert doc["node"]["method"] == "SingleNodeConsolidation"
+    assert [c["step"] for c in doc["node"]["checks"] if c["check"] == "budget"] == ["Drift"]
+    assert doc["node"]["fixes"] == []
