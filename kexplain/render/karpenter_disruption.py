@@ -187,10 +187,21 @@ def render_node(doc: Mapping[str, Any]) -> list[Block]:
     if fixes:
         blocks.append(Block(Text("Changes that let it go (each verified by running the disruption pass again):\n"
                                  + "\n".join(fixes))))
+    said = live_events(doc, node.get("name", ""))
+    if said:
+        blocks.append(Block(Text("What Karpenter said of it (its events in the cluster):\n" + "\n".join(said))))
     times = [f"  - {w['at']}: {w['text']}" for w in node.get("when") or ()]
     if times:
         blocks.append(Block(Text("What time alone changes:\n" + "\n".join(times))))
     return blocks
+
+
+def live_events(doc: Mapping[str, Any], name: str) -> list[str]:
+    """Live: Karpenter's own events on the node and its NodeClaim, as read from the cluster."""
+    claim = next((n.get("nodeClaim") for n in doc.get("nodes") or () if n.get("node") == name), None)
+    objects = {f"Node/{name}", *([f"NodeClaim/{claim}"] if claim else [])}
+    return [f"  - {e['object']} {e['reason']}: {e['message']}" + (f" (×{e['count']})" if e.get("count") else "")
+            for e in (doc.get("live") or {}).get("events") or () if e.get("object") in objects]
 
 
 def print_node(doc: Mapping[str, Any], console: Console) -> None:

@@ -29,6 +29,8 @@ def test_live_node_text_and_unknown_name(capsys, api):
                              "--kubeconfig", api.kubeconfig)
     assert code == 1, err
     assert f"Node {BLOCKED}: Karpenter keeps it" in out
+    assert "What Karpenter said of it (its events in the cluster):" in out
+    assert "NodeClaim/general-b4m9q DisruptionBlocked: Pdb prevents pod evictions" in out
     code, out, err = run_cli(capsys, "karpenter", "--disruption", *NOW, "--node", "ip-10-0-2-17",
                              "--kubeconfig", api.kubeconfig)
     assert code == 2 and "--node ip-10-0-2-17: no node of that name" in err
