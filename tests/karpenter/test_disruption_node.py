@@ -322,3 +322,17 @@ def test_a_change_that_leaves_the_node_where_it_was_is_no_fix(tmp_path):
     assert doc["node"]["method"] == "SingleNodeConsolidation"
     assert [c["step"] for c in doc["node"]["checks"] if c["check"] == "budget"] == ["Drift"]
     assert doc["node"]["fixes"] == []
+
+
+def test_when_empty_policy_is_karpenters_words_and_underutilized_verified(tmp_path):
+    objects = priced([*node(1), *node(2), pod("web-0", 1, cpu="200m"), pod("web-1", 2, cpu="200m")])
+    pools = NODEPOOLS.replace("BUDGET", "10").replace("TYPES", "m5.large").replace(
+        "consolidationPolicy: WhenEmptyOrUnderutilized", "consolidationPolicy: WhenEmpty")
+    _, doc = why(tmp_path, objects, N2, pools=pools)
+    filters = [c for c in doc["node"]["checks"] if c["check"] == "filter"]
+    assert [c["message"] for c in filters] == ['NodePool "default" has non-empty consolidation disabled'] * 2
+    [fix] = doc["node"]["fixes"]
+    assert fix["kind"] == "consolidation-policy" and fix["change"][0]["value"] == "WhenEmptyOrUnderutilized"
+    code, out, err = cli(*write(tmp_path, objects, pools=pools.replace("WhenEmpty", "WhenEmptyOrUnderutilized")),
+                         "--node", N2, "-o", "json")
+    assert code == (0 if fix["verified"]["acts"] else 1), err
