@@ -18,7 +18,9 @@ from kexplain.karpenter.pending import load_node_pools, load_pods_pass, load_wor
 from kexplain.karpenter.run import disruption, disruption_document
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.karpenter.request import NodePoolsRequest, has_node_pools
+from kexplain.karpenter.disruption import why
 from kexplain.suggest import karpenter as fixes
+from kexplain.suggest import karpenter_disruption as node_fixes
 
 __all__ = ["Karpenter", "check_node_pool", "disruption_pass", "has_node_pools", "verified_fixes"]
 
@@ -92,11 +94,12 @@ def check_node_pool(name: Optional[str], doc: dict) -> None:
 def disruption_pass(pods: Optional[str], nodes: tuple, aws_data: Optional[str], config: Optional[str], kube: Any,
                     now: Any, *, max_bytes: int, max_objects: int, validate: str = "strict",
                     namespace: Optional[str] = None, stdin: Any = None, objects: Optional[list] = None,
-                    rules: Any = None) -> tuple[Any, dict]:
+                    rules: Any = None, node: Optional[str] = None) -> tuple[Any, dict]:
     """`kexplain karpenter --disruption`: the files read once (PODS optional: the pending pods that
     nominate nodes), the EC2 world, Karpenter's disruption pass on the clock `now`; returns the
     inputs and the pass's document. `objects`: the cluster read live, in place of --nodes files;
-    `rules`: the Karpenter release's (`karpenter.disruption.versions`, --karpenter-version)."""
+    `rules`: the Karpenter release's (`karpenter.disruption.versions`, --karpenter-version);
+    `node`: --node NAME, why Karpenter does not remove it (the document's `node`)."""
     with bulk_load(freeze=True):
         inputs, _ = load_pods_pass(pods, tuple(nodes), config, kube, max_bytes=max_bytes, max_objects=max_objects,
                                    validate=validate, stdin=stdin, namespace=namespace, now=now,
@@ -107,4 +110,20 @@ def disruption_pass(pods: Optional[str], nodes: tuple, aws_data: Optional[str], 
         doc = disruption_document(result)
         if doc.get("decision"):         # the chain: the evictions its termination asks for, where the pods land
             doc["decision"]["chain"] = chain(result, inputs, kube.minor)
+        if node is not None:
+            doc["node"] = node_document(result, node, inputs, world)
     return inputs, doc
+
+
+def node_document(result: Any, name: str, inputs: Any, world: Any) -> dict:
+    """The document's `node`: the checks that stop it in Karpenter's order, the verified fixes,
+    what time alone changes; an unknown name is bad usage (exit 2) with the closest names."""
+    try:
+        found = why.explain(result, name)
+    except why.UnknownNode as err:
+        raise KexplainError(str(err)) from None
+    now = result.ctx.now
+    return {"name": found.name, "verdict": found.verdict, **({"method": found.method} if found.method else {}),
+            "checks": [c.as_dict() for c in found.checks],
+            "fixes": [f.as_dict() for f in node_fixes.fixes(found, result, inputs, world, now)],
+            "when": node_fixes.when(found, result, now)}

@@ -30,7 +30,7 @@ class LiveDisruption:
 def disruption_live(connect: Connect, progress: Callable[[], ContextManager], pods: Optional[str],
                     aws_data: Optional[str], config: Optional[str], kube: Any, now: Any, *, max_bytes: int,
                     max_objects: int, validate: str = "strict", namespace: Optional[str] = None,
-                    stdin: Any = None, rules: Any = None) -> LiveDisruption:
+                    stdin: Any = None, rules: Any = None, node: Optional[str] = None) -> LiveDisruption:
     """Read the cluster and Karpenter's events, then run the pass over what was read (PODS, when
     given, adds pending pods as with --nodes files)."""
     with session(connect, progress) as s:
@@ -39,7 +39,7 @@ def disruption_live(connect: Connect, progress: Callable[[], ContextManager], po
         events, refused = reader.karpenter_events()
     inputs, doc = disruption_pass(pods, (), aws_data, config, kube, now, max_bytes=max_bytes,
                                   max_objects=max_objects, validate=validate, namespace=namespace, stdin=stdin,
-                                  objects=list(live.cluster), rules=rules)
+                                  objects=list(live.cluster), rules=rules, node=node)
     doc["live"] = live_json(live, events, refused)
     return LiveDisruption(live, tuple(events), refused, inputs, doc)
 

@@ -25,7 +25,7 @@ from kexplain.karpenter.run import EXPLAIN_ALL, EXPLAIN_UNPLACED, document, sche
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.render import structured
 from kexplain.render.karpenter import print_pass
-from kexplain.render.karpenter_disruption import print_disruption
+from kexplain.render.karpenter_disruption import print_disruption, print_node
 from kexplain.render.karpenter_events import print_live_events
 from kexplain.suggest import karpenter as fixes
 
@@ -41,6 +41,9 @@ DISRUPTION_OPTION = typer.Option(False, "--disruption",
                                       "per method (Emptiness, StaticDrift, Drift, MultiNodeConsolidation, "
                                       "SingleNodeConsolidation) its candidates and command, per node whether it is a "
                                       "candidate and why not, the events.")
+NODE_OPTION = typer.Option(None, "--node", metavar="NAME",
+                           help="With --disruption: why Karpenter does not remove this node (every check that stops "
+                                "it, verified fixes, what time changes; key 'node').")
 HTML_OPTION = typer.Option(None, "--html", metavar="FILE",
                            help="With --disruption: also write the answer as a self-contained page (the verdict, the "
                                 "budgets, the chain, the methods, the nodes, the events).")
@@ -96,6 +99,7 @@ def command(
                                      help="Show verified fix suggestions for the pods Karpenter would not place "
                                           "(each change run through Karpenter's pass again; key 'suggestions')."),
     disruption: bool = DISRUPTION_OPTION,
+    node: Optional[str] = NODE_OPTION,
     html: Optional[str] = HTML_OPTION,
     karpenter_version: Optional[str] = _karpenter_version_option(),
     now: Optional[str] = typer.Option(None, "--now", metavar="TIME",
@@ -117,8 +121,8 @@ def command(
     replace now, and why every other node stays.
 
     Exit codes: 0 every pending pod Karpenter provisions for is placed (--disruption: the pass
-    ran, whatever it decided), 1 some pod failed or was ignored, 2 bad usage or bad input, 4
-    internal error."""
+    ran, whatever it decided; with --node: the node would be disrupted now), 1 some pod failed or
+    was ignored (--node: the node stays), 2 bad usage or bad input, 4 internal error."""
     env = env_of(ctx)
     kube, warnings = resolve(kubernetes_version, env.variables.get(ENV_VAR) or None, None, KARPENTER_KUBERNETES)
     for warning in warnings:
@@ -127,15 +131,15 @@ def command(
     if disruption and not nodes:        # the live cluster, as `kexplain pod` reads it
         return _disruption_live(env, Connect(kubeconfig, context, namespace, request_timeout, chunk_size), pods,
                                 aws_data, karpenter_config, kube, now, output, max_input_size, max_objects, validate,
-                                namespace, html, rules)
+                                namespace, html, rules, node)
     if kubeconfig is not None or context is not None:
         raise KexplainError("--kubeconfig and --context read the live cluster: give them to --disruption without "
                             "--nodes")
     if disruption:
         return _disruption(env, pods, nodes, aws_data, karpenter_config, kube, now, output, max_input_size,
-                           max_objects, validate, namespace, html, rules)
+                           max_objects, validate, namespace, html, rules, node)
     _provisioning_release(karpenter_version, rules)
-    for given, flag in ((now, "--now"), (html, "--html")):
+    for given, flag in ((now, "--now"), (node, "--node"), (html, "--html")):
         if given is not None:
             raise KexplainError(f"{flag} is an option of --disruption")
     if pods is None:
@@ -189,33 +193,36 @@ def _pass(env: Environment, pods: str, nodes: List[str], aws_data: Optional[str]
 def _disruption(env: Environment, pods: Optional[str], nodes: List[str], aws_data: Optional[str],
                 karpenter_config: Optional[str], kube, now: Optional[str], output: Output, max_input_size: int,
                 max_objects: int, validate: str, namespace: Optional[str], html: Optional[str] = None,
-                rules: versions.DisruptionRules = versions.DEFAULT) -> ExitStatus:
+                rules: versions.DisruptionRules = versions.DEFAULT, node: Optional[str] = None) -> ExitStatus:
     """`--disruption`: the pass's document, written as asked (and its page, `--html`)."""
     inputs, doc = disruption_pass(pods, tuple(nodes), aws_data, karpenter_config, kube, parse_now(now),
                                   max_bytes=max_input_size, max_objects=max_objects, validate=validate,
-                                  namespace=namespace, stdin=env.stdin, rules=rules)
+                                  namespace=namespace, stdin=env.stdin, rules=rules, node=node)
     for warning in inputs.warnings:
         env.error(f"warning: {warning}")
     for err in inputs.refused:
         env.error(f"error: {err}")
     if output.value in structured.FORMATS:
         structured.write(env.stdout, doc, output.value)
+    elif node is not None:
+        print_node(doc, env.console())
     else:
         print_disruption(doc, env.console())
     if html:
         save_page(html, doc)
-    return aggregate([ExitStatus.SUCCESS, *([ExitStatus.BAD_INPUT] if inputs.refused else [])])
+    return aggregate([disruption_status(doc), *([ExitStatus.BAD_INPUT] if inputs.refused else [])])
 
 
 def _disruption_live(env: Environment, connect: Connect, pods: Optional[str], aws_data: Optional[str],
                      karpenter_config: Optional[str], kube, now: Optional[str], output: Output, max_input_size: int,
                      max_objects: int, validate: str, namespace: Optional[str], html: Optional[str] = None,
-                     rules: versions.DisruptionRules = versions.DEFAULT) -> ExitStatus:
+                     rules: versions.DisruptionRules = versions.DEFAULT, node: Optional[str] = None
+                     ) -> ExitStatus:
     """`--disruption` without --nodes: the pass over the live cluster, Karpenter's events beside it;
     the reads RBAC refused (Karpenter's kinds, its events) said once, in one block."""
     done = disruption_live(connect, reading_bar(env), pods, aws_data, karpenter_config, kube, parse_now(now),
                            max_bytes=max_input_size, max_objects=max_objects, validate=validate,
-                           namespace=namespace, stdin=env.stdin, rules=rules)
+                           namespace=namespace, stdin=env.stdin, rules=rules, node=node)
     karpenter = done.live.karpenter
     if done.events_refused is not None:
         karpenter = replace(karpenter, refusals=(*karpenter.refusals, done.events_refused))
@@ -226,12 +233,23 @@ def _disruption_live(env: Environment, connect: Connect, pods: Optional[str], aw
         env.error(f"error: {err}")
     if output.value in structured.FORMATS:
         structured.write(env.stdout, done.document, output.value)
+    elif node is not None:
+        print_node(done.document, env.console())
     else:
         print_disruption(done.document, env.console())
         print_live_events(done.document, env.console())
     if html:
         save_page(html, done.document)
-    return aggregate([ExitStatus.SUCCESS, *([ExitStatus.BAD_INPUT] if done.inputs.refused else [])])
+    return aggregate([disruption_status(done.document),
+                      *([ExitStatus.BAD_INPUT] if done.inputs.refused else [])])
+
+
+def disruption_status(doc: dict) -> ExitStatus:
+    """--disruption: 0; with --node, 0 when the node would be disrupted now, else 1 (it stays)."""
+    node = doc.get("node")
+    if node is None or node.get("verdict") == "disrupted":
+        return ExitStatus.SUCCESS
+    return ExitStatus.UNSCHEDULABLE
 
 
 def exit_status(doc: dict) -> ExitStatus:

@@ -152,3 +152,82 @@ def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
 def print_disruption(doc: Mapping[str, Any], console: Console) -> None:
     look = Look(plain=not console.is_terminal, width=console.width)
     print_blocks(render(doc, look), console)
+
+
+# -- --node NAME ------------------------------------------------------------------------------------
+VERDICTS = {"disrupted": "Karpenter would disrupt it now, by {method}",
+            "command-not-reached": "{method} would disrupt it, but an earlier method acts first: it stays this pass",
+            "stays": "Karpenter keeps it"}
+
+
+def _detail_lines(check: Mapping[str, Any]) -> list[str]:
+    """The facts behind one check: pods and PDBs, pods that would not schedule, new NodeClaims,
+    the cheapest type against the node's price, the condition."""
+    d = check.get("detail") or {}
+    out = []
+    if d.get("pods") and d.get("pdbs"):
+        out.append(f"pods: {', '.join(d['pods'])}")
+    for p in d.get("unschedulable") or ():
+        out.append(f"{p['pod']}: {p['error']}")
+    for i, c in enumerate(d.get("newNodeClaims") or (), 1):
+        zones = f" in {', '.join(c['zones'])}" if c.get("zones") else ""
+        out.append(f"new NodeClaim {i} of {c['nodePool']}{zones} ({', '.join(c.get('instanceTypes') or ())}, ...) "
+                   f"for {', '.join(c.get('pods') or ())}")
+    if d.get("cheapestType"):
+        out.append(f"the cheapest type that would hold its pods: {d['cheapestType']} ${d['cheapestPrice']}/h "
+                   f"({', '.join(d.get('capacityTypes') or ())}) against the node's {d.get('nodeType')} "
+                   f"${d.get('nodePrice')}/h")
+        if d.get("nodePriceNote"):
+            out.append(d["nodePriceNote"])
+    if d.get("reason") and "budgetsAllow" in d:
+        out.append(f"NodePool {d['nodePool']} for {d['reason']}: its budgets allow {_n(d['budgetsAllow'])} of "
+                   f"{d['nodes']} node(s), {d['disrupting']} disrupting already")
+    if "condition" in d:
+        since = f" since {d['lastTransitionTime']}" if d.get("lastTransitionTime") else ""
+        why = f" ({d['reason']})" if d.get("reason") else ""
+        out.append(f"the NodeClaim's condition: {d['condition']}{why}{since} (input: its status as given)")
+    if d.get("drift"):
+        out.append(d["drift"])
+    return out
+
+
+def render_node(doc: Mapping[str, Any]) -> list[Block]:
+    node = doc.get("node") or {}
+    head = f"Node {node.get('name')}: " + VERDICTS.get(node.get("verdict", ""), "").format(method=node.get("method"))
+    blocks = [Block(Text(head, style="bold"))]
+    lines = []
+    for i, c in enumerate(node.get("checks") or (), 1):
+        words = f'"{c["message"]}"' if c.get("karpenter") else c["message"]
+        lines.append(f"  {i}. {c['step']}: {words}")
+        lines.extend(f"       {line}" for line in _detail_lines(c))
+    if lines:
+        blocks.append(Block(Text("What stops it, in the order Karpenter checks (quoted: Karpenter's words):\n"
+                                 + "\n".join(lines))))
+    fixes = []
+    for f in node.get("fixes") or ():
+        v = f["verified"]
+        then = f"{v['method']} acts: {v['command']}" if v["acts"] else \
+            f"{v['method']} would take it ({v['command']}), though not as this pass's decision"
+        fixes.append(f"  - {f['description']}\n      verified: {then}")
+    if fixes:
+        blocks.append(Block(Text("Changes that let it go (each verified by running the disruption pass again):\n"
+                                 + "\n".join(fixes))))
+    said = live_events(doc, node.get("name", ""))
+    if said:
+        blocks.append(Block(Text("What Karpenter said of it (its events in the cluster):\n" + "\n".join(said))))
+    times = [f"  - {w['at']}: {w['text']}" for w in node.get("when") or ()]
+    if times:
+        blocks.append(Block(Text("What time alone changes:\n" + "\n".join(times))))
+    return blocks
+
+
+def live_events(doc: Mapping[str, Any], name: str) -> list[str]:
+    """Live: Karpenter's own events on the node and its NodeClaim, as read from the cluster."""
+    claim = next((n.get("nodeClaim") for n in doc.get("nodes") or () if n.get("node") == name), None)
+    objects = {f"Node/{name}", *([f"NodeClaim/{claim}"] if claim else [])}
+    return [f"  - {e['object']} {e['reason']}: {e['message']}" + (f" (×{e['count']})" if e.get("count") else "")
+            for e in (doc.get("live") or {}).get("events") or () if e.get("object") in objects]
+
+
+def print_node(doc: Mapping[str, Any], console: Console) -> None:
+    print_blocks(render_node(doc), console)
