@@ -191,34 +191,33 @@ def _detail_lines(check: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def render_node(doc: Mapping[str, Any]) -> list[Block]:
+def node_sections(doc: Mapping[str, Any]) -> tuple[str, list[tuple[str, list[str]]]]:
+    """`--node NAME`'s answer in words: its headline, then each part's title and lines (the checks
+    that stop it, the verified fixes, Karpenter's events read live, what time alone changes); the
+    text and the page both print these."""
     node = doc.get("node") or {}
     head = f"Node {node.get('name')}: " + VERDICTS.get(node.get("verdict", ""), "").format(method=node.get("method"))
-    blocks = [Block(Text(head, style="bold"))]
     lines = []
     for i, c in enumerate(node.get("checks") or (), 1):
         words = f'"{c["message"]}"' if c.get("karpenter") else c["message"]
         lines.append(f"  {i}. {c['step']}: {words}")
         lines.extend(f"       {line}" for line in _detail_lines(c))
-    if lines:
-        blocks.append(Block(Text("What stops it, in the order Karpenter checks (quoted: Karpenter's words):\n"
-                                 + "\n".join(lines))))
     fixes = []
     for f in node.get("fixes") or ():
         v = f["verified"]
         then = f"{v['method']} acts: {v['command']}" if v["acts"] else \
             f"{v['method']} would take it ({v['command']}), though not as this pass's decision"
         fixes.append(f"  - {f['description']}\n      verified: {then}")
-    if fixes:
-        blocks.append(Block(Text("Changes that let it go (each verified by running the disruption pass again):\n"
-                                 + "\n".join(fixes))))
-    said = live_events(doc, node.get("name", ""))
-    if said:
-        blocks.append(Block(Text("What Karpenter said of it (its events in the cluster):\n" + "\n".join(said))))
-    times = [f"  - {w['at']}: {w['text']}" for w in node.get("when") or ()]
-    if times:
-        blocks.append(Block(Text("What time alone changes:\n" + "\n".join(times))))
-    return blocks
+    parts = [("What stops it, in the order Karpenter checks (quoted: Karpenter's words):", lines),
+             ("Changes that let it go (each verified by running the disruption pass again):", fixes),
+             ("What Karpenter said of it (its events in the cluster):", live_events(doc, node.get("name", ""))),
+             ("What time alone changes:", [f"  - {w['at']}: {w['text']}" for w in node.get("when") or ()])]
+    return head, [(title, shown) for title, shown in parts if shown]
+
+
+def render_node(doc: Mapping[str, Any]) -> list[Block]:
+    head, parts = node_sections(doc)
+    return [Block(Text(head, style="bold")), *(Block(Text(title + "\n" + "\n".join(lines))) for title, lines in parts)]
 
 
 def live_events(doc: Mapping[str, Any], name: str) -> list[str]:

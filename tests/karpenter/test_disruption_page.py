@@ -13,8 +13,10 @@ from kexplain.render.karpenter_disruption import budget_rows
 from kexplain.render.karpenter_disruption_chain import chain_lines
 from tests.karpenter.test_disruption_chain import two_web_pods_one_disruption, write_inputs
 from tests.support.cli_helpers import TestEnvironment
+from tests.support.paths import ROOT
 
 NOW = ["--now", "2026-01-01T12:00:00Z"]
+FIXTURES = ROOT / "fixtures" / "karpenter-disruption"
 
 
 def _run(*args: str) -> tuple[int, TestEnvironment]:
@@ -74,3 +76,30 @@ def test_html_is_an_option_of_the_disruption_pass(tmp_path):
     assert code == 2
     assert "--html is an option of --disruption" in env.err
     assert not (tmp_path / "page.html").exists()
+
+
+def test_the_node_page_says_what_the_node_text_says(tmp_path):
+    """--node NAME --html: the node's answer first (its checks, verified fixes, times), and the
+    terminal's section is the node's text, as `kexplain karpenter --disruption --node` prints it."""
+    name = "ip-10-0-4-17.ec2.internal"          # the drifted node a do-not-disrupt pod holds
+    files = ["--nodes", str(FIXTURES / "cluster.yaml"), "--nodes", str(FIXTURES / "nodepools.yaml")]
+    page = tmp_path / "page.html"
+    code, env = _run("karpenter", "--disruption", *files, *NOW, "--node", name, "-o", "json", "--html", str(page))
+    assert code == 1, env.err                   # the node stays
+    doc = json.loads(env.out)
+    raw = page.read_text()
+    headings = re.findall(r"<h2[^>]*>([^<]+)</h2>", raw)
+    assert headings[0] == f"Node {name}"
+    words = _page_text(page)
+    assert f"kexplain: Node {name}: Karpenter keeps it" in words
+    for check in doc["node"]["checks"]:
+        assert " ".join(check["message"].split()) in words
+    assert doc["node"]["fixes"] and doc["node"]["when"]
+    for fix in doc["node"]["fixes"]:
+        assert " ".join(fix["description"].split()) in words
+    for when in doc["node"]["when"]:
+        assert " ".join(when["text"].split()) in words
+    code, text = _run("karpenter", "--disruption", *files, *NOW, "--node", name)
+    assert code == 1
+    terminal = words[words.index("As the terminal prints it"):]
+    assert " ".join(text.out.split()) in terminal

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 from kexplain.render.consoles import text_console
 from kexplain.render.html.markup import Html, el, table
 from kexplain.render.karpenter_disruption import NODE_HEADERS, budget_rows, decision_line, method_lines, node_rows, \
-    print_disruption
+    node_sections, print_disruption, print_node
 from kexplain.render.karpenter_events import event_line as live_event_line, print_live_events
 from kexplain.render.karpenter_disruption_chain import HEADING, answer_text, event_line, lands_text, node_heading, \
     pdb_line
@@ -44,6 +44,17 @@ def _verdict(doc: Doc) -> list[Html]:
               f"{s.get('disrupted', 0)} disrupted by the decision")
     return _section("Verdict", "verdict", el("p", decision_line(doc), cls="verdict"), el("p", counts, cls="note"),
                     table(("Decision", "Node", "NodePool", "Type", "Command", "Savings"), going) if going else None)
+
+
+def _node(doc: Doc) -> list[Html]:
+    """`--node NAME`: why Karpenter keeps this node, first, in the text's words."""
+    if not doc.get("node"):
+        return []
+    head, parts = node_sections(doc)
+    shown: list[Any] = [el("p", head, cls="verdict")]
+    for title, lines in parts:
+        shown += [el("h3", title), el("pre", "\n".join(lines), cls="text")]
+    return _section(f"Node {doc['node'].get('name', '')}", "node", *shown)
 
 
 def _budgets(doc: Doc) -> list[Html]:
@@ -103,8 +114,11 @@ def _live(doc: Doc) -> list[Html]:
 def _text(doc: Doc) -> str:
     buf = io.StringIO()
     console = text_console(buf, width=TEXT_WIDTH, force_terminal=False, color_system=None)
-    print_disruption(doc, console)
-    print_live_events(doc, console)          # (read live: Karpenter's own events, as the text ends)
+    if doc.get("node"):                      # --node NAME: the text is the node's answer
+        print_node(doc, console)
+    else:
+        print_disruption(doc, console)
+        print_live_events(doc, console)      # (read live: Karpenter's own events, as the text ends)
     return buf.getvalue().rstrip("\n")
 
 
@@ -113,7 +127,9 @@ def render_disruption(doc: Doc, style: str) -> str:
     decision = doc.get("decision") or {}
     title = (f"Karpenter disruption: {decision.get('method')} acts" if decision
              else "Karpenter disruption: no method acts")
-    body = [*_verdict(doc), *_budgets(doc), *_chain(doc), *_methods(doc), *_nodes(doc), *_events(doc), *_live(doc),
+    if doc.get("node"):
+        title = node_sections(doc)[0]
+    body = [*_node(doc), *_verdict(doc), *_budgets(doc), *_chain(doc), *_methods(doc), *_nodes(doc), *_events(doc), *_live(doc),
             el("section", el("h2", "As the terminal prints it", id="text"), el("pre", _text(doc), cls="text"),
                cls="eviction disruption")]
     return "".join([
