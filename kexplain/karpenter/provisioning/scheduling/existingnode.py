@@ -14,7 +14,7 @@ from kexplain.karpenter.scheduling.taints import Taints
 from kexplain.karpenter.state.statenode import StateNode
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
-from kexplain.karpenter.scheduling.hostportusage import get_host_ports
+from kexplain.karpenter.scheduling.hostportusage import get_host_ports, pod_key
 
 EXCEEDS_NODE_RESOURCES = "exceeds node resources"
 
@@ -81,6 +81,11 @@ class ExistingNode:
         self.refusal = 0
         self.remaining_resources = {name: v - max(daemons.get(name, 0), 0) for name, v in base.available.items()}
         self.requirements: Requirements = Requirements(base.requirements)   # (Add replaces, never changes, a key's)
+        # the state node's host ports and volumes, copied when this scheduler first adds to them: upstream
+        # schedules over deep copies of the state nodes (Cluster.DeepCopyNodes), so one simulation's pods
+        # are never in the next one's, nor in the cluster state
+        self.host_port_usage: Any = state.host_port_usage
+        self.volume_usage: Any = state.volume_usage
         topology.register(HOSTNAME_LABEL, base.host_name)
 
     def name(self) -> str:
@@ -101,10 +106,10 @@ class ExistingNode:
             return None, err
         host_ports = get_host_ports(pod)
         # (a node without volume limits never exceeds them, and no port conflicts: asked of 5,000 nodes)
-        err = self.state.volume_usage.exceeds_limits(volumes) if self.state.volume_usage.limits else None
+        err = self.volume_usage.exceeds_limits(volumes) if self.volume_usage.limits else None
         if err is not None:
             return None, WrappedError("checking volume usage", err)
-        err = self.state.host_port_usage.conflicts(pod, host_ports) if host_ports else None
+        err = self.host_port_usage.conflicts(pod, host_ports) if host_ports else None
         if err is not None:
             return None, WrappedError("checking host port usage", err)
         if not resources.fits_nanos(resources.nanos_of(pod_data.requests), self.remaining_resources):
@@ -152,5 +157,17 @@ class ExistingNode:
             remaining[name] = remaining.get(name, 0) - v
         self.requirements = requirements
         self.topology.record(pod, self.taints, requirements)
-        self.state.host_port_usage.add(pod, get_host_ports(pod))
-        self.state.volume_usage.add(pod, volumes)
+        self._add_usage(pod, volumes)
+
+    def _add_usage(self, pod: Any, volumes: Any) -> None:
+        """HostPortUsage().Add and VolumeUsage().Add on this node's own copies, made at the first
+        write that changes something (a pod without host ports or volumes changes neither)."""
+        ports = get_host_ports(pod)
+        if ports or pod_key(pod) in self.host_port_usage.reserved:
+            if self.host_port_usage is self.state.host_port_usage:
+                self.host_port_usage = self.host_port_usage.deep_copy()
+            self.host_port_usage.add(pod, ports)
+        if volumes:
+            if self.volume_usage is self.state.volume_usage:
+                self.volume_usage = self.volume_usage.deep_copy()
+            self.volume_usage.add(pod, volumes)
