@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, ContextManager, Optional
 
-from kexplain.app.karpenter import disruption_pass
+from kexplain.app.karpenter_disruption import disruption_pass
 from kexplain.app.live import Connect, Live, session
 from kexplain.load.live import ClusterReader, Refusal
 

@@ -7,7 +7,8 @@ import typer
 
 from dataclasses import replace
 
-from kexplain.app.karpenter import check_node_pool, disruption_pass
+from kexplain.app.karpenter import check_node_pool
+from kexplain.app.karpenter_disruption import disruption_pass
 from kexplain.app.karpenter_live import disruption_live
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate
