@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from kexplain.app.eviction.drain import budget_json, budgets_of, numbers
+from kexplain.app.eviction.drain_budgets import budget_json, budgets_of, numbers
 from kexplain.app.eviction.drain_index import WORKLOADS, DrainIndex
 from kexplain.controllers.disruption import KIND as PDB_KIND, NamespacePods
 from kexplain.eviction.api import Budget

@@ -16,7 +16,7 @@ import typer
 from kexplain.app.eviction import EvictRequest, LiveRead
 from kexplain.cli.env import env_of
 from kexplain.cli.exit_codes import ExitStatus
-from kexplain.cli.live import chunk_size_option, context_option, kubeconfig_option, timeout_option
+from kexplain.cli.live_options import chunk_size_option, context_option, kubeconfig_option, timeout_option
 from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output, kubelet_config_option,
                                   max_objects_option, stats_option)
 from kexplain.cli.output import save_page

@@ -22,6 +22,8 @@ from kexplain.app.live import session as app_session
 from kexplain.autoscaler.cloudprovider import label_keys
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result
+from kexplain.cli.live_options import (chunk_size_option, context_option, kubeconfig_option, namespace_option,
+                                       timeout_option)
 from kexplain.suggest.kueue_held import held as kueue_held
 from kexplain.cli.explain import Output, write_trace
 from kexplain.cli.options import autoscaler_config_option, node_groups_option
@@ -47,30 +49,7 @@ from kexplain.render.live import (LIVE_NO_NODES, live_json, print_comparison, pr
 __all__ = ["Connect", "Live", "PodArgs", "command", "run_pod", "session"]
 
 
-# --- options shared with `kexplain snapshot` ----------------------------------------------------
-
-def kubeconfig_option() -> Any:
-    return typer.Option(None, "--kubeconfig", metavar="FILE",
-                        help="Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, then in-cluster).")
-
-
-def context_option() -> Any:
-    return typer.Option(None, "--context", metavar="CONTEXT",
-                        help="Kubeconfig context (default: the current one).")
-
-
-def namespace_option() -> Any:
-    return typer.Option(None, "-n", "--namespace", metavar="NAMESPACE", help="Namespace (default: the context's).")
-
-
-def timeout_option() -> Any:
-    return typer.Option(30.0, "--request-timeout", min=0.001, metavar="SECONDS",
-                        help="Give up on a request to the API server after this long.")
-
-
-def chunk_size_option() -> Any:
-    return typer.Option(500, "--chunk-size", min=1, metavar="N", help="Objects per page when listing.")
-
+# --- the reads' bar and session, shared with `kexplain snapshot` and `kexplain karpenter` ----------
 
 def reading_bar(env: Environment):
     """The bar the reads draw on stderr when it is a terminal (`progress_bar`), as a factory."""

@@ -16,8 +16,9 @@ from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus
 from kexplain.autoscaler.cloudprovider import reporting_objects, status_configmap
 from kexplain.autoscaler.cloudprovider.live import CLUSTER_API, STATUS, read_group_objects
-from kexplain.cli.live import (Connect, Live, chunk_size_option, context_option, kubeconfig_option, namespace_option,
-                               say_karpenter_reads, say_reads, session, timeout_option)
+from kexplain.cli.live import Connect, Live, say_karpenter_reads, say_reads, session
+from kexplain.cli.live_options import (chunk_size_option, context_option, kubeconfig_option, namespace_option,
+                                       timeout_option)
 from kexplain.errors import KexplainError, Source
 from kexplain.load.live import (DAEMONSETS, EVENTS, KARPENTER, POLICIES, RESOURCES, ClusterReader, LiveError, as_pending,
                                 version_record)

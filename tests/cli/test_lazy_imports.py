@@ -70,3 +70,21 @@ def test_each_summary_is_its_commands_first_paragraph():
             command = getattr(loaded, "command", None)      # else a group of subcommands (evict): its HELP
             doc = inspect.cleandoc(command.__doc__) if command is not None else loaded.HELP
             assert SUMMARIES[name] == doc.split("\n\n")[0], name
+
+
+# What `kexplain karpenter --disruption` over files does not run: the provisioning pass's
+# application layer (and the Cluster Autoscaler it stands beside), the live client's, and the
+# drain's fixes with their autoscalers (the chain reads the budgets alone: app.eviction.drain_budgets).
+NOT_IN_DISRUPTION = ("kexplain.app.karpenter", "kexplain.app.karpenter_live", "kexplain.app.live",
+                     "kexplain.app.autoscalers", "kexplain.app.eviction.drain", "kexplain.app.eviction.drain_fixes",
+                     "kexplain.cli.live", "kexplain.cli.karpenter_provisioning", "kexplain.suggest.karpenter")
+
+
+def test_the_disruption_pass_over_files_imports_neither_provisioning_nor_live():
+    got = _run("karpenter", "--disruption", "--nodes", "fixtures/karpenter-disruption/cluster.yaml",
+               "--nodes", "fixtures/karpenter-disruption/nodepools.yaml", "--now", "2026-01-01T12:00:00Z",
+               "-o", "json")
+    assert got["code"] == 0
+    assert json.loads(got["stdout"])["decision"]                    # the chain ran (a decision to drain)
+    assert "kexplain.cli.karpenter_disruption" in got["modules"]
+    assert [m for m in NOT_IN_DISRUPTION if m in got["modules"]] == []

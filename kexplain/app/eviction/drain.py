@@ -9,19 +9,19 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
 from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_cluster, read_warnings, settled
+from kexplain.app.eviction.drain_budgets import budget_json, budgets_of, numbers
 from kexplain.app.eviction.drain_fixes import SYNC_FAILED, fixes, owner_text, owners_missing
 from kexplain.app.eviction.drain_index import DrainIndex
 from kexplain.app.eviction.autoscaled import KEY as AUTOSCALERS, live_reads
 from kexplain.app.eviction.drain_where import where_they_go
 from kexplain.app.eviction.replacements import cordoned
-from kexplain.controllers.disruption import Statuses, computed, generation, healthy_as_stored, known_status, needs_status
-from kexplain.eviction.api import DISRUPTION_TARGET, Budget, budget_of
+from kexplain.controllers.disruption import Statuses
+from kexplain.eviction.api import DISRUPTION_TARGET, Budget
 from kexplain.eviction.drain.drain import Eviction, PodDeleteList, evict_pods, pods_for_deletion
 from kexplain.eviction.drain.filters import Helper
 from kexplain.eviction.versions import drain_rules
 from kexplain.model.pod import PodInfo
 
-GIVEN, CONTROLLER = "given", "disruption-controller"
 FLAGS = (("ignore_daemonsets", "--ignore-daemonsets"), ("delete_emptydir_data", "--delete-emptydir-data"),
          ("force", "--force"))
 
@@ -84,30 +84,6 @@ def drain(index: DrainIndex, pods: list[PodInfo], minor: str, options: Mapping[s
     return Drained(listed, tuple(evictions), plain, after, by_object)
 
 
-def budgets_of(index: DrainIndex, known: Mapping[int, tuple[Budget, str]], statuses: Statuses
-               ) -> list[tuple[int, tuple[Budget, str]]]:
-    """Every PodDisruptionBudget (by its object's identity), by namespace/name, with its status: as
-    given, or as the disruption controller's sync computes it from every pod and controller of its
-    namespace (a failed sync: its fail-safe; `statuses`: those the cluster state computed, with the
-    same rule); those in `known` as they were."""
-    todo = [p for p in index.pdbs if id(p) not in known and needs_status(p) and known_status(statuses, p) is None]
-    controllers = index.controllers if todo else None
-    out = []
-    for pdb in index.pdbs:
-        gen = generation(pdb)
-        if id(pdb) in known:
-            out.append((id(pdb), known[id(pdb)]))
-        elif not needs_status(pdb):
-            out.append((id(pdb), (budget_of(pdb, pdb["status"], gen), GIVEN)))
-        else:
-            namespace = (pdb.get("metadata") or {}).get("namespace") or "default"
-            status = known_status(statuses, pdb) or computed(pdb, index.pods_in(namespace), controllers,
-                                                             healthy_as_stored)
-            written = {**status.to_status(), "observedGeneration": 0 if status.failed is not None else gen}
-            out.append((id(pdb), (budget_of(pdb, written, gen), CONTROLLER)))
-    return sorted(out, key=lambda pair: pair[1][0].key)
-
-
 def sync_failures(drained: Drained, index: DrainIndex) -> list[dict]:
     """Each budget the disruption controller cannot sync (its DisruptionAllowed condition's reason
     SyncFailed): its error, and the owners of its pods its finders found no scale for (not among
@@ -121,22 +97,6 @@ def sync_failures(drained: Drained, index: DrainIndex) -> list[dict]:
         out.append({"pdb": budget.key, "message": str(failed.get("message") or ""),
                     **({"ownersNotFound": owners} if owners else {})})
     return out
-
-
-def budget_json(budget: Budget, source: str) -> dict:
-    """A budget as the document writes it (the conditions' type, status, reason and message), as
-    PodDisruptionBudgetStatus marshals: `conditions` and `disruptedPods` are omitempty, left out
-    when empty (a status given without conditions stays without)."""
-    status: dict[str, Any] = {
-        "observedGeneration": budget.observed_generation, "currentHealthy": budget.current_healthy,
-        "desiredHealthy": budget.desired_healthy, "expectedPods": budget.expected_pods,
-        "disruptionsAllowed": budget.disruptions_allowed}
-    if budget.conditions:
-        status["conditions"] = [{k: c[k] for k in ("type", "status", "reason", "message") if c.get(k)}
-                                for c in budget.conditions]
-    if budget.disrupted_pods:
-        status["disruptedPods"] = list(budget.disrupted_pods)
-    return {"name": budget.key, "statusFrom": source, "status": status}
 
 
 def eviction_json(eviction: Eviction) -> dict:
@@ -154,14 +114,6 @@ def eviction_json(eviction: Eviction) -> dict:
     if answer.retry_after:
         out["retryAfterSeconds"] = answer.retry_after
     return {**out, "kubectl": eviction.kubectl}
-
-
-def numbers(budget: Budget | None) -> dict | None:
-    """A budget's four numbers (healthy, desired, expected, allowed), for the explanation."""
-    if budget is None:
-        return None
-    return {"name": budget.key, "currentHealthy": budget.current_healthy, "desiredHealthy": budget.desired_healthy,
-            "expectedPods": budget.expected_pods, "disruptionsAllowed": budget.disruptions_allowed}
 
 
 def drain_document(drained: Drained, req: EvictRequest) -> dict:
