@@ -12,6 +12,13 @@ their EC2NodeClasses. Instance types are those of the AWS data the Karpenter yar
     big       200 nodes of 96-128 vCPUs, 30,000 pods, 1,000 PDBs over one- and two-pod apps,
               60 NodePools
 
+`--style rich` writes either shape's pods as fuller templates make them, to measure a shape the
+fast paths were not written for: per app a sidecar and an init container, probes, environment,
+configMap and emptyDir volumes, tolerations, some a node selector, a zone spread or a
+hostname anti-affinity; apps over eight namespaces (with their Namespace objects); every
+object with a uid, a creation time and (`stored`) a resourceVersion, as a dump has them; half the
+PDBs without a status (the disruption controller computes it).
+
 The command
 
     kexplain karpenter --disruption --nodes cluster.json --aws-data AWS --now 2026-01-01T12:00:00Z -o json
@@ -21,7 +28,7 @@ is timed as a process against the standard library's `json.load` of the same `cl
 1.5 GB (`autoscaler_case.PEAK_MB`).
 
     .venv/bin/python benchmarks/disruption_bench.py [--dir /tmp/kexplain-bench] [--shape standard|big]
-        [--nodes N] [--pods N] [--pdbs N] [--nodepools N] [--pairs 3] [--seed 1]
+        [--nodes N] [--pods N] [--pdbs N] [--nodepools N] [--pairs 3] [--seed 1] [--style plain|rich|stored]
 """
 from __future__ import annotations
 
@@ -251,7 +258,77 @@ def pdbs(rng: random.Random, apps: list[str], pods: list[Obj], count: int) -> li
     return out
 
 
-def cluster(shape: Shape, seed: int) -> list[Obj]:
+NAMESPACES = tuple(f"team-{i}" for i in range(8))
+
+
+def _rich_template(rng: random.Random, app: str) -> tuple[Obj, Obj]:
+    """An app's extra pod fields (merged into each of its pods' spec) and metadata, drawn once."""
+    spec: Obj = {"initContainers": [{"name": "init", "image": "registry.example/init:2",
+                                     "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}}}],
+                 "volumes": [{"name": "config", "configMap": {"name": f"{app}-config"}},
+                             {"name": "scratch", "emptyDir": {}}],
+                 "tolerations": [{"key": "team", "operator": "Equal", "value": "batch", "effect": "NoSchedule"}],
+                 "serviceAccountName": "default", "terminationGracePeriodSeconds": rng.choice((30, 60))}
+    draw = rng.random()
+    if draw < 0.2:
+        spec["nodeSelector"] = {"kubernetes.io/arch": "amd64"}
+    elif draw < 0.35:
+        spec["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+                                              "whenUnsatisfiable": "ScheduleAnyway",
+                                              "labelSelector": {"matchLabels": {"app": app}}}]
+    elif draw < 0.45:
+        spec["affinity"] = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 50, "podAffinityTerm": {"topologyKey": "kubernetes.io/hostname",
+                                               "labelSelector": {"matchLabels": {"app": app}}}}]}}
+    meta = {"labels": {"app.kubernetes.io/part-of": rng.choice(("shop", "search", "billing")),
+                       "pod-template-hash": f"{rng.getrandbits(32):08x}"},
+            "annotations": {"prometheus.io/scrape": "true", "team": rng.choice(("a", "b", "c"))}}
+    return spec, meta
+
+
+def _enriched(rng: random.Random, pods: list[Obj], pdb_list: list[Obj]) -> list[Obj]:
+    """`--style rich`: the apps' pods (not the DaemonSets') over the namespaces with fuller
+    templates; their PDBs moved along, half without a status; the Namespaces."""
+    templates: dict[str, tuple[Obj, Obj, str]] = {}
+    for pod in pods:
+        meta = pod["metadata"]
+        app = meta.get("labels", {}).get("app")
+        if app is None:
+            continue
+        if app not in templates:
+            templates[app] = (*_rich_template(rng, app), rng.choice(NAMESPACES))
+        spec, extra, namespace = templates[app]
+        meta["namespace"] = namespace
+        meta["labels"] = {**meta["labels"], **extra["labels"]}
+        meta["annotations"] = {**extra["annotations"], **meta.get("annotations", {})}
+        container = pod["spec"]["containers"][0]
+        container["env"] = [{"name": "APP", "value": app}, {"name": "POD", "valueFrom": {
+            "fieldRef": {"fieldPath": "metadata.name"}}}]
+        container["readinessProbe"] = {"httpGet": {"path": "/ready", "port": 8080}, "periodSeconds": 5}
+        container["volumeMounts"] = [{"name": "config", "mountPath": "/etc/app"},
+                                     {"name": "scratch", "mountPath": "/tmp"}]
+        sidecar = {"name": "proxy", "image": "registry.example/proxy:1.9",
+                   "resources": {"requests": {"cpu": "20m", "memory": "32Mi"}, "limits": {"memory": "64Mi"}}}
+        pod["spec"] = {**pod["spec"], **spec, "containers": [container, sidecar]}
+    for i, pdb in enumerate(pdb_list):
+        app = pdb["spec"]["selector"]["matchLabels"]["app"]
+        pdb["metadata"]["namespace"] = templates[app][2]
+        if i % 2:
+            del pdb["status"]
+    return [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n}} for n in NAMESPACES]
+
+
+def _identified(objects: list[Obj], stored: bool) -> None:
+    """Each object with a uid and a creation time (and a resourceVersion when `stored`)."""
+    for i, obj in enumerate(objects):
+        meta = obj["metadata"]
+        meta.setdefault("uid", f"00000000-0000-4000-8000-{i:012x}")
+        meta.setdefault("creationTimestamp", "2025-12-01T00:00:00Z")
+        if stored:
+            meta["resourceVersion"] = str(1000 + i)
+
+
+def cluster(shape: Shape, seed: int, style: str = "plain") -> list[Obj]:
     """The whole cluster of `shape` as one list of objects."""
     rng = random.Random(seed)
     pools = node_pools(rng, shape.nodepools)
@@ -266,15 +343,21 @@ def cluster(shape: Shape, seed: int) -> list[Obj]:
         claims.append(claim)
     system = daemonsets(nodes)
     pods, apps = workloads(rng, shape, nodes, max(shape.pods - 2 * len(nodes), 0))
-    return [*pools, *nodes, *claims, *system, *pods, *pdbs(rng, apps, pods, shape.pdbs)]
+    budgets = pdbs(rng, apps, pods, shape.pdbs)
+    if style == "plain":
+        return [*pools, *nodes, *claims, *system, *pods, *budgets]
+    namespaces = _enriched(rng, pods, budgets)
+    out = [*namespaces, *pools, *nodes, *claims, *system, *pods, *budgets]
+    _identified(out, stored=style == "stored")
+    return out
 
 
-def write_case(out: Path, shape: Shape, seed: int) -> Path:
+def write_case(out: Path, shape: Shape, seed: int, style: str = "plain") -> Path:
     """`out/cluster.json` (a List), kept when it exists."""
     path = out / "cluster.json"
     if not path.exists():
         out.mkdir(parents=True, exist_ok=True)
-        write_json(path, {"apiVersion": "v1", "kind": "List", "items": cluster(shape, seed)})
+        write_json(path, {"apiVersion": "v1", "kind": "List", "items": cluster(shape, seed, style)})
     return out
 
 
@@ -291,6 +374,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         out.add_argument(f"--{name}", type=int, help="overrides the shape's")
     out.add_argument("--pairs", type=int, default=3)
     out.add_argument("--seed", type=int, default=1)
+    out.add_argument("--style", choices=("plain", "rich", "stored"), default="plain",
+                     help="rich: fuller pod templates over namespaces; stored: the same with resourceVersions")
     out.add_argument("--aws-data", type=Path, default=AWS_DATA)
     out.add_argument("--write-only", action="store_true", help="write the case, print its folder, time nothing")
     return out.parse_args(argv)
@@ -301,12 +386,13 @@ def main(argv: list[str] | None = None) -> int:
     base = SHAPES[args.shape]
     shape = Shape(base.types, args.nodes or base.nodes, args.pods or base.pods, args.pdbs or base.pdbs,
                   args.nodepools or base.nodepools, base.app_pods, base.cpu_millis)
+    style = "" if args.style == "plain" else f"-{args.style}"
     case = write_case(args.dir / f"disruption-{args.shape}-n{shape.nodes}-p{shape.pods}-b{shape.pdbs}"
-                      f"-np{shape.nodepools}-s{args.seed}", shape, args.seed)
+                      f"-np{shape.nodepools}-s{args.seed}{style}", shape, args.seed, args.style)
     if args.write_only:
         print(case)
         return 0
-    row = ratio_row(f"disruption {args.shape}", command(case, args.aws_data), case / "cluster.json", args.pairs,
+    row = ratio_row(f"disruption {args.shape}{style}", command(case, args.aws_data), case / "cluster.json", args.pairs,
                     TARGET)
     print(header(case, load=True))
     print(row.line())
