@@ -319,6 +319,32 @@ def test_counts_leave_out_pods_not_running_and_the_pods_being_scheduled():
     assert group.domains["test-zone-1"] == 1
 
 
+def test_topologies_over_one_cluster_each_leave_out_only_their_own_pods():
+    """Karpenter's disruption builds a topology per simulation over the same cluster: what the
+    groups count from is shared (`counted_of`), and each leaves out the pods it schedules."""
+    bound = [pod(f"web-{i}", node=f"n{i % 3}", topologySpreadConstraints=[spread()]) for i in range(6)]
+    other = pod("other", labels={"app": "db"}, node="n0")
+    cluster = Cluster([*bound, other], [node(f"n{i}", ZONES[i]) for i in range(3)])
+    first = build([bound[0]], cluster)
+    second = build([bound[1], bound[4]], cluster)
+    again = build([bound[0]], cluster)
+    (g1,), (g2,), (g3,) = (t.topology_groups.values() for t in (first, second, again))
+    assert g1.domains == {"test-zone-1": 1, "test-zone-2": 2, "test-zone-3": 2}
+    assert g2.domains == {"test-zone-1": 2, "test-zone-2": 0, "test-zone-3": 2}
+    assert g3.domains == g1.domains
+
+
+def test_a_selector_of_several_values_counts_each_selected_pod_once():
+    pods = [pod("a", labels={"app": "web"}, node="n0"), pod("b", labels={"app": "api"}, node="n1"),
+            pod("c", labels={"app": "db"}, node="n1"), pod("d", labels={"app": "api", "tier": "x"}, node="n0")]
+    cluster = Cluster(pods, [node("n0", ZONES[0]), node("n1", ZONES[1])])
+    tsc = {**spread(), "labelSelector": {"matchExpressions": [
+        {"key": "app", "operator": "In", "values": ["api", "web"]},
+        {"key": "tier", "operator": "DoesNotExist"}]}}
+    (group,) = build([pod("new", topologySpreadConstraints=[tsc])], cluster).topology_groups.values()
+    assert group.domains == {"test-zone-1": 1, "test-zone-2": 1, "test-zone-3": 0}
+
+
 def test_a_node_without_the_hostname_label_is_its_own_hostname_domain():
     bare = {"metadata": {"name": "bare", "labels": {ZONE: "test-zone-1"}}, "spec": {}}
     cluster = Cluster([pod("old", node="bare")], [bare])

@@ -19,7 +19,8 @@ from kexplain.karpenter.scheduling.requirements import (Requirements, new_label_
                                                         new_node_selector_requirements_with_min_values)
 from kexplain.karpenter.apis.nodeclaim import NodeSelectorRequirementWithMinValues
 from kexplain.karpenter.utils.objects import name_of
-from kexplain.model.labels import EVERYTHING, SelectorError, parse_selector
+from kexplain.controllers.disruption import NamespacePods
+from kexplain.model.labels import EVERYTHING, LabelSelector, SelectorError, parse_selector
 from kexplain.model.pod import PodInfo
 
 PREFERENCE_POLICY_RESPECT = "Respect"
@@ -211,6 +212,53 @@ def _pool_domains(np: Any, its: Sequence[Any]) -> tuple[list[tuple[str, list[tup
     return out, taints
 
 
+# -- what the groups count from ------------------------------------------------------------------
+
+class Counted:
+    """The cluster's pods a topology group counts (bound, not finished, not terminating:
+    `ignored_for_topology`), by namespace in the cluster's order, each namespace's indexed by the
+    label values its groups' selectors ask for (`NamespacePods`); and the nodes' labels, taints and
+    label requirements by name. Karpenter's disruption builds a topology for each simulation over
+    the same cluster: they share this, and leave out their own pods as they count."""
+
+    def __init__(self, pods: Sequence[PodInfo]) -> None:
+        by_namespace: dict[str, list[PodInfo]] = {}
+        for namespace, run in groupby(pods, attrgetter("namespace")):     # (runs in C: a dump lists pods by namespace)
+            by_namespace.setdefault(namespace, []).extend(p for p in run if not ignored_for_topology(p))
+        self._by_namespace = {ns: NamespacePods(ps) for ns, ps in by_namespace.items()}
+        self._nodes: dict[str, tuple[dict[str, str], list[Taint], Requirements]] = {}
+
+    def selected(self, namespace: str, selector: LabelSelector) -> list[PodInfo]:
+        """The namespace's counted pods `selector` selects, in the cluster's order."""
+        pods = self._by_namespace.get(namespace)
+        return pods.selected(selector) if pods is not None else []
+
+    def node(self, name: str, node: Mapping[str, Any]) -> tuple[dict[str, str], list[Taint], Requirements]:
+        """A node's labels, taints and label requirements, read once."""
+        facts = self._nodes.get(name)
+        if facts is None:
+            labels = _node_labels(node)
+            facts = self._nodes[name] = (labels, _node_taints(node), new_label_requirements(labels))
+        return facts
+
+
+COUNTED_MEMO_SIZE = 4          # the pods lists (a cluster's, per pass) whose `Counted` is kept
+_counted_memo: dict[int, tuple[Sequence[PodInfo], Counted]] = {}
+
+
+def counted_of(pods: Sequence[PodInfo]) -> Counted:
+    """`Counted` of a cluster's pods, kept for that very list (a pass's cluster never changes its
+    pods: a simulation's own are left out as counted, not removed)."""
+    found = _counted_memo.get(id(pods))
+    if found is not None and found[0] is pods:
+        return found[1]
+    counted = Counted(pods)
+    if len(_counted_memo) >= COUNTED_MEMO_SIZE:
+        _counted_memo.pop(next(iter(_counted_memo)))
+    _counted_memo[id(pods)] = (pods, counted)
+    return counted
+
+
 # -- the topology ---------------------------------------------------------------------------------
 
 class Topology:
@@ -227,13 +275,9 @@ class Topology:
         self.preference_policy = preference_policy
         self.topology_groups: dict[tuple, TopologyGroup] = {}
         self.inverse_topology_groups: dict[tuple, TopologyGroup] = {}
-        # Indexed once: the pods by namespace (those counted worked out for a namespace a group
-        # asks about: `_counted`), node label requirements by node name.
-        self._pods_by_namespace: dict[str, list[PodInfo]] = {}
-        for namespace, run in groupby(cluster.pods, attrgetter("namespace")):     # (runs in C: a dump lists pods by namespace)
-            self._pods_by_namespace.setdefault(namespace, []).extend(run)
-        self._counted_by_namespace: dict[str, list[PodInfo]] = {}
-        self._nodes: dict[str, tuple[dict[str, str], list[Taint], Requirements]] = {}
+        # What the groups count from, read once per cluster (`counted_of`: a disruption pass's
+        # simulations share it); the pods being scheduled are left out as each group counts.
+        self._counted = counted_of(cluster.pods)
         self._namespaces: dict[str, dict[str, str]] | None = None
         # The groups that govern a pod or select it, by uid, until a group or owner changes
         # (asked for every node a pod is tried on; a pod's namespace and labels do not change).
@@ -457,11 +501,7 @@ class Topology:
     # -- counting ---------------------------------------------------------------------------
     def _node(self, name: str, node: Mapping[str, Any]) -> tuple[dict[str, str], list[Taint], Requirements]:
         """A node's labels, taints and label requirements, read once."""
-        facts = self._nodes.get(name)
-        if facts is None:
-            labels = _node_labels(node)
-            facts = self._nodes[name] = (labels, _node_taints(node), new_label_requirements(labels))
-        return facts
+        return self._counted.node(name, node)
 
     def count_domains(self, tg: TopologyGroup) -> None:
         """countDomains: the node domains the group's filter admits, then one count per bound pod it
@@ -480,9 +520,10 @@ class Topology:
                 if domain is not None:
                     tg.register(domain)
         selector = EVERYTHING if tg.raw_selector is None else tg.selector   # TopologyListOptions: null lists all
+        excluded = self.excluded_pods
         for namespace in tg.namespaces:
-            for pod in self._counted(namespace):
-                if not selector.matches(pod.labels):
+            for pod in self._counted.selected(namespace, selector):
+                if pod.uid in excluded:
                     continue
                 node = self.cluster.node_by_name(pod.node_name)
                 if node is None:
@@ -496,17 +537,6 @@ class Topology:
                 if not every_node and not tg.node_filter.matches(taints, requirements):
                     continue
                 tg.record(domain)
-
-    def _counted(self, namespace: str) -> list[PodInfo]:
-        """The namespace's pods that count (not ignored for topology, not being scheduled), in
-        the cluster's order."""
-        pods = self._counted_by_namespace.get(namespace)
-        if pods is None:
-            excluded = self.excluded_pods
-            pods = self._counted_by_namespace[namespace] = [
-                pod for pod in self._pods_by_namespace.get(namespace, ())
-                if not ignored_for_topology(pod) and pod.uid not in excluded]
-        return pods
 
     def _state_domains(self, key: str) -> list[str]:
         """The values the state's nodes (with a Node) have for a key, in node order (read once per key)."""
