@@ -8,8 +8,7 @@ from datetime import datetime
 from typing import Any, Callable, Mapping, Sequence
 
 from kexplain.karpenter.disruption import events as ev
-from kexplain.karpenter.disruption.pods import Limits, is_disruptable, is_reschedulable, lifetime_remaining, \
-    rescheduling_cost
+from kexplain.karpenter.disruption.pods import Limits, lifetime_remaining
 from kexplain.karpenter.scheduling.requirements import new_label_requirements
 from kexplain.karpenter.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN_LABELS
 from kexplain.model.pod import PodInfo
@@ -110,7 +109,7 @@ def validate_pods(pods: list[PodInfo], pdbs: Limits, now: datetime, recorder: ev
     """ValidatePodsDisruptable: an active do-not-disrupt pod, else a PodDisruptionBudget that
     allows no eviction of one of the pods (or a pod under two)."""
     for pod in pods:
-        if not is_disruptable(pod, now, recorder):
+        if not pdbs.is_disruptable(pod, now, recorder):
             return f'pod has "karpenter.sh/do-not-disrupt" annotation (Pod={pod.key})'
     keys, ok = pdbs.can_evict_pods(pods, now, recorder)
     if not ok:
@@ -150,10 +149,13 @@ def new_candidate(state: Any, pods: list[PodInfo], pdbs: Limits, node_pools: Map
             recorder.publish(*ev.blocked(state.node, state.node_claim, sentence(err)))
             raise CandidateError(err, pod_block=True)
     labels = state.labels()
+    traits = [pdbs.traits(p) for p in pods]
+    cost = 0.0
+    for t in traits:            # ReschedulingCost: the pods' eviction costs, summed in their order
+        cost += t.cost
     return Candidate(state, instance_type, node_pool, labels.get(ZONE_LABEL) or "",
-                     labels.get(CAPACITY_TYPE_LABEL) or "",
-                     rescheduling_cost(pods) * lifetime_remaining(now, state.node_claim),
-                     pods, [p for p in pods if is_reschedulable(p)])
+                     labels.get(CAPACITY_TYPE_LABEL) or "", cost * lifetime_remaining(now, state.node_claim),
+                     pods, [p for p, t in zip(pods, traits) if t.reschedulable])
 
 
 class Method:
