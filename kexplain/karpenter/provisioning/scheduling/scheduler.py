@@ -248,7 +248,7 @@ class Scheduler:
             pod = queue.pop()
             if pod is None:
                 break
-            err = self.try_schedule(PodInfo(prefs.relaxable_copy(pod.obj)))
+            err = self.try_schedule(pod)
             if err is not None:
                 pod_errors[pod.uid] = err
                 self.topology.update(pod)
@@ -262,13 +262,17 @@ class Scheduler:
 
     def try_schedule(self, pod: PodInfo) -> BaseException | None:
         """trySchedule: add the pod, relaxing its preferences until it is placed or nothing is left
-        to relax. `pod` is the scheduler's own copy; relaxation rebuilds it."""
+        to relax. Relaxation works on the scheduler's own copy of the pod (Solve's pod.DeepCopy()),
+        made at the first relaxation (nothing before it changes the pod) and rebuilt at each."""
+        own = False
         while True:
             err = self.add(pod)
             if err is None:
                 return None
             if is_reserved_offering_error(err) or is_dra_error(err):
                 return err
+            if not own:
+                pod, own = PodInfo(prefs.relaxable_copy(pod.obj)), True
             if self.preferences.relax(pod.spec) is None:
                 return err
             pod = PodInfo(pod.obj)
