@@ -141,9 +141,10 @@ class PodTraits:
     #                             the disrupted taint, not a mirror pod
     do_not_disrupt: Any         # the annotation's value (None: none)
     cost: float                 # EvictionCost
+    budgets: list[PdbItem]      # its PodDisruptionBudgets (pdb.Limits)
 
 
-def pod_traits(pod: PodInfo, tolerates_disrupted: bool) -> PodTraits:
+def pod_traits(pod: PodInfo, tolerates_disrupted: bool, budgets: list[PdbItem]) -> PodTraits:
     """The pod's `PodTraits`; `tolerates_disrupted`: ToleratesDisruptedNoScheduleTaint's answer."""
     terminating = bool(pod.deletion_timestamp)
     active = not terminating and pod.phase not in ("Failed", "Succeeded")
@@ -155,8 +156,9 @@ def pod_traits(pod: PodInfo, tolerates_disrupted: bool) -> PodTraits:
             daemon = daemon or owner == ("apps/v1", "DaemonSet")
             stateful = stateful or owner == ("apps/v1", "StatefulSet")
     reschedulable = (active or (terminating and stateful)) and not mirror and not daemon
+    notes = annotations(pod)
     return PodTraits(active, reschedulable, active and not tolerates_disrupted and not mirror,
-                     annotations(pod).get(DO_NOT_DISRUPT), eviction_cost(pod))
+                     notes.get(DO_NOT_DISRUPT), _eviction_cost(notes, pod.spec.get("priority")), budgets)
 
 
 @dataclass(frozen=True)
@@ -248,24 +250,25 @@ class Limits:
             if seen is None or seen[0] is not tolerations:
                 seen = self._tolerating[id(tolerations)] = (tolerations, _tolerates_disrupted(pod))
             tolerates = seen[1]
-        traits = pod_traits(pod, tolerates)
+        traits = pod_traits(pod, tolerates, self.matching(pod))
         self._traits[id(pod)] = (pod, traits)
         return traits
 
-    def is_disruptable(self, pod: PodInfo, now: datetime, recorder: ev.Recorder) -> bool:
-        """`is_disruptable` off the pod's traits (a pod without the annotation publishes nothing)."""
-        t = self.traits(pod)
+    def is_disruptable(self, pod: PodInfo, now: datetime, recorder: ev.Recorder, t: PodTraits | None = None) -> bool:
+        """`is_disruptable` off the pod's traits `t` (a pod without the annotation publishes nothing)."""
+        t = t if t is not None else self.traits(pod)
         return not t.active or t.do_not_disrupt is None or not do_not_disrupt_active(pod, now, recorder)
 
-    def is_evictable(self, pod: PodInfo, now: datetime, recorder: ev.Recorder) -> bool:
+    def is_evictable(self, pod: PodInfo, now: datetime, recorder: ev.Recorder, t: PodTraits | None = None) -> bool:
         """IsEvictable: its traits' answer, then no active do-not-disrupt."""
-        t = self.traits(pod)
+        t = t if t is not None else self.traits(pod)
         return t.evictable and (t.do_not_disrupt is None or not do_not_disrupt_active(pod, now, recorder))
 
-    def _evictable(self, pod: PodInfo, now: datetime, recorder: ev.Recorder, fully: bool) -> tuple[list[str], bool]:
-        if not self.is_evictable(pod, now, recorder):
+    def _evictable(self, pod: PodInfo, t: PodTraits, now: datetime, recorder: ev.Recorder, fully: bool
+                   ) -> tuple[list[str], bool]:
+        if not self.is_evictable(pod, now, recorder, t):
             return [], True
-        found = self.matching(pod)
+        found = t.budgets
         if len(found) > 1:
             return [p.key for p in found], False
         for p in found:
@@ -277,28 +280,34 @@ class Limits:
                 return [p.key], False
         return [], True
 
-    def can_evict_pods(self, pods: Sequence[PodInfo], now: datetime, recorder: ev.Recorder) -> tuple[list[str], bool]:
-        for pod in pods:
-            keys, ok = self._evictable(pod, now, recorder, False)
+    def can_evict_pods(self, pods: Sequence[PodInfo], now: datetime, recorder: ev.Recorder,
+                       traits: Sequence[PodTraits] | None = None) -> tuple[list[str], bool]:
+        """CanEvictPods; `traits`: the pods' (`traits`), read already."""
+        for pod, t in zip(pods, traits if traits is not None else map(self.traits, pods)):
+            keys, ok = self._evictable(pod, t, now, recorder, False)
             if not ok:
                 return keys, False
         return [], True
 
     def is_currently_reschedulable(self, pod: PodInfo, now: datetime, recorder: ev.Recorder) -> bool:
-        _, evictable = self._evictable(pod, now, recorder, True)
-        return self.traits(pod).reschedulable and self.is_disruptable(pod, now, recorder) and evictable
+        t = self.traits(pod)
+        _, evictable = self._evictable(pod, t, now, recorder, True)
+        return t.reschedulable and self.is_disruptable(pod, now, recorder, t) and evictable
 
 
 def eviction_cost(pod: PodInfo) -> float:
     """EvictionCost: 1 + deletion cost / 2^27 + priority / 2^25, clamped to [-10, 10]."""
+    return _eviction_cost(annotations(pod), pod.spec.get("priority"))
+
+
+def _eviction_cost(notes: Mapping[str, Any], priority: Any) -> float:
     cost = 1.0
-    text = annotations(pod).get(POD_DELETION_COST)
+    text = notes.get(POD_DELETION_COST)
     if text is not None:
         try:
             cost += float(str(text)) / math.pow(2, 27.0)
         except ValueError:
             pass
-    priority = pod.spec.get("priority")
     if isinstance(priority, int) and not isinstance(priority, bool):
         cost += float(priority) / math.pow(2, 25)
     return min(max(cost, -10.0), 10.0)
