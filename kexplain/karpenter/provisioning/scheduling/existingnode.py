@@ -25,8 +25,8 @@ class NodeBase:
     schedules again and again over unchanged state nodes (disruption's simulations) makes it once per
     node (`NodeBases`)."""
 
-    __slots__ = ("taints", "labels", "host_name", "available", "daemonset_nanos", "requirements", "initialized",
-                 "order", "_capacity", "_state", "_daemons", "_rooms")
+    __slots__ = ("taints", "labels", "host_name", "available", "daemonset_nanos", "initialized",
+                 "order", "_capacity", "_state", "_daemons", "_rooms", "_requirements")
 
     def __init__(self, state: StateNode) -> None:
         self.taints = state.taints()
@@ -34,14 +34,22 @@ class NodeBase:
         self.host_name = state.host_name()
         self.available = state.available_nanos()
         self.daemonset_nanos = state.daemonset_requests_nanos()
-        self.requirements = new_label_requirements(self.labels)
-        self.requirements.add(new_requirement(HOSTNAME_LABEL, IN, self.host_name))
+        self._requirements: Requirements | None = None
         self.initialized = state.initialized()
         self.order = (not self.initialized, state.name())      # the scheduler's: initialized first, by name
         self._capacity: resources.Nanos | None = None
         self._state = state
         self._daemons: dict[Any, tuple[int, ...]] = {}
         self._rooms: dict[tuple[tuple[str, int], ...], resources.Nanos] = {}
+
+    @property
+    def requirements(self) -> Requirements:
+        """Its labels' requirements and its hostname's, made when a pod first gets as far as them
+        (most nodes of a simulation are passed over on room alone). Shared: not to be changed."""
+        if self._requirements is None:
+            self._requirements = new_label_requirements(self.labels)
+            self._requirements.add(new_requirement(HOSTNAME_LABEL, IN, self.host_name))
+        return self._requirements
 
     def capacity_nanos(self) -> resources.Nanos:
         if self._capacity is None:
@@ -103,14 +111,22 @@ class ExistingNode:
         # shared until the first pod is added here (most nodes of a simulation take none)
         self.remaining_resources = base.room(resources.nanos_of(daemon_resources))
         self._own_room = False
-        # the base's too: Add replaces the node's requirements (CanAdd works on a copy), never changes them
-        self.requirements: Requirements = base.requirements
+        # the base's too (until Add replaces them: CanAdd works on a copy, nothing changes them)
+        self._requirements: Requirements | None = None
         # the state node's host ports and volumes, copied when this scheduler first adds to them: upstream
         # schedules over deep copies of the state nodes (Cluster.DeepCopyNodes), so one simulation's pods
         # are never in the next one's, nor in the cluster state
         self.host_port_usage: Any = state.host_port_usage
         self.volume_usage: Any = state.volume_usage
         topology.register(HOSTNAME_LABEL, base.host_name)
+
+    @property
+    def requirements(self) -> Requirements:
+        return self._requirements if self._requirements is not None else self.base.requirements
+
+    @requirements.setter
+    def requirements(self, value: Requirements) -> None:
+        self._requirements = value
 
     def name(self) -> str:
         return self.state.name()
