@@ -8,8 +8,7 @@ from datetime import datetime
 from typing import Any, Callable, Mapping, Sequence
 
 from kexplain.karpenter.disruption import events as ev
-from kexplain.karpenter.disruption.pods import Limits, is_disruptable, is_reschedulable, lifetime_remaining, \
-    rescheduling_cost
+from kexplain.karpenter.disruption.pods import Limits, PodTraits, lifetime_remaining
 from kexplain.karpenter.scheduling.requirements import new_label_requirements
 from kexplain.karpenter.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN_LABELS
 from kexplain.model.pod import PodInfo
@@ -106,13 +105,15 @@ def _annotations(state: Any) -> Mapping[str, str]:
     return ((obj or {}).get("metadata") or {}).get("annotations") or {}
 
 
-def validate_pods(pods: list[PodInfo], pdbs: Limits, now: datetime, recorder: ev.Recorder) -> str | None:
+def validate_pods(pods: list[PodInfo], pdbs: Limits, now: datetime, recorder: ev.Recorder,
+                  traits: Sequence[PodTraits] | None = None) -> str | None:
     """ValidatePodsDisruptable: an active do-not-disrupt pod, else a PodDisruptionBudget that
-    allows no eviction of one of the pods (or a pod under two)."""
-    for pod in pods:
-        if not is_disruptable(pod, now, recorder):
+    allows no eviction of one of the pods (or a pod under two). `traits`: the pods' (`Limits.traits`)."""
+    traits = traits if traits is not None else [pdbs.traits(p) for p in pods]
+    for pod, t in zip(pods, traits):
+        if not pdbs.is_disruptable(pod, now, recorder, t):
             return f'pod has "karpenter.sh/do-not-disrupt" annotation (Pod={pod.key})'
-    keys, ok = pdbs.can_evict_pods(pods, now, recorder)
+    keys, ok = pdbs.can_evict_pods(pods, now, recorder, traits)
     if not ok:
         if len(keys) > 1:
             return f"eviction does not support multiple PDBs (PodDisruptionBudget(s)=[{' '.join(keys)}])"
@@ -123,10 +124,11 @@ def validate_pods(pods: list[PodInfo], pdbs: Limits, now: datetime, recorder: ev
 def new_candidate(state: Any, pods: list[PodInfo], pdbs: Limits, node_pools: Mapping[str, Any],
                   instance_types: Mapping[str, Mapping[str, Any]], now: datetime, recorder: ev.Recorder,
                   disruption_class: str,
-                  pods_check: Callable[[], tuple[str | None, Sequence[ev.Event]]] | None = None) -> Candidate:
+                  pods_check: Callable[[], tuple[str | None, Sequence[ev.Event]]] | None = None,
+                  traits: Sequence[PodTraits] | None = None) -> Candidate:
     """NewCandidate, publishing DisruptionBlocked where Karpenter does; raises CandidateError.
     `pods_check`: ValidatePodsDisruptable's answer and events, worked out already (the pass asks it
-    once per node for both disruption classes)."""
+    once per node for both disruption classes); `traits`: the pods' (`Limits.traits`)."""
     err = validate_node(state, now)
     if err is not None:
         if state.node_claim is not None:
@@ -150,10 +152,13 @@ def new_candidate(state: Any, pods: list[PodInfo], pdbs: Limits, node_pools: Map
             recorder.publish(*ev.blocked(state.node, state.node_claim, sentence(err)))
             raise CandidateError(err, pod_block=True)
     labels = state.labels()
+    traits = traits if traits is not None else [pdbs.traits(p) for p in pods]
+    cost = 0.0
+    for t in traits:            # ReschedulingCost: the pods' eviction costs, summed in their order
+        cost += t.cost
     return Candidate(state, instance_type, node_pool, labels.get(ZONE_LABEL) or "",
-                     labels.get(CAPACITY_TYPE_LABEL) or "",
-                     rescheduling_cost(pods) * lifetime_remaining(now, state.node_claim),
-                     pods, [p for p in pods if is_reschedulable(p)])
+                     labels.get(CAPACITY_TYPE_LABEL) or "", cost * lifetime_remaining(now, state.node_claim),
+                     pods, [p for p, t in zip(pods, traits) if t.reschedulable])
 
 
 class Method:

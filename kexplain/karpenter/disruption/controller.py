@@ -16,7 +16,6 @@ from kexplain.karpenter.disruption.emptiness import Emptiness
 from kexplain.karpenter.disruption.helpers import (Context, PoolBudget, SimulationError, build_disruption_budget_mapping,
                                                   get_candidates, nominate, pool_budgets)
 from kexplain.karpenter.disruption.multinode import MultiNodeConsolidation
-from kexplain.karpenter.disruption.pods import is_reschedulable
 from kexplain.karpenter.disruption.singlenode import SingleNodeConsolidation
 from kexplain.karpenter.disruption.staticdrift import StaticDrift
 from kexplain.karpenter.disruption.versions import DEFAULT, DisruptionRules
@@ -83,7 +82,7 @@ def verdict(ctx: Context, state: Any) -> NodeVerdict:
             blocked = next((e.message for e in recorder.emitted if e.reason == ev.DISRUPTION_BLOCKED), "")
             out[cls] = (None, str(err), blocked)
     made = out[GRACEFUL][0] or out[EVENTUAL][0]
-    reschedulable = len(made.reschedulable_pods) if made is not None else sum(1 for p in pods if is_reschedulable(p))
+    reschedulable = len(made.reschedulable_pods) if made is not None else sum(1 for t in ctx.traits_on(state) if t.reschedulable)
     return NodeVerdict(state, len(pods), reschedulable, *out[GRACEFUL], *out[EVENTUAL])
 
 

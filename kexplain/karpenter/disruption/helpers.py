@@ -12,7 +12,7 @@ from kexplain.karpenter.disruption import budgets as bud
 from kexplain.karpenter.disruption import events as ev
 from kexplain.karpenter.disruption.candidate import (NODEPOOL_LABEL, Candidate, CandidateError, new_candidate,
                                                     validate_pods)
-from kexplain.karpenter.disruption.pods import Limits, under_consolidate_after
+from kexplain.karpenter.disruption.pods import Limits, PodTraits, under_consolidate_after
 from kexplain.karpenter.disruption.versions import DisruptionRules
 from kexplain.karpenter.errors import GoError, WrappedError, multierr_errors
 from kexplain.karpenter.provisioning.provisioner import (DoesNotExistError, _is_managed_pool, daemonset_pods, not_provisionable_reason,
@@ -59,6 +59,7 @@ class Context:
     # simulation schedules over the same state nodes less its candidates
     node_bases: NodeBases = field(init=False, default_factory=NodeBases)
     pod_checks: dict[int, tuple[Any, str | None, list[ev.Event]]] = field(init=False, default_factory=dict)
+    _traits_on: dict[int, tuple[Any, list[PodTraits]]] = field(init=False, default_factory=dict)
     _deleting: list[Any] | None = field(init=False, default=None)
     _named: list[tuple[Any, str]] | None = field(init=False, default=None)
     _node_counts: tuple[dict[str, int], dict[str, int]] | None = field(init=False, default=None)
@@ -87,7 +88,7 @@ class Context:
             try:
                 answer: Candidate | CandidateError = new_candidate(
                     state, self.pods_on(state), self.pdbs, self.node_pools, self.instance_types, self.now, capture,
-                    disruption_class, lambda: self._pods_check(state))
+                    disruption_class, lambda: self._pods_check(state), self.traits_on(state))
             except CandidateError as err:
                 answer = err
             hit = self.candidates[(id(state), disruption_class)] = (state, answer, capture.events)
@@ -102,9 +103,16 @@ class Context:
         hit = self.pod_checks.get(id(state))
         if hit is None or hit[0] is not state:
             capture = ev.Capture()
-            err = validate_pods(self.pods_on(state), self.pdbs, self.now, capture)
+            err = validate_pods(self.pods_on(state), self.pdbs, self.now, capture, self.traits_on(state))
             hit = self.pod_checks[id(state)] = (state, err, capture.events)
         return hit[1], hit[2]
+
+    def traits_on(self, state: Any) -> list[PodTraits]:
+        """The `PodTraits` of the node's pods (`pods_on`), in their order, read once per node."""
+        hit = self._traits_on.get(id(state))
+        if hit is None or hit[0] is not state:
+            hit = self._traits_on[id(state)] = (state, [self.pdbs.traits(p) for p in self.pods_on(state)])
+        return hit[1]
 
     def named_nodes(self) -> list[tuple[Any, str]]:
         """The state nodes with their names, in the cluster's order."""

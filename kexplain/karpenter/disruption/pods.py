@@ -122,16 +122,43 @@ def is_disruptable(pod: PodInfo, now: datetime, recorder: ev.Recorder) -> bool:
     return not is_active(pod) or not do_not_disrupt_active(pod, now, recorder)
 
 
-def is_evictable(pod: PodInfo, now: datetime, recorder: ev.Recorder) -> bool:
-    """IsEvictable: active, not tolerating the disrupted taint, not a mirror pod, no active do-not-disrupt."""
-    return (is_active(pod) and not _tolerates_disrupted(pod) and not is_owned_by_node(pod)
-            and not do_not_disrupt_active(pod, now, recorder))
-
-
 def _tolerates_disrupted(pod: PodInfo) -> bool:
     """ToleratesDisruptedNoScheduleTaint (a pod without tolerations tolerates no taint: asked of
     every pod of the cluster once per pass)."""
     return bool(pod.spec.get("tolerations")) and DISRUPTED_TAINT.tolerates_pod(pod) is None
+
+
+@dataclass(frozen=True, slots=True)
+class PodTraits:
+    """What disruption reads of a pod that no clock or budget changes, read once per pod and pass
+    (`Limits.traits`): every node's verdict in both classes, each method's candidates and each
+    simulation ask it again of the same pods. The do-not-disrupt value stays raw: asking whether
+    it is active publishes events, every time, as Go's."""
+
+    active: bool                # IsActive
+    reschedulable: bool         # IsReschedulable
+    evictable: bool             # IsEvictable but for its do-not-disrupt check: active, not tolerating
+    #                             the disrupted taint, not a mirror pod
+    do_not_disrupt: Any         # the annotation's value (None: none)
+    cost: float                 # EvictionCost
+    budgets: list[PdbItem]      # its PodDisruptionBudgets (pdb.Limits)
+
+
+def pod_traits(pod: PodInfo, tolerates_disrupted: bool, budgets: list[PdbItem]) -> PodTraits:
+    """The pod's `PodTraits`; `tolerates_disrupted`: ToleratesDisruptedNoScheduleTaint's answer."""
+    terminating = bool(pod.deletion_timestamp)
+    active = not terminating and pod.phase not in ("Failed", "Succeeded")
+    mirror = daemon = stateful = False      # IsOwnedBy: any of its owner references
+    for ref in pod.owner_references or ():
+        if isinstance(ref, dict):
+            owner = (ref.get("apiVersion"), ref.get("kind"))
+            mirror = mirror or owner == ("v1", "Node")
+            daemon = daemon or owner == ("apps/v1", "DaemonSet")
+            stateful = stateful or owner == ("apps/v1", "StatefulSet")
+    reschedulable = (active or (terminating and stateful)) and not mirror and not daemon
+    notes = annotations(pod)
+    return PodTraits(active, reschedulable, active and not tolerates_disrupted and not mirror,
+                     notes.get(DO_NOT_DISRUPT), _eviction_cost(notes, pod.spec.get("priority")), budgets)
 
 
 @dataclass(frozen=True)
@@ -188,29 +215,60 @@ class Limits:
                 for value in anchor.values:
                     anchored.setdefault((anchor.key, value), []).append(i)
             self._anchored[ns], self._unanchored[ns] = anchored, loose
-        # a pod's budgets, by the pod's identity (the pod kept beside them so the id stays its own):
-        # each method's GetCandidates and each simulation ask again of the same pods
-        self._matched: dict[int, tuple[PodInfo, list[PdbItem]]] = {}
+        # a pod's budgets, by its namespace and labels (a workload's pods share them; the selectors
+        # read nothing else)
+        self._matched: dict[tuple[str, tuple[tuple[str, str], ...]], list[PdbItem]] = {}
+        # a pod's traits, by the pod's identity (the pod kept beside them so the id stays its own),
+        # and whether a list of tolerations tolerates the disrupted taint (a workload's pods share one)
+        self._traits: dict[int, tuple[PodInfo, PodTraits]] = {}
+        self._tolerating: dict[int, tuple[Any, bool]] = {}
 
     def matching(self, pod: PodInfo) -> list[PdbItem]:
-        hit = self._matched.get(id(pod))
-        if hit is not None and hit[0] is pod:
-            return hit[1]
-        found = []
         items = self._by_namespace.get(pod.namespace)
-        if items:
-            anchored, labels = self._anchored[pod.namespace], pod.labels
+        if not items:
+            return []
+        labels = pod.labels
+        key = (pod.namespace, tuple(labels.items()))
+        found = self._matched.get(key)
+        if found is None:
+            anchored = self._anchored[pod.namespace]
             positions = list(self._unanchored[pod.namespace])
-            for pair in labels.items():
+            for pair in key[1]:
                 positions.extend(anchored.get(pair, ()))
-            found = [items[i] for i in sorted(set(positions)) if items[i].selector.matches(labels)]
-        self._matched[id(pod)] = (pod, found)
+            found = self._matched[key] = [items[i] for i in sorted(set(positions)) if items[i].selector.matches(labels)]
         return found
 
-    def _evictable(self, pod: PodInfo, now: datetime, recorder: ev.Recorder, fully: bool) -> tuple[list[str], bool]:
-        if not is_evictable(pod, now, recorder):
+    def traits(self, pod: PodInfo) -> PodTraits:
+        """The pod's `PodTraits`, worked out at its first ask in the pass."""
+        hit = self._traits.get(id(pod))
+        if hit is not None and hit[0] is pod:
+            return hit[1]
+        tolerations = pod.spec.get("tolerations")
+        tolerates = False
+        if tolerations:
+            seen = self._tolerating.get(id(tolerations))
+            if seen is None or seen[0] is not tolerations:
+                seen = self._tolerating[id(tolerations)] = (tolerations, _tolerates_disrupted(pod))
+            tolerates = seen[1]
+        traits = pod_traits(pod, tolerates, self.matching(pod))
+        self._traits[id(pod)] = (pod, traits)
+        return traits
+
+    def is_disruptable(self, pod: PodInfo, now: datetime, recorder: ev.Recorder, t: PodTraits | None = None) -> bool:
+        """`is_disruptable` off the pod's traits `t` (a pod without the annotation publishes nothing)."""
+        t = t if t is not None else self.traits(pod)
+        return not t.active or t.do_not_disrupt is None or not do_not_disrupt_active(pod, now, recorder)
+
+    def is_evictable(self, pod: PodInfo, now: datetime, recorder: ev.Recorder, t: PodTraits | None = None) -> bool:
+        """IsEvictable: its traits' answer, then no active do-not-disrupt."""
+        t = t if t is not None else self.traits(pod)
+        return t.evictable and (t.do_not_disrupt is None or not do_not_disrupt_active(pod, now, recorder))
+
+    def _evictable(self, pod: PodInfo, t: PodTraits, now: datetime, recorder: ev.Recorder, fully: bool
+                   ) -> tuple[list[str], bool]:
+        if not self.is_evictable(pod, now, recorder, t):
             return [], True
-        found = self.matching(pod)
+        found = t.budgets
         if len(found) > 1:
             return [p.key for p in found], False
         for p in found:
@@ -222,38 +280,37 @@ class Limits:
                 return [p.key], False
         return [], True
 
-    def can_evict_pods(self, pods: Sequence[PodInfo], now: datetime, recorder: ev.Recorder) -> tuple[list[str], bool]:
-        for pod in pods:
-            keys, ok = self._evictable(pod, now, recorder, False)
+    def can_evict_pods(self, pods: Sequence[PodInfo], now: datetime, recorder: ev.Recorder,
+                       traits: Sequence[PodTraits] | None = None) -> tuple[list[str], bool]:
+        """CanEvictPods; `traits`: the pods' (`traits`), read already."""
+        for pod, t in zip(pods, traits if traits is not None else map(self.traits, pods)):
+            keys, ok = self._evictable(pod, t, now, recorder, False)
             if not ok:
                 return keys, False
         return [], True
 
     def is_currently_reschedulable(self, pod: PodInfo, now: datetime, recorder: ev.Recorder) -> bool:
-        _, evictable = self._evictable(pod, now, recorder, True)
-        return is_reschedulable(pod) and is_disruptable(pod, now, recorder) and evictable
+        t = self.traits(pod)
+        _, evictable = self._evictable(pod, t, now, recorder, True)
+        return t.reschedulable and self.is_disruptable(pod, now, recorder, t) and evictable
 
 
 def eviction_cost(pod: PodInfo) -> float:
     """EvictionCost: 1 + deletion cost / 2^27 + priority / 2^25, clamped to [-10, 10]."""
+    return _eviction_cost(annotations(pod), pod.spec.get("priority"))
+
+
+def _eviction_cost(notes: Mapping[str, Any], priority: Any) -> float:
     cost = 1.0
-    text = annotations(pod).get(POD_DELETION_COST)
+    text = notes.get(POD_DELETION_COST)
     if text is not None:
         try:
             cost += float(str(text)) / math.pow(2, 27.0)
         except ValueError:
             pass
-    priority = pod.spec.get("priority")
     if isinstance(priority, int) and not isinstance(priority, bool):
         cost += float(priority) / math.pow(2, 25)
     return min(max(cost, -10.0), 10.0)
-
-
-def rescheduling_cost(pods: Sequence[PodInfo]) -> float:
-    cost = 0.0
-    for p in pods:
-        cost += eviction_cost(p)
-    return cost
 
 
 def lifetime_remaining(now: datetime, node_claim: Mapping[str, Any]) -> float:

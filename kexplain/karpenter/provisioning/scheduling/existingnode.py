@@ -2,7 +2,7 @@
 (provisioning/scheduling/existingnode.go)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from kexplain.apimachinery.labels import LABEL_HOSTNAME as HOSTNAME_LABEL
 from kexplain.apimachinery.selectors import IN
@@ -25,8 +25,8 @@ class NodeBase:
     schedules again and again over unchanged state nodes (disruption's simulations) makes it once per
     node (`NodeBases`)."""
 
-    __slots__ = ("taints", "labels", "host_name", "available", "daemonset_nanos", "requirements", "order",
-                 "_capacity", "_state")
+    __slots__ = ("taints", "labels", "host_name", "available", "daemonset_nanos", "initialized",
+                 "order", "_capacity", "_state", "_daemons", "_rooms", "_requirements")
 
     def __init__(self, state: StateNode) -> None:
         self.taints = state.taints()
@@ -34,16 +34,48 @@ class NodeBase:
         self.host_name = state.host_name()
         self.available = state.available_nanos()
         self.daemonset_nanos = state.daemonset_requests_nanos()
-        self.requirements = new_label_requirements(self.labels)
-        self.requirements.add(new_requirement(HOSTNAME_LABEL, IN, self.host_name))
-        self.order = (not state.initialized(), state.name())      # the scheduler's: initialized first, by name
+        self._requirements: Requirements | None = None
+        self.initialized = state.initialized()
+        self.order = (not self.initialized, state.name())      # the scheduler's: initialized first, by name
         self._capacity: resources.Nanos | None = None
         self._state = state
+        self._daemons: dict[Any, tuple[int, ...]] = {}
+        self._rooms: dict[tuple[tuple[str, int], ...], resources.Nanos] = {}
+
+    @property
+    def requirements(self) -> Requirements:
+        """Its labels' requirements and its hostname's, made when a pod first gets as far as them
+        (most nodes of a simulation are passed over on room alone). Shared: not to be changed."""
+        if self._requirements is None:
+            self._requirements = new_label_requirements(self.labels)
+            self._requirements.add(new_requirement(HOSTNAME_LABEL, IN, self.host_name))
+        return self._requirements
 
     def capacity_nanos(self) -> resources.Nanos:
         if self._capacity is None:
             self._capacity = resources.to_nanos(self._state.capacity())
         return self._capacity
+
+    def daemons_on(self, key: Any, find: Callable[[], tuple[int, ...]]) -> tuple[int, ...]:
+        """The positions of the DaemonSet pods that land on this node: `find()`'s answer, kept by
+        `key`, which must name all the pods' compatibility reads (their tolerations, node selector
+        and affinity, in order)."""
+        found = self._daemons.get(key)
+        if found is None:
+            found = self._daemons[key] = find()
+        return found
+
+    def room(self, overhead: resources.Nanos) -> resources.Nanos:
+        """The room its bound pods leave less the DaemonSet pods' `overhead` it does not run yet
+        (kept per overhead: every simulation of a pass asks it again). Shared: not to be changed."""
+        key = tuple(overhead.items())
+        found = self._rooms.get(key)
+        if found is None:
+            daemons = dict(overhead)
+            for name, v in self.daemonset_nanos.items():
+                daemons[name] = daemons.get(name, 0) - v
+            found = self._rooms[key] = {name: v - max(daemons.get(name, 0), 0) for name, v in self.available.items()}
+        return found
 
 
 class NodeBases:
@@ -67,10 +99,6 @@ class ExistingNode:
                  daemon_resources: ResourceList, base: NodeBase | None = None) -> None:
         """`base`: what `state` alone decides, made already (`NodeBases`)."""
         base = base if base is not None else NodeBase(state)
-        # integers (billionths): the room is compared for every pod tried here, never printed
-        daemons = dict(resources.nanos_of(daemon_resources))       # (nodes with the same DaemonSets share it)
-        for name, v in base.daemonset_nanos.items():
-            daemons[name] = daemons.get(name, 0) - v
         self.state = state
         self.base = base
         self.taints = taints
@@ -79,8 +107,12 @@ class ExistingNode:
         self.pods: list[Any] = []
         self.version = 0            # pods added: what a cached refusal on requirements was made at
         self.refusal = 0
-        self.remaining_resources = {name: v - max(daemons.get(name, 0), 0) for name, v in base.available.items()}
-        self.requirements: Requirements = Requirements(base.requirements)   # (Add replaces, never changes, a key's)
+        # integers (billionths): the room is compared for every pod tried here, never printed; the base's,
+        # shared until the first pod is added here (most nodes of a simulation take none)
+        self.remaining_resources = base.room(resources.nanos_of(daemon_resources))
+        self._own_room = False
+        # the base's too (until Add replaces them: CanAdd works on a copy, nothing changes them)
+        self._requirements: Requirements | None = None
         # the state node's host ports and volumes, copied when this scheduler first adds to them: upstream
         # schedules over deep copies of the state nodes (Cluster.DeepCopyNodes), so one simulation's pods
         # are never in the next one's, nor in the cluster state
@@ -88,11 +120,19 @@ class ExistingNode:
         self.volume_usage: Any = state.volume_usage
         topology.register(HOSTNAME_LABEL, base.host_name)
 
+    @property
+    def requirements(self) -> Requirements:
+        return self._requirements if self._requirements is not None else self.base.requirements
+
+    @requirements.setter
+    def requirements(self, value: Requirements) -> None:
+        self._requirements = value
+
     def name(self) -> str:
         return self.state.name()
 
     def initialized(self) -> bool:
-        return self.state.initialized()
+        return self.base.initialized
 
     def managed(self) -> bool:
         return self.state.managed()
@@ -152,6 +192,8 @@ class ExistingNode:
     def add(self, pod: Any, pod_data: Any, requirements: Requirements, volumes: Any) -> None:
         self.pods.append(pod)
         self.version += 1
+        if not self._own_room:
+            self.remaining_resources, self._own_room = dict(self.remaining_resources), True
         remaining = self.remaining_resources
         for name, v in resources.nanos_of(pod_data.requests).items():
             remaining[name] = remaining.get(name, 0) - v

@@ -3,10 +3,9 @@ from __future__ import annotations
 
 from collections import deque
 from datetime import datetime, timezone
-from fractions import Fraction
 from typing import Any, Callable, Iterable
 
-from kexplain.karpenter.utils.resources import CPU, MEMORY, ResourceList
+from kexplain.karpenter.utils.resources import CPU, MEMORY, ResourceList, nanos_of
 
 _EPOCH = datetime(1, 1, 1, tzinfo=timezone.utc)
 
@@ -16,11 +15,10 @@ class Queue:
 
     def __init__(self, pods: Iterable[Any], requests: Callable[[Any], ResourceList],
                  created: Callable[[Any], datetime | None]) -> None:
-        def key(pod: Any) -> tuple[Fraction, Fraction, datetime, str]:
-            reqs = requests(pod)
-            cpu, mem = reqs.get(CPU), reqs.get(MEMORY)
-            return (-(cpu.value if cpu is not None else 0), -(mem.value if mem is not None else 0),
-                    created(pod) or _EPOCH, pod.uid)
+        def key(pod: Any) -> tuple[int, int, datetime, str]:
+            # (in billionths: a quantity is exact at nano precision, so they order as the values do)
+            reqs = nanos_of(requests(pod))
+            return -reqs.get(CPU, 0), -reqs.get(MEMORY, 0), created(pod) or _EPOCH, pod.uid
         self.pods: deque[Any] = deque(sorted(pods, key=key))
         self.last_len: dict[str, int] = {}
 

@@ -213,21 +213,26 @@ class Scheduler:
         (sort.SliceStable); each one's capacity off its NodePool's remaining resources."""
         out: list[ExistingNode] = []
         strict = [(p, new_strict_pod_requirements(p)) for p in daemons]
+        # what the compatibility reads of the DaemonSet pods (a pass's simulations make equal copies):
+        # a node's answer, kept on its base, is asked once per pass
+        daemons_key = tuple(repr((p.spec.get("tolerations"), p.spec.get("nodeSelector"), p.spec.get("affinity")))
+                            for p in daemons)
         overheads: dict[tuple[int, ...], ResourceList] = {}
+        used: dict[str, list[resources.Nanos]] = {}     # the capacities of each NodePool's nodes
         for state in state_nodes:
             base = bases.of(state) if bases is not None else NodeBase(state)
             taints = base.taints
-            on_node = _daemons_compatible_with_node(strict, taints, base.labels)
-            key = tuple(map(id, on_node))
+            key = base.daemons_on(daemons_key, lambda: _daemons_compatible_with_node(strict, taints, base.labels))
             overhead = overheads.get(key)
             if overhead is None:
-                overhead = overheads[key] = resources.requests_for_pods([p.spec for p in on_node])
+                overhead = overheads[key] = resources.requests_for_pods([daemons[i].spec for i in key])
             out.append(ExistingNode(state, topology, taints, overhead, base))
             pool = base.labels.get(NODEPOOL_LABEL)
             if pool in self.remaining_resources:
-                capacity = base.capacity_nanos()
-                self.remaining_resources[pool] = {name: v - capacity.get(name, 0)
-                                                  for name, v in self.remaining_resources[pool].items()}
+                used.setdefault(pool, []).append(base.capacity_nanos())
+        for pool, capacities in used.items():       # (integers: the order they are taken in is no matter)
+            self.remaining_resources[pool] = {name: v - sum(c.get(name, 0) for c in capacities)
+                                              for name, v in self.remaining_resources[pool].items()}
         out.sort(key=lambda n: n.base.order)
         return out
 
@@ -243,7 +248,7 @@ class Scheduler:
             pod = queue.pop()
             if pod is None:
                 break
-            err = self.try_schedule(PodInfo(prefs.relaxable_copy(pod.obj)))
+            err = self.try_schedule(pod)
             if err is not None:
                 pod_errors[pod.uid] = err
                 self.topology.update(pod)
@@ -257,13 +262,17 @@ class Scheduler:
 
     def try_schedule(self, pod: PodInfo) -> BaseException | None:
         """trySchedule: add the pod, relaxing its preferences until it is placed or nothing is left
-        to relax. `pod` is the scheduler's own copy; relaxation rebuilds it."""
+        to relax. Relaxation works on the scheduler's own copy of the pod (Solve's pod.DeepCopy()),
+        made at the first relaxation (nothing before it changes the pod) and rebuilt at each."""
+        own = False
         while True:
             err = self.add(pod)
             if err is None:
                 return None
             if is_reserved_offering_error(err) or is_dra_error(err):
                 return err
+            if not own:
+                pod, own = PodInfo(prefs.relaxable_copy(pod.obj)), True
             if self.preferences.relax(pod.spec) is None:
                 return err
             pod = PodInfo(pod.obj)
@@ -331,7 +340,9 @@ class Scheduler:
         need = resources.nanos_of(data.requests)
         fits = resources.fits_nanos
         closed = self._closed if self._closed and pod.uid not in self._closed_exempt else ()
-        for i in scan.alive:
+        alive = scan.alive
+        read = len(alive)           # how many of them were looked at
+        for at, i in enumerate(alive):
             if closed and i in closed:
                 continue
             node = nodes[i]
@@ -348,15 +359,16 @@ class Scheduler:
                 node.add(pod, data, requirements, volumes)
                 self._added.append(i)
                 placed = True
+                read = at + 1
                 break
             if node.refusal == REFUSED_FOR_GOOD:
                 gone.append(i)
             elif node.refusal == REFUSED_AT_VERSION:
                 parked[i] = refused[i] = version
                 gone.append(i)
-        if gone:
+        if gone:        # (all among those looked at: the rest stays as it is)
             left = set(gone)
-            scan.alive = [i for i in scan.alive if i not in left]
+            scan.alive = [i for i in alive[:read] if i not in left] + alive[read:]
         return placed
 
     def add_to_inflight_node(self, pod: PodInfo, data: PodData) -> bool:
@@ -434,13 +446,13 @@ class Scheduler:
 
 
 def _daemons_compatible_with_node(daemons: Sequence[tuple[PodInfo, Requirements]], taints: list[dict[str, Any]],
-                                  labels: Mapping[str, str]) -> list[PodInfo]:
-    """The DaemonSet pods isDaemonPodCompatibleWithNode takes: tolerating the node's taints, their
-    strict requirements compatible with its labels."""
+                                  labels: Mapping[str, str]) -> tuple[int, ...]:
+    """The positions of the DaemonSet pods isDaemonPodCompatibleWithNode takes: tolerating the
+    node's taints, their strict requirements compatible with its labels."""
     node_taints = Taints(taints)
     node_requirements: Requirements | None = None
     out = []
-    for pod, strict in daemons:
+    for i, (pod, strict) in enumerate(daemons):
         if node_taints.tolerates_pod(pod) is not None:
             continue
         if strict:
@@ -448,8 +460,8 @@ def _daemons_compatible_with_node(daemons: Sequence[tuple[PodInfo, Requirements]
                 node_requirements = new_label_requirements(labels)
             if node_requirements.compatible(strict) is not None:
                 continue
-        out.append(pod)
-    return out
+        out.append(i)
+    return tuple(out)
 
 
 def is_daemon_pod_compatible(template: NodeClaimTemplate, pod: PodInfo) -> bool:

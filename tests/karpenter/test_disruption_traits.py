@@ -1,0 +1,112 @@
+"""pdb.Limits reads what disruption asks of a pod once per pod and pass (`PodTraits`), a pod's
+PodDisruptionBudgets once per namespace and labels, and ToleratesDisruptedNoScheduleTaint once per
+tolerations list: each answer must stay the one the per-pod checks give, never another pod's (a pod
+of another namespace with the same labels, a pod with the same tolerations list changed, a pod
+of a later pass whose object changed)."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from kexplain.karpenter.disruption.events import Recorder
+from kexplain.karpenter.disruption.pods import DO_NOT_DISRUPT, Limits, eviction_cost, is_active, is_reschedulable
+from kexplain.model.pod import PodInfo
+
+NOW = datetime(2026, 1, 1, 12, tzinfo=timezone.utc)
+DISRUPTED = {"key": "karpenter.sh/disrupted", "operator": "Exists", "effect": "NoSchedule"}
+
+
+def _pod(name: str, namespace: str = "default", labels: dict | None = None, owner: tuple | None = None,
+         phase: str = "Running", deleting: bool = False, annotations: dict | None = None,
+         tolerations: list | None = None, priority: int | None = None) -> PodInfo:
+    meta: dict = {"name": name, "namespace": namespace, "labels": labels or {"app": "web"},
+                  "annotations": annotations or {}}
+    if owner is not None:
+        meta["ownerReferences"] = [{"apiVersion": owner[0], "kind": owner[1], "name": "o", "uid": "u"}]
+    if deleting:
+        meta["deletionTimestamp"] = "2026-01-01T11:00:00Z"
+    spec: dict = {"containers": [{"name": "c"}]}
+    if tolerations is not None:
+        spec["tolerations"] = tolerations
+    if priority is not None:
+        spec["priority"] = priority
+    return PodInfo({"metadata": meta, "spec": spec,
+                    "status": {"phase": phase, "startTime": "2026-01-01T11:00:00Z"}})
+
+
+PODS = [
+    _pod("plain"),
+    _pod("replica", owner=("apps/v1", "ReplicaSet"), priority=1000,
+         annotations={"controller.kubernetes.io/pod-deletion-cost": "-500"}),
+    _pod("daemon", owner=("apps/v1", "DaemonSet")),
+    _pod("mirror", owner=("v1", "Node")),
+    _pod("stateful-deleting", owner=("apps/v1", "StatefulSet"), deleting=True),
+    _pod("replica-deleting", owner=("apps/v1", "ReplicaSet"), deleting=True),
+    _pod("done", phase="Succeeded"),
+    _pod("failed", phase="Failed"),
+    _pod("tolerates", tolerations=[DISRUPTED]),
+    _pod("other-toleration", tolerations=[{"key": "x", "operator": "Exists"}]),
+    _pod("keep", annotations={DO_NOT_DISRUPT: "true"}),
+    _pod("keep-a-while", annotations={DO_NOT_DISRUPT: "2h"}),
+    _pod("kept-once", annotations={DO_NOT_DISRUPT: "10m"}),
+    _pod("bad-value", annotations={DO_NOT_DISRUPT: "soon"}),
+]
+
+
+def _pdbs() -> list[dict]:
+    return [{"metadata": {"name": "web", "namespace": ns}, "spec": {"selector": {"matchLabels": {"app": "web"}}},
+             "status": {"disruptionsAllowed": allowed}} for ns, allowed in (("default", 1), ("blocked", 0))]
+
+
+def test_the_traits_answer_as_the_per_pod_checks():
+    limits = Limits([])
+    for pod in PODS:
+        t = limits.traits(pod)
+        assert (t.active, t.reschedulable, t.cost) == (is_active(pod), is_reschedulable(pod), eviction_cost(pod)), \
+            pod.name
+        assert limits.traits(pod) is t                  # (asked again: the one made)
+    evictable = {p.name for p in PODS if limits.is_evictable(p, NOW, Recorder())}
+    assert evictable == {"plain", "replica", "daemon", "other-toleration", "kept-once", "bad-value"}
+    disruptable = {p.name for p in PODS if limits.is_disruptable(p, NOW, Recorder())}
+    assert disruptable == {p.name for p in PODS} - {"keep", "keep-a-while"}
+
+
+def test_the_do_not_disrupt_events_are_published_at_every_ask():
+    """An annotated pod's events come from asking, each time (Go's IsDoNotDisruptActive): its traits
+    keep the value, never the answer."""
+    limits, recorder = Limits([]), Recorder()
+    for _ in range(2):
+        for pod in PODS:
+            limits.is_disruptable(pod, NOW, recorder)
+    assert recorder.published == {"DoNotDisruptUntil": 2, "DoNotDisruptGracePeriodElapsed": 2,
+                                  "InvalidDoNotDisruptAnnotation": 2}
+
+
+def test_the_same_labels_in_another_namespace_find_that_namespaces_budgets():
+    limits = Limits(_pdbs())
+    a, b = _pod("a"), _pod("b", namespace="blocked")
+    assert [p.key for p in limits.matching(a)] == ["default/web"]
+    assert [p.key for p in limits.matching(b)] == ["blocked/web"]
+    assert limits.can_evict_pods([a], NOW, Recorder()) == ([], True)
+    assert limits.can_evict_pods([b], NOW, Recorder()) == (["blocked/web"], False)
+    assert limits.matching(_pod("c", namespace="none")) == []
+    assert limits.matching(_pod("d", labels={"app": "api"})) == []
+
+
+def test_a_shared_tolerations_list_answers_for_each_pass():
+    """Two pods share a tolerations list (as a workload's do): one answer for both; a later pass
+    (its own Limits) over the list changed answers anew."""
+    shared = [{"key": "x", "operator": "Exists"}]
+    first, second = _pod("first", tolerations=shared), _pod("second", tolerations=shared)
+    limits = Limits([])
+    assert limits.traits(first).evictable and limits.traits(second).evictable
+    shared.append(DISRUPTED)
+    later = Limits([])
+    assert not later.traits(_pod("third", tolerations=shared)).evictable
+
+
+def test_a_later_pass_reads_the_changed_pod():
+    """The suggestions change a pod and run the pass again: a new pass's Limits reads the pod anew."""
+    pod = _pod("web", annotations={DO_NOT_DISRUPT: "true"})
+    assert not Limits([]).is_disruptable(pod, NOW, Recorder())
+    changed = PodInfo({**pod.obj, "metadata": {**pod.obj["metadata"], "annotations": {}}})
+    assert Limits([]).is_disruptable(changed, NOW, Recorder())
