@@ -32,6 +32,21 @@ def test_a_remembered_spec_with_rules_still_blocks_them_when_the_object_is_inval
     assert any("status.nodeName in body must be of type string" in m for m in messages)
 
 
+def test_a_spec_remembered_with_remembered_requirements_still_has_their_rules() -> None:
+    """The requirements remembered first (under another spec), then the spec that holds them: the
+    spec's walk took its requirements' rules from memory, and still knows it had rules."""
+    other = _claim("other")
+    other["spec"]["nodeClassRef"]["name"] = "another"
+    other["spec"]["requirements"][0]["values"] = ["c7.remembered"]
+    s.check(other, NODE_CLAIM_SCHEMA)
+    claim = _claim("first")
+    claim["spec"]["requirements"][0]["values"] = ["c7.remembered"]
+    s.check(claim, NODE_CLAIM_SCHEMA)                   # (the spec remembered, its requirements from memory)
+    claim["status"]["nodeName"] = 3
+    messages = [e.detail for e in s.check(claim, NODE_CLAIM_SCHEMA).errors]
+    assert any(NOT_CHECKED in m for m in messages)
+
+
 def test_a_subtree_that_breaks_a_rule_is_reported_each_time() -> None:
     bad = _claim("bad-1")
     bad["spec"]["requirements"][0]["values"] = []        # In without a value: a rule, not the schema

@@ -165,13 +165,16 @@ class _Walk:
     def _remembered(self, value: Any, node: Node, path: str, text: bytes) -> Any:
         """`_visit`, its value kept in `node.clean` when the walk is clean: no error, no unknown field,
         every rule of the subtree holding (the rules run again at the end, as any)."""
-        errors, unknown, first = len(self.errors), len(self.unknown), len(self.rules)
+        errors, unknown, first, ruled = len(self.errors), len(self.unknown), len(self.rules), self.ruled
+        self.ruled = False
         out = self._visit(value, node, path)
+        had_rules = self.ruled or len(self.rules) > first       # (its own, or a remembered part's)
+        self.ruled = ruled or had_rules
         if len(self.errors) == errors and len(self.unknown) == unknown and len(node.clean) < CLEAN_MAX \
                 and _holding(self.rules[first:]):
             stored = _text(out)
             if stored is not None:
-                node.clean[text] = (stored, len(self.rules) > first)
+                node.clean[text] = (stored, had_rules)
         return out
 
     def _visit(self, value: Any, node: Node, path: str) -> Any:
