@@ -517,7 +517,7 @@ def _karpenter_objects(objs: list[tuple[dict[str, Any], Source]], validate: str,
     (`as_stored`), in file order; NodeClaims as stored objects, which the cluster state reads."""
     # lazy: their CRDs' schemas and rules only when a pass runs (docs/development.md, "Lazy imports")
     from kexplain.karpenter.apis.ec2nodeclass import parse_ec2_node_class
-    from kexplain.karpenter.apis.nodeclaim import parse_node_claim
+    from kexplain.karpenter.apis.nodeclaim import stored_node_claim
     from kexplain.karpenter.apis.nodepool import parse_node_pool
 
     parse_pool = functools.partial(parse_node_pool, policies=versions.resolve(release).consolidation_policies)
@@ -530,7 +530,7 @@ def _karpenter_objects(objs: list[tuple[dict[str, Any], Source]], validate: str,
         elif kind == EC2NODECLASS:
             classes.append(as_stored(parse_ec2_node_class, obj, src, validate, warnings, refused))
         elif kind == NODECLAIM:
-            claims.append(dict(as_stored(parse_node_claim, obj, src, validate, warnings, refused).obj))
+            claims.append(dict(as_stored(stored_node_claim, obj, src, validate, warnings, refused)))
     return pools, classes, claims
 
 

@@ -86,3 +86,42 @@ def test_values_python_holds_equal_are_told_apart() -> None:
     good["spec"]["requirements"][0]["minValues"] = 1.0
     floated = s.check(good, NODE_CLAIM_SCHEMA)
     assert not floated.errors and type(floated.value["spec"]["requirements"][0]["minValues"]) is float
+
+
+def _said(parse, obj: dict, **kw) -> tuple:
+    """What `as_stored` makes of `obj` with `parse`: the stored object (or the error), the refusals and warnings."""
+    from kexplain.karpenter.inputs import as_stored
+    warnings: list[str] = []
+    refused: list = []
+    try:
+        got = as_stored(parse, copy.deepcopy(obj), SRC, kw.get("validate", "strict"), warnings, refused)
+    except Exception as err:        # (the error itself is what is compared)
+        return type(err).__name__, str(err), warnings
+    stored = got.obj if hasattr(got, "obj") else got
+    return stored, [str(e) for e in refused], warnings
+
+
+def _bad(change) -> dict:
+    obj = _claim("bad")
+    change(obj)
+    return obj
+
+
+@pytest.mark.parametrize("obj", [
+    _claim("good"),
+    _bad(lambda o: o["status"]["capacity"].update(cpu="1" * 40)),                  # the parser refuses it
+    _bad(lambda o: o["spec"].update(resources={"requests": {"cpu": "lots"}})),      # the pattern refuses it
+    _bad(lambda o: o["spec"]["requirements"][0].update(operator="Near")),           # an enum
+    _bad(lambda o: o["spec"].pop("nodeClassRef")),                                 # required
+    _bad(lambda o: o["spec"]["requirements"][0].update(values=[])),                 # a rule
+    _bad(lambda o: o["status"].update(conditions=[{"type": "Ready", "status": "Maybe"}])),
+    _bad(lambda o: o["spec"].update(taints=[{"key": "k", "effect": "NoSchedule", "value": "-x-"}])),
+    _bad(lambda o: o["metadata"].update(name="Not_A_Name")),
+    _bad(lambda o: o["spec"].update(typo=1)),
+])
+@pytest.mark.parametrize("validate", ["strict", "warn", "ignore"])
+def test_the_stored_object_alone_says_what_the_parse_says(obj: dict, validate: str) -> None:
+    """`_karpenter_objects` keeps only a NodeClaim's stored object (`stored_node_claim`): the same object,
+    refusals, warnings and errors as the whole parse."""
+    from kexplain.karpenter.apis.nodeclaim import stored_node_claim
+    assert _said(stored_node_claim, obj, validate=validate) == _said(parse_node_claim, obj, validate=validate)
