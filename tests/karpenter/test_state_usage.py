@@ -3,6 +3,7 @@ capacities, value and format, summed without a `Fraction` per node."""
 from __future__ import annotations
 
 import itertools
+import json
 
 import pytest
 
@@ -46,12 +47,13 @@ def test_bound_pods_that_share_containers_but_not_the_rest_are_read_each_as_writ
              {"containers": containers, "initContainers": [{"name": "i", "image": "x",
                                                             "resources": {"requests": {"cpu": "3"}}}]},
              {"containers": containers, "resources": {"requests": {"cpu": "2"}}}]
+    specs += [json.loads(json.dumps(spec)) for spec in specs]       # (the same, written alike in lists of their own)
     node = {"metadata": {"name": "n1"}}
     state = StateNode(node, None)
     state.host_port_usage, state.volume_usage = HostPortUsage(), VolumeUsage()
     pods = [PodInfo({"metadata": {"name": f"p{i}", "namespace": "ns"}, "spec": {**spec, "nodeName": "n1"}})
             for i, spec in enumerate(specs)]
     anti_pods, _ = _bound_pods(pods, {"n1": state}, VolumeIndex(), set(), {})
-    assert [p.name for p, _ in anti_pods] == ["p1"]
+    assert [p.name for p, _ in anti_pods] == ["p1", "p6"]
     assert [str(reqs["cpu"]) for reqs in state.pod_requests] == \
-        [str(resources.requests_for_pod(p.spec)["cpu"]) for p in pods] == ["1", "1", "1250m", "3", "2"]
+        [str(resources.requests_for_pod(p.spec)["cpu"]) for p in pods] == ["1", "1", "1250m", "3", "2"] * 2

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Iterable, Iterator
 
+import msgspec
+
 from kexplain.karpenter.inputs import DefaultedPodInfo, PassInputs, parse_time
 from kexplain.karpenter.state.statenode import INITIALIZED_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, StateNode
 from kexplain.apimachinery.identity import as_dict
@@ -202,7 +204,8 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
     a shape decides (requests, host ports, required anti-affinity) is worked out once per shape."""
     anti: list[tuple[PodInfo, dict[str, Any]]] = []
     daemonset_owned: list[int] = []
-    of_shape: dict[bytes | tuple[int, ...], tuple[Any, list[Any], bool]] = {}
+    of_shape: dict[Any, tuple[Any, list[Any], bool]] = {}     # by `_read_parts`, or a view's texts
+    of_text: dict[bytes, tuple[Any, list[Any], bool]] = {}    # (`_shaped`)
     unowned_controlled = None in ds_uids      # (a pod without a controller has uid None)
     for position, pod in enumerate(bound_pods):
         view = pod.view if type(pod) in _STORED else None
@@ -233,9 +236,7 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
             shape = stored_facts_key(view, pod.namespace)       # (a view's: its texts)
         shaped = of_shape.get(shape)
         if shaped is None:
-            shaped = of_shape[shape] = (resources.requests_for_pod(pod.spec), get_host_ports(pod),
-                                        pod.facts.has_required_anti_affinity if view is not None
-                                        else _has_required_anti_affinity(pod.spec))
+            shaped = of_shape[shape] = _shaped(pod, view, of_text)
         reqs, ports, anti_affinity = shaped
         state.pod_requests.append(reqs)
         if daemonset:
@@ -259,6 +260,32 @@ def _read_parts(spec: dict[str, Any]) -> tuple[int, ...]:
     get = spec.get
     return (id(get("containers")), id(get("initContainers")), id(get("overhead")), id(get("resources")),
             id(get("affinity")))
+
+
+_encode = msgspec.msgpack.Encoder().encode
+
+
+def _shaped(pod: PodInfo, view: Any, of_text: dict[bytes, Any]) -> tuple[Any, list[Any], bool]:
+    """What a shape decides of its pods: requests, host ports, required anti-affinity. A decoded pod's
+    shape of other identities may still be written alike (admitted one by one, each with its own
+    lists): then by the text of what `_read_parts` names (MessagePack: a type of its own for each)."""
+    spec = pod.spec
+    text = None
+    if view is None:
+        get = spec.get
+        try:
+            text = _encode((get("containers"), get("initContainers"), get("overhead"), get("resources"),
+                            get("affinity")))
+        except (TypeError, OverflowError, ValueError):      # (what it cannot write: worked out for the pod)
+            text = None
+        found = of_text.get(text) if text is not None else None
+        if found is not None:
+            return found
+    shaped = (resources.requests_for_pod(spec), get_host_ports(pod),
+              pod.facts.has_required_anti_affinity if view is not None else _has_required_anti_affinity(spec))
+    if text is not None:
+        of_text[text] = shaped
+    return shaped
 
 
 def _has_required_anti_affinity(spec: dict[str, Any]) -> bool:
