@@ -80,12 +80,16 @@ class Node:
     compiled: re.Pattern[str] | None = field(default=None, compare=False)
     # A subtree's clean walks (`_Walk.visit`), by the value's text: see `_remembers`.
     clean: dict[bytes, tuple[bytes, bool]] | None = field(default=None, compare=False, repr=False)
+    plain: bool = field(default=False, compare=False, repr=False)      # a string it checks no further
 
     def __post_init__(self) -> None:
         if self.pattern is not None:
             object.__setattr__(self, "compiled", re.compile(self.pattern, re.ASCII))
         if _remembers(self):
             object.__setattr__(self, "clean", {})
+        object.__setattr__(self, "plain", self.type == "string" and not (
+            self.enum or self.pattern is not None or self.min_length is not None or self.max_length is not None
+            or self.rules))
 
 
 BOOLEAN = Node("boolean")
@@ -207,6 +211,9 @@ class _Walk:
                 sub = node.properties.get(key)
                 if sub is None:
                     self.unknown.append(child(path, str(key)))
+                    continue
+                if sub.plain and type(item) is str:     # (what its walk would find: nothing)
+                    out[key] = item
                     continue
                 out[key] = self.visit(item, sub, child(path, str(key)))
             else:

@@ -43,12 +43,19 @@ def is_owned_by(pod: PodInfo, api_version: str, kind: str) -> bool:
 
 
 def is_owned_by_daemonset(pod: PodInfo) -> bool:
-    return is_owned_by(pod, "apps/v1", "DaemonSet")
+    """`is_owned_by(pod, "apps/v1", "DaemonSet")` (asked of each pod of each candidate: inline)."""
+    for ref in pod.owner_references or ():
+        if isinstance(ref, dict) and ref.get("kind") == "DaemonSet" and ref.get("apiVersion") == "apps/v1":
+            return True
+    return False
 
 
 def is_owned_by_node(pod: PodInfo) -> bool:
-    """A static pod's mirror, as Karpenter tells it: owned by its Node."""
-    return is_owned_by(pod, "v1", "Node")
+    """A static pod's mirror, as Karpenter tells it: owned by its Node (`is_owned_by(pod, "v1", "Node")`, inline)."""
+    for ref in pod.owner_references or ():
+        if isinstance(ref, dict) and ref.get("kind") == "Node" and ref.get("apiVersion") == "v1":
+            return True
+    return False
 
 
 def _controller_uid(pod: PodInfo) -> str | None:
