@@ -101,17 +101,14 @@ def _meta(obj: dict[str, Any]) -> dict[str, Any]:
     return meta if isinstance(meta, dict) else {}
 
 
-def _with_defaults(obj: dict[str, Any], created: datetime, status: bool = False, uid: str | None = None
-                   ) -> dict[str, Any]:
+def _with_defaults(obj: dict[str, Any], created: datetime, status: bool = False) -> dict[str, Any]:
     """A copy of `obj` (metadata copied, and status with `status`, the rest shared) with the uid
-    (`uid` when known: `object_uid`'s) and creation timestamp it lacks."""
+    and creation timestamp it lacks."""
     meta = dict(_meta(obj))
     if not meta.get("uid"):
-        if uid is None:
-            kind = obj.get("kind") or ""
-            name = meta.get("name") if isinstance(meta.get("name"), str) else ""
-            uid = object_uid(kind, "" if kind in _CLUSTER_SCOPED else (meta.get("namespace") or "default"), name)
-        meta["uid"] = uid
+        kind = obj.get("kind") or ""
+        name = meta.get("name") if isinstance(meta.get("name"), str) else ""
+        meta["uid"] = object_uid(kind, "" if kind in _CLUSTER_SCOPED else (meta.get("namespace") or "default"), name)
     if not meta.get("creationTimestamp"):
         meta["creationTimestamp"] = _stamp(created)
     out = dict(obj)
@@ -158,17 +155,38 @@ def _incomplete_bound(obj: dict[str, Any], now: datetime, daemonsets: Mapping[tu
 
 class _BoundDefaults:
     """A stored pod's `listed`: its object decoded with `stored_bound`'s defaults (after `given`'s own);
-    `uid`: the one its defaulted view has (`_defaulted_view`: hashed once, not again when decoded)."""
+    `viewed`: the uid and creation time its defaulted view has (`_defaulted_view`: worked out once, not
+    again when decoded)."""
 
-    __slots__ = ("now", "given", "uid")
+    __slots__ = ("now", "given", "viewed")
 
-    def __init__(self, now: datetime, given: Callable[[Any], Any] | None, uid: str | None = None) -> None:
-        self.now, self.given, self.uid = now, given, uid
+    def __init__(self, now: datetime, given: Callable[[Any], Any] | None,
+                 viewed: tuple[str, str] | None = None) -> None:
+        self.now, self.given, self.viewed = now, given, viewed
 
     def __call__(self, whole: dict[str, Any]) -> dict[str, Any]:
         if self.given is not None:
             return _bound_pod_now(self.given(whole), self.now, {})
-        return _bound_pod_now(whole, self.now, {}, self.uid)
+        if self.viewed is not None:
+            return _viewed_whole(whole, *self.viewed)
+        return _bound_pod_now(whole, self.now, {})
+
+
+def _viewed_whole(whole: dict[str, Any], uid: str, created: str) -> dict[str, Any]:
+    """`_bound_pod_now` of a `_defaulted_view` pod's object: its view's uid and creation time where it
+    has none (its view's are its own, or the defaults), phase Running unless given; no DaemonSet owner
+    reference lacks its uid (else it would not be a view)."""
+    meta = dict(_meta(whole))
+    if not meta.get("uid"):
+        meta["uid"] = uid
+    if not meta.get("creationTimestamp"):
+        meta["creationTimestamp"] = created
+    out = dict(whole)
+    out["metadata"] = meta
+    given = whole.get("status")
+    status = out["status"] = dict(given) if isinstance(given, dict) else {}
+    status.setdefault("phase", "Running")
+    return out
 
 
 def _deferred(obj: StoredPod, defaults: _BoundDefaults) -> StoredPod | None:
@@ -237,11 +255,10 @@ def _defaulted_view(obj: StoredPod, now: datetime, created_text: str | None = No
     if meta is None or not checked and _daemonset_without_uid(view.owner_references()):
         return None
     uid = meta.uid
-    hashed = None           # (the object decoded lacks it too: `_BoundDefaults` gives it this one)
-    if not uid:
+    if not uid:             # (the object decoded lacks it too: `_BoundDefaults` gives it this one)
         kind = view.kind or ""
-        uid = hashed = object_uid(kind, "" if kind in _CLUSTER_SCOPED else (meta.namespace or "default"),
-                                  meta.name if isinstance(meta.name, str) else "")
+        uid = object_uid(kind, "" if kind in _CLUSTER_SCOPED else (meta.namespace or "default"),
+                         meta.name if isinstance(meta.name, str) else "")
     created = meta.creationTimestamp or created_text or _stamp(now - BOUND_AGE)
     if status is None:
         status = _PHASE_RUNNING
@@ -249,13 +266,12 @@ def _defaulted_view(obj: StoredPod, now: datetime, created_text: str | None = No
         status = structs.replace(status, phase="Running")
     defaulted = structs.replace(view, metadata=structs.replace(meta, uid=uid, creationTimestamp=created),
                                 status=status)
-    return StoredPod(obj.raw, defaulted, _BoundDefaults(now, obj.listed, hashed))
+    return StoredPod(obj.raw, defaulted, _BoundDefaults(now, obj.listed, (uid, created)))
 
 
-def _bound_pod_now(obj: dict[str, Any], now: datetime, daemonsets: Mapping[tuple[str, str], str],
-                   uid: str | None = None) -> dict[str, Any]:
-    """`stored_bound`'s defaults written in a copy of `obj` (`uid`: `object_uid`'s, when known)."""
-    out = _with_defaults(obj, now - BOUND_AGE, True, uid)
+def _bound_pod_now(obj: dict[str, Any], now: datetime, daemonsets: Mapping[tuple[str, str], str]) -> dict[str, Any]:
+    """`stored_bound`'s defaults written in a copy of `obj`."""
+    out = _with_defaults(obj, now - BOUND_AGE, True)
     out["status"].setdefault("phase", "Running")
     meta = out["metadata"]
     refs = meta.get("ownerReferences")
