@@ -104,12 +104,11 @@ def _meta(obj: dict[str, Any]) -> dict[str, Any]:
 def _with_defaults(obj: dict[str, Any], created: datetime, status: bool = False) -> dict[str, Any]:
     """A copy of `obj` (metadata copied, and status with `status`, the rest shared) with the uid
     and creation timestamp it lacks."""
-    kind = obj.get("kind") or ""
     meta = dict(_meta(obj))
-    name = meta.get("name") if isinstance(meta.get("name"), str) else ""
-    namespace = "" if kind in _CLUSTER_SCOPED else (meta.get("namespace") or "default")
     if not meta.get("uid"):
-        meta["uid"] = object_uid(kind, namespace, name)
+        kind = obj.get("kind") or ""
+        name = meta.get("name") if isinstance(meta.get("name"), str) else ""
+        meta["uid"] = object_uid(kind, "" if kind in _CLUSTER_SCOPED else (meta.get("namespace") or "default"), name)
     if not meta.get("creationTimestamp"):
         meta["creationTimestamp"] = _stamp(created)
     out = dict(obj)
@@ -155,15 +154,39 @@ def _incomplete_bound(obj: dict[str, Any], now: datetime, daemonsets: Mapping[tu
 
 
 class _BoundDefaults:
-    """A stored pod's `listed`: its object decoded with `stored_bound`'s defaults (after `given`'s own)."""
+    """A stored pod's `listed`: its object decoded with `stored_bound`'s defaults (after `given`'s own);
+    `viewed`: the uid and creation time its defaulted view has (`_defaulted_view`: worked out once, not
+    again when decoded)."""
 
-    __slots__ = ("now", "given")
+    __slots__ = ("now", "given", "viewed")
 
-    def __init__(self, now: datetime, given: Callable[[Any], Any] | None) -> None:
-        self.now, self.given = now, given
+    def __init__(self, now: datetime, given: Callable[[Any], Any] | None,
+                 viewed: tuple[str, str] | None = None) -> None:
+        self.now, self.given, self.viewed = now, given, viewed
 
     def __call__(self, whole: dict[str, Any]) -> dict[str, Any]:
-        return _bound_pod_now(self.given(whole) if self.given is not None else whole, self.now, {})
+        if self.given is not None:
+            return _bound_pod_now(self.given(whole), self.now, {})
+        if self.viewed is not None:
+            return _viewed_whole(whole, *self.viewed)
+        return _bound_pod_now(whole, self.now, {})
+
+
+def _viewed_whole(whole: dict[str, Any], uid: str, created: str) -> dict[str, Any]:
+    """`_bound_pod_now` of a `_defaulted_view` pod's object: its view's uid and creation time where it
+    has none (its view's are its own, or the defaults), phase Running unless given; no DaemonSet owner
+    reference lacks its uid (else it would not be a view)."""
+    meta = dict(_meta(whole))
+    if not meta.get("uid"):
+        meta["uid"] = uid
+    if not meta.get("creationTimestamp"):
+        meta["creationTimestamp"] = created
+    out = dict(whole)
+    out["metadata"] = meta
+    given = whole.get("status")
+    status = out["status"] = dict(given) if isinstance(given, dict) else {}
+    status.setdefault("phase", "Running")
+    return out
 
 
 def _deferred(obj: StoredPod, defaults: _BoundDefaults) -> StoredPod | None:
@@ -179,6 +202,18 @@ def _deferred(obj: StoredPod, defaults: _BoundDefaults) -> StoredPod | None:
         return obj
     listed = obj.listed
     return StoredPod(obj.raw, view, defaults if listed is None else _BoundDefaults(defaults.now, listed))
+
+
+def _viewed(obj: StoredPod, now: datetime, created: str) -> StoredPod | None:
+    """`stored_bound` of a dump's pod no API server stored: `obj` when complete, else `_defaulted_view`'s
+    (`created`: `now - BOUND_AGE` stamped); None for a DaemonSet owner reference without its uid."""
+    view = obj.view
+    meta, status = view.metadata, view.status
+    if meta is None or _daemonset_without_uid(view.owner_references()):
+        return None
+    if meta.uid and meta.creationTimestamp and status is not None and status.phase is not UNSET:
+        return obj
+    return _defaulted_view(obj, now, created, checked=True)
 
 
 class DefaultedPodInfo(StoredPodInfo):
@@ -211,16 +246,19 @@ def pod_info(obj: Any) -> PodInfo:
 _new, _init_stored = object.__new__, StoredPodInfo.__init__
 
 
-def _defaulted_view(obj: StoredPod, now: datetime, created_text: str | None = None) -> StoredPod | None:
+def _defaulted_view(obj: StoredPod, now: datetime, created_text: str | None = None, checked: bool = False
+                    ) -> StoredPod | None:
     """A dump's bound pod with `stored_bound`'s defaults, still a view (its object defaulted only if
-    decoded); None when a DaemonSet owner reference lacks its uid."""
+    decoded); None when a DaemonSet owner reference lacks its uid (`checked`: known not to)."""
     view = obj.view
     meta, status = view.metadata, view.status
-    if meta is None or _daemonset_without_uid(view.owner_references()):
+    if meta is None or not checked and _daemonset_without_uid(view.owner_references()):
         return None
-    kind = view.kind or ""
-    namespace = "" if kind in _CLUSTER_SCOPED else (meta.namespace or "default")
-    uid = meta.uid or object_uid(kind, namespace, meta.name if isinstance(meta.name, str) else "")
+    uid = meta.uid
+    if not uid:             # (the object decoded lacks it too: `_BoundDefaults` gives it this one)
+        kind = view.kind or ""
+        uid = object_uid(kind, "" if kind in _CLUSTER_SCOPED else (meta.namespace or "default"),
+                         meta.name if isinstance(meta.name, str) else "")
     created = meta.creationTimestamp or created_text or _stamp(now - BOUND_AGE)
     if status is None:
         status = _PHASE_RUNNING
@@ -228,7 +266,7 @@ def _defaulted_view(obj: StoredPod, now: datetime, created_text: str | None = No
         status = structs.replace(status, phase="Running")
     defaulted = structs.replace(view, metadata=structs.replace(meta, uid=uid, creationTimestamp=created),
                                 status=status)
-    return StoredPod(obj.raw, defaulted, _BoundDefaults(now, obj.listed))
+    return StoredPod(obj.raw, defaulted, _BoundDefaults(now, obj.listed, (uid, created)))
 
 
 def _bound_pod_now(obj: dict[str, Any], now: datetime, daemonsets: Mapping[tuple[str, str], str]) -> dict[str, Any]:
@@ -400,8 +438,8 @@ def defaulted_objects(objects: Objects, now: datetime, uids: dict[tuple[str, Any
         if kind == "Pod" and type(obj) is not StoredPod and not (obj.get("spec") or {}).get("nodeName"):
             obj = stored_pending(obj, now - PENDING_AGE + timedelta(seconds=position))
             position += 1
-        elif kind == "Pod" and type(obj) is StoredPod and obj.stored:     # (its view asked once)
-            kept = _deferred(obj, defaults)
+        elif kind == "Pod" and type(obj) is StoredPod:     # (its view asked once)
+            kept = _deferred(obj, defaults) if obj.stored else _viewed(obj, now, bound_created)
             if kept is pair[0]:
                 defaulted.append(pair)
                 continue
@@ -495,7 +533,7 @@ def _karpenter_objects(objs: list[tuple[dict[str, Any], Source]], validate: str,
     (`as_stored`), in file order; NodeClaims as stored objects, which the cluster state reads."""
     # lazy: their CRDs' schemas and rules only when a pass runs (docs/development.md, "Lazy imports")
     from kexplain.karpenter.apis.ec2nodeclass import parse_ec2_node_class
-    from kexplain.karpenter.apis.nodeclaim import parse_node_claim
+    from kexplain.karpenter.apis.nodeclaim import stored_node_claim
     from kexplain.karpenter.apis.nodepool import parse_node_pool
 
     parse_pool = functools.partial(parse_node_pool, policies=versions.resolve(release).consolidation_policies)
@@ -508,7 +546,7 @@ def _karpenter_objects(objs: list[tuple[dict[str, Any], Source]], validate: str,
         elif kind == EC2NODECLASS:
             classes.append(as_stored(parse_ec2_node_class, obj, src, validate, warnings, refused))
         elif kind == NODECLAIM:
-            claims.append(dict(as_stored(parse_node_claim, obj, src, validate, warnings, refused).obj))
+            claims.append(dict(as_stored(stored_node_claim, obj, src, validate, warnings, refused)))
     return pools, classes, claims
 
 

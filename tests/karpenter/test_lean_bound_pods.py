@@ -3,6 +3,7 @@ them) gets the README's defaults in its view, and in its object when that is dec
 same as a copy defaulted at once, and as the pod read as a plain object."""
 from __future__ import annotations
 
+import json
 from datetime import datetime, timezone
 
 import msgspec
@@ -49,6 +50,7 @@ def test_a_lean_dump_pod_is_defaulted_as_its_copy_would_be(obj):
     assert (view.metadata.uid, view.metadata.creationTimestamp, view.status.phase) == \
         (eager["metadata"]["uid"], eager["metadata"]["creationTimestamp"], eager["status"]["phase"])
     assert dict(lazy) == eager                                 # its object, decoded when asked for
+    assert json.dumps(lazy.obj) == json.dumps(eager)           # (its keys in the same order)
 
 
 def test_a_daemonset_reference_without_uid_is_filled_in_at_once():

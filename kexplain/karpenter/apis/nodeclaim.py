@@ -204,19 +204,34 @@ def _meta(obj: Mapping[str, Any]) -> tuple[str, str, dict[str, str], dict[str, s
     return meta["name"], str(meta.get("uid") or ""), labels, annotations
 
 
-def parse_node_claim(obj: Mapping[str, Any], source: Source | None = None, *, validate: str = "strict",
-                     invalid: str = "note", warnings: list[str] | None = None) -> NodeClaim:
-    """A NodeClaim as stored (else AdmissionRejected, or InputError for unknown fields under strict)."""
+def _stored(obj: Mapping[str, Any], source: Source | None, validate: str, invalid: str, warnings: list[str] | None
+            ) -> tuple[dict, tuple[dict[str, quantity.Quantity], ...]]:
+    """The NodeClaim as stored and its requests, capacity and allocatable: what may still refuse it once
+    admitted (the rest of `parse_node_claim` reads fields the schema requires, as their types)."""
     stored = admit(obj, NODE_CLAIM_SCHEMA, QUALIFIED_KIND, source, validate, invalid, warnings)
-    name, uid, labels, annotations = _meta(stored)
     spec = stored["spec"]
     status = stored.get("status") or {}
     try:
-        requests = parse_resources((spec.get("resources") or {}).get("requests"))
-        capacity = parse_resources(status.get("capacity"))
-        allocatable = parse_resources(status.get("allocatable"))
+        return stored, (parse_resources((spec.get("resources") or {}).get("requests")),
+                        parse_resources(status.get("capacity")), parse_resources(status.get("allocatable")))
     except quantity.QuantityError as e:      # a pattern match the parser still refuses (too many digits)
         raise InputError(str(e), source=source, obj=obj) from None
+
+
+def stored_node_claim(obj: Mapping[str, Any], source: Source | None = None, *, validate: str = "strict",
+                      invalid: str = "note", warnings: list[str] | None = None) -> dict:
+    """`parse_node_claim(...).obj`, the same errors said, without the `NodeClaim` (the cluster state reads
+    the stored object: 2,000 of them made for nothing)."""
+    return _stored(obj, source, validate, invalid, warnings)[0]
+
+
+def parse_node_claim(obj: Mapping[str, Any], source: Source | None = None, *, validate: str = "strict",
+                     invalid: str = "note", warnings: list[str] | None = None) -> NodeClaim:
+    """A NodeClaim as stored (else AdmissionRejected, or InputError for unknown fields under strict)."""
+    stored, (requests, capacity, allocatable) = _stored(obj, source, validate, invalid, warnings)
+    name, uid, labels, annotations = _meta(stored)
+    spec = stored["spec"]
+    status = stored.get("status") or {}
     return NodeClaim(
         name=name, uid=uid, labels=labels, annotations=annotations,
         taints=tuple(parse_taint(t) for t in spec.get("taints") or ()),

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Callable, Mapping, Sequence
 
+import msgspec
+
 from kexplain.admission.openapi import unknown_field_warning, unknown_fields_error
 from kexplain.apimachinery.unstructured import json_type
 from kexplain.apimachinery.strconv import parse_int64
@@ -32,6 +34,28 @@ class RuleError(Exception):
 Rule = tuple[Callable[[Any], bool], str]
 
 
+CLEAN_MAX = 4096        # the clean walks one node remembers, at most
+
+
+def _remembers(node: "Node") -> bool:
+    """Whether a node remembers its clean walks: an object or array whose whole subtree is checked (no
+    `any` in it, whose values, such as metadata's, are taken as written: each object's own, not worth a key)."""
+    return node.type in ("object", "array") and _checked_through(node)
+
+
+def _checked_through(node: "Node") -> bool:
+    if node.type == "any":
+        return False
+    if node.type == "object":
+        if node.properties is None and node.values is None:
+            return False
+        subs = [*(node.properties or {}).values(), *([node.values] if node.values is not None else [])]
+        return all(_checked_through(sub) for sub in subs)
+    if node.type == "array":
+        return node.items is not None and _checked_through(node.items)
+    return True
+
+
 @dataclass(frozen=True)
 class Node:
     """One schema node. `type`: string, integer, boolean, array, object, int-or-string
@@ -54,10 +78,18 @@ class Node:
     rules: tuple[Rule, ...] = ()
     default: Any = None
     compiled: re.Pattern[str] | None = field(default=None, compare=False)
+    # A subtree's clean walks (`_Walk.visit`), by the value's text: see `_remembers`.
+    clean: dict[bytes, tuple[bytes, bool]] | None = field(default=None, compare=False, repr=False)
+    plain: bool = field(default=False, compare=False, repr=False)      # a string it checks no further
 
     def __post_init__(self) -> None:
         if self.pattern is not None:
             object.__setattr__(self, "compiled", re.compile(self.pattern, re.ASCII))
+        if _remembers(self):
+            object.__setattr__(self, "clean", {})
+        object.__setattr__(self, "plain", self.type == "string" and not (
+            self.enum or self.pattern is not None or self.min_length is not None or self.max_length is not None
+            or self.rules))
 
 
 BOOLEAN = Node("boolean")
@@ -111,6 +143,7 @@ class _Walk:
         self.unknown: list[str] = []
         self.rules: list[tuple[str, Node, Any]] = []     # (path, node, value), in document order
         self.blocking = False       # a type, required, enum or size error: the rules are not run
+        self.ruled = False          # a remembered walk had rules (which held): `rules` is not empty
         self.fatal = False          # a type or required error: the object cannot be read at all
 
     def error(self, err: FieldError, blocking: bool = False, fatal: bool = False) -> None:
@@ -119,7 +152,36 @@ class _Walk:
         self.fatal = self.fatal or fatal
 
     def visit(self, value: Any, node: Node, path: str) -> Any:
-        """The value with nulls dropped and defaults applied; errors recorded."""
+        """The value with nulls dropped and defaults applied; errors recorded. A node that remembers
+        its clean walks (`Node.clean`) walks a value written alike once: 2,000 NodeClaims repeat a few
+        specs, capacities and conditions."""
+        if node.clean is not None:
+            text = _text(value)
+            if text is not None:
+                found = node.clean.get(text)
+                if found is not None:
+                    stored, ruled = found
+                    self.ruled = self.ruled or ruled
+                    return _decode(stored)
+                return self._remembered(value, node, path, text)
+        return self._visit(value, node, path)
+
+    def _remembered(self, value: Any, node: Node, path: str, text: bytes) -> Any:
+        """`_visit`, its value kept in `node.clean` when the walk is clean: no error, no unknown field,
+        every rule of the subtree holding (the rules run again at the end, as any)."""
+        errors, unknown, first, ruled = len(self.errors), len(self.unknown), len(self.rules), self.ruled
+        self.ruled = False
+        out = self._visit(value, node, path)
+        had_rules = self.ruled or len(self.rules) > first       # (its own, or a remembered part's)
+        self.ruled = ruled or had_rules
+        if len(self.errors) == errors and len(self.unknown) == unknown and len(node.clean) < CLEAN_MAX \
+                and _holding(self.rules[first:]):
+            stored = _text(out)
+            if stored is not None:
+                node.clean[text] = (stored, had_rules)
+        return out
+
+    def _visit(self, value: Any, node: Node, path: str) -> Any:
         jtype = json_type(value, integral_floats=True)
         if not _type_ok(node, jtype):
             shown = node.type if node.type != "int-or-string" else "integer,string"
@@ -149,6 +211,9 @@ class _Walk:
                 sub = node.properties.get(key)
                 if sub is None:
                     self.unknown.append(child(path, str(key)))
+                    continue
+                if sub.plain and type(item) is str:     # (what its walk would find: nothing)
+                    out[key] = item
                     continue
                 out[key] = self.visit(item, sub, child(path, str(key)))
             else:
@@ -195,6 +260,27 @@ class _Walk:
                                       f"{path} in body should be less than or equal to {node.maximum}"))
 
 
+_encode = msgspec.msgpack.Encoder().encode
+_decode = msgspec.msgpack.Decoder().decode
+
+
+def _text(value: Any) -> bytes | None:
+    """A value's text, as a key: MessagePack tells apart what JSON would not (a str from bytes, an
+    int from a float); None for a value it cannot write (an int past 64 bits)."""
+    try:
+        return _encode(value)
+    except (TypeError, OverflowError, ValueError):
+        return None
+
+
+def _holding(found: list[tuple[str, Node, Any]]) -> bool:
+    """Whether each of these rules holds of its value (a rule that fails or cannot run: not clean)."""
+    try:
+        return all(predicate(v) for _, node, v in found for predicate, _ in node.rules)
+    except Exception:   # (a rule that raises: the end's run reports it, in its place)
+        return False
+
+
 def _too_many(path: str, count: int, limit: int) -> FieldError:
     """field.TooMany: `Too many: 21: must have at most 20 items`."""
     return FieldError(TOO_MANY, path, None, f"{count}: must have at most {limit} items")
@@ -228,7 +314,7 @@ def check(value: dict, schema: Node) -> Checked:
     out = walk.visit(value, schema, "")
     errors = list(walk.errors)
     if walk.blocking:
-        if walk.rules:
+        if walk.rules or walk.ruled:
             errors.append(FieldError(INVALID, "<nil>", None, NOT_CHECKED))
     else:
         for path, node, v in walk.rules:

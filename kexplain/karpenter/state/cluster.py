@@ -2,15 +2,20 @@
 (pkg/controllers/state/cluster.go and its informers), built once from the loaded objects."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Iterable, Iterator
+
+import msgspec
 
 from kexplain.karpenter.inputs import DefaultedPodInfo, PassInputs, parse_time
 from kexplain.karpenter.state.statenode import INITIALIZED_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, StateNode
 from kexplain.apimachinery.identity import as_dict
+from kexplain.apimachinery.quantity import Quantity, add
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
-from kexplain.model.pod import PodFacts, PodInfo, StoredPodInfo
+from kexplain.model.pod import PodInfo, StoredPodInfo
 from kexplain.model.shapes import stored_facts_key
 from kexplain.karpenter.scheduling.hostportusage import HostPortUsage, get_host_ports
 from kexplain.karpenter.scheduling.volumeusage import VolumeUsage, get_volumes, volume_limits
@@ -38,12 +43,19 @@ def is_owned_by(pod: PodInfo, api_version: str, kind: str) -> bool:
 
 
 def is_owned_by_daemonset(pod: PodInfo) -> bool:
-    return is_owned_by(pod, "apps/v1", "DaemonSet")
+    """`is_owned_by(pod, "apps/v1", "DaemonSet")` (asked of each pod of each candidate: inline)."""
+    for ref in pod.owner_references or ():
+        if isinstance(ref, dict) and ref.get("kind") == "DaemonSet" and ref.get("apiVersion") == "apps/v1":
+            return True
+    return False
 
 
 def is_owned_by_node(pod: PodInfo) -> bool:
-    """A static pod's mirror, as Karpenter tells it: owned by its Node."""
-    return is_owned_by(pod, "v1", "Node")
+    """A static pod's mirror, as Karpenter tells it: owned by its Node (`is_owned_by(pod, "v1", "Node")`, inline)."""
+    for ref in pod.owner_references or ():
+        if isinstance(ref, dict) and ref.get("kind") == "Node" and ref.get("apiVersion") == "v1":
+            return True
+    return False
 
 
 def _controller_uid(pod: PodInfo) -> str | None:
@@ -199,7 +211,8 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
     a shape decides (requests, host ports, required anti-affinity) is worked out once per shape."""
     anti: list[tuple[PodInfo, dict[str, Any]]] = []
     daemonset_owned: list[int] = []
-    of_shape: dict[PodFacts | bytes, tuple[Any, list[Any], bool]] = {}
+    of_shape: dict[Any, tuple[Any, list[Any], bool]] = {}     # by `_read_parts`, or a view's texts
+    of_text: dict[bytes, tuple[Any, list[Any], bool]] = {}    # (`_shaped`)
     unowned_controlled = None in ds_uids      # (a pod without a controller has uid None)
     for position, pod in enumerate(bound_pods):
         view = pod.view if type(pod) in _STORED else None
@@ -219,15 +232,18 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
             status = view.status
             phase = status.phase if status is not None else None
             has_volumes = bool(view.spec.volumes)
+            shape: Any = None
         else:
-            phase, has_volumes = pod.phase, pod.has_volumes
+            spec = pod.spec
+            phase, has_volumes = pod.status.get("phase"), "volumes" in spec
+            shape = _read_parts(spec)
         if phase == "Failed" or phase == "Succeeded":           # is_terminal
             continue
-        shape = stored_facts_key(view, pod.namespace) if view is not None else pod.facts     # (a view's: its texts)
+        if shape is None:
+            shape = stored_facts_key(view, pod.namespace)       # (a view's: its texts)
         shaped = of_shape.get(shape)
         if shaped is None:
-            shaped = of_shape[shape] = (resources.requests_for_pod(pod.spec), get_host_ports(pod),
-                                        pod.facts.has_required_anti_affinity)
+            shaped = of_shape[shape] = _shaped(pod, view, of_text)
         reqs, ports, anti_affinity = shaped
         state.pod_requests.append(reqs)
         if daemonset:
@@ -243,16 +259,91 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
     return anti, daemonset_owned
 
 
+def _read_parts(spec: dict[str, Any]) -> tuple[int, ...]:
+    """A decoded pod's shape as `_bound_pods` reads it: the identities of the spec's values it reads
+    (requests, host ports, anti-affinity). The pods of a dump decoded and admitted alike share their
+    lists and mappings (`stored_pods`, `admission.patched`), which live as long as the pods: equal
+    keys read the same values."""
+    get = spec.get
+    return (id(get("containers")), id(get("initContainers")), id(get("overhead")), id(get("resources")),
+            id(get("affinity")))
+
+
+_encode = msgspec.msgpack.Encoder().encode
+
+
+def _shaped(pod: PodInfo, view: Any, of_text: dict[bytes, Any]) -> tuple[Any, list[Any], bool]:
+    """What a shape decides of its pods: requests, host ports, required anti-affinity. A decoded pod's
+    shape of other identities may still be written alike (admitted one by one, each with its own
+    lists): then by the text of what `_read_parts` names (MessagePack: a type of its own for each)."""
+    spec = pod.spec
+    text = None
+    if view is None:
+        get = spec.get
+        try:
+            text = _encode((get("containers"), get("initContainers"), get("overhead"), get("resources"),
+                            get("affinity")))
+        except (TypeError, OverflowError, ValueError):      # (what it cannot write: worked out for the pod)
+            text = None
+        found = of_text.get(text) if text is not None else None
+        if found is not None:
+            return found
+    shaped = (resources.requests_for_pod(spec), get_host_ports(pod),
+              pod.facts.has_required_anti_affinity if view is not None else _has_required_anti_affinity(spec))
+    if text is not None:
+        of_text[text] = shaped
+    return shaped
+
+
+def _has_required_anti_affinity(spec: dict[str, Any]) -> bool:
+    """`PodFacts.has_required_anti_affinity` of a decoded pod's spec (no `PodFacts` made per pod)."""
+    affinity = spec.get("affinity") or {}
+    anti = affinity.get("podAntiAffinity") or {}
+    return bool(anti.get("requiredDuringSchedulingIgnoredDuringExecution"))
+
+
 def _pool_usage(states: Iterable[StateNode]) -> dict[str, ResourceList]:
-    """Per NodePool, the capacity of its nodes not marked for deletion."""
-    usage: dict[str, ResourceList] = {}
+    """Per NodePool, the capacity of its nodes not marked for deletion (`resources.merge` of them, in order)."""
+    capacities: dict[str, list[ResourceList]] = {}
     for state in states:
         if state.marked_for_deletion():
             continue
         pool = state.labels().get(NODEPOOL_LABEL)
         if pool:
-            usage[pool] = resources.merge(usage.get(pool, {}), state.capacity())
-    return usage
+            capacities.setdefault(pool, []).append(state.capacity())
+    return {pool: _merged(lists) for pool, lists in capacities.items()}
+
+
+def _merged(lists: list[ResourceList]) -> ResourceList:
+    """`resources.merge(*lists)`, its values summed as integers per denominator (no `Fraction` added per
+    node: 2,000 nodes' capacities)."""
+    values: dict[str, list[Quantity]] = {}
+    for rl in lists:
+        for name, q in rl.items():
+            found = values.get(name)
+            if found is None:
+                values[name] = [q]
+            else:
+                found.append(q)
+    return {name: _sum(quantities) for name, quantities in values.items()}
+
+
+def _sum(quantities: list[Quantity]) -> Quantity:
+    """`quantity.add` folded over `quantities` from zero: the format is the first nonzero one's (each sum
+    before it zero), else the last one's; a negative one (a sum that may go back to zero) folds as it."""
+    numerators: dict[int, int] = {}
+    fmt = None
+    for q in quantities:
+        value = q.value
+        numerator = value.numerator
+        if numerator < 0:
+            return functools.reduce(add, quantities, resources.ZERO)
+        if fmt is None and numerator:
+            fmt = q.fmt
+        denominator = value.denominator
+        numerators[denominator] = numerators.get(denominator, 0) + numerator
+    total = sum(Fraction(n, d) for d, n in numerators.items())
+    return Quantity(Fraction(total), quantities[-1].fmt if fmt is None else fmt)
 
 
 def _newest_daemonset_pods(daemonsets: list[dict[str, Any]], controlled: dict[str, list[PodInfo]]

@@ -48,12 +48,12 @@ class StateNode:
         return self.node_claim is not None
 
     def registered(self) -> bool:
-        if self.managed():
+        if self.node_claim is not None:     # (managed)
             return self.node is not None and _labels(self.node).get(REGISTERED_LABEL) == "true"
         return True
 
     def initialized(self) -> bool:
-        if self.managed():
+        if self.node_claim is not None:     # (managed)
             return self.node is not None and _labels(self.node).get(INITIALIZED_LABEL) == "true"
         return True
 
@@ -142,4 +142,12 @@ def _name(obj: dict[str, Any] | None) -> str:
 
 
 def _labels(obj: dict[str, Any] | None) -> dict[str, str]:
+    """metadata.labels, a missing or malformed level read as empty (asked 100,000 times a pass: the
+    common object's first)."""
+    if type(obj) is dict:
+        meta = obj.get("metadata")
+        if type(meta) is dict:
+            labels = meta.get("labels")
+            if type(labels) is dict:
+                return labels
     return as_dict(as_dict(as_dict(obj).get("metadata")).get("labels"))

@@ -1,0 +1,59 @@
+"""The cluster state's NodePool usage (`state.cluster._merged`) is `resources.merge` of its nodes'
+capacities, value and format, summed without a `Fraction` per node."""
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+
+from kexplain.apimachinery.quantity import parse
+from kexplain.karpenter.state.cluster import _merged
+from kexplain.karpenter.utils import resources
+
+TEXTS = ["0", "2", "1930m", "7577Mi", "0.5", "1e3", "18Gi", "100k", "0Mi", "3", "250m"]
+
+
+def _lists(texts: tuple[str, ...]) -> list[dict]:
+    names = ("cpu", "memory", "pods")
+    return [{names[i % 3]: parse(t), "nodes": parse(t)} for i, t in enumerate(texts)]
+
+
+@pytest.mark.parametrize("texts", [combo for n in (1, 2, 3, 5) for combo in itertools.combinations(TEXTS, n)][::7]
+                         + [("0", "0Mi", "0m"), ("0m", "2", "0Mi"), ("-1", "1", "5Mi"), ("1", "-1", "0Mi", "2Gi"),
+                            ("1930m", "-2", "7Mi", "-1930m")])
+def test_merged_is_resources_merge(texts: tuple[str, ...]) -> None:
+    lists = _lists(texts)
+    want, got = resources.merge(*lists), _merged(lists)
+    assert list(got) == list(want)
+    assert [(q.value, q.fmt, str(q)) for q in got.values()] == [(q.value, q.fmt, str(q)) for q in want.values()]
+
+
+def test_bound_pods_that_share_containers_but_not_the_rest_are_read_each_as_written() -> None:
+    """Decoded pods of one dump share their spec's lists (`stored_pods`): a shape is the identities of
+    all that `_bound_pods` reads, so pods that share only their containers are told apart."""
+    from kexplain.karpenter.scheduling.hostportusage import HostPortUsage
+    from kexplain.karpenter.scheduling.volumeusage import VolumeUsage
+    from kexplain.karpenter.state.cluster import _bound_pods
+    from kexplain.karpenter.state.statenode import StateNode
+    from kexplain.model.pod import PodInfo
+    from kexplain.plugins.volumes import VolumeIndex
+
+    containers = [{"name": "app", "image": "x", "resources": {"requests": {"cpu": "1"}}}]
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"a": "b"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    specs = [{"containers": containers}, {"containers": containers, "affinity": anti},
+             {"containers": containers, "overhead": {"cpu": "250m"}},
+             {"containers": containers, "initContainers": [{"name": "i", "image": "x",
+                                                            "resources": {"requests": {"cpu": "3"}}}]},
+             {"containers": containers, "resources": {"requests": {"cpu": "2"}}}]
+    specs += [json.loads(json.dumps(spec)) for spec in specs]       # (the same, written alike in lists of their own)
+    node = {"metadata": {"name": "n1"}}
+    state = StateNode(node, None)
+    state.host_port_usage, state.volume_usage = HostPortUsage(), VolumeUsage()
+    pods = [PodInfo({"metadata": {"name": f"p{i}", "namespace": "ns"}, "spec": {**spec, "nodeName": "n1"}})
+            for i, spec in enumerate(specs)]
+    anti_pods, _ = _bound_pods(pods, {"n1": state}, VolumeIndex(), set(), {})
+    assert [p.name for p, _ in anti_pods] == ["p1", "p6"]
+    assert [str(reqs["cpu"]) for reqs in state.pod_requests] == \
+        [str(resources.requests_for_pod(p.spec)["cpu"]) for p in pods] == ["1", "1", "1250m", "3", "2"] * 2
