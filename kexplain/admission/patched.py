@@ -27,12 +27,12 @@ class ShapeAdmission:
     (`apply`), the node's zone labels copied. `admit` is what the pipeline calls per pod."""
 
     __slots__ = ("apply", "pod_keys", "namespaces", "namespace_seen", "node_topology", "topology_labels",
-                 "merged", "template", "admitted", "volumes_own", "names", "images", "own_containers")
+                 "merged", "template", "admitted", "volumes_own", "names", "images", "own_containers", "owners_own")
 
     def __init__(self, apply: Callable[[dict, dict], dict], pod_keys: Any, namespaces: set[str],
                  namespace_seen: Callable[[str], None], node_topology: dict[str, dict[str, str]],
                  topology_labels: Callable[[Any], dict[str, str]], labels_shared: bool, images_own: bool,
-                 volumes_own: bool) -> None:
+                 volumes_own: bool, owners_own: bool = False) -> None:
         self.apply = apply
         self.pod_keys = pod_keys
         self.namespaces = namespaces
@@ -54,6 +54,9 @@ class ShapeAdmission:
         self.images: OwnImages | None = OwnImages() if images_own and not volumes_own else None
         # a pod's containers' and init containers' texts -> the template's with its images (None: not told)
         self.own_containers: dict[tuple[bytes, bytes], tuple[Any, Any] | None] = {}
+        # whether the shape's pods may name each their own owners (`shapes.holds_own`): a view keeps its own
+        # references' text (the first pod's admitted as written: `first_template` compares them)
+        self.owners_own = owners_own
 
     def zone_labels(self, labels: Any, copied: dict[str, str]) -> Any:
         """The labels of a pod of the shape on a node of the zone `copied` names (its labels
@@ -133,7 +136,8 @@ class ShapeAdmission:
             copied = self.topology_labels(node)
         labels = self.zone_labels(patched_labels, copied) if copied else None
         uid = meta.uid or pod_uid_of(meta.namespace, meta.name)
-        return stored_pods.with_own(view, own, uid, patched_labels if labels is None else labels, *containers, volumes)
+        return stored_pods.with_own(view, own, uid, patched_labels if labels is None else labels, *containers, volumes,
+                                    self.owners_own)
 
     def admit(self, pod: dict | StoredPod) -> dict | StoredPod | None:
         """The pod admitted (None: its name is taken): a view as the shape's admitted view with the pod's
@@ -160,7 +164,21 @@ class ShapeAdmission:
         view = self.own_view(pod, template) if template is not None else None
         if view is None:
             return self.admitted_of(pod.obj)
-        return StoredPod(pod.raw, view, self.admitted)
+        listed = pod.listed
+        return StoredPod(pod.raw, view, self.admitted if listed is None else Admitted(listed, self.admitted))
+
+
+class Admitted:
+    """The `listed` of a pod admitted as a view whose reader gave it defaults (`listed`): its object is its
+    text's with those, admitted (`admitted_of`), as the pod's own object was admitted."""
+
+    __slots__ = ("listed", "admitted")
+
+    def __init__(self, listed: Callable[[Any], Any], admitted: Callable[[dict], dict]) -> None:
+        self.listed, self.admitted = listed, admitted
+
+    def __call__(self, whole: Any) -> dict:
+        return self.admitted(self.listed(whole))
 
 
 class OwnNames:
@@ -289,6 +307,8 @@ def view_template(pod: StoredPod, apply: Callable[[dict, dict], dict], admitted_
     """What the pods of a shape read as views are admitted as: `pod`'s view admitted, its labels as
     patched, and whether those are each pod's own; None when the patch changes the status."""
     written = stored_pods.whole(pod.raw)
+    if pod.listed is not None:      # (as its object reads: with what its reader gives it, a uid, a time)
+        written = pod.listed(written)
     admitted = admitted_of(written)
     if admitted.get("status") is not written.get("status"):     # (what the patch leaves is shared)
         return None

@@ -28,6 +28,7 @@ from kexplain.model.shapes import shape_key
 
 NAME = "kexplain-placeholder-name.invalid"
 UID = "kexplain-placeholder-uid"
+OWNER, OWNER_UID = "kexplain-placeholder-owner", "kexplain-placeholder-owner-uid"   # an owner reference's
 NODE = "kexplain-placeholder-node.invalid"
 TOPOLOGY = {label: f"kexplain-placeholder-{label.rsplit('/', 1)[-1]}" for label in TOPOLOGY_LABELS}
 NAME_LABEL = "kexplain-placeholder-pod-name"        # label values: valid ones
@@ -41,7 +42,7 @@ IMAGE, IMAGE_LATEST = "kexplain-placeholder-image:tag", "kexplain-placeholder-im
 # a volume's name, by its place in the pod's volumes (a DNS label each, distinct)
 VOLUMES = tuple(f"kexplain-placeholder-volume-{i}" for i in range(64))
 STATUS: dict[str, Any] = {}         # a pod's status (`_canonicalize`, a canonical pod's: never changed)
-PLACEHOLDERS = (NAME, UID, NODE, NAME_LABEL, SUFFIX_LABEL, HOST, CREATED, LABEL, ANNOTATION, IMAGE, IMAGE_LATEST,
+PLACEHOLDERS = (NAME, UID, OWNER, OWNER_UID, NODE, NAME_LABEL, SUFFIX_LABEL, HOST, CREATED, LABEL, ANNOTATION, IMAGE, IMAGE_LATEST,
                 *TOPOLOGY.values(), *VOLUMES)
 # The status fields of a pod that admission reads or drops (the claim statuses it validates and
 # drops with their gates, `validate_pod.validate_pod_status`, `gated_fields`); the rest of the
@@ -111,6 +112,12 @@ def _canonicalize(pod: dict, valid_nodes: set[str], valid_times: set[str]) -> li
     if uid:
         undo.append((meta, "uid", uid))
         meta["uid"] = UID
+    refs = meta.get("ownerReferences")
+    if type(refs) is list and refs:
+        owners = canonical_owners(refs)
+        if owners is not None:
+            undo.append((meta, "ownerReferences", refs))
+            meta["ownerReferences"] = owners
     created = meta.get("creationTimestamp")
     if type(created) is str and (created in valid_times or _valid_time(created, valid_times)):
         undo.append((meta, "creationTimestamp", created))
@@ -154,6 +161,28 @@ def _canonical_labels(labels: dict, name: str, renamed: bool, undo: list[tuple[d
                 if (value == name or value == suffix) and key not in TOPOLOGY and not is_label_value(value):
                     undo.append((labels, key, value))
                     labels[key] = NAME_LABEL if value == name else SUFFIX_LABEL
+
+
+def canonical_owners(refs: list, name: str = OWNER, uid: str = OWNER_UID) -> list | None:
+    """`_canonicalize`'s step for the owner references: each reference's name and uid, when a string
+    given (validation asks of them only that: `validate_common._validate_owner_references`; nothing
+    else in admission reads them), by `name` and `uid`; None when none is replaced."""
+    out = None
+    for i, ref in enumerate(refs):
+        if type(ref) is not dict:
+            continue
+        owner, owner_uid = ref.get("name"), ref.get("uid")
+        named = type(owner) is str and owner != ""
+        uided = type(owner_uid) is str and owner_uid != ""
+        if named or uided:
+            if out is None:
+                out = refs.copy()
+            ref = out[i] = ref.copy()
+            if named:
+                ref["name"] = name
+            if uided:
+                ref["uid"] = uid
+    return out
 
 
 def _canonical_images(spec: dict, undo: list[tuple[dict, Any, Any]]) -> None:
@@ -329,6 +358,8 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str],
     if status is not None and (type(status) is not dict or not STATUS_ADMITTED.isdisjoint(status)):
         return None
     body = text[:at]
+    if meta.ownerReferences:
+        body = _owners_cut(body, pod.view)
     key = body.replace(b'"name":"%s"' % named, b'"name":\0', 1)
     if len(key) == len(body):
         return None
@@ -351,6 +382,22 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str],
 
 
 _MEMO_MAX = 65536
+_CUT = "\0"        # an owner's cut name or uid in a key (written `"\u0000"`: no name, node or uid searched for)
+
+
+def _owners_cut(body: bytes, view: Any) -> bytes:
+    """`written_key`'s step for the owner references' names and uids `_canonicalize` replaces
+    (`canonical_owners`): the references, when written once as a whole, as their canonical value with
+    `_CUT` for each replaced; the text as it is otherwise. Cut first: the name's and uid's cuts that
+    follow search the text for their own values, not an owner's."""
+    refs = view.owner_references()
+    owners = canonical_owners(refs, _CUT, _CUT) if type(refs) is list else None
+    if owners is None:
+        return body
+    written = b'"ownerReferences":' + _json(refs)
+    if body.count(written) != 1:
+        return body
+    return body.replace(written, b'"ownerReferences":' + _json(owners))
 
 
 def _labels_cut(key: bytes, labels: dict[str, str], memo: dict[Any, Any]) -> bytes:
