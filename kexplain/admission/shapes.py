@@ -742,7 +742,10 @@ class _Templates:
             return None
         view = pod.view
         meta, spec = view.metadata, view.spec
-        if meta.uid or meta.creationTimestamp or spec.volumes or spec.affinity:
+        if spec.volumes or spec.affinity:
+            return None
+        owners = _owner_values(view) if meta.ownerReferences else ()
+        if owners is None:
             return None
         texts = (bytes(spec.containers), bytes(spec.initContainers))
         images = self.images.get(texts)
@@ -753,7 +756,7 @@ class _Templates:
         if not images:
             return None
         labels = meta.labels
-        look = (meta.namespace, tuple(labels) if labels else None, images[1])
+        look = (meta.namespace, tuple(labels) if labels else None, images[1], len(owners), _given(meta))
         template = self.of.get(look)
         if template is None:
             return look if look not in self.of and len(self.of) < _TEMPLATES_MAX else None
@@ -761,7 +764,10 @@ class _Templates:
         if not name or not node or not (len(name) <= 253 and _SUBDOMAIN_FULL(name)) or spec.hostname == name \
                 or name in template.names or node in template.names:
             return None
-        values = (name, *labels.values(), node, *images[0]) if labels else (name, node, *images[0])
+        values = (name, *labels.values(), node, *images[0], *owners) if labels else (name, node, *images[0], *owners)
+        created = meta.creationTimestamp
+        if created and not (created in self.index.valid_times or _valid_time(created, self.index.valid_times)):
+            return None
         parts = template.parts.copy()
         parts[1::2] = template.order(values)
         text = "".join(parts)
@@ -791,9 +797,14 @@ class _Templates:
         labels = view.metadata.labels or {}
         texts = (bytes(view.spec.containers), bytes(view.spec.initContainers))
         images = self.images.get(texts) or _own_images(texts, self.groups)
-        values = (view.metadata.name, *labels.values(), view.spec.nodeName, *images[0])
-        found = _holes(text, labels, len(images[0])) if text.find("\\") == -1 and text.find("LabelKeys") == -1 \
-            else None
+        owners = _owner_values(view) if view.metadata.ownerReferences else ()
+        created = view.metadata.creationTimestamp
+        if owners is None or created and not (created in self.index.valid_times or _valid_time(
+                created, self.index.valid_times)):
+            return
+        values = (view.metadata.name, *labels.values(), view.spec.nodeName, *images[0], *owners)
+        found = _holes(text, labels, len(images[0]), len(owners) // 2) if text.find("\\") == -1 \
+            and text.find("LabelKeys") == -1 else None
         if found is None or not _cut_alike(written, labels, images[2]):
             return
         holes, names, status_at = found
@@ -833,13 +844,16 @@ def _own_images(texts: tuple[bytes, bytes], groups: dict[tuple, int]
     return tuple(value.decode() for value in images), group, classes
 
 
-def _holes(text: str, labels: dict[str, str], images: int) -> tuple[list[tuple[int, int, int]], set[str], int] | None:
-    """Where a pod's text (without escapes) writes its name (slot 0), its label values (1...), its node and
-    its images, each once; the other strings written after "name" or "nodeName" and where its status is
-    written (the text's length without one). None when a key `written_key` cuts by is written elsewhere."""
+def _holes(text: str, labels: dict[str, str], images: int, owners: int = 0
+           ) -> tuple[list[tuple[int, int, int]], set[str], int] | None:
+    """Where a pod's text (without escapes) writes its name (slot 0), its label values (1...), its node, its
+    images and its `owners` owner references' names and uids, each once; the other strings written after
+    "name" or "nodeName" and where its status is written (the text's length without one). None when a key
+    `written_key` cuts by is written elsewhere."""
     slots = {("metadata", "name"): 0, ("spec", "nodeName"): 1 + len(labels)}
     slots.update({("metadata", "labels", label): 1 + i for i, label in enumerate(labels)})
-    image_slots = {("spec", "containers", "*", "image"): [], ("spec", "initContainers", "*", "image"): []}
+    image_slots = {("spec", "containers", "*", "image"): [], ("spec", "initContainers", "*", "image"): [],
+                   _OWNER_NAME: [], _OWNER_UID: []}
     holes, names, keys = [], set(), {"labels": 0, "image": 0, "annotations": 0}
     lists: list[bool] = []          # the open containers, whether each is a list
     path: list[str] = []            # the keys down to the innermost open container
@@ -869,12 +883,42 @@ def _holes(text: str, labels: dict[str, str], images: int) -> tuple[list[tuple[i
             lists.pop()
             if lists:
                 path.pop()
-    found = [*image_slots.values()][0] + [*image_slots.values()][1]
+    containers, init, owner_names, owner_uids = image_slots.values()
+    found = containers + init
     if keys != {"labels": 1 if labels else keys["labels"], "image": len(found), "annotations": 0} \
-            or len(found) != images or "nodeName" in labels or "image" in labels:
+            or len(found) != images or "nodeName" in labels or "image" in labels \
+            or len(owner_names) != owners or len(owner_uids) != owners:
         return None
     holes += [(start, end, 2 + len(labels) + i) for i, (start, end) in enumerate(found)]
+    at = 2 + len(labels) + images      # (each reference's name, then its uid: `_owner_values`' order)
+    holes += [(start, end, at + 2 * i) for i, (start, end) in enumerate(owner_names)]
+    holes += [(start, end, at + 2 * i + 1) for i, (start, end) in enumerate(owner_uids)]
     return sorted(holes), names, status_at
+
+
+_OWNER_NAME, _OWNER_UID = ("metadata", "ownerReferences", "*", "name"), ("metadata", "ownerReferences", "*", "uid")
+
+
+def _owner_values(view: Any) -> tuple[str, ...] | None:
+    """Each owner reference's name and uid (`_Templates`' own values: `canonical_owners` replaces them all);
+    None unless every reference is a mapping giving both as strings not empty."""
+    values: list[str] = []
+    refs = view.owner_references()
+    if type(refs) is not list:
+        return None
+    for ref in refs:
+        if type(ref) is not dict:
+            return None
+        name, uid = ref.get("name"), ref.get("uid")
+        if type(name) is not str or type(uid) is not str or not name or not uid:
+            return None
+        values += (name, uid)
+    return tuple(values)
+
+
+def _given(meta: Any) -> tuple[bool, bool]:
+    """Whether a view has a uid and a creation time (`_Templates`: given by its reader, not its text)."""
+    return bool(meta.uid), bool(meta.creationTimestamp)
 
 
 _BYTE_TOKENS = re.compile(rb'"([^"\\]*)"(\s*:)?|[{}\[\]]')
