@@ -27,12 +27,12 @@ class ShapeAdmission:
     (`apply`), the node's zone labels copied. `admit` is what the pipeline calls per pod."""
 
     __slots__ = ("apply", "pod_keys", "namespaces", "namespace_seen", "node_topology", "topology_labels",
-                 "merged", "template", "admitted", "volumes_own", "names", "images", "own_containers")
+                 "merged", "template", "admitted", "volumes_own", "names", "images", "own_containers", "owners_own")
 
     def __init__(self, apply: Callable[[dict, dict], dict], pod_keys: Any, namespaces: set[str],
                  namespace_seen: Callable[[str], None], node_topology: dict[str, dict[str, str]],
                  topology_labels: Callable[[Any], dict[str, str]], labels_shared: bool, images_own: bool,
-                 volumes_own: bool) -> None:
+                 volumes_own: bool, owners_own: bool = False) -> None:
         self.apply = apply
         self.pod_keys = pod_keys
         self.namespaces = namespaces
@@ -54,6 +54,9 @@ class ShapeAdmission:
         self.images: OwnImages | None = OwnImages() if images_own and not volumes_own else None
         # a pod's containers' and init containers' texts -> the template's with its images (None: not told)
         self.own_containers: dict[tuple[bytes, bytes], tuple[Any, Any] | None] = {}
+        # whether the shape's pods may name each their own owners (`shapes.holds_own`): a view keeps its own
+        # references' text (the first pod's admitted as written: `first_template` compares them)
+        self.owners_own = owners_own
 
     def zone_labels(self, labels: Any, copied: dict[str, str]) -> Any:
         """The labels of a pod of the shape on a node of the zone `copied` names (its labels
@@ -133,7 +136,8 @@ class ShapeAdmission:
             copied = self.topology_labels(node)
         labels = self.zone_labels(patched_labels, copied) if copied else None
         uid = meta.uid or pod_uid_of(meta.namespace, meta.name)
-        return stored_pods.with_own(view, own, uid, patched_labels if labels is None else labels, *containers, volumes)
+        return stored_pods.with_own(view, own, uid, patched_labels if labels is None else labels, *containers, volumes,
+                                    self.owners_own)
 
     def admit(self, pod: dict | StoredPod) -> dict | StoredPod | None:
         """The pod admitted (None: its name is taken): a view as the shape's admitted view with the pod's

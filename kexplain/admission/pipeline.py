@@ -666,7 +666,8 @@ class _Admission:
         first = self._shapes.first[shape]
         return ShapeAdmission(patch.compiled(), self.pod_keys, self._pod_namespace_set, self._pod_namespace_seen,
                               self._node_topology, self._topology_labels, not shapes.holds_own(first, "labels"),
-                              shapes.images_own(first), shapes.volumes_own(first)).admit
+                              shapes.images_own(first), shapes.volumes_own(first),
+                              shapes.holds_own(first, "ownerReferences")).admit
 
     def _register_stored_pods(self, indexes: list[int]) -> bool:
         """`_register_stored_pod` of a stored dump's pods at `indexes` at once (their names all new);

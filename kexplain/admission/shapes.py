@@ -28,6 +28,7 @@ from kexplain.model.shapes import shape_key
 
 NAME = "kexplain-placeholder-name.invalid"
 UID = "kexplain-placeholder-uid"
+OWNER, OWNER_UID = "kexplain-placeholder-owner", "kexplain-placeholder-owner-uid"   # an owner reference's
 NODE = "kexplain-placeholder-node.invalid"
 TOPOLOGY = {label: f"kexplain-placeholder-{label.rsplit('/', 1)[-1]}" for label in TOPOLOGY_LABELS}
 NAME_LABEL = "kexplain-placeholder-pod-name"        # label values: valid ones
@@ -41,7 +42,7 @@ IMAGE, IMAGE_LATEST = "kexplain-placeholder-image:tag", "kexplain-placeholder-im
 # a volume's name, by its place in the pod's volumes (a DNS label each, distinct)
 VOLUMES = tuple(f"kexplain-placeholder-volume-{i}" for i in range(64))
 STATUS: dict[str, Any] = {}         # a pod's status (`_canonicalize`, a canonical pod's: never changed)
-PLACEHOLDERS = (NAME, UID, NODE, NAME_LABEL, SUFFIX_LABEL, HOST, CREATED, LABEL, ANNOTATION, IMAGE, IMAGE_LATEST,
+PLACEHOLDERS = (NAME, UID, OWNER, OWNER_UID, NODE, NAME_LABEL, SUFFIX_LABEL, HOST, CREATED, LABEL, ANNOTATION, IMAGE, IMAGE_LATEST,
                 *TOPOLOGY.values(), *VOLUMES)
 # The status fields of a pod that admission reads or drops (the claim statuses it validates and
 # drops with their gates, `validate_pod.validate_pod_status`, `gated_fields`); the rest of the
@@ -111,6 +112,12 @@ def _canonicalize(pod: dict, valid_nodes: set[str], valid_times: set[str]) -> li
     if uid:
         undo.append((meta, "uid", uid))
         meta["uid"] = UID
+    refs = meta.get("ownerReferences")
+    if type(refs) is list and refs:
+        owners = canonical_owners(refs)
+        if owners is not None:
+            undo.append((meta, "ownerReferences", refs))
+            meta["ownerReferences"] = owners
     created = meta.get("creationTimestamp")
     if type(created) is str and (created in valid_times or _valid_time(created, valid_times)):
         undo.append((meta, "creationTimestamp", created))
@@ -154,6 +161,28 @@ def _canonical_labels(labels: dict, name: str, renamed: bool, undo: list[tuple[d
                 if (value == name or value == suffix) and key not in TOPOLOGY and not is_label_value(value):
                     undo.append((labels, key, value))
                     labels[key] = NAME_LABEL if value == name else SUFFIX_LABEL
+
+
+def canonical_owners(refs: list, name: str = OWNER, uid: str = OWNER_UID) -> list | None:
+    """`_canonicalize`'s step for the owner references: each reference's name and uid, when a string
+    given (validation asks of them only that: `validate_common._validate_owner_references`; nothing
+    else in admission reads them), by `name` and `uid`; None when none is replaced."""
+    out = None
+    for i, ref in enumerate(refs):
+        if type(ref) is not dict:
+            continue
+        owner, owner_uid = ref.get("name"), ref.get("uid")
+        named = type(owner) is str and owner != ""
+        uided = type(owner_uid) is str and owner_uid != ""
+        if named or uided:
+            if out is None:
+                out = refs.copy()
+            ref = out[i] = ref.copy()
+            if named:
+                ref["name"] = name
+            if uided:
+                ref["uid"] = uid
+    return out
 
 
 def _canonical_images(spec: dict, undo: list[tuple[dict, Any, Any]]) -> None:
@@ -329,6 +358,8 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str],
     if status is not None and (type(status) is not dict or not STATUS_ADMITTED.isdisjoint(status)):
         return None
     body = text[:at]
+    if meta.ownerReferences:
+        body = _owners_cut(body, pod.view)
     key = body.replace(b'"name":"%s"' % named, b'"name":\0', 1)
     if len(key) == len(body):
         return None
@@ -351,6 +382,22 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str],
 
 
 _MEMO_MAX = 65536
+_CUT = "\0"        # an owner's cut name or uid in a key (written `"\u0000"`: no name, node or uid searched for)
+
+
+def _owners_cut(body: bytes, view: Any) -> bytes:
+    """`written_key`'s step for the owner references' names and uids `_canonicalize` replaces
+    (`canonical_owners`): the references, when written once as a whole, as their canonical value with
+    `_CUT` for each replaced; the text as it is otherwise. Cut first: the name's and uid's cuts that
+    follow search the text for their own values, not an owner's."""
+    refs = view.owner_references()
+    owners = canonical_owners(refs, _CUT, _CUT) if type(refs) is list else None
+    if owners is None:
+        return body
+    written = b'"ownerReferences":' + _json(refs)
+    if body.count(written) != 1:
+        return body
+    return body.replace(written, b'"ownerReferences":' + _json(owners))
 
 
 def _labels_cut(key: bytes, labels: dict[str, str], memo: dict[Any, Any]) -> bytes:
@@ -695,7 +742,10 @@ class _Templates:
             return None
         view = pod.view
         meta, spec = view.metadata, view.spec
-        if meta.uid or meta.creationTimestamp or spec.volumes or spec.affinity:
+        if spec.volumes or spec.affinity:
+            return None
+        owners = _owner_values(view) if meta.ownerReferences else ()
+        if owners is None:
             return None
         texts = (bytes(spec.containers), bytes(spec.initContainers))
         images = self.images.get(texts)
@@ -706,7 +756,7 @@ class _Templates:
         if not images:
             return None
         labels = meta.labels
-        look = (meta.namespace, tuple(labels) if labels else None, images[1])
+        look = (meta.namespace, tuple(labels) if labels else None, images[1], len(owners), _given(meta))
         template = self.of.get(look)
         if template is None:
             return look if look not in self.of and len(self.of) < _TEMPLATES_MAX else None
@@ -714,7 +764,10 @@ class _Templates:
         if not name or not node or not (len(name) <= 253 and _SUBDOMAIN_FULL(name)) or spec.hostname == name \
                 or name in template.names or node in template.names:
             return None
-        values = (name, *labels.values(), node, *images[0]) if labels else (name, node, *images[0])
+        values = (name, *labels.values(), node, *images[0], *owners) if labels else (name, node, *images[0], *owners)
+        created = meta.creationTimestamp
+        if created and not (created in self.index.valid_times or _valid_time(created, self.index.valid_times)):
+            return None
         parts = template.parts.copy()
         parts[1::2] = template.order(values)
         text = "".join(parts)
@@ -744,9 +797,14 @@ class _Templates:
         labels = view.metadata.labels or {}
         texts = (bytes(view.spec.containers), bytes(view.spec.initContainers))
         images = self.images.get(texts) or _own_images(texts, self.groups)
-        values = (view.metadata.name, *labels.values(), view.spec.nodeName, *images[0])
-        found = _holes(text, labels, len(images[0])) if text.find("\\") == -1 and text.find("LabelKeys") == -1 \
-            else None
+        owners = _owner_values(view) if view.metadata.ownerReferences else ()
+        created = view.metadata.creationTimestamp
+        if owners is None or created and not (created in self.index.valid_times or _valid_time(
+                created, self.index.valid_times)):
+            return
+        values = (view.metadata.name, *labels.values(), view.spec.nodeName, *images[0], *owners)
+        found = _holes(text, labels, len(images[0]), len(owners) // 2) if text.find("\\") == -1 \
+            and text.find("LabelKeys") == -1 else None
         if found is None or not _cut_alike(written, labels, images[2]):
             return
         holes, names, status_at = found
@@ -786,13 +844,16 @@ def _own_images(texts: tuple[bytes, bytes], groups: dict[tuple, int]
     return tuple(value.decode() for value in images), group, classes
 
 
-def _holes(text: str, labels: dict[str, str], images: int) -> tuple[list[tuple[int, int, int]], set[str], int] | None:
-    """Where a pod's text (without escapes) writes its name (slot 0), its label values (1...), its node and
-    its images, each once; the other strings written after "name" or "nodeName" and where its status is
-    written (the text's length without one). None when a key `written_key` cuts by is written elsewhere."""
+def _holes(text: str, labels: dict[str, str], images: int, owners: int = 0
+           ) -> tuple[list[tuple[int, int, int]], set[str], int] | None:
+    """Where a pod's text (without escapes) writes its name (slot 0), its label values (1...), its node, its
+    images and its `owners` owner references' names and uids, each once; the other strings written after
+    "name" or "nodeName" and where its status is written (the text's length without one). None when a key
+    `written_key` cuts by is written elsewhere."""
     slots = {("metadata", "name"): 0, ("spec", "nodeName"): 1 + len(labels)}
     slots.update({("metadata", "labels", label): 1 + i for i, label in enumerate(labels)})
-    image_slots = {("spec", "containers", "*", "image"): [], ("spec", "initContainers", "*", "image"): []}
+    image_slots = {("spec", "containers", "*", "image"): [], ("spec", "initContainers", "*", "image"): [],
+                   _OWNER_NAME: [], _OWNER_UID: []}
     holes, names, keys = [], set(), {"labels": 0, "image": 0, "annotations": 0}
     lists: list[bool] = []          # the open containers, whether each is a list
     path: list[str] = []            # the keys down to the innermost open container
@@ -822,12 +883,42 @@ def _holes(text: str, labels: dict[str, str], images: int) -> tuple[list[tuple[i
             lists.pop()
             if lists:
                 path.pop()
-    found = [*image_slots.values()][0] + [*image_slots.values()][1]
+    containers, init, owner_names, owner_uids = image_slots.values()
+    found = containers + init
     if keys != {"labels": 1 if labels else keys["labels"], "image": len(found), "annotations": 0} \
-            or len(found) != images or "nodeName" in labels or "image" in labels:
+            or len(found) != images or "nodeName" in labels or "image" in labels \
+            or len(owner_names) != owners or len(owner_uids) != owners:
         return None
     holes += [(start, end, 2 + len(labels) + i) for i, (start, end) in enumerate(found)]
+    at = 2 + len(labels) + images      # (each reference's name, then its uid: `_owner_values`' order)
+    holes += [(start, end, at + 2 * i) for i, (start, end) in enumerate(owner_names)]
+    holes += [(start, end, at + 2 * i + 1) for i, (start, end) in enumerate(owner_uids)]
     return sorted(holes), names, status_at
+
+
+_OWNER_NAME, _OWNER_UID = ("metadata", "ownerReferences", "*", "name"), ("metadata", "ownerReferences", "*", "uid")
+
+
+def _owner_values(view: Any) -> tuple[str, ...] | None:
+    """Each owner reference's name and uid (`_Templates`' own values: `canonical_owners` replaces them all);
+    None unless every reference is a mapping giving both as strings not empty."""
+    values: list[str] = []
+    refs = view.owner_references()
+    if type(refs) is not list:
+        return None
+    for ref in refs:
+        if type(ref) is not dict:
+            return None
+        name, uid = ref.get("name"), ref.get("uid")
+        if type(name) is not str or type(uid) is not str or not name or not uid:
+            return None
+        values += (name, uid)
+    return tuple(values)
+
+
+def _given(meta: Any) -> tuple[bool, bool]:
+    """Whether a view has a uid and a creation time (`_Templates`: given by its reader, not its text)."""
+    return bool(meta.uid), bool(meta.creationTimestamp)
 
 
 _BYTE_TOKENS = re.compile(rb'"([^"\\]*)"(\s*:)?|[{}\[\]]')

@@ -335,6 +335,25 @@ def _variant(name: str, i: int) -> dict:
         elif name == "volume-ephemeral-containers-later" and i == 2:
             spec["ephemeralContainers"] = [{"name": "debug", "image": "busybox:1",
                                             "volumeMounts": [{"name": token, "mountPath": "/t"}]}]
+    elif name.startswith("owner"):                # each pod its own owner (a one-replica app's ReplicaSet)
+        meta["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": f"web-{i}-5d8f7c",
+                                    "uid": f"rs-{i}", "controller": True, "blockOwnerDeletion": True},
+                                   {"apiVersion": "v1", "kind": "ConfigMap", "name": "shared", "uid": "cm-1"}]
+        refs = meta["ownerReferences"]
+        if name == "owner-placeholder-text":
+            refs[0].update(name="kexplain-placeholder-owner", uid="kexplain-placeholder-owner-uid") if i % 2 else None
+        elif name == "owner-named-as-pod":
+            refs[0].update(name=meta["name"], uid=f"w-{i}")
+        elif i == 2 and name == "owner-name-empty-later":
+            refs[0]["name"] = ""
+        elif i == 2 and name == "owner-uid-missing-later":
+            del refs[1]["uid"]
+        elif i == 2 and name == "owner-two-controllers-later":
+            refs[1]["controller"] = True
+        elif i == 2 and name == "owner-name-not-a-string-later":
+            refs[0]["name"] = 7
+        elif i == 2 and name == "owner-kind-empty-later":
+            refs[0]["kind"] = ""
     elif name.startswith("daemon"):               # a DaemonSet's pods: each pinned to its node
         values = [spec["nodeName"]] if not (name == "daemon-bad-pin-later" and i == 2) else ["Bad_Node"]
         spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
@@ -348,13 +367,16 @@ ADMITTED = ["plain", "long-name-ephemeral", "uid-kinds", "match-label-keys", "ma
             "default-namespace", "host-network", "node-name-placeholder-text", "stateful", "stateful-match-label-keys",
             "stateful-fqdn", "daemon", "label-values", "annotation-values", "merged-label-values",
             "label-placeholder-text", "image-values", "image-classes", "image-placeholder-text",
-            "image-init-containers", "image-volume", "volume-names"]
+            "image-init-containers", "image-volume", "volume-names", "owner-references", "owner-placeholder-text",
+            "owner-named-as-pod"]
 REFUSED = ["bad-name-later", "bad-node-later", "uid-not-a-string", "duplicate-name", "zone-label-invalid-later",
            "yaml-naive-timestamp", "null-port-later", "priority-given-wrong", "mirror-annotation", "scheduling-gates",
            "stateful-dotted-later", "daemon-bad-pin-later", "label-value-invalid-later", "label-value-long-later",
            "annotation-key-invalid-later", "annotations-too-large-later", "deletion-cost-later",
            "image-space-later", "image-empty-later", "volume-name-invalid-later", "volume-name-twice-later",
-           "volume-mount-unknown-later", "volume-ephemeral-containers-later"]
+           "volume-mount-unknown-later", "volume-ephemeral-containers-later", "owner-name-empty-later",
+           "owner-uid-missing-later", "owner-two-controllers-later", "owner-name-not-a-string-later",
+           "owner-kind-empty-later"]
 VARIANTS = ADMITTED + REFUSED
 CONTEXT = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
             "value": 1000},
@@ -379,7 +401,8 @@ def test_admitted_variants_are_admitted(name: str) -> None:
     if name not in ("long-name-ephemeral", "match-label-keys-zone", "yaml-timestamp", "stateful-match-label-keys",
                     "stateful-fqdn"):
         assert patched > 0
-    if name in ("stateful", "daemon", "label-values", "annotation-values", "label-placeholder-text", "volume-names"):
+    if name in ("stateful", "daemon", "label-values", "annotation-values", "label-placeholder-text", "volume-names",
+                "owner-references", "owner-placeholder-text", "owner-named-as-pod"):
         assert patched == 5                     # every pod: one shape despite the per-pod fields
 
 
@@ -529,7 +552,7 @@ def _full_path_admissions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
-@pytest.mark.parametrize("name", ["label-values", "annotation-values"])
+@pytest.mark.parametrize("name", ["label-values", "annotation-values", "owner-references"])
 def test_pods_differing_in_label_or_annotation_values_share_one_admission(
         name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Ten pods that differ in their label values or annotations (and name and node) are
@@ -542,6 +565,7 @@ def test_pods_differing_in_label_or_annotation_values_share_one_admission(
     admitted = [o for o, _ in result.objects if o["kind"] == "Pod"]
     for written, got in zip(pods, admitted):
         assert got["metadata"].get("annotations") == written["metadata"].get("annotations")
+        assert got["metadata"].get("ownerReferences") == written["metadata"].get("ownerReferences")
         assert {k: v for k, v in got["metadata"]["labels"].items() if not k.startswith("topology.")} == \
             written["metadata"]["labels"]
 
@@ -568,3 +592,17 @@ def test_an_invalid_label_or_annotation_gets_the_full_paths_error(name: str) -> 
     full, _ = outcome(cluster, None, False)
     assert fast == full and fast[0] == "refused"
     assert 'Pod "w-2" is invalid' in fast[2] and "metadata." in fast[2]
+
+
+@pytest.mark.parametrize("name", ["owner-name-empty-later", "owner-uid-missing-later", "owner-two-controllers-later"])
+def test_an_invalid_owner_reference_gets_the_full_paths_error(name: str) -> None:
+    """Pods of one shape but for their owners' names and uids (`shapes.canonical_owners`), the third's
+    references invalid: the refusal is the full path's, word for word (the two controllers' names
+    included), and names that pod."""
+    cluster = cluster_of(*replicas(lambda i: _variant(name, i), 5))
+    fast, _ = outcome(cluster, None, True)
+    full, _ = outcome(cluster, None, False)
+    assert fast == full and fast[0] == "refused"
+    assert 'Pod "w-2" is invalid' in fast[2] and "metadata.ownerReferences" in fast[2]
+    if name == "owner-two-controllers-later":
+        assert "ReplicaSet/web-2-5d8f7c and ConfigMap/shared" in fast[2]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
+import msgspec
 import pytest
 
 from kexplain.admission.shapes import ShapeIndex, written_key
@@ -37,6 +38,12 @@ def _set(path: str, value: Any) -> Callable[[dict, int], None]:
 
 def _name(p: dict) -> str:
     return p["metadata"]["name"]
+
+
+def _owners(i: int) -> list[dict]:
+    """The i-th replica's owners: its own ReplicaSet (a one-replica app's) and one it shares."""
+    return [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": f"web-{i}-rs", "uid": f"rs-uid-{i}",
+             "controller": True}, {"apiVersion": "v1", "kind": "ConfigMap", "name": "shared", "uid": "cm-uid"}]
 
 
 CHANGES: dict[str, Callable[[dict, int], Any]] = {
@@ -94,6 +101,29 @@ CHANGES: dict[str, Callable[[dict, int], Any]] = {
     "empty-labels": lambda p, i: p["metadata"].update(labels={}),
     "second-labels": _set("spec.nodeSelector", lambda p, i: {"labels": "x"}),
     "namespace": _set("metadata.namespace", "other"),
+    "owners": lambda p, i: p["metadata"].update(ownerReferences=_owners(i)),
+    "owners-later": lambda p, i: p["metadata"].update(ownerReferences=_owners(i)) if i >= 2 else None,
+    "owner-name-empty": lambda p, i: p["metadata"].update(ownerReferences=_owners(i)) or
+    p["metadata"]["ownerReferences"][0].update(name=""),
+    "owner-uid-missing": lambda p, i: p["metadata"].update(ownerReferences=_owners(i)) or
+    p["metadata"]["ownerReferences"][1].pop("uid"),
+    "owner-uid-not-a-string": lambda p, i: p["metadata"].update(ownerReferences=_owners(i)) or
+    p["metadata"]["ownerReferences"][0].update(uid=i),
+    "owner-not-a-mapping": _set("metadata.ownerReferences", lambda p, i: ["x"]),
+    "owner-uid-first": _set("metadata.ownerReferences", lambda p, i: [{"uid": f"u-{i}", "name": f"rs-{i}",
+                                                                       "kind": "ReplicaSet", "apiVersion": "apps/v1"}]),
+    "owner-named-as-pod": lambda p, i: p["metadata"].update(ownerReferences=_owners(i)) or
+    p["metadata"]["ownerReferences"][0].update(name=_name(p)),
+    "owner-named-as-node": lambda p, i: p["metadata"].update(ownerReferences=_owners(i)) or
+    p["metadata"]["ownerReferences"][0].update(name=p["spec"]["nodeName"]),
+    "owner-uid-as-pod-uid": lambda p, i: p["metadata"].update(ownerReferences=_owners(i), uid=f"rs-uid-{i}"),
+    "owner-as-label": lambda p, i: p["metadata"].update(ownerReferences=_owners(i)) or
+    p["metadata"]["labels"].update(owner=f"web-{i}-rs"),
+    "owner-placeholder-text": lambda p, i: p["metadata"].update(ownerReferences=_owners(i)) or
+    p["metadata"]["ownerReferences"][0].update(name="kexplain-placeholder-owner"),
+    "owners-more": lambda p, i: p["metadata"].update(ownerReferences=_owners(i) + _owners(i + 10)),
+    "owners-also-in-spec": lambda p, i: p["metadata"].update(ownerReferences=_owners(i)) or
+    p["spec"].update(ownerReferences=_owners(i)),
 }
 # texts changed after writing: a value written with an escape, a text compact or spaced otherwise
 TEXTS: dict[str, Callable[[str], str]] = {
@@ -101,6 +131,7 @@ TEXTS: dict[str, Callable[[str], str]] = {
     "escaped-name": lambda text: text.replace('"web-', '"web\\u002d', 1),
     "escaped-label": lambda text: text.replace('"app": "web"', '"app": "w\\u0065b"'),
     "escaped-image": lambda text: text.replace('"registry.example/', '"registry.example\\/'),
+    "escaped-owner": lambda text: text.replace('"rs-uid-', '"rs\\u002duid-'),
     "compact": lambda text: json.dumps(json.loads(text), separators=(",", ":")),
     "indented": lambda text: json.dumps(json.loads(text), indent=1),
 }
@@ -115,18 +146,36 @@ def stored(objects: list[dict], written: Callable[[str], str] = TEXTS["as-writte
     return dump["items"]
 
 
-def entries(objects: list[dict], written: Callable[[str], str], fast: bool) -> tuple[list[tuple], ShapeIndex]:
+def given_defaults(pods: list[Any], created: Callable[[int], str | None] = lambda i: "2026-01-01T00:00:00Z",
+                   uid: bool = True) -> list[Any]:
+    """The views with what a reader gives a bound pod written without them, in its view and its object
+    (`StoredPod.listed`), as `karpenter.inputs` gives each its uid and creation time: the i-th pod's
+    `created(i)` (None: none), its uid from its name."""
+    out = []
+    for i, p in enumerate(pods):
+        meta = p.view.metadata
+        given = {"uid": meta.uid or (f"given-{meta.name}" if uid else None),
+                 "creationTimestamp": meta.creationTimestamp or created(i)}
+        given = {k: v for k, v in given.items() if v}
+        view = msgspec.structs.replace(p.view, metadata=msgspec.structs.replace(meta, **given))
+        out.append(StoredPod(p.raw, view, lambda obj, given=given: {**obj, "metadata": {**given, **obj["metadata"]}}))
+    return out
+
+
+def entries(objects: list[dict], written: Callable[[str], str], fast: bool,
+            reader: Callable[[list[Any]], list[Any]] = lambda pods: pods) -> tuple[list[tuple], ShapeIndex]:
     """What `ShapeIndex.entry` says of each pod (and the status it reads), with or without templates; with
-    them, each pod a template matched has the `written_key` of a first pod of its shape."""
+    them, each pod a template matched has the `written_key` of a first pod of its shape. `reader`: what the
+    views are given when read."""
     index = ShapeIndex()
     match = index._templates.match
     matched = []
     index._templates.match = lambda pod: matched.append(pod) or None if not fast \
         else (found := match(pod), type(found) is bytes and matched.append(pod))[0]   # type: ignore[method-assign]
-    pods = stored(objects, written)
+    pods = reader(stored(objects, written))
     out = [(*index.entry(p)[1:], repr(p.get("status"))) for p in pods]
     if fast:
-        fresh = {id(p): q for p, q in zip(pods, stored(objects, written))}
+        fresh = {id(p): q for p, q in zip(pods, reader(stored(objects, written)))}
         for p in matched:
             key = written_key(fresh[id(p)], set(), set())
             assert key is not None and index._written.get(key) == index.entry(p)[1], p.view.metadata.name
@@ -155,12 +204,37 @@ def test_a_template_entry_is_written_keys(name: str, written: str) -> None:
         fast, fast_index = entries(objects, TEXTS[written], True)
         assert fast == slow, (name, written, changed)
         assert fast_index.valid_nodes == slow_index.valid_nodes
-    if name == "plain" and written == "as-written":
+    if name in ("plain", "owners") and written == "as-written":
         assert fast_index._templates.matched == 5       # (what the templates are for: all but the first)
 
 
+READERS: dict[str, Callable[[list[Any]], list[Any]]] = {
+    "uid-and-time": given_defaults,
+    "uid": lambda pods: given_defaults(pods, lambda i: None),
+    "time": lambda pods: given_defaults(pods, uid=False),
+    "time-later": lambda pods: given_defaults(pods, lambda i: "2026-01-01T00:00:00Z" if i >= 2 else None),
+    "time-invalid-later": lambda pods: given_defaults(pods, lambda i: "not a time" if i == 3 else "2026-01-01T00:00:00Z"),
+    "time-invalid": lambda pods: given_defaults(pods, lambda i: f"not a time {i % 2}"),
+}
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+@pytest.mark.parametrize("name", ["plain", "owners", "uid", "created", "owner-uid-as-pod-uid", "invalid-name"])
+def test_a_template_entry_is_written_keys_of_views_given_defaults(name: str, reader: str) -> None:
+    """Views given a uid and creation time by their reader (not written in their text) are matched as the
+    others (the Karpenter pass's bound pods), each entry the one `written_key` alone gives."""
+    for changed in (range(2, 5), range(0, 2), range(0, 6)):
+        objects = workload(CHANGES[name], changed)
+        slow, _ = entries(objects, TEXTS["as-written"], False, READERS[reader])
+        fast, fast_index = entries(objects, TEXTS["as-written"], True, READERS[reader])
+        assert fast == slow, (name, reader, changed)
+    if name in ("plain", "owners") and reader in ("uid-and-time", "uid", "time"):
+        assert fast_index._templates.matched == 5
+
+
 @pytest.mark.parametrize("name", ["plain", "invalid-name", "invalid-node", "invalid-label-value", "long-label-value",
-                                  "image-spaced", "name-as-label", "claim-status", "hostname-as-name", "uid"])
+                                  "image-spaced", "name-as-label", "claim-status", "hostname-as-name", "uid", "owners",
+                                  "owner-name-empty", "owner-uid-missing", "owner-named-as-pod"])
 def test_a_template_admits_and_refuses_alike(name: str) -> None:
     """Admitted by shape from views keyed by templates: the objects and messages of each pod admitted alone."""
     objects = workload(CHANGES[name])

@@ -115,6 +115,17 @@ def test_plain_replicas_are_admitted_as_views() -> None:
     assert assert_views_alike(cluster) == 5      # (the shape's first: admitted whole, a copy)
 
 
+def test_replicas_of_one_replica_apps_are_admitted_as_views() -> None:
+    """Each pod its own owner (a one-replica app's ReplicaSet: `shapes.canonical_owners`): one shape,
+    each view keeping its own references' text."""
+    cluster = cluster_of(*CONTEXT, *replicas(lambda i: _variant("owner-references", i), 6))
+    assert assert_views_alike(cluster) == 5
+    views = as_views(cluster)
+    assert views is not None
+    admitted = [o for o, _ in admit(views, None, by_shape=True).objects if type(o) is StoredPod]
+    assert [o.view.owner_references()[0]["name"] for o in admitted] == [f"web-{i}-5d8f7c" for i in range(1, 6)]
+
+
 # -- the shape of a text -----------------------------------------------------------------------
 def _written(pod_obj: dict) -> StoredPod:
     data = msgspec.json.encode({"apiVersion": "v1", "kind": "List", "items": [pod_obj]})
@@ -180,6 +191,19 @@ TWINS = {
     "bad-created": lambda p, i: p["metadata"].update(creationTimestamp=f"not a time {i}"),
     "owner-named-alike": lambda p, i: p["metadata"].update(ownerReferences=[
         {"apiVersion": "v1", "kind": "X", "name": p["metadata"]["name"], "uid": p["metadata"]["uid"]}]),
+    "owner-values": lambda p, i: p["metadata"].update(ownerReferences=[
+        {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": f"rs-{i}", "uid": f"rs-uid-{i}", "controller": True}]),
+    "owner-empty-values": lambda p, i: p["metadata"].update(ownerReferences=[
+        {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "" if i else "rs", "uid": f"rs-uid-{i}"}]),
+    "owner-not-strings": lambda p, i: p["metadata"].update(ownerReferences=[
+        {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": i, "uid": [f"rs-uid-{i}"]}, "x"]),
+    "owner-refs-also-in-spec": lambda p, i: p["metadata"].update(ownerReferences=[
+        {"apiVersion": "v1", "kind": "X", "name": f"x-{i}", "uid": f"u-{i}"}]) or
+    p["spec"].update(ownerReferences=[{"apiVersion": "v1", "kind": "X", "name": f"x-{i}", "uid": f"u-{i}"}]),
+    "owner-refs-only-in-spec": lambda p, i: p["spec"].update(ownerReferences=[
+        {"apiVersion": "v1", "kind": "X", "name": f"x-{i}", "uid": f"u-{i}"}]),
+    "owner-named-as-node": lambda p, i: p["metadata"].update(ownerReferences=[
+        {"apiVersion": "v1", "kind": "Node", "name": p["spec"]["nodeName"], "uid": f"u-{i}"}]),
     "node-as-label": lambda p, i: p["metadata"]["labels"].update(host=p["spec"]["nodeName"]),
     "label-values": lambda p, i: p["metadata"]["labels"].update(app=f"svc-{i}", hash=f"{i * 7919:08x}"),
     "label-value-as-selector": lambda p, i: p["metadata"]["labels"].update(app=f"svc-{i}") or
@@ -223,7 +247,8 @@ def test_equal_written_keys_are_equal_shapes(name: str) -> None:
             if keys[a] is not None and keys[a] == keys[b]:
                 assert shapes[a] == shapes[b], (name, a, b)
     if name in ("plain", "no-uid", "no-status", "condition-status", "nested-status-key", "invalid-zone", "created",
-                "label-values", "image-values", "annotation-values", "volume-names"):
+                "label-values", "image-values", "annotation-values", "volume-names", "owner-values",
+                "owner-named-alike", "owner-named-as-node"):
         assert keys[0] is not None and keys[0] == keys[1], name      # (what the key is for)
 
 
