@@ -164,7 +164,21 @@ class ShapeAdmission:
         view = self.own_view(pod, template) if template is not None else None
         if view is None:
             return self.admitted_of(pod.obj)
-        return StoredPod(pod.raw, view, self.admitted)
+        listed = pod.listed
+        return StoredPod(pod.raw, view, self.admitted if listed is None else Admitted(listed, self.admitted))
+
+
+class Admitted:
+    """The `listed` of a pod admitted as a view whose reader gave it defaults (`listed`): its object is its
+    text's with those, admitted (`admitted_of`), as the pod's own object was admitted."""
+
+    __slots__ = ("listed", "admitted")
+
+    def __init__(self, listed: Callable[[Any], Any], admitted: Callable[[dict], dict]) -> None:
+        self.listed, self.admitted = listed, admitted
+
+    def __call__(self, whole: Any) -> dict:
+        return self.admitted(self.listed(whole))
 
 
 class OwnNames:
@@ -293,6 +307,8 @@ def view_template(pod: StoredPod, apply: Callable[[dict, dict], dict], admitted_
     """What the pods of a shape read as views are admitted as: `pod`'s view admitted, its labels as
     patched, and whether those are each pod's own; None when the patch changes the status."""
     written = stored_pods.whole(pod.raw)
+    if pod.listed is not None:      # (as its object reads: with what its reader gives it, a uid, a time)
+        written = pod.listed(written)
     admitted = admitted_of(written)
     if admitted.get("status") is not written.get("status"):     # (what the patch leaves is shared)
         return None

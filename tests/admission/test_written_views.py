@@ -126,6 +126,30 @@ def test_replicas_of_one_replica_apps_are_admitted_as_views() -> None:
     assert [o.view.owner_references()[0]["name"] for o in admitted] == [f"web-{i}-5d8f7c" for i in range(1, 6)]
 
 
+CREATED = "2026-01-01T00:00:00Z"
+
+
+def _given_a_time(obj: dict) -> dict:
+    """A reader's default (as `karpenter.inputs` gives a bound pod its uid and creation time)."""
+    return {**obj, "metadata": {**obj["metadata"], "creationTimestamp": CREATED}}
+
+
+def test_views_whose_reader_gives_defaults_are_admitted_as_views() -> None:
+    """Views read with defaults in their view and in their object (`StoredPod.listed`) are admitted as
+    views (the shape's first pod's admitted view made from its object with those defaults), each
+    admitted view's object the pod's own with them, admitted."""
+    pods = replicas(lambda i: _variant("owner-references", i), 6)
+    cluster = cluster_of(*CONTEXT, *pods)
+    views = as_views(cluster)
+    assert views is not None
+    given = [(StoredPod(o.raw, msgspec.structs.replace(o.view, metadata=msgspec.structs.replace(
+        o.view.metadata, creationTimestamp=CREATED)), _given_a_time) if type(o) is StoredPod else o, src)
+        for o, src in views]
+    got, viewed = views_outcome(given, None)
+    full, _ = outcome(cluster_of(*CONTEXT, *map(_given_a_time, pods)), None, False)
+    assert got == full and viewed == 5
+
+
 # -- the shape of a text -----------------------------------------------------------------------
 def _written(pod_obj: dict) -> StoredPod:
     data = msgspec.json.encode({"apiVersion": "v1", "kind": "List", "items": [pod_obj]})
