@@ -102,7 +102,8 @@ class ShapeAdmission:
             self.names = OwnNames.of(pod.view.spec, found[0].spec)
             if self.names is None:
                 return None
-        if found is not None and (self.merged is None and not found[2] or self.own_view(pod, found) != found[0]):
+        if found is not None and (self.merged is None and not found[2]
+                                  or not stored_pods.alike(self.own_view(pod, found), found[0])):
             return None
         return found
 

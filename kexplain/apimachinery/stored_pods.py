@@ -25,6 +25,7 @@ class _Meta(Struct):
     labels: dict[str, str] | None = None
     deletionTimestamp: str | None = None
     ownerReferences: Raw = _NO_TEXT        # (decoded when asked: `PodView.owner_references`)
+    annotations: Raw = _NO_TEXT            # (decoded when asked: `PodView.annotation`)
 
 
 class _Spec(Struct):
@@ -38,6 +39,7 @@ class _Spec(Struct):
     initContainers: Raw = _NO_TEXT
     containers: Raw = _NO_TEXT
     hostname: str | None = None     # (a pod admitted by its shape: not derived from its name)
+    tolerations: Raw = _NO_TEXT     # (decoded when asked: `PodView.tolerations`)
 
 
 class _ContainerStatus(Struct):
@@ -61,8 +63,13 @@ class _Status(Struct):
     conditions: list[_Condition] | None = None
 
 
+# The annotations admission writes on a pod (LimitRanger's note of the defaults it set): read off the
+# admitted object, never off the text as written (`StoredPodInfo.annotation`).
+ADMISSION_ANNOTATIONS = frozenset({"kubernetes.io/limit-ranger"})
+
 _REFERENCES: dict[bytes, Any] = {}     # owner references' texts -> their values (bounded)
 _VOLUMES: dict[bytes, Any] = {}        # volumes' texts -> their values (bounded)
+_TOLERATIONS: dict[bytes, Any] = {}    # tolerations' texts -> their values (bounded)
 _REFERENCES_MAX = 65536
 
 
@@ -79,6 +86,22 @@ class PodView(Struct):
         """spec.volumes as the object holds it (None without), one shared list for pods that write them alike."""
         volumes = self.spec.volumes if self.spec is not None else _NO_TEXT
         return _shared(volumes, _VOLUMES) if volumes else None
+
+    def tolerations(self) -> Any:
+        """spec.tolerations as the object holds it (None without), one shared list for pods that write them
+        alike (not to be changed); a pod admitted by its shape has its shape's, admitted."""
+        tolerations = self.spec.tolerations if self.spec is not None else _NO_TEXT
+        return _shared(tolerations, _TOLERATIONS) if tolerations else None
+
+    def annotation(self, key: str) -> Any:
+        """The value of annotation `key` as the item writes it (None without). A pod admitted by its
+        shape keeps its own annotations' text (`with_own`): their values are the shape's holes, and
+        admission writes only keys of its own (`ADMISSION_ANNOTATIONS`), which are not asked here."""
+        text = self.metadata.annotations if self.metadata is not None else _NO_TEXT
+        if not text or bytes(text) == b"null":
+            return None
+        value = whole(text)
+        return value.get(key) if type(value) is dict else None
 
     def owner_references(self) -> Any:
         """metadata.ownerReferences as the object holds it (None without); the pods of one
@@ -144,10 +167,25 @@ def with_own(view: PodView, own: PodView, uid: str | None, labels: dict[str, str
     meta, mine, spec = view.metadata, own.metadata, view.spec
     return PodView(view.kind, view.apiVersion,
                    _Meta(mine.name, meta.namespace, uid, meta.resourceVersion, mine.creationTimestamp, labels,
-                         meta.deletionTimestamp, mine.ownerReferences if owners else meta.ownerReferences),
+                         meta.deletionTimestamp, mine.ownerReferences if owners else meta.ownerReferences,
+                         mine.annotations),
                    _Spec(own.spec.nodeName, spec.priority, volumes, spec.affinity, spec.resources, spec.overhead,
-                         init_containers, containers, spec.hostname),
+                         init_containers, containers, spec.hostname, spec.tolerations),
                    own.status)
+
+
+def alike(view: PodView, other: PodView) -> bool:
+    """Whether two views hold the same: equal, or but for how their annotations are written (a pod's
+    own text beside its admitted object's, `with_own`)."""
+    if view is None or view == other:
+        return view is not None
+    mine, theirs = view.metadata, other.metadata
+    if mine is None or theirs is None or mine.annotations == theirs.annotations:
+        return False
+    if not (mine.annotations and theirs.annotations) or whole(mine.annotations) != whole(theirs.annotations):
+        return False
+    return msgspec.structs.replace(view, metadata=msgspec.structs.replace(mine, annotations=theirs.annotations)) \
+        == other
 
 
 def owning(view: PodView, texts: dict[bytes, Raw]) -> PodView:
@@ -156,11 +194,15 @@ def owning(view: PodView, texts: dict[bytes, Raw]) -> PodView:
     meta, spec, status = view.metadata, view.spec, view.status
     if meta is not None and meta.ownerReferences:
         meta.ownerReferences = _owned(meta.ownerReferences, texts)
+    if meta is not None and meta.annotations:
+        meta.annotations = _owned(meta.annotations, texts)
     if spec is not None:
         if spec.containers:
             spec.containers = _owned(spec.containers, texts)
         if spec.volumes:
             spec.volumes = _owned(spec.volumes, texts)
+        if spec.tolerations:
+            spec.tolerations = _owned(spec.tolerations, texts)
         if spec.affinity:
             spec.affinity = _owned(spec.affinity, texts)
         if spec.initContainers:
@@ -181,8 +223,8 @@ def owning(view: PodView, texts: dict[bytes, Raw]) -> PodView:
     return view
 
 
-RAW_FIELDS = {"_Meta": ("ownerReferences",),
-              "_Spec": ("volumes", "affinity", "resources", "overhead", "initContainers", "containers"),
+RAW_FIELDS = {"_Meta": ("ownerReferences", "annotations"),
+              "_Spec": ("volumes", "affinity", "resources", "overhead", "initContainers", "containers", "tolerations"),
               "_ContainerStatus": ("name", "resources", "allocatedResources")}     # what `owning` copies
 
 
@@ -310,6 +352,11 @@ class StoredPod(Mapping[str, Any]):
                 shared[written] = status
         self._status = status
         return at, status
+
+    @property
+    def decoded(self) -> bool:
+        """Whether its object is made already (what is asked of it then is read there)."""
+        return self._obj is not None
 
     @property
     def obj(self) -> dict[str, Any]:

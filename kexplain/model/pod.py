@@ -10,7 +10,7 @@ from typing import Any, Callable, Mapping, TypeVar
 
 from msgspec import UNSET
 
-from kexplain.apimachinery.stored_pods import StoredPod, spec_value
+from kexplain.apimachinery.stored_pods import ADMISSION_ANNOTATIONS, StoredPod, spec_value
 from kexplain.model.labels import LabelSelector, parse_selector
 from kexplain.model.resources import Amount, PodResource, amount_of, pod_resource
 from kexplain.model.shapes import facts_key, shape_key
@@ -146,6 +146,12 @@ class PodInfo:
     @property       # (read once per pod, by the snapshot's build: not kept, which would give each pod a dict)
     def phase(self) -> Any:
         return self.status.get("phase")
+
+    def annotation(self, key: str) -> Any:
+        """The value of its annotation `key` (None without): Karpenter's disruption asks every pod
+        for two (do-not-disrupt, the deletion cost)."""
+        notes = self.metadata.get("annotations")
+        return notes.get(key) if type(notes) is dict else None
 
     def condition_status(self, kind: str) -> Any:
         """The status of its first condition of type `kind` (None without one; "" for one without a status)."""
@@ -323,6 +329,14 @@ class StoredPodInfo(PodInfo):
     @property
     def may_claim(self) -> bool:
         return may_claim(self.view.spec.volumes)
+
+    def annotation(self, key: str) -> Any:
+        """`PodInfo.annotation` off the view while the object is not made (nor the key one admission
+        writes: `ADMISSION_ANNOTATIONS`), so that asking every pod does not decode every pod."""
+        obj = self.obj
+        if obj.decoded or key in ADMISSION_ANNOTATIONS:
+            return PodInfo.annotation(self, key)
+        return self.view.annotation(key)
 
     def condition_status(self, kind: str) -> Any:
         """`PodInfo.condition_status` read off the view (the status is not decoded for it)."""

@@ -323,3 +323,46 @@ def test_a_creation_time_is_valid_as_the_parse_finds_it() -> None:
     times += [f"{rng.randint(0, 9999):04d}-{rng.randint(0, 13):02d}-{rng.randint(0, 32):02d}T{rng.randint(0, 25):02d}:"
               f"{rng.randint(0, 61):02d}:{rng.randint(0, 61):02d}Z" for _ in range(5000)]
     assert [t for t in times if _valid_time(t, set()) != (go_time_parse_error(RFC3339, t) is None)] == []
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_an_admitted_views_annotations_and_tolerations_are_its_objects(name: str) -> None:
+    """What Karpenter's disruption asks of every bound pod is read off its admitted view without
+    making its object (`PodView.annotation`, `PodView.tolerations`), and is its object's: a pod's own
+    annotation values (the shape's holes), its shape's admitted tolerations (a RuntimeClass's)."""
+    from kexplain.model.pod import PodInfo
+    cluster = cluster_of(*CONTEXT, *replicas(lambda i: _variant(name, i), 6))
+    views = as_views(cluster)
+    if views is None:
+        pytest.skip("not a cluster a JSON dump holds")
+    try:
+        admitted = admit(views, None, by_shape=True).objects
+    except KexplainError:
+        pytest.skip("refused")
+    viewed = [o for o, _ in admitted if type(o) is StoredPod and not o.stored]
+    for stored in viewed:
+        info = PodInfo(stored)
+        keys = ["karpenter.sh/do-not-disrupt", "controller.kubernetes.io/pod-deletion-cost", "example.com/build",
+                "note", "copy"]
+        asked = {key: info.annotation(key) for key in keys}
+        tolerations = stored.view.tolerations()
+        assert not stored.decoded, "asking made the object"
+        notes = stored.obj["metadata"].get("annotations") or {}
+        assert asked == {key: notes.get(key) for key in keys}
+        assert tolerations == stored.obj["spec"].get("tolerations")
+
+
+def test_a_pods_own_annotation_values_are_read_off_its_view() -> None:
+    """Replicas of one shape, each with its own do-not-disrupt value: each view answers its own."""
+    def annotated(i: int) -> dict:
+        p = _variant("owner-references", i)
+        p["metadata"]["annotations"] = {"karpenter.sh/do-not-disrupt": ["true", "false", "5m"][i % 3]}
+        return p
+    views = as_views(cluster_of(*CONTEXT, *replicas(annotated, 6)))
+    assert views is not None
+    from kexplain.model.pod import PodInfo
+    admitted = [o for o, _ in admit(views, None, by_shape=True).objects if o.get("kind") == "Pod"]
+    assert sum(type(o) is StoredPod for o in admitted) == 5     # (the shape's first: admitted whole, a copy)
+    assert [PodInfo(o).annotation("karpenter.sh/do-not-disrupt") for o in admitted] == \
+        ["true", "false", "5m", "true", "false", "5m"]
+    assert not any(o.decoded for o in admitted if type(o) is StoredPod)

@@ -235,8 +235,10 @@ def test_owning_copies_every_text_of_a_view() -> None:
                                                       for name in names}
     pod = {"apiVersion": "v1", "kind": "Pod",
            "metadata": {"name": "a", "namespace": "n", "resourceVersion": "1",
-                        "ownerReferences": [{"kind": "ReplicaSet", "name": "r", "uid": "u"}]},
+                        "ownerReferences": [{"kind": "ReplicaSet", "name": "r", "uid": "u"}],
+                        "annotations": {"karpenter.sh/do-not-disrupt": "true"}},
            "spec": {"nodeName": "n1", "volumes": [{"name": "v", "emptyDir": {}}], "affinity": {"x": 1},
+                    "tolerations": [{"operator": "Exists"}],
                     "resources": {"requests": {"cpu": "1"}}, "overhead": {"cpu": "1"},
                     "initContainers": [{"name": "i"}], "containers": [{"name": "c"}]},
            "status": {"containerStatuses": [{"name": "c", "resources": {"a": 1}, "allocatedResources": {"b": 2}}],

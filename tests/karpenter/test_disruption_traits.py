@@ -110,3 +110,25 @@ def test_a_later_pass_reads_the_changed_pod():
     assert not Limits([]).is_disruptable(pod, NOW, Recorder())
     changed = PodInfo({**pod.obj, "metadata": {**pod.obj["metadata"], "annotations": {}}})
     assert Limits([]).is_disruptable(changed, NOW, Recorder())
+
+
+def test_a_dumps_pods_answer_as_their_objects_without_being_decoded():
+    """The same pods read from a dump (views: `StoredPodInfo`): their traits are the objects', read
+    off their views (annotations, priority, tolerations), none of them decoded for it."""
+    import msgspec
+
+    from kexplain.apimachinery.pod_lists import dump_list
+    items = [{"apiVersion": "v1", "kind": "Pod", **{k: v for k, v in p.obj.items()}} for p in PODS]
+    for item in items:
+        item["metadata"] = {**item["metadata"], "resourceVersion": "1"}
+        item["spec"] = {**item["spec"], "nodeName": "n1"}
+    dump = dump_list(msgspec.json.encode({"apiVersion": "v1", "kind": "List", "items": items}))
+    assert dump is not None
+    views = [PodInfo(o) for o in dump["items"]]
+    objects = [PodInfo(item) for item in items]
+    by_view, by_object = Limits([]), Limits([])
+    for view, obj in zip(views, objects):
+        assert by_view.traits(view) == by_object.traits(obj), obj.name
+    assert not any(v.obj.decoded for v in views)
+    assert {v.name for v in views if by_view.is_evictable(v, NOW, Recorder())} == \
+        {o.name for o in objects if by_object.is_evictable(o, NOW, Recorder())}

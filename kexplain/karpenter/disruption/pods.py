@@ -15,7 +15,7 @@ from kexplain.karpenter.inputs import parse_time
 from kexplain.karpenter.scheduling.taints import Taints
 from kexplain.karpenter.state.cluster import is_owned_by, is_owned_by_daemonset, is_owned_by_node
 from kexplain.model.labels import SelectorError, parse_selector
-from kexplain.model.pod import PodInfo
+from kexplain.model.pod import PodInfo, StoredPodInfo
 
 DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 POD_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
@@ -100,7 +100,7 @@ def _duration_error(value: str) -> tuple[int | None, str]:
 def do_not_disrupt_active(pod: PodInfo, now: datetime, recorder: ev.Recorder) -> bool:
     """IsDoNotDisruptActive: "true", or a duration not yet elapsed since the pod's startTime (no
     startTime: active); an invalid value is ignored, with an event."""
-    value = annotations(pod).get(DO_NOT_DISRUPT)
+    value = pod.annotation(DO_NOT_DISRUPT)
     if value is None:
         return False
     if value == "true":
@@ -122,10 +122,13 @@ def is_disruptable(pod: PodInfo, now: datetime, recorder: ev.Recorder) -> bool:
     return not is_active(pod) or not do_not_disrupt_active(pod, now, recorder)
 
 
-def _tolerates_disrupted(pod: PodInfo) -> bool:
-    """ToleratesDisruptedNoScheduleTaint (a pod without tolerations tolerates no taint: asked of
-    every pod of the cluster once per pass)."""
-    return bool(pod.spec.get("tolerations")) and DISRUPTED_TAINT.tolerates_pod(pod) is None
+def _tolerations(pod: PodInfo) -> Any:
+    """The pod's spec.tolerations: off a dump's view while its object is not made (the pass's bound
+    pods: a stored one's as written, one admitted by its shape its shape's admitted; Karpenter's
+    defaults, `inputs._BoundDefaults`, leave them), one list shared by the pods writing them alike."""
+    if isinstance(pod, StoredPodInfo) and not pod.obj.decoded:
+        return pod.view.tolerations()
+    return pod.spec.get("tolerations")
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,9 +159,8 @@ def pod_traits(pod: PodInfo, tolerates_disrupted: bool, budgets: list[PdbItem]) 
             daemon = daemon or owner == ("apps/v1", "DaemonSet")
             stateful = stateful or owner == ("apps/v1", "StatefulSet")
     reschedulable = (active or (terminating and stateful)) and not mirror and not daemon
-    notes = annotations(pod)
     return PodTraits(active, reschedulable, active and not tolerates_disrupted and not mirror,
-                     notes.get(DO_NOT_DISRUPT), _eviction_cost(notes, pod.spec.get("priority")), budgets)
+                     pod.annotation(DO_NOT_DISRUPT), _eviction_cost(pod, pod.priority), budgets)
 
 
 @dataclass(frozen=True)
@@ -243,12 +245,13 @@ class Limits:
         hit = self._traits.get(id(pod))
         if hit is not None and hit[0] is pod:
             return hit[1]
-        tolerations = pod.spec.get("tolerations")
+        tolerations = _tolerations(pod)
         tolerates = False
         if tolerations:
             seen = self._tolerating.get(id(tolerations))
             if seen is None or seen[0] is not tolerations:
-                seen = self._tolerating[id(tolerations)] = (tolerations, _tolerates_disrupted(pod))
+                seen = self._tolerating[id(tolerations)] = (tolerations,
+                                                            DISRUPTED_TAINT.tolerates(tolerations) is None)
             tolerates = seen[1]
         traits = pod_traits(pod, tolerates, self.matching(pod))
         self._traits[id(pod)] = (pod, traits)
@@ -297,12 +300,13 @@ class Limits:
 
 def eviction_cost(pod: PodInfo) -> float:
     """EvictionCost: 1 + deletion cost / 2^27 + priority / 2^25, clamped to [-10, 10]."""
-    return _eviction_cost(annotations(pod), pod.spec.get("priority"))
+    return _eviction_cost(pod, pod.priority)
 
 
-def _eviction_cost(notes: Mapping[str, Any], priority: Any) -> float:
+def _eviction_cost(pod: PodInfo, priority: Any) -> float:
+    """`priority`: the pod's (`PodInfo.priority`: 0 without one, as admission leaves a pod)."""
     cost = 1.0
-    text = notes.get(POD_DELETION_COST)
+    text = pod.annotation(POD_DELETION_COST)
     if text is not None:
         try:
             cost += float(str(text)) / math.pow(2, 27.0)
