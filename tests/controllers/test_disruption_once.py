@@ -60,11 +60,11 @@ def test_one_status_per_budget_with_the_states_rule(tmp_path, stored, healthy):
 
 def test_the_drain_reads_the_states_statuses(tmp_path, monkeypatch):
     """The drain computes no status the state computed (only those of budgets a fix changed)."""
-    from kexplain.app.eviction import drain
+    from kexplain.app.eviction import drain, drain_budgets
 
     asked: list[dict] = []
-    real = drain.computed
-    monkeypatch.setattr(drain, "computed", lambda pdb, *args: asked.append(pdb) or real(pdb, *args))
+    real = drain_budgets.computed
+    monkeypatch.setattr(drain_budgets, "computed", lambda pdb, *args: asked.append(pdb) or real(pdb, *args))
     req = EvictRequest("node-a", (str(write(tmp_path / "c.yaml", objects())),), datetime.now(timezone.utc), KUBE,
                        {"force": True})
     st = read_state(req)
