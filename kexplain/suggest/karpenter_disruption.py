@@ -17,7 +17,7 @@ from kexplain.errors import AdmissionRejected, InputError
 from kexplain.karpenter.apis.nodepool import parse_node_pool
 from kexplain.karpenter.disruption.budgets import is_active
 from kexplain.karpenter.disruption.candidate import NODEPOOL_LABEL, condition
-from kexplain.karpenter.disruption.pods import DO_NOT_DISRUPT, annotations
+from kexplain.karpenter.disruption.pods import DO_NOT_DISRUPT
 from kexplain.karpenter.disruption import why
 from kexplain.karpenter.disruption.why import NodeWhy
 from kexplain.karpenter.inputs import PassInputs, parse_time
@@ -372,7 +372,7 @@ def when(found: NodeWhy, result: Any, now: datetime) -> list[dict[str, Any]]:
     out = consolidatable_at(found, result, now)
     ctx = result.ctx
     for pod in ctx.pods_on(found.verdict_of.state):
-        value = annotations(pod).get(DO_NOT_DISRUPT)
+        value = pod.annotation(DO_NOT_DISRUPT)
         ns = parse_duration(str(value)) if value not in (None, "true") else None
         started = parse_time(pod.start_time)
         if ns and ns > 0 and started is not None:

@@ -22,10 +22,6 @@ POD_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
 DISRUPTED_TAINT = Taints([{"key": "karpenter.sh/disrupted", "effect": "NoSchedule"}])
 
 
-def annotations(pod: PodInfo) -> Mapping[str, Any]:
-    return pod.metadata.get("annotations") or {}
-
-
 def is_terminal(pod: PodInfo) -> bool:
     return pod.phase in ("Failed", "Succeeded")
 
