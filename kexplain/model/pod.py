@@ -260,6 +260,11 @@ class PodInfo:
         return self.metadata.get("deletionTimestamp")
 
     @property
+    def creation_timestamp(self) -> Any:
+        """metadata.creationTimestamp as written."""
+        return self.metadata.get("creationTimestamp")
+
+    @property
     def nominated_node_name(self) -> str:
         return self.status.get("nominatedNodeName") or ""
 
@@ -372,6 +377,10 @@ class StoredPodInfo(PodInfo):
     @property
     def deletion_timestamp(self) -> str | None:
         return self.view.metadata.deletionTimestamp
+
+    @property
+    def creation_timestamp(self) -> Any:
+        return self.view.metadata.creationTimestamp
 
     @property
     def nominated_node_name(self) -> str:

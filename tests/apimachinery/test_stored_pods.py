@@ -100,13 +100,15 @@ def test_anything_else_is_not_read_so(data: bytes):
 def test_a_view_reads_as_its_object():
     obj = bound("a", volumes=[{"name": "d", "persistentVolumeClaim": {"claimName": "c"}}, {"name": "e"}])
     obj["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    obj["metadata"]["creationTimestamp"] = "2025-12-31T00:00:00Z"
     obj["status"]["nominatedNodeName"] = "n2"
     obj["status"]["startTime"] = "2026-01-01T00:00:01Z"
     stored, = read(obj)
     view, plain = PodInfo(stored), PodInfo(obj)
     assert type(view) is StoredPodInfo and type(plain) is PodInfo
     for attr in ("namespace", "name", "node_name", "labels", "priority", "uid", "phase", "has_volumes",
-                 "pvc_names", "deletion_timestamp", "nominated_node_name", "start_time", "owner_references", "volumes", "spec", "status", "metadata",
+                 "pvc_names", "deletion_timestamp", "creation_timestamp", "nominated_node_name", "start_time", "owner_references",
+                 "volumes", "spec", "status", "metadata",
                  "tolerations", "preemption_policy"):
         assert getattr(view, attr) == getattr(plain, attr), attr
     assert view.resource == plain.resource

@@ -358,7 +358,7 @@ def _newest_daemonset_pods(daemonsets: list[dict[str, Any]], controlled: dict[st
         for pod in sorted(controlled.get(meta.get("uid"), ()), key=lambda p: p.name):
             if pod.namespace != namespace:
                 continue
-            created = parse_time(pod.metadata.get("creationTimestamp"))
+            created = parse_time(pod.creation_timestamp)
             if best is None or (created is not None and best_time is not None and created > best_time):
                 best, best_time = pod, created
         if best is not None:

@@ -21,7 +21,7 @@ class StateNode:
     """A Node and/or its NodeClaim, with what is bound to it."""
 
     __slots__ = ("node", "node_claim", "pod_requests", "daemonset_requests", "host_port_usage", "volume_usage",
-                 "marked", "nominated")
+                 "marked", "nominated", "_read")
 
     def __init__(self, node: dict[str, Any] | None, node_claim: dict[str, Any] | None) -> None:
         self.node = node
@@ -32,14 +32,19 @@ class StateNode:
         self.volume_usage: Any = None             # scheduling.VolumeUsage, set by the cluster
         self.marked = False                       # Cluster.MarkForDeletion (disruption): never here
         self.nominated = False
+        self._read: _Read | None = None
+
+    def _reads(self) -> "_Read":
+        """What it reads of its Node and NodeClaim (asked 100,000 times a pass), worked out again when
+        either object is replaced (the objects themselves are never changed)."""
+        read = self._read
+        if read is None or read.node is not self.node or read.node_claim is not self.node_claim:
+            read = self._read = _Read(self.node, self.node_claim)
+        return read
 
     # -- identity ---------------------------------------------------------------------------
     def name(self) -> str:
-        if self.node is None:
-            return _name(self.node_claim)
-        if self.node_claim is None or self.registered():
-            return _name(self.node)
-        return _name(self.node_claim)
+        return self._reads().name
 
     def host_name(self) -> str:
         return self.labels().get(HOSTNAME_LABEL) or self.name()
@@ -48,14 +53,10 @@ class StateNode:
         return self.node_claim is not None
 
     def registered(self) -> bool:
-        if self.node_claim is not None:     # (managed)
-            return self.node is not None and _labels(self.node).get(REGISTERED_LABEL) == "true"
-        return True
+        return self._reads().registered
 
     def initialized(self) -> bool:
-        if self.node_claim is not None:     # (managed)
-            return self.node is not None and _labels(self.node).get(INITIALIZED_LABEL) == "true"
-        return True
+        return self._reads().initialized
 
     def deleted(self) -> bool:
         """Its NodeClaim is deleting or its instance terminating, or a Node without NodeClaim is
@@ -72,10 +73,10 @@ class StateNode:
 
     # -- what it reads from which object -------------------------------------------------------
     def _reads_claim(self) -> bool:
-        return self.node is None or (self.node_claim is not None and not self.registered())
+        return self._reads().reads_claim
 
     def labels(self) -> dict[str, str]:
-        return _labels(self.node_claim if self._reads_claim() else self.node)
+        return self._reads().labels
 
     def taints(self) -> list[dict[str, Any]]:
         """The taints pods must tolerate: the NodeClaim's until a managed node registers; until it
@@ -135,6 +136,22 @@ class StateNode:
 
     def __repr__(self) -> str:
         return f"StateNode({self.name()})"
+
+
+class _Read:
+    """A state node's identity as its objects say it (`StateNode._reads`)."""
+
+    __slots__ = ("node", "node_claim", "registered", "initialized", "reads_claim", "name", "labels")
+
+    def __init__(self, node: dict[str, Any] | None, node_claim: dict[str, Any] | None) -> None:
+        self.node, self.node_claim = node, node_claim
+        node_labels = _labels(node) if node is not None else {}
+        managed = node_claim is not None
+        self.registered = not managed or (node is not None and node_labels.get(REGISTERED_LABEL) == "true")
+        self.initialized = not managed or (node is not None and node_labels.get(INITIALIZED_LABEL) == "true")
+        self.reads_claim = node is None or (managed and not self.registered)
+        self.name = _name(node_claim if self.reads_claim else node)
+        self.labels = _labels(node_claim) if self.reads_claim else node_labels
 
 
 def _name(obj: dict[str, Any] | None) -> str:
