@@ -569,6 +569,19 @@ def test_domain_groups_take_every_value_a_requirement_holds():
     assert build_domain_groups([pool], {}) == {}          # a NodePool without instance types adds nothing
 
 
+def test_domain_groups_are_built_once_for_the_same_pools_and_types():
+    """Every simulation of a disruption pass asks again with the same NodePool and instance type
+    objects (new lists): one build; another type object or NodePool builds anew."""
+    from kexplain.karpenter.provisioning.scheduling.topology import build_domain_groups
+    pool, its = node_pool(), [instance_type(), instance_type(zones=("test-zone-1",))]
+    first = build_domain_groups([pool], {"default": list(its)})
+    assert build_domain_groups([pool], {"default": list(its)}) is first
+    other = build_domain_groups([pool], {"default": [its[0], instance_type(zones=("test-zone-1",))]})
+    assert other is not first and other == first
+    narrower = build_domain_groups([pool], {"default": its[1:]})
+    assert sorted(narrower[ZONE]) == ["test-zone-1"] and sorted(first[ZONE]) != ["test-zone-1"]
+
+
 def test_a_pools_domains_are_those_of_its_requirements_with_each_types():
     """Each type's requirements merged into the NodePool's as Go merges them (its keys first,
     narrowed by the type's; then the type's own), counted key by key in that order."""

@@ -129,10 +129,30 @@ def _template(node_pool: Mapping[str, Any]) -> tuple[list[NodeSelectorRequiremen
     return reqs, labels, taints
 
 
+GROUPS_MEMO_SIZE = 4           # the domain groups of as many (NodePools, instance types) kept
+_groups_memo: dict[tuple, tuple[tuple[Any, ...], dict[str, TopologyDomainGroup]]] = {}
+
+
 def build_domain_groups(node_pools: Sequence[Any],
                         instance_types: Mapping[str, Sequence[Any]]) -> dict[str, TopologyDomainGroup]:
     """buildDomainGroups: per label key, the values NodePools could give a node, with the NodePool's
-    taints; each NodePool's worked out once (`_pool_domains`)."""
+    taints; each NodePool's worked out once (`_pool_domains`). Kept for the same NodePool and
+    instance type objects (every simulation of a disruption pass asks again); never changed after."""
+    held = (*node_pools, *(it for its in instance_types.values() for it in its))
+    key = (tuple(map(id, node_pools)), tuple((name, len(its)) for name, its in instance_types.items()),
+           tuple(map(id, held)))
+    found = _groups_memo.get(key)
+    if found is not None and all(a is b for a, b in zip(found[0], held)):
+        return found[1]
+    groups = _domain_groups(node_pools, instance_types)
+    if len(_groups_memo) >= GROUPS_MEMO_SIZE:
+        _groups_memo.pop(next(iter(_groups_memo)))
+    _groups_memo[key] = (held, groups)
+    return groups
+
+
+def _domain_groups(node_pools: Sequence[Any],
+                   instance_types: Mapping[str, Sequence[Any]]) -> dict[str, TopologyDomainGroup]:
     by_name = {name_of(np): np for np in node_pools}
     groups: dict[str, TopologyDomainGroup] = {}
     for np_name, its in instance_types.items():
