@@ -29,21 +29,31 @@ class Schedule:
     dow_star: bool
 
     def matches(self, t: datetime) -> bool:
-        if t.minute not in self.minute or t.hour not in self.hour or t.month not in self.month:
-            return False
+        return t.minute in self.minute and t.hour in self.hour and t.month in self.month and self.day_matches(t)
+
+    def day_matches(self, t: datetime) -> bool:
         dom, dow = t.day in self.dom, (t.weekday() + 1) % 7 in self.dow
         # dayMatches: either field a star -> both must match; else either
         return dom and dow if self.dom_star or self.dow_star else dom or dow
 
     def next(self, t: datetime, limit: datetime) -> datetime | None:
-        """Next(t): the first matching minute strictly after t, or None when it is after `limit`."""
+        """Next(t): the first matching minute strictly after t, or None when it is after `limit`.
+        A month, day or hour that does not match is passed over whole, as SpecSchedule.Next does
+        (a year's window is a few hundred steps, not half a million minutes)."""
         m = (t + timedelta(seconds=1)).replace(microsecond=0)
         if m.second:
             m = m.replace(second=0) + timedelta(minutes=1)
         while m <= limit:
-            if self.matches(m):
+            if m.month not in self.month:
+                m = (m.replace(day=1, hour=0, minute=0) + timedelta(days=32)).replace(day=1)
+            elif not self.day_matches(m):
+                m = m.replace(hour=0, minute=0) + timedelta(days=1)
+            elif m.hour not in self.hour:
+                m = m.replace(minute=0) + timedelta(hours=1)
+            elif m.minute not in self.minute:
+                m += timedelta(minutes=1)
+            else:
                 return m
-            m += timedelta(minutes=1)
         return None
 
 
