@@ -244,6 +244,19 @@ def test_an_unknown_node_is_bad_usage_with_the_closest_names(tmp_path):
     assert "no node of that name among the 2 nodes of the inputs; the closest: ip-10-0-1-1.ec2.internal" in err
 
 
+def test_a_node_is_found_by_its_nodes_or_its_nodeclaims_name(tmp_path):
+    """Karpenter's state names a node not yet registered after its NodeClaim: asked by its Node's
+    name (or a registered one by its NodeClaim's), the answer is that node's, under the pass's name."""
+    unregistered = node(1)
+    del unregistered[0]["metadata"]["labels"]["karpenter.sh/registered"]
+    objects = [*unregistered, *node(2)]
+    _, by_claim = why(tmp_path, objects, name="default-00001")
+    _, by_node = why(tmp_path, objects, name=N1)
+    assert by_node["node"] == by_claim["node"] and by_node["node"]["name"] == "default-00001"
+    _, registered = why(tmp_path, objects, name="default-00002")
+    assert registered["node"]["name"] == N2
+
+
 def test_node_is_an_option_of_disruption():
     env = TestEnvironment()
     code = main(["karpenter", str(FIXTURE / "cluster.yaml"), "--node", N1], env)

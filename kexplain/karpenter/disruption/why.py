@@ -66,12 +66,20 @@ def find_node(result: DisruptionResult, name: str) -> NodeVerdict:
     for v in result.nodes:
         if v.state.name() == name:
             return v
+    for v in result.nodes:      # its Node's or NodeClaim's own name (Karpenter names a node not yet
+        #                         registered after its NodeClaim, one registered after its Node)
+        if name in (_object_name(v.state.node), _object_name(v.state.node_claim)):
+            return v
     if not names:
         raise UnknownNode(f"--node {name}: no node in the inputs")
     close = difflib.get_close_matches(name, names, n=CLOSEST)
     among = f"among the {len(names)} node{'s' if len(names) != 1 else ''} of the inputs"
     raise UnknownNode(f"--node {name}: no node of that name {among}"
                       + (f"; the closest: {', '.join(close)}" if close else f" ({', '.join(names[:10])})"))
+
+
+def _object_name(obj: Any) -> Any:
+    return ((obj.get("metadata") or {}).get("name")) if isinstance(obj, dict) else None
 
 
 @contextmanager
@@ -86,6 +94,7 @@ def own_recorder(ctx: Any) -> Iterator[ev.Recorder]:
 
 def explain(result: DisruptionResult, name: str) -> NodeWhy:
     v = find_node(result, name)
+    name = v.state.name()           # (the name the pass knows it by)
     checks = candidate_checks(result, v)
     verdict, method = STAYS, ""
     for run in result.methods:
