@@ -131,6 +131,16 @@ def test_go_duration_errors():
     assert go_duration_error("1x") == 'time: unknown unit "x" in duration "1x"'
     assert go_duration_error("5") == 'time: missing unit in duration "5"'
     assert go_duration_error("true!") == 'time: invalid duration "true!"'
+    assert go_duration_error("1h-1m") == 'time: unknown unit "h-" in duration "1h-1m"'
+
+
+def test_a_duration_beyond_int64_nanoseconds_is_gos_invalid_duration():
+    """ParseDuration's overflow checks: an int64 of nanoseconds at most (about 2,562,047 hours)."""
+    assert go_duration_error("2562047h") == "" and go_duration_error("1.5h") == ""
+    for text in ("2562048h", "9999999h", "99999999999999999999s", "2562047h47m16.854775808s"):
+        assert go_duration_error(text) == f'time: invalid duration "{text}"', text
+    assert go_duration_error("2562047h47m16.854775807s") == ""
+    assert go_duration_error("-2562047h47m16.854775808s") == ""       # (math.MinInt64)
 
 
 def test_go_sort_is_the_order_consolidation_uses():

@@ -49,28 +49,33 @@ _UNITS = {"ns": 1, "us": 10**3, "µs": 10**3, "μs": 10**3, "ms": 10**6, "s": 10
 
 
 def go_duration_error(orig: str) -> str:
-    """The error text of Go's time.ParseDuration for `orig`, "" when it parses."""
+    """The error text of Go's time.ParseDuration for `orig`, "" when it parses (a value beyond an
+    int64 of nanoseconds is Go's invalid duration too)."""
     invalid = f'time: invalid duration "{orig}"'
+    neg = orig[:1] == "-"
     s = orig[1:] if orig[:1] in "+-" else orig
     if s == "0":
         return ""
     if not s:
         return invalid
+    total = 0
     while s:
         if not (s[0] == "." or s[0].isdigit()):
             return invalid
         i = 0
         while i < len(s) and "0" <= s[i] <= "9":
             i += 1
-        pre, s = i > 0, s[i:]
-        post = False
+        whole, s = s[:i], s[i:]
+        if whole and int(whole) > _MAX_NS:          # leadingInt's overflow
+            return invalid
+        fraction = ""
         if s[:1] == ".":
             s = s[1:]
             i = 0
             while i < len(s) and "0" <= s[i] <= "9":
                 i += 1
-            post, s = i > 0, s[i:]
-        if not pre and not post:
+            fraction, s = s[:i], s[i:]
+        if not whole and not fraction:
             return invalid
         i = 0
         while i < len(s) and not (s[i] == "." or "0" <= s[i] <= "9"):
@@ -80,7 +85,28 @@ def go_duration_error(orig: str) -> str:
         unit, s = s[:i], s[i:]
         if unit not in _UNITS:
             return f'time: unknown unit "{unit}" in duration "{orig}"'
-    return ""
+        scale = _UNITS[unit]
+        value = int(whole or "0")
+        if value > _MAX_NS // scale:
+            return invalid
+        total += value * scale + _fraction_ns(fraction, scale)
+        if total > _MAX_NS:
+            return invalid
+    return invalid if not neg and total > _MAX_NS - 1 else ""
+
+
+_MAX_NS = 1 << 63
+
+
+def _fraction_ns(digits: str, unit: int) -> int:
+    """leadingFraction's part in nanoseconds: the digits kept while they fit, times unit / scale
+    (in float64, as Go: nanosecond-exact for fractions of an hour)."""
+    f, scale = 0, 1.0
+    for c in digits:
+        if f > (_MAX_NS - 1) // 10:     # (Go stops taking digits once they would overflow)
+            break
+        f, scale = f * 10 + int(c), scale * 10
+    return int(float(f) * (float(unit) / scale)) if f else 0
 
 
 def _duration_error(value: str) -> tuple[int | None, str]:
