@@ -17,7 +17,7 @@ from kexplain.errors import AdmissionRejected, InputError
 from kexplain.karpenter.apis.nodepool import parse_node_pool
 from kexplain.karpenter.disruption.budgets import is_active
 from kexplain.karpenter.disruption.candidate import NODEPOOL_LABEL, condition
-from kexplain.karpenter.disruption.pods import DO_NOT_DISRUPT
+from kexplain.karpenter.disruption.pods import DO_NOT_DISRUPT, parse_do_not_disrupt
 from kexplain.karpenter.disruption import why
 from kexplain.karpenter.disruption.why import NodeWhy
 from kexplain.karpenter.inputs import PassInputs, parse_time
@@ -373,16 +373,25 @@ def when(found: NodeWhy, result: Any, now: datetime) -> list[dict[str, Any]]:
     ctx = result.ctx
     for pod in ctx.pods_on(found.verdict_of.state):
         value = pod.annotation(DO_NOT_DISRUPT)
-        ns = parse_duration(str(value)) if value not in (None, "true") else None
+        ns = parse_do_not_disrupt(str(value))[0] if value not in (None, "true") else None   # (as the pass reads it)
         started = parse_time(pod.start_time)
-        if ns and ns > 0 and started is not None:
-            until = started + timedelta(microseconds=ns // 1000)
-            if until > now:
+        if ns and started is not None:
+            until = _later(started, ns)
+            if until is not None and until > now:
                 out.append({"what": "do-not-disrupt", "at": stamp(until),
                             "text": f"pod {pod.key}'s do-not-disrupt ({value}) ends: its start "
                                     f"{stamp(started)} + {value}"})
     out.extend(budget_windows(found, result, now))
     return sorted(out, key=lambda w: w["at"])
+
+
+def _later(t: datetime, ns: int) -> datetime | None:
+    """`t` plus `ns` nanoseconds; None past the last time a datetime holds (a duration the
+    CRD's pattern lets through, no clock reaches)."""
+    try:
+        return t + timedelta(microseconds=ns // 1000)
+    except OverflowError:
+        return None
 
 
 def consolidatable_at(found: NodeWhy, result: Any, now: datetime) -> list[dict[str, Any]]:
@@ -402,7 +411,9 @@ def consolidatable_at(found: NodeWhy, result: Any, now: datetime) -> list[dict[s
     ns = parse_duration(after)
     if since is None or ns is None:
         return []
-    at = since + timedelta(microseconds=ns // 1000)
+    at = _later(since, ns)
+    if at is None:
+        return []
     source = f"lastPodEventTime {last}" if last else f"Initialized at {init.get('lastTransitionTime')}"
     text = (f"NodeClaim {name_of(claim)} turns Consolidatable: {source} + consolidateAfter {after}"
             + (" (already past: Karpenter would set the condition on its next reconcile; the condition given "

@@ -219,6 +219,19 @@ def test_a_node_not_yet_consolidatable_says_when_it_will_be(tmp_path):
     assert "lastPodEventTime 2026-01-01T11:50:00Z + consolidateAfter 30m" in when["text"]
 
 
+def test_times_no_clock_reaches_are_left_out_not_a_crash(tmp_path):
+    """A consolidateAfter the CRD's pattern lets through and a do-not-disrupt duration Go refuses
+    (beyond an int64 of nanoseconds): no time, the rest of the answer as before."""
+    objects = [*node(1), pod("web-0", 1, annotations={"karpenter.sh/do-not-disrupt": "99999999999h"})]
+    claim = objects[1]
+    claim["status"]["conditions"] = [c for c in claim["status"]["conditions"] if c["type"] != "Consolidatable"]
+    pools = NODEPOOLS.replace("BUDGET", "10").replace("TYPES", "m5.large").replace("consolidateAfter: 0s",
+                                                                                   "consolidateAfter: 99999999999h")
+    code, doc = why(tmp_path, objects, pools=pools)
+    assert code == 1 and doc["node"]["when"] == []
+    assert doc["node"]["checks"][-1]["check"] == "consolidatable"
+
+
 def test_a_budget_window_says_when_it_closes(tmp_path):
     pools = NODEPOOLS.replace('budgets: [{nodes: "BUDGET"}]',
                               'budgets: [{nodes: "0", schedule: "0 9 * * mon-fri", duration: 8h}]')

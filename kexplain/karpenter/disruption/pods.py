@@ -109,7 +109,7 @@ def _fraction_ns(digits: str, unit: int) -> int:
     return int(float(f) * (float(unit) / scale)) if f else 0
 
 
-def _duration_error(value: str) -> tuple[int | None, str]:
+def parse_do_not_disrupt(value: str) -> tuple[int | None, str]:
     """parseDoNotDisrupt: the duration in nanoseconds, or the error text."""
     ns = parse_duration(value)
     if ns is None or go_duration_error(value):
@@ -127,7 +127,7 @@ def do_not_disrupt_active(pod: PodInfo, now: datetime, recorder: ev.Recorder) ->
         return False
     if value == "true":
         return True
-    ns, err = _duration_error(str(value))
+    ns, err = parse_do_not_disrupt(str(value))
     if ns is None:
         recorder.publish(ev.invalid_do_not_disrupt(pod, err))
         return False
