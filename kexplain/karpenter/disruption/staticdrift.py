@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from kexplain.karpenter.disruption.candidate import EVENTUAL, Candidate, Command, Method, condition_true
 from kexplain.karpenter.provisioning.scheduling.nodeclaimtemplate import new_node_claim_template
+from kexplain.karpenter.state.statenodepool import new_node_pool_state
+
+MAX_INT64 = 2**63 - 1
 
 
 class StaticDrift(Method):
@@ -18,21 +21,19 @@ class StaticDrift(Method):
         by_pool: dict[str, list[Candidate]] = {}
         for c in candidates:
             by_pool.setdefault(c.node_pool.name, []).append(c)
+        state = new_node_pool_state(self.ctx.inputs.node_claims, self.ctx.cluster.by_provider_id)
         cmds = []
         for name in sorted(by_pool):
             group = by_pool[name]
             np = group[0].node_pool
             if budgets.get(name, 0) == 0:
                 continue
-            running = sum(1 for n in self.ctx.cluster.nodes
-                          if n.labels().get("karpenter.sh/nodepool") == name and not n.marked_for_deletion())
-            if running > (np.spec.replicas or 0):
+            active, _, pending_disruption = state.node_count(name)
+            if active + pending_disruption > (np.spec.replicas or 0):    # scale-down first
                 continue
             limit = (np.spec.limits or {}).get("nodes")
-            node_limit = int(limit.value) if limit is not None else None
-            allowed = min(budgets[name], len(group))
-            if node_limit is not None:
-                allowed = max(min(allowed, node_limit - running), 0)
+            node_limit = int(limit.value) if limit is not None else MAX_INT64
+            allowed = state.reserve_node_count(name, node_limit, min(budgets[name], len(group)))
             for c in group[:allowed]:
                 cmds.append(Command([c], [_ClaimOf(new_node_claim_template(np.obj))]))
         return cmds
