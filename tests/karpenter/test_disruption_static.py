@@ -86,3 +86,16 @@ def test_a_nodeclaim_not_launched_yet_counts_as_a_running_replica(tmp_path):
     # 3 replicas: within them, but the limit of 3 is taken by the three NodeClaims
     assert static_drift(tmp_path, [*drifted(1), *drifted(2), launching], replicas=3, limit=3)["outcome"] == "NoCommand"
     assert len(static_drift(tmp_path, [*drifted(1), *drifted(2), launching], replicas=3, limit=4)["commands"]) == 1
+
+
+def test_why_says_what_leaves_a_drifted_static_node_out(tmp_path):
+    static_drift(tmp_path, [*drifted(1), *drifted(2), *drifted(3)], replicas=3, limit=4)
+    env = TestEnvironment()
+    code = main(["karpenter", "--disruption", "--nodes", str(tmp_path / "cluster.yaml"), "--nodes",
+                 str(tmp_path / "nodepools.yaml"), "--now", "2026-01-01T12:00:00Z", "--node", "ip-10-0-2-1.ec2.internal",
+                 "-o", "json"], env)
+    assert code == 1, env.out           # the node stays
+    checks = [c for c in json.loads(env.out)["node"]["checks"] if c["step"] == "StaticDrift"]
+    assert [c["message"] for c in checks] == [
+        "its node limit 4 leaves room for 1 replacement(s) beside its 3 NodeClaim(s) (0 deleting): "
+        "the replacements go to 1 of its 3 candidates"]

@@ -2,9 +2,11 @@
 (spec.replicas) one for one, within the budget, the node limit and the replicas."""
 from __future__ import annotations
 
+from typing import Any
+
 from kexplain.karpenter.disruption.candidate import EVENTUAL, Candidate, Command, Method, condition_true
 from kexplain.karpenter.provisioning.scheduling.nodeclaimtemplate import new_node_claim_template
-from kexplain.karpenter.state.statenodepool import new_node_pool_state
+from kexplain.karpenter.state.statenodepool import NodePoolState, new_node_pool_state
 
 MAX_INT64 = 2**63 - 1
 
@@ -26,17 +28,38 @@ class StaticDrift(Method):
         for name in sorted(by_pool):
             group = by_pool[name]
             np = group[0].node_pool
-            if budgets.get(name, 0) == 0:
-                continue
-            active, _, pending_disruption = state.node_count(name)
-            if active + pending_disruption > (np.spec.replicas or 0):    # scale-down first
-                continue
-            limit = (np.spec.limits or {}).get("nodes")
-            node_limit = int(limit.value) if limit is not None else MAX_INT64
-            allowed = state.reserve_node_count(name, node_limit, min(budgets[name], len(group)))
+            allowed, _ = allowance(state, np, budgets.get(name, 0), len(group))
             for c in group[:allowed]:
                 cmds.append(Command([c], [_ClaimOf(new_node_claim_template(np.obj))]))
         return cmds
+
+    def left_out(self, budgets: dict[str, int], candidates: list[Candidate], cand: Candidate) -> str:
+        """Why the commands leave `cand` out (the pass's own words: Karpenter says nothing)."""
+        group = [c for c in candidates if c.node_pool.name == cand.node_pool.name]
+        state = new_node_pool_state(self.ctx.inputs.node_claims, self.ctx.cluster.by_provider_id)
+        allowed, why = allowance(state, cand.node_pool, budgets.get(cand.node_pool.name, 0), len(group))
+        return why if allowed == 0 else f"{why}: the replacements go to {allowed} of its {len(group)} candidates"
+
+
+def allowance(state: NodePoolState, np: Any, budget: int, candidates: int) -> tuple[int, str]:
+    """How many of a NodePool's drifted candidates StaticDrift replaces this pass, and why that many:
+    none while the NodePool is over its replicas (the scale-down goes first), else the fewest of the
+    budget, the candidates and what the node limit leaves (ReserveNodeCount)."""
+    if budget == 0:
+        return 0, "the budget allows no disruption"
+    active, deleting, pending_disruption = state.node_count(np.name)
+    replicas = np.spec.replicas or 0
+    if active + pending_disruption > replicas:
+        return 0, (f"the NodePool has {active + pending_disruption} NodeClaim(s) for {replicas} replica(s): "
+                   "StaticDrift waits for the scale-down")
+    limit = (np.spec.limits or {}).get("nodes")
+    node_limit = int(limit.value) if limit is not None else MAX_INT64
+    wanted = min(budget, candidates)
+    allowed = state.reserve_node_count(np.name, node_limit, wanted)
+    if allowed < wanted:
+        return allowed, (f"its node limit {node_limit} leaves room for {allowed} replacement(s) beside its "
+                         f"{active + deleting + pending_disruption} NodeClaim(s) ({deleting} deleting)")
+    return allowed, f"the budget allows {budget}" if budget < candidates else f"{allowed} replacement(s)"
 
 
 class _ClaimOf:
