@@ -99,3 +99,13 @@ def test_why_says_what_leaves_a_drifted_static_node_out(tmp_path):
     assert [c["message"] for c in checks] == [
         "its node limit 4 leaves room for 1 replacement(s) beside its 3 NodeClaim(s) (0 deleting): "
         "the replacements go to 1 of its 3 candidates"]
+
+
+def test_text_says_a_static_replacement_comes_from_the_template(tmp_path):
+    static_drift(tmp_path, [*drifted(1)], replicas=1, limit=2)
+    env = TestEnvironment()
+    main(["karpenter", "--disruption", "--nodes", str(tmp_path / "cluster.yaml"), "--nodes",
+          str(tmp_path / "nodepools.yaml"), "--now", "2026-01-01T12:00:00Z"], env)
+    text = " ".join(env.out.split())
+    assert "new NodeClaim of default (on-demand): the NodePool's template (its type chosen at launch)" in text
+    assert "pods: " not in text.split("new NodeClaim of default")[1].split("Drift (Drifted)")[0]
