@@ -89,16 +89,25 @@ def test_a_nodeclaim_not_launched_yet_counts_as_a_running_replica(tmp_path):
 
 
 def test_why_says_what_leaves_a_drifted_static_node_out(tmp_path):
-    static_drift(tmp_path, [*drifted(1), *drifted(2), *drifted(3)], replicas=3, limit=4)
+    objects = [*drifted(1), *drifted(2), *drifted(3)]
+    for claim in objects[1::2]:
+        claim["status"]["conditions"] = [c for c in claim["status"]["conditions"] if c["type"] != "Consolidatable"]
+    static_drift(tmp_path, objects, replicas=3, limit=4)
     env = TestEnvironment()
     code = main(["karpenter", "--disruption", "--nodes", str(tmp_path / "cluster.yaml"), "--nodes",
                  str(tmp_path / "nodepools.yaml"), "--now", "2026-01-01T12:00:00Z", "--node", "ip-10-0-2-1.ec2.internal",
                  "-o", "json"], env)
     assert code == 1, env.out           # the node stays
-    checks = [c for c in json.loads(env.out)["node"]["checks"] if c["step"] == "StaticDrift"]
-    assert [c["message"] for c in checks] == [
-        "its node limit 4 leaves room for 1 replacement(s) beside its 3 NodeClaim(s) (0 deleting): "
-        "the replacements go to 1 of its 3 candidates"]
+    why = json.loads(env.out)["node"]
+    checks = [c for c in why["checks"] if c["step"] == "StaticDrift"]
+    assert [(c["check"], c["message"]) for c in checks] == [(
+        "node-limit", "its node limit 4 leaves room for 1 replacement(s) beside its 3 NodeClaim(s) (0 deleting): "
+        "the replacements go to 1 of its 3 candidates")]
+    # the fix: room for the replacements up to this node's (the second of its NodePool's candidates)
+    assert [(f["kind"], f["change"][0]["value"], f["verified"]["method"]) for f in why["fixes"]] == [
+        ("nodepool-node-limit", "5", "StaticDrift")]
+    # a static NodePool's node is never consolidated: no Consolidatable time to wait for
+    assert not [w for w in why["when"] if w["what"] == "consolidatable"]
 
 
 def test_text_says_a_static_replacement_comes_from_the_template(tmp_path):
