@@ -50,7 +50,7 @@ def drifted(i: int) -> list[dict]:
     return objs
 
 
-def static_drift(tmp_path: Path, objects: list[dict], replicas: int, limit: int) -> dict:
+def static_drift(tmp_path: Path, objects: list[dict], replicas: int, limit: int | str) -> dict:
     (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all(objects))
     (tmp_path / "nodepools.yaml").write_text(STATIC_POOL.replace("REPLICAS", str(replicas))
                                              .replace("LIMIT", str(limit)))
@@ -118,3 +118,9 @@ def test_text_says_a_static_replacement_comes_from_the_template(tmp_path):
     text = " ".join(env.out.split())
     assert "new NodeClaim of default (on-demand): the NodePool's template (its type chosen at launch)" in text
     assert "pods: " not in text.split("new NodeClaim of default")[1].split("Drift (Drifted)")[0]
+
+
+def test_a_fractional_node_limit_rounds_up_as_quantity_value_does(tmp_path):
+    # limits.nodes "3500m": Value() is 4, room for one replacement beside the 3 NodeClaims
+    method = static_drift(tmp_path, [*drifted(1), *drifted(2), *drifted(3)], replicas=3, limit="3500m")
+    assert len(method["commands"]) == 1

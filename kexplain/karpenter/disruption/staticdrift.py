@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kexplain.apimachinery import quantity
 from kexplain.karpenter.disruption.candidate import EVENTUAL, Candidate, Command, Method, condition_true
 from kexplain.karpenter.provisioning.scheduling.nodeclaimtemplate import new_node_claim_template
 from kexplain.karpenter.state.statenodepool import NodePoolState, new_node_pool_state
@@ -58,7 +59,7 @@ def allowance(state: NodePoolState, np: Any, budget: int, candidates: int) -> tu
         return 0, "replicas", (f"the NodePool has {active + pending_disruption} NodeClaim(s) for {replicas} "
                                "replica(s): StaticDrift waits for the scale-down"), {"replicas": replicas}
     limit = (np.spec.limits or {}).get("nodes")
-    node_limit = int(limit.value) if limit is not None else MAX_INT64
+    node_limit = quantity.value(limit.value) if limit is not None else MAX_INT64    # Value(): rounded up
     wanted = min(budget, candidates)
     allowed = state.reserve_node_count(np.name, node_limit, wanted)
     if allowed < wanted:
