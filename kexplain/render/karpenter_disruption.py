@@ -93,9 +93,11 @@ def method_lines(m: Mapping[str, Any]) -> list[str]:
     for c in m.get("commands") or ():
         lines.append(f"  command: {c['text']} (savings ${c.get('estimatedSavings')}/h)")
         for r in c.get("replacements") or ():
-            types = ", ".join(f"{t} ${p}" for t, p in zip(r.get("instanceTypes") or (), r.get("prices") or ()))
+            types = (", ".join(f"{t} ${p}" for t, p in zip(r.get("instanceTypes") or (), r.get("prices") or ()))
+                     or "the NodePool's template (its type chosen at launch)")
+            pods = f"; pods: {', '.join(r['pods'])}" if r.get("pods") else ""
             lines.append(f"    new NodeClaim of {r['nodePool']} ({', '.join(r.get('capacityTypes') or ())}): "
-                         f"{types}; pods: {', '.join(r.get('pods') or ())}")
+                         f"{types}{pods}")
         for e in c.get("existingNodes") or ():
             lines.append(f"    onto {e['node']}: {', '.join(e.get('pods') or ())}")
     for e in m.get("events") or ():

@@ -186,7 +186,7 @@ def fixes(found: NodeWhy, result: Any, inputs: PassInputs, world: Any, now: date
     verifier = Verifier(inputs, world, now, found.name, rank(found), result.ctx.rules)
     ideas: dict[str, Callable[..., list[Proposal]]] = {
         "pod-do-not-disrupt": pod_annotation, "node-do-not-disrupt": node_annotation, "pdb": pdb_max_unavailable,
-        "budget": budget, "simulation": node_pool_types, "filter": policy}
+        "budget": budget, "simulation": node_pool_types, "filter": policy, "node-limit": node_limit}
     proposals = proposals_of(found, result, ideas)
     out, stuck = [], []
     for p in proposals.values():
@@ -315,6 +315,17 @@ def budget(check: Any, found: NodeWhy, result: Any) -> list[Proposal]:
                               str(need)) for b in binding))]
 
 
+def node_limit(check: Any, found: NodeWhy, result: Any) -> list[Proposal]:
+    """StaticDrift held back by a static NodePool's node limit: raised to its NodeClaims counted plus
+    the replacements up to this candidate's (its NodePool's candidates go in their order)."""
+    d = check.detail
+    value = int(d["nodeClaims"]) + int(d["position"]) + 1
+    return [Proposal("nodepool-node-limit", f"NodePool {d['nodePool']}",
+                     f"set limits.nodes of NodePool {d['nodePool']} to \"{value}\" (from \"{d['limit']}\"): room for "
+                     "its replacement", (op("NodePool", d["nodePool"], "replace", pointer("spec", "limits", "nodes"),
+                                            str(value)),))]
+
+
 def _requirements(np: Any) -> list[Mapping[str, Any]]:
     return (((np.obj.get("spec") or {}).get("template") or {}).get("spec") or {}).get("requirements") or []
 
@@ -401,6 +412,8 @@ def consolidatable_at(found: NodeWhy, result: Any, now: datetime) -> list[dict[s
     claim = state.node_claim
     pool = result.ctx.node_pools.get(state.labels().get(NODEPOOL_LABEL) or "")
     if claim is None or pool is None or (condition(claim, "Consolidatable") or {}).get("status") == "True":
+        return []
+    if pool.spec.replicas is not None:      # a static NodePool's nodes are never consolidated
         return []
     after = pool.spec.disruption.consolidate_after
     init = condition(claim, "Initialized")

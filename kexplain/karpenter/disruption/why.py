@@ -241,6 +241,9 @@ def command_checks(result: DisruptionResult, run: MethodRun, cand: Candidate) ->
         return simulation_checks(result, m, cand, run)
     if m.name == "Drift":
         return drift_checks(result, m, cand, run)
+    if m.name == "StaticDrift":
+        check, message, detail = m.left_out(dict(run.budgets or {}), run.candidates, cand)
+        return [Check(step, check, message, karpenter=False, detail=detail)]
     if m.name == "Emptiness":
         return [Check(step, "budget-spent", "the budget's disruptions went to candidates cheaper to disrupt",
                       karpenter=False, detail={"command": [c.text() for c in run.commands]})]
