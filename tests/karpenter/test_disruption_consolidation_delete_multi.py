@@ -410,3 +410,27 @@ def test_static_node_pool_nodes_are_not_consolidated(tmp_path):
     assert acted(doc) == (None, None, [])
     assert all(m["outcome"] == "NoCandidates" for m in doc["methods"])
     assert not doc["events"]
+
+
+def test_a_deleting_nodes_pod_that_fits_nowhere_blocks_every_consolidation(tmp_path):
+    """The deleting node's pods are bound, so not provisionable: NonPendingPodSchedulingErrors counts
+    them, and each single-node simulation says so."""
+    deleting = {"deletionTimestamp": "2026-01-01T11:59:00Z", "finalizers": ["karpenter.sh/termination"]}
+    doc = document(tmp_path, [*managed(2), *managed(3, "m5.xlarge"), pod("c", 2, cpu="1"), pod("fill", 3, cpu="2500m"),
+                              *managed(4, "m5.xlarge", claim_meta=deleting),
+                              pod("d", 4, spec={"nodeSelector": {"nope": "x"}})])
+    assert acted(doc) == (None, None, [])
+    text = 'Not all pods would schedule, default/d => incompatible requirements, label "nope" does not have known values '
+    assert {k: v for k, v in messages(doc, "Unconsolidatable").items() if k.startswith("Node ")} == {
+        f"Node {name_of(2)}": text, f"Node {name_of(3)}": text}
+
+
+def test_a_node_of_a_node_pool_without_its_node_class_is_blocked(tmp_path):
+    """BuildNodePoolMap keeps no instance types for a NodePool whose EC2NodeClass is missing: its nodes
+    are 'NodePool not found'; its budget still counts them; the other pool's node goes."""
+    bad = node_pool("bad")
+    bad["spec"]["template"]["spec"]["nodeClassRef"]["name"] = "non-existent"
+    doc = document(tmp_path, [*managed(1, pool="bad"), *managed(2), pod("a", 1), pod("b", 2)], [node_pool(), bad])
+    assert messages(doc, "DisruptionBlocked")[f"Node {name_of(1)}"] == "NodePool not found (NodePool=bad)"
+    assert method(doc, "SingleNodeConsolidation")["budgets"] == {"bad": 1, "default": 1}
+    assert acted(doc) == ("SingleNodeConsolidation", "delete", [name_of(2)])
