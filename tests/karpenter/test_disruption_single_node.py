@@ -21,15 +21,19 @@ status:
 """
 
 
-def _document(tmp_path: Path, objects: list[dict]) -> dict:
+def _run(tmp_path: Path, objects: list[dict], output: str) -> str:
     (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all(objects))
     pools = NODEPOOLS.replace("BUDGET", "10").replace("TYPES", "m5.large") + NOT_READY
     (tmp_path / "nodepools.yaml").write_text(pools)
     env = TestEnvironment()
     code = main(["karpenter", "--disruption", "--nodes", str(tmp_path / "cluster.yaml"), "--nodes",
-                 str(tmp_path / "nodepools.yaml"), "--now", "2026-01-01T12:00:00Z", "-o", "json"], env)
+                 str(tmp_path / "nodepools.yaml"), "--now", "2026-01-01T12:00:00Z", "-o", output], env)
     assert code == 0, env.out
-    return json.loads(env.out)
+    return env.out
+
+
+def _document(tmp_path: Path, objects: list[dict]) -> dict:
+    return json.loads(_run(tmp_path, objects, "json"))
 
 
 def test_a_failing_simulation_moves_single_node_consolidation_on(tmp_path):
@@ -43,3 +47,10 @@ def test_a_failing_simulation_moves_single_node_consolidation_on(tmp_path):
     assert single["candidates"] == ["ip-10-0-1-1.ec2.internal", "ip-10-0-2-1.ec2.internal"]
     assert single["outcome"] == "NoCommand" and "error" not in single
     assert doc["decision"] is None
+
+
+def test_the_text_says_an_error_ended_reconcile(tmp_path):
+    out = _run(tmp_path, [*node(1), *node(2), pod("web-0", 1, cpu="100m"),
+                          pod("web-1", 2, cpu="1", annotations=COSTLY)], "table")
+    assert "MultiNodeConsolidation's error ends Reconcile" in " ".join(out.split())
+    assert "an earlier method acts" not in out
