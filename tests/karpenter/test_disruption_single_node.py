@@ -21,14 +21,14 @@ status:
 """
 
 
-def _run(tmp_path: Path, objects: list[dict], output: str) -> str:
+def _run(tmp_path: Path, objects: list[dict], output: str, *extra: str, want: int = 0) -> str:
     (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all(objects))
     pools = NODEPOOLS.replace("BUDGET", "10").replace("TYPES", "m5.large") + NOT_READY
     (tmp_path / "nodepools.yaml").write_text(pools)
     env = TestEnvironment()
     code = main(["karpenter", "--disruption", "--nodes", str(tmp_path / "cluster.yaml"), "--nodes",
-                 str(tmp_path / "nodepools.yaml"), "--now", "2026-01-01T12:00:00Z", "-o", output], env)
-    assert code == 0, env.out
+                 str(tmp_path / "nodepools.yaml"), "--now", "2026-01-01T12:00:00Z", "-o", output, *extra], env)
+    assert code == want, env.out + env.err
     return env.out
 
 
@@ -54,3 +54,13 @@ def test_the_text_says_an_error_ended_reconcile(tmp_path):
                           pod("web-1", 2, cpu="1", annotations=COSTLY)], "table")
     assert "MultiNodeConsolidation's error ends Reconcile" in " ".join(out.split())
     assert "an earlier method acts" not in out
+
+
+def test_why_a_node_stays_names_the_failing_simulation(tmp_path):
+    """--node asks the node's own simulation again: its error is the answer, not a crash."""
+    out = _run(tmp_path, [*node(1), *node(2), pod("web-0", 1, cpu="100m"),
+                          pod("web-1", 2, cpu="1", annotations=COSTLY)], "json", "--node", "ip-10-0-1-1.ec2.internal",
+               want=1)
+    checks = json.loads(out)["node"]["checks"]
+    assert checks[-1] == {"step": "SingleNodeConsolidation", "check": "error", "karpenter": False,
+                          "message": "failed computing consolidation: creating scheduler, no nodepools found"}
