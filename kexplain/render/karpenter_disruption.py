@@ -75,11 +75,20 @@ def budget_rows(doc: Mapping[str, Any]) -> list[list[str]]:
     return rows
 
 
-def method_lines(m: Mapping[str, Any]) -> list[str]:
+def stopped_by(doc: Mapping[str, Any]) -> str:
+    """Why Reconcile reaches no later method: the last one it reached started a command, or
+    returned an error."""
+    reached = [m for m in doc.get("methods") or () if m.get("reached")]
+    if reached and reached[-1].get("outcome") == "Error":
+        return f"{reached[-1]['method']}'s error ends Reconcile"
+    return "an earlier method acts"
+
+
+def method_lines(m: Mapping[str, Any], stopped: str = "an earlier method acts") -> list[str]:
     """One method's turn: its outcome, candidates, the budgets it was given, its commands with
-    where the pods go, its events."""
+    where the pods go, its events. `stopped`: why Reconcile does not reach it (`stopped_by`)."""
     lines = [f"{m['method']} ({m['reason']}): {m['outcome']}"
-             + ("" if m.get("reached") else " — not reached: an earlier method acts")]
+             + ("" if m.get("reached") else f" — not reached: {stopped}")]
     if m.get("candidates"):
         lines.append("  candidates: " + ", ".join(m["candidates"]))
     if m.get("budgets"):
@@ -143,8 +152,9 @@ def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
     if rows:
         blocks.append(table_block(look, "Budgets (per NodePool and reason)",
                                   ["NodePool", "reason", "nodes", "allowed", "how"], rows, right=(2, 3)))
+    stopped = stopped_by(doc)
     for m in doc.get("methods") or ():
-        blocks.append(Block(Text("\n".join(method_lines(m)))))
+        blocks.append(Block(Text("\n".join(method_lines(m, stopped)))))
     rows = node_rows(doc)
     if rows:
         blocks.append(table_block(look, "Nodes", NODE_HEADERS, rows))

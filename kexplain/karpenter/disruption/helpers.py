@@ -18,7 +18,7 @@ from kexplain.karpenter.errors import GoError, WrappedError, multierr_errors
 from kexplain.karpenter.provisioning.provisioner import (DoesNotExistError, _is_managed_pool, daemonset_pods, not_provisionable_reason,
                                                          order_by_weight, truncate_instance_types, validate)
 from kexplain.karpenter.provisioning.scheduling.existingnode import NodeBases
-from kexplain.karpenter.provisioning.scheduling.scheduler import Options, Results, Scheduler
+from kexplain.karpenter.provisioning.scheduling.scheduler import Options, Placeholders, Results, Scheduler
 from kexplain.karpenter.provisioning.scheduling.topology import new_topology
 from kexplain.karpenter.provisioning.scheduling.volumetopology import VolumeTopology
 from kexplain.karpenter.utils.objects import name_of
@@ -58,6 +58,9 @@ class Context:
     # what each state node alone decides of the scheduler's existing node, made once: every
     # simulation schedules over the same state nodes less its candidates
     node_bases: NodeBases = field(init=False, default_factory=NodeBases)
+    # the hostnames of the NodeClaims every scheduler of the pass makes, numbered on as Go's
+    # package-level counter numbers them (step 2's Schedule, then each simulation in turn)
+    placeholders: Placeholders = field(init=False, default_factory=Placeholders)
     pod_checks: dict[int, tuple[Any, str | None, list[ev.Event]]] = field(init=False, default_factory=dict)
     _traits_on: dict[int, tuple[Any, list[PodTraits]]] = field(init=False, default_factory=dict)
     _deleting: list[Any] | None = field(init=False, default=None)
@@ -280,7 +283,7 @@ def new_scheduler(ctx: Context, pods: list[PodInfo], state_nodes: Sequence[Any],
         raise SimulationError(str(WrappedError("creating scheduler", WrappedError("tracking topology counts", err))))
     scheduler = Scheduler(pools, state_nodes, topology, instance_types, daemonset_pods(ctx.cluster, ctx.inputs.daemonsets),
                           volume_reqs, options, cloud.satisfies_min_values, cloud.limits, ctx.cluster.volume_index,
-                          getattr(cloud, "type_index", None), ctx.node_bases)
+                          getattr(cloud, "type_index", None), ctx.node_bases, ctx.placeholders)
     for e in scheduler.events:          # NoCompatibleInstanceTypes, published by NewScheduler
         recorder.publish(ev.Event(e.object, e.type, e.reason, e.message, (e.object,)))
     return scheduler, schedulable

@@ -1,10 +1,12 @@
 """SingleNodeConsolidation (controllers/disruption/singlenodeconsolidation.go): the first candidate
-(cheapest to disrupt first, NodePools interleaved) that can be deleted or replaced by a cheaper node."""
+(cheapest to disrupt first, NodePools interleaved) that can be deleted or replaced by a cheaper node;
+a candidate whose simulation fails is passed over, not the method's error."""
 from __future__ import annotations
 
 from kexplain.karpenter.disruption.candidate import NO_OP, Candidate, Command
 from kexplain.karpenter.disruption.balanced import approve, can_pass_threshold, sort_candidates
 from kexplain.karpenter.disruption.consolidation import Consolidation
+from kexplain.karpenter.disruption.helpers import SimulationError
 
 
 class SingleNodeConsolidation(Consolidation):
@@ -22,7 +24,10 @@ class SingleNodeConsolidation(Consolidation):
                     continue
             elif not c.reschedulable_pods:                  # v1.13: empty ones skipped
                 continue
-            cmd = self.compute_consolidation([c])
+            try:
+                cmd = self.compute_consolidation([c])
+            except SimulationError:         # logged ("failed computing consolidation"), next candidate
+                continue
             if cmd.decision() == NO_OP:
                 continue
             if not approve(rules, cmd, self.totals(), self.ctx.recorder):

@@ -263,7 +263,10 @@ def multi_check(run: MethodRun, name: str) -> Check:
 
 def drift_checks(result: DisruptionResult, m: Any, cand: Candidate, run: MethodRun) -> list[Check]:
     with own_recorder(result.ctx) as recorder:
-        cmds = type(m)(result.ctx).compute_commands({cand.node_pool.name: 1}, [cand])
+        try:
+            cmds = type(m)(result.ctx).compute_commands({cand.node_pool.name: 1}, [cand])
+        except SimulationError as err:
+            return [simulation_error(m, err)]
     if cmds:
         alone = cmds[0].text()
         chosen = run.commands[0].text() if run.commands else ""
@@ -279,7 +282,10 @@ def simulation_checks(result: DisruptionResult, m: Any, cand: Candidate, run: Me
     its simulation found."""
     ctx = result.ctx
     with own_recorder(ctx) as recorder:
-        cmd = type(m)(ctx).compute_consolidation([cand])
+        try:
+            cmd = type(m)(ctx).compute_consolidation([cand])
+        except SimulationError as err:      # Karpenter logs it and tries the next candidate
+            return [simulation_error(m, err)]
     if cmd.decision() != "no-op":
         chosen = run.commands[0].text() if run.commands else ""
         alone = Command([cand], cmd.replacements).text()
@@ -290,6 +296,11 @@ def simulation_checks(result: DisruptionResult, m: Any, cand: Candidate, run: Me
     said = [e.message for e in recorder.emitted if e.object == f"Node {cand.name()}"]
     detail = simulation_detail(ctx, cand)
     return [Check(m.name, "simulation", said[0] if said else "no command", bool(said), detail)]
+
+
+def simulation_error(m: Any, err: SimulationError) -> Check:
+    """The node's simulation fails (no ready NodePool, ...): Karpenter's log line, no event."""
+    return Check(m.name, "error", f"failed computing consolidation: {err}", karpenter=False)
 
 
 def simulation_detail(ctx: Any, cand: Candidate) -> dict[str, Any]:

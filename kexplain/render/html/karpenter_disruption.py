@@ -13,7 +13,7 @@ from typing import Any, Mapping
 from kexplain.render.consoles import text_console
 from kexplain.render.html.markup import Html, el, table
 from kexplain.render.karpenter_disruption import NODE_HEADERS, budget_rows, decision_line, method_lines, node_rows, \
-    node_sections, print_disruption, print_node
+    node_sections, print_disruption, print_node, stopped_by
 from kexplain.render.karpenter_events import event_line as live_event_line, print_live_events
 from kexplain.render.karpenter_disruption_chain import HEADING, answer_text, event_line, lands_text, node_heading, \
     pdb_line
@@ -82,7 +82,8 @@ def _chain(doc: Doc) -> list[Html]:
 
 
 def _methods(doc: Doc) -> list[Html]:
-    items = [el("li", el("pre", "\n".join(method_lines(m)), cls="text")) for m in doc.get("methods") or ()]
+    stopped = stopped_by(doc)
+    items = [el("li", el("pre", "\n".join(method_lines(m, stopped)), cls="text")) for m in doc.get("methods") or ()]
     return _section("Methods, in Karpenter's order", "methods", el("ol", *items) if items else None)
 
 

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from kexplain.apimachinery.gosort import go_sort
+from kexplain.apimachinery.labels import LABEL_HOSTNAME as HOSTNAME_LABEL
 from kexplain.karpenter.errors import GoError, combine
 from kexplain.karpenter.provisioning.scheduling import preferences as prefs
 from kexplain.karpenter.provisioning.scheduling.events import Event, no_compatible_instance_types
@@ -101,6 +102,19 @@ class PodData:
     volume_requirements: list[Requirements] | None
 
 
+class Placeholders:
+    """The hostnames NewNodeClaim gives new NodeClaims. Go counts them in one package-level
+    variable (nodeID), so a process numbers on across its schedulers: a pass that schedules several
+    times (disruption's simulations) shares one, a lone Solve starts at 1."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def next(self) -> str:
+        self.count += 1
+        return f"hostname-placeholder-{self.count:04d}"
+
+
 @dataclass
 class Results:
     """What Solve decided: the new NodeClaims, the existing nodes (with the pods added), and the
@@ -132,10 +146,12 @@ class Scheduler:
                  volume_reqs_by_pod: Mapping[str, list[Requirements]], options: Options,
                  satisfies_min_values: Callable[[list[Any], Requirements], tuple[int, dict[str, int], Any]],
                  limits_of: Callable[[Mapping[str, Any]], ResourceList | None], volume_index: Any,
-                 type_index: TypeIndex | None = None, node_bases: NodeBases | None = None) -> None:
+                 type_index: TypeIndex | None = None, node_bases: NodeBases | None = None,
+                 placeholders: Placeholders | None = None) -> None:
         """`type_index`: an index of these instance types to keep growing (passes over the same
         types share one: its answers depend on the types and requirements alone); `node_bases`: what
-        each state node alone decides, kept by a caller that schedules again over the same state nodes."""
+        each state node alone decides, kept by a caller that schedules again over the same state nodes;
+        `placeholders`: the pass's hostname counter, when it schedules more than once."""
         self.options = options
         self.events: list[Event] = []
         self.topology = topology
@@ -143,7 +159,7 @@ class Scheduler:
         self.volume_index = volume_index
         self.cached_pod_data: dict[str, PodData] = {}
         self.new_node_claims: list[NodeClaim] = []
-        self.hostnames = 0
+        self.placeholders = placeholders if placeholders is not None else Placeholders()
         tolerate = any(t.get("effect") == "PreferNoSchedule"
                        for np in node_pools for t in template_spec(np).get("taints") or () if isinstance(t, dict))
         self.preferences = prefs.Preferences(tolerate)
@@ -415,14 +431,18 @@ class Scheduler:
                 if not its:
                     errs.append(NodePoolError(EXCEED_LIMITS, nct.node_pool_name))
                     continue
-            key = (index, shape, len(its)) if shape is not None else None
+            # Go makes the NodeClaim, and takes its number, for every template it tries; a refusal
+            # remembered skips the making, not the number. A pod that asks for a hostname is never
+            # refused from memory: its error names the placeholder.
+            hostname = self.placeholders.next()
+            pinned = HOSTNAME_LABEL in data.requirements
+            key = (index, shape, len(its)) if shape is not None and not pinned else None
             known = self._template_refusals.get(key) if key is not None else None
             if known is not None:
                 errs.append(known)
                 continue
-            self.hostnames += 1
             claim = NodeClaim(nct, self.topology, self.daemon_overhead[id(nct)], self.daemon_host_ports[id(nct)],
-                              its, f"hostname-placeholder-{self.hostnames:04d}", self.context)
+                              its, hostname, self.context)
             requirements, updated, offerings, err = claim.can_add(pod, data, self.options.min_values_best_effort)
             if err is not None:
                 errs.append(err)
