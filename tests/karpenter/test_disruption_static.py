@@ -10,37 +10,12 @@ from pathlib import Path
 import yaml
 
 from kexplain.cli.app import main
-from tests.karpenter.test_disruption import node
+from tests.karpenter.test_disruption import NODEPOOLS, node
 from tests.support.cli_helpers import TestEnvironment
 
-STATIC_POOL = """\
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  replicas: REPLICAS
-  limits: {nodes: "LIMIT"}
-  template:
-    spec:
-      requirements:
-      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-      - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      expireAfter: 720h
-  disruption:
-    consolidationPolicy: WhenEmptyOrUnderutilized
-    consolidateAfter: 0s
-    budgets: [{nodes: "100%"}]
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: default}
-spec:
-  amiSelectorTerms: [{alias: al2023@latest}]
-  role: KarpenterNodeRole
-  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: test}}]
-  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: test}}]
-"""
+# the disruption tests' NodePool made static: its replicas and node limit, one type, no budget limit
+STATIC_POOL = NODEPOOLS.replace("spec:\n  template:", 'spec:\n  replicas: REPLICAS\n  limits: {nodes: "LIMIT"}\n  template:', 1) \
+    .replace("TYPES", "m5.large").replace("BUDGET", "100%")
 
 
 def drifted(i: int) -> list[dict]:
