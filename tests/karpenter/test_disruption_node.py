@@ -21,8 +21,8 @@ from tests.support.paths import ROOT
 N1, N2 = "ip-10-0-1-1.ec2.internal", "ip-10-0-2-1.ec2.internal"
 NOW = ["--now", "2026-01-01T12:00:00Z"]
 FIXTURE = ROOT / "fixtures" / "karpenter-disruption"
-SHARED = Path("/work/shared/karpenter-disruption")
-SHARED_AWS = Path("/work/shared/karpenter/aws")
+SHARED = ROOT.parent / "shared" / "karpenter-disruption"
+SHARED_AWS = ROOT.parent / "shared" / "karpenter" / "aws"
 
 
 def priced(objects: list[dict]) -> list[dict]:
