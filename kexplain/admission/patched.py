@@ -17,6 +17,7 @@ from kexplain.admission.shapes import IMAGED as _IMAGED, image_pieces as shapes_
     string_spans, volume_names
 
 _UNSET = object()
+_MADE_MAX = 4096      # (`OwnNames.made`: distinct written texts kept per shape, at most)
 # An admitted view of a shape: the view of its first pod admitted, its labels as patched (before
 # its node's zone labels), whether those are each pod's own as written (the patch leaves them).
 Template = tuple[stored_pods.PodView, Any, bool]
@@ -187,11 +188,12 @@ class OwnNames:
     names (the shape's pods name their volumes each their own: `shapes.volumes_own`), each text cut where it
     writes them: an image each (`shapes.image_values`), a volume's name where only it and its mounts do."""
 
-    __slots__ = ("count", "cuts")
+    __slots__ = ("count", "cuts", "made")
 
     def __init__(self, count: int, cuts: list[tuple[Raw, list[bytes], list[tuple[int, int]]]]) -> None:
         self.count = count          # the volumes
         self.cuts = cuts            # per text (containers, init containers, volumes): it, its pieces and slots
+        self.made: dict[tuple[bytes, bytes, bytes], Any] = {}    # the written texts -> `texts`' answer
 
     @classmethod
     def of(cls, written: Any, admitted: Any) -> "OwnNames | None":
@@ -209,7 +211,17 @@ class OwnNames:
         return cls(len(names), cuts)
 
     def texts(self, mine: Any) -> tuple[Raw, Raw, Raw] | None:
-        """The texts with the images and volume names of the written spec `mine`; None when they cannot be told."""
+        """The texts with the images and volume names of the written spec `mine`; None when they cannot be told.
+        Once per distinct written texts (the pods of a workload write them alike)."""
+        key = (bytes(mine.containers), bytes(mine.initContainers), bytes(mine.volumes))
+        found = self.made.get(key, _UNSET)
+        if found is _UNSET:
+            found = self._texts(mine)
+            if len(self.made) < _MADE_MAX:
+                self.made[key] = found
+        return found
+
+    def _texts(self, mine: Any) -> tuple[Raw, Raw, Raw] | None:
         names = volume_names(mine)
         if names is None or len(names) != self.count:
             return None

@@ -375,9 +375,9 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str],
     if labels:
         key = _labels_cut(key, labels, memo)
     if key.find(b'"annotations":{') != -1:
-        key = _annotations_cut(key, text)
+        key = _annotations_cut(key, meta.annotations, memo)
     if spec.volumes:
-        key = _volume_names_cut(key, spec)
+        key = _volume_names_cut(key, spec, memo)
     return _images_cut(key, spec, memo)
 
 
@@ -459,11 +459,20 @@ def volume_names(spec: Any) -> list[bytes] | None:
     return [name.encode() for name in names]
 
 
-def _volume_names_cut(key: bytes, spec: Any) -> bytes:
+def _volume_names_cut(key: bytes, spec: Any, memo: dict[Any, Any]) -> bytes:
     """`written_key`'s step for the volume names `_canonical_volume_names` replaces (all or none, as it
-    does): each cut as its place where the text writes it only as the volume's and its mounts' name."""
-    names = volume_names(spec) if key.find(b'"ephemeralContainers"') == -1 else None
-    mounts = _mount_names(spec) if names is not None else None
+    does): each cut as its place where the text writes it only as the volume's and its mounts' name.
+    The names and mounts read once per distinct volumes' and containers' texts (`memo`)."""
+    if key.find(b'"ephemeralContainers"') != -1:
+        return key
+    texts = (_VOLUME_NAMES, bytes(spec.volumes), bytes(spec.containers), bytes(spec.initContainers))
+    found = memo.get(texts)
+    if found is None:
+        names = volume_names(spec)
+        found = (names, _mount_names(spec) if names is not None else None)
+        if len(memo) < _MEMO_MAX:
+            memo[texts] = found
+    names, mounts = found
     if names is None or mounts is None:
         return key
     for i, name in enumerate(names):
@@ -473,32 +482,36 @@ def _volume_names_cut(key: bytes, spec: Any) -> bytes:
     return key
 
 
-class _AnnotationsMeta(msgspec.Struct):
-    annotations: dict[str, str] | None = None
+_annotations_of = msgspec.json.Decoder(dict[str, str] | None).decode
+_ANNOTATIONS, _VOLUME_NAMES = ("annotations",), ("volume names",)     # (`written_key`'s memo: their entries)
 
 
-class _Annotated(msgspec.Struct):
-    metadata: _AnnotationsMeta | None = None
-
-
-_annotated = msgspec.json.Decoder(_Annotated).decode
-
-
-def _annotations_cut(key: bytes, text: bytes) -> bytes:
+def _annotations_cut(key: bytes, raw: Any, memo: dict[Any, Any]) -> bytes:
     """`written_key`'s step for the annotation values `_canonical_annotations` replaces (not the reserved
-    domains'), when the annotations are written once as a whole, within the size limit (`text`: the pod's)."""
+    domains'), when the annotations are written once as a whole, within the size limit (`raw`: the view's
+    metadata.annotations). Their text as written and as cut, once per distinct text (`memo`)."""
+    text = (_ANNOTATIONS, bytes(raw) if raw else b"")
+    found = memo.get(text)
+    if found is None:
+        found = _annotations_texts(text[1])
+        if len(memo) < _MEMO_MAX:
+            memo[text] = found
+    if found is None or key.count(found[0]) != 1:
+        return key
+    return key.replace(*found)
+
+
+def _annotations_texts(text: bytes) -> tuple[bytes, bytes] | None:
+    """The annotations' text as `_json` writes them and as `_annotations_cut` cuts them; None when
+    `_canonical_annotations` leaves them (not all strings, beyond the size limit) or there are none."""
     try:
-        meta = _annotated(text).metadata
+        annotations = _annotations_of(text) if text else None
     except msgspec.MsgspecError:
-        return key
-    annotations = meta.annotations if meta is not None else None
+        return None
     if not annotations or not _annotations_replaced(annotations):
-        return key
-    written = b'"annotations":' + _json(annotations)
-    if key.count(written) != 1:
-        return key
+        return None
     cut = b",".join(_json(k) + (b":" + _json(v) if _reserved(k) else b":\0") for k, v in annotations.items())
-    return key.replace(written, b'"annotations":{%s}' % cut)
+    return b'"annotations":' + _json(annotations), b'"annotations":{%s}' % cut
 
 
 def _all_valid(values: Any, memo: dict[Any, Any]) -> bool:
@@ -717,7 +730,9 @@ class _Template:
     order: Callable[[tuple], tuple]
     key: bytes                      # the shape's key
     status: bytes                   # the text from the status on, as `StoredPod.written_status` reads it
-    names: frozenset[str]           # strings written after "name" and "nodeName" that are no own value
+    names: frozenset[str]           # strings written after "name", "nodeName" and "uid" that are no own value
+    uid: bool = False               # whether the text writes the pod's uid (an own value, after its owners')
+    created: bool = False           # whether it writes its creation time (an own value, after the uid)
 
 
 class _Templates:
@@ -742,8 +757,6 @@ class _Templates:
             return None
         view = pod.view
         meta, spec = view.metadata, view.spec
-        if spec.volumes or spec.affinity:
-            return None
         owners = _owner_values(view) if meta.ownerReferences else ()
         if owners is None:
             return None
@@ -760,12 +773,19 @@ class _Templates:
         template = self.of.get(look)
         if template is None:
             return look if look not in self.of and len(self.of) < _TEMPLATES_MAX else None
-        name, node = meta.name, spec.nodeName
+        name, node, uid, created = meta.name, spec.nodeName, meta.uid, meta.creationTimestamp
+        names = template.names
         if not name or not node or not (len(name) <= 253 and _SUBDOMAIN_FULL(name)) or spec.hostname == name \
-                or name in template.names or node in template.names:
+                or name in names or node in names or uid in names or owners and not names.isdisjoint(owners):
             return None
+        if spec.volumes and bytes(spec.volumes).find(name.encode()) != -1 \
+                or spec.affinity and bytes(spec.affinity).find(node.encode()) != -1:
+            return None         # (`written_key` keys neither: a claim named after the pod, a node pinned)
         values = (name, *labels.values(), node, *images[0], *owners) if labels else (name, node, *images[0], *owners)
-        created = meta.creationTimestamp
+        if template.uid or template.created:
+            if template.uid and not uid or template.created and not created:
+                return None
+            values += ((uid,) if template.uid else ()) + ((created,) if template.created else ())
         if created and not (created in self.index.valid_times or _valid_time(created, self.index.valid_times)):
             return None
         parts = template.parts.copy()
@@ -797,19 +817,23 @@ class _Templates:
         labels = view.metadata.labels or {}
         texts = (bytes(view.spec.containers), bytes(view.spec.initContainers))
         images = self.images.get(texts) or _own_images(texts, self.groups)
-        owners = _owner_values(view) if view.metadata.ownerReferences else ()
-        created = view.metadata.creationTimestamp
+        meta = view.metadata
+        owners = _owner_values(view) if meta.ownerReferences else ()
+        created = meta.creationTimestamp
         if owners is None or created and not (created in self.index.valid_times or _valid_time(
                 created, self.index.valid_times)):
             return
-        values = (view.metadata.name, *labels.values(), view.spec.nodeName, *images[0], *owners)
         found = _holes(text, labels, len(images[0]), len(owners) // 2) if text.find("\\") == -1 \
             and text.find("LabelKeys") == -1 else None
-        if found is None or not _cut_alike(written, labels, images[2]):
+        if found is None:
             return
-        holes, names, status_at = found
-        if sorted(slot for _, _, slot in holes) != list(range(len(values))) or values[0] in names \
-                or values[1 + len(labels)] in names or any(text[a:b] != values[slot] for a, b, slot in holes):
+        holes, names, status_at, has_uid, has_created = found
+        identity = ((meta.uid,) if has_uid else ()) + ((created,) if has_created else ())
+        values = (meta.name, *labels.values(), view.spec.nodeName, *images[0], *owners, *identity)
+        if not _cut_alike(written, labels, images[2], has_uid, has_created, meta.annotations) \
+                or sorted(slot for _, _, slot in holes) != list(range(len(values))) \
+                or not names.isdisjoint((values[0], values[1 + len(labels)], *owners, *identity[:has_uid])) \
+                or any(text[a:b] != values[slot] for a, b, slot in holes):
             return
         parts: list[Any] = []
         at = 0
@@ -824,7 +848,7 @@ class _Templates:
         if status_at < holes[-1][1] or (status == -1) != (status_at == len(text)):
             return
         self.of[look] = _Template(parts, itemgetter(*(slot for _, _, slot in holes)), key,
-                                  compact[status:] if status != -1 else b"", frozenset(names))
+                                  compact[status:] if status != -1 else b"", frozenset(names), has_uid, has_created)
 
 
 def _own_images(texts: tuple[bytes, bytes], groups: dict[tuple, int]
@@ -845,15 +869,16 @@ def _own_images(texts: tuple[bytes, bytes], groups: dict[tuple, int]
 
 
 def _holes(text: str, labels: dict[str, str], images: int, owners: int = 0
-           ) -> tuple[list[tuple[int, int, int]], set[str], int] | None:
+           ) -> tuple[list[tuple[int, int, int]], set[str], int, bool, bool] | None:
     """Where a pod's text (without escapes) writes its name (slot 0), its label values (1...), its node, its
-    images and its `owners` owner references' names and uids, each once; the other strings written after
-    "name" or "nodeName" and where its status is written (the text's length without one). None when a key
+    images, its `owners` owner references' names and uids, then its uid and its creation time when written,
+    each once; the other strings written after "name", "nodeName" or "uid", where its status is written (the
+    text's length without one) and whether it writes a uid and a creation time. None when a key
     `written_key` cuts by is written elsewhere."""
     slots = {("metadata", "name"): 0, ("spec", "nodeName"): 1 + len(labels)}
     slots.update({("metadata", "labels", label): 1 + i for i, label in enumerate(labels)})
     image_slots = {("spec", "containers", "*", "image"): [], ("spec", "initContainers", "*", "image"): [],
-                   _OWNER_NAME: [], _OWNER_UID: []}
+                   _OWNER_NAME: [], _OWNER_UID: [], ("metadata", "uid"): [], ("metadata", "creationTimestamp"): []}
     holes, names, keys = [], set(), {"labels": 0, "image": 0, "annotations": 0}
     lists: list[bool] = []          # the open containers, whether each is a list
     path: list[str] = []            # the keys down to the innermost open container
@@ -872,7 +897,7 @@ def _holes(text: str, labels: dict[str, str], images: int, owners: int = 0
                 holes.append((m.start(1), m.end(1), slots.pop(here)))
             elif here in image_slots:
                 image_slots[here].append((m.start(1), m.end(1)))
-            elif here[-1] in ("name", "nodeName"):
+            elif here[-1] in ("name", "nodeName", "uid"):
                 names.add(value)
             keys["image"] += value == "image"
         elif m[0] in "{[":
@@ -883,17 +908,21 @@ def _holes(text: str, labels: dict[str, str], images: int, owners: int = 0
             lists.pop()
             if lists:
                 path.pop()
-    containers, init, owner_names, owner_uids = image_slots.values()
+    containers, init, owner_names, owner_uids, uid, created = image_slots.values()
     found = containers + init
-    if keys != {"labels": 1 if labels else keys["labels"], "image": len(found), "annotations": 0} \
+    if keys["labels"] != (1 if labels else keys["labels"]) or keys["image"] != len(found) or keys["annotations"] > 1 \
             or len(found) != images or "nodeName" in labels or "image" in labels \
-            or len(owner_names) != owners or len(owner_uids) != owners:
+            or len(owner_names) != owners or len(owner_uids) != owners or len(uid) > 1 or len(created) > 1:
         return None
     holes += [(start, end, 2 + len(labels) + i) for i, (start, end) in enumerate(found)]
     at = 2 + len(labels) + images      # (each reference's name, then its uid: `_owner_values`' order)
     holes += [(start, end, at + 2 * i) for i, (start, end) in enumerate(owner_names)]
     holes += [(start, end, at + 2 * i + 1) for i, (start, end) in enumerate(owner_uids)]
-    return sorted(holes), names, status_at
+    at += 2 * owners
+    for start, end in uid + created:
+        holes.append((start, end, at))
+        at += 1
+    return sorted(holes), names, status_at, bool(uid), bool(created)
 
 
 _OWNER_NAME, _OWNER_UID = ("metadata", "ownerReferences", "*", "name"), ("metadata", "ownerReferences", "*", "uid")
@@ -949,11 +978,20 @@ def string_spans(text: bytes, paths: dict[tuple[str, ...], int]) -> list[tuple[i
     return spans
 
 
-def _cut_alike(written: bytes, labels: dict[str, str], images: tuple[bytes, ...]) -> bool:
-    """Whether `written_key` cut the name, the node, the labels as a whole and each image: no other value."""
+def _cut_alike(written: bytes, labels: dict[str, str], images: tuple[bytes, ...], uid: bool = False,
+               created: bool = False, annotations: Any = None) -> bool:
+    """Whether `written_key` cut the name, the node, the labels as a whole, each image, the uid and creation time
+    the text writes (`uid`, `created`), and no other value but what is the same for every pod of the text:
+    the values of its `annotations` (the view's) and its volumes' names."""
     cut = b'"labels":{%s}' % b",".join(_json(label) + b":\0" for label in labels) if labels else b""
-    return written.count(b"\0") == 2 + len(labels) + len(images) and written.find(cut) != -1 and \
-        sum(written.count(cut) for cut in set(images)) == len(images)
+    fixed = written.count(b"\0V")         # (`_volume_names_cut`'s: a volume's name and its mounts')
+    if annotations:
+        texts = _annotations_texts(bytes(annotations))
+        fixed += texts[1].count(b"\0") if texts is not None and written.find(texts[1]) != -1 else 0
+    return written.count(b"\0") == 2 + len(labels) + len(images) + uid + created + fixed \
+        and written.find(cut) != -1 and sum(written.count(cut) for cut in set(images)) == len(images) \
+        and (not uid or written.find(b'"uid":\0') != -1) \
+        and (not created or written.find(b'"creationTimestamp":\0') != -1)
 
 
 # -- patches ---------------------------------------------------------------------------------
