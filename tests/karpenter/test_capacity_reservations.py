@@ -40,7 +40,8 @@ def reservation(**over: Any) -> dict[str, Any]:
 def node_class(*reservations: dict[str, Any]) -> dict[str, Any]:
     return {"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
             "spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}], "role": "R",
-                     "subnetSelectorTerms": [{"tags": {"a": "b"}}], "securityGroupSelectorTerms": [{"tags": {"a": "b"}}]},
+                     "subnetSelectorTerms": [{"tags": {"a": "b"}}],
+                     "securityGroupSelectorTerms": [{"tags": {"a": "b"}}]},
             "status": {"capacityReservations": list(reservations)}}
 
 
@@ -106,7 +107,8 @@ def test_no_free_instances_an_expiring_state_or_a_zone_of_no_subnet_make_it_unav
     [o] = reserved_offerings(m5_large(tmp_path / "expiring", [count(2)], reservation(state="expiring")))
     assert not o.available and o.reservation_capacity == 2
     # the default status subnets are in 1a, 1b, 1c: the local zone is not one of the type's zones
-    [o] = reserved_offerings(m5_large(tmp_path / "zone", [count(2)], reservation(availabilityZone="test-zone-1a-local")))
+    local = reservation(availabilityZone="test-zone-1a-local")
+    [o] = reserved_offerings(m5_large(tmp_path / "zone", [count(2)], local))
     assert not o.available
 
 
@@ -163,11 +165,11 @@ def pods(n: int, cpu: str = "1500m") -> list[dict[str, Any]]:
             for i in range(1, n + 1)]
 
 
-def run_pass(tmp_path: Path, counts: list[dict[str, Any]] | None, n: int,
-             params: dict[str, Any] | None = None) -> tuple[int, dict[str, Any], str]:
+def run_pass(tmp_path: Path, counts: list[dict[str, Any]] | None, n: int, params: dict[str, Any] | None = None,
+             entry: dict[str, Any] | None = None) -> tuple[int, dict[str, Any], str]:
     aws = aws_data(tmp_path, counts)
     (tmp_path / "pods.yaml").write_text(yaml.safe_dump_all(pods(n)))
-    (tmp_path / "nodepools.yaml").write_text(yaml.safe_dump_all([POOL, node_class(reservation())]))
+    (tmp_path / "nodepools.yaml").write_text(yaml.safe_dump_all([POOL, node_class(entry or reservation())]))
     argv = ["karpenter", str(tmp_path / "pods.yaml"), "--nodes", str(tmp_path / "nodepools.yaml"),
             "--aws-data", str(aws), "-o", "json"]
     if params is not None:
@@ -192,13 +194,19 @@ def test_a_reserved_nodepool_launches_into_the_reservation_while_it_has_room(tmp
     assert code == 0 and len(doc["nodeClaims"]) == 2
 
 
-@pytest.mark.parametrize("counts, reason", [([count(0)], "reservationFull"), (None, "reservationNotCounted")])
-def test_without_free_instances_no_nodeclaim_and_the_reason(tmp_path: Path, counts, reason):
-    code, doc, _ = run_pass(tmp_path, counts, 1)
+@pytest.mark.parametrize("counts, entry, reasons", [
+    ([count(0)], reservation(), ["reservationFull"]),
+    (None, reservation(), ["reservationNotCounted"]),
+    ([count(2)], reservation(state="expiring"), ["reservationExpiring"]),
+    ([count(0)], reservation(availabilityZone="test-zone-1a-local", state="expiring"),
+     ["noSubnet", "reservationFull", "reservationExpiring"]),
+])
+def test_without_free_instances_no_nodeclaim_and_the_reason(tmp_path: Path, counts, entry, reasons):
+    code, doc, _ = run_pass(tmp_path, counts, 1, entry=entry)
     assert code == 1 and doc["nodeClaims"] == [] and doc["pods"][0]["result"] == "Failed"
     [pool] = doc["explained"]["nodePools"]
     [unavailable] = pool["offerings"]["unavailable"]
-    assert unavailable["capacityTypes"] == [RESERVED] and unavailable["reasons"] == [reason]
+    assert unavailable["capacityTypes"] == [RESERVED] and unavailable["reasons"] == reasons
 
 
 def test_the_reserved_capacity_gate_off_leaves_the_reservation_unused(tmp_path: Path):
@@ -227,8 +235,10 @@ def test_the_status_entries_are_checked_as_the_crd_checks_them():
     class: never a reservation silently matching nothing."""
     for entry, words in ((reservation(instanceType=None, instance_type="m5.large"),
                           'unknown field "status.capacityReservations[0].instance_type"'),
-                         (reservation(instanceType=None), "status.capacityReservations[0].instanceType: Required value"),
-                         (reservation(state="gone"), 'status.capacityReservations[0].state: Unsupported value: "gone"')):
+                         (reservation(instanceType=None),
+                          "status.capacityReservations[0].instanceType: Required value"),
+                         (reservation(state="gone"),
+                          'status.capacityReservations[0].state: Unsupported value: "gone"')):
         with pytest.raises((InputError, AdmissionRejected)) as err:
             parse_ec2_node_class(node_class(entry), invalid="refuse")
         assert err.value.exit_code == 2 and words in str(err.value)

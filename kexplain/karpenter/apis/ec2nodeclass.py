@@ -387,7 +387,8 @@ def _block_device_mapping(raw: Mapping[str, Any]) -> BlockDeviceMapping:
 def _capacity_reservation(raw: Mapping[str, Any]) -> CapacityReservation:
     """A status capacity reservation read by its JSON names (the schema checked their types)."""
     return CapacityReservation(
-        id=raw.get("id", ""), instance_type=raw.get("instanceType", ""), availability_zone=raw.get("availabilityZone", ""),
+        id=raw.get("id", ""), instance_type=raw.get("instanceType", ""),
+        availability_zone=raw.get("availabilityZone", ""),
         instance_match_criteria=raw.get("instanceMatchCriteria", ""), owner_id=raw.get("ownerID", ""),
         reservation_type=raw.get("reservationType", CAPACITY_RESERVATION_TYPE_DEFAULT),
         interruptible=bool(raw.get("interruptible", False)),
