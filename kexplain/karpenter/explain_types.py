@@ -7,6 +7,7 @@ from typing import Any, Mapping, Sequence
 
 from kexplain.apimachinery.quantity import BINARY_SI, Quantity, canonical, sub
 from kexplain.karpenter.apis import labels as L
+from kexplain.karpenter.apis.ec2nodeclass import CAPACITY_RESERVATION_STATE_EXPIRING
 from kexplain.karpenter.provisioning.scheduling.scheduler import filter_by_remaining_resources
 from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
 from kexplain.karpenter.scheduling.requirements import Requirements, new_requirements
@@ -25,7 +26,9 @@ NO_SUBNET = "noSubnet"                    # the EC2NodeClass has no subnet in th
 INSUFFICIENT_CAPACITY = "insufficientCapacity"   # in the provider's insufficient-capacity cache
 NO_PRICE = "noPrice"                      # the pricing provider has no price for it
 INCOMPATIBLE_NODE_CLASS = "incompatibleWithNodeClass"   # the EC2NodeClass cannot launch the type
-RESERVATION = "reservation"               # a capacity reservation without free capacity, or expiring
+NO_FREE_RESERVED = "reservationFull"      # the capacity reservation's AvailableInstanceCount is 0
+UNCOUNTED_RESERVATION = "reservationNotCounted"   # not in describe-capacity-reservations.json: counted 0
+EXPIRING_RESERVATION = "reservationExpiring"      # the reservation's state is expiring
 UNKNOWN = "unknown"
 
 
@@ -250,23 +253,37 @@ def offering_unavailable_reasons(it: Any, offering: Any, node_class: Any, provid
     world = provider.world
     zone, ct = offering.zone(), offering.capacity_type()
     reasons = []
-    if ct == L.CAPACITY_TYPE_RESERVED:
-        return [RESERVATION]
     if zone not in (world.offerings.get(it.name) or ()):
         reasons.append(NOT_SOLD)
     info = next((z for z in (node_class.zone_info() if node_class is not None else ()) if z.zone == zone), None)
     if info is None:
         reasons.append(NO_SUBNET)
-    if provider.unavailable.is_unavailable(it.name, zone, ct):
-        reasons.append(INSUFFICIENT_CAPACITY)
-    price = (world.pricing.on_demand_price(it.name) if ct == L.CAPACITY_TYPE_ON_DEMAND
-             else world.pricing.spot_price(it.name, zone))
-    if price is None:
-        reasons.append(NO_PRICE)
+    if ct == L.CAPACITY_TYPE_RESERVED:
+        reasons.extend(_reservation_reasons(offering, node_class, world))
+    else:
+        if provider.unavailable.is_unavailable(it.name, zone, ct):
+            reasons.append(INSUFFICIENT_CAPACITY)
+        price = (world.pricing.on_demand_price(it.name) if ct == L.CAPACITY_TYPE_ON_DEMAND
+                 else world.pricing.spot_price(it.name, zone))
+        if price is None:
+            reasons.append(NO_PRICE)
     described = world.instance_types.get(it.name)
     if described is not None and node_class is not None and not is_compatible_with_node_class(described, node_class):
         reasons.append(INCOMPATIBLE_NODE_CLASS)
     return reasons or [UNKNOWN]
+
+
+def _reservation_reasons(offering: Any, node_class: Any, world: Any) -> list[str]:
+    """A reserved offering's own conditions: its free count (0, or not in the AWS data) and its state."""
+    rid = offering.reservation_id()
+    reasons = []
+    if offering.reservation_capacity == 0:
+        reasons.append(NO_FREE_RESERVED if rid in world.reservation_counts else UNCOUNTED_RESERVATION)
+    reservation = next((r for r in (node_class.capacity_reservations() if node_class is not None else ())
+                        if r.id == rid), None)
+    if reservation is not None and reservation.state == CAPACITY_RESERVATION_STATE_EXPIRING:
+        reasons.append(EXPIRING_RESERVATION)
+    return reasons
 
 
 # -- limits ----------------------------------------------------------------------------------------

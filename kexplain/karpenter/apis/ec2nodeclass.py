@@ -105,13 +105,33 @@ class Subnet:
     zone_id: str = ""
 
 
+CAPACITY_RESERVATION_TYPE_DEFAULT = "default"
+CAPACITY_RESERVATION_STATE_ACTIVE = "active"
+CAPACITY_RESERVATION_STATE_EXPIRING = "expiring"
+
+
+@dataclass(frozen=True)
+class CapacityReservation:
+    """One of `status.capacityReservations` (Go's v1.CapacityReservation; the CRD's defaults set)."""
+
+    id: str
+    instance_type: str
+    availability_zone: str
+    instance_match_criteria: str = ""
+    owner_id: str = ""
+    reservation_type: str = CAPACITY_RESERVATION_TYPE_DEFAULT
+    interruptible: bool = False
+    state: str = CAPACITY_RESERVATION_STATE_ACTIVE
+    end_time: str | None = None
+
+
 @dataclass(frozen=True)
 class EC2NodeClassStatus:
     """The status as the input writes it: each part None when left out (to be defaulted)."""
 
     subnets: tuple[Subnet, ...] | None = None
     conditions: tuple[Condition, ...] | None = None
-    capacity_reservations: tuple[Mapping[str, Any], ...] | None = None
+    capacity_reservations: tuple[CapacityReservation, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -364,13 +384,24 @@ def _block_device_mapping(raw: Mapping[str, Any]) -> BlockDeviceMapping:
     return BlockDeviceMapping(raw.get("deviceName"), device, bool(raw.get("rootVolume", False)))
 
 
+def _capacity_reservation(raw: Mapping[str, Any]) -> CapacityReservation:
+    """A status capacity reservation read by its JSON names (the schema checked their types)."""
+    return CapacityReservation(
+        id=raw.get("id", ""), instance_type=raw.get("instanceType", ""),
+        availability_zone=raw.get("availabilityZone", ""),
+        instance_match_criteria=raw.get("instanceMatchCriteria", ""), owner_id=raw.get("ownerID", ""),
+        reservation_type=raw.get("reservationType", CAPACITY_RESERVATION_TYPE_DEFAULT),
+        interruptible=bool(raw.get("interruptible", False)),
+        state=raw.get("state", CAPACITY_RESERVATION_STATE_ACTIVE), end_time=raw.get("endTime"))
+
+
 def _status(raw: Mapping[str, Any]) -> EC2NodeClassStatus:
     def part(key: str, build: Any) -> Any:
-        return tuple(build(x) for x in raw[key]) if key in raw else None
+        return tuple(build(x) for x in raw[key] if x is not None) if key in raw else None
     return EC2NodeClassStatus(
         subnets=part("subnets", lambda x: Subnet(x.get("id", ""), x.get("zone", ""), x.get("zoneID", ""))),
         conditions=parse_conditions(raw["conditions"]) if "conditions" in raw else None,
-        capacity_reservations=part("capacityReservations", dict))
+        capacity_reservations=part("capacityReservations", _capacity_reservation))
 
 
 def parse_ec2_node_class(obj: Mapping[str, Any], source: Source | None = None, *, validate: str = "strict",

@@ -1,5 +1,6 @@
 """The EC2 facts the AWS provider reads, in the shapes the AWS CLI prints them
-(`aws ec2 describe-instance-types`, `describe-instance-type-offerings`, `describe-subnets`)."""
+(`aws ec2 describe-instance-types`, `describe-instance-type-offerings`, `describe-subnets`,
+`describe-capacity-reservations`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -278,3 +279,27 @@ def read_subnets(doc: Any) -> list[Subnet]:
                    item.member("AvailabilityZone").string(required=True),
                    item.member("AvailabilityZoneId").string() or "")
             for item in root.member("Subnets").items(required=True)]
+
+
+# DescribeCapacityReservations' state filter: the provider asks EC2 for the active ones only.
+CAPACITY_RESERVATION_STATE_ACTIVE = "active"
+
+
+def read_capacity_reservations(doc: Any) -> dict[str, int]:
+    """`describe-capacity-reservations` output: each reservation's AvailableInstanceCount by
+    CapacityReservationId, what the capacity-reservation provider's availability cache holds after
+    its DescribeCapacityReservations (which filters on `state=active`: a reservation in any other
+    State is not listed, so it is left out here too; an id listed twice keeps its last count)."""
+    root = Node(doc, "").obj(required=True)
+    out: dict[str, int] = {}
+    for item in root.member("CapacityReservations").items(required=True):
+        item.obj(required=True)
+        rid = item.member("CapacityReservationId").string(required=True)
+        count_node = item.member("AvailableInstanceCount")
+        count = count_node.integer(required=True)
+        if count < 0:
+            raise AWSDataError(count_node.path, f"a count cannot be negative ({count})")
+        state = item.member("State").string()
+        if state in (None, CAPACITY_RESERVATION_STATE_ACTIVE):
+            out[rid] = count
+    return out

@@ -1,5 +1,6 @@
 """The EC2 world the AWS provider sees: instance types, the zones each is sold in, subnets,
-prices, and the provider's generated VPC-limits and bandwidth tables."""
+prices, capacity reservations' free counts, and the provider's generated VPC-limits and
+bandwidth tables."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -8,7 +9,8 @@ from typing import Any, Iterable, Mapping
 
 from kexplain.errors import InputError, Source
 from kexplain.karpenter.aws.ec2 import (AWSDataError, InstanceTypeInfo, Node, Subnet, is_discovered,
-                                        read_instance_type_offerings, read_instance_types, read_subnets)
+                                        read_capacity_reservations, read_instance_type_offerings,
+                                        read_instance_types, read_subnets)
 from kexplain.karpenter.aws import catalog
 from kexplain.karpenter.aws.pricing import Pricing
 from kexplain.karpenter.aws.tables import VPCLimits, read_bandwidth, read_vpc_limits
@@ -17,6 +19,7 @@ from kexplain.load import json_parse
 DESCRIBE_INSTANCE_TYPES = "describe-instance-types.json"
 DESCRIBE_INSTANCE_TYPE_OFFERINGS = "describe-instance-type-offerings.json"
 DESCRIBE_SUBNETS = "describe-subnets.json"
+DESCRIBE_CAPACITY_RESERVATIONS = "describe-capacity-reservations.json"
 WORLD = "world.json"
 PRICING = "pricing.json"
 VPC_LIMITS = "vpc-limits.json"
@@ -38,6 +41,9 @@ class World:
     source: str = ""
     taken: str = ""          # the date the data was taken (the shipped catalog's), "" for user data
     all_zones: frozenset[str] = field(default=frozenset())
+    # The capacity-reservation provider's availability cache (GetAvailableInstanceCount): free
+    # instances by reservation id; a reservation not in it has none (Go's cache miss: 0).
+    reservation_counts: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.all_zones:
@@ -117,6 +123,8 @@ def load_world(directory: str | Path) -> World:
     infos = _read(root / DESCRIBE_INSTANCE_TYPES, read_instance_types)
     offerings = _read(root / DESCRIBE_INSTANCE_TYPE_OFFERINGS, read_instance_type_offerings)
     subnets = _read(root / DESCRIBE_SUBNETS, read_subnets)
+    counts = (_read(root / DESCRIBE_CAPACITY_RESERVATIONS, read_capacity_reservations)
+              if (root / DESCRIBE_CAPACITY_RESERVATIONS).exists() else {})
     if (root / WORLD).exists():
         region = _read(root / WORLD, read_region)
     else:
@@ -149,6 +157,7 @@ def load_world(directory: str | Path) -> World:
         vpc_limits=vpc_limits,
         bandwidth=bandwidth,
         source=f"AWS data {root}",
+        reservation_counts=counts,
     )
 
 

@@ -161,7 +161,8 @@ class InstanceTypeProvider:
                 it.offerings = Offerings(shared[2])
             else:
                 it.offerings = Offerings(create_offerings(it, zones, compatible, world.all_zones, world.pricing,
-                                                          self.unavailable, reservations, self.reserved_capacity))
+                                                          self.unavailable, reservations, self.reserved_capacity,
+                                                          world.reservation_counts))
                 if key is not None:
                     self._shared[key] = (it.requirements, compatible, it.offerings)
             out.append(it)

@@ -2,11 +2,12 @@
 createOfferings): one per zone and capacity type, priced, available or not."""
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from kexplain.apimachinery.labels import LABEL_TOPOLOGY_ZONE
 from kexplain.apimachinery.selectors import DOES_NOT_EXIST, IN
 from kexplain.karpenter.apis import labels as L
+from kexplain.karpenter.apis.ec2nodeclass import CAPACITY_RESERVATION_STATE_EXPIRING
 from kexplain.karpenter.aws.pricing import Pricing
 from kexplain.karpenter.aws.unavailableofferings import UnavailableOfferings
 from kexplain.karpenter.cloudprovider.types import RESERVATION_ID_LABEL, InstanceType, Offering, Offerings
@@ -14,14 +15,14 @@ from kexplain.karpenter.scheduling.requirement import new_requirement
 from kexplain.karpenter.scheduling.requirements import new_requirements
 from kexplain.karpenter.utils.objects import field_of
 
-CAPACITY_RESERVATION_STATE_EXPIRING = "expiring"
 RESERVED_PRICE_DIVISOR = 10_000_000.0   # a reservation is "free" but keeps the on-demand order
 
 
 def create_offerings(it: InstanceType, zone_info: Sequence[Any], compatible: bool, all_zones: Iterable[str],
                      pricing: Pricing, unavailable: UnavailableOfferings, capacity_reservations: Sequence[Any] = (),
-                     reserved_capacity: bool = True) -> Offerings:
-    """createOfferings for one type (zones in sorted order: Go walks a set)."""
+                     reserved_capacity: bool = True, reservation_counts: Mapping[str, int] | None = None) -> Offerings:
+    """createOfferings for one type (zones in sorted order: Go walks a set); `reservation_counts`:
+    the capacity-reservation provider's free counts by id (GetAvailableInstanceCount: 0 if absent)."""
     out = Offerings()
     it_zones = set(it.requirements.get(LABEL_TOPOLOGY_ZONE).values())
     by_zone = {}
@@ -61,7 +62,7 @@ def create_offerings(it: InstanceType, zone_info: Sequence[Any], compatible: boo
             od = pricing.on_demand_price(it.name)
             zone = field_of(reservation, "availability_zone") or ""
             info = by_zone.get(zone)
-            capacity = int(field_of(reservation, "available_instance_count") or 0)
+            capacity = (reservation_counts or {}).get(field_of(reservation, "id") or "", 0)
             offering = Offering(
                 requirements=new_requirements(
                     new_requirement(L.CAPACITY_TYPE_LABEL_KEY, IN, L.CAPACITY_TYPE_RESERVED),
