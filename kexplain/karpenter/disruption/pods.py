@@ -169,20 +169,29 @@ class PodTraits:
     budgets: list[PdbItem]      # its PodDisruptionBudgets (pdb.Limits)
 
 
-def pod_traits(pod: PodInfo, tolerates_disrupted: bool, budgets: list[PdbItem]) -> PodTraits:
-    """The pod's `PodTraits`; `tolerates_disrupted`: ToleratesDisruptedNoScheduleTaint's answer."""
+def pod_traits(pod: PodInfo, tolerates_disrupted: bool, budgets: list[PdbItem],
+               owned: tuple[bool, bool, bool] | None = None, cost: float | None = None) -> PodTraits:
+    """The pod's `PodTraits`; `tolerates_disrupted`: ToleratesDisruptedNoScheduleTaint's answer;
+    `owned` and `cost`: its `ownership` and EvictionCost, when worked out already."""
     terminating = bool(pod.deletion_timestamp)
     active = not terminating and pod.phase not in ("Failed", "Succeeded")
-    mirror = daemon = stateful = False      # IsOwnedBy: any of its owner references
-    for ref in pod.owner_references or ():
+    mirror, daemon, stateful = owned if owned is not None else ownership(pod.owner_references)
+    reschedulable = (active or (terminating and stateful)) and not mirror and not daemon
+    return PodTraits(active, reschedulable, active and not tolerates_disrupted and not mirror,
+                     pod.annotation(DO_NOT_DISRUPT), _eviction_cost(pod, pod.priority) if cost is None else cost,
+                     budgets)
+
+
+def ownership(refs: Any) -> tuple[bool, bool, bool]:
+    """IsOwnedBy a Node (a mirror pod), a DaemonSet, a StatefulSet: any of the owner references `refs`."""
+    mirror = daemon = stateful = False
+    for ref in refs or ():
         if isinstance(ref, dict):
             owner = (ref.get("apiVersion"), ref.get("kind"))
             mirror = mirror or owner == ("v1", "Node")
             daemon = daemon or owner == ("apps/v1", "DaemonSet")
             stateful = stateful or owner == ("apps/v1", "StatefulSet")
-    reschedulable = (active or (terminating and stateful)) and not mirror and not daemon
-    return PodTraits(active, reschedulable, active and not tolerates_disrupted and not mirror,
-                     pod.annotation(DO_NOT_DISRUPT), _eviction_cost(pod, pod.priority), budgets)
+    return mirror, daemon, stateful
 
 
 @dataclass(frozen=True)
@@ -246,6 +255,10 @@ class Limits:
         # and whether a list of tolerations tolerates the disrupted taint (a workload's pods share one)
         self._traits: dict[int, tuple[PodInfo, PodTraits]] = {}
         self._tolerating: dict[int, tuple[Any, bool]] = {}
+        # a list of owner references' `ownership` (a controller's pods share one list), and the
+        # EvictionCost of a deletion cost's text and a priority
+        self._owned: dict[int, tuple[Any, tuple[bool, bool, bool]]] = {}
+        self._costs: dict[tuple[Any, Any], float] = {}
 
     def matching(self, pod: PodInfo) -> list[PdbItem]:
         items = self._by_namespace.get(pod.namespace)
@@ -275,7 +288,18 @@ class Limits:
                 seen = self._tolerating[id(tolerations)] = (tolerations,
                                                             DISRUPTED_TAINT.tolerates(tolerations) is None)
             tolerates = seen[1]
-        traits = pod_traits(pod, tolerates, self.matching(pod))
+        refs = pod.owner_references
+        owned = self._owned.get(id(refs))
+        if owned is None or owned[0] is not refs:
+            owned = self._owned[id(refs)] = (refs, ownership(refs))
+        priority = pod.priority
+        text = pod.annotation(POD_DELETION_COST)
+        key = (text if text is None or type(text) is str else repr(text),
+               priority if type(priority) is int else repr(priority))
+        cost = self._costs.get(key)
+        if cost is None:
+            cost = self._costs[key] = _eviction_cost(pod, priority)
+        traits = pod_traits(pod, tolerates, self.matching(pod), owned[1], cost)
         self._traits[id(pod)] = (pod, traits)
         return traits
 
