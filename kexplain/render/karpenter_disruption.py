@@ -172,13 +172,20 @@ VERDICTS = {"disrupted": "Karpenter would disrupt it now, by {method}",
             "stays": "Karpenter keeps it"}
 
 
+MOVING_SHOWN = 10          # the pods named for a node that is not empty
+
+
 def _detail_lines(check: Mapping[str, Any]) -> list[str]:
-    """The facts behind one check: pods and PDBs, pods that would not schedule, new NodeClaims,
-    the cheapest type against the node's price, the condition."""
+    """The facts behind one check: pods and PDBs, the pods that keep a node from being empty, pods that
+    would not schedule, new NodeClaims, the cheapest type against the node's price, the condition."""
     d = check.get("detail") or {}
     out = []
     if d.get("pods") and d.get("pdbs"):
         out.append(f"pods: {', '.join(d['pods'])}")
+    if d.get("moving"):
+        more = len(d["moving"]) - MOVING_SHOWN
+        out.append("pods that would have to move: " + ", ".join(d["moving"][:MOVING_SHOWN])
+                   + (f", and {more} more" if more > 0 else ""))
     for p in d.get("unschedulable") or ():
         out.append(f"{p['pod']}: {p['error']}")
     for i, c in enumerate(d.get("newNodeClaims") or (), 1):

@@ -362,3 +362,22 @@ def test_when_empty_policy_is_karpenters_words_and_underutilized_verified(tmp_pa
     code, out, err = cli(*write(tmp_path, objects, pools=pools.replace("WhenEmpty", "WhenEmptyOrUnderutilized")),
                          "--node", N2, "-o", "json")
     assert code == (0 if fix["verified"]["acts"] else 1), err
+
+
+def test_a_node_that_is_not_empty_names_the_pods_that_would_move(tmp_path):
+    """Emptiness's refusal names the reschedulable pods (a terminating StatefulSet pod among them, which
+    IsReschedulable still counts), not the DaemonSet's pod that stays out of the count."""
+    sts, ds = pod("db-0", 1), pod("agent", 1)
+    sts["metadata"].update(deletionTimestamp="2026-01-01T11:59:30Z", finalizers=["x/y"],
+                           ownerReferences=[{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db", "uid": "u1"}])
+    ds["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent", "uid": "u2"}]
+    objects = [*node(1), sts, ds, pod("web-0", 1)]
+    pools = NODEPOOLS.replace("BUDGET", "10").replace("TYPES", "m5.large").replace("WhenEmptyOrUnderutilized",
+                                                                                   "WhenEmpty")
+    _, doc = why(tmp_path, objects, pools=pools)
+    empty = next(c for c in doc["node"]["checks"] if c["check"] == "empty")
+    assert empty["message"] == "not empty: 2 pod(s) would have to move"
+    assert empty["detail"]["moving"] == ["default/db-0 (terminating, but a StatefulSet's: Karpenter still moves it)",
+                                         "default/web-0"]
+    code, out, _ = cli(*write(tmp_path, objects, pools=pools), "--node", N1)
+    assert "pods that would have to move: default/db-0 (terminating, but a StatefulSet's" in " ".join(out.split())

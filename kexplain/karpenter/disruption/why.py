@@ -19,7 +19,7 @@ from kexplain.karpenter.disruption.candidate import (EVENTUAL, NODEPOOL_LABEL, Z
 from kexplain.karpenter.disruption.consolidation import Consolidation, worst_launch_price
 from kexplain.karpenter.disruption.controller import DisruptionResult, MethodRun, NodeVerdict
 from kexplain.karpenter.disruption.helpers import CandidateDeleting, SimulationError, simulate_scheduling
-from kexplain.karpenter.disruption.pods import DO_NOT_DISRUPT, is_disruptable
+from kexplain.karpenter.disruption.pods import DO_NOT_DISRUPT, is_disruptable, is_terminating
 
 CLOSEST = 3                     # node names an unknown --node NAME suggests
 DISRUPTED, NOT_REACHED, STAYS = "disrupted", "command-not-reached", "stays"
@@ -206,9 +206,15 @@ def filter_check(result: DisruptionResult, m: Any, cand: Candidate) -> Check | N
                      karpenter=False, detail=_condition_detail(cand, "Drifted"))
     if m.name == "Emptiness" and cand.reschedulable_pods:
         return Check(m.name, "empty", f"not empty: {len(cand.reschedulable_pods)} pod(s) would have to move",
-                     karpenter=False)
+                     karpenter=False, detail={"moving": [_moving(p) for p in cand.reschedulable_pods]})
     return Check(m.name, "consolidatable", "NodeClaim is not Consolidatable (its Consolidatable condition is not "
                  "True)", karpenter=False, detail=_condition_detail(cand, "Consolidatable"))
+
+
+def _moving(pod: Any) -> str:
+    """A pod that keeps the node from being empty; a terminating one (a StatefulSet's: IsReschedulable
+    counts it, its successor needs the room) says so."""
+    return f"{pod.key} (terminating, but a StatefulSet's: Karpenter still moves it)" if is_terminating(pod) else pod.key
 
 
 def _condition_detail(cand: Candidate, kind: str) -> dict[str, Any]:
