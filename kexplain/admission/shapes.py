@@ -17,7 +17,7 @@ from typing import Any, Callable
 import msgspec
 
 from kexplain.admission.decode import status_decodes
-from kexplain.admission.openapi import RFC3339, go_time_parse_error
+from kexplain.admission.openapi import PLAIN_TIME as _PLAIN_TIME, RFC3339, go_time_parse_error
 from kexplain.admission.pod_spec_defaults import image_tag
 from kexplain.apimachinery.labels import TOPOLOGY_LABELS
 from kexplain.apimachinery.stored_pods import StoredPod, asked_once
@@ -606,8 +606,6 @@ def _valid_time(text: str, valid_times: set[str]) -> bool:
     return True
 
 
-_PLAIN_TIME = re.compile(r"[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])"       # (a day every month has)
-                         r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z").fullmatch
 
 
 def _claim_renamed(volume: Any, name: str) -> Any:

@@ -175,17 +175,24 @@ def with_own(view: PodView, own: PodView, uid: str | None, labels: dict[str, str
 
 
 def alike(view: PodView, other: PodView) -> bool:
-    """Whether two views hold the same: equal, or but for how their annotations are written (a pod's
-    own text beside its admitted object's, `with_own`)."""
+    """Whether two views hold the same: equal, or but for how their annotations and owner references are
+    written (a pod's own text, spaced as its file writes it, beside its admitted object's: `with_own`)."""
     if view is None or view == other:
         return view is not None
     mine, theirs = view.metadata, other.metadata
-    if mine is None or theirs is None or mine.annotations == theirs.annotations:
+    if mine is None or theirs is None:
         return False
-    if not (mine.annotations and theirs.annotations) or whole(mine.annotations) != whole(theirs.annotations):
-        return False
-    return msgspec.structs.replace(view, metadata=msgspec.structs.replace(mine, annotations=theirs.annotations)) \
-        == other
+    written = {}
+    for field in _OWN_TEXTS:
+        text, admitted = getattr(mine, field), getattr(theirs, field)
+        if text != admitted:
+            if not (text and admitted) or whole(text) != whole(admitted):
+                return False
+            written[field] = admitted
+    return bool(written) and msgspec.structs.replace(view, metadata=msgspec.structs.replace(mine, **written)) == other
+
+
+_OWN_TEXTS = ("annotations", "ownerReferences")     # (`with_own`: the metadata texts a view keeps as its pod writes them)
 
 
 def owning(view: PodView, texts: dict[bytes, Raw]) -> PodView:

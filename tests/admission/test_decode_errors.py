@@ -218,6 +218,22 @@ def test_time_parse_errors_are_gos(layout, value, error):
     assert go_time_parse_error(layout, value) == error
 
 
+def test_the_plain_times_the_parse_passes_over_are_those_it_accepts():
+    """`PLAIN_TIME` (the times API servers write, not parsed again) accepts only what the parse accepts,
+    and the parse's answer on the days and hours around its edges is unchanged."""
+    from kexplain.admission.openapi import PLAIN_TIME, _parse_error
+    for day in ("00", "01", "28", "29", "30", "31", "32"):
+        for month in ("00", "01", "02", "04", "12", "13"):
+            for clock in ("00:00:00", "23:59:59", "24:00:00", "12:60:00", "12:00:60", "7:00:00"):
+                for zone in ("Z", "+01:00", "", "z"):
+                    value = f"2024-{month}-{day}T{clock}{zone}"
+                    if PLAIN_TIME(value) is not None:
+                        assert _parse_error(RFC3339, value) is None, value
+                    assert go_time_parse_error(RFC3339, value) == _parse_error(RFC3339, value), value
+    assert go_time_parse_error(RFC3339, "2024-02-29T00:00:00Z") is None
+    assert go_time_parse_error(RFC3339, "2023-02-29T00:00:00Z") == 'parsing time "2023-02-29T00:00:00Z": day out of range'
+
+
 @pytest.mark.parametrize("text, error", [
     ("aGVsbG8=", None), ("aGVs\nbG8=", None), ("aGVsbG8", "illegal base64 data at input byte 4"),
     ("a", "illegal base64 data at input byte 0"), ("aGVs*G8=", "illegal base64 data at input byte 4"),
