@@ -20,7 +20,7 @@ from kexplain.admission import admit
 from kexplain.admission.openapi import RFC3339, go_time_parse_error
 from kexplain.admission.shapes import ShapeIndex, _valid_time, written_key
 from kexplain.apimachinery.pod_lists import dump_list
-from kexplain.apimachinery.stored_pods import StoredPod, plain, view_of
+from kexplain.apimachinery.stored_pods import StoredPod, alike, plain, view_of
 from kexplain.errors import KexplainError, Source
 from kexplain.load.manifests import load_objects
 from tests.admission.test_shape_fast_path import CONTEXT, VARIANTS, _cases, _pod_of, _variant, amplified, \
@@ -53,7 +53,7 @@ def views_outcome(views: list[tuple[Any, Source]], pending: tuple[dict, Source] 
         return ("refused", type(err).__name__, str(err), err.field, repr(plain(err.obj)), str(err.source)), 0
     viewed = [o for o, _ in result.objects if type(o) is StoredPod and not o.stored]
     for obj in viewed:
-        assert view_of(obj.obj) == obj.view, obj.view.metadata.name
+        assert alike(obj.view, view_of(obj.obj)), obj.view.metadata.name     # (equal, but for a text's spacing)
     got = ("admitted", repr([plain(o) for o, _ in result.objects]), [str(s) for _, s in result.objects],
            repr(result.pending), result.warnings)
     return got, len(viewed)
@@ -305,6 +305,19 @@ def test_an_invalid_hash_label_past_the_memo_gets_the_full_paths_error(value: st
     views = as_views(cluster)
     if views is not None:
         assert views_outcome(views, None)[0] == full
+
+
+@pytest.mark.parametrize("variant", ["owner-references", "volume-names"])
+def test_replicas_written_spaced_are_admitted_as_views(variant: str) -> None:
+    """A file written as `json.dump` writes (`", "` and `": "`): each view keeps its own references' text as
+    spaced, its admitted template's is compact, and they are alike (they were not: every pod decoded)."""
+    cluster = cluster_of(*CONTEXT, *replicas(lambda i: _variant(variant, i), 6))
+    dump = dump_list(json.dumps({"apiVersion": "v1", "kind": "List", "items": [o for o, _ in cluster]}).encode())
+    assert dump is not None
+    views = [(item, src) for item, (_, src) in zip(dump["items"], cluster)]
+    got, viewed = views_outcome(views, None)
+    assert got == outcome(cluster, None, False)[0]
+    assert viewed == 5
 
 
 def test_replicas_naming_their_volumes_each_their_own_are_admitted_as_views() -> None:
