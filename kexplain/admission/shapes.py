@@ -727,10 +727,11 @@ class _Template:
     parts: list[str]                # the text's pieces, each own value's place between two (None)
     order: Callable[[tuple], tuple]
     key: bytes                      # the shape's key
-    status: bytes                   # the text from the status on, as `StoredPod.written_status` reads it
+    status: bool                    # whether the text writes a status (last: each pod's own, not the template's)
     names: frozenset[str]           # strings written after "name", "nodeName" and "uid" that are no own value
     uid: bool = False               # whether the text writes the pod's uid (an own value, after its owners')
     created: bool = False           # whether it writes its creation time (an own value, after the uid)
+    volumes: tuple[int, ...] = ()   # the volumes whose names are own values (`written_key` cuts them), last
 
 
 class _Templates:
@@ -758,7 +759,7 @@ class _Templates:
         owners = _owner_values(view) if meta.ownerReferences else ()
         if owners is None:
             return None
-        texts = (bytes(spec.containers), bytes(spec.initContainers))
+        texts, volumes = _container_texts(spec)
         images = self.images.get(texts)
         if images is None:
             images = _own_images(texts, self.groups)
@@ -784,12 +785,20 @@ class _Templates:
             if template.uid and not uid or template.created and not created:
                 return None
             values += ((uid,) if template.uid else ()) + ((created,) if template.created else ())
+        if template.volumes:
+            if volumes is None or len(volumes) <= template.volumes[-1]:
+                return None
+            own = tuple(volumes[i].decode() for i in template.volumes)
+            if not names.isdisjoint(own) or not {name, node, uid, *owners}.isdisjoint(own):
+                return None     # (a name `written_key` would cut elsewhere too, or not cut)
+            values += own
         if created and not (created in self.index.valid_times or _valid_time(created, self.index.valid_times)):
             return None
         parts = template.parts.copy()
         parts[1::2] = template.order(values)
         text = "".join(parts)
-        if text.find("LabelKeys") != -1 or bytes(pod.raw) != text.encode():
+        raw, head = bytes(pod.raw), text.encode()
+        if text.find("LabelKeys") != -1 or not raw.startswith(head) or len(raw) != len(head) and not template.status:
             return None
         if labels and (name in labels.values() or name[name.rfind("-") + 1:] in labels.values()
                        or not _all_valid(labels.values(), self.index._texts)):
@@ -798,10 +807,20 @@ class _Templates:
             if is_dns1123_subdomain(node):
                 return None
             self.index.valid_nodes.add(node)
-        if pod.written_status(template.status, self.statuses) is None:
+        if template.status and not self._own_status(pod, raw[len(head):]):
             return None
         self.matched += 1
         return template.key
+
+    def _own_status(self, pod: StoredPod, tail: bytes) -> bool:
+        """Whether the text after the template's (`tail`) writes the pod's status last, as an object that
+        `written_key` would leave out of the shape (found there alone: no status nested in it, none of the
+        fields admission writes), the status then kept as the pod's."""
+        found = _STATUS_TAIL(tail)
+        if found is None or _NESTED_STATUS(found[1]) is not None:
+            return False
+        status = pod.own_status(found[1], self.statuses)
+        return type(status) is dict and STATUS_ADMITTED.isdisjoint(status)
 
     def make(self, pod: StoredPod, look: tuple, written: bytes, key: bytes) -> None:
         """The template of `pod`'s shape (`look`), from its text and its `written_key`; None when the
@@ -813,7 +832,7 @@ class _Templates:
             return
         view = pod.view
         labels = view.metadata.labels or {}
-        texts = (bytes(view.spec.containers), bytes(view.spec.initContainers))
+        texts, volumes = _container_texts(view.spec)
         images = self.images.get(texts) or _own_images(texts, self.groups)
         meta = view.metadata
         owners = _owner_values(view) if meta.ownerReferences else ()
@@ -821,32 +840,40 @@ class _Templates:
         if owners is None or created and not (created in self.index.valid_times or _valid_time(
                 created, self.index.valid_times)):
             return
-        found = _holes(text, labels, len(images[0]), len(owners) // 2) if text.find("\\") == -1 \
+        cut = sorted({int(i) for i in _VOLUME_CUT.findall(written)})      # (`_volume_names_cut`'s)
+        if cut and (volumes is None or cut[-1] >= len(volumes)):
+            return
+        own = tuple(volumes[i].decode() for i in cut) if cut else ()
+        found = _holes(text, labels, len(images[0]), len(owners) // 2, own) if text.find("\\") == -1 \
             and text.find("LabelKeys") == -1 else None
         if found is None:
             return
         holes, names, status_at, has_uid, has_created = found
         identity = ((meta.uid,) if has_uid else ()) + ((created,) if has_created else ())
-        values = (meta.name, *labels.values(), view.spec.nodeName, *images[0], *owners, *identity)
+        values = (meta.name, *labels.values(), view.spec.nodeName, *images[0], *owners, *identity, *own)
+        slots = [slot for _, _, slot in holes]
         if not _cut_alike(written, labels, images[2], has_uid, has_created, meta.annotations) \
-                or sorted(slot for _, _, slot in holes) != list(range(len(values))) \
-                or not names.isdisjoint((values[0], values[1 + len(labels)], *owners, *identity[:has_uid])) \
-                or any(text[a:b] != values[slot] for a, b, slot in holes):
+                or sorted(set(slots)) != list(range(len(values))) \
+                or any(slots.count(slot) != 1 for slot in range(len(values) - len(own))) \
+                or not names.isdisjoint((values[0], values[1 + len(labels)], *owners, *identity[:has_uid], *own)) \
+                or len(set(own)) != len(own) or any(text[a:b] != values[slot] for a, b, slot in holes):
             return
         parts: list[Any] = []
         at = 0
         for start, end, _ in holes:
             parts += (text[at:start], None)
             at = end
-        parts.append(text[at:])
+        parts.append(text[at:status_at])
         compact = bytes(pod.raw)
         if compact.find(b'": ') != -1 or compact.find(b", ") != -1 or compact.find(b"\n") != -1:
             compact = _compact(compact, indent=-1)
         status = compact.rfind(b',"status":{')
-        if status_at < holes[-1][1] or (status == -1) != (status_at == len(text)):
+        if status_at < holes[-1][1] or (status == -1) != (status_at == len(text)) \
+                or status != -1 and not self._own_status(pod, text[status_at:].encode()):
             return
         self.of[look] = _Template(parts, itemgetter(*(slot for _, _, slot in holes)), key,
-                                  compact[status:] if status != -1 else b"", frozenset(names), has_uid, has_created)
+                                  status != -1, frozenset(names), has_uid, has_created,
+                                  tuple(cut))
 
 
 def _own_images(texts: tuple[bytes, bytes], groups: dict[tuple, int]
@@ -866,18 +893,20 @@ def _own_images(texts: tuple[bytes, bytes], groups: dict[tuple, int]
     return tuple(value.decode() for value in images), group, classes
 
 
-def _holes(text: str, labels: dict[str, str], images: int, owners: int = 0
+def _holes(text: str, labels: dict[str, str], images: int, owners: int = 0, volumes: tuple[str, ...] = ()
            ) -> tuple[list[tuple[int, int, int]], set[str], int, bool, bool] | None:
     """Where a pod's text (without escapes) writes its name (slot 0), its label values (1...), its node, its
     images, its `owners` owner references' names and uids, then its uid and its creation time when written,
-    each once; the other strings written after "name", "nodeName" or "uid", where its status is written (the
-    text's length without one) and whether it writes a uid and a creation time. None when a key
-    `written_key` cuts by is written elsewhere."""
+    each once, then the names of its `volumes` (each where the volume and the mounts naming it write it);
+    the other strings written after "name", "nodeName" or "uid", where its status is written (the text's
+    length without one) and whether it writes a uid and a creation time. None when a key `written_key`
+    cuts by is written elsewhere."""
     slots = {("metadata", "name"): 0, ("spec", "nodeName"): 1 + len(labels)}
     slots.update({("metadata", "labels", label): 1 + i for i, label in enumerate(labels)})
     image_slots = {("spec", "containers", "*", "image"): [], ("spec", "initContainers", "*", "image"): [],
                    _OWNER_NAME: [], _OWNER_UID: [], ("metadata", "uid"): [], ("metadata", "creationTimestamp"): []}
     holes, names, keys = [], set(), {"labels": 0, "image": 0, "annotations": 0}
+    named: list[tuple[int, int, str]] = []      # where a volume or a mount writes a name of `volumes`
     lists: list[bool] = []          # the open containers, whether each is a list
     path: list[str] = []            # the keys down to the innermost open container
     key, status_at = None, len(text)
@@ -888,13 +917,16 @@ def _holes(text: str, labels: dict[str, str], images: int, owners: int = 0
             if value in keys:
                 keys[value] += 1
             elif value == "status" and len(lists) == 1:
-                status_at = m.start()
+                status_at = m.start()       # (each pod's own, written last: not read for the shape)
+                break
         elif value is not None:
             here = (*path, "*" if lists[-1] else key)
             if here in slots:
                 holes.append((m.start(1), m.end(1), slots.pop(here)))
             elif here in image_slots:
                 image_slots[here].append((m.start(1), m.end(1)))
+            elif value in volumes and here in _VOLUME_NAMING:
+                named.append((m.start(1), m.end(1), value))
             elif here[-1] in ("name", "nodeName", "uid"):
                 names.add(value)
             keys["image"] += value == "image"
@@ -920,7 +952,35 @@ def _holes(text: str, labels: dict[str, str], images: int, owners: int = 0
     for start, end in uid + created:
         holes.append((start, end, at))
         at += 1
+    holes += [(start, end, at + volumes.index(value)) for start, end, value in named]
     return sorted(holes), names, status_at, bool(uid), bool(created)
+
+
+# where a volume's name is written: its own, and the containers' mounts and devices naming it
+_VOLUME_NAMING = frozenset({("spec", "volumes", "*", "name"), *((("spec", field, "*", mounts, "*", "name"))
+                                                                for field in ("containers", "initContainers")
+                                                                for mounts in ("volumeMounts", "volumeDevices"))})
+_VOLUME_CUT = re.compile(rb'"name":\0V([0-9]+)')
+# a pod's text after its template's: its status, written last (`_Templates._own_status`); a status within it
+_STATUS_TAIL = re.compile(rb'"status"\s*:\s*(\{.*\})\s*\}', re.S).fullmatch
+_NESTED_STATUS = re.compile(rb'"status"\s*:\s*\{').search
+
+
+def _container_texts(spec: Any) -> tuple[tuple[bytes, bytes], list[bytes] | None]:
+    """A view's containers' and init containers' texts, the names of its volumes (`volume_names`) written
+    there as `"\0"` (a workload's pods mounting each its own token volume write them alike so), and those
+    names (None: not told, or no volumes)."""
+    texts = (bytes(spec.containers), bytes(spec.initContainers))
+    volumes = volume_names(spec) if spec.volumes else None
+    if volumes:
+        masked = []
+        for text in texts:
+            for name in volumes:
+                if text.find(name) != -1:
+                    text = text.replace(b'"%s"' % name, b'"\0"')
+            masked.append(text)
+        texts = (masked[0], masked[1])
+    return texts, volumes
 
 
 _OWNER_NAME, _OWNER_UID = ("metadata", "ownerReferences", "*", "name"), ("metadata", "ownerReferences", "*", "uid")

@@ -348,17 +348,22 @@ class StoredPod(Mapping[str, Any]):
             return len(text), None
         if not text.endswith(b"}"):
             return None
-        written = text[at + 10:-1]
+        status = self.own_status(text[at + 10:-1], shared)
+        return (at, status) if status is not _UNREAD else None
+
+    def own_status(self, written: bytes, shared: dict[bytes, Any]) -> Any:
+        """The status its text writes as `written` (an object's text), kept as found alone; `_UNREAD` when
+        it does not decode. `shared`: as `written_status`'s."""
         status = shared.get(written)
         if status is None:
             try:
                 status = _decode(written)
             except msgspec.DecodeError:
-                return None
+                return _UNREAD
             if len(shared) < SHARED_STATUSES:
                 shared[written] = status
         self._status = status
-        return at, status
+        return status
 
     @property
     def decoded(self) -> bool:

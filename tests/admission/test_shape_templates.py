@@ -156,6 +156,28 @@ CHANGES: dict[str, Callable[[dict, int], Any]] = {
         {"name": "data", "configMap": {"name": "web-3"}}),
     "volume-ephemeral": lambda p, i: _full(p, i) or p["spec"]["volumes"].append({"name": "e", "ephemeral": {}}),
     "volumes-ephemeral-container": lambda p, i: _full(p, i) or p["spec"].update(ephemeralContainers=[]),
+    "workload-own-token": lambda p, i: _full(p, i) or _token(p, f"kube-api-access-{i:05x}"),
+    "own-token-status": lambda p, i: _full(p, i) or _token(p, f"tok-{i}") or
+    p["status"].update(podIP=f"10.0.0.{i}", startTime=f"2026-01-0{i + 1}T00:00:00Z",
+                       containerStatuses=[{"name": "c", "ready": True, "containerID": f"containerd://{i}"}]),
+    "own-token-as-label": lambda p, i: _full(p, i) or _token(p, f"tok-{i}") or
+    p["metadata"]["labels"].update(vol=f"tok-{i}"),
+    "own-token-as-later-container": lambda p, i: _full(p, i) or _token(p, f"tok-{i}") or
+    p["spec"]["containers"][0].update(name="tok-3"),
+    "own-token-as-later-pod": lambda p, i: _full(p, i) or _token(p, "web-3" if i == 2 else f"tok-{i}"),
+    "own-token-as-image": lambda p, i: _full(p, i) or _token(p, f"tok-{i}") or
+    p["spec"]["containers"][0].update(image=f"tok-{i}"),
+    "own-token-unmounted": lambda p, i: _full(p, i) or p["spec"]["volumes"].append({"name": f"tok-{i}", "emptyDir": {}}),
+    "own-token-invalid": lambda p, i: _full(p, i) or _token(p, f"Tok_{i}"),
+    "own-token-twice": lambda p, i: _full(p, i) or _token(p, f"tok-{i}") or _token(p, f"tok-{i}"),
+    "own-token-env": lambda p, i: _full(p, i) or _token(p, f"tok-{i}") or
+    p["spec"]["containers"][0].update(env=[{"name": "T", "value": f"tok-{i}"}]),
+    "own-status-nested-later": lambda p, i: p["status"].update(x={"status": {"a": 1}}) if i >= 2 else
+    p["status"].update(podIP=f"10.0.0.{i}"),
+    "own-status-null-later": lambda p, i: p.update(status=None) if i >= 2 else None,
+    "own-status-admitted-later": lambda p, i: p["status"].update(resourceClaimStatuses=[]) if i >= 3 else
+    p["status"].update(podIP=f"10.0.0.{i}"),
+    "own-status-not-last-later": lambda p, i: p.update({"spec": p.pop("spec")}) if i >= 3 else None,
     "annotation-name-later-pod": lambda p, i: _full(p, i) or p["metadata"]["annotations"].update(name="web-3"),
     "annotation-name-own": lambda p, i: _full(p, i) or p["metadata"]["annotations"].update(name=_name(p)),
     "annotation-reserved": lambda p, i: _full(p, i) or
@@ -171,6 +193,12 @@ CHANGES: dict[str, Callable[[dict, int], Any]] = {
         "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchFields": [
             {"key": "metadata.name", "operator": "In", "values": [p["spec"]["nodeName"]]}]}]}}),
 }
+
+
+def _token(p: dict, name: str) -> None:
+    """A service-account token volume of the pod's own name, mounted by its container (as an API server writes it)."""
+    p["spec"]["volumes"].append({"name": name, "projected": {"sources": [{"serviceAccountToken": {"path": "token"}}]}})
+    p["spec"]["containers"][0]["volumeMounts"].append({"name": name, "mountPath": "/var/run/secrets", "readOnly": True})
 
 
 def _full(p: dict, i: int) -> None:
@@ -264,7 +292,8 @@ def test_a_template_entry_is_written_keys(name: str, written: str) -> None:
         fast, fast_index = entries(objects, TEXTS[written], True)
         assert fast == slow, (name, written, changed)
         assert fast_index.valid_nodes == slow_index.valid_nodes
-    if name in ("plain", "owners", "workload", "workload-one-time", "workload-no-uid", "annotation-reserved") \
+    if name in ("plain", "owners", "workload", "workload-one-time", "workload-no-uid", "annotation-reserved",
+                "other-status", "workload-own-token", "own-token-status") \
             and written == "as-written":
         assert fast_index._templates.matched == 5       # (what the templates are for: all but the first)
 
