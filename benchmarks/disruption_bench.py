@@ -17,7 +17,10 @@ fast paths were not written for: per app a sidecar and an init container, probes
 configMap and emptyDir volumes, tolerations, some a node selector, a zone spread or a
 hostname anti-affinity; apps over eight namespaces (with their Namespace objects); every
 object with a uid, a creation time and (`stored`) a resourceVersion, as a dump has them; half the
-PDBs without a status (the disruption controller computes it).
+PDBs without a status (the disruption controller computes it). `--style served` writes the plain
+shape's pods as an API server serves them, without resourceVersions, in a file spaced as `json.dump`
+writes it: each its own uid and creation time, service-account token volume (`kube-api-access-xxxxx`)
+and mount, and status (IPs, start time, container statuses with their ids).
 
 The command
 
@@ -28,11 +31,12 @@ is timed as a process against the standard library's `json.load` of the same `cl
 1.5 GB (`autoscaler_case.PEAK_MB`).
 
     .venv/bin/python benchmarks/disruption_bench.py [--dir /tmp/kexplain-bench] [--shape standard|big]
-        [--nodes N] [--pods N] [--pdbs N] [--nodepools N] [--pairs 3] [--seed 1] [--style plain|rich|stored]
+        [--nodes N] [--pods N] [--pdbs N] [--nodepools N] [--pairs 3] [--seed 1] [--style plain|rich|stored|served]
 """
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 from dataclasses import dataclass
@@ -328,6 +332,31 @@ def _identified(objects: list[Obj], stored: bool) -> None:
             meta["resourceVersion"] = str(1000 + i)
 
 
+def _served(rng: random.Random, pods: list[Obj]) -> None:
+    """`--style served`: each pod with what an API server writes into it (uid, creation time, its token volume
+    and mount, a status with IPs, start time and container statuses)."""
+    letters = "bcdfghjklmnpqrstvwxz2456789"
+    for i, pod in enumerate(pods):
+        meta, spec = pod["metadata"], pod["spec"]
+        created = f"2025-12-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:" \
+                  f"{rng.randint(0, 59):02d}Z"
+        meta.update(uid=f"{rng.getrandbits(32):08x}-0000-4000-8000-{i:012x}", creationTimestamp=created)
+        token = "kube-api-access-" + "".join(rng.choice(letters) for _ in range(5))
+        spec["volumes"] = [*spec.get("volumes", ()), {"name": token, "projected": {"defaultMode": 420, "sources": [
+            {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+            {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}}]}}]
+        for container in spec["containers"]:
+            container["volumeMounts"] = [*container.get("volumeMounts", ()), {
+                "name": token, "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": True}]
+        spec.setdefault("serviceAccountName", "default")
+        status = pod.setdefault("status", {})
+        status.update(podIP=f"10.{i >> 16 & 255}.{i >> 8 & 255}.{i & 255}", hostIP=f"10.0.{rng.randint(0, 255)}."
+                      f"{rng.randint(1, 254)}", startTime=created, conditions=[{"type": "Ready", "status": "True"}],
+                      containerStatuses=[{"name": c["name"], "ready": True, "restartCount": 0, "started": True,
+                                          "image": c.get("image", ""), "containerID": f"containerd://{rng.getrandbits(256):064x}",
+                                          "state": {"running": {"startedAt": created}}} for c in spec["containers"]])
+
+
 def cluster(shape: Shape, seed: int, style: str = "plain") -> list[Obj]:
     """The whole cluster of `shape` as one list of objects."""
     rng = random.Random(seed)
@@ -344,7 +373,9 @@ def cluster(shape: Shape, seed: int, style: str = "plain") -> list[Obj]:
     system = daemonsets(nodes)
     pods, apps = workloads(rng, shape, nodes, max(shape.pods - 2 * len(nodes), 0))
     budgets = pdbs(rng, apps, pods, shape.pdbs)
-    if style == "plain":
+    if style in ("plain", "served"):
+        if style == "served":
+            _served(rng, [o for o in (*system, *pods) if o["kind"] == "Pod"])
         return [*pools, *nodes, *claims, *system, *pods, *budgets]
     namespaces = _enriched(rng, pods, budgets)
     out = [*namespaces, *pools, *nodes, *claims, *system, *pods, *budgets]
@@ -357,7 +388,11 @@ def write_case(out: Path, shape: Shape, seed: int, style: str = "plain") -> Path
     path = out / "cluster.json"
     if not path.exists():
         out.mkdir(parents=True, exist_ok=True)
-        write_json(path, {"apiVersion": "v1", "kind": "List", "items": cluster(shape, seed, style)})
+        doc = {"apiVersion": "v1", "kind": "List", "items": cluster(shape, seed, style)}
+        if style == "served":       # (spaced, as json.dump writes)
+            path.write_text(json.dumps(doc), encoding="utf-8")
+        else:
+            write_json(path, doc)
     return out
 
 
@@ -374,8 +409,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         out.add_argument(f"--{name}", type=int, help="overrides the shape's")
     out.add_argument("--pairs", type=int, default=3)
     out.add_argument("--seed", type=int, default=1)
-    out.add_argument("--style", choices=("plain", "rich", "stored"), default="plain",
-                     help="rich: fuller pod templates over namespaces; stored: the same with resourceVersions")
+    out.add_argument("--style", choices=("plain", "rich", "stored", "served"), default="plain",
+                     help="rich: fuller pod templates over namespaces; stored: the same with resourceVersions; "
+                          "served: the plain pods as an API server serves them, spaced")
     out.add_argument("--aws-data", type=Path, default=AWS_DATA)
     out.add_argument("--write-only", action="store_true", help="write the case, print its folder, time nothing")
     return out.parse_args(argv)

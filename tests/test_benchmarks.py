@@ -240,3 +240,25 @@ def test_the_disruption_case_is_a_karpenter_cluster_that_kexplain_disrupts(shape
     doc = json.loads(env.out)
     assert doc["pass"] == "disruption" and len(doc["nodes"]) == 30
     assert any(n["candidate"] for n in doc["nodes"]) and doc["summary"]["candidates"] > 0
+
+
+def test_the_served_disruption_case_writes_pods_as_an_api_server_serves_them(tmp_path: Path) -> None:
+    """`--style served`: the plain shape's pods each with its own uid, creation time, token volume mounted and
+    status, in a spaced file; kexplain reads it as it reads the plain case (the same nodes)."""
+    import disruption_bench as bench
+    from kexplain.cli.app import main
+    from tests.support.cli_helpers import TestEnvironment
+
+    base = bench.SHAPES["standard"]
+    small = bench.Shape(base.types, 30, 400, 8, 4, base.app_pods, base.cpu_millis)
+    case = bench.write_case(tmp_path / "served", small, 3, "served")
+    text = (case / "cluster.json").read_text()
+    assert text.startswith('{"apiVersion": "v1", "kind": "List"')
+    pods = [o for o in json.loads(text)["items"] if o["kind"] == "Pod"]
+    assert len(pods) == 400 and len({p["metadata"]["uid"] for p in pods}) == 400
+    tokens = {v["name"] for p in pods for v in p["spec"]["volumes"] if v["name"].startswith("kube-api-access-")}
+    assert len(tokens) > 300 and all(p["status"]["podIP"] and p["status"]["containerStatuses"] for p in pods)
+    env = TestEnvironment()
+    code = main(bench.command(case, ROOT / "tests" / "karpenter" / "cases" / "sched-aws")[1:], env)
+    assert code in (0, 1), env.err
+    assert len(json.loads(env.out)["nodes"]) == 30
