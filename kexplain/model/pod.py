@@ -167,6 +167,7 @@ class PodInfo:
         return "volumes" in self.spec
 
     may_claim = has_volumes     # (whether `pvc_names` may name any: a stored pod's answers by its text)
+    may_use_claims = has_volumes    # (whether a volume may use a claim, its own or a generic ephemeral one's)
 
     def __repr__(self) -> str:
         return f"PodInfo({self.key})"
@@ -287,6 +288,11 @@ def may_claim(volumes: Any) -> bool:
     return b"persistentVolumeClaim" in text or b"\\u" in text        # (a key may be written with escapes)
 
 
+def may_use_claims(volumes: Any) -> bool:
+    """`may_claim`, or a generic ephemeral volume (its claim named after the pod and the volume)."""
+    return may_claim(volumes) or bool(volumes) and b"ephemeral" in bytes(volumes)
+
+
 _STORED_FACTS: dict[bytes, "PodFacts"] = {}     # `shapes.facts_key` of a stored pod -> its facts
 
 
@@ -334,6 +340,10 @@ class StoredPodInfo(PodInfo):
     @property
     def may_claim(self) -> bool:
         return may_claim(self.view.spec.volumes)
+
+    @property
+    def may_use_claims(self) -> bool:
+        return may_use_claims(self.view.spec.volumes)
 
     def annotation(self, key: str) -> Any:
         """`PodInfo.annotation` off the view while the object is not made (nor the key one admission

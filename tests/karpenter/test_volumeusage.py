@@ -86,3 +86,39 @@ def test_a_copy_is_changed_apart_from_the_original():
     assert usage.volumes == {"d": {"default/shared"}}
     assert usage.exceeds_limits({"d": {"default/shared"}}) is None
     assert copy.exceeds_limits({"d": {"default/new"}}) is not None
+
+
+def _stored(*volumes: dict, escaped: bool = False):
+    """A bound pod read from a dump (a view), with these volumes (`escaped`: their claim key written with an
+    escape)."""
+    import json
+
+    from kexplain.apimachinery.pod_lists import dump_list
+    obj = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default", "uid": "u"},
+           "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "i"}], "volumes": list(volumes)},
+           "status": {"phase": "Running"}}
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": [obj]})
+    if escaped:
+        text = text.replace('"persistentVolumeClaim"', '"\\u0070ersistentVolumeClaim"')
+    dump = dump_list(text.encode())
+    assert dump is not None
+    return PodInfo(dump["items"][0])
+
+
+@pytest.mark.parametrize("volume, escaped, want", [
+    ({"name": "kube-api-access-x7k2p", "projected": {"sources": []}}, False, {}),
+    ({"name": "v", "persistentVolumeClaim": {"claimName": "csi"}}, False, {"efs.csi.aws.com": {"default/csi"}}),
+    ({"name": "v", "persistentVolumeClaim": {"claimName": "csi"}}, True, {"efs.csi.aws.com": {"default/csi"}}),
+    ({"name": "dyn", "ephemeral": {"volumeClaimTemplate": {"spec": {}}}}, False,
+     {"ebs.csi.aws.com": {"default/p-dyn"}}),
+])
+def test_a_stored_pods_claims_are_found_and_its_volumes_decoded_only_when_its_text_names_one(volume, escaped, want):
+    """A dump's bound pod whose volumes' text names no claim (a service-account token's) is answered without
+    decoding them; one naming a claim or a generic ephemeral volume is read whole."""
+    idx = world()
+    idx.pvcs[("default", "p-dyn")] = {"metadata": {"name": "p-dyn", "namespace": "default"},
+                                      "spec": {"storageClassName": "gp3"}}
+    p = _stored(volume, escaped=escaped)
+    got, err = get_volumes(idx, p)
+    assert err is None and got == want
+    assert ("volumes" in p.__dict__) == bool(want)

@@ -44,6 +44,8 @@ def get_volumes(index: VolumeIndex, pod) -> tuple[Volumes, GoError | None]:
     """GetVolumes: the pod's claims by driver. A missing claim is skipped (Karpenter logs it);
     a bound claim whose volume is missing is an error."""
     pod_pvcs: Volumes = {}
+    if not pod.may_use_claims:      # (its volumes' text names no claim: not decoded, nothing to find)
+        return pod_pvcs, None
     for volume in pod.volumes or ():
         if not isinstance(volume, Mapping):
             continue
