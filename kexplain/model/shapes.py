@@ -219,9 +219,18 @@ def node_fit_key(pod: Any) -> bytes | None:
         if isinstance(volume, dict) and ("persistentVolumeClaim" in volume or "ephemeral" in volume):
             return None
     affinity = spec.get("affinity")
-    return shape_key((pod.namespace, spec.get("tolerations"), spec.get("containers"), spec.get("initContainers"),
-                      spec.get("overhead"), spec.get("resources"), spec.get("nodeSelector"),
-                      affinity.get("nodeAffinity") if isinstance(affinity, dict) else affinity))
+    return shape_key((pod.namespace, spec.get("tolerations"), _fitting(spec.get("containers")),
+                      _fitting(spec.get("initContainers")), spec.get("overhead"), spec.get("resources"),
+                      spec.get("nodeSelector"), affinity.get("nodeAffinity") if isinstance(affinity, dict) else affinity))
+
+
+def _fitting(containers: Any) -> Any:
+    """What the per-node checks read of containers: their resources (requests, an init container's restart
+    policy) and ports (host ports); not names, images or mounts (a token volume's name is each pod's own)."""
+    if not isinstance(containers, list):
+        return containers
+    return [(c.get("resources"), c.get("ports"), c.get("restartPolicy")) if isinstance(c, dict) else c
+            for c in containers]
 
 
 def pending_key(pod: Any) -> bytes | None:

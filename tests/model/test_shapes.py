@@ -113,6 +113,13 @@ CASES = [
     ("node_fit", {"spec__affinity": ANTI}, SAME),                  # pod affinity is topology's
     ("node_fit", {"spec__volumes": CLAIM}, NONE),                  # claimed volumes' zones are the pod's
     ("node_fit", {"spec__volumes": EPHEMERAL}, NONE),
+    # a token volume of the pod's own name, mounted: no per-node check reads mounts, names or images
+    ("node_fit", {"spec__volumes": [{"name": "tok2", "projected": {"sources": []}}], "spec__containers": [
+        {"name": "c2", "image": "nginx:2", "resources": {"requests": {"cpu": "1"}},
+         "volumeMounts": [{"name": "tok2", "mountPath": "/t"}]}]}, SAME),
+    ("node_fit", {"spec__containers": [{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "1"}},
+                                        "ports": [{"containerPort": 80, "hostPort": 80}]}]}, DIFFERENT),   # host ports
+    ("node_fit", {"spec__initContainers": [{"name": "i", "image": "i", "restartPolicy": "Always"}]}, DIFFERENT),
     ("pending", {"metadata__annotations": {"team": "b"}}, DIFFERENT),  # the whole pod but its identity
     ("pending", {"metadata__creationTimestamp": "2026-02-02T00:00:00Z"}, SAME),
     ("pending", {"spec__hostname": "web-1"}, DIFFERENT),
