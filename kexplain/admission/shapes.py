@@ -21,7 +21,7 @@ from kexplain.admission.openapi import PLAIN_TIME as _PLAIN_TIME, RFC3339, go_ti
 from kexplain.admission.pod_spec_defaults import image_tag
 from kexplain.apimachinery.labels import TOPOLOGY_LABELS
 from kexplain.apimachinery.stored_pods import StoredPod, asked_once
-from kexplain.admission.validate_common import ANNOTATIONS_SIZE_LIMIT
+from kexplain.admission.validate_common import ANNOTATIONS_SIZE_LIMIT, _mask_trailing_dash
 from kexplain.apimachinery.names import _LABEL as DNS1123_LABEL, _SUBDOMAIN as DNS1123_SUBDOMAIN, \
     _VALUE_FMT as LABEL_VALUE_FMT, is_dns1123_label, is_dns1123_subdomain, is_label_value
 from kexplain.model.shapes import shape_key
@@ -37,12 +37,14 @@ HOST = "kexplain-placeholder-hostname"             # a DNS label
 LABEL = "kexplain-placeholder-label"                # any other label's value (a valid one)
 ANNOTATION = "kexplain-placeholder-annotation"      # an annotation's value admission does not read
 CREATED = "1111-11-11T11:11:11Z"                    # a creation timestamp (a valid one)
+GENERATED = "kexplain-placeholder-generated-"       # a generateName (a valid one: a controller's pods each write theirs)
 # a container's image, by what admission reads of it (`pod_spec_defaults.image_tag`: "latest" or not)
 IMAGE, IMAGE_LATEST = "kexplain-placeholder-image:tag", "kexplain-placeholder-image"
 # a volume's name, by its place in the pod's volumes (a DNS label each, distinct)
 VOLUMES = tuple(f"kexplain-placeholder-volume-{i}" for i in range(64))
 STATUS: dict[str, Any] = {}         # a pod's status (`_canonicalize`, a canonical pod's: never changed)
-PLACEHOLDERS = (NAME, UID, OWNER, OWNER_UID, NODE, NAME_LABEL, SUFFIX_LABEL, HOST, CREATED, LABEL, ANNOTATION, IMAGE, IMAGE_LATEST,
+PLACEHOLDERS = (NAME, UID, OWNER, OWNER_UID, NODE, NAME_LABEL, SUFFIX_LABEL, HOST, CREATED, GENERATED, LABEL, ANNOTATION,
+                IMAGE, IMAGE_LATEST,
                 *TOPOLOGY.values(), *VOLUMES)
 # The status fields of a pod that admission reads or drops (the claim statuses it validates and
 # drops with their gates, `validate_pod.validate_pod_status`, `gated_fields`); the rest of the
@@ -112,6 +114,10 @@ def _canonicalize(pod: dict, valid_nodes: set[str], valid_times: set[str]) -> li
     if uid:
         undo.append((meta, "uid", uid))
         meta["uid"] = UID
+    generated = meta.get("generateName")
+    if type(generated) is str and generated and generated_valid(generated):     # (read only when no name is given)
+        undo.append((meta, "generateName", generated))
+        meta["generateName"] = GENERATED
     refs = meta.get("ownerReferences")
     if type(refs) is list and refs:
         owners = canonical_owners(refs)
@@ -369,6 +375,8 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str],
         return None
     if meta.uid:
         key = key.replace(b'"uid":"%s"' % meta.uid.encode(), b'"uid":\0', 1)
+    if meta.generateName:
+        key = _generated_cut(key, meta.generateName)
     created = meta.creationTimestamp
     if created and (created in valid_times or _valid_time(created, valid_times)):
         key = key.replace(b'"creationTimestamp":"%s"' % created.encode(), b'"creationTimestamp":\0', 1)
@@ -382,6 +390,21 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str],
 
 
 _MEMO_MAX = 65536
+
+
+def generated_valid(prefix: str) -> bool:
+    """Whether a generateName passes ValidateObjectMeta (ValidatePodName as a prefix: its trailing dash
+    masked), which is all admission asks of it when the pod is named (`_canonicalize` replaces it then)."""
+    masked = _mask_trailing_dash(prefix)
+    return len(masked) <= 253 and _SUBDOMAIN_FULL(masked) is not None or not _subdomain_problems(masked)
+
+
+def _generated_cut(key: bytes, generated: str) -> bytes:
+    """`written_key`'s step for the generateName `_canonicalize` replaces (a valid one), when the text
+    writes it once (its characters are never escaped)."""
+    if not generated_valid(generated) or key.count(b'"generateName":') != 1:
+        return key
+    return key.replace(b'"generateName":"%s"' % generated.encode(), b'"generateName":\0', 1)
 _CUT = "\0"        # an owner's cut name or uid in a key (written `"\u0000"`: no name, node or uid searched for)
 
 
@@ -716,6 +739,8 @@ class ShapeIndex:
 # a JSON text's strings (a key with its colon) and brackets, in a text without escapes (`_holes`)
 _TOKENS = re.compile(r'"([^"\\]*)"(\s*:)?|[{}\[\]]')
 _TEMPLATES_MAX = 4096       # templates made in one load, at most
+_PER_LOOK = 8               # templates made of one look's pods, at most
+_OTHER = object()           # (`_Templates._filled`: the pod's text is not the template's)
 _TRIED = 1024               # pods asked before the templates must have matched half of them
 
 
@@ -731,25 +756,29 @@ class _Template:
     names: frozenset[str]           # strings written after "name", "nodeName" and "uid" that are no own value
     uid: bool = False               # whether the text writes the pod's uid (an own value, after its owners')
     created: bool = False           # whether it writes its creation time (an own value, after the uid)
+    generated: bool = False         # whether it writes a generateName (an own value, after the creation time)
     volumes: tuple[int, ...] = ()   # the volumes whose names are own values (`written_key` cuts them), last
 
 
 class _Templates:
-    """Pods checked against the text of their shape's first pod (`_Template`) with their own values put
+    """Pods checked against the text of a first pod of their shape (`_Template`) with their own values put
     in: a match is that text with other values in the same places, so `written_key` would give the first
-    pod's key; its checks of a pod's own values are made here. Anything else goes `written_key`'s way."""
+    pod's key; its checks of a pod's own values are made here. Anything else goes `written_key`'s way.
+    A look (what a pod's view tells of its shape at once) keeps a few templates, the last matched first:
+    pods alike in it may differ in what only their texts tell (an annotation, tolerations)."""
 
     def __init__(self, index: "ShapeIndex") -> None:
         self.index = index
-        self.of: dict[tuple, _Template | None] = {}         # (namespace, label names, containers) -> it
+        self.of: dict[tuple, list[_Template]] = {}          # (namespace, label names, containers, ...) -> them
+        self.made: dict[tuple, int] = {}                     # a look -> its templates made (`_PER_LOOK`: no more)
         self.images: dict[tuple[bytes, bytes], Any] = {}     # containers' texts -> `_own_images`
         self.groups: dict[tuple, int] = {}                   # containers' texts without images -> a number
-        self.asked = self.matched = 0
+        self.asked = self.matched = self.count = 0
         self.statuses: dict[bytes, Any] = index._texts.setdefault(_STATUSES, {})   # (`written_key`'s too)
 
     def match(self, pod: StoredPod) -> bytes | tuple | None:
-        """The shape key of a pod matching its template; else what names its template (to make one from
-        it once `written_key` keyed it), or None."""
+        """The shape key of a pod matching a template of its look; else its look when another template may
+        be made from it (once `written_key` keyed it), or None."""
         self.asked += 1
         if self.asked > _TRIED and 2 * self.matched < self.asked:
             self.index._templates = None        # (a cluster whose pods do not match: asked no more)
@@ -769,25 +798,48 @@ class _Templates:
             return None
         labels = meta.labels
         look = (meta.namespace, tuple(labels) if labels else None, images[1], len(owners), _given(meta))
-        template = self.of.get(look)
-        if template is None:
-            return look if look not in self.of and len(self.of) < _TEMPLATES_MAX else None
-        name, node, uid, created = meta.name, spec.nodeName, meta.uid, meta.creationTimestamp
+        templates = self.of.get(look)
+        if templates is not None:
+            name, node = meta.name, spec.nodeName
+            if not name or not node or not (len(name) <= 253 and _SUBDOMAIN_FULL(name)) or spec.hostname == name:
+                return None
+            if spec.volumes and bytes(spec.volumes).find(name.encode()) != -1 \
+                    or spec.affinity and bytes(spec.affinity).find(node.encode()) != -1:
+                return None         # (`written_key` keys neither: a claim named after the pod, a node pinned)
+            values = (name, *labels.values(), node, *images[0], *owners) if labels else (name, node, *images[0], *owners)
+            for i, template in enumerate(templates):
+                found = self._filled(pod, template, values, owners, volumes)
+                if found is not _OTHER:
+                    if found is not None and i:
+                        templates.insert(0, templates.pop(i))       # (the last matched first)
+                    return found     # type: ignore[return-value]
+        if self.made.get(look, 0) < _PER_LOOK and self.count < _TEMPLATES_MAX:
+            return look
+        return None
+
+    def _filled(self, pod: StoredPod, template: _Template, values: tuple, owners: tuple, volumes: Any
+                ) -> bytes | None | object:
+        """`template`'s key when `pod` (its `values` so far: name, labels, node, images, owners) matches it;
+        `_OTHER` when its text is not the template's; None when `written_key` would not take the pod."""
+        meta = pod.view.metadata
+        name, node, uid, created = values[0], pod.view.spec.nodeName, meta.uid, meta.creationTimestamp
         names = template.names
-        if not name or not node or not (len(name) <= 253 and _SUBDOMAIN_FULL(name)) or spec.hostname == name \
-                or name in names or node in names or uid in names or owners and not names.isdisjoint(owners):
+        if name in names or node in names or uid in names or owners and not names.isdisjoint(owners):
             return None
-        if spec.volumes and bytes(spec.volumes).find(name.encode()) != -1 \
-                or spec.affinity and bytes(spec.affinity).find(node.encode()) != -1:
-            return None         # (`written_key` keys neither: a claim named after the pod, a node pinned)
-        values = (name, *labels.values(), node, *images[0], *owners) if labels else (name, node, *images[0], *owners)
         if template.uid or template.created:
             if template.uid and not uid or template.created and not created:
-                return None
+                return _OTHER
             values += ((uid,) if template.uid else ()) + ((created,) if template.created else ())
+        if template.generated:
+            generated = meta.generateName
+            if not generated:
+                return _OTHER
+            if not generated_valid(generated):
+                return None
+            values += (generated,)
         if template.volumes:
             if volumes is None or len(volumes) <= template.volumes[-1]:
-                return None
+                return _OTHER
             own = tuple(volumes[i].decode() for i in template.volumes)
             if not names.isdisjoint(own) or not {name, node, uid, *owners}.isdisjoint(own):
                 return None     # (a name `written_key` would cut elsewhere too, or not cut)
@@ -798,10 +850,12 @@ class _Templates:
         parts[1::2] = template.order(values)
         text = "".join(parts)
         raw, head = bytes(pod.raw), text.encode()
-        if text.find("LabelKeys") != -1 or not raw.startswith(head) or len(raw) != len(head) and not template.status:
-            return None
-        if labels and (name in labels.values() or name[name.rfind("-") + 1:] in labels.values()
-                       or not _all_valid(labels.values(), self.index._texts)):
+        if not raw.startswith(head) or len(raw) != len(head) and not template.status:
+            return _OTHER
+        labels = meta.labels
+        if text.find("LabelKeys") != -1 or labels and (
+                name in labels.values() or name[name.rfind("-") + 1:] in labels.values()
+                or not _all_valid(labels.values(), self.index._texts)):
             return None
         if node not in self.index.valid_nodes:
             if is_dns1123_subdomain(node):
@@ -825,7 +879,9 @@ class _Templates:
     def make(self, pod: StoredPod, look: tuple, written: bytes, key: bytes) -> None:
         """The template of `pod`'s shape (`look`), from its text and its `written_key`; None when the
         text does not show where each own value is, or `written_key` did not cut each."""
-        self.of[look] = None
+        made = self.made.get(look, 0)
+        self.made[look] = _PER_LOOK     # (a text not made a template: the look's pods are asked no more)
+        self.count += 1
         try:
             text = bytes(pod.raw).decode()
         except UnicodeDecodeError:
@@ -848,11 +904,14 @@ class _Templates:
             and text.find("LabelKeys") == -1 else None
         if found is None:
             return
-        holes, names, status_at, has_uid, has_created = found
-        identity = ((meta.uid,) if has_uid else ()) + ((created,) if has_created else ())
+        holes, names, status_at, has_uid, has_created, has_generated = found
+        if has_generated and not (meta.generateName and generated_valid(meta.generateName)):
+            return
+        identity = ((meta.uid,) if has_uid else ()) + ((created,) if has_created else ()) \
+            + ((meta.generateName,) if has_generated else ())
         values = (meta.name, *labels.values(), view.spec.nodeName, *images[0], *owners, *identity, *own)
         slots = [slot for _, _, slot in holes]
-        if not _cut_alike(written, labels, images[2], has_uid, has_created, meta.annotations) \
+        if not _cut_alike(written, labels, images[2], has_uid, has_created, meta.annotations, has_generated) \
                 or sorted(set(slots)) != list(range(len(values))) \
                 or any(slots.count(slot) != 1 for slot in range(len(values) - len(own))) \
                 or not names.isdisjoint((values[0], values[1 + len(labels)], *owners, *identity[:has_uid], *own)) \
@@ -871,9 +930,10 @@ class _Templates:
         if status_at < holes[-1][1] or (status == -1) != (status_at == len(text)) \
                 or status != -1 and not self._own_status(pod, text[status_at:].encode()):
             return
-        self.of[look] = _Template(parts, itemgetter(*(slot for _, _, slot in holes)), key,
-                                  status != -1, frozenset(names), has_uid, has_created,
-                                  tuple(cut))
+        self.made[look] = made + 1
+        self.of.setdefault(look, []).insert(0, _Template(
+            parts, itemgetter(*(slot for _, _, slot in holes)), key, status != -1, frozenset(names), has_uid,
+            has_created, has_generated, tuple(cut)))
 
 
 def _own_images(texts: tuple[bytes, bytes], groups: dict[tuple, int]
@@ -894,18 +954,19 @@ def _own_images(texts: tuple[bytes, bytes], groups: dict[tuple, int]
 
 
 def _holes(text: str, labels: dict[str, str], images: int, owners: int = 0, volumes: tuple[str, ...] = ()
-           ) -> tuple[list[tuple[int, int, int]], set[str], int, bool, bool] | None:
+           ) -> tuple[list[tuple[int, int, int]], set[str], int, bool, bool, bool] | None:
     """Where a pod's text (without escapes) writes its name (slot 0), its label values (1...), its node, its
-    images, its `owners` owner references' names and uids, then its uid and its creation time when written,
-    each once, then the names of its `volumes` (each where the volume and the mounts naming it write it);
-    the other strings written after "name", "nodeName" or "uid", where its status is written (the text's
-    length without one) and whether it writes a uid and a creation time. None when a key `written_key`
-    cuts by is written elsewhere."""
+    images, its `owners` owner references' names and uids, then its uid, its creation time and its
+    generateName when written, each once, then the names of its `volumes` (each where the volume and the
+    mounts naming it write it); the other strings written after "name", "nodeName" or "uid", where its
+    status is written (the text's length without one) and whether it writes a uid, a creation time and a
+    generateName. None when a key `written_key` cuts by is written elsewhere."""
     slots = {("metadata", "name"): 0, ("spec", "nodeName"): 1 + len(labels)}
     slots.update({("metadata", "labels", label): 1 + i for i, label in enumerate(labels)})
     image_slots = {("spec", "containers", "*", "image"): [], ("spec", "initContainers", "*", "image"): [],
-                   _OWNER_NAME: [], _OWNER_UID: [], ("metadata", "uid"): [], ("metadata", "creationTimestamp"): []}
-    holes, names, keys = [], set(), {"labels": 0, "image": 0, "annotations": 0}
+                   _OWNER_NAME: [], _OWNER_UID: [], ("metadata", "uid"): [], ("metadata", "creationTimestamp"): [],
+                   ("metadata", "generateName"): []}
+    holes, names, keys = [], set(), {"labels": 0, "image": 0, "annotations": 0, "generateName": 0}
     named: list[tuple[int, int, str]] = []      # where a volume or a mount writes a name of `volumes`
     lists: list[bool] = []          # the open containers, whether each is a list
     path: list[str] = []            # the keys down to the innermost open container
@@ -938,22 +999,23 @@ def _holes(text: str, labels: dict[str, str], images: int, owners: int = 0, volu
             lists.pop()
             if lists:
                 path.pop()
-    containers, init, owner_names, owner_uids, uid, created = image_slots.values()
+    containers, init, owner_names, owner_uids, uid, created, generated = image_slots.values()
     found = containers + init
     if keys["labels"] != (1 if labels else keys["labels"]) or keys["image"] != len(found) or keys["annotations"] > 1 \
             or len(found) != images or "nodeName" in labels or "image" in labels \
-            or len(owner_names) != owners or len(owner_uids) != owners or len(uid) > 1 or len(created) > 1:
+            or len(owner_names) != owners or len(owner_uids) != owners or len(uid) > 1 or len(created) > 1 \
+            or keys["generateName"] != len(generated) or len(generated) > 1:
         return None
     holes += [(start, end, 2 + len(labels) + i) for i, (start, end) in enumerate(found)]
     at = 2 + len(labels) + images      # (each reference's name, then its uid: `_owner_values`' order)
     holes += [(start, end, at + 2 * i) for i, (start, end) in enumerate(owner_names)]
     holes += [(start, end, at + 2 * i + 1) for i, (start, end) in enumerate(owner_uids)]
     at += 2 * owners
-    for start, end in uid + created:
+    for start, end in uid + created + generated:
         holes.append((start, end, at))
         at += 1
     holes += [(start, end, at + volumes.index(value)) for start, end, value in named]
-    return sorted(holes), names, status_at, bool(uid), bool(created)
+    return sorted(holes), names, status_at, bool(uid), bool(created), bool(generated)
 
 
 # where a volume's name is written: its own, and the containers' mounts and devices naming it
@@ -1037,19 +1099,20 @@ def string_spans(text: bytes, paths: dict[tuple[str, ...], int]) -> list[tuple[i
 
 
 def _cut_alike(written: bytes, labels: dict[str, str], images: tuple[bytes, ...], uid: bool = False,
-               created: bool = False, annotations: Any = None) -> bool:
-    """Whether `written_key` cut the name, the node, the labels as a whole, each image, the uid and creation time
-    the text writes (`uid`, `created`), and no other value but what is the same for every pod of the text:
-    the values of its `annotations` (the view's) and its volumes' names."""
+               created: bool = False, annotations: Any = None, generated: bool = False) -> bool:
+    """Whether `written_key` cut the name, the node, the labels as a whole, each image, the uid, creation time
+    and generateName the text writes (`uid`, `created`, `generated`), and no other value but what is the same
+    for every pod of the text: the values of its `annotations` (the view's) and its volumes' names."""
     cut = b'"labels":{%s}' % b",".join(_json(label) + b":\0" for label in labels) if labels else b""
     fixed = written.count(b"\0V")         # (`_volume_names_cut`'s: a volume's name and its mounts')
     if annotations:
         texts = _annotations_texts(bytes(annotations))
         fixed += texts[1].count(b"\0") if texts is not None and written.find(texts[1]) != -1 else 0
-    return written.count(b"\0") == 2 + len(labels) + len(images) + uid + created + fixed \
+    return written.count(b"\0") == 2 + len(labels) + len(images) + uid + created + generated + fixed \
         and written.find(cut) != -1 and sum(written.count(cut) for cut in set(images)) == len(images) \
         and (not uid or written.find(b'"uid":\0') != -1) \
-        and (not created or written.find(b'"creationTimestamp":\0') != -1)
+        and (not created or written.find(b'"creationTimestamp":\0') != -1) \
+        and (not generated or written.find(b'"generateName":\0') != -1)
 
 
 # -- patches ---------------------------------------------------------------------------------

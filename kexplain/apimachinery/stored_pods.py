@@ -26,6 +26,7 @@ class _Meta(Struct):
     deletionTimestamp: str | None = None
     ownerReferences: Raw = _NO_TEXT        # (decoded when asked: `PodView.owner_references`)
     annotations: Raw = _NO_TEXT            # (decoded when asked: `PodView.annotation`)
+    generateName: str | None = None        # (a shape's hole, as the name: `shapes.GENERATED`)
 
 
 class _Spec(Struct):
@@ -161,14 +162,14 @@ def resize_text(status: _Status | None) -> bytes:
 
 def with_own(view: PodView, own: PodView, uid: str | None, labels: dict[str, str] | None, containers: Raw,
              init_containers: Raw, volumes: Raw, owners: bool = False) -> PodView:
-    """`view` (a pod admitted by its shape) with `own`'s name, creation time, node, status, uid and labels,
-    these containers' and volumes' texts (the view's, or with `own`'s images or names), and `own`'s owner
-    references when `owners` (the shape's pods name each their own owners)."""
+    """`view` (a pod admitted by its shape) with `own`'s name, generateName, creation time, node, status, uid
+    and labels, these containers' and volumes' texts (the view's, or with `own`'s images or names), and `own`'s
+    owner references when `owners` (the shape's pods name each their own owners)."""
     meta, mine, spec = view.metadata, own.metadata, view.spec
     return PodView(view.kind, view.apiVersion,
                    _Meta(mine.name, meta.namespace, uid, meta.resourceVersion, mine.creationTimestamp, labels,
                          meta.deletionTimestamp, mine.ownerReferences if owners else meta.ownerReferences,
-                         mine.annotations),
+                         mine.annotations, mine.generateName),
                    _Spec(own.spec.nodeName, spec.priority, volumes, spec.affinity, spec.resources, spec.overhead,
                          init_containers, containers, spec.hostname, spec.tolerations),
                    own.status)

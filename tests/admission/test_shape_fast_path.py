@@ -354,6 +354,13 @@ def _variant(name: str, i: int) -> dict:
             refs[0]["name"] = 7
         elif i == 2 and name == "owner-kind-empty-later":
             refs[0]["kind"] = ""
+    elif name.startswith("generate-name"):        # each pod its controller's generateName (its own ReplicaSet's)
+        meta["generateName"] = {"generate-name-placeholder-text": "kexplain-placeholder-generated-" if i % 2 else
+                                f"web-{i}-5d8f7c-", "generate-name-masked": "w" * 252 + f"{i}-",
+                                "generate-name-invalid-later": "-web-" if i == 2 else f"web-{i}-",
+                                "generate-name-long-later": "w" * 253 + f"{i}-" if i == 2 else f"web-{i}-",
+                                "generate-name-not-a-string-later": 7 if i == 2 else f"web-{i}-"
+                                }.get(name, f"web-{i}-5d8f7c-")
     elif name.startswith("daemon"):               # a DaemonSet's pods: each pinned to its node
         values = [spec["nodeName"]] if not (name == "daemon-bad-pin-later" and i == 2) else ["Bad_Node"]
         spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
@@ -368,7 +375,7 @@ ADMITTED = ["plain", "long-name-ephemeral", "uid-kinds", "match-label-keys", "ma
             "stateful-fqdn", "daemon", "label-values", "annotation-values", "merged-label-values",
             "label-placeholder-text", "image-values", "image-classes", "image-placeholder-text",
             "image-init-containers", "image-volume", "volume-names", "owner-references", "owner-placeholder-text",
-            "owner-named-as-pod"]
+            "owner-named-as-pod", "generate-name", "generate-name-placeholder-text", "generate-name-masked"]
 REFUSED = ["bad-name-later", "bad-node-later", "uid-not-a-string", "duplicate-name", "zone-label-invalid-later",
            "yaml-naive-timestamp", "null-port-later", "priority-given-wrong", "mirror-annotation", "scheduling-gates",
            "stateful-dotted-later", "daemon-bad-pin-later", "label-value-invalid-later", "label-value-long-later",
@@ -376,7 +383,8 @@ REFUSED = ["bad-name-later", "bad-node-later", "uid-not-a-string", "duplicate-na
            "image-space-later", "image-empty-later", "volume-name-invalid-later", "volume-name-twice-later",
            "volume-mount-unknown-later", "volume-ephemeral-containers-later", "owner-name-empty-later",
            "owner-uid-missing-later", "owner-two-controllers-later", "owner-name-not-a-string-later",
-           "owner-kind-empty-later"]
+           "owner-kind-empty-later", "generate-name-invalid-later", "generate-name-long-later",
+           "generate-name-not-a-string-later"]
 VARIANTS = ADMITTED + REFUSED
 CONTEXT = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
             "value": 1000},
@@ -402,8 +410,18 @@ def test_admitted_variants_are_admitted(name: str) -> None:
                     "stateful-fqdn"):
         assert patched > 0
     if name in ("stateful", "daemon", "label-values", "annotation-values", "label-placeholder-text", "volume-names",
-                "owner-references", "owner-placeholder-text", "owner-named-as-pod"):
+                "owner-references", "owner-placeholder-text", "owner-named-as-pod", "generate-name",
+                "generate-name-placeholder-text", "generate-name-masked"):
         assert patched == 5                     # every pod: one shape despite the per-pod fields
+
+
+@pytest.mark.parametrize("name", ["owner-references", "generate-name", "generate-name-placeholder-text",
+                                  "generate-name-masked"])
+def test_pods_naming_each_its_own_controller_are_one_shape(name: str) -> None:
+    """A one-replica app's pods (each its own ReplicaSet: owner, generateName) are one shape: admitted once."""
+    index = ShapeIndex()
+    keys = {index.entry(_variant(name, i))[1] for i in range(5)}
+    assert len(keys) == 1 and None not in keys
 
 
 @pytest.mark.parametrize("name", REFUSED)

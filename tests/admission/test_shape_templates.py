@@ -186,6 +186,25 @@ CHANGES: dict[str, Callable[[dict, int], Any]] = {
     "annotation-own-value": lambda p, i: _full(p, i) or p["metadata"]["annotations"].update(build=f"b-{i}"),
     "annotation-volume-name": lambda p, i: _full(p, i) or p["metadata"]["annotations"].update(name="config"),
     "annotations-twice": lambda p, i: _full(p, i) or p["spec"].update(annotations={"a": "b"}),
+    # a controller's pods each write its generateName (a one-replica app's ReplicaSet: each its own), an own value
+    "generate-name": _set("metadata.generateName", lambda p, i: f"web-{i}-rs-"),
+    "generate-name-shared": _set("metadata.generateName", "web-"),
+    "generate-name-workload": lambda p, i: _full(p, i) or p["metadata"].update(generateName=f"web-{i}-rs-"),
+    "generate-name-invalid": _set("metadata.generateName", lambda p, i: f"Web_{i}-"),
+    "generate-name-invalid-later": _set("metadata.generateName", lambda p, i: f"Web_{i}-" if i == 3 else f"w-{i}-"),
+    "generate-name-masked": _set("metadata.generateName", lambda p, i: "w" * 252 + f"{i}-"),   # (valid masked only)
+    "generate-name-as-label": lambda p, i: p["metadata"].update(generateName=f"web-{i}-rs") or
+    p["metadata"]["labels"].update(gen=f"web-{i}-rs"),
+    "generate-name-as-name": _set("metadata.generateName", lambda p, i: _name(p)),
+    "generate-name-label-key": lambda p, i: p["metadata"].update(generateName=f"web-{i}-rs-") or
+    p["metadata"]["labels"].update(generateName=f"web-{i}-rs-"),
+    "generate-name-in-spec": lambda p, i: p["metadata"].update(generateName=f"web-{i}-rs-") or
+    p["spec"]["containers"][0].update(env=[{"name": "X", "generateName": f"web-{i}-rs-"}]),
+    "generate-name-placeholder-text": _set("metadata.generateName", lambda p, i: "kexplain-placeholder-generated-"
+                                           if i % 2 else f"web-{i}-rs-"),
+    # pods of one look (namespace, label keys, containers) written otherwise: a template each
+    "annotated": _set("metadata.annotations", {"karpenter.sh/do-not-disrupt": "true"}),
+    "tolerating": _set("spec.tolerations", [{"key": "batch", "operator": "Exists"}]),
     "annotations-empty": lambda p, i: _full(p, i) or p["metadata"].update(annotations={}),
     "affinity-naming-later-node": lambda p, i: _full(p, i) or p["spec"]["affinity"]["podAntiAffinity"][
         "requiredDuringSchedulingIgnoredDuringExecution"][0]["labelSelector"]["matchLabels"].update(host="n2"),
@@ -293,9 +312,25 @@ def test_a_template_entry_is_written_keys(name: str, written: str) -> None:
         assert fast == slow, (name, written, changed)
         assert fast_index.valid_nodes == slow_index.valid_nodes
     if name in ("plain", "owners", "workload", "workload-one-time", "workload-no-uid", "annotation-reserved",
-                "other-status", "workload-own-token", "own-token-status") \
+                "other-status", "workload-own-token", "own-token-status", "generate-name", "generate-name-shared",
+                "generate-name-workload", "generate-name-masked", "generate-name-as-label") \
             and written == "as-written":
         assert fast_index._templates.matched == 5       # (what the templates are for: all but the first)
+
+
+@pytest.mark.parametrize("name", ["annotated", "tolerating", "generate-name", "extra-field", "affinity", "hostname"])
+def test_pods_of_one_look_written_otherwise_are_matched_each_by_its_template(name: str) -> None:
+    """Pods alike in what their views tell at once (namespace, label keys, containers) but written otherwise
+    (the first two changed, the next four not: an annotation, tolerations, a generateName, owners...) are each
+    matched by a template of their own text, last matched first, each entry the one `written_key` gives."""
+    objects = workload(CHANGES[name], range(0, 2))
+    fast, index = entries(objects, TEXTS["as-written"], True)
+    assert fast == entries(objects, TEXTS["as-written"], False)[0]
+    assert index._templates.matched == 4            # (each text's first pod makes its template)
+    assert [len(found) for found in index._templates.of.values()] == [2]
+    interleaved = [objects[i] for i in (0, 2, 1, 3, 4, 5)]      # (the two texts one after the other)
+    fast, index = entries(interleaved, TEXTS["as-written"], True)
+    assert fast == entries(interleaved, TEXTS["as-written"], False)[0] and index._templates.matched == 4
 
 
 READERS: dict[str, Callable[[list[Any]], list[Any]]] = {
@@ -326,7 +361,8 @@ def test_a_template_entry_is_written_keys_of_views_given_defaults(name: str, rea
                                   "image-spaced", "name-as-label", "claim-status", "hostname-as-name", "uid", "owners",
                                   "owner-name-empty", "owner-uid-missing", "owner-named-as-pod", "workload",
                                   "workload-time-invalid-later", "volume-named-twice", "annotation-not-a-string",
-                                  "volume-naming-pod"])
+                                  "volume-naming-pod", "generate-name", "generate-name-invalid-later",
+                                  "generate-name-masked", "annotated"])
 def test_a_template_admits_and_refuses_alike(name: str) -> None:
     """Admitted by shape from views keyed by templates: the objects and messages of each pod admitted alone."""
     objects = workload(CHANGES[name])
