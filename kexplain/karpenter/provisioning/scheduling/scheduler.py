@@ -1,6 +1,7 @@
 """Karpenter's scheduler for one pass (provisioning/scheduling/scheduler.go)."""
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -17,6 +18,7 @@ from kexplain.karpenter.provisioning.scheduling.nodeclaim import (
 from kexplain.karpenter.provisioning.scheduling.nodeclaimtemplate import NodeClaimTemplate, new_node_claim_template
 from kexplain.karpenter.provisioning.scheduling.queue import Queue
 from kexplain.karpenter.provisioning.scheduling.reservationmanager import ReservationManager
+from kexplain.karpenter.provisioning.scheduling.roomblocks import SHIFT, RoomBlocks
 from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
 from kexplain.karpenter.scheduling.requirements import (ALLOW_UNDEFINED_WELL_KNOWN_LABELS, Requirements,
                                                         has_preferred_node_affinity, new_label_requirements,
@@ -181,6 +183,7 @@ class Scheduler:
         self.context = SchedulingContext(ReservationManager(instance_types), options.reserved_capacity,
                                          options.strict_reserved_offerings, satisfies_min_values, self.type_index)
         self.existing_nodes = self._existing_nodes(state_nodes, topology, daemons, node_bases)
+        self._rooms: RoomBlocks | None = None       # (made at the first scan: `add_to_existing_node`)
         self._scans: dict[bytes, _ShapeScan] = {}
         self._added: list[int] = []          # the existing nodes a pod was added to, in turn (by index)
         self._node_refusals: dict[tuple, dict[int, int]] = {}
@@ -356,9 +359,18 @@ class Scheduler:
         need = resources.nanos_of(data.requests)
         fits = resources.fits_nanos
         closed = self._closed if self._closed and pod.uid not in self._closed_exempt else ()
+        rooms = self._rooms if self._rooms is not None else self._room_blocks()
         alive = scan.alive
-        read = len(alive)           # how many of them were looked at
-        for at, i in enumerate(alive):
+        read = count = len(alive)       # how many of them were looked at
+        at, block = 0, -1
+        while at < count:
+            i = alive[at]
+            if i >> SHIFT != block:     # (a block without the room: each of its nodes refuses the pod for good)
+                block = i >> SHIFT
+                if rooms.roomless(block, need):
+                    at = bisect_left(alive, (block + 1) << SHIFT, at + 1, count)
+                    continue
+            at += 1
             if closed and i in closed:
                 continue
             node = nodes[i]
@@ -373,9 +385,10 @@ class Scheduler:
             requirements, err = node.can_add(pod, data, volumes)
             if err is None:
                 node.add(pod, data, requirements, volumes)
+                rooms.changed(i)
                 self._added.append(i)
                 placed = True
-                read = at + 1
+                read = at
                 break
             if node.refusal == REFUSED_FOR_GOOD:
                 gone.append(i)
@@ -386,6 +399,10 @@ class Scheduler:
             left = set(gone)
             scan.alive = [i for i in alive[:read] if i not in left] + alive[read:]
         return placed
+
+    def _room_blocks(self) -> RoomBlocks:
+        self._rooms = RoomBlocks(self.existing_nodes)
+        return self._rooms
 
     def add_to_inflight_node(self, pod: PodInfo, data: PodData) -> bool:
         """The first NodeClaim of this pass (in the order `add` sorted them) that takes the pod;
