@@ -20,7 +20,11 @@ object with a uid, a creation time and (`stored`) a resourceVersion, as a dump h
 PDBs without a status (the disruption controller computes it). `--style served` writes the plain
 shape's pods as an API server serves them, without resourceVersions, in a file spaced as `json.dump`
 writes it: each its own uid and creation time, service-account token volume (`kube-api-access-xxxxx`)
-and mount, and status (IPs, start time, container statuses with their ids).
+and mount, and status (IPs, start time, container statuses with their ids). `--style controller` writes the
+served pods as their controllers make them and `kubectl get -o json` prints them (indented by four): named
+from their ReplicaSet's or DaemonSet's generateName, with its pod-template-hash or revision labels, every field
+the API server defaults written, the kubelet's conditions with their times. `--style distinct` writes the plain
+shape with each workload its own requests and image (a pod shape per workload, as real Deployments are).
 
 The command
 
@@ -31,7 +35,8 @@ is timed as a process against the standard library's `json.load` of the same `cl
 1.5 GB (`autoscaler_case.PEAK_MB`).
 
     .venv/bin/python benchmarks/disruption_bench.py [--dir /tmp/kexplain-bench] [--shape standard|big]
-        [--nodes N] [--pods N] [--pdbs N] [--nodepools N] [--pairs 3] [--seed 1] [--style plain|rich|stored|served]
+        [--nodes N] [--pods N] [--pdbs N] [--nodepools N] [--pairs 3] [--seed 1]
+        [--style plain|rich|stored|served|controller|distinct]
 """
 from __future__ import annotations
 
@@ -357,6 +362,53 @@ def _served(rng: random.Random, pods: list[Obj]) -> None:
                                           "state": {"running": {"startedAt": created}}} for c in spec["containers"]])
 
 
+def _controlled(rng: random.Random, pods: list[Obj]) -> None:
+    """`--style controller`: served pods (`_served`) as their controllers make them: named from their
+    owner's generateName (five random characters), its hash or revision labels, the owner reference blocking
+    its deletion, the fields the API server defaults, the kubelet's conditions with their times."""
+    letters = "bcdfghjklmnpqrstvwxz2456789"
+    for pod in pods:
+        meta, spec, status = pod["metadata"], pod["spec"], pod["status"]
+        owner = meta["ownerReferences"][0]
+        owner["blockOwnerDeletion"] = True
+        meta["generateName"] = owner["name"] + "-"
+        meta["name"] = meta["generateName"] + "".join(rng.choice(letters) for _ in range(5))
+        if owner["kind"] == "ReplicaSet":
+            meta["labels"]["pod-template-hash"] = owner["name"].rsplit("-", 1)[-1]
+        else:
+            meta["labels"].update({"controller-revision-hash": "6d9f7c8b5", "pod-template-generation": "1"})
+        for container in spec["containers"]:
+            container.update(imagePullPolicy="IfNotPresent", terminationMessagePath="/dev/termination-log",
+                             terminationMessagePolicy="File")
+        spec.update(restartPolicy="Always", terminationGracePeriodSeconds=30, dnsPolicy="ClusterFirst",
+                    serviceAccount=spec["serviceAccountName"], securityContext={}, schedulerName="default-scheduler",
+                    priority=0, enableServiceLinks=True, preemptionPolicy="PreemptLowerPriority")
+        spec["tolerations"] = [*spec.get("tolerations", ()), *(
+            {"key": f"node.kubernetes.io/{key}", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
+            for key in ("not-ready", "unreachable"))]
+        status["conditions"] = [{"type": kind, "status": "True", "lastProbeTime": None,
+                                 "lastTransitionTime": status["startTime"]}
+                                for kind in ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady",
+                                             "PodScheduled")]
+        status["qosClass"] = "Burstable"
+
+
+def _distinct(rng: random.Random, pods: list[Obj]) -> None:
+    """`--style distinct`: each app's pods (not the DaemonSets') with the app's own requests and image."""
+    own: dict[str, tuple[Obj, str]] = {}
+    for pod in pods:
+        app = pod["metadata"]["labels"].get("app")
+        if app is None:
+            continue
+        container = pod["spec"]["containers"][0]
+        if app not in own:
+            cpu = int(container["resources"]["requests"]["cpu"][:-1])
+            own[app] = ({"cpu": f"{max(10, cpu + rng.randint(-40, 40))}m", "memory": f"{rng.randint(64, 4096)}Mi"},
+                        f"registry.example/{app}:{rng.randint(1, 9)}.{rng.randint(0, 20)}")
+        container["resources"]["requests"] = dict(own[app][0])
+        container["image"] = own[app][1]
+
+
 def cluster(shape: Shape, seed: int, style: str = "plain") -> list[Obj]:
     """The whole cluster of `shape` as one list of objects."""
     rng = random.Random(seed)
@@ -373,9 +425,13 @@ def cluster(shape: Shape, seed: int, style: str = "plain") -> list[Obj]:
     system = daemonsets(nodes)
     pods, apps = workloads(rng, shape, nodes, max(shape.pods - 2 * len(nodes), 0))
     budgets = pdbs(rng, apps, pods, shape.pdbs)
-    if style in ("plain", "served"):
-        if style == "served":
+    if style == "distinct":
+        _distinct(rng, pods)
+    if style in ("plain", "served", "controller", "distinct"):
+        if style in ("served", "controller"):
             _served(rng, [o for o in (*system, *pods) if o["kind"] == "Pod"])
+        if style == "controller":
+            _controlled(rng, [o for o in (*system, *pods) if o["kind"] == "Pod"])
         return [*pools, *nodes, *claims, *system, *pods, *budgets]
     namespaces = _enriched(rng, pods, budgets)
     out = [*namespaces, *pools, *nodes, *claims, *system, *pods, *budgets]
@@ -391,6 +447,8 @@ def write_case(out: Path, shape: Shape, seed: int, style: str = "plain") -> Path
         doc = {"apiVersion": "v1", "kind": "List", "items": cluster(shape, seed, style)}
         if style == "served":       # (spaced, as json.dump writes)
             path.write_text(json.dumps(doc), encoding="utf-8")
+        elif style == "controller":     # (indented by four, as kubectl prints)
+            path.write_text(json.dumps(doc, indent=4), encoding="utf-8")
         else:
             write_json(path, doc)
     return out
@@ -409,9 +467,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         out.add_argument(f"--{name}", type=int, help="overrides the shape's")
     out.add_argument("--pairs", type=int, default=3)
     out.add_argument("--seed", type=int, default=1)
-    out.add_argument("--style", choices=("plain", "rich", "stored", "served"), default="plain",
+    out.add_argument("--style", choices=("plain", "rich", "stored", "served", "controller", "distinct"), default="plain",
                      help="rich: fuller pod templates over namespaces; stored: the same with resourceVersions; "
-                          "served: the plain pods as an API server serves them, spaced")
+                          "served: the plain pods as an API server serves them, spaced; controller: served pods "
+                          "as their controllers make them, indented as kubectl prints; distinct: each workload its "
+                          "own requests and image")
     out.add_argument("--aws-data", type=Path, default=AWS_DATA)
     out.add_argument("--write-only", action="store_true", help="write the case, print its folder, time nothing")
     return out.parse_args(argv)

@@ -242,6 +242,35 @@ def test_the_disruption_case_is_a_karpenter_cluster_that_kexplain_disrupts(shape
     assert any(n["candidate"] for n in doc["nodes"]) and doc["summary"]["candidates"] > 0
 
 
+@pytest.mark.parametrize("style", ["controller", "distinct"])
+def test_the_controller_and_distinct_disruption_cases(tmp_path: Path, style: str) -> None:
+    """`--style controller`: served pods named from their owner's generateName, with its hash or revision
+    labels and the API server's defaults, indented by four; `--style distinct`: each app its own requests and
+    image. kexplain reads either as the plain case (the same nodes)."""
+    import disruption_bench as bench
+    from kexplain.cli.app import main
+    from tests.support.cli_helpers import TestEnvironment
+
+    base = bench.SHAPES["standard"]
+    small = bench.Shape(base.types, 30, 400, 8, 4, base.app_pods, base.cpu_millis)
+    case = bench.write_case(tmp_path / style, small, 3, style)
+    text = (case / "cluster.json").read_text()
+    pods = [o for o in json.loads(text)["items"] if o["kind"] == "Pod"]
+    apps = {p["metadata"]["labels"]["app"] for p in pods if "app" in p["metadata"]["labels"]}
+    if style == "controller":
+        assert text.startswith('{\n    "apiVersion": "v1"')
+        assert all(p["metadata"]["name"].startswith(p["metadata"]["generateName"]) for p in pods)
+        assert all(p["spec"]["dnsPolicy"] == "ClusterFirst" and len(p["status"]["conditions"]) == 5 for p in pods)
+        assert all("pod-template-hash" in p["metadata"]["labels"] for p in pods if "app" in p["metadata"]["labels"])
+    else:
+        shapes = {json.dumps(p["spec"]["containers"][0]["resources"]) for p in pods if "app" in p["metadata"]["labels"]}
+        assert len(shapes) > len(apps) // 2
+    env = TestEnvironment()
+    code = main(bench.command(case, ROOT / "tests" / "karpenter" / "cases" / "sched-aws")[1:], env)
+    assert code in (0, 1), env.err
+    assert len(json.loads(env.out)["nodes"]) == 30
+
+
 def test_the_served_disruption_case_writes_pods_as_an_api_server_serves_them(tmp_path: Path) -> None:
     """`--style served`: the plain shape's pods each with its own uid, creation time, token volume mounted and
     status, in a spaced file; kexplain reads it as it reads the plain case (the same nodes)."""
