@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, ContextManager, Optional
 
-from kexplain.app.karpenter_disruption import disruption_pass
+from kexplain.app.karpenter_disruption import NodeAsk, disruption_pass
 from kexplain.app.live import Connect, Live, session
 from kexplain.load.live import ClusterReader, Refusal
 
@@ -30,7 +30,7 @@ class LiveDisruption:
 def disruption_live(connect: Connect, progress: Callable[[], ContextManager], pods: Optional[str],
                     aws_data: Optional[str], config: Optional[str], kube: Any, now: Any, *, max_bytes: int,
                     max_objects: int, validate: str = "strict", namespace: Optional[str] = None,
-                    stdin: Any = None, rules: Any = None, node: Optional[str] = None) -> LiveDisruption:
+                    stdin: Any = None, rules: Any = None, node: Optional[NodeAsk] = None) -> LiveDisruption:
     """Read the cluster and Karpenter's events, then run the pass over what was read (PODS, when
     given, adds pending pods as with --nodes files)."""
     with session(connect, progress) as s:

@@ -16,11 +16,12 @@ from kexplain.errors import KexplainError
 from kexplain.features.kube_version import ENV_VAR, resolve
 from kexplain.karpenter.disruption import versions
 
-# The command's three passes, each a module imported when it runs (as `cli.app.COMMANDS` imports
+# The command's three passes, each a module imported when it runs (and --node's answer) (as `cli.app.COMMANDS` imports
 # the command): a disruption pass over files loads neither the provisioning pass with its fixes
 # nor the live client's application layer, nor the reverse (tests/cli/test_lazy_imports.py).
 PATHS = {"provisioning": "kexplain.cli.karpenter_provisioning", "disruption": "kexplain.cli.karpenter_disruption",
-         "live": "kexplain.cli.karpenter_disruption_live"}
+         "live": "kexplain.cli.karpenter_disruption_live",
+         "node": "kexplain.app.karpenter_disruption_node"}     # (--node's answer: the suggestions, only then)
 
 
 def _path(name: str) -> ModuleType:
@@ -127,16 +128,17 @@ def command(
     for warning in warnings:
         env.error(f"warning: {warning}")
     rules = versions.resolve(karpenter_version)
+    asked = (node, _path("node").node_document) if disruption and node is not None else None
     if disruption and not nodes:        # the live cluster, as `kexplain pod` reads it
         return _path("live").run(env, (kubeconfig, context, namespace, request_timeout, chunk_size), pods, aws_data,
                                  karpenter_config, kube, now, output, max_input_size, max_objects, validate,
-                                 namespace, html, rules, node)
+                                 namespace, html, rules, asked)
     if kubeconfig is not None or context is not None:
         raise KexplainError("--kubeconfig and --context read the live cluster: give them to --disruption without "
                             "--nodes")
     if disruption:
         return _path("disruption").run(env, pods, nodes, aws_data, karpenter_config, kube, now, output,
-                                       max_input_size, max_objects, validate, namespace, html, rules, node)
+                                       max_input_size, max_objects, validate, namespace, html, rules, asked)
     _provisioning_release(karpenter_version, rules)
     for given, flag in ((now, "--now"), (node, "--node"), (html, "--html")):
         if given is not None:

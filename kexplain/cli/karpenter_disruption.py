@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from kexplain.app.karpenter_disruption import disruption_pass
+from kexplain.app.karpenter_disruption import NodeAsk, disruption_pass
 from kexplain.cli.env import Environment
 from kexplain.cli.exit_codes import ExitStatus, aggregate
 from kexplain.cli.options import Output, parse_now
@@ -19,7 +19,7 @@ __all__ = ["disruption_status", "run"]
 def run(env: Environment, pods: Optional[str], nodes: List[str], aws_data: Optional[str],
                 karpenter_config: Optional[str], kube, now: Optional[str], output: Output, max_input_size: int,
                 max_objects: int, validate: str, namespace: Optional[str], html: Optional[str] = None,
-                rules: versions.DisruptionRules = versions.DEFAULT, node: Optional[str] = None) -> ExitStatus:
+                rules: versions.DisruptionRules = versions.DEFAULT, node: Optional[NodeAsk] = None) -> ExitStatus:
     """`--disruption`: the pass's document, written as asked (and its page, `--html`)."""
     inputs, doc = disruption_pass(pods, tuple(nodes), aws_data, karpenter_config, kube, parse_now(now),
                                   max_bytes=max_input_size, max_objects=max_objects, validate=validate,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
+from kexplain.app.karpenter_disruption import NodeAsk
 from kexplain.app.karpenter_live import disruption_live
 from kexplain.app.live import Connect
 from kexplain.cli.env import Environment
@@ -25,7 +26,7 @@ __all__ = ["run"]
 def run(env: Environment, connect: tuple, pods: Optional[str], aws_data: Optional[str],
                      karpenter_config: Optional[str], kube, now: Optional[str], output: Output, max_input_size: int,
                      max_objects: int, validate: str, namespace: Optional[str], html: Optional[str] = None,
-                     rules: versions.DisruptionRules = versions.DEFAULT, node: Optional[str] = None
+                     rules: versions.DisruptionRules = versions.DEFAULT, node: Optional[NodeAsk] = None
                      ) -> ExitStatus:
     """`--disruption` without --nodes: the pass over the live cluster, Karpenter's events beside it;
     the reads RBAC refused (Karpenter's kinds, its events) said once, in one block."""
