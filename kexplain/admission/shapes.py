@@ -19,6 +19,7 @@ import msgspec
 from kexplain.admission.decode import status_decodes
 from kexplain.admission.openapi import PLAIN_TIME as _PLAIN_TIME, RFC3339, go_time_parse_error
 from kexplain.admission.pod_spec_defaults import image_tag
+from kexplain.admission.status_classes import StatusClasses
 from kexplain.apimachinery.labels import TOPOLOGY_LABELS
 from kexplain.apimachinery.stored_pods import StoredPod, asked_once
 from kexplain.admission.validate_common import ANNOTATIONS_SIZE_LIMIT, _mask_trailing_dash
@@ -683,6 +684,7 @@ class ShapeIndex:
         self._written: dict[bytes, bytes] = {}             # `written_key` -> the shape's key
         self._texts: dict[Any, Any] = {}                   # `written_key`'s memo
         self._decodes: dict[int, tuple[Any, bool]] = {}    # id(status) -> it, `status_decodes`
+        self.classes = StatusClasses()      # the statuses read alone, by class: one asked per class
         self._templates: _Templates | None = _Templates(self)     # the texts of shapes' first pods (None: off)
         # (minor, validate) -> the shapes whose pods check_fields found nothing in
         self.fields_ok: dict[tuple[str, str], set[bytes]] = {}
@@ -696,7 +698,7 @@ class ShapeIndex:
         key, by_text = self._written_shape(pod) if type(pod) is StoredPod else (self._shape(pod), False)
         decodes = False
         if key is not None:     # (its status, out of the shape, asked now: `status_decodes`; a view's, read alone)
-            status = pod.get("status")
+            status = self.classes.stand_in(pod.get("status"))      # (its class's answer is its own)
             held = self._decodes.get(id(status))
             decodes = held[1] if held is not None and held[0] is status else asked_once(
                 self._decodes, id(status), status, status_decodes, pod, self.valid_times)
@@ -729,6 +731,10 @@ class ShapeIndex:
         if found is not None and key is not None and text is not None:
             self._templates.make(pod, found, text, key)    # type: ignore[union-attr]
         return key, text is not None
+
+    def stand_in(self, status: Any) -> Any:
+        """The status the checks of a pod's status ask in its place (`StatusClasses`): the same answers."""
+        return self.classes.stand_in(status)
 
     def canonical(self, pod: dict) -> dict | None:
         """`canonical(pod)` with this load's valid node names and times."""
@@ -874,7 +880,10 @@ class _Templates:
         if found is None or _NESTED_STATUS(found[1]) is not None:
             return False
         status = pod.own_status(found[1], self.statuses)
-        return type(status) is dict and STATUS_ADMITTED.isdisjoint(status)
+        if type(status) is not dict or not STATUS_ADMITTED.isdisjoint(status):
+            return False
+        self.index.classes.place(found[1], status)
+        return True
 
     def make(self, pod: StoredPod, look: tuple, written: bytes, key: bytes) -> None:
         """The template of `pod`'s shape (`look`), from its text and its `written_key`; None when the

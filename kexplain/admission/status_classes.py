@@ -1,0 +1,74 @@
+"""Pods' statuses checked once per class of texts no check tells apart.
+
+A pod written as an API server serves it writes its own status: its IPs, start time, container ids, the
+kubelet's condition times. Each decodes to its own mapping, and the two checks every unstored pod's status
+takes (`decode.status_decodes`, the schema's field check in `load.manifests.check_objects`) ran once per pod.
+They read of a string only its type, except at a time (parsed), a quantity (parsed) and a byte string
+(base64): so two status texts alike but for strings that no such field takes either way get the same
+answers. `class_key` cuts those strings out: a time written as API servers write it (`openapi.PLAIN_TIME`:
+it parses, and is no quantity nor base64 text), and a string of name characters that is neither a time's
+beginning (four digits) nor quantity-like (`_QUANTITY_LIKE`, a superset of what a quantity parses from);
+everything else stays (numbers, keys, empty and spaced strings, anything with an escape: no key).
+The pod status schema holds no byte string (`tests/admission/test_status_classes.py` asks each version's).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_CLASSES_MAX = 4096         # classes of one load, at most
+_STANDS_MAX = 65536         # statuses placed in a class (by identity), at most
+
+# a time in the form API servers write it, on a day every month has (`openapi.PLAIN_TIME`), or a string of
+# name characters neither a time's beginning (four digits) nor quantity-like (sign, digits, one point, a
+# suffix or exponent: a superset of what a quantity parses from)
+_CUT = re.compile(rb'([0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z)'
+                  rb'|(?![0-9]{4})(?![+-]?[0-9]*(?:\.[0-9]*)?(?:[eE][+-]?[0-9]*|[a-zA-Z]{1,2})?\Z)'
+                  rb'[A-Za-z0-9._:/@+=-]+').fullmatch
+_TIME, _NAME = b"\0T", b"\0S"
+
+
+def class_key(text: bytes) -> bytes | None:
+    """The text of a status (an object's JSON text) with the strings no check tells apart cut out; None
+    when it writes an escape. Cut between its quotes (without escapes, every other piece is a string),
+    values only (a key is followed by its colon)."""
+    if text.find(b"\\") != -1:
+        return None
+    parts = text.split(b'"')
+    last = len(parts) - 1
+    for i in range(1, last, 2):
+        after = parts[i + 1]
+        if after[:1] == b":" or after[:1].isspace() and after.lstrip()[:1] == b":":
+            continue
+        found = _CUT(parts[i])
+        if found is not None:
+            parts[i] = _TIME if found.lastindex == 1 else _NAME
+    return b'"'.join(parts)
+
+
+class StatusClasses:
+    """The statuses of one load by class (`class_key`): the first of each class stands in for the others
+    in the checks, whose memories are by identity (`stand_in`)."""
+
+    __slots__ = ("first", "stands")
+
+    def __init__(self) -> None:
+        self.first: dict[bytes, Any] = {}                    # a class's key -> its first status
+        self.stands: dict[int, tuple[Any, Any]] = {}         # id(status) -> (it, the status standing in)
+
+    def place(self, text: bytes, status: Any) -> None:
+        """Place `status` (decoded from `text`) in its class, once."""
+        if id(status) in self.stands or len(self.stands) >= _STANDS_MAX:
+            return
+        key = class_key(text)
+        first = status
+        if key is not None:
+            first = self.first.get(key, status)
+            if first is status and len(self.first) < _CLASSES_MAX:
+                self.first[key] = status
+        self.stands[id(status)] = (status, first)
+
+    def stand_in(self, status: Any) -> Any:
+        """The status the checks ask in place of `status`: its class's first, else itself."""
+        found = self.stands.get(id(status))
+        return found[1] if found is not None and found[0] is status else status

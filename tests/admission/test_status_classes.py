@@ -1,0 +1,129 @@
+"""Pods' statuses checked once per class (`kexplain.admission.status_classes`): statuses whose texts are alike
+but for the strings `class_key` cuts get the same answers from both checks (decoding, the schema's field
+check), whatever the field each string stands at; a valid quantity or a time is never cut as a name; and the
+pod status schema of every version holds no field whose strings the checks would tell apart otherwise."""
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import string
+
+import pytest
+
+from kexplain.admission.decode import status_decodes
+from kexplain.admission.openapi import RFC3339, available_versions, builtin_index, go_time_parse_error
+from kexplain.admission.status_classes import _CUT, StatusClasses, class_key
+from kexplain.apimachinery import quantity
+from kexplain.features import DEFAULT
+
+# strings of every kind a status may hold where a time, a quantity, a name or an integer is asked
+VALUES = ["2025-12-11T02:07:50Z", "2025-12-30T02:07:50Z", "2025-12-11T02:07:50.5Z", "2025-12-11T02:07:50+01:00",
+          "2025-13-11T02:07:50Z", "2025", "100m", "1Gi", "0.5", "1e3", "+5", "-1", "7", "Ki", "m", "e", "10.0.0.5",
+          "1..2", "1.2.3", "abc", "Running", "True", "containerd://0af3", "registry.example/app:1", "", " ",
+          "a b", "kube-api-access-x7k2p", "1Gb", "5KiB", "0x10", "NaN", "Inf", "12345", "2a", "a2", "e5", "E+3",
+          "1.5e+3", "m5"]
+# where: a time (startTime, a condition's time), a name (podIP, qosClass, a condition's type), a quantity
+# (a container's allocated resources), an int32 (restartCount: a string is refused), an unknown field
+PLACES = ["startTime", "condition.lastTransitionTime", "podIP", "qosClass", "condition.type",
+          "container.allocatedResources.cpu", "container.resources.limits.memory", "container.restartCount",
+          "container.state.running.startedAt", "unknownField"]
+
+
+def status_of(values: dict[str, str]) -> dict:
+    status: dict = {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}],
+                    "containerStatuses": [{"name": "c", "ready": True, "restartCount": 0, "image": "x:1",
+                                           "imageID": "", "state": {}}]}
+    for place, value in values.items():
+        where, _, field = place.rpartition(".")
+        if where == "":
+            status[field] = value
+        elif where == "condition":
+            status["conditions"][0][field] = value
+        else:
+            target = status["containerStatuses"][0]
+            for key in where.split(".")[1:]:
+                target = target.setdefault(key, {})
+            target[field] = value
+    return status
+
+
+def answers(status: dict, minor: str) -> tuple:
+    check = builtin_index(minor).field_check("v1", "Pod", "status", True)
+    loose = builtin_index(minor).field_check("v1", "Pod", "status", False)
+    return status_decodes({"status": status}), check(status), loose(status)
+
+
+def test_statuses_of_one_class_get_the_same_answers() -> None:
+    rng = random.Random(7)
+    by_key: dict[bytes, tuple] = {}
+    texts: set[bytes] = set()
+    for _ in range(3000):
+        values = {place: rng.choice(VALUES) for place in rng.sample(PLACES, rng.randint(1, 4))}
+        status = status_of(values)
+        for text in (json.dumps(status, separators=(",", ":")).encode(), json.dumps(status).encode()):
+            key = class_key(text)
+            assert key is not None
+            texts.add(text)
+            got = answers(json.loads(text), DEFAULT.minor)
+            seen = by_key.setdefault(key, (got, text))
+            assert seen[0] == got, (seen[1], text)
+    assert len(by_key) < len(texts)          # (classes shared: what they are for)
+
+
+def test_a_quantity_or_a_time_is_never_cut_as_a_name() -> None:
+    alphabet = string.ascii_letters[:8] + "eEKMGTPimnuk" + string.digits + ".+-:/@_="
+    rng = random.Random(3)
+    samples = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 7))) for _ in range(20000)]
+    samples += ["".join(p) for p in itertools.product("1.eKim+", repeat=3)]
+    for text in samples:
+        found = _CUT(text.encode())
+        if found is None:
+            continue
+        if found.lastindex == 1:
+            assert go_time_parse_error(RFC3339, text) is None, text
+        else:
+            assert not quantity.is_valid(text), text
+            assert go_time_parse_error(RFC3339, text) is not None, text
+
+
+def test_keys_escapes_and_spaced_strings_are_kept() -> None:
+    assert class_key(b'{"podIP":"10.0.0.5","Running":"xyz","m":"x"}') == b'{"podIP":"\0S","Running":"\0S","m":"x"}'
+    assert class_key(b'{"message":"back off 5m","reason":""}') == b'{"message":"back off 5m","reason":""}'
+    assert class_key(b'{"podIP":"10.0.0.\\u0035"}') is None
+    assert class_key(b'{"a" : "bcd"}') == b'{"a" : "\0S"}'
+
+
+def test_the_first_of_a_class_stands_in_for_the_others() -> None:
+    classes = StatusClasses()
+    first, second, other = {"podIP": "10.0.0.1"}, {"podIP": "10.0.0.2"}, {"podIP": "100m"}
+    classes.place(b'{"podIP":"10.0.0.1"}', first)
+    classes.place(b'{"podIP":"10.0.0.2"}', second)
+    classes.place(b'{"podIP":"100m"}', other)
+    assert classes.stand_in(second) is first and classes.stand_in(first) is first
+    assert classes.stand_in(other) is other and classes.stand_in({"podIP": "10.0.0.2"}) is not first
+
+
+def _leaves(index, schema, seen: set, out: set) -> None:
+    shape, detail = index._shape(schema)
+    if shape == "struct":
+        if detail in seen:
+            return
+        seen.add(detail)
+        for sub in (index._defs.get(detail) or {}).get("properties", {}).values():
+            _leaves(index, sub, seen, out)
+    elif shape in ("slice", "map"):
+        _leaves(index, detail, seen, out)
+    else:
+        out.add(shape)
+
+
+@pytest.mark.parametrize("minor", available_versions())
+def test_no_pod_status_field_reads_strings_the_classes_mix(minor: str) -> None:
+    """The strings `class_key` cuts are told apart only by a time's or a quantity's parse: a byte string
+    (base64) or an int-or-string field in the pod status would break the classes."""
+    index = builtin_index(minor)
+    pod = index._defs[index.definition("v1", "Pod")]
+    found: set = set()
+    _leaves(index, pod["properties"]["status"], set(), found)
+    assert found <= {"string", "time", "quantity", "int32", "int64", "float", "bool", "any"}, found
