@@ -20,7 +20,7 @@ import pytest
 
 import tests.karpenter.test_disruption_consolidation_delete_multi as base
 from tests.karpenter.test_disruption_consolidation_delete_multi import (SHARED_AWS, acted, managed, messages, method,
-                                                                         name_of, node_pool, pod)
+                                                                         name_of, node, node_pool, pod)
 
 pytestmark = pytest.mark.skipif(not SHARED_AWS.is_dir(), reason=f"{SHARED_AWS} is not present (a clone outside "
                                 "the project's workspace)")
@@ -106,7 +106,8 @@ def test_empty_nodes_disrupted_up_to_the_budget(tmp_path, nodes, allowed):
         assert doc["decision"] is None
         blocked = messages(doc, "DisruptionBlocked")
         assert [e["message"] for e in doc["events"]] == [
-            f"No allowed disruptions for disruption reason {r} due to blocking budget" for r in ("Empty", "Underutilized")]
+            f"No allowed disruptions for disruption reason {r} due to blocking budget"
+            for r in ("Empty", "Underutilized")]
         assert list(blocked) == ["NodePool default"]
 
 
@@ -142,6 +143,78 @@ def test_each_node_pool_has_its_own_budget(tmp_path, nodes, allowed):
             "NoCommand", "NoCandidates", "NoCandidates", "NoCommand", "NoCommand"]
         assert {e["object"] for e in doc["events"]} == {f"NodePool np-{k}" for k in range(10)}
         assert len(doc["events"]) == 20
+
+
+def empty_pass(tmp_path: Path, objects: list[dict], nodes: str) -> tuple[dict, dict]:
+    doc = document(tmp_path, objects, [pool(nodes=nodes)])
+    [budget] = doc["budgets"]
+    return doc, {"nodes": budget["nodes"], **{k: budget["reasons"]["Empty"][k] for k in ("budgetsAllow", "disrupting")},
+                 "given": method(doc, "Emptiness")["budgets"]["default"]}
+
+
+def test_budget_counts_deleting_nodes_as_disrupting_and_skips_terminating_and_uninitialized_ones(tmp_path):
+    """BuildDisruptionBudgetMapping: a deleting NodeClaim is counted and consumes the budget; one with
+    InstanceTerminating=True is not counted at all; an uninitialized node is not counted either."""
+    objects = [o for i in range(10) for o in big(i)]
+    objects[1]["metadata"].update({"deletionTimestamp": "2026-01-01T11:00:00Z",
+                                   "finalizers": ["karpenter.sh/termination"]})
+    doc, budget = empty_pass(tmp_path / "deleting", objects, "30%")
+    assert budget == {"nodes": 10, "budgetsAllow": 3, "disrupting": 1, "given": 2}
+    assert acted(doc) == ("Emptiness", "delete", [name_of(1), name_of(2)])
+    assert node(doc, 0)["blocked"] == "Node is deleting or marked for deletion"
+
+    objects[1]["status"]["conditions"].append({"type": "InstanceTerminating", "status": "True", "reason": "x",
+                                               "lastTransitionTime": "2026-01-01T11:00:00Z"})
+    _, budget = empty_pass(tmp_path / "terminating", objects, "50%")
+    assert budget == {"nodes": 9, "budgetsAllow": 5, "disrupting": 0, "given": 5}
+
+    objects = [o for i in range(7) for o in big(i)]
+    objects += [o for i in range(7, 10) for o in managed(i, "m5.xlarge", initialized=False)]
+    _, budget = empty_pass(tmp_path / "uninitialized", objects, "50%")
+    assert budget == {"nodes": 7, "budgetsAllow": 4, "disrupting": 0, "given": 4}
+
+
+def test_empty_nodes_spend_no_underutilized_budget(tmp_path):
+    """An Empty-only blocking budget: Emptiness is blocked, and multi-node consolidation skips the empty
+    candidates without spending the Underutilized budget on them, deleting two nodes with pods."""
+    budgets = [{"nodes": "0", "reasons": ["Empty"]}, {"nodes": "2"}]
+    objects = [o for i in range(6) for o in big(i)] + [pod(f"web-{i}", i) for i in range(2, 6)]
+    doc = document(tmp_path, objects, [node_pool(spec={"disruption": {
+        "consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": "0s", "budgets": budgets}})])
+    assert method(doc, "Emptiness")["outcome"] == "NoCommand"
+    assert acted(doc) == ("MultiNodeConsolidation", "delete", [name_of(2), name_of(3)])
+    assert messages(doc, "DisruptionBlocked") == {
+        "NodePool default": "No allowed disruptions for disruption reason Empty due to blocking budget"}
+
+
+def test_the_budget_takes_the_cheapest_to_disrupt_empty_node(tmp_path):
+    """Emptiness sorts by disruption cost: the DaemonSet pods' eviction cost (pod-deletion-cost) times
+    the lifetime left (the oldest NodeClaim)."""
+    def daemon(i: int, annotations: dict | None = None) -> dict:
+        p = pod(f"ds-{i}", i, annotations=annotations)
+        p["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "ds",
+                                             "uid": "00000000-0000-4000-8000-000000000002", "controller": True}]
+        return p
+    created = ["2026-01-01T09:00:00Z", "2025-12-10T09:00:00Z", "2026-01-01T11:00:00Z"]
+    objects = [o for i in range(3) for o in managed(i, "m5.xlarge", created=created[i])] + [daemon(i) for i in range(3)]
+    assert acted(empty_pass(tmp_path / "old", objects, "1")[0]) == ("Emptiness", "delete", [name_of(1)])
+    cost = {"controller.kubernetes.io/pod-deletion-cost": "-1000000000"}
+    objects = [o for i in range(3) for o in managed(i, "m5.xlarge")] + [daemon(i, cost if i == 2 else None)
+                                                                        for i in range(3)]
+    assert acted(empty_pass(tmp_path / "cost", objects, "1")[0]) == ("Emptiness", "delete", [name_of(2)])
+
+
+def test_unconsolidatable_events_dedupe_on_the_object(tmp_path):
+    """Emptiness's "consolidation disabled" comes first; the consolidation methods' missing-label text
+    for the same node is published (six calls) but dropped by the recorder's dedupe on the object."""
+    objects = managed(1, "m5.xlarge")
+    for o in objects:
+        del o["metadata"]["labels"]["topology.kubernetes.io/zone"]
+    doc = document(tmp_path, [*objects, pod("web-0", 1)], [pool(consolidateAfter="Never")])
+    assert published(doc, "Unconsolidatable") == 6
+    text = 'NodePool "default" has consolidation disabled'
+    assert messages(doc, "Unconsolidatable") == {f"Node {name_of(1)}": text, "NodeClaim default-n001": text}
+    assert len(doc["events"]) == 2
 
 
 # -- Reserved Capacity -----------------------------------------------------------------------------------
