@@ -225,3 +225,49 @@ def test_a_static_node_pool_s_drifted_node_is_not_drift_s(tmp_path):
     doc = document(tmp_path, [*drifted(managed(1)), pod("a", 1)], [static])
     assert method(doc, "Drift").get("candidates", []) == [] or method(doc, "Drift")["outcome"] != "Command"
     assert acted(doc)[0] != "Drift"
+
+
+# -- Budgets by reason, and what counts against them -------------------------------------------------
+
+@pytest.mark.parametrize("budget,blocked", [
+    ({"nodes": "0", "reasons": ["Drifted"]}, True),
+    ({"nodes": "0", "reasons": ["Empty", "Underutilized"]}, False),
+    ({"nodes": "0", "schedule": "0 11 * * *", "duration": "2h"}, True),        # 11:00-13:00: active at 12:00
+    ({"nodes": "0", "schedule": "0 13 * * *", "duration": "30m"}, False),      # inactive: MaxInt32
+])
+def test_a_drifted_reason_budget(tmp_path, budget, blocked):
+    """BuildDisruptionBudgetMapping for reason Drifted: a budget of 0 that names Drifted (or names no
+    reason) and is active blocks Drift and publishes the NodePool's DisruptionBlocked; one for other
+    reasons, or outside its window, does not."""
+    np = pool()
+    np["spec"]["disruption"]["budgets"] = [budget]
+    doc = document(tmp_path, [*drifted(managed(1)), pod("a", 1)], [np])
+    if not blocked:
+        assert acted(doc) == ("Drift", "replace", [name_of(1)])
+        return
+    assert acted(doc) == (None, None, [])
+    assert method(doc, "Drift")["budgets"] == {"default": 0}
+    assert messages(doc, "DisruptionBlocked")["NodePool default"] == (
+        "No allowed disruptions for disruption reason Drifted due to blocking budget")
+
+
+@pytest.mark.parametrize("change,remaining", [
+    ("not-ready", 0),            # a NotReady node counts as disrupting: ceil(30% of 3) - 1
+    ("no-ready", 1),             # one without a Ready condition is given Ready=True (the case format's default)
+    ("uninitialized", 1),        # not counted at all: ceil(30% of 2) - 0
+    ("terminating", 1),          # InstanceTerminating: not counted either
+])
+def test_what_counts_against_a_drift_budget(tmp_path, change, remaining):
+    objects = [*drifted(managed(1)), *plain(managed(2)), pod("a", 1)]
+    third = plain(managed(3, initialized=change != "uninitialized"))
+    conditions = third[0]["status"]["conditions"]
+    if change == "not-ready":
+        conditions[0]["status"] = "False"
+    elif change == "no-ready":
+        conditions.clear()
+    elif change == "terminating":
+        third[1]["status"]["conditions"].append({"type": "InstanceTerminating", "status": "True", "reason": "x",
+                                                 "lastTransitionTime": "2026-01-01T11:00:00Z"})
+    doc = document(tmp_path, objects + third, [pool("30%")])
+    assert method(doc, "Drift")["budgets"] == {"default": remaining}
+    assert acted(doc)[0] == ("Drift" if remaining else None)
