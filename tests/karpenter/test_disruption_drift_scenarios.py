@@ -271,3 +271,51 @@ def test_what_counts_against_a_drift_budget(tmp_path, change, remaining):
     doc = document(tmp_path, objects + third, [pool("30%")])
     assert method(doc, "Drift")["budgets"] == {"default": remaining}
     assert acted(doc)[0] == ("Drift" if remaining else None)
+
+
+# -- What the replacement simulation counts ------------------------------------------------------------
+
+def _pdb(spec: dict) -> dict:
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"selector": {"matchLabels": {"app": "web"}}, **spec},
+            "status": {"disruptionsAllowed": 0, "currentHealthy": 1, "desiredHealthy": 1, "expectedPods": 1}}
+
+
+@pytest.mark.parametrize("spec,verb", [({"maxUnavailable": 1}, "replace"), ({"minAvailable": 1}, "replace"),
+                                       ({"minAvailable": "100%"}, "delete"), ({"maxUnavailable": "0%"}, "delete")])
+def test_a_pdb_that_allows_nothing_now_under_a_termination_grace_period(tmp_path, spec, verb):
+    """With a terminationGracePeriod the node is Drift's candidate despite a PDB that allows no disruption
+    now (graceful methods' candidate filtering still publishes it Blocked); SimulateScheduling's
+    IsCurrentlyReschedulable leaves the pod out only when the PDB blocks fully (maxUnavailable 0 / "0%",
+    minAvailable "100%")."""
+    objects = [*drifted(managed(1, claim_spec={"terminationGracePeriod": "5m"})), pod("a", 1), _pdb(spec)]
+    doc = document(tmp_path, objects, [pool()])
+    assert acted(doc) == ("Drift", verb, [name_of(1)])
+    assert messages(doc, "DisruptionBlocked")[f"Node {name_of(1)}"] == (
+        "Pdb prevents pod evictions (PodDisruptionBudget=[default/p])")
+
+
+def test_a_pod_that_tolerates_the_disrupted_taint_is_still_rescheduled(tmp_path):
+    """IsReschedulable does not ask of the disrupted taint (IsEvictable does): the pod needs a replacement."""
+    tol = {"tolerations": [{"key": "karpenter.sh/disrupted", "operator": "Exists", "effect": "NoSchedule"}]}
+    doc = document(tmp_path, [*drifted(managed(1)), pod("a", 1, spec=tol)], [pool()])
+    assert acted(doc) == ("Drift", "replace", [name_of(1)])
+
+
+def test_a_deleting_node_s_pods_join_the_drift_replacement(tmp_path):
+    """SimulateScheduling adds the deleting nodes' reschedulable pods: one replacement for both pods."""
+    objects = [*drifted(managed(1)), *deleting(plain(managed(2))), pod("a", 1), pod("b", 2)]
+    doc = document(tmp_path, objects, [pool()])
+    assert acted(doc) == ("Drift", "replace", [name_of(1)])
+    replacement, = doc["decision"]["commands"][0]["replacements"]
+    assert replacement["pods"] == ["default/a", "default/b"]
+
+
+def test_a_drifted_node_whose_pod_would_land_on_an_uninitialized_node_stays(tmp_path):
+    """The pod fits the uninitialized m5.xlarge: UninitializedNodeError, so Drift publishes Blocked."""
+    objects = [*drifted(managed(1)), *plain(managed(2, "m5.xlarge", initialized=False)), pod("a", 1)]
+    doc = document(tmp_path, objects, [pool()])
+    assert acted(doc) == (None, None, [])
+    assert messages(doc, "DisruptionBlocked")[f"Node {name_of(1)}"].startswith(
+        "Not all pods would schedule, default/a => would schedule against uninitialized nodeclaim/default-n002, "
+        f"node/{name_of(2)}")
