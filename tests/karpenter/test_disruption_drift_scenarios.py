@@ -319,3 +319,30 @@ def test_a_drifted_node_whose_pod_would_land_on_an_uninitialized_node_stays(tmp_
     assert messages(doc, "DisruptionBlocked")[f"Node {name_of(1)}"].startswith(
         "Not all pods would schedule, default/a => would schedule against uninitialized nodeclaim/default-n002, "
         f"node/{name_of(2)}")
+
+
+def test_two_pdbs_on_a_pod_block_it_fully_under_a_termination_grace_period(tmp_path):
+    """isEvictable refuses a pod that two PDBs select whatever they allow: the node is a candidate only for
+    Drift under a terminationGracePeriod, and the pod is left out of the simulation (fully blocked)."""
+    budgets = [_pdb({"maxUnavailable": 1}), _pdb({"maxUnavailable": 1})]
+    budgets[1]["metadata"]["name"] = "q"
+    for b in budgets:
+        b["status"]["disruptionsAllowed"] = 1
+    doc = document(tmp_path, [*drifted(managed(1, claim_spec={"terminationGracePeriod": "5m"})), pod("a", 1),
+                              *budgets], [pool()])
+    assert acted(doc) == ("Drift", "delete", [name_of(1)])
+    assert messages(doc, "DisruptionBlocked")[f"Node {name_of(1)}"] == (
+        "Eviction does not support multiple PDBs (PodDisruptionBudget(s)=[default/p default/q])")
+
+
+@pytest.mark.parametrize("claim_spec,acts", [(None, None), ({"terminationGracePeriod": "5m"}, "Drift")])
+def test_a_daemonset_pod_s_do_not_disrupt_on_a_drifted_node(tmp_path, claim_spec, acts):
+    """ValidatePodsDisruptable asks every pod (DaemonSet ones too) of the annotation; under a
+    terminationGracePeriod Drift takes the node, empty of reschedulable pods: a delete."""
+    ds = pod("ds", 1, annotations=DND, owned=False)
+    ds["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "d", "controller": True,
+                                          "uid": "00000000-0000-4000-8000-000000000009"}]
+    doc = document(tmp_path, [*drifted(managed(1, claim_spec=claim_spec)), ds], [pool()])
+    assert acted(doc) == ((acts, "delete", [name_of(1)]) if acts else (None, None, []))
+    assert messages(doc, "DisruptionBlocked")[f"Node {name_of(1)}"] == (
+        'Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/ds)')
