@@ -346,3 +346,24 @@ def test_a_daemonset_pod_s_do_not_disrupt_on_a_drifted_node(tmp_path, claim_spec
     assert acted(doc) == ((acts, "delete", [name_of(1)]) if acts else (None, None, []))
     assert messages(doc, "DisruptionBlocked")[f"Node {name_of(1)}"] == (
         'Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/ds)')
+
+
+def test_a_drift_replacement_within_the_node_pool_s_limits(tmp_path):
+    """The scheduler's remaining resources subtract the nodes it is given, which leave out the candidate:
+    under a limit of 3 CPUs the replacement may be any 2-CPU type, not an m5.xlarge."""
+    np = pool()
+    np["spec"]["limits"] = {"cpu": "3"}
+    doc = document(tmp_path, [*drifted(managed(1)), pod("a", 1)], [np])
+    assert acted(doc) == ("Drift", "replace", [name_of(1)])
+    replacement, = doc["decision"]["commands"][0]["replacements"]
+    assert replacement["instanceTypes"] == ["t3.large", "m7i-flex.large", "m5.large"]
+
+
+def test_a_pending_pod_rides_on_the_drift_replacement(tmp_path):
+    """SimulateScheduling starts from the pending pods: the one that fits no node shares the replacement
+    with the drifted node's pod (so it needs a 4-CPU type)."""
+    doc = document(tmp_path, [*drifted(managed(1)), pod("a", 1, cpu="1500m")], [pool()],
+                   pending=[pod("p", None, cpu="1500m")])
+    assert acted(doc) == ("Drift", "replace", [name_of(1)])
+    replacement, = doc["decision"]["commands"][0]["replacements"]
+    assert replacement["pods"] == ["default/a", "default/p"] and replacement["instanceTypes"][0] == "m5.xlarge"
