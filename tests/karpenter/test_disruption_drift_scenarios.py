@@ -367,3 +367,22 @@ def test_a_pending_pod_rides_on_the_drift_replacement(tmp_path):
     assert acted(doc) == ("Drift", "replace", [name_of(1)])
     replacement, = doc["decision"]["commands"][0]["replacements"]
     assert replacement["pods"] == ["default/a", "default/p"] and replacement["instanceTypes"][0] == "m5.xlarge"
+
+
+def test_a_drifted_node_of_a_missing_node_pool_is_no_candidate(tmp_path):
+    doc = document(tmp_path, [*drifted(managed(1, pool="gone")), pod("a", 1)], [pool()])
+    assert acted(doc) == (None, None, [])
+    assert messages(doc, "DisruptionBlocked") == {f"Node {name_of(1)}": "NodePool not found (NodePool=gone)",
+                                                  "NodeClaim gone-n001": "NodePool not found (NodePool=gone)"}
+
+
+def test_an_invalid_do_not_disrupt_is_published_and_ignored(tmp_path):
+    """"should drift nodes with pods that have an invalid do-not-disrupt annotation format": the pod's
+    Warning event quotes parseDoNotDisrupt's error."""
+    objects = [*drifted(managed(1)), *plain(managed(2, "m5.xlarge")),
+               pod("a", 1, annotations={"karpenter.sh/do-not-disrupt": "invalid-format"})]
+    doc = document(tmp_path, objects, [pool()])
+    assert acted(doc) == ("Drift", "delete", [name_of(1)])
+    assert messages(doc, "InvalidDoNotDisruptAnnotation") == {"Pod default/a": (
+        'Invalid karpenter.sh/do-not-disrupt annotation: failed to parse "invalid-format" as a duration: '
+        'time: invalid duration "invalid-format", ignoring annotation')}
