@@ -386,3 +386,20 @@ def test_an_invalid_do_not_disrupt_is_published_and_ignored(tmp_path):
     assert messages(doc, "InvalidDoNotDisruptAnnotation") == {"Pod default/a": (
         'Invalid karpenter.sh/do-not-disrupt annotation: failed to parse "invalid-format" as a duration: '
         'time: invalid duration "invalid-format", ignoring annotation')}
+
+
+@pytest.mark.parametrize("case,expected", [
+    ("node-annotated-with-grace-period", (None, None, [])),   # ValidateNodeDisruptable: no TGP exception
+    ("claim-annotated", ("Drift", "replace", [name_of(1)])),   # a registered node's annotations are the Node's
+    ("terminal-pod-annotated", ("Drift", "delete", [name_of(1)])),  # IsDisruptable: not active, not blocking
+])
+def test_where_a_do_not_disrupt_counts_for_drift(tmp_path, case, expected):
+    node_meta = {"annotations": DND} if case.startswith("node") else None
+    claim_meta = {"annotations": DND} if case.startswith("claim") else None
+    claim_spec = {"terminationGracePeriod": "5m"} if case.startswith("node") else None
+    a = pod("a", 1, annotations=DND if case.startswith("terminal") else None)
+    if case.startswith("terminal"):
+        a["status"]["phase"] = "Succeeded"
+    doc = document(tmp_path, [*drifted(managed(1, node_meta=node_meta, claim_meta=claim_meta, claim_spec=claim_spec)),
+                              a], [pool()])
+    assert acted(doc) == expected
