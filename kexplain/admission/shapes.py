@@ -406,6 +406,8 @@ def _generated_cut(key: bytes, generated: str) -> bytes:
     if not generated_valid(generated) or key.count(b'"generateName":') != 1:
         return key
     return key.replace(b'"generateName":"%s"' % generated.encode(), b'"generateName":\0', 1)
+
+
 _CUT = "\0"        # an owner's cut name or uid in a key (written `"\u0000"`: no name, node or uid searched for)
 
 
