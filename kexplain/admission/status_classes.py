@@ -22,28 +22,26 @@ _STANDS_MAX = 65536         # statuses placed in a class (by identity), at most
 # a time in the form API servers write it, on a day every month has (`openapi.PLAIN_TIME`), or a string of
 # name characters neither a time's beginning (four digits) nor quantity-like (sign, digits, one point, a
 # suffix or exponent: a superset of what a quantity parses from)
-_CUT = re.compile(rb'([0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z)'
-                  rb'|(?![0-9]{4})(?![+-]?[0-9]*(?:\.[0-9]*)?(?:[eE][+-]?[0-9]*|[a-zA-Z]{1,2})?\Z)'
-                  rb'[A-Za-z0-9._:/@+=-]+').fullmatch
+_TIME_TEXT = rb'[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z'
+_NOT_QUANTITY = rb'(?![0-9]{4})(?![+-]?[0-9]*(?:\.[0-9]*)?(?:[eE][+-]?[0-9]*|[a-zA-Z]{1,2})?%s)'
+_NAME_CHARS = rb'[A-Za-z0-9._:/@+=-]'
+_CUT = re.compile(rb'(%s)|%s%s+' % (_TIME_TEXT, _NOT_QUANTITY % rb'\Z', _NAME_CHARS)).fullmatch
 _TIME, _NAME = b"\0T", b"\0S"
+# the same cuts made over a whole text, each string whole between its quotes and a value (no colon
+# after it). Without escapes every quote opens or closes a string, and valid JSON writes after a closing
+# quote only a separator or a space: a time never starts there, and a name is not let start with the
+# colon (the one separator among its characters), so each match is a whole string. (Whether it is a
+# value is asked first, possessively: most strings fail there, and at once.)
+_TIMES = re.compile(rb'"%s"(?!\s*:)' % _TIME_TEXT).sub
+_NAMES = re.compile(rb'"(?=(?!:)%s++"(?!\s*:))%s[^"]*"' % (_NAME_CHARS, _NOT_QUANTITY % b'"')).sub
 
 
 def class_key(text: bytes) -> bytes | None:
-    """The text of a status (an object's JSON text) with the strings no check tells apart cut out; None
-    when it writes an escape. Cut between its quotes (without escapes, every other piece is a string),
-    values only (a key is followed by its colon)."""
+    """The text of a status (an object's valid JSON text) with the strings no check tells apart cut out;
+    None when it writes an escape. Values only (a key is followed by its colon)."""
     if text.find(b"\\") != -1:
         return None
-    parts = text.split(b'"')
-    last = len(parts) - 1
-    for i in range(1, last, 2):
-        after = parts[i + 1]
-        if after[:1] == b":" or after[:1].isspace() and after.lstrip()[:1] == b":":
-            continue
-        found = _CUT(parts[i])
-        if found is not None:
-            parts[i] = _TIME if found.lastindex == 1 else _NAME
-    return b'"'.join(parts)
+    return _NAMES(b'"%s"' % _NAME, _TIMES(b'"%s"' % _TIME, text))
 
 
 class StatusClasses:

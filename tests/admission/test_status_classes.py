@@ -94,6 +94,36 @@ def test_keys_escapes_and_spaced_strings_are_kept() -> None:
     assert class_key(b'{"a" : "bcd"}') == b'{"a" : "\0S"}'
 
 
+def _key_string_by_string(text: bytes) -> bytes | None:
+    """`class_key` as the definition reads: each string between its quotes classed alone (`_CUT`), a
+    key (followed by its colon) and a string starting with a colon kept."""
+    if b"\\" in text:
+        return None
+    parts = text.split(b'"')
+    for i in range(1, len(parts) - 1, 2):
+        if parts[i + 1].lstrip()[:1] == b":" or parts[i][:1] == b":":
+            continue
+        found = _CUT(parts[i])
+        if found is not None:
+            parts[i] = b"\0T" if found.lastindex == 1 else b"\0S"
+    return b'"'.join(parts)
+
+
+def test_the_whole_text_cut_is_the_string_by_string_one() -> None:
+    rng = random.Random(11)
+    strings = VALUES + [":x", "x:", ":", "a:b", "2025-12-11T02:07:50Z:", "-", "::", "a,b", "[x]", "x y:"]
+    for _ in range(4000):
+        status: dict = {}
+        for _ in range(rng.randint(1, 6)):
+            key = rng.choice(strings)
+            value = rng.choice([rng.choice(strings), [rng.choice(strings), rng.choice(strings)],
+                                {rng.choice(strings): rng.choice(strings)}, rng.randint(0, 9), None, True])
+            status[key] = value
+        for text in (json.dumps(status, separators=(",", ":")), json.dumps(status), json.dumps(status, indent=2),
+                     json.dumps(status, separators=(" ,", " : "))):
+            assert class_key(text.encode()) == _key_string_by_string(text.encode()), text
+
+
 def test_the_first_of_a_class_stands_in_for_the_others() -> None:
     classes = StatusClasses()
     first, second, other = {"podIP": "10.0.0.1"}, {"podIP": "10.0.0.2"}, {"podIP": "100m"}
