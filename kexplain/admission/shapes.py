@@ -19,7 +19,7 @@ import msgspec
 from kexplain.admission.decode import status_decodes
 from kexplain.admission.openapi import PLAIN_TIME as _PLAIN_TIME, RFC3339, go_time_parse_error
 from kexplain.admission.pod_spec_defaults import image_tag
-from kexplain.admission.status_classes import StatusClasses
+from kexplain.admission.status_classes import StatusClasses, class_key
 from kexplain.apimachinery.labels import TOPOLOGY_LABELS
 from kexplain.apimachinery.stored_pods import StoredPod, asked_once
 from kexplain.admission.validate_common import ANNOTATIONS_SIZE_LIMIT, _mask_trailing_dash
@@ -700,7 +700,7 @@ class ShapeIndex:
         key, by_text = self._written_shape(pod) if type(pod) is StoredPod else (self._shape(pod), False)
         decodes = False
         if key is not None:     # (its status, out of the shape, asked now: `status_decodes`; a view's, read alone)
-            status = self.classes.stand_in(pod.get("status"))      # (its class's answer is its own)
+            status = self.classes.stand_in(pod)      # (its class's answer is its own)
             held = self._decodes.get(id(status))
             decodes = held[1] if held is not None and held[0] is status else asked_once(
                 self._decodes, id(status), status, status_decodes, pod, self.valid_times)
@@ -734,9 +734,9 @@ class ShapeIndex:
             self._templates.make(pod, found, text, key)    # type: ignore[union-attr]
         return key, text is not None
 
-    def stand_in(self, status: Any) -> Any:
-        """The status the checks of a pod's status ask in its place (`StatusClasses`): the same answers."""
-        return self.classes.stand_in(status)
+    def stand_in(self, pod: Any) -> Any:
+        """The status the checks of a pod's status ask in place of its own (`StatusClasses`): the same answers."""
+        return self.classes.stand_in(pod)
 
     def canonical(self, pod: dict) -> dict | None:
         """`canonical(pod)` with this load's valid node names and times."""
@@ -869,22 +869,31 @@ class _Templates:
             if is_dns1123_subdomain(node):
                 return None
             self.index.valid_nodes.add(node)
-        if template.status and not self._own_status(pod, raw[len(head):]):
+        if template.status and not self._own_status(pod, raw[len(head):], len(head)):
             return None
         self.matched += 1
         return template.key
 
-    def _own_status(self, pod: StoredPod, tail: bytes) -> bool:
-        """Whether the text after the template's (`tail`) writes the pod's status last, as an object that
-        `written_key` would leave out of the shape (found there alone: no status nested in it, none of the
-        fields admission writes), the status then kept as the pod's."""
+    def _own_status(self, pod: StoredPod, tail: bytes, at: int | None = None) -> bool:
+        """Whether the text after the template's (`tail`, at `at` in the pod's text) writes the pod's status
+        last, as an object that `written_key` would leave out of the shape (found there alone: no status
+        nested in it, none of the fields admission writes), the status then kept as the pod's. A status of
+        a class found before is all that (its keys and structure are the first's: `class_key` cuts only
+        strings of name characters) and is decoded only when read (`StoredPod.status_at`)."""
         found = _STATUS_TAIL(tail)
         if found is None or _NESTED_STATUS(found[1]) is not None:
             return False
-        status = pod.own_status(found[1], self.statuses)
+        text = found[1]
+        classes = self.index.classes
+        key = class_key(text)
+        first = classes.first.get(key) if key is not None and at is not None else None
+        if first is not None and classes.stand(pod, first):
+            pod.status_at(at + found.start(1), at + found.end(1))       # type: ignore[operator]
+            return True
+        status = pod.own_status(text, self.statuses)
         if type(status) is not dict or not STATUS_ADMITTED.isdisjoint(status):
             return False
-        self.index.classes.place(found[1], status)
+        classes.place(key, pod, status)
         return True
 
     def make(self, pod: StoredPod, look: tuple, written: bytes, key: bytes) -> None:

@@ -45,28 +45,33 @@ def class_key(text: bytes) -> bytes | None:
 
 
 class StatusClasses:
-    """The statuses of one load by class (`class_key`): the first of each class stands in for the others
-    in the checks, whose memories are by identity (`stand_in`)."""
+    """The pods' statuses of one load by class (`class_key`): the first of each class stands in for the
+    others in the checks, whose memories are by identity (`stand_in`). A pod whose status text falls in
+    a class found before need not have it decoded for the checks (`first`)."""
 
     __slots__ = ("first", "stands")
 
     def __init__(self) -> None:
         self.first: dict[bytes, Any] = {}                    # a class's key -> its first status
-        self.stands: dict[int, tuple[Any, Any]] = {}         # id(status) -> (it, the status standing in)
+        self.stands: dict[int, tuple[Any, Any]] = {}         # id(pod) -> (it, the status standing in)
 
-    def place(self, text: bytes, status: Any) -> None:
-        """Place `status` (decoded from `text`) in its class, once."""
-        if id(status) in self.stands or len(self.stands) >= _STANDS_MAX:
-            return
-        key = class_key(text)
+    def place(self, key: bytes | None, pod: Any, status: Any) -> None:
+        """Place `pod`, whose own status is `status` (its text's `class_key`: `key`), in its class."""
         first = status
         if key is not None:
             first = self.first.get(key, status)
             if first is status and len(self.first) < _CLASSES_MAX:
                 self.first[key] = status
-        self.stands[id(status)] = (status, first)
+        self.stand(pod, first)
 
-    def stand_in(self, status: Any) -> Any:
-        """The status the checks ask in place of `status`: its class's first, else itself."""
-        found = self.stands.get(id(status))
-        return found[1] if found is not None and found[0] is status else status
+    def stand(self, pod: Any, first: Any) -> bool:
+        """Whether `pod` is placed with `first` standing in for its status (at most `_STANDS_MAX` pods)."""
+        if len(self.stands) >= _STANDS_MAX:
+            return False
+        self.stands[id(pod)] = (pod, first)
+        return True
+
+    def stand_in(self, pod: Any) -> Any:
+        """The status the checks ask in place of `pod`'s own: its class's first, else its own."""
+        found = self.stands.get(id(pod))
+        return found[1] if found is not None and found[0] is pod else pod.get("status")

@@ -366,6 +366,11 @@ class StoredPod(Mapping[str, Any]):
         self._status = status
         return status
 
+    def status_at(self, start: int, end: int) -> None:
+        """Its status is written alone at `raw[start:end]`, an object's text of a class found before
+        (`admission.status_classes`: the checks ask that class's first): decoded at its first read."""
+        self._status = slice(start, end)
+
     @property
     def decoded(self) -> bool:
         """Whether its object is made already (what is asked of it then is read there)."""
@@ -388,7 +393,14 @@ class StoredPod(Mapping[str, Any]):
         if key == "apiVersion":
             return self.view.apiVersion
         if key == "status" and self._status is not _UNREAD:     # (found alone: `written_status`; the
-            return default if self._status is _ABSENT else self._status     # pod is checked by it)
+            status = self._status                                # pod is checked by it)
+            if type(status) is slice:                            # (where: `status_at`)
+                try:
+                    status = self._status = _decode(memoryview(self.raw)[status])
+                except msgspec.DecodeError:
+                    self._status = _UNREAD
+                    return self.obj.get(key, default)
+            return default if status is _ABSENT else status
         return self.obj.get(key, default)
 
     def __contains__(self, key: object) -> bool:

@@ -542,7 +542,7 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
         if fields and not (was_stored if was_stored is not None else _stored(obj)):
             shape = shape_index.entry(obj)[1] if shape_index is not None and kind == "Pod" else None
             # (its status, or the one standing in for it: its class's, `admission.status_classes`)
-            own = shape_index.stand_in(obj.get("status")) if shape is not None else None
+            own = shape_index.stand_in(obj) if shape is not None else None
             if shape is not None and shape in sound and isinstance(api_version, str) and (
                     (held := status_checks.get((api_version, id(own)))) is not None
                     and held[0] is own and held[1] or asked_once(      # (its status found sound before, or now)

@@ -13,9 +13,11 @@ import pytest
 
 from kexplain.admission.decode import status_decodes
 from kexplain.admission.openapi import RFC3339, available_versions, builtin_index, go_time_parse_error
+from kexplain.admission.shapes import ShapeIndex
 from kexplain.admission.status_classes import _CUT, StatusClasses, class_key
 from kexplain.apimachinery import quantity
 from kexplain.features import DEFAULT
+from tests.admission.test_shape_templates import CHANGES, stored, workload
 
 # strings of every kind a status may hold where a time, a quantity, a name or an integer is asked
 VALUES = ["2025-12-11T02:07:50Z", "2025-12-30T02:07:50Z", "2025-12-11T02:07:50.5Z", "2025-12-11T02:07:50+01:00",
@@ -127,11 +129,11 @@ def test_the_whole_text_cut_is_the_string_by_string_one() -> None:
 def test_the_first_of_a_class_stands_in_for_the_others() -> None:
     classes = StatusClasses()
     first, second, other = {"podIP": "10.0.0.1"}, {"podIP": "10.0.0.2"}, {"podIP": "100m"}
-    classes.place(b'{"podIP":"10.0.0.1"}', first)
-    classes.place(b'{"podIP":"10.0.0.2"}', second)
-    classes.place(b'{"podIP":"100m"}', other)
-    assert classes.stand_in(second) is first and classes.stand_in(first) is first
-    assert classes.stand_in(other) is other and classes.stand_in({"podIP": "10.0.0.2"}) is not first
+    pods = [{"status": status} for status in (first, second, other)]
+    for pod, text in zip(pods, (b'{"podIP":"10.0.0.1"}', b'{"podIP":"10.0.0.2"}', b'{"podIP":"100m"}')):
+        classes.place(class_key(text), pod, pod["status"])
+    assert classes.stand_in(pods[1]) is first and classes.stand_in(pods[0]) is first
+    assert classes.stand_in(pods[2]) is other and classes.stand_in({"status": second}) is second
 
 
 def _leaves(index, schema, seen: set, out: set) -> None:
@@ -157,3 +159,17 @@ def test_no_pod_status_field_reads_strings_the_classes_mix(minor: str) -> None:
     found: set = set()
     _leaves(index, pod["properties"]["status"], set(), found)
     assert found <= {"string", "time", "quantity", "int32", "int64", "float", "bool", "any"}, found
+
+
+def test_a_status_of_a_class_found_before_is_read_only_when_asked_and_is_its_own() -> None:
+    """Pods whose statuses differ only in strings `class_key` cuts: the first one's status is decoded for the
+    checks, the later ones' are not until read (`StoredPod.status_at`), and each then reads its own."""
+    objects = workload(CHANGES["own-token-status"], range(0, 6))
+    pods = stored(objects)
+    index = ShapeIndex()
+    for p in pods:
+        index.entry(p)
+    assert sum(type(p._status) is slice for p in pods) >= 3      # (the later ones: not decoded)
+    for p, o in zip(pods, objects):
+        assert p.get("status") == o["status"] and type(p._status) is dict
+    assert len({id(p.get("status")) for p in pods}) == len(pods)
