@@ -19,7 +19,7 @@ import msgspec
 from kexplain.admission.decode import status_decodes
 from kexplain.admission.openapi import PLAIN_TIME as _PLAIN_TIME, RFC3339, go_time_parse_error
 from kexplain.admission.pod_spec_defaults import image_tag
-from kexplain.admission.status_classes import StatusClasses, class_key
+from kexplain.admission.status_classes import StatusClasses
 from kexplain.apimachinery.labels import TOPOLOGY_LABELS
 from kexplain.apimachinery.stored_pods import StoredPod, asked_once
 from kexplain.admission.validate_common import ANNOTATIONS_SIZE_LIMIT, _mask_trailing_dash
@@ -885,7 +885,7 @@ class _Templates:
             return False
         text = found[1]
         classes = self.index.classes
-        key = class_key(text)
+        key = classes.key_of(text)
         first = classes.first.get(key) if key is not None and at is not None else None
         if first is not None and classes.stand(pod, first):
             pod.status_at(at + found.start(1), at + found.end(1))       # type: ignore[operator]

@@ -14,7 +14,7 @@ The pod status schema holds no byte string (`tests/admission/test_status_classes
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 _CLASSES_MAX = 4096         # classes of one load, at most
 _STANDS_MAX = 65536         # statuses placed in a class (by identity), at most
@@ -44,16 +44,52 @@ def class_key(text: bytes) -> bytes | None:
     return _NAMES(b'"%s"' % _NAME, _TIMES(b'"%s"' % _TIME, text))
 
 
+# a class's text as a pattern its members' texts match whole: its cut strings as holes taking what
+# `class_key` cuts there (a value is told by what follows it, the class's own text), the rest as written
+_HOLES = {b'"%s"' % _TIME: rb'"%s"' % _TIME_TEXT,
+          b'"%s"' % _NAME: rb'"(?!:)%s(?=%s++")%s++"' % (_NOT_QUANTITY % b'"', _NAME_CHARS, _NAME_CHARS)}
+_HOLE = re.compile(rb'("\0[TS]")')
+_COMPILE_AT = 32            # a class's members found by `class_key` before its pattern is made
+_MATCHERS_MAX = 8           # patterns made in one load, at most (each takes milliseconds)
+
+
+def class_matcher(key: bytes) -> Callable[[bytes], Any]:
+    """The `fullmatch` of the texts whose `class_key` is `key` (a text without escapes)."""
+    return re.compile(b"".join(_HOLES.get(piece) or re.escape(piece) for piece in _HOLE.split(key))).fullmatch
+
+
 class StatusClasses:
     """The pods' statuses of one load by class (`class_key`): the first of each class stands in for the
     others in the checks, whose memories are by identity (`stand_in`). A pod whose status text falls in
     a class found before need not have it decoded for the checks (`first`)."""
 
-    __slots__ = ("first", "stands")
+    __slots__ = ("first", "stands", "compile_at", "members", "matchers", "recent")
 
-    def __init__(self) -> None:
+    def __init__(self, compile_at: int = _COMPILE_AT) -> None:
         self.first: dict[bytes, Any] = {}                    # a class's key -> its first status
         self.stands: dict[int, tuple[Any, Any]] = {}         # id(pod) -> (it, the status standing in)
+        self.compile_at = compile_at
+        self.members: dict[bytes, int] = {}                  # a class's key -> its texts keyed so far
+        self.matchers: dict[bytes, Callable[[bytes], Any]] = {}     # a class's key -> `class_matcher`
+        self.recent: tuple[bytes, Callable[[bytes], Any]] | None = None     # the last class matched
+
+    def key_of(self, text: bytes) -> bytes | None:
+        """`class_key(text)`; a text of the class of the last one whose pattern was made is matched whole
+        rather than cut (half the work: a workload's pods write one class of status)."""
+        recent = self.recent
+        if recent is not None and text.find(b"\\") == -1 and recent[1](text) is not None:
+            return recent[0]
+        key = class_key(text)
+        if key is None:
+            return None
+        matcher = self.matchers.get(key)
+        if matcher is None and len(self.members) < _CLASSES_MAX:
+            count = self.members[key] = self.members.get(key, 0) + 1
+            if count >= self.compile_at and len(self.matchers) < _MATCHERS_MAX:
+                matcher = self.matchers[key] = class_matcher(key)
+        if matcher is not None:
+            self.recent = (key, matcher)
+        return key
 
     def place(self, key: bytes | None, pod: Any, status: Any) -> None:
         """Place `pod`, whose own status is `status` (its text's `class_key`: `key`), in its class."""

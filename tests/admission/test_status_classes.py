@@ -173,3 +173,32 @@ def test_a_status_of_a_class_found_before_is_read_only_when_asked_and_is_its_own
     for p, o in zip(pods, objects):
         assert p.get("status") == o["status"] and type(p._status) is dict
     assert len({id(p.get("status")) for p in pods}) == len(pods)
+
+
+def test_a_class_matched_whole_is_the_class_cut() -> None:
+    """`StatusClasses.key_of` matching a text against the last class's pattern gives `class_key`'s answer:
+    statuses alike but for each value (of every kind, a time, a name, a quantity, spaced, a key-like
+    string, a colon first), in runs of one class and mixed, written compact, spaced and indented."""
+    rng = random.Random(5)
+    strings = VALUES + [":x", "x:", ":", "a:b", "a,b", "[x]", "x y:", "2025-12-11T02:07:50Z:"]
+    bases = [{"startTime": "2025-12-11T02:07:50Z", "podIP": "10.0.0.5", "condition.type": "Running"},
+             {"container.state.running.startedAt": "2025-12-30T02:07:50Z", "qosClass": "abc",
+              "container.allocatedResources.cpu": "100m"}]
+    bases += [{rng.choice(PLACES): rng.choice(VALUES) for _ in range(3)} for _ in range(4)]
+    writers = [lambda s: json.dumps(s, separators=(",", ":")), json.dumps, lambda s: json.dumps(s, indent=2)]
+    for write in writers:
+        classes = StatusClasses(compile_at=1)
+        matched = 0
+        base = bases[0]
+        for _ in range(1500):
+            base = rng.choice(bases) if rng.random() < 0.2 else base
+            values = {place: rng.choice(strings) if rng.random() < 0.3 else value for place, value in base.items()}
+            status = status_of(values)
+            if rng.random() < 0.1:
+                status["nested"] = {rng.choice(strings): rng.choice(strings), "list": [rng.choice(strings), 5]}
+            text = write(status).encode()
+            recent = classes.recent
+            key = classes.key_of(text)
+            assert key == class_key(text), text
+            matched += recent is not None and recent[0] == key
+        assert matched > 50 and len(classes.matchers) == 8, matched
