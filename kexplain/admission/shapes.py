@@ -473,10 +473,24 @@ def _mount_names(spec: Any) -> list[Any] | None:
         return None
 
 
+_NAMES_READ: dict[bytes, list[bytes] | None] = {}      # a volumes text -> `volume_names` (bounded)
+
+
 def volume_names(spec: Any) -> list[bytes] | None:
-    """The names of a view's volumes as `_canonical_volume_names` replaces them (None: it does not)."""
+    """The names of a view's volumes as `_canonical_volume_names` replaces them (None: it does not); read
+    once per text (a pod's is asked when it is keyed and again when it is admitted). Not to be changed."""
+    text = bytes(spec.volumes)
+    found = _NAMES_READ.get(text, _NAMES_READ)
+    if found is _NAMES_READ:
+        found = _volume_names(text)
+        if len(_NAMES_READ) < _MEMO_MAX:
+            _NAMES_READ[text] = found
+    return found      # type: ignore[return-value]
+
+
+def _volume_names(text: bytes) -> list[bytes] | None:
     try:
-        names = [volume.name for volume in _volume_list(bytes(spec.volumes))]
+        names = [volume.name for volume in _volume_list(text)]
     except msgspec.MsgspecError:
         return None
     if not names or len(names) > len(VOLUMES) or not all(type(name) is str and len(name) <= 63 and _LABEL_FULL(name)
