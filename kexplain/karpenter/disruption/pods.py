@@ -182,6 +182,25 @@ def pod_traits(pod: PodInfo, tolerates_disrupted: bool, budgets: list[PdbItem],
                      budgets)
 
 
+def _workload_key(pod: PodInfo) -> tuple[tuple, tuple]:
+    """What `PodTraits` are read from, as a key (pods with equal keys have equal traits), and the
+    objects it names by identity (to be the same ones for a hit: the id of one gone may be reused).
+    A dump's pod not decoded: the texts of its view (its owner references, tolerations and annotations
+    as written: `PodView`), read without its object or a `lazy` attribute; else the values, the shared
+    lists (owner references, tolerations: a controller's pods share them) by identity."""
+    if isinstance(pod, StoredPodInfo) and not pod.obj.decoded:
+        view = pod.view
+        meta, spec = view.metadata, view.spec
+        labels = meta.labels
+        return ((type(pod), pod.namespace, tuple(labels.items()) if labels else (), bytes(meta.ownerReferences),
+                 bytes(spec.tolerations), bytes(meta.annotations), spec.priority, meta.deletionTimestamp,
+                 pod.phase), ())
+    refs, tolerations = pod.owner_references, _tolerations(pod)
+    return ((None, pod.namespace, tuple(pod.labels.items()), id(refs), id(tolerations),
+             pod.annotation(DO_NOT_DISRUPT), pod.annotation(POD_DELETION_COST), pod.priority,
+             pod.deletion_timestamp, pod.phase), (refs, tolerations))
+
+
 def ownership(refs: Any) -> tuple[bool, bool, bool]:
     """IsOwnedBy a Node (a mirror pod), a DaemonSet, a StatefulSet: any of the owner references `refs`."""
     mirror = daemon = stateful = False
@@ -252,8 +271,10 @@ class Limits:
         # read nothing else)
         self._matched: dict[tuple[str, tuple[tuple[str, str], ...]], list[PdbItem]] = {}
         # a pod's traits, by the pod's identity (the pod kept beside them so the id stays its own),
-        # and whether a list of tolerations tolerates the disrupted taint (a workload's pods share one)
+        # and by what they are read from (`_workload_key`: a workload's pods share one), and whether a
+        # list of tolerations tolerates the disrupted taint (a workload's pods share one)
         self._traits: dict[int, tuple[PodInfo, PodTraits]] = {}
+        self._by_workload: dict[tuple, tuple[tuple, PodTraits]] = {}
         self._tolerating: dict[int, tuple[Any, bool]] = {}
         # a list of owner references' `ownership` (a controller's pods share one list), and the
         # EvictionCost of a deletion cost's text and a priority
@@ -276,10 +297,27 @@ class Limits:
         return found
 
     def traits(self, pod: PodInfo) -> PodTraits:
-        """The pod's `PodTraits`, worked out at its first ask in the pass."""
+        """The pod's `PodTraits`, worked out at its first ask in the pass, once for the pods that
+        write alike all they are read from (`_workload_key`)."""
         hit = self._traits.get(id(pod))
         if hit is not None and hit[0] is pod:
             return hit[1]
+        key, held = _workload_key(pod)
+        try:
+            shared = self._by_workload.get(key)
+        except TypeError:               # (a value no key can hold: worked out for the pod alone)
+            key, shared = None, None
+        if shared is not None and (not held or all(a is b for a, b in zip(shared[0], held))):
+            traits = shared[1]
+        else:
+            traits = self._read_traits(pod)
+            if key is not None:
+                self._by_workload[key] = (held, traits)
+        self._traits[id(pod)] = (pod, traits)
+        return traits
+
+    def _read_traits(self, pod: PodInfo) -> PodTraits:
+        """The pod's `PodTraits`, read of the pod (each part kept by what it is read from)."""
         tolerations = _tolerations(pod)
         tolerates = False
         if tolerations:
@@ -299,9 +337,7 @@ class Limits:
         cost = self._costs.get(key)
         if cost is None:
             cost = self._costs[key] = _eviction_cost(pod, priority)
-        traits = pod_traits(pod, tolerates, self.matching(pod), owned[1], cost)
-        self._traits[id(pod)] = (pod, traits)
-        return traits
+        return pod_traits(pod, tolerates, self.matching(pod), owned[1], cost)
 
     def is_disruptable(self, pod: PodInfo, now: datetime, recorder: ev.Recorder, t: PodTraits | None = None) -> bool:
         """`is_disruptable` off the pod's traits `t` (a pod without the annotation publishes nothing)."""
