@@ -132,3 +132,76 @@ def test_a_dumps_pods_answer_as_their_objects_without_being_decoded():
     assert not any(v.obj.decoded for v in views)
     assert {v.name for v in views if by_view.is_evictable(v, NOW, Recorder())} == \
         {o.name for o in objects if by_object.is_evictable(o, NOW, Recorder())}
+
+
+# -- one PodTraits per workload (`_workload_key`) ---------------------------------------------------
+BASE = {"labels": {"app": "web"}, "owner": ("apps/v1", "ReplicaSet"), "annotations": {"a": "b"}, "priority": 10}
+# each a pod equal to BASE's but for one thing a trait is read from (none of them BASE's traits)
+VARIANTS = {
+    "namespace": {"namespace": "blocked"},
+    "labels": {"labels": {"app": "api"}},
+    "owner": {"owner": ("apps/v1", "DaemonSet")},
+    "deleting": {"deleting": True},
+    "phase": {"phase": "Succeeded"},
+    "tolerations": {"tolerations": [DISRUPTED]},
+    "do-not-disrupt": {"annotations": {"a": "b", DO_NOT_DISRUPT: "true"}},
+    "deletion-cost": {"annotations": {"a": "b", "controller.kubernetes.io/pod-deletion-cost": "900"}},
+    "priority": {"priority": 2000000},
+}
+
+
+def _fresh(pdbs: list[dict], pod: PodInfo):
+    """The pod's traits read of the pod alone (a pass that asks nothing else)."""
+    return Limits(pdbs)._read_traits(pod)
+
+
+def _as_views(pods: list[PodInfo]) -> list[PodInfo]:
+    import msgspec
+
+    from kexplain.apimachinery.pod_lists import dump_list
+    items = [{"apiVersion": "v1", "kind": "Pod", **p.obj} for p in pods]
+    for i, item in enumerate(items):
+        item["metadata"] = {**item["metadata"], "resourceVersion": "1", "uid": f"u{i}"}
+        item["spec"] = {**item["spec"], "nodeName": "n1"}
+    dump = dump_list(msgspec.json.encode({"apiVersion": "v1", "kind": "List", "items": items}))
+    assert dump is not None
+    return [PodInfo(o) for o in dump["items"]]
+
+
+def _variants() -> list[PodInfo]:
+    pods = [_pod("base", **BASE), _pod("same", **BASE)]
+    pods += [_pod(name, **{**BASE, **change}) for name, change in VARIANTS.items()]
+    for pod in pods[1:]:      # (a controller's pods share one list of owner references, as decoded)
+        if pod.obj["metadata"]["ownerReferences"] == pods[0].obj["metadata"]["ownerReferences"]:
+            pod.obj["metadata"]["ownerReferences"] = pods[0].obj["metadata"]["ownerReferences"]
+    return pods
+
+
+def test_the_pods_of_a_workload_share_their_traits_and_no_other_pod_takes_them():
+    """Each pod differing from the first in one thing its traits are read from gets its own (equal
+    to the ones read of it alone, and not the first's); a pod written alike shares the first's."""
+    for pods in (_variants(), _as_views(_variants())):
+        limits = Limits(_pdbs())
+        first = limits.traits(pods[0])
+        assert limits.traits(pods[1]) is first          # (written alike: one PodTraits)
+        for pod in pods[2:]:
+            t = limits.traits(pod)
+            assert t == _fresh(_pdbs(), pod), pod.name
+            assert t != first, pod.name
+        assert not any(getattr(p.obj, "decoded", True) for p in pods if type(p) is not PodInfo)
+
+
+def test_a_decoded_pods_shared_lists_are_held_by_identity():
+    """Decoded pods key their owner references and tolerations by identity: an entry made for
+    another list under the same id (a list gone, its id reused) must not answer for this one."""
+    from kexplain.karpenter.disruption.pods import _workload_key
+    limits = Limits([])
+    refs = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "o", "uid": "u"}]
+    a, b, c = _pod("a"), _pod("b"), _pod("c")
+    for p in (a, b, c):
+        p.obj["metadata"]["ownerReferences"] = refs
+    assert limits.traits(a) is limits.traits(b)
+    daemon = _pod("daemon", owner=("apps/v1", "DaemonSet"))
+    key, _ = _workload_key(a)
+    limits._by_workload[key] = ((daemon.owner_references, None), limits.traits(daemon))
+    assert limits.traits(c) == _fresh([], c) and limits.traits(c).reschedulable

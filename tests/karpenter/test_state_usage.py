@@ -57,3 +57,33 @@ def test_bound_pods_that_share_containers_but_not_the_rest_are_read_each_as_writ
     assert [p.name for p, _ in anti_pods] == ["p1", "p6"]
     assert [str(reqs["cpu"]) for reqs in state.pod_requests] == \
         [str(resources.requests_for_pod(p.spec)["cpu"]) for p in pods] == ["1", "1", "1250m", "3", "2"] * 2
+
+
+def test_without_claims_in_the_cluster_no_bound_pods_volumes_are_read():
+    """GetVolumes finds volumes through their claims: with none indexed, every pod's answer is no
+    volumes (a claim named, an ephemeral volume's, a token's), so `_bound_pods` does not ask; with the
+    claim indexed, the pod's volume counts on its node."""
+    from kexplain.karpenter.scheduling.hostportusage import HostPortUsage
+    from kexplain.karpenter.scheduling.volumeusage import VolumeUsage, get_volumes
+    from kexplain.karpenter.state.cluster import _bound_pods, _volume_index
+    from kexplain.karpenter.state.statenode import StateNode
+    from kexplain.model.pod import PodInfo
+
+    volumes = [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}},
+               {"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {}}}},
+               {"name": "kube-api-access-x7k2p", "projected": {"sources": []}}]
+    pods = [PodInfo({"metadata": {"name": f"p{i}", "namespace": "ns"},
+                     "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "x"}], "volumes": [v]}})
+            for i, v in enumerate(volumes)]
+    empty = _volume_index({})
+    assert all(get_volumes(empty, p) == ({}, None) for p in pods)
+    claim = {"kind": "PersistentVolumeClaim", "metadata": {"name": "data", "namespace": "ns"},
+             "spec": {"storageClassName": "gp3"}}
+    sc = {"kind": "StorageClass", "metadata": {"name": "gp3"}, "provisioner": "ebs.csi.aws.com"}
+    for objects, want in (({}, {}), ({"PersistentVolumeClaim": [claim], "StorageClass": [sc]},
+                                     {"ebs.csi.aws.com": {"ns/data"}})):
+        state = StateNode({"metadata": {"name": "n1"}}, None)
+        state.host_port_usage, state.volume_usage = HostPortUsage(), VolumeUsage()
+        index = _volume_index(objects)
+        _bound_pods(pods, {"n1": state}, index, set(), {})
+        assert {d: set(c) for d, c in state.volume_usage.volumes.items()} == want

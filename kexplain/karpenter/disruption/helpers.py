@@ -4,14 +4,14 @@ candidates' pods), GetCandidates, BuildNodePoolMap, BuildDisruptionBudgetMapping
 provisioner's NewScheduler and GetPendingPods they call."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Callable, Sequence
 
 from kexplain.karpenter.disruption import budgets as bud
 from kexplain.karpenter.disruption import events as ev
-from kexplain.karpenter.disruption.candidate import (NODEPOOL_LABEL, Candidate, CandidateError, new_candidate,
-                                                    validate_pods)
+from kexplain.karpenter.disruption.candidate import (EVENTUAL, GRACEFUL, NODEPOOL_LABEL, Candidate, CandidateError,
+                                                    new_candidate, validate_pods)
 from kexplain.karpenter.disruption.pods import Limits, PodTraits, under_consolidate_after
 from kexplain.karpenter.disruption.versions import DisruptionRules
 from kexplain.karpenter.errors import GoError, WrappedError, multierr_errors
@@ -87,6 +87,8 @@ class Context:
         later ask replays the events the first one published into `recorder`."""
         hit = self.candidates.get((id(state), disruption_class))
         if hit is None or hit[0] is not state:
+            hit = self._as_in_other_class(state, disruption_class)
+        if hit is None:
             capture = ev.Capture()
             try:
                 answer: Candidate | CandidateError = new_candidate(
@@ -99,6 +101,28 @@ class Context:
         if isinstance(hit[1], CandidateError):
             raise hit[1]
         return hit[1]
+
+    def _as_in_other_class(self, state: Any, disruption_class: str
+                           ) -> tuple[Any, Candidate | CandidateError, list[ev.Event]] | None:
+        """NewCandidate's answer for `state` in `disruption_class`, made of the other class's answer
+        (kept as this class's) where the class cannot change it: it decides only what becomes of the
+        pods check's refusal, so a node refused before that check, or whose pods pass it, is answered
+        alike (and publishes the same events). None: to be worked out."""
+        other = self.candidates.get((id(state), EVENTUAL if disruption_class == GRACEFUL else GRACEFUL))
+        if other is None or other[0] is not state:
+            return None
+        answer = other[1]
+        if isinstance(answer, CandidateError):
+            if answer.pod_block:            # (the eventual class may take the node anyway)
+                return None
+            made: Candidate | CandidateError = CandidateError(answer.text)
+        else:
+            check = self.pod_checks.get(id(state))
+            if check is None or check[0] is not state or check[1] is not None:
+                return None
+            made = replace(answer, reschedulable_pods=list(answer.reschedulable_pods))
+        hit = self.candidates[(id(state), disruption_class)] = (state, made, other[2])
+        return hit
 
     def _pods_check(self, state: Any) -> tuple[str | None, list[ev.Event]]:
         """ValidatePodsDisruptable of the node's pods, with its events: the same in both disruption

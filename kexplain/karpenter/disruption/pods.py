@@ -182,6 +182,25 @@ def pod_traits(pod: PodInfo, tolerates_disrupted: bool, budgets: list[PdbItem],
                      budgets)
 
 
+def _workload_key(pod: PodInfo) -> tuple[tuple, tuple]:
+    """What `PodTraits` are read from, as a key (pods with equal keys have equal traits), and the
+    objects it names by identity (to be the same ones for a hit: the id of one gone may be reused).
+    A dump's pod not decoded: the texts of its view (its owner references, tolerations and annotations
+    as written: `PodView`), read without its object or a `lazy` attribute; else the values, the shared
+    lists (owner references, tolerations: a controller's pods share them) by identity."""
+    if isinstance(pod, StoredPodInfo) and not pod.obj.decoded:
+        view = pod.view
+        meta, spec = view.metadata, view.spec
+        labels = meta.labels
+        return ((type(pod), pod.namespace, tuple(labels.items()) if labels else (), bytes(meta.ownerReferences),
+                 bytes(spec.tolerations), bytes(meta.annotations), spec.priority, meta.deletionTimestamp,
+                 pod.phase), ())
+    refs, tolerations = pod.owner_references, _tolerations(pod)
+    return ((None, pod.namespace, tuple(pod.labels.items()), id(refs), id(tolerations),
+             pod.annotation(DO_NOT_DISRUPT), pod.annotation(POD_DELETION_COST), pod.priority,
+             pod.deletion_timestamp, pod.phase), (refs, tolerations))
+
+
 def ownership(refs: Any) -> tuple[bool, bool, bool]:
     """IsOwnedBy a Node (a mirror pod), a DaemonSet, a StatefulSet: any of the owner references `refs`."""
     mirror = daemon = stateful = False
@@ -252,34 +271,65 @@ class Limits:
         # read nothing else)
         self._matched: dict[tuple[str, tuple[tuple[str, str], ...]], list[PdbItem]] = {}
         # a pod's traits, by the pod's identity (the pod kept beside them so the id stays its own),
-        # and whether a list of tolerations tolerates the disrupted taint (a workload's pods share one)
+        # and by what they are read from (`_workload_key`: a workload's pods share one), and whether a
+        # list of tolerations tolerates the disrupted taint (a workload's pods share one)
         self._traits: dict[int, tuple[PodInfo, PodTraits]] = {}
+        self._by_workload: dict[tuple, tuple[tuple, PodTraits]] = {}
         self._tolerating: dict[int, tuple[Any, bool]] = {}
         # a list of owner references' `ownership` (a controller's pods share one list), and the
         # EvictionCost of a deletion cost's text and a priority
         self._owned: dict[int, tuple[Any, tuple[bool, bool, bool]]] = {}
         self._costs: dict[tuple[Any, Any], float] = {}
+        # the same of a dump's pods, by their texts (`_view_traits`); and their two annotations' values
+        self._tolerating_text: dict[bytes, bool] = {}
+        self._owned_text: dict[bytes, tuple[bool, bool, bool]] = {}
+        self._notes_text: dict[bytes, tuple[Any, Any]] = {}
 
     def matching(self, pod: PodInfo) -> list[PdbItem]:
         items = self._by_namespace.get(pod.namespace)
         if not items:
             return []
         labels = pod.labels
-        key = (pod.namespace, tuple(labels.items()))
+        return self._matching(pod.namespace, tuple(labels.items()), labels)
+
+    def _matching(self, namespace: str, pairs: tuple[tuple[str, str], ...], labels: Mapping[str, str]
+                  ) -> list[PdbItem]:
+        """`matching` of a pod in `namespace` with `labels` (their `pairs`, in order)."""
+        items = self._by_namespace.get(namespace)
+        if not items:
+            return []
+        key = (namespace, pairs)
         found = self._matched.get(key)
         if found is None:
-            anchored = self._anchored[pod.namespace]
-            positions = list(self._unanchored[pod.namespace])
-            for pair in key[1]:
+            anchored = self._anchored[namespace]
+            positions = list(self._unanchored[namespace])
+            for pair in pairs:
                 positions.extend(anchored.get(pair, ()))
             found = self._matched[key] = [items[i] for i in sorted(set(positions)) if items[i].selector.matches(labels)]
         return found
 
     def traits(self, pod: PodInfo) -> PodTraits:
-        """The pod's `PodTraits`, worked out at its first ask in the pass."""
+        """The pod's `PodTraits`, worked out at its first ask in the pass, once for the pods that
+        write alike all they are read from (`_workload_key`)."""
         hit = self._traits.get(id(pod))
         if hit is not None and hit[0] is pod:
             return hit[1]
+        key, held = _workload_key(pod)
+        try:
+            shared = self._by_workload.get(key)
+        except TypeError:               # (a value no key can hold: worked out for the pod alone)
+            key, shared = None, None
+        if shared is not None and (not held or all(a is b for a, b in zip(shared[0], held))):
+            traits = shared[1]
+        else:
+            traits = self._read_traits(pod) if held or key is None else self._view_traits(pod, key)
+            if key is not None:
+                self._by_workload[key] = (held, traits)
+        self._traits[id(pod)] = (pod, traits)
+        return traits
+
+    def _read_traits(self, pod: PodInfo) -> PodTraits:
+        """The pod's `PodTraits`, read of the pod (each part kept by what it is read from)."""
         tolerations = _tolerations(pod)
         tolerates = False
         if tolerations:
@@ -299,9 +349,37 @@ class Limits:
         cost = self._costs.get(key)
         if cost is None:
             cost = self._costs[key] = _eviction_cost(pod, priority)
-        traits = pod_traits(pod, tolerates, self.matching(pod), owned[1], cost)
-        self._traits[id(pod)] = (pod, traits)
-        return traits
+        return pod_traits(pod, tolerates, self.matching(pod), owned[1], cost)
+
+    def _view_traits(self, pod: StoredPodInfo, key: tuple) -> PodTraits:
+        """`_read_traits` of a dump's pod not decoded, off its `_workload_key`: each part kept by the
+        text it is read from (its tolerations, owner references, annotations as written), so that a
+        workload of one pod costs a few lookups more than its key."""
+        _, namespace, pairs, refs_text, tolerations_text, notes_text, priority, deleting, phase = key
+        view = pod.view
+        tolerates = self._tolerating_text.get(tolerations_text)
+        if tolerates is None:
+            tolerations = view.tolerations()
+            tolerates = self._tolerating_text[tolerations_text] = \
+                bool(tolerations) and DISRUPTED_TAINT.tolerates(tolerations) is None
+        owned = self._owned_text.get(refs_text)
+        if owned is None:
+            owned = self._owned_text[refs_text] = ownership(view.owner_references())
+        notes = self._notes_text.get(notes_text)
+        if notes is None:
+            notes = self._notes_text[notes_text] = (view.annotation(DO_NOT_DISRUPT), view.annotation(POD_DELETION_COST))
+        do_not_disrupt, text = notes
+        priority = priority if priority is not None else 0          # (`StoredPodInfo.priority`)
+        cost_key = (text if text is None or type(text) is str else repr(text), priority)
+        cost = self._costs.get(cost_key)
+        if cost is None:
+            cost = self._costs[cost_key] = _cost_of(text, priority)
+        terminating = bool(deleting)
+        active = not terminating and phase not in ("Failed", "Succeeded")
+        mirror, daemon, stateful = owned
+        return PodTraits(active, (active or (terminating and stateful)) and not mirror and not daemon,
+                         active and not tolerates and not mirror, do_not_disrupt, cost,
+                         self._matching(namespace, pairs, view.metadata.labels or {}))
 
     def is_disruptable(self, pod: PodInfo, now: datetime, recorder: ev.Recorder, t: PodTraits | None = None) -> bool:
         """`is_disruptable` off the pod's traits `t` (a pod without the annotation publishes nothing)."""
@@ -351,8 +429,12 @@ def eviction_cost(pod: PodInfo) -> float:
 
 def _eviction_cost(pod: PodInfo, priority: Any) -> float:
     """`priority`: the pod's (`PodInfo.priority`: 0 without one, as admission leaves a pod)."""
+    return _cost_of(pod.annotation(POD_DELETION_COST), priority)
+
+
+def _cost_of(text: Any, priority: Any) -> float:
+    """EvictionCost of a pod whose deletion cost annotation is `text` (None: none) with `priority`."""
     cost = 1.0
-    text = pod.annotation(POD_DELETION_COST)
     if text is not None:
         try:
             cost += float(str(text)) / math.pow(2, 27.0)

@@ -214,6 +214,9 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
     of_shape: dict[Any, tuple[Any, list[Any], bool]] = {}     # by `_read_parts`, or a view's texts
     of_text: dict[bytes, tuple[Any, list[Any], bool]] = {}    # (`_shaped`)
     unowned_controlled = None in ds_uids      # (a pod without a controller has uid None)
+    # GetVolumes finds a pod's volumes through their claims: with none in the cluster every pod's
+    # volumes are none (each claim it names is not found, and skipped), so no pod's are read
+    claims = bool(index.pvcs)
     for position, pod in enumerate(bound_pods):
         view = pod.view if type(pod) in _STORED else None
         refs = view.owner_references() if view is not None else pod.owner_references
@@ -231,11 +234,11 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
         if view is not None:            # (StoredPodInfo.phase and has_volumes, read off the view here)
             status = view.status
             phase = status.phase if status is not None else None
-            has_volumes = bool(view.spec.volumes)
+            has_volumes = claims and bool(view.spec.volumes)
             shape: Any = None
         else:
             spec = pod.spec
-            phase, has_volumes = pod.status.get("phase"), "volumes" in spec
+            phase, has_volumes = pod.status.get("phase"), claims and "volumes" in spec
             shape = _read_parts(spec)
         if phase == "Failed" or phase == "Succeeded":           # is_terminal
             continue

@@ -60,16 +60,11 @@ class StateNode:
 
     def deleted(self) -> bool:
         """Its NodeClaim is deleting or its instance terminating, or a Node without NodeClaim is
-        deleting."""
-        if self.node_claim is not None:
-            if as_dict(self.node_claim.get("metadata")).get("deletionTimestamp"):
-                return True
-            return any(isinstance(c, dict) and c.get("type") == "InstanceTerminating" and c.get("status") == "True"
-                       for c in as_dict(self.node_claim.get("status")).get("conditions") or ())
-        return bool(self.node is not None and as_dict(self.node.get("metadata")).get("deletionTimestamp"))
+        deleting (read with its identity: `_Read`)."""
+        return self._reads().deleted
 
     def marked_for_deletion(self) -> bool:
-        return self.marked or self.deleted()
+        return self.marked or self._reads().deleted
 
     # -- what it reads from which object -------------------------------------------------------
     def _reads_claim(self) -> bool:
@@ -141,7 +136,7 @@ class StateNode:
 class _Read:
     """A state node's identity as its objects say it (`StateNode._reads`)."""
 
-    __slots__ = ("node", "node_claim", "registered", "initialized", "reads_claim", "name", "labels")
+    __slots__ = ("node", "node_claim", "registered", "initialized", "reads_claim", "name", "labels", "deleted")
 
     def __init__(self, node: dict[str, Any] | None, node_claim: dict[str, Any] | None) -> None:
         self.node, self.node_claim = node, node_claim
@@ -152,6 +147,17 @@ class _Read:
         self.reads_claim = node is None or (managed and not self.registered)
         self.name = _name(node_claim if self.reads_claim else node)
         self.labels = _labels(node_claim) if self.reads_claim else node_labels
+        self.deleted = _deleted(node, node_claim)
+
+
+def _deleted(node: dict[str, Any] | None, node_claim: dict[str, Any] | None) -> bool:
+    """`StateNode.deleted` of these objects."""
+    if node_claim is not None:
+        if as_dict(node_claim.get("metadata")).get("deletionTimestamp"):
+            return True
+        return any(isinstance(c, dict) and c.get("type") == "InstanceTerminating" and c.get("status") == "True"
+                   for c in as_dict(node_claim.get("status")).get("conditions") or ())
+    return bool(node is not None and as_dict(node.get("metadata")).get("deletionTimestamp"))
 
 
 def _name(obj: dict[str, Any] | None) -> str:

@@ -19,6 +19,16 @@ from kexplain.karpenter.scheduling.hostportusage import get_host_ports, pod_key
 EXCEEDS_NODE_RESOURCES = "exceeds node resources"
 
 
+def changed_by(requirements: Requirements, other: Requirements) -> Requirements:
+    """The requirements of `other` that `requirements.compatible(other)` and `requirements.add(*other.values())`
+    can tell from `requirements` itself: all but those it holds already (the same object) without bounds, which
+    are compatible with themselves and their own intersection (`Requirement.intersection`). AddRequirements
+    hands back the node's requirements with only the topologies' keys narrowed: for most pods, none."""
+    get = dict.get
+    return Requirements({key: r for key, r in other.items()
+                         if get(requirements, key) is not r or r.gte is not None or r.lte is not None})
+
+
 class NodeBase:
     """What an ExistingNode starts from that its state node alone decides: taints, labels, the
     room its bound pods leave, its DaemonSet pods' requests, its label requirements. A pass that
@@ -183,10 +193,12 @@ class ExistingNode:
                                                             requirements)
         if err is not None:
             return None, err
-        err = requirements.compatible(topology_reqs)
-        if err is not None:
-            return None, err
-        requirements.add(*topology_reqs.values())
+        changes = changed_by(requirements, topology_reqs)
+        if changes:
+            err = requirements.compatible(changes)
+            if err is not None:
+                return None, err
+            requirements.add(*changes.values())
         return requirements, None
 
     def add(self, pod: Any, pod_data: Any, requirements: Requirements, volumes: Any) -> None:
