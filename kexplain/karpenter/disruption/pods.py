@@ -173,13 +173,21 @@ def pod_traits(pod: PodInfo, tolerates_disrupted: bool, budgets: list[PdbItem],
                owned: tuple[bool, bool, bool] | None = None, cost: float | None = None) -> PodTraits:
     """The pod's `PodTraits`; `tolerates_disrupted`: ToleratesDisruptedNoScheduleTaint's answer;
     `owned` and `cost`: its `ownership` and EvictionCost, when worked out already."""
-    terminating = bool(pod.deletion_timestamp)
-    active = not terminating and pod.phase not in ("Failed", "Succeeded")
-    mirror, daemon, stateful = owned if owned is not None else ownership(pod.owner_references)
-    reschedulable = (active or (terminating and stateful)) and not mirror and not daemon
-    return PodTraits(active, reschedulable, active and not tolerates_disrupted and not mirror,
+    return traits_of(bool(pod.deletion_timestamp), pod.phase,
+                     owned if owned is not None else ownership(pod.owner_references), tolerates_disrupted,
                      pod.annotation(DO_NOT_DISRUPT), _eviction_cost(pod, pod.priority) if cost is None else cost,
                      budgets)
+
+
+def traits_of(terminating: bool, phase: Any, owned: tuple[bool, bool, bool], tolerates_disrupted: bool,
+              do_not_disrupt: Any, cost: float, budgets: list[PdbItem]) -> PodTraits:
+    """`PodTraits` of what they are read from: whether the pod is terminating, its phase, its `ownership`,
+    ToleratesDisruptedNoScheduleTaint's answer, its do-not-disrupt value, its EvictionCost, its budgets."""
+    active = not terminating and phase not in ("Failed", "Succeeded")
+    mirror, daemon, stateful = owned
+    reschedulable = (active or (terminating and stateful)) and not mirror and not daemon
+    return PodTraits(active, reschedulable, active and not tolerates_disrupted and not mirror, do_not_disrupt,
+                     cost, budgets)
 
 
 def _workload_key(pod: PodInfo) -> tuple[tuple, tuple]:
@@ -374,11 +382,7 @@ class Limits:
         cost = self._costs.get(cost_key)
         if cost is None:
             cost = self._costs[cost_key] = _cost_of(text, priority)
-        terminating = bool(deleting)
-        active = not terminating and phase not in ("Failed", "Succeeded")
-        mirror, daemon, stateful = owned
-        return PodTraits(active, (active or (terminating and stateful)) and not mirror and not daemon,
-                         active and not tolerates and not mirror, do_not_disrupt, cost,
+        return traits_of(bool(deleting), phase, owned, tolerates, do_not_disrupt, cost,
                          self._matching(namespace, pairs, view.metadata.labels or {}))
 
     def is_disruptable(self, pod: PodInfo, now: datetime, recorder: ev.Recorder, t: PodTraits | None = None) -> bool:
