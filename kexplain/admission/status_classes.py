@@ -7,7 +7,7 @@ They read of a string only its type, except at a time (parsed), a quantity (pars
 (base64): so two status texts alike but for strings that no such field takes either way get the same
 answers. `class_key` cuts those strings out: a time written as API servers write it (`openapi.PLAIN_TIME`:
 it parses, and is no quantity nor base64 text), and a string of name characters that is neither a time's
-beginning (four digits) nor quantity-like (`_QUANTITY_LIKE`, a superset of what a quantity parses from);
+beginning (four digits) nor quantity-like (`_NOT_QUANTITY`, a superset of what a quantity parses from);
 everything else stays (numbers, keys, empty and spaced strings, anything with an escape: no key).
 The pod status schema holds no byte string (`tests/admission/test_status_classes.py` asks each version's).
 """
@@ -17,7 +17,7 @@ import re
 from typing import Any, Callable
 
 _CLASSES_MAX = 4096         # classes of one load, at most
-_STANDS_MAX = 65536         # statuses placed in a class (by identity), at most
+_STANDS_MAX = 65536         # pods placed in a class (by identity), at most
 
 # a time in the form API servers write it, on a day every month has (`openapi.PLAIN_TIME`), or a string of
 # name characters neither a time's beginning (four digits) nor quantity-like (sign, digits, one point, a
