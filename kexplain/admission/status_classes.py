@@ -63,7 +63,7 @@ class StatusClasses:
     others in the checks, whose memories are by identity (`stand_in`). A pod whose status text falls in
     a class found before need not have it decoded for the checks (`first`)."""
 
-    __slots__ = ("first", "stands", "compile_at", "members", "matchers", "recent")
+    __slots__ = ("first", "stands", "compile_at", "members", "matchers", "recent", "last")
 
     def __init__(self, compile_at: int = _COMPILE_AT) -> None:
         self.first: dict[bytes, Any] = {}                    # a class's key -> its first status
@@ -72,14 +72,21 @@ class StatusClasses:
         self.members: dict[bytes, int] = {}                  # a class's key -> its texts keyed so far
         self.matchers: dict[bytes, Callable[[bytes], Any]] = {}     # a class's key -> `class_matcher`
         self.recent: tuple[bytes, Callable[[bytes], Any]] | None = None     # the last class matched
+        self.last: tuple[bytes, bytes | None] = (b"", None)     # the last text keyed, and its key
 
     def key_of(self, text: bytes) -> bytes | None:
-        """`class_key(text)`; a text of the class of the last one whose pattern was made is matched whole
+        """`class_key(text)`; the last text's key when it is that text again (a workload's pods often write
+        one status), else a text of the class of the last one whose pattern was made is matched whole
         rather than cut (half the work: a workload's pods write one class of status)."""
+        last = self.last
+        if last[0] == text and text:
+            return last[1]
         recent = self.recent
         if recent is not None and text.find(b"\\") == -1 and recent[1](text) is not None:
+            self.last = (text, recent[0])
             return recent[0]
         key = class_key(text)
+        self.last = (text, key)
         if key is None:
             return None
         matcher = self.matchers.get(key)

@@ -202,3 +202,23 @@ def test_a_class_matched_whole_is_the_class_cut() -> None:
             assert key == class_key(text), text
             matched += recent is not None and recent[0] == key
         assert matched > 50 and len(classes.matchers) == 8, matched
+
+
+def test_a_text_again_is_keyed_as_the_last_one_was(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`StatusClasses.key_of` answers a text equal to the last one keyed with that one's key, cutting it
+    no more (a workload's pods often write one status text); any other text is cut or matched afresh."""
+    texts = [json.dumps(status_of({"startTime": t, "podIP": ip}), separators=(",", ":")).encode()
+             for t, ip in (("2025-12-11T02:07:50Z", "10.0.0.5"), ("2025-12-11T02:07:51Z", "10.0.0.6"))]
+    texts.append(b'{"phase":"Run\\u006eing"}')          # (an escape: no key)
+    classes = StatusClasses()
+    cut: list[bytes] = []
+
+    def counted(text: bytes) -> bytes | None:
+        cut.append(text)
+        return class_key(text)
+
+    monkeypatch.setattr("kexplain.admission.status_classes.class_key", counted)
+    for text in [texts[0], texts[0], texts[1], texts[1], texts[0], texts[2], texts[2], texts[0]]:
+        assert classes.key_of(bytes(text)) == class_key(text)
+    assert cut == [texts[0], texts[1], texts[0], texts[2], texts[0]]
+    assert class_key(texts[2]) is None and class_key(texts[0]) == class_key(texts[1]) is not None
