@@ -779,6 +779,9 @@ class _Template:
     uid: bool = False               # whether the text writes the pod's uid (an own value, after its owners')
     created: bool = False           # whether it writes its creation time (an own value, after the uid)
     generated: bool = False         # whether it writes a generateName (an own value, after the creation time)
+    # the annotations whose values are own values (`written_key` cuts them), by key in the text's order: after the
+    # generateName, before the volumes
+    annotations: tuple[str, ...] = ()
     volumes: tuple[int, ...] = ()   # the volumes whose names are own values (`written_key` cuts them), last
 
 
@@ -859,6 +862,11 @@ class _Templates:
             if not generated_valid(generated):
                 return None
             values += (generated,)
+        if template.annotations:
+            own = _own_annotations(meta.annotations, template.annotations)
+            if type(own) is not tuple:
+                return own
+            values += own
         if template.volumes:
             if volumes is None or len(volumes) <= template.volumes[-1]:
                 return _OTHER
@@ -934,8 +942,9 @@ class _Templates:
         if cut and (volumes is None or cut[-1] >= len(volumes)):
             return
         own = tuple(volumes[i].decode() for i in cut) if cut else ()
-        found = _holes(text, labels, len(images[0]), len(owners) // 2, own) if text.find("\\") == -1 \
-            and text.find("LabelKeys") == -1 else None
+        annotations = _annotation_holes(meta.annotations, written)
+        found = _holes(text, labels, len(images[0]), len(owners) // 2, own, annotations) \
+            if text.find("\\") == -1 and text.find("LabelKeys") == -1 else None
         if found is None:
             return
         holes, names, status_at, has_uid, has_created, has_generated = found
@@ -943,7 +952,10 @@ class _Templates:
             return
         identity = ((meta.uid,) if has_uid else ()) + ((created,) if has_created else ()) \
             + ((meta.generateName,) if has_generated else ())
-        values = (meta.name, *labels.values(), view.spec.nodeName, *images[0], *owners, *identity, *own)
+        noted = _own_annotations(meta.annotations, annotations) if annotations else ()
+        if type(noted) is not tuple:
+            return
+        values = (meta.name, *labels.values(), view.spec.nodeName, *images[0], *owners, *identity, *noted, *own)
         slots = [slot for _, _, slot in holes]
         if not _cut_alike(written, labels, images[2], has_uid, has_created, meta.annotations, has_generated) \
                 or sorted(set(slots)) != list(range(len(values))) \
@@ -967,7 +979,39 @@ class _Templates:
         self.made[look] = made + 1
         self.of.setdefault(look, []).insert(0, _Template(
             parts, itemgetter(*(slot for _, _, slot in holes)), key, status != -1, frozenset(names), has_uid,
-            has_created, has_generated, tuple(cut)))
+            has_created, has_generated, annotations, tuple(cut)))
+
+
+# annotation keys that `written_key` searches the text for before it cuts the annotations (with a value of the pod's):
+# their values, were they a template's holes, could take those cuts
+_ANNOTATIONS_SEARCHED = frozenset({"name", "nodeName", "uid", "creationTimestamp", "generateName"})
+
+
+def _annotation_holes(raw: Any, written: bytes) -> tuple[str, ...]:
+    """The annotations whose values a template of a pod (`raw`: its view's annotations) takes as each pod's
+    own: those its `written_key` (`written`) cut, when none is named as what a cut made before theirs searches
+    for; none otherwise (their values stay the template's text)."""
+    texts = _annotations_texts(bytes(raw)) if raw else None
+    if texts is None or written.find(texts[1]) == -1:
+        return ()
+    keys = tuple(key for key in _annotations_of(bytes(raw)) if not _reserved(key))
+    return keys if _ANNOTATIONS_SEARCHED.isdisjoint(keys) else ()
+
+
+def _own_annotations(raw: Any, keys: tuple[str, ...]) -> tuple[str, ...] | Any:
+    """A pod's values of the annotations `keys` (`raw`: its view's annotations), a template's own values;
+    `_OTHER` when it does not write each as a string (its text is not the template's), None when `written_key`
+    would not cut them (`_annotations_replaced`: beyond the size limit)."""
+    try:
+        annotations = _annotations_of(bytes(raw)) if raw else None
+    except msgspec.MsgspecError:
+        return _OTHER
+    if not annotations:
+        return _OTHER
+    values = tuple(annotations.get(key) for key in keys)
+    if None in values:
+        return _OTHER
+    return values if _annotations_replaced(annotations) else None
 
 
 def _own_images(texts: tuple[bytes, bytes], groups: dict[tuple, int]
@@ -987,12 +1031,13 @@ def _own_images(texts: tuple[bytes, bytes], groups: dict[tuple, int]
     return tuple(value.decode() for value in images), group, classes
 
 
-def _holes(text: str, labels: dict[str, str], images: int, owners: int = 0, volumes: tuple[str, ...] = ()
-           ) -> tuple[list[tuple[int, int, int]], set[str], int, bool, bool, bool] | None:
+def _holes(text: str, labels: dict[str, str], images: int, owners: int = 0, volumes: tuple[str, ...] = (),
+           annotations: tuple[str, ...] = ()) -> tuple[list[tuple[int, int, int]], set[str], int, bool, bool, bool] | None:
     """Where a pod's text (without escapes) writes its name (slot 0), its label values (1...), its node, its
     images, its `owners` owner references' names and uids, then its uid, its creation time and its
-    generateName when written, each once, then the names of its `volumes` (each where the volume and the
-    mounts naming it write it); the other strings written after "name", "nodeName" or "uid", where its
+    generateName when written, each once, then the values of its `annotations` (those keys'), each once, then
+    the names of its `volumes` (each where the volume and the mounts naming it write it); the other strings
+    written after "name", "nodeName" or "uid", where its
     status is written (the text's length without one) and whether it writes a uid, a creation time and a
     generateName. None when a key `written_key` cuts by is written elsewhere."""
     slots = {("metadata", "name"): 0, ("spec", "nodeName"): 1 + len(labels)}
@@ -1000,6 +1045,7 @@ def _holes(text: str, labels: dict[str, str], images: int, owners: int = 0, volu
     image_slots = {("spec", "containers", "*", "image"): [], ("spec", "initContainers", "*", "image"): [],
                    _OWNER_NAME: [], _OWNER_UID: [], ("metadata", "uid"): [], ("metadata", "creationTimestamp"): [],
                    ("metadata", "generateName"): []}
+    noted = {("metadata", "annotations", key): [] for key in annotations}
     holes, names, keys = [], set(), {"labels": 0, "image": 0, "annotations": 0, "generateName": 0}
     named: list[tuple[int, int, str]] = []      # where a volume or a mount writes a name of `volumes`
     lists: list[bool] = []          # the open containers, whether each is a list
@@ -1020,6 +1066,8 @@ def _holes(text: str, labels: dict[str, str], images: int, owners: int = 0, volu
                 holes.append((m.start(1), m.end(1), slots.pop(here)))
             elif here in image_slots:
                 image_slots[here].append((m.start(1), m.end(1)))
+            elif here in noted:
+                noted[here].append((m.start(1), m.end(1)))
             elif value in volumes and here in _VOLUME_NAMING:
                 named.append((m.start(1), m.end(1), value))
             elif here[-1] in ("name", "nodeName", "uid"):
@@ -1038,14 +1086,15 @@ def _holes(text: str, labels: dict[str, str], images: int, owners: int = 0, volu
     if keys["labels"] != (1 if labels else keys["labels"]) or keys["image"] != len(found) or keys["annotations"] > 1 \
             or len(found) != images or "nodeName" in labels or "image" in labels \
             or len(owner_names) != owners or len(owner_uids) != owners or len(uid) > 1 or len(created) > 1 \
-            or keys["generateName"] != len(generated) or len(generated) > 1:
+            or keys["generateName"] != len(generated) or len(generated) > 1 \
+            or any(len(spans) != 1 for spans in noted.values()):
         return None
     holes += [(start, end, 2 + len(labels) + i) for i, (start, end) in enumerate(found)]
     at = 2 + len(labels) + images      # (each reference's name, then its uid: `_owner_values`' order)
     holes += [(start, end, at + 2 * i) for i, (start, end) in enumerate(owner_names)]
     holes += [(start, end, at + 2 * i + 1) for i, (start, end) in enumerate(owner_uids)]
     at += 2 * owners
-    for start, end in uid + created + generated:
+    for start, end in uid + created + generated + [spans[0] for spans in noted.values()]:
         holes.append((start, end, at))
         at += 1
     holes += [(start, end, at + volumes.index(value)) for start, end, value in named]
@@ -1135,8 +1184,9 @@ def string_spans(text: bytes, paths: dict[tuple[str, ...], int]) -> list[tuple[i
 def _cut_alike(written: bytes, labels: dict[str, str], images: tuple[bytes, ...], uid: bool = False,
                created: bool = False, annotations: Any = None, generated: bool = False) -> bool:
     """Whether `written_key` cut the name, the node, the labels as a whole, each image, the uid, creation time
-    and generateName the text writes (`uid`, `created`, `generated`), and no other value but what is the same
-    for every pod of the text: the values of its `annotations` (the view's) and its volumes' names."""
+    and generateName the text writes (`uid`, `created`, `generated`), and no other value but the values of its
+    `annotations` (the view's: the same for every pod of the text, or a template's holes, `_annotation_holes`)
+    and its volumes' names."""
     cut = b'"labels":{%s}' % b",".join(_json(label) + b":\0" for label in labels) if labels else b""
     fixed = written.count(b"\0V")         # (`_volume_names_cut`'s: a volume's name and its mounts')
     if annotations:

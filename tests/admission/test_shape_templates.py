@@ -186,6 +186,23 @@ CHANGES: dict[str, Callable[[dict, int], Any]] = {
     "annotation-own-value": lambda p, i: _full(p, i) or p["metadata"]["annotations"].update(build=f"b-{i}"),
     "annotation-volume-name": lambda p, i: _full(p, i) or p["metadata"]["annotations"].update(name="config"),
     "annotations-twice": lambda p, i: _full(p, i) or p["spec"].update(annotations={"a": "b"}),
+    # each pod's own annotation values (a template's holes): beside other annotations, one too long, one read as
+    # a word `written_key` counts, one naming `LabelKeys`, one pod without it, one whose value is no string
+    "annotation-own-ip": lambda p, i: _full(p, i) or p["metadata"]["annotations"].update(
+        {"cni.projectcalico.org/podIP": f"10.0.0.{i}/32", "kubernetes.io/psp": "eks.privileged"}),
+    "annotation-own-too-long": lambda p, i: _full(p, i) or p["metadata"]["annotations"].update(
+        build="x" * (270000 if i == 3 else i)),
+    "annotation-own-word": lambda p, i: _full(p, i) or p["metadata"]["annotations"].update(
+        build=("image", "status", "ephemeralContainers", "")[i % 4]),
+    "annotation-own-label-keys": lambda p, i: _full(p, i) or p["metadata"]["annotations"].update(
+        build="matchLabelKeys" if i == 3 else f"b-{i}"),
+    "annotation-own-missing": lambda p, i: _full(p, i) or (p["metadata"]["annotations"].update(build=f"b-{i}")
+                                                           if i != 3 else None),
+    "annotation-own-name-first": lambda p, i: _full(p, i) or p.update(metadata={
+        "annotations": {"name": _name(p) if i % 2 else f"b-{i}"}, **{k: v for k, v in p["metadata"].items()
+                                                                      if k != "annotations"}}),
+    "annotation-own-not-a-string": lambda p, i: _full(p, i) or p["metadata"]["annotations"].update(
+        build=i if i == 3 else f"b-{i}"),
     # a controller's pods each write its generateName (a one-replica app's ReplicaSet: each its own), an own value
     "generate-name": _set("metadata.generateName", lambda p, i: f"web-{i}-rs-"),
     "generate-name-shared": _set("metadata.generateName", "web-"),
@@ -313,7 +330,8 @@ def test_a_template_entry_is_written_keys(name: str, written: str) -> None:
         assert fast_index.valid_nodes == slow_index.valid_nodes
     if name in ("plain", "owners", "workload", "workload-one-time", "workload-no-uid", "annotation-reserved",
                 "other-status", "workload-own-token", "own-token-status", "generate-name", "generate-name-shared",
-                "generate-name-workload", "generate-name-masked", "generate-name-as-label") \
+                "generate-name-workload", "generate-name-masked", "generate-name-as-label", "annotations",
+                "annotation-own-value", "annotation-own-ip") \
             and written == "as-written":
         assert fast_index._templates.matched == 5       # (what the templates are for: all but the first)
 
@@ -362,7 +380,8 @@ def test_a_template_entry_is_written_keys_of_views_given_defaults(name: str, rea
                                   "owner-name-empty", "owner-uid-missing", "owner-named-as-pod", "workload",
                                   "workload-time-invalid-later", "volume-named-twice", "annotation-not-a-string",
                                   "volume-naming-pod", "generate-name", "generate-name-invalid-later",
-                                  "generate-name-masked", "annotated"])
+                                  "generate-name-masked", "annotated", "annotations", "annotation-own-ip",
+                                  "annotation-own-too-long", "annotation-own-word", "annotation-own-name-first"])
 def test_a_template_admits_and_refuses_alike(name: str) -> None:
     """Admitted by shape from views keyed by templates: the objects and messages of each pod admitted alone."""
     objects = workload(CHANGES[name])
