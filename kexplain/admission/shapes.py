@@ -336,22 +336,23 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str],
     view = pod.view
     meta, spec = view.metadata, view.spec
     name, node = meta.name, spec.nodeName
-    if not name or not (len(name) <= 253 and _SUBDOMAIN_FULL(name)) or not node or spec.hostname == name:
+    if not name or not (len(name) <= 253 and _SUBDOMAIN_FULL(name)) or not node:
+        return None
+    hostname = spec.hostname == name        # (a StatefulSet's: `_canonical_named` replaces it when a DNS label)
+    if hostname and is_dns1123_label(name):
         return None
     if node not in valid_nodes:
         if is_dns1123_subdomain(node):
             return None
         valid_nodes.add(node)
     labels = meta.labels
-    if labels:
-        values = labels.values()
-        if name in values or name.rsplit("-", 1)[-1] in values:
-            return None
     named, node_named = name.encode(), node.encode()
     if spec.volumes and (bytes(spec.volumes).find(named) != -1 or bytes(spec.volumes).find(b'"ephemeral"') != -1) \
             or spec.affinity and bytes(spec.affinity).find(node_named) != -1:
         return None
     text = bytes(pod.raw)
+    if labels and text.find(b"LabelKeys") != -1 and (name in labels.values() or name.rsplit("-", 1)[-1] in labels.values()):
+        return None     # (admission reads the label values: `_canonicalize` keeps a value derived from the name apart)
     if text.find(b'": ') != -1 or text.find(b", ") != -1 or text.find(b"\n") != -1:   # (not compact: json.dump's)
         try:
             text = _compact(text, indent=-1)
@@ -370,6 +371,11 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str],
     key = body.replace(b'"name":"%s"' % named, b'"name":\0', 1)
     if len(key) == len(body):
         return None
+    if hostname:        # (not set as an FQDN: then `_canonical_named` keeps it)
+        size = len(key)
+        key = key.replace(b'"hostname":"%s"' % named, b'"hostname":\0H', 1)
+        if len(key) == size or key.find(b"setHostnameAsFQDN") != -1:
+            return None
     size = len(key)
     key = key.replace(b'"nodeName":"%s"' % node_named, b'"nodeName":\0', 1)
     if len(key) == size:
@@ -782,6 +788,7 @@ class _Template:
     # the annotations whose values are own values (`written_key` cuts them), by key in the text's order: after the
     # generateName, before the volumes
     annotations: tuple[str, ...] = ()
+    hostname: bool = False          # whether it writes the name as the hostname (an own value, after the annotations)
     volumes: tuple[int, ...] = ()   # the volumes whose names are own values (`written_key` cuts them), last
 
 
@@ -826,7 +833,7 @@ class _Templates:
         templates = self.of.get(look)
         if templates is not None:
             name, node = meta.name, spec.nodeName
-            if not name or not node or not (len(name) <= 253 and _SUBDOMAIN_FULL(name)) or spec.hostname == name:
+            if not name or not node or not (len(name) <= 253 and _SUBDOMAIN_FULL(name)):
                 return None
             if spec.volumes and bytes(spec.volumes).find(name.encode()) != -1 \
                     or spec.affinity and bytes(spec.affinity).find(node.encode()) != -1:
@@ -867,6 +874,12 @@ class _Templates:
             if type(own) is not tuple:
                 return own
             values += own
+        if template.hostname:       # (`written_key` cuts it as a DNS label)
+            if len(name) > 63 or not _LABEL_FULL(name):
+                return None
+            values += (name,)
+        elif pod.view.spec.hostname == name:
+            return None             # (`written_key` cuts it; the template writes it)
         if template.volumes:
             if volumes is None or len(volumes) <= template.volumes[-1]:
                 return _OTHER
@@ -883,9 +896,7 @@ class _Templates:
         if not raw.startswith(head) or len(raw) != len(head) and not template.status:
             return _OTHER
         labels = meta.labels
-        if text.find("LabelKeys") != -1 or labels and (
-                name in labels.values() or name[name.rfind("-") + 1:] in labels.values()
-                or not _all_valid(labels.values(), self.index._texts)):
+        if text.find("LabelKeys") != -1 or labels and not _all_valid(labels.values(), self.index._texts):
             return None
         if node not in self.index.valid_nodes:
             if is_dns1123_subdomain(node):
@@ -943,7 +954,8 @@ class _Templates:
             return
         own = tuple(volumes[i].decode() for i in cut) if cut else ()
         annotations = _annotation_holes(meta.annotations, written)
-        found = _holes(text, labels, len(images[0]), len(owners) // 2, own, annotations) \
+        hostname = view.spec.hostname == meta.name
+        found = _holes(text, labels, len(images[0]), len(owners) // 2, own, annotations, hostname) \
             if text.find("\\") == -1 and text.find("LabelKeys") == -1 else None
         if found is None:
             return
@@ -955,9 +967,10 @@ class _Templates:
         noted = _own_annotations(meta.annotations, annotations) if annotations else ()
         if type(noted) is not tuple:
             return
-        values = (meta.name, *labels.values(), view.spec.nodeName, *images[0], *owners, *identity, *noted, *own)
+        values = (meta.name, *labels.values(), view.spec.nodeName, *images[0], *owners, *identity, *noted,
+                  *((meta.name,) if hostname else ()), *own)
         slots = [slot for _, _, slot in holes]
-        if not _cut_alike(written, labels, images[2], has_uid, has_created, meta.annotations, has_generated) \
+        if not _cut_alike(written, labels, images[2], has_uid, has_created, meta.annotations, has_generated, hostname) \
                 or sorted(set(slots)) != list(range(len(values))) \
                 or any(slots.count(slot) != 1 for slot in range(len(values) - len(own))) \
                 or not names.isdisjoint((values[0], values[1 + len(labels)], *owners, *identity[:has_uid], *own)) \
@@ -979,7 +992,7 @@ class _Templates:
         self.made[look] = made + 1
         self.of.setdefault(look, []).insert(0, _Template(
             parts, itemgetter(*(slot for _, _, slot in holes)), key, status != -1, frozenset(names), has_uid,
-            has_created, has_generated, annotations, tuple(cut)))
+            has_created, has_generated, annotations, hostname, tuple(cut)))
 
 
 # annotation keys that `written_key` searches the text for before it cuts the annotations (with a value of the pod's):
@@ -1032,11 +1045,13 @@ def _own_images(texts: tuple[bytes, bytes], groups: dict[tuple, int]
 
 
 def _holes(text: str, labels: dict[str, str], images: int, owners: int = 0, volumes: tuple[str, ...] = (),
-           annotations: tuple[str, ...] = ()) -> tuple[list[tuple[int, int, int]], set[str], int, bool, bool, bool] | None:
+           annotations: tuple[str, ...] = (), hostname: bool = False
+           ) -> tuple[list[tuple[int, int, int]], set[str], int, bool, bool, bool] | None:
     """Where a pod's text (without escapes) writes its name (slot 0), its label values (1...), its node, its
     images, its `owners` owner references' names and uids, then its uid, its creation time and its
-    generateName when written, each once, then the values of its `annotations` (those keys'), each once, then
-    the names of its `volumes` (each where the volume and the mounts naming it write it); the other strings
+    generateName when written, each once, then the values of its `annotations` (those keys'), each once, its
+    hostname when `hostname` (the name again), then the names of its `volumes` (each where the volume and the
+    mounts naming it write it); the other strings
     written after "name", "nodeName" or "uid", where its
     status is written (the text's length without one) and whether it writes a uid, a creation time and a
     generateName. None when a key `written_key` cuts by is written elsewhere."""
@@ -1046,6 +1061,8 @@ def _holes(text: str, labels: dict[str, str], images: int, owners: int = 0, volu
                    _OWNER_NAME: [], _OWNER_UID: [], ("metadata", "uid"): [], ("metadata", "creationTimestamp"): [],
                    ("metadata", "generateName"): []}
     noted = {("metadata", "annotations", key): [] for key in annotations}
+    if hostname:
+        noted[("spec", "hostname")] = []
     holes, names, keys = [], set(), {"labels": 0, "image": 0, "annotations": 0, "generateName": 0}
     named: list[tuple[int, int, str]] = []      # where a volume or a mount writes a name of `volumes`
     lists: list[bool] = []          # the open containers, whether each is a list
@@ -1182,9 +1199,10 @@ def string_spans(text: bytes, paths: dict[tuple[str, ...], int]) -> list[tuple[i
 
 
 def _cut_alike(written: bytes, labels: dict[str, str], images: tuple[bytes, ...], uid: bool = False,
-               created: bool = False, annotations: Any = None, generated: bool = False) -> bool:
-    """Whether `written_key` cut the name, the node, the labels as a whole, each image, the uid, creation time
-    and generateName the text writes (`uid`, `created`, `generated`), and no other value but the values of its
+               created: bool = False, annotations: Any = None, generated: bool = False, hostname: bool = False) -> bool:
+    """Whether `written_key` cut the name, the node, the labels as a whole, each image, the uid, creation time,
+    generateName and hostname the text writes (`uid`, `created`, `generated`, `hostname`), and no other value but
+    the values of its
     `annotations` (the view's: the same for every pod of the text, or a template's holes, `_annotation_holes`)
     and its volumes' names."""
     cut = b'"labels":{%s}' % b",".join(_json(label) + b":\0" for label in labels) if labels else b""
@@ -1192,10 +1210,11 @@ def _cut_alike(written: bytes, labels: dict[str, str], images: tuple[bytes, ...]
     if annotations:
         texts = _annotations_texts(bytes(annotations))
         fixed += texts[1].count(b"\0") if texts is not None and written.find(texts[1]) != -1 else 0
-    return written.count(b"\0") == 2 + len(labels) + len(images) + uid + created + generated + fixed \
+    return written.count(b"\0") == 2 + len(labels) + len(images) + uid + created + generated + hostname + fixed \
         and written.find(cut) != -1 and sum(written.count(cut) for cut in set(images)) == len(images) \
         and (not uid or written.find(b'"uid":\0') != -1) \
         and (not created or written.find(b'"creationTimestamp":\0') != -1) \
+        and (not hostname or written.find(b'"hostname":\0H') != -1) \
         and (not generated or written.find(b'"generateName":\0') != -1)
 
 

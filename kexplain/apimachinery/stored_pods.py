@@ -39,7 +39,7 @@ class _Spec(Struct):
     overhead: Raw = _NO_TEXT
     initContainers: Raw = _NO_TEXT
     containers: Raw = _NO_TEXT
-    hostname: str | None = None     # (a pod admitted by its shape: not derived from its name)
+    hostname: str | None = None     # (a pod admitted by its shape: its own, a StatefulSet's being its name)
     tolerations: Raw = _NO_TEXT     # (decoded when asked: `PodView.tolerations`)
 
 
@@ -162,16 +162,17 @@ def resize_text(status: _Status | None) -> bytes:
 
 def with_own(view: PodView, own: PodView, uid: str | None, labels: dict[str, str] | None, containers: Raw,
              init_containers: Raw, volumes: Raw, owners: bool = False) -> PodView:
-    """`view` (a pod admitted by its shape) with `own`'s name, generateName, creation time, node, status, uid
-    and labels, these containers' and volumes' texts (the view's, or with `own`'s images or names), and `own`'s
-    owner references when `owners` (the shape's pods name each their own owners)."""
+    """`view` (a pod admitted by its shape) with `own`'s name, generateName, creation time, node, hostname (which
+    admission leaves as written), status, uid and labels, these containers' and volumes' texts (the view's, or with
+    `own`'s images or names), and `own`'s owner references when `owners` (the shape's pods name each their own
+    owners)."""
     meta, mine, spec = view.metadata, own.metadata, view.spec
     return PodView(view.kind, view.apiVersion,
                    _Meta(mine.name, meta.namespace, uid, meta.resourceVersion, mine.creationTimestamp, labels,
                          meta.deletionTimestamp, mine.ownerReferences if owners else meta.ownerReferences,
                          mine.annotations, mine.generateName),
                    _Spec(own.spec.nodeName, spec.priority, volumes, spec.affinity, spec.resources, spec.overhead,
-                         init_containers, containers, spec.hostname, spec.tolerations),
+                         init_containers, containers, own.spec.hostname, spec.tolerations),
                    own.status)
 
 

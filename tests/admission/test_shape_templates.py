@@ -92,6 +92,11 @@ CHANGES: dict[str, Callable[[dict, int], Any]] = {
         "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n2"]}]}]}}}),
     "hostname-as-name": _set("spec.hostname", lambda p, i: _name(p)),
     "hostname": _set("spec.hostname", "host"),
+    "hostname-named-as-a-later-pod": _set("spec.hostname", "web-3"),
+    "hostname-as-dotted-name": lambda p, i: p["metadata"].update(name=f"web.{i}") or p["spec"].update(hostname=f"web.{i}"),
+    "hostname-as-name-some-dotted": lambda p, i: (p["metadata"].update(name=f"web.{i}") if i % 2 else None) or
+    p["spec"].update(hostname=_name(p)),
+    "hostname-as-name-fqdn": lambda p, i: p["spec"].update(hostname=_name(p), setHostnameAsFQDN=True),
     "extra-field": _set("spec.priorityClassName", "high"),
     "no-status": lambda p, i: p.pop("status"),
     "other-status": lambda p, i: p["status"].update(podIP=f"10.0.0.{i}"),
@@ -331,7 +336,7 @@ def test_a_template_entry_is_written_keys(name: str, written: str) -> None:
     if name in ("plain", "owners", "workload", "workload-one-time", "workload-no-uid", "annotation-reserved",
                 "other-status", "workload-own-token", "own-token-status", "generate-name", "generate-name-shared",
                 "generate-name-workload", "generate-name-masked", "generate-name-as-label", "annotations",
-                "annotation-own-value", "annotation-own-ip") \
+                "annotation-own-value", "annotation-own-ip", "name-as-label", "suffix-as-label", "hostname-as-name") \
             and written == "as-written":
         assert fast_index._templates.matched == 5       # (what the templates are for: all but the first)
 
@@ -381,7 +386,8 @@ def test_a_template_entry_is_written_keys_of_views_given_defaults(name: str, rea
                                   "workload-time-invalid-later", "volume-named-twice", "annotation-not-a-string",
                                   "volume-naming-pod", "generate-name", "generate-name-invalid-later",
                                   "generate-name-masked", "annotated", "annotations", "annotation-own-ip",
-                                  "annotation-own-too-long", "annotation-own-word", "annotation-own-name-first"])
+                                  "annotation-own-too-long", "annotation-own-word", "annotation-own-name-first",
+                                  "hostname-named-as-a-later-pod", "hostname-as-name-fqdn"])
 def test_a_template_admits_and_refuses_alike(name: str) -> None:
     """Admitted by shape from views keyed by templates: the objects and messages of each pod admitted alone."""
     objects = workload(CHANGES[name])

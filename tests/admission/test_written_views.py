@@ -193,7 +193,19 @@ TWINS = {
     "plain": lambda p, i: None,
     "name-as-label": lambda p, i: p["metadata"]["labels"].update(pod=p["metadata"]["name"]),
     "suffix-as-label": lambda p, i: p["metadata"]["labels"].update(index=str(i)),
+    "name-as-label-read": lambda p, i: p["metadata"]["labels"].update(pod=p["metadata"]["name"]) or p["spec"].update(
+        topologySpreadConstraints=[{"maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable":
+                                    "ScheduleAnyway", "labelSelector": {}, "matchLabelKeys": ["pod"]}]),
+    "label-as-other-name": lambda p, i: p["metadata"]["labels"].update(pod=f"web-{1 - i}"),
+    "label-named-name-first": lambda p, i: p["metadata"].update(labels={"name": p["metadata"]["name"] if i else "x",
+                                                                        **p["metadata"]["labels"]}) or
+    p.update(metadata={"labels": p["metadata"].pop("labels"), **p["metadata"]}),
     "name-as-hostname": _name_as("spec.hostname"),
+    "name-as-hostname-fqdn": lambda p, i: _name_as("spec.hostname")(p, i) or p["spec"].update(setHostnameAsFQDN=True),
+    "name-as-hostname-or-not": lambda p, i: p["spec"].update(hostname="web-0"),
+    "dotted-name-as-hostname": lambda p, i: p["metadata"].update(name=f"web.{i}") or _name_as("spec.hostname")(p, i),
+    "name-as-hostname-annotated": lambda p, i: _name_as("spec.hostname")(p, i) or p["metadata"].update(
+        annotations={"hostname": p["metadata"]["name"]}),
     "name-as-annotation": _name_as("metadata.annotations.name"),
     "name-in-claim": lambda p, i: p["spec"].update(volumes=[
         {"name": "d", "persistentVolumeClaim": {"claimName": f"data-{p['metadata']['name']}"}}]),
@@ -272,7 +284,7 @@ def test_equal_written_keys_are_equal_shapes(name: str) -> None:
                 assert shapes[a] == shapes[b], (name, a, b)
     if name in ("plain", "no-uid", "no-status", "condition-status", "nested-status-key", "invalid-zone", "created",
                 "label-values", "image-values", "annotation-values", "volume-names", "owner-values",
-                "owner-named-alike", "owner-named-as-node"):
+                "owner-named-alike", "owner-named-as-node", "name-as-label", "suffix-as-label", "name-as-hostname"):
         assert keys[0] is not None and keys[0] == keys[1], name      # (what the key is for)
 
 
