@@ -770,6 +770,16 @@ _TEMPLATES_MAX = 4096       # templates made in one load, at most
 _PER_LOOK = 8               # templates made of one look's pods, at most
 _OTHER = object()           # (`_Templates._filled`: the pod's text is not the template's)
 _TRIED = 1024               # pods asked before the templates must have matched half of them
+_OWNED_AT = 2               # pods of one look and owners asked before a template of theirs is made
+
+
+@dataclass(frozen=True)
+class _Owned:
+    """What `_Templates.match` answers when a template of a look's pods with these owner references may be
+    made (`key`: the look and the references' text): a workload's, past the look's `_PER_LOOK`."""
+
+    look: tuple
+    key: tuple[tuple, bytes]
 
 
 @dataclass(frozen=True)
@@ -805,12 +815,16 @@ class _Templates:
         self.made: dict[tuple, int] = {}                     # a look -> its templates made (`_PER_LOOK`: no more)
         self.images: dict[tuple[bytes, bytes], Any] = {}     # containers' texts -> `_own_images`
         self.groups: dict[tuple, int] = {}                   # containers' texts without images -> a number
+        # (look, owner references' text) -> its template, else its pods asked so far (-1: none can be made): the
+        # workloads of one look that differ in what it does not tell (a subdomain, an affinity naming their app)
+        self.owned: dict[tuple[tuple, bytes], Any] = {}
         self.asked = self.matched = self.count = 0
         self.statuses: dict[bytes, Any] = index._texts.setdefault(_STATUSES, {})   # (`written_key`'s too)
 
-    def match(self, pod: StoredPod) -> bytes | tuple | None:
-        """The shape key of a pod matching a template of its look; else its look when another template may
-        be made from it (once `written_key` keyed it), or None."""
+    def match(self, pod: StoredPod) -> bytes | tuple | _Owned | None:
+        """The shape key of a pod matching its owners' template or one of its look's; else its look when
+        another template may be made from it (once `written_key` keyed it), or its owners' when theirs may
+        be (`_Owned`: the look's are made, and another pod had them), or None."""
         self.asked += 1
         if self.asked > _TRIED and 2 * self.matched < self.asked:
             self.index._templates = None        # (a cluster whose pods do not match: asked no more)
@@ -831,7 +845,9 @@ class _Templates:
         labels = meta.labels
         look = (meta.namespace, tuple(labels) if labels else None, images[1], len(owners), _given(meta))
         templates = self.of.get(look)
-        if templates is not None:
+        owned_key = (look, bytes(meta.ownerReferences)) if owners else None
+        owned = self.owned.get(owned_key, 0) if owned_key is not None else 0
+        if templates is not None or type(owned) is _Template:
             name, node = meta.name, spec.nodeName
             if not name or not node or not (len(name) <= 253 and _SUBDOMAIN_FULL(name)):
                 return None
@@ -839,14 +855,25 @@ class _Templates:
                     or spec.affinity and bytes(spec.affinity).find(node.encode()) != -1:
                 return None         # (`written_key` keys neither: a claim named after the pod, a node pinned)
             values = (name, *labels.values(), node, *images[0], *owners) if labels else (name, node, *images[0], *owners)
-            for i, template in enumerate(templates):
+            if type(owned) is _Template:
+                found = self._filled(pod, owned, values, owners, volumes)
+                if found is not _OTHER:
+                    return found     # type: ignore[return-value]
+            for i, template in enumerate(templates or ()):
                 found = self._filled(pod, template, values, owners, volumes)
                 if found is not _OTHER:
                     if found is not None and i:
                         templates.insert(0, templates.pop(i))       # (the last matched first)
                     return found     # type: ignore[return-value]
-        if self.made.get(look, 0) < _PER_LOOK and self.count < _TEMPLATES_MAX:
+        if self.count >= _TEMPLATES_MAX:
+            return None
+        if self.made.get(look, 0) < _PER_LOOK:
             return look
+        if type(owned) is int and owned >= 0 and owned_key is not None:
+            if owned + 1 >= _OWNED_AT:
+                return _Owned(look, owned_key)
+            if len(self.owned) < _MEMO_MAX:
+                self.owned[owned_key] = owned + 1
         return None
 
     def _filled(self, pod: StoredPod, template: _Template, values: tuple, owners: tuple, volumes: Any
@@ -929,12 +956,25 @@ class _Templates:
         classes.place(key, pod, status)
         return True
 
-    def make(self, pod: StoredPod, look: tuple, written: bytes, key: bytes) -> None:
-        """The template of `pod`'s shape (`look`), from its text and its `written_key`; None when the
-        text does not show where each own value is, or `written_key` did not cut each."""
-        made = self.made.get(look, 0)
-        self.made[look] = _PER_LOOK     # (a text not made a template: the look's pods are asked no more)
+    def make(self, pod: StoredPod, look: "tuple | _Owned", written: bytes, key: bytes) -> None:
+        """The template of `pod`'s shape, from its text and its `written_key` (`key`: its shape's): one of its
+        `look`'s, or its owners' (`_Owned`); none when the text does not show where each own value is, or
+        `written_key` did not cut each (then the look's or the owners' pods make none again)."""
         self.count += 1
+        if type(look) is _Owned:
+            self.owned[look.key] = -1
+            template = self._template(pod, written, key)
+            if template is not None:
+                self.owned[look.key] = template
+            return
+        made = self.made.get(look, 0)
+        self.made[look] = _PER_LOOK
+        template = self._template(pod, written, key)
+        if template is not None:
+            self.made[look] = made + 1
+            self.of.setdefault(look, []).insert(0, template)
+
+    def _template(self, pod: StoredPod, written: bytes, key: bytes) -> "_Template | None":
         try:
             text = bytes(pod.raw).decode()
         except UnicodeDecodeError:
@@ -989,10 +1029,8 @@ class _Templates:
         if status_at < holes[-1][1] or (status == -1) != (status_at == len(text)) \
                 or status != -1 and not self._own_status(pod, text[status_at:].encode()):
             return
-        self.made[look] = made + 1
-        self.of.setdefault(look, []).insert(0, _Template(
-            parts, itemgetter(*(slot for _, _, slot in holes)), key, status != -1, frozenset(names), has_uid,
-            has_created, has_generated, annotations, hostname, tuple(cut)))
+        return _Template(parts, itemgetter(*(slot for _, _, slot in holes)), key, status != -1, frozenset(names),
+                         has_uid, has_created, has_generated, annotations, hostname, tuple(cut))
 
 
 # annotation keys that `written_key` searches the text for before it cuts the annotations (with a value of the pod's):

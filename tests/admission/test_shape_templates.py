@@ -423,3 +423,22 @@ def test_pods_sharing_their_containers_texts_are_admitted_as_one_by_one() -> Non
         patched.OwnImages.containers = containers      # type: ignore[method-assign]
     assert got == outcome(cluster, None, False)[0]
     assert viewed >= 5 and len(made) == len(set(made)) and len(made) < viewed
+
+
+def test_workloads_of_one_look_past_its_templates_are_matched_by_their_owners_templates() -> None:
+    """More workloads of one look than it keeps templates of (`_PER_LOOK`), each writing its own subdomain:
+    each later workload's pods past its second are matched by its owners' template (`_Owned`), each entry
+    the one `written_key` gives, whatever the order the workloads' pods come in."""
+    objects = []
+    for w in range(12):
+        for i in range(4):
+            p = replica(10 * w + i)
+            p["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": f"app-{w}-rs",
+                                                 "uid": f"rs-uid-{w}", "controller": True}]
+            p["spec"]["subdomain"] = f"app-{w}"
+            objects.append(p)
+    for order in (objects, objects[::4] + objects[1::4] + objects[2::4] + objects[3::4]):
+        fast, index = entries(order, TEXTS["as-written"], True)
+        assert fast == entries(order, TEXTS["as-written"], False)[0]
+        assert index._templates.matched == 8 * 3 + 4 * 2
+        assert sum(type(t) is not int for t in index._templates.owned.values()) == 4
