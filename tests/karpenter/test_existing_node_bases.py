@@ -130,7 +130,8 @@ def _states() -> list[StateNode]:
     tainted = {**NODE, "metadata": {"name": "n0", "labels": {"kubernetes.io/hostname": "n0",
                                                              "karpenter.sh/nodepool": "default"}},
                "spec": {"taints": [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]}}
-    fresh = {**NODE, "metadata": {"name": "m1", "labels": {"kubernetes.io/hostname": "m1", "karpenter.sh/nodepool": "default",
+    fresh = {**NODE, "metadata": {"name": "m1", "labels": {"kubernetes.io/hostname": "m1",
+                                                           "karpenter.sh/nodepool": "default",
                                                            "karpenter.sh/registered": "true"}},
              "spec": {"taints": [{"key": "boot", "effect": "NoSchedule"}]}}
     claim = {"metadata": {"name": "m1"}, "spec": {"startupTaints": [{"key": "boot", "effect": "NoSchedule"}]},
