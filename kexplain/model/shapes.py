@@ -168,6 +168,13 @@ def stored_facts_key(view: PodView, namespace: str) -> bytes:
     return _encode((None, texts, resized)) if resized else texts
 
 
+def stored_spec_facts_key(spec: Any) -> bytes:
+    """What a stored pod's spec (`PodView.spec`) alone decides of its facts, status and namespace left out:
+    Karpenter's requests, host ports and whether it has required anti-affinity read neither (a served pod's
+    resize text, `stored_facts_key`'s, is each pod's own work to read)."""
+    return _fact_texts(spec)[0]
+
+
 def stored_facts_keys(views: list[PodView], specs: list[Any], statuses: list[Any], namespaces: list[str]) -> list[bytes]:
     """`stored_facts_key` of each stored pod (`views`, with their specs, statuses and namespaces), the common
     pod's made in C over them all: its texts as written, each distinct one then cut once (`_fact_texts`)."""

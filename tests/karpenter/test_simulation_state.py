@@ -90,3 +90,33 @@ def test_the_state_node_keeps_its_usage_and_the_scheduler_node_sees_its_own():
     second = ExistingNode(state, _Topology(), [], {}, bases.of(state))
     assert second.host_port_usage.conflicts(other, get_host_ports(other)) is None
     assert second.volume_usage.exceeds_limits({"ebs.csi.aws.com": {"default/a"}}) is None
+
+
+def _room_pods() -> list[dict]:
+    """a (700m) fits on X alone (B keeps 630m free, X 730m); the multi-node simulation of A and B
+    places b1 (700m) on X and fails (a then needs a new node, of the same type, filtered out)."""
+    return [pod("a", A, cpu="700m"), pod("b0", B, cpu="600m"), pod("b1", B, cpu="700m"),
+            *(pod(f"x{i}", X, cpu="400m") for i in range(3))]
+
+
+def test_the_room_one_simulation_takes_on_a_node_is_free_in_the_next(tmp_path):
+    """Every simulation's node starts from one start per pass (`NodeBases.starts`): the room b1 took
+    on X in the multi-node simulation must be X's again in single-node consolidation's, which moves a
+    there and deletes A (with the room shared, a had nowhere to go and no command was made)."""
+    objects = [*node(A), *node(B), *node(X), *_room_pods()]
+    assert _decision(tmp_path, objects) == ("SingleNodeConsolidation", ["ip-10-0-1-1.ec2.internal"])
+
+
+def test_a_pass_over_nodes_from_the_starts_is_the_pass_over_nodes_made_afresh(tmp_path, monkeypatch):
+    """The whole document of a pass whose simulations place pods on the nodes later ones read (room,
+    host ports, volumes) is the same with each simulation's nodes made afresh (no start kept)."""
+    from kexplain.karpenter.provisioning.scheduling.existingnode import NodeBases
+
+    cases = [[*node(A), *node(B), *node(X), *_room_pods()],
+             [*node(A), *node(B), *node(X), *_pods(lambda p, _: _with_port(p))],
+             [*node(A), *node(B), *node(X), *_volumes(), *_pods(_with_claim)]]
+    shared = [document(tmp_path, objects, types="m5.large") for objects in cases]
+    monkeypatch.setattr(NodeBases, "starts", lambda self, key: {})
+    fresh = [document(tmp_path, objects, types="m5.large") for objects in cases]
+    assert shared == fresh
+    assert [d["decision"]["method"] for d in shared] == ["SingleNodeConsolidation"] * 3

@@ -87,3 +87,57 @@ def test_without_claims_in_the_cluster_no_bound_pods_volumes_are_read():
         index = _volume_index(objects)
         _bound_pods(pods, {"n1": state}, index, set(), {})
         assert {d: set(c) for d, c in state.volume_usage.volumes.items()} == want
+
+
+def test_dump_pods_written_alike_but_their_statuses_share_one_shape() -> None:
+    """`_bound_pods` keys a dump's pod by its spec's texts alone (`stored_spec_facts_key`): Karpenter's
+    requests, host ports and required anti-affinity read no status, so pods whose containers report
+    resized resources (a served cluster's) share their spec's answer, and it is each pod's fresh one;
+    pods whose specs differ in what is read are told apart, in any namespace."""
+    import msgspec
+
+    from kexplain.apimachinery.stored_pods import StoredPod, decode_view
+    from kexplain.karpenter.scheduling.hostportusage import HostPortUsage
+    from kexplain.karpenter.scheduling.volumeusage import VolumeUsage
+    from kexplain.karpenter.state import cluster
+    from kexplain.karpenter.state.statenode import StateNode
+    from kexplain.model.pod import StoredPodInfo
+    from kexplain.plugins.volumes import VolumeIndex
+
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"a": "b"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+
+    def pod(i: int, cpu: str, mount: str, ns: str = "ns", status: dict | None = None, **spec) -> StoredPodInfo:
+        obj = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}", "namespace": ns, "uid": f"u{i}"},
+               "spec": {"nodeName": "n1", **spec,
+                        "containers": [{"name": "app", "image": "x", "resources": {"requests": {"cpu": cpu}},
+                                        "volumeMounts": [{"name": mount, "mountPath": "/t"}]}]},
+               "status": {"phase": "Running", **(status or {})}}
+        raw = msgspec.json.encode(obj)
+        return StoredPodInfo(StoredPod(msgspec.Raw(raw), decode_view(raw)))
+
+    resized = {"containerStatuses": [{"name": "app", "resources": {"requests": {"cpu": "3"}},
+                                      "allocatedResources": {"cpu": "3"}}]}
+    plain = {"containerStatuses": [{"name": "app", "ready": True}]}
+    pods = [pod(0, "1", "tok-a"), pod(1, "1", "tok-b", status=resized), pod(2, "1", "tok-c", status=plain),
+            pod(3, "2", "tok-d", status=resized), pod(4, "1", "tok-e", "other", resized, affinity=anti),
+            pod(5, "1", "tok-f", "ns", plain, affinity=anti),
+            pod(6, "1", "tok-g", status=resized, overhead={"cpu": "250m"})]
+    state = StateNode({"metadata": {"name": "n1"}}, None)
+    state.host_port_usage, state.volume_usage = HostPortUsage(), VolumeUsage()
+    calls = []
+    shaped = cluster._shaped
+
+    def counting(p, view, of_text):
+        calls.append(p.name)
+        return shaped(p, view, of_text)
+
+    cluster._shaped = counting
+    try:
+        anti_pods, _ = cluster._bound_pods(pods, {"n1": state}, VolumeIndex(), set(), {})
+    finally:
+        cluster._shaped = shaped
+    assert calls == ["p0", "p3", "p4", "p6"]
+    assert [p.name for p, _ in anti_pods] == ["p4", "p5"]
+    assert [str(reqs["cpu"]) for reqs in state.pod_requests] == \
+        [str(resources.requests_for_pod(p.spec)["cpu"]) for p in pods] == ["1", "1", "1", "2", "1", "1", "1250m"]

@@ -16,7 +16,7 @@ from kexplain.apimachinery.quantity import Quantity, add
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
 from kexplain.model.pod import PodInfo, StoredPodInfo
-from kexplain.model.shapes import stored_facts_key
+from kexplain.model.shapes import stored_spec_facts_key
 from kexplain.karpenter.scheduling.hostportusage import HostPortUsage, get_host_ports
 from kexplain.karpenter.scheduling.volumeusage import VolumeUsage, get_volumes, volume_limits
 from kexplain.plugins.volumes import VolumeIndex, name_of, namespace_of, volume_class
@@ -243,7 +243,7 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
         if phase == "Failed" or phase == "Succeeded":           # is_terminal
             continue
         if shape is None:
-            shape = stored_facts_key(view, pod.namespace)       # (a view's: its texts)
+            shape = stored_spec_facts_key(view.spec)       # (a view's: its spec's texts)
         shaped = of_shape.get(shape)
         if shaped is None:
             shaped = of_shape[shape] = _shaped(pod, view, of_text)

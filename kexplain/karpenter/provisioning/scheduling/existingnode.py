@@ -90,10 +90,15 @@ class NodeBase:
 
 class NodeBases:
     """A NodeBase per state node, for as long as the state nodes do not change (one disruption
-    pass: each simulation's scheduler starts its existing nodes from them)."""
+    pass: each simulation's scheduler starts its existing nodes from them), and each node's start
+    (`node_start`) per set of DaemonSet pods: the simulations' schedulers make equal copies of the
+    same DaemonSets' pods, so every one after the first copies its nodes' starts."""
+
+    _STARTS_MAX = 16        # (sets of DaemonSet pods: a pass's schedulers have one or two)
 
     def __init__(self) -> None:
         self._by_id: dict[int, tuple[StateNode, NodeBase]] = {}
+        self._starts: dict[Any, dict[int, tuple[StateNode, dict[str, Any], Any]]] = {}
 
     def of(self, state: StateNode) -> NodeBase:
         hit = self._by_id.get(id(state))
@@ -101,34 +106,71 @@ class NodeBases:
             hit = self._by_id[id(state)] = (state, NodeBase(state))
         return hit[1]
 
+    def starts(self, daemons_key: Any) -> dict[int, tuple[StateNode, dict[str, Any], Any]]:
+        """The starts made for the DaemonSet pods `daemons_key` names (all that their compatibility
+        and their requests read), by state node id (the state node kept beside its start, and the
+        NodePool it counts in)."""
+        found = self._starts.get(daemons_key)
+        if found is None:
+            found = {}
+            if len(self._starts) < self._STARTS_MAX:
+                self._starts[daemons_key] = found
+        return found
+
+
+def node_start(state: StateNode, taints: list[dict[str, Any]], daemon_resources: ResourceList,
+               base: NodeBase) -> dict[str, Any]:
+    """What an `ExistingNode` of `state` holds before its scheduler adds a pod (its attributes but its
+    pods and topology): none of it is changed in place (the room and usages are copied at the first
+    pod added, the requirements replaced), so the schedulers of a pass share one (`ExistingNode.started`)."""
+    return {"state": state, "base": base, "taints": taints, "_taints": Taints(taints),
+            "version": 0,       # pods added: what a cached refusal on requirements was made at
+            "refusal": 0,
+            # integers (billionths): the room is compared for every pod tried here, never printed; the base's,
+            # shared until the first pod is added here (most nodes of a simulation take none)
+            "remaining_resources": base.room(resources.nanos_of(daemon_resources)), "_own_room": False,
+            # the base's too (until Add replaces them: CanAdd works on a copy, nothing changes them)
+            "_requirements": None,
+            # the state node's host ports and volumes, copied when this scheduler first adds to them: upstream
+            # schedules over deep copies of the state nodes (Cluster.DeepCopyNodes), so one simulation's pods
+            # are never in the next one's, nor in the cluster state
+            "host_port_usage": state.host_port_usage, "volume_usage": state.volume_usage}
+
 
 class ExistingNode:
     """A state node with the pods this pass adds to it."""
+
+    # (set from `node_start`)
+    state: StateNode
+    base: NodeBase
+    taints: list[dict[str, Any]]
+    _taints: Taints
+    version: int
+    refusal: int
+    remaining_resources: resources.Nanos
+    _own_room: bool
+    _requirements: Requirements | None
+    host_port_usage: Any
+    volume_usage: Any
 
     def __init__(self, state: StateNode, topology: Any, taints: list[dict[str, Any]],
                  daemon_resources: ResourceList, base: NodeBase | None = None) -> None:
         """`base`: what `state` alone decides, made already (`NodeBases`)."""
         base = base if base is not None else NodeBase(state)
-        self.state = state
-        self.base = base
-        self.taints = taints
-        self._taints = Taints(taints)
-        self.topology = topology
+        self.__dict__.update(node_start(state, taints, daemon_resources, base))
         self.pods: list[Any] = []
-        self.version = 0            # pods added: what a cached refusal on requirements was made at
-        self.refusal = 0
-        # integers (billionths): the room is compared for every pod tried here, never printed; the base's,
-        # shared until the first pod is added here (most nodes of a simulation take none)
-        self.remaining_resources = base.room(resources.nanos_of(daemon_resources))
-        self._own_room = False
-        # the base's too (until Add replaces them: CanAdd works on a copy, nothing changes them)
-        self._requirements: Requirements | None = None
-        # the state node's host ports and volumes, copied when this scheduler first adds to them: upstream
-        # schedules over deep copies of the state nodes (Cluster.DeepCopyNodes), so one simulation's pods
-        # are never in the next one's, nor in the cluster state
-        self.host_port_usage: Any = state.host_port_usage
-        self.volume_usage: Any = state.volume_usage
+        self.topology = topology
         topology.register(HOSTNAME_LABEL, base.host_name)
+
+    @classmethod
+    def started(cls, start: dict[str, Any], topology: Any) -> ExistingNode:
+        """A node of `start` (`node_start`) in a scheduler with `topology`, its hostname not registered
+        there yet (the scheduler registers its nodes' together: `Topology.register_all`)."""
+        node = cls.__new__(cls)
+        node.__dict__.update(start)
+        node.pods = []
+        node.topology = topology
+        return node
 
     @property
     def requirements(self) -> Requirements:

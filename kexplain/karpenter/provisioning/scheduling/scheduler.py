@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable, Mapping, Sequence
 
 from kexplain.apimachinery.gosort import go_sort
@@ -10,7 +11,7 @@ from kexplain.apimachinery.labels import LABEL_HOSTNAME as HOSTNAME_LABEL
 from kexplain.karpenter.errors import GoError, combine
 from kexplain.karpenter.provisioning.scheduling import preferences as prefs
 from kexplain.karpenter.provisioning.scheduling.events import Event, no_compatible_instance_types
-from kexplain.karpenter.provisioning.scheduling.existingnode import ExistingNode, NodeBase, NodeBases
+from kexplain.karpenter.provisioning.scheduling.existingnode import ExistingNode, NodeBase, NodeBases, node_start
 from kexplain.karpenter.provisioning.scheduling.nodeclaim import (
     REFUSED_AT_VERSION, REFUSED_FOR_GOOD, InstanceTypeFilterError, NodeClaim, SchedulingContext,
     filter_instance_types_by_requirements, is_reserved_offering_error,
@@ -29,7 +30,7 @@ from kexplain.karpenter.utils.objects import name_of, template_spec
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
 from kexplain.model.pod import PodInfo
-from kexplain.model.shapes import node_fit_key
+from kexplain.model.shapes import node_fit_key, requests_key
 from kexplain.karpenter.inputs import parse_time
 from kexplain.karpenter.scheduling.hostportusage import HostPortUsage, get_host_ports
 from kexplain.karpenter.scheduling.volumeusage import get_volumes
@@ -39,6 +40,10 @@ DRA_NOT_SUPPORTED = "pod has Dynamic Resource Allocation requirements that are n
 NODE_LIMITS_EXHAUSTED = "node limits have been exhausted for nodepool"
 EXCEED_LIMITS = "all available instance types exceed limits for nodepool"
 MIN_VALUES_NOT_MET = "pod didn\u2019t schedule because NodePool couldn\u2019t meet minValues requirements"
+
+
+def _ORDER(node: ExistingNode) -> tuple[bool, str]:
+    return node.base.order
 
 
 class _ShapeScan:
@@ -229,30 +234,41 @@ class Scheduler:
     def _existing_nodes(self, state_nodes: Sequence[StateNode], topology: Any, daemons: Sequence[PodInfo],
                         bases: NodeBases | None = None) -> list[ExistingNode]:
         """The cluster's nodes with their DaemonSet overhead, initialized first, then by name
-        (sort.SliceStable); each one's capacity off its NodePool's remaining resources."""
+        (sort.SliceStable); each one's capacity off its NodePool's remaining resources. With `bases`, each
+        node starts from the one made for an earlier scheduler with equal DaemonSet pods (`node_start`)."""
         out: list[ExistingNode] = []
-        strict = [(p, new_strict_pod_requirements(p)) for p in daemons]
+        strict: list[tuple[PodInfo, Requirements]] | None = None
         # what the compatibility reads of the DaemonSet pods (a pass's simulations make equal copies):
-        # a node's answer, kept on its base, is asked once per pass
+        # a node's answer, kept on its base, is asked once per pass; with their requests, all a start reads
         daemons_key = tuple(repr((p.spec.get("tolerations"), p.spec.get("nodeSelector"), p.spec.get("affinity")))
                             for p in daemons)
+        requests = tuple(requests_key(p.spec) for p in daemons)
+        starts = bases.starts((daemons_key, requests)) if bases is not None and None not in requests else {}
         overheads: dict[tuple[int, ...], ResourceList] = {}
         used: dict[str, list[resources.Nanos]] = {}     # the capacities of each NodePool's nodes
+        started = ExistingNode.started
+        remaining = self.remaining_resources
         for state in state_nodes:
-            base = bases.of(state) if bases is not None else NodeBase(state)
-            taints = base.taints
-            key = base.daemons_on(daemons_key, lambda: _daemons_compatible_with_node(strict, taints, base.labels))
-            overhead = overheads.get(key)
-            if overhead is None:
-                overhead = overheads[key] = resources.requests_for_pods([daemons[i].spec for i in key])
-            out.append(ExistingNode(state, topology, taints, overhead, base))
-            pool = base.labels.get(NODEPOOL_LABEL)
-            if pool in self.remaining_resources:
-                used.setdefault(pool, []).append(base.capacity_nanos())
+            hit = starts.get(id(state))
+            if hit is None or hit[0] is not state:
+                base = bases.of(state) if bases is not None else NodeBase(state)
+                taints = base.taints
+                if strict is None:
+                    strict = [(p, new_strict_pod_requirements(p)) for p in daemons]
+                key = base.daemons_on(daemons_key, partial(_daemons_compatible_with_node, strict, taints, base.labels))
+                overhead = overheads.get(key)
+                if overhead is None:
+                    overhead = overheads[key] = resources.requests_for_pods([daemons[i].spec for i in key])
+                hit = (state, node_start(state, taints, overhead, base), base.labels.get(NODEPOOL_LABEL))
+                starts[id(state)] = hit
+            node = started(hit[1], topology)
+            out.append(node)
+            if hit[2] in remaining:
+                used.setdefault(hit[2], []).append(node.base.capacity_nanos())
+        topology.register_all(HOSTNAME_LABEL, [node.base.host_name for node in out])
         for pool, capacities in used.items():       # (integers: the order they are taken in is no matter)
-            self.remaining_resources[pool] = {name: v - sum(c.get(name, 0) for c in capacities)
-                                              for name, v in self.remaining_resources[pool].items()}
-        out.sort(key=lambda n: n.base.order)
+            remaining[pool] = {name: v - sum(c.get(name, 0) for c in capacities) for name, v in remaining[pool].items()}
+        out.sort(key=_ORDER)
         return out
 
     # -- Solve -------------------------------------------------------------------------------

@@ -356,6 +356,13 @@ class Topology:
             if tg.key == topology_key:
                 tg.register(domain)
 
+    def register_all(self, topology_key: str, domains: Sequence[str]) -> None:
+        """`register` of each domain in turn (a scheduler's existing nodes' hostnames): each group
+        registers them in their order, as one `register` after another would."""
+        for tg in chain(self.topology_groups.values(), self.inverse_topology_groups.values()):
+            if tg.key == topology_key:
+                tg.register(*domains)
+
     # -- AddRequirements --------------------------------------------------------------------
     def add_requirements(self, pod: PodInfo, taints: Sequence[Taint], pod_requirements: Requirements,
                          node_requirements: Requirements, allow_undefined: frozenset[str] = frozenset()
