@@ -25,6 +25,10 @@ served pods as their controllers make them and `kubectl get -o json` prints them
 from their ReplicaSet's or DaemonSet's generateName, with its pod-template-hash or revision labels, every field
 the API server defaults written, the kubelet's conditions with their times. `--style distinct` writes the plain
 shape with each workload its own requests and image (a pod shape per workload, as real Deployments are).
+Four more write the plain shape's app pods as other generators do: `annotated` each with its own pod IP
+annotation (a CNI's), `statefulset` as a StatefulSet's (pod-name and pod-index labels, the hostname its name,
+a subdomain), `antiaffinity` each with a preferred anti-affinity naming its app, `requests` each with its own
+random cpu and memory requests (a shape per pod).
 
 The command
 
@@ -36,7 +40,7 @@ is timed as a process against the standard library's `json.load` of the same `cl
 
     .venv/bin/python benchmarks/disruption_bench.py [--dir /tmp/kexplain-bench] [--shape standard|big]
         [--nodes N] [--pods N] [--pdbs N] [--nodepools N] [--pairs 3] [--seed 1]
-        [--style plain|rich|stored|served|controller|distinct]
+        [--style plain|rich|stored|served|controller|distinct|annotated|statefulset|antiaffinity|requests]
 """
 from __future__ import annotations
 
@@ -409,6 +413,32 @@ def _distinct(rng: random.Random, pods: list[Obj]) -> None:
         container["image"] = own[app][1]
 
 
+def _written_otherwise(rng: random.Random, pods: list[Obj], style: str) -> None:
+    """The app pods (not the DaemonSets') as another generator writes them (`--style annotated`, `statefulset`,
+    `antiaffinity`, `requests`)."""
+    for i, pod in enumerate(pods):
+        meta, spec = pod["metadata"], pod["spec"]
+        app = meta["labels"].get("app")
+        if app is None:
+            continue
+        if style == "annotated":
+            meta.setdefault("annotations", {})["cni.projectcalico.org/podIP"] = f"10.{i >> 16}.{i >> 8 & 255}.{i & 255}/32"
+        elif style == "statefulset":
+            meta["labels"].update({"statefulset.kubernetes.io/pod-name": meta["name"],
+                                   "apps.kubernetes.io/pod-index": str(i)})
+            spec.update(hostname=meta["name"], subdomain=app)
+        elif style == "antiaffinity":
+            spec["affinity"] = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 100, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": app}},
+                                                    "topologyKey": "kubernetes.io/hostname"}}]}}
+        else:
+            spec["containers"][0]["resources"]["requests"] = {"cpu": f"{rng.randrange(50, 500)}m",
+                                                              "memory": f"{rng.randrange(64, 2048)}Mi"}
+
+
+_OTHERWISE = ("annotated", "statefulset", "antiaffinity", "requests")
+
+
 def cluster(shape: Shape, seed: int, style: str = "plain") -> list[Obj]:
     """The whole cluster of `shape` as one list of objects."""
     rng = random.Random(seed)
@@ -427,7 +457,9 @@ def cluster(shape: Shape, seed: int, style: str = "plain") -> list[Obj]:
     budgets = pdbs(rng, apps, pods, shape.pdbs)
     if style == "distinct":
         _distinct(rng, pods)
-    if style in ("plain", "served", "controller", "distinct"):
+    if style in _OTHERWISE:
+        _written_otherwise(rng, pods, style)
+    if style in ("plain", "served", "controller", "distinct", *_OTHERWISE):
         if style in ("served", "controller"):
             _served(rng, [o for o in (*system, *pods) if o["kind"] == "Pod"])
         if style == "controller":
@@ -467,11 +499,14 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         out.add_argument(f"--{name}", type=int, help="overrides the shape's")
     out.add_argument("--pairs", type=int, default=3)
     out.add_argument("--seed", type=int, default=1)
-    out.add_argument("--style", choices=("plain", "rich", "stored", "served", "controller", "distinct"), default="plain",
+    out.add_argument("--style", choices=("plain", "rich", "stored", "served", "controller", "distinct", *_OTHERWISE),
+                     default="plain",
                      help="rich: fuller pod templates over namespaces; stored: the same with resourceVersions; "
                           "served: the plain pods as an API server serves them, spaced; controller: served pods "
                           "as their controllers make them, indented as kubectl prints; distinct: each workload its "
-                          "own requests and image")
+                          "own requests and image; annotated, statefulset, antiaffinity, requests: the plain app "
+                          "pods each with its own pod IP annotation, as a StatefulSet's, with an anti-affinity "
+                          "naming its app, with its own random requests")
     out.add_argument("--aws-data", type=Path, default=AWS_DATA)
     out.add_argument("--write-only", action="store_true", help="write the case, print its folder, time nothing")
     return out.parse_args(argv)

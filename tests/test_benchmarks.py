@@ -271,6 +271,42 @@ def test_the_controller_and_distinct_disruption_cases(tmp_path: Path, style: str
     assert len(json.loads(env.out)["nodes"]) == 30
 
 
+@pytest.mark.parametrize("style", ["annotated", "statefulset", "antiaffinity", "requests"])
+def test_the_disruption_cases_written_otherwise(tmp_path: Path, style: str) -> None:
+    """The plain case's app pods as other generators write them: each its own pod IP annotation, a StatefulSet's
+    labels, hostname and subdomain, an anti-affinity naming its app, its own requests; the DaemonSets' pods as
+    they were. kexplain reads each as the plain case (the same nodes)."""
+    import disruption_bench as bench
+    from kexplain.cli.app import main
+    from tests.support.cli_helpers import TestEnvironment
+
+    base = bench.SHAPES["standard"]
+    small = bench.Shape(base.types, 30, 400, 8, 4, base.app_pods, base.cpu_millis)
+    plain = [o for o in json.loads((bench.write_case(tmp_path / "plain", small, 3) / "cluster.json").read_text())[
+        "items"] if o["kind"] == "Pod"]
+    pods = [o for o in json.loads((bench.write_case(tmp_path / style, small, 3, style) / "cluster.json").read_text())[
+        "items"] if o["kind"] == "Pod"]
+    apps = [p for p in pods if "app" in p["metadata"]["labels"]]
+    assert len(pods) == len(plain) and 0 < len(apps) < len(pods)
+    assert [p for p in pods if "app" not in p["metadata"]["labels"]] == \
+        [p for p in plain if "app" not in p["metadata"]["labels"]]
+    if style == "annotated":
+        assert len({p["metadata"]["annotations"]["cni.projectcalico.org/podIP"] for p in apps}) == len(apps)
+    elif style == "statefulset":
+        assert all(p["spec"]["hostname"] == p["metadata"]["name"] == p["metadata"]["labels"][
+            "statefulset.kubernetes.io/pod-name"] and p["spec"]["subdomain"] == p["metadata"]["labels"]["app"]
+            for p in apps)
+    elif style == "antiaffinity":
+        assert all(p["spec"]["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0][
+            "podAffinityTerm"]["labelSelector"]["matchLabels"] == {"app": p["metadata"]["labels"]["app"]} for p in apps)
+    else:
+        assert len({json.dumps(p["spec"]["containers"][0]["resources"]) for p in apps}) > len(apps) // 2
+    env = TestEnvironment()
+    code = main(bench.command(tmp_path / style, ROOT / "tests" / "karpenter" / "cases" / "sched-aws")[1:], env)
+    assert code in (0, 1), env.err
+    assert len(json.loads(env.out)["nodes"]) == 30
+
+
 def test_the_served_disruption_case_writes_pods_as_an_api_server_serves_them(tmp_path: Path) -> None:
     """`--style served`: the plain shape's pods each with its own uid, creation time, token volume mounted and
     status, in a spaced file; kexplain reads it as it reads the plain case (the same nodes)."""
