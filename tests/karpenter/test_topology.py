@@ -692,3 +692,77 @@ def test_a_domain_is_counted_when_any_of_its_nodepools_taints_are_tolerated_repe
     tolerates_gpu = PodInfo({"metadata": {"name": "p"}, "spec": {"tolerations": [{"key": "gpu", "operator": "Exists"}]}})
     assert list(group.for_each_domain(tolerates_gpu, "Honor")) == ["z1"]
     assert list(group.for_each_domain(tolerates_gpu, "Ignore")) == ["z1", "z2"]
+
+
+# -- the groups a pod is asked of -------------------------------------------------------------------
+
+def _every_group(t) -> None:
+    """`t` asking every topology group of every pod, as the scan before the indexes did (`_selecting`,
+    `_owned`): the reference the indexed topology must equal."""
+    t._selecting = lambda p: list(t.topology_groups.values())
+
+    def matching(p, taints, requirements=None, allow_undefined=frozenset()):
+        owned = [tg for tg in t.topology_groups.values() if tg.is_owned_by(p.uid)]
+        return [*owned, *(tg for tg in t.inverse_topology_groups.values() if tg.selects(p))]
+    t.get_matching_topologies = matching
+
+
+def test_the_groups_a_pod_is_asked_of_are_those_every_group_would_give() -> None:
+    """Record counts a pod only in the groups whose selectors may select it (by a label its selector
+    requires, else always), and a pod's own groups come in the groups' order: placements, errors and every
+    group's counts equal those of asking every group of every pod, over selectors by labels, by several
+    values, by NotIn alone, by Exists, empty and null, with owners released on update."""
+    def spreads(i: int) -> list[dict]:
+        selectors = [{"matchLabels": {"app": "web"}}, {"matchExpressions": [{"key": "app", "operator": "In",
+                                                                              "values": ["web", "api"]}]},
+                     {"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["db"]}]},
+                     {"matchExpressions": [{"key": "tier", "operator": "Exists"}]}, {}, None,
+                     {"matchLabels": {"tier": f"t{i % 3}", "app": "api"}}]
+        return [{"maxSkew": 1 + i % 2, "topologyKey": (ZONE, HOST)[j % 2], "whenUnsatisfiable": "DoNotSchedule",
+                 "labelSelector": selector} for j, selector in enumerate(selectors) if (i + j) % 3]
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"tier": "t1"}}, "topologyKey": HOST}]}}
+    bound = [pod(f"b-{i}", {"app": ("web", "api", "db")[i % 3], "tier": f"t{i % 3}"}, node=f"n{i % 4}")
+             for i in range(12)]
+    cluster = Cluster(bound, [node(f"n{i}", ZONES[i % 3]) for i in range(4)])
+    pending = [pod(f"p-{i}", {"app": ("web", "api", "db")[i % 3], **({"tier": f"t{i % 3}"} if i % 2 else {})},
+                   topologySpreadConstraints=spreads(i), **({"affinity": anti} if i % 5 == 0 else {}))
+               for i in range(24)]
+    outcomes = []
+    for reference in (False, True):
+        t = build(pending, cluster)
+        if reference:
+            _every_group(t)
+        s = Scheduler(t).run(pending)
+        t.update(pending[0])           # (its groups again, owners released and taken)
+        outcomes.append((s.placed, s.errors, [(tg.hash(), dict(tg.domains), sorted(tg.owners))
+                                             for tg in t.topology_groups.values()],
+                         [[tg.hash() for tg in t.get_matching_topologies(p, ())] for p in pending]))
+    assert outcomes[0] == outcomes[1]
+    assert len(outcomes[0][2]) > 10 and outcomes[0][0] and any(d for _, d, _ in outcomes[0][2])
+
+
+def test_domains_registered_together_are_those_registered_one_by_one() -> None:
+    """`TopologyGroup.register` of many domains at once (a new group's: each once, in their order) and
+    `register_known` (nothing when all are known) leave the domains, their order and the empty ones as
+    registering them one by one does."""
+    from kexplain.karpenter.provisioning.scheduling.topologygroup import TopologyGroup
+
+    def group() -> TopologyGroup:
+        return TopologyGroup(TopologyType.POD_ANTI_AFFINITY, HOST, pod("p"), ("default",), {"matchLabels": APP},
+                             1, None, None, None, None)
+
+    batches = [["h3", "h1", "h3", "h2"], ["h2", "h4"], ["h1"], []]
+    together, one_by_one, known = group(), group(), group()
+    for batch in batches:
+        together.register(*batch)
+        known.register_known(batch, set(batch))
+        for domain in batch:
+            one_by_one.register(domain)
+        for tg in (together, one_by_one, known):
+            if "h1" in tg.domains:
+                tg.record("h1")
+    for tg in (together, known):
+        assert list(tg.domains.items()) == list(one_by_one.domains.items())
+        assert tg.empty_domains == one_by_one.empty_domains and list(tg.empty_domains) == list(one_by_one.empty_domains)
+    assert list(one_by_one.domains) == ["h3", "h1", "h2", "h4"] and one_by_one.domains["h1"] == 4

@@ -295,6 +295,12 @@ class Topology:
         self.preference_policy = preference_policy
         self.topology_groups: dict[tuple, TopologyGroup] = {}
         self.inverse_topology_groups: dict[tuple, TopologyGroup] = {}
+        # The topology groups a pod may count in, by a label its selector requires (`_selecting`), and
+        # the groups each pod owns: what `record` and `update` ask, not every group for every pod
+        self._by_label: dict[tuple[str, str], list[TopologyGroup]] = {}
+        self._unlabelled: list[TopologyGroup] = []
+        self._owned: dict[str, list[TopologyGroup]] = {}
+        self._made: dict[int, int] = {}         # id(a topology group) -> its place in `topology_groups`
         # What the groups count from, read once per cluster (`counted_of`: a disruption pass's
         # simulations share it); the pods being scheduled are left out as each group counts.
         self._counted = counted_of(cluster.pods)
@@ -312,7 +318,7 @@ class Topology:
         """Update: the pod gives up every group it owned, then owns the groups of its current
         spec (after a relaxation, without the dropped preferences), new ones counted now."""
         self._version += 1
-        for tg in self.topology_groups.values():
+        for tg in self._owned.pop(pod.uid, ()):
             tg.remove_owner(pod.uid)
         if ((self.preference_policy == PREFERENCE_POLICY_IGNORE and has_required_pod_anti_affinity(pod))
                 or (self.preference_policy == PREFERENCE_POLICY_RESPECT and has_pod_anti_affinity(pod))):
@@ -329,17 +335,44 @@ class Topology:
             if existing is None:
                 self.count_domains(tg)
                 self.topology_groups[key] = tg
+                self._index(tg)
             else:
                 tg = existing
+            if not tg.is_owned_by(pod.uid):
+                self._owned.setdefault(pod.uid, []).append(tg)
             tg.add_owner(pod.uid)
         return None
+
+    def _index(self, tg: TopologyGroup) -> None:
+        """A new topology group under the first label its selector requires a value of (none: it selects
+        no pod; else with the groups asked of every pod), and its place among the groups."""
+        self._made[id(tg)] = len(self._made)
+        if tg.selector.nothing:
+            return
+        required = next((r for r in tg.selector.requirements if r.op == IN), None)
+        if required is None:
+            self._unlabelled.append(tg)
+            return
+        for value in required.values:
+            self._by_label.setdefault((required.key, value), []).append(tg)
+
+    def _selecting(self, pod: PodInfo) -> list[TopologyGroup]:
+        """The topology groups whose selectors may select `pod` (each once; `counts` asks the rest)."""
+        found = list(self._unlabelled)
+        by_label = self._by_label
+        if by_label:
+            for item in pod.labels.items():
+                groups = by_label.get(item)
+                if groups is not None:
+                    found += groups
+        return found
 
     # -- Record, Register -------------------------------------------------------------------
     def record(self, pod: PodInfo, taints: Sequence[Taint], requirements: Requirements,
                allow_undefined: frozenset[str] = frozenset()) -> None:
         """Record: the pod landed on a node with these requirements. Anti-affinity blocks every
         domain the node may still be in; spread and affinity count only a settled domain."""
-        for tg in self.topology_groups.values():
+        for tg in self._selecting(pod):
             if tg.counts(pod, taints, requirements, allow_undefined):
                 domains = requirements.get(tg.key)
                 if tg.type == TopologyType.POD_ANTI_AFFINITY:
@@ -359,9 +392,10 @@ class Topology:
     def register_all(self, topology_key: str, domains: Sequence[str]) -> None:
         """`register` of each domain in turn (a scheduler's existing nodes' hostnames): each group
         registers them in their order, as one `register` after another would."""
+        distinct = set(domains)
         for tg in chain(self.topology_groups.values(), self.inverse_topology_groups.values()):
             if tg.key == topology_key:
-                tg.register(*domains)
+                tg.register_known(domains, distinct)
 
     # -- AddRequirements --------------------------------------------------------------------
     def add_requirements(self, pod: PodInfo, taints: Sequence[Taint], pod_requirements: Requirements,
@@ -392,7 +426,7 @@ class Topology:
         """The groups the pod owns, then the inverse anti-affinities that select it."""
         cached = self._matching.get(pod.uid)
         if cached is None or cached[0] != self._version:
-            owned = [tg for tg in self.topology_groups.values() if tg.is_owned_by(pod.uid)]
+            owned = sorted(self._owned.get(pod.uid, ()), key=lambda tg: self._made[id(tg)])   # (the groups' order)
             # an inverse group's filter is the zero one: it counts every pod it selects
             selecting = [tg for tg in self.inverse_topology_groups.values() if tg.selects(pod)]
             cached = self._matching[pod.uid] = (self._version, owned, selecting)

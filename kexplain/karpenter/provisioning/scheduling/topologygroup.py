@@ -4,7 +4,7 @@ matching pods per domain of its key, and the pods that own it."""
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Any, Iterable, Mapping
+from typing import AbstractSet as Set, Any, Iterable, Mapping, Sequence
 
 from kexplain.apimachinery.labels import LABEL_HOSTNAME
 from kexplain.apimachinery.selectors import DOES_NOT_EXIST, IN, requirement_errors
@@ -129,10 +129,21 @@ class TopologyGroup:
 
     def register(self, *domains: str) -> None:
         """Make the domains known, with no pods."""
+        known = self.domains
+        if not known:       # (a group's first: each once, in their order, as the loop below adds them)
+            known.update(dict.fromkeys(domains, 0))
+            self.empty_domains.update(domains)
+            return
         for domain in domains:
-            if domain not in self.domains:
-                self.domains[domain] = 0
+            if domain not in known:
+                known[domain] = 0
                 self.empty_domains.add(domain)
+
+    def register_known(self, domains: Sequence[str], distinct: Set[str]) -> None:
+        """`register(*domains)`, `distinct` being their set: nothing when each is known already (a
+        simulation's existing nodes' hostnames, which the group's first count registered)."""
+        if not self.domains.keys() >= distinct:
+            self.register(*domains)
 
     def counts(self, pod, taints, requirements: Requirements, allow_undefined: frozenset[str] = frozenset()) -> bool:
         """Whether the pod counts here if it lands on a node with these taints and requirements."""
