@@ -1089,9 +1089,8 @@ def _holes(text: str, labels: dict[str, str], images: int, owners: int = 0, volu
     images, its `owners` owner references' names and uids, then its uid, its creation time and its
     generateName when written, each once, then the values of its `annotations` (those keys'), each once, its
     hostname when `hostname` (the name again), then the names of its `volumes` (each where the volume and the
-    mounts naming it write it); the other strings
-    written after "name", "nodeName" or "uid", where its
-    status is written (the text's length without one) and whether it writes a uid, a creation time and a
+    mounts naming it write it); the other strings written after "name", "nodeName" or "uid", where its status
+    is written (the text's length without one) and whether it writes a uid, a creation time and a
     generateName. None when a key `written_key` cuts by is written elsewhere."""
     slots = {("metadata", "name"): 0, ("spec", "nodeName"): 1 + len(labels)}
     slots.update({("metadata", "labels", label): 1 + i for i, label in enumerate(labels)})
@@ -1240,9 +1239,8 @@ def _cut_alike(written: bytes, labels: dict[str, str], images: tuple[bytes, ...]
                created: bool = False, annotations: Any = None, generated: bool = False, hostname: bool = False) -> bool:
     """Whether `written_key` cut the name, the node, the labels as a whole, each image, the uid, creation time,
     generateName and hostname the text writes (`uid`, `created`, `generated`, `hostname`), and no other value but
-    the values of its
-    `annotations` (the view's: the same for every pod of the text, or a template's holes, `_annotation_holes`)
-    and its volumes' names."""
+    the values of its `annotations` (the view's: the same for every pod of the text, or a template's holes,
+    `_annotation_holes`) and its volumes' names."""
     cut = b'"labels":{%s}' % b",".join(_json(label) + b":\0" for label in labels) if labels else b""
     fixed = written.count(b"\0V")         # (`_volume_names_cut`'s: a volume's name and its mounts')
     if annotations:
