@@ -226,11 +226,13 @@ _NO_ENTRY = (None, None, False, False)     # (`ShapeIndex.entry` of what is no p
 
 class _Shapes:
     """The bound pods of one admission run, by shape (`kexplain.admission.shapes`): those kept as written
-    (`raw`), each shape's first pod's canonical pod, and each shape's patch once made (None: full path)."""
+    (`raw`), the canonical pod of each shape met twice (a shape of one pod takes the full path: a patch
+    would cost it a second admission), and each shape's patch once made (None: full path)."""
 
     def __init__(self, index: shapes.ShapeIndex | None = None) -> None:
         self.index = index if index is not None else shapes.ShapeIndex()
-        self.first: dict[bytes, dict] = {}          # shape -> its canonical pod
+        self.once: set[bytes] = set()               # the shapes of a pod so far
+        self.first: dict[bytes, dict] = {}          # shape -> its canonical pod, made at its second pod
         self.key_of: dict[int, bytes] = {}          # id(first pod's copy) -> shape
         self.raw: dict[int, bytes] = {}             # id(pod kept as written) -> shape
         self.patches: dict[bytes, shapes.Patch | None] = {}
@@ -241,16 +243,16 @@ class _Shapes:
             else _NO_ENTRY
         if type(obj) is StoredPod and not by_text:
             obj = obj.obj           # (its shape not told by its text: admitted as its object)
-        known = key is not None and key in self.first
-        if known and decodes:     # (its status, each pod's own: `shapes.STATUS`)
+        if key is not None and key not in self.first and key in self.once:     # its second pod
+            found = self.index.canonical(obj)
+            assert found is not None
+            self.first[key] = found
+        if decodes and key in self.first:     # (its status, each pod's own: `shapes.STATUS`)
             self.raw[id(obj)] = key
             return obj
         copied = _copy(plain(obj), src)
         if key is not None:
-            if not known:
-                found = self.index.canonical(obj)
-                assert found is not None
-                self.first[key] = found
+            self.once.add(key)
             self.key_of[id(copied)] = key
         return copied
 
@@ -658,6 +660,8 @@ class _Admission:
         """How a bound pod of `shape` kept as written is admitted (`patched.ShapeAdmission.admit`); None
         without a patch. The function returns None when the pod's name is taken (the full path refuses it)."""
         assert self._shapes is not None
+        if shape not in self._shapes.first:     # its one pod: the full path, no patch to make
+            return None
         if shape not in self._shapes.patches:
             self._shapes.patches[shape] = self._patch_of(shape)
         patch = self._shapes.patches[shape]

@@ -407,7 +407,7 @@ def test_admitted_variants_are_admitted(name: str) -> None:
     got, patched = outcome(cluster_of(*CONTEXT, *replicas(lambda i: _variant(name, i), 5)), None, True)
     assert got[0] == "admitted"
     if name not in ("long-name-ephemeral", "match-label-keys-zone", "yaml-timestamp", "stateful-match-label-keys",
-                    "stateful-fqdn"):
+                    "stateful-fqdn", "merged-label-values"):   # (a shape of one pod each: the full path)
         assert patched > 0
     if name in ("stateful", "daemon", "label-values", "annotation-values", "label-placeholder-text", "volume-names",
                 "owner-references", "owner-placeholder-text", "owner-named-as-pod", "generate-name",
@@ -586,6 +586,19 @@ def test_pods_differing_in_label_or_annotation_values_share_one_admission(
         assert got["metadata"].get("ownerReferences") == written["metadata"].get("ownerReferences")
         assert {k: v for k, v in got["metadata"]["labels"].items() if not k.startswith("topology.")} == \
             written["metadata"]["labels"]
+
+
+def test_a_shape_of_one_pod_takes_the_full_path_and_makes_no_patch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pods each of a shape of their own (a selector holding each one's label value) are admitted
+    by the full path alone: a patch made for one pod would cost a second admission, of its canonical
+    pod, and a diff. A shape of three pods still makes one, at its second pod, and patches all three."""
+    alone = replicas(lambda i: _variant("merged-label-values", i), 3)
+    three = [pod(f"web-{i}", f"n{i % 3 + 1}") for i in range(3)]
+    cluster = cluster_of(*alone[:2], *three, alone[2])
+    assert assert_same(cluster) == 3
+    seen = _full_path_admissions(monkeypatch)
+    admit(cluster, None)
+    assert sorted(seen) == sorted([p["metadata"]["name"] for p in alone] + ["kexplain-placeholder-name.invalid"])
 
 
 def test_label_values_merged_by_match_label_keys_keep_pods_apart(monkeypatch: pytest.MonkeyPatch) -> None:
