@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, ContextManager, Iterator, Mapping, Optional
 
 from kexplain.app.autoscalers import AutoscalerRun, adapter, node_pools
-from kexplain.app.eviction import LiveRead
+from kexplain.app.eviction.request import LiveRead
 from kexplain.app.eviction.now import NowFiles, add_ranking_now
 from kexplain.app.explain import Autoscalers, NO_AUTOSCALER, as_asked, check_node, explain_one, node_names, \
     page_options, run_options, without_add_node_json

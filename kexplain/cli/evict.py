@@ -13,7 +13,7 @@ from typing import Any, Callable, List, Optional
 
 import typer
 
-from kexplain.app.eviction import EvictRequest, LiveRead
+from kexplain.app.eviction.request import EvictRequest, LiveRead
 from kexplain.cli.env import env_of
 from kexplain.cli.exit_codes import ExitStatus
 from kexplain.cli.live_options import chunk_size_option, context_option, kubeconfig_option, timeout_option

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from kexplain.app.eviction import LiveRead, live_cluster
+from kexplain.app.eviction.request import LiveRead, live_cluster
 from kexplain.load.live import version_record
 from tests.support.live_server import POD_PATH, isolated, recorded_api, run_cli  # noqa: F401
 

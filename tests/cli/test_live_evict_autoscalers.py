@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from kexplain.app.eviction import LiveRead, live_cluster
+from kexplain.app.eviction.request import LiveRead, live_cluster
 from kexplain.load.live import version_record
 from kexplain.app.eviction.autoscaled import live_reads
 from kexplain.load.live import DAEMONSETS, KARPENTER, RESOURCES

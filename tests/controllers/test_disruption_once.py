@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 import pytest
 
 from kexplain.apimachinery.pod_lists import dump_list
-from kexplain.app.eviction import EvictRequest, read_state
+from kexplain.app.eviction.request import EvictRequest, read_state
 from kexplain.controllers.disruption import healthy_as_stored, is_healthy, known_status
 from kexplain.explain.inputs import read_config
 from kexplain.features.kube_version import resolve

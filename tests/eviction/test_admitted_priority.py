@@ -8,7 +8,7 @@ from pathlib import Path
 
 from datetime import datetime, timezone
 
-from kexplain.app.eviction import EvictRequest, pods_on, read_state
+from kexplain.app.eviction.request import EvictRequest, pods_on, read_state
 from kexplain.cli.app import main
 from kexplain.features import KubeVersion
 from tests.support.cli_helpers import TestEnvironment

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 
-from kexplain.app.eviction import EvictRequest, read_state
+from kexplain.app.eviction.request import EvictRequest, read_state
 from kexplain.app.eviction import replacements
 from kexplain.app.eviction.replacements import cordoned, controllers_index, left, placements, replacement_of
 from kexplain.cli.app import main

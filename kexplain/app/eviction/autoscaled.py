@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any, Mapping, Optional, Sequence
 
 from kexplain.app.autoscalers import MAY_REPORT, NODEPOOL, adapter, kinds_of, node_pools, run_all
-from kexplain.app.eviction import EvictRequest, LiveCluster
+from kexplain.app.eviction.request import EvictRequest, LiveCluster
 from kexplain.autoscaler.cloudprovider.live import STATUS_PATH, read_group_objects
 from kexplain.errors import Source
 from kexplain.load.live import ClusterReader

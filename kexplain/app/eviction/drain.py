@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
-from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_cluster, read_warnings, settled
+from kexplain.app.eviction.request import EvictRequest, node_named, pods_on, read_cluster, read_warnings, settled
 from kexplain.app.eviction.drain_budgets import budget_json, budgets_of, numbers
 from kexplain.app.eviction.drain_fixes import SYNC_FAILED, fixes, owner_text, owners_missing
 from kexplain.app.eviction.drain_index import DrainIndex

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
-from kexplain.app.eviction import EvictRequest
+from kexplain.app.eviction.request import EvictRequest
 from kexplain.app.eviction.autoscaled import autoscaled
 from kexplain.app.eviction.replacements import answer, controllers_index, cordon, left, placements, replacement_of
 from kexplain.explain.pending_pass import PassBuilder

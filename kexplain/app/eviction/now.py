@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping, Optional
 
 from kexplain.admission.priority import classes_of
-from kexplain.app.eviction import LiveRead, defaulted
+from kexplain.app.eviction.request import LiveRead, defaulted
 from kexplain.app.eviction.pressure import SUMMARY, filesystems, read_kubelet_config, read_summary
 from kexplain.errors import InputError, Source
 from kexplain.explain.kubelet import readmit

@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any, Mapping, Optional
 
 from kexplain.admission.priority import Classes
-from kexplain.app.eviction import (EvictRequest, defaulted, kubelet_version, node_named, pods_on, priority_classes,
+from kexplain.app.eviction.request import (EvictRequest, defaulted, kubelet_version, node_named, pods_on, priority_classes,
                                    proxied, read_state, settled)
 from kexplain.errors import InputError, Source
 from kexplain.eviction import versions

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional, Sequence
 
 from kexplain.apimachinery.labels import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
-from kexplain.app.eviction import EvictRequest, node_named, pods_on, read_cluster, read_warnings, settled
+from kexplain.app.eviction.request import EvictRequest, node_named, pods_on, read_cluster, read_warnings, settled
 from kexplain.app.eviction.autoscaled import KEY as AUTOSCALERS, autoscaled, live_reads
 from kexplain.app.eviction.replacements import Controllers, Replacement, answer, controllers_index, left, placements, \
     replacement_of

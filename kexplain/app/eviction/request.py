@@ -1,0 +1,240 @@
+"""`kexplain evict`'s wiring: the cluster read once into the one cluster state, then one family's
+pass (`pressure`, `drain`, `taints`, a module each, whose `document(request)` returns the
+document the command writes). Never prints."""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, BinaryIO, Callable, Optional
+
+from kexplain.admission import priority
+from kexplain.admission.defaults import default_pod
+from kexplain.admission.pipeline import is_stored
+from kexplain.errors import AdmissionRejected, InputError, Source
+from kexplain.explain.inputs import read_config
+from kexplain.features import KubeVersion
+from kexplain.features.kube_version import VersionError, parse_minor
+from kexplain.load.gcpolicy import bulk_load
+from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
+from kexplain.load.live import DAEMONSETS, DEFAULT_CHUNK_SIZE, DEFAULT_TIMEOUT, ClusterReader, connect, \
+    recorded_version
+from kexplain.load.manifests import load_objects
+from kexplain.apimachinery.stored_pods import StoredPod
+from kexplain.state.cluster import ClusterState, state_of
+
+
+@dataclass(frozen=True)
+class LiveRead:
+    """Where to read a live cluster (no `--nodes`): the kubeconfig, its context, the reads' timeout
+    and page size."""
+
+    kubeconfig: Optional[str] = None
+    context: Optional[str] = None
+    request_timeout: float = DEFAULT_TIMEOUT
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+
+
+@dataclass(frozen=True)
+class EvictRequest:
+    """What `kexplain evict FAMILY NODE` was asked; the family's own options in `options`
+    (pressure: stats, kubelet_config, filesystems, earlier_stats, earlier_at, admit; drain:
+    ignore_daemonsets, delete_emptydir_data, force; taints: taints)."""
+
+    node: str
+    nodes: tuple[str, ...]
+    now: datetime
+    kube: KubeVersion
+    options: dict = field(default_factory=dict)
+    max_bytes: int = DEFAULT_MAX_BYTES
+    max_objects: int = DEFAULT_MAX_OBJECTS
+    validate: str = "strict"
+    stdin: Optional[BinaryIO] = None
+    live: Optional[LiveRead] = None     # read the cluster from its API server (get and list only)
+    # --kubernetes-version (or $KEXPLAIN_KUBERNETES_VERSION) chose `kube`; else the cluster's own
+    # versions decide (`read_cluster`: the API server's /version, a snapshot's record, a node's kubelet)
+    version_given: bool = True
+
+
+def read_state(req: EvictRequest) -> ClusterState:
+    """The cluster of `--nodes` (or, live, of the API server), read and indexed once, as stored
+    (nothing admitted: the pods are bound and running; `pods_on` gives a node's pods their API
+    defaults), as the control plane's version admits it: unless given, live the API server's
+    /version, from files a snapshot's record of it (`kexplain snapshot`), as `kexplain pod`
+    follows the cluster (`settled` hands it to the request)."""
+    return read_cluster(req)[0]
+
+
+def read_cluster(req: EvictRequest, more: Optional[MoreReads] = None) -> tuple[ClusterState, dict[str, Any]]:
+    """`read_state`, live with what `more` reads too, and the document's `liveReads` (what that read
+    left out: `LiveCluster.reads`; nothing for files)."""
+    reported: Optional[tuple[str, str]] = None
+    live = live_cluster(req.live, req.node, more) if req.live is not None else None
+    if live is not None and live.version:
+        reported = (live.version, "the API server")
+    with bulk_load(freeze=True):
+        cluster = live.objects if live is not None else load_objects(req.nodes, req.max_bytes, req.stdin,
+                                                                     max_objects=req.max_objects)
+        if not req.version_given and live is None:
+            recorded = recorded_version(cluster)
+            reported = (recorded[0], f"the snapshot {recorded[1]}") if recorded is not None else None
+        kube = followed(*reported) if not req.version_given and reported is not None else req.kube
+        state = state_of(cluster, read_config(None, kube=kube), stored=True, validate=req.validate)
+    return state, (live.reads() if live is not None else {})
+
+
+def settled(req: EvictRequest, state: ClusterState) -> EvictRequest:
+    """The request following the version its state was read as (the Eviction API's, kubectl's, the
+    taint eviction controller's: the control plane's)."""
+    return req if req.version_given else replace(req, kube=state.kube)
+
+
+def followed(version: str, where: str) -> KubeVersion:
+    """The minor kexplain follows for a component reporting `version` (a newer minor as the newest
+    followed; an older one refused, naming who reported it)."""
+    try:
+        minor, _ = parse_minor(version)
+    except VersionError as err:
+        raise VersionError(f"{where} runs Kubernetes {version}: {err.message}; explain it as a supported version "
+                           f"with --kubernetes-version") from None
+    return KubeVersion(minor)
+
+
+def kubelet_version(req: EvictRequest, node: dict) -> KubeVersion:
+    """The version the node's kubelet follows: unless --kubernetes-version chose one, the node's
+    `status.nodeInfo.kubeletVersion` (live, or as a snapshot keeps it), else the control plane's."""
+    info = (node.get("status") or {}).get("nodeInfo") or {}
+    reported = info.get("kubeletVersion") if isinstance(info, dict) else None
+    if req.version_given or not isinstance(reported, str) or not reported:
+        return req.kube
+    name = (node.get("metadata") or {}).get("name")
+    return followed(reported, f"node {name}'s kubelet (status.nodeInfo.kubeletVersion)")
+
+
+def read_warnings(state: ClusterState) -> dict[str, list[str]]:
+    """The document's `readWarnings`: what reading the cluster said of its objects (an object at an
+    API version the API server no longer serves, `policy/v1beta1` PodDisruptionBudgets among them,
+    skipped as `kubectl apply` refuses it), as `kexplain FILE` and lint say it
+    (`load.manifests.check_objects`): never left out in silence. Empty: no key."""
+    return {"readWarnings": list(state.said)} if state.said else {}
+
+
+@dataclass(frozen=True)
+class LiveCluster:
+    """A live cluster as an eviction command read it: its objects, the API server's /version (None:
+    it does not say), and what its autoscalers' reads left out (`refused`: the reads RBAC refused,
+    `kexplain.load.live.Refusal`; `notes`: the others' words), said once, as `kexplain pod` says them."""
+
+    objects: list[tuple[dict, Source]]
+    version: Optional[str] = None
+    refused: tuple[Any, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def reads(self) -> dict[str, Any]:
+        """The document's `liveReads` (empty: no key)."""
+        if not self.refused and not self.notes:
+            return {}
+        return {"liveReads": {"refused": [r.to_json() for r in self.refused], "notes": list(self.notes)}}
+
+
+# What a family reads of a live cluster besides `kexplain pod`'s read (`app.eviction.autoscaled.live_reads`:
+# the autoscalers' objects): the reader -> those objects, and what it left out.
+MoreReads = Callable[[ClusterReader], LiveCluster]
+
+
+def live_objects(read: LiveRead, node: str, more: Optional[MoreReads] = None) -> list[tuple[dict, Source]]:
+    """The objects of `live_cluster`."""
+    return live_cluster(read, node, more).objects
+
+
+def live_cluster(read: LiveRead, node: str, more: Optional[MoreReads] = None) -> LiveCluster:
+    """The live cluster as `kexplain pod` reads it, with the DaemonSets (drain's filter asks for a
+    pod's DaemonSet), what `more` reads (its refusals and notes kept), every pod of `node`, finished
+    ones too, as `kubectl drain` lists them (last, in the API server's order), and the API server's
+    /version."""
+    conn = connect(read.kubeconfig, read.context)
+    reader = ClusterReader(conn, read.chunk_size, read.request_timeout)
+    version = reader.server_version()
+    cluster = reader.read_cluster()
+    cluster += [(o, Source(f"{conn.server}{DAEMONSETS.path}")) for o in reader.list_served(DAEMONSETS)]
+    refused: tuple[Any, ...] = ()
+    notes: tuple[str, ...] = ()
+    if more is not None:
+        extra = more(reader)
+        cluster += extra.objects
+        refused, notes = extra.refused, extra.notes
+    mine = reader.pods_on(node)
+    keys = {_key(p) for p in mine}
+    cluster = [(o, s) for o, s in cluster if not (o.get("kind") == "Pod" and _key(o) in keys)]
+    src = Source(f"{conn.server}/api/v1/pods?fieldSelector=spec.nodeName={node}")
+    return LiveCluster(cluster + [(o, src) for o in mine], version, refused, notes)
+
+
+def defaulted(obj: dict, kube: KubeVersion, classes: priority.Classes,
+              source: Optional[Source] = None) -> dict:
+    """A pod as the API server stores it: its v1 defaults (requests copied from limits, ...) set on
+    a copy, and, for a pod no API server stored (no resourceVersion: a manifest, created through
+    admission) that carries no `spec.priority`, the Priority admission plugin's `spec.priority` and
+    preemptionPolicy from its PriorityClass among `classes`, as the scheduler's path admits it. A
+    stored pod, or one stating its priority, is read as it is: its admission plugins ran when it
+    was created."""
+    if obj.get("kind") != "Pod" or (obj.get("apiVersion") or "v1") != "v1":
+        return obj
+    pod = copy.deepcopy(obj)
+    default_pod(pod, kube)
+    spec = pod.get("spec")
+    if isinstance(spec, dict) and spec.get("priority") is None and not is_stored(obj):
+        try:
+            priority.admit_pod(pod, classes.by_name, classes.default)
+        except priority.PriorityRejected as err:
+            raise AdmissionRejected(str(err), source=source, obj=obj) from None
+    return pod
+
+
+def priority_classes(state: ClusterState) -> priority.Classes:
+    """The PriorityClasses the Priority admission plugin reads for the state's pods (`defaulted`)."""
+    return priority.classes_of(o for o, _ in state.admission_context)
+
+
+def proxied(req: EvictRequest, node: str, wanted: dict[str, str]) -> dict[str, tuple[Any, Source]]:
+    """Live only: the node's kubelet documents through the API server's node proxy, each of
+    `wanted` (path under the proxy -> the option that reads it from a file instead), with where it
+    was read; nothing for files."""
+    if req.live is None:
+        return {}
+    conn = connect(req.live.kubeconfig, req.live.context)
+    reader = ClusterReader(conn, req.live.chunk_size, req.live.request_timeout)
+    return {what: (reader.node_proxy(node, what, instead),
+                   Source(f"{conn.server}/api/v1/nodes/{node}/proxy/{what}"))
+            for what, instead in wanted.items()}
+
+
+def _key(pod: dict) -> tuple[str, str]:
+    meta = pod.get("metadata") or {}
+    return str(meta.get("namespace") or ""), str(meta.get("name") or "")
+
+
+def node_named(state: ClusterState, name: str, paths: tuple[str, ...]) -> dict:
+    """The Node `name` as admitted, or bad input naming the files it is not in."""
+    info = state.snapshot.get(name)
+    if info is None:
+        if len(paths) == 1:
+            raise InputError(f"node {name!r} not found in this file", source=Source(paths[0]))
+        raise InputError(f"node {name!r} not found in {', '.join(paths) or 'the cluster'}")
+    return info.node.obj
+
+
+def pods_on(state: ClusterState, name: str, kube: KubeVersion) -> list[dict]:
+    """Every pod bound to node `name`, finished ones too, in the order the objects were read (as
+    `kubectl get pods --field-selector spec.nodeName=NAME` lists them before kubectl sorts), each
+    as the API server stores it (`defaulted`: its v1 defaults; a manifest's priority from its
+    PriorityClass): only the node's pods are copied, so a dump of a whole cluster stays read as
+    stored."""
+    classes = priority_classes(state)
+    return [defaulted(o, kube, classes, s) for o, s in state.objects
+            if o.get("kind") == "Pod" and _node_name(o) == name]
+
+
+def _node_name(pod: Any) -> Any:
+    """spec.nodeName (a stored pod's read off its view, its object not decoded for it)."""
+    return pod.view.spec.nodeName if type(pod) is StoredPod else (pod.get("spec") or {}).get("nodeName")
