@@ -743,8 +743,8 @@ def test_the_groups_a_pod_is_asked_of_are_those_every_group_would_give() -> None
 
 
 def test_domains_registered_together_are_those_registered_one_by_one() -> None:
-    """`TopologyGroup.register` of many domains at once (a new group's: each once, in their order) and
-    `register_known` (nothing when all are known) leave the domains, their order and the empty ones as
+    """`TopologyGroup.register` of many domains at once (a new group's: each once, in their order),
+    `register_zeros` (a new group's copied whole) and `register_known` (nothing when all are known) leave the domains, their order and the empty ones as
     registering them one by one does."""
     from kexplain.karpenter.provisioning.scheduling.topologygroup import TopologyGroup
 
@@ -753,16 +753,61 @@ def test_domains_registered_together_are_those_registered_one_by_one() -> None:
                              1, None, None, None, None)
 
     batches = [["h3", "h1", "h3", "h2"], ["h2", "h4"], ["h1"], []]
-    together, one_by_one, known = group(), group(), group()
+    together, one_by_one, known, zeros = group(), group(), group(), group()
     for batch in batches:
         together.register(*batch)
         known.register_known(batch, set(batch))
+        zeros.register_zeros(dict.fromkeys(batch, 0), set(batch))
         for domain in batch:
             one_by_one.register(domain)
-        for tg in (together, one_by_one, known):
+        for tg in (together, one_by_one, known, zeros):
             if "h1" in tg.domains:
                 tg.record("h1")
+    assert list(zeros.domains.items()) == list(one_by_one.domains.items())
+    assert zeros.empty_domains == one_by_one.empty_domains
     for tg in (together, known):
         assert list(tg.domains.items()) == list(one_by_one.domains.items())
         assert tg.empty_domains == one_by_one.empty_domains and list(tg.empty_domains) == list(one_by_one.empty_domains)
     assert list(one_by_one.domains) == ["h3", "h1", "h2", "h4"] and one_by_one.domains["h1"] == 4
+
+
+def _groups_counted(cluster: Cluster, state: list, scheduled: list) -> list:
+    """Each group of a topology over `cluster` (its state nodes `state`) for `scheduled`: its domains
+    in order with their counts, and its empty domains."""
+    pool = node_pool(zones=ZONES)
+    topology, err = new_topology(cluster, state, [pool], {"default": [instance_type()]}, scheduled, "Respect")
+    assert err is None, str(err)
+    return [(key, list(tg.domains.items()), sorted(tg.empty_domains)) for key, tg in topology.topology_groups.items()]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_counts_made_once_per_cluster_are_the_counts_made_pod_by_pod(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each simulation's groups take their counts from what the pass counted once of every pod, less
+    the simulation's own pods (`Counts.recorded`): the same domains, in the same order, with the same
+    counts and empty ones as counting pod by pod, whichever pods are left out, on nodes the
+    simulation knows or not (a candidate's: its hostname is a domain only its pods name)."""
+    import random
+
+    from kexplain.karpenter.provisioning.scheduling import topology as topology_module
+    rng = random.Random(seed)
+    nodes = [node(f"n{i}", rng.choice([*ZONES, None])) for i in range(8)]
+    apps = ["web", "api", "db"]
+    constraints = [[spread()], [spread(HOST)], [{**spread(HOST), "labelSelector": {"matchLabels": {"app": "api"}}}]]
+    bound = []
+    for i in range(40):
+        app = rng.choice(apps)
+        spec = {"topologySpreadConstraints": rng.choice(constraints)}
+        if rng.random() < 0.3:
+            spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"topologyKey": HOST, "labelSelector": {"matchLabels": {"app": app}}}]}}
+        bound.append(pod(f"p{i}", labels={"app": app}, node=f"n{rng.randrange(9)}", **spec))   # (n8: no node)
+    cluster = Cluster(bound, nodes)
+    for _ in range(6):
+        state = [StateNode(n) for n in nodes if rng.random() < 0.7]
+        scheduled = rng.sample(bound, rng.randrange(1, 12))
+        once = _groups_counted(cluster, state, scheduled)
+        with monkeypatch.context() as m:
+            m.setattr(topology_module.Counts, "recorded", lambda self, tg, excluded: False)
+            one_by_one = _groups_counted(cluster, state, scheduled)
+        assert once == one_by_one
+        assert once

@@ -247,6 +247,8 @@ class Counted:
             by_namespace.setdefault(namespace, []).extend(p for p in run if not ignored_for_topology(p))
         self._by_namespace = {ns: NamespacePods(ps) for ns, ps in by_namespace.items()}
         self._nodes: dict[str, tuple[dict[str, str], list[Taint], Requirements]] = {}
+        self._counts: dict[tuple, Counts] = {}          # a group's hash -> what it counts of every pod
+        self._counts_of: Any = None                     # the cluster those were counted on
 
     def selected(self, namespace: str, selector: LabelSelector) -> list[PodInfo]:
         """The namespace's counted pods `selector` selects, in the cluster's order."""
@@ -260,6 +262,74 @@ class Counted:
             labels = _node_labels(node)
             facts = self._nodes[name] = (labels, _node_taints(node), new_label_requirements(labels))
         return facts
+
+    def counts(self, tg: TopologyGroup, cluster: TopologyCluster, every_node: bool) -> Counts:
+        """What countDomains records of every counted pod for a group of `tg`'s hash (its key, namespaces,
+        selector and node filter: all it reads), on `cluster`'s nodes; counted once per group and
+        cluster, then left to each simulation to take its own pods out of (`Topology.count_domains`)."""
+        if self._counts_of is not cluster:
+            self._counts, self._counts_of = {}, cluster
+        key = tg.hash()
+        found = self._counts.get(key)
+        if found is None:
+            found = self._counts[key] = self._counted(tg, cluster, every_node)
+        return found
+
+    def _counted(self, tg: TopologyGroup, cluster: TopologyCluster, every_node: bool) -> Counts:
+        selector = EVERYTHING if tg.raw_selector is None else tg.selector   # TopologyListOptions: null lists all
+        by_domain: dict[str, int] = {}
+        by_uid: dict[str, list[str]] = {}
+        for namespace in tg.namespaces:
+            for pod in self.selected(namespace, selector):
+                node = cluster.node_by_name(pod.node_name)
+                if node is None:
+                    continue
+                labels, taints, requirements = self.node(pod.node_name, node)
+                domain = labels.get(tg.key)
+                if domain is None and tg.key == LABEL_HOSTNAME:
+                    domain = name_of(node)
+                if domain is None:
+                    continue
+                if not every_node and not tg.node_filter.matches(taints, requirements):
+                    continue
+                by_domain[domain] = by_domain.get(domain, 0) + 1
+                by_uid.setdefault(pod.uid, []).append(domain)
+        return Counts(by_domain, by_uid)
+
+
+class Counts:
+    """A topology group's count of every counted pod: the pods per domain, in the order countDomains
+    meets each domain first, and each pod's domains by uid (a uid given twice: each pod's)."""
+
+    __slots__ = ("by_domain", "by_uid")
+
+    def __init__(self, by_domain: dict[str, int], by_uid: dict[str, list[str]]) -> None:
+        self.by_domain = by_domain
+        self.by_uid = by_uid
+
+    def recorded(self, tg: TopologyGroup, excluded: set[str]) -> bool:
+        """Record into `tg` what countDomains records leaving out the pods of `excluded`, as it would
+        record them one by one: False, having recorded nothing, when some but not all of the pods of a
+        domain `tg` does not know yet are excluded (that domain would then be added at its first pod
+        left, not at its first pod: the order of the group's domains is the pods')."""
+        known = tg.domains
+        left: dict[str, int] = {}
+        by_uid = self.by_uid
+        if excluded:
+            uids = excluded if len(excluded) <= len(by_uid) else [u for u in by_uid if u in excluded]
+            for uid in uids:
+                for domain in by_uid.get(uid, ()):
+                    left[domain] = left.get(domain, 0) + 1
+            if any(domain not in known and count != self.by_domain[domain] for domain, count in left.items()):
+                return False
+        empty = tg.empty_domains
+        for domain, count in self.by_domain.items():
+            if left:
+                count -= left.get(domain, 0)
+            if count > 0:       # (a new domain added in the order of its first pod's, none excluded)
+                known[domain] = known.get(domain, 0) + count
+                empty.discard(domain)
+        return True
 
 
 COUNTED_MEMO_SIZE = 4          # the pods lists (a cluster's, per pass) whose `Counted` is kept
@@ -310,7 +380,7 @@ class Topology:
         self._version = 0
         self._matching: dict[str, tuple[int, list[TopologyGroup], list[TopologyGroup]]] = {}
         self._inverse_seen: dict[tuple, tuple] = {}
-        self._state_domains_by_key: dict[str, list[str]] = {}
+        self._state_domains_by_key: dict[str, tuple[dict[str, int], set[str]]] = {}
         self._exists_by_key: dict[str, Requirement] = {}
 
     # -- Update -----------------------------------------------------------------------------
@@ -569,7 +639,7 @@ class Topology:
         selects (a node without hostname label is its own domain; one without the key does not count)."""
         every_node = tg.node_filter.matches_all()
         if every_node:
-            tg.register(*self._state_domains(tg.key))
+            tg.register_zeros(*self._state_domains(tg.key))
         else:
             for n in self.state_nodes:
                 if n.node is None:
@@ -580,8 +650,10 @@ class Topology:
                 domain = n.labels().get(tg.key)
                 if domain is not None:
                     tg.register(domain)
-        selector = EVERYTHING if tg.raw_selector is None else tg.selector   # TopologyListOptions: null lists all
         excluded = self.excluded_pods
+        if self._counted.counts(tg, self.cluster, every_node).recorded(tg, excluded):
+            return
+        selector = EVERYTHING if tg.raw_selector is None else tg.selector   # TopologyListOptions: null lists all
         for namespace in tg.namespaces:
             for pod in self._counted.selected(namespace, selector):
                 if pod.uid in excluded:
@@ -599,17 +671,18 @@ class Topology:
                     continue
                 tg.record(domain)
 
-    def _state_domains(self, key: str) -> list[str]:
-        """The values the state's nodes (with a Node) have for a key, in node order (read once per key)."""
+    def _state_domains(self, key: str) -> tuple[dict[str, int], set[str]]:
+        """The values the state's nodes (with a Node) have for a key, in node order, each zero, and
+        their set (read once per key; a simulation's hundreds of groups copy them)."""
         domains = self._state_domains_by_key.get(key)
         if domains is None:
-            seen: dict[str, None] = {}
+            seen: dict[str, int] = {}
             for n in self.state_nodes:
                 if n.node is not None:
                     domain = n.labels().get(key)
                     if domain is not None:
-                        seen[domain] = None
-            domains = self._state_domains_by_key[key] = list(seen)
+                        seen[domain] = 0
+            domains = self._state_domains_by_key[key] = (seen, set(seen))
         return domains
 
 

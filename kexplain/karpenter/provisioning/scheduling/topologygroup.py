@@ -139,6 +139,15 @@ class TopologyGroup:
                 known[domain] = 0
                 self.empty_domains.add(domain)
 
+    def register_zeros(self, zeros: Mapping[str, int], distinct: Set[str]) -> None:
+        """`register(*zeros)`, `zeros` being the domains each mapped to zero and `distinct` their set:
+        a group's first registration copies them whole (a tenth of adding them one by one)."""
+        if self.domains:
+            self.register(*zeros)
+            return
+        self.domains.update(zeros)
+        self.empty_domains.update(distinct)
+
     def register_known(self, domains: Sequence[str], distinct: Set[str]) -> None:
         """`register(*domains)`, `distinct` being their set: nothing when each is known already (a
         simulation's existing nodes' hostnames, which the group's first count registered)."""
