@@ -442,3 +442,23 @@ def test_workloads_of_one_look_past_its_templates_are_matched_by_their_owners_te
         assert fast == entries(order, TEXTS["as-written"], False)[0]
         assert index._templates.matched == 8 * 3 + 4 * 2
         assert sum(type(t) is not int for t in index._templates.owned.values()) == 4
+
+
+def test_templates_end_within_a_run_of_asks_none_of_which_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pods asked in runs of `_TRIED`: a run of which fewer than half match a template ends the templates,
+    however many pods matched before it (a DaemonSet's pods first, then workloads whose every pod is its
+    own shape: each would make templates nothing matches)."""
+    from kexplain.admission import shapes
+    monkeypatch.setattr(shapes, "_TRIED", 16)
+    objects = [replica(i) for i in range(60)]
+    for i in range(60):
+        p = replica(100 + i)
+        p["spec"]["containers"][0]["env"] = [{"name": "OWN", "value": f"v{i}"}]     # (a look of its own)
+        objects.append(p)
+    index = ShapeIndex()
+    ended = None
+    for i, p in enumerate(stored(objects)):
+        index.entry(p)
+        if ended is None and index._templates is None:
+            ended = i
+    assert ended is not None and 60 <= ended <= 60 + 2 * 16
