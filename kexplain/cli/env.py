@@ -10,12 +10,12 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, BinaryIO, Mapping, TextIO
+from typing import BinaryIO, Mapping, TextIO
 
 import typer
+from rich.console import Console
 
-if TYPE_CHECKING:
-    from rich.console import Console
+from kexplain.render.consoles import text_console
 
 
 @dataclass
@@ -40,9 +40,7 @@ class Environment:
             self.color = self.is_terminal and not os.environ.get("NO_COLOR")
 
     def console(self, stderr: bool = False) -> Console:
-        """A rich console on stdout (or stderr): plain text, 80 columns, when not a terminal. (rich is
-        imported here, when a console is made: a run writing JSON needs none, and rich is 30 ms.)"""
-        from kexplain.render.consoles import text_console
+        """A rich console on stdout (or stderr): plain text, 80 columns, when not a terminal."""
         stream = self.stderr if stderr else self.stdout
         width = self.width or (None if self.is_terminal else 80)
         return text_console(stream, force_terminal=self.is_terminal, no_color=not self.color,

@@ -11,6 +11,7 @@ from kexplain.cli.options import Output, parse_now
 from kexplain.cli.output import save_page
 from kexplain.karpenter.disruption import versions
 from kexplain.render import structured
+from kexplain.render.karpenter_disruption import print_disruption, print_node
 
 __all__ = ["disruption_status", "run"]
 
@@ -29,9 +30,10 @@ def run(env: Environment, pods: Optional[str], nodes: List[str], aws_data: Optio
         env.error(f"error: {err}")
     if output.value in structured.FORMATS:
         structured.write(env.stdout, doc, output.value)
-    else:       # (the text renderers, imported for text only: a tenth of the start-up)
-        from kexplain.render.karpenter_disruption import print_disruption, print_node
-        (print_node if node is not None else print_disruption)(doc, env.console())
+    elif node is not None:
+        print_node(doc, env.console())
+    else:
+        print_disruption(doc, env.console())
     if html:
         save_page(html, doc)
     return aggregate([disruption_status(doc), *([ExitStatus.BAD_INPUT] if inputs.refused else [])])

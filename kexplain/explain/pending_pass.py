@@ -9,8 +9,12 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 from kexplain.controllers.workloads import ordered_ready_why
 from kexplain.apimachinery import columns
 from kexplain.errors import Source
+from kexplain.explain.carryover import preempted
+from kexplain.explain.kubelet import bound_node
 from kexplain.explain.pass_objects import ephemeral_claims, pods_owner
+from kexplain.explain.placement import daemon_copy, pending_copy
 from kexplain.explain.pod_events import parse_time
+from kexplain.explain.pod_file import ordered_ready
 from kexplain.explain.pod_inputs import Inputs
 from kexplain.model.pod import PodInfo
 from kexplain.state.apply import cluster_with
@@ -134,7 +138,6 @@ def with_victims(cluster: Objects, victims: set[str]) -> Objects:
 
 
 def _as_victim(obj: Obj) -> Obj:
-    from kexplain.explain.carryover import preempted
     return preempted(obj)
 
 
@@ -286,7 +289,6 @@ class PassBuilder:
 
     def add_outcome(self, outcome: "Outcome") -> None:
         """One object of a batch, placed: each of its pods pending, or bound where it went."""
-        from kexplain.explain.placement import daemon_copy, pending_copy   # (the scheduler's: with a batch only)
         entry, inputs = outcome.entry, outcome.inputs
         if entry.idle or inputs is None or entry.not_created:     # no pod: none made, or none created
             return
@@ -324,7 +326,6 @@ class PassBuilder:
 
 def existing_copies(entry: Any, nodes: Sequence[str | None]) -> int:
     """How many of a workload's copies its controller has created (OrderedReady: stateful_set_control.go)."""
-    from kexplain.explain.pod_file import ordered_ready
     if not ordered_ready(entry.workload) or not nodes or nodes[-1] is not None:
         return entry.copies
     return len(nodes)
@@ -332,7 +333,6 @@ def existing_copies(entry: Any, nodes: Sequence[str | None]) -> int:
 
 def _kubelet_rejects(pod: PodInfo, inputs: "Inputs") -> bool:
     """A pod bound by spec.nodeName whose kubelet rejected it: Failed, not pending."""
-    from kexplain.explain.kubelet import bound_node
     return bound_node(pod, inputs) is not None
 
 

@@ -6,10 +6,15 @@ from typing import Any
 
 from kexplain.admission.workloads import WORKLOAD_KINDS
 from kexplain.errors import Source
+from kexplain.explain.batch import explain_batch
+from kexplain.explain.inputs import load_read
 from kexplain.state.cluster import ClusterState
 from kexplain.state.objects import is_bound_pod, of_kinds
 from kexplain.explain.pass_objects import ephemeral_claims
 from kexplain.explain.pending_pass import PassBuilder, PendingPass, object_ref
+from kexplain.explain.placement import chosen_node
+from kexplain.explain.request import Request, RunOptions
+from kexplain.explain.run import explain
 from kexplain.features import KubeVersion
 from kexplain.controllers.ephemeral import writes_volume_claims_for
 from kexplain.controllers.workloads import workload_name
@@ -43,11 +48,6 @@ def pods_file_pass(path: str, pod_objs: Objects, cluster: Objects, kube: KubeVer
     if not of_kinds(pod_objs, WORKLOAD_KINDS):
         return PodsFilePass(builder.build() if claims else None, pod_objs)
 
-    from kexplain.explain.batch import explain_batch
-    from kexplain.explain.inputs import load_read
-    from kexplain.explain.placement import chosen_node
-    from kexplain.explain.request import Request, RunOptions
-    from kexplain.explain.run import explain
     given = {id(o) for o, _ in pending}
     rest = [(o, s) for o, s in pod_objs if id(o) not in given]
     req = Request(pod_path=path, max_bytes=max_bytes, max_objects=max_objects, validate=validate, kube=kube)

@@ -75,15 +75,12 @@ def test_each_summary_is_its_commands_first_paragraph():
 # What `kexplain karpenter --disruption` over files does not run: the provisioning pass's
 # application layer (and the Cluster Autoscaler it stands beside), the live client's, the
 # drain's fixes with their autoscalers (the chain reads the budgets alone: app.eviction.drain_budgets),
-# and without --node any suggestion (`--node`'s fixes import the package, the scheduler's families and DRA's);
-# nor `kexplain evict`'s wiring (app.eviction.request), nor, without workloads to place, the scheduler's
-# batch and its carried-over preemptions, nor for JSON the text renderers: a tenth of a second of start-up.
+# and without --node any suggestion (`--node`'s fixes import the package, the scheduler's families and DRA's),
+# nor `kexplain evict`'s wiring (app.eviction.request: the package's `__init__` is empty).
 NOT_IN_DISRUPTION = ("kexplain.app.karpenter", "kexplain.app.karpenter_live", "kexplain.app.live",
                      "kexplain.app.autoscalers", "kexplain.app.eviction.drain", "kexplain.app.eviction.drain_fixes",
                      "kexplain.cli.live", "kexplain.cli.karpenter_provisioning", "kexplain.suggest",
-                     "kexplain.plugins.dra", "kexplain.app.eviction.request", "kexplain.explain.batch",
-                     "kexplain.explain.run", "kexplain.explain.carryover", "kexplain.explain.placement",
-                     "kexplain.render.karpenter_disruption")
+                     "kexplain.plugins.dra", "kexplain.app.eviction.request")
 
 
 def test_the_disruption_pass_over_files_imports_neither_provisioning_nor_live():
