@@ -279,6 +279,7 @@ class Counted:
         selector = EVERYTHING if tg.raw_selector is None else tg.selector   # TopologyListOptions: null lists all
         by_domain: dict[str, int] = {}
         by_uid: dict[str, list[str]] = {}
+        records: list[tuple[str, str]] = []
         for namespace in tg.namespaces:
             for pod in self.selected(namespace, selector):
                 node = cluster.node_by_name(pod.node_name)
@@ -294,24 +295,37 @@ class Counted:
                     continue
                 by_domain[domain] = by_domain.get(domain, 0) + 1
                 by_uid.setdefault(pod.uid, []).append(domain)
-        return Counts(by_domain, by_uid)
+                records.append((pod.uid, domain))
+        return Counts(by_domain, by_uid, records)
 
 
 class Counts:
     """A topology group's count of every counted pod: the pods per domain, in the order countDomains
-    meets each domain first, and each pod's domains by uid (a uid given twice: each pod's)."""
+    meets each domain first, each pod's domains by uid (a uid given twice: each pod's), and each pod's
+    uid and domain in countDomains' order."""
 
-    __slots__ = ("by_domain", "by_uid")
+    __slots__ = ("by_domain", "by_uid", "records")
 
-    def __init__(self, by_domain: dict[str, int], by_uid: dict[str, list[str]]) -> None:
+    def __init__(self, by_domain: dict[str, int], by_uid: dict[str, list[str]],
+                 records: list[tuple[str, str]]) -> None:
         self.by_domain = by_domain
         self.by_uid = by_uid
+        self.records = records
 
-    def recorded(self, tg: TopologyGroup, excluded: set[str]) -> bool:
-        """Record into `tg` what countDomains records leaving out the pods of `excluded`, as it would
-        record them one by one: False, having recorded nothing, when some but not all of the pods of a
-        domain `tg` does not know yet are excluded (that domain would then be added at its first pod
+    def replay(self, tg: TopologyGroup, excluded: set[str]) -> None:
+        """Record into `tg` each pod's domain in turn, the pods of `excluded` left out: countDomains' own loop."""
+        for uid, domain in self.records:
+            if uid not in excluded:
+                tg.record(domain)
+
+    def record(self, tg: TopologyGroup, excluded: set[str]) -> None:
+        """`replay`, at once where that gives the same: pod by pod only when some but not all of the pods
+        of a domain `tg` does not know yet are excluded (that domain would then be added at its first pod
         left, not at its first pod: the order of the group's domains is the pods')."""
+        if not self._recorded(tg, excluded):
+            self.replay(tg, excluded)
+
+    def _recorded(self, tg: TopologyGroup, excluded: set[str]) -> bool:
         known = tg.domains
         left: dict[str, int] = {}
         by_uid = self.by_uid
@@ -650,26 +664,7 @@ class Topology:
                 domain = n.labels().get(tg.key)
                 if domain is not None:
                     tg.register(domain)
-        excluded = self.excluded_pods
-        if self._counted.counts(tg, self.cluster, every_node).recorded(tg, excluded):
-            return
-        selector = EVERYTHING if tg.raw_selector is None else tg.selector   # TopologyListOptions: null lists all
-        for namespace in tg.namespaces:
-            for pod in self._counted.selected(namespace, selector):
-                if pod.uid in excluded:
-                    continue
-                node = self.cluster.node_by_name(pod.node_name)
-                if node is None:
-                    continue
-                labels, taints, requirements = self._node(pod.node_name, node)
-                domain = labels.get(tg.key)
-                if domain is None and tg.key == LABEL_HOSTNAME:
-                    domain = name_of(node)
-                if domain is None:
-                    continue
-                if not every_node and not tg.node_filter.matches(taints, requirements):
-                    continue
-                tg.record(domain)
+        self._counted.counts(tg, self.cluster, every_node).record(tg, self.excluded_pods)
 
     def _state_domains(self, key: str) -> tuple[dict[str, int], set[str]]:
         """The values the state's nodes (with a Node) have for a key, in node order, each zero, and
