@@ -201,8 +201,8 @@ def _admitted_as_read(node: dict, dropped: gated_fields.Dropped) -> bool:
 
 
 def _copy_read(obj: dict, src: Source) -> dict:
-    """`_copy` of an object a loader read, through msgspec in C (a third of the time); exact for what
-    the loaders read, anything else copied by `_copy`."""
+    """`_copy` of an object read from JSON, through msgspec in C (a third of the time); exact for JSON's
+    values (a YAML timestamp would come back a string), anything it cannot write copied by `_copy`."""
     try:
         return _decode_copy(_encode_copy(obj))      # type: ignore[no-any-return]
     except (TypeError, ValueError, OverflowError, RecursionError, msgspec.MsgspecError):
@@ -241,7 +241,8 @@ class _Shapes:
         """The pod to admit: `obj` itself when a pod of its shape came before (it decodes alike), else a copy."""
         _, key, decodes, by_text = self.index.entry(obj) if type(obj) is dict or type(obj) is StoredPod \
             else _NO_ENTRY
-        if type(obj) is StoredPod and not by_text:
+        viewed = type(obj) is StoredPod         # (read from JSON: `_copy_read` copies it exactly)
+        if viewed and not by_text:
             obj = obj.obj           # (its shape not told by its text: admitted as its object)
         if key is not None and key not in self.first and key in self.once:     # its second pod
             found = self.index.canonical(obj)
@@ -250,7 +251,7 @@ class _Shapes:
         if decodes and key in self.first:     # (its status, each pod's own: `shapes.STATUS`)
             self.raw[id(obj)] = key
             return obj
-        copied = _copy(plain(obj), src)
+        copied = _copy_read(plain(obj), src) if viewed else _copy(obj, src)
         if key is not None:
             self.once.add(key)
             self.key_of[id(copied)] = key
