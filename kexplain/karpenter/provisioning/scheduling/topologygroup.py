@@ -131,8 +131,7 @@ class TopologyGroup:
         """Make the domains known, with no pods."""
         known = self.domains
         if not known:       # (a group's first: each once, in their order, as the loop below adds them)
-            known.update(dict.fromkeys(domains, 0))
-            self.empty_domains.update(domains)
+            self.register_zeros(dict.fromkeys(domains, 0), frozenset(domains))
             return
         for domain in domains:
             if domain not in known:
