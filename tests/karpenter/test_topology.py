@@ -811,3 +811,26 @@ def test_counts_made_once_per_cluster_are_the_counts_made_pod_by_pod(seed: int, 
             one_by_one = _groups_counted(cluster, state, scheduled)
         assert once == one_by_one
         assert once
+
+
+def test_groups_that_filter_nodes_alike_by_hash_are_each_counted_on_their_own_nodes() -> None:
+    """Two simulations over one cluster whose pods spread alike but select other nodes (a nodeSelector's
+    value, which a group's hash leaves out, as Go's does): each counts on its own nodes, as counting
+    afresh for each simulation does, not on the first simulation's."""
+    from kexplain.karpenter.provisioning.scheduling import topology as topology_module
+    nodes = [node("na", ZONES[0], pool="a"), node("nb", ZONES[1], pool="b")]
+    bound = [pod(f"old{i}", node="na" if i < 3 else "nb") for i in range(4)]
+    sims = [pod(f"new-{p}", topologySpreadConstraints=[spread()], nodeSelector={"pool": p}) for p in ("a", "b", "a")]
+
+    def counted(sim: PodInfo, cluster: Cluster) -> dict:
+        (group,) = build([sim], cluster).topology_groups.values()
+        return dict(group.domains)
+
+    cluster = Cluster(bound, nodes)
+    shared = [counted(sim, cluster) for sim in sims]
+    afresh = []
+    for sim in sims:
+        topology_module._counted_memo.clear()
+        afresh.append(counted(sim, Cluster(bound, nodes)))
+    assert shared == afresh
+    assert (afresh[1][ZONES[0]], afresh[1][ZONES[1]]) == (0, 1)      # (pool b's node alone counts)

@@ -264,12 +264,15 @@ class Counted:
         return facts
 
     def counts(self, tg: TopologyGroup, cluster: TopologyCluster, every_node: bool) -> Counts:
-        """What countDomains records of every counted pod for a group of `tg`'s hash (its key, namespaces,
-        selector and node filter: all it reads), on `cluster`'s nodes; counted once per group and
-        cluster, then left to each simulation to take its own pods out of (`Topology.count_domains`)."""
+        """What countDomains records of every counted pod for `tg` on `cluster`'s nodes, left to each
+        simulation to take its own pods out of (`Topology.count_domains`). Counted once per cluster for
+        the groups that read alike all it reads (`_counted_key`); a group whose node filter is not
+        every node's, each time (`TopologyGroup.hash` leaves the filter's values out: Go merges by it)."""
+        if not every_node:
+            return self._counted(tg, cluster, every_node)
         if self._counts_of is not cluster:
             self._counts, self._counts_of = {}, cluster
-        key = tg.hash()
+        key = _counted_key(tg)
         found = self._counts.get(key)
         if found is None:
             found = self._counts[key] = self._counted(tg, cluster, every_node)
@@ -297,6 +300,14 @@ class Counted:
                 by_uid.setdefault(pod.uid, []).append(domain)
                 records.append((pod.uid, domain))
         return Counts(by_domain, by_uid, records)
+
+
+def _counted_key(tg: TopologyGroup) -> tuple:
+    """All `Counted._counted` reads of a group counting on every node: its key, its namespaces and its
+    selector as written (`repr`: equal texts select alike; a null one lists every pod). Not its hash,
+    whose selector key takes some selectors that differ as one (`selector_hash_key`: a null one and one
+    that is no mapping, values given twice)."""
+    return tg.key, tuple(tg.namespaces), tg.raw_selector is None, repr(tg.raw_selector)
 
 
 class Counts:
