@@ -233,7 +233,7 @@ class _Shapes:
         self.index = index if index is not None else shapes.ShapeIndex()
         self.once: set[bytes] = set()               # the shapes of a pod so far
         self.first: dict[bytes, dict] = {}          # shape -> its canonical pod, made at its second pod
-        self.key_of: dict[int, bytes] = {}          # id(first pod's copy) -> shape
+        self.key_of: dict[int, bytes] = {}          # id(a copied pod) -> its shape
         self.raw: dict[int, bytes] = {}             # id(pod kept as written) -> shape
         self.patches: dict[bytes, shapes.Patch | None] = {}
 

@@ -1,6 +1,6 @@
 """A cluster written as manifests (no resourceVersion: created through admission) whose pods name a
 PriorityClass without `spec.priority`: every eviction command sees them as the Priority admission
-plugin leaves them (`app.eviction.defaulted`), as the scheduler's path does (issue 77, item 7)."""
+plugin leaves them (`app.eviction.request.defaulted`), as the scheduler's path does (issue 77, item 7)."""
 from __future__ import annotations
 
 import json

@@ -142,11 +142,6 @@ class LiveCluster:
 MoreReads = Callable[[ClusterReader], LiveCluster]
 
 
-def live_objects(read: LiveRead, node: str, more: Optional[MoreReads] = None) -> list[tuple[dict, Source]]:
-    """The objects of `live_cluster`."""
-    return live_cluster(read, node, more).objects
-
-
 def live_cluster(read: LiveRead, node: str, more: Optional[MoreReads] = None) -> LiveCluster:
     """The live cluster as `kexplain pod` reads it, with the DaemonSets (drain's filter asks for a
     pod's DaemonSet), what `more` reads (its refusals and notes kept), every pod of `node`, finished
