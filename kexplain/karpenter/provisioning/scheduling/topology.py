@@ -303,11 +303,11 @@ class Counted:
 
 
 def _counted_key(tg: TopologyGroup) -> tuple:
-    """All `Counted._counted` reads of a group counting on every node: its key, its namespaces and its
-    selector as written (`repr`: equal texts select alike; a null one lists every pod). Not its hash,
-    whose selector key takes some selectors that differ as one (`selector_hash_key`: a null one and one
-    that is no mapping, values given twice)."""
-    return tg.key, tuple(tg.namespaces), tg.raw_selector is None, repr(tg.raw_selector)
+    """All `Counted._counted` reads of a group counting on every node: its key, its namespaces in order and
+    its selector as written (`repr`: equal texts select alike, a null one apart from any other). Not its
+    hash, whose selector key takes some selectors that differ as one (`selector_hash_key`: a null one and
+    one that is no mapping, values given twice)."""
+    return tg.key, tuple(tg.namespaces), repr(tg.raw_selector)
 
 
 class Counts:
