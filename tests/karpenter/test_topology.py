@@ -699,7 +699,7 @@ def test_a_domain_is_counted_when_any_of_its_nodepools_taints_are_tolerated_repe
 def _every_group(t) -> None:
     """`t` asking every topology group of every pod, as the scan before the indexes did (`_selecting`,
     `_owned`): the reference the indexed topology must equal."""
-    t._selecting = lambda p: list(t.topology_groups.values())
+    t._selecting = SimpleNamespace(candidates=lambda labels: list(t.topology_groups.values()))
 
     def matching(p, taints, requirements=None, allow_undefined=frozenset()):
         owned = [tg for tg in t.topology_groups.values() if tg.is_owned_by(p.uid)]

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Mapping, Sequence
 
-from kexplain.apimachinery.selectors import IN
 from kexplain.config._decode import parse_duration
 from kexplain.karpenter.disruption import events as ev
 from kexplain.karpenter.inputs import parse_time
@@ -16,6 +15,7 @@ from kexplain.karpenter.scheduling.taints import Taints
 from kexplain.karpenter.state.cluster import is_owned_by, is_owned_by_daemonset, is_owned_by_node
 from kexplain.model.labels import SelectorError, parse_selector
 from kexplain.model.pod import PodInfo, StoredPodInfo
+from kexplain.model.selector_index import SelectorIndex
 
 DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 POD_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
@@ -256,25 +256,11 @@ class Limits:
             except SelectorError:
                 continue
         self.items = sorted(items, key=lambda p: (p.namespace, p.name))
-        self._by_namespace: dict[str, list[PdbItem]] = {}
-        for p in self.items:
-            self._by_namespace.setdefault(p.namespace, []).append(p)
-        # per namespace, each budget's position under a label pair its selector requires (the
-        # first `In` requirement's), else among those a pod's labels cannot narrow: a pod reads only
+        # per namespace, its budgets filed by the label pairs their selectors require: a pod reads only
         # the budgets its own labels name, not every budget of its namespace
-        self._anchored: dict[str, dict[tuple[str, str], list[int]]] = {}
-        self._unanchored: dict[str, list[int]] = {}
-        for ns, items in self._by_namespace.items():
-            anchored: dict[tuple[str, str], list[int]] = {}
-            loose: list[int] = []
-            for i, p in enumerate(items):
-                anchor = next((r for r in p.selector.requirements if r.op == IN and r.values), None)
-                if anchor is None or p.selector.nothing:
-                    loose.append(i)
-                    continue
-                for value in anchor.values:
-                    anchored.setdefault((anchor.key, value), []).append(i)
-            self._anchored[ns], self._unanchored[ns] = anchored, loose
+        self._by_namespace: dict[str, SelectorIndex[PdbItem]] = {}
+        for p in self.items:
+            self._by_namespace.setdefault(p.namespace, SelectorIndex()).add(p, p.selector)
         # a pod's budgets, by its namespace and labels (a workload's pods share them; the selectors
         # read nothing else)
         self._matched: dict[tuple[str, tuple[tuple[str, str], ...]], list[PdbItem]] = {}
@@ -294,8 +280,7 @@ class Limits:
         self._notes_text: dict[bytes, tuple[Any, Any]] = {}
 
     def matching(self, pod: PodInfo) -> list[PdbItem]:
-        items = self._by_namespace.get(pod.namespace)
-        if not items:
+        if not self._by_namespace.get(pod.namespace):
             return []
         labels = pod.labels
         return self._matching(pod.namespace, tuple(labels.items()), labels)
@@ -303,17 +288,13 @@ class Limits:
     def _matching(self, namespace: str, pairs: tuple[tuple[str, str], ...], labels: Mapping[str, str]
                   ) -> list[PdbItem]:
         """`matching` of a pod in `namespace` with `labels` (their `pairs`, in order)."""
-        items = self._by_namespace.get(namespace)
-        if not items:
+        index = self._by_namespace.get(namespace)
+        if not index:
             return []
         key = (namespace, pairs)
         found = self._matched.get(key)
         if found is None:
-            anchored = self._anchored[namespace]
-            positions = list(self._unanchored[namespace])
-            for pair in pairs:
-                positions.extend(anchored.get(pair, ()))
-            found = self._matched[key] = [items[i] for i in sorted(set(positions)) if items[i].selector.matches(labels)]
+            found = self._matched[key] = [p for p in index.candidates(labels) if p.selector.matches(labels)]
         return found
 
     def traits(self, pod: PodInfo) -> PodTraits:

@@ -22,6 +22,7 @@ from kexplain.karpenter.utils.objects import name_of
 from kexplain.controllers.disruption import NamespacePods
 from kexplain.model.labels import EVERYTHING, LabelSelector, SelectorError, parse_selector
 from kexplain.model.pod import PodInfo
+from kexplain.model.selector_index import SelectorIndex
 
 PREFERENCE_POLICY_RESPECT = "Respect"
 PREFERENCE_POLICY_IGNORE = "Ignore"
@@ -392,8 +393,7 @@ class Topology:
         self.inverse_topology_groups: dict[tuple, TopologyGroup] = {}
         # The topology groups a pod may count in, by a label its selector requires (`_selecting`), and
         # the groups each pod owns: what `record` and `update` ask, not every group for every pod
-        self._by_label: dict[tuple[str, str], list[TopologyGroup]] = {}
-        self._unlabelled: list[TopologyGroup] = []
+        self._selecting: SelectorIndex[TopologyGroup] = SelectorIndex()
         self._owned: dict[str, list[TopologyGroup]] = {}
         self._made: dict[int, int] = {}         # id(a topology group) -> its place in `topology_groups`
         # What the groups count from, read once per cluster (`counted_of`: a disruption pass's
@@ -439,35 +439,16 @@ class Topology:
         return None
 
     def _index(self, tg: TopologyGroup) -> None:
-        """A new topology group under the first label its selector requires a value of (none: it selects
-        no pod; else with the groups asked of every pod), and its place among the groups."""
+        """A new topology group among those a pod may count in (`_selecting`), and its place among the groups."""
         self._made[id(tg)] = len(self._made)
-        if tg.selector.nothing:
-            return
-        required = next((r for r in tg.selector.requirements if r.op == IN), None)
-        if required is None:
-            self._unlabelled.append(tg)
-            return
-        for value in required.values:
-            self._by_label.setdefault((required.key, value), []).append(tg)
-
-    def _selecting(self, pod: PodInfo) -> list[TopologyGroup]:
-        """The topology groups whose selectors may select `pod` (each once; `counts` asks the rest)."""
-        found = list(self._unlabelled)
-        by_label = self._by_label
-        if by_label:
-            for item in pod.labels.items():
-                groups = by_label.get(item)
-                if groups is not None:
-                    found += groups
-        return found
+        self._selecting.add(tg, tg.selector)
 
     # -- Record, Register -------------------------------------------------------------------
     def record(self, pod: PodInfo, taints: Sequence[Taint], requirements: Requirements,
                allow_undefined: frozenset[str] = frozenset()) -> None:
         """Record: the pod landed on a node with these requirements. Anti-affinity blocks every
         domain the node may still be in; spread and affinity count only a settled domain."""
-        for tg in self._selecting(pod):
+        for tg in self._selecting.candidates(pod.labels):
             if tg.counts(pod, taints, requirements, allow_undefined):
                 domains = requirements.get(tg.key)
                 if tg.type == TopologyType.POD_ANTI_AFFINITY:
