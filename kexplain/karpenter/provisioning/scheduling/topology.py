@@ -348,13 +348,7 @@ class Counts:
                     left[domain] = left.get(domain, 0) + 1
             if any(domain not in known and count != self.by_domain[domain] for domain, count in left.items()):
                 return False
-        empty = tg.empty_domains
-        for domain, count in self.by_domain.items():
-            if left:
-                count -= left.get(domain, 0)
-            if count > 0:       # (a new domain added in the order of its first pod's, none excluded)
-                known[domain] = known.get(domain, 0) + count
-                empty.discard(domain)
+        tg.record_counts(self.by_domain, left)
         return True
 
 

@@ -127,6 +127,17 @@ class TopologyGroup:
             self.domains[domain] = self.domains.get(domain, 0) + 1
             self.empty_domains.discard(domain)
 
+    def record_counts(self, counts: Mapping[str, int], less: Mapping[str, int]) -> None:
+        """`record` of each domain of `counts` its count less `less`'s times, at once: a domain left with
+        no pod is not added, a new one is added in the order of `counts` (its first pod's)."""
+        known, empty = self.domains, self.empty_domains
+        for domain, count in counts.items():
+            if less:
+                count -= less.get(domain, 0)
+            if count > 0:
+                known[domain] = known.get(domain, 0) + count
+                empty.discard(domain)
+
     def register(self, *domains: str) -> None:
         """Make the domains known, with no pods."""
         known = self.domains
