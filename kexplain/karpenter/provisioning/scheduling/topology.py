@@ -264,11 +264,12 @@ class Counted:
             facts = self._nodes[name] = (labels, _node_taints(node), new_label_requirements(labels))
         return facts
 
-    def counts(self, tg: TopologyGroup, cluster: TopologyCluster, every_node: bool) -> Counts:
+    def counts(self, tg: TopologyGroup, cluster: TopologyCluster) -> Counts:
         """What countDomains records of every counted pod for `tg` on `cluster`'s nodes, left to each
         simulation to take its own pods out of (`Topology.count_domains`). Counted once per cluster for
         the groups that read alike all it reads (`_counted_key`); a group whose node filter is not
         every node's, each time (`TopologyGroup.hash` leaves the filter's values out: Go merges by it)."""
+        every_node = tg.node_filter.matches_all()
         if not every_node:
             return self._counted(tg, cluster, every_node)
         if self._counts_of is not cluster:
@@ -650,7 +651,7 @@ class Topology:
                 domain = n.labels().get(tg.key)
                 if domain is not None:
                     tg.register(domain)
-        self._counted.counts(tg, self.cluster, every_node).record(tg, self.excluded_pods)
+        self._counted.counts(tg, self.cluster).record(tg, self.excluded_pods)
 
     def _state_domains(self, key: str) -> tuple[dict[str, int], set[str]]:
         """The values the state's nodes (with a Node) have for a key, in node order, each zero, and
