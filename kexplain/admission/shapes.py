@@ -819,7 +819,7 @@ class _Templates:
         # workloads of one look that differ in what it does not tell (a subdomain, an affinity naming their app)
         self.owned: dict[tuple[tuple, bytes], Any] = {}
         self.asked = self.matched = self.count = 0
-        self._window = (0, 0)           # (asked, matched) when the current run of `_TRIED` asks began
+        self._run_asked = self._run_matched = 0     # asked and matched when the current run of `_TRIED` asks began
         self.statuses: dict[bytes, Any] = index._texts.setdefault(_STATUSES, {})   # (`written_key`'s too)
 
     def match(self, pod: StoredPod) -> bytes | tuple | _Owned | None:
@@ -827,11 +827,11 @@ class _Templates:
         another template may be made from it (once `written_key` keyed it), or its owners' when theirs may
         be (`_Owned`: the look's are made, and another pod had them), or None."""
         self.asked += 1
-        if self.asked - self._window[0] > _TRIED:       # (each run of asks: one whose pods do not match ends them)
-            if 2 * (self.matched - self._window[1]) < _TRIED:
+        if self.asked - self._run_asked > _TRIED:       # (each run of asks: one whose pods do not match ends them)
+            if 2 * (self.matched - self._run_matched) < _TRIED:
                 self.index._templates = None    # (pods that do not match: asked no more)
                 return None
-            self._window = (self.asked - 1, self.matched)
+            self._run_asked, self._run_matched = self.asked - 1, self.matched
         view = pod.view
         meta, spec = view.metadata, view.spec
         owners = _owner_values(view) if meta.ownerReferences else ()
