@@ -698,8 +698,9 @@ def test_a_domain_is_counted_when_any_of_its_nodepools_taints_are_tolerated_repe
 
 def _every_group(t) -> None:
     """`t` asking every topology group of every pod, as the scan before the indexes did (`_selecting`,
-    `_owned`): the reference the indexed topology must equal."""
+    `_owned`, `_inverse_selecting`, `_inverse_owned`): the reference the indexed topology must equal."""
     t._selecting = SimpleNamespace(candidates=lambda labels: list(t.topology_groups.values()))
+    t._inverse_owned_by = lambda uid: [tg for tg in t.inverse_topology_groups.values() if tg.is_owned_by(uid)]
 
     def matching(p, taints, requirements=None, allow_undefined=frozenset()):
         owned = [tg for tg in t.topology_groups.values() if tg.is_owned_by(p.uid)]
@@ -711,7 +712,8 @@ def test_the_groups_a_pod_is_asked_of_are_those_every_group_would_give() -> None
     """Record counts a pod only in the groups whose selectors may select it (by a label its selector
     requires, else always), and a pod's own groups come in the groups' order: placements, errors and every
     group's counts equal those of asking every group of every pod, over selectors by labels, by several
-    values, by NotIn alone, by Exists, empty and null, with owners released on update."""
+    values, by NotIn alone, by Exists, empty and null, with owners released on update; the same of the inverse
+    anti-affinity groups, of bound pods' and pending pods' required terms."""
     def spreads(i: int) -> list[dict]:
         selectors = [{"matchLabels": {"app": "web"}}, {"matchExpressions": [{"key": "app", "operator": "In",
                                                                               "values": ["web", "api"]}]},
@@ -722,7 +724,15 @@ def test_the_groups_a_pod_is_asked_of_are_those_every_group_would_give() -> None
                  "labelSelector": selector} for j, selector in enumerate(selectors) if (i + j) % 3]
     anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         {"labelSelector": {"matchLabels": {"tier": "t1"}}, "topologyKey": HOST}]}}
-    bound = [pod(f"b-{i}", {"app": ("web", "api", "db")[i % 3], "tier": f"t{i % 3}"}, node=f"n{i % 4}")
+    repelling = [{"matchLabels": {"app": "db"}}, {"matchExpressions": [{"key": "tier", "operator": "In",
+                                                                         "values": ["t0", "t2"]}]},
+                 {"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["web"]}]}, None]
+
+    def repels(i: int) -> dict:
+        return {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": repelling[i % len(repelling)], "topologyKey": (HOST, ZONE)[i % 2]}]}}} \
+            if i % 3 == 0 else {}
+    bound = [pod(f"b-{i}", {"app": ("web", "api", "db")[i % 3], "tier": f"t{i % 3}"}, node=f"n{i % 4}", **repels(i))
              for i in range(12)]
     cluster = Cluster(bound, [node(f"n{i}", ZONES[i % 3]) for i in range(4)])
     pending = [pod(f"p-{i}", {"app": ("web", "api", "db")[i % 3], **({"tier": f"t{i % 3}"} if i % 2 else {})},
@@ -737,9 +747,11 @@ def test_the_groups_a_pod_is_asked_of_are_those_every_group_would_give() -> None
         t.update(pending[0])           # (its groups again, owners released and taken)
         outcomes.append((s.placed, s.errors, [(tg.hash(), dict(tg.domains), sorted(tg.owners))
                                              for tg in t.topology_groups.values()],
-                         [[tg.hash() for tg in t.get_matching_topologies(p, ())] for p in pending]))
+                         [[tg.hash() for tg in t.get_matching_topologies(p, ())] for p in pending],
+                         [(tg.hash(), dict(tg.domains), sorted(tg.owners)) for tg in t.inverse_topology_groups.values()]))
     assert outcomes[0] == outcomes[1]
     assert len(outcomes[0][2]) > 10 and outcomes[0][0] and any(d for _, d, _ in outcomes[0][2])
+    assert len(outcomes[0][4]) > 3 and any(d for _, d, _ in outcomes[0][4])
 
 
 def test_domains_registered_together_are_those_registered_one_by_one() -> None:

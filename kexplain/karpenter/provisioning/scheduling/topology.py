@@ -389,6 +389,9 @@ class Topology:
         # The topology groups a pod may count in, by a label its selector requires (`_selecting`), and
         # the groups each pod owns: what `record` and `update` ask, not every group for every pod
         self._selecting: SelectorIndex[TopologyGroup] = SelectorIndex()
+        # the same of the inverse anti-affinity groups (made, and owned, for the pass: none is let go)
+        self._inverse_selecting: SelectorIndex[TopologyGroup] = SelectorIndex()
+        self._inverse_owned: dict[str, list[TopologyGroup]] = {}
         self._owned: dict[str, list[TopologyGroup]] = {}
         self._made: dict[int, int] = {}         # id(a topology group) -> its place in `topology_groups`
         # What the groups count from, read once per cluster (`counted_of`: a disruption pass's
@@ -450,9 +453,12 @@ class Topology:
                     tg.record(*domains.values())
                 elif domains.len() == 1:
                     tg.record(domains.values()[0])
-        for tg in self.inverse_topology_groups.values():
-            if tg.is_owned_by(pod.uid):
-                tg.record(*requirements.get(tg.key).values())
+        for tg in self._inverse_owned_by(pod.uid):
+            tg.record(*requirements.get(tg.key).values())
+
+    def _inverse_owned_by(self, uid: str) -> list[TopologyGroup]:
+        """The inverse anti-affinity groups the pod `uid` owns, in the order it came to own them."""
+        return self._inverse_owned.get(uid, [])
 
     def register(self, topology_key: str, domain: str) -> None:
         """Register: the domain exists (a new NodeClaim's hostname), with no pods yet."""
@@ -499,7 +505,7 @@ class Topology:
         if cached is None or cached[0] != self._version:
             owned = sorted(self._owned.get(pod.uid, ()), key=lambda tg: self._made[id(tg)])   # (the groups' order)
             # an inverse group's filter is the zero one: it counts every pod it selects
-            selecting = [tg for tg in self.inverse_topology_groups.values() if tg.selects(pod)]
+            selecting = [tg for tg in self._inverse_selecting.candidates(pod.labels) if tg.selects(pod)]
             cached = self._matching[pod.uid] = (self._version, owned, selecting)
         return [*cached[1], *cached[2]]
 
@@ -547,12 +553,15 @@ class Topology:
                 existing = self.inverse_topology_groups.get(tg.hash())
                 if existing is None:
                     self.inverse_topology_groups[tg.hash()] = tg
+                    self._inverse_selecting.add(tg, tg.selector)
                 else:
                     tg = existing
                 if seen_key:
                     self._inverse_seen[seen_key] = tg.hash()
             if domains is not None and tg.key in domains:
                 tg.record(domains[tg.key])
+            if not tg.is_owned_by(pod.uid):
+                self._inverse_owned.setdefault(pod.uid, []).append(tg)
             tg.add_owner(pod.uid)
         return None
 
