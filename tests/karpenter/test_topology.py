@@ -764,7 +764,8 @@ def test_domains_registered_together_are_those_registered_one_by_one() -> None:
         return TopologyGroup(TopologyType.POD_ANTI_AFFINITY, HOST, pod("p"), ("default",), {"matchLabels": APP},
                              1, None, None, None, None)
 
-    batches = [["h3", "h1", "h3", "h2"], ["h2", "h4"], ["h1"], []]
+    # (the fifth: more domains than known, some known, some twice: the new ones taken at once)
+    batches = [["h3", "h1", "h3", "h2"], ["h2", "h4"], ["h1"], [], ["h6", "h2", "h5", "h6", "h1", "h7"]]
     together, one_by_one, known, zeros = group(), group(), group(), group()
     for batch in batches:
         together.register(*batch)
@@ -780,7 +781,7 @@ def test_domains_registered_together_are_those_registered_one_by_one() -> None:
     for tg in (together, known):
         assert list(tg.domains.items()) == list(one_by_one.domains.items())
         assert tg.empty_domains == one_by_one.empty_domains and list(tg.empty_domains) == list(one_by_one.empty_domains)
-    assert list(one_by_one.domains) == ["h3", "h1", "h2", "h4"] and one_by_one.domains["h1"] == 4
+    assert list(one_by_one.domains) == ["h3", "h1", "h2", "h4", "h6", "h5", "h7"] and one_by_one.domains["h1"] == 5
 
 
 def _groups_counted(cluster: Cluster, state: list, scheduled: list) -> list:
@@ -846,3 +847,33 @@ def test_groups_that_filter_nodes_alike_by_hash_are_each_counted_on_their_own_no
         afresh.append(counted(sim, Cluster(bound, nodes)))
     assert shared == afresh
     assert (afresh[1][ZONES[0]], afresh[1][ZONES[1]]) == (0, 1)      # (pool b's node alone counts)
+
+
+def test_bound_pods_repelling_read_once_per_cluster_give_each_simulation_its_own_groups() -> None:
+    """The bound pods' required anti-affinity terms and their nodes' labels, read once per cluster
+    (`Counted.repelling`): simulations that each reschedule other bound pods (left out of the inverse
+    groups) over one cluster build the same inverse groups, counts and owners as each built afresh."""
+    from kexplain.karpenter.provisioning.scheduling import topology as topology_module
+    selectors = [{"matchLabels": {"app": "db"}}, None, {"matchExpressions": [
+        {"key": "tier", "operator": "In", "values": ["t0", "t2"]}]}, {}]
+
+    def repels(i: int) -> dict:
+        terms = [{"labelSelector": selectors[i % len(selectors)], "topologyKey": (HOST, ZONE)[i % 2]}]
+        if i % 5 == 0:
+            terms.append({"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": HOST})
+        return {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": terms}}}
+    nodes = [node(f"n{i}", ZONES[i % 3]) for i in range(5)]
+    bound = [pod(f"b-{i}", {"app": ("web", "api", "db")[i % 3], "tier": f"t{i % 3}"}, node=f"n{i % 5}",
+                 **(repels(i) if i % 4 else {})) for i in range(20)]
+    moved = [bound[1:4], bound[5:6], [], bound[9:15], bound[1:4]]
+
+    def groups(t) -> list:
+        return [(tg.hash(), list(tg.domains.items()), sorted(tg.owners)) for tg in t.inverse_topology_groups.values()]
+    cluster = Cluster(bound, nodes)
+    shared = [groups(build(pods, cluster)) for pods in moved]
+    afresh = []
+    for pods in moved:
+        topology_module._counted_memo.clear()
+        afresh.append(groups(build(pods, Cluster(bound, nodes))))
+    assert shared == afresh
+    assert shared[0] != shared[1] and all(len(g) > 3 for g in shared)

@@ -91,6 +91,25 @@ def _pod_anti_affinity(pod: PodInfo) -> Mapping[str, Any]:
     return pod.facts.affinity.get("podAntiAffinity") or {}       # (the spec's, read once a shape)
 
 
+# a required anti-affinity term of a pod, and what finds its group again (its namespace and text: the pods of
+# a workload repeat their terms, and an equal term in the same namespace is the same group; None: a term
+# no text holds, its group built each time)
+Term = tuple[Mapping[str, Any], "tuple | None"]
+
+
+def required_terms(pod: PodInfo) -> list[Term]:
+    """The pod's required anti-affinity terms, each with the key its group is found again by."""
+    out: list[Term] = []
+    for term in _pod_anti_affinity(pod).get("requiredDuringSchedulingIgnoredDuringExecution") or ():
+        term = term or {}
+        try:
+            seen_key: tuple | None = (pod.namespace, marshal.dumps(term))
+        except ValueError:
+            seen_key = None
+        out.append((term, seen_key))
+    return out
+
+
 def has_pod_anti_affinity(pod: PodInfo) -> bool:
     """HasPodAntiAffinity: required or preferred anti-affinity terms."""
     anti = _pod_anti_affinity(pod)
@@ -250,6 +269,7 @@ class Counted:
         self._nodes: dict[str, tuple[dict[str, str], list[Taint], Requirements]] = {}
         self._counts: dict[tuple, Counts] = {}          # a group's hash -> what it counts of every pod
         self._counts_of: Any = None                     # the cluster those were counted on
+        self._repelling: tuple[Any, list[tuple[PodInfo, Mapping[str, str], list[Term]]]] | None = None
 
     def selected(self, namespace: str, selector: LabelSelector) -> list[PodInfo]:
         """The namespace's counted pods `selector` selects, in the cluster's order."""
@@ -263,6 +283,15 @@ class Counted:
             labels = _node_labels(node)
             facts = self._nodes[name] = (labels, _node_taints(node), new_label_requirements(labels))
         return facts
+
+    def repelling(self, cluster: TopologyCluster) -> list[tuple[PodInfo, Mapping[str, str], list[Term]]]:
+        """The cluster's bound pods with required anti-affinity terms, each with its node's labels and its
+        terms (`required_terms`), in the cluster's order: read once per cluster, not once per simulation."""
+        if self._repelling is None or self._repelling[0] is not cluster:
+            self._repelling = (cluster, [(pod, self.node(name_of(node), node)[0] if node is not None else {},
+                                          required_terms(pod))
+                                         for pod, node in cluster.for_pods_with_anti_affinity()])
+        return self._repelling[1]
 
     def counts(self, tg: TopologyGroup, cluster: TopologyCluster) -> Counts:
         """What countDomains records of every counted pod for `tg` on `cluster`'s nodes, left to each
@@ -521,26 +550,22 @@ class Topology:
     def update_inverse_affinities(self) -> KarpenterError | None:
         """updateInverseAffinities: the required anti-affinity terms of the bound pods."""
         errs: BaseException | None = None
-        for pod, node in self.cluster.for_pods_with_anti_affinity():
-            if pod.uid in self.excluded_pods:
+        excluded = self.excluded_pods
+        for pod, labels, terms in self._counted.repelling(self.cluster):
+            if pod.uid in excluded:
                 continue
-            err = self.update_inverse_anti_affinity(pod, _node_labels(node))
+            err = self.update_inverse_anti_affinity(pod, labels, terms)
             if err is not None:
                 errs = multierr_append(errs, wrap("tracking existing pod anti-affinity", err))
         return errs  # type: ignore[return-value]
 
-    def update_inverse_anti_affinity(self, pod: PodInfo, domains: Mapping[str, str] | None) -> KarpenterError | None:
+    def update_inverse_anti_affinity(self, pod: PodInfo, domains: Mapping[str, str] | None,
+                                     terms: list[Term] | None = None) -> KarpenterError | None:
         """updateInverseAntiAffinity: a group per required anti-affinity term of the pod (its
-        preferred ones are not enforced in reverse), owned by the pod, counting its domain."""
+        preferred ones are not enforced in reverse), owned by the pod, counting its domain. `terms`: the
+        pod's `required_terms`, when read already."""
         self._version += 1
-        for term in _pod_anti_affinity(pod).get("requiredDuringSchedulingIgnoredDuringExecution") or ():
-            term = term or {}
-            # The pods of a workload repeat their terms: an equal term in the same namespace is
-            # the same group, found without building it again.
-            try:
-                seen_key: tuple | None = (pod.namespace, marshal.dumps(term))
-            except ValueError:
-                seen_key = None
+        for term, seen_key in terms if terms is not None else required_terms(pod):
             tg = self.inverse_topology_groups.get(self._inverse_seen.get(seen_key)) if seen_key else None
             if tg is None:
                 namespaces, err = self.build_namespace_list(pod.namespace, term.get("namespaces"),

@@ -144,6 +144,13 @@ class TopologyGroup:
         if not known:       # (a group's first: each once, in their order, as the loop below adds them)
             self.register_zeros(dict.fromkeys(domains, 0), frozenset(domains))
             return
+        if len(known) < len(domains):   # (a few known, many new: the new ones at once, in their order)
+            fresh = dict.fromkeys(domains, 0)
+            for domain in known:
+                fresh.pop(domain, None)
+            known.update(fresh)
+            self.empty_domains.update(iter(fresh))     # (one by one, as `add` would: the set's order is theirs)
+            return
         for domain in domains:
             if domain not in known:
                 known[domain] = 0
