@@ -25,10 +25,11 @@ served pods as their controllers make them and `kubectl get -o json` prints them
 from their ReplicaSet's or DaemonSet's generateName, with its pod-template-hash or revision labels, every field
 the API server defaults written, the kubelet's conditions with their times. `--style distinct` writes the plain
 shape with each workload its own requests and image (a pod shape per workload, as real Deployments are).
-Four more write the plain shape's app pods as other generators do: `annotated` each with its own pod IP
+Five more write the plain shape's app pods as other generators do: `annotated` each with its own pod IP
 annotation (a CNI's), `statefulset` as a StatefulSet's (pod-name and pod-index labels, the hostname its name,
-a subdomain), `antiaffinity` each with a preferred anti-affinity naming its app, `requests` each with its own
-random cpu and memory requests (a shape per pod).
+a subdomain), `antiaffinity` each with a preferred anti-affinity naming its app, `repelling` with a required
+one on the hostname (a workload kept one pod a node; the bound pods are placed as the others, so some break
+it), `requests` each with its own random cpu and memory requests (a shape per pod).
 
 The command
 
@@ -415,7 +416,7 @@ def _distinct(rng: random.Random, pods: list[Obj]) -> None:
 
 def _written_otherwise(rng: random.Random, pods: list[Obj], style: str) -> None:
     """The app pods (not the DaemonSets') as another generator writes them (`--style annotated`, `statefulset`,
-    `antiaffinity`, `requests`)."""
+    `antiaffinity`, `repelling`, `requests`)."""
     for i, pod in enumerate(pods):
         meta, spec = pod["metadata"], pod["spec"]
         app = meta["labels"].get("app")
@@ -431,12 +432,15 @@ def _written_otherwise(rng: random.Random, pods: list[Obj], style: str) -> None:
             spec["affinity"] = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
                 {"weight": 100, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": app}},
                                                     "topologyKey": "kubernetes.io/hostname"}}]}}
+        elif style == "repelling":
+            spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": "kubernetes.io/hostname"}]}}
         else:
             spec["containers"][0]["resources"]["requests"] = {"cpu": f"{rng.randrange(50, 500)}m",
                                                               "memory": f"{rng.randrange(64, 2048)}Mi"}
 
 
-_OTHERWISE = ("annotated", "statefulset", "antiaffinity", "requests")
+_OTHERWISE = ("annotated", "statefulset", "antiaffinity", "repelling", "requests")
 
 
 def cluster(shape: Shape, seed: int, style: str = "plain") -> list[Obj]:
@@ -504,9 +508,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                      help="rich: fuller pod templates over namespaces; stored: the same with resourceVersions; "
                           "served: the plain pods as an API server serves them, spaced; controller: served pods "
                           "as their controllers make them, indented as kubectl prints; distinct: each workload its "
-                          "own requests and image; annotated, statefulset, antiaffinity, requests: the plain app "
-                          "pods each with its own pod IP annotation, as a StatefulSet's, with an anti-affinity "
-                          "naming its app, with its own random requests")
+                          "own requests and image; annotated, statefulset, antiaffinity, repelling, requests: the "
+                          "plain app pods each with its own pod IP annotation, as a StatefulSet's, with a preferred "
+                          "anti-affinity naming its app, with a required one, with its own random requests")
     out.add_argument("--aws-data", type=Path, default=AWS_DATA)
     out.add_argument("--write-only", action="store_true", help="write the case, print its folder, time nothing")
     return out.parse_args(argv)

@@ -271,11 +271,11 @@ def test_the_controller_and_distinct_disruption_cases(tmp_path: Path, style: str
     assert len(json.loads(env.out)["nodes"]) == 30
 
 
-@pytest.mark.parametrize("style", ["annotated", "statefulset", "antiaffinity", "requests"])
+@pytest.mark.parametrize("style", ["annotated", "statefulset", "antiaffinity", "repelling", "requests"])
 def test_the_disruption_cases_written_otherwise(tmp_path: Path, style: str) -> None:
     """The plain case's app pods as other generators write them: each its own pod IP annotation, a StatefulSet's
-    labels, hostname and subdomain, an anti-affinity naming its app, its own requests; the DaemonSets' pods as
-    they were. kexplain reads each as the plain case (the same nodes)."""
+    labels, hostname and subdomain, a preferred or a required anti-affinity naming its app, its own requests; the
+    DaemonSets' pods as they were. kexplain reads each as the plain case (the same nodes)."""
     import disruption_bench as bench
     from kexplain.cli.app import main
     from tests.support.cli_helpers import TestEnvironment
@@ -299,6 +299,10 @@ def test_the_disruption_cases_written_otherwise(tmp_path: Path, style: str) -> N
     elif style == "antiaffinity":
         assert all(p["spec"]["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0][
             "podAffinityTerm"]["labelSelector"]["matchLabels"] == {"app": p["metadata"]["labels"]["app"]} for p in apps)
+    elif style == "repelling":
+        assert all(p["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] == [
+            {"labelSelector": {"matchLabels": {"app": p["metadata"]["labels"]["app"]}},
+             "topologyKey": "kubernetes.io/hostname"}] for p in apps)
     else:
         assert len({json.dumps(p["spec"]["containers"][0]["resources"]) for p in apps}) > len(apps) // 2
     env = TestEnvironment()
