@@ -499,9 +499,12 @@ class Topology:
         """`register` of each domain in turn (a scheduler's existing nodes' hostnames): each group
         registers them in their order, as one `register` after another would."""
         distinct = set(domains)
+        zeros: dict[str, int] | None = None         # (made once, copied by each group new to them)
         for tg in chain(self.topology_groups.values(), self.inverse_topology_groups.values()):
             if tg.key == topology_key:
-                tg.register_known(domains, distinct)
+                if zeros is None:
+                    zeros = dict.fromkeys(domains, 0)
+                tg.register_known(domains, distinct, zeros)
 
     # -- AddRequirements --------------------------------------------------------------------
     def add_requirements(self, pod: PodInfo, taints: Sequence[Taint], pod_requirements: Requirements,

@@ -141,15 +141,8 @@ class TopologyGroup:
     def register(self, *domains: str) -> None:
         """Make the domains known, with no pods."""
         known = self.domains
-        if not known:       # (a group's first: each once, in their order, as the loop below adds them)
-            self.register_zeros(dict.fromkeys(domains, 0), frozenset(domains))
-            return
-        if len(known) < len(domains):   # (a few known, many new: the new ones at once, in their order)
-            fresh = dict.fromkeys(domains, 0)
-            for domain in known:
-                fresh.pop(domain, None)
-            known.update(fresh)
-            self.empty_domains.update(iter(fresh))     # (one by one, as `add` would: the set's order is theirs)
+        if not known or len(known) < len(domains):      # (many new: at once, `register_zeros`)
+            self.register_zeros(dict.fromkeys(domains, 0), frozenset(domains) if not known else frozenset())
             return
         for domain in domains:
             if domain not in known:
@@ -157,19 +150,34 @@ class TopologyGroup:
                 self.empty_domains.add(domain)
 
     def register_zeros(self, zeros: Mapping[str, int], distinct: Set[str]) -> None:
-        """`register(*zeros)`, `zeros` being the domains each mapped to zero and `distinct` their set:
-        a group's first registration copies them whole (a tenth of adding them one by one)."""
-        if self.domains:
-            self.register(*zeros)
+        """`register(*zeros)`, `zeros` being the domains each mapped to zero and `distinct` their set (read
+        only when no domain is known): a group's first registration copies them whole (a tenth of adding
+        them one by one); a group that knows a few adds the others at once, in their order, and its empty
+        ones one by one, as `add` would (the set's order is theirs)."""
+        known = self.domains
+        if not known:
+            known.update(zeros)
+            self.empty_domains.update(distinct)
             return
-        self.domains.update(zeros)
-        self.empty_domains.update(distinct)
+        if len(known) < len(zeros):
+            fresh = dict(zeros)
+            for domain in known:
+                fresh.pop(domain, None)
+            known.update(fresh)
+            self.empty_domains.update(iter(fresh))
+            return
+        for domain in zeros:
+            if domain not in known:
+                known[domain] = 0
+                self.empty_domains.add(domain)
 
-    def register_known(self, domains: Sequence[str], distinct: Set[str]) -> None:
-        """`register(*domains)`, `distinct` being their set: nothing when each is known already (a
-        simulation's existing nodes' hostnames, which the group's first count registered)."""
+    def register_known(self, domains: Sequence[str], distinct: Set[str], zeros: Mapping[str, int] | None = None
+                       ) -> None:
+        """`register(*domains)`, `distinct` being their set and `zeros` (when made already) each mapped to
+        zero: nothing when each is known already (a simulation's existing nodes' hostnames, which the
+        group's first count registered)."""
         if not self.domains.keys() >= distinct:
-            self.register(*domains)
+            self.register_zeros(zeros if zeros is not None else dict.fromkeys(domains, 0), distinct)
 
     def counts(self, pod, taints, requirements: Requirements, allow_undefined: frozenset[str] = frozenset()) -> bool:
         """Whether the pod counts here if it lands on a node with these taints and requirements."""
