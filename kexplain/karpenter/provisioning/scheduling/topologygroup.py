@@ -140,24 +140,17 @@ class TopologyGroup:
 
     def register(self, *domains: str) -> None:
         """Make the domains known, with no pods."""
-        known = self.domains
-        if not known or len(known) < len(domains):      # (many new: at once, `register_zeros`)
-            self.register_zeros(dict.fromkeys(domains, 0), frozenset(domains) if not known else frozenset())
-            return
-        for domain in domains:
-            if domain not in known:
-                known[domain] = 0
-                self.empty_domains.add(domain)
+        self.register_zeros(dict.fromkeys(domains, 0))
 
-    def register_zeros(self, zeros: Mapping[str, int], distinct: Set[str]) -> None:
-        """`register(*zeros)`, `zeros` being the domains each mapped to zero and `distinct` their set (read
-        only when no domain is known): a group's first registration copies them whole (a tenth of adding
-        them one by one); a group that knows a few adds the others at once, in their order, and its empty
-        ones one by one, as `add` would (the set's order is theirs)."""
+    def register_zeros(self, zeros: Mapping[str, int], distinct: Set[str] | None = None) -> None:
+        """`register(*zeros)`, `zeros` being the domains each mapped to zero and `distinct` their set (made
+        here when not given, and read only when no domain is known): a group's first registration copies
+        them whole (a tenth of adding them one by one); a group that knows a few adds the others at once, in
+        their order, and its empty ones one by one, as `add` would (the set's order is theirs)."""
         known = self.domains
         if not known:
             known.update(zeros)
-            self.empty_domains.update(distinct)
+            self.empty_domains.update(distinct if distinct is not None else frozenset(zeros))
             return
         if len(known) < len(zeros):
             fresh = dict(zeros)
