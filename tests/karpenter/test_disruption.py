@@ -287,3 +287,21 @@ def test_each_simulation_publishes_the_schedulers_events(tmp_path):
     assert multi["published"].get("NoCompatibleInstanceTypes", 0) >= 1
     said = [e for e in doc["events"] if e["reason"] == "NoCompatibleInstanceTypes"]
     assert [e["object"] for e in said] == ["NodePool none"]
+
+
+def test_not_all_pods_would_schedule_says_the_others_from_the_fifth_on(tmp_path):
+    """NonPendingPodSchedulingErrors writes " and N other(s)" once it has written five, so five
+    failing pods end in " and 0 other(s)"; four end with the fourth."""
+    def pinned(name: str, i: int) -> dict:
+        obj = pod(name, i, cpu="100m")
+        obj["spec"]["nodeSelector"] = {"kubernetes.io/hostname": f"ip-10-0-{i}-1.ec2.internal"}
+        return obj
+    counts = {1: 4, 2: 5, 3: 6}
+    objects = [*node(1), *node(2), *node(3),
+               *(pinned(f"n{i}p{k}", i) for i, count in counts.items() for k in range(count))]
+    doc = document(tmp_path, objects)
+    said = {e["object"]: e["message"] for e in doc["events"] if e["reason"] == "Unconsolidatable"
+            and e["object"].startswith("Node ") and "would schedule" in e["message"]}
+    tails = {name: text.rsplit("]", 1)[1] for name, text in said.items()}
+    assert tails == {"Node ip-10-0-1-1.ec2.internal": " ", "Node ip-10-0-2-1.ec2.internal": "  and 0 other(s)",
+                     "Node ip-10-0-3-1.ec2.internal": "  and 1 other(s)"}, said

@@ -345,7 +345,7 @@ class Simulation:
         by_uid = {p.uid: p for p in self.pods}
         parts = sorted(f"{by_uid[uid].key} => {err} " for uid, err in errs.items())
         text = "not all pods would schedule, " + "".join(parts[:5])
-        if len(parts) > 5:
+        if len(parts) >= 5:     # (Go writes it once the fifth is written: " and 0 other(s)" too)
             text += f" and {len(parts) - 5} other(s)"
         return text
 
