@@ -134,6 +134,21 @@ def test_go_duration_errors():
     assert go_duration_error("1h-1m") == 'time: unknown unit "h-" in duration "1h-1m"'
 
 
+def test_duration_errors_quote_as_gos_time_package_and_the_annotation_as_strconv():
+    """time's own quote writes each byte outside printable ASCII as \\xNN; parseDoNotDisrupt's %q is
+    strconv.Quote, which keeps printable characters and escapes the quote."""
+    from kexplain.karpenter.disruption.pods import parse_do_not_disrupt
+    assert go_duration_error("1\u65e5") == 'time: unknown unit "\\xe6\\x97\\xa5" in duration "1\\xe6\\x97\\xa5"'
+    assert go_duration_error('1h"') == 'time: unknown unit "h\\"" in duration "1h\\""'
+    assert go_duration_error("a\\b\t") == 'time: invalid duration "a\\\\b\\x09"'
+    assert parse_do_not_disrupt('1h"')[1] == \
+        'failed to parse "1h\\"" as a duration: time: unknown unit "h\\"" in duration "1h\\""'
+    assert parse_do_not_disrupt("1\u65e5")[1].startswith('failed to parse "1\u65e5" as a duration: ')
+    assert parse_do_not_disrupt('-1"')[1] == 'failed to parse "-1\\"" as a duration: time: unknown unit "\\"" ' \
+        'in duration "-1\\""'
+    assert parse_do_not_disrupt("-5m") == (None, 'duration "-5m" must be positive')
+
+
 def test_a_duration_beyond_int64_nanoseconds_is_gos_invalid_duration():
     """ParseDuration's overflow checks: an int64 of nanoseconds at most (about 2,562,047 hours)."""
     assert go_duration_error("2562047h") == "" and go_duration_error("1.5h") == ""

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Mapping, Sequence
 
+from kexplain.apimachinery.fielderrors import go_quote
 from kexplain.config._decode import parse_duration
 from kexplain.karpenter.disruption import events as ev
 from kexplain.karpenter.inputs import parse_time
@@ -51,7 +52,7 @@ _UNITS = {"ns": 1, "us": 10**3, "µs": 10**3, "μs": 10**3, "ms": 10**6, "s": 10
 def go_duration_error(orig: str) -> str:
     """The error text of Go's time.ParseDuration for `orig`, "" when it parses (a value beyond an
     int64 of nanoseconds is Go's invalid duration too)."""
-    invalid = f'time: invalid duration "{orig}"'
+    invalid = f"time: invalid duration {time_quote(orig)}"
     neg = orig[:1] == "-"
     s = orig[1:] if orig[:1] in "+-" else orig
     if s == "0":
@@ -81,10 +82,10 @@ def go_duration_error(orig: str) -> str:
         while i < len(s) and not (s[i] == "." or "0" <= s[i] <= "9"):
             i += 1
         if i == 0:
-            return f'time: missing unit in duration "{orig}"'
+            return f"time: missing unit in duration {time_quote(orig)}"
         unit, s = s[:i], s[i:]
         if unit not in _UNITS:
-            return f'time: unknown unit "{unit}" in duration "{orig}"'
+            return f"time: unknown unit {time_quote(unit)} in duration {time_quote(orig)}"
         scale = _UNITS[unit]
         value = int(whole or "0")
         if value > _MAX_NS // scale:
@@ -96,6 +97,18 @@ def go_duration_error(orig: str) -> str:
 
 
 _MAX_NS = 1 << 63
+
+
+def time_quote(text: str) -> str:
+    """The quoting of Go's time package errors (not strconv's): each byte of a character outside
+    printable ASCII as `\\xNN`, `"` and `\\` escaped."""
+    out = []
+    for ch in text:
+        if ch < " " or ch >= "\x80":
+            out.extend(f"\\x{b:02x}" for b in ch.encode("utf-8", "surrogatepass"))
+        else:
+            out.append("\\" + ch if ch in '"\\' else ch)
+    return '"' + "".join(out) + '"'
 
 
 def _fraction_ns(digits: str, unit: int) -> int:
@@ -113,9 +126,9 @@ def parse_do_not_disrupt(value: str) -> tuple[int | None, str]:
     """parseDoNotDisrupt: the duration in nanoseconds, or the error text."""
     ns = parse_duration(value)
     if ns is None or go_duration_error(value):
-        return None, f'failed to parse "{value}" as a duration: {go_duration_error(value) or "time: invalid duration"}'
+        return None, f"failed to parse {go_quote(value)} as a duration: {go_duration_error(value) or 'time: invalid duration'}"
     if ns <= 0:
-        return None, f'duration "{value}" must be positive'
+        return None, f"duration {go_quote(value)} must be positive"
     return ns, ""
 
 
