@@ -86,14 +86,16 @@ def _stamp(when: datetime) -> str:
 
 
 def parse_time(text: Any) -> datetime | None:
-    """A metav1.Time as stored (RFC 3339); None when absent or unreadable."""
+    """A metav1.Time as stored (RFC 3339); None when absent or unreadable. Whole seconds: metav1.Time
+    is written without its fraction (MarshalJSON, and ProtoTime keeps no nanoseconds), so Karpenter
+    reads what it lists so."""
     if not isinstance(text, str) or not text:
         return None
     try:
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)).replace(microsecond=0)
 
 
 def _meta(obj: dict[str, Any]) -> dict[str, Any]:

@@ -276,6 +276,19 @@ def test_a_do_not_disrupt_duration_is_active_until_it_elapses_from_the_pods_star
     assert [e.reason for e in recorder.emitted] == ["DoNotDisruptGracePeriodElapsed"]
 
 
+def test_a_fraction_of_a_second_in_a_stored_time_is_not_read():
+    """metav1.Time is written in whole seconds, so the pod Karpenter lists started at 10:30:00: a
+    90-minute do-not-disrupt has elapsed at 12:00 exactly."""
+    from kexplain.karpenter.disruption.events import Recorder
+    from kexplain.karpenter.disruption.pods import do_not_disrupt_active
+    from kexplain.model.pod import PodInfo
+    obj = pod("job-0", 1, annotations={"karpenter.sh/do-not-disrupt": "90m"})
+    obj["status"]["startTime"] = "2026-01-01T10:30:00.5Z"
+    recorder = Recorder()
+    assert do_not_disrupt_active(PodInfo(obj), NOW, recorder) is False
+    assert [e.reason for e in recorder.emitted] == ["DoNotDisruptGracePeriodElapsed"]
+
+
 def test_two_budgets_on_one_pod_block_its_eviction():
     from kexplain.karpenter.disruption.events import Recorder
     from kexplain.karpenter.disruption.pods import Limits
