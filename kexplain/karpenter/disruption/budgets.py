@@ -30,9 +30,15 @@ class BudgetVerdict:
 
 
 def _int(text: str) -> int | None:
-    """strconv.Atoi."""
+    """strconv.Atoi: None when not a number, or not one an int64 holds."""
     t = text[1:] if text[:1] in "+-" else text
-    return int(text) if t.isdigit() else None
+    value = int(text) if t.isdigit() else None
+    return value if value is not None and -(1 << 63) <= value < (1 << 63) else None
+
+
+def _int32(value: int) -> int:
+    """intstr.FromInt's int32(val): an int beyond int32 wraps."""
+    return (value + (1 << 31)) % (1 << 32) - (1 << 31)
 
 
 def is_active(budget, now: datetime) -> tuple[bool, str]:
@@ -46,7 +52,14 @@ def is_active(budget, now: datetime) -> tuple[bool, str]:
     ns = parse_duration(budget.duration or "0s") or 0
     now = now.astimezone(timezone.utc)
     check = now - timedelta(microseconds=ns // 1000)
-    return schedule.next(check, now) is not None, ""
+    if schedule.next(check, now) is not None:
+        return True, ""
+    # no hit by now: inactive if the schedule hits later, within the five years SpecSchedule.Next
+    # searches (through the fifth year after the checkpoint's); none there is Go's zero time, which
+    # is not after now: active
+    start = check + timedelta(seconds=1)
+    last = datetime(start.year + 5, 12, 31, 23, 59, tzinfo=timezone.utc)
+    return schedule.next(now, last) is None, ""
 
 
 def allowed_of(budget, now: datetime, num_nodes: int) -> tuple[int, bool, str]:
@@ -58,7 +71,7 @@ def allowed_of(budget, now: datetime, num_nodes: int) -> tuple[int, bool, str]:
         return MAX_INT32, False, ""
     value = _int(budget.nodes)
     if value is not None:
-        return value, True, ""
+        return _int32(value), True, ""
     if budget.nodes.endswith("%") and _int(budget.nodes[:-1]) is not None:
         return math.ceil(float(_int(budget.nodes[:-1])) * float(num_nodes) / 100), True, ""
     return 0, True, "invalid value for IntOrString: invalid type: string is not a percentage"
