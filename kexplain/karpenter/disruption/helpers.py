@@ -275,10 +275,10 @@ def simulation_options(ctx: Context) -> Options:
 
 
 def new_scheduler(ctx: Context, pods: list[PodInfo], state_nodes: Sequence[Any], options: Options,
-                  recorder: ev.Recorder) -> tuple[Scheduler, list[PodInfo]]:
+                  recorder: ev.Recorder) -> Scheduler:
     """Provisioner.NewScheduler: the ready dynamic NodePools by weight, their instance types, the
-    pods whose volume topology resolves, the topology, the DaemonSets' pods. Returns the scheduler and
-    the pods it schedules."""
+    topology and volume requirements of the pods whose volume topology resolves (the others are
+    left out of both, and Solve still places them), the DaemonSets' pods."""
     cloud = ctx.cloud
     pools = [np.obj for np in ctx.inputs.node_pools
              if _is_managed_pool(np.obj) and np.spec.replicas is None and cloud.node_pool_ready(np.obj)
@@ -310,7 +310,7 @@ def new_scheduler(ctx: Context, pods: list[PodInfo], state_nodes: Sequence[Any],
                           getattr(cloud, "type_index", None), ctx.node_bases, ctx.placeholders)
     for e in scheduler.events:          # NoCompatibleInstanceTypes, published by NewScheduler
         recorder.publish(ev.Event(e.object, e.type, e.reason, e.message, (e.object,)))
-    return scheduler, schedulable
+    return scheduler
 
 
 def deleting_pods(ctx: Context, recorder: ev.Recorder) -> list[PodInfo]:
@@ -369,10 +369,10 @@ def simulate_scheduling(ctx: Context, candidates: Sequence[Candidate], consolida
     from_deleting = deleting_pods(ctx, ctx.recorder)
     pods.extend(from_deleting)
     publish_ignored(ctx, ctx.recorder)
-    scheduler, schedulable = new_scheduler(ctx, pods, state_nodes, simulation_options(ctx), ctx.recorder)
+    scheduler = new_scheduler(ctx, pods, state_nodes, simulation_options(ctx), ctx.recorder)
     if consolidation and ctx.rules.destination_consolidate_after:
         close_consolidate_after(ctx, scheduler, pods, from_deleting)
-    results = scheduler.solve(schedulable)
+    results = scheduler.solve(pods)
     truncate_instance_types(results, scheduler.type_index, scheduler.options.min_values_best_effort)
     deleting_keys = {p.key for p in from_deleting}
     for existing in results.existing_nodes:
@@ -387,7 +387,7 @@ def simulate_scheduling(ctx: Context, candidates: Sequence[Candidate], consolida
             if pod.key not in deleting_keys:
                 results.pod_errors[pod.uid] = UninitializedNodeError(
                     f"would schedule against uninitialized {', '.join(info)}")
-    return Simulation(results, schedulable)
+    return Simulation(results, pods)
 
 
 def close_consolidate_after(ctx: Context, scheduler: Scheduler, pods: list[PodInfo], from_deleting: list[PodInfo]
@@ -413,12 +413,12 @@ def nominate(ctx: Context, options: Options) -> tuple[list[str], str]:
     if not pods:
         return [], ""
     try:
-        scheduler, schedulable = new_scheduler(ctx, pods, ctx.cluster.active(), options, ctx.recorder)
+        scheduler = new_scheduler(ctx, pods, ctx.cluster.active(), options, ctx.recorder)
     except SimulationError as err:
         if NODE_POOLS_NOT_FOUND in str(err):
             return [], ""
         return [], str(err)
-    results = scheduler.solve(schedulable)
+    results = scheduler.solve(pods)
     truncate_instance_types(results, scheduler.type_index, options.min_values_best_effort)
     nominated = []
     for existing in results.existing_nodes:

@@ -266,13 +266,10 @@ def _run(pods: list[PodInfo], node_pools: Sequence[Mapping[str, Any]], daemonset
             continue
         instance_types[name_of(np)] = its
     volume_reqs: dict[str, list[Any]] = {}
-    schedulable: list[PodInfo] = []
-    for pod in pods:
+    schedulable: list[PodInfo] = []     # (NewScheduler's: a pod whose volume topology fails is left out of the
+    for pod in pods:                    # topology and the volume requirements, and Solve still places it)
         reqs, err = volume_topology.get_requirements(pod)
         if err is not None:
-            results[pod.uid] = PodResult(pod, NOT_CONSIDERED, err,
-                                         why="its volume topology could not be resolved (failed getting volume "
-                                             "topology requirements): the scheduler never saw it")
             continue
         if reqs:
             volume_reqs[pod.uid] = reqs
@@ -280,7 +277,7 @@ def _run(pods: list[PodInfo], node_pools: Sequence[Mapping[str, Any]], daemonset
     topology, err = new_topology(cluster, state_nodes, pools, instance_types, schedulable, preference_policy)
     if err is not None:
         out.schedule_error = WrappedError("creating scheduler", WrappedError("tracking topology counts", err))
-        for pod in schedulable:
+        for pod in pods:
             results[pod.uid] = PodResult(pod, NOT_CONSIDERED, out.schedule_error,
                                          why="Provisioner.Schedule returned an error")
         return
@@ -290,14 +287,14 @@ def _run(pods: list[PodInfo], node_pools: Sequence[Mapping[str, Any]], daemonset
                           getattr(cloud, "type_index", None))
     out.events.extend(scheduler.events)
     out.tried_node_pools = [t.node_pool_name for t in scheduler.templates]
-    solved = scheduler.solve(schedulable)
+    solved = scheduler.solve(pods)
     out.scheduler = scheduler
     truncate_instance_types(solved, scheduler.type_index, options.min_values_best_effort)
     record(solved, out)
     create_all(solved, cluster, cloud, out, pools, scheduler.type_index)
     out.type_index = scheduler.type_index
     by_uid = {p.uid: p for p in pods}
-    for pod in schedulable:
+    for pod in pods:
         if pod.uid in solved.pod_errors:
             results[pod.uid] = PodResult(pod, FAILED, solved.pod_errors[pod.uid])
     for existing in solved.existing_nodes:
