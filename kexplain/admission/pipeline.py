@@ -33,6 +33,7 @@ from kexplain.apimachinery.fielderrors import FieldError, go_quote, invalid_mess
 from kexplain.apimachinery.labels import (ANN_BETA_STORAGE_CLASS as BETA_STORAGE_CLASS_ANNOTATION,
                                           DEFAULT_STORAGE_CLASS_ANNOTATIONS as DEFAULT_CLASS_ANNOTATIONS)
 from kexplain.admission.validate_other import validate_namespace, validate_node, validate_pv, validate_pvc
+from kexplain.admission.validate_pdb import validate_pdb
 from kexplain.admission.validate_pod import validate_pod_create, validate_pod_status
 from kexplain.apimachinery.identity import generated_name, object_uid, pod_uid
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
@@ -464,6 +465,9 @@ class _Admission:
                          obj, src, seen)
             if not self.stored(obj):
                 _check_invalid(obj["kind"], obj, src, validate_policy.validate(obj, self.kube))
+        for obj, src in self.of_kind("PodDisruptionBudget"):
+            if not self.stored(obj):
+                _check_invalid("PodDisruptionBudget.policy", obj, src, validate_pdb(obj))
         for obj, src in self.of_kind("PriorityClass", "PersistentVolume"):
             resource = "priorityclasses" if obj["kind"] == "PriorityClass" else "persistentvolumes"
             self._unique(resource, "", obj, src, seen)

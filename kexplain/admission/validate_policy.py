@@ -15,7 +15,7 @@ from kexplain.admission.limitranger import CONTAINER, POD, set_item_defaults
 from kexplain.apimachinery import quantity
 from kexplain.apimachinery.fielderrors import (FieldError, Raw, duplicate, forbidden, go_json, invalid, invalid_typed,
                                                not_supported, required)
-from kexplain.apimachinery.names import is_dns1123_subdomain, is_label_key, validate_dns1123_label
+from kexplain.apimachinery.names import is_dns1123_subdomain, is_label_key, path_segment_errors, validate_dns1123_label
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.apimachinery.identity import as_dict, as_int, as_list
 
@@ -302,13 +302,6 @@ _SOURCE_ORDER = ("object", "external", "pods", "resource", "containerResource")
 DEFAULT_CPU_UTILIZATION = 80
 
 
-def _path_segment_errors(name: str) -> list[str]:
-    """content.IsPathSegmentName."""
-    if name in (".", ".."):
-        return [f"may not be '{name}'"]
-    return [f"may not contain '{c}'" for c in ("/", "%") if c in name]
-
-
 def internal_hpa(obj: dict[str, Any]) -> dict[str, Any]:
     """An autoscaling/v1 or v2 HPA's spec as the API server validates it: defaulted and converted to v2."""
     spec = dict(as_dict(obj.get("spec")))
@@ -378,7 +371,7 @@ def _object_reference(ref: dict[str, Any], path: str, group: bool, versions: boo
         if not value:
             errs.append(required(f"{path}.{key}"))
         else:
-            errs += [invalid(f"{path}.{key}", value, m) for m in _path_segment_errors(value)]
+            errs += [invalid(f"{path}.{key}", value, m) for m in path_segment_errors(value)]
     api_version = str(ref.get("apiVersion") or "")
     problem = _group_version_problem(api_version, group) if versions else ""
     if problem:
@@ -445,7 +438,7 @@ def _identifier(metric: dict[str, Any], path: str) -> list[FieldError]:
     name = str(metric.get("name") or "")
     if not name:
         return [required(f"{path}.name", "must specify a metric name")]
-    return [invalid(f"{path}.name", name, m) for m in _path_segment_errors(name)]
+    return [invalid(f"{path}.name", name, m) for m in path_segment_errors(name)]
 
 
 def _target(target: dict[str, Any], path: str) -> list[FieldError]:

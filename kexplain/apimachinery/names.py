@@ -31,7 +31,8 @@ _VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric 
               "'.', and must start and end with an alphanumeric character")
 
 
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
+def regex_error(msg: str, fmt: str, *examples: str) -> str:
+    """validation.RegexError: `msg` with its examples and the regex."""
     text = msg + " (e.g. "
     for i, example in enumerate(examples):
         if i:
@@ -55,7 +56,7 @@ def is_dns1123_label(value: str) -> tuple[str, ...]:
         if _fullmatch(_SUBDOMAIN_RE, value):
             errs.append("must not contain dots")
         else:
-            errs.append(_regex_error(_LABEL_MSG, _LABEL, "my-name", "123-abc"))
+            errs.append(regex_error(_LABEL_MSG, _LABEL, "my-name", "123-abc"))
     return tuple(errs)
 
 
@@ -66,7 +67,7 @@ def is_dns1123_subdomain(value: str, *, unit: str = "characters") -> tuple[str, 
     if len(value.encode()) > 253:
         errs.append(f"must be no more than 253 {unit}")
     if not _fullmatch(_SUBDOMAIN_RE, value):
-        errs.append(_regex_error(_SUBDOMAIN_MSG, _SUBDOMAIN, "example.com"))
+        errs.append(regex_error(_SUBDOMAIN_MSG, _SUBDOMAIN, "example.com"))
     return tuple(errs)
 
 
@@ -84,14 +85,14 @@ def is_label_key(value: str) -> tuple[str, ...]:
         else:
             errs.extend("prefix part " + m for m in is_dns1123_subdomain(prefix, unit="bytes"))
     else:
-        return ("a valid label key " + _regex_error(_KEY_MSG, _KEY_FMT, "MyName", "my.name", "123-abc")
+        return ("a valid label key " + regex_error(_KEY_MSG, _KEY_FMT, "MyName", "my.name", "123-abc")
                 + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",)
     if not name:
         errs.append("name part must be non-empty")
     elif len(name.encode()) > 63:
         errs.append("name part must be no more than 63 bytes")
     if not _fullmatch(_KEY_RE, name):
-        errs.append("name part " + _regex_error(_KEY_MSG, _KEY_FMT, "MyName", "my.name", "123-abc"))
+        errs.append("name part " + regex_error(_KEY_MSG, _KEY_FMT, "MyName", "my.name", "123-abc"))
     return tuple(errs)
 
 
@@ -102,7 +103,7 @@ def is_label_value(value: str) -> tuple[str, ...]:
     if len(value.encode()) > 63:
         errs.append("must be no more than 63 bytes")
     if not _fullmatch(_VALUE_RE, value):
-        errs.append(_regex_error(_VALUE_MSG, _VALUE_FMT, "MyValue", "my_value", "12345"))
+        errs.append(regex_error(_VALUE_MSG, _VALUE_FMT, "MyValue", "my_value", "12345"))
     return tuple(errs)
 
 
@@ -128,3 +129,10 @@ def validate_labels(labels: dict | None, path: str) -> list[FieldError]:
 def validate_dns1123_label(value: str, path: str) -> list[FieldError]:
     return [invalid(path, value, msg) for msg in is_dns1123_label(value)]
 
+
+
+def path_segment_errors(name: str) -> list[str]:
+    """content.IsPathSegmentName (path.ValidatePathSegmentName, not a prefix)."""
+    if name in (".", ".."):
+        return [f"may not be '{name}'"]
+    return [f"may not contain '{c}'" for c in ("/", "%") if c in name]
