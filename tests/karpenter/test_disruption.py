@@ -115,6 +115,25 @@ def test_a_budget_outside_its_window_allows_everything():
     assert is_active(Budget("0", "0 9 * * 6", "8h"), NOW) == (False, "")      # Saturdays only
 
 
+def test_a_schedule_that_never_hits_is_always_active():
+    """SpecSchedule.Next gives the zero time when nothing matches within five years, and IsActive
+    asks whether the next hit is not after now: a day no month has is always active."""
+    for schedule in ("0 0 30 2 *", "0 0 31 4,6,9,11 *"):
+        assert is_active(Budget("0", schedule, "1h"), NOW) == (True, ""), schedule
+        assert allowed_of(Budget("0", schedule, "1h"), NOW, 5) == (0, True, "")
+    assert is_active(Budget("0", "0 0 29 2 *", "1h"), NOW) == (False, "")        # (2028: within the five years)
+    assert is_active(Budget("0", "0 0 31 12 *", "1h"), NOW) == (False, "")
+
+
+def test_a_node_count_beyond_int32_wraps_as_intstr_fromint():
+    assert allowed_of(Budget("2147483647"), NOW, 5) == (2147483647, True, "")
+    assert allowed_of(Budget("4294967296"), NOW, 5) == (0, True, "")
+    assert allowed_of(Budget("3000000000"), NOW, 5) == (3000000000 - (1 << 32), True, "")
+    # beyond int64, Atoi fails: the text is no percentage, and the budget fails closed
+    assert allowed_of(Budget("99999999999999999999"), NOW, 5) == \
+        (0, True, "invalid value for IntOrString: invalid type: string is not a percentage")
+
+
 def test_cron_fields_and_descriptors():
     daily = parse_standard("TZ=UTC @daily")
     assert daily.next(NOW.replace(hour=0, minute=0), NOW) is None          # strictly after: tomorrow
@@ -333,3 +352,16 @@ def test_not_all_pods_would_schedule_says_the_others_from_the_fifth_on(tmp_path)
     tails = {name: text.rsplit("]", 1)[1] for name, text in said.items()}
     assert tails == {"Node ip-10-0-1-1.ec2.internal": " ", "Node ip-10-0-2-1.ec2.internal": "  and 0 other(s)",
                      "Node ip-10-0-3-1.ec2.internal": "  and 1 other(s)"}, said
+
+
+def test_a_pod_whose_claim_is_missing_still_has_to_move(tmp_path):
+    """NewScheduler leaves a pod whose volume topology fails out of the topology and the volume
+    requirements, but SimulateScheduling's Solve places every pod: db-0 needs a new node, so the
+    candidate is not deleted as if its pod were gone."""
+    db = pod("db-0", 1, cpu="1")
+    db["spec"]["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": "gone"}}]
+    db["spec"]["containers"][0]["volumeMounts"] = [{"name": "data", "mountPath": "/d"}]
+    doc = document(tmp_path, [*node(1), *node(2), db, pod("web-0", 2, cpu="1")])
+    assert doc["decision"] is None
+    assert {e["object"]: e["message"] for e in doc["events"]}["Node ip-10-0-1-1.ec2.internal"] == \
+        "Can't replace with a cheaper node"
