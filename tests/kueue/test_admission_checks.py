@@ -187,3 +187,18 @@ def test_a_preempted_workload_has_its_checks_reset_to_pending(version) -> None:
     assert states(wl) == [("prov", "Pending", "Reset to Pending after eviction. Previously: Ready")]
     doc = next(w for w in document(done)["workloads"] if w["name"] == "old")
     assert doc["admissionChecks"][0]["state"] == "Pending"
+
+
+@pytest.mark.parametrize("version", ["0.17", "0.19"])
+@pytest.mark.parametrize("state", ["Retry", "Rejected"])
+def test_a_pending_head_with_a_failed_check_is_not_tried(version, state) -> None:
+    """nominate: a head with a check in Retry or Rejected is inadmissible before any other test,
+    however much room its ClusterQueue has."""
+    obj = yaml.safe_load(workload("w", "q", {"cpu": "1"}))
+    obj["status"] = {"admissionChecks": [{"name": "prov", "state": state, "message": "x",
+                                          "lastTransitionTime": "2025-12-31T23:00:00Z"}]}
+    done = run(*BASE, check("prov"), with_checks([{"name": "prov"}]), yaml.safe_dump(obj), version=version)
+    cond = done.workloads["default/w"].find("QuotaReserved")
+    assert (cond.status, cond.reason, cond.message) == ("False", "Pending", "The workload has failed admission checks")
+    assert [(e.type, e.reason, e.message) for e in done.events] == [
+        ("Warning", "Pending", "The workload has failed admission checks")]

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable
 
-from kexplain.kueue.apis.constants import ANY, EVENT_NORMAL, EVENT_WARNING, REASON_PENDING
+from kexplain.kueue.apis.constants import ANY, CHECK_REJECTED, CHECK_RETRY, EVENT_NORMAL, EVENT_WARNING, REASON_PENDING
 from kexplain.kueue.apis.workload import Admission, PodSetAssignment as APIAssignment
 from kexplain.kueue.cache.cache import Cache
 from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot, Snapshot
@@ -40,6 +40,7 @@ NOT_NOMINATED, NOMINATED, SKIPPED, PREEMPTION_GATED, EVICTED, ASSUMED = ("", "no
 OVERLAPPING_TARGETS = "Workload has overlapping preemption targets with another workload"
 NO_LONGER_FITS = "Workload no longer fits after processing another workload"
 CQ_INACTIVE = "ClusterQueue {} is inactive"
+FAILED_CHECKS = "The workload has failed admission checks"      # (a head with a check in Retry or Rejected)
 CQ_NOT_FOUND = "ClusterQueue {} not found"
 INVALID_RESOURCES = "resources validation failed"
 # waitForPodsReadyIfBlocked (blockAdmission): the condition the next Workload to admit gets
@@ -149,7 +150,9 @@ class Scheduler:
         entries, inadmissible = [], []
         for info in heads:
             entry = Entry(info, snapshot.cluster_queue(info.cluster_queue))
-            if info.cluster_queue in snapshot.inactive:
+            if wlmod.checks_in_state(info.obj, CHECK_RETRY) or wlmod.checks_in_state(info.obj, CHECK_REJECTED):
+                entry.message = FAILED_CHECKS
+            elif info.cluster_queue in snapshot.inactive:
                 entry.message = CQ_INACTIVE.format(info.cluster_queue)
             elif entry.cq is None:
                 entry.message = CQ_NOT_FOUND.format(info.cluster_queue)
