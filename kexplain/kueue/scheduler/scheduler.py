@@ -322,9 +322,10 @@ class Scheduler:
         self.cache.add_workload(new_info(wl))
         entry.status = ASSUMED
         self.queues.admitted(entry.info)
-        if not had_reservation:
-            created = wl.meta.created or self.now
-            waited = (self.now - created).total_seconds()
+        if not had_reservation:         # (QueuedWaitTime: since the Requeued condition's last change, if any)
+            requeued = wl.find(wlmod.REQUEUED)
+            queued = (requeued.last_transition if requeued is not None else None) or wl.meta.created or self.now
+            waited = (self.now - queued).total_seconds()
             message = f"Quota reserved in ClusterQueue {admission.cluster_queue}, wait time since queued was {waited:.0f}s"
             if considered:
                 message += f"; Flavors considered: {considered}"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from kexplain.kueue.apis.constants import ADMITTED, EVICTED_BY_ADMISSION_CHECK, REASON_DEACTIVATED
+from kexplain.kueue.apis.constants import ADMITTED, EVICTED_BY_ADMISSION_CHECK, EVICTED_BY_PODS_READY_TIMEOUT, REASON_DEACTIVATED
 from kexplain.kueue.apis.workload import Condition, RequeueState
 from kexplain.kueue.config import WaitForPodsReady
 from kexplain.kueue.controller.core.workload_controller import CheckContext, deactivate, evict
@@ -19,7 +19,6 @@ from kexplain.kueue.workload import workload as wlmod
 from kexplain.kueue.workload.workload import Workload
 
 PODS_READY = "PodsReady"                        # kueue.WorkloadPodsReady
-EVICTED_BY_PODS_READY_TIMEOUT = "PodsReadyTimeout"
 WAIT_FOR_START = "WaitForStart"
 WAIT_FOR_RECOVERY = "WaitForRecovery"
 TIMEOUT_MESSAGE = "Exceeded the PodsReady timeout {}"

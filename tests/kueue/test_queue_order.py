@@ -1,0 +1,58 @@
+"""GetQueueOrderTimestamp and QueuedWaitTime (pkg/workload/workload.go): a Workload evicted by an
+admission check, or by a PodsReady timeout (requeuing timestamp `Eviction`, the default), queues by
+its eviction's time, not its creation; the QuotaReserved event counts the wait from the Requeued
+condition's last change when there is one."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import yaml
+
+from kexplain.kueue.workload.ordering import queue_order_timestamp
+from tests.kueue.builders import cluster_queue, flavor, local_queue, run, workload
+
+BASE = (flavor("default-flavor"), cluster_queue("cq", {"default-flavor": {"cpu": "8"}}), local_queue("q", "cq"))
+
+
+def _with(text: str, *conditions: dict[str, Any]) -> str:
+    obj = yaml.safe_load(text)
+    obj["status"] = {"conditions": list(conditions)}
+    return yaml.safe_dump(obj)
+
+
+def _evicted(reason: str, at: str) -> dict[str, Any]:
+    return {"type": "Evicted", "status": "True", "reason": reason, "message": "x", "lastTransitionTime": at}
+
+
+@pytest.mark.parametrize(("reason", "first"), [
+    ("AdmissionCheck", "a"),        # evicted at 12:00: after a, created at 10:00
+    ("PodsReadyTimeout", "a"),
+    ("Preempted", "b"),             # (read only with PrioritySortingWithinCohort off)
+])
+def test_an_evicted_workload_queues_by_its_eviction(reason, first):
+    a = workload("a", "q", {"cpu": "6"}, created="2025-12-31T10:00:00Z")
+    b = _with(workload("b", "q", {"cpu": "6"}, created="2025-12-31T09:00:00Z"),
+              _evicted(reason, "2025-12-31T12:00:00Z"))
+    done = run(*BASE, a, b)
+    reserved = {name for name in ("a", "b") if done.workloads[f"default/{name}"].is_true("QuotaReserved")}
+    assert reserved == {first}
+
+
+def test_the_requeuing_timestamp_creation_orders_a_pods_ready_eviction_by_creation():
+    done = run(*BASE, _with(workload("b", "q", {"cpu": "9"}, created="2025-12-31T09:00:00Z"),     # (stays pending)
+                            _evicted("PodsReadyTimeout", "2025-12-31T12:00:00Z")))
+    wl = done.workloads["default/b"]
+    assert wl.is_true("Evicted")
+    assert queue_order_timestamp(wl, pods_ready_eviction=False) == wl.meta.created
+    assert queue_order_timestamp(wl) != wl.meta.created
+
+
+def test_the_wait_counts_from_the_requeued_condition():
+    requeued = {"type": "Requeued", "status": "True", "reason": "Preempted", "message": "Requeued after preemption",
+                "lastTransitionTime": "2025-12-31T23:00:00Z"}
+    done = run(*BASE, _with(workload("w", "q", {"cpu": "1"}, created="2025-12-31T00:00:00Z"), requeued),
+               workload("v", "q", {"cpu": "1"}, created="2025-12-31T00:00:00Z"))
+    said = {e.message for e in done.events if e.reason == "QuotaReserved"}
+    assert said == {"Quota reserved in ClusterQueue cq, wait time since queued was 3600s",
+                    "Quota reserved in ClusterQueue cq, wait time since queued was 86400s"}
