@@ -1,7 +1,8 @@
 """GetQueueOrderTimestamp and QueuedWaitTime (pkg/workload/workload.go): a Workload evicted by an
 admission check, or by a PodsReady timeout (requeuing timestamp `Eviction`, the default), queues by
 its eviction's time, not its creation; the QuotaReserved event counts the wait from the Requeued
-condition's last change when there is one."""
+condition's last change when there is one; a Workload's reclaimable pods hold no quota
+(totalRequestsFromAdmission, podSetsCountsAfterReclaim)."""
 from __future__ import annotations
 
 from typing import Any
@@ -9,7 +10,10 @@ from typing import Any
 import pytest
 import yaml
 
+from kexplain.kueue.apis.workload import parse_workload
+from kexplain.kueue.workload.info import new_info
 from kexplain.kueue.workload.ordering import queue_order_timestamp
+from kexplain.kueue.workload.workload import Workload
 from tests.kueue.builders import cluster_queue, flavor, local_queue, run, workload
 
 BASE = (flavor("default-flavor"), cluster_queue("cq", {"default-flavor": {"cpu": "8"}}), local_queue("q", "cq"))
@@ -56,3 +60,17 @@ def test_the_wait_counts_from_the_requeued_condition():
     said = {e.message for e in done.events if e.reason == "QuotaReserved"}
     assert said == {"Quota reserved in ClusterQueue cq, wait time since queued was 3600s",
                     "Quota reserved in ClusterQueue cq, wait time since queued was 86400s"}
+
+
+def test_reclaimable_pods_leave_the_quota_they_held():
+    """ReclaimablePods: an admitted Workload of 4 pods x 2 cpu with 2 pods reclaimable holds 4 cpu of
+    its 8, so a 4-cpu Workload fits beside it; its pending twin asks for 2 pods' worth only."""
+    running = yaml.safe_load(workload("running", "q", {"cpu": "2"}, count=4, admitted_in="cq",
+                                      flavors={"cpu": "default-flavor"}))
+    running["status"]["reclaimablePods"] = [{"name": "main", "count": 2}]
+    done = run(*BASE, yaml.safe_dump(running), workload("new", "q", {"cpu": "4"}))
+    assert done.workloads["default/new"].is_true("QuotaReserved")
+    pending = yaml.safe_load(workload("twin", "q", {"cpu": "2"}, count=4))
+    pending["status"] = {"reclaimablePods": [{"name": "main", "count": 3}]}
+    info = new_info(Workload.of(parse_workload(pending)))
+    assert [(p.name, p.count, p.requests) for p in info.total_requests] == [("main", 1, {"cpu": 2000})]

@@ -118,6 +118,17 @@ class WorkloadObject:
     source: Source | None = field(default=None, compare=False)
     admission_checks: tuple[AdmissionCheckState, ...] = ()
     requeue_state: RequeueState | None = None
+    reclaimable_pods: tuple[tuple[str, int], ...] = ()      # status.reclaimablePods: (pod set, count)
+
+
+def _reclaimable_pods(raw: Any) -> tuple[tuple[str, int], ...]:
+    """status.reclaimablePods as (pod set name, count) pairs, in order."""
+    out = []
+    for item in raw if isinstance(raw, list) else ():
+        count = item.get("count") if isinstance(item, Mapping) else None
+        if isinstance(count, int) and not isinstance(count, bool):
+            out.append((str(item.get("name") or ""), count))
+    return tuple(out)
 
 
 def parse_pod_sets(raw: Any) -> tuple[PodSet, ...]:
@@ -249,4 +260,5 @@ def _parse_workload(obj: dict[str, Any], source: Source | None, validate: str, w
         conditions=_conditions(status.get("conditions"), source, obj),
         admission=_admission(status.get("admission"), source, obj), source=source,
         admission_checks=_admission_checks(status.get("admissionChecks"), source, obj),
-        requeue_state=_requeue_state(status.get("requeueState"), source, obj))
+        requeue_state=_requeue_state(status.get("requeueState"), source, obj),
+        reclaimable_pods=_reclaimable_pods(status.get("reclaimablePods")))

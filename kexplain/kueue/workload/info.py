@@ -88,25 +88,42 @@ class Info:
                    for ps in self.obj.spec.pod_sets)
 
 
+def counts_after_reclaim(wl: Workload) -> dict[str, int]:
+    """podSetsCountsAfterReclaim (ReclaimablePods, on by default): each pod set's count less its
+    reclaimable pods, never below 0."""
+    counts = {ps.name: ps.count for ps in wl.spec.pod_sets}
+    for name, reclaimable in wl.reclaimable_pods:
+        if name in counts:
+            counts[name] -= min(reclaimable, counts[name])
+    return counts
+
+
 def _from_pod_sets(wl: Workload, options: InfoOptions) -> list[PodSetResources]:
     out = []
+    counts = counts_after_reclaim(wl)
     for ps in wl.spec.pod_sets:
         per_pod = resources.requests_of(options.effective(pod_requests({"spec": adjusted_spec(ps.spec)})))
         for name, q in ((options.dra or {}).get(ps.name) or {}).items():
             per_pod[name] = per_pod.get(name, 0) + resources.resource_value(name, q)
-        out.append(PodSetResources(ps.name, resources.scaled(per_pod, ps.count), ps.count))
+        out.append(PodSetResources(ps.name, resources.scaled(per_pod, counts[ps.name]), counts[ps.name]))
     return out
 
 
 def _from_admission(wl: Workload) -> list[PodSetResources]:
+    """totalRequestsFromAdmission: the assignments' usage, scaled down to the pods left when some are
+    reclaimable (a count above the admission's is a partial admission's, kept)."""
     assert wl.admission is not None
     counts = {ps.name: ps.count for ps in wl.spec.pod_sets}
+    current = counts_after_reclaim(wl)
     out = []
     for psa in wl.admission.pod_set_assignments:
         usage: Mapping = psa.resource_usage
-        out.append(PodSetResources(psa.name, {k: resources.resource_value(k, q.value) for k, q in usage.items()},
-                                   psa.count if psa.count is not None else counts.get(psa.name, 0),
-                                   dict(psa.flavors)))
+        requests = {k: resources.resource_value(k, q.value) for k, q in usage.items()}
+        count = psa.count if psa.count is not None else counts.get(psa.name, 0)
+        left = current.get(psa.name, 0)
+        if left < count:
+            requests, count = resources.scaled(resources.divided(requests, count), left), left
+        out.append(PodSetResources(psa.name, requests, count, dict(psa.flavors)))
     return out
 
 

@@ -47,11 +47,13 @@ class Workload:
     admitted_in_input: bool = False
     admission_checks: list[AdmissionCheckState] = field(default_factory=list)   # status.admissionChecks
     requeue_state: RequeueState | None = None                                   # status.requeueState
+    reclaimable_pods: tuple[tuple[str, int], ...] = ()                          # status.reclaimablePods
 
     @classmethod
     def of(cls, obj: WorkloadObject) -> "Workload":
         wl = cls(obj.meta, obj.spec, list(obj.conditions), obj.admission,
-                 admission_checks=list(obj.admission_checks), requeue_state=obj.requeue_state)
+                 admission_checks=list(obj.admission_checks), requeue_state=obj.requeue_state,
+                 reclaimable_pods=obj.reclaimable_pods)
         wl.admitted_in_input = has_quota_reservation(wl)
         return wl
 
