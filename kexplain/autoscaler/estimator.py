@@ -45,8 +45,13 @@ def group_limit(max_size: int, target_size: int) -> int:
     return max(max_size - target_size, 0)
 
 
-def estimator_limits(max_nodes_per_scaleup: int, group_room: int, max_nodes_total: int, current_nodes: int) -> Limiter:
-    """The default limiter's thresholds: static, similar node groups' capacity, cluster capacity."""
+def estimator_limits(max_nodes_per_scaleup: int, group_room: int, max_nodes_total: int, current_nodes: int,
+                     binpacking_duration: float = 0.0) -> Limiter:
+    """The default limiter's thresholds: static, similar node groups' capacity, cluster capacity.
+    The static threshold's duration (--max-nodegroup-binpacking-duration) is a wall-clock budget
+    that never runs out here, but a negative one forbids every node, as getMinLimit makes it -1."""
+    if binpacking_duration < 0:
+        return Limiter(-1)
     sng = group_room if group_room > 0 else -1
     if max_nodes_total == 0:
         cluster = 0

@@ -144,12 +144,17 @@ def scale_up(ctx: Context, pods: Sequence[PodInfo], node_count: int, all_or_noth
     for g in valid:
         schedulable[g.name] = _schedulable_pod_groups(ctx, groups, g, st)
     options: list[Option] = []
+    # the BinpackingLimiter (TimeLimiter): a budget of --max-binpacking-time, asked after each group; a
+    # positive one never runs out here, one of 0 or less is spent once the first group is binpacked
+    spent = ctx.settings.flag("max-binpacking-time") <= 0
     for g in valid:
         option = _expansion_option(ctx, g, schedulable, node_count, all_or_nothing)
         if option.pods and option.node_count > 0 and all_or_nothing and len(option.pods) < len(pods):
             st.partial.append(option)
         elif option.pods and option.node_count > 0:
             options.append(option)
+        if spent:
+            break
     st.options = sorted(options, key=lambda o: o.node_group.name)
     if not options:
         return _no_options(ctx, st)
@@ -281,7 +286,7 @@ def _expansion_option(ctx: Context, g: NodeGroup, schedulable: Mapping[str, list
     room = group_limit(g.max_size, ctx.target_sizes[g.name]) + sum(
         group_limit(s.max_size, ctx.target_sizes[s.name]) for s in similar)
     limiter = estimator_limits(ctx.settings.flag("max-nodes-per-scaleup"), room, ctx.settings.max_nodes_total,
-                               node_count)
+                               node_count, ctx.settings.flag("max-nodegroup-binpacking-duration"))
     template = ctx.templates[g.name]
     result = estimate(ctx.sim, [eg.pods for eg in pod_groups], template.node_info, limiter, template.csi_node)
     count, placed = result.node_count, tuple(result.pods)

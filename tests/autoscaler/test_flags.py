@@ -460,3 +460,22 @@ def test_readiness_and_the_unready_copy():
         (False, STARTUP_NODES, "2026-01-01T00:00:00+00:00")          # unready since its creation
     cordoned = {**tainted, "spec": {**tainted["spec"], "unschedulable": True}}
     assert as_listed(cordoned, TaintConfig()) is cordoned             # not on the ready lister: kept
+
+
+# -- the binpacking budgets ----------------------------------------------------------------------------
+@pytest.mark.parametrize(("flags", "result"), [
+    ({}, "ScaleUpSuccessful"),
+    ({"max-binpacking-time": "10m"}, "ScaleUpSuccessful"),        # (a wall-clock budget: never spent here)
+    ({"max-binpacking-time": "0s"}, "ScaleUpNoOptionsAvailable"),  # spent once the first group is binpacked
+    ({"max-binpacking-time": "-1s"}, "ScaleUpNoOptionsAvailable"),
+    ({"max-nodegroup-binpacking-duration": "0s"}, "ScaleUpSuccessful"),     # (0: no limit)
+    ({"max-nodegroup-binpacking-duration": "-1s"}, "ScaleUpNoOptionsAvailable"),   # getMinLimit: -1, no node
+])
+def test_the_binpacking_budgets_act_when_not_positive(tmp_path, flags, result):
+    """TimeLimiter.StopBinpacking is asked after each valid group (the first, `small`, holds no pod);
+    the static threshold's negative duration makes PermissionToAddNode refuse every node."""
+    groups = [group("small", template=template("small", cpu="500m")), group("big", template=template("big"))]
+    code, doc, err = run(tmp_path, [pod("p0"), pod("p1")], [node("n1", "big"), filler("n1", "4")], groups,
+                         {"flags": flags})
+    assert doc is not None, err
+    assert doc["result"] == result
