@@ -175,3 +175,22 @@ def test_the_nodes_configz_answer_is_read_as_its_configuration() -> None:
     assert [(t.signal, str(t.value)) for t in config.thresholds] == [("memory.available", "300Mi"),
                                                                      ("allocatableMemory.available", "300Mi")]
     assert config.transition_ns == 60 * 10**9
+
+
+def test_the_ranking_is_gos_unstable_sort_past_twelve_pods() -> None:
+    """multiSorter.Sort is sort.Sort: pdqsort, not stable beyond 12 pods. Thirteen pods, one first
+    by its key and twelve tied, come out as Go's partition leaves them (pivot at index 6)."""
+    def pod(i: int) -> rank.Candidate:
+        return rank.Candidate({"metadata": {"name": f"p{i:02d}", "namespace": "default"}}, {"order": i})
+    first = rank.Comparator("first", lambda c: c.pod["metadata"]["name"] == "p12", rank.cmp_bool)
+    order = [r.candidate.name[len("default/"):] for r in rank.rank([pod(i) for i in range(13)], [first])]
+    assert order == ["p12", "p06", "p02", "p03", "p04", "p05", "p00", "p07", "p08", "p09", "p10", "p11", "p01"]
+    twelve = [r.candidate.name[len("default/"):] for r in rank.rank([pod(i) for i in range(12)], [first])]
+    assert twelve == ["p00", "p01", "p02", "p03", "p04", "p05", "p06", "p07", "p08", "p09", "p10", "p11"]
+
+
+def test_a_downward_api_volume_is_not_local_storage() -> None:
+    pod = {"spec": {"volumes": [{"name": "info", "downwardAPI": {"items": []}}, {"name": "cfg", "configMap": {}},
+                                {"name": "scratch", "emptyDir": {}}, {"name": "ram", "emptyDir": {"medium": "Memory"}},
+                                {"name": "host", "hostPath": {"path": "/x"}}]}}
+    assert rank.local_volume_names(pod) == ["cfg", "scratch", "host"]

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cmp_to_key
 from typing import Any, Callable, Mapping, Optional, Sequence
 
+from kexplain.apimachinery.gosort import go_sort
 from kexplain.apimachinery.labels import ANNOTATION_MIRROR_POD
 from kexplain.eviction.kubelet import signals as sig
 from kexplain.eviction.kubelet import thresholds as th
@@ -126,13 +126,12 @@ def process() -> Comparator:
 
 
 def local_volume_names(pod: Mapping) -> list[str]:
-    """localVolumeNames: hostPath volumes and local ephemeral ones (emptyDir on disk, gitRepo,
-    configMap, downwardAPI)."""
+    """localVolumeNames: hostPath volumes and local ephemeral ones (IsLocalEphemeralVolume: emptyDir
+    on disk, gitRepo, configMap; not downwardAPI)."""
     out = []
     for v in (pod.get("spec") or {}).get("volumes") or ():
         empty_dir = v.get("emptyDir")
         if v.get("hostPath") is not None or v.get("gitRepo") is not None or v.get("configMap") is not None \
-                or v.get("downwardAPI") is not None \
                 or (isinstance(empty_dir, Mapping) and not empty_dir.get("medium")):
             out.append(v.get("name"))
     return out
@@ -225,8 +224,8 @@ class Ranked:
 
 
 def rank(candidates: Sequence[Candidate], comparators: Sequence[Comparator]) -> list[Ranked]:
-    """orderedBy(comparators...).Sort: a stable sort (Go's insertion sort below 13 pods), the
-    comparators in turn, the last deciding."""
+    """orderedBy(comparators...).Sort: sort.Sort, Go's pdqsort (an insertion sort up to 12 pods, not
+    stable beyond), the comparators in turn, the last deciding."""
     keyed = [(c, tuple(cmp.key(c) for cmp in comparators)) for c in candidates]
 
     def compare(a: tuple, b: tuple) -> int:
@@ -236,7 +235,8 @@ def rank(candidates: Sequence[Candidate], comparators: Sequence[Comparator]) -> 
                 return result
         return 0
 
-    ordered = sorted(keyed, key=cmp_to_key(compare))
+    ordered = list(keyed)
+    go_sort(ordered, lambda a, b: compare(a, b) < 0)
     out = []
     for i, (c, keys) in enumerate(ordered):
         after = ordered[i + 1][1] if i + 1 < len(ordered) else None
