@@ -39,6 +39,16 @@ def test_min_toleration_seconds(seconds: list[int | None], least: int | None) ->
     assert min_toleration_seconds([_tol("k", s) for s in seconds]) == least
 
 
+@pytest.mark.parametrize(("seconds", "decision", "after"), [
+    (9223372036, EVICT_AFTER, 9223372036),      # the largest that time.Duration holds
+    (9223372037, KEEP, None),                   # wraps negative: tolerated forever, as an infinite one
+    (18446744074, EVICT_AFTER, 1),              # wraps to 0.29 s
+])
+def test_a_toleration_past_int64_nanoseconds_wraps_as_time_duration(seconds, decision, after) -> None:
+    got = Controller().process_pod_on_node("default/p", [_tol("dedicated", seconds)], [GPU], NOW)
+    assert (got.decision, got.after_seconds) == (decision, after)
+
+
 def test_only_no_execute_taints_count() -> None:
     taints = [{"key": "a", "effect": "NoSchedule"}, GPU, {"key": "b", "effect": "PreferNoSchedule"}, DOWN]
     assert no_execute_taints(taints) == [GPU, DOWN]

@@ -47,6 +47,12 @@ def min_toleration_seconds(tolerations: Sequence[Mapping[str, Any]]) -> int | No
     return least
 
 
+def toleration_nanoseconds(seconds: int) -> int:
+    """time.Duration(seconds) * time.Second: an int64 of nanoseconds, wrapping as Go's does (a
+    tolerationSeconds past 9223372036 can come out negative, or small)."""
+    return (seconds * 1_000_000_000 + (1 << 63)) % (1 << 64) - (1 << 63)
+
+
 @dataclass(frozen=True)
 class PodDecision:
     """One pod's answer: `decision` (EVICT_NOW, EVICT_AFTER, KEEP), `after_seconds` for EVICT_AFTER;
@@ -87,10 +93,11 @@ class Controller:
             self.queue.add_work(key, now, now)
             return PodDecision(key, EVICT_NOW, None, matches)
         seconds = min_toleration_seconds(used)
-        if seconds is None:
+        ns = toleration_nanoseconds(seconds) if seconds is not None else None
+        if ns is None or ns < 0:        # (infinite, or a time.Duration that wrapped negative: the same)
             self.queue.cancel_work(key)
             return PodDecision(key, KEEP, None, matches)
-        delay = timedelta(seconds=seconds)
+        delay = timedelta(microseconds=ns // 1000)
         start, trigger = now, now + delay
         scheduled = self.queue.get_worker(key)
         if scheduled is not None:           # (work scheduled before this pass stands)
