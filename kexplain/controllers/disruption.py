@@ -25,7 +25,7 @@ KIND = "PodDisruptionBudget"
 CONDITION = "DisruptionAllowed"
 _PERCENT = re.compile(r"^(\d+)%$")
 # the controllers whose pods the finders know, by (API group, kind) -> the scale subresource's resource
-_NO_SCALE = {("apps", "DaemonSet"): "daemonsets.apps", ("batch", "Job"): "jobs.batch"}
+_NO_SCALE = {("apps", "DaemonSet"): "daemonsets.apps", ("batch", "Job"): "jobs.batch", ("", "Node"): "nodes"}
 
 
 @dataclass(frozen=True)

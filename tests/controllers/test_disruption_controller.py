@@ -89,6 +89,9 @@ CASES = {
                   (0, 0, 0, 0), "daemonsets.apps does not implement the scale subresource"),
     "job": ({"minAvailable": "50%"}, [pod("j", ("batch/v1", "Job", "train"))], [],
             (0, 0, 0, 0), "jobs.batch does not implement the scale subresource"),
+    # a mirror pod: its Node has no scale subresource either (the mapper finds `nodes`)
+    "mirror pod": ({"maxUnavailable": 1}, [pod("kube-apiserver-n1", ("v1", "Node", "n1"))], [],
+                   (0, 0, 0, 0), "nodes does not implement the scale subresource"),
     # selectors: null selects nothing, another label nothing, empty everything
     "null selector": ({"minAvailable": 1, "selector": None}, THREE, RS3, (0, 1, 0, 0), None),
     "other label": ({"minAvailable": 1, "selector": {"matchLabels": {"app": "api"}}}, THREE, RS3, (0, 1, 0, 0), None),
