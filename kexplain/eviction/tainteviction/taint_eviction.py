@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Mapping, Sequence
 
+from kexplain.apimachinery.goints import wrap
 from kexplain.eviction.tainteviction.helper import first_tolerating, matching_tolerations
 from kexplain.eviction.tainteviction.timed_workers import TimedWorker, TimedWorkerQueue
 from kexplain.model.taints import NO_EXECUTE
@@ -50,7 +51,7 @@ def min_toleration_seconds(tolerations: Sequence[Mapping[str, Any]]) -> int | No
 def toleration_nanoseconds(seconds: int) -> int:
     """time.Duration(seconds) * time.Second: an int64 of nanoseconds, wrapping as Go's does (a
     tolerationSeconds past 9223372036 can come out negative, or small)."""
-    return (seconds * 1_000_000_000 + (1 << 63)) % (1 << 64) - (1 << 63)
+    return wrap(seconds * 1_000_000_000, 64)
 
 
 @dataclass(frozen=True)

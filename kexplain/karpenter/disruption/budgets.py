@@ -6,6 +6,8 @@ import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
+from kexplain.apimachinery.goints import wrap
+from kexplain.apimachinery.strconv import parse_int64
 from kexplain.config._decode import parse_duration
 from kexplain.karpenter.utils.cron import CronError, parse_standard
 
@@ -29,16 +31,6 @@ class BudgetVerdict:
     reasons: tuple[str, ...] | None = None
 
 
-def _int(text: str) -> int | None:
-    """strconv.Atoi: None when not a number, or not one an int64 holds."""
-    t = text[1:] if text[:1] in "+-" else text
-    value = int(text) if t.isdigit() else None
-    return value if value is not None and -(1 << 63) <= value < (1 << 63) else None
-
-
-def _int32(value: int) -> int:
-    """intstr.FromInt's int32(val): an int beyond int32 wraps."""
-    return (value + (1 << 31)) % (1 << 32) - (1 << 31)
 
 
 def is_active(budget, now: datetime) -> tuple[bool, str]:
@@ -69,11 +61,11 @@ def allowed_of(budget, now: datetime, num_nodes: int) -> tuple[int, bool, str]:
         return 0, False, err
     if not active:
         return MAX_INT32, False, ""
-    value = _int(budget.nodes)
+    value = parse_int64(budget.nodes)
     if value is not None:
-        return _int32(value), True, ""
-    if budget.nodes.endswith("%") and _int(budget.nodes[:-1]) is not None:
-        return math.ceil(float(_int(budget.nodes[:-1])) * float(num_nodes) / 100), True, ""
+        return wrap(value, 32), True, ""       # (intstr.FromInt: int32(val))
+    if budget.nodes.endswith("%") and parse_int64(budget.nodes[:-1]) is not None:
+        return math.ceil(float(parse_int64(budget.nodes[:-1])) * float(num_nodes) / 100), True, ""
     return 0, True, "invalid value for IntOrString: invalid type: string is not a percentage"
 
 
