@@ -266,8 +266,10 @@ def _run(pods: list[PodInfo], node_pools: Sequence[Mapping[str, Any]], daemonset
             continue
         instance_types[name_of(np)] = its
     volume_reqs: dict[str, list[Any]] = {}
-    schedulable: list[PodInfo] = []     # (NewScheduler's: a pod whose volume topology fails is left out of the
-    for pod in pods:                    # topology and the volume requirements, and Solve still places it)
+    # NewScheduler's pods: one whose volume topology fails is left out of the topology and the volume
+    # requirements only; Solve still places it
+    schedulable: list[PodInfo] = []
+    for pod in pods:
         reqs, err = volume_topology.get_requirements(pod)
         if err is not None:
             continue
