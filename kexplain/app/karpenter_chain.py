@@ -136,7 +136,7 @@ def chain(result: Any, inputs: Any, minor: str) -> dict:
     if acting is None:
         return {}
     namespaces = {p.namespace for cmd in acting.commands for c in cmd.candidates for p in result.ctx.pods_on(c.state)}
-    read = [pair for _, pair in budgets_of(budget_index(inputs, namespaces), {}, {})]
+    read = [pair for _, pair in budgets_of(budget_index(inputs, namespaces), {}, result.ctx.budget_statuses)]
     budgets = {b.key: b for b, _ in read}
     rules = drain_rules(minor)
     nodes = []

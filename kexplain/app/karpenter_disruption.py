@@ -8,16 +8,29 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from kexplain.app.karpenter_chain import chain
+from kexplain.controllers.disruption import Statuses, note, note_head
 from kexplain.errors import Source
 from kexplain.karpenter.pending import load_pods_pass, load_world
 from kexplain.karpenter.run import disruption, disruption_document
 from kexplain.load.gcpolicy import bulk_load
 
-__all__ = ["NodeAsk", "disruption_pass"]
+__all__ = ["NodeAsk", "disruption_pass", "with_budget_notes"]
 
 # --node NAME: the node's name and what answers it (`app.karpenter_disruption_node.node_document`,
 # given by the caller, which imports it only then: the pass alone loads no suggestion)
 NodeAsk = tuple[str, Callable[[Any, str, Any, Any], dict]]
+KARPENTER_READS = "Karpenter's disruption (its candidates' pdb check) and the Eviction API"
+
+
+def with_budget_notes(warnings: list[str], statuses: Statuses) -> list[str]:
+    """`warnings` with what the output says of each budget the pass gave the disruption controller's
+    status (one written without a status) that selects a pod, as `kexplain POD` says it for preemption,
+    in place of that note where the PODS file's pass said it already."""
+    notes = {note_head(pdb): note(pdb, status, KARPENTER_READS) for pdb, status in statuses.values()
+             if status.selected}
+    if not notes:
+        return warnings
+    return [*(w for w in warnings if not w.startswith(tuple(notes))), *notes.values()]
 
 
 def disruption_pass(pods: Optional[str], nodes: tuple, aws_data: Optional[str], config: Optional[str], kube: Any,
@@ -36,6 +49,7 @@ def disruption_pass(pods: Optional[str], nodes: tuple, aws_data: Optional[str], 
         world = load_world(aws_data)
         inputs.settings.check_world(world.instance_types, world.zones(), Source(config) if config else None)
         result = disruption(inputs, world, now, rules)
+        inputs.warnings[:] = with_budget_notes(inputs.warnings, result.ctx.budget_statuses)
         doc = disruption_document(result)
         if doc.get("decision"):         # the chain: the evictions its termination asks for, where the pods land
             doc["decision"]["chain"] = chain(result, inputs, kube.minor)

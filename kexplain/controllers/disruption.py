@@ -306,6 +306,24 @@ def with_status(others: list[Any], pods: Iterable[Any], known: Statuses | None =
     return out
 
 
+def statuses_of(budgets: Iterable[Any], pods: Iterable[Any], controllers: Iterable[Any],
+                healthy: Callable[[PodInfo], bool] = is_healthy) -> Statuses:
+    """The controller's status (`computed`) of each budget of `budgets` written without one, by its
+    identity, of `pods` (objects or `PodInfo`s, every namespace) and the workload controllers among
+    `controllers`: what a pass that reads budgets apart from a cluster state (Karpenter's disruption)
+    reads, as the state's `notes` computes them for preemption and `evict drain`."""
+    todo = [b for b in budgets if needs_status(b)]
+    if not todo:
+        return {}
+    by_namespace = pods_by_namespace(pods)
+    finders = _Controllers(o for o in controllers if isinstance(o, Mapping))
+    out: Statuses = {}
+    for pdb in todo:
+        namespace = as_dict(pdb.get("metadata")).get("namespace") or "default"
+        out[id(pdb)] = (pdb, computed(pdb, by_namespace.get(namespace, ()), finders, healthy))
+    return out
+
+
 def known_status(known: Statuses, pdb: Any) -> BudgetStatus | None:
     """The status `known` holds for this very object (by identity), or None."""
     return _known(known, pdb)
@@ -358,15 +376,23 @@ def notes(objects: Sequence[tuple[Any, Any]], among: "set[int] | None" = None, k
     return out
 
 
-def note(pdb: Mapping[str, Any], status: BudgetStatus) -> str:
-    """One budget's note: the status it was given as the disruption controller computes it."""
-    head = f"{describe(pdb)} has no status (as a manifest writes it): the disruption controller's is "
+def note_head(pdb: Mapping[str, Any]) -> str:
+    """How a budget's `note` begins (a command that says it for other readers finds it by this)."""
+    return f"{describe(pdb)} has no status (as a manifest writes it): the disruption controller's is "
+
+
+READERS = "preemption and the Cluster Autoscaler's scale-down"     # who reads the status, said by `note`
+
+
+def note(pdb: Mapping[str, Any], status: BudgetStatus, readers: str = READERS) -> str:
+    """One budget's note: the status it was given as the disruption controller computes it, which
+    `readers` read."""
+    head = note_head(pdb)
     if status.failed is not None:
-        return head + (f"disruptionsAllowed 0 (its sync fails: {status.failed}), which preemption and the Cluster "
-                       "Autoscaler's scale-down read")
+        return head + f"disruptionsAllowed 0 (its sync fails: {status.failed}), which {readers} read"
     text = head + (f"disruptionsAllowed {status.disruptions_allowed} (currentHealthy {status.current_healthy}, "
                    f"desiredHealthy {status.desired_healthy}, expectedPods {status.expected_pods}), which "
-                   "preemption and the Cluster Autoscaler's scale-down read")
+                   f"{readers} read")
     if status.unmanaged:
         pods = ", ".join(status.unmanaged[:3]) + (f" and {len(status.unmanaged) - 3} more"
                                                   if len(status.unmanaged) > 3 else "")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Callable, Sequence
 
+from kexplain.controllers.disruption import KIND as PDB_KIND, Statuses, needs_status, statuses_of, with_status
 from kexplain.karpenter.disruption import budgets as bud
 from kexplain.karpenter.disruption import events as ev
 from kexplain.karpenter.disruption.candidate import (EVENTUAL, GRACEFUL, NODEPOOL_LABEL, Candidate, CandidateError,
@@ -25,6 +26,18 @@ from kexplain.karpenter.utils.objects import name_of
 from kexplain.model.pod import PodInfo
 
 NODE_POOLS_NOT_FOUND = "no nodepools found"
+WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")     # the finders' kinds
+
+
+def budget_statuses(inputs: Any, budgets: Sequence[Any]) -> Statuses:
+    """The status the disruption controller writes within seconds for each budget of `budgets` that
+    the input gives without one (a manifest's), of every pod of the input and its workload controllers
+    (`controllers.disruption.statuses_of`, the rule preemption and `evict drain` read): read as written,
+    a budget would allow no eviction and keep every node holding its pods."""
+    if not any(map(needs_status, budgets)):
+        return {}
+    controllers = [o for kind in WORKLOAD_KINDS for o in inputs.objects.get(kind, ())]
+    return statuses_of(budgets, [*inputs.bound_pods, *inputs.pending], controllers)
 
 
 class SimulationError(Exception):
@@ -67,9 +80,14 @@ class Context:
     _named: list[tuple[Any, str]] | None = field(init=False, default=None)
     _node_counts: tuple[dict[str, int], dict[str, int]] | None = field(init=False, default=None)
     candidates_made: list[Candidate] = field(default_factory=list)     # GetCandidates' before its filter
+    # the disruption controller's status of each PodDisruptionBudget written without one (by its
+    # identity), which pdb.Limits reads as Karpenter reads the status in a cluster (`budget_statuses`)
+    budget_statuses: Statuses = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.pdbs = Limits(self.inputs.objects.get("PodDisruptionBudget", ()))
+        budgets = list(self.inputs.objects.get(PDB_KIND, ()))
+        self.budget_statuses = budget_statuses(self.inputs, budgets)
+        self.pdbs = Limits(with_status(budgets, (), self.budget_statuses))
         self.pods_by_node = {}
         for pod in self.inputs.bound_pods:
             self.pods_by_node.setdefault(pod.node_name, []).append(pod)
