@@ -6,6 +6,7 @@ always):
 
 - `maxUnavailable` that scales to 0 of the workloads' replicas (0, 0%);
 - `minAvailable` that scales to as many as the replicas or more (3 of 3, 100%);
+- neither `minAvailable` nor `maxUnavailable` (the controller's disruptionsAllowed is always 0);
 - a workload whose pods two budgets select (the Eviction API supports only one).
 
 Each finding names the workload, at the budget's field when the budget is in the set, else at the
@@ -108,9 +109,17 @@ def selected_by(budget: Held, workloads: Sequence[Held]) -> list[Held]:
     return [w for w in workloads if w.namespace == budget.namespace and selector.matches(_template_labels(w.obj))]
 
 
+NEITHER = ("neither minAvailable nor maxUnavailable: the disruption controller expects no pod (expectedPods 0), "
+           "so disruptionsAllowed is always 0")
+
+
 def never_allows(budget: Held, total: int) -> tuple[str, str] | None:
-    """(the field, why) when the budget allows no disruption of `total` healthy pods, else None."""
+    """(the field, why) when the budget allows no disruption of `total` healthy pods, else None. A
+    budget with neither field gets expectedPods 0 and desiredHealthy 0 from the disruption controller
+    (getExpectedPodCount), and disruptionsAllowed 0 whatever its pods (updatePdbStatus)."""
     spec = _dict(budget.obj.get("spec"))
+    if spec.get("maxUnavailable") is None and spec.get("minAvailable") is None:
+        return "spec", NEITHER
     for field in ("maxUnavailable", "minAvailable"):
         value = spec.get(field)
         if value is None:

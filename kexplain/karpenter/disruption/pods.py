@@ -157,6 +157,14 @@ def is_disruptable(pod: PodInfo, now: datetime, recorder: ev.Recorder) -> bool:
     return not is_active(pod) or not do_not_disrupt_active(pod, now, recorder)
 
 
+def tolerates_disrupted(tolerations: Any) -> bool:
+    """ToleratesDisruptedNoScheduleTaint over a pod's `spec.tolerations` (a pod template's alike): a pod
+    tolerating `karpenter.sh/disrupted:NoSchedule` (an `Exists` without a key tolerates every taint) is
+    not IsEvictable, so Karpenter never evicts it and pdb.Limits skips its budgets. The one rule the
+    pass and lint's `pdb-blocks-karpenter-disruption` read."""
+    return bool(tolerations) and DISRUPTED_TAINT.tolerates(tolerations) is None
+
+
 def _tolerations(pod: PodInfo) -> Any:
     """The pod's spec.tolerations: off a dump's view while its object is not made (the pass's bound
     pods: a stored one's as written, one admitted by its shape its shape's admitted; Karpenter's
@@ -337,8 +345,7 @@ class Limits:
         if tolerations:
             seen = self._tolerating.get(id(tolerations))
             if seen is None or seen[0] is not tolerations:
-                seen = self._tolerating[id(tolerations)] = (tolerations,
-                                                            DISRUPTED_TAINT.tolerates(tolerations) is None)
+                seen = self._tolerating[id(tolerations)] = (tolerations, tolerates_disrupted(tolerations))
             tolerates = seen[1]
         refs = pod.owner_references
         owned = self._owned.get(id(refs))
@@ -362,8 +369,7 @@ class Limits:
         tolerates = self._tolerating_text.get(tolerations_text)
         if tolerates is None:
             tolerations = view.tolerations()
-            tolerates = self._tolerating_text[tolerations_text] = \
-                bool(tolerations) and DISRUPTED_TAINT.tolerates(tolerations) is None
+            tolerates = self._tolerating_text[tolerations_text] = tolerates_disrupted(tolerations)
         owned = self._owned_text.get(refs_text)
         if owned is None:
             owned = self._owned_text[refs_text] = ownership(view.owner_references())

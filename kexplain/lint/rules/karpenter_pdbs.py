@@ -6,7 +6,11 @@ evictions"), so it never consolidates that node, empty or underutilized; it repl
 only when its NodePool sets `terminationGracePeriod` (drift is eventual disruption: the pods are
 forced out when the grace period ends). The budget allows none when its spec never can, all pods
 healthy (as `pdb-blocks-drain` decides: maxUnavailable 0, minAvailable as many as the replicas), or
-when its status says so now (`status.disruptionsAllowed: 0`, as Karpenter reads it).
+when its status says so now (`status.disruptionsAllowed: 0`, as Karpenter reads it), or when it
+sets neither `minAvailable` nor `maxUnavailable` (the disruption controller's status then allows 0).
+A workload whose pods tolerate Karpenter's `karpenter.sh/disrupted:NoSchedule` taint (an `Exists`
+toleration without a key tolerates every taint) is not one it blocks: Karpenter never evicts such a
+pod (IsEvictable) and skips its budget (pdb.Limits), the pass's own rule (`tolerates_disrupted`).
 
 Both this rule and `pdb-blocks-drain` are said of a budget whose spec never allows a disruption:
 each names what it blocks (Karpenter's consolidation and drift here, `kubectl drain` there), so
@@ -18,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from kexplain.lint.disruption_budgets import (Held, budgets_and_workloads, names, never_allows, pool_objects, problem,
                                               replicas, selected_by)
+from kexplain.karpenter.disruption.pods import tolerates_disrupted
 from kexplain.lint.documents import Document
 from kexplain.lint.findings import Finding, ObjectRef
 from kexplain.lint.rule import NODEPOOLS, Severity, declare
@@ -74,6 +79,15 @@ def _allows_none(budget: Held, total: int) -> tuple[str, str] | None:
     return None
 
 
+def _tolerating(workload: Held) -> bool:
+    """Whether the workload's pods tolerate Karpenter's `karpenter.sh/disrupted:NoSchedule` taint (the
+    pass's rule, `tolerates_disrupted`): not IsEvictable, their budget is skipped by pdb.Limits and
+    their node is disrupted whatever it allows."""
+    template = _spec_of(_map(_spec_of(workload.obj).get("template")))
+    tolerations = template.get("tolerations")
+    return isinstance(tolerations, list) and tolerates_disrupted([t for t in tolerations if isinstance(t, Mapping)])
+
+
 def _blocks(grace: Sequence[str]) -> str:
     drift = ("nor replaces it when it drifts (no NodePool sets terminationGracePeriod)" if not grace else
              "and replaces it when it drifts only on a NodePool that sets terminationGracePeriod "
@@ -91,8 +105,9 @@ def karpenter_budget_findings(items: Sequence[Document], pool: "ClusterState | N
     blocks = _blocks(_grace(node_pools))
     out = []
     for budget in budgets:
-        chosen = selected_by(budget, workloads)
-        found = _allows_none(budget, sum(replicas(w.obj) for w in chosen)) if chosen else None
+        selected = selected_by(budget, workloads)
+        chosen = [w for w in selected if not _tolerating(w)]     # (the others' budgets Karpenter skips)
+        found = _allows_none(budget, sum(replicas(w.obj) for w in selected)) if chosen else None
         at = budget if budget.doc is not None else next((w for w in chosen if w.doc is not None), None)
         if found is None or at is None:
             continue
