@@ -120,3 +120,51 @@ def test_a_class_not_found_is_the_api_servers_refusal(tmp_path):
     code, doc = pressure(tmp_path, objects)
     assert code == 2 and "no PriorityClass with name shop-missing was found" in doc["err"]
     assert "Pod shop/web" in doc["err"]
+
+
+# -- the pods the replacements are scheduled against (issue 92, item 9) ------------------------------
+def _dns_cluster(class_name: str | None = "system-cluster-critical") -> list[dict]:
+    """Two nodes, each holding one pod of a ReplicaSet of 3 CPUs a pod (node-b has no room for a second):
+    the pods name their class, as manifests write them, without `spec.priority`."""
+    from tests.eviction.drain_cluster import node, pod, workload
+    dns = workload("ReplicaSet", "coredns-5d", 2, "dns")
+    dns["metadata"]["namespace"] = "kube-system"
+    template = dns["spec"]["template"]["spec"]
+    template["containers"][0]["resources"]["requests"]["cpu"] = "3"
+    pods = [pod(f"coredns-5d-{n}", ("apps/v1", "ReplicaSet", "coredns-5d"), f"node-{n}", "dns", "kube-system", "3")
+            for n in ("a", "b")]
+    if class_name:
+        template["priorityClassName"] = class_name
+        for p in pods:
+            p["spec"]["priorityClassName"] = class_name
+    return [node("node-a"), node("node-b"), dns, *pods]
+
+
+def _replacement(tmp_path, objects: list[dict], family: str = "drain") -> dict:
+    extra = ["--ignore-daemonsets"] if family == "drain" else []
+    code, doc = run(["evict", family, "node-a", "--nodes", write(tmp_path / "cluster.yaml", objects), *extra])
+    assert code in (0, 1), doc
+    found = doc["replacements"] if family == "drain" else doc["whereTheyGo"]
+    (one,) = found
+    return one
+
+
+def test_a_drains_critical_replacement_does_not_preempt_its_sibling(tmp_path):
+    answer = _replacement(tmp_path, _dns_cluster())
+    assert answer["status"] == "Unschedulable" and "nominatedNodeName" not in answer
+    assert "No preemption victims found for incoming pod" in answer["message"]
+
+
+def test_the_global_default_class_is_the_bound_pods_too(tmp_path):
+    default = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "everyone"},
+               "value": 1000, "globalDefault": True}
+    answer = _replacement(tmp_path, [default, *_dns_cluster(None)])
+    assert "nominatedNodeName" not in answer, answer
+
+
+def test_a_taints_critical_replacement_does_not_preempt_its_sibling(tmp_path):
+    objects = _dns_cluster()
+    objects[0]["spec"]["taints"] = [{"key": "maintenance", "effect": "NoExecute"}]
+    answer = _replacement(tmp_path, objects, "taints")
+    assert answer["status"] == "Unschedulable"
+    assert "No preemption victims found for incoming pod" in answer["message"], answer

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, BinaryIO, Callable, Optional
+from typing import Any, BinaryIO, Callable, Mapping, Optional
 
 from kexplain.admission import priority
 from kexplain.admission.defaults import default_pod
@@ -20,8 +20,10 @@ from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.live import DAEMONSETS, DEFAULT_CHUNK_SIZE, DEFAULT_TIMEOUT, ClusterReader, connect, \
     recorded_version
 from kexplain.load.manifests import load_objects
+from kexplain.apimachinery import columns
 from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.state.cluster import ClusterState, state_of
+from kexplain.state.objects import Objects
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,7 @@ def read_cluster(req: EvictRequest, more: Optional[MoreReads] = None) -> tuple[C
             recorded = recorded_version(cluster)
             reported = (recorded[0], f"the snapshot {recorded[1]}") if recorded is not None else None
         kube = followed(*reported) if not req.version_given and reported is not None else req.kube
+        cluster = with_priorities(cluster)
         state = state_of(cluster, read_config(None, kube=kube), stored=True, validate=req.validate)
     return state, (live.reads() if live is not None else {})
 
@@ -165,6 +168,60 @@ def live_cluster(read: LiveRead, node: str, more: Optional[MoreReads] = None) ->
     return LiveCluster(cluster + [(o, src) for o in mine], version, refused, notes)
 
 
+def with_priorities(objects: Objects) -> Objects:
+    """`objects` with each Pod no API server stored that states no `spec.priority` as the Priority
+    admission plugin leaves it (`admitted_priority`), the rest as they are (a dump's rows kept): the
+    state is read as stored (nothing admitted), yet a manifest's pods were created through admission,
+    so the pods a drain's or a taint's replacements may preempt, and every family's own, carry their
+    class's priority as `kexplain POD` admits them (a system-cluster-critical replacement never
+    preempts its sibling). A pod naming no class, without a global default, is left as it is (0)."""
+    rows = columns.rows_of(objects)
+    kinds = rows.kinds if rows is not None else [o.get("kind") if isinstance(o, Mapping) else None for o, _ in objects]
+    todo = [i for i, kind in enumerate(kinds) if kind == "Pod" and _needs_priority(objects[i][0])]
+    if not todo:
+        return objects
+    classes = priority.classes_of(o for (o, _), kind in zip(objects, kinds) if kind == "PriorityClass")
+    out = list(objects)
+    for i in todo:
+        obj, src = objects[i]
+        if classes.default is not None or _spec(obj).get("priorityClassName"):
+            out[i] = (admitted_priority(obj, classes, src), src)
+    return columns.Dump(out, rows) if rows is not None else out
+
+
+def _spec(obj: Any) -> Mapping:
+    spec = obj.get("spec") if isinstance(obj, Mapping) else None
+    return spec if isinstance(spec, Mapping) else {}
+
+
+def _needs_priority(obj: Any) -> bool:
+    """A pod created through admission (no API server stored it) whose spec states no priority: the
+    Priority admission plugin sets it (a stored one read off its view, not decoded for it)."""
+    if type(obj) is StoredPod:
+        return not obj.stored and obj.view.spec.priority is None
+    return isinstance(obj, dict) and not is_stored(obj) and isinstance(obj.get("spec"), dict) \
+        and obj["spec"].get("priority") is None
+
+
+def admitted_priority(obj: Any, classes: priority.Classes, source: Optional[Source] = None) -> Any:
+    """The pod as the Priority admission plugin leaves it on create (`priority.admit_pod`, the rule the
+    scheduler's path admits every pod with): `spec.priority` and `preemptionPolicy` of its
+    PriorityClass among `classes` (the global default's, with its name, when it names none; the built-in
+    system classes), on a copy of its spec; `obj` itself when stored or stating its priority. A class not
+    found is the API server's refusal (AdmissionRejected)."""
+    if not _needs_priority(obj):
+        return obj
+    whole = obj.obj if type(obj) is StoredPod else obj
+    if not isinstance(whole.get("spec"), dict):
+        return obj
+    pod = {**whole, "spec": dict(whole["spec"])}
+    try:
+        priority.admit_pod(pod, classes.by_name, classes.default)
+    except priority.PriorityRejected as err:
+        raise AdmissionRejected(str(err), source=source, obj=whole) from None
+    return pod
+
+
 def defaulted(obj: dict, kube: KubeVersion, classes: priority.Classes,
               source: Optional[Source] = None) -> dict:
     """A pod as the API server stores it: its v1 defaults (requests copied from limits, ...) set on
@@ -177,12 +234,8 @@ def defaulted(obj: dict, kube: KubeVersion, classes: priority.Classes,
         return obj
     pod = copy.deepcopy(obj)
     default_pod(pod, kube)
-    spec = pod.get("spec")
-    if isinstance(spec, dict) and spec.get("priority") is None and not is_stored(obj):
-        try:
-            priority.admit_pod(pod, classes.by_name, classes.default)
-        except priority.PriorityRejected as err:
-            raise AdmissionRejected(str(err), source=source, obj=obj) from None
+    if not is_stored(obj):
+        pod = admitted_priority(pod, classes, source)
     return pod
 
 
