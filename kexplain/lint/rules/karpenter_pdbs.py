@@ -35,8 +35,9 @@ RULE = "pdb-blocks-karpenter-disruption"
 RULES = (
     declare(RULE, Severity.WARNING, NODEPOOLS,
             "With Karpenter NodePools, a PodDisruptionBudget allows no disruption of a workload's pods "
-            "(maxUnavailable 0, minAvailable equal to its replicas, or status.disruptionsAllowed 0): Karpenter "
-            "never consolidates a node holding one, nor replaces it for drift without a terminationGracePeriod.",
+            "(maxUnavailable 0, minAvailable equal to its replicas, neither field, or status.disruptionsAllowed 0) "
+            "and the pods do not tolerate karpenter.sh/disrupted: Karpenter never consolidates a node holding one, "
+            "nor replaces it for drift without a terminationGracePeriod.",
             "Karpenter: NewCandidate's ValidatePodsDisruptable (pkg/controllers/state/statenode.go, "
             "pkg/utils/pdb: pdb prevents pod evictions), graceful and eventual disruption "
             "(pkg/controllers/disruption/types.go)"),
