@@ -168,3 +168,14 @@ def test_a_taints_critical_replacement_does_not_preempt_its_sibling(tmp_path):
     answer = _replacement(tmp_path, objects, "taints")
     assert answer["status"] == "Unschedulable"
     assert "No preemption victims found for incoming pod" in answer["message"], answer
+
+
+def test_a_dumps_rows_are_kept_and_its_stored_pods_read_as_they_are():
+    from kexplain.apimachinery import columns
+    from kexplain.app.eviction.request import with_priorities
+    from kexplain.errors import Source
+    objects = [(o, Source("cluster.json")) for o in _dns_cluster()]
+    objects[3][0]["metadata"]["resourceVersion"] = "5"      # coredns-5d-a: stored, its plugins ran
+    out = with_priorities(columns.Dump(objects, columns.Rows.of(objects)))
+    assert columns.rows_of(out) is not None
+    assert [o["spec"].get("priority") for o, _ in out if o["kind"] == "Pod"] == [None, 2000000000]
