@@ -19,7 +19,8 @@ N1 = "ip-10-0-1-1.ec2.internal"
 
 def written(**spec) -> dict:
     """The budget over the web pods as a manifest writes it: no status."""
-    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web", "namespace": "default"},
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": "web", "namespace": "default"},
             "spec": {"selector": {"matchLabels": {"app": "web"}}, **spec}}
 
 

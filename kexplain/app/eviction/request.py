@@ -4,10 +4,10 @@ document the command writes). Never prints."""
 from __future__ import annotations
 
 import copy
-from itertools import compress
-from operator import not_
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from itertools import compress
+from operator import not_
 from typing import Any, BinaryIO, Callable, Mapping, Optional
 
 from kexplain.admission import priority

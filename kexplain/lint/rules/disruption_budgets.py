@@ -15,8 +15,8 @@ if TYPE_CHECKING:  # pragma: no cover
 RULES = (
     declare(RULE, Severity.WARNING, SCHEMAS,
             "A PodDisruptionBudget can never allow a disruption of a workload's pods (maxUnavailable 0, "
-            "minAvailable equal to its replicas, neither field, or pods two budgets select): the Eviction API refuses every "
-            "eviction, so `kubectl drain` of a node holding one never finishes.",
+            "minAvailable equal to its replicas, neither field, or pods two budgets select): the Eviction API "
+            "refuses every eviction, so `kubectl drain` of a node holding one never finishes.",
             "the Eviction API (pkg/registry/core/pod/storage/eviction.go) and the disruption "
             "controller's allowed disruptions; kubectl drain"),
 )

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from kexplain.karpenter.disruption.pods import tolerates_disrupted
 from kexplain.lint.disruption_budgets import (Held, budgets_and_workloads, names, never_allows, pool_objects, problem,
                                               replicas, selected_by)
-from kexplain.karpenter.disruption.pods import tolerates_disrupted
 from kexplain.lint.documents import Document
 from kexplain.lint.findings import Finding, ObjectRef
 from kexplain.lint.rule import NODEPOOLS, Severity, declare
