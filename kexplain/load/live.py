@@ -164,11 +164,26 @@ class PolicyRead:
 @dataclass(frozen=True)
 class KarpenterRead:
     """What reading Karpenter's kinds learnt: whether karpenter.sh/v1 is served, the refused reads, notes
-    (Kueue's read says the same of kueue.x-k8s.io/v1beta2)."""
+    (Kueue's read says the same of kueue.x-k8s.io/v1beta2), and the kinds not served at the version
+    kexplain reads, each with the versions its group is served at instead (none: not at all)."""
 
     installed: bool = False
     refusals: tuple[Refusal, ...] = ()
     notes: tuple[str, ...] = ()
+    unserved: tuple[tuple[Resource, tuple[str, ...]], ...] = ()
+
+    def require(self, plurals: Iterable[str], where: str, served: Iterable[str] = ()) -> None:
+        """For a command that cannot answer without these kinds (`kexplain karpenter --disruption`
+        live): a refused read of one of `plurals` ends it as a refused list of RESOURCES ends
+        `read_cluster` (`refused_error`: every such read, the rules that grant them), and so does one
+        of `served` the API server does not serve at the version read (404, or not in the group list)."""
+        needed = set(plurals)
+        refused = [r for r in self.refusals if r.resource.plural in needed]
+        if refused:
+            raise refused_error(refused)
+        missing = [(res, versions) for res, versions in self.unserved if res.plural in set(served)]
+        if missing:
+            raise unserved_error(missing, where)
 
 
 # --- connecting -----------------------------------------------------------------------------
@@ -385,22 +400,26 @@ class ClusterReader:
         out: list[tuple[Obj, Source]] = []
         refusals: list[Refusal] = []
         notes: list[str] = []
+        unserved: list[tuple[Resource, tuple[str, ...]]] = []
         for res in KARPENTER:
             versions = groups.get(res.group) if groups is not None else (res.version,)
             if not versions:
+                unserved.append((res, ()))
                 continue
             if res.version not in versions:
                 note = (f"{res.group} is served at {', '.join(versions)} only, not {res.version} (Karpenter before "
                         f"v1.0): its objects are not read, kexplain reads {res.api_version}")
                 if note not in notes:
                     notes.append(note)
+                unserved.append((res, tuple(versions)))
                 continue
-            self._list_into(res, out, refusals)
+            if not self._list_into(res, out, refusals):      # 404: its CRD is not installed
+                unserved.append((res, ()))
         if groups is not None:
             installed = KARPENTER[0].version in groups.get(KARPENTER[0].group, ())
         else:       # no group list: only what was read says so (RBAC refuses a kind that does not exist too)
             installed = bool(out)
-        return out, KarpenterRead(installed, tuple(refusals), tuple(notes))
+        return out, KarpenterRead(installed, tuple(refusals), tuple(notes), tuple(unserved))
 
     def read_kueue(self) -> tuple[list[tuple[Obj, Source]], KarpenterRead]:
         """Kueue's objects (KUEUE), listed when the API group list shows kueue.x-k8s.io at v1beta2, and its
@@ -703,11 +722,7 @@ class ClusterReader:
             return LiveError(f"unauthorized (401): the API server at {server} refused the credentials "
                              "(expired or revoked?); log in again, e.g. check that `kubectl get nodes` works")
         if status == 403 and res is not None:
-            refusal = Refusal(res, verb, namespace, said)
-            detail = f" (the API server said: {said})" if said else ""
-            return Forbidden(f'forbidden (403): kexplain needs "{verb}" on resource "{res.plural}" in '
-                             f"{res.group_label} {refusal.scope}{detail}; grant the read-only ClusterRole of "
-                             "deploy/rbac.yaml", refusal)
+            return refused_error([Refusal(res, verb, namespace, said)])
         if status == 404 and res is PODS and name:
             return LiveError(f'pod "{name}" not found in namespace "{namespace}" ({server})')
         if status == 404 and res is not None:
@@ -725,6 +740,40 @@ class ClusterReader:
         if err.kind == "tls":
             return LiveError(f"TLS error talking to the API server at {server}: {_first_line(err.error)}")
         return LiveError(f"cannot reach the API server at {server}: {_connection_reason(err.error)}")
+
+
+def refused_error(refusals: list[Refusal]) -> Forbidden:
+    """The one error of reads RBAC refused (403) that a command cannot answer without: each read
+    with its scope and the API server's words, then the rule of deploy/rbac.yaml that grants
+    them. A refused list of RESOURCES ends every command with it; Karpenter's kinds end the
+    disruption pass (`KarpenterRead.require`)."""
+    reads = []
+    for r in refusals:
+        detail = f" (the API server said: {r.said})" if r.said else ""
+        reads.append(f'"{r.verb}" on resource "{r.resource.plural}" in {r.resource.group_label} {r.scope}{detail}')
+    rules: dict[tuple[str, str], list[str]] = {}
+    for r in refusals:
+        where = f'a Role in the namespace "{r.namespace}"' if r.namespace else "a ClusterRole"
+        plurals = rules.setdefault((where, r.resource.group), [])
+        if r.resource.plural not in plurals:
+            plurals.append(r.resource.plural)
+    granted = "; ".join(f'{where}: {{apiGroups: ["{group}"], resources: [{", ".join(plurals)}], verbs: [get, list]}}'
+                        for (where, group), plurals in rules.items())
+    return Forbidden(f"forbidden (403): kexplain needs {_and(reads)}; grant the read-only ClusterRole of "
+                     f"deploy/rbac.yaml ({granted})", refusals[0])
+
+
+def unserved_error(missing: list[tuple[Resource, tuple[str, ...]]], where: str) -> LiveError:
+    """Karpenter's kinds a command cannot answer without that the API server does not serve at the
+    version kexplain reads (as a 404 on a list of RESOURCES is said), with the versions served instead."""
+    res, versions = missing[0]
+    kinds = _and([r.plural for r, _ in missing])
+    if versions:
+        why = (f"{res.group} is served at {', '.join(versions)} only (Karpenter before v1.0); kexplain reads "
+               f"{res.api_version}")
+    else:
+        why = f"{res.group} is not served at {res.version}: is Karpenter v1 installed?"
+    return LiveError(f"the API server at {where} does not serve {kinds} ({res.api_version}, 404): {why}")
 
 
 def _connection_reason(err: BaseException) -> str:
