@@ -1,6 +1,8 @@
 """`kexplain karpenter --disruption` on a live cluster: the cluster read once as `kexplain pod`
 reads it (`kexplain.app.live.Session`: the scheduler's kinds with PodDisruptionBudgets and their
-status, Karpenter's NodePools, NodeClaims with their status conditions, EC2NodeClasses), the same
+status, Karpenter's NodePools, NodeClaims with their status conditions, EC2NodeClasses), but the
+pods as Karpenter's informer lists them, Succeeded and Failed ones too (`GetCandidates` counts
+every pod of a node in its disruption cost, `disruptionutils.ReschedulingCost`), the same
 disruption pass as over files of those objects (`disruption_pass`), and Karpenter's own events
 (its recorder's, on Nodes, NodeClaims, NodePools and pods) beside the pass's answer, in the
 document's `live` key. A refused read of Karpenter's own objects (NodePools, NodeClaims,
@@ -44,7 +46,7 @@ def disruption_live(connect: Connect, progress: Callable[[], ContextManager], po
     """Read the cluster and Karpenter's events, then run the pass over what was read (PODS, when
     given, adds pending pods as with --nodes files)."""
     with session(connect, progress) as s:
-        live = s.read()
+        live = s.read(finished=True)      # every pod, as Karpenter's informer (its disruption cost counts them)
         live.karpenter.require(NEEDED, s.conn.where, NEEDED_SERVED)
         reader = ClusterReader(s.conn, connect.chunk_size, connect.request_timeout)
         events, refused = reader.karpenter_events()

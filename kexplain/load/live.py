@@ -311,12 +311,15 @@ class ClusterReader:
     """get and list against one API server, paged, with errors turned into one line."""
 
     def __init__(self, conn: Connection, chunk_size: int = DEFAULT_CHUNK_SIZE,
-                 timeout: float = DEFAULT_TIMEOUT, progress: Progress | None = None) -> None:
+                 timeout: float = DEFAULT_TIMEOUT, progress: Progress | None = None, finished: bool = False) -> None:
         self.conn = conn
         self.chunk_size = max(1, chunk_size)
         self.timeout = timeout
         self.progress = progress
         self._groups: object = _UNASKED
+        # The pods listed: the scheduler's informer's (unfinished), or with `finished` every pod, as
+        # Karpenter's informer holds them (its disruption cost counts Succeeded and Failed pods too).
+        self.pod_fields = "" if finished else POD_FIELD_SELECTOR
 
     def get_pod(self, namespace: str, name: str) -> Obj:
         """The pod as stored, with its kind and apiVersion."""
@@ -595,16 +598,18 @@ class ClusterReader:
         return self._collect(PODS, self._list_events(PODS, fields=f"spec.nodeName={node}"))
 
     def _list_events(self, res: Resource, namespace: str | None = None,
-                     fields: str = POD_FIELD_SELECTOR) -> Iterator[_Event]:
+                     fields: str | None = None) -> Iterator[_Event]:
         """("page", res, body) per page, ("restart", res, None) when a continue token expired; LiveError
-        after MAX_RELISTS + 1 attempts. `namespace`: that collection only; `fields`: the pods' field
-        selector (the scheduler's unfinished pods unless told)."""
+        after MAX_RELISTS + 1 attempts. `namespace`: that collection only; `fields`: the field selector
+        (for pods unless told, `pod_fields`: the scheduler's unfinished pods, or every pod)."""
         path = res.path_in(namespace) if namespace else res.path
+        if fields is None:
+            fields = self.pod_fields if res.plural == PODS.plural and res.group == PODS.group else ""
         for _ in range(MAX_RELISTS + 1):
             token: str | None = None
             while True:
                 query: list[tuple[str, Any]] = [("limit", self.chunk_size)]
-                if (res.plural == PODS.plural and res.group == PODS.group) or fields is not POD_FIELD_SELECTOR:
+                if fields:
                     query.append(("fieldSelector", fields))
                 if token:
                     query.append(("continue", token))
