@@ -356,6 +356,11 @@ class ClusterReader:
             self._groups = self._read_api_groups()
         return self._groups      # type: ignore[return-value]
 
+    def serves_karpenter(self) -> bool:
+        """Whether the API group list shows karpenter.sh at v1 (False when it does not say)."""
+        groups = self.api_groups()
+        return groups is not None and KARPENTER[0].version in groups.get(KARPENTER[0].group, ())
+
     def _read_api_groups(self) -> dict[str, tuple[str, ...]] | None:
         with self._errors("get", None, path=APIS_PATH):
             try:

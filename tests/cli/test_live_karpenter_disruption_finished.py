@@ -53,3 +53,26 @@ def test_kexplain_pod_still_lists_the_schedulers_pods(capsys, api):
     run_cli(capsys, "pod", "web-0", "-n", "default", "--kubeconfig", api.kubeconfig, "-o", "json")
     listed = [s.query.get("fieldSelector") for s in api.requests if s.path == PODS.path]
     assert listed == [[POD_FIELD_SELECTOR]]
+
+
+def test_a_snapshot_of_a_karpenter_cluster_keeps_finished_pods_and_replays_as_live(capsys, api, tmp_path):
+    serve(api, fixture_objects() + FINISHED)
+    snap = tmp_path / "snap.json"
+    code, _, err = run_cli(capsys, "snapshot", "-o", str(snap), "--kubeconfig", api.kubeconfig)
+    assert code == 0, err
+    kept = {o["metadata"]["name"] for o in json.loads(snap.read_text())["items"] if o["kind"] == "Pod"}
+    assert {"report-a", "report-b"} <= kept
+    replay = _doc(capsys, "--nodes", str(snap))
+    code, live = _doc(capsys, "--kubeconfig", api.kubeconfig)
+    live.pop("live")
+    assert replay == (code, live)
+
+
+def test_a_snapshot_without_karpenter_keeps_the_schedulers_pods(capsys, api, tmp_path):
+    serve(api, [o for o in fixture_objects() + FINISHED if not o["apiVersion"].startswith("karpenter")])
+    for path in [p for p in api.collections if p.startswith("/apis/karpenter")]:
+        del api.collections[path]
+    code, _, err = run_cli(capsys, "snapshot", "-o", str(tmp_path / "snap.json"), "--kubeconfig", api.kubeconfig)
+    assert code == 0, err
+    listed = [s.query.get("fieldSelector") for s in api.requests if s.path == PODS.path]
+    assert listed == [[POD_FIELD_SELECTOR]]
