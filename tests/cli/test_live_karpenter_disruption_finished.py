@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import yaml
 
 from kexplain.load.live import PODS, POD_FIELD_SELECTOR
@@ -76,3 +77,23 @@ def test_a_snapshot_without_karpenter_keeps_the_schedulers_pods(capsys, api, tmp
     assert code == 0, err
     listed = [s.query.get("fieldSelector") for s in api.requests if s.path == PODS.path]
     assert listed == [[POD_FIELD_SELECTOR]]
+
+
+def test_finished_pods_change_which_node_consolidation_deletes_live_as_from_files(capsys, api, tmp_path):
+    """"can delete nodes" of Karpenter's consolidation_test.go: node 1 holds two pods, node 2 one, so
+    node 2 costs least and SingleNodeConsolidation deletes it. Two finished Job pods on node 2 raise
+    its cost above node 1's: Karpenter then tries, and deletes, node 1 first. Live as from files."""
+    from tests.karpenter import test_disruption_consolidation_delete_multi as multi
+    if not multi.SHARED_AWS.is_dir():
+        pytest.skip(f"{multi.SHARED_AWS} is not present")
+    done = [{**p, "metadata": {**p["metadata"], "ownerReferences": []}, "spec": {**p["spec"], "restartPolicy": "Never"},
+             "status": {"phase": phase, "startTime": "2026-01-01T10:00:00Z"}}
+            for p, phase in ((multi.pod("report-a", 2), "Succeeded"), (multi.pod("report-b", 2), "Failed"))]
+    running = [*multi.two_nodes(), multi.pod("web-2", 2)]
+    assert multi.acted(multi.document(tmp_path, running)) == ("SingleNodeConsolidation", "delete", [multi.name_of(2)])
+    files = multi.document(tmp_path, running + done)
+    assert multi.acted(files) == ("SingleNodeConsolidation", "delete", [multi.name_of(1)])
+    serve(api, running + done + [multi.node_pool(), multi.NODE_CLASS])
+    code, live = _doc(capsys, "--kubeconfig", api.kubeconfig, "--aws-data", str(multi.SHARED_AWS))
+    live.pop("live")
+    assert live == files
