@@ -1,9 +1,15 @@
 """`kexplain karpenter --disruption` on a live cluster: the cluster read once as `kexplain pod`
 reads it (`kexplain.app.live.Session`: the scheduler's kinds with PodDisruptionBudgets and their
-status, Karpenter's NodePools, NodeClaims with their status conditions, EC2NodeClasses), the same
+status, Karpenter's NodePools, NodeClaims with their status conditions, EC2NodeClasses), but the
+pods as Karpenter's informer lists them, Succeeded and Failed ones too (`GetCandidates` counts
+every pod of a node in its disruption cost, `disruptionutils.ReschedulingCost`), the same
 disruption pass as over files of those objects (`disruption_pass`), and Karpenter's own events
 (its recorder's, on Nodes, NodeClaims, NodePools and pods) beside the pass's answer, in the
-document's `live` key. A refused read is kept, to be said once."""
+document's `live` key. A refused read of Karpenter's own objects (NodePools, NodeClaims,
+EC2NodeClasses), or karpenter.sh not served at v1, ends it before the pass (exit 2: the reads and
+the rules that grant them), as a refused PodDisruptionBudget list does: without them every node
+would read "isn't managed by karpenter" or "NodePool not found". Another refused read (the events,
+the DaemonSets) is kept, to be said once."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -14,6 +20,12 @@ from kexplain.app.live import Connect, Live, session
 from kexplain.load.live import ClusterReader, Refusal
 
 Obj = dict[str, Any]
+
+# What the pass cannot answer without: GetCandidates' NodePools and their instance types (an
+# EC2NodeClass each), the cluster state's NodeClaims. Refused (403): no answer; NodePools and
+# NodeClaims not served at karpenter.sh/v1 (404, or v1beta1 only): no answer either.
+NEEDED = ("nodepools", "nodeclaims", "ec2nodeclasses")
+NEEDED_SERVED = ("nodepools", "nodeclaims")
 
 
 @dataclass(frozen=True)
@@ -34,7 +46,8 @@ def disruption_live(connect: Connect, progress: Callable[[], ContextManager], po
     """Read the cluster and Karpenter's events, then run the pass over what was read (PODS, when
     given, adds pending pods as with --nodes files)."""
     with session(connect, progress) as s:
-        live = s.read()
+        live = s.read(finished=True)      # every pod, as Karpenter's informer (its disruption cost counts them)
+        live.karpenter.require(NEEDED, s.conn.where, NEEDED_SERVED)
         reader = ClusterReader(s.conn, connect.chunk_size, connect.request_timeout)
         events, refused = reader.karpenter_events()
     inputs, doc = disruption_pass(pods, (), aws_data, config, kube, now, max_bytes=max_bytes,

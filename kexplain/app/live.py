@@ -48,6 +48,9 @@ from kexplain.suggest.kueue_held import flavor_fixes
 
 Obj = dict[str, Any]
 Say = Callable[[str], None]
+# `Session.read(finished=WITH_KARPENTER)`: every pod on a cluster that serves karpenter.sh/v1 (a
+# snapshot, which `kexplain karpenter --disruption --nodes` replays as live reads it), else unfinished ones.
+WITH_KARPENTER = "karpenter"
 
 
 @dataclass(frozen=True)
@@ -97,15 +100,21 @@ class Session:
         return self._version
 
     def read(self, pod_name: Optional[str] = None, allowed: bool = False,
-             node_group_labels: Optional[tuple[str, ...]] = None, policies: bool = False) -> Live:
+             node_group_labels: Optional[tuple[str, ...]] = None, policies: bool = False,
+             finished: bool | str = False) -> Live:
         """The named pod (get), then every kind the pipeline reads (list). With `allowed`, a 403 does
         not end it: what RBAC allows is read, the refusals kept, then the namespace's pod events. The
         node groups when asked (`node_group_labels`; failures are notes), Karpenter's and Kueue's
         objects when served, and with `policies` the namespaces' LimitRanges, quotas and HPAs, all put
-        with the cluster."""
+        with the cluster. The pods are the scheduler's informer's (unfinished ones), or with
+        `finished` every pod, Succeeded and Failed too, as Karpenter's informer lists them
+        (WITH_KARPENTER: on a cluster that serves karpenter.sh/v1, a snapshot's)."""
         version = self.server_version()
         with self.progress() as progress:
-            reader = ClusterReader(self.conn, self.opts.chunk_size, self.opts.request_timeout, progress)
+            reader = ClusterReader(self.conn, self.opts.chunk_size, self.opts.request_timeout, progress,
+                                   finished is True)
+            if finished == WITH_KARPENTER and reader.serves_karpenter():
+                reader.pod_fields = ""
             pod = reader.get_pod(self.namespace, pod_name) if pod_name else None
             cluster, refusals = (reader.read_cluster(), []) if not allowed else reader.read_allowed(self.namespace)
             policy_read = None

@@ -12,6 +12,7 @@ from typing import Any, List, Optional
 import typer
 
 from kexplain.app.eviction.node_stats import NodeStatsRead, read_node_stats
+from kexplain.app.live import WITH_KARPENTER
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus
 from kexplain.autoscaler.cloudprovider import reporting_objects, status_configmap
@@ -97,12 +98,13 @@ LACKS = {"CA's status": "a replay finds no node group CA reports (give it --node
 
 def read_cluster(env: Environment, connect: Connect, name: Optional[str],
                  stats: tuple[tuple[str, ...], bool] = ((), False)) -> tuple[Live, AutoscalerReads, NodeStatsRead]:
-    """What `kexplain pod` reads, with the namespaces' policies (`Session.read`), then what CA's
+    """What `kexplain pod` reads, with the namespaces' policies (`Session.read`; on a cluster that
+    serves karpenter.sh/v1, finished pods too, as the live disruption pass reads), then what CA's
     loop reads (`autoscaler_reads`), then the nodes' stats asked for (`stats`: the nodes named,
     those under pressure)."""
     with session(env, connect) as s:
         s.server_version()
-        live = s.read(name, policies=True)
+        live = s.read(name, policies=True, finished=WITH_KARPENTER)
         reader = ClusterReader(s.conn, connect.chunk_size, connect.request_timeout)
         kept = NodeStatsRead()
         if stats[0] or stats[1]:

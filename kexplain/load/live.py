@@ -164,11 +164,26 @@ class PolicyRead:
 @dataclass(frozen=True)
 class KarpenterRead:
     """What reading Karpenter's kinds learnt: whether karpenter.sh/v1 is served, the refused reads, notes
-    (Kueue's read says the same of kueue.x-k8s.io/v1beta2)."""
+    (Kueue's read says the same of kueue.x-k8s.io/v1beta2), and the kinds not served at the version
+    kexplain reads, each with the versions its group is served at instead (none: not at all)."""
 
     installed: bool = False
     refusals: tuple[Refusal, ...] = ()
     notes: tuple[str, ...] = ()
+    unserved: tuple[tuple[Resource, tuple[str, ...]], ...] = ()
+
+    def require(self, plurals: Iterable[str], where: str, served: Iterable[str] = ()) -> None:
+        """For a command that cannot answer without these kinds (`kexplain karpenter --disruption`
+        live): a refused read of one of `plurals` ends it as a refused list of RESOURCES ends
+        `read_cluster` (`refused_error`: every such read, the rules that grant them), and so does one
+        of `served` the API server does not serve at the version read (404, or not in the group list)."""
+        needed = set(plurals)
+        refused = [r for r in self.refusals if r.resource.plural in needed]
+        if refused:
+            raise refused_error(refused)
+        missing = [(res, versions) for res, versions in self.unserved if res.plural in set(served)]
+        if missing:
+            raise unserved_error(missing, where)
 
 
 # --- connecting -----------------------------------------------------------------------------
@@ -296,12 +311,15 @@ class ClusterReader:
     """get and list against one API server, paged, with errors turned into one line."""
 
     def __init__(self, conn: Connection, chunk_size: int = DEFAULT_CHUNK_SIZE,
-                 timeout: float = DEFAULT_TIMEOUT, progress: Progress | None = None) -> None:
+                 timeout: float = DEFAULT_TIMEOUT, progress: Progress | None = None, finished: bool = False) -> None:
         self.conn = conn
         self.chunk_size = max(1, chunk_size)
         self.timeout = timeout
         self.progress = progress
         self._groups: object = _UNASKED
+        # The pods listed: the scheduler's informer's (unfinished), or with `finished` every pod, as
+        # Karpenter's informer holds them (its disruption cost counts Succeeded and Failed pods too).
+        self.pod_fields = "" if finished else POD_FIELD_SELECTOR
 
     def get_pod(self, namespace: str, name: str) -> Obj:
         """The pod as stored, with its kind and apiVersion."""
@@ -337,6 +355,11 @@ class ClusterReader:
         if self._groups is _UNASKED:
             self._groups = self._read_api_groups()
         return self._groups      # type: ignore[return-value]
+
+    def serves_karpenter(self) -> bool:
+        """Whether the API group list shows karpenter.sh at v1 (False when it does not say)."""
+        groups = self.api_groups()
+        return groups is not None and KARPENTER[0].version in groups.get(KARPENTER[0].group, ())
 
     def _read_api_groups(self) -> dict[str, tuple[str, ...]] | None:
         with self._errors("get", None, path=APIS_PATH):
@@ -385,22 +408,26 @@ class ClusterReader:
         out: list[tuple[Obj, Source]] = []
         refusals: list[Refusal] = []
         notes: list[str] = []
+        unserved: list[tuple[Resource, tuple[str, ...]]] = []
         for res in KARPENTER:
             versions = groups.get(res.group) if groups is not None else (res.version,)
             if not versions:
+                unserved.append((res, ()))
                 continue
             if res.version not in versions:
                 note = (f"{res.group} is served at {', '.join(versions)} only, not {res.version} (Karpenter before "
                         f"v1.0): its objects are not read, kexplain reads {res.api_version}")
                 if note not in notes:
                     notes.append(note)
+                unserved.append((res, tuple(versions)))
                 continue
-            self._list_into(res, out, refusals)
+            if not self._list_into(res, out, refusals):      # 404: its CRD is not installed
+                unserved.append((res, ()))
         if groups is not None:
             installed = KARPENTER[0].version in groups.get(KARPENTER[0].group, ())
         else:       # no group list: only what was read says so (RBAC refuses a kind that does not exist too)
             installed = bool(out)
-        return out, KarpenterRead(installed, tuple(refusals), tuple(notes))
+        return out, KarpenterRead(installed, tuple(refusals), tuple(notes), tuple(unserved))
 
     def read_kueue(self) -> tuple[list[tuple[Obj, Source]], KarpenterRead]:
         """Kueue's objects (KUEUE), listed when the API group list shows kueue.x-k8s.io at v1beta2, and its
@@ -576,16 +603,18 @@ class ClusterReader:
         return self._collect(PODS, self._list_events(PODS, fields=f"spec.nodeName={node}"))
 
     def _list_events(self, res: Resource, namespace: str | None = None,
-                     fields: str = POD_FIELD_SELECTOR) -> Iterator[_Event]:
+                     fields: str | None = None) -> Iterator[_Event]:
         """("page", res, body) per page, ("restart", res, None) when a continue token expired; LiveError
-        after MAX_RELISTS + 1 attempts. `namespace`: that collection only; `fields`: the pods' field
-        selector (the scheduler's unfinished pods unless told)."""
+        after MAX_RELISTS + 1 attempts. `namespace`: that collection only; `fields`: the field selector
+        (for pods unless told, `pod_fields`: the scheduler's unfinished pods, or every pod)."""
         path = res.path_in(namespace) if namespace else res.path
+        if fields is None:
+            fields = self.pod_fields if res.plural == PODS.plural and res.group == PODS.group else ""
         for _ in range(MAX_RELISTS + 1):
             token: str | None = None
             while True:
                 query: list[tuple[str, Any]] = [("limit", self.chunk_size)]
-                if (res.plural == PODS.plural and res.group == PODS.group) or fields is not POD_FIELD_SELECTOR:
+                if fields:
                     query.append(("fieldSelector", fields))
                 if token:
                     query.append(("continue", token))
@@ -703,11 +732,7 @@ class ClusterReader:
             return LiveError(f"unauthorized (401): the API server at {server} refused the credentials "
                              "(expired or revoked?); log in again, e.g. check that `kubectl get nodes` works")
         if status == 403 and res is not None:
-            refusal = Refusal(res, verb, namespace, said)
-            detail = f" (the API server said: {said})" if said else ""
-            return Forbidden(f'forbidden (403): kexplain needs "{verb}" on resource "{res.plural}" in '
-                             f"{res.group_label} {refusal.scope}{detail}; grant the read-only ClusterRole of "
-                             "deploy/rbac.yaml", refusal)
+            return refused_error([Refusal(res, verb, namespace, said)])
         if status == 404 and res is PODS and name:
             return LiveError(f'pod "{name}" not found in namespace "{namespace}" ({server})')
         if status == 404 and res is not None:
@@ -725,6 +750,40 @@ class ClusterReader:
         if err.kind == "tls":
             return LiveError(f"TLS error talking to the API server at {server}: {_first_line(err.error)}")
         return LiveError(f"cannot reach the API server at {server}: {_connection_reason(err.error)}")
+
+
+def refused_error(refusals: list[Refusal]) -> Forbidden:
+    """The one error of reads RBAC refused (403) that a command cannot answer without: each read
+    with its scope and the API server's words, then the rule of deploy/rbac.yaml that grants
+    them. A refused list of RESOURCES ends every command with it; Karpenter's kinds end the
+    disruption pass (`KarpenterRead.require`)."""
+    reads = []
+    for r in refusals:
+        detail = f" (the API server said: {r.said})" if r.said else ""
+        reads.append(f'"{r.verb}" on resource "{r.resource.plural}" in {r.resource.group_label} {r.scope}{detail}')
+    rules: dict[tuple[str, str], list[str]] = {}
+    for r in refusals:
+        where = f'a Role in the namespace "{r.namespace}"' if r.namespace else "a ClusterRole"
+        plurals = rules.setdefault((where, r.resource.group), [])
+        if r.resource.plural not in plurals:
+            plurals.append(r.resource.plural)
+    granted = "; ".join(f'{where}: {{apiGroups: ["{group}"], resources: [{", ".join(plurals)}], verbs: [get, list]}}'
+                        for (where, group), plurals in rules.items())
+    return Forbidden(f"forbidden (403): kexplain needs {_and(reads)}; grant the read-only ClusterRole of "
+                     f"deploy/rbac.yaml ({granted})", refusals[0])
+
+
+def unserved_error(missing: list[tuple[Resource, tuple[str, ...]]], where: str) -> LiveError:
+    """Karpenter's kinds a command cannot answer without that the API server does not serve at the
+    version kexplain reads (as a 404 on a list of RESOURCES is said), with the versions served instead."""
+    res, versions = missing[0]
+    kinds = _and([r.plural for r, _ in missing])
+    if versions:
+        why = (f"{res.group} is served at {', '.join(versions)} only (Karpenter before v1.0); kexplain reads "
+               f"{res.api_version}")
+    else:
+        why = f"{res.group} is not served at {res.version}: is Karpenter v1 installed?"
+    return LiveError(f"the API server at {where} does not serve {kinds} ({res.api_version}, 404): {why}")
 
 
 def _connection_reason(err: BaseException) -> str:

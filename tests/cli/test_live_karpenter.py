@@ -148,7 +148,7 @@ def test_karpenter_decides_on_the_live_objects_as_on_the_nodes_file(capsys, api,
 
 def test_a_cluster_without_karpenter_is_asked_nothing_more(capsys, plain):
     live, said = read(plain)
-    assert live.karpenter == KarpenterRead(installed=False)
+    assert live.karpenter == KarpenterRead(installed=False, unserved=tuple((res, ()) for res in KARPENTER))
     assert said == ""
     assert not [o for o, _ in live.cluster if o.get("kind") in READ_KINDS]
     asked = plain.paths()
