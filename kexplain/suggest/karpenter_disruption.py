@@ -15,14 +15,13 @@ from kexplain.config._decode import parse_duration
 from kexplain.controllers.disruption import scaled
 from kexplain.errors import AdmissionRejected, InputError
 from kexplain.karpenter.apis.nodepool import parse_node_pool
-from kexplain.karpenter.disruption.budgets import is_active
+from kexplain.karpenter.disruption.budgets import window
 from kexplain.karpenter.disruption.candidate import NODEPOOL_LABEL, condition
 from kexplain.karpenter.disruption.pods import DO_NOT_DISRUPT, parse_do_not_disrupt
 from kexplain.karpenter.disruption import why
 from kexplain.karpenter.disruption.why import NodeWhy
 from kexplain.karpenter.inputs import PassInputs, parse_time
 from kexplain.karpenter.run import disruption
-from kexplain.karpenter.utils.cron import CronError, parse_standard
 from kexplain.karpenter.utils.objects import name_of
 from kexplain.model.pod import PodInfo
 from kexplain.suggest.change import Op, apply_ops, pointer
@@ -34,7 +33,7 @@ TYPE_KEYS = ("node.kubernetes.io/instance-type", "karpenter.k8s.aws/instance-fam
              "karpenter.k8s.aws/instance-size")
 SETTINGS, PDB = "KarpenterSettings", "PodDisruptionBudget"
 GATE = "SpotToSpotConsolidation"
-HORIZON = timedelta(days=366)   # how far a budget window's next opening is looked for
+NEVER = "never"                 # what time alone changes: the moment of a window that never closes
 
 
 @dataclass(frozen=True)
@@ -301,8 +300,16 @@ def pdb_max_unavailable(check: Any, found: NodeWhy, result: Any) -> list[Proposa
 
 
 def budget(check: Any, found: NodeWhy, result: Any) -> list[Proposal]:
-    """The budgets that bind for the reason raised to the nodes disrupting plus one."""
+    """The budgets that bind for the reason raised to the nodes disrupting plus one; a schedule
+    Karpenter cannot parse (which blocks every reason) corrected first."""
     pool, reason = check.detail.get("nodePool"), check.detail.get("reason")
+    bad = [b for b in check.detail.get("invalidBudgets") or () if b.get("fix")]
+    if bad:
+        which = ", ".join(f"budgets[{b['index']}]'s schedule \"{b['schedule']}\" to \"{b['fix']}\"" for b in bad)
+        return [Proposal("budget-schedule", f"NodePool {pool}", f"correct NodePool {pool}'s {which} (as robfig/cron, "
+                         "Karpenter's parser, reads it)",
+                         tuple(op("NodePool", pool, "replace", pointer("spec", "disruption", "budgets", b["index"],
+                                                                       "schedule"), b["fix"]) for b in bad))]
     verdicts = result.budget_details.get(pool, {}).get(reason, ())
     need = int(check.detail.get("disrupting") or 0) + 1
     binding = [b for b in verdicts if b.applies and (b.error or (b.active and b.allowed < need))]
@@ -435,37 +442,21 @@ def consolidatable_at(found: NodeWhy, result: Any, now: datetime) -> list[dict[s
 
 
 def budget_windows(found: NodeWhy, result: Any, now: datetime) -> list[dict[str, Any]]:
-    """Each scheduled budget of the node's NodePool: when its window closes (active) or next opens."""
+    """Each scheduled budget of the node's NodePool: when its window closes (active) or next opens
+    (`budgets.window`: a window the next firing reaches does not close; one that never closes is
+    said as such, at "never")."""
     state = found.verdict_of.state
     pool = result.ctx.node_pools.get(state.labels().get(NODEPOOL_LABEL) or "")
     if pool is None:
         return []
     out = []
     for i, b in enumerate(pool.spec.disruption.budgets):
-        if b.schedule is None:
-            continue
-        try:
-            schedule = parse_standard(f"TZ=UTC {b.schedule}")
-        except CronError:
-            continue
-        span = timedelta(microseconds=(parse_duration(b.duration or "0s") or 0) // 1000)
-        active, _ = is_active(b, now)
+        change, at = window(b, now)
         reasons = f" for {', '.join(b.reasons)}" if b.reasons else ""
-        if active:
-            hit = schedule.next(now - span, now)
-            while hit is not None:
-                later = schedule.next(hit, now)
-                if later is None:
-                    break
-                hit = later
-            if hit is not None:
-                out.append({"what": "budget", "at": stamp(hit + span),
-                            "text": f"budgets[{i}] (nodes {b.nodes}{reasons}, '{b.schedule}' for {b.duration}) "
-                                    f"closes"})
-        else:
-            nxt = schedule.next(now, now + HORIZON)
-            if nxt is not None:
-                out.append({"what": "budget", "at": stamp(nxt),
-                            "text": f"budgets[{i}] (nodes {b.nodes}{reasons}, '{b.schedule}' for {b.duration}) "
-                                    "opens"})
+        which = f"budgets[{i}] (nodes {b.nodes}{reasons}, '{b.schedule}' for {b.duration})"
+        if change == "always":
+            out.append({"what": "budget", "at": NEVER, "text": f"{which} never closes: active at every instant, each "
+                        "window reaching the schedule's next firing"})
+        elif at is not None:
+            out.append({"what": "budget", "at": stamp(at), "text": f"{which} {change}"})
     return out

@@ -14,6 +14,7 @@ from typing import Any, Iterator
 
 from kexplain.karpenter.cloudprovider.types import InstanceTypes, format_price
 from kexplain.karpenter.disruption import events as ev
+from kexplain.karpenter.disruption.budgets import schedule_fixes
 from kexplain.karpenter.disruption.candidate import (EVENTUAL, NODEPOOL_LABEL, ZONE_LABEL, Candidate, Command, _annotations,
                                                     candidate_price, condition, sentence)
 from kexplain.karpenter.disruption.consolidation import Consolidation, worst_launch_price
@@ -231,6 +232,9 @@ def budget_check(result: DisruptionResult, step: str, reason: str, cand: Candida
     detail: dict[str, Any] = {"nodePool": pool, "reason": reason}
     if b is not None:
         detail.update({"nodes": b.nodes, "disrupting": b.disrupting, "budgetsAllow": b.allowed})
+        bad = schedule_fixes(cand.node_pool, result.ctx.now, b.nodes)
+        if bad:                         # (a schedule Karpenter cannot parse: 0 for every reason)
+            detail["invalidBudgets"] = bad
     return Check(step, "budget", ev.node_pool_blocked_for_reason(cand.node_pool, reason).message, detail=detail)
 
 

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 from kexplain.render.consoles import text_console
 from kexplain.render.html.markup import Html, el, table
-from kexplain.render.karpenter_disruption import NODE_HEADERS, budget_rows, decision_line, method_lines, node_rows, \
+from kexplain.render.karpenter_disruption import NODE_HEADERS, budget_logs, budget_rows, decision_line, method_lines, node_rows, \
     node_sections, print_disruption, print_node, stopped_by
 from kexplain.render.karpenter_events import event_line as live_event_line, print_live_events
 from kexplain.render.karpenter_disruption_chain import HEADING, answer_text, event_line, lands_text, node_heading, \
@@ -60,7 +60,8 @@ def _node(doc: Doc) -> list[Html]:
 def _budgets(doc: Doc) -> list[Html]:
     rows = budget_rows(doc)
     return _section("Budgets (per NodePool and reason)", "budgets",
-                    table(("NodePool", "Reason", "Nodes", "Allowed", "How"), rows, numeric=(2, 3)) if rows else None)
+                    table(("NodePool", "Reason", "Nodes", "Allowed", "How"), rows, numeric=(2, 3)) if rows else None,
+                    *(el("pre", text, cls="text") for text in budget_logs(doc)))
 
 
 def _chain(doc: Doc) -> list[Html]:
