@@ -274,10 +274,34 @@ def node_sections(doc: Mapping[str, Any]) -> tuple[str, list[tuple[str, list[str
             f"{v['method']} would take it ({v['command']}), though not as this pass's decision"
         fixes.append(f"  - {f['description']}\n      verified: {then}")
     parts = [("What stops it, in the order Karpenter checks (quoted: Karpenter's words):", lines),
+             ("Annotations Karpenter ignores (they protect nothing):", [line for i in node.get("ignored") or ()
+                                                                       for line in _ignored_lines(i)]),
              ("Changes that let it go (each verified by running the disruption pass again):", fixes),
              ("What Karpenter said of it (its events in the cluster):", live_events(doc, node.get("name", ""))),
-             ("What time alone changes:", [f"  - {w['at']}: {w['text']}" for w in node.get("when") or ()])]
+             ("What time alone changes (and what stops it then, in the order Karpenter checks):",
+              [line for w in node.get("when") or () for line in _when_lines(w)])]
     return head, [(title, shown) for title, shown in parts if shown]
+
+
+def _ignored_lines(i: Mapping[str, Any]) -> list[str]:
+    out = [f"  - {i['object']}: karpenter.sh/do-not-disrupt: \"{i['value']}\": {i['message']}"]
+    if i.get("event"):
+        out.append(f"      event {i['event']['reason']}: \"{i['event']['message']}\"")
+    return out
+
+
+def _when_lines(w: Mapping[str, Any]) -> list[str]:
+    """One time event and, once it has come, the node's verdict and every check that stops it."""
+    out = [f"  - {w['at']}: {w['text']}"]
+    then = w.get("then")
+    if then is None:
+        return out
+    verdict = VERDICTS.get(then.get("verdict", ""), "").format(method=then.get("method"))
+    out.append(f"      then: {verdict}" + (":" if then.get("checks") else ""))
+    for i, c in enumerate(then.get("checks") or (), 1):
+        words = f'"{c["message"]}"' if c.get("karpenter") else c["message"]
+        out.append(f"        {i}. {c['step']}: {words}")
+    return out
 
 
 def render_node(doc: Mapping[str, Any]) -> list[Block]:

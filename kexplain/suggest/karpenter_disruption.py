@@ -400,7 +400,35 @@ def when(found: NodeWhy, result: Any, now: datetime) -> list[dict[str, Any]]:
                             "text": f"pod {pod.key}'s do-not-disrupt ({value}) ends: its start "
                                     f"{stamp(started)} + {value}"})
     out.extend(budget_windows(found, result, now))
+    out.extend(expires_at(found, now))
     return sorted(out, key=lambda w: w["at"])
+
+
+def expires_at(found: NodeWhy, now: datetime) -> list[dict[str, Any]]:
+    """The NodeClaim's expiry (nodeclaim/expiration: its creationTimestamp plus its expireAfter):
+    Karpenter deletes the NodeClaim then, whatever its budgets and do-not-disrupt say (forceful in
+    v1); the drain that follows is bounded by its terminationGracePeriod, without one it waits for
+    the pods PodDisruptionBudgets and do-not-disrupt hold."""
+    claim = found.verdict_of.state.node_claim
+    spec = (claim or {}).get("spec") or {}
+    expire = spec.get("expireAfter")
+    created = parse_time(((claim or {}).get("metadata") or {}).get("creationTimestamp"))
+    ns = parse_duration(str(expire)) if expire not in (None, "Never") else None
+    at = _later(created, ns) if created is not None and ns is not None else None
+    if at is None:
+        return []
+    grace = spec.get("terminationGracePeriod")
+    grace_ns = parse_duration(str(grace)) if grace is not None else None
+    ends = _later(max(at, now), grace_ns) if grace_ns is not None else None
+    drain = (f"its drain evicts through PodDisruptionBudgets and waits for do-not-disrupt pods until its "
+             f"terminationGracePeriod ({grace}) ends, {stamp(ends)}, then deletes the pods left" if ends is not None
+             else "with no terminationGracePeriod, its drain waits for each pod a PodDisruptionBudget or "
+             "do-not-disrupt holds, for as long as they hold")
+    text = (f"NodeClaim {name_of(claim)} expires: its creationTimestamp {stamp(created)} + expireAfter {expire}"
+            + (" (already past: Karpenter deletes it on its next reconcile)" if at <= now else "")
+            + "; Karpenter's expiration deletes the NodeClaim then, whatever the budgets and do-not-disrupt say; "
+            + drain)
+    return [{"what": "expiration", "at": stamp(max(at, now)), "text": text}]
 
 
 def _later(t: datetime, ns: int) -> datetime | None:
@@ -459,4 +487,49 @@ def budget_windows(found: NodeWhy, result: Any, now: datetime) -> list[dict[str,
                         "window reaching the schedule's next firing"})
         elif at is not None:
             out.append({"what": "budget", "at": stamp(at), "text": f"{which} {change}"})
+    return out
+
+
+# -- what stops it after each time event ------------------------------------------------------------
+MAX_LATER = 6                   # passes run again for the times of one node
+
+
+def _consolidatable(claim: Mapping[str, Any]) -> list[Op]:
+    """The NodeClaim's Consolidatable condition set True, as Karpenter's nodeclaim disruption
+    controller sets it once consolidateAfter has passed (the condition is input to the pass)."""
+    conditions = (claim.get("status") or {}).get("conditions") or []
+    name = name_of(claim)
+    for i, c in enumerate(conditions):
+        if isinstance(c, Mapping) and c.get("type") == "Consolidatable":
+            return [op("NodeClaim", name, "replace", pointer("status", "conditions", i, "status"), "True")]
+    return [op("NodeClaim", name, "add", pointer("status", "conditions", "-"),
+               {"type": "Consolidatable", "status": "True", "reason": "Consolidatable"})]
+
+
+def then_stops(found: NodeWhy, result: Any, inputs: PassInputs, world: Any,
+               times: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`times` (from `when`), each with what stops the node once it has come (`then`: the verdict and
+    every check, in Karpenter's order), from the pass run again at that moment over the input with
+    every event so far (a NodeClaim turned Consolidatable is a change to its status; a
+    do-not-disrupt's end and a budget window are the clock's). The expiry ends the list: the
+    NodeClaim is deleted then."""
+    out, change, left = [], [], MAX_LATER
+    for w in times:
+        entry = dict(w)
+        out.append(entry)
+        if w["what"] == "expiration" or w["at"] == NEVER or left <= 0:
+            continue
+        if w["what"] == "consolidatable" and found.verdict_of.state.node_claim is not None:
+            change += _consolidatable(found.verdict_of.state.node_claim)
+        changed = overlaid(inputs, change)
+        at = parse_time(w["at"])
+        if changed is None or at is None:
+            continue
+        left -= 1
+        try:
+            after = why.explain(disruption(changed, world, at, result.ctx.rules), found.name)
+        except Exception:          # noqa: BLE001 - a moment the pass cannot run says nothing
+            continue
+        entry["then"] = {"verdict": after.verdict, **({"method": after.method} if after.method else {}),
+                         "checks": [c.as_dict() for c in after.checks]}
     return out
