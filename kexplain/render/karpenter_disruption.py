@@ -296,7 +296,7 @@ def _when_lines(w: Mapping[str, Any]) -> list[str]:
     then = w.get("then")
     if then is None:
         return out
-    verdict = VERDICTS.get(then.get("verdict", ""), "").format(method=then.get("method"))
+    verdict = VERDICTS.get(then.get("verdict", ""), "").format(method=then.get("method")).replace(" now,", " then,")
     out.append(f"      then: {verdict}" + (":" if then.get("checks") else ""))
     for i, c in enumerate(then.get("checks") or (), 1):
         words = f'"{c["message"]}"' if c.get("karpenter") else c["message"]

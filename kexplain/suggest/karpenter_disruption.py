@@ -511,8 +511,8 @@ def then_stops(found: NodeWhy, result: Any, inputs: PassInputs, world: Any,
     """`times` (from `when`), each with what stops the node once it has come (`then`: the verdict and
     every check, in Karpenter's order), from the pass run again at that moment over the input with
     every event so far (a NodeClaim turned Consolidatable is a change to its status; a
-    do-not-disrupt's end and a budget window are the clock's). The expiry ends the list: the
-    NodeClaim is deleted then."""
+    do-not-disrupt's end and a budget window are the clock's). Neither the expiry (the NodeClaim
+    is deleted then) nor a time after the one that disrupts it is run again."""
     out, change, left = [], [], MAX_LATER
     for w in times:
         entry = dict(w)
@@ -532,4 +532,6 @@ def then_stops(found: NodeWhy, result: Any, inputs: PassInputs, world: Any,
             continue
         entry["then"] = {"verdict": after.verdict, **({"method": after.method} if after.method else {}),
                          "checks": [c.as_dict() for c in after.checks]}
+        if after.verdict == why.DISRUPTED:      # (gone then: later times change nothing for it)
+            left = 0
     return out

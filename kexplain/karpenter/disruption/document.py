@@ -67,7 +67,8 @@ def invalid_entry(node_pool: Any, now: Any, num_nodes: int) -> dict[str, Any]:
     log = invalid_log(node_pool, now)
     if not log:
         return {}
-    return {"invalidBudgets": schedule_fixes(node_pool, now, num_nodes), "log": {"message": LOG, "error": log}}
+    bad = schedule_fixes(node_pool, now, num_nodes)
+    return {**({"invalidBudgets": bad} if bad else {}), "log": {"message": LOG, "error": log}}
 
 
 def _requirement_values(reqs: Any, key: str) -> list[str]:
