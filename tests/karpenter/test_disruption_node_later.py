@@ -40,8 +40,10 @@ def test_after_the_do_not_disrupt_ends_the_when_empty_policy_still_keeps_it(tmp_
     assert [c["step"] for c in then] == ["Emptiness", "Drift", "MultiNodeConsolidation", "SingleNodeConsolidation"]
     assert [c["message"] for c in then if c["check"] == "filter"] == \
         ['NodePool "default" has non-empty consolidation disabled'] * 2
+    html = tmp_path / "node.html"
     code, out, _ = cli(*write(tmp_path, objects("4h"), pools=WHEN_EMPTY), "--now", "2026-01-01T10:00:00Z",
-                       "--node", N1)
+                       "--node", N1, "--html", str(html))
+    assert "then: Karpenter keeps it:" in html.read_text()
     flat = " ".join(out.split())
     assert ('2026-01-01T11:00:00Z: pod default/web-0\'s do-not-disrupt (4h) ends: its start 2026-01-01T07:00:00Z + 4h '
             'then: Karpenter keeps it: 1. Emptiness: not empty') in flat
