@@ -107,3 +107,17 @@ def test_a_nodes_own_do_not_disrupt_other_than_true_protects_nothing(tmp_path):
     objs[0]["metadata"]["annotations"] = {DND: "false"}
     _, doc = answer(tmp_path, objs, pools, now="2026-01-01T12:00:00Z")
     assert "ignored" not in doc["node"]
+
+
+def test_once_the_nodeclaim_turns_consolidatable_its_condition_no_longer_stops_it(tmp_path):
+    objs = [*node(1), *node(2), pod("web-0", 1, cpu="200m"), pod("web-1", 2, cpu="200m")]
+    claim = objs[1]
+    claim["status"]["conditions"] = [c for c in claim["status"]["conditions"] if c["type"] != "Consolidatable"]
+    claim["status"]["lastPodEventTime"] = "2026-01-01T11:50:00Z"
+    pools = NODEPOOLS.replace("BUDGET", "10").replace("TYPES", "m5.large").replace("consolidateAfter: 0s",
+                                                                                   "consolidateAfter: 30m")
+    _, doc = answer(tmp_path, objs, pools, now="2026-01-01T12:00:00Z")
+    assert "consolidatable" in [c["check"] for c in doc["node"]["checks"]]
+    [turns] = [w for w in doc["node"]["when"] if w["what"] == "consolidatable"]
+    assert turns["at"] == "2026-01-01T12:20:00Z"
+    assert turns["then"]["verdict"] == "disrupted"
