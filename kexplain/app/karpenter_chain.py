@@ -18,7 +18,7 @@ from kexplain.eviction.drain.drain import evict_pods
 from kexplain.eviction.versions import drain_rules
 from kexplain.karpenter.disruption import events as ev
 from kexplain.karpenter.disruption import termination as term
-from kexplain.karpenter.disruption.pods import is_reschedulable
+from kexplain.karpenter.disruption.pods import DO_NOT_DISRUPT, ignored_do_not_disrupt, is_reschedulable
 from kexplain.karpenter.state.cluster import is_owned_by_daemonset, is_owned_by_node
 from kexplain.karpenter.utils.objects import name_of
 from kexplain.model.pod import PodInfo
@@ -119,6 +119,10 @@ def node_chain(candidate: Any, pods: list[PodInfo], budgets: dict[str, Budget], 
                 if term.asks_again(eviction.answer.code, eviction.answer.message):
                     recorder.publish(term.failed_to_drain(candidate.name(), d.pod, eviction.answer.message))
         entry["lands"] = _lands(d.pod, placed, otherwise)
+        ignored = ignored_do_not_disrupt(d.pod)
+        if ignored is not None:         # a do-not-disrupt Karpenter cannot read protects nothing
+            entry["doNotDisruptIgnored"] = {"value": str(d.pod.annotation(DO_NOT_DISRUPT)), "reason": ignored.reason,
+                                            "message": ignored.message}
         entries.append(entry)
     out: dict[str, Any] = {"node": candidate.name()}
     if candidate.node_claim is not None:

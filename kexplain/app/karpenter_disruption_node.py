@@ -22,5 +22,6 @@ def node_document(result: Any, name: str, inputs: Any, world: Any) -> dict:
     now = result.ctx.now
     return {"name": found.name, "verdict": found.verdict, **({"method": found.method} if found.method else {}),
             "checks": [c.as_dict() for c in found.checks],
+            **({"ignored": ignored} if (ignored := why.ignored(result, found.name)) else {}),
             "fixes": [f.as_dict() for f in node_fixes.fixes(found, result, inputs, world, now)],
-            "when": node_fixes.when(found, result, now)}
+            "when": node_fixes.then_stops(found, result, inputs, world, node_fixes.when(found, result, now))}

@@ -38,6 +38,10 @@ def _budget_part(b: Mapping[str, Any], nodes: int) -> str:
         what = f"nodes {value} of {nodes} = roundup({value[:-1]} × {nodes} / 100)"
     if b.get("schedule"):
         window = "active now" if b.get("active") else "inactive now, no limit"
+        if b.get("alwaysActive"):
+            window = "active at every instant: each window reaches the next firing"
+        elif b.get("closes") or b.get("opens"):
+            window += f", {'closes' if b.get('closes') else 'opens'} {b.get('closes') or b.get('opens')}"
         what += f" during '{b['schedule']}' for {b.get('duration')} ({window})"
     if b.get("error"):
         return what + f": {b['error']} (fails closed: 0)"
@@ -64,15 +68,48 @@ def _budget_text(reason: Mapping[str, Any], nodes: int) -> str:
     return text
 
 
+def invalid_text(bad: Mapping[str, Any]) -> str:
+    """A budget whose schedule Karpenter cannot parse: its error, what it blocks, the corrected
+    schedule and what the budgets allow with it."""
+    text = (f"budgets[{bad['index']}] schedule \"{bad['schedule']}\": Karpenter cannot parse it "
+            f"(\"{bad['error']}\"), so it allows no disruption for any reason of this NodePool "
+            "(Drifted, Empty, Underutilized), whatever the other budgets allow")
+    if not bad.get("fix"):
+        return text + "; fix: write the schedule in robfig/cron's five fields (names: sun-sat, jan-dec)"
+    allows = ", ".join(f"{r} {_n(v)}" for r, v in (bad.get("allowsWithFix") or {}).items())
+    return text + f"; fix: schedule \"{bad['fix']}\" (it parses; the budgets then allow {allows} now)"
+
+
+def _invalid_row(bad: Mapping[str, Any], reason: str) -> str:
+    then = (bad.get("allowsWithFix") or {}).get(reason)
+    return (f"budgets[{bad['index']}] schedule \"{bad['schedule']}\" does not parse: no disruption for any reason"
+            + (f"; with \"{bad['fix']}\": {_n(then)}" if bad.get("fix") and then is not None else ""))
+
+
 def budget_rows(doc: Mapping[str, Any]) -> list[list[str]]:
-    """Per NodePool and reason: the nodes, what is allowed now and the arithmetic behind it."""
+    """Per NodePool and reason: the nodes, what is allowed now and the arithmetic behind it (a
+    schedule Karpenter cannot parse instead: it alone decides)."""
     rows = []
     for b in doc.get("budgets") or ():
         for reason, allowed in sorted((b.get("allowed") or {}).items()):
             detail = (b.get("reasons") or {}).get(reason) or {}
-            rows.append([b["nodePool"], reason, str(b.get("nodes", 0)), _n(allowed),
-                         _budget_text(detail, b.get("nodes", 0))])
+            how = ("; ".join(_invalid_row(bad, reason) for bad in b["invalidBudgets"]) if b.get("invalidBudgets")
+                   else _budget_text(detail, b.get("nodes", 0)))
+            rows.append([b["nodePool"], reason, str(b.get("nodes", 0)), _n(allowed), how])
     return rows
+
+
+def budget_logs(doc: Mapping[str, Any]) -> list[str]:
+    """Per NodePool whose budgets Karpenter cannot read: each bad schedule in full, with its fix, and
+    Karpenter's log (Controller.logInvalidBudgets)."""
+    out = []
+    for b in doc.get("budgets") or ():
+        lines = [f"NodePool {b['nodePool']}: {invalid_text(bad)}" for bad in b.get("invalidBudgets") or ()]
+        if b.get("log"):
+            lines.append(f'  Karpenter logs "{b["log"]["message"]}": {b["log"]["error"]}')
+        if lines:
+            out.append("\n".join(lines))
+    return out
 
 
 def stopped_by(doc: Mapping[str, Any]) -> str:
@@ -152,6 +189,8 @@ def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
     if rows:
         blocks.append(table_block(look, "Budgets (per NodePool and reason)",
                                   ["NodePool", "reason", "nodes", "allowed", "how"], rows, right=(2, 3)))
+    for line in budget_logs(doc):
+        blocks.append(Block(Text(line)))
     stopped = stopped_by(doc)
     for m in doc.get("methods") or ():
         blocks.append(Block(Text("\n".join(method_lines(m, stopped)))))
@@ -175,9 +214,10 @@ VERDICTS = {"disrupted": "Karpenter would disrupt it now, by {method}",
 MOVING_SHOWN = 10          # the pods named for a node that is not empty
 
 
-def _detail_lines(check: Mapping[str, Any]) -> list[str]:
+def _detail_lines(check: Mapping[str, Any], said: set[str]) -> list[str]:
     """The facts behind one check: pods and PDBs, the pods that keep a node from being empty, pods that
-    would not schedule, new NodeClaims, the cheapest type against the node's price, the condition."""
+    would not schedule, new NodeClaims, the cheapest type against the node's price, the condition, a
+    budget schedule Karpenter cannot parse (in full once: `said`, what earlier checks said)."""
     d = check.get("detail") or {}
     out = []
     if d.get("pods") and d.get("pdbs"):
@@ -201,6 +241,11 @@ def _detail_lines(check: Mapping[str, Any]) -> list[str]:
     if d.get("reason") and "budgetsAllow" in d:
         out.append(f"NodePool {d['nodePool']} for {d['reason']}: its budgets allow {_n(d['budgetsAllow'])} of "
                    f"{d['nodes']} node(s), {d['disrupting']} disrupting already")
+    for bad in d.get("invalidBudgets") or ():
+        text = invalid_text(bad)
+        out.append(text if text not in said else f"budgets[{bad['index']}] schedule \"{bad['schedule']}\" does not "
+                   "parse (above): no disruption for any reason")
+        said.add(text)
     if "condition" in d:
         since = f" since {d['lastTransitionTime']}" if d.get("lastTransitionTime") else ""
         why = f" ({d['reason']})" if d.get("reason") else ""
@@ -216,11 +261,12 @@ def node_sections(doc: Mapping[str, Any]) -> tuple[str, list[tuple[str, list[str
     text and the page both print these."""
     node = doc.get("node") or {}
     head = f"Node {node.get('name')}: " + VERDICTS.get(node.get("verdict", ""), "").format(method=node.get("method"))
-    lines = []
+    lines: list[str] = []
+    said: set[str] = set()
     for i, c in enumerate(node.get("checks") or (), 1):
         words = f'"{c["message"]}"' if c.get("karpenter") else c["message"]
         lines.append(f"  {i}. {c['step']}: {words}")
-        lines.extend(f"       {line}" for line in _detail_lines(c))
+        lines.extend(f"       {line}" for line in _detail_lines(c, said))
     fixes = []
     for f in node.get("fixes") or ():
         v = f["verified"]
@@ -228,10 +274,34 @@ def node_sections(doc: Mapping[str, Any]) -> tuple[str, list[tuple[str, list[str
             f"{v['method']} would take it ({v['command']}), though not as this pass's decision"
         fixes.append(f"  - {f['description']}\n      verified: {then}")
     parts = [("What stops it, in the order Karpenter checks (quoted: Karpenter's words):", lines),
+             ("Annotations Karpenter ignores (they protect nothing):", [line for i in node.get("ignored") or ()
+                                                                       for line in _ignored_lines(i)]),
              ("Changes that let it go (each verified by running the disruption pass again):", fixes),
              ("What Karpenter said of it (its events in the cluster):", live_events(doc, node.get("name", ""))),
-             ("What time alone changes:", [f"  - {w['at']}: {w['text']}" for w in node.get("when") or ()])]
+             ("What time alone changes (and what stops it then, in the order Karpenter checks):",
+              [line for w in node.get("when") or () for line in _when_lines(w)])]
     return head, [(title, shown) for title, shown in parts if shown]
+
+
+def _ignored_lines(i: Mapping[str, Any]) -> list[str]:
+    out = [f"  - {i['object']}: karpenter.sh/do-not-disrupt: \"{i['value']}\": {i['message']}"]
+    if i.get("event"):
+        out.append(f"      event {i['event']['reason']}: \"{i['event']['message']}\"")
+    return out
+
+
+def _when_lines(w: Mapping[str, Any]) -> list[str]:
+    """One time event and, once it has come, the node's verdict and every check that stops it."""
+    out = [f"  - {w['at']}: {w['text']}"]
+    then = w.get("then")
+    if then is None:
+        return out
+    verdict = VERDICTS.get(then.get("verdict", ""), "").format(method=then.get("method")).replace(" now,", " then,")
+    out.append(f"      then: {verdict}" + (":" if then.get("checks") else ""))
+    for i, c in enumerate(then.get("checks") or (), 1):
+        words = f'"{c["message"]}"' if c.get("karpenter") else c["message"]
+        out.append(f"        {i}. {c['step']}: {words}")
+    return out
 
 
 def render_node(doc: Mapping[str, Any]) -> list[Block]:

@@ -45,9 +45,20 @@ def node_heading(n: Mapping[str, Any]) -> str:
     return f"{n.get('node')}{claim}: {state}"
 
 
+def ignored_text(p: Mapping[str, Any]) -> str:
+    """A do-not-disrupt Karpenter cannot read: it protects nothing (Karpenter's event)."""
+    i = p.get("doNotDisruptIgnored")
+    if not i:
+        return ""
+    return (f"its karpenter.sh/do-not-disrupt \"{i['value']}\" protects nothing: Karpenter ignores it "
+            f"({i['reason']}: \"{i['message']}\")")
+
+
 def pod_line(p: Mapping[str, Any]) -> str:
     group = f" [{p['group']}]" if p.get("group") else ""
-    return f"{p.get('pod')}{group}: {answer_text(p)}; {lands_text(p.get('lands'), p.get('outcome') == 'refused')}"
+    ignored = ignored_text(p)
+    return (f"{p.get('pod')}{group}: {answer_text(p)}; {lands_text(p.get('lands'), p.get('outcome') == 'refused')}"
+            + (f"; {ignored}" if ignored else ""))
 
 
 def event_line(e: Mapping[str, Any]) -> str:

@@ -15,14 +15,13 @@ from kexplain.config._decode import parse_duration
 from kexplain.controllers.disruption import scaled
 from kexplain.errors import AdmissionRejected, InputError
 from kexplain.karpenter.apis.nodepool import parse_node_pool
-from kexplain.karpenter.disruption.budgets import is_active
+from kexplain.karpenter.disruption.budgets import window
 from kexplain.karpenter.disruption.candidate import NODEPOOL_LABEL, condition
 from kexplain.karpenter.disruption.pods import DO_NOT_DISRUPT, parse_do_not_disrupt
 from kexplain.karpenter.disruption import why
 from kexplain.karpenter.disruption.why import NodeWhy
 from kexplain.karpenter.inputs import PassInputs, parse_time
 from kexplain.karpenter.run import disruption
-from kexplain.karpenter.utils.cron import CronError, parse_standard
 from kexplain.karpenter.utils.objects import name_of
 from kexplain.model.pod import PodInfo
 from kexplain.suggest.change import Op, apply_ops, pointer
@@ -34,7 +33,7 @@ TYPE_KEYS = ("node.kubernetes.io/instance-type", "karpenter.k8s.aws/instance-fam
              "karpenter.k8s.aws/instance-size")
 SETTINGS, PDB = "KarpenterSettings", "PodDisruptionBudget"
 GATE = "SpotToSpotConsolidation"
-HORIZON = timedelta(days=366)   # how far a budget window's next opening is looked for
+NEVER = "never"                 # what time alone changes: the moment of a window that never closes
 
 
 @dataclass(frozen=True)
@@ -301,8 +300,16 @@ def pdb_max_unavailable(check: Any, found: NodeWhy, result: Any) -> list[Proposa
 
 
 def budget(check: Any, found: NodeWhy, result: Any) -> list[Proposal]:
-    """The budgets that bind for the reason raised to the nodes disrupting plus one."""
+    """The budgets that bind for the reason raised to the nodes disrupting plus one; a schedule
+    Karpenter cannot parse (which blocks every reason) corrected first."""
     pool, reason = check.detail.get("nodePool"), check.detail.get("reason")
+    bad = [b for b in check.detail.get("invalidBudgets") or () if b.get("fix")]
+    if bad:
+        which = ", ".join(f"budgets[{b['index']}]'s schedule \"{b['schedule']}\" to \"{b['fix']}\"" for b in bad)
+        return [Proposal("budget-schedule", f"NodePool {pool}", f"correct NodePool {pool}'s {which} (as robfig/cron, "
+                         "Karpenter's parser, reads it)",
+                         tuple(op("NodePool", pool, "replace", pointer("spec", "disruption", "budgets", b["index"],
+                                                                       "schedule"), b["fix"]) for b in bad))]
     verdicts = result.budget_details.get(pool, {}).get(reason, ())
     need = int(check.detail.get("disrupting") or 0) + 1
     binding = [b for b in verdicts if b.applies and (b.error or (b.active and b.allowed < need))]
@@ -393,7 +400,35 @@ def when(found: NodeWhy, result: Any, now: datetime) -> list[dict[str, Any]]:
                             "text": f"pod {pod.key}'s do-not-disrupt ({value}) ends: its start "
                                     f"{stamp(started)} + {value}"})
     out.extend(budget_windows(found, result, now))
+    out.extend(expires_at(found, now))
     return sorted(out, key=lambda w: w["at"])
+
+
+def expires_at(found: NodeWhy, now: datetime) -> list[dict[str, Any]]:
+    """The NodeClaim's expiry (nodeclaim/expiration: its creationTimestamp plus its expireAfter):
+    Karpenter deletes the NodeClaim then, whatever its budgets and do-not-disrupt say (forceful in
+    v1); the drain that follows is bounded by its terminationGracePeriod, without one it waits for
+    the pods PodDisruptionBudgets and do-not-disrupt hold."""
+    claim = found.verdict_of.state.node_claim
+    spec = (claim or {}).get("spec") or {}
+    expire = spec.get("expireAfter")
+    created = parse_time(((claim or {}).get("metadata") or {}).get("creationTimestamp"))
+    ns = parse_duration(str(expire)) if expire not in (None, "Never") else None
+    at = _later(created, ns) if created is not None and ns is not None else None
+    if at is None:
+        return []
+    grace = spec.get("terminationGracePeriod")
+    grace_ns = parse_duration(str(grace)) if grace is not None else None
+    ends = _later(max(at, now), grace_ns) if grace_ns is not None else None
+    drain = (f"its drain evicts through PodDisruptionBudgets and waits for do-not-disrupt pods until its "
+             f"terminationGracePeriod ({grace}) ends, {stamp(ends)}, then deletes the pods left" if ends is not None
+             else "with no terminationGracePeriod, its drain waits for each pod a PodDisruptionBudget or "
+             "do-not-disrupt holds, for as long as they hold")
+    text = (f"NodeClaim {name_of(claim)} expires: its creationTimestamp {stamp(created)} + expireAfter {expire}"
+            + (" (already past: Karpenter deletes it on its next reconcile)" if at <= now else "")
+            + "; Karpenter's expiration deletes the NodeClaim then, whatever the budgets and do-not-disrupt say; "
+            + drain)
+    return [{"what": "expiration", "at": stamp(max(at, now)), "text": text}]
 
 
 def _later(t: datetime, ns: int) -> datetime | None:
@@ -435,37 +470,68 @@ def consolidatable_at(found: NodeWhy, result: Any, now: datetime) -> list[dict[s
 
 
 def budget_windows(found: NodeWhy, result: Any, now: datetime) -> list[dict[str, Any]]:
-    """Each scheduled budget of the node's NodePool: when its window closes (active) or next opens."""
+    """Each scheduled budget of the node's NodePool: when its window closes (active) or next opens
+    (`budgets.window`: a window the next firing reaches does not close; one that never closes is
+    said as such, at "never")."""
     state = found.verdict_of.state
     pool = result.ctx.node_pools.get(state.labels().get(NODEPOOL_LABEL) or "")
     if pool is None:
         return []
     out = []
     for i, b in enumerate(pool.spec.disruption.budgets):
-        if b.schedule is None:
-            continue
-        try:
-            schedule = parse_standard(f"TZ=UTC {b.schedule}")
-        except CronError:
-            continue
-        span = timedelta(microseconds=(parse_duration(b.duration or "0s") or 0) // 1000)
-        active, _ = is_active(b, now)
+        change, at = window(b, now)
         reasons = f" for {', '.join(b.reasons)}" if b.reasons else ""
-        if active:
-            hit = schedule.next(now - span, now)
-            while hit is not None:
-                later = schedule.next(hit, now)
-                if later is None:
-                    break
-                hit = later
-            if hit is not None:
-                out.append({"what": "budget", "at": stamp(hit + span),
-                            "text": f"budgets[{i}] (nodes {b.nodes}{reasons}, '{b.schedule}' for {b.duration}) "
-                                    f"closes"})
-        else:
-            nxt = schedule.next(now, now + HORIZON)
-            if nxt is not None:
-                out.append({"what": "budget", "at": stamp(nxt),
-                            "text": f"budgets[{i}] (nodes {b.nodes}{reasons}, '{b.schedule}' for {b.duration}) "
-                                    "opens"})
+        which = f"budgets[{i}] (nodes {b.nodes}{reasons}, '{b.schedule}' for {b.duration})"
+        if change == "always":
+            out.append({"what": "budget", "at": NEVER, "text": f"{which} never closes: active at every instant, each "
+                        "window reaching the schedule's next firing"})
+        elif at is not None:
+            out.append({"what": "budget", "at": stamp(at), "text": f"{which} {change}"})
+    return out
+
+
+# -- what stops it after each time event ------------------------------------------------------------
+MAX_LATER = 6                   # passes run again for the times of one node
+
+
+def _consolidatable(claim: Mapping[str, Any]) -> list[Op]:
+    """The NodeClaim's Consolidatable condition set True, as Karpenter's nodeclaim disruption
+    controller sets it once consolidateAfter has passed (the condition is input to the pass)."""
+    conditions = (claim.get("status") or {}).get("conditions") or []
+    name = name_of(claim)
+    for i, c in enumerate(conditions):
+        if isinstance(c, Mapping) and c.get("type") == "Consolidatable":
+            return [op("NodeClaim", name, "replace", pointer("status", "conditions", i, "status"), "True")]
+    return [op("NodeClaim", name, "add", pointer("status", "conditions", "-"),
+               {"type": "Consolidatable", "status": "True", "reason": "Consolidatable"})]
+
+
+def then_stops(found: NodeWhy, result: Any, inputs: PassInputs, world: Any,
+               times: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`times` (from `when`), each with what stops the node once it has come (`then`: the verdict and
+    every check, in Karpenter's order), from the pass run again at that moment over the input with
+    every event so far (a NodeClaim turned Consolidatable is a change to its status; a
+    do-not-disrupt's end and a budget window are the clock's). Neither the expiry (the NodeClaim
+    is deleted then) nor a time after the one that disrupts it is run again."""
+    out, change, left = [], [], MAX_LATER
+    for w in times:
+        entry = dict(w)
+        out.append(entry)
+        if w["what"] == "expiration" or w["at"] == NEVER or left <= 0:
+            continue
+        if w["what"] == "consolidatable" and found.verdict_of.state.node_claim is not None:
+            change += _consolidatable(found.verdict_of.state.node_claim)
+        changed = overlaid(inputs, change)
+        at = parse_time(w["at"])
+        if changed is None or at is None:
+            continue
+        left -= 1
+        try:
+            after = why.explain(disruption(changed, world, at, result.ctx.rules), found.name)
+        except Exception:          # noqa: BLE001 - a moment the pass cannot run says nothing
+            continue
+        entry["then"] = {"verdict": after.verdict, **({"method": after.method} if after.method else {}),
+                         "checks": [c.as_dict() for c in after.checks]}
+        if after.verdict == why.DISRUPTED:      # (gone then: later times change nothing for it)
+            left = 0
     return out

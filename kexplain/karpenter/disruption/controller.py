@@ -112,7 +112,8 @@ def disrupt(inputs: Any, cloud: Any, cluster: Any, now: datetime, rules: Disrupt
     nodes = [verdict(ctx, state) for state in cluster.nodes]
     budgets = {reason: pool_budgets(ctx, reason) for reason in REASONS}
     counts = {b.node_pool: b.nodes for b in budgets[REASONS[0]]}
-    details = {np.name: {reason: verdicts(np, now, counts.get(np.name, 0), reason) for reason in REASONS}
+    details = {np.name: {reason: verdicts(np, now, counts.get(np.name, 0), reason, windows=True)
+                          for reason in REASONS}
                for np in inputs.node_pools if np.name in counts}
     methods = []
     acted = False

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from kexplain.karpenter.cloudprovider.types import format_price
-from kexplain.karpenter.disruption.budgets import REASONS
+from kexplain.karpenter.disruption.budgets import LOG, REASONS, invalid_log, schedule_fixes
 from kexplain.karpenter.disruption.candidate import (CAPACITY_TYPE_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL,
                                                     ZONE_LABEL, Command)
 from kexplain.karpenter.disruption.balanced import estimated_savings
@@ -52,7 +52,23 @@ def budget_entry(v: Any) -> dict[str, Any]:
     _put(doc, "duration", v.duration)
     _put(doc, "reasons", list(v.reasons or ()))
     _put(doc, "error", v.error)
+    if v.change == "always":
+        doc["alwaysActive"] = True          # each window reaches the next firing: it never closes
+    elif v.change == "never":
+        doc["neverActive"] = True
+    elif v.change_at is not None:
+        doc[v.change] = v.change_at.strftime("%Y-%m-%dT%H:%M:%SZ")
     return doc
+
+
+def invalid_entry(node_pool: Any, now: Any, num_nodes: int) -> dict[str, Any]:
+    """A NodePool whose budgets Karpenter cannot read: the budgets at fault (each with its error and
+    the corrected schedule, with what the budgets then allow) and Karpenter's log line."""
+    log = invalid_log(node_pool, now)
+    if not log:
+        return {}
+    bad = schedule_fixes(node_pool, now, num_nodes)
+    return {**({"invalidBudgets": bad} if bad else {}), "log": {"message": LOG, "error": log}}
 
 
 def _requirement_values(reqs: Any, key: str) -> list[str]:
@@ -127,6 +143,11 @@ def build_document(result: DisruptionResult) -> dict[str, Any]:
             entry.setdefault("reasons", {})[reason] = {
                 "budgetsAllow": b.allowed, "disrupting": b.disrupting,
                 "budgets": [budget_entry(v) for v in result.budget_details.get(b.node_pool, {}).get(reason, ())]}
+    pools = {np.name: np for np in ctx.inputs.node_pools}
+    for entry in per_pool.values():
+        pool = pools.get(entry["nodePool"])
+        if pool is not None:
+            entry.update(invalid_entry(pool, ctx.now, entry["nodes"]))
     doc["budgets"] = list(per_pool.values())
     doc["nodes"] = [node_entry(v, eligible.get(v.state.name(), [])) for v in result.nodes]
     doc["methods"] = [method_entry(r) for r in result.methods]

@@ -153,6 +153,17 @@ def do_not_disrupt_active(pod: PodInfo, now: datetime, recorder: ev.Recorder) ->
     return active
 
 
+def ignored_do_not_disrupt(pod: PodInfo) -> ev.Event | None:
+    """The InvalidDoNotDisruptAnnotation event Karpenter publishes for an active pod whose
+    do-not-disrupt it cannot read (`"True"`, `"false"`, `"4 hours"`): it ignores the annotation, so
+    the pod is protected by nothing of it. None when the value is read (or absent, or the pod not active)."""
+    value = pod.annotation(DO_NOT_DISRUPT)
+    if value is None or value == "true" or not is_active(pod):
+        return None
+    ns, err = parse_do_not_disrupt(str(value))
+    return ev.invalid_do_not_disrupt(pod, err) if ns is None else None
+
+
 def is_disruptable(pod: PodInfo, now: datetime, recorder: ev.Recorder) -> bool:
     return not is_active(pod) or not do_not_disrupt_active(pod, now, recorder)
 

@@ -14,12 +14,13 @@ from typing import Any, Iterator
 
 from kexplain.karpenter.cloudprovider.types import InstanceTypes, format_price
 from kexplain.karpenter.disruption import events as ev
+from kexplain.karpenter.disruption.budgets import schedule_fixes
 from kexplain.karpenter.disruption.candidate import (EVENTUAL, NODEPOOL_LABEL, ZONE_LABEL, Candidate, Command, _annotations,
                                                     candidate_price, condition, sentence)
 from kexplain.karpenter.disruption.consolidation import Consolidation, worst_launch_price
 from kexplain.karpenter.disruption.controller import DisruptionResult, MethodRun, NodeVerdict
 from kexplain.karpenter.disruption.helpers import CandidateDeleting, SimulationError, simulate_scheduling
-from kexplain.karpenter.disruption.pods import DO_NOT_DISRUPT, is_disruptable, is_terminating
+from kexplain.karpenter.disruption.pods import DO_NOT_DISRUPT, ignored_do_not_disrupt, is_disruptable, is_terminating
 
 CLOSEST = 3                     # node names an unknown --node NAME suggests
 DISRUPTED, NOT_REACHED, STAYS = "disrupted", "command-not-reached", "stays"
@@ -166,6 +167,28 @@ def pod_checks(ctx: Any, pods: list, v: NodeVerdict) -> list[Check]:
     return out
 
 
+def ignored(result: DisruptionResult, name: str) -> list[dict[str, Any]]:
+    """The node's do-not-disrupt annotations Karpenter ignores, so they protect nothing: a pod's
+    value it cannot read (its InvalidDoNotDisruptAnnotation event, as its candidate check publishes
+    it), the node's (or NodeClaim's) value other than exactly "true" (ValidateNodeDisruptable
+    compares it, silently; "false" says nothing to protect and is left alone)."""
+    v = find_node(result, name)
+    out = []
+    value = _annotations(v.state).get(DO_NOT_DISRUPT)
+    if value is not None and value != "true" and value.lower() != "false":
+        kind = "NodeClaim" if v.state._reads_claim() else "Node"
+        out.append({"object": f"{kind} {v.state.name()}", "value": value,
+                    "message": f'Karpenter blocks a node\'s disruption only for the value "true" exactly: '
+                               f'"{value}" protects nothing, silently'})
+    for pod in result.ctx.pods_on(v.state):
+        event = ignored_do_not_disrupt(pod)
+        if event is not None:
+            out.append({"object": f"Pod {pod.key}", "value": str(pod.annotation(DO_NOT_DISRUPT)),
+                        "message": 'Karpenter ignores it: "true" or a positive duration ("4h") protects the pod',
+                        "event": {"reason": event.reason, "message": event.message}})
+    return out
+
+
 # -- the methods --------------------------------------------------------------------------------------
 def in_commands(run: MethodRun, name: str) -> bool:
     return any(c.name() == name for cmd in run.commands for c in cmd.candidates)
@@ -231,6 +254,9 @@ def budget_check(result: DisruptionResult, step: str, reason: str, cand: Candida
     detail: dict[str, Any] = {"nodePool": pool, "reason": reason}
     if b is not None:
         detail.update({"nodes": b.nodes, "disrupting": b.disrupting, "budgetsAllow": b.allowed})
+        bad = schedule_fixes(cand.node_pool, result.ctx.now, b.nodes)
+        if bad:                         # (a schedule Karpenter cannot parse: 0 for every reason)
+            detail["invalidBudgets"] = bad
     return Check(step, "budget", ev.node_pool_blocked_for_reason(cand.node_pool, reason).message, detail=detail)
 
 

@@ -12,11 +12,11 @@ from typing import Any, Mapping
 
 from kexplain.render.consoles import text_console
 from kexplain.render.html.markup import Html, el, table
-from kexplain.render.karpenter_disruption import NODE_HEADERS, budget_rows, decision_line, method_lines, node_rows, \
+from kexplain.render.karpenter_disruption import NODE_HEADERS, budget_logs, budget_rows, decision_line, method_lines, node_rows, \
     node_sections, print_disruption, print_node, stopped_by
 from kexplain.render.karpenter_events import event_line as live_event_line, print_live_events
-from kexplain.render.karpenter_disruption_chain import HEADING, answer_text, event_line, lands_text, node_heading, \
-    pdb_line
+from kexplain.render.karpenter_disruption_chain import HEADING, answer_text, event_line, ignored_text, lands_text, \
+    node_heading, pdb_line
 
 TEXT_WIDTH = 100        # the terminal's: the same answer as the text
 PASS = "disruption"
@@ -60,7 +60,8 @@ def _node(doc: Doc) -> list[Html]:
 def _budgets(doc: Doc) -> list[Html]:
     rows = budget_rows(doc)
     return _section("Budgets (per NodePool and reason)", "budgets",
-                    table(("NodePool", "Reason", "Nodes", "Allowed", "How"), rows, numeric=(2, 3)) if rows else None)
+                    table(("NodePool", "Reason", "Nodes", "Allowed", "How"), rows, numeric=(2, 3)) if rows else None,
+                    *(el("pre", text, cls="text") for text in budget_logs(doc)))
 
 
 def _chain(doc: Doc) -> list[Html]:
@@ -71,7 +72,7 @@ def _chain(doc: Doc) -> list[Html]:
     parts: list[Any] = [el("p", HEADING + ".", cls="note")]
     parts += [el("p", pdb_line(b)) for b in chain.get("pdbs") or ()]
     for n in nodes:
-        rows = [(p.get("pod", ""), p.get("group", ""), answer_text(p),
+        rows = [(p.get("pod", ""), p.get("group", ""), "; ".join(filter(None, (answer_text(p), ignored_text(p)))),
                  lands_text(p.get("lands"), p.get("outcome") == "refused")) for p in n.get("pods") or ()]
         parts.append(el("h3", node_heading(n)))
         parts.append(table(("Pod", "Group", "Eviction", "Lands"), rows) if rows else el("p", "no pods"))
