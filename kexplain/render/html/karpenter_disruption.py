@@ -15,8 +15,8 @@ from kexplain.render.html.markup import Html, el, table
 from kexplain.render.karpenter_disruption import NODE_HEADERS, budget_rows, decision_line, method_lines, node_rows, \
     node_sections, print_disruption, print_node, stopped_by
 from kexplain.render.karpenter_events import event_line as live_event_line, print_live_events
-from kexplain.render.karpenter_disruption_chain import HEADING, answer_text, event_line, lands_text, node_heading, \
-    pdb_line
+from kexplain.render.karpenter_disruption_chain import HEADING, answer_text, event_line, grace_line, lands_text, \
+    node_heading, pdb_line
 
 TEXT_WIDTH = 100        # the terminal's: the same answer as the text
 PASS = "disruption"
@@ -74,6 +74,8 @@ def _chain(doc: Doc) -> list[Html]:
         rows = [(p.get("pod", ""), p.get("group", ""), answer_text(p),
                  lands_text(p.get("lands"), p.get("outcome") == "refused")) for p in n.get("pods") or ()]
         parts.append(el("h3", node_heading(n)))
+        if grace_line(n):
+            parts.append(el("p", grace_line(n), cls="note"))
         parts.append(table(("Pod", "Group", "Eviction", "Lands"), rows) if rows else el("p", "no pods"))
         events = [event_line(e) for e in n.get("events") or ()]
         if events:
