@@ -13,7 +13,7 @@ from typing import Any, Mapping
 from kexplain.render.consoles import text_console
 from kexplain.render.html.markup import Html, el, table
 from kexplain.render.karpenter_disruption import NODE_HEADERS, budget_rows, decision_line, method_lines, node_rows, \
-    node_sections, print_disruption, print_node, stopped_by
+    node_sections, print_disruption, print_node, stopped_by, tie_lines
 from kexplain.render.karpenter_events import event_line as live_event_line, print_live_events
 from kexplain.render.karpenter_disruption_chain import HEADING, answer_text, event_line, grace_line, lands_text, \
     node_heading, pdb_line
@@ -42,8 +42,11 @@ def _verdict(doc: Doc) -> list[Html]:
     s = doc.get("summary") or {}
     counts = (f"{s.get('candidates', 0)} candidate node(s), {s.get('blocked', 0)} blocked, "
               f"{s.get('disrupted', 0)} disrupted by the decision")
+    tie = tie_lines(decision.get("ties"))
     return _section("Verdict", "verdict", el("p", decision_line(doc), cls="verdict"), el("p", counts, cls="note"),
-                    table(("Decision", "Node", "NodePool", "Type", "Command", "Savings"), going) if going else None)
+                    table(("Decision", "Node", "NodePool", "Type", "Command", "Savings"), going) if going else None,
+                    el("p", tie[0], cls="note tie") if tie else None,
+                    el("ul", *(el("li", line.strip()) for line in tie[1:])) if tie else None)
 
 
 def _node(doc: Doc) -> list[Html]:
