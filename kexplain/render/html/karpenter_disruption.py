@@ -56,7 +56,7 @@ def _node(doc: Doc) -> list[Html]:
     head, parts = node_sections(doc)
     shown: list[Any] = [el("p", head, cls="verdict")]
     for title, lines in parts:
-        shown += [el("h3", title), el("pre", "\n".join(lines), cls="text")]
+        shown += [el("h3", title), el("pre", "\n".join(lines), cls="text wrap")]
     return _section(f"Node {doc['node'].get('name', '')}", "node", *shown)
 
 
@@ -88,7 +88,7 @@ def _chain(doc: Doc) -> list[Html]:
 
 def _methods(doc: Doc) -> list[Html]:
     stopped = stopped_by(doc)
-    items = [el("li", el("pre", "\n".join(method_lines(m, stopped)), cls="text")) for m in doc.get("methods") or ()]
+    items = [el("li", el("pre", "\n".join(method_lines(m, stopped)), cls="text wrap")) for m in doc.get("methods") or ()]
     return _section("Methods, in Karpenter's order", "methods", el("ol", *items) if items else None)
 
 
