@@ -142,3 +142,16 @@ def _cli(tmp_path, output: str) -> str:
 
 def _document(tmp_path) -> dict:
     return json.loads(_cli(tmp_path, "json"))
+
+
+def test_the_savings_range_spans_the_dearest_and_the_cheapest_choice(tmp_path):
+    """Three empty nodes (0 disruption cost each) and a budget of two: Karpenter deletes two of
+    them, the two dearest at most, the two cheapest at least."""
+    doc = document(tmp_path, [*priced(1), *priced(2, "m5.xlarge", "4", "3920m"), *priced(3, "m5.2xlarge", "8", "7910m"),
+                              *priced(4), pod("busy", 4)], budget="2")
+    decision = doc["decision"]
+    assert (decision["method"], decision["commands"][0]["text"]) == ("Emptiness", f"delete: [{N1}, {N2}]")
+    ties = decision["ties"]
+    assert ties["tied"] == [{"candidates": [N1, N2, N3], "disruptionCost": 0.0}]
+    assert ties["savings"] == {"min": "0.2880", "max": "0.5760"}          # m5.large+m5.xlarge .. m5.xlarge+m5.2xlarge
+    assert f"delete: [{N2}, {N3}]" in [c["text"] for c in ties["commands"]]

@@ -6,8 +6,8 @@ takes (a budget or a multi-node batch cuts it, or single-node consolidation take
 works), Karpenter itself gives different commands from run to run. kexplain orders a tie by name
 (`balanced.sort_candidates` is stable over the name order); this module finds the ties that change
 the command and the commands Karpenter may give instead: the method run again with each tied
-candidate left out of the command put first of its tie (the runs' events and hostnames are not the
-pass's). Single-node consolidation also interleaves the NodePools in a Go map's order (`lo.Keys`):
+candidate left out of the command put first of its tie, and with the tie dearest and cheapest first
+(the runs' events and hostnames are not the pass's). Single-node consolidation also interleaves the NodePools in a Go map's order (`lo.Keys`):
 the method is run again with each other NodePool first."""
 from __future__ import annotations
 
@@ -87,11 +87,23 @@ def _pool_orders(method: Any, budgets: dict[str, int], ordered: list[Candidate],
     return tuple(pools) if changed else ()
 
 
-def _first(candidates: list[Candidate], group: list[Candidate], first: Candidate) -> list[Candidate]:
-    """The name order with `first` moved before the rest of its tie."""
-    rest = [c for c in candidates if c is not first]
-    at = min(rest.index(c) for c in group if c is not first)
-    return rest[:at] + [first] + rest[at:]
+def _in_order(candidates: list[Candidate], group: list[Candidate], order: list[Candidate]) -> list[Candidate]:
+    """`candidates` with the tie's members in `order` (the sort is stable: their order in the input
+    is their order after it)."""
+    members = {id(c) for c in group}
+    upcoming = iter(order)
+    return [next(upcoming) if id(c) in members else c for c in candidates]
+
+
+def _orders(group: list[Candidate], taken: set[int]) -> list[list[Candidate]]:
+    """The tie's orders to try: each member left out of the command first; for three or more, the
+    dearest first and the cheapest first too (a budget or a batch that takes some of them takes the
+    most or the least then)."""
+    out = [[first, *(c for c in group if c is not first)] for first in group if id(first) not in taken]
+    if len(group) > 2:
+        by_price = sorted(group, key=node_price)
+        out += [by_price[::-1], by_price]
+    return out
 
 
 def _text(cmd: Command) -> str:
@@ -112,11 +124,11 @@ def find_tie(method: Any, budgets: dict[str, int] | None, candidates: list[Candi
         if not any(id(c) in taken for c in group) or all(id(c) in taken for c in group):
             continue
         changed = False
-        for first in (c for c in group if id(c) not in taken):
+        for order in _orders(group, taken):
             if runs == MAX_RUNS:
                 break
             runs += 1
-            cmd = _run(method, budgets, _first(ordered, group, first))
+            cmd = _run(method, budgets, _in_order(ordered, group, order))
             if cmd is not None and _text(cmd) not in found:
                 found[_text(cmd)] = (cmd, estimated_savings(method.ctx.rules, cmd))
             changed = changed or (cmd is not None and _text(cmd) != _text(shown))
