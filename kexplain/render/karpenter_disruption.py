@@ -28,7 +28,8 @@ def decision_line(doc: Mapping[str, Any]) -> str:
     return f"Karpenter would start {d['method']} ({d['reason']}): {cmds}"
 
 
-ORDERED_BY = {"disruptionCost": "disruption cost", "savingsRatio": "savings ratio"}
+ORDERED_BY = {"disruptionCost": "disruption cost", "savingsRatio": "savings ratio",
+              "driftedAt": "Drifted time"}
 
 
 def tie_lines(ties: Any) -> list[str]:

@@ -155,3 +155,23 @@ def test_the_savings_range_spans_the_dearest_and_the_cheapest_choice(tmp_path):
     assert ties["tied"] == [{"candidates": [N1, N2, N3], "disruptionCost": 0.0}]
     assert ties["savings"] == {"min": "0.2880", "max": "0.5760"}          # m5.large+m5.xlarge .. m5.xlarge+m5.2xlarge
     assert f"delete: [{N2}, {N3}]" in [c["text"] for c in ties["commands"]]
+
+
+def test_drift_between_two_nodes_drifted_at_the_same_time(tmp_path):
+    """Drift takes the node that drifted first; two that drifted in the same second tie, and
+    Karpenter replaces either."""
+    objects = [*priced(1, "m5.xlarge", "4", "3920m"), *priced(2), *priced(3, "m5.xlarge", "4", "3920m"),
+               pod("a", 1), pod("b", 2), *[pod(f"c{i}", 3, "100m") for i in range(4)]]
+    for claim in (objects[1], objects[3]):
+        claim["status"]["conditions"].append({"type": "Drifted", "status": "True", "reason": "Drifted",
+                                              "lastTransitionTime": "2026-01-01T11:00:00Z"})
+    doc = document(tmp_path, objects, budget="1")
+    decision = doc["decision"]
+    assert (decision["method"], decision["commands"][0]["text"]) == ("Drift", f"delete: [{N1}]")
+    ties = decision["ties"]
+    assert ties["orderedBy"] == "driftedAt"
+    assert ties["tied"] == [{"candidates": [N1, N2], "driftedAt": "2026-01-01T11:00:00Z"}]
+    assert [c["text"] for c in ties["commands"]] == [f"delete: [{N1}]", f"delete: [{N2}]"]
+    code, out = run(tmp_path, objects, budget="1", output="table")
+    assert (f"tie: {N1}, {N2} (Drifted time 2026-01-01T11:00:00Z): Karpenter orders candidates of equal Drifted "
+            "time in Go's map order") in " ".join(out.split())

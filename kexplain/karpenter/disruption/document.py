@@ -100,7 +100,7 @@ def tie_entry(tie: Any) -> dict[str, Any]:
     savings = [f"{s:.4f}" for _, s in tie.commands]
     values = sorted(s for _, s in tie.commands)
     out: dict[str, Any] = {"orderedBy": tie.key}
-    _put(out, "tied", [{"candidates": list(names), tie.key: round(value, 6)} for names, value in tie.groups])
+    _put(out, "tied", [{"candidates": list(names), tie.key: value} for names, value in tie.groups])
     _put(out, "nodePools", list(tie.pools))
     return {**out,
             "commands": [{"text": Command(sorted(c.candidates, key=lambda x: x.name()), c.replacements).text(),

@@ -8,7 +8,8 @@ works), Karpenter itself gives different commands from run to run. kexplain orde
 the command and the commands Karpenter may give instead: the method run again with each tied
 candidate left out of the command put first of its tie, and with the tie dearest and cheapest first
 (the runs' events and hostnames are not the pass's). Single-node consolidation also interleaves the NodePools in a Go map's order (`lo.Keys`):
-the method is run again with each other NodePool first."""
+the method is run again with each other NodePool first. Drift sorts the same list by the Drifted
+condition's time (empty nodes first): a tie there is the same."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -17,10 +18,12 @@ from typing import Any
 from kexplain.karpenter.disruption import events as ev
 from kexplain.karpenter.disruption.balanced import estimated_savings, node_price, reschedule_disruption_cost
 from kexplain.karpenter.disruption.candidate import NO_OP, Candidate, Command
+from kexplain.karpenter.disruption.drift import drifted_at
+from kexplain.karpenter.disruption.termination import go_rfc3339
 from kexplain.karpenter.disruption.helpers import SimulationError
 
 MAX_RUNS = 8            # alternative runs per decision: each is a whole method's simulations
-DISRUPTION_COST, SAVINGS_RATIO = "disruptionCost", "savingsRatio"
+DISRUPTION_COST, SAVINGS_RATIO, DRIFTED_AT = "disruptionCost", "savingsRatio", "driftedAt"
 
 
 @dataclass(frozen=True)
@@ -28,8 +31,8 @@ class Tie:
     """The tied candidates (by name, per tie, with the value they share), and the commands
     Karpenter may give (the pass's first), each with its estimated savings."""
 
-    key: str
-    groups: tuple[tuple[tuple[str, ...], float], ...]
+    key: str                        # what the order compares (DISRUPTION_COST, SAVINGS_RATIO, DRIFTED_AT)
+    groups: tuple[tuple[tuple[str, ...], Any], ...]
     commands: tuple[tuple[Command, float], ...]
     pools: tuple[str, ...] = ()     # single-node consolidation's NodePools, when their order changes it
 
@@ -41,14 +44,23 @@ def order_value(rules: Any, c: Candidate) -> float:
     return node_price(c) / reschedule_disruption_cost(c)
 
 
+def _order(method: Any, c: Candidate) -> tuple[Any, Any]:
+    """What places `c` in the method's order, and how the document says it: Drift's Drifted time
+    (empty nodes first), the consolidation methods' `order_value`."""
+    if method.name == "Drift":
+        at = drifted_at(c)
+        return (bool(c.reschedulable_pods), at), (go_rfc3339(at) if at is not None else "")
+    value = order_value(method.ctx.rules, c)
+    return value, round(value, 6)
+
+
 def _groups(method: Any, candidates: list[Candidate]) -> list[list[Candidate]]:
     """Candidates sharing the order's value (single-node consolidation: within a NodePool, as it
     interleaves the NodePools after the sort), two or more, in name order."""
     by: dict[tuple, list[Candidate]] = {}
     per_pool = method.name == "SingleNodeConsolidation"
     for c in sorted(candidates, key=lambda c: c.name()):
-        value = order_value(method.ctx.rules, c)
-        by.setdefault((c.node_pool.name if per_pool else "", value), []).append(c)
+        by.setdefault((c.node_pool.name if per_pool else "", _order(method, c)[0]), []).append(c)
     return [g for g in by.values() if len(g) > 1]
 
 
@@ -114,7 +126,7 @@ def find_tie(method: Any, budgets: dict[str, int] | None, candidates: list[Candi
     """The ties that change the command of `method` (which gave `shown` over `candidates` in name
     order with `budgets`), and the commands each gives when another of its candidates goes first;
     None when no tie changes it."""
-    if budgets is None or not method.consolidation_type:
+    if budgets is None or not (method.consolidation_type or method.name == "Drift"):
         return None
     ordered = sorted(candidates, key=lambda c: c.name())
     taken = {id(c) for c in shown.candidates}
@@ -133,9 +145,10 @@ def find_tie(method: Any, budgets: dict[str, int] | None, candidates: list[Candi
                 found[_text(cmd)] = (cmd, estimated_savings(method.ctx.rules, cmd))
             changed = changed or (cmd is not None and _text(cmd) != _text(shown))
         if changed:
-            groups.append((tuple(c.name() for c in group), order_value(method.ctx.rules, group[0])))
+            groups.append((tuple(c.name() for c in group), _order(method, group[0])[1]))
     pools = _pool_orders(method, budgets, ordered, shown, found)
     if not groups and not pools:
         return None
-    key = SAVINGS_RATIO if method.ctx.rules.order_by_savings_ratio else DISRUPTION_COST
+    key = (DRIFTED_AT if method.name == "Drift" else SAVINGS_RATIO if method.ctx.rules.order_by_savings_ratio
+           else DISRUPTION_COST)
     return Tie(key, tuple(groups), tuple(found.values()), pools)
