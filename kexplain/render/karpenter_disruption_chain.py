@@ -49,7 +49,7 @@ def with_deletion(p: Mapping[str, Any]) -> str:
         return ""
     if "gracePeriodSeconds" in deleted:
         return f"; {deleted_text(deleted)}"
-    return f"; until {deleted.get('at')}: then {deleted_text(deleted)}"
+    return f"; at {deleted.get('at')} {deleted_text(deleted)}"
 
 
 def lands_text(lands: Any, refused: bool = False) -> str:

@@ -127,6 +127,9 @@ def test_a_do_not_disrupt_pod_is_not_evicted_and_holds_the_drain(tmp_path):
                        "default/logs-1": {"at": "2026-01-01T12:29:30Z", "by": "2026-01-01T12:30:00Z",
                                           "terminationGracePeriodSeconds": 30}}
     assert [e["reason"] for e in n["events"]] == ["TerminationGracePeriodExpiring"] * 2
+    code, out = run(tmp_path, [*drifted, *node(2), pinned, logs, ready("web-1", 2)], output="table")
+    assert ("waits until the non-critical pods are gone; at 2026-01-01T12:29:30Z Karpenter deletes the pod past its "
+            "PodDisruptionBudget and do-not-disrupt, its 30s grace ending by 2026-01-01T12:30:00Z") in " ".join(out.split())
 
 
 def test_the_text_says_the_chain(tmp_path):
