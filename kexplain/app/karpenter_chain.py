@@ -5,7 +5,9 @@ groups and order), the Eviction API's answer against the PodDisruptionBudgets ex
 controller's, the same `evict` spending one disruption per eviction, across the nodes in name
 order), Karpenter's events for it, and where the pod lands: the node or the replacement NodeClaim
 the method's own simulation put it on. A pod refused by its budget is retried by Karpenter; the
-node waits for it, and so do the pods of the groups after it."""
+node waits for it, and so do the pods of the groups after it: with no end, or, for a NodeClaim with
+a `terminationGracePeriod`, until Karpenter deletes each pod past its budget so that its own grace
+ends by the node's termination time (`termination.deadline`, `termination.forced_delete`)."""
 from __future__ import annotations
 
 from typing import Any, Mapping
@@ -90,12 +92,51 @@ def _answer(eviction: Any) -> dict:
     return out
 
 
+WHEN_DELETED = {"delete": "the command deletes the NodeClaim now",
+                "replace": "the command deletes the NodeClaim once its replacements are initialized: from now here, "
+                           "later by that wait"}
+
+
+def _deadline(candidate: Any, end: term.Deadline, decision: str, recorder: ev.Recorder) -> dict:
+    """The node's termination time as JSON, with the events its NodeClaim's deletion brings."""
+    out: dict[str, Any] = {"terminationTime": end.text(), "annotation": term.TERMINATION_TIMESTAMP}
+    if end.period:
+        out["period"] = end.period
+    if end.deleted is None:
+        out["from"] = "the NodeClaim's annotation"
+    else:
+        out["nodeClaimDeleted"] = term.go_rfc3339(end.deleted)
+        out["from"] = WHEN_DELETED.get(decision, WHEN_DELETED["delete"])
+        recorder.publish(term.grace_period_expiring("NodeClaim", name_of(candidate.node_claim), end))
+    recorder.publish(term.grace_period_expiring("Node", candidate.name(), end))
+    return out
+
+
+def _forced(order: list[term.DrainPod], end: term.Deadline | None, now: Any, recorder: ev.Recorder) -> dict[str, dict]:
+    """DeleteExpiringPods for the pods the drain waits for, by namespace/name: when Karpenter deletes
+    each past its budget and do-not-disrupt, and the grace it grants."""
+    out: dict[str, dict] = {}
+    for d in order if end is not None else ():
+        forced = term.forced_delete(d.pod, end, now) if d.group is not None else None
+        if forced is None:
+            continue
+        out[f"{d.pod.namespace}/{d.pod.name}"] = entry = {"at": term.go_rfc3339(forced.at), "by": end.text(),
+                                                           "terminationGracePeriodSeconds": forced.pod_grace}
+        if forced.event is not None:
+            entry["gracePeriodSeconds"] = forced.granted
+            recorder.publish(forced.event)
+    return out
+
+
 def node_chain(candidate: Any, pods: list[PodInfo], budgets: dict[str, Budget], placed: Mapping[str, dict],
-               otherwise: str, reason: str, ctx: Any, rules: Any) -> dict:
+               otherwise: str, reason: str, ctx: Any, rules: Any, decision: str = "delete") -> dict:
     """One node's drain: every pod in the terminator's order with its answer and where it lands;
     `budgets` (by namespace/name) spent in place."""
     recorder = ev.Recorder()
     order = term.drain_order(pods, ctx.now, ev.NopRecorder())
+    end = term.deadline(candidate.node_claim, ctx.now)
+    grace = _deadline(candidate, end, decision, recorder) if end is not None else None
+    forced = _forced(order, end, ctx.now, recorder)
     entries, held = [], None         # held: the first group a pod still holds
     for d in order:
         entry: dict[str, Any] = {"pod": f"{d.pod.namespace}/{d.pod.name}"}
@@ -118,6 +159,8 @@ def node_chain(candidate: Any, pods: list[PodInfo], budgets: dict[str, Budget], 
                 held = d.group if held is None else held
                 if term.asks_again(eviction.answer.code, eviction.answer.message):
                     recorder.publish(term.failed_to_drain(candidate.name(), d.pod, eviction.answer.message))
+        if entry["pod"] in forced and (entry["outcome"] != EVICTED or "gracePeriodSeconds" in forced[entry["pod"]]):
+            entry["deleted"] = forced[entry["pod"]]
         entry["lands"] = _lands(d.pod, placed, otherwise)
         ignored = ignored_do_not_disrupt(d.pod)
         if ignored is not None:         # a do-not-disrupt Karpenter cannot read protects nothing
@@ -128,6 +171,8 @@ def node_chain(candidate: Any, pods: list[PodInfo], budgets: dict[str, Budget], 
     if candidate.node_claim is not None:
         out["nodeClaim"] = name_of(candidate.node_claim)
     out["drained"] = held is None
+    if grace is not None:
+        out["terminationGracePeriod"] = grace
     out["pods"] = entries
     out["events"] = [e.as_dict() for e in recorder.emitted]
     return out
@@ -148,6 +193,6 @@ def chain(result: Any, inputs: Any, minor: str) -> dict:
         placed, otherwise = landings(cmd, acting.method.name)
         for candidate in sorted(cmd.candidates, key=lambda c: c.name()):
             nodes.append(node_chain(candidate, result.ctx.pods_on(candidate.state), budgets, placed, otherwise,
-                                    acting.method.reason, result.ctx, rules))
+                                    acting.method.reason, result.ctx, rules, cmd.decision()))
     used = {p["pdb"] for n in nodes for p in n["pods"] if p.get("pdb")}
     return {"nodes": nodes, "pdbs": [budget_json(b, source) for b, source in read if b.key in used]}

@@ -28,6 +28,34 @@ def decision_line(doc: Mapping[str, Any]) -> str:
     return f"Karpenter would start {d['method']} ({d['reason']}): {cmds}"
 
 
+ORDERED_BY = {"disruptionCost": "disruption cost", "savingsRatio": "savings ratio",
+              "driftedAt": "Drifted time"}
+
+
+def tie_lines(ties: Any) -> list[str]:
+    """A tie Karpenter breaks at random (`ties` of the decision or a method): which candidates
+    tie (or which NodePools single-node consolidation interleaves in Go's map order), that
+    Karpenter takes one of them, the commands it may give and their savings' range."""
+    if not isinstance(ties, Mapping) or not (ties.get("tied") or ties.get("nodePools")):
+        return []
+    key = str(ties.get("orderedBy") or "disruptionCost")
+    what = ORDERED_BY.get(key, key)
+    said = []
+    if ties.get("tied"):
+        groups = "; ".join(f"{', '.join(t.get('candidates') or ())} ({what} {t.get(key)})" for t in ties["tied"])
+        said.append(f"tie: {groups}: Karpenter orders candidates of equal {what} in Go's map order, which changes "
+                    "from run to run, and takes one of them")
+    if ties.get("nodePools"):
+        said.append(f"NodePools {', '.join(ties['nodePools'])}: single-node consolidation interleaves their "
+                    "candidates in Go's map order, which changes from run to run")
+    shown, *others = ties.get("commands") or [{}]
+    s = ties.get("savings") or {}
+    lines = ["; ".join(said) + f"; {shown.get('text')} is one possibility (kexplain takes name order)"]
+    lines += [f"  or: {c.get('text')} (savings ${c.get('estimatedSavings')}/h)" for c in others]
+    lines.append(f"  savings from ${s.get('min')}/h to ${s.get('max')}/h, by Karpenter's choice")
+    return lines
+
+
 def _budget_part(b: Mapping[str, Any], nodes: int) -> str:
     """One budget: its value, its window, what it allows now."""
     value = str(b.get("nodes", ""))
@@ -146,6 +174,7 @@ def method_lines(m: Mapping[str, Any], stopped: str = "an earlier method acts") 
                          f"{types}{pods}")
         for e in c.get("existingNodes") or ():
             lines.append(f"    onto {e['node']}: {', '.join(e.get('pods') or ())}")
+    lines += [f"  {line}" for line in tie_lines(m.get("ties"))]
     for e in m.get("events") or ():
         lines.append(f"  event {e['reason']} on {e['object']}: {e['message']}")
     return lines
@@ -178,6 +207,9 @@ def node_rows(doc: Mapping[str, Any]) -> list[list[str]]:
 
 def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
     blocks = [Block(Text(decision_line(doc), style="bold"))]
+    tie = tie_lines((doc.get("decision") or {}).get("ties"))
+    if tie:
+        blocks.append(Block(Text("\n".join(tie))))
     chain = chain_lines(doc)
     if chain:
         blocks.append(Block(Text("\n".join("  " * level + line for level, line in chain))))

@@ -119,7 +119,17 @@ def test_a_do_not_disrupt_pod_is_not_evicted_and_holds_the_drain(tmp_path):
     assert outcomes["default/job-0"][0] == "not-evicted"
     assert outcomes["default/job-0"][1].startswith("karpenter.sh/do-not-disrupt: Karpenter does not evict it")
     assert outcomes["default/logs-1"] == ("waits", "waits until the non-critical pods are gone")
-    assert n["events"] == []
+    # the NodeClaim's terminationGracePeriod ends the wait: both pods are deleted by 12:30
+    assert n["terminationGracePeriod"]["terminationTime"] == "2026-01-01T12:30:00Z"
+    deleted = {p["pod"]: p.get("deleted") for p in n["pods"]}
+    assert deleted == {"default/job-0": {"at": "2026-01-01T12:29:30Z", "by": "2026-01-01T12:30:00Z",
+                                         "terminationGracePeriodSeconds": 30},
+                       "default/logs-1": {"at": "2026-01-01T12:29:30Z", "by": "2026-01-01T12:30:00Z",
+                                          "terminationGracePeriodSeconds": 30}}
+    assert [e["reason"] for e in n["events"]] == ["TerminationGracePeriodExpiring"] * 2
+    code, out = run(tmp_path, [*drifted, *node(2), pinned, logs, ready("web-1", 2)], output="table")
+    assert ("waits until the non-critical pods are gone; at 2026-01-01T12:29:30Z Karpenter deletes the pod past its "
+            "PodDisruptionBudget and do-not-disrupt, its 30s grace ending by 2026-01-01T12:30:00Z") in " ".join(out.split())
 
 
 def test_the_text_says_the_chain(tmp_path):
@@ -175,3 +185,108 @@ def test_the_terminators_order_and_the_pods_it_leaves():
                      ("c-ds", 1, ""), ("b-critical", 2, ""), ("a-critical-ds", 3, ""),
                      ("e-done", None, TERMINAL), ("f-mirror", None, MIRROR), ("g-tolerates", None, TOLERATES),
                      ("h-stuck", None, STUCK)]
+
+
+# -- the NodeClaim's terminationGracePeriod: Karpenter deletes the pod past its budget ----------
+def drift_with_grace(period: str = "24h", pod_grace: int | None = 60, annotation: str = "") -> list[dict]:
+    """Drift takes a node whose NodeClaim has a terminationGracePeriod, while a budget with
+    maxUnavailable: 0 refuses its pod's eviction."""
+    drifted = node(1)
+    drifted[1]["spec"]["terminationGracePeriod"] = period
+    if annotation:
+        drifted[1]["metadata"]["annotations"] = {"karpenter.sh/nodeclaim-termination-timestamp": annotation}
+    drifted[1]["status"]["conditions"].append({"type": "Drifted", "status": "True", "reason": "Drifted",
+                                               "lastTransitionTime": "2026-01-01T11:00:00Z"})
+    web = ready("web-0", 1, "1")
+    if pod_grace is not None:
+        web["spec"]["terminationGracePeriodSeconds"] = pod_grace
+    blocking = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                "metadata": {"name": "web", "namespace": "default"},
+                "spec": {"selector": {"matchLabels": {"app": "web"}}, "maxUnavailable": 0},
+                "status": {"disruptionsAllowed": 0, "currentHealthy": 1, "desiredHealthy": 1, "expectedPods": 1}}
+    return [*drifted, web, blocking]
+
+
+def test_the_grace_period_ends_the_wait_the_budget_refused(tmp_path):
+    """The NodeClaim lifecycle controller annotates the deleted NodeClaim with deletion + 24h;
+    the termination's DeleteExpiringPods deletes the refused pod its own 60 s before that, past
+    its budget; both controllers publish TerminationGracePeriodExpiring."""
+    doc = document(tmp_path, drift_with_grace(), types="m5.large")
+    assert doc["decision"]["method"] == "Drift"
+    (n,) = doc["decision"]["chain"]["nodes"]
+    assert n["drained"] is False
+    assert n["terminationGracePeriod"] == {
+        "terminationTime": "2026-01-02T12:00:00Z", "annotation": "karpenter.sh/nodeclaim-termination-timestamp",
+        "period": "24h", "nodeClaimDeleted": "2026-01-01T12:00:00Z", "from": "the command deletes the NodeClaim now"}
+    (web,) = n["pods"]
+    assert (web["outcome"], web["code"]) == ("refused", 429)
+    assert web["deleted"] == {"at": "2026-01-02T11:59:00Z", "by": "2026-01-02T12:00:00Z",
+                              "terminationGracePeriodSeconds": 60}
+    assert n["events"][:2] == [
+        {"object": "NodeClaim default-00001", "type": "Warning", "reason": "TerminationGracePeriodExpiring",
+         "message": "All pods will be deleted by 2026-01-02T12:00:00Z"},
+        {"object": f"Node {N1}", "type": "Warning", "reason": "TerminationGracePeriodExpiring",
+         "message": "All pods will be deleted by 2026-01-02T12:00:00Z"}]
+    code, out = run(tmp_path, drift_with_grace(), output="table", types="m5.large")
+    text = " ".join(out.split())
+    assert f"{N1} (NodeClaim default-00001): not drained: held by default/web-0 until 2026-01-02T12:00:00Z" in text
+    assert ("Karpenter retries, the node waits until 2026-01-02T11:59:00Z: then Karpenter deletes the pod past its "
+            "PodDisruptionBudget and do-not-disrupt, its 60s grace ending by 2026-01-02T12:00:00Z") in text
+    assert "terminationGracePeriod 24h from the NodeClaim's deletion at 2026-01-01T12:00:00Z" in text
+
+
+def test_the_page_says_when_the_pod_is_deleted(tmp_path):
+    page = tmp_path / "page.html"
+    files = write_inputs(tmp_path, drift_with_grace())
+    env = TestEnvironment()
+    assert main(["karpenter", "--disruption", *files, "--now", "2026-01-01T12:00:00Z", "--html", str(page)], env) == 0
+    import html
+    import re
+    words = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page.read_text())).split())
+    assert ("the node waits until 2026-01-02T11:59:00Z: then Karpenter deletes the pod past its PodDisruptionBudget "
+            "and do-not-disrupt, its 60s grace ending by 2026-01-02T12:00:00Z") in words
+    assert "termination time 2026-01-02T12:00:00Z; by then Karpenter deletes every pod the drain still waits for" \
+        in words
+
+
+def test_a_termination_time_already_past_deletes_the_pod_now(tmp_path):
+    """The annotation (written before, kept as is) ends in 20 s, less than the pod's 30 s (the API's
+    default): DeleteExpiringPods deletes it now with the 20 s left, in Karpenter's event."""
+    doc = document(tmp_path, drift_with_grace(pod_grace=None, annotation="2026-01-01T12:00:20Z"), types="m5.large")
+    (n,) = doc["decision"]["chain"]["nodes"]
+    assert n["terminationGracePeriod"]["from"] == "the NodeClaim's annotation"
+    (web,) = n["pods"]
+    assert web["deleted"] == {"at": "2026-01-01T11:59:50Z", "by": "2026-01-01T12:00:20Z",
+                              "terminationGracePeriodSeconds": 30, "gracePeriodSeconds": 20}
+    assert {"object": "Pod default/web-0", "type": "Normal", "reason": "Disrupted",
+            "message": "Deleting the pod to accommodate the terminationTime 2026-01-01 12:00:20 +0000 UTC of the node. "
+                       "The pod was granted 20 seconds of grace-period of its 30 terminationGracePeriodSeconds. This "
+                       "bypasses the PDB of the pod and the do-not-disrupt annotation."} in n["events"]
+    # (only the Node's expiring event: the annotation was there, the lifecycle controller writes nothing)
+    assert [e["object"] for e in n["events"] if e["reason"] == "TerminationGracePeriodExpiring"] == [f"Node {N1}"]
+
+
+def test_the_termination_time_and_the_pods_deleted_by_it():
+    """nodeTerminationTime: the annotation when written (unreadable: none), else the NodeClaim's
+    deletion + terminationGracePeriod, none without one; a terminating pod is deleted again only
+    when its own deletion ends after that time (IsPodEligibleForForcedEviction)."""
+    from datetime import datetime, timezone
+
+    from kexplain.karpenter.disruption.termination import deadline, forced_delete
+    from kexplain.model.pod import PodInfo
+
+    now = datetime(2026, 1, 1, 12, 0, 0, 500000, tzinfo=timezone.utc)
+    claim = {"metadata": {"name": "c"}, "spec": {"terminationGracePeriod": "1h30m"}}
+    assert deadline({"metadata": {"name": "c"}, "spec": {}}, now) is None
+    end = deadline(claim, now)
+    assert (end.text(), end.deleted) == ("2026-01-01T13:30:00Z", now.replace(microsecond=0))
+    deleting = {**claim, "metadata": {"name": "c", "deletionTimestamp": "2026-01-01T11:00:00Z"}}
+    assert deadline(deleting, now).text() == "2026-01-01T12:30:00Z"
+    bad = {**claim, "metadata": {"name": "c", "annotations": {"karpenter.sh/nodeclaim-termination-timestamp": "soon"}}}
+    assert deadline(bad, now) is None
+    ending = ready("a", 1)
+    ending["metadata"]["deletionTimestamp"] = "2026-01-01T13:31:00Z"
+    gone_before = ready("b", 1)
+    gone_before["metadata"]["deletionTimestamp"] = "2026-01-01T12:01:00Z"
+    assert forced_delete(PodInfo(ending), end, now).at == datetime(2026, 1, 1, 13, 29, 30, tzinfo=timezone.utc)
+    assert forced_delete(PodInfo(gone_before), end, now) is None

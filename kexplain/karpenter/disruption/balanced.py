@@ -8,7 +8,6 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from kexplain.apimachinery.gosort import go_sort
 from kexplain.karpenter.disruption import events as ev
 from kexplain.karpenter.disruption.candidate import (CAPACITY_TYPE_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL,
                                                     ZONE_LABEL, Candidate, Command, candidate_prices, cheapest)
@@ -52,12 +51,13 @@ def is_empty(rules: DisruptionRules, c: Candidate) -> bool:
 
 def sort_candidates(rules: DisruptionRules, candidates: list[Candidate]) -> list[Candidate]:
     """sortCandidates: by savings ratio (Price / RescheduleDisruptionCost), highest first (v1.14),
-    or by disruption cost, lowest first (v1.13); sort.Slice either way."""
+    or by disruption cost, lowest first (v1.13). Go's sort.Slice runs over a map's order, so its
+    ties come out at random; here in the order given (name order: `ties` says which ones matter)."""
     if not rules.order_by_savings_ratio:
-        go_sort(candidates, lambda a, b: a.disruption_cost < b.disruption_cost)
+        candidates[:] = sorted(candidates, key=lambda c: c.disruption_cost)
         return candidates
     ratio = {id(c): node_price(c) / reschedule_disruption_cost(c) for c in candidates}
-    go_sort(candidates, lambda a, b: ratio[id(a)] > ratio[id(b)])
+    candidates[:] = sorted(candidates, key=lambda c: ratio[id(c)], reverse=True)
     return candidates
 
 

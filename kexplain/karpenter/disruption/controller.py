@@ -18,6 +18,7 @@ from kexplain.karpenter.disruption.helpers import (Context, PoolBudget, Simulati
 from kexplain.karpenter.disruption.multinode import MultiNodeConsolidation
 from kexplain.karpenter.disruption.singlenode import SingleNodeConsolidation
 from kexplain.karpenter.disruption.staticdrift import StaticDrift
+from kexplain.karpenter.disruption.ties import Tie, find_tie
 from kexplain.karpenter.disruption.versions import DEFAULT, DisruptionRules
 
 METHODS = {m.name: m for m in (Emptiness, StaticDrift, Drift, MultiNodeConsolidation, SingleNodeConsolidation)}
@@ -37,6 +38,7 @@ class MethodRun:
     events: list[ev.Event] = field(default_factory=list)
     published: dict[str, int] = field(default_factory=dict)
     reached: bool = False
+    tie: Tie | None = None          # the ties that change its command (`ties`)
 
 
 @dataclass
@@ -122,4 +124,7 @@ def disrupt(inputs: Any, cloud: Any, cluster: Any, now: datetime, rules: Disrupt
         run.reached = not acted
         acted = acted or bool(run.commands) or run.outcome == ERROR
         methods.append(run)
+    acting = next((m for m in methods if m.reached and m.commands), None)
+    if acting is not None:          # (after every method: the runs it makes take no hostname of theirs)
+        acting.tie = find_tie(acting.method, acting.budgets, acting.candidates, acting.commands[0])
     return DisruptionResult(ctx, nominated, schedule_error, nodes, budgets, details, methods)

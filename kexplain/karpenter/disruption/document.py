@@ -110,6 +110,20 @@ def command_entry(cmd: Command, rules: DisruptionRules = DEFAULT) -> dict[str, A
     return doc
 
 
+def tie_entry(tie: Any) -> dict[str, Any]:
+    """The ties that change a command (`ties.Tie`): the tied candidates with the value they share,
+    the commands Karpenter may give (the pass's first) and the range of their savings."""
+    savings = [f"{s:.4f}" for _, s in tie.commands]
+    values = sorted(s for _, s in tie.commands)
+    out: dict[str, Any] = {"orderedBy": tie.key}
+    _put(out, "tied", [{"candidates": list(names), tie.key: value} for names, value in tie.groups])
+    _put(out, "nodePools", list(tie.pools))
+    return {**out,
+            "commands": [{"text": Command(sorted(c.candidates, key=lambda x: x.name()), c.replacements).text(),
+                          "estimatedSavings": s} for (c, _), s in zip(tie.commands, savings)],
+            "savings": {"min": f"{values[0]:.4f}", "max": f"{values[-1]:.4f}"}}
+
+
 def method_entry(run: MethodRun) -> dict[str, Any]:
     m = run.method
     doc: dict[str, Any] = {"method": m.name, "reason": m.reason}
@@ -123,6 +137,8 @@ def method_entry(run: MethodRun) -> dict[str, Any]:
     _put(doc, "commands", [command_entry(c, m.ctx.rules) for c in run.commands])
     _put(doc, "events", [e.as_dict() for e in run.events])
     _put(doc, "published", run.published)
+    if run.tie is not None:
+        doc["ties"] = tie_entry(run.tie)
     return doc
 
 
@@ -154,6 +170,8 @@ def build_document(result: DisruptionResult) -> dict[str, Any]:
     acting = result.acting
     doc["decision"] = ({"method": acting.method.name, "reason": acting.method.reason,
                         "commands": [command_entry(c, ctx.rules) for c in acting.commands]} if acting is not None else None)
+    if acting is not None and acting.tie is not None:
+        doc["decision"]["ties"] = tie_entry(acting.tie)
     doc["events"] = [e.as_dict() for r in result.methods if r.reached for e in r.events]
     summary: dict[str, Any] = {"decision": acting.commands[0].decision() if acting is not None else "none"}
     if acting is not None:

@@ -2,12 +2,13 @@
 whose pods all schedule elsewhere or on a replacement, within the budget."""
 from __future__ import annotations
 
+from datetime import datetime
+
 from kexplain.karpenter.disruption import events as ev
 from kexplain.karpenter.disruption.candidate import (EVENTUAL, Candidate, Command, Method, condition, condition_true,
                                                     sentence)
 from kexplain.karpenter.disruption.helpers import CandidateDeleting, simulate_scheduling
 from kexplain.karpenter.inputs import parse_time
-from kexplain.apimachinery.gosort import go_sort
 
 
 def drifted_at(c: Candidate):
@@ -24,8 +25,9 @@ class Drift(Method):
         return not c.owned_by_static_node_pool() and condition_true(c.node_claim, "Drifted")
 
     def compute_commands(self, budgets: dict[str, int], candidates: list[Candidate]) -> list[Command]:
+        # sort.Slice over GetCandidates' map order: a tie comes out at random; here in name order (`ties`)
         times = {id(c): drifted_at(c) for c in candidates}
-        go_sort(candidates, lambda a, b: _before(times[id(a)], times[id(b)]))
+        candidates[:] = sorted(candidates, key=lambda c: _when(times[id(c)]))
         ordered = [c for c in candidates if not c.reschedulable_pods] + [c for c in candidates if c.reschedulable_pods]
         for c in ordered:
             if budgets.get(c.node_pool.name, 0) == 0:
@@ -41,7 +43,6 @@ class Drift(Method):
         return []
 
 
-def _before(a, b) -> bool:
-    if a is None:
-        return b is not None
-    return b is not None and a < b
+def _when(at: datetime | None) -> tuple[int, float]:
+    """The order's key: no Drifted time first (Go's zero time), then the earliest."""
+    return (0, 0.0) if at is None else (1, at.timestamp())

@@ -13,6 +13,7 @@ class SingleNodeConsolidation(Consolidation):
     name = "SingleNodeConsolidation"
     reason = "Underutilized"
     consolidation_type = "single"
+    first_pool = ""         # a NodePool to interleave first (`ties`: Go's map order may put any first)
 
     def compute_commands(self, budgets: dict[str, int], candidates: list[Candidate]) -> list[Command]:
         rules = self.ctx.rules
@@ -37,10 +38,10 @@ class SingleNodeConsolidation(Consolidation):
 
     def sort_candidates(self, candidates: list[Candidate]) -> list[Candidate]:
         """SortCandidates: by disruption cost, then the NodePools interleaved (Go takes the pools in a
-        map's order: here by name)."""
+        map's order, lo.Keys: here by name, `first_pool` first)."""
         by_pool: dict[str, list[Candidate]] = {}
         for c in sort_candidates(self.ctx.rules, candidates):
             by_pool.setdefault(c.node_pool.name, []).append(c)
-        pools = sorted(by_pool)
+        pools = sorted(by_pool, key=lambda p: (p != self.first_pool, p))
         longest = max((len(v) for v in by_pool.values()), default=0)
         return [by_pool[p][i] for i in range(longest) for p in pools if i < len(by_pool[p])]

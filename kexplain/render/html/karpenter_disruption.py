@@ -12,11 +12,11 @@ from typing import Any, Mapping
 
 from kexplain.render.consoles import text_console
 from kexplain.render.html.markup import Html, el, table
-from kexplain.render.karpenter_disruption import NODE_HEADERS, budget_logs, budget_rows, decision_line, method_lines, node_rows, \
-    node_sections, print_disruption, print_node, stopped_by
+from kexplain.render.karpenter_disruption import NODE_HEADERS, budget_logs, budget_rows, decision_line, method_lines, \
+    node_rows, node_sections, print_disruption, print_node, stopped_by, tie_lines
 from kexplain.render.karpenter_events import event_line as live_event_line, print_live_events
-from kexplain.render.karpenter_disruption_chain import HEADING, answer_text, event_line, ignored_text, lands_text, \
-    node_heading, pdb_line
+from kexplain.render.karpenter_disruption_chain import HEADING, answer_text, event_line, grace_line, ignored_text, \
+    lands_text, node_heading, pdb_line
 
 TEXT_WIDTH = 100        # the terminal's: the same answer as the text
 PASS = "disruption"
@@ -42,8 +42,11 @@ def _verdict(doc: Doc) -> list[Html]:
     s = doc.get("summary") or {}
     counts = (f"{s.get('candidates', 0)} candidate node(s), {s.get('blocked', 0)} blocked, "
               f"{s.get('disrupted', 0)} disrupted by the decision")
+    tie = tie_lines(decision.get("ties"))
     return _section("Verdict", "verdict", el("p", decision_line(doc), cls="verdict"), el("p", counts, cls="note"),
-                    table(("Decision", "Node", "NodePool", "Type", "Command", "Savings"), going) if going else None)
+                    table(("Decision", "Node", "NodePool", "Type", "Command", "Savings"), going) if going else None,
+                    el("p", tie[0], cls="note tie") if tie else None,
+                    el("ul", *(el("li", line.strip()) for line in tie[1:])) if tie else None)
 
 
 def _node(doc: Doc) -> list[Html]:
@@ -53,7 +56,7 @@ def _node(doc: Doc) -> list[Html]:
     head, parts = node_sections(doc)
     shown: list[Any] = [el("p", head, cls="verdict")]
     for title, lines in parts:
-        shown += [el("h3", title), el("pre", "\n".join(lines), cls="text")]
+        shown += [el("h3", title), el("pre", "\n".join(lines), cls="text wrap")]
     return _section(f"Node {doc['node'].get('name', '')}", "node", *shown)
 
 
@@ -75,6 +78,8 @@ def _chain(doc: Doc) -> list[Html]:
         rows = [(p.get("pod", ""), p.get("group", ""), "; ".join(filter(None, (answer_text(p), ignored_text(p)))),
                  lands_text(p.get("lands"), p.get("outcome") == "refused")) for p in n.get("pods") or ()]
         parts.append(el("h3", node_heading(n)))
+        if grace_line(n):
+            parts.append(el("p", grace_line(n), cls="note"))
         parts.append(table(("Pod", "Group", "Eviction", "Lands"), rows) if rows else el("p", "no pods"))
         events = [event_line(e) for e in n.get("events") or ()]
         if events:
@@ -84,7 +89,7 @@ def _chain(doc: Doc) -> list[Html]:
 
 def _methods(doc: Doc) -> list[Html]:
     stopped = stopped_by(doc)
-    items = [el("li", el("pre", "\n".join(method_lines(m, stopped)), cls="text")) for m in doc.get("methods") or ()]
+    items = [el("li", el("pre", "\n".join(method_lines(m, stopped)), cls="text wrap")) for m in doc.get("methods") or ()]
     return _section("Methods, in Karpenter's order", "methods", el("ol", *items) if items else None)
 
 
