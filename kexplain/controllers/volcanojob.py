@@ -22,14 +22,15 @@ import copy
 import hashlib
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from kexplain.admission.resourcequota import pod_usage
 from kexplain.apimachinery import quantity
 from kexplain.apimachinery.gosort import go_sort
 from kexplain.apimachinery.identity import object_uid
 from kexplain.apimachinery.quantity import Quantity
-from kexplain.controllers.templates import mapping
+from kexplain.controllers.templates import count_at, mapping, template_at
+from kexplain.errors import InputError, Source
 from kexplain.controllers.volcanojob_admission import as_int, defaulted, go_flags, refusal, tasks_of
 
 API_VERSION = "batch.volcano.sh/v1alpha1"
@@ -396,10 +397,32 @@ def _unmodelled(job: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def check_decodes(job: Mapping[str, Any], source: Source | None = None) -> None:
+    """InputError (the file, the Job, the field) where the Job would not decode: its counts no
+    non-negative integers, a task's template missing or its pod spec not a PodSpec (a quantity that
+    does not parse)."""
+    spec = job.get("spec")
+    if not isinstance(spec, Mapping):
+        raise InputError("must be an object", source=source, obj=job, field="spec")
+    for key in ("minAvailable", "maxRetry"):
+        count_at(job, spec.get(key), 0, f"spec.{key}", source)
+    tasks = spec.get("tasks")
+    if tasks is not None and not isinstance(tasks, list):
+        raise InputError("must be a list", source=source, obj=job, field="spec.tasks")
+    for i, task in enumerate(tasks or ()):
+        if not isinstance(task, Mapping):
+            raise InputError("must be an object", source=source, obj=job, field=f"spec.tasks[{i}]")
+        for key in ("replicas", "minAvailable", "maxRetry"):
+            count_at(job, task.get(key), 0, f"spec.tasks[{i}].{key}", source)
+        template_at(job, task.get("template"), f"spec.tasks[{i}].template", source)
+
+
 def made(job: Mapping[str, Any], queues: Mapping[str, Mapping[str, Any]],
-         priorities: Mapping[str, int]) -> Made:
+         priorities: Mapping[str, int], source: Source | None = None) -> Made:
     """One Job through the webhooks and the job controller: refused (the webhook's message), or its
-    PodGroup and the pods it creates once the PodGroup is enqueued."""
+    PodGroup and the pods it creates once the PodGroup is enqueued. InputError where it would not
+    decode (`check_decodes`)."""
+    check_decodes(job, source)
     admitted = defaulted(job)
     said = refusal(admitted, queues)
     if said:
@@ -427,9 +450,12 @@ def queues_of(objects: Iterable[Mapping[str, Any]]) -> dict[str, Mapping[str, An
             if o.get("kind") == "Queue" and o.get("apiVersion") == QUEUE_API_VERSION}
 
 
-def volcano_jobs(objects: Iterable[Mapping[str, Any]]) -> list[Made]:
+def volcano_jobs(objects: Iterable[Mapping[str, Any]],
+                 source_of: Callable[[Mapping[str, Any]], Source | None] | None = None) -> list[Made]:
     """Every Volcano Job of `objects` as Volcano leaves it, in order, read with the Queues and the
-    PriorityClasses among them (the scheduler's `root` and `default` queues always exist)."""
+    PriorityClasses among them (the scheduler's `root` and `default` queues always exist).
+    `source_of`: where an object came from, for the InputError of a Job that would not decode."""
     objs = [o for o in objects if isinstance(o, Mapping)]
     queues, priorities = queues_of(objs), priority_values(objs)
-    return [made(o, queues, priorities) for o in objs if is_volcano_job(o)]
+    return [made(o, queues, priorities, source_of(o) if source_of is not None else None)
+            for o in objs if is_volcano_job(o)]

@@ -11,9 +11,10 @@ from typing import Any, Mapping
 
 from kexplain.apimachinery import quantity
 from kexplain.controllers.templates import mapping
-from kexplain.controllers.volcanojob import is_volcano_job, pod_group, priority_values, queues_of
+from kexplain.controllers.volcanojob import check_decodes, is_volcano_job, pod_group, priority_values, queues_of
 from kexplain.controllers.volcanojob_admission import (defaulted, pod_group_queue, pod_group_queue_refusal,
                                                        queue_message, queue_state, refusal)
+from kexplain.errors import InputError
 from kexplain.lint.documents import Document
 
 JOB_REFUSED = "volcano-job-refused"
@@ -92,8 +93,13 @@ def _capability(doc: Document, queue: str, min_resources: Mapping[str, Any], kno
 
 
 def _job_problems(doc: Document, known: _Known | None) -> list[Problem]:
-    """The job webhook's refusal (its queue checks apart, with the queues known); else, admitted, its
-    PodGroup's minResources against its queue's capability."""
+    """What the API server refuses of the Job's fields, or the job webhook's refusal (its queue checks
+    apart, with the queues known); else, admitted, its PodGroup's minResources against its queue's
+    capability."""
+    try:
+        check_decodes(doc.obj)
+    except InputError as err:       # the API server refuses it before the webhook
+        return [Problem(JOB_REFUSED, doc, err.message, err.field or "spec")]
     admitted = defaulted(doc.obj)
     said = refusal(admitted, None)
     out = [Problem(JOB_REFUSED, doc, said, "spec")] if said else []

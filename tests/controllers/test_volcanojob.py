@@ -162,3 +162,25 @@ def test_a_dependency_cycle_and_the_default_queue_that_always_exists() -> None:
     assert made.refused == "" and made.pod_group["spec"]["queue"] == "default"
     assert made.unmodelled == ("task a's pods wait for the tasks it depends on (b): not modelled, they are made "
                                "with the others",)
+
+
+def test_a_job_that_would_not_decode_is_bad_input_at_its_field() -> None:
+    from kexplain.errors import InputError, Source
+    bad = _job(_task("a", "1"), _task("b", "lots"))
+    with pytest.raises(InputError) as err:
+        volcano_jobs([bad], lambda o: Source("job.yaml", 1))
+    assert str(err.value).startswith("job.yaml: document 1: Job ns/tf: spec.tasks[1].template.spec.containers[0]")
+    bad = _job(_task("a", "1"), minAvailable="two")
+    with pytest.raises(InputError) as err:
+        volcano_jobs([bad])
+    assert err.value.field == "spec.minAvailable"
+
+
+def test_a_pod_groups_queue_as_its_webhooks_leave_it() -> None:
+    from kexplain.controllers.volcanojob_admission import pod_group_queue, pod_group_queue_refusal
+    group = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "spec": {"minMember": 1}}
+    assert pod_group_queue(group, {}) == "default"
+    assert pod_group_queue(group, {"scheduling.volcano.sh/queue-name": "team"}) == "team"
+    assert pod_group_queue_refusal("default", {}) == ""
+    assert pod_group_queue_refusal("team", {"team": _queue("team", "Closed")}) == \
+        "can only submit PodGroup to queue with state `Open`, queue `team` status is `Closed`. "

@@ -20,7 +20,7 @@ RULES = (
     declare(JOB_REFUSED, Severity.ERROR, SCHEMAS,
             "Volcano's job webhook refuses the Volcano Job (its minAvailable above its tasks' replicas, a task's "
             "minAvailable above its replicas, a duplicated task name, an unknown job plugin, ...): the message "
-            "is the webhook's.",
+            "is the webhook's; or a count or a task's pod template would not decode, at its field.",
             _V + ": the job webhooks (jobs/mutate createPatch, jobs/validate validateJobCreate)"),
     declare(QUEUE, Severity.ERROR, VOLCANO,
             "A Volcano Job or PodGroup names a queue the set and the pool do not have, or one not Open (or root, "
