@@ -12,16 +12,16 @@ past Pending (its enqueue action): `Made.pods` are the pods it will create then.
 effect on a pod (`env`: VK_TASK_INDEX and VC_TASK_INDEX; `svc`: hostname, subdomain, the hosts
 ConfigMap's env and volume; `ssh`: the key Secret's volume) is applied, in name order (upstream a Go
 map's). Not modelled, said in `Made.unmodelled`: the framework plugins' changes (mpi, pytorch,
-tensorflow, ray, hcclrank: environment and ports), a task's dependsOn (its pods wait for the tasks it
-depends on), and whether a volume's claim exists. A Job without a uid has one derived from its
-namespace and name (`identity.object_uid`), and the random names Volcano gives its volumes are
-derived from it too, so a run repeats."""
+tensorflow, ray, hcclrank: environment and ports) and a task's dependsOn (its pods wait for the tasks
+it depends on). A volume's claim named must exist among the objects (else the controller stops
+before the PodGroup, `Made.waiting`); one to be made is made (`Made.claims`). A Job without a uid has
+one derived from its namespace and name (`identity.object_uid`), and the random names Volcano gives
+its volumes are derived from it too, so a run repeats."""
 from __future__ import annotations
 
 import copy
 import hashlib
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, Callable, Iterable, Mapping
 
 from kexplain.admission.resourcequota import pod_usage
@@ -59,13 +59,17 @@ _RANDOM_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 class Made:
     """One Volcano Job as Volcano leaves it: `job` admitted and defaulted (the object as given when
     refused), `refused` the webhook's message ("" when admitted), `pod_group` and `pods` (none when
-    refused), and what of it kexplain does not model."""
+    refused or waiting), the PersistentVolumeClaims the controller creates for its volumes, `waiting`
+    the controller's warning event when it stops before the PodGroup (a volume's claim missing), and
+    what of it kexplain does not model."""
 
     job: dict[str, Any]
     refused: str
     pod_group: dict[str, Any] | None
     pods: tuple[dict[str, Any], ...]
     unmodelled: tuple[str, ...] = ()
+    claims: tuple[dict[str, Any], ...] = ()
+    waiting: str = ""
 
 
 def is_volcano_job(obj: Any) -> bool:
@@ -251,12 +255,28 @@ def _random_str(job: Mapping[str, Any], what: str) -> str:
     return "".join(_RANDOM_ALPHABET[b % len(_RANDOM_ALPHABET)] for b in digest[:12])
 
 
-def with_claim_names(job: dict[str, Any]) -> None:
-    """createJobIOIfNotExist: a volume with no claim name gets `<job>-pvc-<random>`, the PVC made for it."""
+def with_claims(job: dict[str, Any], existing: frozenset[tuple[str, str]]) -> tuple[list[dict[str, Any]], str]:
+    """createJobIOIfNotExist: a volume with no claim name gets `<job>-pvc-<random>` and, with a
+    volumeClaim, the PVC createPVC makes; a named claim must exist (`existing`: namespace and name),
+    else the controller stops there, its event's message returned. The volumes' names set on `job`."""
+    name, namespace = _meta(job)
     volumes = mapping(job.get("spec")).get("volumes")
+    made: list[dict[str, Any]] = []
     for index, volume in enumerate(volumes if isinstance(volumes, list) else ()):
-        if isinstance(volume, dict) and not volume.get("volumeClaimName"):
-            volume["volumeClaimName"] = f"{_meta(job)[0]}-pvc-{_random_str(job, f'pvc/{index}')}"
+        if not isinstance(volume, dict):
+            continue
+        claim = volume.get("volumeClaimName")
+        if claim and (namespace, str(claim)) not in existing:
+            return made, (f"Failed to create PVC, err: pvc {claim} is not found, the job will be in the Pending "
+                          "state until the PVC is created")
+        if not claim:
+            volume["volumeClaimName"] = f"{name}-pvc-{_random_str(job, f'pvc/{index}')}"
+            if isinstance(volume.get("volumeClaim"), Mapping):
+                made.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                             "metadata": {"name": volume["volumeClaimName"], "namespace": namespace,
+                                          "ownerReferences": [controller_ref(job)]},
+                             "spec": copy.deepcopy(dict(volume["volumeClaim"]))})
+    return made, ""
 
 
 def _mount_volumes(job: Mapping[str, Any], spec: dict[str, Any]) -> None:
@@ -392,8 +412,6 @@ def _unmodelled(job: Mapping[str, Any]) -> tuple[str, ...]:
     out += [f"task {t.get('name')}'s pods wait for the tasks it depends on ({', '.join(map(str, deps))}): "
             "not modelled, they are made with the others"
             for t in tasks_of(job) for deps in [mapping(t.get("dependsOn")).get("name") or ()] if deps]
-    if isinstance(spec.get("volumes"), list) and spec["volumes"]:
-        out.append("whether the volumes' claims exist is not checked (the controller waits for a missing one)")
     return tuple(out)
 
 
@@ -417,17 +435,19 @@ def check_decodes(job: Mapping[str, Any], source: Source | None = None) -> None:
         template_at(job, task.get("template"), f"spec.tasks[{i}].template", source)
 
 
-def made(job: Mapping[str, Any], queues: Mapping[str, Mapping[str, Any]],
-         priorities: Mapping[str, int], source: Source | None = None) -> Made:
-    """One Job through the webhooks and the job controller: refused (the webhook's message), or its
-    PodGroup and the pods it creates once the PodGroup is enqueued. InputError where it would not
-    decode (`check_decodes`)."""
+def made(job: Mapping[str, Any], queues: Mapping[str, Mapping[str, Any]], priorities: Mapping[str, int],
+         source: Source | None = None, existing: frozenset[tuple[str, str]] = frozenset()) -> Made:
+    """One Job through the webhooks and the job controller: refused (the webhook's message), waiting
+    for a volume's claim (`existing`: the PVCs there are), or its PodGroup and the pods it creates once
+    the PodGroup is enqueued. InputError where it would not decode (`check_decodes`)."""
     check_decodes(job, source)
     admitted = defaulted(job)
     said = refusal(admitted, queues)
     if said:
         return Made(dict(job), said, None, ())
-    with_claim_names(admitted)
+    claims, waiting = with_claims(admitted, existing)
+    if waiting:
+        return Made(admitted, "", None, (), _unmodelled(admitted), tuple(claims), waiting)
     queue = queues.get(str(mapping(admitted.get("spec")).get("queue")), {})
     forwarding = bool(mapping(queue.get("spec")).get("extendClusters"))
     if forwarding:
@@ -435,7 +455,7 @@ def made(job: Mapping[str, Any], queues: Mapping[str, Mapping[str, Any]],
         meta["annotations"] = {**mapping(meta.get("annotations")), "volcano.sh/job-forwarding": "true"}
     pods = tuple(job_pod(admitted, task, i, forwarding)
                  for task in tasks_of(admitted) for i in range(as_int(task.get("replicas"))))
-    return Made(admitted, "", pod_group(admitted, priorities), pods, _unmodelled(admitted))
+    return Made(admitted, "", pod_group(admitted, priorities), pods, _unmodelled(admitted), tuple(claims))
 
 
 def priority_values(objects: Iterable[Mapping[str, Any]]) -> dict[str, int]:
@@ -457,5 +477,8 @@ def volcano_jobs(objects: Iterable[Mapping[str, Any]],
     `source_of`: where an object came from, for the InputError of a Job that would not decode."""
     objs = [o for o in objects if isinstance(o, Mapping)]
     queues, priorities = queues_of(objs), priority_values(objs)
-    return [made(o, queues, priorities, source_of(o) if source_of is not None else None)
+    existing = frozenset((str(mapping(o.get("metadata")).get("namespace") or "default"),
+                          str(mapping(o.get("metadata")).get("name"))) for o in objs
+                         if o.get("kind") == "PersistentVolumeClaim")
+    return [made(o, queues, priorities, source_of(o) if source_of is not None else None, existing)
             for o in objs if is_volcano_job(o)]

@@ -184,3 +184,27 @@ def test_a_pod_groups_queue_as_its_webhooks_leave_it() -> None:
     assert pod_group_queue_refusal("default", {}) == ""
     assert pod_group_queue_refusal("team", {"team": _queue("team", "Closed")}) == \
         "can only submit PodGroup to queue with state `Open`, queue `team` status is `Closed`. "
+
+
+def test_the_volumes_claims_made_mounted_or_waited_for() -> None:
+    """createJobIOIfNotExist: a volumeClaim becomes the PVC `<job>-pvc-<random>` the controller makes;
+    a named claim that does not exist stops the controller before the PodGroup (its event's message)."""
+    job = _job(_task("a", "1", 1), volumes=[{"mountPath": "/data", "volumeClaim": {"resources": {
+        "requests": {"storage": "1Gi"}}, "accessModes": ["ReadWriteOnce"]}}])
+    (made,) = volcano_jobs([job])
+    (claim,) = made.claims
+    assert claim["metadata"]["name"].startswith("tf-pvc-") and len(claim["metadata"]["name"]) == len("tf-pvc-") + 12
+    assert claim["spec"]["resources"] == {"requests": {"storage": "1Gi"}}
+    (pod,) = made.pods
+    volume = pod["spec"]["volumes"][0]
+    assert volume["persistentVolumeClaim"] == {"claimName": claim["metadata"]["name"]}
+    assert {"mountPath": "/data", "name": volume["name"]} in pod["spec"]["containers"][0]["volumeMounts"]
+    assert volcano_jobs([job])[0].claims == made.claims          # derived, not random
+    named = _job(_task("a", "1", 1), volumes=[{"mountPath": "/data", "volumeClaimName": "shared"}])
+    (made,) = volcano_jobs([named])
+    assert made.pod_group is None and made.pods == () and made.waiting == (
+        "Failed to create PVC, err: pvc shared is not found, the job will be in the Pending state until the PVC "
+        "is created")
+    pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "shared", "namespace": "ns"}}
+    (made,) = volcano_jobs([named, pvc])
+    assert made.waiting == "" and made.pods[0]["spec"]["volumes"][0]["persistentVolumeClaim"] == {"claimName": "shared"}
