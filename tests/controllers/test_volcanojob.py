@@ -208,3 +208,12 @@ def test_the_volumes_claims_made_mounted_or_waited_for() -> None:
     pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "shared", "namespace": "ns"}}
     (made,) = volcano_jobs([named, pvc])
     assert made.waiting == "" and made.pods[0]["spec"]["volumes"][0]["persistentVolumeClaim"] == {"claimName": "shared"}
+
+
+@pytest.mark.parametrize("args,refused", [
+    (["--master=lead"], ""), (["--master", "lead", "--port=2222"], ""),
+    (["--bogus", "--master=lead"], "The specified mpi master task was not found"),   # Go's flag parse stops there
+    (["-master=other"], "The specified mpi master task was not found")])
+def test_the_mpi_plugins_master_read_as_gos_flag_package_reads_it(args, refused) -> None:
+    (made,) = volcano_jobs([_job(_task("lead", "1", 1), _task("worker", "1", 1), plugins={"mpi": args})])
+    assert made.refused == refused
