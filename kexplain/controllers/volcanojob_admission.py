@@ -4,8 +4,10 @@ mutating webhook's patch (createPatch), `refusal` the validating webhook's messa
 in Volcano's words: the job controller (`controllers.volcanojob`) only ever meets a Job both let through.
 
 Not modelled, said here: the pod template's own validation (ValidatePodTemplate, what a created pod
-meets anyway), the lifecycle policies' events and actions, the CRD's schema and the optional
-ValidatingAdmissionPolicy (`vap_enable`, off by default; its messages say the same words)."""
+meets anyway) and a task's topology policy's whole-cpu check, the lifecycle policies' events and
+actions, a claim name's own validation, the CRD's schema (beyond the counts and templates
+`volcanojob.check_decodes` reads) and the optional ValidatingAdmissionPolicy (`vap_enable`, off by
+default; its messages say the same words)."""
 from __future__ import annotations
 
 import copy
