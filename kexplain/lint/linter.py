@@ -33,7 +33,7 @@ from kexplain.lint.findings import (NOT_SCHEDULED_RULES, SCHEDULING_RULES, VERDI
 from kexplain.lint.options import LintOptions
 from kexplain.lint.report import LintedObject, Report
 from kexplain.lint.choice import CONFIG_FILE, choose
-from kexplain.lint.rule import FAIL_ON, KUEUE, NODE_GROUPS, NODEPOOLS, POOL, SCHEMAS, Rule, Severity
+from kexplain.lint.rule import FAIL_ON, KUEUE, NODE_GROUPS, NODEPOOLS, POOL, SCHEMAS, VOLCANO, Rule, Severity
 from kexplain.lint.rules import RULES, with_severity
 from kexplain.lint.rules.admission import api_warnings, failed_create
 from kexplain.lint.rules.apply import generate_name, in_namespace, name_generated, namespace_mismatch
@@ -48,6 +48,7 @@ from kexplain.lint.rules.node_pools import node_pool_findings
 from kexplain.lint.rules.scheduling import DaemonTally, daemon_findings, grouped, other_scheduler, verdict
 from kexplain.lint.rules.schemas import Schemas, refusing
 from kexplain.lint.rules.suppression import ignore_of
+from kexplain.lint.rules.volcano import volcano_findings
 from kexplain.lint.schemas import SchemaStore
 from kexplain.lint.set_cluster import cluster_hpas, onto_pool, set_cluster
 from kexplain.lint.set_state import Gathered, Queued, RetryLog, SetCluster, SetFile, objects_of
@@ -198,6 +199,9 @@ class Linter:
             queued, self._kueue_started = kueue_findings(taken, self.pool, self.options, self.report.warnings)
             if queued or self._kueue_started:       # Kueue's pass ran: its rules could find
                 self.report.needs |= {KUEUE}
+            volcano, queues_known = volcano_findings(taken, self.pool)
+            if queues_known:                        # Volcano's Queues given: its queue rules could find
+                self.report.needs |= {VOLCANO}
             for f in files:
                 for item in f.items:
                     self.lint_document(item)     # (those -n refuses too: their finding says so)
@@ -205,6 +209,7 @@ class Linter:
                 self.report.findings.extend(budgets.get(f.path, ()))
                 self.report.findings.extend(karpenter.get(f.path, ()))
                 self.report.findings.extend(queued.get(f.path, ()))
+                self.report.findings.extend(volcano.get(f.path, ()))
                 if f.error is not None:
                     self._add(unreadable(f.path, f.error))
             self._schedule_set()

@@ -27,8 +27,9 @@ POOL = "pool"                   # --nodes: admission and scheduling against the 
 NODE_GROUPS = "node-groups"     # --node-groups: the Cluster Autoscaler's node groups (with --nodes)
 NODEPOOLS = "nodepools"         # Karpenter NodePools among the --nodes objects
 KUEUE = "kueue"                 # Kueue's objects (ResourceFlavors, ClusterQueues, LocalQueues, ...)
+VOLCANO = "volcano"             # Volcano's Queues (in the set or the --nodes objects)
 VERSIONS = "compare-versions"   # --compare-versions A,B (with --nodes)
-NEEDS = (SCHEMAS, POOL, NODE_GROUPS, NODEPOOLS, KUEUE, VERSIONS)
+NEEDS = (SCHEMAS, POOL, NODE_GROUPS, NODEPOOLS, KUEUE, VOLCANO, VERSIONS)
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/s
 DOCS_URI = "https://github.com/kexplain/kexplain/blob/v{version}/docs/lint.md"
 NEEDS_WORDS = {"schemas": "the manifests alone", "pool": "a pool (--nodes)", "node-groups": "--node-groups",
                "nodepools": "Karpenter NodePools among the --nodes objects", "kueue": "Kueue's objects",
-               "compare-versions": "--compare-versions A,B"}
+               "volcano": "Volcano's Queues (in the set or --nodes)", "compare-versions": "--compare-versions A,B"}
 
 
 @dataclass(frozen=True)
