@@ -70,6 +70,39 @@ def cluster_children(replica_sets: Iterable[Any], pods: Iterable[Any], workloads
     return Children([*sets, *(plain(p) for p in pods if _owner(p) in owners)])
 
 
+def unlisted_deployments(deployments: Iterable[Mapping[str, Any]], replica_sets: Iterable[Any]
+                         ) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """The given Deployments the cluster runs though its objects do not list them, only their
+    ReplicaSets (a `kexplain snapshot` reads ReplicaSets, not Deployments): each as its ReplicaSets
+    show it, `replicas` theirs summed and the template of the latest revision, by (kind, namespace,
+    name)."""
+    wanted = {("Deployment", str(_dict(d.get("metadata")).get("namespace") or "default"), _name(d)): d
+              for d in deployments}
+    owned: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for rs in replica_sets:
+        key = _owner(rs)
+        if key in wanted:
+            owned.setdefault(key, []).append(plain(rs))
+    out: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for key, sets in owned.items():
+        latest = max(sets, key=lambda rs: (_revision_of(rs),
+                                           str(_dict(rs.get("metadata")).get("creationTimestamp") or "")))
+        template = _template(latest)
+        meta = _dict(template.get("metadata"))
+        labels = {k: v for k, v in _dict(meta.get("labels")).items() if k != cu.POD_TEMPLATE_HASH_LABEL}
+        spec = {"replicas": sum(replica_count(rs) for rs in sets)}
+        if template:
+            spec["template"] = {**template, "metadata": {**meta, "labels": labels}}
+        out[key] = {"apiVersion": "apps/v1", "kind": "Deployment",
+                    "metadata": {"name": key[2], "namespace": key[1]}, "spec": spec}
+    return out
+
+
+def _revision_of(rs: Mapping[str, Any]) -> int:
+    raw = _dict(_dict(rs.get("metadata")).get("annotations")).get(REVISION)
+    return int(raw) if isinstance(raw, str) and raw.isdigit() else 0
+
+
 def _active(pods: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """controller.FilterActivePods: not terminated, not being deleted."""
     return [p for p in pods if _dict(p.get("status")).get("phase") not in _TERMINAL
@@ -233,8 +266,7 @@ def _deleted(old: list[_Set], sizes: dict[str, int]) -> tuple[str, ...]:
 
 
 def _revision(s: _Set) -> int:
-    raw = _dict(_dict(s.obj.get("metadata")).get("annotations")).get(REVISION)
-    return int(raw) if isinstance(raw, str) and raw.isdigit() else 0
+    return _revision_of(s.obj)
 
 
 def _pods(count: int) -> str:
@@ -258,7 +290,7 @@ def deployment_rollout(applied: dict[str, Any], live: Mapping[str, Any], childre
         return None
     replicas, before = replica_count(applied), replica_count(live)
     key = template_key(_template(applied), kube)
-    changed = key != template_key(_template(live), kube)
+    changed = bool(_template(live)) and key != template_key(_template(live), kube)     # (none read: unknown)
     new = next((s for s in sets if template_key(_template(s.obj), kube) == key), None)
     if new is None and not changed:         # (a template kexplain hashes otherwise: the latest revision)
         new = max(sets, key=lambda s: (_revision(s), s.created, s.name))
@@ -351,7 +383,7 @@ def statefulset_rollout(applied: dict[str, Any], live: Mapping[str, Any], childr
         return None
     name, spec = _name(applied), _dict(applied.get("spec"))
     replicas, before, start = replica_count(applied), replica_count(live), _start(applied)
-    changed = template_key(_template(applied), kube) != template_key(_template(live), kube)
+    changed = bool(_template(live)) and template_key(_template(applied), kube) != template_key(_template(live), kube)
     by_ordinal = {o: p for p in pods if (o := _ordinal_of(name, p)) is not None}
     head = f"exists on the cluster: {_scaled(before, replicas)}"
     strategy = str(_dict(spec.get("updateStrategy")).get("type") or "RollingUpdate")

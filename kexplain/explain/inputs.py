@@ -18,7 +18,7 @@ from kexplain.controllers.operators import with_operator_objects
 from kexplain.controllers.persistentvolume import half_bound_notes, settle
 from kexplain.controllers.podautoscaler import KIND as HPA_KIND, admitted as admitted_hpas, autoscaled, of_cluster, \
     scalings
-from kexplain.controllers.reapplied import cluster_children
+from kexplain.controllers.reapplied import cluster_children, unlisted_deployments
 from kexplain.errors import AdmissionRejected, InputError, KexplainError, Source, describe
 from kexplain.explain.created import created, refused_creates
 from kexplain.explain.pass_objects import owner_objects, set_objects
@@ -159,7 +159,7 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     if not req.stored:      # the namespace policies the set creates after each
         after = policies_after(objs)
         found = [replace(e, later_policies=after[id(e.workload)]) if id(e.workload) in after else e for e in found]
-    if live and req.replicas is None:       # the workloads the cluster runs: what their controllers do now
+    if not req.stored and req.replicas is None:      # the workloads the cluster runs: what their controllers do now
         found, cluster, said = rolled_out(found, live, cluster, problems, kube)
         warnings += said
     if not found:
@@ -187,8 +187,14 @@ def rolled_out(found: list[Entry], live: dict[tuple[str, str, str], Any], cluste
                kube: KubeVersion) -> tuple[list[Entry], Objects, list[str]]:
     """`found` as the controllers of the workloads the cluster runs leave them (`with_rollouts`), the
     cluster without the running pods they delete first, and what happened to each."""
-    children = cluster_children((o for o, _ in of_kinds(cluster, _REPLICA_SETS)),
-                                (o for o, _ in of_kinds(cluster, _PODS)), live.values())
+    unlisted = [e.workload for e in found if e.kind == "Deployment" and e.workload is not None
+                and (e.kind, e.namespace, e.name) not in live]
+    replica_sets = of_kinds(cluster, _REPLICA_SETS) if unlisted or live else []
+    if unlisted and replica_sets:       # (a snapshot's: its ReplicaSets, not its Deployments)
+        live = {**live, **unlisted_deployments(unlisted, (o for o, _ in replica_sets))}
+    if not live:
+        return found, cluster, []
+    children = cluster_children((o for o, _ in replica_sets), (o for o, _ in of_kinds(cluster, _PODS)), live.values())
     found, deleted, said = with_rollouts(found, live, children, problems, kube)
     return found, without_pods(cluster, deleted), said
 

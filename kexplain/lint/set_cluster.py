@@ -11,7 +11,7 @@ from kexplain.admission.resourcequota import QuotaLedger
 from kexplain.admission.workloads import WORKLOAD_KINDS
 from kexplain.controllers import podautoscaler
 from kexplain.controllers.existing import Children
-from kexplain.controllers.reapplied import cluster_children, rollout
+from kexplain.controllers.reapplied import cluster_children, rollout, unlisted_deployments
 from kexplain.controllers.workloads import replica_count
 from kexplain.errors import KexplainError, Source, describe
 from kexplain.explain.pass_objects import owner_objects, set_objects
@@ -138,10 +138,14 @@ def running_on(pool: "ClusterState", workloads: list[dict[str, Any]]) -> Running
         return Running()
     live = {k: o for o, _ in [*of_kinds(pool.objects, _ROLLED), *of_kinds(pool.other_kinds, _ROLLED)]
             if (k := object_key(o)) in keys}
+    replica_sets = [o for o, _ in of_kinds(pool.objects, frozenset({"ReplicaSet"}))]
+    unlisted = [o for o in workloads if o.get("kind") == "Deployment" and object_key(o) in keys - live.keys()]
+    if unlisted and replica_sets:       # (a snapshot's: its ReplicaSets, not its Deployments)
+        live.update(unlisted_deployments(unlisted, replica_sets))
     if not live:
         return Running()
-    children = cluster_children((o for o, _ in of_kinds(pool.objects, frozenset({"ReplicaSet"}))),
-                                (o for o, _ in of_kinds(pool.objects, frozenset({"Pod"}))), live.values())
+    children = cluster_children(replica_sets, (o for o, _ in of_kinds(pool.objects, frozenset({"Pod"}))),
+                                live.values())
     deleted: set[tuple[str, str]] = set()
     for obj in workloads:
         key = object_key(obj)

@@ -190,3 +190,16 @@ def test_a_statefulset_with_its_running_pod_in_the_file_places_the_next_ordinal(
     code = main([str(pods), "--nodes", str(nodes), "-o", "json"], env)
     assert code == 0, env.err
     assert json.loads(env.out)["pod"]["name"] == "db-1"
+
+
+@pytest.mark.parametrize("command", [[], ["lint", "--format", "json"]])
+def test_a_snapshot_without_its_deployment(tmp_path: Path, command: list[str]) -> None:
+    """A `kexplain snapshot` lists ReplicaSets, not Deployments: the Deployment is read off them."""
+    cluster = [o for o in ROOMY + running_deployment(["n0", "n1"]) if o["kind"] != "Deployment"]
+    pods, nodes = tmp_path / "apply.yaml", tmp_path / "cluster.yaml"
+    pods.write_text(yaml.safe_dump(deployment(3)))
+    nodes.write_text(yaml.safe_dump_all(cluster))
+    env = TestEnvironment()
+    code = main([*command, str(pods), "--nodes", str(nodes), *([] if command else ["-o", "json"])], env)
+    assert code == 0, env.err + env.out
+    assert "exists on the cluster: scaled 2 -> 3" in env.err + env.out
