@@ -282,7 +282,7 @@ def page_of_single(files: Files, options: RunOptions, trace: dict) -> dict:
     are the app's, not the page run's)."""
     assert files.loaded.single is not None
     page = explain_for_page(files.loaded.single, options, trace)
-    for key in ("autoscaler", "autoscalers", "karpenter", "kueue", "eviction"):
+    for key in ("autoscaler", "autoscalers", "karpenter", "kueue", "eviction", "reapplied"):
         if key in trace:
             page[key] = trace[key]
     if "kubelet" in trace:      # a bound pod's kubelet verdict, as the Summary's pressure decided it again

@@ -209,7 +209,9 @@ def with_rollouts(found: list[Entry], live: Mapping[tuple[str, str, str], Any], 
             problems.add(PodsExist(f"it {done.said}", source=entry.source, obj=entry.workload))
             continue
         notes.append(f"{entry.source}: {describe(entry.workload)} {done.said}")
-        out.append(replace(_to_create(entry, done.copies, done.skip), reapplied={**done.details, "message": done.said}))
+        said = {"object": {"kind": entry.kind, "namespace": entry.namespace, "name": entry.name}, **done.details,
+                "message": done.said}
+        out.append(replace(_to_create(entry, done.copies, done.skip), reapplied=said))
     return out, frozenset(deleted), notes
 
 

@@ -205,3 +205,14 @@ def test_a_snapshot_without_its_deployment(tmp_path: Path, command: list[str]) -
     code = main([*command, str(pods), "--nodes", str(nodes), *([] if command else ["-o", "json"])], env)
     assert code == 0, env.err + env.out
     assert "exists on the cluster: scaled 2 -> 3" in env.err + env.out
+
+
+@pytest.mark.parametrize("applied, said", [
+    ("web.yaml", "Deployment default/web exists on the cluster: scaled 2 -&gt; 3"),          # one pod's page
+    ("web-recreate.yaml", "Deployment default/web exists on the cluster: 2 replicas, another template (Recreate)"),
+])
+def test_the_page_says_it(tmp_path: Path, applied: str, said: str) -> None:
+    page = tmp_path / "page.html"
+    case = FIXTURES / "reapply"
+    main([str(case / applied), "--nodes", str(case / "cluster.yaml"), "--html", str(page)], TestEnvironment())
+    assert said in page.read_text()
