@@ -250,6 +250,8 @@ def explain_single(files: Files, options: RunOptions, suggestions: bool, autosca
     trace = explain_one(loaded.single, options, suggestions and not held(answer))   # held: Kueue's fixes
     if answer is not None:
         trace["kueue"] = answer
+    if loaded.reapplied is not None:      # its workload applied onto the one the cluster runs
+        trace["reapplied"] = loaded.reapplied
     if "eviction" in trace and loaded.cluster_objects:    # who asked for it: the events a snapshot keeps
         trace["eviction"] = evicted_among(loaded.single.pod.obj, loaded.cluster_objects,
                                           trace["eviction"].get("node")) or trace["eviction"]
@@ -280,7 +282,7 @@ def page_of_single(files: Files, options: RunOptions, trace: dict) -> dict:
     are the app's, not the page run's)."""
     assert files.loaded.single is not None
     page = explain_for_page(files.loaded.single, options, trace)
-    for key in ("autoscaler", "autoscalers", "karpenter", "kueue", "eviction"):
+    for key in ("autoscaler", "autoscalers", "karpenter", "kueue", "eviction", "reapplied"):
         if key in trace:
             page[key] = trace[key]
     if "kubelet" in trace:      # a bound pod's kubelet verdict, as the Summary's pressure decided it again

@@ -84,7 +84,8 @@ def _ordinal(sts_name: str, pod: dict[str, Any]) -> int | None:
     return int(tail) if tail.isdigit() else None
 
 
-def _statefulset(sts: dict[str, Any], pods: list[dict[str, Any]]) -> ToCreate:
+def statefulset_to_create(sts: dict[str, Any], pods: list[dict[str, Any]]) -> ToCreate:
+    """The StatefulSet controller's next pods given its existing ones (its missing ordinals)."""
     spec = sts.get("spec") if isinstance(sts.get("spec"), dict) else {}
     ordinals = spec.get("ordinals") if isinstance(spec.get("ordinals"), dict) else {}
     start = ordinals.get("start") if isinstance(ordinals.get("start"), int) else 0
@@ -114,5 +115,5 @@ def still_to_create(workload: dict[str, Any], children: Children) -> ToCreate | 
     if not pods:
         return None
     if kind == "StatefulSet":
-        return _statefulset(workload, pods)
+        return statefulset_to_create(workload, pods)
     return ToCreate(max(0, replica_count(workload) - len(_active(pods))))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kexplain.admission.workloads import TEMPLATE_PATHS, check_workload, generate_job_selector
@@ -331,13 +331,14 @@ def encode_copy_node_selectors(per_copy: list[dict[str, str]]) -> str:
     return json.dumps({"levels": levels, "domains": [list(v) for v in domains], "runs": runs}, separators=(",", ":"))
 
 
-def statefulset_claims(sts: dict[str, Any], copies: int) -> list[dict[str, Any]]:
-    """The claims the StatefulSet controller creates for its first `copies` pods (getPersistentVolumeClaims),
-    `<template>-<set>-<ordinal>`, admitted as any new claim."""
+def statefulset_claims(sts: dict[str, Any], copies: int, skip: int = 0) -> list[dict[str, Any]]:
+    """The claims the StatefulSet controller creates for `copies` pods (getPersistentVolumeClaims), its
+    first's or from the ordinal `skip` places after its first, `<template>-<set>-<ordinal>`, admitted
+    as any new claim."""
     templates = _claim_templates(sts)
     if not templates or sts.get("kind") != "StatefulSet":
         return []
-    naming = copies_of(sts)
+    naming = replace(copies_of(sts), skip=skip)
     meta = sts.get("metadata") if isinstance(sts.get("metadata"), dict) else {}
     spec = sts.get("spec") if isinstance(sts.get("spec"), dict) else {}
     selector = spec.get("selector") if isinstance(spec.get("selector"), dict) else {}

@@ -131,6 +131,8 @@ class Outcome:
             out["horizontalPodAutoscaler"] = e.autoscaled_by
         if e.kueue is not None:         # Kueue's answer, before its controller created its pods
             out["kueue"] = e.kueue
+        if e.reapplied is not None:     # applied onto the one the cluster runs: what its controllers do now
+            out["reapplied"] = e.reapplied
         if e.kind == "StatefulSet":     # whether its controller creates the ordinals one by one
             out["podManagementPolicy"] = "OrderedReady" if ordered_ready(e.workload) else "Parallel"
         if e.idle:      # no pod: its template, explained, took no room

@@ -18,10 +18,11 @@ from kexplain.controllers.operators import with_operator_objects
 from kexplain.controllers.persistentvolume import half_bound_notes, settle
 from kexplain.controllers.podautoscaler import KIND as HPA_KIND, admitted as admitted_hpas, autoscaled, of_cluster, \
     scalings
+from kexplain.controllers.reapplied import cluster_children, unlisted_deployments
 from kexplain.errors import AdmissionRejected, InputError, KexplainError, Source, describe
 from kexplain.explain.created import created, refused_creates
 from kexplain.explain.pass_objects import owner_objects, set_objects
-from kexplain.explain.pod_file import Entry, PodFile, created_objects, entries, policies_after
+from kexplain.explain.pod_file import Entry, PodFile, created_objects, entries, policies_after, with_rollouts
 from kexplain.explain.pod_inputs import Inputs, controllers_create_for, with_template_claims
 from kexplain.explain.request import Request, VersionChoice
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion, VersionError
@@ -33,7 +34,8 @@ from kexplain.load.problems import RAISE, Problems
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
 from kexplain.plugins import implements, known
-from kexplain.state.apply import admitting, cluster_with, left_out_namespaces, onto_cluster, outside_namespaces
+from kexplain.state.apply import admitting, cluster_with, left_out_namespaces, onto_cluster, outside_namespaces, \
+    without_pods
 from kexplain.state.build import build_cluster, kubelets_admit
 from kexplain.state.cluster import ClusterState, state_admitted_with_pod, state_of
 from kexplain.state.objects import CLUSTER_KINDS, POD_KINDS, VOLUME_KINDS, Objects, is_bound_pod, object_key, \
@@ -76,6 +78,8 @@ class Loaded:
     set_objects: Objects = field(default_factory=list)
     set_created: Objects = field(default_factory=list)
     cluster_objects: Objects | None = None     # --nodes as read (never changed), when asked to keep them
+    # `single`'s workload applied onto the one the cluster runs: what its controllers do (`Entry.reapplied`)
+    reapplied: dict[str, Any] | None = None
 
     @property
     def cluster_state(self) -> ClusterState | None:
@@ -130,12 +134,13 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     # a Namespace refused there does not exist: what the file creates in it is refused
     gone = left_out_namespaces(objs, checked.objects) if not req.stored else frozenset()
     objs, warnings = checked.objects, version_warnings + config.notes + checked.warnings
+    live: dict[tuple[str, str, str], Any] = {}
     if not req.stored:
         objs, outside = outside_namespaces(objs, gone | refused_namespaces(objs))
         objs, refused_hpas = admitted_hpas(objs, kube)      # (refused: they set no replicas)
         # a workload the cluster has: what kubectl apply leaves of it is what its controller reads
         settled = onto_cluster(objs, cluster, WORKLOAD_KINDS, kube=kube)
-        objs = settled.objects
+        objs, live = settled.objects, settled.live
         for err in [*outside, *refused_hpas, *settled.refused]:
             problems.add(err)
     hint = kustomize_hint(kustomization_dirs(objs))
@@ -154,6 +159,9 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     if not req.stored:      # the namespace policies the set creates after each
         after = policies_after(objs)
         found = [replace(e, later_policies=after[id(e.workload)]) if id(e.workload) in after else e for e in found]
+    if not req.stored and req.replicas is None:      # the workloads the cluster runs: what their controllers do now
+        found, cluster, said = rolled_out(found, live, cluster, problems, kube)
+        warnings += said
     if not found:
         return Loaded(kube=kube)
     if len(found) == 1 and not found[0].replicated and not found[0].idle:
@@ -162,7 +170,8 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
         if single_load is not None:
             return single_load
     pool = state_of(cluster, config, req.stored, req.validate, problems)
-    created = {id(e): created_objects(e.workload, e.source, e.copies) for e in found if e.workload is not None}
+    created = {id(e): created_objects(e.workload, e.source, e.copies, _skip(e))
+               for e in found if e.workload is not None}
     before = len(problems.found)
     pool = pool.extended(pod_file.cluster, [c for made in created.values() for c in made], stored=req.stored,
                          problems=problems, absent=gone)
@@ -172,6 +181,26 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     pool.warnings[:0] = warnings
     pool.warnings += missing_node_warnings(pod_file.cluster, pool.snapshot)
     return Loaded(batch=found, pool=pool, kube=kube, **autoscaled_objects(objs, pod_file, found))
+
+
+def rolled_out(found: list[Entry], live: dict[tuple[str, str, str], Any], cluster: Objects, problems: Problems,
+               kube: KubeVersion) -> tuple[list[Entry], Objects, list[str]]:
+    """`found` as the controllers of the workloads the cluster runs leave them (`with_rollouts`), the
+    cluster without the running pods they delete first, and what happened to each."""
+    unlisted = [e.workload for e in found if e.kind == "Deployment" and e.workload is not None
+                and (e.kind, e.namespace, e.name) not in live]
+    replica_sets = of_kinds(cluster, _REPLICA_SETS) if unlisted or live else []
+    if unlisted and replica_sets:       # (a snapshot's: its ReplicaSets, not its Deployments)
+        live = {**live, **unlisted_deployments(unlisted, (o for o, _ in replica_sets))}
+    if not live:
+        return found, cluster, []
+    children = cluster_children((o for o, _ in replica_sets), (o for o, _ in of_kinds(cluster, _PODS)), live.values())
+    found, deleted, said = with_rollouts(found, live, children, problems, kube)
+    return found, without_pods(cluster, deleted), said
+
+
+_REPLICA_SETS = frozenset({"ReplicaSet"})
+_PODS = frozenset({"Pod"})
 
 
 def cluster_hpas(cluster: Objects, req: Request, kube: KubeVersion, problems: Problems) -> Objects:
@@ -200,7 +229,7 @@ def _single(req: Request, found: list[Entry], objs: Objects, pod_file: PodFile, 
         with pods_of(entry.workload, kube):     # a workload's pod refused: its controller's requests would be
             single = single_inputs(pod_file, entry.workload, entry.pod, entry.source, checked.objects, config,
                                    stored=req.stored, shape_index=index, kube=kube, problems=problems, absent=gone,
-                                   later=entry.later_policies, keep_state=keep_state)
+                                   later=entry.later_policies, keep_state=keep_state, skip=_skip(entry))
         if not req.stored:          # the quotas of its namespace (`kexplain.explain.created`)
             snapshot = single.snapshot
             if created(entry, single, QuotaLedger.of(
@@ -218,7 +247,7 @@ def _single(req: Request, found: list[Entry], objs: Objects, pod_file: PodFile, 
         single.state = None
     single.warnings[:0] = warnings + checked.warnings      # kubectl --validate=warn: the unknown fields
     single.warnings = workload_warnings(single.warnings, entry.workload)
-    return Loaded(single=single, kube=kube, **autoscaled_objects(objs, pod_file, found))
+    return Loaded(single=single, kube=kube, reapplied=entry.reapplied, **autoscaled_objects(objs, pod_file, found))
 
 
 def autoscaled_objects(objs: Objects, pod_file: PodFile, found: list[Entry]) -> dict[str, Objects]:
@@ -228,8 +257,13 @@ def autoscaled_objects(objs: Objects, pod_file: PodFile, found: list[Entry]) -> 
     for e in found:
         if e.workload is not None and not e.idle:
             objects += owner_objects(e.workload, e.source, e.copies)
-            created += created_objects(e.workload, e.source, e.copies)
+            created += created_objects(e.workload, e.source, e.copies, _skip(e))
     return {"set_objects": objects, "set_created": created}
+
+
+def _skip(entry: Entry) -> int:
+    """The ordinals before a StatefulSet's first copy that exist already (`Copies.skip`)."""
+    return entry.naming.skip if entry.naming is not None else 0
 
 
 def _without_refused_claims(found: list[Entry], created: dict[int, Objects], problems: Problems,
@@ -288,9 +322,10 @@ def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any
                   config: SchedulerConfig, *, stored: bool = False, shape_index: ShapeIndex | None = None,
                   kube: KubeVersion = DEFAULT_VERSION, problems: Problems = RAISE,
                   absent: frozenset[str] = frozenset(), later: frozenset[tuple[str, str, str]] = frozenset(),
-                  keep_state: bool = False) -> Inputs:
-    """The inputs of the POD file's one pod against `cluster` with the file's objects, admitted."""
-    created = created_objects(obj, src, 1)
+                  keep_state: bool = False, skip: int = 0) -> Inputs:
+    """The inputs of the POD file's one pod against `cluster` with the file's objects, admitted
+    (`skip`: a StatefulSet's ordinals before its pod's, which exist)."""
+    created = created_objects(obj, src, 1, skip)
     merged = cluster_with(cluster, pod_file.cluster, created, kube=kube, problems=problems)
     applied = frozenset(id(s) for o, s in [*pod_file.cluster, *created] if o.get("kind") in VOLUME_KINDS
                         or is_bound_pod(o))     # (volumes: the PV controller binds them; bound pods: their kubelet)

@@ -1,16 +1,19 @@
 """The POD file: what is explained, what joins the cluster (`PodFile`), and one `Entry` per Pod or workload."""
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 from kexplain.admission.workloads import WORKLOAD_KINDS
 from kexplain.apimachinery.kinds import KIND_GROUPS, api_group, is_builtin_kind
+from kexplain.apimachinery.stored_pods import plain
 from kexplain.controllers.existing import Children, still_to_create
 from kexplain.controllers.queued import NOT_EXPLAINED, held
+from kexplain.controllers.reapplied import rollout
 from kexplain.controllers.workloads import Copies, copies_of, idle_reason, replica_count, statefulset_claims, \
     workload_name, workload_pod
-from kexplain.errors import InputError, KexplainError, LeftOutNote, Source
+from kexplain.errors import InputError, KexplainError, LeftOutNote, Source, describe
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.load.manifests import kustomization_dirs, kustomize_hint
 from kexplain.load.problems import RAISE, Problems
@@ -79,9 +82,10 @@ def pending_pod(objs: Objects, path: str, *, stored: bool = False) -> tuple[dict
     return pod_of(obj, src, stored=stored), src
 
 
-def created_objects(obj: dict[str, Any], src: Source, copies: int) -> Objects:
-    """What a workload's controller creates besides its pods: a StatefulSet's claims."""
-    return [(c, src) for c in statefulset_claims(obj, copies)]
+def created_objects(obj: dict[str, Any], src: Source, copies: int, skip: int = 0) -> Objects:
+    """What a workload's controller creates besides its pods: a StatefulSet's claims (for `copies`
+    ordinals from the one `skip` places after its first)."""
+    return [(c, src) for c in statefulset_claims(obj, copies, skip)]
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,9 @@ class Entry:
     later_policies: frozenset[tuple[str, str, str]] = frozenset()
     # what held its pods before its controller created them: Kueue's answer (`kexplain.kueue.chain`)
     kueue: dict[str, Any] | None = None
+    # applied onto the one the cluster runs: what its controllers do (`with_rollouts`), and why
+    # `copies` are only the pods they create now
+    reapplied: dict[str, Any] | None = None
 
     @property
     def not_created(self) -> bool:
@@ -167,8 +174,45 @@ def with_existing(entry: Entry, children: Children) -> Entry:
                         f"({', '.join(made)})", source=entry.source, obj=entry.workload)
     if entry.idle:
         return entry        # its template explained unbound, as without the existing objects
-    naming = replace(entry.naming, skip=todo.skip) if entry.naming is not None else None
-    return replace(entry, copies=todo.copies, replicated=todo.copies > 1, naming=naming)
+    return _to_create(entry, todo.copies, todo.skip)
+
+
+def _to_create(entry: Entry, copies: int, skip: int) -> Entry:
+    """The entry with `copies` pods to place, a StatefulSet's from the ordinal `skip` places after
+    its first: its pod (the first copy) named and numbered as that ordinal's."""
+    naming = replace(entry.naming, skip=skip) if entry.naming is not None else None
+    pod = entry.pod
+    if naming is not None and skip and entry.kind == "StatefulSet":
+        pod = naming.apply(copy.deepcopy(pod), 0)
+    return replace(entry, copies=copies, replicated=copies > 1, naming=naming, pod=pod)
+
+
+def with_rollouts(found: list[Entry], live: Mapping[tuple[str, str, str], Any], children: Children,
+                  problems: Problems = RAISE, kube: KubeVersion = DEFAULT_VERSION
+                  ) -> tuple[list[Entry], frozenset[tuple[str, str]], list[str]]:
+    """The entries of the workloads `live` has (the cluster's object each was applied onto) as their
+    controllers leave them (`controllers.reapplied`): the pods they create now; those creating none
+    left out (`PodsExist`, a note). With the running pods they delete first (namespace, name) and a
+    line for each saying what happened."""
+    out: list[Entry] = []
+    deleted: set[tuple[str, str]] = set()
+    notes: list[str] = []
+    for entry in found:
+        obj = live.get((entry.kind, entry.namespace, entry.name))
+        done = rollout(entry.workload, plain(obj), children, kube) \
+            if obj is not None and entry.workload is not None and not entry.idle else None
+        if done is None:
+            out.append(entry)
+            continue
+        deleted.update((entry.namespace, name) for name in done.deleted)
+        if done.copies == 0:
+            problems.add(PodsExist(f"it {done.said}", source=entry.source, obj=entry.workload))
+            continue
+        notes.append(f"{entry.source}: {describe(entry.workload)} {done.said}")
+        said = {"object": {"kind": entry.kind, "namespace": entry.namespace, "name": entry.name}, **done.details,
+                "message": done.said}
+        out.append(replace(_to_create(entry, done.copies, done.skip), reapplied=said))
+    return out, frozenset(deleted), notes
 
 
 class PodsExist(LeftOutNote):

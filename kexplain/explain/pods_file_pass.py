@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kexplain.admission.workloads import WORKLOAD_KINDS
-from kexplain.errors import Source
+from kexplain.errors import KexplainError, LeftOutNote, Source
 from kexplain.explain.batch import explain_batch
 from kexplain.explain.inputs import load_read
 from kexplain.state.cluster import ClusterState
@@ -16,6 +16,7 @@ from kexplain.explain.placement import chosen_node
 from kexplain.explain.request import Request, RunOptions
 from kexplain.explain.run import explain
 from kexplain.features import KubeVersion
+from kexplain.load.problems import Problems
 from kexplain.controllers.ephemeral import writes_volume_claims_for
 from kexplain.controllers.workloads import workload_name
 
@@ -51,10 +52,13 @@ def pods_file_pass(path: str, pod_objs: Objects, cluster: Objects, kube: KubeVer
     given = {id(o) for o, _ in pending}
     rest = [(o, s) for o, s in pod_objs if id(o) not in given]
     req = Request(pod_path=path, max_bytes=max_bytes, max_objects=max_objects, validate=validate, kube=kube)
-    loaded = load_read(req, rest, cluster, keep_state=True)
+    notes = _Notes()
+    loaded = load_read(req, rest, cluster, notes, keep_state=True)
+    warnings: list[str] = [str(note) for note in notes.found]
+    if loaded.empty:        # every workload left out (its controllers create no pod now: a note each)
+        return PodsFilePass(builder.build() if claims else None, pending, tuple(warnings))
     options = RunOptions(filter_all=False)
     builder.add_objects(loaded.set_objects, loaded.set_created)
-    warnings: list[str] = []
     if loaded.single is not None:       # the pod of the file's one workload (its given Pods are not explained)
         single = loaded.single
         warnings += single.warnings
@@ -69,6 +73,19 @@ def pods_file_pass(path: str, pod_objs: Objects, cluster: Objects, kube: KubeVer
             builder.add_outcome(outcome)
         builder.settle(batch.retried)       # the queue's retry placed them: not pending
     return PodsFilePass(builder.build(), pending, tuple(warnings), loaded.cluster_state)
+
+
+@dataclass
+class _Notes(Problems):
+    """What is left out with a note (`LeftOutNote`: a workload whose controllers create no pod now),
+    collected; bad input raised, as without it."""
+
+    keep: bool = True
+
+    def add(self, err: KexplainError) -> None:
+        if not isinstance(err, LeftOutNote):
+            raise err
+        self.found.append(err)
 
 
 def _stands_for(workloads: Objects) -> str | None:

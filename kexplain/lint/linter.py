@@ -50,7 +50,7 @@ from kexplain.lint.rules.schemas import Schemas, refusing
 from kexplain.lint.rules.suppression import ignore_of
 from kexplain.lint.rules.volcano import volcano_findings
 from kexplain.lint.schemas import SchemaStore
-from kexplain.lint.set_cluster import cluster_hpas, onto_pool, set_cluster
+from kexplain.lint.set_cluster import cluster_hpas, onto_pool, rolled_out, set_cluster
 from kexplain.lint.set_state import Gathered, Queued, RetryLog, SetCluster, SetFile, objects_of
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.manifests import applied as applied_repeats, expand_paths, read_text, repeats
@@ -326,6 +326,8 @@ class Linter:
                                 autoscaled_by=scaled_by, later_policies=later)
                 try:
                     entry = with_existing(entry, self._set.children)
+                    entry, said = rolled_out(entry, self._set.running, pool.kube)
+                    self.report.warnings += said
                 except PodsExist as err:
                     return [Finding("not-created", loc, ref, err.message)]
                 if copies == 0:
@@ -414,6 +416,9 @@ class Linter:
             scaled_by = q.entry.autoscaled_by       # the HPA that set its replicas: said with its verdict
             findings = [replace(f, details={**f.details, "horizontalPodAutoscaler": scaled_by})
                         if scaled_by is not None and f.rule in VERDICT_RULES else f for f in found[id(q)]]
+            if q.entry.reapplied is not None:       # applied onto the one the pool runs: what its controllers do
+                findings = [replace(f, details={**f.details, "reapplied": q.entry.reapplied})
+                            if f.rule in VERDICT_RULES else f for f in findings]
             self._scheduled(q.linted, said_kueue(self._kueue_started.get(q.loc.key), findings, q.made), q.at)
 
     def _placed(self, q: Queued, queue: Queue, gathered: Gathered | None = None) -> list[Finding]:

@@ -11,19 +11,23 @@ from kexplain.admission.resourcequota import QuotaLedger
 from kexplain.admission.workloads import WORKLOAD_KINDS
 from kexplain.controllers import podautoscaler
 from kexplain.controllers.existing import Children
+from kexplain.controllers.reapplied import cluster_children, rollout, unlisted_deployments
 from kexplain.controllers.workloads import replica_count
 from kexplain.errors import KexplainError, Source, describe
 from kexplain.explain.pass_objects import owner_objects, set_objects
-from kexplain.explain.pod_file import PodFile, created_objects, policies_after
+from kexplain.explain.pod_file import PodFile, created_objects, policies_after, with_rollouts
 from kexplain.lint.documents import Document, line_of_field
 from kexplain.lint.findings import Finding, ObjectRef
 from kexplain.lint.options import LintOptions
-from kexplain.lint.set_state import SetCluster, objects_of
+from kexplain.lint.set_state import Running, SetCluster, objects_of
 from kexplain.load.manifests import check_objects
+from kexplain.load.problems import Problems
 from kexplain.state.apply import onto_cluster, outside_namespaces
-from kexplain.state.objects import is_bound_pod
+from kexplain.state.objects import is_bound_pod, object_key, of_kinds
 
 if TYPE_CHECKING:  # pragma: no cover
+    from kexplain.explain.pod_file import Entry
+    from kexplain.features import KubeVersion
     from kexplain.state.cluster import ClusterState
 
 Key = tuple[str, int, "int | None"]
@@ -114,10 +118,53 @@ def set_cluster(pool: "ClusterState", options: LintOptions, cluster_hpas: list[t
     hpas = podautoscaler.autoscalers(podautoscaler.applied(cluster_hpas, objs_kept))
     later = policies_after(objs) if not options.stored else {}
     children = Children(o for o, _ in objs)
+    running = Running() if options.stored else running_on(pool, [o for o, _ in pod_file.explained])
+    extended = running.without_deleted(extended)
     if not autoscaled_by:
-        return SetCluster(extended, refused, hpas=hpas, ledger=ledger, later=later, children=children)
+        return SetCluster(extended, refused, hpas=hpas, ledger=ledger, later=later, children=children,
+                          running=running)
     autoscaled = [(o, s) for o, s in set_objects(objs_kept, [o for o, _ in pod_file.explained])
                   if where[id(s)].location.key not in refused]
     autoscaled += [c for o, s in pod_file.explained for c in owner_objects(o, s, replica_count(o))]
     return SetCluster(extended, refused, hpas=hpas, ledger=ledger, autoscaled=autoscaled, created=created,
-                      later=later, children=children)
+                      later=later, children=children, running=running)
+
+
+def running_on(pool: "ClusterState", workloads: list[dict[str, Any]]) -> Running:
+    """The pool's Deployments, StatefulSets and ReplicaSets the set applies again (`workloads`, as kubectl apply
+    leaves them), their ReplicaSets and pods, and the running pods their controllers delete first."""
+    keys = {k for k in map(object_key, workloads) if k is not None and k[0] in _ROLLED}
+    if not keys:
+        return Running()
+    live = {k: o for o, _ in [*of_kinds(pool.objects, _ROLLED), *of_kinds(pool.other_kinds, _ROLLED)]
+            if (k := object_key(o)) in keys}
+    replica_sets = [o for o, _ in of_kinds(pool.objects, frozenset({"ReplicaSet"}))]
+    unlisted = [o for o in workloads if o.get("kind") == "Deployment" and object_key(o) in keys - live.keys()]
+    if unlisted and replica_sets:       # (a snapshot's: its ReplicaSets, not its Deployments)
+        live.update(unlisted_deployments(unlisted, replica_sets))
+    if not live:
+        return Running()
+    children = cluster_children(replica_sets, (o for o, _ in of_kinds(pool.objects, frozenset({"Pod"}))),
+                                live.values())
+    deleted: set[tuple[str, str]] = set()
+    for obj in workloads:
+        key = object_key(obj)
+        done = rollout(obj, live[key], children, pool.kube) if key in live else None
+        deleted.update((key[1], name) for name in (done.deleted if done is not None else ()))
+    return Running(live, children, frozenset(deleted))
+
+
+_ROLLED = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
+
+
+def rolled_out(entry: "Entry", running: Running, kube: "KubeVersion") -> tuple["Entry", list[str]]:
+    """The entry of a workload the pool runs as its controllers leave it (`with_rollouts`), and what
+    happened, a warning ("<path>: document <n>: <object> exists on the cluster: ..."); PodsExist
+    when they create no pod."""
+    if not running.live:
+        return entry, []
+    kept = Problems(keep=True)
+    found, _, said = with_rollouts([entry], running.live, running.children, kept, kube)
+    if kept.found:
+        raise kept.found[0]
+    return found[0], said

@@ -3,7 +3,7 @@
 retry needs (`RetryLog`) and what the autoscalers see of it (`Gathered`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Sequence
 
 from kexplain.controllers.existing import Children
@@ -13,6 +13,7 @@ from kexplain.explain.retry import Bound, waiting_of
 from kexplain.lint.documents import Document, Location
 from kexplain.lint.findings import Finding, ObjectRef
 from kexplain.lint.report import LintedObject
+from kexplain.state.apply import without_pods
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.explain.batch import Outcome
@@ -61,6 +62,30 @@ class SetCluster:
     children: Children = field(default_factory=lambda: Children(()))   # what the set's controllers made already
     autoscaled: list = field(default_factory=list)
     created: list = field(default_factory=list)
+    running: "Running" = field(default_factory=lambda: Running())     # the pool's workloads the set applies again
+
+
+@dataclass(frozen=True)
+class Running:
+    """The pool's Deployments and StatefulSets the set applies again: each as the pool has it (by
+    kind, namespace, name), their ReplicaSets and pods, and the running pods (namespace, name) their
+    controllers delete before creating new ones (`controllers.reapplied`)."""
+
+    live: dict[tuple[str, str, str], Any] = field(default_factory=dict)
+    children: Children = field(default_factory=lambda: Children(()))
+    deleted: frozenset[tuple[str, str]] = frozenset()
+
+    def without_deleted(self, pool: "ClusterState") -> "ClusterState":
+        """`pool` without the pods deleted first."""
+        if not self.deleted:
+            return pool
+        snapshot = pool.snapshot
+        for info in list(snapshot.node_infos):
+            for pod in list(info.pods):
+                if (pod.namespace, pod.name) in self.deleted:
+                    snapshot = snapshot.without_pod(info.name, pod.namespace, pod.name)
+        objects = without_pods(pool.objects, self.deleted)
+        return replace(pool, snapshot=snapshot, objects=objects, pod_keys=pool.pod_keys - self.deleted)
 
 
 @dataclass

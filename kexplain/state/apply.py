@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, TypeVar
 
+from kexplain.apimachinery import columns
 from kexplain.apimachinery.fielderrors import go_quote
 from kexplain.apimachinery.kinds import is_builtin_kind
 from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, AdmissionRejected, KexplainError, \
@@ -128,6 +129,9 @@ class Settled:
 
     objects: Objects
     refused: list[AdmissionRejected]
+    # the cluster's object each applied one was applied onto, by (kind, namespace, name): its
+    # controllers act from what they made of it (`controllers.reapplied`)
+    live: dict[tuple[str, str, str], Any] = field(default_factory=dict)
 
 
 def onto_cluster(objs: Objects, cluster: Objects, kinds: frozenset[str], *,
@@ -158,4 +162,17 @@ def onto_cluster(objs: Objects, cluster: Objects, kinds: frozenset[str], *,
         out.append((update.applied[0], s))
         if update.refused is not None:
             refused.append(update.refused)
-    return Settled(out, refused)
+    return Settled(out, refused, {k: o for k, (o, _) in live.items()})
+
+
+def without_pods(objs: Objects, pods: frozenset[tuple[str, str]]) -> Objects:
+    """`objs` without the Pods named (namespace, name): those their controller deletes (a dump's
+    rows asked, no stored pod decoded for its name)."""
+    if not pods:
+        return objs
+    rows = columns.rows_of(objs)
+    if rows is not None:
+        keep = [not (kind == "Pod" and (namespace or "default", name) in pods)
+                for kind, namespace, name in zip(rows.kinds, rows.namespaces, rows.names)]
+        return objs.taken(keep)     # type: ignore[attr-defined]
+    return [(o, s) for o, s in objs if not (o.get("kind") == "Pod" and (object_key(o) or ("", "", ""))[1:] in pods)]

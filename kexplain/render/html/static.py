@@ -65,6 +65,7 @@ def trace_section(trace: Trace, i: int, heading: str | None = None,
         el("h2", heading or "Pod ", el("span", pod_name(trace), cls="name"), " ", _badge(trace, kueue),
            id=f"t{i}-h"),
         *_no_pod(trace, kueue),
+        *_reapplied(trace.get("reapplied")),
         *_removed(trace, i),
         *kueue_section(trace, i),
         *_verdict(trace, i),
@@ -83,6 +84,12 @@ def trace_section(trace: Trace, i: int, heading: str | None = None,
     ]
     parts.append(_node_briefs(trace, i, Html("".join(parts))))
     return el("section", *parts, cls="trace", id=f"t{i}", data_trace=i, aria_labelledby=f"t{i}-h")
+
+
+def _reapplied(reapplied: Mapping[str, Any] | None) -> list[Html]:
+    """Its workload applied onto the one the cluster runs: what its controllers do (`reapplied`)."""
+    message = (reapplied or {}).get("message")
+    return [el("p", f"{_object_name((reapplied or {}).get('object') or {})} {message}", cls="note")] if message else []
 
 
 def _badge(trace: Trace, kueue: Mapping[str, Any] | None) -> Html:
@@ -640,6 +647,8 @@ def admitted_notes(placement: Mapping[str, Any]) -> list[str]:
     hpa = placement.get("horizontalPodAutoscaler") or {}
     if hpa.get("message"):
         out.append(str(hpa["message"]))
+    if (placement.get("reapplied") or {}).get("message"):      # applied onto the one the cluster runs
+        out.append(f"{name} {placement['reapplied']['message']}")
     if placement.get("idle"):
         out.append(f"{name}: {placement['idle']}; its template is explained as its first pod would meet the "
                    "cluster, and takes no room")
