@@ -21,6 +21,7 @@ from kexplain.eviction.drain.drain import Eviction, PodDeleteList, evict_pods, p
 from kexplain.eviction.drain.filters import Helper
 from kexplain.eviction.versions import drain_rules
 from kexplain.model.pod import PodInfo
+from kexplain.state.cluster import ClusterState
 
 FLAGS = (("ignore_daemonsets", "--ignore-daemonsets"), ("delete_emptydir_data", "--delete-emptydir-data"),
          ("force", "--force"))
@@ -45,7 +46,13 @@ class Drained:
 def document(req: EvictRequest) -> dict:
     """The drain's document (../shared/eviction/README.md's keys, and the explanation's own)."""
     state, live_said = read_cluster(req, live_reads)
-    req = settled(req, state)       # the control plane's version, live or a snapshot's, unless given
+    return document_of(state, settled(req, state), live_said)   # (the control plane's version, unless given)
+
+
+def document_of(state: ClusterState, req: EvictRequest, live_said: Optional[dict] = None) -> dict:
+    """The drain's document over a cluster state read already (`document`'s, and `kexplain cluster`'s,
+    which reads the cluster once for every node it drains)."""
+    live_said = live_said or {}
     node_named(state, req.node, req.nodes)
     index = DrainIndex.of((o for o, _ in (*state.objects, *state.other_kinds)),   # (the state's budgets, by id,
                           state.budget_pods or None)                              # and pods)
