@@ -28,6 +28,10 @@ def command(
                                     help="The cluster: files or a `kexplain snapshot` (file or directory), every "
                                          "kind in any file, the autoscalers', Kueue's and Karpenter's objects among "
                                          "them (repeatable)."),
+    node_groups: Optional[str] = typer.Option(None, "--node-groups", metavar="FILE",
+                                              help="The Cluster Autoscaler's node groups (NodeGroupList), in place "
+                                                   "of those CA's status ConfigMap or Cluster API among --nodes "
+                                                   "report, as for kexplain pod."),
     section: List[str] = typer.Option([], "--section", metavar="NAME",
                                       help=f"Only this section (repeatable): {', '.join(NAMES)}."),
     drain_check: bool = typer.Option(False, "--drain-check",
@@ -65,7 +69,7 @@ def command(
     given = bool(kubernetes_version or env.variables.get(ENV_VAR))
     drain = {"ignore_daemonsets": ignore_daemonsets, "delete_emptydir_data": delete_emptydir_data, "force": force}
     req = ClusterRequest(tuple(nodes), parse_now(now), kube, given, tuple(section), drain_check, max_input_size,
-                         max_objects, validate, env.stdin, tuple(k for k, on in drain.items() if on))
+                         max_objects, validate, env.stdin, tuple(k for k, on in drain.items() if on), node_groups)
     doc = report(req)
     for warning in doc.get("readWarnings") or ():
         env.error(f"warning: {warning}")

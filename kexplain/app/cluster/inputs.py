@@ -30,6 +30,7 @@ class ClusterRequest:
     validate: str = "strict"
     stdin: Optional[BinaryIO] = None
     drain_flags: tuple[str, ...] = ()   # kubectl drain's flags every drain takes (ignore_daemonsets, ...)
+    node_groups: Optional[str] = None   # --node-groups FILE: CA's groups, else those found among the objects
 
     def evict_request(self, node: str = "") -> EvictRequest:
         """The request `kexplain evict drain NODE --nodes ...` with the same flags would be."""

@@ -42,9 +42,11 @@ def live_of(inputs: ClusterInputs) -> Live:
     return Live(FILES, None, "default", objects, server_version=None, node_groups=groups)
 
 
-def pod_args(name: Optional[str] = None) -> PodArgs:
-    """`kexplain pod -A` (or `kexplain pod NAME`) as the report asks it: the trace kept (its fixes)."""
-    return PodArgs(name, Connect(), all_namespaces=name is None, pending=name is None, details=name is None)
+def pod_args(inputs: ClusterInputs, name: Optional[str] = None) -> PodArgs:
+    """`kexplain pod -A` (or `kexplain pod NAME`) as the report asks it: the trace kept (its fixes),
+    CA's node groups of --node-groups."""
+    return PodArgs(name, Connect(), all_namespaces=name is None, pending=name is None, details=name is None,
+                   node_groups=inputs.request.node_groups)
 
 
 def pending_count(inputs: ClusterInputs) -> int:
@@ -56,7 +58,7 @@ def pending_count(inputs: ClusterInputs) -> int:
 def explained(inputs: ClusterInputs, said: list[str]) -> Pending:
     """Every pending pod explained as `kexplain pod -A` explains them, over the one state."""
     state = inputs.state
-    return explain_pending(pod_args(), live_of(inputs), state.config, said.append, structured=False,
+    return explain_pending(pod_args(inputs), live_of(inputs), state.config, said.append, structured=False,
                            progress=lambda: nullcontext(_Bar()), built=(state.snapshot, state.nominated))
 
 
