@@ -40,9 +40,11 @@ def ordered(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def summary(doc: Mapping[str, Any]) -> str:
-    """The report's first line: each section that ran in a few words, the most held first."""
+    """The report's first line: each section that ran in a few words, the most held first, then
+    those skipped (said why below: never read as all clear)."""
     parts = [PARTS[s["name"]](s) for s in ordered(doc)]
-    return ", ".join(parts) if parts else "no section ran"
+    parts += [f"{s['name']} skipped" for s in doc.get("sections") or () if s.get("skipped")]
+    return ", ".join(parts)
 
 
 def pod_lines(row: Mapping[str, Any]) -> Lines:
@@ -92,8 +94,39 @@ def drain_lines(row: Mapping[str, Any]) -> Lines:
     return lines
 
 
+def _karpenter_part(s: Mapping[str, Any]) -> str:
+    pools = len(s.get("nodePools") or ())
+    return (f"{plural(len(s.get('rows') or ()), 'node')} Karpenter keeps"
+            + (f" ({plural(pools, 'NodePool')} closed by budgets)" if pools else ""))
+
+
+def karpenter_node_lines(row: Mapping[str, Any]) -> Lines:
+    """A node Karpenter may not disrupt, with Karpenter's own reason (its DisruptionBlocked event)."""
+    return [(0, f"- {row['node']} (NodePool {row.get('nodePool')}, {plural(row.get('pods', 0), 'pod')}): "
+                f"{row.get('blocked')}")]
+
+
+def karpenter_lines(s: Mapping[str, Any]) -> Lines:
+    """What the pass does now, its nodes kept, then the NodePools whose budgets allow nothing for a reason."""
+    now = "; ".join(s.get("decision") or ()) or "nothing"
+    lines: Lines = [(0, f"Karpenter would start {s['method']}: {now}" if s.get("method") else
+                        "Karpenter would disrupt nothing now")]
+    lines += [line for row in s.get("rows") or () for line in karpenter_node_lines(row)]
+    for pool in s.get("nodePools") or ():
+        for reason, budgets in (pool.get("reasons") or {}).items():
+            why = "; ".join(_budget_words(b) for b in budgets)
+            lines.append((0, f"- NodePool {pool['nodePool']} ({plural(pool['nodes'], 'node')}): no {reason} "
+                             "disruption allowed now" + (f" ({why})" if why else "")))
+    return lines
+
+
+def _budget_words(budget: Mapping[str, Any]) -> str:
+    window = f" during '{budget['schedule']}' for {budget.get('duration')}" if budget.get("schedule") else ""
+    return f"nodes {budget.get('nodes')}{window}"
+
+
 PARTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
-    "pending": _pending_part, "budgets": _budgets_part, "drains": _drains_part}
+    "pending": _pending_part, "budgets": _budgets_part, "drains": _drains_part, "karpenter": _karpenter_part}
 ROWS: dict[str, Callable[[Mapping[str, Any]], Lines]] = {
     "pending": pod_lines, "budgets": budget_lines, "drains": drain_lines}
 
@@ -102,7 +135,8 @@ def section_blocks(s: Mapping[str, Any]) -> list[Block]:
     """A section that ran: its title with its few words, then its rows (none: nothing held)."""
     words = _drains_title(s) if s["name"] == "drains" else PARTS[s["name"]](s)
     head = Block(Text(f"{s['title']}: {words}", style="bold"))
-    rows = [line for row in s.get("rows") or () for line in ROWS[s["name"]](row)]
+    rows = karpenter_lines(s) if s["name"] == "karpenter" else \
+        [line for row in s.get("rows") or () for line in ROWS[s["name"]](row)]
     if s["name"] == "drains" and not s.get("checked"):
         rows = [(0, "No node is cordoned (--drain-check checks every node's drain).")]
     return [head, lines_block(rows, gap=False)] if rows else [head]

@@ -20,11 +20,6 @@ def index_of(inputs: ClusterInputs) -> DrainIndex:
     return DrainIndex.of((o for o, _ in (*state.objects, *state.other_kinds)), state.budget_pods or None)
 
 
-def has_budgets(inputs: ClusterInputs) -> bool:
-    """Whether the cluster holds a PodDisruptionBudget (else the section has nothing to read)."""
-    return any(o.get("kind") == "PodDisruptionBudget" for o, _ in (*inputs.state.objects, *inputs.state.other_kinds))
-
-
 def section(inputs: ClusterInputs) -> dict:
     """Each budget allowing no disruption, by namespace/name, with the pods it selects and their nodes."""
     index = index_of(inputs)

@@ -50,6 +50,8 @@ CLUSTERS = [
                           FIXTURES / "karpenter" / "shop.yaml"), held=("pending",)),
     Cluster("cluster-autoscaler", (FIXTURES / "autoscaler" / "cluster.yaml", DATA / "cluster" / "ca-pending.yaml"),
             {"node_groups": str(FIXTURES / "autoscaler" / "nodegroups.yaml")}, held=("pending",)),
+    Cluster("karpenter-disruption", (FIXTURES / "karpenter-disruption" / "cluster.yaml",
+                                     FIXTURES / "karpenter-disruption" / "nodepools.yaml"), held=("budgets", "karpenter")),
     Cluster("every-drain", (FIXTURES / "eviction" / "drain.yaml",),
             {"drain_check": True, "drain_flags": ("ignore_daemonsets",)}, held=("drains",)),
 ]
@@ -159,3 +161,15 @@ def test_each_budget_is_the_one_a_drain_reads(reported):
     for row in rows:
         assert {k: row[k] for k in ("name", "statusFrom", "status")} == pdbs[row["name"]]
         assert row["status"]["disruptionsAllowed"] == 0
+
+
+def test_each_node_karpenter_keeps_is_karpenter_disruption_node(reported):
+    cluster, _, doc = reported
+    section = _section(doc, "karpenter")
+    for row in section.get("rows") or []:
+        code, out, _ = run_cli("karpenter", "--disruption", *[a for p in cluster.paths for a in ("--nodes", str(p))],
+                               "--now", NOW, "--node", row["node"], "-o", "json")
+        node = json.loads(out)["node"]
+        assert code == 1 and node["verdict"] != "disrupted"
+        assert node["checks"][0]["message"] == row["blocked"]
+        assert node["checks"][0]["karpenter"] is True       # Karpenter's own words, not kexplain's
