@@ -15,7 +15,6 @@ from kexplain.app.live import Connect, Explained, Live, Pending, PodArgs, explai
 from kexplain.autoscaler.cloudprovider import Discovery, discover_in
 from kexplain.errors import KexplainError
 from kexplain.explain.compare import pod_key
-from kexplain.load.live import is_pending_unschedulable
 
 NAME = "pending"
 TITLE = "Pending pods"
@@ -47,12 +46,6 @@ def pod_args(inputs: ClusterInputs, name: Optional[str] = None) -> PodArgs:
     CA's node groups of --node-groups."""
     return PodArgs(name, Connect(), all_namespaces=name is None, pending=name is None, details=name is None,
                    node_groups=inputs.request.node_groups)
-
-
-def pending_count(inputs: ClusterInputs) -> int:
-    """How many pods the section explains (the scheduler skips those being deleted)."""
-    return sum(1 for o, _ in inputs.state.objects if o.get("kind") == "Pod" and is_pending_unschedulable(o)
-               and not (o.get("metadata") or {}).get("deletionTimestamp"))
 
 
 def explained(inputs: ClusterInputs, said: list[str]) -> Pending:
