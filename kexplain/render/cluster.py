@@ -88,9 +88,10 @@ def drain_lines(row: Mapping[str, Any]) -> Lines:
     lines: Lines = [(0, f"- {drain_summary(doc)}")]
     lines += [(2, line) for line in refusals(doc)]
     fixes = doc.get("fixes") or ()
-    if fixes:
-        mark = "the drain goes" if fixes[0].get("drains") else "still blocked"
-        lines.append((2, f"fix (checked): {fixes[0].get('fix')}: {mark}"))
+    fix = next((f for f in fixes if f.get("drains")), fixes[0] if fixes else None)    # the first that drains it
+    if fix is not None:
+        mark = "the drain goes" if fix.get("drains") else "still blocked"
+        lines.append((2, f"fix (checked): {fix.get('fix')}: {mark}"))
     return lines
 
 
