@@ -73,6 +73,8 @@ def command(
     doc = report(req)
     for warning in doc.get("readWarnings") or ():
         env.error(f"warning: {warning}")
+    for said in (n for s in doc["sections"] for n in s.get("notes") or ()):
+        env.error(said)         # what a section's run said, as its single-object command says it
     if output.value in structured.FORMATS:
         structured.write(env.stdout, doc, output.value)
     else:

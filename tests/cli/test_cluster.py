@@ -81,3 +81,30 @@ def test_a_broken_object_is_bad_input(tmp_path):
     code, _, err = run_cli("cluster", "--nodes", str(broken))
     assert code == 2
     assert "broken.yaml" in err and "Traceback" not in err
+
+
+def test_what_a_section_said_goes_to_stderr(tmp_path):
+    going = tmp_path / "going.yaml"
+    going.write_text("""apiVersion: v1
+kind: Pod
+metadata: {name: going, namespace: shop, deletionTimestamp: "2026-01-01T11:00:00Z"}
+spec:
+  containers: [{name: c, image: c}]
+status:
+  phase: Pending
+  conditions: [{type: PodScheduled, status: "False", reason: Unschedulable}]
+""")
+    code, out, err = run_cli("cluster", "--nodes", SHOP, "--nodes", str(going), "--section", "pending", "--now", NOW)
+    assert code == 1
+    assert "note: skipped 1 pending pod(s) being deleted (the scheduler skips them)" in err.splitlines()
+    assert "going" not in out
+
+
+def test_node_groups_that_cannot_be_found_are_said_and_the_report_goes_on(tmp_path):
+    status = tmp_path / "status.yaml"
+    status.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cluster-autoscaler-status, "
+                      "namespace: kube-system}\ndata:\n  status: \"not: [what CA writes\"\n")
+    code, out, err = run_cli("cluster", "--nodes", SHOP, "--nodes", str(status), "--section", "pending", "--now", NOW)
+    assert code == 1 and out.startswith("3 pending groups (5 pods)")
+    assert "note: the autoscaler's node groups could not be found: " in err
+    assert err.rstrip().endswith(": no Cluster autoscaler answer")

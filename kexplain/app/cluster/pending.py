@@ -11,7 +11,8 @@ from typing import Any, Iterator, Optional
 
 from kexplain.app.autoscalers import MAY_REPORT, kinds_of
 from kexplain.app.cluster.inputs import ClusterInputs
-from kexplain.app.live import Connect, Explained, Live, Pending, PodArgs, explain_pending, verdict_in_queue
+from kexplain.app.live import (Connect, Explained, Live, Pending, PodArgs, discovery_error, explain_pending,
+                               verdict_in_queue)
 from kexplain.autoscaler.cloudprovider import Discovery, discover_in
 from kexplain.errors import KexplainError
 from kexplain.explain.compare import pod_key
@@ -49,9 +50,14 @@ def pod_args(inputs: ClusterInputs, name: Optional[str] = None) -> PodArgs:
 
 
 def explained(inputs: ClusterInputs, said: list[str]) -> Pending:
-    """Every pending pod explained as `kexplain pod -A` explains them, over the one state."""
+    """Every pending pod explained as `kexplain pod -A` explains them, over the one state; node
+    groups that could not be found said (`kexplain pod` ends such a run with its error)."""
     state = inputs.state
-    return explain_pending(pod_args(inputs), live_of(inputs), state.config, said.append, structured=False,
+    live = live_of(inputs)
+    failed = discovery_error(live)
+    if failed is not None:
+        said.append(f"note: {failed}: no Cluster autoscaler answer")
+    return explain_pending(pod_args(inputs), live, state.config, said.append, structured=False,
                            progress=lambda: nullcontext(_Bar()), built=(state.snapshot, state.nominated))
 
 
