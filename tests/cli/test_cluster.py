@@ -108,3 +108,21 @@ def test_node_groups_that_cannot_be_found_are_said_and_the_report_goes_on(tmp_pa
     assert code == 1 and out.startswith("3 pending groups (5 pods)")
     assert "note: the autoscaler's node groups could not be found: " in err
     assert err.rstrip().endswith(": no Cluster autoscaler answer")
+
+
+def test_a_directory_of_files_is_one_cluster():
+    code, out, _ = run_cli("cluster", "--nodes", str(DATA / "cluster"), "--section", "pending", "--now", NOW,
+                           "-o", "json")
+    owners = {(r["owner"]["kind"], r["owner"]["name"]) for r in json.loads(out)["sections"][0]["rows"]}
+    assert code == 1 and {("Deployment", "render"), ("Job", "worker")} <= owners
+
+
+def test_a_snapshot_is_explained_as_the_version_it_recorded(tmp_path):
+    snapshot = tmp_path / "cluster.yaml"
+    text = (DATA / "cluster" / "shop.yaml").read_text().replace(
+        "items:\n", "items:\n- {apiVersion: kexplain/v1, kind: ServerVersion, metadata: {}, gitVersion: v1.34.2}\n", 1)
+    snapshot.write_text(text)
+    _, out, _ = run_cli("cluster", "--nodes", str(snapshot), "--section", "drains", "--now", NOW, "-o", "json")
+    doc = json.loads(out)
+    assert doc["kubernetesVersion"] == "1.34"
+    assert doc["sections"][0]["rows"][0]["drain"]["kubernetesVersion"].startswith("v1.34.")
