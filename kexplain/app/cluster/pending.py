@@ -2,12 +2,12 @@
 as ONE batch as `kexplain pod --pending -A` explains a live cluster's (`app.live.explain_pending`:
 each pod alone, the scheduler's queue over them, ONE autoscalers' pass over every pending pod),
 over the cluster state read once; then grouped by owner (a ReplicaSet's pods by its Deployment) and
-by the scheduler's answer, each group one row with the answer of its first pod in queue order."""
+by the scheduler's answer, each group one row with the answer of its first pod as listed."""
 from __future__ import annotations
 
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Any, Iterator, Optional
+from typing import Any, Optional
 
 from kexplain.app.autoscalers import MAY_REPORT, kinds_of
 from kexplain.app.cluster.inputs import ClusterInputs
@@ -151,7 +151,7 @@ class Owners:
         ref = _controller(meta)
         if ref is None:
             return {"kind": "Pod", "namespace": namespace, "name": str(meta.get("name") or "")}
-        for _ in _steps():
+        for _ in range(2):          # at most two steps up: Pod -> ReplicaSet -> Deployment, Pod -> Job -> CronJob
             up = self.refs.get((ref[0], namespace, ref[1]))
             if up is None:
                 break
@@ -166,7 +166,3 @@ def _controller(meta: dict) -> Optional[tuple[str, str]]:
             return str(ref.get("kind") or ""), str(ref.get("name") or "")
     return None
 
-
-def _steps() -> Iterator[int]:
-    """At most two steps up (Pod -> ReplicaSet -> Deployment; Pod -> Job -> CronJob)."""
-    return iter(range(2))
