@@ -8,21 +8,15 @@ from typing import Any
 
 from kexplain.app.cluster.inputs import ClusterInputs
 from kexplain.app.eviction.drain_budgets import budget_json, budgets_of
-from kexplain.app.eviction.drain_index import DrainIndex
+from kexplain.app.eviction.drain import drain_index
 
 NAME = "budgets"
 TITLE = "Budgets that block everything"
 
 
-def index_of(inputs: ClusterInputs) -> DrainIndex:
-    """The objects a drain reads, split once (as `app.eviction.drain.document_of` splits them)."""
-    state = inputs.state
-    return DrainIndex.of((o for o, _ in (*state.objects, *state.other_kinds)), state.budget_pods or None)
-
-
 def section(inputs: ClusterInputs) -> dict:
     """Each budget allowing no disruption, by namespace/name, with the pods it selects and their nodes."""
-    index = index_of(inputs)
+    index = drain_index(inputs.state)         # (as `kexplain evict drain` splits the objects)
     rows = []
     for _, (budget, source) in budgets_of(index, {}, inputs.state.budgets):
         if budget.disruptions_allowed > 0:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from kexplain.app.cluster.inputs import ClusterInputs
-from kexplain.app.eviction.drain import document_of
+from kexplain.app.eviction.drain import document_of, drain_index
 
 NAME = "drains"
 TITLE = "Drains that would block"
@@ -24,8 +24,9 @@ def section(inputs: ClusterInputs) -> dict:
     """One row per blocked drain: the node and its drain's document."""
     names = nodes_to_drain(inputs)
     rows: list[dict[str, Any]] = []
+    index = drain_index(inputs.state) if names else None     # (split once for every drain)
     for name in names:
-        doc = document_of(inputs.state, inputs.request.evict_request(name))
+        doc = document_of(inputs.state, inputs.request.evict_request(name), index=index)
         if doc.get("blocked"):
             rows.append({"node": name, "drain": doc})
     scope = "every node" if inputs.request.drain_check else "the cordoned nodes"

@@ -49,13 +49,13 @@ def document(req: EvictRequest) -> dict:
     return document_of(state, settled(req, state), live_said)   # (the control plane's version, unless given)
 
 
-def document_of(state: ClusterState, req: EvictRequest, live_said: Optional[dict] = None) -> dict:
+def document_of(state: ClusterState, req: EvictRequest, live_said: Optional[dict] = None,
+                index: Optional[DrainIndex] = None) -> dict:
     """The drain's document over a cluster state read already (`document`'s, and `kexplain cluster`'s,
-    which reads the cluster once for every node it drains)."""
+    which reads the cluster once for every node it drains, and hands each drain the one `index`)."""
     live_said = live_said or {}
     node_named(state, req.node, req.nodes)
-    index = DrainIndex.of((o for o, _ in (*state.objects, *state.other_kinds)),   # (the state's budgets, by id,
-                          state.budget_pods or None)                              # and pods)
+    index = index if index is not None else drain_index(state)
     pods = [PodInfo(p) for p in pods_on(state, req.node, req.kube)]
     drained = drain(index, pods, req.kube.minor, req.options, statuses=state.budgets)
     doc = {**drain_document(drained, req), **read_warnings(state), **live_said}
@@ -71,6 +71,11 @@ def document_of(state: ClusterState, req: EvictRequest, live_said: Optional[dict
         doc["fixes"] = fixes(drained, cordoned(state, req.node, []), index, req.options,
                              lambda changed, options: drain(changed, pods, req.kube.minor, options, drained.by_object))
     return doc
+
+
+def drain_index(state: ClusterState) -> DrainIndex:
+    """The objects a drain reads of the state, split once (its budgets by id, and its pods)."""
+    return DrainIndex.of((o for o, _ in (*state.objects, *state.other_kinds)), state.budget_pods or None)
 
 
 def drain(index: DrainIndex, pods: list[PodInfo], minor: str, options: Mapping[str, Any],

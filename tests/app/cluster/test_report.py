@@ -7,6 +7,7 @@ import pytest
 from kexplain.app.cluster import inputs as cluster_inputs
 from kexplain.app.cluster.report import NAMES, report
 from kexplain.app.eviction import request as eviction_request
+from kexplain.app.eviction.drain_index import DrainIndex
 from kexplain.errors import KexplainError
 from tests.app.cluster.helpers import SHOP, request, with_items
 from tests.support.paths import FIXTURES
@@ -78,3 +79,16 @@ def test_the_drain_flags_reach_every_drain():
     drains = _sections(report(request(FIXTURES / "eviction" / "drain.yaml", sections=("drains",), drain_check=True,
                                       drain_flags=("ignore_daemonsets",))))["drains"]
     assert [r["drain"]["flags"] for r in drains["rows"]] == [["--ignore-daemonsets"]]
+
+
+def test_every_drain_reads_one_index(monkeypatch):
+    made = []
+    of = DrainIndex.of.__func__
+
+    def counted(cls, *args, **kwargs):
+        made.append(1)
+        return of(cls, *args, **kwargs)
+
+    monkeypatch.setattr(DrainIndex, "of", classmethod(counted))
+    drains = _sections(report(request(SHOP, sections=("drains",), drain_check=True)))["drains"]
+    assert drains["checked"] == 2 and len(made) == 1
