@@ -51,7 +51,8 @@ CLUSTERS = [
     Cluster("cluster-autoscaler", (FIXTURES / "autoscaler" / "cluster.yaml", DATA / "cluster" / "ca-pending.yaml"),
             {"node_groups": str(FIXTURES / "autoscaler" / "nodegroups.yaml")}, held=("pending",)),
     Cluster("karpenter-disruption", (FIXTURES / "karpenter-disruption" / "cluster.yaml",
-                                     FIXTURES / "karpenter-disruption" / "nodepools.yaml"), held=("budgets", "karpenter")),
+                                     FIXTURES / "karpenter-disruption" / "nodepools.yaml"),
+            held=("budgets", "karpenter")),
     Cluster("every-drain", (FIXTURES / "eviction" / "drain.yaml",),
             {"drain_check": True, "drain_flags": ("ignore_daemonsets",)}, held=("drains",)),
 ]
