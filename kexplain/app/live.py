@@ -533,11 +533,12 @@ def pending_of(args: PodArgs, live: Live, say: Say) -> list[Obj]:
 
 
 def explain_pending(args: PodArgs, live: Live, config: Any, say: Say, *, structured: bool,
-                    progress: Callable[[], ContextManager]) -> Pending:
+                    progress: Callable[[], ContextManager], built: Optional[tuple[Any, Any]] = None) -> Pending:
     """Every pending pod explained alone (Kueue's pods as Kueue starts them), then the cluster's
     queue over them, then ONE autoscalers' pass over every pending pod; with `structured`, traces
     wait in a spool file (memory stays flat). The Workloads Kueue holds with no pod yet (`Held`: a
-    suspended Job's) come with Kueue's answer, from the same pass of Kueue."""
+    suspended Job's) come with Kueue's answer, from the same pass of Kueue. `built`: the cluster's
+    snapshot and nominated pods when its one state holds them already (`kexplain cluster`)."""
     pods = pending_of(args, live, say)
     kueue_pass = live_kueue(pods, live.cluster, version=args.kueue_version,   # Kueue's answer first: one pass
                             capacity=kueue_capacity(args, live))
@@ -545,7 +546,7 @@ def explain_pending(args: PodArgs, live: Live, config: Any, say: Say, *, structu
     for note in kueue_pass.notes:
         say(f"note: {note}")
     held = [h for h in kueue_pass.held if args.all_namespaces or h.namespace == live.namespace]
-    snapshot, nominated = build_cluster(live.cluster)
+    snapshot, nominated = built if built is not None else build_cluster(live.cluster)
     # No extra trace keys: the list shows one line per pod (and -o json what offline -o json shows).
     options = RunOptions(start_index=args.start_index, preemption=args.preemption,
                          preemption_offset=args.preemption_offset)

@@ -42,7 +42,7 @@ BUG = "a kexplain bug, please report it; set KEXPLAIN_DEBUG=1 for a traceback"
 COMMANDS = {"explain": "kexplain.cli.explain", "pod": "kexplain.cli.live", "snapshot": "kexplain.cli.snapshot",
             "lint": "kexplain.cli.lint", "autoscale": "kexplain.cli.autoscale",
             "karpenter": "kexplain.cli.karpenter", "kueue": "kexplain.cli.kueue", "version": "",
-            "evict": "kexplain.cli.evict"}   # (a group: typer lists groups after the commands)
+            "cluster": "kexplain.cli.cluster", "evict": "kexplain.cli.evict"}   # (a group: typer lists groups after the commands)
 
 
 # Each command's summary, the first paragraph of its help, as `kexplain --help` lists it without
@@ -69,6 +69,8 @@ SUMMARIES = {
              "partial admission) and the workload controller's checks, with Kueue's own conditions,\n"
              "reasons, messages and events; per pending Workload the numbers behind the verdict and\n"
              "verified fixes.",
+    "cluster": "What in the cluster is held, and why: pending pods, budgets, drains; each row the single-object\n"
+               "answer.",
     "evict": "Explain eviction: the kubelet's eviction manager under node pressure (pressure), `kubectl drain`\n"
              "with the Eviction API and the PodDisruptionBudgets (drain), the taint eviction controller's\n"
              "NoExecute taints (taints).",

@@ -21,6 +21,7 @@ from kexplain.eviction.drain.drain import Eviction, PodDeleteList, evict_pods, p
 from kexplain.eviction.drain.filters import Helper
 from kexplain.eviction.versions import drain_rules
 from kexplain.model.pod import PodInfo
+from kexplain.state.cluster import ClusterState
 
 FLAGS = (("ignore_daemonsets", "--ignore-daemonsets"), ("delete_emptydir_data", "--delete-emptydir-data"),
          ("force", "--force"))
@@ -45,10 +46,16 @@ class Drained:
 def document(req: EvictRequest) -> dict:
     """The drain's document (../shared/eviction/README.md's keys, and the explanation's own)."""
     state, live_said = read_cluster(req, live_reads)
-    req = settled(req, state)       # the control plane's version, live or a snapshot's, unless given
+    return document_of(state, settled(req, state), live_said)   # (the control plane's version, unless given)
+
+
+def document_of(state: ClusterState, req: EvictRequest, live_said: Optional[dict] = None,
+                index: Optional[DrainIndex] = None) -> dict:
+    """The drain's document over a cluster state read already (`document`'s, and `kexplain cluster`'s,
+    which reads the cluster once for every node it drains, and hands each drain the one `index`)."""
+    live_said = live_said or {}
     node_named(state, req.node, req.nodes)
-    index = DrainIndex.of((o for o, _ in (*state.objects, *state.other_kinds)),   # (the state's budgets, by id,
-                          state.budget_pods or None)                              # and pods)
+    index = index if index is not None else drain_index(state)
     pods = [PodInfo(p) for p in pods_on(state, req.node, req.kube)]
     drained = drain(index, pods, req.kube.minor, req.options, statuses=state.budgets)
     doc = {**drain_document(drained, req), **read_warnings(state), **live_said}
@@ -64,6 +71,11 @@ def document(req: EvictRequest) -> dict:
         doc["fixes"] = fixes(drained, cordoned(state, req.node, []), index, req.options,
                              lambda changed, options: drain(changed, pods, req.kube.minor, options, drained.by_object))
     return doc
+
+
+def drain_index(state: ClusterState) -> DrainIndex:
+    """The objects a drain reads of the state, split once (its budgets by id, and its pods)."""
+    return DrainIndex.of((o for o, _ in (*state.objects, *state.other_kinds)), state.budget_pods or None)
 
 
 def drain(index: DrainIndex, pods: list[PodInfo], minor: str, options: Mapping[str, Any],

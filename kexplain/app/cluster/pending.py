@@ -1,0 +1,168 @@
+"""Section "pending": every pod Pending with PodScheduled=False (gated pods among them), explained
+as ONE batch as `kexplain pod --pending -A` explains a live cluster's (`app.live.explain_pending`:
+each pod alone, the scheduler's queue over them, ONE autoscalers' pass over every pending pod),
+over the cluster state read once; then grouped by owner (a ReplicaSet's pods by its Deployment) and
+by the scheduler's answer, each group one row with the answer of its first pod as listed."""
+from __future__ import annotations
+
+from contextlib import nullcontext
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from kexplain.app.autoscalers import MAY_REPORT, kinds_of
+from kexplain.app.cluster.inputs import ClusterInputs
+from kexplain.app.live import (Connect, Explained, Live, Pending, PodArgs, discovery_error, explain_pending,
+                               verdict_in_queue)
+from kexplain.autoscaler.cloudprovider import Discovery, discover_in
+from kexplain.errors import KexplainError
+from kexplain.explain.compare import pod_key
+
+NAME = "pending"
+TITLE = "Pending pods"
+FILES = "files"     # the `server` a Live read from files names
+
+
+class _Bar:
+    """No progress bar: the report is one document."""
+
+    def update(self, *_: Any, **__: Any) -> None:
+        return None
+
+
+def live_of(inputs: ClusterInputs) -> Live:
+    """The cluster as `kexplain pod -A` reads it live, made of the files' objects: its node groups
+    found among them as a replay of a snapshot finds them (CA's status ConfigMap, Cluster API's)."""
+    objects = inputs.objects
+    groups: Optional[Discovery] = None
+    if kinds_of(objects) & MAY_REPORT:
+        try:
+            groups = discover_in(objects)
+        except KexplainError as err:
+            groups = Discovery(notes=(f"the autoscaler's node groups could not be found: {err}",), sources=("error",))
+    return Live(FILES, None, "default", objects, server_version=None, node_groups=groups)
+
+
+def pod_args(inputs: ClusterInputs, name: Optional[str] = None) -> PodArgs:
+    """`kexplain pod -A` (or `kexplain pod NAME`) as the report asks it: the trace kept (its fixes),
+    CA's node groups of --node-groups."""
+    return PodArgs(name, Connect(), all_namespaces=name is None, pending=name is None, details=name is None,
+                   node_groups=inputs.request.node_groups)
+
+
+def explained(inputs: ClusterInputs, said: list[str]) -> Pending:
+    """Every pending pod explained as `kexplain pod -A` explains them, over the one state; node
+    groups that could not be found said (`kexplain pod` ends such a run with its error)."""
+    state = inputs.state
+    live = live_of(inputs)
+    failed = discovery_error(live)
+    if failed is not None:
+        said.append(f"note: {failed}: no Cluster autoscaler answer")
+    return explain_pending(pod_args(inputs), live, state.config, said.append, structured=False,
+                           progress=lambda: nullcontext(_Bar()), built=(state.snapshot, state.nominated))
+
+
+def section(inputs: ClusterInputs) -> dict:
+    """The section's document: one row per owner and answer, the most pods first."""
+    said: list[str] = []
+    done = explained(inputs, said)
+    owners = Owners.of(inputs)
+    groups: dict[tuple, dict] = {}
+    for e in done.explained:
+        row = pod_row(done, e)
+        owner = owners.owner(e.pod)
+        key = (owner["namespace"], owner["kind"], owner["name"], reason_key(row))
+        group = groups.get(key)
+        if group is None:
+            groups[key] = {"owner": owner, "count": 1, "pods": [row["pod"]], **row}
+        else:
+            group["count"] += 1
+            group["pods"].append(row["pod"])
+    rows = sorted(groups.values(), key=lambda g: (-g["count"], g["pod"]))
+    for row in rows:
+        del row["pod"]
+    pods = sum(r["count"] for r in rows)
+    out: dict[str, Any] = {"name": NAME, "title": TITLE, "held": len(rows), "pods": pods, "rows": rows}
+    if done.doc is not None:
+        out["autoscaler"] = done.doc
+    if done.karpenter is not None:
+        out["karpenter"] = done.karpenter
+    if said:
+        out["notes"] = said
+    return out
+
+
+def pod_row(done: Pending, e: Explained) -> dict:
+    """One pending pod's answer, in the keys of `kexplain pod NAME -o json`'s trace: its verdict as
+    the queue leaves it (`result`), its PostFilter (preemption), its gates (`preEnqueue`), its first
+    verified fix, the autoscalers' answers; a pod kexplain could not explain: why (`skipped`)."""
+    if e.alone is None:
+        return {"pod": pod_key(e.pod), "result": {"status": "Error", "message": e.skipped}, "skipped": e.skipped}
+    queue = {"queue": e.queue} if e.queue else {}
+    verdict = verdict_in_queue({**e.slim, **queue})
+    trace = e.trace or e.slim
+    post = (e.queue or {}).get("postFilter") if e.queue else trace.get("postFilter")
+    row: dict[str, Any] = {"pod": pod_key(e.pod), "result": verdict}
+    if post:
+        row["postFilter"] = {k: post[k] for k in ("code", "message", "nominatedNodeName") if k in post}
+        row["preemptionHelps"] = bool(post.get("nominatedNodeName"))
+    gates = [p for p in trace.get("preEnqueue") or () if p.get("reasons")]   # (the plugins that hold it)
+    if gates:
+        row["preEnqueue"] = gates
+    fixes = trace.get("suggestions") or []
+    if fixes:
+        row["suggestions"] = fixes[:1]
+    row.update(done.answers(e, verdict))
+    if e.kueue is not None:
+        row["kueue"] = e.kueue
+    return row
+
+
+def reason_key(row: dict) -> tuple:
+    """What makes two pods of one owner one row: the scheduler's verdict and words, their gates."""
+    result = row["result"]
+    gates = tuple(r for p in row.get("preEnqueue") or () for r in p.get("reasons") or ())
+    return result.get("status"), result.get("message") or "", gates
+
+
+@dataclass(frozen=True)
+class Owners:
+    """The controllers' ownerReferences, read once: a pod's owner as a user names it (a ReplicaSet's
+    pods by its Deployment, a Job's by its CronJob)."""
+
+    refs: dict[tuple[str, str, str], tuple[str, str]]
+
+    @classmethod
+    def of(cls, inputs: ClusterInputs) -> "Owners":
+        refs: dict[tuple[str, str, str], tuple[str, str]] = {}
+        for obj, _ in inputs.objects:
+            kind = obj.get("kind")
+            if kind not in ("ReplicaSet", "Job"):
+                continue
+            meta = obj.get("metadata") or {}
+            ref = _controller(meta)
+            if ref is not None:
+                refs[(kind, meta.get("namespace") or "default", str(meta.get("name") or ""))] = ref
+        return cls(refs)
+
+    def owner(self, pod: dict) -> dict:
+        """The pod's top controller (kind, namespace, name); a pod of none is its own owner."""
+        meta = pod.get("metadata") or {}
+        namespace = meta.get("namespace") or "default"
+        ref = _controller(meta)
+        if ref is None:
+            return {"kind": "Pod", "namespace": namespace, "name": str(meta.get("name") or "")}
+        for _ in range(2):          # at most two steps up: Pod -> ReplicaSet -> Deployment, Pod -> Job -> CronJob
+            up = self.refs.get((ref[0], namespace, ref[1]))
+            if up is None:
+                break
+            ref = up
+        return {"kind": ref[0], "namespace": namespace, "name": ref[1]}
+
+
+def _controller(meta: dict) -> Optional[tuple[str, str]]:
+    """The controller reference of an object's metadata (kind, name), or None."""
+    for ref in meta.get("ownerReferences") or ():
+        if isinstance(ref, dict) and ref.get("controller"):
+            return str(ref.get("kind") or ""), str(ref.get("name") or "")
+    return None
+

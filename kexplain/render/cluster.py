@@ -1,0 +1,158 @@
+"""`kexplain cluster` in words, read only from its document: one summary line (the sections, the
+most held first), then each section that ran, its rows in the words of their single-object
+commands (a pending group as `kexplain pod` says its pod, a blocked drain as `kexplain evict drain`),
+and a line for each section skipped with why."""
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+from rich.console import Console
+from rich.text import Text
+
+from kexplain.render.blocks import Block, lines_block, print_blocks
+from kexplain.render.eviction.drain import autoscaler_line, numbers, refusals
+from kexplain.render.eviction.drain import summary as drain_summary
+from kexplain.render.style import plural
+
+Lines = list[tuple[int, str]]
+
+
+def _pending_part(s: Mapping[str, Any]) -> str:
+    return f"{plural(s['held'], 'pending group')} ({plural(s['pods'], 'pod')})"
+
+
+def _budgets_part(s: Mapping[str, Any]) -> str:
+    return f"{plural(s['held'], 'budget')} allow{'s' if s['held'] == 1 else ''} no disruption"
+
+
+def _drains_part(s: Mapping[str, Any]) -> str:
+    return f"{s['held']} drain{'s' if s['held'] != 1 else ''} blocked"
+
+
+def _drains_title(s: Mapping[str, Any]) -> str:
+    return f"{_drains_part(s)} (of {plural(s['checked'], 'node')} checked: {s['scope']})"
+
+
+def ordered(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The sections that ran, the most held first (the report's order among equals)."""
+    ran = [s for s in doc.get("sections") or () if not s.get("skipped")]
+    return sorted(ran, key=lambda s: -int(s.get("held") or 0))
+
+
+def summary(doc: Mapping[str, Any]) -> str:
+    """The report's first line: each section that ran in a few words, the most held first, then
+    those skipped (said why below: never read as all clear)."""
+    parts = [PARTS[s["name"]](s) for s in ordered(doc)]
+    parts += [f"{s['name']} skipped" for s in doc.get("sections") or () if s.get("skipped")]
+    return ", ".join(parts)
+
+
+def pod_lines(row: Mapping[str, Any]) -> Lines:
+    """A pending group: its owner and count, the verdict and the scheduler's words, preemption, the
+    first verified fix, the autoscalers' answers."""
+    owner, result = row["owner"], row["result"]
+    count = plural(row["count"], "pod")
+    lines: Lines = [(0, f"- {owner['kind']} {owner['namespace']}/{owner['name']}: {count} {result.get('status')}")]
+    if result.get("message"):
+        lines.append((2, str(result["message"])))
+    for gate in row.get("preEnqueue") or ():
+        lines.append((2, f"{gate.get('plugin')}: {'; '.join(gate.get('reasons') or ())}"))
+    post = row.get("postFilter")
+    if post and post.get("nominatedNodeName"):
+        lines.append((2, f"preemption helps: nominated to {post['nominatedNodeName']}"))
+    elif post:
+        lines.append((2, "preemption does not help"))
+    for fix in row.get("suggestions") or ():
+        lines.append((2, f"fix (verified): {fix.get('description')}"))
+    lines += [(2, autoscaler_line(a)) for a in row.get("autoscalers") or ()]
+    if row["count"] > 1:
+        lines.append((2, f"pods: {', '.join(row['pods'][:5])}{', ...' if row['count'] > 5 else ''}"))
+    return lines
+
+
+def budget_lines(row: Mapping[str, Any]) -> Lines:
+    """A budget allowing no disruption: its numbers, where its status came from, what it blocks."""
+    status = row["status"]
+    nums = numbers({"currentHealthy": status["currentHealthy"], "desiredHealthy": status["desiredHealthy"],
+                    "expectedPods": status["expectedPods"], "disruptionsAllowed": status["disruptionsAllowed"]})
+    source = "computed" if row.get("statusFrom") != "given" else "given"
+    lines: Lines = [(0, f"- {row['name']}: {nums} ({source})"), (2, row["blocks"])]
+    if row.get("nodes"):
+        lines.append((2, f"nodes: {', '.join(row['nodes'])}"))
+    return lines
+
+
+def drain_lines(row: Mapping[str, Any]) -> Lines:
+    """A blocked drain as `kexplain evict drain NODE` begins: its verdict, what refuses, its first fix."""
+    doc = row["drain"]
+    lines: Lines = [(0, f"- {drain_summary(doc)}")]
+    lines += [(2, line) for line in refusals(doc)]
+    fixes = doc.get("fixes") or ()
+    fix = next((f for f in fixes if f.get("drains")), fixes[0] if fixes else None)    # the first that drains it
+    if fix is not None:
+        mark = "the drain goes" if fix.get("drains") else "still blocked"
+        lines.append((2, f"fix (checked): {fix.get('fix')}: {mark}"))
+    return lines
+
+
+def _karpenter_part(s: Mapping[str, Any]) -> str:
+    pools = len(s.get("nodePools") or ())
+    return (f"{plural(len(s.get('rows') or ()), 'node')} Karpenter keeps"
+            + (f" ({plural(pools, 'NodePool')} closed by budgets)" if pools else ""))
+
+
+def karpenter_node_lines(row: Mapping[str, Any]) -> Lines:
+    """A node Karpenter may not disrupt, with Karpenter's own reason (its DisruptionBlocked event)."""
+    return [(0, f"- {row['node']} (NodePool {row.get('nodePool')}, {plural(row.get('pods', 0), 'pod')}): "
+                f"{row.get('blocked')}")]
+
+
+def karpenter_lines(s: Mapping[str, Any]) -> Lines:
+    """What the pass does now, its nodes kept, then the NodePools whose budgets allow nothing for a reason."""
+    now = "; ".join(s.get("decision") or ()) or "nothing"
+    lines: Lines = [(0, f"Karpenter would start {s['method']}: {now}" if s.get("method") else
+                        "Karpenter would disrupt nothing now")]
+    lines += [line for row in s.get("rows") or () for line in karpenter_node_lines(row)]
+    for pool in s.get("nodePools") or ():
+        for reason, budgets in (pool.get("reasons") or {}).items():
+            why = "; ".join(_budget_words(b) for b in budgets)
+            lines.append((0, f"- NodePool {pool['nodePool']} ({plural(pool['nodes'], 'node')}): no {reason} "
+                             "disruption allowed now" + (f" ({why})" if why else "")))
+    return lines
+
+
+def _budget_words(budget: Mapping[str, Any]) -> str:
+    window = f" during '{budget['schedule']}' for {budget.get('duration')}" if budget.get("schedule") else ""
+    return f"nodes {budget.get('nodes')}{window}"
+
+
+PARTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "pending": _pending_part, "budgets": _budgets_part, "drains": _drains_part, "karpenter": _karpenter_part}
+ROWS: dict[str, Callable[[Mapping[str, Any]], Lines]] = {
+    "pending": pod_lines, "budgets": budget_lines, "drains": drain_lines}
+
+
+def section_blocks(s: Mapping[str, Any]) -> list[Block]:
+    """A section that ran: its title with its few words, then its rows (none: nothing held)."""
+    words = _drains_title(s) if s["name"] == "drains" else PARTS[s["name"]](s)
+    head = Block(Text(f"{s['title']}: {words}", style="bold"))
+    rows = karpenter_lines(s) if s["name"] == "karpenter" else \
+        [line for row in s.get("rows") or () for line in ROWS[s["name"]](row)]
+    if s["name"] == "drains" and not s.get("checked"):
+        rows = [(0, "No node is cordoned (--drain-check checks every node's drain).")]
+    return [head, lines_block(rows, gap=False)] if rows else [head]
+
+
+def render(doc: Mapping[str, Any]) -> list[Block]:
+    blocks = [Block(Text(summary(doc), style="bold"), gap=False)]
+    for s in ordered(doc):
+        blocks += section_blocks(s)
+    skipped = [(0, f"{s['title']}: skipped: {s['skipped']}") for s in doc.get("sections") or () if s.get("skipped")]
+    if skipped:
+        blocks.append(lines_block(skipped))
+    return blocks
+
+
+def print_report(doc: Mapping[str, Any], console: Console) -> None:
+    """The report as text on `console` (plain when not a terminal)."""
+    print_blocks(render(doc), console)

@@ -1,0 +1,176 @@
+"""One answer: each row of `kexplain cluster`'s report is the answer its single-object command gives.
+A pending group's pods are each explained by `kexplain pod NAME`'s app function
+(`app.live.explain_named`, over the same objects) and, where the pod's answer does not hang on the
+pods queued before it, by `kexplain POD --nodes CLUSTER --stored`; a blocked drain is `kexplain evict
+drain NODE -o json` to the key; a budget is the one those drains write."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import yaml
+
+from kexplain.app.cluster.inputs import ClusterRequest, read
+from kexplain.app.cluster.pending import live_of, pod_args
+from kexplain.app.cluster.report import SECTIONS, report_of
+from kexplain.app.live import explain_named
+from kexplain.cli.exit_codes import for_result
+from kexplain.features import KubeVersion
+from tests.support.cli_helpers import run_cli
+from tests.support.paths import DATA, FIXTURES
+
+NOW = "2026-01-01T12:00:00Z"
+JSON = SimpleNamespace(human=False, value="json")
+
+
+@dataclass(frozen=True)
+class Cluster:
+    name: str
+    paths: tuple[Path, ...]
+    options: dict[str, Any] = field(default_factory=dict)
+    held: tuple[str, ...] = ()          # the sections that hold something: the test cannot pass empty
+
+    def args(self) -> list[str]:
+        out = [a for p in self.paths for a in ("--nodes", str(p))]
+        if self.options.get("node_groups"):
+            out += ["--node-groups", self.options["node_groups"]]
+        if self.options.get("drain_check"):
+            out.append("--drain-check")
+        return out + [f"--{f.replace('_', '-')}" for f in self.options.get("drain_flags", ())]
+
+
+CLUSTERS = [
+    Cluster("cordoned-with-budget", (DATA / "cluster" / "shop.yaml",), held=("pending", "budgets", "drains")),
+    Cluster("karpenter", (FIXTURES / "karpenter" / "cluster.yaml", FIXTURES / "karpenter" / "nodepools.yaml",
+                          FIXTURES / "karpenter" / "shop.yaml"), held=("pending",)),
+    Cluster("cluster-autoscaler", (FIXTURES / "autoscaler" / "cluster.yaml", DATA / "cluster" / "ca-pending.yaml"),
+            {"node_groups": str(FIXTURES / "autoscaler" / "nodegroups.yaml")}, held=("pending",)),
+    Cluster("karpenter-disruption", (FIXTURES / "karpenter-disruption" / "cluster.yaml",
+                                     FIXTURES / "karpenter-disruption" / "nodepools.yaml"),
+            held=("budgets", "karpenter")),
+    Cluster("every-drain", (FIXTURES / "eviction" / "drain.yaml",),
+            {"drain_check": True, "drain_flags": ("ignore_daemonsets",)}, held=("drains",)),
+]
+
+
+def _report(cluster: Cluster) -> tuple[Any, dict]:
+    req = ClusterRequest(tuple(str(p) for p in cluster.paths), datetime(2026, 1, 1, 12, tzinfo=timezone.utc),
+                         KubeVersion("1.36"), False, (), bool(cluster.options.get("drain_check")),
+                         drain_flags=tuple(cluster.options.get("drain_flags", ())),
+                         node_groups=cluster.options.get("node_groups"))
+    inputs = read(req)
+    return inputs, report_of(inputs, list(SECTIONS))
+
+
+def _section(doc: dict, name: str) -> dict:
+    return next(s for s in doc["sections"] if s["name"] == name)
+
+
+@pytest.fixture(scope="module", params=CLUSTERS, ids=lambda c: c.name)
+def reported(request):
+    cluster = request.param
+    inputs, doc = _report(cluster)
+    return cluster, inputs, doc
+
+
+def test_the_sections_expected_to_hold_do(reported):
+    cluster, _, doc = reported
+    held = tuple(s["name"] for s in doc["sections"] if s.get("held"))
+    assert held == cluster.held
+
+
+def test_the_command_gives_the_report_and_its_exit_code(reported):
+    cluster, _, doc = reported
+    code, out, _ = run_cli("cluster", *cluster.args(), "--now", NOW, "-o", "json")
+    assert code == (1 if doc["held"] else 0)
+    got = json.loads(out)
+    assert {**got, "now": None} == {**json.loads(json.dumps(doc)), "now": None}
+
+
+def _pod(inputs, key: str) -> dict:
+    namespace, name = key.split("/")
+    return next(o for o, _ in inputs.objects if o.get("kind") == "Pod"
+                and (o["metadata"].get("namespace") or "default") == namespace and o["metadata"]["name"] == name)
+
+
+def test_each_pending_pod_is_answered_as_kexplain_pod_answers_it(reported):
+    cluster, inputs, doc = reported
+    rows = _section(doc, "pending").get("rows") or []
+    for row in rows:
+        for i, key in enumerate(row["pods"]):
+            pod = _pod(inputs, key)
+            live = live_of(inputs)
+            live = type(live)(**{**live.__dict__, "pod": pod})
+            args = replace(pod_args(inputs, key.split("/")[1]), output=JSON)     # (as `kexplain pod NAME -o json`)
+            named = explain_named(args, live, inputs.state.config, lambda _: None)
+            assert named.verdict["status"] == row["result"]["status"], key
+            assert named.verdict.get("message", "") == row["result"].get("message", ""), key
+            assert for_result(named.verdict["status"]) == 1
+            post = (named.trace.get("queue") or {}).get("postFilter") or named.trace.get("postFilter") or {}
+            assert bool(post.get("nominatedNodeName")) == row.get("preemptionHelps", False), key
+            if i:
+                continue        # the row's fix and autoscalers' answers are its first pod's
+            fixes = [s["description"] for s in named.trace.get("suggestions") or ()]
+            assert [s["description"] for s in row.get("suggestions") or ()] == fixes[:1], key
+            outcomes = [(a.get("autoscaler"), a.get("outcome")) for a in named.trace.get("autoscalers") or ()]
+            assert [(a.get("autoscaler"), a.get("outcome")) for a in row.get("autoscalers") or ()] == outcomes, key
+
+
+def test_each_pending_pod_is_answered_as_kexplain_pod_file_answers_it(reported, tmp_path):
+    cluster, inputs, doc = reported
+    for row in _section(doc, "pending").get("rows") or []:
+        key = row["pods"][0]
+        pod = _pod(inputs, key)
+        rest = [o for o, _ in inputs.objects if o is not pod and o.get("kind") != "ServerVersion"]
+        (tmp_path / "pod.yaml").write_text(yaml.safe_dump(json.loads(json.dumps(pod))))
+        (tmp_path / "cluster.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List",
+                                                               "items": json.loads(json.dumps(rest))}))
+        extra = ["--node-groups", cluster.options["node_groups"]] if cluster.options.get("node_groups") else []
+        code, out, err = run_cli(str(tmp_path / "pod.yaml"), "--nodes", str(tmp_path / "cluster.yaml"), "--stored",
+                                 *extra, "-o", "json")
+        trace = json.loads(out)
+        assert trace["result"]["status"] == row["result"]["status"], (key, err)
+        assert trace["result"].get("message", "") == row["result"].get("message", ""), key
+        assert code == 1
+
+
+def test_each_blocked_drain_is_kexplain_evict_drain(reported):
+    cluster, _, doc = reported
+    section = _section(doc, "drains")
+    flags = [f"--{f.replace('_', '-')}" for f in cluster.options.get("drain_flags", ())]
+    for row in section.get("rows") or []:
+        code, out, _ = run_cli("evict", "drain", row["node"], *[a for p in cluster.paths for a in ("--nodes", str(p))],
+                               *flags, "--now", NOW, "-o", "json")
+        assert code == 1
+        assert json.loads(out) == json.loads(json.dumps(row["drain"]))
+
+
+def test_each_budget_is_the_one_a_drain_reads(reported):
+    cluster, inputs, doc = reported
+    rows = _section(doc, "budgets").get("rows") or []
+    if not rows:
+        return
+    node = inputs.state.snapshot.node_infos[0].name
+    code, out, _ = run_cli("evict", "drain", node, *[a for p in cluster.paths for a in ("--nodes", str(p))],
+                           "--now", NOW, "-o", "json")
+    pdbs = {p["name"]: p for p in json.loads(out)["pdbs"]}
+    for row in rows:
+        assert {k: row[k] for k in ("name", "statusFrom", "status")} == pdbs[row["name"]]
+        assert row["status"]["disruptionsAllowed"] == 0
+
+
+def test_each_node_karpenter_keeps_is_karpenter_disruption_node(reported):
+    cluster, _, doc = reported
+    section = _section(doc, "karpenter")
+    for row in section.get("rows") or []:
+        code, out, _ = run_cli("karpenter", "--disruption", *[a for p in cluster.paths for a in ("--nodes", str(p))],
+                               "--now", NOW, "--node", row["node"], "-o", "json")
+        node = json.loads(out)["node"]
+        assert code == 1 and node["verdict"] != "disrupted"
+        assert node["checks"][0]["message"] == row["blocked"]
+        assert node["checks"][0]["karpenter"] is True       # Karpenter's own words, not kexplain's

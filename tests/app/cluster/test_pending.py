@@ -1,0 +1,92 @@
+"""The pending section: every pending pod explained as one batch over the state read once, grouped
+by owner (a ReplicaSet's pods by its Deployment) and by the scheduler's answer."""
+from __future__ import annotations
+
+from kexplain.app import live
+from kexplain.app.cluster import pending
+from tests.app.cluster.helpers import SHOP, inputs_of, with_items
+
+
+def _rows(section: dict) -> dict[str, dict]:
+    return {f"{r['owner']['kind']} {r['owner']['namespace']}/{r['owner']['name']}": r for r in section["rows"]}
+
+
+def test_a_deployments_replicas_are_one_row_with_their_count():
+    rows = _rows(pending.section(inputs_of(SHOP)))
+    render = rows["Deployment shop/render"]
+    assert render["count"] == 3
+    assert render["pods"] == ["shop/render-7f9d4-r1", "shop/render-7f9d4-r2", "shop/render-7f9d4-r3"]
+    assert render["result"]["status"] == "Unschedulable"
+    assert render["result"]["message"].startswith("0/2 nodes are available: 1 Insufficient cpu")
+    assert render["preemptionHelps"] is False
+    assert [s["kind"] for s in render["suggestions"]] == ["lower-request"]
+
+
+def test_the_most_pods_come_first_and_a_bare_pod_is_its_own_owner():
+    section = pending.section(inputs_of(SHOP))
+    assert [r["count"] for r in section["rows"]] == [3, 1, 1]
+    assert (section["held"], section["pods"]) == (3, 5)
+    assert _rows(section)["Pod shop/ssd-cache"]["count"] == 1
+
+
+def test_a_gated_pod_says_its_gates():
+    row = _rows(pending.section(inputs_of(SHOP)))["Pod jobs/batch-1"]
+    assert row["result"]["status"] == "Gated"
+    assert row["preEnqueue"] == [{"plugin": "SchedulingGates", "code": "UnschedulableAndUnresolvable",
+                                  "reasons": ["waiting for scheduling gates: [example.com/quota]"]}]
+    assert "suggestions" not in row
+
+
+def test_a_replicaset_not_among_the_objects_is_the_owner(tmp_path):
+    pod = """apiVersion: v1
+kind: Pod
+metadata:
+  name: api-5c4b-x1
+  namespace: shop
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: api-5c4b, uid: u1, controller: true}]
+spec:
+  containers: [{name: api, image: api, resources: {requests: {cpu: "9"}}}]
+status:
+  phase: Pending
+  conditions: [{type: PodScheduled, status: "False", reason: Unschedulable}]
+"""
+    rows = _rows(pending.section(inputs_of(SHOP, with_items(tmp_path, pod))))
+    assert rows["ReplicaSet shop/api-5c4b"]["count"] == 1
+
+
+def test_the_state_read_once_is_explained_without_building_the_cluster_again(monkeypatch):
+    inputs = inputs_of(SHOP)
+
+    def built_again(*_, **__):
+        raise AssertionError("the cluster was built again")
+
+    monkeypatch.setattr(live, "build_cluster", built_again)
+    assert pending.section(inputs)["pods"] == 5
+
+
+def test_the_pods_are_explained_in_one_batch(monkeypatch):
+    calls = []
+    original = live.explain_each
+
+    def counted(pods, *args, **kwargs):
+        calls.append(1)
+        return original(pods, *args, **kwargs)
+
+    monkeypatch.setattr(live, "explain_each", counted)
+    pending.section(inputs_of(SHOP))
+    assert len(calls) == 1
+
+
+def test_a_pod_being_deleted_is_left_out(tmp_path):
+    pod = """apiVersion: v1
+kind: Pod
+metadata: {name: going, namespace: shop, deletionTimestamp: "2026-01-01T11:00:00Z"}
+spec:
+  containers: [{name: c, image: c, resources: {requests: {cpu: "9"}}}]
+status:
+  phase: Pending
+  conditions: [{type: PodScheduled, status: "False", reason: Unschedulable}]
+"""
+    section = pending.section(inputs_of(SHOP, with_items(tmp_path, pod)))
+    assert "Pod shop/going" not in _rows(section)
+    assert section["notes"] == ["note: skipped 1 pending pod(s) being deleted (the scheduler skips them)"]
