@@ -233,7 +233,7 @@ def bench(sizes: list[int], base: Path, yaml_too: bool, copies: int = 1000) -> N
                                                          "-o", "json"))))
         rows.append(("`kexplain lint pod.yaml pod-unschedulable.yaml --nodes cluster.json`",
                      run_cli("lint", str(paths["pod"]), str(paths["pod-unschedulable"]), "--nodes", str(paths["json"]),
-                             "--format", "json")))
+                             "-o", "json")))
         if copies:
             rows += many_pods_rows(paths, copies, json_load)
         for label, r in rows:

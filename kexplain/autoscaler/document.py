@@ -14,6 +14,7 @@ from kexplain.autoscaler.orchestrator import Event, ScaleUpStatus
 from kexplain.autoscaler.status import LIMITED_BY_MAX_NODES_TOTAL, NOT_TRIGGERED, TRIGGERED
 from kexplain.model.pod import PodInfo
 from kexplain.autoscaler.scaledown.loop import scale_down_document
+from kexplain.autoscaler.tpu import tpu_requests
 from kexplain.autoscaler.expander.factory import RANDOM
 from kexplain.autoscaler.expander.least_waste import LeastWaste, wasted_score
 
@@ -140,13 +141,15 @@ def _pods(loop: LoopInputs, result: LoopResult, verdicts: bool = True) -> list[d
     """Every pending pod's record: its events those of every status CA's processors see, in order (the
     scale-up's, then ScaleUpToNodeGroupMinSize's), its verdicts the scale-up's, and `notListed` when the loop
     stopped before listing pods."""
-    classes = {id(p): g.index for g in build_pod_groups(loop.pending) for p in g.pods}
+    pending = result.pending if result.pending is not None else loop.pending     # (ClearTPURequests' copies)
+    cleared = {id(new): tpu_requests(old) for old, new in zip(loop.pending, pending) if new is not old}
+    classes = {id(p): g.index for g in build_pod_groups(pending) for p in g.pods}
     reached = {id(p): eg for eg in result.status.pod_groups for p in eg.pods} if result.scale_up_called else {}
     remaining = {id(i.pod): i for st in result.processed_statuses for i in st.remain_unschedulable}
     lists = _Lists.of(result)
     recorded = [_Recorded.of(st) for st in result.processed_statuses]
     out = []
-    for pod in loop.pending:
+    for pod in pending:
         filtered = result.processed.filtered_by.get(id(pod))
         outcome = lists.outcome(pod, result.pod_events.get(id(pod), []))
         record: dict[str, Any] = {"namespace": pod.namespace, "name": pod.name, "equivalenceClass": classes[id(pod)],
@@ -155,6 +158,8 @@ def _pods(loop: LoopInputs, result: LoopResult, verdicts: bool = True) -> list[d
             record["filteredBy"] = filtered        # a processor's name, or TooYoung
             if id(pod) in result.processed.placed:
                 record["node"] = result.processed.placed[id(pod)]    # FilterOutSchedulable's node
+        if id(pod) in cleared:
+            record["clearedRequests"] = cleared[id(pod)]     # ClearTPURequests: CA's loop takes it without them
         if outcome == "NotListedAsUnschedulable" and pod.status.get("nominatedNodeName"):
             record["nominatedNodeName"] = pod.status["nominatedNodeName"]   # listed as nominated: on that node
         record["events"] = [*(_event(e, None, None) for e in result.processed.events.get(id(pod), ())),

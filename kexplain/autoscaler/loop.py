@@ -14,6 +14,7 @@ from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.autoscaler.orchestrator import (Context, Event, NoScaleUpInfo, ScaleUpStatus, scale_up,
                                               scale_up_to_node_group_min_size, status_object)
 from kexplain.autoscaler.podlistprocessor import Processed, process
+from kexplain.autoscaler.tpu import clear_tpu_requests
 from kexplain.autoscaler.resourcelimits import QuotaTracker, max_nodes_total_reached
 from kexplain.autoscaler.simulator import ClusterSim, SimMemo, scheduler_framework
 from kexplain.autoscaler.status import (CLUSTER_UNHEALTHY, CLUSTER_UNHEALTHY_MESSAGE, ERROR, IN_COOLDOWN,
@@ -54,6 +55,9 @@ class LoopResult:
     final_status: ScaleUpStatus | None = None   # ScaleUpToNodeGroupMinSize's, which replaces `status`
     ended_early: bool = False       # the loop returned before CA's status processors ran
     not_listed: str = ""            # why the loop stopped before it listed the unschedulable pods ("": it did not)
+    # the loop's pending pods as its pod list processors hold them: ClearTPURequests' copies in place of
+    # the pods it cleared, whose ids the rest of the result keys (None: the loop listed none)
+    pending: list[PodInfo] | None = None
 
     @property
     def result(self) -> str:
@@ -239,6 +243,7 @@ def run_once(loop: LoopInputs) -> LoopResult:
             cluster_events.append(Event(recorder, "Warning", CLUSTER_UNHEALTHY, NO_NODES_MESSAGE))
         return ended("the cluster has no ready node and --scale-up-from-zero is false: CA's loop stops before it "
                      "lists any pod")
+    given = loop.pending        # (the document's pods: those of other schedulers too)
     loop = _with_allowed_schedulers(loop)
     bypassed = frozenset(settings.flag("bypassed-scheduler-names"))
     listed = [p for p in loop.pending if is_listed_unschedulable(p, bypassed)]
@@ -256,6 +261,7 @@ def run_once(loop: LoopInputs) -> LoopResult:
         why = f"{unhealthy_words(loop, states)}: CA's loop stops before it lists the unschedulable pods"
         return LoopResult(templates, [], Processed([]), ScaleUpStatus(NOT_TRIED), False, before,
                           targets, cluster_events=cluster_events, not_listed=why)
+    listed, pending = _tpu_cleared(listed, given, created)
     processed = process(listed, [created[id(p)] for p in listed], sim, settings, loop.now)
     to_help = processed.pods
     processed_snapshot = sim.snapshot
@@ -282,7 +288,7 @@ def run_once(loop: LoopInputs) -> LoopResult:
         status = scale_up(context(), to_help, len(sim.snapshot.node_infos))
         cluster_events.extend(status.events)
     result = LoopResult(templates, listed, processed, status, called, before, targets, cluster_events=cluster_events,
-                        snapshot=processed_snapshot)
+                        snapshot=processed_snapshot, pending=pending)
     if settings.mode == "scaledown":        # RunOnce's scale-down part: kexplain.autoscaler.scaledown
         result.scale_down = loop_scale_down(loop, sim, status.result, targets)
     if settings.flag("enforce-node-group-min-size"):
@@ -290,6 +296,17 @@ def run_once(loop: LoopInputs) -> LoopResult:
         cluster_events.extend(result.final_status.events)
     result.pod_events = recorded_pod_events(result)
     return result
+
+
+def _tpu_cleared(listed: list[PodInfo], pending: list[PodInfo], created: dict[int, datetime]
+                 ) -> tuple[list[PodInfo], list[PodInfo]]:
+    """ClearTPURequests over the listed pods: them with each cleared copy in its pod's place, and the
+    loop's pending pods likewise (`created` given the copies' times)."""
+    cleared = clear_tpu_requests(listed)
+    copies = {id(old): new for old, new in zip(listed, cleared) if new is not old}
+    for old, new in zip(listed, cleared):
+        created[id(new)] = created[id(old)]
+    return cleared, [copies.get(id(p), p) for p in pending]
 
 
 def _all_new(created: list[datetime], pods: list[PodInfo], now: datetime) -> bool:

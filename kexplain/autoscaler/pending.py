@@ -75,7 +75,7 @@ def run_pass(loop: LoopInputs, pp: PendingPass, explained: str | None = None
 
 
 # The keys of a pod's record in the document that its answer carries.
-ANSWER_KEYS = ("equivalenceClass", "filteredBy", "node", "nominatedNodeName", "notListed", "events", "nodeGroups",
+ANSWER_KEYS = ("equivalenceClass", "filteredBy", "node", "nominatedNodeName", "notListed", "clearedRequests", "events", "nodeGroups",
                "rejected", "skipped", "byPick")
 
 
@@ -128,6 +128,8 @@ def autoscaler_document(loop: LoopInputs, explained: PodInfo | None = None) -> d
     result = run_once(loop)
     doc = build_document(loop, result)
     pod = explained if explained is not None else (loop.pending[0] if loop.pending else None)
+    if pod is not None and result.pending is not None:       # as CA's loop holds it (ClearTPURequests)
+        pod = next((p for p in result.pending if p.key == pod.key), pod)
     if pod is not None:
         templates = result.templates or template_node_infos(loop)
         snapshot = result.snapshot if result.snapshot is not None else loop.snapshot

@@ -53,9 +53,9 @@ lint.kexplain.io/ignore: "RULE[, RULE]: reason" on an object suppresses those ru
 it (kept, marked suppressed, not counted for --fail-on); one that suppresses nothing is an
 unused-suppression warning.
 
-Formats: text (default), json, junit, sarif, github (workflow annotations; the default when
-GITHUB_ACTIONS=true). --format may be repeated; the n-th --output FILE receives the n-th
---format, and a format without an --output goes to stdout.
+Formats (-o/--output FORMAT, as every command's -o): text (default), json, junit, sarif, github
+(workflow annotations; the default when GITHUB_ACTIONS=true). -o may be repeated; the n-th
+--output-file FILE receives the n-th -o, and a format without an --output-file goes to stdout.
 
 Exit codes: {ExitStatus.SUCCESS:d} no finding at or above --fail-on; {ExitStatus.FINDINGS:d} findings at or above
 --fail-on (default: error); {ExitStatus.BAD_INPUT:d} bad usage or unreadable input (a manifest, the pool,
@@ -71,7 +71,7 @@ K8S_VERSION_OPTION = typer.Option(None, "--k8s-version", metavar="X.Y",
 SCHEMAS_OPTION = typer.Option([], "--schemas", metavar="DIR",
                               help="Schemas of custom resources: CRD manifests or JSON schemas (repeatable).")
 LIST_RULES_OPTION = typer.Option(False, "--list-rules",
-                                 help="List the rules (id, severity, needs, summary; -f json) and exit.")
+                                 help="List the rules (id, severity, needs, summary; -o json) and exit.")
 ENABLE_OPTION = typer.Option([], "--enable", metavar="RULE",
                              help="Report this rule, which the lint config file disables (repeatable).")
 DISABLE_OPTION = typer.Option([], "--disable", metavar="RULE", help="Do not report this rule (repeatable).")
@@ -86,6 +86,25 @@ class Format(str, Enum):
     junit = "junit"
     sarif = "sarif"
     github = "github"
+
+
+def _formats_value(values: List[str]) -> List[str]:
+    """-o's formats, each one of lint's; a file name there (the old `--output FILE`) is bad usage
+    that says where the file goes now."""
+    known = [f.value for f in Format]
+    for value in values:
+        if value not in known:
+            raise typer.BadParameter(f"{value!r} is not one of {', '.join(repr(k) for k in known)} (the report's "
+                                     "file is --output-file FILE)")
+    return values
+
+
+OUTPUT_OPTION = typer.Option([], "-o", "--output", metavar="FORMAT", callback=_formats_value,
+                             help="text, json, junit, sarif or github (repeatable).")
+FORMAT_OPTION = typer.Option([], "--format", "-f", metavar="FORMAT",
+                             help="Deprecated: -o/--output FORMAT.")
+OUTPUT_FILE_OPTION = typer.Option([], "--output-file", metavar="FILE",
+                                  help="File for the matching -o ('-': stdout; repeatable).")
 
 
 class FailOn(str, Enum):
@@ -120,10 +139,9 @@ def command(
                                 help="The pool was read from an API server: skip its admission steps."),
     preemption: bool = typer.Option(True, "--preemption/--no-preemption",
                                     help="Run the DefaultPreemption dry run for pods that do not fit."),
-    formats: List[Format] = typer.Option([], "--format", "-f", metavar="FORMAT", help="text, json, junit, sarif or github "
-                                                                    "(repeatable)."),
-    outputs: List[str] = typer.Option([], "--output", metavar="FILE",
-                                      help="File for the matching --format ('-': stdout; repeatable)."),
+    formats: List[str] = OUTPUT_OPTION,
+    old_formats: List[Format] = FORMAT_OPTION,
+    outputs: List[str] = OUTPUT_FILE_OPTION,
     fail_on: FailOn = typer.Option(FailOn.error, "--fail-on", metavar="SEVERITY",
                                    help="Exit 1 when a finding is at least this severe: error, warning, "
                                         "info or never."),
@@ -139,6 +157,7 @@ def command(
     lint_config: Optional[str] = LINT_CONFIG_OPTION,
 ) -> ExitStatus:
     env = env_of(ctx)
+    formats = _formats(env, formats, old_formats)
     rule_choice = _rule_choice(paths or [], lint_config, enable, disable, max_input_size)
     if list_rules or not paths:
         return _list_rules(env, formats, rule_choice, list_rules)
@@ -177,12 +196,23 @@ def command(
     return aggregate(outcomes)
 
 
-def _list_rules(env: Environment, formats: List[Format], choice: RuleChoice, asked: bool) -> ExitStatus:
-    """`--list-rules`: the rules, as the choice leaves them (text, or -f json); without it and
+def _formats(env: Environment, formats: List[str], old_formats: List[Format]) -> List[str]:
+    """The formats of -o; the deprecated --format/-f's, with a warning, when -o gives none (given
+    both, which file goes with which is unknown: bad usage)."""
+    if not old_formats:
+        return formats
+    if formats:
+        raise KexplainError("-o/--output and --format (deprecated) both give formats: give -o/--output only")
+    env.error("warning: --format/-f is deprecated: use -o/--output FORMAT, as every command takes it")
+    return [f.value for f in old_formats]
+
+
+def _list_rules(env: Environment, formats: List[str], choice: RuleChoice, asked: bool) -> ExitStatus:
+    """`--list-rules`: the rules, as the choice leaves them (text, or -o json); without it and
     without a PATH, bad usage."""
     if not asked:
         raise KexplainError("missing PATH: the manifests to lint (files, directories or '-'), or --list-rules")
-    env.stdout.write(render_rules(RULES.values(), formats[0].value if formats else "text", choice))
+    env.stdout.write(render_rules(RULES.values(), formats[0] if formats else "text", choice))
     return ExitStatus.SUCCESS
 
 
@@ -217,14 +247,14 @@ def _outcomes(report: Report, render_options: RenderOptions) -> list[ExitStatus]
     return outcomes
 
 
-def _outputs(formats: List[Format], outputs: List[str]) -> tuple[list[str], list[str]]:
+def _outputs(formats: List[str], outputs: List[str]) -> tuple[list[str], list[str]]:
     """The formats chosen (GitHub's by default in a workflow) and where each goes."""
-    chosen = formats_for([f.value for f in formats], dict(os.environ))
+    chosen = formats_for(formats, dict(os.environ))
     if len(outputs) > len(chosen):
-        raise KexplainError("more --output files than --format options (each --output belongs to one --format)")
+        raise KexplainError("more --output-file files than -o formats (each --output-file belongs to one -o)")
     targets = [outputs[i] if i < len(outputs) else "-" for i in range(len(chosen))]
     if targets.count("-") > 1:
-        raise KexplainError("only one format can go to stdout: give the others an --output FILE")
+        raise KexplainError("only one format can go to stdout: give the others an --output-file FILE")
     return chosen, targets
 
 

@@ -137,6 +137,14 @@ class KueueConfig:
     given: tuple[str, ...] = ()
 
     @property
+    def pods_ready_eviction(self) -> bool:
+        """podsReadyRequeuingTimestamp (cmd/kueue): the queue orders a Workload a PodsReady timeout
+        evicted by that eviction (`Eviction`, also without waitForPodsReady or a timestamp), or by
+        its creation (`Creation`): what the queue manager's and the scheduler's Ordering get."""
+        ready = self.wait_for_pods_ready
+        return ready is None or ready.timestamp != "Creation"
+
+    @property
     def exclude_resource_prefixes(self) -> tuple[str, ...]:
         return self.resources.exclude_prefixes
 

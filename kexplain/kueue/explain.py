@@ -106,7 +106,8 @@ def workload_explanation(done: Pass, wl: Workload, entry: Entry | None, snapshot
             cq = snapshot.cluster_queue(entry.info.cluster_queue)
             if short and cq is not None:
                 item["preemption"] = preemption_candidates(entry.info, cq, snapshot, short,
-                                                           {t.info.key for t in entry.targets})
+                                                           {t.info.key for t in entry.targets},
+                                                           done.inputs.config.pods_ready_eviction)
                 fair = fair_sharing_view(done, entry, cq, snapshot)
                 if fair is not None:
                     _fair_verdicts(item["preemption"], fair)
@@ -279,9 +280,10 @@ RECLAIM_NEVER, LENDER_WITHIN_NOMINAL, RESOURCE_NOT_USED, EVICTED = (
 
 
 def preemption_candidates(info: Info, cq: ClusterQueueSnapshot, snapshot: Snapshot, frs: frozenset[FlavorResource],
-                          targets: set[str]) -> dict[str, Any]:
+                          targets: set[str], pods_ready_eviction: bool = True) -> dict[str, Any]:
     """Every admitted Workload of the ClusterQueue and its cohort tree, whether preemption could
-    take it for the resources short and why (codes), and the policies that decide it."""
+    take it for the resources short and why (codes), and the policies that decide it (the
+    Ordering's requeuing timestamp: `pods_ready_eviction`)."""
     policy = cq.preemption
     candidates = []
     left_out: dict[str, int] = {}
@@ -289,7 +291,7 @@ def preemption_candidates(info: Info, cq: ClusterQueueSnapshot, snapshot: Snapsh
     queues = [cq] if cq.parent is None else cq.parent.root().subtree_cluster_queues()
     for other in sorted(queues, key=lambda q: (q is not cq, q.name)):
         for admitted in sorted(other.workloads.values(), key=lambda i: i.key):
-            item = _candidate(info, cq, other, admitted, frs, targets)
+            item = _candidate(info, cq, other, admitted, frs, targets, pods_ready_eviction)
             verdict = item["verdict"]
             if verdict != TARGET and shown.get(verdict, 0) >= CANDIDATES_SHOWN:
                 left_out[verdict] = left_out.get(verdict, 0) + 1
@@ -305,7 +307,7 @@ def preemption_candidates(info: Info, cq: ClusterQueueSnapshot, snapshot: Snapsh
 
 
 def _candidate(info: Info, cq: ClusterQueueSnapshot, other: ClusterQueueSnapshot, admitted: Info,
-               frs: frozenset[FlavorResource], targets: set[str]) -> dict[str, Any]:
+               frs: frozenset[FlavorResource], targets: set[str], pods_ready_eviction: bool = True) -> dict[str, Any]:
     item: dict[str, Any] = {"workload": admitted.key, "clusterQueue": other.name, "priority": priority(admitted.obj)}
     own = other is cq
     policy = cq.preemption.within_cluster_queue if own else cq.preemption.reclaim_within_cohort
@@ -317,7 +319,7 @@ def _candidate(info: Info, cq: ClusterQueueSnapshot, other: ClusterQueueSnapshot
         item["verdict"] = RESOURCE_NOT_USED
     elif policy == NEVER:
         item["verdict"] = POLICY_NEVER if own else RECLAIM_NEVER
-    elif not satisfies_policy(info.obj, admitted.obj, policy):
+    elif not satisfies_policy(info.obj, admitted.obj, policy, pods_ready_eviction):
         item["verdict"] = NOT_LOWER_OR_NEWER_EQUAL if policy == "LowerOrNewerEqualPriority" else NOT_LOWER
     elif not own and not any(other.borrowing(fr) for fr in frs):
         item["verdict"] = LENDER_WITHIN_NOMINAL
@@ -366,7 +368,8 @@ def fair_sharing_view(done: Pass, entry: Entry, cq: ClusterQueueSnapshot, snapsh
                 if q.assumed + q.request > q.available:
                     asked.setdefault(FlavorResource(q.flavor, q.resource), q.assumed + q.request)
     for fr, amount in asked.items():
-        _, trace = preemption.fair_trace(entry.info, {fr: amount}, snapshot, done.settings.now, fair)
+        _, trace = preemption.fair_trace(entry.info, {fr: amount}, snapshot, done.settings.now, fair,
+                                         done.inputs.config.pods_ready_eviction)
         for d in trace:
             decisions.setdefault((d.info.key, d.strategy), d)
     queues = []

@@ -17,6 +17,7 @@ LOCAL_QUEUE_DEFAULTING = "LocalQueueDefaulting"
 OBJECT_RETENTION_POLICIES = "ObjectRetentionPolicies"
 DYNAMIC_RESOURCE_ALLOCATION = "DynamicResourceAllocation"
 FLAVOR_FUNGIBILITY = "FlavorFungibility"
+ELASTIC_JOBS = "ElasticJobsViaWorkloadSlices"     # (its webhooks' part and the Workload's name: `workloadslicing`)
 # component-base's own gates, known to every feature gate (its special "all alpha/beta" toggles)
 SPECIAL = ("AllAlpha", "AllBeta")
 # The gates whose either value kexplain decides as Kueue does (a gate Kueue locks is modelled at its

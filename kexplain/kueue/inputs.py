@@ -27,7 +27,7 @@ from kexplain.kueue.apis.resourceflavor import ResourceFlavor, parse_resource_fl
 from kexplain.kueue.apis.topology import Topology, parse_topology
 from kexplain.kueue.apis.workload import WorkloadObject, parse_workload
 from kexplain.kueue.config import KueueConfig, is_configuration, parse_configuration
-from kexplain.kueue.feature_gates import TOPOLOGY_AWARE_SCHEDULING, FeatureGates
+from kexplain.kueue.feature_gates import TOPOLOGY_AWARE_SCHEDULING, FeatureGates, read_gates
 from kexplain.kueue.config_file import configuration_of, is_manager_config_map
 from kexplain.kueue.controller.jobframework.defaults import apply_default_local_queue, default_queue_namespaces
 from kexplain.kueue.controller.jobframework.interface import GenericJob
@@ -127,6 +127,7 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
     admitted_pods = iter([_with_uid(o) for o, _ in pods] if stored else
                          _admitted_pods(pods, [*submitted, *cluster], validate))
     tas_read: list[int] = []    # the `ignored` notes of Nodes and bound pods: read when TAS is there
+    gates = _configured_gates([*submitted, *cluster], version)      # what the webhooks run with
     unknown: list[tuple[int, Any, Source]] = []     # the submitted objects of kinds read by no one here
     for obj, src, is_submitted in [*((o, s, True) for o, s in submitted), *((o, s, False) for o, s in cluster)]:
         if not isinstance(obj, OBJECTS):
@@ -168,7 +169,8 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
                     tas_read.append(len(out.ignored) - 1)
                 continue
             stored = next(admitted_pods) if kind == "Pod" else _with_uid(obj)
-            _refusable(refused, lambda: out.jobs.append(_job(integration, stored, src, version, (submitted, cluster))))
+            _refusable(refused, lambda: out.jobs.append(_job(integration, stored, src, version, (submitted, cluster),
+                                                             gates)))
         elif kind not in ADMISSION_CONTEXT:
             out.ignored.append(f"{_described(obj)}: not a kind Kueue's admission reads")
             if is_submitted:        # (an external framework's job: `_external_jobs`, once the Configuration is read)
@@ -216,18 +218,38 @@ def _read_configuration(out: KueueInputs, obj: Mapping[str, Any], src: Source, v
         out.warnings.append(note)
 
 
+def _configured_gates(objects: Objects, version: KueueVersion | None) -> FeatureGates:
+    """The feature gates Kueue's webhooks run with: the Configuration's featureGates (the last given,
+    or its manager ConfigMap's) over the release's defaults, read before the jobs, as the manager
+    starts with them; one it cannot read is refused where the Configuration is read."""
+    raw: Any = None
+    for obj, src in objects:
+        if not isinstance(obj, dict):
+            continue
+        if is_configuration(obj):
+            raw = obj.get("featureGates")
+        elif obj.get("kind") == "ConfigMap" and is_manager_config_map(obj):
+            try:
+                found = configuration_of(obj, src)
+            except KexplainError:
+                continue
+            raw = found[0].get("featureGates") if found is not None else raw
+    return read_gates(raw if isinstance(raw, Mapping) else None, (version or versions.resolve(None)).gates)
+
+
 def _job(integration: Any, obj: dict[str, Any], src: Source, version: KueueVersion | None,
-         objects: Sequence[Objects]) -> Any:
-    """The integration's job of `obj`, after its Kueue webhook's checks in the version's words (an
-    integration with a `webhook`: the operators' kinds); one that READS other kinds (a TrainJob its
-    runtimes) is given them from `objects` (the submitted and the cluster's)."""
+         objects: Sequence[Objects], gates: FeatureGates | None = None) -> Any:
+    """The integration's job of `obj`, after its Kueue webhook's checks in the version's words and
+    under its feature `gates` (an integration with a `webhook`: the operators' kinds); one that
+    READS other kinds (a TrainJob its runtimes) is given them from `objects` (the submitted and the
+    cluster's)."""
     if getattr(integration, "READS", None):
         job = integration.from_object(obj, src, integration.context(o for objs in objects for o in objs))
     else:
         job = integration.from_object(obj, src)
     webhook = getattr(integration, "webhook", None)
     if webhook is not None:
-        webhook(obj, src, version or versions.resolve(None))
+        webhook(obj, src, version or versions.resolve(None), gates)
     return job
 
 

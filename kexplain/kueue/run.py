@@ -135,7 +135,8 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
     tas = TASCache.build(inputs.topologies, inputs.flavors, inputs.nodes, inputs.bound_pods)
     cache = Cache.build(inputs.flavors, inputs.cluster_queues, inputs.cohorts, inputs.admission_checks, tas)
     afs = inputs.config.admission_fair_sharing if inputs.config.enabled(ADMISSION_FAIR_SHARING) else None
-    queues = Manager.build(settings.version, inputs.cluster_queues, inputs.local_queues, now, afs)
+    queues = Manager.build(settings.version, inputs.cluster_queues, inputs.local_queues, now, afs,
+                           inputs.config.pods_ready_eviction)
     for wl in workloads.values():
         if has_active_quota_reservation(wl):
             cache.add_workload(new_info(wl))
@@ -144,7 +145,8 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
     ready = inputs.config.wait_for_pods_ready
     scheduler = Scheduler(cache, queues, inputs.namespace_labels, settings.version, now, record,
                           inputs.config.fair_sharing, block_admission=ready is not None and ready.block_admission,
-                          flavor_fungibility=inputs.config.enabled(FLAVOR_FUNGIBILITY))
+                          flavor_fungibility=inputs.config.enabled(FLAVOR_FUNGIBILITY),
+                          pods_ready_eviction=inputs.config.pods_ready_eviction)
     done = Pass(settings, inputs, outcomes, workloads, cache, queues, scheduler, events, queue_errors=queue_errors)
     done.decided_by.update(dict.fromkeys(held, WORKLOAD_CONTROLLER))
     limit = CYCLES_PER_WORKLOAD * len(workloads) + 2

@@ -42,6 +42,7 @@ from kexplain.lint.rules.devices import device_findings
 from kexplain.lint.rules.disruption_budgets import budget_findings
 from kexplain.lint.rules.documents import invalid, unreadable
 from kexplain.lint.rules.kubelet import bound_pod
+from kexplain.lint.rules.last_applied import last_applied_too_long
 from kexplain.lint.rules.kueue import held_unmade, kueue_findings, said_kueue
 from kexplain.lint.rules.node_groups import node_group_findings
 from kexplain.lint.rules.node_pools import node_pool_findings
@@ -54,6 +55,7 @@ from kexplain.lint.set_cluster import cluster_hpas, onto_pool, rolled_out, set_c
 from kexplain.lint.set_state import Gathered, Queued, RetryLog, SetCluster, SetFile, objects_of
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.manifests import applied as applied_repeats, expand_paths, read_text, repeats
+from kexplain.load.namespace_flag import KNOWN_SCOPES, Scopes, declared_scopes
 from kexplain.suggest import verified_suggestions
 from kexplain.suggest.add_node import ADD_NODE
 
@@ -108,6 +110,7 @@ class Linter:
         self._repeated: set[tuple[str, int, int | None]] = set()   # documents not applied: a later one is
         self._generated: set[tuple[str, int, int | None]] = set()  # documents named from their generateName
         self._elsewhere: dict[tuple[str, int, int | None], str] = {}  # refused by -n: kubectl's words
+        self._scopes: Scopes = KNOWN_SCOPES     # the set's kinds' scopes: its CRDs' with kexplain's
         # documents whose update of an earlier copy the API server refuses (an immutable field changed)
         self._update_refused: dict[tuple[str, int, int | None], KexplainError] = {}
         # workloads the pool has: what kubectl apply leaves of them (patched, or the pool's when refused)
@@ -165,6 +168,7 @@ class Linter:
         file's device and Kueue findings; the pods scheduled together (`set_cluster`)."""
         self._elsewhere = in_namespace(files, self.options.namespace)
         self._generated = name_generated(files)
+        self._scopes = {**KNOWN_SCOPES, **declared_scopes(doc.obj for f in files for doc in f.items)}
         items = [item for f in files for item in f.items if item.location.key not in self._elsewhere]
         objs, where = objects_of(items)
         found = repeats(objs)
@@ -244,6 +248,9 @@ class Linter:
             return
         if loc.key in self._generated:
             self._add(generate_name(obj, ref, doc))
+        too_long = last_applied_too_long(doc, ref, self.options.namespace or "default", self._scopes)
+        if too_long is not None:
+            self._add(too_long)
         update = self._update_refused.get(loc.key)
         if update is not None and valid:    # the copy before it stands (`manifests.applied`)
             self._add(Finding("admission", loc, ref, update.message))

@@ -43,11 +43,22 @@ def not_listed_words(record: Mapping[str, Any]) -> str | None:
     return f"not listed as unschedulable: {why}" if why else None
 
 
+def cleared_words(record: Mapping[str, Any]) -> str:
+    """The TPU requests CA's loop takes from the pod before anything else (ClearTPURequests, its first
+    pod list processor: `clearedRequests`), "" when none."""
+    names = [str(n) for n in record.get("clearedRequests") or ()]
+    if not names:
+        return ""
+    return f"CA's loop takes it without its {', '.join(names)} request{'s' if len(names) > 1 else ''} (ClearTPURequests)"
+
+
 def why_none(record: Mapping[str, Any]) -> str:
     """A pod's event message, or why CA records none; a line per answer where it depends on CA's
-    random pick (`pick_lines`)."""
+    random pick (`pick_lines`); what ClearTPURequests took from it last."""
     lines = pick_lines(record, _why_one)
-    return "\n".join(lines) if lines else _why_one(record)
+    text = "\n".join(lines) if lines else _why_one(record)
+    cleared = cleared_words(record)
+    return f"{text}; {cleared}" if cleared else text
 
 
 def _why_one(record: Mapping[str, Any]) -> str:
@@ -264,6 +275,9 @@ def outcome_line(record: Mapping[str, Any] | None, doc: Mapping[str, Any] | None
     each pick gives (a line each)."""
     if record is None:
         return "The pod is not among CA's pending pods."
+    cleared = cleared_words(record)
+    if cleared:
+        return f"{outcome_line({**record, 'clearedRequests': ()}, doc)}\n{cleared[0].upper()}{cleared[1:]}."
     picks = picks_of(record)
     if len(pick_outcomes(record)) < 2:     # the same outcome whatever the pick: its event names the pick's group
         return _outcome_one(record, doc)
@@ -536,7 +550,8 @@ def does_line(trace: Mapping[str, Any]) -> str | None:
     if outcome in ("TriggeredScaleUp", "TriggeredScaleUpNoEvent") and tied:
         return (f"Cluster autoscaler: scales up one of {tied} tied node groups for it, picked at random (the "
                 "expander's tie below).")
-    return f"Cluster autoscaler: {_does(record, doc)}."
+    cleared = cleared_words(record)
+    return f"Cluster autoscaler: {_does(record, doc)}{'; ' + cleared if cleared else ''}."
 
 
 def _does(record: Mapping[str, Any], doc: Mapping[str, Any]) -> str:

@@ -139,7 +139,7 @@ def test_limit_range_refusals(tmp_path: Path, resources: str, message: str) -> N
     first = copy_names(deployment(resources=resources), 1)[0]
     assert (f'0 of 3 pods created (FailedCreate: Error creating: pods "{first}" is forbidden: '
             f"{message})") in " ".join(out.split())       # (wrapped at 80 columns)
-    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
+    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-o", "json")
     [finding] = [f for f in json.loads(out)["findings"] if f["rule"] == "admission"]
     assert finding["message"].endswith(message)
 
@@ -190,7 +190,7 @@ def test_a_default_limit_below_the_templates_request_refuses_the_pods_not_the_wo
     assert code == 1 and "error:" not in err, err
     assert (f'0 of {copies} pods created (FailedCreate: Error creating: Pod "{first}" is invalid: {error})'
             in " ".join(out.split()))
-    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
+    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-o", "json")
     [finding] = [f for f in json.loads(out)["findings"] if f["rule"] == "admission"]
     assert finding["message"] == (f'{controller} creates 0 of {copies} pods: FailedCreate: Error creating: '
                                   f'Pod "{first}" is invalid: {error}')
@@ -236,7 +236,7 @@ def test_pods_beyond_the_quota_are_not_created(tmp_path: Path) -> None:
     code, out, _ = _run(bundle, "--nodes", nodes, "--no-suggestions")
     assert f"=== Deployment payments/api (priority 0): 4 of 6 replicas fit 4 of 6 pods created (FailedCreate: " \
            f"{expected})" in " ".join(out.split())
-    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
+    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-o", "json")
     findings = json.loads(out)["findings"]
     assert code == 1 and [f["rule"] for f in findings] == ["admission", "fits"]
 
@@ -382,7 +382,7 @@ def test_a_workloads_pods_are_refused_and_the_workload_warned(tmp_path: Path) ->
             'allowPrivilegeEscalation != false (container "web" must set '
             'securityContext.allowPrivilegeEscalation=false)') in err
     assert code == 1
-    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
+    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-o", "json")
     report = json.loads(out)
     assert [f["rule"] for f in report["findings"]] == ["admission", "admission-warning", "fits"]
     warned = report["findings"][1]
@@ -531,7 +531,7 @@ spec:
     text = " ".join(out.split())
     assert "fits on 1 of 2 eligible nodes; no pod created on 1 of them (FailedCreate)" in text
     assert "1 of 2 pods created (FailedCreate: Error creating:" in text
-    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
+    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-o", "json")
     found = [(f["object"]["name"], f["rule"]) for f in json.loads(out)["findings"]]
     assert found == [("api", "fits"), ("log-agent", "admission"), ("log-agent", "fits"), ("web", "admission")]
 
@@ -570,7 +570,7 @@ spec:
         assert f'{what}: namespaces "payments" not found' in err
     assert [p["object"]["name"] for p in json.loads(out)["placements"]] == ["status"]
     assert code == 2
-    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
+    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-o", "json")
     found = [(f["object"]["kind"], f["rule"], f["message"]) for f in json.loads(out)["findings"]]
     assert found[0] == ("Namespace", "admission", f'Namespace "payments" is invalid: {error}')
     assert found[1:4] == [(kind, "admission", 'namespaces "payments" not found')
@@ -626,7 +626,7 @@ def test_a_pod_created_before_its_namespaces_policies_meets_none(tmp_path: Path)
     assert "limitRanger" not in item and code == 2
     assert ('Pod payments/ledger: pods "ledger" is forbidden: exceeded quota: payments-pods, requested: pods=1, '
             'used: pods=1, limited: pods=1') in err
-    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
+    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-o", "json")
     found = [(f["object"]["name"], f["rule"]) for f in json.loads(out)["findings"]]
     assert found == [("migrate", "fits"), ("ledger", "admission")]
     # the policies first, as Helm and kustomize sort them: both pods meet them

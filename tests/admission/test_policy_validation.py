@@ -196,7 +196,7 @@ def test_refused_policies_do_not_act_in_explain_or_lint(tmp_path: Path) -> None:
     assert sorted(line.split(": ")[3] for line in refusals) == [
         "HorizontalPodAutoscaler default/web", "LimitRange default/defaults", "ResourceQuota default/compute"]
     assert code == 2
-    code, out, _ = _run("lint", path, "--nodes", nodes, "-f", "json")
+    code, out, _ = _run("lint", path, "--nodes", nodes, "-o", "json")
     findings = json.loads(out)["findings"]
     assert [(f["rule"], f["object"]["kind"]) for f in findings] == [
         ("admission", "LimitRange"), ("admission", "ResourceQuota"), ("fits", "Deployment"),

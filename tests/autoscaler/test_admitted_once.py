@@ -151,7 +151,7 @@ def test_lint_node_groups_reads_the_pool_once(tmp_path: Path, monkeypatch: pytes
     path.write_text(DEPLOYMENT)
     env = TestEnvironment(width=100)
     code = main(["lint", str(path), "--nodes", str(CASE / "cluster.yaml"), "--node-groups",
-                 str(CASE / "nodegroups.yaml"), "--kubernetes-version", "1.35", "--format", "json",
+                 str(CASE / "nodegroups.yaml"), "--kubernetes-version", "1.35", "-o", "json",
                  *(["--stored"] if stored else [])], env=env)
     assert code in (0, 1), env.err
     assert json.loads(env.out)["scheduling"]

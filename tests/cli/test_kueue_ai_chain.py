@@ -100,7 +100,7 @@ def test_the_page_says_what_the_json_says(case: str, tmp_path) -> None:
 
 @pytest.mark.parametrize("case", CASES)
 def test_lint_says_what_the_json_says(case: str) -> None:
-    code, out, err = run_cli("lint", fixture(case), *CLUSTER, "-f", "json")
+    code, out, err = run_cli("lint", fixture(case), *CLUSTER, "-o", "json")
     assert out, err
     assert lint_facts(json.loads(out), reference(case)) == reference(case)
     assert code == 0      # a held job is a warning (kueue-held, gated), never an error nor all clear
@@ -213,7 +213,7 @@ def test_admitted_without_room_karpenter_answers_in_every_output(kind: str, tmp_
     words = page_text(page.read_text())        # (its section's heading, then the same sentence)
     assert f"Karpenter {len(claimed)} new NodeClaims ; pods: {len(claimed)} NewNodeClaim" in words
     assert "is admitted in ClusterQueue burst-cq" in words
-    _, report, _ = run_cli("lint", job, *KARPENTER, "-f", "json")
+    _, report, _ = run_cli("lint", job, *KARPENTER, "-o", "json")
     findings = json.loads(report)["findings"]
     stuck = [f for f in findings if f["rule"] == "unschedulable"]
     assert stuck and {f["details"]["kueue"]["clusterQueue"] for f in stuck} == {"burst-cq"}
@@ -239,7 +239,7 @@ def test_a_job_waiting_for_its_checks_says_the_flavor_its_quota_is_reserved_on()
 def test_lint_offers_no_fix_of_a_held_jobs_template() -> None:
     """Its template meets a100-1 full: lint says so, but offers no fix of the template (the flavor's
     node selector is Kueue's, not the template's), as `kexplain FILE` offers none for a held job."""
-    _, out, err = run_cli("lint", fixture("job-held"), *CLUSTER, "-f", "json")
+    _, out, err = run_cli("lint", fixture("job-held"), *CLUSTER, "-o", "json")
     [finding] = [f for f in json.loads(out)["findings"] if f["rule"] == "kueue-held"]
     assert "its pod, once resumed: unschedulable: 0/9 nodes are available" in finding["message"], err
     assert not finding.get("suggestions")

@@ -75,7 +75,7 @@ def test_a_file_of_another_kind_is_refused(fair: Path) -> None:
     [str(FIXTURES / "kueue" / "eval.yaml"), "--nodes", str(FIXTURES / "kueue" / "cluster.yaml"), "--nodes",
      str(FIXTURES / "kueue" / "nodes.yaml"), "-o", "json"],
     ["lint", str(FIXTURES / "kueue" / "eval.yaml"), "--nodes", str(FIXTURES / "kueue" / "cluster.yaml"),
-     "--format", "json"],
+     "-o", "json"],
 ])
 def test_a_good_configuration_reaches_kueues_pass(fair: Path, command: list[str]) -> None:
     """The Configuration is Kueue's: plain kexplain and lint answer as they do without it (fair

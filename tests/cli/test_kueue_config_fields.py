@@ -109,6 +109,6 @@ def test_explain_and_lint_hold_a_job_without_a_queue_name_kueue_manages(tmp_path
             _, text, _ = run_cli(str(tmp_path / "job.yaml"), "--nodes", str(tmp_path / "cluster.yaml"))
             assert "Kueue v0.17.8, no queue name: Workload default/job-plain-" in " ".join(text.split())
         _, out, _ = run_cli("lint", str(tmp_path / "job.yaml"), "--nodes", str(tmp_path / "cluster.yaml"),
-                            "-f", "json")
+                            "-o", "json")
         rules = {f["rule"] for f in json.loads(out)["findings"]}
         assert ("kueue-held" in rules) is held, rules

@@ -71,7 +71,7 @@ def test_a_workload_it_owns_among_the_objects_is_named(files: Path) -> None:
 def test_lint_says_the_same(files: Path) -> None:
     (files / "run.yaml").write_text(yaml.safe_dump(RUN))
     code, out, _ = run_cli("lint", str(files / "run.yaml"), "--nodes", str(files / "cluster.yaml"),
-                           "--kueue-config", str(files / "config.yaml"), "-f", "json")
+                           "--kueue-config", str(files / "config.yaml"), "-o", "json")
     found = [f for f in json.loads(out)["findings"] if f["rule"] == "kueue-held"]
     assert [f["message"] for f in found] == [SAID.split(": ", 1)[1]] and found[0]["severity"] == "warning"
     assert code == 0        # a warning, under the default --fail-on error

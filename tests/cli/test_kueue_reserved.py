@@ -71,7 +71,7 @@ def test_the_page_says_what_the_text_says(tmp_path) -> None:
 
 
 def test_lint_schedules_the_template_on_the_reserved_flavors_nodes() -> None:
-    code, out, err = run_cli("lint", str(CASE / "job.yaml"), *NODES, "-f", "json")
+    code, out, err = run_cli("lint", str(CASE / "job.yaml"), *NODES, "-o", "json")
     [finding] = [f for f in json.loads(out)["findings"] if f["rule"] == "kueue-held"]
     assert finding["details"]["kueue"]["verdict"] == "QuotaReserved" and code == 0, err
     assert finding["message"].endswith("its pod, once resumed: fits: a100-1")

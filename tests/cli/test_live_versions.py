@@ -198,7 +198,7 @@ def test_snapshots_of_two_versions_are_refused_together(capsys, api, tmp_path):
 
 
 def lint_json(capsys, pod: Path, cluster: Path, *args: str) -> tuple[int, dict, str]:
-    code, out, err = run_cli(capsys, "lint", str(pod), "--nodes", str(cluster), "--stored", "--format", "json", *args)
+    code, out, err = run_cli(capsys, "lint", str(pod), "--nodes", str(cluster), "--stored", "-o", "json", *args)
     return code, json.loads(out) if out else {}, err
 
 

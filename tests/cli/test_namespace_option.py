@@ -103,7 +103,7 @@ def test_a_namespace_less_limit_range_acts_in_the_namespace_given(tmp_path):
 
 def test_lint_reports_the_refused_object_and_lints_the_rest(tmp_path):
     path = write(tmp_path, POD + "---\n" + ELSEWHERE)
-    code, out, err = run("lint", path, "--nodes", str(FIXTURES / "cluster.yaml"), "-n", "team", "-f", "json",
+    code, out, err = run("lint", path, "--nodes", str(FIXTURES / "cluster.yaml"), "-n", "team", "-o", "json",
                          "-v")
     assert code == 1, err
     findings = json.loads(out)["findings"]

@@ -84,7 +84,7 @@ def test_lint_ends_with_its_report_code(tmp_path: Path):
     (tmp_path / "nodes.yaml").write_text(NODE)
     (tmp_path / "apps.yaml").write_text("---\n".join(deployment(f"app-{i}", 1) for i in range(40)))
     for fmt in ("text", "json"):
-        code, _, err = head_1("lint", "-v", "--format", fmt, str(tmp_path / "apps.yaml"), "--nodes",
+        code, _, err = head_1("lint", "-v", "-o", fmt, str(tmp_path / "apps.yaml"), "--nodes",
                               str(tmp_path / "nodes.yaml"), lines=0)
         assert (code, err) == (ExitStatus.SUCCESS, "")
     (tmp_path / "big.yaml").write_text(deployment("big", 1).replace("cpu: 100m", "cpu: 100"))

@@ -96,7 +96,7 @@ def test_explain_and_lint_use_them(tmp_path: Path) -> None:
     assert [i["pod"]["name"] for i in doc["items"]] == copies
     assert [p["name"] for p in doc["placements"][0]["pods"]] == copies
     env = TestEnvironment(width=200)
-    main(["lint", str(tmp_path / "app.yaml"), "--nodes", str(tmp_path / "nodes.yaml"), "-f", "json"], env=env)
+    main(["lint", str(tmp_path / "app.yaml"), "--nodes", str(tmp_path / "nodes.yaml"), "-o", "json"], env=env)
     [finding] = json.loads(env.out)["findings"]
     assert f"replica {copies[2]}: " in finding["message"]
 

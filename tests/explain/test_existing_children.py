@@ -77,7 +77,7 @@ def test_lint_counts_each_pod_once(tmp_path: Path, capsys: pytest.CaptureFixture
     pods.write_text(yaml.safe_dump_all([_sts(3, policy), _pod("db-0")]))
     nodes = tmp_path / "nodes.yaml"
     nodes.write_text(yaml.safe_dump(NODE))
-    main(["lint", str(pods), "--nodes", str(nodes), "-f", "json"])
+    main(["lint", str(pods), "--nodes", str(nodes), "-o", "json"])
     report = json.loads(capsys.readouterr().out)
     assert sorted((f["rule"], f["object"]["kind"]) for f in report["findings"]) == sorted(findings)
     if policy == "Parallel":        # db-1 and db-2: the ordinals its controller still makes

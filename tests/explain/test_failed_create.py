@@ -131,7 +131,7 @@ def test_one_replica_refused_is_explained_too(tmp_path: Path) -> None:
 
 
 def test_lint_names_the_workload_once(tmp_path: Path) -> None:
-    code, out, _ = _run(tmp_path, quota(1), deployment(), args=("-f", "json"), lint=True)
+    code, out, _ = _run(tmp_path, quota(1), deployment(), args=("-o", "json"), lint=True)
     [finding] = [f for f in json.loads(out)["findings"] if f["rule"] != "fits"]
     assert code == 1 and finding["rule"] == "admission"
     assert finding["message"] == f"replicaset-controller creates 0 of 2 pods: FailedCreate: {FULL}"
@@ -167,7 +167,7 @@ def test_a_partial_create_is_said_in_the_section(tmp_path: Path) -> None:
     code, out, _ = _run(tmp_path, quota(3), deployment(replicas=3), args=("-o", "json"))
     [p] = json.loads(out)["placements"]
     assert (p["replicas"], p["created"], p["fit"], p["failedCreate"]) == (3, 2, 2, event)
-    code, out, _ = _run(tmp_path, quota(3), deployment(replicas=3), args=("-f", "json"), lint=True)
+    code, out, _ = _run(tmp_path, quota(3), deployment(replicas=3), args=("-o", "json"), lint=True)
     findings = json.loads(out)["findings"]
     assert [(f["rule"], f["message"].split(":")[0]) for f in findings] == [
         ("admission", "replicaset-controller creates 2 of 3 pods"), ("fits", "the 2 pods created (of 3 replicas) fit")]

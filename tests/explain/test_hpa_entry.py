@@ -68,7 +68,7 @@ def test_the_placements_entry_names_the_hpa(tmp_path: Path) -> None:
 
 
 def test_lint_says_it_with_the_verdict(tmp_path: Path) -> None:
-    code, out = _run(tmp_path, "lint", "-f", "json")
+    code, out = _run(tmp_path, "lint", "-o", "json")
     [finding] = json.loads(out)["findings"]
     assert code == 0 and finding["rule"] == "fits" and finding["details"]["replicas"] == 6
     assert finding["details"]["horizontalPodAutoscaler"] == EXPECTED
@@ -115,7 +115,7 @@ def test_two_hpas_on_one_target_each_apply_their_bounds(tmp_path: Path) -> None:
         "none scales on its metrics (AmbiguousSelector: pods by selector app=frontend are controlled by multiple HPAs: "
         "[web/frontend-hpa web/frontend-rps]); its pods are explained at 8 replicas")
     assert scaled["message"] in err
-    code, out, _ = _two(tmp_path, 8, 40, "lint", "-f", "json")
+    code, out, _ = _two(tmp_path, 8, 40, "lint", "-o", "json")
     [finding] = json.loads(out)["findings"]
     assert finding["details"]["replicas"] == 8 and finding["details"]["horizontalPodAutoscaler"] == scaled
 
@@ -162,7 +162,7 @@ def test_an_hpa_of_the_cluster_scales_the_sets_workload(tmp_path: Path) -> None:
     [placement] = json.loads(out)["placements"]
     assert code == 0 and placement["replicas"] == 6 and placement["horizontalPodAutoscaler"] == EXPECTED
     assert EXPECTED["message"] in err
-    code, out, _ = _cluster_hpa(tmp_path, deployment, CLUSTER_HPA, "lint", "-f", "json")
+    code, out, _ = _cluster_hpa(tmp_path, deployment, CLUSTER_HPA, "lint", "-o", "json")
     [finding] = json.loads(out)["findings"]
     assert finding["details"]["replicas"] == 6 and finding["details"]["horizontalPodAutoscaler"] == EXPECTED
 

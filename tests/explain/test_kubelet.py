@@ -93,7 +93,7 @@ def _run(tmp_path: Path, pod: str, *extra: str) -> tuple[int, dict, str]:
 
 def _lint(tmp_path: Path) -> tuple[int, list[dict]]:
     env = TestEnvironment()
-    code = main(["lint", str(tmp_path / "pod.yaml"), "--nodes", str(tmp_path / "nodes.yaml"), "-f", "json"], env=env)
+    code = main(["lint", str(tmp_path / "pod.yaml"), "--nodes", str(tmp_path / "nodes.yaml"), "-o", "json"], env=env)
     return code, json.loads(env.out)["findings"]
 
 

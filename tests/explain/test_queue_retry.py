@@ -93,7 +93,7 @@ def test_the_table_and_lint_say_where_they_end_up(tmp_path: Path) -> None:
     assert code == 0
     assert "=== Retried by the scheduling queue (after the pass in creation order)" in out
     assert f"Deployment shop/storefront: {copy_names(WEB, 2)[1]} bound to zone-a-1" in out
-    code, out, _ = _run(tmp_path, WEB + "---\n" + CACHE, "lint", "-f", "json")
+    code, out, _ = _run(tmp_path, WEB + "---\n" + CACHE, "lint", "-o", "json")
     findings = json.loads(out)["findings"]
     assert code == 0 and [f["rule"] for f in findings] == ["fits", "fits"]
     first, second = copy_names(WEB, 2)
@@ -190,6 +190,6 @@ def test_lint_with_node_groups_judges_where_the_retry_left_them(tmp_path: Path) 
     (tmp_path / "app.yaml").write_text(WEB + "---\n" + CACHE)
     env = TestEnvironment(width=200)
     code = main(["lint", str(tmp_path / "app.yaml"), "--nodes", str(FIXTURES / "autoscaler" / "cluster.yaml"),
-                 "--node-groups", str(FIXTURES / "autoscaler" / "nodegroups.yaml"), "-f", "json"], env=env)
+                 "--node-groups", str(FIXTURES / "autoscaler" / "nodegroups.yaml"), "-o", "json"], env=env)
     findings = json.loads(env.out)["findings"]
     assert code == 0 and [f["rule"] for f in findings] == ["fits", "fits"]

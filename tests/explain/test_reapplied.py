@@ -158,7 +158,7 @@ def test_lint_places_only_the_new_pod(tmp_path: Path) -> None:
     pods.write_text(yaml.safe_dump(deployment(3)))
     nodes.write_text(yaml.safe_dump_all([_node("n0", "2"), _node("n1", "1")] + running_deployment(["n0", "n1"])))
     env = TestEnvironment()
-    code = main(["lint", str(pods), "--nodes", str(nodes), "--format", "json"], env)
+    code = main(["lint", str(pods), "--nodes", str(nodes), "-o", "json"], env)
     assert code == 0, env.out
     findings = json.loads(env.out)["findings"]
     assert [f["rule"] for f in findings] == ["fits"]
@@ -194,7 +194,7 @@ def test_a_statefulset_with_its_running_pod_in_the_file_places_the_next_ordinal(
     assert json.loads(env.out)["pod"]["name"] == "db-1"
 
 
-@pytest.mark.parametrize("command", [[], ["lint", "--format", "json"]])
+@pytest.mark.parametrize("command", [[], ["lint", "-o", "json"]])
 def test_a_snapshot_without_its_deployment(tmp_path: Path, command: list[str]) -> None:
     """A `kexplain snapshot` lists ReplicaSets, not Deployments: the Deployment is read off them."""
     cluster = [o for o in ROOMY + running_deployment(["n0", "n1"]) if o["kind"] != "Deployment"]

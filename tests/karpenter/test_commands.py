@@ -106,7 +106,7 @@ def test_a_statefulset_with_its_own_pod_is_one_pod(command: list[str]) -> None:
 
 def test_lint_reports_every_pod_of_a_statefulset_with_its_own_pod() -> None:
     env = TestEnvironment()
-    code = main(["lint", str(CASE / "shop.yaml"), *CLUSTER, "--format", "json"], env)
+    code = main(["lint", str(CASE / "shop.yaml"), *CLUSTER, "-o", "json"], env)
     assert code == 1, env.err
     objects = {(f["object"]["kind"], f["object"]["name"]) for f in json.loads(env.out)["findings"]}
     assert {("StatefulSet", "db"), ("Pod", "db-0"), ("Pod", "web-1"), ("Pod", "web-2")} <= objects

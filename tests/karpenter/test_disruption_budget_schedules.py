@@ -124,7 +124,7 @@ def test_node_names_the_bad_schedule_and_the_corrected_one_verified(tmp_path):
 
 def lint(path: Path) -> tuple[int, list[dict]]:
     env = TestEnvironment(width=200)
-    code = main(["lint", str(path), "--format", "json"], env=env)
+    code = main(["lint", str(path), "-o", "json"], env=env)
     assert code in (0, 1), env.err
     return code, json.loads(env.out)["findings"]
 

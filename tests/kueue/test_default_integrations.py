@@ -62,7 +62,7 @@ def _explain_json(path: str) -> tuple[int, dict, str]:
 
 
 def _lint(path: str) -> tuple[int, dict]:
-    code, out, _ = kexplain("lint", path, *CLUSTER, "-f", "json")
+    code, out, _ = kexplain("lint", path, *CLUSTER, "-o", "json")
     return code, json.loads(out)
 
 

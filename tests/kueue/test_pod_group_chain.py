@@ -97,12 +97,12 @@ def test_an_incomplete_group_is_said_and_its_pods_stay_gated() -> None:
 
 def test_lint_says_an_incomplete_group_and_schedules_a_whole_one() -> None:
     env = TestEnvironment(width=200)
-    main(["lint", str(CASE / "ray-group-short.yaml"), *CLUSTER, "-f", "json"], env)
+    main(["lint", str(CASE / "ray-group-short.yaml"), *CLUSTER, "-o", "json"], env)
     findings = [f for f in json.loads(env.out)["findings"] if f["object"]["name"].startswith("ray-demo")]
     assert len(findings) == 3 and {f["rule"] for f in findings} == {"gated"}
     assert all("group has fewer runnable pods than expected" in f["message"] for f in findings)
     env = TestEnvironment(width=200)
-    main(["lint", str(CASE / "ray-group.yaml"), *CLUSTER, "-f", "json"], env)
+    main(["lint", str(CASE / "ray-group.yaml"), *CLUSTER, "-o", "json"], env)
     findings = [f for f in json.loads(env.out)["findings"] if f["object"]["name"].startswith("ray-demo")]
     assert {f["rule"] for f in findings} == {"fits"}
     assert {f["details"]["kueue"]["workload"] for f in findings} == {"team-b/ray-demo"}

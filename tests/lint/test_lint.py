@@ -71,7 +71,7 @@ def _text(tmp_path, name, text):
 def test_unreadable_file_does_not_stop_the_others(tmp_path, capsys, monkeypatch):
     bad = _text(tmp_path, "a.yaml", "kind: Pod\n---\n: : :\n")
     good = write(tmp_path, "b.yaml", deployment(replicas="x"))
-    code, out, _ = run(capsys, monkeypatch, bad, good, "-f", "json")
+    code, out, _ = run(capsys, monkeypatch, bad, good, "-o", "json")
     report = json.loads(out)
     assert code == 2
     assert [f["rule"] for f in report["findings"]] == ["invalid-document", "unreadable", "schema"]
@@ -83,9 +83,9 @@ def test_unreadable_file_does_not_stop_the_others(tmp_path, capsys, monkeypatch)
     (["--k8s-version", "banana"], "is not a Kubernetes version"),
     (["--nodes", "/nonexistent/pool.yaml"], "no such file or directory"),
     (["--schemas", "/nonexistent"], "not a directory"),
-    (["-f", "json", "--output", "a.json", "--output", "b.json"], "more --output files than --format"),
-    (["-f", "json", "-f", "sarif"], "only one format can go to stdout"),
-    (["-f", "yaml"], "Invalid value"),
+    (["-o", "json", "--output-file", "a.json", "--output-file", "b.json"], "more --output-file files than -o"),
+    (["-o", "json", "-o", "sarif"], "only one format can go to stdout"),
+    (["-o", "yaml"], "Invalid value"),
     (["--fail-on", "sometimes"], "Invalid value"),
 ])
 def test_exit_2_for_bad_usage(tmp_path, capsys, monkeypatch, args, message):
@@ -131,7 +131,7 @@ def test_unknown_fields_follow_kubectl_validate(tmp_path, capsys, monkeypatch, a
     obj = deployment()
     obj["spec"]["template"]["spec"]["containers"][0]["imagePullPolicyy"] = "Always"
     path = write(tmp_path, "d.yaml", obj)
-    got, out, err = run(capsys, monkeypatch, path, *args, "-f", "json")
+    got, out, err = run(capsys, monkeypatch, path, *args, "-o", "json")
     report = json.loads(out)
     assert got == code
     assert report["strict"] is (severity == "error")
@@ -189,12 +189,12 @@ def test_unknown_kinds_are_skipped_unless_schemas_are_given(tmp_path, capsys, mo
     write(schemas, "widget-crd.yaml", crd)
     widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"size": "big"}}
     path = write(tmp_path, "w.yaml", widget, deployment())
-    code, out, _ = run(capsys, monkeypatch, path, "-f", "json")
+    code, out, _ = run(capsys, monkeypatch, path, "-o", "json")
     report = json.loads(out)
     assert code == 0
     assert [(f["rule"], f["severity"]) for f in report["findings"]] == [("unknown-kind", "info")]
     assert report["summary"]["skipped"] == 1
-    code, out, _ = run(capsys, monkeypatch, path, "--schemas", str(schemas), "-f", "json")
+    code, out, _ = run(capsys, monkeypatch, path, "--schemas", str(schemas), "-o", "json")
     report = json.loads(out)
     assert code == 1
     assert [(f["rule"], f["field"], f["message"]) for f in report["findings"]] == [
@@ -332,7 +332,7 @@ spec:
 
 
 def test_helm_stream_on_stdin(tmp_path, capsys, monkeypatch):
-    code, out, _ = run(capsys, monkeypatch, "-", "--nodes", pool(tmp_path), "-f", "json", stdin=HELM)
+    code, out, _ = run(capsys, monkeypatch, "-", "--nodes", pool(tmp_path), "-o", "json", stdin=HELM)
     report = json.loads(out)
     assert code == 1
     assert report["summary"] == {"files": 1, "objects": 4, "scheduled": 2, "errors": 1, "warnings": 0,

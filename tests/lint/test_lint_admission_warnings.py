@@ -58,7 +58,7 @@ def _lint(tmp_path: Path, *args: str) -> tuple[int, str]:
 
 
 def test_the_warning_is_a_finding_on_the_daemonset(tmp_path: Path) -> None:
-    code, out = _lint(tmp_path, "-f", "json", "--fail-on", "warning")
+    code, out = _lint(tmp_path, "-o", "json", "--fail-on", "warning")
     report = json.loads(out)
     assert code == 1 and report["warnings"] == []
     [warned] = [f for f in report["findings"] if f["rule"] == "admission-warning"]
@@ -70,7 +70,7 @@ def test_the_warning_is_a_finding_on_the_daemonset(tmp_path: Path) -> None:
 
 
 def test_sarif_carries_it(tmp_path: Path) -> None:
-    code, out = _lint(tmp_path, "-f", "sarif")
+    code, out = _lint(tmp_path, "-o", "sarif")
     run = json.loads(out)["runs"][0]
     [result] = [r for r in run["results"] if r["ruleId"] == "admission-warning"]
     assert result["level"] == "warning" and WARNING in result["message"]["text"]

@@ -47,7 +47,7 @@ def test_the_cluster_is_admitted_once(tmp_path: Path, monkeypatch: pytest.Monkey
     module, name = counted
     calls = counting(monkeypatch, getattr(module, name), name)
     env = TestEnvironment(width=200)
-    code = main(["lint", *args, "--format", "json"], env=env)
+    code = main(["lint", *args, "-o", "json"], env=env)
     assert code in (0, 1), env.err
     assert any(f["rule"] == rule for f in json.loads(env.out)["findings"])     # the autoscaler's pass ran
     assert len(calls) == 1, calls

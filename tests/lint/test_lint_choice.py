@@ -30,9 +30,9 @@ def lint_all(capsys, monkeypatch, repo: Path, *args: str) -> dict[str, object]:
     monkeypatch.chdir(repo)
     outputs: list[str] = []
     for fmt in FORMATS[:-1]:
-        outputs += ["--format", fmt, "--output", f"out.{fmt}"]
+        outputs += ["-o", fmt, "--output-file", f"out.{fmt}"]
     code, out, err = run(capsys, monkeypatch, "k8s/apps/huge.yaml", "--nodes", "pool.yaml", *outputs,
-                         "--format", "github", *args)
+                         "-o", "github", *args)
     assert not err, err
     got: dict[str, object] = {fmt: (repo / f"out.{fmt}").read_text() for fmt in FORMATS[:-1]}
     got["github"] = out
@@ -61,7 +61,7 @@ def test_list_rules_gives_every_rule_of_the_registry(capsys, monkeypatch, tmp_pa
     assert lines[0].split() == ["RULE", "SEVERITY", "NEEDS", "SUMMARY"]
     assert [line.split()[0] for line in lines[1:]] == list(RULES)
     assert lines[1 + list(RULES).index("no-node-group")].split()[1:3] == ["warning", "node-groups"]
-    code, out, _ = run(capsys, monkeypatch, "--list-rules", "--format", "json")
+    code, out, _ = run(capsys, monkeypatch, "--list-rules", "-o", "json")
     listed = json.loads(out)
     assert code == 0 and [r["id"] for r in listed] == list(RULES)
     assert {"id", "severity", "needs", "summary"} <= set(listed[0])
@@ -72,7 +72,7 @@ def test_list_rules_gives_every_rule_of_the_registry(capsys, monkeypatch, tmp_pa
 def test_list_rules_says_the_choice(capsys, monkeypatch, repo) -> None:
     (repo / ".kexplain-lint.yaml").write_text("disable: [fits]\nseverity: {preemption: error}\n")
     monkeypatch.chdir(repo)
-    code, out, _ = run(capsys, monkeypatch, "--list-rules", "-f", "json")
+    code, out, _ = run(capsys, monkeypatch, "--list-rules", "-o", "json")
     listed = {r["id"]: r for r in json.loads(out)}
     assert code == 0 and not listed["fits"]["enabled"] and listed["preemption"]["severity"] == "error"
     code, out, _ = run(capsys, monkeypatch, "--list-rules", "--enable", "fits")
@@ -165,7 +165,7 @@ def test_a_folder_linted_leaves_its_config_file_out(capsys, monkeypatch, repo) -
     """The config file beside the manifests is lint's own, not a manifest (given by name, it is one)."""
     (repo / "k8s" / ".kexplain-lint.yaml").write_text("disable: [unschedulable]\n")
     monkeypatch.chdir(repo)
-    code, out, _ = run(capsys, monkeypatch, "k8s", "--nodes", "pool.yaml", "-f", "json")
+    code, out, _ = run(capsys, monkeypatch, "k8s", "--nodes", "pool.yaml", "-o", "json")
     assert code == 0 and json.loads(out)["summary"]["files"] == 1
-    code, out, _ = run(capsys, monkeypatch, "k8s/.kexplain-lint.yaml", "-f", "json")
+    code, out, _ = run(capsys, monkeypatch, "k8s/.kexplain-lint.yaml", "-o", "json")
     assert code == 1 and [f["rule"] for f in json.loads(out)["findings"]] == ["invalid-document"]

@@ -84,7 +84,7 @@ def _run(*argv: str) -> tuple[int, str, str]:
 
 def test_removed_kinds_are_errors_naming_what_replaced_them(tmp_path: Path) -> None:
     (tmp_path / "policies.yaml").write_text(OLD_POLICIES)
-    code, out, _ = _run("lint", str(tmp_path / "policies.yaml"), "-f", "json")
+    code, out, _ = _run("lint", str(tmp_path / "policies.yaml"), "-o", "json")
     report = json.loads(out)
     assert code == 1
     by_kind = {f["object"]["kind"]: f for f in report["findings"]}
@@ -133,7 +133,7 @@ spec:
 
 def test_a_builtin_group_serves_no_kind_it_does_not_have(tmp_path: Path) -> None:
     (tmp_path / "policies.yaml").write_text(WRONG_GROUPS)
-    code, out, _ = _run("lint", str(tmp_path / "policies.yaml"), "-f", "json")
+    code, out, _ = _run("lint", str(tmp_path / "policies.yaml"), "-o", "json")
     report = json.loads(out)
     assert code == 1
     assert [f["rule"] for f in report["findings"]] == ["unknown-api-version"] * 4
@@ -165,7 +165,7 @@ def test_a_pinned_pod_is_the_same_verdict(tmp_path: Path, cpu: str, explain_code
     assert code == explain_code
     trace = json.loads(out)
     assert trace["preFilter"] is None and trace["filter"] is None and trace["postFilter"] is None
-    lint_code, lint_out, _ = _run("lint", pod, "--nodes", nodes, "-f", "json")
+    lint_code, lint_out, _ = _run("lint", pod, "--nodes", nodes, "-o", "json")
     [finding] = json.loads(lint_out)["findings"]
     assert (finding["rule"], lint_code) == (rule, explain_code)
     if rule == "kubelet-rejected":
@@ -201,7 +201,7 @@ spec:
 """
     (tmp_path / "set.yaml").write_text(debug_pod("3") + "---\n" + web)
     (tmp_path / "nodes.yaml").write_text(NODES)
-    code, out, _ = _run("lint", str(tmp_path / "set.yaml"), "--nodes", str(tmp_path / "nodes.yaml"), "-f", "json")
+    code, out, _ = _run("lint", str(tmp_path / "set.yaml"), "--nodes", str(tmp_path / "nodes.yaml"), "-o", "json")
     rules = [f["rule"] for f in json.loads(out)["findings"]]
     assert code == 0 and rules == ["not-scheduled", "fits"]
 
@@ -229,7 +229,7 @@ spec:
     pod, nodes = str(tmp_path / "set.yaml"), str(tmp_path / "nodes.yaml")
     code, _, err = _run(pod, "--nodes", nodes, "--no-suggestions")
     assert "Pod ops/node-debugger: spec.nodeName is worker-1: its kubelet rejects it (OutOfcpu" in err
-    lint_code, lint_out, _ = _run("lint", pod, "--nodes", nodes, "-f", "json")
+    lint_code, lint_out, _ = _run("lint", pod, "--nodes", nodes, "-o", "json")
     rules = [f["rule"] for f in json.loads(lint_out)["findings"]]
     assert rules == ["kubelet-rejected", "fits"] and (code, lint_code) == (1, 1)
     code, _, _ = _run(pod, "--nodes", nodes, "-o", "json")

@@ -88,7 +88,7 @@ def _write(tmp_path: Path, *docs: str) -> tuple[str, str]:
 
 
 def _lint(path: str, nodes: str) -> tuple[int, list[dict]]:
-    code, out, _ = _run("lint", path, "--nodes", nodes, "-f", "json")
+    code, out, _ = _run("lint", path, "--nodes", nodes, "-o", "json")
     return code, json.loads(out)["findings"]
 
 

@@ -269,9 +269,9 @@ def test_several_formats_with_output_files(tmp_path, capsys, monkeypatch, junit_
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     code, out, _ = run(capsys, monkeypatch, path, "--nodes", pool(tmp_path),
-                       "--format", "junit", "--output", str(out_dir / "lint.xml"),
-                       "--format", "sarif", "--output", str(out_dir / "lint.sarif"),
-                       "--format", "text")
+                       "-o", "junit", "--output-file", str(out_dir / "lint.xml"),
+                       "-o", "sarif", "--output-file", str(out_dir / "lint.sarif"),
+                       "-o", "text")
     assert code == 1
     assert "error [replicas] Deployment default/web: fits only 4 of 5 replicas" in out
     junit_schema.validate(str(out_dir / "lint.xml"))
@@ -279,8 +279,8 @@ def test_several_formats_with_output_files(tmp_path, capsys, monkeypatch, junit_
 
 
 def test_unwritable_output_is_a_usage_error(tmp_path, capsys, monkeypatch):
-    code, _, err = run(capsys, monkeypatch, write(tmp_path, "p.yaml", pod()), "-f", "json",
-                       "--output", str(tmp_path / "missing" / "x.json"))
+    code, _, err = run(capsys, monkeypatch, write(tmp_path, "p.yaml", pod()), "-o", "json",
+                       "--output-file", str(tmp_path / "missing" / "x.json"))
     assert code == 2 and "cannot write" in err
 
 
@@ -291,14 +291,14 @@ def test_sarif_is_valid_for_stdin_and_files_outside_the_working_directory(tmp_pa
     work.mkdir()
     monkeypatch.chdir(work)
     stream = yaml.safe_dump(deployment("bad", replicas="x"))
-    code, out, _ = run(capsys, monkeypatch, "-", outside, "--nodes", pool(tmp_path), "-f", "sarif", stdin=stream)
+    code, out, _ = run(capsys, monkeypatch, "-", outside, "--nodes", pool(tmp_path), "-o", "sarif", stdin=stream)
     assert code == 1
     log = json.loads(out)
     errors = list(sarif_validator.iter_errors(log))
     assert not errors, errors[0].message
     uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]]
     assert uris == ["stdin", (tmp_path / "outside dir" / "p.yaml").as_uri()]
-    code, out, _ = run(capsys, monkeypatch, "-", outside, "--nodes", pool(tmp_path), "-f", "junit", stdin=stream)
+    code, out, _ = run(capsys, monkeypatch, "-", outside, "--nodes", pool(tmp_path), "-o", "junit", stdin=stream)
     junit_schema.validate(out)
     assert [s.get("name") for s in ET.fromstring(out).iter("testsuite")] == ["<stdin>", outside]
 

@@ -27,7 +27,7 @@ IGNORE = "lint.kexplain.io/ignore"
 
 def lint(*args: str) -> tuple[int, list[dict]]:
     env = TestEnvironment(width=200)
-    code = main(["lint", *args, "--format", "json"], env=env)
+    code = main(["lint", *args, "-o", "json"], env=env)
     assert code in (0, 1), env.err
     return code, json.loads(env.out)["findings"]
 

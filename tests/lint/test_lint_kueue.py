@@ -54,7 +54,7 @@ spec:
 
 def lint(*args: str, stdin: str = "") -> tuple[int, list[dict]]:
     env = TestEnvironment(width=200, stdin=stdin.encode())
-    code = main(["lint", *args, "-f", "json"], env)
+    code = main(["lint", *args, "-o", "json"], env)
     return code, [f for f in json.loads(env.out)["findings"] if f["rule"].startswith("kueue-")]
 
 
@@ -94,7 +94,7 @@ def test_no_kueue_finding_without_kueues_objects() -> None:
 def verdicts(*args: str) -> dict[str, dict]:
     """The scheduling verdict of each object linted, by name."""
     env = TestEnvironment(width=200)
-    main(["lint", *args, "-f", "json"], env)
+    main(["lint", *args, "-o", "json"], env)
     return {f["object"]["name"]: f for f in json.loads(env.out)["findings"]
             if f["rule"] in ("fits", "unschedulable", "gated", "not-created", "kueue-held", "replicas")}
 
@@ -134,7 +134,7 @@ def test_a_job_kueue_holds_stays_suspended_and_without_kueue_nothing_changes() -
 def jobset_findings(*args: str, cluster: str = str(CASE / "cluster.yaml")) -> list[dict]:
     """The findings of sim.yaml's JobSet, linted with Kueue's objects (`cluster`) and the nodes."""
     env = TestEnvironment(width=200)
-    main(["lint", str(CASE / "sim.yaml"), "--nodes", cluster, *NODES, "-f", "json", *args], env)
+    main(["lint", str(CASE / "sim.yaml"), "--nodes", cluster, *NODES, "-o", "json", *args], env)
     return [f for f in json.loads(env.out)["findings"] if f["object"]["name"] == "sim"]
 
 
@@ -180,9 +180,9 @@ def test_a_bad_kueue_version_is_a_one_line_error() -> None:
 
 
 def lint_all(*args: str, stdin: str = "") -> tuple[int, list[dict], dict]:
-    """Exit code, every finding and the report of `kexplain lint ARGS -f json`."""
+    """Exit code, every finding and the report of `kexplain lint ARGS -o json`."""
     env = TestEnvironment(width=200, stdin=stdin.encode())
-    code = main(["lint", *args, "-f", "json"], env)
+    code = main(["lint", *args, "-o", "json"], env)
     report = json.loads(env.out)
     return code, report["findings"], report
 

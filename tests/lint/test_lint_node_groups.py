@@ -102,7 +102,7 @@ def test_cli(tmp_path: Path):
     path.write_text(OBJECTS)
     env = TestEnvironment()
     code = main(["lint", str(path), "--nodes", str(CASE / "cluster.yaml"), "--node-groups",
-                 str(CASE / "nodegroups.yaml"), "--kubernetes-version", "1.35", "--format", "json"], env=env)
+                 str(CASE / "nodegroups.yaml"), "--kubernetes-version", "1.35", "-o", "json"], env=env)
     assert code == 1
     rules = [f["rule"] for f in json.loads(env.out)["findings"]]
     assert rules.count("no-node-group") == 2

@@ -19,7 +19,7 @@ CLUSTER = ["--nodes", str(CASE / "cluster.yaml"), "--nodes", str(CASE / "nodepoo
 
 def lint(*args: str) -> tuple[int, list[dict], str]:
     env = TestEnvironment(width=200)
-    code = main(["lint", *args, "--format", "json"], env=env)
+    code = main(["lint", *args, "-o", "json"], env=env)
     return code, json.loads(env.out)["findings"], env.err
 
 

@@ -68,7 +68,7 @@ def _lint(tmp_path: Path, manifest: str, *args: str) -> tuple[int, dict]:
     (tmp_path / "app.yaml").write_text(manifest)
     (tmp_path / "nodes.yaml").write_text(NODES)
     env = TestEnvironment(width=200)
-    code = main(["lint", str(tmp_path / "app.yaml"), "--nodes", str(tmp_path / "nodes.yaml"), "-f", "json", *args],
+    code = main(["lint", str(tmp_path / "app.yaml"), "--nodes", str(tmp_path / "nodes.yaml"), "-o", "json", *args],
                 env=env)
     return code, json.loads(env.out)
 

@@ -32,7 +32,7 @@ RAY_JOB = {"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": {"name": "tu
 
 
 def lint_json(*args: str) -> tuple[int, list[dict[str, Any]], dict[str, Any]]:
-    code, out, err = run_cli("lint", *args, "-f", "json")
+    code, out, err = run_cli("lint", *args, "-o", "json")
     doc = json.loads(out)
     return code, doc["findings"], doc["summary"]
 

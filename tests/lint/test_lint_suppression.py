@@ -119,7 +119,7 @@ def test_a_stale_annotation_is_said_only_when_the_rule_could_find(tmp_path, monk
 def test_a_suppression_of_a_schema_error(capsys, monkeypatch, tmp_path) -> None:
     monkeypatch.chdir(tmp_path)
     bad = annotated(deployment("bad", replicas="x"), "schema: replicas come from the overlay")
-    code, out, _ = run(capsys, monkeypatch, write(tmp_path, "bad.yaml", bad), "-f", "json")
+    code, out, _ = run(capsys, monkeypatch, write(tmp_path, "bad.yaml", bad), "-o", "json")
     data = json.loads(out)
     assert code == 0 and data["summary"]["errors"] == 0 and data["summary"]["suppressed"] == 1
     assert data["findings"][0]["rule"] == "schema" and data["findings"][0]["suppressed"]["justification"] == \

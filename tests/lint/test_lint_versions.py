@@ -47,7 +47,7 @@ def kexplain(*args: str, stdin: bytes = b"") -> tuple[int, str, str]:
 
 
 def lint_json(*args: str, stdin: bytes = b"") -> tuple[int, dict, str]:
-    code, out, err = kexplain(*args, "-f", "json", stdin=stdin)
+    code, out, err = kexplain(*args, "-o", "json", stdin=stdin)
     return code, json.loads(out), err
 
 

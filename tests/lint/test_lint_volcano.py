@@ -60,7 +60,7 @@ def queue(cpu: str = "16", state: str = "Open") -> str:
 
 def lint(*paths: str) -> tuple[int, list[dict]]:
     env = TestEnvironment(width=200)
-    code = main(["lint", *paths, "-f", "json"], env)
+    code = main(["lint", *paths, "-o", "json"], env)
     return code, [f for f in json.loads(env.out)["findings"] if f["rule"].startswith("volcano-")]
 
 

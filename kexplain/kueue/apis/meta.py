@@ -23,6 +23,9 @@ class ObjectMeta:
     # the owner reference is no controller (a Workload Kueue attached with SetOwnerReference: a
     # LeaderWorkerSet's group's): its owner, never its controller
     owner_not_controller: bool = False
+    # metadata.generation as stored; a job the API server creates now gets 1 (what an elastic job's
+    # Workload name counts: `jobframework.naming`)
+    generation: int = 1
 
     @property
     def key(self) -> str:
@@ -60,4 +63,9 @@ def object_meta(obj: Mapping[str, Any], source: Source | None = None, *, namespa
         created=parse_time(meta.get("creationTimestamp"), source, obj, "metadata.creationTimestamp"),
         labels=_strings(meta.get("labels")), annotations=_strings(meta.get("annotations")),
         owner_kind=str(owner.get("kind") or ""), owner_name=str(owner.get("name") or ""),
-        owner_uid=str(owner.get("uid") or ""))
+        owner_uid=str(owner.get("uid") or ""), generation=_generation(meta.get("generation")))
+
+
+def _generation(raw: Any) -> int:
+    """A stored object's generation; 1 (the API server's on create) when none is given."""
+    return raw if isinstance(raw, int) and not isinstance(raw, bool) and raw > 0 else 1

@@ -44,6 +44,7 @@ class QueuedClusterQueue:
     afs: FairSharingState | None = None     # admission fair sharing on (its penalties rebuild the heap)
     afs_ordering: bool = False          # this ClusterQueue's admissionMode orders by LocalQueue usage
     local_queue_keys: set[str] = field(default_factory=set)
+    pods_ready_eviction: bool = True    # the Ordering's requeuing timestamp is Eviction (not Creation)
 
     def __post_init__(self) -> None:
         self.heap: Heap[Info] = Heap(lambda i: i.key, lambda a, b: self.compare(a, b) < 0)
@@ -65,7 +66,8 @@ class QueuedClusterQueue:
         pa, pb = priority(a.obj), priority(b.obj)
         if pa != pb:
             return -1 if pa > pb else 1
-        ta, tb = queue_order_timestamp(a.obj) or EPOCH, queue_order_timestamp(b.obj) or EPOCH
+        ta = queue_order_timestamp(a.obj, self.pods_ready_eviction) or EPOCH
+        tb = queue_order_timestamp(b.obj, self.pods_ready_eviction) or EPOCH
         if ta != tb:
             return -1 if ta < tb else 1
         ua, ub = a.obj.meta.uid, b.obj.meta.uid

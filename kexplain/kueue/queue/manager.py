@@ -38,14 +38,17 @@ class Manager:
 
     @classmethod
     def build(cls, version: KueueVersion, cluster_queues: list[ClusterQueue], local_queues: list[LocalQueue],
-              now: datetime | None = None, afs: AdmissionFairSharing | None = None) -> "Manager":
+              now: datetime | None = None, afs: AdmissionFairSharing | None = None,
+              pods_ready_eviction: bool = True) -> "Manager":
         """The ClusterQueues, and the LocalQueues not stopped (the LocalQueue controller adds no stopped one);
-        `now`: the clock the requeue backoffs are read against; `afs`: admission fair sharing, when on."""
+        `now`: the clock the requeue backoffs are read against; `afs`: admission fair sharing, when on;
+        `pods_ready_eviction`: its workloadOrdering's requeuing timestamp is Eviction (WithPodsReadyRequeuingTimestamp)."""
         m = cls(version, afs=FairSharingState.build(afs, local_queues, version.afs_nonpositive_weight_last)
                 if afs is not None else None)
         for cq in cluster_queues:
             m.cluster_queues[cq.name] = QueuedClusterQueue(cq.name, cq.queueing_strategy, version, now=now, afs=m.afs,
-                                                           afs_ordering=cq.admission_mode == USAGE_BASED)
+                                                           afs_ordering=cq.admission_mode == USAGE_BASED,
+                                                           pods_ready_eviction=pods_ready_eviction)
         for lq in local_queues:
             if not lq.stopped:
                 m.local_queues[lq.key] = QueuedLocalQueue(lq.key, lq.cluster_queue)

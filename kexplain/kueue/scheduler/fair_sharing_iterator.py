@@ -17,9 +17,10 @@ from kexplain.kueue.workload.ordering import priority, queue_order_timestamp
 Shares = dict[tuple[str, str], DRS]          # (parent cohort, workload key) -> the share it competes with there
 
 
-def fair_order(entries: list) -> Iterator:
+def fair_order(entries: list, pods_ready_eviction: bool = True) -> Iterator:
     """makeFairSharingIterator's pops: an entry of a ClusterQueue without a cohort as it comes, else
-    the tournament's winner of its cohort tree, until every entry is taken."""
+    the tournament's winner of its cohort tree, until every entry is taken (`pods_ready_eviction`:
+    the workloadOrdering's requeuing timestamp is Eviction)."""
     by_cq: dict[int, object] = {id(e.cq): e for e in entries if e.cq is not None}
     while by_cq:
         first = next(iter(by_cq.values()))
@@ -30,7 +31,7 @@ def fair_order(entries: list) -> Iterator:
             continue
         root = cq.parent.root()
         shares, requested = _shares(root, by_cq)
-        winner = _tournament(root, by_cq, shares, requested)
+        winner = _tournament(root, by_cq, shares, requested, pods_ready_eviction)
         del by_cq[id(winner.cq)]
         yield winner
 
@@ -60,20 +61,22 @@ def _shares(root: CohortSnapshot, by_cq: dict[int, object]) -> tuple[Shares, dic
     return shares, requested
 
 
-def _tournament(cohort: CohortSnapshot, by_cq: dict[int, object], shares: Shares, requested: dict[str, dict]):
+def _tournament(cohort: CohortSnapshot, by_cq: dict[int, object], shares: Shares, requested: dict[str, dict],
+                pods_ready_eviction: bool = True):
     """runTournament: the best of the child cohorts' winners and the child queues' entries."""
-    candidates = [w for child in cohort.child_cohorts if (w := _tournament(child, by_cq, shares, requested)) is not None]
+    candidates = [w for child in cohort.child_cohorts
+                  if (w := _tournament(child, by_cq, shares, requested, pods_ready_eviction)) is not None]
     candidates += [by_cq[id(cq)] for cq in cohort.child_cqs if id(cq) in by_cq]
     if not candidates:
         return None
     best = candidates[0]
     for current in candidates[1:]:
-        if _less(current, best, cohort.name, shares, requested):
+        if _less(current, best, cohort.name, shares, requested, pods_ready_eviction):
             best = current
     return best
 
 
-def _less(a, b, parent: str, shares: Shares, requested: dict[str, dict]) -> bool:
+def _less(a, b, parent: str, shares: Shares, requested: dict[str, dict], pods_ready_eviction: bool = True) -> bool:
     """entryComparer.less: not borrowing on what it asks first (FairSharingPrioritizeNonBorrowing),
     then the lower share, then the higher priority (PrioritySortingWithinCohort), then older."""
     da, db = shares[(parent, a.info.key)], shares[(parent, b.info.key)]
@@ -86,5 +89,6 @@ def _less(a, b, parent: str, shares: Shares, requested: dict[str, dict]) -> bool
     pa, pb = priority(a.info.obj), priority(b.info.obj)
     if pa != pb:
         return pa > pb
-    ta, tb = queue_order_timestamp(a.info.obj), queue_order_timestamp(b.info.obj)
+    ta = queue_order_timestamp(a.info.obj, pods_ready_eviction)
+    tb = queue_order_timestamp(b.info.obj, pods_ready_eviction)
     return ta is not None and tb is not None and ta < tb

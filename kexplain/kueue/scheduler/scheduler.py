@@ -97,8 +97,10 @@ class Scheduler:
     def __init__(self, cache: Cache, queues: Manager, namespace_labels: Callable[[str], dict[str, str]],
                  version: KueueVersion, now: datetime, record: Recorder,
                  fair_sharing: FairSharing | None = None, block_admission: bool = False,
-                 flavor_fungibility: bool = True) -> None:
+                 flavor_fungibility: bool = True, pods_ready_eviction: bool = True) -> None:
         self.fair_sharing = fair_sharing     # the Configuration's (None: classical preemption and order)
+        # its workloadOrdering (WithPodsReadyRequeuingTimestamp): the requeuing timestamp is Eviction
+        self.pods_ready_eviction = pods_ready_eviction
         self.flavor_fungibility = flavor_fungibility     # the FlavorFungibility gate, for the flavor assigner
         # waitForPodsReady.blockAdmission: no admission while an admitted Workload is not PodsReady;
         # `blocked`: the Workload the scheduler waits with (it waits for ever in a snapshot)
@@ -123,14 +125,15 @@ class Scheduler:
         preempted: dict[str, Info] = {}
         if self.fair_sharing is None:
             ordered = []
-            for entry in sorted(entries, key=functools.cmp_to_key(_entry_order)):
+            order = functools.partial(_entry_order, pods_ready_eviction=self.pods_ready_eviction)
+            for entry in sorted(entries, key=functools.cmp_to_key(order)):
                 ordered.append(entry)
                 self.process(entry, snapshot, preempted)
                 if self.blocked:
                     break
         else:               # the fair sharing iterator: each next entry by a tournament over the shares now
             ordered = []
-            for entry in fair_order(entries):
+            for entry in fair_order(entries, self.pods_ready_eviction):
                 ordered.append(entry)
                 self.process(entry, snapshot, preempted)
                 if self.blocked:
@@ -172,12 +175,13 @@ class Scheduler:
 
     def oracle(self, snapshot: Snapshot):
         def simulate(cq: ClusterQueueSnapshot, info: Info, fr: FlavorResource, quantity: int):
-            return preemption.simulate(snapshot, cq, info, fr, quantity, self.now, self.fair_sharing)
+            return preemption.simulate(snapshot, cq, info, fr, quantity, self.now, self.fair_sharing,
+                                       self.pods_ready_eviction)
         return simulate
 
     def targets(self, info: Info, assignment: Assignment, snapshot: Snapshot) -> list[Target]:
         return preemption.get_targets(info, assignment.total_requests_for(info), assignment.needing_preemption(),
-                                      snapshot, self.now, self.fair_sharing)
+                                      snapshot, self.now, self.fair_sharing, self.pods_ready_eviction)
 
     def assignments(self, info: Info, snapshot: Snapshot) -> tuple[Assignment, list[Target], Assignment | None]:
         """getInitialAssignments: the full assignment, else under partial admission the largest counts
@@ -356,9 +360,9 @@ def _to_api(ps) -> APIAssignment:
                          ps.topology_assignment, delayed_topology_request=ps.delayed_topology_request)
 
 
-def _entry_order(a: Entry, b: Entry) -> int:
+def _entry_order(a: Entry, b: Entry, pods_ready_eviction: bool = True) -> int:
     """classicalIterator's order: quota held first, then not borrowing (lower borrowing level),
-    then higher priority, then older."""
+    then higher priority, then older (the Ordering's timestamps)."""
     qa, qb = has_quota_reservation(a.info.obj), has_quota_reservation(b.info.obj)
     if qa != qb:
         return -1 if qa else 1
@@ -369,7 +373,8 @@ def _entry_order(a: Entry, b: Entry) -> int:
     pa, pb = priority(a.info.obj), priority(b.info.obj)
     if pa != pb:
         return -1 if pa > pb else 1
-    ta, tb = queue_order_timestamp(a.info.obj), queue_order_timestamp(b.info.obj)
+    ta = queue_order_timestamp(a.info.obj, pods_ready_eviction)
+    tb = queue_order_timestamp(b.info.obj, pods_ready_eviction)
     if ta is not None and tb is not None and ta != tb:
         return -1 if ta < tb else 1
     return 0

@@ -18,7 +18,8 @@ def priority(wl: Workload) -> int:
 
 
 def queue_order_timestamp(wl: Workload, pods_ready_eviction: bool = True) -> datetime | None:
-    """GetQueueOrderTimestamp (`pods_ready_eviction`: the requeuing timestamp is `Eviction`)."""
+    """GetQueueOrderTimestamp (`pods_ready_eviction`: the requeuing timestamp is `Eviction`, as the
+    Configuration sets it for every Ordering of the pass: `KueueConfig.pods_ready_eviction`)."""
     evicted = wl.find(EVICTED)
     if evicted is not None and evicted.status == TRUE and (
             evicted.reason == EVICTED_BY_ADMISSION_CHECK

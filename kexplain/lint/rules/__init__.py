@@ -12,13 +12,13 @@ from typing import Iterable
 from kexplain.lint.findings import Finding
 from kexplain.lint.rule import Rule
 from kexplain.lint.rules import (admission, apply, controllers, devices, disruption_budgets, documents, karpenter_pdbs,
-                                 kubelet, kueue, node_groups, node_pools, nodepool_budgets, nodepool_consolidation,
-                                 scheduling, schemas, suppression, versions, volcano)
+                                 kubelet, kueue, last_applied, node_groups, node_pools, nodepool_budgets,
+                                 nodepool_consolidation, scheduling, schemas, suppression, versions, volcano)
 
 # module by module: a rule family each, in the order --list-rules, SARIF and the docs list them
-FAMILIES = (documents, schemas, apply, admission, scheduling, kubelet, controllers, kueue, volcano, versions, node_groups,
-            node_pools, devices, disruption_budgets, nodepool_budgets, nodepool_consolidation, karpenter_pdbs,
-            suppression)
+FAMILIES = (documents, schemas, apply, last_applied, admission, scheduling, kubelet, controllers, kueue, volcano, versions,
+            node_groups, node_pools, devices, disruption_budgets, nodepool_budgets, nodepool_consolidation,
+            karpenter_pdbs, suppression)
 
 
 def _registry() -> dict[str, Rule]:

@@ -109,7 +109,7 @@ def test_several_pods_and_their_devices(capsys, tmp_path):
 
 def test_lint(capsys, tmp_path):
     page = tmp_path / "p.html"
-    code, out, _ = run(capsys, "lint", TOO_BIG, WEB, "--nodes", CLUSTER, "--format", "json", "--html", str(page))
+    code, out, _ = run(capsys, "lint", TOO_BIG, WEB, "--nodes", CLUSTER, "-o", "json", "--html", str(page))
     report = json.loads(out)
     doc = page_data(page)["doc"]
     assert doc["kind"] == "LintReport" and doc["findings"] == report["findings"]
@@ -118,7 +118,7 @@ def test_lint(capsys, tmp_path):
     too_big = explained[(TOO_BIG, "analytics")]["items"]
     assert [t["result"]["status"] for t in too_big] == ["Unschedulable"]
     assert set(too_big[0]["details"]["nodes"]) == node_names()
-    assert "explanations" not in report          # --format json is as it was
+    assert "explanations" not in report          # -o json is as it was
 
 
 def test_an_unwritable_page_is_one_error_line(capsys, tmp_path):

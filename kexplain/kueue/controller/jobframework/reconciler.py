@@ -19,6 +19,7 @@ from kexplain.kueue.controller.jobframework.priority import PriorityNotFound, ex
 from kexplain.kueue.controller.jobframework.tas import with_topology_requests
 from kexplain.kueue.feature_gates import (NAMESPACE_SELECTOR_ALWAYS_RESPECTED, PARTIAL_ADMISSION,
                                           TOPOLOGY_AWARE_SCHEDULING)
+from kexplain.kueue import workloadslicing
 
 REASON_ERR_WORKLOAD_COMPOSE = "ErrWorkloadCompose"
 
@@ -83,9 +84,11 @@ class JobOutcome:
 
 
 def construct_workload(job: GenericJob, created: datetime, priority_classes: Mapping[str, PriorityClass],
-                       workload_priority_classes: Mapping[str, PriorityClass]) -> WorkloadObject:
+                       workload_priority_classes: Mapping[str, PriorityClass], elastic: bool = False) -> WorkloadObject:
     """constructWorkload (a ComposableJob's own: `construct_composable_workload`, UnretryableError) then
-    prepareWorkload; PriorityNotFound when the class it names is missing."""
+    prepareWorkload; PriorityNotFound when the class it names is missing. An `elastic` job's Workload
+    (workloadslicing.Enabled) is named with its generation (newWorkloadName) and marked as the first
+    slice (prepareWorkloadSlice)."""
     meta = job.meta
     composable = getattr(job, "construct_composable_workload", None)
     if composable is not None:
@@ -97,11 +100,15 @@ def construct_workload(job: GenericJob, created: datetime, priority_classes: Map
     ref, priority = extract_priority(meta.labels, job.pod_priority_class_name(), workload_priority_classes,
                                      priority_classes)
     owner = getattr(job, "workload_owner_name", lambda: meta.name)()     # (a LeaderWorkerSet's group: NAME-INDEX)
-    wmeta = ObjectMeta(name=workload_name(owner, meta.uid, job.kind, job.group), namespace=meta.namespace,
-                       created=meta.created or created, labels=labels, owner_kind=job.kind, owner_name=meta.name,
-                       owner_uid=meta.uid, owner_not_controller=getattr(job, "owns_not_controls", False),
-                       # the job's provreq annotations (admissioncheck.FilterProvReqAnnotations)
-                       annotations={k: v for k, v in meta.annotations.items() if k.startswith(PROV_REQ_ANNOTATION_PREFIX)})
+    extra = workloadslicing.name_extra(job.group, job.kind, meta.generation, meta.annotations) if elastic else ""
+    name = workload_name(owner, meta.uid, job.kind, job.group, extra)
+    # the job's provreq annotations (admissioncheck.FilterProvReqAnnotations)
+    annotations = {k: v for k, v in meta.annotations.items() if k.startswith(PROV_REQ_ANNOTATION_PREFIX)}
+    if elastic:
+        annotations |= {workloadslicing.ELASTIC_JOB_ANNOTATION: "true", workloadslicing.WORKLOAD_SLICE_NAME_ANNOTATION: name}
+    wmeta = ObjectMeta(name=name, namespace=meta.namespace, created=meta.created or created, labels=labels,
+                       owner_kind=job.kind, owner_name=meta.name, owner_uid=meta.uid,
+                       owner_not_controller=getattr(job, "owns_not_controls", False), annotations=annotations)
     spec = WorkloadSpec(queue_name=meta.labels.get(QUEUE_NAME_LABEL, ""), pod_sets=with_topology_requests(job, job.pod_sets()),
                         priority=priority, priority_class=ref)
     return WorkloadObject(wmeta, spec, source=job.source)
@@ -128,7 +135,8 @@ def reconcile(job: GenericJob, existing: Mapping[str, WorkloadObject], now: date
     if owned is not None:
         return JobOutcome(job, owned)
     try:
-        wl = construct_workload(job, now, priority_classes, workload_priority_classes)
+        wl = construct_workload(job, now, priority_classes, workload_priority_classes,
+                                workloadslicing.enabled(job.meta.annotations, management.config.feature_gates))
     except PriorityNotFound as e:
         return JobOutcome(job, error=str(e))
     except UnretryableError as e:

@@ -2,8 +2,8 @@
 worker group named after it (lowercased), of replicas (1 when not set) x numOfHosts pods
 (BuildPodSets); the head's first container asks at least KubeRay's Redis cleanup Job's requests
 when GCS fault tolerance is on. What Kueue's webhook refuses of a managed one (ValidateCreate):
-in-tree autoscaling, more worker groups than the version allows, a worker group named `head`
-(`webhook`, with the version)."""
+in-tree autoscaling unless the job is an elastic one (`workloadslicing`), more worker groups than
+the version allows, a worker group named `head` (`webhook`, with the version and its gates)."""
 from __future__ import annotations
 
 import copy
@@ -16,7 +16,9 @@ from kexplain.kueue.apis.constants import QUEUE_NAME_LABEL
 from kexplain.kueue.apis.meta import object_meta
 from kexplain.kueue.apis.once import by_identity
 from kexplain.kueue.apis.workload import PodSet
+from kexplain.kueue.feature_gates import FeatureGates
 from kexplain.kueue.versions import KueueVersion
+from kexplain.kueue import workloadslicing
 from kexplain.kueue.controller.jobs.podsets import PodSetsJob, webhook_denied
 from kexplain.controllers.templates import count_at, mapping, template_at
 
@@ -83,11 +85,13 @@ def worker_groups(spec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [g if isinstance(g, Mapping) else {} for g in groups] if isinstance(groups, list) else []
 
 
-def spec_errors(spec: Mapping[str, Any], path: str, autoscaling: str, version: KueueVersion) -> list[FieldError]:
-    """What Kueue's webhook refuses of a managed job's RayClusterSpec (workload slicing off): in-tree
-    autoscaling (in `autoscaling`'s words), too many worker groups (the version's count), one named head."""
+def spec_errors(spec: Mapping[str, Any], path: str, autoscaling: str, version: KueueVersion,
+                elastic: bool = False) -> list[FieldError]:
+    """What Kueue's webhook refuses of a managed job's RayClusterSpec: in-tree autoscaling unless the
+    job is `elastic` (in `autoscaling`'s words), too many worker groups (the version's count), one
+    named head."""
     errors: list[FieldError] = []
-    if spec.get("enableInTreeAutoscaling") is True:
+    if spec.get("enableInTreeAutoscaling") is True and not elastic:
         errors.append(invalid_typed(f"{path}.enableInTreeAutoscaling", True, autoscaling))
     groups = worker_groups(spec)
     count, most = ((len(groups), MAX_WORKER_GROUPS) if version.ray_max_pod_sets is None
@@ -99,10 +103,20 @@ def spec_errors(spec: Mapping[str, Any], path: str, autoscaling: str, version: K
     return errors
 
 
-def webhook(obj: dict[str, Any], source: Source | None, version: KueueVersion) -> None:
-    """Kueue's RayCluster webhook's validateCreate of a managed RayCluster, in the version's words."""
+def elastic(obj: Mapping[str, Any], version: KueueVersion, gates: FeatureGates | None) -> bool:
+    """workloadslicing.Enabled of a job: `gates` (the Configuration's over the release's), else the
+    release's defaults."""
+    annotations = mapping(mapping(obj.get("metadata")).get("annotations"))
+    return workloadslicing.enabled(annotations, gates if gates is not None else FeatureGates(version.gates))
+
+
+def webhook(obj: dict[str, Any], source: Source | None, version: KueueVersion,
+            gates: FeatureGates | None = None) -> None:
+    """Kueue's RayCluster webhook's validateCreate of a managed RayCluster, in the version's words; an
+    elastic one may autoscale (its Default gates its templates, which validateElasticJob asks for)."""
     if mapping(mapping(obj.get("metadata")).get("labels")).get(QUEUE_NAME_LABEL):
-        errors = spec_errors(mapping(obj.get("spec")), "spec", version.raycluster_autoscaling, version)
+        errors = spec_errors(mapping(obj.get("spec")), "spec", version.raycluster_autoscaling, version,
+                             elastic(obj, version, gates))
         if errors:
             raise webhook_denied("vraycluster.kb.io", obj, errors, source)
 

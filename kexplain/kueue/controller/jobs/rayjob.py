@@ -2,7 +2,8 @@
 then, in K8sJobMode (the CRD's default submissionMode), pod set `submitter` of one pod, the
 submitterPodTemplate or KubeRay's default submitter; in SidecarMode the head pod set carries the
 submitter container instead. A RayJob on an existing cluster (clusterSelector) is skipped
-(JobWithSkip: no Workload). What Kueue's webhook refuses of a managed one (validateCreate)."""
+(JobWithSkip: no Workload). What Kueue's webhook refuses of a managed one (validateCreate: in-tree
+autoscaling only for an elastic one, `workloadslicing`)."""
 from __future__ import annotations
 
 import copy
@@ -14,6 +15,7 @@ from kexplain.kueue.apis.constants import QUEUE_NAME_LABEL
 from kexplain.kueue.apis.meta import object_meta
 from kexplain.kueue.apis.once import by_identity
 from kexplain.kueue.apis.workload import PodSet
+from kexplain.kueue.feature_gates import FeatureGates
 from kexplain.kueue.controller.jobs import raycluster
 from kexplain.kueue.versions import KueueVersion
 from kexplain.kueue.controller.jobs.podsets import PodSetsJob, webhook_denied
@@ -72,7 +74,8 @@ def pod_sets(obj: Mapping[str, Any], source: Source | None) -> tuple[PodSet, ...
     return tuple(sets)
 
 
-def _refused(obj: Mapping[str, Any], spec: Mapping[str, Any], source: Source | None, version: KueueVersion) -> None:
+def _refused(obj: Mapping[str, Any], spec: Mapping[str, Any], source: Source | None, version: KueueVersion,
+             gates: FeatureGates | None) -> None:
     """The webhook's validateCreate of a managed RayJob that does not use an existing cluster."""
     cluster = spec.get("rayClusterSpec")
     if not isinstance(cluster, Mapping):
@@ -82,13 +85,15 @@ def _refused(obj: Mapping[str, Any], spec: Mapping[str, Any], source: Source | N
     errors = [] if spec.get("shutdownAfterJobFinishes") is True else [invalid_typed(
         "spec.shutdownAfterJobFinishes", bool(spec.get("shutdownAfterJobFinishes")),
         "a kueue managed job should delete the cluster after finishing")]
-    errors += raycluster.spec_errors(cluster, "spec.rayClusterSpec", raycluster.AUTOSCALING_RAYJOB, version)
+    errors += raycluster.spec_errors(cluster, "spec.rayClusterSpec", raycluster.AUTOSCALING_RAYJOB, version,
+                                     raycluster.elastic(obj, version, gates))
     if errors:
         raise webhook_denied("vrayjob.kb.io", obj, errors, source)
 
 
-def webhook(obj: dict[str, Any], source: Source | None, version: KueueVersion) -> None:
-    """Kueue's RayJob webhook's validateCreate of a managed RayJob (the version's limits)."""
+def webhook(obj: dict[str, Any], source: Source | None, version: KueueVersion,
+            gates: FeatureGates | None = None) -> None:
+    """Kueue's RayJob webhook's validateCreate of a managed RayJob (the version's limits, its gates)."""
     if not mapping(mapping(obj.get("metadata")).get("labels")).get(QUEUE_NAME_LABEL):
         return
     spec = mapping(obj.get("spec"))
@@ -99,7 +104,7 @@ def webhook(obj: dict[str, Any], source: Source | None, version: KueueVersion) -
                 "spec.clusterSelector", dict(selector), "a kueue managed job should not use an existing cluster")],
                 source)
         return
-    _refused(obj, spec, source, version)
+    _refused(obj, spec, source, version, gates)
 
 
 @by_identity

@@ -12,6 +12,7 @@ from kexplain.kueue.apis.meta import object_meta
 from kexplain.kueue.apis.once import by_identity
 from kexplain.kueue.controller.jobs import raycluster
 from kexplain.kueue.controller.jobs.podsets import PodSetsJob, webhook_denied
+from kexplain.kueue.feature_gates import FeatureGates
 from kexplain.controllers.templates import mapping
 from kexplain.kueue.versions import KueueVersion
 
@@ -20,12 +21,15 @@ GROUP = "ray.io"
 CLUSTER_SPEC = "spec.rayClusterSpec"
 
 
-def webhook(obj: dict[str, Any], source: Source | None, version: KueueVersion) -> None:
-    """Kueue's RayService webhook's validateCreate of a managed RayService (the version's limits)."""
+def webhook(obj: dict[str, Any], source: Source | None, version: KueueVersion,
+            gates: FeatureGates | None = None) -> None:
+    """Kueue's RayService webhook's validateCreate of a managed RayService (the version's limits; an
+    elastic one may autoscale)."""
     if not mapping(mapping(obj.get("metadata")).get("labels")).get(QUEUE_NAME_LABEL):
         return
     cluster = mapping(mapping(obj.get("spec")).get("rayClusterSpec"))
-    errors = raycluster.spec_errors(cluster, CLUSTER_SPEC, raycluster.AUTOSCALING_RAYJOB, version)
+    errors = raycluster.spec_errors(cluster, CLUSTER_SPEC, raycluster.AUTOSCALING_RAYJOB, version,
+                                    raycluster.elastic(obj, version, gates))
     if errors:
         raise webhook_denied("vrayservice.kb.io", obj, errors, source)
 

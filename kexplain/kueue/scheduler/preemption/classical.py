@@ -46,6 +46,7 @@ class Context:
     requests: dict[FlavorResource, int]
     snapshot: Snapshot
     now: datetime
+    pods_ready_eviction: bool = True        # the Ordering's requeuing timestamp is Eviction
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,24 +71,25 @@ def held(ctx: Context, cq: ClusterQueueSnapshot) -> list[Held]:
     memo = ctx.snapshot.held
     out = memo.get(cq.name)
     if out is None:
-        out = memo[cq.name] = sorted(map(_held, cq.workloads.values(), (ctx.now,) * len(cq.workloads)), key=ORDER)
+        out = memo[cq.name] = sorted((_held(info, ctx.now, ctx.pods_ready_eviction) for info in cq.workloads.values()),
+                                     key=ORDER)
     return out
 
 
-def _held(info: Info, now: datetime) -> Held:
+def _held(info: Info, now: datetime, pods_ready_eviction: bool = True) -> Held:
     """The Workload as preemption reads it, remembered on its Info across cycles for as long as
-    its conditions (eviction, reservation time) are the same."""
+    its conditions (eviction, reservation time) and the Ordering are the same."""
     wl = info.obj
     conditions = tuple(wl.conditions)
     cached = info.__dict__.get("_held")
-    if cached is not None and cached[0] == conditions and cached[1] == now:
+    if cached is not None and cached[0] == conditions and cached[1] == (now, pods_ready_eviction):
         return cached[2]
     evicted = is_evicted(wl)
     prio = priority(wl)
     reserved = quota_reservation_time(wl, now)
-    out = Held(info, info.flavor_resources(), prio, queue_order_timestamp(wl),
+    out = Held(info, info.flavor_resources(), prio, queue_order_timestamp(wl, pods_ready_eviction),
                (not evicted, prio, -reserved.timestamp(), wl.meta.uid), evicted)
-    info.__dict__["_held"] = (conditions, now, out)
+    info.__dict__["_held"] = (conditions, (now, pods_ready_eviction), out)
     return out
 
 
@@ -98,7 +100,7 @@ def _variant(ctx: Context, h: Held, own: bool, policy: str, preemptor: int, adva
     if policy == LOWER_PRIORITY:
         allowed = preemptor > h.priority
     elif policy == LOWER_OR_NEWER_EQUAL_PRIORITY:
-        tp = queue_order_timestamp(ctx.wl)
+        tp = queue_order_timestamp(ctx.wl, ctx.pods_ready_eviction)
         allowed = preemptor > h.priority or (preemptor == h.priority and tp is not None and h.created is not None
                                              and tp < h.created)
     else:
@@ -139,7 +141,8 @@ def _from_cq(cq: ClusterQueueSnapshot, lca: CohortSnapshot | None, ctx: Context,
     own = cq.name == ctx.cq.name
     policy = ctx.cq.preemption.within_cluster_queue if own else ctx.cq.preemption.reclaim_within_cohort
     preemptor = priority(ctx.wl)
-    created = queue_order_timestamp(ctx.wl) if policy == LOWER_OR_NEWER_EQUAL_PRIORITY else None
+    created = queue_order_timestamp(ctx.wl, ctx.pods_ready_eviction) if policy == LOWER_OR_NEWER_EQUAL_PRIORITY \
+        else None
     key = (cq.name, own, policy, borrowing_within_cohort_forbidden(ctx.cq), lca.name if lca is not None else None,
            ctx.frs_need_preemption, preemptor, created, advantage)
     memo = ctx.snapshot.candidates

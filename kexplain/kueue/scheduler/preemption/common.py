@@ -13,15 +13,16 @@ NO_CANDIDATES, PREEMPT, RECLAIM = 0, 1, 2
 POSSIBILITY_NAMES = {NO_CANDIDATES: "NoCandidates", PREEMPT: "Preempt", RECLAIM: "Reclaim"}
 
 
-def satisfies_policy(preemptor: Workload, candidate: Workload, policy: str) -> bool:
+def satisfies_policy(preemptor: Workload, candidate: Workload, policy: str, pods_ready_eviction: bool = True) -> bool:
     """SatisfiesPreemptionPolicy: LowerPriority takes a lower priority; LowerOrNewerEqualPriority
-    also an equal priority created later; Any takes anything; Never nothing."""
+    also an equal priority queued later (the Ordering's timestamps); Any takes anything; Never nothing."""
     p, c = priority(preemptor), priority(candidate)
     lower = p > c
     if policy == LOWER_PRIORITY:
         return lower
     if policy == LOWER_OR_NEWER_EQUAL_PRIORITY:
-        tp, tc = queue_order_timestamp(preemptor), queue_order_timestamp(candidate)
+        tp = queue_order_timestamp(preemptor, pods_ready_eviction)
+        tc = queue_order_timestamp(candidate, pods_ready_eviction)
         newer_equal = p == c and tp is not None and tc is not None and tp < tc
         return lower or newer_equal
     return policy == ANY

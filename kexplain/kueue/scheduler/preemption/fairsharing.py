@@ -39,14 +39,16 @@ def candidate_key(preemptor_cq: str, now: datetime) -> Callable[[Info], tuple]:
     return key
 
 
-def find_candidates(preemptor: Info, cq: ClusterQueueSnapshot, frs: frozenset[FlavorResource]) -> list[Info]:
+def find_candidates(preemptor: Info, cq: ClusterQueueSnapshot, frs: frozenset[FlavorResource],
+                    pods_ready_eviction: bool = True) -> list[Info]:
     """findCandidates: by withinClusterQueue in its own queue, by reclaimWithinCohort in every
     ClusterQueue of the cohort tree that borrows a pair the preemptor needs."""
     out: list[Info] = []
 
     def take(queue: ClusterQueueSnapshot, policy: str) -> None:
         out.extend(info for info in queue.workloads.values()
-                   if satisfies_policy(preemptor.obj, info.obj, policy) and classical.uses_resources(info, frs))
+                   if satisfies_policy(preemptor.obj, info.obj, policy, pods_ready_eviction)
+                   and classical.uses_resources(info, frs))
 
     if cq.preemption.within_cluster_queue != NEVER:
         take(cq, cq.preemption.within_cluster_queue)

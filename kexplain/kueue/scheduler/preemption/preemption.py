@@ -66,6 +66,7 @@ class Context:
     frs: frozenset[FlavorResource]
     fair_sharing: FairSharing | None = None     # the Configuration's: fair preemptions, else classical
     trace: FairTrace | None = None              # the explanation's: each candidate a strategy weighed
+    pods_ready_eviction: bool = True            # the Ordering's requeuing timestamp is Eviction
 
 
 def _fits(ctx: Context, allow_borrowing: bool) -> bool:
@@ -86,7 +87,7 @@ def _under_nominal(ctx: Context) -> bool:
 def classical_targets(ctx: Context, now: datetime) -> list[Target]:
     """classicalPreemptions: try the candidates in order until the preemptor fits, then give
     back every target (newest first) it fits without."""
-    hctx = classical.Context(ctx.preemptor.obj, ctx.cq, ctx.frs, ctx.usage, ctx.snapshot, now)
+    hctx = classical.Context(ctx.preemptor.obj, ctx.cq, ctx.frs, ctx.usage, ctx.snapshot, now, ctx.pods_ready_eviction)
     candidates = classical.CandidateIterator(hctx)
     forbidden, _ = classical.borrowing_within_cohort_forbidden(ctx.cq)
     if candidates.no_candidate_from_other_queues or (forbidden and not _under_nominal(ctx)):
@@ -121,7 +122,7 @@ def fair_targets(ctx: Context, strategies: tuple[str, ...], now: datetime) -> li
     """fairPreemptions: the candidates in CandidatesOrdering, the preemptor's usage added for the
     shares, the first strategy, then (rule S2-b) the second over the candidates it refused."""
     key = fairsharing.candidate_key(ctx.cq.name, now)
-    candidates = sorted(fairsharing.find_candidates(ctx.preemptor, ctx.cq, ctx.frs), key=key)
+    candidates = sorted(fairsharing.find_candidates(ctx.preemptor, ctx.cq, ctx.frs, ctx.pods_ready_eviction), key=key)
     if not candidates:
         return []
     ctx.cq.add_usage(ctx.usage)
@@ -194,14 +195,14 @@ def _weighed(ctx: Context, target: "fairsharing.TargetQueue", info: Info, strate
 
 
 def fair_trace(info: Info, usage: dict[FlavorResource, int], snapshot: Snapshot, now: datetime,
-               fair_sharing: FairSharing) -> tuple[list[Target], FairTrace]:
+               fair_sharing: FairSharing, pods_ready_eviction: bool = True) -> tuple[list[Target], FairTrace]:
     """The fair preemption the oracle simulates for `usage` of `info` (its targets, none when the
     strategies refuse), with each candidate the strategies weighed on the way."""
     cq = snapshot.cluster_queue(info.cluster_queue)
     trace: FairTrace = []
     if cq is None:
         return [], trace
-    ctx = Context(info, cq, snapshot, dict(usage), frozenset(usage), fair_sharing, trace)
+    ctx = Context(info, cq, snapshot, dict(usage), frozenset(usage), fair_sharing, trace, pods_ready_eviction)
     return fair_targets(ctx, fair_sharing.preemption_strategies, now), trace
 
 
@@ -239,11 +240,13 @@ def _restore(snapshot: Snapshot, targets: list[Target]) -> None:
 
 
 def simulate(snapshot: Snapshot, cq: ClusterQueueSnapshot, info: Info, fr: FlavorResource, quantity: int,
-             now: datetime, fair_sharing: FairSharing | None = None) -> tuple[int, int, list[Target]]:
+             now: datetime, fair_sharing: FairSharing | None = None,
+             pods_ready_eviction: bool = True) -> tuple[int, int, list[Target]]:
     """PreemptionOracle.SimulatePreemption: whether preempting could make room for `quantity` of
     `fr`, the borrowing level after it, and the targets."""
     preemptor_cq = snapshot.cluster_queue(info.cluster_queue) or cq
-    ctx = Context(info, preemptor_cq, snapshot, {fr: quantity}, frozenset({fr}), fair_sharing)
+    ctx = Context(info, preemptor_cq, snapshot, {fr: quantity}, frozenset({fr}), fair_sharing,
+                  pods_ready_eviction=pods_ready_eviction)
     targets = _targets(ctx, now)
     if not targets:
         borrow, _ = classical.height_of_lowest_subtree_that_fits(cq, fr, quantity)
@@ -257,12 +260,12 @@ def simulate(snapshot: Snapshot, cq: ClusterQueueSnapshot, info: Info, fr: Flavo
 
 
 def get_targets(info: Info, usage: dict[FlavorResource, int], frs: frozenset[FlavorResource], snapshot: Snapshot,
-                now: datetime, fair_sharing: FairSharing | None = None) -> list[Target]:
+                now: datetime, fair_sharing: FairSharing | None = None, pods_ready_eviction: bool = True) -> list[Target]:
     """GetTargets: the Workloads `info` would preempt for `usage`, or none."""
     cq = snapshot.cluster_queue(info.cluster_queue)
     if cq is None:
         return []
-    return _targets(Context(info, cq, snapshot, usage, frs, fair_sharing), now)
+    return _targets(Context(info, cq, snapshot, usage, frs, fair_sharing, pods_ready_eviction=pods_ready_eviction), now)
 
 
 def preemption_message(preemptor: Info, reason: str, preemptor_path: str, preemptee_path: str) -> str:
