@@ -1,0 +1,78 @@
+"""Volcano's session on small clusters built by hand, the expected answers read off the Go code
+(volcano v1.15.1: actions/allocate, plugins/gang and proportion, api/job_info.go's FitError,
+cache.go's RecordJobStatusEvent and the binder's event)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kexplain.cli.app import main
+from tests.support.cli_helpers import TestEnvironment
+
+
+def node(name: str, cpu: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+            "status": {"capacity": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}}
+
+
+def pod(name: str, group: str, cpu: str, at: int) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "creationTimestamp": f"2026-01-01T00:00:{at:02d}Z",
+                         "annotations": {"scheduling.k8s.io/group-name": group}},
+            "spec": {"schedulerName": "volcano",
+                     "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": cpu}}}]}}
+
+
+def group(name: str, min_member: int) -> dict[str, Any]:
+    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+            "metadata": {"name": name, "namespace": "default", "creationTimestamp": "2026-01-01T00:00:00Z"},
+            "spec": {"minMember": min_member}}
+
+
+def session(tmp_path: Path, objects: list[dict[str, Any]]) -> tuple[int, dict[str, Any]]:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump_all(objects))
+    env = TestEnvironment()
+    code = main(["volcano", "--nodes", str(path), "-o", "json"], env)
+    assert env.out, env.err
+    return code, json.loads(env.out)
+
+
+def events(doc: dict[str, Any]) -> set[tuple[str, str, str]]:
+    return {(e["object"], e["reason"], e["message"]) for e in doc["events"]}
+
+
+def test_an_elastic_gang_binds_its_minimum_and_the_rest_waits_on_the_queue(tmp_path: Path) -> None:
+    # One node of 4 cpu, two tasks of 3, minMember 1: the first is bound (the gang is ready and the
+    # statement committed); the second is over the queue's deserved (4 cpu), so allocate skips it
+    # without a fit error: its condition carries the job's histogram alone.
+    code, doc = session(tmp_path, [node("n1", "4"), group("g", 1), pod("g-0", "g", "3", 1), pod("g-1", "g", "3", 2)])
+    pods = {p["name"]: p for p in doc["pods"]}
+    assert pods["default/g-0"]["boundTo"] == "n1"
+    hist = "pod group is ready, 1 Binding, 1 Pending, 1 minAvailable; Pending: 1 Unschedulable"
+    assert pods["default/g-1"]["podScheduled"]["message"] == hist
+    assert events(doc) >= {("Pod default/g-0", "Scheduled", "Successfully assigned default/g-0 to n1"),
+                           ("PodGroup default/g", "Unschedulable", f"1/2 tasks in gang unschedulable: {hist}")}
+    pg = doc["podGroups"][0]
+    assert (pg["phaseBefore"], pg["phase"]) == ("Pending", "Inqueue")
+    assert pg["conditions"][0]["type"] == "Scheduled"
+    assert {q["name"]: q["allocated"] for q in doc["queues"]}["default"] == {"cpu": "3", "memory": "0", "pods": "1"}
+    assert code == 0
+
+
+def test_a_gang_short_of_its_minimum_is_rolled_back(tmp_path: Path) -> None:
+    # Two nodes of 4 cpu, three tasks of 3, minMember 3: two placed, the third is over the queue's
+    # deserved (the cluster's 8 cpu: proportion's allocatable refuses it, no fit error); the statement
+    # is discarded and the placed ones say where they could go.
+    code, doc = session(tmp_path, [node("a", "4"), node("b", "4"), group("g", 3),
+                                   pod("g-0", "g", "3", 1), pod("g-1", "g", "3", 2), pod("g-2", "g", "3", 3)])
+    pods = {p["name"]: p for p in doc["pods"]}
+    assert not any(p.get("boundTo") for p in pods.values())
+    assert pods["default/g-0"]["podScheduled"]["reason"] == "Schedulable"
+    hist = "pod group is not ready, 3 Pending, 3 minAvailable; Pending: 1 Unschedulable, 2 Schedulable"
+    assert pods["default/g-2"]["podScheduled"]["message"] == hist
+    assert doc["podGroups"][0]["conditions"][0]["message"] == f"1/3 tasks in gang unschedulable: {hist}"
+    assert code == 1
