@@ -18,7 +18,9 @@ def render(doc: dict[str, Any], out: TextIO) -> None:
     for pod in doc.get("pods") or ():
         if not pod.get("podGroup"):
             continue
-        if pod.get("boundTo"):
+        if pod.get("evicted"):
+            out.write(f"  {pod['name']}: evicted (on {pod.get('nodeBefore', '')})\n")
+        elif pod.get("boundTo"):
             one_of = pod.get("boundToOneOf")
             where = f"one of {', '.join(one_of)}" if one_of else pod["boundTo"]
             out.write(f"  {pod['name']}: bound to {where}\n")

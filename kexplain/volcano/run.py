@@ -6,13 +6,14 @@ from typing import Any
 
 from kexplain.features.kube_version import KubeVersion
 from kexplain.volcano import cache
-from kexplain.volcano.actions import allocate, backfill, enqueue
+from kexplain.volcano.actions import allocate, backfill, enqueue, preempt, reclaim
 from kexplain.volcano.conf import SchedulerConf
 from kexplain.volcano.document import document
 from kexplain.volcano.framework.framework import close_session, open_session
 from kexplain.volcano.versions import DEFAULT, VolcanoVersion
 
-EXECUTE = {"enqueue": enqueue.execute, "allocate": allocate.execute, "backfill": backfill.execute}
+EXECUTE = {"enqueue": enqueue.execute, "allocate": allocate.execute, "backfill": backfill.execute,
+           "preempt": preempt.execute, "reclaim": reclaim.execute}
 
 
 def run_session(objects: list[dict[str, Any]], volcano: list[dict[str, Any]], conf: SchedulerConf,

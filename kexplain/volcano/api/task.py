@@ -10,6 +10,7 @@ from kexplain.volcano.api.resource import PODS, Resource
 GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"
 TASK_SPEC_KEY = "volcano.sh/task-spec"
 TASK_PRIORITY_ANNOTATION = "volcano.sh/task-priority"
+PREEMPTABLE_KEY = "volcano.sh/preemptable"
 
 
 class TaskStatus(IntFlag):
@@ -113,6 +114,7 @@ class TaskInfo:
     last_tx: TxContext | None = None
     eviction_occurred: bool = False
     nominated: str = field(default="")
+    preemptable: bool = True
 
     @property
     def key(self) -> str:
@@ -150,4 +152,16 @@ def new_task(pod: dict[str, Any]) -> TaskInfo:
         priority=priority, pod=pod, resreq=req, init_resreq=req.clone(), best_effort=req.is_empty(),
         node_name=spec.get("nodeName") or "", status=task_status(pod), sch_gated=bool(spec.get("schedulingGates")),
         creation=str(meta.get("creationTimestamp") or ""),
-        nominated=(pod.get("status") or {}).get("nominatedNodeName") or "")
+        nominated=(pod.get("status") or {}).get("nominatedNodeName") or "", preemptable=_preemptable(ann, labels))
+
+
+def _preemptable(annotations: dict[str, str], labels: dict[str, str]) -> bool:
+    """GetPodPreemptable: the annotation, else the label, read as strconv.ParseBool; true when neither."""
+    for source in (annotations, labels):
+        if PREEMPTABLE_KEY in source:
+            return str(source[PREEMPTABLE_KEY]) in ("1", "t", "T", "true", "TRUE", "True")
+    return True
+
+
+def preemptable_status(s: TaskStatus) -> bool:
+    return s in (TaskStatus.BOUND, TaskStatus.RUNNING)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from kexplain.volcano.api.fit_errors import Code
 from kexplain.volcano.api.job import JobInfo
 from kexplain.volcano.api.node import NodeInfo
 from kexplain.volcano.api.queue import QueueInfo
@@ -159,6 +160,56 @@ class Session:
                 return all(fn(job) for fn in tier)
         return False
 
+    def _victims(self, point: str, switch: str, actor: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo] | None:
+        """Preemptable and Reclaimable: the plugins' victims intersected within a tier; a plugin that
+        leaves none ends its tier, the next tier asked."""
+        victims: list[TaskInfo] | None = None
+        for tier in self._tiers(point, switch):
+            for fn in tier:
+                found = fn(actor, candidates)
+                if not found:
+                    victims = None
+                    break
+                victims = list(found) if victims is None else [v for v in victims if any(v.uid == c.uid for c in found)]
+            if victims is not None:
+                return victims
+        return victims
+
+    def preemptable(self, preemptor: TaskInfo, preemptees: list[TaskInfo]) -> list[TaskInfo]:
+        return self._victims("preemptable", "preemptable", preemptor, preemptees) or []
+
+    def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> list[TaskInfo]:
+        return self._victims("reclaimable", "reclaimable", reclaimer, reclaimees) or []
+
+    def preemptive(self, queue: QueueInfo, candidates: list[TaskInfo]) -> bool:
+        return all(fn(queue, candidates) for _, fn in self._each("preemptive", "preemptive"))
+
+    def job_order_compare(self, l: JobInfo, r: JobInfo) -> int:
+        return self._compare("jobOrder", "job_order", l, r)
+
+    def victim_less(self, preemptor: TaskInfo) -> Callable[[TaskInfo, TaskInfo], bool]:
+        """BuildVictimsPriorityQueue's order: the preemptor's order reversed, job by job, queue by queue."""
+        def less(l: TaskInfo, r: TaskInfo) -> bool:
+            if l.job == r.job:
+                return not self.task_order_less(l, r)
+            lj, rj = self.jobs.get(l.job), self.jobs.get(r.job)
+            if lj is None or rj is None:
+                return not self.task_order_less(l, r) if lj is None and rj is None else lj is None
+            if preemptor.job in self.jobs and lj.queue != rj.queue:
+                return not self.queue_order_less(self.queues[lj.queue], self.queues[rj.queue])
+            cmp = self.job_order_compare(lj, rj)
+            if cmp != 0:
+                return cmp > 0
+            return not self.task_order_less(l, r)
+        return less
+
+    def predicate_for_preempt(self, task: TaskInfo, node: NodeInfo) -> Any:
+        """PredicateForPreemptAction: only an unresolvable, error, wait or skip status keeps the node out."""
+        err = self.predicate(task, node)
+        if err is None or all(s.code == Code.UNSCHEDULABLE for s in err.statuses):
+            return None
+        return err
+
     def overused(self, queue: QueueInfo) -> bool:
         return any(fn(queue) for _, fn in self._each("overused", "overused"))
 
@@ -219,13 +270,11 @@ class Session:
                     f"Successfully assigned {task.namespace}/{task.name} to {task.node_name}")
         self.jobs[task.job].update_status(task, TaskStatus.BINDING)
 
-    def evict(self, task: TaskInfo) -> None:
+    def evicted_by(self, task: TaskInfo, reason: str) -> None:
+        """cache.Evict on commit: the pod's and its PodGroup's events (the evictor deletes the pod)."""
         self.evicted.add(task.uid)
-        self.jobs[task.job].update_status(task, TaskStatus.RELEASING)
-        node = self.nodes.get(task.node_name)
-        if node is not None:
-            node.update_task(task)
-        self._notify(task, False)
+        self.record(f"Pod {task.namespace}/{task.name}", "Warning", "Evict", f"Pod is evicted, because of {reason}")
+        self.record(f"PodGroup {task.job}", "Normal", "Evict", reason)
 
 
 def compare_task(l: TaskInfo, r: TaskInfo) -> bool:

@@ -16,29 +16,29 @@ EVICT, PIPELINE, ALLOCATE = "evict", "pipeline", "allocate"
 @dataclass(eq=False)
 class Statement:
     ssn: Session
-    operations: list[tuple[str, TaskInfo]] = field(default_factory=list)
+    operations: list[tuple[str, TaskInfo, str]] = field(default_factory=list)
 
     def allocate(self, task: TaskInfo, node: NodeInfo) -> None:
         task.pod.setdefault("spec", {})
         self.ssn.allocate_task(task, node, TaskStatus.ALLOCATED)
-        self.operations.append((ALLOCATE, task))
+        self.operations.append((ALLOCATE, task, ""))
 
     def pipeline(self, task: TaskInfo, node: NodeInfo, eviction_occurred: bool) -> None:
         task.eviction_occurred = eviction_occurred
         self.ssn.allocate_task(task, node, TaskStatus.PIPELINED)
-        self.operations.append((PIPELINE, task))
+        self.operations.append((PIPELINE, task, ""))
 
-    def evict(self, task: TaskInfo) -> None:
+    def evict(self, task: TaskInfo, reason: str) -> None:
         job = self.ssn.jobs[task.job]
         job.update_status(task, TaskStatus.RELEASING)
         node = self.ssn.nodes.get(task.node_name)
         if node is not None:
             node.update_task(task)
         self.ssn._notify(task, False)
-        self.operations.append((EVICT, task))
+        self.operations.append((EVICT, task, reason))
 
     def discard(self) -> None:
-        for name, task in reversed(self.operations):
+        for name, task, _ in reversed(self.operations):
             task.generate_last_tx()
             if name == EVICT:
                 self.ssn.jobs[task.job].update_status(task, TaskStatus.RUNNING)
@@ -50,11 +50,15 @@ class Statement:
                 self.ssn.unallocate_task(task)
         self.operations = []
 
+    def merge(self, other: "Statement") -> None:
+        self.operations.extend(other.operations)
+        other.operations = []
+
     def commit(self) -> None:
-        for name, task in self.operations:
+        for name, task, reason in self.operations:
             task.clear_last_tx()
             if name == EVICT:
-                self.ssn.evicted.add(task.uid)
+                self.ssn.evicted_by(task, reason)
             elif name == ALLOCATE:
                 self.ssn.dispatch(task)
         self.operations = []

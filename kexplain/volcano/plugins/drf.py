@@ -10,6 +10,7 @@ from kexplain.volcano.api.task import TaskInfo, allocated_status
 from kexplain.volcano.framework.session import EventHandler
 
 NAME = "drf"
+SHARE_DELTA = 0.000001
 
 
 @dataclass
@@ -68,6 +69,26 @@ class Drf:
                 attr.allocated.sub(t.resreq)
                 self._update(attr)
 
+        def preemptable(preemptor: TaskInfo, preemptees: list[TaskInfo]) -> list[TaskInfo]:
+            """A victim's job keeps a share, without it, at least the preemptor's job's with the preemptor."""
+            latt = self.attrs.get(preemptor.job)
+            if latt is None:
+                return []
+            _, ls = self.share_of(latt.allocated.clone().add(preemptor.resreq))
+            allocations: dict[str, Resource] = {}
+            out = []
+            for t in preemptees:
+                if t.job not in allocations:
+                    ratt = self.attrs.get(t.job)
+                    if ratt is None:
+                        continue
+                    allocations[t.job] = ratt.allocated.clone()
+                _, rs = self.share_of(allocations[t.job].sub(t.resreq))
+                if ls < rs or abs(ls - rs) <= SHARE_DELTA:
+                    out.append(t)
+            return out
+
+        ssn.add("preemptable", NAME, preemptable)
         ssn.add("jobOrder", NAME, job_order)
         ssn.add_event_handler(EventHandler(on_allocate, on_deallocate))
 

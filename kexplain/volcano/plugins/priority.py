@@ -26,6 +26,21 @@ class Priority:
                 return -1
             return 1 if l.priority < r.priority else 0
 
+        def preemptable(preemptor: TaskInfo, preemptees: list[TaskInfo]) -> list[TaskInfo]:
+            """Another job's tasks of a lower job priority; the same job's of a lower task priority."""
+            pj = ssn.jobs.get(preemptor.job)
+            if pj is None:
+                return []
+            out = []
+            for t in preemptees:
+                tj = ssn.jobs.get(t.job)
+                if tj is None:
+                    continue
+                if (tj.priority < pj.priority) if tj.uid != pj.uid else (t.priority < preemptor.priority):
+                    out.append(t)
+            return out
+
+        ssn.add("preemptable", NAME, preemptable)
         ssn.add("taskOrder", NAME, task_order)
         ssn.add("jobOrder", NAME, job_order)
         ssn.add("jobStarving", NAME, lambda j: j.ready_task_num() + j.waiting_task_num() < len(j.tasks))

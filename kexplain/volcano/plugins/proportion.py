@@ -168,6 +168,32 @@ class Proportion:
                 attr.update_share()
             return handler
 
+        def reclaimable(_: TaskInfo, reclaimees: list[TaskInfo]) -> list[TaskInfo]:
+            """Tasks of queues holding more than they deserve, while they do."""
+            allocations: dict[str, Resource] = {}
+            out = []
+            for t in reclaimees:
+                job = ssn.jobs.get(t.job)
+                attr = attrs.get(job.queue) if job is not None else None
+                if attr is None:
+                    continue
+                allocated = allocations.setdefault(job.queue, attr.allocated.clone())
+                if not allocated.less_equal(attr.deserved, ZERO):
+                    allocated.sub(t.resreq)
+                    out.append(t)
+            return out
+
+        def preemptive(q: QueueInfo, candidates: list[TaskInfo]) -> bool:
+            if q.state != "Open":
+                return False
+            attr = attrs[q.name]
+            total = Resource()
+            for t in candidates:
+                total.add(t.resreq)
+            return attr.allocated.clone().add(total).less_equal_with_dimension(attr.deserved, total)[0]
+
+        ssn.add("reclaimable", NAME, reclaimable)
+        ssn.add("preemptive", NAME, preemptive)
         ssn.add("queueOrder", NAME, queue_order)
         ssn.add("overused", NAME, overused)
         ssn.add("allocatable", NAME, allocatable)
