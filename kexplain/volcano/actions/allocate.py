@@ -3,6 +3,8 @@ share, jobs by order, each job's pending tasks placed in a statement committed o
 ready, kept when pipelined, discarded otherwise."""
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from kexplain.volcano.api.fit_errors import Code, FitError, FitErrors, Status
 from kexplain.volcano.api.job import JobInfo
 from kexplain.volcano.api.node import NodeInfo
@@ -10,6 +12,8 @@ from kexplain.volcano.api.queue import QueueInfo
 from kexplain.volcano.api.task import TaskInfo
 from kexplain.volcano.framework.session import Decision, Session
 from kexplain.volcano.framework.statement import PriorityQueue, Statement
+
+MIN_NODES_TO_FIND, MIN_PERCENTAGE, BASELINE_PERCENTAGE = 100, 5, 50
 
 
 def resource_fit(task: TaskInfo, node: NodeInfo) -> FitError | None:
@@ -21,20 +25,55 @@ def resource_fit(task: TaskInfo, node: NodeInfo) -> FitError | None:
     return FitError(task.key, node.name, [Status(Code.UNSCHEDULABLE, "Insufficient " + names[0])])
 
 
-def predicate_nodes(ssn: Session, task: TaskInfo, nodes: list[NodeInfo], with_resources: bool
-                    ) -> tuple[list[NodeInfo], FitErrors]:
-    """PredicateHelper.PredicateNodes over every node (clusters under its 100-node floor are searched whole)."""
+def num_nodes_to_find(all_nodes: int) -> int:
+    """CalculateNumOfFeasibleNodesToFind with the scheduler's defaults (at least 100 nodes, else 50% less
+    a point per 125 nodes, at least 5%)."""
+    if all_nodes <= MIN_NODES_TO_FIND:
+        return all_nodes
+    percentage = max(BASELINE_PERCENTAGE - all_nodes // 125, MIN_PERCENTAGE)
+    return max(all_nodes * percentage // 100, MIN_NODES_TO_FIND)
+
+
+def predicate_nodes(ssn: Session, task: TaskInfo, nodes: list[NodeInfo], check: Callable[[TaskInfo, NodeInfo], Any],
+                    cache: dict[str, dict[str, FitError]] | None = None) -> tuple[list[NodeInfo], FitErrors]:
+    """PredicateHelper.PredicateNodes: from where the last search stopped, until enough feasible nodes
+    are found; a node that failed a task of the same job and role before fails again unchecked
+    (the predicate error cache, for tasks with a role)."""
     fe = FitErrors()
-    out = []
-    for node in nodes:
-        err = resource_fit(task, node) if with_resources else None
-        if err is None:
-            err = ssn.predicate(task, node)
+    out: list[NodeInfo] = []
+    if not nodes:
+        return out, fe
+    group = f"{task.job}/{task.role}"
+    use_cache = cache is not None and bool(task.role)
+    failed_before = use_cache and group in cache        # type: ignore[operator]
+    known = cache.setdefault(group, {}) if cache is not None else {}
+    want, start, processed = num_nodes_to_find(len(nodes)), ssn.last_node_index, 0
+    for i in range(len(nodes)):
+        node = nodes[(start + i) % len(nodes)]
+        processed += 1
+        if failed_before and node.name in known:
+            fe.set_node_error(node.name, known[node.name])
+            continue
+        err = check(task, node)
         if err is not None:
+            known[node.name] = err
             fe.set_node_error(node.name, err)
-        else:
-            out.append(node)
+            continue
+        out.append(node)
+        if len(out) >= want:
+            break
+    if cache is not None and not known:
+        cache.pop(group, None)
+    ssn.last_node_index = (start + processed) % len(nodes)
     return out, fe
+
+
+def allocate_predicate(ssn: Session) -> Callable[[TaskInfo, NodeInfo], Any]:
+    """The action's predicate: the request within the node's future idle, then PredicateForAllocateAction."""
+    def check(task: TaskInfo, node: NodeInfo) -> Any:
+        err = resource_fit(task, node)
+        return err if err is not None else ssn.predicate(task, node)
+    return check
 
 
 def best_node(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo | None:
@@ -65,6 +104,8 @@ def allocate_tasks(ssn: Session, job: JobInfo, tasks: PriorityQueue[TaskInfo]) -
     """allocateResourcesForTasks."""
     queue = ssn.queues[job.queue]
     stmt = Statement(ssn)
+    cache: dict[str, dict[str, FitError]] = {}
+    check = allocate_predicate(ssn)
     while not tasks.empty():
         task = tasks.pop()
         if not ssn.allocatable(queue, task):
@@ -84,7 +125,7 @@ def allocate_tasks(ssn: Session, job: JobInfo, tasks: PriorityQueue[TaskInfo]) -
             if job.need_continue_allocating():
                 continue
             break
-        nodes, fe = predicate_nodes(ssn, task, ssn.node_list, True)
+        nodes, fe = predicate_nodes(ssn, task, ssn.node_list, check, cache)
         if not nodes:
             job.nodes_fit_errors[task.uid] = fe
             if job.need_continue_allocating():

@@ -49,7 +49,7 @@ def execute(ssn: Session) -> None:
                 fe.set_node_error(node.name, FitError(task.key, node.name, [Status(Code.ERROR, err)]))
             job.nodes_fit_errors[task.uid] = fe
             continue
-        nodes, fe = predicate_nodes(ssn, task, ssn.node_list, False)
+        nodes, fe = predicate_nodes(ssn, task, ssn.node_list, ssn.predicate)
         if not nodes:
             job.nodes_fit_errors[task.uid] = fe
             continue

@@ -10,17 +10,18 @@ from kexplain.volcano.api.resource import Resource
 from kexplain.volcano.api.task import TaskInfo, preemptable_status
 from kexplain.volcano.framework.session import Session
 from kexplain.volcano.framework.statement import PriorityQueue, Statement
+from kexplain.volcano.actions.allocate import predicate_nodes
 
 Filter = Callable[[TaskInfo], bool]
 
 
-def candidate_nodes(ssn: Session, task: TaskInfo) -> list[NodeInfo]:
+def candidate_nodes(ssn: Session, task: TaskInfo, cache: dict | None) -> list[NodeInfo]:
     """FilterOutUnschedulableAndUnresolvableNodesForTask, then PredicateForPreemptAction."""
     job = ssn.jobs.get(task.job)
     fe = job.nodes_fit_errors.get(task.uid) if job is not None else None
     skip = fe.unresolvable_nodes() if fe is not None else set()
-    nodes = [n for n in ssn.node_list if n.name not in skip]
-    return [n for n in nodes if ssn.predicate_for_preempt(task, n) is None]
+    nodes = [n for n in ssn.node_list if n.name not in skip] if skip else ssn.node_list
+    return predicate_nodes(ssn, task, nodes, ssn.predicate_for_preempt, cache)[0]
 
 
 def on_node(ssn: Session, node: NodeInfo, keep: Filter) -> list[TaskInfo]:
@@ -73,12 +74,12 @@ def normal_preempt(ssn: Session, stmt: Statement, preemptor: TaskInfo, keep: Fil
     return False
 
 
-def preempt(ssn: Session, stmt: Statement, preemptor: TaskInfo, keep: Filter) -> bool:
+def preempt(ssn: Session, stmt: Statement, preemptor: TaskInfo, keep: Filter, cache: dict) -> bool:
     if (preemptor.pod.get("spec") or {}).get("preemptionPolicy") == "Never":
         return False
     if ssn.pre_predicate(preemptor):
         return False
-    return normal_preempt(ssn, stmt, preemptor, keep, candidate_nodes(ssn, preemptor))
+    return normal_preempt(ssn, stmt, preemptor, keep, candidate_nodes(ssn, preemptor, cache))
 
 
 def _starving(ssn: Session) -> tuple[dict[str, PriorityQueue], dict[str, PriorityQueue], dict[str, list]]:
@@ -100,6 +101,7 @@ def _starving(ssn: Session) -> tuple[dict[str, PriorityQueue], dict[str, Priorit
 def execute(ssn: Session) -> None:
     preemptors, tasks, under = _starving(ssn)
     queues = PriorityQueue(ssn.queue_order_less, [ssn.queues[q] for q in preemptors])
+    cache: dict = {}                  # one predicate helper for the action
     while not queues.empty():
         queue = queues.pop()
         jobs = preemptors[queue.uid]
@@ -113,7 +115,7 @@ def execute(ssn: Session) -> None:
                     other = ssn.jobs.get(t.job)
                     return (preemptable_status(t.status) and not (p.best_effort and not t.best_effort)
                             and t.preemptable and other is not None and other.queue == q and p.job != t.job)
-                assigned = preempt(ssn, stmt, preemptor, across)
+                assigned = preempt(ssn, stmt, preemptor, across, cache)
             if not ssn.job_pipelined(job):
                 stmt.discard()
                 continue
@@ -121,10 +123,10 @@ def execute(ssn: Session) -> None:
             if assigned:
                 jobs.push(job)
         for job in under.get(queue.uid, []):
-            _within(ssn, job)
+            _within(ssn, job, cache)
 
 
-def _within(ssn: Session, job) -> None:
+def _within(ssn: Session, job, cache: dict) -> None:
     """The same job's tasks preempting one another (task priorities)."""
     pending = PriorityQueue(ssn.task_order_less, [t for t in job.pending() if not t.sch_gated])
     while not pending.empty():
@@ -134,7 +136,7 @@ def _within(ssn: Session, job) -> None:
             return (preemptable_status(t.status) and not (p.best_effort and not t.best_effort)
                     and t.preemptable and p.job == t.job)
         stmt = Statement(ssn)
-        if not preempt(ssn, stmt, preemptor, same):
+        if not preempt(ssn, stmt, preemptor, same, cache):
             stmt.discard()
             break
         stmt.commit()

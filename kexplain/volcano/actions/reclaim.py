@@ -9,7 +9,7 @@ from kexplain.volcano.actions.preempt import candidate_nodes, on_node, validate
 
 
 def reclaim_for_task(ssn: Session, stmt: Statement, task: TaskInfo, job) -> None:
-    for node in candidate_nodes(ssn, task):
+    for node in candidate_nodes(ssn, task, {}):
         def other_queue(t: TaskInfo) -> bool:
             j = ssn.jobs.get(t.job)
             return (t.status == TaskStatus.RUNNING and t.preemptable and j is not None and j.queue != job.queue

@@ -61,6 +61,7 @@ class Session:
     decisions: dict[str, Decision] = field(default_factory=dict)
     enabled_actions: frozenset[str] = frozenset()
     uid: str = "session"
+    last_node_index: int = 0          # the predicate helper's lastProcessedNodeIndex
 
     # -- registration -------------------------------------------------------------------------
     def add(self, point: str, plugin: str, fn: Callable[..., Any]) -> None:
