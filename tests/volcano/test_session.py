@@ -76,3 +76,18 @@ def test_a_gang_short_of_its_minimum_is_rolled_back(tmp_path: Path) -> None:
     assert pods["default/g-2"]["podScheduled"]["message"] == hist
     assert doc["podGroups"][0]["conditions"][0]["message"] == f"1/3 tasks in gang unschedulable: {hist}"
     assert code == 1
+
+
+def test_a_task_goes_to_its_nominated_node_first(tmp_path: Path) -> None:
+    # allocateResourcesForTasks predicates the nominated node alone when the task fits its future idle:
+    # of two equal nodes (a tie Go breaks at random) the nominated one is taken.
+    nominated = pod("g-0", "g", "1", 1)
+    nominated["status"] = {"phase": "Pending", "nominatedNodeName": "b"}
+    _, doc = session(tmp_path, [node("a", "4"), node("b", "4"), group("g", 1), nominated])
+    assert {p["name"]: p for p in doc["pods"]}["default/g-0"]["boundTo"] == "b"
+
+
+def test_equal_nodes_are_said_as_one_of(tmp_path: Path) -> None:
+    _, doc = session(tmp_path, [node("a", "4"), node("b", "4"), group("g", 1), pod("g-0", "g", "1", 1)])
+    bound = {p["name"]: p for p in doc["pods"]}["default/g-0"]
+    assert bound["boundToOneOf"] == ["a", "b"] and bound["boundTo"] in ("a", "b")

@@ -125,7 +125,12 @@ def allocate_tasks(ssn: Session, job: JobInfo, tasks: PriorityQueue[TaskInfo]) -
             if job.need_continue_allocating():
                 continue
             break
-        nodes, fe = predicate_nodes(ssn, task, ssn.node_list, check, cache)
+        nodes: list[NodeInfo] = []
+        nominated = ssn.nodes.get(task.nominated) if task.nominated else None
+        if nominated is not None and task.init_resreq.less_equal(nominated.future_idle()):
+            nodes, fe = predicate_nodes(ssn, task, [nominated], check, cache)
+        if not nodes:
+            nodes, fe = predicate_nodes(ssn, task, ssn.node_list, check, cache)
         if not nodes:
             job.nodes_fit_errors[task.uid] = fe
             if job.need_continue_allocating():
