@@ -91,3 +91,23 @@ def test_equal_nodes_are_said_as_one_of(tmp_path: Path) -> None:
     _, doc = session(tmp_path, [node("a", "4"), node("b", "4"), group("g", 1), pod("g-0", "g", "1", 1)])
     bound = {p["name"]: p for p in doc["pods"]}["default/g-0"]
     assert bound["boundToOneOf"] == ["a", "b"] and bound["boundTo"] in ("a", "b")
+
+
+def test_a_queue_counts_what_running_jobs_hold_beyond_their_minimum_as_elastic(tmp_path: Path) -> None:
+    # proportion's enqueue check: minResources + allocated + inqueue - elastic within the real
+    # capability. The running job holds 4 cpu for a minimum of 2: 2 are elastic, so the new job's
+    # 3 cpu fit the queue's 6 (3 + 4 - 2 = 5); without the elastic part it would not (7).
+    queue = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "q"},
+             "spec": {"capability": {"cpu": "6"}}}
+    running = group("old", 1)
+    running["spec"].update(queue="q", minResources={"cpu": "2"})
+    running["status"] = {"phase": "Running"}
+    old_pod = pod("old-0", "old", "4", 1)
+    old_pod["spec"]["nodeName"] = "n1"
+    old_pod["status"] = {"phase": "Running"}
+    new = group("new", 1)
+    new["spec"].update(queue="q", minResources={"cpu": "3"})
+    _, doc = session(tmp_path, [node("n1", "8"), queue, running, old_pod, new, pod("new-0", "new", "1", 2)])
+    phases = {pg["name"]: pg["phase"] for pg in doc["podGroups"]}
+    assert phases["default/new"] == "Inqueue"
+    assert not any("quota insufficient" in e["message"] for e in doc["events"])

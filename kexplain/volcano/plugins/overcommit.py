@@ -7,7 +7,8 @@ from typing import Any
 from kexplain.volcano.api.job import JobInfo
 from kexplain.volcano.api.resource import Resource
 from kexplain.volcano.plugins.args import get_float
-from kexplain.volcano.plugins.util import format_names, inqueue_resource, is_enqueued_running, min_resources
+from kexplain.volcano.plugins.util import (deduct_gated, format_names, inqueue_resource, is_enqueued_running,
+                                           min_resources)
 
 NAME = "overcommit"
 FACTOR_KEY = "overcommit-factor"
@@ -35,9 +36,9 @@ class Overcommit:
         for job in ssn.jobs.values():
             pg = job.pod_group
             if pg.phase == "Inqueue" and pg.min_resources is not None:
-                self.inqueue.add(min_resources(job))
+                self.inqueue.add(deduct_gated(job, min_resources(job)))
             elif is_enqueued_running(job):
-                self.inqueue.add(inqueue_resource(job, job.allocated))
+                self.inqueue.add(deduct_gated(job, inqueue_resource(job, job.allocated)))
 
         def enqueueable(job: JobInfo) -> int:
             if job.pod_group.min_resources is None:
@@ -51,7 +52,7 @@ class Overcommit:
 
         def enqueued(job: JobInfo) -> None:
             if job.pod_group.min_resources is not None:
-                self.inqueue.add(min_resources(job))
+                self.inqueue.add(deduct_gated(job, min_resources(job)))
 
         ssn.add("jobEnqueueable", NAME, enqueueable)
         ssn.add("jobEnqueued", NAME, enqueued)

@@ -12,7 +12,8 @@ from kexplain.volcano.api.queue import QueueInfo
 from kexplain.volcano.api.resource import INFINITY, ZERO, Resource, exceeded_part, max_of, share
 from kexplain.volcano.api.task import TaskInfo, TaskStatus, allocated_status
 from kexplain.volcano.framework.session import EventHandler
-from kexplain.volcano.plugins.util import format_names, inqueue_resource, is_enqueued_running, min_resources
+from kexplain.volcano.plugins.util import (deduct_gated, elastic_resources, format_names, inqueue_resource,
+                                           is_enqueued_running, min_resources)
 
 NAME = "proportion"
 INSUFFICIENT = "queue resource quota insufficient"
@@ -76,9 +77,10 @@ class Proportion:
                     attr.request.add(t.resreq)
         pg = job.pod_group
         if pg.phase == "Inqueue" and pg.min_resources is not None:
-            attr.inqueue.add(inqueue_resource(job, job.allocated))
+            attr.inqueue.add(deduct_gated(job, inqueue_resource(job, job.allocated)))
         if is_enqueued_running(job):
-            attr.inqueue.add(inqueue_resource(job, job.allocated))
+            attr.inqueue.add(deduct_gated(job, inqueue_resource(job, job.allocated)))
+        attr.elastic.add(elastic_resources(job))
 
     def _deserve(self) -> None:
         """The deserved loop: the remaining cluster split by weight until every queue is met."""
@@ -150,7 +152,7 @@ class Proportion:
             r = req.clone().add(attr.allocated).add(attr.inqueue).sub(attr.elastic)
             ok, names = r.less_equal_with_dimension(attr.real_capability, req)
             if ok:
-                attr.inqueue.add(req)
+                attr.inqueue.add(deduct_gated(job, req))
                 return 1
             ssn.record(f"PodGroup {job.uid}", "Normal", "Unschedulable", format_names(INSUFFICIENT, "insufficient", names))
             return -1
