@@ -111,3 +111,26 @@ def test_a_queue_counts_what_running_jobs_hold_beyond_their_minimum_as_elastic(t
     phases = {pg["name"]: pg["phase"] for pg in doc["podGroups"]}
     assert phases["default/new"] == "Inqueue"
     assert not any("quota insufficient" in e["message"] for e in doc["events"])
+
+
+def _running_gang(stored_running: int) -> list[dict[str, Any]]:
+    pg = group("g", 1)
+    pg["status"] = {"phase": "Running", "running": stored_running,
+                    "conditions": [{"type": "Scheduled", "status": "True",
+                                    "reason": "tasks in gang are ready to be scheduled", "message": ""}]}
+    running = pod("g-0", "g", "1", 1)
+    running["spec"]["nodeName"] = "n1"
+    running["status"] = {"phase": "Running"}
+    return [node("n1", "4"), pg, running]
+
+
+def test_a_podgroup_status_unchanged_makes_no_scheduled_event(tmp_path: Path) -> None:
+    # isPodGroupStatusUpdated compares the phase, the counts and the conditions (times aside): the
+    # stored status already says Running with one pod running, so no "pod group is ready" event.
+    _, doc = session(tmp_path, _running_gang(1))
+    assert not any(e["reason"] == "Scheduled" for e in doc["events"])
+
+
+def test_a_podgroup_whose_running_count_changes_gets_the_scheduled_event(tmp_path: Path) -> None:
+    _, doc = session(tmp_path, _running_gang(0))
+    assert ("PodGroup default/g", "Scheduled", "pod group is ready") in events(doc)

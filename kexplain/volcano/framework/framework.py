@@ -26,7 +26,7 @@ def open_session(cluster: ClusterInfo, conf: SchedulerConf, kube: KubeVersion) -
     ssn.kube = kube          # type: ignore[attr-defined]
     for job in ssn.jobs.values():
         pg = job.pod_group
-        ssn.old_status[job.uid] = (pg.phase, [dict(c) for c in pg.conditions])
+        ssn.old_status[job.uid] = (pg.phase, [dict(c) for c in pg.conditions], (pg.running, pg.succeeded, pg.failed))
     for tier in conf.tiers:
         for opt in tier:
             if not plugins.known(opt.name):
@@ -57,8 +57,9 @@ def _update_job(ssn: Session, job: JobInfo) -> None:
     pg.running = job.count(TaskStatus.RUNNING)
     pg.failed = job.count(TaskStatus.FAILED)
     pg.succeeded = job.count(TaskStatus.SUCCEEDED)
-    old_phase, old_conds = ssn.old_status[job.uid]
-    updated = old_phase != pg.phase or _conds(old_conds) != _conds(pg.conditions)
+    old_phase, old_conds, old_counts = ssn.old_status[job.uid]
+    updated = (old_phase != pg.phase or old_counts != (pg.running, pg.succeeded, pg.failed)
+               or _conds(old_conds) != _conds(pg.conditions))
     obj = f"PodGroup {job.uid}"
     fit, _ = job.fit_error()
     if pg.phase in ("Unknown", "Pending", "Inqueue"):

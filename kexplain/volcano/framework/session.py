@@ -51,7 +51,7 @@ class Session:
     queues: dict[str, QueueInfo]
     total: Resource
     k8s: Any                                   # the kube-scheduler view the predicates read (cache.K8sView)
-    old_status: dict[str, tuple[str, list[dict[str, Any]]]] = field(default_factory=dict)
+    old_status: dict[str, tuple[str, list[dict[str, Any]], tuple[int, int, int]]] = field(default_factory=dict)
     fns: dict[str, dict[str, Callable[..., Any]]] = field(default_factory=dict)
     handlers: list[EventHandler] = field(default_factory=list)
     plugins: dict[str, Any] = field(default_factory=dict)
