@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from kexplain.volcano.actions.allocate import num_nodes_to_find, predicate_nodes
+from kexplain.volcano import conf
+from kexplain.volcano.actions.allocate import error_cache, num_nodes_to_find, predicate_nodes
 from kexplain.volcano.api.fit_errors import Code, FitError, Status
 
 
@@ -39,3 +40,10 @@ def test_a_large_cluster_search_stops_and_the_next_starts_where_it_stopped() -> 
     assert len(found) == 420 and ssn.last_node_index == 420
     found, _ = predicate_nodes(ssn, task, nodes, lambda t, n: None)
     assert found[0].name == "n420"
+
+
+def test_the_error_cache_is_the_actions_own_argument() -> None:
+    off = conf.parse('actions: "allocate"\nconfigurations:\n- name: allocate\n  arguments:\n'
+                     '    predicateErrorCacheEnable: "false"\n', "f")
+    assert error_cache(SimpleNamespace(conf=off), "allocate") is False
+    assert error_cache(SimpleNamespace(conf=conf.default()), "allocate") is True

@@ -12,8 +12,10 @@ from kexplain.volcano.api.queue import QueueInfo
 from kexplain.volcano.api.task import TaskInfo
 from kexplain.volcano.framework.session import Decision, Session
 from kexplain.volcano.framework.statement import PriorityQueue, Statement
+from kexplain.volcano.plugins.args import get_bool
 
 MIN_NODES_TO_FIND, MIN_PERCENTAGE, BASELINE_PERCENTAGE = 100, 5, 50
+PREDICATE_ERROR_CACHE = "predicateErrorCacheEnable"
 
 
 def resource_fit(task: TaskInfo, node: NodeInfo) -> FitError | None:
@@ -68,6 +70,11 @@ def predicate_nodes(ssn: Session, task: TaskInfo, nodes: list[NodeInfo], check: 
     return out, fe
 
 
+def error_cache(ssn: Session, action: str) -> bool:
+    """The action's `predicateErrorCacheEnable` (configurations), on by default."""
+    return get_bool(ssn.conf.configurations.get(action) or {}, PREDICATE_ERROR_CACHE, True)
+
+
 def allocate_predicate(ssn: Session) -> Callable[[TaskInfo, NodeInfo], Any]:
     """The action's predicate: the request within the node's future idle, then PredicateForAllocateAction."""
     def check(task: TaskInfo, node: NodeInfo) -> Any:
@@ -104,7 +111,7 @@ def allocate_tasks(ssn: Session, job: JobInfo, tasks: PriorityQueue[TaskInfo]) -
     """allocateResourcesForTasks."""
     queue = ssn.queues[job.queue]
     stmt = Statement(ssn)
-    cache: dict[str, dict[str, FitError]] = {}
+    cache: dict[str, dict[str, FitError]] | None = {} if error_cache(ssn, "allocate") else None
     check = allocate_predicate(ssn)
     while not tasks.empty():
         task = tasks.pop()

@@ -10,7 +10,7 @@ from kexplain.volcano.api.resource import Resource
 from kexplain.volcano.api.task import TaskInfo, preemptable_status
 from kexplain.volcano.framework.session import Session
 from kexplain.volcano.framework.statement import PriorityQueue, Statement
-from kexplain.volcano.actions.allocate import predicate_nodes
+from kexplain.volcano.actions.allocate import error_cache, predicate_nodes
 
 Filter = Callable[[TaskInfo], bool]
 
@@ -74,7 +74,7 @@ def normal_preempt(ssn: Session, stmt: Statement, preemptor: TaskInfo, keep: Fil
     return False
 
 
-def preempt(ssn: Session, stmt: Statement, preemptor: TaskInfo, keep: Filter, cache: dict) -> bool:
+def preempt(ssn: Session, stmt: Statement, preemptor: TaskInfo, keep: Filter, cache: dict | None) -> bool:
     if (preemptor.pod.get("spec") or {}).get("preemptionPolicy") == "Never":
         return False
     if ssn.pre_predicate(preemptor):
@@ -101,7 +101,7 @@ def _starving(ssn: Session) -> tuple[dict[str, PriorityQueue], dict[str, Priorit
 def execute(ssn: Session) -> None:
     preemptors, tasks, under = _starving(ssn)
     queues = PriorityQueue(ssn.queue_order_less, [ssn.queues[q] for q in preemptors])
-    cache: dict = {}                  # one predicate helper for the action
+    cache: dict | None = {} if error_cache(ssn, "preempt") else None     # one predicate helper for the action
     while not queues.empty():
         queue = queues.pop()
         jobs = preemptors[queue.uid]
@@ -126,7 +126,7 @@ def execute(ssn: Session) -> None:
             _within(ssn, job, cache)
 
 
-def _within(ssn: Session, job, cache: dict) -> None:
+def _within(ssn: Session, job, cache: dict | None) -> None:
     """The same job's tasks preempting one another (task priorities)."""
     pending = PriorityQueue(ssn.task_order_less, [t for t in job.pending() if not t.sch_gated])
     while not pending.empty():

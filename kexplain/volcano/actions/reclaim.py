@@ -5,11 +5,12 @@ from __future__ import annotations
 from kexplain.volcano.api.task import TaskInfo, TaskStatus
 from kexplain.volcano.framework.session import Session
 from kexplain.volcano.framework.statement import PriorityQueue, Statement
+from kexplain.volcano.actions.allocate import error_cache
 from kexplain.volcano.actions.preempt import candidate_nodes, on_node, validate
 
 
 def reclaim_for_task(ssn: Session, stmt: Statement, task: TaskInfo, job) -> None:
-    for node in candidate_nodes(ssn, task, {}):
+    for node in candidate_nodes(ssn, task, {} if error_cache(ssn, "reclaim") else None):
         def other_queue(t: TaskInfo) -> bool:
             j = ssn.jobs.get(t.job)
             return (t.status == TaskStatus.RUNNING and t.preemptable and j is not None and j.queue != job.queue

@@ -16,5 +16,11 @@ def get_int(args: Mapping[str, Any], key: str, default: int) -> int:
 
 
 def get_bool(args: Mapping[str, Any], key: str, default: bool) -> bool:
+    """A bool, or a string strconv.ParseBool reads."""
     v = args.get(key)
-    return v if isinstance(v, bool) else default
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, str):
+        return {"1": True, "t": True, "T": True, "true": True, "TRUE": True, "True": True, "0": False, "f": False,
+                "F": False, "false": False, "FALSE": False, "False": False}.get(v, default)
+    return default
