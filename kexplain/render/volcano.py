@@ -8,6 +8,13 @@ from typing import Any, TextIO
 def render(doc: dict[str, Any], out: TextIO) -> None:
     out.write(f"Volcano {doc.get('volcano')}: one scheduling session, actions "
               f"{', '.join(doc['config']['actions'])}\n")
+    config = doc.get("config") or {}
+    for key, what in (("unknownPlugins", "not a Volcano plugin: skipped, as Volcano skips it"),
+                      ("unmodelledPlugins", "Volcano's, not modelled by kexplain yet: skipped")):
+        for name in config.get(key) or ():
+            out.write(f"plugin {name}: {what}\n")
+    for note in doc.get("notes") or ():
+        out.write(f"note: {note}\n")
     for pg in doc.get("podGroups") or ():
         out.write(f"\nPodGroup {pg['name']} (queue {pg['queue']}, minMember {pg['minMember']}): "
                   f"{pg['phaseBefore']} -> {pg['phase']}\n")

@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 from kexplain.errors import InputError
-from kexplain.volcano.actions import ACTIONS
+from kexplain.volcano.actions import REGISTERED as REGISTERED_ACTIONS
 from kexplain.volcano import plugins
 
 DEFAULT_SOURCE = "default (pkg/scheduler.DefaultSchedulerConf)"
@@ -56,7 +56,8 @@ class SchedulerConf:
     tiers: tuple[tuple[PluginOption, ...], ...]
     configurations: dict[str, dict[str, Any]]
     source: str
-    unknown_plugins: tuple[str, ...] = field(default=())
+    unknown_plugins: tuple[str, ...] = field(default=())       # Volcano has no builder: it skips them
+    unmodelled_plugins: tuple[str, ...] = field(default=())    # Volcano's, not modelled by kexplain
 
     def tier_names(self) -> list[list[str]]:
         return [[p.name for p in tier] for tier in self.tiers]
@@ -86,14 +87,16 @@ def parse(text: str, source: str) -> SchedulerConf:
         tiers.append(opts)
     actions = tuple(a.strip() for a in str(doc.get("actions") or "").split(","))
     for a in actions:
-        if a not in ACTIONS:
+        if a not in REGISTERED_ACTIONS:
             raise InputError(f"{source}: failed to find Action {a}")
     configurations = {}
     for c in doc.get("configurations") or ():
         if isinstance(c, dict) and isinstance(c.get("name"), str):
             configurations[c["name"]] = dict(c.get("arguments") or {})
-    unknown = tuple(p.name for tier in tiers for p in tier if not plugins.known(p.name))
-    return SchedulerConf(actions, tuple(tiers), configurations, source, unknown)
+    names = [p.name for tier in tiers for p in tier if not plugins.known(p.name)]
+    unknown = tuple(n for n in names if n not in plugins.REGISTERED)
+    unmodelled = tuple(n for n in names if n in plugins.REGISTERED)
+    return SchedulerConf(actions, tuple(tiers), configurations, source, unknown, unmodelled)
 
 
 def default() -> SchedulerConf:

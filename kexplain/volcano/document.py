@@ -80,6 +80,8 @@ def document(version: VolcanoVersion, conf: SchedulerConf, cluster: ClusterInfo,
     }
     if conf.unknown_plugins:
         doc["config"]["unknownPlugins"] = list(conf.unknown_plugins)
+    if conf.unmodelled_plugins:
+        doc["config"]["unmodelledPlugins"] = list(conf.unmodelled_plugins)
     if cluster.skipped:
         doc["skippedJobs"] = [{"podGroup": k, "reason": v} for k, v in sorted(cluster.skipped.items())]
     return doc

@@ -27,7 +27,7 @@ def run_session(objects: list[dict[str, Any]], volcano: list[dict[str, Any]], co
     for action in conf.actions:
         fn = EXECUTE.get(action)
         if fn is None:
-            notes.append(f"action {action} is not modelled yet: skipped")
+            notes.append(f"action {action} is Volcano's, not modelled by kexplain yet: skipped")
             continue
         fn(ssn)
     allocated = close_session(ssn)

@@ -44,7 +44,8 @@ def test_configuration_as_volcano_reads_it() -> None:
     assert default.actions == ("enqueue", "allocate", "backfill")
     assert default.tier_names() == [["priority", "gang", "conformance"],
                                     ["overcommit", "drf", "predicates", "proportion", "nodeorder"]]
-    odd = conf.parse('actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: gang\n  - name: sla\n', "f")
-    assert odd.unknown_plugins == ("sla",)
+    odd = conf.parse('actions: "enqueue, shuffle"\ntiers:\n- plugins:\n  - name: gang\n  - name: sla\n'
+                     '  - name: mine\n', "f")
+    assert (odd.unknown_plugins, odd.unmodelled_plugins) == (("mine",), ("sla",))
     with pytest.raises(InputError, match="failed to find Action shuffle"):
         conf.parse('actions: "enqueue, shuffle"\n', "f")

@@ -12,6 +12,13 @@ MODULES: dict[str, str] = {
 }
 
 
+# every plugin Volcano registers (plugins/factory.go): one of these kexplain does not model is said
+REGISTERED = ("drf", "gang", "deviceshare", "predicates", "priority", "nodeorder", "conformance", "binpack",
+              "resource-strategy-fit", "tdm", "overcommit", "sla", "task-topology", "numa-aware", "cdp",
+              "rescheduling", "usage", "pdb", "nodegroup", "network-topology-aware", "proportion", "capacity",
+              "extender", "resourcequota")
+
+
 def known(name: str) -> bool:
     return name in MODULES
 
