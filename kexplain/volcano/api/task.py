@@ -115,6 +115,7 @@ class TaskInfo:
     eviction_occurred: bool = False
     nominated: str = field(default="")
     preemptable: bool = True
+    k8s_pod: Any = field(default=None, repr=False)     # kube-scheduler's PodInfo of the pod, made once
 
     @property
     def key(self) -> str:

@@ -62,10 +62,12 @@ class Session:
     enabled_actions: frozenset[str] = frozenset()
     uid: str = "session"
     last_node_index: int = 0          # the predicate helper's lastProcessedNodeIndex
+    resolved: dict[tuple[str, str | None], list] = field(default_factory=dict, repr=False)
 
     # -- registration -------------------------------------------------------------------------
     def add(self, point: str, plugin: str, fn: Callable[..., Any]) -> None:
         self.fns.setdefault(point, {})[plugin] = fn
+        self.resolved.clear()
 
     def add_event_handler(self, eh: EventHandler) -> None:
         self.handlers.append(eh)
@@ -74,6 +76,14 @@ class Session:
         self.events.append(Event(obj, type_, reason, message))
 
     def _each(self, point: str, switch: str | None) -> list[tuple[PluginOption, Callable[..., Any]]]:
+        """The plugins' functions at `point` in tier order, those whose switch is off left out (made once)."""
+        key = (point, switch)
+        found = self.resolved.get(key)
+        if found is None:
+            found = self.resolved[key] = self._resolve(point, switch)
+        return found
+
+    def _resolve(self, point: str, switch: str | None) -> list[tuple[PluginOption, Callable[..., Any]]]:
         out = []
         for tier in self.conf.tiers:
             for opt in tier:

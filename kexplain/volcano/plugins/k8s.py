@@ -32,7 +32,10 @@ def make(name: str, handle: Handle, args: Mapping[str, Any] | None = None) -> An
 
 
 def pod_info(task: Any) -> PodInfo:
-    return PodInfo(task.pod)
+    """The task's pod as kube-scheduler's plugins read it, made once per task."""
+    if task.k8s_pod is None:
+        task.k8s_pod = PodInfo(task.pod)
+    return task.k8s_pod
 
 
 def plugin_scores(plugin: Any, pod: PodInfo, names: list[str], handle: Handle, weight: int,

@@ -46,6 +46,7 @@ class NodeOrder:
         self.weights = {key: get_int(arguments, key, default) for key, default in WEIGHTS}
         self.batch: list[tuple[Any, int, bool]] = []
         self.image_locality: Any = None
+        self.state = CycleState()          # ImageLocality's Score reads no state
 
     def on_session_open(self, ssn: Any) -> None:
         self.handle = k8s.Handle(ssn.k8s, ssn.kube)
@@ -62,7 +63,7 @@ class NodeOrder:
         if self.image_locality is None:
             return 0.0
         info = self.handle.snapshot.get(node.name)
-        return float(self.image_locality.score(CycleState(), k8s.pod_info(task), info)
+        return float(self.image_locality.score(self.state, k8s.pod_info(task), info)
                      * self.weights["imagelocality.weight"])
 
     def batch_node_order(self, task: TaskInfo, nodes: list[NodeInfo]) -> dict[str, float]:
