@@ -33,7 +33,8 @@ def render(doc: dict[str, Any], out: TextIO) -> None:
             out.write(f"  {pod['name']}: bound to {where}\n")
         elif pod.get("podScheduled"):
             ps = pod["podScheduled"]
-            out.write(f"  {pod['name']}: {ps['reason']}: {ps['message']}\n")
+            tie = f" (Volcano picks one of {', '.join(pod['nodeOneOf'])})" if pod.get("nodeOneOf") else ""
+            out.write(f"  {pod['name']}: {ps['reason']}: {ps['message']}{tie}\n")
         elif pod.get("nodeBefore"):
             out.write(f"  {pod['name']}: on {pod['nodeBefore']}\n")
         else:

@@ -39,11 +39,14 @@ def _pod(obj: dict[str, Any], ssn: Session, uid_of: dict[int, str]) -> dict[str,
     if spec.get("nodeName"):
         out["nodeBefore"] = spec["nodeName"]
     uid = uid_of.get(id(obj))
+    decision = ssn.decisions.get(uid) if uid is not None else None
+    tie = decision is not None and len(decision.candidates) > 1
     if uid is not None and uid in ssn.bound:
         out["boundTo"] = ssn.bound[uid]
-        decision = ssn.decisions.get(uid)
-        if decision is not None and len(decision.candidates) > 1:
-            out["boundToOneOf"] = decision.candidates
+        if tie:
+            out["boundToOneOf"] = decision.candidates         # type: ignore[union-attr]
+    elif tie:
+        out["nodeOneOf"] = decision.candidates                # type: ignore[union-attr]
     cond = next((c for c in status.get("conditions") or () if c.get("type") == "PodScheduled"), None)
     if cond is not None:
         out["podScheduled"] = {k: cond.get(k, "") for k in CONDITION_KEYS}

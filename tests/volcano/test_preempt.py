@@ -27,3 +27,15 @@ def test_preempt_low_priority_job_in_same_queue() -> None:
     assert {("Pod c1/preemptee1", "Evict", "Pod is evicted, because of preempt"),
             ("PodGroup c1/pg1", "Evict", "preempt")} <= events
     assert "notes" not in doc
+
+
+def test_reclaim_from_a_queue_over_its_deserved() -> None:
+    """reclaim_test.go "Two Queue with one Queue overusing resource, should reclaim": q1 holds the whole
+    node (3 cpu) for a deserved of 1.5; of its three running tasks only preemptee2 is preemptable."""
+    env = TestEnvironment()
+    main(["volcano", "--nodes", str(HAND / "reclaim-overusing-queue.yaml"), "--scheduler-conf",
+          str(HAND / "reclaim-conf.yaml"), "-o", "json"], env)
+    doc = json.loads(env.out)
+    assert [p["name"] for p in doc["pods"] if p.get("evicted")] == ["c1/preemptee2"]
+    assert {p["name"]: p for p in doc["pods"]}["c1/preemptor1"]["nominatedNodeName"] == "n1"
+    assert ("PodGroup c1/pg1", "Evict", "reclaim") in {(e["object"], e["reason"], e["message"]) for e in doc["events"]}

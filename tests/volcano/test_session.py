@@ -72,6 +72,7 @@ def test_a_gang_short_of_its_minimum_is_rolled_back(tmp_path: Path) -> None:
     pods = {p["name"]: p for p in doc["pods"]}
     assert not any(p.get("boundTo") for p in pods.values())
     assert pods["default/g-0"]["podScheduled"]["reason"] == "Schedulable"
+    assert pods["default/g-0"]["nodeOneOf"] == ["a", "b"]      # equal nodes: Volcano names one at random
     hist = "pod group is not ready, 3 Pending, 3 minAvailable; Pending: 1 Unschedulable, 2 Schedulable"
     assert pods["default/g-2"]["podScheduled"]["message"] == hist
     assert doc["podGroups"][0]["conditions"][0]["message"] == f"1/3 tasks in gang unschedulable: {hist}"
