@@ -33,6 +33,8 @@ def command(
     Exit codes: 0 every PodGroup is scheduled, 1 some is not, 2 bad usage or bad input, 4 internal error."""
     env = env_of(ctx)
     doc = explain(nodes, scheduler_conf, max_bytes=max_input_size, max_objects=max_objects)
+    for warning in doc.get("readWarnings") or ():
+        env.error(f"warning: {warning}")
     if output.value in structured.FORMATS:
         structured.write(env.stdout, doc, output.value)
     else:

@@ -135,3 +135,14 @@ def test_a_podgroup_status_unchanged_makes_no_scheduled_event(tmp_path: Path) ->
 def test_a_podgroup_whose_running_count_changes_gets_the_scheduled_event(tmp_path: Path) -> None:
     _, doc = session(tmp_path, _running_gang(0))
     assert ("PodGroup default/g", "Scheduled", "pod group is ready") in events(doc)
+
+
+def test_a_volcano_job_is_said_not_made_yet(tmp_path: Path) -> None:
+    job = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "tf", "namespace": "default"},
+           "spec": {"minAvailable": 1, "tasks": [{"replicas": 1, "name": "w", "template": {"spec": {
+               "containers": [{"name": "c", "image": "x"}]}}}]}}
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump_all([node("n1", "4"), job]))
+    env = TestEnvironment()
+    assert main(["volcano", "--nodes", str(path)], env) == 0
+    assert "Job default/tf (batch.volcano.sh): kexplain does not make a Volcano Job's PodGroup and pods yet" in env.err
