@@ -146,3 +146,17 @@ def test_a_volcano_job_is_said_not_made_yet(tmp_path: Path) -> None:
     env = TestEnvironment()
     assert main(["volcano", "--nodes", str(path)], env) == 0
     assert "Job default/tf (batch.volcano.sh): kexplain does not make a Volcano Job's PodGroup and pods yet" in env.err
+
+
+def test_a_queue_allocated_adds_up_its_parents_to_root(tmp_path: Path) -> None:
+    # updateQueueStatus: each allocated task counts in its queue and every ancestor up to root; a
+    # parent that does not exist ends the walk (Go would dereference it).
+    def queue(name: str, parent: str) -> dict[str, Any]:
+        return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": name},
+                "spec": {"parent": parent}}
+    g, h = group("g", 1), group("h", 1)
+    g["spec"]["queue"], h["spec"]["queue"] = "leaf", "orphan"
+    _, doc = session(tmp_path, [node("n1", "8"), queue("mid", "root"), queue("leaf", "mid"), queue("orphan", "gone"),
+                                g, pod("g-0", "g", "1", 1), h, pod("h-0", "h", "2", 2)])
+    cpu = {q["name"]: q["allocated"]["cpu"] for q in doc["queues"]}
+    assert cpu == {"default": "0", "leaf": "1", "mid": "1", "orphan": "2", "root": "1"}

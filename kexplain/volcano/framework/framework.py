@@ -109,6 +109,8 @@ def queue_allocated(ssn: Session) -> dict[str, Resource]:
                 queue = ssn.queues[job.queue]
                 while "root" in ssn.queues:
                     parent = queue.parent or "root"
+                    if parent not in ssn.queues:      # (Go dereferences a missing parent and panics)
+                        break
                     out[parent].add(t.resreq)
                     if parent == "root":
                         break
