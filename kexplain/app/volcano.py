@@ -8,7 +8,7 @@ from typing import Any, Iterable
 from kexplain.admission import admit
 from kexplain.load.manifests import load_objects
 from kexplain.volcano import conf as volcano_conf
-from kexplain.volcano.cache import is_volcano_object
+from kexplain.volcano.cache import check_quantities, is_volcano_object
 from kexplain.volcano.run import run_session
 from kexplain.volcano.versions import DEFAULT
 
@@ -18,6 +18,9 @@ def explain(nodes: Iterable[str], scheduler_conf: str | None, *, max_bytes: int,
     conf = volcano_conf.read(scheduler_conf)
     loaded = load_objects(list(nodes), max_bytes=max_bytes, max_objects=max_objects)
     volcano = [o for o, _ in loaded if is_volcano_object(o)]
+    for obj, src in loaded:
+        if is_volcano_object(obj):
+            check_quantities(obj, src)
     jobs = [(o, s) for o, s in loaded if _is_volcano_job(o)]
     core = [(o, s) for o, s in loaded if not is_volcano_object(o) and not _is_volcano_job(o)]
     admitted = admit(core, None)

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kexplain.apimachinery import quantity
+from kexplain.errors import InputError
 from kexplain.model.nodeinfo import Node, NodeInfo as K8sNodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
@@ -19,6 +21,7 @@ SCHEDULER_NAME = "volcano"
 DEFAULT_QUEUE = "default"
 PODGROUP_KIND, QUEUE_KIND = "PodGroup", "Queue"
 VOLCANO_GROUP = "scheduling.volcano.sh"
+QUANTITY_PATTERN = r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 
 
 def is_volcano_object(obj: dict[str, Any]) -> bool:
@@ -109,6 +112,24 @@ def _responsible(pod: dict[str, Any]) -> bool:
     """The pod informer's filter: Volcano's pods, and the others' bound to a node."""
     spec = pod.get("spec") or {}
     return spec.get("schedulerName") == SCHEDULER_NAME or bool(spec.get("nodeName"))
+
+
+def check_quantities(obj: dict[str, Any], source: Any = None) -> None:
+    """The quantities of a PodGroup or Queue, as their CRDs' schemas refuse them: InputError naming the field."""
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    lists = {"spec.minResources": spec.get("minResources"), "spec.capability": spec.get("capability"),
+             "spec.deserved": spec.get("deserved"),
+             "spec.guarantee.resource": (spec.get("guarantee") or {}).get("resource")
+             if isinstance(spec.get("guarantee"), dict) else None}
+    for path, rl in lists.items():
+        if rl is None:
+            continue
+        if not isinstance(rl, dict):
+            raise InputError("must be a map of resource names to quantities", source=source, obj=obj, field=path)
+        for name, raw in rl.items():
+            if not quantity.is_valid(raw):
+                raise InputError(f"quantities must match the regular expression "
+                                 f"'{QUANTITY_PATTERN}'", source=source, obj=obj, field=f"{path}.{name}")
 
 
 def build(objects: list[dict[str, Any]], volcano: list[dict[str, Any]]) -> ClusterInfo:

@@ -160,3 +160,13 @@ def test_a_queue_allocated_adds_up_its_parents_to_root(tmp_path: Path) -> None:
                                 g, pod("g-0", "g", "1", 1), h, pod("h-0", "h", "2", 2)])
     cpu = {q["name"]: q["allocated"]["cpu"] for q in doc["queues"]}
     assert cpu == {"default": "0", "leaf": "1", "mid": "1", "orphan": "2", "root": "1"}
+
+
+def test_a_bad_quantity_of_a_podgroup_is_an_input_error(tmp_path: Path) -> None:
+    bad = group("g", 1)
+    bad["spec"]["minResources"] = {"cpu": "two"}
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump_all([node("n1", "4"), bad]))
+    env = TestEnvironment()
+    assert main(["volcano", "--nodes", str(path)], env) == 2
+    assert "PodGroup default/g: spec.minResources.cpu: quantities must match the regular expression" in env.err
