@@ -1,4 +1,4 @@
-"""The import layering: data flows one way, cli -> app -> render -> lint -> suggest -> autoscaler / karpenter -> explain -> state -> controllers -> load ->
+"""The import layering: data flows one way, cli -> app -> render -> lint -> suggest -> autoscaler / karpenter / volcano -> explain -> state -> controllers -> load ->
 framework / plugins / admission / config -> model / cel -> apimachinery -> errors.
 
 Every `kexplain` import of every module (function-level ones too) is read from the source; a
@@ -28,6 +28,7 @@ RANKS = {
     "eviction": 48,     # the kubelet's eviction manager, kubectl drain, the Eviction API, taint eviction
     "explain": 50,
     "autoscaler": 55, "karpenter": 55,
+    "volcano": 55,      # Volcano's scheduler: its predicates and nodeorder run kube-scheduler's plugins
     "kueue": 56,        # reads Karpenter's CRD schema walk (karpenter.apis.schema) for Kueue's CRDs
     "suggest": 60,
     "lint": 70,

@@ -41,8 +41,9 @@ BUG = "a kexplain bug, please report it; set KEXPLAIN_DEBUG=1 for a traceback"
 # the autoscalers, lint), so that a small explanation takes a small part of a second.
 COMMANDS = {"explain": "kexplain.cli.explain", "pod": "kexplain.cli.live", "snapshot": "kexplain.cli.snapshot",
             "lint": "kexplain.cli.lint", "autoscale": "kexplain.cli.autoscale",
-            "karpenter": "kexplain.cli.karpenter", "kueue": "kexplain.cli.kueue", "version": "",
-            "cluster": "kexplain.cli.cluster", "evict": "kexplain.cli.evict"}   # (a group: typer lists groups after the commands)
+            "karpenter": "kexplain.cli.karpenter", "kueue": "kexplain.cli.kueue", "volcano": "kexplain.cli.volcano",
+            "version": "", "cluster": "kexplain.cli.cluster",
+            "evict": "kexplain.cli.evict"}   # (a group: typer lists groups after the commands)
 
 
 # Each command's summary, the first paragraph of its help, as `kexplain --help` lists it without
@@ -69,6 +70,9 @@ SUMMARIES = {
              "partial admission) and the workload controller's checks, with Kueue's own conditions,\n"
              "reasons, messages and events; per pending Workload the numbers behind the verdict and\n"
              "verified fixes.",
+    "volcano": "Explain one scheduling session of Volcano's scheduler: per PodGroup whether enqueue admits it, the\n"
+               "gang's verdict and conditions, per pod the node it is bound to or why not, per queue its allocated,\n"
+               "and the events, as Volcano v1.15.1 decides.",
     "cluster": "What in the cluster is held, and why: pending pods, budgets, drains; each row the single-object\n"
                "answer.",
     "evict": "Explain eviction: the kubelet's eviction manager under node pressure (pressure), `kubectl drain`\n"

@@ -55,7 +55,7 @@ FORMATS = ["table", "wide", "json", "yaml"]
 # Fixtures of another command, checked by its own tests: fixtures/kueue (kexplain kueue: docs/kueue.md),
 # fixtures/lint (kexplain lint's rules: docs/lint.md), fixtures/karpenter-disruption (kexplain karpenter
 # --disruption: docs/karpenter.md, tests/karpenter/test_disruption.py).
-OTHER_COMMANDS = {"kueue", "eviction", "lint", "karpenter-disruption"}
+OTHER_COMMANDS = {"kueue", "eviction", "lint", "karpenter-disruption", "volcano"}
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:

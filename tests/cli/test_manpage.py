@@ -25,6 +25,7 @@ SECTIONS = {
     "kexplain autoscale": "autoscale",
     "kexplain karpenter": "karpenter",
     "kexplain kueue": "kueue",
+    "kexplain volcano": "volcano",
     "kexplain cluster": "cluster",
     "kexplain evict pressure": "evict pressure",
     "kexplain evict drain": "evict drain",

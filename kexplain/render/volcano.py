@@ -1,0 +1,50 @@
+"""The text of `kexplain volcano`: per PodGroup its phase and condition, per pod where it went or why
+not, the queues, the events (read from the document only)."""
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+
+def render(doc: dict[str, Any], out: TextIO) -> None:
+    out.write(f"Volcano {doc.get('volcano')}: one scheduling session, actions "
+              f"{', '.join(doc['config']['actions'])}\n")
+    config = doc.get("config") or {}
+    for key, what in (("unknownPlugins", "not a Volcano plugin: skipped, as Volcano skips it"),
+                      ("unmodelledPlugins", "Volcano's, not modelled by kexplain yet: skipped")):
+        for name in config.get(key) or ():
+            out.write(f"plugin {name}: {what}\n")
+    for note in doc.get("notes") or ():
+        out.write(f"note: {note}\n")
+    for pg in doc.get("podGroups") or ():
+        out.write(f"\nPodGroup {pg['name']} (queue {pg['queue']}, minMember {pg['minMember']}): "
+                  f"{pg['phaseBefore']} -> {pg['phase']}\n")
+        for c in pg.get("conditions") or ():
+            out.write(f"  {c['type']}={c['status']} {c['reason']}" + (f": {c['message']}" if c.get("message") else "")
+                      + "\n")
+    out.write("\nPods:\n")
+    for pod in doc.get("pods") or ():
+        if not pod.get("podGroup"):
+            continue
+        if pod.get("evicted"):
+            out.write(f"  {pod['name']}: evicted (on {pod.get('nodeBefore', '')})\n")
+        elif pod.get("boundTo"):
+            one_of = pod.get("boundToOneOf")
+            where = f"one of {', '.join(one_of)}" if one_of else pod["boundTo"]
+            out.write(f"  {pod['name']}: bound to {where}\n")
+        elif pod.get("podScheduled"):
+            ps = pod["podScheduled"]
+            tie = f" (Volcano picks one of {', '.join(pod['nodeOneOf'])})" if pod.get("nodeOneOf") else ""
+            out.write(f"  {pod['name']}: {ps['reason']}: {ps['message']}{tie}\n")
+        elif pod.get("nodeBefore"):
+            out.write(f"  {pod['name']}: on {pod['nodeBefore']}\n")
+        else:
+            out.write(f"  {pod['name']}: not scheduled this session\n")
+    out.write("\nQueues:\n")
+    for q in doc.get("queues") or ():
+        alloc = ", ".join(f"{k} {v}" for k, v in q["allocated"].items())
+        out.write(f"  {q['name']} ({q['state']}): allocated {alloc}\n")
+    if doc.get("events"):
+        out.write("\nEvents:\n")
+        for e in doc["events"]:
+            count = f" (x{e['count']})" if e.get("count", 1) > 1 else ""
+            out.write(f"  {e['object']}: {e['type']} {e['reason']}: {e['message']}{count}\n")

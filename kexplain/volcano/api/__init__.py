@@ -1,0 +1,1 @@
+"""Volcano's scheduler API (pkg/scheduler/api): resources, tasks, jobs, nodes, queues, fit errors."""

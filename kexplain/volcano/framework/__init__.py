@@ -1,0 +1,1 @@
+"""Volcano's scheduler framework (pkg/scheduler/framework): the session and its plugin hooks."""

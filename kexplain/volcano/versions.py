@@ -1,0 +1,19 @@
+"""Volcano's release followed, as data (the scheduler's behaviour is v1.15.1's; its predicates and
+nodeorder call kube-scheduler's plugins, linked at Kubernetes 1.35)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class VolcanoVersion:
+    release: str
+    commit: str
+    kubernetes: str          # the kube-scheduler minor its predicates and nodeorder run
+
+    def __str__(self) -> str:
+        return f"{self.release} ({self.commit})"
+
+
+V1_15_1 = VolcanoVersion("v1.15.1", "0a56ed331897f5455916a44d3075671376d731d6", "1.35")
+DEFAULT = V1_15_1
