@@ -111,8 +111,6 @@ def version_json(kube: KubeVersion) -> dict:
     changed = kube.gates.changed()
     if changed:
         out["featureGates"] = changed
-    if kube.admission.said:
-        out["admissionPlugins"] = kube.admission.to_json()
     return out
 
 
