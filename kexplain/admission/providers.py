@@ -1,11 +1,14 @@
 """Which managed Kubernetes runs a cluster, told by its nodes, so that its API server's admission plugins
 (`features.admission_plugins.PROFILES`) are the ones admitting the pods when the user names none.
 
-A node's labels name its provider first (each provider's node pool label: EKS's managed node groups and
-Fargate, GKE's node pools, AKS's agent pools); failing those, its spec.providerID's scheme (`aws://`,
-`gce://`, `azure://`), which a self-managed cluster on that cloud shares: the answer says which it was,
-and `--admission-plugins default` (or the provider's name) says otherwise. The first node that names one
-decides, in the order the nodes were read.
+What tells it is what the provider itself wrote on a node it registered: its `spec.providerID`, which
+the cloud's node controller sets on every node (`aws://`: EKS, `gce://`: GKE, `azure://`: AKS), and the
+managed service's node pool label on such a node (EKS's managed node groups and Fargate, GKE's node
+pools, AKS's agent pools), which tells it from a self-managed cluster on that cloud. A node without a
+providerID was written by hand (a test fixture, a model of a cluster: no provider registered it) and
+tells nothing, whatever its labels: its cluster is admitted as kube-apiserver's defaults admit, as the
+scheduler's and the autoscalers' cases are. The first registered node with a label decides, else the
+first whose providerID names a cloud; the answer says which (`--admission-plugins` says otherwise).
 """
 from __future__ import annotations
 
@@ -28,22 +31,22 @@ def _mapping(value: object) -> dict:
 
 
 def provider_of(nodes: Iterable[dict]) -> tuple[str, str] | None:
-    """(profile, what told it) of the first node whose labels name a provider, else of the first whose
-    providerID does; None when no node does."""
+    """(profile, what told it) of the first node a provider registered (a providerID) that carries a
+    managed service's node pool label, else of the first whose providerID names a cloud; None when no
+    node does."""
     by_id: tuple[str, str] | None = None
     for node in nodes:
         get = getattr(node, "get", None)
-        if get is None:
-            continue
+        provider_id = _mapping(get("spec")).get("providerID") if get is not None else None
+        if not isinstance(provider_id, str) or not provider_id:
+            continue            # (no provider registered it: a hand-written node)
         labels = _mapping(_mapping(get("metadata")).get("labels"))
         for key, profile in LABELS:
             if key in labels:
                 return profile, FROM_LABELS
         if by_id is None:
-            provider_id = _mapping(get("spec")).get("providerID")
-            if isinstance(provider_id, str):
-                by_id = next(((p, FROM_PROVIDER_ID) for prefix, p in PROVIDER_IDS if provider_id.startswith(prefix)),
-                             None)
+            by_id = next(((p, FROM_PROVIDER_ID) for prefix, p in PROVIDER_IDS if provider_id.startswith(prefix)),
+                         None)
     return by_id
 
 

@@ -96,8 +96,8 @@ def test_kube_apiservers_defaults_leave_the_gpu_pod_untolerating():
 
 
 @pytest.mark.parametrize("node,profile,told", [
-    (_node({"eks.amazonaws.com/nodegroup": "gpu"}), "EKS", providers.FROM_LABELS),
-    (_node({"cloud.google.com/gke-nodepool": "pool-1"}), "GKE", providers.FROM_LABELS),
+    (_node({"eks.amazonaws.com/nodegroup": "gpu"}, "aws:///us-east-1a/i-0a1b"), "EKS", providers.FROM_LABELS),
+    (_node({"cloud.google.com/gke-nodepool": "pool-1"}, "gce://p/z/n"), "GKE", providers.FROM_LABELS),
     (_node(provider_id="aws:///us-east-1a/i-0a1b"), "EKS", providers.FROM_PROVIDER_ID),
     (_node(provider_id="gce://project/zone/name"), "GKE", providers.FROM_PROVIDER_ID),
 ])
@@ -117,16 +117,25 @@ def test_an_aks_node_does_not():
 
 
 def test_a_label_wins_over_a_provider_id_and_the_first_node_decides():
-    found = providers.provider_of([_node(provider_id="aws:///x"), _node({"cloud.google.com/gke-nodepool": "p"})])
+    found = providers.provider_of([_node(provider_id="aws:///x"),
+                                   _node({"cloud.google.com/gke-nodepool": "p"}, "gce://p/z/n")])
     assert found == ("GKE", providers.FROM_LABELS)
     assert providers.provider_of([_node(provider_id="azure:///x"), _node(provider_id="aws:///y")]) == \
         ("AKS", providers.FROM_PROVIDER_ID)
-    assert providers.provider_of([_node({"kubernetes.io/hostname": "n1"})]) is None
+    assert providers.provider_of([_node({"kubernetes.io/hostname": "n1"}, "kind://docker/kind/n1")]) is None
+
+
+def test_a_node_no_provider_registered_tells_nothing_whatever_its_labels():
+    """A hand-written node (no spec.providerID) with EKS's node group label, as the Cluster Autoscaler's
+    cases write theirs: admitted as kube-apiserver's defaults admit, the GPU pod untolerating."""
+    assert providers.provider_of([_node({"eks.amazonaws.com/nodegroup": "gpu"})]) is None
+    tolerations, kube = _admitted([_node({"eks.amazonaws.com/nodegroup": "gpu"})])
+    assert tolerates("nvidia.com/gpu") not in tolerations and kube.admission.recognise
 
 
 def test_plugins_said_are_not_second_guessed_by_the_nodes():
     said = KubeVersion().with_admission(parse("default"))
-    tolerations, kube = _admitted([_node({"eks.amazonaws.com/nodegroup": "gpu"})], said)
+    tolerations, kube = _admitted([_node({"eks.amazonaws.com/nodegroup": "gpu"}, "aws:///x")], said)
     assert tolerates("nvidia.com/gpu") not in tolerations and kube.admission.profile is None
     named = KubeVersion().with_admission(parse("ExtendedResourceToleration"))
     tolerations, _ = _admitted([_node()], named)
