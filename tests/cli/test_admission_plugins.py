@@ -119,3 +119,23 @@ def test_evict_drains_replacement_is_admitted_as_the_cluster_admits_it(tmp_path)
     code, out, err = kexplain(*args, "--admission-plugins", "default", "-o", "json")
     (replacement,) = json.loads(out)["replacements"]
     assert replacement.get("node") is None and "admission" not in replacement, err
+
+
+def test_karpenters_and_cas_passes_say_it_for_each_pod():
+    karpenter = FIXTURES / "karpenter"
+    code, out, err = kexplain("karpenter", str(karpenter / "trainer-untolerating.yaml"), "--nodes",
+                              str(karpenter / "cluster.yaml"), "--nodes", str(karpenter / "nodepools.yaml"),
+                              "--no-suggestions", "-o", "json")
+    doc = json.loads(out)
+    assert code == 0 and doc["summary"]["pods"] == {"NewNodeClaim": 1}, err
+    assert (doc["admission"]["profile"], doc["admission"]["from"]) == ("EKS", "node providerIDs")
+    assert doc["admission"]["added"][0]["pod"] == "default/trainer-untolerating"
+    ca = FIXTURES / "autoscaler"       # an EKS model written by hand (no providerIDs): said with the flag
+    args = ["autoscale", str(ca / "pod-gpu.yaml"), "--nodes", str(ca / "cluster.yaml"), "--node-groups",
+            str(ca / "nodegroups.yaml")]
+    code, out, _ = kexplain(*args)
+    assert code == 1 and "Admission:" not in out
+    code, out, err = kexplain(*args, "--admission-plugins", "EKS")
+    assert code == 0, err
+    assert ("Admission: EKS profile (from --admission-plugins): ExtendedResourceToleration added "
+            "nvidia.com/gpu:Exists:NoSchedule to default/trainer") in out
