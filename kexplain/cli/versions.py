@@ -43,7 +43,8 @@ def admission_plugins_option() -> Any:
                         help="The admission plugins the cluster's API server runs beyond kube-apiserver's "
                              "defaults, as its --enable-admission-plugins names them, or a provider's "
                              f"({', '.join(PROFILES)}; `default`: none). Default: ${ADMISSION_ENV_VAR}, else "
-                             "the provider the nodes' labels or providerIDs name, else kube-apiserver's defaults.")
+                             "the provider that registered the nodes (their providerIDs and node pool labels), else "
+                             "kube-apiserver's defaults.")
 
 
 def admission_choice(env: Environment, flag: Optional[str], config: Optional[tuple[str, str]] = None
