@@ -18,8 +18,9 @@ import msgspec
 
 from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, NamespaceNotFound, Source
 
-from kexplain.admission import defaults, dra_convert, gated_fields, limitranger, podsecurity, podtopologylabels, \
-    priority, runtimeclass, shapes, defaulttolerationseconds, validate_policy
+from kexplain.admission import defaults, dra_convert, extendedresourcetoleration, gated_fields, limitranger, \
+    podsecurity, podtopologylabels, priority, providers, runtimeclass, shapes, defaulttolerationseconds, \
+    validate_policy
 
 from kexplain.admission.match_label_keys import merge_label_keys, merged_kinds
 from kexplain.admission.patched import ShapeAdmission
@@ -58,6 +59,7 @@ class Admitted:
     pending: dict | None = None
     warnings: list[str] = field(default_factory=list)
     patched: int = 0        # pods admitted by their shape's patch (`kexplain.admission.shapes`)
+    kube: KubeVersion = DEFAULT_VERSION     # the version admitted as: its admission plugins recognised
 
 
 def _kind(obj: object) -> str:
@@ -353,6 +355,7 @@ class _Admission:
         self._merged = merged_kinds(kube)
         self._copies_labels = podtopologylabels.copies_labels(kube)
         self._pod_level = kube.enabled("PodLevelResources")     # LimitRanger's pod totals
+        self._extended_tolerations = kube.admission.enabled(extendedresourcetoleration.PLUGIN_NAME)
         self.objects: list[tuple[dict, Source]] = []
         self._stored = stored
         self._shapes = shapes_seen
@@ -606,6 +609,8 @@ class _Admission:
         except priority.PriorityRejected as exc:
             raise _reject(str(exc), src, pod) from None
         defaulttolerationseconds.admit(spec)
+        if self._extended_tolerations:      # (off in kube-apiserver's defaults; EKS's and GKE's run it)
+            extendedresourcetoleration.admit(spec)
         try:
             runtimeclass.admit_pod(pod, self.runtime_classes)
         except runtimeclass.RuntimeClassRejected as exc:
@@ -796,6 +801,9 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
     seen = None if stored or not by_shape or _per_namespace_policies(cluster) else _Shapes(shape_index)
     flat = _flatten(cluster, result.warnings, stored_ids, seen, kube)
     objects = flat.objects
+    if kube.admission.recognise:    # nothing named the API server's plugins: its provider's, by the nodes
+        kube = providers.recognised(kube, (objects[i][0] for i in flat.by_kind.get("Node", ())))
+    result.kube = kube
     pending_pod = _copy(pending[0], pending[1]) if pending is not None else None
     for obj, src in flat.undecoded:   # stored objects decoded once already: for them this changes nothing
         check_decodes(obj, src, kube)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import BinaryIO, Callable, Optional
 
+from kexplain.admission.extendedresourcetoleration import noted
 from kexplain.apimachinery import columns
 from kexplain.autoscaler.cloudprovider import Discovery, discover_in, provenance
 from kexplain.autoscaler.document import build_document
@@ -17,6 +18,7 @@ from kexplain.autoscaler.pending import loop_over
 from kexplain.errors import InputError, KexplainError
 from kexplain.explain.inputs import read_config, settled_version
 from kexplain.explain.pods_file_pass import PodsFilePass, pods_file_pass
+from kexplain.admission.extendedresourcetoleration import noted
 from kexplain.explain.request import VersionChoice
 from kexplain.features import KubeVersion
 from kexplain.load.gcpolicy import bulk_load
@@ -52,6 +54,9 @@ def scale_up(req: AutoscaleRequest, choice: VersionChoice, given: Optional[KubeV
     doc = build_document(loop, run_once(loop))
     if not groups.file:         # found in the cluster's objects: where, as live
         doc["nodeGroupsFound"] = provenance(groups)
+    said = noted(loop.kube.admission, [(f"{p.namespace}/{p.name}", p.obj.get("spec")) for p in loop.pending])
+    if said is not None:        # the tolerations the cluster's API server gave the pending pods (EKS, GKE)
+        doc["admission"] = said
     return doc
 
 

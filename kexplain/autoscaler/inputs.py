@@ -115,7 +115,7 @@ def _admitted_loop(cluster_objs: Objects, pod_objs: Objects, settings: Settings,
     warnings = list(checked.warnings) + requests_note(settings.flag(ENABLE_FLAG), cluster_objs)
     admitted = admit(_of_kinds(checked.objects, CLUSTER_KINDS), None, shape_index=index, kube=kube)
     warnings += admitted.warnings
-    return _loop_of(admitted.objects, checked.objects, settings, groups, kube, now, warnings, set_sources,
+    return _loop_of(admitted.objects, checked.objects, settings, groups, admitted.kube, now, warnings, set_sources,
                     {id(s) for _, s in pending_src})
 
 

@@ -15,7 +15,8 @@ from kexplain.cli.env import env_of
 from kexplain.cli.exit_codes import ExitStatus
 from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output,
                                   max_objects_option)
-from kexplain.cli.versions import feature_gates_option, settle, version_choice, version_option
+from kexplain.cli.versions import admission_plugins_option, feature_gates_option, settle, version_choice, \
+    version_option
 from kexplain.render import structured
 from kexplain.render.autoscale import print_scale_up
 
@@ -47,6 +48,7 @@ def command(
     kubernetes_version: Optional[str] = version_option("the version a snapshot in --nodes recorded", CA_KUBERNETES,
                                                        "the scheduler the Cluster Autoscaler embeds"),
     feature_gates: Optional[str] = feature_gates_option(),
+    admission_plugins: Optional[str] = admission_plugins_option(),
 ) -> ExitStatus:
     """Explain one Cluster Autoscaler loop: which pending pods trigger a scale-up of which node
     group, and why the others do not, events included, as the Cluster Autoscaler of
@@ -55,7 +57,7 @@ def command(
     Exit codes: 0 every pending pod triggered a scale-up or fits the free room of existing
     nodes, 1 some pending pod did not, 2 bad usage or bad input, 4 internal error."""
     env = env_of(ctx)
-    choice = version_choice(env, kubernetes_version, feature_gates)
+    choice = version_choice(env, kubernetes_version, feature_gates, admission_plugins)
     given = settle(env, choice) if choice.given else None    # a version given: checked before anything is read
     req = AutoscaleRequest(pods, tuple(nodes), node_groups, autoscaler_config, max_input_size, max_objects, validate,
                            namespace, env.stdin)

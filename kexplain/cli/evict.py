@@ -20,6 +20,7 @@ from kexplain.cli.live_options import chunk_size_option, context_option, kubecon
 from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output, kubelet_config_option,
                                   max_objects_option, stats_option)
 from kexplain.cli.output import save_page
+from kexplain.cli.versions import admission_choice, admission_plugins_option
 from kexplain.errors import KexplainError
 from kexplain.features.kube_version import ENV_VAR, resolve
 from kexplain.render import structured
@@ -64,6 +65,7 @@ class Common:
     nodes: List[str]
     now: Optional[str]
     kubernetes_version: Optional[str]
+    admission_plugins: Optional[str]
     output: Output
     max_input_size: int
     max_objects: int
@@ -84,7 +86,8 @@ def _common_parameters() -> list[inspect.Parameter]:
     """The `Common` options as typer reads parameters, in the order --help lists them."""
     options: list[tuple[str, Any, Any]] = [
         ("nodes", List[str], NODES_OPTION), ("now", Optional[str], NOW_OPTION),
-        ("kubernetes_version", Optional[str], VERSION_OPTION), ("output", Output, OUTPUT_OPTION),
+        ("kubernetes_version", Optional[str], VERSION_OPTION),
+        ("admission_plugins", Optional[str], admission_plugins_option()), ("output", Output, OUTPUT_OPTION),
         ("max_input_size", int, MAX_INPUT_SIZE_OPTION), ("max_objects", int, max_objects_option()),
         ("validate", str, VALIDATE_OPTION), ("kubeconfig", Optional[str], kubeconfig_option()),
         ("context", Optional[str], context_option()), ("request_timeout", float, timeout_option()),
@@ -116,7 +119,8 @@ def _run(ctx: typer.Context, family: str, node: str, common: Common, options: di
     """One family's document, written as asked; the exit code its `evicts` reads off it. Without
     --nodes, the cluster is read from its API server."""
     env = env_of(ctx)
-    kube, warnings = resolve(common.kubernetes_version, env.variables.get(ENV_VAR) or None)
+    kube, warnings = resolve(common.kubernetes_version, env.variables.get(ENV_VAR) or None,
+                             admission=admission_choice(env, common.admission_plugins))
     for warning in warnings:
         env.error(f"warning: {warning}")
     given = bool(common.kubernetes_version or env.variables.get(ENV_VAR))     # else the cluster's own versions

@@ -23,7 +23,8 @@ from kexplain.cli.options import (EVICTED_STATS_HELP, EXPLAIN_NODEPOOL_HELP, MAX
 from kexplain.cli.output import batch_document, export_view, save_page
 from kexplain.cli.pipes import verdict_known
 from kexplain.cli.versions import (compare_versions_option, compared_versions, feature_gates_option, settle,
-                                   version_choice, version_option)
+                                   version_choice, version_option, admission_choice,
+                                   admission_plugins_option)
 from kexplain.errors import KexplainError, LeftOutNote
 from kexplain.explain.batch import API_VERSION, LIST_KIND, Batch, Outcome
 from kexplain.explain.inputs import Loaded
@@ -133,18 +134,20 @@ def command(
     namespace: Optional[str] = NAMESPACE_OPTION,
     kubernetes_version: Optional[str] = version_option("the version a snapshot in --nodes recorded"),
     feature_gates: Optional[str] = feature_gates_option(),
+    admission_plugins: Optional[str] = admission_plugins_option(),
     compare_versions: Optional[str] = compare_versions_option(),
 ) -> ExitStatus:
     """Explain where (and whether) the scheduler would place POD."""
     env = env_of(ctx)
-    choice = version_choice(env, kubernetes_version, feature_gates)
+    choice = version_choice(env, kubernetes_version, feature_gates, admission_plugins)
     req = Request(pod_path=pod, node_paths=tuple(nodes), config_path=config, stored=stored, max_bytes=max_input_size,
                   max_objects=max_objects, validate=validate, replicas=replicas, node_groups=node_groups,
                   autoscaler_config=autoscaler_config, namespace=namespace, stats=stats,
                   kubelet_config=kubelet_config)
     check_groups_options(req.node_groups, req.autoscaler_config, node, node_group, req.node_paths, discovering=True)
     if compare_versions is not None:
-        return _compare(env, req, compare_versions, kubernetes_version, feature_gates, node, output, svg, html,
+        return _compare(env, req, compare_versions, kubernetes_version, feature_gates, admission_plugins, node,
+                        output, svg, html,
                         run_options(False, None, start_index=start_index, preemption=preemption,
                                     preemption_offset=preemption_offset))  # the scheduler's keys only: compared
     # A version given explicitly is checked before anything is read; else a snapshot's recorded
@@ -157,10 +160,11 @@ def command(
 
 
 def _compare(env: Environment, req: Request, compare_versions: str, kubernetes_version: Optional[str],
-             feature_gates: Optional[str], node: Optional[str], output: Output, svg: Optional[str],
-             html: Optional[str], options: RunOptions) -> ExitStatus:
+             feature_gates: Optional[str], admission_plugins: Optional[str], node: Optional[str], output: Output,
+             svg: Optional[str], html: Optional[str], options: RunOptions) -> ExitStatus:
     """`--compare-versions A,B[,...]`: the versions checked, then compared (`write_version_comparison`)."""
-    kubes = compared_versions(env, compare_versions, kubernetes_version, feature_gates)
+    kubes = compared_versions(env, compare_versions, kubernetes_version, feature_gates,
+                              admission_choice(env, admission_plugins))
     if node is not None:
         raise KexplainError("--node shows one version's verdict: drop --compare-versions, or --node")
     if html is not None:

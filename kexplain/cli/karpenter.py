@@ -12,6 +12,7 @@ from kexplain.cli.exit_codes import ExitStatus
 from kexplain.cli.live_options import chunk_size_option, context_option, kubeconfig_option, timeout_option
 from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output,
                                   aws_data_option, karpenter_config_option, max_objects_option)
+from kexplain.cli.versions import admission_choice, admission_plugins_option
 from kexplain.errors import KexplainError
 from kexplain.features.kube_version import ENV_VAR, resolve
 from kexplain.karpenter.disruption import versions
@@ -95,6 +96,7 @@ def command(
         None, "--kubernetes-version", metavar="X.Y",
         help=f"The Kubernetes version whose API server admits the inputs (default: "
              f"$KEXPLAIN_KUBERNETES_VERSION, else {KARPENTER_KUBERNETES}, the libraries Karpenter is built with)."),
+    admission_plugins: Optional[str] = admission_plugins_option(),
     suggestions: bool = typer.Option(True, "--suggestions/--no-suggestions",
                                      help="Show verified fix suggestions for the pods Karpenter would not place "
                                           "(each change run through Karpenter's pass again; key 'suggestions')."),
@@ -124,7 +126,8 @@ def command(
     ran, whatever it decided; with --node: the node would be disrupted now), 1 some pod failed or
     was ignored (--node: the node stays), 2 bad usage or bad input, 4 internal error."""
     env = env_of(ctx)
-    kube, warnings = resolve(kubernetes_version, env.variables.get(ENV_VAR) or None, None, KARPENTER_KUBERNETES)
+    kube, warnings = resolve(kubernetes_version, env.variables.get(ENV_VAR) or None, None, KARPENTER_KUBERNETES,
+                             admission_choice(env, admission_plugins))
     for warning in warnings:
         env.error(f"warning: {warning}")
     rules = versions.resolve(karpenter_version)

@@ -17,12 +17,12 @@ from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION, VALID
 from kexplain.cli.output import save_page
 from kexplain.cli.pipes import verdict_known
 from kexplain.cli.versions import (compared_versions, feature_gates_option, settle, version_choice,
-                                   version_option)
+                                   version_option, admission_plugins_option)
 from kexplain.errors import KexplainError
 from kexplain.explain.request import VersionChoice
 from kexplain.features import DEFAULT as DEFAULT_VERSION, RELEASES, KubeVersion
 from kexplain.kueue.config_file import read_kueue_config
-from kexplain.lint.choice import CONFIG_FILE, choice_of, find_config, read_config
+from kexplain.lint.choice import CONFIG_FILE, admission_plugins, choice_of, find_config, read_config
 from kexplain.lint.linter import FAIL_ON, RULES, LintOptions, Report, default_suggester, lint
 from kexplain.lint.rule import RuleChoice
 from kexplain.lint.versions import lint_compared
@@ -125,6 +125,7 @@ def command(
     autoscaler_config: Optional[str] = autoscaler_config_option(),
     kubernetes_version: Optional[str] = version_option("the version a snapshot in --nodes recorded"),
     feature_gates: Optional[str] = feature_gates_option(),
+    admission_plugins: Optional[str] = admission_plugins_option(),
     kueue_version: Optional[str] = kueue_version_option(),
     kueue_config: Optional[str] = kueue_config_option(),
     compare_versions: Optional[str] = COMPARE_VERSIONS_OPTION,
@@ -158,7 +159,7 @@ def command(
 ) -> ExitStatus:
     env = env_of(ctx)
     formats = _formats(env, formats, old_formats)
-    rule_choice = _rule_choice(paths or [], lint_config, enable, disable, max_input_size)
+    rule_choice, admission = _rule_choice(paths or [], lint_config, enable, disable, max_input_size)
     if list_rules or not paths:
         return _list_rules(env, formats, rule_choice, list_rules)
     if strict:
@@ -167,10 +168,8 @@ def command(
         env.error("warning: --strict is deprecated: unknown fields are errors by default (--validate=strict)")
     chosen, targets = _outputs(formats, outputs)
     _check_node_groups(nodes, node_groups, autoscaler_config)
-    choice = version_choice(env, kubernetes_version, feature_gates)
-    schemas_only = None
-    if k8s_version is not None:
-        choice, schemas_only = _deprecated_version(env, k8s_version, choice)
+    choice = version_choice(env, kubernetes_version, feature_gates, admission_plugins, admission)
+    choice, schemas_only = _deprecated_version(env, k8s_version, choice) if k8s_version is not None else (choice, None)
     before, kube, follow = _versions(env, choice, nodes, compare_versions, kubernetes_version or k8s_version,
                                      feature_gates, schemas_only)
     kueue_objects = tuple(read_kueue_config(kueue_config, max_input_size))
@@ -217,12 +216,13 @@ def _list_rules(env: Environment, formats: List[str], choice: RuleChoice, asked:
 
 
 def _rule_choice(paths: List[str], lint_config: Optional[str], enable: List[str], disable: List[str],
-                 max_bytes: int) -> RuleChoice:
+                 max_bytes: int) -> tuple[RuleChoice, Optional[tuple[str, str]]]:
     """The rules reported: the config file's choice (--lint-config, else the nearest one), then
-    --enable and --disable over it; an unknown rule id or a malformed file is bad usage."""
+    --enable and --disable over it; an unknown rule id or a malformed file is bad usage. With it,
+    the file's `admissionPlugins` (the target cluster's API server), if it says them."""
     path = lint_config or find_config(paths)
     config = read_config(path, max_bytes) if path else {}
-    return choice_of(config, enable, disable, source=path)
+    return choice_of(config, enable, disable, source=path), admission_plugins(config, path)
 
 
 def _kueue_provisioner(env: Environment, node_groups: Optional[str], autoscaler_config: Optional[str],
@@ -276,7 +276,7 @@ def _versions(env: Environment, choice: VersionChoice, nodes: List[str], compare
     if compare_versions is not None:
         if not nodes:
             raise KexplainError("--compare-versions compares the scheduling: give the pool with --nodes")
-        kubes = compared_versions(env, compare_versions, flag, feature_gates)
+        kubes = compared_versions(env, compare_versions, flag, feature_gates, choice.admission_plugins)
         if len(kubes) != 2:
             raise KexplainError(f"--compare-versions {compare_versions!r}: lint compares two versions, A,B: it checks "
                                 "against B and flags what is scheduled differently under A")
@@ -315,7 +315,7 @@ def _deprecated_version(env: Environment, value: str, choice: VersionChoice) -> 
     if minor in RELEASES:
         env.error("warning: --k8s-version is deprecated: use --kubernetes-version (the schemas and the scheduling "
                   "check both follow it)")
-        return VersionChoice(minor, choice.feature_gates), None
+        return VersionChoice(minor, choice.feature_gates, choice.admission_plugins), None
     env.error(f"warning: --k8s-version is deprecated: Kubernetes {minor}'s schemas are used, and the scheduling "
               f"check follows {settle(env, choice).minor} (--kubernetes-version takes {', '.join(RELEASES)})")
     return choice, minor

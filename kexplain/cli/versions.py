@@ -1,5 +1,5 @@
-"""`--kubernetes-version`, `--feature-gates` and `--compare-versions`, shared by every command
-that schedules.
+"""`--kubernetes-version`, `--feature-gates`, `--admission-plugins` and `--compare-versions`, shared by
+every command that schedules.
 
 The version is resolved from the flag, then `KEXPLAIN_KUBERNETES_VERSION`, then what the
 cluster reports (live mode's /version, the version a snapshot recorded), then the default
@@ -15,6 +15,8 @@ from kexplain.cli.env import Environment
 from kexplain.errors import KexplainError
 from kexplain.explain.request import VersionChoice
 from kexplain.features import DEFAULT_MINOR, ENV_VAR, SUPPORTED, KubeVersion, parse_minor
+from kexplain.features.admission_plugins import ENV_VAR as ADMISSION_ENV_VAR, FLAG as ADMISSION_FLAG, PROFILES, \
+    parse as parse_admission
 
 def version_option(reported: str = "", default: str = DEFAULT_MINOR, why: str = "") -> Any:
     """The option; `reported`: where the command finds the cluster's own version, if anywhere;
@@ -36,10 +38,34 @@ def compare_versions_option() -> Any:
                              "what differs.")
 
 
-def version_choice(env: Environment, flag: Optional[str], feature_gates: Optional[str]) -> VersionChoice:
-    """What the command line asks for (the flag, else the environment variable), to be settled
-    once the cluster's own version is known (`settle`)."""
-    return VersionChoice(flag or env.variables.get(ENV_VAR) or None, feature_gates)
+def admission_plugins_option() -> Any:
+    return typer.Option(None, ADMISSION_FLAG, metavar="NAME,...|PROFILE",
+                        help="The admission plugins the cluster's API server runs beyond kube-apiserver's "
+                             "defaults, as its --enable-admission-plugins names them, or a provider's "
+                             f"({', '.join(PROFILES)}; `default`: none). Default: ${ADMISSION_ENV_VAR}, else "
+                             "the provider that registered the nodes (their providerIDs and node pool labels), else "
+                             "kube-apiserver's defaults.")
+
+
+def admission_choice(env: Environment, flag: Optional[str], config: Optional[tuple[str, str]] = None
+                     ) -> Optional[tuple[str, str]]:
+    """The admission plugins asked for and where: the flag, else the environment variable, else a
+    configuration file's key (`config`: its value and name); checked now (an unknown plugin: exit 2)."""
+    said = (flag, ADMISSION_FLAG) if flag is not None else \
+        (env.variables[ADMISSION_ENV_VAR], f"${ADMISSION_ENV_VAR}") if env.variables.get(ADMISSION_ENV_VAR) else config
+    if said is not None:
+        parse_admission(*said)
+    return said
+
+
+def version_choice(env: Environment, flag: Optional[str], feature_gates: Optional[str],
+                   admission_plugins: Optional[str] = None, config: Optional[tuple[str, str]] = None
+                   ) -> VersionChoice:
+    """What the command line asks for (the flag, else the environment variable; `config`: a
+    configuration file's admission plugins), to be settled once the cluster's own version is known
+    (`settle`)."""
+    return VersionChoice(flag or env.variables.get(ENV_VAR) or None, feature_gates,
+                         admission_choice(env, admission_plugins, config))
 
 
 def settle(env: Environment, choice: VersionChoice, reported: Optional[str] = None) -> KubeVersion:
@@ -51,7 +77,8 @@ def settle(env: Environment, choice: VersionChoice, reported: Optional[str] = No
 
 
 def compared_versions(env: Environment, value: str, flag: Optional[str],
-                      feature_gates: Optional[str]) -> list[KubeVersion]:
+                      feature_gates: Optional[str], admission: Optional[tuple[str, str]] = None
+                      ) -> list[KubeVersion]:
     """`--compare-versions A,B[,...]`: each version with `--feature-gates` applied, in the order
     given; at least two, none twice (a minor newer than the newest is followed as it, with
     its warning); not with --kubernetes-version (it overrides $KEXPLAIN_KUBERNETES_VERSION)."""
@@ -67,7 +94,7 @@ def compared_versions(env: Environment, value: str, flag: Optional[str],
             env.error(f"warning: {warning}")
         if any(k.minor == minor for k in out):
             raise KexplainError(f"--compare-versions {value!r}: Kubernetes {minor} is given twice")
-        out.append(VersionChoice(minor, feature_gates).settle()[0])
+        out.append(VersionChoice(minor, feature_gates, admission).settle()[0])
     if len(out) < 2:
         raise KexplainError(f"--compare-versions {value!r}: give two versions or more, such as "
                             f"{SUPPORTED[-2]},{SUPPORTED[-1]}")

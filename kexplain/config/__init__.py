@@ -60,6 +60,13 @@ class SchedulerConfig:
         configuration) enabled it, and what the explanation does not reproduce."""
         return [_plugins.not_reproduced_note(name, self.kube) for name in self.not_reproduced]
 
+    def admitted_as(self, kube: KubeVersion) -> "SchedulerConfig":
+        """This configuration with `kube` (its own minor and gates) as the version its objects were
+        admitted as: the API server's admission plugins recognised from the cluster's nodes."""
+        if kube == self.kube:
+            return self
+        return replace(self, kube=kube, profiles=tuple(replace(p, kube=kube) for p in self.profiles))
+
     def profile_for(self, scheduler_name: str) -> Profile:
         """The profile a pod with this spec.schedulerName is scheduled by (frameworkForPod)."""
         for p in self.profiles:

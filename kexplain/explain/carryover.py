@@ -79,7 +79,7 @@ class Carryover:
             if fw.kube.enabled(OPPORTUNISTIC_BATCHING) else None
         trace = schedule_pod(fw, inputs.pod, replace(schedule_options(inputs, options), batch=batch,
                                                      cycle=self.cycle + 1))
-        pod_notes.record(trace.extra, inputs.pod, inputs.snapshot)
+        pod_notes.record(trace.extra, inputs.pod, inputs.snapshot, inputs.config.kube)
         return trace
 
     def _framework(self, inputs: Inputs, options: RunOptions) -> Framework:

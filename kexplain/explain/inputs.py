@@ -373,6 +373,7 @@ def _admitted_inputs(pod_obj: dict[str, Any], pod_src: Source, cluster: Objects,
                                                    absent=absent | left_out_namespaces(every, objs), later=later),
                                 cluster, problems, owned)
         cluster, pod_obj, warnings = admitted.objects, admitted.pending, list(admitted.warnings)
+        config = config.admitted_as(admitted.kube)     # (the admission plugins recognised by the nodes)
         if applied:
             settled = settle(cluster, lambda o, s: id(s) in applied)
             cluster = settled.objects

@@ -1,11 +1,13 @@
-"""What the pod carries that its manifest did not say: LimitRanger's defaults, its controller's labels."""
+"""What the pod carries that its manifest did not say: LimitRanger's defaults, its controller's labels,
+the tolerations an admission plugin beyond kube-apiserver's defaults gave it (ExtendedResourceToleration)."""
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from kexplain.admission import limitranger
+from kexplain.admission import extendedresourcetoleration as ert, limitranger
 from kexplain.controllers.controller_utils import CONTROLLER_REVISION_HASH_LABEL, POD_TEMPLATE_HASH_LABEL
+from kexplain.features import KubeVersion
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
 
@@ -46,8 +48,18 @@ def shown_labels(pod: PodInfo) -> dict[str, str] | None:
     return dict(labels) if any(k in labels for k in CONTROLLER_LABELS) else None
 
 
-def record(trace_extra: dict[str, Any], pod: PodInfo, snapshot: Snapshot) -> None:
-    """Add the notes (`limitRanger`, `labels`) to a trace's extra keys, when there are some."""
+def admission(pod: PodInfo, kube: KubeVersion) -> dict[str, Any] | None:
+    """The admission plugins the pod was admitted with, when not plain kube-apiserver's and one beyond
+    its defaults acts on it: which (a provider's profile, and what told it), and the tolerations
+    ExtendedResourceToleration gave it (`ert.noted`)."""
+    return ert.noted(kube.admission, [(None, pod.obj.get("spec"))])
+
+
+def record(trace_extra: dict[str, Any], pod: PodInfo, snapshot: Snapshot, kube: KubeVersion | None = None) -> None:
+    """Add the notes (`limitRanger`, `labels`, `admission`) to a trace's extra keys, when there are some."""
+    said = admission(pod, kube) if kube is not None else None
+    if said is not None:
+        trace_extra["admission"] = said
     limits = limit_ranger(pod, snapshot)
     if limits is not None:
         trace_extra["limitRanger"] = limits

@@ -34,10 +34,14 @@ class VersionChoice:
 
     given: str | None = None
     feature_gates: str | None = None
+    # `--admission-plugins` (or its environment variable), with where it was said; None: recognised
+    # from the cluster's nodes as it is admitted (`admission.providers`)
+    admission_plugins: tuple[str, str] | None = None
 
     def settle(self, reported: str | None = None) -> tuple[KubeVersion, list[str]]:
-        """The version to follow and the warnings to say (VersionError, FeatureGateError)."""
-        return resolve(self.given, None, self.feature_gates, reported)
+        """The version to follow and the warnings to say (VersionError, FeatureGateError,
+        AdmissionPluginsError)."""
+        return resolve(self.given, None, self.feature_gates, reported, self.admission_plugins)
 
 
 @dataclass(frozen=True)

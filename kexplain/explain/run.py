@@ -25,7 +25,7 @@ def explain(inputs: Inputs, options: RunOptions | Request) -> Trace:
         trace = kubelet_trace(inputs, options, node)
     else:
         trace = schedule_pod(framework_for(inputs, options), inputs.pod, schedule_options(inputs, options))
-    pod_notes.record(trace.extra, inputs.pod, inputs.snapshot)      # what the pod got beyond its manifest
+    pod_notes.record(trace.extra, inputs.pod, inputs.snapshot, inputs.config.kube)      # beyond its manifest
     removed = evicted(inputs.pod.obj)       # who removed it and why, as its status says
     if removed is not None:
         trace.extra["eviction"] = removed

@@ -5,9 +5,11 @@ data read where its rule lives (gates here, default plugins in `kexplain.config`
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kexplain.errors import KexplainError
+from kexplain.features.admission_plugins import DEFAULT as DEFAULT_ADMISSION, AdmissionPlugins, parse as \
+    parse_admission
 from kexplain.features.featuregate import FeatureGates
 
 # minor -> the kube-scheduler release kexplain reproduces for it (the conformance cases' source)
@@ -56,10 +58,12 @@ def parse_minor(text: str) -> tuple[str, str | None]:
 
 @dataclass(frozen=True)
 class KubeVersion:
-    """One minor and its feature gates (the defaults unless `--feature-gates` changed them)."""
+    """One minor and its feature gates (the defaults unless `--feature-gates` changed them), and the
+    admission plugins its API server runs (`--admission-plugins`, or a provider's recognised)."""
 
     minor: str = DEFAULT_MINOR
     gates: FeatureGates = field(default=None)  # type: ignore[assignment]  # set in __post_init__
+    admission: AdmissionPlugins = DEFAULT_ADMISSION
 
     def __post_init__(self) -> None:
         if self.minor not in RELEASES:
@@ -86,7 +90,11 @@ class KubeVersion:
         """This version with `--feature-gates` applied (FeatureGateError as kube-scheduler says it)."""
         if not value:
             return self
-        return KubeVersion(self.minor, self.gates.with_flag(value))
+        return KubeVersion(self.minor, self.gates.with_flag(value), self.admission)
+
+    def with_admission(self, plugins: AdmissionPlugins) -> "KubeVersion":
+        """This version with its API server's admission plugins set."""
+        return self if plugins == self.admission else replace(self, admission=plugins)
 
     def describe(self) -> str:
         """"Kubernetes 1.35 (kube-scheduler v1.35.4)", with the gates changed from the defaults."""
@@ -107,9 +115,10 @@ def version_json(kube: KubeVersion) -> dict:
 
 
 def resolve(flag: str | None, env_value: str | None, feature_gates: str | None = None,
-            detected: str | None = None) -> tuple[KubeVersion, list[str]]:
+            detected: str | None = None, admission: tuple[str, str] | None = None) -> tuple[KubeVersion, list[str]]:
     """The version to follow and the warnings to say: the flag wins, then the environment
-    variable, then the version the cluster reports (live mode, a snapshot), then the default."""
+    variable, then the version the cluster reports (live mode, a snapshot), then the default.
+    `admission`: the admission plugins said and where (`--admission-plugins`), else recognised later."""
     text = next((t for t in (flag, env_value, detected) if t), None)
     warnings: list[str] = []
     minor = DEFAULT_MINOR
@@ -117,7 +126,10 @@ def resolve(flag: str | None, env_value: str | None, feature_gates: str | None =
         minor, warning = parse_minor(text)
         if warning:
             warnings.append(warning)
-    return KubeVersion(minor).with_feature_gates(feature_gates), warnings
+    kube = KubeVersion(minor).with_feature_gates(feature_gates)
+    if admission is not None:
+        kube = kube.with_admission(parse_admission(*admission))
+    return kube, warnings
 
 
 DEFAULT = KubeVersion()

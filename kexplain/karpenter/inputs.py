@@ -374,7 +374,8 @@ def pass_of(everything: list[tuple[dict[str, Any], Source]], settings: Settings,
     checked = check_objects(defaulted, CLUSTER_KINDS | EXTRA_KINDS, validate=validate, shape_index=index, kube=kube)
     cluster, rest = _cluster_and_rest(checked.objects)
     admitted = admit(cluster, None, shape_index=index, kube=kube)
-    return _inputs_of(admitted.objects, rest, settings, kube, now, validate, [*checked.warnings, *admitted.warnings])
+    return _inputs_of(admitted.objects, rest, settings, admitted.kube, now, validate,     # (its admission plugins
+                      [*checked.warnings, *admitted.warnings])                       # recognised by the nodes)
 
 
 def pass_of_state(state: ClusterState, settings: Settings, *, validate: str = "strict", now: datetime = CLOCK,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from kexplain.admission.extendedresourcetoleration import noted
 from kexplain.karpenter.apis.nodeclaim import NodeSelectorRequirementWithMinValues
 from kexplain.karpenter.apis.nodepool import is_ready, node_pool_conditions, validate_requirement
 from kexplain.karpenter.apis.status import Condition
@@ -203,6 +204,10 @@ def document(done: Pass, explain: str | None = EXPLAIN_UNPLACED) -> dict[str, An
     doc = build_document(result, cloud.node_pools_key(pools), cloud.instance_types_key(), cloud.price_text)
     if explain is not None:
         doc["explained"] = explain_pass(result, cloud, every_pod=explain == EXPLAIN_ALL)
+    said = noted(done.inputs.kube.admission, [(f"{p.namespace}/{p.name}", p.obj.get("spec"))
+                                              for p in done.inputs.pending])
+    if said is not None:            # the tolerations the cluster's API server gave the pods (EKS, GKE)
+        doc["admission"] = said
     return doc
 
 

@@ -5,6 +5,7 @@ directory holding `.git`), as `.yamllint` and `.kube-linter.yaml` are, or named 
     enable: [RULE, ...]      # every rule is on; this turns back on one a lower level disables
     disable: [RULE, ...]
     severity: {RULE: error|warning|info}
+    admissionPlugins: EKS    # the target cluster's API server: as --admission-plugins (`admission_plugins`)
 
 The command line wins over the file. `choose` applies a choice to a report, with each object's
 `lint.kexplain.io/ignore` annotation (`rules.suppression`)."""
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from kexplain.errors import KexplainError
+from kexplain.features.admission_plugins import parse as parse_admission
 from kexplain.lint.report import Report
 from kexplain.lint.rule import RuleChoice, Severity
 from kexplain.lint.rules import RULES, with_severity
@@ -23,7 +25,8 @@ from kexplain.load.limits import DEFAULT_MAX_BYTES
 from kexplain.load.manifests import read_settings_document
 
 CONFIG_FILE = ".kexplain-lint.yaml"
-KEYS = ("enable", "disable", "severity")
+KEYS = ("enable", "disable", "severity", "admissionPlugins")
+ADMISSION_KEY = "admissionPlugins"
 
 
 def find_config(paths: Iterable[str], cwd: str | None = None) -> str | None:
@@ -63,7 +66,24 @@ def read_config(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, Any]
     for rule_id, level in severity.items():
         if level not in ("error", "warning", "info"):
             raise KexplainError(f"{path}: severity: {rule_id}: must be error, warning or info, not {level!r}")
+    admission_plugins(data, path)
     return data
+
+
+def admission_plugins(config: Mapping[str, Any], path: str | None) -> tuple[str, str] | None:
+    """The file's `admissionPlugins` (a profile, `default`, or plugin names: a list or one string
+    separated by commas), with where it was said; checked (an unknown plugin: bad usage)."""
+    value = config.get(ADMISSION_KEY)
+    if value is None:
+        return None
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        value = ",".join(value)
+    if not isinstance(value, str) or not value.strip():
+        raise KexplainError(f"{path}: {ADMISSION_KEY}: must be a profile (EKS, GKE, AKS), default, or admission "
+                            f"plugin names, not {value!r}")
+    said = (value, f"{path or CONFIG_FILE}: {ADMISSION_KEY}")
+    parse_admission(*said)
+    return said
 
 
 def choice_of(config: Mapping[str, Any], enable: Iterable[str] = (), disable: Iterable[str] = (),

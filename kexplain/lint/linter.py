@@ -106,6 +106,9 @@ class Linter:
         self.pool = pool
         self.report = Report(k8s_version=self.store.version, strict=options.validate == "strict", pool=pool is not None,
                              warnings=list(pool.warnings) if pool is not None else [])
+        plugins = (pool.kube if pool is not None else options.kube).admission   # (recognised by the pool's nodes)
+        if plugins.said:
+            self.report.admission = {**plugins.to_json(), "text": plugins.describe()}
         self._set: SetCluster | None = None     # the set being linted: its pool, its refused objects
         self._repeated: set[tuple[str, int, int | None]] = set()   # documents not applied: a later one is
         self._generated: set[tuple[str, int, int | None]] = set()  # documents named from their generateName

@@ -51,6 +51,9 @@ class Report:
     # traces kept of its pods (not part of `to_json`: the HTML page adds them).
     explanations: list[dict[str, Any]] = field(default_factory=list)
     needs: frozenset[str] = frozenset({SCHEMAS})     # what the rules need that this run had (`Rule.needs`)
+    # The admission plugins the pool's API server runs beyond kube-apiserver's defaults, when said or
+    # recognised from its nodes (`features.admission_plugins.AdmissionPlugins.to_json`, with `text`).
+    admission: dict[str, Any] | None = None
 
     @property
     def objects(self) -> int:
@@ -87,6 +90,9 @@ class Report:
     def to_json(self) -> dict[str, Any]:
         compared = {"comparedWith": self.compared_with} if self.compared_with else {}
         return {"apiVersion": "kexplain/v1", "kind": "LintReport", "kubernetesVersion": self.k8s_version, **compared,
-                "strict": self.strict, "scheduling": self.pool, "summary": self.summary(),
+                "strict": self.strict, "scheduling": self.pool,
+                **({"admissionPlugins": {k: v for k, v in self.admission.items() if k != "text"}}
+                   if self.admission else {}),
+                "summary": self.summary(),
                 "warnings": self.warnings, "findings": [f.to_json() for f in self.findings]}
 

@@ -15,6 +15,7 @@ from kexplain.render.cluster_autoscaler import (depending_words, found_blocks, i
                                                 min_size_line, names_table, outcome_label, template_words, tie_lines,
                                                 why_none)
 from kexplain.render.style import Look, wrap, wrapped
+from kexplain.render.views import admission_text
 from kexplain.render.words import tables
 
 (RESULT_WORDS,) = tables("autoscale", "RESULT_WORDS")
@@ -38,6 +39,9 @@ def scale_up_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     blocks += _choice(doc, look)
     notes = found_blocks(doc, look.width)     # the CA and Kubernetes versions, the cloud provider
     blocks += [Block(notes[0].renderable), *notes[1:]]
+    admission = admission_text(doc)       # the tolerations the cluster's API server gave the pods (EKS, GKE)
+    if admission:
+        blocks.append(Block(Text(wrap(admission, look.width), style="dim"), gap=False))
     pods = [(f"{p['namespace']}/{p['name']}", (outcome_label(p),), wrapped(why_none(p))) for p in doc.get("pods") or ()]
     if pods:
         blocks.append(Block(names_table(look, "Pending pods", ("pod", "outcome", "event, or why none"), pods)))

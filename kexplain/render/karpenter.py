@@ -13,7 +13,8 @@ from rich.text import Text
 from kexplain.render.blocks import BULLET, Block, indented_line, lines_block, numbered_line, print_blocks
 from kexplain.apimachinery.quantity import QuantityError, parse_quantity, value
 from kexplain.render.cluster_autoscaler import names_table
-from kexplain.render.style import GAP, Look, is_bytes, longest_word, plural, quantity, wrap_widths, wrapped
+from kexplain.render.style import GAP, Look, is_bytes, longest_word, plural, quantity, wrap, wrap_widths, wrapped
+from kexplain.render.views import admission_text
 from kexplain.render.words import tables
 
 RESULT_WORDS, OFFERING_REASONS = tables("karpenter", "RESULT_WORDS", "OFFERING_REASONS")
@@ -124,6 +125,9 @@ def summary_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
         out.append(Block(Text(aws_source(aws), style="dim"), gap=False))
         if aws.get("prices"):
             out.append(Block(Text(f"Prices: {aws['prices']}", style="dim"), gap=False))
+    admission = admission_text(doc)        # the tolerations the cluster's API server gave the pods
+    if admission:
+        out.append(Block(Text(wrap(admission, look.width), style="dim"), gap=False))
     if doc.get("scheduleError"):
         out.append(Block(Text(f"error: {doc['scheduleError']}", style="red")))
     return out

@@ -111,6 +111,10 @@ def print_text(report: Report, console: Console, options: RenderOptions = Render
             line(("    ", ""), ("suggestion:", "green"), (f" {s}", ""))
     for w in report.warnings:
         line(("warning:", "yellow"), (f" {w}", ""))
+    if report.admission:        # the API server the set is admitted by, when not plain kube-apiserver
+        enabled = ", ".join(report.admission.get("enabled") or ()) or "none"
+        line(("admission:", "dim"), (f" {report.admission.get('text')}: beyond kube-apiserver's defaults: {enabled}",
+                                     ""))
     style = "bold red" if report.count(Severity.ERROR) else ("yellow" if report.count(Severity.WARNING) else "green")
     line((summary_line(report), style))
 

@@ -32,7 +32,8 @@ from kexplain.render.suggestions import suggestion_blocks
 from kexplain.explain.describe import gate
 from kexplain.render.views import (STOP_ERROR, STOP_FIRST, Ranked, RejectionGroup, SearchFigures, SharedReads,
                                    missing_prefilter_state, never_reason, no_nodes, prefilter_rejection, random_tie,
-                                   ranking, rejection_groups, search_figures, shorten, tie_rule, version_text)
+                                   ranking, rejection_groups, search_figures, shorten, tie_rule, version_text,
+                                   admission_text)
 
 TOP_NODES = 10          # feasible nodes listed in the default view
 NODES_PER_REASON = 8    # node names listed per reason in the default view
@@ -138,6 +139,9 @@ def _pod_facts(trace: Mapping[str, Any], follower: str) -> list[Block]:
     version = version_text(trace.get("kubernetesVersion"))
     facts = (trace.get("details") or {}).get("pod")
     lines = [version.replace("(kube-scheduler ", follower)] if version else []
+    admission = admission_text(trace)       # what an admission plugin beyond the defaults gave the pod
+    if admission:
+        lines.append(admission)
     if facts:
         lines.append(f"Requests {quantities(facts.get('requests'))}; priority {facts.get('priority', 0)}")
     return [Block(Text(line, style="dim"), gap=False) for line in lines]

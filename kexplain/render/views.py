@@ -31,6 +31,23 @@ def version_text(version: Mapping[str, Any] | None) -> str | None:
     return f"Kubernetes {version.get('minor')} (kube-scheduler {version.get('scheduler')}{changed})"
 
 
+def admission_text(trace: Trace) -> str | None:
+    """The trace's `admission` as one line: "Admission: EKS profile (from node labels):
+    ExtendedResourceToleration added nvidia.com/gpu:Exists:NoSchedule"; None without one."""
+    said = trace.get("admission")
+    if not isinstance(said, Mapping):
+        return None
+    what = f"{said['profile']} profile" if said.get("profile") else ", ".join(said.get("enabled") or ()) \
+        or "kube-apiserver's defaults"
+    head = f"Admission: {what}" + (f" (from {said['from']})" if said.get("from") else "")
+    parts = [f"{a.get('plugin')} added {t.get('key')}:{t.get('operator')}:{t.get('effect')}"
+             + (f" to {a['pod']}" if a.get("pod") else "")
+             for a in said.get("added") or () if isinstance(t := a.get("toleration"), Mapping)]
+    if said.get("notEmulated"):
+        parts.append(f"not emulated: {', '.join(said['notEmulated'])}")
+    return f"{head}: {'; '.join(parts)}" if parts else head
+
+
 def random_ties(trace: Trace) -> bool:
     """Whether the trace's kube-scheduler breaks top-score ties at random (before 1.35) rather than
     by its ranking heap; no version named reads as the default's."""

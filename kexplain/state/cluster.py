@@ -222,6 +222,7 @@ def state_of(loaded: Objects, config: SchedulerConfig, stored: bool = False, val
     if not stored:
         absent |= left_out_namespaces(every, used)
     cluster = admitted.objects
+    config = config.admitted_as(admitted.kube)     # (its API server's admission plugins, recognised by the nodes)
     if not stored:
         warnings += half_bound_notes(cluster)
     budgets: Statuses = {}          # (each budget's status computed once: the notes, the snapshot, `budgets`)

@@ -12,7 +12,7 @@ import typer
 from kexplain.cli import evict
 from kexplain.cli.app import app
 
-COMMON = {"--nodes", "--now", "--kubernetes-version", "-o", "--output", "--max-input-size", "--max-objects",
+COMMON = {"--nodes", "--now", "--kubernetes-version", "--admission-plugins", "-o", "--output", "--max-input-size", "--max-objects",
           "--validate", "--kubeconfig", "--context", "--request-timeout", "--chunk-size", "--html"}
 OWN = {"pressure": {"--stats", "--kubelet-config", "--filesystems", "--earlier-stats", "--earlier-at", "--admit"},
        "drain": {"--ignore-daemonsets", "--delete-emptydir-data", "--force"},
@@ -47,8 +47,8 @@ def test_shell_completion_offers_the_common_options(name):
 
 
 def test_live_read_only_without_nodes():
-    common = evict.Common(["c.yaml"], None, None, evict.Output.table, 1, 1, "strict", "k", None, 1.0, 5, None)
+    common = evict.Common(["c.yaml"], None, None, None, evict.Output.table, 1, 1, "strict", "k", None, 1.0, 5, None)
     assert common.live is None
-    live = evict.Common([], None, None, evict.Output.table, 1, 1, "strict", "k", "ctx", 2.0, 5, None).live
+    live = evict.Common([], None, None, None, evict.Output.table, 1, 1, "strict", "k", "ctx", 2.0, 5, None).live
     assert live is not None and (live.kubeconfig, live.context, live.request_timeout, live.chunk_size) == \
         ("k", "ctx", 2.0, 5)

@@ -142,8 +142,8 @@ def test_an_unknown_or_contradicted_rule_on_the_command_line_is_bad_usage(capsys
     ("severity: {fitz: error}\n", "severity: unknown rule 'fitz'"),
     ("severity: {fits: fatal}\n", "severity: fits: must be error, warning or info, not 'fatal'"),
     ("disable: fits\n", "disable: must be a list of rule ids, not 'fits'"),
-    ("rules: [fits]\n", "unknown key 'rules' (the keys are enable, disable, severity)"),
-    ("- fits\n", "must be a mapping with the keys enable, disable, severity, not a list"),
+    ("rules: [fits]\n", "unknown key 'rules' (the keys are enable, disable, severity, admissionPlugins)"),
+    ("- fits\n", "must be a mapping with the keys enable, disable, severity, admissionPlugins, not a list"),
     ("disable: [fits\n", "invalid YAML"),
     ("enable: [fits]\ndisable: [fits]\n", "fits is both enabled and disabled"),
 ])

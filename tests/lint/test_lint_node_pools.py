@@ -32,8 +32,9 @@ def test_the_rule_is_a_warning():
 
 
 def test_a_label_no_nodepool_declares_and_a_gpu_pod_no_nodepool_takes():
+    # on an API server without ExtendedResourceToleration the untolerating trainer fits no NodePool
     code, findings, err = lint(str(CASE / "pod.yaml"), str(CASE / "trainer-untolerating.yaml"),
-                               str(CASE / "trainer.yaml"), *CLUSTER)
+                               str(CASE / "trainer.yaml"), *CLUSTER, "--admission-plugins", "default")
     assert code == 1, err
     found = {f["object"]["name"]: f for f in of(findings, "no-nodepool")}
     assert set(found) == {"batch-job", "trainer-untolerating"}       # the tolerating trainer gets a NodeClaim
@@ -43,6 +44,17 @@ def test_a_label_no_nodepool_declares_and_a_gpu_pod_no_nodepool_takes():
         'incompatible requirements, label "workload" does not have known values'
     assert list(batch["details"]["nodePools"]) == ["gpu", "general"]      # Karpenter's order: weight first
     assert "no instance type has enough resources" in found["trainer-untolerating"]["details"]["nodePools"]["general"]
+
+
+def test_on_eks_the_api_server_gives_the_gpu_pod_its_toleration():
+    """The cluster's node is an EKS one (providerID aws://): its API server runs ExtendedResourceToleration,
+    the trainer requesting nvidia.com/gpu tolerates the gpu NodePool's taint, and gets a NodeClaim."""
+    code, findings, err = lint(str(CASE / "trainer-untolerating.yaml"), *CLUSTER)
+    assert of(findings, "no-nodepool") == [], err
+    env = TestEnvironment(width=200)
+    main(["lint", str(CASE / "trainer-untolerating.yaml"), *CLUSTER, "--format", "json"], env=env)
+    assert json.loads(env.out)["admissionPlugins"] == {"enabled": ["NodeRestriction", "ExtendedResourceToleration"],
+                                                       "profile": "EKS", "from": "node providerIDs"}
 
 
 def test_a_pod_that_fits_today_is_checked_all_the_same(tmp_path: Path):

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
+from kexplain.admission.extendedresourcetoleration import noted
 from kexplain.controllers.workloads import Copies, pod_from_workload
 from kexplain.errors import KexplainError, Source
 from kexplain.explain.batch import explain_batch
@@ -166,6 +167,10 @@ def placements(state: ClusterState, replacements: Sequence[Replacement],
         {e.position: {"status": "Error", "message": getattr(err, "message", str(err))}}))
     for outcome in batch:
         answers[outcome.entry.position] = outcome.copies[0].to_json() if outcome.copies else {"status": "Error"}
+        said = noted(outcome.inputs.config.kube.admission, [(None, outcome.inputs.pod.obj.get("spec"))]) \
+            if outcome.inputs is not None else None
+        if said is not None:        # the tolerations the cluster's API server gives the replacement (EKS, GKE)
+            answers[outcome.entry.position]["admission"] = said
         if gather is not None:
             gather.add_outcome(outcome)
     if gather is not None:
@@ -176,7 +181,7 @@ def placements(state: ClusterState, replacements: Sequence[Replacement],
 def answer(record: Mapping[str, Any]) -> dict[str, Any]:
     """A placement's answer as the eviction documents write it: status, node (None: pending), zone,
     message (FailedScheduling's, or the error) and the node preemption nominated."""
-    out: dict[str, Any] = {k: record[k] for k in ("node", "status", "zone") if k in record}
+    out: dict[str, Any] = {k: record[k] for k in ("node", "status", "zone", "admission") if k in record}
     summary = record.get("summary") or {}
     if summary.get("message") or record.get("message"):
         out["message"] = summary.get("message") or record.get("message")

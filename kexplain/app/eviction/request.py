@@ -82,7 +82,8 @@ def read_cluster(req: EvictRequest, more: Optional[MoreReads] = None) -> tuple[C
         if not req.version_given and live is None:
             recorded = recorded_version(cluster)
             reported = (recorded[0], f"the snapshot {recorded[1]}") if recorded is not None else None
-        kube = followed(*reported) if not req.version_given and reported is not None else req.kube
+        kube = followed(*reported).with_admission(req.kube.admission) if not req.version_given \
+            and reported is not None else req.kube
         cluster = with_priorities(cluster)
         state = state_of(cluster, read_config(None, kube=kube), stored=True, validate=req.validate)
     return state, (live.reads() if live is not None else {})

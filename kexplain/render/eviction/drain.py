@@ -12,6 +12,7 @@ from rich.text import Text
 from kexplain.render.blocks import Block, lines_block, print_blocks
 from kexplain.render.karpenter import table_block
 from kexplain.render.style import Look, plural
+from kexplain.render.views import admission_text
 
 RULE_WORDS = {
     "canIgnorePDB": "evicted: finished, pending or being deleted, so no budget is read",
@@ -182,9 +183,10 @@ def replacement_line(r: Mapping[str, Any]) -> list[tuple[int, str]]:
     if not r.get("replacement"):
         return [(0, f"- {r['evicted']}: no replacement ({r.get('why', '')})")]
     head = f"- {r['evicted']} -> {r['replacement']} ({r.get('controller')}): "
+    admission = admission_text(r)       # what the cluster's API server gave the replacement (EKS, GKE)
     if r.get("node"):
-        return [(0, head + f"scheduled on {r['node']}")]
-    lines = [(0, head + f"{r.get('status', 'pending')}, stays pending")]
+        return [(0, head + f"scheduled on {r['node']}"), *([(2, admission)] if admission else [])]
+    lines = [(0, head + f"{r.get('status', 'pending')}, stays pending"), *([(2, admission)] if admission else [])]
     if r.get("message"):
         lines.append((2, r["message"]))
     if r.get("nominatedNodeName"):

@@ -14,6 +14,7 @@ from kexplain.render.cluster_autoscaler import (FAILED, TEMPLATE, answer_lines, 
                                                 version_note)
 from kexplain.render.html.markup import Html, el, esc, join, table
 from kexplain.render.node import filter_words
+from kexplain.render.views import admission_text
 
 Trace = Mapping[str, Any]
 
@@ -52,7 +53,8 @@ def autoscaler_section(trace: Trace, i: int | str) -> list[Html]:
             if lines else []
     out: list[Html] = [el("h3", "Cluster autoscaler", id=f"t{i}-ca"),
                        el("p", version_note(doc, trace), cls="note"),
-                       *(el("p", line, cls="note ca-found") for line in [*provider_lines(doc), *found_lines(doc)])]
+                       *(el("p", line, cls="note ca-found") for line in [*provider_lines(doc), *found_lines(doc)]),
+                       *([el("p", admission_text(doc), cls="note")] if admission_text(doc) else [])]
     rows = pod_rows(doc)
     if len(rows) > 1 or (rows and len((doc.get("pendingPass") or {}).get("pods") or ()) > 1):
         out.append(table(("pods", "outcome", "event, or why none"),

@@ -10,6 +10,7 @@ from kexplain.render.html.markup import Html, el, join, table
 from kexplain.render.karpenter import (RESULT_WORDS, aws_source, cheapest_types, nodes_lines, pool_lines, skipped_lines,
                                        suggestion_places)
 from kexplain.render.karpenter_section import PLACED, does_line, pod_key
+from kexplain.render.views import admission_text
 
 Trace = Mapping[str, Any]
 
@@ -33,6 +34,9 @@ def _summary(doc: Mapping[str, Any]) -> list[Html]:
     aws = (doc.get("explained") or {}).get("awsData")
     if aws:
         out.append(el("p", aws_source(aws) + (f". Prices: {aws['prices']}" if aws.get("prices") else ""), cls="note"))
+    admission = admission_text(doc)        # the tolerations the cluster's API server gave the pods
+    if admission:
+        out.append(el("p", admission, cls="note"))
     if doc.get("scheduleError"):
         out.append(el("p", f"error: {doc['scheduleError']}", cls="kp-error"))
     return out

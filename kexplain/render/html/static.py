@@ -33,7 +33,7 @@ from kexplain.render.suggestions import suggestion_rows
 from kexplain.render.table import print_trace
 from kexplain.render.views import (REJECTED, STOP_ERROR, STOP_FIRST, missing_prefilter_state, never_reason, no_nodes,
                                    prefilter_rejection, random_tie, ranking, rejection_groups, search_figures,
-                                   tie_rule)
+                                   tie_rule, admission_text)
 from kexplain.render.devices_view import allocation, class_groups, why_groups
 
 Trace = Mapping[str, Any]
@@ -228,6 +228,9 @@ def _verdict(trace: Trace, i: int) -> list[Html]:
     if facts:
         meta += [f"requests {quantities(facts.get('requests'))}", f"priority {facts.get('priority', 0)}"]
     out = [el("p", join(meta, " \u00b7 "), cls="meta")]
+    admission = admission_text(trace)      # what an admission plugin beyond the defaults gave the pod
+    if admission:
+        out.append(el("p", admission, cls="meta"))
     line: Any = None
     if status == "Scheduled":
         line = _scheduled(trace, i)
