@@ -83,6 +83,18 @@ def default_suggester() -> Suggester:
 
 
 # -- the engine --------------------------------------------------------------------------------
+
+def set_findings(applied: list, taken: list, cluster, pool, options, warnings) -> tuple[list, set, dict]:
+    """The rule families that read the whole set at once, by file (devices; the budgets the API server
+    takes, a policy/v1beta1 one refused by its schema; Karpenter's NodePools, consolidation and PDBs;
+    Kueue's; Volcano's), the needs they met (Kueue's pass ran, Volcano's Queues given) and the jobs
+    Kueue started."""
+    found = [device_findings(applied, cluster), budget_findings(taken, pool), karpenter_findings(taken, pool)]
+    queued, started = kueue_findings(taken, pool, options, warnings)
+    volcano, queues_known = volcano_findings(taken, pool)
+    needs = ({KUEUE} if queued or started else set()) | ({VOLCANO} if queues_known else set())
+    return [*found, queued, volcano], needs, started
+
 class Linter:
     """Lints objects against one schema store and (optionally) one pool."""
 
@@ -198,25 +210,15 @@ class Linter:
         else:
             self._set = None
         try:
-            devices = device_findings(applied, self._set)
             taken = [doc for doc in applied if doc.location.key not in schema_refused]
-            # the budgets the API server takes (a policy/v1beta1 one is not: refused by its schema)
-            budgets = budget_findings(taken, self.pool)
-            karpenter = karpenter_findings(taken, self.pool)     # its NodePools' budgets, consolidation, PDBs
-            queued, self._kueue_started = kueue_findings(taken, self.pool, self.options, self.report.warnings)
-            if queued or self._kueue_started:       # Kueue's pass ran: its rules could find
-                self.report.needs |= {KUEUE}
-            volcano, queues_known = volcano_findings(taken, self.pool)
-            if queues_known:                        # Volcano's Queues given: its queue rules could find
-                self.report.needs |= {VOLCANO}
+            by_file, needs, self._kueue_started = set_findings(applied, taken, self._set, self.pool, self.options,
+                                                               self.report.warnings)
+            self.report.needs |= needs
             for f in files:
                 for item in f.items:
                     self.lint_document(item)     # (those -n refuses too: their finding says so)
-                self.report.findings.extend(devices.get(f.path, ()))
-                self.report.findings.extend(budgets.get(f.path, ()))
-                self.report.findings.extend(karpenter.get(f.path, ()))
-                self.report.findings.extend(queued.get(f.path, ()))
-                self.report.findings.extend(volcano.get(f.path, ()))
+                for found in by_file:
+                    self.report.findings.extend(found.get(f.path, ()))
                 if f.error is not None:
                     self._add(unreadable(f.path, f.error))
             self._schedule_set()
