@@ -9,6 +9,7 @@ import copy
 from typing import Any, Iterable, Optional
 
 from kexplain.admission import admit
+from kexplain.apimachinery.stored_pods import plain
 from kexplain.features.kube_version import KubeVersion
 from kexplain.volcano import cache
 from kexplain.volcano.api.task import GROUP_NAME_ANNOTATION, pod_request
@@ -29,8 +30,8 @@ def is_volcano_pod(pod: dict[str, Any], profiles: Iterable[str]) -> bool:
     """Whether Volcano, not kube-scheduler, schedules `pod`: its schedulerName is Volcano's, no profile
     of the scheduler configuration (`profiles`' names) claims it, and it names no node (a bound pod is
     its kubelet's, whoever bound it)."""
-    spec = pod.get("spec") or {}
-    return (spec.get("schedulerName") == cache.SCHEDULER_NAME and cache.SCHEDULER_NAME not in set(profiles)
+    spec = pod.get("spec")
+    return (isinstance(spec, dict) and spec.get("schedulerName") == cache.SCHEDULER_NAME and cache.SCHEDULER_NAME not in set(profiles)
             and not spec.get("nodeName"))
 
 
@@ -113,19 +114,74 @@ def session(objects: list[dict[str, Any]], volcano: list[dict[str, Any]], conf: 
 
 
 def answer(pod: dict[str, Any], cluster: Pairs, file_objects: Pairs, *, stored: bool = False,
-           conf: Optional[SchedulerConf] = None, version: VolcanoVersion = DEFAULT) -> dict[str, Any]:
+           conf: Optional[SchedulerConf] = None, version: VolcanoVersion = DEFAULT,
+           unread: Iterable[str] = ()) -> dict[str, Any]:
     """The pod's answer: the session over the cluster's objects (admitted unless `stored`; a pod of the
-    same name replaced by `pod`, already admitted) and the Volcano objects of both files."""
+    same name replaced by `pod`, already admitted) and the Volcano objects of both files. `unread`: the
+    kinds (plurals) RBAC refused: without PodGroups no session can answer (the pod's own condition
+    does); without Queues each queue named is taken as open, said."""
     conf = conf or default_conf()
+    unread = frozenset(unread)
+    if "podgroups" in unread:
+        return unread_document(pod, version, conf.actions)
     pod_key = _key(pod)
     every = [*cluster, *file_objects]
-    volcano = [o for o, _ in every if cache.is_volcano_object(o)]
+    volcano = [copy.deepcopy(o) for o, _ in every if cache.is_volcano_object(o)]
     core = [(o, s) for o, s in cluster if not cache.is_volcano_object(o)
             and not (o.get("kind") == "Pod" and _key(o) == pod_key)]
-    objects = [o for o, _ in admit(core, None, stored=stored).objects]
-    pod, volcano, made = with_pod_group(pod, volcano)
+    objects = [_own(o) for o, _ in admit(core, None, stored=stored).objects]
+    pod, volcano, made = with_pod_group(copy.deepcopy(pod), volcano)
+    notes = []
+    if "queues" in unread:
+        volcano, notes = stand_in_queues(volcano)
     doc, ssn, snap = session([*objects, pod], volcano, conf, version)
+    if notes:
+        doc["notes"] = [*notes, *doc.get("notes", [])]
     return pod_document(pod, doc, ssn, snap, made, version)
+
+
+def stand_in_queues(volcano: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The Queues RBAC did not let be read: each one a PodGroup names, open with the defaults of its
+    webhook (weight 1, no capability), so that its jobs are not taken for jobs of a missing queue."""
+    named = sorted({(o.get("spec") or {}).get("queue") or cache.DEFAULT_QUEUE for o in volcano
+                    if o.get("kind") == cache.PODGROUP_KIND})
+    stand_ins = [{"apiVersion": f"{cache.VOLCANO_GROUP}/v1beta1", "kind": cache.QUEUE_KIND,
+                  "metadata": {"name": q}, "spec": {"weight": 1, "reclaimable": True}, "status": {"state": "Open"}}
+                 for q in named]
+    note = (f"Volcano's Queues could not be read (RBAC): {', '.join(named)} taken as open, weight 1, without "
+            "capability, deserved or guarantee; a queue's quota is not checked")
+    return [*volcano, *stand_ins], [note]
+
+
+def unread_document(pod: dict[str, Any], version: VolcanoVersion, actions: Iterable[str]) -> dict[str, Any]:
+    """The answer when Volcano's PodGroups could not be read (RBAC): no session (Volcano schedules a pod
+    only with its PodGroup); Volcano's own word instead, the pod's PodScheduled condition as stored."""
+    ns, name = _key(pod)
+    cond = next((c for c in (pod.get("status") or {}).get("conditions") or ()
+                 if isinstance(c, dict) and c.get("type") == "PodScheduled"), None)
+    said = (f"Volcano's own word, its PodScheduled condition ({cond.get('reason') or 'no reason'}): "
+            f"{cond.get('message') or ''}" if cond else "Volcano has not reported on it (no PodScheduled condition)")
+    entry: dict[str, Any] = {"name": f"{ns}/{name}"}
+    group = ((pod.get("metadata") or {}).get("annotations") or {}).get(GROUP_NAME_ANNOTATION)
+    if group:
+        entry["podGroup"] = group
+    answer = {"scheduler": line(version, actions), "version": str(version), "pod": entry, "events": [],
+              "unread": "podgroups"}
+    message = f"Volcano's PodGroups could not be read (RBAC): no session was run; {said}"
+    return {"apiVersion": API_VERSION, "kind": KIND, "pod": {"namespace": ns, "name": name},
+            "profile": cache.SCHEDULER_NAME, "volcano": answer,
+            "result": {"status": "Unschedulable", "selectedNodes": [], "message": message}}
+
+
+def _own(obj: Any) -> Any:
+    """An object the session may write to: a pod Volcano may place or condition copied (the session
+    writes its PodScheduled condition; the caller's object, a live pod compared after, stays as read), a
+    stored bound pod as plain data; the rest as it is (read only)."""
+    if obj.get("kind") != "Pod":
+        return obj
+    if (obj.get("spec") or {}).get("nodeName"):
+        return dict(plain(obj))
+    return copy.deepcopy(plain(obj))
 
 
 def pod_document(pod: dict[str, Any], doc: dict[str, Any], ssn: Session, snap: cache.ClusterInfo,
@@ -210,7 +266,8 @@ def keeps_for_volcano(objects: Iterable[Any]) -> bool:
         obj = item[0] if isinstance(item, tuple) else item
         if not isinstance(obj, dict):
             continue
-        if cache.is_volcano_object(obj) or (obj.get("kind") == "Pod"
-                                            and (obj.get("spec") or {}).get("schedulerName") == cache.SCHEDULER_NAME):
+        spec = obj.get("spec")
+        if cache.is_volcano_object(obj) or (obj.get("kind") == "Pod" and isinstance(spec, dict)
+                                            and spec.get("schedulerName") == cache.SCHEDULER_NAME):
             return True
     return False

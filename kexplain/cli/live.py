@@ -177,6 +177,7 @@ def say_karpenter_reads(env: Environment, live: Live, refusals: bool = True) -> 
     words them, and their notes; the answer goes on without them."""
     say_reads(env, live.karpenter, refusals)
     say_reads(env, live.kueue, refusals)
+    say_reads(env, live.volcano, refusals)
 
 
 def say_reads(env: Environment, read: Any, refusals: bool = True) -> None:
