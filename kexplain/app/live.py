@@ -404,9 +404,6 @@ def volcano_named(args: PodArgs, live: Live, config: Any) -> Optional[Named]:
     pod, cluster, note = as_pending(live.pod, live.cluster)
     if not is_volcano_pod(pod, (p.scheduler_name for p in config.profiles)):
         return None
-    if args.html:
-        raise KexplainError(f"pod {pod_key(pod)}: --html has no page for a pod Volcano schedules yet: drop --html "
-                            "(-o json holds the whole answer)")
     check_node(args.node, [(o.get("metadata") or {}).get("name", "") for o, _ in cluster if o.get("kind") == "Node"],
                LIVE_NO_NODES)
     unread = [r.resource.plural for r in (live.volcano.refusals if live.volcano is not None else ())]

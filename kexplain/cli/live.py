@@ -216,7 +216,8 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
     if args.html:
         extra = {k: trace[k] for k in ("autoscaler", "autoscalers", "karpenter", "queue", "kueue", "eviction")
                  if k in trace}
-        save_page(args.html, {**explain_for_page(named.inputs, named.options, trace), "live": where, **extra})
+        page = explain_for_page(named.inputs, named.options, trace) if named.inputs is not None else trace  # (Volcano's)
+        save_page(args.html, {**page, "live": where, **extra})
     return _status(named.verdict, trace.get("kueue"))
 
 

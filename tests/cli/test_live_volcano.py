@@ -128,3 +128,13 @@ def test_a_cluster_without_volcano_is_asked_nothing_more(tmp_path, capsys) -> No
                                "-o", "json")
         assert not any("volcano.sh" in r.path for r in plain.requests)
     assert json.loads(out)["profile"] == "default-scheduler"
+
+
+def test_the_page_is_volcanos_answer(api, capsys, tmp_path) -> None:
+    page = tmp_path / "page.html"
+    code, _, err = run_cli(capsys, "pod", "train-worker-0", "-n", "shop", "--kubeconfig", api.kubeconfig,
+                           "--html", str(page))
+    assert code == 1, err
+    text = page.read_text()
+    assert "Scheduled by Volcano (v1.15.1), not kube-scheduler" in text and "filter and score pipeline" not in text
+    assert "<td>node-b1</td><td>node(s) were unschedulable</td>" in text

@@ -115,3 +115,15 @@ def test_a_pod_whose_podgroup_does_not_exist_waits(tmp_path: Path) -> None:
     code, out, _ = run(target, "--nodes", cluster, "-o", "json")
     assert code == 1
     assert json.loads(out)["result"]["message"].startswith("PodGroup default/gone does not exist")
+
+
+def test_the_page_says_what_the_text_says(tmp_path: Path) -> None:
+    cluster = write(tmp_path, "cluster.yaml", GANG)
+    target = write(tmp_path, "pod.yaml", [pod("train-2", "train", "3", 3)])
+    page = tmp_path / "page.html"
+    code, _, err = run(target, "--nodes", cluster, "--html", str(page))
+    assert code == 1, err
+    text = page.read_text()
+    assert "Scheduled by Volcano (v1.15.1), not kube-scheduler" in text
+    assert "filter and score pipeline" not in text       # not kube-scheduler's page
+    assert "<td>n1</td><td>Insufficient cpu</td>" in text
