@@ -105,6 +105,7 @@ def test_snapshot_keeps_them_and_the_replay_gives_the_same_answer(api, capsys, t
     assert code == 0, err
     kinds = {item.get("kind") for item in json.loads(snap.read_text())["items"]}
     assert {"Queue", "PodGroup", "Job"} <= kinds
+    assert "3 queues, 1 podgroups, 1 jobs" in err       # counted as the others are
     code, out, err = run_cli(capsys, str(tmp_path / "cluster.pod.json"), "--nodes", str(snap), "--stored",
                              "-o", "json")
     assert code == 1, err
@@ -138,3 +139,11 @@ def test_the_page_is_volcanos_answer(api, capsys, tmp_path) -> None:
     text = page.read_text()
     assert "Scheduled by Volcano (v1.15.1), not kube-scheduler" in text and "filter and score pipeline" not in text
     assert "<td>node-b1</td><td>node(s) were unschedulable</td>" in text
+
+
+def test_a_redacted_snapshot_says_it_leaves_volcanos_objects_out(api, capsys, tmp_path) -> None:
+    code, _, err = run_cli(capsys, "snapshot", "-o", str(tmp_path / "s.json"), "--redact",
+                           "--kubeconfig", api.kubeconfig)
+    assert code == 0, err
+    assert "leaves out 3 queues, 1 podgroups, 1 jobs" in err
+    assert "a replay finds none of Volcano's Queues and PodGroups" in err
