@@ -12,6 +12,7 @@ from typing import Any, BinaryIO, Callable, Optional, Sequence
 from kexplain.app.autoscalers import (REPORTED, Autoscaler, AutoscalerRun, adapter, keeps_cluster, kinds_of,
                                      node_pools, reports_node_groups, run_all)
 from kexplain.app.eviction.now import NowFiles, add_ranking_now
+from kexplain.app.volcano_pod import answer as volcano_answer, is_volcano_pod, keeps_for_volcano
 from kexplain.errors import KexplainError
 from kexplain.eviction.evicted import evicted_among
 from kexplain.explain.batch import Batch, Outcome, explain_batch
@@ -133,6 +134,7 @@ class Files:
     kueue: Chain
     now: NowFiles = NowFiles()      # an evicted pod's node's documents (its ranking now)
     node_groups: NodeGroupsFile = NodeGroupsFile(None, 0)
+    stored: bool = False            # --stored: the cluster read from an API server (not admitted again)
 
 
 def read_files(req: Request, stdin: Optional[BinaryIO], *, kueue_version: Optional[str] = None,
@@ -146,13 +148,24 @@ def read_files(req: Request, stdin: Optional[BinaryIO], *, kueue_version: Option
     keep = req.node_groups is not None or _keeps
     with bulk_load(freeze=True):
         loaded = kueue.attach(load(req, stdin, collect=True, keep=keep, prepare=kueue))
-    return Files(loaded, kueue, NowFiles(req.stats, req.kubelet_config, req.max_bytes), groups)
+    return Files(loaded, kueue, NowFiles(req.stats, req.kubelet_config, req.max_bytes), groups, req.stored)
 
 
 def _keeps(objects: list) -> bool:
-    """Whether the cluster read is kept: for an autoscaler, or a snapshot's node stats (an evicted
-    pod's node ranked now)."""
-    return keeps_cluster(objects) or NODE_STATS_KIND in kinds_of(objects)
+    """Whether the cluster read is kept: for an autoscaler, a snapshot's node stats (an evicted
+    pod's node ranked now), or Volcano's session (a pod of its, or its PodGroups and Queues)."""
+    return keeps_cluster(objects) or NODE_STATS_KIND in kinds_of(objects) or keeps_for_volcano(objects)
+
+
+def volcano_single(files: Files) -> Optional[dict]:
+    """The answer for one pod Volcano schedules (`app.volcano_pod`), its scheduler's session over the
+    cluster kept for it; None for a pod of kube-scheduler's."""
+    single = files.loaded.single
+    assert single is not None
+    if not is_volcano_pod(single.pod.obj, (p.scheduler_name for p in single.config.profiles)):
+        return None
+    return volcano_answer(single.pod.obj, files.loaded.cluster_objects or [], files.loaded.set_objects,
+                          stored=files.stored)
 
 
 def kueue_provisioner(req: Request, groups: NodeGroupsFile) -> Callable[[Sequence[Any]], Any]:
@@ -246,6 +259,9 @@ def explain_single(files: Files, options: RunOptions, suggestions: bool, autosca
     others read all the same: bad input is refused whatever the verdict)."""
     loaded = files.loaded
     assert loaded.single is not None
+    volcano = volcano_single(files)
+    if volcano is not None:         # Volcano's, not kube-scheduler's: its session answers (no autoscaler yet)
+        return Single(volcano, opts.node_group)
     answer = files.kueue.answer_for(loaded.single.pod.obj)
     trace = explain_one(loaded.single, options, suggestions and not held(answer))   # held: Kueue's fixes
     if answer is not None:
@@ -281,6 +297,8 @@ def page_of_single(files: Files, options: RunOptions, trace: dict) -> dict:
     removal and its kubelet verdict as the text said them: `eviction.now` and `explain.kubelet.readmit`
     are the app's, not the page run's)."""
     assert files.loaded.single is not None
+    if "volcano" in trace:          # Volcano's answer: no kube-scheduler cycle to run again
+        return trace
     page = explain_for_page(files.loaded.single, options, trace)
     for key in ("autoscaler", "autoscalers", "karpenter", "kueue", "eviction", "reapplied"):
         if key in trace:

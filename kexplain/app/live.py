@@ -17,6 +17,7 @@ from typing import Any, Callable, ContextManager, Iterator, Mapping, Optional
 from kexplain.app.autoscalers import AutoscalerRun, adapter, node_pools
 from kexplain.app.eviction.request import LiveRead
 from kexplain.app.eviction.now import NowFiles, add_ranking_now
+from kexplain.app.volcano_pod import answer as volcano_answer, is_volcano_pod
 from kexplain.app.explain import Autoscalers, NO_AUTOSCALER, as_asked, check_node, explain_one, node_names, \
     page_options, run_options, without_add_node_json
 from kexplain.autoscaler.cloudprovider import Discovery
@@ -79,6 +80,7 @@ class Live:
     policies: Any = None                # `kexplain.load.live.PolicyRead`, when they were read (snapshot)
     kueue: Any = None                   # Kueue's read (`ClusterReader.read_kueue`): its objects are in `cluster`
     removal: tuple[tuple[Obj, ...], tuple[Obj, ...]] = ((), ())   # a removed pod's events and its node's
+    volcano: Any = None                 # Volcano's read (`ClusterReader.read_volcano`): its objects are in `cluster`
 
 
 class Session:
@@ -125,16 +127,18 @@ class Session:
             cluster.extend(karpenter_objects)
             kueue_objects, kueue = reader.read_kueue()
             cluster.extend(kueue_objects)
+            volcano_objects, volcano = reader.read_volcano()
+            cluster.extend(volcano_objects)
             events: list[Obj] = []
-            if refusals:        # no simulation: every refused read, Karpenter's and Kueue's too, is named in one block
-                refusals += karpenter.refusals + kueue.refusals
+            if refusals:        # no simulation: every refused read, Karpenter's, Kueue's, Volcano's, in one block
+                refusals += karpenter.refusals + kueue.refusals + volcano.refusals
                 events, refused = reader.list_events(self.namespace, "Pod", pod_name)
                 refusals += [refused] if refused is not None else []
             groups = _node_groups(reader, cluster, node_group_labels) if node_group_labels is not None else None
             groups, karpenter = _with_daemonsets(reader, cluster, groups, karpenter, bool(refusals))
             removal = _removal_events(reader, pod) if pod is not None and not refusals else ((), ())
         return Live(self.conn.server, self.conn.context, self.namespace, as_dump(cluster), pod, version,
-                    tuple(refusals), tuple(events), groups, karpenter, policy_read, kueue, removal)
+                    tuple(refusals), tuple(events), groups, karpenter, policy_read, kueue, removal, volcano)
 
     def close(self) -> None:
         close = getattr(self.conn.api_client, "close", None)
@@ -339,7 +343,7 @@ class Named:
     verdict: dict
     where: dict
     note: Optional[str]
-    inputs: Inputs
+    inputs: Optional[Inputs]        # None: Volcano's answer (no kube-scheduler cycle to run again)
     options: RunOptions
     node_group: Optional[str]
 
@@ -348,6 +352,9 @@ def explain_named(args: PodArgs, live: Live, config: Any, say: Say) -> Named:
     """The named pod explained alone against the stored cluster as Kueue leaves it, its verdict in
     the scheduler's queue, the autoscalers over the queue's pass, compared with PodScheduled."""
     assert live.pod is not None
+    volcano = volcano_named(args, live, config)
+    if volcano is not None:
+        return volcano
     kueue_pass = live_kueue([live.pod], live.cluster, version=args.kueue_version,     # Kueue's answer first
                             capacity=kueue_capacity(args, live))
     kueue = kueue_pass.chains[0]
@@ -396,6 +403,25 @@ def explain_named(args: PodArgs, live: Live, config: Any, say: Say) -> Named:
         comparison = kueue_started(comparison, kueue.answer)
     where = live_json(live.server, live.context, live.server_version, comparison)
     return Named(trace, verdict, where, note, inputs, options, node_group)
+
+
+def volcano_named(args: PodArgs, live: Live, config: Any) -> Optional[Named]:
+    """A pod Volcano schedules (`app.volcano_pod`): its session over the stored cluster (its PodGroups,
+    Queues and Jobs read with it), compared with the PodScheduled condition Volcano wrote; None for a
+    pod of kube-scheduler's."""
+    assert live.pod is not None
+    pod, cluster, note = as_pending(live.pod, live.cluster)
+    if not is_volcano_pod(pod, (p.scheduler_name for p in config.profiles)):
+        return None
+    check_node(args.node, [(o.get("metadata") or {}).get("name", "") for o, _ in cluster if o.get("kind") == "Node"],
+               LIVE_NO_NODES)
+    unread = [r.resource.plural for r in (live.volcano.refusals if live.volcano is not None else ())]
+    trace = volcano_answer(pod, cluster, [], stored=True, unread=unread)
+    comparison = compare(trace, live.pod, config_given=args.config is not None, server_version=live.server_version,
+                         hints=(note,) if note else ())
+    where = live_json(live.server, live.context, live.server_version, comparison)
+    options = run_options(args.output.human, args.node)
+    return Named(trace, trace["result"], where, note, None, options, args.node_group)
 
 
 KUEUE_STARTED = ("kexplain scheduled the pod as Kueue would start it (its Workload admitted: the "

@@ -177,6 +177,7 @@ def say_karpenter_reads(env: Environment, live: Live, refusals: bool = True) -> 
     words them, and their notes; the answer goes on without them."""
     say_reads(env, live.karpenter, refusals)
     say_reads(env, live.kueue, refusals)
+    say_reads(env, live.volcano, refusals)
 
 
 def say_reads(env: Environment, read: Any, refusals: bool = True) -> None:
@@ -215,7 +216,8 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
     if args.html:
         extra = {k: trace[k] for k in ("autoscaler", "autoscalers", "karpenter", "queue", "kueue", "eviction")
                  if k in trace}
-        save_page(args.html, {**explain_for_page(named.inputs, named.options, trace), "live": where, **extra})
+        page = explain_for_page(named.inputs, named.options, trace) if named.inputs is not None else trace  # (Volcano's)
+        save_page(args.html, {**page, "live": where, **extra})
     return _status(named.verdict, trace.get("kueue"))
 
 

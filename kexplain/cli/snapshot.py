@@ -21,8 +21,8 @@ from kexplain.cli.live import Connect, Live, say_karpenter_reads, say_reads, ses
 from kexplain.cli.live_options import (chunk_size_option, context_option, kubeconfig_option, namespace_option,
                                        timeout_option)
 from kexplain.errors import KexplainError, Source
-from kexplain.load.live import (DAEMONSETS, EVENTS, KARPENTER, POLICIES, RESOURCES, ClusterReader, LiveError, as_pending,
-                                version_record)
+from kexplain.load.live import (DAEMONSETS, EVENTS, KARPENTER, POLICIES, RESOURCES, VOLCANO, ClusterReader, LiveError,
+                                as_pending, version_record)
 from kexplain.load.node_stats import NODE_STATS_KIND
 from kexplain.load.redact import Redactor
 from kexplain.render.structured import objects_text
@@ -186,12 +186,14 @@ def run_snapshot(env: Environment, args: SnapshotArgs) -> ExitStatus:
         if left_out:        # the kinds only the autoscalers read (`Redactor.redact` knows the scheduler's)
             karpenter = any(o.get("kind") in {r.kind for r in (*KARPENTER, EVENTS)} for o in left_out)
             policies = any(o.get("kind") in {r.kind for r in POLICIES} for o in left_out)
+            volcano = any(o.get("kind") in {r.kind for r in VOLCANO} for o in left_out)
             groups = bool(reporting_objects([(o, None) for o in left_out]))
             env.error(f"note: a redacted snapshot leaves out {_counts(left_out)}: redaction keeps only what the "
                       "scheduler reads" + ("; a replay has no Karpenter section" if karpenter else "")
                       + ("; a replay finds no node group (give it --node-groups FILE)" if groups else "")
                       + ("; a set explained against it meets none of the namespaces' policies and HPAs"
-                         if policies else ""))
+                         if policies else "")
+                      + ("; a replay finds none of Volcano's Queues and PodGroups" if volcano else ""))
         pod = redactor.redact(pod) if pod else None
     # The API server's version first: a replay follows it (`kexplain.load.live.recorded_version`).
     record = [version_record(live.server_version)] if live.server_version else []
@@ -220,7 +222,7 @@ def _is_yaml(path: str) -> bool:
 
 def _counts(objects: list[Obj]) -> str:
     parts = []
-    for res in (*RESOURCES, *POLICIES, DAEMONSETS, *KARPENTER, EVENTS, STATUS, *CLUSTER_API):
+    for res in (*RESOURCES, *POLICIES, DAEMONSETS, *KARPENTER, EVENTS, STATUS, *CLUSTER_API, *VOLCANO):
         n = sum(1 for o in objects if o.get("kind") == res.kind)
         if n:
             parts.append(f"{n} {res.plural}")

@@ -142,6 +142,7 @@ KUEUE_CONFIG, = _READ["KUEUE_CONFIG"]
 KUEUE_NAMESPACE = "kueue-system"          # where Kueue's manifests install it
 KUEUE_CONFIG_MAP = "kueue-manager-config"  # its manager's --config, key controller_manager_config.yaml
 POLICIES: tuple[Resource, ...] = _READ["POLICIES"]
+VOLCANO: tuple[Resource, ...] = _READ["VOLCANO"]     # read when /apis shows their groups: `read_volcano`
 KARPENTER_SOURCE = "karpenter"    # the component of Karpenter's event recorder (operator.AppName)
 APIS_PATH = "/apis"       # the API group list (discovery, readable by every authenticated user)
 
@@ -454,6 +455,26 @@ class ClusterReader:
                              "none read")
         self._kueue_config_into(out, refusals, notes)
         return out, KarpenterRead(groups is not None or bool(out), tuple(refusals), tuple(notes))
+
+    def read_volcano(self) -> tuple[list[tuple[Obj, Source]], KarpenterRead]:
+        """Volcano's Queues, PodGroups and Jobs (VOLCANO), each listed when the API group list shows its
+        group (a cluster without Volcano's CRDs is asked nothing); a refusal (403) kept, as `read_kueue`;
+        `installed` when scheduling.volcano.sh is served."""
+        groups = self.api_groups()
+        out: list[tuple[Obj, Source]] = []
+        refusals: list[Refusal] = []
+        notes: list[str] = []
+        for res in VOLCANO:
+            versions = groups.get(res.group) if groups is not None else (res.version,)
+            if not versions:
+                continue
+            if res.version not in versions:
+                notes.append(f"{res.group} is served at {', '.join(versions)} only, not {res.version}: its "
+                             f"{res.plural} are not read, kexplain reads {res.api_version}")
+                continue
+            self._list_into(res, out, refusals)
+        installed = VOLCANO[0].group in groups if groups is not None else bool(out)
+        return out, KarpenterRead(installed, tuple(refusals), tuple(notes))
 
     def _kueue_config_into(self, out: list[tuple[Obj, Source]], refusals: list[Refusal], notes: list[str]) -> None:
         """Kueue's manager ConfigMap into `out` (a refusal kept, its absence a note)."""

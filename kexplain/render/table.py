@@ -29,6 +29,7 @@ from kexplain.render.preemption import preemption_blocks
 from kexplain.render.queue import queue_line, scheduler_line
 from kexplain.render.style import GAP, Look, names_layout, quantities, quantity, short, wrap
 from kexplain.render.suggestions import suggestion_blocks
+from kexplain.render.volcano_pod import volcano_blocks
 from kexplain.explain.describe import gate
 from kexplain.render.views import (STOP_ERROR, STOP_FIRST, Ranked, RejectionGroup, SearchFigures, SharedReads,
                                    missing_prefilter_state, never_reason, no_nodes, prefilter_rejection, random_tie,
@@ -50,6 +51,8 @@ def render(trace: Mapping[str, Any], wide: bool = False, plain: bool = False, wi
     """The blocks of the default (or wide) view of one trace. `no_nodes_hint`: what to say when
     the cluster has no nodes (default NO_NODES_HINT)."""
     look = Look(plain=plain, wide=wide, width=width)
+    if trace.get("volcano"):        # a pod Volcano schedules: its session's answer (`kexplain.app.volcano_pod`)
+        return volcano_blocks(trace)
     removed = eviction_blocks(trace, look)      # who removed the pod, first: then the scheduler's answer now
     if trace.get("kubelet"):        # a pod bound by spec.nodeName: no cycle ran, its kubelet's verdict
         return removed + _kubelet_summary(trace) + (_resources(trace, look) if wide else [])
@@ -76,6 +79,8 @@ def print_trace(trace: Mapping[str, Any], console: Console, wide: bool = False, 
         print_blocks(render_node_group(trace, node_group, plain=plain, width=console.width), console)
     elif node_pool is not None and trace.get("karpenter"):
         print_blocks(section_blocks(trace["karpenter"], Look(plain=plain, width=console.width), node_pool), console)
+    elif node is not None and trace.get("volcano"):     # a Volcano pod: its predicates on that node
+        print_blocks(volcano_blocks(trace, node=node), console)
     elif node is not None and not trace.get("kubelet"):     # (a bound pod: its kubelet's node, as wide shows it)
         blocks = render_node(trace, node, plain=plain, width=console.width) + _no_nodes(trace, no_nodes_hint,
                                                                                         console.width)

@@ -31,7 +31,7 @@ from kexplain.load import live as live_mod
 from kexplain.autoscaler.cloudprovider.live import ACCESS as AUTOSCALER_ACCESS
 from kexplain.autoscaler.cloudprovider.live import CLUSTER_API as AUTOSCALER_CLUSTER_API
 from kexplain.autoscaler.cloudprovider.live import STATUS_PATH as AUTOSCALER_STATUS
-from kexplain.load.live import APIS_PATH, DAEMONSETS, EVENTS, KARPENTER, KUEUE, POLICIES, RESOURCES
+from kexplain.load.live import APIS_PATH, DAEMONSETS, EVENTS, KARPENTER, KUEUE, POLICIES, RESOURCES, VOLCANO
 from tests.support.live_server import (DATA, TOKEN, RecordedApiServer, isolated, recorded_api,  # noqa: F401
                                        run_cli, write_kubeconfig)  # (isolated: an autouse fixture)
 from tests.support.paths import ROOT
@@ -663,7 +663,8 @@ def test_rbac_grants_get_and_list_on_exactly_what_is_read():
     for rule in role["rules"]:     # a get of one named object (CA's status ConfigMap) needs no list
         assert sorted(rule["verbs"]) == (["get"] if rule.get("resourceNames") else ["get", "list"])
         granted |= {(g, r) for g in rule["apiGroups"] for r in rule["resources"]}
-    assert granted == ({(r.group, r.plural) for r in (*RESOURCES, *POLICIES, DAEMONSETS, *KARPENTER, EVENTS, *KUEUE)}
+    assert granted == ({(r.group, r.plural) for r in (*RESOURCES, *POLICIES, DAEMONSETS, *KARPENTER, EVENTS, *KUEUE,
+                                                              *VOLCANO)}
                        | {(g, r) for _, g, r in AUTOSCALER_ACCESS})
 
 

@@ -1,0 +1,53 @@
+"""The page of a pod Volcano schedules (`--html` of `kexplain POD` / `kexplain pod NAME` for a pod with
+`schedulerName: volcano`, the trace's key `volcano`): static, what the text says (who answers, the
+verdict, the PodGroup and its queue, the predicates per node, the events), read from the document only."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from kexplain.render.html.markup import Html, el, table
+
+
+def is_volcano_pod(doc: Mapping[str, Any]) -> bool:
+    return doc.get("kind") == "SchedulingTrace" and isinstance(doc.get("volcano"), Mapping)
+
+
+def render_volcano_pod(doc: Mapping[str, Any], style: str) -> str:
+    vc, result = doc["volcano"], doc["result"]
+    title = f"Pod {doc['pod']['namespace']}/{doc['pod']['name']}: {result['status']}"
+    return "".join([
+        "<!DOCTYPE html>\n", '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+        el("title", f"kexplain: {title}"), "<style>", style, "</style></head>\n",
+        '<body data-kind="volcano-pod">',
+        el("header", el("h1", "kexplain: ", el("span", title, cls="title")), el("p", vc["scheduler"], cls="meta")),
+        el("main", Html("".join(_body(doc))), id="main"), "</body></html>\n"])
+
+
+def _body(doc: Mapping[str, Any]) -> list[Html]:
+    vc, result = doc["volcano"], doc["result"]
+    parts = [el("p", f"note: {n}", cls="note") for n in (vc.get("podGroupMade"), *(vc.get("notes") or ())) if n]
+    if result["status"] == "Scheduled":
+        parts.append(el("p", f"Bound to {', '.join(result['selectedNodes'])}."))
+    else:
+        parts.append(el("p", "Not bound: ", el("code", result["message"])))
+    pg = vc.get("podGroup")
+    if pg is not None:
+        parts.append(el("h2", f"PodGroup {pg['name']}"))
+        parts.append(el("p", f"queue {pg['queue']}, minMember {pg['minMember']}: {pg['phaseBefore']} -> {pg['phase']}"))
+        parts.append(table(["Condition", "Status", "Reason", "Message"],
+                           [[c["type"], c["status"], c["reason"], c.get("message", "")]
+                            for c in pg.get("conditions") or ()]))
+    if vc.get("queue"):
+        q = vc["queue"]
+        parts.append(el("p", f"Queue {q['name']} ({q['state']}): allocated "
+                             + ", ".join(f"{k} {v}" for k, v in q["allocated"].items())))
+    if vc.get("nodes"):
+        parts.append(el("h2", "Predicates per node"))
+        parts.append(table(["Node", "Reasons"], [[n["node"], ", ".join(n["reasons"])] for n in vc["nodes"]]))
+    if vc.get("events"):
+        parts.append(el("h2", "Events"))
+        parts.append(table(["Object", "Type", "Reason", "Message"],
+                           [[e["object"], e["type"], e["reason"], e["message"]] for e in vc["events"]]))
+    return parts
