@@ -54,8 +54,9 @@ EXPECTED = {
 FORMATS = ["table", "wide", "json", "yaml"]
 # Fixtures of another command, checked by its own tests: fixtures/kueue (kexplain kueue: docs/kueue.md),
 # fixtures/lint (kexplain lint's rules: docs/lint.md), fixtures/karpenter-disruption (kexplain karpenter
-# --disruption: docs/karpenter.md, tests/karpenter/test_disruption.py).
-OTHER_COMMANDS = {"kueue", "eviction", "lint", "karpenter-disruption", "volcano"}
+# --disruption: docs/karpenter.md, tests/karpenter/test_disruption.py), fixtures/reapply (a workload applied
+# again onto the cluster that runs it: docs/many-pods.md, tests/explain/test_reapplied.py).
+OTHER_COMMANDS = {"kueue", "eviction", "lint", "karpenter-disruption", "volcano", "reapply"}
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:
