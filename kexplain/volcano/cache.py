@@ -126,7 +126,8 @@ def build(objects: list[dict[str, Any]], volcano: list[dict[str, Any]]) -> Clust
     all_jobs: dict[str, JobInfo] = {}
     tasks: list[TaskInfo] = []
     for pod in (o for o in objects if o.get("kind") == "Pod" and _responsible(o)):
-        pod.setdefault("status", {}).setdefault("phase", "Pending")
+        if "phase" not in (pod.get("status") or {}):        # (a dump's bound pod is a read-only view, phased)
+            pod.setdefault("status", {}).setdefault("phase", "Pending")
         t = new_task(pod)
         if t.node_name and t.status not in (TaskStatus.SUCCEEDED, TaskStatus.FAILED):
             if t.node_name not in nodes:
