@@ -44,9 +44,12 @@ class K8sView:
         pod = dict(task.pod)
         pod["spec"] = dict(pod.get("spec") or {}, nodeName=node)
         pi = PodInfo(pod)
-        info.add_pod(pi)
         self.pods[task.uid] = pi
-        self._snapshot = None
+        if self._snapshot is None:
+            info.add_pod(pi)
+            return
+        self._snapshot = self._snapshot.with_pod_bound(pi)      # (its indexes patched, not made again)
+        self.infos[node] = self._snapshot.get(node)             # type: ignore[assignment]
 
     def remove(self, task: TaskInfo, node: str) -> None:
         info, pi = self.infos.get(node), self.pods.pop(task.uid, None)
