@@ -22,8 +22,9 @@ peak RSS at most 1 GB.
         [--kexplain PATH] [--write-only]
 
 Styles: `standard` the shape above (the engine's design target); `small` many small jobs (by
-default 2,500 jobs of two tasks); `gang` one gang of every task (`minMember` all of them: the
-cluster holds most, so allocate places thousands and the gang rolls back); `hetero` nodes in
+default 2,500 jobs of two tasks); `gang` one gang of every task (`minMember` all of them, asking
+85% of the free CPUs: more than the untainted nodes hold; allocate places thousands, then the gang
+rolls back); `hetero` nodes in
 pools and zones with taints, cordoned and NotReady nodes, and tasks with node selectors,
 tolerations, required zone affinity and a hostname anti-affinity among a job's pods.
 """
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import os
 import random
 import sys
@@ -341,11 +343,12 @@ def job(gen: Gen, index: int, size: int, queues: list[str], given: list[Role] | 
 
 
 def gang_roles(gen: Gen) -> list[Role]:
-    """`gang`: one job of every task, all in its gang: a launcher and workers of 8 CPUs (the
-    cluster holds about nine in ten of them)."""
+    """`gang`: one job of every task, all in its gang: a launcher and workers that ask, together,
+    about 85% of the cluster's free CPUs (enqueue admits it), more than the untainted nodes hold
+    in workers of that size (allocate places thousands, then rolls the gang back)."""
     tasks = gen.shape.tasks
     cpus = sum(f[1] for f in gen.free)
-    cpu = max(1, int(cpus * 0.9 / max(1, tasks - 1)))
+    cpu = max(1, math.ceil(cpus * 0.85 / max(1, tasks - 1)))
     return [Role("launcher", 1, 1, 2, 4, 0), Role("worker", tasks - 1, tasks - 1, cpu, 2 * cpu, 0)]
 
 
