@@ -331,3 +331,45 @@ def test_the_served_disruption_case_writes_pods_as_an_api_server_serves_them(tmp
     code = main(bench.command(case, ROOT / "tests" / "karpenter" / "cases" / "sched-aws")[1:], env)
     assert code in (0, 1), env.err
     assert len(json.loads(env.out)["nodes"]) == 30
+
+
+@pytest.mark.parametrize("style", ["standard", "small", "gang", "hetero"])
+def test_the_volcano_case_is_volcano_jobs_that_kexplain_schedules(style: str, tmp_path: Path) -> None:
+    """volcano_bench at a tiny shape: Nodes, Queues, PodGroups as Volcano's job controller writes them
+    (minMember the tasks' minAvailable summed, minResources their quota usage) and their pods; some
+    bound and running; `kexplain volcano` reads it and answers every PodGroup and pod."""
+    import volcano_bench as bench
+    from kexplain.cli.app import main
+    from tests.support.cli_helpers import TestEnvironment
+
+    jobs = {"small": 20, "gang": 1}.get(style, 8)
+    shape = bench.Shape(style, 24, jobs, 60, 4, 3)
+    case = bench.write_case(tmp_path, shape)
+    items = json.loads((case / "cluster.json").read_text())["items"]
+    by_kind: dict[str, list[dict]] = {}
+    for o in items:
+        by_kind.setdefault(o["kind"], []).append(o)
+    assert len(by_kind["Node"]) == 24 and len(by_kind["Queue"]) == 4 and len(by_kind["PodGroup"]) == jobs
+    tasks = [p for p in by_kind["Pod"] if p["spec"]["schedulerName"] == "volcano"]
+    assert len(tasks) == 60
+    for pg in by_kind["PodGroup"]:
+        mine = [p for p in tasks if p["metadata"]["annotations"]["scheduling.k8s.io/group-name"] == pg["metadata"]["name"]]
+        assert pg["spec"]["minMember"] == sum(pg["spec"]["minTaskMember"].values()) <= len(mine)
+        assert pg["spec"]["minResources"]["pods"] == str(pg["spec"]["minMember"])
+    if style == "standard":
+        assert any(p["spec"].get("nodeName") for p in tasks)
+        assert any(pg["status"]["phase"] == "Running" for pg in by_kind["PodGroup"])
+    if style == "hetero":
+        assert any(n["spec"].get("taints") for n in by_kind["Node"]) and any(p["spec"].get("nodeSelector") for p in tasks)
+    again = bench.write_case(tmp_path / "again", shape)
+    assert (again / "cluster.json").read_bytes() == (case / "cluster.json").read_bytes()
+    env = TestEnvironment()
+    code = main(bench.command(case)[1:], env)
+    assert code in (0, 1), env.err
+    doc = json.loads(env.out)
+    assert len(doc["podGroups"]) == jobs and len([p for p in doc["pods"] if p.get("podGroup")]) == 60
+    if style == "gang":         # (most of the gang fits, not all: rolled back, nothing bound)
+        assert not any(p.get("boundTo") for p in doc["pods"]) and doc["podGroups"][0]["phase"] == "Inqueue"
+        assert "tasks in gang unschedulable" in doc["podGroups"][0]["conditions"][0]["message"]
+    else:
+        assert any(p.get("boundTo") for p in doc["pods"])

@@ -47,9 +47,12 @@ class K8sView:
         pod = dict(task.pod)
         pod["spec"] = dict(pod.get("spec") or {}, nodeName=node)
         pi = PodInfo(pod)
-        info.add_pod(pi)
         self.pods[task.uid] = pi
-        self._snapshot = None
+        if self._snapshot is None:
+            info.add_pod(pi)
+            return
+        self._snapshot = self._snapshot.with_pod_bound(pi)      # (its indexes patched, not made again)
+        self.infos[node] = self._snapshot.get(node)             # type: ignore[assignment]
 
     def remove(self, task: TaskInfo, node: str) -> None:
         info, pi = self.infos.get(node), self.pods.pop(task.uid, None)
@@ -147,7 +150,8 @@ def build(objects: list[dict[str, Any]], volcano: list[dict[str, Any]]) -> Clust
     all_jobs: dict[str, JobInfo] = {}
     tasks: list[TaskInfo] = []
     for pod in (o for o in objects if o.get("kind") == "Pod" and _responsible(o)):
-        pod.setdefault("status", {}).setdefault("phase", "Pending")
+        if "phase" not in (pod.get("status") or {}):        # (a dump's bound pod is a read-only view, phased)
+            pod.setdefault("status", {}).setdefault("phase", "Pending")
         t = new_task(pod)
         if t.node_name and t.status not in (TaskStatus.SUCCEEDED, TaskStatus.FAILED):
             if t.node_name not in nodes:

@@ -170,3 +170,24 @@ def test_a_bad_quantity_of_a_podgroup_is_an_input_error(tmp_path: Path) -> None:
     env = TestEnvironment()
     assert main(["volcano", "--nodes", str(path)], env) == 2
     assert "PodGroup default/g: spec.minResources.cpu: quantities must match the regular expression" in env.err
+
+def test_a_json_list_with_bound_pods_reads_as_its_yaml(tmp_path: Path) -> None:
+    # A compact JSON List's bound pods after the first of a shape are read as read-only views
+    # (apimachinery/stored_pods.py): the cache must not write into them (it crashed on `setdefault`);
+    # the document is the YAML file's.
+    bound = []
+    for i in range(3):
+        p = pod(f"r-{i}", "r", "1", 3 + i)
+        p["spec"]["nodeName"] = "n1"
+        p["status"] = {"phase": "Running"}
+        bound.append(p)
+    running = group("r", 3)
+    running["status"] = {"phase": "Running", "running": 3}
+    objects = [node("n1", "8"), running, *bound, group("g", 1), pod("g-0", "g", "2", 9)]
+    path = tmp_path / "cluster.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}, separators=(",", ":")))
+    env = TestEnvironment()
+    code = main(["volcano", "--nodes", str(path), "-o", "json"], env)
+    assert env.out, env.err
+    assert (code, json.loads(env.out)) == session(tmp_path, objects)
+    assert json.loads(env.out)["pods"][0] == {"name": "default/g-0", "podGroup": "g", "boundTo": "n1"}
