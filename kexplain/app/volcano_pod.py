@@ -10,14 +10,11 @@ from typing import Any, Iterable, Optional
 
 from kexplain.admission import admit
 from kexplain.apimachinery.stored_pods import plain
-from kexplain.features.kube_version import KubeVersion
 from kexplain.volcano import cache
 from kexplain.volcano.api.task import GROUP_NAME_ANNOTATION, pod_request
 from kexplain.volcano.conf import SchedulerConf, default as default_conf
-from kexplain.volcano.document import document
-from kexplain.volcano.framework.framework import close_session, open_session
 from kexplain.volcano.framework.session import Session
-from kexplain.volcano.run import EXECUTE
+from kexplain.volcano.run import run_kept
 from kexplain.volcano.versions import DEFAULT, VolcanoVersion
 
 API_VERSION, KIND = "kexplain/v1", "SchedulingTrace"
@@ -94,23 +91,8 @@ def _key(obj: dict[str, Any]) -> tuple[str, str]:
 
 def session(objects: list[dict[str, Any]], volcano: list[dict[str, Any]], conf: SchedulerConf,
             version: VolcanoVersion = DEFAULT) -> tuple[dict[str, Any], Session, cache.ClusterInfo]:
-    """`volcano.run.run_session`, keeping the session and its snapshot: the nodes' fit errors of a task
-    are the session's, not the document's."""
-    pods = [o for o in objects if o.get("kind") == "Pod"]
-    cluster = cache.build(objects, volcano)
-    before = {f"{pg.namespace}/{pg.name}": pg.phase for pg in cluster.pod_groups}
-    ssn = open_session(cluster, conf, KubeVersion(version.kubernetes))
-    notes = []
-    for action in conf.actions:
-        fn = EXECUTE.get(action)
-        if fn is None:
-            notes.append(f"action {action} is Volcano's, not modelled by kexplain yet: skipped")
-            continue
-        fn(ssn)
-    doc = document(version, conf, cluster, ssn, before, pods, close_session(ssn))
-    if notes:
-        doc["notes"] = notes
-    return doc, ssn, cluster
+    """One session over the cluster with the pod, the session and its snapshot kept (`run_kept`)."""
+    return run_kept(objects, volcano, conf, version)
 
 
 def answer(pod: dict[str, Any], cluster: Pairs, file_objects: Pairs, *, stored: bool = False,

@@ -10,6 +10,7 @@ from kexplain.volcano.actions import allocate, backfill, enqueue, preempt, recla
 from kexplain.volcano.conf import SchedulerConf
 from kexplain.volcano.document import document
 from kexplain.volcano.framework.framework import close_session, open_session
+from kexplain.volcano.framework.session import Session
 from kexplain.volcano.versions import DEFAULT, VolcanoVersion
 
 EXECUTE = {"enqueue": enqueue.execute, "allocate": allocate.execute, "backfill": backfill.execute,
@@ -19,6 +20,13 @@ EXECUTE = {"enqueue": enqueue.execute, "allocate": allocate.execute, "backfill":
 def run_session(objects: list[dict[str, Any]], volcano: list[dict[str, Any]], conf: SchedulerConf,
                 version: VolcanoVersion = DEFAULT) -> dict[str, Any]:
     """The document of one session over admitted core `objects` and Volcano's `volcano` objects."""
+    return run_kept(objects, volcano, conf, version)[0]
+
+
+def run_kept(objects: list[dict[str, Any]], volcano: list[dict[str, Any]], conf: SchedulerConf,
+             version: VolcanoVersion = DEFAULT) -> tuple[dict[str, Any], Session, cache.ClusterInfo]:
+    """One session's document, with the session and its snapshot kept: a task's fit errors on each
+    node are the session's, not the document's (`app/volcano_pod.py` reads them)."""
     pods = [o for o in objects if o.get("kind") == "Pod"]
     cluster = cache.build(objects, volcano)
     before = {f"{pg.namespace}/{pg.name}": pg.phase for pg in cluster.pod_groups}
@@ -30,8 +38,7 @@ def run_session(objects: list[dict[str, Any]], volcano: list[dict[str, Any]], co
             notes.append(f"action {action} is Volcano's, not modelled by kexplain yet: skipped")
             continue
         fn(ssn)
-    allocated = close_session(ssn)
-    doc = document(version, conf, cluster, ssn, before, pods, allocated)
+    doc = document(version, conf, cluster, ssn, before, pods, close_session(ssn))
     if notes:
         doc["notes"] = notes
-    return doc
+    return doc, ssn, cluster
