@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from kexplain.volcano.api.fit_errors import Code, FitError, FitErrors, Status
+from kexplain.volcano.api.fit_errors import Code, FitError, FitErrors, Status, pre_predicate_failed
 from kexplain.volcano.api.job import JobInfo
 from kexplain.volcano.api.node import NodeInfo
 from kexplain.volcano.api.queue import QueueInfo
@@ -125,10 +125,7 @@ def allocate_tasks(ssn: Session, job: JobInfo, tasks: PriorityQueue[TaskInfo]) -
             continue
         err = ssn.pre_predicate(task)
         if err:
-            fe = FitErrors()
-            for node in ssn.node_list:
-                fe.set_node_error(node.name, FitError(task.key, node.name, [Status(Code.ERROR, err)]))
-            job.nodes_fit_errors[task.uid] = fe
+            job.nodes_fit_errors[task.uid] = pre_predicate_failed(task.key, (n.name for n in ssn.node_list), err)
             if job.need_continue_allocating():
                 continue
             break

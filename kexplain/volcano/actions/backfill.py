@@ -3,7 +3,7 @@ by queue and job by job, each placed on its best node by the predicates alone an
 session (bound at once when the gang is ready)."""
 from __future__ import annotations
 
-from kexplain.volcano.api.fit_errors import Code, FitError, FitErrors, Status
+from kexplain.volcano.api.fit_errors import pre_predicate_failed
 from kexplain.volcano.api.task import TaskInfo, TaskStatus
 from kexplain.volcano.framework.session import Session
 from kexplain.volcano.framework.statement import PriorityQueue
@@ -44,10 +44,7 @@ def execute(ssn: Session) -> None:
         job = ssn.jobs[task.job]
         err = ssn.pre_predicate(task)
         if err:
-            fe = FitErrors()
-            for node in ssn.node_list:
-                fe.set_node_error(node.name, FitError(task.key, node.name, [Status(Code.ERROR, err)]))
-            job.nodes_fit_errors[task.uid] = fe
+            job.nodes_fit_errors[task.uid] = pre_predicate_failed(task.key, (n.name for n in ssn.node_list), err)
             continue
         nodes, fe = predicate_nodes(ssn, task, ssn.node_list, ssn.predicate)
         if not nodes:

@@ -76,3 +76,11 @@ class FitErrors:
 
     def unresolvable_nodes(self) -> set[str]:
         return {n for n, fe in self.nodes.items() if fe.unresolvable()}
+
+
+def pre_predicate_failed(task_key: str, node_names, err: str) -> "FitErrors":
+    """A task its PrePredicate refused: the same error on every node, as allocate and backfill record it."""
+    fe = FitErrors()
+    for name in node_names:
+        fe.set_node_error(name, FitError(task_key, name, [Status(Code.ERROR, err)]))
+    return fe
