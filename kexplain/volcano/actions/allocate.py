@@ -3,6 +3,7 @@ share, jobs by order, each job's pending tasks placed in a statement committed o
 ready, kept when pipelined, discarded otherwise."""
 from __future__ import annotations
 
+from itertools import compress, islice
 from typing import Any, Callable
 
 from kexplain.volcano.api.fit_errors import Code, FitError, FitErrors, Status, pre_predicate_failed
@@ -13,8 +14,10 @@ from kexplain.volcano.api.task import TaskInfo
 from kexplain.volcano.framework.session import Decision, Session
 from kexplain.volcano.framework.statement import PriorityQueue, Statement
 from kexplain.volcano.plugins.args import get_bool
+from kexplain.volcano.plugins.memo import KeptCheck, failing, fitting, memo_of, memoized_check
 
 MIN_NODES_TO_FIND, MIN_PERCENTAGE, BASELINE_PERCENTAGE = 100, 5, 50
+SCAN_CHUNK = 64         # nodes whose kept verdicts `_scan_kept` makes current at a time
 PREDICATE_ERROR_CACHE = "predicateErrorCacheEnable"
 
 
@@ -49,12 +52,26 @@ def predicate_nodes(ssn: Session, task: TaskInfo, nodes: list[NodeInfo], check: 
     use_cache = cache is not None and bool(task.role)
     failed_before = use_cache and group in cache        # type: ignore[operator]
     known = cache.setdefault(group, {}) if cache is not None else {}
-    want, start, processed = num_nodes_to_find(len(nodes)), ssn.last_node_index, 0
+    want, start = num_nodes_to_find(len(nodes)), ssn.last_node_index
+    if isinstance(check, KeptCheck) and check.kept.nodes is nodes:
+        processed = _scan_kept(task, check, start, want, known if failed_before else None, known, fe, out)
+    else:
+        processed = _scan(task, nodes, check, start, want, known if failed_before else None, known, fe, out)
+    if cache is not None and not known:
+        cache.pop(group, None)
+    ssn.last_node_index = (start + processed) % len(nodes)
+    return out, fe
+
+
+def _scan(task: TaskInfo, nodes: list[NodeInfo], check: Callable[[TaskInfo, NodeInfo], Any], start: int, want: int,
+          before: dict[str, FitError] | None, known: dict[str, FitError], fe: FitErrors, out: list[NodeInfo]) -> int:
+    """The search node by node from `start`; how many nodes it went through."""
+    processed = 0
     for i in range(len(nodes)):
         node = nodes[(start + i) % len(nodes)]
         processed += 1
-        if failed_before and node.name in known:
-            fe.set_node_error(node.name, known[node.name])
+        if before is not None and node.name in before:
+            fe.set_node_error(node.name, before[node.name])
             continue
         err = check(task, node)
         if err is not None:
@@ -64,10 +81,35 @@ def predicate_nodes(ssn: Session, task: TaskInfo, nodes: list[NodeInfo], check: 
         out.append(node)
         if len(out) >= want:
             break
-    if cache is not None and not known:
-        cache.pop(group, None)
-    ssn.last_node_index = (start + processed) % len(nodes)
-    return out, fe
+    return processed
+
+
+def _scan_kept(task: TaskInfo, check: KeptCheck, start: int, want: int, before: dict[str, FitError] | None,
+               known: dict[str, FitError], fe: FitErrors, out: list[NodeInfo]) -> int:
+    """`_scan` over kept verdicts: a chunk of nodes at a time, its changed nodes checked again, its fits and
+    failures picked out in C; the same nodes found, the same errors in the same order."""
+    nodes = check.kept.nodes
+    bad = {i for i in map(check.kept.index.get, before) if i is not None} if before else None
+    processed = 0
+    for seg_lo, seg_hi in ((start, len(nodes)), (0, start)):
+        for lo in range(seg_lo, seg_hi, SCAN_CHUNK):
+            hi = min(lo + SCAN_CHUNK, seg_hi)
+            statuses = check.refresh(task, lo, hi)
+            ok = fitting(statuses, bad, lo)
+            picks = list(islice(compress(range(lo, hi), ok), want - len(out)))
+            end = picks[-1] + 1 if len(out) + len(picks) >= want else hi
+            for i in failing(ok, lo, end):
+                name = nodes[i].name
+                if bad is not None and i in bad:
+                    fe.set_node_error(name, before[name])          # type: ignore[index]
+                    continue
+                err = known[name] = FitError(task.key, name, list(statuses[i - lo]))  # type: ignore[arg-type]
+                fe.set_node_error(name, err)
+            out.extend(nodes[i] for i in picks)
+            processed += end - lo
+            if len(out) >= want:
+                return processed
+    return processed
 
 
 def error_cache(ssn: Session, action: str) -> bool:
@@ -98,8 +140,16 @@ def best_node(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo |
 
 
 def _prioritize(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo | None:
-    idle = [n for n in nodes if task.init_resreq.less_equal(n.idle)]
-    future = [n for n in nodes if n not in idle and task.init_resreq.less_equal(n.future_idle())]
+    """The nodes whose idle holds the task scored first, then those whose future idle does."""
+    memo = memo_of(ssn)
+    if memo is not None:
+        fits = memo.fits(task, nodes)
+        idle = [n for n, (now, _) in zip(nodes, fits) if now]
+        future = [n for n, (now, later) in zip(nodes, fits) if not now and later]
+    else:
+        idle = [n for n in nodes if task.init_resreq.less_equal(n.idle)]
+        taken = set(map(id, idle))
+        future = [n for n in nodes if id(n) not in taken and task.init_resreq.less_equal(n.future_idle())]
     for group in (idle, future):
         node = best_node(ssn, task, group)
         if node is not None:
@@ -130,11 +180,12 @@ def allocate_tasks(ssn: Session, job: JobInfo, tasks: PriorityQueue[TaskInfo]) -
                 continue
             break
         nodes: list[NodeInfo] = []
+        kept = memoized_check(ssn, task, check)
         nominated = ssn.nodes.get(task.nominated) if task.nominated else None
         if nominated is not None and task.init_resreq.less_equal(nominated.future_idle()):
-            nodes, fe = predicate_nodes(ssn, task, [nominated], check, cache)
+            nodes, fe = predicate_nodes(ssn, task, [nominated], kept, cache)
         if not nodes:
-            nodes, fe = predicate_nodes(ssn, task, ssn.node_list, check, cache)
+            nodes, fe = predicate_nodes(ssn, task, ssn.node_list, kept, cache)
         if not nodes:
             job.nodes_fit_errors[task.uid] = fe
             if job.need_continue_allocating():

@@ -19,6 +19,7 @@ class NodeInfo:
     releasing: Resource = field(default_factory=Resource)
     pipelined: Resource = field(default_factory=Resource)
     tasks: dict[str, TaskInfo] = field(default_factory=dict)
+    version: int = 0          # bumped by every task added or removed (what `plugins/memo` keys on)
 
     @classmethod
     def of(cls, node: dict[str, Any]) -> "NodeInfo":
@@ -34,6 +35,7 @@ class NodeInfo:
 
     def add_task(self, t: TaskInfo) -> None:
         """AddTask: the task's resources taken from idle by its status (a copy of the task kept)."""
+        self.version += 1
         if self.node is not None:
             if t.status == TaskStatus.RELEASING:
                 self.idle.sub(t.resreq)
@@ -48,6 +50,7 @@ class NodeInfo:
         self.tasks[t.uid] = _Held(t.status, t)      # type: ignore[assignment]
 
     def remove_task(self, t: TaskInfo) -> None:
+        self.version += 1
         held = self.tasks.pop(t.uid, None)
         if held is None or self.node is None:
             return

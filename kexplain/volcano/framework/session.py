@@ -63,6 +63,7 @@ class Session:
     uid: str = "session"
     last_node_index: int = 0          # the predicate helper's lastProcessedNodeIndex
     resolved: dict[tuple[str, str | None], list] = field(default_factory=dict, repr=False)
+    memo: Any = field(default=None, repr=False)       # kept verdicts and scores (plugins/memo.ShapeMemo)
 
     # -- registration -------------------------------------------------------------------------
     def add(self, point: str, plugin: str, fn: Callable[..., Any]) -> None:
@@ -245,6 +246,11 @@ class Session:
         """PrioritizeNodes: the map (nodeOrder) and batch scores summed per node."""
         out = {n.name: 0.0 for n in nodes}
         for _, fn in self._each("nodeOrder", "node_order"):
+            many = getattr(fn, "many", None)          # (the same scores, asked for all nodes at once)
+            if many is not None:
+                for n, s in zip(nodes, many(task, nodes)):
+                    out[n.name] += s
+                continue
             for n in nodes:
                 out[n.name] += fn(task, n)
         for _, fn in self._each("batchNodeOrder", "node_order"):

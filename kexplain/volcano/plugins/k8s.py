@@ -44,11 +44,18 @@ def plugin_scores(plugin: Any, pod: PodInfo, names: list[str], handle: Handle, w
     normalizer (or none), each score times the weight."""
     state = CycleState()
     snap = handle.snapshot
-    infos = [snap.get(n) for n in names]
+    infos = list(map(snap.get, names))
     status = plugin.pre_score(state, pod, infos) if hasattr(plugin, "pre_score") else None
     if status is not None and status.is_skip:
         return {}
-    scores = NodeScoreList(list(names), [int(plugin.score(state, pod, ni)) for ni in infos])
+    scores = normalized(plugin, pod, names, [int(plugin.score(state, pod, ni)) for ni in infos], normalize, state)
+    return {n: float(s * weight) for n, s in zip(names, scores)}
+
+
+def normalized(plugin: Any, pod: PodInfo, names: list[str], raw: list[int], normalize: bool,
+               state: CycleState | None = None) -> list[int]:
+    """The raw scores through the plugin's normalizer (when it runs one), as a new list."""
+    scores = NodeScoreList(list(names), list(raw))
     if normalize and hasattr(plugin, "normalize_score"):
-        plugin.normalize_score(state, pod, scores)
-    return {n: float(s * weight) for n, s in zip(scores.names, scores.scores)}
+        plugin.normalize_score(state if state is not None else CycleState(), pod, scores)
+    return scores.scores

@@ -4,6 +4,8 @@ nvidia.com/gpu) 1, node affinity 2, inter-pod affinity 2, taint toleration 3, po
 image locality 1; each plugin's scores normalized as its own, then weighted."""
 from __future__ import annotations
 
+from itertools import repeat
+from operator import add, mul
 from typing import Any
 
 from kexplain.framework.cycle_state import CycleState
@@ -12,6 +14,7 @@ from kexplain.volcano.api.node import NodeInfo
 from kexplain.volcano.api.task import TaskInfo
 from kexplain.volcano.plugins import k8s
 from kexplain.volcano.plugins.args import get_int
+from kexplain.volcano.plugins.memo import memo_of
 
 NAME = "nodeorder"
 WEIGHTS = (("leastrequested.weight", 1), ("mostrequested.weight", 0), ("balancedresource.weight", 1),
@@ -55,7 +58,8 @@ class NodeOrder:
                 self.batch.append((k8s.make(name, self.handle, args), self.weights[key], normalize))
         if self.weights["imagelocality.weight"]:
             self.image_locality = k8s.make(n.IMAGE_LOCALITY, self.handle)
-        ssn.add("nodeOrder", NAME, self.node_order)
+        self.ssn = ssn
+        ssn.add("nodeOrder", NAME, NodeOrderFn(self.node_order, self.image_scores))
         ssn.add("batchNodeOrder", NAME, self.batch_node_order)
 
     def node_order(self, task: TaskInfo, node: NodeInfo) -> float:
@@ -66,17 +70,55 @@ class NodeOrder:
         return float(self.image_locality.score(self.state, k8s.pod_info(task), info)
                      * self.weights["imagelocality.weight"])
 
+    def image_scores(self, task: TaskInfo, nodes: list[NodeInfo]) -> list[float]:
+        """`node_order` of each node, kept per list of the pod's images (a session changes no node's
+        images, nor how many nodes there are)."""
+        memo = memo_of(self.ssn)
+        if memo is None or self.image_locality is None:
+            return [self.node_order(task, nd) for nd in nodes]
+        spec = k8s.pod_info(task).spec
+        images = tuple(str(c.get("image") or "") for key in ("initContainers", "containers")
+                       for c in spec.get(key) or () if isinstance(c, dict))
+        table = memo.scores.get((id(self.image_locality), images))
+        found = list(map(table.get, [nd.name for nd in nodes]))
+        if None in found:
+            for i, nd in enumerate(nodes):
+                if found[i] is None:
+                    found[i] = table[nd.name] = self.node_order(task, nd)
+        return found       # type: ignore[return-value]
+
     def batch_node_order(self, task: TaskInfo, nodes: list[NodeInfo]) -> dict[str, float]:
+        """BatchNodeOrderFn: each plugin's weighted scores summed per node (the raw scores `memo` keeps
+        normalized here; integral floats, so the order of the sums changes nothing)."""
         pod = k8s.pod_info(task)
         names = [nd.name for nd in nodes]
-        out = {nm: 0.0 for nm in names}
+        totals = [0.0] * len(names)
+        memo = memo_of(self.ssn)
+        snap = self.handle.snapshot
         for plugin, weight, normalize in self.batch:
-            for nm, s in k8s.plugin_scores(plugin, pod, names, self.handle, weight, normalize).items():
-                out[nm] += s
-        return out
+            kept, raw = memo.raw_scores(plugin, task, pod, nodes, snap) if memo is not None else (False, None)
+            if kept:
+                if raw is not None:
+                    scores = k8s.normalized(plugin, pod, names, raw, normalize)
+                    totals = list(map(add, totals, map(float, map(mul, scores, repeat(weight)))))
+                continue
+            weighted = k8s.plugin_scores(plugin, pod, names, self.handle, weight, normalize)
+            if weighted:
+                totals = list(map(add, totals, map(weighted.__getitem__, names)))
+        return dict(zip(names, totals))
 
     def on_session_close(self, ssn: Any) -> None:
         pass
+
+
+class NodeOrderFn:
+    """A nodeOrder function that scores many nodes at once too (`Session.node_scores` asks `many`)."""
+
+    def __init__(self, one: Any, many: Any) -> None:
+        self.one, self.many = one, many
+
+    def __call__(self, task: TaskInfo, node: NodeInfo) -> float:
+        return self.one(task, node)
 
 
 def New(arguments: dict[str, Any]) -> NodeOrder:

@@ -79,6 +79,11 @@ class Predicates:
                 return f"plugin {name} pre-predicates failed {status.message()}"
         return None
 
+    def skipped(self, task: TaskInfo) -> set[str] | None:
+        """The filters the task's PrePredicate marked skipped (None before its PrePredicate)."""
+        state = self.states.get(task.uid)
+        return None if state is None else state.get(SKIP_KEY)
+
     def predicate(self, ssn: Any, task: TaskInfo, node: NodeInfo) -> FitError | None:
         """Predicate: the pod-count check, the stable filters, then the others; every failure kept
         until one aborts."""
