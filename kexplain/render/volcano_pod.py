@@ -8,6 +8,7 @@ from typing import Any, Mapping
 from rich.text import Text
 
 from kexplain.render.blocks import VERDICT_STYLE, Block
+from kexplain.render.volcano import fix_lines
 
 
 def volcano_blocks(trace: Mapping[str, Any], node: str | None = None) -> list[Block]:
@@ -32,7 +33,17 @@ def volcano_blocks(trace: Mapping[str, Any], node: str | None = None) -> list[Bl
         return blocks + _node(vc, node)
     blocks += _nodes(vc)
     blocks += _events(vc)
+    blocks += _fixes(vc)
     return blocks
+
+
+def _fixes(vc: Mapping[str, Any]) -> list[Block]:
+    """Its PodGroup's verified fixes, as `kexplain volcano` says them."""
+    entry = vc.get("fixes")
+    if not entry:
+        return []
+    lines = ["Fixes (each verified by running the session again with it):", *fix_lines(entry, vc["pod"]["name"])[1:]]
+    return [Block(Text("\n".join(lines)), whole=True)]
 
 
 def _node(vc: Mapping[str, Any], node: str) -> list[Block]:

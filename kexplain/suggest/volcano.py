@@ -22,6 +22,7 @@ from kexplain.volcano.versions import DEFAULT, VolcanoVersion
 MAX_JOBS = 10       # waiting jobs given fixes in one document (the rest said)
 MAX_RERUNS = 8      # sessions run again per job
 EVICTING = ("preempt", "reclaim")
+ALTERNATIVES = frozenset({"another-queue"})     # kinds whose candidates are each a fix of its own
 
 
 @dataclass(frozen=True)
@@ -69,18 +70,25 @@ def job_fixes(base: Pristine, doc: dict[str, Any], ssn: Session, cluster: Cluste
     view = JobView.of(doc, ssn, cluster, pg)
     found: list[dict[str, Any]] = []
     tried: list[str] = []
+    done: set[str] = set()
     for cand in candidates(view)[:MAX_RERUNS]:
+        if cand.kind in done and cand.kind not in ALTERNATIVES:     # (a larger step of a change that works)
+            continue
         rerun = run_session(*_applied(base, cand), base.conf, base.version)
         verdict = started(rerun, pg["name"])
         if verdict is None:
             tried.append(cand.description)
             continue
+        done.add(cand.kind)
         found.append({**cand.to_json(), "verified": {**verdict, "displaces": displaced(doc, rerun, pg["name"])}})
-    entry: dict[str, Any] = {"podGroup": pg["name"], "suggestions": found, "evictions": evictions(base.conf, ssn, pg)}
+    evicted = evictions(base.conf, ssn, pg)
+    entry: dict[str, Any] = {"podGroup": pg["name"], "suggestions": found, "evictions": evicted}
     if tried:
         entry["triedNotEnough"] = tried
     if not found:
-        entry["none"] = ("no change kexplain tries starts the job in one session" if tried
+        entry["none"] = ("its tasks are pipelined: they start once the pods evicted for them are gone"
+                         if evicted.get("pipelined") and evicted.get("evicted")
+                         else "no change kexplain tries starts the job in one session" if tried
                          else "kexplain has no change to try for its refusals")
     return entry
 
@@ -150,8 +158,8 @@ def evictions(conf: SchedulerConf, ssn: Session, pg: dict[str, Any]) -> dict[str
     pipelined = {t.key: t.node_name for t in (job.tasks.values() if job is not None else ())
                  if t.status == TaskStatus.PIPELINED}
     if victims:
-        says = (f"{' and '.join(configured)} evicted {', '.join(victims)} for it; its tasks wait for the room on "
-                + ", ".join(f"{k} -> {n}" for k, n in sorted(pipelined.items())))
+        says = (f"{' and '.join(configured)} evicted {', '.join(victims)} for it; pipelined, waiting for the room "
+                "they free: " + ", ".join(f"{k} on {n}" for k, n in sorted(pipelined.items())))
     else:
         says = f"{' and '.join(configured)} ran and evicted nothing for it this session"
     out: dict[str, Any] = {"configured": configured, "evicted": victims, "says": says}

@@ -105,9 +105,12 @@ def candidates(view: JobView) -> list[Candidate]:
 
 
 def lower_min_member(view: JobView) -> list[Candidate]:
-    """minMember (and each role's minTaskMember) down to the tasks that found a node this session."""
+    """minMember (and each role's minTaskMember) down to the tasks that found a node this session; for a
+    job enqueue refused (no task tried), to the tasks the nodes' free room holds, its minResources theirs."""
     fits = sum(view.placeable.values())
     min_member = view.pod_group["minMember"]
+    if fits < 1 and view.pod_group["phase"] == "Pending" and view.spec.get("minResources"):
+        return _smaller_enqueued(view)
     if fits < 1 or fits >= min_member:
         return []
     edits: list[Edit] = [(view.pod_group_ref, {"op": "replace", "path": "/spec/minMember", "value": fits})]
@@ -119,6 +122,38 @@ def lower_min_member(view: JobView) -> list[Candidate]:
             lowered.append(f"minTaskMember[{role}] {n} -> {view.placeable.get(role, 0)}")
     return [Candidate("lower-min-member", view.pod_group_ref,
                       f"lower the gang to the {fits} task(s) that found a node: {', '.join(lowered)}", tuple(edits))]
+
+
+def _smaller_enqueued(view: JobView) -> list[Candidate]:
+    """The most of its tasks (the largest first) whose requests the nodes' free room adds up to, as the
+    gang and its minResources (what enqueue's overcommit and proportion weigh)."""
+    room = Resource()
+    for idle in view.idle.values():
+        room.add(idle)
+    tasks = sorted(view.pending, key=lambda t: -t.resreq.milli_cpu)
+    need, n = Resource(), 0
+    for t in tasks[:view.pod_group["minMember"] - 1]:
+        if not need.clone().add(t.resreq).less_equal(room):
+            break
+        need.add(t.resreq)
+        n += 1
+    return [_gang_of(view, tasks[:m]) for m in sorted({n, 3 * n // 4, n // 2, n // 4} - {0}, reverse=True)]
+
+
+def _gang_of(view: JobView, tasks: list[TaskInfo]) -> Candidate:
+    """The gang of `tasks`: minMember their count, minResources their requests."""
+    need = Resource()
+    for t in tasks:
+        need.add(t.resreq)
+    names = sorted(set(view.spec["minResources"]) | {"cpu", "memory"})
+    resources = {r: _format(r, need.get(r)) for r in names if need.get(r) > 0}
+    n = len(tasks)
+    edits: tuple[Edit, ...] = ((view.pod_group_ref, {"op": "replace", "path": "/spec/minMember", "value": n}),
+                               (view.pod_group_ref, {"op": "replace", "path": "/spec/minResources", "value": resources}))
+    words = ", ".join(f"{r} {v}" for r, v in resources.items())
+    return Candidate("lower-min-member", view.pod_group_ref,
+                     f"lower the gang to {n} task(s), what the nodes' free room may hold: minMember "
+                     f"{view.pod_group['minMember']} -> {n}, minResources {words}", edits)
 
 
 def _escape(token: str) -> str:
@@ -151,7 +186,7 @@ def raise_queue(view: JobView) -> list[Candidate]:
     out = []
     for key, kind in (("capability", "raise-queue-capability"), ("deserved", "raise-queue-deserved")):
         limits = getattr(q, key)
-        if not limits:
+        if not limits or (key == "deserved" and "capacity" not in view.tiers):     # (proportion computes its own)
             continue
         have = Resource.of(limits)
         raised = {r: _format(r, target.get(r)) for r in limits if target.get(r) > have.get(r)}
