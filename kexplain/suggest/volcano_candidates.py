@@ -221,9 +221,10 @@ def _only_resources(reasons: list[str]) -> bool:
 def lower_requests(view: JobView) -> list[Candidate]:
     """Each pending task's request of a resource nodes lack, down to what the nodes refusing it for
     resources alone (or not at all) can hold, enough of them for the gang."""
-    short = sorted({r[len(INSUFFICIENT):] for r in view.all_reasons() if r.startswith(INSUFFICIENT)})
-    if not short or not view.pending:
+    if not view.pending:
         return []
+    short = sorted({r[len(INSUFFICIENT):] for r in view.all_reasons() if r.startswith(INSUFFICIENT)}
+                   | _larger_than_any_node(view))
     refused = {n for nodes in view.reasons.values() for n, rs in nodes.items() if not _only_resources(rs)}
     open_nodes = [n for n in view.idle if n not in refused]
     count = _count(view)
@@ -240,6 +241,14 @@ def lower_requests(view: JobView) -> list[Candidate]:
                              f"lower each pending task's {resource} request to {_format(resource, fit)} (from "
                              f"{_format(resource, want)}): {count} task(s) then fit the nodes' free room", edits))
     return out
+
+
+def _larger_than_any_node(view: JobView) -> set[str]:
+    """The resources of which a pending task asks more than any node has free (proportion's allocatable
+    refuses such a task before any predicate runs: no reason of a node says it)."""
+    names = {r for t in view.pending for r in ("cpu", "memory", *(t.resreq.scalars or {})) if r != "pods"}
+    return {r for r in names
+            if max(t.resreq.get(r) for t in view.pending) > max((i.get(r) for i in view.idle.values()), default=0)}
 
 
 def _largest_fitting(idle: list[float], count: int) -> Optional[float]:
