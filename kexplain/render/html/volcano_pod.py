@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from kexplain.render.html.autoscaler import autoscaler_section
+from kexplain.render.html.karpenter import karpenter_section
 from kexplain.render.html.markup import Html, el, table
 
 
@@ -51,6 +53,8 @@ def _body(doc: Mapping[str, Any]) -> list[Html]:
         parts.append(table(["Object", "Type", "Reason", "Message"],
                            [[e["object"], e["type"], e["reason"], e["message"]] for e in vc["events"]]))
     parts += _fixes(vc.get("fixes"))
+    if vc.get("chain"):         # the autoscalers over its job's pending pods, as for kube-scheduler's pods
+        parts += [el("p", f"note: {vc['chain']}", cls="note"), *autoscaler_section(doc, 0), *karpenter_section(doc, 0)]
     return parts
 
 
