@@ -152,7 +152,7 @@ def _gang_of(view: JobView, tasks: list[TaskInfo]) -> Candidate:
                                (view.pod_group_ref, {"op": "replace", "path": "/spec/minResources", "value": resources}))
     words = ", ".join(f"{r} {v}" for r, v in resources.items())
     return Candidate("lower-min-member", view.pod_group_ref,
-                     f"lower the gang to {n} task(s), what the nodes' free room may hold: minMember "
+                     f"lower the gang to {n} task(s), what enqueue weighs as its minResources: minMember "
                      f"{view.pod_group['minMember']} -> {n}, minResources {words}", edits)
 
 
