@@ -55,6 +55,7 @@ class JobView:
     node_objs: dict[str, dict[str, Any]]
     queues: dict[str, Any]
     tiers: list[str] = field(default_factory=list)
+    ahead: tuple[int, Resource] = (0, Resource())     # the waiting jobs of its queue Volcano orders first, their needs
 
     @classmethod
     def of(cls, doc: dict[str, Any], ssn: Session, cluster: ClusterInfo, pg: dict[str, Any]) -> "JobView":
@@ -86,7 +87,7 @@ class JobView:
                    [e["message"] for e in doc["events"] if e["object"] == f"PodGroup {name}"],
                    {n.name: n.idle.clone() for n in ssn.node_list},
                    {n.name: n.node for n in cluster.node_list if n.node is not None},
-                   cluster.queues, [p.name for tier in ssn.conf.tiers for p in tier])
+                   cluster.queues, [p.name for tier in ssn.conf.tiers for p in tier], _ahead(doc, ssn, pg))
 
     @property
     def pod_group_ref(self) -> str:
@@ -94,6 +95,31 @@ class JobView:
 
     def all_reasons(self) -> list[str]:
         return [r for nodes in self.reasons.values() for rs in nodes.values() for r in rs]
+
+
+def _ahead(doc: dict[str, Any], ssn: Session, pg: dict[str, Any]) -> tuple[int, Resource]:
+    """The other waiting jobs of the job's queue that Volcano's job order puts first, and what they ask
+    (their minResources, else their pending tasks' requests): a queue raised for this job alone lets
+    them start, not it."""
+    job = ssn.jobs.get(pg["name"])
+    if job is None:
+        return 0, Resource()
+    count, need = 0, Resource()
+    for other in doc["podGroups"]:
+        waits = other["phase"] == "Pending" or any(c["type"] == "Unschedulable" for c in other.get("conditions") or ())
+        j = ssn.jobs.get(other["name"])
+        if other["name"] == pg["name"] or other["queue"] != pg["queue"] or not waits or j is None \
+                or not ssn.job_order_less(j, job):
+            continue
+        count += 1
+        mr = j.pod_group.min_resources if j.pod_group is not None else None
+        if mr:
+            need.add(Resource.of(mr))
+        else:
+            for t in j.tasks.values():
+                if not t.node_name:
+                    need.add(t.resreq)
+    return count, need
 
 
 def candidates(view: JobView) -> list[Candidate]:
@@ -182,21 +208,25 @@ def raise_queue(view: JobView) -> list[Candidate]:
     q = view.queue
     if q is None or not ({"proportion", "capacity"} & set(view.tiers)):
         return []
-    target = view.queue_allocated.clone().add(_need(view))
+    own = view.queue_allocated.clone().add(_need(view))
+    targets = [(own, "what it holds and the job needs")]
+    if view.ahead[0]:
+        targets.append((own.clone().add(view.ahead[1]), f"what it holds, the {view.ahead[0]} waiting job(s) "
+                                                        "Volcano orders before this one and the job need"))
     out = []
     for key, kind in (("capability", "raise-queue-capability"), ("deserved", "raise-queue-deserved")):
         limits = getattr(q, key)
         if not limits or (key == "deserved" and "capacity" not in view.tiers):     # (proportion computes its own)
             continue
         have = Resource.of(limits)
-        raised = {r: _format(r, target.get(r)) for r in limits if target.get(r) > have.get(r)}
-        if not raised:
-            continue
-        edits = tuple((f"Queue {q.name}", {"op": "replace", "path": f"/spec/{key}/{_escape(r)}", "value": v})
-                      for r, v in sorted(raised.items()))
-        words = ", ".join(f"{r} {limits[r]} -> {v}" for r, v in sorted(raised.items()))
-        out.append(Candidate(kind, f"Queue {q.name}", f"raise queue {q.name}'s {key} to what it holds and the job "
-                                                       f"needs: {words}", edits))
+        for target, what in targets:
+            raised = {r: _format(r, target.get(r)) for r in limits if target.get(r) > have.get(r)}
+            if not raised:
+                continue
+            edits = tuple((f"Queue {q.name}", {"op": "replace", "path": f"/spec/{key}/{_escape(r)}", "value": v})
+                          for r, v in sorted(raised.items()))
+            words = ", ".join(f"{r} {limits[r]} -> {v}" for r, v in sorted(raised.items()))
+            out.append(Candidate(kind, f"Queue {q.name}", f"raise queue {q.name}'s {key} to {what}: {words}", edits))
     return out
 
 

@@ -101,6 +101,21 @@ def test_a_queue_capability_is_raised_and_a_rise_that_does_not_start_the_job_is_
     assert "another-queue" in first and first["another-queue"]["change"][0]["value"] == "default"
 
 
+def test_a_queue_is_raised_for_the_waiting_jobs_volcano_orders_first_too(tmp_path: Path) -> None:
+    """Three jobs of 1 cpu in a queue of 1 cpu: a runs; raised by c's own need (2), b would take the room."""
+    objs = [node("n1", cpu="8"), queue("team", capability={"cpu": "1"})]
+    for i, name in enumerate(("a", "b", "c")):
+        group = pod_group(name, queue="team", minResources={"cpu": "1"})
+        group["metadata"]["creationTimestamp"] = f"2026-01-01T00:00:0{i}Z"
+        objs += [group, pod(f"{name}-0", name)]
+    doc, _ = run("--nodes", write(tmp_path, objs))
+    e = entry(doc, "default/c")
+    raised = kinds(e)["raise-queue-capability"]
+    assert raised["change"][0]["value"] == "3" and raised["verified"]["podsBound"] == {"default/c-0": "n1"}
+    assert "the 1 waiting job(s) Volcano orders before this one" in raised["description"]
+    assert e["triedNotEnough"] == ["raise queue team's capability to what it holds and the job needs: cpu 1 -> 2"]
+
+
 def test_taints_and_a_node_selector_get_a_toleration_and_the_selector_dropped(tmp_path: Path) -> None:
     taint = {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}
     path = write(tmp_path, [node("gpu", taints=[taint]), node("other", labels={"pool": "b"}), pod_group("j"),
