@@ -11,11 +11,11 @@ About one job in six is running (its pods bound, its PodGroup `Running`); some g
 not (the cluster is about full, a few tasks larger than any node, a few jobs larger than their
 queue's capability). The command
 
-    kexplain volcano --nodes cluster.json -o json
+    kexplain volcano --nodes cluster.json -o json --no-suggestions
 
-is timed against the standard library's `json.load` of the same file, each in a fresh process, as
-alternating pairs (the median ratio, wall and CPU; `kueue_bench.ratio_row`); target at most 2x,
-peak RSS at most 1 GB.
+(the session alone: each waiting PodGroup's fixes run it again) is timed against the standard
+library's `json.load` of the same file, each in a fresh process, as alternating pairs (the median
+ratio, wall and CPU; `kueue_bench.ratio_row`); target at most 2x, peak RSS at most 1 GB.
 
     .venv/bin/python benchmarks/volcano_bench.py [--style standard|small|gang|hetero] [--nodes 1000]
         [--jobs 200] [--tasks 5000] [--queues 20] [--seed 93] [--pairs 3] [--dir /tmp/kexplain-bench]
@@ -389,7 +389,7 @@ def write_case(base: Path, shape: Shape) -> Path:
 
 
 def command(case: Path, kexplain: Path = KEXPLAIN) -> list[str]:
-    return [str(kexplain), "volcano", "--nodes", str(case / "cluster.json"), "-o", "json"]
+    return [str(kexplain), "volcano", "--nodes", str(case / "cluster.json"), "-o", "json", "--no-suggestions"]
 
 
 DEFAULT_JOBS = {"standard": 200, "small": 2500, "gang": 1, "hetero": 200}

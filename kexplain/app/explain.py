@@ -12,7 +12,8 @@ from typing import Any, BinaryIO, Callable, Optional, Sequence
 from kexplain.app.autoscalers import (REPORTED, Autoscaler, AutoscalerRun, adapter, keeps_cluster, kinds_of,
                                      node_pools, reports_node_groups, run_all)
 from kexplain.app.eviction.now import NowFiles, add_ranking_now
-from kexplain.app.volcano_pod import answer as volcano_answer, is_volcano_pod, keeps_for_volcano
+from kexplain.app.volcano_chain import note as volcano_note, volcano_pass
+from kexplain.app.volcano_pod import Answered, answered as volcano_answered, is_volcano_pod, keeps_for_volcano
 from kexplain.errors import KexplainError
 from kexplain.eviction.evicted import evicted_among
 from kexplain.explain.batch import Batch, Outcome, explain_batch
@@ -157,15 +158,29 @@ def _keeps(objects: list) -> bool:
     return keeps_cluster(objects) or NODE_STATS_KIND in kinds_of(objects) or keeps_for_volcano(objects)
 
 
-def volcano_single(files: Files) -> Optional[dict]:
+def volcano_single(files: Files, suggestions: bool = True) -> Optional[Answered]:
     """The answer for one pod Volcano schedules (`app.volcano_pod`), its scheduler's session over the
     cluster kept for it; None for a pod of kube-scheduler's."""
     single = files.loaded.single
     assert single is not None
     if not is_volcano_pod(single.pod.obj, (p.scheduler_name for p in single.config.profiles)):
         return None
-    return volcano_answer(single.pod.obj, files.loaded.cluster_objects or [], files.loaded.set_objects,
-                          stored=files.stored)
+    return volcano_answered(single.pod.obj, files.loaded.cluster_objects or [], files.loaded.set_objects,
+                            stored=files.stored, suggestions=suggestions)
+
+
+def volcano_chained(done: Answered, files: Files, autoscalers: Autoscalers, opts: AutoscalerOptions) -> Single:
+    """A Volcano pod's answer with the autoscalers' over the pass its session leaves (`app.volcano_chain`):
+    its job's pending pods as any pending pods."""
+    trace, loaded = done.trace, files.loaded
+    assert loaded.single is not None
+    if not autoscalers.each or "podGroup" not in trace["volcano"]:
+        return Single(trace, opts.node_group)
+    pp = volcano_pass(done, loaded.set_objects, loaded.set_created)
+    node_group = autoscale_one(trace, pp, loaded, autoscalers, opts)
+    if any(k in trace for k in ("autoscaler", "karpenter")):
+        trace["volcano"]["chain"] = volcano_note(done)
+    return Single(trace, node_group)
 
 
 def kueue_provisioner(req: Request, groups: NodeGroupsFile) -> Callable[[Sequence[Any]], Any]:
@@ -259,9 +274,9 @@ def explain_single(files: Files, options: RunOptions, suggestions: bool, autosca
     others read all the same: bad input is refused whatever the verdict)."""
     loaded = files.loaded
     assert loaded.single is not None
-    volcano = volcano_single(files)
-    if volcano is not None:         # Volcano's, not kube-scheduler's: its session answers (no autoscaler yet)
-        return Single(volcano, opts.node_group)
+    volcano = volcano_single(files, suggestions)
+    if volcano is not None:         # Volcano's, not kube-scheduler's: its session answers, then the autoscalers
+        return volcano_chained(volcano, files, autoscalers, opts)
     answer = files.kueue.answer_for(loaded.single.pod.obj)
     trace = explain_one(loaded.single, options, suggestions and not held(answer))   # held: Kueue's fixes
     if answer is not None:
@@ -273,9 +288,20 @@ def explain_single(files: Files, options: RunOptions, suggestions: bool, autosca
                                           trace["eviction"].get("node")) or trace["eviction"]
     add_ranking_now(trace, loaded.single.pod.obj, loaded.single.snapshot, loaded.kube, files.now,
                     cluster=loaded.cluster_objects)       # a snapshot's node stats, when it kept some
+    pp = single_pass(loaded, trace) if autoscalers.each else None
+    node_group = autoscale_one(trace, pp, loaded, autoscalers, opts)
+    if "suggestions" in trace:      # (the autoscalers' too) a flavor's nodeSelector entry: its ResourceFlavor's
+        trace["suggestions"] = flavor_fixes(trace["suggestions"], answer, loaded.single.pod.obj)
+    return Single(trace, node_group)
+
+
+def autoscale_one(trace: dict, pp: Optional[PendingPass], loaded: Loaded, autoscalers: Autoscalers,
+                  opts: AutoscalerOptions) -> Optional[str]:
+    """Each autoscaler over the pass `pp` for the one pod explained, when it is pending (or a group or
+    NodePool is asked for); the others read all the same (bad input refused). Returns --node-group's id."""
+    assert loaded.single is not None
     pending = trace["result"]["status"] not in NO_AUTOSCALER
     groups, pools = autoscalers.groups, autoscalers.pools
-    pp = single_pass(loaded, trace) if autoscalers.each else None
     node_group = opts.node_group
     if groups is not None and (node_group is not None or pending):
         groups.explain_one(trace, pp, loaded.kube, loaded.single.pod)
@@ -287,9 +313,7 @@ def explain_single(files: Files, options: RunOptions, suggestions: bool, autosca
         without_add_node_json(trace)       # a node comes from a NodePool: Karpenter's fixes say which
     elif pools is not None and (opts.aws_data or opts.karpenter_config):
         pools.check(loaded.kube)
-    if "suggestions" in trace:      # (the autoscalers' too) a flavor's nodeSelector entry: its ResourceFlavor's
-        trace["suggestions"] = flavor_fixes(trace["suggestions"], answer, loaded.single.pod.obj)
-    return Single(trace, node_group)
+    return node_group
 
 
 def page_of_single(files: Files, options: RunOptions, trace: dict) -> dict:

@@ -9,12 +9,15 @@ from kexplain.admission import admit
 from kexplain.load.manifests import load_objects
 from kexplain.volcano import conf as volcano_conf
 from kexplain.volcano.cache import check_quantities, is_volcano_object
-from kexplain.volcano.run import run_session
+from kexplain.suggest import volcano as fixes
+from kexplain.volcano.run import run_kept
 from kexplain.volcano.versions import DEFAULT
 
 
-def explain(nodes: Iterable[str], scheduler_conf: str | None, *, max_bytes: int, max_objects: int) -> dict[str, Any]:
-    """The session's document over the files `nodes`, with the configuration file or Volcano's default."""
+def explain(nodes: Iterable[str], scheduler_conf: str | None, *, max_bytes: int, max_objects: int,
+            suggestions: bool = True) -> dict[str, Any]:
+    """The session's document over the files `nodes`, with the configuration file or Volcano's default;
+    with `suggestions`, the verified fixes of each PodGroup it leaves waiting (key `fixes`)."""
     conf = volcano_conf.read(scheduler_conf)
     loaded = load_objects(list(nodes), max_bytes=max_bytes, max_objects=max_objects)
     volcano = [o for o, _ in loaded if is_volcano_object(o)]
@@ -25,7 +28,10 @@ def explain(nodes: Iterable[str], scheduler_conf: str | None, *, max_bytes: int,
     core = [(o, s) for o, s in loaded if not is_volcano_object(o) and not _is_volcano_job(o)]
     admitted = admit(core, None)
     objects = [o for o, _ in admitted.objects]
-    doc = run_session(objects, volcano, conf, DEFAULT)
+    base = fixes.pristine(objects, volcano, conf, DEFAULT) if suggestions else None
+    doc, ssn, cluster = run_kept(objects, volcano, conf, DEFAULT)
+    if base is not None and any(fixes.waiting(pg) for pg in doc["podGroups"]):
+        doc["fixes"] = fixes.fixes(base, doc, ssn, cluster)
     warnings = [f"{src}: Job {_name(o)} (batch.volcano.sh): kexplain does not make a Volcano Job's PodGroup and "
                 "pods yet (as its job controller makes them): give them among the objects" for o, src in jobs]
     warnings += admitted.warnings

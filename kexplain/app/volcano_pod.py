@@ -6,10 +6,12 @@ per node, the predicates that refused it. The document keeps `kexplain volcano`'
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
 from kexplain.admission import admit
 from kexplain.apimachinery.stored_pods import plain
+from kexplain.suggest import volcano as fixes
 from kexplain.volcano import cache
 from kexplain.volcano.api.task import GROUP_NAME_ANNOTATION, pod_request
 from kexplain.volcano.conf import SchedulerConf, default as default_conf
@@ -95,17 +97,33 @@ def session(objects: list[dict[str, Any]], volcano: list[dict[str, Any]], conf: 
     return run_kept(objects, volcano, conf, version)
 
 
-def answer(pod: dict[str, Any], cluster: Pairs, file_objects: Pairs, *, stored: bool = False,
-           conf: Optional[SchedulerConf] = None, version: VolcanoVersion = DEFAULT,
-           unread: Iterable[str] = ()) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Answered:
+    """The pod's answer and what the autoscalers read of its session (`app.volcano_chain`): the session's
+    document and every pod it read, as it left them (its PodScheduled conditions written)."""
+
+    trace: dict[str, Any]
+    doc: dict[str, Any] = field(default_factory=dict)
+    pods: list[dict[str, Any]] = field(default_factory=list)
+
+
+def answer(pod: dict[str, Any], cluster: Pairs, file_objects: Pairs, **kw: Any) -> dict[str, Any]:
+    """The pod's answer (`answered`'s trace)."""
+    return answered(pod, cluster, file_objects, **kw).trace
+
+
+def answered(pod: dict[str, Any], cluster: Pairs, file_objects: Pairs, *, stored: bool = False,
+             conf: Optional[SchedulerConf] = None, version: VolcanoVersion = DEFAULT,
+             unread: Iterable[str] = (), suggestions: bool = True) -> Answered:
     """The pod's answer: the session over the cluster's objects (admitted unless `stored`; a pod of the
     same name replaced by `pod`, already admitted) and the Volcano objects of both files. `unread`: the
     kinds (plurals) RBAC refused: without PodGroups no session can answer (the pod's own condition
-    does); without Queues each queue named is taken as open, said."""
+    does); without Queues each queue named is taken as open, said. With `suggestions`, the verified
+    fixes of its PodGroup when the session leaves it waiting (`suggest.volcano`, key `volcano.fixes`)."""
     conf = conf or default_conf()
     unread = frozenset(unread)
     if "podgroups" in unread:
-        return unread_document(pod, version, conf.actions)
+        return Answered(unread_document(pod, version, conf.actions))
     pod_key = _key(pod)
     every = [*cluster, *file_objects]
     volcano = [copy.deepcopy(o) for o, _ in every if cache.is_volcano_object(o)]
@@ -116,10 +134,15 @@ def answer(pod: dict[str, Any], cluster: Pairs, file_objects: Pairs, *, stored: 
     notes = []
     if "queues" in unread:
         volcano, notes = stand_in_queues(volcano)
+    base = fixes.pristine([*objects, pod], volcano, conf, version) if suggestions else None
     doc, ssn, snap = session([*objects, pod], volcano, conf, version)
     if notes:
         doc["notes"] = [*notes, *doc.get("notes", [])]
-    return pod_document(pod, doc, ssn, snap, made, version)
+    trace = pod_document(pod, doc, ssn, snap, made, version)
+    pg = trace["volcano"].get("podGroup")
+    if base is not None and pg is not None and trace["result"]["status"] != "Scheduled" and fixes.waiting(pg):
+        trace["volcano"]["fixes"] = fixes.fixes(base, doc, ssn, snap, only=pg["name"])[0]
+    return Answered(trace, doc, [o for o in [*objects, pod] if o.get("kind") == "Pod"])
 
 
 def stand_in_queues(volcano: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:

@@ -25,6 +25,9 @@ def command(
     output: Output = OUTPUT_OPTION,
     max_input_size: int = MAX_INPUT_SIZE_OPTION,
     max_objects: int = max_objects_option(),
+    suggestions: bool = typer.Option(True, "--suggestions/--no-suggestions",
+                                     help="Show verified fixes for each PodGroup left waiting (each change run "
+                                          "through the session again; key 'fixes')."),
 ) -> ExitStatus:
     """Explain one scheduling session of Volcano's scheduler: per PodGroup whether enqueue admits it, the
     gang's verdict and conditions, per pod the node it is bound to or why not, per queue its allocated,
@@ -32,7 +35,7 @@ def command(
 
     Exit codes: 0 every PodGroup is scheduled, 1 some is not, 2 bad usage or bad input, 4 internal error."""
     env = env_of(ctx)
-    doc = explain(nodes, scheduler_conf, max_bytes=max_input_size, max_objects=max_objects)
+    doc = explain(nodes, scheduler_conf, max_bytes=max_input_size, max_objects=max_objects, suggestions=suggestions)
     for warning in doc.get("readWarnings") or ():
         env.error(f"warning: {warning}")
     if output.value in structured.FORMATS:

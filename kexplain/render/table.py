@@ -52,7 +52,7 @@ def render(trace: Mapping[str, Any], wide: bool = False, plain: bool = False, wi
     the cluster has no nodes (default NO_NODES_HINT)."""
     look = Look(plain=plain, wide=wide, width=width)
     if trace.get("volcano"):        # a pod Volcano schedules: its session's answer (`kexplain.app.volcano_pod`)
-        return volcano_blocks(trace)
+        return volcano_blocks(trace, look=look)
     removed = eviction_blocks(trace, look)      # who removed the pod, first: then the scheduler's answer now
     if trace.get("kubelet"):        # a pod bound by spec.nodeName: no cycle ran, its kubelet's verdict
         return removed + _kubelet_summary(trace) + (_resources(trace, look) if wide else [])

@@ -48,3 +48,38 @@ def render(doc: dict[str, Any], out: TextIO) -> None:
         for e in doc["events"]:
             count = f" (x{e['count']})" if e.get("count", 1) > 1 else ""
             out.write(f"  {e['object']}: {e['type']} {e['reason']}: {e['message']}{count}\n")
+    render_fixes(doc, out)
+
+
+def fix_lines(entry: dict[str, Any], pod: str | None = None) -> list[str]:
+    """One waiting PodGroup's verified fixes (the document's `fixes` entry), each with what it starts, and
+    what preempt and reclaim evicted for it; `pod`: the pod explained, said when a fix leaves it pending."""
+    if entry.get("notTried"):
+        return [f"PodGroup {entry['podGroup']}: no fix tried: {entry['notTried']}"]
+    lines = [f"PodGroup {entry['podGroup']}:"]
+    for s in entry.get("suggestions") or ():
+        verified = s["verified"]
+        bound = ", ".join(f"{p} -> {n if isinstance(n, str) else 'one of ' + ', '.join(n)}"
+                          for p, n in verified["podsBound"].items())
+        lines.append(f"  {s['kind']}: {s['description']}")
+        lines.append(f"    verified: the session run again with it binds {bound}"
+                     + (f"; it displaces {', '.join(verified['displaces'])}" if verified.get("displaces") else "")
+                     + (f" (the job starts; {pod} itself stays pending)" if pod and pod not in verified["podsBound"]
+                        else ""))
+    if entry.get("none"):
+        lines.append(f"  {entry['none']}")
+    for tried in entry.get("triedNotEnough") or ():
+        lines.append(f"  tried, does not start it: {tried}")
+    if entry.get("evictions"):
+        lines.append(f"  {entry['evictions']['says']}")
+    return lines
+
+
+def render_fixes(doc: dict[str, Any], out: TextIO) -> None:
+    """The `fixes` section: each waiting PodGroup's verified changes."""
+    if not doc.get("fixes"):
+        return
+    out.write("\nFixes (each verified by running the session again with it):\n")
+    for entry in doc["fixes"]:
+        for line in fix_lines(entry):
+            out.write(f"  {line}\n")

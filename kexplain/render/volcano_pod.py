@@ -8,10 +8,15 @@ from typing import Any, Mapping
 from rich.text import Text
 
 from kexplain.render.blocks import VERDICT_STYLE, Block
+from kexplain.render.cluster_autoscaler import autoscaler_blocks
+from kexplain.render.karpenter_section import karpenter_blocks
+from kexplain.render.style import Look
+from kexplain.render.volcano import fix_lines
 
 
-def volcano_blocks(trace: Mapping[str, Any], node: str | None = None) -> list[Block]:
-    """The blocks of the default view of a Volcano pod's trace; with `node`, that node's predicates only."""
+def volcano_blocks(trace: Mapping[str, Any], node: str | None = None, look: Look | None = None) -> list[Block]:
+    """The blocks of the default view of a Volcano pod's trace; with `node`, that node's predicates only;
+    then the autoscalers' sections over its job's pending pods (`look`: theirs)."""
     vc, pod, result = trace["volcano"], trace["pod"], trace["result"]
     status = result["status"]
     head = Text.assemble(("Pod ", ""), (f"{pod['namespace']}/{pod['name']}", "bold"), (" (Volcano): ", ""),
@@ -32,7 +37,27 @@ def volcano_blocks(trace: Mapping[str, Any], node: str | None = None) -> list[Bl
         return blocks + _node(vc, node)
     blocks += _nodes(vc)
     blocks += _events(vc)
-    return blocks
+    blocks += _fixes(vc)
+    return blocks + _chain(trace, look or Look())
+
+
+def _chain(trace: Mapping[str, Any], look: Look) -> list[Block]:
+    """The Cluster Autoscaler's and Karpenter's sections, as for a pod of kube-scheduler's, after the note
+    that they see the job's pods one by one."""
+    chain = trace["volcano"].get("chain")
+    if not chain:
+        return []
+    return [Block(Text(f"note: {chain}", style="dim"), whole=True),
+            *autoscaler_blocks(trace, look), *karpenter_blocks(trace, look)]
+
+
+def _fixes(vc: Mapping[str, Any]) -> list[Block]:
+    """Its PodGroup's verified fixes, as `kexplain volcano` says them."""
+    entry = vc.get("fixes")
+    if not entry:
+        return []
+    lines = ["Fixes (each verified by running the session again with it):", *fix_lines(entry, vc["pod"]["name"])[1:]]
+    return [Block(Text("\n".join(lines)), whole=True)]
 
 
 def _node(vc: Mapping[str, Any], node: str) -> list[Block]:

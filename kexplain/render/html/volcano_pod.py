@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from kexplain.render.html.autoscaler import autoscaler_section
+from kexplain.render.html.karpenter import karpenter_section
 from kexplain.render.html.markup import Html, el, table
 
 
@@ -50,4 +52,24 @@ def _body(doc: Mapping[str, Any]) -> list[Html]:
         parts.append(el("h2", "Events"))
         parts.append(table(["Object", "Type", "Reason", "Message"],
                            [[e["object"], e["type"], e["reason"], e["message"]] for e in vc["events"]]))
+    parts += _fixes(vc.get("fixes"))
+    if vc.get("chain"):         # the autoscalers over its job's pending pods, as for kube-scheduler's pods
+        parts += [el("p", f"note: {vc['chain']}", cls="note"), *autoscaler_section(doc, 0), *karpenter_section(doc, 0)]
+    return parts
+
+
+def _fixes(entry: Any) -> list[Html]:
+    """Its PodGroup's verified fixes: each change, what the session run again with it binds."""
+    if not entry:
+        return []
+    parts = [el("h2", "Fixes, each verified by running the session again with it")]
+    rows = [[s["kind"], s["description"], ", ".join(f"{p} -> {n if isinstance(n, str) else 'one of ' + ', '.join(n)}"
+                                                  for p, n in s["verified"]["podsBound"].items())]
+            for s in entry.get("suggestions") or ()]
+    if rows:
+        parts.append(table(["Fix", "Change", "Binds"], rows))
+    for words in (entry.get("none"), *(f"tried, does not start it: {t}" for t in entry.get("triedNotEnough") or ()),
+                  (entry.get("evictions") or {}).get("says")):
+        if words:
+            parts.append(el("p", words))
     return parts

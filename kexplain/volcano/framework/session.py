@@ -58,6 +58,7 @@ class Session:
     events: list[Event] = field(default_factory=list)
     bound: dict[str, str] = field(default_factory=dict)           # task uid -> node bound this cycle
     evicted: set[str] = field(default_factory=set)
+    evicted_for: dict[str, str] = field(default_factory=dict)     # victim uid -> the job its statement pipelined
     decisions: dict[str, Decision] = field(default_factory=dict)
     enabled_actions: frozenset[str] = frozenset()
     uid: str = "session"

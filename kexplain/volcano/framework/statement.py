@@ -55,10 +55,13 @@ class Statement:
         other.operations = []
 
     def commit(self) -> None:
+        pipelined = next((t.job for name, t, _ in self.operations if name == PIPELINE), "")
         for name, task, reason in self.operations:
             task.clear_last_tx()
             if name == EVICT:
                 self.ssn.evicted_by(task, reason)
+                if pipelined:       # (kexplain's record: whom preempt or reclaim evicted it for)
+                    self.ssn.evicted_for[task.uid] = pipelined
             elif name == ALLOCATE:
                 self.ssn.dispatch(task)
         self.operations = []
