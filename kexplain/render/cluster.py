@@ -220,7 +220,8 @@ def taint_lines(row: Mapping[str, Any]) -> Lines:
                        for t in row["taints"].get("noExecuteTaints") or ())
     lines: Lines = [(0, f"- {row['node']}: {taints} evicts {plural(len(row['evicts']), 'pod')}")]
     for w in row.get("when") or ():
-        lines.append((2, f"{w['pod']}: " + (f"at {w['at']}" if w.get("at") else "now")))
+        after = f"after {w['afterSeconds']}s, " if w.get("afterSeconds") is not None else ""
+        lines.append((2, f"{w['pod']}: " + (f"{after}at {w['at']}" if w.get("at") else "now")))
     return lines
 
 

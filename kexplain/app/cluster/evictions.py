@@ -95,7 +95,8 @@ def taints_row(inputs: ClusterInputs, node: str) -> list[dict]:
     if not taints.evicts(doc):
         return []
     at = {m["pod"]: m.get("evictAt") for m in doc.get("matches") or ()}
-    evicts = [{"pod": p["pod"], "decision": p["decision"], **({"at": at[p["pod"]]} if at.get(p["pod"]) else {})}
+    evicts = [{"pod": p["pod"], "decision": p["decision"],
+               **{k: p[k] for k in ("afterSeconds",) if k in p}, **({"at": at[p["pod"]]} if at.get(p["pod"]) else {})}
               for p in doc.get("pods") or () if p.get("decision") != KEEP]
     evicts.sort(key=lambda e: (e.get("at") or "", e["pod"]))
     return [{"family": "taints", "node": node, "evicts": [e["pod"] for e in evicts], "when": evicts, "taints": doc}]

@@ -130,7 +130,7 @@ def test_the_soonest_eviction_comes_first():
         ("pressure", "node-a", ["shop/agent-434"]),
         ("taints", "worker-3", ["shop/cache-0", "ml/trainer-0", "shop/web-7d9f-abcde"])]
     assert evictions["held"] == 4
-    assert evictions["rows"][1]["when"][0] == {"pod": "shop/cache-0", "decision": "evictAfter",
+    assert evictions["rows"][1]["when"][0] == {"pod": "shop/cache-0", "decision": "evictAfter", "afterSeconds": 30,
                                                "at": "2026-01-01T12:00:30Z"}
 
 
