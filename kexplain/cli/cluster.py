@@ -40,6 +40,15 @@ def command(
     delete_emptydir_data: bool = typer.Option(False, "--delete-emptydir-data",
                                               help="As kubectl drain's, for every drain."),
     force: bool = typer.Option(False, "--force", help="As kubectl drain's, for every drain."),
+    node_stats: List[str] = typer.Option([], "--node-stats", metavar="NODE=FILE",
+                                         help="A node's stats Summary (as `kubectl get --raw "
+                                              "/api/v1/nodes/NODE/proxy/stats/summary` writes it), as kexplain evict "
+                                              "pressure NODE --stats FILE takes it, beside those a snapshot kept "
+                                              "(repeatable)."),
+    kubelet_config: Optional[str] = typer.Option(None, "--kubelet-config", metavar="FILE",
+                                                 help="The kubelets' KubeletConfiguration for those nodes, as for "
+                                                      "kexplain evict pressure (default: a snapshot's /configz, else "
+                                                      "the kubelet's defaults)."),
     now: Optional[str] = typer.Option(None, "--now", metavar="TIME",
                                       help="The clock (RFC 3339; default: the current time)."),
     kubernetes_version: Optional[str] = typer.Option(None, "--kubernetes-version", metavar="X.Y",
@@ -51,12 +60,15 @@ def command(
     max_objects: int = max_objects_option(),
     validate: str = VALIDATE_OPTION,
 ) -> ExitStatus:
-    """What in the cluster is held, and why: pending pods, budgets, drains; each row the single-object
-    answer.
+    """What in the cluster is held, and why: pending pods, queued work, budgets, drains, evictions
+    coming; each row the single-object answer.
 
     Every pending pod grouped by owner and reason (as `kexplain pod -A` explains them, with the
-    autoscalers' answer), the PodDisruptionBudgets that allow no disruption and what they block,
-    the cordoned nodes whose `kubectl drain` would not finish (as `kexplain evict drain NODE`).
+    autoscalers' answer), every Workload Kueue holds (as `kexplain kueue` explains it), the
+    PodDisruptionBudgets that allow no disruption and what they block, the cordoned nodes whose
+    `kubectl drain` would not finish (as `kexplain evict drain NODE`), the nodes under pressure and
+    the pods the kubelet evicts (as `kexplain evict pressure NODE`) and those NoExecute taints evict
+    (as `kexplain evict taints NODE`).
 
     Exit codes: 0 nothing is held, 1 something is held, 2 bad usage or bad input, 4 internal error."""
     env = env_of(ctx)
@@ -69,7 +81,8 @@ def command(
     given = bool(kubernetes_version or env.variables.get(ENV_VAR))
     drain = {"ignore_daemonsets": ignore_daemonsets, "delete_emptydir_data": delete_emptydir_data, "force": force}
     req = ClusterRequest(tuple(nodes), parse_now(now), kube, given, tuple(section), drain_check, max_input_size,
-                         max_objects, validate, env.stdin, tuple(k for k, on in drain.items() if on), node_groups)
+                         max_objects, validate, env.stdin, tuple(k for k, on in drain.items() if on), node_groups,
+                         parse_node_stats(node_stats), kubelet_config)
     doc = report(req)
     for warning in doc.get("readWarnings") or ():
         env.error(f"warning: {warning}")
@@ -80,3 +93,16 @@ def command(
     else:
         print_report(doc, env.console())
     return ExitStatus.UNSCHEDULABLE if doc["held"] else ExitStatus.SUCCESS
+
+
+def parse_node_stats(given: List[str]) -> tuple[tuple[str, str], ...]:
+    """--node-stats NODE=FILE, each node once."""
+    out: dict[str, str] = {}
+    for item in given:
+        node, _, path = item.partition("=")
+        if not node or not path:
+            raise typer.BadParameter(f"{item!r}: NODE=FILE expected", param_hint="--node-stats")
+        if node in out:
+            raise typer.BadParameter(f"node {node} given twice", param_hint="--node-stats")
+        out[node] = path
+    return tuple(out.items())

@@ -125,13 +125,14 @@ class LiveKueue:
 
 
 def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str | None = None,
-               now: datetime | None = None, capacity: Any = None) -> LiveKueue:
+               now: datetime | None = None, capacity: Any = None, fixes: Any = None) -> LiveKueue:
     """Kueue's ONE pass over the cluster's Kueue objects (its Workloads as stored) with the `pods`
     it manages (`kexplain.kueue.started.live_run`): each pod as Kueue leaves it, and every Workload
     the cluster holds (`Held`) with Kueue's answer; nothing without Kueue's objects. `capacity`
     answers the ProvisioningRequests Kueue creates (CA with node groups), as in the files' chain.
     A pod without the queue-name label that its job's operator made gets its job's stored Workload's
-    answer (`_links`, `kexplain.kueue.linked`), as it is."""
+    answer (`_links`, `kexplain.kueue.linked`), as it is. `fixes` (`kexplain.suggest.kueue_held.kueue_fixes`,
+    as the files' chain takes it) gives each held Workload not admitted Kueue's verified fixes (`suggestions`)."""
     chosen = [i for i, pod in enumerate(pods) if managed(pod)]
     out: list[LiveChain | None] = [None] * len(pods)
     context = with_tas(list(of_kinds(cluster, READ_KINDS)), cluster)
@@ -154,6 +155,11 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
     told = {str(a["live"]["workload"]) for _, a in passed if isinstance(a.get("live"), Mapping)}
     items = {str(w.get("workload")): w for w in (doc.get("explanation") or {}).get("workloads") or ()}
     held = [_held(obj, done, items, stored_status(obj), pass_) for obj in stored]
+    if fixes is not None and held:      # (from the same pass: `kexplain kueue`'s suggestions)
+        found = fixes(done, doc)
+        for h in held:
+            if h.answer.get("verdict") not in (ADMITTED, QUOTA_RESERVED):
+                h.answer["suggestions"] = list(found.get(h.workload, ()))
     by_key = {h.workload: h for h in held}
     answers = {i: linked.linked_answer(pods[i], link, done, by_key, stored_status(link.workload))
                for i, link in links.items()}

@@ -12,6 +12,8 @@ from rich.text import Text
 from kexplain.render.blocks import Block, lines_block, print_blocks
 from kexplain.render.eviction.drain import autoscaler_line, numbers, refusals
 from kexplain.render.eviction.drain import summary as drain_summary
+from kexplain.render.kueue import VERDICTS as KUEUE_VERDICTS
+from kexplain.render.kueue import suggestion_text
 from kexplain.render.style import plural
 
 Lines = list[tuple[int, str]]
@@ -126,17 +128,119 @@ def _budget_words(budget: Mapping[str, Any]) -> str:
     return f"nodes {budget.get('nodes')}{window}"
 
 
+def _queued_part(s: Mapping[str, Any]) -> str:
+    return f"{plural(s['held'], 'Workload')} held"
+
+
+def queued_lines(s: Mapping[str, Any]) -> Lines:
+    """Each ClusterQueue's held Workloads, in its queue's order, as `kexplain kueue` says each:
+    Kueue's verdict and message, its place, its first verified fix; then those Kueue admits next."""
+    lines: Lines = []
+    cq = None
+    for row in s.get("rows") or ():
+        if row["clusterQueue"] != cq:
+            cq = row["clusterQueue"]
+            count = sum(1 for r in s["rows"] if r["clusterQueue"] == cq)
+            lines.append((0, f"ClusterQueue {cq} ({count} held):" if cq else
+                             f"No ClusterQueue takes them ({count} held):"))
+        lines += workload_lines(row)
+    if s.get("admittedNextCycle"):
+        lines.append((0, f"{plural(s['admittedNextCycle'], 'more Workload')} stored not admitted: Kueue admits "
+                         "them on its next cycle"))
+    return lines
+
+
+def workload_lines(row: Mapping[str, Any]) -> Lines:
+    """A held Workload: its job, Kueue's verdict and place, Kueue's message, its first verified fix."""
+    owner = row.get("owner")
+    job = f" ({owner['kind']} {owner['namespace']}/{owner['name']})" if owner else ""
+    verdict = str(row.get("verdict") or "")
+    words = KUEUE_VERDICTS.get(verdict, verdict)
+    if verdict == "QuotaReserved":
+        words = "quota reserved, waiting for its admission checks"
+    place = row.get("position")
+    at = f"; {place['position']} of {place['of']} in the queue" if place else ""
+    lines: Lines = [(1, f"- {row['workload']}{job}: {words}{at}")]
+    if row.get("message"):
+        lines.append((3, f"Kueue: {row['message']}"))
+    if row.get("gatedPods"):
+        pods = row["gatedPods"]
+        lines.append((3, f"gated pods: {', '.join(pods[:5])}{', ...' if len(pods) > 5 else ''}"))
+    fixes = (row.get("kueue") or {}).get("suggestions") or ()
+    fix = next((f for f in fixes if (f.get("verified") or {}).get("admits")), None)
+    if fix is not None:
+        lines.append((3, f"fix (verified): {suggestion_text(fix)}"))
+    elif fixes:
+        lines.append((3, f"fix (verified, not enough alone: others are admitted first): "
+                         f"{suggestion_text(fixes[0])}"))
+    return lines
+
+
+def _evictions_part(s: Mapping[str, Any]) -> str:
+    """The evictions foreseen; "node pressure not checked" without any node's stats (not all clear)."""
+    return f"{s['held']} eviction{'s' if s['held'] != 1 else ''} coming" + \
+        (" (node pressure not checked)" if s.get("pressureSkipped") else "")
+
+
+def _evictions_title(s: Mapping[str, Any]) -> str:
+    checked = [plural(s["pressureChecked"], "node") + " with stats", plural(s["taintsChecked"], "node") +
+               " with a NoExecute taint"]
+    return f"{s['held']} eviction{'s' if s['held'] != 1 else ''} coming (of {' and '.join(checked)})"
+
+
+def evictions_lines(s: Mapping[str, Any]) -> Lines:
+    """Each node's evictions, the soonest first, as `kexplain evict pressure|taints NODE` begins;
+    then what the pressure part could not read."""
+    lines: Lines = [line for row in s.get("rows") or () for line in
+                    (pressure_lines(row) if row["family"] == "pressure" else taint_lines(row))]
+    if s.get("pressureSkipped"):
+        lines.append((0, f"Node pressure: skipped: {s['pressureSkipped']}"))
+    if s.get("pressureUnread"):
+        lines.append((0, f"Node pressure reported without stats (not explained): {', '.join(s['pressureUnread'])}"))
+    return lines
+
+
+def pressure_lines(row: Mapping[str, Any]) -> Lines:
+    """A node under pressure: its conditions, the pod the kubelet evicts now and its message, the next ranked."""
+    doc = row["pressure"]
+    evicts = ", ".join(row["evicts"]) or "no pod yet"
+    lines: Lines = [(0, f"- {row['node']}: {', '.join(row['conditions']) or 'a threshold met'}; the kubelet "
+                        f"evicts {evicts} now")]
+    for e in doc.get("evicted") or ():
+        lines.append((2, f"{e['pod']}: {str(e.get('message') or '').strip()}"))
+    ranking = [p for p in doc.get("ranking") or () if p not in row["evicts"]]
+    if ranking:
+        lines.append((2, f"next in the kubelet's ranking: {', '.join(ranking[:3])}{', ...' if len(ranking) > 3 else ''}"))
+    return lines
+
+
+def taint_lines(row: Mapping[str, Any]) -> Lines:
+    """A node whose NoExecute taints evict pods: the taints, then each pod with when."""
+    taints = ", ".join(f"{t.get('key')}{'=' + t['value'] if t.get('value') else ''}:{t.get('effect')}"
+                       for t in row["taints"].get("noExecuteTaints") or ())
+    lines: Lines = [(0, f"- {row['node']}: {taints} evicts {plural(len(row['evicts']), 'pod')}")]
+    for w in row.get("when") or ():
+        after = f"after {w['afterSeconds']}s, " if w.get("afterSeconds") is not None else ""
+        lines.append((2, f"{w['pod']}: " + (f"{after}at {w['at']}" if w.get("at") else "now")))
+    return lines
+
+
 PARTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
-    "pending": _pending_part, "budgets": _budgets_part, "drains": _drains_part, "karpenter": _karpenter_part}
+    "pending": _pending_part, "budgets": _budgets_part, "drains": _drains_part, "karpenter": _karpenter_part,
+    "queued": _queued_part, "evictions": _evictions_part}
 ROWS: dict[str, Callable[[Mapping[str, Any]], Lines]] = {
     "pending": pod_lines, "budgets": budget_lines, "drains": drain_lines}
+# The sections whose lines are their own, not one block of lines per row.
+SECTION_LINES: dict[str, Callable[[Mapping[str, Any]], Lines]] = {
+    "karpenter": karpenter_lines, "queued": queued_lines, "evictions": evictions_lines}
+TITLES: dict[str, Callable[[Mapping[str, Any]], str]] = {"drains": _drains_title, "evictions": _evictions_title}
 
 
 def section_blocks(s: Mapping[str, Any]) -> list[Block]:
     """A section that ran: its title with its few words, then its rows (none: nothing held)."""
-    words = _drains_title(s) if s["name"] == "drains" else PARTS[s["name"]](s)
+    words = TITLES.get(s["name"], PARTS[s["name"]])(s)
     head = Block(Text(f"{s['title']}: {words}", style="bold"))
-    rows = karpenter_lines(s) if s["name"] == "karpenter" else \
+    rows = SECTION_LINES[s["name"]](s) if s["name"] in SECTION_LINES else \
         [line for row in s.get("rows") or () for line in ROWS[s["name"]](row)]
     if s["name"] == "drains" and not s.get("checked"):
         rows = [(0, "No node is cordoned (--drain-check checks every node's drain).")]

@@ -358,6 +358,11 @@ def _suggestion_text(s: Mapping[str, Any]) -> str:
         return f"{s.get('kind')}: {s.get('values')}"
 
 
+def suggestion_text(s: Mapping[str, Any]) -> str:
+    """A verified fix in words (`kexplain cluster`'s rows say their first as `kexplain kueue` does)."""
+    return _suggestion_text(s)
+
+
 def suggestions_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     if "suggestions" not in doc:
         return []

@@ -19,7 +19,7 @@ def test_something_held_exits_1_and_the_first_line_sums_up_each_section():
     assert code == 1
     lines = out.splitlines()
     assert lines[0] == ("3 pending groups (5 pods), 1 budget allows no disruption, 1 drain blocked, "
-                        "karpenter skipped")
+                        "0 evictions coming (node pressure not checked), queued skipped, karpenter skipped")
     assert "Nodes Karpenter will not remove: skipped: no Karpenter NodePool (karpenter.sh/v1) among the inputs" in lines
 
 
@@ -66,7 +66,8 @@ def test_without_nodes_is_bad_usage():
 def test_an_unknown_section_is_bad_usage():
     code, _, err = run_cli("cluster", "--nodes", SHOP, "--section", "kueue")
     assert code == 2
-    assert "error: --section kueue: not a section (one of pending, budgets, drains, karpenter)" in err
+    assert ("error: --section kueue: not a section (one of pending, queued, budgets, drains, karpenter, "
+            "evictions)") in err
 
 
 def test_a_file_that_is_not_there_is_bad_input(tmp_path):

@@ -31,6 +31,8 @@ class ClusterRequest:
     stdin: Optional[BinaryIO] = None
     drain_flags: tuple[str, ...] = ()   # kubectl drain's flags every drain takes (ignore_daemonsets, ...)
     node_groups: Optional[str] = None   # --node-groups FILE: CA's groups, else those found among the objects
+    node_stats: tuple[tuple[str, str], ...] = ()   # --node-stats NODE=FILE: a node's stats Summary (evict pressure's --stats)
+    kubelet_config: Optional[str] = None    # --kubelet-config FILE: every such node's kubelet (else a snapshot's configz)
 
     def evict_request(self, node: str = "") -> EvictRequest:
         """The request `kexplain evict drain NODE --nodes ...` with the same flags would be."""

@@ -46,17 +46,30 @@ def _no_nodes(inputs: ClusterInputs) -> Optional[str]:
     return None if inputs.state.snapshot.node_infos else "no Node among the inputs: no drain to check"
 
 
+def _no_nodes_to_evict(inputs: ClusterInputs) -> Optional[str]:
+    return None if inputs.state.snapshot.node_infos else "no Node among the inputs: no eviction to foresee"
+
+
 def _no_node_pools(inputs: ClusterInputs) -> Optional[str]:
     if has_node_pools(inputs.objects):
         return None
     return "no Karpenter NodePool (karpenter.sh/v1) among the inputs"
 
 
-# The sections, in the order the report runs them (the points 1, 6, 4 and 3 for Karpenter).
+def _no_kueue(inputs: ClusterInputs) -> Optional[str]:
+    if any(o.get("kind") == "ClusterQueue" and str(o.get("apiVersion") or "").startswith("kueue.x-k8s.io/")
+           for o, _ in inputs.objects):
+        return None
+    return "no Kueue ClusterQueue (kueue.x-k8s.io) among the inputs"
+
+
+# The sections, in the order the report runs them (the points 1, 2, 6, 4, 3 for Karpenter, 5).
 SECTIONS = (Section("pending", "Pending pods", _no_pods),
+            Section("queued", "Queued work", _no_kueue),
             Section("budgets", "Budgets that block everything", _no_budgets),
             Section("drains", "Drains that would block", _no_nodes),
-            Section("karpenter", "Nodes Karpenter will not remove", _no_node_pools))
+            Section("karpenter", "Nodes Karpenter will not remove", _no_node_pools),
+            Section("evictions", "Evictions coming", _no_nodes_to_evict))
 NAMES = tuple(s.name for s in SECTIONS)
 
 

@@ -20,6 +20,7 @@ from kexplain.eviction.kubelet import whatif
 from kexplain.eviction.kubelet.admit import admit
 from kexplain.load.manifests import load_objects, read_settings_document
 from kexplain.load.node_stats import recorded_node_stats
+from kexplain.state.cluster import ClusterState
 
 TERMINAL_PHASES = ("Succeeded", "Failed")
 KUBELET_CONFIG = "KubeletConfiguration"
@@ -119,7 +120,12 @@ def run_passes(req: EvictRequest, config: kconfig.EvictionConfig, pods: list[dic
 
 def document(req: EvictRequest) -> dict[str, Any]:
     """The document of `kexplain evict pressure`."""
-    cluster = read_state(req)
+    return document_of(read_state(req), req)
+
+
+def document_of(cluster: ClusterState, req: EvictRequest) -> dict[str, Any]:
+    """The document over a cluster state read already (`document`'s, and `kexplain cluster`'s, which
+    reads the cluster once for every node whose stats it has)."""
     req = settled(req, cluster)         # the API server's version (the pods' defaults, --admit's admission)
     node = node_named(cluster, req.node, req.nodes)
     pods = pods_on(cluster, req.node, req.kube)

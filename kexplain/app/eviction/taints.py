@@ -31,8 +31,14 @@ TAINT_FIELDS = ("key", "value", "effect")       # a taint as the document shows 
 def document(req: EvictRequest) -> dict:
     """The pass's document: the NoExecute taints, each pod's decision, the events; `whatIf`,
     `matches`, `fixes` and `whereTheyGo` explain it (not part of the real controller's answer)."""
-    change = parse_taints(req.options.get("taints") or ())
     state, live_said = read_cluster(req, live_reads)
+    return document_of(state, req, live_said)
+
+
+def document_of(state: ClusterState, req: EvictRequest, live_said: Optional[Mapping[str, Any]] = None) -> dict:
+    """The document over a cluster state read already (`document`'s, and `kexplain cluster`'s, which
+    reads the cluster once for every node a NoExecute taint is on)."""
+    change = parse_taints(req.options.get("taints") or ())
     req = settled(req, state)       # the control plane's version, live or a snapshot's, unless given
     node = node_named(state, req.node, req.nodes)
     if change.add or change.remove:
@@ -46,7 +52,7 @@ def document(req: EvictRequest) -> dict:
     doc["noExecuteTaints"] = [_taint(t) for t in result.taints]
     doc["pods"] = [_pod(answer) for answer in result.pods]
     doc["events"] = [d.event for d in result.deletions]
-    doc.update(read_warnings(state), **live_said)
+    doc.update(read_warnings(state), **(live_said or {}))
     doc["matches"] = _matches(result)
     doc["fixes"] = _fixes(node, pods, result, req)
     doc["whereTheyGo"], added = where_they_go(req, state, node, result, pods)

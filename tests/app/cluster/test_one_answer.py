@@ -2,7 +2,10 @@
 A pending group's pods are each explained by `kexplain pod NAME`'s app function
 (`app.live.explain_named`, over the same objects) and, where the pod's answer does not hang on the
 pods queued before it, by `kexplain POD --nodes CLUSTER --stored`; a blocked drain is `kexplain evict
-drain NODE -o json` to the key; a budget is the one those drains write."""
+drain NODE -o json` to the key; a budget is the one those drains write; a held Workload is `kexplain
+kueue`'s answer for it (over the cluster as stored, and given alone); a node under pressure is
+`kexplain evict pressure NODE -o json`, a node NoExecute taints empty `kexplain evict taints NODE
+-o json`, to the key, and every other node checked is one those commands evict nothing from."""
 from __future__ import annotations
 
 import json
@@ -25,6 +28,7 @@ from tests.support.cli_helpers import run_cli
 from tests.support.paths import DATA, FIXTURES
 
 NOW = "2026-01-01T12:00:00Z"
+RANKING = FIXTURES / "eviction" / "ranking-now"     # node-a under memory pressure: its Summary, its kubelet
 JSON = SimpleNamespace(human=False, value="json")
 
 
@@ -41,7 +45,13 @@ class Cluster:
             out += ["--node-groups", self.options["node_groups"]]
         if self.options.get("drain_check"):
             out.append("--drain-check")
+        out += [a for node, path in self.options.get("node_stats", ()) for a in ("--node-stats", f"{node}={path}")]
+        if self.options.get("kubelet_config"):
+            out += ["--kubelet-config", self.options["kubelet_config"]]
         return out + [f"--{f.replace('_', '-')}" for f in self.options.get("drain_flags", ())]
+
+    def nodes(self) -> list[str]:
+        return [a for p in self.paths for a in ("--nodes", str(p))]
 
 
 CLUSTERS = [
@@ -55,6 +65,13 @@ CLUSTERS = [
             held=("budgets", "karpenter")),
     Cluster("every-drain", (FIXTURES / "eviction" / "drain.yaml",),
             {"drain_check": True, "drain_flags": ("ignore_daemonsets",)}, held=("drains",)),
+    Cluster("karpenter-with-kueue", (FIXTURES / "karpenter" / "cluster.yaml", FIXTURES / "karpenter" / "nodepools.yaml",
+                                     FIXTURES / "karpenter" / "shop.yaml", FIXTURES / "kueue" / "cluster.yaml",
+                                     FIXTURES / "cluster" / "kueue-held.yaml"), held=("pending", "queued")),
+    Cluster("pressure-and-cordoned", (RANKING / "cluster.yaml", FIXTURES / "eviction" / "taints.yaml",
+                                      FIXTURES / "cluster" / "cordoned.yaml"),
+            {"node_stats": (("node-a", str(RANKING / "stats.json")),),
+             "kubelet_config": str(RANKING / "kubelet-config.yaml")}, held=("budgets", "drains", "evictions")),
 ]
 
 
@@ -62,7 +79,9 @@ def _report(cluster: Cluster) -> tuple[Any, dict]:
     req = ClusterRequest(tuple(str(p) for p in cluster.paths), datetime(2026, 1, 1, 12, tzinfo=timezone.utc),
                          KubeVersion("1.36"), False, (), bool(cluster.options.get("drain_check")),
                          drain_flags=tuple(cluster.options.get("drain_flags", ())),
-                         node_groups=cluster.options.get("node_groups"))
+                         node_groups=cluster.options.get("node_groups"),
+                         node_stats=tuple(cluster.options.get("node_stats", ())),
+                         kubelet_config=cluster.options.get("kubelet_config"))
     inputs = read(req)
     return inputs, report_of(inputs, list(SECTIONS))
 
@@ -174,3 +193,91 @@ def test_each_node_karpenter_keeps_is_karpenter_disruption_node(reported):
         assert code == 1 and node["verdict"] != "disrupted"
         assert node["checks"][0]["message"] == row["blocked"]
         assert node["checks"][0]["karpenter"] is True       # Karpenter's own words, not kexplain's
+
+
+def _kueue_objects(inputs) -> list[dict]:
+    return [json.loads(json.dumps(o)) for o, _ in inputs.objects if o.get("kind") != "ServerVersion"]
+
+
+def test_each_held_workload_is_kexplain_kueues_answer_over_the_cluster(reported, tmp_path):
+    cluster, _, doc = reported
+    rows = _section(doc, "queued").get("rows") or []
+    if not rows:
+        return
+    (tmp_path / "none.yaml").write_text("")         # nothing submitted: Kueue's pass over the cluster as stored
+    code, out, err = run_cli("kueue", str(tmp_path / "none.yaml"), *cluster.nodes(), "--now", NOW, "-o", "json")
+    assert code == 1, err
+    answer = json.loads(out)
+    items = {w["workload"]: w for w in answer["explanation"]["workloads"]}
+    fixes = [*answer.get("suggestions", ()), *answer.get("suggestionsWaiting", ())]
+    assert sorted(items) == sorted(r["workload"] for r in rows)
+    for row in rows:
+        assert row["kueue"]["explanation"] == items[row["workload"]], row["workload"]
+        assert (row["verdict"], row["message"]) == (items[row["workload"]]["verdict"],
+                                                    items[row["workload"]].get("message", "")), row["workload"]
+        assert row["kueue"]["suggestions"] == [f for f in fixes if f["workload"] == row["workload"]], row["workload"]
+
+
+def test_each_held_workload_given_alone_is_answered_the_same(reported, tmp_path):
+    cluster, inputs, doc = reported
+    objects = _kueue_objects(inputs)
+    for row in _section(doc, "queued").get("rows") or []:
+        namespace, name = row["workload"].split("/")
+        mine = [o for o in objects if o["kind"] == "Workload" and o["metadata"]["name"] == name
+                and o["metadata"].get("namespace") == namespace]
+        rest = [o for o in objects if o not in mine]
+        (tmp_path / "workload.yaml").write_text(yaml.safe_dump(mine[0]))
+        (tmp_path / "rest.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": rest}))
+        code, out, err = run_cli("kueue", str(tmp_path / "workload.yaml"), "--nodes", str(tmp_path / "rest.yaml"),
+                                 "--now", NOW, "-o", "json", "--no-suggestions")
+        assert code == 1, err
+        item = next(w for w in json.loads(out)["explanation"]["workloads"] if w["workload"] == row["workload"])
+        assert item == row["kueue"]["explanation"], row["workload"]
+
+
+def _evict(cluster: Cluster, family: str, node: str, *extra: str) -> tuple[int, dict]:
+    code, out, err = run_cli("evict", family, node, *cluster.nodes(), *extra, "--now", NOW, "-o", "json")
+    assert code in (0, 1), err
+    return code, json.loads(out)
+
+
+def _pressure_flags(cluster: Cluster, node: str) -> list[str]:
+    stats = dict(cluster.options.get("node_stats", ()))
+    out = ["--stats", stats[node]] if node in stats else []
+    return out + (["--kubelet-config", cluster.options["kubelet_config"]] if cluster.options.get("kubelet_config")
+                  else [])
+
+
+def test_each_node_under_pressure_is_kexplain_evict_pressure(reported):
+    cluster, _, doc = reported
+    section = _section(doc, "evictions")
+    rows = [r for r in section.get("rows") or () if r["family"] == "pressure"]
+    for row in rows:
+        code, answer = _evict(cluster, "pressure", row["node"], *_pressure_flags(cluster, row["node"]))
+        assert answer == json.loads(json.dumps(row["pressure"]))
+        assert (code, row["evicts"], row["conditions"]) == (1 if row["evicts"] else 0,
+                                                            [e["pod"] for e in answer["evicted"]],
+                                                            answer["nodeConditions"])
+    for node in dict(cluster.options.get("node_stats", ())):       # a node with stats and no row: no pressure
+        if node not in {r["node"] for r in rows}:
+            code, answer = _evict(cluster, "pressure", node, *_pressure_flags(cluster, node))
+            assert (code, answer["nodeConditions"], answer["evicted"]) == (0, [], [])
+
+
+def test_each_node_tainted_noexecute_is_kexplain_evict_taints(reported):
+    cluster, inputs, doc = reported
+    section = _section(doc, "evictions")
+    if "skipped" in section:
+        return
+    rows = {r["node"]: r for r in section.get("rows") or () if r["family"] == "taints"}
+    tainted = [ni.name for ni in inputs.state.snapshot.node_infos
+               if any(t.get("effect") == "NoExecute" for t in (ni.node.obj.get("spec") or {}).get("taints") or ())]
+    assert section["taintsChecked"] == len(tainted)
+    for node in tainted:
+        code, answer = _evict(cluster, "taints", node)
+        if node not in rows:
+            assert code == 0, node
+            continue
+        assert code == 1
+        assert answer == json.loads(json.dumps(rows[node]["taints"]))
+        assert sorted(rows[node]["evicts"]) == sorted(p["pod"] for p in answer["pods"] if p["decision"] != "keep")
