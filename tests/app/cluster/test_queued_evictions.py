@@ -154,3 +154,10 @@ def test_stats_of_a_node_not_in_the_cluster_is_bad_input():
 def test_node_stats_without_a_file_is_bad_usage():
     code, _, err = run_cli("cluster", "--nodes", str(RANKING / "cluster.yaml"), "--node-stats", "node-a")
     assert code == 2 and "NODE=FILE expected" in err
+
+
+def test_the_new_sections_fit_80_columns():
+    for args in ([a for p in KUEUE for a in ("--nodes", str(p))],
+                 [*(a for p in PRESSURE for a in ("--nodes", str(p))), "--node-stats", f"node-a={STATS[0][1]}"]):
+        _, out, _ = run_cli("cluster", *args, "--section", "queued", "--section", "evictions", "--now", NOW, width=80)
+        assert max(len(line) for line in out.splitlines()) <= 80
