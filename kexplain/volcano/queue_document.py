@@ -52,6 +52,8 @@ def _computed(plugin: str, attr: Any, q: QueueInfo) -> dict[str, Any]:
         out["guarantee"] = resources(attr.guarantee)
     if plugin == "capacity" and getattr(attr, "ancestors", None):
         out["parent"] = attr.ancestors[-1]
+    if plugin == "capacity" and attr.deserved.is_empty():
+        out["bestEffort"] = True
     return out
 
 

@@ -98,7 +98,8 @@ def run(tmp: Path, objects: list[dict[str, Any]], actions: str, plugins: list[di
     cluster.write_text(yaml.safe_dump_all(objects))
     conf.write_text(yaml.safe_dump({"actions": actions, "tiers": [{"plugins": plugins}]}))
     env = TestEnvironment()
-    main(["volcano", "--nodes", str(cluster), "--scheduler-conf", str(conf), "-o", output], env)
+    main(["volcano", "--nodes", str(cluster), "--scheduler-conf", str(conf)]
+         + (["-o", output] if output != "text" else []), env)
     return json.loads(env.out) if output == "json" else env.out
 
 

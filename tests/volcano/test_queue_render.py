@@ -1,0 +1,43 @@
+"""The text's queues: per queue its quota rows and share within 80 columns, the jobs that wait on the
+queue with the refusing plugin's words, a best-effort capacity queue said as such."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.volcano.capacity_inputs import node, plugin, pod, pod_group, queue, rl, run
+
+TIER = [plugin("capacity", "enabledAllocatable", "enableQueueOrder", "enableJobEnqueued"),
+        plugin("predicates", "enablePredicate"), plugin("drf", "enableJobOrder")]
+
+
+def _queues_text(text: str) -> str:
+    return text.split("\nQueues:\n", 1)[1].split("\nEvents:\n", 1)[0]
+
+
+def test_the_text_says_why_a_job_waits_on_its_queue_within_80_columns(tmp_path: Path) -> None:
+    objects = [node("n1", rl("8", "8Gi", pods="10")),
+               pod("ns1", "p1", "n1", "Running", rl("1", "1Gi"), "pg1"), pod("ns1", "p2", "", "Pending", rl("3", "1Gi"), "pg2"),
+               pod_group("pg1", "ns1", "q1", 1, "Running"), pod_group("pg2", "ns1", "q1", 1, "Pending", rl("3", "1Gi")),
+               pod("ns1", "p3", "", "Pending", rl("1", "1Gi"), "pg3"), pod_group("pg3", "ns1", "q2", 1, "Inqueue"),
+               queue("q1", rl("1", "1Gi"), rl("2", "4Gi")), queue("q2", None, None)]
+    text = run(tmp_path, objects, "enqueue, allocate", TIER, output="text")
+    queues = _queues_text(text)
+    assert all(len(line) <= 80 for line in queues.splitlines()), queues
+    flat = " ".join(queues.split())
+    assert ("ns1/pg2 waits on capacity, not on nodes: queue resource quota insufficient: insufficient cpu"
+            in flat)
+    assert "q1 (Open, weight 1) [capacity]" in flat
+    assert "capability cpu 2, memory 4Gi" in flat and "deserved cpu 1, memory 1Gi" in flat
+    assert "share 1.00 (no deserved: best effort, after the queues below theirs)" in flat   # q2
+    assert "drf share ns1/pg1 0.12" in flat
+
+
+def test_the_json_carries_the_queue_quota_and_the_waiting_jobs(tmp_path: Path) -> None:
+    objects = [node("n1", rl("8", "8Gi", pods="10")), pod("ns1", "p2", "", "Pending", rl("1", "1Gi"), "pg2"),
+               pod_group("pg2", "ns1", "q1", 1, "Pending", rl("1", "1Gi")),
+               queue("q1", None, rl("2", "4Gi"), state="Closed")]
+    doc = run(tmp_path, objects, "enqueue, allocate", TIER)
+    q1 = {q["name"]: q for q in doc["queues"]}["q1"]
+    assert q1["plugin"] == "capacity" and q1["capability"] == {"cpu": "2", "memory": "4Gi"}
+    assert q1["waiting"] == [{"podGroup": "ns1/pg2", "plugin": "capacity",
+                              "reason": "queue q1 is Closed: capacity enqueues no job of a queue that is not Open"}]
