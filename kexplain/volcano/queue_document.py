@@ -41,18 +41,21 @@ def _plugin_attr(ssn: Session, name: str) -> tuple[str, Any]:
     return "", None
 
 
-def _computed(plugin: str, attr: Any, q: QueueInfo) -> dict[str, Any]:
+def _computed(plugin: str, attr: Any, q: QueueInfo, ready: bool) -> dict[str, Any]:
+    """What the plugin made of the queue; a capacity whose hierarchy broke computed no real capability
+    nor share (Go stops building before it)."""
     out: dict[str, Any] = {"plugin": plugin, "deserved": resources(attr.deserved),
-                           "realCapability": resources(attr.real_capability),
-                           "request": resources(attr.request), "inqueue": resources(attr.inqueue),
-                           "share": round(attr.share, 4)}
+                           "request": resources(attr.request), "inqueue": resources(attr.inqueue)}
+    if ready:
+        out["realCapability"] = resources(attr.real_capability)
+        out["share"] = round(attr.share, 4)
     if q.capability or (plugin == "capacity" and attr.capability is not None and not attr.capability.is_empty()):
         out["capability"] = resources(attr.capability)
     if not attr.guarantee.is_empty():
         out["guarantee"] = resources(attr.guarantee)
     if plugin == "capacity" and getattr(attr, "ancestors", None):
         out["parent"] = attr.ancestors[-1]
-    if plugin == "capacity" and attr.deserved.is_empty():
+    if plugin == "capacity" and ready and attr.deserved.is_empty():
         out["bestEffort"] = True
     return out
 
@@ -150,7 +153,8 @@ def queues(cluster: ClusterInfo, ssn: Session, allocated: dict[str, Resource]) -
         if q.priority:
             entry["priority"] = q.priority
         plugin, attr = _plugin_attr(ssn, q.name)
-        entry.update(_computed(plugin, attr, q) if attr is not None else _spec(q))
+        ready = getattr(ssn.plugins.get(plugin), "ready", True)
+        entry.update(_computed(plugin, attr, q, ready) if attr is not None else _spec(q))
         if q.name in ssn.overused_queues:
             entry["overused"] = True
         jobs, waiting = _jobs(ssn, q)

@@ -44,6 +44,10 @@ def test_case1_a_queue_with_children_does_not(tmp_path: Path) -> None:
                              pod_group("pg2", "ns1", "q1", 1, "Pending"), *TREE1])
     assert binds(doc) == {}
     assert phases(doc)["ns1/pg2"] == "Inqueue"          # (no minResources: enqueue asks no plugin)
+    [waiting] = {q["name"]: q for q in doc["queues"]}["q1"]["waiting"]
+    assert waiting["reason"] == ("capacity cannot use the queue hierarchy: "
+                                 "The Queue <q1> of Job <ns1/pg2> is not leaf queue")
+    assert "realCapability" not in {q["name"]: q for q in doc["queues"]}["q11"]      # (never computed)
 
 
 def test_case2_allocatable_within_capability(tmp_path: Path) -> None:
