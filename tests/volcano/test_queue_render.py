@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
+
+from kexplain.cli.app import main
+from tests.support.cli_helpers import TestEnvironment
 from tests.volcano.capacity_inputs import node, plugin, pod, pod_group, queue, rl, run
 
 TIER = [plugin("capacity", "enabledAllocatable", "enableQueueOrder", "enableJobEnqueued"),
@@ -41,3 +45,21 @@ def test_the_json_carries_the_queue_quota_and_the_waiting_jobs(tmp_path: Path) -
     assert q1["plugin"] == "capacity" and q1["capability"] == {"cpu": "2", "memory": "4Gi"}
     assert q1["waiting"] == [{"podGroup": "ns1/pg2", "plugin": "capacity",
                               "reason": "queue q1 is Closed: capacity enqueues no job of a queue that is not Open"}]
+
+
+def test_a_pod_of_a_job_waiting_on_its_queue_says_so_in_text_and_page(tmp_path: Path) -> None:
+    """`kexplain POD`: the pod's queue line is followed by why its job waits on the queue (proportion's
+    enqueue refusal, the default configuration), the same in the text and the page."""
+    cluster, target = tmp_path / "cluster.yaml", tmp_path / "pod.yaml"
+    cluster.write_text(yaml.safe_dump_all([node("n1", rl("4", "8Gi", pods="10")),
+                                           pod_group("pg", "ns1", "q1", 1, "Pending", rl("2", "1Gi")),
+                                           queue("q1", None, rl("1", "8Gi"))]))
+    target.write_text(yaml.safe_dump(pod("ns1", "p", "", "Pending", rl("2", "1Gi"), "pg")))
+    said = "waits on proportion, not on nodes: queue resource quota insufficient: insufficient cpu"
+    env = TestEnvironment()
+    assert main([str(target), "--nodes", str(cluster)], env) == 1
+    assert said in env.out
+    env = TestEnvironment()
+    assert main([str(target), "--nodes", str(cluster), "--html", str(tmp_path / "page.html")], env) == 1
+    page = (tmp_path / "page.html").read_text()
+    assert "Waits on proportion, not on nodes: " in page and "queue resource quota insufficient: insufficient cpu" in page
