@@ -43,12 +43,11 @@ def _plugin_attr(ssn: Session, name: str) -> tuple[str, Any]:
 
 def _computed(plugin: str, attr: Any, q: QueueInfo, ready: bool) -> dict[str, Any]:
     """What the plugin made of the queue; a capacity whose hierarchy broke computed no real capability
-    nor share (Go stops building before it)."""
-    out: dict[str, Any] = {"plugin": plugin, "deserved": resources(attr.deserved),
-                           "request": resources(attr.request), "inqueue": resources(attr.inqueue)}
+    nor share, and its request and inqueue stop at the job Go met first (Go stops building there)."""
+    out: dict[str, Any] = {"plugin": plugin, "deserved": resources(attr.deserved)}
     if ready:
-        out["realCapability"] = resources(attr.real_capability)
-        out["share"] = round(attr.share, 4)
+        out.update(realCapability=resources(attr.real_capability), request=resources(attr.request),
+                   inqueue=resources(attr.inqueue), share=round(attr.share, 4))
     if q.capability or (plugin == "capacity" and attr.capability is not None and not attr.capability.is_empty()):
         out["capability"] = resources(attr.capability)
     if not attr.guarantee.is_empty():
