@@ -33,7 +33,6 @@ class QueueAttr:
     """queueAttr: one queue's quota and usage as the plugin keeps them through the session."""
 
     name: str
-    parent: str = ""
     share: float = 0.0
     ancestors: list[str] = field(default_factory=list)
     children: dict[str, "QueueAttr"] = field(default_factory=dict)
@@ -126,7 +125,7 @@ class Capacity:
 
     # -- building the queues' attributes ------------------------------------------------------
     def _flat_attr(self, queue: QueueInfo) -> QueueAttr:
-        attr = QueueAttr(queue.name, parent=queue.parent, deserved=Resource.of(queue.deserved))
+        attr = QueueAttr(queue.name, deserved=Resource.of(queue.deserved))
         if queue.capability:
             attr.capability = Resource.of(queue.capability)
             if attr.capability.milli_cpu <= 0:
@@ -169,8 +168,8 @@ class Capacity:
 
     def _new_attr(self, queue: QueueInfo) -> QueueAttr:
         """newQueueAttr (hierarchy): capability as the spec states it, inherited later where unset."""
-        attr = QueueAttr(queue.name, parent=queue.parent or ROOT if queue.name != ROOT else "",
-                         deserved=Resource.of(queue.deserved), capability=Resource(), real_capability=Resource())
+        attr = QueueAttr(queue.name, deserved=Resource.of(queue.deserved), capability=Resource(),
+                         real_capability=Resource())
         if queue.capability:
             attr.capability = Resource.of(queue.capability)
         if queue.guarantee:
