@@ -63,3 +63,20 @@ def test_a_pod_of_a_job_waiting_on_its_queue_says_so_in_text_and_page(tmp_path: 
     assert main([str(target), "--nodes", str(cluster), "--html", str(tmp_path / "page.html")], env) == 1
     page = (tmp_path / "page.html").read_text()
     assert "Waits on proportion, not on nodes: " in page and "queue resource quota insufficient: insufficient cpu" in page
+
+
+def test_a_task_proportion_does_not_allocate_waits_on_the_queue_deserved(tmp_path: Path) -> None:
+    """proportion splits 4 cpus between two queues of weight 1: qa, running 1 cpu, deserves 2, so its
+    2-cpu job waits on the queue (allocatable), named with the resource short."""
+    tier = [plugin("proportion", "enabledAllocatable", "enableQueueOrder", "enableJobEnqueued", "enabledOverused"),
+            plugin("predicates", "enablePredicate")]
+    objects = [node("n1", rl("4", "8Gi", pods="10")),
+               pod("ns1", "run", "n1", "Running", rl("1", "1Gi"), "pg-run"), pod_group("pg-run", "ns1", "qa", 1, "Running"),
+               pod("ns1", "big", "", "Pending", rl("2", "1Gi"), "pg-big"), pod_group("pg-big", "ns1", "qa", 1, "Inqueue"),
+               pod("ns1", "other", "", "Pending", rl("2", "1Gi"), "pg-other"),
+               pod_group("pg-other", "ns1", "qb", 1, "Inqueue"), queue("qa", None, None), queue("qb", None, None)]
+    doc = run(tmp_path, objects, "allocate", tier)
+    qa = {q["name"]: q for q in doc["queues"]}["qa"]
+    assert qa["plugin"] == "proportion" and qa["deserved"]["cpu"] == "2"
+    assert qa["waiting"] == [{"podGroup": "ns1/pg-big", "plugin": "proportion",
+                              "reason": "task big does not fit in queue qa's deserved (allocatable): insufficient cpu"}]
