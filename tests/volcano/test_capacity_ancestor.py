@@ -108,3 +108,56 @@ def test_case11_unbalanced_tree_depth_2_ancestor_not_over_deserved(tmp_path: Pat
                                                           rl("1", "1Gi", nvidia__com_a100="2"),
                                                           rl("1", "1Gi", nvidia__com_a100="1")))
     assert pipelined(doc) == {} and evicted(doc) == []
+
+
+def project_tree() -> list:
+    """buildProjectQueueTree: two projects, each a non-preemptable queue with a deserved and a
+    preemptable one without."""
+    return [GPU_ROOT, queue("project1_root", A100[1], A100[2], "root"),
+            queue("project1_non-preemptable", A100[1], A100[1], "project1_root"),
+            queue("project1_preemptable", None, None, "project1_root"),
+            queue("project2_root", rl(nvidia__com_a100="3"), rl(nvidia__com_a100="4"), "root"),
+            queue("project2_non-preemptable", rl(nvidia__com_a100="3"), rl(nvidia__com_a100="3"), "project2_root"),
+            queue("project2_preemptable", None, None, "project2_root")]
+
+
+def classes() -> list:
+    """BuildPodWithPriority's priorities as PriorityClasses (the API server sets a pod's priority from one)."""
+    return [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": f"p{v}"}, "value": v}
+            for v in (1, 2)]
+
+
+def gpu_pod(name: str, node_name: str, group: str, priority: int = 0) -> dict:
+    p = pod("ns1", name, node_name, "Running" if node_name else "Pending",
+            rl("1", "1Gi", nvidia__com_a100="1", rdma_hca="1"), group)
+    if priority:
+        p["spec"]["priorityClassName"] = f"p{priority}"
+    return p
+
+
+N_PROJECT = node("n1", rl("16", "16Gi", nvidia__com_a100="4", rdma_hca="1001", pods="11"))
+
+
+def test_case2_cross_parent_reclaim_when_the_victim_child_and_parent_are_over_deserved(tmp_path: Path) -> None:
+    doc = reclaim(tmp_path, 1, [
+        N_PROJECT, *classes(), *project_tree(),
+        *(pod_group(f"pg{i}", "ns1", "project2_preemptable", 1, "Running") for i in (1, 2, 3, 4)),
+        pod_group("pg5", "ns1", "project1_preemptable", 1, "Pending"),
+        gpu_pod("p1", "n1", "pg1", 2), gpu_pod("p2", "n1", "pg2", 2), gpu_pod("p3", "n1", "pg3", 2),
+        gpu_pod("p4", "n1", "pg4", 1), gpu_pod("p5", "", "pg5")], priority=True)
+    assert pipelined(doc) == {"ns1/p5": "n1"}
+    assert evicted(doc) == ["ns1/p4"]
+
+
+def test_case3_cross_parent_reclaim_can_evict_a_sibling_queue_victim_first(tmp_path: Path) -> None:
+    doc = reclaim(tmp_path, 1, [
+        N_PROJECT, *classes(), *project_tree(),
+        *(pod_group(f"pg{i}", "ns1", "project2_preemptable", 1, "Running") for i in (1, 2, 3)),
+        pod_group("pg4_reclaimed", "ns1", "project2_preemptable", 1, "Inqueue"),
+        pod_group("pg5_pipelined", "ns1", "project1_preemptable", 1, "Running"),
+        pod_group("pg6", "ns1", "project2_non-preemptable", 1, "Pending"),
+        gpu_pod("p1", "n1", "pg1", 2), gpu_pod("p2", "n1", "pg2", 2), gpu_pod("p3", "n1", "pg3", 2),
+        gpu_pod("p4", "", "pg4_reclaimed"), gpu_pod("p5", "n1", "pg5_pipelined"), gpu_pod("p6", "", "pg6")],
+        priority=True)
+    assert pipelined(doc) == {"ns1/p6": "n1"}
+    assert evicted(doc) == ["ns1/p3"]
