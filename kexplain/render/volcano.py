@@ -2,7 +2,14 @@
 not, the queues, the events (read from the document only)."""
 from __future__ import annotations
 
+import textwrap
 from typing import Any, TextIO
+
+WIDTH = 80
+# the queue's quantities in the order they read: its spec, then what the queue plugin made of it
+QUEUE_ROWS = (("capability", "capability"), ("guarantee", "guarantee"), ("deserved", "deserved"),
+              ("realCapability", "real cap."), ("allocated", "allocated"), ("inqueue", "inqueue"),
+              ("request", "request"))
 
 
 def render(doc: dict[str, Any], out: TextIO) -> None:
@@ -39,10 +46,7 @@ def render(doc: dict[str, Any], out: TextIO) -> None:
             out.write(f"  {pod['name']}: on {pod['nodeBefore']}\n")
         else:
             out.write(f"  {pod['name']}: not scheduled this session\n")
-    out.write("\nQueues:\n")
-    for q in doc.get("queues") or ():
-        alloc = ", ".join(f"{k} {v}" for k, v in q["allocated"].items())
-        out.write(f"  {q['name']} ({q['state']}): allocated {alloc}\n")
+    _queues(doc.get("queues") or (), out)
     if doc.get("events"):
         out.write("\nEvents:\n")
         for e in doc["events"]:
@@ -83,3 +87,37 @@ def render_fixes(doc: dict[str, Any], out: TextIO) -> None:
     for entry in doc["fixes"]:
         for line in fix_lines(entry):
             out.write(f"  {line}\n")
+
+
+def _wrap(text: str, indent: str, hang: str) -> str:
+    """`text` filled to 80 columns; a no-break space (\\xa0) holds two words on one line."""
+    return textwrap.fill(text, WIDTH, initial_indent=indent, subsequent_indent=hang,
+                         break_on_hyphens=False, break_long_words=False).replace("\xa0", " ") + "\n"
+
+
+def _resources(rl: dict[str, str]) -> str:
+    return ", ".join(f"{k}\xa0{v}" for k, v in rl.items()) or "-"
+
+
+def _queue(q: dict[str, Any], out: TextIO) -> None:
+    """One queue: its head line, a row per quantity, its share, the jobs that wait on it."""
+    head = [q["state"]] + [f"{k} {q[k]}" for k in ("parent", "weight", "priority") if q.get(k) not in (None, "")]
+    out.write(f"  {q['name']} ({', '.join(head)})" + (f" [{q['plugin']}]" if q.get("plugin") else "") + "\n")
+    for key, label in QUEUE_ROWS:
+        if q.get(key) is not None:
+            out.write(_wrap(_resources(q[key]), f"    {label:<11} ", " " * 16))
+    if "share" in q:
+        note = ("  (no deserved: best effort, after the queues below theirs)" if q.get("bestEffort")
+                else "  (overused)" if q.get("overused") else "")
+        out.write(f"    {'share':<11} {q['share']:.2f}{note}\n")
+    shares = [f"{j['podGroup']}\xa0{j['drfShare']:.2f}" for j in q.get("jobs") or () if "drfShare" in j]
+    if shares:
+        out.write(_wrap(", ".join(shares), f"    {'drf share':<11} ", " " * 16))
+    for w in q.get("waiting") or ():
+        out.write(_wrap(f"{w['podGroup']} waits on {w['plugin']}, not on nodes: {w['reason']}", "    ", " " * 6))
+
+
+def _queues(queues: Any, out: TextIO) -> None:
+    out.write("\nQueues:\n")
+    for q in queues:
+        _queue(q, out)

@@ -80,6 +80,9 @@ def _pod_group(vc: Mapping[str, Any]) -> list[Block]:
     if queue is not None:
         alloc = ", ".join(f"{k} {v}" for k, v in queue["allocated"].items())
         lines.append(f"Queue {queue['name']} ({queue['state']}): allocated {alloc}")
+        for w in queue.get("waiting") or ():
+            if w["podGroup"] == pg["name"]:
+                lines.append(f"  waits on {w['plugin']}, not on nodes: {w['reason']}")
     return [Block(Text("\n".join(lines)), whole=True)]
 
 

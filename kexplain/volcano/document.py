@@ -1,6 +1,6 @@
 """The session's result document (what renderers and the checker read): the configuration, each
 PodGroup's phase before and after with its conditions, each pod's binding and PodScheduled condition,
-each queue's state and allocated, the events as the recorder emitted them (identical ones counted)."""
+each queue's state and allocated with its quota and why its jobs wait on it (queue_document), the events as the recorder emitted them (identical ones counted)."""
 from __future__ import annotations
 
 from collections import Counter
@@ -10,6 +10,7 @@ from kexplain.volcano.api.resource import Resource
 from kexplain.volcano.cache import ClusterInfo
 from kexplain.volcano.conf import SchedulerConf
 from kexplain.volcano.framework.session import Session
+from kexplain.volcano.queue_document import queues
 from kexplain.volcano.versions import VolcanoVersion
 
 CONDITION_KEYS = ("type", "status", "reason", "message")
@@ -77,8 +78,7 @@ def document(version: VolcanoVersion, conf: SchedulerConf, cluster: ClusterInfo,
         "podGroups": sorted((_pod_group(pg, before[f"{pg.namespace}/{pg.name}"], {}) for pg in cluster.pod_groups),
                             key=lambda p: p["name"]),
         "pods": sorted((_pod(p, ssn, uid_of) for p in pods), key=lambda p: p["name"]),
-        "queues": sorted(({"name": q.name, "state": q.state, "allocated": allocated[q.name].as_list()}
-                          for q in cluster.queues.values()), key=lambda q: q["name"]),
+        "queues": queues(cluster, ssn, allocated),
         "events": events(ssn),
     }
     if conf.unknown_plugins:

@@ -45,6 +45,9 @@ def _body(doc: Mapping[str, Any]) -> list[Html]:
         q = vc["queue"]
         parts.append(el("p", f"Queue {q['name']} ({q['state']}): allocated "
                              + ", ".join(f"{k} {v}" for k, v in q["allocated"].items())))
+        for w in q.get("waiting") or ():
+            if pg is not None and w["podGroup"] == pg["name"]:
+                parts.append(el("p", f"Waits on {w['plugin']}, not on nodes: ", el("code", w["reason"])))
     if vc.get("nodes"):
         parts.append(el("h2", "Predicates per node"))
         parts.append(table(["Node", "Reasons"], [[n["node"], ", ".join(n["reasons"])] for n in vc["nodes"]]))

@@ -65,6 +65,10 @@ class Session:
     last_node_index: int = 0          # the predicate helper's lastProcessedNodeIndex
     resolved: dict[tuple[str, str | None], list] = field(default_factory=dict, repr=False)
     memo: Any = field(default=None, repr=False)       # kept verdicts and scores (plugins/memo.ShapeMemo)
+    # why a job waited on its queue, not on nodes (kexplain's record, for the document's queues):
+    enqueue_refused: dict[str, str] = field(default_factory=dict)     # job uid -> the plugin that refused
+    allocate_refused: dict[str, str] = field(default_factory=dict)    # task uid -> the plugin that refused
+    overused_queues: set[str] = field(default_factory=set)
 
     # -- registration -------------------------------------------------------------------------
     def add(self, point: str, plugin: str, fn: Callable[..., Any]) -> None:
@@ -133,25 +137,31 @@ class Session:
             return res < 0
         return compare_task(l, r)
 
-    def _vote(self, point: str, switch: str, obj: Any) -> bool:
-        """A vote over the tiers: any Reject refuses; a tier with a Permit decides."""
-        for tier in self._tiers(point, switch):
+    def _vote(self, point: str, switch: str, obj: Any) -> tuple[bool, str]:
+        """A vote over the tiers: any Reject refuses (the plugin named); a tier with a Permit decides."""
+        for tier in self.conf.tiers:
             found = False
-            for fn in tier:
+            for opt in tier:
+                fn = self.fns.get(point, {}).get(opt.name) if opt.enabled(switch) else None
+                if fn is None:
+                    continue
                 res = fn(obj)
                 if res < 0:
-                    return False
+                    return False, opt.name
                 if res > 0:
                     found = True
             if found:
-                return True
-        return True
+                return True, ""
+        return True, ""
 
     def job_enqueueable(self, job: JobInfo) -> bool:
-        return self._vote("jobEnqueueable", "job_enqueued", job)
+        ok, refused_by = self._vote("jobEnqueueable", "job_enqueued", job)
+        if not ok:
+            self.enqueue_refused[job.uid] = refused_by
+        return ok
 
     def job_pipelined(self, job: JobInfo) -> bool:
-        return self._vote("jobPipelined", "job_pipelined", job)
+        return self._vote("jobPipelined", "job_pipelined", job)[0]
 
     def job_enqueued(self, job: JobInfo) -> None:
         for _, fn in self._each("jobEnqueued", "job_enqueued"):
@@ -209,12 +219,22 @@ class Session:
             if lj is None or rj is None:
                 return not self.task_order_less(l, r) if lj is None and rj is None else lj is None
             if preemptor.job in self.jobs and lj.queue != rj.queue:
-                return not self.queue_order_less(self.queues[lj.queue], self.queues[rj.queue])
+                return self.victim_queue_less(self.queues[lj.queue], self.queues[rj.queue],
+                                              self.queues[self.jobs[preemptor.job].queue])
             cmp = self.job_order_compare(lj, rj)
             if cmp != 0:
                 return cmp > 0
             return not self.task_order_less(l, r)
         return less
+
+    def victim_queue_less(self, l: QueueInfo, r: QueueInfo, preemptor: QueueInfo) -> bool:
+        """VictimQueueOrderFn: the plugins' order (capacity's, by distance in the queue tree), else the
+        queue order reversed."""
+        for _, fn in self._each("victimQueueOrder", None):
+            j = fn(l, r, preemptor)
+            if j != 0:
+                return j < 0
+        return not self.queue_order_less(l, r)
 
     def predicate_for_preempt(self, task: TaskInfo, node: NodeInfo) -> Any:
         """PredicateForPreemptAction: only an unresolvable, error, wait or skip status keeps the node out."""
@@ -224,10 +244,18 @@ class Session:
         return err
 
     def overused(self, queue: QueueInfo) -> bool:
-        return any(fn(queue) for _, fn in self._each("overused", "overused"))
+        if any(fn(queue) for _, fn in self._each("overused", "overused")):
+            self.overused_queues.add(queue.name)
+            return True
+        return False
 
     def allocatable(self, queue: QueueInfo, task: TaskInfo) -> bool:
-        return all(fn(queue, task) for _, fn in self._each("allocatable", "allocatable"))
+        for opt, fn in self._each("allocatable", "allocatable"):
+            if not fn(queue, task):
+                self.allocate_refused[task.uid] = opt.name
+                return False
+        self.allocate_refused.pop(task.uid, None)
+        return True
 
     def pre_predicate(self, task: TaskInfo) -> str | None:
         for _, fn in self._each("prePredicate", "predicate"):
