@@ -35,7 +35,7 @@ def explain(nodes: Iterable[str], scheduler_conf: str | None, *, max_bytes: int,
         if is_volcano_object(obj):
             check_quantities(obj, src)
     jobs = volcano_jobs.make(submitted, cluster, volcano)
-    volcano = [*volcano, *jobs.pod_groups]
+    volcano = jobs.volcano(volcano)
     core = [(o, s) for o, s in every if not is_volcano_object(o) and not is_volcano_job(o)] + jobs.claims
     existing = frozenset(volcano_jobs.key_of(o) for o, _ in core if o.get("kind") == "Pod")
     waiting: frozenset[str] = frozenset()

@@ -50,18 +50,25 @@ class JobMade:
 
 @dataclass(frozen=True)
 class Jobs:
-    """Every Job made (`each`), the PodGroups to add to Volcano's objects (one already among them is
-    kept, as createOrUpdatePodGroup finds it) and the claims the controller creates."""
+    """Every Job made (`each`), the PodGroups to add to Volcano's objects, those among them the
+    controller updates (`updated`, by namespace/name: createOrUpdatePodGroup finds one) and the claims
+    the controller creates."""
 
     each: tuple[JobMade, ...] = ()
     pod_groups: tuple[dict[str, Any], ...] = ()
     claims: Pairs = field(default_factory=list)
+    updated: Mapping[str, dict[str, Any]] = field(default_factory=dict)
 
     def pods_for(self, waiting: frozenset[str], existing: frozenset[str]) -> Pairs:
         """The pods the controller has created: those of every Job made but the ones whose PodGroup
         `waiting` names (Pending), a pod already among the inputs (`existing`) kept as it is."""
         return [(pod, jm.source) for jm in self.each if jm.made.pod_group is not None and jm.pod_group not in waiting
                 for pod in jm.made.pods if key_of(pod) not in existing]
+
+    def volcano(self, objects: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Volcano's objects with the Jobs' PodGroups: the ones found updated, the others added."""
+        return [*(self.updated.get(key_of(o), o) if o.get("kind") == "PodGroup" else o for o in objects),
+                *self.pod_groups]
 
 
 def make(submitted: Pairs, cluster: Pairs, volcano: Iterable[dict[str, Any]]) -> Jobs:
@@ -74,24 +81,47 @@ def make(submitted: Pairs, cluster: Pairs, volcano: Iterable[dict[str, Any]]) ->
     made = volcano_jobs([o for o, _ in every], lambda o: sources.get(id(o)))
     jobs = [o for o, _ in every if is_volcano_job(o)]
     each = tuple(JobMade(m, sources[id(o)], id(o) in ids) for m, o in zip(made, jobs))
-    have = {key_of(o) for o in volcano if o.get("kind") == "PodGroup"}
-    groups = []
+    have = {key_of(o): o for o in volcano if o.get("kind") == "PodGroup"}
+    groups, updated = [], {}
     for jm in each:
         pg = jm.made.pod_group
-        if pg is None or jm.pod_group in have:
+        if pg is None:
+            continue
+        if jm.pod_group in have:
+            updated[jm.pod_group] = updated_pod_group(have[jm.pod_group], pg)
             continue
         created = mapping(jm.made.job.get("metadata")).get("creationTimestamp")
         if created:     # made as the Job is seen: its creation time (the API server's clock) is the Job's
             pg = {**pg, "metadata": {**pg["metadata"], "creationTimestamp": created}}
         groups.append(pg)
     claims = [(c, jm.source) for jm in each for c in jm.made.claims]
-    return Jobs(each, tuple(groups), claims)
+    return Jobs(each, tuple(groups), claims, updated)
+
+
+def updated_pod_group(found: Mapping[str, Any], made: Mapping[str, Any]) -> dict[str, Any]:
+    """shouldUpdateExistingPodGroup: the PodGroup found with the Job's priority class, minMember,
+    minResources, each task's minTaskMember and sub-group policies; its queue and status kept."""
+    spec, new = dict(mapping(found.get("spec"))), mapping(made.get("spec"))
+    for key in ("priorityClassName", "minMember", "minResources", "subGroupPolicy"):
+        if key in new:
+            spec[key] = new[key]
+        else:
+            spec.pop(key, None)
+    spec["minTaskMember"] = {**mapping(spec.get("minTaskMember")), **mapping(new.get("minTaskMember"))}
+    return {**found, "spec": spec}
 
 
 def waiting_pod_groups(doc: Mapping[str, Any], jobs: Jobs) -> frozenset[str]:
-    """The Jobs' PodGroups the session left Pending: the controller has not created their pods."""
+    """The Jobs' PodGroups Pending before the session and after it (enqueue did not admit them): the
+    controller has not created their pods. (One past Pending before has its pods: the controller made
+    them when it was enqueued, whatever phase this session leaves it in.)"""
     mine = {jm.pod_group for jm in jobs.each if jm.pod_group}
-    return frozenset(pg["name"] for pg in doc.get("podGroups") or () if pg["name"] in mine and pg["phase"] == PENDING)
+    return frozenset(pg["name"] for pg in doc.get("podGroups") or ()
+                     if pg["name"] in mine and _waits_for_enqueue(pg))
+
+
+def _waits_for_enqueue(pg: Mapping[str, Any]) -> bool:
+    return pg["phaseBefore"] == PENDING and pg["phase"] == PENDING
 
 
 # -- each Job's answer ------------------------------------------------------------------------
@@ -134,7 +164,7 @@ def answer(jm: JobMade, doc: Mapping[str, Any]) -> dict[str, Any]:
     if made.waiting:
         out["waiting"] = made.waiting
     pg = next((g for g in doc.get("podGroups") or () if g["name"] == jm.pod_group), None)
-    created = pg is not None and pg["phase"] != PENDING
+    created = pg is not None and not _waits_for_enqueue(pg)
     if jm.pod_group:
         out["podGroup"] = jm.pod_group
     if pg is not None:
@@ -163,8 +193,9 @@ def answers(jobs: Jobs, doc: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def waits(entry: Mapping[str, Any]) -> bool:
-    """Whether the Job waits: refused, its controller stopped, its PodGroup Pending or left out, or a
-    pod of it not bound."""
-    if entry.get("refused") or entry.get("waiting") or entry.get("skipped") or entry.get("phase") == PENDING:
+    """Whether the Job waits: refused, its controller stopped, its PodGroup left out or not enqueued, or
+    a pod of it not bound (its PodGroup's phase aside: getPodGroupPhase counts Binding tasks as not
+    scheduled yet, so a PodGroup whose pods this session binds may say Pending until the next one)."""
+    if entry.get("refused") or entry.get("waiting") or entry.get("skipped") or entry.get("podsCreated") is False:
         return True
     return any(not (p.get("boundTo") or p.get("nodeBefore")) for t in entry.get("tasks") or () for p in t.get("pods") or ())

@@ -65,8 +65,10 @@ def command(
     else:
         render_jobs(doc, env.stdout)
         render(doc, env.stdout)
+    jobs = doc.get("jobs") or ()
+    of_jobs = {job.get("podGroup") for job in jobs}
     waiting = any(pg["phase"] in ("Pending", "Inqueue") and any(c["type"] == "Unschedulable"
                                                                   for c in pg.get("conditions") or ())
-                  or pg["phase"] == "Pending" for pg in doc.get("podGroups") or ())
-    waiting = waiting or any(waits(job) for job in doc.get("jobs") or ())
+                  or pg["phase"] == "Pending" for pg in doc.get("podGroups") or () if pg["name"] not in of_jobs)
+    waiting = waiting or any(waits(job) for job in jobs)
     return ExitStatus.UNSCHEDULABLE if waiting else ExitStatus.SUCCESS

@@ -96,14 +96,15 @@ def test_a_job_with_a_bad_field_is_a_clear_error(tmp_path: Path) -> None:
     assert "Traceback" not in err and out == ""
 
 
-def test_a_podgroup_and_pods_already_there_are_not_made_again(tmp_path: Path) -> None:
+def test_a_podgroup_and_pods_already_there_are_updated_not_made_again(tmp_path: Path) -> None:
     # createOrUpdatePodGroup finds the PodGroup; the pod the controller created is the cluster's.
     train, _ = jobs()
     pod = {"apiVersion": "v1", "kind": "Pod",
            "metadata": {"name": "train-ps-0", "namespace": "default",
-                        "annotations": {"scheduling.k8s.io/group-name": TRAIN_PG.split("/")[1]}},
+                        "annotations": {"scheduling.k8s.io/group-name": TRAIN_PG.split("/")[1],
+                                        "volcano.sh/task-spec": "ps"}},
            "spec": {"schedulerName": "volcano", "nodeName": "node-a",
-                    "containers": [{"name": "ps", "image": "x", "resources": {"requests": {"cpu": "1"}}}]},
+                    "containers": [{"name": "ps", "image": "x", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]},
            "status": {"phase": "Running"}}
     group = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
              "metadata": {"name": TRAIN_PG.split("/")[1], "namespace": "default"},
@@ -111,7 +112,8 @@ def test_a_podgroup_and_pods_already_there_are_not_made_again(tmp_path: Path) ->
     cluster = write(tmp_path, "cluster.yaml", [*yaml.safe_load_all(CLUSTER.read_text()), pod, group])
     code, doc, err = doc_of(write(tmp_path, "job.yaml", [train]), "--nodes", cluster)
     assert code == 0, err
-    assert [g["minMember"] for g in doc["podGroups"]] == [1]          # the cluster's, not made again
+    # the cluster's, not made again, updated (shouldUpdateExistingPodGroup): minMember the Job's, status kept
+    assert [(g["minMember"], g["phaseBefore"]) for g in doc["podGroups"]] == [(3, "Running")]
     assert [p["name"] for p in doc["pods"]].count("default/train-ps-0") == 1
     ps = doc["jobs"][0]["tasks"][0]["pods"][0]
     assert (ps["name"], ps["nodeBefore"]) == ("default/train-ps-0", "node-a")
