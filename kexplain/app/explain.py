@@ -12,6 +12,7 @@ from typing import Any, BinaryIO, Callable, Optional, Sequence
 from kexplain.app.autoscalers import (REPORTED, Autoscaler, AutoscalerRun, adapter, keeps_cluster, kinds_of,
                                      node_pools, reports_node_groups, run_all)
 from kexplain.app.eviction.now import NowFiles, add_ranking_now
+from kexplain.app.volcano import answer_pods
 from kexplain.app.volcano_pod import answer as volcano_answer, is_volcano_pod, keeps_for_volcano
 from kexplain.errors import KexplainError
 from kexplain.eviction.evicted import evicted_among
@@ -166,6 +167,23 @@ def volcano_single(files: Files) -> Optional[dict]:
         return None
     return volcano_answer(single.pod.obj, files.loaded.cluster_objects or [], files.loaded.set_objects,
                           stored=files.stored)
+
+
+def volcano_batch(files: Files) -> tuple[Files, list[dict]]:
+    """A batch's pods Volcano schedules answered by ONE session of its scheduler over the cluster with
+    all of them (`app.volcano.answer_pods`), and the files with those entries out of the batch (no
+    kube-scheduler profile claims them: the default profile's "profile not found" is not their answer)."""
+    loaded = files.loaded
+    if loaded.pool is None:
+        return files, []
+    profiles = [p.scheduler_name for p in loaded.pool.config.profiles]
+    ours = [e for e in loaded.batch if e.kind == "Pod" and is_volcano_pod(e.pod, profiles)]
+    if not ours:
+        return files, []
+    traces = answer_pods([(e.pod, e.source) for e in ours], loaded.cluster_objects or [], loaded.set_objects,
+                         stored=files.stored)
+    rest = [e for e in loaded.batch if all(e is not o for o in ours)]
+    return replace(files, loaded=replace(loaded, batch=rest)), traces
 
 
 def kueue_provisioner(req: Request, groups: NodeGroupsFile) -> Callable[[Sequence[Any]], Any]:

@@ -10,10 +10,12 @@ import copy
 from typing import Any, BinaryIO, Iterable, Optional
 
 from kexplain.admission import admit
-from kexplain.app import volcano_jobs
+from kexplain.app import volcano_jobs, volcano_pod
+from kexplain.app.volcano_pod import _own as own
 from kexplain.controllers.volcanojob import is_volcano_job
 from kexplain.load.manifests import load_objects
 from kexplain.volcano import conf as volcano_conf
+from kexplain.volcano.api.task import GROUP_NAME_ANNOTATION
 from kexplain.volcano.cache import check_quantities, is_volcano_object
 from kexplain.volcano.run import run_session
 from kexplain.volcano.versions import DEFAULT, VolcanoVersion
@@ -52,3 +54,35 @@ def explain(nodes: Iterable[str], scheduler_conf: str | None, *, max_bytes: int,
     if warnings:
         doc["readWarnings"] = warnings
     return doc
+
+
+def answer_pods(pods: list[tuple[dict[str, Any], Any]], cluster: list[tuple[dict[str, Any], Any]],
+                file_objects: list[tuple[dict[str, Any], Any]], *, stored: bool = False,
+                conf: Optional[volcano_conf.SchedulerConf] = None,
+                version: VolcanoVersion = DEFAULT) -> list[dict[str, Any]]:
+    """The SchedulingTrace of each of several pods Volcano schedules (`kexplain POD` with a file of
+    several, `kexplain pod --pending`), from ONE session over the cluster with all of them, as they
+    are created together (`app.volcano_pod` answers one pod alike): each pod admitted with the
+    cluster (unless `stored`), a pod without a PodGroup given the one Volcano's PodGroup controller
+    makes. The configuration: `conf`, else the scheduler's ConfigMap among the objects, else the default."""
+    every = [*cluster, *file_objects]
+    conf = conf or volcano_conf.chosen(None, every)
+    keys = {volcano_jobs.key_of(p) for p, _ in pods}
+    volcano = [copy.deepcopy(o) for o, _ in every if is_volcano_object(o)]
+    core = [(o, s) for o, s in cluster if not is_volcano_object(o)
+            and not (o.get("kind") == "Pod" and volcano_jobs.key_of(o) in keys)]
+    admitted = admit([*core, *pods], None, stored=stored)
+    mine = {volcano_jobs.key_of(o): o for o, _ in admitted.objects if o.get("kind") == "Pod" and volcano_jobs.key_of(o) in keys}
+    objects = [own(o) for o, _ in admitted.objects if not (o.get("kind") == "Pod"
+                                                                        and volcano_jobs.key_of(o) in keys)]
+    placed, made_for = [], {}
+    for pod, _ in pods:
+        grouped, volcano, made = volcano_pod.with_pod_group(copy.deepcopy(mine[volcano_jobs.key_of(pod)]), volcano)
+        group = ((grouped.get("metadata") or {}).get("annotations") or {}).get(GROUP_NAME_ANNOTATION)
+        if made is not None:
+            made_for[group] = made
+        placed.append((grouped, made_for.get(group)))
+    doc, ssn, snap = volcano_pod.session([*objects, *(p for p, _ in placed)], volcano, conf, version)
+    for warning in conf.warnings:
+        doc.setdefault("readWarnings", []).append(warning)
+    return [volcano_pod.pod_document(p, doc, ssn, snap, made, version) for p, made in placed]
