@@ -13,6 +13,7 @@ from kexplain.app.autoscalers import (REPORTED, Autoscaler, AutoscalerRun, adapt
                                      node_pools, reports_node_groups, run_all)
 from kexplain.app.eviction.now import NowFiles, add_ranking_now
 from kexplain.app.volcano import answer_pods
+from kexplain.volcano.conf import chosen as chosen_conf
 from kexplain.app.volcano_pod import answer as volcano_answer, is_volcano_pod, keeps_for_volcano
 from kexplain.errors import KexplainError
 from kexplain.eviction.evicted import evicted_among
@@ -136,10 +137,11 @@ class Files:
     now: NowFiles = NowFiles()      # an evicted pod's node's documents (its ranking now)
     node_groups: NodeGroupsFile = NodeGroupsFile(None, 0)
     stored: bool = False            # --stored: the cluster read from an API server (not admitted again)
+    volcano_conf: Any = None        # --scheduler-conf: Volcano's configuration (`volcano.conf.SchedulerConf`)
 
 
 def read_files(req: Request, stdin: Optional[BinaryIO], *, kueue_version: Optional[str] = None,
-               suggestions: bool = True, kueue_config: Sequence[Any] = ()) -> Files:
+               suggestions: bool = True, kueue_config: Sequence[Any] = (), volcano_conf: Any = None) -> Files:
     """The POD file and the cluster read once, problems collected; the cluster's objects kept when an
     autoscaler may read them; Kueue's answer first, as `kueue_version` decides (with `suggestions`,
     Kueue's verified fixes for a job it holds)."""
@@ -149,7 +151,8 @@ def read_files(req: Request, stdin: Optional[BinaryIO], *, kueue_version: Option
     keep = req.node_groups is not None or _keeps
     with bulk_load(freeze=True):
         loaded = kueue.attach(load(req, stdin, collect=True, keep=keep, prepare=kueue))
-    return Files(loaded, kueue, NowFiles(req.stats, req.kubelet_config, req.max_bytes), groups, req.stored)
+    return Files(loaded, kueue, NowFiles(req.stats, req.kubelet_config, req.max_bytes), groups, req.stored,
+                 volcano_conf)
 
 
 def _keeps(objects: list) -> bool:
@@ -165,8 +168,12 @@ def volcano_single(files: Files) -> Optional[dict]:
     assert single is not None
     if not is_volcano_pod(single.pod.obj, (p.scheduler_name for p in single.config.profiles)):
         return None
-    return volcano_answer(single.pod.obj, files.loaded.cluster_objects or [], files.loaded.set_objects,
-                          stored=files.stored)
+    cluster, set_objects = files.loaded.cluster_objects or [], files.loaded.set_objects
+    conf = files.volcano_conf or chosen_conf(None, [*cluster, *set_objects])
+    trace = volcano_answer(single.pod.obj, cluster, set_objects, stored=files.stored, conf=conf)
+    if conf.warnings:       # a configuration Volcano finds invalid: its default runs, said
+        trace["volcano"]["notes"] = [*conf.warnings, *trace["volcano"].get("notes", [])]
+    return trace
 
 
 def volcano_batch(files: Files) -> tuple[Files, list[dict]]:
@@ -181,7 +188,7 @@ def volcano_batch(files: Files) -> tuple[Files, list[dict]]:
     if not ours:
         return files, []
     traces = answer_pods([(e.pod, e.source) for e in ours], loaded.cluster_objects or [], loaded.set_objects,
-                         stored=files.stored)
+                         stored=files.stored, conf=files.volcano_conf)
     rest = [e for e in loaded.batch if all(e is not o for o in ours)]
     return replace(files, loaded=replace(loaded, batch=rest)), traces
 

@@ -83,6 +83,6 @@ def answer_pods(pods: list[tuple[dict[str, Any], Any]], cluster: list[tuple[dict
             made_for[group] = made
         placed.append((grouped, made_for.get(group)))
     doc, ssn, snap = volcano_pod.session([*objects, *(p for p, _ in placed)], volcano, conf, version)
-    for warning in conf.warnings:
-        doc.setdefault("readWarnings", []).append(warning)
+    if conf.warnings:       # (said with each pod's answer)
+        doc["notes"] = [*conf.warnings, *doc.get("notes", [])]
     return [volcano_pod.pod_document(p, doc, ssn, snap, made, version) for p, made in placed]

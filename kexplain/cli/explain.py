@@ -38,6 +38,7 @@ from kexplain.render.karpenter_section import print_section as print_karpenter_s
 from kexplain.render.live import scheduling_bar
 from kexplain.render.table import print_trace
 from kexplain.render.versions import print_comparison
+from kexplain.volcano.conf import read as read_volcano_conf
 
 
 class Output(str, Enum):
@@ -136,6 +137,11 @@ def command(
     feature_gates: Optional[str] = feature_gates_option(),
     admission_plugins: Optional[str] = admission_plugins_option(),
     compare_versions: Optional[str] = compare_versions_option(),
+    scheduler_conf: Optional[str] = typer.Option(None, "--scheduler-conf", metavar="FILE",
+                                                 help="For a pod Volcano schedules: its scheduler's configuration "
+                                                      "(the volcano-scheduler.conf key of its ConfigMap, or the "
+                                                      "ConfigMap); default: the ConfigMap among the inputs, else "
+                                                      "Volcano's built-in one."),
 ) -> ExitStatus:
     """Explain where (and whether) the scheduler would place POD."""
     env = env_of(ctx)
@@ -156,7 +162,8 @@ def command(
     return explain_files(env, req, Shown(output, node, svg, html, node_group, node_pool),
                          AutoscalerOptions(aws_data, karpenter_config, node_group, node_pool, suggestions),
                          start_index=start_index, preemption=preemption, preemption_offset=preemption_offset,
-                         kueue_version=kueue_version, kueue_config=read_kueue_config(kueue_config, max_input_size))
+                         kueue_version=kueue_version, kueue_config=read_kueue_config(kueue_config, max_input_size),
+                         volcano_conf=read_volcano_conf(scheduler_conf) if scheduler_conf is not None else None)
 
 
 def _compare(env: Environment, req: Request, compare_versions: str, kubernetes_version: Optional[str],
@@ -174,11 +181,11 @@ def _compare(env: Environment, req: Request, compare_versions: str, kubernetes_v
 
 def explain_files(env: Environment, req: Request, shown: Shown, opts: AutoscalerOptions, *, start_index: int,
                   preemption: bool, preemption_offset: int, kueue_version: Optional[str] = None,
-                  kueue_config: Sequence[Any] = ()) -> ExitStatus:
+                  kueue_config: Sequence[Any] = (), volcano_conf: Any = None) -> ExitStatus:
     """The files read once (`app.explain.read_files`), what was left out said, `--node` checked,
     the autoscalers picked; then one pod or a batch."""
     files = read_files(req, env.stdin, kueue_version=kueue_version, suggestions=opts.suggestions,
-                       kueue_config=kueue_config)
+                       kueue_config=kueue_config, volcano_conf=volcano_conf)
     loaded = files.loaded
     left_out = [report_left_out(env, err) for err in loaded.problems]
     if loaded.empty:            # every Pod and workload left out: each said why

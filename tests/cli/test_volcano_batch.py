@@ -59,3 +59,35 @@ def test_a_volcano_pod_among_kube_schedulers_gets_volcanos_answer(tmp_path: Path
     assert items[1]["result"]["message"] == "0/2 nodes are unavailable: 2 Insufficient cpu."
     code, text, _ = run(path, "--nodes", CLUSTER)
     assert "\n\nPod default/train-2 (Volcano): Unschedulable\nScheduled by Volcano (v1.15.1), not kube-scheduler" in text
+
+
+def conf_file(tmp_path: Path, text: str, name: str = "conf.yaml") -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_scheduler_conf_is_followed_for_one_volcano_pod_and_several(tmp_path: Path) -> None:
+    # enqueue alone: the PodGroup is enqueued, no task is allocated (no predicates ran: no fit error)
+    conf = conf_file(tmp_path, 'actions: "enqueue"\ntiers:\n- plugins:\n  - name: gang\n')
+    code, out, err = run(str(POD), "--nodes", CLUSTER, "--scheduler-conf", conf, "-o", "json")
+    trace = json.loads(out)
+    assert trace["volcano"]["config"]["actions"] == ["enqueue"], err
+    assert "nodes" not in trace["volcano"]
+    code, out, err = run(pods(tmp_path, {"name": "train-2"}, {"name": "train-3"}), "--nodes", CLUSTER,
+                         "--scheduler-conf", conf, "-o", "json")
+    assert [i["volcano"]["config"]["actions"] for i in json.loads(out)["items"]] == [["enqueue"], ["enqueue"]]
+
+
+def test_the_configmap_among_the_inputs_is_read_and_an_invalid_one_said(tmp_path: Path) -> None:
+    cm = {"apiVersion": "v1", "kind": "ConfigMap",
+          "metadata": {"name": "volcano-scheduler-configmap", "namespace": "volcano-system"},
+          "data": {"volcano-scheduler.conf": 'actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: gang\n'}}
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(Path(CLUSTER).read_text() + "\n---\n" + yaml.safe_dump(cm))
+    code, out, err = run(str(POD), "--nodes", str(cluster), "-o", "json")
+    assert json.loads(out)["volcano"]["config"]["actions"] == ["enqueue", "allocate"], err
+    bad = conf_file(tmp_path, 'actions: "enqueue, juggle"\n')
+    code, out, err = run(str(POD), "--nodes", CLUSTER, "--scheduler-conf", bad)
+    said = f"note: Scheduler config {bad} is invalid: failed to find Action  juggle; Volcano keeps its previous"
+    assert " ".join(said.split()) in " ".join(out.split())
