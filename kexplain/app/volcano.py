@@ -10,9 +10,11 @@ import copy
 from typing import Any, BinaryIO, Iterable, Optional
 
 from kexplain.admission import admit
+from kexplain.admission.resourcequota import QuotaLedger
 from kexplain.app import volcano_jobs, volcano_pod
 from kexplain.app.volcano_pod import _own as own
 from kexplain.controllers.volcanojob import is_volcano_job
+from kexplain.errors import AdmissionRejected
 from kexplain.load.manifests import load_objects
 from kexplain.volcano import conf as volcano_conf
 from kexplain.volcano.api.task import GROUP_NAME_ANNOTATION
@@ -41,19 +43,58 @@ def explain(nodes: Iterable[str], scheduler_conf: str | None, *, max_bytes: int,
     core = [(o, s) for o, s in every if not is_volcano_object(o) and not is_volcano_job(o)] + jobs.claims
     existing = frozenset(volcano_jobs.key_of(o) for o, _ in core if o.get("kind") == "Pod")
     waiting: frozenset[str] = frozenset()
+    refused: dict[str, str] = {}
     for _ in range(ROUNDS):
-        admitted = admit([*core, *jobs.pods_for(waiting, existing)], None)
+        admitted = _admitted(core, jobs.pods_for(waiting, existing), refused)
         doc = run_session([o for o, _ in admitted.objects], copy.deepcopy(volcano), conf, version)
         now = volcano_jobs.waiting_pod_groups(doc, jobs)
         if now == waiting:
             break
         waiting = now
     if jobs.each:
-        doc["jobs"] = volcano_jobs.answers(jobs, doc)
+        doc["jobs"] = volcano_jobs.answers(jobs, doc, refused)
     warnings = [*conf.warnings, *admitted.warnings]
     if warnings:
         doc["readWarnings"] = warnings
     return doc
+
+
+def _admitted(core: list[tuple[dict[str, Any], Any]], made: list[tuple[dict[str, Any], Any]],
+              refused: dict[str, str]) -> Any:
+    """The cluster and the pods the job controller creates admitted as kube-apiserver admits them: a
+    pod it refuses (a quota exceeded, a LimitRange) is not created, its message kept in `refused`
+    (by namespace/name) and the rest admitted again without it; another refusal is the input's."""
+    while True:
+        pods = [(p, s) for p, s in made if volcano_jobs.key_of(p) not in refused]
+        try:
+            return _within_quota(admit([*core, *pods], None), {volcano_jobs.key_of(p) for p, _ in pods}, refused)
+        except AdmissionRejected as err:
+            obj = err.obj if isinstance(err.obj, dict) else {}
+            key = volcano_jobs.key_of(obj) if obj.get("kind") == "Pod" else None
+            if key is None or key not in {volcano_jobs.key_of(p) for p, _ in pods}:
+                raise
+            refused[key] = err.message
+
+
+def _within_quota(admitted: Any, made: set[str], refused: dict[str, str]) -> Any:
+    """The made pods (`made`, by namespace/name) charged to their namespace's ResourceQuotas as they
+    are created, in order, over what the cluster's pods use: one a quota refuses is not created
+    (`refused`, the API server's message) and left out of `admitted`."""
+    def ours(obj: dict[str, Any]) -> bool:
+        return obj.get("kind") == "Pod" and volcano_jobs.key_of(obj) in made
+    ledger = QuotaLedger.of(o for o, _ in admitted.objects if not ours(o))
+    if ledger is None:
+        return admitted
+    over = set()
+    for obj, _ in admitted.objects:
+        if ours(obj):
+            said = ledger.create(obj)
+            if said:
+                refused[volcano_jobs.key_of(obj)] = said
+                over.add(volcano_jobs.key_of(obj))
+    if over:
+        admitted.objects = [(o, s) for o, s in admitted.objects if not (ours(o) and volcano_jobs.key_of(o) in over)]
+    return admitted
 
 
 def answer_pods(pods: list[tuple[dict[str, Any], Any]], cluster: list[tuple[dict[str, Any], Any]],

@@ -126,14 +126,15 @@ def _waits_for_enqueue(pg: Mapping[str, Any]) -> bool:
 
 # -- each Job's answer ------------------------------------------------------------------------
 def _task(task: Mapping[str, Any], pods: Mapping[str, Mapping[str, Any]], namespace: str, job: str,
-          created: bool) -> dict[str, Any]:
+          created: bool, refused: Mapping[str, str]) -> dict[str, Any]:
     name = str(task.get("name") or "")
     out: dict[str, Any] = {"name": name, "replicas": as_int(task.get("replicas"))}
     if task.get("minAvailable") is not None:
         out["minAvailable"] = as_int(task["minAvailable"])
     names = [f"{namespace}/{job}-{name}-{i}" for i in range(as_int(task.get("replicas")))]
     if created:
-        out["pods"] = [dict(pods.get(n) or {"name": n}) for n in names]
+        out["pods"] = [dict(pods.get(n) or {"name": n, **({"notCreated": refused[n]} if n in refused else {})})
+                       for n in names]
     else:
         out["podNames"] = names
     return out
@@ -149,9 +150,10 @@ def _verdict(pg: Mapping[str, Any] | None) -> str:
     return ""
 
 
-def answer(jm: JobMade, doc: Mapping[str, Any]) -> dict[str, Any]:
-    """One Job's entry: its tasks and pods, its PodGroup's phase and verdict, the webhook's refusal or
-    why the controller stopped, what is not modelled."""
+def answer(jm: JobMade, doc: Mapping[str, Any], refused: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """One Job's entry: its tasks and pods (a pod the API server refused, `refused` by namespace/name:
+    not created, its message), its PodGroup's phase and verdict, the webhook's refusal or why the
+    controller stopped, what is not modelled."""
     made, job = jm.made, jm.made.job
     namespace, name = jm.key.split("/", 1)
     spec = mapping(job.get("spec"))
@@ -180,7 +182,7 @@ def answer(jm: JobMade, doc: Mapping[str, Any]) -> dict[str, Any]:
         if skipped:
             out["skipped"] = skipped[0]
     pods = {p["name"]: p for p in doc.get("pods") or ()}
-    out["tasks"] = [_task(t, pods, namespace, name, created) for t in tasks_of(job)]
+    out["tasks"] = [_task(t, pods, namespace, name, created, refused or {}) for t in tasks_of(job)]
     if made.claims:
         out["claimsMade"] = [key_of(c) for c in made.claims]
     if made.unmodelled:
@@ -188,8 +190,8 @@ def answer(jm: JobMade, doc: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def answers(jobs: Jobs, doc: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [answer(jm, doc) for jm in jobs.each]
+def answers(jobs: Jobs, doc: Mapping[str, Any], refused: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    return [answer(jm, doc, refused) for jm in jobs.each]
 
 
 def waits(entry: Mapping[str, Any]) -> bool:

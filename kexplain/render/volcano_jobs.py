@@ -7,6 +7,8 @@ from typing import Any, Mapping, TextIO
 
 
 def _pod(pod: Mapping[str, Any]) -> str:
+    if pod.get("notCreated"):
+        return f"not created, the API server refuses it: {pod['notCreated']}"
     if pod.get("boundTo"):
         one_of = pod.get("boundToOneOf")
         return f"bound to one of {', '.join(one_of)}" if one_of else f"bound to {pod['boundTo']}"

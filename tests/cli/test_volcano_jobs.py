@@ -158,3 +158,19 @@ def test_volcano_version_is_checked() -> None:
     assert "--volcano-version 1.14: not a Volcano release kexplain follows (it follows 1.15 (v1.15.1))" in err
     code, doc, _ = doc_of(str(JOBS), "--nodes", str(CLUSTER), "--volcano-version", "1.15")
     assert doc["volcano"].startswith("v1.15.1 ")
+
+
+def test_a_pod_the_api_server_refuses_is_not_created_and_the_gang_waits(tmp_path: Path) -> None:
+    # A ResourceQuota of two pods: the controller's third pod is refused (its FailedCreate), the gang
+    # of three cannot start.
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "pods", "namespace": "default"},
+             "spec": {"hard": {"pods": "2"}}}
+    cluster = write(tmp_path, "cluster.yaml", [*yaml.safe_load_all(CLUSTER.read_text()), quota])
+    code, doc, err = doc_of(str(JOBS), "--nodes", cluster)
+    assert code == 1, err
+    pods = [p for t in doc["jobs"][0]["tasks"] for p in t["pods"]]
+    assert pods[2] == {"name": "default/train-worker-1",
+                       "notCreated": 'pods "train-worker-1" is forbidden: exceeded quota: pods, requested: pods=1, '
+                                     'used: pods=2, limited: pods=2'}
+    assert not any(p.get("boundTo") for p in pods)
+    assert "default/train-worker-1" not in {p["name"] for p in doc["pods"]}
