@@ -43,8 +43,8 @@ def explain(nodes: Iterable[str], scheduler_conf: str | None, *, max_bytes: int,
     core = [(o, s) for o, s in every if not is_volcano_object(o) and not is_volcano_job(o)] + jobs.claims
     existing = frozenset(volcano_jobs.key_of(o) for o, _ in core if o.get("kind") == "Pod")
     waiting: frozenset[str] = frozenset()
-    refused: dict[str, str] = {}
     for _ in range(ROUNDS):
+        refused: dict[str, str] = {}        # (the quota each round's pods leave)
         admitted = _admitted(core, jobs.pods_for(waiting, existing), refused)
         doc = run_session([o for o, _ in admitted.objects], copy.deepcopy(volcano), conf, version)
         now = volcano_jobs.waiting_pod_groups(doc, jobs)
