@@ -14,6 +14,7 @@ from kexplain.app.autoscalers import (REPORTED, Autoscaler, AutoscalerRun, adapt
 from kexplain.app.eviction.now import NowFiles, add_ranking_now
 from kexplain.app.volcano import answer_pods
 from kexplain.volcano.conf import chosen as chosen_conf
+from kexplain.volcano.versions import DEFAULT as VOLCANO_DEFAULT, VolcanoVersion
 from kexplain.app.volcano_pod import answer as volcano_answer, is_volcano_pod, keeps_for_volcano
 from kexplain.errors import KexplainError
 from kexplain.eviction.evicted import evicted_among
@@ -137,11 +138,21 @@ class Files:
     now: NowFiles = NowFiles()      # an evicted pod's node's documents (its ranking now)
     node_groups: NodeGroupsFile = NodeGroupsFile(None, 0)
     stored: bool = False            # --stored: the cluster read from an API server (not admitted again)
-    volcano_conf: Any = None        # --scheduler-conf: Volcano's configuration (`volcano.conf.SchedulerConf`)
+    volcano: "VolcanoOptions | None" = None     # --scheduler-conf, --volcano-version
+
+
+@dataclass(frozen=True)
+class VolcanoOptions:
+    """What the command line says of Volcano's pods: its configuration (`volcano.conf.SchedulerConf`,
+    None: the ConfigMap among the inputs, else the default) and the release followed."""
+
+    conf: Any = None
+    version: VolcanoVersion = VOLCANO_DEFAULT
 
 
 def read_files(req: Request, stdin: Optional[BinaryIO], *, kueue_version: Optional[str] = None,
-               suggestions: bool = True, kueue_config: Sequence[Any] = (), volcano_conf: Any = None) -> Files:
+               suggestions: bool = True, kueue_config: Sequence[Any] = (),
+               volcano: Optional[VolcanoOptions] = None) -> Files:
     """The POD file and the cluster read once, problems collected; the cluster's objects kept when an
     autoscaler may read them; Kueue's answer first, as `kueue_version` decides (with `suggestions`,
     Kueue's verified fixes for a job it holds)."""
@@ -152,7 +163,7 @@ def read_files(req: Request, stdin: Optional[BinaryIO], *, kueue_version: Option
     with bulk_load(freeze=True):
         loaded = kueue.attach(load(req, stdin, collect=True, keep=keep, prepare=kueue))
     return Files(loaded, kueue, NowFiles(req.stats, req.kubelet_config, req.max_bytes), groups, req.stored,
-                 volcano_conf)
+                 volcano)
 
 
 def _keeps(objects: list) -> bool:
@@ -169,8 +180,9 @@ def volcano_single(files: Files) -> Optional[dict]:
     if not is_volcano_pod(single.pod.obj, (p.scheduler_name for p in single.config.profiles)):
         return None
     cluster, set_objects = files.loaded.cluster_objects or [], files.loaded.set_objects
-    conf = files.volcano_conf or chosen_conf(None, [*cluster, *set_objects])
-    trace = volcano_answer(single.pod.obj, cluster, set_objects, stored=files.stored, conf=conf)
+    given = files.volcano or VolcanoOptions()
+    conf = given.conf or chosen_conf(None, [*cluster, *set_objects])
+    trace = volcano_answer(single.pod.obj, cluster, set_objects, stored=files.stored, conf=conf, version=given.version)
     if conf.warnings:       # a configuration Volcano finds invalid: its default runs, said
         trace["volcano"]["notes"] = [*conf.warnings, *trace["volcano"].get("notes", [])]
     return trace
@@ -188,7 +200,8 @@ def volcano_batch(files: Files) -> tuple[Files, list[dict]]:
     if not ours:
         return files, []
     traces = answer_pods([(e.pod, e.source) for e in ours], loaded.cluster_objects or [], loaded.set_objects,
-                         stored=files.stored, conf=files.volcano_conf)
+                         stored=files.stored, conf=(files.volcano or VolcanoOptions()).conf,
+                         version=(files.volcano or VolcanoOptions()).version)
     rest = [e for e in loaded.batch if all(e is not o for o in ours)]
     return replace(files, loaded=replace(loaded, batch=rest)), traces
 

@@ -12,10 +12,11 @@ import typer
 from kexplain.app.autoscalers import AutoscalerRun, annotated_list, answers_of
 from kexplain.app.explain import (AutoscalerOptions, Autoscalers, BatchPass, Files, as_asked, autoscalers_of,
                                   batch_of, check_node, explain_single, node_names, page_of_single, page_options,
-                                  read_files, run_options, versions_compared, volcano_batch)
+                                  read_files, run_options, versions_compared, volcano_batch, VolcanoOptions)
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result, for_trace
 from kexplain.cli.options import autoscaler_config_option, node_groups_option
+from kexplain.cli.volcano import volcano_version_option
 from kexplain.cli.options import (EVICTED_STATS_HELP, EXPLAIN_NODEPOOL_HELP, MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION,
                                   VALIDATE_OPTION, aws_data_option, check_groups_options, karpenter_config_option,
                                   kubelet_config_option, kueue_config_option, kueue_version_option, max_objects_option,
@@ -39,6 +40,7 @@ from kexplain.render.live import scheduling_bar
 from kexplain.render.table import print_trace
 from kexplain.render.versions import print_comparison
 from kexplain.volcano.conf import read as read_volcano_conf
+from kexplain.volcano.versions import resolve as resolve_volcano
 
 
 class Output(str, Enum):
@@ -142,6 +144,7 @@ def command(
                                                       "(the volcano-scheduler.conf key of its ConfigMap, or the "
                                                       "ConfigMap); default: the ConfigMap among the inputs, else "
                                                       "Volcano's built-in one."),
+    volcano_version: Optional[str] = volcano_version_option(),
 ) -> ExitStatus:
     """Explain where (and whether) the scheduler would place POD."""
     env = env_of(ctx)
@@ -163,7 +166,8 @@ def command(
                          AutoscalerOptions(aws_data, karpenter_config, node_group, node_pool, suggestions),
                          start_index=start_index, preemption=preemption, preemption_offset=preemption_offset,
                          kueue_version=kueue_version, kueue_config=read_kueue_config(kueue_config, max_input_size),
-                         volcano_conf=read_volcano_conf(scheduler_conf) if scheduler_conf is not None else None)
+                         volcano=VolcanoOptions(read_volcano_conf(scheduler_conf) if scheduler_conf is not None
+                                                else None, resolve_volcano(volcano_version)))
 
 
 def _compare(env: Environment, req: Request, compare_versions: str, kubernetes_version: Optional[str],
@@ -181,11 +185,11 @@ def _compare(env: Environment, req: Request, compare_versions: str, kubernetes_v
 
 def explain_files(env: Environment, req: Request, shown: Shown, opts: AutoscalerOptions, *, start_index: int,
                   preemption: bool, preemption_offset: int, kueue_version: Optional[str] = None,
-                  kueue_config: Sequence[Any] = (), volcano_conf: Any = None) -> ExitStatus:
+                  kueue_config: Sequence[Any] = (), volcano: Optional[VolcanoOptions] = None) -> ExitStatus:
     """The files read once (`app.explain.read_files`), what was left out said, `--node` checked,
     the autoscalers picked; then one pod or a batch."""
     files = read_files(req, env.stdin, kueue_version=kueue_version, suggestions=opts.suggestions,
-                       kueue_config=kueue_config, volcano_conf=volcano_conf)
+                       kueue_config=kueue_config, volcano=volcano)
     loaded = files.loaded
     left_out = [report_left_out(env, err) for err in loaded.problems]
     if loaded.empty:            # every Pod and workload left out: each said why

@@ -4,7 +4,7 @@ PodGroups and pods as its job controller makes them): its Jobs, PodGroups, pods 
 leaves them."""
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 
@@ -26,6 +26,13 @@ def _version_value(value: Optional[str]) -> Optional[str]:
     return value
 
 
+def volcano_version_option() -> Any:
+    """`--volcano-version X.Y` (`kexplain volcano`, and `kexplain POD` for the pods Volcano schedules)."""
+    return typer.Option(None, "--volcano-version", metavar="X.Y", callback=_version_value,
+                        help="The Volcano release whose decisions to follow: "
+                             + ", ".join(f"{m} ({v.release})" for m, v in RELEASES.items()) + ".")
+
+
 def command(
     ctx: typer.Context,
     files: List[str] = typer.Argument(None, metavar="[FILE]...",
@@ -39,11 +46,7 @@ def command(
                                                  help="The scheduler configuration (the volcano-scheduler.conf key "
                                                       "of its ConfigMap, or the ConfigMap); default: the ConfigMap "
                                                       "among the inputs, else Volcano's built-in one."),
-    volcano_version: Optional[str] = typer.Option(None, "--volcano-version", metavar="X.Y",
-                                                  callback=_version_value,
-                                                  help="The Volcano release whose decisions to follow: "
-                                                       + ", ".join(f"{m} ({v.release})" for m, v in RELEASES.items())
-                                                       + "."),
+    volcano_version: Optional[str] = volcano_version_option(),
     output: Output = OUTPUT_OPTION,
     max_input_size: int = MAX_INPUT_SIZE_OPTION,
     max_objects: int = max_objects_option(),

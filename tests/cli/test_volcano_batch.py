@@ -91,3 +91,11 @@ def test_the_configmap_among_the_inputs_is_read_and_an_invalid_one_said(tmp_path
     code, out, err = run(str(POD), "--nodes", CLUSTER, "--scheduler-conf", bad)
     said = f"note: Scheduler config {bad} is invalid: failed to find Action  juggle; Volcano keeps its previous"
     assert " ".join(said.split()) in " ".join(out.split())
+
+
+def test_volcano_version_is_checked_for_a_volcano_pod() -> None:
+    code, _, err = run(str(POD), "--nodes", CLUSTER, "--volcano-version", "1.9")
+    assert code == 2
+    assert "--volcano-version 1.9: not a Volcano release kexplain follows (it follows 1.15 (v1.15.1))" in err
+    code, out, _ = run(str(POD), "--nodes", CLUSTER, "--volcano-version", "1.15", "-o", "json")
+    assert json.loads(out)["volcano"]["version"].startswith("v1.15.1 ")
