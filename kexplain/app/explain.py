@@ -12,8 +12,11 @@ from typing import Any, BinaryIO, Callable, Optional, Sequence
 from kexplain.app.autoscalers import (REPORTED, Autoscaler, AutoscalerRun, adapter, keeps_cluster, kinds_of,
                                      node_pools, reports_node_groups, run_all)
 from kexplain.app.eviction.now import NowFiles, add_ranking_now
+from kexplain.app.volcano import answer_pods
 from kexplain.app.volcano_chain import note as volcano_note, volcano_pass
 from kexplain.app.volcano_pod import Answered, answered as volcano_answered, is_volcano_pod, keeps_for_volcano
+from kexplain.volcano.conf import chosen as chosen_conf
+from kexplain.volcano.versions import DEFAULT as VOLCANO_DEFAULT, VolcanoVersion
 from kexplain.errors import KexplainError
 from kexplain.eviction.evicted import evicted_among
 from kexplain.explain.batch import Batch, Outcome, explain_batch
@@ -136,10 +139,21 @@ class Files:
     now: NowFiles = NowFiles()      # an evicted pod's node's documents (its ranking now)
     node_groups: NodeGroupsFile = NodeGroupsFile(None, 0)
     stored: bool = False            # --stored: the cluster read from an API server (not admitted again)
+    volcano: "VolcanoOptions | None" = None     # --scheduler-conf, --volcano-version
+
+
+@dataclass(frozen=True)
+class VolcanoOptions:
+    """What the command line says of Volcano's pods: its configuration (`volcano.conf.SchedulerConf`,
+    None: the ConfigMap among the inputs, else the default) and the release followed."""
+
+    conf: Any = None
+    version: VolcanoVersion = VOLCANO_DEFAULT
 
 
 def read_files(req: Request, stdin: Optional[BinaryIO], *, kueue_version: Optional[str] = None,
-               suggestions: bool = True, kueue_config: Sequence[Any] = ()) -> Files:
+               suggestions: bool = True, kueue_config: Sequence[Any] = (),
+               volcano: Optional[VolcanoOptions] = None) -> Files:
     """The POD file and the cluster read once, problems collected; the cluster's objects kept when an
     autoscaler may read them; Kueue's answer first, as `kueue_version` decides (with `suggestions`,
     Kueue's verified fixes for a job it holds)."""
@@ -149,7 +163,8 @@ def read_files(req: Request, stdin: Optional[BinaryIO], *, kueue_version: Option
     keep = req.node_groups is not None or _keeps
     with bulk_load(freeze=True):
         loaded = kueue.attach(load(req, stdin, collect=True, keep=keep, prepare=kueue))
-    return Files(loaded, kueue, NowFiles(req.stats, req.kubelet_config, req.max_bytes), groups, req.stored)
+    return Files(loaded, kueue, NowFiles(req.stats, req.kubelet_config, req.max_bytes), groups, req.stored,
+                 volcano)
 
 
 def _keeps(objects: list) -> bool:
@@ -165,8 +180,14 @@ def volcano_single(files: Files, suggestions: bool = True) -> Optional[Answered]
     assert single is not None
     if not is_volcano_pod(single.pod.obj, (p.scheduler_name for p in single.config.profiles)):
         return None
-    return volcano_answered(single.pod.obj, files.loaded.cluster_objects or [], files.loaded.set_objects,
-                            stored=files.stored, suggestions=suggestions)
+    cluster, set_objects = files.loaded.cluster_objects or [], files.loaded.set_objects
+    given = files.volcano or VolcanoOptions()
+    conf = given.conf or chosen_conf(None, [*cluster, *set_objects])
+    done = volcano_answered(single.pod.obj, cluster, set_objects, stored=files.stored, conf=conf,
+                            version=given.version, suggestions=suggestions)
+    if conf.warnings:       # a configuration Volcano finds invalid: its default runs, said
+        done.trace["volcano"]["notes"] = [*conf.warnings, *done.trace["volcano"].get("notes", [])]
+    return done
 
 
 def volcano_chained(done: Answered, files: Files, autoscalers: Autoscalers, opts: AutoscalerOptions) -> Single:
@@ -181,6 +202,24 @@ def volcano_chained(done: Answered, files: Files, autoscalers: Autoscalers, opts
     if any(k in trace for k in ("autoscaler", "karpenter")):
         trace["volcano"]["chain"] = volcano_note(done)
     return Single(trace, node_group)
+
+
+def volcano_batch(files: Files) -> tuple[Files, list[dict]]:
+    """A batch's pods Volcano schedules answered by ONE session of its scheduler over the cluster with
+    all of them (`app.volcano.answer_pods`), and the files with those entries out of the batch (no
+    kube-scheduler profile claims them: the default profile's "profile not found" is not their answer)."""
+    loaded = files.loaded
+    if loaded.pool is None:
+        return files, []
+    profiles = [p.scheduler_name for p in loaded.pool.config.profiles]
+    ours = [e for e in loaded.batch if e.kind == "Pod" and is_volcano_pod(e.pod, profiles)]
+    if not ours:
+        return files, []
+    traces = answer_pods([(e.pod, e.source) for e in ours], loaded.cluster_objects or [], loaded.set_objects,
+                         stored=files.stored, conf=(files.volcano or VolcanoOptions()).conf,
+                         version=(files.volcano or VolcanoOptions()).version)
+    rest = [e for e in loaded.batch if all(e is not o for o in ours)]
+    return replace(files, loaded=replace(loaded, batch=rest)), traces
 
 
 def kueue_provisioner(req: Request, groups: NodeGroupsFile) -> Callable[[Sequence[Any]], Any]:

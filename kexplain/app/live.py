@@ -17,6 +17,7 @@ from typing import Any, Callable, ContextManager, Iterator, Mapping, Optional
 from kexplain.app.autoscalers import AutoscalerRun, adapter, node_pools
 from kexplain.app.eviction.request import LiveRead
 from kexplain.app.eviction.now import NowFiles, add_ranking_now
+from kexplain.app.volcano import answer_pods
 from kexplain.app.volcano_pod import answer as volcano_answer, is_volcano_pod
 from kexplain.app.explain import Autoscalers, NO_AUTOSCALER, as_asked, check_node, explain_one, node_names, \
     page_options, run_options, without_add_node_json
@@ -494,6 +495,7 @@ class Explained:
     inputs: Any = None      # a skipped pod's (the autoscalers see it all the same)
     kueue: Optional[dict[str, Any]] = None     # Kueue's answer, for a pod Kueue manages (`live_kueue`)
     kueue_started: bool = False     # explained as Kueue starts it (admitted), not as stored (gated)
+    volcano: Optional[dict[str, Any]] = None   # a pod Volcano schedules: its session's SchedulingTrace
 
     @property
     def post_filter(self) -> Optional[dict[str, Any]]:
@@ -597,9 +599,29 @@ def explain_pending(args: PodArgs, live: Live, config: Any, say: Say, *, structu
             explained.append(Explained(pod, Alone.of(verdict.inputs, verdict.trace), slim(trace),
                                        tuple(nominated_notes(verdict.inputs, trace)),
                                        trace if args.details else None, full if args.html else None, **kueue))
+    skipped = volcano_pending(live, config, explained, skipped)
     return _pending_pass(args, live, config, say, pods, explained, snapshot, nominated,
                          Pending(explained, skipped, spool, None, None, None, options, args.node_group, False,
                                  held))
+
+
+def volcano_pending(live: Live, config: Any, explained: list[Explained],
+                    skipped: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The pending pods Volcano schedules (no profile claims them: kube-scheduler skipped them) answered
+    by ONE session of its scheduler over the stored cluster with them all (`app.volcano.answer_pods`;
+    each its own, the pod's own condition, where RBAC refused Volcano's objects); the skipped ones left."""
+    ours = [e for e in explained if e.alone is None and is_volcano_pod(e.pod, (p.scheduler_name for p in config.profiles))]
+    if not ours:
+        return skipped
+    unread = [r.resource.plural for r in (live.volcano.refusals if live.volcano is not None else ())]
+    if unread:
+        traces = [volcano_answer(e.pod, live.cluster, [], stored=True, unread=unread) for e in ours]
+    else:
+        traces = answer_pods([(e.pod, _source(live, e.pod)) for e in ours], live.cluster, [], stored=True)
+    for e, trace in zip(ours, traces):
+        e.volcano = trace
+    keys = {pod_key(e.pod) for e in ours}
+    return [s for s in skipped if s["pod"] not in keys]
 
 
 def _pending_pass(args: PodArgs, live: Live, config: Any, say: Say, pods: list[Obj], explained: list[Explained],

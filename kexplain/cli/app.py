@@ -70,9 +70,10 @@ SUMMARIES = {
              "partial admission) and the workload controller's checks, with Kueue's own conditions,\n"
              "reasons, messages and events; per pending Workload the numbers behind the verdict and\n"
              "verified fixes.",
-    "volcano": "Explain one scheduling session of Volcano's scheduler: per PodGroup whether enqueue admits it, the\n"
-               "gang's verdict and conditions, per pod the node it is bound to or why not, per queue its allocated,\n"
-               "and the events, as Volcano v1.15.1 decides.",
+    "volcano": "Explain one scheduling session of Volcano's scheduler: per Volcano Job its tasks, pods and\n"
+               "PodGroup's verdict (or the webhook's refusal), per PodGroup whether enqueue admits it, the gang's\n"
+               "verdict and conditions, per pod the node it is bound to or why not, per queue its allocated, and\n"
+               "the events, as Volcano v1.15.1 decides.",
     "cluster": "What in the cluster is held, and why: pending pods, budgets, drains; each row the single-object\n"
                "answer.",
     "evict": "Explain eviction: the kubelet's eviction manager under node pressure (pressure), `kubectl drain`\n"

@@ -12,10 +12,11 @@ import typer
 from kexplain.app.autoscalers import AutoscalerRun, annotated_list, answers_of
 from kexplain.app.explain import (AutoscalerOptions, Autoscalers, BatchPass, Files, as_asked, autoscalers_of,
                                   batch_of, check_node, explain_single, node_names, page_of_single, page_options,
-                                  read_files, run_options, versions_compared)
+                                  read_files, run_options, versions_compared, volcano_batch, VolcanoOptions)
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result, for_trace
 from kexplain.cli.options import autoscaler_config_option, node_groups_option
+from kexplain.cli.volcano import volcano_version_option
 from kexplain.cli.options import (EVICTED_STATS_HELP, EXPLAIN_NODEPOOL_HELP, MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION,
                                   VALIDATE_OPTION, aws_data_option, check_groups_options, karpenter_config_option,
                                   kubelet_config_option, kueue_config_option, kueue_version_option, max_objects_option,
@@ -38,6 +39,8 @@ from kexplain.render.karpenter_section import print_section as print_karpenter_s
 from kexplain.render.live import scheduling_bar
 from kexplain.render.table import print_trace
 from kexplain.render.versions import print_comparison
+from kexplain.volcano.conf import read as read_volcano_conf
+from kexplain.volcano.versions import resolve as resolve_volcano
 
 
 class Output(str, Enum):
@@ -136,6 +139,12 @@ def command(
     feature_gates: Optional[str] = feature_gates_option(),
     admission_plugins: Optional[str] = admission_plugins_option(),
     compare_versions: Optional[str] = compare_versions_option(),
+    scheduler_conf: Optional[str] = typer.Option(None, "--scheduler-conf", metavar="FILE",
+                                                 help="For a pod Volcano schedules: its scheduler's configuration "
+                                                      "(the volcano-scheduler.conf key of its ConfigMap, or the "
+                                                      "ConfigMap); default: the ConfigMap among the inputs, else "
+                                                      "Volcano's built-in one."),
+    volcano_version: Optional[str] = volcano_version_option(),
 ) -> ExitStatus:
     """Explain where (and whether) the scheduler would place POD."""
     env = env_of(ctx)
@@ -156,7 +165,9 @@ def command(
     return explain_files(env, req, Shown(output, node, svg, html, node_group, node_pool),
                          AutoscalerOptions(aws_data, karpenter_config, node_group, node_pool, suggestions),
                          start_index=start_index, preemption=preemption, preemption_offset=preemption_offset,
-                         kueue_version=kueue_version, kueue_config=read_kueue_config(kueue_config, max_input_size))
+                         kueue_version=kueue_version, kueue_config=read_kueue_config(kueue_config, max_input_size),
+                         volcano=VolcanoOptions(read_volcano_conf(scheduler_conf) if scheduler_conf is not None
+                                                else None, resolve_volcano(volcano_version)))
 
 
 def _compare(env: Environment, req: Request, compare_versions: str, kubernetes_version: Optional[str],
@@ -174,11 +185,11 @@ def _compare(env: Environment, req: Request, compare_versions: str, kubernetes_v
 
 def explain_files(env: Environment, req: Request, shown: Shown, opts: AutoscalerOptions, *, start_index: int,
                   preemption: bool, preemption_offset: int, kueue_version: Optional[str] = None,
-                  kueue_config: Sequence[Any] = ()) -> ExitStatus:
+                  kueue_config: Sequence[Any] = (), volcano: Optional[VolcanoOptions] = None) -> ExitStatus:
     """The files read once (`app.explain.read_files`), what was left out said, `--node` checked,
     the autoscalers picked; then one pod or a batch."""
     files = read_files(req, env.stdin, kueue_version=kueue_version, suggestions=opts.suggestions,
-                       kueue_config=kueue_config)
+                       kueue_config=kueue_config, volcano=volcano)
     loaded = files.loaded
     left_out = [report_left_out(env, err) for err in loaded.problems]
     if loaded.empty:            # every Pod and workload left out: each said why
@@ -200,7 +211,10 @@ def explain_files_batch(env: Environment, files: Files, options: RunOptions, aut
                         ) -> ExitStatus:
     """Several pods: the batch written as it is placed (`write_batch`), then the exit code of
     every object, the ones left out and the bound pods their kubelet rejects."""
+    files, volcano = volcano_batch(files)       # Volcano's pods: its session's answers, after the others
     loaded = files.loaded
+    if not loaded.batch:
+        return aggregate([write_volcano_list(env, volcano, shown), *left_out])
     cluster = loaded.pool
     recorded = page_options(options, node_names(cluster.snapshot if cluster else None)) if shown.html else options
     skipped: list[object] = []
@@ -210,10 +224,31 @@ def explain_files_batch(env: Environment, files: Files, options: RunOptions, aut
         left_out.append(report_left_out(env, err))
 
     batch = batch_of(loaded, recorded, opts.suggestions, autoscalers, stored=stored, refused=refused, kueue=files.kueue)
-    status = write_batch(env, loaded, batch, shown, asked=options, autoscalers=BatchPass(loaded, autoscalers, opts))
-    nothing = len(skipped) == len(loaded.batch)     # every pod left out (another scheduler's): nothing explained
+    status = write_batch(env, loaded, batch, shown, asked=options, autoscalers=BatchPass(loaded, autoscalers, opts),
+                         volcano=volcano)
+    nothing = len(skipped) == len(loaded.batch) and not volcano     # every pod left out: nothing explained
+    if volcano and shown.output not in (Output.json, Output.yaml):
+        status = aggregate([status, write_volcano_list(env, volcano, shown, first=False)])
+    elif volcano:
+        status = aggregate([status, *(for_trace(t) for t in volcano)])
     return aggregate([status, *left_out, *([ExitStatus.BAD_INPUT] if nothing else []),
                       *rejected_bound(len(loaded.pool.kubelet_rejected) if loaded.pool is not None else 0)])
+
+
+def write_volcano_list(env: Environment, traces: list[dict], shown: Shown, *, first: bool = True) -> ExitStatus:
+    """The pods Volcano schedules, each its session's SchedulingTrace: a SchedulingTraceList (json,
+    yaml), else each explained in turn; the worst of their exit codes."""
+    if shown.output in (Output.json, Output.yaml):
+        writer = structured.ListWriter(env.stdout, shown.output.value, {"apiVersion": API_VERSION, "kind": LIST_KIND})
+        for trace in traces:
+            writer.item(trace)
+        writer.close({})
+    else:
+        for i, trace in enumerate(traces):
+            if i or not first:
+                env.stdout.write("\n")
+            write_trace(env, trace, shown.output)
+    return aggregate([for_trace(t) for t in traces])
 
 
 def explain_files_single(env: Environment, files: Files, options: RunOptions, autoscalers: Autoscalers,
@@ -307,7 +342,7 @@ class _Tally:
 
 
 def write_batch(env: Environment, loaded: Loaded, batch: Batch, shown: Shown, *, asked: Optional[RunOptions] = None,
-                autoscalers: BatchPass) -> ExitStatus:
+                autoscalers: BatchPass, volcano: Sequence[dict] = ()) -> ExitStatus:
     """Several pods or replicas, streamed as they are scheduled (a SchedulingTraceList item by item,
     or a section per object), no trace kept once written but those `--svg`/`--html` need; then the
     autoscalers' pass over the set after the objects; the exit code."""
@@ -319,7 +354,7 @@ def write_batch(env: Environment, loaded: Loaded, batch: Batch, shown: Shown, *,
             scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal)) as bar:
         run = replace(batch, progress=bar.update)
         if shown.output in (Output.json, Output.yaml):
-            return _write_batch_list(env, run, tally, bar, shown, asked or batch.options, kept)
+            return _write_batch_list(env, run, tally, bar, shown, asked or batch.options, kept, volcano)
         _draw(env.console(), _keeping(tally.placed(run, bar), kept, bool(shown.svg or shown.html)), shown)
     print_retries(run.retried, env.console())
     ran = autoscalers.run(run)
@@ -335,9 +370,10 @@ def write_batch(env: Environment, loaded: Loaded, batch: Batch, shown: Shown, *,
 
 
 def _write_batch_list(env: Environment, run: Batch, tally: _Tally, bar, shown: Shown, options: RunOptions,
-                      kept: list[Outcome]) -> ExitStatus:
+                      kept: list[Outcome], volcano: Sequence[dict] = ()) -> ExitStatus:
     """The SchedulingTraceList item by item; with the autoscalers' pass each item waits for its
-    answers in a spool file (memory stays flat); then the list's keys."""
+    answers in a spool file (memory stays flat); the pods Volcano schedules (`volcano`: its session's
+    traces) after them; then the list's keys."""
     writer = structured.ListWriter(env.stdout, shown.output.value, {"apiVersion": API_VERSION, "kind": LIST_KIND})
     spool = structured.ItemSpool(writer, frozenset({"autoscalers"})) if tally.autoscalers.active else None
     item = spool.add if spool is not None else writer.item
@@ -350,6 +386,8 @@ def _write_batch_list(env: Environment, run: Batch, tally: _Tally, bar, shown: S
     if spool is not None:
         with spool:
             spool.write(writer, lambda trace: answers_of(trace, ran) if ran is not None else {})
+    for trace in volcano:
+        writer.item(trace)
     retries = _retries(run)
     writer.close(annotated_list({"placements": outcomes, **retries}, ran))
     if shown.html:

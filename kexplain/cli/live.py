@@ -263,6 +263,21 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
     return aggregate(statuses)
 
 
+def _volcano_item(args: PodArgs, live: Live, trace: dict, pod: dict, writer: Any,
+                  into: tuple[list[dict], list[dict], list[dict], list[ExitStatus]]) -> None:
+    """A pending pod Volcano schedules, listed with its session's answer (`app.live.volcano_pending`)."""
+    listed, detailed, items, statuses = into
+    comparison = compare(trace, pod, config_given=args.config is not None, server_version=live.server_version)
+    item = {**trace, "live": live_json(live.server, live.context, live.server_version, comparison)}
+    statuses.append(_status(item["result"], None))
+    listed.append(item)
+    items.append(item)
+    if writer is not None:
+        writer.item(item)
+    if args.details:
+        detailed.append(item)
+
+
 def _list_items(args: PodArgs, live: Live, done: Pending, writer: Any
                 ) -> tuple[list[dict], list[dict], list[dict], list[ExitStatus]]:
     """Each pod as listed (its list item, or why it was skipped): the rows, the page and -o
@@ -275,6 +290,9 @@ def _list_items(args: PodArgs, live: Live, done: Pending, writer: Any
     if spool is not None:
         spool.seek(0)
     for e in done.explained:
+        if e.volcano is not None:       # Volcano's pod: its session's answer, compared with its condition
+            _volcano_item(args, live, e.volcano, e.pod, writer, (listed, detailed, items, statuses))
+            continue
         if e.alone is None:
             listed.append({"pod": pod_key(e.pod), "reason": e.skipped})
             continue

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kexplain.errors import InputError
+
 
 @dataclass(frozen=True)
 class VolcanoVersion:
@@ -17,3 +19,17 @@ class VolcanoVersion:
 
 V1_15_1 = VolcanoVersion("v1.15.1", "0a56ed331897f5455916a44d3075671376d731d6", "1.35")
 DEFAULT = V1_15_1
+RELEASES = {"1.15": V1_15_1}
+
+
+def resolve(text: str | None) -> VolcanoVersion:
+    """`--volcano-version X.Y` (or the release, v1.15.1): a release kexplain follows; InputError naming
+    the ones it follows otherwise."""
+    if text is None:
+        return DEFAULT
+    wanted = text.strip().lstrip("v")
+    for minor, version in RELEASES.items():
+        if wanted in (minor, version.release.lstrip("v")):
+            return version
+    known = ", ".join(f"{m} ({v.release})" for m, v in RELEASES.items())
+    raise InputError(f"--volcano-version {text}: not a Volcano release kexplain follows (it follows {known})")

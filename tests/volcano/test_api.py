@@ -47,5 +47,5 @@ def test_configuration_as_volcano_reads_it() -> None:
     odd = conf.parse('actions: "enqueue, shuffle"\ntiers:\n- plugins:\n  - name: gang\n  - name: sla\n'
                      '  - name: mine\n', "f")
     assert (odd.unknown_plugins, odd.unmodelled_plugins) == (("mine",), ("sla",))
-    with pytest.raises(InputError, match="failed to find Action juggle"):
+    with pytest.raises(InputError, match="failed to find Action  juggle"):
         conf.parse('actions: "enqueue, juggle"\n', "f")

@@ -137,15 +137,22 @@ def test_a_podgroup_whose_running_count_changes_gets_the_scheduled_event(tmp_pat
     assert ("PodGroup default/g", "Scheduled", "pod group is ready") in events(doc)
 
 
-def test_a_volcano_job_is_said_not_made_yet(tmp_path: Path) -> None:
-    job = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "tf", "namespace": "default"},
+def test_a_volcano_job_among_the_cluster_is_made_into_its_podgroup_and_pods(tmp_path: Path) -> None:
+    # Before, a Job among --nodes was only warned of ("kexplain does not make a Volcano Job's PodGroup
+    # and pods yet"): now its PodGroup `<job>-<uid>` and its pod `<job>-<task>-<index>` are scheduled.
+    job = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+           "metadata": {"name": "tf", "namespace": "default", "uid": "u1"},
            "spec": {"minAvailable": 1, "tasks": [{"replicas": 1, "name": "w", "template": {"spec": {
                "containers": [{"name": "c", "image": "x"}]}}}]}}
     path = tmp_path / "cluster.yaml"
     path.write_text(yaml.safe_dump_all([node("n1", "4"), job]))
     env = TestEnvironment()
-    assert main(["volcano", "--nodes", str(path)], env) == 0
-    assert "Job default/tf (batch.volcano.sh): kexplain does not make a Volcano Job's PodGroup and pods yet" in env.err
+    assert main(["volcano", "--nodes", str(path), "-o", "json"], env) == 0, env.err
+    doc = json.loads(env.out)
+    assert env.err == ""
+    assert [p["name"] for p in doc["podGroups"]] == ["default/tf-u1"]
+    assert [(p["name"], p.get("boundTo")) for p in doc["pods"]] == [("default/tf-w-0", "n1")]
+    assert doc["jobs"][0]["tasks"][0]["pods"][0]["boundTo"] == "n1"
 
 
 def test_a_queue_allocated_adds_up_its_parents_to_root(tmp_path: Path) -> None:

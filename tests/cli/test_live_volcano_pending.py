@@ -1,0 +1,34 @@
+"""`kexplain pod --pending` / `-A` with pods Volcano schedules: each answered by ONE session of its
+scheduler over the stored cluster with them all (`app.live.volcano_pending`), listed with its verdict
+and compared with the PodScheduled condition Volcano wrote; never skipped with the default profile's
+"profile not found" (before)."""
+from __future__ import annotations
+
+import json
+
+from tests.cli.test_live_volcano import GROUP, SAID, api  # noqa: F401 (api: the fixture)
+from tests.support.live_server import isolated, run_cli  # noqa: F401 (isolated: autouse)
+
+
+def test_pending_lists_volcanos_pods_with_its_answer(api, capsys) -> None:  # noqa: F811
+    code, out, err = run_cli(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
+    assert code == 1, err
+    doc = json.loads(out)
+    assert not any(s["pod"].startswith("shop/train-worker-") for s in doc.get("skipped") or ())
+    ours = {i["pod"]["name"]: i for i in doc["items"] if i.get("profile") == "volcano"}
+    assert sorted(ours) == ["train-worker-0", "train-worker-1"]
+    assert ours["train-worker-0"]["result"]["message"] == SAID
+    for name, item in ours.items():       # one answer everywhere: what `kexplain pod NAME` says of each
+        assert item["volcano"]["podGroup"]["name"] == f"shop/{GROUP}"
+        _, one, _ = run_cli(capsys, "pod", name, "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
+        single = json.loads(one)
+        assert (item["result"], item["live"]["agrees"]) == (single["result"], single["live"]["agrees"])
+    assert ours["train-worker-0"]["live"]["agrees"] is True
+
+
+def test_the_list_gives_their_verdict_not_skipped(api, capsys) -> None:  # noqa: F811
+    code, out, _ = run_cli(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig)
+    rows = [line for line in out.splitlines() if line.startswith("shop/train-worker-")]
+    assert len(rows) == 2
+    assert all(" Unschedulable " in row and "profile not found" not in row for row in rows)
+    assert " agrees " in rows[0]
