@@ -10,6 +10,7 @@ from kexplain.app.volcano import explain
 from kexplain.cli.env import env_of
 from kexplain.cli.exit_codes import ExitStatus
 from kexplain.cli.options import MAX_INPUT_SIZE_OPTION, OUTPUT_OPTION, Output, max_objects_option
+from kexplain.cli.output import save_page
 from kexplain.render import structured
 from kexplain.render.volcano import render
 
@@ -23,6 +24,10 @@ def command(
                                                  help="The scheduler configuration (the volcano-scheduler.conf key "
                                                       "of its ConfigMap); default: Volcano's built-in one."),
     output: Output = OUTPUT_OPTION,
+    html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
+                                       help="Also write the session as a self-contained page: the actions, per "
+                                            "PodGroup its verdicts, per task the predicates on every node and the "
+                                            "scores, the queues, the events."),
     max_input_size: int = MAX_INPUT_SIZE_OPTION,
     max_objects: int = max_objects_option(),
 ) -> ExitStatus:
@@ -32,13 +37,17 @@ def command(
 
     Exit codes: 0 every PodGroup is scheduled, 1 some is not, 2 bad usage or bad input, 4 internal error."""
     env = env_of(ctx)
-    doc = explain(nodes, scheduler_conf, max_bytes=max_input_size, max_objects=max_objects)
+    doc = explain(nodes, scheduler_conf, max_bytes=max_input_size, max_objects=max_objects,
+                  details=html is not None)
     for warning in doc.get("readWarnings") or ():
         env.error(f"warning: {warning}")
+    shown = {k: v for k, v in doc.items() if k != "tasks"}     # (the page's details: what is printed stays)
     if output.value in structured.FORMATS:
-        structured.write(env.stdout, doc, output.value)
+        structured.write(env.stdout, shown, output.value)
     else:
-        render(doc, env.stdout)
+        render(shown, env.stdout)
+    if html:
+        save_page(html, doc)
     waiting = any(pg["phase"] in ("Pending", "Inqueue") and any(c["type"] == "Unschedulable"
                                                                   for c in pg.get("conditions") or ())
                   or pg["phase"] == "Pending" for pg in doc.get("podGroups") or ())

@@ -1,0 +1,141 @@
+"""`kexplain volcano --html FILE`: the session's page, read from the document only. Per PodGroup its
+phases, enqueue's verdict with the plugin that refuses, the gang's verdict; per task the predicates on
+every node it was tried on (a row per node when few, nodes grouped by identical reasons when many), the
+scores with the node chosen; the queues; keys the page does not know yet (a queue's further figures, the
+fixes) shown as the document holds them. What is printed does not change because a page was asked for."""
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kexplain.cli.app import main
+from kexplain.render.html.page import render_page
+from tests.support.cli_helpers import TestEnvironment
+from tests.support.paths import FIXTURES
+
+VOLCANO = FIXTURES / "volcano"
+
+
+def node(name: str, cpu: str, labels: dict[str, str] | None = None) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **(labels or {})}},
+            "status": {"capacity": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}}
+
+
+def pod(name: str, cpu: str, at: int, selector: dict[str, str] | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"schedulerName": "volcano",
+                            "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": cpu}}}]}
+    if selector:
+        spec["nodeSelector"] = selector
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}",
+                         "creationTimestamp": f"2026-01-01T00:00:{at:02d}Z",
+                         "annotations": {"scheduling.k8s.io/group-name": "train"}}, "spec": spec}
+
+
+GROUP = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+         "metadata": {"name": "train", "namespace": "default", "creationTimestamp": "2026-01-01T00:00:00Z"},
+         "spec": {"minMember": 2}}
+
+
+def many_nodes() -> list[dict[str, Any]]:
+    """16 nodes: 14 of 2 cpu (too small), one of 8 cpu without the pods' label, one of 4 cpu with it. Two
+    tasks of 3 cpu: the first takes the labelled node, the second fits none (the gang waits)."""
+    return [*(node(f"small-{i:02d}", "2") for i in range(14)), node("unlabelled", "8"),
+            node("big", "4", {"pool": "x"}), GROUP,
+            pod("train-0", "3", 1, {"pool": "x"}), pod("train-1", "3", 2, {"pool": "x"})]
+
+
+def write(tmp_path: Path, objects: list[dict[str, Any]]) -> str:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump_all(objects))
+    return str(path)
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    env = TestEnvironment()
+    code = main(list(args), env)
+    return code, env.out, env.err
+
+
+def page_of(tmp_path: Path, *args: str) -> tuple[str, str]:
+    """The page's words and its markup."""
+    out = tmp_path / "page.html"
+    code, _, err = run("volcano", *args, "--html", str(out))
+    assert code in (0, 1), err
+    markup = out.read_text()
+    return words(markup), markup
+
+
+def words(markup: str) -> str:
+    """The page's text: markup left out, entities read, white space one space."""
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", markup)))
+
+
+def test_what_is_printed_does_not_change(tmp_path: Path) -> None:
+    cluster = write(tmp_path, many_nodes())
+    for output in ("table", "json"):
+        plain = run("volcano", "--nodes", cluster, "-o", output)
+        with_page = run("volcano", "--nodes", cluster, "-o", output, "--html", str(tmp_path / "p.html"))
+        assert with_page == plain and plain[0] == 1
+    assert "tasks" not in json.loads(plain[1])
+
+
+def test_many_nodes_are_grouped_by_their_reasons_each_group_expandable(tmp_path: Path) -> None:
+    text, markup = page_of(tmp_path, "--nodes", write(tmp_path, many_nodes()))
+    assert "The predicates on 16 nodes, grouped by identical reasons" in text
+    # 15 nodes short of cpu (the labelled one too, once train-0 took 3 of its 4): one row, expandable
+    row = re.search(r"<tr><td>Insufficient cpu</td><td><details class=\"nodes\"><summary>15 node\(s\): "
+                    r"small-00, small-01, small-02 and 12 more</summary><p>([^<]*)</p>", markup)
+    assert row is not None
+    assert row.group(1).split(", ") == [f"small-{i:02d}" for i in range(14)] + ["big"]
+    assert "<td>node(s) didn&#x27;t match Pod&#x27;s node affinity/selector</td><td>1 node(s): unlabelled</td>" \
+        in markup
+    # the gang's verdict and each task's own answer, as the text says them
+    assert "Gang 1/2 tasks in gang unschedulable: pod group is not ready" in text
+    assert "default/train-0: Schedulable: Pod default/train-0 can possibly be assigned to big" in text
+    assert "Allocate picked big, but the task was not bound this session" in text
+
+
+def test_few_nodes_get_a_row_each_with_every_reason_and_the_scores(tmp_path: Path) -> None:
+    text, markup = page_of(tmp_path, "--nodes", str(VOLCANO / "gang-not-met.yaml"))
+    assert "The predicates on 2 node(s)" in text
+    assert "<tr><td>node-a</td><td>Insufficient cpu</td></tr><tr><td>node-b</td><td>Insufficient cpu</td></tr>" \
+        in markup
+    scores = re.search(r'<details class="task" id="task-default/train-0">.*?</details>', markup, re.S)
+    assert scores is not None and 'class="chosen"><td>node-b (chosen)</td>' in scores.group(0)
+    assert "Enqueue admitted: Pending -> Inqueue" in text
+
+
+def test_enqueue_refused_names_the_plugin_in_its_words(tmp_path: Path) -> None:
+    text, _ = page_of(tmp_path, "--nodes", str(VOLCANO / "overcommit.yaml"))
+    assert "Enqueue refused by overcommit: resource in cluster is overused: overused cpu" in text
+    assert "Volcano session: 1 PodGroup(s), 1 waiting" in text
+
+
+def test_the_page_shows_the_keys_it_does_not_know_as_the_document_holds_them(tmp_path: Path) -> None:
+    """A queue's further figures (its own columns), the fixes and any other key: shown, never dropped."""
+    code, out, _ = run("volcano", "--nodes", str(VOLCANO / "overcommit.yaml"), "-o", "json")
+    doc = json.loads(out)
+    doc["queues"][0] = {**doc["queues"][0], "capability": {"cpu": "4"}, "deserved": {"cpu": "2"}}
+    doc["fixes"] = [{"podGroup": "default/huge", "change": "minMember 4 -> 2", "verified": True}]
+    doc["somethingNew"] = {"answer": 42}
+    markup = render_page(doc)
+    text = words(markup)
+    assert re.search(r"<th scope=\"col\">capability</th><th scope=\"col\">deserved</th>", markup)
+    assert "<td>cpu 4</td><td>cpu 2</td>" in markup
+    assert 'id="fixes"' in markup and "minMember 4 -> 2" in text
+    assert "somethingNew:" in text and "42" in text
+    plain = render_page(json.loads(out))
+    assert 'id="fixes"' not in plain and 'id="more"' not in plain
+
+
+def test_the_terminals_answer_is_on_the_page(tmp_path: Path) -> None:
+    _, out, _ = run("volcano", "--nodes", str(VOLCANO / "gang-cluster.yaml"))
+    _, markup = page_of(tmp_path, "--nodes", str(VOLCANO / "gang-cluster.yaml"))
+    assert html.escape(out.rstrip("\n"), quote=True) in markup
