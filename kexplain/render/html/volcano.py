@@ -32,7 +32,7 @@ section.volcano table { width: 100%; table-layout: auto; }
 section.volcano td, section.volcano summary, section.volcano li, section.volcano p { overflow-wrap: break-word; }
 section.volcano td { vertical-align: top; } section.volcano td:first-child { min-width: 8rem; } section.volcano td:last-child, section.volcano p code { overflow-wrap: anywhere; }
 section.volcano details.task { margin: .5rem 0; padding-left: .6rem; border-left: 3px solid var(--line); }
-section.volcano details.task > summary, section.volcano p.task { font-weight: 600; }
+section.volcano details.task > summary, section.volcano p.task { font-weight: normal; }
 section.volcano p.task { margin: .5rem 0; padding-left: calc(.6rem + 3px); }
 section.volcano details.nodes > summary { font-weight: normal; }
 section.volcano dl.verdicts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem .8rem; }
@@ -159,15 +159,16 @@ def predicates(task: Mapping[str, Any]) -> Html | None:
 
 
 def scores(task: Mapping[str, Any]) -> list[Html]:
-    """The scores of the nodes the task fits (the best first), the chosen node marked."""
+    """The scores of the nodes the task fits (the best first), the chosen node marked (the best ones, where
+    Volcano picks at random among equal scores)."""
     scored = task.get("scores") or ()
     if not scored:
         return []
     top = set(task.get("candidates") or [task.get("chosen")])
+    mark = " (one of the best)" if len(top) > 1 else " (chosen)"
 
     def rows(items: Iterable[Mapping[str, Any]]) -> list[Html]:
-        return [el("tr", el("td", s["node"] + (" (chosen)" if s["node"] == task.get("chosen") else
-                                               " (equal best)" if s["node"] in top else "")),
+        return [el("tr", el("td", s["node"] + (mark if s["node"] in top else "")),
                    el("td", f"{s['score']:g}", cls="num"), cls="chosen" if s["node"] in top else None)
                 for s in items]
 
@@ -180,26 +181,53 @@ def scores(task: Mapping[str, Any]) -> list[Html]:
     return out
 
 
+def _choice(task: Mapping[str, Any]) -> str:
+    """The node chosen, or the nodes of equal best score Volcano picks one of at random."""
+    tied = task.get("candidates") or ()
+    return f"one of {_names(tied)} (equal scores: Volcano picks at random)" if len(tied) > 1 else task["chosen"]
+
+
 def task_block(pod: Mapping[str, Any], task: Mapping[str, Any] | None) -> Html:
     """One task: where it went or why not; expandable, when the session tried it, to why it fits no
     node, the predicates on every node, the scores and the node chosen."""
-    line = f"{pod['name']}: {pod_verdict(pod, short=True)}"
+    line = el("span", el("strong", pod["name"]), f": {pod_verdict(pod, short=True)}")
     if task is None:
         return el("p", line, cls="task")
     tried = sum(len(g["nodes"]) for g in task.get("nodes") or ())
     said = [f"the predicates refuse it on {tried:,} node(s)" if tried else "",
             f"{len(task.get('scores') or ()):,} node(s) scored" if task.get("scores") else "",
-            f"the node chosen: {task['chosen']}" if task.get("chosen") else ""]
+            f"the node chosen: {_choice(task)}" if task.get("chosen") else ""]
     notes = [el("p", "; ".join(s for s in said if s).capitalize() + ".", cls="note")]
     if pod_verdict(pod, short=True) != pod_verdict(pod):
         notes.append(el("p", pod_verdict(pod)))
     if task.get("fitError") and task["fitError"] != (pod.get("podScheduled") or {}).get("message"):
         notes.append(el("p", "Why no node: ", el("code", task["fitError"])))
     if task.get("chosen") and not pod.get("boundTo"):
-        notes.append(el("p", f"Allocate picked {task['chosen']}, but the task was not bound this session "
-                             "(the gang was not ready: its placements were rolled back).", cls="note"))
+        notes.append(el("p", f"Allocate chose {_choice(task)}, but the task was not bound this session.",
+                        cls="note"))
     return el("details", el("summary", line), *notes, predicates(task), *scores(task), cls="task",
               id=f"task-{task['name']}")
+
+
+def task_blocks(pods: list[Mapping[str, Any]], tasks: Mapping[str, Mapping[str, Any]]) -> list[Html]:
+    """Each task the session tried on its own; the others with the same answer as one line (`N tasks:
+    ...`, expandable to their names), where the first of them stands: a gang of 5,000 stays readable."""
+    out: list[Any] = []
+    alike: dict[str, tuple[int, list[Mapping[str, Any]]]] = {}
+    for p in pods:
+        if p["name"] in tasks:
+            out.append(task_block(p, tasks[p["name"]]))
+            continue
+        verdict = pod_verdict(p, short=True)
+        if verdict not in alike:
+            alike[verdict] = (len(out), [])
+            out.append(None)
+        alike[verdict][1].append(p)
+    for verdict, (slot, same) in alike.items():
+        out[slot] = task_block(same[0], None) if len(same) == 1 else el(
+            "details", el("summary", el("strong", f"{len(same):,} tasks"), f": {verdict}"),
+            el("p", ", ".join(p["name"] for p in same)), cls="task alike")
+    return out
 
 
 def _events_table(events: Iterable[Mapping[str, Any]]) -> Html | None:
@@ -241,7 +269,7 @@ def pod_group_section(doc: Doc, pg: Mapping[str, Any]) -> Html:
         el("p", f"Queue {pg.get('queue')}, minMember {pg.get('minMember')}", cls="meta"), verdicts,
         _tree(extra) if extra else None,
         el("h3", "Tasks"),
-        *(task_block(p, tasks.get(p["name"])) for p in pods),
+        *task_blocks(pods, tasks),
         None if pods else el("p", "No pod of the PodGroup among the objects."),
         el("h3", "Conditions") if conditions else None,
         table(("Type", "Status", "Reason", "Message"), conditions) if conditions else None,

@@ -99,7 +99,7 @@ def test_many_nodes_are_grouped_by_their_reasons_each_group_expandable(tmp_path:
     # the gang's verdict and each task's own answer, as the text says them
     assert "Gang 1/2 tasks in gang unschedulable: pod group is not ready" in text
     assert "default/train-0: Schedulable: Pod default/train-0 can possibly be assigned to big" in text
-    assert "Allocate picked big, but the task was not bound this session" in text
+    assert "Allocate chose big, but the task was not bound this session." in text
 
 
 def test_few_nodes_get_a_row_each_with_every_reason_and_the_scores(tmp_path: Path) -> None:
@@ -116,6 +116,9 @@ def test_enqueue_refused_names_the_plugin_in_its_words(tmp_path: Path) -> None:
     text, _ = page_of(tmp_path, "--nodes", str(VOLCANO / "overcommit.yaml"))
     assert "Enqueue refused by overcommit: resource in cluster is overused: overused cpu" in text
     assert "Volcano session: 1 PodGroup(s), 1 waiting" in text
+    # never tried (enqueue left the job Pending): the four tasks' one answer, said once
+    assert "4 tasks : Unschedulable: pod group is not ready, 4 Pending, 4 minAvailable; Pending: 4 Unschedulable " \
+           "default/huge-0, default/huge-1, default/huge-2, default/huge-3" in text
 
 
 def test_the_page_shows_the_keys_it_does_not_know_as_the_document_holds_them(tmp_path: Path) -> None:
