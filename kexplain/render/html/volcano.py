@@ -30,13 +30,15 @@ REFUSALS = ((OVERUSED, ("overcommit",)), (INSUFFICIENT, ("proportion", "capacity
 CSS = """
 section.volcano table { width: 100%; table-layout: auto; }
 section.volcano td, section.volcano summary, section.volcano li, section.volcano p { overflow-wrap: break-word; }
-section.volcano td { vertical-align: top; } section.volcano td:first-child { min-width: 8rem; } section.volcano td:last-child, section.volcano p code { overflow-wrap: anywhere; }
+section.volcano td { vertical-align: top; } section.volcano td:first-child { min-width: 8rem; }
+section.volcano td:last-child, section.volcano p code { overflow-wrap: anywhere; }
 section.volcano details.task { margin: .5rem 0; padding-left: .6rem; border-left: 3px solid var(--line); }
 section.volcano details.task > summary, section.volcano p.task { font-weight: normal; }
 section.volcano p.task { margin: .5rem 0; padding-left: calc(.6rem + 3px); }
 section.volcano details.nodes > summary { font-weight: normal; }
 section.volcano dl.verdicts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem .8rem; }
-section.volcano dl.verdicts dt { font-weight: 600; } section.volcano dl.verdicts dd { margin: 0; overflow-wrap: anywhere; }
+section.volcano dl.verdicts dt { font-weight: 600; }
+section.volcano dl.verdicts dd { margin: 0; overflow-wrap: anywhere; }
 section.volcano tr.chosen td { font-weight: 600; }
 """
 
@@ -89,10 +91,17 @@ def enqueue_verdict(doc: Doc, pg: Mapping[str, Any]) -> str:
     """Whether enqueue admitted the PodGroup, and which plugin refused it in its own words."""
     if "enqueue" not in (doc.get("config") or {}).get("actions") or ():
         return "enqueue is not among the actions"
+    skipped = {s.get("podGroup"): s.get("reason") for s in doc.get("skippedJobs") or ()}
+    if pg["name"] in skipped:
+        return f"not asked: the session leaves the PodGroup out ({skipped[pg['name']]})"
     if pg.get("phaseBefore") != "Pending":
         return f"not asked: the PodGroup was already {pg.get('phaseBefore')}"
     if pg.get("phase") != "Pending":
         return f"admitted: Pending -> {pg.get('phase')}"
+    queue = next((q for q in doc.get("queues") or () if q.get("name") == pg.get("queue")), {})
+    if queue.get("state", "Open") != "Open" and "proportion" in _plugins(doc):
+        return (f"refused by proportion: queue {pg.get('queue')} is {queue['state']} (proportion refuses a job "
+                "of a queue that is not Open, without an event)")
     said = [e["message"] for e in doc.get("events") or ()
             if e.get("object") == f"PodGroup {pg['name']}" and e.get("type") == "Normal"]
     plugins = _plugins(doc)
@@ -304,6 +313,19 @@ def session_section(doc: Doc) -> Html:
                     else el("p", "No PodGroup among the objects: Volcano has no job to schedule."))
 
 
+def orphans_section(doc: Doc) -> Html | None:
+    """The pods of a PodGroup the session does not hold (none among the objects, or left out): Volcano's
+    cache has no job for them and does not schedule them."""
+    held = {pg["name"] for pg in doc.get("podGroups") or ()}
+    pods = [p for p in doc.get("pods") or ()
+            if p.get("podGroup") and f"{p['name'].split('/', 1)[0]}/{p['podGroup']}" not in held]
+    if not pods:
+        return None
+    return _section("Pods whose PodGroup the session does not hold", "orphans",
+                    el("p", "Volcano's scheduler cache holds no job for these pods: it does not schedule them.",
+                       cls="note"), *task_blocks(pods, {t["name"]: t for t in doc.get("tasks") or ()}))
+
+
 def queues_section(doc: Doc) -> Html | None:
     """Per queue its state and allocated, and whatever further figures the document holds for it."""
     queues = [q for q in doc.get("queues") or () if isinstance(q, Mapping)]
@@ -344,7 +366,7 @@ def title(doc: Doc) -> str:
 def render_volcano_session(doc: Doc, style: str) -> str:
     """The page of one session document (`style`: the page's css)."""
     body = [session_section(doc), *(pod_group_section(doc, pg) for pg in doc.get("podGroups") or ()),
-            queues_section(doc), fixes_section(doc),
+            orphans_section(doc), queues_section(doc), fixes_section(doc),
             other_events(doc),
             others_section(doc),
             _section("As the terminal prints it", "text", el("pre", _text(doc), cls="text"))]

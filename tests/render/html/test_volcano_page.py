@@ -142,3 +142,25 @@ def test_the_terminals_answer_is_on_the_page(tmp_path: Path) -> None:
     _, out, _ = run("volcano", "--nodes", str(VOLCANO / "gang-cluster.yaml"))
     _, markup = page_of(tmp_path, "--nodes", str(VOLCANO / "gang-cluster.yaml"))
     assert html.escape(out.rstrip("\n"), quote=True) in markup
+
+
+def test_a_pod_whose_podgroup_the_session_does_not_hold_is_on_the_page(tmp_path: Path) -> None:
+    text, _ = page_of(tmp_path, "--nodes", str(VOLCANO / "gang-pod.yaml"))
+    assert "Volcano session: no PodGroup" in text
+    assert ("Pods whose PodGroup the session does not hold Volcano's scheduler cache holds no job for these pods: "
+            "it does not schedule them. default/train-2 : not scheduled this session") in text
+
+
+def test_enqueue_says_why_a_job_of_a_closed_or_missing_queue_waits(tmp_path: Path) -> None:
+    """Proportion refuses a job of a queue that is not Open without an event; a PodGroup of a queue that
+    does not exist is left out of the session: neither is an unnamed refusal."""
+    closed = [node("n1", "4"), {**GROUP, "spec": {"minMember": 1, "queue": "frozen", "minResources": {"cpu": "1"}}},
+              pod("train-0", "1", 1),
+              {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "frozen"},
+               "spec": {"weight": 1}, "status": {"state": "Closed"}}]
+    text, _ = page_of(tmp_path, "--nodes", write(tmp_path, closed))
+    assert ("Enqueue refused by proportion: queue frozen is Closed (proportion refuses a job of a queue that is "
+            "not Open, without an event)") in text
+    missing = [node("n1", "4"), {**GROUP, "spec": {"minMember": 1, "queue": "nope"}}, pod("train-0", "1", 1)]
+    text, _ = page_of(tmp_path, "--nodes", write(tmp_path, missing))
+    assert "Enqueue not asked: the session leaves the PodGroup out (queue nope does not exist)" in text
