@@ -1,9 +1,11 @@
 """The `kexplain volcano --html` page in Chromium: static (no script), it reads in order (the session,
 each PodGroup, the queues, the text); a task and a group of nodes open at a click, the group's every node
 then shown; at 800 and 1280 pixels nothing but the terminal's own text scrolls sideways, with every
-task and group opened too, on a generated cluster of many jobs and long names."""
+task and group opened too, on a generated cluster of many jobs and long names, and with a newer
+document's keys (a queue's many figures, fixes)."""
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -13,7 +15,10 @@ pytest.importorskip("selenium", reason="browser tests need the selenium package 
 
 from selenium.webdriver.common.by import By  # noqa: E402
 
+from kexplain.cli.app import main  # noqa: E402
+from kexplain.render.html.page import render_page  # noqa: E402
 from tests.browser.conftest import kexplain  # noqa: E402
+from tests.support.cli_helpers import TestEnvironment  # noqa: E402
 from tests.render.html.test_volcano_page import many_nodes, write  # noqa: E402
 from tests.support.paths import ROOT  # noqa: E402
 
@@ -41,6 +46,25 @@ def generated(request, tmp_path_factory: pytest.TempPathFactory) -> Path:
     case = volcano_bench.write_case(folder, volcano_bench.Shape(request.param, 60, jobs, 60, 4, 93))
     out = folder / "generated.html"
     kexplain("volcano", "--nodes", str(case / "cluster.json"), "--html", str(out))
+    return out
+
+
+@pytest.fixture(scope="module")
+def newer(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The page of a document with keys this page does not know: eight figures per queue (columns), fixes
+    with long lines, a key of its own."""
+    folder = tmp_path_factory.mktemp("volcano-newer")
+    env = TestEnvironment()
+    assert main(["volcano", "--nodes", write(folder, many_nodes()), "-o", "json"], env) == 1
+    doc = json.loads(env.out)
+    figures = {k: {"cpu": "1500m", "memory": "17179869184", "nvidia.com/gpu": "8"} for k in
+               ("capability", "deserved", "guarantee", "inqueue", "elastic", "realCapability", "request")}
+    doc["queues"] = [{**q, **figures, "share": 0.4375} for q in doc["queues"]]
+    doc["fixes"] = [{"podGroup": "default/train", "change": "spec.minMember: 2 -> 1 " + "x" * 200,
+                     "verified": "the session again: the PodGroup Running"}]
+    doc["future"] = {"words": "y" * 300}
+    out = folder / "newer.html"
+    out.write_text(render_page(doc))
     return out
 
 
@@ -87,3 +111,12 @@ def test_every_task_and_group_opened_still_fits(browser, generated, width):
     assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
     assert browser.execute_script(OVERFLOWING) == []
     assert errors(browser) == []
+
+
+def test_a_newer_documents_keys_fit_too(browser, newer):
+    browser.set_window_size(800, 900)
+    browser.get(newer.as_uri())
+    sections = [h.text for h in browser.find_elements(By.CSS_SELECTOR, "section.volcano h2")]
+    assert sections[-4:] == ["Queues", "Fixes", "More of the document", "As the terminal prints it"]
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+    assert browser.execute_script(OVERFLOWING) == []

@@ -40,6 +40,7 @@ section.volcano dl.verdicts { display: grid; grid-template-columns: max-content 
 section.volcano dl.verdicts dt { font-weight: 600; }
 section.volcano dl.verdicts dd { margin: 0; overflow-wrap: anywhere; }
 section.volcano tr.chosen td { font-weight: 600; }
+section.volcano ul.figures { margin: 0; padding-left: 1rem; }
 """
 
 
@@ -327,14 +328,17 @@ def orphans_section(doc: Doc) -> Html | None:
 
 
 def queues_section(doc: Doc) -> Html | None:
-    """Per queue its state and allocated, and whatever further figures the document holds for it."""
+    """Per queue its state and allocated, and whatever further figures the document holds for it (one
+    line each in a last column: a queue may have many)."""
     queues = [q for q in doc.get("queues") or () if isinstance(q, Mapping)]
     if not queues:
         return None
     more = [k for k in dict.fromkeys(k for q in queues for k in q) if k not in QUEUE_SHOWN]
-    rows = [(q.get("name", ""), q.get("state", ""), _value(q.get("allocated")), *(_value(q.get(k)) for k in more))
+    rows = [(q.get("name", ""), q.get("state", ""), _value(q.get("allocated")),
+             *([el("ul", *(el("li", f"{k}: {_value(q[k])}") for k in more if k in q), cls="figures")] if more else []))
             for q in queues]
-    return _section("Queues", "queues", table(("Queue", "State", "Allocated", *more), rows))
+    return _section("Queues", "queues", table(("Queue", "State", "Allocated", *(["Further figures"] if more else [])),
+                                              rows))
 
 
 def fixes_section(doc: Doc) -> Html | None:

@@ -122,7 +122,7 @@ def test_enqueue_refused_names_the_plugin_in_its_words(tmp_path: Path) -> None:
 
 
 def test_the_page_shows_the_keys_it_does_not_know_as_the_document_holds_them(tmp_path: Path) -> None:
-    """A queue's further figures (its own columns), the fixes and any other key: shown, never dropped."""
+    """A queue's further figures (one line each), the fixes and any other key: shown, never dropped."""
     code, out, _ = run("volcano", "--nodes", str(VOLCANO / "overcommit.yaml"), "-o", "json")
     doc = json.loads(out)
     doc["queues"][0] = {**doc["queues"][0], "capability": {"cpu": "4"}, "deserved": {"cpu": "2"}}
@@ -130,8 +130,8 @@ def test_the_page_shows_the_keys_it_does_not_know_as_the_document_holds_them(tmp
     doc["somethingNew"] = {"answer": 42}
     markup = render_page(doc)
     text = words(markup)
-    assert re.search(r"<th scope=\"col\">capability</th><th scope=\"col\">deserved</th>", markup)
-    assert "<td>cpu 4</td><td>cpu 2</td>" in markup
+    assert '<th scope="col">Further figures</th>' in markup
+    assert '<td><ul class="figures"><li>capability: cpu 4</li><li>deserved: cpu 2</li></ul></td>' in markup
     assert 'id="fixes"' in markup and "minMember 4 -> 2" in text
     assert "somethingNew:" in text and "42" in text
     plain = render_page(json.loads(out))
@@ -164,3 +164,9 @@ def test_enqueue_says_why_a_job_of_a_closed_or_missing_queue_waits(tmp_path: Pat
     missing = [node("n1", "4"), {**GROUP, "spec": {"minMember": 1, "queue": "nope"}}, pod("train-0", "1", 1)]
     text, _ = page_of(tmp_path, "--nodes", write(tmp_path, missing))
     assert "Enqueue not asked: the session leaves the PodGroup out (queue nope does not exist)" in text
+
+
+def test_a_page_that_cannot_be_written_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    where = tmp_path / "missing" / "page.html"
+    code, _, err = run("volcano", "--nodes", str(VOLCANO / "gang-cluster.yaml"), "--html", str(where))
+    assert code == 2 and err.strip() == f"error: {where}: No such file or directory"
