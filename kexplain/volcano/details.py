@@ -10,6 +10,9 @@ from typing import Any
 from kexplain.volcano.cache import ClusterInfo
 from kexplain.volcano.framework.session import Session
 
+SCORES_KEPT = 10        # the best scores kept per task (and every node tied at the best): 5,000 tasks that
+                        # fit 1,000 nodes each would otherwise carry five million
+
 
 def _grouped(fit_errors: Any, order: dict[str, int]) -> list[dict[str, Any]]:
     """The nodes by identical reasons (every reason of each node, not only the first), each group in the
@@ -20,10 +23,19 @@ def _grouped(fit_errors: Any, order: dict[str, int]) -> list[dict[str, Any]]:
     return [{"reasons": list(reasons), "nodes": nodes} for reasons, nodes in groups.items()]
 
 
+def _best(scores: dict[str, float], order: dict[str, int]) -> list[dict[str, Any]]:
+    """The best scores, the best first (the nodes' order among equals): `SCORES_KEPT` of them, more when
+    more nodes tie at the best (each one Volcano may pick)."""
+    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], order.get(kv[0], len(order)), kv[0]))
+    top = ranked[0][1]
+    kept = [kv for i, kv in enumerate(ranked) if i < SCORES_KEPT or kv[1] == top]
+    return [{"node": n, "score": s} for n, s in kept]
+
+
 def task_details(ssn: Session, cluster: ClusterInfo) -> list[dict[str, Any]]:
     """Per task the session tried (in the pods' order): its PodGroup, why it fits no node (Volcano's
     message and the nodes grouped by reasons), the scores of the nodes it fits and the node chosen (the
-    candidates where Volcano picks among equal scores)."""
+    candidates where Volcano picks among equal scores; the best scores only, `scored` saying of how many)."""
     order = {n.name: i for i, n in enumerate(cluster.node_list)}
     out = []
     for task in sorted(cluster.tasks, key=lambda t: t.key):
@@ -41,7 +53,7 @@ def task_details(ssn: Session, cluster: ClusterInfo) -> list[dict[str, Any]]:
             if len(decision.candidates) > 1:
                 entry["candidates"] = list(decision.candidates)
             if decision.scores:
-                entry["scores"] = [{"node": n, "score": s} for n, s in
-                                   sorted(decision.scores.items(), key=lambda kv: (-kv[1], order.get(kv[0], 0)))]
+                entry["scored"] = len(decision.scores)
+                entry["scores"] = _best(decision.scores, order)
         out.append(entry)
     return out

@@ -183,8 +183,10 @@ def scores(task: Mapping[str, Any]) -> list[Html]:
                 for s in items]
 
     head = el("thead", el("tr", el("th", "Node", scope="col"), el("th", "Score", scope="col", cls="num")))
-    out = [el("table", el("caption", "The scores (nodeorder, binpack, ...) summed per node"), head,
-              el("tbody", *rows(scored[:SCORES_SHOWN])), cls="scores")]
+    count = max(task.get("scored") or 0, len(scored))
+    caption = ("The scores (nodeorder, binpack, ...) summed per node" if count == len(scored) else
+               f"The {len(scored):,} best of the {count:,} nodes scored (nodeorder, binpack, ...), summed per node")
+    out = [el("table", el("caption", caption), head, el("tbody", *rows(scored[:SCORES_SHOWN])), cls="scores")]
     if len(scored) > SCORES_SHOWN:
         out.append(el("details", el("summary", f"{len(scored) - SCORES_SHOWN:,} more node(s) scored"),
                       el("table", el("tbody", *rows(scored[SCORES_SHOWN:])), cls="scores"), cls="nodes"))
@@ -205,7 +207,7 @@ def task_block(pod: Mapping[str, Any], task: Mapping[str, Any] | None) -> Html:
         return el("p", line, cls="task")
     tried = sum(len(g["nodes"]) for g in task.get("nodes") or ())
     said = [f"the predicates refuse it on {tried:,} node(s)" if tried else "",
-            f"{len(task.get('scores') or ()):,} node(s) scored" if task.get("scores") else "",
+            f"{task.get('scored') or len(task.get('scores') or ()):,} node(s) scored" if task.get("scores") else "",
             f"the node chosen: {_choice(task)}" if task.get("chosen") else ""]
     notes = [el("p", "; ".join(s for s in said if s).capitalize() + ".", cls="note")]
     if pod_verdict(pod, short=True) != pod_verdict(pod):
