@@ -13,6 +13,7 @@ from kexplain.app.volcano_jobs import waits
 from kexplain.cli.env import env_of
 from kexplain.cli.exit_codes import ExitStatus
 from kexplain.cli.options import MAX_INPUT_SIZE_OPTION, OUTPUT_OPTION, Output, max_objects_option
+from kexplain.cli.output import save_page
 from kexplain.render import structured
 from kexplain.render.volcano import render
 from kexplain.render.volcano_jobs import render_jobs
@@ -48,6 +49,10 @@ def command(
                                                       "among the inputs, else Volcano's built-in one."),
     volcano_version: Optional[str] = volcano_version_option(),
     output: Output = OUTPUT_OPTION,
+    html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
+                                       help="Also write the session as a self-contained page: the actions, per "
+                                            "PodGroup its verdicts, per task the predicates on every node and the "
+                                            "scores, the queues, the events."),
     max_input_size: int = MAX_INPUT_SIZE_OPTION,
     max_objects: int = max_objects_option(),
     suggestions: bool = typer.Option(True, "--suggestions/--no-suggestions",
@@ -63,15 +68,18 @@ def command(
     bad input, 4 internal error."""
     env = env_of(ctx)
     doc = explain(nodes, scheduler_conf, max_bytes=max_input_size, max_objects=max_objects, files=files or (),
-                  stdin=env.stdin, version=resolve(volcano_version),
-                  suggestions=suggestions)
+                  stdin=env.stdin, version=resolve(volcano_version), suggestions=suggestions,
+                  details=html is not None)
     for warning in doc.get("readWarnings") or ():
         env.error(f"warning: {warning}")
+    shown = {k: v for k, v in doc.items() if k != "tasks"}     # (the page's details: what is printed stays)
     if output.value in structured.FORMATS:
-        structured.write(env.stdout, doc, output.value)
+        structured.write(env.stdout, shown, output.value)
     else:
-        render_jobs(doc, env.stdout)
-        render(doc, env.stdout)
+        render_jobs(shown, env.stdout)
+        render(shown, env.stdout)
+    if html:
+        save_page(html, doc)
     jobs = doc.get("jobs") or ()
     of_jobs = {job.get("podGroup") for job in jobs}
     waiting = any(pg["phase"] in ("Pending", "Inqueue") and any(c["type"] == "Unschedulable"

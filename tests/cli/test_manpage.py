@@ -91,7 +91,7 @@ def test_every_command_has_a_section():
 
 
 @pytest.mark.parametrize("command", ["", "explain", "pod", "snapshot", "lint", "autoscale", "karpenter", "kueue",
-                                     "evict pressure", "evict drain", "evict taints", "version"])
+                                     "evict pressure", "evict drain", "evict taints", "version", "volcano"])
 def test_options_agree(command):
     cli = cli_options()[command]
     man = man_options()[command]

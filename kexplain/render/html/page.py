@@ -14,6 +14,7 @@ from kexplain.render.html.autoscaler import autoscaler_section
 from kexplain.render.html.karpenter import karpenter_section
 from kexplain.render.html.karpenter_disruption import is_disruption, render_disruption
 from kexplain.render.html.kueue import job_key, job_title
+from kexplain.render.html.volcano import is_volcano_session, render_volcano_session
 from kexplain.render.html.volcano_pod import is_volcano_pod, render_volcano_pod
 from kexplain.render.html.static import lint_section, overview, pod_name, trace_section
 from kexplain.render.evicted import headline
@@ -142,6 +143,8 @@ def render_page(doc: Mapping[str, Any]) -> str:
         return render_disruption(doc, _asset("page.css"))
     if is_volcano_pod(doc):         # a pod Volcano schedules: its session's answer
         return render_volcano_pod(doc, _asset("page.css"))
+    if is_volcano_session(doc):     # `kexplain volcano`'s session
+        return render_volcano_session(doc, _asset("page.css"))
     traces = traces_of(doc)
     kind = {TRACE_KIND: "trace", LIST_KIND: "list", LINT_KIND: "lint"}[str(doc.get("kind"))]
     title = _title(doc, traces)
