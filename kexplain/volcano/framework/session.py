@@ -4,6 +4,7 @@ Pipeline and Evict."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable
 
 from kexplain.volcano.api.fit_errors import Code
@@ -304,6 +305,7 @@ def compare_task(l: TaskInfo, r: TaskInfo) -> bool:
     return li < ri
 
 
+@lru_cache(maxsize=1 << 16)        # (a gang's queue compares its thousands of tasks again at every pop)
 def _index(name: str) -> int | None:
     parts = name.split("-")
     if len(parts) < 3:
