@@ -17,7 +17,7 @@ from kexplain.volcano.plugins.args import get_bool
 from kexplain.volcano.plugins.memo import KeptCheck, failing, fitting, memo_of, memoized_check
 
 MIN_NODES_TO_FIND, MIN_PERCENTAGE, BASELINE_PERCENTAGE = 100, 5, 50
-SCAN_CHUNK = 64         # nodes whose kept verdicts `_scan_kept` makes current at a time
+SCAN_CHUNK = 256        # nodes whose kept verdicts `_scan_kept` makes current at a time
 PREDICATE_ERROR_CACHE = "predicateErrorCacheEnable"
 
 

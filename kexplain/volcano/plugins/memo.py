@@ -42,6 +42,7 @@ UNSHAPED = frozenset(("hostname", "subdomain", "nodeName", "priorityClassName", 
 CONTAINER_SHAPE = ("resources", "ports", "restartPolicy")
 CONTAINER_STATUSES = ("containerStatuses", "initContainerStatuses")
 VERSION = attrgetter("version")
+NodeKeys = tuple[list[str], list[tuple[str, int]]]
 
 
 class _Tables:
@@ -70,6 +71,7 @@ class ShapeMemo:
         self.scores = _Tables()                     # (plugin, shape) -> node [, version] -> raw
         self.fitting = _Tables()                    # request -> (node name, version) -> (idle, future idle)
         self.skips: dict[tuple[int, str], bool] = {}     # (plugin, shape) -> PreScore skipped
+        self.states: dict[tuple[int, str], CycleState] = {}     # (plugin, shape) -> its PreScore's state
         self.shapes: dict[str, str] = {}                 # task uid -> shape
 
     def shape(self, task: TaskInfo) -> str:
@@ -94,37 +96,40 @@ class ShapeMemo:
             skipped = found
         return self.shape(task), frozenset(skipped)
 
-    def raw_scores(self, plugin: Any, task: TaskInfo, pod: Any, nodes: list[NodeInfo], snapshot: Any,
+    def raw_scores(self, plugin: Any, task: TaskInfo, pod: Any, nodes: NodeKeys, snapshot: Any,
                    ) -> tuple[bool, list[int] | None]:
-        """(kept, the plugin's raw scores of `nodes`: None when its PreScore skips); kept False when the
-        plugin's scores are not memoized (then nothing was computed)."""
+        """(kept, the plugin's raw scores of the nodes: None when its PreScore skips); kept False when the
+        plugin's scores are not memoized (then nothing was computed). `nodes`: their names and their
+        (name, version) pairs (`node_keys`)."""
         name = getattr(plugin, "name", "")
         static = name in STATIC_SCORES
         if not static and name not in NODE_SCORES:
             return False, None
         key = (id(plugin), self.shape(task))
-        if key not in self.skips:
-            state = CycleState()
+        state = self.states.get(key)
+        if state is None:
+            state = self.states[key] = CycleState()     # (these PreScores read the pod alone; Score only reads it)
             status = plugin.pre_score(state, pod, []) if hasattr(plugin, "pre_score") else None
             self.skips[key] = status is not None and status.is_skip
         if self.skips[key]:
             return True, None
         table = self.scores.get(key)
-        keys = [nd.name for nd in nodes] if static else [(nd.name, nd.version) for nd in nodes]
+        keys = nodes[0] if static else nodes[1]
         found = list(map(table.get, keys))
         if None in found:
             if not static and len(table) > 4 * self.nodes:
                 table.clear()       # (mostly versions placements have left behind)
-            _compute(plugin, pod, snapshot, table, keys, found, [nd.name for nd in nodes])
+            missing = list(compress(range(len(found)), map(is_, found, repeat(None))))
+            for i in missing:
+                found[i] = table[keys[i]] = int(plugin.score(state, pod, snapshot.get(nodes[0][i])))
         return True, found          # type: ignore[return-value]
-
 
     def fits(self, task: TaskInfo, nodes: list[NodeInfo]) -> list[tuple[bool, bool]]:
         """Per node, whether the task's request fits its idle, and its future idle (kept per request and
         node version)."""
         req = task.init_resreq
         table = self.fitting.get(_resource_key(req))
-        keys = [(nd.name, nd.version) for nd in nodes]
+        keys = node_keys(nodes)[1]
         found = list(map(table.get, keys))
         if None in found:
             if len(table) > 4 * self.nodes:
@@ -135,16 +140,10 @@ class ShapeMemo:
         return found          # type: ignore[return-value]
 
 
-def _compute(plugin: Any, pod: Any, snapshot: Any, table: dict[Any, int], keys: list[Any], found: list[Any],
-             names: list[str]) -> None:
-    """The raw scores `found` lacks, as `k8s.plugin_scores` computes them (PreScore, then Score per node)."""
-    missing = [i for i, v in enumerate(found) if v is None]
-    infos = [snapshot.get(names[i]) for i in missing]
-    state = CycleState()
-    if hasattr(plugin, "pre_score"):
-        plugin.pre_score(state, pod, infos)
-    for i, ni in zip(missing, infos):
-        found[i] = table[keys[i]] = int(plugin.score(state, pod, ni))
+def node_keys(nodes: list[NodeInfo]) -> NodeKeys:
+    """The nodes' names, and their (name, version) pairs."""
+    names = [nd.name for nd in nodes]
+    return names, list(zip(names, map(VERSION, nodes)))
 
 
 def shape_of(pod: dict[str, Any]) -> str:
