@@ -125,8 +125,8 @@ class ShapeMemo:
         return True, found          # type: ignore[return-value]
 
     def fits(self, task: TaskInfo, nodes: list[NodeInfo]) -> list[tuple[bool, bool]]:
-        """Per node, whether the task's request fits its idle, and its future idle (kept per request and
-        node version)."""
+        """Per node, whether the task's request fits its idle, and (when not) its future idle (kept per
+        request and node version)."""
         req = task.init_resreq
         table = self.fitting.get(_resource_key(req))
         keys = node_keys(nodes)[1]
@@ -136,7 +136,8 @@ class ShapeMemo:
                 table.clear()
             for i, nd in enumerate(nodes):
                 if found[i] is None:
-                    found[i] = table[keys[i]] = (req.less_equal(nd.idle), req.less_equal(nd.future_idle()))
+                    now = req.less_equal(nd.idle)        # (the future idle is asked only of a node the idle cannot hold)
+                    found[i] = table[keys[i]] = (now, now or req.less_equal(nd.future_idle()))
         return found          # type: ignore[return-value]
 
 
