@@ -2,23 +2,22 @@
 tasks (issue 93: allocate asks them for thousands of tasks on hundreds of nodes each).
 
 The tasks of a job role are one pod but for their names, and many roles ask alike. A verdict or a
-node-local score reads only the pod's spec and status (its `shape`: both, but for the hostname,
-subdomain and the containers' images, which no filter reads) and that one node; the action's own
-resource check reads the task's request (of the spec) and the node's idle. So an entry is kept per
-(plugin, shape) and node, good while the
-node's `version` (bumped by every task added to or removed from it: allocate, pipeline, evict and a
-discard's undoing alike) is the one it was computed at. The node affinity, taint and image scores read
-what a session never changes (labels, taints, images): kept by node alone. A task whose inter-pod
+node-local score reads only the pod's `shape` (`shape_of`: its spec and status but for what is the
+task's own or the pod's running, and of each container only its requests, ports and restart policy)
+and that one node; the action's own resource check reads the task's request and the node's idle. So
+an entry is kept per (plugin, shape) and node, good while the node's `version` (bumped by every task
+added to or removed from it: allocate, pipeline, evict and a discard's undoing alike) is the one it
+was computed at. The node affinity, taint and image scores read what a session never changes
+(labels, taints, images): kept by node alone. A task whose inter-pod
 affinity or topology spread Filter runs (they count other nodes' pods) keeps no verdict; those two
 plugins' scores are never kept. Nothing here changes an answer: `ENABLED` off gives the same session."""
 from __future__ import annotations
 
+from itertools import compress, repeat
+from operator import attrgetter, is_, ne, not_
 from typing import Any, Callable, Hashable
 
 from kexplain.framework.cycle_state import CycleState
-from itertools import compress, repeat
-from operator import attrgetter, is_, ne, not_
-
 from kexplain.framework.signers import canonical
 from kexplain.plugins import names as n
 from kexplain.volcano.api.fit_errors import FitError, Status
@@ -28,7 +27,7 @@ from kexplain.volcano.api.task import TaskInfo
 from kexplain.volcano.plugins import k8s
 
 ENABLED = True           # the tests compare sessions with it off
-MAX_KEYS = 512           # signatures kept per kind of table; the least recently used dropped first
+MAX_KEYS = 512           # shapes kept per kind of table; the least recently used dropped first
 CROSS_NODE = frozenset((n.INTER_POD_AFFINITY, n.POD_TOPOLOGY_SPREAD))     # read other nodes' pods
 STATIC_SCORES = frozenset((n.NODE_AFFINITY, n.TAINT_TOLERATION))          # the node's labels and taints
 NODE_SCORES = frozenset((n.NODE_RESOURCES_FIT, n.NODE_RESOURCES_BALANCED_ALLOCATION))   # its requests
