@@ -233,7 +233,8 @@ def _allocatable_jobs(ssn: Session) -> tuple[PriorityQueue[QueueInfo], dict[str,
             continue
         if job.queue not in ssn.queues:
             continue
-        tasks = PriorityQueue(ssn.task_order_less, [t for t in job.pending() if not t.resreq.is_empty()])
+        tasks = PriorityQueue(ssn.task_order_less, [t for t in job.pending() if not t.resreq.is_empty()],
+                              ssn.task_key())
         if tasks.empty():
             continue
         if job.queue not in jobs_by_queue:

@@ -133,6 +133,19 @@ class Session:
             return res < 0
         return compare_task(l, r)
 
+    def task_key(self) -> Callable[[TaskInfo], tuple | None] | None:
+        """A sort key giving `task_order_less`'s order, when every taskOrder function has one (its `key`):
+        theirs, then CompareTask's (the name's index, creation, UID); None for a task whose name has no
+        index (CompareTask is then no key order). None when a function has no key."""
+        keys = [getattr(fn, "key", None) for _, fn in self._each("taskOrder", "task_order")]
+        if any(k is None for k in keys):
+            return None
+
+        def key(t: TaskInfo) -> tuple | None:
+            index = _index(t.name)
+            return None if index is None else (*[k(t) for k in keys], index, t.creation, t.uid)    # type: ignore[misc]
+        return key
+
     def _vote(self, point: str, switch: str, obj: Any) -> bool:
         """A vote over the tiers: any Reject refuses; a tier with a Permit decides."""
         for tier in self._tiers(point, switch):
