@@ -17,7 +17,7 @@ from kexplain.volcano.plugins.args import get_bool
 from kexplain.volcano.plugins.memo import KeptCheck, failing, fitting, memo_of, memoized_check
 
 MIN_NODES_TO_FIND, MIN_PERCENTAGE, BASELINE_PERCENTAGE = 100, 5, 50
-SCAN_CHUNK = 64         # nodes whose kept verdicts `_scan_kept` makes current at a time
+SCAN_CHUNK = 256        # nodes whose kept verdicts `_scan_kept` makes current at a time
 PREDICATE_ERROR_CACHE = "predicateErrorCacheEnable"
 
 
@@ -71,7 +71,7 @@ def _scan(task: TaskInfo, nodes: list[NodeInfo], check: Callable[[TaskInfo, Node
         node = nodes[(start + i) % len(nodes)]
         processed += 1
         if before is not None and node.name in before:
-            fe.set_node_error(node.name, before[node.name])
+            fe.set_node_error(node.name, known_error(before, node.name))
             continue
         err = check(task, node)
         if err is not None:
@@ -84,13 +84,16 @@ def _scan(task: TaskInfo, nodes: list[NodeInfo], check: Callable[[TaskInfo, Node
     return processed
 
 
-def _scan_kept(task: TaskInfo, check: KeptCheck, start: int, want: int, before: dict[str, FitError] | None,
-               known: dict[str, FitError], fe: FitErrors, out: list[NodeInfo]) -> int:
+def _scan_kept(task: TaskInfo, check: KeptCheck, start: int, want: int, before: dict[str, Any] | None,
+               known: dict[str, Any], fe: FitErrors, out: list[NodeInfo]) -> int:
     """`_scan` over kept verdicts: a chunk of nodes at a time, its changed nodes checked again, its fits and
-    failures picked out in C; the same nodes found, the same errors in the same order."""
+    failures picked out in C; the same nodes found, the same errors in the same order. A failure is kept
+    in `known` as (task key, statuses), its FitError made when read (`known_error`); `fe` is filled only
+    when no node fits (allocate reads a search's errors only then)."""
     nodes = check.kept.nodes
     bad = {i for i in map(check.kept.index.get, before) if i is not None} if before else None
     processed = 0
+    failed: list[int] = []
     for seg_lo, seg_hi in ((start, len(nodes)), (0, start)):
         for lo in range(seg_lo, seg_hi, SCAN_CHUNK):
             hi = min(lo + SCAN_CHUNK, seg_hi)
@@ -99,17 +102,25 @@ def _scan_kept(task: TaskInfo, check: KeptCheck, start: int, want: int, before: 
             picks = list(islice(compress(range(lo, hi), ok), want - len(out)))
             end = picks[-1] + 1 if len(out) + len(picks) >= want else hi
             for i in failing(ok, lo, end):
-                name = nodes[i].name
-                if bad is not None and i in bad:
-                    fe.set_node_error(name, before[name])          # type: ignore[index]
-                    continue
-                err = known[name] = FitError(task.key, name, list(statuses[i - lo]))  # type: ignore[arg-type]
-                fe.set_node_error(name, err)
+                failed.append(i)
+                if bad is None or i not in bad:
+                    known[nodes[i].name] = (task.key, statuses[i - lo])
             out.extend(nodes[i] for i in picks)
             processed += end - lo
             if len(out) >= want:
                 return processed
+    if not out:
+        for i in failed:
+            fe.set_node_error(nodes[i].name, known_error(known, nodes[i].name))
     return processed
+
+
+def known_error(known: dict[str, Any], node: str) -> FitError:
+    """The error cache's FitError of `node` (made once from the (task key, statuses) `_scan_kept` keeps)."""
+    err = known[node]
+    if isinstance(err, tuple):
+        err = known[node] = FitError(err[0], node, list(err[1]))
+    return err
 
 
 def error_cache(ssn: Session, action: str) -> bool:
@@ -222,7 +233,8 @@ def _allocatable_jobs(ssn: Session) -> tuple[PriorityQueue[QueueInfo], dict[str,
             continue
         if job.queue not in ssn.queues:
             continue
-        tasks = PriorityQueue(ssn.task_order_less, [t for t in job.pending() if not t.resreq.is_empty()])
+        tasks = PriorityQueue(ssn.task_order_less, [t for t in job.pending() if not t.resreq.is_empty()],
+                              ssn.task_key())
         if tasks.empty():
             continue
         if job.queue not in jobs_by_queue:

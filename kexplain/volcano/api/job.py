@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from kexplain.volcano.api.fit_errors import POD_REASON_SCHEDULABLE, POD_REASON_UNSCHEDULABLE, FitErrors
 from kexplain.volcano.api.resource import Resource
 from kexplain.volcano.api.task import TaskInfo, TaskStatus, allocated_status
 
+ROLE = attrgetter("role")
 POD_GROUP_READY = "pod group is ready"
 POD_GROUP_NOT_READY = "pod group is not ready"
 
@@ -117,7 +119,7 @@ class JobInfo:
         out: Counter[str] = Counter()
         for s, ts in self.index.items():
             if allocated_status(s) or s in statuses:
-                out.update(t.role for t in ts.values())
+                out.update(map(ROLE, ts.values()))          # (in C: a gang's readiness counts thousands)
             elif s == TaskStatus.PENDING and best_effort_pending:
                 out.update(t.role for t in ts.values() if t.init_resreq.is_empty())
         return out

@@ -4,6 +4,7 @@ Pipeline and Evict."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable
 
 from kexplain.volcano.api.fit_errors import Code
@@ -136,6 +137,19 @@ class Session:
         if res != 0:
             return res < 0
         return compare_task(l, r)
+
+    def task_key(self) -> Callable[[TaskInfo], tuple | None] | None:
+        """A sort key giving `task_order_less`'s order, when every taskOrder function has one (its `key`):
+        theirs, then CompareTask's (the name's index, creation, UID); None for a task whose name has no
+        index (CompareTask is then no key order). None when a function has no key."""
+        keys = [getattr(fn, "key", None) for _, fn in self._each("taskOrder", "task_order")]
+        if any(k is None for k in keys):
+            return None
+
+        def key(t: TaskInfo) -> tuple | None:
+            index = _index(t.name)
+            return None if index is None else (*[k(t) for k in keys], index, t.creation, t.uid)    # type: ignore[misc]
+        return key
 
     def _vote(self, point: str, switch: str, obj: Any) -> tuple[bool, str]:
         """A vote over the tiers: any Reject refuses (the plugin named); a tier with a Permit decides."""
@@ -333,6 +347,7 @@ def compare_task(l: TaskInfo, r: TaskInfo) -> bool:
     return li < ri
 
 
+@lru_cache(maxsize=1 << 16)        # (a gang's queue compares its thousands of tasks again at every pop)
 def _index(name: str) -> int | None:
     parts = name.split("-")
     if len(parts) < 3:

@@ -2,6 +2,7 @@
 session, then committed (bound, evicted) or discarded (undone, each task remembering where it went)."""
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, TypeVar
 
@@ -68,22 +69,43 @@ class Statement:
 
 
 class PriorityQueue(Generic[T]):
-    """util.PriorityQueue: the least item first by `less` (ties never reached: every order ends on a UID)."""
+    """util.PriorityQueue: the least item first by `less` (ties never reached: every order ends on a UID).
+    With `key` (a sort key giving `less`'s order, None for an item it cannot order), a heap of
+    (key, arrival) instead of a scan per pop: the same least item, the first come among equal keys as
+    the scan finds it; an item without a key turns the queue back to the scan."""
 
-    def __init__(self, less: Callable[[T, T], bool], items: Any = ()) -> None:
+    def __init__(self, less: Callable[[T, T], bool], items: Any = (),
+                 key: Callable[[T], Any] | None = None) -> None:
         self.less = less
         self.items: list[T] = list(items)
+        self._key = key
+        self._heap: list[tuple[Any, int, T]] | None = None
+        if key is not None:
+            entries = [(key(item), i, item) for i, item in enumerate(self.items)]
+            if all(e[0] is not None for e in entries):
+                heapq.heapify(entries)
+                self._heap, self._seq, self.items = entries, len(entries), []
 
     def push(self, item: T) -> None:
+        if self._heap is not None:
+            k = self._key(item)          # type: ignore[misc]
+            if k is not None:
+                heapq.heappush(self._heap, (k, self._seq, item))
+                self._seq += 1
+                return
+            self.items = [e[2] for e in sorted(self._heap, key=lambda e: e[1])]
+            self._heap = None
         self.items.append(item)
 
     def empty(self) -> bool:
-        return not self.items
+        return not (self._heap if self._heap is not None else self.items)
 
     def __len__(self) -> int:
-        return len(self.items)
+        return len(self._heap if self._heap is not None else self.items)
 
     def pop(self) -> T:
+        if self._heap is not None:
+            return heapq.heappop(self._heap)[2]
         best = 0
         for i in range(1, len(self.items)):
             if self.less(self.items[i], self.items[best]):

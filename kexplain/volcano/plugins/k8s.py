@@ -3,7 +3,8 @@
 the session's kube-scheduler view (`cache.K8sView`)."""
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Sequence
+from typing import Any, Iterator, Mapping
 
 from kexplain.features.kube_version import KubeVersion
 from kexplain.framework.cycle_state import CycleState
@@ -43,13 +44,33 @@ def plugin_scores(plugin: Any, pod: PodInfo, names: list[str], handle: Handle, w
     """nodescore.CalculatePluginScore: PreScore (Skip: no scores), Score per node, the plugin's
     normalizer (or none), each score times the weight."""
     state = CycleState()
-    snap = handle.snapshot
-    infos = list(map(snap.get, names))
+    infos = LazyInfos(handle.snapshot, names)
     status = plugin.pre_score(state, pod, infos) if hasattr(plugin, "pre_score") else None
     if status is not None and status.is_skip:
         return {}
     scores = normalized(plugin, pod, names, [int(plugin.score(state, pod, ni)) for ni in infos], normalize, state)
     return {n: float(s * weight) for n, s in zip(names, scores)}
+
+
+class LazyInfos(Sequence):
+    """The NodeInfos of `names`, looked up when first read (a PreScore that skips reads none of them)."""
+
+    def __init__(self, snapshot: Any, names: list[str]) -> None:
+        self._snapshot, self._names, self._infos = snapshot, names, None
+
+    def _all(self) -> list[Any]:
+        if self._infos is None:
+            self._infos = list(map(self._snapshot.get, self._names))
+        return self._infos
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._all()[i]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._all())
 
 
 def normalized(plugin: Any, pod: PodInfo, names: list[str], raw: list[int], normalize: bool,

@@ -2,23 +2,22 @@
 tasks (issue 93: allocate asks them for thousands of tasks on hundreds of nodes each).
 
 The tasks of a job role are one pod but for their names, and many roles ask alike. A verdict or a
-node-local score reads only the pod's spec and status (its `shape`: both, but for the hostname,
-subdomain and the containers' images, which no filter reads) and that one node; the action's own
-resource check reads the task's request (of the spec) and the node's idle. So an entry is kept per
-(plugin, shape) and node, good while the
-node's `version` (bumped by every task added to or removed from it: allocate, pipeline, evict and a
-discard's undoing alike) is the one it was computed at. The node affinity, taint and image scores read
-what a session never changes (labels, taints, images): kept by node alone. A task whose inter-pod
+node-local score reads only the pod's `shape` (`shape_of`: its spec and status but for what is the
+task's own or the pod's running, and of each container only its requests, ports and restart policy)
+and that one node; the action's own resource check reads the task's request and the node's idle. So
+an entry is kept per (plugin, shape) and node, good while the node's `version` (bumped by every task
+added to or removed from it: allocate, pipeline, evict and a discard's undoing alike) is the one it
+was computed at. The node affinity, taint and image scores read what a session never changes
+(labels, taints, images): kept by node alone. A task whose inter-pod
 affinity or topology spread Filter runs (they count other nodes' pods) keeps no verdict; those two
 plugins' scores are never kept. Nothing here changes an answer: `ENABLED` off gives the same session."""
 from __future__ import annotations
 
+from itertools import compress, repeat
+from operator import attrgetter, is_, ne, not_
 from typing import Any, Callable, Hashable
 
 from kexplain.framework.cycle_state import CycleState
-from itertools import compress, repeat
-from operator import attrgetter, is_, ne, not_
-
 from kexplain.framework.signers import canonical
 from kexplain.plugins import names as n
 from kexplain.volcano.api.fit_errors import FitError, Status
@@ -28,7 +27,7 @@ from kexplain.volcano.api.task import TaskInfo
 from kexplain.volcano.plugins import k8s
 
 ENABLED = True           # the tests compare sessions with it off
-MAX_KEYS = 512           # signatures kept per kind of table; the least recently used dropped first
+MAX_KEYS = 512           # shapes kept per kind of table; the least recently used dropped first
 CROSS_NODE = frozenset((n.INTER_POD_AFFINITY, n.POD_TOPOLOGY_SPREAD))     # read other nodes' pods
 STATIC_SCORES = frozenset((n.NODE_AFFINITY, n.TAINT_TOLERATION))          # the node's labels and taints
 NODE_SCORES = frozenset((n.NODE_RESOURCES_FIT, n.NODE_RESOURCES_BALANCED_ALLOCATION))   # its requests
@@ -42,6 +41,7 @@ UNSHAPED = frozenset(("hostname", "subdomain", "nodeName", "priorityClassName", 
 CONTAINER_SHAPE = ("resources", "ports", "restartPolicy")
 CONTAINER_STATUSES = ("containerStatuses", "initContainerStatuses")
 VERSION = attrgetter("version")
+NodeKeys = tuple[list[str], list[tuple[str, int]]]
 
 
 class _Tables:
@@ -70,6 +70,7 @@ class ShapeMemo:
         self.scores = _Tables()                     # (plugin, shape) -> node [, version] -> raw
         self.fitting = _Tables()                    # request -> (node name, version) -> (idle, future idle)
         self.skips: dict[tuple[int, str], bool] = {}     # (plugin, shape) -> PreScore skipped
+        self.states: dict[tuple[int, str], CycleState] = {}     # (plugin, shape) -> its PreScore's state
         self.shapes: dict[str, str] = {}                 # task uid -> shape
 
     def shape(self, task: TaskInfo) -> str:
@@ -94,57 +95,55 @@ class ShapeMemo:
             skipped = found
         return self.shape(task), frozenset(skipped)
 
-    def raw_scores(self, plugin: Any, task: TaskInfo, pod: Any, nodes: list[NodeInfo], snapshot: Any,
+    def raw_scores(self, plugin: Any, task: TaskInfo, pod: Any, nodes: NodeKeys, snapshot: Any,
                    ) -> tuple[bool, list[int] | None]:
-        """(kept, the plugin's raw scores of `nodes`: None when its PreScore skips); kept False when the
-        plugin's scores are not memoized (then nothing was computed)."""
+        """(kept, the plugin's raw scores of the nodes: None when its PreScore skips); kept False when the
+        plugin's scores are not memoized (then nothing was computed). `nodes`: their names and their
+        (name, version) pairs (`node_keys`)."""
         name = getattr(plugin, "name", "")
         static = name in STATIC_SCORES
         if not static and name not in NODE_SCORES:
             return False, None
         key = (id(plugin), self.shape(task))
-        if key not in self.skips:
-            state = CycleState()
+        state = self.states.get(key)
+        if state is None:
+            state = self.states[key] = CycleState()     # (these PreScores read the pod alone; Score only reads it)
             status = plugin.pre_score(state, pod, []) if hasattr(plugin, "pre_score") else None
             self.skips[key] = status is not None and status.is_skip
         if self.skips[key]:
             return True, None
         table = self.scores.get(key)
-        keys = [nd.name for nd in nodes] if static else [(nd.name, nd.version) for nd in nodes]
+        keys = nodes[0] if static else nodes[1]
         found = list(map(table.get, keys))
         if None in found:
             if not static and len(table) > 4 * self.nodes:
                 table.clear()       # (mostly versions placements have left behind)
-            _compute(plugin, pod, snapshot, table, keys, found, [nd.name for nd in nodes])
+            missing = list(compress(range(len(found)), map(is_, found, repeat(None))))
+            for i in missing:
+                found[i] = table[keys[i]] = int(plugin.score(state, pod, snapshot.get(nodes[0][i])))
         return True, found          # type: ignore[return-value]
 
-
     def fits(self, task: TaskInfo, nodes: list[NodeInfo]) -> list[tuple[bool, bool]]:
-        """Per node, whether the task's request fits its idle, and its future idle (kept per request and
-        node version)."""
+        """Per node, whether the task's request fits its idle, and (when not) its future idle (kept per
+        request and node version)."""
         req = task.init_resreq
         table = self.fitting.get(_resource_key(req))
-        keys = [(nd.name, nd.version) for nd in nodes]
+        keys = node_keys(nodes)[1]
         found = list(map(table.get, keys))
         if None in found:
             if len(table) > 4 * self.nodes:
                 table.clear()
             for i, nd in enumerate(nodes):
                 if found[i] is None:
-                    found[i] = table[keys[i]] = (req.less_equal(nd.idle), req.less_equal(nd.future_idle()))
+                    now = req.less_equal(nd.idle)        # (the future idle is asked only of a node the idle cannot hold)
+                    found[i] = table[keys[i]] = (now, now or req.less_equal(nd.future_idle()))
         return found          # type: ignore[return-value]
 
 
-def _compute(plugin: Any, pod: Any, snapshot: Any, table: dict[Any, int], keys: list[Any], found: list[Any],
-             names: list[str]) -> None:
-    """The raw scores `found` lacks, as `k8s.plugin_scores` computes them (PreScore, then Score per node)."""
-    missing = [i for i, v in enumerate(found) if v is None]
-    infos = [snapshot.get(names[i]) for i in missing]
-    state = CycleState()
-    if hasattr(plugin, "pre_score"):
-        plugin.pre_score(state, pod, infos)
-    for i, ni in zip(missing, infos):
-        found[i] = table[keys[i]] = int(plugin.score(state, pod, ni))
+def node_keys(nodes: list[NodeInfo]) -> NodeKeys:
+    """The nodes' names, and their (name, version) pairs."""
+    names = [nd.name for nd in nodes]
+    return names, list(zip(names, map(VERSION, nodes)))
 
 
 def shape_of(pod: dict[str, Any]) -> str:

@@ -14,7 +14,7 @@ from kexplain.volcano.api.node import NodeInfo
 from kexplain.volcano.api.task import TaskInfo
 from kexplain.volcano.plugins import k8s
 from kexplain.volcano.plugins.args import get_int
-from kexplain.volcano.plugins.memo import memo_of
+from kexplain.volcano.plugins.memo import memo_of, node_keys
 
 NAME = "nodeorder"
 WEIGHTS = (("leastrequested.weight", 1), ("mostrequested.weight", 0), ("balancedresource.weight", 1),
@@ -91,12 +91,13 @@ class NodeOrder:
         """BatchNodeOrderFn: each plugin's weighted scores summed per node (the raw scores `memo` keeps
         normalized here; integral floats, so the order of the sums changes nothing)."""
         pod = k8s.pod_info(task)
-        names = [nd.name for nd in nodes]
+        keys = node_keys(nodes)
+        names = keys[0]
         totals = [0.0] * len(names)
         memo = memo_of(self.ssn)
         snap = self.handle.snapshot
         for plugin, weight, normalize in self.batch:
-            kept, raw = memo.raw_scores(plugin, task, pod, nodes, snap) if memo is not None else (False, None)
+            kept, raw = memo.raw_scores(plugin, task, pod, keys, snap) if memo is not None else (False, None)
             if kept:
                 if raw is not None:
                     scores = k8s.normalized(plugin, pod, names, raw, normalize)

@@ -21,6 +21,8 @@ class Priority:
                 return 0
             return -1 if l.priority > r.priority else 1
 
+        task_order.key = lambda t: -t.priority       # type: ignore[attr-defined]  # (its order as a sort key)
+
         def job_order(l: JobInfo, r: JobInfo) -> int:
             if l.priority > r.priority:
                 return -1

@@ -131,7 +131,8 @@ def test_the_page_shows_the_keys_it_does_not_know_as_the_document_holds_them(tmp
     markup = render_page(doc)
     text = words(markup)
     assert '<th scope="col">Further figures</th>' in markup
-    assert '<td><ul class="figures"><li>capability: cpu 4</li><li>deserved: cpu 2</li></ul></td>' in markup
+    assert '<td><ul class="figures"><li>' in markup     # (one line each: the queue plugin's figures too)
+    assert '<li>capability: cpu 4</li>' in markup and '<li>deserved: cpu 2</li>' in markup
     assert 'id="fixes"' in markup and "minMember 4 -> 2" in text
     assert "somethingNew:" in text and "42" in text
     plain = render_page(json.loads(out))
