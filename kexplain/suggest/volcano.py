@@ -2,7 +2,8 @@
 changes its refusals call for (a smaller gang, a larger queue, smaller requests, a toleration, no node
 selector, another open queue), each run through the session again (`volcano.run.run_session`) and kept
 only when the job then starts; and what the session's preempt and reclaim evicted for it. Bounded: the
-first `MAX_JOBS` waiting jobs, at most `MAX_RERUNS` sessions each. The document's key `fixes`, which no
+first `MAX_JOBS` waiting jobs, at most `MAX_RERUNS` sessions each and `MAX_SESSIONS` in all (a session
+over a thousand nodes takes seconds: the answer must not take many minutes). The document's key `fixes`, which no
 Volcano document of Volcano's own has (the yardstick does not compare it)."""
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from kexplain.volcano.versions import DEFAULT, VolcanoVersion
 
 MAX_JOBS = 10       # waiting jobs given fixes in one document (the rest said)
 MAX_RERUNS = 8      # sessions run again per job
+MAX_SESSIONS = 16   # sessions run again for the whole document
 EVICTING = ("preempt", "reclaim")
 ALTERNATIVES = frozenset({"another-queue"})     # kinds whose candidates are each a fix of its own
 
@@ -55,25 +57,32 @@ def fixes(base: Pristine, doc: dict[str, Any], ssn: Session, cluster: ClusterInf
     """The `fixes` entries of the document: one per waiting PodGroup (`only`: that one alone)."""
     groups = [pg for pg in doc["podGroups"] if waiting(pg) and (only is None or pg["name"] == only)]
     out = []
+    left = MAX_SESSIONS
     for i, pg in enumerate(groups):
-        if i >= MAX_JOBS:
-            out.append({"podGroup": pg["name"], "notTried": f"only the first {MAX_JOBS} waiting PodGroups are "
-                                                           "given fixes (each one runs the session again)"})
+        if i >= MAX_JOBS or left <= 0:
+            why = (f"only the first {MAX_JOBS} waiting PodGroups are given fixes" if i >= MAX_JOBS
+                   else f"kexplain runs the session again at most {MAX_SESSIONS} times for one answer, used up")
+            out.append({"podGroup": pg["name"], "notTried": f"{why} (each fix runs the session again)"})
             continue
-        out.append(job_fixes(base, doc, ssn, cluster, pg))
+        entry, used = job_fixes(base, doc, ssn, cluster, pg, min(MAX_RERUNS, left))
+        left -= used
+        out.append(entry)
     return out
 
 
 def job_fixes(base: Pristine, doc: dict[str, Any], ssn: Session, cluster: ClusterInfo,
-              pg: dict[str, Any]) -> dict[str, Any]:
-    """One job's entry: its verified fixes, the candidates that did not start it, its evictions."""
+              pg: dict[str, Any], reruns: int = MAX_RERUNS) -> tuple[dict[str, Any], int]:
+    """One job's entry (its verified fixes, the candidates that did not start it, its evictions) and
+    how many sessions it ran again (at most `reruns`)."""
     view = JobView.of(doc, ssn, cluster, pg)
     found: list[dict[str, Any]] = []
     tried: list[str] = []
     done: set[str] = set()
-    for cand in candidates(view)[:MAX_RERUNS]:
+    used = 0
+    for cand in candidates(view)[:reruns]:
         if cand.kind in done and cand.kind not in ALTERNATIVES:     # (a larger step of a change that works)
             continue
+        used += 1
         rerun = run_session(*_applied(base, cand), base.conf, base.version)
         verdict = started(rerun, pg["name"])
         if verdict is None:
@@ -90,7 +99,7 @@ def job_fixes(base: Pristine, doc: dict[str, Any], ssn: Session, cluster: Cluste
                          if evicted.get("pipelined") and evicted.get("evicted")
                          else "no change kexplain tries starts the job in one session" if tried
                          else "kexplain has no change to try for its refusals")
-    return entry
+    return entry, used
 
 
 def _applied(base: Pristine, cand: Candidate) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

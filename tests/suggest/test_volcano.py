@@ -196,3 +196,24 @@ def test_the_pod_answer_has_its_pod_groups_fixes_and_says_when_the_pod_stays_pen
     page = tmp_path / "page.html"
     main([*args, "--html", str(page)], TestEnvironment())
     assert "Fixes, each verified by running the session again with it" in page.read_text()
+
+
+def test_the_sessions_run_again_are_bounded_for_the_whole_answer(tmp_path: Path, monkeypatch) -> None:
+    """Every fix runs a whole session again: past `MAX_SESSIONS` in all, a waiting PodGroup is said not
+    tried, and no further session runs."""
+    from kexplain.suggest import volcano as fixes
+    runs: list[int] = []
+    real = fixes.run_session
+
+    def counted(*args: object, **kw: object) -> dict:
+        runs.append(1)
+        return real(*args, **kw)
+    monkeypatch.setattr(fixes, "run_session", counted)
+    monkeypatch.setattr(fixes, "MAX_SESSIONS", 2)
+    objects = [node("n1", cpu="2"), queue("default")]
+    for name in ("a", "b", "c"):
+        objects += [pod_group(name, min_member=2), pod(f"{name}-0", name, cpu="3"), pod(f"{name}-1", name, cpu="3")]
+    doc, code = run("--nodes", write(tmp_path, objects))
+    assert code == 1 and len(runs) == 2
+    said = [e for e in doc["fixes"] if "notTried" in e]
+    assert said and all("at most 2 times" in e["notTried"] for e in said)
