@@ -32,6 +32,9 @@ def command(
                                               help="The Cluster Autoscaler's node groups (NodeGroupList), in place "
                                                    "of those CA's status ConfigMap or Cluster API among --nodes "
                                                    "report, as for kexplain pod."),
+    autoscaler_config: Optional[str] = typer.Option(None, "--autoscaler-config", metavar="FILE",
+                                                    help="The Cluster Autoscaler's flags for its scale-down, as for "
+                                                         "kexplain autoscale (its mode taken as scaledown)."),
     section: List[str] = typer.Option([], "--section", metavar="NAME",
                                       help=f"Only this section (repeatable): {', '.join(NAMES)}."),
     drain_check: bool = typer.Option(False, "--drain-check",
@@ -56,7 +59,9 @@ def command(
 
     Every pending pod grouped by owner and reason (as `kexplain pod -A` explains them, with the
     autoscalers' answer), the PodDisruptionBudgets that allow no disruption and what they block,
-    the cordoned nodes whose `kubectl drain` would not finish (as `kexplain evict drain NODE`).
+    the cordoned nodes whose `kubectl drain` would not finish (as `kexplain evict drain NODE`), the
+    nodes the Cluster Autoscaler's scale-down keeps (as `kexplain autoscale` in scale-down mode) and
+    those Karpenter keeps (as `kexplain karpenter --disruption`).
 
     Exit codes: 0 nothing is held, 1 something is held, 2 bad usage or bad input, 4 internal error."""
     env = env_of(ctx)
@@ -69,7 +74,8 @@ def command(
     given = bool(kubernetes_version or env.variables.get(ENV_VAR))
     drain = {"ignore_daemonsets": ignore_daemonsets, "delete_emptydir_data": delete_emptydir_data, "force": force}
     req = ClusterRequest(tuple(nodes), parse_now(now), kube, given, tuple(section), drain_check, max_input_size,
-                         max_objects, validate, env.stdin, tuple(k for k, on in drain.items() if on), node_groups)
+                         max_objects, validate, env.stdin, tuple(k for k, on in drain.items() if on), node_groups,
+                         autoscaler_config)
     doc = report(req)
     for warning in doc.get("readWarnings") or ():
         env.error(f"warning: {warning}")

@@ -19,7 +19,7 @@ def test_something_held_exits_1_and_the_first_line_sums_up_each_section():
     assert code == 1
     lines = out.splitlines()
     assert lines[0] == ("3 pending groups (5 pods), 1 budget allows no disruption, 1 drain blocked, "
-                        "karpenter skipped")
+                        "scaledown skipped, karpenter skipped")
     assert "Nodes Karpenter will not remove: skipped: no Karpenter NodePool (karpenter.sh/v1) among the inputs" in lines
 
 
@@ -33,7 +33,7 @@ def test_the_worst_section_comes_first():
                            "--nodes", str(FIXTURES / "karpenter-disruption" / "nodepools.yaml"), "--now", NOW,
                            width=200)
     assert code == 1
-    assert out.splitlines()[0].startswith("2 nodes Karpenter keeps (1 NodePool closed by budgets), "
+    assert out.splitlines()[0].startswith("2 nodes kept (2 by Karpenter; 1 NodePool closed by budgets), "
                                           "1 budget allows no disruption, 0 pending groups")
 
 
@@ -66,7 +66,7 @@ def test_without_nodes_is_bad_usage():
 def test_an_unknown_section_is_bad_usage():
     code, _, err = run_cli("cluster", "--nodes", SHOP, "--section", "kueue")
     assert code == 2
-    assert "error: --section kueue: not a section (one of pending, budgets, drains, karpenter)" in err
+    assert "error: --section kueue: not a section (one of pending, budgets, drains, scaledown, karpenter)" in err
 
 
 def test_a_file_that_is_not_there_is_bad_input(tmp_path):
@@ -126,3 +126,12 @@ def test_a_snapshot_is_explained_as_the_version_it_recorded(tmp_path):
     doc = json.loads(out)
     assert doc["kubernetesVersion"] == "1.34"
     assert doc["sections"][0]["rows"][0]["drain"]["kubernetesVersion"].startswith("v1.34.")
+
+
+def test_the_nodes_both_autoscalers_keep_are_one_part_of_the_first_line():
+    from kexplain.render.cluster import summary
+    doc = {"sections": [{"name": "pending", "held": 0, "pods": 0},
+                        {"name": "scaledown", "held": 3, "rows": [{}, {}, {}]},
+                        {"name": "karpenter", "held": 3, "rows": [{}, {}], "nodePools": [{}]}]}
+    assert summary(doc) == "5 nodes kept (3 by the Cluster Autoscaler, 2 by Karpenter; 1 NodePool closed by " \
+                           "budgets), 0 pending groups (0 pods)"

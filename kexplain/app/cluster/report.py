@@ -7,7 +7,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from kexplain.app.autoscalers import has_node_pools
+from kexplain.app.autoscalers import has_node_pools, reports_node_groups
 from kexplain.app.cluster.inputs import ClusterInputs, ClusterRequest, read
 from kexplain.app.eviction.request import read_warnings
 from kexplain.errors import KexplainError
@@ -52,10 +52,19 @@ def _no_node_pools(inputs: ClusterInputs) -> Optional[str]:
     return "no Karpenter NodePool (karpenter.sh/v1) among the inputs"
 
 
-# The sections, in the order the report runs them (the points 1, 6, 4 and 3 for Karpenter).
+NO_NODE_GROUPS = ("no Cluster Autoscaler node group among the inputs (--node-groups FILE, CA's status "
+                  "ConfigMap kube-system/cluster-autoscaler-status or Cluster API's objects)")
+
+
+def _no_node_groups(inputs: ClusterInputs) -> Optional[str]:
+    return None if inputs.request.node_groups or reports_node_groups(inputs.objects) else NO_NODE_GROUPS
+
+
+# The sections, in the order the report runs them (the points 1, 6, 4, and 3: CA, Karpenter).
 SECTIONS = (Section("pending", "Pending pods", _no_pods),
             Section("budgets", "Budgets that block everything", _no_budgets),
             Section("drains", "Drains that would block", _no_nodes),
+            Section("scaledown", "Nodes the Cluster Autoscaler will not remove", _no_node_groups),
             Section("karpenter", "Nodes Karpenter will not remove", _no_node_pools))
 NAMES = tuple(s.name for s in SECTIONS)
 

@@ -92,3 +92,20 @@ def test_every_drain_reads_one_index(monkeypatch):
     monkeypatch.setattr(DrainIndex, "of", classmethod(counted))
     drains = _sections(report(request(SHOP, sections=("drains",), drain_check=True)))["drains"]
     assert drains["checked"] == 2 and len(made) == 1
+
+
+def test_the_cluster_autoscalers_scale_down_is_skipped_without_node_groups():
+    assert _sections(report(request(SHOP)))["scaledown"]["skipped"] == \
+        ("no Cluster Autoscaler node group among the inputs (--node-groups FILE, CA's status ConfigMap "
+         "kube-system/cluster-autoscaler-status or Cluster API's objects)")
+
+
+def test_the_nodes_the_cluster_autoscaler_keeps_are_rows_and_its_unneeded_nodes_are_not():
+    case = FIXTURES.parent / "tests" / "autoscaler" / "cases" / "scaledown-0009"
+    section = _sections(report(request(case / "cluster.yaml", node_groups=str(case / "nodegroups.yaml"),
+                                       sections=("scaledown",))))["scaledown"]
+    assert [(r["name"], r["reason"]) for r in section["rows"]] == \
+        [("ip-10-0-64-10.ec2.internal", "BlockedByPod"), ("ip-10-0-66-12.ec2.internal", "ScaleDownDisabledAnnotation")]
+    assert section["rows"][0]["blockingPod"] == {"pod": "default/scratch-v225nbgbhx-hqn42",
+                                                 "reason": "LocalStorageRequested"}
+    assert (section["held"], section["unneeded"]) == (2, ["ip-10-0-0-13.ec2.internal", "ip-10-0-64-17.ec2.internal"])
