@@ -1,5 +1,6 @@
-"""`kexplain cluster --nodes FILE|DIR`: what in the cluster is held, and why, one section per
-question (`app.cluster.report`), over the cluster read once. It parses, asks the app, writes the
+"""`kexplain cluster [--nodes FILE|DIR]`: what in the cluster is held, and why, one section per
+question (`app.cluster.report`), over the cluster read once (from files, or live as `kexplain
+snapshot` reads it). It parses, asks the app, writes the
 report (`render.cluster`, or -o json|yaml) and picks the exit code: 0 nothing held, 1 something
 held, 2 bad usage or bad input."""
 from __future__ import annotations
@@ -8,14 +9,20 @@ from typing import List, Optional
 
 import typer
 
-from kexplain.app.cluster.inputs import ClusterRequest
-from kexplain.app.cluster.report import NAMES, report
-from kexplain.cli.env import env_of
+from kexplain.app.cluster.access import refused_reads
+from kexplain.app.cluster.inputs import ClusterRequest, read_live
+from kexplain.app.cluster.report import NAMES, chosen, report, report_of
+from kexplain.app.live import Connect
+from kexplain.cli.env import Environment, env_of
+from kexplain.cli.live import say_karpenter_reads
+from kexplain.cli.snapshot import read_cluster
+from kexplain.cli.live_options import chunk_size_option, context_option, kubeconfig_option, timeout_option
 from kexplain.cli.exit_codes import ExitStatus
 from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output, max_objects_option,
                                   parse_now)
-from kexplain.errors import KexplainError
+from kexplain.errors import KexplainError, Source
 from kexplain.features.kube_version import ENV_VAR, resolve
+from kexplain.load.live import version_record
 from kexplain.render import structured
 from kexplain.render.cluster import print_report
 
@@ -53,6 +60,17 @@ def command(
     max_input_size: int = MAX_INPUT_SIZE_OPTION,
     max_objects: int = max_objects_option(),
     validate: str = VALIDATE_OPTION,
+    namespace: Optional[str] = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE",
+                                            help="Only this namespace's pending pods and budgets (the nodes are "
+                                                 "the cluster's); live, the namespace a read RBAC refuses at the "
+                                                 "cluster scope falls back to (default: the context's)."),
+    all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces",
+                                        help="Every namespace's pending pods and budgets (the default; as kubectl, "
+                                             "it wins over -n)."),
+    kubeconfig: Optional[str] = kubeconfig_option(),
+    context: Optional[str] = context_option(),
+    request_timeout: float = timeout_option(),
+    chunk_size: int = chunk_size_option(),
 ) -> ExitStatus:
     """What in the cluster is held, and why: pending pods, budgets, drains; each row the single-object
     answer.
@@ -63,11 +81,13 @@ def command(
     nodes the Cluster Autoscaler's scale-down keeps (as `kexplain autoscale` in scale-down mode) and
     those Karpenter keeps (as `kexplain karpenter --disruption`).
 
+    Without --nodes, the current context's cluster, read only (get and list, as `kexplain
+    snapshot` reads it): a section whose reads RBAC refuses (403) says so and is skipped.
+
     Exit codes: 0 nothing is held, 1 something is held, 2 bad usage or bad input, 4 internal error."""
     env = env_of(ctx)
-    if not nodes:
-        raise KexplainError("give the cluster with --nodes FILE|DIR (files or a `kexplain snapshot`); "
-                            "the live cluster is not read yet")
+    if nodes and (kubeconfig or context):
+        raise KexplainError("--kubeconfig and --context read the live cluster: give them without --nodes")
     kube, warnings = resolve(kubernetes_version, env.variables.get(ENV_VAR) or None)
     for warning in warnings:
         env.error(f"warning: {warning}")
@@ -75,8 +95,9 @@ def command(
     drain = {"ignore_daemonsets": ignore_daemonsets, "delete_emptydir_data": delete_emptydir_data, "force": force}
     req = ClusterRequest(tuple(nodes), parse_now(now), kube, given, tuple(section), drain_check, max_input_size,
                          max_objects, validate, env.stdin, tuple(k for k, on in drain.items() if on), node_groups,
-                         autoscaler_config)
-    doc = report(req)
+                         autoscaler_config, None if all_namespaces else namespace)
+    connect = Connect(kubeconfig, context, namespace, request_timeout, chunk_size)
+    doc = report(req) if nodes else live_report(env, req, connect)
     for warning in doc.get("readWarnings") or ():
         env.error(f"warning: {warning}")
     for said in (n for s in doc["sections"] for n in s.get("notes") or ()):
@@ -86,3 +107,18 @@ def command(
     else:
         print_report(doc, env.console())
     return ExitStatus.UNSCHEDULABLE if doc["held"] else ExitStatus.SUCCESS
+
+
+def live_report(env: Environment, req: ClusterRequest, connect: Connect) -> dict:
+    """The report over the live cluster, read once as `kexplain snapshot` reads it (with RBAC's
+    refusals kept, not raised), its objects in the snapshot's order: the same document as
+    `kexplain cluster --nodes` over that snapshot."""
+    sections = chosen(req.sections)                    # (bad usage before any read)
+    live, reads, _ = read_cluster(env, connect, None, allowed=True)
+    say_karpenter_reads(env, live, refusals=False)     # (its notes: the refusals are the sections' lines)
+    src = Source(live.server)
+    record = [(version_record(live.server_version), src)] if live.server_version else []
+    objects = [*record, *live.cluster, *((o, src) for o in reads.objects)]
+    refusals = [*live.refusals, *live.karpenter.refusals, *live.kueue.refusals, *live.volcano.refusals]
+    inputs = read_live(req, objects, refused_reads(refusals, reads.unread))
+    return report_of(inputs, sections)

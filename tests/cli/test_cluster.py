@@ -8,6 +8,7 @@ import json
 import yaml
 
 from tests.support.cli_helpers import run_cli
+from tests.support.live_server import isolate
 from tests.support.paths import DATA, FIXTURES
 
 SHOP = str(DATA / "cluster" / "shop.yaml")
@@ -57,10 +58,11 @@ def test_yaml_is_the_same_document():
     assert yaml.safe_load(as_yaml) == json.loads(as_json)
 
 
-def test_without_nodes_is_bad_usage():
+def test_without_nodes_nor_a_kubeconfig_is_bad_usage(monkeypatch, tmp_path):
+    isolate(monkeypatch, tmp_path / "home")         # (live: no kubeconfig, not in a cluster)
     code, out, err = run_cli("cluster")
     assert (code, out) == (2, "")
-    assert "give the cluster with --nodes FILE|DIR" in err
+    assert "error: no kubeconfig: " in err and "pass --kubeconfig FILE" in err
 
 
 def test_an_unknown_section_is_bad_usage():

@@ -39,13 +39,14 @@ def live_of(inputs: ClusterInputs) -> Live:
             groups = discover_in(objects)
         except KexplainError as err:
             groups = Discovery(notes=(f"the autoscaler's node groups could not be found: {err}",), sources=("error",))
-    return Live(FILES, None, "default", objects, server_version=None, node_groups=groups)
+    return Live(FILES, None, inputs.request.namespace or "default", objects, server_version=None, node_groups=groups)
 
 
 def pod_args(inputs: ClusterInputs, name: Optional[str] = None) -> PodArgs:
     """`kexplain pod -A` (or `kexplain pod NAME`) as the report asks it: the trace kept (its fixes),
     CA's node groups of --node-groups."""
-    return PodArgs(name, Connect(), all_namespaces=name is None, pending=name is None, details=name is None,
+    every = name is None and inputs.request.namespace is None        # -n: its namespace's pending pods only
+    return PodArgs(name, Connect(), all_namespaces=every, pending=name is None, details=name is None,
                    node_groups=inputs.request.node_groups)
 
 

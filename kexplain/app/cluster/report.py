@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from kexplain.app.autoscalers import has_node_pools, reports_node_groups
+from kexplain.app.cluster.access import refused_line
 from kexplain.app.cluster.inputs import ClusterInputs, ClusterRequest, read
 from kexplain.app.eviction.request import read_warnings
 from kexplain.errors import KexplainError
@@ -88,7 +89,7 @@ def report_of(inputs: ClusterInputs, sections: list[Section]) -> dict:
     """The report over inputs read already."""
     docs = []
     for s in sections:
-        why = s.missing(inputs)
+        why = refused_line(s.name, inputs.refused, bool(inputs.request.node_groups)) or s.missing(inputs)
         docs.append({"name": s.name, "title": s.title, "skipped": why} if why else s.run(inputs))
     return {"apiVersion": API_VERSION, "kind": KIND, "kubernetesVersion": inputs.state.kube.minor,
             "now": inputs.request.now.isoformat().replace("+00:00", "Z"), "held": held(docs), "sections": docs,

@@ -109,3 +109,11 @@ def test_the_nodes_the_cluster_autoscaler_keeps_are_rows_and_its_unneeded_nodes_
     assert section["rows"][0]["blockingPod"] == {"pod": "default/scratch-v225nbgbhx-hqn42",
                                                  "reason": "LocalStorageRequested"}
     assert (section["held"], section["unneeded"]) == (2, ["ip-10-0-0-13.ec2.internal", "ip-10-0-64-17.ec2.internal"])
+
+
+def test_a_namespace_keeps_its_own_budgets_and_pending_pods():
+    shop = _sections(report(request(SHOP, sections=("budgets", "pending"), namespace="shop")))
+    jobs = _sections(report(request(SHOP, sections=("budgets", "pending"), namespace="jobs")))
+    assert [r["name"] for r in shop["budgets"]["rows"]] == ["shop/web-pdb"] and jobs["budgets"]["rows"] == []
+    assert {r["owner"]["namespace"] for r in shop["pending"]["rows"]} == {"shop"}
+    assert [r["owner"]["name"] for r in jobs["pending"]["rows"]] == ["batch-1"]
