@@ -117,3 +117,18 @@ def test_a_namespace_keeps_its_own_budgets_and_pending_pods():
     assert [r["name"] for r in shop["budgets"]["rows"]] == ["shop/web-pdb"] and jobs["budgets"]["rows"] == []
     assert {r["owner"]["namespace"] for r in shop["pending"]["rows"]} == {"shop"}
     assert [r["owner"]["name"] for r in jobs["pending"]["rows"]] == ["batch-1"]
+
+
+def test_karpenters_section_reads_the_one_state_and_decodes_nothing_again(monkeypatch):
+    from kexplain.app import karpenter_disruption
+    from kexplain.karpenter import inputs as karpenter_inputs
+    states = []
+    of_state = karpenter_inputs.pass_of_state
+    monkeypatch.setattr(karpenter_disruption, "load_pods_pass", lambda *a, **k: pytest.fail("decoded again"))
+    monkeypatch.setattr(karpenter_disruption, "pass_of_state", lambda st, *a, **k: states.append(st) or
+                        of_state(st, *a, **k))
+    inputs = cluster_inputs.read(request(FIXTURES / "karpenter-disruption" / "cluster.yaml",
+                                         FIXTURES / "karpenter-disruption" / "nodepools.yaml"))
+    from kexplain.app.cluster.report import SECTIONS, report_of
+    section = _sections(report_of(inputs, [s for s in SECTIONS if s.name == "karpenter"]))["karpenter"]
+    assert section["held"] == 3 and states == [inputs.state]
