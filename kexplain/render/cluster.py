@@ -147,12 +147,27 @@ def scaledown_node_lines(row: Mapping[str, Any]) -> Lines:
     return [(0, f"- {row['name']} (group {row.get('nodeGroup') or '-'}{used}): {scaledown_reason(row)}")]
 
 
+SHOWN_PER_REASON = 3     # nodes kept for one reason shown by name before the text counts the rest
+
+
 def scaledown_lines(s: Mapping[str, Any]) -> Lines:
-    """CA's result, the unneeded nodes (they go once unneeded long enough), then each node kept."""
+    """CA's result, the unneeded nodes (they go once unneeded long enough), then the nodes kept,
+    by CA's reason in the order first met: each node when a few, else the first few and a count
+    (-o json lists each)."""
     unneeded = ", ".join(s.get("unneeded") or ()) or "none"
     lines: Lines = [(0, f"Cluster Autoscaler: {s.get('result')} ({s.get('candidates')} of "
                         f"{plural(s.get('nodes', 0), 'node')} looked at; unneeded: {unneeded})")]
-    return lines + [line for row in s.get("rows") or () for line in scaledown_node_lines(row)]
+    by_reason: dict[tuple, list[Mapping[str, Any]]] = {}
+    for row in s.get("rows") or ():
+        by_reason.setdefault((row.get("reason"), (row.get("blockingPod") or {}).get("reason")), []).append(row)
+    for (reason, why), rows in by_reason.items():
+        if len(rows) <= SHOWN_PER_REASON + 1:
+            lines += [line for row in rows for line in scaledown_node_lines(row)]
+            continue
+        lines.append((0, f"- {plural(len(rows), 'node')}: {reason}" + (f" ({why})" if why else "")))
+        lines += [(2, line) for row in rows[:SHOWN_PER_REASON] for _, line in scaledown_node_lines(row)]
+        lines.append((2, f"... and {len(rows) - SHOWN_PER_REASON} more (-o json lists each)"))
+    return lines
 
 
 KEPT = ("scaledown", "karpenter")      # the sections whose rows are nodes an autoscaler keeps

@@ -137,3 +137,19 @@ def test_the_nodes_both_autoscalers_keep_are_one_part_of_the_first_line():
                         {"name": "karpenter", "held": 3, "rows": [{}, {}], "nodePools": [{}]}]}
     assert summary(doc) == "5 nodes kept (3 by the Cluster Autoscaler, 2 by Karpenter; 1 NodePool closed by " \
                            "budgets), 0 pending groups (0 pods)"
+
+
+def test_many_nodes_kept_for_one_reason_are_counted_not_each_listed():
+    from kexplain.render.cluster import scaledown_lines
+    rows = [{"name": f"n{i}", "nodeGroup": "g", "reason": "BlockedByPod",
+             "blockingPod": {"pod": f"default/p{i}", "reason": "NotReplicated"}} for i in range(6)]
+    rows.append({"name": "m", "nodeGroup": "g", "reason": "ScaleDownDisabledAnnotation"})
+    lines = [text for _, text in scaledown_lines({"result": "ScaleDownNoNodeDeleted", "candidates": 7, "nodes": 7,
+                                                  "unneeded": [], "rows": rows})]
+    assert lines == ["Cluster Autoscaler: ScaleDownNoNodeDeleted (7 of 7 nodes looked at; unneeded: none)",
+                     "- 6 nodes: BlockedByPod (NotReplicated)",
+                     "- n0 (group g): BlockedByPod: default/p0 (NotReplicated)",
+                     "- n1 (group g): BlockedByPod: default/p1 (NotReplicated)",
+                     "- n2 (group g): BlockedByPod: default/p2 (NotReplicated)",
+                     "... and 3 more (-o json lists each)",
+                     "- m (group g): ScaleDownDisabledAnnotation"]
