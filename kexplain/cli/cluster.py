@@ -9,9 +9,10 @@ from typing import List, Optional
 import typer
 
 from kexplain.app.cluster.inputs import ClusterRequest
-from kexplain.app.cluster.report import NAMES, report
+from kexplain.app.cluster.report import NAMES, as_written, report
 from kexplain.cli.env import env_of
 from kexplain.cli.exit_codes import ExitStatus
+from kexplain.cli.output import save_page
 from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output, max_objects_option,
                                   parse_now)
 from kexplain.errors import KexplainError
@@ -47,6 +48,9 @@ def command(
                                                           "$KEXPLAIN_KUBERNETES_VERSION, else the version a snapshot "
                                                           "recorded, else the newest followed)."),
     output: Output = OUTPUT_OPTION,
+    html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
+                                       help="Also write the report as one self-contained page: the summary at the "
+                                            "top, each row expanding into its single-object answer."),
     max_input_size: int = MAX_INPUT_SIZE_OPTION,
     max_objects: int = max_objects_option(),
     validate: str = VALIDATE_OPTION,
@@ -69,14 +73,17 @@ def command(
     given = bool(kubernetes_version or env.variables.get(ENV_VAR))
     drain = {"ignore_daemonsets": ignore_daemonsets, "delete_emptydir_data": delete_emptydir_data, "force": force}
     req = ClusterRequest(tuple(nodes), parse_now(now), kube, given, tuple(section), drain_check, max_input_size,
-                         max_objects, validate, env.stdin, tuple(k for k, on in drain.items() if on), node_groups)
+                         max_objects, validate, env.stdin, tuple(k for k, on in drain.items() if on), node_groups,
+                         html=html is not None)
     doc = report(req)
     for warning in doc.get("readWarnings") or ():
         env.error(f"warning: {warning}")
     for said in (n for s in doc["sections"] for n in s.get("notes") or ()):
         env.error(said)         # what a section's run said, as its single-object command says it
     if output.value in structured.FORMATS:
-        structured.write(env.stdout, doc, output.value)
+        structured.write(env.stdout, as_written(doc), output.value)
     else:
         print_report(doc, env.console())
+    if html:
+        save_page(html, doc)
     return ExitStatus.UNSCHEDULABLE if doc["held"] else ExitStatus.SUCCESS

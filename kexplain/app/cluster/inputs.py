@@ -31,6 +31,7 @@ class ClusterRequest:
     stdin: Optional[BinaryIO] = None
     drain_flags: tuple[str, ...] = ()   # kubectl drain's flags every drain takes (ignore_daemonsets, ...)
     node_groups: Optional[str] = None   # --node-groups FILE: CA's groups, else those found among the objects
+    html: bool = False                  # --html: rows carry what only the page shows (a pending group's trace)
 
     def evict_request(self, node: str = "") -> EvictRequest:
         """The request `kexplain evict drain NODE --nodes ...` with the same flags would be."""
