@@ -7,8 +7,8 @@ groups (`nodegroups.json`, given with `--node-groups`), every other `general` no
 NodePools and their EC2NodeClasses, 500 pending pods of 25 shapes (`ca_pending_bench.owned_pods`:
 Deployments', StatefulSets' and Jobs' pods in ten namespaces, Pending with PodScheduled False),
 200 PodDisruptionBudgets without a status over the first 200 ReplicaSets (`evict_bench.budget`:
-every tenth `minAvailable: 100%`) and 10 cordoned nodes (`spec.unschedulable`, every 500th). The
-command
+every tenth `minAvailable: 100%`) and exactly 10 cordoned nodes (`spec.unschedulable` and its
+taint, every 500th; the generator's own 1% uncordoned). The command
 
     kexplain cluster --nodes cluster.json --node-groups nodegroups.json --now 2026-01-01T12:00:00Z -o json
 
@@ -42,6 +42,7 @@ from load_bench import KEXPLAIN, ensure_snapshot  # noqa: E402
 TARGET = 3.0            # x json.load of the inputs
 PEAK_MB = 2048.0
 NOW = "2026-01-01T12:00:00Z"
+UNSCHEDULABLE = "node.kubernetes.io/unschedulable"      # the taint of a cordoned node
 
 Obj = dict[str, Any]
 
@@ -66,8 +67,15 @@ def build(doc: Obj, shape: Shape) -> Obj:
     karpenterize(doc)
     items.extend(node_pools())
     every = max(1, len(nodes) // max(1, shape.cordoned))
+    for node in nodes:          # (exactly `cordoned` cordoned: the generator's own uncordoned first)
+        spec = node["spec"]
+        spec.pop("unschedulable", None)
+        spec["taints"] = [t for t in spec.get("taints") or () if t.get("key") != UNSCHEDULABLE] or None
+        if spec["taints"] is None:
+            del spec["taints"]
     for node in nodes[::every][:shape.cordoned]:
         node["spec"]["unschedulable"] = True
+        node["spec"].setdefault("taints", []).append({"key": UNSCHEDULABLE, "effect": "NoSchedule"})
     replica_sets = [o for o in items if o.get("kind") == "ReplicaSet"]
     items.extend(budget(i, rs) for i, rs in enumerate(replica_sets[:shape.budgets]))
     items.extend(owned_pods(shape.pending, shape.shapes))
