@@ -11,13 +11,14 @@ import typer
 
 from kexplain.app.cluster.access import refused_reads
 from kexplain.app.cluster.inputs import ClusterRequest, read_live
-from kexplain.app.cluster.report import NAMES, chosen, report, report_of
+from kexplain.app.cluster.report import NAMES, as_written, chosen, report, report_of
 from kexplain.app.live import Connect
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.live import say_karpenter_reads
 from kexplain.cli.snapshot import read_cluster
 from kexplain.cli.live_options import chunk_size_option, context_option, kubeconfig_option, timeout_option
 from kexplain.cli.exit_codes import ExitStatus
+from kexplain.cli.output import save_page
 from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output, max_objects_option,
                                   parse_now)
 from kexplain.errors import KexplainError, Source
@@ -80,6 +81,9 @@ def command(
                                       help="The clock (RFC 3339; default: the current time)."),
     kubernetes_version: Optional[str] = VERSION_OPTION,
     output: Output = OUTPUT_OPTION,
+    html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
+                                       help="Also write the report as one self-contained page: the summary at the "
+                                            "top, each row expanding into its single-object answer."),
     max_input_size: int = MAX_INPUT_SIZE_OPTION,
     max_objects: int = max_objects_option(),
     validate: str = VALIDATE_OPTION,
@@ -117,7 +121,7 @@ def command(
     req = ClusterRequest(tuple(nodes), parse_now(now), kube, given, tuple(section), drain_check, max_input_size,
                          max_objects, validate, env.stdin, tuple(k for k, on in drain.items() if on), node_groups,
                          parse_node_stats(node_stats), kubelet_config, autoscaler_config,
-                         None if all_namespaces else namespace)
+                         None if all_namespaces else namespace, html=html is not None)
     connect = Connect(kubeconfig, context, namespace, request_timeout, chunk_size)
     doc = report(req) if nodes else live_report(env, req, connect)
     for warning in doc.get("readWarnings") or ():
@@ -125,9 +129,11 @@ def command(
     for said in (n for s in doc["sections"] for n in s.get("notes") or ()):
         env.error(said)         # what a section's run said, as its single-object command says it
     if output.value in structured.FORMATS:
-        structured.write(env.stdout, doc, output.value)
+        structured.write(env.stdout, as_written(doc), output.value)
     else:
         print_report(doc, env.console())
+    if html:
+        save_page(html, doc)
     return ExitStatus.UNSCHEDULABLE if doc["held"] else ExitStatus.SUCCESS
 
 

@@ -40,6 +40,7 @@ class ClusterRequest:
     kubelet_config: Optional[str] = None    # --kubelet-config FILE: every such node's kubelet (else a snapshot's configz)
     autoscaler_config: Optional[str] = None     # --autoscaler-config FILE: CA's flags for its scale-down
     namespace: Optional[str] = None     # -n: the pending pods and budgets of one namespace (None: every one)
+    html: bool = False                  # --html: rows carry what only the page shows (a pending group's trace)
 
     def evict_request(self, node: str = "") -> EvictRequest:
         """The request `kexplain evict drain NODE --nodes ...` with the same flags would be."""

@@ -109,6 +109,8 @@ def section(inputs: ClusterInputs) -> dict:
         if group is None:
             groups[key] = {"owner": owner, "count": 1, "pods": [row["pod"]], **row}
             first[row["pod"]] = e
+            if inputs.request.html and e.trace is not None:     # the page: its first pod's `kexplain pod NAME`
+                groups[key]["trace"] = page_trace(e, row)
         else:
             group["count"] += 1
             group["pods"].append(row["pod"])
@@ -154,6 +156,13 @@ def pod_row(done: Pending, e: Explained) -> dict:
     if e.kueue is not None:
         row["kueue"] = e.kueue
     return row
+
+
+def page_trace(e: Explained, row: dict) -> dict:
+    """A pod's trace as `kexplain pod --pending --html` shows it: the queue's answer and the
+    autoscalers' and Kueue's with it (`--html` only: -o json leaves it out, `report.as_written`)."""
+    return {**(e.trace or {}), **({"queue": e.queue} if e.queue else {}),
+            **{k: row[k] for k in ("autoscalers", "kueue") if k in row}}
 
 
 def reason_key(row: dict) -> tuple:

@@ -112,3 +112,14 @@ def report_of(inputs: ClusterInputs, sections: list[Section]) -> dict:
 def held(sections: list[dict]) -> bool:
     """Whether anything is held: a row in any section that ran."""
     return any(s.get("held") for s in sections)
+
+
+PAGE_ONLY = ("trace",)      # a row's keys only `--html` asks for (`ClusterRequest.html`)
+
+
+def as_written(doc: dict) -> dict:
+    """The document `-o json|yaml` writes: without the rows' keys only the page shows, so that -o
+    json is the same with or without --html."""
+    sections = [{**s, "rows": [{k: v for k, v in r.items() if k not in PAGE_ONLY} for r in s["rows"]]}
+                if any(k in r for r in s.get("rows") or () for k in PAGE_ONLY) else s for s in doc["sections"]]
+    return {**doc, "sections": sections}
