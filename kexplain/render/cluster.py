@@ -191,11 +191,15 @@ def _evictions_title(s: Mapping[str, Any]) -> str:
     return f"{s['held']} eviction{'s' if s['held'] != 1 else ''} coming (of {' and '.join(checked)})"
 
 
+def eviction_row_lines(row: Mapping[str, Any]) -> Lines:
+    """A node's evictions, under pressure or by its NoExecute taints."""
+    return pressure_lines(row) if row["family"] == "pressure" else taint_lines(row)
+
+
 def evictions_lines(s: Mapping[str, Any]) -> Lines:
     """Each node's evictions, the soonest first, as `kexplain evict pressure|taints NODE` begins;
     then what the pressure part could not read."""
-    lines: Lines = [line for row in s.get("rows") or () for line in
-                    (pressure_lines(row) if row["family"] == "pressure" else taint_lines(row))]
+    lines: Lines = [line for row in s.get("rows") or () for line in eviction_row_lines(row)]
     if s.get("pressureSkipped"):
         lines.append((0, f"Node pressure: skipped: {s['pressureSkipped']}"))
     if s.get("pressureUnread"):
@@ -291,6 +295,12 @@ ROWS: dict[str, Callable[[Mapping[str, Any]], Lines]] = {
 SECTION_LINES: dict[str, Callable[[Mapping[str, Any]], Lines]] = {
     "karpenter": karpenter_lines, "queued": queued_lines, "scaledown": scaledown_lines, "evictions": evictions_lines}
 TITLES: dict[str, Callable[[Mapping[str, Any]], str]] = {"drains": _drains_title, "evictions": _evictions_title}
+
+
+# One row's lines in every section (the page's row says the first, as the text does).
+ROW_LINES: dict[str, Callable[[Mapping[str, Any]], Lines]] = {
+    **ROWS, "queued": workload_lines, "scaledown": scaledown_node_lines, "karpenter": karpenter_node_lines,
+    "evictions": eviction_row_lines}
 
 
 def section_blocks(s: Mapping[str, Any]) -> list[Block]:

@@ -12,21 +12,31 @@ pytest.importorskip("selenium", reason="browser tests need the selenium package 
 from selenium.webdriver.common.by import By  # noqa: E402
 
 from tests.browser.conftest import kexplain  # noqa: E402
-from tests.support.paths import DATA, FIXTURES  # noqa: E402
+from tests.support.paths import DATA, FIXTURES, ROOT  # noqa: E402
 
 NOW = "2026-01-01T12:00:00Z"
-CLUSTERS = {"shop": (str(DATA / "cluster" / "shop.yaml"),),
-            "karpenter": (str(FIXTURES / "karpenter-disruption" / "cluster.yaml"),
-                          str(FIXTURES / "karpenter-disruption" / "nodepools.yaml"))}
+CA = ROOT / "tests" / "autoscaler" / "cases" / "scaledown-0011"
+RANKING = FIXTURES / "eviction" / "ranking-now"
+# By page: its `kexplain cluster` arguments (each section of the report among them).
+CLUSTERS = {"shop": ("--nodes", str(DATA / "cluster" / "shop.yaml")),
+            "karpenter": ("--nodes", str(FIXTURES / "karpenter-disruption" / "cluster.yaml"),
+                          "--nodes", str(FIXTURES / "karpenter-disruption" / "nodepools.yaml")),
+            "kueue": ("--nodes", str(FIXTURES / "kueue" / "cluster.yaml"),
+                      "--nodes", str(FIXTURES / "cluster" / "kueue-held.yaml")),
+            "scaledown": ("--nodes", str(CA / "cluster.yaml"), "--node-groups", str(CA / "nodegroups.yaml"),
+                          "--autoscaler-config", str(CA / "params.yaml")),
+            "evictions": ("--nodes", str(RANKING / "cluster.yaml"), "--nodes", str(FIXTURES / "eviction" / "taints.yaml"),
+                          "--node-stats", f"node-a={RANKING / 'stats.json'}",
+                          "--kubelet-config", str(RANKING / "kubelet-config.yaml"))}
 
 
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("cluster")
     out = {}
-    for name, files in CLUSTERS.items():
+    for name, args in CLUSTERS.items():
         out[name] = folder / f"{name}.html"
-        kexplain("cluster", *(a for f in files for a in ("--nodes", f)), "--now", NOW, "--html", str(out[name]))
+        kexplain("cluster", *args, "--now", NOW, "--html", str(out[name]))
     return out
 
 

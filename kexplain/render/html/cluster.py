@@ -2,22 +2,25 @@
 table of the sections with their counts), then each section that ran with its rows, each row a
 `<details>` that opens into the row's single-object answer as that command's page shows it: a
 pending group's first pod as `kexplain POD` (its trace, `static.trace_section`), a blocked drain as
-`kexplain evict drain NODE` (`eviction.eviction_body`), a disruption document as `kexplain
-karpenter --disruption` (`karpenter_disruption.disruption_body`). Generic over sections: a section
-this module does not know shows with its title, its count and its rows, each opening into what it
-carries (an embedded document of the kinds above, else its text lines and its fields). Read only
-from the document; no script (native `<details>` open and close)."""
+`kexplain evict drain NODE` and a node's evictions as `kexplain evict pressure|taints NODE`
+(`eviction.eviction_body`), a held Workload as `kexplain pod`'s page says Kueue's answer
+(`kueue.kueue_section`), a disruption document as `kexplain karpenter --disruption`
+(`karpenter_disruption.disruption_body`). Generic over sections: a section this module does not
+know shows with its title, its count and its rows, each opening into what it carries (an embedded
+document of the kinds above, else its text lines and its fields). Read only from the document; no
+script (native `<details>` open and close)."""
 from __future__ import annotations
 
 import io
 import json
 from typing import Any, Iterable, Mapping
 
-from kexplain.render.cluster import PARTS, ROWS, karpenter_node_lines, section_blocks, summary
+from kexplain.render.cluster import PARTS, ROW_LINES, section_blocks, summary
 from kexplain.render.blocks import print_blocks
 from kexplain.render.consoles import text_console
 from kexplain.render.html.eviction import eviction_body, is_eviction
 from kexplain.render.html.karpenter_disruption import disruption_body, is_disruption
+from kexplain.render.html.kueue import kueue_section
 from kexplain.render.html.markup import Html, el, table
 from kexplain.render.html.static import trace_section
 from kexplain.render.style import plural
@@ -76,7 +79,7 @@ def _summary(doc: Doc) -> list[Html]:
 
 def _label(name: str, row: Doc) -> str:
     """A row's one line: the text's first line of it, else its name and count."""
-    lines = (ROWS.get(name) or (karpenter_node_lines if name == "karpenter" else None))
+    lines = ROW_LINES.get(name)
     if lines is not None:
         try:
             return lines(row)[0][1].removeprefix("- ")
@@ -93,10 +96,12 @@ def _label(name: str, row: Doc) -> str:
 
 def _embedded(row: Doc) -> Iterable[tuple[str, Doc]]:
     """The single-object documents a row carries, by what they are."""
-    for value in row.values():
+    for key, value in row.items():
         if not isinstance(value, Mapping):
             continue
-        if is_eviction(value):
+        if key == "kueue" and value.get("kueueVersion") and "trace" not in row:    # (a trace says it)
+            yield "kueue", value
+        elif is_eviction(value):
             yield "eviction", value
         elif is_disruption(value):
             yield "disruption", value
@@ -118,13 +123,15 @@ def _detail(name: str, row: Doc, n: int) -> list[Html]:
     for what, doc in _embedded(row):
         if what == "trace":
             out.append(trace_section(doc, n, "First pod: "))
+        elif what == "kueue":
+            out += kueue_section({"kueue": doc}, n)
         elif what == "eviction":
             out += eviction_body(doc)
         else:
             out += disruption_body(doc)
     if out:
         return out
-    lines = ROWS.get(name)
+    lines = ROW_LINES.get(name)
     if lines is not None:
         try:
             out.append(el("pre", "\n".join(" " * indent + text for indent, text in lines(row)), cls="text"))

@@ -5,18 +5,21 @@ does not know shows with its title, count and rows all the same; -o json the sam
 from __future__ import annotations
 
 import copy
+import html
 import json
 import re
 
 from kexplain.app.cluster.report import as_written, report
 from kexplain.render.html import render_page
+from kexplain.render.cluster import pressure_lines, scaledown_node_lines, taint_lines, workload_lines
 from kexplain.render.html.eviction import eviction_body
+from kexplain.render.html.kueue import kueue_section
 from kexplain.render.html.markup import join
 from kexplain.render.html.static import trace_section
 from tests.app.cluster.helpers import SHOP, request
 from tests.support.cli_helpers import run_cli
 from tests.support.html_pages import fetches, visible_text
-from tests.support.paths import FIXTURES
+from tests.support.paths import FIXTURES, ROOT
 
 NOW = "2026-01-01T12:00:00Z"
 
@@ -103,3 +106,53 @@ def test_a_page_that_cannot_be_written_is_bad_input(tmp_path):
 def test_as_written_leaves_out_only_the_pages_keys():
     doc = report(request(SHOP, html=True))
     assert as_written(doc) == report(request(SHOP))
+
+
+def _section_rows(doc: dict, name: str) -> list[dict]:
+    return next(s for s in doc["sections"] if s["name"] == name)["rows"]
+
+
+def _first_line(lines: list) -> str:
+    """The text's first line of a row, as the page writes it (escaped)."""
+    return html.escape(lines[0][1].removeprefix("- "), quote=True)
+
+
+def test_a_held_workload_says_the_texts_line_and_opens_into_kueues_answer():
+    doc = report(request(FIXTURES / "kueue" / "cluster.yaml", FIXTURES / "cluster" / "kueue-held.yaml", html=True))
+    rows = _section_rows(doc, "queued")
+    page = render_page(doc)
+    assert len(rows) == 3
+    for i, workload in enumerate(rows):
+        row = _row(page, "queued", i)
+        assert f"<summary>{_first_line(workload_lines(workload))}</summary>" in row
+        assert join(kueue_section({"kueue": workload["kueue"]}, i)) in row     # `kexplain pod`'s Kueue section
+    assert "3 Workloads held" in visible_text(page[:page.index('id="s-queued"')])
+
+
+def test_a_node_the_cluster_autoscaler_keeps_says_the_texts_line():
+    case = ROOT / "tests" / "autoscaler" / "cases" / "scaledown-0011"
+    doc = report(request(case / "cluster.yaml", node_groups=str(case / "nodegroups.yaml"),
+                         autoscaler_config=str(case / "params.yaml"), html=True))
+    rows = _section_rows(doc, "scaledown")
+    page = render_page(doc)
+    assert len(rows) == 4
+    for i, node in enumerate(rows):
+        row = _row(page, "scaledown", i)
+        assert f"<summary>{_first_line(scaledown_node_lines(node))}</summary>" in row
+        assert f"<dt>reason</dt><dd>{node['reason']}</dd>" in row
+    assert "4 nodes kept (4 by the Cluster Autoscaler)" in visible_text(page[:page.index('id="s-scaledown"')])
+
+
+def test_a_nodes_evictions_open_into_evict_pressure_and_evict_taints():
+    ranking = FIXTURES / "eviction" / "ranking-now"
+    doc = report(request(ranking / "cluster.yaml", FIXTURES / "eviction" / "taints.yaml",
+                         FIXTURES / "cluster" / "cordoned.yaml", node_stats=(("node-a", str(ranking / "stats.json")),),
+                         kubelet_config=str(ranking / "kubelet-config.yaml"), html=True))
+    rows = _section_rows(doc, "evictions")
+    page = render_page(doc)
+    assert [r["family"] for r in rows] == ["pressure", "taints"]
+    pressure, taints = _row(page, "evictions", 0), _row(page, "evictions", 1)
+    assert f"<summary>{_first_line(pressure_lines(rows[0]))}</summary>" in pressure
+    assert join(eviction_body(rows[0]["pressure"])) in pressure
+    assert f"<summary>{_first_line(taint_lines(rows[1]))}</summary>" in taints
+    assert join(eviction_body(rows[1]["taints"])) in taints
