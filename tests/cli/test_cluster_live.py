@@ -135,3 +135,23 @@ def test_the_live_options_are_not_for_files(capsys, tmp_path):
     code, out, err = run_cli(capsys, "cluster", "--nodes", str(tmp_path / "x.yaml"), "--context", "prod")
     assert (code, out) == (2, "")
     assert "--kubeconfig and --context read the live cluster: give them without --nodes" in err
+
+
+def test_live_with_kueue_is_the_snapshots_document_too(capsys, tmp_path):
+    with recorded_api(tmp_path, collections=("kueue",)) as api:
+        live, files = _live_and_snapshot(capsys, api, tmp_path, "-o", "json")
+    doc = json.loads(live[1])
+    sections = _sections(doc)
+    assert "skipped" not in sections["queued"] and "skipped" not in sections["evictions"]
+    assert doc == json.loads(files[1]) and live[0] == files[0]
+
+
+def test_kueues_reads_refused_skip_the_queued_work_only(capsys, tmp_path):
+    rbac = Rbac(cluster=EVERY - {"workloads"}, namespaces=frozenset())
+    with recorded_api(tmp_path, collections=("kueue",), rbac=rbac) as api:
+        code, out, err = run_cli(capsys, "cluster", "--kubeconfig", api.kubeconfig, "--now", NOW, "-o", "json")
+    assert code == 1, err
+    sections = _sections(json.loads(out))
+    assert sections["queued"]["skipped"] == "not read from the cluster: list workloads at the cluster scope (403)"
+    assert {n for n, s in sections.items() if str(s.get("skipped", "")).startswith("not read")} == {"queued"}
+    assert "pressureSkipped" in sections["evictions"]       # live: no node's stats read, said, never "no pressure"
