@@ -121,6 +121,8 @@ def section(inputs: ClusterInputs) -> dict:
             fixes = own_fixes(done, e)
             row.pop("suggestions", None)
             row.update({"suggestions": fixes[:1]} if fixes else {})
+            if "trace" in row and fixes:        # (the page's first pod says them too)
+                row["trace"] = {**row["trace"], "suggestions": fixes}
     pods = sum(r["count"] for r in rows)
     out: dict[str, Any] = {"name": NAME, "title": TITLE, "held": len(rows), "pods": pods, "rows": rows}
     if done.doc is not None:

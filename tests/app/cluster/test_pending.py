@@ -136,3 +136,15 @@ def test_a_rows_fixes_found_after_the_batch_are_the_ones_the_batch_finds(monkeyp
     after = pending.section(inputs_of(SHOP))
     assert [r.get("suggestions") for r in after["rows"]] == [r.get("suggestions") for r in batch["rows"]]
     assert sum(1 for r in after["rows"] if r.get("suggestions")) == 2
+
+
+def test_the_pages_first_pod_has_the_fixes_found_after_the_batch_too(monkeypatch):
+    """--html: a row's first pod's trace (its `kexplain pod NAME` on the page) says the fixes found
+    for it after the batch, as the row does."""
+    from kexplain.app.cluster import pending
+    batch = pending.section(inputs_of(SHOP, html=True))
+    monkeypatch.setattr(pending.OncePerGroup, "__call__", lambda self, *_: [])    # the batch finds none
+    after = pending.section(inputs_of(SHOP, html=True))
+    assert [r["trace"].get("suggestions") for r in after["rows"]] == \
+        [r["trace"].get("suggestions") for r in batch["rows"]]
+    assert sum(1 for r in after["rows"] if r["trace"].get("suggestions")) == 2
