@@ -12,9 +12,10 @@ taint, every 500th; the generator's own 1% uncordoned). The command
 
     kexplain cluster --nodes cluster.json --node-groups nodegroups.json --now 2026-01-01T12:00:00Z -o json
 
-(every section: pending, budgets, drains, karpenter) is timed against the standard library's
-`json.load` of the same two files, each in a fresh process, as alternating pairs (the median
-ratio, wall and CPU: `kueue_bench.ratio_row`); target at most 3x, peak RSS at most 2 GB.
+(every section: pending, budgets, drains, scaledown, karpenter, evictions; queued skipped, no
+Kueue) is timed against the standard library's `json.load` of the same two files, each in a fresh
+process, as alternating pairs (the median ratio, wall and CPU: `kueue_bench.ratio_row`); target at
+most 3x, peak RSS at most 2 GB.
 
     .venv/bin/python benchmarks/cluster_bench.py [--dir /tmp/kexplain-bench] [--nodes 5000] [--pairs 3]
         [--pending 500] [--shapes 25] [--budgets 200] [--cordoned 10] [--kexplain PATH] [--write-only]
