@@ -73,8 +73,8 @@ SUMMARIES = {
     "volcano": "Explain one scheduling session of Volcano's scheduler: per PodGroup whether enqueue admits it, the\n"
                "gang's verdict and conditions, per pod the node it is bound to or why not, per queue its allocated,\n"
                "and the events, as Volcano v1.15.1 decides.",
-    "cluster": "What in the cluster is held, and why: pending pods, budgets, drains; each row the single-object\n"
-               "answer.",
+    "cluster": "What in the cluster is held, and why: pending pods, queued work, budgets, drains, nodes the\n"
+               "autoscalers keep, evictions coming; each row the single-object answer.",
     "evict": "Explain eviction: the kubelet's eviction manager under node pressure (pressure), `kubectl drain`\n"
              "with the Eviction API and the PodDisruptionBudgets (drain), the taint eviction controller's\n"
              "NoExecute taints (taints).",
