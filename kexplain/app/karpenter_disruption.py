@@ -5,11 +5,14 @@ Autoscaler a pending pass runs when the cluster holds NodePools), so that a pod'
 the eviction engine nor the disruption pass."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable, Optional
 
 from kexplain.app.karpenter_chain import chain
 from kexplain.controllers.disruption import Statuses, note, note_head
 from kexplain.errors import Source
+from kexplain.karpenter.inputs import pass_of_state
+from kexplain.karpenter.params import read_settings
 from kexplain.karpenter.pending import load_pods_pass, load_world
 from kexplain.karpenter.run import disruption, disruption_document
 from kexplain.load.gcpolicy import bulk_load
@@ -36,16 +39,24 @@ def with_budget_notes(warnings: list[str], statuses: Statuses) -> list[str]:
 def disruption_pass(pods: Optional[str], nodes: tuple, aws_data: Optional[str], config: Optional[str], kube: Any,
                     now: Any, *, max_bytes: int, max_objects: int, validate: str = "strict",
                     namespace: Optional[str] = None, stdin: Any = None, objects: Optional[list] = None,
-                    rules: Any = None, node: Optional[NodeAsk] = None) -> tuple[Any, dict]:
+                    rules: Any = None, node: Optional[NodeAsk] = None, state: Any = None) -> tuple[Any, dict]:
     """`kexplain karpenter --disruption`: the files read once (PODS optional: the pending pods that
     nominate nodes), the EC2 world, Karpenter's disruption pass on the clock `now`; returns the
     inputs and the pass's document. `objects`: the cluster read live, in place of --nodes files;
     `rules`: the Karpenter release's (`karpenter.disruption.versions`, --karpenter-version);
-    `node`: --node NAME and its answer, why Karpenter does not remove it (the document's `node`)."""
+    `node`: --node NAME and its answer, why Karpenter does not remove it (the document's `node`);
+    `state`: the cluster's one state, read already (`kexplain cluster`), in place of PODS and the
+    files: the pass's inputs are read from it (`pass_of_state`), never decoded or checked again."""
+    release = rules.version if rules is not None else None
     with bulk_load(freeze=True):
-        inputs, _ = load_pods_pass(pods, tuple(nodes), config, kube, max_bytes=max_bytes, max_objects=max_objects,
-                                   validate=validate, stdin=stdin, namespace=namespace, now=now,
-                                   objects=objects, release=rules.version if rules is not None else None)
+        if state is not None:
+            settings = read_settings(config, max_bytes)
+            settings = replace(settings, release=release) if release is not None else settings
+            inputs = pass_of_state(state, settings, validate=validate, now=now)
+        else:
+            inputs, _ = load_pods_pass(pods, tuple(nodes), config, kube, max_bytes=max_bytes, max_objects=max_objects,
+                                       validate=validate, stdin=stdin, namespace=namespace, now=now,
+                                       objects=objects, release=release)
         world = load_world(aws_data)
         inputs.settings.check_world(world.instance_types, world.zones(), Source(config) if config else None)
         result = disruption(inputs, world, now, rules)

@@ -561,12 +561,14 @@ def pending_of(args: PodArgs, live: Live, say: Say) -> list[Obj]:
 
 
 def explain_pending(args: PodArgs, live: Live, config: Any, say: Say, *, structured: bool,
-                    progress: Callable[[], ContextManager], built: Optional[tuple[Any, Any]] = None) -> Pending:
+                    progress: Callable[[], ContextManager], built: Optional[tuple[Any, Any]] = None,
+                    suggester: Any = suggest) -> Pending:
     """Every pending pod explained alone (Kueue's pods as Kueue starts them), then the cluster's
     queue over them, then ONE autoscalers' pass over every pending pod; with `structured`, traces
     wait in a spool file (memory stays flat). The Workloads Kueue holds with no pod yet (`Held`: a
     suspended Job's) come with Kueue's answer, from the same pass of Kueue. `built`: the cluster's
-    snapshot and nominated pods when its one state holds them already (`kexplain cluster`)."""
+    snapshot and nominated pods when its one state holds them already (`kexplain cluster`);
+    `suggester`: what finds an Unschedulable pod's verified fixes (`kexplain cluster`: once per group)."""
     pods = pending_of(args, live, say)
     kueue_pass = live_kueue(pods, live.cluster, version=args.kueue_version,   # Kueue's answer first: one pass
                             capacity=kueue_capacity(args, live))
@@ -585,7 +587,7 @@ def explain_pending(args: PodArgs, live: Live, config: Any, say: Say, *, structu
     with progress() as bar:
         inputs = (Inputs(PodInfo(chain.pod if chain is not None else pod), _source(live, pod), snapshot, config,
                          nominated) for pod, chain in zip(pods, chains))
-        explained_each = explain_each(inputs, recorded, suggest, planned=len(pods), progress=bar.update)
+        explained_each = explain_each(inputs, recorded, suggester, planned=len(pods), progress=bar.update)
         for pod, chain, verdict in zip(pods, chains, explained_each):
             kueue = {"kueue": chain.answer, "kueue_started": chain.started} if chain is not None else {}
             if verdict.trace is None:

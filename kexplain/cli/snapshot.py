@@ -97,14 +97,16 @@ LACKS = {"CA's status": "a replay finds no node group CA reports (give it --node
 
 
 def read_cluster(env: Environment, connect: Connect, name: Optional[str],
-                 stats: tuple[tuple[str, ...], bool] = ((), False)) -> tuple[Live, AutoscalerReads, NodeStatsRead]:
+                 stats: tuple[tuple[str, ...], bool] = ((), False),
+                 allowed: bool = False) -> tuple[Live, AutoscalerReads, NodeStatsRead]:
     """What `kexplain pod` reads, with the namespaces' policies (`Session.read`; on a cluster that
     serves karpenter.sh/v1, finished pods too, as the live disruption pass reads), then what CA's
     loop reads (`autoscaler_reads`), then the nodes' stats asked for (`stats`: the nodes named,
-    those under pressure)."""
+    those under pressure); with `allowed`, what RBAC refuses (403) is kept in `live.refusals`
+    instead of ending the read (`kexplain cluster`: a section whose reads were refused is skipped)."""
     with session(env, connect) as s:
         s.server_version()
-        live = s.read(name, policies=True, finished=WITH_KARPENTER)
+        live = s.read(name, allowed=allowed, policies=True, finished=WITH_KARPENTER)
         reader = ClusterReader(s.conn, connect.chunk_size, connect.request_timeout)
         kept = NodeStatsRead()
         if stats[0] or stats[1]:

@@ -44,7 +44,10 @@ def ordered(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 def summary(doc: Mapping[str, Any]) -> str:
     """The report's first line: each section that ran in a few words, the most held first, then
     those skipped (said why below: never read as all clear)."""
-    parts = [PARTS[s["name"]](s) for s in ordered(doc)]
+    ran = ordered(doc)
+    kept = [s for s in ran if s["name"] in KEPT]
+    parts = [PARTS[s["name"]](s) if s["name"] not in KEPT else _kept_part(kept) for s in ran
+             if s["name"] not in KEPT or s is kept[0]]
     parts += [f"{s['name']} skipped" for s in doc.get("sections") or () if s.get("skipped")]
     return ", ".join(parts)
 
@@ -188,11 +191,15 @@ def _evictions_title(s: Mapping[str, Any]) -> str:
     return f"{s['held']} eviction{'s' if s['held'] != 1 else ''} coming (of {' and '.join(checked)})"
 
 
+def eviction_row_lines(row: Mapping[str, Any]) -> Lines:
+    """A node's evictions, under pressure or by its NoExecute taints."""
+    return pressure_lines(row) if row["family"] == "pressure" else taint_lines(row)
+
+
 def evictions_lines(s: Mapping[str, Any]) -> Lines:
     """Each node's evictions, the soonest first, as `kexplain evict pressure|taints NODE` begins;
     then what the pressure part could not read."""
-    lines: Lines = [line for row in s.get("rows") or () for line in
-                    (pressure_lines(row) if row["family"] == "pressure" else taint_lines(row))]
+    lines: Lines = [line for row in s.get("rows") or () for line in eviction_row_lines(row)]
     if s.get("pressureSkipped"):
         lines.append((0, f"Node pressure: skipped: {s['pressureSkipped']}"))
     if s.get("pressureUnread"):
@@ -225,15 +232,75 @@ def taint_lines(row: Mapping[str, Any]) -> Lines:
     return lines
 
 
+def _scaledown_part(s: Mapping[str, Any]) -> str:
+    return f"{plural(s['held'], 'node')} the Cluster Autoscaler keeps"
+
+
+def scaledown_reason(node: Mapping[str, Any]) -> str:
+    """CA's reason a node stays, as `kexplain autoscale`'s table says it (with the pod that blocks it)."""
+    reason = node.get("reason") or ("" if node.get("candidate") else "not a candidate")
+    blocking = node.get("blockingPod")
+    return reason + (f": {blocking['pod']} ({blocking['reason']})" if blocking else "")
+
+
+def scaledown_node_lines(row: Mapping[str, Any]) -> Lines:
+    """A node CA keeps: its group, its utilization as CA measured it, CA's reason."""
+    util = row.get("utilization")
+    used = f", {util['resourceName']} {util['utilization']:.1%}" if util else ""
+    return [(0, f"- {row['name']} (group {row.get('nodeGroup') or '-'}{used}): {scaledown_reason(row)}")]
+
+
+SHOWN_PER_REASON = 3     # nodes kept for one reason shown by name before the text counts the rest
+
+
+def scaledown_lines(s: Mapping[str, Any]) -> Lines:
+    """CA's result, the unneeded nodes (they go once unneeded long enough), then the nodes kept,
+    by CA's reason in the order first met: each node when a few, else the first few and a count
+    (-o json lists each)."""
+    unneeded = ", ".join(s.get("unneeded") or ()) or "none"
+    lines: Lines = [(0, f"Cluster Autoscaler: {s.get('result')} ({s.get('candidates')} of "
+                        f"{plural(s.get('nodes', 0), 'node')} looked at; unneeded: {unneeded})")]
+    by_reason: dict[tuple, list[Mapping[str, Any]]] = {}
+    for row in s.get("rows") or ():
+        by_reason.setdefault((row.get("reason"), (row.get("blockingPod") or {}).get("reason")), []).append(row)
+    for (reason, why), rows in by_reason.items():
+        if len(rows) <= SHOWN_PER_REASON + 1:
+            lines += [line for row in rows for line in scaledown_node_lines(row)]
+            continue
+        lines.append((0, f"- {plural(len(rows), 'node')}: {reason}" + (f" ({why})" if why else "")))
+        lines += [(2, line) for row in rows[:SHOWN_PER_REASON] for _, line in scaledown_node_lines(row)]
+        lines.append((2, f"... and {len(rows) - SHOWN_PER_REASON} more (-o json lists each)"))
+    return lines
+
+
+KEPT = ("scaledown", "karpenter")      # the sections whose rows are nodes an autoscaler keeps
+
+
+def _kept_part(sections: list[Mapping[str, Any]]) -> str:
+    """The nodes the autoscalers keep, CA's and Karpenter's together ("5 nodes kept"), by whom."""
+    by = {s["name"]: len(s.get("rows") or ()) for s in sections}
+    who = {"scaledown": "the Cluster Autoscaler", "karpenter": "Karpenter"}
+    words = ", ".join(f"{n} by {who[name]}" for name, n in by.items())
+    pools = sum(len(s.get("nodePools") or ()) for s in sections)
+    closed = f"; {plural(pools, 'NodePool')} closed by budgets" if pools else ""
+    return f"{plural(sum(by.values()), 'node')} kept ({words}{closed})"
+
+
 PARTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "pending": _pending_part, "budgets": _budgets_part, "drains": _drains_part, "karpenter": _karpenter_part,
-    "queued": _queued_part, "evictions": _evictions_part}
+    "queued": _queued_part, "scaledown": _scaledown_part, "evictions": _evictions_part}
 ROWS: dict[str, Callable[[Mapping[str, Any]], Lines]] = {
     "pending": pod_lines, "budgets": budget_lines, "drains": drain_lines}
 # The sections whose lines are their own, not one block of lines per row.
 SECTION_LINES: dict[str, Callable[[Mapping[str, Any]], Lines]] = {
-    "karpenter": karpenter_lines, "queued": queued_lines, "evictions": evictions_lines}
+    "karpenter": karpenter_lines, "queued": queued_lines, "scaledown": scaledown_lines, "evictions": evictions_lines}
 TITLES: dict[str, Callable[[Mapping[str, Any]], str]] = {"drains": _drains_title, "evictions": _evictions_title}
+
+
+# One row's lines in every section (the page's row says the first, as the text does).
+ROW_LINES: dict[str, Callable[[Mapping[str, Any]], Lines]] = {
+    **ROWS, "queued": workload_lines, "scaledown": scaledown_node_lines, "karpenter": karpenter_node_lines,
+    "evictions": eviction_row_lines}
 
 
 def section_blocks(s: Mapping[str, Any]) -> list[Block]:

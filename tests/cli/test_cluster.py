@@ -8,6 +8,7 @@ import json
 import yaml
 
 from tests.support.cli_helpers import run_cli
+from tests.support.live_server import isolate
 from tests.support.paths import DATA, FIXTURES
 
 SHOP = str(DATA / "cluster" / "shop.yaml")
@@ -19,7 +20,8 @@ def test_something_held_exits_1_and_the_first_line_sums_up_each_section():
     assert code == 1
     lines = out.splitlines()
     assert lines[0] == ("3 pending groups (5 pods), 1 budget allows no disruption, 1 drain blocked, "
-                        "0 evictions coming (node pressure not checked), queued skipped, karpenter skipped")
+                        "0 evictions coming (node pressure not checked), queued skipped, scaledown skipped, "
+                        "karpenter skipped")
     assert "Nodes Karpenter will not remove: skipped: no Karpenter NodePool (karpenter.sh/v1) among the inputs" in lines
 
 
@@ -33,7 +35,7 @@ def test_the_worst_section_comes_first():
                            "--nodes", str(FIXTURES / "karpenter-disruption" / "nodepools.yaml"), "--now", NOW,
                            width=200)
     assert code == 1
-    assert out.splitlines()[0].startswith("2 nodes Karpenter keeps (1 NodePool closed by budgets), "
+    assert out.splitlines()[0].startswith("2 nodes kept (2 by Karpenter; 1 NodePool closed by budgets), "
                                           "1 budget allows no disruption, 0 pending groups")
 
 
@@ -57,17 +59,18 @@ def test_yaml_is_the_same_document():
     assert yaml.safe_load(as_yaml) == json.loads(as_json)
 
 
-def test_without_nodes_is_bad_usage():
+def test_without_nodes_nor_a_kubeconfig_is_bad_usage(monkeypatch, tmp_path):
+    isolate(monkeypatch, tmp_path / "home")         # (live: no kubeconfig, not in a cluster)
     code, out, err = run_cli("cluster")
     assert (code, out) == (2, "")
-    assert "give the cluster with --nodes FILE|DIR" in err
+    assert "error: no kubeconfig: " in err and "pass --kubeconfig FILE" in err
 
 
 def test_an_unknown_section_is_bad_usage():
     code, _, err = run_cli("cluster", "--nodes", SHOP, "--section", "kueue")
     assert code == 2
-    assert ("error: --section kueue: not a section (one of pending, queued, budgets, drains, karpenter, "
-            "evictions)") in err
+    assert ("error: --section kueue: not a section (one of pending, queued, budgets, drains, scaledown, "
+            "karpenter, evictions)") in err
 
 
 def test_a_file_that_is_not_there_is_bad_input(tmp_path):
@@ -127,3 +130,28 @@ def test_a_snapshot_is_explained_as_the_version_it_recorded(tmp_path):
     doc = json.loads(out)
     assert doc["kubernetesVersion"] == "1.34"
     assert doc["sections"][0]["rows"][0]["drain"]["kubernetesVersion"].startswith("v1.34.")
+
+
+def test_the_nodes_both_autoscalers_keep_are_one_part_of_the_first_line():
+    from kexplain.render.cluster import summary
+    doc = {"sections": [{"name": "pending", "held": 0, "pods": 0},
+                        {"name": "scaledown", "held": 3, "rows": [{}, {}, {}]},
+                        {"name": "karpenter", "held": 3, "rows": [{}, {}], "nodePools": [{}]}]}
+    assert summary(doc) == "5 nodes kept (3 by the Cluster Autoscaler, 2 by Karpenter; 1 NodePool closed by " \
+                           "budgets), 0 pending groups (0 pods)"
+
+
+def test_many_nodes_kept_for_one_reason_are_counted_not_each_listed():
+    from kexplain.render.cluster import scaledown_lines
+    rows = [{"name": f"n{i}", "nodeGroup": "g", "reason": "BlockedByPod",
+             "blockingPod": {"pod": f"default/p{i}", "reason": "NotReplicated"}} for i in range(6)]
+    rows.append({"name": "m", "nodeGroup": "g", "reason": "ScaleDownDisabledAnnotation"})
+    lines = [text for _, text in scaledown_lines({"result": "ScaleDownNoNodeDeleted", "candidates": 7, "nodes": 7,
+                                                  "unneeded": [], "rows": rows})]
+    assert lines == ["Cluster Autoscaler: ScaleDownNoNodeDeleted (7 of 7 nodes looked at; unneeded: none)",
+                     "- 6 nodes: BlockedByPod (NotReplicated)",
+                     "- n0 (group g): BlockedByPod: default/p0 (NotReplicated)",
+                     "- n1 (group g): BlockedByPod: default/p1 (NotReplicated)",
+                     "- n2 (group g): BlockedByPod: default/p2 (NotReplicated)",
+                     "... and 3 more (-o json lists each)",
+                     "- m (group g): ScaleDownDisabledAnnotation"]

@@ -91,7 +91,8 @@ def test_every_command_has_a_section():
 
 
 @pytest.mark.parametrize("command", ["", "explain", "pod", "snapshot", "lint", "autoscale", "karpenter", "kueue",
-                                     "evict pressure", "evict drain", "evict taints", "version", "volcano"])
+                                     "cluster", "evict pressure", "evict drain", "evict taints", "version",
+                                     "volcano"])
 def test_options_agree(command):
     cli = cli_options()[command]
     man = man_options()[command]
@@ -100,7 +101,7 @@ def test_options_agree(command):
 
 
 @pytest.mark.parametrize("command", ["explain", "pod", "snapshot", "lint", "autoscale", "karpenter", "kueue",
-                                     "evict pressure", "evict drain", "evict taints"])
+                                     "cluster", "evict pressure", "evict drain", "evict taints"])
 def test_help_shows_what_the_man_page_documents(capsys, command):
     text = help_text(capsys, *command.split())
     for option in man_options()[command] | HELP:

@@ -19,7 +19,7 @@ def section(inputs: ClusterInputs) -> dict:
     index = drain_index(inputs.state)         # (as `kexplain evict drain` splits the objects)
     rows = []
     for _, (budget, source) in budgets_of(index, {}, inputs.state.budgets):
-        if budget.disruptions_allowed > 0:
+        if budget.disruptions_allowed > 0 or inputs.request.namespace not in (None, budget.namespace):
             continue
         selected = index.pods_in(budget.namespace).selected(budget.selector) if budget.selector is not None else []
         nodes = sorted({p.node_name for p in selected if p.node_name})

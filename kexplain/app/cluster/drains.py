@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from kexplain.app.cluster.inputs import ClusterInputs
-from kexplain.app.eviction.drain import document_of, drain_index
+from kexplain.app.eviction.drain import document_of, drain_index, shared_cordoned
 
 NAME = "drains"
 TITLE = "Drains that would block"
@@ -25,8 +25,9 @@ def section(inputs: ClusterInputs) -> dict:
     names = nodes_to_drain(inputs)
     rows: list[dict[str, Any]] = []
     index = drain_index(inputs.state) if names else None     # (split once for every drain)
+    cordoned = shared_cordoned(inputs.state) if names else None   # (the nodes cordoned already: one cluster)
     for name in names:
-        doc = document_of(inputs.state, inputs.request.evict_request(name), index=index)
+        doc = document_of(inputs.state, inputs.request.evict_request(name), index=index, cordoned_already=cordoned)
         if doc.get("blocked"):
             rows.append({"node": name, "drain": doc})
     scope = "every node" if inputs.request.drain_check else "the cordoned nodes"

@@ -8,10 +8,15 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import BinaryIO, Optional
 
-from kexplain.app.eviction.request import EvictRequest, read_cluster, settled
+from kexplain.app.cluster.access import Refused
+from kexplain.app.eviction.request import EvictRequest, followed, read_cluster, settled, with_priorities
+from kexplain.explain.inputs import read_config
 from kexplain.features import KubeVersion
+from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
-from kexplain.state.cluster import ClusterState
+from kexplain.load.live import recorded_version
+from kexplain.state.cluster import ClusterState, state_of
+from kexplain.state.objects import Objects
 
 
 @dataclass(frozen=True)
@@ -33,6 +38,9 @@ class ClusterRequest:
     node_groups: Optional[str] = None   # --node-groups FILE: CA's groups, else those found among the objects
     node_stats: tuple[tuple[str, str], ...] = ()   # --node-stats NODE=FILE: a node's stats Summary (evict pressure's --stats)
     kubelet_config: Optional[str] = None    # --kubelet-config FILE: every such node's kubelet (else a snapshot's configz)
+    autoscaler_config: Optional[str] = None     # --autoscaler-config FILE: CA's flags for its scale-down
+    namespace: Optional[str] = None     # -n: the pending pods and budgets of one namespace (None: every one)
+    html: bool = False                  # --html: rows carry what only the page shows (a pending group's trace)
 
     def evict_request(self, node: str = "") -> EvictRequest:
         """The request `kexplain evict drain NODE --nodes ...` with the same flags would be."""
@@ -46,6 +54,7 @@ class ClusterInputs:
 
     state: ClusterState
     request: ClusterRequest
+    refused: tuple[Refused, ...] = ()   # live: the reads the API server refused (a section needing one is skipped)
 
     @property
     def objects(self) -> list:
@@ -60,3 +69,16 @@ def read(req: ClusterRequest) -> ClusterInputs:
     state, _ = read_cluster(evict)
     kube = settled(evict, state).kube
     return ClusterInputs(state, replace(req, kube=kube))
+
+
+def read_live(req: ClusterRequest, objects: Objects, refused: tuple[Refused, ...] = ()) -> ClusterInputs:
+    """The live cluster's objects as `kexplain snapshot` writes them (the API server's /version
+    first), read into the one state as `read` reads that snapshot's file (`read_cluster`: the
+    version it records unless given, the manifests' priorities, stored), with the reads refused."""
+    kube = req.kube
+    with bulk_load(freeze=True):
+        recorded = recorded_version(objects) if not req.version_given else None
+        if recorded is not None:
+            kube = followed(recorded[0], "the API server").with_admission(req.kube.admission)
+        state = state_of(with_priorities(objects), read_config(None, kube=kube), stored=True, validate=req.validate)
+    return ClusterInputs(state, replace(req, kube=state.kube), refused)

@@ -1,6 +1,6 @@
-"""Section "karpenter": the nodes Karpenter will not remove, from ONE disruption pass over the
-cluster's objects as read (`app.karpenter_disruption.disruption_pass`, as `kexplain karpenter
---disruption` runs it): what it will do now, every node it may not disrupt with Karpenter's own
+"""Section "karpenter": the nodes Karpenter will not remove, from ONE disruption pass
+(`app.karpenter_disruption.disruption_pass`, as `kexplain karpenter --disruption` runs it) over
+the cluster's one state (`state=`: its inputs read from it, never decoded again): what it will do now, every node it may not disrupt with Karpenter's own
 reason (NewCandidate's), every NodePool whose budgets allow no disruption now for a reason, and
 when each such budget's window closes."""
 from __future__ import annotations
@@ -20,7 +20,7 @@ def section(inputs: ClusterInputs) -> dict:
     budgets allow nothing now (the pass's document under `disruption`, as `-o json` writes it)."""
     req = inputs.request
     _, doc = disruption_pass(None, (), None, None, req.kube, req.now, max_bytes=req.max_bytes,
-                             max_objects=req.max_objects, validate=req.validate, objects=inputs.objects)
+                             max_objects=req.max_objects, validate=req.validate, state=inputs.state)
     rows = [{k: n[k] for k in NODE_KEYS if k in n} for n in doc.get("nodes") or () if n.get("blocked")]
     pools = [closed for b in doc.get("budgets") or () for closed in _closed(b)]
     decision = doc.get("decision") or {}

@@ -16,6 +16,9 @@ from kexplain.app.live import (Connect, Explained, Live, Pending, PodArgs, disco
 from kexplain.autoscaler.cloudprovider import Discovery, discover_in
 from kexplain.errors import KexplainError
 from kexplain.explain.compare import pod_key
+from kexplain.explain.run import explain
+from kexplain.framework.trace import UNSCHEDULABLE
+from kexplain.suggest import suggestions as suggest
 
 NAME = "pending"
 TITLE = "Pending pods"
@@ -39,17 +42,38 @@ def live_of(inputs: ClusterInputs) -> Live:
             groups = discover_in(objects)
         except KexplainError as err:
             groups = Discovery(notes=(f"the autoscaler's node groups could not be found: {err}",), sources=("error",))
-    return Live(FILES, None, "default", objects, server_version=None, node_groups=groups)
+    return Live(FILES, None, inputs.request.namespace or "default", objects, server_version=None, node_groups=groups)
 
 
 def pod_args(inputs: ClusterInputs, name: Optional[str] = None) -> PodArgs:
     """`kexplain pod -A` (or `kexplain pod NAME`) as the report asks it: the trace kept (its fixes),
     CA's node groups of --node-groups."""
-    return PodArgs(name, Connect(), all_namespaces=name is None, pending=name is None, details=name is None,
+    every = name is None and inputs.request.namespace is None        # -n: its namespace's pending pods only
+    return PodArgs(name, Connect(), all_namespaces=every, pending=name is None, details=name is None,
                    node_groups=inputs.request.node_groups)
 
 
-def explained(inputs: ClusterInputs, said: list[str]) -> Pending:
+class OncePerGroup:
+    """The fixes of the batch (`explain_each`'s suggester): found for the first Unschedulable pod of
+    each owner and scheduler's answer only, as a row shows its first pod's; the pods they were found
+    for kept (`ran`), so that a row whose first pod is not one of them has its own found after."""
+
+    def __init__(self, owners: "Owners") -> None:
+        self.owners = owners
+        self.seen: set[tuple] = set()
+        self.ran: set[str] = set()
+
+    def __call__(self, inputs: Any, trace: Any, options: Any) -> list:
+        owner = self.owners.owner(inputs.pod.obj)
+        key = (owner["namespace"], owner["kind"], owner["name"], trace.result.status, trace.result.message)
+        if key in self.seen:
+            return []
+        self.seen.add(key)
+        self.ran.add(pod_key(inputs.pod.obj))
+        return suggest(inputs, trace, options)
+
+
+def explained(inputs: ClusterInputs, said: list[str], suggester: Any = suggest) -> Pending:
     """Every pending pod explained as `kexplain pod -A` explains them, over the one state; node
     groups that could not be found said (`kexplain pod` ends such a run with its error)."""
     state = inputs.state
@@ -58,15 +82,25 @@ def explained(inputs: ClusterInputs, said: list[str]) -> Pending:
     if failed is not None:
         said.append(f"note: {failed}: no Cluster autoscaler answer")
     return explain_pending(pod_args(inputs), live, state.config, said.append, structured=False,
-                           progress=lambda: nullcontext(_Bar()), built=(state.snapshot, state.nominated))
+                           progress=lambda: nullcontext(_Bar()), built=(state.snapshot, state.nominated),
+                           suggester=suggester)
+
+
+def own_fixes(done: Pending, e: Explained) -> list[dict]:
+    """The verified fixes of one pod explained alone (its trace again, then `suggest`), for a row
+    whose first pod's were not found in the batch: as `kexplain pod NAME` finds them."""
+    inputs = e.alone.inputs
+    return [f.to_json() for f in suggest(inputs, explain(inputs, done.options), done.options)]
 
 
 def section(inputs: ClusterInputs) -> dict:
     """The section's document: one row per owner and answer, the most pods first."""
     said: list[str] = []
-    done = explained(inputs, said)
     owners = Owners.of(inputs)
+    once = OncePerGroup(owners)
+    done = explained(inputs, said, once)
     groups: dict[tuple, dict] = {}
+    first: dict[str, Explained] = {}
     for e in done.explained:
         row = pod_row(done, e)
         owner = owners.owner(e.pod)
@@ -74,12 +108,21 @@ def section(inputs: ClusterInputs) -> dict:
         group = groups.get(key)
         if group is None:
             groups[key] = {"owner": owner, "count": 1, "pods": [row["pod"]], **row}
+            first[row["pod"]] = e
+            if inputs.request.html and e.trace is not None:     # the page: its first pod's `kexplain pod NAME`
+                groups[key]["trace"] = page_trace(e, row)
         else:
             group["count"] += 1
             group["pods"].append(row["pod"])
     rows = sorted(groups.values(), key=lambda g: (-g["count"], g["pod"]))
     for row in rows:
-        del row["pod"]
+        e = first[row.pop("pod")]
+        if e.alone is not None and e.alone.status == UNSCHEDULABLE and pod_key(e.pod) not in once.ran:
+            fixes = own_fixes(done, e)
+            row.pop("suggestions", None)
+            row.update({"suggestions": fixes[:1]} if fixes else {})
+            if "trace" in row and fixes:        # (the page's first pod says them too)
+                row["trace"] = {**row["trace"], "suggestions": fixes}
     pods = sum(r["count"] for r in rows)
     out: dict[str, Any] = {"name": NAME, "title": TITLE, "held": len(rows), "pods": pods, "rows": rows}
     if done.doc is not None:
@@ -115,6 +158,13 @@ def pod_row(done: Pending, e: Explained) -> dict:
     if e.kueue is not None:
         row["kueue"] = e.kueue
     return row
+
+
+def page_trace(e: Explained, row: dict) -> dict:
+    """A pod's trace as `kexplain pod --pending --html` shows it: the queue's answer and the
+    autoscalers' and Kueue's with it (`--html` only: -o json leaves it out, `report.as_written`)."""
+    return {**(e.trace or {}), **({"queue": e.queue} if e.queue else {}),
+            **{k: row[k] for k in ("autoscalers", "kueue") if k in row}}
 
 
 def reason_key(row: dict) -> tuple:

@@ -7,7 +7,8 @@ import importlib
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from kexplain.app.autoscalers import has_node_pools
+from kexplain.app.autoscalers import has_node_pools, reports_node_groups
+from kexplain.app.cluster.access import refused_line
 from kexplain.app.cluster.inputs import ClusterInputs, ClusterRequest, read
 from kexplain.app.eviction.request import read_warnings
 from kexplain.errors import KexplainError
@@ -63,11 +64,20 @@ def _no_kueue(inputs: ClusterInputs) -> Optional[str]:
     return "no Kueue ClusterQueue (kueue.x-k8s.io) among the inputs"
 
 
-# The sections, in the order the report runs them (the issue's points 1, 2, 6, 4, 3 for Karpenter, 5).
+NO_NODE_GROUPS = ("no Cluster Autoscaler node group among the inputs (--node-groups FILE, CA's status "
+                  "ConfigMap kube-system/cluster-autoscaler-status or Cluster API's objects)")
+
+
+def _no_node_groups(inputs: ClusterInputs) -> Optional[str]:
+    return None if inputs.request.node_groups or reports_node_groups(inputs.objects) else NO_NODE_GROUPS
+
+
+# The sections, in the order the report runs them (the issue's points 1, 2, 6, 4, 3 for CA then Karpenter, 5).
 SECTIONS = (Section("pending", "Pending pods", _no_pods),
             Section("queued", "Queued work", _no_kueue),
             Section("budgets", "Budgets that block everything", _no_budgets),
             Section("drains", "Drains that would block", _no_nodes),
+            Section("scaledown", "Nodes the Cluster Autoscaler will not remove", _no_node_groups),
             Section("karpenter", "Nodes Karpenter will not remove", _no_node_pools),
             Section("evictions", "Evictions coming", _no_nodes_to_evict))
 NAMES = tuple(s.name for s in SECTIONS)
@@ -92,7 +102,7 @@ def report_of(inputs: ClusterInputs, sections: list[Section]) -> dict:
     """The report over inputs read already."""
     docs = []
     for s in sections:
-        why = s.missing(inputs)
+        why = refused_line(s.name, inputs.refused, bool(inputs.request.node_groups)) or s.missing(inputs)
         docs.append({"name": s.name, "title": s.title, "skipped": why} if why else s.run(inputs))
     return {"apiVersion": API_VERSION, "kind": KIND, "kubernetesVersion": inputs.state.kube.minor,
             "now": inputs.request.now.isoformat().replace("+00:00", "Z"), "held": held(docs), "sections": docs,
@@ -102,3 +112,14 @@ def report_of(inputs: ClusterInputs, sections: list[Section]) -> dict:
 def held(sections: list[dict]) -> bool:
     """Whether anything is held: a row in any section that ran."""
     return any(s.get("held") for s in sections)
+
+
+PAGE_ONLY = ("trace",)      # a row's keys only `--html` asks for (`ClusterRequest.html`)
+
+
+def as_written(doc: dict) -> dict:
+    """The document `-o json|yaml` writes: without the rows' keys only the page shows, so that -o
+    json is the same with or without --html."""
+    sections = [{**s, "rows": [{k: v for k, v in r.items() if k not in PAGE_ONLY} for r in s["rows"]]}
+                if any(k in r for r in s.get("rows") or () for k in PAGE_ONLY) else s for s in doc["sections"]]
+    return {**doc, "sections": sections}

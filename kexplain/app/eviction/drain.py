@@ -10,11 +10,11 @@ from typing import Any, Mapping, Optional
 
 from kexplain.app.eviction.request import EvictRequest, node_named, pods_on, read_cluster, read_warnings, settled
 from kexplain.app.eviction.drain_budgets import budget_json, budgets_of, numbers
-from kexplain.app.eviction.drain_fixes import SYNC_FAILED, fixes, owner_text, owners_missing
+from kexplain.app.eviction.drain_fixes import SYNC_FAILED, Cordoned, fixes, owner_text, owners_missing
 from kexplain.app.eviction.drain_index import DrainIndex
 from kexplain.app.eviction.autoscaled import KEY as AUTOSCALERS, live_reads
 from kexplain.app.eviction.drain_where import where_they_go
-from kexplain.app.eviction.replacements import cordoned
+from kexplain.app.eviction.replacements import cordoned, left
 from kexplain.controllers.disruption import Statuses
 from kexplain.eviction.api import DISRUPTION_TARGET, Budget
 from kexplain.eviction.drain.drain import Eviction, PodDeleteList, evict_pods, pods_for_deletion
@@ -50,9 +50,10 @@ def document(req: EvictRequest) -> dict:
 
 
 def document_of(state: ClusterState, req: EvictRequest, live_said: Optional[dict] = None,
-                index: Optional[DrainIndex] = None) -> dict:
+                index: Optional[DrainIndex] = None, cordoned_already: Optional[Cordoned] = None) -> dict:
     """The drain's document over a cluster state read already (`document`'s, and `kexplain cluster`'s,
-    which reads the cluster once for every node it drains, and hands each drain the one `index`)."""
+    which reads the cluster once for every node it drains, and hands each drain the one `index`, and
+    to each node cordoned already the one `cordoned_already`: `shared_cordoned`)."""
     live_said = live_said or {}
     node_named(state, req.node, req.nodes)
     index = index if index is not None else drain_index(state)
@@ -68,9 +69,23 @@ def document_of(state: ClusterState, req: EvictRequest, live_said: Optional[dict
         if added is not None:       # what the autoscalers would add for the replacements left pending
             doc[AUTOSCALERS] = added
     if drained.blocked:
-        doc["fixes"] = fixes(drained, cordoned(state, req.node, []), index, req.options,
+        here = cordoned_already if cordoned_already is not None and is_cordoned(state, req.node) else \
+            Cordoned(cordoned(state, req.node, []))
+        doc["fixes"] = fixes(drained, here, index, req.options,
                              lambda changed, options: drain(changed, pods, req.kube.minor, options, drained.by_object))
     return doc
+
+
+def is_cordoned(state: ClusterState, node: str) -> bool:
+    """Whether the node is unschedulable already: then the cluster with it cordoned is the same for
+    every such node (`replacements.cordoned` changes none), and so are the scale fixes' answers."""
+    info = state.snapshot.get(node)
+    return info is not None and info.node.unschedulable
+
+
+def shared_cordoned(state: ClusterState) -> Cordoned:
+    """The cordoned cluster every drain of a node cordoned already shares (see `is_cordoned`)."""
+    return Cordoned(left(state, {}, []))
 
 
 def drain_index(state: ClusterState) -> DrainIndex:

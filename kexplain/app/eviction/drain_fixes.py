@@ -41,6 +41,31 @@ class Fix:
     change: Optional[tuple[Any, Any]] = field(default=None, repr=False)    # (old object, new or None): composable
 
 
+@dataclass(frozen=True)
+class Cordoned:
+    """The cluster with the drained node cordoned, where a scale fix's new pods are scheduled, and
+    their answers by workload and new ordinals: a blocked drain's rounds ask the same again, and
+    `kexplain cluster`'s drains of nodes cordoned already share one (the same cluster for each)."""
+
+    state: ClusterState
+    placed: dict[tuple[int, int, int], tuple[Any, dict[int, dict[str, Any]]]] = field(default_factory=dict,
+                                                                                      repr=False)
+
+    def placements(self, creator: Mapping[str, Any], first: int, new: list[dict],
+                   evicted: PodInfo) -> dict[int, dict[str, Any]]:
+        """The answers for `creator`'s `new` pods (ordinals from `first`; `evicted`, the pod they
+        stand for, is not read by the placing), placed once per workload object (by identity: a
+        fix's objects keep those it does not change) and count."""
+        key = (id(creator), first, len(new))
+        kept = self.placed.get(key)
+        if kept is not None and kept[0] is creator:
+            return kept[1]
+        answers = placements(with_claims(self.state, creator, first, len(new)),
+                             [Replacement(evicted, pod=p, source=SCALED) for p in new])
+        self.placed[key] = (creator, answers)
+        return answers
+
+
 def replaced(objects: DrainIndex, old: Mapping[str, Any], new: Optional[dict]) -> DrainIndex:
     """`objects` with `old` replaced by `new` (None: removed)."""
     return objects.replaced({id(old): new})
@@ -167,7 +192,7 @@ def with_replicas(obj: Mapping[str, Any], more: int) -> dict:
     return {**obj, "spec": {**spec, "replicas": replicas + more}}
 
 
-def scale_fix(key: str, n: int, drained: Any, cordoned: ClusterState, objects: DrainIndex,
+def scale_fix(key: str, n: int, drained: Any, cordoned: Cordoned, objects: DrainIndex,
               options: Mapping[str, Any]) -> Optional[Fix]:
     """The budget's workload scaled up by what it lacks for the `n` disruptions the drain spends:
     the new pods scheduled over `cordoned` (the cluster with the node cordoned, one overlay for every
@@ -184,8 +209,7 @@ def scale_fix(key: str, n: int, drained: Any, cordoned: ClusterState, objects: D
     first = count if creator.get("kind") == "StatefulSet" else count + 100
     try:
         new = [pod_from_workload(creator, SCALED, first + i) for i in range(n)]
-        answers = placements(with_claims(cordoned, creator, first, n),
-                             [Replacement(pod, pod=p, source=SCALED) for p in new])
+        answers = cordoned.placements(creator, first, new, pod)
     except KexplainError:
         return None
     bound = [{**p, "spec": {**p["spec"], "nodeName": answers[i]["node"]},
@@ -223,7 +247,7 @@ def remove_fixes(drained: Any, objects: DrainIndex, options: Mapping[str, Any]) 
     return [delete_fix(k, budgets[k], objects, options) for k in keys if k in budgets]
 
 
-def candidates(drained: Any, cordoned: ClusterState, objects: DrainIndex, options: Mapping[str, Any]) -> list[Fix]:
+def candidates(drained: Any, cordoned: Cordoned, objects: DrainIndex, options: Mapping[str, Any]) -> list[Fix]:
     """The fixes to check for a blocked drain (`drained`, with `options` already the flag fix's;
     `cordoned`: the cluster with the node cordoned)."""
     pdbs = objects.pdbs_by_key
@@ -263,7 +287,7 @@ def together(found: Sequence[Fix], objects: DrainIndex, options: Mapping[str, An
 ROUNDS = 3      # a combination checked, then what still blocks it fixed on top, at most this often
 
 
-def settled(found: Sequence[Fix], drained: Any, cordoned: ClusterState, objects: DrainIndex,
+def settled(found: Sequence[Fix], drained: Any, cordoned: Cordoned, objects: DrainIndex,
             options: Mapping[str, Any], drain: Drain) -> Optional[Fix]:
     """The budget changes together, drained again, and what still blocks fixed on top (a pod's
     second budget once the first is gone), until the drain goes or nothing more helps."""
@@ -291,7 +315,7 @@ def outcome(drained: Any) -> str:
     return f"{len(drained.evictions) - refused} evicted, {refused} refused"
 
 
-def fixes(drained: Any, cordoned: ClusterState, objects: DrainIndex, options: Mapping[str, Any],
+def fixes(drained: Any, cordoned: Cordoned, objects: DrainIndex, options: Mapping[str, Any],
           drain: Drain) -> list[dict[str, Any]]:
     """The document's `fixes`: each candidate, the drain run again with it, and what that answered
     (`cordoned`: the cluster with the node cordoned, where a scale fix's new pods are scheduled)."""

@@ -4,6 +4,7 @@ objects it changes replaced (`replaced`), so a drain again costs what changed, n
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from kexplain.controllers.disruption import KIND, NamespacePods, controllers_of
@@ -56,9 +57,10 @@ class DrainIndex:
     def daemonset_keys(self) -> frozenset[tuple[str, str]]:
         return frozenset(key_of(o)[1:] for o in self.daemonsets)
 
-    @property
+    @cached_property
     def controllers(self) -> Any:
-        """The controllers the disruption controller's finders look a pod's owner up in."""
+        """The controllers the disruption controller's finders look a pod's owner up in (made once
+        per index, and kept by a fix's index that changes no workload)."""
         return controllers_of(self.workloads.values())
 
     def pods_in(self, namespace: str) -> Sequence[PodInfo]:
@@ -83,6 +85,12 @@ class DrainIndex:
             for obj in swap(self.workloads.values()):
                 workloads.setdefault(key_of(obj), obj)
         pods = dict(self.pods)
+        by_namespace: dict[str, list[PodInfo]] = {}
         for info in (PodInfo(p) for p in added):
-            pods[info.namespace] = NamespacePods((*pods.get(info.namespace, ()), info))
-        return DrainIndex(pdbs, daemonsets, workloads, pods)
+            by_namespace.setdefault(info.namespace, []).append(info)
+        for namespace, infos in by_namespace.items():
+            pods[namespace] = pods.get(namespace, NamespacePods()).with_added(infos)
+        out = DrainIndex(pdbs, daemonsets, workloads, pods)
+        if workloads is self.workloads and "controllers" in self.__dict__:
+            out.__dict__["controllers"] = self.__dict__["controllers"]     # (the same finders' objects)
+        return out

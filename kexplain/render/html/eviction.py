@@ -208,14 +208,20 @@ def _verdict(doc: Doc) -> list[Html]:
     return []
 
 
+def eviction_body(doc: Doc) -> list[Html]:
+    """The page's sections of one evict document, without the page around them (`kexplain cluster
+    --html` shows a blocked drain's in its row)."""
+    return [*_verdict(doc), *[el("p", f"warning: {w}", cls="note") for w in doc.get("readWarnings") or ()],
+            *SECTIONS[str(doc["family"])](doc),
+            el("section", el("h2", "As the terminal prints it", id="text"), el("pre", _text(doc), cls="text"),
+               cls="eviction")]
+
+
 def render_eviction(doc: Doc, style: str) -> str:
     """The page of one evict document (`style`: the page's css)."""
     family = str(doc["family"])
     title = f"evict {family} {doc.get('node')}"
-    body = [*_verdict(doc), *[el("p", f"warning: {w}", cls="note") for w in doc.get("readWarnings") or ()],
-            *SECTIONS[family](doc),
-            el("section", el("h2", "As the terminal prints it", id="text"), el("pre", _text(doc), cls="text"),
-               cls="eviction")]
+    body = eviction_body(doc)
     return "".join([
         "<!DOCTYPE html>\n", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',

@@ -129,6 +129,14 @@ def _text(doc: Doc) -> str:
     return buf.getvalue().rstrip("\n")
 
 
+def disruption_body(doc: Doc) -> list[Html]:
+    """The page's sections of one disruption document, without the page around them (`kexplain
+    cluster --html` shows one in a row that carries it)."""
+    return [*_node(doc), *_verdict(doc), *_budgets(doc), *_chain(doc), *_methods(doc), *_nodes(doc), *_events(doc),
+            *_live(doc), el("section", el("h2", "As the terminal prints it", id="text"),
+                            el("pre", _text(doc), cls="text"), cls="eviction disruption")]
+
+
 def render_disruption(doc: Doc, style: str) -> str:
     """The page of one disruption document (`style`: the page's css)."""
     decision = doc.get("decision") or {}
@@ -136,9 +144,7 @@ def render_disruption(doc: Doc, style: str) -> str:
              else "Karpenter disruption: no method acts")
     if doc.get("node"):
         title = node_sections(doc)[0]
-    body = [*_node(doc), *_verdict(doc), *_budgets(doc), *_chain(doc), *_methods(doc), *_nodes(doc), *_events(doc), *_live(doc),
-            el("section", el("h2", "As the terminal prints it", id="text"), el("pre", _text(doc), cls="text"),
-               cls="eviction disruption")]
+    body = disruption_body(doc)
     return "".join([
         "<!DOCTYPE html>\n", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',

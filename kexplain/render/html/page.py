@@ -7,6 +7,7 @@ from typing import Any, Mapping, Sequence
 
 from kexplain.explain.queue_order import in_queue
 from kexplain.render.html.data import data_script, page_data
+from kexplain.render.html.cluster import is_cluster, render_cluster
 from kexplain.render.html.eviction import is_eviction, render_eviction
 from kexplain.render.html.from_event import FROM_EVENTS_KIND, FROM_EVENTS_LIST_KIND, render_from_events
 from kexplain.render.html.markup import Html, el, esc
@@ -137,6 +138,8 @@ def render_page(doc: Mapping[str, Any]) -> str:
     """The page of one document (see the module's docstring)."""
     if doc.get("kind") in (FROM_EVENTS_KIND, FROM_EVENTS_LIST_KIND):
         return render_from_events(doc, _asset("page.css"))
+    if is_cluster(doc):             # `kexplain cluster`'s report
+        return render_cluster(doc, _asset("page.css"))
     if is_eviction(doc):            # `kexplain evict FAMILY`'s document
         return render_eviction(doc, _asset("page.css"))
     if is_disruption(doc):          # `kexplain karpenter --disruption`'s document

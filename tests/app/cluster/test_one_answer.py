@@ -24,11 +24,13 @@ from kexplain.app.cluster.report import SECTIONS, report_of
 from kexplain.app.live import explain_named
 from kexplain.cli.exit_codes import for_result
 from kexplain.features import KubeVersion
+from kexplain.render.cluster import scaledown_reason
 from tests.support.cli_helpers import run_cli
 from tests.support.paths import DATA, FIXTURES
 
 NOW = "2026-01-01T12:00:00Z"
 RANKING = FIXTURES / "eviction" / "ranking-now"     # node-a under memory pressure: its Summary, its kubelet
+CA_SCALE_DOWN = Path(__file__).parents[2] / "autoscaler" / "cases" / "scaledown-0011"
 JSON = SimpleNamespace(human=False, value="json")
 
 
@@ -43,6 +45,8 @@ class Cluster:
         out = [a for p in self.paths for a in ("--nodes", str(p))]
         if self.options.get("node_groups"):
             out += ["--node-groups", self.options["node_groups"]]
+        if self.options.get("autoscaler_config"):
+            out += ["--autoscaler-config", self.options["autoscaler_config"]]
         if self.options.get("drain_check"):
             out.append("--drain-check")
         out += [a for node, path in self.options.get("node_stats", ()) for a in ("--node-stats", f"{node}={path}")]
@@ -63,6 +67,9 @@ CLUSTERS = [
     Cluster("karpenter-disruption", (FIXTURES / "karpenter-disruption" / "cluster.yaml",
                                      FIXTURES / "karpenter-disruption" / "nodepools.yaml"),
             held=("budgets", "karpenter")),
+    Cluster("ca-scale-down", (CA_SCALE_DOWN / "cluster.yaml",),
+            {"node_groups": str(CA_SCALE_DOWN / "nodegroups.yaml"),
+             "autoscaler_config": str(CA_SCALE_DOWN / "params.yaml")}, held=("budgets", "scaledown", "evictions")),
     Cluster("every-drain", (FIXTURES / "eviction" / "drain.yaml",),
             {"drain_check": True, "drain_flags": ("ignore_daemonsets",)}, held=("drains",)),
     Cluster("karpenter-with-kueue", (FIXTURES / "karpenter" / "cluster.yaml", FIXTURES / "karpenter" / "nodepools.yaml",
@@ -81,7 +88,8 @@ def _report(cluster: Cluster) -> tuple[Any, dict]:
                          drain_flags=tuple(cluster.options.get("drain_flags", ())),
                          node_groups=cluster.options.get("node_groups"),
                          node_stats=tuple(cluster.options.get("node_stats", ())),
-                         kubelet_config=cluster.options.get("kubelet_config"))
+                         kubelet_config=cluster.options.get("kubelet_config"),
+                         autoscaler_config=cluster.options.get("autoscaler_config"))
     inputs = read(req)
     return inputs, report_of(inputs, list(SECTIONS))
 
@@ -281,3 +289,35 @@ def test_each_node_tainted_noexecute_is_kexplain_evict_taints(reported):
         assert code == 1
         assert answer == json.loads(json.dumps(rows[node]["taints"]))
         assert sorted(rows[node]["evicts"]) == sorted(p["pod"] for p in answer["pods"] if p["decision"] != "keep")
+
+
+def test_each_node_the_cluster_autoscaler_keeps_is_kexplain_autoscales_scale_down(reported, tmp_path):
+    cluster, _, doc = reported
+    section = _section(doc, "scaledown")
+    if section.get("skipped"):
+        assert not cluster.options.get("node_groups")
+        return
+    args = [a for p in cluster.paths for a in ("--nodes", str(p))]
+    config = cluster.options.get("autoscaler_config")
+    if config is None:          # (CA's defaults: the report's scale-down takes any mode as scaledown)
+        config = str(tmp_path / "params.yaml")
+        Path(config).write_text("mode: scaledown\n")
+    args += ["--node-groups", cluster.options["node_groups"], "--autoscaler-config", config]
+    code, out, _ = run_cli("autoscale", *args, "-o", "json")
+    scale_down = json.loads(out)["scaleDown"]
+    nodes = {n["name"]: n for n in scale_down["nodes"]}
+    assert bool(section["rows"]) == ("scaledown" in cluster.held)
+    for row in section["rows"]:
+        assert row == nodes[row["name"]]        # the verdict: reason, blocking pod, utilization, to the key
+    kept = [n for n in scale_down["nodes"] if n["candidate"] and not n["unneeded"]
+            and n["reason"] not in ("NotUnderutilized", "CurrentlyBeingDeleted")]
+    assert [r["name"] for r in section["rows"]] == [n["name"] for n in kept]
+    assert (section["result"], section["unneeded"], section["scaledDown"]) == \
+        (scale_down["result"], scale_down["unneeded"], scale_down["scaledDown"])
+    _, text, _ = run_cli("autoscale", *args, width=400)
+    _, ours, _ = run_cli("cluster", *cluster.args(), "--section", "scaledown", width=400)
+    for row in section["rows"]:
+        theirs = next(line for line in text.splitlines() if line.startswith(row["name"] + " "))
+        words = scaledown_reason(row)
+        assert words in theirs, (words, theirs)                 # the text: autoscale's table cell
+        assert any(line.startswith(f"- {row['name']} ") and line.endswith(words) for line in ours.splitlines())

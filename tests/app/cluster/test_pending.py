@@ -90,3 +90,61 @@ status:
     section = pending.section(inputs_of(SHOP, with_items(tmp_path, pod)))
     assert "Pod shop/going" not in _rows(section)
     assert section["notes"] == ["note: skipped 1 pending pod(s) being deleted (the scheduler skips them)"]
+
+
+def test_a_groups_fixes_are_found_once_though_its_pods_differ(tmp_path, monkeypatch):
+    """Two more pods of render's ReplicaSet, each of its own shape (an annotation), the same answer:
+    one row, whose fixes are found for its first pod only (each fix re-runs the scheduler)."""
+    from kexplain.app.cluster import pending
+    pods = "".join(f"""
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: render-7f9d4-x{i}
+    namespace: shop
+    uid: 00000000-0000-4000-8000-00000000009{i}
+    creationTimestamp: "2026-01-01T11:5{i}:30Z"
+    labels: {{app: render, pod-template-hash: 7f9d4}}
+    annotations: {{note: "{i}"}}
+    ownerReferences:
+    - {{apiVersion: apps/v1, kind: ReplicaSet, name: render-7f9d4, uid: 00000000-0000-4000-8000-000000000004, controller: true}}
+  spec:
+    containers:
+    - {{name: render, image: render, resources: {{requests: {{cpu: "6", memory: 4Gi}}}}}}
+  status:
+    phase: Pending
+    conditions:
+    - {{type: PodScheduled, status: "False", reason: Unschedulable, lastTransitionTime: "2026-01-01T11:5{i}:31Z"}}
+""" for i in (4, 5))
+    extra = with_items(tmp_path, "apiVersion: v1\nkind: List\nitems:" + pods)
+    found = []
+    real = pending.suggest
+    monkeypatch.setattr(pending, "suggest", lambda inputs, *a: found.append(inputs.pod.name) or real(inputs, *a))
+    section = pending.section(inputs_of(SHOP, extra))
+    (row,) = [r for r in section["rows"] if r["owner"]["name"] == "render"]
+    assert row["count"] == 5 and row["suggestions"][0]["description"] == \
+        "lower the cpu request from 6 to 4 (container render)"
+    assert found == ["render-7f9d4-r1", "ssd-cache"]
+
+
+def test_a_rows_fixes_found_after_the_batch_are_the_ones_the_batch_finds(monkeypatch):
+    """A row whose first pod's fixes the batch did not find (its answer in the queue made it the
+    first of a row another pod's fixes were found for) has them found after, the same."""
+    from kexplain.app.cluster import pending
+    batch = pending.section(inputs_of(SHOP))
+    monkeypatch.setattr(pending.OncePerGroup, "__call__", lambda self, *_: [])    # the batch finds none
+    after = pending.section(inputs_of(SHOP))
+    assert [r.get("suggestions") for r in after["rows"]] == [r.get("suggestions") for r in batch["rows"]]
+    assert sum(1 for r in after["rows"] if r.get("suggestions")) == 2
+
+
+def test_the_pages_first_pod_has_the_fixes_found_after_the_batch_too(monkeypatch):
+    """--html: a row's first pod's trace (its `kexplain pod NAME` on the page) says the fixes found
+    for it after the batch, as the row does."""
+    from kexplain.app.cluster import pending
+    batch = pending.section(inputs_of(SHOP, html=True))
+    monkeypatch.setattr(pending.OncePerGroup, "__call__", lambda self, *_: [])    # the batch finds none
+    after = pending.section(inputs_of(SHOP, html=True))
+    assert [r["trace"].get("suggestions") for r in after["rows"]] == \
+        [r["trace"].get("suggestions") for r in batch["rows"]]
+    assert sum(1 for r in after["rows"] if r["trace"].get("suggestions")) == 2

@@ -92,3 +92,43 @@ def test_every_drain_reads_one_index(monkeypatch):
     monkeypatch.setattr(DrainIndex, "of", classmethod(counted))
     drains = _sections(report(request(SHOP, sections=("drains",), drain_check=True)))["drains"]
     assert drains["checked"] == 2 and len(made) == 1
+
+
+def test_the_cluster_autoscalers_scale_down_is_skipped_without_node_groups():
+    assert _sections(report(request(SHOP)))["scaledown"]["skipped"] == \
+        ("no Cluster Autoscaler node group among the inputs (--node-groups FILE, CA's status ConfigMap "
+         "kube-system/cluster-autoscaler-status or Cluster API's objects)")
+
+
+def test_the_nodes_the_cluster_autoscaler_keeps_are_rows_and_its_unneeded_nodes_are_not():
+    case = FIXTURES.parent / "tests" / "autoscaler" / "cases" / "scaledown-0009"
+    section = _sections(report(request(case / "cluster.yaml", node_groups=str(case / "nodegroups.yaml"),
+                                       sections=("scaledown",))))["scaledown"]
+    assert [(r["name"], r["reason"]) for r in section["rows"]] == \
+        [("ip-10-0-64-10.ec2.internal", "BlockedByPod"), ("ip-10-0-66-12.ec2.internal", "ScaleDownDisabledAnnotation")]
+    assert section["rows"][0]["blockingPod"] == {"pod": "default/scratch-v225nbgbhx-hqn42",
+                                                 "reason": "LocalStorageRequested"}
+    assert (section["held"], section["unneeded"]) == (2, ["ip-10-0-0-13.ec2.internal", "ip-10-0-64-17.ec2.internal"])
+
+
+def test_a_namespace_keeps_its_own_budgets_and_pending_pods():
+    shop = _sections(report(request(SHOP, sections=("budgets", "pending"), namespace="shop")))
+    jobs = _sections(report(request(SHOP, sections=("budgets", "pending"), namespace="jobs")))
+    assert [r["name"] for r in shop["budgets"]["rows"]] == ["shop/web-pdb"] and jobs["budgets"]["rows"] == []
+    assert {r["owner"]["namespace"] for r in shop["pending"]["rows"]} == {"shop"}
+    assert [r["owner"]["name"] for r in jobs["pending"]["rows"]] == ["batch-1"]
+
+
+def test_karpenters_section_reads_the_one_state_and_decodes_nothing_again(monkeypatch):
+    from kexplain.app import karpenter_disruption
+    from kexplain.karpenter import inputs as karpenter_inputs
+    states = []
+    of_state = karpenter_inputs.pass_of_state
+    monkeypatch.setattr(karpenter_disruption, "load_pods_pass", lambda *a, **k: pytest.fail("decoded again"))
+    monkeypatch.setattr(karpenter_disruption, "pass_of_state", lambda st, *a, **k: states.append(st) or
+                        of_state(st, *a, **k))
+    inputs = cluster_inputs.read(request(FIXTURES / "karpenter-disruption" / "cluster.yaml",
+                                         FIXTURES / "karpenter-disruption" / "nodepools.yaml"))
+    from kexplain.app.cluster.report import SECTIONS, report_of
+    section = _sections(report_of(inputs, [s for s in SECTIONS if s.name == "karpenter"]))["karpenter"]
+    assert section["held"] == 3 and states == [inputs.state]

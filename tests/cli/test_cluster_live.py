@@ -1,0 +1,157 @@
+"""`kexplain cluster` live (no --nodes): the current context's cluster read once as `kexplain
+snapshot` reads it (the stand-in API server of tests/data/live), only GETs; the same document as
+`kexplain cluster --nodes` over a snapshot of the same cluster; a section whose reads RBAC
+refuses (403) says so in one line and is skipped, the others go on."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kexplain.autoscaler.cloudprovider.live import CLUSTER_API, STATUS
+from kexplain.load.live import DAEMONSETS, EVENTS, KARPENTER, KUEUE, POLICIES, RESOURCES, VOLCANO
+from tests.support.live_server import Rbac, isolated, recorded_api, run_cli  # noqa: F401 (isolated: autouse)
+
+NOW = "2026-11-23T15:00:00Z"
+GROUPS = """nodeGroups:
+- name: general
+  minSize: 1
+  maxSize: 4
+  nodeSelector: {node.kubernetes.io/instance-type: m5.xlarge}
+- name: gpu
+  minSize: 0
+  maxSize: 2
+  nodeSelector: {workload: gpu}
+"""
+EVERY = frozenset(r.plural for r in (*RESOURCES, *POLICIES, *KARPENTER, *KUEUE, *VOLCANO, *CLUSTER_API, DAEMONSETS,
+                                     EVENTS, STATUS))
+
+
+def _sections(doc: dict) -> dict[str, dict]:
+    return {s["name"]: s for s in doc["sections"]}
+
+
+@pytest.fixture
+def groups(tmp_path) -> str:
+    path = tmp_path / "groups.yaml"
+    path.write_text(GROUPS)
+    return str(path)
+
+
+def _live_and_snapshot(capsys, api, tmp_path: Path, *args: str) -> tuple[tuple, tuple]:
+    live = run_cli(capsys, "cluster", "--kubeconfig", api.kubeconfig, "--now", NOW, *args)
+    snapshot = tmp_path / "snapshot.json"
+    code, _, err = run_cli(capsys, "snapshot", "--kubeconfig", api.kubeconfig, "-o", str(snapshot))
+    assert code == 0, err
+    files = run_cli(capsys, "cluster", "--nodes", str(snapshot), "--now", NOW, *args)
+    return live, files
+
+
+def test_live_is_the_document_of_a_snapshot_of_the_same_cluster(capsys, tmp_path, groups):
+    with recorded_api(tmp_path) as api:
+        live, files = _live_and_snapshot(capsys, api, tmp_path, "--node-groups", groups, "-o", "json")
+    assert live[0] == files[0] == 1
+    doc = json.loads(live[1])
+    assert doc == json.loads(files[1])
+    sections = _sections(doc)
+    assert sections["pending"]["held"] and sections["drains"]["held"]     # (the comparison cannot pass empty)
+    assert sections["scaledown"]["nodes"] == 6 and "skipped" not in sections["scaledown"]
+    assert sections["karpenter"]["skipped"] == "no Karpenter NodePool (karpenter.sh/v1) among the inputs"
+
+
+def test_live_with_karpenter_is_the_snapshots_document_too(capsys, tmp_path):
+    with recorded_api(tmp_path, collections=("karpenter",)) as api:
+        live, files = _live_and_snapshot(capsys, api, tmp_path, "-o", "json")
+    doc = json.loads(live[1])
+    assert "skipped" not in _sections(doc)["karpenter"]
+    assert doc == json.loads(files[1]) and live[0] == files[0]
+
+
+def test_the_text_is_the_snapshots_text(capsys, tmp_path):
+    with recorded_api(tmp_path) as api:
+        live, files = _live_and_snapshot(capsys, api, tmp_path)
+    assert live[1] == files[1] and live[1].startswith("6 pending groups (6 pods), 1 drain blocked")
+
+
+def test_a_section_whose_reads_rbac_refuses_is_skipped_and_the_others_go_on(capsys, tmp_path):
+    rbac = Rbac(cluster=EVERY - {"nodepools"}, namespaces=frozenset())
+    with recorded_api(tmp_path, collections=("karpenter",), rbac=rbac) as api:
+        code, out, err = run_cli(capsys, "cluster", "--kubeconfig", api.kubeconfig, "--now", NOW, "-o", "json")
+    assert code == 1, err
+    sections = _sections(json.loads(out))
+    assert sections["karpenter"]["skipped"] == \
+        "not read from the cluster: list nodepools at the cluster scope (403)"
+    assert sections["pending"]["held"] and sections["drains"]["held"]
+    assert "skipped" not in sections["budgets"]
+
+
+def test_daemonsets_refused_skip_what_reads_them(capsys, tmp_path, groups):
+    rbac = Rbac(cluster=EVERY - {"daemonsets"}, namespaces=frozenset())
+    with recorded_api(tmp_path, rbac=rbac) as api:
+        code, out, _ = run_cli(capsys, "cluster", "--kubeconfig", api.kubeconfig, "--now", NOW,
+                               "--node-groups", groups, "-o", "json")
+    sections = _sections(json.loads(out))
+    assert {n for n, s in sections.items() if str(s.get("skipped", "")).startswith("not read")} == \
+        {"drains", "scaledown", "karpenter"}
+    assert sections["drains"]["skipped"].startswith("not read from the cluster: DaemonSets could not be read: ")
+    assert "skipped" not in sections["pending"] and code == 1
+
+
+def test_cas_status_refused_skips_its_scale_down_unless_the_groups_are_given(capsys, tmp_path, groups):
+    rbac = Rbac(cluster=EVERY - {"configmaps"}, namespaces=frozenset())
+    with recorded_api(tmp_path, rbac=rbac) as api:
+        _, out, _ = run_cli(capsys, "cluster", "--kubeconfig", api.kubeconfig, "--now", NOW, "-o", "json")
+        skipped = _sections(json.loads(out))["scaledown"]["skipped"]
+        _, out, _ = run_cli(capsys, "cluster", "--kubeconfig", api.kubeconfig, "--now", NOW, "--node-groups", groups,
+                            "-o", "json")
+    assert skipped.startswith("not read from the cluster: CA's status ConfigMap "
+                              "kube-system/cluster-autoscaler-status could not be read: ")
+    assert "skipped" not in _sections(json.loads(out))["scaledown"]
+
+
+def test_the_text_says_a_refused_section_in_one_line(capsys, tmp_path):
+    rbac = Rbac(cluster=EVERY - {"nodepools"}, namespaces=frozenset())
+    with recorded_api(tmp_path, collections=("karpenter",), rbac=rbac) as api:
+        _, out, _ = run_cli(capsys, "cluster", "--kubeconfig", api.kubeconfig, "--now", NOW)
+    head = out.split("\n\n")[0].replace("\n", " ")
+    assert head.endswith("scaledown skipped, karpenter skipped")
+    assert out.rstrip().endswith("Nodes Karpenter will not remove: skipped: not read from the cluster: list\n"
+                                 "nodepools at the cluster scope (403)")
+
+
+def test_a_namespace_keeps_its_pending_pods_only(capsys, tmp_path):
+    with recorded_api(tmp_path) as api:
+        _, out, _ = run_cli(capsys, "cluster", "--kubeconfig", api.kubeconfig, "--now", NOW, "-n", "shop",
+                            "--section", "pending", "-o", "json")
+        _, every, _ = run_cli(capsys, "cluster", "--kubeconfig", api.kubeconfig, "--now", NOW, "-n", "shop", "-A",
+                              "--section", "pending", "-o", "json")
+    rows = _sections(json.loads(out))["pending"]["rows"]
+    assert rows and {r["owner"]["namespace"] for r in rows} == {"shop"}
+    assert {r["owner"]["namespace"] for r in _sections(json.loads(every))["pending"]["rows"]} > {"shop"}
+
+
+def test_the_live_options_are_not_for_files(capsys, tmp_path):
+    code, out, err = run_cli(capsys, "cluster", "--nodes", str(tmp_path / "x.yaml"), "--context", "prod")
+    assert (code, out) == (2, "")
+    assert "--kubeconfig and --context read the live cluster: give them without --nodes" in err
+
+
+def test_live_with_kueue_is_the_snapshots_document_too(capsys, tmp_path):
+    with recorded_api(tmp_path, collections=("kueue",)) as api:
+        live, files = _live_and_snapshot(capsys, api, tmp_path, "-o", "json")
+    doc = json.loads(live[1])
+    sections = _sections(doc)
+    assert "skipped" not in sections["queued"] and "skipped" not in sections["evictions"]
+    assert doc == json.loads(files[1]) and live[0] == files[0]
+
+
+def test_kueues_reads_refused_skip_the_queued_work_only(capsys, tmp_path):
+    rbac = Rbac(cluster=EVERY - {"workloads"}, namespaces=frozenset())
+    with recorded_api(tmp_path, collections=("kueue",), rbac=rbac) as api:
+        code, out, err = run_cli(capsys, "cluster", "--kubeconfig", api.kubeconfig, "--now", NOW, "-o", "json")
+    assert code == 1, err
+    sections = _sections(json.loads(out))
+    assert sections["queued"]["skipped"] == "not read from the cluster: list workloads at the cluster scope (403)"
+    assert {n for n, s in sections.items() if str(s.get("skipped", "")).startswith("not read")} == {"queued"}
+    assert "pressureSkipped" in sections["evictions"]       # live: no node's stats read, said, never "no pressure"
