@@ -32,3 +32,14 @@ def test_the_list_gives_their_verdict_not_skipped(api, capsys) -> None:  # noqa:
     assert len(rows) == 2
     assert all(" Unschedulable " in row and "profile not found" not in row for row in rows)
     assert " agrees " in rows[0]
+
+
+def test_the_list_runs_the_configuration_given_as_kexplain_pod_name_does(api, capsys, tmp_path) -> None:  # noqa: F811
+    """--scheduler-conf on `--pending` as on `pod NAME`: the one session runs it (`app.live.volcano_conf`)."""
+    given = tmp_path / "conf.yaml"
+    given.write_text('actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: gang\n  - name: predicates\n')
+    code, out, err = run_cli(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json",
+                             "--scheduler-conf", str(given))
+    assert code == 1, err
+    ours = [i for i in json.loads(out)["items"] if i.get("profile") == "volcano"]
+    assert ours and all(i["volcano"]["config"]["actions"] == ["enqueue", "allocate"] for i in ours)
