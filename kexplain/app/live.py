@@ -422,9 +422,7 @@ def volcano_named(args: PodArgs, live: Live, config: Any) -> Optional[Named]:
     conf = volcano_conf(args, live)
     done = volcano_answered(pod, cluster, [], stored=True, unread=volcano_unread(live), conf=conf,
                             version=args.volcano.version)
-    trace = done.trace
-    if conf.warnings and "volcano" in trace:      # as `kexplain POD`: a configuration not run said first
-        trace["volcano"]["notes"] = [*conf.warnings, *trace["volcano"].get("notes", [])]
+    trace = with_conf_notes(done.trace, conf)
     # the autoscalers over the pass Volcano's session leaves, as `kexplain POD` chains them (`app.volcano_chain`)
     inputs = inputs_from_objects(pod, _source(live, pod), cluster, config, stored=True)
     autoscalers = autoscalers_of(args, live, stored_state(cluster, inputs.snapshot, inputs.nominated, config))
@@ -439,6 +437,13 @@ def volcano_named(args: PodArgs, live: Live, config: Any) -> Optional[Named]:
 
 VOLCANO_CONF_REFUSED = ("Volcano's scheduler ConfigMap {name} could not be read (RBAC): Volcano's default "
                         "configuration runs; give the cluster's with --scheduler-conf FILE")
+
+
+def with_conf_notes(trace: dict, conf: SchedulerConf) -> dict:
+    """`trace` with the configuration's warnings first among its notes, as `kexplain POD` says them."""
+    if conf.warnings and "volcano" in trace:
+        trace["volcano"]["notes"] = [*conf.warnings, *trace["volcano"].get("notes", [])]
+    return trace
 
 
 def volcano_unread(live: Live) -> list[str]:
@@ -649,8 +654,8 @@ def volcano_pending(args: PodArgs, live: Live, config: Any, explained: list[Expl
         return skipped
     unread, conf, version = volcano_unread(live), volcano_conf(args, live), args.volcano.version
     if set(unread) - {"configmaps"}:
-        traces = [volcano_answer(e.pod, live.cluster, [], stored=True, unread=unread, conf=conf, version=version)
-                  for e in ours]
+        traces = [with_conf_notes(volcano_answer(e.pod, live.cluster, [], stored=True, unread=unread, conf=conf,
+                                                 version=version), conf) for e in ours]
     else:
         traces = answer_pods([(e.pod, _source(live, e.pod)) for e in ours], live.cluster, [], stored=True,
                              conf=conf, version=version)

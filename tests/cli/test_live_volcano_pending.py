@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from tests.cli.test_live_volcano import GROUP, SAID, api  # noqa: F401 (api: the fixture)
-from tests.support.live_server import isolated, run_cli  # noqa: F401 (isolated: autouse)
+from tests.cli.test_live_volcano import EVERY_KIND, GROUP, SAID, api  # noqa: F401 (api: the fixture)
+from tests.support.live_server import Rbac, isolated, run_cli  # noqa: F401 (isolated: autouse)
 
 
 def test_pending_lists_volcanos_pods_with_its_answer(api, capsys) -> None:  # noqa: F811
@@ -43,3 +43,15 @@ def test_the_list_runs_the_configuration_given_as_kexplain_pod_name_does(api, ca
     assert code == 1, err
     ours = [i for i in json.loads(out)["items"] if i.get("profile") == "volcano"]
     assert ours and all(i["volcano"]["config"]["actions"] == ["enqueue", "allocate"] for i in ours)
+
+
+def test_a_refused_configmap_is_said_in_each_answer_of_the_list(api, capsys) -> None:  # noqa: F811
+    """Queues refused too (each pod answered alone): the refused ConfigMap still said in each answer's notes."""
+    api.faults.rbac = Rbac(cluster=EVERY_KIND - {"queues"})
+    code, out, err = run_cli(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
+    assert code == 1, err
+    ours = [i for i in json.loads(out)["items"] if i.get("profile") == "volcano"]
+    assert len(ours) == 2
+    for item in ours:
+        assert item["volcano"]["notes"][0].startswith("Volcano's scheduler ConfigMap volcano-system/"
+                                                      "volcano-scheduler-configmap could not be read (RBAC)")
