@@ -193,15 +193,25 @@ def volcano_single(files: Files, suggestions: bool = True) -> Optional[Answered]
 def volcano_chained(done: Answered, files: Files, autoscalers: Autoscalers, opts: AutoscalerOptions) -> Single:
     """A Volcano pod's answer with the autoscalers' over the pass its session leaves (`app.volcano_chain`):
     its job's pending pods as any pending pods."""
-    trace, loaded = done.trace, files.loaded
+    loaded = files.loaded
     assert loaded.single is not None
+    node_group = volcano_chain(done, autoscalers, opts, loaded.kube, loaded.single.pod,
+                               loaded.set_objects, loaded.set_created)
+    return Single(done.trace, node_group)
+
+
+def volcano_chain(done: Answered, autoscalers: Autoscalers, opts: AutoscalerOptions, kube: KubeVersion, pod: Any,
+                  set_objects: Any = (), set_created: Any = ()) -> Optional[str]:
+    """The autoscalers over the pass a Volcano pod's session leaves (files and live alike), written into
+    its trace with the chain's caveat; returns --node-group's id."""
+    trace = done.trace
     if not autoscalers.each or "podGroup" not in trace["volcano"]:
-        return Single(trace, opts.node_group)
-    pp = volcano_pass(done, loaded.set_objects, loaded.set_created)
-    node_group = autoscale_one(trace, pp, loaded, autoscalers, opts)
+        return opts.node_group
+    pp = volcano_pass(done, set_objects, set_created)
+    node_group = autoscale_pod(trace, pp, kube, pod, autoscalers, opts)
     if any(k in trace for k in ("autoscaler", "karpenter")):
         trace["volcano"]["chain"] = volcano_note(done)
-    return Single(trace, node_group)
+    return node_group
 
 
 def volcano_batch(files: Files) -> tuple[Files, list[dict]]:
@@ -336,22 +346,29 @@ def explain_single(files: Files, options: RunOptions, suggestions: bool, autosca
 
 def autoscale_one(trace: dict, pp: Optional[PendingPass], loaded: Loaded, autoscalers: Autoscalers,
                   opts: AutoscalerOptions) -> Optional[str]:
-    """Each autoscaler over the pass `pp` for the one pod explained, when it is pending (or a group or
-    NodePool is asked for); the others read all the same (bad input refused). Returns --node-group's id."""
+    """Each autoscaler over the pass `pp` for the one pod explained (`autoscale_pod`). Returns --node-group's id."""
     assert loaded.single is not None
+    return autoscale_pod(trace, pp, loaded.kube, loaded.single.pod, autoscalers, opts)
+
+
+def autoscale_pod(trace: dict, pp: Optional[PendingPass], kube: KubeVersion, pod: Any, autoscalers: Autoscalers,
+                  opts: AutoscalerOptions) -> Optional[str]:
+    """Each autoscaler over the pass `pp` for the one pod explained (`pod`, its PodInfo), when it is pending
+    (or a group or NodePool is asked for); the others read all the same (bad input refused). Returns
+    --node-group's id."""
     pending = trace["result"]["status"] not in NO_AUTOSCALER
     groups, pools = autoscalers.groups, autoscalers.pools
     node_group = opts.node_group
     if groups is not None and (node_group is not None or pending):
-        groups.explain_one(trace, pp, loaded.kube, loaded.single.pod)
+        groups.explain_one(trace, pp, kube, pod)
         node_group = adapter("cluster-autoscaler").check_node_group(node_group, trace["autoscaler"])
     elif groups is not None:
-        groups.check(loaded.kube)
+        groups.check(kube)
     if pools is not None and (opts.node_pool is not None or pending):
-        pools.explain_one(trace, pp, loaded.kube, loaded.single.pod)
+        pools.explain_one(trace, pp, kube, pod)
         without_add_node_json(trace)       # a node comes from a NodePool: Karpenter's fixes say which
     elif pools is not None and (opts.aws_data or opts.karpenter_config):
-        pools.check(loaded.kube)
+        pools.check(kube)
     return node_group
 
 

@@ -18,9 +18,9 @@ from kexplain.app.autoscalers import AutoscalerRun, adapter, node_pools
 from kexplain.app.eviction.request import LiveRead
 from kexplain.app.eviction.now import NowFiles, add_ranking_now
 from kexplain.app.volcano import answer_pods
-from kexplain.app.volcano_pod import answer as volcano_answer, is_volcano_pod
-from kexplain.app.explain import Autoscalers, NO_AUTOSCALER, as_asked, check_node, explain_one, node_names, \
-    page_options, run_options, without_add_node_json
+from kexplain.app.volcano_pod import answer as volcano_answer, answered as volcano_answered, is_volcano_pod
+from kexplain.app.explain import AutoscalerOptions, Autoscalers, NO_AUTOSCALER, VolcanoOptions, as_asked, \
+    check_node, explain_one, node_names, page_options, run_options, volcano_chain, without_add_node_json
 from kexplain.autoscaler.cloudprovider import Discovery
 from kexplain.autoscaler.cloudprovider.live import read_node_groups
 from kexplain.autoscaler.events import autoscaler_events
@@ -38,7 +38,8 @@ from kexplain.explain.queue_order import Alone, in_queue, needed, walk
 from kexplain.explain.request import RunOptions, VersionChoice
 from kexplain.features import KubeVersion
 from kexplain.kueue.chain import Held, live_kueue
-from kexplain.load.live import DAEMONSETS, ClusterReader, LiveError, as_pending, connect, is_pending_unschedulable
+from kexplain.load.live import DAEMONSETS, VOLCANO_CONFIG_MAP, VOLCANO_NAMESPACE, ClusterReader, LiveError, \
+    as_pending, connect, is_pending_unschedulable
 from kexplain.load.limits import DEFAULT_MAX_BYTES
 from kexplain.load.manifests import as_dump
 from kexplain.model.pod import PodInfo
@@ -47,6 +48,7 @@ from kexplain.state.build import build_cluster
 from kexplain.state.cluster import ClusterState, stored_state
 from kexplain.suggest import suggestions as suggest
 from kexplain.suggest.kueue_held import flavor_fixes
+from kexplain.volcano.conf import SchedulerConf, chosen as chosen_conf
 
 Obj = dict[str, Any]
 Say = Callable[[str], None]
@@ -249,6 +251,7 @@ class PodArgs:
     kueue_version: Optional[str] = None       # --kueue-version: the Kueue release that answers (None: v0.17.8)
     stats: Optional[str] = None               # an evicted pod's node's Summary (else read through the node proxy)
     kubelet_config: Optional[str] = None      # and its kubelet's configuration (else its configz)
+    volcano: VolcanoOptions = VolcanoOptions()   # --scheduler-conf (None: the ConfigMap read), --volcano-version
 
 
 def kueue_capacity(args: PodArgs, live: Live) -> Any:
@@ -416,13 +419,49 @@ def volcano_named(args: PodArgs, live: Live, config: Any) -> Optional[Named]:
         return None
     check_node(args.node, [(o.get("metadata") or {}).get("name", "") for o, _ in cluster if o.get("kind") == "Node"],
                LIVE_NO_NODES)
-    unread = [r.resource.plural for r in (live.volcano.refusals if live.volcano is not None else ())]
-    trace = volcano_answer(pod, cluster, [], stored=True, unread=unread)
+    conf = volcano_conf(args, live)
+    done = volcano_answered(pod, cluster, [], stored=True, unread=volcano_unread(live), conf=conf,
+                            version=args.volcano.version)
+    trace = with_conf_notes(done.trace, conf)
+    # the autoscalers over the pass Volcano's session leaves, as `kexplain POD` chains them (`app.volcano_chain`)
+    inputs = inputs_from_objects(pod, _source(live, pod), cluster, config, stored=True)
+    autoscalers = autoscalers_of(args, live, stored_state(cluster, inputs.snapshot, inputs.nominated, config))
+    node_group = volcano_chain(done, autoscalers, AutoscalerOptions(args.aws_data, args.karpenter_config,
+                                                                    args.node_group), config.kube, inputs.pod)
     comparison = compare(trace, live.pod, config_given=args.config is not None, server_version=live.server_version,
                          hints=(note,) if note else ())
     where = live_json(live.server, live.context, live.server_version, comparison)
     options = run_options(args.output.human, args.node)
-    return Named(trace, trace["result"], where, note, None, options, args.node_group)
+    return Named(trace, trace["result"], where, note, None, options, node_group)
+
+
+VOLCANO_CONF_REFUSED = ("Volcano's scheduler ConfigMap {name} could not be read (RBAC): Volcano's default "
+                        "configuration runs; give the cluster's with --scheduler-conf FILE")
+
+
+def with_conf_notes(trace: dict, conf: SchedulerConf) -> dict:
+    """`trace` with the configuration's warnings first among its notes, as `kexplain POD` says them."""
+    if conf.warnings and "volcano" in trace:
+        trace["volcano"]["notes"] = [*conf.warnings, *trace["volcano"].get("notes", [])]
+    return trace
+
+
+def volcano_unread(live: Live) -> list[str]:
+    """The plurals of Volcano's reads RBAC refused (`app.volcano_pod.answered`'s `unread`)."""
+    return [r.resource.plural for r in (live.volcano.refusals if live.volcano is not None else ())]
+
+
+def volcano_conf(args: PodArgs, live: Live) -> SchedulerConf:
+    """Volcano's configuration for a live cluster, as `kexplain POD` picks it: --scheduler-conf, else the
+    scheduler's ConfigMap read (`volcano.conf.chosen`), else the default; a refused get of the ConfigMap
+    said among its warnings (the answer's notes)."""
+    if args.volcano.conf is not None:
+        return args.volcano.conf
+    conf = chosen_conf(None, live.cluster)
+    if "configmaps" in volcano_unread(live):
+        said = VOLCANO_CONF_REFUSED.format(name=f"{VOLCANO_NAMESPACE}/{VOLCANO_CONFIG_MAP}")
+        conf = replace(conf, warnings=(*conf.warnings, said))
+    return conf
 
 
 KUEUE_STARTED = ("kexplain scheduled the pod as Kueue would start it (its Workload admitted: the "
@@ -601,13 +640,13 @@ def explain_pending(args: PodArgs, live: Live, config: Any, say: Say, *, structu
             explained.append(Explained(pod, Alone.of(verdict.inputs, verdict.trace), slim(trace),
                                        tuple(nominated_notes(verdict.inputs, trace)),
                                        trace if args.details else None, full if args.html else None, **kueue))
-    skipped = volcano_pending(live, config, explained, skipped)
+    skipped = volcano_pending(args, live, config, explained, skipped)
     return _pending_pass(args, live, config, say, pods, explained, snapshot, nominated,
                          Pending(explained, skipped, spool, None, None, None, options, args.node_group, False,
                                  held))
 
 
-def volcano_pending(live: Live, config: Any, explained: list[Explained],
+def volcano_pending(args: PodArgs, live: Live, config: Any, explained: list[Explained],
                     skipped: list[dict[str, str]]) -> list[dict[str, str]]:
     """The pending pods Volcano schedules (no profile claims them: kube-scheduler skipped them) answered
     by ONE session of its scheduler over the stored cluster with them all (`app.volcano.answer_pods`;
@@ -615,11 +654,13 @@ def volcano_pending(live: Live, config: Any, explained: list[Explained],
     ours = [e for e in explained if e.alone is None and is_volcano_pod(e.pod, (p.scheduler_name for p in config.profiles))]
     if not ours:
         return skipped
-    unread = [r.resource.plural for r in (live.volcano.refusals if live.volcano is not None else ())]
-    if unread:
-        traces = [volcano_answer(e.pod, live.cluster, [], stored=True, unread=unread) for e in ours]
+    unread, conf, version = volcano_unread(live), volcano_conf(args, live), args.volcano.version
+    if set(unread) - {"configmaps"}:
+        traces = [with_conf_notes(volcano_answer(e.pod, live.cluster, [], stored=True, unread=unread, conf=conf,
+                                                 version=version), conf) for e in ours]
     else:
-        traces = answer_pods([(e.pod, _source(live, e.pod)) for e in ours], live.cluster, [], stored=True)
+        traces = answer_pods([(e.pod, _source(live, e.pod)) for e in ours], live.cluster, [], stored=True,
+                             conf=conf, version=version)
     for e, trace in zip(ours, traces):
         e.volcano = trace
     keys = {pod_key(e.pod) for e in ours}

@@ -12,7 +12,7 @@ from typing import Any, BinaryIO, Iterable, Optional
 from kexplain.admission import admit
 from kexplain.admission.resourcequota import QuotaLedger
 from kexplain.app import volcano_jobs, volcano_pod
-from kexplain.app.volcano_pod import _own as own
+from kexplain.app.volcano_pod import writable
 from kexplain.controllers.volcanojob import is_volcano_job
 from kexplain.errors import AdmissionRejected
 from kexplain.load.manifests import load_objects
@@ -126,7 +126,7 @@ def answer_pods(pods: list[tuple[dict[str, Any], Any]], cluster: list[tuple[dict
             and not (o.get("kind") == "Pod" and volcano_jobs.key_of(o) in keys)]
     admitted = admit([*core, *pods], None, stored=stored)
     mine = {volcano_jobs.key_of(o): o for o, _ in admitted.objects if o.get("kind") == "Pod" and volcano_jobs.key_of(o) in keys}
-    objects = [own(o) for o, _ in admitted.objects if not (o.get("kind") == "Pod"
+    objects = [writable(o) for o, _ in admitted.objects if not (o.get("kind") == "Pod"
                                                                         and volcano_jobs.key_of(o) in keys)]
     placed, made_for = [], {}
     for pod, _ in pods:

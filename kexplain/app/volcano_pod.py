@@ -129,7 +129,7 @@ def answered(pod: dict[str, Any], cluster: Pairs, file_objects: Pairs, *, stored
     volcano = [copy.deepcopy(o) for o, _ in every if cache.is_volcano_object(o)]
     core = [(o, s) for o, s in cluster if not cache.is_volcano_object(o)
             and not (o.get("kind") == "Pod" and _key(o) == pod_key)]
-    objects = [_own(o) for o, _ in admit(core, None, stored=stored).objects]
+    objects = [writable(o) for o, _ in admit(core, None, stored=stored).objects]
     pod, volcano, made = with_pod_group(copy.deepcopy(pod), volcano)
     notes = []
     if "queues" in unread:
@@ -178,7 +178,7 @@ def unread_document(pod: dict[str, Any], version: VolcanoVersion, actions: Itera
             "result": {"status": "Unschedulable", "selectedNodes": [], "message": message}}
 
 
-def _own(obj: Any) -> Any:
+def writable(obj: Any) -> Any:
     """An object the session may write to: a pod Volcano may place or condition copied (the session
     writes its PodScheduled condition; the caller's object, a live pod compared after, stays as read), a
     stored bound pod as plain data; the rest as it is (read only)."""

@@ -14,7 +14,7 @@ from typing import Any, Iterator, Optional
 
 import typer
 
-from kexplain.app.explain import as_asked, explain_for_page
+from kexplain.app.explain import VolcanoOptions, as_asked, explain_for_page
 from kexplain.app.live import (Connect, Live, Pending, PodArgs, Session, discovery_error, explain_named,
                                explain_pending, from_events, kueue_started, unschedulable,
                                verdict_in_queue)
@@ -30,6 +30,7 @@ from kexplain.cli.options import autoscaler_config_option, node_groups_option
 from kexplain.cli.options import (EVICTED_STATS_HELP, aws_data_option, check_groups_options, karpenter_config_option,
                                   kubelet_config_option, kueue_version_option, stats_option)
 from kexplain.cli.output import save_page
+from kexplain.cli.volcano import volcano_version_option
 from kexplain.cli.versions import feature_gates_option, settle, version_choice, version_option
 from kexplain.errors import KexplainError
 from kexplain.explain.batch import API_VERSION, LIST_KIND
@@ -43,6 +44,8 @@ from kexplain.render import structured
 from kexplain.render.cluster_autoscaler import print_section as print_ca_section
 from kexplain.render.from_event import print_from_events, refused_lines
 from kexplain.render.karpenter_section import print_section as print_karpenter_section
+from kexplain.volcano.conf import read as read_volcano_conf
+from kexplain.volcano.versions import resolve as resolve_volcano
 from kexplain.render.live import (LIVE_NO_NODES, live_json, print_comparison, print_pending, progress_bar,
                                   scheduling_bar)
 
@@ -123,6 +126,13 @@ def command(
     kueue_version: Optional[str] = kueue_version_option(),
     stats: Optional[str] = stats_option(EVICTED_STATS_HELP),
     kubelet_config: Optional[str] = kubelet_config_option(),
+    scheduler_conf: Optional[str] = typer.Option(None, "--scheduler-conf", metavar="FILE",
+                                                 help="For a pod Volcano schedules: its scheduler's configuration "
+                                                      "(the volcano-scheduler.conf key of its ConfigMap, or the "
+                                                      "ConfigMap); default: the cluster's ConfigMap "
+                                                      "volcano-system/volcano-scheduler-configmap, else Volcano's "
+                                                      "built-in one."),
+    volcano_version: Optional[str] = volcano_version_option(),
 ) -> ExitStatus:
     """Explain a pod of the live cluster (or, with --pending / -A, every pending pod).
 
@@ -136,7 +146,9 @@ def command(
                    all_namespaces, pending, details, config, output, start_index, preemption,
                    preemption_offset, node, version_choice(env, kubernetes_version, feature_gates), html,
                    tuple(node_group_label or ()), node_groups, autoscaler_config, node_group, aws_data,
-                   karpenter_config, kueue_version, stats, kubelet_config)
+                   karpenter_config, kueue_version, stats, kubelet_config,
+                   VolcanoOptions(read_volcano_conf(scheduler_conf) if scheduler_conf is not None else None,
+                                  resolve_volcano(volcano_version)))
     return run_pod(env, args)
 
 

@@ -143,6 +143,9 @@ KUEUE_NAMESPACE = "kueue-system"          # where Kueue's manifests install it
 KUEUE_CONFIG_MAP = "kueue-manager-config"  # its manager's --config, key controller_manager_config.yaml
 POLICIES: tuple[Resource, ...] = _READ["POLICIES"]
 VOLCANO: tuple[Resource, ...] = _READ["VOLCANO"]     # read when /apis shows their groups: `read_volcano`
+VOLCANO_CONFIG, = _READ["VOLCANO_CONFIG"]
+VOLCANO_NAMESPACE = "volcano-system"                  # where Volcano's chart installs its scheduler
+VOLCANO_CONFIG_MAP = "volcano-scheduler-configmap"    # its --scheduler-conf, key volcano-scheduler.conf
 KARPENTER_SOURCE = "karpenter"    # the component of Karpenter's event recorder (operator.AppName)
 APIS_PATH = "/apis"       # the API group list (discovery, readable by every authenticated user)
 
@@ -453,13 +456,15 @@ class ClusterReader:
                 served = ", ".join(f"{res.group}/{v}" for v in (res.version, *res.fallbacks))
                 notes.append(f"{res.plural} are not served ({served}: the {res.kind} CRD is not installed): "
                              "none read")
-        self._kueue_config_into(out, refusals, notes)
+        self._config_into((KUEUE_CONFIG, KUEUE_NAMESPACE, KUEUE_CONFIG_MAP), out, refusals, notes,
+                          "Kueue's Configuration is taken as its defaults (no fair sharing)")
         return out, KarpenterRead(groups is not None or bool(out), tuple(refusals), tuple(notes))
 
     def read_volcano(self) -> tuple[list[tuple[Obj, Source]], KarpenterRead]:
         """Volcano's Queues, PodGroups and Jobs (VOLCANO), each listed when the API group list shows its
-        group (a cluster without Volcano's CRDs is asked nothing); a refusal (403) kept, as `read_kueue`;
-        `installed` when scheduling.volcano.sh is served."""
+        group (a cluster without Volcano's CRDs is asked nothing), and, when `installed` (scheduling.volcano.sh
+        served), its scheduler's ConfigMap (VOLCANO_CONFIG, got in VOLCANO_NAMESPACE: `volcano.conf.chosen`
+        reads it); a refusal (403) kept, as `read_kueue`."""
         groups = self.api_groups()
         out: list[tuple[Obj, Source]] = []
         refusals: list[Refusal] = []
@@ -474,20 +479,25 @@ class ClusterReader:
                 continue
             self._list_into(res, out, refusals)
         installed = VOLCANO[0].group in groups if groups is not None else bool(out)
+        if installed:
+            self._config_into((VOLCANO_CONFIG, VOLCANO_NAMESPACE, VOLCANO_CONFIG_MAP), out, refusals, notes,
+                              "Volcano's scheduler configuration is taken as its default")
         return out, KarpenterRead(installed, tuple(refusals), tuple(notes))
 
-    def _kueue_config_into(self, out: list[tuple[Obj, Source]], refusals: list[Refusal], notes: list[str]) -> None:
-        """Kueue's manager ConfigMap into `out` (a refusal kept, its absence a note)."""
+    def _config_into(self, which: tuple[Resource, str, str], out: list[tuple[Obj, Source]],
+                     refusals: list[Refusal], notes: list[str], without: str) -> None:
+        """A component's ConfigMap (`which`: its resource, namespace and name), got alone (RBAC may grant
+        that one name only), into `out`; a refusal kept, its absence a note ("no ConfigMap ...: `without`")."""
+        res, namespace, name = which
         try:
-            found = self.get_optional(KUEUE_CONFIG, KUEUE_NAMESPACE, KUEUE_CONFIG_MAP)
+            found = self.get_optional(res, namespace, name)
         except Forbidden as err:
             refusals.append(replace(err.refusal, verb="get"))
             return
         if found is None:
-            notes.append(f"no ConfigMap {KUEUE_NAMESPACE}/{KUEUE_CONFIG_MAP}: Kueue's Configuration is taken as "
-                         "its defaults (no fair sharing)")
+            notes.append(f"no ConfigMap {namespace}/{name}: {without}")
             return
-        out.append((found, Source(f"{self.conn.server}{KUEUE_CONFIG.path_in(KUEUE_NAMESPACE)}/{KUEUE_CONFIG_MAP}")))
+        out.append((found, Source(f"{self.conn.server}{res.path_in(namespace)}/{name}")))
 
     def read_policies(self, namespace: str) -> tuple[list[tuple[Obj, Source]], PolicyRead]:
         """The namespaces' LimitRanges, ResourceQuotas and HPAs (POLICIES); a kind refused cluster-wide is

@@ -3,7 +3,7 @@ without one (pgcontroller.buildPodGroupFromPod, helpers.GeneratePodgroupName), a
 cluster for its session."""
 from __future__ import annotations
 
-from kexplain.app.volcano_pod import is_volcano_pod, keeps_for_volcano, podgroup_name, with_pod_group
+from kexplain.app.volcano_pod import is_volcano_pod, keeps_for_volcano, podgroup_name, with_pod_group, writable
 
 
 def _pod(**meta) -> dict:
@@ -53,3 +53,15 @@ def test_the_cluster_is_kept_for_volcanos_objects_only() -> None:
     assert keeps_for_volcano([{"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue"}])
     assert not keeps_for_volcano([{"apiVersion": "v1", "kind": "Pod", "spec": {}}])
     assert not keeps_for_volcano([{"apiVersion": "example.com/v1", "kind": "Queue"}])
+
+
+def test_writable_copies_what_the_session_writes_and_shares_the_rest() -> None:
+    """`writable` is public: `app.volcano` (a Job's session) uses it too. A pending pod is copied (the
+    session writes its condition, the caller's object stays as read); other kinds are shared as read."""
+    pod = _pod()
+    copied = writable(pod)
+    assert copied == pod and copied is not pod
+    copied["spec"]["containers"][0]["name"] = "other"
+    assert pod["spec"]["containers"][0]["name"] == "c"
+    queue = {"kind": "Queue", "metadata": {"name": "q"}}
+    assert writable(queue) is queue

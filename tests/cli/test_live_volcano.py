@@ -10,8 +10,11 @@ from __future__ import annotations
 import json
 
 import pytest
+import yaml
 
-from kexplain.load.live import RESOURCES, VOLCANO
+from kexplain.load.live import RESOURCES, VOLCANO, VOLCANO_CONFIG_MAP, VOLCANO_NAMESPACE
+from kexplain.volcano.conf import CONFIGMAP_NAME
+from tests.support.paths import ROOT
 from tests.support.live_server import Rbac, isolated, recorded_api, run_cli  # noqa: F401 (isolated: autouse)
 
 JOB_UID = "7c1e9a2b-4d3f-4e8a-9b6c-1a2b3c4d5e6f"
@@ -147,3 +150,92 @@ def test_a_redacted_snapshot_says_it_leaves_volcanos_objects_out(api, capsys, tm
     assert code == 0, err
     assert "leaves out 3 queues, 1 podgroups, 1 jobs" in err
     assert "a replay finds none of Volcano's Queues and PodGroups" in err
+
+
+# --- the scheduler's ConfigMap (volcano-system/volcano-scheduler-configmap), --scheduler-conf, --volcano-version
+
+CONF_PATH = "/api/v1/namespaces/volcano-system/configmaps/volcano-scheduler-configmap"
+CONF = 'actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n- plugins:\n  - name: predicates\n  - name: proportion\n  - name: binpack\n'
+
+
+def configmap(text: str = CONF) -> dict:
+    return {"kind": "ConfigMap", "apiVersion": "v1",
+            "metadata": {"name": "volcano-scheduler-configmap", "namespace": "volcano-system", "uid": "cm-1",
+                         "resourceVersion": "7001", "creationTimestamp": "2025-11-01T00:00:00Z"},
+            "data": {"volcano-scheduler.conf": text}}
+
+
+def test_the_schedulers_configmap_is_got_and_its_configuration_runs(api, capsys, tmp_path) -> None:
+    api.objects[CONF_PATH] = configmap()
+    code, trace, err = pod_json(capsys, api)
+    assert code == 1, err
+    config = trace["volcano"]["config"]
+    assert config["actions"] == ["enqueue", "allocate"] and "binpack" in config["tiers"][1]
+    assert ("GET", CONF_PATH) in {(r.method, r.path) for r in api.requests}
+    assert "no ConfigMap volcano-system" not in err
+    snap = tmp_path / "cluster.json"          # the snapshot keeps it: the replay runs the same configuration
+    code, _, err = run_cli(capsys, "snapshot", "train-worker-0", "-n", "shop", "-o", str(snap),
+                           "--kubeconfig", api.kubeconfig)
+    assert code == 0, err
+    assert any(i.get("kind") == "ConfigMap" and i["metadata"]["name"] == "volcano-scheduler-configmap"
+               for i in json.loads(snap.read_text())["items"])
+    code, out, err = run_cli(capsys, str(tmp_path / "cluster.pod.json"), "--nodes", str(snap), "--stored",
+                             "-o", "json")
+    replay = json.loads(out)
+    source = replay["volcano"]["config"].pop("source")        # where it was read: the file, not the server
+    assert source.startswith(str(snap)) and trace["volcano"]["config"].pop("source").startswith(api.url)
+    assert (replay["volcano"], replay["result"]) == (trace["volcano"], trace["result"])
+
+
+def test_without_the_configmap_volcanos_default_runs_said_once(api, capsys) -> None:
+    code, trace, err = pod_json(capsys, api)
+    assert code == 1
+    assert err.count("note: no ConfigMap volcano-system/volcano-scheduler-configmap: Volcano's scheduler "
+                     "configuration is taken as its default") == 1, err
+    assert trace["volcano"]["config"]["actions"] == ["enqueue", "allocate", "backfill"]
+
+
+def test_a_refused_configmap_is_said_once_and_the_default_runs_with_a_note(api, capsys) -> None:
+    api.objects[CONF_PATH] = configmap()
+    api.faults.rbac = Rbac(cluster=EVERY_KIND)      # not configmaps (deploy/rbac.yaml grants this one by name)
+    code, trace, err = pod_json(capsys, api)
+    assert code == 1, err
+    assert err.count("get configmaps") == 1, err
+    vc = trace["volcano"]
+    assert vc["config"]["actions"] == ["enqueue", "allocate", "backfill"]
+    assert ("Volcano's scheduler ConfigMap volcano-system/volcano-scheduler-configmap could not be read (RBAC): "
+            "Volcano's default configuration runs; give the cluster's with --scheduler-conf FILE") in vc["notes"]
+    assert trace["result"]["message"] == SAID
+
+
+def test_scheduler_conf_and_volcano_version_as_kexplain_pod_takes_them(api, capsys, tmp_path) -> None:
+    api.objects[CONF_PATH] = configmap()
+    given = tmp_path / "conf.yaml"
+    given.write_text('actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: gang\n'
+                     '  - name: predicates\n')
+    code, trace, err = pod_json(capsys, api, "train-worker-0", "--scheduler-conf", str(given),
+                                "--volcano-version", "1.15")
+    assert code == 1, err
+    vc = trace["volcano"]
+    assert vc["config"]["tiers"] == [["gang", "predicates"]] and vc["config"]["source"].startswith(str(given))
+    assert vc["scheduler"].startswith("Scheduled by Volcano (v1.15.1)")
+    asked = len(api.requests)
+    code, _, err = pod_json(capsys, api, "train-worker-0", "--volcano-version", "1.2")
+    assert code == 2 and "1.2" in err and len(api.requests) == asked        # refused before the cluster is asked
+    missing = tmp_path / "none.yaml"
+    code, _, err = pod_json(capsys, api, "train-worker-0", "--scheduler-conf", str(missing))
+    assert code == 2 and str(missing) in err and len(api.requests) == asked
+    given.write_text("actions: [")      # one Volcano refuses: its default runs, said first (as `kexplain POD`)
+    code, trace, err = pod_json(capsys, api, "train-worker-0", "--scheduler-conf", str(given))
+    assert code == 1, err
+    assert trace["volcano"]["notes"][0].startswith(f"Scheduler config {given} is invalid: not YAML")
+    assert trace["volcano"]["config"]["actions"] == ["enqueue", "allocate", "backfill"]
+
+
+def test_the_cluster_role_grants_the_get_of_that_configmap_only() -> None:
+    role = next(yaml.safe_load_all((ROOT / "deploy" / "rbac.yaml").read_text()))
+    rules = [r for r in role["rules"] if "configmaps" in r["resources"]]
+    assert {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": [VOLCANO_CONFIG_MAP],
+            "verbs": ["get"]} in rules
+    assert all(r.get("resourceNames") for r in rules)          # no ConfigMap listed or got but by name
+    assert f"{VOLCANO_NAMESPACE}/{VOLCANO_CONFIG_MAP}" == CONFIGMAP_NAME      # the one `volcano.conf.chosen` reads first

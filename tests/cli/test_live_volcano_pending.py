@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from tests.cli.test_live_volcano import GROUP, SAID, api  # noqa: F401 (api: the fixture)
-from tests.support.live_server import isolated, run_cli  # noqa: F401 (isolated: autouse)
+from tests.cli.test_live_volcano import EVERY_KIND, GROUP, SAID, api  # noqa: F401 (api: the fixture)
+from tests.support.live_server import Rbac, isolated, run_cli  # noqa: F401 (isolated: autouse)
 
 
 def test_pending_lists_volcanos_pods_with_its_answer(api, capsys) -> None:  # noqa: F811
@@ -32,3 +32,26 @@ def test_the_list_gives_their_verdict_not_skipped(api, capsys) -> None:  # noqa:
     assert len(rows) == 2
     assert all(" Unschedulable " in row and "profile not found" not in row for row in rows)
     assert " agrees " in rows[0]
+
+
+def test_the_list_runs_the_configuration_given_as_kexplain_pod_name_does(api, capsys, tmp_path) -> None:  # noqa: F811
+    """--scheduler-conf on `--pending` as on `pod NAME`: the one session runs it (`app.live.volcano_conf`)."""
+    given = tmp_path / "conf.yaml"
+    given.write_text('actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: gang\n  - name: predicates\n')
+    code, out, err = run_cli(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json",
+                             "--scheduler-conf", str(given))
+    assert code == 1, err
+    ours = [i for i in json.loads(out)["items"] if i.get("profile") == "volcano"]
+    assert ours and all(i["volcano"]["config"]["actions"] == ["enqueue", "allocate"] for i in ours)
+
+
+def test_a_refused_configmap_is_said_in_each_answer_of_the_list(api, capsys) -> None:  # noqa: F811
+    """Queues refused too (each pod answered alone): the refused ConfigMap still said in each answer's notes."""
+    api.faults.rbac = Rbac(cluster=EVERY_KIND - {"queues"})
+    code, out, err = run_cli(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
+    assert code == 1, err
+    ours = [i for i in json.loads(out)["items"] if i.get("profile") == "volcano"]
+    assert len(ours) == 2
+    for item in ours:
+        assert item["volcano"]["notes"][0].startswith("Volcano's scheduler ConfigMap volcano-system/"
+                                                      "volcano-scheduler-configmap could not be read (RBAC)")
