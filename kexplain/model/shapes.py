@@ -264,5 +264,29 @@ def want_key(pod: Any) -> bytes | None:
     return shape_key((pod.namespace, containers, claims, [spec.get(f) for f in WANT_FIELDS]))
 
 
+
+# What no verdict or score Volcano's allocate keeps per shape (`volcano.plugins.memo`) reads of a task's pod:
+# the task's own names and the pod's running; of a container only its requests, ports and restart policy.
+TASK_UNSHAPED = frozenset(("hostname", "subdomain", "nodeName", "priorityClassName", "priority",
+                           "preemptionPolicy", "schedulerName", "restartPolicy", "terminationGracePeriodSeconds",
+                           "activeDeadlineSeconds", "serviceAccountName", "serviceAccount", "dnsPolicy",
+                           "enableServiceLinks", "containers", "initContainers"))
+TASK_CONTAINER_FIELDS = ("resources", "ports", "restartPolicy")
+_TASK_STATUSES = ("containerStatuses", "initContainerStatuses")
+
+
+def task_key(pod: Mapping[str, Any]) -> bytes | None:
+    """A Volcano task's pod as the checks and plugins its allocate keeps verdicts for read it: its spec but
+    for `TASK_UNSHAPED`, its containers' `TASK_CONTAINER_FIELDS` (and names, when a container status may be
+    matched to them: requests read resized ones), its status."""
+    spec = pod.get("spec") or {}
+    status = pod.get("status") or {}
+    named = any(status.get(key) for key in _TASK_STATUSES)
+    fields = (*TASK_CONTAINER_FIELDS, "name") if named else TASK_CONTAINER_FIELDS
+    shape = {k: v for k, v in spec.items() if k not in TASK_UNSHAPED}
+    for key in ("initContainers", "containers"):
+        shape[key] = [{k: c.get(k) for k in fields} if isinstance(c, dict) else c for c in spec.get(key) or ()]
+    return shape_key((shape, status))
+
 def _first(pair: tuple[str, Any]) -> str:
     return pair[0]

@@ -2,7 +2,7 @@
 tasks (issue 93: allocate asks them for thousands of tasks on hundreds of nodes each).
 
 The tasks of a job role are one pod but for their names, and many roles ask alike. A verdict or a
-node-local score reads only the pod's `shape` (`shape_of`: its spec and status but for what is the
+node-local score reads only the pod's `shape` (`model.shapes.task_key`: its spec and status but for what is the
 task's own or the pod's running, and of each container only its requests, ports and restart policy)
 and that one node; the action's own resource check reads the task's request and the node's idle. So
 an entry is kept per (plugin, shape) and node, good while the node's `version` (bumped by every task
@@ -18,7 +18,7 @@ from operator import attrgetter, is_, ne, not_
 from typing import Any, Callable, Hashable
 
 from kexplain.framework.cycle_state import CycleState
-from kexplain.framework.signers import canonical
+from kexplain.model.shapes import task_key
 from kexplain.plugins import names as n
 from kexplain.volcano.api.fit_errors import FitError, Status
 from kexplain.volcano.api.node import NodeInfo
@@ -32,14 +32,6 @@ CROSS_NODE = frozenset((n.INTER_POD_AFFINITY, n.POD_TOPOLOGY_SPREAD))     # read
 STATIC_SCORES = frozenset((n.NODE_AFFINITY, n.TAINT_TOLERATION))          # the node's labels and taints
 NODE_SCORES = frozenset((n.NODE_RESOURCES_FIT, n.NODE_RESOURCES_BALANCED_ALLOCATION))   # its requests
 PREDICATES = "predicates"
-# What no memoized check or plugin reads of a pod: fields of the task's own (hostname, node name) and
-# of the pod's running; of a container, only its requests, ports and restart policy are read.
-UNSHAPED = frozenset(("hostname", "subdomain", "nodeName", "priorityClassName", "priority", "preemptionPolicy",
-                      "schedulerName", "restartPolicy", "terminationGracePeriodSeconds", "activeDeadlineSeconds",
-                      "serviceAccountName", "serviceAccount", "dnsPolicy", "enableServiceLinks", "containers",
-                      "initContainers"))
-CONTAINER_SHAPE = ("resources", "ports", "restartPolicy")
-CONTAINER_STATUSES = ("containerStatuses", "initContainerStatuses")
 VERSION = attrgetter("version")
 NodeKeys = tuple[list[str], list[tuple[str, int]]]
 
@@ -71,13 +63,14 @@ class ShapeMemo:
         self.fitting = _Tables()                    # request -> (node name, version) -> (idle, future idle)
         self.skips: dict[tuple[int, str], bool] = {}     # (plugin, shape) -> PreScore skipped
         self.states: dict[tuple[int, str], CycleState] = {}     # (plugin, shape) -> its PreScore's state
-        self.shapes: dict[str, str] = {}                 # task uid -> shape
+        self.shapes: dict[str, Hashable] = {}            # task uid -> shape
 
-    def shape(self, task: TaskInfo) -> str:
-        """The task's pod as the memoized checks and plugins read it (`shape_of`), made once per task."""
+    def shape(self, task: TaskInfo) -> Hashable:
+        """The task's pod as the memoized checks and plugins read it (`model.shapes.task_key`), made once per
+        task; a pod no key encodes shares with no other."""
         found = self.shapes.get(task.uid)
         if found is None:
-            found = self.shapes[task.uid] = shape_of(task.pod)
+            found = self.shapes[task.uid] = task_key(task.pod) or ("task", task.uid)
         return found
 
     def filter_key(self, ssn: Any, task: TaskInfo) -> Hashable | None:
@@ -144,19 +137,6 @@ def node_keys(nodes: list[NodeInfo]) -> NodeKeys:
     """The nodes' names, and their (name, version) pairs."""
     names = [nd.name for nd in nodes]
     return names, list(zip(names, map(VERSION, nodes)))
-
-
-def shape_of(pod: dict[str, Any]) -> str:
-    """The pod's spec and status but for UNSHAPED fields, its containers' CONTAINER_SHAPE fields (and
-    names, when a container status may be matched to them: requests read resized ones), canonical."""
-    spec = pod.get("spec") or {}
-    status = pod.get("status") or {}
-    named = any(status.get(key) for key in CONTAINER_STATUSES)
-    fields = (*CONTAINER_SHAPE, "name") if named else CONTAINER_SHAPE
-    shape = {k: v for k, v in spec.items() if k not in UNSHAPED}
-    for key in ("initContainers", "containers"):
-        shape[key] = [{k: c.get(k) for k in fields} if isinstance(c, dict) else c for c in spec.get(key) or ()]
-    return canonical({"spec": shape, "status": status})
 
 
 def _resource_key(r: Resource) -> Hashable:
