@@ -1,12 +1,9 @@
 """The snapshot's bound pods by namespace and, on demand, by label value, so affinity terms and spread
 selectors meet the few candidate pods a label narrows them to; the per-node/per-domain tallies
-(`Tally`) follow the binds, so the copies of a pod do not count the cluster's pods again: a bind is only
-logged, and a tally counts the binds it has not seen when it is next read (a bind costs the same however
-many tallies are kept; most are never read again).
+(`Tally`) are patched by each bind, so the copies of a pod do not count the cluster's pods again.
 """
 from __future__ import annotations
 
-from itertools import islice
 from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Mapping
 
 from kexplain.model.labels import IN, LabelSelector
@@ -114,8 +111,7 @@ class PodIndex:
         if self._later is None:
             self.by_namespace = self._groups_of(snapshot.pods_by_namespace)
         self._by_label: dict[tuple[str, str], dict[str, PodGroup]] = {}
-        self._tallies: dict[Hashable, tuple[Tally, int]] = {}     # key -> (tally, binds it has counted)
-        self._binds: Prefix[PodOnNode] = Prefix()                 # since this index was made, in order
+        self._tallies: dict[Hashable, Tally] = {}
 
     @lazy
     def by_namespace(self) -> dict[str, PodGroup]:
@@ -130,7 +126,7 @@ class PodIndex:
 
     def after_bind(self, snapshot: "Snapshot", pod: PodInfo, node: Node) -> "PodIndex":
         """This index with `pod` bound to `node`: its groups grow (shared `Prefix`), everything else is shared,
-        each tally counts it in when next read (`tally`)."""
+        each tally counts it in."""
         out = PodIndex.__new__(PodIndex)
         out._later = None
         out.by_namespace = dict(self.by_namespace)
@@ -144,22 +140,20 @@ class PodIndex:
                 old = idx.get(value)
                 idx[value] = PodGroup(old.entries.appended(entry) if old is not None else Prefix((entry,)))
             out._by_label[(namespace, key)] = idx
-        out._tallies = dict(self._tallies)
-        out._binds = self._binds.appended(entry)
+        out._tallies = {key: t.with_pod(pod, node) or t for key, t in self._tallies.items()}
         return out
 
     # -- tallies ----------------------------------------------------------------------------
     def tally(self, key: Hashable, build: Callable[[], Tally], valid: Callable[[Tally], bool] | None = None) -> Tally:
         """The tally kept under `key`, made by `build` when there is none (or when `valid`
         refuses the one kept). Kept for the MAX_TALLIES most recently used keys."""
-        tallies, binds = self._tallies, self._binds
-        kept = tallies.pop(key, None)            # put back last: the most recently used
-        got = None if kept is None else _counted(kept[0], islice(binds, kept[1], None))
+        tallies = self._tallies
+        got = tallies.pop(key, None)            # put back last: the most recently used
         if got is None or (valid is not None and not valid(got)):
             got = build()
             while len(tallies) >= MAX_TALLIES:
                 del tallies[next(iter(tallies))]
-        tallies[key] = (got, len(binds))
+        tallies[key] = got
         return got
 
     def node_counts(self, namespace: str, selector: LabelSelector) -> NodeCounts:
@@ -246,13 +240,6 @@ class PodIndex:
                 if p.deletion_timestamp is None and (exact or selector.matches(p.labels)):
                     counts[node.name] = counts.get(node.name, 0) + 1
         return counts
-
-
-def _counted(tally: Tally, binds: Iterable[PodOnNode]) -> Tally:
-    """`tally` with `binds` counted in, in their order (`Tally.with_pod` of each)."""
-    for pod, node in binds:
-        tally = tally.with_pod(pod, node) or tally
-    return tally
 
 
 def pod_index(snapshot: Snapshot) -> PodIndex:

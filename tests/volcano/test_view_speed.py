@@ -1,6 +1,6 @@
-"""What issue 93's second speed pass keeps exact: the pod index's tallies count a bind only when next read
-(`pod_index.PodIndex.tally`, a log of binds), and the session sums nodeorder's scores as lists
-(`Session.node_scores`): the same counts and scores as made afresh."""
+"""What issue 93's second speed pass keeps exact: the session sums nodeorder's scores as lists
+(`Session.node_scores`) and runs with the cyclic collector paused; and the pod index's tallies the
+session's view patches at each placement count each bind once, on every line of snapshots."""
 from __future__ import annotations
 
 from typing import Any
