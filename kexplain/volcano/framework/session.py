@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import add
 from typing import Any, Callable
 
 from kexplain.volcano.api.fit_errors import Code
@@ -286,20 +287,23 @@ class Session:
         return None
 
     def node_scores(self, task: TaskInfo, nodes: list[NodeInfo]) -> dict[str, float]:
-        """PrioritizeNodes: the map (nodeOrder) and batch scores summed per node."""
-        out = {n.name: 0.0 for n in nodes}
+        """PrioritizeNodes: the map (nodeOrder) and batch scores summed per node (as lists aligned with
+        `nodes` where a function answers for all nodes at once: `many`; each node's sum in the same order)."""
+        names = [n.name for n in nodes]
+        totals = [0.0] * len(nodes)
         for _, fn in self._each("nodeOrder", "node_order"):
-            many = getattr(fn, "many", None)          # (the same scores, asked for all nodes at once)
-            if many is not None:
-                for n, s in zip(nodes, many(task, nodes)):
-                    out[n.name] += s
-                continue
-            for n in nodes:
-                out[n.name] += fn(task, n)
+            many = getattr(fn, "many", None)
+            totals = list(map(add, totals, many(task, nodes) if many is not None else [fn(task, n) for n in nodes]))
         for _, fn in self._each("batchNodeOrder", "node_order"):
+            many = getattr(fn, "many", None)
+            if many is not None:
+                totals = list(map(add, totals, many(task, nodes)))
+                continue
+            out = dict(zip(names, totals))
             for name, s in fn(task, nodes).items():
                 out[name] += s
-        return out
+            totals = list(map(out.__getitem__, names))
+        return dict(zip(names, totals))
 
     # -- the session's own operations -------------------------------------------------------------
     def _notify(self, task: TaskInfo, allocate: bool) -> None:

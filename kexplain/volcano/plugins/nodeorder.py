@@ -60,7 +60,7 @@ class NodeOrder:
             self.image_locality = k8s.make(n.IMAGE_LOCALITY, self.handle)
         self.ssn = ssn
         ssn.add("nodeOrder", NAME, NodeOrderFn(self.node_order, self.image_scores))
-        ssn.add("batchNodeOrder", NAME, self.batch_node_order)
+        ssn.add("batchNodeOrder", NAME, NodeOrderFn(self.batch_node_order, self.batch_scores))
 
     def node_order(self, task: TaskInfo, node: NodeInfo) -> float:
         """NodeOrderFn: image locality, weighted, node by node."""
@@ -88,7 +88,11 @@ class NodeOrder:
         return found       # type: ignore[return-value]
 
     def batch_node_order(self, task: TaskInfo, nodes: list[NodeInfo]) -> dict[str, float]:
-        """BatchNodeOrderFn: each plugin's weighted scores summed per node (the raw scores `memo` keeps
+        """BatchNodeOrderFn: `batch_scores` by node name."""
+        return dict(zip([nd.name for nd in nodes], self.batch_scores(task, nodes)))
+
+    def batch_scores(self, task: TaskInfo, nodes: list[NodeInfo]) -> list[float]:
+        """Each plugin's weighted scores summed per node, in the nodes' order (the raw scores `memo` keeps
         normalized here; integral floats, so the order of the sums changes nothing)."""
         pod = k8s.pod_info(task)
         keys = node_keys(nodes)
@@ -106,19 +110,20 @@ class NodeOrder:
             weighted = k8s.plugin_scores(plugin, pod, names, self.handle, weight, normalize)
             if weighted:
                 totals = list(map(add, totals, map(weighted.__getitem__, names)))
-        return dict(zip(names, totals))
+        return totals
 
     def on_session_close(self, ssn: Any) -> None:
         pass
 
 
 class NodeOrderFn:
-    """A nodeOrder function that scores many nodes at once too (`Session.node_scores` asks `many`)."""
+    """A nodeOrder (or batchNodeOrder) function that also answers as a list in the nodes' order
+    (`Session.node_scores` asks `many`)."""
 
     def __init__(self, one: Any, many: Any) -> None:
         self.one, self.many = one, many
 
-    def __call__(self, task: TaskInfo, node: NodeInfo) -> float:
+    def __call__(self, task: TaskInfo, node: Any) -> Any:
         return self.one(task, node)
 
 
