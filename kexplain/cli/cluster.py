@@ -9,7 +9,7 @@ from typing import List, Optional
 
 import typer
 
-from kexplain.app.cluster.access import refused_reads
+from kexplain.app.cluster.access import refused_reads, unanswered
 from kexplain.app.cluster.inputs import ClusterRequest, read_live
 from kexplain.app.cluster.report import NAMES, as_written, chosen, report, report_of
 from kexplain.app.live import Connect
@@ -155,11 +155,13 @@ def live_report(env: Environment, req: ClusterRequest, connect: Connect) -> dict
     refusals kept, not raised), its objects in the snapshot's order: the same document as
     `kexplain cluster --nodes` over that snapshot."""
     sections = chosen(req.sections)                    # (bad usage before any read)
-    live, reads, _ = read_cluster(env, connect, None, allowed=True)
+    live, reads, kept = read_cluster(env, connect, None, ((), True), allowed=True)   # (`--node-stats-pressured`'s)
     say_karpenter_reads(env, live, refusals=False)     # (its notes: the refusals are the sections' lines)
+    for note in unanswered(kept.notes):
+        env.error(f"note: {note}")                     # (the node is named in the section, not explained)
     src = Source(live.server)
     record = [(version_record(live.server_version), src)] if live.server_version else []
-    objects = [*record, *live.cluster, *((o, src) for o in reads.objects)]
+    objects = [*record, *live.cluster, *((o, src) for o in (*kept.pods, *reads.objects, *kept.records))]
     refusals = [*live.refusals, *live.karpenter.refusals, *live.kueue.refusals, *live.volcano.refusals]
-    inputs = read_live(req, objects, refused_reads(refusals, reads.unread))
+    inputs = read_live(req, objects, refused_reads(refusals, reads.unread, kept.notes))
     return report_of(inputs, sections)
