@@ -39,12 +39,14 @@ def groups(tmp_path) -> str:
     return str(path)
 
 
-def _live_and_snapshot(capsys, api, tmp_path: Path, *args: str) -> tuple[tuple, tuple]:
-    """Live, and over `kexplain snapshot --node-stats-pressured` (what live reads of the nodes)."""
-    live = run_cli(capsys, "cluster", "--kubeconfig", api.kubeconfig, "--now", NOW, *args)
+def _live_and_snapshot(capsys, api, tmp_path: Path, *args: str, named: tuple[str, ...] = ()) -> tuple[tuple, tuple]:
+    """Live, and over `kexplain snapshot --node-stats-pressured` (what live reads of the nodes;
+    `named`: --node-stats NODE of both)."""
+    stats = [a for n in named for a in ("--node-stats", n)]
+    live = run_cli(capsys, "cluster", "--kubeconfig", api.kubeconfig, "--now", NOW, *args, *stats)
     snapshot = tmp_path / "snapshot.json"
     code, _, err = run_cli(capsys, "snapshot", "--kubeconfig", api.kubeconfig, "-o", str(snapshot),
-                           "--node-stats-pressured")
+                           "--node-stats-pressured", *stats)
     assert code == 0, err
     files = run_cli(capsys, "cluster", "--nodes", str(snapshot), "--now", NOW, *args)
     return live, files
@@ -231,3 +233,17 @@ def test_a_node_whose_kubelet_does_not_answer_is_named_not_explained(capsys, tmp
     evictions = _sections(doc)["evictions"]
     assert evictions["pressureUnread"] == [PRESSED] and evictions["pressureChecked"] == 0
     assert f"note: node {PRESSED}'s stats/summary not kept: " in live[2]
+
+
+def test_a_named_node_is_read_too_as_snapshot_node_stats_reads_it(capsys, tmp_path):
+    with recorded_api(tmp_path) as api:
+        _under_pressure(api)
+        live, files = _live_and_snapshot(capsys, api, tmp_path, "-o", "json", named=("node-a1",))
+        asked = {p for p in api.paths() if "/proxy/" in p}
+        code, _, err = run_cli(capsys, "cluster", "--kubeconfig", api.kubeconfig, "--now", NOW,
+                               "--node-stats", "node-zz", "--section", "evictions")
+    assert asked == {_proxy(n, w) for n in ("node-a1", PRESSED) for w in ("stats/summary", "configz")}
+    doc = json.loads(live[1])
+    assert doc == json.loads(files[1]) and live[0] == files[0]
+    assert _sections(doc)["evictions"]["pressureChecked"] == 2
+    assert "note: node node-zz is not in the cluster: no stats kept for it" in err and code in (0, 1)
