@@ -10,6 +10,7 @@ from typing import List, Optional
 import typer
 
 from kexplain.app.cluster.access import refused_reads, unanswered
+from kexplain.app.cluster.evictions import NAME as EVICTIONS
 from kexplain.app.cluster.inputs import ClusterRequest, read_live
 from kexplain.app.cluster.report import NAMES, as_written, chosen, report, report_of
 from kexplain.app.live import Connect
@@ -162,7 +163,9 @@ def live_report(env: Environment, req: ClusterRequest, connect: Connect, named: 
     Summary and configz too; RBAC's refusals kept, not raised), its objects in the snapshot's
     order: the same document as `kexplain cluster --nodes` over that snapshot."""
     sections = chosen(req.sections)                    # (bad usage before any read)
-    live, reads, kept = read_cluster(env, connect, None, (named, True), allowed=True)
+    evictions = any(s.name == EVICTIONS for s in sections)     # (no node proxy read for a report without it)
+    stats = (named, True) if evictions else ((), False)
+    live, reads, kept = read_cluster(env, connect, None, stats, allowed=True)
     say_karpenter_reads(env, live, refusals=False)     # (its notes: the refusals are the sections' lines)
     for note in unanswered(kept.notes):
         env.error(f"note: {note}")                     # (the node is named in the section, not explained)

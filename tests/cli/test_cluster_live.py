@@ -242,8 +242,13 @@ def test_a_named_node_is_read_too_as_snapshot_node_stats_reads_it(capsys, tmp_pa
         asked = {p for p in api.paths() if "/proxy/" in p}
         code, _, err = run_cli(capsys, "cluster", "--kubeconfig", api.kubeconfig, "--now", NOW,
                                "--node-stats", "node-zz", "--section", "evictions")
+        before = len(api.paths())
+        run_cli(capsys, "cluster", "--kubeconfig", api.kubeconfig, "--now", NOW, "--node-stats", "node-a1",
+                "--section", "budgets")
+        without = [p for p in api.paths()[before:] if "/proxy/" in p]
     assert asked == {_proxy(n, w) for n in ("node-a1", PRESSED) for w in ("stats/summary", "configz")}
     doc = json.loads(live[1])
     assert doc == json.loads(files[1]) and live[0] == files[0]
     assert _sections(doc)["evictions"]["pressureChecked"] == 2
     assert "note: node node-zz is not in the cluster: no stats kept for it" in err and code in (0, 1)
+    assert without == []            # a report without the evictions asks no kubelet
