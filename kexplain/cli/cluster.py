@@ -9,7 +9,8 @@ from typing import List, Optional
 
 import typer
 
-from kexplain.app.cluster.access import refused_reads
+from kexplain.app.cluster.access import refused_reads, unanswered
+from kexplain.app.cluster.evictions import NAME as EVICTIONS
 from kexplain.app.cluster.inputs import ClusterRequest, read_live
 from kexplain.app.cluster.report import NAMES, as_written, chosen, report, report_of
 from kexplain.app.live import Connect
@@ -40,11 +41,13 @@ NODE_GROUPS_OPTION = typer.Option(None, "--node-groups", metavar="FILE",
 AUTOSCALER_CONFIG_OPTION = typer.Option(None, "--autoscaler-config", metavar="FILE",
                                         help="The Cluster Autoscaler's flags for its scale-down, as for "
                                              "kexplain autoscale (its mode taken as scaledown).")
-NODE_STATS_OPTION = typer.Option([], "--node-stats", metavar="NODE=FILE",
+NODE_STATS_OPTION = typer.Option([], "--node-stats", metavar="NODE[=FILE]",
                                  help="A node's stats Summary (as `kubectl get --raw "
                                       "/api/v1/nodes/NODE/proxy/stats/summary` writes it), as kexplain evict "
                                       "pressure NODE --stats FILE takes it, beside those a snapshot kept "
-                                      "(repeatable).")
+                                      "(repeatable); live, NODE alone reads that node's through the node "
+                                      "proxy, as kexplain snapshot --node-stats NODE, beside those of the nodes "
+                                      "reporting pressure.")
 KUBELET_CONFIG_OPTION = typer.Option(None, "--kubelet-config", metavar="FILE",
                                      help="The kubelets' KubeletConfiguration for those nodes, as for "
                                           "kexplain evict pressure (default: a snapshot's /configz, else "
@@ -118,12 +121,16 @@ def command(
         env.error(f"warning: {warning}")
     given = bool(kubernetes_version or env.variables.get(ENV_VAR))
     drain = {"ignore_daemonsets": ignore_daemonsets, "delete_emptydir_data": delete_emptydir_data, "force": force}
+    files, named = parse_node_stats(node_stats)
+    if nodes and named:
+        raise typer.BadParameter(f"{named[0]!r}: NODE=FILE expected (NODE alone reads the node live, without "
+                                 "--nodes)", param_hint="--node-stats")
     req = ClusterRequest(tuple(nodes), parse_now(now), kube, given, tuple(section), drain_check, max_input_size,
                          max_objects, validate, env.stdin, tuple(k for k, on in drain.items() if on), node_groups,
-                         parse_node_stats(node_stats), kubelet_config, autoscaler_config,
+                         files, kubelet_config, autoscaler_config,
                          None if all_namespaces else namespace, html=html is not None)
     connect = Connect(kubeconfig, context, namespace, request_timeout, chunk_size)
-    doc = report(req) if nodes else live_report(env, req, connect)
+    doc = report(req) if nodes else live_report(env, req, connect, named)
     for warning in doc.get("readWarnings") or ():
         env.error(f"warning: {warning}")
     for said in (n for s in doc["sections"] for n in s.get("notes") or ()):
@@ -137,29 +144,34 @@ def command(
     return ExitStatus.UNSCHEDULABLE if doc["held"] else ExitStatus.SUCCESS
 
 
-def parse_node_stats(given: List[str]) -> tuple[tuple[str, str], ...]:
-    """--node-stats NODE=FILE, each node once."""
+def parse_node_stats(given: List[str]) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """--node-stats NODE=FILE (a file) and NODE (live: read through the node proxy), each node once."""
     out: dict[str, str] = {}
     for item in given:
-        node, _, path = item.partition("=")
-        if not node or not path:
-            raise typer.BadParameter(f"{item!r}: NODE=FILE expected", param_hint="--node-stats")
+        node, eq, path = item.partition("=")
+        if not node or (eq and not path):
+            raise typer.BadParameter(f"{item!r}: NODE=FILE or NODE expected", param_hint="--node-stats")
         if node in out:
             raise typer.BadParameter(f"node {node} given twice", param_hint="--node-stats")
         out[node] = path
-    return tuple(out.items())
+    return tuple((n, p) for n, p in out.items() if p), tuple(n for n, p in out.items() if not p)
 
 
-def live_report(env: Environment, req: ClusterRequest, connect: Connect) -> dict:
-    """The report over the live cluster, read once as `kexplain snapshot` reads it (with RBAC's
-    refusals kept, not raised), its objects in the snapshot's order: the same document as
-    `kexplain cluster --nodes` over that snapshot."""
+def live_report(env: Environment, req: ClusterRequest, connect: Connect, named: tuple[str, ...] = ()) -> dict:
+    """The report over the live cluster, read once as `kexplain snapshot --node-stats NODE
+    --node-stats-pressured` reads it (the `named` nodes' and those reporting pressure's stats
+    Summary and configz too; RBAC's refusals kept, not raised), its objects in the snapshot's
+    order: the same document as `kexplain cluster --nodes` over that snapshot."""
     sections = chosen(req.sections)                    # (bad usage before any read)
-    live, reads, _ = read_cluster(env, connect, None, allowed=True)
+    evictions = any(s.name == EVICTIONS for s in sections)     # (no node proxy read for a report without it)
+    stats = (named, True) if evictions else ((), False)
+    live, reads, kept = read_cluster(env, connect, None, stats, allowed=True)
     say_karpenter_reads(env, live, refusals=False)     # (its notes: the refusals are the sections' lines)
+    for note in unanswered(kept.notes):
+        env.error(f"note: {note}")                     # (the node is named in the section, not explained)
     src = Source(live.server)
     record = [(version_record(live.server_version), src)] if live.server_version else []
-    objects = [*record, *live.cluster, *((o, src) for o in reads.objects)]
+    objects = [*record, *live.cluster, *((o, src) for o in (*kept.pods, *reads.objects, *kept.records))]
     refusals = [*live.refusals, *live.karpenter.refusals, *live.kueue.refusals, *live.volcano.refusals]
-    inputs = read_live(req, objects, refused_reads(refusals, reads.unread))
+    inputs = read_live(req, objects, refused_reads(refusals, reads.unread, kept.notes))
     return report_of(inputs, sections)

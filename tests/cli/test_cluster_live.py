@@ -11,7 +11,7 @@ import pytest
 
 from kexplain.autoscaler.cloudprovider.live import CLUSTER_API, STATUS
 from kexplain.load.live import DAEMONSETS, EVENTS, KARPENTER, KUEUE, POLICIES, RESOURCES, VOLCANO
-from tests.support.live_server import Rbac, isolated, recorded_api, run_cli  # noqa: F401 (isolated: autouse)
+from tests.support.live_server import POD_PATH, Rbac, isolated, recorded_api, run_cli  # noqa: F401 (isolated: autouse)
 
 NOW = "2026-11-23T15:00:00Z"
 GROUPS = """nodeGroups:
@@ -39,10 +39,14 @@ def groups(tmp_path) -> str:
     return str(path)
 
 
-def _live_and_snapshot(capsys, api, tmp_path: Path, *args: str) -> tuple[tuple, tuple]:
-    live = run_cli(capsys, "cluster", "--kubeconfig", api.kubeconfig, "--now", NOW, *args)
+def _live_and_snapshot(capsys, api, tmp_path: Path, *args: str, named: tuple[str, ...] = ()) -> tuple[tuple, tuple]:
+    """Live, and over `kexplain snapshot --node-stats-pressured` (what live reads of the nodes;
+    `named`: --node-stats NODE of both)."""
+    stats = [a for n in named for a in ("--node-stats", n)]
+    live = run_cli(capsys, "cluster", "--kubeconfig", api.kubeconfig, "--now", NOW, *args, *stats)
     snapshot = tmp_path / "snapshot.json"
-    code, _, err = run_cli(capsys, "snapshot", "--kubeconfig", api.kubeconfig, "-o", str(snapshot))
+    code, _, err = run_cli(capsys, "snapshot", "--kubeconfig", api.kubeconfig, "-o", str(snapshot),
+                           "--node-stats-pressured", *stats)
     assert code == 0, err
     files = run_cli(capsys, "cluster", "--nodes", str(snapshot), "--now", NOW, *args)
     return live, files
@@ -155,3 +159,96 @@ def test_kueues_reads_refused_skip_the_queued_work_only(capsys, tmp_path):
     assert sections["queued"]["skipped"] == "not read from the cluster: list workloads at the cluster scope (403)"
     assert {n for n, s in sections.items() if str(s.get("skipped", "")).startswith("not read")} == {"queued"}
     assert "pressureSkipped" in sections["evictions"]       # live: no node's stats read, said, never "no pressure"
+
+
+PRESSED = "node-b2"
+CONFIGZ = {"kubeletconfig": {"evictionHard": {"memory.available": "100Mi"}}}
+
+
+def _proxy(node: str, what: str) -> str:
+    return f"/api/v1/nodes/{node}/proxy/{what}"
+
+
+def _under_pressure(api, summary: bool = True) -> None:
+    """node-b2 reports MemoryPressure, its kubelet 50Mi short of memory (hard threshold 100Mi),
+    its Summary naming each of its pods; every node's configz and Summary served."""
+    items = api.collections[POD_PATH]["items"]
+    stamp = {"time": "2026-11-23T14:59:58Z"}
+    for node in api.collections["/api/v1/nodes"]["items"]:
+        name = node["metadata"]["name"]
+        pods = [p for p in items if p["spec"].get("nodeName") == name]
+        available = (50 << 20) if name == PRESSED else (8 << 30)
+        if summary:
+            api.objects[_proxy(name, "stats/summary")] = {
+                "node": {"nodeName": name, "memory": {**stamp, "availableBytes": available,
+                                                      "workingSetBytes": 15 << 30}},
+                "pods": [{"podRef": {k: p["metadata"][k] for k in ("name", "namespace", "uid")},
+                          "memory": {**stamp, "workingSetBytes": (600 + 10 * i) << 20}} for i, p in enumerate(pods)]}
+        api.objects[_proxy(name, "configz")] = CONFIGZ
+        if name == PRESSED:
+            node["status"].setdefault("conditions", []).append({"type": "MemoryPressure", "status": "True"})
+
+
+def test_live_reads_the_nodes_under_pressure_as_a_snapshot_with_node_stats_pressured(capsys, tmp_path, groups):
+    with recorded_api(tmp_path) as api:
+        _under_pressure(api)
+        live, files = _live_and_snapshot(capsys, api, tmp_path, "--node-groups", groups, "-o", "json")
+        asked = {p for p in api.paths() if "/proxy/" in p}
+    assert asked == {_proxy(PRESSED, "stats/summary"), _proxy(PRESSED, "configz")}     # that node's only
+    doc = json.loads(live[1])
+    assert doc == json.loads(files[1]) and live[0] == files[0] == 1
+    evictions = _sections(doc)["evictions"]
+    assert evictions["pressureChecked"] == 1 and "pressureSkipped" not in evictions
+    [row] = [r for r in evictions["rows"] if r["family"] == "pressure"]
+    assert row["node"] == PRESSED and row["evicts"] and row["conditions"]
+    assert row["pressure"]["evictionHard"] == {"memory.available": "100Mi"}     # its configz, as evict pressure reads
+
+
+def test_a_refused_node_proxy_is_one_line_and_the_rest_goes_on(capsys, tmp_path):
+    with recorded_api(tmp_path) as api:
+        _under_pressure(api)
+        for what in ("stats/summary", "configz"):
+            api.faults.forbidden[_proxy(PRESSED, what)] = "forbidden-get-nodes-proxy.json"
+        code, out, err = run_cli(capsys, "cluster", "--kubeconfig", api.kubeconfig, "--now", NOW, "-o", "json")
+        _, text, _ = run_cli(capsys, "cluster", "--kubeconfig", api.kubeconfig, "--now", NOW)
+    assert code == 1, err
+    sections = _sections(json.loads(out))
+    evictions = sections["evictions"]
+    assert evictions["pressureSkipped"] == (
+        "not read from the cluster: get nodes/proxy at the cluster scope (403): the node proxy was refused "
+        "(deploy/rbac.yaml's kexplain-node-stats grants it)")
+    assert evictions["pressureUnread"] == [PRESSED] and evictions["taintsChecked"] >= 0
+    assert sections["pending"]["held"] and sections["drains"]["held"]
+    assert "Node pressure: skipped: not read from the cluster: get nodes/proxy" in text.replace("\n", " ")
+    assert "forbidden" not in err        # (the section says it)
+
+
+def test_a_node_whose_kubelet_does_not_answer_is_named_not_explained(capsys, tmp_path):
+    with recorded_api(tmp_path) as api:
+        _under_pressure(api, summary=False)         # its configz answers, its Summary is not found
+        live, files = _live_and_snapshot(capsys, api, tmp_path, "-o", "json")
+    assert live[0] == files[0] == 1, live[2]
+    doc = json.loads(live[1])
+    assert doc == json.loads(files[1])
+    evictions = _sections(doc)["evictions"]
+    assert evictions["pressureUnread"] == [PRESSED] and evictions["pressureChecked"] == 0
+    assert f"note: node {PRESSED}'s stats/summary not kept: " in live[2]
+
+
+def test_a_named_node_is_read_too_as_snapshot_node_stats_reads_it(capsys, tmp_path):
+    with recorded_api(tmp_path) as api:
+        _under_pressure(api)
+        live, files = _live_and_snapshot(capsys, api, tmp_path, "-o", "json", named=("node-a1",))
+        asked = {p for p in api.paths() if "/proxy/" in p}
+        code, _, err = run_cli(capsys, "cluster", "--kubeconfig", api.kubeconfig, "--now", NOW,
+                               "--node-stats", "node-zz", "--section", "evictions")
+        before = len(api.paths())
+        run_cli(capsys, "cluster", "--kubeconfig", api.kubeconfig, "--now", NOW, "--node-stats", "node-a1",
+                "--section", "budgets")
+        without = [p for p in api.paths()[before:] if "/proxy/" in p]
+    assert asked == {_proxy(n, w) for n in ("node-a1", PRESSED) for w in ("stats/summary", "configz")}
+    doc = json.loads(live[1])
+    assert doc == json.loads(files[1]) and live[0] == files[0]
+    assert _sections(doc)["evictions"]["pressureChecked"] == 2
+    assert "note: node node-zz is not in the cluster: no stats kept for it" in err and code in (0, 1)
+    assert without == []            # a report without the evictions asks no kubelet

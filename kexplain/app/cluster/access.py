@@ -29,6 +29,14 @@ UNREAD = {"CA's status": "configmaps", "Cluster API machinedeployments": "machin
           "Cluster API machinesets": "machinesets", "Cluster API machines": "machines", "DaemonSets": "daemonsets"}
 
 
+# A node's Summary or configz the node proxy refused (`load.live.ClusterReader.node_proxy`'s 403), as
+# the evictions section's pressure part says it: the RBAC rule that grants the read, as a refused list is said.
+NODE_PROXY = "nodes/proxy"
+PROXY_REFUSED = 'forbidden (403): reading node '
+NODE_PROXY_REFUSED = ("get nodes/proxy at the cluster scope (403): the node proxy was refused (deploy/rbac.yaml's "
+                      "kexplain-node-stats grants it)")
+
+
 @dataclass(frozen=True)
 class Refused:
     """One read the live cluster did not give: the resource (its RBAC plural) and how it is said."""
@@ -37,10 +45,13 @@ class Refused:
     text: str
 
 
-def refused_reads(refusals: Iterable[Any], unread: Iterable[str]) -> tuple[Refused, ...]:
-    """The reads RBAC refused (`load.live.Refusal`s, each once, in order) and the autoscalers'
-    reads that failed (their notes), as `Refused`."""
+def refused_reads(refusals: Iterable[Any], unread: Iterable[str], proxied: Iterable[str] = ()) -> tuple[Refused, ...]:
+    """The reads RBAC refused (`load.live.Refusal`s, each once, in order), the autoscalers'
+    reads that failed (their notes) and a refused node proxy (`proxied`: the notes of
+    `app.eviction.node_stats.read_node_stats`), as `Refused`."""
     out: list[Refused] = []
+    if any(PROXY_REFUSED in note for note in proxied):
+        out.append(Refused(NODE_PROXY, NODE_PROXY_REFUSED))
     for r in refusals:
         said = Refused(r.resource.plural, f"{r.verb} {r.resource.plural} {r.scope} (403)")
         if said not in out:
@@ -62,3 +73,15 @@ def refused_line(name: str, refused: tuple[Refused, ...], node_groups_given: boo
     if not hit:
         return None
     return f"not read from the cluster: {'; '.join(hit)}"
+
+
+def unanswered(proxied: Iterable[str]) -> list[str]:
+    """The notes of the node proxy's reads that failed other than by RBAC (a kubelet that did not
+    answer: its node is named in the section, not explained)."""
+    return [note for note in proxied if PROXY_REFUSED not in note]
+
+
+def proxy_refused(refused: Iterable[Refused]) -> Optional[str]:
+    """How the pressure part says a refused node proxy, else None."""
+    hit = next((r.text for r in refused if r.resource == NODE_PROXY), None)
+    return f"not read from the cluster: {hit}" if hit else None

@@ -5,12 +5,15 @@ NODE` runs it (`app.eviction.pressure.document_of`): a node under memory, disk o
 row, with the pod the kubelet evicts now and the ranking behind it. Under NoExecute taints: each
 node a NoExecute taint is on, through the taint eviction controller as `kexplain evict taints NODE`
 (`app.eviction.taints.document_of`): a node where it deletes a pod (now, or after its
-tolerationSeconds) is a row. Without any node's stats the pressure part says so, never "no pressure"."""
+tolerationSeconds) is a row. Without any node's stats the pressure part says so, never "no pressure".
+Live, the nodes reporting pressure are read through the node proxy as `kexplain snapshot
+--node-stats-pressured` reads them (`cli.cluster.live_report`); a refused proxy is said in one line."""
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any, Mapping
 
+from kexplain.app.cluster.access import proxy_refused
 from kexplain.app.cluster.inputs import ClusterInputs
 from kexplain.app.eviction import pressure, taints
 from kexplain.app.eviction.node_stats import pressured
@@ -37,7 +40,7 @@ def section(inputs: ClusterInputs) -> dict:
     out: dict[str, Any] = {"name": NAME, "title": TITLE, "held": sum(len(r["evicts"]) for r in rows),
                            "pressureChecked": len(stats), "taintsChecked": len(tainted), "rows": rows}
     if not stats:
-        out["pressureSkipped"] = NO_STATS
+        out["pressureSkipped"] = proxy_refused(inputs.refused) or NO_STATS    # (live: a refused node proxy)
     unread = [n for n in reported_pressure(inputs) if n not in stats]
     if unread:
         out["pressureUnread"] = unread      # (their conditions say pressure; no stats: not explained)
@@ -57,9 +60,14 @@ def nodes_with_stats(inputs: ClusterInputs) -> dict[str, str]:
     for node, path in given.items():
         if node not in known:
             raise KexplainError(f"--node-stats {node}={path}: node {node} is not in the cluster")
-    recorded = set(recorded_nodes(inputs.state.other_kinds)) if _has_records(inputs) else set()
+    recorded = set(recorded_nodes(_summaries(inputs))) if _has_records(inputs) else set()
     return {ni.name: given.get(ni.name, "") for ni in inputs.state.snapshot.node_infos
             if ni.name in given or ni.name in recorded}
+
+
+def _summaries(inputs: ClusterInputs) -> list:
+    """The records that kept a Summary: one whose node did not answer it (configz only) is not explained."""
+    return [(o, src) for o, src in inputs.state.other_kinds if isinstance(o.get("summary"), Mapping)]
 
 
 def _has_records(inputs: ClusterInputs) -> bool:
