@@ -113,3 +113,25 @@ def test_a_pod_after_another_is_scored_as_alone(tmp_path, capsys, a, b):
     assert [_fit(second, n) for n in "pq"] != [_fit(first, n) for n in "pq"]
     assert second["score"] == alone["score"]
     assert second["result"]["suggestedHost"] == alone["result"]["suggestedHost"]
+
+
+GPU_CLASS = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+             "spec": {"extendedResourceName": "example.com/gpu"}}
+
+
+@pytest.mark.parametrize("version, classes, hinted", [
+    ("1.36", [GPU_CLASS], False),       # DRAExtendedResource on: Fit.SignPod refuses to sign
+    ("1.36", [], True),                 # no DeviceClass provides the resource
+    ("1.35", [GPU_CLASS], True),        # the gate is off
+])
+def test_a_pod_requesting_an_extended_resource_a_device_class_provides_is_never_batched(
+        tmp_path, capsys, version, classes, hinted):
+    nodes = [_node(f"n{i}", "4") for i in range(3)]
+    for node in nodes:
+        node["status"]["capacity"]["example.com/gpu"] = "1"
+    pods = [_pod(name, {"cpu": "100m", "example.com/gpu": "1"}) for name in ("a", "b")]
+    for pod in pods:
+        pod["spec"]["containers"][0]["resources"]["limits"] = {"example.com/gpu": "1"}
+    _, second = _explain(tmp_path, capsys, "pods", pods, [*nodes, *classes], version)["items"]
+    assert ("hint" in second) is hinted
+    assert (second["score"] is None) is hinted
