@@ -9,7 +9,7 @@ from typing import Any, Mapping
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.interface import Explainer, PreScorePlugin, ScorePlugin, SignPlugin
 from kexplain.framework import signers
-from kexplain.plugins.node_resources_fit import signed_request
+from kexplain.plugins.node_resources_fit import sign_requests
 from kexplain.framework.status import SKIP, SUCCESS, Status
 from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
@@ -31,8 +31,8 @@ class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin, Explainer, Si
     pod_fields = REQUEST_FIELDS
 
     def sign_pod(self, pod: PodInfo) -> signers.Fragments | None:
-        """The pod's requests, as NodeResourcesFit signs them."""
-        return [(signers.RESOURCES, signed_request(pod))]
+        """The pod's requests, as NodeResourcesFit signs them (`sign_requests`)."""
+        return sign_requests(self, pod)
 
     def __init__(self, args: Mapping[str, Any] | None, handle) -> None:
         super().__init__(args, handle)

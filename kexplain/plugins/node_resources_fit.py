@@ -17,6 +17,7 @@ from kexplain.model.pod import PodInfo
 from kexplain.model.resources import Resource, is_extended_resource, pod_requests
 from kexplain.model.shapes import REQUEST_FIELDS
 from kexplain.plugins import names
+from kexplain.plugins.dra.notes import extended_resource_classes
 from kexplain.plugins.resource_allocation import ResourceAllocationScorer, fit_scorer
 
 NAME = names.NODE_RESOURCES_FIT
@@ -32,6 +33,7 @@ ERR_STATE_NOT_FOUND = 'error reading "{}" from cycleState: not found'
 # From 1.34 a request bigger than the node's whole allocatable is UnschedulableAndUnresolvable
 # (InsufficientResource.Unresolvable); before, Filter said Unschedulable whatever was lacking.
 UNRESOLVABLE_SINCE = "1.34"
+DRA_EXTENDED_RESOURCE = "DRAExtendedResource"     # the feature gate (beta and on from 1.36)
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,19 @@ def signed_request(pod: PodInfo) -> tuple[Any, ...]:
     """The pod's requests as OpportunisticBatching signs them (computePodResourceRequest)."""
     r = pod_request_for_fit(pod)
     return r.milli_cpu, r.memory, r.ephemeral_storage, r.allowed_pod_number, sorted(r.scalar.items())
+
+
+def sign_requests(plugin: Any, pod: PodInfo) -> signers.Fragments | None:
+    """Fit.SignPod and BalancedAllocation.SignPod: the pod's requests; None (never batched) when, with
+    DRAExtendedResource on (1.36), it requests an extended resource a DeviceClass provides (shouldDelegateResourceToDRA
+    without a node), whatever the nodes have of it."""
+    signed = signed_request(pod)
+    requested = [name for name, q in signed[4] if q]
+    if requested and plugin.kube.enabled(DRA_EXTENDED_RESOURCE):
+        backed = extended_resource_classes(plugin.handle.snapshot.of_kind("DeviceClass"))
+        if any(name in backed for name in requested):
+            return None
+    return [(signers.RESOURCES, signed)]
 
 
 def insufficient_resources(request: Resource, node_info: NodeInfo, ignored: frozenset[str] = frozenset(),
@@ -110,8 +125,8 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
     # PreFilterExtensions and ScoreExtensions are nil in v1.35.4: no AddPod/RemovePod, no NormalizeScore.
 
     def sign_pod(self, pod: PodInfo) -> signers.Fragments | None:
-        """The pod's requests as PreFilter computes them."""
-        return [(signers.RESOURCES, signed_request(pod))]
+        """The pod's requests as PreFilter computes them (`sign_requests`)."""
+        return sign_requests(self, pod)
 
     def __init__(self, args: Mapping[str, Any] | None, handle) -> None:
         super().__init__(args, handle)

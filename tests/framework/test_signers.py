@@ -1,5 +1,6 @@
-"""OpportunisticBatching's pod signatures: equal exactly when no Filter or Score plugin can tell
-the pods apart."""
+"""OpportunisticBatching's pod signatures: equal exactly when the real scheduler's plugins sign the
+pods alike (SignPod). Not a promise that no Score plugin tells them apart: NodeResourcesFit signs
+the requests' totals, its Score reads the non-zero requests."""
 from __future__ import annotations
 
 import pytest
@@ -84,3 +85,34 @@ def test_labels_sign_unless_existing_pods_preferred_terms_are_ignored():
 ])
 def test_pods_the_scheduler_never_batches(spec):
     assert _framework().sign_pod(_pod(**spec)) is None
+
+
+SIDE = {"name": "side", "image": "nginx"}          # a container that requests nothing
+
+
+def _containers(*requests: dict) -> list[dict]:
+    return [{"name": f"c{i}", "image": "nginx", "resources": {"requests": r}} for i, r in enumerate(requests)]
+
+
+@pytest.mark.parametrize("a, b", [
+    # the same totals; the second pod's non-zero cpu and memory are larger (GetNonzeroRequests: 100m, 200Mi
+    # for each container that requests none), or its memory smaller (requested as 0, which stays 0)
+    (dict(), dict(containers=[*_containers({"cpu": "500m"}), SIDE])),
+    (dict(), dict(initContainers=[{**SIDE, "restartPolicy": "Always"}])),
+    (dict(containers=_containers({"cpu": "50m"})), dict(containers=_containers({"cpu": "50m"}), initContainers=[SIDE])),
+    (dict(), dict(containers=_containers({"cpu": "500m", "memory": "0"}))),
+])
+def test_pods_that_only_the_non_zero_defaults_tell_apart_sign_alike(a, b):
+    # The real scheduler signs what NodeResourcesFit's PreFilter reads (computePodResourceRequest: the
+    # totals), not what its Score reads (the non-zero requests). OpportunisticBatching may then hand the
+    # second pod a node of the first pod's ranking: tests/explain/test_batch_nonzero.py.
+    fw = _framework()
+    fit = next(pl for pl in fw.score_plugins if pl.name == "NodeResourcesFit")
+    assert fit.scorer.pod_requests(_pod(**a)) != fit.scorer.pod_requests(_pod(**b))
+    assert fw.sign_pod(_pod(**a)) == fw.sign_pod(_pod(**b)) is not None
+
+
+def test_overhead_signs_differently():
+    # Overhead is in the totals too (PodRequests adds it), unlike a container's missing requests.
+    fw = _framework()
+    assert fw.sign_pod(_pod()) != fw.sign_pod(_pod(overhead={"cpu": "100m"}))
