@@ -95,10 +95,42 @@ def loop_of_read(cluster_objs: Objects, groups: "Discovery", settings_path: str 
                           validate, applied)
 
 
+class _AdmittedOnce:
+    """The last stored state's objects as CA's loop checks and admits them (`_admitted_loop`), by
+    the objects read (`ClusterState.read`: each the very object, in order; the report's pending
+    pass reads a copy of the list), the validation and version: the report's CA loops (its pending
+    pass and its scale-down) read one cluster, whose admission cannot differ between them.
+    Bounded: one list, held strongly (objects compared with `is`: equal ones read again are not
+    the same)."""
+
+    def __init__(self) -> None:
+        self.read: Any = None
+        self.entries: dict[tuple, tuple] = {}
+
+    def get(self, read: Any, key: tuple) -> "tuple | None":
+        return self.entries.get(key) if self._same(read) else None
+
+    def put(self, read: Any, key: tuple, value: tuple) -> None:
+        if not self._same(read):
+            self.read, self.entries = read, {}
+        self.entries[key] = value
+
+    def _same(self, read: Any) -> bool:
+        """The same objects, each the very one, in the same order (a copy of the list is the same)."""
+        kept = self.read
+        return kept is not None and len(kept) == len(read) and all(a is b for a, b in zip(kept, read))
+
+
+_ADMITTED = _AdmittedOnce()
+
+
 def _admitted_loop(cluster_objs: Objects, pod_objs: Objects, settings: Settings, groups: "Discovery",
-                   kube: KubeVersion, now: datetime, validate: str, applied: "PendingPass | None") -> LoopInputs:
+                   kube: KubeVersion, now: datetime, validate: str, applied: "PendingPass | None",
+                   read: "Objects | None" = None) -> LoopInputs:
     """The loop of objects read and never admitted (`applied`'s set joining them), checked and
-    admitted here once, the pending pods of `pod_objs` with them."""
+    admitted here once, the pending pods of `pod_objs` with them; `read`: the stored state's objects
+    as read (`ClusterState.read`) they are: alone (no set, no pod) checked and admitted once for
+    every loop over them."""
     set_sources = set()
     if applied is not None:
         cluster_objs = applied.applied_to(cluster_objs)
@@ -107,13 +139,21 @@ def _admitted_loop(cluster_objs: Objects, pod_objs: Objects, settings: Settings,
     pending_objs = {id(o) for o, _ in pending_src}
     others = [(o, s) for o, s in pod_objs if id(o) not in pending_objs]
     refuse_repeats((cluster_objs, others), pending_src)
-    kinds = CLUSTER_KINDS | EXTRA_KINDS
-    cluster = _of_kinds(cluster_objs + others if others else cluster_objs, kinds)
-    index = ShapeIndex()
-    checked = check_objects([*cluster, *pending_src] if pending_src else cluster, kinds, validate=validate,
-                            shape_index=index, kube=kube)
+    alone = read is not None and not pod_objs and not set_sources and not (applied is not None and applied.victims)
+    key = (validate, kube)
+    hit = _ADMITTED.get(read, key) if alone else None
+    if hit is None:
+        kinds = CLUSTER_KINDS | EXTRA_KINDS
+        cluster = _of_kinds(cluster_objs + others if others else cluster_objs, kinds)
+        index = ShapeIndex()
+        checked = check_objects([*cluster, *pending_src] if pending_src else cluster, kinds, validate=validate,
+                                shape_index=index, kube=kube)
+        admitted = admit(_of_kinds(checked.objects, CLUSTER_KINDS), None, shape_index=index, kube=kube)
+        hit = (checked, admitted)
+        if alone:
+            _ADMITTED.put(read, key, hit)
+    checked, admitted = hit
     warnings = list(checked.warnings) + requests_note(settings.flag(ENABLE_FLAG), cluster_objs)
-    admitted = admit(_of_kinds(checked.objects, CLUSTER_KINDS), None, shape_index=index, kube=kube)
     warnings += admitted.warnings
     return _loop_of(admitted.objects, checked.objects, settings, groups, admitted.kube, now, warnings, set_sources,
                     {id(s) for _, s in pending_src})
@@ -130,7 +170,7 @@ def loop_of_state(state: ClusterState, groups: "Discovery", settings_path: str |
     settings = read_settings(settings_path, max_bytes)
     if state.stored:        # nothing admitted: the loop admits the objects as read, once
         return _admitted_loop(_listed(state.read or []), [*given, *held], settings, groups, state.kube, now,
-                              validate, applied)
+                              validate, applied, state.read)
     view, set_sources, extras = state, set(), of_kinds(state.other_kinds, EXTRA_KINDS)
     set_objects: Objects = []
     created: Objects = []
