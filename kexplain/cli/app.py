@@ -74,8 +74,8 @@ SUMMARIES = {
                "PodGroup's verdict (or the webhook's refusal), per PodGroup whether enqueue admits it, the gang's\n"
                "verdict and conditions, per pod the node it is bound to or why not, per queue its allocated, and\n"
                "the events, as Volcano v1.15.1 decides.",
-    "cluster": "What in the cluster is held, and why: pending pods, queued work, budgets, drains, nodes the\n"
-               "autoscalers keep, evictions coming; each row the single-object answer.",
+    "cluster": "What in the cluster is held, and why: pending pods, queued work, budgets, drains, nodes kept,\n"
+               "evictions coming; each row the single-object answer.",
     "evict": "Explain eviction: the kubelet's eviction manager under node pressure (pressure), `kubectl drain`\n"
              "with the Eviction API and the PodDisruptionBudgets (drain), the taint eviction controller's\n"
              "NoExecute taints (taints).",

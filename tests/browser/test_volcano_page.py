@@ -77,7 +77,7 @@ def test_the_page_reads_in_order_and_fits(browser, page, width):
     browser.set_window_size(width, 900)
     browser.get(page.as_uri())
     sections = [h.text for h in browser.find_elements(By.CSS_SELECTOR, "section.volcano h2")]
-    assert sections == ["The session", "PodGroup default/train", "Queues", "As the terminal prints it"]
+    assert sections == ["The session", "PodGroup default/train", "Queues", "Fixes", "As the terminal prints it"]
     assert browser.find_elements(By.TAG_NAME, "script") == []
     assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
     assert browser.execute_script(OVERFLOWING) == []

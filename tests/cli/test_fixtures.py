@@ -56,7 +56,7 @@ FORMATS = ["table", "wide", "json", "yaml"]
 # fixtures/lint (kexplain lint's rules: docs/lint.md), fixtures/karpenter-disruption (kexplain karpenter
 # --disruption: docs/karpenter.md, tests/karpenter/test_disruption.py), fixtures/reapply (a workload applied
 # again onto the cluster that runs it: docs/many-pods.md, tests/explain/test_reapplied.py).
-OTHER_COMMANDS = {"kueue", "eviction", "lint", "karpenter-disruption", "volcano", "reapply"}
+OTHER_COMMANDS = {"kueue", "eviction", "lint", "karpenter-disruption", "volcano", "reapply", "cluster"}
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:
