@@ -18,6 +18,7 @@ from kexplain.model.resources import Resource, is_extended_resource, pod_request
 from kexplain.model.shapes import REQUEST_FIELDS
 from kexplain.plugins import names
 from kexplain.plugins.resource_allocation import ResourceAllocationScorer, fit_scorer
+from kexplain.plugins.device_classes import extended_resource_classes
 
 NAME = names.NODE_RESOURCES_FIT
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
@@ -66,7 +67,6 @@ def sign_requests(plugin: Any, pod: PodInfo) -> signers.Fragments | None:
     signed = signed_request(pod)
     requested = [name for name, q in signed[4] if q]
     if requested and plugin.kube.enabled(DRA_EXTENDED_RESOURCE):
-        from kexplain.plugins.dra.notes import extended_resource_classes   # (DRA only for such a pod)
         backed = extended_resource_classes(plugin.handle.snapshot.of_kind("DeviceClass"))
         if any(name in backed for name in requested):
             return None

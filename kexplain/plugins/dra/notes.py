@@ -6,6 +6,7 @@ import re
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from kexplain.features import KubeVersion
+from kexplain.plugins.device_classes import extended_resource_classes
 from kexplain.plugins.dra.features import as_map, consumption
 from kexplain.plugins.dra.variant import CONSUMABLE_CAPACITY, PARTITIONABLE_DEVICES
 
@@ -13,7 +14,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from kexplain.model.pod import PodInfo
     from kexplain.plugins.dra.state import DraState
 
-IMPLICIT_PREFIX = "deviceclass.resource.kubernetes.io/"   # resourceapi.ResourceDeviceClassPrefix
 
 # gate -> what kexplain does not read while it is on
 UNSUPPORTED_GATES = {
@@ -26,23 +26,6 @@ UNSUPPORTED_GATES = {
 _ALL_INCOMPLETE = re.compile(r"asks for all devices, but resource pool (\S+) is currently (being updated|invalid)")
 
 
-def extended_resource_classes(classes: Iterable[Mapping[str, Any]]) -> dict[str, str]:
-    """Extended resource name -> the DeviceClass providing it (DRAExtendedResource): each class's implicit
-    `deviceclass.resource.kubernetes.io/<class>` and its `extendedResourceName` (newer, then smaller name wins)."""
-    out: dict[str, str] = {}
-    named: dict[str, tuple[str, str]] = {}
-    for obj in classes:
-        meta = as_map(obj.get("metadata"))
-        name = str(meta.get("name") or "")
-        out[IMPLICIT_PREFIX + name] = name
-        ext = as_map(obj.get("spec")).get("extendedResourceName")
-        if isinstance(ext, str) and ext:
-            created = str(meta.get("creationTimestamp") or "")
-            have = named.get(ext)
-            if have is None or created > have[0] or (created == have[0] and name < have[1]):
-                named[ext] = (created, name)
-    out.update({ext: name for ext, (_, name) in named.items()})
-    return out
 
 
 def cycle_notes(kube: KubeVersion, state: "DraState | None", pod: "PodInfo",
