@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from kexplain.errors import KexplainError
+from kexplain.features import releases
 from kexplain.kueue.feature_gates import GATES_0_17, GATES_0_19, GateTable
 
 NAMESPACE_MISMATCH_0_17 = "Workload namespace doesn't match ClusterQueue selector"
@@ -105,9 +106,12 @@ def resolve(text: str | None) -> KueueVersion:
     naming the supported ones otherwise."""
     if not text:
         return VERSIONS[DEFAULT]
-    wanted = text.strip().removeprefix("v")
-    for minor, version in VERSIONS.items():
-        if wanted in (minor, version.release.removeprefix("v")):
-            return version
-    supported = ", ".join(f"{m} ({v.release})" for m, v in VERSIONS.items())
+    found = releases.named(text, VERSIONS, _release)
+    if found is not None:
+        return found
+    supported = releases.listed(VERSIONS, _release)
     raise KexplainError(f"--kueue-version {text}: not a Kueue version kexplain follows; supported: {supported}")
+
+
+def _release(version: KueueVersion) -> str:
+    return version.release

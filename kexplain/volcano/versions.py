@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kexplain.errors import InputError
+from kexplain.features import releases
 
 
 @dataclass(frozen=True)
@@ -27,9 +28,12 @@ def resolve(text: str | None) -> VolcanoVersion:
     the ones it follows otherwise."""
     if text is None:
         return DEFAULT
-    wanted = text.strip().lstrip("v")
-    for minor, version in RELEASES.items():
-        if wanted in (minor, version.release.lstrip("v")):
-            return version
-    known = ", ".join(f"{m} ({v.release})" for m, v in RELEASES.items())
-    raise InputError(f"--volcano-version {text}: not a Volcano release kexplain follows (it follows {known})")
+    found = releases.named(text, RELEASES, _release)
+    if found is None:
+        known = releases.listed(RELEASES, _release)
+        raise InputError(f"--volcano-version {text}: not a Volcano release kexplain follows (it follows {known})")
+    return found
+
+
+def _release(version: VolcanoVersion) -> str:
+    return version.release
