@@ -166,6 +166,8 @@ def _pods(loop: LoopInputs, result: LoopResult, verdicts: bool = True) -> list[d
                             *(e for r in recorded for e in r.records(pod))]     # (the processors' first)
         if outcome == "NotListedAsUnschedulable" and result.not_listed:
             record["notListed"] = result.not_listed
+        elif outcome == "NotListedAsUnschedulable" and unlisted_because(pod):
+            record["unlistedBecause"] = unlisted_because(pod)
         if not verdicts:
             out.append(record)
             continue
@@ -180,6 +182,27 @@ def _pods(loop: LoopInputs, result: LoopResult, verdicts: bool = True) -> list[d
                 record["skipped"] = {g: list(r) for g, r in sorted(info.skipped.items())}
         out.append(record)
     return out
+
+
+def unlisted_because(pod: PodInfo) -> str:
+    """Why CA's lister passes the pending pod over (`is_listed_unschedulable` says no), in words; "" for a
+    nominated pod (its record names the node). A Volcano pod of a gang not yet placed says `Schedulable`."""
+    if pod.status.get("nominatedNodeName"):
+        return ""
+    if pod.deletion_timestamp is not None:
+        return "it is being deleted"
+    if pod.status.get("phase") in ("Succeeded", "Failed"):
+        return f"it has ended ({pod.status['phase']})"
+    cond = next((c for c in pod.status.get("conditions") or ()
+                 if isinstance(c, dict) and c.get("type") == "PodScheduled"), None)
+    if cond is None:
+        return "it has scheduling gates" if pod.spec.get("schedulingGates") else ""
+    if cond.get("status") != "False":
+        return f"its PodScheduled condition is {cond.get('status')}, not False"
+    if not cond.get("reason"):
+        return (f"its PodScheduled condition has no reason, and its scheduler "
+                f"({pod.spec.get('schedulerName') or 'default-scheduler'}) is not among --bypassed-scheduler-names")
+    return f"its PodScheduled condition's reason is {cond['reason']}, not Unschedulable"
 
 
 def _event(e, status, info) -> dict[str, Any]:

@@ -75,8 +75,8 @@ def run_pass(loop: LoopInputs, pp: PendingPass, explained: str | None = None
 
 
 # The keys of a pod's record in the document that its answer carries.
-ANSWER_KEYS = ("equivalenceClass", "filteredBy", "node", "nominatedNodeName", "notListed", "clearedRequests", "events", "nodeGroups",
-               "rejected", "skipped", "byPick")
+ANSWER_KEYS = ("equivalenceClass", "filteredBy", "node", "nominatedNodeName", "notListed", "unlistedBecause",
+               "clearedRequests", "events", "nodeGroups", "rejected", "skipped", "byPick")
 
 
 def pod_answer(record: Mapping[str, Any], doc: Mapping[str, Any]) -> PodAnswer:
@@ -93,8 +93,8 @@ def pod_answer(record: Mapping[str, Any], doc: Mapping[str, Any]) -> PodAnswer:
         reasons = list(not_triggered.get("messageParts") or [message.split(": ", 1)[-1]])
     elif outcome == "FilteredOut":
         reasons = [str(record.get("filteredBy") or "")]
-    elif record.get("notListed"):
-        reasons = [str(record["notListed"])]
+    elif record.get("notListed") or record.get("unlistedBecause"):
+        reasons = [str(record.get("notListed") or record["unlistedBecause"])]
     elif record.get("nominatedNodeName"):
         reasons = [nominated_reason(str(record["nominatedNodeName"]))]
     elif triggered(record):

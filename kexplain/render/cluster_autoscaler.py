@@ -43,6 +43,12 @@ def not_listed_words(record: Mapping[str, Any]) -> str | None:
     return f"not listed as unschedulable: {why}" if why else None
 
 
+def unlisted(words: str, record: Mapping[str, Any]) -> str:
+    """`words` with why CA's lister passed the pod over (`unlistedBecause`: a Volcano pod's PodScheduled
+    reason `Schedulable`, gates, ...) where they say `{why}`; the usual causes when the document does not say."""
+    return words.replace("{why}", str(record.get("unlistedBecause") or "scheduling gates, or a nominated node"))
+
+
 def cleared_words(record: Mapping[str, Any]) -> str:
     """The TPU requests CA's loop takes from the pod before anything else (ClearTPURequests, its first
     pod list processor: `clearedRequests`), "" when none."""
@@ -72,7 +78,7 @@ def _why_one(record: Mapping[str, Any]) -> str:
         return (f"no event: nominated to {record['nominatedNodeName']} by the scheduler's preemption; CA counts it "
                 "there (not unschedulable)")
     by = str(record.get("filteredBy") or "")
-    words = SHORT_WORDS.get(by if outcome == "FilteredOut" else outcome, f"{outcome}: no event")
+    words = unlisted(SHORT_WORDS.get(by if outcome == "FilteredOut" else outcome, f"{outcome}: no event"), record)
     return f"{words} ({record['node']})" if outcome == "FilteredOut" and record.get("node") else words
 
 
@@ -307,7 +313,7 @@ def _outcome_one(record: Mapping[str, Any], doc: Mapping[str, Any] | None = None
         by = record.get("filteredBy", "")
         words = FILTERED_WORDS.get(by, f"CA drops it before the scale-up ({by}): no event.")
         return words + (f" Its packing puts it on {record['node']}." if record.get("node") else "")
-    return OUTCOME_WORDS.get(outcome, f"{outcome}: no event.")
+    return unlisted(OUTCOME_WORDS.get(outcome, f"{outcome}: no event."), record)
 
 
 def failing_plugins(entry: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
@@ -576,6 +582,7 @@ def _does(record: Mapping[str, Any], doc: Mapping[str, Any]) -> str:
     what = DOES_WORDS.get(str(record.get("filteredBy") or "") if outcome == "FilteredOut" else outcome)
     if what is None:
         return f"{outcome}, no event"
+    what = unlisted(what, record)
     if outcome == "NotTriggerScaleUp":     # the groups' reasons; or the loop's (max total nodes reached)
         event = next((e for e in record.get("events") or () if e.get("reason") == outcome), {})
         parts = event.get("messageParts")

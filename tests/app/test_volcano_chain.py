@@ -77,6 +77,19 @@ def test_ca_does_not_list_the_tasks_volcano_calls_schedulable_and_packs_the_last
     assert "Pod default/train-2: CA finds room for it on an existing node" in env.out
 
 
+def test_a_schedulable_task_is_said_passed_over_for_its_condition() -> None:
+    """CA's lister passes a `Schedulable` task over for its PodScheduled reason, not for gates or a
+    nomination: the document says which, and the text says the same."""
+    trace, _ = trace_of(*GANG, *GROUPS)
+    said = {p["name"]: p.get("unlistedBecause") for p in trace["autoscaler"]["pods"]}
+    assert said["train-0"] == "its PodScheduled condition's reason is Schedulable, not Unschedulable"
+    env = TestEnvironment()
+    main([*GANG, *GROUPS], env)
+    text = " ".join(env.out.split())
+    assert "not counted as unschedulable (its PodScheduled condition's reason is Schedulable, not Unschedulable)" in text
+    assert "scheduling gates, or a nominated node" not in text
+
+
 def test_karpenter_sees_the_jobs_pods_as_any_pending_pods() -> None:
     trace, _ = trace_of(*GANG, *NODEPOOLS)
     results = {p["pod"]: p["result"] for p in trace["karpenter"]["pods"]}
