@@ -23,7 +23,7 @@ from kexplain.volcano.versions import DEFAULT, VolcanoVersion
 MAX_JOBS = 10       # waiting jobs given fixes in one document (the rest said)
 MAX_RERUNS = 8      # sessions run again per job
 MAX_SESSIONS = 16   # sessions run again for the whole document
-EVICTING = ("preempt", "reclaim")
+EVICTING = ("preempt", "reclaim", "gangpreempt", "gangreclaim")
 ALTERNATIVES = frozenset({"another-queue"})     # kinds whose candidates are each a fix of its own
 
 
