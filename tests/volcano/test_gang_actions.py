@@ -1,5 +1,5 @@
 """gangpreempt and gangreclaim on Volcano v1.15.1's own unit tests (actions/gangpreempt/gangpreempt_test.go,
-actions/gangreclaim/gangreclaim_test.go, actions/utils/bundle_test.go): sessions built as the Go tests
+actions/gangreclaim/gangreclaim_test.go, actions/utils/bundle_test.go and simulate_test.go): sessions built as the Go tests
 build them (a test plugin whose unified evictable function allows every candidate), the same bundles,
 domains and arguments asserted."""
 from __future__ import annotations
@@ -15,7 +15,10 @@ from kexplain.cli.app import main
 from kexplain.volcano.actions import gangpreempt, gangreclaim
 from kexplain.volcano.actions.bundles import (SAFE, WHOLE, Bundle, apply_allowed, create_job_bundles, flatten,
                                               sort_for_preempt, sort_for_reclaim)
-from kexplain.volcano.actions.gang_evict import CLUSTER_TOP, DEFAULT_MAX_DOMAINS, parse_arguments, pick_domains
+from kexplain.volcano import plugins
+from kexplain.volcano.actions.gang_evict import (CLUSTER_TOP, DEFAULT_MAX_DOMAINS, parse_arguments, pick_domains, simulate,
+                                                 unified_evictable)
+from kexplain.volcano.api.eviction import GANG_PREEMPT, GANG_RECLAIM, EvictionContext
 from kexplain.volcano.api.job import JobInfo, PodGroup
 from kexplain.volcano.api.node import NodeInfo
 from kexplain.volcano.api.queue import default_queue, queue_of
@@ -265,3 +268,74 @@ def test_gangreclaim_asks_capacity_in_its_tier(tmp_path: Path) -> None:
     path = tmp_path / "conf.yaml"
     path.write_text(yaml.safe_dump(conf))
     assert evicted(run("gangreclaim-capacity.yaml", path)) == ["ns/a-0", "ns/a-1"]
+
+
+# -- simulate.go's BuildNominationPlanInDomain (simulate_test.go) -----------------------------------------
+def _node(name: str, idle: float, releasing: float = 0.0) -> NodeInfo:
+    return NodeInfo(name, {"metadata": {"name": name}}, Resource(idle + releasing), Resource(idle), Resource(),
+                    Resource(releasing))
+
+
+def _plan_session(*jobs: JobInfo, nodes: list[NodeInfo]) -> Session:
+    conf = SchedulerConf(("gangpreempt",), (), {}, "test")
+    return Session(conf, {j.uid: j for j in jobs}, {n.name: n for n in nodes}, [], {}, Resource(), None)
+
+
+def test_plan_pipelines_the_pending_task() -> None:
+    """_Success: one operation; _NoFeasibleNode: none on a node without room."""
+    t1 = task("ns/job2", "t1", TaskStatus.PENDING, 0, 1000)
+    job = job_of("ns/job2", "q", 0, t1)
+    node = _node("n1", 2000)
+    plan = simulate(_plan_session(job, nodes=[node]), None, job, [node], [], "test", True)
+    assert plan is not None and [(op, t.uid) for op, t, _ in plan.operations] == [("pipeline", "t1")]
+    t2 = task("ns/job3", "t1", TaskStatus.PENDING, 0, 1000)
+    job3 = job_of("ns/job3", "q", 0, t2)
+    empty = _node("n1", 0)
+    assert simulate(_plan_session(job3, nodes=[empty]), None, job3, [empty], [], "test", True) is None
+    assert t2.status == TaskStatus.PENDING and not empty.tasks
+
+
+def test_plan_with_a_victim_evicts_then_pipelines() -> None:
+    """_WithVictimIncludesEvictAndPipeline: the eviction and the pipeline, in that order."""
+    t1 = task("ns/job4", "t1", TaskStatus.PENDING, 0, 1000)
+    victim = task("ns/victim-job", "v1", TaskStatus.RUNNING, 0, 1000)
+    job, vjob = job_of("ns/job4", "q", 0, t1), job_of("ns/victim-job", "q", 0, victim)
+    node = _node("n1", 3000)
+    node.add_task(victim)
+    plan = simulate(_plan_session(job, vjob, nodes=[node]), None, job, [node], [victim], "test", True)
+    assert plan is not None and [(op, t.uid, why) for op, t, why in plan.operations] == [
+        ("evict", "v1", "test"), ("pipeline", "t1", "")]
+    assert t1.eviction_occurred and victim.status == TaskStatus.RELEASING
+
+
+def test_plan_prefers_an_idle_node_over_a_future_idle_one() -> None:
+    """_PrefersIdleNodeOverFutureIdle: the task goes where it fits now, not where room is released."""
+    t1 = task("ns/job5", "t1", TaskStatus.PENDING, 0, 1000)
+    job = job_of("ns/job5", "q", 0, t1)
+    future, idle = _node("n-future", 0, releasing=2000), _node("n-idle", 2000)
+    plan = simulate(_plan_session(job, nodes=[future, idle]), None, job, [future, idle], [], "test", True)
+    assert plan is not None and t1.node_name == "n-idle" and not future.tasks
+
+
+# -- the plugins' unified evictable functions -----------------------------------------------------------
+def test_plugins_unified_evictable_functions() -> None:
+    """priority (gang preempt only: a lower job priority), conformance (no kube-system or critical pod),
+    gang (every candidate), asked as one tier."""
+    preemptor_job = job_of("ns/p", "q", 50, task("ns/p", "p", TaskStatus.PENDING, 0, 1000))
+    low = task("ns/low", "low", TaskStatus.RUNNING, 0, 1000)
+    equal = task("ns/eq", "eq", TaskStatus.RUNNING, 0, 1000)
+    system = task("kube-system/low", "sys", TaskStatus.RUNNING, 0, 1000)
+    system.namespace = "kube-system"
+    jobs = [preemptor_job, job_of("ns/low", "q", 10, low), job_of("ns/eq", "q", 50, equal),
+            job_of("kube-system/low", "q", 10, system)]
+
+    def ask(names: tuple[str, ...], kind: str) -> list[str]:
+        conf = SchedulerConf(("gangpreempt",), (tuple(PluginOption(n, {}, {}) for n in names),), {}, "test")
+        ssn = Session(conf, {j.uid: j for j in jobs}, {}, [], {}, Resource(), None)
+        for n in names:
+            plugins.build(n, {}).on_session_open(ssn)
+        return [t.uid for t in unified_evictable(ssn, EvictionContext(kind, preemptor_job, CLUSTER_TOP),
+                                                 [low, equal, system])]
+    assert ask(("priority", "gang", "conformance"), GANG_PREEMPT) == ["low"]
+    assert ask(("priority", "gang", "conformance"), GANG_RECLAIM) == ["low", "eq"]
+    assert ask(("gang",), GANG_PREEMPT) == ["low", "eq", "sys"]
