@@ -247,6 +247,8 @@ def test_gangpreempt_evicts_a_whole_gang_for_a_whole_gang(tmp_path: Path) -> Non
     gang plugin keeps minAvailable), evict nothing."""
     doc = run("gangpreempt-whole-job.yaml", HAND / "gang-conf.yaml")
     assert evicted(doc) == ["ns/low-0", "ns/low-1"]
+    fix = next(f for f in doc["fixes"] if f["podGroup"] == "ns/high")       # the action that evicted, by name
+    assert fix["evictions"]["says"].startswith("gangpreempt evicted ns/low-0, ns/low-1 for it; pipelined")
     assert {p["name"]: p.get("nominatedNodeName") for p in doc["pods"] if p["podGroup"] == "high"} == {
         "ns/high-0": "n1", "ns/high-1": "n1"}
     conf = yaml.safe_load((HAND / "gang-conf.yaml").read_text())
