@@ -341,3 +341,16 @@ def test_plugins_unified_evictable_functions() -> None:
     assert ask(("priority", "gang", "conformance"), GANG_PREEMPT) == ["low"]
     assert ask(("priority", "gang", "conformance"), GANG_RECLAIM) == ["low", "eq"]
     assert ask(("gang",), GANG_PREEMPT) == ["low", "eq", "sys"]
+
+
+@pytest.mark.parametrize(("nominated_idle", "in_domain"), [(2000, False), (0, True)])
+def test_plan_takes_no_shortcut_through_the_nominated_node(nominated_idle: float, in_domain: bool) -> None:
+    """_IgnoresNominatedNodeOutsideDomain (the nominated node outside the domain) and
+    _FallbackWhenNominatedInfeasible (inside it, without room): the task goes to the other node."""
+    t1 = task("ns/job", "t1", TaskStatus.PENDING, 0, 1000)
+    t1.nominated = "n-nominated"
+    job = job_of("ns/job", "q", 0, t1)
+    nominated, other = _node("n-nominated", nominated_idle), _node("n-other", 2000)
+    domain = [nominated, other] if in_domain else [other]
+    assert simulate(_plan_session(job, nodes=[nominated, other]), None, job, domain, [], "test", True) is not None
+    assert t1.node_name == "n-other" and not nominated.tasks
