@@ -23,7 +23,8 @@ from kexplain.volcano.versions import DEFAULT, VolcanoVersion
 MAX_JOBS = 10       # waiting jobs given fixes in one document (the rest said)
 MAX_RERUNS = 8      # sessions run again per job
 MAX_SESSIONS = 16   # sessions run again for the whole document
-EVICTING = ("preempt", "reclaim")
+EVICTING = ("preempt", "reclaim", "gangpreempt", "gangreclaim")
+EVICTED_BECAUSE = "Pod is evicted, because of "
 ALTERNATIVES = frozenset({"another-queue"})     # kinds whose candidates are each a fix of its own
 
 
@@ -156,25 +157,34 @@ def displaced(before: dict[str, Any], rerun: dict[str, Any], name: str) -> list[
 
 
 def evictions(conf: SchedulerConf, ssn: Session, pg: dict[str, Any]) -> dict[str, Any]:
-    """What preempt and reclaim evicted for the job this session (and where its tasks wait for the room),
-    or that the configuration runs neither."""
+    """What the evicting actions (preempt, reclaim, gangpreempt, gangreclaim) evicted for the job this
+    session, each named by its eviction's reason (and where its tasks wait for the room), or that the
+    configuration runs none of them."""
     configured = [a for a in conf.actions if a in EVICTING]
     if not configured:
-        return {"configured": [], "says": (f"preempt and reclaim are not in the configuration's actions "
+        return {"configured": [], "says": (f"preempt, reclaim, gangpreempt and gangreclaim are not in the configuration's actions "
                                            f"({', '.join(conf.actions)}): Volcano evicts nothing for it")}
     job = ssn.jobs.get(pg["name"])
     victims = sorted(_task_key(ssn, uid) for uid, j in ssn.evicted_for.items() if j == pg["name"])
     pipelined = {t.key: t.node_name for t in (job.tasks.values() if job is not None else ())
                  if t.status == TaskStatus.PIPELINED}
     if victims:
-        says = (f"{' and '.join(configured)} evicted {', '.join(victims)} for it; pipelined, waiting for the room "
-                "they free: " + ", ".join(f"{k} on {n}" for k, n in sorted(pipelined.items())))
+        by = _evicted_by(ssn, victims)
+        says = (f"{' and '.join(a for a in configured if a in by)} evicted {', '.join(victims)} for it; pipelined, "
+                "waiting for the room they free: " + ", ".join(f"{k} on {n}" for k, n in sorted(pipelined.items())))
     else:
         says = f"{' and '.join(configured)} ran and evicted nothing for it this session"
     out: dict[str, Any] = {"configured": configured, "evicted": victims, "says": says}
     if pipelined:
         out["pipelined"] = dict(sorted(pipelined.items()))
     return out
+
+
+def _evicted_by(ssn: Session, victims: list[str]) -> set[str]:
+    """The actions that evicted the victims: the reason of each one's Evict event (cache.Evict's)."""
+    objects = {f"Pod {k}" for k in victims}
+    return {e.message.removeprefix(EVICTED_BECAUSE) for e in ssn.events
+            if e.reason == "Evict" and e.obj in objects and e.message.startswith(EVICTED_BECAUSE)}
 
 
 def _task_key(ssn: Session, uid: str) -> str:

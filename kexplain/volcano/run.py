@@ -7,7 +7,7 @@ from typing import Any
 from kexplain.features.kube_version import KubeVersion
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.volcano import cache
-from kexplain.volcano.actions import allocate, backfill, enqueue, preempt, reclaim
+from kexplain.volcano.actions import allocate, backfill, enqueue, gangpreempt, gangreclaim, preempt, reclaim, shuffle
 from kexplain.volcano.conf import SchedulerConf
 from kexplain.volcano.document import document
 from kexplain.volcano.framework.framework import close_session, open_session
@@ -15,7 +15,8 @@ from kexplain.volcano.framework.session import Session
 from kexplain.volcano.versions import DEFAULT, VolcanoVersion
 
 EXECUTE = {"enqueue": enqueue.execute, "allocate": allocate.execute, "backfill": backfill.execute,
-           "preempt": preempt.execute, "reclaim": reclaim.execute}
+           "preempt": preempt.execute, "reclaim": reclaim.execute, "gangpreempt": gangpreempt.execute,
+           "gangreclaim": gangreclaim.execute, "shuffle": shuffle.execute}
 
 
 def run_session(objects: list[dict[str, Any]], volcano: list[dict[str, Any]], conf: SchedulerConf,

@@ -3,4 +3,4 @@ from __future__ import annotations
 
 # the actions Volcano registers (actions/factory.go), and those kexplain runs
 REGISTERED = ("reclaim", "allocate", "backfill", "preempt", "gangpreempt", "gangreclaim", "enqueue", "shuffle")
-ACTIONS = ("enqueue", "allocate", "backfill", "preempt", "reclaim")
+ACTIONS = ("enqueue", "allocate", "backfill", "preempt", "reclaim", "gangpreempt", "gangreclaim", "shuffle")

@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from kexplain.volcano.api.eviction import GANG_PREEMPT
 from kexplain.volcano.api.job import JobInfo
 from kexplain.volcano.api.queue import QueueInfo
 from kexplain.volcano.api.resource import INFINITY, ZERO, Resource, exceeded_part, max_of, share
@@ -318,6 +319,7 @@ class Capacity:
         else:
             self._build_flat(ssn)
         ssn.add("reclaimable", NAME, lambda reclaimer, reclaimees: self.reclaimable(ssn, reclaimer, reclaimees))
+        ssn.add("unifiedEvictable", NAME, lambda ctx, candidates: self.unified_evictable(ssn, ctx, candidates))
         ssn.add("preemptive", NAME, self.preemptive)
         ssn.add("allocatable", NAME, lambda queue, task: self.allocatable(ssn, queue, task))
         ssn.add("jobEnqueueable", NAME, lambda job: self.enqueueable(ssn, job))
@@ -483,6 +485,29 @@ class Capacity:
             if attr is not None and self._victim(mine, reclaimer, attr, task, allocations):
                 victims.append(task)
         return victims
+
+    def unified_evictable(self, ssn: Any, ctx: Any, candidates: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
+        """UnifiedEvictableFn: gang preempt is not this plugin's to filter; gang reclaim takes, in the
+        candidates' order, tasks of queues above their guarantee that use no dimension the queue deserves
+        or whose queue holds more than it deserves on one they use (no ancestor check)."""
+        if ctx.kind == GANG_PREEMPT:
+            return candidates, 1
+        if not self.ready:
+            return [], -1
+        victims: list[TaskInfo] = []
+        allocations: dict[str, Resource] = {}
+        for task in candidates:
+            attr = self.attrs.get(ssn.jobs[task.job].queue)
+            if attr is None:
+                continue
+            allocated = allocations.setdefault(attr.name, attr.allocated.clone())
+            if not attr.guarantee.less_equal(allocated.clone().sub(task.resreq), ZERO):
+                continue
+            if not cr.has_relevant_deserved(task, attr.deserved) or \
+                    cr.greater_partly_relevant(allocated, attr.deserved, task.resreq)[0]:
+                allocated.sub(task.resreq)
+                victims.append(task)
+        return victims, 1
 
     def on_session_close(self, ssn: Any) -> None:
         pass

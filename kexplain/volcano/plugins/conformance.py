@@ -26,6 +26,7 @@ class Conformance:
 
         ssn.add("preemptable", NAME, evictable)
         ssn.add("reclaimable", NAME, evictable)
+        ssn.add("unifiedEvictable", NAME, lambda ctx, candidates: (evictable(None, candidates), 1))
 
     def on_session_close(self, ssn: Any) -> None:
         pass

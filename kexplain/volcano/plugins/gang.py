@@ -63,6 +63,8 @@ class Gang:
         ssn.add("jobValid", NAME, valid)
         ssn.add("reclaimable", NAME, victims)
         ssn.add("preemptable", NAME, victims)
+        # gang-aware eviction keeps minAvailable through its safe/whole bundles: every candidate
+        ssn.add("unifiedEvictable", NAME, lambda ctx, candidates: (candidates, 1))
         ssn.add("jobOrder", NAME, job_order)
         ssn.add("jobReady", NAME, lambda j: j.check_task_ready() and j.is_ready())
         ssn.add("jobPipelined", NAME, lambda j: 1 if j.check_task_pipelined() and j.is_pipelined() else -1)

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from kexplain.volcano.api.eviction import GANG_RECLAIM
 from kexplain.volcano.api.job import JobInfo
 from kexplain.volcano.api.task import TaskInfo
 
 NAME = "priority"
+PERMIT = 1
 
 
 class Priority:
@@ -42,7 +44,14 @@ class Priority:
                     out.append(t)
             return out
 
+        def unified_evictable(ctx: Any, candidates: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
+            """Gang reclaim is by fairness: every candidate; gang preempt: those of a lower job priority."""
+            if ctx.kind == GANG_RECLAIM:
+                return candidates, PERMIT
+            return [t for t in candidates if ssn.jobs[t.job].priority < ctx.job.priority], PERMIT
+
         ssn.add("preemptable", NAME, preemptable)
+        ssn.add("unifiedEvictable", NAME, unified_evictable)
         ssn.add("taskOrder", NAME, task_order)
         ssn.add("jobOrder", NAME, job_order)
         ssn.add("jobStarving", NAME, lambda j: j.ready_task_num() + j.waiting_task_num() < len(j.tasks))
