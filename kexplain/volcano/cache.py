@@ -13,6 +13,7 @@ from kexplain.model.nodeinfo import Node, NodeInfo as K8sNodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
 from kexplain.volcano.api.job import JobInfo, PodGroup
+from kexplain.volcano.api.namespace import NamespaceInfo, namespace_infos
 from kexplain.volcano.api.node import NodeInfo
 from kexplain.volcano.api.queue import QueueInfo, default_queue, queue_of
 from kexplain.volcano.api.task import TaskInfo, TaskStatus, new_task
@@ -80,6 +81,7 @@ class ClusterInfo:
     tasks: list[TaskInfo]                       # Volcano's pods (with a group), in input order
     k8s: K8sView
     skipped: dict[str, str] = field(default_factory=dict)    # job -> why the snapshot left it out
+    namespaces: dict[str, NamespaceInfo] = field(default_factory=dict)    # the ResourceQuotas' statuses
 
 
 def _pod_group(obj: dict[str, Any]) -> PodGroup:
@@ -174,7 +176,8 @@ def build(objects: list[dict[str, Any]], volcano: list[dict[str, Any]]) -> Clust
             continue
         jobs[uid] = job
     ready = {n: ni for n, ni in nodes.items() if ni.ready()}
-    return ClusterInfo(ready, [ni for ni in node_list if ni.ready()], jobs, queues, groups, tasks, k8s, skipped)
+    return ClusterInfo(ready, [ni for ni in node_list if ni.ready()], jobs, queues, groups, tasks, k8s, skipped,
+                       namespace_infos(objects))
 
 
 def _set_pod_group(job: JobInfo, pg: PodGroup) -> None:

@@ -1,0 +1,110 @@
+"""The resourcequota plugin: resourcequota_test.go's TestResourceQuotaPlugin (its four cases, the session
+built as the Go test builds it: util.BuildResourceQuota sets status.hard = spec.hard, no used), then the
+event's words (Go's `%v` of the ResourceLists), the namespace's jobs enqueued before one, and a quota
+without a status (as the quota controller writes it)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kexplain.volcano.api.namespace import go_quantity
+from tests.volcano.capacity_inputs import node, plugin, pod, pod_group, queue, rl, run
+
+NORMAL, HUGE = rl("2000m", "2G"), rl("20000m", "20G")
+TIER = [plugin("resourcequota", "enableJobEnqueued")]
+
+
+def quota(name: str, ns: str, hard: dict[str, str], status: bool = True, used: dict[str, str] | None = None) -> dict[str, Any]:
+    """util.BuildResourceQuota (status.hard = spec.hard); `status=False`: only the spec, as a user writes it."""
+    obj: dict[str, Any] = {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": name, "namespace": ns},
+                           "spec": {"hard": hard}}
+    if status:
+        obj["status"] = {"hard": hard, **({"used": used} if used else {})}
+    return obj
+
+
+def enqueued(doc: dict[str, Any]) -> dict[str, bool]:
+    return {pg["name"]: pg["phase"] != "Pending" for pg in doc["podGroups"]}
+
+
+def events(doc: dict[str, Any]) -> list[str]:
+    return [e["message"] for e in doc["events"] if e["type"] == "Normal" and e["reason"] == "Unschedulable"]
+
+
+CASES = [
+    ("ResourceQuota capacity can match the needs of this pg", NORMAL, True, True),
+    ("ResourceQuota capacity can't match the needs of this pg", HUGE, True, False),
+    ("No ResourceQuota resource object", HUGE, False, True),
+    ("MinResources field of pg is not set", None, True, True),
+]
+
+
+@pytest.mark.parametrize("name,min_resources,with_quota,expected", CASES, ids=[c[0] for c in CASES])
+def test_resource_quota_plugin(tmp_path: Path, name: str, min_resources: dict[str, str] | None, with_quota: bool,
+                               expected: bool) -> None:
+    objects = [node("n1", rl("40", "100Gi", pods="110")), queue("c1", None, None),
+               pod_group("pg", "default", "c1", 2, "Pending", min_resources)]
+    if with_quota:
+        objects.append(quota("test", "default", NORMAL))
+    assert enqueued(run(tmp_path, objects, "enqueue", TIER)) == {"default/pg": expected}
+
+
+def test_the_refusal_is_an_event_in_volcanos_words(tmp_path: Path) -> None:
+    """fmt's %v of v1.ResourceList: the Quantity structs (int64Amount, no inf.Dec, the text kept only when
+    ParseQuantity found it canonical, the format), only the exceeded resources, used empty."""
+    objects = [node("n1", rl("40", "100Gi", pods="110")), queue("c1", None, None),
+               pod_group("pg", "default", "c1", 2, "Pending", rl("20000m", "1G")),
+               quota("test", "default", NORMAL)]
+    doc = run(tmp_path, objects, "enqueue", TIER)
+    assert events(doc) == ["resource quota insufficient, requested: map[cpu:{{20000 -3} {<nil>}  DecimalSI}], "
+                           "used: map[], limited: map[cpu:{{2000 -3} {<nil>}  DecimalSI}]"]
+    waiting = doc["queues"][0]["waiting"]
+    assert waiting == [{"podGroup": "default/pg", "plugin": "resourcequota",
+                        "reason": "resource quota insufficient: ResourceQuota test of the job's namespace "
+                                  "(cpu 20 requested, 0 used, hard 2)"}]
+
+
+def test_jobs_enqueued_before_count_against_the_quota(tmp_path: Path) -> None:
+    """pendingResources: the first job's minResources is added to the namespace's use; the second one's
+    then exceeds the quota; the event's `used` is still the status's."""
+    objects = [node("n1", rl("40", "100Gi", pods="110")), queue("c1", None, None),
+               {**pod_group("a", "default", "c1", 1, "Pending", rl("1500m")),
+                "metadata": {"name": "a", "namespace": "default", "creationTimestamp": "2024-01-01T00:00:00Z"}},
+               {**pod_group("b", "default", "c1", 1, "Pending", rl("1")),
+                "metadata": {"name": "b", "namespace": "default", "creationTimestamp": "2024-01-01T00:00:01Z"}},
+               quota("test", "default", rl("3"), used=rl("1"))]
+    doc = run(tmp_path, objects, "enqueue", TIER)
+    assert enqueued(doc) == {"default/a": True, "default/b": False}
+    assert events(doc) == ["resource quota insufficient, requested: map[cpu:{{1 0} {<nil>} 1 DecimalSI}], "
+                           "used: map[cpu:{{1 0} {<nil>} 1 DecimalSI}], limited: map[cpu:{{3 0} {<nil>} 3 DecimalSI}]"]
+
+
+def test_a_quota_without_status_is_as_the_quota_controller_writes_it(tmp_path: Path) -> None:
+    """hard from the spec, used what the namespace's pods request, both read back from canonical text."""
+    objects = [node("n1", rl("40", "100Gi", pods="110")), queue("c1", None, None),
+               pod("default", "running", "n1", "Running", rl("2", "1Gi"), ""),
+               pod_group("pg", "default", "c1", 1, "Pending", rl("1500m")),
+               quota("test", "default", rl("3000m"), status=False)]
+    doc = run(tmp_path, objects, "enqueue", TIER)
+    assert enqueued(doc) == {"default/pg": False}
+    assert events(doc) == ["resource quota insufficient, requested: map[cpu:{{1500 -3} {<nil>} 1500m DecimalSI}], "
+                           "used: map[cpu:{{2 0} {<nil>} 2 DecimalSI}], limited: map[cpu:{{3 0} {<nil>} 3 DecimalSI}]"]
+
+
+def test_another_namespaces_quota_does_not_hold_the_job(tmp_path: Path) -> None:
+    objects = [node("n1", rl("40", "100Gi", pods="110")), queue("c1", None, None),
+               pod_group("pg", "default", "c1", 2, "Pending", HUGE), quota("test", "other", NORMAL)]
+    assert enqueued(run(tmp_path, objects, "enqueue", TIER)) == {"default/pg": True}
+
+
+@pytest.mark.parametrize("raw,shown", [
+    ("0", "{{0 0} {<nil>} 0 DecimalSI}"), (2, "{{2 0} {<nil>} 2 DecimalSI}"),
+    ("2G", "{{2 9} {<nil>} 2G DecimalSI}"), ("100m", "{{100 -3} {<nil>} 100m DecimalSI}"),
+    ("0.5", "{{5 -1} {<nil>}  DecimalSI}"), ("1Gi", "{{1073741824 0} {<nil>} 1Gi BinarySI}"),
+    ("1024Mi", "{{1073741824 0} {<nil>}  BinarySI}"), ("-3", "{{-3 0} {<nil>} -3 DecimalSI}"),
+    ("1e3", "{{1 3} {<nil>} 1e3 DecimalExponent}"), (None, "{{0 0} {<nil>}  }"),
+])
+def test_go_prints_a_quantity_struct(raw: Any, shown: str) -> None:
+    assert go_quantity(raw).shown == shown
