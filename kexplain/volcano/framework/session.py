@@ -68,6 +68,7 @@ class Session:
     resolved: dict[tuple[str, str | None], list] = field(default_factory=dict, repr=False)
     memo: Any = field(default=None, repr=False)       # kept verdicts and scores (plugins/memo.ShapeMemo)
     namespace_info: dict[str, Any] = field(default_factory=dict)   # ssn.NamespaceInfo (api.namespace)
+    budgets: list[Any] = field(default_factory=list)               # the PodDisruptionBudgets (api.disruption)
     # why a job waited on its queue, not on nodes (kexplain's record, for the document's queues):
     enqueue_refused: dict[str, str] = field(default_factory=dict)     # job uid -> the plugin that refused
     allocate_refused: dict[str, str] = field(default_factory=dict)    # task uid -> the plugin that refused
