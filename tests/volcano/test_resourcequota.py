@@ -108,3 +108,18 @@ def test_another_namespaces_quota_does_not_hold_the_job(tmp_path: Path) -> None:
 ])
 def test_go_prints_a_quantity_struct(raw: Any, shown: str) -> None:
     assert go_quantity(raw).shown == shown
+
+
+def test_a_smaller_gang_keeps_the_quota_names_of_its_min_resources(tmp_path: Path) -> None:
+    """The fix that lowers an enqueue-refused gang writes minResources as Volcano's job controller does,
+    the quota evaluator's `requests.cpu` too: the one the quota limits (the job's own pending pods are
+    in the quota's used already: 1 + 2, and 2 more would pass 4; one more does not)."""
+    objects = [node("n1", rl("16", "64Gi", pods="110")), quota("compute", "ns", {"requests.cpu": "4"}, status=False),
+               pod("ns", "etl", "n1", "Running", rl("1", "1Gi"), ""),
+               pod_group("train", "ns", "default", 2, "Pending", {"requests.cpu": "2", "cpu": "2", "memory": "2Gi"}),
+               pod("ns", "train-0", "", "Pending", rl("1", "1Gi"), "train"),
+               pod("ns", "train-1", "", "Pending", rl("1", "1Gi"), "train")]
+    doc = run(tmp_path, objects, "enqueue, allocate", [plugin("resourcequota", "enableJobEnqueued")])
+    fix = doc["fixes"][0]["suggestions"][0]
+    assert fix["change"][1]["value"] == {"cpu": "1", "memory": "1Gi", "requests.cpu": "1"}
+    assert fix["verified"]["phase"] == "Inqueue"
