@@ -26,6 +26,7 @@ class Drf:
         self.hierarchy = False
         self.root: HNode = new_root()
         self.total_allocated = Resource()        # what every job holds (hierarchy only)
+        self.requests: dict[str, Resource] = {}  # JobInfo.TotalRequest by job (no task joins or leaves a job here)
 
     def share_of(self, allocated: Resource) -> tuple[str, float]:
         """calculateShare."""
@@ -53,7 +54,7 @@ class Drf:
             self.attrs[job.uid] = attr
             if self.hierarchy:
                 self.total_allocated.add(attr.allocated)
-                tree.update(self.root, self.total_allocated, job.uid, attr, total_request(job), ssn.queues[job.queue])
+                tree.update(self.root, self.total_allocated, job.uid, attr, self._request(job), ssn.queues[job.queue])
         if self.hierarchy:
             self._open_hierarchy(ssn, tree)
 
@@ -92,6 +93,12 @@ class Drf:
         ssn.add("jobOrder", NAME, job_order)
         ssn.add_event_handler(EventHandler(on_allocate, on_deallocate))
 
+    def _request(self, job: JobInfo) -> Resource:
+        found = self.requests.get(job.uid)
+        if found is None:
+            found = self.requests[job.uid] = total_request(job)
+        return found
+
     def _on_event(self, ssn: Any, tree: Tree, t: TaskInfo, sign: int) -> None:
         """The AllocateFunc and DeallocateFunc handlers: the job's share, and the tree's (hierarchy)."""
         job, attr = ssn.jobs.get(t.job), self.attrs.get(t.job)
@@ -102,7 +109,7 @@ class Drf:
         queue = ssn.queues.get(job.queue)
         if self.hierarchy and queue is not None:
             (self.total_allocated.add if sign > 0 else self.total_allocated.sub)(t.resreq)
-            tree.update(self.root, self.total_allocated, job.uid, attr, total_request(job), queue)
+            tree.update(self.root, self.total_allocated, job.uid, attr, self._request(job), queue)
 
     def _open_hierarchy(self, ssn: Any, tree: Tree) -> None:
         """The queue order and the reclaimable function hierarchical DRF adds."""
@@ -127,7 +134,7 @@ class Drf:
         total_allocated, root = self.total_allocated.clone().add(reclaimer.resreq), self.root.clone()
         lattr = DrfAttr(attr.allocated.clone().add(reclaimer.resreq))
         self._update(lattr)
-        tree.update(root, total_allocated, ljob.uid, lattr, total_request(ljob), lqueue)
+        tree.update(root, total_allocated, ljob.uid, lattr, self._request(ljob), lqueue)
         victims = []
         for t in reclaimees:
             rjob = ssn.jobs.get(t.job)
@@ -138,12 +145,12 @@ class Drf:
             total_allocated.sub(t.resreq)
             moved = DrfAttr(rattr.allocated.clone().sub(t.resreq))
             self._update(moved)
-            tree.update(root, total_allocated, rjob.uid, moved, total_request(rjob), rqueue)
+            tree.update(root, total_allocated, rjob.uid, moved, self._request(rjob), rqueue)
             ret = compare_queues(root, lqueue, rqueue)
             total_allocated.add(t.resreq)
             moved.allocated.add(t.resreq)
             self._update(moved)
-            tree.update(root, total_allocated, rjob.uid, moved, total_request(rjob), rqueue)
+            tree.update(root, total_allocated, rjob.uid, moved, self._request(rjob), rqueue)
             if ret < 0:
                 victims.append(t)
         return victims

@@ -50,7 +50,8 @@ def check(quota: QuotaStatus, requests: dict[str, GoQuantity], pending: dict[str
     message = (f"{INSUFFICIENT}, requested: {go_list({k: requested[k] for k in exceeded})}, "
                f"used: {go_list({k: quota.used[k] for k in exceeded if k in quota.used})}, "
                f"limited: {go_list({k: quota.hard[k] for k in exceeded})}")
-    words = "; ".join(f"{k} {_text(requested[k].value)} requested, {_text(_values(quota.used).get(k, Fraction(0)))} used"
+    used = _values(quota.used)
+    words = "; ".join(f"{k} {_text(requested[k].value)} requested, {_text(used.get(k, Fraction(0)))} used"
                       + (f", {_text(pending[k])} by jobs enqueued before it" if pending.get(k) else "")
                       + f", hard {_text(quota.hard[k].value)}" for k in exceeded)
     return Refusal(quota.name, exceeded, message, words)

@@ -21,7 +21,8 @@ ZERO_TIME = -62135596800 * 10**9          # Go's zero time.Time (a PodGroup with
 def job_waiting_time(job: JobInfo) -> int | None:
     """JobInfo.WaitingTime (SetPodGroup's extractWaitingTime): the first annotation that parses to a
     positive duration, in nanoseconds."""
-    annotations = ((job.pod_group.obj if job.pod_group is not None else {}).get("metadata") or {}).get("annotations") or {}
+    obj = job.pod_group.obj if job.pod_group is not None else {}
+    annotations = (obj.get("metadata") or {}).get("annotations") or {}
     for key in ANNOTATIONS:
         if key in annotations:
             ns = parse_duration(str(annotations[key]))
