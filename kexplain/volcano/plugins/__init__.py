@@ -9,7 +9,7 @@ MODULES: dict[str, str] = {
     "priority": "priority", "gang": "gang", "conformance": "conformance", "overcommit": "overcommit",
     "drf": "drf", "predicates": "predicates", "proportion": "proportion", "nodeorder": "nodeorder",
     "binpack": "binpack", "capacity": "capacity", "resourcequota": "resourcequota",
-    "pdb": "pdb", "sla": "sla", "nodegroup": "nodegroup",
+    "pdb": "pdb", "sla": "sla", "nodegroup": "nodegroup", "cdp": "cdp",
 }
 
 
