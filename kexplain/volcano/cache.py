@@ -179,7 +179,8 @@ def build(objects: list[dict[str, Any]], volcano: list[dict[str, Any]]) -> Clust
         jobs[uid] = job
     ready = {n: ni for n, ni in nodes.items() if ni.ready()}
     return ClusterInfo(ready, [ni for ni in node_list if ni.ready()], jobs, queues, groups, tasks, k8s, skipped,
-                       namespace_infos(objects), budgets_of(objects))
+                       namespace_infos(objects, (f"{g.namespace}/{g.name}" for g in groups if g.phase == "Pending")),
+                       budgets_of(objects))
 
 
 def _set_pod_group(job: JobInfo, pg: PodGroup) -> None:

@@ -4,12 +4,16 @@ event's words (Go's `%v` of the ResourceLists), the namespace's jobs enqueued be
 without a status (as the quota controller writes it)."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
+from kexplain.cli.app import main
 from kexplain.volcano.api.namespace import go_quantity
+from tests.support.cli_helpers import TestEnvironment
 from tests.volcano.capacity_inputs import node, plugin, pod, pod_group, queue, rl, run
 
 NORMAL, HUGE = rl("2000m", "2G"), rl("20000m", "20G")
@@ -123,3 +127,27 @@ def test_a_smaller_gang_keeps_the_quota_names_of_its_min_resources(tmp_path: Pat
     fix = doc["fixes"][0]["suggestions"][0]
     assert fix["change"][1]["value"] == {"cpu": "1", "memory": "1Gi", "requests.cpu": "1"}
     assert fix["verified"]["phase"] == "Inqueue"
+
+
+def test_a_volcano_jobs_pods_are_not_in_the_quota_before_enqueue(tmp_path: Path) -> None:
+    """The job controller creates a Job's pods only once enqueue has moved its PodGroup on: the quota's
+    used (written without a status) does not hold them at enqueue, so the Job's 5 cpu fit the quota's 6."""
+    job = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+           "metadata": {"name": "train", "namespace": "default", "uid": "4d1c5f0e-0000-4000-8000-000000000001",
+                        "creationTimestamp": "2026-01-01T00:00:01Z"},
+           "spec": {"minAvailable": 2, "schedulerName": "volcano", "queue": "default",
+                    "tasks": [{"name": "worker", "replicas": 2, "template": {"spec": {
+                        "restartPolicy": "Never", "containers": [{"name": "w", "image": "i", "resources": {
+                            "requests": {"cpu": "2500m", "memory": "1Gi"}}}]}}}]}}
+    (tmp_path / "job.yaml").write_text(yaml.safe_dump(job))
+    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all([node("n1", rl("16", "64Gi", pods="110")),
+                                                               quota("compute", "default", {"requests.cpu": "6"},
+                                                                     status=False)]))
+    (tmp_path / "conf.yaml").write_text("actions: enqueue, allocate\ntiers:\n- plugins:\n  - name: gang\n"
+                                        "  - name: resourcequota\n  - name: predicates\n")
+    env = TestEnvironment()
+    main(["volcano", str(tmp_path / "job.yaml"), "--nodes", str(tmp_path / "cluster.yaml"), "--scheduler-conf",
+          str(tmp_path / "conf.yaml"), "-o", "json"], env)
+    doc = json.loads(env.out)
+    assert [pg["phase"] for pg in doc["podGroups"]] == ["Inqueue"] and events(doc) == []
+    assert sorted(p["boundTo"] for p in doc["pods"]) == ["n1", "n1"]

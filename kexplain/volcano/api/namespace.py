@@ -106,16 +106,33 @@ def _given(raw: Any) -> dict[str, GoQuantity]:
     return {str(k): go_quantity(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
 
 
-def namespace_infos(objects: Iterable[dict[str, Any]]) -> dict[str, NamespaceInfo]:
+JOB_API_GROUP = "batch.volcano.sh/"
+GROUP_NAME = "scheduling.k8s.io/group-name"
+
+
+def _not_created(pod: dict[str, Any], pending: set[str]) -> bool:
+    """A pod of a Volcano Job whose PodGroup is Pending: its job controller creates the pods only once
+    enqueue has moved the PodGroup on, so at enqueue it is not in the namespace's usage yet."""
+    meta = pod.get("metadata") or {}
+    owned = any(isinstance(r, dict) and r.get("kind") == "Job" and r.get("controller")
+                and str(r.get("apiVersion") or "").startswith(JOB_API_GROUP) for r in meta.get("ownerReferences") or ())
+    group = f"{meta.get('namespace') or 'default'}/{(meta.get('annotations') or {}).get(GROUP_NAME, '')}"
+    return owned and group in pending
+
+
+def namespace_infos(objects: Iterable[dict[str, Any]], pending: Iterable[str] = ()) -> dict[str, NamespaceInfo]:
     """The NamespaceInfo of every namespace with a ResourceQuota. A quota's status is read as given;
     one without a status is as the quota controller writes it: hard from the spec, used what the
-    namespace's pods use (`QuotaLedger`, the pod evaluator)."""
+    namespace's pods use (`QuotaLedger`, the pod evaluator), but the pods of Volcano Jobs whose PodGroup
+    is `pending` (namespace/name), which do not exist yet."""
     objects = list(objects)
     quotas = [o for o in objects if o.get("kind") == "ResourceQuota"]
     if not quotas:
         return {}
     statusless = [o for o in quotas if not isinstance(o.get("status"), dict)]
-    ledger = QuotaLedger.of([*statusless, *(o for o in objects if o.get("kind") == "Pod")]) if statusless else None
+    waiting = set(pending)
+    pods = [o for o in objects if o.get("kind") == "Pod" and not _not_created(o, waiting)]
+    ledger = QuotaLedger.of([*statusless, *pods]) if statusless else None
     counted = {(q.namespace, q.name): q for qs in (ledger.by_namespace.values() if ledger else ()) for q in qs}
     out: dict[str, NamespaceInfo] = {}
     for obj in quotas:
