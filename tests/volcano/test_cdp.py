@@ -71,5 +71,8 @@ def test_preempt_session_spares_a_cooling_pod(tmp_path: Path, cooldown_time: str
     env = TestEnvironment()
     main(["volcano", "--nodes", str(tmp_path / "cluster.yaml"), "--scheduler-conf", str(tmp_path / "conf.yaml"),
           "-o", "json"], env)
-    pods = {p["name"]: p for p in json.loads(env.out)["pods"]}
+    doc = json.loads(env.out)
+    pods = {p["name"]: p for p in doc["pods"]}
     assert bool(pods["c1/preemptee1"].get("evicted")) is evicted
+    says = [f["evictions"]["says"] for f in doc.get("fixes") or () if f["podGroup"] == "c1/pg2"]
+    assert evicted or says[0].endswith("; cdp kept c1/preemptee1: it started less than its volcano.sh/cooldown-time ago")

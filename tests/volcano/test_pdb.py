@@ -96,5 +96,9 @@ def test_preempt_session_keeps_the_budget(tmp_path: Path, allowed: int, evicted:
     (tmp_path / "conf.yaml").write_text(yaml.safe_dump(conf))
     env = TestEnvironment()
     main(["volcano", "--nodes", str(cluster), "--scheduler-conf", str(tmp_path / "conf.yaml"), "-o", "json"], env)
-    pods = {p["name"]: p for p in json.loads(env.out)["pods"]}
+    doc = json.loads(env.out)
+    pods = {p["name"]: p for p in doc["pods"]}
     assert bool(pods["c1/preemptee1"].get("evicted")) is evicted
+    spared = [f["evictions"].get("spared") for f in doc.get("fixes") or () if f["podGroup"] == "c1/pg2"]
+    assert spared == ([None] if evicted else [[{"pod": "c1/preemptee1", "plugin": "pdb", "reason":
+                                            "its eviction would break PodDisruptionBudget c1/test-pdb"}]])

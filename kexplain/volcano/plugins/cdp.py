@@ -44,13 +44,21 @@ class Cdp:
 
     def __init__(self, arguments: dict[str, Any]) -> None:
         self.arguments = arguments
+        self.spared: dict[str, dict[str, str]] = {}      # preemptor's job -> task key -> why (kexplain's record)
 
     def on_session_open(self, ssn: Any) -> None:
         now = getattr(ssn, "now", None) or time.time_ns()
 
         def victims(evicting: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo]:
             """filterVictimFn."""
-            return [t for t in candidates if not cooling(t.pod, now)]
+            out = []
+            for t in candidates:
+                if cooling(t.pod, now):
+                    self.spared.setdefault(evicting.job, {})[t.key] = \
+                        f"it started less than its {COOLDOWN} ago"
+                else:
+                    out.append(t)
+            return out
 
         ssn.add("preemptable", NAME, victims)
         ssn.add("reclaimable", NAME, victims)

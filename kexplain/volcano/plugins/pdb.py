@@ -19,21 +19,29 @@ def allowed_victims(budgets: list[DisruptionBudget], tasks: list[TaskInfo]) -> l
     them (and has not the pod among its disrupted pods already) at zero or more. A pod without labels is
     no victim at all: Go's loop skips it before it is added (its comment says such a pod matches no
     budget, but the `continue` leaves it out of the victims too)."""
+    return kept_out(budgets, tasks)[0]
+
+
+def kept_out(budgets: list[DisruptionBudget], tasks: list[TaskInfo]) -> tuple[list[TaskInfo], dict[str, str]]:
+    """`allowed_victims`, and why each other labelled task was kept (by task key: the budgets it would break)."""
     allowed = [b.disruptions_allowed for b in budgets]
-    victims = []
+    victims, kept = [], {}
     for task in tasks:
         pod = PodInfo(task.pod)
         if not pod.labels:
             continue
-        violated = False
+        broken = []
         for i, b in enumerate(budgets):
             if not b.selects(pod) or pod.name in b.disrupted_pods:
                 continue
             allowed[i] -= 1
-            violated = violated or allowed[i] < 0
-        if not violated:
+            if allowed[i] < 0:
+                broken.append(f"{b.namespace}/{b.name}")
+        if broken:
+            kept[task.key] = f"its eviction would break PodDisruptionBudget {', '.join(broken)}"
+        else:
             victims.append(task)
-    return victims
+    return victims, kept
 
 
 class Pdb:
@@ -41,12 +49,16 @@ class Pdb:
 
     def __init__(self, arguments: dict[str, Any]) -> None:
         self.arguments = arguments
+        self.spared: dict[str, dict[str, str]] = {}      # preemptor's job -> task key -> why (kexplain's record)
 
     def on_session_open(self, ssn: Any) -> None:
         budgets: list[DisruptionBudget] = list(getattr(ssn, "budgets", None) or ())
 
         def filtered(preemptor: TaskInfo, preemptees: list[TaskInfo]) -> list[TaskInfo]:
-            return allowed_victims(budgets, preemptees)
+            victims, kept = kept_out(budgets, preemptees)
+            if kept:
+                self.spared.setdefault(preemptor.job, {}).update(kept)
+            return victims
 
         ssn.add("preemptable", NAME, filtered)
         ssn.add("reclaimable", NAME, filtered)
