@@ -102,3 +102,17 @@ def test_preempt_session_keeps_the_budget(tmp_path: Path, allowed: int, evicted:
     spared = [f["evictions"].get("spared") for f in doc.get("fixes") or () if f["podGroup"] == "c1/pg2"]
     assert spared == ([None] if evicted else [[{"pod": "c1/preemptee1", "plugin": "pdb", "reason":
                                             "its eviction would break PodDisruptionBudget c1/test-pdb"}]])
+
+
+def test_an_empty_intersection_leaves_the_question_to_the_next_tier() -> None:
+    """Session.Preemptable: two plugins of a tier with disjoint victims intersect to Go's nil, so the next
+    tier decides (pdb keeps test-pod1 beside a plugin that offers only test-pod1)."""
+    conf = parse("actions: preempt\ntiers:\n- plugins:\n  - name: one\n  - name: pdb\n- plugins:\n  - name: two\n",
+                 "test")
+    ssn = Session(conf, {}, {}, [], {}, Resource(), None)
+    ssn.budgets = budgets_of([budget(1), *TWO])
+    Pdb({}).on_session_open(ssn)
+    tasks = [new_task(p) for p in reversed(TWO)]          # test-pod2 first: it spends the budget's one
+    ssn.add("preemptable", "one", lambda p, c: [t for t in c if t.name == "test-pod1"])
+    ssn.add("preemptable", "two", lambda p, c: c)
+    assert [t.name for t in ssn.preemptable(new_task(make_pod("p", None)), tasks)] == ["test-pod2", "test-pod1"]

@@ -202,7 +202,8 @@ class Session:
 
     def _victims(self, point: str, switch: str, actor: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo] | None:
         """Preemptable and Reclaimable: the plugins' victims intersected within a tier; a plugin that
-        leaves none ends its tier, the next tier asked."""
+        leaves none ends its tier, the next tier asked; an empty intersection is Go's nil: the next plugin
+        starts afresh, and a tier that ends so leaves the question to the next."""
         victims: list[TaskInfo] | None = None
         for tier in self._tiers(point, switch):
             for fn in tier:
@@ -210,7 +211,9 @@ class Session:
                 if not found:
                     victims = None
                     break
-                victims = list(found) if victims is None else [v for v in victims if any(v.uid == c.uid for c in found)]
+                # (an empty intersection is nil in Go: `or None`)
+                victims = list(found) if victims is None else \
+                    [v for v in victims if any(v.uid == c.uid for c in found)] or None
             if victims is not None:
                 return victims
         return victims
