@@ -151,3 +151,15 @@ def test_a_volcano_jobs_pods_are_not_in_the_quota_before_enqueue(tmp_path: Path)
     doc = json.loads(env.out)
     assert [pg["phase"] for pg in doc["podGroups"]] == ["Inqueue"] and events(doc) == []
     assert sorted(p["boundTo"] for p in doc["pods"]) == ["n1", "n1"]
+
+
+@pytest.mark.parametrize("status,field", [(True, "status.hard.cpu"), (False, "spec.hard.cpu")])
+def test_a_quantity_that_does_not_decode_is_a_clear_error(tmp_path: Path, status: bool, field: str) -> None:
+    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all([
+        node("n1", rl("4", "8Gi", pods="10")), pod_group("pg", "default", "default", 1, "Pending", rl("1")),
+        quota("test", "default", {"cpu": "2000x"}, status=status)]))
+    (tmp_path / "conf.yaml").write_text("actions: enqueue\ntiers:\n- plugins:\n  - name: resourcequota\n")
+    env = TestEnvironment()
+    code = main(["volcano", "--nodes", str(tmp_path / "cluster.yaml"), "--scheduler-conf", str(tmp_path / "conf.yaml")],
+                env)
+    assert code == 2 and f"ResourceQuota default/test: {field}: quantities must match" in env.err

@@ -10,6 +10,7 @@ from typing import Any, Iterable
 from kexplain.admission.resourcequota import QuotaLedger
 from kexplain.apimachinery import quantity
 from kexplain.apimachinery.strconv import parse_int64
+from kexplain.errors import InputError
 
 _MAX_INT64_FACTORS = 18
 
@@ -102,8 +103,16 @@ def _stored(q: quantity.Quantity) -> GoQuantity:
     return go_quantity(quantity.canonical(q))
 
 
-def _given(raw: Any) -> dict[str, GoQuantity]:
-    return {str(k): go_quantity(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
+def _given(raw: Any, obj: dict[str, Any], path: str) -> dict[str, GoQuantity]:
+    """A status's resource list as the informer decodes it; a quantity that does not decode is the
+    input's error (the API server would not hold the object)."""
+    out = {}
+    for k, v in (raw.items() if isinstance(raw, dict) else ()):
+        try:
+            out[str(k)] = go_quantity(v)
+        except quantity.QuantityError as err:
+            raise InputError(str(err), obj=obj, field=f"{path}.{k}") from None
+    return out
 
 
 JOB_API_GROUP = "batch.volcano.sh/"
@@ -130,6 +139,8 @@ def namespace_infos(objects: Iterable[dict[str, Any]], pending: Iterable[str] = 
     if not quotas:
         return {}
     statusless = [o for o in quotas if not isinstance(o.get("status"), dict)]
+    for o in statusless:
+        _given((o.get("spec") or {}).get("hard"), o, "spec.hard")      # (checked: the ledger skips a bad one)
     waiting = set(pending)
     pods = [o for o in objects if o.get("kind") == "Pod" and not _not_created(o, waiting)]
     ledger = QuotaLedger.of([*statusless, *pods]) if statusless else None
@@ -140,7 +151,8 @@ def namespace_infos(objects: Iterable[dict[str, Any]], pending: Iterable[str] = 
         ns, name = str(meta.get("namespace") or "default"), str(meta.get("name") or "")
         status = obj.get("status")
         if isinstance(status, dict):
-            qs = QuotaStatus(name, _given(status.get("hard")), _given(status.get("used")))
+            qs = QuotaStatus(name, _given(status.get("hard"), obj, "status.hard"),
+                             _given(status.get("used"), obj, "status.used"))
         else:
             ledgered = counted[(ns, name)]
             qs = QuotaStatus(name, {k: _stored(v) for k, v in ledgered.hard.items()},
