@@ -174,7 +174,12 @@ def evictions(conf: SchedulerConf, ssn: Session, pg: dict[str, Any]) -> dict[str
                 "waiting for the room they free: " + ", ".join(f"{k} on {n}" for k, n in sorted(pipelined.items())))
     else:
         says = f"{' and '.join(configured)} ran and evicted nothing for it this session"
+    spared = _spared(ssn, pg["name"])
+    if spared:
+        says += "; " + "; ".join(f"{plugin} kept {task}: {why}" for task, (plugin, why) in sorted(spared.items()))
     out: dict[str, Any] = {"configured": configured, "evicted": victims, "says": says}
+    if spared:
+        out["spared"] = [{"pod": task, "plugin": plugin, "reason": why} for task, (plugin, why) in sorted(spared.items())]
     if pipelined:
         out["pipelined"] = dict(sorted(pipelined.items()))
     return out
@@ -185,6 +190,18 @@ def _evicted_by(ssn: Session, victims: list[str]) -> set[str]:
     objects = {f"Pod {k}" for k in victims}
     return {e.message.removeprefix(EVICTED_BECAUSE) for e in ssn.events
             if e.reason == "Evict" and e.obj in objects and e.message.startswith(EVICTED_BECAUSE)}
+
+
+def _spared(ssn: Session, job: str) -> dict[str, tuple[str, str]]:
+    """The tasks a plugin kept out of preempt's and reclaim's victims for the job (pdb, cdp: their record),
+    but those evicted after all."""
+    evicted = {_task_key(ssn, uid) for uid in ssn.evicted}
+    out: dict[str, tuple[str, str]] = {}
+    for name, plugin in ssn.plugins.items():
+        for task, why in (getattr(plugin, "spared", None) or {}).get(job, {}).items():
+            if task not in evicted:
+                out.setdefault(task, (name, why))
+    return out
 
 
 def _task_key(ssn: Session, uid: str) -> str:

@@ -10,6 +10,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from kexplain.admission.resourcequota import pod_usage
+from kexplain.apimachinery import quantity
 from kexplain.volcano.api.resource import Resource
 from kexplain.volcano.api.task import TaskInfo
 from kexplain.volcano.cache import ClusterInfo
@@ -167,12 +169,20 @@ def _smaller_enqueued(view: JobView) -> list[Candidate]:
 
 
 def _gang_of(view: JobView, tasks: list[TaskInfo]) -> Candidate:
-    """The gang of `tasks`: minMember their count, minResources their requests."""
+    """The gang of `tasks`: minMember their count, minResources their requests; a name of the quota
+    evaluator's the PodGroup's minResources holds (`requests.cpu`, `count/pods`: what Volcano's job
+    controller writes, and what the resourcequota plugin weighs) summed from the tasks' quota usage."""
     need = Resource()
+    usage: dict[str, Any] = {}
     for t in tasks:
         need.add(t.resreq)
+        for name, q in pod_usage(t.pod).items():
+            usage[name] = usage.get(name, 0) + q.value
     names = sorted(set(view.spec["minResources"]) | {"cpu", "memory"})
     resources = {r: _format(r, need.get(r)) for r in names if need.get(r) > 0}
+    resources.update({r: quantity.canonical(quantity.Quantity(usage[r])) for r in names
+                      if r not in resources and r not in ("cpu", "memory") and usage.get(r)})
+    resources = {r: resources[r] for r in names if r in resources}
     n = len(tasks)
     edits: tuple[Edit, ...] = ((view.pod_group_ref, {"op": "replace", "path": "/spec/minMember", "value": n}),
                                (view.pod_group_ref, {"op": "replace", "path": "/spec/minResources", "value": resources}))

@@ -12,7 +12,9 @@ from kexplain.errors import InputError
 from kexplain.model.nodeinfo import Node, NodeInfo as K8sNodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
+from kexplain.volcano.api.disruption import budgets_of
 from kexplain.volcano.api.job import JobInfo, PodGroup
+from kexplain.volcano.api.namespace import NamespaceInfo, namespace_infos
 from kexplain.volcano.api.node import NodeInfo
 from kexplain.volcano.api.queue import QueueInfo, default_queue, queue_of
 from kexplain.volcano.api.task import TaskInfo, TaskStatus, new_task
@@ -80,6 +82,8 @@ class ClusterInfo:
     tasks: list[TaskInfo]                       # Volcano's pods (with a group), in input order
     k8s: K8sView
     skipped: dict[str, str] = field(default_factory=dict)    # job -> why the snapshot left it out
+    namespaces: dict[str, NamespaceInfo] = field(default_factory=dict)    # the ResourceQuotas' statuses
+    budgets: list[Any] = field(default_factory=list)                        # the PodDisruptionBudgets
 
 
 def _pod_group(obj: dict[str, Any]) -> PodGroup:
@@ -174,7 +178,9 @@ def build(objects: list[dict[str, Any]], volcano: list[dict[str, Any]]) -> Clust
             continue
         jobs[uid] = job
     ready = {n: ni for n, ni in nodes.items() if ni.ready()}
-    return ClusterInfo(ready, [ni for ni in node_list if ni.ready()], jobs, queues, groups, tasks, k8s, skipped)
+    return ClusterInfo(ready, [ni for ni in node_list if ni.ready()], jobs, queues, groups, tasks, k8s, skipped,
+                       namespace_infos(objects, (f"{g.namespace}/{g.name}" for g in groups if g.phase == "Pending")),
+                       budgets_of(objects))
 
 
 def _set_pod_group(job: JobInfo, pg: PodGroup) -> None:

@@ -68,7 +68,12 @@ def _spec(q: QueueInfo) -> dict[str, Any]:
 
 
 def _enqueue_reason(ssn: Session, job: JobInfo, plugin: str, queue: QueueInfo) -> str:
-    """The refusing plugin's event (Volcano's words), else what its code checks without an event."""
+    """The refusing plugin's own account where it keeps one (resourcequota: the quota, in plain numbers),
+    else its event (Volcano's words), else what its code checks without an event."""
+    explained = getattr(ssn.plugins.get(plugin), "explain", None)
+    own = explained(job.uid) if explained is not None else None
+    if own:
+        return own
     said = [e.message for e in ssn.events if e.obj == f"PodGroup {job.uid}" and e.type == "Normal"
             and e.reason == "Unschedulable"]
     if said:

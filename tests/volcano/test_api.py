@@ -44,8 +44,8 @@ def test_configuration_as_volcano_reads_it() -> None:
     assert default.actions == ("enqueue", "allocate", "backfill")
     assert default.tier_names() == [["priority", "gang", "conformance"],
                                     ["overcommit", "drf", "predicates", "proportion", "nodeorder"]]
-    odd = conf.parse('actions: "enqueue, shuffle"\ntiers:\n- plugins:\n  - name: gang\n  - name: sla\n'
+    odd = conf.parse('actions: "enqueue, shuffle"\ntiers:\n- plugins:\n  - name: gang\n  - name: tdm\n'
                      '  - name: mine\n', "f")
-    assert (odd.unknown_plugins, odd.unmodelled_plugins) == (("mine",), ("sla",))
+    assert (odd.unknown_plugins, odd.unmodelled_plugins) == (("mine",), ("tdm",))
     with pytest.raises(InputError, match="failed to find Action  juggle"):
         conf.parse('actions: "enqueue, juggle"\n', "f")

@@ -14,6 +14,7 @@ from kexplain.render.html.markup import Html, el, esc, table
 from kexplain.render.volcano import render as render_text
 from kexplain.volcano.plugins.overcommit import OVERUSED
 from kexplain.volcano.plugins.proportion import INSUFFICIENT
+from kexplain.volcano.plugins.resourcequota import INSUFFICIENT as QUOTA_INSUFFICIENT
 
 Doc = Mapping[str, Any]
 
@@ -25,7 +26,8 @@ KNOWN = {"volcano", "config", "podGroups", "pods", "queues", "events", "notes", 
          "tasks", "fixes"}
 QUEUE_SHOWN = ("name", "state", "allocated")
 # Enqueue's refusals, by the words each plugin's jobEnqueueable vote records on the PodGroup.
-REFUSALS = ((OVERUSED, ("overcommit",)), (INSUFFICIENT, ("proportion", "capacity")))
+REFUSALS = ((OVERUSED, ("overcommit",)), (INSUFFICIENT, ("proportion", "capacity")),
+            (QUOTA_INSUFFICIENT, ("resourcequota",)))
 
 CSS = """
 section.volcano table { width: 100%; table-layout: auto; }

@@ -24,6 +24,7 @@ def open_session(cluster: ClusterInfo, conf: SchedulerConf, kube: KubeVersion) -
     ssn = Session(conf, cluster.jobs, cluster.nodes, cluster.node_list, cluster.queues, total, cluster.k8s,
                   enabled_actions=frozenset(conf.actions))
     ssn.kube = kube          # type: ignore[attr-defined]
+    ssn.namespace_info, ssn.budgets = cluster.namespaces, cluster.budgets
     for job in ssn.jobs.values():
         pg = job.pod_group
         ssn.old_status[job.uid] = (pg.phase, [dict(c) for c in pg.conditions], (pg.running, pg.succeeded, pg.failed))

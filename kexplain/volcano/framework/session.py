@@ -67,6 +67,8 @@ class Session:
     last_node_index: int = 0          # the predicate helper's lastProcessedNodeIndex
     resolved: dict[tuple[str, str | None], list] = field(default_factory=dict, repr=False)
     memo: Any = field(default=None, repr=False)       # kept verdicts and scores (plugins/memo.ShapeMemo)
+    namespace_info: dict[str, Any] = field(default_factory=dict)   # ssn.NamespaceInfo (api.namespace)
+    budgets: list[Any] = field(default_factory=list)               # the PodDisruptionBudgets (api.disruption)
     # why a job waited on its queue, not on nodes (kexplain's record, for the document's queues):
     enqueue_refused: dict[str, str] = field(default_factory=dict)     # job uid -> the plugin that refused
     allocate_refused: dict[str, str] = field(default_factory=dict)    # task uid -> the plugin that refused
@@ -200,7 +202,8 @@ class Session:
 
     def _victims(self, point: str, switch: str, actor: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo] | None:
         """Preemptable and Reclaimable: the plugins' victims intersected within a tier; a plugin that
-        leaves none ends its tier, the next tier asked."""
+        leaves none ends its tier, the next tier asked; an empty intersection is Go's nil: the next plugin
+        starts afresh, and a tier that ends so leaves the question to the next."""
         victims: list[TaskInfo] | None = None
         for tier in self._tiers(point, switch):
             for fn in tier:
@@ -208,7 +211,9 @@ class Session:
                 if not found:
                     victims = None
                     break
-                victims = list(found) if victims is None else [v for v in victims if any(v.uid == c.uid for c in found)]
+                # (an empty intersection is nil in Go: `or None`)
+                victims = list(found) if victims is None else \
+                    [v for v in victims if any(v.uid == c.uid for c in found)] or None
             if victims is not None:
                 return victims
         return victims

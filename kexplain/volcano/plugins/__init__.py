@@ -8,7 +8,8 @@ from typing import Any
 MODULES: dict[str, str] = {
     "priority": "priority", "gang": "gang", "conformance": "conformance", "overcommit": "overcommit",
     "drf": "drf", "predicates": "predicates", "proportion": "proportion", "nodeorder": "nodeorder",
-    "binpack": "binpack", "capacity": "capacity",
+    "binpack": "binpack", "capacity": "capacity", "resourcequota": "resourcequota",
+    "pdb": "pdb", "sla": "sla", "nodegroup": "nodegroup", "cdp": "cdp",
 }
 
 

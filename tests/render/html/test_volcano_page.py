@@ -121,6 +121,12 @@ def test_enqueue_refused_names_the_plugin_in_its_words(tmp_path: Path) -> None:
            "default/huge-0, default/huge-1, default/huge-2, default/huge-3" in text
 
 
+def test_enqueue_refused_by_a_namespaces_resource_quota(tmp_path: Path) -> None:
+    text, _ = page_of(tmp_path, "--nodes", str(VOLCANO / "resourcequota.yaml"), "--scheduler-conf",
+                      str(VOLCANO / "resourcequota-conf.yaml"))
+    assert "Enqueue refused by resourcequota: resource quota insufficient, requested: map[requests.cpu:" in text
+
+
 def test_the_page_shows_the_keys_it_does_not_know_as_the_document_holds_them(tmp_path: Path) -> None:
     """A queue's further figures (one line each), the fixes and any other key: shown, never dropped."""
     code, out, _ = run("volcano", "--nodes", str(VOLCANO / "overcommit.yaml"), "-o", "json")
