@@ -179,10 +179,20 @@ def workload_lines(row: Mapping[str, Any]) -> Lines:
     return lines
 
 
+NO_PRESSURE = "no node reports pressure"
+
+
 def _evictions_part(s: Mapping[str, Any]) -> str:
-    """The evictions foreseen; "node pressure not checked" without any node's stats (not all clear)."""
-    return f"{s['held']} eviction{'s' if s['held'] != 1 else ''} coming" + \
-        (" (node pressure not checked)" if s.get("pressureSkipped") else "")
+    """The evictions foreseen; "node pressure not checked" where a node reports pressure without
+    stats (not all clear), "no node reports pressure" where none does and none was checked."""
+    unread = s.get("pressureUnread") or ()
+    if unread:
+        why = "node pressure not checked" + (f" on {plural(len(unread), 'node')}" if s.get("pressureChecked") else "")
+    elif s.get("pressureReported") == 0 and not s.get("pressureChecked"):
+        why = NO_PRESSURE
+    else:
+        why = ""
+    return f"{s['held']} eviction{'s' if s['held'] != 1 else ''} coming" + (f" ({why})" if why else "")
 
 
 def _evictions_title(s: Mapping[str, Any]) -> str:
@@ -202,6 +212,9 @@ def evictions_lines(s: Mapping[str, Any]) -> Lines:
     lines: Lines = [line for row in s.get("rows") or () for line in eviction_row_lines(row)]
     if s.get("pressureSkipped"):
         lines.append((0, f"Node pressure: skipped: {s['pressureSkipped']}"))
+    elif s.get("pressureReported") == 0 and not s.get("pressureChecked"):
+        lines.append((0, "Node pressure: no node reports MemoryPressure, DiskPressure or PIDPressure: nothing "
+                         "to check"))
     if s.get("pressureUnread"):
         lines.append((0, f"Node pressure reported without stats (not explained): {', '.join(s['pressureUnread'])}"))
     return lines

@@ -20,7 +20,7 @@ def test_something_held_exits_1_and_the_first_line_sums_up_each_section():
     assert code == 1
     lines = out.splitlines()
     assert lines[0] == ("3 pending groups (5 pods), 1 budget allows no disruption, 1 drain blocked, "
-                        "0 evictions coming (node pressure not checked), queued skipped, scaledown skipped, "
+                        "0 evictions coming (no node reports pressure), queued skipped, scaledown skipped, "
                         "karpenter skipped")
     assert "Nodes Karpenter will not remove: skipped: no Karpenter NodePool (karpenter.sh/v1) among the inputs" in lines
 

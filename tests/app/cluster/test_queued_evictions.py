@@ -123,6 +123,24 @@ def test_without_stats_the_pressure_part_is_skipped_in_one_line():
     assert any(line.startswith("Node pressure: skipped: no node's stats Summary") for line in out.splitlines())
 
 
+def test_no_node_reporting_pressure_is_said_not_left_unchecked():
+    evictions = _section(report(request(SHOP, sections=("evictions",))), "evictions")
+    assert (evictions["pressureReported"], evictions["pressureChecked"]) == (0, 0)
+    assert "pressureSkipped" not in evictions and "pressureUnread" not in evictions
+    _, out, _ = run_cli("cluster", "--nodes", str(SHOP), "--section", "evictions", "--now", NOW, width=200)
+    lines = out.splitlines()
+    assert lines[0] == "0 evictions coming (no node reports pressure)"
+    assert "Node pressure: no node reports MemoryPressure, DiskPressure or PIDPressure: nothing to check" in lines
+    assert "not checked" not in out
+
+
+def test_a_node_reporting_pressure_without_stats_beside_one_with_is_not_checked():
+    args = [a for p in PRESSURE for a in ("--nodes", str(p))]
+    _, out, _ = run_cli("cluster", *args, "--node-stats", f"node-a={STATS[0][1]}", "--kubelet-config",
+                        str(RANKING / "kubelet-config.yaml"), "--section", "evictions", "--now", NOW, width=200)
+    assert out.splitlines()[0] == "4 evictions coming (node pressure not checked on 1 node)"
+
+
 def test_the_soonest_eviction_comes_first():
     evictions = _section(report(request(*PRESSURE, sections=("evictions",), node_stats=STATS,
                                         kubelet_config=str(RANKING / "kubelet-config.yaml"))), "evictions")

@@ -39,8 +39,8 @@ def test_the_summary_comes_first_and_names_every_section():
     main = page[page.index("<main"):]
     assert main.index('id="summary"') < main.index('id="s-pending"')
     text = visible_text(page)
-    assert ("3 pending groups (5 pods), 1 budget allows no disruption, 1 drain blocked, 0 evictions coming (node "
-            "pressure not checked), queued skipped, scaledown skipped, karpenter skipped") in text
+    assert ("3 pending groups (5 pods), 1 budget allows no disruption, 1 drain blocked, 0 evictions coming (no node "
+            "reports pressure), queued skipped, scaledown skipped, karpenter skipped") in text
     assert "no Karpenter NodePool (karpenter.sh/v1) among the inputs" in text
     assert fetches(page) == [] and "<script" not in page
 
