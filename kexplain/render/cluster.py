@@ -14,7 +14,9 @@ from kexplain.render.eviction.drain import autoscaler_line, numbers, refusals
 from kexplain.render.eviction.drain import summary as drain_summary
 from kexplain.render.kueue import VERDICTS as KUEUE_VERDICTS
 from kexplain.render.kueue import suggestion_text
+from kexplain.render.queue import TIED_LISTED
 from kexplain.render.style import plural
+from kexplain.render.views import shorten
 
 Lines = list[tuple[int, str]]
 
@@ -57,7 +59,8 @@ def pod_lines(row: Mapping[str, Any]) -> Lines:
     first verified fix, the autoscalers' answers."""
     owner, result = row["owner"], row["result"]
     count = plural(row["count"], "pod")
-    lines: Lines = [(0, f"- {owner['kind']} {owner['namespace']}/{owner['name']}: {count} {result.get('status')}")]
+    status = fits_now_words(row["fitsNow"]) if row.get("fitsNow") else result.get("status")
+    lines: Lines = [(0, f"- {owner['kind']} {owner['namespace']}/{owner['name']}: {count} {status}")]
     if result.get("message"):
         lines.append((2, str(result["message"])))
     for gate in row.get("preEnqueue") or ():
@@ -73,6 +76,14 @@ def pod_lines(row: Mapping[str, Any]) -> Lines:
     if row["count"] > 1:
         lines.append((2, f"pods: {', '.join(row['pods'][:5])}{', ...' if row['count'] > 5 else ''}"))
     return lines
+
+
+def fits_now_words(fits: Mapping[str, Any]) -> str:
+    """A group still Pending in the cluster whose first pod kube-scheduler would bind now, as
+    `kexplain pod --pending` says it: never "Scheduled", which it is not."""
+    if fits.get("oneOf"):
+        return f"Pending, fits now: would be bound to one of {shorten(fits['oneOf'], TIED_LISTED)}, picked at random"
+    return f"Pending, fits now: would be bound to {fits.get('node')}"
 
 
 def budget_lines(row: Mapping[str, Any]) -> Lines:

@@ -17,7 +17,7 @@ from kexplain.autoscaler.cloudprovider import Discovery, discover_in
 from kexplain.errors import KexplainError
 from kexplain.explain.compare import pod_key
 from kexplain.explain.run import explain
-from kexplain.framework.trace import UNSCHEDULABLE
+from kexplain.framework.trace import SCHEDULED, UNSCHEDULABLE
 from kexplain.suggest import suggestions as suggest
 
 NAME = "pending"
@@ -145,6 +145,8 @@ def pod_row(done: Pending, e: Explained) -> dict:
     trace = e.trace or e.slim
     post = (e.queue or {}).get("postFilter") if e.queue else trace.get("postFilter")
     row: dict[str, Any] = {"pod": pod_key(e.pod), "result": verdict}
+    if verdict.get("status") == SCHEDULED:      # still Pending in the cluster: where it would go, not "Scheduled"
+        row["fitsNow"] = fits_now(verdict, trace, bool(e.queue))
     if post:
         row["postFilter"] = {k: post[k] for k in ("code", "message", "nominatedNodeName") if k in post}
         row["preemptionHelps"] = bool(post.get("nominatedNodeName"))
@@ -158,6 +160,17 @@ def pod_row(done: Pending, e: Explained) -> dict:
     if e.kueue is not None:
         row["kueue"] = e.kueue
     return row
+
+
+def fits_now(verdict: dict, trace: dict, queued: bool) -> dict:
+    """Where kube-scheduler would bind a pod the cluster still has Pending, as `kexplain pod
+    --pending` says it ("fits now: would be bound to NODE"): its node, or, when its kube-scheduler
+    picks among top-scored nodes at random (before 1.35) and no pod ahead in the queue decided it,
+    those nodes."""
+    tied = list(verdict.get("selectedNodes") or ()) if trace.get("tieBreak") == "random" and not queued else []
+    if len(tied) > 1:
+        return {"oneOf": tied, "atRandom": True}
+    return {"node": verdict.get("suggestedHost") or next(iter(verdict.get("selectedNodes") or ()), "")}
 
 
 def page_trace(e: Explained, row: dict) -> dict:
