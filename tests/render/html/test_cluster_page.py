@@ -16,6 +16,7 @@ from kexplain.render.html.eviction import eviction_body
 from kexplain.render.html.kueue import kueue_section
 from kexplain.render.html.markup import join
 from kexplain.render.html.static import trace_section
+from kexplain.render.kueue_chain import summary as kueue_summary
 from tests.app.cluster.helpers import SHOP, request
 from tests.support.cli_helpers import run_cli
 from tests.support.html_pages import fetches, visible_text
@@ -156,3 +157,16 @@ def test_a_nodes_evictions_open_into_evict_pressure_and_evict_taints():
     assert join(eviction_body(rows[0]["pressure"])) in pressure
     assert f"<summary>{_first_line(taint_lines(rows[1]))}</summary>" in taints
     assert join(eviction_body(rows[1]["taints"])) in taints
+
+
+def test_a_held_workloads_kueue_sentence_ends_as_a_sentence():
+    """A Workload the cluster stores alone (no job object named in Kueue's answer): "is not admitted",
+    no dangling "; " and no pod template announced that nothing follows, in the page's note and text."""
+    doc = report(request(FIXTURES / "kueue" / "cluster.yaml", FIXTURES / "cluster" / "kueue-held.yaml", html=True))
+    rows = _section_rows(doc, "queued")
+    page = render_page(doc)
+    for i, workload in enumerate(rows):
+        said = kueue_summary(workload["kueue"])
+        assert said.endswith(f"Workload {workload['workload']} is not admitted"), said
+        row = visible_text(_row(page, "queued", i))
+        assert "is not admitted;" not in row and "Its pod template" not in row
