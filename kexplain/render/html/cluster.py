@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from typing import Any, Iterable, Mapping
 
 from kexplain.render.cluster import PARTS, ROW_LINES, section_blocks, summary
@@ -117,8 +118,26 @@ def _fields(row: Doc) -> Html:
     return el("dl", *(Html(el("dt", k) + el("dd", v)) for k, v in items), cls="fields")
 
 
-def _detail(name: str, row: Doc, n: int) -> list[Html]:
-    """What a row opens into: the single-object answers it carries, else the text's lines and its fields."""
+ID = re.compile(r' id="([^"]*)"')
+REFS = re.compile(r' (href="#|aria-labelledby=")([^"]*)"')     # (what refers to an id)
+
+
+def scoped(parts: Iterable[Html], prefix: str) -> list[Html]:
+    """Single-object pages' sections embedded in a row, their ids prefixed with the row's (each page
+    names its sections alike: "verdict", "fixes", ...; two drains on one page would repeat them),
+    and the links and labels naming those ids with them; a link elsewhere on the page kept.
+    Attributes only: every text is escaped (`markup.esc`), so no `id="` stands in one."""
+    parts = list(parts)
+    own = {m for p in parts for m in ID.findall(p)}
+
+    def ref(m: re.Match) -> str:
+        return f' {m.group(1)}{prefix}-{m.group(2)}"' if m.group(2) in own else m.group(0)
+    return [Html(REFS.sub(ref, ID.sub(lambda m: f' id="{prefix}-{m.group(1)}"', p))) for p in parts]
+
+
+def _detail(name: str, row: Doc, n: int, prefix: str) -> list[Html]:
+    """What a row opens into: the single-object answers it carries (their ids under the row's
+    `prefix`), else the text's lines and its fields."""
     out: list[Html] = []
     for what, doc in _embedded(row):
         if what == "trace":
@@ -130,7 +149,7 @@ def _detail(name: str, row: Doc, n: int) -> list[Html]:
         else:
             out += disruption_body(doc)
     if out:
-        return out
+        return scoped(out, prefix)
     lines = ROW_LINES.get(name)
     if lines is not None:
         try:
@@ -151,7 +170,7 @@ def _section(s: Doc, start: int) -> Html:
         parts.append(el("p", "Nothing held." if not held else "Held (see the text below).", cls="note"))
     for i, row in enumerate(rows):
         parts.append(el("details", el("summary", _label(name, row)),
-                        el("div", *_detail(name, row, start + i), cls="detail"),
+                        el("div", *_detail(name, row, start + i, f"s-{name}-{i}"), cls="detail"),
                         cls="row", id=f"s-{name}-{i}", data_section=name))
     if name in PARTS:
         parts.append(el("details", el("summary", "As the terminal prints it"),     # (open: what no row shows)
