@@ -11,6 +11,7 @@ from typing import Any, Optional
 
 from kexplain.app.autoscalers import MAY_REPORT, kinds_of
 from kexplain.app.cluster.inputs import ClusterInputs
+from kexplain.app.cluster.kueue_config import REFUSED, configuration_refused
 from kexplain.app.live import (Connect, Explained, Live, Pending, PodArgs, discovery_error, explain_pending,
                                verdict_in_queue)
 from kexplain.autoscaler.cloudprovider import Discovery, discover_in
@@ -98,7 +99,13 @@ def section(inputs: ClusterInputs) -> dict:
     said: list[str] = []
     owners = Owners.of(inputs)
     once = OncePerGroup(owners)
-    done = explained(inputs, said, once)
+    try:
+        done = explained(inputs, said, once)
+    except KexplainError as err:        # Kueue's pass over its pods: its Configuration refused, said
+        refused = configuration_refused(inputs)
+        if refused is None or str(err) != refused:
+            raise
+        return {"name": NAME, "title": TITLE, "skipped": REFUSED + refused}
     groups: dict[tuple, dict] = {}
     first: dict[str, Explained] = {}
     for e in done.explained:
