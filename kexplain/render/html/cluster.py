@@ -22,7 +22,7 @@ from kexplain.render.consoles import text_console
 from kexplain.render.html.eviction import eviction_body, is_eviction
 from kexplain.render.html.karpenter_disruption import disruption_body, is_disruption
 from kexplain.render.html.kueue import kueue_section
-from kexplain.render.html.markup import Html, el, table
+from kexplain.render.html.markup import Html, el, static_page, table
 from kexplain.render.html.static import trace_section
 from kexplain.render.style import plural
 
@@ -203,15 +203,8 @@ def body(doc: Doc) -> list[Html]:
 def render_cluster(doc: Doc, style: str) -> str:
     """The page of one ClusterReport (`style`: the page's css)."""
     title = f"cluster: {'something is held' if doc.get('held') else 'nothing held'}"
-    return "".join([
-        "<!DOCTYPE html>\n", '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f'<meta name="generator" content="kexplain (Kubernetes {doc.get("kubernetesVersion")})">',
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-        el("title", f"kexplain: {title}"), "<style>", style, CSS, "</style></head>\n",
-        '<body class="nojs" data-kind="cluster">',
-        el("header", el("h1", "kexplain: ", el("span", title, cls="title")),
-           el("p", f"What in the cluster is held, and why, at {doc.get('now')} (Kubernetes "
-                   f"{doc.get('kubernetesVersion')}); each row opens into its single-object answer. Nothing was "
-                   "changed in the cluster.", cls="meta")),
-        el("main", Html("".join(body(doc))), id="main"), "</body></html>\n"])
+    return static_page(title, f"kexplain (Kubernetes {doc.get('kubernetesVersion')})", style + CSS,
+                       {"class": "nojs", "data-kind": "cluster"},
+                       f"What in the cluster is held, and why, at {doc.get('now')} (Kubernetes "
+                       f"{doc.get('kubernetesVersion')}); each row opens into its single-object answer. Nothing was "
+                       "changed in the cluster.", "".join(body(doc)))
