@@ -12,19 +12,10 @@ import pytest
 from kexplain.autoscaler.cloudprovider.live import CLUSTER_API, STATUS
 from kexplain.load.live import DAEMONSETS, EVENTS, KARPENTER, KUEUE, POLICIES, RESOURCES, VOLCANO
 from tests.cli.test_live_kueue_more import CONFIG_MAP, config_map
+from tests.cli.test_live_node_groups import GROUPS      # (the recorded cluster's node groups, as kexplain pod's)
 from tests.support.live_server import POD_PATH, Rbac, isolated, recorded_api, run_cli  # noqa: F401 (isolated: autouse)
 
 NOW = "2026-11-23T15:00:00Z"
-GROUPS = """nodeGroups:
-- name: general
-  minSize: 1
-  maxSize: 4
-  nodeSelector: {node.kubernetes.io/instance-type: m5.xlarge}
-- name: gpu
-  minSize: 0
-  maxSize: 2
-  nodeSelector: {workload: gpu}
-"""
 EVERY = frozenset(r.plural for r in (*RESOURCES, *POLICIES, *KARPENTER, *KUEUE, *VOLCANO, *CLUSTER_API, DAEMONSETS,
                                      EVENTS, STATUS))
 
