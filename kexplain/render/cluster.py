@@ -59,7 +59,7 @@ def pod_lines(row: Mapping[str, Any]) -> Lines:
     first verified fix, the autoscalers' answers."""
     owner, result = row["owner"], row["result"]
     count = plural(row["count"], "pod")
-    status = fits_now_words(row["fitsNow"]) if row.get("fitsNow") else result.get("status")
+    status = f"Pending, {fits_now_words(row['fitsNow'])}" if row.get("fitsNow") else result.get("status")
     lines: Lines = [(0, f"- {owner['kind']} {owner['namespace']}/{owner['name']}: {count} {status}")]
     if result.get("message"):
         lines.append((2, str(result["message"])))
@@ -82,8 +82,8 @@ def fits_now_words(fits: Mapping[str, Any]) -> str:
     """A group still Pending in the cluster whose first pod kube-scheduler would bind now, as
     `kexplain pod --pending` says it: never "Scheduled", which it is not."""
     if fits.get("oneOf"):
-        return f"Pending, fits now: would be bound to one of {shorten(fits['oneOf'], TIED_LISTED)}, picked at random"
-    return f"Pending, fits now: would be bound to {fits.get('node')}"
+        return f"fits now: would be bound to one of {shorten(fits['oneOf'], TIED_LISTED)}, picked at random"
+    return f"fits now: would be bound to {fits.get('node')}"
 
 
 def budget_lines(row: Mapping[str, Any]) -> Lines:

@@ -16,7 +16,7 @@ from kexplain.app.live import (Connect, Explained, Live, Pending, PodArgs, disco
                                verdict_in_queue)
 from kexplain.autoscaler.cloudprovider import Discovery, discover_in
 from kexplain.errors import KexplainError
-from kexplain.explain.compare import pod_key
+from kexplain.explain.compare import compare, pod_key
 from kexplain.explain.run import explain
 from kexplain.framework.trace import SCHEDULED, UNSCHEDULABLE
 from kexplain.suggest import suggestions as suggest
@@ -182,9 +182,16 @@ def fits_now(verdict: dict, trace: dict, queued: bool) -> dict:
 
 def page_trace(e: Explained, row: dict) -> dict:
     """A pod's trace as `kexplain pod --pending --html` shows it: the queue's answer and the
-    autoscalers' and Kueue's with it (`--html` only: -o json leaves it out, `report.as_written`)."""
-    return {**(e.trace or {}), **({"queue": e.queue} if e.queue else {}),
-            **{k: row[k] for k in ("autoscalers", "kueue") if k in row}}
+    autoscalers' and Kueue's with it (`--html` only: -o json leaves it out, `report.as_written`);
+    a pod it would bind now with its comparison to the PodScheduled condition (`live`: still
+    Pending, what the scheduler said), as that page has it."""
+    trace = {**(e.trace or {}), **({"queue": e.queue} if e.queue else {}),
+             **{k: row[k] for k in ("autoscalers", "kueue") if k in row}}
+    if "fitsNow" in row:
+        said = compare({**(e.trace or e.slim), "result": row["result"]}, e.pod, config_given=False,
+                       server_version=None, hints=e.hints)
+        trace["live"] = said.to_json()
+    return trace
 
 
 def reason_key(row: dict) -> tuple:

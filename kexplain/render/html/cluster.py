@@ -16,7 +16,7 @@ import json
 import re
 from typing import Any, Iterable, Mapping
 
-from kexplain.render.cluster import PARTS, ROW_LINES, section_blocks, summary
+from kexplain.render.cluster import PARTS, ROW_LINES, fits_now_words, section_blocks, summary
 from kexplain.render.blocks import print_blocks
 from kexplain.render.consoles import text_console
 from kexplain.render.html.eviction import eviction_body, is_eviction
@@ -141,6 +141,8 @@ def _detail(name: str, row: Doc, n: int, prefix: str) -> list[Html]:
     out: list[Html] = []
     for what, doc in _embedded(row):
         if what == "trace":
+            if row.get("fitsNow"):      # (its page's verdict is the scheduler's: the pod is still Pending)
+                out.append(el("p", f"Still Pending in the cluster; {fits_now_words(row['fitsNow'])}.", cls="note"))
             out.append(trace_section(doc, n, "First pod: "))
         elif what == "kueue":
             out += kueue_section({"kueue": doc}, n)

@@ -11,6 +11,7 @@ from kexplain.features import KubeVersion
 from kexplain.render.cluster import pod_lines
 from tests.app.cluster.helpers import SHOP, inputs_of, request, with_items
 from tests.support.cli_helpers import run_cli
+from tests.support.html_pages import visible_text
 
 
 def _rows(section: dict) -> dict[str, dict]:
@@ -197,6 +198,9 @@ def test_a_pending_pod_the_scheduler_would_bind_now_is_listed_pending_with_its_n
     assert line in out.splitlines() and "Scheduled" not in out
     page = (tmp_path / "page.html").read_text(encoding="utf-8")
     assert f"<summary>{line.removeprefix('- ')}</summary>" in page
+    said = visible_text(page)       # its embedded page, the scheduler's verdict: said still Pending first
+    assert "Still Pending in the cluster; fits now: would be bound to node-a." in said
+    assert "PodScheduled=False, Unschedulable" in said       # what the scheduler said, as pod --pending's page
 
 
 def test_a_random_pick_among_tied_nodes_names_them(tmp_path):
