@@ -20,8 +20,9 @@ from kexplain.cli.snapshot import read_cluster
 from kexplain.cli.live_options import chunk_size_option, context_option, kubeconfig_option, timeout_option
 from kexplain.cli.exit_codes import ExitStatus
 from kexplain.cli.output import save_page
-from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output, max_objects_option,
-                                  parse_now)
+from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output,
+                                  autoscaler_config_option, kubelet_config_option, max_objects_option,
+                                  node_groups_option, parse_now)
 from kexplain.errors import KexplainError, Source
 from kexplain.features.kube_version import ENV_VAR, resolve
 from kexplain.load.live import version_record
@@ -34,13 +35,10 @@ NODES_OPTION = typer.Option([], "--nodes", metavar="PATH",
                             help="The cluster: files or a `kexplain snapshot` (file or directory), every "
                                  "kind in any file, the autoscalers', Kueue's and Karpenter's objects among "
                                  "them (repeatable).")
-NODE_GROUPS_OPTION = typer.Option(None, "--node-groups", metavar="FILE",
-                                  help="The Cluster Autoscaler's node groups (NodeGroupList), in place "
-                                       "of those CA's status ConfigMap or Cluster API among --nodes "
-                                       "report, as for kexplain pod.")
-AUTOSCALER_CONFIG_OPTION = typer.Option(None, "--autoscaler-config", metavar="FILE",
-                                        help="The Cluster Autoscaler's flags for its scale-down, as for "
-                                             "kexplain autoscale (its mode taken as scaledown).")
+NODE_GROUPS_OPTION = node_groups_option("in place of those CA's status ConfigMap or Cluster API among --nodes "
+                                        "report, as for kexplain pod.")
+AUTOSCALER_CONFIG_OPTION = autoscaler_config_option("The Cluster Autoscaler's flags for its scale-down, as for "
+                                                    "kexplain autoscale (its mode taken as scaledown).")
 NODE_STATS_OPTION = typer.Option([], "--node-stats", metavar="NODE[=FILE]",
                                  help="A node's stats Summary (as `kubectl get --raw "
                                       "/api/v1/nodes/NODE/proxy/stats/summary` writes it), as kexplain evict "
@@ -48,10 +46,9 @@ NODE_STATS_OPTION = typer.Option([], "--node-stats", metavar="NODE[=FILE]",
                                       "(repeatable); live, NODE alone reads that node's through the node "
                                       "proxy, as kexplain snapshot --node-stats NODE, beside those of the nodes "
                                       "reporting pressure.")
-KUBELET_CONFIG_OPTION = typer.Option(None, "--kubelet-config", metavar="FILE",
-                                     help="The kubelets' KubeletConfiguration for those nodes, as for "
-                                          "kexplain evict pressure (default: a snapshot's /configz, else "
-                                          "the kubelet's defaults).")
+KUBELET_CONFIG_OPTION = kubelet_config_option("The kubelets' KubeletConfiguration for those nodes, as for kexplain "
+                                              "evict pressure (default: a snapshot's /configz, else the kubelet's "
+                                              "defaults).")
 VERSION_OPTION = typer.Option(None, "--kubernetes-version", metavar="X.Y",
                               help="The Kubernetes minor whose components decide (default: "
                                    "$KEXPLAIN_KUBERNETES_VERSION, else the version a snapshot "

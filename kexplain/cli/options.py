@@ -157,8 +157,8 @@ def stats_option(more: str = "") -> Any:
     return typer.Option(None, "--stats", metavar="FILE", help=f"{STATS_HELP}{more}")
 
 
-def kubelet_config_option() -> Any:
-    return typer.Option(None, "--kubelet-config", metavar="FILE", help=KUBELET_CONFIG_HELP)
+def kubelet_config_option(what: str = KUBELET_CONFIG_HELP) -> Any:
+    return typer.Option(None, "--kubelet-config", metavar="FILE", help=what)
 
 
 def parse_now(text: Optional[str], option: str = "--now") -> datetime:

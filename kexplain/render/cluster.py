@@ -14,7 +14,9 @@ from kexplain.render.eviction.drain import autoscaler_line, numbers, refusals
 from kexplain.render.eviction.drain import summary as drain_summary
 from kexplain.render.kueue import VERDICTS as KUEUE_VERDICTS
 from kexplain.render.kueue import suggestion_text
+from kexplain.render.queue import TIED_LISTED
 from kexplain.render.style import plural
+from kexplain.render.views import shorten
 
 Lines = list[tuple[int, str]]
 
@@ -57,7 +59,8 @@ def pod_lines(row: Mapping[str, Any]) -> Lines:
     first verified fix, the autoscalers' answers."""
     owner, result = row["owner"], row["result"]
     count = plural(row["count"], "pod")
-    lines: Lines = [(0, f"- {owner['kind']} {owner['namespace']}/{owner['name']}: {count} {result.get('status')}")]
+    status = f"Pending, {fits_now_words(row['fitsNow'])}" if row.get("fitsNow") else result.get("status")
+    lines: Lines = [(0, f"- {owner['kind']} {owner['namespace']}/{owner['name']}: {count} {status}")]
     if result.get("message"):
         lines.append((2, str(result["message"])))
     for gate in row.get("preEnqueue") or ():
@@ -73,6 +76,14 @@ def pod_lines(row: Mapping[str, Any]) -> Lines:
     if row["count"] > 1:
         lines.append((2, f"pods: {', '.join(row['pods'][:5])}{', ...' if row['count'] > 5 else ''}"))
     return lines
+
+
+def fits_now_words(fits: Mapping[str, Any]) -> str:
+    """A group still Pending in the cluster whose first pod kube-scheduler would bind now, as
+    `kexplain pod --pending` says it: never "Scheduled", which it is not."""
+    if fits.get("oneOf"):
+        return f"fits now: would be bound to one of {shorten(fits['oneOf'], TIED_LISTED)}, picked at random"
+    return f"fits now: would be bound to {fits.get('node')}"
 
 
 def budget_lines(row: Mapping[str, Any]) -> Lines:
@@ -179,10 +190,20 @@ def workload_lines(row: Mapping[str, Any]) -> Lines:
     return lines
 
 
+NO_PRESSURE = "no node reports pressure"
+
+
 def _evictions_part(s: Mapping[str, Any]) -> str:
-    """The evictions foreseen; "node pressure not checked" without any node's stats (not all clear)."""
-    return f"{s['held']} eviction{'s' if s['held'] != 1 else ''} coming" + \
-        (" (node pressure not checked)" if s.get("pressureSkipped") else "")
+    """The evictions foreseen; "node pressure not checked" where a node reports pressure without
+    stats (not all clear), "no node reports pressure" where none does and none was checked."""
+    unread = s.get("pressureUnread") or ()
+    if unread:
+        why = "node pressure not checked" + (f" on {plural(len(unread), 'node')}" if s.get("pressureChecked") else "")
+    elif s.get("pressureReported") == 0 and not s.get("pressureChecked"):
+        why = NO_PRESSURE
+    else:
+        why = ""
+    return f"{s['held']} eviction{'s' if s['held'] != 1 else ''} coming" + (f" ({why})" if why else "")
 
 
 def _evictions_title(s: Mapping[str, Any]) -> str:
@@ -202,6 +223,9 @@ def evictions_lines(s: Mapping[str, Any]) -> Lines:
     lines: Lines = [line for row in s.get("rows") or () for line in eviction_row_lines(row)]
     if s.get("pressureSkipped"):
         lines.append((0, f"Node pressure: skipped: {s['pressureSkipped']}"))
+    elif s.get("pressureReported") == 0 and not s.get("pressureChecked"):
+        lines.append((0, "Node pressure: no node reports MemoryPressure, DiskPressure or PIDPressure: nothing "
+                         "to check"))
     if s.get("pressureUnread"):
         lines.append((0, f"Node pressure reported without stats (not explained): {', '.join(s['pressureUnread'])}"))
     return lines

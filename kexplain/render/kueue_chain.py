@@ -171,10 +171,16 @@ def answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
     return blocks + [lines_block(lines)] if lines else blocks
 
 
+def _held(kind: str) -> str:
+    """What holding the Workload does to its job, after "; " (nothing for a Workload whose job is
+    not named, one the cluster stores alone: no dangling separator)."""
+    return f"; {HELD[kind]}" if kind in HELD else ""
+
+
 def _answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
     obj = answer.get("object") or {}
     kind = str(obj.get("kind"))
-    what = f"{kind} {obj.get('namespace')}/{obj.get('name')}"
+    what = f"{kind} {obj.get('namespace')}/{obj.get('name')}" if obj else "its job"
     version = str(answer.get("kueueVersion") or "").split(" (")[0]
     group = answer.get("podGroup") or {}
     whose = f"pod group {group.get('name')}, {what}" if group else what
@@ -185,13 +191,13 @@ def _answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
     if verdict == "NotCreated":
         target = (f"pod group {group.get('namespace')}/{group.get('name')} ({len(group.get('pods') or ())} pod(s), "
                   f"total count {group.get('totalCount') or 'not set'})") if group else what
-        held = "" if answer.get("unmanaged") else f"; {HELD.get(kind, '')}"     # (unmanaged: it runs as written)
+        held = "" if answer.get("unmanaged") else _held(kind)     # (unmanaged: it runs as written)
         return [Block(Text(head + f"no Workload for {target}: {answer.get('error')}{held}", style="bold"), gap=False)]
     workload = answer.get("workload")
     if verdict == "Admitted":
         if answer.get("startError"):
             text = (f"Workload {workload} is admitted in ClusterQueue {answer.get('clusterQueue')}, but Kueue cannot "
-                    f"start {what}: {answer['startError']}; {HELD.get(kind, '')}")
+                    f"start {what}: {answer['startError']}{_held(kind)}")
             return [Block(Text(head + text, style="bold"), gap=False)]
         text = (f"Workload {workload} is admitted in ClusterQueue {answer.get('clusterQueue')}; "
                 f"{STARTED.get(kind, '')}, " + ("as Kueue sets it:" if kind == "Pod" else "its pods as Kueue sets them:"))
@@ -200,7 +206,7 @@ def _answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
     if verdict == "QuotaReserved":
         checks = checks_words(answer.get("admissionChecks"))
         text = (f"Workload {workload} holds quota in ClusterQueue {answer.get('clusterQueue')} and waits for its "
-                f"admission checks ({checks or 'none synced yet'}); {HELD.get(kind, '')}")
+                f"admission checks ({checks or 'none synced yet'}){_held(kind)}")
         reserved = reserved_lines(answer)
         out = [Block(Text(head + text, style="bold"), gap=False)]
         if reserved:
@@ -208,7 +214,7 @@ def _answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
         if reserved and kind != "Pod":
             out.append(Block(Text(f"Its pod template, {reserved_template(answer)}:")))
         return out
-    out = [Block(Text(head + f"Workload {workload} is not admitted; {HELD.get(kind, '')}", style="bold"), gap=False)]
+    out = [Block(Text(head + f"Workload {workload} is not admitted{_held(kind)}", style="bold"), gap=False)]
     if answer.get("explanation"):
         out += why_blocks({"explanation": {"workloads": [answer["explanation"]]}}, look)
     elif answer.get("message"):
@@ -218,7 +224,7 @@ def _answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
         waits = [f for f in found if not (f.get("verified") or {}).get("admits")]
         out += suggestions_blocks({"suggestions": [f for f in found if f not in waits]}, look)
         out += waiting_blocks({"suggestionsWaiting": waits}, look)
-    if kind == "Pod":
+    if kind == "Pod" or not obj:        # (a Workload stored alone, `kueue.chain.Held`: no template follows)
         return out
     return out + [Block(Text("Its pod template, explained without a flavor (Kueue assigns one when it admits it)"
                              + (", without fixes of its own: that flavor's node labels and tolerations would change "

@@ -20,7 +20,7 @@ def test_something_held_exits_1_and_the_first_line_sums_up_each_section():
     assert code == 1
     lines = out.splitlines()
     assert lines[0] == ("3 pending groups (5 pods), 1 budget allows no disruption, 1 drain blocked, "
-                        "0 evictions coming (node pressure not checked), queued skipped, scaledown skipped, "
+                        "0 evictions coming (no node reports pressure), queued skipped, scaledown skipped, "
                         "karpenter skipped")
     assert "Nodes Karpenter will not remove: skipped: no Karpenter NodePool (karpenter.sh/v1) among the inputs" in lines
 
@@ -155,3 +155,16 @@ def test_many_nodes_kept_for_one_reason_are_counted_not_each_listed():
                      "- n2 (group g): BlockedByPod: default/p2 (NotReplicated)",
                      "... and 3 more (-o json lists each)",
                      "- m (group g): ScaleDownDisabledAnnotation"]
+
+
+def test_the_options_it_shares_are_declared_as_the_other_commands_declare_them():
+    """--node-groups, --autoscaler-config and --kubelet-config: `cli.options`' declarations (one
+    flag, metavar and default; --node-groups' help opening as every command's), the report's words after."""
+    from kexplain.cli import cluster, options
+
+    said = {cluster.NODE_GROUPS_OPTION: options.node_groups_option(""),
+            cluster.AUTOSCALER_CONFIG_OPTION: options.autoscaler_config_option(),
+            cluster.KUBELET_CONFIG_OPTION: options.kubelet_config_option()}
+    for option, shared in said.items():
+        assert {**vars(option), "help": ""} == {**vars(shared), "help": ""}, option.param_decls
+    assert cluster.NODE_GROUPS_OPTION.help.startswith(options.node_groups_option("").help)

@@ -11,19 +11,11 @@ import pytest
 
 from kexplain.autoscaler.cloudprovider.live import CLUSTER_API, STATUS
 from kexplain.load.live import DAEMONSETS, EVENTS, KARPENTER, KUEUE, POLICIES, RESOURCES, VOLCANO
+from tests.cli.test_live_kueue_more import CONFIG_MAP, config_map
+from tests.cli.test_live_node_groups import GROUPS      # (the recorded cluster's node groups, as kexplain pod's)
 from tests.support.live_server import POD_PATH, Rbac, isolated, recorded_api, run_cli  # noqa: F401 (isolated: autouse)
 
 NOW = "2026-11-23T15:00:00Z"
-GROUPS = """nodeGroups:
-- name: general
-  minSize: 1
-  maxSize: 4
-  nodeSelector: {node.kubernetes.io/instance-type: m5.xlarge}
-- name: gpu
-  minSize: 0
-  maxSize: 2
-  nodeSelector: {workload: gpu}
-"""
 EVERY = frozenset(r.plural for r in (*RESOURCES, *POLICIES, *KARPENTER, *KUEUE, *VOLCANO, *CLUSTER_API, DAEMONSETS,
                                      EVENTS, STATUS))
 
@@ -158,7 +150,24 @@ def test_kueues_reads_refused_skip_the_queued_work_only(capsys, tmp_path):
     sections = _sections(json.loads(out))
     assert sections["queued"]["skipped"] == "not read from the cluster: list workloads at the cluster scope (403)"
     assert {n for n, s in sections.items() if str(s.get("skipped", "")).startswith("not read")} == {"queued"}
-    assert "pressureSkipped" in sections["evictions"]       # live: no node's stats read, said, never "no pressure"
+    assert sections["evictions"]["pressureReported"] == 0 and "pressureSkipped" not in sections["evictions"]
+
+
+def test_a_kueue_configuration_kueue_refuses_skips_the_sections_running_kueue_with_its_words(capsys, tmp_path):
+    """Live, Kueue's manager ConfigMap holds a Configuration Kueue's loader refuses: the sections
+    running Kueue's pass (the queued work; the pending pods, with Workloads stored) say they were not
+    run, in the loader's words; the rest goes on (never exit 2 for the whole report)."""
+    with recorded_api(tmp_path, collections=("kueue",)) as api:
+        api.objects[CONFIG_MAP] = config_map(fairSharing={"preemptionStrategies": ["Fastest"]})
+        code, out, err = run_cli(capsys, "cluster", "--kubeconfig", api.kubeconfig, "--now", NOW, "-o", "json")
+    assert code == 1, err
+    sections = _sections(json.loads(out))
+    said = sections["queued"]["skipped"]
+    assert said.startswith("not run: Kueue's manager refuses its Configuration (it does not start on it): http")
+    assert ("ConfigMap kueue-system/kueue-manager-config controller_manager_config.yaml: Configuration: "
+            'fairSharing.preemptionStrategies: Unsupported value: []v1beta2.PreemptionStrategy{"Fastest"}') in said
+    assert sections["pending"]["skipped"] == said
+    assert sections["drains"]["held"] and "skipped" not in sections["budgets"]
 
 
 PRESSED = "node-b2"

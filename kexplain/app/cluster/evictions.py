@@ -5,7 +5,8 @@ NODE` runs it (`app.eviction.pressure.document_of`): a node under memory, disk o
 row, with the pod the kubelet evicts now and the ranking behind it. Under NoExecute taints: each
 node a NoExecute taint is on, through the taint eviction controller as `kexplain evict taints NODE`
 (`app.eviction.taints.document_of`): a node where it deletes a pod (now, or after its
-tolerationSeconds) is a row. Without any node's stats the pressure part says so, never "no pressure".
+tolerationSeconds) is a row. A node reporting pressure without stats is said not checked, never "no
+pressure"; when no node reports pressure (MemoryPressure, DiskPressure, PIDPressure True), that is said.
 Live, the nodes reporting pressure are read through the node proxy as `kexplain snapshot
 --node-stats-pressured` reads them (`cli.cluster.live_report`); a refused proxy is said in one line."""
 from __future__ import annotations
@@ -39,9 +40,12 @@ def section(inputs: ClusterInputs) -> dict:
     rows.sort(key=lambda r: (_first(r, now), -len(r["evicts"]), r["family"] != "pressure", r["node"]))
     out: dict[str, Any] = {"name": NAME, "title": TITLE, "held": sum(len(r["evicts"]) for r in rows),
                            "pressureChecked": len(stats), "taintsChecked": len(tainted), "rows": rows}
-    if not stats:
-        out["pressureSkipped"] = proxy_refused(inputs.refused) or NO_STATS    # (live: a refused node proxy)
-    unread = [n for n in reported_pressure(inputs) if n not in stats]
+    reported = reported_pressure(inputs)
+    out["pressureReported"] = len(reported)     # (none: nothing to check, said so; never "not checked")
+    unread = [n for n in reported if n not in stats]
+    refused = proxy_refused(inputs.refused)     # (live: a refused node proxy)
+    if not stats and (unread or refused):
+        out["pressureSkipped"] = refused or NO_STATS
     if unread:
         out["pressureUnread"] = unread      # (their conditions say pressure; no stats: not explained)
     return out

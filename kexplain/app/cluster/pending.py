@@ -11,13 +11,14 @@ from typing import Any, Optional
 
 from kexplain.app.autoscalers import MAY_REPORT, kinds_of
 from kexplain.app.cluster.inputs import ClusterInputs
+from kexplain.app.cluster.kueue_config import REFUSED, configuration_refused
 from kexplain.app.live import (Connect, Explained, Live, Pending, PodArgs, discovery_error, explain_pending,
                                verdict_in_queue)
 from kexplain.autoscaler.cloudprovider import Discovery, discover_in
 from kexplain.errors import KexplainError
-from kexplain.explain.compare import pod_key
+from kexplain.explain.compare import compare, pod_key
 from kexplain.explain.run import explain
-from kexplain.framework.trace import UNSCHEDULABLE
+from kexplain.framework.trace import SCHEDULED, UNSCHEDULABLE
 from kexplain.suggest import suggestions as suggest
 
 NAME = "pending"
@@ -98,7 +99,13 @@ def section(inputs: ClusterInputs) -> dict:
     said: list[str] = []
     owners = Owners.of(inputs)
     once = OncePerGroup(owners)
-    done = explained(inputs, said, once)
+    try:
+        done = explained(inputs, said, once)
+    except KexplainError as err:        # Kueue's pass over its pods: its Configuration refused, said
+        refused = configuration_refused(inputs)
+        if refused is None or str(err) != refused:
+            raise
+        return {"name": NAME, "title": TITLE, "skipped": REFUSED + refused}
     groups: dict[tuple, dict] = {}
     first: dict[str, Explained] = {}
     for e in done.explained:
@@ -145,6 +152,8 @@ def pod_row(done: Pending, e: Explained) -> dict:
     trace = e.trace or e.slim
     post = (e.queue or {}).get("postFilter") if e.queue else trace.get("postFilter")
     row: dict[str, Any] = {"pod": pod_key(e.pod), "result": verdict}
+    if verdict.get("status") == SCHEDULED:      # still Pending in the cluster: where it would go, not "Scheduled"
+        row["fitsNow"] = fits_now(verdict, trace, bool(e.queue))
     if post:
         row["postFilter"] = {k: post[k] for k in ("code", "message", "nominatedNodeName") if k in post}
         row["preemptionHelps"] = bool(post.get("nominatedNodeName"))
@@ -160,11 +169,29 @@ def pod_row(done: Pending, e: Explained) -> dict:
     return row
 
 
+def fits_now(verdict: dict, trace: dict, queued: bool) -> dict:
+    """Where kube-scheduler would bind a pod the cluster still has Pending, as `kexplain pod
+    --pending` says it ("fits now: would be bound to NODE"): its node, or, when its kube-scheduler
+    picks among top-scored nodes at random (before 1.35) and no pod ahead in the queue decided it,
+    those nodes."""
+    tied = list(verdict.get("selectedNodes") or ()) if trace.get("tieBreak") == "random" and not queued else []
+    if len(tied) > 1:
+        return {"oneOf": tied, "atRandom": True}
+    return {"node": verdict.get("suggestedHost") or next(iter(verdict.get("selectedNodes") or ()), "")}
+
+
 def page_trace(e: Explained, row: dict) -> dict:
     """A pod's trace as `kexplain pod --pending --html` shows it: the queue's answer and the
-    autoscalers' and Kueue's with it (`--html` only: -o json leaves it out, `report.as_written`)."""
-    return {**(e.trace or {}), **({"queue": e.queue} if e.queue else {}),
-            **{k: row[k] for k in ("autoscalers", "kueue") if k in row}}
+    autoscalers' and Kueue's with it (`--html` only: -o json leaves it out, `report.as_written`);
+    a pod it would bind now with its comparison to the PodScheduled condition (`live`: still
+    Pending, what the scheduler said), as that page has it."""
+    trace = {**(e.trace or {}), **({"queue": e.queue} if e.queue else {}),
+             **{k: row[k] for k in ("autoscalers", "kueue") if k in row}}
+    if "fitsNow" in row:
+        said = compare({**(e.trace or e.slim), "result": row["result"]}, e.pod, config_given=False,
+                       server_version=None, hints=e.hints)
+        trace["live"] = said.to_json()
+    return trace
 
 
 def reason_key(row: dict) -> tuple:

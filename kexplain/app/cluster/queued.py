@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional
 
 from kexplain.app.cluster.inputs import ClusterInputs
+from kexplain.app.cluster.kueue_config import REFUSED, configuration_refused
 from kexplain.app.cluster.pending import live_of, pod_args
 from kexplain.app.live import kueue_capacity
 from kexplain.kueue.chain import admission_gated, live_kueue
@@ -25,6 +26,9 @@ def section(inputs: ClusterInputs) -> dict:
     """The held Workloads, each as `Held.to_json` writes it (`workload`, `owner`, `kueue`: Kueue's
     answer with its `explanation` and `suggestions`), with its ClusterQueue, its place and the pods
     Kueue's admission gate holds; the Workloads Kueue admits on its next cycle counted apart."""
+    refused = configuration_refused(inputs)
+    if refused is not None:         # (no pass of Kueue on a default it would not run with)
+        return {"name": NAME, "title": TITLE, "skipped": REFUSED + refused}
     req = inputs.request
     capacity = kueue_capacity(pod_args(inputs), live_of(inputs)) if req.node_groups else None
     done = live_kueue([], inputs.objects, now=req.now, capacity=capacity, fixes=kueue_fixes)

@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from typing import Any, Iterable, Mapping
 
-from kexplain.render.cluster import PARTS, ROW_LINES, section_blocks, summary
+from kexplain.render.cluster import PARTS, ROW_LINES, fits_now_words, section_blocks, summary
 from kexplain.render.blocks import print_blocks
 from kexplain.render.consoles import text_console
 from kexplain.render.html.eviction import eviction_body, is_eviction
 from kexplain.render.html.karpenter_disruption import disruption_body, is_disruption
 from kexplain.render.html.kueue import kueue_section
-from kexplain.render.html.markup import Html, el, table
+from kexplain.render.html.markup import Html, el, static_page, table
 from kexplain.render.html.static import trace_section
 from kexplain.render.style import plural
 
@@ -117,11 +118,31 @@ def _fields(row: Doc) -> Html:
     return el("dl", *(Html(el("dt", k) + el("dd", v)) for k, v in items), cls="fields")
 
 
-def _detail(name: str, row: Doc, n: int) -> list[Html]:
-    """What a row opens into: the single-object answers it carries, else the text's lines and its fields."""
+ID = re.compile(r' id="([^"]*)"')
+REFS = re.compile(r' (href="#|aria-labelledby=")([^"]*)"')     # (what refers to an id)
+
+
+def scoped(parts: Iterable[Html], prefix: str) -> list[Html]:
+    """Single-object pages' sections embedded in a row, their ids prefixed with the row's (each page
+    names its sections alike: "verdict", "fixes", ...; two drains on one page would repeat them),
+    and the links and labels naming those ids with them; a link elsewhere on the page kept.
+    Attributes only: every text is escaped (`markup.esc`), so no `id="` stands in one."""
+    parts = list(parts)
+    own = {m for p in parts for m in ID.findall(p)}
+
+    def ref(m: re.Match) -> str:
+        return f' {m.group(1)}{prefix}-{m.group(2)}"' if m.group(2) in own else m.group(0)
+    return [Html(REFS.sub(ref, ID.sub(lambda m: f' id="{prefix}-{m.group(1)}"', p))) for p in parts]
+
+
+def _detail(name: str, row: Doc, n: int, prefix: str) -> list[Html]:
+    """What a row opens into: the single-object answers it carries (their ids under the row's
+    `prefix`), else the text's lines and its fields."""
     out: list[Html] = []
     for what, doc in _embedded(row):
         if what == "trace":
+            if row.get("fitsNow"):      # (its page's verdict is the scheduler's: the pod is still Pending)
+                out.append(el("p", f"Still Pending in the cluster; {fits_now_words(row['fitsNow'])}.", cls="note"))
             out.append(trace_section(doc, n, "First pod: "))
         elif what == "kueue":
             out += kueue_section({"kueue": doc}, n)
@@ -130,7 +151,7 @@ def _detail(name: str, row: Doc, n: int) -> list[Html]:
         else:
             out += disruption_body(doc)
     if out:
-        return out
+        return scoped(out, prefix)
     lines = ROW_LINES.get(name)
     if lines is not None:
         try:
@@ -151,7 +172,7 @@ def _section(s: Doc, start: int) -> Html:
         parts.append(el("p", "Nothing held." if not held else "Held (see the text below).", cls="note"))
     for i, row in enumerate(rows):
         parts.append(el("details", el("summary", _label(name, row)),
-                        el("div", *_detail(name, row, start + i), cls="detail"),
+                        el("div", *_detail(name, row, start + i, f"s-{name}-{i}"), cls="detail"),
                         cls="row", id=f"s-{name}-{i}", data_section=name))
     if name in PARTS:
         parts.append(el("details", el("summary", "As the terminal prints it"),     # (open: what no row shows)
@@ -184,15 +205,8 @@ def body(doc: Doc) -> list[Html]:
 def render_cluster(doc: Doc, style: str) -> str:
     """The page of one ClusterReport (`style`: the page's css)."""
     title = f"cluster: {'something is held' if doc.get('held') else 'nothing held'}"
-    return "".join([
-        "<!DOCTYPE html>\n", '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f'<meta name="generator" content="kexplain (Kubernetes {doc.get("kubernetesVersion")})">',
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-        el("title", f"kexplain: {title}"), "<style>", style, CSS, "</style></head>\n",
-        '<body class="nojs" data-kind="cluster">',
-        el("header", el("h1", "kexplain: ", el("span", title, cls="title")),
-           el("p", f"What in the cluster is held, and why, at {doc.get('now')} (Kubernetes "
-                   f"{doc.get('kubernetesVersion')}); each row opens into its single-object answer. Nothing was "
-                   "changed in the cluster.", cls="meta")),
-        el("main", Html("".join(body(doc))), id="main"), "</body></html>\n"])
+    return static_page(title, f"kexplain (Kubernetes {doc.get('kubernetesVersion')})", style + CSS,
+                       {"class": "nojs", "data-kind": "cluster"},
+                       f"What in the cluster is held, and why, at {doc.get('now')} (Kubernetes "
+                       f"{doc.get('kubernetesVersion')}); each row opens into its single-object answer. Nothing was "
+                       "changed in the cluster.", "".join(body(doc)))

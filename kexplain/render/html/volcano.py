@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 from typing import Any, Iterable, Mapping, Sequence
 
-from kexplain.render.html.markup import Html, el, esc, table
+from kexplain.render.html.markup import Html, el, static_page, table
 from kexplain.render.volcano import render as render_text
 from kexplain.volcano.plugins.overcommit import OVERUSED
 from kexplain.volcano.plugins.proportion import INSUFFICIENT
@@ -378,15 +378,7 @@ def render_volcano_session(doc: Doc, style: str) -> str:
             other_events(doc),
             others_section(doc),
             _section("As the terminal prints it", "text", el("pre", _text(doc), cls="text"))]
-    head, generator = title(doc), f"kexplain (Volcano {doc.get('volcano', '')})"
-    return "".join([
-        "<!DOCTYPE html>\n", '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f'<meta name="generator" content="{esc(generator)}">',
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-        el("title", f"kexplain: {head}"), "<style>", style, CSS, "</style></head>\n",
-        '<body data-kind="volcano-session">',
-        el("header", el("h1", "kexplain: ", el("span", head, cls="title")),
-           el("p", f"One scheduling session of Volcano {doc.get('volcano', '')}'s scheduler; nothing was changed "
-                   "in the cluster.", cls="meta")),
-        el("main", Html("".join(b for b in body if b)), id="main"), "</body></html>\n"])
+    return static_page(title(doc), f"kexplain (Volcano {doc.get('volcano', '')})", style + CSS,
+                       {"data-kind": "volcano-session"},
+                       f"One scheduling session of Volcano {doc.get('volcano', '')}'s scheduler; nothing was changed "
+                       "in the cluster.", "".join(b for b in body if b))

@@ -2,9 +2,16 @@
 by owner (a ReplicaSet's pods by its Deployment) and by the scheduler's answer."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from kexplain.app import live
+from kexplain.app.cluster.inputs import read
 from kexplain.app.cluster import pending
-from tests.app.cluster.helpers import SHOP, inputs_of, with_items
+from kexplain.features import KubeVersion
+from kexplain.render.cluster import pod_lines
+from tests.app.cluster.helpers import SHOP, inputs_of, request, with_items
+from tests.support.cli_helpers import run_cli
+from tests.support.html_pages import visible_text
 
 
 def _rows(section: dict) -> dict[str, dict]:
@@ -148,3 +155,58 @@ def test_the_pages_first_pod_has_the_fixes_found_after_the_batch_too(monkeypatch
     assert [r["trace"].get("suggestions") for r in after["rows"]] == \
         [r["trace"].get("suggestions") for r in batch["rows"]]
     assert sum(1 for r in after["rows"] if r["trace"].get("suggestions")) == 2
+
+
+FITS_NOW = """apiVersion: v1
+kind: Pod
+metadata:
+  name: late
+  namespace: shop
+  uid: 00000000-0000-4000-8000-000000000041
+  creationTimestamp: "2026-01-01T11:59:00Z"
+spec:
+  containers:
+  - {name: late, image: late, resources: {requests: {cpu: 100m, memory: 128Mi}}}
+status:
+  phase: Pending
+  conditions:
+  - {type: PodScheduled, status: "False", reason: Unschedulable, lastTransitionTime: "2026-01-01T11:59:01Z"}
+"""
+SECOND_NODE = """apiVersion: v1
+kind: Node
+metadata:
+  name: node-c
+  labels: {kubernetes.io/hostname: node-c, kubernetes.io/os: linux}
+status:
+  allocatable: {cpu: "4", memory: 16Gi, pods: "110"}
+  capacity: {cpu: "4", memory: 16Gi, pods: "110"}
+  conditions:
+  - {type: Ready, status: "True"}
+"""
+
+
+def test_a_pending_pod_the_scheduler_would_bind_now_is_listed_pending_with_its_node(tmp_path):
+    """Still Pending in the cluster: never listed "Scheduled"; the text, -o json and the page say
+    where it would go, as `kexplain pod --pending` does ("fits now: would be bound to NODE")."""
+    extra = with_items(tmp_path, FITS_NOW)
+    row = _rows(pending.section(inputs_of(SHOP, extra)))["Pod shop/late"]
+    assert row["fitsNow"] == {"node": "node-a"} and row["result"]["status"] == "Scheduled"
+    line = "- Pod shop/late: 1 pod Pending, fits now: would be bound to node-a"
+    assert pod_lines(row)[0] == (0, line)
+    _, out, _ = run_cli("cluster", "--nodes", str(SHOP), "--nodes", str(extra), "--section", "pending",
+                        "--now", "2026-01-01T12:00:00Z", "--html", str(tmp_path / "page.html"), width=200)
+    assert line in out.splitlines() and "Scheduled" not in out
+    page = (tmp_path / "page.html").read_text(encoding="utf-8")
+    assert f"<summary>{line.removeprefix('- ')}</summary>" in page
+    said = visible_text(page)       # its embedded page, the scheduler's verdict: said still Pending first
+    assert "Still Pending in the cluster; fits now: would be bound to node-a." in said
+    assert "PodScheduled=False, Unschedulable" in said       # what the scheduler said, as pod --pending's page
+
+
+def test_a_random_pick_among_tied_nodes_names_them(tmp_path):
+    extra = with_items(tmp_path, FITS_NOW + "---\n" + SECOND_NODE)
+    req = replace(request(SHOP, extra), kube=KubeVersion("1.34"), version_given=True)
+    row = _rows(pending.section(read(req)))["Pod shop/late"]
+    assert row["fitsNow"] == {"oneOf": ["node-a", "node-c"], "atRandom": True}
+    assert pod_lines(row)[0][1].endswith("1 pod Pending, fits now: would be bound to one of node-a, node-c, "
+                                         "picked at random")

@@ -112,6 +112,46 @@ def test_the_text_says_each_cluster_queue_and_the_first_fix():
                                "on-demand from 8 to 12" for line in lines)
 
 
+REFUSED_CONFIG_MAP = """apiVersion: v1
+kind: ConfigMap
+metadata: {name: kueue-manager-config, namespace: kueue-system}
+data:
+  controller_manager_config.yaml: |
+    apiVersion: config.kueue.x-k8s.io/v1beta2
+    kind: Configuration
+    fairSharing: {preemptionStrategies: [Fastest]}
+"""
+REFUSAL = 'fairSharing.preemptionStrategies: Unsupported value: []v1beta2.PreemptionStrategy{"Fastest"}'
+
+
+def test_a_kueue_configuration_kueue_refuses_skips_the_queued_work_with_its_words(tmp_path):
+    """Kueue's manager does not start on it: the section says it was not run and the loader's words,
+    never answers on Kueue's defaults; the other sections go on."""
+    extra = with_items(tmp_path, REFUSED_CONFIG_MAP)
+    doc = report(request(*KUEUE, extra, SHOP, sections=("pending", "queued", "drains")))
+    queued = _section(doc, "queued")
+    assert set(queued) == {"name", "title", "skipped"}
+    assert queued["skipped"].startswith("not run: Kueue's manager refuses its Configuration (it does not start on "
+                                        f"it): {extra}: document 1: ConfigMap kueue-system/kueue-manager-config "
+                                        "controller_manager_config.yaml: Configuration: ")
+    assert queued["skipped"].endswith(REFUSAL + ': supported values: "LessThanOrEqualToFinalShare", '
+                                      '"LessThanInitialShare", "LessThanOrEqualToFinalShare,LessThanInitialShare"')
+    assert _section(doc, "pending")["skipped"] == queued["skipped"]     # (Kueue's pass over the pending pods too)
+    assert _section(doc, "drains")["held"] == 1
+    code, out, _ = run_cli("cluster", *[a for p in (*KUEUE, extra) for a in ("--nodes", str(p))], "--section",
+                           "queued", "--now", NOW, width=400)
+    assert (code, out.splitlines()[0]) == (0, "queued skipped")
+    assert f"Queued work: skipped: {queued['skipped']}" in " ".join(out.split())
+
+
+def test_a_refused_configuration_document_is_said_too(tmp_path):
+    config = with_items(tmp_path, "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n"
+                                  "waitForPodsReady: {enable: true, timeout: -1s}\n")
+    queued = _section(report(request(*KUEUE, config, sections=("queued",))), "queued")
+    assert queued["skipped"].startswith("not run: Kueue's manager refuses its Configuration") and \
+        "waitForPodsReady.timeout" in queued["skipped"], queued
+
+
 def test_without_stats_the_pressure_part_is_skipped_in_one_line():
     evictions = _section(report(request(*PRESSURE, sections=("evictions",))), "evictions")
     assert evictions["pressureSkipped"].startswith("no node's stats Summary among the inputs")
@@ -121,6 +161,24 @@ def test_without_stats_the_pressure_part_is_skipped_in_one_line():
                         "--now", NOW, width=200)
     assert out.splitlines()[0] == "3 evictions coming (node pressure not checked)"
     assert any(line.startswith("Node pressure: skipped: no node's stats Summary") for line in out.splitlines())
+
+
+def test_no_node_reporting_pressure_is_said_not_left_unchecked():
+    evictions = _section(report(request(SHOP, sections=("evictions",))), "evictions")
+    assert (evictions["pressureReported"], evictions["pressureChecked"]) == (0, 0)
+    assert "pressureSkipped" not in evictions and "pressureUnread" not in evictions
+    _, out, _ = run_cli("cluster", "--nodes", str(SHOP), "--section", "evictions", "--now", NOW, width=200)
+    lines = out.splitlines()
+    assert lines[0] == "0 evictions coming (no node reports pressure)"
+    assert "Node pressure: no node reports MemoryPressure, DiskPressure or PIDPressure: nothing to check" in lines
+    assert "not checked" not in out
+
+
+def test_a_node_reporting_pressure_without_stats_beside_one_with_is_not_checked():
+    args = [a for p in PRESSURE for a in ("--nodes", str(p))]
+    _, out, _ = run_cli("cluster", *args, "--node-stats", f"node-a={STATS[0][1]}", "--kubelet-config",
+                        str(RANKING / "kubelet-config.yaml"), "--section", "evictions", "--now", NOW, width=200)
+    assert out.splitlines()[0] == "4 evictions coming (node pressure not checked on 1 node)"
 
 
 def test_the_soonest_eviction_comes_first():

@@ -8,14 +8,17 @@ import copy
 import html
 import json
 import re
+from html.parser import HTMLParser
 
 from kexplain.app.cluster.report import as_written, report
 from kexplain.render.html import render_page
+from kexplain.render.html.cluster import scoped
 from kexplain.render.cluster import pressure_lines, scaledown_node_lines, taint_lines, workload_lines
 from kexplain.render.html.eviction import eviction_body
 from kexplain.render.html.kueue import kueue_section
 from kexplain.render.html.markup import join
 from kexplain.render.html.static import trace_section
+from kexplain.render.kueue_chain import summary as kueue_summary
 from tests.app.cluster.helpers import SHOP, request
 from tests.support.cli_helpers import run_cli
 from tests.support.html_pages import fetches, visible_text
@@ -39,8 +42,8 @@ def test_the_summary_comes_first_and_names_every_section():
     main = page[page.index("<main"):]
     assert main.index('id="summary"') < main.index('id="s-pending"')
     text = visible_text(page)
-    assert ("3 pending groups (5 pods), 1 budget allows no disruption, 1 drain blocked, 0 evictions coming (node "
-            "pressure not checked), queued skipped, scaledown skipped, karpenter skipped") in text
+    assert ("3 pending groups (5 pods), 1 budget allows no disruption, 1 drain blocked, 0 evictions coming (no node "
+            "reports pressure), queued skipped, scaledown skipped, karpenter skipped") in text
     assert "no Karpenter NodePool (karpenter.sh/v1) among the inputs" in text
     assert fetches(page) == [] and "<script" not in page
 
@@ -52,7 +55,7 @@ def test_a_pending_group_opens_into_its_first_pods_answer():
     page = render_page(doc)
     row = _row(page, "pending", 0)
     assert "<summary>Deployment shop/render: 3 pods Unschedulable</summary>" in row
-    assert trace_section(rows[0]["trace"], 0, "First pod: ") in row     # the `kexplain POD` page's section
+    assert join(scoped([trace_section(rows[0]["trace"], 0, "First pod: ")], "s-pending-0")) in row   # `kexplain POD`'s
     assert "lower the cpu request from 6 to 4 (container render)" in visible_text(row)
 
 
@@ -61,7 +64,7 @@ def test_a_blocked_drain_opens_into_evict_drains_answer():
     (drain,) = next(s for s in doc["sections"] if s["name"] == "drains")["rows"]
     row = _row(render_page(doc), "drains", 0)
     assert "<summary>kubectl drain node-b (v1.36.3): blocked: 2 of 2 evictions refused</summary>" in row
-    assert join(eviction_body(drain["drain"])) in row
+    assert join(scoped(eviction_body(drain["drain"]), "s-drains-0")) in row
 
 
 def test_a_section_the_page_does_not_know_shows_with_its_title_count_and_rows():
@@ -75,7 +78,7 @@ def test_a_section_the_page_does_not_know_shows_with_its_title_count_and_rows():
     first, second = _row(page, "later", 0), _row(page, "later", 1)
     assert "<summary>team-a/job-1: insufficient quota for cpu in flavor default</summary>" in first
     assert "<dt>position</dt><dd>3</dd>" in first
-    assert join(eviction_body(drain)) in second          # a document it carries: that command's answer
+    assert join(scoped(eviction_body(drain), "s-later-1")) in second     # a document it carries: that command's answer
     assert "A later section" in visible_text(page[:page.index('id="s-drains"')])    # in the summary, at the top
 
 
@@ -125,7 +128,7 @@ def test_a_held_workload_says_the_texts_line_and_opens_into_kueues_answer():
     for i, workload in enumerate(rows):
         row = _row(page, "queued", i)
         assert f"<summary>{_first_line(workload_lines(workload))}</summary>" in row
-        assert join(kueue_section({"kueue": workload["kueue"]}, i)) in row     # `kexplain pod`'s Kueue section
+        assert join(scoped(kueue_section({"kueue": workload["kueue"]}, i), f"s-queued-{i}")) in row   # `kexplain pod`'s
     assert "3 Workloads held" in visible_text(page[:page.index('id="s-queued"')])
 
 
@@ -153,6 +156,60 @@ def test_a_nodes_evictions_open_into_evict_pressure_and_evict_taints():
     assert [r["family"] for r in rows] == ["pressure", "taints"]
     pressure, taints = _row(page, "evictions", 0), _row(page, "evictions", 1)
     assert f"<summary>{_first_line(pressure_lines(rows[0]))}</summary>" in pressure
-    assert join(eviction_body(rows[0]["pressure"])) in pressure
+    assert join(scoped(eviction_body(rows[0]["pressure"]), "s-evictions-0")) in pressure
     assert f"<summary>{_first_line(taint_lines(rows[1]))}</summary>" in taints
-    assert join(eviction_body(rows[1]["taints"])) in taints
+    assert join(scoped(eviction_body(rows[1]["taints"]), "s-evictions-1")) in taints
+
+
+def test_a_held_workloads_kueue_sentence_ends_as_a_sentence():
+    """A Workload the cluster stores alone (no job object named in Kueue's answer): "is not admitted",
+    no dangling "; " and no pod template announced that nothing follows, in the page's note and text."""
+    doc = report(request(FIXTURES / "kueue" / "cluster.yaml", FIXTURES / "cluster" / "kueue-held.yaml", html=True))
+    rows = _section_rows(doc, "queued")
+    page = render_page(doc)
+    for i, workload in enumerate(rows):
+        said = kueue_summary(workload["kueue"])
+        assert said.endswith(f"Workload {workload['workload']} is not admitted"), said
+        row = visible_text(_row(page, "queued", i))
+        assert "is not admitted;" not in row and "Its pod template" not in row
+
+
+class _Ids(HTMLParser):
+    """Every id of a page, and every in-page reference (`href="#X"`, `aria-labelledby`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: list[str] = []
+        self.refs: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        for key, value in attrs:
+            if key == "id":
+                self.ids.append(value)
+            elif key == "href" and value and value.startswith("#"):
+                self.refs.append(value[1:])
+            elif key == "aria-labelledby":
+                self.refs.append(value)
+
+
+def test_no_id_repeats_on_a_page_of_several_drains_evictions_and_workloads(tmp_path):
+    """Each embedded single-object page names its sections alike ("verdict", "fixes", "text"): under
+    its row's id on the cluster's page, every id once, every in-page link and label resolving."""
+    ranking = FIXTURES / "eviction" / "ranking-now"
+    pressure = ("--nodes", ranking / "cluster.yaml", "--nodes", FIXTURES / "eviction" / "taints.yaml", "--nodes",
+                FIXTURES / "cluster" / "cordoned.yaml", "--node-stats", f"node-a={ranking / 'stats.json'}",
+                "--kubelet-config", ranking / "kubelet-config.yaml", "--drain-check")
+    karpenter = ("--nodes", FIXTURES / "karpenter-disruption" / "cluster.yaml", "--nodes",
+                 FIXTURES / "karpenter-disruption" / "nodepools.yaml", "--drain-check")
+    kueue = ("--nodes", FIXTURES / "kueue" / "cluster.yaml", "--nodes", FIXTURES / "cluster" / "kueue-held.yaml",
+             "--nodes", SHOP)
+    for i, args in enumerate((pressure, karpenter, kueue)):
+        out = tmp_path / f"page-{i}.html"
+        run_cli("cluster", *map(str, args), "--now", NOW, "--html", str(out))
+        parsed = _Ids()
+        parsed.feed(out.read_text(encoding="utf-8"))
+        rows = [x for x in parsed.ids if re.fullmatch(r"s-[a-z]+-\d+", x)]
+        assert len(rows) >= 3, rows                  # (several rows embedding pages: the check can fail)
+        repeated = sorted({x for x in parsed.ids if parsed.ids.count(x) > 1})
+        assert repeated == [], f"page {i}: {repeated}"
+        assert set(parsed.refs) <= set(parsed.ids), f"page {i}: {set(parsed.refs) - set(parsed.ids)}"
