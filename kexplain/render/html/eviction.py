@@ -14,7 +14,7 @@ from kexplain.render.consoles import text_console
 from kexplain.render.eviction.drain import autoscaler_line, refusals, summary as drain_summary, sync_failure_line
 from kexplain.render.eviction.pressure import (KEY_HEADERS, SIGNAL_HEADERS, conditions_line, human, key_text,
                                                met_lines, signal_cells, signal_notes, summary_line)
-from kexplain.render.html.markup import Html, el, table
+from kexplain.render.html.markup import Html, el, static_page, table
 
 FAMILIES = ("pressure", "drain", "taints")
 TEXT_WIDTH = 80         # the terminal's: the same answer as the text
@@ -222,14 +222,7 @@ def render_eviction(doc: Doc, style: str) -> str:
     family = str(doc["family"])
     title = f"evict {family} {doc.get('node')}"
     body = eviction_body(doc)
-    return "".join([
-        "<!DOCTYPE html>\n", '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f'<meta name="generator" content="kexplain ({doc.get("kubernetesVersion")})">',
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-        el("title", f"kexplain: {title}"), "<style>", style, "</style></head>\n",
-        f'<body data-kind="eviction" data-family="{family}">',
-        el("header", el("h1", "kexplain: ", el("span", title, cls="title")),
-           el("p", f"{COMMANDS[family]} on node {doc.get('node')}, as Kubernetes {doc.get('kubernetesVersion')}'s "
-                   f"own code decides it; nothing was changed in the cluster.", cls="meta")),
-        el("main", Html("".join(body)), id="main"), "</body></html>\n"])
+    meta = (f"{COMMANDS[family]} on node {doc.get('node')}, as Kubernetes {doc.get('kubernetesVersion')}'s "
+            f"own code decides it; nothing was changed in the cluster.")
+    return static_page(title, f"kexplain ({doc.get('kubernetesVersion')})", style,
+                       {"data-kind": "eviction", "data-family": family}, meta, "".join(body))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from kexplain.render.html.markup import Html, el, table
+from kexplain.render.html.markup import Html, el, static_page, table
 
 FROM_EVENTS_KIND = "FromEvents"
 FROM_EVENTS_LIST_KIND = "FromEventsList"
@@ -21,16 +21,9 @@ def render_from_events(doc: Mapping[str, Any], style: str) -> str:
     body = [_pod(item) for item in items] or [el("p", "No pod is Pending with PodScheduled=False.", cls="note")]
     body.append(_refused(refused or [], snapshot))
     title = ", ".join(f"{i['pod']['namespace']}/{i['pod']['name']}" for i in items) or "pending pods"
-    return "".join([
-        "<!DOCTYPE html>\n", '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-        el("title", f"kexplain: {title}"), "<style>", style, "</style></head>\n",
-        '<body data-kind="from-events">',
-        el("header", el("h1", "kexplain: ", el("span", title, cls="title")),
-           el("p", "The scheduler's own verdict, read from its events: kexplain could not read the cluster, "
-                   "so nothing here is a simulation.", cls="meta")),
-        el("main", Html("".join(body)), id="main"), "</body></html>\n"])
+    return static_page(title, "", style, {"data-kind": "from-events"},
+                       "The scheduler's own verdict, read from its events: kexplain could not read the cluster, "
+                       "so nothing here is a simulation.", "".join(body))
 
 
 def _pod(item: Mapping[str, Any]) -> Html:

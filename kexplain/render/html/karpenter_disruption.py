@@ -11,7 +11,7 @@ import io
 from typing import Any, Mapping
 
 from kexplain.render.consoles import text_console
-from kexplain.render.html.markup import Html, el, table
+from kexplain.render.html.markup import Html, el, static_page, table
 from kexplain.render.karpenter_disruption import NODE_HEADERS, budget_logs, budget_rows, decision_line, method_lines, \
     node_rows, node_sections, print_disruption, print_node, stopped_by, tie_lines
 from kexplain.render.karpenter_events import event_line as live_event_line, print_live_events
@@ -145,14 +145,6 @@ def render_disruption(doc: Doc, style: str) -> str:
     if doc.get("node"):
         title = node_sections(doc)[0]
     body = disruption_body(doc)
-    return "".join([
-        "<!DOCTYPE html>\n", '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f'<meta name="generator" content="kexplain ({doc.get("karpenter", "")})">',
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-        el("title", f"kexplain: {title}"), "<style>", style, "</style></head>\n",
-        '<body data-kind="karpenter-disruption">',
-        el("header", el("h1", "kexplain: ", el("span", title, cls="title")),
-           el("p", f"Karpenter's disruption pass, as {doc.get('karpenter', '')}; nothing was changed in the cluster.",
-              cls="meta")),
-        el("main", Html("".join(body)), id="main"), "</body></html>\n"])
+    meta = f"Karpenter's disruption pass, as {doc.get('karpenter', '')}; nothing was changed in the cluster."
+    return static_page(title, f"kexplain ({doc.get('karpenter', '')})", style, {"data-kind": "karpenter-disruption"},
+                       meta, "".join(body))

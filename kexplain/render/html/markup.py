@@ -71,11 +71,12 @@ CSP = "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'
 def static_page(title: str, generator: str, css: str, body: Mapping[str, Any], meta: Any, main: str) -> str:
     """A whole page that needs nothing else (its CSP lets in only its inline style: no script, nothing
     fetched): `title` in its title and heading, `meta` the line under it, `main` the markup of its
-    main part; `body` the body's attributes (its kind, for the browser tests)."""
+    main part; `body` the body's attributes (its kind, for the browser tests); no generator line when
+    `generator` is empty."""
     return "".join([
         "<!DOCTYPE html>\n", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f'<meta name="generator" content="{esc(generator)}">', CSP,
+        f'<meta name="generator" content="{esc(generator)}">' if generator else "", CSP,
         el("title", f"kexplain: {title}"), "<style>", css, "</style></head>\n",
         el("body", el("header", el("h1", "kexplain: ", el("span", title, cls="title")), el("p", meta, cls="meta")),
            el("main", Html(main), id="main"), attrs=body), "</html>\n"])

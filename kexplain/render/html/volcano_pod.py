@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from kexplain.render.html.autoscaler import autoscaler_section
 from kexplain.render.html.karpenter import karpenter_section
-from kexplain.render.html.markup import Html, el, table
+from kexplain.render.html.markup import Html, el, static_page, table
 
 
 def is_volcano_pod(doc: Mapping[str, Any]) -> bool:
@@ -17,14 +17,7 @@ def is_volcano_pod(doc: Mapping[str, Any]) -> bool:
 def render_volcano_pod(doc: Mapping[str, Any], style: str) -> str:
     vc, result = doc["volcano"], doc["result"]
     title = f"Pod {doc['pod']['namespace']}/{doc['pod']['name']}: {result['status']}"
-    return "".join([
-        "<!DOCTYPE html>\n", '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-        el("title", f"kexplain: {title}"), "<style>", style, "</style></head>\n",
-        '<body data-kind="volcano-pod">',
-        el("header", el("h1", "kexplain: ", el("span", title, cls="title")), el("p", vc["scheduler"], cls="meta")),
-        el("main", Html("".join(_body(doc))), id="main"), "</body></html>\n"])
+    return static_page(title, "", style, {"data-kind": "volcano-pod"}, vc["scheduler"], "".join(_body(doc)))
 
 
 def _body(doc: Mapping[str, Any]) -> list[Html]:
