@@ -16,6 +16,8 @@ import pytest
 from kexplain.admission.pipeline import admit
 from kexplain.model.shapes import task_key
 from kexplain.volcano import conf
+from kexplain.volcano.api.node import NodeInfo
+from kexplain.volcano.api.task import TaskStatus, new_task
 from kexplain.volcano.cache import is_volcano_object
 from kexplain.volcano.plugins import memo
 from kexplain.volcano.run import run_kept
@@ -139,3 +141,22 @@ def test_a_shape_ignores_what_no_check_reads() -> None:
     c = copy.deepcopy(a)
     c["spec"]["tolerations"] = [{"key": "spot", "operator": "Exists"}]
     assert task_key(a) != task_key(c)
+
+
+def _cpu_task(name: str, cpu: str) -> Any:
+    return new_task({"metadata": {"name": name, "namespace": "ns", "uid": name,
+                                  "annotations": {"scheduling.k8s.io/group-name": "g"}},
+                     "spec": {"containers": [{"resources": {"requests": {"cpu": cpu}}}]}, "status": {"phase": "Pending"}})
+
+
+def test_a_node_change_is_seen_through_its_stamp() -> None:
+    """The fits (and node scores) are kept per node `stamp`: every task added or removed gives the node a new
+    one, so a node that a task left (a discarded statement) is asked again, not answered as it was with it."""
+    node = NodeInfo.of({"metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "3", "memory": "1Gi", "pods": "10"}}})
+    kept, asking, other = memo.ShapeMemo(1), _cpu_task("a", "2"), _cpu_task("b", "2")
+    assert kept.fits(asking, [node]) == [(True, True)]
+    other.status = TaskStatus.ALLOCATED
+    node.add_task(other)
+    assert kept.fits(asking, [node]) == [(False, False)]
+    node.remove_task(other)
+    assert kept.fits(asking, [node]) == [(True, True)]

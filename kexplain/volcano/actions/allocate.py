@@ -3,7 +3,8 @@ share, jobs by order, each job's pending tasks placed in a statement committed o
 ready, kept when pipelined, discarded otherwise."""
 from __future__ import annotations
 
-from itertools import compress, islice
+from itertools import compress, islice, repeat
+from operator import eq
 from typing import Any, Callable
 
 from kexplain.volcano.api.fit_errors import Code, FitError, FitErrors, Status, pre_predicate_failed
@@ -91,7 +92,9 @@ def _scan_kept(task: TaskInfo, check: KeptCheck, start: int, want: int, before: 
     in `known` as (task key, statuses), its FitError made when read (`known_error`); `fe` is filled only
     when no node fits (allocate reads a search's errors only then)."""
     nodes = check.kept.nodes
-    bad = {i for i in map(check.kept.index.get, before) if i is not None} if before else None
+    bad = set(map(check.kept.index.get, before)) if before else None
+    if bad:
+        bad.discard(None)
     processed = 0
     failed: list[int] = []
     for seg_lo, seg_hi in ((start, len(nodes)), (0, start)):
@@ -105,7 +108,7 @@ def _scan_kept(task: TaskInfo, check: KeptCheck, start: int, want: int, before: 
                 failed.append(i)
                 if bad is None or i not in bad:
                     known[nodes[i].name] = (task.key, statuses[i - lo])
-            out.extend(nodes[i] for i in picks)
+            out.extend(map(nodes.__getitem__, picks))
             processed += end - lo
             if len(out) >= want:
                 return processed
@@ -145,7 +148,7 @@ def best_node(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo |
         return nodes[0]
     scores = ssn.node_scores(task, nodes)
     top = max(scores.values())
-    best = [n for n in nodes if scores[n.name] == top]
+    best = list(compress(nodes, map(eq, scores.values(), repeat(top))))     # (`scores` in the nodes' order)
     ssn.decisions[task.uid] = Decision(best[0].name, [n.name for n in best], scores)
     return best[0]
 

@@ -20,6 +20,7 @@ class NodeInfo:
     pipelined: Resource = field(default_factory=Resource)
     tasks: dict[str, TaskInfo] = field(default_factory=dict)
     version: int = 0          # bumped by every task added or removed (what `plugins/memo` keys on)
+    stamp: object = field(default_factory=object, repr=False)     # a new one at every bump: hashed by identity
 
     @classmethod
     def of(cls, node: dict[str, Any]) -> "NodeInfo":
@@ -36,6 +37,7 @@ class NodeInfo:
     def add_task(self, t: TaskInfo) -> None:
         """AddTask: the task's resources taken from idle by its status (a copy of the task kept)."""
         self.version += 1
+        self.stamp = object()
         if self.node is not None:
             if t.status == TaskStatus.RELEASING:
                 self.idle.sub(t.resreq)
@@ -51,6 +53,7 @@ class NodeInfo:
 
     def remove_task(self, t: TaskInfo) -> None:
         self.version += 1
+        self.stamp = object()
         held = self.tasks.pop(t.uid, None)
         if held is None or self.node is None:
             return

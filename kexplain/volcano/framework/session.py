@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from operator import add
+from operator import add, attrgetter
 from typing import Any, Callable
 
 from kexplain.volcano.api.fit_errors import Code
@@ -17,6 +17,7 @@ from kexplain.volcano.api.task import TaskInfo, TaskStatus
 from kexplain.volcano.conf import PluginOption, SchedulerConf
 
 PERMIT, ABSTAIN, REJECT = 1, 0, -1
+NAME = attrgetter("name")
 
 
 @dataclass
@@ -294,7 +295,7 @@ class Session:
     def node_scores(self, task: TaskInfo, nodes: list[NodeInfo]) -> dict[str, float]:
         """PrioritizeNodes: the map (nodeOrder) and batch scores summed per node (as lists aligned with
         `nodes` where a function answers for all nodes at once: `many`; each node's sum in the same order)."""
-        names = [n.name for n in nodes]
+        names = list(map(NAME, nodes))
         totals = [0.0] * len(nodes)
         for _, fn in self._each("nodeOrder", "node_order"):
             many = getattr(fn, "many", None)

@@ -20,7 +20,7 @@ from kexplain.volcano.framework.statement import PriorityQueue
 from kexplain.volcano.plugins import capacity_resource as cr
 from kexplain.volcano.plugins.args import get_int
 from kexplain.volcano.plugins.util import (deduct_gated, elastic_resources, format_names, inqueue_resource,
-                                           is_enqueued_running, min_resources)
+                                           is_enqueued_running, min_resources, queue_limits)
 
 NAME = "capacity"
 ROOT = "root"
@@ -127,20 +127,7 @@ class Capacity:
     # -- building the queues' attributes ------------------------------------------------------
     def _flat_attr(self, queue: QueueInfo) -> QueueAttr:
         attr = QueueAttr(queue.name, deserved=Resource.of(queue.deserved))
-        if queue.capability:
-            attr.capability = Resource.of(queue.capability)
-            if attr.capability.milli_cpu <= 0:
-                attr.capability.milli_cpu = math.inf
-            if attr.capability.memory <= 0:
-                attr.capability.memory = math.inf
-        if queue.guarantee:
-            attr.guarantee = Resource.of(queue.guarantee)
-        real = exceeded_part(self.total, self.total_guarantee).add(attr.guarantee)
-        if attr.capability is None:
-            attr.capability = Resource()
-        else:
-            real.min_dimension(attr.capability, INFINITY)
-        attr.real_capability = real
+        attr.capability, attr.guarantee, attr.real_capability = queue_limits(queue, self.total, self.total_guarantee)
         return attr
 
     def _build_flat(self, ssn: Any) -> None:

@@ -7,14 +7,15 @@ task's own or the pod's running, and of each container only its requests, ports 
 and that one node; the action's own resource check reads the task's request and the node's idle. So
 an entry is kept per (plugin, shape) and node, good while the node's `version` (bumped by every task
 added to or removed from it: allocate, pipeline, evict and a discard's undoing alike) is the one it
-was computed at. The node affinity, taint and image scores read what a session never changes
+was computed at (the tables key on the node's `stamp`, a new object at every bump: hashed by identity,
+cheaper than a (name, version) pair). The node affinity, taint and image scores read what a session never changes
 (labels, taints, images): kept by node alone. A task whose inter-pod
 affinity or topology spread Filter runs (they count other nodes' pods) keeps no verdict; those two
 plugins' scores are never kept. Nothing here changes an answer: `ENABLED` off gives the same session."""
 from __future__ import annotations
 
 from itertools import compress, repeat
-from operator import attrgetter, is_, ne, not_
+from operator import and_, attrgetter, is_, ne, not_
 from typing import Any, Callable, Hashable
 
 from kexplain.framework.cycle_state import CycleState
@@ -32,8 +33,8 @@ CROSS_NODE = frozenset((n.INTER_POD_AFFINITY, n.POD_TOPOLOGY_SPREAD))     # read
 STATIC_SCORES = frozenset((n.NODE_AFFINITY, n.TAINT_TOLERATION))          # the node's labels and taints
 NODE_SCORES = frozenset((n.NODE_RESOURCES_FIT, n.NODE_RESOURCES_BALANCED_ALLOCATION))   # its requests
 PREDICATES = "predicates"
-VERSION = attrgetter("version")
-NodeKeys = tuple[list[str], list[tuple[str, int]]]
+VERSION, STAMP, NAME = attrgetter("version"), attrgetter("stamp"), attrgetter("name")
+NodeKeys = tuple[list[str], list[object]]
 
 
 class _Tables:
@@ -59,8 +60,8 @@ class ShapeMemo:
     def __init__(self, nodes: int) -> None:
         self.nodes = nodes
         self.filters = _Tables()                    # filter key -> KeptVerdicts
-        self.scores = _Tables()                     # (plugin, shape) -> node [, version] -> raw
-        self.fitting = _Tables()                    # request -> (node name, version) -> (idle, future idle)
+        self.scores = _Tables()                     # (plugin, shape) -> node name or stamp -> raw
+        self.fitting = _Tables()                    # request -> node stamp -> (idle, future idle)
         self.skips: dict[tuple[int, str], bool] = {}     # (plugin, shape) -> PreScore skipped
         self.states: dict[tuple[int, str], CycleState] = {}     # (plugin, shape) -> its PreScore's state
         self.shapes: dict[str, Hashable] = {}            # task uid -> shape
@@ -92,7 +93,7 @@ class ShapeMemo:
                    ) -> tuple[bool, list[int] | None]:
         """(kept, the plugin's raw scores of the nodes: None when its PreScore skips); kept False when the
         plugin's scores are not memoized (then nothing was computed). `nodes`: their names and their
-        (name, version) pairs (`node_keys`)."""
+        stamps (`node_keys`)."""
         name = getattr(plugin, "name", "")
         static = name in STATIC_SCORES
         if not static and name not in NODE_SCORES:
@@ -118,10 +119,10 @@ class ShapeMemo:
 
     def fits(self, task: TaskInfo, nodes: list[NodeInfo]) -> list[tuple[bool, bool]]:
         """Per node, whether the task's request fits its idle, and (when not) its future idle (kept per
-        request and node version)."""
+        request and node stamp)."""
         req = task.init_resreq
         table = self.fitting.get(_resource_key(req))
-        keys = node_keys(nodes)[1]
+        keys = list(map(STAMP, nodes))
         found = list(map(table.get, keys))
         if None in found:
             if len(table) > 4 * self.nodes:
@@ -134,9 +135,8 @@ class ShapeMemo:
 
 
 def node_keys(nodes: list[NodeInfo]) -> NodeKeys:
-    """The nodes' names, and their (name, version) pairs."""
-    names = [nd.name for nd in nodes]
-    return names, list(zip(names, map(VERSION, nodes)))
+    """The nodes' names, and their stamps."""
+    return list(map(NAME, nodes)), list(map(STAMP, nodes))
 
 
 def _resource_key(r: Resource) -> Hashable:
@@ -208,7 +208,7 @@ def fitting(statuses: list[Any], bad: set[int] | None, lo: int) -> list[bool]:
     """Which of the verdicts (of nodes lo...) are a fit, those at a `bad` position not."""
     ok = list(map(is_, statuses, repeat(None)))
     if bad:
-        ok = [o and i not in bad for i, o in enumerate(ok, lo)]
+        ok = list(map(and_, ok, map(not_, map(bad.__contains__, range(lo, lo + len(ok))))))
     return ok
 
 

@@ -14,7 +14,7 @@ from kexplain.volcano.api.node import NodeInfo
 from kexplain.volcano.api.task import TaskInfo
 from kexplain.volcano.plugins import k8s
 from kexplain.volcano.plugins.args import get_int
-from kexplain.volcano.plugins.memo import memo_of, node_keys
+from kexplain.volcano.plugins.memo import NAME as NODE_NAME, memo_of, node_keys
 
 NAME = "nodeorder"
 WEIGHTS = (("leastrequested.weight", 1), ("mostrequested.weight", 0), ("balancedresource.weight", 1),
@@ -80,7 +80,7 @@ class NodeOrder:
         images = tuple(str(c.get("image") or "") for key in ("initContainers", "containers")
                        for c in spec.get(key) or () if isinstance(c, dict))
         table = memo.scores.get((id(self.image_locality), images))
-        found = list(map(table.get, [nd.name for nd in nodes]))
+        found = list(map(table.get, map(NODE_NAME, nodes)))
         if None in found:
             for i, nd in enumerate(nodes):
                 if found[i] is None:
@@ -93,11 +93,12 @@ class NodeOrder:
 
     def batch_scores(self, task: TaskInfo, nodes: list[NodeInfo]) -> list[float]:
         """Each plugin's weighted scores summed per node, in the nodes' order (the raw scores `memo` keeps
-        normalized here; integral floats, so the order of the sums changes nothing)."""
+        normalized here; integral, so the order of the sums changes nothing: the kept ones are summed as
+        ints and made floats at the end)."""
         pod = k8s.pod_info(task)
         keys = node_keys(nodes)
         names = keys[0]
-        totals = [0.0] * len(names)
+        totals: list[Any] = [0] * len(names)
         memo = memo_of(self.ssn)
         snap = self.handle.snapshot
         for plugin, weight, normalize in self.batch:
@@ -105,12 +106,12 @@ class NodeOrder:
             if kept:
                 if raw is not None:
                     scores = k8s.normalized(plugin, pod, names, raw, normalize)
-                    totals = list(map(add, totals, map(float, map(mul, scores, repeat(weight)))))
+                    totals = list(map(add, totals, scores if weight == 1 else map(mul, scores, repeat(weight))))
                 continue
             weighted = k8s.plugin_scores(plugin, pod, names, self.handle, weight, normalize)
             if weighted:
                 totals = list(map(add, totals, map(weighted.__getitem__, names)))
-        return totals
+        return list(map(float, totals))
 
     def on_session_close(self, ssn: Any) -> None:
         pass

@@ -3,7 +3,6 @@ capped by its capability and its request, at least its guarantee; queues ordered
 its deserved is overused; a job enqueued only within its queue's real capability."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,7 +12,7 @@ from kexplain.volcano.api.resource import INFINITY, ZERO, Resource, exceeded_par
 from kexplain.volcano.api.task import TaskInfo, TaskStatus, allocated_status
 from kexplain.volcano.framework.session import EventHandler
 from kexplain.volcano.plugins.util import (deduct_gated, elastic_resources, format_names, inqueue_resource,
-                                           is_enqueued_running, min_resources)
+                                           is_enqueued_running, min_resources, queue_limits)
 
 NAME = "proportion"
 INSUFFICIENT = "queue resource quota insufficient"
@@ -51,20 +50,7 @@ class Proportion:
 
     def _attr(self, queue: QueueInfo) -> QueueAttr:
         attr = QueueAttr(queue.name, queue.weight)
-        if queue.capability:
-            attr.capability = Resource.of(queue.capability)
-            if attr.capability.milli_cpu <= 0:
-                attr.capability.milli_cpu = math.inf
-            if attr.capability.memory <= 0:
-                attr.capability.memory = math.inf
-        if queue.guarantee:
-            attr.guarantee = Resource.of(queue.guarantee)
-        real = exceeded_part(self.total, self.total_guarantee).add(attr.guarantee)
-        if attr.capability is None:
-            attr.capability = Resource()
-        else:
-            real.min_dimension(attr.capability, INFINITY)
-        attr.real_capability = real
+        attr.capability, attr.guarantee, attr.real_capability = queue_limits(queue, self.total, self.total_guarantee)
         return attr
 
     def _account(self, attr: QueueAttr, job: JobInfo) -> None:

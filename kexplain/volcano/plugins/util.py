@@ -1,8 +1,11 @@
 """plugins/util: the resources a queue holds for its enqueued jobs, and the refusal messages."""
 from __future__ import annotations
 
+import math
+
 from kexplain.volcano.api.job import JobInfo
-from kexplain.volcano.api.resource import PODS, Resource, _is_scalar_name, exceeded_part
+from kexplain.volcano.api.queue import QueueInfo
+from kexplain.volcano.api.resource import INFINITY, PODS, Resource, _is_scalar_name, exceeded_part
 from kexplain.volcano.api.task import allocated_status
 
 
@@ -32,6 +35,26 @@ def inqueue_resource(job: JobInfo, allocated: Resource) -> Resource:
             if left > 0:
                 out.add_scalar(name, left)
     return out
+
+
+def queue_limits(queue: QueueInfo, total: Resource, total_guarantee: Resource) -> tuple[Resource, Resource, Resource]:
+    """A queue's capability (cpu or memory at most 0: unlimited; none: empty), guarantee and real capability (the
+    cluster less every queue's guarantee, plus its own, within the capability): the part proportion's and
+    capacity's buildQueueAttrs share."""
+    capability = None
+    if queue.capability:
+        capability = Resource.of(queue.capability)
+        if capability.milli_cpu <= 0:
+            capability.milli_cpu = math.inf
+        if capability.memory <= 0:
+            capability.memory = math.inf
+    guarantee = Resource.of(queue.guarantee) if queue.guarantee else Resource()
+    real = exceeded_part(total, total_guarantee).add(guarantee)
+    if capability is None:
+        capability = Resource()
+    else:
+        real.min_dimension(capability, INFINITY)
+    return capability, guarantee, real
 
 
 def format_names(prefix: str, verb: str, names: list[str]) -> str:
