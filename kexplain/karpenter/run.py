@@ -43,18 +43,20 @@ class AWSCloud:
             world = world.keep_instance_types(settings.instance_types)
         self.world = world
         self.settings = settings
-        self.provider = InstanceTypeProvider(
-            world, ProviderOptions(settings.vm_memory_overhead_percent, settings.reserved_enis),
-            from_entries((o.instance_type, o.zone, o.capacity_type) for o in settings.unavailable_offerings),
-            settings.feature_gates.reserved_capacity)
+        shared = shared_provider(world, ProviderOptions(settings.vm_memory_overhead_percent, settings.reserved_enis),
+                                 from_entries((o.instance_type, o.zone, o.capacity_type)
+                                              for o in settings.unavailable_offerings),
+                                 settings.feature_gates.reserved_capacity)
+        self.provider = shared.provider
         default_subnets = default_status_subnets(world, settings.zones)
         self.node_classes = {c.name: c for c in inputs.node_classes}
-        self.views = {c.name: node_class_view(c, default_subnets) for c in inputs.node_classes}
+        self.views = {c.name: shared.view(node_class_view(c, default_subnets)) for c in inputs.node_classes}
         self.node_pools = {np.name: np for np in inputs.node_pools}
         self._types: dict[str, tuple[list[Any], Any]] = {}
         # The scheduler's index of the instance types, shared by the passes that share the
-        # provider (the suggestions' passes run again): see provisioning.scheduling.typeindex.
-        self.type_index = TypeIndex()
+        # provider (the suggestions' passes run again, another section's pass over the same
+        # world and settings): see provisioning.scheduling.typeindex.
+        self.type_index = shared.type_index
         self._conditions: dict[str, tuple[Any, ...]] = {}
         self._price_texts: dict[float, str] = {}    # (a few hundred prices, written for every NodeClaim's types)
 
@@ -137,6 +139,53 @@ class AWSCloud:
 
     def instance_types_key(self) -> dict[str, Any]:
         return instance_types_key(self.views.values(), self.provider)
+
+
+@dataclass
+class SharedProvider:
+    """An instance-type provider with what it was made of, its NodeClass views and its `TypeIndex`:
+    the passes of one process over an equal world with equal provider settings (`kexplain
+    cluster`'s pending and Karpenter sections, `kexplain karpenter --disruption` after the
+    pending pass) resolve and index the instance types once. Read only, as Go's cached types are."""
+
+    world: Any
+    options: ProviderOptions
+    unavailable: Any
+    reserved_capacity: bool
+    provider: InstanceTypeProvider
+    type_index: TypeIndex
+    views: list[Any]
+
+    def view(self, made: Any) -> Any:
+        """The view equal to `made` made already (the provider's per-class cache is by identity),
+        else `made`, kept."""
+        for view in self.views:
+            if view == made:
+                return view
+        if len(self.views) >= SHARED_VIEWS:
+            del self.views[0]
+        self.views.append(made)
+        return made
+
+
+SHARED_PROVIDERS = 4        # the providers kept (each holds its resolved types)
+SHARED_VIEWS = 32           # the NodeClass views kept per provider
+_shared: list[SharedProvider] = []      # (bounded: SHARED_PROVIDERS, the latest last)
+
+
+def shared_provider(world: Any, options: ProviderOptions, unavailable: Any, reserved_capacity: bool) -> SharedProvider:
+    """The provider made over an equal world with equal settings (equal by value: the world each
+    section loads is its own object), else a new one, kept."""
+    for i, entry in enumerate(_shared):
+        if (entry.options == options and entry.unavailable == unavailable
+                and entry.reserved_capacity == reserved_capacity and entry.world == world):
+            _shared.append(_shared.pop(i))
+            return entry
+    entry = SharedProvider(world, options, unavailable, reserved_capacity,
+                           InstanceTypeProvider(world, options, unavailable, reserved_capacity), TypeIndex(), [])
+    _shared.append(entry)
+    del _shared[:-SHARED_PROVIDERS]
+    return entry
 
 
 def node_class_ready(node_class: Any) -> Any:

@@ -205,3 +205,32 @@ def test_a_decoded_pods_shared_lists_are_held_by_identity():
     key, _ = _workload_key(a)
     limits._by_workload[key] = ((daemon.owner_references, None), limits.traits(daemon))
     assert limits.traits(c) == _fresh([], c) and limits.traits(c).reschedulable
+
+
+def test_reschedulable_alone_answers_as_the_traits_without_reading_them():
+    """`Limits.reschedulable` (a node's count where NewCandidate refused it before reading its pods)
+    is the traits' answer for every pod, decoded or a dump's view, and reads no traits; a pod whose
+    traits were read answers off them."""
+    for pods in (PODS, _as_views(PODS), _variants(), _as_views(_variants())):
+        limits = Limits(_pdbs())
+        assert [limits.reschedulable(p) for p in pods] == [_fresh(_pdbs(), p).reschedulable for p in pods]
+        assert not limits._traits and not limits._by_workload
+        assert not any(getattr(p.obj, "decoded", True) for p in pods if type(p) is not PodInfo)
+        read = limits.traits(pods[0])
+        assert limits.reschedulable(pods[0]) is read.reschedulable
+
+
+def test_a_node_refused_before_its_pods_reads_no_pods_traits(tmp_path, monkeypatch):
+    """A node NewCandidate refuses before ValidatePodsDisruptable (not Karpenter's here: no
+    NodeClaim) has its reschedulable pods counted without any pod's traits; a candidate's are read."""
+    from kexplain.karpenter.disruption import pods as pods_module
+    from tests.karpenter.test_disruption import document, node, pod
+    asked: list[str] = []
+    traits = pods_module.Limits.traits
+    monkeypatch.setattr(pods_module.Limits, "traits", lambda self, p: asked.append(p.name) or traits(self, p))
+    unmanaged = dict(node(2)[0], metadata={"name": "plain-node", "labels": {}})
+    doc = document(tmp_path, [*node(1), pod("web-0", 1), unmanaged,
+                              {**pod("other", 1), "spec": {**pod("other", 1)["spec"], "nodeName": "plain-node"}}])
+    verdicts = {n["node"]: n for n in doc["nodes"]}
+    assert verdicts["plain-node"]["reschedulablePods"] == 1 and "managed" in verdicts["plain-node"]["error"]
+    assert "other" not in asked and "web-0" in asked

@@ -125,10 +125,11 @@ def new_candidate(state: Any, pods: list[PodInfo], pdbs: Limits, node_pools: Map
                   instance_types: Mapping[str, Mapping[str, Any]], now: datetime, recorder: ev.Recorder,
                   disruption_class: str,
                   pods_check: Callable[[], tuple[str | None, Sequence[ev.Event]]] | None = None,
-                  traits: Sequence[PodTraits] | None = None) -> Candidate:
+                  traits: Sequence[PodTraits] | Callable[[], Sequence[PodTraits]] | None = None) -> Candidate:
     """NewCandidate, publishing DisruptionBlocked where Karpenter does; raises CandidateError.
     `pods_check`: ValidatePodsDisruptable's answer and events, worked out already (the pass asks it
-    once per node for both disruption classes); `traits`: the pods' (`Limits.traits`)."""
+    once per node for both disruption classes); `traits`: the pods' (`Limits.traits`), or what reads
+    them when needed (a node refused before its pods are read, most of a cluster, reads none)."""
     err = validate_node(state, now)
     if err is not None:
         if state.node_claim is not None:
@@ -152,7 +153,7 @@ def new_candidate(state: Any, pods: list[PodInfo], pdbs: Limits, node_pools: Map
             recorder.publish(*ev.blocked(state.node, state.node_claim, sentence(err)))
             raise CandidateError(err, pod_block=True)
     labels = state.labels()
-    traits = traits if traits is not None else [pdbs.traits(p) for p in pods]
+    traits = traits() if callable(traits) else traits if traits is not None else [pdbs.traits(p) for p in pods]
     cost = 0.0
     for t in traits:            # ReschedulingCost: the pods' eviction costs, summed in their order
         cost += t.cost

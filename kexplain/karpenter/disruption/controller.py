@@ -84,7 +84,7 @@ def verdict(ctx: Context, state: Any) -> NodeVerdict:
             blocked = next((e.message for e in recorder.emitted if e.reason == ev.DISRUPTION_BLOCKED), "")
             out[cls] = (None, str(err), blocked)
     made = out[GRACEFUL][0] or out[EVENTUAL][0]
-    reschedulable = len(made.reschedulable_pods) if made is not None else sum(1 for t in ctx.traits_on(state) if t.reschedulable)
+    reschedulable = len(made.reschedulable_pods) if made is not None else ctx.reschedulable_on(state)
     return NodeVerdict(state, len(pods), reschedulable, *out[GRACEFUL], *out[EVENTUAL])
 
 

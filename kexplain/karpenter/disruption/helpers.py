@@ -111,7 +111,7 @@ class Context:
             try:
                 answer: Candidate | CandidateError = new_candidate(
                     state, self.pods_on(state), self.pdbs, self.node_pools, self.instance_types, self.now, capture,
-                    disruption_class, lambda: self._pods_check(state), self.traits_on(state))
+                    disruption_class, lambda: self._pods_check(state), lambda: self.traits_on(state))
             except CandidateError as err:
                 answer = err
             hit = self.candidates[(id(state), disruption_class)] = (state, answer, capture.events)
@@ -158,6 +158,15 @@ class Context:
         if hit is None or hit[0] is not state:
             hit = self._traits_on[id(state)] = (state, [self.pdbs.traits(p) for p in self.pods_on(state)])
         return hit[1]
+
+    def reschedulable_on(self, state: Any) -> int:
+        """How many of the node's pods are reschedulable: off their traits where read already, else
+        off what IsReschedulable reads alone (`Limits.reschedulable`: a node refused before its pods
+        are read, most of a cluster, has its 30 pods' budgets and costs read for nothing)."""
+        hit = self._traits_on.get(id(state))
+        if hit is not None and hit[0] is state:
+            return sum(1 for t in hit[1] if t.reschedulable)
+        return sum(map(self.pdbs.reschedulable, self.pods_on(state)))
 
     def named_nodes(self) -> list[tuple[Any, str]]:
         """The state nodes with their names, in the cluster's order."""

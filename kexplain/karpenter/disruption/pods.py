@@ -349,6 +349,28 @@ class Limits:
         self._traits[id(pod)] = (pod, traits)
         return traits
 
+    def reschedulable(self, pod: PodInfo) -> bool:
+        """Its traits' `reschedulable` (IsReschedulable), off those read already, else off what it
+        reads alone: whether the pod is terminating, its phase, its `ownership` (kept by the owner
+        references' text, or list)."""
+        hit = self._traits.get(id(pod))
+        if hit is not None and hit[0] is pod:
+            return hit[1].reschedulable
+        if isinstance(pod, StoredPodInfo) and not pod.obj.decoded:
+            meta = pod.view.metadata
+            text = bytes(meta.ownerReferences)
+            owned = self._owned_text.get(text)
+            if owned is None:
+                owned = self._owned_text[text] = ownership(pod.view.owner_references())
+            terminating, phase = bool(meta.deletionTimestamp), pod.phase
+        else:
+            refs = pod.owner_references
+            kept = self._owned.get(id(refs))
+            if kept is None or kept[0] is not refs:
+                kept = self._owned[id(refs)] = (refs, ownership(refs))
+            owned, terminating, phase = kept[1], bool(pod.deletion_timestamp), pod.phase
+        return traits_of(terminating, phase, owned, False, None, 0.0, []).reschedulable
+
     def _read_traits(self, pod: PodInfo) -> PodTraits:
         """The pod's `PodTraits`, read of the pod (each part kept by what it is read from)."""
         tolerations = _tolerations(pod)
