@@ -127,9 +127,17 @@ def _waiting(ssn: Session, job: JobInfo, queue: QueueInfo) -> dict[str, str] | N
     if queue.name in ssn.overused_queues and job.index.get(TaskStatus.PENDING):
         plugin = _plugin_attr(ssn, queue.name)[0]
         return {"podGroup": job.uid, "plugin": plugin or "overused",
-                "reason": f"queue {queue.name} is overused: its allocated reached its deserved, allocate and "
-                          f"reclaim skip it"}
+                "reason": f"queue {queue.name} is overused: its allocated reached its deserved, "
+                          f"{_skipping(ssn.conf.actions)} it"}
     return None
+
+
+def _skipping(actions: tuple[str, ...]) -> str:
+    """The configured actions that pass an overused queue by (`ssn.Overused`), as words."""
+    named = [a for a in actions if a in ("allocate", "reclaim", "gangreclaim")] or ["allocate"]
+    if len(named) == 1:
+        return f"{named[0]} skips"
+    return f"{', '.join(named[:-1])} and {named[-1]} skip"
 
 
 def _jobs(ssn: Session, queue: QueueInfo) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:

@@ -80,3 +80,24 @@ def test_a_task_proportion_does_not_allocate_waits_on_the_queue_deserved(tmp_pat
     assert qa["plugin"] == "proportion" and qa["deserved"]["cpu"] == "2"
     assert qa["waiting"] == [{"podGroup": "ns1/pg-big", "plugin": "proportion",
                               "reason": "task big does not fit in queue qa's deserved (allocatable): insufficient cpu"}]
+
+
+def test_an_overused_queue_names_the_configured_actions_that_skip_it(tmp_path: Path) -> None:
+    """ssn.Overused is asked by allocate, reclaim and gangreclaim: the waiting job's reason names those the
+    configuration runs (q1's 4 CPUs and 1 pod reach its deserved; q2's bigger request keeps the split even)."""
+    objects = [node("n1", rl("8", pods="2")),
+               pod("ns1", "r1", "n1", "Running", rl("4"), "pg1"), pod_group("pg1", "ns1", "q1", 1, "Running"),
+               pod("ns1", "w1", "", "Pending", rl("1"), "pg2"), pod_group("pg2", "ns1", "q1", 1, "Inqueue"),
+               pod("ns1", "w2", "", "Pending", rl("6"), "pg3"), pod_group("pg3", "ns1", "q2", 1, "Inqueue"),
+               queue("q1", None, None), queue("q2", None, None)]
+    tier = [plugin("proportion", "enabledOverused", "enableQueueOrder", "enableJobEnqueued"),
+            plugin("predicates", "enablePredicate")]
+
+    def reason(actions: str) -> str:
+        doc = run(tmp_path, objects, actions, tier)
+        q1 = next(q for q in doc["queues"] if q["name"] == "q1")
+        return next(w["reason"] for w in q1["waiting"] if w["podGroup"] == "ns1/pg2")
+
+    head = "queue q1 is overused: its allocated reached its deserved, "
+    assert reason("enqueue, allocate") == head + "allocate skips it"
+    assert reason("enqueue, allocate, reclaim, gangreclaim") == head + "allocate, reclaim and gangreclaim skip it"
