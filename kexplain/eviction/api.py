@@ -94,12 +94,14 @@ class Answer:
     budget: Optional[Budget] = None
 
 
-def evict(pod: PodInfo, budgets: list[Budget], rules: DrainRules) -> Answer:
+def evict(pod: PodInfo, budgets: list[Budget], rules: DrainRules, matching: Optional[list[Budget]] = None) -> Answer:
     """EvictionREST.Create for `pod` against the namespace's `budgets` (policy/v1, no dry run, no
-    preconditions: kubectl drain's request)."""
+    preconditions: kubectl drain's request); `matching`: those of them that select the pod, when the
+    caller has worked them out already (the drain's loop, which reads them too)."""
     if pod.status.get("phase") in ("Succeeded", "Failed", "Pending") or pod.deletion_timestamp:
         return Answer(True, NO_BUDGET_NEEDED)
-    matching = [b for b in budgets if b.selects(pod)]
+    if matching is None:
+        matching = [b for b in budgets if b.selects(pod)]
     if len(matching) > 1:
         return Answer(False, MULTIPLE, 500, "", MORE_THAN_ONE)
     if not matching:

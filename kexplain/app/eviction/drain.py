@@ -58,7 +58,8 @@ def document_of(state: ClusterState, req: EvictRequest, live_said: Optional[dict
     node_named(state, req.node, req.nodes)
     index = index if index is not None else drain_index(state)
     pods = [PodInfo(p) for p in pods_on(state, req.node, req.kube)]
-    drained = drain(index, pods, req.kube.minor, req.options, statuses=state.budgets)
+    lists: dict[Helper, PodDeleteList] = {}     # (the node's pods through the filters, once per flags)
+    drained = drain(index, pods, req.kube.minor, req.options, statuses=state.budgets, lists=lists)
     doc = {**drain_document(drained, req), **read_warnings(state), **live_said}
     failures = sync_failures(drained, index)
     if failures:
@@ -72,7 +73,8 @@ def document_of(state: ClusterState, req: EvictRequest, live_said: Optional[dict
         here = cordoned_already if cordoned_already is not None and is_cordoned(state, req.node) else \
             Cordoned(cordoned(state, req.node, []))
         doc["fixes"] = fixes(drained, here, index, req.options,
-                             lambda changed, options: drain(changed, pods, req.kube.minor, options, drained.by_object))
+                             lambda changed, options: drain(changed, pods, req.kube.minor, options, drained.by_object,
+                                                            lists=lists))
     return doc
 
 
@@ -94,15 +96,22 @@ def drain_index(state: ClusterState) -> DrainIndex:
 
 
 def drain(index: DrainIndex, pods: list[PodInfo], minor: str, options: Mapping[str, Any],
-          known: Optional[Mapping[int, tuple[Budget, str]]] = None, statuses: Optional[Statuses] = None) -> Drained:
+          known: Optional[Mapping[int, tuple[Budget, str]]] = None, statuses: Optional[Statuses] = None,
+          lists: Optional[dict[Helper, PodDeleteList]] = None) -> Drained:
     """kubectl drain over the cluster's objects (`index`) for the node's `pods` (`known`: budgets
     already worked out, by their object's identity: a fix's drain recomputes only what it changed;
-    `statuses`: the disruption controller's computed already, the cluster state's)."""
+    `statuses`: the disruption controller's computed already, the cluster state's; `lists`: the filters'
+    lists of these `pods` by what the filters read, kept across a node's drains: fixes change budgets
+    and workloads, which the filters do not read)."""
     rules = drain_rules(minor)
     budgets = budgets_of(index, known or {}, statuses or {})
     helper = Helper(rules, index.daemonset_keys, bool(options.get("ignore_daemonsets")),
                     bool(options.get("delete_emptydir_data")), bool(options.get("force")))
-    listed = pods_for_deletion(pods, helper)
+    listed = lists.get(helper) if lists is not None else None
+    if listed is None:
+        listed = pods_for_deletion(pods, helper)
+        if lists is not None:
+            lists[helper] = listed
     plain = tuple((b, source) for _, (b, source) in budgets)
     by_object = {i: pair for i, pair in budgets}
     if listed.errors():

@@ -94,11 +94,14 @@ def evict_pods(pods: Iterable[PodInfo], budgets: Iterable[Budget], rules: DrainR
     """The eviction loop: every pod once, in order, each answer spending from the budgets the
     previous ones left; the evictions and the budgets after them (by namespace/name)."""
     current = {b.key: b for b in budgets}
+    in_namespace: dict[str, list[str]] = {}     # (spending keeps a budget's key, namespace and selector)
+    for key, budget in current.items():
+        in_namespace.setdefault(budget.namespace, []).append(key)
     out: list[Eviction] = []
     for pod in pods:
-        namespace = [b for b in current.values() if b.namespace == pod.namespace]
-        answer = evict(pod, namespace, rules)
-        matching = [b for b in namespace if b.selects(pod)]
+        keys = in_namespace.get(pod.namespace, ())
+        matching = [current[k] for k in keys if current[k].selects(pod)]    # (once per pod)
+        answer = evict(pod, [current[k] for k in keys], rules, matching)
         before = matching[0] if len(matching) == 1 else None
         if answer.budget is not None:
             current[answer.budget.key] = answer.budget
