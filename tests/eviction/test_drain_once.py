@@ -61,10 +61,20 @@ def test_each_pods_budgets_are_looked_up_once_per_eviction_loop(monkeypatch):
     rules = drain_rules(KUBE.minor)
     asked = []
     real = Budget.selects
-    monkeypatch.setattr(api.Budget, "selects", lambda self, p: asked.append(1) or real(self, p))
+    monkeypatch.setattr(api.Budget, "selects", lambda self, p, *more: asked.append(1) or real(self, p, *more))
     evictions, after = loop.evict_pods(pods, budgets, rules)
     assert len(asked) == 3 * len(pods)                   # the namespace's three budgets, once per pod
     monkeypatch.setattr(api.Budget, "selects", real)
+    # a node's drains again (its fixes'): each selector asked once per pod with the drains' `Matches`
+    matched = []
+    real_matches = type(budgets[0].selector).matches
+    monkeypatch.setattr(type(budgets[0].selector), "matches", lambda sel, labels: matched.append(1) or
+                        real_matches(sel, labels))
+    memo = api.Matches()
+    again = [loop.evict_pods(pods, budgets, rules, memo) for _ in range(3)]
+    assert len(matched) == 3 * len(pods)
+    assert all(answers == (evictions, after) for answers in again)
+    monkeypatch.setattr(type(budgets[0].selector), "matches", real_matches)
     current = {b.key: b for b in budgets}
     for e in evictions:                                  # the answers of the API asked pod by pod
         namespace = [b for b in current.values() if b.namespace == e.pod.namespace]
