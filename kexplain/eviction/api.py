@@ -7,6 +7,7 @@ Budgets are values: an answer carries the budget as the eviction left it."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any, Mapping, Optional
 
 from kexplain.controllers.disruption import is_ready
@@ -54,12 +55,35 @@ class Budget:
     conditions: tuple[Mapping[str, Any], ...] = ()
     disrupted_pods: tuple[str, ...] = ()
 
-    @property
+    @cached_property
     def key(self) -> str:
+        """namespace/name (made once: the drain's loop and sorts key every budget by it, each drain)."""
         return f"{self.namespace}/{self.name}"
 
-    def selects(self, pod: PodInfo) -> bool:
-        return self.namespace == pod.namespace and self.selector is not None and self.selector.matches(pod.labels)
+    def selects(self, pod: PodInfo, matches: Optional["Matches"] = None) -> bool:
+        """Whether the budget selects `pod` (`matches`: the answers of its selector kept already)."""
+        if self.namespace != pod.namespace or self.selector is None:
+            return False
+        return matches.matches(self.selector, pod) if matches is not None else self.selector.matches(pod.labels)
+
+
+class Matches:
+    """Whether a selector matches a pod's labels, asked once per selector and pod: a node's drains (its
+    own and each fix's) put the same pods to the same budgets' selectors (a fix replaces a few budgets;
+    spending one keeps its selector). Each answer holds its selector and pod, so neither's identity is
+    taken by another object while it is kept."""
+
+    def __init__(self) -> None:
+        self._by_selector: dict[int, tuple[LabelSelector, dict[int, tuple[PodInfo, bool]]]] = {}
+
+    def matches(self, selector: LabelSelector, pod: PodInfo) -> bool:
+        held = self._by_selector.get(id(selector))
+        if held is None or held[0] is not selector:
+            held = self._by_selector[id(selector)] = (selector, {})
+        found = held[1].get(id(pod))
+        if found is None or found[0] is not pod:
+            found = held[1][id(pod)] = (pod, selector.matches(pod.labels))
+        return found[1]
 
 
 def budget_of(pdb: Mapping[str, Any], status: Mapping[str, Any], generation: int) -> Budget:
@@ -94,12 +118,14 @@ class Answer:
     budget: Optional[Budget] = None
 
 
-def evict(pod: PodInfo, budgets: list[Budget], rules: DrainRules) -> Answer:
+def evict(pod: PodInfo, budgets: list[Budget], rules: DrainRules, matching: Optional[list[Budget]] = None) -> Answer:
     """EvictionREST.Create for `pod` against the namespace's `budgets` (policy/v1, no dry run, no
-    preconditions: kubectl drain's request)."""
+    preconditions: kubectl drain's request); `matching`: those of them that select the pod, when the
+    caller has worked them out already (the drain's loop, which reads them too)."""
     if pod.status.get("phase") in ("Succeeded", "Failed", "Pending") or pod.deletion_timestamp:
         return Answer(True, NO_BUDGET_NEEDED)
-    matching = [b for b in budgets if b.selects(pod)]
+    if matching is None:
+        matching = [b for b in budgets if b.selects(pod)]
     if len(matching) > 1:
         return Answer(False, MULTIPLE, 500, "", MORE_THAN_ONE)
     if not matching:

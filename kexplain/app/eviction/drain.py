@@ -16,7 +16,7 @@ from kexplain.app.eviction.autoscaled import KEY as AUTOSCALERS, live_reads
 from kexplain.app.eviction.drain_where import where_they_go
 from kexplain.app.eviction.replacements import cordoned, left
 from kexplain.controllers.disruption import Statuses
-from kexplain.eviction.api import DISRUPTION_TARGET, Budget
+from kexplain.eviction.api import DISRUPTION_TARGET, Budget, Matches
 from kexplain.eviction.drain.drain import Eviction, PodDeleteList, evict_pods, pods_for_deletion
 from kexplain.eviction.drain.filters import Helper
 from kexplain.eviction.versions import drain_rules
@@ -25,6 +25,16 @@ from kexplain.state.cluster import ClusterState
 
 FLAGS = (("ignore_daemonsets", "--ignore-daemonsets"), ("delete_emptydir_data", "--delete-emptydir-data"),
          ("force", "--force"))
+
+
+@dataclass(frozen=True)
+class Repeats:
+    """What a node's drain and its fixes' drains (the same pods, a few budgets and workloads changed)
+    work out once: the pods through kubectl's filters per flags (the filters read neither budgets nor
+    workloads), and which budget selectors match which pods."""
+
+    lists: dict[Helper, PodDeleteList] = field(default_factory=dict)
+    matches: Matches = field(default_factory=Matches)
 
 
 @dataclass(frozen=True)
@@ -58,7 +68,8 @@ def document_of(state: ClusterState, req: EvictRequest, live_said: Optional[dict
     node_named(state, req.node, req.nodes)
     index = index if index is not None else drain_index(state)
     pods = [PodInfo(p) for p in pods_on(state, req.node, req.kube)]
-    drained = drain(index, pods, req.kube.minor, req.options, statuses=state.budgets)
+    repeats = Repeats()         # (what the node's drain and its fixes' drains ask again of the same pods)
+    drained = drain(index, pods, req.kube.minor, req.options, statuses=state.budgets, repeats=repeats)
     doc = {**drain_document(drained, req), **read_warnings(state), **live_said}
     failures = sync_failures(drained, index)
     if failures:
@@ -72,7 +83,8 @@ def document_of(state: ClusterState, req: EvictRequest, live_said: Optional[dict
         here = cordoned_already if cordoned_already is not None and is_cordoned(state, req.node) else \
             Cordoned(cordoned(state, req.node, []))
         doc["fixes"] = fixes(drained, here, index, req.options,
-                             lambda changed, options: drain(changed, pods, req.kube.minor, options, drained.by_object))
+                             lambda changed, options: drain(changed, pods, req.kube.minor, options, drained.by_object,
+                                                            repeats=repeats))
     return doc
 
 
@@ -94,20 +106,27 @@ def drain_index(state: ClusterState) -> DrainIndex:
 
 
 def drain(index: DrainIndex, pods: list[PodInfo], minor: str, options: Mapping[str, Any],
-          known: Optional[Mapping[int, tuple[Budget, str]]] = None, statuses: Optional[Statuses] = None) -> Drained:
+          known: Optional[Mapping[int, tuple[Budget, str]]] = None, statuses: Optional[Statuses] = None,
+          repeats: Optional["Repeats"] = None) -> Drained:
     """kubectl drain over the cluster's objects (`index`) for the node's `pods` (`known`: budgets
     already worked out, by their object's identity: a fix's drain recomputes only what it changed;
-    `statuses`: the disruption controller's computed already, the cluster state's)."""
+    `statuses`: the disruption controller's computed already, the cluster state's; `repeats`: what the
+    drains of these `pods` worked out already)."""
     rules = drain_rules(minor)
     budgets = budgets_of(index, known or {}, statuses or {})
     helper = Helper(rules, index.daemonset_keys, bool(options.get("ignore_daemonsets")),
                     bool(options.get("delete_emptydir_data")), bool(options.get("force")))
-    listed = pods_for_deletion(pods, helper)
+    listed = repeats.lists.get(helper) if repeats is not None else None
+    if listed is None:
+        listed = pods_for_deletion(pods, helper)
+        if repeats is not None:
+            repeats.lists[helper] = listed
     plain = tuple((b, source) for _, (b, source) in budgets)
     by_object = {i: pair for i, pair in budgets}
     if listed.errors():
         return Drained(listed, (), plain, {b.key: b for b, _ in plain}, by_object)
-    evictions, after = evict_pods(listed.pods(), [b for b, _ in plain], rules)
+    evictions, after = evict_pods(listed.pods(), [b for b, _ in plain], rules,
+                                  repeats.matches if repeats is not None else None)
     return Drained(listed, tuple(evictions), plain, after, by_object)
 
 

@@ -25,10 +25,12 @@ def budgets_of(index: DrainIndex, known: Mapping[int, tuple[Budget, str]], statu
     controllers = index.controllers if todo else None
     out = []
     for pdb in index.pdbs:
+        found = known.get(id(pdb))
+        if found is not None:
+            out.append((id(pdb), found))
+            continue
         gen = generation(pdb)
-        if id(pdb) in known:
-            out.append((id(pdb), known[id(pdb)]))
-        elif not needs_status(pdb):
+        if not needs_status(pdb):
             out.append((id(pdb), (budget_of(pdb, pdb["status"], gen), GIVEN)))
         else:
             namespace = (pdb.get("metadata") or {}).get("namespace") or "default"

@@ -3,6 +3,7 @@ the workload controllers and the pods by namespace. A fix's drain takes the inde
 objects it changes replaced (`replaced`), so a drain again costs what changed, not the cluster."""
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Iterable, Mapping, Optional, Sequence
@@ -59,16 +60,36 @@ class DrainIndex:
 
     @cached_property
     def controllers(self) -> Any:
-        """The controllers the disruption controller's finders look a pod's owner up in (made once
-        per index, and kept by a fix's index that changes no workload)."""
-        return controllers_of(self.workloads.values())
+        """The controllers the disruption controller's finders look a pod's owner up in: made once for
+        the cluster's index; a fix's index reads its parent's (made when first asked, by either), or,
+        with a few workloads replaced (a scale fix), a copy of them with those put in place, not a pass
+        over every workload of the cluster again."""
+        parent = self.__dict__.get("_parent")
+        if parent is None:
+            return controllers_of(self.workloads.values())
+        if parent.workloads is self.workloads:
+            return parent.controllers
+        # (the finders' table is the workloads by key, as `workloads` holds them: the same keys, the
+        # first object of each)
+        out = copy.copy(parent.controllers)
+        out.by_key = dict(self.workloads)
+        return out
+
+    @cached_property
+    def _workload_keys(self) -> dict[int, Key]:
+        """The key of each workload object this index holds, by the object's identity (its parent's,
+        when it holds the same)."""
+        parent = self.__dict__.get("_parent")
+        if parent is not None and parent.workloads is self.workloads:
+            return parent._workload_keys
+        return {id(o): k for k, o in self.workloads.items()}
 
     def pods_in(self, namespace: str) -> Sequence[PodInfo]:
         return self.pods.get(namespace, ())
 
-    @property
-    def pdbs_by_key(self) -> dict[str, dict]:
-        """The budgets by namespace/name."""
+    @cached_property
+    def pdbs_by_key(self) -> Mapping[str, dict]:
+        """The budgets by namespace/name (made once per index: every fix candidate reads it; read only)."""
         return {f"{key_of(o)[1]}/{key_of(o)[2]}": o for o in self.pdbs}
 
     def replaced(self, changes: Mapping[int, Optional[dict]], added: Sequence[dict] = ()) -> "DrainIndex":
@@ -79,11 +100,7 @@ class DrainIndex:
 
         pdbs = swap(self.pdbs) if any(id(o) in changes for o in self.pdbs) else self.pdbs
         daemonsets = swap(self.daemonsets) if any(id(o) in changes for o in self.daemonsets) else self.daemonsets
-        workloads = self.workloads
-        if any(id(o) in changes for o in workloads.values()):
-            workloads = {}
-            for obj in swap(self.workloads.values()):
-                workloads.setdefault(key_of(obj), obj)
+        workloads = self._workloads_replaced(changes, swap)
         pods = dict(self.pods)
         by_namespace: dict[str, list[PodInfo]] = {}
         for info in (PodInfo(p) for p in added):
@@ -91,6 +108,23 @@ class DrainIndex:
         for namespace, infos in by_namespace.items():
             pods[namespace] = pods.get(namespace, NamespacePods()).with_added(infos)
         out = DrainIndex(pdbs, daemonsets, workloads, pods)
-        if workloads is self.workloads and "controllers" in self.__dict__:
-            out.__dict__["controllers"] = self.__dict__["controllers"]     # (the same finders' objects)
+        out.__dict__["_parent"] = self      # (what `controllers` and `_workload_keys` read of it)
         return out
+
+    def _workloads_replaced(self, changes: Mapping[int, Optional[dict]], swap: Any) -> Mapping[Key, dict]:
+        """The workloads with `changes` made: those replaced by an object of the same key put in their
+        place (found by identity, not by a pass over the cluster's workloads); any other change, the
+        table made again in order."""
+        keys = self._workload_keys
+        hits = [(keys[i], new) for i, new in changes.items() if i in keys]
+        if not hits:
+            return self.workloads
+        if all(new is not None and key_of(new) == key for key, new in hits):
+            workloads = dict(self.workloads)
+            for key, new in hits:
+                workloads[key] = new        # type: ignore[assignment]
+            return workloads
+        rebuilt: dict[Key, dict] = {}
+        for obj in swap(self.workloads.values()):
+            rebuilt.setdefault(key_of(obj), obj)
+        return rebuilt

@@ -288,8 +288,28 @@ def pods_on(state: ClusterState, name: str, kube: KubeVersion) -> list[dict]:
     PriorityClass): only the node's pods are copied, so a dump of a whole cluster stays read as
     stored."""
     classes = priority_classes(state)
-    return [defaulted(o, kube, classes, s) for o, s in state.objects
-            if o.get("kind") == "Pod" and _node_name(o) == name]
+    return [defaulted(o, kube, classes, s) for o, s in pods_by_node(state).get(name, ())]
+
+
+BY_NODE = "eviction/pods-by-node"      # (the snapshot's cache key, with the objects' identity)
+
+
+def pods_by_node(state: ClusterState) -> Mapping[Any, list[tuple[Any, Source]]]:
+    """The state's pods (with their sources) by spec.nodeName, in the order the objects were read: made
+    in one pass over the objects, once per state's objects (kept in its snapshot's cache, which an overlay
+    with other objects shares: keyed by their identity), so that a node's pods are not a scan of the
+    cluster for each node drained."""
+    objects = state.objects
+    held = state.snapshot.cached(f"{BY_NODE}/{id(objects)}", lambda: (objects, _by_node(objects)))
+    return held[1] if held[0] is objects else _by_node(objects)
+
+
+def _by_node(objects: Objects) -> dict[Any, list[tuple[Any, Source]]]:
+    out: dict[Any, list[tuple[Any, Source]]] = {}
+    for o, s in objects:
+        if o.get("kind") == "Pod":
+            out.setdefault(_node_name(o), []).append((o, s))
+    return out
 
 
 def _node_name(pod: Any) -> Any:

@@ -277,3 +277,20 @@ def pods_to_move(ctx: DrainContext, pods: Iterable[PodInfo]) -> PodMoves:
         elif outcome in (Outcome.UNDEFINED, Outcome.DRAIN):
             (daemons if is_daemonset_pod(pod) else move).append(pod)
     return PodMoves(tuple(move), tuple(daemons), tuple(wait))
+
+
+def emptiness(ctx: DrainContext, pods: Iterable[PodInfo]) -> tuple[bool, bool]:
+    """What the candidates' sort reads of `pods_to_move`: whether the node is empty (no pod to move, none
+    blocking) and, if so, whether it has pods to wait for. Its first pod to move or block decides it, so
+    the node's other pods are not put through the rules (`pods_to_move` would read them all)."""
+    rules = default_rules(ctx.options)
+    waits = False
+    for pod in pods:
+        outcome = drainable(ctx, pod, rules).outcome
+        if outcome is Outcome.BLOCK:
+            return False, False
+        if outcome is Outcome.WAIT:
+            waits = True
+        elif outcome in (Outcome.UNDEFINED, Outcome.DRAIN) and not is_daemonset_pod(pod):
+            return False, False
+    return True, waits

@@ -16,10 +16,10 @@ from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.autoscaler.readiness import node_readiness
 from kexplain.autoscaler.scaledown.cluster import TO_BE_DELETED_TAINT
 from kexplain.autoscaler.scaledown.config import ScaleDownConfig
-from kexplain.autoscaler.scaledown.drainability import DeleteOptions, DrainContext, pods_to_move
+from kexplain.autoscaler.scaledown.drainability import DeleteOptions, DrainContext, emptiness
 from kexplain.autoscaler.scaledown.pdb import PdbTracker
 from kexplain.autoscaler.gpu import node_gpu_config
-from kexplain.autoscaler.scaledown.utilization import Utilization, UtilizationError, calculate
+from kexplain.autoscaler.scaledown.utilization import PodRequests, Utilization, UtilizationError, calculate
 from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
@@ -62,9 +62,7 @@ def sort_candidates(names: list[str], snapshot: Snapshot, options: DeleteOptions
     bare = DrainContext(PdbTracker(()), None, now_ns, options, created)
     facts: dict[str, tuple[bool, bool]] = {}
     for name in names:
-        moves = pods_to_move(bare, snapshot.get(name).pods)
-        empty = moves.blocking is None and not moves.pods
-        facts[name] = (empty, empty and bool(moves.on_completion_pods))
+        facts[name] = emptiness(bare, snapshot.get(name).pods)
 
     def earlier(a: str, b: str) -> bool:
         (empty_a, waits_a), (empty_b, waits_b) = facts[a], facts[b]
@@ -111,8 +109,10 @@ class Eligibility:
     utilization: Utilization | None
 
 
-def check(node_info: NodeInfo, group: NodeGroup | None, config: ScaleDownConfig, now_ns: int) -> Eligibility:
-    """unremovableReasonAndNodeUtilization, step by step in CA's order."""
+def check(node_info: NodeInfo, group: NodeGroup | None, config: ScaleDownConfig, now_ns: int,
+          requests: PodRequests | None = None) -> Eligibility:
+    """unremovableReasonAndNodeUtilization, step by step in CA's order (`requests`: the loop's pods'
+    requests, worked out once per shape for every candidate)."""
     node = node_info.node.obj
     if is_being_deleted(node, now_ns):
         return Eligibility(CURRENTLY_BEING_DELETED, None)
@@ -122,7 +122,7 @@ def check(node_info: NodeInfo, group: NodeGroup | None, config: ScaleDownConfig,
         return Eligibility(NOT_AUTOSCALED, None)
     try:
         util = calculate(node_info, config.ignore_daemonsets(group), config.ignore_mirror_pods_utilization, now_ns,
-                         config.provider)
+                         config.provider, requests)
     except UtilizationError:
         return Eligibility(UNEXPECTED_ERROR, None)
     if not config.scale_down_unready_enabled and not is_ready(node):

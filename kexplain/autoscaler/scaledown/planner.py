@@ -15,7 +15,7 @@ from kexplain.autoscaler.scaledown.eligibility import (
     sort_candidates)
 from kexplain.autoscaler.resourcelimits import QuotaTracker
 from kexplain.autoscaler.scaledown.removal import Removable, simulate_removal
-from kexplain.autoscaler.scaledown.utilization import Utilization
+from kexplain.autoscaler.scaledown.utilization import PodRequests, Utilization
 from kexplain.autoscaler.simulator import ClusterSim
 from kexplain.model.snapshot import Snapshot
 
@@ -101,8 +101,9 @@ def _plan(loop: Loop, original: Snapshot) -> ScaleDownOutcome:
     reasons: dict[str, tuple[str, BlockingPod | None]] = {}
     utilization: dict[str, Utilization] = {}
     eligible: list[str] = []
+    requests = PodRequests()
     for name in names:
-        verdict = check(original.get(name), loop.group_of.get(name), config, now_ns)
+        verdict = check(original.get(name), loop.group_of.get(name), config, now_ns, requests)
         if verdict.utilization is not None:
             utilization[name] = verdict.utilization
         if verdict.reason:

@@ -6,10 +6,10 @@ previous ones left (one attempt each, in list order: kubectl sends them concurre
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Optional
 
 from kexplain.apimachinery.fielderrors import go_quote
-from kexplain.eviction.api import Answer, Budget, evict
+from kexplain.eviction.api import Answer, Budget, Matches, evict
 from kexplain.eviction.drain.filters import ERROR, WARNING, Helper, PodDeleteStatus, filter_pod
 from kexplain.eviction.versions import DrainRules
 from kexplain.model.pod import PodInfo
@@ -89,16 +89,20 @@ def kubectl_line(pod: PodInfo, answer: Answer) -> str:
                            delay=EVICT_ERROR_RETRY_DELAY, error=answer.message)
 
 
-def evict_pods(pods: Iterable[PodInfo], budgets: Iterable[Budget], rules: DrainRules
-               ) -> tuple[list[Eviction], dict[str, Budget]]:
+def evict_pods(pods: Iterable[PodInfo], budgets: Iterable[Budget], rules: DrainRules,
+               matches: Optional[Matches] = None) -> tuple[list[Eviction], dict[str, Budget]]:
     """The eviction loop: every pod once, in order, each answer spending from the budgets the
-    previous ones left; the evictions and the budgets after them (by namespace/name)."""
+    previous ones left; the evictions and the budgets after them (by namespace/name); `matches`: the
+    selectors' answers kept across the drains of the same pods."""
     current = {b.key: b for b in budgets}
+    in_namespace: dict[str, list[str]] = {}     # (spending keeps a budget's key, namespace and selector)
+    for key, budget in current.items():
+        in_namespace.setdefault(budget.namespace, []).append(key)
     out: list[Eviction] = []
     for pod in pods:
-        namespace = [b for b in current.values() if b.namespace == pod.namespace]
-        answer = evict(pod, namespace, rules)
-        matching = [b for b in namespace if b.selects(pod)]
+        keys = in_namespace.get(pod.namespace, ())
+        matching = [current[k] for k in keys if current[k].selects(pod, matches)]    # (once per pod)
+        answer = evict(pod, [current[k] for k in keys], rules, matching)
         before = matching[0] if len(matching) == 1 else None
         if answer.budget is not None:
             current[answer.budget.key] = answer.budget

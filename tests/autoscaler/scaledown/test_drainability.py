@@ -125,3 +125,25 @@ def test_pdb_budgets_are_spent():
     assert not tracker.can_remove([c]).can_remove
     other_ns = PodInfo(pod("x", namespace="other"))
     assert tracker.matching(other_ns) == []
+
+
+def test_emptiness_reads_a_node_up_to_its_first_pod_to_move_and_agrees_with_pods_to_move():
+    from kexplain.autoscaler.scaledown.drainability import emptiness
+    daemon = pod("daemon", namespace="kube-system", owner=("DaemonSet", "ds"))
+    waiting = pod("wait", annotations={"cluster-autoscaler.kubernetes.io/safe-to-evict": "on-completion"})
+    nodes = [[daemon], [daemon, waiting], [daemon, pod("plain"), pod("bare", owner=None)],
+             [pod("bare", owner=None), pod("plain")], [], [waiting, pod("plain")]]
+    context = ctx(RS, DS)
+    for objs in nodes:
+        pods = [PodInfo(o) for o in objs]
+        moves = pods_to_move(context, pods)
+        empty = moves.blocking is None and not moves.pods
+        assert emptiness(context, pods) == (empty, empty and bool(moves.on_completion_pods))
+    read = []
+
+    def counted(objs):
+        for o in objs:
+            read.append(o["metadata"]["name"])
+            yield PodInfo(o)
+    assert emptiness(context, counted([daemon, pod("plain"), pod("later"), pod("last")])) == (False, False)
+    assert read == ["daemon", "plain"]       # the pods after the first to move are not put through the rules

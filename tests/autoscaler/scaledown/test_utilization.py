@@ -63,3 +63,39 @@ def test_json_writes_whole_ratios_as_go_does():
     util = calculate(node_info(node("n1", cpu="2", memory="2Gi"), pod("a", cpu="2", memory="0")), False, False, NOW_NS)
     assert util.to_json() == {"cpu": 1, "memory": 0, "gpu": 0, "resourceName": "cpu", "utilization": 1}
     assert all(type(v) is int for k, v in util.to_json().items() if k != "resourceName")
+
+
+def _shared_shape_node():
+    """A node whose pods come in two shapes, each shape's pods sharing one `PodFacts` (as the snapshot
+    shares them), one DaemonSet pod and one deleted long ago among them."""
+    from kexplain.autoscaler.scaledown.utilization import PodRequests
+    pods = [pod(f"a{i}", cpu="250m", memory="1Gi") for i in range(4)] + \
+        [pod(f"b{i}", cpu="0.0005", memory="3") for i in range(3)] + [pod("ds", cpu="1", memory="1", **DAEMON)]
+    pods[1]["metadata"]["deletionTimestamp"] = "2020-01-01T00:00:00Z"
+    info = node_info(node("n1", cpu="4", memory="16Gi"), *pods)
+    a, b = info.pods[0].facts, info.pods[4].facts
+    for p in info.pods[:4]:
+        p._facts = a
+    for p in info.pods[4:7]:
+        p._facts = b
+    return info, PodRequests
+
+
+def test_requests_are_worked_out_once_per_shape_and_sum_as_pod_by_pod():
+    from fractions import Fraction
+
+    from kexplain.apimachinery.quantity import milli_value
+    from kexplain.model.resources import pod_requests
+    info, PodRequests = _shared_shape_node()
+    requests = PodRequests()
+    util = calculate(info, True, False, NOW_NS, requests=requests)
+    assert requests.worked_out == 3          # two shapes and the DaemonSet pod, not 8 pods x 2 resources
+    # the same figures as the pods' requests added one by one (CalculateUtilizationOfResource's loop)
+    live = [p for p in info.pods[:7] if p.name != "a1"]
+    cpu = sum((pod_requests(p.obj)["cpu"] for p in live), Fraction(0))
+    mem = sum((pod_requests(p.obj)["memory"] for p in live), Fraction(0))
+    assert util.cpu == milli_value(cpu) / (4000 - 1000)
+    assert util.memory == milli_value(mem) / (16 * 1024**3 * 1000 - 1000)
+    assert calculate(info, True, False, NOW_NS) == util       # without the loop's index: the same answer
+    calculate(info, False, False, NOW_NS, requests=requests)
+    assert requests.worked_out == 3          # a second read of the node works nothing out again
