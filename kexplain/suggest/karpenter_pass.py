@@ -8,9 +8,11 @@ from typing import Any, Callable, Mapping, Sequence
 
 from kexplain.errors import AdmissionRejected, InputError
 from kexplain.karpenter.inputs import EC2NODECLASS, NODEPOOL, PassInputs
-from kexplain.karpenter.provisioning.provisioner import EXISTING_NODE, NEW_NODE_CLAIM, CreatedNodeClaim, PassResult
-from kexplain.karpenter.run import AWSCloud, Pass, schedule
-from kexplain.karpenter.state.cluster import Cluster, is_owned_by_daemonset
+from kexplain.karpenter.provisioning.provisioner import (
+    EXISTING_NODE, NEW_NODE_CLAIM, CreatedNodeClaim, PassResult, schedule_pass,
+)
+from kexplain.karpenter.run import AWSCloud, Pass, options_of, schedule
+from kexplain.karpenter.state.cluster import Cluster, is_owned_by_daemonset, new_cluster
 from kexplain.model.pod import PodInfo
 from kexplain.suggest.change import Op, apply_ops
 from kexplain.karpenter.apis.nodepool import parse_node_pool
@@ -53,11 +55,20 @@ class PassRun:
 
 def run(inputs: PassInputs, world: Any, base: PassRun | None = None) -> PassRun:
     """Karpenter's pass over `inputs` (kexplain.karpenter.run.schedule); with `base`, the
-    instance types of the EC2NodeClasses `inputs` shares with it are taken from its cache."""
+    instance types of the EC2NodeClasses `inputs` shares with it are taken from its cache, and the
+    pass starts from its cluster state, read and indexed once (`state.cluster.overlay`, when `inputs`
+    holds the same Nodes, NodeClaims and bound pods) and from its existing nodes' starts (`NodeBases`),
+    as Karpenter makes its scheduler again over the same cluster state for every pass."""
     cloud = AWSCloud(inputs, base.cloud.world if base is not None else world)
-    if base is not None:
-        _share_instance_types(cloud, base.cloud)
-    return of_pass(schedule(inputs, world, cloud))
+    if base is None:
+        return of_pass(schedule(inputs, world, cloud))
+    _share_instance_types(cloud, base.cloud)
+    cluster = new_cluster(inputs, base.cluster)
+    inputs.warnings.extend(cluster.warnings)
+    result = schedule_pass(inputs.pending, [np.obj for np in inputs.node_pools], inputs.daemonsets, cluster, cloud,
+                           options_of(inputs), inputs.settings.preference_policy,
+                           base.result.node_bases if cluster.source == base.cluster.source else None)
+    return of_pass(Pass(inputs, cloud, cluster, result))
 
 
 def of_pass(done: Pass) -> PassRun:

@@ -437,12 +437,19 @@ def test_the_command_runs_its_pass_once(tmp_path, monkeypatch):
     seen: list[PassInputs] = []
     real = run_module.schedule
 
+    real_state = pass_module.new_cluster
+
     def counting(inputs, world, cloud=None):
         seen.append(inputs)
         return real(inputs, world, cloud)
 
+    def counting_state(inputs, base=None):         # (a pass run again, from the first one's state)
+        seen.append(inputs)
+        return real_state(inputs, base)
+
     monkeypatch.setattr(run_module, "schedule", counting)
     monkeypatch.setattr(pass_module, "schedule", counting)
+    monkeypatch.setattr(pass_module, "new_cluster", counting_state)
     pods_file, pools_file, _ = files(tmp_path, [pod("batch-job", node_selector={"workload": "batch"})], [GENERAL])
     env = TestEnvironment()
     assert main(["karpenter", pods_file, "--nodes", pools_file, "--aws-data", str(AWS), "-o", "json"], env) == 1

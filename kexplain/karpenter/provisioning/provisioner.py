@@ -8,6 +8,7 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 from kexplain.apimachinery.gosort import go_sort
 from kexplain.karpenter.errors import GoError, KarpenterError, WrappedError, combine, multierr_errors
 from kexplain.karpenter.provisioning.scheduling import events as ev
+from kexplain.karpenter.provisioning.scheduling.existingnode import NodeBases
 from kexplain.karpenter.provisioning.scheduling.nodeclaim import NodeClaim, is_reserved_offering_error
 from kexplain.karpenter.provisioning.scheduling.nodeclaimtemplate import MAX_INSTANCE_TYPES, to_node_claim
 from kexplain.karpenter.provisioning.scheduling.scheduler import (
@@ -95,6 +96,7 @@ class PassResult:
     node_pools: list[Mapping[str, Any]] = field(default_factory=list)
     type_index: Any = None                                       # the scheduler's TypeIndex, for prices
     scheduler: Any = None           # the Scheduler after Solve (its templates, nodes, limits), for explanations
+    node_bases: Any = None          # what each state node alone decides (`NodeBases`), for a pass run again
 
 
 # -- which pods ---------------------------------------------------------------------------------
@@ -217,10 +219,11 @@ def _is_managed_pool(np: Mapping[str, Any]) -> bool:
 
 def schedule_pass(pending: Sequence[PodInfo], node_pools: Sequence[Mapping[str, Any]],
                   daemonsets: Sequence[Mapping[str, Any]], cluster: Cluster, cloud: CloudProvider,
-                  options: Options, preference_policy: str) -> PassResult:
-    """Provisioner.Schedule, then Create for each new NodeClaim."""
+                  options: Options, preference_policy: str, node_bases: NodeBases | None = None) -> PassResult:
+    """Provisioner.Schedule, then Create for each new NodeClaim. `node_bases`: an earlier pass's over
+    the same state nodes (`PassResult.node_bases`), whose nodes' starts this one's scheduler copies."""
     results: dict[str, PodResult] = {}
-    out = PassResult([], node_pools=list(node_pools))
+    out = PassResult([], node_pools=list(node_pools), node_bases=node_bases if node_bases is not None else NodeBases())
     volume_topology = VolumeTopology(cluster.volume_index)
     provisionable: list[PodInfo] = []
     for pod in pending:
@@ -286,7 +289,7 @@ def _run(pods: list[PodInfo], node_pools: Sequence[Mapping[str, Any]], daemonset
     ds_pods = daemonset_pods(cluster, daemonsets)
     scheduler = Scheduler(pools, state_nodes, topology, instance_types, ds_pods, volume_reqs, options,
                           cloud.satisfies_min_values, cloud.limits, cluster.volume_index,
-                          getattr(cloud, "type_index", None))
+                          getattr(cloud, "type_index", None), out.node_bases)
     out.events.extend(scheduler.events)
     out.tried_node_pools = [t.node_pool_name for t in scheduler.templates]
     solved = scheduler.solve(pods)

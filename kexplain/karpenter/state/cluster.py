@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Iterable, Iterator
 
@@ -97,6 +97,11 @@ class Cluster:
     # owns (`is_owned_by_daemonset`), in order.
     daemonset_owned: list[int] = field(default_factory=list)
     bound_pods: list[PodInfo] | None = None
+    # The inputs' lists it was read from (objects, Nodes, NodeClaims, bound pods, DaemonSets): a pass
+    # over other pending pods or NodePools of the same cluster reads it again from here (`overlay`).
+    source: tuple = ()
+    bound_controlled: dict[Any, list[PodInfo]] = field(default_factory=dict)    # the bound DaemonSets' pods
+    counted: Any = None         # what the topology counts from (`topology.counted_for`), once made
 
     def active(self) -> list[StateNode]:
         """StateNodes.Active: those not marked for deletion."""
@@ -118,9 +123,13 @@ class Cluster:
         return state.node if state is not None else None
 
 
-def new_cluster(inputs: PassInputs) -> Cluster:
+def new_cluster(inputs: PassInputs, base: Cluster | None = None) -> Cluster:
     """The state Karpenter's informers build from the stored objects: the volumes' index, the
-    state nodes, the bound pods on them, each NodePool's usage, each DaemonSet's newest pod."""
+    state nodes, the bound pods on them, each NodePool's usage, each DaemonSet's newest pod. With
+    `base`, a cluster read from the same objects, Nodes, NodeClaims, bound pods and DaemonSets
+    (the suggestions' passes run again), that state is `base`'s (`overlay`)."""
+    if base is not None and base.source and _source(inputs) == base.source:
+        return overlay(base, inputs)
     objects = inputs.objects
     index = _volume_index(objects)
     warnings: list[str] = []
@@ -128,18 +137,69 @@ def new_cluster(inputs: PassInputs) -> Cluster:
     # The DaemonSets' pods by the DaemonSet's uid (a controller reference), read in the same look
     # at a bound pod's owners as whether a DaemonSet owns it.
     ds_uids = {as_dict(ds.get("metadata")).get("uid") for ds in inputs.daemonsets}
-    controlled: dict[str, list[PodInfo]] = {}
-    for pod in inputs.pending:
+    bound_controlled: dict[Any, list[PodInfo]] = {}
+    anti, daemonset_owned = _bound_pods(inputs.bound_pods, by_node_name, index, ds_uids, bound_controlled)
+    usage = _pool_usage(by_pid.values())
+    all_pods = [*inputs.pending, *inputs.bound_pods]
+    newest = _newest_daemonset_pods(inputs.daemonsets, _controlled(inputs.pending, ds_uids, bound_controlled))
+    nodes = sorted(by_pid.values(), key=lambda n: n.name())
+    return Cluster(nodes, usage, newest, anti, all_pods, index, dict(objects), warnings,
+                   by_pid, by_node_name, daemonset_owned, inputs.bound_pods, _source(inputs), bound_controlled)
+
+
+def _source(inputs: PassInputs) -> tuple:
+    """What a cluster state reads but the pending pods, as the lists themselves (compared by identity)."""
+    return tuple(_Same(x) for x in (inputs.objects, inputs.nodes, inputs.node_claims, inputs.bound_pods,
+                                    inputs.daemonsets))
+
+
+class _Same:
+    """An object compared by identity (a list of 150,000 pods is never compared by value)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.obj is self.obj
+
+    __hash__ = None     # type: ignore[assignment]
+
+
+def overlay(base: Cluster, inputs: PassInputs) -> Cluster:
+    """`base`'s state for `inputs`' pending pods, copy-on-write: the state nodes, their bound pods'
+    usage, the NodePools' usage, the anti-affinity pods and the volumes' index are `base`'s, which no
+    provisioning pass changes (its existing nodes copy what they add to: `ExistingNode`); each
+    DaemonSet's newest pod is chosen again among the pending pods too, as `new_cluster` does.
+    Karpenter's own scheduler is made again over the same cluster state for each pass."""
+    ds_uids = {as_dict(ds.get("metadata")).get("uid") for ds in inputs.daemonsets}
+    newest = _newest_daemonset_pods(inputs.daemonsets, _controlled(inputs.pending, ds_uids, base.bound_controlled))
+    same_pods = len(inputs.pending) + len(inputs.bound_pods) == len(base.pods) and all(
+        a is b for a, b in zip(inputs.pending, base.pods))
+    counted = base.counted if base.counted is not None and not _counted_pending(base, inputs) else None
+    return replace(base, daemonset_pods=newest, pods=base.pods if same_pods else [*inputs.pending, *inputs.bound_pods],
+                   objects=dict(base.objects), warnings=list(base.warnings), counted=counted)
+
+
+def _counted_pending(base: Cluster, inputs: PassInputs) -> bool:
+    """Whether a pending pod of `base` or of `inputs` is one the topology counts (bound, not finished,
+    not terminating: none, as a rule): then `base`'s count of the cluster's pods is not theirs."""
+    pending = base.pods[:len(base.pods) - len(base.bound_pods or ())]
+    return any(p.node_name for p in (*pending, *inputs.pending))
+
+
+def _controlled(pending: list[PodInfo], ds_uids: set[Any], bound: dict[Any, list[PodInfo]]
+                ) -> dict[Any, list[PodInfo]]:
+    """The DaemonSets' pods by their uid: the pending pods a DaemonSet controls, then the bound ones."""
+    controlled: dict[Any, list[PodInfo]] = {}
+    for pod in pending:
         uid = _controller_uid(pod)
         if uid in ds_uids:
             controlled.setdefault(uid, []).append(pod)
-    anti, daemonset_owned = _bound_pods(inputs.bound_pods, by_node_name, index, ds_uids, controlled)
-    usage = _pool_usage(by_pid.values())
-    all_pods = [*inputs.pending, *inputs.bound_pods]
-    newest = _newest_daemonset_pods(inputs.daemonsets, controlled)
-    nodes = sorted(by_pid.values(), key=lambda n: n.name())
-    return Cluster(nodes, usage, newest, anti, all_pods, index, dict(objects), warnings,
-                   by_pid, by_node_name, daemonset_owned, inputs.bound_pods)
+    for uid, pods in bound.items():
+        controlled.setdefault(uid, []).extend(pods)
+    return controlled
 
 
 def _volume_index(objects: dict[str, list[dict[str, Any]]]) -> VolumeIndex:

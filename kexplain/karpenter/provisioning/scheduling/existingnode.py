@@ -8,6 +8,7 @@ from kexplain.apimachinery.labels import LABEL_HOSTNAME as HOSTNAME_LABEL
 from kexplain.apimachinery.selectors import IN
 from kexplain.karpenter.errors import GoError, WrappedError
 from kexplain.karpenter.provisioning.scheduling.nodeclaim import REFUSED_AT_VERSION, REFUSED_FOR_GOOD, REFUSED_NOW
+from kexplain.karpenter.provisioning.scheduling.topology import TopologyError
 from kexplain.karpenter.scheduling.requirement import new_requirement
 from kexplain.karpenter.scheduling.requirements import Requirements, new_label_requirements
 from kexplain.karpenter.scheduling.taints import Taints
@@ -137,6 +138,41 @@ def node_start(state: StateNode, taints: list[dict[str, Any]], daemon_resources:
             "host_port_usage": state.host_port_usage, "volume_usage": state.volume_usage}
 
 
+class TopologyRefusals:
+    """The topology's refusals of one pod in one scan of the existing nodes, each by the key of the
+    topology group that left no domain and the refused node's requirement on that key.
+
+    AddRequirements asks each group the domains the pod may go to given the node's requirement on the
+    group's key (with the pod's, which the scan does not change), and nothing else of the node; the
+    groups' counts change only when a pod is added, which ends the scan. So a node whose requirement on
+    that key is the same as a refused node's is refused as well: the scan's verdicts, in the same order,
+    without building each node's requirements with the pod's again (thousands of nodes of a few zones,
+    a pod whose required pod affinity no pod of its zone meets yet)."""
+
+    __slots__ = ("_refusals",)
+
+    def __init__(self) -> None:
+        self._refusals: list[tuple[str, tuple | None, BaseException]] = []
+
+    def refusal(self, requirements: Requirements) -> BaseException | None:
+        """The refusal a node of these requirements gets, when it is one already made (else None)."""
+        for key, content, err in self._refusals:
+            if _content(dict.get(requirements, key)) == content:
+                return err
+        return None
+
+    def refused(self, requirements: Requirements, err: BaseException | None) -> None:
+        """A node of these requirements was refused with `err`: kept when the topology refused it."""
+        group = getattr(err, "topology", None) if isinstance(err, TopologyError) else None
+        if group is not None:
+            self._refusals.append((group.key, _content(dict.get(requirements, group.key)), err))
+
+
+def _content(r: Any) -> tuple | None:
+    """All a requirement holds (None: the node has none on that key)."""
+    return None if r is None else (r.complement, frozenset(r.value_set), r.gte, r.lte, r.min_values)
+
+
 class ExistingNode:
     """A state node with the pods this pass adds to it."""
 
@@ -189,9 +225,11 @@ class ExistingNode:
     def managed(self) -> bool:
         return self.state.managed()
 
-    def can_add(self, pod: Any, pod_data: Any, volumes: Any) -> tuple[Requirements | None, BaseException | None]:
+    def can_add(self, pod: Any, pod_data: Any, volumes: Any, topology_refusals: TopologyRefusals | None = None
+                ) -> tuple[Requirements | None, BaseException | None]:
         """CanAdd: (the node's requirements with the pod's, error); a refusal sets `refusal` (for good,
-        at this version, or now)."""
+        at this version, or now). `topology_refusals`: the scheduler's scan of the existing nodes for this
+        pod, while the topology does not change (`TopologyRefusals`)."""
         self.refusal = REFUSED_FOR_GOOD
         err = self._taints.tolerates_pod(pod) if self._taints else None
         if err is not None:
@@ -210,6 +248,10 @@ class ExistingNode:
         if not self.requirements.is_compatible(pod_data.requirements):      # (the error built only then)
             return None, self.requirements.compatible(pod_data.requirements)
         self.refusal = REFUSED_NOW
+        if topology_refusals is not None and not pod_data.volume_requirements:
+            err = topology_refusals.refusal(self.requirements)
+            if err is not None:
+                return None, err
         base = Requirements(self.requirements)          # NewRequirements(values...): the same requirements
         base.add(*pod_data.requirements.values())
         last: BaseException | None = None
@@ -220,6 +262,8 @@ class ExistingNode:
                 last = err
                 continue
             return reqs, None
+        if topology_refusals is not None and not pod_data.volume_requirements:
+            topology_refusals.refused(self.requirements, last)
         return None, last
 
     def _try_volume_alternative(self, pod: Any, pod_data: Any, base: Requirements, volume_reqs: Requirements | None,

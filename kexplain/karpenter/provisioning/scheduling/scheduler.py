@@ -11,7 +11,9 @@ from kexplain.apimachinery.labels import LABEL_HOSTNAME as HOSTNAME_LABEL
 from kexplain.karpenter.errors import GoError, combine
 from kexplain.karpenter.provisioning.scheduling import preferences as prefs
 from kexplain.karpenter.provisioning.scheduling.events import Event, no_compatible_instance_types
-from kexplain.karpenter.provisioning.scheduling.existingnode import ExistingNode, NodeBase, NodeBases, node_start
+from kexplain.karpenter.provisioning.scheduling.existingnode import (
+    ExistingNode, NodeBase, NodeBases, TopologyRefusals, node_start,
+)
 from kexplain.karpenter.provisioning.scheduling.nodeclaim import (
     REFUSED_AT_VERSION, REFUSED_FOR_GOOD, InstanceTypeFilterError, NodeClaim, SchedulingContext,
     filter_instance_types_by_requirements, is_reserved_offering_error,
@@ -378,6 +380,7 @@ class Scheduler:
         rooms = self._rooms if self._rooms is not None else self._room_blocks()
         alive = scan.alive
         read = count = len(alive)       # how many of them were looked at
+        topology_refusals = TopologyRefusals()
         at, block = 0, -1
         while at < count:
             i = alive[at]
@@ -398,7 +401,7 @@ class Scheduler:
             if not fits(need, node.remaining_resources):    # CanAdd refuses it for good, whichever
                 gone.append(i)                              # check comes first (room only fills up)
                 continue
-            requirements, err = node.can_add(pod, data, volumes)
+            requirements, err = node.can_add(pod, data, volumes, topology_refusals)
             if err is None:
                 node.add(pod, data, requirements, volumes)
                 rooms.changed(i)

@@ -287,8 +287,9 @@ class Counted:
     def repelling(self, cluster: TopologyCluster) -> list[tuple[PodInfo, Mapping[str, str], list[Term]]]:
         """The cluster's bound pods with required anti-affinity terms, each with its node's labels and its
         terms (`required_terms`), in the cluster's order: read once per cluster, not once per simulation."""
-        if self._repelling is None or self._repelling[0] is not cluster:
-            self._repelling = (cluster, [(pod, self.node(name_of(node), node)[0] if node is not None else {},
+        read = getattr(cluster, "anti_affinity_pods", cluster)      # (all it reads: a cluster overlaid shares it)
+        if self._repelling is None or self._repelling[0] is not read:
+            self._repelling = (read, [(pod, self.node(name_of(node), node)[0] if node is not None else {},
                                           required_terms(pod))
                                          for pod, node in cluster.for_pods_with_anti_affinity()])
         return self._repelling[1]
@@ -301,8 +302,9 @@ class Counted:
         every_node = tg.node_filter.matches_all()
         if not every_node:
             return self._counted(tg, cluster, every_node)
-        if self._counts_of is not cluster:
-            self._counts, self._counts_of = {}, cluster
+        read = getattr(cluster, "by_node_name", cluster)       # (all `_counted` reads of it: `node_by_name`)
+        if self._counts_of is not read:
+            self._counts, self._counts_of = {}, read
         key = _counted_key(tg)
         found = self._counts.get(key)
         if found is None:
@@ -399,6 +401,18 @@ def counted_of(pods: Sequence[PodInfo]) -> Counted:
     return counted
 
 
+def counted_for(cluster: TopologyCluster) -> Counted:
+    """`counted_of` the cluster's pods, kept on the cluster (`Cluster.counted`): a cluster overlaid on
+    another for other pending pods (`state.cluster.overlay`) starts with the other's, when no pending
+    pod of either is one a group counts."""
+    found = getattr(cluster, "counted", None)
+    if found is None:
+        found = counted_of(cluster.pods)
+        if hasattr(cluster, "counted"):
+            cluster.counted = found     # type: ignore[attr-defined]
+    return found
+
+
 # -- the topology ---------------------------------------------------------------------------------
 
 class Topology:
@@ -425,7 +439,7 @@ class Topology:
         self._made: dict[int, int] = {}         # id(a topology group) -> its place in `topology_groups`
         # What the groups count from, read once per cluster (`counted_of`: a disruption pass's
         # simulations share it); the pods being scheduled are left out as each group counts.
-        self._counted = counted_of(cluster.pods)
+        self._counted = counted_for(cluster)
         self._namespaces: dict[str, dict[str, str]] | None = None
         # The groups that govern a pod or select it, by uid, until a group or owner changes
         # (asked for every node a pod is tried on; a pod's namespace and labels do not change).
