@@ -1,6 +1,6 @@
 """The report's Cluster Autoscaler loops (its pending section's, its scale-down section's) read one
-stored state at two clocks: what CA's listers make of it (its snapshot, the groups' members) is made
-once for both (`autoscaler.inputs._AdmittedOnce.listed`), and each loop is the one made alone."""
+stored state at two clocks: what CA's listers make of it (the budgets' notes, the groups' members) is
+made once for both (`autoscaler.inputs._AdmittedOnce.listed`), and each loop is the one made alone."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
@@ -21,13 +21,13 @@ NOW = datetime(2026, 1, 1, 12, tzinfo=timezone.utc)
 
 def _built(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls: list[int] = []
-    original = ca_inputs.build_cluster
+    original = ca_inputs.budget_notes
 
     def counted(objs, *args, **kw):
         calls.append(1)
         return original(objs, *args, **kw)
 
-    monkeypatch.setattr(ca_inputs, "build_cluster", counted)
+    monkeypatch.setattr(ca_inputs, "budget_notes", counted)
     return calls
 
 
