@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from kexplain.admission import admit
 from kexplain.admission.shapes import ShapeIndex
@@ -100,12 +100,13 @@ class _AdmittedOnce:
     the objects read (`ClusterState.read`: each the very object, in order; the report's pending
     pass reads a copy of the list), the validation and version: the report's CA loops (its pending
     pass and its scale-down) read one cluster, whose admission cannot differ between them.
-    Bounded: one list, held strongly (objects compared with `is`: equal ones read again are not
-    the same)."""
+    With them, what CA's listers make of them (`listed`: budget notes, the groups' members), which
+    the loops' clocks do not change. Bounded: one list, held strongly (objects compared with `is`:
+    equal ones read again are not the same)."""
 
     def __init__(self) -> None:
         self.read: Any = None
-        self.entries: dict[tuple, tuple] = {}
+        self.entries: dict[tuple, Any] = {}
 
     def get(self, read: Any, key: tuple) -> "tuple | None":
         return self.entries.get(key) if self._same(read) else None
@@ -115,6 +116,21 @@ class _AdmittedOnce:
             self.read, self.entries = read, {}
         self.entries[key] = value
 
+    def listed(self, read: Any, key: tuple, settings: Settings, groups: "Discovery",
+               make: "Callable[[], tuple[_Listed, Snapshot]]") -> "tuple[_Listed, Snapshot | None]":
+        """What CA's listers make of the admitted objects kept for `key` (`_listed_of`), made once per
+        settings and groups equal to these (the report's loops each read the groups' file again)."""
+        if not self._same(read):
+            return make()
+        made = self.entries.setdefault(("listed", *key), [])
+        for kept_settings, kept_groups, listed in made:
+            if kept_settings == settings and kept_groups == groups:
+                return listed, None
+        listed, snapshot = make()
+        if len(made) < LISTED_KEPT:
+            made.append((settings, groups, listed))
+        return listed, snapshot
+
     def _same(self, read: Any) -> bool:
         """The same objects, each the very one, in the same order (a copy of the list is the same)."""
         kept = self.read
@@ -122,6 +138,7 @@ class _AdmittedOnce:
 
 
 _ADMITTED = _AdmittedOnce()
+LISTED_KEPT = 4     # listings kept per admission (settings and groups told apart)
 
 
 def _admitted_loop(cluster_objs: Objects, pod_objs: Objects, settings: Settings, groups: "Discovery",
@@ -155,8 +172,14 @@ def _admitted_loop(cluster_objs: Objects, pod_objs: Objects, settings: Settings,
     checked, admitted = hit
     warnings = list(checked.warnings) + requests_note(settings.flag(ENABLE_FLAG), cluster_objs)
     warnings += admitted.warnings
+    pending_ids = {id(s) for _, s in pending_src}
+    if not alone:
+        return _loop_of(admitted.objects, checked.objects, settings, groups, admitted.kube, now, warnings,
+                        set_sources, pending_ids)
+    listed, snapshot = _ADMITTED.listed(read, key, settings, groups, lambda: _listed_of(
+        admitted.objects, checked.objects, settings, groups, set_sources, pending_ids))
     return _loop_of(admitted.objects, checked.objects, settings, groups, admitted.kube, now, warnings, set_sources,
-                    {id(s) for _, s in pending_src})
+                    pending_ids, listed, snapshot)
 
 
 def loop_of_state(state: ClusterState, groups: "Discovery", settings_path: str | None, *, max_bytes: int,
@@ -201,11 +224,47 @@ def _given(state: ClusterState, given: Objects, validate: str) -> tuple[Objects,
     return list(checked.objects), list(checked.warnings)
 
 
+@dataclass(frozen=True)
+class _Listed:
+    """What CA's listers make of an admitted cluster, whatever the loop's clock: read once per state for
+    every loop over it (`_AdmittedOnce.listed`); each loop wraps its pods and copies its lists anew."""
+
+    daemonsets: list[dict[str, Any]]
+    config_maps: list[dict[str, Any]]
+    jobs: list[dict[str, Any]]
+    provider: Chosen
+    scheduler_objects: Objects          # what CA's snapshot is built of (not the snapshot: memory)
+    node_objs: list[dict[str, Any]]
+    group_members: dict[str, list[str]]
+    pending: list[dict[str, Any]]       # own in creation order, then those of `pending_ids`
+    notes: list[str]                    # the disruption controller's budget notes
+
+
 def _loop_of(objects: Objects, extras: Objects, settings: Settings, groups: "Discovery", kube: KubeVersion,
-             now: datetime, warnings: list[str], set_sources: set[int], pending_ids: set[int]) -> LoopInputs:
+             now: datetime, warnings: list[str], set_sources: set[int], pending_ids: set[int],
+             listed: _Listed | None = None, snapshot: Snapshot | None = None) -> LoopInputs:
     """The loop's inputs from the admitted cluster (`objects`) and its checked extra kinds (`extras`),
-    as CA lists them: the set's claims settled, pending pods (own in creation order, then those of
-    `pending_ids`), expendable pods left out, nodes as CA's listers leave them, the groups' members."""
+    as CA lists them (`_listed_of`, unless `listed` holds it), at `now`: its nodes' facts, its pending pods'
+    creation times."""
+    if listed is None:
+        listed, snapshot = _listed_of(objects, extras, settings, groups, set_sources, pending_ids)
+    if snapshot is None:
+        snapshot = _listed_snapshot(listed.scheduler_objects, listed.node_objs)
+    owner = {n: g for g, names in listed.group_members.items() for n in names}
+    order = [(o.get("metadata") or {}).get("name") or "" for o in listed.node_objs]
+    facts = [_node_facts(o, now, owner.get(n)) for o, n in zip(listed.node_objs, order)]
+    config = read_config(None, kube=kube)
+    members = {g: list(names) for g, names in listed.group_members.items()}
+    loop = LoopInputs(settings, kube, now, list(groups.groups), members, facts, snapshot, [], [],
+                      list(listed.daemonsets), list(listed.config_maps), config, [*warnings, *listed.notes],
+                      list(listed.jobs), base=snapshot, provider=listed.provider)
+    return with_pending(loop, [PodInfo(o) for o in listed.pending])
+
+
+def _listed_of(objects: Objects, extras: Objects, settings: Settings, groups: "Discovery", set_sources: set[int],
+               pending_ids: set[int]) -> "tuple[_Listed, Snapshot]":
+    """The cluster as CA lists it: the set's claims settled, pending pods (own in creation order, then
+    those of `pending_ids`), expendable pods left out, nodes as CA's listers leave them, the groups' members."""
     # admission keeps the scheduler's kinds: DaemonSets and ConfigMaps are read as checked
     daemonsets = [_with_uid(o) for o, _ in _of_kinds(extras, {"DaemonSet"})]
     config_maps = [o for o, _ in _of_kinds(extras, {"ConfigMap"})]
@@ -238,22 +297,25 @@ def _loop_of(objects: Objects, extras: Objects, settings: Settings, groups: "Dis
             obj = as_listed(listed_gpu_ready(obj, provider.provider), taint_config)
         if kind in CLUSTER_KINDS:
             scheduler_objects.append((obj, src))
-    snapshot, _ = build_cluster(scheduler_objects)       # (a budget without a status: the disruption controller's)
-    warnings += budget_notes(scheduler_objects)
+    notes = budget_notes(scheduler_objects)     # (a budget without a status: the disruption controller's)
     node_objs = [o for o, _ in scheduler_objects if o.get("kind") == "Node"]
     order = [(o.get("metadata") or {}).get("name") or "" for o in node_objs]
-    if [ni.name for ni in snapshot.node_infos] != order:    # in the listing's order (else as built: its indexes kept)
-        snapshot = snapshot.with_node_infos([snapshot.get(n) for n in order])
+    snapshot = _listed_snapshot(scheduler_objects, node_objs)
     given_members = groups.members_among((n, snapshot.get(n).node.labels) for n in order)
     group_members = in_cluster(groups.groups, given_members, order)
-    owner = {n: g for g, names in group_members.items() for n in names}
-    facts = [_node_facts(o, now, owner.get(n)) for o, n in zip(node_objs, order)]
-    config = read_config(None, kube=kube)
     jobs = [o for o, _ in _of_kinds(extras, {"Job"})]
     own.sort(key=lambda p: creation_order(creation_time(p)))
-    loop = LoopInputs(settings, kube, now, list(groups.groups), group_members, facts, snapshot, [], [],
-                      daemonsets, config_maps, config, warnings, jobs, base=snapshot, provider=provider)
-    return with_pending(loop, own + given)
+    return _Listed(daemonsets, config_maps, jobs, provider, scheduler_objects, node_objs, group_members,
+                   [p.obj for p in own + given], notes), snapshot
+
+
+def _listed_snapshot(scheduler_objects: Objects, node_objs: list[dict[str, Any]]) -> Snapshot:
+    """CA's snapshot of the objects listed, its nodes in the listing's order (else as built: its indexes kept)."""
+    snapshot, _ = build_cluster(scheduler_objects)
+    order = [(o.get("metadata") or {}).get("name") or "" for o in node_objs]
+    if [ni.name for ni in snapshot.node_infos] != order:
+        snapshot = snapshot.with_node_infos([snapshot.get(n) for n in order])
+    return snapshot
 
 
 def _provider(settings: Settings, groups: "Discovery", nodes: Sequence[dict[str, Any]]) -> Chosen:

@@ -3,7 +3,6 @@ the next pod of a shape whose Unschedulable cycle nothing has changed since take
 from __future__ import annotations
 
 import itertools
-from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Callable, Iterable, Iterator
@@ -430,34 +429,67 @@ class Verdict:
     error: str = ""
 
 
-SHAPES_KEPT = 16
+# Shapes whose first verdict is kept at once (`explain_each`), the one met again last dropped first:
+# a trace of a large cluster weighs megabytes.
+SHAPES_KEPT = 32
+_NEVER = float("inf")
 
 
 def explain_each(pods: Iterable[Inputs], options: RunOptions, suggester: Suggester | None = None, *,
                  planned: int = 0, progress: Progress | None = None) -> Iterator[Verdict]:
-    """Pods all pending now (`kexplain pod --pending`), each explained alone against the cluster, lazily."""
-    done = 0
-    # shape -> its first trace (`shapes`); only the most recent SHAPES_KEPT, as traces weigh megabytes
-    explained: OrderedDict[bytes, Verdict] = OrderedDict()
-    for inputs in pods:
-        shape = pending_key(inputs.pod)
-        first = explained.get(shape) if shape is not None else None
-        if first is not None and first.trace is not None:
-            explained.move_to_end(shape)
+    """Pods all pending now (`kexplain pod --pending`), each explained alone against the cluster, in order,
+    as one batch: a pod of the shape (`pending_key`) and state of one explained before gets that pod's
+    verdict renamed (the filters read nothing else), so each shape and state runs the scheduler once. The
+    pods are listed first to see which verdicts are met again: only those are kept, at most SHAPES_KEPT,
+    the one met again last dropped first (Belady's), so shapes that come round robin all hit."""
+    pods = list(pods)
+    keys = [alone_key(inputs) for inputs in pods]
+    again = _next_uses(keys)
+    kept: dict[tuple, tuple[Verdict, float]] = {}       # key -> its first verdict, where it is met next
+    for done, (inputs, key, next_use) in enumerate(zip(pods, keys, again), 1):
+        held = kept.pop(key, None) if key is not None else None
+        if held is not None:
+            first = held[0]
+            assert first.trace is not None
             verdict = Verdict(inputs, renamed(first.trace, first.inputs.pod, inputs.pod))
         else:
-            try:
-                trace = explain(inputs, options)
-                if suggester is not None and trace.result.status == UNSCHEDULABLE:
-                    trace.extra["suggestions"] = [s.to_json() for s in suggester(inputs, trace, options)]
-                verdict = Verdict(inputs, trace)
-            except KexplainError as err:
-                verdict = Verdict(inputs, error=err.message)
-            if shape is not None and verdict.trace is not None:
-                explained[shape] = verdict
-                if len(explained) > SHAPES_KEPT:
-                    explained.popitem(last=False)
-        done += 1
+            first = verdict = _alone(inputs, options, suggester)
+        if key is not None and first.trace is not None and next_use != _NEVER:
+            kept[key] = (first, next_use)
+            if len(kept) > SHAPES_KEPT:
+                del kept[max(kept, key=lambda k: kept[k][1])]
         if progress is not None:
             progress(done, max(done, planned))
         yield verdict
+
+
+def alone_key(inputs: Inputs) -> tuple | None:
+    """What a pod's verdict alone reads: its shape and the state it is explained against (by identity:
+    a verdict kept holds its inputs, so the ids stay its own); None when its verdict is its own."""
+    shape = pending_key(inputs.pod)
+    if shape is None:
+        return None
+    return shape, id(inputs.snapshot), id(inputs.config), id(inputs.nominated)
+
+
+def _next_uses(keys: list[tuple | None]) -> list[float]:
+    """For each position, the next one of the same key (`_NEVER`: none, or no key)."""
+    out: list[float] = [_NEVER] * len(keys)
+    last: dict[tuple, int] = {}
+    for i in range(len(keys) - 1, -1, -1):
+        key = keys[i]
+        if key is not None:
+            out[i] = last.get(key, _NEVER)
+            last[key] = i
+    return out
+
+
+def _alone(inputs: Inputs, options: RunOptions, suggester: Suggester | None) -> Verdict:
+    """One pod explained alone, its verified fixes when Unschedulable; or its own error."""
+    try:
+        trace = explain(inputs, options)
+        if suggester is not None and trace.result.status == UNSCHEDULABLE:
+            trace.extra["suggestions"] = [s.to_json() for s in suggester(inputs, trace, options)]
+        return Verdict(inputs, trace)
+    except KexplainError as err:
+        return Verdict(inputs, error=err.message)

@@ -65,3 +65,41 @@ def test_a_renamed_trace_leaves_other_pods_whose_key_ends_like_the_first_one_s()
                   extra={"suggestions": [{"description": "delete pod myshop/web-a or pod shop/web-a-0; pod shop/web-a"}]})
     assert renamed(trace, first, pod).extra["suggestions"][0]["description"] == \
         "delete pod myshop/web-a or pod shop/web-a-0; pod shop/web-b"
+
+
+def _counted(monkeypatch) -> list:
+    """The pods `explain_each` runs the scheduler for (each a call of `explain.run.explain`)."""
+    from kexplain.explain import batch
+    ran: list = []
+    original = batch.explain
+
+    def counting(inputs, options):
+        ran.append(inputs.pod.name)
+        return original(inputs, options)
+
+    monkeypatch.setattr(batch, "explain", counting)
+    return ran
+
+
+def test_a_batch_runs_the_scheduler_once_per_shape_though_its_shapes_come_round_robin(tmp_path, monkeypatch):
+    """20 shapes (more than a recency cache of 16 held), three pods each, listed round robin: 20 cycles,
+    and each pod's answer is exactly its own, explained alone."""
+    shapes, rounds = 20, 3
+    pods = [_pod(f"web-{r}-{s}", cpu=str(3 + s)) for r in range(rounds) for s in range(shapes)]
+    inputs = _inputs(tmp_path, *pods)
+    options = RunOptions()
+    ran = _counted(monkeypatch)
+    shared = [v.trace.to_json() for v in explain_each(inputs, options)]
+    assert ran == [f"web-0-{s}" for s in range(shapes)]
+    monkeypatch.undo()
+    assert shared == [explain(i, options).to_json() for i in inputs]
+
+
+def test_a_pod_against_another_state_is_explained_on_its_own(tmp_path, monkeypatch):
+    from dataclasses import replace
+    first, second = _inputs(tmp_path, _pod("web-a"), _pod("web-b"))
+    other = replace(second, snapshot=second.snapshot.with_objects(dict(second.snapshot.namespaces),
+                                                                  dict(second.snapshot.objects)))
+    ran = _counted(monkeypatch)
+    list(explain_each([first, other, second], RunOptions()))
+    assert ran == ["web-a", "web-b"]
