@@ -7,6 +7,7 @@ Imported only when node groups are given or reported (`autoscalers.adapter`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any, Callable, Optional, Sequence
 
 from kexplain.app.autoscalers import REPORTED, AutoscalerRun
@@ -106,13 +107,15 @@ def groups_request(node_groups: Optional[Discovery], autoscaler_config: Optional
 
 
 def live_groups(node_groups: Optional[str], autoscaler_config: Optional[str], found: Optional[Discovery],
-                state: Any) -> Optional[ClusterAutoscaler]:
+                state: Any, now: Optional[datetime] = None) -> Optional[ClusterAutoscaler]:
     """A live cluster's: --node-groups FILE, else those found in the cluster (`found`), else None;
-    CA's loop reads `state`, the live session's one cluster state (stored: the loop admits it, once)."""
+    CA's loop reads `state`, the live session's one cluster state (stored: the loop admits it, once), at
+    `now` (None: the wall clock)."""
     if node_groups:
-        return ClusterAutoscaler(GroupsRequest(Discovery.from_file(node_groups), autoscaler_config, state=state))
+        return ClusterAutoscaler(GroupsRequest(Discovery.from_file(node_groups), autoscaler_config, state=state,
+                                               now=now))
     if found is not None and found.groups:
-        return ClusterAutoscaler(GroupsRequest(found, autoscaler_config, state=state))
+        return ClusterAutoscaler(GroupsRequest(found, autoscaler_config, state=state, now=now))
     return None
 
 

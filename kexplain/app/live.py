@@ -252,6 +252,7 @@ class PodArgs:
     stats: Optional[str] = None               # an evicted pod's node's Summary (else read through the node proxy)
     kubelet_config: Optional[str] = None      # and its kubelet's configuration (else its configz)
     volcano: VolcanoOptions = VolcanoOptions()   # --scheduler-conf (None: the ConfigMap read), --volcano-version
+    now: Optional[datetime] = None            # the clock CA's loop runs at (kexplain cluster's --now); None: the wall clock
 
 
 def kueue_capacity(args: PodArgs, live: Live) -> Any:
@@ -273,7 +274,8 @@ def autoscalers_of(args: PodArgs, live: Live, state: ClusterState) -> Autoscaler
     groups = None
     cluster = state.read if state.read is not None else state.objects
     if args.node_groups or (found is not None and found.groups):
-        groups = adapter("cluster-autoscaler").live_groups(args.node_groups, args.autoscaler_config, found, state)
+        groups = adapter("cluster-autoscaler").live_groups(args.node_groups, args.autoscaler_config, found, state,
+                                                           args.now)
     else:
         for flag, given in (("--autoscaler-config", args.autoscaler_config), ("--node-group", args.node_group)):
             if given is not None:

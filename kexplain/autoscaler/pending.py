@@ -39,6 +39,7 @@ class GroupsRequest:
     validate: str = "strict"
     state: ClusterState | None = None    # the one cluster state CA's loop reads (`loop_of_state`)
     cluster_objects: list | None = None  # the cluster as read, when no state holds it (`loop_of_read`)
+    now: datetime | None = None          # the clock the loop runs at (kexplain cluster's --now); None: the wall clock
 
 
 def load_groups(req: GroupsRequest, kube: KubeVersion, now: datetime | None = None,
@@ -47,6 +48,7 @@ def load_groups(req: GroupsRequest, kube: KubeVersion, now: datetime | None = No
     InputError), read from the cluster state (`loop_of_state`: an admitted one never admitted again, a
     stored one admitted there once); a cluster in no state is admitted there once (`loop_of_read`)."""
     max_bytes = req.max_bytes or DEFAULT_MAX_BYTES
+    now = now or req.now
     if req.state is not None:
         return loop_of_state(req.state, req.groups, req.config, max_bytes=max_bytes, validate=req.validate, now=now,
                              applied=applied)

@@ -51,7 +51,7 @@ def pod_args(inputs: ClusterInputs, name: Optional[str] = None) -> PodArgs:
     CA's node groups of --node-groups."""
     every = name is None and inputs.request.namespace is None        # -n: its namespace's pending pods only
     return PodArgs(name, Connect(), all_namespaces=every, pending=name is None, details=name is None,
-                   node_groups=inputs.request.node_groups)
+                   node_groups=inputs.request.node_groups, now=inputs.request.now)
 
 
 class OncePerGroup:

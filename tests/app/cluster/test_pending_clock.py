@@ -1,0 +1,41 @@
+"""The pending section's Cluster Autoscaler loop runs at the report's clock (`--now`), as the scale-down
+section's does: CA's allPodsAreNew holds a scale-up while every pending pod is younger than 2 seconds."""
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+from pathlib import Path
+
+from kexplain.app.cluster.report import report
+from tests.app.cluster.helpers import NOW, request, with_items
+from tests.support.paths import FIXTURES
+
+CLUSTER = """
+apiVersion: v1
+kind: Node
+metadata: {name: small, labels: {kubernetes.io/hostname: small}, creationTimestamp: "2025-12-01T00:00:00Z"}
+status:
+  capacity: {cpu: "2", memory: 8Gi, pods: "110"}
+  conditions: [{type: Ready, status: "True"}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: big, namespace: default, creationTimestamp: "2026-01-01T11:59:59Z"}
+spec:
+  containers: [{name: main, image: i, resources: {requests: {cpu: "3", memory: 1Gi}}}]
+status:
+  phase: Pending
+  conditions: [{type: PodScheduled, status: "False", reason: Unschedulable}]
+"""
+
+
+def _ca_outcome(tmp_path: Path, later: timedelta) -> str:
+    req = request(with_items(tmp_path, CLUSTER), node_groups=str(FIXTURES / "volcano" / "node-groups.yaml"))
+    doc = report(replace(req, now=NOW + later))
+    pending = next(s for s in doc["sections"] if s["name"] == "pending")
+    return next(a["outcome"] for a in pending["rows"][0]["autoscalers"] if a["autoscaler"] == "ClusterAutoscaler")
+
+
+def test_the_pending_loop_runs_at_the_reports_clock(tmp_path: Path) -> None:
+    assert _ca_outcome(tmp_path, timedelta(0)) == "NoEvent"          # the pod is 1 s old: CA waits
+    assert _ca_outcome(tmp_path, timedelta(minutes=10)) == "TriggeredScaleUp"
