@@ -11,6 +11,7 @@ from kexplain.autoscaler.document import build_document, triggered
 from kexplain.autoscaler.plan import scale_up_plan
 from kexplain.autoscaler.inputs import LoopInputs, loop_of_read, loop_of_state, with_pending
 from kexplain.autoscaler.loop import framework, run_once
+from kexplain.autoscaler.status import IN_COOLDOWN
 from kexplain.autoscaler.simulator import with_node
 from kexplain.autoscaler.templates import template_node_infos
 from kexplain.explain.pending_pass import PassAnswers, PendingPass, PodAnswer
@@ -103,12 +104,19 @@ def pod_answer(record: Mapping[str, Any], doc: Mapping[str, Any]) -> PodAnswer:
         ups = scale_up_plan(doc)
         detail["scaleUps"] = ups
         reasons = [f"{u['nodeGroup']} {u['currentSize']}->{u['newSize']} (max: {u['maxSize']})" for u in ups]
+    elif doc.get("result") == IN_COOLDOWN:
+        reasons = [COOLDOWN_REASON]
     else:
         for key in ("skipped", "rejected"):
             for group, why in (record.get(key) or {}).items():
                 reasons += [f"{group}: {r}" for r in why]
     return PodAnswer(CLUSTER_AUTOSCALER, f"{record.get('namespace')}/{record.get('name')}", outcome,
                      tuple(reasons), detail)
+
+
+# RunOnce's allPodsAreNew: the loop leaves the scale-up to a later loop, with no event.
+COOLDOWN_REASON = ("every pod CA would scale up for is younger than 2 seconds (30 for a pod asking a GPU): its "
+                   "loop scales up for none of them now, and looks again in its next loop")
 
 
 def nominated_reason(node: str) -> str:

@@ -7,6 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from kexplain.app.cluster.report import report
+from kexplain.autoscaler.pending import COOLDOWN_REASON
 from tests.app.cluster.helpers import NOW, request, with_items
 from tests.support.paths import FIXTURES
 
@@ -29,13 +30,15 @@ status:
 """
 
 
-def _ca_outcome(tmp_path: Path, later: timedelta) -> str:
+def _ca_answer(tmp_path: Path, later: timedelta) -> dict:
     req = request(with_items(tmp_path, CLUSTER), node_groups=str(FIXTURES / "volcano" / "node-groups.yaml"))
     doc = report(replace(req, now=NOW + later))
     pending = next(s for s in doc["sections"] if s["name"] == "pending")
-    return next(a["outcome"] for a in pending["rows"][0]["autoscalers"] if a["autoscaler"] == "ClusterAutoscaler")
+    return next(a for a in pending["rows"][0]["autoscalers"] if a["autoscaler"] == "ClusterAutoscaler")
 
 
 def test_the_pending_loop_runs_at_the_reports_clock(tmp_path: Path) -> None:
-    assert _ca_outcome(tmp_path, timedelta(0)) == "NoEvent"          # the pod is 1 s old: CA waits
-    assert _ca_outcome(tmp_path, timedelta(minutes=10)) == "TriggeredScaleUp"
+    young = _ca_answer(tmp_path, timedelta(0))          # the pod is 1 s old: CA waits, and says why
+    assert young["outcome"] == "NoEvent"
+    assert young["reasons"] == [COOLDOWN_REASON]
+    assert _ca_answer(tmp_path, timedelta(minutes=10))["outcome"] == "TriggeredScaleUp"
