@@ -220,26 +220,6 @@ def evict_for_job(ssn: Session, stmt: Statement, queue: QueueInfo, job: JobInfo,
     return False
 
 
-def starving_jobs(ssn: Session) -> tuple[PriorityQueue[QueueInfo], dict[str, PriorityQueue[JobInfo]]]:
-    """Execute's first loop: the queues of the jobs past Pending and valid, and each queue's starving
-    jobs in job order."""
-    queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_less)
-    seen: set[str] = set()
-    preemptors: dict[str, PriorityQueue[JobInfo]] = {}
-    for job in ssn.jobs.values():
-        if job.is_pending():
-            continue
-        vr = ssn.job_valid(job)
-        if (vr is not None and not vr.passed) or job.queue not in ssn.queues:
-            continue
-        if job.queue not in seen:
-            seen.add(job.queue)
-            queues.push(ssn.queues[job.queue])
-        if ssn.job_starving(job):
-            preemptors.setdefault(job.queue, PriorityQueue(ssn.job_order_less)).push(job)
-    return queues, preemptors
-
-
 def settle(stmt: Statement, ssn: Session, job: JobInfo) -> None:
     """Committed only when the job ends pipelined (the legacy actions' rule)."""
     if ssn.job_pipelined(job):

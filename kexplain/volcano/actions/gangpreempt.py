@@ -4,8 +4,9 @@ lower-priority jobs of its own queue for all its pending tasks at once, evicting
 from __future__ import annotations
 
 from kexplain.volcano.actions.bundles import Bundle, create_job_bundles, sort_for_preempt
+from kexplain.volcano.actions.reclaim import starving_jobs
 from kexplain.volcano.actions.gang_evict import (GangArgs, choose_bundles, evict_for_job, gang_preemptable,
-                                                 parse_arguments, pending_tasks, settle, starving_jobs)
+                                                 parse_arguments, pending_tasks, settle)
 from kexplain.volcano.api.eviction import GANG_PREEMPT, EvictionContext
 from kexplain.volcano.api.job import JobInfo
 from kexplain.volcano.api.node import NodeInfo

@@ -2,6 +2,8 @@
 running tasks of other, reclaimable queues holding more than they deserve, and are pipelined there."""
 from __future__ import annotations
 
+from kexplain.volcano.api.job import JobInfo
+from kexplain.volcano.api.queue import QueueInfo
 from kexplain.volcano.api.task import TaskInfo, TaskStatus
 from kexplain.volcano.framework.session import Session
 from kexplain.volcano.framework.statement import PriorityQueue, Statement
@@ -40,11 +42,12 @@ def reclaim_for_task(ssn: Session, stmt: Statement, task: TaskInfo, job) -> None
         break
 
 
-def execute(ssn: Session) -> None:
-    queues = PriorityQueue(ssn.queue_order_less)
+def starving_jobs(ssn: Session) -> tuple[PriorityQueue[QueueInfo], dict[str, PriorityQueue[JobInfo]]]:
+    """Execute's first loop: the queues of the jobs past Pending and valid, and each queue's starving
+    jobs in job order."""
+    queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_less)
     seen: set[str] = set()
-    preemptors: dict[str, PriorityQueue] = {}
-    tasks: dict[str, PriorityQueue] = {}
+    preemptors: dict[str, PriorityQueue[JobInfo]] = {}
     for job in ssn.jobs.values():
         if job.is_pending():
             continue
@@ -56,7 +59,13 @@ def execute(ssn: Session) -> None:
             queues.push(ssn.queues[job.queue])
         if ssn.job_starving(job):
             preemptors.setdefault(job.queue, PriorityQueue(ssn.job_order_less)).push(job)
-            tasks[job.uid] = PriorityQueue(ssn.task_order_less, [t for t in job.pending() if not t.sch_gated])
+    return queues, preemptors
+
+
+def execute(ssn: Session) -> None:
+    queues, preemptors = starving_jobs(ssn)
+    tasks = {job.uid: PriorityQueue(ssn.task_order_less, [t for t in job.pending() if not t.sch_gated])
+             for jobs in preemptors.values() for job in jobs.items}
     while not queues.empty():
         queue = queues.pop()
         if ssn.overused(queue):
