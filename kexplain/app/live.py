@@ -252,7 +252,8 @@ class PodArgs:
     stats: Optional[str] = None               # an evicted pod's node's Summary (else read through the node proxy)
     kubelet_config: Optional[str] = None      # and its kubelet's configuration (else its configz)
     volcano: VolcanoOptions = VolcanoOptions()   # --scheduler-conf (None: the ConfigMap read), --volcano-version
-    now: Optional[datetime] = None            # the clock CA's loop runs at (kexplain cluster's --now); None: the wall clock
+    now: Optional[datetime] = None            # the clock of CA's loop and Volcano's sessions (kexplain cluster's
+                                              # --now); None: the wall clock
 
 
 def kueue_capacity(args: PodArgs, live: Live) -> Any:
@@ -423,7 +424,7 @@ def volcano_named(args: PodArgs, live: Live, config: Any) -> Optional[Named]:
                LIVE_NO_NODES)
     conf = volcano_conf(args, live)
     done = volcano_answered(pod, cluster, [], stored=True, unread=volcano_unread(live), conf=conf,
-                            version=args.volcano.version)
+                            version=args.volcano.version, now=args.now)
     trace = with_conf_notes(done.trace, conf)
     # the autoscalers over the pass Volcano's session leaves, as `kexplain POD` chains them (`app.volcano_chain`)
     inputs = inputs_from_objects(pod, _source(live, pod), cluster, config, stored=True)
@@ -659,10 +660,10 @@ def volcano_pending(args: PodArgs, live: Live, config: Any, explained: list[Expl
     unread, conf, version = volcano_unread(live), volcano_conf(args, live), args.volcano.version
     if set(unread) - {"configmaps"}:
         traces = [with_conf_notes(volcano_answer(e.pod, live.cluster, [], stored=True, unread=unread, conf=conf,
-                                                 version=version), conf) for e in ours]
+                                                 version=version, now=args.now), conf) for e in ours]
     else:
         traces = answer_pods([(e.pod, _source(live, e.pod)) for e in ours], live.cluster, [], stored=True,
-                             conf=conf, version=version)
+                             conf=conf, version=version, now=args.now)
     for e, trace in zip(ours, traces):
         e.volcano = trace
     keys = {pod_key(e.pod) for e in ours}

@@ -7,6 +7,7 @@ Volcano's default (`volcano.conf`)."""
 from __future__ import annotations
 
 import copy
+from datetime import datetime
 from typing import Any, BinaryIO, Iterable, Optional
 
 from kexplain.admission import admit
@@ -21,7 +22,7 @@ from kexplain.volcano.api.task import GROUP_NAME_ANNOTATION
 from kexplain.volcano.cache import check_quantities, is_volcano_object
 from kexplain.suggest import volcano as fixes
 from kexplain.volcano.details import task_details
-from kexplain.volcano.run import run_kept
+from kexplain.volcano.run import run_kept, session_clock
 from kexplain.volcano.versions import DEFAULT, VolcanoVersion
 
 ROUNDS = 3      # sessions at most: the second one, without a waiting Job's pods, decides as the first
@@ -29,11 +30,14 @@ ROUNDS = 3      # sessions at most: the second one, without a waiting Job's pods
 
 def explain(nodes: Iterable[str], scheduler_conf: str | None, *, max_bytes: int, max_objects: int,
             files: Iterable[str] = (), stdin: Optional[BinaryIO] = None,
-            version: VolcanoVersion = DEFAULT, suggestions: bool = True, details: bool = False) -> dict[str, Any]:
+            version: VolcanoVersion = DEFAULT, suggestions: bool = True, details: bool = False,
+            now: Optional[datetime] = None) -> dict[str, Any]:
     """The session's document over the files `files` (submitted) and `nodes` (the cluster), with the
     configuration file, the ConfigMap among them or Volcano's default; a `jobs` entry per Volcano Job;
     with `suggestions`, the verified fixes of each PodGroup it leaves waiting (key `fixes`); with
-    `details`, each task's predicates and scores (`tasks`, for the `--html` page)."""
+    `details`, each task's predicates and scores (`tasks`, for the `--html` page). `now`: the clock of
+    every session it runs (the job controller's rounds, each fix's), else the wall clock read once."""
+    clock = session_clock(now)
     submitted = load_objects(list(files), max_bytes=max_bytes, max_objects=max_objects, stdin=stdin)
     cluster = load_objects(list(nodes), max_bytes=max_bytes, max_objects=max_objects, stdin=stdin)
     every = [*submitted, *cluster]
@@ -53,8 +57,8 @@ def explain(nodes: Iterable[str], scheduler_conf: str | None, *, max_bytes: int,
         objects = [o for o, _ in admitted.objects]
         if jobs.each:       # (a session writes to its pods: another round starts from them as created)
             objects = [copy.deepcopy(o) if o.get("kind") == "Pod" else o for o in objects]
-        base = fixes.pristine(objects, volcano, conf, version) if suggestions else None
-        doc, ssn, cluster = run_kept(objects, copy.deepcopy(volcano), conf, version)
+        base = fixes.pristine(objects, volcano, conf, version, clock) if suggestions else None
+        doc, ssn, cluster = run_kept(objects, copy.deepcopy(volcano), conf, version, clock)
         now = volcano_jobs.waiting_pod_groups(doc, jobs)
         if now == waiting:
             break
@@ -112,12 +116,13 @@ def _within_quota(admitted: Any, made: set[str], refused: dict[str, str]) -> Any
 def answer_pods(pods: list[tuple[dict[str, Any], Any]], cluster: list[tuple[dict[str, Any], Any]],
                 file_objects: list[tuple[dict[str, Any], Any]], *, stored: bool = False,
                 conf: Optional[volcano_conf.SchedulerConf] = None,
-                version: VolcanoVersion = DEFAULT) -> list[dict[str, Any]]:
+                version: VolcanoVersion = DEFAULT, now: Optional[datetime] = None) -> list[dict[str, Any]]:
     """The SchedulingTrace of each of several pods Volcano schedules (`kexplain POD` with a file of
     several, `kexplain pod --pending`), from ONE session over the cluster with all of them, as they
     are created together (`app.volcano_pod` answers one pod alike): each pod admitted with the
     cluster (unless `stored`), a pod without a PodGroup given the one Volcano's PodGroup controller
-    makes. The configuration: `conf`, else the scheduler's ConfigMap among the objects, else the default."""
+    makes. The configuration: `conf`, else the scheduler's ConfigMap among the objects, else the default;
+    `now`: the session's clock (else the wall clock)."""
     every = [*cluster, *file_objects]
     conf = conf or volcano_conf.chosen(None, every)
     keys = {volcano_jobs.key_of(p) for p, _ in pods}
@@ -135,7 +140,9 @@ def answer_pods(pods: list[tuple[dict[str, Any], Any]], cluster: list[tuple[dict
         if made is not None:
             made_for[group] = made
         placed.append((grouped, made_for.get(group)))
-    doc, ssn, snap = volcano_pod.session([*objects, *(p for p, _ in placed)], volcano, conf, version)
+    doc, ssn, snap = volcano_pod.session([*objects, *(p for p, _ in placed)], volcano, conf, version,
+                                         session_clock(now))
     if conf.warnings:       # (said with each pod's answer)
         doc["notes"] = [*conf.warnings, *doc.get("notes", [])]
     return [volcano_pod.pod_document(p, doc, ssn, snap, made, version) for p, made in placed]
+

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Iterable, Optional
 
 from kexplain.admission import admit
@@ -16,7 +17,7 @@ from kexplain.volcano import cache
 from kexplain.volcano.api.task import GROUP_NAME_ANNOTATION, pod_request
 from kexplain.volcano.conf import SchedulerConf, default as default_conf
 from kexplain.volcano.framework.session import Session
-from kexplain.volcano.run import run_kept
+from kexplain.volcano.run import run_kept, session_clock
 from kexplain.volcano.versions import DEFAULT, VolcanoVersion
 
 API_VERSION, KIND = "kexplain/v1", "SchedulingTrace"
@@ -92,9 +93,10 @@ def _key(obj: dict[str, Any]) -> tuple[str, str]:
 
 
 def session(objects: list[dict[str, Any]], volcano: list[dict[str, Any]], conf: SchedulerConf,
-            version: VolcanoVersion = DEFAULT) -> tuple[dict[str, Any], Session, cache.ClusterInfo]:
+            version: VolcanoVersion = DEFAULT, now: Optional[int] = None
+            ) -> tuple[dict[str, Any], Session, cache.ClusterInfo]:
     """One session over the cluster with the pod, the session and its snapshot kept (`run_kept`)."""
-    return run_kept(objects, volcano, conf, version)
+    return run_kept(objects, volcano, conf, version, now)
 
 
 @dataclass(frozen=True)
@@ -114,12 +116,13 @@ def answer(pod: dict[str, Any], cluster: Pairs, file_objects: Pairs, **kw: Any) 
 
 def answered(pod: dict[str, Any], cluster: Pairs, file_objects: Pairs, *, stored: bool = False,
              conf: Optional[SchedulerConf] = None, version: VolcanoVersion = DEFAULT,
-             unread: Iterable[str] = (), suggestions: bool = True) -> Answered:
+             unread: Iterable[str] = (), suggestions: bool = True, now: Optional[datetime] = None) -> Answered:
     """The pod's answer: the session over the cluster's objects (admitted unless `stored`; a pod of the
     same name replaced by `pod`, already admitted) and the Volcano objects of both files. `unread`: the
     kinds (plurals) RBAC refused: without PodGroups no session can answer (the pod's own condition
     does); without Queues each queue named is taken as open, said. With `suggestions`, the verified
-    fixes of its PodGroup when the session leaves it waiting (`suggest.volcano`, key `volcano.fixes`)."""
+    fixes of its PodGroup when the session leaves it waiting (`suggest.volcano`, key `volcano.fixes`).
+    `now`: the clock of its session and of each fix's (else the wall clock, read once)."""
     conf = conf or default_conf()
     unread = frozenset(unread)
     if "podgroups" in unread:
@@ -134,8 +137,9 @@ def answered(pod: dict[str, Any], cluster: Pairs, file_objects: Pairs, *, stored
     notes = []
     if "queues" in unread:
         volcano, notes = stand_in_queues(volcano)
-    base = fixes.pristine([*objects, pod], volcano, conf, version) if suggestions else None
-    doc, ssn, snap = session([*objects, pod], volcano, conf, version)
+    clock = session_clock(now)
+    base = fixes.pristine([*objects, pod], volcano, conf, version, clock) if suggestions else None
+    doc, ssn, snap = session([*objects, pod], volcano, conf, version, clock)
     if notes:
         doc["notes"] = [*notes, *doc.get("notes", [])]
     trace = pod_document(pod, doc, ssn, snap, made, version)

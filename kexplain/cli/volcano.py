@@ -12,7 +12,7 @@ from kexplain.app.volcano import explain
 from kexplain.app.volcano_jobs import waits
 from kexplain.cli.env import env_of
 from kexplain.cli.exit_codes import ExitStatus
-from kexplain.cli.options import MAX_INPUT_SIZE_OPTION, OUTPUT_OPTION, Output, max_objects_option
+from kexplain.cli.options import MAX_INPUT_SIZE_OPTION, OUTPUT_OPTION, Output, max_objects_option, parse_now
 from kexplain.cli.output import save_page
 from kexplain.render import structured
 from kexplain.render.volcano import render
@@ -58,6 +58,9 @@ def command(
     suggestions: bool = typer.Option(True, "--suggestions/--no-suggestions",
                                      help="Show verified fixes for each PodGroup left waiting (each change run "
                                           "through the session again; key 'fixes')."),
+    now: Optional[str] = typer.Option(None, "--now", metavar="TIME",
+                                      help="The session's clock (RFC 3339; default: the current time), which the sla "
+                                           "plugin's waiting times and the cdp plugin's cooldowns are judged by."),
 ) -> ExitStatus:
     """Explain one scheduling session of Volcano's scheduler: per Volcano Job its tasks, pods and
     PodGroup's verdict (or the webhook's refusal), per PodGroup whether enqueue admits it, the gang's
@@ -69,7 +72,7 @@ def command(
     env = env_of(ctx)
     doc = explain(nodes, scheduler_conf, max_bytes=max_input_size, max_objects=max_objects, files=files or (),
                   stdin=env.stdin, version=resolve(volcano_version), suggestions=suggestions,
-                  details=html is not None)
+                  details=html is not None, now=parse_now(now) if now else None)
     for warning in doc.get("readWarnings") or ():
         env.error(f"warning: {warning}")
     shown = {k: v for k, v in doc.items() if k != "tasks"}     # (the page's details: what is printed stays)

@@ -37,13 +37,14 @@ class Pristine:
     volcano: list[dict[str, Any]]
     conf: SchedulerConf
     version: VolcanoVersion = DEFAULT
+    now: int | None = None      # the session's clock, the same for every rerun (None: the wall clock)
 
 
 def pristine(objects: list[dict[str, Any]], volcano: list[dict[str, Any]], conf: SchedulerConf,
-             version: VolcanoVersion = DEFAULT) -> Pristine:
+             version: VolcanoVersion = DEFAULT, now: int | None = None) -> Pristine:
     """Copies of what a session writes to (pods, PodGroups, Queues); the rest shared, read only."""
     return Pristine([copy.deepcopy(o) if o.get("kind") == "Pod" else o for o in objects],
-                    [copy.deepcopy(o) for o in volcano], conf, version)
+                    [copy.deepcopy(o) for o in volcano], conf, version, now)
 
 
 def waiting(pg: dict[str, Any]) -> bool:
@@ -84,7 +85,7 @@ def job_fixes(base: Pristine, doc: dict[str, Any], ssn: Session, cluster: Cluste
         if cand.kind in done and cand.kind not in ALTERNATIVES:     # (a larger step of a change that works)
             continue
         used += 1
-        rerun = run_session(*_applied(base, cand), base.conf, base.version)
+        rerun = run_session(*_applied(base, cand), base.conf, base.version, base.now)
         verdict = started(rerun, pg["name"])
         if verdict is None:
             tried.append(cand.description)

@@ -17,12 +17,14 @@ from kexplain.volcano.conf import SchedulerConf
 from kexplain.volcano.framework.session import Session
 
 
-def open_session(cluster: ClusterInfo, conf: SchedulerConf, kube: KubeVersion) -> Session:
+def open_session(cluster: ClusterInfo, conf: SchedulerConf, kube: KubeVersion, now: int | None = None) -> Session:
+    """OpenSession: the snapshot's jobs, nodes and queues, every configured plugin opened in its tier's
+    order; `now` (ns since the epoch) the clock sla and cdp read, one for the whole session."""
     total = Resource()
     for node in cluster.nodes.values():
         total.add(node.allocatable)
     ssn = Session(conf, cluster.jobs, cluster.nodes, cluster.node_list, cluster.queues, total, cluster.k8s,
-                  enabled_actions=frozenset(conf.actions))
+                  enabled_actions=frozenset(conf.actions), now=now)
     ssn.kube = kube          # type: ignore[attr-defined]
     ssn.namespace_info, ssn.budgets = cluster.namespaces, cluster.budgets
     for job in ssn.jobs.values():

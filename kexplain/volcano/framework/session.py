@@ -3,6 +3,7 @@ functions by extension point, asked tier by tier as Go asks them, and the sessio
 Pipeline and Evict."""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import add, attrgetter
@@ -74,6 +75,12 @@ class Session:
     enqueue_refused: dict[str, str] = field(default_factory=dict)     # job uid -> the plugin that refused
     allocate_refused: dict[str, str] = field(default_factory=dict)    # task uid -> the plugin that refused
     overused_queues: set[str] = field(default_factory=set)
+    now: int | None = None            # the session's clock (ns since the epoch; None: the wall clock), sla's and cdp's
+
+    def clock(self) -> int:
+        """The session's time (ns since the epoch): `now` when the caller gave one (`--now`), else the
+        wall clock, as Volcano's plugins read time.Now()."""
+        return self.now if self.now is not None else time.time_ns()
 
     # -- registration -------------------------------------------------------------------------
     def add(self, point: str, plugin: str, fn: Callable[..., Any]) -> None:

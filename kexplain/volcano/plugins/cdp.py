@@ -1,10 +1,9 @@
 """The cdp plugin (plugins/cdp, cooldown protection): preempt and reclaim leave alone a Running pod whose
 `volcano.sh/cooldown-time` (label, else annotation; a Go duration) has not passed since its PodScheduled
 condition turned True, so an elastic job's pods are not evicted again just after they started. It reads
-the clock: `ssn.now` (nanoseconds since the epoch) when set, else now."""
+the session's clock (`Session.clock`: `--now`, else the wall clock)."""
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from kexplain.config._decode import parse_duration     # Go's time.ParseDuration
@@ -47,7 +46,7 @@ class Cdp:
         self.spared: dict[str, dict[str, str]] = {}      # preemptor's job -> task key -> why (kexplain's record)
 
     def on_session_open(self, ssn: Any) -> None:
-        now = getattr(ssn, "now", None) or time.time_ns()
+        now = ssn.clock()
 
         def victims(evicting: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo]:
             """filterVictimFn."""

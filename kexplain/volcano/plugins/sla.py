@@ -1,10 +1,9 @@
 """The sla plugin (plugins/sla): a job's waiting time (its PodGroup's `volcano.sh/sla-waiting-time` or
 `sla-waiting-time` annotation, else the plugin's `sla-waiting-time` argument) orders jobs by the time
 it runs out, and once it has run out enqueue and allocate's pipelining are permitted for the job, whatever
-the later tiers say. It reads the clock: `ssn.now` (nanoseconds since the epoch) when set, else now."""
+the later tiers say. It reads the session's clock (`Session.clock`: `--now`, else the wall clock)."""
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from kexplain.config._decode import parse_duration     # Go's time.ParseDuration
@@ -60,7 +59,7 @@ class Sla:
 
     def on_session_open(self, ssn: Any) -> None:
         self.waiting = global_waiting_time(self.arguments)
-        now = getattr(ssn, "now", None) or time.time_ns()
+        now = ssn.clock()
 
         def job_order(l: JobInfo, r: JobInfo) -> int:
             """jobOrderFn: a job with a waiting time first, the one whose time runs out first."""
