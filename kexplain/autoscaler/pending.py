@@ -106,6 +106,7 @@ def pod_answer(record: Mapping[str, Any], doc: Mapping[str, Any]) -> PodAnswer:
         reasons = [f"{u['nodeGroup']} {u['currentSize']}->{u['newSize']} (max: {u['maxSize']})" for u in ups]
     elif doc.get("result") == IN_COOLDOWN:
         reasons = [COOLDOWN_REASON]
+        detail["heldBy"] = ALL_PODS_ARE_NEW         # (its outcome stays CA's NoEvent: the render says why)
     else:
         for key in ("skipped", "rejected"):
             for group, why in (record.get(key) or {}).items():
@@ -115,6 +116,7 @@ def pod_answer(record: Mapping[str, Any], doc: Mapping[str, Any]) -> PodAnswer:
 
 
 # RunOnce's allPodsAreNew: the loop leaves the scale-up to a later loop, with no event.
+ALL_PODS_ARE_NEW = "allPodsAreNew"
 COOLDOWN_REASON = ("every pod CA would scale up for is younger than 2 seconds (30 for a pod asking a GPU): its "
                    "loop scales up for none of them now, and looks again in its next loop")
 

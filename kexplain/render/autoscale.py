@@ -42,7 +42,7 @@ def scale_up_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     admission = admission_text(doc)       # the tolerations the cluster's API server gave the pods (EKS, GKE)
     if admission:
         blocks.append(Block(Text(wrap(admission, look.width), style="dim"), gap=False))
-    pods = [(f"{p['namespace']}/{p['name']}", (outcome_label(p),), wrapped(why_none(p))) for p in doc.get("pods") or ()]
+    pods = [(f"{p['namespace']}/{p['name']}", (outcome_label(p),), wrapped(why_none(p, doc))) for p in doc.get("pods") or ()]
     if pods:
         blocks.append(Block(names_table(look, "Pending pods", ("pod", "outcome", "event, or why none"), pods)))
     rows = []

@@ -12,7 +12,9 @@ from rich.padding import Padding
 from rich.text import Text
 
 from kexplain.apimachinery.labels import LABEL_INSTANCE_TYPE, zone_of
+from kexplain.autoscaler.pending import ALL_PODS_ARE_NEW
 from kexplain.autoscaler.plan import scale_up_plan
+from kexplain.autoscaler.status import IN_COOLDOWN
 from kexplain.plugins.names import NODE_AFFINITY, NODE_RESOURCES_FIT, TAINT_TOLERATION
 from kexplain.render.blocks import Block, print_blocks
 from kexplain.render.node import filter_words, plugin_lines
@@ -58,16 +60,29 @@ def cleared_words(record: Mapping[str, Any]) -> str:
     return f"CA's loop takes it without its {', '.join(names)} request{'s' if len(names) > 1 else ''} (ClearTPURequests)"
 
 
-def why_none(record: Mapping[str, Any]) -> str:
+def word_key(record: Mapping[str, Any], doc: Mapping[str, Any] | None = None) -> str:
+    """A pod's outcome as the word tables key it: the filtering processor for FilteredOut; the NoEvent
+    of a loop that scaled up for no pod because every one was new (allPodsAreNew: the pod's answer says
+    `heldBy`, the loop's document its result) its own, not the node count stopped by a limit."""
+    outcome = str(record.get("outcome") or "")
+    if outcome == "FilteredOut":
+        return str(record.get("filteredBy") or "")
+    if outcome == "NoEvent" and (record.get("heldBy") or (doc or {}).get("result") == IN_COOLDOWN):
+        return ALL_PODS_ARE_NEW
+    return outcome
+
+
+def why_none(record: Mapping[str, Any], doc: Mapping[str, Any] | None = None) -> str:
     """A pod's event message, or why CA records none; a line per answer where it depends on CA's
-    random pick (`pick_lines`); what ClearTPURequests took from it last."""
-    lines = pick_lines(record, _why_one)
-    text = "\n".join(lines) if lines else _why_one(record)
+    random pick (`pick_lines`); what ClearTPURequests took from it last. `doc`: the loop's document
+    (a pod of a loop that held every scale-up says so)."""
+    lines = pick_lines(record, lambda r: _why_one(r, doc))
+    text = "\n".join(lines) if lines else _why_one(record, doc)
     cleared = cleared_words(record)
     return f"{text}; {cleared}" if cleared else text
 
 
-def _why_one(record: Mapping[str, Any]) -> str:
+def _why_one(record: Mapping[str, Any], doc: Mapping[str, Any] | None = None) -> str:
     events = record.get("events") or ()
     if events:
         return "; ".join(str(e.get("message") or "") for e in events)
@@ -77,8 +92,7 @@ def _why_one(record: Mapping[str, Any]) -> str:
     if record.get("nominatedNodeName"):
         return (f"no event: nominated to {record['nominatedNodeName']} by the scheduler's preemption; CA counts it "
                 "there (not unschedulable)")
-    by = str(record.get("filteredBy") or "")
-    words = unlisted(SHORT_WORDS.get(by if outcome == "FilteredOut" else outcome, f"{outcome}: no event"), record)
+    words = unlisted(SHORT_WORDS.get(word_key(record, doc), f"{outcome}: no event"), record)
     return f"{words} ({record['node']})" if outcome == "FilteredOut" and record.get("node") else words
 
 
@@ -154,7 +168,7 @@ def pod_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str]]:
         of = stands.get(key)
         if of is None:
             continue
-        answer = (str(of.get("standsFor") or ""), outcome_label(record), why_none(record))
+        answer = (str(of.get("standsFor") or ""), outcome_label(record), why_none(record, doc))
         if rows and rows[-1][0] == answer:
             rows[-1][1].append(key)
             rows[-1][2].append(of.get("copy"))      # type: ignore[union-attr]
@@ -313,7 +327,7 @@ def _outcome_one(record: Mapping[str, Any], doc: Mapping[str, Any] | None = None
         by = record.get("filteredBy", "")
         words = FILTERED_WORDS.get(by, f"CA drops it before the scale-up ({by}): no event.")
         return words + (f" Its packing puts it on {record['node']}." if record.get("node") else "")
-    return unlisted(OUTCOME_WORDS.get(outcome, f"{outcome}: no event."), record)
+    return unlisted(OUTCOME_WORDS.get(word_key(record, doc), f"{outcome}: no event."), record)
 
 
 def failing_plugins(entry: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
@@ -579,7 +593,7 @@ def _does(record: Mapping[str, Any], doc: Mapping[str, Any]) -> str:
         node = record["nominatedNodeName"]
         return (f"adds no node for it: the scheduler's preemption nominates {node} for it, and CA counts it there "
                 "while its victims go")
-    what = DOES_WORDS.get(str(record.get("filteredBy") or "") if outcome == "FilteredOut" else outcome)
+    what = DOES_WORDS.get(word_key(record, doc))
     if what is None:
         return f"{outcome}, no event"
     what = unlisted(what, record)

@@ -42,3 +42,19 @@ def test_the_pending_loop_runs_at_the_reports_clock(tmp_path: Path) -> None:
     assert young["outcome"] == "NoEvent"
     assert young["reasons"] == [COOLDOWN_REASON]
     assert _ca_answer(tmp_path, timedelta(minutes=10))["outcome"] == "TriggeredScaleUp"
+
+
+def test_a_pod_held_by_the_loops_cooldown_is_not_said_stopped_by_a_limit(tmp_path: Path) -> None:
+    """CA's NoEvent for a pod whose loop scaled up for no pod, every one being new (allPodsAreNew: the
+    answer's `heldBy`), is worded as that, on the page's CA table and answer alike, not as a node
+    count stopped at a group's max size."""
+    from kexplain.cli.app import main
+    from tests.support.cli_helpers import TestEnvironment
+    assert _ca_answer(tmp_path, timedelta(0))["heldBy"] == "allPodsAreNew"
+    page = tmp_path / "page.html"
+    main(["cluster", "--nodes", str(with_items(tmp_path, CLUSTER)), "--node-groups",
+          str(FIXTURES / "volcano" / "node-groups.yaml"), "--now", "2026-01-01T12:00:00Z", "--section", "pending",
+          "--html", str(page)], TestEnvironment())
+    text = page.read_text()
+    assert "(allPodsAreNew); it looks again in its next loop" in text
+    assert "node count stop" not in text
