@@ -11,7 +11,7 @@ from kexplain.autoscaler.document import build_document, triggered
 from kexplain.autoscaler.plan import scale_up_plan
 from kexplain.autoscaler.inputs import LoopInputs, loop_of_read, loop_of_state, with_pending
 from kexplain.autoscaler.loop import framework, run_once
-from kexplain.autoscaler.status import IN_COOLDOWN
+from kexplain.autoscaler.status import ALL_PODS_ARE_NEW, IN_COOLDOWN
 from kexplain.autoscaler.simulator import with_node
 from kexplain.autoscaler.templates import template_node_infos
 from kexplain.explain.pending_pass import PassAnswers, PendingPass, PodAnswer
@@ -116,7 +116,6 @@ def pod_answer(record: Mapping[str, Any], doc: Mapping[str, Any]) -> PodAnswer:
 
 
 # RunOnce's allPodsAreNew: the loop leaves the scale-up to a later loop, with no event.
-ALL_PODS_ARE_NEW = "allPodsAreNew"
 COOLDOWN_REASON = ("every pod CA would scale up for is younger than 2 seconds (30 for a pod asking a GPU): its "
                    "loop scales up for none of them now, and looks again in its next loop")
 

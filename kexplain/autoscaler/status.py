@@ -12,6 +12,7 @@ NO_OPTIONS = "ScaleUpNoOptionsAvailable"
 NOT_NEEDED = "ScaleUpNotNeeded"
 NOT_TRIED = "ScaleUpNotTried"
 IN_COOLDOWN = "ScaleUpInCooldown"
+ALL_PODS_ARE_NEW = "allPodsAreNew"    # RunOnce's reason for IN_COOLDOWN: every pending pod is new
 LIMITED_BY_MAX_NODES_TOTAL = "ScaleUpLimitedByMaxNodesTotal"
 NO_STATUS = "NotTried"             # the loop ended before CA's status processor saw a status
 

@@ -12,9 +12,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from kexplain.apimachinery.labels import LABEL_INSTANCE_TYPE, zone_of
-from kexplain.autoscaler.pending import ALL_PODS_ARE_NEW
 from kexplain.autoscaler.plan import scale_up_plan
-from kexplain.autoscaler.status import IN_COOLDOWN
 from kexplain.plugins.names import NODE_AFFINITY, NODE_RESOURCES_FIT, TAINT_TOLERATION
 from kexplain.render.blocks import Block, print_blocks
 from kexplain.render.node import filter_words, plugin_lines
@@ -58,6 +56,11 @@ def cleared_words(record: Mapping[str, Any]) -> str:
     if not names:
         return ""
     return f"CA's loop takes it without its {', '.join(names)} request{'s' if len(names) > 1 else ''} (ClearTPURequests)"
+
+
+# The loop's document when it scaled up for no pod because every one was new (its `result`, a pod
+# answer's `heldBy`): values of the document, read here without the loop (`autoscaler.status`).
+IN_COOLDOWN, ALL_PODS_ARE_NEW = "ScaleUpInCooldown", "allPodsAreNew"
 
 
 def word_key(record: Mapping[str, Any], doc: Mapping[str, Any] | None = None) -> str:
