@@ -48,10 +48,11 @@ def live_of(inputs: ClusterInputs) -> Live:
 
 def pod_args(inputs: ClusterInputs, name: Optional[str] = None) -> PodArgs:
     """`kexplain pod -A` (or `kexplain pod NAME`) as the report asks it: the trace kept (its fixes),
-    CA's node groups of --node-groups."""
+    CA's node groups of --node-groups and its flags of --autoscaler-config."""
     every = name is None and inputs.request.namespace is None        # -n: its namespace's pending pods only
     return PodArgs(name, Connect(), all_namespaces=every, pending=name is None, details=name is None,
-                   node_groups=inputs.request.node_groups, now=inputs.request.now)
+                   node_groups=inputs.request.node_groups, autoscaler_config=inputs.request.autoscaler_config,
+                   now=inputs.request.now)
 
 
 class OncePerGroup:

@@ -58,3 +58,16 @@ def test_a_pod_held_by_the_loops_cooldown_is_not_said_stopped_by_a_limit(tmp_pat
     text = page.read_text()
     assert "(allPodsAreNew); it looks again in its next loop" in text
     assert "node count stop" not in text
+
+
+def test_the_pending_loop_reads_the_autoscaler_config(tmp_path: Path) -> None:
+    """--autoscaler-config's flags are CA's for the pending section's loop too (as `kexplain pod
+    --autoscaler-config` reads them), not only for the scale-down section's: at --max-nodes-total 1
+    the one-node cluster gets no node for the pod."""
+    settings = tmp_path / "ca.yaml"
+    settings.write_text("maxNodesTotal: 1\n")
+    req = request(with_items(tmp_path, CLUSTER), node_groups=str(FIXTURES / "volcano" / "node-groups.yaml"))
+    doc = report(replace(req, now=NOW + timedelta(minutes=10), autoscaler_config=str(settings)))
+    pending = next(s for s in doc["sections"] if s["name"] == "pending")
+    answer = next(a for a in pending["rows"][0]["autoscalers"] if a["autoscaler"] == "ClusterAutoscaler")
+    assert (answer["outcome"], answer["reasons"]) == ("NotTriggerScaleUp", ["max total nodes in cluster reached"])
