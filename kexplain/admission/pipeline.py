@@ -711,10 +711,16 @@ class _Admission:
         return True
 
     def _register_stored_pod(self, pod: dict, src: Source) -> None:
-        """A stored pod is taken as it is; it still takes its name, and its namespace exists."""
-        meta = pod.get("metadata") or {}
-        namespace = meta.get("namespace") or "default"
-        key = (namespace, meta.get("name") or "")
+        """A stored pod is taken as it is; it still takes its name, and its namespace exists (a dump's
+        stored pod: read off its view, its object not decoded for it)."""
+        view = pod.view.metadata if type(pod) is StoredPod else None
+        if view is not None:
+            namespace = view.namespace or "default"
+            key = (namespace, view.name or "")
+        else:
+            meta = pod.get("metadata") or {}
+            namespace = meta.get("namespace") or "default"
+            key = (namespace, meta.get("name") or "")
         if key[1] and key in self.pod_keys:
             raise _reject(_already_exists("pods", key[1]), src, pod)
         self.pod_keys.add(key)

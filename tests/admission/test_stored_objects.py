@@ -139,3 +139,18 @@ def test_a_stored_pending_pod_is_still_type_checked() -> None:
     pending["spec"]["containers"][0]["resources"]["requests"]["cpu"] = ["1"]
     with pytest.raises(InputError, match="spec.containers\\[0\\].resources.requests.cpu"):
         admit([(node("n1"), SRC)], (pending, POD_SRC))
+
+
+def test_a_dumps_stored_pods_take_their_names_off_their_views() -> None:
+    """Admitting a dump's stored pods as created (CA's loop over a snapshot) decodes none of them for
+    their names and namespaces (each read off its view); a name taken twice is still refused."""
+    from kexplain.apimachinery.pod_lists import dump_objects
+    raws = [json.dumps(pod(name, stored=True, node="n1")).encode() for name in ("a", "b")]
+    stored = dump_objects(raws)
+    assert [type(o).__name__ for o in stored] == ["StoredPod", "StoredPod"]
+    objects = [(node("n1"), SRC), *((o, SRC) for o in stored)]
+    admitted = admit(objects, None)
+    assert not any(o.decoded for o in stored)
+    assert "default" in [o["metadata"]["name"] for o, _ in admitted.objects if o.get("kind") == "Namespace"]
+    with pytest.raises(AdmissionRejected, match='pods "a" already exists'):
+        admit(objects, (pod("a", stored=False), POD_SRC))
