@@ -12,6 +12,7 @@ from kexplain.app.cluster.access import refused_line
 from kexplain.app.cluster.inputs import ClusterInputs, ClusterRequest, read
 from kexplain.app.eviction.request import read_warnings
 from kexplain.errors import KexplainError
+from kexplain.load.gcpolicy import bulk_load
 
 API_VERSION, KIND = "kexplain/v1", "ClusterReport"
 
@@ -99,11 +100,18 @@ def report(req: ClusterRequest) -> dict:
 
 
 def report_of(inputs: ClusterInputs, sections: list[Section]) -> dict:
-    """The report over inputs read already."""
+    """The report over inputs read already. The sections run with the cyclic collector paused, as the
+    read does (`bulk_load`): each makes millions of objects (the autoscalers' states, the scheduler's
+    memos) and next to no cycles, and each full collection walked them all again (a quarter of the
+    report's CPU at 5,000 nodes, for about 3% more peak memory)."""
     docs = []
     for s in sections:
         why = refused_line(s.name, inputs.refused, bool(inputs.request.node_groups)) or s.missing(inputs)
-        docs.append({"name": s.name, "title": s.title, "skipped": why} if why else s.run(inputs))
+        if why:
+            docs.append({"name": s.name, "title": s.title, "skipped": why})
+            continue
+        with bulk_load():
+            docs.append(s.run(inputs))
     return {"apiVersion": API_VERSION, "kind": KIND, "kubernetesVersion": inputs.state.kube.minor,
             "now": inputs.request.now.isoformat().replace("+00:00", "Z"), "held": held(docs), "sections": docs,
             **read_warnings(inputs.state)}
