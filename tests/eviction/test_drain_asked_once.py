@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from kexplain.app.eviction import drain as drain_module, drain_budgets, drain_fixes, drain_synced
-from kexplain.app.eviction.drain import document
+from kexplain.app.eviction.drain import document, shared_cordoned
 from kexplain.app.eviction.drain_fixes import SCALED, Cordoned, with_replicas
 from kexplain.app.eviction.replacements import cordoned
 from kexplain.app.eviction.request import EvictRequest, read_state
@@ -92,3 +92,14 @@ def test_a_statefulsets_new_pods_with_claims_are_not_read_from_a_longer_ask(tmp_
     db = next(o for o in objects if o["kind"] == "StatefulSet")
     answers, ran = scaled_nodes(req, [(db, 2, 2), (db, 2, 1), (db, 2, 2)], monkeypatch)
     assert ran == 2 and answers[2] == answers[0]     # the claims made for one pod are not those for two
+
+
+def test_a_node_cordoned_already_leaves_the_states_own_snapshot(tmp_path):
+    objects = cluster()
+    objects[0]["spec"]["unschedulable"] = True          # node-a, cordoned already
+    state = read_state(EvictRequest("node-a", (str(write(tmp_path / "c.yaml", objects)),), NOW, KUBE))
+    assert shared_cordoned(state).state.snapshot is state.snapshot     # what was built on it serves the drains
+    assert cordoned(state, "node-a", []).snapshot is state.snapshot
+    other = cordoned(state, "node-b", [])
+    assert other.snapshot is not state.snapshot and other.snapshot.get("node-b").node.unschedulable
+    assert not state.snapshot.get("node-b").node.unschedulable
