@@ -85,6 +85,12 @@ class DrainIndex:
             return parent._workload_keys
         return {id(o): k for k, o in self.workloads.items()}
 
+    @property
+    def root(self) -> "DrainIndex":
+        """The cluster's index this one is a fix's copy of (itself, for the cluster's)."""
+        parent = self.__dict__.get("_parent")
+        return parent.root if parent is not None else self
+
     @cached_property
     def synced(self) -> Synced:
         """The budgets' statuses its fixes' drains computed (`drain_synced`): its root's, one per cluster

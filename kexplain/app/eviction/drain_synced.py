@@ -35,9 +35,14 @@ class Synced:
         return out if out is not None else known
 
     def keep(self, index: Any, known: Known, statuses: Statuses, budgets: list[tuple[int, tuple[Budget, str]]]) -> None:
-        """The statuses `budgets_of` computed (for the budgets `known` did not hold) kept."""
+        """The statuses `budgets_of` computed (for the budgets `known` did not hold) kept, those over
+        the cluster's own pods and finders (`index.root`'s): a fix that adds pods or workloads (a
+        scale fix's) makes its own, which no other fix holds."""
         by_id = dict(budgets)
+        root = index.root
         for pdb, key, pods, controllers in self._asked(index, known, statuses):
+            if pods is not root.pods_in(pdb_namespace(pdb)) or controllers is not root.controllers:
+                continue
             if len(self._kept) >= KEPT:
                 self._kept.clear()
             self._kept[key] = (pods, controllers, by_id[id(pdb)])
@@ -53,10 +58,14 @@ class Synced:
         controllers = index.controllers
         out = []
         for pdb in todo:
-            meta = pdb.get("metadata") if isinstance(pdb.get("metadata"), dict) else {}
-            namespace = meta.get("namespace") or "default"
+            namespace = pdb_namespace(pdb)
             pods = index.pods_in(namespace)
-            shape = shape_key((namespace, meta.get("name"), generation(pdb), pdb.get("spec")))
+            shape = shape_key((namespace, (pdb.get("metadata") or {}).get("name"), generation(pdb), pdb.get("spec")))
             if shape is not None:
                 out.append((pdb, (shape, id(pods), id(controllers)), pods, controllers))
         return out
+
+
+def pdb_namespace(pdb: Mapping[str, Any]) -> str:
+    """The budget's namespace, as `budgets_of` reads it."""
+    return (pdb.get("metadata") or {}).get("namespace") or "default"
