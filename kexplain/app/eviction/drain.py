@@ -113,7 +113,10 @@ def drain(index: DrainIndex, pods: list[PodInfo], minor: str, options: Mapping[s
     `statuses`: the disruption controller's computed already, the cluster state's; `repeats`: what the
     drains of these `pods` worked out already)."""
     rules = drain_rules(minor)
-    budgets = budgets_of(index, known or {}, statuses or {})
+    known, statuses = known or {}, statuses or {}
+    kept = index.synced.known(index, known, statuses)     # (a fix's budgets synced before, by what they read)
+    budgets = budgets_of(index, kept, statuses)
+    index.synced.keep(index, kept, statuses, budgets)
     helper = Helper(rules, index.daemonset_keys, bool(options.get("ignore_daemonsets")),
                     bool(options.get("delete_emptydir_data")), bool(options.get("force")))
     listed = repeats.lists.get(helper) if repeats is not None else None

@@ -13,12 +13,14 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 from kexplain.app.eviction.drain_index import DrainIndex, key_of
 from kexplain.app.eviction.replacements import Replacement, placements
+from kexplain.apimachinery.names import is_dns1123_subdomain
 from kexplain.controllers.workloads import pod_from_workload, statefulset_claims
 from kexplain.errors import KexplainError, Source
 from kexplain.controllers.disruption import is_ready, unfound_owners
 from kexplain.eviction.api import MULTIPLE, REFUSED, SPENT
 from kexplain.model.owners import controller_ref
 from kexplain.model.pod import PodInfo
+from kexplain.model.shapes import pending_key, shape_key
 from kexplain.state.cluster import ClusterState
 
 FLAG_OPTIONS = {"--ignore-daemonsets": "ignore_daemonsets", "--delete-emptydir-data": "delete_emptydir_data",
@@ -41,29 +43,82 @@ class Fix:
     change: Optional[tuple[Any, Any]] = field(default=None, repr=False)    # (old object, new or None): composable
 
 
+PLACED_KEPT = 256       # scale fixes' answers kept per cordoned cluster (a drain asks a few dozen)
+
+
 @dataclass(frozen=True)
 class Cordoned:
     """The cluster with the drained node cordoned, where a scale fix's new pods are scheduled, and
-    their answers by workload and new ordinals: a blocked drain's rounds ask the same again, and
-    `kexplain cluster`'s drains of nodes cordoned already share one (the same cluster for each)."""
+    where they land by what decides it: a blocked drain's rounds ask the same again, `kexplain
+    cluster`'s drains of nodes cordoned already share one (the same cluster for each), and a
+    workload asked again with more pods has the answers of its first ones already."""
 
     state: ClusterState
-    placed: dict[tuple[int, int, int], tuple[Any, dict[int, dict[str, Any]]]] = field(default_factory=dict,
-                                                                                      repr=False)
+    placed: dict[Any, tuple[Any, list[Optional[str]]]] = field(default_factory=dict, repr=False)
 
-    def placements(self, creator: Mapping[str, Any], first: int, new: list[dict],
-                   evicted: PodInfo) -> dict[int, dict[str, Any]]:
-        """The answers for `creator`'s `new` pods (ordinals from `first`; `evicted`, the pod they
-        stand for, is not read by the placing), placed once per workload object (by identity: a
-        fix's objects keep those it does not change) and count."""
-        key = (id(creator), first, len(new))
+    def nodes(self, creator: Mapping[str, Any], first: int, new: list[dict],
+              evicted: PodInfo) -> list[Optional[str]]:
+        """The node each of `creator`'s `new` pods (ordinals from `first`) lands on, placed one after
+        another over the cordoned cluster with their claims (None: it does not fit); `evicted`, the
+        pod they stand for, is not read by the placing. Asked once per question: new pods of the
+        shapes (`pending_key`: all a pod's verdict reads of it) and claims of pods placed before land
+        where those did, and as pod i's node depends on the pods before it only, a workload asked
+        for fewer pods than before (without claims) has its answer in the longer one's."""
+        claims = new_claims(self.state, creator, first, len(new))
+        key = placed_key(claims, new)
+        found = self._kept(key, creator, first, len(new))
+        if found is not None:
+            return found
+        state = self.state.extended([], [(c, SCALED) for c in claims]) if claims else self.state
+        answers = placements(state, [Replacement(evicted, pod=p, source=SCALED) for p in new])
+        nodes = [(answers.get(i) or {}).get("node") for i in range(len(new))]
+        if len(self.placed) >= PLACED_KEPT:
+            self.placed.clear()
+        self.placed[key if key is not None else (id(creator), first, len(new))] = (creator, nodes)
+        return nodes
+
+    def _kept(self, key: Optional[tuple], creator: Mapping[str, Any], first: int, n: int
+              ) -> Optional[list[Optional[str]]]:
+        """The nodes kept for `key`, or for a longer question it begins (a pod not keyed: for this
+        very workload object, ordinals and count)."""
+        if key is None:
+            kept = self.placed.get((id(creator), first, n))
+            return kept[1] if kept is not None and kept[0] is creator else None
         kept = self.placed.get(key)
-        if kept is not None and kept[0] is creator:
+        if kept is not None:
             return kept[1]
-        answers = placements(with_claims(self.state, creator, first, len(new)),
-                             [Replacement(evicted, pod=p, source=SCALED) for p in new])
-        self.placed[key] = (creator, answers)
-        return answers
+        for longer, (_, nodes) in self.placed.items():
+            if len(longer) > len(key) and longer[0] == key[0] == b"" and longer[:len(key)] == key:
+                return nodes[:n]
+        return None
+
+
+def new_claims(state: ClusterState, creator: Mapping[str, Any], first: int, n: int) -> list[dict]:
+    """The claims a StatefulSet's controller creates for its `n` new pods from `first` on (its
+    volumeClaimTemplates, `<template>-<set>-<ordinal>`), as `kexplain FILE` creates a StatefulSet's
+    (`controllers.workloads.statefulset_claims`): only those missing from `state` (the controller
+    creates only what is missing); none for another workload. `ClusterState.extended` admits them
+    and hands them to the PersistentVolume controller."""
+    made = statefulset_claims(dict(creator), first + n)
+    per_pod = len(made) // (first + n) if made else 0
+    have = {key_of(c) for c in state.snapshot.of_kind("PersistentVolumeClaim")} if made else set()
+    return [c for c in made[per_pod * first:] if key_of(c) not in have]     # (one kept from before stays)
+
+
+def placed_key(claims: list[dict], new: list[dict]) -> Optional[tuple]:
+    """What the placing of `new` pods with `claims` added reads besides the cluster: the claims
+    (b"": none) and each pod's shape, with whether its name is one the API server takes (its
+    only part admission reads); None when a pod's verdict is its own (`pending_key`)."""
+    parts: list[Any] = [shape_key(claims) if claims else b""]
+    for obj in new:
+        try:
+            shape = pending_key(PodInfo(obj))
+        except (AttributeError, TypeError):     # (not a pod: its placing says why)
+            return None
+        if shape is None or parts[0] is None:
+            return None
+        parts.append((shape, not is_dns1123_subdomain(str((obj.get("metadata") or {}).get("name") or ""))))
+    return tuple(parts)
 
 
 def replaced(objects: DrainIndex, old: Mapping[str, Any], new: Optional[dict]) -> DrainIndex:
@@ -209,12 +264,11 @@ def scale_fix(key: str, n: int, drained: Any, cordoned: Cordoned, objects: Drain
     first = count if creator.get("kind") == "StatefulSet" else count + 100
     try:
         new = [pod_from_workload(creator, SCALED, first + i) for i in range(n)]
-        answers = cordoned.placements(creator, first, new, pod)
+        nodes = cordoned.nodes(creator, first, new, pod)
     except KexplainError:
         return None
-    bound = [{**p, "spec": {**p["spec"], "nodeName": answers[i]["node"]},
-              "status": {"phase": "Running", "conditions": [READY]}}
-             for i, p in enumerate(new) if (answers.get(i) or {}).get("node")]
+    bound = [{**p, "spec": {**p["spec"], "nodeName": node}, "status": {"phase": "Running", "conditions": [READY]}}
+             for p, node in zip(new, nodes) if node]
     changes: dict[int, Optional[dict]] = {id(o): with_replicas(o, n) for o in (scaled, creator)}
     changes.update({id(o): recomputed(o, o.get("spec") or {}) for k, o in objects.pdbs_by_key.items() if k == key})
     kind, namespace, name = key_of(scaled)
@@ -222,19 +276,6 @@ def scale_fix(key: str, n: int, drained: Any, cordoned: Cordoned, objects: Drain
     unfit = n - len(bound)
     return Fix(words, objects.replaced(changes, bound), options,
                f"{unfit} of the {n} new pods do not fit with the node cordoned" if unfit else "", budget=key)
-
-
-def with_claims(cordoned: ClusterState, creator: Mapping[str, Any], first: int, n: int) -> ClusterState:
-    """`cordoned` with the claims a StatefulSet's controller creates for its `n` new pods from
-    `first` on (its volumeClaimTemplates, `<template>-<set>-<ordinal>`), admitted and handed to
-    the PersistentVolume controller as `kexplain FILE` creates a StatefulSet's
-    (`controllers.workloads.statefulset_claims`, `ClusterState.extended`); a claim that exists is
-    used as it is (the controller creates only what is missing)."""
-    made = statefulset_claims(dict(creator), first + n)
-    per_pod = len(made) // (first + n) if made else 0
-    have = {key_of(c) for c in cordoned.snapshot.of_kind("PersistentVolumeClaim")}
-    new = [(c, SCALED) for c in made[per_pod * first:] if key_of(c) not in have]     # (one kept from before stays)
-    return cordoned.extended([], new) if new else cordoned
 
 
 def remove_fixes(drained: Any, objects: DrainIndex, options: Mapping[str, Any]) -> list[Fix]:
@@ -288,11 +329,12 @@ ROUNDS = 3      # a combination checked, then what still blocks it fixed on top,
 
 
 def settled(found: Sequence[Fix], drained: Any, cordoned: Cordoned, objects: DrainIndex,
-            options: Mapping[str, Any], drain: Drain) -> Optional[Fix]:
+            options: Mapping[str, Any], drain: Drain) -> Optional[tuple[Fix, Any]]:
     """The budget changes together, drained again, and what still blocks fixed on top (a pod's
-    second budget once the first is gone), until the drain goes or nothing more helps."""
+    second budget once the first is gone), until the drain goes or nothing more helps; with its
+    drain (the last one run: the fixes' list reads it, not a drain again)."""
     words: list[str] = []
-    current, fix = objects, None
+    current, fix, again = objects, None, None
     for _ in range(ROUNDS):
         step = together(found, current, options)
         if step is None:
@@ -304,7 +346,7 @@ def settled(found: Sequence[Fix], drained: Any, cordoned: Cordoned, objects: Dra
             break
         current = fix.objects
         found = candidates(again, cordoned, current, options)
-    return fix if fix is not None and len(words) + words[0].count(";") > 1 else None
+    return (fix, again) if fix is not None and len(words) + words[0].count(";") > 1 else None
 
 
 def outcome(drained: Any) -> str:
@@ -336,8 +378,8 @@ def fixes(drained: Any, cordoned: Cordoned, objects: DrainIndex, options: Mappin
         return out
     found = candidates(base, cordoned, objects, base_options)
     combined = settled(found, base, cordoned, objects, base_options, drain)
-    for fix in [*found, *([combined] if combined is not None else [])]:
-        again = drain(fix.objects, fix.options)
+    for fix, drained_with in [*((f, None) for f in found), *([combined] if combined is not None else [])]:
+        again = drained_with if drained_with is not None else drain(fix.objects, fix.options)
         words = f"{flags.fix}; {fix.fix}" if flags is not None else fix.fix
         item = {"fix": words, "drains": not again.blocked and not fix.unverified, "result": outcome(again)}
         if fix.budget:

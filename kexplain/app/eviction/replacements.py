@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import re
+from operator import is_not
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
@@ -121,7 +122,9 @@ def cordon(node: Mapping[str, Any]) -> dict:
 
 def left(state: ClusterState, nodes: Mapping[str, Mapping[str, Any]], gone: Sequence[PodInfo]) -> ClusterState:
     """The state as the evictions leave it: each node of `nodes` (name -> its object as changed) in
-    place of its own, the `gone` pods deleted at once; the snapshot re-indexed only where it changed."""
+    place of its own, the `gone` pods deleted at once; the snapshot re-indexed only where it changed,
+    and, where nothing changed (drains of nodes cordoned already), the very snapshot: what the
+    state's other questions built on it (its indexes, plugins' tallies, node memo) serves its own."""
     snapshot = state.snapshot
     keys = {(p.namespace, p.name) for p in gone}
     touched = {p.node_name for p in gone} | set(nodes)
@@ -136,8 +139,8 @@ def left(state: ClusterState, nodes: Mapping[str, Mapping[str, Any]], gone: Sequ
         if info.name in nodes:
             changed.node = Node.from_obj(dict(nodes[info.name]))
         infos.append(changed)
-    return replace(state, snapshot=snapshot.with_node_infos(infos), pod_keys=state.pod_keys - keys, budgets={},
-                   budget_pods={})
+    after = snapshot.with_node_infos(infos) if any(map(is_not, infos, snapshot.node_infos)) else snapshot
+    return replace(state, snapshot=after, pod_keys=state.pod_keys - keys, budgets={}, budget_pods={})
 
 
 def cordoned(state: ClusterState, node: str, evicted: Sequence[PodInfo]) -> ClusterState:
