@@ -22,7 +22,7 @@ from kexplain.autoscaler.provisioningrequest.conditions import ENABLE_FLAG
 from kexplain.autoscaler.provisioningrequest.pods import requests_note
 from kexplain.autoscaler.readiness import node_readiness
 from kexplain.autoscaler.taints import TaintConfig, as_listed
-from kexplain.controllers.disruption import notes as budget_notes
+from kexplain.controllers.disruption import Statuses, notes as budget_notes
 from kexplain.controllers.persistentvolume import settle
 from kexplain.errors import AdmissionRejected, Source
 from kexplain.explain.inputs import read_config
@@ -238,6 +238,9 @@ class _Listed:
     group_members: dict[str, list[str]]
     pending: list[dict[str, Any]]       # own in creation order, then those of `pending_ids`
     notes: list[str]                    # the disruption controller's budget notes
+    # ... and the statuses they were computed from, by budget (`disruption.notes`' `kept`): what the
+    # snapshot gives each budget written without one (`build_cluster`), not computed again per loop
+    budgets: Statuses = field(default_factory=dict)
 
 
 def _loop_of(objects: Objects, extras: Objects, settings: Settings, groups: "Discovery", kube: KubeVersion,
@@ -249,7 +252,7 @@ def _loop_of(objects: Objects, extras: Objects, settings: Settings, groups: "Dis
     if listed is None:
         listed, snapshot = _listed_of(objects, extras, settings, groups, set_sources, pending_ids)
     if snapshot is None:
-        snapshot = _listed_snapshot(listed.scheduler_objects, listed.node_objs)
+        snapshot = _listed_snapshot(listed.scheduler_objects, listed.node_objs, listed.budgets)
     owner = {n: g for g, names in listed.group_members.items() for n in names}
     order = [(o.get("metadata") or {}).get("name") or "" for o in listed.node_objs]
     facts = [_node_facts(o, now, owner.get(n)) for o, n in zip(listed.node_objs, order)]
@@ -297,21 +300,23 @@ def _listed_of(objects: Objects, extras: Objects, settings: Settings, groups: "D
             obj = as_listed(listed_gpu_ready(obj, provider.provider), taint_config)
         if kind in CLUSTER_KINDS:
             scheduler_objects.append((obj, src))
-    notes = budget_notes(scheduler_objects)     # (a budget without a status: the disruption controller's)
+    budgets: Statuses = {}      # (a budget without a status: the disruption controller's, for notes and snapshot)
+    notes = budget_notes(scheduler_objects, kept=budgets)
     node_objs = [o for o, _ in scheduler_objects if o.get("kind") == "Node"]
     order = [(o.get("metadata") or {}).get("name") or "" for o in node_objs]
-    snapshot = _listed_snapshot(scheduler_objects, node_objs)
+    snapshot = _listed_snapshot(scheduler_objects, node_objs, budgets)
     given_members = groups.members_among((n, snapshot.get(n).node.labels) for n in order)
     group_members = in_cluster(groups.groups, given_members, order)
     jobs = [o for o, _ in _of_kinds(extras, {"Job"})]
     own.sort(key=lambda p: creation_order(creation_time(p)))
     return _Listed(daemonsets, config_maps, jobs, provider, scheduler_objects, node_objs, group_members,
-                   [p.obj for p in own + given], notes), snapshot
+                   [p.obj for p in own + given], notes, budgets), snapshot
 
 
-def _listed_snapshot(scheduler_objects: Objects, node_objs: list[dict[str, Any]]) -> Snapshot:
-    """CA's snapshot of the objects listed, its nodes in the listing's order (else as built: its indexes kept)."""
-    snapshot, _ = build_cluster(scheduler_objects)
+def _listed_snapshot(scheduler_objects: Objects, node_objs: list[dict[str, Any]], budgets: Statuses) -> Snapshot:
+    """CA's snapshot of the objects listed, its nodes in the listing's order (else as built: its indexes kept);
+    `budgets`: the statuses `disruption.notes` computed of these very objects."""
+    snapshot, _ = build_cluster(scheduler_objects, budgets)
     order = [(o.get("metadata") or {}).get("name") or "" for o in node_objs]
     if [ni.name for ni in snapshot.node_infos] != order:
         snapshot = snapshot.with_node_infos([snapshot.get(n) for n in order])
