@@ -100,7 +100,7 @@ class _AdmittedOnce:
     the objects read (`ClusterState.read`: each the very object, in order; the report's pending
     pass reads a copy of the list), the validation and version: the report's CA loops (its pending
     pass and its scale-down) read one cluster, whose admission cannot differ between them.
-    With them, what CA's listers make of them (`listed`: budget notes, the groups' members), which
+    With them, what CA's listers make of them (`listed`: budget notes, the groups' members, the snapshot), which
     the loops' clocks do not change. Bounded: one list, held strongly (objects compared with `is`:
     equal ones read again are not the same)."""
 
@@ -117,18 +117,20 @@ class _AdmittedOnce:
         self.entries[key] = value
 
     def listed(self, read: Any, key: tuple, settings: Settings, groups: "Discovery",
-               make: "Callable[[], tuple[_Listed, Snapshot]]") -> "tuple[_Listed, Snapshot | None]":
-        """What CA's listers make of the admitted objects kept for `key` (`_listed_of`), made once per
-        settings and groups equal to these (the report's loops each read the groups' file again)."""
+               make: "Callable[[], tuple[_Listed, Snapshot]]") -> "tuple[_Listed, Snapshot]":
+        """What CA's listers make of the admitted objects kept for `key` (`_listed_of`), and the snapshot
+        built of it, made once per settings and groups equal to these (the report's loops each read the
+        groups' file again): a snapshot is never edited in place (`Snapshot.with_pod_bound`), so every
+        loop over the listing starts from this one (and finds the indexes the plugins cached on it)."""
         if not self._same(read):
             return make()
         made = self.entries.setdefault(("listed", *key), [])
-        for kept_settings, kept_groups, listed in made:
+        for kept_settings, kept_groups, listed, snapshot in made:
             if kept_settings == settings and kept_groups == groups:
-                return listed, None
+                return listed, snapshot
         listed, snapshot = make()
         if len(made) < LISTED_KEPT:
-            made.append((settings, groups, listed))
+            made.append((settings, groups, listed, snapshot))
         return listed, snapshot
 
     def _same(self, read: Any) -> bool:
