@@ -133,6 +133,15 @@ class _AdmittedOnce:
             made.append((settings, groups, listed, snapshot))
         return listed, snapshot
 
+    def once(self, read: Any, key: tuple, make: "Callable[[], Any]") -> Any:
+        """What `make` makes of the objects read, made once while they are the last read (a note on them)."""
+        if not self._same(read):
+            return make()
+        found = self.entries.get(key, self)
+        if found is self:
+            found = self.entries[key] = make()
+        return found
+
     def _same(self, read: Any) -> bool:
         """The same objects, each the very one, in the same order (a copy of the list is the same)."""
         kept = self.read
@@ -172,7 +181,10 @@ def _admitted_loop(cluster_objs: Objects, pod_objs: Objects, settings: Settings,
         if alone:
             _ADMITTED.put(read, key, hit)
     checked, admitted = hit
-    warnings = list(checked.warnings) + requests_note(settings.flag(ENABLE_FLAG), cluster_objs)
+    enabled = settings.flag(ENABLE_FLAG)
+    said = _ADMITTED.once(read, ("requests", enabled), lambda: requests_note(enabled, cluster_objs)) if alone \
+        else requests_note(enabled, cluster_objs)      # (alone: of the objects read, as they are)
+    warnings = list(checked.warnings) + said
     warnings += admitted.warnings
     pending_ids = {id(s) for _, s in pending_src}
     if not alone:

@@ -1,7 +1,7 @@
 """A CA loop's listing computes the disruption controller's status of each budget written without one
-once, for the budgets' notes and for the snapshot (`autoscaler.inputs._Listed.budgets`, which the
-report's second loop builds its snapshot with): the snapshot's budgets are those it computes alone. And
-the note on ProvisioningRequests looks for them in a dump's rows, saying what it says of the objects."""
+once, for the budgets' notes and for the snapshot (`autoscaler.inputs._Listed.budgets`): the snapshot's
+budgets are those it computes alone. The note on ProvisioningRequests is said once for the report's
+loops (`_AdmittedOnce.once`), and looks for them in a dump's rows, saying what it says of the objects."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -70,6 +70,22 @@ def test_the_snapshot_budgets_are_those_built_alone(monkeypatch: pytest.MonkeyPa
     budgets = loop.snapshot.of_kind("PodDisruptionBudget")
     assert [b["status"] for b in budgets] == [b["status"] for b in alone.of_kind("PodDisruptionBudget")]
     assert budgets[0]["status"]["currentHealthy"] == 1 and any("guarded" in w for w in loop.warnings)
+
+
+def test_the_requests_note_is_said_once_for_both_loops(monkeypatch: pytest.MonkeyPatch) -> None:
+    """(The pending section's loop reads a copy of the objects' list, without a dump's rows.)"""
+    inputs = inputs_of(CASE / "cluster.yaml", node_groups=GROUPS)
+    monkeypatch.setattr(ca_inputs, "_ADMITTED", ca_inputs._AdmittedOnce())
+    calls: list[int] = []
+
+    def counted(enabled, objects):
+        calls.append(1)
+        return requests_note(enabled, objects)
+
+    monkeypatch.setattr(ca_inputs, "requests_note", counted)
+    pending.section(inputs)
+    scaledown.section(inputs)
+    assert len(calls) == 1
 
 
 @pytest.mark.parametrize("enabled", [False, True])
