@@ -22,7 +22,7 @@ from kexplain.autoscaler.provisioningrequest.conditions import ENABLE_FLAG
 from kexplain.autoscaler.provisioningrequest.pods import requests_note
 from kexplain.autoscaler.readiness import node_readiness
 from kexplain.autoscaler.taints import TaintConfig, as_listed
-from kexplain.controllers.disruption import notes as budget_notes
+from kexplain.controllers.disruption import Statuses, notes as budget_notes
 from kexplain.controllers.persistentvolume import settle
 from kexplain.errors import AdmissionRejected, Source
 from kexplain.explain.inputs import read_config
@@ -100,7 +100,7 @@ class _AdmittedOnce:
     the objects read (`ClusterState.read`: each the very object, in order; the report's pending
     pass reads a copy of the list), the validation and version: the report's CA loops (its pending
     pass and its scale-down) read one cluster, whose admission cannot differ between them.
-    With them, what CA's listers make of them (`listed`: budget notes, the groups' members), which
+    With them, what CA's listers make of them (`listed`: budget notes, the groups' members, the snapshot), which
     the loops' clocks do not change. Bounded: one list, held strongly (objects compared with `is`:
     equal ones read again are not the same)."""
 
@@ -117,19 +117,30 @@ class _AdmittedOnce:
         self.entries[key] = value
 
     def listed(self, read: Any, key: tuple, settings: Settings, groups: "Discovery",
-               make: "Callable[[], tuple[_Listed, Snapshot]]") -> "tuple[_Listed, Snapshot | None]":
-        """What CA's listers make of the admitted objects kept for `key` (`_listed_of`), made once per
-        settings and groups equal to these (the report's loops each read the groups' file again)."""
+               make: "Callable[[], tuple[_Listed, Snapshot]]") -> "tuple[_Listed, Snapshot]":
+        """What CA's listers make of the admitted objects kept for `key` (`_listed_of`), and the snapshot
+        built of it, made once per settings and groups equal to these (the report's loops each read the
+        groups' file again): a snapshot is never edited in place (`Snapshot.with_pod_bound`), so every
+        loop over the listing starts from this one (and finds the indexes the plugins cached on it)."""
         if not self._same(read):
             return make()
         made = self.entries.setdefault(("listed", *key), [])
-        for kept_settings, kept_groups, listed in made:
+        for kept_settings, kept_groups, listed, snapshot in made:
             if kept_settings == settings and kept_groups == groups:
-                return listed, None
+                return listed, snapshot
         listed, snapshot = make()
         if len(made) < LISTED_KEPT:
-            made.append((settings, groups, listed))
+            made.append((settings, groups, listed, snapshot))
         return listed, snapshot
+
+    def once(self, read: Any, key: tuple, make: "Callable[[], Any]") -> Any:
+        """What `make` makes of the objects read, made once while they are the last read (a note on them)."""
+        if not self._same(read):
+            return make()
+        found = self.entries.get(key, self)
+        if found is self:
+            found = self.entries[key] = make()
+        return found
 
     def _same(self, read: Any) -> bool:
         """The same objects, each the very one, in the same order (a copy of the list is the same)."""
@@ -170,7 +181,10 @@ def _admitted_loop(cluster_objs: Objects, pod_objs: Objects, settings: Settings,
         if alone:
             _ADMITTED.put(read, key, hit)
     checked, admitted = hit
-    warnings = list(checked.warnings) + requests_note(settings.flag(ENABLE_FLAG), cluster_objs)
+    enabled = settings.flag(ENABLE_FLAG)
+    said = _ADMITTED.once(read, ("requests", enabled), lambda: requests_note(enabled, cluster_objs)) if alone \
+        else requests_note(enabled, cluster_objs)      # (alone: of the objects read, as they are)
+    warnings = list(checked.warnings) + said
     warnings += admitted.warnings
     pending_ids = {id(s) for _, s in pending_src}
     if not alone:
@@ -238,6 +252,9 @@ class _Listed:
     group_members: dict[str, list[str]]
     pending: list[dict[str, Any]]       # own in creation order, then those of `pending_ids`
     notes: list[str]                    # the disruption controller's budget notes
+    # ... and the statuses they were computed from, by budget (`disruption.notes`' `kept`): what the
+    # snapshot gives each budget written without one (`build_cluster`), not computed again per loop
+    budgets: Statuses = field(default_factory=dict)
 
 
 def _loop_of(objects: Objects, extras: Objects, settings: Settings, groups: "Discovery", kube: KubeVersion,
@@ -249,7 +266,7 @@ def _loop_of(objects: Objects, extras: Objects, settings: Settings, groups: "Dis
     if listed is None:
         listed, snapshot = _listed_of(objects, extras, settings, groups, set_sources, pending_ids)
     if snapshot is None:
-        snapshot = _listed_snapshot(listed.scheduler_objects, listed.node_objs)
+        snapshot = _listed_snapshot(listed.scheduler_objects, listed.node_objs, listed.budgets)
     owner = {n: g for g, names in listed.group_members.items() for n in names}
     order = [(o.get("metadata") or {}).get("name") or "" for o in listed.node_objs]
     facts = [_node_facts(o, now, owner.get(n)) for o, n in zip(listed.node_objs, order)]
@@ -297,21 +314,23 @@ def _listed_of(objects: Objects, extras: Objects, settings: Settings, groups: "D
             obj = as_listed(listed_gpu_ready(obj, provider.provider), taint_config)
         if kind in CLUSTER_KINDS:
             scheduler_objects.append((obj, src))
-    notes = budget_notes(scheduler_objects)     # (a budget without a status: the disruption controller's)
+    budgets: Statuses = {}      # (a budget without a status: the disruption controller's, for notes and snapshot)
+    notes = budget_notes(scheduler_objects, kept=budgets)
     node_objs = [o for o, _ in scheduler_objects if o.get("kind") == "Node"]
     order = [(o.get("metadata") or {}).get("name") or "" for o in node_objs]
-    snapshot = _listed_snapshot(scheduler_objects, node_objs)
+    snapshot = _listed_snapshot(scheduler_objects, node_objs, budgets)
     given_members = groups.members_among((n, snapshot.get(n).node.labels) for n in order)
     group_members = in_cluster(groups.groups, given_members, order)
     jobs = [o for o, _ in _of_kinds(extras, {"Job"})]
     own.sort(key=lambda p: creation_order(creation_time(p)))
     return _Listed(daemonsets, config_maps, jobs, provider, scheduler_objects, node_objs, group_members,
-                   [p.obj for p in own + given], notes), snapshot
+                   [p.obj for p in own + given], notes, budgets), snapshot
 
 
-def _listed_snapshot(scheduler_objects: Objects, node_objs: list[dict[str, Any]]) -> Snapshot:
-    """CA's snapshot of the objects listed, its nodes in the listing's order (else as built: its indexes kept)."""
-    snapshot, _ = build_cluster(scheduler_objects)
+def _listed_snapshot(scheduler_objects: Objects, node_objs: list[dict[str, Any]], budgets: Statuses) -> Snapshot:
+    """CA's snapshot of the objects listed, its nodes in the listing's order (else as built: its indexes kept);
+    `budgets`: the statuses `disruption.notes` computed of these very objects."""
+    snapshot, _ = build_cluster(scheduler_objects, budgets)
     order = [(o.get("metadata") or {}).get("name") or "" for o in node_objs]
     if [ni.name for ni in snapshot.node_infos] != order:
         snapshot = snapshot.with_node_infos([snapshot.get(n) for n in order])

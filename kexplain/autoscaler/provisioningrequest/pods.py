@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from kexplain.admission.defaults import default_pod
+from kexplain.apimachinery import columns
 from kexplain.autoscaler.provisioningrequest.conditions import CLASS_ANNOTATION, CONSUME_ANNOTATION, Condition
 from kexplain.features import KubeVersion
 
@@ -91,7 +92,11 @@ def requests_note(enabled: bool, objects: Sequence[tuple[Any, Any]]) -> list[str
     """What CA's own loop does with the ProvisioningRequests among the cluster's objects, said (none
     modelled in it): with --enable-provisioning-requests its injector takes one a loop, answered by
     the request's class in a loop of its own (the wrapper orchestrator alternating them with the
-    regular pods); without, CA ignores them."""
+    regular pods); without, CA ignores them. A dump's (`columns.Dump`) are looked for in its rows: the
+    report's loops each say it, over 150,000 pods."""
+    rows = columns.rows_of(objects)
+    if rows is not None:
+        objects = columns.of_kind(objects, rows, KIND)    # type: ignore[arg-type]
     names = [f"{(o.get('metadata') or {}).get('namespace') or 'default'}/{(o.get('metadata') or {}).get('name')}"
              for o, _ in objects if isinstance(o, Mapping) and o.get("kind") == KIND
              and str(o.get("apiVersion") or "").startswith("autoscaling.x-k8s.io/")]
