@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import operator
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Iterable, Iterator
@@ -102,6 +103,10 @@ class Cluster:
     source: tuple = ()
     bound_controlled: dict[Any, list[PodInfo]] = field(default_factory=dict)    # the bound DaemonSets' pods
     counted: Any = None         # what the topology counts from (`topology.counted_for`), once made
+    # what each state node alone decides of a scheduler's existing node (`NodeBases`), once made: every
+    # scheduler over these state nodes (a pass's, disruption's simulations, another pass's over the
+    # same objects: `_kept_for`) starts its nodes from it (`disruption.helpers.shared_node_bases`)
+    node_bases: Any = None
 
     def active(self) -> list[StateNode]:
         """StateNodes.Active: those not marked for deletion."""
@@ -118,6 +123,23 @@ class Cluster:
     def for_pods_with_anti_affinity(self) -> Iterator[tuple[PodInfo, dict[str, Any]]]:
         return iter(self.anti_affinity_pods)
 
+    def with_nominated(self, states: Iterable[StateNode]) -> "Cluster":
+        """This state with `states` nominated for pending pods (Results.Record's NominatePod), copy-on-write:
+        each a copy in a state of its own, so that this one, and the state nodes it shares with other
+        passes (`_kept_for`, `overlay`), stay as read."""
+        copies: dict[int, StateNode] = {}
+        for state in states:
+            copy = copies[id(state)] = state.copy()
+            copy.nominated = True
+        if not copies:
+            return self
+
+        def mine(state: StateNode) -> StateNode:
+            return copies.get(id(state), state)
+        return replace(self, nodes=[mine(s) for s in self.nodes],
+                       by_provider_id={k: mine(s) for k, s in self.by_provider_id.items()},
+                       by_node_name={k: mine(s) for k, s in self.by_node_name.items()})
+
     def node_by_name(self, name: str) -> dict[str, Any] | None:
         state = self.by_node_name.get(name)
         return state.node if state is not None else None
@@ -127,9 +149,14 @@ def new_cluster(inputs: PassInputs, base: Cluster | None = None) -> Cluster:
     """The state Karpenter's informers build from the stored objects: the volumes' index, the
     state nodes, the bound pods on them, each NodePool's usage, each DaemonSet's newest pod. With
     `base`, a cluster read from the same objects, Nodes, NodeClaims, bound pods and DaemonSets
-    (the suggestions' passes run again), that state is `base`'s (`overlay`)."""
+    (the suggestions' passes run again), that state is `base`'s (`overlay`); without, that of an
+    earlier pass that read the same objects (`_kept_for`), overlaid likewise."""
     if base is not None and base.source and _source(inputs) == base.source:
         return overlay(base, inputs)
+    kept = _kept_for(inputs)
+    if kept is not None:
+        return replace(overlay(kept, inputs), source=_source(inputs), objects=dict(inputs.objects),
+                       bound_pods=inputs.bound_pods, pods=[*inputs.pending, *inputs.bound_pods])
     objects = inputs.objects
     index = _volume_index(objects)
     warnings: list[str] = []
@@ -143,8 +170,56 @@ def new_cluster(inputs: PassInputs, base: Cluster | None = None) -> Cluster:
     all_pods = [*inputs.pending, *inputs.bound_pods]
     newest = _newest_daemonset_pods(inputs.daemonsets, _controlled(inputs.pending, ds_uids, bound_controlled))
     nodes = sorted(by_pid.values(), key=lambda n: n.name())
-    return Cluster(nodes, usage, newest, anti, all_pods, index, dict(objects), warnings,
-                   by_pid, by_node_name, daemonset_owned, inputs.bound_pods, _source(inputs), bound_controlled)
+    cluster = Cluster(nodes, usage, newest, anti, all_pods, index, dict(objects), warnings,
+                      by_pid, by_node_name, daemonset_owned, inputs.bound_pods, _source(inputs), bound_controlled)
+    _keep(cluster, inputs)
+    return cluster
+
+
+KEPT_STATES = 2         # the cluster states kept for the next pass over the same objects (`_kept_for`)
+# (bounded: KEPT_STATES, the latest last) each state with what it was read from: the Nodes, NodeClaims
+# and DaemonSets as defaulted, the volume kinds' objects, the bound pods' objects
+_kept: list[tuple[Cluster, tuple]] = []
+_VOLUME_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode")
+
+
+def _read_from(inputs: PassInputs) -> tuple:
+    """All a cluster state reads but the pending pods (`new_cluster`): compared by value (of a DaemonSet
+    its namespace, name and uid: a pass's defaults may stamp another creation time), but the bound
+    pods, compared by their objects' identity (150,000 of them; a pass's `PodInfo`s are its own)."""
+    daemonsets = [(meta.get("namespace"), meta.get("name"), meta.get("uid"))
+                  for meta in (as_dict(ds.get("metadata")) for ds in inputs.daemonsets)]
+    return (inputs.nodes, inputs.node_claims, daemonsets,
+            [inputs.objects.get(kind) or [] for kind in _VOLUME_KINDS], inputs.bound_pods)
+
+
+def _keep(cluster: Cluster, inputs: PassInputs) -> None:
+    _kept.append((cluster, _read_from(inputs)))
+    del _kept[:-KEPT_STATES]
+
+
+def _kept_for(inputs: PassInputs) -> Cluster | None:
+    """The state a pass read from the same objects (`kexplain cluster`'s pending and Karpenter sections,
+    a suggestion's pass run again: each reads the cluster's one state again, its own copies of the
+    Nodes and NodeClaims, its own `PodInfo`s of the same bound pods), else None. No pass changes a
+    state node but disruption's nomination, made on copies (`Cluster.with_nominated`)."""
+    read = _read_from(inputs)
+    for i, (cluster, was) in enumerate(_kept):
+        if _same_reads(was, read):
+            _kept.append(_kept.pop(i))
+            return cluster
+    return None
+
+
+def _same_reads(was: tuple, now: tuple) -> bool:
+    *values, pods = now
+    *values_was, pods_was = was
+    if len(pods) != len(pods_was) or values != values_was:
+        return False
+    return all(map(operator.is_, map(_OBJ, pods), map(_OBJ, pods_was)))
+
+
+_OBJ = operator.attrgetter("obj")
 
 
 def _source(inputs: PassInputs) -> tuple:

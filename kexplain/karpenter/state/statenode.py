@@ -34,6 +34,14 @@ class StateNode:
         self.nominated = False
         self._read: _Read | None = None
 
+    def copy(self) -> "StateNode":
+        """A copy sharing what it holds (its pods' requests and usages, which no pass changes in place):
+        a pass that changes a state node shared with other passes changes its own copy."""
+        out = StateNode.__new__(StateNode)
+        for name in StateNode.__slots__:
+            setattr(out, name, getattr(self, name))
+        return out
+
     def _reads(self) -> "_Read":
         """What it reads of its Node and NodeClaim (asked 100,000 times a pass), worked out again when
         either object is replaced (the objects themselves are never changed)."""
