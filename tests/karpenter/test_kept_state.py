@@ -133,3 +133,51 @@ def test_the_disruption_pass_over_a_kept_state_says_what_it_says_alone(inputs, m
     schedule(inputs, world)
     kept = json.dumps(disruption_document(disruption(_again(inputs), world)), sort_keys=True)
     assert kept == alone
+
+
+def _owned(p: dict, kind: str, api: str = "apps/v1", **meta) -> dict:
+    p["metadata"].update(ownerReferences=[{"apiVersion": api, "kind": kind, "name": "owner", "uid": f"uid-{kind}",
+                                           "controller": True}], **meta)
+    return p
+
+
+def _various() -> list[dict]:
+    """Pods IsReschedulable tells apart: running, finished, terminating, a StatefulSet's (running,
+    terminating, finished and terminating), a mirror pod, a DaemonSet's."""
+    gone = {"deletionTimestamp": "2026-01-01T11:59:00Z"}
+    failed = _bound("failed", 1)
+    failed["status"]["phase"] = "Failed"
+    done_stateful = _owned(_bound("ss-done", 1), "StatefulSet", **gone)
+    done_stateful["status"]["phase"] = "Succeeded"
+    return [_bound("web-0", 1), failed, _bound("leaving", 1), _owned(_bound("ss-0", 1), "StatefulSet"),
+            _owned(_bound("ss-1", 1), "StatefulSet", **gone), done_stateful, _owned(_bound("mirror", 1), "Node", "v1"),
+            _owned(_bound("ds", 1), "DaemonSet"), _owned(_bound("other", 2), "ReplicaSet")]
+
+
+def test_the_state_counts_each_nodes_reschedulable_pods_as_isreschedulable_reads_them(tmp_path, monkeypatch):
+    from kexplain.karpenter.disruption.pods import Limits
+
+    monkeypatch.setattr(state_cluster, "_kept", [])
+    pods = _various()
+    pods[2]["metadata"]["deletionTimestamp"] = "2026-01-01T11:59:00Z"
+    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all([*node(1), *node(2), *pods]))
+    (tmp_path / "nodepools.yaml").write_text(NODEPOOLS.replace("BUDGET", "10").replace("TYPES", "m5.large"))
+    inputs = load_pass(None, (str(tmp_path / "cluster.yaml"), str(tmp_path / "nodepools.yaml")), None, KUBE,
+                       max_bytes=10 ** 8, max_objects=1000)
+    cluster = state_cluster.new_cluster(inputs)
+    limits = Limits([])
+    on = {}
+    for p in inputs.bound_pods:
+        on.setdefault(p.node_name, []).append(p)
+    assert [n.reschedulable_pods for n in cluster.nodes] == \
+        [sum(map(limits.reschedulable, on[n.name()])) for n in cluster.nodes] == [4, 1]
+
+
+def test_a_node_refused_before_its_pods_are_read_counts_them_off_the_state(inputs, monkeypatch):
+    from kexplain.karpenter.disruption.pods import Limits
+
+    asked = []
+    monkeypatch.setattr(Limits, "reschedulable", lambda self, pod: asked.append(pod) or True)
+    result = disruption(inputs, load_world(None))
+    refused = [v for v in result.nodes if v.error == "node is nominated for a pending pod"]
+    assert refused and [v.reschedulable for v in refused] == [1] and not asked

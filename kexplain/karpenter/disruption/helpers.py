@@ -164,11 +164,15 @@ class Context:
 
     def reschedulable_on(self, state: Any) -> int:
         """How many of the node's pods are reschedulable: off their traits where read already, else
-        off what IsReschedulable reads alone (`Limits.reschedulable`: a node refused before its pods
-        are read, most of a cluster, has its 30 pods' budgets and costs read for nothing)."""
+        off the cluster state's count (`StateNode.reschedulable_pods`, counted as it read the bound pods),
+        else off what IsReschedulable reads alone (`Limits.reschedulable`): a node refused before its pods
+        are read, most of a cluster, has its 30 pods' budgets and costs read for nothing."""
         hit = self._traits_on.get(id(state))
         if hit is not None and hit[0] is state:
             return sum(1 for t in hit[1] if t.reschedulable)
+        counted = getattr(state, "reschedulable_pods", None)
+        if counted is not None and state.node is not None:      # (the cluster state's count, read with its pods)
+            return counted
         return sum(map(self.pdbs.reschedulable, self.pods_on(state)))
 
     def named_nodes(self) -> list[tuple[Any, str]]:

@@ -68,16 +68,25 @@ def _controller_uid(pod: PodInfo) -> str | None:
 
 def _owners_of(refs: Any) -> tuple[bool, str | None]:
     """(`is_owned_by_daemonset`, `_controller_uid`) of a pod's owner references as written, in one look."""
-    daemonset, controller = False, None
+    daemonset, controller, _ = _owners(refs)
+    return daemonset, controller
+
+
+def _owners(refs: Any) -> tuple[bool, str | None, bool]:
+    """`_owners_of`, and whether a Node or a StatefulSet owns the pod (IsReschedulable's other owners)."""
+    daemonset, controller, other = False, None, False
     found = False
     for ref in refs:
         if not isinstance(ref, dict):
             continue
-        if not daemonset and ref.get("apiVersion") == "apps/v1" and ref.get("kind") == "DaemonSet":
+        owner = (ref.get("apiVersion"), ref.get("kind"))
+        if owner == ("apps/v1", "DaemonSet"):
             daemonset = True
+        elif owner == ("v1", "Node") or owner == ("apps/v1", "StatefulSet"):
+            other = True
         if not found and ref.get("controller") is True:
             controller, found = ref.get("uid") or None, True
-    return daemonset, controller
+    return daemonset, controller, other
 
 
 @dataclass
@@ -329,6 +338,7 @@ def _state_nodes(inputs: PassInputs, index: VolumeIndex, warnings: list[str]
         node_name_to_pid[meta.get("name") or ""] = pid
     by_node_name = {name: by_pid[pid] for name, pid in node_name_to_pid.items()}
     for state in by_pid.values():
+        state.reschedulable_pods = 0        # (counted of its bound pods: `_bound_pods`)
         state.host_port_usage = HostPortUsage()
         state.volume_usage = VolumeUsage()
         if state.node is not None:
@@ -356,9 +366,9 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
         view = pod.view if type(pod) in _STORED else None
         refs = view.owner_references() if view is not None else pod.owner_references
         if refs:
-            daemonset, uid = _owners_of(refs)
+            daemonset, uid, owned = _owners(refs)
         else:
-            daemonset, uid = False, None
+            daemonset, uid, owned = False, None, False
         if uid in ds_uids if uid is not None else unowned_controlled:
             controlled.setdefault(uid, []).append(pod)
         if daemonset:
@@ -375,6 +385,11 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
             spec = pod.spec
             phase, has_volumes = pod.status.get("phase"), claims and "volumes" in spec
             shape = _read_parts(spec)
+        if not owned and not daemonset:         # IsReschedulable, as `pods.reschedulable_of` reads it
+            if not (view.metadata.deletionTimestamp if view is not None else pod.deletion_timestamp):
+                state.reschedulable_pods += phase != "Failed" and phase != "Succeeded"
+        elif not daemonset and _reschedulable_owned(pod, view, refs, phase):
+            state.reschedulable_pods += 1
         if phase == "Failed" or phase == "Succeeded":           # is_terminal
             continue
         if shape is None:
@@ -395,6 +410,19 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
         if anti_affinity and state.node is not None:
             anti.append((pod, state.node))
     return anti, daemonset_owned
+
+
+def _reschedulable_owned(pod: PodInfo, view: Any, refs: Any, phase: Any) -> bool:
+    """IsReschedulable of a pod a Node or a StatefulSet owns (not a DaemonSet): not a mirror pod, and
+    active or a terminating StatefulSet pod."""
+    mirror = stateful = False
+    for ref in refs:
+        if isinstance(ref, dict):
+            owner = (ref.get("apiVersion"), ref.get("kind"))
+            mirror = mirror or owner == ("v1", "Node")
+            stateful = stateful or owner == ("apps/v1", "StatefulSet")
+    terminating = bool(view.metadata.deletionTimestamp if view is not None else pod.deletion_timestamp)
+    return not mirror and (terminating and stateful or not terminating and phase not in ("Failed", "Succeeded"))
 
 
 def _read_parts(spec: dict[str, Any]) -> tuple[int, ...]:
