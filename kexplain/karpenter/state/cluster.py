@@ -387,9 +387,9 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
             shape = _read_parts(spec)
         if not owned and not daemonset:         # IsReschedulable, as `pods.reschedulable_of` reads it
             if not (view.metadata.deletionTimestamp if view is not None else pod.deletion_timestamp):
-                state.reschedulable_pods += phase != "Failed" and phase != "Succeeded"
+                state.reschedulable_pods = (state.reschedulable_pods or 0) + (phase != "Failed" and phase != "Succeeded")
         elif not daemonset and _reschedulable_owned(pod, view, refs, phase):
-            state.reschedulable_pods += 1
+            state.reschedulable_pods = (state.reschedulable_pods or 0) + 1
         if phase == "Failed" or phase == "Succeeded":           # is_terminal
             continue
         if shape is None:
