@@ -19,6 +19,7 @@ from kexplain.karpenter.aws.unavailableofferings import from_entries
 from kexplain.karpenter.cloudprovider.types import InstanceTypes, format_price
 from kexplain.karpenter.disruption.controller import disrupt
 from kexplain.karpenter.disruption.document import build_document as build_disruption_document
+from kexplain.karpenter.disruption.helpers import shared_node_bases
 from kexplain.karpenter.document import build_document
 from kexplain.karpenter.errors import GoError, combine
 from kexplain.karpenter.explain import explain_pass
@@ -240,7 +241,7 @@ def schedule(inputs: PassInputs, world: Any, cloud: AWSCloud | None = None) -> P
     cluster = new_cluster(inputs)
     inputs.warnings.extend(cluster.warnings)
     result = schedule_pass(inputs.pending, [np.obj for np in inputs.node_pools], inputs.daemonsets, cluster, cloud,
-                           options_of(inputs), inputs.settings.preference_policy)
+                           options_of(inputs), inputs.settings.preference_policy, shared_node_bases(cluster))
     return Pass(inputs, cloud, cluster, result)
 
 

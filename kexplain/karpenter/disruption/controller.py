@@ -111,7 +111,7 @@ def disrupt(inputs: Any, cloud: Any, cluster: Any, now: datetime, rules: Disrupt
     verdict, the budgets, then every method in Karpenter's order."""
     ctx = Context(inputs, cloud, cluster, now, rules)
     nominated, schedule_error = nominate(ctx, options) if inputs.pending else ([], "")
-    nodes = [verdict(ctx, state) for state in cluster.nodes]
+    nodes = [verdict(ctx, state) for state in ctx.cluster.nodes]      # (the nominated ones copies: `nominate`)
     budgets = {reason: pool_budgets(ctx, reason) for reason in REASONS}
     counts = {b.node_pool: b.nodes for b in budgets[REASONS[0]]}
     details = {np.name: {reason: verdicts(np, now, counts.get(np.name, 0), reason, windows=True)

@@ -69,7 +69,8 @@ class Context:
     candidates: dict[tuple[int, str], tuple[Any, Candidate | CandidateError, list[ev.Event]]] = \
         field(init=False, default_factory=dict)
     # what each state node alone decides of the scheduler's existing node, made once: every
-    # simulation schedules over the same state nodes less its candidates
+    # simulation schedules over the same state nodes less its candidates (the cluster state's:
+    # `shared_node_bases`)
     node_bases: NodeBases = field(init=False, default_factory=NodeBases)
     # the hostnames of the NodeClaims every scheduler of the pass makes, numbered on as Go's
     # package-level counter numbers them (step 2's Schedule, then each simulation in turn)
@@ -95,6 +96,8 @@ class Context:
             pods.sort(key=lambda p: (p.namespace, p.name))
         self.pending = pending_pods(self.inputs, self.cloud, self.cluster)
         self.node_pools, self.instance_types = build_node_pool_map(self.inputs, self.cloud)
+        if hasattr(self.cluster, "node_bases"):
+            self.node_bases = shared_node_bases(self.cluster)
 
     def pods_on(self, state: Any) -> list[PodInfo]:
         """StateNode.Pods: the pods bound to its Node (none without a Node)."""
@@ -161,11 +164,15 @@ class Context:
 
     def reschedulable_on(self, state: Any) -> int:
         """How many of the node's pods are reschedulable: off their traits where read already, else
-        off what IsReschedulable reads alone (`Limits.reschedulable`: a node refused before its pods
-        are read, most of a cluster, has its 30 pods' budgets and costs read for nothing)."""
+        off the cluster state's count (`StateNode.reschedulable_pods`, counted as it read the bound pods),
+        else off what IsReschedulable reads alone (`Limits.reschedulable`): a node refused before its pods
+        are read, most of a cluster, has its 30 pods' budgets and costs read for nothing."""
         hit = self._traits_on.get(id(state))
         if hit is not None and hit[0] is state:
             return sum(1 for t in hit[1] if t.reschedulable)
+        counted = getattr(state, "reschedulable_pods", None)
+        if counted is not None and state.node is not None:      # (the cluster state's count, read with its pods)
+            return counted
         return sum(map(self.pdbs.reschedulable, self.pods_on(state)))
 
     def named_nodes(self) -> list[tuple[Any, str]]:
@@ -182,6 +189,15 @@ class Context:
 
     def gate(self, name: str) -> bool:
         return bool(getattr(self.inputs.settings.feature_gates, name))
+
+
+def shared_node_bases(cluster: Any) -> NodeBases:
+    """The `NodeBases` of the cluster state's nodes (`Cluster.node_bases`), made at the first ask: a
+    node's base and start depend on the state node alone (and the DaemonSet pods, by key), so every
+    scheduler over the same state nodes shares them."""
+    if cluster.node_bases is None:
+        cluster.node_bases = NodeBases()
+    return cluster.node_bases
 
 
 def pending_pods(inputs: Any, cloud: Any, cluster: Any) -> list[PodInfo]:
@@ -447,10 +463,7 @@ def nominate(ctx: Context, options: Options) -> tuple[list[str], str]:
         return [], str(err)
     results = scheduler.solve(pods)
     truncate_instance_types(results, scheduler.type_index, options.min_values_best_effort)
-    nominated = []
-    for existing in results.existing_nodes:
-        if existing.pods:
-            existing.state.nominated = True
-            nominated.append(existing.name())
-    return sorted(nominated), ""
+    placed = [existing for existing in results.existing_nodes if existing.pods]
+    ctx.cluster = ctx.cluster.with_nominated(existing.state for existing in placed)
+    return sorted(existing.name() for existing in placed), ""
 

@@ -216,10 +216,15 @@ def traits_of(terminating: bool, phase: Any, owned: tuple[bool, bool, bool], tol
     """`PodTraits` of what they are read from: whether the pod is terminating, its phase, its `ownership`,
     ToleratesDisruptedNoScheduleTaint's answer, its do-not-disrupt value, its EvictionCost, its budgets."""
     active = not terminating and phase not in ("Failed", "Succeeded")
+    return PodTraits(active, reschedulable_of(terminating, phase, owned), active and not tolerates_disrupted
+                     and not owned[0], do_not_disrupt, cost, budgets)
+
+
+def reschedulable_of(terminating: bool, phase: Any, owned: tuple[bool, bool, bool]) -> bool:
+    """IsReschedulable of what it reads: whether the pod is terminating, its phase, its `ownership`."""
     mirror, daemon, stateful = owned
-    reschedulable = (active or (terminating and stateful)) and not mirror and not daemon
-    return PodTraits(active, reschedulable, active and not tolerates_disrupted and not mirror, do_not_disrupt,
-                     cost, budgets)
+    return (terminating and stateful or not terminating and phase not in ("Failed", "Succeeded")) \
+        and not mirror and not daemon
 
 
 def _workload_key(pod: PodInfo) -> tuple[tuple, tuple]:
@@ -369,7 +374,7 @@ class Limits:
             if kept is None or kept[0] is not refs:
                 kept = self._owned[id(refs)] = (refs, ownership(refs))
             owned, terminating, phase = kept[1], bool(pod.deletion_timestamp), pod.phase
-        return traits_of(terminating, phase, owned, False, None, 0.0, []).reschedulable
+        return reschedulable_of(terminating, phase, owned)
 
     def _read_traits(self, pod: PodInfo) -> PodTraits:
         """The pod's `PodTraits`, read of the pod (each part kept by what it is read from)."""

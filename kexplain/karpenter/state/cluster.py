@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import operator
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Iterable, Iterator
@@ -67,16 +68,25 @@ def _controller_uid(pod: PodInfo) -> str | None:
 
 def _owners_of(refs: Any) -> tuple[bool, str | None]:
     """(`is_owned_by_daemonset`, `_controller_uid`) of a pod's owner references as written, in one look."""
-    daemonset, controller = False, None
+    daemonset, controller, _ = _owners(refs)
+    return daemonset, controller
+
+
+def _owners(refs: Any) -> tuple[bool, str | None, bool]:
+    """`_owners_of`, and whether a Node or a StatefulSet owns the pod (IsReschedulable's other owners)."""
+    daemonset, controller, other = False, None, False
     found = False
     for ref in refs:
         if not isinstance(ref, dict):
             continue
-        if not daemonset and ref.get("apiVersion") == "apps/v1" and ref.get("kind") == "DaemonSet":
+        owner = (ref.get("apiVersion"), ref.get("kind"))
+        if owner == ("apps/v1", "DaemonSet"):
             daemonset = True
+        elif owner == ("v1", "Node") or owner == ("apps/v1", "StatefulSet"):
+            other = True
         if not found and ref.get("controller") is True:
             controller, found = ref.get("uid") or None, True
-    return daemonset, controller
+    return daemonset, controller, other
 
 
 @dataclass
@@ -102,6 +112,10 @@ class Cluster:
     source: tuple = ()
     bound_controlled: dict[Any, list[PodInfo]] = field(default_factory=dict)    # the bound DaemonSets' pods
     counted: Any = None         # what the topology counts from (`topology.counted_for`), once made
+    # what each state node alone decides of a scheduler's existing node (`NodeBases`), once made: every
+    # scheduler over these state nodes (a pass's, disruption's simulations, another pass's over the
+    # same objects: `_kept_for`) starts its nodes from it (`disruption.helpers.shared_node_bases`)
+    node_bases: Any = None
 
     def active(self) -> list[StateNode]:
         """StateNodes.Active: those not marked for deletion."""
@@ -118,6 +132,23 @@ class Cluster:
     def for_pods_with_anti_affinity(self) -> Iterator[tuple[PodInfo, dict[str, Any]]]:
         return iter(self.anti_affinity_pods)
 
+    def with_nominated(self, states: Iterable[StateNode]) -> "Cluster":
+        """This state with `states` nominated for pending pods (Results.Record's NominatePod), copy-on-write:
+        each a copy in a state of its own, so that this one, and the state nodes it shares with other
+        passes (`_kept_for`, `overlay`), stay as read."""
+        copies: dict[int, StateNode] = {}
+        for state in states:
+            copy = copies[id(state)] = state.copy()
+            copy.nominated = True
+        if not copies:
+            return self
+
+        def mine(state: StateNode) -> StateNode:
+            return copies.get(id(state), state)
+        return replace(self, nodes=[mine(s) for s in self.nodes],
+                       by_provider_id={k: mine(s) for k, s in self.by_provider_id.items()},
+                       by_node_name={k: mine(s) for k, s in self.by_node_name.items()})
+
     def node_by_name(self, name: str) -> dict[str, Any] | None:
         state = self.by_node_name.get(name)
         return state.node if state is not None else None
@@ -127,9 +158,14 @@ def new_cluster(inputs: PassInputs, base: Cluster | None = None) -> Cluster:
     """The state Karpenter's informers build from the stored objects: the volumes' index, the
     state nodes, the bound pods on them, each NodePool's usage, each DaemonSet's newest pod. With
     `base`, a cluster read from the same objects, Nodes, NodeClaims, bound pods and DaemonSets
-    (the suggestions' passes run again), that state is `base`'s (`overlay`)."""
+    (the suggestions' passes run again), that state is `base`'s (`overlay`); without, that of an
+    earlier pass that read the same objects (`_kept_for`), overlaid likewise."""
     if base is not None and base.source and _source(inputs) == base.source:
         return overlay(base, inputs)
+    kept = _kept_for(inputs)
+    if kept is not None:
+        return replace(overlay(kept, inputs), source=_source(inputs), objects=dict(inputs.objects),
+                       bound_pods=inputs.bound_pods, pods=[*inputs.pending, *inputs.bound_pods])
     objects = inputs.objects
     index = _volume_index(objects)
     warnings: list[str] = []
@@ -143,8 +179,56 @@ def new_cluster(inputs: PassInputs, base: Cluster | None = None) -> Cluster:
     all_pods = [*inputs.pending, *inputs.bound_pods]
     newest = _newest_daemonset_pods(inputs.daemonsets, _controlled(inputs.pending, ds_uids, bound_controlled))
     nodes = sorted(by_pid.values(), key=lambda n: n.name())
-    return Cluster(nodes, usage, newest, anti, all_pods, index, dict(objects), warnings,
-                   by_pid, by_node_name, daemonset_owned, inputs.bound_pods, _source(inputs), bound_controlled)
+    cluster = Cluster(nodes, usage, newest, anti, all_pods, index, dict(objects), warnings,
+                      by_pid, by_node_name, daemonset_owned, inputs.bound_pods, _source(inputs), bound_controlled)
+    _keep(cluster, inputs)
+    return cluster
+
+
+KEPT_STATES = 2         # the cluster states kept for the next pass over the same objects (`_kept_for`)
+# (bounded: KEPT_STATES, the latest last) each state with what it was read from: the Nodes, NodeClaims
+# and DaemonSets as defaulted, the volume kinds' objects, the bound pods' objects
+_kept: list[tuple[Cluster, tuple]] = []
+_VOLUME_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode")
+
+
+def _read_from(inputs: PassInputs) -> tuple:
+    """All a cluster state reads but the pending pods (`new_cluster`): compared by value (of a DaemonSet
+    its namespace, name and uid: a pass's defaults may stamp another creation time), but the bound
+    pods, compared by their objects' identity (150,000 of them; a pass's `PodInfo`s are its own)."""
+    daemonsets = [(meta.get("namespace"), meta.get("name"), meta.get("uid"))
+                  for meta in (as_dict(ds.get("metadata")) for ds in inputs.daemonsets)]
+    return (inputs.nodes, inputs.node_claims, daemonsets,
+            [inputs.objects.get(kind) or [] for kind in _VOLUME_KINDS], inputs.bound_pods)
+
+
+def _keep(cluster: Cluster, inputs: PassInputs) -> None:
+    _kept.append((cluster, _read_from(inputs)))
+    del _kept[:-KEPT_STATES]
+
+
+def _kept_for(inputs: PassInputs) -> Cluster | None:
+    """The state a pass read from the same objects (`kexplain cluster`'s pending and Karpenter sections,
+    a suggestion's pass run again: each reads the cluster's one state again, its own copies of the
+    Nodes and NodeClaims, its own `PodInfo`s of the same bound pods), else None. No pass changes a
+    state node but disruption's nomination, made on copies (`Cluster.with_nominated`)."""
+    read = _read_from(inputs)
+    for i, (cluster, was) in enumerate(_kept):
+        if _same_reads(was, read):
+            _kept.append(_kept.pop(i))
+            return cluster
+    return None
+
+
+def _same_reads(was: tuple, now: tuple) -> bool:
+    *values, pods = now
+    *values_was, pods_was = was
+    if len(pods) != len(pods_was) or values != values_was:
+        return False
+    return all(map(operator.is_, map(_OBJ, pods), map(_OBJ, pods_was)))
+
+
+_OBJ = operator.attrgetter("obj")
 
 
 def _source(inputs: PassInputs) -> tuple:
@@ -254,6 +338,7 @@ def _state_nodes(inputs: PassInputs, index: VolumeIndex, warnings: list[str]
         node_name_to_pid[meta.get("name") or ""] = pid
     by_node_name = {name: by_pid[pid] for name, pid in node_name_to_pid.items()}
     for state in by_pid.values():
+        state.reschedulable_pods = 0        # (counted of its bound pods: `_bound_pods`)
         state.host_port_usage = HostPortUsage()
         state.volume_usage = VolumeUsage()
         if state.node is not None:
@@ -281,9 +366,9 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
         view = pod.view if type(pod) in _STORED else None
         refs = view.owner_references() if view is not None else pod.owner_references
         if refs:
-            daemonset, uid = _owners_of(refs)
+            daemonset, uid, owned = _owners(refs)
         else:
-            daemonset, uid = False, None
+            daemonset, uid, owned = False, None, False
         if uid in ds_uids if uid is not None else unowned_controlled:
             controlled.setdefault(uid, []).append(pod)
         if daemonset:
@@ -300,6 +385,11 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
             spec = pod.spec
             phase, has_volumes = pod.status.get("phase"), claims and "volumes" in spec
             shape = _read_parts(spec)
+        if not owned and not daemonset:         # IsReschedulable, as `pods.reschedulable_of` reads it
+            if not (view.metadata.deletionTimestamp if view is not None else pod.deletion_timestamp):
+                state.reschedulable_pods = (state.reschedulable_pods or 0) + (phase != "Failed" and phase != "Succeeded")
+        elif not daemonset and _reschedulable_owned(pod, view, refs, phase):
+            state.reschedulable_pods = (state.reschedulable_pods or 0) + 1
         if phase == "Failed" or phase == "Succeeded":           # is_terminal
             continue
         if shape is None:
@@ -320,6 +410,19 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
         if anti_affinity and state.node is not None:
             anti.append((pod, state.node))
     return anti, daemonset_owned
+
+
+def _reschedulable_owned(pod: PodInfo, view: Any, refs: Any, phase: Any) -> bool:
+    """IsReschedulable of a pod a Node or a StatefulSet owns (not a DaemonSet): not a mirror pod, and
+    active or a terminating StatefulSet pod."""
+    mirror = stateful = False
+    for ref in refs:
+        if isinstance(ref, dict):
+            owner = (ref.get("apiVersion"), ref.get("kind"))
+            mirror = mirror or owner == ("v1", "Node")
+            stateful = stateful or owner == ("apps/v1", "StatefulSet")
+    terminating = bool(view.metadata.deletionTimestamp if view is not None else pod.deletion_timestamp)
+    return not mirror and (terminating and stateful or not terminating and phase not in ("Failed", "Succeeded"))
 
 
 def _read_parts(spec: dict[str, Any]) -> tuple[int, ...]:

@@ -21,7 +21,7 @@ class StateNode:
     """A Node and/or its NodeClaim, with what is bound to it."""
 
     __slots__ = ("node", "node_claim", "pod_requests", "daemonset_requests", "host_port_usage", "volume_usage",
-                 "marked", "nominated", "_read")
+                 "marked", "nominated", "reschedulable_pods", "_read")
 
     def __init__(self, node: dict[str, Any] | None, node_claim: dict[str, Any] | None) -> None:
         self.node = node
@@ -32,7 +32,18 @@ class StateNode:
         self.volume_usage: Any = None             # scheduling.VolumeUsage, set by the cluster
         self.marked = False                       # Cluster.MarkForDeletion (disruption): never here
         self.nominated = False
+        # how many of its bound pods are reschedulable (IsReschedulable; terminal ones included), counted
+        # by the cluster state as it reads them (None: not counted)
+        self.reschedulable_pods: int | None = None
         self._read: _Read | None = None
+
+    def copy(self) -> "StateNode":
+        """A copy sharing what it holds (its pods' requests and usages, which no pass changes in place):
+        a pass that changes a state node shared with other passes changes its own copy."""
+        out = StateNode.__new__(StateNode)
+        for name in StateNode.__slots__:
+            setattr(out, name, getattr(self, name))
+        return out
 
     def _reads(self) -> "_Read":
         """What it reads of its Node and NodeClaim (asked 100,000 times a pass), worked out again when
