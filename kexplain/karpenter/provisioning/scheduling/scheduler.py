@@ -383,11 +383,12 @@ class Scheduler:
             return shape
         return shape, tuple(map(id, groups)), tuple(sorted(pod.labels.items()))
 
-    def _requirement_refusals(self, requirements: Requirements) -> dict[int, int]:
-        """The existing nodes that refused pods of these requirements, and at which node version."""
+    def _requirement_refusals(self, requirements: Requirements) -> tuple[Any, dict[int, int]]:
+        """The content of these requirements, and the existing nodes that refused pods of them, and at
+        which node version."""
         key = tuple(sorted((k, r.complement, tuple(sorted(r.value_set)), r.gte, r.lte, r.min_values)
                            for k, r in requirements.items()))
-        return self._node_refusals.setdefault(key, {})
+        return key, self._node_refusals.setdefault(key, {})
 
     def add_to_existing_node(self, pod: PodInfo, data: PodData) -> bool:
         """The first existing node that takes the pod, skipping nodes that refused the pod's shape or
@@ -405,7 +406,7 @@ class Scheduler:
                 self._scans[shape] = scan
         elif scan.seen < len(self._added) or scan.by_group:
             scan.unpark(self._added, nodes)
-        refused = self._requirement_refusals(data.requirements)
+        requirements_key, refused = self._requirement_refusals(data.requirements)
         gone: list[int] = []          # refused for good, or parked
         parked = scan.parked
         placed = False
@@ -436,7 +437,16 @@ class Scheduler:
             if not fits(need, node.remaining_resources):    # CanAdd refuses it for good, whichever
                 gone.append(i)                              # check comes first (room only fills up)
                 continue
-            requirements, err = node.can_add(pod, data, volumes, topology_refusals)
+            # a node no pod was added to has its base's requirements: another scheduler over the same
+            # base (a pass's reruns, its simulations) may have found them incompatible already
+            known = node.base.refuses(requirements_key) if version == 0 else None
+            if known:
+                parked[i] = refused[i] = version
+                gone.append(i)
+                continue
+            requirements, err = node.can_add(pod, data, volumes, topology_refusals, False)     # (why: no words)
+            if version == 0 and known is None and node.refusal != REFUSED_FOR_GOOD:
+                node.base.refused(requirements_key, node.refusal == REFUSED_AT_VERSION)
             if err is None:
                 node.add(pod, data, requirements, volumes)
                 rooms.changed(i)
