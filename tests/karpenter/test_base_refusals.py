@@ -62,3 +62,22 @@ def test_a_rerun_does_not_ask_a_node_whose_labels_refused_the_requirements(tmp_p
     every = run(inputs, WORLD, first)       # each node asked again
     assert asked.count("big-0") == NODES + 1
     assert _placed(every) == _placed(first)
+
+
+def test_a_rerun_words_no_failed_scheduling_event(tmp_path, monkeypatch):
+    """A pass run again for its placements (`karpenter_pass.run` with a base) words no error of a pod
+    it did not place (`schedule_pass(worded=False)`): nothing prints its events."""
+    from kexplain.karpenter.provisioning import provisioner
+    from kexplain.suggest.karpenter_pass import run
+
+    worded: list[str] = []
+    real = provisioner.ev.pod_failed_to_schedule_event
+    monkeypatch.setattr(provisioner.ev, "pod_failed_to_schedule_event",
+                        lambda key, err: worded.append(key) or real(key, err))
+    inputs = _inputs(tmp_path)
+    first = run(inputs, WORLD)
+    assert "default/big-0" in worded and any(e.reason == "FailedScheduling" for e in first.result.events)
+    worded.clear()
+    again = run(inputs, WORLD, first)
+    assert worded == [] and not any(e.reason == "FailedScheduling" for e in again.result.events)
+    assert _placed(again) == _placed(first)
