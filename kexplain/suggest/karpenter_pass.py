@@ -58,7 +58,8 @@ def run(inputs: PassInputs, world: Any, base: PassRun | None = None) -> PassRun:
     instance types of the EC2NodeClasses `inputs` shares with it are taken from its cache, and the
     pass starts from its cluster state, read and indexed once (`state.cluster.overlay`, when `inputs`
     holds the same Nodes, NodeClaims and bound pods) and from its existing nodes' starts (`NodeBases`),
-    as Karpenter makes its scheduler again over the same cluster state for every pass."""
+    as Karpenter makes its scheduler again over the same cluster state for every pass; such a pass's
+    FailedScheduling events are not worded (`schedule_pass`: nothing prints them)."""
     cloud = AWSCloud(inputs, base.cloud.world if base is not None else world)
     if base is None:
         return of_pass(schedule(inputs, world, cloud))
@@ -67,7 +68,8 @@ def run(inputs: PassInputs, world: Any, base: PassRun | None = None) -> PassRun:
     inputs.warnings.extend(cluster.warnings)
     result = schedule_pass(inputs.pending, [np.obj for np in inputs.node_pools], inputs.daemonsets, cluster, cloud,
                            options_of(inputs), inputs.settings.preference_policy,
-                           base.result.node_bases if cluster.source == base.cluster.source else None)
+                           base.result.node_bases if cluster.source == base.cluster.source else None,
+                           worded=False)        # (read for its placements: no event is printed)
     return of_pass(Pass(inputs, cloud, cluster, result))
 
 

@@ -219,9 +219,12 @@ def _is_managed_pool(np: Mapping[str, Any]) -> bool:
 
 def schedule_pass(pending: Sequence[PodInfo], node_pools: Sequence[Mapping[str, Any]],
                   daemonsets: Sequence[Mapping[str, Any]], cluster: Cluster, cloud: CloudProvider,
-                  options: Options, preference_policy: str, node_bases: NodeBases | None = None) -> PassResult:
+                  options: Options, preference_policy: str, node_bases: NodeBases | None = None,
+                  worded: bool = True) -> PassResult:
     """Provisioner.Schedule, then Create for each new NodeClaim. `node_bases`: an earlier pass's over
-    the same state nodes (`PassResult.node_bases`), whose nodes' starts this one's scheduler copies."""
+    the same state nodes (`PassResult.node_bases`), whose nodes' starts this one's scheduler copies;
+    without `worded`, the FailedScheduling events of the pods Solve did not place are left out (a pass
+    run again for its placements alone: wording each error was a tenth of such a pass)."""
     results: dict[str, PodResult] = {}
     out = PassResult([], node_pools=list(node_pools), node_bases=node_bases if node_bases is not None else NodeBases())
     volume_topology = VolumeTopology(cluster.volume_index)
@@ -243,14 +246,15 @@ def schedule_pass(pending: Sequence[PodInfo], node_pools: Sequence[Mapping[str, 
     state_nodes = cluster.active()
     if provisionable:
         _run(provisionable, node_pools, daemonsets, cluster, cloud, options, preference_policy, state_nodes,
-             volume_topology, results, out, new_topology)
+             volume_topology, results, out, new_topology, worded)
     out.pods = [results[p.uid] for p in pending]
     return out
 
 
 def _run(pods: list[PodInfo], node_pools: Sequence[Mapping[str, Any]], daemonsets: Sequence[Mapping[str, Any]],
          cluster: Cluster, cloud: CloudProvider, options: Options, preference_policy: str, state_nodes: list[Any],
-         volume_topology: Any, results: dict[str, PodResult], out: PassResult, new_topology: Callable) -> None:
+         volume_topology: Any, results: dict[str, PodResult], out: PassResult, new_topology: Callable,
+         worded: bool = True) -> None:
     pools = [np for np in node_pools if _is_managed_pool(np)
              and (np.get("spec") or {}).get("replicas") is None
              and cloud.node_pool_ready(np)
@@ -295,7 +299,7 @@ def _run(pods: list[PodInfo], node_pools: Sequence[Mapping[str, Any]], daemonset
     solved = scheduler.solve(pods)
     out.scheduler = scheduler
     truncate_instance_types(solved, scheduler.type_index, options.min_values_best_effort)
-    record(solved, out)
+    record(solved, out, worded)
     create_all(solved, cluster, cloud, out, pools, scheduler.type_index)
     out.type_index = scheduler.type_index
     by_uid = {p.uid: p for p in pods}
@@ -337,11 +341,11 @@ def truncate_instance_types(results: Results, index: Any, best_effort: bool) -> 
     results.new_node_claims = valid
 
 
-def record(results: Results, out: PassResult) -> None:
-    """Results.Record: FailedScheduling for each pod error (not for reserved-offering errors),
-    Nominated for each pod placed on an existing node or in-flight NodeClaim."""
+def record(results: Results, out: PassResult, worded: bool = True) -> None:
+    """Results.Record: FailedScheduling for each pod error (not for reserved-offering errors; none
+    without `worded`), Nominated for each pod placed on an existing node or in-flight NodeClaim."""
     for uid, err in results.pod_errors.items():
-        if is_reserved_offering_error(err):
+        if not worded or is_reserved_offering_error(err):
             continue
         pod = results.pods_by_uid[uid]
         out.events.append(ev.pod_failed_to_schedule_event(pod.key, err))

@@ -18,6 +18,8 @@ from kexplain.karpenter.utils.resources import ResourceList
 from kexplain.karpenter.scheduling.hostportusage import get_host_ports, pod_key
 
 EXCEEDS_NODE_RESOURCES = "exceeds node resources"
+# A refusal on requirements whose words nobody reads (`ExistingNode.can_add(why=False)`)
+INCOMPATIBLE = GoError("incompatible requirements")
 
 
 def changed_by(requirements: Requirements, other: Requirements) -> Requirements:
@@ -37,7 +39,9 @@ class NodeBase:
     node (`NodeBases`)."""
 
     __slots__ = ("taints", "labels", "host_name", "available", "daemonset_nanos", "initialized",
-                 "order", "_capacity", "_state", "_daemons", "_rooms", "_requirements")
+                 "order", "_capacity", "_state", "_daemons", "_rooms", "_requirements", "_refusing")
+
+    _REFUSING_MAX = 256     # pod requirements remembered per node (a pass has a few dozen)
 
     def __init__(self, state: StateNode) -> None:
         self.taints = state.taints()
@@ -52,6 +56,17 @@ class NodeBase:
         self._state = state
         self._daemons: dict[Any, tuple[int, ...]] = {}
         self._rooms: dict[tuple[tuple[str, int], ...], resources.Nanos] = {}
+        self._refusing: dict[Any, bool] = {}
+
+    def refuses(self, key: Any) -> bool | None:
+        """Whether its own requirements (`requirements`: those of a node no pod was added to yet) are
+        incompatible with pod requirements of `key` (their content), when asked already (else None)."""
+        return self._refusing.get(key)
+
+    def refused(self, key: Any, incompatible: bool) -> None:
+        """`refuses`' answer for `key`, found by a scheduler: every later one over this base reads it."""
+        if len(self._refusing) < self._REFUSING_MAX:
+            self._refusing[key] = incompatible
 
     @property
     def requirements(self) -> Requirements:
@@ -225,11 +240,12 @@ class ExistingNode:
     def managed(self) -> bool:
         return self.state.managed()
 
-    def can_add(self, pod: Any, pod_data: Any, volumes: Any, topology_refusals: TopologyRefusals | None = None
-                ) -> tuple[Requirements | None, BaseException | None]:
+    def can_add(self, pod: Any, pod_data: Any, volumes: Any, topology_refusals: TopologyRefusals | None = None,
+                why: bool = True) -> tuple[Requirements | None, BaseException | None]:
         """CanAdd: (the node's requirements with the pod's, error); a refusal sets `refusal` (for good,
         at this version, or now). `topology_refusals`: the scheduler's scan of the existing nodes for this
-        pod, while the topology does not change (`TopologyRefusals`)."""
+        pod, while the topology does not change (`TopologyRefusals`); without `why`, a refusal on
+        requirements is `INCOMPATIBLE` (the scan reads only that there is one, not its words)."""
         self.refusal = REFUSED_FOR_GOOD
         err = self._taints.tolerates_pod(pod) if self._taints else None
         if err is not None:
@@ -246,7 +262,7 @@ class ExistingNode:
             return None, GoError(EXCEEDS_NODE_RESOURCES)
         self.refusal = REFUSED_AT_VERSION
         if not self.requirements.is_compatible(pod_data.requirements):      # (the error built only then)
-            return None, self.requirements.compatible(pod_data.requirements)
+            return None, self.requirements.compatible(pod_data.requirements) if why else INCOMPATIBLE
         self.refusal = REFUSED_NOW
         if topology_refusals is not None and not pod_data.volume_requirements:
             err = topology_refusals.refusal(self.requirements)

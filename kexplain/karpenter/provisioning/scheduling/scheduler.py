@@ -22,6 +22,7 @@ from kexplain.karpenter.provisioning.scheduling.nodeclaimtemplate import NodeCla
 from kexplain.karpenter.provisioning.scheduling.queue import Queue
 from kexplain.karpenter.provisioning.scheduling.reservationmanager import ReservationManager
 from kexplain.karpenter.provisioning.scheduling.roomblocks import SHIFT, RoomBlocks
+from kexplain.karpenter.provisioning.scheduling.topology import TopologyError
 from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
 from kexplain.karpenter.scheduling.requirements import (ALLOW_UNDEFINED_WELL_KNOWN_LABELS, Requirements,
                                                         has_preferred_node_affinity, new_label_requirements,
@@ -50,26 +51,47 @@ def _ORDER(node: ExistingNode) -> tuple[bool, str]:
 
 class _ShapeScan:
     """One pod shape's view of the existing nodes: those to try (in order), and those that
-    refused it on requirements, parked with their version until a pod is added to them (`seen`:
-    how much of the scheduler's log of such additions it has read); nodes that refused it for
-    good are in neither."""
+    refused it on requirements or topology, parked with their version until a pod is added to them
+    (`seen`: how much of the scheduler's log of such additions it has read) or, for topology, until
+    the refusing group's counts change (`by_group`); nodes that refused it for good are in neither."""
 
-    __slots__ = ("alive", "parked", "seen")
+    __slots__ = ("alive", "parked", "seen", "by_group")
 
     def __init__(self, count: int, seen: int) -> None:
         self.alive = list(range(count))
         self.parked: dict[int, int] = {}
         self.seen = seen
+        self.by_group: dict[int, tuple[Any, int, list[int]]] = {}   # id(group) -> (group, its changes, nodes)
 
     def unpark(self, added: list[int], nodes: Sequence[ExistingNode]) -> None:
         """The parked nodes a pod was added to since the last look back among those to try, in
-        their place (a refusal on requirements holds only at the version it was made)."""
+        their place (a refusal on requirements holds only at the version it was made), and so are
+        the nodes a topology group refused whose counts changed since."""
         back = {i for i in added[self.seen:] if i in self.parked and self.parked[i] != nodes[i].version}
         self.seen = len(added)
+        if self.by_group:
+            for key, (group, changes, parked) in list(self.by_group.items()):
+                if group.changes != changes:
+                    del self.by_group[key]
+                    back.update(i for i in parked if i in self.parked)
         if back:
             for i in back:
                 del self.parked[i]
             self.alive = sorted([*self.alive, *back])
+
+    def park_refused(self, i: int, version: int, err: BaseException) -> bool:
+        """Park node `i` (at `version`) if a topology group refused the pod there (`err`): it refuses
+        the shape again until the node or the group changes (the group's answer reads its counts,
+        the pod's shape and the node's requirements alone). Whether it was parked."""
+        group = getattr(err, "topology", None) if isinstance(err, TopologyError) else None
+        if group is None:
+            return False
+        self.parked[i] = version
+        kept = self.by_group.get(id(group))
+        if kept is None or kept[1] != group.changes:
+            kept = self.by_group[id(group)] = (group, group.changes, [])
+        kept[2].append(i)
+        return True
 
 
 class DRAError(GoError):
@@ -191,7 +213,7 @@ class Scheduler:
                                          options.strict_reserved_offerings, satisfies_min_values, self.type_index)
         self.existing_nodes = self._existing_nodes(state_nodes, topology, daemons, node_bases)
         self._rooms: RoomBlocks | None = None       # (made at the first scan: `add_to_existing_node`)
-        self._scans: dict[bytes, _ShapeScan] = {}
+        self._scans: dict[Any, _ShapeScan] = {}
         self._added: list[int] = []          # the existing nodes a pod was added to, in turn (by index)
         self._node_refusals: dict[tuple, dict[int, int]] = {}
         self._closed: set[int] = set()           # close_nodes
@@ -349,28 +371,42 @@ class Scheduler:
         for a pod with volume requirements."""
         return node_fit_key(pod) if pod.uid not in self.volume_reqs_by_pod else None
 
-    def _requirement_refusals(self, requirements: Requirements) -> dict[int, int]:
-        """The existing nodes that refused pods of these requirements, and at which node version."""
+    def _scan_key(self, pod: PodInfo) -> Any:
+        """What a scan of the existing nodes is kept by (`_ShapeScan`): the pod's shape (`_shape`) and,
+        for a pod the topology governs or counts, what the topology's answers read of it besides that: the
+        groups that match it (this scheduler's own, each kept for the pass) and its labels."""
+        shape = self._shape(pod)
+        if shape is None:
+            return None
+        groups = self.topology.get_matching_topologies(pod, ())
+        if not groups:
+            return shape
+        return shape, tuple(map(id, groups)), tuple(sorted(pod.labels.items()))
+
+    def _requirement_refusals(self, requirements: Requirements) -> tuple[Any, dict[int, int]]:
+        """The content of these requirements, and the existing nodes that refused pods of them, and at
+        which node version."""
         key = tuple(sorted((k, r.complement, tuple(sorted(r.value_set)), r.gte, r.lte, r.min_values)
                            for k, r in requirements.items()))
-        return self._node_refusals.setdefault(key, {})
+        return key, self._node_refusals.setdefault(key, {})
 
     def add_to_existing_node(self, pod: PodInfo, data: PodData) -> bool:
         """The first existing node that takes the pod, skipping nodes that refused the pod's shape or
-        requirements and have not changed since."""
+        requirements and have not changed since, and those a topology group refused it on while neither
+        the node nor the group changed (Karpenter's order of tries kept: a skipped node would refuse)."""
         volumes, err = get_volumes(self.volume_index, pod)
         if err is not None:
             return False
-        shape = self._shape(pod)
+        shape = self._scan_key(pod)
         nodes = self.existing_nodes
         scan = self._scans.get(shape) if shape is not None else None
         if scan is None:
             scan = _ShapeScan(len(nodes), len(self._added))
             if shape is not None:
                 self._scans[shape] = scan
-        elif scan.seen < len(self._added):
+        elif scan.seen < len(self._added) or scan.by_group:
             scan.unpark(self._added, nodes)
-        refused = self._requirement_refusals(data.requirements)
+        requirements_key, refused = self._requirement_refusals(data.requirements)
         gone: list[int] = []          # refused for good, or parked
         parked = scan.parked
         placed = False
@@ -401,7 +437,16 @@ class Scheduler:
             if not fits(need, node.remaining_resources):    # CanAdd refuses it for good, whichever
                 gone.append(i)                              # check comes first (room only fills up)
                 continue
-            requirements, err = node.can_add(pod, data, volumes, topology_refusals)
+            # a node no pod was added to has its base's requirements: another scheduler over the same
+            # base (a pass's reruns, its simulations) may have found them incompatible already
+            known = node.base.refuses(requirements_key) if version == 0 else None
+            if known:
+                parked[i] = refused[i] = version
+                gone.append(i)
+                continue
+            requirements, err = node.can_add(pod, data, volumes, topology_refusals, False)     # (why: no words)
+            if version == 0 and known is None and node.refusal != REFUSED_FOR_GOOD:
+                node.base.refused(requirements_key, node.refusal == REFUSED_AT_VERSION)
             if err is None:
                 node.add(pod, data, requirements, volumes)
                 rooms.changed(i)
@@ -413,6 +458,8 @@ class Scheduler:
                 gone.append(i)
             elif node.refusal == REFUSED_AT_VERSION:
                 parked[i] = refused[i] = version
+                gone.append(i)
+            elif scan.park_refused(i, version, err):
                 gone.append(i)
         if gone:        # (all among those looked at: the rest stays as it is)
             left = set(gone)

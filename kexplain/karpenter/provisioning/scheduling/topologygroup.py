@@ -73,7 +73,7 @@ class TopologyGroup:
     """Counts of the pods a selector matches (in the given namespaces) per domain of a key."""
 
     __slots__ = ("key", "type", "max_skew", "min_domains", "namespaces", "selector", "raw_selector",
-                 "node_filter", "owners", "domains", "empty_domains", "_hash")
+                 "node_filter", "owners", "domains", "empty_domains", "_hash", "changes")
 
     def __init__(self, topology_type: TopologyType, topology_key: str, pod, namespaces: Iterable[str],
                  label_selector: Any, max_skew: int, min_domains: int | None, taint_policy: str | None,
@@ -96,6 +96,9 @@ class TopologyGroup:
         self.empty_domains: set[str] = set()
         self.owners: set[str] = set()
         self._hash: tuple | None = None
+        # bumped by each change of the counts or domains (all `get` reads of the group): a node the group
+        # refused a pod on refuses it again while neither changes (`Scheduler.add_to_existing_node`)
+        self.changes = 0
         if domain_group:
             for domain in domain_group.for_each_domain(pod, node_filter.taint_policy):
                 self.domains[domain] = 0
@@ -123,6 +126,7 @@ class TopologyGroup:
 
     # -- counts -------------------------------------------------------------------------------
     def record(self, *domains: str) -> None:
+        self.changes += 1
         for domain in domains:
             self.domains[domain] = self.domains.get(domain, 0) + 1
             self.empty_domains.discard(domain)
@@ -130,6 +134,7 @@ class TopologyGroup:
     def record_counts(self, counts: Mapping[str, int], less: Mapping[str, int]) -> None:
         """`record` of each domain of `counts` its count less `less`'s times, at once: a domain left with
         no pod is not added, a new one is added in the order of `counts` (its first pod's)."""
+        self.changes += 1
         known, empty = self.domains, self.empty_domains
         for domain, count in counts.items():
             if less:
@@ -147,6 +152,7 @@ class TopologyGroup:
         here when not given, and read only when no domain is known): a group's first registration copies
         them whole (a tenth of adding them one by one); a group that knows a few adds the others at once, in
         their order, and its empty ones one by one, as `add` would (the set's order is theirs)."""
+        self.changes += 1
         known = self.domains
         if not known:
             known.update(zeros)
