@@ -4,6 +4,7 @@ name (`adapter`): the application's one start-up laziness (docs/development.md, 
 from __future__ import annotations
 
 import importlib
+from datetime import datetime
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Iterable, Optional, Protocol, Sequence, runtime_checkable
@@ -130,13 +131,15 @@ def keeps_cluster(objects: list) -> bool:
 
 def node_pools(cluster: Optional[list], aws_data: Optional[str], config: Optional[str], *,
                max_bytes: Optional[int] = None, validate: str = "strict", node_pool: Optional[str] = None,
-               applied: list = (), suggestions: bool = True, state: Any = None) -> Optional[Autoscaler]:
+               applied: list = (), suggestions: bool = True, state: Any = None,
+               now: Optional[datetime] = None) -> Optional[Autoscaler]:
     """Karpenter when the cluster set holds NodePools, else None (`--aws-data`,
-    `--karpenter-config` or `--nodepool` then a one-line error: never silently ignored)."""
+    `--karpenter-config` or `--nodepool` then a one-line error: never silently ignored); `now`: its
+    pass's clock (None: the wall clock)."""
     if has_node_pools(cluster or ()) or has_node_pools(applied):
         return adapter("karpenter").Karpenter.of(cluster or [], aws_data, config, max_bytes=max_bytes,
                                                  validate=validate, node_pool=node_pool, suggestions=suggestions,
-                                                 state=state)
+                                                 state=state, now=now)
     for flag, given in (("--aws-data", aws_data), ("--karpenter-config", config), ("--nodepool", node_pool)):
         if given is not None:
             raise KexplainError(f"{flag} is for Karpenter's NodePools: the cluster's objects (--nodes) hold no "

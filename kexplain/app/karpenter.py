@@ -6,6 +6,7 @@ when the cluster holds NodePools (`autoscalers.adapter`), and by `kexplain karpe
 from __future__ import annotations
 
 import difflib
+from datetime import datetime
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -35,10 +36,11 @@ class Karpenter:
     @classmethod
     def of(cls, cluster: list, aws_data: Optional[str], config: Optional[str], *, max_bytes: Optional[int] = None,
            validate: str = "strict", node_pool: Optional[str] = None, suggestions: bool = True,
-           state: Any = None) -> "Karpenter":
+           state: Any = None, now: Optional[datetime] = None) -> "Karpenter":
         """`state`: the cluster admitted already (`ClusterState`), which the pass reads in place of
-        admitting `cluster` again."""
-        return cls(NodePoolsRequest(cluster, aws_data, config, max_bytes, validate, state), suggestions, node_pool)
+        admitting `cluster` again; `now`: the pass's clock (None: the wall clock)."""
+        return cls(NodePoolsRequest(cluster, aws_data, config, max_bytes, validate, state, now), suggestions,
+                   node_pool)
 
     def check(self, kube: KubeVersion) -> None:
         """Read the NodePools, settings and EC2 world, for nothing else than refusing bad input."""

@@ -282,7 +282,7 @@ def autoscalers_of(args: PodArgs, live: Live, state: ClusterState) -> Autoscaler
             if given is not None:
                 raise KexplainError(f"{flag} needs node groups: none were found in the cluster (CA's status "
                                     "ConfigMap, provider labels, Cluster API): give --node-groups FILE")
-    return Autoscalers(groups, node_pools(cluster, args.aws_data, args.karpenter_config))
+    return Autoscalers(groups, node_pools(cluster, args.aws_data, args.karpenter_config, now=args.now))
 
 
 def _source(live: Live, pod: Obj) -> Source:

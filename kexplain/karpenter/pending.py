@@ -39,7 +39,7 @@ def load_node_pools(req: NodePoolsRequest, kube: KubeVersion, now: datetime | No
     """The pass's inputs (the cluster's own pending pods; `applied`'s set in the cluster) and the EC2
     world, the settings checked against it; a cluster state is never admitted again."""
     settings = read_settings(req.config, req.max_bytes)
-    now = now or datetime.now(timezone.utc)
+    now = now or req.now or datetime.now(timezone.utc)
     if req.state is not None and not req.state.stored:     # (stored: the pass admits what the state did not)
         inputs = pass_of_state(req.state, settings, validate=req.validate, now=now, **_layers(applied))
     else:

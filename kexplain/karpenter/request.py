@@ -4,6 +4,7 @@ Karpenter runs, so this module imports nothing of the pass."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Iterable
 
 from kexplain.apimachinery import columns
@@ -36,3 +37,4 @@ class NodePoolsRequest:
     max_bytes: int | None = None
     validate: str = "strict"
     state: ClusterState | None = None    # the cluster admitted already, read in place of `cluster_objects`
+    now: datetime | None = None          # the clock the pass runs at (kexplain cluster's --now); None: the wall clock

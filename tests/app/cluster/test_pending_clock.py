@@ -71,3 +71,22 @@ def test_the_pending_loop_reads_the_autoscaler_config(tmp_path: Path) -> None:
     pending = next(s for s in doc["sections"] if s["name"] == "pending")
     answer = next(a for a in pending["rows"][0]["autoscalers"] if a["autoscaler"] == "ClusterAutoscaler")
     assert (answer["outcome"], answer["reasons"]) == ("NotTriggerScaleUp", ["max total nodes in cluster reached"])
+
+
+def test_the_pending_sections_karpenter_pass_runs_at_the_reports_clock(monkeypatch) -> None:
+    """Karpenter's pass over the pending pods reads the report's `--now` (its pods' ages, the bound pods'
+    times), as CA's loop does; before, it ran at the wall clock."""
+    from kexplain.karpenter import pending as karpenter_pending
+    clocks = []
+    load = karpenter_pending.load_node_pools
+
+    def spy(req, kube, now=None, applied=None):
+        inputs, world = load(req, kube, now, applied)
+        clocks.append(inputs.now)
+        return inputs, world
+    monkeypatch.setattr(karpenter_pending, "load_node_pools", spy)
+    monkeypatch.setattr("kexplain.app.karpenter.load_node_pools", spy)
+    paths = (FIXTURES / "karpenter" / "cluster.yaml", FIXTURES / "karpenter" / "nodepools.yaml",
+             FIXTURES / "karpenter" / "shop.yaml")
+    report(replace(request(*paths), sections=("pending",), now=NOW))
+    assert clocks and set(clocks) == {NOW}
