@@ -4,7 +4,7 @@ counts of the existing pods' terms for an incoming pod depends only on those tup
 once per group and multiplied by the group's counts, instead of once per existing pod."""
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import AffinityTerm, PodInfo
@@ -26,8 +26,8 @@ class TermGroup:
     def __init__(self, pod: PodInfo, keys: tuple[str, ...], counts: DomainCounts) -> None:
         self.pod, self.keys, self.counts = pod, keys, counts
 
-    def count(self, labels: Mapping[str, str]) -> None:
-        """One more pod on a node with `labels` (in place: while the group is built)."""
+    def count(self, labels: Mapping[str, str], n: int = 1) -> None:
+        """`n` more pods on a node with `labels` (in place: while the group is built)."""
         counts = self.counts
         for key in self.keys:
             value = labels.get(key)
@@ -35,7 +35,7 @@ class TermGroup:
                 by_value = counts.get(key)
                 if by_value is None:
                     by_value = counts[key] = {}
-                by_value[value] = by_value.get(value, 0) + 1
+                by_value[value] = by_value.get(value, 0) + n
 
     def with_node(self, labels: Mapping[str, str]) -> "TermGroup | None":
         """A copy with one more pod on a node with `labels`; None when the node has none of the keys."""
@@ -69,21 +69,36 @@ class TermGroups(Tally):
         raise NotImplementedError
 
     @classmethod
-    def build(cls, nodes: Iterable[NodeInfo], pods_of) -> "TermGroups":
+    def build(cls, nodes: Iterable[NodeInfo], pods_of: Callable[[NodeInfo], Iterable[PodInfo]]) -> "TermGroups":
+        """The groups of the pods `pods_of` gives on `nodes` (each node's pods tallied per group first)."""
         groups: dict[GroupKey, TermGroup] = {}
-        terms_of = cls.terms_of
+        of_facts: dict[int, TermGroup] = {}         # the pods sharing their facts share their term tuples
         for ni in nodes:
             labels = ni.node.labels
             if not labels:
                 continue            # (a pod there is in no domain)
+            on_node: dict[int, list] = {}
             for pod in pods_of(ni):
-                lists = terms_of(pod)
-                key = tuple(map(id, lists))
-                group = groups.get(key)
+                group = of_facts.get(id(pod.facts))
                 if group is None:
-                    group = groups[key] = TermGroup(pod, _topology_keys(lists), {})
-                group.count(labels)
+                    group = of_facts[id(pod.facts)] = cls._group_of(groups, pod)
+                entry = on_node.get(id(group))
+                if entry is None:
+                    on_node[id(group)] = [group, 1]
+                else:
+                    entry[1] += 1
+            for group, n in on_node.values():
+                group.count(labels, n)
         return cls({key: group for key, group in groups.items() if group.counts})     # (as binds leave them)
+
+    @classmethod
+    def _group_of(cls, groups: dict[GroupKey, TermGroup], pod: PodInfo) -> TermGroup:
+        lists = cls.terms_of(pod)
+        key = tuple(map(id, lists))
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = TermGroup(pod, _topology_keys(lists), {})
+        return group
 
     def with_pod(self, pod: PodInfo, node: Node) -> "TermGroups | None":
         if not node.labels or not self.member(pod):
