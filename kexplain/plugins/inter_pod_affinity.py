@@ -15,6 +15,7 @@ from kexplain.framework.interface import (MAX_NODE_SCORE, Explainer, FilterPlugi
 from kexplain.framework import signers
 from kexplain.framework.status import SKIP, SUCCESS, Status, unresolvable, unschedulable
 from kexplain.plugins.helper.explain_memo import ExplainMemo
+from kexplain.plugins.helper.term_groups import affinity_groups, anti_affinity_groups
 from kexplain.model.labels import NOTHING, SelectorError
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import AffinityTerm, PodInfo
@@ -247,18 +248,15 @@ class ExistingAnti(Tally):
 
     @classmethod
     def build(cls, pod: PodInfo, snapshot: Snapshot) -> "ExistingAnti":
+        """Each group of existing pods sharing their terms (`AntiAffinityGroups`) matched once, counted
+        as many times as it has pods in each domain."""
         counts = TopologyCounts()
         ns_labels = snapshot.namespace_labels(pod.namespace)
-        matching: dict[int, list[str]] = {}     # a workload's pods share one term tuple
-        for ni in snapshot.have_pods_with_required_anti_affinity:
-            labels = ni.node.labels
-            for existing in ni.pods_with_required_anti_affinity:
-                terms = existing.required_anti_affinity_terms
-                keys = matching.get(id(terms))
-                if keys is None:
-                    keys = matching[id(terms)] = existing_anti_keys(existing, pod, ns_labels)
-                for k in keys:
-                    counts.add(labels, k, 1)
+        for group in anti_affinity_groups(snapshot).groups.values():
+            for k in existing_anti_keys(group.pod, pod, ns_labels):
+                for value, n in group.counts.get(k, {}).items():
+                    pair = (k, value)
+                    counts[pair] = counts.get(pair, 0) + n
         return cls(pod, ns_labels, counts)
 
     def with_pod(self, pod: PodInfo, node: Node) -> "ExistingAnti | None":
@@ -291,19 +289,14 @@ class Scores(Tally):
             for node, n in index.matches_per_node((t,)):
                 s.add(node.labels, t.topology_key, weight * n)
         ns_labels = snapshot.namespace_labels(pod.namespace)
-        adding: dict[tuple[int, int, int], ScoreAdds] = {}      # a workload's pods share their term tuples
-        for ni in snapshot.have_pods_with_affinity:
-            labels = ni.node.labels
-            if not labels:
-                continue
-            for existing in ni.pods_with_affinity:
-                terms = (id(existing.required_affinity_terms), id(existing.preferred_affinity_terms),
-                         id(existing.preferred_anti_affinity_terms))
-                adds = adding.get(terms)
-                if adds is None:
-                    adds = adding[terms] = existing_score_adds(existing, pod, ns_labels, hard_weight)
-                for topology_key, amount in adds:
-                    s.add(labels, topology_key, amount)
+        score = s.topology_score
+        for group in affinity_groups(snapshot).groups.values():        # (each group's terms matched once)
+            for topology_key, amount in existing_score_adds(group.pod, pod, ns_labels, hard_weight):
+                domains = group.counts.get(topology_key)
+                if domains:
+                    by_value = score.setdefault(topology_key, {})
+                    for value, n in domains.items():
+                        by_value[value] = by_value.get(value, 0) + amount * n
         return cls(pod, ns_labels, weighted, hard_weight, s.topology_score)
 
     def with_pod(self, pod: PodInfo, node: Node) -> "Scores | None":
