@@ -69,6 +69,9 @@ def scaled(value: Any, total: int) -> int:
     return math.ceil(int(m.group(1)) * total / 100)
 
 
+_FOUND = ("ReplicaSet", "ReplicationController", "StatefulSet", "Deployment")      # the finders' kinds
+
+
 class _Controllers:
     """The workload objects the finders look a controller reference up in, by (kind, namespace, name)."""
 
@@ -76,7 +79,7 @@ class _Controllers:
         self.by_key: dict[tuple[str, str, str], Mapping[str, Any]] = {}
         for obj in objects:
             kind = obj.get("kind")
-            if kind in ("ReplicaSet", "ReplicationController", "StatefulSet", "Deployment"):
+            if kind in _FOUND:
                 meta = as_dict(obj.get("metadata"))
                 self.by_key.setdefault((str(kind), meta.get("namespace") or "default", str(meta.get("name") or "")),
                                        obj)
@@ -445,6 +448,10 @@ def pods_by_namespace(pods: Iterable[Any]) -> dict[str, NamespacePods]:
     """The pods (objects or `PodInfo`s) by namespace, in order, as the budgets read them: a namespace
     whose very pod objects (in the same order) a recent call listed gets that call's `NamespacePods`,
     its label indexes and budgets' selections with it (`_Versions`)."""
+    pods = pods if type(pods) is list else list(pods)
+    found = _VERSIONS.listed(pods)
+    if found is not None:       # (the very list a reader listed before: CA's notes and its snapshot's)
+        return dict(found)
     out: dict[str, list[Any]] = {}
     for pod in pods:
         if type(pod) is PodInfo or type(pod) is StoredPodInfo:
@@ -455,7 +462,9 @@ def pods_by_namespace(pods: Iterable[Any]) -> dict[str, NamespacePods]:
             out.setdefault(pod.view.metadata.namespace or "default", []).append(pod)
         else:
             out.setdefault((pod.get("metadata") or {}).get("namespace") or "default", []).append(pod)
-    return {namespace: _VERSIONS.of(namespace, found) for namespace, found in out.items()}
+    made = {namespace: _VERSIONS.of(namespace, found) for namespace, found in out.items()}
+    _VERSIONS.keep_listed(pods, made)
+    return dict(made)
 
 
 class _Unshared:
@@ -478,10 +487,19 @@ class _Versions:
     same pods, and share one label index and one selection per budget instead of one per reader; a
     namespace whose pods a reader changed (one pod left out, added or replaced) is another version."""
 
-    VERSIONS, NAMESPACES = 4, 4096
+    VERSIONS, NAMESPACES, LISTS = 4, 4096, 2
 
     def __init__(self) -> None:
         self._kept: dict[str, list[tuple[list[Any], NamespacePods]]] = {}
+        self._lists: list[tuple[list[Any], dict[str, NamespacePods]]] = []     # the last LISTS calls' pods
+
+    def listed(self, pods: list[Any]) -> dict[str, NamespacePods] | None:
+        """What a recent call made of the very same list of pods (each the same object, in order)."""
+        return next((made for kept, made in self._lists if len(kept) == len(pods) and all(map(is_, kept, pods))),
+                    None)
+
+    def keep_listed(self, pods: list[Any], made: dict[str, NamespacePods]) -> None:
+        self._lists = [(list(pods), made), *self._lists[:self.LISTS - 1]]     # (a copy: the caller's may change)
 
     def of(self, namespace: str, pods: list[Any]) -> NamespacePods:
         """The version of `namespace` holding `pods` (objects or plain `PodInfo`s), made when none is kept."""
@@ -515,19 +533,22 @@ def notes(objects: Sequence[tuple[Any, Any]], among: "set[int] | None" = None, k
     test (`healthy_rule`); `more`: other objects the finders look a controller up in (the Deployments a
     cluster state keeps apart from its kinds)."""
     rows = columns.rows_of(objects)
-    if rows is not None:        # (a dump's 150,000 objects: its budgets found by their rows, in C)
-        found = compress(range(len(rows)), map(eq, rows.kinds, repeat(KIND)))
-        if not any(needs_status(objects[i][0]) for i in found):
+    if rows is not None:        # (a dump's 150,000 objects: each kind found by their rows, in C)
+        budgets = [o for o, _ in columns.of_kind(objects, rows, KIND)
+                   if needs_status(o) and (among is None or id(o) in among)]
+        if not budgets:
             return []
-    objs = [o for o, _ in objects]
-    budgets = [o for o in objs if needs_status(o) and (among is None or id(o) in among)]
-    if not budgets:
-        return []
-    pods = [o for o in objs if isinstance(o, Mapping) and o.get("kind") == "Pod"]
+        pods = [o for o, _ in columns.of_kind(objects, rows, "Pod")]
+        finders = [objects[i][0] for i in sorted(i for kind in _FOUND for i in rows.positions(kind))]
+    else:
+        split = _split(objects, among)
+        if split is None:
+            return []
+        budgets, pods, finders = split
     by_namespace = pods_by_namespace(pods)
     if pods_kept is not None:
         pods_kept.update(by_namespace)
-    controllers = _Controllers([*(o for o in objs if isinstance(o, dict)), *more])
+    controllers = _Controllers([*finders, *more])
     out = []
     for pdb in budgets:
         namespace = as_dict(pdb.get("metadata")).get("namespace") or "default"
@@ -537,6 +558,25 @@ def notes(objects: Sequence[tuple[Any, Any]], among: "set[int] | None" = None, k
         if status.selected:
             out.append(note(pdb, status))
     return out
+
+
+def _split(objects: Sequence[tuple[Any, Any]], among: "set[int] | None"
+           ) -> tuple[list[Any], list[Any], list[Any]] | None:
+    """The budgets written without a status (of `among`), the pods and the finders' controllers of
+    `objects` (each kind chosen in C off a column of the kinds: 150,000 objects); None without a budget."""
+    try:
+        objs = columns.objects(objects)
+        kinds = columns.kinds(objs)
+    except columns.NotPlain:        # (an object that is no mapping: each asked)
+        objs = [o for o, _ in objects]
+        kinds = [o.get("kind") if isinstance(o, Mapping) else None for o in objs]
+    budgets = [o for o in compress(objs, map(eq, kinds, repeat(KIND)))
+               if needs_status(o) and (among is None or id(o) in among)]
+    if not budgets:
+        return None
+    pods = [o for o in compress(objs, map(eq, kinds, repeat("Pod"))) if isinstance(o, Mapping)]
+    finders = [o for o in compress(objs, map(_FOUND.__contains__, kinds)) if isinstance(o, dict)]
+    return budgets, pods, finders
 
 
 def note_head(pdb: Mapping[str, Any]) -> str:
