@@ -574,7 +574,8 @@ def _split(objects: Sequence[tuple[Any, Any]], among: "set[int] | None"
                if needs_status(o) and (among is None or id(o) in among)]
     if not budgets:
         return None
-    pods = [o for o in compress(objs, map(eq, kinds, repeat("Pod"))) if isinstance(o, Mapping)]
+    pods = [o for o in compress(objs, map(eq, kinds, repeat("Pod")))
+            if type(o) is StoredPod or type(o) is dict or isinstance(o, Mapping)]    # (the ABC's test: the rest)
     finders = [o for o in compress(objs, map(_FOUND.__contains__, kinds)) if isinstance(o, dict)]
     return budgets, pods, finders
 
