@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from itertools import compress, repeat
-from operator import eq, is_
+from operator import attrgetter, eq, is_
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -135,6 +135,13 @@ def _controller_of(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return None
 
 
+_OBJ = attrgetter("obj")
+
+
+def _lacks(positions: dict[int, int]) -> Callable[[int], bool]:
+    return lambda i: i not in positions
+
+
 class NamespacePods(tuple):     # type: ignore[type-arg]
     """A namespace's pods (in order), with their values of a label key indexed when a selector first
     asks for that key: each budget reads only the pods its first `In` requirement can select, not the
@@ -163,14 +170,45 @@ class NamespacePods(tuple):     # type: ignore[type-arg]
         found = memo.get(selector)
         if found is None:
             grown = self.__dict__.get("_grown")         # (`with_added`'s: its parent's selection, and the new pods)
+            source = self.__dict__.get("_source")       # (`_Versions`': a kept version of the namespace)
             if grown is not None and grown[0].__dict__.get("_selections", {}).get(selector) is not None:
                 parent, added = grown
                 more = [p for p in added if selector.matches(p.labels)] if not selector.nothing else []
                 found = parent.selection(selector).with_added(more)
+            elif source is not None and source.__dict__.get("_selections", {}).get(selector) is not None:
+                found = Selection(self._selected_as(source, selector))
             else:
                 found = Selection(self.selected(selector))
             memo[selector] = found
         return found
+
+    def _selected_as(self, source: "NamespacePods", selector: LabelSelector) -> list[PodInfo]:
+        """What `selector` selects of these pods, from what it selects of `source` (another version of the
+        namespace: most of its pods the same objects, a few left out, added or in another order): those
+        of its selection these hold, and the matching pods `source` lacks, in this version's order."""
+        mine, theirs = self._positions(), source._positions()
+        if mine is None or theirs is None:      # (a pod listed twice: by the index)
+            return self.selected(selector)
+        at = [mine[i] for i in map(id, map(_OBJ, source.selection(selector).pods)) if i in mine]
+        if not selector.nothing:
+            at += [i for i in self._new_in(theirs) if selector.matches(self[i].labels)]
+        at.sort()
+        return [self[i] for i in at]
+
+    def _positions(self) -> dict[int, int] | None:
+        """Each pod's position by its object's identity (made once); None when one is listed twice."""
+        if "_at" not in self.__dict__:
+            found = dict(zip(map(id, map(_OBJ, self)), range(len(self))))
+            self.__dict__["_at"] = found if len(found) == len(self) else None
+        return self.__dict__["_at"]
+
+    def _new_in(self, theirs: dict[int, int]) -> list[int]:
+        """The positions of the pods whose object `theirs` (another version's `_positions`) lacks."""
+        new = self.__dict__.get("_new")
+        if new is None or new[0] is not theirs:
+            new = self.__dict__["_new"] = (theirs, list(compress(range(len(self)), map(
+                _lacks(theirs), map(id, map(_OBJ, self))))))
+        return new[1]
 
     def with_added(self, added: Sequence[PodInfo]) -> "NamespacePods":
         """These pods and `added` after them, the label values indexed so far carried over (a
@@ -511,8 +549,10 @@ class _Versions:
         found = next((v for v in versions if len(v[0]) == len(objs) and all(map(is_, v[0], objs))), None)
         if found is None:       # (the pods the kept versions hold keep their `PodInfo`, read already)
             infos = {id(i.obj): i for _, v in versions[:1] for i in v}
-            found = (objs, NamespacePods(p if isinstance(p, PodInfo) else infos.get(id(p)) or PodInfo(p)
-                                         for p in pods))
+            made = NamespacePods(p if isinstance(p, PodInfo) else infos.get(id(p)) or PodInfo(p) for p in pods)
+            if versions:        # (its selections made from the latest's: `_selected_as`; one step, no chain)
+                made.__dict__["_source"] = versions[0][1].__dict__.get("_source") or versions[0][1]
+            found = (objs, made)
         else:
             versions.remove(found)
         if len(self._kept) >= self.NAMESPACES:

@@ -12,6 +12,7 @@ import pytest
 
 from kexplain.controllers import disruption
 from kexplain.controllers.disruption import NamespacePods, computed, controllers_of, notes, pods_by_namespace
+from kexplain.model.labels import parse_selector
 from kexplain.model.pod import PodInfo
 
 RS = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web-1", "namespace": "ns", "uid": "rs"},
@@ -135,3 +136,22 @@ def test_notes_read_the_same_pods_once(counted):
     said = notes(objs)
     assert notes(list(objs)) == said and len(counted) == 1
     assert "currentHealthy 1, desiredHealthy 3, expectedPods 4" in said[0]
+
+
+@pytest.mark.parametrize("order", [[0, 2, 3, 4], [4, 3, 0, 1, 2, 5], [5, 0, 1]])
+def test_another_version_selects_from_the_kept_ones(counted, monkeypatch, order):
+    """A reader that leaves pods out (CA's expendable and pending pods), lists them in another order
+    (Karpenter's bound, then pending) or adds one: its namespace is selected from the kept version's
+    selection, not indexed again; the answer is the one computed from scratch."""
+    objs = [pod(f"p{i}", ready=i != 3, owner=i != 4, app="web" if i != 1 else "db") for i in range(5)] + [pod("new")]
+    pdb = budget("a", maxUnavailable=1)
+    first = pods_by_namespace(objs[:5])["ns"]
+    computed(pdb, first, controllers_of([RS]))
+    indexed = []
+    real = NamespacePods._by_key
+    monkeypatch.setattr(NamespacePods, "_by_key", lambda self, key: indexed.append(key) or real(self, key))
+    other = pods_by_namespace([objs[i] for i in order])["ns"]
+    status = computed(pdb, other, controllers_of([RS]))
+    assert not indexed and len(counted) == 2
+    assert status == plain(pdb, list(other)) and [p.name for p in other.selection(parse_selector(
+        pdb["spec"]["selector"])).pods] == [p.name for p in other if p.labels["app"] == "web"]
