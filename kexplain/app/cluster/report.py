@@ -93,10 +93,11 @@ def chosen(names: tuple[str, ...]) -> list[Section]:
 
 
 def report(req: ClusterRequest) -> dict:
-    """The report's document: the cluster read once, every chosen section over it."""
+    """The report's document: the cluster read once, every chosen section over it, the cyclic collector
+    paused throughout (`report_of`: between the sections too)."""
     sections = chosen(req.sections)
-    inputs = read(req)
-    return report_of(inputs, sections)
+    with bulk_load():
+        return report_of(read(req), sections)
 
 
 def report_of(inputs: ClusterInputs, sections: list[Section]) -> dict:

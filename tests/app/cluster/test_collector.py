@@ -25,3 +25,19 @@ def test_the_sections_run_with_the_collector_paused(monkeypatch: pytest.MonkeyPa
     assert seen == [False]
     assert gc.isenabled() == was
     assert doc["sections"][0]["name"] == "budgets"
+
+
+def test_the_collector_stays_paused_between_the_read_and_the_sections(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`report`: from the read to the last section, no full collection walks what the read made."""
+    from kexplain.app.cluster import report as report_module
+    from tests.app.cluster.helpers import request
+    seen: list[bool] = []
+    real = report_module.report_of
+
+    def report_of(inputs, sections):
+        seen.append(gc.isenabled())
+        return real(inputs, sections)
+    monkeypatch.setattr(report_module, "report_of", report_of)
+    was = gc.isenabled()
+    report_module.report(request(SHOP))
+    assert seen == [False] and gc.isenabled() == was
