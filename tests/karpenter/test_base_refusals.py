@@ -4,10 +4,9 @@ suggestions' reruns, the disruption simulations) does not ask such a node again,
 verdict stays that of a scan that asks each node."""
 from __future__ import annotations
 
-from typing import Any
-
 from kexplain.karpenter.provisioning.scheduling import existingnode
 from tests.suggest.test_karpenter import GENERAL, NODE_CLASS, WORLD, pod, write
+from tests.karpenter.test_topology_parking import asked_names
 from tests.suggest.test_karpenter_rerun import node
 
 INSTANCE_TYPE = "node.kubernetes.io/instance-type"
@@ -26,18 +25,6 @@ def _inputs(tmp_path):
                      max_bytes=1 << 22, max_objects=10_000)
 
 
-def _asked(monkeypatch) -> list[str]:
-    asked: list[str] = []
-    real = existingnode.ExistingNode.can_add
-
-    def counting(self: Any, p: Any, *args: Any, **kwargs: Any) -> Any:
-        asked.append(p.name)
-        return real(self, p, *args, **kwargs)
-
-    monkeypatch.setattr(existingnode.ExistingNode, "can_add", counting)
-    return asked
-
-
 def _placed(done) -> dict[str, tuple[str, str]]:
     return {k: (p.result, p.node) for k, p in done.placements.items()}
 
@@ -45,7 +32,7 @@ def _placed(done) -> dict[str, tuple[str, str]]:
 def test_a_rerun_does_not_ask_a_node_whose_labels_refused_the_requirements(tmp_path, monkeypatch):
     from kexplain.suggest.karpenter_pass import run
 
-    asked = _asked(monkeypatch)
+    asked = asked_names(monkeypatch)
     inputs = _inputs(tmp_path)
     first = run(inputs, WORLD)
     # big-0 asks each node, then node-a0 again once small-0 landed there (a pod added: a node changed);

@@ -30,7 +30,8 @@ def _inputs(tmp_path):
                      max_bytes=1 << 22, max_objects=10_000)
 
 
-def _asked(monkeypatch) -> list[str]:
+def asked_names(monkeypatch) -> list[str]:
+    """The names of the pods `ExistingNode.can_add` is asked about, in order (the tests of the scan's reuse)."""
     asked: list[str] = []
     real = existingnode.ExistingNode.can_add
 
@@ -50,7 +51,7 @@ def _run(tmp_path):
 
 
 def test_a_refused_shape_is_not_asked_again_until_the_group_changes(tmp_path, monkeypatch):
-    asked = _asked(monkeypatch)
+    asked = asked_names(monkeypatch)
     placed = _run(tmp_path)
     before_db = asked[:asked.index("db-0")]
     assert before_db == ["follower-0"] * NODES          # the first follower asks each node, the others none

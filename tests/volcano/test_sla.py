@@ -81,6 +81,19 @@ def test_enqueue_after_the_waiting_time_overrides_a_later_tier(tmp_path: Path, c
     assert json.loads(env.out)["podGroups"][0]["phase"] == phase
 
 
+def _waiting_ten_minutes(tmp_path: Path, *options: str) -> dict[str, Any]:
+    """`kexplain volcano`'s document for a job created at 00:00 with a 10m waiting time, 100 cpu on a node
+    of 4: sla (first tier) permits it once its time has run out, else overcommit (second) refuses it."""
+    pg = pod_group("big", "default", "q", 1, "Pending", rl("100"))
+    pg["metadata"].update(creationTimestamp="2026-01-01T00:00:00Z", annotations={"volcano.sh/sla-waiting-time": "10m"})
+    cluster, conf = tmp_path / "cluster.yaml", tmp_path / "scheduler-conf.yaml"
+    cluster.write_text(yaml.safe_dump_all([node("n1", rl("4", "8Gi", pods="10")), queue("q", None, None), pg]))
+    conf.write_text("actions: enqueue\ntiers:\n- plugins: [{name: sla}]\n- plugins: [{name: overcommit}]\n")
+    env = TestEnvironment()
+    main(["volcano", "--nodes", str(cluster), "--scheduler-conf", str(conf), *options, "-o", "json"], env)
+    return json.loads(env.out)
+
+
 @pytest.mark.parametrize("now,phase", [("2026-01-01T00:05:00Z", "Pending"), ("2026-01-01T00:20:00Z", "Inqueue")])
 def test_the_session_runs_at_now(tmp_path: Path, now: str, phase: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """`kexplain volcano --now`: a job created at 00:00 with a 10m waiting time has not waited it at 00:05
@@ -89,14 +102,7 @@ def test_the_session_runs_at_now(tmp_path: Path, now: str, phase: str, monkeypat
         raise AssertionError("a session read the wall clock")
     monkeypatch.setattr("kexplain.volcano.framework.session.time.time_ns", wall_clock)
     monkeypatch.setattr("kexplain.volcano.run.time.time_ns", wall_clock)
-    pg = pod_group("big", "default", "q", 1, "Pending", rl("100"))
-    pg["metadata"].update(creationTimestamp="2026-01-01T00:00:00Z", annotations={"volcano.sh/sla-waiting-time": "10m"})
-    cluster, conf = tmp_path / "cluster.yaml", tmp_path / "scheduler-conf.yaml"
-    cluster.write_text(yaml.safe_dump_all([node("n1", rl("4", "8Gi", pods="10")), queue("q", None, None), pg]))
-    conf.write_text("actions: enqueue\ntiers:\n- plugins: [{name: sla}]\n- plugins: [{name: overcommit}]\n")
-    env = TestEnvironment()
-    main(["volcano", "--nodes", str(cluster), "--scheduler-conf", str(conf), "--now", now, "-o", "json"], env)
-    doc = json.loads(env.out)
+    doc = _waiting_ten_minutes(tmp_path, "--now", now)
     assert doc["podGroups"][0]["phase"] == phase
     assert phase == "Inqueue" or doc["fixes"][0]["podGroup"] == "default/big"      # (its fixes' sessions ran too)
 
@@ -109,13 +115,6 @@ def test_without_now_the_wall_clock_is_read_once(tmp_path: Path, monkeypatch: py
         reads.append(1)
         return 1_767_225_600 * 10**9
     monkeypatch.setattr("kexplain.volcano.run.time.time_ns", wall_clock)
-    pg = pod_group("big", "default", "q", 1, "Pending", rl("100"))
-    pg["metadata"].update(creationTimestamp="2026-01-01T00:00:00Z", annotations={"volcano.sh/sla-waiting-time": "10m"})
-    cluster, conf = tmp_path / "cluster.yaml", tmp_path / "scheduler-conf.yaml"
-    cluster.write_text(yaml.safe_dump_all([node("n1", rl("4", "8Gi", pods="10")), queue("q", None, None), pg]))
-    conf.write_text("actions: enqueue\ntiers:\n- plugins: [{name: sla}]\n- plugins: [{name: overcommit}]\n")
-    env = TestEnvironment()
-    main(["volcano", "--nodes", str(cluster), "--scheduler-conf", str(conf), "-o", "json"], env)
-    doc = json.loads(env.out)
+    doc = _waiting_ten_minutes(tmp_path)
     assert doc["podGroups"][0]["phase"] == "Pending" and doc["fixes"][0]["podGroup"] == "default/big"
     assert len(reads) == 1
