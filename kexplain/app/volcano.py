@@ -59,10 +59,10 @@ def explain(nodes: Iterable[str], scheduler_conf: str | None, *, max_bytes: int,
             objects = [copy.deepcopy(o) if o.get("kind") == "Pod" else o for o in objects]
         base = fixes.pristine(objects, volcano, conf, version, clock) if suggestions else None
         doc, ssn, cluster = run_kept(objects, copy.deepcopy(volcano), conf, version, clock)
-        now = volcano_jobs.waiting_pod_groups(doc, jobs)
-        if now == waiting:
+        left = volcano_jobs.waiting_pod_groups(doc, jobs)
+        if left == waiting:
             break
-        waiting = now
+        waiting = left
     if jobs.each:
         doc["jobs"] = volcano_jobs.answers(jobs, doc, refused)
     if base is not None and any(fixes.waiting(pg) for pg in doc["podGroups"]):
