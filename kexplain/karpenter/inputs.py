@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from itertools import compress, repeat
 from types import MappingProxyType
-from typing import Any, BinaryIO, Callable, Mapping
+from typing import Any, BinaryIO, Callable, Iterable, Mapping
 
 from msgspec import UNSET, structs
 
@@ -248,6 +248,48 @@ def pod_info(obj: Any) -> PodInfo:
 _new, _init_stored = object.__new__, StoredPodInfo.__init__
 
 
+READ_PODS_KEPT = 1 << 19        # stored pods `ReadPods` remembers at most (then it starts again)
+
+
+class ReadPods:
+    """What the passes at one clock make of a cluster's stored pods, by the pod's identity: its
+    defaulted self (`_deferred`, `_viewed`) and its `PodInfo` (read only, as pods are). `kexplain
+    cluster` reads the same 150,000 stored pods in its pending pass (`pass_of`) and again in its
+    Karpenter section (`pass_of_state`): the second takes the first's, neither looked at nor made again.
+    Each entry holds its pod (an identity stays its pod's); bounded by `READ_PODS_KEPT`, one clock."""
+
+    def __init__(self, kept: int = READ_PODS_KEPT) -> None:
+        self.kept = kept
+        self.now: datetime | None = None
+        self.defaulted: dict[int, tuple[StoredPod, StoredPod | None]] = {}
+        self.infos: dict[int, tuple[StoredPod, PodInfo]] = {}
+
+    def at(self, now: datetime, coming: int) -> dict[int, tuple[StoredPod, StoredPod | None]]:
+        """The defaulted pods of the clock `now`, with room for `coming` more (else forgotten)."""
+        if now != self.now or len(self.defaulted) + len(self.infos) + coming > self.kept:
+            self.now, self.defaulted, self.infos = now, {}, {}
+        return self.defaulted
+
+    def pod_infos(self, objs: Iterable[Any]) -> list[PodInfo]:
+        """`pod_info` of each object, a stored pod's made once (the clock's: `at` asked first)."""
+        infos = self.infos
+        out = []
+        for obj in objs:
+            if type(obj) is StoredPod:
+                held = infos.get(id(obj))
+                if held is not None and held[0] is obj:
+                    out.append(held[1])
+                    continue
+                pod = infos[id(obj)] = (obj, pod_info(obj))
+                out.append(pod[1])
+            else:
+                out.append(pod_info(obj))
+        return out
+
+
+_read_pods = ReadPods()
+
+
 def _defaulted_view(obj: StoredPod, now: datetime, created_text: str | None = None, checked: bool = False
                     ) -> StoredPod | None:
     """A dump's bound pod with `stored_bound`'s defaults, still a view (its object defaulted only if
@@ -430,6 +472,7 @@ def defaulted_objects(objects: Objects, now: datetime, uids: dict[tuple[str, Any
     position = 0
     bound_created = _stamp(now - BOUND_AGE)
     defaults = _BoundDefaults(now, None)        # (shared by the stored pods without their own `listed`)
+    seen = _read_pods.at(now, len(objects))     # (another pass's at this clock: `ReadPods`)
     for pair, kind in zip(objects, kinds_of):
         obj, src = pair
         if admitted and src is BUILTIN:
@@ -442,7 +485,12 @@ def defaulted_objects(objects: Objects, now: datetime, uids: dict[tuple[str, Any
             obj = stored_pending(obj, now - PENDING_AGE + timedelta(seconds=position))
             position += 1
         elif kind == "Pod" and type(obj) is StoredPod:     # (its view asked once)
-            kept = _deferred(obj, defaults) if obj.stored else _viewed(obj, now, bound_created)
+            held = seen.get(id(obj))
+            if held is not None and held[0] is obj:
+                kept = held[1]
+            else:
+                kept = _deferred(obj, defaults) if obj.stored else _viewed(obj, now, bound_created)
+                seen[id(obj)] = (obj, kept)
             if kept is pair[0]:
                 defaulted.append(pair)
                 continue
@@ -495,7 +543,7 @@ def _inputs_of(cluster: Objects, rest: Objects, settings: Settings, kube: KubeVe
     kinds = _kinds_of(cluster)
     is_pod = list(map(operator.eq, kinds, repeat("Pod")))
     pairs = list(compress(cluster, is_pod))
-    pods = list(map(pod_info, map(_FIRST, pairs)))        # (145,000: split in C)
+    pods = _read_pods.pod_infos(map(_FIRST, pairs))        # (145,000: another pass's at this clock kept)
     unbound = list(map(operator.not_, map(_NODE_NAME, pods)))
     bound, pending = list(filter(_NODE_NAME, pods)), list(compress(pods, unbound))
     nodes: list[dict[str, Any]] = []
