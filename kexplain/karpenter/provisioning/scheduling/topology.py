@@ -269,6 +269,9 @@ class Counted:
         self._nodes: dict[str, tuple[dict[str, str], list[Taint], Requirements]] = {}
         self._counts: dict[tuple, Counts] = {}          # a group's hash -> what it counts of every pod
         self._counts_of: Any = None                     # the cluster those were counted on
+        # The domains a group with a node filter registers (`filtered_domains`), by the state nodes'
+        # objects (ids: the list held keeps them) and by the group's key and filter.
+        self._filtered: dict[tuple[int, ...], tuple[list[Any], dict[tuple, list[str]]]] = {}
         self._repelling: tuple[Any, list[tuple[PodInfo, Mapping[str, str], list[Term]]]] | None = None
 
     def selected(self, namespace: str, selector: LabelSelector) -> list[PodInfo]:
@@ -293,6 +296,42 @@ class Counted:
                                           required_terms(pod))
                                          for pod, node in cluster.for_pods_with_anti_affinity()])
         return self._repelling[1]
+
+    def filtered_domains(self, tg: TopologyGroup, state_nodes: Sequence[StateNodeView],
+                         held: list[Any] | None) -> list[str]:
+        """The domains countDomains registers for a group whose node filter is not every node's: the
+        value of the group's key of each state node with a Node the filter admits, in node order.
+        Worked out once for the same state nodes (`held`: their Nodes and NodeClaims, what their labels
+        are read from, never changed; None: not known, not kept) and an equal filter: a suggestion's pass
+        run again over the cluster counts its groups over the same 5,000 nodes as the first pass did."""
+        key = _filter_key(tg) if held is not None else None
+        if key is None:
+            return self._domains_of(tg, state_nodes)
+        ids = tuple(map(id, held))
+        entry = self._filtered.get(ids)
+        if entry is None:
+            if len(self._filtered) >= NODE_SETS_KEPT:
+                self._filtered.pop(next(iter(self._filtered)))
+            entry = self._filtered[ids] = (held, {})
+        found = entry[1].get(key)
+        if found is None:
+            found = self._domains_of(tg, state_nodes)
+            if len(entry[1]) < FILTERS_KEPT:
+                entry[1][key] = found
+        return found
+
+    def _domains_of(self, tg: TopologyGroup, state_nodes: Sequence[StateNodeView]) -> list[str]:
+        out = []
+        for n in state_nodes:
+            if n.node is None:
+                continue
+            _, taints, requirements = self.node(name_of(n.node), n.node)
+            if not tg.node_filter.matches(taints, requirements):
+                continue
+            domain = n.labels().get(tg.key)
+            if domain is not None:
+                out.append(domain)
+        return out
 
     def counts(self, tg: TopologyGroup, cluster: TopologyCluster) -> Counts:
         """What countDomains records of every counted pod for `tg` on `cluster`'s nodes, left to each
@@ -333,6 +372,23 @@ class Counted:
                 by_uid.setdefault(pod.uid, []).append(domain)
                 records.append((pod.uid, domain))
         return Counts(by_domain, by_uid, records)
+
+
+NODE_SETS_KEPT = 4        # the state nodes' lists whose groups' domains `Counted.filtered_domains` keeps
+FILTERS_KEPT = 256        # ... and the groups' filters per list
+
+
+def _filter_key(tg: TopologyGroup) -> tuple | None:
+    """What `Counted._domains_of` reads of a group: its key and its node filter's terms, policies and
+    tolerations, by value (None: a toleration that is no plain data, not kept)."""
+    f = tg.node_filter
+    terms = tuple(tuple(sorted((k, r.complement, frozenset(r.value_set), r.gte, r.lte, r.min_values)
+                               for k, r in term.items())) for term in f.requirements)
+    try:
+        tolerations = marshal.dumps(f.tolerations)
+    except ValueError:
+        return None
+    return tg.key, terms, f.taint_policy, f.affinity_policy, tolerations
 
 
 def _counted_key(tg: TopologyGroup) -> tuple:
@@ -448,6 +504,7 @@ class Topology:
         self._inverse_seen: dict[tuple, tuple] = {}
         self._state_domains_by_key: dict[str, tuple[dict[str, int], set[str]]] = {}
         self._exists_by_key: dict[str, Requirement] = {}
+        self._held: list[Any] | None | bool = False     # `_held_nodes` (False: not read yet)
 
     # -- Update -----------------------------------------------------------------------------
     def update(self, pod: PodInfo) -> KarpenterError | None:
@@ -693,16 +750,17 @@ class Topology:
         if every_node:
             tg.register_zeros(*self._state_domains(tg.key))
         else:
-            for n in self.state_nodes:
-                if n.node is None:
-                    continue
-                _, taints, requirements = self._node(name_of(n.node), n.node)
-                if not tg.node_filter.matches(taints, requirements):
-                    continue
-                domain = n.labels().get(tg.key)
-                if domain is not None:
-                    tg.register(domain)
+            for domain in self._counted.filtered_domains(tg, self.state_nodes, self._held_nodes()):
+                tg.register(domain)
         self._counted.counts(tg, self.cluster).record(tg, self.excluded_pods)
+
+    def _held_nodes(self) -> list[Any] | None:
+        """The state nodes' Nodes and NodeClaims, in order (None when a state node has no NodeClaim slot)."""
+        if self._held is False:
+            state_nodes = self.state_nodes
+            self._held = [x for n in state_nodes for x in (n.node, n.node_claim)] \
+                if all(hasattr(n, "node_claim") for n in state_nodes) else None
+        return self._held      # type: ignore[return-value]
 
     def _state_domains(self, key: str) -> tuple[dict[str, int], set[str]]:
         """The values the state's nodes (with a Node) have for a key, in node order, each zero, and
