@@ -271,17 +271,23 @@ class ReadPods:
         return self.defaulted
 
     def pod_infos(self, objs: Iterable[Any]) -> list[PodInfo]:
-        """`pod_info` of each object, a stored pod's made once (the clock's: `at` asked first)."""
+        """`pod_info` of each object, a stored pod's made once (the clock's: `at` asked first); when
+        none was made before (the first pass), all made and kept at once (in C: 145,000 pods)."""
         infos = self.infos
+        objs = list(objs)
+        held = list(map(infos.get, map(id, objs)))
+        if not any(held):
+            made = list(map(pod_info, objs))
+            stored = list(map(operator.is_, map(type, objs), repeat(StoredPod)))
+            infos.update(zip(map(id, compress(objs, stored)), zip(compress(objs, stored), compress(made, stored))))
+            return made
         out = []
-        for obj in objs:
-            if type(obj) is StoredPod:
-                held = infos.get(id(obj))
-                if held is not None and held[0] is obj:
-                    out.append(held[1])
-                    continue
-                pod = infos[id(obj)] = (obj, pod_info(obj))
-                out.append(pod[1])
+        for obj, kept in zip(objs, held):
+            if kept is not None and kept[0] is obj:
+                out.append(kept[1])
+            elif type(obj) is StoredPod:
+                kept = infos[id(obj)] = (obj, pod_info(obj))
+                out.append(kept[1])
             else:
                 out.append(pod_info(obj))
         return out
