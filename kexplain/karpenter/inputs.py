@@ -40,7 +40,7 @@ _PHASE_RUNNING = decode_view(b'{"status":{"phase":"Running"}}').status   # a vie
 NODE_AGE = timedelta(hours=2)
 NODEPOOL_AGE = timedelta(days=1)
 NO_DAEMONSETS: Mapping[tuple[str, str], str] = MappingProxyType({})
-_FIRST, _NODE_NAME = operator.itemgetter(0), operator.attrgetter("node_name")
+_FIRST, _SOURCE, _NODE_NAME = operator.itemgetter(0), operator.itemgetter(1), operator.attrgetter("node_name")
 
 NODECLAIM = "NodeClaim"
 EC2NODECLASS = "EC2NodeClass"
@@ -421,9 +421,77 @@ def pass_of(everything: list[tuple[dict[str, Any], Source]], settings: Settings,
     index = ShapeIndex()
     checked = check_objects(defaulted, CLUSTER_KINDS | EXTRA_KINDS, validate=validate, shape_index=index, kube=kube)
     cluster, rest = _cluster_and_rest(checked.objects)
-    admitted = admit(cluster, None, shape_index=index, kube=kube)
+    admitted, kinds = _admitted(cluster, index, kube)
     return _inputs_of(admitted.objects, rest, settings, admitted.kube, now, validate,     # (its admission plugins
-                      [*checked.warnings, *admitted.warnings])                       # recognised by the nodes)
+                      [*checked.warnings, *admitted.warnings], kinds)                # recognised by the nodes)
+
+
+# -- a dump's stored pods, taken as they are ---------------------------------------------------------
+# What `admit` does with a dump's stored pod is to take it as it is: it takes its name and sees its
+# namespace. `_admitted` asks that of the 145,000 stored pods at once and admits the rest (with the first
+# stored pod of each namespace, where it stands); whenever that might not be the whole answer (a name
+# taken twice, a pod without name or namespace, admission not keeping one object for one), it admits
+# every object, as before.
+
+def _stored_pods(objects: Objects) -> list[bool] | None:
+    """Which objects of a dump are stored pods (its rows asked); None when it is no dump or holds none."""
+    rows = columns.rows_of(objects)
+    if rows is None:
+        return None
+    stored = list(map(operator.and_, map(operator.eq, rows.kinds, repeat("Pod")), map(bool, rows.stored)))
+    return stored if any(stored) else None
+
+
+def _admitted(cluster: Objects, index: ShapeIndex, kube: KubeVersion) -> tuple[Any, list[Any] | None]:
+    """`admit` of the cluster, a dump's stored pods taken as they are but one of each namespace (above);
+    with the kinds of the objects admitted, when known (None: ask them)."""
+    stored = _stored_pods(cluster)
+    keep = _admitted_apart(cluster, stored) if stored is not None else None
+    if keep is None:
+        return admit(cluster, None, shape_index=index, kube=kube), None
+    reduced = cluster.taken(keep)           # type: ignore[attr-defined]
+    admitted = admit(reduced, None, shape_index=index, kube=kube)
+    out, size = admitted.objects, len(reduced)
+    if len(out) < size or not all(map(operator.is_, map(_SOURCE, out[:size]), map(_SOURCE, reduced))) or \
+            any(src is not BUILTIN for _, src in out[size:]):
+        return admit(cluster, None, shape_index=index, kube=kube), None
+    merged = list(cluster)
+    for at, pair in zip(compress(range(len(keep)), keep), out):
+        merged[at] = pair
+    builtins = out[size:]
+    merged += builtins
+    admitted.objects = merged
+    return admitted, [*columns.rows_of(cluster).kinds, *(o.get("kind") for o, _ in builtins)]  # type: ignore[union-attr]
+
+
+def _admitted_apart(cluster: Objects, stored: list[bool]) -> list[bool] | None:
+    """Which objects admission is to see: all but the stored pods, and the first stored pod of each
+    namespace; None when the stored pods cannot be taken apart (a pod without name or namespace, a
+    name taken twice: admission's own words then)."""
+    rows = columns.rows_of(cluster)
+    assert rows is not None
+    namespaces = list(compress(rows.namespaces, stored))
+    names = list(compress(rows.names, stored))
+    if not all(namespaces) or not all(names):
+        return None
+    try:
+        by_name = dict(zip(names, namespaces))      # (each name its own, as in a dump: no pair made)
+        taken = set(zip(namespaces, names)) if len(by_name) != len(names) else None
+    except TypeError:
+        return None
+    if taken is not None and len(taken) != len(names):
+        return None
+    is_pod = list(map(operator.eq, rows.kinds, repeat("Pod")))
+    if is_pod.count(True) != len(names):          # pods not stored: none may take a stored one's name
+        for i in compress(range(len(stored)), map(operator.gt, is_pod, stored)):
+            name, namespace = rows.names[i], rows.namespaces[i] or "default"
+            if not name or ((namespace, name) in taken if taken is not None else by_name.get(name) == namespace):
+                return None
+    keep = list(map(operator.not_, stored))
+    at = compress(range(len(stored)), stored)
+    for first in dict(zip(reversed(namespaces), reversed(list(at)))).values():
+        keep[first] = True
+    return keep
 
 
 def pass_of_state(state: ClusterState, settings: Settings, *, validate: str = "strict", now: datetime = CLOCK,
@@ -543,10 +611,11 @@ def _cluster_and_rest(checked: Objects) -> tuple[Objects, Objects]:
 
 
 def _inputs_of(cluster: Objects, rest: Objects, settings: Settings, kube: KubeVersion, now: datetime,
-               validate: str, warnings: list[str]) -> PassInputs:
+               validate: str, warnings: list[str], kinds: list[Any] | None = None) -> PassInputs:
     """The pass's inputs from the admitted cluster and the checked objects of the other kinds
-    (`sources`: where each was read, but the bound pods, which no error names)."""
-    kinds = _kinds_of(cluster)
+    (`sources`: where each was read, but the bound pods, which no error names); `kinds`: the cluster's,
+    when known."""
+    kinds = kinds if kinds is not None else _kinds_of(cluster)
     is_pod = list(map(operator.eq, kinds, repeat("Pod")))
     pairs = list(compress(cluster, is_pod))
     pods = _read_pods.pod_infos(map(_FIRST, pairs))        # (145,000: another pass's at this clock kept)
