@@ -94,3 +94,18 @@ def test_owner_references_and_specs_are_worked_out_once_per_text(monkeypatch):
 def test_terminating_pods_count_as_reschedulable_as_decoded(owner):
     pods = [_pod(0, owner, deleting=True), _pod(2, owner)]
     assert _read([_stored(p) for p in pods]) == _read([PodInfo(p) for p in pods])
+
+
+def test_available_is_allocatable_less_every_bound_pods_requests():
+    """`StateNode.available_nanos` sums each name over the pods (pods of one shape share their list)."""
+    from kexplain.apimachinery.quantity import parse
+    from kexplain.karpenter.utils import resources
+
+    state = StateNode({"metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "4", "memory": "8Gi",
+                                                                             "pods": "110"}}}, None)
+    shared = {"cpu": parse("500m"), "memory": parse("1Gi")}
+    state.pod_requests = [shared, {"cpu": parse("250m")}, shared, {"nvidia.com/gpu": parse("1")},
+                          {"memory": parse("100Mi"), "pods": parse("1")}]
+    assert state.available_nanos() == resources.to_nanos(
+        {name: q for name, q in resources.subtract(state.allocatable(), resources.merge(*state.pod_requests)).items()
+         if name in state.allocatable()})
