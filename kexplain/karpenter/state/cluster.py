@@ -352,23 +352,25 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
                 ) -> tuple[list[tuple[PodInfo, dict[str, Any]]], list[int]]:
     """The bound pods on their state nodes (terminal ones left out): the pods with
     required anti-affinity, the DaemonSets' pods' positions. One loop over 150,000 pods: a dump's
-    pod is read off its view (no per-pod `lazy` attribute, which gives each pod a dict), and what
-    a shape decides (requests, host ports, required anti-affinity) is worked out once per shape."""
+    pod is read off its view (no per-pod `lazy` attribute, which gives each pod a dict), what its
+    owner references decide is worked out once per text of them (`_ViewReads`), and what a shape
+    decides (requests, host ports, required anti-affinity) once per shape."""
     anti: list[tuple[PodInfo, dict[str, Any]]] = []
     daemonset_owned: list[int] = []
-    of_shape: dict[Any, tuple[Any, list[Any], bool]] = {}     # by `_read_parts`, or a view's texts
-    of_text: dict[bytes, tuple[Any, list[Any], bool]] = {}    # (`_shaped`)
+    reads = _ViewReads()
     unowned_controlled = None in ds_uids      # (a pod without a controller has uid None)
     # GetVolumes finds a pod's volumes through their claims: with none in the cluster every pod's
     # volumes are none (each claim it names is not found, and skipped), so no pod's are read
     claims = bool(index.pvcs)
     for position, pod in enumerate(bound_pods):
         view = pod.view if type(pod) in _STORED else None
-        refs = view.owner_references() if view is not None else pod.owner_references
-        if refs:
-            daemonset, uid, owned = _owners(refs)
+        if view is not None:
+            meta = view.metadata
+            daemonset, uid, owned, owned_as = reads.owners(meta.ownerReferences, view)
         else:
-            daemonset, uid, owned = False, None, False
+            refs = pod.owner_references
+            daemonset, uid, owned = _owners(refs) if refs else (False, None, False)
+            owned_as = _owned_as(refs) if owned else (False, False)
         if uid in ds_uids if uid is not None else unowned_controlled:
             controlled.setdefault(uid, []).append(pod)
         if daemonset:
@@ -380,24 +382,19 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
             status = view.status
             phase = status.phase if status is not None else None
             has_volumes = claims and bool(view.spec.volumes)
-            shape: Any = None
+            terminating = meta.deletionTimestamp
         else:
             spec = pod.spec
             phase, has_volumes = pod.status.get("phase"), claims and "volumes" in spec
-            shape = _read_parts(spec)
+            terminating = pod.deletion_timestamp
         if not owned and not daemonset:         # IsReschedulable, as `pods.reschedulable_of` reads it
-            if not (view.metadata.deletionTimestamp if view is not None else pod.deletion_timestamp):
+            if not terminating:
                 state.reschedulable_pods = (state.reschedulable_pods or 0) + (phase != "Failed" and phase != "Succeeded")
-        elif not daemonset and _reschedulable_owned(pod, view, refs, phase):
+        elif not daemonset and _reschedulable_owned(owned_as, terminating, phase):
             state.reschedulable_pods = (state.reschedulable_pods or 0) + 1
         if phase == "Failed" or phase == "Succeeded":           # is_terminal
             continue
-        if shape is None:
-            shape = stored_spec_facts_key(view.spec)       # (a view's: its spec's texts)
-        shaped = of_shape.get(shape)
-        if shaped is None:
-            shaped = of_shape[shape] = _shaped(pod, view, of_text)
-        reqs, ports, anti_affinity = shaped
+        reqs, ports, anti_affinity = reads.shaped(pod, view)
         state.pod_requests.append(reqs)
         if daemonset:
             state.daemonset_requests[(pod.namespace, pod.name)] = reqs
@@ -412,17 +409,68 @@ def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], i
     return anti, daemonset_owned
 
 
-def _reschedulable_owned(pod: PodInfo, view: Any, refs: Any, phase: Any) -> bool:
-    """IsReschedulable of a pod a Node or a StatefulSet owns (not a DaemonSet): not a mirror pod, and
-    active or a terminating StatefulSet pod."""
+_SPEC_TEXTS = operator.attrgetter("affinity", "resources", "overhead", "initContainers", "containers")
+_JOINED = b"\0".join
+
+
+class _ViewReads:
+    """What `_bound_pods` works out once and shares among the pods that write it alike: of a text of
+    owner references, `_owners` and `_owned_as`; of a shape, `_shaped`. A dump's pod is keyed by its
+    view's texts as written (the spec's NUL-joined: JSON holds no NUL byte), each such text then by
+    `stored_spec_facts_key` (cut to what the facts read), a decoded pod's by `_read_parts`."""
+
+    __slots__ = ("of_owners", "of_written", "of_shape", "of_text")
+
+    def __init__(self) -> None:
+        self.of_owners: dict[bytes, tuple[bool, str | None, bool, tuple[bool, bool]]] = {}
+        self.of_written: dict[bytes, tuple[Any, list[Any], bool]] = {}     # a view's spec texts as written
+        self.of_shape: dict[Any, tuple[Any, list[Any], bool]] = {}         # by `_read_parts`, or cut texts
+        self.of_text: dict[bytes, tuple[Any, list[Any], bool]] = {}        # (`_shaped`)
+
+    def owners(self, raw: Any, view: Any) -> tuple[bool, str | None, bool, tuple[bool, bool]]:
+        """`_owners` and `_owned_as` of a view's owner references (`raw`, their text as written)."""
+        text = bytes(raw)
+        found = self.of_owners.get(text)
+        if found is None:
+            refs = view.owner_references()
+            found = self.of_owners[text] = (*(_owners(refs) if refs else (False, None, False)), _owned_as(refs))
+        return found
+
+    def shaped(self, pod: PodInfo, view: Any) -> tuple[Any, list[Any], bool]:
+        """`_shaped` of the pod, once per shape."""
+        written = None
+        if view is not None:
+            written = _JOINED(_SPEC_TEXTS(view.spec))
+            found = self.of_written.get(written)
+            if found is not None:
+                return found
+            shape: Any = stored_spec_facts_key(view.spec)       # (a view's: its spec's texts)
+        else:
+            shape = _read_parts(pod.spec)
+        found = self.of_shape.get(shape)
+        if found is None:
+            found = self.of_shape[shape] = _shaped(pod, view, self.of_text)
+        if written is not None:
+            self.of_written[written] = found
+        return found
+
+
+def _owned_as(refs: Any) -> tuple[bool, bool]:
+    """Whether a Node or a StatefulSet owns the pod of owner references `refs` (IsReschedulable's owners)."""
     mirror = stateful = False
-    for ref in refs:
+    for ref in refs or ():
         if isinstance(ref, dict):
             owner = (ref.get("apiVersion"), ref.get("kind"))
             mirror = mirror or owner == ("v1", "Node")
             stateful = stateful or owner == ("apps/v1", "StatefulSet")
-    terminating = bool(view.metadata.deletionTimestamp if view is not None else pod.deletion_timestamp)
-    return not mirror and (terminating and stateful or not terminating and phase not in ("Failed", "Succeeded"))
+    return mirror, stateful
+
+
+def _reschedulable_owned(owned_as: tuple[bool, bool], terminating: Any, phase: Any) -> bool:
+    """IsReschedulable of a pod a Node or a StatefulSet owns (not a DaemonSet; `owned_as`: `_owned_as`
+    of its owner references): not a mirror pod, and active or a terminating StatefulSet pod."""
+    mirror, stateful = owned_as
+    return not mirror and bool(terminating and stateful or not terminating and phase not in ("Failed", "Succeeded"))
 
 
 def _read_parts(spec: dict[str, Any]) -> tuple[int, ...]:
