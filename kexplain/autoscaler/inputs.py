@@ -149,6 +149,7 @@ class _AdmittedOnce:
 
 
 _ADMITTED = _AdmittedOnce()
+MEMO = "memo"       # where a listing keeps its loops' `LoopInputs.memo` (`_Listed.shared`)
 LISTED_KEPT = 4     # listings kept per admission (settings and groups told apart)
 
 
@@ -255,6 +256,10 @@ class _Listed:
     # ... and the statuses they were computed from, by budget (`disruption.notes`' `kept`): what the
     # snapshot gives each budget written without one (`build_cluster`), not computed again per loop
     budgets: Statuses = field(default_factory=dict)
+    # What every loop over the listing shares (`listing_memo`): the scheduler configuration read per
+    # version, and the simulations' memo (`LoopInputs.memo`): the report's pending and scale-down loops
+    # run over one snapshot and the same pods, the second replaying the first's searches.
+    shared: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _loop_of(objects: Objects, extras: Objects, settings: Settings, groups: "Discovery", kube: KubeVersion,
@@ -270,11 +275,14 @@ def _loop_of(objects: Objects, extras: Objects, settings: Settings, groups: "Dis
     owner = {n: g for g, names in listed.group_members.items() for n in names}
     order = [(o.get("metadata") or {}).get("name") or "" for o in listed.node_objs]
     facts = [_node_facts(o, now, owner.get(n)) for o, n in zip(listed.node_objs, order)]
-    config = read_config(None, kube=kube)
+    config = listed.shared.get(kube)
+    if config is None:      # (one configuration per listing and version: the key of its loops' `memo`)
+        config = listed.shared[kube] = read_config(None, kube=kube)
     members = {g: list(names) for g, names in listed.group_members.items()}
     loop = LoopInputs(settings, kube, now, list(groups.groups), members, facts, snapshot, [], [],
                       list(listed.daemonsets), list(listed.config_maps), config, [*warnings, *listed.notes],
-                      list(listed.jobs), base=snapshot, provider=listed.provider)
+                      list(listed.jobs), base=snapshot, provider=listed.provider,
+                      memo=listed.shared.setdefault(MEMO, {}))
     return with_pending(loop, [PodInfo(o) for o in listed.pending])
 
 

@@ -95,15 +95,17 @@ def with_node(snapshot: Snapshot, node_info: NodeInfo, csi_node: Mapping[str, An
 class SimMemo:
     """What the simulations over one loop's inputs share, answers only: nodes ruled out per pod, per
     snapshot what pods alike share, and the searches (`schedule_anywhere`); kept by a `LoopInputs`
-    for the loops run again with a change, whose replays then meet the same objects (by identity,
-    kept alive so no id is reused)."""
+    for the loops run again with a change, and by a listing for every loop over it (the report's
+    pending and scale-down loops), whose replays then meet the same objects (by identity, kept alive
+    so no id is reused). A pod is known by its object: a `PodInfo` is a view of it, and two loops
+    over one listing wrap its pods each in their own."""
 
     def __init__(self) -> None:
         self.ruled_out_by_pod: dict[tuple[bytes, frozenset[str]], dict[int, NodeInfo]] = {}
         self.shared: OrderedDict[int, tuple[Snapshot, _Shared]] = OrderedDict()
-        self.searches: OrderedDict[tuple[int, int, int], tuple[Snapshot, PodInfo, str | None, Snapshot, int]] = \
+        self.searches: OrderedDict[tuple[int, int, int], tuple[Snapshot, Any, str | None, Snapshot, int]] = \
             OrderedDict()
-        self.keys: dict[int, tuple[PodInfo, bytes | None]] = {}    # id(pod) -> (pod, shapes.pending_key)
+        self.keys: dict[int, tuple[Any, bytes | None]] = {}    # id(pod.obj) -> (pod.obj, shapes.pending_key)
 
 
 class ClusterSim:
@@ -159,11 +161,12 @@ class ClusterSim:
         if getattr(self.framework, "_nominated", None):
             return None
         keys = self._memo.keys
-        found = keys.get(id(pod))
-        if found is None or found[0] is not pod:
+        obj = pod.obj
+        found = keys.get(id(obj))
+        if found is None or found[0] is not obj:
             if len(keys) >= _KEYS_KEPT:
                 keys.clear()
-            found = keys[id(pod)] = (pod, pending_key(pod))
+            found = keys[id(obj)] = (obj, pending_key(pod))
         return found[1]
 
     def _shared_here(self) -> _Shared:
@@ -230,14 +233,15 @@ class ClusterSim:
             # the search over every node: replayed when this very search ran before
             searches = self._memo.searches
             before = self.snapshot
-            asked = (id(before), id(pod), self._last_index)
+            obj = pod.obj           # (the pod by its object: another loop's view of it searches alike)
+            asked = (id(before), id(obj), self._last_index)
             hit = searches.get(asked)
-            if hit is not None and hit[0] is before and hit[1] is pod:
+            if hit is not None and hit[0] is before and hit[1] is obj:
                 searches.move_to_end(asked)
                 self.snapshot, self._last_index = hit[3], hit[4]
                 return hit[2]
             found = self._search(pod, among)
-            searches[asked] = (before, pod, found, self.snapshot, self._last_index)
+            searches[asked] = (before, obj, found, self.snapshot, self._last_index)
             while len(searches) > _SEARCHES_KEPT:
                 searches.popitem(last=False)
             return found
