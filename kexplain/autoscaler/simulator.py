@@ -7,9 +7,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import OrderedDict
 from dataclasses import dataclass
-from itertools import compress
-from operator import not_
-from typing import Any, Mapping, Sequence
+from itertools import chain, islice
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.node_memo import MEMO_KEY
@@ -271,22 +270,19 @@ class ClusterSim:
             return None
         start = (self._last_index + 1) % n
         if among is None:
-            order: Sequence[int] = [*range(start, n), *range(start)]
+            order: Iterable[int] = chain(range(start, n), range(start))
         else:           # from `start` on, round the list: the sorted indexes, rotated
             ascending = sorted(among)
             cut = bisect_left(ascending, start)
             order = ascending[cut:] + ascending[:cut]
         ruled_out = self._ruled_out(pod, state)
-        if ruled_out:           # first: for a pod like many before it, most nodes are
-            gone = map(ruled_out.__contains__, map(id, map(infos.__getitem__, order)))
-            order = list(compress(order, map(not_, gone)))
-        candidates = [i for i in order if not infos[i].node.unschedulable
-                      and (names is None or infos[i].name in names)]
+        candidates = _candidates(infos, order, ruled_out, names)
         local = self._local_filters
         chunk = _FIRST_CHUNK
-        at = 0
-        while at < len(candidates):
-            part = candidates[at:at + chunk]
+        while True:
+            part = list(islice(candidates, chunk))
+            if not part:
+                break
             batch = self.framework.run_filter_nodes(state, pod, [infos[i] for i in part])
             if ruled_out is not _NOTHING:
                 for i, verdict in zip(part, batch.verdicts):
@@ -297,6 +293,17 @@ class ClusterSim:
                 self._last_index = index
                 self.snapshot = self.snapshot.with_pod_bound(bound(pod, infos[index].name))
                 return infos[index].name
-            at += chunk
             chunk *= 4
         return None
+
+
+def _candidates(infos: Sequence[NodeInfo], order: Iterable[int], ruled_out: Mapping[int, NodeInfo],
+                names: frozenset[str] | None) -> Iterator[int]:
+    """The indexes of `order` a search filters, read as its chunks ask (a pod that fits finds its node in
+    the first few: the other nodes are never looked at): not ruled out for pods alike (a node ruled out
+    during the search is one it filtered already), schedulable, among the PreFilter's `names`."""
+    for i in order:
+        info = infos[i]
+        if (not ruled_out or id(info) not in ruled_out) and not info.node.unschedulable \
+                and (names is None or info.name in names):
+            yield i
