@@ -47,6 +47,7 @@ NODE_AGE = timedelta(hours=2)
 # Kinds read from --nodes besides the scheduler's: DaemonSets (templates), ConfigMaps (the
 # priority expander's), Jobs and Deployments (controllers of pods).
 EXTRA_KINDS = frozenset({"DaemonSet", "ConfigMap", "Job", "Deployment"})
+LISTED_KINDS = frozenset({"DaemonSet", "ConfigMap", "Job"})     # ... those CA's listing keeps
 
 
 @dataclass(frozen=True)
@@ -291,8 +292,9 @@ def _listed_of(objects: Objects, extras: Objects, settings: Settings, groups: "D
     """The cluster as CA lists it: the set's claims settled, pending pods (own in creation order, then
     those of `pending_ids`), expendable pods left out, nodes as CA's listers leave them, the groups' members."""
     # admission keeps the scheduler's kinds: DaemonSets and ConfigMaps are read as checked
-    daemonsets = [_with_uid(o) for o, _ in _of_kinds(extras, {"DaemonSet"})]
-    config_maps = [o for o, _ in _of_kinds(extras, {"ConfigMap"})]
+    listers = _of_kinds(extras, LISTED_KINDS)       # (one pass over the 150,000 objects, then over these few)
+    daemonsets = [_with_uid(o) for o, _ in _of_kinds(listers, {"DaemonSet"})]
+    config_maps = [o for o, _ in _of_kinds(listers, {"ConfigMap"})]
     cutoff = settings.flag("expendable-pods-priority-cutoff")
     taint_config = TaintConfig.of(settings)
     if set_sources and any(o.get("kind") in ("PersistentVolumeClaim", "PersistentVolume") for o, _ in objects):
@@ -329,7 +331,7 @@ def _listed_of(objects: Objects, extras: Objects, settings: Settings, groups: "D
     snapshot = _listed_snapshot(scheduler_objects, node_objs, budgets)
     given_members = groups.members_among((n, snapshot.get(n).node.labels) for n in order)
     group_members = in_cluster(groups.groups, given_members, order)
-    jobs = [o for o, _ in _of_kinds(extras, {"Job"})]
+    jobs = [o for o, _ in _of_kinds(listers, {"Job"})]
     own.sort(key=lambda p: creation_order(creation_time(p)))
     return _Listed(daemonsets, config_maps, jobs, provider, scheduler_objects, node_objs, group_members,
                    [p.obj for p in own + given], notes, budgets), snapshot
@@ -387,8 +389,13 @@ def in_cluster(groups: Sequence[NodeGroup], given: Mapping[str, Sequence[str]], 
 
 
 def _listed(objs: list[tuple[dict, Source]]) -> list[tuple[dict, Source]]:
-    """A list of its own of `objs` (a dump's with its rows, `columns.Dump.same`)."""
-    return objs.same() if columns.rows_of(objs) is not None else list(objs)     # type: ignore[attr-defined]
+    """A list of its own of `objs` (a dump's with its rows, `columns.Dump.same`); a plain list of a dump's
+    objects (the report's pending pass reads a copy) gets them again, each object's kind read once, in C for
+    a stored pod, for the passes over it (the kinds admitted, the ProvisioningRequests looked for)."""
+    if columns.rows_of(objs) is not None:
+        return objs.same()      # type: ignore[attr-defined]
+    dump = columns.Dump(objs)
+    return dump if columns.rows_of(dump) is not None else list(objs)
 
 
 def _of_kinds(objs: list[tuple[dict, Source]], kinds: "frozenset[str] | set[str]") -> list[tuple[dict, Source]]:
