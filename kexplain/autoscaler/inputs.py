@@ -299,8 +299,10 @@ def _listed_of(objects: Objects, extras: Objects, settings: Settings, groups: "D
     taint_config = TaintConfig.of(settings)
     if set_sources and any(o.get("kind") in ("PersistentVolumeClaim", "PersistentVolume") for o, _ in objects):
         objects = settle(objects, lambda o, src: id(src) in set_sources).objects   # the set's claims, as the PV controller binds them
-    provider = _provider(settings, groups, [o for o, _ in objects if o.get("kind") == "Node"])
+    nodes = [o for o, _ in objects if type(o) is not StoredPod and o.get("kind") == "Node"]  # (a stored pod: a Pod)
+    provider = _provider(settings, groups, nodes)
     scheduler_objects = []
+    node_objs: list[dict[str, Any]] = []
     given: list[PodInfo] = []
     own: list[PodInfo] = []
     for obj, src in objects:
@@ -322,11 +324,11 @@ def _listed_of(objects: Objects, extras: Objects, settings: Settings, groups: "D
                 continue          # expendable: not in CA's snapshot
         if kind == "Node":     # FilterOutNodesWithUnreadyResources (GPUs), FilterOutNodesWithStartupTaints
             obj = as_listed(listed_gpu_ready(obj, provider.provider), taint_config)
+            node_objs.append(obj)
         if kind in CLUSTER_KINDS:
             scheduler_objects.append((obj, src))
     budgets: Statuses = {}      # (a budget without a status: the disruption controller's, for notes and snapshot)
     notes = budget_notes(scheduler_objects, kept=budgets)
-    node_objs = [o for o, _ in scheduler_objects if o.get("kind") == "Node"]
     order = [(o.get("metadata") or {}).get("name") or "" for o in node_objs]
     snapshot = _listed_snapshot(scheduler_objects, node_objs, budgets)
     given_members = groups.members_among((n, snapshot.get(n).node.labels) for n in order)
