@@ -33,8 +33,24 @@ class PodGroup:
 
 
 def spec_key(pod: PodInfo) -> str:
-    """The pod's spec as utils.PodSpecSemanticallyEqual compares it, as one string."""
-    spec = dict(pod.spec)
+    """The pod's spec as utils.PodSpecSemanticallyEqual compares it, as one string; made once per spec
+    object (FilterOutSchedulable and the scale-up's groups ask it of each pod, in each loop)."""
+    spec = pod.spec
+    found = _SPEC_KEYS.get(id(spec))
+    if found is None or found[0] is not spec:
+        if len(_SPEC_KEYS) >= _SPEC_KEYS_KEPT:
+            _SPEC_KEYS.clear()
+        found = _SPEC_KEYS[id(spec)] = (spec, _spec_key(spec))
+    return found[1]
+
+
+# a pod's spec (by id, kept alive so no id is reused) -> its `spec_key`: a bounded cache
+_SPEC_KEYS: dict[int, tuple[Any, str]] = {}
+_SPEC_KEYS_KEPT = 4096
+
+
+def _spec_key(given: Any) -> str:
+    spec = dict(given)
     projected = {v.get("name") for v in spec.get("volumes") or () if isinstance(v, dict) and v.get("projected")}
     spec["volumes"] = [v for v in spec.get("volumes") or () if not (isinstance(v, dict) and v.get("projected"))]
     spec.pop("hostname", None)

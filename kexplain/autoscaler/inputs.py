@@ -47,6 +47,7 @@ NODE_AGE = timedelta(hours=2)
 # Kinds read from --nodes besides the scheduler's: DaemonSets (templates), ConfigMaps (the
 # priority expander's), Jobs and Deployments (controllers of pods).
 EXTRA_KINDS = frozenset({"DaemonSet", "ConfigMap", "Job", "Deployment"})
+LISTED_KINDS = frozenset({"DaemonSet", "ConfigMap", "Job"})     # ... those CA's listing keeps
 
 
 @dataclass(frozen=True)
@@ -149,6 +150,7 @@ class _AdmittedOnce:
 
 
 _ADMITTED = _AdmittedOnce()
+MEMO = "memo"       # where a listing keeps its loops' `LoopInputs.memo` (`_Listed.shared`)
 LISTED_KEPT = 4     # listings kept per admission (settings and groups told apart)
 
 
@@ -255,6 +257,10 @@ class _Listed:
     # ... and the statuses they were computed from, by budget (`disruption.notes`' `kept`): what the
     # snapshot gives each budget written without one (`build_cluster`), not computed again per loop
     budgets: Statuses = field(default_factory=dict)
+    # What every loop over the listing shares (`listing_memo`): the scheduler configuration read per
+    # version, and the simulations' memo (`LoopInputs.memo`): the report's pending and scale-down loops
+    # run over one snapshot and the same pods, the second replaying the first's searches.
+    shared: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _loop_of(objects: Objects, extras: Objects, settings: Settings, groups: "Discovery", kube: KubeVersion,
@@ -270,11 +276,14 @@ def _loop_of(objects: Objects, extras: Objects, settings: Settings, groups: "Dis
     owner = {n: g for g, names in listed.group_members.items() for n in names}
     order = [(o.get("metadata") or {}).get("name") or "" for o in listed.node_objs]
     facts = [_node_facts(o, now, owner.get(n)) for o, n in zip(listed.node_objs, order)]
-    config = read_config(None, kube=kube)
+    config = listed.shared.get(kube)
+    if config is None:      # (one configuration per listing and version: the key of its loops' `memo`)
+        config = listed.shared[kube] = read_config(None, kube=kube)
     members = {g: list(names) for g, names in listed.group_members.items()}
     loop = LoopInputs(settings, kube, now, list(groups.groups), members, facts, snapshot, [], [],
                       list(listed.daemonsets), list(listed.config_maps), config, [*warnings, *listed.notes],
-                      list(listed.jobs), base=snapshot, provider=listed.provider)
+                      list(listed.jobs), base=snapshot, provider=listed.provider,
+                      memo=listed.shared.setdefault(MEMO, {}))
     return with_pending(loop, [PodInfo(o) for o in listed.pending])
 
 
@@ -283,14 +292,17 @@ def _listed_of(objects: Objects, extras: Objects, settings: Settings, groups: "D
     """The cluster as CA lists it: the set's claims settled, pending pods (own in creation order, then
     those of `pending_ids`), expendable pods left out, nodes as CA's listers leave them, the groups' members."""
     # admission keeps the scheduler's kinds: DaemonSets and ConfigMaps are read as checked
-    daemonsets = [_with_uid(o) for o, _ in _of_kinds(extras, {"DaemonSet"})]
-    config_maps = [o for o, _ in _of_kinds(extras, {"ConfigMap"})]
+    listers = _of_kinds(extras, LISTED_KINDS)       # (one pass over the 150,000 objects, then over these few)
+    daemonsets = [_with_uid(o) for o, _ in _of_kinds(listers, {"DaemonSet"})]
+    config_maps = [o for o, _ in _of_kinds(listers, {"ConfigMap"})]
     cutoff = settings.flag("expendable-pods-priority-cutoff")
     taint_config = TaintConfig.of(settings)
     if set_sources and any(o.get("kind") in ("PersistentVolumeClaim", "PersistentVolume") for o, _ in objects):
         objects = settle(objects, lambda o, src: id(src) in set_sources).objects   # the set's claims, as the PV controller binds them
-    provider = _provider(settings, groups, [o for o, _ in objects if o.get("kind") == "Node"])
+    nodes = [o for o, _ in objects if type(o) is not StoredPod and o.get("kind") == "Node"]  # (a stored pod: a Pod)
+    provider = _provider(settings, groups, nodes)
     scheduler_objects = []
+    node_objs: list[dict[str, Any]] = []
     given: list[PodInfo] = []
     own: list[PodInfo] = []
     for obj, src in objects:
@@ -312,16 +324,16 @@ def _listed_of(objects: Objects, extras: Objects, settings: Settings, groups: "D
                 continue          # expendable: not in CA's snapshot
         if kind == "Node":     # FilterOutNodesWithUnreadyResources (GPUs), FilterOutNodesWithStartupTaints
             obj = as_listed(listed_gpu_ready(obj, provider.provider), taint_config)
+            node_objs.append(obj)
         if kind in CLUSTER_KINDS:
             scheduler_objects.append((obj, src))
     budgets: Statuses = {}      # (a budget without a status: the disruption controller's, for notes and snapshot)
     notes = budget_notes(scheduler_objects, kept=budgets)
-    node_objs = [o for o, _ in scheduler_objects if o.get("kind") == "Node"]
     order = [(o.get("metadata") or {}).get("name") or "" for o in node_objs]
     snapshot = _listed_snapshot(scheduler_objects, node_objs, budgets)
     given_members = groups.members_among((n, snapshot.get(n).node.labels) for n in order)
     group_members = in_cluster(groups.groups, given_members, order)
-    jobs = [o for o, _ in _of_kinds(extras, {"Job"})]
+    jobs = [o for o, _ in _of_kinds(listers, {"Job"})]
     own.sort(key=lambda p: creation_order(creation_time(p)))
     return _Listed(daemonsets, config_maps, jobs, provider, scheduler_objects, node_objs, group_members,
                    [p.obj for p in own + given], notes, budgets), snapshot
@@ -379,8 +391,13 @@ def in_cluster(groups: Sequence[NodeGroup], given: Mapping[str, Sequence[str]], 
 
 
 def _listed(objs: list[tuple[dict, Source]]) -> list[tuple[dict, Source]]:
-    """A list of its own of `objs` (a dump's with its rows, `columns.Dump.same`)."""
-    return objs.same() if columns.rows_of(objs) is not None else list(objs)     # type: ignore[attr-defined]
+    """A list of its own of `objs` (a dump's with its rows, `columns.Dump.same`); a plain list of a dump's
+    objects (the report's pending pass reads a copy) gets them again, each object's kind read once, in C for
+    a stored pod, for the passes over it (the kinds admitted, the ProvisioningRequests looked for)."""
+    if columns.rows_of(objs) is not None:
+        return objs.same()      # type: ignore[attr-defined]
+    dump = columns.Dump(objs)
+    return dump if columns.rows_of(dump) is not None else list(objs)
 
 
 def _of_kinds(objs: list[tuple[dict, Source]], kinds: "frozenset[str] | set[str]") -> list[tuple[dict, Source]]:

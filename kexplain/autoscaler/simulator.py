@@ -7,9 +7,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import OrderedDict
 from dataclasses import dataclass
-from itertools import compress
-from operator import not_
-from typing import Any, Mapping, Sequence
+from itertools import chain, islice
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.node_memo import MEMO_KEY
@@ -95,15 +94,17 @@ def with_node(snapshot: Snapshot, node_info: NodeInfo, csi_node: Mapping[str, An
 class SimMemo:
     """What the simulations over one loop's inputs share, answers only: nodes ruled out per pod, per
     snapshot what pods alike share, and the searches (`schedule_anywhere`); kept by a `LoopInputs`
-    for the loops run again with a change, whose replays then meet the same objects (by identity,
-    kept alive so no id is reused)."""
+    for the loops run again with a change, and by a listing for every loop over it (the report's
+    pending and scale-down loops), whose replays then meet the same objects (by identity, kept alive
+    so no id is reused). A pod is known by its object: a `PodInfo` is a view of it, and two loops
+    over one listing wrap its pods each in their own."""
 
     def __init__(self) -> None:
         self.ruled_out_by_pod: dict[tuple[bytes, frozenset[str]], dict[int, NodeInfo]] = {}
         self.shared: OrderedDict[int, tuple[Snapshot, _Shared]] = OrderedDict()
-        self.searches: OrderedDict[tuple[int, int, int], tuple[Snapshot, PodInfo, str | None, Snapshot, int]] = \
+        self.searches: OrderedDict[tuple[int, int, int], tuple[Snapshot, Any, str | None, Snapshot, int]] = \
             OrderedDict()
-        self.keys: dict[int, tuple[PodInfo, bytes | None]] = {}    # id(pod) -> (pod, shapes.pending_key)
+        self.keys: dict[int, tuple[Any, bytes | None]] = {}    # id(pod.obj) -> (pod.obj, shapes.pending_key)
 
 
 class ClusterSim:
@@ -159,11 +160,12 @@ class ClusterSim:
         if getattr(self.framework, "_nominated", None):
             return None
         keys = self._memo.keys
-        found = keys.get(id(pod))
-        if found is None or found[0] is not pod:
+        obj = pod.obj
+        found = keys.get(id(obj))
+        if found is None or found[0] is not obj:
             if len(keys) >= _KEYS_KEPT:
                 keys.clear()
-            found = keys[id(pod)] = (pod, pending_key(pod))
+            found = keys[id(obj)] = (obj, pending_key(pod))
         return found[1]
 
     def _shared_here(self) -> _Shared:
@@ -230,14 +232,15 @@ class ClusterSim:
             # the search over every node: replayed when this very search ran before
             searches = self._memo.searches
             before = self.snapshot
-            asked = (id(before), id(pod), self._last_index)
+            obj = pod.obj           # (the pod by its object: another loop's view of it searches alike)
+            asked = (id(before), id(obj), self._last_index)
             hit = searches.get(asked)
-            if hit is not None and hit[0] is before and hit[1] is pod:
+            if hit is not None and hit[0] is before and hit[1] is obj:
                 searches.move_to_end(asked)
                 self.snapshot, self._last_index = hit[3], hit[4]
                 return hit[2]
             found = self._search(pod, among)
-            searches[asked] = (before, pod, found, self.snapshot, self._last_index)
+            searches[asked] = (before, obj, found, self.snapshot, self._last_index)
             while len(searches) > _SEARCHES_KEPT:
                 searches.popitem(last=False)
             return found
@@ -267,22 +270,19 @@ class ClusterSim:
             return None
         start = (self._last_index + 1) % n
         if among is None:
-            order: Sequence[int] = [*range(start, n), *range(start)]
+            order: Iterable[int] = chain(range(start, n), range(start))
         else:           # from `start` on, round the list: the sorted indexes, rotated
             ascending = sorted(among)
             cut = bisect_left(ascending, start)
             order = ascending[cut:] + ascending[:cut]
         ruled_out = self._ruled_out(pod, state)
-        if ruled_out:           # first: for a pod like many before it, most nodes are
-            gone = map(ruled_out.__contains__, map(id, map(infos.__getitem__, order)))
-            order = list(compress(order, map(not_, gone)))
-        candidates = [i for i in order if not infos[i].node.unschedulable
-                      and (names is None or infos[i].name in names)]
+        candidates = _candidates(infos, order, ruled_out, names)
         local = self._local_filters
         chunk = _FIRST_CHUNK
-        at = 0
-        while at < len(candidates):
-            part = candidates[at:at + chunk]
+        while True:
+            part = list(islice(candidates, chunk))
+            if not part:
+                break
             batch = self.framework.run_filter_nodes(state, pod, [infos[i] for i in part])
             if ruled_out is not _NOTHING:
                 for i, verdict in zip(part, batch.verdicts):
@@ -293,6 +293,17 @@ class ClusterSim:
                 self._last_index = index
                 self.snapshot = self.snapshot.with_pod_bound(bound(pod, infos[index].name))
                 return infos[index].name
-            at += chunk
             chunk *= 4
         return None
+
+
+def _candidates(infos: Sequence[NodeInfo], order: Iterable[int], ruled_out: Mapping[int, NodeInfo],
+                names: frozenset[str] | None) -> Iterator[int]:
+    """The indexes of `order` a search filters, read as its chunks ask (a pod that fits finds its node in
+    the first few: the other nodes are never looked at): not ruled out for pods alike (a node ruled out
+    during the search is one it filtered already), schedulable, among the PreFilter's `names`."""
+    for i in order:
+        info = infos[i]
+        if (not ruled_out or id(info) not in ruled_out) and not info.node.unschedulable \
+                and (names is None or info.name in names):
+            yield i

@@ -121,8 +121,9 @@ def _shown_name(pod: PodInfo, original_name: str) -> str:
 def daemonset_pod(ds: Mapping[str, Any], node_name: str) -> PodInfo:
     """The pod GetDaemonSetPodsForNode makes for `node_name` (daemon.NewPod): the template with the
     controller's tolerations, bound to the node, owned by the DaemonSet; its node affinity the template's."""
-    obj = _template_pod(ds)
-    meta = obj.setdefault("metadata", {})
+    obj = dict(_template_pod(ds))       # (the DaemonSet's template pod is shared: what changes is copied)
+    meta = obj["metadata"] = dict(obj.get("metadata") or {})
+    obj["spec"] = dict(obj["spec"])
     ds_meta = ds.get("metadata") or {}
     meta["name"] = f"{ds_meta.get('name')}-pod"
     meta["namespace"] = ds_meta.get("namespace") or "default"
@@ -133,17 +134,32 @@ def daemonset_pod(ds: Mapping[str, Any], node_name: str) -> PodInfo:
 
 
 def _template_pod(ds: Mapping[str, Any]) -> dict[str, Any]:
-    """The DaemonSet's template as a pod, with the controller's tolerations (unpinned)."""
-    obj = pod_from_workload(dict(ds), Source("daemonset"), 0)
-    obj.setdefault("spec", {})
-    return obj
+    """The DaemonSet's template as a pod, with the controller's tolerations (unpinned): read only, made once
+    per DaemonSet object (each group's template asks it of every DaemonSet, in each loop)."""
+    return _template_pod_info(ds).obj
+
+
+def _template_pod_info(ds: Mapping[str, Any]) -> PodInfo:
+    found = _TEMPLATE_PODS.get(id(ds))
+    if found is None or found[0] is not ds:
+        if len(_TEMPLATE_PODS) >= _TEMPLATE_PODS_KEPT:
+            _TEMPLATE_PODS.clear()
+        obj = pod_from_workload(dict(ds), Source("daemonset"), 0)
+        obj.setdefault("spec", {})
+        found = _TEMPLATE_PODS[id(ds)] = (ds, PodInfo(obj))
+    return found[1]
+
+
+# DaemonSet (by id, kept alive so no id is reused) -> its template pod: a bounded cache
+_TEMPLATE_PODS: dict[int, tuple[Mapping[str, Any], PodInfo]] = {}
+_TEMPLATE_PODS_KEPT = 256
 
 
 def should_run(ds: Mapping[str, Any], node: Node) -> bool:
     """NodeShouldRunDaemonPod as GetDaemonSetPodsForNode asks it of a template node: spec.nodeName, node
     selector and required affinity match, no untolerated NoSchedule or NoExecute taint
     (`explain.placement.should_run_daemon_pod`)."""
-    return should_run_daemon_pod(PodInfo(_template_pod(ds)), node) is None
+    return should_run_daemon_pod(_template_pod_info(ds), node) is None
 
 
 def _preempting_system_node_critical(pod: PodInfo) -> bool:

@@ -177,3 +177,21 @@ def test_a_new_nodes_spread_domains_are_those_of_the_longer_node_list():
     for name in ("a", "b", "x", "t"):
         assert s.check(spread, name) == plain.check(spread, name)
     assert s.check(spread, "b") is None and s.check(spread, "t") is None and s.check(spread, "a") is not None
+
+
+class _Read(list):
+    """A snapshot's node list that counts the nodes a search reads."""
+
+    read = 0
+
+    def __getitem__(self, i):
+        type(self).read += 1
+        return super().__getitem__(i)
+
+
+def test_a_search_reads_only_the_nodes_its_chunks_filter():
+    s = sim(*(node(f"n{i}") for i in range(200)))
+    s.snapshot.node_infos = _Read(s.snapshot.node_infos)
+    _Read.read = 0
+    assert s.schedule_anywhere(pod("p", "z")) == "n1"
+    assert _Read.read < 40          # the first chunk's eight nodes (and the match), not the 200

@@ -113,16 +113,21 @@ def tally(node_info: NodeInfo, skip_daemonsets: bool, skip_mirror: bool, now_ns:
     return Tally(counted, left_out)
 
 
-def _sum(counts: Mapping[Requested, int], resource: str) -> Fraction:
-    """The exact sum of the pods' requests of `resource` (each shape's times its pod count), added up
-    in integers per denominator (quantities have a few), a Fraction made once per denominator."""
+def _milli_sum(counts: Mapping[Requested, int], resource: str) -> int:
+    """`milli_value` of the exact sum of the pods' requests of `resource` (each shape's times its pod count),
+    added up in integers per denominator (quantities have a few), then over their least common multiple and
+    rounded up in integers: no Fraction made for each of 10,000 sums, the same number."""
     by_denominator: dict[int, int] = {}
     for found, n in counts.items():
         amount = found.amounts.get(resource)
         if amount is not None:
             den = amount.denominator
             by_denominator[den] = by_denominator.get(den, 0) + amount.numerator * n
-    return sum((Fraction(num, den) for den, num in by_denominator.items()), Fraction(0))
+    if not by_denominator:
+        return 0
+    common = math.lcm(*by_denominator)
+    total = sum(num * (common // den) for den, num in by_denominator.items())
+    return -(-total * 1000 // common)           # ceil(total / common * 1000), exactly
 
 
 def resource_utilization(node_info: NodeInfo, resource: str, skip_daemonsets: bool, skip_mirror: bool,
@@ -132,14 +137,15 @@ def resource_utilization(node_info: NodeInfo, resource: str, skip_daemonsets: bo
     allocatable = _allocatable(node_info.node.obj).get(resource)
     if allocatable is None:
         raise UtilizationError(f"failed to get {resource} from {node_info.name}")
-    if milli_value(allocatable) == 0:
+    offered = milli_value(allocatable)
+    if offered == 0:
         raise UtilizationError(f"{resource} is 0 at {node_info.name}")
     if pods is None:
         pods = tally(node_info, skip_daemonsets, skip_mirror, now_ns)
     elif not isinstance(pods, Tally):
         pods = pods()
-    requested, left_out = _sum(pods.counted, resource), _sum(pods.left_out, resource)
-    return _go_divide(float(milli_value(requested)), float(milli_value(allocatable) - milli_value(left_out)))
+    requested, left_out = _milli_sum(pods.counted, resource), _milli_sum(pods.left_out, resource)
+    return _go_divide(float(requested), float(offered - left_out))
 
 
 def _go_divide(a: float, b: float) -> float:
