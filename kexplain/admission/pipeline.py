@@ -103,12 +103,7 @@ def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
     if as_is is not None and all(as_is):        # a stored dump: every object kept as it is (`_take`)
         flat.objects = list(cluster)
         stored.update(map(id, columns.objects(cluster)))
-        by_kind = flat.by_kind
-        index = 0
-        for kind, run in groupby(rows.kinds):      # type: ignore[union-attr]   (runs of one kind)
-            length = len(list(run))
-            by_kind.setdefault(kind, []).extend(range(index, index + length))
-            index += length
+        flat.by_kind = _by_kind(rows.kinds)       # type: ignore[union-attr]
         flat.rows = rows
         return flat
     if as_is is not None:           # a dump mostly stored: those kept as they are taken in C, the rest each
@@ -144,6 +139,18 @@ def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
     return flat
 
 
+def _by_kind(kinds: list[str]) -> dict[str, list[int]]:
+    """The positions of each kind, in order, the kinds in the order they first come (read by runs of one
+    kind: a dump's come by kind)."""
+    by_kind: dict[str, list[int]] = {}
+    index = 0
+    for kind, run in groupby(kinds):      # (runs of one kind)
+        length = len(list(run))
+        by_kind.setdefault(kind, []).extend(range(index, index + length))
+        index += length
+    return by_kind
+
+
 _KEPT_AS_STORED = KNOWN_KINDS - DRA_KINDS
 _TAKEN_ALONE = KNOWN_KINDS | POLICY_KINDS      # the kinds `_take` takes as one object each (no List, none skipped)
 
@@ -172,7 +179,7 @@ def _flatten_dump(cluster: list[tuple[dict, Source]], rows: columns.Rows, as_is:
     objs = columns.objects(cluster)
     stored.update(map(id, compress(objs, as_is)))
     flat = _Flat(objects=list(cluster), undecoded=part.undecoded)
-    flat.by_kind = {kind: list(rows.positions(kind)) for kind in dict.fromkeys(kinds)}   # (in order of first)
+    flat.by_kind = _by_kind(kinds)
     for i, (obj, src) in zip(todo, part.objects):
         flat.objects[i] = (obj, src)
         kind = obj.get("kind")
@@ -739,12 +746,12 @@ class _Admission:
         if last - first == len(indexes):            # the pods one after another (a dump's, by name)
             stored, names, namespaces = rows.stored[first:last], rows.names[first:last], rows.namespaces[first:last]
         else:
-            stored = [rows.stored[index] for index in indexes]
-            names = [rows.names[index] for index in indexes]
-            namespaces = [rows.namespaces[index] for index in indexes]
+            stored, names, namespaces = (list(map(column.__getitem__, indexes))      # (in C)
+                                         for column in (rows.stored, rows.names, rows.namespaces))
         if not all(stored) or not all(names):
             return False
-        namespaces = [namespace or "default" for namespace in namespaces]
+        if not all(namespaces):
+            namespaces = [namespace or "default" for namespace in namespaces]
         try:
             by_name = dict(zip(names, namespaces))
         except TypeError:
