@@ -37,3 +37,28 @@ def test_the_state_and_every_sections_objects_keep_the_dumps_rows(tmp_path: Path
     objects = inputs.objects
     assert columns.rows_of(objects) is not None and objects is not inputs.state.read
     assert list(objects) == list(inputs.state.read)
+
+
+class _Unasked(dict):
+    """An object that must not be asked its kind (the rows answer it)."""
+
+    def get(self, key, default=None):  # type: ignore[override]
+        assert key != "kind", "asked of the object, not of the rows"
+        return super().get(key, default)
+
+
+def test_the_sections_checks_and_the_drains_pods_by_node_ask_the_rows(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import replace
+
+    from kexplain.app.cluster import report
+    from kexplain.app.eviction.request import _by_node
+    monkeypatch.setattr(manifests, "DUMP_OBJECTS", 2)
+    inputs = inputs_of(_dump(tmp_path))
+    state = inputs.state
+    rows = state.objects.rows
+    unasked = columns.Dump([(_Unasked(o) if o.get("kind") != "Pod" else o, s) for o, s in state.objects], rows)
+    inputs = replace(inputs, state=replace(state, objects=unasked, read=unasked))
+    assert report._no_pods(inputs) is None and report._no_budgets(inputs) is None
+    assert report._no_kueue(inputs) == "no Kueue ClusterQueue (kueue.x-k8s.io) among the inputs"
+    assert [o["metadata"]["name"] for o, _ in _by_node(unasked)["n1"]] == ["p0", "p1", "p2"]
