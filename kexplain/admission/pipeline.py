@@ -9,9 +9,10 @@ plugins run in the server's fixed order before validation.
 from __future__ import annotations
 
 import datetime
+from bisect import insort
 from dataclasses import dataclass, field
-from itertools import groupby, repeat
-from operator import and_
+from itertools import compress, groupby, repeat
+from operator import and_, not_
 from typing import Callable, Iterable
 
 import msgspec
@@ -89,6 +90,7 @@ class _Flat:
     by_kind: dict[str, list[int]] = field(default_factory=dict)
     undecoded: list[tuple[dict, Source]] = field(default_factory=list)
     rows: columns.Rows | None = None        # the objects' rows, when they are a dump's as it is
+    fresh: list[int] = field(default_factory=list)     # ... where its objects are not (rows read again once admitted)
 
 
 def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
@@ -101,14 +103,13 @@ def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
     if as_is is not None and all(as_is):        # a stored dump: every object kept as it is (`_take`)
         flat.objects = list(cluster)
         stored.update(map(id, columns.objects(cluster)))
-        by_kind = flat.by_kind
-        index = 0
-        for kind, run in groupby(rows.kinds):      # type: ignore[union-attr]   (runs of one kind)
-            length = len(list(run))
-            by_kind.setdefault(kind, []).extend(range(index, index + length))
-            index += length
+        flat.by_kind = _by_kind(rows.kinds)       # type: ignore[union-attr]
         flat.rows = rows
         return flat
+    if as_is is not None:           # a dump mostly stored: those kept as they are taken in C, the rest each
+        taken = _flatten_dump(cluster, rows, as_is, warnings, stored, shapes, kube)   # type: ignore[arg-type]
+        if taken is not None:
+            return taken
     # a dump's pods not stored (admitted by shape: `_take`'s pod path) and nodes not stored (copied)
     node_dropped = gated_fields.node_dropped_by(kube)
     paths = [0 if was_stored else _POD if kind == "Pod" and shapes is not None else _NODE if kind == "Node" else 0
@@ -118,16 +119,7 @@ def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
             _take_pod(listed, src, flat, shapes)   # type: ignore[arg-type]
             continue
         if path == _NODE:
-            if _admitted_as_read(listed, node_dropped):
-                copied = listed         # (admission leaves it as it is: neither copied nor decoded again)
-            else:
-                copied = _copy_read(listed, src)
-                flat.undecoded.append((copied, src))
-            found = flat.by_kind.get("Node")
-            if found is None:
-                found = flat.by_kind["Node"] = []
-            found.append(len(flat.objects))
-            flat.objects.append((copied, src))
+            _take_node(listed, src, flat, node_dropped)
             continue
         if kept:                    # (a stored object of a known kind, not DRA: `_take` keeps it)
             stored.add(id(listed))
@@ -147,7 +139,56 @@ def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
     return flat
 
 
+def _by_kind(kinds: list[str]) -> dict[str, list[int]]:
+    """The positions of each kind, in order, the kinds in the order they first come (read by runs of one
+    kind: a dump's come by kind)."""
+    by_kind: dict[str, list[int]] = {}
+    index = 0
+    for kind, run in groupby(kinds):      # (runs of one kind)
+        length = len(list(run))
+        by_kind.setdefault(kind, []).extend(range(index, index + length))
+        index += length
+    return by_kind
+
+
 _KEPT_AS_STORED = KNOWN_KINDS - DRA_KINDS
+_TAKEN_ALONE = KNOWN_KINDS | POLICY_KINDS      # the kinds `_take` takes as one object each (no List, none skipped)
+
+
+def _flatten_dump(cluster: list[tuple[dict, Source]], rows: columns.Rows, as_is: list[bool], warnings: list[str],
+                  stored: set[int], shapes: "_Shapes | None", kube: KubeVersion) -> _Flat | None:
+    """`_flatten` of a dump whose objects are mostly kept as they are (a stored dump with a few manifests:
+    budgets written without a status): those taken in C by their rows, each of the others as `_flatten`
+    takes it, in place; the rows carried, those of the others read again (`Rows.replaced`). None, having
+    done nothing, when one of the others is not taken as one object (a List, a kind skipped) or most are."""
+    todo = list(compress(range(len(as_is)), map(not_, as_is)))
+    kinds = rows.kinds
+    if len(todo) * 2 > len(as_is) or not all(kinds[i] in _TAKEN_ALONE for i in todo):
+        return None
+    part = _Flat()
+    node_dropped = gated_fields.node_dropped_by(kube)
+    for i in todo:
+        listed, src = cluster[i]
+        kind = kinds[i]
+        if not rows.stored[i] and kind == "Pod" and shapes is not None:
+            _take_pod(listed, src, part, shapes)
+        elif not rows.stored[i] and kind == "Node":
+            _take_node(listed, src, part, node_dropped)
+        else:
+            _take(listed, kind, src, part, warnings, stored, shapes, kube)
+    objs = columns.objects(cluster)
+    stored.update(map(id, compress(objs, as_is)))
+    flat = _Flat(objects=list(cluster), undecoded=part.undecoded)
+    flat.by_kind = _by_kind(kinds)
+    for i, (obj, src) in zip(todo, part.objects):
+        flat.objects[i] = (obj, src)
+        kind = obj.get("kind")
+        if kind != kinds[i]:        # (taken as another kind: filed under it)
+            flat.by_kind[kinds[i]].remove(i)
+            insort(flat.by_kind.setdefault(kind, []), i)
+    flat.rows = rows.replaced(todo, [obj for obj, _ in part.objects])
+    flat.fresh = todo
+    return flat
 
 
 def _stored_as_they_are(rows: columns.Rows) -> list[bool] | None:
@@ -210,6 +251,20 @@ def _copy_read(obj: dict, src: Source) -> dict:
         return _decode_copy(_encode_copy(obj))      # type: ignore[no-any-return]
     except (TypeError, ValueError, OverflowError, RecursionError, msgspec.MsgspecError):
         return _copy(obj, src)
+
+
+def _take_node(node: dict, src: Source, flat: _Flat, dropped: gated_fields.Dropped) -> None:
+    """`_flatten`'s node not stored: taken as it is when admission leaves it so, else copied to admit."""
+    if _admitted_as_read(node, dropped):
+        copied = node         # (admission leaves it as it is: neither copied nor decoded again)
+    else:
+        copied = _copy_read(node, src)
+        flat.undecoded.append((copied, src))
+    found = flat.by_kind.get("Node")
+    if found is None:
+        found = flat.by_kind["Node"] = []
+    found.append(len(flat.objects))
+    flat.objects.append((copied, src))
 
 
 def _take_pod(obj: dict, src: Source, flat: _Flat, shapes: "_Shapes") -> None:
@@ -365,8 +420,7 @@ class _Admission:
         # kind -> the indexes in `objects` of its objects, in file order (`_Flat.by_kind`; read
         # there: `admit_pods` replaces a pod by its admitted self in `objects` only)
         self._by_kind = by_kind
-        self._rows = rows           # the rows of `objects` (a stored dump's), while they are its objects
-        self.rows_kept = False      # whether they still are once the pods are admitted (`admit_pods`)
+        self._rows = rows           # the rows of `objects` (a dump's; those of objects not stored as they were)
         self.objects = list(objects)
         self.priority_classes: dict[str, priority.PriorityClassInfo] = {}
         self.default_priority: priority.PriorityClassInfo | None = None
@@ -404,7 +458,6 @@ class _Admission:
         patch replays is patched here directly (the loop of 150,000), a shape without one takes the full path."""
         indexes = self._by_kind.get("Pod", [])
         if self._register_stored_pods(indexes):
-            self.rows_kept = True
             return
         raw = self._shapes.raw if self._shapes is not None else {}
         firsts = self._shapes.key_of if self._shapes is not None else {}
@@ -693,12 +746,12 @@ class _Admission:
         if last - first == len(indexes):            # the pods one after another (a dump's, by name)
             stored, names, namespaces = rows.stored[first:last], rows.names[first:last], rows.namespaces[first:last]
         else:
-            stored = [rows.stored[index] for index in indexes]
-            names = [rows.names[index] for index in indexes]
-            namespaces = [rows.namespaces[index] for index in indexes]
+            stored, names, namespaces = (list(map(column.__getitem__, indexes))      # (in C)
+                                         for column in (rows.stored, rows.names, rows.namespaces))
         if not all(stored) or not all(names):
             return False
-        namespaces = [namespace or "default" for namespace in namespaces]
+        if not all(namespaces):
+            namespaces = [namespace or "default" for namespace in namespaces]
         try:
             by_name = dict(zip(names, namespaces))
         except TypeError:
@@ -794,6 +847,22 @@ def _per_namespace_policies(cluster: list[tuple[dict, Source]]) -> bool:
     return False
 
 
+def _with_rows(objects: list[tuple[dict, Source]], flat: _Flat) -> list[tuple[dict, Source]]:
+    """The admitted objects as a `columns.Dump` when they are a dump's, taken one for one (`_Flat.rows`):
+    the rows of those not kept as they are read again (admission may have named or moved them), those
+    of the built-in ones added after; else the list as it is."""
+    rows = flat.rows
+    if rows is None or len(objects) < len(rows):
+        return objects
+    if flat.fresh:
+        rows = rows.replaced(flat.fresh, [objects[i][0] for i in flat.fresh])
+        if rows is None:
+            return objects
+    if len(objects) > len(rows):
+        rows = rows + columns.Rows.of(objects[len(rows):])
+    return columns.Dump(objects, rows) if rows.plain else objects
+
+
 def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | None, *,
           stored: bool = False, shape_index: shapes.ShapeIndex | None = None, by_shape: bool = True,
           kube: KubeVersion = DEFAULT_VERSION, absent: frozenset[str] = frozenset(),
@@ -816,7 +885,7 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
     if stored:
         if pending is not None and _kind(pending_pod) in KNOWN_KINDS:
             check_decodes(pending_pod, pending[1], kube)
-        result.objects = objects
+        result.objects = _with_rows(objects, flat)
         result.pending = pending_pod
         return result
     if pending is not None:
@@ -837,9 +906,7 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
     run.note_claim_namespaces()
     run.run_namespaces()
     run.run_dra()
-    result.objects = run.objects
-    if flat.rows is not None and run.rows_kept:    # a stored dump's, as they were, then the built-in ones
-        result.objects = columns.Dump(run.objects, flat.rows + columns.Rows.of(run.objects[len(flat.rows):]))
+    result.objects = _with_rows(run.objects, flat)
     result.pending = pending_pod
     result.warnings += run.warnings
     result.patched = run.patched

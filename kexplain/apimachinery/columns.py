@@ -31,7 +31,15 @@ def objects(pairs: Iterable[tuple[Any, Any]]) -> list[Any]:
 
 
 def kinds(objs: Iterable[Any]) -> list[Any]:
-    return _column(_KIND, objs)
+    """The objects' kinds; a run of a dump's `StoredPod`s answered without asking each (every one a Pod:
+    `Rows.read`), as a list of them that is no `Dump` (a reader's own) holds them by the 100,000."""
+    out: list[Any] = []
+    for of_type, run in groupby(objs, type):
+        if of_type is StoredPod:
+            out += repeat("Pod", sum(1 for _ in run))
+        else:
+            out += _column(_KIND, run)
+    return out
 
 
 class Rows:
@@ -128,6 +136,20 @@ class Rows:
     def taken(self, keep: list[bool]) -> "Rows":
         """The rows of the objects `keep` says, in order."""
         return Rows(*(list(compress(column, keep)) for column in self._columns()), self.plain)
+
+    def replaced(self, at: list[int], items: list[Any]) -> "Rows | None":
+        """These rows with those at positions `at` read of `items` instead (one for each, in order: objects
+        put in place of a dump's); None when one is not read as an object (`read`)."""
+        if not at:
+            return self
+        fresh = Rows.read(items, checked=False)
+        if fresh is None or not fresh.plain or not self.plain:
+            return None
+        columns = [list(column) for column in self._columns()]
+        for column, values in zip(columns, fresh._columns()):
+            for i, value in zip(at, values):
+                column[i] = value
+        return Rows(*columns, True)
 
     def __add__(self, other: "Rows") -> "Rows":
         return Rows(*(a + b for a, b in zip(self._columns(), other._columns())), self.plain and other.plain)

@@ -176,24 +176,30 @@ class NamespacePods(tuple):     # type: ignore[type-arg]
                 more = [p for p in added if selector.matches(p.labels)] if not selector.nothing else []
                 found = parent.selection(selector).with_added(more)
             elif source is not None and source.__dict__.get("_selections", {}).get(selector) is not None:
-                found = Selection(self._selected_as(source, selector))
+                pods, reordered = self._selected_as(source, selector)
+                found = source.selection(selector).reordered(pods) if reordered else Selection(pods)
             else:
                 found = Selection(self.selected(selector))
             memo[selector] = found
         return found
 
-    def _selected_as(self, source: "NamespacePods", selector: LabelSelector) -> list[PodInfo]:
+    def _selected_as(self, source: "NamespacePods", selector: LabelSelector) -> tuple[list[PodInfo], bool]:
         """What `selector` selects of these pods, from what it selects of `source` (another version of the
         namespace: most of its pods the same objects, a few left out, added or in another order): those
-        of its selection these hold, and the matching pods `source` lacks, in this version's order."""
+        of its selection these hold, and the matching pods `source` lacks, in this version's order; and
+        whether they are the very pods of `source`'s selection (in another order, say)."""
         mine, theirs = self._positions(), source._positions()
         if mine is None or theirs is None:      # (a pod listed twice: by the index)
-            return self.selected(selector)
-        at = [mine[i] for i in map(id, map(_OBJ, source.selection(selector).pods)) if i in mine]
+            return self.selected(selector), False
+        before = source.selection(selector).pods
+        at = [mine[i] for i in map(id, map(_OBJ, before)) if i in mine]
+        same = len(at) == len(before)
         if not selector.nothing:
-            at += [i for i in self._new_in(theirs) if selector.matches(self[i].labels)]
+            new = [i for i in self._new_in(theirs) if selector.matches(self[i].labels)]
+            same = same and not new
+            at += new
         at.sort()
-        return [self[i] for i in at]
+        return [self[i] for i in at], same
 
     def _positions(self) -> dict[int, int] | None:
         """Each pod's position by its object's identity (made once); None when one is listed twice."""
@@ -247,18 +253,30 @@ class Selection:
     in the order of its first pod (getExpectedScale asks the finders per reference: a few per budget,
     not one per pod), and the pods without a controller."""
 
-    __slots__ = ("pods", "_healthy", "_refs")
+    __slots__ = ("pods", "_healthy", "_refs", "_borrowed")
 
     def __init__(self, pods: list[PodInfo]) -> None:
         self.pods = pods
         self._healthy: dict[Callable[[PodInfo], bool], int] = {}
         self._refs: _References | None = None
+        self._borrowed = False      # `_refs` another order's (`reordered`): its first pods not these'
+
+    def reordered(self, pods: list[PodInfo]) -> "Selection":
+        """The selection of these very pods in the order of `pods` (another version of the namespace
+        listing them otherwise: a pass's pods by node), carrying what is the same in any order: the
+        healthy counts, and the controllers' references when every pod has one (the sum of their scales
+        is; which pod a failing one names first is not: `expected_scale` then reads them again)."""
+        out = Selection(pods)
+        out._healthy = dict(self._healthy)
+        if self._refs is not None and not self._refs.unmanaged:
+            out._refs, out._borrowed = self._refs, True
+        return out
 
     def healthy(self, rule: Callable[[PodInfo], bool]) -> int:
         """countHealthyPods with `rule`."""
         found = self._healthy.get(rule)
         if found is None:
-            found = self._healthy[rule] = sum(1 for p in self.pods if rule(p))
+            found = self._healthy[rule] = len(list(filter(rule, self.pods)))
         return found
 
     def expected_scale(self, controllers: "_Controllers") -> tuple[int, list[str]]:
@@ -268,8 +286,16 @@ class Selection:
             self._refs = _References().added(self.pods)
         scales: dict[str, int] = {}
         for ref, namespace, first in self._refs.refs.values():
-            found = controllers.scale(ref, namespace)
+            try:
+                found = controllers.scale(ref, namespace)
+            except ValueError:
+                found = None
+                if not self._borrowed:
+                    raise
             if found is None:
+                if self._borrowed:      # (the first pod whose controller fails is this order's)
+                    self._refs, self._borrowed = None, False
+                    return self.expected_scale(controllers)
                 raise ValueError(f"found no controllers for pod {go_quote(first)}")
             scales.setdefault(*found)
         return sum(scales.values()), list(self._refs.unmanaged)
@@ -278,8 +304,8 @@ class Selection:
         """This selection with `more` selected after its pods (a version of the namespace with pods
         added: what is worked out already carried over, only the new pods read)."""
         out = Selection(self.pods + more)
-        out._healthy = {rule: count + sum(1 for p in more if rule(p)) for rule, count in self._healthy.items()}
-        if self._refs is not None:
+        out._healthy = {rule: count + len(list(filter(rule, more))) for rule, count in self._healthy.items()}
+        if self._refs is not None and not self._borrowed:
             out._refs = self._refs.copy().added(more)
         return out
 
@@ -491,6 +517,14 @@ def pods_by_namespace(pods: Iterable[Any]) -> dict[str, NamespacePods]:
     if found is not None:       # (the very list a reader listed before: CA's notes and its snapshot's)
         return dict(found)
     out: dict[str, list[Any]] = {}
+    namespaces = _namespaces(pods)
+    if namespaces is not None:      # (one kind of pod: their namespaces read in C)
+        for namespace, pod in zip(namespaces, pods):
+            found = out.get(namespace)
+            if found is None:
+                found = out[namespace] = []
+            found.append(pod)
+        pods = []
     for pod in pods:
         if type(pod) is PodInfo or type(pod) is StoredPodInfo:
             out.setdefault(pod.namespace, []).append(pod)
@@ -503,6 +537,22 @@ def pods_by_namespace(pods: Iterable[Any]) -> dict[str, NamespacePods]:
     made = {namespace: _VERSIONS.of(namespace, found) for namespace, found in out.items()}
     _VERSIONS.keep_listed(pods, made)
     return dict(made)
+
+
+_INFOS = frozenset({PodInfo, StoredPodInfo})
+_NAMESPACE = attrgetter("namespace")
+_VIEW_NAMESPACE = attrgetter("view.metadata.namespace")
+
+
+def _namespaces(pods: list[Any]) -> list[str] | None:
+    """The namespaces of `pods` when they are all plain `PodInfo`s or all a dump's `StoredPod`s (read in
+    C); None for any other list (each asked)."""
+    types = set(map(type, pods))
+    if types <= _INFOS:
+        return list(map(_NAMESPACE, pods))
+    if types == {StoredPod}:
+        return [namespace or "default" for namespace in map(_VIEW_NAMESPACE, pods)]
+    return None
 
 
 class _Unshared:
@@ -544,7 +594,7 @@ class _Versions:
         if any(type(p) is _Unshared for p in pods):
             return NamespacePods(p.info if type(p) is _Unshared else p if isinstance(p, PodInfo) else PodInfo(p)
                                  for p in pods)
-        objs = list(map(_object_of, pods))
+        objs = list(map(_OBJ, pods)) if _INFOS.issuperset(map(type, pods)) else list(map(_object_of, pods))
         versions = self._kept.pop(namespace, [])
         found = next((v for v in versions if len(v[0]) == len(objs) and all(map(is_, v[0], objs))), None)
         if found is None:       # (the pods the kept versions hold keep their `PodInfo`, read already)
@@ -600,6 +650,9 @@ def notes(objects: Sequence[tuple[Any, Any]], among: "set[int] | None" = None, k
     return out
 
 
+_PLAIN_PODS = frozenset({StoredPod, dict})
+
+
 def _split(objects: Sequence[tuple[Any, Any]], among: "set[int] | None"
            ) -> tuple[list[Any], list[Any], list[Any]] | None:
     """The budgets written without a status (of `among`), the pods and the finders' controllers of
@@ -614,8 +667,9 @@ def _split(objects: Sequence[tuple[Any, Any]], among: "set[int] | None"
                if needs_status(o) and (among is None or id(o) in among)]
     if not budgets:
         return None
-    pods = [o for o in compress(objs, map(eq, kinds, repeat("Pod")))
-            if type(o) is StoredPod or type(o) is dict or isinstance(o, Mapping)]    # (the ABC's test: the rest)
+    pods = list(compress(objs, map(eq, kinds, repeat("Pod"))))
+    if not _PLAIN_PODS.issuperset(map(type, pods)):       # (the ABC's test: only when one is of another type)
+        pods = [o for o in pods if isinstance(o, Mapping)]
     finders = [o for o in compress(objs, map(_FOUND.__contains__, kinds)) if isinstance(o, dict)]
     return budgets, pods, finders
 

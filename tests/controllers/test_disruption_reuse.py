@@ -155,3 +155,50 @@ def test_another_version_selects_from_the_kept_ones(counted, monkeypatch, order)
     assert not indexed and len(counted) == 2
     assert status == plain(pdb, list(other)) and [p.name for p in other.selection(parse_selector(
         pdb["spec"]["selector"])).pods] == [p.name for p in other if p.labels["app"] == "web"]
+
+
+def counting(rule):
+    """`rule` with the number of pods it was asked of."""
+    asked: list[int] = []
+
+    def healthy(p):
+        asked.append(1)
+        return rule(p)
+    return healthy, asked
+
+
+def test_the_same_pods_in_another_order_carry_their_healthy_counts_and_references(counted, monkeypatch):
+    """A pass that lists a namespace's pods in its own order (by node, say) counts none healthy again
+    and reads no controller reference again: `Selection.reordered`."""
+    objs = [pod(f"p{i}", ready=i % 3 != 0) for i in range(9)]
+    healthy, asked = counting(disruption.is_healthy)
+    pdb = budget("a", maxUnavailable=1)
+    first = disruption.statuses_of([pdb], [PodInfo(o) for o in objs], [RS], healthy)
+    count = len(asked)
+    read = []
+    monkeypatch.setattr(disruption, "_reference_key", lambda p, real=disruption._reference_key: read.append(p)
+                        or real(p))
+    again = disruption.statuses_of([pdb], [PodInfo(o) for o in reversed(objs)], [RS], healthy)
+    assert len(asked) == count and not read
+    assert len(counted) == 2        # (the second a selection of its own, in its order)
+    assert again[id(pdb)][1] == first[id(pdb)][1] == plain(pdb, [PodInfo(o) for o in reversed(objs)])
+
+
+def test_a_reordered_selection_names_its_own_first_pod_whose_controller_is_missing(counted):
+    objs = [pod(f"p{i}") for i in range(4)]
+    for o in objs[2:]:
+        o["metadata"]["ownerReferences"][0]["name"] = "gone"
+    pdb = budget("a", maxUnavailable=1)
+    found = disruption.statuses_of([pdb], [PodInfo(o) for o in objs], [RS])
+    assert found[id(pdb)][1].failed == 'found no controllers for pod "p2"'
+    again = disruption.statuses_of([pdb], [PodInfo(o) for o in reversed(objs)], [RS])
+    assert again[id(pdb)][1].failed == 'found no controllers for pod "p3"'
+    assert again[id(pdb)][1] == plain(pdb, [PodInfo(o) for o in reversed(objs)])
+
+
+def test_unmanaged_pods_in_another_order_are_said_in_that_order(counted):
+    objs = [pod(f"p{i}", owner=i % 2 == 0) for i in range(6)]
+    pdb = budget("a", minAvailable="50%")
+    disruption.statuses_of([pdb], [PodInfo(o) for o in objs], [RS])
+    again = disruption.statuses_of([pdb], [PodInfo(o) for o in reversed(objs)], [RS])
+    assert again[id(pdb)][1].unmanaged == ("p5", "p3", "p1")

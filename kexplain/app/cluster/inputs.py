@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import BinaryIO, Optional
 
+from kexplain.apimachinery import columns
 from kexplain.app.cluster.access import Refused
 from kexplain.app.eviction.request import EvictRequest, followed, read_cluster, settled, with_priorities
 from kexplain.explain.inputs import read_config
@@ -58,9 +59,12 @@ class ClusterInputs:
 
     @property
     def objects(self) -> list:
-        """Every object as read, every kind (the autoscalers', Kueue's and Karpenter's among them)."""
+        """Every object as read, every kind (the autoscalers', Kueue's and Karpenter's among them): a list of
+        its own, a dump's with its rows (`columns.Dump.same`: every section's passes over it ask them)."""
         state = self.state
-        return list(state.read) if state.read is not None else [*state.objects, *state.other_kinds]
+        if state.read is None:
+            return [*state.objects, *state.other_kinds]
+        return state.read.same() if columns.rows_of(state.read) is not None else list(state.read)
 
 
 def read(req: ClusterRequest) -> ClusterInputs:

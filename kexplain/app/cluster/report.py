@@ -7,6 +7,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from kexplain.apimachinery import columns
 from kexplain.app.autoscalers import has_node_pools, reports_node_groups
 from kexplain.app.cluster.access import refused_line
 from kexplain.app.cluster.inputs import ClusterInputs, ClusterRequest, read
@@ -31,15 +32,23 @@ class Section:
         return importlib.import_module(f"kexplain.app.cluster.{self.name}").section(inputs)
 
 
+def _holds(objects: list, kind: str) -> bool:
+    """Whether an object of `objects` is of `kind` (a dump's asked of its rows: no pass over its objects)."""
+    rows = columns.rows_of(objects)
+    if rows is not None:
+        return columns.holds(rows, frozenset({kind}))
+    return any(o.get("kind") == kind for o, _ in objects)
+
+
 def _no_pods(inputs: ClusterInputs) -> Optional[str]:
-    if not any(o.get("kind") == "Pod" for o, _ in inputs.state.objects):
+    if not _holds(inputs.state.objects, "Pod"):
         return "no Pod among the inputs: nothing tells which pods are pending"
     return None
 
 
 def _no_budgets(inputs: ClusterInputs) -> Optional[str]:
     state = inputs.state
-    if any(o.get("kind") == "PodDisruptionBudget" for o, _ in (*state.objects, *state.other_kinds)):
+    if _holds(state.objects, "PodDisruptionBudget") or _holds(state.other_kinds, "PodDisruptionBudget"):
         return None
     return "no PodDisruptionBudget among the inputs"
 
@@ -59,8 +68,10 @@ def _no_node_pools(inputs: ClusterInputs) -> Optional[str]:
 
 
 def _no_kueue(inputs: ClusterInputs) -> Optional[str]:
-    if any(o.get("kind") == "ClusterQueue" and str(o.get("apiVersion") or "").startswith("kueue.x-k8s.io/")
-           for o, _ in inputs.objects):
+    objects = inputs.objects
+    if _holds(objects, "ClusterQueue") and any(      # (a dump holding none: asked of its rows alone)
+            o.get("kind") == "ClusterQueue" and str(o.get("apiVersion") or "").startswith("kueue.x-k8s.io/")
+            for o, _ in objects):
         return None
     return "no Kueue ClusterQueue (kueue.x-k8s.io) among the inputs"
 
