@@ -18,6 +18,7 @@ from kexplain.autoscaler.cloudprovider import Discovery, discover_in
 from kexplain.errors import KexplainError
 from kexplain.explain.compare import compare, pod_key
 from kexplain.explain.run import explain
+from kexplain.state.objects import among_kinds
 from kexplain.framework.trace import SCHEDULED, UNSCHEDULABLE
 from kexplain.suggest import suggestions as suggest
 
@@ -202,6 +203,9 @@ def reason_key(row: dict) -> tuple:
     return result.get("status"), result.get("message") or "", gates
 
 
+OWNER_KINDS = frozenset({"ReplicaSet", "Job"})        # the controllers a pod's owner is read through
+
+
 @dataclass(frozen=True)
 class Owners:
     """The controllers' ownerReferences, read once: a pod's owner as a user names it (a ReplicaSet's
@@ -212,9 +216,10 @@ class Owners:
     @classmethod
     def of(cls, inputs: ClusterInputs) -> "Owners":
         refs: dict[tuple[str, str, str], tuple[str, str]] = {}
-        for obj, _ in inputs.objects:
+        read = inputs.state.read        # (a dump as read: its controllers chosen off its rows)
+        for obj, _ in among_kinds(read if read is not None else inputs.objects, OWNER_KINDS):
             kind = obj.get("kind")
-            if kind not in ("ReplicaSet", "Job"):
+            if kind not in OWNER_KINDS:
                 continue
             meta = obj.get("metadata") or {}
             ref = _controller(meta)
