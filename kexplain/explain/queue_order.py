@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from operator import attrgetter
 from typing import Any, Callable, Mapping, Sequence
 
 from kexplain.explain.carryover import Carryover, terminating
@@ -227,7 +228,10 @@ class _Moves:
 
 def lowest_priority(snapshot: Any) -> int:
     """The lowest priority of a pod on a node: a pod of no higher priority finds no victim."""
-    return min((p.priority for ni in snapshot.node_infos for p in ni.pods), default=2 ** 31)
+    return min((min(map(_PRIORITY, ni.pods)) for ni in snapshot.node_infos if ni.pods), default=2 ** 31)
+
+
+_PRIORITY = attrgetter("priority")      # (read in C: a large cluster's 150,000 pods)
 
 
 def may_preempt(pod: PodInfo, lowest: int) -> bool:

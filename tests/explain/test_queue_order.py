@@ -184,3 +184,13 @@ def test_the_walk_binds_the_pods_ahead_only_when_a_pod_scheduled_again_reads_the
     bound.clear()
     assert set(walk(pods, RunOptions()).answers) == {"default/a", "default/b", "default/c"}
     assert bound == ["vip", "a"]
+
+
+@pytest.mark.parametrize("nodes,lowest", [([[5, 3], [], [7]], 3), ([[], []], 2 ** 31), ([[2 ** 32], []], 2 ** 32),
+                                          ([], 2 ** 31)])
+def test_the_lowest_priority_is_read_node_by_node_over_the_pods_there(nodes, lowest):
+    from types import SimpleNamespace
+    from kexplain.explain.queue_order import lowest_priority
+    snapshot = SimpleNamespace(node_infos=[SimpleNamespace(pods=[SimpleNamespace(priority=p) for p in pods])
+                                           for pods in nodes])
+    assert lowest_priority(snapshot) == lowest
