@@ -46,7 +46,8 @@ class _Unasked(Mapping):
         return 0
 
 
-def test_the_owners_controllers_are_chosen_off_a_dumps_rows() -> None:
+def _dump_inputs() -> Any:
+    """The report's inputs read from a dump whose objects but one ReplicaSet must not be read."""
     rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {
         "name": "web-1", "namespace": "shop",
         "ownerReferences": [{"kind": "Deployment", "name": "web", "controller": True}]}}
@@ -54,8 +55,16 @@ def test_the_owners_controllers_are_chosen_off_a_dumps_rows() -> None:
     rows = Rows(["Pod", "ReplicaSet", "Node"], ["v1", "apps/v1", "v1"], ["p", "web-1", "n"], ["shop", "shop", ""],
                 [True, True, True], True)
     dump = Dump(objs, rows)
-    inputs: Any = SimpleNamespace(state=SimpleNamespace(read=dump), objects=list(dump))
-    owners = pending.Owners.of(inputs)
+    return SimpleNamespace(state=SimpleNamespace(read=dump), objects=list(dump),
+                           request=SimpleNamespace(namespace=None))
+
+
+def test_the_kinds_that_may_report_node_groups_are_asked_of_a_dumps_rows() -> None:
+    assert pending.live_of(_dump_inputs()).node_groups is None
+
+
+def test_the_owners_controllers_are_chosen_off_a_dumps_rows() -> None:
+    owners = pending.Owners.of(_dump_inputs())
     assert owners.refs == {("ReplicaSet", "shop", "web-1"): ("Deployment", "web")}
     pod = {"metadata": {"namespace": "shop", "ownerReferences": [{"kind": "ReplicaSet", "name": "web-1",
                                                                   "controller": True}]}}
