@@ -21,6 +21,7 @@ from kexplain.app.volcano import answer_pods
 from kexplain.app.volcano_pod import answer as volcano_answer, answered as volcano_answered, is_volcano_pod
 from kexplain.app.explain import AutoscalerOptions, Autoscalers, NO_AUTOSCALER, VolcanoOptions, as_asked, \
     check_node, explain_one, node_names, page_options, run_options, volcano_chain, without_add_node_json
+from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.autoscaler.cloudprovider import Discovery
 from kexplain.autoscaler.cloudprovider.live import read_node_groups
 from kexplain.autoscaler.events import autoscaler_events
@@ -260,11 +261,20 @@ def kueue_capacity(args: PodArgs, live: Live) -> Any:
     """Who answers the ProvisioningRequests of Kueue's live pass: the Cluster Autoscaler with
     --node-groups FILE (or groups the cluster's objects report), as for `kexplain POD --node-groups`;
     None (no one: the checks stay as they are) without them. Its adapter is imported only then."""
+    made = kueue_capacity_of(args, live)
+    return made() if made is not None else None
+
+
+def kueue_capacity_of(args: PodArgs, live: Live) -> Optional[Callable[[], Any]]:
+    """What makes `kueue_capacity` (None: no node groups), for `live_kueue` to call only when Kueue's
+    pass runs: a cluster without Kueue's objects never has CA's groups looked for among its objects.
+    --node-groups FILE is read now all the same: a bad one is refused first, whatever Kueue does."""
     if not (args.node_groups or (live.node_groups is not None and live.node_groups.groups)):
         return None
     ca = adapter("cluster-autoscaler")
     groups = ca.read_node_groups(args.node_groups, DEFAULT_MAX_BYTES) if args.node_groups else None
-    return ca.kueue_provisioner(groups, args.autoscaler_config, DEFAULT_MAX_BYTES, "strict", list(live.cluster))
+    return lambda: ca.kueue_provisioner(groups, args.autoscaler_config, DEFAULT_MAX_BYTES, "strict",
+                                        list(live.cluster))
 
 
 def autoscalers_of(args: PodArgs, live: Live, state: ClusterState) -> Autoscalers:
@@ -292,21 +302,29 @@ def _source(live: Live, pod: Obj) -> Source:
 
 # --- the cluster's queue -------------------------------------------------------------------------
 
-def pending_pods(live: Live) -> list[Obj]:
+def tried_pods(cluster: list[tuple[Obj, Source]]) -> list[Obj]:
+    """The cluster's pods the scheduler has tried and left Pending (PodScheduled=False), every
+    namespace, being deleted or not, as listed: ONE pass over the objects for `pending_of` and
+    `pending_pods`; a dump's bound pods (`StoredPod`: never pending) are not asked anything."""
+    return [o for o, _ in cluster if type(o) is not StoredPod and o.get("kind") == "Pod" and is_pending_unschedulable(o)]
+
+
+def pending_pods(live: Live, tried: Optional[list[Obj]] = None) -> list[Obj]:
     """The cluster's pending pods the scheduler has tried (PodScheduled=False), every namespace,
-    but those being deleted (the scheduler skips them), as listed."""
-    return [o for o, _ in live.cluster if o.get("kind") == "Pod" and is_pending_unschedulable(o)
-            and not (o.get("metadata") or {}).get("deletionTimestamp")]
+    but those being deleted (the scheduler skips them), as listed; `tried`: `tried_pods` found already."""
+    return [o for o in (tried_pods(live.cluster) if tried is None else tried)
+            if not (o.get("metadata") or {}).get("deletionTimestamp")]
 
 
 def cluster_queue(args: PodArgs, live: Live, config: Any, explained: list[Alone], snapshot: Any, nominated: Any, *,
-                  nominations: bool, skipped: frozenset[str] = frozenset()) -> tuple[Any, list[Alone]]:
+                  nominations: bool, skipped: frozenset[str] = frozenset(),
+                  tried: Optional[list[Obj]] = None) -> tuple[Any, list[Alone]]:
     """The scheduler's queue over the cluster's pending pods, as `pod NAME` and `--pending` walk it
     (`explain.queue_order`): the pods explained already, and those the walk needs explained alone
-    here (every pod that may preempt with `nominations`), but the `skipped`."""
+    here (every pod that may preempt with `nominations`), but the `skipped`; `tried`: as `pending_pods`."""
     options = RunOptions(start_index=args.start_index, preemption=args.preemption,     # as --pending: no extra keys
                          preemption_offset=args.preemption_offset, filter_all=False)
-    pending = [Inputs(PodInfo(p), _source(live, p), snapshot, config, nominated) for p in pending_pods(live)
+    pending = [Inputs(PodInfo(p), _source(live, p), snapshot, config, nominated) for p in pending_pods(live, tried)
                if pod_key(p) not in skipped]
 
     def explain_alone(pods: list[Inputs]) -> list[Alone]:
@@ -363,7 +381,7 @@ def explain_named(args: PodArgs, live: Live, config: Any, say: Say) -> Named:
     if volcano is not None:
         return volcano
     kueue_pass = live_kueue([live.pod], live.cluster, version=args.kueue_version,     # Kueue's answer first
-                            capacity=kueue_capacity(args, live))
+                            capacity_of=kueue_capacity_of(args, live))
     kueue = kueue_pass.chains[0]
     for kueue_note in kueue_pass.notes:
         say(f"note: {kueue_note}")
@@ -591,11 +609,11 @@ class Pending:
         return {"autoscalers": answers}
 
 
-def pending_of(args: PodArgs, live: Live, say: Say) -> list[Obj]:
+def pending_of(args: PodArgs, live: Live, say: Say, tried: Optional[list[Obj]] = None) -> list[Obj]:
     """The pending pods `--pending` (the namespace's) or `-A` (every namespace's) explains, but
-    those being deleted (the scheduler skips them; said)."""
-    pods = [o for o, _ in live.cluster if o.get("kind") == "Pod" and is_pending_unschedulable(o)
-            and (args.all_namespaces or (o.get("metadata") or {}).get("namespace") == live.namespace)]
+    those being deleted (the scheduler skips them; said); `tried`: `tried_pods` found already."""
+    pods = [o for o in (tried_pods(live.cluster) if tried is None else tried)
+            if args.all_namespaces or (o.get("metadata") or {}).get("namespace") == live.namespace]
     deleting = sum(1 for p in pods if (p.get("metadata") or {}).get("deletionTimestamp"))
     if deleting:
         say(f"note: skipped {deleting} pending pod(s) being deleted (the scheduler skips them)")
@@ -611,9 +629,10 @@ def explain_pending(args: PodArgs, live: Live, config: Any, say: Say, *, structu
     suspended Job's) come with Kueue's answer, from the same pass of Kueue. `built`: the cluster's
     snapshot and nominated pods when its one state holds them already (`kexplain cluster`);
     `suggester`: what finds an Unschedulable pod's verified fixes (`kexplain cluster`: once per group)."""
-    pods = pending_of(args, live, say)
+    tried = tried_pods(live.cluster)        # (read once: the queue reads every namespace's)
+    pods = pending_of(args, live, say, tried)
     kueue_pass = live_kueue(pods, live.cluster, version=args.kueue_version,   # Kueue's answer first: one pass
-                            capacity=kueue_capacity(args, live))
+                            capacity_of=kueue_capacity_of(args, live))
     chains = kueue_pass.chains
     for note in kueue_pass.notes:
         say(f"note: {note}")
@@ -646,7 +665,7 @@ def explain_pending(args: PodArgs, live: Live, config: Any, say: Say, *, structu
     skipped = volcano_pending(args, live, config, explained, skipped)
     return _pending_pass(args, live, config, say, pods, explained, snapshot, nominated,
                          Pending(explained, skipped, spool, None, None, None, options, args.node_group, False,
-                                 held))
+                                 held), tried)
 
 
 def volcano_pending(args: PodArgs, live: Live, config: Any, explained: list[Explained],
@@ -671,15 +690,17 @@ def volcano_pending(args: PodArgs, live: Live, config: Any, explained: list[Expl
 
 
 def _pending_pass(args: PodArgs, live: Live, config: Any, say: Say, pods: list[Obj], explained: list[Explained],
-                  snapshot: Any, nominated: Any, out: Pending) -> Pending:
-    """The queue over the explained pods, then ONE autoscalers' pass over every pending pod."""
+                  snapshot: Any, nominated: Any, out: Pending, tried: Optional[list[Obj]] = None) -> Pending:
+    """The queue over the explained pods (the cluster's pods `tried`: `tried_pods`), then ONE
+    autoscalers' pass over every pending pod."""
     autoscalers = autoscalers_of(args, live, stored_state(live.cluster, snapshot, nominated, config))
     groups, pools = autoscalers.groups, autoscalers.pools
     alone = [e.alone for e in explained if e.alone is not None]
     # the cluster's queue, as `pod NAME` walks it: the pods of other namespaces it needs explained too
     walked, walked_pods = cluster_queue(args, live, config, alone, snapshot, nominated,
                                         nominations=bool(autoscalers.each),
-                                        skipped=frozenset(pod_key(e.pod) for e in explained if e.alone is None))
+                                        skipped=frozenset(pod_key(e.pod) for e in explained if e.alone is None),
+                                        tried=tried)
     if walked.left:
         say(walk_note(walked.left))
     for e in explained:

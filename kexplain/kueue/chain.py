@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from kexplain.explain.inputs import Loaded
 from kexplain.kueue.apis.constants import (ADMISSION_GATE, CHECK_READY, FINISHED, KINDS, POD_GROUP_NAME_LABEL,
@@ -125,11 +125,13 @@ class LiveKueue:
 
 
 def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str | None = None,
-               now: datetime | None = None, capacity: Any = None, fixes: Any = None) -> LiveKueue:
+               now: datetime | None = None, capacity: Any = None, fixes: Any = None,
+               capacity_of: Callable[[], Any] | None = None) -> LiveKueue:
     """Kueue's ONE pass over the cluster's Kueue objects (its Workloads as stored) with the `pods`
     it manages (`kexplain.kueue.started.live_run`): each pod as Kueue leaves it, and every Workload
     the cluster holds (`Held`) with Kueue's answer; nothing without Kueue's objects. `capacity`
-    answers the ProvisioningRequests Kueue creates (CA with node groups), as in the files' chain.
+    answers the ProvisioningRequests Kueue creates (CA with node groups), as in the files' chain;
+    `capacity_of` makes it (in its place) only when the pass runs.
     A pod without the queue-name label that its job's operator made gets its job's stored Workload's
     answer (`_links`, `kexplain.kueue.linked`), as it is. `fixes` (`kexplain.suggest.kueue_held.kueue_fixes`,
     as the files' chain takes it) gives each held Workload not admitted Kueue's verified fixes (`suggestions`)."""
@@ -142,6 +144,8 @@ def live_kueue(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str 
     if not (chosen or stored or links) or not any(is_kueue(o) for o, _ in context):     # (nothing held: no pass)
         return LiveKueue(out, notes=notes)
     from kexplain.kueue import linked, started as pass_      # the pass: only now (see `Chain`)
+    if capacity_of is not None:
+        capacity = capacity_of()
     live_run, stored_status = pass_.live_run, pass_.stored_status
     mates = group_mates([pods[i] for i in chosen], cluster)         # (Kueue loads a pod group whole)
     passed, done, doc = live_run([*(dict(pods[i]) for i in chosen), *mates], context,

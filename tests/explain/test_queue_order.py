@@ -161,3 +161,36 @@ def test_needed_gives_a_pod_of_an_explained_shape_its_verdict_alone():
 
     a, again = needed([b], pending, explain_alone, nominations=False)
     assert again is b and (a.inputs, a.status, a.node) == (pending[0], b.status, b.node)
+
+
+def test_the_walk_binds_the_pods_ahead_only_when_a_pod_scheduled_again_reads_the_cluster(monkeypatch):
+    # four pods that fit alone: the first goes first, the others are stale behind it
+    import kexplain.explain.queue_order as queue_order
+    pods = alone([pod("vip", 4, priority=1000), pod("a", 1), pod("b", 2), pod("c", 3)])
+    bound: list[str] = []
+    real = queue_order.bind
+
+    def counted(snapshot, inputs, options, obj, node):
+        bound.append(obj["metadata"]["name"])
+        return real(snapshot, inputs, options, obj, node)
+    monkeypatch.setattr(queue_order, "bind", counted)
+    # nobody scheduled again (no budget): the cluster is never read, nothing is bound
+    assert walk(pods, RunOptions(), budget=0, preemptions=0).left == ("default/a", "default/b", "default/c")
+    assert bound == []
+    # one pod scheduled again (a, behind vip): vip bound before it, a's own binding never read
+    cut = walk(pods, RunOptions(), budget=1)
+    assert (set(cut.answers), bound) == ({"default/a"}, ["vip"])
+    # the whole walk: the pods ahead bound in queue order (b and c fit nowhere once a is there)
+    bound.clear()
+    assert set(walk(pods, RunOptions()).answers) == {"default/a", "default/b", "default/c"}
+    assert bound == ["vip", "a"]
+
+
+@pytest.mark.parametrize("nodes,lowest", [([[5, 3], [], [7]], 3), ([[], []], 2 ** 31), ([[2 ** 32], []], 2 ** 32),
+                                          ([], 2 ** 31)])
+def test_the_lowest_priority_is_read_node_by_node_over_the_pods_there(nodes, lowest):
+    from types import SimpleNamespace
+    from kexplain.explain.queue_order import lowest_priority
+    snapshot = SimpleNamespace(node_infos=[SimpleNamespace(pods=[SimpleNamespace(priority=p) for p in pods])
+                                           for pods in nodes])
+    assert lowest_priority(snapshot) == lowest

@@ -68,3 +68,15 @@ def test_carried_texts_keep_the_most_recent_only(monkeypatch) -> None:
         dumps_indented(doc, carried=carried)
     kept = [held for held, _ in carried.texts.values()]
     assert not any(h is second for h in kept) and any(h is first for h in kept)    # first met again: kept
+
+
+@pytest.mark.parametrize("doc,in_c", [({"a": [1, 2.5, "é\u2028", None, True], "b": {}, "c": [[], {"d": -0.0}]}, True),
+                                      ({"a": [1, float("nan")], "b": {"c": float("inf")}}, False)])
+def test_a_document_is_written_by_the_c_encoder_and_indented_by_msgspec_unless_it_is_not_json(
+        monkeypatch, doc: object, in_c: bool) -> None:
+    written: list[int] = []
+    real = _Writer.value
+    monkeypatch.setattr(_Writer, "value", lambda self, v, d: written.append(d) or real(self, v, d))
+    for margin in ("", "    "):
+        assert dumps_indented(doc, margin=margin) == json.dumps(doc, indent=2).replace("\n", "\n" + margin)
+    assert (written == []) == in_c
