@@ -7,9 +7,11 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-from kexplain.controllers.disruption import KIND as PDB_KIND, Statuses, needs_status, statuses_of, with_status
+from kexplain.apimachinery.identity import as_dict
+from kexplain.controllers.disruption import (KIND as PDB_KIND, NamespacePods, Statuses, computed, controllers_of,
+                                             needs_status, pods_by_namespace, with_status)
 from kexplain.karpenter.disruption import budgets as bud
 from kexplain.karpenter.disruption import events as ev
 from kexplain.karpenter.disruption.candidate import (EVENTUAL, GRACEFUL, NODEPOOL_LABEL, Candidate, CandidateError,
@@ -35,11 +37,38 @@ def budget_statuses(inputs: Any, budgets: Sequence[Any]) -> Statuses:
     """The status the disruption controller writes within seconds for each budget of `budgets` that
     the input gives without one (a manifest's), of every pod of the input and its workload controllers
     (`controllers.disruption.statuses_of`, the rule preemption and `evict drain` read): read as written,
-    a budget would allow no eviction and keep every node holding its pods."""
-    if not any(map(needs_status, budgets)):
+    a budget would allow no eviction and keep every node holding its pods. Each namespace's pods are
+    its bound pods then its pending ones (`statuses_of`'s order), the bound pods' version the one other
+    readers of the same pods made (`_namespaces`)."""
+    todo = [b for b in budgets if needs_status(b)]
+    if not todo:
         return {}
-    controllers = [o for kind in WORKLOAD_KINDS for o in inputs.objects.get(kind, ())]
-    return statuses_of(budgets, [*inputs.bound_pods, *inputs.pending], controllers)
+    controllers = controllers_of(o for kind in WORKLOAD_KINDS for o in inputs.objects.get(kind, ())
+                                 if isinstance(o, Mapping))
+    by_namespace = _namespaces(inputs.bound_pods, inputs.pending)
+    out: Statuses = {}
+    for pdb in todo:
+        namespace = as_dict(pdb.get("metadata")).get("namespace") or "default"
+        out[id(pdb)] = (pdb, computed(pdb, by_namespace.get(namespace, ()), controllers))
+    return out
+
+
+def _namespaces(bound: list[PodInfo], pending: list[PodInfo]) -> dict[str, NamespacePods]:
+    """`pods_by_namespace` of the bound pods then the pending ones, the bound pods' alone first: a cluster
+    state's other readers (its notes, CA, the drains) listed them, and their version of a namespace, its
+    label index and budgets' selections, is shared (`NamespacePods`); a namespace with pending pods is
+    that version with them added (`with_added`: only they are read), not a version of its own (150,000
+    bound pods' selections made again for a few hundred pending ones, which the pass's own copies)."""
+    by_namespace = pods_by_namespace(bound)
+    if not pending:
+        return by_namespace
+    added: dict[str, list[PodInfo]] = {}
+    for pod in pending:
+        added.setdefault(pod.namespace, []).append(pod)
+    for namespace, pods in added.items():
+        found = by_namespace.get(namespace)
+        by_namespace[namespace] = found.with_added(pods) if found is not None else NamespacePods(pods)
+    return by_namespace
 
 
 class SimulationError(Exception):
