@@ -271,26 +271,28 @@ class ReadPods:
         return self.defaulted
 
     def pod_infos(self, objs: Iterable[Any]) -> list[PodInfo]:
-        """`pod_info` of each object, a stored pod's made once (the clock's: `at` asked first); when
-        none was made before (the first pass), all made and kept at once (in C: 145,000 pods)."""
+        """`pod_info` of each object, a stored pod's made once (the clock's: `at` asked first), the
+        pods held taken at once and the others made one by one (in C: 145,000 pods); when none was
+        made before (the first pass), all made and kept at once."""
         infos = self.infos
         objs = list(objs)
-        held = list(map(infos.get, map(id, objs)))
-        if not any(held):
+        held = list(map(infos.get, map(id, objs), repeat(_NOT_HELD)))
+        ok = list(map(operator.is_, map(_FIRST, held), objs))
+        if not any(ok):
             made = list(map(pod_info, objs))
             stored = list(map(operator.is_, map(type, objs), repeat(StoredPod)))
             infos.update(zip(map(id, compress(objs, stored)), zip(compress(objs, stored), compress(made, stored))))
             return made
-        out = []
-        for obj, kept in zip(objs, held):
-            if kept is not None and kept[0] is obj:
-                out.append(kept[1])
-            elif type(obj) is StoredPod:
-                kept = infos[id(obj)] = (obj, pod_info(obj))
-                out.append(kept[1])
-            else:
-                out.append(pod_info(obj))
+        out = list(map(_SOURCE, held))
+        for at in compress(range(len(objs)), map(operator.not_, ok)):
+            obj = objs[at]
+            out[at] = pod = pod_info(obj)
+            if type(obj) is StoredPod:
+                infos[id(obj)] = (obj, pod)
         return out
+
+
+_NOT_HELD = (None, None)       # (`ReadPods.pod_infos`: a pod not held)
 
 
 _read_pods = ReadPods()
