@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 MEMO_KEY = "framework/node-local"
 MEMBERS_KEY = "framework/node-ids"     # the ids of a snapshot's own NodeInfos (it holds them)
-MAX_KEYS = 64            # (plugin, profile, pod) keys kept; the least recently used goes first
+MAX_KEYS = 256           # (plugin, profile, pod) keys kept; the least recently used goes first
 T = Any
 _ANSWER = itemgetter(1)         # of a table's (NodeInfo, answer)
 FEW = 8                 # nodes whose membership is checked one by one

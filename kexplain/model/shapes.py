@@ -70,12 +70,14 @@ def requests_key(spec: Mapping, status: Mapping | None = None) -> bytes | None:
     return shape_key(parts)
 
 
-def _requested(containers: Any) -> Any:
+def _requested(containers: Any, named: bool = True) -> Any:
     """What requests read of a containers list: each one's name, resources and restart policy (not its image,
-    which would make each workload a shape of its own); anything but a list of mappings as it is."""
+    which would make each workload a shape of its own); anything but a list of mappings as it is. Not
+    `named`: without names, which only match a container to its resized status."""
     if type(containers) is not list:
         return containers
-    return [{k: c[k] for k in _REQUESTED if k in c} if type(c) is dict else c for c in containers]
+    read = _REQUESTED if named else _REQUESTED[1:]
+    return [{k: c[k] for k in read if k in c} if type(c) is dict else c for c in containers]
 
 
 _REQUESTED = ("name", "resources", "restartPolicy")      # what requests read of a container (`_requested`)
@@ -213,6 +215,9 @@ def fields_key(pod: Any, fields: tuple[str, ...]) -> bytes | None:
         parts: list[object] = [spec.get(name) for name in fields]
         if "containers" in fields:
             status_parts(pod.status, parts)
+        if fields == REQUEST_FIELDS:    # (of containers what requests read: the workloads of one size share)
+            named = len(parts) > len(fields)        # (a resized container's status is matched by name)
+            parts[2:4] = [_requested(spec.get(k), named) for k in ("initContainers", "containers")]
     except (AttributeError, TypeError):
         return None
     return shape_key(parts)

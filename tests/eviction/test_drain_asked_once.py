@@ -1,13 +1,12 @@
-"""A blocked drain's fixes ask each question once: a changed budget's status is synced once per what
-the sync reads (`drain_synced`), the budget changes together are drained once (`settled` hands its
-drain on), and a scale fix's new pods are placed once per shapes and cordoned cluster
+"""A blocked drain's fixes ask each question once: the budget changes together are drained once
+(`settled` hands its drain on), and a scale fix's new pods are placed once per shapes and cordoned cluster
 (`Cordoned.nodes`: a workload asked for fewer pods reads the first ones' nodes). The answers are
 those worked out afresh."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from kexplain.app.eviction import drain as drain_module, drain_budgets, drain_fixes, drain_synced
+from kexplain.app.eviction import drain as drain_module, drain_fixes
 from kexplain.app.eviction.drain import document, shared_cordoned
 from kexplain.app.eviction.drain_fixes import SCALED, Cordoned, with_replicas
 from kexplain.app.eviction.replacements import cordoned
@@ -32,20 +31,6 @@ def blocked(tmp_path) -> EvictRequest:
         if o["kind"] == "PodDisruptionBudget" and o["metadata"]["name"] == "db-pdb":
             o["spec"] = {"selector": o["spec"]["selector"], "maxUnavailable": 0}
     return EvictRequest("node-a", (str(write(tmp_path / "c.yaml", objects)),), NOW, KUBE)
-
-
-def test_a_changed_budget_is_synced_once_per_what_the_sync_reads(tmp_path, monkeypatch):
-    req = blocked(tmp_path)
-    synced = []
-    real = drain_budgets.computed
-    monkeypatch.setattr(drain_budgets, "computed", lambda pdb, *a: synced.append(id(pdb)) or real(pdb, *a))
-    doc = document(req)
-    kept = len(synced)
-    synced.clear()
-    monkeypatch.setattr(drain_synced.Synced, "known", lambda self, index, known, statuses: known)
-    assert document(req) == doc                 # the same document, every budget synced afresh
-    assert any(f["fix"].count(";") >= 2 for f in doc["fixes"])      # the three relaxed together
-    assert kept < len(synced)                   # ... those of the fixes together synced again
 
 
 def test_the_budget_changes_together_are_drained_once(tmp_path, monkeypatch):

@@ -114,9 +114,7 @@ def drain(index: DrainIndex, pods: list[PodInfo], minor: str, options: Mapping[s
     drains of these `pods` worked out already)."""
     rules = drain_rules(minor)
     known, statuses = known or {}, statuses or {}
-    kept = index.synced.known(index, known, statuses)     # (a fix's budgets synced before, by what they read)
-    budgets = budgets_of(index, kept, statuses)
-    index.synced.keep(index, kept, statuses, budgets)
+    budgets = budgets_of(index, known, statuses)
     helper = Helper(rules, index.daemonset_keys, bool(options.get("ignore_daemonsets")),
                     bool(options.get("delete_emptydir_data")), bool(options.get("force")))
     listed = repeats.lists.get(helper) if repeats is not None else None

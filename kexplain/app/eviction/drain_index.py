@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from kexplain.app.eviction.drain_synced import Synced
 from kexplain.controllers.disruption import KIND, NamespacePods, controllers_of
 from kexplain.model.pod import PodInfo
 
@@ -84,19 +83,6 @@ class DrainIndex:
         if parent is not None and parent.workloads is self.workloads:
             return parent._workload_keys
         return {id(o): k for k, o in self.workloads.items()}
-
-    @property
-    def root(self) -> "DrainIndex":
-        """The cluster's index this one is a fix's copy of (itself, for the cluster's)."""
-        parent = self.__dict__.get("_parent")
-        return parent.root if parent is not None else self
-
-    @cached_property
-    def synced(self) -> Synced:
-        """The budgets' statuses its fixes' drains computed (`drain_synced`): its root's, one per cluster
-        index."""
-        parent = self.__dict__.get("_parent")
-        return parent.synced if parent is not None else Synced()
 
     def pods_in(self, namespace: str) -> Sequence[PodInfo]:
         return self.pods.get(namespace, ())
