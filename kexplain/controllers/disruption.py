@@ -20,7 +20,7 @@ from kexplain.errors import describe
 from kexplain.model.labels import IN, LabelSelector, SelectorError, parse_selector
 from kexplain.model.owners import controller_ref
 from kexplain.apimachinery.stored_pods import StoredPod
-from kexplain.model.pod import PodInfo, StoredPodInfo
+from kexplain.model.pod import PodInfo, StoredPodInfo, stored_pod_info
 
 KIND = "PodDisruptionBudget"
 CONDITION = "DisruptionAllowed"
@@ -594,12 +594,15 @@ class _Versions:
         if any(type(p) is _Unshared for p in pods):
             return NamespacePods(p.info if type(p) is _Unshared else p if isinstance(p, PodInfo) else PodInfo(p)
                                  for p in pods)
-        objs = list(map(_OBJ, pods)) if _INFOS.issuperset(map(type, pods)) else list(map(_object_of, pods))
+        types = set(map(type, pods))        # (one kind of pod: their objects read in C)
+        objs = list(map(_OBJ, pods)) if types <= _INFOS else list(pods) if types.isdisjoint(_INFOS) \
+            else list(map(_object_of, pods))
         versions = self._kept.pop(namespace, [])
         found = next((v for v in versions if len(v[0]) == len(objs) and all(map(is_, v[0], objs))), None)
         if found is None:       # (the pods the kept versions hold keep their `PodInfo`, read already)
             infos = {id(i.obj): i for _, v in versions[:1] for i in v}
-            made = NamespacePods(p if isinstance(p, PodInfo) else infos.get(id(p)) or PodInfo(p) for p in pods)
+            made = NamespacePods(map(stored_pod_info, pods)) if not infos and types == {StoredPod} else \
+                NamespacePods(p if isinstance(p, PodInfo) else infos.get(id(p)) or PodInfo(p) for p in pods)
             if versions:        # (its selections made from the latest's: `_selected_as`; one step, no chain)
                 made.__dict__["_source"] = versions[0][1].__dict__.get("_source") or versions[0][1]
             found = (objs, made)

@@ -202,3 +202,17 @@ def test_unmanaged_pods_in_another_order_are_said_in_that_order(counted):
     disruption.statuses_of([pdb], [PodInfo(o) for o in objs], [RS])
     again = disruption.statuses_of([pdb], [PodInfo(o) for o in reversed(objs)], [RS])
     assert again[id(pdb)][1].unmanaged == ("p5", "p3", "p1")
+
+
+def test_pods_of_one_kind_are_listed_without_a_call_per_pod(counted, monkeypatch):
+    """A namespace's pods all objects (a dump's) or all plain `PodInfo`s (a pass's): their objects and
+    namespaces read in C, no function of ours called per pod; the versions those of a call per pod."""
+    asked: list[object] = []
+    monkeypatch.setattr(disruption, "_object_of", lambda p, real=disruption._object_of: asked.append(p) or real(p))
+    objs = [pod(f"p{i}", namespace=f"ns{i % 2}") for i in range(6)]
+    by_objects = pods_by_namespace(objs)
+    by_infos = pods_by_namespace([PodInfo(o) for o in objs])
+    assert not asked
+    assert sorted(by_objects) == sorted(by_infos) == ["ns0", "ns1"]
+    assert [p.name for p in by_objects["ns1"]] == ["p1", "p3", "p5"]
+    assert by_infos["ns0"] is by_objects["ns0"]      # (the very pod objects: one version)
