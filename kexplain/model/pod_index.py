@@ -4,7 +4,7 @@ selectors meet the few candidate pods a label narrows them to; the per-node/per-
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Mapping
 
 from kexplain.model.labels import IN, LabelSelector
 from kexplain.model.nodeinfo import Node, NodeInfo
@@ -112,6 +112,9 @@ class PodIndex:
             self.by_namespace = self._groups_of(snapshot.pods_by_namespace)
         self._by_label: dict[tuple[str, str], dict[str, PodGroup]] = {}
         self._tallies: dict[Hashable, Tally] = {}
+        # what is worked out of the pods alone, shared with the indexes of snapshots of the same pods (None
+        # after a bind: its own pods)
+        self._shared: dict[Hashable, Any] | None = snapshot.pod_caches
 
     @lazy
     def by_namespace(self) -> dict[str, PodGroup]:
@@ -141,6 +144,7 @@ class PodIndex:
                 idx[value] = PodGroup(old.entries.appended(entry) if old is not None else Prefix((entry,)))
             out._by_label[(namespace, key)] = idx
         out._tallies = {key: t.with_pod(pod, node) or t for key, t in self._tallies.items()}
+        out._shared = None
         return out
 
     # -- tallies ----------------------------------------------------------------------------
@@ -159,8 +163,23 @@ class PodIndex:
     def node_counts(self, namespace: str, selector: LabelSelector) -> NodeCounts:
         """Per node name, the bound pods of `namespace` the selector matches, terminating pods
         left out (a tally: read it, never change it)."""
-        return self.tally(("node-counts", namespace, selector),
-                          lambda: NodeCounts(namespace, selector, self.count_per_node(namespace, selector)))
+        key = ("node-counts", namespace, selector)
+        return self.tally(key, lambda: self._shared_or(
+            key, lambda: NodeCounts(namespace, selector, self.count_per_node(namespace, selector))))
+
+    def _shared_or(self, key: Hashable, build: Callable[[], Any]) -> Any:
+        """What `build` makes of the pods alone, kept for (and taken from) the indexes of the same pods;
+        the MAX_TALLIES last made."""
+        shared = self._shared
+        if shared is None:
+            return build()
+        got = shared.get(key)
+        if got is None:
+            got = build()
+            while len(shared) >= MAX_TALLIES:
+                del shared[next(iter(shared))]
+            shared[key] = got
+        return got
 
     def domain_counts(self, namespace: str, selector: LabelSelector, of_node: Mapping[str, str],
                       zero: Mapping[str, int]) -> dict[str, int]:
@@ -183,19 +202,23 @@ class PodIndex:
     def _label_index(self, namespace: str, key: str) -> dict[str, PodGroup]:
         idx = self._by_label.get((namespace, key))
         if idx is None:
-            lists: dict[str, list[PodOnNode]] = {}
-            group = self.by_namespace.get(namespace)
-            for entry in group.entries if group else ():
-                value = entry[0].labels.get(key)
-                if value is not None:
-                    members = lists.get(value)
-                    if members is None:
-                        lists[value] = [entry]
-                    else:
-                        members.append(entry)
-            idx = self._by_label[(namespace, key)] = {value: PodGroup(Prefix(members))
-                                                      for value, members in lists.items()}
+            idx = self._by_label[(namespace, key)] = self._shared_or(
+                ("by-label", namespace, key), lambda: self._new_label_index(namespace, key))
         return idx
+
+    def _new_label_index(self, namespace: str, key: str) -> dict[str, PodGroup]:
+        """The namespace's pods per value of label `key`, in the namespace index's order."""
+        lists: dict[str, list[PodOnNode]] = {}
+        group = self.by_namespace.get(namespace)
+        for entry in group.entries if group else ():
+            value = entry[0].labels.get(key)
+            if value is not None:
+                members = lists.get(value)
+                if members is None:
+                    lists[value] = [entry]
+                else:
+                    members.append(entry)
+        return {value: PodGroup(Prefix(members)) for value, members in lists.items()}
 
     def _groups(self, namespace: str, selector: LabelSelector) -> tuple[list[PodGroup], bool]:
         """Groups holding every pod of `namespace` the selector may match, and whether all of

@@ -128,6 +128,9 @@ class Snapshot:
     _on_bind: dict[str, OnBind] = field(default_factory=dict, repr=False)
     _position: dict[str, int] = field(default_factory=dict, repr=False)    # node name -> index; made on use
     _listed: Listed | None = field(default=None, repr=False)     # how `_by_namespace` is made when first read
+    # What is worked out of the bound pods alone (`pod_index`'s label indexes and per-node counts), shared by
+    # the snapshots of the very same namespace index: other objects, a node without pods added
+    pod_caches: dict[Hashable, Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         if not self._by_name:
@@ -203,7 +206,7 @@ class Snapshot:
                      objects: dict[str, list[dict[str, Any]]]) -> "Snapshot":
         """The same nodes and pods (and their index) with other namespaces and objects."""
         return Snapshot(self.node_infos, namespaces, objects, self._by_namespace, self._by_name,
-                        _position=self._position, _listed=self._listed)
+                        _position=self._position, _listed=self._listed, pod_caches=self.pod_caches)
 
     def with_node_infos(self, infos: list[NodeInfo]) -> "Snapshot":
         """A snapshot of `infos` (replaced, new or left-out NodeInfos), re-indexing only the namespaces with a
@@ -224,8 +227,8 @@ class Snapshot:
             if new is not None:
                 touched.update(p.namespace for p in new.pods)
                 kept[name] = {id(p) for p in new.pods}
-        if not touched:             # (nothing changed, or new nodes without pods: the index as it is)
-            return Snapshot(infos, self.namespaces, self.objects, before, by_name)
+        if not touched:             # (nothing changed, or nodes without pods: the index as it is, its caches kept)
+            return Snapshot(infos, self.namespaces, self.objects, before, by_name, pod_caches=self.pod_caches)
         index = dict(before)
         slots = self._slots()
         for namespace in touched:
@@ -267,7 +270,9 @@ class Snapshot:
 
     def fresh(self) -> "Snapshot":
         """The same snapshot with nothing cached by plugins (benchmarks: a first explanation)."""
-        return self.with_objects(self.namespaces, self.objects)
+        out = self.with_objects(self.namespaces, self.objects)
+        out.pod_caches = {}
+        return out
 
     def cached(self, key: str, build: Callable[[], T], on_bind: OnBind | None = None) -> T:
         """An index computed once per snapshot (plugins name their keys after themselves).
@@ -313,7 +318,7 @@ class Snapshot:
         position = {ni.name: i for i, ni in enumerate(infos)} if not self._position else \
             {**self._position, info.name: len(infos) - 1}
         out = Snapshot(infos, self.namespaces, self.objects, self._by_namespace, by_name, _position=position,
-                       _listed=self._listed)
+                       _listed=self._listed, pod_caches=self.pod_caches)
         for key in ("snapshot/affinity", "snapshot/anti-affinity", *keep):
             if key in self._cache:
                 out._cache[key] = self._cache[key]

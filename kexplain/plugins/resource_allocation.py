@@ -150,6 +150,13 @@ def requested_to_capacity_ratio(specs: Sequence[ResourceSpec], shape: Sequence[M
 def balanced_resource_score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
     """(1 - standard deviation of the used fractions, each at most 1) x 100, truncated: |f1 - f2| / 2
     for two resources; one resource or none is perfectly balanced (100)."""
+    if len(requested) == 2:         # (cpu and memory, the default: the same arithmetic without lists)
+        a0, a1 = allocatable
+        if a0 == 0 or a1 == 0:      # one resource or none
+            return int(float(MAX_NODE_SCORE))
+        r0, r1 = requested
+        f0, f1 = min(float(r0) / float(a0), 1.0), min(float(r1) / float(a1), 1.0)
+        return int((1 - abs((f0 - f1) / 2)) * float(MAX_NODE_SCORE))
     fractions: list[float] = []
     total = 0.0
     for req, alloc in zip(requested, allocatable):
@@ -253,11 +260,12 @@ class ResourceAllocationScorer:
 
     def score_nodes(self, nodes: Sequence[NodeInfo], pod_requests: Sequence[int]) -> list[int]:
         """`score` for many nodes; for cpu and memory (the default resources) without a call per
-        node and resource."""
-        if self.change_scorer is not None or any(spec.name not in (CPU, MEMORY) for spec in self.specs):
+        node and resource (the change scorer too: BalancedAllocation from 1.36)."""
+        if any(spec.name not in (CPU, MEMORY) for spec in self.specs):
             return [self.score(ni, pod_requests) for ni in nodes]
         plan = [(spec.name == CPU, pod_requests[i]) for i, spec in enumerate(self.specs)]
         n, scorer, use_requested = len(plan), self.scorer, self.use_requested
+        change = self.change_scorer
         out = []
         for ni in nodes:
             alloc = ni.node.allocatable
@@ -268,7 +276,10 @@ class ResourceAllocationScorer:
                 if a:
                     allocatable[i] = a
                     requested[i] = (used.milli_cpu if is_cpu else used.memory) + req
-            out.append(scorer(requested, allocatable))
+            if change is None:
+                out.append(scorer(requested, allocatable))
+            else:
+                out.append(change(requested, [r - p for r, p in zip(requested, pod_requests)], allocatable))
         return out
 
     def usage(self, node_info: NodeInfo, pod_requests: Sequence[int]) -> list[dict[str, Any]]:
