@@ -106,16 +106,17 @@ def tally(node_info: NodeInfo, skip_daemonsets: bool, skip_mirror: bool, now_ns:
           requests: PodRequests | None = None) -> Tally:
     """The node's pods sorted as CalculateUtilizationOfResource's loop sorts them, counted by shape."""
     requests = requests if requests is not None else PodRequests()
+    known, of = requests._by_facts, requests.of       # (150,000 pods at 5,000 nodes: a shape seen is looked up here)
     counted: dict[Requested, int] = {}
     left_out: dict[Requested, int] = {}
     for pod in node_info.pods:
         if (skip_daemonsets and is_daemonset_pod(pod)) or (skip_mirror and is_mirror_pod(pod)):
             into = left_out
-        elif is_long_terminating(pod, now_ns):
+        elif pod.deletion_timestamp is not None and is_long_terminating(pod, now_ns):
             continue
         else:
             into = counted
-        found = requests.of(pod)
+        found = known.get(pod.facts) or of(pod)
         into[found] = into.get(found, 0) + 1
     return Tally(counted, left_out)
 
