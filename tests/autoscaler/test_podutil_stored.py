@@ -37,3 +37,26 @@ def test_a_stored_pod_answers_as_its_object_without_decoding_it(annotations: Any
     pod = _stored(obj)
     assert (is_mirror_pod(pod), is_daemonset_pod(pod)) == (is_mirror_pod(PodInfo(obj)), is_daemonset_pod(PodInfo(obj)))
     assert not pod.obj.decoded          # (asking decoded nothing but the annotations' text)
+
+
+def _owned(phase: str, policy: str, **annotations: str) -> dict[str, Any]:
+    obj = _obj(annotations or None)
+    obj["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs",
+                                           "uid": "u", "controller": True}]
+    obj["spec"]["restartPolicy"] = policy
+    obj["spec"]["volumes"] = [{"name": "scratch", "emptyDir": {}}]
+    obj["status"] = {"phase": phase}
+    return obj
+
+
+@pytest.mark.parametrize("obj", [_owned("Running", "Always"), _owned("Succeeded", "Never"), _owned("Failed", "Always"),
+                                 _owned("Running", "Always", **{"cluster-autoscaler.kubernetes.io/safe-to-evict": "false"}),
+                                 _owned("Running", "Always", **{"cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes":
+                                                                "scratch"})])
+def test_scale_downs_drain_rules_read_a_running_stored_pod_off_its_view(obj: dict[str, Any]) -> None:
+    from kexplain.autoscaler.scaledown.drainability import DrainContext, drainable
+    from kexplain.autoscaler.scaledown.pdb import PdbTracker
+    ctx = DrainContext(PdbTracker(()), None, 0)
+    pod = _stored(obj)
+    assert drainable(ctx, pod) == drainable(ctx, PodInfo(obj))
+    assert pod.obj.decoded == (obj["status"]["phase"] != "Running")     # (an ended pod's restart policy read)
