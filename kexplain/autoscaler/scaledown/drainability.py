@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from kexplain.autoscaler.scaledown.pdb import PdbTracker
 from kexplain.autoscaler.scaledown.pods import (
-    SAFE_TO_EVICT, SAFE_TO_EVICT_LOCAL_VOLUMES, annotations, controller_ref, creation_ns, is_daemonset_pod,
+    SAFE_TO_EVICT, SAFE_TO_EVICT_LOCAL_VOLUMES, controller_ref, creation_ns, is_daemonset_pod,
     is_long_terminating, is_mirror_pod, is_terminal, parse_group_version)
 from kexplain.model.pod import PodInfo
 
@@ -160,7 +160,7 @@ def daemonset_rule(ctx: DrainContext, pod: PodInfo) -> Status:
 
 
 def safe_to_evict_rule(ctx: DrainContext, pod: PodInfo) -> Status:
-    return DRAIN if annotations(pod).get(SAFE_TO_EVICT) == "true" else UNDEFINED
+    return DRAIN if pod.annotation(SAFE_TO_EVICT) == "true" else UNDEFINED
 
 
 def terminal_rule(ctx: DrainContext, pod: PodInfo) -> Status:
@@ -168,7 +168,7 @@ def terminal_rule(ctx: DrainContext, pod: PodInfo) -> Status:
 
 
 def on_completion_rule(ctx: DrainContext, pod: PodInfo) -> Status:
-    return WAIT if annotations(pod).get(SAFE_TO_EVICT) == "on-completion" else UNDEFINED
+    return WAIT if pod.annotation(SAFE_TO_EVICT) == "on-completion" else UNDEFINED
 
 
 def replicated_rule(ctx: DrainContext, pod: PodInfo) -> Status:
@@ -192,7 +192,7 @@ def system_rule(ctx: DrainContext, pod: PodInfo) -> Status:
 
 
 def not_safe_to_evict_rule(ctx: DrainContext, pod: PodInfo) -> Status:
-    return blocked(NOT_SAFE_TO_EVICT) if annotations(pod).get(SAFE_TO_EVICT) == "false" else UNDEFINED
+    return blocked(NOT_SAFE_TO_EVICT) if pod.annotation(SAFE_TO_EVICT) == "false" else UNDEFINED
 
 
 def _is_local_volume(volume: Mapping[str, Any]) -> bool:
@@ -205,9 +205,9 @@ def _is_local_volume(volume: Mapping[str, Any]) -> bool:
 def local_storage_rule(ctx: DrainContext, pod: PodInfo) -> Status:
     """A hostPath or disk-backed emptyDir volume blocks, unless the pod's
     safe-to-evict-local-volumes annotation names it."""
-    listed = annotations(pod).get(SAFE_TO_EVICT_LOCAL_VOLUMES) or ""
+    listed = pod.annotation(SAFE_TO_EVICT_LOCAL_VOLUMES) or ""
     allowed = set(str(listed).split(",")) if listed else set()
-    for volume in pod.spec.get("volumes") or ():
+    for volume in pod.volumes or ():        # (a stored pod's off its view)
         if isinstance(volume, dict) and _is_local_volume(volume) and volume.get("name") not in allowed:
             return blocked(LOCAL_STORAGE_REQUESTED)
     return UNDEFINED

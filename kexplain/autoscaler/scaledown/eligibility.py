@@ -120,14 +120,15 @@ def check(node_info: NodeInfo, group: NodeGroup | None, config: ScaleDownConfig,
         return Eligibility(SCALE_DOWN_DISABLED_ANNOTATION, None)
     if group is None:
         return Eligibility(NOT_AUTOSCALED, None)
+    gpu_config = node_gpu_config(node, config.provider)      # (read once: the utilization and the threshold)
     try:
         util = calculate(node_info, config.ignore_daemonsets(group), config.ignore_mirror_pods_utilization, now_ns,
-                         config.provider, requests)
+                         config.provider, requests, gpu_config)
     except UtilizationError:
         return Eligibility(UNEXPECTED_ERROR, None)
     if not config.scale_down_unready_enabled and not is_ready(node):
         return Eligibility(SCALE_DOWN_UNREADY_DISABLED, None)
-    gpu = node_gpu_config(node, config.provider) is not None      # GPUs through DRA too
+    gpu = gpu_config is not None      # GPUs through DRA too
     threshold = config.gpu_threshold(group) if gpu else config.threshold(group)
     if util.utilization > threshold:
         return Eligibility(NOT_UNDERUTILIZED, util)

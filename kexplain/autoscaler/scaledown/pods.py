@@ -46,8 +46,11 @@ def is_long_terminating(pod: PodInfo, now_ns: int) -> bool:
 
 
 def is_terminal(pod: PodInfo) -> bool:
-    """drain.IsPodTerminal: the pod will never run again."""
-    phase = pod.status.get("phase")
+    """drain.IsPodTerminal: the pod will never run again (the restart policy read only of a pod that
+    ended: a stored pod's spec is not decoded for a running one)."""
+    phase = pod.phase
+    if phase not in ("Succeeded", "Failed"):
+        return False
     policy = pod.spec.get("restartPolicy")
     if policy == "Never" and phase in ("Succeeded", "Failed"):
         return True
