@@ -92,6 +92,14 @@ class _Flat:
     rows: columns.Rows | None = None        # the objects' rows, when they are a dump's as it is
     fresh: list[int] = field(default_factory=list)     # ... where its objects are not (rows read again once admitted)
 
+    def add(self, kind: str, obj: dict, src: Source) -> None:
+        """The next object to admit, indexed by its kind."""
+        found = self.by_kind.get(kind)
+        if found is None:
+            found = self.by_kind[kind] = []
+        found.append(len(self.objects))
+        self.objects.append((obj, src))
+
 
 def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
              stored: set[int], shapes: "_Shapes | None", kube: KubeVersion) -> _Flat:
@@ -123,11 +131,7 @@ def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
             continue
         if kept:                    # (a stored object of a known kind, not DRA: `_take` keeps it)
             stored.add(id(listed))
-            found = flat.by_kind.get(listed.get("kind"))      # (`get`: a view answers undecoded)
-            if found is None:
-                found = flat.by_kind[listed.get("kind")] = []
-            found.append(len(flat.objects))
-            flat.objects.append((listed, src))
+            flat.add(listed.get("kind"), listed, src)       # (`get`: a view answers undecoded)
             continue
         kind = _kind(listed)
         # an object of a known kind is no list (none of them ends in List): no need to ask
@@ -207,8 +211,7 @@ def _take(obj: dict, kind: str, src: Source, flat: _Flat, warnings: list[str],
     if kind in POLICY_KINDS:         # read by admission (LimitRanger, ResourceQuota), taken as written
         if is_stored(obj):           # (never validated again, as no stored object is)
             stored.add(id(obj))
-        flat.by_kind.setdefault(kind, []).append(len(flat.objects))
-        flat.objects.append((obj, src))
+        flat.add(kind, obj, src)
         return
     if kind not in KNOWN_KINDS:
         warnings.append(f"{src}: skipping object of kind {kind or '<none>'}: not read by the scheduler")
@@ -227,8 +230,7 @@ def _take(obj: dict, kind: str, src: Source, flat: _Flat, warnings: list[str],
         else:
             kept = _copy(obj, src)
         flat.undecoded.append((kept, src))
-    flat.by_kind.setdefault(kept.get("kind"), []).append(len(flat.objects))     # (a view: undecoded)
-    flat.objects.append((kept, src))
+    flat.add(kept.get("kind"), kept, src)     # (a view: undecoded)
 
 
 _POD, _NODE = 1, 2
@@ -260,11 +262,7 @@ def _take_node(node: dict, src: Source, flat: _Flat, dropped: gated_fields.Dropp
     else:
         copied = _copy_read(node, src)
         flat.undecoded.append((copied, src))
-    found = flat.by_kind.get("Node")
-    if found is None:
-        found = flat.by_kind["Node"] = []
-    found.append(len(flat.objects))
-    flat.objects.append((copied, src))
+    flat.add("Node", copied, src)
 
 
 def _take_pod(obj: dict, src: Source, flat: _Flat, shapes: "_Shapes") -> None:
@@ -272,11 +270,7 @@ def _take_pod(obj: dict, src: Source, flat: _Flat, shapes: "_Shapes") -> None:
     kept = shapes.note(obj, src)
     if kept is not obj and id(kept) not in shapes.raw:  # (a copy; one kept as written decodes as its shape's first)
         flat.undecoded.append((kept, src))
-    found = flat.by_kind.get("Pod")
-    if found is None:
-        found = flat.by_kind["Pod"] = []
-    found.append(len(flat.objects))
-    flat.objects.append((kept, src))
+    flat.add("Pod", kept, src)
 
 
 _NO_ENTRY = (None, None, False, False)     # (`ShapeIndex.entry` of what is no pod object)

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from kexplain.autoscaler.identity_memo import remembered
 from kexplain.autoscaler.podutil import controller_ref, is_daemonset_pod
 from kexplain.model.pod import PodInfo
 from kexplain.apimachinery.quantity import QuantityError, parse_quantity
@@ -36,12 +37,7 @@ def spec_key(pod: PodInfo) -> str:
     """The pod's spec as utils.PodSpecSemanticallyEqual compares it, as one string; made once per spec
     object (FilterOutSchedulable and the scale-up's groups ask it of each pod, in each loop)."""
     spec = pod.spec
-    found = _SPEC_KEYS.get(id(spec))
-    if found is None or found[0] is not spec:
-        if len(_SPEC_KEYS) >= _SPEC_KEYS_KEPT:
-            _SPEC_KEYS.clear()
-        found = _SPEC_KEYS[id(spec)] = (spec, _spec_key(spec))
-    return found[1]
+    return remembered(_SPEC_KEYS, spec, _SPEC_KEYS_KEPT, _spec_key, spec)
 
 
 # a pod's spec (by id, kept alive so no id is reused) -> its `spec_key`: a bounded cache

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from itertools import chain, islice
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
+from kexplain.autoscaler.identity_memo import remembered
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.node_memo import MEMO_KEY
 from kexplain.framework.preemption import PDB_CACHE_KEY
@@ -159,14 +160,7 @@ class ClusterSim:
         entries leave out the pod itself, by uid)."""
         if getattr(self.framework, "_nominated", None):
             return None
-        keys = self._memo.keys
-        obj = pod.obj
-        found = keys.get(id(obj))
-        if found is None or found[0] is not obj:
-            if len(keys) >= _KEYS_KEPT:
-                keys.clear()
-            found = keys[id(obj)] = (obj, pending_key(pod))
-        return found[1]
+        return remembered(self._memo.keys, pod.obj, _KEYS_KEPT, pending_key, pod)
 
     def _shared_here(self) -> _Shared:
         """The shared answers of the current snapshot (made on first use; the last few
