@@ -430,8 +430,10 @@ class Verdict:
 
 
 # Shapes whose first verdict is kept at once (`explain_each`), the one met again last dropped first:
-# a trace of a large cluster weighs megabytes.
+# a trace holds an entry per node, so the bound is on nodes times shapes (KEPT_NODE_ENTRIES), never
+# under SHAPES_KEPT shapes: 60 shapes round robin over 3,000 nodes all hit, not half of them.
 SHAPES_KEPT = 32
+KEPT_NODE_ENTRIES = 200_000
 _NEVER = float("inf")
 
 
@@ -445,6 +447,7 @@ def explain_each(pods: Iterable[Inputs], options: RunOptions, suggester: Suggest
     pods = list(pods)
     keys = [alone_key(inputs) for inputs in pods]
     again = _next_uses(keys)
+    most = shapes_kept(pods)
     kept: dict[tuple, tuple[Verdict, float]] = {}       # key -> its first verdict, where it is met next
     for done, (inputs, key, next_use) in enumerate(zip(pods, keys, again), 1):
         held = kept.pop(key, None) if key is not None else None
@@ -456,11 +459,18 @@ def explain_each(pods: Iterable[Inputs], options: RunOptions, suggester: Suggest
             first = verdict = _alone(inputs, options, suggester)
         if key is not None and first.trace is not None and next_use != _NEVER:
             kept[key] = (first, next_use)
-            if len(kept) > SHAPES_KEPT:
+            if len(kept) > most:
                 del kept[max(kept, key=lambda k: kept[k][1])]
         if progress is not None:
             progress(done, max(done, planned))
         yield verdict
+
+
+def shapes_kept(pods: list[Inputs]) -> int:
+    """How many shapes' first verdicts `explain_each` keeps at once: KEPT_NODE_ENTRIES over the nodes
+    of the (first) cluster, at least SHAPES_KEPT."""
+    nodes = len(pods[0].snapshot.node_infos) if pods else 0
+    return max(SHAPES_KEPT, KEPT_NODE_ENTRIES // max(1, nodes))
 
 
 def alone_key(inputs: Inputs) -> tuple | None:
