@@ -25,7 +25,7 @@ from kexplain.explain.request import RunOptions
 from kexplain.explain.retry import Bound, Waiting, retry, waiting_of
 from kexplain.explain.run import explain
 from kexplain.explain.shapes import renamed
-from kexplain.explain.shared_cycles import SharedCycles
+from kexplain.explain.shared_cycles import SharedCycles, shapes_kept
 from kexplain.framework.trace import UNSCHEDULABLE, Trace
 from kexplain.model.shapes import pending_key
 from kexplain.model.snapshot import Snapshot
@@ -429,11 +429,8 @@ class Verdict:
     error: str = ""
 
 
-# Shapes whose first verdict is kept at once (`explain_each`), the one met again last dropped first:
-# a trace holds an entry per node, so the bound is on nodes times shapes (KEPT_NODE_ENTRIES), never
-# under SHAPES_KEPT shapes: 60 shapes round robin over 3,000 nodes all hit, not half of them.
-SHAPES_KEPT = 32
-KEPT_NODE_ENTRIES = 200_000
+# Shapes whose first verdict `explain_each` keeps at once, the one met again last dropped first: as
+# many as a queue's `SharedCycles` keeps (`shared_cycles.shapes_kept`: by nodes times shapes).
 _NEVER = float("inf")
 
 
@@ -442,12 +439,12 @@ def explain_each(pods: Iterable[Inputs], options: RunOptions, suggester: Suggest
     """Pods all pending now (`kexplain pod --pending`), each explained alone against the cluster, in order,
     as one batch: a pod of the shape (`pending_key`) and state of one explained before gets that pod's
     verdict renamed (the filters read nothing else), so each shape and state runs the scheduler once. The
-    pods are listed first to see which verdicts are met again: only those are kept, at most SHAPES_KEPT,
+    pods are listed first to see which verdicts are met again: only those are kept, at most `shapes_kept`,
     the one met again last dropped first (Belady's), so shapes that come round robin all hit."""
     pods = list(pods)
     keys = [alone_key(inputs) for inputs in pods]
     again = _next_uses(keys)
-    most = shapes_kept(pods)
+    most = shapes_kept(pods[0].snapshot if pods else None)
     kept: dict[tuple, tuple[Verdict, float]] = {}       # key -> its first verdict, where it is met next
     for done, (inputs, key, next_use) in enumerate(zip(pods, keys, again), 1):
         held = kept.pop(key, None) if key is not None else None
@@ -464,13 +461,6 @@ def explain_each(pods: Iterable[Inputs], options: RunOptions, suggester: Suggest
         if progress is not None:
             progress(done, max(done, planned))
         yield verdict
-
-
-def shapes_kept(pods: list[Inputs]) -> int:
-    """How many shapes' first verdicts `explain_each` keeps at once: KEPT_NODE_ENTRIES over the nodes
-    of the (first) cluster, at least SHAPES_KEPT."""
-    nodes = len(pods[0].snapshot.node_infos) if pods else 0
-    return max(SHAPES_KEPT, KEPT_NODE_ENTRIES // max(1, nodes))
 
 
 def alone_key(inputs: Inputs) -> tuple | None:

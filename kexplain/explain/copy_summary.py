@@ -13,7 +13,7 @@ from kexplain.framework.trace import SCHEDULED, NodeScores, NodeVerdicts, Trace
 TOP_NODES = 3
 _REJECTED = frozenset({"Unschedulable", "UnschedulableAndUnresolvable", "Error"})
 # Shared traces' rejections counted, by the identity of the `filter` and `pre_filter` read (held,
-# so that their ids name them); more than the shapes a batch holds (`shared_cycles.SHAPES_KEPT`).
+# so that their ids name them); at least the shapes a batch holds on a large cluster (`shared_cycles.shapes_kept`).
 SHARED_KEPT = 64
 _COUNTED: dict[tuple[int, int], tuple[Any, Any, list[dict[str, Any]]]] = {}
 

@@ -28,9 +28,18 @@ from kexplain.model.pod import PodInfo
 from kexplain.model.shapes import pending_key
 from kexplain.model.snapshot import Snapshot
 
-# Shapes kept per snapshot, the least recently met dropped first: a trace of a large cluster
-# weighs megabytes, and a file's shapes come round robin (25 in issue 55's benchmark).
+# Shapes kept per snapshot, the least recently met dropped first: a trace holds an entry per node, so
+# the bound is on nodes times shapes (KEPT_NODE_ENTRIES), never under SHAPES_KEPT shapes; a file's
+# shapes come round robin (25 in issue 55's benchmark, 60 over 3,000 nodes all kept).
 SHAPES_KEPT = 32
+KEPT_NODE_ENTRIES = 200_000
+
+
+def shapes_kept(snapshot: Snapshot | None) -> int:
+    """How many shapes' first traces are kept at once over `snapshot`'s nodes: KEPT_NODE_ENTRIES over
+    its nodes, at least SHAPES_KEPT (`explain_each` and a queue's `SharedCycles`)."""
+    nodes = len(snapshot.node_infos) if snapshot is not None else 0
+    return max(SHAPES_KEPT, KEPT_NODE_ENTRIES // max(1, nodes))
 
 
 @dataclass(frozen=True)
@@ -84,5 +93,5 @@ class SharedCycles:
             self._snapshot = snapshot
             self._met.clear()
         self._met[key[0]] = _Met(placement, key[1])
-        while len(self._met) > SHAPES_KEPT:
+        while len(self._met) > shapes_kept(snapshot):
             self._met.popitem(last=False)

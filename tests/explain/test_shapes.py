@@ -108,20 +108,21 @@ def test_a_pod_against_another_state_is_explained_on_its_own(tmp_path, monkeypat
 def test_more_shapes_than_the_least_kept_all_hit_on_a_small_cluster(tmp_path, monkeypatch):
     """40 shapes round robin (more than SHAPES_KEPT) over two nodes: the cap is by nodes times shapes,
     so each shape runs the scheduler once."""
-    from kexplain.explain import batch
-    shapes = batch.SHAPES_KEPT + 8
+    from kexplain.explain import shared_cycles
+    shapes = shared_cycles.SHAPES_KEPT + 8
     pods = [_pod(f"web-{r}-{s}", cpu=str(3 + s)) for r in range(2) for s in range(shapes)]
     inputs = _inputs(tmp_path, *pods)
-    assert batch.shapes_kept(inputs) >= shapes
+    assert shared_cycles.shapes_kept(inputs[0].snapshot) >= shapes
     ran = _counted(monkeypatch)
     list(explain_each(inputs, RunOptions()))
     assert ran == [f"web-0-{s}" for s in range(shapes)]
 
 
-def test_a_large_cluster_keeps_fewer_shapes_but_never_under_the_least(tmp_path):
+def test_a_large_cluster_keeps_fewer_shapes_but_never_under_the_least():
     from types import SimpleNamespace
-    from kexplain.explain import batch
-    many = SimpleNamespace(snapshot=SimpleNamespace(node_infos=range(batch.KEPT_NODE_ENTRIES)))
-    some = SimpleNamespace(snapshot=SimpleNamespace(node_infos=range(batch.KEPT_NODE_ENTRIES // 100)))
-    assert batch.shapes_kept([many]) == batch.SHAPES_KEPT
-    assert batch.shapes_kept([some]) == 100
+    from kexplain.explain import shared_cycles
+    many = SimpleNamespace(node_infos=range(shared_cycles.KEPT_NODE_ENTRIES))
+    some = SimpleNamespace(node_infos=range(shared_cycles.KEPT_NODE_ENTRIES // 100))
+    assert shared_cycles.shapes_kept(many) == shared_cycles.SHAPES_KEPT
+    assert shared_cycles.shapes_kept(some) == 100
+    assert shared_cycles.shapes_kept(None) == shared_cycles.KEPT_NODE_ENTRIES
