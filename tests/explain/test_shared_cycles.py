@@ -79,3 +79,23 @@ def test_a_batch_hints_only_the_cycle_right_after_one_that_placed_a_pod():
     batch.store_results("sig", "", "n1", SortedScores(["n2", "n3"], [5, 3]), 3)
     assert batch.may_hint(4)                        # the ranking of cycle 3, for cycle 4
     assert not batch.may_hint(5)                    # cycle 4 did not place a pod
+
+
+def test_more_shapes_than_the_least_kept_round_robin_all_share_on_a_small_cluster(tmp_path, monkeypatch):
+    """40 shapes (more than SHAPES_KEPT), two rounds, over three nodes: the shapes kept are bounded by
+    nodes times shapes (`shapes_kept`), so every pod of the second round takes its shape's first cycle."""
+    from kexplain.explain import shared_cycles
+    shapes = shared_cycles.SHAPES_KEPT + 8
+    pods = [_pod(f"web-{r}-{s}", cpu=str(3 + s), app=f"web-{s}") for r in range(2) for s in range(shapes)]
+    hits: list[str] = []
+    real = SharedCycles.found
+
+    def found(self, key, inputs):
+        placement = real(self, key, inputs)
+        if placement is not None:
+            hits.append(inputs.pod.name)
+        return placement
+
+    monkeypatch.setattr(SharedCycles, "found", found)
+    _traces(tmp_path, pods, monkeypatch, shared=True)
+    assert hits == [f"web-1-{s}" for s in range(shapes)]
