@@ -11,6 +11,7 @@ from typing import Any, Mapping, Sequence
 from kexplain.apimachinery.labels import (LABEL_FAILURE_DOMAIN_BETA_REGION, LABEL_FAILURE_DOMAIN_BETA_ZONE,
                                           LABEL_HOSTNAME, LABEL_INSTANCE_TYPE, LABEL_INSTANCE_TYPE_BETA,
                                           LABEL_TOPOLOGY_REGION, LABEL_TOPOLOGY_ZONE)
+from kexplain.autoscaler.identity_memo import remembered
 from kexplain.autoscaler.podutil import daemonset_ref, is_daemonset_pod, is_mirror_pod
 from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.autoscaler.params import Settings
@@ -140,14 +141,13 @@ def _template_pod(ds: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _template_pod_info(ds: Mapping[str, Any]) -> PodInfo:
-    found = _TEMPLATE_PODS.get(id(ds))
-    if found is None or found[0] is not ds:
-        if len(_TEMPLATE_PODS) >= _TEMPLATE_PODS_KEPT:
-            _TEMPLATE_PODS.clear()
-        obj = pod_from_workload(dict(ds), Source("daemonset"), 0)
-        obj.setdefault("spec", {})
-        found = _TEMPLATE_PODS[id(ds)] = (ds, PodInfo(obj))
-    return found[1]
+    return remembered(_TEMPLATE_PODS, ds, _TEMPLATE_PODS_KEPT, _made_template_pod, ds)
+
+
+def _made_template_pod(ds: Mapping[str, Any]) -> PodInfo:
+    obj = pod_from_workload(dict(ds), Source("daemonset"), 0)
+    obj.setdefault("spec", {})
+    return PodInfo(obj)
 
 
 # DaemonSet (by id, kept alive so no id is reused) -> its template pod: a bounded cache

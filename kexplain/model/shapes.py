@@ -81,6 +81,7 @@ def _requested(containers: Any, named: bool = True) -> Any:
 
 
 _REQUESTED = ("name", "resources", "restartPolicy")      # what requests read of a container (`_requested`)
+_CONTAINER_LISTS = ("initContainers", "containers")
 
 
 def facts_key(pod: Any) -> bytes | None:
@@ -216,8 +217,10 @@ def fields_key(pod: Any, fields: tuple[str, ...]) -> bytes | None:
         if "containers" in fields:
             status_parts(pod.status, parts)
         if fields == REQUEST_FIELDS:    # (of containers what requests read: the workloads of one size share)
-            named = len(parts) > len(fields)        # (a resized container's status is matched by name)
-            parts[2:4] = [_requested(spec.get(k), named) for k in ("initContainers", "containers")]
+            named = len(parts) > len(fields)        # (`status_parts` added a resized status: matched by name)
+            for i, name in enumerate(fields):
+                if name in _CONTAINER_LISTS:
+                    parts[i] = _requested(spec.get(name), named)
     except (AttributeError, TypeError):
         return None
     return shape_key(parts)
